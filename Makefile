@@ -1,0 +1,42 @@
+# `make run` and `make test` each work as the first command on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+WORKSPACE ?= $(CURDIR)/workspace
+INTEROP := tests/interop
+NODE_STAMP := $(INTEROP)/node_modules/.installed
+
+.PHONY: run test lint format bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade "pip>=25.1"
+	$(BIN)/pip install --quiet -e . --group dev
+	touch $(STAMP)
+
+# Node clients for the interop tests; skipped (the tests say so) when node is missing.
+$(NODE_STAMP): $(INTEROP)/package.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm install --silent --no-audit --no-fund --prefix $(INTEROP) && touch $(NODE_STAMP); \
+	else echo "npm not found: interop tests will be skipped"; fi
+
+run: $(STAMP)
+	$(BIN)/indexer serve --workspace $(WORKSPACE)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: $(STAMP) $(NODE_STAMP) lint
+	$(BIN)/pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) $(INTEROP)/node_modules

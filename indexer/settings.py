@@ -1,0 +1,72 @@
+"""The indexer's one settings object: CLI flag, then environment variable, then default.
+
+Every setting is listed in ``SETTINGS_HELP`` (the source of ``deploy/env.example``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexer.layout import Workspace
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# env var -> (default as text, one-line help)
+SETTINGS_HELP: dict[str, tuple[str, str]] = {
+    "INDEXER_WORKSPACE": ("", "workspace folder W (required; --workspace)"),
+    "INDEXER_HOST": ("127.0.0.1", "address to bind; keep it loopback (--host)"),
+    "INDEXER_PORT": ("0", "TCP port; 0 picks a free one (--port)"),
+    "INDEXER_MCP_TOKEN": ("", "bearer token required of every MCP request when set (--token)"),
+    "INDEXER_LOG_LEVEL": ("INFO", "log level: DEBUG logs one line per tool call (--log-level)"),
+    "INDEXER_PROMPTS_DIR": ("", "folder of the prompt texts served over MCP (default: prompts/)"),
+    "INDEXER_MAX_FILE_BYTES": ("4194304", "largest file read or written through the tools"),
+    "INDEXER_ALLOWED_HOSTS": ("", "extra Host header values accepted, comma-separated"),
+    "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings of one ``indexer`` process."""
+
+    workspace: Workspace
+    host: str = "127.0.0.1"
+    port: int = 0
+    token: str | None = None
+    log_level: str = "INFO"
+    prompts_dir: Path = REPO_ROOT / "prompts"
+    max_file_bytes: int = 4 * 1024 * 1024
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+
+    @classmethod
+    def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
+        """Build settings from parsed CLI ``flags`` (None = not given) and ``environ``."""
+
+        def pick(flag: str, env: str) -> str:
+            value = flags.get(flag)
+            if value is not None:
+                return str(value)
+            return environ.get(env, SETTINGS_HELP[env][0])
+
+        workspace = pick("workspace", "INDEXER_WORKSPACE")
+        if not workspace:
+            raise ValueError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
+        prompts = pick("prompts_dir", "INDEXER_PROMPTS_DIR")
+        return cls(
+            workspace=Workspace(Path(workspace).expanduser().resolve()),
+            host=pick("host", "INDEXER_HOST"),
+            port=int(pick("port", "INDEXER_PORT")),
+            token=pick("token", "INDEXER_MCP_TOKEN") or None,
+            log_level=pick("log_level", "INDEXER_LOG_LEVEL").upper(),
+            prompts_dir=Path(prompts) if prompts else REPO_ROOT / "prompts",
+            max_file_bytes=int(pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES")),
+            allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
+            allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
+        )
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())

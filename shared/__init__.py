@@ -1,0 +1,1 @@
+"""Code that both the indexer and the agent client import: models, errors, frontmatter."""

@@ -1,0 +1,90 @@
+"""The one error tree of vault memory.
+
+Every refusal the Vault MCP server can give is a ``VaultError`` subclass whose ``code``
+is one of the SPEC's stable codes. The message a client sees is ``"<code>: <text>"``;
+``error_from_message`` turns such a message back into the typed exception, so the
+agent client raises exactly what the server refused with.
+
+    VaultError (code "internal")
+    ├── InvalidLangError        invalid_lang
+    ├── ForbiddenPathError      forbidden_path
+    ├── NotFoundError           not_found
+    ├── ConflictError           conflict
+    ├── InvalidFrontmatterError invalid_frontmatter
+    ├── TooLargeError           too_large
+    ├── InvalidArgumentError    invalid_argument
+    └── IndexerOfflineError     indexer_offline (client side: no server to talk to)
+"""
+
+from __future__ import annotations
+
+
+class VaultError(Exception):
+    """Base of every vault-memory error; ``str(err)`` is ``"<code>: <message>"``."""
+
+    code = "internal"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class InvalidLangError(VaultError):
+    code = "invalid_lang"
+
+
+class ForbiddenPathError(VaultError):
+    code = "forbidden_path"
+
+
+class NotFoundError(VaultError):
+    code = "not_found"
+
+
+class ConflictError(VaultError):
+    code = "conflict"
+
+
+class InvalidFrontmatterError(VaultError):
+    code = "invalid_frontmatter"
+
+
+class TooLargeError(VaultError):
+    code = "too_large"
+
+
+class InvalidArgumentError(VaultError):
+    code = "invalid_argument"
+
+
+class IndexerOfflineError(VaultError):
+    """No indexer answers at the discovered URL (or there is no URL file)."""
+
+    code = "indexer_offline"
+
+
+ERRORS_BY_CODE: dict[str, type[VaultError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidLangError,
+        ForbiddenPathError,
+        NotFoundError,
+        ConflictError,
+        InvalidFrontmatterError,
+        TooLargeError,
+        InvalidArgumentError,
+        IndexerOfflineError,
+    )
+}
+
+
+def error_from_message(text: str) -> VaultError:
+    """Rebuild the typed error from a ``"<code>: <message>"`` tool-error text."""
+    code, sep, rest = text.partition(":")
+    cls = ERRORS_BY_CODE.get(code.strip()) if sep else None
+    if cls is None:
+        return VaultError(text)
+    return cls(rest.strip())
