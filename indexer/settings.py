@@ -24,6 +24,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_MAX_FILE_BYTES": ("4194304", "largest file read or written through the tools"),
     "INDEXER_ALLOWED_HOSTS": ("", "extra Host header values accepted, comma-separated"),
     "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
+    "INDEXER_ECHO_TOOL": ("0", "1 registers an `echo` tool, the floor of bench/mcp_latency.py"),
 }
 
 
@@ -40,6 +41,7 @@ class Settings:
     max_file_bytes: int = 4 * 1024 * 1024
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    echo_tool: bool = False
 
     @classmethod
     def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
@@ -65,6 +67,7 @@ class Settings:
             max_file_bytes=int(pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES")),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
+            echo_tool=pick("echo_tool", "INDEXER_ECHO_TOOL").lower() in ("1", "true", "yes"),
         )
 
 

@@ -1,0 +1,296 @@
+"""Safe parsing and normalization of a note's YAML frontmatter (the SPEC's rules).
+
+Why hand-rolled splitting and a custom loader: the block must be taken byte-exactly
+(first line ``---`` up to the next line ``---``), and PyYAML's safe loader silently lets
+the last duplicate key win, which could smuggle a value into a protected field. Anchors
+and aliases are refused outright (alias bombs), and every value must be plain data.
+
+``normalize_frontmatter_text`` is idempotent for a given clock: ``updated`` is set to
+``now`` on every call, so normalizing a normalized text with the same ``now`` returns
+it unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import time
+from datetime import UTC, date, datetime
+from typing import Any
+
+import yaml
+
+from shared.errors import InvalidFrontmatterError
+
+MAX_FRONTMATTER_BYTES = 64 * 1024
+MAX_DEPTH = 16
+CANONICAL_KEYS = ("id", "title", "type", "tags", "aliases", "created", "updated")
+PROTECTED_KEYS = ("id", "created")
+LIST_KEYS = ("tags", "aliases")
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_HEADING_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loader that refuses duplicate and non-string keys."""
+
+
+def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+    loader.flatten_mapping(node)
+    result: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise InvalidFrontmatterError(f"frontmatter key {key!r} is not a string")
+        if key in result:
+            raise InvalidFrontmatterError(f"frontmatter key {key!r} appears more than once")
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class _NoteDumper(_BaseDumper):  # type: ignore[misc, valid-type]
+    """Block-style dumper: ISO 8601 datetimes with a ``T``, flat lists inline, no anchors."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_datetime(dumper: Any, value: datetime) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
+
+
+def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
+    flat = all(not isinstance(item, dict | list) for item in value)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
+
+
+_NoteDumper.add_representer(datetime, _represent_datetime)
+_NoteDumper.add_representer(list, _represent_list)
+
+
+def format_timestamp(value: datetime) -> str:
+    """ISO 8601; UTC is written with ``Z``; naive stays naive."""
+    if value.tzinfo is not None and value.utcoffset() == UTC.utcoffset(None):
+        return value.replace(tzinfo=None).isoformat() + "Z"
+    return value.isoformat()
+
+
+def new_note_id(now_ms: int | None = None) -> str:
+    """A ULID: 48-bit millisecond time + 80 random bits, Crockford base32, sortable."""
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    number = (ms << 80) | int.from_bytes(os.urandom(10), "big")
+    return "".join(_CROCKFORD[(number >> shift) & 31] for shift in range(125, -1, -5))
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str]:
+    """Split ``text`` (LF, no BOM) into (yaml block or None, body) without parsing."""
+    if not (text.startswith("---\n") or text == "---"):
+        return None, text
+    end = text.find("\n---\n", 3)
+    if end == -1:
+        if text.endswith("\n---"):
+            end = len(text) - 4
+        elif text.startswith("---\n---"):
+            end = 3
+        else:
+            raise InvalidFrontmatterError("the frontmatter block opened with --- is never closed")
+    block = text[4 : end + 1] if end > 3 else ""
+    body = text[end + 5 :]
+    if len(block.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        raise InvalidFrontmatterError(
+            f"the frontmatter block is larger than {MAX_FRONTMATTER_BYTES} bytes"
+        )
+    return block, body
+
+
+def parse_yaml_block(block: str) -> dict[str, Any]:
+    """Parse one frontmatter block with the strict safe loader; plain data only."""
+    if not block.strip():
+        return {}
+    try:
+        for event in yaml.parse(block, Loader=_BaseLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise InvalidFrontmatterError("YAML anchors and aliases are not allowed")
+        data = yaml.load(block, Loader=_StrictLoader)
+    except InvalidFrontmatterError:
+        raise
+    except yaml.YAMLError as err:
+        reason = _first_line(err)
+        raise InvalidFrontmatterError(f"the frontmatter is not valid YAML ({reason})") from None
+    except (RecursionError, ValueError, TypeError) as err:
+        raise InvalidFrontmatterError(f"the frontmatter cannot be read ({err})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InvalidFrontmatterError("the frontmatter must be a mapping of keys to values")
+    _check_plain(data, 0)
+    return data
+
+
+def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """Return (metadata, body) of a note; raises ``InvalidFrontmatterError``."""
+    block, body = split_frontmatter(_clean_text(text))
+    return (parse_yaml_block(block) if block is not None else {}), body
+
+
+def normalize_frontmatter_text(
+    text: str,
+    existing: str | None = None,
+    now: datetime | None = None,
+    stem: str = "",
+) -> str:
+    """Apply every SPEC normalization rule to a note's text.
+
+    ``existing`` is the text of the file already on disk (if any): its ``id`` and
+    ``created`` win over what ``text`` says. ``stem`` is the file name without
+    ``.md``, the title of last resort.
+    """
+    moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    meta, body = parse_frontmatter(text)
+    _refuse_lookalike_keys(meta)
+    kept = _protected_values(existing)
+    for key in PROTECTED_KEYS:
+        if key in kept:
+            meta[key] = kept[key]
+
+    if meta.get("id") in (None, ""):
+        meta["id"] = new_note_id(int(moment.timestamp() * 1000))
+    elif not isinstance(meta["id"], str | int):
+        raise InvalidFrontmatterError("id must be a string")
+    else:
+        meta["id"] = str(meta["id"])
+    if meta.get("title") in (None, ""):
+        meta["title"] = _title_from_body(body) or stem or "Untitled"
+    elif not isinstance(meta["title"], str | int | float):
+        raise InvalidFrontmatterError("title must be a string")
+    else:
+        meta["title"] = str(meta["title"])
+    for key in LIST_KEYS:
+        if key in meta:
+            meta[key] = _string_list(key, meta[key])
+    meta["created"] = (
+        moment if meta.get("created") in (None, "") else _timestamp("created", meta["created"])
+    )
+    meta["updated"] = moment
+
+    ordered = {key: meta.pop(key) for key in CANONICAL_KEYS if key in meta}
+    ordered.update(meta)
+    dumped = yaml.dump(
+        ordered,
+        Dumper=_NoteDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1_000_000,
+    )
+    body = body.rstrip("\n")
+    return f"---\n{dumped}---\n{body}\n" if body else f"---\n{dumped}---\n"
+
+
+def _clean_text(text: str) -> str:
+    """LF line endings and no BOM."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _first_line(err: Exception) -> str:
+    return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+
+
+def _check_plain(value: Any, depth: int) -> None:
+    """Refuse anything that is not plain JSON-like data (or a date), or nests too deep."""
+    if depth > MAX_DEPTH:
+        raise InvalidFrontmatterError(f"the frontmatter nests deeper than {MAX_DEPTH} levels")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidFrontmatterError(f"frontmatter key {key!r} is not a string")
+            _check_plain(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_plain(item, depth + 1)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidFrontmatterError("frontmatter numbers must be finite")
+    elif not isinstance(value, str | int | bool | date | type(None)):
+        raise InvalidFrontmatterError(f"frontmatter value of type {type(value).__name__}")
+
+
+def _refuse_lookalike_keys(meta: dict[str, Any]) -> None:
+    for key in meta:
+        folded = key.strip().casefold()
+        if folded in CANONICAL_KEYS and key != folded:
+            raise InvalidFrontmatterError(
+                f"key {key!r} looks like {folded!r}: write it as {folded}"
+            )
+
+
+def _protected_values(existing: str | None) -> dict[str, Any]:
+    """``id``/``created`` of the file on disk; an unreadable original protects nothing."""
+    if existing is None:
+        return {}
+    try:
+        meta, _ = parse_frontmatter(existing)
+    except InvalidFrontmatterError:
+        return {}
+    kept: dict[str, Any] = {}
+    if meta.get("id") not in (None, "") and isinstance(meta["id"], str | int):
+        kept["id"] = str(meta["id"])
+    if meta.get("created") not in (None, ""):
+        with contextlib.suppress(InvalidFrontmatterError):
+            kept["created"] = _timestamp("created", meta["created"])
+    return kept
+
+
+def _title_from_body(body: str) -> str:
+    match = _HEADING_RE.search(body)
+    return match.group(1).strip() if match else ""
+
+
+def _string_list(key: str, value: Any) -> list[str]:
+    """``"a, b"``, ``"#a #b"`` or a list: unique non-empty strings, no leading ``#``."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = value.split(",") if "," in value else value.split()
+    elif isinstance(value, list):
+        items = value
+    else:
+        raise InvalidFrontmatterError(f"{key} must be a list of strings or a string")
+    result: list[str] = []
+    for item in items:
+        if isinstance(item, dict | list):
+            raise InvalidFrontmatterError(f"{key} must hold plain strings, not {item!r}")
+        text = str(item).strip()
+        if key == "tags":
+            text = text.lstrip("#").strip()
+        if text and text not in result:
+            result.append(text)
+    return result
+
+
+def _timestamp(key: str, value: Any) -> datetime:
+    """A timezone-aware datetime from a YAML timestamp, date or ISO string."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidFrontmatterError(f"{key} must be an ISO 8601 date-time") from None
+    else:
+        raise InvalidFrontmatterError(f"{key} must be an ISO 8601 date-time")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment

@@ -1,0 +1,33 @@
+"""Shared fixtures: a real indexer subprocess, and an in-memory server for tool tests."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from indexer_process import QUIET_ENV, RunningIndexer, start_indexer
+
+for _key, _value in QUIET_ENV.items():
+    os.environ.setdefault(_key, _value)
+
+FIXED_NOW = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+@pytest.fixture
+def indexer_server(workspace: Path) -> Iterator[RunningIndexer]:
+    """A running ``indexer serve`` on a fresh workspace, stopped (SIGTERM) afterwards."""
+    server = start_indexer(workspace)
+    try:
+        yield server
+    finally:
+        server.stop()

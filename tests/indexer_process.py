@@ -1,0 +1,102 @@
+"""Start and stop a real ``indexer serve`` subprocess for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import fastmcp
+
+QUIET_ENV = {
+    "FASTMCP_SHOW_SERVER_BANNER": "false",
+    "FASTMCP_CHECK_FOR_UPDATES": "off",
+    "FASTMCP_LOG_LEVEL": "ERROR",
+}
+
+
+def wait_for(predicate, timeout: float, interval: float = 0.02, what: str = "condition"):
+    """Poll ``predicate`` until it returns a truthy value or the deadline passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+@dataclass
+class RunningIndexer:
+    workspace: Path
+    process: subprocess.Popen
+    url: str
+    token: str | None = None
+    log_path: Path | None = None
+    extra: dict = field(default_factory=dict)
+
+    def client(self, **kwargs) -> fastmcp.Client:
+        kwargs.setdefault("timeout", 30)
+        return fastmcp.Client(self.url, auth=self.token, **kwargs)
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
+
+
+def spawn_indexer(workspace: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """Start ``indexer serve`` without waiting; stderr goes to ``workspace/../serve-*.log``."""
+    workspace.mkdir(parents=True, exist_ok=True)
+    log_path = workspace.parent / f"serve-{workspace.name}-{time.monotonic_ns()}.log"
+    full_env = {**os.environ, **QUIET_ENV, **(env or {})}
+    full_env.pop("INDEXER_MCP_TOKEN", None) if "--token" in args else None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "indexer.cli", "serve", "--workspace", str(workspace), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=open(log_path, "w"),  # noqa: SIM115 (the child owns it)
+        env=full_env,
+    )
+    proc.log_path = log_path  # type: ignore[attr-defined]
+    return proc
+
+
+def start_indexer(
+    workspace: Path, *args: str, env: dict | None = None, timeout: float = 30
+) -> RunningIndexer:
+    """Start ``indexer serve`` and wait until its URL file appears."""
+    url_file = workspace / "indexer.mcp.url"
+    old = url_file.read_text() if url_file.exists() else None
+    proc = spawn_indexer(workspace, *args, env=env)
+
+    def ready() -> str | None:
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"indexer exited with {proc.returncode}: {proc.log_path.read_text()}"
+            )
+        if url_file.exists():
+            text = url_file.read_text()
+            if text != old and text.endswith("\n"):
+                return text.strip()
+        return None
+
+    url = wait_for(ready, timeout, what="the indexer's URL file")
+    token = None
+    if "--token" in args:
+        token = args[args.index("--token") + 1]
+    elif env and env.get("INDEXER_MCP_TOKEN"):
+        token = env["INDEXER_MCP_TOKEN"]
+    return RunningIndexer(workspace, proc, url, token, proc.log_path)
