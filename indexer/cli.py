@@ -60,6 +60,8 @@ def configure_logging(level: str) -> None:
     logger.addHandler(handler)
     logger.setLevel(level)
     logger.propagate = False
+    # fastmcp logs every refused call at ERROR; our ToolBoundary logs outcomes already.
+    logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ logged with its traceback and masked as ``internal`` (no host paths in messages)
 from __future__ import annotations
 
 import functools
+import hmac
 import logging
 import os
 import time
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
+from fastmcp.server.auth import AccessToken, TokenVerifier
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from pydantic import Field
 
@@ -95,12 +97,26 @@ def _validation_summary(err: Exception) -> str:
     return "bad arguments: " + "; ".join(useful)[:300] if useful else "bad arguments"
 
 
+class SharedTokenVerifier(TokenVerifier):
+    """Accepts exactly one bearer token (compared in constant time): local defence in depth."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._token = token.encode("utf-8")
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode("utf-8"), self._token):
+            return AccessToken(token=token, client_id="local", scopes=[])
+        return None
+
+
 def create_server(settings: Settings, vault: Vault, index: NoteIndex | None = None) -> FastMCP:
     """Build the FastMCP server with every tool, prompt and resource of the SPEC."""
     mcp = FastMCP(
         "vault-memory",
         instructions=INSTRUCTIONS,
         version=indexer.__version__,
+        auth=SharedTokenVerifier(settings.token) if settings.token else None,
         mask_error_details=True,
         strict_input_validation=True,
         middleware=[ToolBoundary()],

@@ -108,14 +108,32 @@ class Vault:
         try:
             info = os.lstat(target.abs)
         except FileNotFoundError:
-            return {"path": target.rel, "exists": False, "type": None, "size": None,
-                    "mtime": None, "etag": None}  # fmt: skip
+            return {
+                "path": target.rel,
+                "exists": False,
+                "type": None,
+                "size": None,
+                "mtime": None,
+                "etag": None,
+            }
         if stat.S_ISDIR(info.st_mode):
-            return {"path": target.rel, "exists": True, "type": "dir", "size": None,
-                    "mtime": info.st_mtime, "etag": None}  # fmt: skip
+            return {
+                "path": target.rel,
+                "exists": True,
+                "type": "dir",
+                "size": None,
+                "mtime": info.st_mtime,
+                "etag": None,
+            }
         data, info = self._read_bytes(target)
-        return {"path": target.rel, "exists": True, "type": "file", "size": info.st_size,
-                "mtime": info.st_mtime, "etag": etag_of(data)}  # fmt: skip
+        return {
+            "path": target.rel,
+            "exists": True,
+            "type": "file",
+            "size": info.st_size,
+            "mtime": info.st_mtime,
+            "etag": etag_of(data),
+        }
 
     def find(self, lang: str, pattern: str = "**/*.md", path: str = "", limit: int = 200) -> dict:
         _check_limit(limit)
@@ -207,8 +225,12 @@ class Vault:
             self._ensure_parent(target)
             atomic_write(target.abs, data)
             self._notify(target)
-        return {"path": target.rel, "etag": etag_of(data), "created": existing is None,
-                "size": len(data)}  # fmt: skip
+        return {
+            "path": target.rel,
+            "etag": etag_of(data),
+            "created": existing is None,
+            "size": len(data),
+        }
 
     def append(self, lang: str, path: str, content: str, create: bool = True) -> dict:
         target = self.sandbox.resolve(lang, path)
@@ -238,7 +260,9 @@ class Vault:
             except FileNotFoundError:
                 raise NotFoundError(f"{target.rel} does not exist") from None
             if stat.S_ISDIR(info.st_mode):
-                if any(os.scandir(target.abs)):
+                with os.scandir(target.abs) as entries:
+                    empty = next(entries, None) is None
+                if not empty:
                     raise InvalidArgumentError(f"{target.rel} is a folder that is not empty")
                 os.rmdir(target.abs)
             elif target.is_note or target.is_asset:

@@ -64,12 +64,13 @@ def spawn_indexer(workspace: Path, *args: str, env: dict | None = None) -> subpr
     log_path = workspace.parent / f"serve-{workspace.name}-{time.monotonic_ns()}.log"
     full_env = {**os.environ, **QUIET_ENV, **(env or {})}
     full_env.pop("INDEXER_MCP_TOKEN", None) if "--token" in args else None
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "indexer.cli", "serve", "--workspace", str(workspace), *args],
-        stdout=subprocess.DEVNULL,
-        stderr=open(log_path, "w"),  # noqa: SIM115 (the child owns it)
-        env=full_env,
-    )
+    with open(log_path, "w") as log_file:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "indexer.cli", "serve", "--workspace", str(workspace), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+            env=full_env,
+        )
     proc.log_path = log_path  # type: ignore[attr-defined]
     return proc
 

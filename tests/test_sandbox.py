@@ -1,0 +1,176 @@
+"""The sandbox against hostile paths: every op refuses with the right code, nothing changes."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from indexer.layout import Workspace
+from indexer.sandbox import Sandbox, clean_relpath
+from indexer.vault import Vault
+from shared.errors import VaultError
+
+FORBIDDEN = "forbidden_path"
+BAD_LANG = "invalid_lang"
+
+HOSTILE: list[tuple[str, str, str]] = [
+    ("en", "../vault2/secret.md", FORBIDDEN),
+    ("en", "..", FORBIDDEN),
+    ("en", "../../ja/vault/secret.md", FORBIDDEN),
+    ("en", "items/../../vault2/secret.md", FORBIDDEN),
+    ("en", "items/../../../../../../../../etc/passwd", FORBIDDEN),
+    ("en", "items/..", FORBIDDEN),
+    ("en", "items/./a.md", FORBIDDEN),
+    ("en", "/etc/passwd", FORBIDDEN),
+    ("en", "//etc/passwd", FORBIDDEN),
+    ("en", "/", FORBIDDEN),
+    ("en", "~/secret.md", FORBIDDEN),
+    ("en", "~root/secret.md", FORBIDDEN),
+    ("en", "items/\x00.md", FORBIDDEN),
+    ("en", "items/a\nb.md", FORBIDDEN),
+    ("en", "items/a\tb.md", FORBIDDEN),
+    ("en", "items/\x1b[31m.md", FORBIDDEN),
+    ("en", "items/\x7f.md", FORBIDDEN),
+    ("en", "items/\u0085.md", FORBIDDEN),
+    ("en", "items/x.md\u202e", FORBIDDEN),
+    ("en", "items\\..\\..\\vault2\\secret.md", FORBIDDEN),
+    ("en", "C:/secret.md", FORBIDDEN),
+    ("en", "items//a.md", FORBIDDEN),
+    ("en", "items/a.md ", FORBIDDEN),
+    ("en", "items/a.md.", FORBIDDEN),
+    ("en", "\ud800.md", FORBIDDEN),
+    ("en", "link_out/secret.md", FORBIDDEN),
+    ("en", "link_out", FORBIDDEN),
+    ("en", "file_link.md", FORBIDDEN),
+    ("en", "dangling.md", FORBIDDEN),
+    ("en", "loop1/x.md", FORBIDDEN),
+    ("en", "loop1", FORBIDDEN),
+    ("en", "inner_link/a.md", FORBIDDEN),
+    ("en", "prefix_link/secret.md", FORBIDDEN),
+    ("en", "pipe.md", FORBIDDEN),
+    ("en", "items/a.md/b.md", FORBIDDEN),
+    ("en", ".hidden.md", FORBIDDEN),
+    ("en", "items/.git/config", FORBIDDEN),
+    ("en", "../../../../.indexer/lock", FORBIDDEN),
+    ("en", ".indexer/index.sqlite", FORBIDDEN),
+    ("en", "a" * 300 + ".md", FORBIDDEN),
+    ("en", "é" * 130 + ".md", FORBIDDEN),
+    ("en", "/".join(["d"] * 40) + "/x.md", FORBIDDEN),
+    ("en", "x" * 1100, FORBIDDEN),
+    ("zh-Hans", "../../en/vault/items/a.md", FORBIDDEN),
+    ("../en", "items/a.md", BAD_LANG),
+    ("en/../ja", "secret.md", BAD_LANG),
+    ("", "items/a.md", BAD_LANG),
+    ("EN", "items/a.md", BAD_LANG),
+    ("en\x00", "items/a.md", BAD_LANG),
+    (".indexer", "lock", BAD_LANG),
+    ("vault", "secret.md", BAD_LANG),
+    ("en-", "a.md", BAD_LANG),
+]
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Vault]:
+    """A workspace full of traps around the 'en' vault."""
+    ws = tmp_path / "ws"
+    langs = ws / "memory" / "languages"
+    vault = langs / "en" / "vault"
+    (vault / "items").mkdir(parents=True)
+    (vault / "items" / "a.md").write_text("---\ntitle: A\n---\nalpha\n")
+    (langs / "en" / "vault2").mkdir()
+    (langs / "en" / "vault2" / "secret.md").write_text("sibling secret\n")
+    (langs / "ja" / "vault").mkdir(parents=True)
+    (langs / "ja" / "vault" / "secret.md").write_text("other lang secret\n")
+    (ws / ".indexer").mkdir()
+    (ws / ".indexer" / "lock").write_text("")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("outside secret\n")
+    (vault / "link_out").symlink_to(outside)
+    (vault / "file_link.md").symlink_to(outside / "secret.md")
+    (vault / "dangling.md").symlink_to(outside / "missing.md")
+    (vault / "loop1").symlink_to(vault / "loop2")
+    (vault / "loop2").symlink_to(vault / "loop1")
+    (vault / "inner_link").symlink_to(vault / "items")
+    (vault / "prefix_link").symlink_to(langs / "en" / "vault2")
+    os.mkfifo(vault / "pipe.md")
+    return tmp_path, Vault(Sandbox(Workspace(ws)), max_file_bytes=1 << 20)
+
+
+def snapshot(root: Path) -> dict[str, tuple]:
+    """Every entry under ``root`` (links not followed) with its type, size, mtime and hash."""
+    state: dict[str, tuple] = {}
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in dirs + files:
+            path = Path(folder, name)
+            info = os.lstat(path)
+            digest = ""
+            if path.is_file() and not path.is_symlink():
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            state[str(path)] = (info.st_mode, info.st_size, info.st_mtime_ns, digest)
+    return state
+
+
+OPS = {
+    "read": lambda v, lang, p: v.read(lang, p),
+    "stat": lambda v, lang, p: v.stat(lang, p),
+    "write": lambda v, lang, p: v.write(lang, p, "# pwned\n"),
+    "write_b64": lambda v, lang, p: v.write(lang, p, "iVBORw0KGgo=", encoding="base64"),
+    "append": lambda v, lang, p: v.append(lang, p, "pwned\n"),
+    "delete": lambda v, lang, p: v.delete(lang, p),
+    "find": lambda v, lang, p: v.find(lang, path=p),
+    "grep": lambda v, lang, p: v.grep(lang, "secret", path=p),
+}
+
+
+def test_table_is_big_enough() -> None:
+    assert len(HOSTILE) >= 40
+
+
+@pytest.mark.parametrize(("lang", "path", "code"), HOSTILE)
+def test_hostile_path_is_refused_and_changes_nothing(
+    setup: tuple[Path, Vault], lang: str, path: str, code: str
+) -> None:
+    root, vault = setup
+    before = snapshot(root)
+    for name, op in OPS.items():
+        with pytest.raises(VaultError) as info:
+            op(vault, lang, path)
+        assert info.value.code == code, (name, str(info.value))
+        assert str(info.value).startswith(code + ": ")
+        assert str(root) not in str(info.value)
+    assert snapshot(root) == before
+
+
+def test_hard_linked_file_can_be_read_but_not_modified(setup: tuple[Path, Vault]) -> None:
+    root, vault = setup
+    note = root / "ws/memory/languages/en/vault/hard.md"
+    os.link(root / "outside/secret.md", note)
+    before = snapshot(root)
+    assert vault.read("en", "hard.md")["content"] == "outside secret\n"
+    for op in (
+        lambda: vault.write("en", "hard.md", "x"),
+        lambda: vault.append("en", "hard.md", "x"),
+    ):
+        with pytest.raises(VaultError) as info:
+            op()
+        assert info.value.code == FORBIDDEN
+    assert snapshot(root) == before
+
+
+def test_legitimate_paths_resolve_inside_the_vault(setup: tuple[Path, Vault]) -> None:
+    root, vault = setup
+    sandbox = vault.sandbox
+    for path in ("items/a.md", "items/new/deep/b.md", "日本語/ノート.md", "a b/c-d_e.md"):
+        target = sandbox.resolve("en", path)
+        assert target.abs.is_relative_to((root / "ws/memory/languages/en/vault").resolve())
+
+
+def test_clean_relpath_normalizes() -> None:
+    assert clean_relpath("items/x.md") == "items/x.md"
+    assert clean_relpath("items/") == "items"
+    assert clean_relpath("", allow_root=True) == ""
+    assert clean_relpath("cafe\u0301.md") == "café.md"

@@ -1,0 +1,261 @@
+"""End to end: a real ``indexer serve`` subprocess, spoken to over HTTP by real MCP clients."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import signal
+import stat
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from indexer_process import RunningIndexer, spawn_indexer, start_indexer, wait_for
+
+from shared.frontmatter import parse_frontmatter
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+
+
+def vault(ws: Path, lang: str = "en") -> Path:
+    return ws / "memory" / "languages" / lang / "vault"
+
+
+async def data(client: Client, tool: str, **args) -> dict:
+    return (await client.call_tool(tool, args)).structured_content
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_every_tool_over_http(indexer_server: RunningIndexer, mode: str) -> None:
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", indexer_server.url)
+    async with indexer_server.client(mode=mode) as c:
+        names = {t.name for t in await c.list_tools()}
+        assert {"read", "write", "stat", "append", "find", "grep", "delete", "status"} <= names
+        w = await data(c, "write", lang="en", path="items/go.md", content="# Go\nwent\n")
+        r = await data(c, "read", lang="en", path="items/go.md")
+        assert r["etag"] == w["etag"] and r["content"].endswith("# Go\nwent\n")
+        assert (await data(c, "stat", lang="en", path="items/go.md"))["exists"] is True
+        await data(c, "append", lang="en", path="items/go.md", content="\n## more\n")
+        assert (await data(c, "find", lang="en"))["paths"] == ["items/go.md"]
+        g = await data(c, "grep", lang="en", pattern="^## more$")
+        assert g["matches"][0]["path"] == "items/go.md"
+        status = await data(c, "status")
+        assert status["langs"]["en"] == 1
+        assert status["workspace"] == str(indexer_server.workspace.resolve())
+        assert await data(c, "delete", lang="en", path="items/go.md") == {
+            "path": "items/go.md",
+            "deleted": True,
+        }
+        with pytest.raises(ToolError, match=r"^forbidden_path: "):
+            await c.call_tool("read", {"lang": "en", "path": "../../../../etc/passwd"})
+        prompt = await c.get_prompt("vault_spec")
+        assert prompt.messages[0].content.text.strip()
+
+
+async def test_if_match_conflict_over_http(indexer_server: RunningIndexer) -> None:
+    async with indexer_server.client() as c:
+        first = await data(c, "write", lang="en", path="n.md", content="# n\n", if_match="")
+        note = vault(indexer_server.workspace) / "n.md"
+        note.write_text(note.read_text() + "a human edit\n")  # someone edits in an editor
+        before = note.read_bytes()
+        with pytest.raises(ToolError, match=r"^conflict: "):
+            await c.call_tool(
+                "write",
+                {"lang": "en", "path": "n.md", "content": "# llm\n", "if_match": first["etag"]},
+            )
+        assert note.read_bytes() == before
+
+
+async def test_binary_asset_write_over_http(indexer_server: RunningIndexer) -> None:
+    async with indexer_server.client() as c:
+        content = base64.b64encode(PNG).decode()
+        await data(
+            c,
+            "write",
+            lang="en",
+            path="items/a.md.assets/p.png",
+            content=content,
+            encoding="base64",
+        )
+    assert (vault(indexer_server.workspace) / "items/a.md.assets/p.png").read_bytes() == PNG
+
+
+async def test_concurrent_appends_never_interleave(indexer_server: RunningIndexer) -> None:
+    clients, per_client = 8, 200
+
+    async def writer(n: int) -> None:
+        async with indexer_server.client() as c:
+            for i in range(per_client):
+                section = f"## s{n}-{i}\n" + f"payload {n} {i} " * 20 + "\nend\n"
+                await c.call_tool("append", {"lang": "en", "path": "log.md", "content": section})
+
+    await asyncio.gather(*(writer(n) for n in range(clients)))
+    text = (vault(indexer_server.workspace) / "log.md").read_text()
+    sections = text.split("## ")[1:]
+    assert len(sections) == clients * per_client
+    seen = set()
+    for section in sections:
+        head, body, end, tail = section.split("\n")
+        n, i = head[1:].split("-")
+        assert body == f"payload {n} {i} " * 20 and end == "end" and tail == ""
+        seen.add(head)
+    assert len(seen) == clients * per_client
+
+
+def test_sigterm_removes_url_file_and_exits_zero(workspace: Path) -> None:
+    server = start_indexer(workspace)
+    assert server.stop(signal.SIGTERM) == 0
+    assert not (workspace / "indexer.mcp.url").exists()
+    server = start_indexer(workspace)
+    assert server.stop(signal.SIGINT) == 0
+    assert not (workspace / "indexer.mcp.url").exists()
+
+
+def test_url_file_of_another_instance_is_left_alone(workspace: Path) -> None:
+    server = start_indexer(workspace)
+    (workspace / "indexer.mcp.url").write_text("http://127.0.0.1:1/mcp\n")
+    assert server.stop() == 0
+    assert (workspace / "indexer.mcp.url").read_text() == "http://127.0.0.1:1/mcp\n"
+
+
+def test_stale_url_file_is_replaced(workspace: Path) -> None:
+    (workspace / "indexer.mcp.url").write_text("http://127.0.0.1:1/mcp\n")
+    server = start_indexer(workspace)
+    try:
+        assert server.url != "http://127.0.0.1:1/mcp"
+    finally:
+        server.stop()
+
+
+def test_second_instance_is_refused(indexer_server: RunningIndexer) -> None:
+    second = spawn_indexer(indexer_server.workspace)
+    assert second.wait(timeout=30) != 0
+    assert "already serving" in second.log_path.read_text()  # type: ignore[attr-defined]
+    assert (indexer_server.workspace / "indexer.mcp.url").read_text().strip() == indexer_server.url
+
+
+async def test_sigkill_during_writes_leaves_no_torn_or_temp_files(workspace: Path) -> None:
+    server = start_indexer(workspace)
+    written: dict[str, set[str]] = {}
+
+    async def stream() -> None:
+        async with server.client() as c:
+            for i in range(100_000):
+                path = f"items/n{i % 7}.md"
+                body = f"# note {i}\n" + f"version {i} " * 300 + "\n"
+                written.setdefault(path, set()).add(body)
+                await c.call_tool("write", {"lang": "en", "path": path, "content": body})
+
+    task = asyncio.create_task(stream())
+    await asyncio.to_thread(
+        wait_for, lambda: sum(len(v) for v in written.values()) > 30, 30, what="some writes"
+    )
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait()
+    with pytest.raises(BaseException):  # noqa: B017 (the connection dies with the server)
+        await asyncio.wait_for(task, 30)
+    restarted = start_indexer(workspace)
+    try:
+        leftovers = [p for p in vault(workspace).rglob("*") if ".tmp." in p.name]
+        assert leftovers == []
+        for note in (vault(workspace) / "items").glob("*.md"):
+            meta, body = parse_frontmatter(note.read_text())
+            assert meta["id"] and body in written[f"items/{note.name}"]
+    finally:
+        restarted.stop()
+
+
+def post(url: str, headers: dict[str, str]) -> int:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25",
+            **headers,
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def test_foreign_host_and_origin_are_refused(indexer_server: RunningIndexer) -> None:
+    url = indexer_server.url
+    port = url.rsplit(":", 1)[1].split("/")[0]
+    assert post(url, {"Host": "evil.example:80"}) == 421
+    assert post(url, {"Origin": "http://evil.example"}) == 403
+    assert post(url, {"Origin": "null"}) == 403
+    assert post(url, {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"}) not in (
+        403,
+        421,
+    )
+
+
+def test_url_answers_without_redirect(indexer_server: RunningIndexer) -> None:
+    assert post(indexer_server.url, {}) not in (301, 302, 307, 308)
+
+
+async def test_token_is_required_when_set(workspace: Path) -> None:
+    server = start_indexer(workspace, "--token", "s3cret-token")
+    try:
+        token_file = workspace / "indexer.mcp.token"
+        assert token_file.read_text().strip() == "s3cret-token"
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        assert post(server.url, {}) == 401
+        assert post(server.url, {"Authorization": "Bearer wrong"}) == 401
+        async with server.client() as c:
+            assert (await data(c, "status"))["version"]
+    finally:
+        server.stop()
+    server = start_indexer(workspace, env={"INDEXER_MCP_TOKEN": "from-env"})
+    try:
+        assert (workspace / "indexer.mcp.token").read_text().strip() == "from-env"
+        assert post(server.url, {}) == 401
+    finally:
+        server.stop()
+    server = start_indexer(workspace)
+    try:
+        assert not (workspace / "indexer.mcp.token").exists()
+    finally:
+        server.stop()
+
+
+def test_debug_log_has_one_line_per_tool_call(workspace: Path) -> None:
+    server = start_indexer(workspace, "--log-level", "DEBUG")
+
+    async def calls() -> None:
+        async with server.client() as c:
+            await c.call_tool("stat", {"lang": "en", "path": "a.md"})
+            with pytest.raises(ToolError):
+                await c.call_tool("read", {"lang": "en", "path": "a.md"})
+
+    try:
+        asyncio.run(calls())
+    finally:
+        server.stop()
+    log = server.log()
+    assert f"serving {server.url}" in log
+    assert re.search(r"tool=stat lang=en path=a\.md ms=[\d.]+ outcome=ok", log)
+    assert re.search(r"tool=read lang=en path=a\.md ms=[\d.]+ outcome=not_found", log)
+
+
+def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "INDEXER_WORKSPACE"}
+    result = subprocess.run(
+        [sys.executable, "-m", "indexer.cli", "serve"], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 2 and "workspace" in result.stderr

@@ -1,0 +1,311 @@
+"""Every tool through fastmcp's in-memory client: results, and refusals that change nothing."""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from test_sandbox import snapshot
+
+from indexer.layout import Workspace
+from indexer.sandbox import Sandbox
+from indexer.server import create_server, refusals
+from indexer.settings import Settings
+from indexer.vault import Vault
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[Client]:
+    ws = Workspace(tmp_path / "ws")
+    settings = Settings(workspace=ws, max_file_bytes=64 * 1024)
+    vault = Vault(Sandbox(ws), max_file_bytes=settings.max_file_bytes)
+    async with Client(create_server(settings, vault)) as c:
+        yield c
+
+
+async def call(client: Client, tool: str, **args) -> dict:
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def refused(client: Client, tool: str, code: str, **args) -> str:
+    with pytest.raises(ToolError) as info:
+        await client.call_tool(tool, args)
+    assert str(info.value).startswith(code + ": "), str(info.value)
+    return str(info.value)
+
+
+def vault_dir(tmp_path: Path, lang: str = "en") -> Path:
+    return tmp_path / "ws" / "memory" / "languages" / lang / "vault"
+
+
+async def test_tool_list_matches_the_spec(client: Client) -> None:
+    tools = {t.name: t for t in await client.list_tools()}
+    assert set(tools) == {"read", "write", "stat", "append", "find", "grep", "delete", "status"}
+    params = {name: set(t.input_schema["properties"]) for name, t in tools.items()}
+    assert params["read"] == {"lang", "path", "offset", "limit"}
+    assert params["write"] == {"lang", "path", "content", "encoding", "if_match"}
+    assert params["stat"] == {"lang", "path"}
+    assert params["append"] == {"lang", "path", "content", "create"}
+    assert params["find"] == {"lang", "pattern", "path", "limit"}
+    assert params["grep"] == {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"}
+    assert params["delete"] == {"lang", "path"}
+    assert params["status"] == set()
+
+
+async def test_write_read_stat_round_trip(client: Client, tmp_path: Path) -> None:
+    written = await call(client, "write", lang="en", path="items/go.md", content="# Go\nwent\n")
+    assert written["created"] is True and written["path"] == "items/go.md"
+    read = await call(client, "read", lang="en", path="items/go.md")
+    assert read["etag"] == written["etag"] and read["size"] == written["size"]
+    assert read["content"].startswith("---\nid: ") and read["content"].endswith("# Go\nwent\n")
+    assert (vault_dir(tmp_path) / "items/go.md").read_text() == read["content"]
+    st = await call(client, "stat", lang="en", path="items/go.md")
+    assert st == {
+        "path": "items/go.md",
+        "exists": True,
+        "type": "file",
+        "size": read["size"],
+        "mtime": read["mtime"],
+        "etag": read["etag"],
+    }
+    assert (await call(client, "stat", lang="en", path="items"))["type"] == "dir"
+    missing = await call(client, "stat", lang="en", path="items/nope.md")
+    assert missing["exists"] is False and missing["type"] is None
+    again = await call(client, "write", lang="en", path="items/go.md", content=read["content"])
+    assert again["created"] is False
+
+
+async def test_read_lines_with_offset_and_limit(client: Client) -> None:
+    await call(client, "write", lang="en", path="n.md", content="---\ntitle: n\n---\nl1\nl2\nl3\n")
+    whole = await call(client, "read", lang="en", path="n.md")
+    lines = whole["content"].splitlines(keepends=True)
+    part = await call(client, "read", lang="en", path="n.md", offset=2, limit=2)
+    assert part["content"] == "".join(lines[2:4])
+    assert part["etag"] == whole["etag"]
+
+
+async def test_if_match_protects_against_lost_updates(client: Client, tmp_path: Path) -> None:
+    first = await call(client, "write", lang="en", path="a.md", content="# A\n", if_match="")
+    await refused(client, "write", "conflict", lang="en", path="a.md", content="x", if_match="")
+    ok = await call(
+        client, "write", lang="en", path="a.md", content="# A\n2\n", if_match=first["etag"]
+    )
+    before = snapshot(tmp_path)
+    await refused(
+        client,
+        "write",
+        "conflict",
+        lang="en",
+        path="a.md",
+        content="# lost\n",
+        if_match=first["etag"],
+    )
+    await refused(
+        client, "write", "conflict", lang="en", path="b.md", content="# B\n", if_match=ok["etag"]
+    )
+    assert snapshot(tmp_path) == before
+
+
+async def test_append_and_create_flag(client: Client, tmp_path: Path) -> None:
+    await refused(
+        client, "append", "not_found", lang="en", path="log.md", content="x", create=False
+    )
+    first = await call(client, "append", lang="en", path="log.md", content="one\n")
+    second = await call(client, "append", lang="en", path="log.md", content="two\n")
+    assert second["size"] == first["size"] + 4 and second["etag"] != first["etag"]
+    assert (vault_dir(tmp_path) / "log.md").read_text() == "one\ntwo\n"
+
+
+async def test_binary_asset_write_and_read(client: Client, tmp_path: Path) -> None:
+    data = base64.b64encode(PNG).decode()
+    out = await call(
+        client, "write", lang="en", path="items/a.md.assets/p.png", content=data, encoding="base64"
+    )
+    assert out["size"] == len(PNG)
+    assert (vault_dir(tmp_path) / "items/a.md.assets/p.png").read_bytes() == PNG
+    read = await call(client, "read", lang="en", path="items/a.md.assets/p.png")
+    assert read["encoding"] == "base64" and base64.b64decode(read["content"]) == PNG
+
+
+async def test_find_and_grep(client: Client) -> None:
+    for i in range(5):
+        await call(client, "write", lang="en", path=f"items/n{i}.md", content=f"# N{i}\nfoo {i}\n")
+    await call(client, "write", lang="en", path="events/2026/11/29.md", content="# day\nfoo\n")
+    found = await call(client, "find", lang="en")
+    assert found["paths"] == ["events/2026/11/29.md"] + [f"items/n{i}.md" for i in range(5)]
+    assert (await call(client, "find", lang="en", pattern="n[0-2].md", path="items"))["paths"] == [
+        "items/n0.md",
+        "items/n1.md",
+        "items/n2.md",
+    ]
+    limited = await call(client, "find", lang="en", limit=2)
+    assert limited == {"paths": ["events/2026/11/29.md", "items/n0.md"], "truncated": True}
+    hits = await call(client, "grep", lang="en", pattern=r"foo [13]$")
+    assert [(m["path"], m["text"]) for m in hits["matches"]] == [
+        ("items/n1.md", "foo 1"),
+        ("items/n3.md", "foo 3"),
+    ]
+    assert hits["matches"][0]["line"] == 8
+    fixed = await call(client, "grep", lang="en", pattern="FOO (", fixed=True, ignore_case=True)
+    assert fixed["matches"] == []
+    ci = await call(client, "grep", lang="en", pattern="FOO", ignore_case=True, limit=3)
+    assert len(ci["matches"]) == 3 and ci["truncated"] is True
+    assert (await call(client, "find", lang="zz"))["paths"] == []
+
+
+async def test_find_and_grep_skip_dot_files(client: Client, tmp_path: Path) -> None:
+    await call(client, "write", lang="en", path="a.md", content="# a\nneedle\n")
+    hidden = vault_dir(tmp_path) / ".obsidian"
+    hidden.mkdir()
+    (hidden / "x.md").write_text("needle\n")
+    (vault_dir(tmp_path) / ".h.md").write_text("needle\n")
+    assert (await call(client, "find", lang="en"))["paths"] == ["a.md"]
+    assert [
+        m["path"] for m in (await call(client, "grep", lang="en", pattern="needle"))["matches"]
+    ] == ["a.md"]
+
+
+async def test_grep_is_linear_time_on_catastrophic_patterns(client: Client) -> None:
+    await call(client, "write", lang="en", path="a.md", content="a" * 50_000 + "!\n")
+    started = time.monotonic()
+    for pattern in ("(a+)+$", "(a|aa)+$", "(a*)*b", "^(([a-z])+.)+[A-Z]([a-z])+$"):
+        await call(client, "grep", lang="en", pattern=pattern)
+    assert time.monotonic() - started < 5
+
+
+async def test_delete_takes_assets_and_keeps_non_empty_folders(
+    client: Client, tmp_path: Path
+) -> None:
+    await call(client, "write", lang="en", path="items/a.md", content="# a\n")
+    await call(
+        client,
+        "write",
+        lang="en",
+        path="items/a.md.assets/p.png",
+        content=base64.b64encode(PNG).decode(),
+        encoding="base64",
+    )
+    await refused(client, "delete", "invalid_argument", lang="en", path="items")
+    assert await call(client, "delete", lang="en", path="items/a.md") == {
+        "path": "items/a.md",
+        "deleted": True,
+    }
+    assert not (vault_dir(tmp_path) / "items/a.md.assets").exists()
+    await call(client, "delete", lang="en", path="items")
+    assert not (vault_dir(tmp_path) / "items").exists()
+    await refused(client, "delete", "not_found", lang="en", path="items/a.md")
+
+
+REFUSALS = [
+    ("read", "invalid_lang", {"lang": "English", "path": "a.md"}),
+    ("read", "forbidden_path", {"lang": "en", "path": "../vault2/a.md"}),
+    ("read", "not_found", {"lang": "en", "path": "nope.md"}),
+    ("read", "invalid_argument", {"lang": "en", "path": "a.md", "offset": -1}),
+    ("read", "invalid_argument", {"lang": "en", "path": "a.md", "limit": "3"}),
+    ("read", "invalid_argument", {"lang": "en"}),
+    ("read", "invalid_argument", {"lang": "en", "path": "a.md", "extra": 1}),
+    ("write", "forbidden_path", {"lang": "en", "path": "x.txt", "content": "x"}),
+    (
+        "write",
+        "forbidden_path",
+        {"lang": "en", "path": "x.png", "content": "iVBORw==", "encoding": "base64"},
+    ),
+    (
+        "write",
+        "forbidden_path",
+        {"lang": "en", "path": "a.md.assets/x.md", "content": "x", "encoding": "base64"},
+    ),
+    (
+        "write",
+        "invalid_argument",
+        {"lang": "en", "path": "a.md.assets/x.png", "content": "not base64!", "encoding": "base64"},
+    ),
+    (
+        "write",
+        "invalid_argument",
+        {
+            "lang": "en",
+            "path": "a.md.assets/x.png",
+            "content": base64.b64encode(b"GIF89a").decode(),
+            "encoding": "base64",
+        },
+    ),
+    (
+        "write",
+        "invalid_argument",
+        {"lang": "en", "path": "b.md", "content": "x", "encoding": "latin-1"},
+    ),
+    (
+        "write",
+        "invalid_frontmatter",
+        {"lang": "en", "path": "b.md", "content": "---\nid: 1\nid: 2\n---\n"},
+    ),
+    ("write", "invalid_frontmatter", {"lang": "en", "path": "b.md", "content": "---\n[\n---\n"}),
+    ("write", "too_large", {"lang": "en", "path": "b.md", "content": "x" * 70_000}),
+    ("write", "conflict", {"lang": "en", "path": "a.md", "content": "x", "if_match": "0" * 32}),
+    ("stat", "forbidden_path", {"lang": "en", "path": "/etc/passwd"}),
+    ("append", "forbidden_path", {"lang": "en", "path": "a.txt", "content": "x"}),
+    ("append", "invalid_argument", {"lang": "en", "path": "a.md", "content": ""}),
+    ("append", "too_large", {"lang": "en", "path": "a.md", "content": "x" * 70_000}),
+    ("find", "invalid_argument", {"lang": "en", "limit": 0}),
+    ("find", "not_found", {"lang": "en", "path": "nowhere"}),
+    ("find", "invalid_argument", {"lang": "en", "path": "a.md"}),
+    ("grep", "invalid_argument", {"lang": "en", "pattern": "("}),
+    ("grep", "invalid_argument", {"lang": "en", "pattern": ""}),
+    ("grep", "invalid_argument", {"lang": "en", "pattern": "x" * 3000}),
+    ("grep", "invalid_argument", {"lang": "en", "pattern": "x", "limit": 10**6}),
+    ("delete", "not_found", {"lang": "en", "path": "nope.md"}),
+    ("delete", "forbidden_path", {"lang": "en", "path": "../../ja/vault/a.md"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "code", "args"), REFUSALS)
+async def test_refusals_change_nothing(
+    client: Client, tmp_path: Path, tool: str, code: str, args: dict
+) -> None:
+    await call(client, "write", lang="en", path="a.md", content="# a\n")
+    before = snapshot(tmp_path)
+    message = await refused(client, tool, code, **args)
+    assert str(tmp_path) not in message
+    assert snapshot(tmp_path) == before
+
+
+def test_unexpected_errors_are_masked() -> None:
+    @refusals
+    def broken() -> dict:
+        raise PermissionError("/very/secret/host/path")
+
+    with pytest.raises(Exception) as info:
+        broken()
+    assert str(info.value).startswith("internal: ")
+    assert "/very/secret" not in str(info.value)
+
+
+async def test_status(client: Client) -> None:
+    await call(client, "write", lang="ja", path="a.md", content="# 日本\n")
+    status = await call(client, "status")
+    assert status["langs"] == {"ja": 1} and status["version"]
+    assert set(status) >= {"version", "workspace", "langs", "index_ready"}
+
+
+async def test_prompts_and_resources_are_served(client: Client) -> None:
+    root = Path(__file__).resolve().parent.parent / "prompts"
+    names = {p.name for p in await client.list_prompts()}
+    expected = {p.stem for p in root.glob("*.md")}
+    assert expected >= {"mem_entry_spec", "envelope_spec", "vault_spec"}
+    assert names == expected
+    prompt = await client.get_prompt("vault_spec")
+    assert prompt.messages[0].content.text == (root / "vault_spec.md").read_text()
+    uris = {str(r.uri) for r in await client.list_resources()}
+    assert {f"vault://prompts/{n}" for n in expected} <= uris
+    text = await client.read_resource("vault://prompts/mem_entry_spec")
+    assert text[0].text == (root / "mem_entry_spec.md").read_text()
