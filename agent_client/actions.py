@@ -1,0 +1,67 @@
+"""Delete and edit requests, by plain code (no LLM).
+
+An edit keeps the protected frontmatter fields (``id``, ``created``) at the values on
+disk, whatever the request says, and writes with ``if_match`` so that a concurrent
+change made between our read and our write is not lost: on ``conflict`` the edit is
+re-applied once to the fresh text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_client.connection import Vault
+from agent_client.notes import render_note, split_note
+from shared.errors import ConflictError
+from shared.models import Action, DeleteAction, EditAction
+
+PROTECTED = ("id", "created")
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What an action did: the path, and the new etag for an edit."""
+
+    path: str
+    deleted: bool = False
+    etag: str | None = None
+
+
+async def run_action(vault: Vault, action: Action) -> ActionResult:
+    if isinstance(action, DeleteAction):
+        await vault.delete(action.path)
+        return ActionResult(path=action.path, deleted=True)
+    return await _edit(vault, action)
+
+
+def apply_edit(text: str, action: EditAction) -> str:
+    """The note text after ``action``; protected fields keep their values from ``text``."""
+    meta, body = split_note(text)
+    new_meta = dict(meta)
+    for key, value in (action.frontmatter or {}).items():
+        if key in PROTECTED:
+            continue
+        if value is None:
+            new_meta.pop(key, None)
+        else:
+            new_meta[key] = value
+    for key in PROTECTED:
+        if key in meta:
+            new_meta[key] = meta[key]
+    new_body = body if action.body is None else action.body
+    return render_note(new_meta, new_body)
+
+
+async def _edit(vault: Vault, action: EditAction) -> ActionResult:
+    for attempt in range(2):
+        current = await vault.read(action.path)
+        try:
+            result = await vault.write(
+                action.path, apply_edit(current["content"], action), if_match=current["etag"]
+            )
+        except ConflictError:
+            if attempt:
+                raise
+            continue
+        return ActionResult(path=action.path, etag=result["etag"])
+    raise AssertionError("unreachable")

@@ -1,0 +1,48 @@
+"""The confirmation that ends every knowledge merge: ``{updated_files, update_summary}``.
+
+The LLM must end its tool loop with exactly this JSON object; ``parse_confirmation``
+checks it strictly (and that every listed file was really written by the loop). The
+deterministic fallback builds the same object, so the writer treats both alike.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+_FENCED = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\s*\Z", re.S)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    updated_files: list[str]
+    update_summary: str
+
+
+def parse_confirmation(text: str, written: list[str]) -> Confirmation:
+    """Parse the model's final message; ``ValueError`` saying what is wrong with it."""
+    text = text.strip()
+    fenced = _FENCED.match(text)
+    if fenced:  # tolerated: a lone ```json fence around the object
+        text = fenced.group(1).strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the final message is not JSON ({exc.msg} at {exc.pos})") from None
+    if not isinstance(data, dict) or set(data) != {"updated_files", "update_summary"}:
+        raise ValueError(
+            "the confirmation must be an object with exactly updated_files and update_summary"
+        )
+    files, summary = data["updated_files"], data["update_summary"]
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise ValueError("updated_files must be a list of vault paths")
+    if written and not files:
+        raise ValueError(f"updated_files is empty but this merge wrote {written}")
+    if not isinstance(summary, str) or not summary.strip():
+        raise ValueError("update_summary must be a non-empty string")
+    unknown = [f for f in files if f not in written]
+    if unknown:
+        raise ValueError(f"updated_files lists files this merge did not write: {unknown}")
+    missing = [f for f in written if f not in files]
+    return Confirmation(updated_files=[*files, *missing], update_summary=summary.strip())

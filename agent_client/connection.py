@@ -1,0 +1,376 @@
+"""Talk to the indexer's Vault MCP server: one session, lang-bound typed handles.
+
+``open_session(settings)`` discovers the URL, connects within ``connect_timeout`` and
+yields a ``VaultSession``; ``session.vault(lang)`` is a ``Vault`` handle with one typed
+method per tool. ``mcp_vault_connection(lang)`` does both for one-off use.
+
+Errors are mapped here, in one place: a tool refusal becomes the ``VaultError`` subclass
+named by its code (``error_from_message``); anything that means "no server to talk to"
+(no URL file, connection refused, timeout, the server vanished mid-call) becomes
+``IndexerOfflineError`` and marks the session broken so the caller reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, TypedDict, cast
+
+import httpx2
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
+from fastmcp.exceptions import ToolError
+
+from agent_client.discovery import Endpoint, discover
+from agent_client.settings import ClientSettings
+from shared.errors import IndexerOfflineError, VaultError, error_from_message
+from shared.models import check_lang
+
+PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
+
+
+class ReadResult(TypedDict):
+    path: str
+    content: str
+    etag: str
+    size: int
+    mtime: float
+
+
+class WriteResult(TypedDict):
+    path: str
+    etag: str
+    created: bool
+    size: int
+
+
+class StatResult(TypedDict):
+    path: str
+    exists: bool
+    type: str | None
+    size: int | None
+    mtime: float | None
+    etag: str | None
+
+
+class AppendResult(TypedDict):
+    path: str
+    etag: str
+    size: int
+
+
+class FindResult(TypedDict):
+    paths: list[str]
+    truncated: bool
+
+
+class GrepMatch(TypedDict):
+    path: str
+    line: int
+    text: str
+
+
+class GrepResult(TypedDict):
+    matches: list[GrepMatch]
+    truncated: bool
+
+
+class DeleteResult(TypedDict):
+    path: str
+    deleted: bool
+
+
+class SearchHit(TypedDict):
+    path: str
+    title: str
+    score: float
+    snippet: str
+
+
+class SearchResult(TypedDict):
+    results: list[SearchHit]
+    partial: bool
+
+
+class VaultSession:
+    """One live connection to the indexer; not bound to a lang."""
+
+    def __init__(self, client: Client[Any], endpoint: Endpoint, call_timeout: float) -> None:
+        self.endpoint = endpoint
+        self.broken = False
+        self._client = client
+        self._call_timeout = call_timeout
+        self._tools: frozenset[str] | None = None
+        self._prompts: dict[str, str] = {}
+
+    def vault(self, lang: str) -> Vault:
+        return Vault(self, check_lang(lang))
+
+    @property
+    def alive(self) -> bool:
+        return not self.broken and self._client.is_connected()
+
+    def forget_caches(self) -> None:
+        """Ask for the tool list and prompts again (the server may have changed them)."""
+        self._tools = None
+        self._prompts.clear()
+
+    async def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Call one tool; its JSON result, or the typed error it was refused with."""
+        try:
+            result = await self._client.call_tool(name, args, timeout=self._call_timeout)
+        except ToolError as exc:
+            raise error_from_message(str(exc)) from None
+        except Exception as exc:
+            raise self._offline(f"tool {name!r}", exc) from exc
+        data = result.structured_content
+        if not isinstance(data, dict):
+            raise VaultError(f"tool {name!r} returned no JSON object")
+        return data
+
+    async def tool_names(self) -> frozenset[str]:
+        """Names of the tools the server offers (asked once per session)."""
+        if self._tools is None:
+            try:
+                tools = await self._client.list_tools()
+            except Exception as exc:
+                raise self._offline("list_tools", exc) from exc
+            self._tools = frozenset(t.name for t in tools)
+        return self._tools
+
+    async def prompt_text(self, name: str) -> str:
+        """The text of a served prompt (``prompts/<name>.md``), as prompt or resource."""
+        if name not in self._prompts:
+            self._prompts[name] = await self._load_prompt(name)
+        return self._prompts[name]
+
+    async def _load_prompt(self, name: str) -> str:
+        try:
+            result = await self._client.get_prompt(name)
+            texts = [getattr(m.content, "text", "") for m in result.messages]
+            if any(texts):
+                return "\n\n".join(t for t in texts if t)
+        except Exception as exc:
+            if _is_offline(exc):
+                raise self._offline(f"prompt {name!r}", exc) from exc
+        try:
+            contents = await self._client.read_resource(f"vault://prompts/{name}")
+        except Exception as exc:
+            if _is_offline(exc):
+                raise self._offline(f"resource {name!r}", exc) from exc
+            raise VaultError(f"the indexer serves no prompt {name!r}: {exc}") from None
+        return "\n\n".join(getattr(c, "text", "") for c in contents)
+
+    def _offline(self, what: str, exc: BaseException) -> IndexerOfflineError:
+        self.broken = True
+        detail = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+        return IndexerOfflineError(f"{what} at {self.endpoint.url} failed ({detail[:200]})")
+
+
+def _is_offline(exc: BaseException) -> bool:
+    """Whether ``exc`` (or its cause) is a transport failure rather than a refusal."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, httpx2.TransportError | OSError | TimeoutError):
+            return True
+        seen = seen.__cause__
+    text = str(exc)
+    return "timed out" in text or "closed" in text or "error response" in text
+
+
+class Vault:
+    """A lang-bound handle: one typed method per Vault MCP tool."""
+
+    def __init__(self, session: VaultSession, lang: str) -> None:
+        self.session = session
+        self.lang = lang
+
+    async def _call(self, name: str, **args: Any) -> dict[str, Any]:
+        return await self.session.call(name, {"lang": self.lang, **args})
+
+    async def read(self, path: str, offset: int = 0, limit: int | None = None) -> ReadResult:
+        args: dict[str, Any] = {"path": path}
+        if offset:
+            args["offset"] = offset
+        if limit is not None:
+            args["limit"] = limit
+        return cast(ReadResult, await self._call("read", **args))
+
+    async def write(
+        self, path: str, content: str, encoding: str = "utf-8", if_match: str | None = None
+    ) -> WriteResult:
+        args: dict[str, Any] = {"path": path, "content": content}
+        if encoding != "utf-8":
+            args["encoding"] = encoding
+        if if_match is not None:
+            args["if_match"] = if_match
+        return cast(WriteResult, await self._call("write", **args))
+
+    async def stat(self, path: str) -> StatResult:
+        return cast(StatResult, await self._call("stat", path=path))
+
+    async def append(self, path: str, content: str, create: bool = True) -> AppendResult:
+        return cast(
+            AppendResult, await self._call("append", path=path, content=content, create=create)
+        )
+
+    async def find(self, pattern: str = "**/*.md", path: str = "", limit: int = 200) -> FindResult:
+        return cast(FindResult, await self._call("find", pattern=pattern, path=path, limit=limit))
+
+    async def grep(
+        self,
+        pattern: str,
+        path: str = "",
+        glob: str = "**/*.md",
+        fixed: bool = False,
+        ignore_case: bool = False,
+        limit: int = 100,
+    ) -> GrepResult:
+        return cast(
+            GrepResult,
+            await self._call(
+                "grep",
+                pattern=pattern,
+                path=path,
+                glob=glob,
+                fixed=fixed,
+                ignore_case=ignore_case,
+                limit=limit,
+            ),
+        )
+
+    async def delete(self, path: str) -> DeleteResult:
+        return cast(DeleteResult, await self._call("delete", path=path))
+
+    async def search(
+        self,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: list[str] | None = None,
+        path: str = "",
+    ) -> SearchResult:
+        args: dict[str, Any] = {"query": query, "limit": limit}
+        if type is not None:
+            args["type"] = type
+        if tags is not None:
+            args["tags"] = tags
+        if path:
+            args["path"] = path
+        return cast(SearchResult, await self._call("search", **args))
+
+    async def has_search(self) -> bool:
+        """Whether the server offers ``search`` (it may be absent in early versions)."""
+        return "search" in await self.session.tool_names()
+
+    async def status(self) -> dict[str, Any]:
+        return await self.session.call("status", {})
+
+
+@contextlib.asynccontextmanager
+async def open_session(
+    settings: ClientSettings, endpoint: Endpoint | None = None
+) -> AsyncIterator[VaultSession]:
+    """Connect within ``settings.connect_timeout``; else ``IndexerOfflineError``.
+
+    The endpoint is discovered now (from the URL file) unless the caller just did so.
+    """
+    endpoint = endpoint or discover(settings.url_file, settings.token_file)
+
+    def http_client(
+        headers: dict[str, str] | None = None,
+        timeout: httpx2.Timeout | None = None,
+        auth: httpx2.Auth | None = None,
+        **kwargs: Any,
+    ) -> httpx2.AsyncClient:
+        # Connecting is bounded by connect_timeout; a call by call_timeout (in the session).
+        read = max(settings.call_timeout, 300.0)
+        timeout = httpx2.Timeout(read, connect=settings.connect_timeout)
+        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **kwargs)
+
+    transport = StreamableHttpTransport(
+        endpoint.url, auth=endpoint.token, httpx_client_factory=http_client
+    )
+    client: Client[Any] = Client(
+        transport, timeout=settings.call_timeout, init_timeout=settings.connect_timeout
+    )
+    try:
+        async with asyncio.timeout(settings.connect_timeout):
+            await client.__aenter__()
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            await client.__aexit__(None, None, None)
+        raise IndexerOfflineError(
+            f"cannot connect to the indexer at {endpoint.url} ({type(exc).__name__}); "
+            "is `indexer serve` running?"
+        ) from exc
+    try:
+        yield VaultSession(client, endpoint, settings.call_timeout)
+    finally:
+        # Closing a client whose server is already gone may raise; nothing to save then.
+        with contextlib.suppress(Exception):
+            await client.__aexit__(None, None, None)
+
+
+@contextlib.asynccontextmanager
+async def mcp_vault_connection(
+    lang: str, settings: ClientSettings | None = None
+) -> AsyncIterator[Vault]:
+    """A lang-bound vault handle over a fresh connection (settings default to the env)."""
+    check_lang(lang)
+    async with open_session(settings or ClientSettings.resolve()) as session:
+        yield session.vault(lang)
+
+
+class SessionKeeper:
+    """One connection reused across entries and batches, reopened when needed.
+
+    ``begin()`` (at the start of each batch or action) re-reads the URL file: a changed
+    URL or token, or a dead session, closes the connection so that the next ``get()``
+    opens a fresh one. After a failure within a batch, entries that would go to the
+    endpoint that just failed are refused at once (no new timeout per entry); the next
+    batch tries again.
+    """
+
+    def __init__(self, settings: ClientSettings) -> None:
+        self._settings = settings
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._session: VaultSession | None = None
+        self._failed: Endpoint | None = None
+
+    async def begin(self) -> None:
+        self._failed = None
+        if self._session is None:
+            return
+        try:
+            endpoint = discover(self._settings.url_file, self._settings.token_file)
+        except IndexerOfflineError:
+            endpoint = None
+        if endpoint != self._session.endpoint or not self._session.alive:
+            await self.close()
+        else:
+            self._session.forget_caches()
+
+    async def get(self) -> VaultSession:
+        if self._session is not None and not self._session.broken:
+            return self._session
+        if self._session is not None:
+            self._failed = self._session.endpoint
+        await self.close()
+        endpoint = discover(self._settings.url_file, self._settings.token_file)
+        if endpoint == self._failed:
+            raise IndexerOfflineError(f"the indexer at {endpoint.url} just failed; not retrying")
+        stack = contextlib.AsyncExitStack()
+        try:
+            self._session = await stack.enter_async_context(open_session(self._settings, endpoint))
+        except IndexerOfflineError:
+            self._failed = endpoint
+            raise
+        self._stack = stack
+        return self._session
+
+    async def close(self) -> None:
+        stack, self._stack, self._session = self._stack, None, None
+        if stack is not None:
+            await stack.aclose()

@@ -1,0 +1,42 @@
+"""Find the indexer: read ``W/indexer.mcp.url`` (and the token) afresh on every connect.
+
+The indexer may have restarted on another port since the last connection, so nothing
+here is cached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared.errors import IndexerOfflineError
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where the indexer's MCP server answers, and the bearer token it wants (if any)."""
+
+    url: str
+    token: str | None = None
+
+
+def discover(url_file: Path, token_file: Path) -> Endpoint:
+    """Read the URL (and token) files; ``IndexerOfflineError`` when there is no usable URL."""
+    try:
+        url = url_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise IndexerOfflineError(
+            f"no indexer URL file at {url_file}: start `indexer serve --workspace "
+            f"{url_file.parent}`"
+        ) from None
+    except OSError as exc:
+        raise IndexerOfflineError(f"cannot read {url_file}: {exc.strerror}") from None
+    if not url.startswith(("http://", "https://")):
+        raise IndexerOfflineError(f"{url_file} holds no http(s) URL: {url[:80]!r}")
+    try:
+        token = token_file.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        token = None
+    except OSError as exc:
+        raise IndexerOfflineError(f"cannot read {token_file}: {exc.strerror}") from None
+    return Endpoint(url=url, token=token)

@@ -1,0 +1,120 @@
+"""Deterministic knowledge merge, used when no LLM is configured or the LLM failed.
+
+Find the best existing note (slug, then exact title, then a search hit whose title is
+close enough), append a dated section with the entry's content; or create a new note
+with clean frontmatter. Re-submitting the same entry does not add its content twice.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import tzinfo
+
+import yaml
+
+from agent_client.confirmation import Confirmation
+from agent_client.connection import Vault
+from agent_client.images import ImageFile, copy_images
+from agent_client.journal import WriteJournal
+from agent_client.notes import merge_tags, render_note, slugify, split_note, title_key
+from shared.errors import ConflictError, NotFoundError, VaultError
+from shared.models import MemoryEntry
+
+ITEMS = "items"
+MIN_TITLE_SIMILARITY = 0.6
+
+
+def note_path_for(title: str) -> str:
+    return f"{ITEMS}/{slugify(title)}.md"
+
+
+async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
+    """The existing note this entry belongs to, or None."""
+    slug_path = note_path_for(entry.title)
+    if (await vault.stat(slug_path))["exists"]:
+        return slug_path
+    wanted = title_key(entry.title)
+    try:
+        titles = await vault.grep(r"^title:", path=ITEMS, limit=1000)
+    except NotFoundError:
+        return None  # no items/ folder yet: nothing to merge into
+    for match in titles["matches"]:
+        if _title_of(match["text"]) == wanted:
+            return match["path"]
+    if await vault.has_search():
+        try:
+            hits = await vault.search(entry.title, limit=5, path=ITEMS)
+        except VaultError as exc:
+            if exc.code == "indexer_offline":
+                raise
+            return None  # a title the search syntax refuses: no search-based match
+        for hit in hits["results"]:
+            if similarity(title_key(hit["title"]), wanted) >= MIN_TITLE_SIMILARITY:
+                return hit["path"]
+    return None
+
+
+def _title_of(line: str) -> str:
+    try:
+        value = yaml.safe_load(line.partition(":")[2])
+    except yaml.YAMLError:
+        return ""
+    return title_key(str(value)) if value is not None else ""
+
+
+def similarity(a: str, b: str) -> float:
+    """Jaccard overlap of words (and of character pairs, for scripts without spaces)."""
+    sa, sb = _grams(a), _grams(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def _grams(text: str) -> set[str]:
+    grams = set(text.split())
+    joined = re.sub(r"\s+", "", text)
+    if len(grams) <= 1 and len(joined) > 2:  # CJK and other unspaced text
+        grams = {joined[i : i + 2] for i in range(len(joined) - 1)}
+    return grams
+
+
+def new_note(entry: MemoryEntry, links: list[str]) -> str:
+    body = f"# {entry.title}\n\n{entry.content.strip()}\n"
+    if links:
+        body += "\n" + "\n".join(links) + "\n"
+    return render_note({"title": entry.title, "type": "item", "tags": list(entry.tags)}, body)
+
+
+def merged_note(text: str, entry: MemoryEntry, links: list[str], tz: tzinfo | None) -> str:
+    meta, body = split_note(text)
+    meta["tags"] = merge_tags(meta.get("tags"), entry.tags)
+    day = entry.timestamp.astimezone(tz).strftime("%Y-%m-%d")
+    section = f"## {day}: {entry.title}\n\n{entry.content.strip()}\n"
+    if links:
+        section += "\n" + "\n".join(links) + "\n"
+    return render_note(meta, body.rstrip("\n") + "\n\n" + section)
+
+
+async def merge_fallback(
+    journal: WriteJournal, entry: MemoryEntry, images: list[ImageFile], tz: tzinfo | None
+) -> Confirmation:
+    """Merge ``entry`` into the vault without an LLM; every write goes through ``journal``."""
+    vault = journal.vault
+    target = await find_best_note(vault, entry)
+    for _ in range(2):
+        path = target or note_path_for(entry.title)
+        links = await copy_images(journal, path, images)
+        assets = [p for p in journal.written if p.startswith(f"{path}.assets/")]
+        try:
+            if target is None:
+                await journal.write(path, new_note(entry, links), before=None, if_match="")
+                return Confirmation([path, *assets], f"Created {path} ({entry.title}).")
+            current = await vault.read(path)
+            if entry.content.strip() in current["content"] and not links:
+                return Confirmation([path], f"{path} already holds this entry; nothing added.")
+            text = merged_note(current["content"], entry, links, tz)
+            await journal.write(path, text, before=current["content"], if_match=current["etag"])
+            return Confirmation([path, *assets], f"Added a section to {path} ({entry.title}).")
+        except ConflictError:
+            target = path  # created or changed meanwhile: merge into the fresh text once
+    raise ConflictError(f"{path} kept changing while entry {entry.id} was merged into it")

@@ -1,0 +1,163 @@
+"""Knowledge entries merged by an LLM: a bounded chat-completions tool loop over MCP.
+
+The system prompt is built from ``mem_entry_spec``, ``envelope_spec`` and ``vault_spec``
+served by the indexer; the user message is the envelope (the entry as JSON). The loop
+is bounded by steps, tokens and wall time, and must end with the JSON confirmation
+``{updated_files, update_summary}``. Any failure raises ``MergeFailed`` (the caller
+undoes the writes through the journal); ``IndexerOfflineError`` passes through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+from agent_client.confirmation import Confirmation, parse_confirmation
+from agent_client.connection import PROMPT_NAMES, Vault
+from agent_client.kb_fallback import note_path_for
+from agent_client.kb_tools import MergeFailed, ToolExecutor, tool_schemas
+from agent_client.settings import LLMSettings
+from shared.models import MemoryEntry
+
+logger = logging.getLogger("agent_client.kb_llm")
+
+MAX_COMPLETION_TOKENS = 4096
+BASE_TOOLS = ["read", "find", "grep", "stat", "write"]
+
+
+def make_llm(settings: LLMSettings) -> AsyncOpenAI:
+    """The OpenAI SDK client for ``settings`` (no retries: the fallback is the retry)."""
+    return AsyncOpenAI(
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        timeout=settings.request_timeout,
+        max_retries=0,
+    )
+
+
+async def system_prompt(vault: Vault) -> str:
+    """The writer's instructions, loaded from the indexer (cached per session)."""
+    parts = [await vault.session.prompt_text(name) for name in PROMPT_NAMES]
+    return "\n\n".join(p.strip() for p in parts)
+
+
+def envelope(entry: MemoryEntry, search_available: bool, image_names: list[str]) -> str:
+    """The user message: the entry as JSON, plus where a new note would go."""
+    return json.dumps(
+        {
+            "task": "merge_knowledge",
+            "entry": {
+                "id": entry.id,
+                "lang": entry.lang,
+                "kind": entry.kind,
+                "title": entry.title,
+                "content": entry.content,
+                "tags": list(entry.tags),
+                "timestamp": entry.timestamp.isoformat(),
+                "images": image_names,
+            },
+            "suggested_path": note_path_for(entry.title),
+            "search_available": search_available,
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+
+
+async def merge_with_llm(
+    llm: AsyncOpenAI,
+    settings: LLMSettings,
+    executor: ToolExecutor,
+    entry: MemoryEntry,
+    image_names: list[str],
+) -> Confirmation:
+    """Run the bounded tool loop; the validated confirmation, or ``MergeFailed``."""
+    vault = executor.vault
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": await system_prompt(vault)},
+        {
+            "role": "user",
+            "content": envelope(entry, "search" in executor.offered, image_names),
+        },
+    ]
+    try:
+        async with asyncio.timeout(settings.timeout):
+            return await _loop(llm, settings, executor, messages)
+    except TimeoutError:
+        raise MergeFailed(f"the merge took longer than {settings.timeout:g} s") from None
+    except openai.OpenAIError as exc:
+        raise MergeFailed(f"the LLM endpoint failed: {type(exc).__name__}: {exc}") from None
+
+
+async def _loop(
+    llm: AsyncOpenAI,
+    settings: LLMSettings,
+    executor: ToolExecutor,
+    messages: list[dict[str, Any]],
+) -> Confirmation:
+    tools = tool_schemas(executor.offered)
+    used_tokens = 0
+    nudged = False
+    for _step in range(settings.max_steps):
+        remaining = settings.max_tokens - used_tokens
+        response = await llm.chat.completions.create(
+            model=settings.model,
+            messages=messages,  # type: ignore[arg-type]
+            tools=tools,  # type: ignore[arg-type]
+            max_tokens=min(MAX_COMPLETION_TOKENS, remaining),
+        )
+        used_tokens += response.usage.total_tokens if response.usage else _estimate(messages)
+        if used_tokens > settings.max_tokens:
+            raise MergeFailed(f"the merge used more than {settings.max_tokens} tokens")
+        if not response.choices:
+            raise MergeFailed("the LLM answered with no choices")
+        message = response.choices[0].message
+        calls = [c for c in (message.tool_calls or []) if c.type == "function"]
+        if calls:
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": message.content,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {
+                                "name": c.function.name,
+                                "arguments": c.function.arguments,
+                            },
+                        }
+                        for c in calls
+                    ],
+                }
+            )
+            for call in calls:
+                result = await executor.run(call.function.name, call.function.arguments)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            continue
+        text = message.content or ""
+        try:
+            return parse_confirmation(text, executor.journal.written)
+        except ValueError as exc:
+            if nudged:
+                raise MergeFailed(f"malformed confirmation: {exc}") from None
+            nudged = True
+            messages.append({"role": "assistant", "content": text})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": f"That is not a valid confirmation: {exc}. Reply with only the "
+                    'JSON object {"updated_files": [...], "update_summary": "..."}.',
+                }
+            )
+    raise MergeFailed(f"no confirmation after {settings.max_steps} model turns")
+
+
+def _estimate(messages: list[dict[str, Any]]) -> int:
+    """A rough token count when the endpoint reports no usage (4 chars per token)."""
+    return sum(len(json.dumps(m, ensure_ascii=False)) for m in messages) // 4

@@ -1,0 +1,214 @@
+"""The vault tools offered to the merging LLM, and their executor.
+
+Tools: ``read, find, grep, search, stat, write``, bound to the entry's lang (the model
+never names a lang). The executor enforces the merge's safety rules:
+
+- a model error (unknown tool, arguments that are not a JSON object of the declared
+  parameters) raises ``MergeFailed``: the merge is abandoned and undone;
+- a refusal by the vault (``not_found``, ``forbidden_path``...) is returned to the model
+  as the tool result, so it can correct itself;
+- ``write`` of an existing note requires a prior ``read`` and sends the etag read as
+  ``if_match``; on ``conflict`` the note is re-read and its fresh text returned to the
+  model, which may write again once (a second conflict abandons the merge).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from agent_client.journal import WriteJournal
+from shared.errors import ConflictError, VaultError
+
+_STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+
+# name -> (description, properties, required)
+TOOL_SPECS: dict[str, tuple[str, dict[str, dict[str, Any]], tuple[str, ...]]] = {
+    "read": (
+        "Read a vault file. Returns its content. Read a note before writing it.",
+        {"path": _STR, "offset": _INT, "limit": _INT},
+        ("path",),
+    ),
+    "find": (
+        "List vault files matching a glob pattern (default **/*.md) under a folder.",
+        {"pattern": _STR, "path": _STR, "limit": _INT},
+        (),
+    ),
+    "grep": (
+        "Search lines of vault files by regular expression (or fixed text).",
+        {
+            "pattern": _STR,
+            "path": _STR,
+            "glob": _STR,
+            "fixed": _BOOL,
+            "ignore_case": _BOOL,
+            "limit": _INT,
+        },
+        ("pattern",),
+    ),
+    "search": (
+        "Ranked full-text search over the vault's notes; returns paths, titles, snippets.",
+        {
+            "query": _STR,
+            "limit": _INT,
+            "type": _STR,
+            "tags": {"type": "array", "items": _STR},
+            "path": _STR,
+        },
+        ("query",),
+    ),
+    "stat": (
+        "Whether a path exists, its type and size.",
+        {"path": _STR},
+        ("path",),
+    ),
+    "write": (
+        "Write the complete text of a note (.md, with frontmatter). Replaces the file.",
+        {"path": _STR, "content": _STR},
+        ("path", "content"),
+    ),
+}
+
+_PY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "boolean": bool,
+    "array": list,
+}
+
+
+class MergeFailed(Exception):
+    """The model did not complete a valid merge (its fault, or the LLM endpoint's)."""
+
+
+def tool_schemas(names: list[str]) -> list[dict[str, Any]]:
+    """OpenAI ``tools=`` entries for ``names``."""
+    out = []
+    for name in names:
+        description, props, required = TOOL_SPECS[name]
+        out.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": description,
+                    "parameters": {
+                        "type": "object",
+                        "properties": props,
+                        "required": list(required),
+                        "additionalProperties": False,
+                    },
+                },
+            }
+        )
+    return out
+
+
+@dataclass
+class _Seen:
+    etag: str
+    content: str | None  # full text when known
+
+
+class ToolExecutor:
+    """Runs the model's tool calls against one lang's vault, writes through a journal."""
+
+    def __init__(self, journal: WriteJournal, offered: list[str]) -> None:
+        self.journal = journal
+        self.vault = journal.vault
+        self.offered = offered
+        self.conflicts = 0
+        self._seen: dict[str, _Seen] = {}
+
+    def check_call(self, name: str, raw_args: str) -> dict[str, Any]:
+        """The parsed arguments of a call, or ``MergeFailed`` for a malformed one."""
+        if name not in self.offered:
+            raise MergeFailed(f"the model called an unknown tool {name!r}")
+        try:
+            args = json.loads(raw_args or "{}")
+        except json.JSONDecodeError:
+            bad = raw_args[:200]
+            raise MergeFailed(f"the arguments of {name!r} are not JSON: {bad!r}") from None
+        if not isinstance(args, dict):
+            raise MergeFailed(f"the arguments of {name!r} are not a JSON object")
+        if args.get("lang") == self.vault.lang:
+            args.pop("lang")  # harmless: models sometimes repeat the bound lang
+        _, props, required = TOOL_SPECS[name]
+        unknown = sorted(set(args) - set(props))
+        missing = [r for r in required if r not in args]
+        if unknown or missing:
+            raise MergeFailed(f"bad arguments for {name!r}: unknown {unknown}, missing {missing}")
+        for key, value in args.items():
+            want = _PY_TYPES[props[key]["type"]]
+            if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+                raise MergeFailed(f"bad arguments for {name!r}: {key} must be {want}")
+        return args
+
+    async def run(self, name: str, raw_args: str) -> str:
+        """Execute one call; the text handed back to the model as the tool result."""
+        args = self.check_call(name, raw_args)
+        try:
+            if name == "write":
+                result: Any = await self._write(args["path"], args["content"])
+            elif name == "read":
+                result = await self._read(args["path"], args.get("offset", 0), args.get("limit"))
+            else:
+                result = await getattr(self.vault, name)(**args)
+        except VaultError as exc:
+            if exc.code == "indexer_offline":
+                raise
+            return str(exc)
+        return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+
+    async def _read(self, path: str, offset: int, limit: int | None) -> dict[str, Any]:
+        result = await self.vault.read(path, offset=offset, limit=limit)
+        full = not offset and limit is None
+        self._seen[path] = _Seen(result["etag"], result["content"] if full else None)
+        return {"path": path, "content": result["content"], "size": result["size"]}
+
+    async def _write(self, path: str, content: str) -> dict[str, Any] | str:
+        if not path.endswith(".md"):
+            return "invalid_argument: only .md notes can be written (images are attached for you)"
+        if path.startswith("events/"):
+            return "forbidden_path: events/ is written by code; merge knowledge into items/"
+        seen = self._seen.get(path)
+        if_match: str
+        before: str | None
+        if seen is None:
+            if (await self.vault.stat(path))["exists"]:
+                return f"invalid_argument: {path} exists; read it before writing it"
+            if_match, before = "", None
+        else:
+            if seen.content is None:  # a partial read, or our own earlier write
+                fresh = await self.vault.read(path)
+                if fresh["etag"] != seen.etag:
+                    return await self._conflict(path)
+                self._seen[path] = seen = _Seen(fresh["etag"], fresh["content"])
+            if_match, before = seen.etag, seen.content
+        try:
+            result = await self.journal.write(path, content, before=before, if_match=if_match)
+        except ConflictError:
+            return await self._conflict(path)
+        self._seen[path] = _Seen(result["etag"], None)
+        return {"path": path, "created": result["created"], "size": result["size"]}
+
+    async def _conflict(self, path: str) -> str:
+        """Someone else changed ``path``: show the model the fresh text, once."""
+        self.conflicts += 1
+        if self.conflicts > 1:
+            raise MergeFailed(f"{path} kept changing under the merge (second conflict)")
+        try:
+            fresh = await self.vault.read(path)
+        except VaultError as exc:
+            if exc.code == "indexer_offline":
+                raise
+            self._seen.pop(path, None)
+            return f"conflict: {path} changed since you read it and is now gone ({exc})"
+        self._seen[path] = _Seen(fresh["etag"], fresh["content"])
+        self.journal.rebase(path, fresh["content"])
+        return (
+            f"conflict: {path} was changed by someone else after you read it. Its current "
+            "text is below; apply your change to this text and write the whole note again.\n\n"
+            + fresh["content"]
+        )

@@ -1,0 +1,77 @@
+"""Split a note into frontmatter and body, and put them back together (client side).
+
+The server normalizes every ``.md`` it writes, so the client only needs a faithful
+split and a plain render; values it does not touch are passed through unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date, datetime
+from typing import Any
+
+import yaml
+
+_FENCE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)^---[ \t]*\r?\n?", re.S | re.M)
+
+
+def split_note(text: str) -> tuple[dict[str, Any], str]:
+    """``(meta, body)``; a note without a (valid mapping) frontmatter block has ``meta == {}``."""
+    match = _FENCE.match(text)
+    if not match:
+        return {}, text
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return {}, text
+    if not isinstance(meta, dict):
+        return {}, text
+    return {str(k): _plain(v) for k, v in meta.items()}, text[match.end() :]
+
+
+def render_note(meta: dict[str, Any], body: str) -> str:
+    """Frontmatter block + body, with exactly one trailing newline."""
+    block = yaml.safe_dump(
+        {k: _plain(v) for k, v in meta.items()},
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=None,
+        width=1000,
+    )
+    return f"---\n{block}---\n{body.strip(chr(10))}\n"
+
+
+def _plain(value: Any) -> Any:
+    """Dates back to ISO text, so a round trip does not reformat them."""
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def slugify(title: str) -> str:
+    """``"Past tense of 'go'"`` -> ``"past-tense-of-go"``; letters of any script are kept."""
+    text = unicodedata.normalize("NFKC", title).lower()
+    words = re.findall(r"\w+", text)
+    slug = "-".join(words).strip("-_")[:80].strip("-_")
+    return slug or "note"
+
+
+def title_key(title: str) -> str:
+    """A comparison key for titles: case, punctuation and spacing do not matter."""
+    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", title).lower()))
+
+
+def merge_tags(old: Any, new: list[str]) -> list[str]:
+    """Old tags first, then new ones not yet present (a tag string is split on , and #)."""
+    if isinstance(old, str):
+        old = [t for t in re.split(r"[,\s]+", old) if t]
+    tags: list[str] = []
+    for tag in [*(old or []), *new]:
+        tag = str(tag).strip().lstrip("#")
+        if tag and tag not in tags:
+            tags.append(tag)
+    return tags

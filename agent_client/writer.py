@@ -1,0 +1,324 @@
+"""The Memory Writer: one daemon thread consuming a ``queue.Queue``, a process-wide singleton.
+
+Two producers (see the SPEC, "The agent client"):
+
+- ``submit(entries)`` validates and enqueues a batch, and returns at once. The thread
+  handles each entry on its own: knowledge -> ``_write_kb_item_async`` (LLM merge,
+  deterministic fallback), event -> ``_append_event_async``. A failed entry is logged
+  and reported to the notice sink; it never stops the thread or the entries after it.
+  An offline indexer drops the entry with ``logger.error`` (no retry).
+- ``execute_action_async(action)`` runs a delete/edit on the thread and hands the
+  result (or the error, ``IndexerOfflineError`` included) back through a future.
+
+One consumer does all writing, so the writer itself needs no locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+
+from openai import AsyncOpenAI
+
+from agent_client.actions import ActionResult, run_action
+from agent_client.connection import SessionKeeper, Vault
+from agent_client.events import append_events, same_day_runs
+from agent_client.images import ImageFile, attach_images, load_images
+from agent_client.journal import WriteJournal
+from agent_client.kb_fallback import merge_fallback
+from agent_client.kb_llm import BASE_TOOLS, make_llm, merge_with_llm
+from agent_client.kb_tools import MergeFailed, ToolExecutor
+from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
+from agent_client.settings import ClientSettings
+from shared.errors import IndexerOfflineError
+from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+
+logger = logging.getLogger("agent_client.writer")
+
+
+@dataclass
+class _ActionRequest:
+    action: Action
+    future: concurrent.futures.Future[ActionResult]
+
+
+@dataclass
+class _Flush:
+    done: threading.Event
+
+
+_STOP = object()
+IDLE_CLOSE_SECONDS = 30.0  # close the indexer connection after this long without work
+
+
+class MemoryWriter:
+    """Validates, merges and writes memory entries on one daemon thread."""
+
+    def __init__(self, settings: ClientSettings, sink: NoticeSink | None = None) -> None:
+        self.settings = settings
+        self.sink: NoticeSink = sink or LoggingNoticeSink()
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()  # guards the lazy start only
+        self._closed = False
+        self._llm: AsyncOpenAI | None = None
+        self._keeper = SessionKeeper(settings)  # used by the writer thread only
+
+    # -- producers (any thread) ------------------------------------------------------
+
+    def submit(self, entries: list[MemoryEntry]) -> None:
+        """Validate every entry (``ValueError`` before anything is queued), then enqueue."""
+        if not isinstance(entries, list | tuple):
+            raise ValueError("submit() takes a list of MemoryEntry")
+        for entry in entries:
+            if not isinstance(entry, MemoryEntry):
+                raise ValueError(f"not a MemoryEntry: {type(entry).__name__}")
+            entry.validate()
+        if entries:
+            self._put(list(entries))
+
+    def execute_action(self, action: Action) -> concurrent.futures.Future[ActionResult]:
+        """Enqueue a delete/edit; the future gets its result or its error."""
+        if not isinstance(action, DeleteAction | EditAction):
+            raise ValueError(f"not an action: {type(action).__name__}")
+        action.validate()
+        future: concurrent.futures.Future[ActionResult] = concurrent.futures.Future()
+        self._put(_ActionRequest(action, future))
+        return future
+
+    async def execute_action_async(self, action: Action) -> ActionResult:
+        """Run a delete/edit on the writer thread and await its result."""
+        return await asyncio.wrap_future(self.execute_action(action))
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until everything queued before this call is done; False on timeout."""
+        if self._thread is None:
+            return True
+        marker = _Flush(threading.Event())
+        self._put(marker)
+        return marker.done.wait(timeout)
+
+    def close(self, timeout: float | None = 10.0) -> None:
+        """Finish the queued work (up to ``timeout``) and stop the thread."""
+        with self._start_lock:
+            self._closed = True
+            thread = self._thread
+        if thread is not None:
+            self._queue.put(_STOP)
+            thread.join(timeout)
+
+    def _put(self, item: object) -> None:
+        if self._thread is None or self._closed:
+            self._start()
+        self._queue.put(item)
+
+    def _start(self) -> None:
+        with self._start_lock:
+            if self._closed:
+                raise RuntimeError("the memory writer is closed")
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run_loop, name="memory-writer", daemon=True
+                )
+                self._thread.start()
+
+    # -- the consumer thread ---------------------------------------------------------
+
+    def _run_loop(self) -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            while True:
+                try:
+                    item = self._queue.get(timeout=IDLE_CLOSE_SECONDS)
+                except queue.Empty:
+                    loop.run_until_complete(self._keeper.close())  # idle: let it go
+                    continue
+                if item is _STOP:
+                    break
+                if isinstance(item, _Flush):
+                    item.done.set()
+                    continue
+                try:
+                    if isinstance(item, _ActionRequest):
+                        loop.run_until_complete(self._process_action(item))
+                    else:
+                        loop.run_until_complete(self._process_batch(item))  # type: ignore[arg-type]
+                except Exception:
+                    logger.exception("memory writer: unexpected error; continuing")
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(self._keeper.close())
+            if self._llm is not None:
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(self._llm.close())
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    async def _process_batch(self, entries: list[MemoryEntry]) -> None:
+        await self._keeper.begin()
+        for run in same_day_runs(entries, self.settings.tz):
+            for notice in await self._process_run(self._keeper, run):
+                try:
+                    self.sink.notify(notice)
+                except Exception:
+                    logger.exception("notice sink failed for entry %s", notice.entry_id)
+
+    async def _process_run(
+        self, keeper: SessionKeeper, run: list[MemoryEntry]
+    ) -> list[SystemNotice]:
+        """One knowledge entry, or consecutive events of one day file (one append)."""
+        first = run[0]
+        try:
+            vault = (await keeper.get()).vault(first.lang)
+            if first.kind == "event":
+                return await self._append_event_async(vault, run)
+            return [await self._write_kb_item_async(vault, first)]
+        except IndexerOfflineError as exc:
+            reason, error = f"dropped: indexer offline: {exc.message}", str(exc)
+        except Exception as exc:
+            reason, error = f"failed: {exc}", f"{type(exc).__name__}: {exc}"
+        for entry in run:
+            logger.error("memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, reason)
+        return [SystemNotice(e.id, e.lang, e.kind, e.title, ok=False, error=error) for e in run]
+
+    async def _append_event_async(
+        self, vault: Vault, entries: list[MemoryEntry]
+    ) -> list[SystemNotice]:
+        result = await append_events(vault, entries, self.settings.tz)
+        return [
+            SystemNotice(
+                entry.id,
+                entry.lang,
+                entry.kind,
+                entry.title,
+                ok=True,
+                updated_files=[result["path"]],
+                update_summary=f"Logged the event {entry.title!r} in {result['path']}.",
+                method="event",
+            )
+            for entry in entries
+        ]
+
+    async def _write_kb_item_async(self, vault: Vault, entry: MemoryEntry) -> SystemNotice:
+        images = load_images(entry.images, self.settings.max_image_bytes)
+        journal = WriteJournal(vault)
+        try:
+            confirmation, method = await self._merge(journal, entry, images)
+        except IndexerOfflineError:
+            raise
+        except BaseException:
+            left = await _quiet_rollback(journal)
+            if left:
+                logger.error("entry %s: could not undo writes to %s", entry.id, left)
+            raise
+        return SystemNotice(
+            entry.id,
+            entry.lang,
+            entry.kind,
+            entry.title,
+            ok=True,
+            updated_files=confirmation.updated_files,
+            update_summary=confirmation.update_summary,
+            method=method,
+        )
+
+    async def _merge(self, journal: WriteJournal, entry: MemoryEntry, images: list[ImageFile]):  # type: ignore[no-untyped-def]
+        llm_settings = self.settings.llm
+        if llm_settings is not None:
+            vault = journal.vault
+            offered = [*BASE_TOOLS, "search"] if await vault.has_search() else list(BASE_TOOLS)
+            executor = ToolExecutor(journal, offered)
+            if self._llm is None:
+                self._llm = make_llm(llm_settings)
+            try:
+                names = [image.asset_name for image in images]
+                confirmation = await merge_with_llm(self._llm, llm_settings, executor, entry, names)
+                if images and not confirmation.updated_files:
+                    raise MergeFailed("the model wrote no note to attach the images to")
+                await attach_images(journal, confirmation.updated_files[0], images)
+                written = journal.written
+                confirmation.updated_files.extend(
+                    p for p in written if p not in confirmation.updated_files
+                )
+                return confirmation, "llm"
+            except MergeFailed as exc:
+                left = await journal.rollback()
+                if not self.settings.llm_fallback or left:
+                    raise
+                logger.error(
+                    "LLM merge of entry %s failed (%s); undone, merging deterministically",
+                    entry.id,
+                    exc,
+                )
+        confirmation = await merge_fallback(journal, entry, images, self.settings.tz)
+        return confirmation, "fallback"
+
+    async def _process_action(self, request: _ActionRequest) -> None:
+        if not request.future.set_running_or_notify_cancel():
+            return  # the caller gave up before we started
+        try:
+            await self._keeper.begin()
+            session = await self._keeper.get()
+            result = await run_action(session.vault(request.action.lang), request.action)
+        except Exception as exc:
+            request.future.set_exception(exc)
+        else:
+            request.future.set_result(result)
+
+
+async def _quiet_rollback(journal: WriteJournal) -> list[str]:
+    try:
+        return await journal.rollback()
+    except Exception as exc:  # offline while undoing: report, keep the first error
+        logger.error("undo failed: %s", exc)
+        return journal.written
+
+
+# -- the process-wide singleton ----------------------------------------------------------
+
+_writer: MemoryWriter | None = None
+_writer_lock = threading.Lock()
+
+
+def configure_writer(settings: ClientSettings, sink: NoticeSink | None = None) -> MemoryWriter:
+    """Install the process-wide writer (call once from ``main()``); closes a previous one."""
+    global _writer
+    with _writer_lock:
+        old, _writer = _writer, MemoryWriter(settings, sink)
+    if old is not None:
+        old.close()
+    return _writer
+
+
+def get_writer() -> MemoryWriter:
+    """The process-wide writer; built from the environment on first use if not configured."""
+    global _writer
+    with _writer_lock:
+        if _writer is None:
+            _writer = MemoryWriter(ClientSettings.resolve())
+        return _writer
+
+
+def submit(entries: list[MemoryEntry]) -> None:
+    get_writer().submit(entries)
+
+
+async def execute_action_async(action: Action) -> ActionResult:
+    return await get_writer().execute_action_async(action)
+
+
+def flush(timeout: float | None = None) -> bool:
+    return get_writer().flush(timeout)
+
+
+def close(timeout: float | None = 10.0) -> None:
+    global _writer
+    with _writer_lock:
+        writer, _writer = _writer, None
+    if writer is not None:
+        writer.close(timeout)

@@ -1,0 +1,129 @@
+"""The agent client's MCP connection against a real ``indexer serve``: typed tools,
+typed errors, prompts, offline detection within the time bound, token discovery."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import time
+from collections.abc import Iterator
+from datetime import UTC
+from pathlib import Path
+
+import pytest
+from indexer_process import RunningIndexer, start_indexer
+
+from agent_client.connection import PROMPT_NAMES, mcp_vault_connection, open_session
+from agent_client.settings import ClientSettings
+from shared.errors import ConflictError, ForbiddenPathError, IndexerOfflineError, NotFoundError
+
+_langs = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("conn") / "ws")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def settings(server: RunningIndexer) -> ClientSettings:
+    return ClientSettings(workspace=server.workspace, tz=UTC)
+
+
+@pytest.fixture
+def lang() -> str:
+    return f"en-c{next(_langs):03d}"
+
+
+def dead_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_typed_tools_round_trip(settings: ClientSettings, lang: str) -> None:
+    async with mcp_vault_connection(lang, settings) as vault:
+        written = await vault.write("items/a.md", "# A\n\nalpha\n", if_match="")
+        assert written["created"] and written["path"] == "items/a.md"
+        read = await vault.read("items/a.md")
+        assert read["etag"] == written["etag"] and "alpha" in read["content"]
+        assert "id:" in read["content"]  # normalized by the server
+        stat = await vault.stat("items/a.md")
+        assert stat["exists"] and stat["type"] == "file" and stat["etag"] == read["etag"]
+        appended = await vault.append("items/a.md", "beta\n")
+        assert appended["etag"] != read["etag"]
+        assert (await vault.find(path="items"))["paths"] == ["items/a.md"]
+        grep = await vault.grep("beta", path="items")
+        assert [(m["path"], m["text"]) for m in grep["matches"]] == [("items/a.md", "beta")]
+        assert (await vault.delete("items/a.md"))["deleted"]
+        assert not (await vault.stat("items/a.md"))["exists"]
+        status = await vault.status()
+        assert "version" in status
+
+
+async def test_refusals_become_typed_errors(settings: ClientSettings, lang: str) -> None:
+    async with mcp_vault_connection(lang, settings) as vault:
+        with pytest.raises(NotFoundError):
+            await vault.read("items/none.md")
+        with pytest.raises(ForbiddenPathError):
+            await vault.read("../../secret.md")
+        await vault.write("items/b.md", "# B\n")
+        with pytest.raises(ConflictError):
+            await vault.write("items/b.md", "# B2\n", if_match="")
+        with pytest.raises(ConflictError):
+            await vault.write("items/b.md", "# B2\n", if_match="0" * 32)
+        assert not vault.session.broken  # a refusal is not a lost connection
+
+
+async def test_prompts_and_tool_list(settings: ClientSettings) -> None:
+    async with open_session(settings) as session:
+        names = await session.tool_names()
+        assert {"read", "write", "stat", "append", "find", "grep", "delete"} <= names
+        assert await session.vault("en").has_search() == ("search" in names)
+        for name in PROMPT_NAMES:
+            text = await session.prompt_text(name)
+            assert text.strip() == Path(f"prompts/{name}.md").read_text(encoding="utf-8").strip()
+
+
+async def test_no_url_file_is_offline_at_once(tmp_path: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(IndexerOfflineError, match="no indexer URL file"):
+        async with mcp_vault_connection("en", ClientSettings(workspace=tmp_path)):
+            pass
+    assert time.monotonic() - started < 0.5
+
+
+async def test_dead_port_is_offline_within_the_bound(tmp_path: Path) -> None:
+    (tmp_path / "indexer.mcp.url").write_text(f"http://127.0.0.1:{dead_port()}/mcp\n")
+    settings = ClientSettings(workspace=tmp_path, connect_timeout=1.0)
+    started = time.monotonic()
+    with pytest.raises(IndexerOfflineError, match="cannot connect"):
+        async with open_session(settings):
+            pass
+    assert time.monotonic() - started < 1.5
+
+
+async def test_token_discovery_and_server_gone_mid_session(tmp_path: Path) -> None:
+    running = start_indexer(tmp_path / "ws", "--token", "tok-" + "x" * 30)
+    try:
+        token_file = running.workspace / "indexer.mcp.token"
+        settings = ClientSettings(workspace=running.workspace, connect_timeout=1.0)
+        token = token_file.read_text()
+        token_file.unlink()
+        with pytest.raises(IndexerOfflineError):
+            async with mcp_vault_connection("en", settings) as vault:
+                await vault.stat("x.md")
+        token_file.write_text(token)
+        async with open_session(settings) as session:
+            vault = session.vault("en")
+            assert not (await vault.stat("x.md"))["exists"]
+            running.stop()
+            started = time.monotonic()
+            with pytest.raises(IndexerOfflineError):
+                await vault.stat("x.md")
+            assert time.monotonic() - started < 2.0
+            assert session.broken
+    finally:
+        running.stop()

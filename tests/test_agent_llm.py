@@ -1,0 +1,326 @@
+"""The LLM merge path end to end: the real openai SDK talks to a scripted local
+OpenAI-compatible server (``llm_stub``), the tools run against a real ``indexer serve``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from indexer_process import RunningIndexer, start_indexer
+from llm_stub import LLMStub, final, last_tool_result, running_llm_stub, say, tool_call
+
+from agent_client.notes import split_note
+from agent_client.notices import CollectingNoticeSink, SystemNotice
+from agent_client.settings import ClientSettings, LLMSettings
+from agent_client.writer import MemoryWriter
+from shared.models import MemoryEntry
+
+T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+_langs = itertools.count()
+NOTE = "---\ntitle: Go\ntype: item\ntags: [verbs]\n---\n# Go\n\n- went: past tense\n"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("llm") / "ws")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        yield running
+
+
+@pytest.fixture
+def lang() -> str:
+    return f"en-l{next(_langs):03d}"
+
+
+def vault_dir(server: RunningIndexer, lang: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def run_entry(
+    server: RunningIndexer,
+    stub: LLMStub,
+    entry: MemoryEntry,
+    *,
+    fallback: bool = False,
+    max_steps: int = 6,
+    timeout: float = 20.0,
+    base_url: str | None = None,
+) -> SystemNotice:
+    llm = LLMSettings(
+        model="stub-model",
+        base_url=base_url or stub.base_url,
+        max_steps=max_steps,
+        max_tokens=20000,
+        timeout=timeout,
+        request_timeout=timeout,
+    )
+    settings = ClientSettings(workspace=server.workspace, tz=UTC, llm=llm, llm_fallback=fallback)
+    sink = CollectingNoticeSink()
+    writer = MemoryWriter(settings, sink)
+    try:
+        writer.submit([entry])
+        assert writer.flush(60)
+    finally:
+        writer.close()
+    (notice,) = sink.notices
+    return notice
+
+
+def entry(
+    lang: str, title: str = "Go", content: str = "gone: past participle", **kw: Any
+) -> MemoryEntry:
+    return MemoryEntry(lang, "knowledge", title, content, ["grammar"], T0, **kw)
+
+
+def seed(server: RunningIndexer, lang: str, rel: str = "items/go.md", text: str = NOTE) -> Path:
+    path = vault_dir(server, lang) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def read_content(request: dict[str, Any]) -> str:
+    return str(json.loads(last_tool_result(request))["content"])
+
+
+def test_merge_into_an_existing_note(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
+    path = seed(server, lang)
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("find", path="items")
+        if turn == 1:
+            return tool_call("read", path="items/go.md")
+        if turn == 2:
+            merged = read_content(request).rstrip("\n") + "\n- gone: past participle\n"
+            return tool_call("write", path="items/go.md", content=merged)
+        return final(["items/go.md"], "Added the past participle of go.")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang))
+    assert notice.ok and notice.method == "llm", notice.error
+    assert notice.updated_files == ["items/go.md"]
+    assert notice.update_summary == "Added the past participle of go."
+    text = path.read_text()
+    assert "- went: past tense\n- gone: past participle\n" in text
+    assert split_note(text)[0]["id"]
+
+    first = stub.requests[0]
+    assert first["model"] == "stub-model"
+    system = first["messages"][0]["content"]
+    for name in ("mem_entry_spec", "envelope_spec", "vault_spec"):
+        heading = Path(f"prompts/{name}.md").read_text().splitlines()[0]
+        assert heading in system
+    envelope = json.loads(first["messages"][1]["content"])
+    assert envelope["entry"]["title"] == "Go" and envelope["suggested_path"] == "items/go.md"
+    offered = {tool["function"]["name"] for tool in first["tools"]}
+    assert offered - {"search"} == {"read", "find", "grep", "stat", "write"}
+    assert ("search" in offered) == envelope["search_available"]
+    assert "lang" not in json.dumps(first["tools"])  # bound to the entry's lang
+
+
+def test_new_note(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
+    body = "---\ntitle: Tea\ntags: [drinks]\n---\n# Tea\n\nGreen tea is 綠茶.\n"
+    stub.run(
+        [
+            tool_call("stat", path="items/tea.md"),
+            tool_call("write", path="items/tea.md", content=body),
+            final(["items/tea.md"], "Created a note on tea."),
+        ]
+    )
+    notice = run_entry(server, stub, entry(lang, "Tea", "green tea"))
+    assert notice.ok and notice.method == "llm" and notice.updated_files == ["items/tea.md"]
+    meta, text = split_note((vault_dir(server, lang) / "items/tea.md").read_text())
+    assert meta["tags"] == ["drinks"] and meta["id"] and "綠茶" in text
+    assert '"exists": false' in last_tool_result(stub.requests[1])
+
+
+def test_a_model_that_never_finishes_is_undone(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    original = seed(server, lang).read_text()
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("write", path="items/half.md", content="# Half\n")
+        if turn == 1:
+            return tool_call("read", path="items/go.md")
+        if turn == 2:
+            return tool_call("write", path="items/go.md", content="# Go\n\nclobbered\n")
+        return tool_call("find")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang), max_steps=5)
+    assert not notice.ok and "no confirmation after 5" in (notice.error or "")
+    assert len(stub.requests) == 5
+    vault = vault_dir(server, lang)
+    assert not (vault / "items/half.md").exists()
+    assert split_note((vault / "items/go.md").read_text())[1] == split_note(original)[1]
+
+    stub.run(script)  # the same model, with the deterministic fallback enabled
+    notice = run_entry(server, stub, entry(lang), max_steps=5, fallback=True)
+    assert notice.ok and notice.method == "fallback"
+    assert not (vault / "items/half.md").exists()
+    text = (vault / "items/go.md").read_text()
+    assert "clobbered" not in text and "- went: past tense" in text
+    assert "## 2026-11-29: Go\n\ngone: past participle\n" in text
+
+
+@pytest.mark.parametrize(
+    ("bad_turn", "error"),
+    [
+        (say("Done! I merged it."), "malformed confirmation"),
+        (say('{"updated_files": ["items/other.md"], "update_summary": "x"}'), "did not write"),
+        (tool_call("rm", path="items/go.md"), "unknown tool 'rm'"),
+        (tool_call("write", path="items/new.md"), "missing ['content']"),
+        (tool_call("write", raw_arguments='{"path": "items/new.md", '), "not JSON"),
+        (tool_call("read", path="items/go.md", lang="fr"), "unknown ['lang']"),
+        (tool_call("read", path=["items/go.md"]), "path must be"),
+    ],
+)
+def test_malformed_model_output_fails_and_leaves_nothing(
+    server: RunningIndexer, stub: LLMStub, lang: str, bad_turn: dict[str, Any], error: str
+) -> None:
+    original = seed(server, lang).read_text()
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            return tool_call("write", path="items/go.md", content=read_content(request) + "x\n")
+        if turn == 2:
+            return tool_call("write", path="items/extra.md", content="# Extra\n")
+        return bad_turn
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang))
+    assert not notice.ok and error in (notice.error or ""), notice.error
+    vault = vault_dir(server, lang)
+    assert not (vault / "items/extra.md").exists()
+    assert split_note((vault / "items/go.md").read_text())[1] == split_note(original)[1]
+
+
+def test_a_concurrent_human_edit_is_merged_not_overwritten(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang)
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            seen = read_content(request)
+            path.write_text(path.read_text() + "- human: edited in Obsidian\n")  # the person
+            return tool_call("write", path="items/go.md", content=seen + "- gone: participle\n")
+        if turn == 2:
+            result = last_tool_result(request)
+            assert result.startswith("conflict:")
+            fresh = result.split("\n\n", 1)[1]
+            return tool_call("write", path="items/go.md", content=fresh + "- gone: participle\n")
+        return final(["items/go.md"], "Merged after a conflict.")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang))
+    assert notice.ok and notice.method == "llm", notice.error
+    text = path.read_text()
+    assert "- human: edited in Obsidian\n- gone: participle\n" in text
+
+
+def test_a_second_conflict_abandons_the_merge(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang)
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        path.write_text(path.read_text() + f"- human edit {turn}\n")
+        return tool_call("write", path="items/go.md", content=NOTE + "- model\n")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang))
+    assert not notice.ok and "second conflict" in (notice.error or "")
+    text = path.read_text()
+    assert "- human edit 1\n- human edit 2\n" in text and "- model" not in text
+
+
+def test_writing_an_unread_note_is_refused_to_the_model(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang)
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("write", path="items/go.md", content="# Go\n\nblind\n")
+        if turn == 1:
+            assert "read it before writing it" in last_tool_result(request)
+            return tool_call("read", path="items/go.md")
+        if turn == 2:
+            return tool_call("write", path="items/go.md", content=read_content(request) + "ok\n")
+        return final(["items/go.md"], "ok")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang))
+    assert notice.ok, notice.error
+    assert "blind" not in path.read_text() and path.read_text().endswith("ok\n")
+
+
+def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
+    stub.run([tool_call("find")])
+    stub.delay = 2.0
+    started = time.monotonic()
+    try:
+        notice = run_entry(server, stub, entry(lang), timeout=0.5)
+    finally:
+        stub.delay = 0.0
+    assert not notice.ok and "longer than 0.5 s" in (notice.error or "")
+    assert time.monotonic() - started < 2.0
+
+    stub.usage_per_turn = 50_000
+    try:
+        notice = run_entry(server, stub, entry(lang))
+    finally:
+        stub.usage_per_turn = 100
+    assert not notice.ok and "more than 20000 tokens" in (notice.error or "")
+
+
+def test_an_unreachable_llm_falls_back(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
+    notice = run_entry(
+        server, stub, entry(lang, "Offline model"), fallback=True, base_url="http://127.0.0.1:9/v1"
+    )
+    assert notice.ok and notice.method == "fallback"
+    assert (vault_dir(server, lang) / "items/offline-model.md").exists()
+
+
+def test_images_attach_to_the_first_updated_note(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.gif"
+    image.write_bytes(b"GIF89a" + b"\x01\x00\x01\x00\x00\x00\x00;")
+    stub.run(
+        [
+            tool_call("write", path="items/chart.md", content="# Chart\n\nsales up\n"),
+            final(["items/chart.md"], "Created the chart note."),
+        ]
+    )
+    notice = run_entry(server, stub, entry(lang, "Chart", "sales", images=[str(image)]))
+    assert notice.ok, notice.error
+    assert notice.updated_files[0] == "items/chart.md"
+    (asset,) = notice.updated_files[1:]
+    assert asset.startswith("items/chart.md.assets/chart-") and asset.endswith(".gif")
+    text = (vault_dir(server, lang) / "items/chart.md").read_text()
+    assert f"![chart]({asset.removeprefix('items/')})" in text
+    envelope = json.loads(stub.requests[0]["messages"][1]["content"])
+    assert envelope["entry"]["images"] == [Path(asset).name]

@@ -1,0 +1,125 @@
+"""Pure helpers of the agent client: notes, confirmation, edits, event sections, tool args."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent_client.actions import apply_edit
+from agent_client.confirmation import parse_confirmation
+from agent_client.events import day_path, event_section, same_day_runs
+from agent_client.kb_fallback import similarity
+from agent_client.notes import merge_tags, render_note, slugify, split_note, title_key
+from shared.models import EditAction, MemoryEntry
+
+NOTE = (
+    "---\nid: 01ABC\ntitle: Go\ntype: item\ntags: [verbs]\ncreated: 2026-11-01T10:00:00Z\n"
+    "updated: 2026-11-02T10:00:00Z\nsource: book\n---\n# Go\n\nwent\n"
+)
+
+
+def test_split_and_render_round_trip() -> None:
+    meta, body = split_note(NOTE)
+    assert meta["id"] == "01ABC" and meta["created"] == "2026-11-01T10:00:00Z"
+    assert body == "# Go\n\nwent\n"
+    assert split_note(render_note(meta, body)) == (meta, body)
+    assert split_note("no frontmatter\n") == ({}, "no frontmatter\n")
+    assert split_note("---\n- a list\n---\nbody\n")[0] == {}
+
+
+def test_slugs_and_title_keys() -> None:
+    assert slugify('Past tense of "go"!') == "past-tense-of-go"
+    assert slugify("東京の天気") == "東京の天気"
+    assert slugify("???") == "note"
+    assert title_key("Past  tense, of GO") == title_key("past tense of go")
+    assert similarity("past tense of go", "the past tense of go") >= 0.6
+    assert similarity("東京の天気", "東京の天気予報") >= 0.6
+    assert similarity("cats", "dogs") == 0.0
+
+
+def test_merge_tags_keeps_order_and_splits_strings() -> None:
+    assert merge_tags(["a", "b"], ["b", "#c"]) == ["a", "b", "c"]
+    assert merge_tags("x, #y", ["y"]) == ["x", "y"]
+    assert merge_tags(None, []) == []
+
+
+def test_edit_keeps_protected_fields() -> None:
+    action = EditAction(
+        "en",
+        "items/go.md",
+        body="# Go\n\ngone\n",
+        frontmatter={
+            "id": "HACK",
+            "created": "1999-01-01T00:00:00Z",
+            "tags": ["x"],
+            "source": None,
+        },
+    )
+    meta, body = split_note(apply_edit(NOTE, action))
+    assert meta["id"] == "01ABC" and meta["created"] == "2026-11-01T10:00:00Z"
+    assert meta["tags"] == ["x"] and "source" not in meta
+    assert body == "# Go\n\ngone\n"
+    meta, body = split_note(apply_edit(NOTE, EditAction("en", "items/go.md", frontmatter={"k": 1})))
+    assert meta["k"] == 1 and body == "# Go\n\nwent\n"
+
+
+def test_confirmation_is_checked_strictly() -> None:
+    ok = parse_confirmation('{"updated_files": ["a.md"], "update_summary": "x"}', ["a.md"])
+    assert ok.updated_files == ["a.md"] and ok.update_summary == "x"
+    fenced = '```json\n{"updated_files": [], "update_summary": "nothing new"}\n```'
+    assert parse_confirmation(fenced, []).updated_files == []
+    listed_less = parse_confirmation(
+        '{"updated_files": ["a.md"], "update_summary": "x"}', ["a.md", "b.md"]
+    )
+    assert listed_less.updated_files == ["a.md", "b.md"]
+    bad = [
+        ("Done! I merged it.", "not JSON"),
+        ('{"updated_files": ["a.md"]}', "exactly"),
+        ('{"updated_files": "a.md", "update_summary": "x"}', "list"),
+        ('{"updated_files": ["z.md"], "update_summary": "x"}', "did not write"),
+        ('{"updated_files": [], "update_summary": "x"}', "empty"),
+        ('{"updated_files": ["a.md"], "update_summary": " "}', "non-empty"),
+    ]
+    for text, message in bad:
+        with pytest.raises(ValueError, match=message):
+            parse_confirmation(text, ["a.md"])
+
+
+def test_event_day_and_section() -> None:
+    late = datetime(2026, 11, 29, 23, 30, tzinfo=UTC)
+    assert day_path(late, ZoneInfo("UTC"))[0] == "events/2026/11/29.md"
+    assert day_path(late, ZoneInfo("Asia/Tokyo"))[0] == "events/2026/11/30.md"
+    entry = MemoryEntry("en", "event", "Lesson", "## not a heading\ntext", ["a", "b"], late)
+    section = event_section(entry, day_path(late, ZoneInfo("UTC"))[1])
+    assert section.startswith("\n## Event\n")
+    assert "- time: 2026-11-29T23:30:00+00:00" in section
+    assert "- tags: a, b" in section and f"- entry: {entry.id}" in section
+    assert "\\## not a heading" in section and section.count("\n## ") == 1
+
+
+def test_consecutive_events_of_one_day_share_an_append() -> None:
+    day2 = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    e = [
+        MemoryEntry(
+            "en",
+            "event",
+            f"e{i}",
+            "x",
+            timestamp=day2 if i == 2 else datetime(2026, 11, 29, 12, tzinfo=UTC),
+        )
+        for i in range(4)
+    ]
+    k = MemoryEntry("en", "knowledge", "k", "x")
+    ja = MemoryEntry("ja", "event", "j", "x", timestamp=e[0].timestamp)
+    runs = same_day_runs([e[0], e[1], e[2], e[3], k, ja, e[0]], ZoneInfo("UTC"))
+    assert [[x.title for x in run] for run in runs] == [
+        ["e0", "e1"],
+        ["e2"],
+        ["e3"],
+        ["k"],
+        ["j"],
+        ["e0"],
+    ]
+    assert len(same_day_runs([e[0]] * 250, None, max_run=100)) == 3

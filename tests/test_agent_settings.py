@@ -1,0 +1,83 @@
+"""Agent-client settings (flag > env > default) and discovery of the indexer's URL."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent_client.discovery import Endpoint, discover
+from agent_client.settings import SETTINGS_HELP, ClientSettings
+from shared.errors import IndexerOfflineError
+
+
+def test_flag_beats_env_beats_default(tmp_path: Path) -> None:
+    env = {"AGENT_CLIENT_WORKSPACE": str(tmp_path / "env"), "AGENT_CLIENT_CONNECT_TIMEOUT": "0.5"}
+    settings = ClientSettings.resolve({"workspace": str(tmp_path / "flag")}, env)
+    assert settings.workspace == tmp_path / "flag"
+    assert settings.connect_timeout == 0.5
+    assert settings.call_timeout == 30.0
+    assert ClientSettings.resolve({}, env).workspace == tmp_path / "env"
+
+
+def test_no_workspace_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="--workspace"):
+        ClientSettings.resolve({}, {})
+
+
+def test_llm_is_configured_only_with_a_model(tmp_path: Path) -> None:
+    base = {"AGENT_CLIENT_WORKSPACE": str(tmp_path)}
+    assert ClientSettings.resolve({}, base).llm is None
+    env = {**base, "VAULT_LLM_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+    llm = ClientSettings.resolve({}, env).llm
+    assert llm is not None and llm.model == "m" and llm.base_url == "http://127.0.0.1:1/v1"
+    assert llm.api_key == "unused"  # a local server may need no key
+    assert ClientSettings.resolve({"llm": "off"}, env).llm is None
+    with pytest.raises(ValueError, match="AGENT_CLIENT_LLM"):
+        ClientSettings.resolve({"llm": "maybe"}, env)
+
+
+def test_time_zone(tmp_path: Path) -> None:
+    env = {"AGENT_CLIENT_WORKSPACE": str(tmp_path), "AGENT_CLIENT_TZ": "Asia/Tokyo"}
+    assert ClientSettings.resolve({}, env).tz == ZoneInfo("Asia/Tokyo")
+    assert ClientSettings.resolve({}, {"AGENT_CLIENT_WORKSPACE": str(tmp_path)}).tz is None
+
+
+def test_every_env_var_read_is_documented() -> None:
+    source = Path("agent_client/settings.py").read_text()
+    used = {
+        node.args[1].value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "pick"
+        and isinstance(node.args[1], ast.Constant)
+    }
+    assert used == set(SETTINGS_HELP)
+
+
+def test_discover_reads_url_and_token_every_time(tmp_path: Path) -> None:
+    url_file, token_file = tmp_path / "indexer.mcp.url", tmp_path / "indexer.mcp.token"
+    with pytest.raises(IndexerOfflineError, match="no indexer URL file"):
+        discover(url_file, token_file)
+    url_file.write_text("http://127.0.0.1:1234/mcp\n")
+    assert discover(url_file, token_file) == Endpoint("http://127.0.0.1:1234/mcp")
+    token_file.write_text("s3cret\n")
+    url_file.write_text("http://127.0.0.1:4321/mcp\n")
+    assert discover(url_file, token_file) == Endpoint("http://127.0.0.1:4321/mcp", "s3cret")
+    url_file.write_text("garbage")
+    with pytest.raises(IndexerOfflineError, match="no http"):
+        discover(url_file, token_file)
+
+
+def test_agent_client_never_imports_indexer() -> None:
+    for path in Path("agent_client").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            assert not any(n == "indexer" or n.startswith("indexer.") for n in names), path

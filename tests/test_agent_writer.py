@@ -1,0 +1,407 @@
+"""The Memory Writer end to end against a real ``indexer serve``: validation, events,
+fallback merges, images, actions, isolation of failures, and the offline rules."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import signal
+import socket
+import struct
+import time
+import zlib
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from indexer_process import RunningIndexer, start_indexer, wait_for
+
+from agent_client import writer as writer_module
+from agent_client.connection import mcp_vault_connection, open_session
+from agent_client.events import append_event
+from agent_client.notes import split_note
+from agent_client.notices import CollectingNoticeSink
+from agent_client.settings import ClientSettings
+from agent_client.writer import MemoryWriter
+from shared.errors import IndexerOfflineError, NotFoundError
+from shared.models import DeleteAction, EditAction, MemoryEntry
+
+T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+_langs = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("writer") / "ws")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def lang() -> str:
+    return f"en-w{next(_langs):03d}"
+
+
+@pytest.fixture
+def sink() -> CollectingNoticeSink:
+    return CollectingNoticeSink()
+
+
+@pytest.fixture
+def writer(server: RunningIndexer, sink: CollectingNoticeSink) -> Iterator[MemoryWriter]:
+    w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
+    yield w
+    w.close()
+
+
+def vault_dir(server: RunningIndexer, lang: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def knowledge(lang: str, title: str, content: str, **kw: object) -> MemoryEntry:
+    return MemoryEntry(lang, "knowledge", title, content, timestamp=T0, **kw)  # type: ignore[arg-type]
+
+
+def event(lang: str, title: str, at: datetime = T0, **kw: object) -> MemoryEntry:
+    return MemoryEntry(lang, "event", title, f"content of {title}", timestamp=at, **kw)  # type: ignore[arg-type]
+
+
+def png_bytes() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def dead_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# -- submit ----------------------------------------------------------------------------
+
+
+def test_submit_refuses_a_bad_entry_before_queueing_anything(
+    writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    good = event(lang, "fine")
+    bad = event(lang, "x")
+    bad.timestamp = datetime(2026, 1, 1)  # naive
+    with pytest.raises(ValueError, match="timezone-aware"):
+        writer.submit([good, bad])
+    with pytest.raises(ValueError, match="not a MemoryEntry"):
+        writer.submit([good, "text"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="lang"):
+        writer.submit([knowledge("EN", "t", "c")])
+    assert writer.flush(10)
+    assert sink.notices == []
+
+
+# -- events ----------------------------------------------------------------------------
+
+
+def test_events_append_in_order_with_one_preamble(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    entries = [event(lang, f"e{i}", T0 + timedelta(minutes=i), tags=["t"]) for i in range(5)]
+    writer.submit(entries[:2])
+    writer.submit(entries[2:])
+    assert writer.flush(30)
+    assert [n.ok for n in sink.notices] == [True] * 5
+    text = (vault_dir(server, lang) / "events/2026/11/29.md").read_text()
+    meta, body = split_note(text)
+    assert meta["type"] == "events" and meta["id"]
+    assert body.count("# Events 2026-11-29") == 1
+    assert body.count("\n## Event\n") == 5
+    positions = [text.index(f"- entry: {e.id}") for e in entries]
+    assert positions == sorted(positions)
+    assert "- time: 2026-11-29T20:03:00+00:00" in text
+
+
+def test_event_day_follows_the_configured_time_zone(server: RunningIndexer, lang: str) -> None:
+    sink = CollectingNoticeSink()
+    tokyo = MemoryWriter(
+        ClientSettings(workspace=server.workspace, tz=ZoneInfo("Asia/Tokyo")), sink
+    )
+    try:
+        tokyo.submit([event(lang, "late", datetime(2026, 11, 29, 23, 30, tzinfo=UTC))])
+        assert tokyo.flush(30)
+    finally:
+        tokyo.close()
+    assert sink.notices[0].updated_files == ["events/2026/11/30.md"]
+    assert (
+        "- time: 2026-11-30T08:30:00+09:00"
+        in (vault_dir(server, lang) / "events/2026/11/30.md").read_text()
+    )
+
+
+def test_two_writers_racing_create_one_preamble(server: RunningIndexer, lang: str) -> None:
+    settings = ClientSettings(workspace=server.workspace, tz=UTC)
+    sinks = [CollectingNoticeSink(), CollectingNoticeSink()]
+    writers = [MemoryWriter(settings, s) for s in sinks]
+    batches = [[event(lang, f"w{w}-{i}") for i in range(6)] for w in range(2)]
+    try:
+        for w, batch in zip(writers, batches, strict=True):
+            w.submit(batch)
+        assert all(w.flush(60) for w in writers)
+    finally:
+        for w in writers:
+            w.close()
+    assert all(n.ok for s in sinks for n in s.notices)
+    text = (vault_dir(server, lang) / "events/2026/11/29.md").read_text()
+    assert text.count("---\n") == 2 and text.count("# Events 2026-11-29") == 1
+    assert text.count("\n## Event\n") == 12
+    for batch in batches:  # each writer's events in its own order
+        positions = [text.index(f"- entry: {e.id}\n") for e in batch]
+        assert positions == sorted(positions)
+
+
+async def test_racing_day_file_creation_writes_one_preamble(
+    server: RunningIndexer, lang: str
+) -> None:
+    settings = ClientSettings(workspace=server.workspace, tz=UTC)
+    days = [T0 + timedelta(days=d) for d in range(8)]
+    async with open_session(settings) as one, open_session(settings) as two:
+        await asyncio.gather(
+            *(
+                append_event(session.vault(lang), event(lang, f"{n}", at), UTC)
+                for at in days
+                for n, session in enumerate((one, two))
+            )
+        )
+    for at in days:
+        text = (vault_dir(server, lang) / f"events/{at:%Y/%m/%d}.md").read_text()
+        assert text.count("# Events ") == 1 and text.count("\n## Event\n") == 2
+
+
+# -- knowledge, deterministic fallback ---------------------------------------------------
+
+
+def test_fallback_creates_then_merges_by_slug_and_by_title(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    writer.submit([knowledge(lang, 'Past tense of "go"', "went", tags=["grammar"])])
+    writer.submit([knowledge(lang, "past tense of go!", "gone (participle)", tags=["verbs"])])
+    assert writer.flush(30)
+    note = vault_dir(server, lang) / "items/past-tense-of-go.md"
+    meta, body = split_note(note.read_text())
+    assert meta["title"] == 'Past tense of "go"' and meta["type"] == "item"
+    assert meta["tags"] == ["grammar", "verbs"] and meta["id"] and meta["created"]
+    assert body.startswith('# Past tense of "go"\n\nwent\n')
+    assert "## 2026-11-29: past tense of go!\n\ngone (participle)\n" in body
+    assert [n.method for n in sink.notices] == ["fallback", "fallback"]
+    assert sink.notices[0].update_summary.startswith("Created items/past-tense-of-go.md")
+
+    # a note whose file name differs but whose title matches
+    (vault_dir(server, lang) / "items/verbs").mkdir()
+    (vault_dir(server, lang) / "items/verbs/irregular.md").write_text(
+        "---\ntitle: Irregular verbs\n---\n# Irregular verbs\n\nsee list\n"
+    )
+    writer.submit([knowledge(lang, "irregular VERBS", "be, have, do")])
+    writer.submit([knowledge(lang, "irregular VERBS", "be, have, do")])  # again: no duplicate
+    assert writer.flush(30)
+    text = (vault_dir(server, lang) / "items/verbs/irregular.md").read_text()
+    assert text.count("be, have, do") == 1
+    assert sink.notices[-1].updated_files == ["items/verbs/irregular.md"]
+    assert "already holds" in sink.notices[-1].update_summary
+
+
+def test_fallback_with_cjk_title(server: RunningIndexer, writer: MemoryWriter, lang: str) -> None:
+    writer.submit([knowledge(lang, "東京の天気", "晴れ")])
+    assert writer.flush(30)
+    assert "晴れ" in (vault_dir(server, lang) / "items/東京の天気.md").read_text()
+
+
+# -- images ----------------------------------------------------------------------------
+
+
+def test_images_are_copied_and_linked(
+    server: RunningIndexer,
+    writer: MemoryWriter,
+    sink: CollectingNoticeSink,
+    lang: str,
+    tmp_path: Path,
+) -> None:
+    image = tmp_path / "board photo.png"
+    image.write_bytes(png_bytes())
+    writer.submit([knowledge(lang, "Whiteboard", "the plan", images=[str(image)])])
+    assert writer.flush(30)
+    notice = sink.notices[-1]
+    assert notice.ok, notice.error
+    assets = [p for p in notice.updated_files if ".assets/" in p]
+    assert len(assets) == 1 and assets[0].startswith("items/whiteboard.md.assets/board-photo-")
+    copied = vault_dir(server, lang) / assets[0]
+    assert copied.read_bytes() == image.read_bytes()
+    link = assets[0].removeprefix("items/")
+    assert (
+        f"![board photo]({link})" in (vault_dir(server, lang) / "items/whiteboard.md").read_text()
+    )
+
+
+def test_bad_images_fail_the_entry_and_the_next_one_still_runs(
+    server: RunningIndexer,
+    writer: MemoryWriter,
+    sink: CollectingNoticeSink,
+    lang: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    text_file = tmp_path / "notes.png"
+    text_file.write_text("not an image")
+    missing = knowledge(lang, "Missing", "x", images=[str(tmp_path / "nope.png")])
+    not_image = knowledge(lang, "Not image", "x", images=[str(text_file)])
+    after = knowledge(lang, "After", "still written")
+    with caplog.at_level(logging.ERROR, logger="agent_client.writer"):
+        writer.submit([missing, not_image, after])
+        assert writer.flush(30)
+    notices = sink.notices
+    assert [n.ok for n in notices] == [False, False, True]
+    assert "does not exist" in (notices[0].error or "")
+    assert "not a PNG" in (notices[1].error or "")
+    assert missing.id in caplog.text and not_image.id in caplog.text
+    items = vault_dir(server, lang) / "items"
+    assert sorted(p.name for p in items.iterdir()) == ["after.md"]
+
+
+# -- actions ---------------------------------------------------------------------------
+
+
+async def test_edit_keeps_protected_fields_and_delete_removes_assets(
+    server: RunningIndexer, writer: MemoryWriter, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "pic.png"
+    image.write_bytes(png_bytes())
+    writer.submit([knowledge(lang, "Edited", "old body", tags=["a"], images=[str(image)])])
+    assert writer.flush(30)
+    path = vault_dir(server, lang) / "items/edited.md"
+    before, _ = split_note(path.read_text())
+
+    result = await writer.execute_action_async(
+        EditAction(
+            lang,
+            "items/edited.md",
+            body="# Edited\n\nnew body\n",
+            frontmatter={"id": "FORGED", "created": "2000-01-01T00:00:00Z", "tags": ["b"]},
+        )
+    )
+    assert result.path == "items/edited.md" and result.etag
+    after, body = split_note(path.read_text())
+    assert after["id"] == before["id"] and after["created"] == before["created"]
+    assert after["tags"] == ["b"] and body == "# Edited\n\nnew body\n"
+
+    assert (await writer.execute_action_async(DeleteAction(lang, "items/edited.md"))).deleted
+    assert not path.exists() and not Path(f"{path}.assets").exists()
+    with pytest.raises(NotFoundError):
+        await writer.execute_action_async(DeleteAction(lang, "items/edited.md"))
+    with pytest.raises(ValueError, match="body"):
+        await writer.execute_action_async(EditAction(lang, "items/x.md"))
+
+
+async def test_module_singleton(server: RunningIndexer, lang: str) -> None:
+    sink = CollectingNoticeSink()
+    writer_module.configure_writer(ClientSettings(workspace=server.workspace, tz=UTC), sink)
+    try:
+        writer_module.submit([event(lang, "via singleton")])
+        assert writer_module.flush(30)
+        assert sink.notices[0].ok
+        async with mcp_vault_connection(lang, writer_module.get_writer().settings) as vault:
+            await vault.write("items/s.md", "# S\n")
+        await writer_module.execute_action_async(DeleteAction(lang, "items/s.md"))
+    finally:
+        writer_module.close()
+
+
+# -- offline ---------------------------------------------------------------------------
+
+
+def test_offline_batches_are_dropped_with_errors_fast(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sink = CollectingNoticeSink()
+    settings = ClientSettings(workspace=tmp_path, tz=UTC, connect_timeout=1.0)
+    w = MemoryWriter(settings, sink)
+    entries = [event("en", "e1"), knowledge("en", "k1", "c"), event("en", "e2")]
+    try:
+        with caplog.at_level(logging.ERROR, logger="agent_client.writer"):
+            started = time.perf_counter()
+            w.submit(entries)  # no URL file at all
+            assert time.perf_counter() - started < 0.05  # submit never waits
+            assert w.flush(5)
+            (tmp_path / "indexer.mcp.url").write_text(f"http://127.0.0.1:{dead_port()}/mcp\n")
+            w.submit(entries)  # a URL file pointing at a dead port
+            assert w.flush(5)
+            elapsed = time.perf_counter() - started
+    finally:
+        w.close()
+    assert elapsed < 3.0
+    assert [n.ok for n in sink.notices] == [False] * 6
+    dropped = [r for r in caplog.records if "dropped: indexer offline" in r.getMessage()]
+    assert len(dropped) == 6 and all(r.levelno == logging.ERROR for r in dropped)
+    for entry in entries:
+        assert sum(entry.id in r.getMessage() for r in dropped) == 2
+
+
+async def test_actions_offline_raise_to_the_caller(tmp_path: Path) -> None:
+    w = MemoryWriter(ClientSettings(workspace=tmp_path, connect_timeout=1.0))
+    try:
+        with pytest.raises(IndexerOfflineError):
+            await w.execute_action_async(DeleteAction("en", "items/a.md"))
+        (tmp_path / "indexer.mcp.url").write_text(f"http://127.0.0.1:{dead_port()}/mcp\n")
+        started = time.monotonic()
+        with pytest.raises(IndexerOfflineError):
+            await w.execute_action_async(EditAction("en", "items/a.md", body="x"))
+        assert time.monotonic() - started < 2.0
+    finally:
+        w.close()
+
+
+def test_killed_mid_batch_then_found_again_on_a_new_port(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    running = start_indexer(tmp_path / "ws")
+    sink = CollectingNoticeSink()
+    w = MemoryWriter(ClientSettings(workspace=running.workspace, tz=UTC, connect_timeout=1.0), sink)
+    events_dir = running.workspace / "memory/languages/en/vault/events"
+    # one day each, so that every event is its own append (no coalescing)
+    batch = [event("en", f"k{i}", T0 + timedelta(days=i)) for i in range(400)]
+
+    def logged() -> int:
+        return sum(p.read_text().count("\n## Event\n") for p in events_dir.rglob("*.md"))
+
+    try:
+        with caplog.at_level(logging.ERROR, logger="agent_client.writer"):
+            w.submit(batch)
+            wait_for(lambda: events_dir.exists() and logged() >= 5, 30)
+            running.stop(signal.SIGKILL)
+            killed = time.monotonic()
+            assert w.flush(30)
+            assert time.monotonic() - killed < 5.0
+        written = logged()
+        failed = [n for n in sink.notices if not n.ok]
+        assert 5 <= written < 400
+        # the entry in flight at the kill may be on disk although its reply was lost
+        assert 400 <= written + len(failed) <= 401
+        dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+        assert len(dropped) == len(failed)
+        assert all(n.entry_id in msg for n, msg in zip(failed, dropped, strict=True))
+
+        old_url = running.url
+        running = start_indexer(running.workspace)
+        assert running.url != old_url
+        w.submit([event("en", "after restart")])
+        assert w.flush(30)
+        assert sink.notices[-1].ok
+        assert "after restart" in (events_dir / "2026/11/29.md").read_text()
+    finally:
+        w.close()
+        running.stop()
