@@ -16,9 +16,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Node clients for the interop tests; skipped (the tests say so) when node is missing.
-$(NODE_STAMP): $(INTEROP)/package.json
+# `npm ci` installs exactly the committed package-lock.json, never prompts, never rewrites it.
+$(NODE_STAMP): $(INTEROP)/package.json $(INTEROP)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-		npm install --silent --no-audit --no-fund --prefix $(INTEROP) && touch $(NODE_STAMP); \
+		cd $(INTEROP) && npm ci --no-audit --no-fund --loglevel=error </dev/null \
+			&& touch node_modules/.installed; \
 	else echo "npm not found: interop tests will be skipped"; fi
 
 run: $(STAMP)

@@ -1,0 +1,143 @@
+"""Client configuration snippets for the live Vault MCP server (`indexer config-snippet`).
+
+A pasted configuration is only right if it carries the URL the indexer listens on now and,
+when a token is set, the header the server demands; so the snippet is generated from the
+workspace's URL and token files instead of being written by hand.
+
+- ``claude``: Claude Desktop reads only stdio servers from ``claude_desktop_config.json``
+  (remote "custom connectors" are reached from Anthropic's cloud, which cannot see a
+  loopback server), so the entry runs ``mcp-remote`` as a stdio bridge to our URL.
+- ``cursor``: Cursor speaks Streamable HTTP itself: ``{"url", "headers"}``.
+- ``generic``: the ``{"type": "http", "url", "headers"}`` shape read by most clients that
+  speak Streamable HTTP (Claude Code's ``.mcp.json``, for one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from indexer.layout import Workspace
+
+SERVER_NAME = "vault-memory"
+CLIENTS = ("claude", "cursor", "generic")
+# The mcp-remote release the interop tests run (tests/interop/package.json pins the same).
+MCP_REMOTE_VERSION = "0.15.1"
+# mcp-remote expands ${VAR} in header values; keeping the space of "Bearer x" in an env var
+# avoids the argument-quoting bug of Claude Desktop on Windows (see mcp-remote's README).
+AUTH_ENV = "VAULT_MEMORY_AUTH"
+
+_WHERE = {
+    "claude": (
+        "Merge into claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, "
+        "Windows: %APPDATA%\\Claude\\) under mcpServers, then restart Claude Desktop. "
+        "Needs Node.js 18+ for npx."
+    ),
+    "cursor": "Merge into .cursor/mcp.json (this project) or ~/.cursor/mcp.json (all projects).",
+    "generic": "For any client that takes a Streamable HTTP url (e.g. Claude Code's .mcp.json).",
+}
+
+
+def config_snippet(client: str, url: str, token: str | None) -> str:
+    """The JSON text of an ``mcpServers`` block for ``client``, ending with a newline."""
+    if client not in CLIENTS:
+        raise ValueError(f"unknown client {client!r}: choose one of {', '.join(CLIENTS)}")
+    entry: dict[str, Any]
+    if client == "claude":
+        args = ["-y", f"mcp-remote@{MCP_REMOTE_VERSION}", url, "--transport", "http-only"]
+        entry = {"command": "npx", "args": args}
+        if token:
+            args += ["--header", f"Authorization:${{{AUTH_ENV}}}"]
+            entry["env"] = {AUTH_ENV: f"Bearer {token}"}
+    elif client == "cursor":
+        entry = {"url": url}
+        if token:
+            entry["headers"] = {"Authorization": f"Bearer {token}"}
+    else:
+        entry = {"type": "http", "url": url}
+        if token:
+            entry["headers"] = {"Authorization": f"Bearer {token}"}
+    return json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2) + "\n"
+
+
+def health_url(url: str) -> str:
+    """``http://host:port/mcp`` -> ``http://host:port/health``."""
+    base = url.rstrip("/")
+    if base.endswith("/mcp"):
+        base = base[: -len("/mcp")]
+    return base + "/health"
+
+
+def server_answers(url: str, timeout: float = 2.0) -> bool:
+    """True when the indexer behind ``url`` answers its health check."""
+    try:
+        with urllib.request.urlopen(health_url(url), timeout=timeout) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``config-snippet`` subcommand to the ``indexer`` CLI's subparsers."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "config-snippet",
+        help="print an MCP client configuration for the running indexer",
+        description=(
+            "Print the mcpServers JSON for a client, with the live URL of the indexer "
+            "serving the workspace (and its token header when a token is set)."
+        ),
+    )
+    parser.add_argument("--client", choices=CLIENTS, default="generic")
+    parser.add_argument(
+        "--workspace", default=None, help="workspace folder W (default: $INDEXER_WORKSPACE)"
+    )
+    parser.set_defaults(func=cmd_config_snippet)
+
+
+def cmd_config_snippet(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> int:
+    """Print the snippet on stdout and where to paste it on stderr; 1 when no live server."""
+    root = args.workspace or environ.get("INDEXER_WORKSPACE", "")
+    if not root:
+        print(
+            "indexer config-snippet: pass --workspace W or set INDEXER_WORKSPACE", file=sys.stderr
+        )
+        return 1
+    workspace = Workspace(Path(root).expanduser().resolve())
+    try:
+        url = workspace.url_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        print(
+            f"indexer config-snippet: no {workspace.url_file.name} in {workspace.root}: "
+            f"start the indexer first (indexer serve --workspace {workspace.root})",
+            file=sys.stderr,
+        )
+        return 1
+    if not server_answers(url):
+        print(
+            f"indexer config-snippet: {workspace.url_file} says {url}, but nothing answers "
+            "there (a stale file left by a crash?): start the indexer, then run this again",
+            file=sys.stderr,
+        )
+        return 1
+    token = _read_token(workspace.token_file)
+    sys.stdout.write(config_snippet(args.client, url, token))
+    print(
+        f"# {_WHERE[args.client]}\n# The URL holds the indexer's current port: start it with a "
+        "fixed --port (INDEXER_PORT) so that this snippet stays valid across restarts.",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _read_token(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None

@@ -1,0 +1,301 @@
+"""deploy/: env.example matches the settings the code knows; the service files are sound.
+
+No Docker engine here, so the image is never built; instead the container's own
+configuration (its ENV, ENTRYPOINT and HEALTHCHECK, and compose's environment) is run
+against a real ``indexer serve`` on this machine.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import plistlib
+import re
+import secrets
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from indexer_process import QUIET_ENV, wait_for
+
+from agent_client.settings import SETTINGS_HELP as CLIENT_SETTINGS
+from indexer.cli import build_parser
+from indexer.settings import SETTINGS_HELP as INDEXER_SETTINGS
+
+REPO = Path(__file__).resolve().parent.parent
+DEPLOY = REPO / "deploy"
+UNIT = DEPLOY / "systemd" / "vault-memory.service"
+PLIST = DEPLOY / "launchd" / "org.vault-memory.indexer.plist"
+DOCKERFILE = DEPLOY / "docker" / "Dockerfile"
+COMPOSE = DEPLOY / "docker" / "compose.yaml"
+KNOWN = {**INDEXER_SETTINGS, **CLIENT_SETTINGS}
+
+
+def env_example_sections() -> list[dict[str, tuple[str, str]]]:
+    """Each ``# ---- title ----`` section of env.example as {VAR: (default, help)}."""
+    sections: list[dict[str, tuple[str, str]]] = []
+    help_line = ""
+    for line in (DEPLOY / "env.example").read_text(encoding="utf-8").splitlines():
+        if line.startswith("# ----"):
+            sections.append({})
+        elif line.startswith("# "):
+            help_line = line[2:]
+        elif "=" in line and not line.startswith("#"):
+            key, default = line.split("=", 1)
+            assert sections, f"{key} comes before any section header"
+            assert key not in sections[-1], f"{key} listed twice"
+            sections[-1][key] = (default, help_line)
+            help_line = ""
+    return sections
+
+
+def test_env_example_lists_every_setting_with_default_and_help() -> None:
+    indexer, client = env_example_sections()
+    assert indexer == INDEXER_SETTINGS, "deploy/env.example differs from indexer.settings"
+    assert client == CLIENT_SETTINGS, "deploy/env.example differs from agent_client.settings"
+
+
+def unit_values() -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {}
+    for line in UNIT.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith(("#", "[")):
+            key, value = line.split("=", 1)
+            values.setdefault(key, []).append(value)
+    return values
+
+
+def serve_args(argv: list[str], home: str) -> dict[str, Any]:
+    """Parse ``indexer serve ...`` (with the home folder filled in) with the real CLI parser."""
+    filled = [arg.replace("%h", home).replace("__HOME__", home) for arg in argv]
+    assert Path(filled[0]).name == "indexer", filled
+    return vars(build_parser().parse_args(filled[1:]))
+
+
+def test_systemd_unit_runs_serve_restarts_on_failure_and_logs_to_journald() -> None:
+    values = unit_values()
+    args = serve_args(shlex.split(values["ExecStart"][0]), "/home/me")
+    assert args["command"] == "serve"
+    assert args["workspace"].startswith("/home/me/")
+    assert (args["host"], args["port"]) == ("127.0.0.1", 8765)
+    assert values["Restart"] == ["on-failure"]
+    assert values["StandardOutput"] == values["StandardError"] == ["journal"]
+    assert values["KillSignal"] == ["SIGTERM"]
+    assert values["WantedBy"] == ["default.target"]  # a user unit
+
+
+def test_systemd_unit_verifies(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze not found: the unit file check is optional")
+    # verify checks that ExecStart's program exists: point it at this checkout's indexer.
+    indexer = Path(sys.executable).with_name("indexer")
+    unit = tmp_path / UNIT.name
+    unit.write_text(UNIT.read_text().replace("%h/.local/bin/indexer", str(indexer)))
+    proc = subprocess.run(
+        [analyze, "verify", str(unit)], capture_output=True, text=True, timeout=60
+    )
+    if "Failed to initialize manager" in proc.stderr:
+        pytest.skip(f"systemd-analyze cannot run here: {proc.stderr.strip()}")
+    assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr
+
+
+def test_launchd_plist_runs_serve_and_restarts_on_failure() -> None:
+    plist = plistlib.loads(PLIST.read_bytes())
+    args = serve_args(plist["ProgramArguments"], "/Users/me")
+    assert args["command"] == "serve" and args["workspace"] == "/Users/me/vault-memory"
+    assert (args["host"], args["port"]) == ("127.0.0.1", 8765)
+    assert plist["RunAtLoad"] is True
+    assert plist["KeepAlive"] == {"SuccessfulExit": False}
+    assert plist["StandardErrorPath"].startswith("__HOME__/Library/Logs/")
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
+    text = re.sub(r"\\\n\s*", " ", DOCKERFILE.read_text(encoding="utf-8"))
+    pairs = []
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            instruction, _, rest = line.strip().partition(" ")
+            pairs.append((instruction.upper(), rest.strip()))
+    return pairs
+
+
+def docker_env() -> dict[str, str]:
+    env: dict[str, str] = {}
+    for instruction, rest in dockerfile():
+        if instruction == "ENV":
+            env.update(dict(pair.split("=", 1) for pair in shlex.split(rest)))
+    return env
+
+
+def docker_exec_form(name: str) -> list[str]:
+    for instruction, rest in dockerfile():
+        if instruction == name:
+            rest = rest.split(" CMD ", 1)[-1] if name == "HEALTHCHECK" else rest
+            form: list[str] = json.loads(rest)
+            return form
+    raise AssertionError(f"no {name} in the Dockerfile")
+
+
+def test_dockerfile_is_slim_non_root_with_a_volume_and_a_healthcheck() -> None:
+    pairs = dockerfile()
+    instructions = [instruction for instruction, _ in pairs]
+    assert re.fullmatch(r"python:3\.1[1-9]-slim(-\w+)?", dict(pairs)["FROM"])
+    user = [rest for instruction, rest in pairs if instruction == "USER"][-1]
+    assert user.split(":")[0] not in ("root", "0")
+    assert instructions.index("USER") < instructions.index("ENTRYPOINT")
+    assert json.loads(dict(pairs)["VOLUME"]) == ["/workspace"]
+    env = docker_env()
+    assert env["INDEXER_WORKSPACE"] == "/workspace"
+    assert env["INDEXER_HOST"] == "0.0.0.0"  # Docker's port forwarding needs it
+    assert dict(pairs)["EXPOSE"] == env["INDEXER_PORT"] == "8765"
+    assert {key for key in env if key.startswith("INDEXER_")} <= set(INDEXER_SETTINGS)
+    assert "/health" in " ".join(docker_exec_form("HEALTHCHECK"))
+    for instruction, rest in pairs:
+        if instruction == "COPY":
+            for source in shlex.split(rest)[:-1]:
+                assert (REPO / source).exists(), f"COPY {source}: not in the repository"
+
+
+def test_dockerfile_lints_clean() -> None:
+    hadolint = shutil.which("hadolint") or str(Path(sys.executable).with_name("hadolint"))
+    if not Path(hadolint).exists():
+        pytest.skip("hadolint not found: the Dockerfile lint is optional")
+    proc = subprocess.run(
+        [hadolint, "--no-color", "--failure-threshold", "info", str(DOCKERFILE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def compose_service() -> dict[str, Any]:
+    compose = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+    service: dict[str, Any] = compose["services"]["vault-memory"]
+    return service
+
+
+def test_compose_builds_this_dockerfile_and_publishes_on_loopback_only() -> None:
+    service = compose_service()
+    context = (COMPOSE.parent / service["build"]["context"]).resolve()
+    assert context == REPO
+    assert (context / service["build"]["dockerfile"]).resolve() == DOCKERFILE
+    assert service["ports"] == ["127.0.0.1:8765:8765"]
+    assert any(volume.endswith(":/workspace") for volume in service["volumes"])
+    assert set(service["environment"]) <= set(INDEXER_SETTINGS)
+
+
+def compose_default(value: object) -> str:
+    """Compose's ``${VAR:-default}`` with nothing set: the default."""
+    return re.sub(r"\$\{\w+(?::?-([^}]*))?\}", lambda m: m[1] or "", str(value))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def initialize_status(port: int, host: str) -> int:
+    """HTTP status of an MCP initialize POST carrying ``Host: host``."""
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "deploy-test", "version": "1"},
+            },
+        }
+    )
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request(
+            "POST",
+            "/mcp",
+            body=body,
+            headers={
+                "Host": host,
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    finally:
+        connection.close()
+
+
+def test_container_configuration_serves_and_passes_its_healthcheck(tmp_path: Path) -> None:
+    """ENTRYPOINT + ENV + compose environment, with local paths and a free port."""
+    port = free_port()
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    env = {
+        **os.environ,
+        **QUIET_ENV,
+        **docker_env(),
+        **{key: compose_default(value) for key, value in compose_service()["environment"].items()},
+        "INDEXER_WORKSPACE": str(workspace),
+        "INDEXER_PORT": str(port),
+        "INDEXER_PROMPTS_DIR": str(REPO / "prompts"),
+        "INDEXER_MCP_TOKEN": secrets.token_urlsafe(16),  # it listens on 0.0.0.0 meanwhile
+    }
+    entrypoint = docker_exec_form("ENTRYPOINT")
+    assert entrypoint[0] == "indexer"
+    command = [sys.executable, "-m", "indexer.cli", *entrypoint[1:]]
+    log = tmp_path / "serve.log"
+    with log.open("w") as log_file:
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log_file)
+    try:
+
+        def ready() -> bool:
+            assert proc.poll() is None, log.read_text()
+            return (workspace / "indexer.mcp.url").exists()
+
+        wait_for(ready, 30, what="the URL file")
+        healthcheck = docker_exec_form("HEALTHCHECK")
+        assert healthcheck[0] == "python"
+        check = subprocess.run(
+            [sys.executable, *healthcheck[1:]], env=env, capture_output=True, timeout=30
+        )
+        assert check.returncode == 0, check.stderr
+        # Clients on the host (through the published port) use the URL file's loopback URL.
+        url = (workspace / "indexer.mcp.url").read_text(encoding="utf-8").strip()
+        assert url == f"http://127.0.0.1:{port}/mcp"
+        # Past the Host check, the token check answers (401): the host's clients, then
+        # compose neighbours (INDEXER_ALLOWED_HOSTS); any other Host is refused first (421).
+        assert initialize_status(port, f"127.0.0.1:{port}") == 401
+        assert initialize_status(port, f"vault-memory:{port}") == 401
+        assert initialize_status(port, f"evil.example:{port}") == 421
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def test_skill_names_every_tool_and_error_code() -> None:
+    """prompts/skills/vault-memory/SKILL.md: a skill header, and nothing left out."""
+    from shared.errors import ERRORS_BY_CODE
+
+    text = (REPO / "prompts" / "skills" / "vault-memory" / "SKILL.md").read_text("utf-8")
+    _, header, body = text.split("---\n", 2)
+    meta = yaml.safe_load(header)
+    assert meta["name"] == "vault-memory" and len(meta["description"]) <= 1024
+    tools = ["read", "write", "stat", "append", "find", "grep", "delete", "search", "status"]
+    for tool in tools:
+        assert f"`{tool}(" in body, f"SKILL.md does not show how to call {tool}"
+    for code in set(ERRORS_BY_CODE) - {"indexer_offline"}:
+        assert f"| `{code}` |" in body, f"SKILL.md does not say what to do about {code}"
+    assert "if_match" in body and "search" in body.split("## Tools")[0]

@@ -1,0 +1,175 @@
+"""``indexer config-snippet``: the JSON each client takes, from the live URL and token files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from indexer_process import RunningIndexer
+
+from indexer import snippets
+from indexer.snippets import config_snippet
+
+URL = "http://127.0.0.1:8765/mcp"
+INTEROP = Path(__file__).parent / "interop"
+
+
+def entry(client: str, token: str | None) -> dict[str, object]:
+    text = config_snippet(client, URL, token)
+    assert text.endswith("}\n")
+    parsed: dict[str, object] = json.loads(text)["mcpServers"]["vault-memory"]
+    return parsed
+
+
+def test_claude_entry_bridges_stdio_to_the_url_with_mcp_remote() -> None:
+    pinned = f"mcp-remote@{snippets.MCP_REMOTE_VERSION}"
+    assert entry("claude", None) == {
+        "command": "npx",
+        "args": ["-y", pinned, URL, "--transport", "http-only"],
+    }
+    header = ["--header", "Authorization:${VAULT_MEMORY_AUTH}"]
+    assert entry("claude", "s3cret") == {
+        "command": "npx",
+        "args": ["-y", pinned, URL, "--transport", "http-only", *header],
+        "env": {"VAULT_MEMORY_AUTH": "Bearer s3cret"},
+    }
+
+
+def test_cursor_and_generic_entries_take_url_and_headers() -> None:
+    assert entry("cursor", None) == {"url": URL}
+    assert entry("cursor", "s3cret") == {"url": URL, "headers": {"Authorization": "Bearer s3cret"}}
+    assert entry("generic", None) == {"type": "http", "url": URL}
+    assert entry("generic", "s3cret") == {
+        "type": "http",
+        "url": URL,
+        "headers": {"Authorization": "Bearer s3cret"},
+    }
+
+
+def test_unknown_client_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown client 'vscode'"):
+        config_snippet("vscode", URL, None)
+
+
+def test_mcp_remote_version_is_the_one_the_interop_tests_run() -> None:
+    package = json.loads((INTEROP / "package.json").read_text(encoding="utf-8"))
+    assert package["dependencies"]["mcp-remote"] == snippets.MCP_REMOTE_VERSION
+
+
+def test_health_url_sits_beside_the_mcp_endpoint() -> None:
+    assert snippets.health_url(URL) == "http://127.0.0.1:8765/health"
+    assert snippets.health_url(URL + "/") == "http://127.0.0.1:8765/health"
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="indexer")
+    snippets.register(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(argv)
+
+
+def test_register_adds_the_subcommand() -> None:
+    args = parse(["config-snippet", "--workspace", "W"])
+    assert (args.client, args.workspace, args.func) == ("generic", "W", snippets.cmd_config_snippet)
+    with pytest.raises(SystemExit):
+        parse(["config-snippet", "--client", "vscode"])
+
+
+class Health(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"status": "ok"}' if self.path == "/health" else b"{}"
+        self.send_response(200 if self.path == "/health" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def health_server() -> Iterator[str]:
+    """A real HTTP server answering /health: the MCP URL a live indexer would advertise."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Health)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_command_prints_the_live_url_and_token(
+    tmp_path: Path, health_server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "indexer.mcp.url").write_text(health_server + "\n")
+    (tmp_path / "indexer.mcp.token").write_text("tok\n")
+    code = snippets.cmd_config_snippet(parse(["config-snippet", "--client", "cursor"]), {})
+    assert code == 1  # neither --workspace nor INDEXER_WORKSPACE
+    assert "--workspace" in capsys.readouterr().err
+
+    args = parse(["config-snippet", "--client", "cursor"])
+    assert snippets.cmd_config_snippet(args, {"INDEXER_WORKSPACE": str(tmp_path)}) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["mcpServers"]["vault-memory"] == {
+        "url": health_server,
+        "headers": {"Authorization": "Bearer tok"},
+    }
+    assert ".cursor/mcp.json" in err and "--port" in err
+
+
+def test_command_refuses_a_missing_or_stale_url_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = parse(["config-snippet", "--workspace", str(tmp_path)])
+    assert snippets.cmd_config_snippet(args, {}) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "indexer.mcp.url" in err and "indexer serve" in err
+
+    (tmp_path / "indexer.mcp.url").write_text(f"http://127.0.0.1:{free_port()}/mcp\n")
+    assert snippets.cmd_config_snippet(args, {}) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "stale" in err
+
+
+def test_cli_prints_the_snippet_of_a_running_indexer(indexer_server: RunningIndexer) -> None:
+    command = [sys.executable, "-m", "indexer.cli", "config-snippet", "--client", "generic"]
+    proc = subprocess.run(
+        [*command, "--workspace", str(indexer_server.workspace)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {
+        "mcpServers": {"vault-memory": {"type": "http", "url": indexer_server.url}}
+    }
+
+
+def test_cli_exits_1_when_no_indexer_runs(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "indexer.cli", "config-snippet", "--workspace", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "start the indexer first" in proc.stderr
