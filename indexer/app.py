@@ -35,8 +35,24 @@ from indexer.vault import Vault
 log = logging.getLogger("indexer")
 
 
+EXIT_STARTUP_FAILED = 1
+EXIT_ALREADY_RUNNING = 3
+
+
 class AlreadyRunningError(RuntimeError):
     """Another ``indexer serve`` holds the workspace lock."""
+
+
+class StartupError(RuntimeError):
+    """The server could not start listening (address in use, bad host...)."""
+
+
+async def _serve(server: uvicorn.Server, where: str) -> None:
+    """``server.serve()``; uvicorn's ``sys.exit`` on a failed start becomes a StartupError."""
+    try:
+        await server.serve()
+    except SystemExit:
+        raise StartupError(f"could not listen on {where} (is the port in use?)") from None
 
 
 @contextlib.contextmanager
@@ -148,15 +164,14 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         access_log=False,
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
+    where = f"{settings.host}:{settings.port}"
+    task = asyncio.create_task(_serve(server, where))
     url_text = ""
     try:
         while not server.started:
             if task.done():
                 await task
-                raise RuntimeError(
-                    f"the server could not listen on {settings.host}:{settings.port}"
-                )
+                raise StartupError(f"could not listen on {where}")
             await asyncio.sleep(0.01)
         on_serving()
         port = server.servers[0].sockets[0].getsockname()[1]
@@ -190,7 +205,10 @@ def run(settings: Settings) -> int:
             asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))
     except AlreadyRunningError as err:
         log.error("%s", err)
-        return 3
+        return EXIT_ALREADY_RUNNING
+    except StartupError as err:
+        log.error("%s", err)
+        return EXIT_STARTUP_FAILED
     except KeyboardInterrupt:
         return 0
     return 0

@@ -259,3 +259,14 @@ def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
         [sys.executable, "-m", "indexer.cli", "serve"], capture_output=True, text=True, env=env
     )
     assert result.returncode == 2 and "workspace" in result.stderr
+
+
+def test_port_in_use_is_one_clear_line(indexer_server: RunningIndexer, tmp_path: Path) -> None:
+    port = indexer_server.url.rsplit(":", 1)[1].split("/")[0]
+    other = tmp_path / "other"
+    proc = spawn_indexer(other, "--port", port)
+    assert proc.wait(timeout=30) == 1
+    log = proc.log_path.read_text()  # type: ignore[attr-defined]
+    assert f"could not listen on 127.0.0.1:{port}" in log
+    assert "Traceback" not in log
+    assert not (other / "indexer.mcp.url").exists()
