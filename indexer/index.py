@@ -1,0 +1,421 @@
+"""``NoteIndex``: the full-text index of a workspace's vaults, kept current.
+
+One writer connection behind a lock (every write reads the disk under that lock, so
+the newest content always wins), a pool of reader connections (WAL lets them read
+while a write is under way), and a background thread that reconciles with disk at
+start-up while a watchdog observer feeds it external edits. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from indexer import index_schema, reconcile
+from indexer.fts_query import fold, grep_trigram_match, make_snippet, parse_query
+from indexer.index_schema import BM25_WEIGHTS, IndexSchemaError
+from indexer.layout import Workspace
+from indexer.note_parse import lang_token
+from indexer.reconcile import Progress, ReconcileStats, Stopped
+from indexer.watcher import VaultWatcher
+from shared.errors import InvalidArgumentError, InvalidLangError
+from shared.models import LANG_RE
+
+__all__ = ["GrepPlan", "IndexSchemaError", "NoteIndex", "ReconcileStats"]
+
+log = logging.getLogger("indexer.index")
+MAX_LIMIT = 100
+
+
+@dataclass
+class GrepPlan:
+    """Files that may match a grep (``candidates``) and what the index saw of each
+    indexed file (``indexed``: relpath -> (size, mtime_ns)); files not indexed, or
+    whose stat differs, must be read too."""
+
+    candidates: set[str]
+    indexed: dict[str, tuple[int, int]]
+
+
+class NoteIndex:
+    """The SQLite index at ``workspace.index_path``."""
+
+    def __init__(self, workspace: Workspace, *, debounce: float = 0.05) -> None:
+        self.workspace = workspace
+        self.path = workspace.index_path
+        self._debounce = debounce
+        self._lock = threading.Lock()
+        self._writer: sqlite3.Connection | None = None
+        self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._connections: list[sqlite3.Connection] = []
+        self._readonly = False
+        self._ready = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._watcher: VaultWatcher | None = None
+        self._generation = 0  # bumped by every committed write
+        self._cache_lock = threading.Lock()
+        self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def open(self, *, readonly: bool = False, check: bool = True) -> None:
+        """Create or migrate the file (see ``index_schema.open_index``).
+
+        ``readonly`` opens an existing index for searching only (the CLI, while a server
+        owns the workspace); it recreates nothing and raises if the file is unusable.
+        """
+        self._readonly = readonly
+        if readonly:
+            if not self.path.exists():
+                raise FileNotFoundError(
+                    f"no index at {self.path} yet: run `indexer reindex` or start the server"
+                )
+            conn = index_schema.connect(self.path, readonly=True)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            conn.close()
+            if version != index_schema.SCHEMA_VERSION:
+                raise IndexSchemaError(
+                    f"the index {self.path} has schema version {version}, this indexer "
+                    f"reads {index_schema.SCHEMA_VERSION}: run `indexer reindex`"
+                )
+        else:
+            self._writer = index_schema.open_index(self.path, check=check)
+            self._connections.append(self._writer)
+            self._set_state("reconcile_running", "1")
+
+    def close(self) -> None:
+        """Stop the watcher and background thread, then close every connection."""
+        self._stopping.set()
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+        with self._lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._writer = None
+        while not self._readers.empty():
+            self._readers.get_nowait()
+
+    @property
+    def ready(self) -> bool:
+        """True once the start-up reconcile has finished."""
+        return self._ready.is_set()
+
+    def start_background(self) -> None:
+        """Start the watcher and, in a daemon thread, the start-up reconcile."""
+        self._watcher = VaultWatcher(self.workspace, self._apply_changes, debounce=self._debounce)
+        self._watcher.start()
+        self._thread = threading.Thread(target=self._startup, name="index-reconcile", daemon=True)
+        self._thread.start()
+
+    def _startup(self) -> None:
+        try:
+            stats = self.reconcile()
+            log.info(
+                "index reconciled in %.1fs: %d files, %d added, %d updated, %d removed",
+                stats.seconds, stats.scanned, stats.added, stats.updated, stats.removed,
+            )  # fmt: skip
+            for lang, path, reason in stats.invalid:
+                log.warning("%s/%s: %s", lang, path, reason)
+        except Stopped:
+            pass
+        except Exception:
+            log.exception("the start-up reconcile of the index failed")
+
+    # -- keeping current -----------------------------------------------------------------
+
+    def reconcile(self, progress: Progress | None = None) -> ReconcileStats:
+        """Make the index equal to disk (blocking); marks the index ready."""
+        self._set_state("reconcile_running", "1")
+        stats = reconcile.reconcile_all(
+            self._write, self.workspace, stop=self._stopping.is_set, progress=progress
+        )
+        self._set_state("last_reconcile", reconcile.now_iso())
+        self._set_state("reconcile_running", "0")
+        self._ready.set()
+        return stats
+
+    def rebuild(self, progress: Progress | None = None) -> ReconcileStats:
+        """Drop every row and index all vaults from scratch."""
+        self._ready.clear()
+        with self._write() as conn:
+            index_schema.clear(conn)
+        stats = self.reconcile(progress)
+        with self._write() as conn:
+            conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('optimize')")
+        with self._lock:
+            if self._writer is not None:  # give the WAL's space back
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return stats
+
+    def note_changed(self, lang: str, relpath: str) -> None:
+        """A tool call wrote, appended or deleted ``lang``/``relpath``: sync it now."""
+        if self._writer is None or not reconcile.is_note_path(relpath):
+            return
+        try:
+            with self._write() as conn:
+                reconcile.sync_file(conn, self.workspace, lang, relpath, ReconcileStats())
+        except (sqlite3.Error, OSError):
+            log.exception("could not index %s/%s", lang, relpath)
+
+    def _apply_changes(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        """Sync what the watcher saw: single files, and folders (created, moved, gone)."""
+        if self._writer is None:
+            return
+        stats = ReconcileStats()
+        with self._write() as conn:
+            for lang, rel in sorted(files):
+                reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+            for lang, folder in sorted(folders):
+                self._sync_folder(conn, lang, folder, stats)
+        for lang, path, reason in stats.invalid:
+            log.warning("%s/%s: %s", lang, path, reason)
+
+    def _sync_folder(
+        self, conn: sqlite3.Connection, lang: str, folder: str, stats: ReconcileStats
+    ) -> None:
+        """Every note below ``folder`` (rows and files) whose stat differs is synced."""
+        rows = {
+            path: (size, mtime)
+            for path, size, mtime in conn.execute(
+                "SELECT path, size, mtime_ns FROM notes WHERE lang = ?"
+                " AND (? = '' OR (path > ? AND path < ?))",
+                (lang, folder, folder + "/", folder + "0"),
+            )
+        }
+        for f in reconcile.walk_notes(self.workspace, lang, folder):
+            if rows.pop(f.rel, None) != (f.size, f.mtime_ns):
+                reconcile.sync_file(conn, self.workspace, lang, f.rel, stats)
+        for rel in rows:
+            reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+
+    # -- queries -------------------------------------------------------------------------
+
+    def search(
+        self,
+        lang: str,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: list[str] | None = None,
+        path: str = "",
+    ) -> dict:
+        """BM25-ranked notes of ``lang`` holding every word and phrase of ``query``;
+        title matches first. Snippets mark hits with ``**``."""
+        _check_lang(lang)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_LIMIT}")
+        parsed = parse_query(query)
+        where, params = _filters(type, tags, path)
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
+        ranked = (
+            f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank,"
+            " bm25(notes_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS in_title FROM notes_fts"
+        )
+        if where:  # CROSS JOIN keeps the FTS table as the outer loop
+            ranked += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
+        sql = f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ?"
+        with self._read() as conn:
+            try:
+                hits = conn.execute(sql, (match, *params, limit)).fetchall()
+            except sqlite3.OperationalError as err:
+                if "fts5" not in str(err):
+                    raise
+                raise InvalidArgumentError(f"the query cannot be searched ({err})") from None
+            marks = ",".join("?" * len(hits))
+            rows = {
+                rowid: (p, title, body)
+                for rowid, p, title, body in conn.execute(
+                    f"SELECT id, path, title, body FROM notes WHERE id IN ({marks})",
+                    [h[0] for h in hits],
+                )
+            }
+            running = self._state(conn, "reconcile_running") == "1"
+        results = []
+        for rowid, rank, _ in hits:
+            note_path, title, body = rows[rowid]
+            results.append(
+                {
+                    "path": note_path,
+                    "title": title,
+                    "score": round(-rank, 4),
+                    "snippet": make_snippet(body, parsed.terms),
+                }
+            )
+        partial = not self.ready if not self._readonly else running
+        return {"results": results, "partial": partial}
+
+    def grep_plan(self, lang: str, pattern: str, fixed: bool, ignore_case: bool) -> GrepPlan | None:
+        """Candidate files for a grep, or None when no literal of 3+ chars is provably
+        required (then every file must be read). Case does not matter: the trigram
+        table holds case-folded text, so ``ignore_case`` needs nothing special."""
+        if not isinstance(pattern, str) or not LANG_RE.fullmatch(lang):
+            return None
+        query = grep_trigram_match(pattern, fixed)
+        if query is None:
+            return None
+        sql = (
+            "SELECT path FROM notes WHERE lang = ? AND id IN"
+            " (SELECT rowid FROM notes_tri WHERE notes_tri MATCH ?)"
+        )
+        params: list[object] = [lang, query.match]
+        if query.literal is not None:
+            # Exact text of the file; folded unless case surely matters.
+            text = "CASE joined WHEN 1 THEN head || body ELSE head END"
+            if ignore_case or (not fixed and "(?" in pattern):
+                sql += f" AND instr(vm_fold({text}), ?) > 0"
+                params.append(fold(query.literal))
+            else:
+                sql += f" AND instr({text}, ?) > 0"
+                params.append(query.literal)
+        generation = self._generation  # before the snapshot: a cache never claims more
+        with self._read() as conn:
+            try:
+                candidates = {p for (p,) in conn.execute(sql, params)}
+            except sqlite3.OperationalError:
+                log.exception("grep plan failed for %r; scanning every file", pattern)
+                return None
+            indexed = self._indexed(conn, lang, generation)
+        return GrepPlan(candidates, indexed)
+
+    def _indexed(
+        self, conn: sqlite3.Connection, lang: str, generation: int
+    ) -> dict[str, tuple[int, int]]:
+        """(size, mtime_ns) of every exactly indexed note of ``lang``, cached until the
+        next write (the same dict object is shared: callers must not change it)."""
+        with self._cache_lock:
+            cached = self._indexed_cache
+            if cached is not None and cached[:2] == (lang, generation):
+                return cached[2]
+        indexed = {
+            p: (size, mtime)
+            for p, size, mtime, exact in conn.execute(
+                "SELECT path, size, mtime_ns, exact FROM notes INDEXED BY notes_stat"
+                " WHERE lang = ?",
+                (lang,),
+            )
+            if exact
+        }
+        with self._cache_lock:
+            self._indexed_cache = (lang, generation, indexed)
+        return indexed
+
+    def counts(self) -> dict[str, int]:
+        """Notes per lang."""
+        with self._read() as conn:
+            return dict(
+                conn.execute("SELECT lang, count(*) FROM notes GROUP BY lang ORDER BY lang")
+            )
+
+    def info(self) -> dict:
+        """Size on disk, time of the last finished reconcile, notes and problem files."""
+        with self._read() as conn:
+            notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            problems = conn.execute(
+                "SELECT count(*) FROM notes WHERE problem IS NOT NULL"
+            ).fetchone()[0]
+            last = self._state(conn, "last_reconcile")
+            running = self._state(conn, "reconcile_running") == "1"
+        return {
+            "size_bytes": index_schema.index_size(self.path),
+            "last_reconcile": last,
+            "notes": notes,
+            "problems": problems,
+            "reconciling": running,
+        }
+
+    def problems(self, lang: str | None = None) -> list[tuple[str, str, str]]:
+        """(lang, path, reason) of every note whose text could not be fully understood."""
+        with self._read() as conn:
+            return conn.execute(
+                "SELECT lang, path, problem FROM notes WHERE problem IS NOT NULL"
+                " AND (? IS NULL OR lang = ?) ORDER BY lang, path",
+                (lang, lang),
+            ).fetchall()
+
+    # -- connections ---------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """The writer connection, with the lock held and a transaction open."""
+        with self._lock:
+            conn = self._writer
+            if conn is None:
+                raise RuntimeError("the index is not open for writing")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            self._generation += 1
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = self._readers.get_nowait()
+        except queue.Empty:
+            conn = index_schema.connect(self.path, readonly=self._readonly)
+            conn.create_function("vm_fold", 1, fold, deterministic=True)
+            with self._lock:
+                self._connections.append(conn)
+        try:
+            conn.execute("BEGIN")  # one snapshot for every statement of the caller
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+        finally:
+            self._readers.put(conn)
+
+    def _set_state(self, key: str, value: str) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)", (key, value))
+
+    @staticmethod
+    def _state(conn: sqlite3.Connection, key: str) -> str | None:
+        row = conn.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+
+def _check_lang(lang: object) -> None:
+    if not isinstance(lang, str) or not LANG_RE.fullmatch(lang):
+        raise InvalidLangError(f"lang {lang!r} is not a vault id such as 'en', 'ja' or 'zh-Hans'")
+
+
+def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:
+    """SQL conditions (on alias ``n``) for the type, tags and folder filters."""
+    where, params = "", []
+    if type_ is not None:
+        if not isinstance(type_, str):
+            raise InvalidArgumentError("type must be a string")
+        where += " AND n.type = ?"
+        params.append(type_)
+    if tags:
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidArgumentError("tags must be a list of strings")
+        for tag in tags:
+            where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?))"
+            params.append(tag.strip().lstrip("#"))
+    if path:
+        if not isinstance(path, str):
+            raise InvalidArgumentError("path must be a string")
+        folder = path.strip().strip("/")
+        if folder.startswith("./"):
+            folder = folder[2:]
+        if folder:
+            where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
+            params += [folder, folder + "/", folder + "0"]
+    return where, params

@@ -1,0 +1,161 @@
+"""The index file: create, check, version (``PRAGMA user_version``) and recreate.
+
+The index is derived data: an older schema or a damaged file is simply deleted and
+recreated empty (a reconcile refills it from the vaults). Only a *newer* schema is
+refused, since a newer indexer that shares the workspace would otherwise lose it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+
+log = logging.getLogger("indexer.index")
+
+# Bump on any change of the tables below or of note_parse.fts_values/trigram_value.
+SCHEMA_VERSION = 1
+# Title far above tags, tags above body and other frontmatter values; the lang column
+# (one token naming the vault, see note_parse.lang_token) only filters.
+BM25_WEIGHTS = (10.0, 4.0, 1.0, 1.0, 0.0)
+
+_WORDS_DDL = (
+    "CREATE VIRTUAL TABLE notes_fts USING fts5("
+    "title, tags, body, meta, lang, content='', tokenize='unicode61 remove_diacritics 2')"
+)
+_TRIGRAMS_DDL = (
+    "CREATE VIRTUAL TABLE notes_tri USING fts5("
+    "text, content='', detail=none, tokenize='trigram case_sensitive 1')"
+)
+
+
+class IndexSchemaError(RuntimeError):
+    """The index file was written by a newer indexer than this one."""
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection with our pragmas; autocommit (transactions are explicit)."""
+    if readonly:
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+    else:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    if not readonly:
+        conn.execute("PRAGMA page_size = 8192")  # new files only: rows of ~2 KB pack better
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -16000")
+    return conn
+
+
+def open_index(path: Path, *, check: bool = True) -> sqlite3.Connection:
+    """Open (creating or recreating as needed) the index at ``path`` for writing.
+
+    Raises ``IndexSchemaError`` for a newer schema; recreates an older or corrupt file
+    (``check`` runs ``PRAGMA quick_check``, which reads the whole file).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    reason = _problem(path, check)
+    if reason is not None:
+        log.warning("index %s %s: recreating it from the vaults", path, reason)
+        delete_index_files(path)
+    conn = connect(path)
+    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+        create_schema(conn)
+    return conn
+
+
+def _problem(path: Path, check: bool) -> str | None:
+    """Why the file at ``path`` cannot be used as is (None: usable or absent)."""
+    if not path.exists():
+        return None
+    try:
+        conn = connect(path)
+    except sqlite3.DatabaseError as err:
+        return f"cannot be opened ({err})"
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise IndexSchemaError(
+                f"the index {path} has schema version {version}, newer than this indexer's "
+                f"{SCHEMA_VERSION}: upgrade the indexer, or delete the file to rebuild it"
+            )
+        if version == 0:
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            return "has unknown tables and no schema version" if tables else None
+        if version < SCHEMA_VERSION:
+            return f"has the older schema version {version} (this indexer: {SCHEMA_VERSION})"
+        if check:
+            result = conn.execute("PRAGMA quick_check").fetchall()
+            if result != [("ok",)]:
+                return f"failed its integrity check ({result[0][0]})"
+        conn.execute("SELECT count(*) FROM notes").fetchone()
+        return None
+    except sqlite3.DatabaseError as err:
+        return f"is damaged ({err})"
+    finally:
+        conn.close()
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    """Create every table in an empty database and stamp the schema version."""
+    db = sqlite_utils.Database(conn)
+    conn.execute("BEGIN")
+    db["notes"].create(  # type: ignore[union-attr]
+        {
+            "id": int,
+            "lang": str,
+            "path": str,
+            "title": str,
+            "type": str,
+            "tags": str,
+            "frontmatter": str,
+            "body": str,
+            "head": str,
+            "joined": int,
+            "exact": int,
+            "size": int,
+            "mtime_ns": int,
+            "hash": str,
+            "problem": str,
+        },
+        pk="id",
+        not_null={"lang", "path", "title", "tags", "frontmatter", "body", "head", "hash"},
+    )
+    db["notes"].create_index(["lang", "path"], unique=True)  # type: ignore[union-attr]
+    # Covering index: a reconcile compares every (lang, path, size, mtime) without
+    # reading the rows (and their bodies).
+    db["notes"].create_index(  # type: ignore[union-attr]
+        ["lang", "path", "size", "mtime_ns", "exact"], index_name="notes_stat"
+    )
+    db["state"].create({"key": str, "value": str}, pk="key")  # type: ignore[union-attr]
+    conn.execute(_WORDS_DDL)
+    conn.execute(_TRIGRAMS_DDL)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    conn.execute("COMMIT")
+
+
+def clear(conn: sqlite3.Connection) -> None:
+    """Empty every table (for a rebuild) inside the caller's transaction."""
+    conn.execute("DELETE FROM notes")
+    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
+    conn.execute("INSERT INTO notes_tri(notes_tri) VALUES ('delete-all')")
+
+
+def delete_index_files(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def index_size(path: Path) -> int:
+    """Bytes on disk of the index and its WAL."""
+    total = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(FileNotFoundError):
+            total += Path(f"{path}{suffix}").stat().st_size
+    return total

@@ -1,0 +1,171 @@
+"""A note file's bytes -> the index row (title, type, tags, frontmatter JSON, body, ...).
+
+Never fails on content: a file whose frontmatter cannot be read is indexed with its
+whole text as the body and the reason kept in ``problem`` (the file is not touched).
+The FTS inputs are derived from the stored row by ``fts_values``/``trigram_value`` and
+nothing else, because contentless FTS5 tables need the very same values to delete a
+row: change what they compute and you must bump ``index_schema.SCHEMA_VERSION``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+from indexer.fts_query import cjk_expand, fold
+from shared.errors import InvalidFrontmatterError
+from shared.frontmatter import parse_frontmatter
+
+MAX_INDEXED_BYTES = 8 * 1024 * 1024
+_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# Frontmatter keys with their own column, or noise for full-text search.
+_NOT_META_TEXT = frozenset({"title", "tags", "id", "created", "updated"})
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRow:
+    """What the index stores for one note (besides lang, path, size, mtime)."""
+
+    title: str
+    type: str | None
+    tags: str  # JSON list of strings
+    frontmatter: str  # JSON object
+    body: str
+    head: str  # the file's text before ``body`` (or all of it when not ``joined``)
+    joined: bool  # head + body is the file's exact text
+    exact: bool  # the text is the file's strict UTF-8 decoding (grep may trust it)
+    hash: str
+    problem: str | None
+    words: tuple[str, str, str, str]  # FTS columns title, tags, body, meta (not stored)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def parse_note(data: bytes, relpath: str) -> NoteRow:
+    """Build the row of a note from its bytes; ``relpath`` gives the fallback title."""
+    digest = content_hash(data)
+    stem = PurePosixPath(relpath).stem
+    if len(data) > MAX_INDEXED_BYTES:
+        too_big = f"larger than {MAX_INDEXED_BYTES} bytes: only its name is indexed"
+        words = _word_columns(stem, [], "", {})
+        return NoteRow(stem, None, "[]", "{}", "", "", True, False, digest, too_big, words)
+    problem: str | None = None
+    try:
+        text = data.decode("utf-8")
+        exact = True
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "replace")
+        exact = False
+        problem = "not valid UTF-8 (undecodable bytes shown as U+FFFD)"
+    try:
+        meta, body = parse_frontmatter(text)
+    except InvalidFrontmatterError as err:
+        meta, body = {}, text
+        problem = f"invalid frontmatter, indexed as body text: {err.message}"
+    joined = text.endswith(body)
+    head = text[: len(text) - len(body)] if joined else text
+    meta = _jsonable(meta)
+    title = meta.get("title")
+    if not isinstance(title, str | int | float) or isinstance(title, bool) or title == "":
+        heading = _HEADING.search(body)
+        title = heading.group(1).strip() if heading else stem
+    kind = meta.get("type")
+    tags = _tags(meta.get("tags"))
+    return NoteRow(
+        title=str(title),
+        type=None if kind is None or isinstance(kind, dict | list) else str(kind),
+        tags=json.dumps(tags, ensure_ascii=False),
+        frontmatter=json.dumps(meta, ensure_ascii=False),
+        body=body,
+        head=head,
+        joined=joined,
+        exact=exact,
+        hash=digest,
+        problem=problem,
+        words=_word_columns(str(title), tags, body, meta),
+    )
+
+
+def lang_token(lang: str) -> str:
+    """One unicode61 token per lang (``zh-Hans`` would otherwise be two)."""
+    return "l" + lang.encode().hex()
+
+
+def fts_values(
+    lang: str, title: str, tags: str, body: str, frontmatter: str
+) -> tuple[str, str, str, str, str]:
+    """Columns (title, tags, body, meta, lang) of the word table, from the stored row."""
+    meta = json.loads(frontmatter)
+    words = _word_columns(title, json.loads(tags), body, meta if isinstance(meta, dict) else {})
+    return (*words, lang_token(lang))
+
+
+def _word_columns(
+    title: str, tags: list[str], body: str, meta: dict[str, Any]
+) -> tuple[str, str, str, str]:
+    strings: list[str] = []
+    for key, value in meta.items():
+        if key not in _NOT_META_TEXT:
+            _strings(value, strings)
+    return (
+        cjk_expand(title),
+        cjk_expand(" ".join(tags)),
+        cjk_expand(body),
+        cjk_expand("\n".join(strings)),
+    )
+
+
+def trigram_value(head: str, body: str, joined: bool) -> str:
+    """The folded text of the whole file, for grep's trigram table."""
+    return fold(head + body if joined else head)
+
+
+def _tags(value: Any) -> list[str]:
+    """A list of unique tags without a leading '#', from a list or "a, b" / "#a #b"."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = value.split(",") if "," in value else value.split()
+    elif isinstance(value, list):
+        items = value
+    else:
+        items = [value]
+    tags: list[str] = []
+    for item in items:
+        if isinstance(item, dict | list):
+            continue
+        tag = str(item).strip().lstrip("#").strip()
+        if tag and tag not in tags:
+            tags.append(tag)
+    return tags
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, out)
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON data: dates become ISO strings, keys strings."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)

@@ -1,0 +1,318 @@
+"""Keeping index rows equal to the files on disk: walk, compare, upsert, remove.
+
+Like watchdog's snapshot diff: the rows the index has are compared with what a walk
+of the vaults finds. An unchanged file (same size and mtime) costs one ``stat``; a
+changed one is read, and its content hash decides whether the row must be rebuilt.
+
+Every function that writes takes the writer connection and must run with the index's
+write lock held, inside a transaction; a file is (re-)read under that lock, so two
+syncs of one path can never store an older content over a newer one.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from indexer.layout import Workspace
+from indexer.note_parse import NoteRow, fts_values, lang_token, parse_note, trigram_value
+from shared.models import LANG_RE
+
+Progress = Callable[[int, int], None]
+# A batch holds the write lock: short, so that tool writes wait little; a fresh index
+# (nobody else writes much yet) takes longer batches, which FTS5 inserts much faster.
+BATCH_FILES = 200
+BATCH_SECONDS = 0.1
+FRESH_BATCH_FILES = 2000
+FRESH_BATCH_SECONDS = 0.5
+
+
+@dataclass
+class ReconcileStats:
+    """What a reconcile (or rebuild) did; ``invalid`` lists (lang, path, reason)."""
+
+    scanned: int = 0
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    invalid: list[tuple[str, str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class VaultFile:
+    lang: str
+    rel: str
+    size: int
+    mtime_ns: int
+
+
+def is_note_path(rel: str) -> bool:
+    """A vault-relative path the index covers: ``*.md``, no dot-names, no ``*.assets/``."""
+    parts = rel.split("/")
+    return (
+        rel.endswith(".md")
+        and all(p and not p.startswith(".") for p in parts)
+        and not any(p.endswith(".assets") for p in parts[:-1])
+    )
+
+
+def is_indexed_folder(rel: str) -> bool:
+    """A folder whose notes may be indexed (the vault root is "")."""
+    parts = [p for p in rel.split("/") if p]
+    return all(not p.startswith(".") and not p.endswith(".assets") for p in parts)
+
+
+def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[VaultFile]:
+    """Note files of ``lang``'s vault below folder ``under``; symlinks are not followed.
+
+    Folder entries are told apart by ``d_type`` (no syscall); only notes are stat'ed.
+    """
+    root = str(workspace.vault_dir(lang))
+    stack = [(os.path.join(root, under) if under else root, under)]
+    while stack:
+        folder, rel_folder = stack.pop()
+        prefix = f"{rel_folder}/" if rel_folder else ""
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if not name.endswith(".assets"):
+                                stack.append((entry.path, prefix + name))
+                        elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                            info = entry.stat(follow_symlinks=False)
+                            yield VaultFile(lang, prefix + name, info.st_size, info.st_mtime_ns)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+
+
+def vault_langs(workspace: Workspace) -> list[str]:
+    return [lang for lang in workspace.langs() if LANG_RE.fullmatch(lang)]
+
+
+def read_note(workspace: Workspace, lang: str, rel: str) -> tuple[bytes, os.stat_result] | None:
+    """The bytes and stat of a regular note file, or None when there is none (or a link)."""
+    path = workspace.vault_dir(lang) / rel
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks), info
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+# -- row writes (caller holds the write lock and a transaction) -----------------------
+
+_SELECT_OLD = (
+    "SELECT id, lang, title, tags, body, frontmatter, head, joined, size, mtime_ns, hash "
+    "FROM notes WHERE lang = ? AND path = ?"
+)
+_INSERT_NOTE = (
+    "INSERT INTO notes (id, lang, path, title, type, tags, frontmatter, body, head, joined,"
+    " exact, size, mtime_ns, hash, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_WORDS = "INSERT INTO notes_fts (rowid, title, tags, body, meta, lang) VALUES (?,?,?,?,?,?)"
+_INSERT_TRIGRAMS = "INSERT INTO notes_tri (rowid, text) VALUES (?,?)"
+
+
+def next_id(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM notes").fetchone()[0])
+
+
+def insert_rows(
+    conn: sqlite3.Connection, start_id: int, items: list[tuple[VaultFile, NoteRow]]
+) -> int:
+    """Insert new notes (no row exists yet) in three ``executemany``; returns next id."""
+    notes, words, trigrams = [], [], []
+    for offset, (f, row) in enumerate(items):
+        rowid = start_id + offset
+        notes.append(
+            (rowid, f.lang, f.rel, row.title, row.type, row.tags, row.frontmatter, row.body,
+             row.head, int(row.joined), int(row.exact), f.size, f.mtime_ns, row.hash,
+             row.problem)
+        )  # fmt: skip
+        words.append((rowid, *row.words, lang_token(f.lang)))
+        trigrams.append((rowid, trigram_value(row.head, row.body, row.joined)))
+    conn.executemany(_INSERT_NOTE, notes)
+    conn.executemany(_INSERT_WORDS, words)
+    conn.executemany(_INSERT_TRIGRAMS, trigrams)
+    return start_id + len(items)
+
+
+def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
+    """Remove a note's row and its FTS entries (contentless: given the old values)."""
+    rowid, lang, title, tags, body, frontmatter, head, joined = old[:8]
+    words = fts_values(lang, title, tags, body, frontmatter)
+    conn.execute(
+        "INSERT INTO notes_fts (notes_fts, rowid, title, tags, body, meta, lang)"
+        " VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+        (rowid, *words),
+    )
+    conn.execute(
+        "INSERT INTO notes_tri (notes_tri, rowid, text) VALUES ('delete', ?, ?)",
+        (rowid, trigram_value(head, body, bool(joined))),
+    )
+    conn.execute("DELETE FROM notes WHERE id = ?", (rowid,))
+
+
+def sync_file(
+    conn: sqlite3.Connection, workspace: Workspace, lang: str, rel: str, stats: ReconcileStats
+) -> None:
+    """Make the row of ``lang``/``rel`` match the disk: upsert, touch, remove or nothing."""
+    old = conn.execute(_SELECT_OLD, (lang, rel)).fetchone()
+    got = read_note(workspace, lang, rel) if is_note_path(rel) else None
+    if got is None:
+        if old is not None:
+            delete_row(conn, old)
+            stats.removed += 1
+        return
+    data, info = got
+    if old is not None and (old[8], old[9]) == (info.st_size, info.st_mtime_ns):
+        stats.unchanged += 1
+        return
+    row = parse_note(data, rel)
+    if row.problem:
+        stats.invalid.append((lang, rel, row.problem))
+    f = VaultFile(lang, rel, info.st_size, info.st_mtime_ns)
+    if old is not None and old[10] == row.hash:
+        conn.execute(
+            "UPDATE notes SET size = ?, mtime_ns = ? WHERE id = ?",
+            (f.size, f.mtime_ns, old[0]),
+        )
+        stats.unchanged += 1
+        return
+    if old is not None:
+        delete_row(conn, old)
+        insert_rows(conn, old[0], [(f, row)])
+        stats.updated += 1
+    else:
+        insert_rows(conn, next_id(conn), [(f, row)])
+        stats.added += 1
+
+
+# -- whole-workspace passes ------------------------------------------------------------
+
+
+class Stopped(Exception):
+    """The index is closing: a long pass gives up between batches."""
+
+
+def reconcile_all(
+    writer: Callable[[], AbstractContextManager[sqlite3.Connection]],
+    workspace: Workspace,
+    *,
+    stop: Callable[[], bool],
+    progress: Progress | None = None,
+) -> ReconcileStats:
+    """Bring every row in line with disk. ``writer()`` is a context manager giving the
+    writer connection with the lock held and a transaction open (one per batch)."""
+    started = time.monotonic()
+    stats = ReconcileStats()
+    with writer() as conn:  # the covering index notes_stat answers this
+        known: dict[tuple[str, str], tuple[int, int]] = {
+            (lang, path): (size, mtime)
+            for lang, path, size, mtime in conn.execute(
+                "SELECT lang, path, size, mtime_ns FROM notes INDEXED BY notes_stat"
+            )
+        }
+    todo: list[VaultFile] = []
+    for lang in vault_langs(workspace):
+        for f in walk_notes(workspace, lang):
+            stats.scanned += 1
+            old = known.pop((f.lang, f.rel), None)
+            if old == (f.size, f.mtime_ns):
+                stats.unchanged += 1
+            else:
+                todo.append(f)
+    total = stats.scanned
+    done = stats.unchanged
+    if progress:
+        progress(done, total)
+    fresh = not known and stats.unchanged == 0
+    while todo:
+        if stop():
+            raise Stopped
+        batch_end = time.monotonic() + BATCH_SECONDS
+        with writer() as conn:
+            if fresh:
+                done += _insert_batch(conn, workspace, todo, stats)
+            else:
+                count = 0
+                while todo and count < BATCH_FILES and time.monotonic() < batch_end:
+                    f = todo.pop()
+                    sync_file(conn, workspace, f.lang, f.rel, stats)
+                    count += 1
+                done += count
+        if progress:
+            progress(done, total)
+    vanished = list(known)
+    while vanished:
+        if stop():
+            raise Stopped
+        with writer() as conn:
+            for lang, rel in vanished[-BATCH_FILES:]:
+                sync_file(conn, workspace, lang, rel, stats)
+            del vanished[-BATCH_FILES:]
+    stats.seconds = time.monotonic() - started
+    return stats
+
+
+def _insert_batch(
+    conn: sqlite3.Connection, workspace: Workspace, todo: list[VaultFile], stats: ReconcileStats
+) -> int:
+    """Fast path of a fresh index: read, parse and insert up to BATCH_FILES new notes."""
+    items: list[tuple[VaultFile, NoteRow]] = []
+    deadline = time.monotonic() + FRESH_BATCH_SECONDS
+    count = 0
+    while todo and count < FRESH_BATCH_FILES and time.monotonic() < deadline:
+        f = todo.pop()
+        count += 1
+        got = read_note(workspace, f.lang, f.rel)
+        if got is None:
+            continue
+        data, info = got
+        row = parse_note(data, f.rel)
+        if row.problem:
+            stats.invalid.append((f.lang, f.rel, row.problem))
+        items.append((VaultFile(f.lang, f.rel, info.st_size, info.st_mtime_ns), row))
+    if items:
+        # A note written through MCP meanwhile may already have a row: sync those.
+        new: list[tuple[VaultFile, NoteRow]] = []
+        existing: list[tuple[VaultFile, NoteRow]] = []
+        for f, row in items:
+            found = conn.execute(
+                "SELECT 1 FROM notes WHERE lang = ? AND path = ?", (f.lang, f.rel)
+            ).fetchone()
+            (existing if found else new).append((f, row))
+        insert_rows(conn, next_id(conn), new)
+        stats.added += len(new)
+        for f, _ in existing:
+            sync_file(conn, workspace, f.lang, f.rel, stats)
+    return count
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

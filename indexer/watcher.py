@@ -1,0 +1,145 @@
+"""Watching the languages folder for edits made outside the tools (editors, git, sync).
+
+A watchdog observer (inotify on Linux) reports file and folder events; they are mapped
+to (lang, vault-relative path), filtered (only ``*.md``; dot-files, dot-folders such as
+our own ``.<name>.tmp.<random>`` temp files, and ``*.assets/`` are ignored) and
+debounced: a batch is applied once events stop for ``debounce`` seconds, or at the
+latest ``max_delay`` seconds after its first event. An editor's temp-file-and-rename
+save arrives as a move whose destination is the note; a folder that appears, moves or
+vanishes (``git checkout``, ``mv``) is re-synced as a whole.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from indexer.layout import Workspace
+from indexer.reconcile import is_indexed_folder, is_note_path
+from shared.models import LANG_RE
+
+log = logging.getLogger("indexer.watcher")
+
+Changes = set[tuple[str, str]]
+Apply = Callable[[Changes, Changes], None]
+_FILE_EVENTS = {"created", "modified", "deleted", "moved", "closed"}
+_FOLDER_EVENTS = {"created", "deleted", "moved"}
+
+
+class VaultWatcher:
+    """Feeds ``apply(files, folders)`` with debounced batches of changed paths."""
+
+    def __init__(
+        self, workspace: Workspace, apply: Apply, *, debounce: float = 0.05, max_delay: float = 0.25
+    ) -> None:
+        self.root = workspace.languages_dir
+        self._apply = apply
+        self._debounce = debounce
+        self._max_delay = max_delay
+        self._files: Changes = set()
+        self._folders: Changes = set()
+        self._first = 0.0
+        self._last = 0.0
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._observer: Observer | None = None  # type: ignore[valid-type]
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        observer = Observer()
+        observer.schedule(_Handler(self), str(self.root), recursive=True)
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
+        self._thread = threading.Thread(target=self._run, name="index-watcher", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=10)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    # -- called from the observer thread -------------------------------------------------
+
+    def event(self, event: FileSystemEvent) -> None:
+        kind = event.event_type
+        paths = [event.src_path]
+        if kind == "moved":
+            paths.append(event.dest_path)
+        found: list[tuple[bool, str, str]] = []
+        for raw in paths:
+            where = self._locate(raw if isinstance(raw, str) else raw.decode())
+            if where is None:
+                continue
+            lang, rel = where
+            if event.is_directory or rel == "":
+                if kind in _FOLDER_EVENTS and is_indexed_folder(rel):
+                    found.append((True, lang, rel))
+            elif kind in _FILE_EVENTS and is_note_path(rel):
+                found.append((False, lang, rel))
+        if not found:
+            return
+        with self._cond:
+            now = time.monotonic()
+            if not self._files and not self._folders:
+                self._first = now
+            self._last = now
+            for is_folder, lang, rel in found:
+                (self._folders if is_folder else self._files).add((lang, rel))
+            self._cond.notify_all()
+
+    def _locate(self, raw: str) -> tuple[str, str] | None:
+        """(lang, vault-relative path) of an event path; "" is a vault (or lang) root."""
+        try:
+            parts = Path(raw).relative_to(self.root).parts
+        except ValueError:
+            return None
+        if not parts or not LANG_RE.fullmatch(parts[0]):
+            return None
+        if len(parts) == 1 or (len(parts) == 2 and parts[1] == "vault"):
+            return parts[0], ""
+        if parts[1] != "vault":
+            return None
+        return parts[0], "/".join(parts[2:])
+
+    # -- the debounce thread ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopped and not (self._files or self._folders):
+                    self._cond.wait()
+                if self._stopped:
+                    return
+                while not self._stopped:
+                    now = time.monotonic()
+                    due = min(self._last + self._debounce, self._first + self._max_delay)
+                    if now >= due:
+                        break
+                    self._cond.wait(due - now)
+                files, folders = self._files, self._folders
+                self._files, self._folders = set(), set()
+            try:
+                self._apply(files, folders)
+            except Exception:
+                log.exception("could not apply %d file change(s) to the index", len(files))
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: VaultWatcher) -> None:
+        self._watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        self._watcher.event(event)

@@ -1,0 +1,170 @@
+"""Query parsing, CJK expansion and grep literal extraction (pure functions, real SQLite)."""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+
+import pytest
+import re2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.fts_query import (
+    cjk_expand,
+    fold,
+    grep_trigram_match,
+    make_snippet,
+    parse_query,
+)
+from shared.errors import InvalidArgumentError
+
+
+def test_words_all_required_and_phrases_kept() -> None:
+    parsed = parse_query('past tense "irregular verbs" go')
+    assert parsed.match == '"past" AND "tense" AND "irregular verbs" AND "go"'
+    assert [t.phrase for t in parsed.terms] == [False, False, True, False]
+
+
+@pytest.mark.parametrize(
+    ("query", "match"),
+    [
+        ('"unbalanced phrase', '"unbalanced phrase"'),
+        ('say "hi', '"say" AND "hi"'),
+        ("NEAR(a b) OR c* ^d", '"NEAR(a" AND "b)" AND "OR" AND "c*" AND "^d"'),
+        ('col:umn "quo""te"', '"col:umn" AND "quo" AND "te"'),
+        ("東京", '"東京"'),
+        ("都", '"都" *'),
+        ('"東京 tower"', '"東京 京 tower"'),
+        ("a東京b", '"a 東京 京 b"'),
+    ],
+)
+def test_user_syntax_is_quoted(query: str, match: str) -> None:
+    assert parse_query(query).match == match
+
+
+@pytest.mark.parametrize("query", ["", "   ", '""', "***", "+-:^", "\x00\x01", "x" * 10_241])
+def test_unsearchable_queries_are_invalid_argument(query: str) -> None:
+    with pytest.raises(InvalidArgumentError):
+        parse_query(query)
+
+
+def test_non_string_query_is_invalid_argument() -> None:
+    with pytest.raises(InvalidArgumentError):
+        parse_query(None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_either_searches_or_is_refused(query: str) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(a, tokenize='unicode61 remove_diacritics 2')")
+    conn.execute("INSERT INTO t (a) VALUES ('some text 東京都')")
+    try:
+        parsed = parse_query(query)
+    except InvalidArgumentError:
+        return
+    conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (parsed.match,)).fetchone()
+
+
+def test_cjk_expansion_bigrams_plus_last_char() -> None:
+    assert cjk_expand("東京都").split() == ["東京", "京都", "都"]
+    assert cjk_expand("a中b").split() == ["a", "中", "b"]
+    assert cjk_expand("plain text") == "plain text"
+    assert cjk_expand("コンピュータ・ゲーム").split() == [
+        "コン", "ンピ", "ピュ", "ュー", "ータ", "タ", "・", "ゲー", "ーム", "ム",
+    ]  # fmt: skip
+
+
+def test_snippet_marks_hits_and_cuts_long_text() -> None:
+    body = "intro " * 100 + "the past tense of go is went " + "outro " * 100
+    snippet = make_snippet(body, parse_query("went").terms)
+    assert "**went**" in snippet
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert len(snippet) < 260
+    assert "**東京**" in make_snippet("私は東京に住む", parse_query("東京").terms)
+
+
+# -- grep literal extraction --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fixed", "expected"),
+    [
+        ("hello", False, '"hel" AND "ell" AND "llo"'),
+        ("foo.*bar", False, '("foo") AND ("bar")'),
+        ("(abc|d)x", False, None),
+        ("ab", False, None),
+        ("a.c", False, None),
+        ("[[:alpha:]]abc", False, None),
+        ("\\pLabc", False, None),
+        ("x{3}abc", False, '"abc"'),
+        ("a*b?cde", False, '"cde"'),
+        ("(foo|bar)baz", False, '((("foo") OR ("bar"))) AND ("baz")'),
+        ("a.b(c", True, '"a.b" AND ".b(" AND "b(c"'),
+    ],
+)
+def test_required_literals(pattern: str, fixed: bool, expected: str | None) -> None:
+    query = grep_trigram_match(pattern, fixed)
+    assert (query.match if query else None) == expected
+
+
+def test_longest_required_literal_is_checked() -> None:
+    assert grep_trigram_match("foo.*barbaz", False).literal == "barbaz"
+    assert grep_trigram_match("(foo|bar)", False).literal is None
+    assert grep_trigram_match("a.b(c", True).literal == "a.b(c"
+
+
+def test_fold_makes_case_insensitive_matches_substrings() -> None:
+    # Every pair of characters RE2 matches case-insensitively folds to the same text.
+    cased = [
+        chr(c)
+        for c in range(0x2FFFF)
+        if not 0xD800 <= c < 0xE000 and (chr(c).lower() != chr(c) or chr(c).upper() != chr(c))
+    ]
+    text = "".join(cased)
+    for char in cased[::7]:
+        for found in re2.compile("(?i)" + re2.escape(char)).finditer(text):
+            assert fold(found.group(0)) == fold(char), (char, found.group(0))
+    assert fold("İSTANBUL") == fold("istanbul") == fold("ıstanbul")
+
+
+def _trigram_db(texts: list[str]) -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        "CREATE VIRTUAL TABLE tri USING fts5(text, content='', detail=none,"
+        " tokenize='trigram case_sensitive 1')"
+    )
+    conn.executemany("INSERT INTO tri (rowid, text) VALUES (?, ?)", enumerate(map(fold, texts)))
+    return conn
+
+
+def test_random_literals_candidates_cover_every_match() -> None:
+    rng = random.Random(7)
+    alphabet = "abcAB xyzĀāß東京都.*()[]|?+\\"
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 80))) for _ in range(200)]
+    conn = _trigram_db(texts)
+    for _ in range(400):
+        start = rng.randrange(len(texts))
+        source = texts[start] or "abc"
+        i = rng.randrange(len(source))
+        literal = source[i : i + rng.randint(1, 8)]
+        ignore_case = rng.random() < 0.5
+        for fixed in (True, False):
+            pattern = literal if fixed else re.escape(literal)
+            if not fixed and rng.random() < 0.3:
+                pattern = f"(?:{pattern}|{re.escape(literal[::-1])})"
+            query = grep_trigram_match(pattern, fixed)
+            if query is None:
+                continue
+            expression = query.match
+            options = re2.Options()
+            options.literal = fixed
+            options.case_sensitive = not ignore_case
+            matcher = re2.compile(pattern, options)
+            truth = {n for n, text in enumerate(texts) if matcher.search(text)}
+            found = {
+                r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expression,))
+            }
+            assert truth <= found, (pattern, fixed, ignore_case)

@@ -1,0 +1,504 @@
+"""NoteIndex on real files and a real SQLite file: search, CJK recall, filters, grep plans,
+schema handling, read-your-writes and never touching the vault."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer.index import IndexSchemaError, NoteIndex
+from indexer.index_schema import SCHEMA_VERSION
+from indexer.layout import Workspace
+from indexer.sandbox import Sandbox
+from indexer.vault import Vault
+from shared.errors import InvalidArgumentError, InvalidLangError
+
+ZH = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对"
+JA_KANJI = "日本語東京大学電車会社時間先生友達料理映画音楽"
+KANA = "のはがをにでともへやかなしたてりるれいうえおあきくけこさすせそ"
+
+
+def note(fm: str, body: str) -> str:
+    return f"---\n{fm}\n---\n{body}" if fm else body
+
+
+def put(ws: Workspace, lang: str, rel: str, text: str) -> Path:
+    path = ws.vault_dir(lang) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def index(ws: Workspace) -> Iterator[NoteIndex]:
+    idx = NoteIndex(ws)
+    idx.open()
+    yield idx
+    idx.close()
+
+
+def paths(result: dict) -> list[str]:
+    return [hit["path"] for hit in result["results"]]
+
+
+def fingerprint(ws: Workspace) -> dict[str, tuple[str, int]]:
+    out = {}
+    for path in sorted(ws.languages_dir.rglob("*")):
+        if path.is_file():
+            out[str(path)] = (
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+                path.stat().st_mtime_ns,
+            )
+    return out
+
+
+# -- search ---------------------------------------------------------------------------------
+
+
+def test_words_all_must_match_and_phrases_are_adjacent(ws: Workspace, index: NoteIndex) -> None:
+    put(ws, "en", "a.md", note("title: Verbs", "irregular verbs are fun"))
+    put(ws, "en", "b.md", note("title: Other", "verbs that are irregular"))
+    put(ws, "en", "c.md", note("title: Third", "only verbs here"))
+    index.reconcile()
+    assert sorted(paths(index.search("en", "irregular verbs"))) == ["a.md", "b.md"]
+    assert paths(index.search("en", '"irregular verbs"')) == ["a.md"]
+    assert paths(index.search("en", "verbs fun")) == ["a.md"]
+
+
+def test_title_matches_rank_above_body_matches(ws: Workspace, index: NoteIndex) -> None:
+    put(ws, "en", "body.md", note("title: Something else", "kangaroo " * 40))
+    put(ws, "en", "long.md", note("title: Kangaroo", "word " * 2000 + "kangaroo"))
+    put(ws, "en", "none.md", note("title: Unrelated", "nothing to see"))
+    index.reconcile()
+    result = index.search("en", "kangaroo")
+    assert paths(result) == ["long.md", "body.md"]
+    assert result["results"][0]["title"] == "Kangaroo"
+    assert "**kangaroo**" in result["results"][1]["snippet"]
+
+
+def test_filters_type_tags_and_folder(ws: Workspace, index: NoteIndex) -> None:
+    put(ws, "en", "items/a.md", note("type: item\ntags: [grammar, Verbs]", "alpha"))
+    put(ws, "en", "items/sub/b.md", note("type: summary\ntags: '#grammar'", "alpha"))
+    put(ws, "en", "items2/c.md", note("type: item\ntags: [other]", "alpha"))
+    put(ws, "en", "d.md", "alpha without frontmatter")
+    index.reconcile()
+    assert len(paths(index.search("en", "alpha"))) == 4
+    assert sorted(paths(index.search("en", "alpha", type="item"))) == ["items/a.md", "items2/c.md"]
+    assert sorted(paths(index.search("en", "alpha", tags=["grammar"]))) == [
+        "items/a.md",
+        "items/sub/b.md",
+    ]
+    assert paths(index.search("en", "alpha", tags=["#grammar", "verbs"])) == ["items/a.md"]
+    assert sorted(paths(index.search("en", "alpha", path="items"))) == [
+        "items/a.md",
+        "items/sub/b.md",
+    ]
+    assert paths(index.search("en", "alpha", path="/items/sub/")) == ["items/sub/b.md"]
+    assert paths(index.search("en", "alpha", path="items", type="summary")) == ["items/sub/b.md"]
+    assert paths(index.search("en", "alpha", limit=1)) != []
+    assert len(paths(index.search("en", "alpha", limit=2))) == 2
+
+
+def test_langs_are_separate(ws: Workspace, index: NoteIndex) -> None:
+    put(ws, "en", "a.md", "shared word")
+    put(ws, "zh-Hans", "a.md", "shared word")
+    put(ws, "zh", "a.md", "shared word")
+    index.reconcile()
+    assert paths(index.search("zh", "shared")) == ["a.md"]
+    assert index.counts() == {"en": 1, "zh": 1, "zh-Hans": 1}
+    assert index.search("fr", "shared")["results"] == []
+
+
+HOSTILE = [
+    '"',
+    '"""',
+    'a"b"c"',
+    "NOT",
+    "AND OR NOT",
+    "col:value",
+    "{title}: x",
+    "title:x",
+    "a*",
+    "*a",
+    "^a",
+    "(a",
+    "a)",
+    "NEAR(a b, 3)",
+    "'; DROP TABLE notes; --",
+    "\\",
+    "%_%",
+    "\x00nul",
+    "a\u200bb",
+    "😀 emoji",
+    "x" * 10_000,
+    " ".join(["word"] * 64),
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_search_or_refuse_cleanly(
+    ws: Workspace, index: NoteIndex, query: str
+) -> None:
+    put(ws, "en", "a.md", "word value title x a b")
+    index.reconcile()
+    try:
+        result = index.search("en", query)
+    except InvalidArgumentError:
+        return
+    assert isinstance(result["results"], list)
+
+
+@pytest.mark.parametrize(
+    "query", ["", "   ", "!!!", '""', "x" * 10_241, " ".join(f"w{i}" for i in range(65))]
+)
+def test_unsearchable_queries_are_invalid_argument(index: NoteIndex, query: str) -> None:
+    with pytest.raises(InvalidArgumentError):
+        index.search("en", query)
+
+
+@pytest.mark.parametrize("limit", [0, 101, -1, True])
+def test_limit_out_of_range(index: NoteIndex, limit: int) -> None:
+    with pytest.raises(InvalidArgumentError):
+        index.search("en", "word", limit=limit)
+
+
+def test_invalid_lang_is_refused(index: NoteIndex) -> None:
+    with pytest.raises(InvalidLangError):
+        index.search("../en", "word")
+
+
+def test_partial_until_the_first_reconcile(ws: Workspace, index: NoteIndex) -> None:
+    put(ws, "en", "a.md", "word")
+    assert index.search("en", "word")["partial"] is True
+    assert not index.ready
+    index.reconcile()
+    assert index.ready
+    assert index.search("en", "word") == {
+        "results": [
+            {"path": "a.md", "title": "a", "score": pytest.approx(0, abs=1), "snippet": "**word**"}
+        ],
+        "partial": False,
+    }
+
+
+# -- CJK recall equals a substring scan -------------------------------------------------------
+
+
+def _cjk_corpus(ws: Workspace, rng: random.Random) -> dict[str, str]:
+    texts = {}
+    for n in range(40):
+        if n % 2:
+            chars = [rng.choice(ZH) for _ in range(rng.randint(20, 120))]
+            lang_text = "".join(c + ("，" if rng.random() < 0.1 else "") for c in chars)
+        else:
+            words = [
+                "".join(rng.choices(JA_KANJI, k=rng.randint(1, 3)))
+                + "".join(rng.choices(KANA, k=rng.randint(0, 2)))
+                for _ in range(rng.randint(10, 40))
+            ]
+            lang_text = "".join(w + ("、" if rng.random() < 0.2 else "") for w in words)
+        title = "".join(rng.choices(ZH + JA_KANJI, k=4))
+        text = note(
+            f"title: {title}\ntags: [中文, 日本語]", f"# {title}\n\n{lang_text} mixed english。\n"
+        )
+        rel = f"notes/{n:02d}.md"
+        put(ws, "zh", rel, text)
+        texts[rel] = text
+    return texts
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 4])
+def test_cjk_words_recall_equals_substring_scan(
+    ws: Workspace, index: NoteIndex, length: int
+) -> None:
+    rng = random.Random(length)
+    texts = _cjk_corpus(ws, rng)
+    index.reconcile()
+    bodies = list(texts.values())
+    words = set()
+    while len(words) < 25:
+        text = rng.choice(bodies)
+        i = rng.randrange(len(text) - length)
+        word = text[i : i + length]
+        if all(c in ZH + JA_KANJI + KANA for c in word):
+            words.add(word)
+    words |= {"".join(rng.choices(ZH, k=length)) for _ in range(5)}  # mostly absent
+    for word in words:
+        expected = {rel for rel, text in texts.items() if word in text}
+        found = set(paths(index.search("zh", word, limit=100)))
+        assert found == expected, word
+
+
+def test_cjk_phrase_with_latin(ws: Workspace, index: NoteIndex) -> None:
+    put(ws, "ja", "a.md", "Pythonの教程です。東京 tower と 大東京 tower")
+    put(ws, "ja", "b.md", "東京都 tower")
+    index.reconcile()
+    assert paths(index.search("ja", "Python")) == ["a.md"]
+    assert paths(index.search("ja", "教程")) == ["a.md"]
+    assert paths(index.search("ja", '"東京 tower"')) == ["a.md"]
+    assert sorted(paths(index.search("ja", "東京 tower"))) == ["a.md", "b.md"]
+
+
+# -- files the index only reads ----------------------------------------------------------------
+
+
+def test_invalid_frontmatter_is_indexed_as_body_and_reported(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    bad = put(ws, "en", "bad.md", "---\ntitle: [unclosed\n---\nbody with kiwi\n")
+    put(ws, "en", "open.md", "---\ntitle: never closed\nkiwi\n")
+    put(ws, "en", "alias.md", "---\na: &x [1]\nb: *x\n---\nkiwi\n")
+    (ws.vault_dir("en") / "latin1.md").write_bytes(b"kiwi caf\xe9\n")
+    before = fingerprint(ws)
+    stats = index.reconcile()
+    assert sorted(p for _, p, _ in stats.invalid) == ["alias.md", "bad.md", "latin1.md", "open.md"]
+    assert sorted(paths(index.search("en", "kiwi"))) == [
+        "alias.md",
+        "bad.md",
+        "latin1.md",
+        "open.md",
+    ]
+    assert paths(index.search("en", "unclosed")) == ["bad.md"]
+    assert [p for _, p, _ in index.problems("en")] == ["alias.md", "bad.md", "latin1.md", "open.md"]
+    assert index.info()["problems"] == 4
+    index.rebuild()
+    assert fingerprint(ws) == before
+    assert bad.read_text() == "---\ntitle: [unclosed\n---\nbody with kiwi\n"
+
+
+def test_indexing_never_touches_files(ws: Workspace, index: NoteIndex) -> None:
+    put(ws, "en", "a.md", "no frontmatter at all\r\nwindows lines")
+    put(ws, "en", "b.md", note("tags: 'x, y'\nweird: {a: 1}", "body"))
+    put(ws, "en", "c.md", "\ufeff---\ntitle: bom\n---\nbody")
+    before = fingerprint(ws)
+    index.reconcile()
+    index.rebuild()
+    index.note_changed("en", "a.md")
+    assert fingerprint(ws) == before
+    assert paths(index.search("en", "windows")) == ["a.md"]
+    assert paths(index.search("en", "bom")) == ["c.md"]
+
+
+def test_skips_dot_files_symlinks_assets_and_other_files(
+    ws: Workspace, index: NoteIndex, tmp_path: Path
+) -> None:
+    put(ws, "en", "ok.md", "zebra")
+    put(ws, "en", ".hidden.md", "zebra")
+    put(ws, "en", ".git/x.md", "zebra")
+    put(ws, "en", ".a.md.tmp.123", "zebra")
+    put(ws, "en", "ok.md.assets/inner.md", "zebra")
+    put(ws, "en", "notes.txt", "zebra")
+    outside = tmp_path / "outside.md"
+    outside.write_text("zebra")
+    os.symlink(outside, ws.vault_dir("en") / "link.md")
+    os.symlink(tmp_path, ws.vault_dir("en") / "linkdir")
+    index.reconcile()
+    assert paths(index.search("en", "zebra")) == ["ok.md"]
+    index.note_changed("en", "link.md")
+    index.note_changed("en", "ok.md.assets/inner.md")
+    assert index.counts() == {"en": 1}
+
+
+# -- read-your-writes ----------------------------------------------------------------------------
+
+
+def test_note_changed_upserts_and_removes(ws: Workspace, index: NoteIndex) -> None:
+    index.reconcile()
+    path = put(ws, "en", "items/a.md", note("title: First", "apple"))
+    index.note_changed("en", "items/a.md")
+    assert paths(index.search("en", "apple")) == ["items/a.md"]
+    path.write_text(note("title: Second", "banana"))
+    index.note_changed("en", "items/a.md")
+    assert index.search("en", "apple")["results"] == []
+    assert index.search("en", "banana")["results"][0]["title"] == "Second"
+    path.unlink()
+    index.note_changed("en", "items/a.md")
+    assert index.search("en", "banana")["results"] == []
+    assert index.counts() == {}
+    index.note_changed("en", "items/a.md.assets/img.png")
+    index.note_changed("en", "missing.md")
+
+
+def test_concurrent_writes_and_searches(ws: Workspace, index: NoteIndex) -> None:
+    index.reconcile()
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(15):
+                put(ws, "en", f"w{n}/{i}.md", f"common token{n}x{i}")
+                index.note_changed("en", f"w{n}/{i}.md")
+        except BaseException as err:
+            errors.append(err)
+
+    def reader() -> None:
+        try:
+            for _ in range(30):
+                index.search("en", "common", limit=100)
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
+    threads += [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(paths(index.search("en", "common", limit=100))) == 45
+
+
+# -- the index file ------------------------------------------------------------------------------
+
+
+def test_deleting_the_index_loses_nothing(ws: Workspace) -> None:
+    for n in range(20):
+        put(ws, "en", f"n{n}.md", note(f"title: Note {n}", f"fig {n} shared"))
+    idx = NoteIndex(ws)
+    idx.open()
+    idx.reconcile()
+    before = idx.search("en", "shared", limit=100)
+    idx.close()
+    ws.index_path.unlink()
+    again = NoteIndex(ws)
+    again.open()
+    assert again.counts() == {}
+    again.reconcile()
+    assert again.search("en", "shared", limit=100) == before
+    again.close()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate", "pages"])
+def test_corrupt_index_is_rebuilt(ws: Workspace, damage: str) -> None:
+    put(ws, "en", "a.md", "apple")
+    idx = NoteIndex(ws)
+    idx.open()
+    idx.reconcile()
+    idx.close()
+    data = ws.index_path.read_bytes()
+    if damage == "garbage":
+        ws.index_path.write_bytes(b"this is not a database" * 100)
+    elif damage == "truncate":
+        ws.index_path.write_bytes(data[:1000])
+    else:
+        ws.index_path.write_bytes(data[:4096] + bytes(len(data) - 4096))
+    again = NoteIndex(ws)
+    again.open()
+    again.reconcile()
+    assert paths(again.search("en", "apple")) == ["a.md"]
+    again.close()
+
+
+def test_newer_schema_is_refused(ws: Workspace) -> None:
+    idx = NoteIndex(ws)
+    idx.open()
+    idx.close()
+    conn = sqlite3.connect(ws.index_path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    conn.close()
+    with pytest.raises(IndexSchemaError) as err:
+        NoteIndex(ws).open()
+    message = str(err.value)
+    assert str(ws.index_path) in message
+    assert str(SCHEMA_VERSION + 5) in message and str(SCHEMA_VERSION) in message
+    assert isinstance(err.value, RuntimeError)
+
+
+def test_older_or_foreign_file_is_recreated(ws: Workspace) -> None:
+    put(ws, "en", "a.md", "apple")
+    ws.state_dir.mkdir(parents=True)
+    conn = sqlite3.connect(ws.index_path)
+    conn.execute("CREATE TABLE notes (x)")
+    conn.close()
+    idx = NoteIndex(ws)
+    idx.open()
+    idx.reconcile()
+    assert paths(idx.search("en", "apple")) == ["a.md"]
+    info = idx.info()
+    assert info["notes"] == 1 and info["size_bytes"] > 0 and info["last_reconcile"]
+    idx.close()
+
+
+# -- grep plans give exactly the results of a full scan ------------------------------------------
+
+
+def test_grep_with_plan_equals_full_scan_on_random_literals(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    rng = random.Random(3)
+    alphabet = "abcdefgh ABCD.*(?東京都ßİı\t"
+    for n in range(60):
+        text = "\n".join(
+            "".join(rng.choices(alphabet, k=rng.randint(0, 50))) for _ in range(rng.randint(1, 6))
+        )
+        put(ws, "en", f"d{n % 5}/f{n}.md", text)
+    index.reconcile()
+    # Files changed or added after indexing must still be found.
+    put(ws, "en", "d0/f0.md", "late edit abcabc")
+    put(ws, "en", "new.md", "not indexed abcabc")
+    planned = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    planned.grep_planner = index.grep_plan
+    plain = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    texts = [p.read_text() for p in ws.vault_dir("en").rglob("*.md")]
+    used = 0
+    for _ in range(150):
+        source = rng.choice(texts) or "abc"
+        i = rng.randrange(len(source))
+        literal = source[i : i + rng.randint(2, 7)]
+        if not literal.strip() or "\n" in literal:
+            continue
+        fixed = rng.random() < 0.5
+        pattern = (
+            literal
+            if fixed
+            else rng.choice(["{}", "{}+x?", "(?:{}|zz)", "a*{}"]).format(
+                __import__("re").escape(literal)
+            )
+        )
+        ignore_case = rng.random() < 0.5
+        plan = index.grep_plan("en", pattern, fixed, ignore_case)
+        used += plan is not None
+        args = {"pattern": pattern, "fixed": fixed, "ignore_case": ignore_case, "limit": 10_000}
+        assert planned.grep("en", **args) == plain.grep("en", **args), args
+    assert used > 50
+    assert index.grep_plan("en", "ab", True, False) is None
+    assert index.grep_plan("en", "a.b", False, False) is None
+
+
+def test_grep_plan_narrows_candidates(ws: Workspace, index: NoteIndex) -> None:
+    for n in range(30):
+        put(ws, "en", f"f{n}.md", f"note {n} filler text")
+    put(ws, "en", "needle.md", "the Needle is here")
+    index.reconcile()
+    plan = index.grep_plan("en", "needle", False, True)
+    assert plan is not None
+    assert plan.candidates == {"needle.md"}
+    assert len(plan.indexed) == 31
+    assert index.grep_plan("en", "NEEDLE", True, True).candidates == {"needle.md"}
+
+
+def test_stored_row_gives_back_the_inserted_fts_values(ws: Workspace) -> None:
+    from indexer.note_parse import fts_values, lang_token, parse_note
+
+    texts = [
+        note("title: T 東京\ntags: 'a, #b'\nsummary: 要約 text\nnested: {k: [x, 1]}", "body 中文"),
+        "---\ntitle: [bad\n---\nbody",
+        note("created: 2025-01-01\nupdated: 2025-01-02T00:00:00Z\nalias: [x]", "# Heading\nb"),
+        "",
+    ]
+    for text in texts:
+        row = parse_note(text.encode(), "dir/stem.md")
+        stored = fts_values("zh-Hans", row.title, row.tags, row.body, row.frontmatter)
+        assert stored == (*row.words, lang_token("zh-Hans"))

@@ -1,0 +1,110 @@
+"""``indexer reindex | status | search`` through the real CLI (subprocesses)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from indexer.layout import Workspace
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "indexer.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "INDEXER_WORKSPACE": ""},
+    )
+
+
+def make_workspace(tmp_path: Path) -> Workspace:
+    ws = Workspace(tmp_path / "ws")
+    for n in range(12):
+        path = ws.vault_dir("en") / f"items/n{n}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"---\ntitle: Note {n}\ntype: item\ntags: [t{n % 2}]\n---\nshared body {n}\n"
+        )
+    ja = ws.vault_dir("ja") / "東京.md"
+    ja.parent.mkdir(parents=True)
+    ja.write_text("東京都に住んでいます")
+    (ws.vault_dir("en") / "bad.md").write_text("---\ntitle: [oops\n---\nshared broken\n")
+    return ws
+
+
+def test_reindex_prints_plain_progress_and_problems(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    done = cli("reindex", "--workspace", str(ws.root))
+    assert done.returncode == 0, done.stderr
+    assert "reindex: 14/14 notes" in done.stderr
+    assert "indexed 14 notes" in done.stdout
+    assert "en/bad.md: invalid frontmatter" in done.stdout
+    assert ws.index_path.exists()
+
+
+def test_status_reports_counts_and_no_server(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    before = cli("status", "--workspace", str(ws.root))
+    assert before.returncode == 0 and "index: none yet" in before.stdout
+    assert cli("reindex", "--workspace", str(ws.root)).returncode == 0
+    ws.url_file.write_text("http://127.0.0.1:9/mcp\n")  # stale: nothing answers there
+    done = cli("status", "--workspace", str(ws.root))
+    assert done.returncode == 0, done.stderr
+    assert "server: not running" in done.stdout
+    assert "en: 13 notes" in done.stdout and "ja: 1 notes" in done.stdout
+    assert "last reconcile: 20" in done.stdout
+    report = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)
+    assert report["server"]["running"] is False
+    assert report["index"]["langs"] == {"en": 13, "ja": 1}
+    assert report["index"]["size_bytes"] > 0
+
+
+def test_search_with_filters_and_json(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    done = cli("search", "--workspace", str(ws.root), "--lang", "en", "shared", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert len(result["results"]) == 10 and result["partial"] is False
+    args = ["--workspace", str(ws.root), "--lang", "en", "--tag", "t1", "--type", "item"]
+    done = cli("search", *args, "--limit", "50", "--path", "items", "--json", "shared")
+    assert sorted(h["path"] for h in json.loads(done.stdout)["results"]) == [
+        f"items/n{n}.md" for n in sorted((1, 3, 5, 7, 9, 11), key=str)
+    ]
+    text = cli("search", "--workspace", str(ws.root), "--lang", "ja", "東京")
+    assert text.returncode == 0 and "東京.md" in text.stdout and "**東京**" in text.stdout
+
+
+def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    done = cli("search", "--workspace", str(ws.root), "--lang", "en", '"')
+    assert done.returncode == 2
+    assert done.stderr.startswith("indexer search: invalid_argument:")
+    assert "Traceback" not in done.stderr
+    bad_lang = cli("search", "--workspace", str(ws.root), "--lang", "EN!", "x")
+    assert bad_lang.returncode == 2 and "invalid_lang" in bad_lang.stderr
+
+
+def test_reindex_refused_while_a_server_holds_the_lock(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    with open(ws.lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = cli("reindex", "--workspace", str(ws.root))
+    assert done.returncode == 1
+    assert "a server is running" in done.stderr
+    assert cli("reindex", "--workspace", str(ws.root)).returncode == 0
+    with open(ws.lock_path, "w") as lock:  # search reads beside the "server"
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = cli("search", "--workspace", str(ws.root), "--lang", "en", "broken", "--json")
+    assert found.returncode == 0, found.stderr
+    assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["bad.md"]
+
+
+def test_workspace_is_required(tmp_path: Path) -> None:
+    done = cli("status")
+    assert done.returncode == 2 and "--workspace" in done.stderr

@@ -1,0 +1,107 @@
+"""Start-up reconcile: files changed while the indexer was down; unchanged files cost a stat."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from indexer.index import NoteIndex
+from indexer.layout import Workspace
+from indexer.reconcile import is_note_path, walk_notes
+
+
+def put(ws: Workspace, rel: str, text: str, lang: str = "en") -> Path:
+    path = ws.vault_dir(lang) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def found(index: NoteIndex, query: str, lang: str = "en") -> list[str]:
+    return sorted(hit["path"] for hit in index.search(lang, query, limit=100)["results"])
+
+
+def test_reconcile_after_changes_while_down(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    keep = put(ws, "keep.md", "steady")
+    edit = put(ws, "dir/edit.md", "before")
+    gone = put(ws, "gone.md", "vanishing")
+    moved = put(ws, "old/name.md", "traveller")
+    put(ws, "other.md", "lang one", lang="ja")
+    index = NoteIndex(ws)
+    index.open()
+    first = index.reconcile()
+    assert (first.scanned, first.added) == (5, 5)
+    index.close()
+
+    edit.write_text("after")
+    gone.unlink()
+    (ws.vault_dir("en") / "new").mkdir()
+    os.replace(moved, ws.vault_dir("en") / "new" / "name.md")
+    put(ws, "added.md", "newcomer")
+    (ws.vault_dir("ja") / "other.md").unlink()
+
+    index = NoteIndex(ws)
+    index.open()
+    stats = index.reconcile()
+    assert (stats.scanned, stats.added, stats.updated, stats.removed, stats.unchanged) == (
+        4, 2, 1, 3, 1,
+    )  # fmt: skip
+    assert found(index, "before") == []
+    assert found(index, "after") == ["dir/edit.md"]
+    assert found(index, "vanishing") == []
+    assert found(index, "traveller") == ["new/name.md"]
+    assert found(index, "newcomer") == ["added.md"]
+    assert index.counts() == {"en": 4}
+    assert keep.read_text() == "steady"
+    index.close()
+
+
+def test_unchanged_files_are_skipped_and_hash_decides(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    paths = [put(ws, f"n{i}.md", f"note {i}") for i in range(10)]
+    index = NoteIndex(ws)
+    index.open()
+    index.reconcile()
+    again = index.reconcile()
+    assert (again.scanned, again.unchanged, again.added, again.updated) == (10, 10, 0, 0)
+    # Same content, new mtime: read once, hash says unchanged, the stat is remembered.
+    stat = paths[0].stat()
+    os.utime(paths[0], ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    touched = index.reconcile()
+    assert (touched.unchanged, touched.updated) == (10, 0)
+    plan = index.grep_plan("en", "note 0", True, False)
+    assert plan is not None and plan.indexed["n0.md"][1] == stat.st_mtime_ns + 10**9
+    index.close()
+
+
+def test_rebuild_from_scratch_reports_progress(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    for i in range(30):
+        put(ws, f"d{i % 3}/n{i}.md", f"---\ntitle: T{i}\n---\nbody {i}")
+    index = NoteIndex(ws)
+    index.open()
+    index.reconcile()
+    seen: list[tuple[int, int]] = []
+    stats = index.rebuild(lambda done, total: seen.append((done, total)))
+    assert stats.added == 30
+    assert seen[-1] == (30, 30)
+    assert index.counts() == {"en": 30}
+    assert found(index, "T7") == ["d1/n7.md"]
+    index.close()
+
+
+def test_walk_and_note_paths(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    put(ws, "a.md", "x")
+    put(ws, "sub/b.md", "x")
+    put(ws, ".obsidian/c.md", "x")
+    put(ws, "a.md.assets/d.md", "x")
+    put(ws, "e.txt", "x")
+    assert sorted(f.rel for f in walk_notes(ws, "en")) == ["a.md", "sub/b.md"]
+    assert is_note_path("a/b.md")
+    assert not is_note_path("a/.b.md")
+    assert not is_note_path(".a/b.md")
+    assert not is_note_path("a.md.assets/b.md")
+    assert not is_note_path("a//b.md")
+    assert not is_note_path("a.png")

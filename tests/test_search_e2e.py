@@ -1,0 +1,155 @@
+"""End to end: search through a real ``indexer serve`` over HTTP, the index kept current by
+tool writes (read-your-writes), by the watcher (external edits) and by the start-up
+reconcile; grep through the server equals a full scan."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from indexer_process import RunningIndexer, start_indexer
+
+DEADLINE = 15.0
+
+
+def vault(ws: Path, lang: str = "en") -> Path:
+    return ws / "memory" / "languages" / lang / "vault"
+
+
+async def data(client: Client, tool: str, **args) -> dict:
+    return (await client.call_tool(tool, args)).structured_content
+
+
+async def found(client: Client, lang: str, query: str, **args) -> list[str]:
+    result = await data(client, "search", lang=lang, query=query, **args)
+    return sorted(hit["path"] for hit in result["results"])
+
+
+async def eventually(check, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+async def ready(client: Client) -> None:
+    async def check() -> bool:
+        return bool((await data(client, "status"))["index_ready"])
+
+    await eventually(check, "index_ready")
+
+
+async def test_read_your_writes_through_mcp(indexer_server: RunningIndexer) -> None:
+    async with indexer_server.client() as c:
+        await ready(c)
+        text = "---\ntitle: 東京の電車\ntags: [travel]\n---\nThe trains of Tokyo are punctual.\n"
+        await data(c, "write", lang="ja", path="items/trains.md", content=text)
+        assert await found(c, "ja", "punctual") == ["items/trains.md"]  # no waiting
+        assert await found(c, "ja", "電車", tags=["travel"]) == ["items/trains.md"]
+        await data(c, "append", lang="ja", path="items/trains.md", content="\nShinkansen too.\n")
+        assert await found(c, "ja", "shinkansen") == ["items/trains.md"]
+        await data(c, "delete", lang="ja", path="items/trains.md")
+        assert await found(c, "ja", "punctual") == []
+        status = await data(c, "status")
+        assert status["index_ready"] is True and status["langs"] == {}
+
+
+async def test_external_edits_become_visible(indexer_server: RunningIndexer) -> None:
+    root = vault(indexer_server.workspace)
+    async with indexer_server.client() as c:
+        await ready(c)
+        (root / "ext").mkdir(parents=True)
+        (root / "ext" / "a.md").write_text("an outside quince\n")
+
+        async def visible(query: str, expected: list[str]):
+            async def check() -> bool:
+                return await found(c, "en", query) == expected
+
+            return check
+
+        await eventually(await visible("quince", ["ext/a.md"]), "an external create")
+        tmp = root / "ext" / ".a.md.tmp.x1"
+        tmp.write_text("an outside medlar\n")
+        os.replace(tmp, root / "ext" / "a.md")
+        await eventually(await visible("medlar", ["ext/a.md"]), "an editor-style save")
+        os.replace(root / "ext" / "a.md", root / "ext" / "b.md")
+        await eventually(await visible("medlar", ["ext/b.md"]), "an external rename")
+        (root / "ext" / "b.md").unlink()
+        await eventually(await visible("medlar", []), "an external delete")
+
+
+async def test_hostile_queries_never_break_the_tool(indexer_server: RunningIndexer) -> None:
+    async with indexer_server.client() as c:
+        await data(c, "write", lang="en", path="a.md", content="plain words here\n")
+        for query in ['"', "NEAR(a b)", "a:b", "*", "x" * 10_000, "東", '"unbalanced here']:
+            try:
+                result = await data(c, "search", lang="en", query=query)
+                assert isinstance(result["results"], list)
+            except ToolError as err:
+                assert str(err).startswith("invalid_argument: "), str(err)
+        for query in ["", "x" * 10_241]:
+            with pytest.raises(ToolError, match=r"^invalid_argument: "):
+                await c.call_tool("search", {"lang": "en", "query": query})
+        with pytest.raises(ToolError, match=r"^invalid_argument: "):
+            await c.call_tool("search", {"lang": "en", "query": "plain", "limit": 0})
+
+
+async def test_grep_through_the_server_equals_a_full_scan(indexer_server: RunningIndexer) -> None:
+    root = vault(indexer_server.workspace)
+    for n in range(40):
+        (root / f"d{n % 4}").mkdir(parents=True, exist_ok=True)
+        (root / f"d{n % 4}" / f"f{n}.md").write_text(f"line {n}\nNeedle{n % 7} in Hay\n")
+    async with indexer_server.client() as c:
+        await ready(c)
+        await eventually(
+            lambda: _count_is(c, 40), "40 notes indexed"
+        )  # the watcher or the reconcile
+        (root / "late.md").write_text("needle3 written after indexing\n")
+        result = await data(c, "grep", lang="en", pattern="needle3", ignore_case=True, limit=1000)
+        paths = sorted({m["path"] for m in result["matches"]})
+        expected = sorted(
+            p.relative_to(root).as_posix()
+            for p in root.rglob("*.md")
+            if "needle3" in p.read_text().lower()
+        )
+        assert paths == expected and "late.md" in paths
+
+
+async def _count_is(c: Client, count: int) -> bool:
+    return (await data(c, "status"))["langs"].get("en") in (count, count + 1)
+
+
+async def test_restart_reconciles_changes_made_while_down(workspace: Path) -> None:
+    server = start_indexer(workspace)
+    try:
+        async with server.client() as c:
+            await data(c, "write", lang="en", path="keep.md", content="kept plum\n")
+            await data(c, "write", lang="en", path="gone.md", content="gone plum\n")
+    finally:
+        server.stop()
+    root = vault(workspace)
+    (root / "gone.md").unlink()
+    (root / "new.md").write_text("new plum\n")
+    server = start_indexer(workspace)
+    try:
+        async with server.client() as c:
+            await ready(c)
+            assert await found(c, "en", "plum") == ["keep.md", "new.md"]
+    finally:
+        server.stop()
+    workspace.joinpath(".indexer", "index.sqlite").unlink()
+    for suffix in ("-wal", "-shm"):
+        workspace.joinpath(".indexer", f"index.sqlite{suffix}").unlink(missing_ok=True)
+    server = start_indexer(workspace)
+    try:
+        async with server.client() as c:
+            await ready(c)
+            assert await found(c, "en", "plum") == ["keep.md", "new.md"]
+    finally:
+        server.stop()
