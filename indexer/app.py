@@ -18,13 +18,15 @@ import secrets
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import uvicorn
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 import indexer
+from indexer.index import NoteIndex
+from indexer.index_schema import IndexSchemaError
 from indexer.layout import Workspace
 from indexer.sandbox import Sandbox
 from indexer.server import create_server
@@ -99,16 +101,14 @@ def remove_if_ours(path: Path, text: str) -> None:
         pass
 
 
-def build_app(settings: Settings) -> tuple[Any, Any]:
+def build_app(settings: Settings) -> tuple[Starlette, NoteIndex]:
     """The ASGI app (MCP at ``/mcp``, ``/health``) and the index (or None)."""
     workspace = settings.workspace
-    try:  # TEMPORARY until indexer/index.py lands (issue 3)
-        from indexer.index import NoteIndex
-
-        index: Any = NoteIndex(workspace)
+    index = NoteIndex(workspace)
+    try:
         index.open()
-    except ImportError:
-        index = None
+    except IndexSchemaError as err:
+        raise StartupError(str(err)) from None
     vault = Vault(Sandbox(workspace), max_file_bytes=settings.max_file_bytes)
     mcp = create_server(settings, vault, index)
 
@@ -120,7 +120,7 @@ def build_app(settings: Settings) -> tuple[Any, Any]:
                 "version": indexer.__version__,
                 "pid": os.getpid(),
                 "workspace": str(workspace.root),
-                "index_ready": bool(index and index.ready),
+                "index_ready": index.ready,
             }
         )
 
@@ -152,8 +152,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     else:
         workspace.token_file.unlink(missing_ok=True)
     app, index = build_app(settings)
-    if index is not None:
-        index.start_background()
+    index.start_background()
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -183,8 +182,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     finally:
         if url_text:
             remove_if_ours(workspace.url_file, url_text)
-        if index is not None:
-            index.close()
+        index.close()
         log.info("indexer stopped")
 
 

@@ -33,24 +33,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--token", help="require this bearer token (env INDEXER_MCP_TOKEN)")
     serve.add_argument("--log-level", help="DEBUG logs one line per tool call (default INFO)")
     serve.set_defaults(func=cmd_serve)
-    _register_optional(commands)
+    _register_module_commands(commands)
     return parser
 
 
-def _register_optional(commands: argparse._SubParsersAction) -> None:
-    """Subcommands owned by other modules (index, client snippets)."""
-    try:
-        from indexer import index_cli
+def _register_module_commands(commands: argparse._SubParsersAction) -> None:
+    """Subcommands that live beside the modules they drive (index, client snippets)."""
+    from indexer import index_cli, snippets
 
-        index_cli.register(commands)
-    except ImportError:  # TEMPORARY until indexer/index_cli.py lands (issue 3)
-        pass
-    try:
-        from indexer import snippets
-
-        snippets.register(commands)
-    except ImportError:  # TEMPORARY until indexer/snippets.py lands (issue 5)
-        pass
+    index_cli.register(commands)
+    snippets.register(commands)
 
 
 def configure_logging(level: str) -> None:

@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 from typing import Any, Protocol
 
 from indexer.sandbox import Sandbox, Target, open_nofollow
-from indexer.scan import LineMatcher, compile_glob, walk_files
+from indexer.scan import LineMatcher, compile_glob, read_text_nofollow, walk_files
 from indexer.storage import (
     append_bytes,
     atomic_write,
@@ -171,15 +171,14 @@ class Vault:
             return {"matches": matches, "truncated": False}
         plan = self.grep_planner(lang, pattern, fixed, ignore_case) if self.grep_planner else None
         for entry in walk_files(target.vault_root, start):
-            if entry.size > self.max_file_bytes or not regex.match(_below(entry.rel, start)):
+            if not regex.match(_below(entry.rel, start)):
                 continue
             if plan is not None and entry.rel not in plan.candidates:
                 indexed = plan.indexed.get(entry.rel)
-                if indexed == (entry.size, entry.mtime_ns):
+                if indexed is not None and indexed == entry.signature():
                     continue
-            try:
-                text = entry.abs.read_text(encoding="utf-8")
-            except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
+            text = read_text_nofollow(entry.path, self.max_file_bytes)
+            if text is None:
                 continue
             for number, line in matcher.matching_lines(text):
                 if len(matches) == limit:

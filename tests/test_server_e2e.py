@@ -270,3 +270,16 @@ def test_port_in_use_is_one_clear_line(indexer_server: RunningIndexer, tmp_path:
     assert f"could not listen on 127.0.0.1:{port}" in log
     assert "Traceback" not in log
     assert not (other / "indexer.mcp.url").exists()
+
+
+def test_index_from_a_newer_version_is_refused_clearly(workspace: Path) -> None:
+    import sqlite3
+
+    (workspace / ".indexer").mkdir()
+    with sqlite3.connect(workspace / ".indexer" / "index.sqlite") as db:
+        db.execute("PRAGMA user_version = 999")
+    proc = spawn_indexer(workspace)
+    assert proc.wait(timeout=30) == 1
+    log = proc.log_path.read_text()  # type: ignore[attr-defined]
+    assert "999" in log and "Traceback" not in log
+    assert not (workspace / "indexer.mcp.url").exists()
