@@ -37,6 +37,7 @@ from indexer.vault import Vault
 log = logging.getLogger("indexer")
 
 
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 EXIT_STARTUP_FAILED = 1
 EXIT_ALREADY_RUNNING = 3
 
@@ -114,14 +115,10 @@ def build_app(settings: Settings) -> tuple[Starlette, NoteIndex]:
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
+        # Answered without the token (liveness checks, stale-URL detection), so it says
+        # nothing about the machine: no paths, no pid.
         return JSONResponse(
-            {
-                "status": "ok",
-                "version": indexer.__version__,
-                "pid": os.getpid(),
-                "workspace": str(workspace.root),
-                "index_ready": index.ready,
-            }
+            {"status": "ok", "version": indexer.__version__, "index_ready": index.ready}
         )
 
     app = mcp.http_app(
@@ -151,6 +148,12 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         write_private_file(workspace.token_file, settings.token + "\n", 0o600)
     else:
         workspace.token_file.unlink(missing_ok=True)
+        if settings.host not in LOOPBACK_HOSTS:
+            log.warning(
+                "listening on %s without a token: anything that can reach it can read and "
+                "write the vaults; set INDEXER_MCP_TOKEN",
+                settings.host,
+            )
     app, index = build_app(settings)
     index.start_background()
     config = uvicorn.Config(

@@ -30,7 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workspace", help="workspace folder W (env INDEXER_WORKSPACE)")
     serve.add_argument("--host", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port (default 0: a free one)")
-    serve.add_argument("--token", help="require this bearer token (env INDEXER_MCP_TOKEN)")
+    serve.add_argument(
+        "--token",
+        help="require this bearer token (shows in the process list: prefer INDEXER_MCP_TOKEN)",
+    )
     serve.add_argument("--log-level", help="DEBUG logs one line per tool call (default INFO)")
     serve.set_defaults(func=cmd_serve)
     _register_module_commands(commands)

@@ -177,7 +177,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     print(f"workspace: {workspace.root}")
     if health:
-        print(f"server: running at {url} (pid {health.get('pid', '?')})")
+        print(f"server: running at {url} (version {health.get('version', '?')})")
     elif url:
         print(f"server: not running ({workspace.url_file.name} is stale: {url})")
     else:
