@@ -36,27 +36,38 @@ def args_for(tool: str, client_no: int, i: int) -> dict:
     return {"lang": "en", "path": f"events/a{client_no}.md", "content": f"## Event {i}\nok\n"}
 
 
-async def run_client(url: str, tool: str, client_no: int, calls: int) -> list[float]:
-    samples: list[float] = []
+TOOLS = ("echo", "stat", "read", "write", "append")
+ROUND = 20  # calls of one tool in a row; tools take turns so noise hits them all alike
+
+
+async def run_client(url: str, client_no: int, calls: int) -> dict[str, list[float]]:
+    """``calls`` calls of every tool, interleaved in rounds; latency samples per tool."""
+    samples: dict[str, list[float]] = {tool: [] for tool in TOOLS}
     async with Client(url, timeout=30) as client:
-        for i in range(10):  # warm-up
-            await client.call_tool(tool, args_for(tool, client_no, -i))
-        for i in range(calls):
-            started = time.perf_counter()
-            await client.call_tool(tool, args_for(tool, client_no, i))
-            samples.append((time.perf_counter() - started) * 1e3)
+        for tool in TOOLS:  # warm-up
+            for i in range(5):
+                await client.call_tool(tool, args_for(tool, client_no, -i - 1))
+        for start in range(0, calls, ROUND):
+            for tool in TOOLS:
+                for i in range(start, min(start + ROUND, calls)):
+                    began = time.perf_counter()
+                    await client.call_tool(tool, args_for(tool, client_no, i))
+                    samples[tool].append((time.perf_counter() - began) * 1e3)
     return samples
 
 
-async def measure(url: str, tool: str, clients: int) -> tuple[float, float, float]:
+async def measure(url: str, clients: int) -> dict[str, tuple[float, float, float]]:
+    """tool -> (p50 ms, p99 ms, calls/s while that tool's calls ran, all clients together)."""
     calls = CALLS_SINGLE if clients == 1 else CALLS_PER_CLIENT
-    started = time.perf_counter()
-    results = await asyncio.gather(*(run_client(url, tool, n, calls) for n in range(clients)))
-    elapsed = time.perf_counter() - started
-    samples = sorted(s for r in results for s in r)
-    p50 = statistics.median(samples)
-    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
-    return p50, p99, len(samples) / elapsed
+    results = await asyncio.gather(*(run_client(url, n, calls) for n in range(clients)))
+    figures = {}
+    for tool in TOOLS:
+        samples = sorted(s for r in results for s in r[tool])
+        p50 = statistics.median(samples)
+        p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+        busy = sum(samples) / 1e3 / clients  # seconds each client spent on this tool
+        figures[tool] = (p50, p99, len(samples) / busy)
+    return figures
 
 
 async def main() -> None:
@@ -69,10 +80,9 @@ async def main() -> None:
         try:
             rows = []
             for clients in (1, 8):
-                floor = None
-                for tool in ("echo", "stat", "read", "write", "append"):
-                    p50, p99, rate = await measure(server.url, tool, clients)
-                    floor = floor or p50
+                figures = await measure(server.url, clients)
+                floor = figures["echo"][0]
+                for tool, (p50, p99, rate) in figures.items():
                     rows.append((tool, clients, p50, p99, rate, p50 / floor))
         finally:
             server.stop()
