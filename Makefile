@@ -29,6 +29,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy indexer agent_client shared bench
 
 test: $(STAMP) $(NODE_STAMP) lint
 	$(BIN)/pytest -q
