@@ -7,7 +7,9 @@ and aliases are refused outright (alias bombs), and every value must be plain da
 
 ``normalize_frontmatter_text`` is idempotent for a given clock: ``updated`` is set to
 ``now`` on every call, so normalizing a normalized text with the same ``now`` returns
-it unchanged.
+it unchanged. To make that hold for any input, it reads its own output back before
+returning it and refuses (``invalid_frontmatter``) what would not read back identically:
+a note the server writes can always be parsed and normalized again.
 """
 
 from __future__ import annotations
@@ -26,14 +28,19 @@ from shared.errors import InvalidFrontmatterError
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 16
+MAX_INT_DIGITS = 100  # str() of a huge int raises ValueError (and costs quadratic time)
+MAX_ID_CHARS = 200
+MAX_TITLE_CHARS = 200  # a title derived from a heading or the file stem
 CANONICAL_KEYS = ("id", "title", "type", "tags", "aliases", "created", "updated")
 PROTECTED_KEYS = ("id", "created")
 LIST_KEYS = ("tags", "aliases")
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_HEADING_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# CommonMark ATX h1: a closing run of '#' counts only when preceded by a space ("# C#").
+_HEADING_RE = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_INT_LIMIT = 10**MAX_INT_DIGITS
 
 
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -125,8 +132,13 @@ def parse_yaml_block(block: str) -> dict[str, Any]:
     except yaml.YAMLError as err:
         reason = _first_line(err)
         raise InvalidFrontmatterError(f"the frontmatter is not valid YAML ({reason})") from None
-    except (RecursionError, ValueError, TypeError) as err:
-        raise InvalidFrontmatterError(f"the frontmatter cannot be read ({err})") from None
+    except Exception as err:  # PyYAML constructors raise anything on odd input
+        # e.g. AttributeError from ``!!timestamp nope``, ValueError from int digit limits.
+        reason = _first_line(err)[:200]
+        raise InvalidFrontmatterError(
+            f"the frontmatter has a value that cannot be read ({reason}); "
+            "check its !!tags, numbers and dates"
+        ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -157,18 +169,16 @@ def normalize_frontmatter_text(
     meta, body = parse_frontmatter(text)
     _refuse_lookalike_keys(meta)
     kept = _protected_values(existing)
-    for key in PROTECTED_KEYS:
-        if key in kept:
-            meta[key] = kept[key]
+    meta.update(kept)
 
-    if meta.get("id") in (None, ""):
-        meta["id"] = new_note_id(int(moment.timestamp() * 1000))
-    elif not isinstance(meta["id"], str | int):
-        raise InvalidFrontmatterError("id must be a string")
-    else:
-        meta["id"] = str(meta["id"])
+    if "id" not in kept:
+        if meta.get("id") in (None, ""):
+            meta["id"] = new_note_id(int(moment.timestamp() * 1000))
+        else:
+            meta["id"] = _writer_id(meta["id"])
     if meta.get("title") in (None, ""):
-        meta["title"] = _title_from_body(body) or stem or "Untitled"
+        derived = title_from_body(body) or stem or "Untitled"
+        meta["title"] = derived[:MAX_TITLE_CHARS].strip() or "Untitled"
     elif not isinstance(meta["title"], str | int | float):
         raise InvalidFrontmatterError("title must be a string")
     else:
@@ -183,16 +193,63 @@ def normalize_frontmatter_text(
 
     ordered = {key: meta.pop(key) for key in CANONICAL_KEYS if key in meta}
     ordered.update(meta)
-    dumped = yaml.dump(
-        ordered,
-        Dumper=_NoteDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1_000_000,
-    )
     body = body.rstrip("\n")
-    return f"---\n{dumped}---\n{body}\n" if body else f"---\n{dumped}---\n"
+    body = f"{body}\n" if body else ""
+    result = f"---\n{_dump_block(ordered)}---\n{body}"
+    _check_reads_back(result, ordered, body)
+    return result
+
+
+def _dump_block(meta: dict[str, Any]) -> str:
+    """The YAML block for ``meta``, refused when it cannot be written or is too large."""
+    try:
+        dumped: str = yaml.dump(
+            meta,
+            Dumper=_NoteDumper,
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+            width=1_000_000,
+        )
+    except Exception as err:  # a value the dumper cannot write is a refusal
+        reason = _first_line(err)[:200]
+        raise InvalidFrontmatterError(f"the frontmatter cannot be written ({reason})") from None
+    if len(dumped.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        raise InvalidFrontmatterError(
+            f"the normalized frontmatter would be larger than {MAX_FRONTMATTER_BYTES} bytes"
+        )
+    return dumped
+
+
+def _check_reads_back(result: str, meta: dict[str, Any], body: str) -> None:
+    """Refuse a normalized text that would not parse back to exactly ``meta`` and ``body``.
+
+    This is what makes normalization idempotent and keeps a poisoned note (one whose
+    next read would fail, losing ``id``/``created`` protection) from ever being written.
+    """
+    try:
+        again, again_body = parse_frontmatter(result)
+    except InvalidFrontmatterError as err:
+        raise InvalidFrontmatterError(
+            f"the normalized frontmatter would not read back ({err.message})"
+        ) from None
+    if again_body != body or not _same(again, meta):
+        raise InvalidFrontmatterError(
+            "the normalized frontmatter would not read back unchanged; simplify its values"
+        )
+
+
+def _same(left: Any, right: Any) -> bool:
+    """Equal with the same types, key order and UTC offsets (``==`` alone says 1 == 1.0)."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return list(left) == list(right) and all(_same(left[k], right[k]) for k in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(map(_same, left, right))
+    if isinstance(left, datetime):
+        return bool(left == right) and left.utcoffset() == right.utcoffset()
+    return bool(left == right)
 
 
 def _clean_text(text: str) -> str:
@@ -221,6 +278,10 @@ def _check_plain(value: Any, depth: int) -> None:
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidFrontmatterError("frontmatter numbers must be finite")
+    elif isinstance(value, int) and abs(value) >= _INT_LIMIT:
+        raise InvalidFrontmatterError(
+            f"frontmatter integers may have at most {MAX_INT_DIGITS} digits"
+        )
     elif not isinstance(value, str | int | bool | date | type(None)):
         raise InvalidFrontmatterError(f"frontmatter value of type {type(value).__name__}")
 
@@ -235,7 +296,14 @@ def _refuse_lookalike_keys(meta: dict[str, Any]) -> None:
 
 
 def _protected_values(existing: str | None) -> dict[str, Any]:
-    """``id``/``created`` of the file on disk; an unreadable original protects nothing."""
+    """``id``/``created`` of the file on disk; an unreadable original protects nothing.
+
+    An existing ``id`` is kept even when it would be refused from a writer (newlines,
+    over-long, control characters): protection is about a note never changing identity,
+    the value on disk was accepted once or typed by a person, and refusing it would make
+    the note unwritable since no writer may change it. Only a blank one (spaces) counts
+    as missing, as ``""`` does, so the note gets a real id.
+    """
     if existing is None:
         return {}
     try:
@@ -243,15 +311,30 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
     except InvalidFrontmatterError:
         return {}
     kept: dict[str, Any] = {}
-    if meta.get("id") not in (None, "") and isinstance(meta["id"], str | int):
-        kept["id"] = str(meta["id"])
+    old_id = meta.get("id")
+    if isinstance(old_id, str | int) and not isinstance(old_id, bool) and str(old_id).strip():
+        kept["id"] = str(old_id)
     if meta.get("created") not in (None, ""):
         with contextlib.suppress(InvalidFrontmatterError):
             kept["created"] = _timestamp("created", meta["created"])
     return kept
 
 
-def _title_from_body(body: str) -> str:
+def _writer_id(value: Any) -> str:
+    """A writer's ``id``: one line of printable text, no surrounding spaces, not too long."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise InvalidFrontmatterError("id must be a string")
+    text = str(value)
+    if len(text) > MAX_ID_CHARS or not text.isprintable() or text != text.strip() or not text:
+        raise InvalidFrontmatterError(
+            f"id must be one line of printable text without surrounding spaces, "
+            f"at most {MAX_ID_CHARS} characters (or leave it out to get a new one)"
+        )
+    return text
+
+
+def title_from_body(body: str) -> str:
+    """The text of the first ``# `` heading (CommonMark closing ``#``s dropped), or ``""``."""
     match = _HEADING_RE.search(body)
     return match.group(1).strip() if match else ""
 
@@ -293,4 +376,12 @@ def _timestamp(key: str, value: Any) -> datetime:
         raise InvalidFrontmatterError(f"{key} must be an ISO 8601 date-time")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    offset = moment.utcoffset()
+    if offset is not None and (offset.seconds % 60 or offset.microseconds):
+        # YAML timestamps carry hh:mm offsets only: "+01:00:30" would be dumped as an
+        # unreadable ``!!timestamp``, so such a moment is written in UTC instead.
+        try:
+            moment = moment.astimezone(UTC)
+        except OverflowError:
+            raise InvalidFrontmatterError(f"{key} is out of range") from None
     return moment

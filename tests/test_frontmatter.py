@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import (
     CANONICAL_KEYS,
+    MAX_TITLE_CHARS,
     new_note_id,
     normalize_frontmatter_text,
     parse_frontmatter,
@@ -117,6 +118,24 @@ def test_line_endings_bom_and_trailing_newline() -> None:
         ("---\ncreated: yesterday\n---\n", "ISO 8601"),
         ("---\ntags: {a: 1}\n---\n", "list of strings"),
         ("---\nd: " + "[" * 40 + "]" * 40 + "\n---\n", "deeper"),
+        # red-team finding 3: loader/dumper exceptions are refusals, not crashes
+        ("---\nx: !!timestamp nope\n---\n", "cannot be read"),
+        ("---\ncreated: !!timestamp 2026-01-01T00:00:00+01:00:30\n---\n", "cannot be read"),
+        ("---\nx: 0x" + "f" * 4000 + "\n---\n", "at most 100 digits"),
+        ("---\nid: 0x" + "f" * 4000 + "\n---\n", "at most 100 digits"),
+        ("---\nx: 0b" + "1" * 20000 + "\n---\n", "at most 100 digits"),
+        ("---\nx: 0" + "7" * 20000 + "\n---\n", "at most 100 digits"),
+        ("---\nx: " + ":".join(["59"] * 3000) + "\n---\n", "at most 100 digits"),
+        ("---\nx: " + "1" * 4400 + "\n---\n", "cannot be read"),
+        ("---\nx: [" + "1," * 30000 + "]\n---\n", "would be larger than"),
+        # red-team finding 9: an id is one line of printable, non-blank text
+        ("---\nid: '  '\n---\n", "id must be one line"),
+        ('---\nid: "a\\nb"\n---\n', "id must be one line"),
+        ('---\nid: "a\\tb"\n---\n', "id must be one line"),
+        ('---\nid: "a\\u2028b"\n---\n', "id must be one line"),
+        ("---\nid: ' padded'\n---\n", "id must be one line"),
+        ("---\nid: " + "x" * 201 + "\n---\n", "id must be one line"),
+        ("---\nid: true\n---\n", "id must be a string"),
     ],
 )
 def test_refusals(text: str, fragment: str) -> None:
@@ -131,6 +150,138 @@ def test_billion_laughs_is_refused_quickly() -> None:
         lol += f"{chr(97 + i)}: &{chr(97 + i)} [" + ", ".join([f"*{chr(96 + i)}"] * 9) + "]\n"
     with pytest.raises(InvalidFrontmatterError, match="anchors"):
         norm(lol + "---\n")
+
+
+def assert_stable(out: str, as_new_file: bool = True) -> None:
+    """``out`` parses, and normalizing it again (as a new or an existing file) keeps it."""
+    parse_frontmatter(out)
+    if as_new_file:
+        assert norm(out) == out
+    assert norm(out, existing=out) == out
+
+
+# -- red-team finding 3: a created value can poison a note --------------------------
+
+
+def test_created_with_a_seconds_offset_is_written_in_utc_and_reads_back() -> None:
+    out = norm("---\ncreated: '2026-01-01T00:00:00+01:00:30'\n---\n# ts\n")
+    assert "!!" not in out
+    assert "created: 2025-12-31T22:59:30Z\n" in out
+    meta, _ = parse_frontmatter(out)
+    assert meta["created"] == datetime(2026, 1, 1, tzinfo=timezone(timedelta(seconds=3630)))
+    assert_stable(out)
+
+
+def test_created_with_a_microsecond_offset_is_written_in_utc() -> None:
+    out = norm("---\ncreated: '2026-01-01T00:00:00+23:59:59.999999'\n---\n")
+    assert "created: 2025-12-31T00:00:00.000001Z\n" in out
+    assert_stable(out)
+
+
+def test_created_with_an_odd_offset_out_of_range_is_refused() -> None:
+    with pytest.raises(InvalidFrontmatterError, match="created is out of range"):
+        norm("---\ncreated: '0001-01-01T00:00:00+01:00:30'\n---\n")
+
+
+def test_a_poisoned_note_on_disk_is_a_refusal_not_a_crash() -> None:
+    poisoned = "---\nid: OLD\ncreated: !!timestamp 2026-01-01T00:00:00+01:00:30\n---\n# ts\n"
+    with pytest.raises(InvalidFrontmatterError, match="cannot be read"):
+        parse_frontmatter(poisoned)
+    out = norm("# fixed\n", existing=poisoned)  # unreadable original: nothing to protect
+    assert parse_frontmatter(out)[0]["title"] == "fixed"
+    assert_stable(out)
+
+
+def test_integers_up_to_the_digit_limit_round_trip() -> None:
+    out = norm(f"---\nbig: {10**100 - 1}\nneg: {-(10**100) + 1}\n---\n")
+    meta, _ = parse_frontmatter(out)
+    assert meta["big"] == 10**100 - 1 and meta["neg"] == -(10**100) + 1
+    assert_stable(out)
+    with pytest.raises(InvalidFrontmatterError, match="at most 100 digits"):
+        norm(f"---\nbig: {10**100}\n---\n")
+
+
+def test_values_the_dumper_would_change_are_refused_not_written() -> None:
+    # Every value must read back as the same type and value: check a few YAML 1.1 traps.
+    text = "---\na: '0o17'\nb: 'yes'\nc: '1:30'\nd: 2026-01-01\ne: 1.0\nf: 0x1F\n---\n"
+    meta, _ = parse_frontmatter(norm(text))
+    assert (meta["a"], meta["b"], meta["c"], meta["d"], meta["e"], meta["f"]) == (
+        "0o17",
+        "yes",
+        "1:30",
+        date(2026, 1, 1),
+        1.0,
+        31,
+    )
+    assert type(meta["e"]) is float and type(meta["d"]) is date
+
+
+def test_the_read_back_check_refuses_any_difference() -> None:
+    # The safety net behind idempotence: no known input reaches it, so check it directly.
+    from shared.frontmatter import _check_reads_back
+
+    _check_reads_back("---\na: 1\n---\nb\n", {"a": 1}, "b\n")
+    for meta, body in [({"a": 1.0}, "b\n"), ({"a": True}, "b\n"), ({"a": 1}, "b")]:
+        with pytest.raises(InvalidFrontmatterError, match="would not read back"):
+            _check_reads_back("---\na: 1\n---\nb\n", meta, body)
+    with pytest.raises(InvalidFrontmatterError, match="would not read back"):
+        _check_reads_back("---\na: !!timestamp x\n---\n", {"a": "x"}, "")
+
+
+# -- red-team finding 6: long headings ---------------------------------------------
+
+
+def test_a_huge_heading_gives_a_capped_title_and_stays_idempotent() -> None:
+    text = "# " + "t" * 100_000 + "\n"
+    out = norm(text)
+    meta, body = parse_frontmatter(out)
+    assert meta["title"] == "t" * MAX_TITLE_CHARS
+    assert body == text
+    assert_stable(out)
+    again = normalize_frontmatter_text(out, existing=out, now=NOW + timedelta(hours=1))
+    assert parse_frontmatter(again)[0]["id"] == meta["id"]
+
+
+def test_a_long_stem_is_capped_too() -> None:
+    meta, _ = parse_frontmatter(norm("body", stem="s" * 300))
+    assert meta["title"] == "s" * MAX_TITLE_CHARS
+
+
+@pytest.mark.parametrize(
+    ("heading", "title"),
+    [
+        ("# C#", "C#"),
+        ("# F# and C#", "F# and C#"),
+        ("# Title ##", "Title"),
+        ("# Title #  ", "Title"),
+        ("# foo#bar ###", "foo#bar"),
+        ("#\tTab\t#", "Tab"),
+    ],
+)
+def test_heading_title_strips_only_a_closing_hash_sequence(heading: str, title: str) -> None:
+    meta, _ = parse_frontmatter(norm(heading + "\nbody\n", stem="stem"))
+    assert meta["title"] == title
+
+
+# -- red-team finding 9: ids -------------------------------------------------------
+
+
+def test_a_200_character_id_is_accepted() -> None:
+    meta, _ = parse_frontmatter(norm("---\nid: " + "x" * 200 + "\n---\n"))
+    assert meta["id"] == "x" * 200
+
+
+@pytest.mark.parametrize("odd_id", ["a\nb", "a\tb", "x" * 500, " padded "])
+def test_an_odd_id_already_on_disk_is_kept(odd_id: str) -> None:
+    on_disk = "---\n" + _dump({"id": odd_id, "title": "T"}) + "---\nbody\n"
+    out = norm("---\nid: new-one\n---\nnew body\n", existing=on_disk)
+    assert parse_frontmatter(out)[0]["id"] == odd_id
+    assert_stable(out, as_new_file=False)  # a writer may not *send* such an id (refused)
+
+
+def test_a_blank_id_on_disk_counts_as_missing() -> None:
+    out = norm("---\ntitle: T\n---\n", existing="---\nid: '   '\n---\n")
+    assert len(parse_frontmatter(out)[0]["id"]) == 26
 
 
 def test_note_ids_are_unique_and_sortable() -> None:
@@ -185,3 +336,92 @@ def test_normalization_is_idempotent(extra: dict, tags: list[str], body: str) ->
     once = norm("---\n" + _dump(meta) + "---\n" + body, stem="s")
     assert norm(once, stem="s") == once
     assert norm(once, existing=once, stem="s") == once
+
+
+# Frontmatter-ish texts built from the pieces that broke normalization before: YAML
+# tags, timestamps with odd offsets, big and odd integers, long headings, odd ids.
+_fm_key = st.sampled_from(
+    ["id", "title", "type", "tags", "aliases", "created", "updated", "foo", "bar", "<<", "Id"]
+)
+_fm_value = st.one_of(
+    st.sampled_from(
+        [
+            "",
+            "~",
+            "yes",
+            "0o17",
+            "0x1F",
+            "1:30",
+            "1.10",
+            ".nan",
+            "-.inf",
+            "2026-01-01",
+            "2026-01-01T00:00:00Z",
+            "2026-01-01 10:00:00 +5",
+            "'a, b'",
+            "'#a #b'",
+            "[a, a]",
+            "{a: 1}",
+            "[[1]]",
+            "!!timestamp nope",
+            "!!timestamp 2026-01-01",
+            "!!str 5",
+            "!!int '7'",
+            "!!binary aGk=",
+            "!!set {a}",
+            "&a 1",
+            "*a",
+            '"a\\nb"',
+            "'  '",
+            '"\\u2028"',
+            '"\\x85"',
+            "'---'",
+            "|\n  a\n  ---\n  b",
+            '"\\t"',
+        ]
+    ),
+    st.builds(
+        lambda h, m, s, frac: f"'2026-01-01T00:00:00+{h:02d}:{m:02d}:{s:02d}{frac}'",
+        st.integers(0, 23),
+        st.integers(0, 59),
+        st.integers(0, 59),
+        st.sampled_from(["", ".5", ".999999"]),
+    ),
+    st.builds(lambda h: f"2026-01-01T00:00:00+{h}", st.sampled_from(["5", "23:59", "99", "05:99"])),
+    st.builds(
+        lambda prefix, digit, n: prefix + digit * n,
+        st.sampled_from(["", "0x", "0b", "0", "-", "0o"]),
+        st.sampled_from(["1", "7", "f"]),
+        st.integers(1, 5000),
+    ),
+    st.builds(lambda n: ":".join(["59"] * n), st.integers(1, 200)),
+    st.text(max_size=20).map(lambda t: '"' + t.encode("unicode_escape").decode() + '"'),
+)
+_fm_body = st.one_of(
+    _body,
+    st.builds(lambda n: "# " + "t" * n + "\n", st.integers(0, 100_000)),
+    st.sampled_from(["# C#\n", "# t ##\n", "#\n", "# a\u2028b\n", "---\nid: X\n---\n"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_fm_key, _fm_value), max_size=6, unique_by=lambda pair: pair[0]),
+    _fm_body,
+    st.booleans(),
+)
+def test_normalize_refuses_or_returns_a_fixed_point(
+    pairs: list[tuple[str, str]], body: str, with_block: bool
+) -> None:
+    lines = "".join(f"{key}: {value}\n" for key, value in pairs)
+    text = f"---\n{lines}---\n{body}" if with_block or pairs else body
+    try:
+        out = norm(text, stem="s")
+    except InvalidFrontmatterError:
+        event("refused")
+        return
+    event("normalized")
+    meta, _ = parse_frontmatter(out)
+    assert set(CANONICAL_KEYS) - {"type", "tags", "aliases"} <= set(meta)
+    assert norm(out, stem="s") == out
+    assert norm(out, existing=out, stem="s") == out
