@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
@@ -19,10 +18,9 @@ from typing import Any
 
 from indexer.fts_query import cjk_expand, fold
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import parse_frontmatter
+from shared.frontmatter import parse_frontmatter, title_from_body
 
 MAX_INDEXED_BYTES = 8 * 1024 * 1024
-_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 # Frontmatter keys with their own column, or noise for full-text search.
 _NOT_META_TEXT = frozenset({"title", "tags", "id", "created", "updated"})
 
@@ -74,8 +72,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
     meta = _jsonable(meta)
     title = meta.get("title")
     if not isinstance(title, str | int | float) or isinstance(title, bool) or title == "":
-        heading = _HEADING.search(body)
-        title = heading.group(1).strip() if heading else stem
+        title = title_from_body(body) or stem
     kind = meta.get("type")
     tags = _tags(meta.get("tags"))
     return NoteRow(
