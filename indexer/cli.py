@@ -9,6 +9,7 @@ import argparse
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 # Libraries must not phone home or print banners from a daemon (set before they import).
@@ -71,6 +72,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     for key, value in QUIET_LIBRARIES.items():
         os.environ.setdefault(key, value)
+    # watchdog warns (harmlessly) when a folder tree appears faster than it adds watches.
+    warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

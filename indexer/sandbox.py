@@ -1,41 +1,71 @@
-"""The one place that turns a tool's ``(lang, path)`` into a real path inside a vault.
+"""The one place that turns a tool's ``(lang, path)`` into an open folder inside a vault.
 
 Policy (see the SPEC's "Sandbox"): the path string is checked first (no ``..``, no
-absolute or ``~`` paths, no control characters, no hidden segments, byte limits), then
-every existing component is ``lstat``-ed from the real vault root down: a symbolic link
-anywhere, or a non-regular file at the end, is refused. The result is checked once more
-for containment with a separator boundary (``Path.is_relative_to``), never a bare prefix.
-Reads open with ``O_NOFOLLOW`` so a link swapped in after the check is not followed.
+absolute or ``~`` paths, no control or invisible characters, no hidden segments, byte
+limits); nothing on disk is looked at until it passes. Then ``Sandbox.open`` walks from a
+descriptor of the real vault root, opening each existing folder with ``O_NOFOLLOW``
+relative to its parent (``indexer.fsops``): a symbolic link anywhere, swapped in at any
+moment, is refused, and the operation itself uses the parent's descriptor and the final
+name, never a path string.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
 
+from indexer import fsops
 from indexer.layout import Workspace
-from shared.errors import ForbiddenPathError, InvalidLangError
+from shared.errors import (
+    ForbiddenPathError,
+    InvalidArgumentError,
+    InvalidLangError,
+    NotFoundError,
+)
 from shared.models import LANG_RE
 
 MAX_PATH_BYTES = 1024
 MAX_SEGMENT_BYTES = 255
 MAX_DEPTH = 32
+MAX_LANG_CHARS = 35
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".avif"})
 _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+# Zero-width joiners are spelling in Persian, Indic scripts and emoji; other format
+# characters (zero-width space, bidi controls, BOM...) only hide what a name says.
+_ALLOWED_FORMAT = frozenset("\u200c\u200d")
+_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
+)
 
 
 @dataclass(frozen=True)
 class Target:
-    """A checked location: ``rel`` is the clean vault-relative path, ``abs`` the real one."""
+    """A checked path: ``rel`` is the clean vault-relative path; ``abs`` is for messages only.
+
+    ``dir_only`` is set when the caller wrote a trailing ``/`` (the path must be a folder).
+    """
 
     lang: str
     rel: str
     abs: Path
     vault_root: Path
+    dir_only: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.rel.rsplit("/", 1)[-1]
+
+    @property
+    def folders(self) -> list[str]:
+        """The folder segments above the final name."""
+        return self.rel.split("/")[:-1] if self.rel else []
 
     @property
     def is_note(self) -> bool:
@@ -54,11 +84,47 @@ class Target:
 
 def check_lang(lang: object) -> str:
     """Return ``lang`` if it is a vault id, else refuse with ``invalid_lang``."""
-    if not isinstance(lang, str) or not LANG_RE.fullmatch(lang):
+    if not isinstance(lang, str) or len(lang) > MAX_LANG_CHARS or not LANG_RE.fullmatch(lang):
         raise InvalidLangError(
-            f"{str(lang)[:40]!r} is not a vault id (expected e.g. 'en', 'ja', 'zh-Hans')"
+            f"{str(lang)[:40]!r} is not a vault id (expected e.g. 'en', 'ja', 'zh-Hans',"
+            f" at most {MAX_LANG_CHARS} characters)"
         )
     return lang
+
+
+def _check_char(char: str) -> None:
+    code = ord(char)
+    if code < 32 or 0x7F <= code <= 0x9F:
+        raise ForbiddenPathError("the path contains a control character")
+    category = unicodedata.category(char)
+    if (category == "Cf" and char not in _ALLOWED_FORMAT) or category in ("Zl", "Zp"):
+        raise ForbiddenPathError(
+            f"the path contains the invisible character U+{code:04X} (format or line separator)"
+        )
+    if char in _FORBIDDEN_CHARS:
+        raise ForbiddenPathError(f"the path contains the character {char!r}")
+
+
+def _check_segment(segment: str) -> None:
+    if segment == "":
+        raise ForbiddenPathError("the path contains an empty segment ('//')")
+    if segment in (".", ".."):
+        raise ForbiddenPathError("the path must not contain '.' or '..' segments")
+    if segment.startswith("."):
+        raise ForbiddenPathError(
+            "hidden files and folders (names starting with '.') are off limits"
+        )
+    if segment != segment.rstrip(" ."):
+        raise ForbiddenPathError("a path segment must not end with a dot or a space")
+    if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
+    for variant in (unicodedata.normalize("NFKC", segment), unquote(unquote(segment))):
+        if variant.startswith(".") or "/" in variant or "\\" in variant:
+            raise ForbiddenPathError(
+                f"the segment {segment!r} reads as a dot-name or a separator once decoded"
+            )
+    if segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES:
+        raise ForbiddenPathError(f"{segment!r} is a reserved device name on Windows")
 
 
 def clean_relpath(path: object, *, allow_root: bool = False) -> str:
@@ -76,11 +142,7 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
     if len(raw) > MAX_PATH_BYTES:
         raise ForbiddenPathError(f"the path is longer than {MAX_PATH_BYTES} bytes")
     for char in path:
-        code = ord(char)
-        if code < 32 or 0x7F <= code <= 0x9F or char in _BIDI:
-            raise ForbiddenPathError("the path contains a control character")
-        if char in _FORBIDDEN_CHARS:
-            raise ForbiddenPathError(f"the path contains the character {char!r}")
+        _check_char(char)
     if path.startswith(("/", "~")):
         raise ForbiddenPathError("the path must be relative to the vault root")
     path = unicodedata.normalize("NFC", path)
@@ -89,19 +151,128 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
     if len(segments) > MAX_DEPTH:
         raise ForbiddenPathError(f"the path is deeper than {MAX_DEPTH} folders")
     for segment in segments:
-        if segment == "":
-            raise ForbiddenPathError("the path contains an empty segment ('//')")
-        if segment in (".", ".."):
-            raise ForbiddenPathError("the path must not contain '.' or '..' segments")
-        if segment.startswith("."):
-            raise ForbiddenPathError(
-                "hidden files and folders (names starting with '.') are off limits"
-            )
-        if segment != segment.rstrip(" ."):
-            raise ForbiddenPathError("a path segment must not end with a dot or a space")
-        if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
-            raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
+        _check_segment(segment)
     return trimmed
+
+
+@dataclass
+class Place:
+    """A target opened inside its vault: the descriptor of its folder and its name there.
+
+    ``base_fd`` is the deepest existing folder on the way (None while the vault itself is
+    missing) and ``missing`` the folders still to create below it; ``make_parent`` creates
+    them for a write, ``rollback`` removes what it made when the write then fails. Valid
+    only inside ``Sandbox.open``'s block, which closes every descriptor.
+    """
+
+    target: Target
+    stack: ExitStack
+    sandbox: Sandbox
+    base_fd: int | None = None
+    missing: list[str] = field(default_factory=list)
+    created: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.target.name
+
+    @property
+    def dir_fd(self) -> int | None:
+        """The folder that holds the target, or None when it does not exist (yet)."""
+        return self.base_fd if not self.missing else None
+
+    def lstat(self) -> os.stat_result | None:
+        """The target's own entry, or None when it is missing; a link or a special file
+        (FIFO, device, socket) is refused, whenever it was swapped in."""
+        if self.dir_fd is None:
+            return None
+        if not self.target.rel:
+            return os.fstat(self.dir_fd)
+        info = fsops.lstat_at(self.name, self.dir_fd)
+        if info is not None:
+            if stat.S_ISLNK(info.st_mode):
+                raise ForbiddenPathError(f"{self.target.rel!r} is a symbolic link")
+            if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+                raise ForbiddenPathError(f"{self.target.rel!r} is not a regular file or folder")
+        return info
+
+    def folder_fd(self) -> int | None:
+        """The target opened as a folder (closed with the block), or None if it is missing."""
+        if self.dir_fd is None:
+            return None
+        if not self.target.rel:
+            return self.dir_fd
+        try:
+            fd = fsops.open_dir(self.name, self.dir_fd)
+        except FileNotFoundError:
+            return None
+        self.stack.callback(os.close, fd)
+        return fd
+
+    def make_parent(self) -> int:
+        """The target's folder, creating the vault and missing folders (each fsync'd)."""
+        if self.base_fd is None:
+            self.base_fd = self.sandbox.open_root(self.target.lang, self.stack, create=True)
+            self.missing = self.target.folders
+        fd = self.base_fd
+        assert fd is not None
+        for segment in self.missing:
+            child, created = fsops.make_dir(segment, fd)
+            if created:
+                self.created.append((fd, segment))
+            self.stack.callback(os.close, child)
+            fd = child
+        self.base_fd, self.missing = fd, []
+        return fd
+
+    def commit(self, data: bytes) -> None:
+        """Write ``data`` atomically here, creating folders; undo them if the write fails."""
+        try:
+            fsops.replace_at(self.make_parent(), self.name, data)
+        except OSError as err:
+            self.rollback()
+            fsops.refuse(err)
+            raise
+        except BaseException:
+            self.rollback()
+            raise
+
+    def walk_start(self) -> int | None:
+        """The target opened as the start folder of a walk; None when the vault is empty."""
+        rel = self.target.rel
+        info = self.lstat()
+        if info is None:
+            if rel:
+                raise NotFoundError(f"{rel} does not exist")
+            return None
+        if not stat.S_ISDIR(info.st_mode):
+            raise InvalidArgumentError(f"{rel} is a file, not a folder")
+        fd = self.folder_fd()
+        if fd is None:
+            raise NotFoundError(f"{rel} does not exist")
+        return fd
+
+    def remove_empty_folder(self) -> None:
+        """``rmdir`` the target folder; a folder with anything in it is refused."""
+        fd = self.folder_fd()
+        if fd is None or self.dir_fd is None:
+            raise NotFoundError(f"{self.target.rel} does not exist")
+        with os.scandir(fd) as entries:
+            empty = next(entries, None) is None
+        try:
+            if not empty:
+                raise OSError(errno.ENOTEMPTY, "not empty")
+            os.rmdir(self.name, dir_fd=self.dir_fd)
+        except OSError as err:
+            fsops.refuse(err)
+            raise InvalidArgumentError(f"{self.target.rel} is a folder that is not empty") from None
+
+    def rollback(self) -> None:
+        """Remove the (still empty) folders ``make_parent`` created."""
+        for parent, segment in reversed(self.created):
+            with suppress(OSError):
+                os.rmdir(segment, dir_fd=parent)
+        self.created.clear()
 
 
 class Sandbox:
@@ -111,7 +282,7 @@ class Sandbox:
         self.workspace = workspace
 
     def vault_root(self, lang: str, *, create: bool = False) -> Path | None:
-        """Real path of the lang's vault folder; created on demand for writes."""
+        """Real path of the lang's vault folder (the operator may link it); None if missing."""
         folder = self.workspace.vault_dir(check_lang(lang))
         if create:
             folder.mkdir(parents=True, exist_ok=True)
@@ -122,54 +293,73 @@ class Sandbox:
             raise ForbiddenPathError(f"the vault of {lang!r} is not a folder")
         return real
 
+    def open_root(self, lang: str, stack: ExitStack, *, create: bool = False) -> int | None:
+        """A descriptor of the real vault root (closed with ``stack``), or None if missing."""
+        root = self.vault_root(lang, create=create)
+        if root is None:
+            return None
+        try:
+            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        stack.callback(os.close, fd)
+        return fd
+
     def resolve(
         self, lang: str, path: object, *, create_vault: bool = False, allow_root: bool = False
     ) -> Target:
-        """Check ``(lang, path)`` and return the target; refuse with a VaultError."""
+        """Check ``(lang, path)`` as strings and return the target; refuse with a VaultError."""
         check_lang(lang)
         rel = clean_relpath(path, allow_root=allow_root)
         root = self.vault_root(lang, create=create_vault)
         if root is None:
             root = Path(os.path.realpath(self.workspace.vault_dir(lang)))
-            return Target(lang, rel, root / rel if rel else root, root)
-        current = root
-        for segment in rel.split("/") if rel else []:
-            parent_is_dir = True
-            try:
-                info = os.lstat(current)
-                parent_is_dir = stat.S_ISDIR(info.st_mode)
-            except FileNotFoundError:
-                pass
-            if not parent_is_dir:
-                raise ForbiddenPathError(f"{rel!r} goes through a file as if it were a folder")
-            current = current / segment
-            try:
-                info = os.lstat(current)
-            except FileNotFoundError:
-                continue
-            except OSError as err:
-                raise ForbiddenPathError(f"{rel!r} cannot be resolved ({err.strerror})") from None
-            if stat.S_ISLNK(info.st_mode):
-                raise ForbiddenPathError(f"{rel!r} goes through a symbolic link")
-            if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-                raise ForbiddenPathError(f"{rel!r} is not a regular file or folder")
-        if not current.is_relative_to(root):
-            raise ForbiddenPathError(f"{rel!r} leaves the vault")
-        return Target(lang, rel, current, root)
+        dir_only = isinstance(path, str) and path.endswith("/") and bool(rel)
+        return Target(lang, rel, root / rel if rel else root, root, dir_only)
+
+    @contextmanager
+    def open(self, target: Target) -> Iterator[Place]:
+        """Walk to the target's folder by descriptors; refuse links and special files."""
+        with ExitStack() as stack:
+            place = Place(target, stack, self)
+            fd = self.open_root(target.lang, stack)
+            if fd is None:
+                yield place
+                return
+            folders = target.folders
+            for index, segment in enumerate(folders):
+                try:
+                    child = fsops.open_dir(segment, fd)
+                except FileNotFoundError:
+                    place.missing = folders[index:]
+                    break
+                stack.callback(os.close, child)
+                fd = child
+            place.base_fd = fd
+            if place.missing:
+                yield place
+                return
+            place.lstat()  # refuses a link or a special file before anything is done
+            yield place
 
 
-def open_nofollow(path: Path, flags: int = os.O_RDONLY) -> int:
-    """Open without following a final symlink and refuse anything but a regular file."""
-    try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as err:
-        if err.errno in (40, 20):  # ELOOP (a symlink), ENOTDIR
-            raise ForbiddenPathError("the path goes through a symbolic link") from None
-        raise
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(path)
-        raise ForbiddenPathError("the path is not a regular file")
-    return fd
+def is_image(suffix: str, data: bytes) -> bool:
+    """Whether ``data`` starts like an image of type ``suffix`` (magic bytes, not a parse)."""
+    if suffix == ".webp":
+        return data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+    if suffix == ".avif":  # an ISO-BMFF 'ftyp' box naming an AVIF brand
+        size = int.from_bytes(data[:4], "big")
+        if data[4:8] != b"ftyp" or not 16 <= size <= min(len(data), 4096):
+            return False
+        brands = {data[8:12]} | {data[i : i + 4] for i in range(16, size - 3, 4)}
+        return bool(brands & {b"avif", b"avis"})
+    return data.startswith(_IMAGE_MAGIC[suffix])
+
+
+_IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
+    ".png": (b"\x89PNG\r\n\x1a\n",),
+    ".jpg": (b"\xff\xd8\xff",),
+    ".jpeg": (b"\xff\xd8\xff",),
+    ".gif": (b"GIF87a", b"GIF89a"),
+    ".bmp": (b"BM",),
+}

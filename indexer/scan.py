@@ -1,123 +1,192 @@
 """Walking a vault for ``find`` and ``grep``: glob matching and linear-time line search.
 
-Regular expressions go through RE2 (``google-re2``), whose matching time is linear in
-the input whatever the pattern, so a pattern like ``(a+)+$`` cannot stall the server.
+The walk goes by folder descriptors (``O_NOFOLLOW`` relative to the parent), so a folder
+swapped for a symbolic link while it runs is skipped, never followed; files are read
+relative to their folder's descriptor. Globs and grep patterns go through RE2
+(``google-re2``), whose matching time is linear in the input whatever the pattern, so
+neither ``*a*a*a*b`` nor ``(a+)+$`` can stall the server.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import stat
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import re2
 
-from shared.errors import InvalidArgumentError
+from indexer import fsops
+from shared.errors import ForbiddenPathError, InvalidArgumentError
 
 MAX_PATTERN_CHARS = 2000
+MAX_GLOB_CHARS = 500
 MAX_LINE_CHARS = 500
+# RE2 stays linear, but once a pattern's DFA no longer fits its memory it falls back to
+# an NFA costing ~program size per byte: ``.{1000}.{1000}x`` or ``[\\p{L}]{200}`` scan
+# ~50 KB/s. Measured: below 10k instructions with a 32 MiB budget every probe ran at
+# DFA speed (< 0.1 s per MB), so bigger programs are refused.
+MAX_PROGRAM_SIZE = 10_000
+RE2_MAX_MEM = 32 << 20
+_GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """A regular file found by a walk: vault-relative path, real path, and a lazy ``lstat``."""
+    """A regular file found by a walk. ``dir_fd`` is valid only until the walk moves on."""
 
     rel: str
-    path: str
+    dir_fd: int
     entry: os.DirEntry[str]
 
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
     def signature(self) -> tuple[int, int]:
-        """(size, mtime_ns), what the index compares; one ``lstat``, cached by DirEntry."""
+        """(size, mtime_ns), what the index compares; one ``fstatat``, cached by DirEntry."""
         info = self.entry.stat(follow_symlinks=False)
         return info.st_size, info.st_mtime_ns
 
+    def read_text(self, max_bytes: int) -> str | None:
+        """The file's UTF-8 text, or None (gone, now a link or FIFO, too big, not text)."""
+        return read_text_at(self.dir_fd, self.name, max_bytes)
 
-def walk_files(root: Path, start: str) -> Iterator[FileEntry]:
-    """Regular files below ``root/start`` in sorted order, skipping dot-names and links.
 
-    Uses the directory entries' types (no ``stat`` per file) and plain strings: a walk of
-    100k files costs about what ``os.scandir`` itself costs.
-    """
-    stack = [(os.path.join(root, start) if start else str(root), start + "/" if start else "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted((e for e in it if not e.name.startswith(".")), key=_name)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        subfolders = []
-        for entry in entries:
+def _listing(fd: int) -> tuple[list[os.DirEntry[str]], list[str]]:
+    """(files, subfolder names) of an open folder, sorted, dot-names skipped."""
+    files: list[os.DirEntry[str]] = []
+    folders: list[str] = []
+    with os.scandir(fd) as it:
+        for entry in it:
+            if entry.name.startswith("."):
+                continue
             if entry.is_dir(follow_symlinks=False):
-                subfolders.append((entry.path, prefix + entry.name + "/"))
+                folders.append(entry.name)
             elif entry.is_file(follow_symlinks=False):
-                yield FileEntry(prefix + entry.name, entry.path, entry)
-        stack.extend(reversed(subfolders))
+                files.append(entry)
+    files.sort(key=_name)
+    folders.sort()
+    return files, folders
+
+
+def walk_files(top_fd: int, start: str) -> Generator[FileEntry, None, None]:
+    """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
+
+    Depth first, a folder's files before its subfolders. Uses the directory entries'
+    types (no ``stat`` per file); one descriptor is open per level below ``top_fd``
+    (closed here, even when the caller stops early), never one per sibling.
+    """
+    prefix = start + "/" if start else ""
+    frames: list[tuple[int, str, Iterator[str]]] = []
+    try:
+        files, folders = _listing(top_fd)
+        for entry in files:
+            yield FileEntry(prefix + entry.name, top_fd, entry)
+        frames.append((top_fd, prefix, iter(folders)))
+        while frames:
+            fd, prefix, pending = frames[-1]
+            name = next(pending, None)
+            if name is None:
+                frames.pop()
+                if fd != top_fd:
+                    os.close(fd)
+                continue
+            try:
+                child = fsops.open_dir(name, fd)
+            except (OSError, ForbiddenPathError):
+                continue  # gone, or swapped for a link since the listing: skipped
+            try:
+                files, folders = _listing(child)
+            except OSError:
+                os.close(child)
+                continue
+            child_prefix = prefix + name + "/"
+            frames.append((child, child_prefix, iter(folders)))
+            for entry in files:
+                yield FileEntry(child_prefix + entry.name, child, entry)
+    finally:
+        for fd, _, _ in frames:
+            if fd != top_fd:
+                os.close(fd)
 
 
 def _name(entry: os.DirEntry[str]) -> str:
     return entry.name
 
 
-def read_text_nofollow(path: str, max_bytes: int) -> str | None:
-    """A regular file's UTF-8 text, or None (gone, replaced by a link, too big, not text)."""
+def read_text_at(dir_fd: int, name: str, max_bytes: int) -> str | None:
+    """A regular file's UTF-8 text, or None (gone, a link or FIFO, too big, not text)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
+        fd = fsops.open_regular(name, dir_fd)
+    except (OSError, ForbiddenPathError):
         return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+        if os.fstat(fd).st_size > max_bytes:
             return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(max_bytes + 1).decode("utf-8")
+        data = fsops.read_all(fd, max_bytes)
+        if len(data) > max_bytes:
+            return None
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     finally:
         os.close(fd)
 
 
-@lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Translate a glob (``**`` spans folders, ``*``/``?`` stay in one segment) to a regex."""
-    if not isinstance(pattern, str) or not pattern or len(pattern) > 500:
-        raise InvalidArgumentError("the glob pattern must be a non-empty string of ≤ 500 chars")
+def _re2_options(*, literal: bool = False, case_sensitive: bool = True) -> re2.Options:
+    options = re2.Options()
+    options.literal = literal
+    options.case_sensitive = case_sensitive
+    options.log_errors = False
+    options.max_mem = RE2_MAX_MEM
+    return options
+
+
+def _glob_regex(pattern: str) -> str:
+    """Translate a glob: ``**/`` spans folders, ``**`` anything, ``*``/``?`` one segment."""
     out: list[str] = []
     i = 0
     while i < len(pattern):
         char = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
         if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(char))
+            run = len(pattern) - i - len(pattern[i:].lstrip("*"))
+            i += run
+            if run >= 2 and pattern.startswith("/", i):
+                token, i = "(?:[^/]+/)*", i + 1
             else:
-                body = pattern[i + 1 : end].replace("\\", "\\\\")
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body}]")
-                i = end
+                token = ".*" if run >= 2 else "[^/]*"
+            # ``**/**/`` is ``**/``, and ``*`` right after ``**`` adds nothing.
+            last = out[-1] if out else ""
+            if last != token and not (token == "[^/]*" and last == ".*"):
+                out.append(token)
+            continue
+        if char == "?":
+            out.append("[^/]")
+        elif char == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : end].replace("\\", "\\\\")
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append(f"[{body}]")
+            i = end
+        elif char in _GLOB_SPECIAL or char in "[]*?":
+            out.append("\\" + char)
         else:
-            out.append(re.escape(char))
+            out.append(char)
         i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def compile_glob(pattern: str) -> re2._Regexp:
+    """A compiled glob; use ``.fullmatch(path)`` (RE2: linear whatever the pattern)."""
+    if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_GLOB_CHARS:
+        raise InvalidArgumentError(
+            f"the glob pattern must be a non-empty string of ≤ {MAX_GLOB_CHARS} chars"
+        )
     try:
-        return re.compile("".join(out) + r"\Z")
-    except re.error:
+        return re2.compile(_glob_regex(pattern), _re2_options())
+    except re2.error:
         raise InvalidArgumentError(f"the glob pattern {pattern!r} is not valid") from None
 
 
@@ -129,13 +198,14 @@ class LineMatcher:
             raise InvalidArgumentError("the grep pattern must be a non-empty string")
         if len(pattern) > MAX_PATTERN_CHARS:
             raise InvalidArgumentError(f"the grep pattern is longer than {MAX_PATTERN_CHARS} chars")
-        options = re2.Options()
-        options.literal = fixed
-        options.case_sensitive = not ignore_case
-        options.log_errors = False
-        options.max_mem = 32 << 20
+        options = _re2_options(literal=fixed, case_sensitive=not ignore_case)
         try:
             self._line = re2.compile(pattern, options)
+            if self._line.programsize > MAX_PROGRAM_SIZE:
+                raise InvalidArgumentError(
+                    "the grep pattern is too complex (make repeated parts such as"
+                    " [\\p{L}]{500} or .{1000} shorter)"
+                )
             # Whole-text pre-check, multi-line so ^ and $ hold at line edges; skipped when
             # the pattern could behave differently on a whole text (\A, \z, inline flags).
             prefilter = fixed or not any(tok in pattern for tok in ("\\A", "\\z", "(?"))

@@ -167,7 +167,10 @@ def _register_file_tools(mcp: FastMCP, vault: Vault) -> None:
     @mcp.tool
     @refusals
     def append(lang: Lang, path: RelPath, content: str, create: bool = True) -> dict:
-        """Append text at the end of a .md file without rewriting it (serialized per file)."""
+        """Append text at the end of a .md file without rewriting it (serialized per file).
+
+        A note created by an append whose text starts with a --- block is normalized like
+        a write (invalid frontmatter refused)."""
         return vault.append(lang, path, content, create)
 
     @mcp.tool(annotations={"readOnlyHint": True})

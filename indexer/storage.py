@@ -1,24 +1,23 @@
-"""Durable file primitives: atomic replace, serialized append, content hashes.
+"""Content hashes and the start-up sweep of temp files a crash left behind.
 
 A write goes to a temp file in the same folder (``.<name>.tmp.<random>``, a dot-file so
 no tool, index or watcher ever sees it), is fsync'd, renamed over the target, and the
-folder is fsync'd so the new entry survives a power loss. Temp files orphaned by a
-crash are removed at the next start (``remove_orphan_temp_files``).
+folder is fsync'd (``fsops.replace_at``, which works on folder descriptors only). Temp
+files orphaned by a crash are removed at the next start (``remove_orphan_temp_files``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import secrets
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from indexer import fsops
 from shared.errors import ForbiddenPathError
 
+MAX_DEPTH = 64
 TEMP_RE = re.compile(r"^\..+\.tmp\.[0-9a-f]{16}$")
 
 
@@ -27,94 +26,40 @@ def etag_of(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def _iter_temp_files(fd: int, rel: str, depth: int = 0) -> Iterator[tuple[int, str, str]]:
+    """(folder fd, name, vault path) of our temp files below the open folder ``fd``.
 
-
-def make_parents(folder: Path, stop: Path) -> None:
-    """Create ``folder`` and its missing parents below ``stop``, fsyncing each new entry."""
-    missing: list[Path] = []
-    current = folder
-    while current != stop and not current.exists():
-        missing.append(current)
-        current = current.parent
-    for new in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            new.mkdir()
-        if not new.is_dir() or new.is_symlink():
-            raise ForbiddenPathError("a parent of the path is not a folder")
-        fsync_dir(new.parent)
-
-
-def refuse_hard_links(path: Path) -> None:
-    """Refuse to modify a file that has more than one name (it may live outside the vault)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
+    Dot-folders are not entered and links are never followed (folders are opened with
+    ``O_NOFOLLOW`` relative to their parent); no tool writes deeper than ``MAX_DEPTH``.
+    """
+    if depth > MAX_DEPTH:
         return
-    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-        raise ForbiddenPathError("the file has more than one hard link; it is not modified")
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data``: temp file, fsync, rename, fsync of the folder."""
-    folder = path.parent
-    temp = folder / f".{path.name}.tmp.{secrets.token_hex(8)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    fsync_dir(folder)
-
-
-def append_bytes(path: Path, data: bytes, *, create: bool) -> None:
-    """Append ``data`` at the end of ``path`` (fsync'd); the caller serializes per file."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-    if create:
-        flags |= os.O_CREAT
-    existed = path.exists()
-    fd = os.open(path, flags, 0o644)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ForbiddenPathError("the path is not a regular file")
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    if not existed:
-        fsync_dir(path.parent)
-
-
-def iter_temp_files(root: Path) -> Iterator[Path]:
-    """Our temp files anywhere below ``root`` (dot-folders are not entered)."""
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
-            if TEMP_RE.match(name):
-                yield Path(folder, name)
+    with os.scandir(fd) as it:
+        entries = list(it)
+    for entry in entries:
+        if entry.is_file(follow_symlinks=False) and TEMP_RE.match(entry.name):
+            yield fd, entry.name, rel + entry.name
+        elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+            try:
+                child = fsops.open_dir(entry.name, fd)
+            except (OSError, ForbiddenPathError):
+                continue
+            with fsops.opened(child):
+                yield from _iter_temp_files(child, rel + entry.name + "/", depth + 1)
 
 
 def remove_orphan_temp_files(root: Path) -> int:
-    """Delete temp files a crash left behind; returns how many."""
+    """Delete temp files a crash left below the vault ``root``; returns how many."""
+    try:
+        top = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
     count = 0
-    for temp in iter_temp_files(root):
-        temp.unlink(missing_ok=True)
-        count += 1
+    with fsops.opened(top):
+        for fd, name, _ in _iter_temp_files(top, ""):
+            try:
+                os.unlink(name, dir_fd=fd)
+            except FileNotFoundError:
+                continue
+            count += 1
     return count

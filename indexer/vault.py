@@ -1,7 +1,9 @@
 """The vault tools' behaviour, independent of MCP: read, write, stat, append, find, grep, delete.
 
 Every method checks its whole input before touching the disk, so a refusal (a
-``VaultError``) changes nothing. Writes, appends and deletes of one file are serialized
+``VaultError``) changes nothing. Every file operation goes through ``Sandbox.open``: by
+folder descriptors, never by path strings, so a folder swapped for a link mid-call is
+refused rather than followed. Writes, appends and deletes of one file are serialized
 by a per-file lock (the tools run in a thread pool); after each change the listeners
 (the index) are told synchronously, so a search right after a write finds it.
 """
@@ -10,25 +12,22 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import logging
 import os
-import shutil
 import stat
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any, Protocol
 
-from indexer.sandbox import Sandbox, Target, open_nofollow
-from indexer.scan import LineMatcher, compile_glob, read_text_nofollow, walk_files
-from indexer.storage import (
-    append_bytes,
-    atomic_write,
-    etag_of,
-    make_parents,
-    refuse_hard_links,
-)
+from indexer import fsops
+from indexer.sandbox import Place, Sandbox, Target, is_image
+from indexer.scan import LineMatcher, compile_glob, walk_files
+from indexer.storage import etag_of
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -38,18 +37,12 @@ from shared.errors import (
 )
 from shared.frontmatter import normalize_frontmatter_text
 
+log = logging.getLogger("indexer.vault")
 ChangeListener = Callable[[str, str], None]
 Clock = Callable[[], datetime]
 MAX_LIMIT = 10_000
-IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
-    ".png": (b"\x89PNG\r\n\x1a\n",),
-    ".jpg": (b"\xff\xd8\xff",),
-    ".jpeg": (b"\xff\xd8\xff",),
-    ".gif": (b"GIF87a", b"GIF89a"),
-    ".webp": (b"RIFF",),
-    ".bmp": (b"BM",),
-    ".avif": (b"\x00\x00\x00",),
-}
+GREP_MAX_SECONDS = 10.0
+GREP_MAX_BYTES = 256 << 20
 
 
 class GrepPlan(Protocol):
@@ -71,6 +64,9 @@ class Vault:
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.listeners: list[ChangeListener] = []
         self.grep_planner: GrepPlanner | None = None
+        # A grep stops (truncated: true) past either budget, however slow its pattern.
+        self.grep_max_seconds = GREP_MAX_SECONDS
+        self.grep_max_bytes = GREP_MAX_BYTES
         self._locks: weakref.WeakValueDictionary[tuple[str, str], threading.Lock] = (
             weakref.WeakValueDictionary()
         )
@@ -79,10 +75,11 @@ class Vault:
     # -- reading -------------------------------------------------------------------
 
     def read(self, lang: str, path: str, offset: int = 0, limit: int | None = None) -> dict:
-        target = self.sandbox.resolve(lang, path)
-        if offset < 0 or (limit is not None and limit < 0):
-            raise InvalidArgumentError("offset and limit must be ≥ 0")
-        data, info = self._read_bytes(target)
+        target = self._file_target(lang, path)
+        if not _is_count(offset) or (limit is not None and not _is_count(limit)):
+            raise InvalidArgumentError("offset and limit must be whole numbers ≥ 0")
+        with self.sandbox.open(target) as place:
+            data, info = self._read_bytes(place)
         result: dict[str, Any] = {
             "path": target.rel,
             "etag": etag_of(data),
@@ -105,50 +102,34 @@ class Vault:
 
     def stat(self, lang: str, path: str) -> dict:
         target = self.sandbox.resolve(lang, path, allow_root=True)
-        try:
-            info = os.lstat(target.abs)
-        except FileNotFoundError:
-            return {
-                "path": target.rel,
-                "exists": False,
-                "type": None,
-                "size": None,
-                "mtime": None,
-                "etag": None,
-            }
-        if stat.S_ISDIR(info.st_mode):
-            return {
-                "path": target.rel,
-                "exists": True,
-                "type": "dir",
-                "size": None,
-                "mtime": info.st_mtime,
-                "etag": None,
-            }
-        data, info = self._read_bytes(target)
-        return {
-            "path": target.rel,
-            "exists": True,
-            "type": "file",
-            "size": info.st_size,
-            "mtime": info.st_mtime,
-            "etag": etag_of(data),
-        }
+        with self.sandbox.open(target) as place:
+            info = place.lstat()
+            if info is None:
+                return _stat_result(target, None, None, None)
+            if stat.S_ISDIR(info.st_mode):
+                return _stat_result(target, "dir", info, None)
+            if target.dir_only:
+                raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
+            data, info = self._read_bytes(place)
+        return _stat_result(target, "file", info, etag_of(data))
 
     def find(self, lang: str, pattern: str = "**/*.md", path: str = "", limit: int = 200) -> dict:
         _check_limit(limit)
         regex = compile_glob(pattern)
         target = self.sandbox.resolve(lang, path, allow_root=True)
-        start = self._existing_dir(target)
         paths: list[str] = []
         truncated = False
-        if start is not None:
-            for entry in walk_files(target.vault_root, start):
-                if regex.match(_below(entry.rel, start)):
-                    if len(paths) == limit:
-                        truncated = True
-                        break
-                    paths.append(entry.rel)
+        with self.sandbox.open(target) as place:
+            top = place.walk_start()
+            if top is None:
+                return {"paths": paths, "truncated": False}
+            with contextlib.closing(walk_files(top, target.rel)) as entries:
+                for entry in entries:
+                    if regex.fullmatch(_below(entry.rel, target.rel)):
+                        if len(paths) == limit:
+                            truncated = True
+                            break
+                        paths.append(entry.rel)
         return {"paths": paths, "truncated": truncated}
 
     def grep(
@@ -165,25 +146,34 @@ class Vault:
         matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
         regex = compile_glob(glob)
         target = self.sandbox.resolve(lang, path, allow_root=True)
-        start = self._existing_dir(target)
         matches: list[dict] = []
-        if start is None:
-            return {"matches": matches, "truncated": False}
-        plan = self.grep_planner(lang, pattern, fixed, ignore_case) if self.grep_planner else None
-        for entry in walk_files(target.vault_root, start):
-            if not regex.match(_below(entry.rel, start)):
-                continue
-            if plan is not None and entry.rel not in plan.candidates:
-                indexed = plan.indexed.get(entry.rel)
-                if indexed is not None and indexed == entry.signature():
-                    continue
-            text = read_text_nofollow(entry.path, self.max_file_bytes)
-            if text is None:
-                continue
-            for number, line in matcher.matching_lines(text):
-                if len(matches) == limit:
-                    return {"matches": matches, "truncated": True}
-                matches.append({"path": entry.rel, "line": number, "text": line})
+        with self.sandbox.open(target) as place:
+            top = place.walk_start()
+            if top is None:
+                return {"matches": matches, "truncated": False}
+            plan = (
+                self.grep_planner(lang, pattern, fixed, ignore_case) if self.grep_planner else None
+            )
+            deadline = time.monotonic() + self.grep_max_seconds
+            scanned = 0
+            with contextlib.closing(walk_files(top, target.rel)) as entries:
+                for entry in entries:
+                    if not regex.fullmatch(_below(entry.rel, target.rel)):
+                        continue
+                    if plan is not None and entry.rel not in plan.candidates:
+                        indexed = plan.indexed.get(entry.rel)
+                        if indexed is not None and indexed == _signature(entry):
+                            continue
+                    if scanned > self.grep_max_bytes or time.monotonic() > deadline:
+                        return {"matches": matches, "truncated": True}
+                    text = entry.read_text(self.max_file_bytes)
+                    if text is None:
+                        continue
+                    scanned += len(text)
+                    for number, line in matcher.matching_lines(text):
+                        if len(matches) == limit:
+                            return {"matches": matches, "truncated": True}
+                        matches.append({"path": entry.rel, "line": number, "text": line})
         return {"matches": matches, "truncated": False}
 
     # -- writing -------------------------------------------------------------------
@@ -196,7 +186,7 @@ class Vault:
         encoding: str = "utf-8",
         if_match: str | None = None,
     ) -> dict:
-        target = self.sandbox.resolve(lang, path)
+        target = self._file_target(lang, path)
         if not isinstance(content, str):
             raise InvalidArgumentError("content must be a string")
         if encoding == "utf-8":
@@ -208,21 +198,12 @@ class Vault:
         else:
             raise InvalidArgumentError("encoding must be 'utf-8' or 'base64'")
         self._check_size(len(data))
-        with self._lock(target):
-            existing = self._existing_bytes(target)
+        with self._lock(target), self.sandbox.open(target) as place:
+            existing = self._existing_bytes(place)
             _check_if_match(if_match, existing)
             if target.is_note:
-                old_text = existing.decode("utf-8", "replace") if existing is not None else None
-                text = normalize_frontmatter_text(
-                    data.decode("utf-8"),
-                    existing=old_text,
-                    now=self.clock(),
-                    stem=PurePosixPath(target.rel).stem,
-                )
-                data = text.encode("utf-8")
-                self._check_size(len(data))
-            self._ensure_parent(target)
-            atomic_write(target.abs, data)
+                data = self._normalized(target, data.decode("utf-8"), existing)
+            place.commit(data)
             self._notify(target)
         return {
             "path": target.rel,
@@ -232,43 +213,50 @@ class Vault:
         }
 
     def append(self, lang: str, path: str, content: str, create: bool = True) -> dict:
-        target = self.sandbox.resolve(lang, path)
+        """Raw append to an existing note; a note it creates is normalized like a write
+        when the content starts with a frontmatter block (so it is a valid note)."""
+        target = self._file_target(lang, path)
         if not target.is_note:
             raise ForbiddenPathError("only .md notes can be appended to")
         if not isinstance(content, str) or not content:
             raise InvalidArgumentError("content must be a non-empty string")
         data = content.encode("utf-8")
         self._check_size(len(data))
-        with self._lock(target):
-            existing = self._existing_bytes(target)
+        with self._lock(target), self.sandbox.open(target) as place:
+            existing = self._existing_bytes(place)
             if existing is None and not create:
                 raise NotFoundError(f"{target.rel} does not exist (create=false)")
             self._check_size(len(data) + (len(existing) if existing else 0))
-            refuse_hard_links(target.abs)
-            self._ensure_parent(target)
-            append_bytes(target.abs, data, create=create)
-            whole, info = self._read_bytes(target)
+            if existing is None and content.lstrip("\ufeff").startswith("---"):
+                whole = self._normalized(target, content, None)
+                place.commit(whole)
+                size = len(whole)
+            else:
+                try:
+                    fd = place.make_parent()
+                    fsops.append_at(fd, place.name, data, create=create, sync_dir=existing is None)
+                except BaseException:
+                    place.rollback()
+                    raise
+                whole, info = self._read_bytes(place)
+                size = info.st_size
             self._notify(target)
-        return {"path": target.rel, "etag": etag_of(whole), "size": info.st_size}
+        return {"path": target.rel, "etag": etag_of(whole), "size": size}
 
     def delete(self, lang: str, path: str) -> dict:
         target = self.sandbox.resolve(lang, path)
-        with self._lock(target):
-            try:
-                info = os.lstat(target.abs)
-            except FileNotFoundError:
-                raise NotFoundError(f"{target.rel} does not exist") from None
+        with self._lock(target), self.sandbox.open(target) as place:
+            info = place.lstat()
+            if info is None or place.dir_fd is None:
+                raise NotFoundError(f"{target.rel} does not exist")
             if stat.S_ISDIR(info.st_mode):
-                with os.scandir(target.abs) as entries:
-                    empty = next(entries, None) is None
-                if not empty:
-                    raise InvalidArgumentError(f"{target.rel} is a folder that is not empty")
-                os.rmdir(target.abs)
+                place.remove_empty_folder()
+            elif target.dir_only:
+                raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
             elif target.is_note or target.is_asset:
-                assets = target.abs.with_name(target.abs.name + ".assets")
-                os.unlink(target.abs)
-                if target.is_note and assets.is_dir() and not assets.is_symlink():
-                    shutil.rmtree(assets)
+                os.unlink(place.name, dir_fd=place.dir_fd)
+                if target.is_note:
+                    fsops.remove_tree(place.name + ".assets", place.dir_fd)
             else:
                 raise ForbiddenPathError("only .md notes and their image assets can be deleted")
             self._notify(target)
@@ -278,16 +266,24 @@ class Vault:
         """Notes per lang by walking the vaults (the index gives this faster)."""
         counts: dict[str, int] = {}
         for lang in self.sandbox.workspace.langs():
-            root = self.sandbox.vault_root(lang)
-            if root is not None:
-                counts[lang] = sum(1 for e in walk_files(root, "") if e.rel.endswith(".md"))
+            with contextlib.ExitStack() as stack:
+                fd = self.sandbox.open_root(lang, stack)
+                if fd is not None:
+                    counts[lang] = sum(1 for e in walk_files(fd, "") if e.rel.endswith(".md"))
         return counts
 
     # -- helpers -------------------------------------------------------------------
 
+    def _file_target(self, lang: str, path: str) -> Target:
+        target = self.sandbox.resolve(lang, path)
+        if target.dir_only:
+            raise ForbiddenPathError("a file path must not end with '/'")
+        return target
+
     def _lock(self, target: Target) -> threading.Lock:
+        """One lock per file; case-folded so a case-insensitive file system is covered too."""
         with self._locks_guard:
-            key = (target.lang, target.rel)
+            key = (target.lang, target.rel.casefold())
             lock = self._locks.get(key)
             if lock is None:
                 lock = threading.Lock()
@@ -295,55 +291,53 @@ class Vault:
             return lock
 
     def _notify(self, target: Target) -> None:
+        """Tell the listeners; their failure must not turn a done change into an error."""
         for listener in self.listeners:
-            listener(target.lang, target.rel)
+            try:
+                listener(target.lang, target.rel)
+            except Exception:
+                log.exception("change listener failed for %s:%s", target.lang, target.rel)
 
     def _check_size(self, size: int) -> None:
         if size > self.max_file_bytes:
             raise TooLargeError(f"{size} bytes is more than the limit of {self.max_file_bytes}")
 
-    def _read_bytes(self, target: Target) -> tuple[bytes, os.stat_result]:
+    def _normalized(self, target: Target, text: str, existing: bytes | None) -> bytes:
+        old_text = existing.decode("utf-8", "replace") if existing is not None else None
+        normalized = normalize_frontmatter_text(
+            text, existing=old_text, now=self.clock(), stem=PurePosixPath(target.rel).stem
+        ).encode("utf-8")
+        self._check_size(len(normalized))
+        return normalized
+
+    def _read_bytes(self, place: Place) -> tuple[bytes, os.stat_result]:
+        rel = place.target.rel
+        if place.dir_fd is None:
+            raise NotFoundError(f"{rel or '/'} does not exist")
         try:
-            fd = open_nofollow(target.abs)
+            fd = fsops.open_regular(place.name, place.dir_fd)
         except FileNotFoundError:
-            raise NotFoundError(f"{target.rel or '/'} does not exist") from None
+            raise NotFoundError(f"{rel or '/'} does not exist") from None
         except IsADirectoryError:
-            raise InvalidArgumentError(f"{target.rel} is a folder, not a file") from None
-        try:
+            raise InvalidArgumentError(f"{rel} is a folder, not a file") from None
+        with fsops.opened(fd):
             info = os.fstat(fd)
             if info.st_size > self.max_file_bytes:
-                raise TooLargeError(f"{target.rel} is larger than {self.max_file_bytes} bytes")
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                data = handle.read(self.max_file_bytes + 1)
-        finally:
-            os.close(fd)
+                raise TooLargeError(f"{rel} is larger than {self.max_file_bytes} bytes")
+            data = fsops.read_all(fd, self.max_file_bytes)
+        if len(data) > self.max_file_bytes:
+            raise TooLargeError(f"{rel} is larger than {self.max_file_bytes} bytes")
         return data, info
 
-    def _existing_bytes(self, target: Target) -> bytes | None:
+    def _existing_bytes(self, place: Place) -> bytes | None:
         """The current content of a write's target, or None; refuses hard-linked files."""
         try:
-            data, _ = self._read_bytes(target)
+            data, info = self._read_bytes(place)
         except NotFoundError:
             return None
-        refuse_hard_links(target.abs)
+        if info.st_nlink > 1:
+            raise ForbiddenPathError("the file has more than one hard link; it is not modified")
         return data
-
-    def _existing_dir(self, target: Target) -> str | None:
-        """The vault-relative start folder of a walk, or None when there is nothing to walk."""
-        try:
-            info = os.lstat(target.abs)
-        except FileNotFoundError:
-            if target.rel:
-                raise NotFoundError(f"{target.rel} does not exist") from None
-            return None
-        if not stat.S_ISDIR(info.st_mode):
-            raise InvalidArgumentError(f"{target.rel} is a file, not a folder")
-        return target.rel
-
-    def _ensure_parent(self, target: Target) -> None:
-        root = self.sandbox.vault_root(target.lang, create=True)
-        assert root is not None
-        make_parents(target.abs.parent, root)
 
     def _decode_image(self, target: Target, content: str) -> bytes:
         if not target.is_asset:
@@ -353,9 +347,29 @@ class Vault:
         except (binascii.Error, ValueError):
             raise InvalidArgumentError("content is not valid base64") from None
         suffix = PurePosixPath(target.rel).suffix.lower()
-        if not data.startswith(IMAGE_MAGIC[suffix]):
+        if not is_image(suffix, data):
             raise InvalidArgumentError(f"the data is not a {suffix[1:]} image")
         return data
+
+
+def _signature(entry: Any) -> tuple[int, int] | None:
+    try:
+        return entry.signature()  # type: ignore[no-any-return]
+    except OSError:
+        return None
+
+
+def _stat_result(
+    target: Target, kind: str | None, info: os.stat_result | None, etag: str | None
+) -> dict:
+    return {
+        "path": target.rel,
+        "exists": kind is not None,
+        "type": kind,
+        "size": info.st_size if info is not None and kind == "file" else None,
+        "mtime": info.st_mtime if info is not None else None,
+        "etag": etag,
+    }
 
 
 def _check_if_match(if_match: str | None, existing: bytes | None) -> None:
@@ -370,8 +384,12 @@ def _check_if_match(if_match: str | None, existing: bytes | None) -> None:
         raise ConflictError("the file changed since it was read; read it again and merge")
 
 
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _check_limit(limit: int) -> None:
-    if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+    if not _is_count(limit) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidArgumentError(f"limit must be between 1 and {MAX_LIMIT}")
 
 

@@ -69,6 +69,18 @@ HOSTILE: list[tuple[str, str, str]] = [
     (".indexer", "lock", BAD_LANG),
     ("vault", "secret.md", BAD_LANG),
     ("en-", "a.md", BAD_LANG),
+    ("en" + "-abcdefgh" * 40, "a.md", BAD_LANG),
+    ("en", "items/a\u200bb.md", FORBIDDEN),
+    ("en", "items/a\ufeffb.md", FORBIDDEN),
+    ("en", "items/a\u2028b.md", FORBIDDEN),
+    ("en", "items/a\u2029b.md", FORBIDDEN),
+    ("en", "CON.md", FORBIDDEN),
+    ("en", "items/aux.notes.md", FORBIDDEN),
+    ("en", "lpt1/x.md", FORBIDDEN),
+    ("en", "\uff0e\uff0e/vault2/secret.md", FORBIDDEN),
+    ("en", "items/%2e%2e/secret.md", FORBIDDEN),
+    ("en", "items/%252e%252e/secret.md", FORBIDDEN),
+    ("en", "items/a\uff0fb.md", FORBIDDEN),
 ]
 
 
@@ -174,3 +186,85 @@ def test_clean_relpath_normalizes() -> None:
     assert clean_relpath("items/") == "items"
     assert clean_relpath("", allow_root=True) == ""
     assert clean_relpath("cafe\u0301.md") == "café.md"
+
+
+def test_trailing_slash_means_a_folder(setup: tuple[Path, Vault]) -> None:
+    root, vault = setup
+    before = snapshot(root)
+    for op in (
+        lambda: vault.read("en", "items/a.md/"),
+        lambda: vault.write("en", "items/a.md/", "# x\n"),
+        lambda: vault.write("en", "items/new.md/", "# x\n"),
+        lambda: vault.append("en", "items/a.md/", "x\n"),
+        lambda: vault.stat("en", "items/a.md/"),
+        lambda: vault.delete("en", "items/a.md/"),
+    ):
+        with pytest.raises(VaultError) as info:
+            op()
+        assert info.value.code == FORBIDDEN
+    assert snapshot(root) == before
+    assert vault.stat("en", "items/")["type"] == "dir"
+    assert vault.find("en", path="items/")["paths"] == ["items/a.md"]
+
+
+def test_names_that_are_legitimate_in_some_language(setup: tuple[Path, Vault]) -> None:
+    _, vault = setup
+    for path in (
+        "fa/می‌خواهم.md",
+        "items/\uff41.md",
+        "ja/\uff08\u30e1\u30e2\uff09.md",
+        "items/console.md",
+        "items/100%.md",
+    ):
+        vault.write("en", path, "# ok\n")
+        assert vault.read("en", path)["path"] == path
+
+
+def test_long_names_fit_their_temp_file(setup: tuple[Path, Vault]) -> None:
+    root, vault = setup
+    folder = root / "ws/memory/languages/en/vault/items"
+    for name in ("z" * 240 + ".md", "y" * 252 + ".md", "é" * 126 + ".md"):
+        vault.write("en", f"items/n1/n2/{name}", "# long\n")
+        vault.write("en", f"items/n1/n2/{name}", "# again\n")
+        assert "again" in vault.read("en", f"items/n1/n2/{name}")["content"]
+        vault.delete("en", f"items/n1/n2/{name}")
+    assert not [p for p in (folder / "n1/n2").iterdir()]
+    person_made = "w" * 250 + ".md"
+    (folder / person_made).write_text("# by hand\n")
+    assert vault.append("en", f"items/{person_made}", "more\n")["size"] == 15
+    assert vault.delete("en", f"items/{person_made}")["deleted"]
+    assert not (folder / person_made).exists()
+
+
+def test_refused_long_names_and_langs_create_nothing(setup: tuple[Path, Vault]) -> None:
+    root, vault = setup
+    before = snapshot(root)
+    with pytest.raises(VaultError) as info:
+        vault.write("en", "items/n1/n2/" + "z" * 253 + ".md", "# x\n")
+    assert info.value.code == FORBIDDEN
+    for op in (vault.write, vault.append):
+        with pytest.raises(VaultError) as info:
+            op("en" + "-abcdefgh" * 40, "x.md", "# x\n")
+        assert info.value.code == BAD_LANG
+    assert snapshot(root) == before
+
+
+def test_startup_removes_orphan_temp_files_inside_only(setup: tuple[Path, Vault]) -> None:
+    from indexer.storage import remove_orphan_temp_files
+
+    root, _ = setup
+    vault_dir = root / "ws/memory/languages/en/vault"
+    (vault_dir / "items/deep").mkdir()
+    inside = [
+        vault_dir / ".a.md.tmp.0123456789abcdef",
+        vault_dir / "items/deep/.b.md.tmp.00112233aabbccdd",
+    ]
+    for temp in inside:
+        temp.write_text("orphan")
+    outside = root / "outside/.c.md.tmp.0123456789abcdef"
+    outside.write_text("not ours")
+    (vault_dir / "items/.keep.md").write_text("a dot-file that is not a temp file")
+    assert remove_orphan_temp_files(vault_dir) == 2
+    assert not any(t.exists() for t in inside)
+    assert outside.exists() and (vault_dir / "items/.keep.md").exists()
+    assert remove_orphan_temp_files(root / "nowhere") == 0

@@ -17,6 +17,7 @@ from indexer.sandbox import Sandbox
 from indexer.server import create_server, refusals
 from indexer.settings import Settings
 from indexer.vault import Vault
+from shared.errors import VaultError
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -309,3 +310,146 @@ async def test_prompts_and_resources_are_served(client: Client) -> None:
     assert {f"vault://prompts/{n}" for n in expected} <= uris
     text = await client.read_resource("vault://prompts/mem_entry_spec")
     assert text[0].text == (root / "mem_entry_spec.md").read_text()
+
+
+# -- red-team fixes: globs, append-create, images, grep budget, listeners ----------------------
+
+
+async def test_glob_patterns_run_in_linear_time(client: Client) -> None:
+    await call(client, "write", lang="en", path="items/" + "a" * 60 + ".md", content="# a\n")
+    started = time.monotonic()
+    for pattern in ("*a" * 7 + "b", "*a" * 40 + "b", "**/" * 30 + "*a" * 20 + "b", "*" * 400):
+        out = await call(client, "find", lang="en", pattern=pattern, path="items")
+        assert out["paths"] == ([] if pattern.endswith("b") else ["items/" + "a" * 60 + ".md"])
+        hits = await call(client, "grep", lang="en", pattern="^# a$", glob=pattern)
+        assert len(hits["matches"]) == (0 if pattern.endswith("b") else 1)
+    assert time.monotonic() - started < 1
+
+
+def test_glob_semantics() -> None:
+    from indexer.scan import compile_glob
+
+    cases = {
+        "**/*.md": (["a.md", "x/y/a.md"], ["a.txt", ".md/x"]),
+        "*.md": (["a.md"], ["x/a.md"]),
+        "x/**": (["x/a", "x/a/b"], ["y/a"]),
+        "***/a.md": (["a.md", "p/q/a.md"], ["pa.md/b"]),
+        "n[0-2].md": (["n0.md", "n2.md"], ["n3.md"]),
+        "n[!0-2].md": (["n3.md"], ["n1.md"]),
+        "?.md": (["a.md"], ["ab.md", "/.md"]),
+        "a+(b).md": (["a+(b).md"], ["aab.md"]),
+        "[.md": (["[.md"], ["a.md"]),
+    }
+    for pattern, (good, bad) in cases.items():
+        regex = compile_glob(pattern)
+        assert all(regex.fullmatch(p) for p in good), pattern
+        assert not any(regex.fullmatch(p) for p in bad), pattern
+
+
+async def test_append_that_creates_a_note_normalizes_it(client: Client, tmp_path: Path) -> None:
+    orig = await call(client, "write", lang="en", path="items/orig.md", content="# Orig\n")
+    text = (await call(client, "read", lang="en", path="items/orig.md"))["content"]
+    assert orig["created"]
+    before = snapshot(tmp_path)
+    clone = "---\nid: X\ncreated: not-a-date\nid: dup\n---\n# Clone\n"
+    await refused(client, "append", "invalid_frontmatter", lang="en", path="c.md", content=clone)
+    bad_yaml = "---\nx: [\n---\n# p\n"
+    await refused(client, "append", "invalid_frontmatter", lang="en", path="p.md", content=bad_yaml)
+    assert snapshot(tmp_path) == before
+    out = await call(
+        client, "append", lang="en", path="new/n.md", content="---\ntags: a, b\n---\nx"
+    )
+    made = (vault_dir(tmp_path) / "new/n.md").read_text()
+    assert made.startswith("---\nid: ") and "\ntags: [a, b]\n" in made and "\ncreated: " in made
+    assert out["size"] == len(made.encode())
+    # An append to an existing note stays a raw append, even of a frontmatter-like block.
+    await call(client, "append", lang="en", path="items/orig.md", content="\n---\nid: Y\n---\n")
+    assert (vault_dir(tmp_path) / "items/orig.md").read_text() == text + "\n---\nid: Y\n---\n"
+
+
+IMAGES = {
+    "p.webp": (b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"\x00" * 8, b"RIFF\x10\x00\x00\x00WAVEfmt "),
+    "p.avif": (
+        b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf",
+        b"\x00\x00\x00\x00\x00\x00\x00\x00",
+    ),
+    "q.avif": (
+        b"\x00\x00\x00\x14ftypmif1\x00\x00\x00\x00avif",
+        b"\x00\x00\x00\x14ftypmp42" + b"\0" * 8,
+    ),
+    "p.gif": (b"GIF89a" + b"\x00" * 8, b"GIF00a"),
+}
+
+
+async def test_image_types_are_checked_by_their_magic(client: Client, tmp_path: Path) -> None:
+    for name, (good, bad) in IMAGES.items():
+        path = f"a.md.assets/{name}"
+        await refused(
+            client,
+            "write",
+            "invalid_argument",
+            lang="en",
+            path=path,
+            content=base64.b64encode(bad).decode(),
+            encoding="base64",
+        )
+        out = await call(
+            client,
+            "write",
+            lang="en",
+            path=path,
+            content=base64.b64encode(good).decode(),
+            encoding="base64",
+        )
+        assert out["size"] == len(good)
+
+
+def _plain_vault(tmp_path: Path) -> Vault:
+    return Vault(Sandbox(Workspace(tmp_path / "ws")), max_file_bytes=1 << 20)
+
+
+def test_grep_stops_at_its_budget(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path)
+    for i in range(20):
+        vault.write("en", f"n{i:02}.md", "# n\n" + "filler\n" * 100 + "needle\n")
+    assert len(vault.grep("en", "needle")["matches"]) == 20
+    vault.grep_max_bytes = 5_000
+    out = vault.grep("en", "needle")
+    assert out["truncated"] is True and 0 < len(out["matches"]) < 20
+    vault.grep_max_bytes, vault.grep_max_seconds = 1 << 30, 0.0
+    assert vault.grep("en", "needle") == {"matches": [], "truncated": True}
+
+
+def test_grep_refuses_patterns_too_big_for_a_fast_scan(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path)
+    vault.write("en", "big.md", "é" * 100_000 + "日本" * 50_000)
+    started = time.monotonic()
+    for pattern in ("[\\p{L}\\p{N}]{500}x", "[\\p{L}\\p{N}]{200}x", ".{1000}.{1000}x"):
+        with pytest.raises(VaultError) as info:
+            vault.grep("en", pattern, ignore_case=True)
+        assert info.value.code == "invalid_argument"
+    assert vault.grep("en", "[\\p{L}\\p{N}]{7}!", ignore_case=True)["matches"] == []
+    assert vault.grep("en", "((((a*)*)*)*)*!")["matches"] == []
+    assert vault.grep("en", ".{1000}.{200}!", ignore_case=True)["matches"] == []
+    assert time.monotonic() - started < 5  # was 36 s for one of them
+
+
+def test_a_failing_listener_does_not_fail_the_write(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    vault = _plain_vault(tmp_path)
+
+    def broken(lang: str, rel: str) -> None:
+        raise RuntimeError("index is down")
+
+    vault.listeners.append(broken)
+    assert vault.write("en", "a.md", "# a\n")["created"] is True
+    assert vault.append("en", "a.md", "more\n")["size"] > 0
+    assert vault.delete("en", "a.md")["deleted"] is True
+    assert caplog.text.count("change listener failed") == 3
+
+
+def test_locks_are_shared_by_names_that_differ_in_case(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path)
+    upper = vault.sandbox.resolve("en", "Items/A.md")
+    assert vault._lock(upper) is vault._lock(vault.sandbox.resolve("en", "items/a.md"))

@@ -1,0 +1,204 @@
+"""File-descriptor primitives: every vault operation goes through an open folder.
+
+No path string below the vault root ever reaches the kernel. Each folder is opened with
+``O_NOFOLLOW`` relative to its parent's descriptor, and the final operation uses that
+descriptor and a bare name, so a folder swapped for a symbolic link between two calls is
+never followed (the open fails with ``ELOOP``/``ENOTDIR``). A check on path strings
+followed by a use of the same strings cannot promise that.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+from shared.errors import ForbiddenPathError
+
+log = logging.getLogger("indexer.vault")
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
+MAX_NAME_BYTES = 255
+TEMP_STEM_BYTES = 200
+
+
+def refuse(err: OSError) -> None:
+    """Turn a symlink/not-a-folder/too-long error into ``forbidden_path``; others go up."""
+    if err.errno in _REFUSED:
+        reason = {
+            errno.ENAMETOOLONG: "a name in the path is too long for the file system",
+        }.get(err.errno or 0, "the path goes through a symbolic link or a file")
+        raise ForbiddenPathError(reason) from None
+
+
+def open_dir(name: str, dir_fd: int) -> int:
+    """Open the folder ``name`` inside ``dir_fd``; a link or a file there is refused."""
+    try:
+        return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+    except OSError as err:
+        refuse(err)
+        raise
+
+
+def lstat_at(name: str, dir_fd: int) -> os.stat_result | None:
+    """The entry ``name`` of ``dir_fd`` itself (links not followed), or None if missing."""
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        refuse(err)
+        raise
+
+
+def open_regular(name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o644) -> int:
+    """Open a regular file; a link → forbidden, a folder → IsADirectoryError, else forbidden.
+
+    ``O_NONBLOCK`` keeps a FIFO swapped in from blocking the open; ``fstat`` then refuses it.
+    """
+    try:
+        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+    except OSError as err:
+        if err.errno == errno.EISDIR:
+            raise IsADirectoryError(name) from None
+        if err.errno == errno.ENXIO:  # a FIFO without a reader, opened for writing
+            raise ForbiddenPathError("the path is not a regular file") from None
+        refuse(err)
+        raise
+    try:
+        kind = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(kind):
+        os.close(fd)
+        if stat.S_ISDIR(kind):
+            raise IsADirectoryError(name)
+        raise ForbiddenPathError("the path is not a regular file")
+    return fd
+
+
+@contextmanager
+def opened(fd: int) -> Iterator[int]:
+    """Close ``fd`` when the block ends."""
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_all(fd: int, max_bytes: int) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of an open file (one more shows it is too big)."""
+    chunks: list[bytes] = []
+    left = max_bytes + 1
+    while left > 0:
+        try:
+            chunk = os.read(fd, min(left, 1 << 20))
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def temp_name(name: str) -> str:
+    """A dot-name for a write's temp file that fits any legal ``name`` (stem cut on a char)."""
+    stem = name.encode("utf-8")[:TEMP_STEM_BYTES].decode("utf-8", "ignore")
+    return f".{stem}.tmp.{secrets.token_hex(8)}"
+
+
+def replace_at(dir_fd: int, name: str, data: bytes) -> None:
+    """Atomically replace ``name`` in ``dir_fd``: temp file, fsync, rename, fsync of the folder."""
+    temp = temp_name(name)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
+    try:
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+    os.fsync(dir_fd)
+
+
+def append_at(
+    dir_fd: int, name: str, data: bytes, *, create: bool, sync_dir: bool = False
+) -> os.stat_result:
+    """Append ``data`` to ``name`` (fsync'd); refuses a file with several hard links.
+
+    The link count is checked on the opened file, not on a path that could change;
+    ``sync_dir`` also fsyncs the folder (for a file this call may have created).
+    """
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK
+    if create:
+        flags |= os.O_CREAT
+    fd = open_regular(name, dir_fd, flags)
+    with opened(fd):
+        if os.fstat(fd).st_nlink > 1:
+            raise ForbiddenPathError("the file has more than one hard link; it is not modified")
+        write_all(fd, data)
+        os.fsync(fd)
+        info = os.fstat(fd)
+    if sync_dir:
+        os.fsync(dir_fd)
+    return info
+
+
+def make_dir(name: str, dir_fd: int) -> tuple[int, bool]:
+    """Open folder ``name`` in ``dir_fd``, creating it if missing; (fd, created)."""
+    created = False
+    try:
+        os.mkdir(name, 0o755, dir_fd=dir_fd)
+        created = True
+    except FileExistsError:
+        pass
+    except OSError as err:
+        refuse(err)
+        raise
+    fd = open_dir(name, dir_fd)
+    if created:
+        os.fsync(dir_fd)
+    return fd, created
+
+
+def is_real_dir(name: str, dir_fd: int) -> bool:
+    """Whether ``name`` in ``dir_fd`` is a folder (not a link to one)."""
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        return False
+    info = lstat_at(name, dir_fd)
+    return info is not None and stat.S_ISDIR(info.st_mode)
+
+
+def remove_tree(name: str, dir_fd: int) -> None:
+    """Remove the folder ``name`` of ``dir_fd`` and its content; a link is left alone.
+
+    ``shutil.rmtree(dir_fd=)`` re-checks each folder it enters against its ``lstat``, so a
+    folder swapped for a link mid-way is refused, never followed (logged, not raised: the
+    caller has already made its change).
+    """
+    if not is_real_dir(name, dir_fd):
+        return
+    try:
+        shutil.rmtree(name, dir_fd=dir_fd)
+    except OSError:
+        log.warning("could not remove all of %s", name, exc_info=True)
