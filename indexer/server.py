@@ -61,6 +61,21 @@ def refusals(fn: Callable[..., dict]) -> Callable[..., dict]:
     return wrapper
 
 
+def inline(fn: Callable[..., dict]) -> Callable[..., Any]:
+    """Run a quick tool body on the event loop itself, skipping the thread-pool hop.
+
+    Only for calls bounded by one small file (``read``/``stat`` of at most
+    ``max_file_bytes``): the hop and the GIL hand-off back cost more than the work.
+    """
+    checked = refusals(fn)
+
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> dict:
+        return checked(*args, **kwargs)
+
+    return wrapper
+
+
 class ToolBoundary(Middleware):
     """Maps bad arguments to invalid_argument; logs one line per call (tool, lang, path, ms,
     outcome)."""
@@ -130,7 +145,7 @@ def create_server(settings: Settings, vault: Vault, index: NoteIndex | None = No
     if settings.echo_tool:
 
         @mcp.tool(description="Returns its input (benchmark floor).")
-        @refusals
+        @inline
         def echo(text: str) -> dict:
             return {"text": text}
 
@@ -139,7 +154,7 @@ def create_server(settings: Settings, vault: Vault, index: NoteIndex | None = No
 
 def _register_file_tools(mcp: FastMCP, vault: Vault) -> None:
     @mcp.tool(annotations={"readOnlyHint": True})
-    @refusals
+    @inline
     def read(lang: Lang, path: RelPath, offset: int = 0, limit: int | None = None) -> dict:
         """Read a file. offset/limit select lines. Returns content, etag, size, mtime."""
         return vault.read(lang, path, offset, limit)
@@ -159,7 +174,7 @@ def _register_file_tools(mcp: FastMCP, vault: Vault) -> None:
         return vault.write(lang, path, content, encoding, if_match)
 
     @mcp.tool(name="stat", annotations={"readOnlyHint": True})
-    @refusals
+    @inline
     def stat_(lang: Lang, path: RelPath) -> dict:
         """Whether a path exists, its type ('file'/'dir'), size, mtime and etag."""
         return vault.stat(lang, path)

@@ -123,9 +123,11 @@ def parse_yaml_block(block: str) -> dict[str, Any]:
     if not block.strip():
         return {}
     try:
-        for event in yaml.parse(block, Loader=_BaseLoader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise InvalidFrontmatterError("YAML anchors and aliases are not allowed")
+        # An anchor needs a '&' and an alias a '*': only then walk the events (costly).
+        if "&" in block or "*" in block:
+            for event in yaml.parse(block, Loader=_BaseLoader):
+                if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                    raise InvalidFrontmatterError("YAML anchors and aliases are not allowed")
         data = yaml.load(block, Loader=_StrictLoader)
     except InvalidFrontmatterError:
         raise
