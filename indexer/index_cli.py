@@ -14,12 +14,11 @@ import json
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from indexer.health import server_health
 from indexer.index import IndexSchemaError, NoteIndex
 from indexer.layout import Workspace
 from shared.errors import VaultError
@@ -79,18 +78,6 @@ def server_url(workspace: Workspace) -> str | None:
         return workspace.url_file.read_text(encoding="utf-8").strip() or None
     except FileNotFoundError:
         return None
-
-
-def server_health(url: str, timeout: float = 2.0) -> dict | None:
-    """The JSON of ``GET /health`` next to the MCP ``url``, or None if nothing answers."""
-    base = url.rstrip("/")
-    base = base[: -len("/mcp")] if base.endswith("/mcp") else base
-    try:
-        with urllib.request.urlopen(base + "/health", timeout=timeout) as response:
-            data = json.loads(response.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("status") == "ok" else None
 
 
 # -- reindex -------------------------------------------------------------------------------

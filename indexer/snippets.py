@@ -18,12 +18,11 @@ import argparse
 import json
 import os
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from indexer.health import server_health
 from indexer.layout import Workspace
 
 SERVER_NAME = "vault-memory"
@@ -67,23 +66,6 @@ def config_snippet(client: str, url: str, token: str | None) -> str:
     return json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2) + "\n"
 
 
-def health_url(url: str) -> str:
-    """``http://host:port/mcp`` -> ``http://host:port/health``."""
-    base = url.rstrip("/")
-    if base.endswith("/mcp"):
-        base = base[: -len("/mcp")]
-    return base + "/health"
-
-
-def server_answers(url: str, timeout: float = 2.0) -> bool:
-    """True when the indexer behind ``url`` answers its health check."""
-    try:
-        with urllib.request.urlopen(health_url(url), timeout=timeout) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
-
-
 def register(subparsers: Any) -> None:
     """Add the ``config-snippet`` subcommand to the ``indexer`` CLI's subparsers."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -119,7 +101,7 @@ def cmd_config_snippet(args: argparse.Namespace, environ: Mapping[str, str] = os
             file=sys.stderr,
         )
         return 1
-    if not server_answers(url):
+    if server_health(url) is None:
         print(
             f"indexer config-snippet: {workspace.url_file} says {url}, but nothing answers "
             "there (a stale file left by a crash?): start the indexer, then run this again",

@@ -16,6 +16,7 @@ import pytest
 from indexer_process import RunningIndexer
 
 from indexer import snippets
+from indexer.health import health_url
 from indexer.snippets import config_snippet
 
 URL = "http://127.0.0.1:8765/mcp"
@@ -65,8 +66,8 @@ def test_mcp_remote_version_is_the_one_the_interop_tests_run() -> None:
 
 
 def test_health_url_sits_beside_the_mcp_endpoint() -> None:
-    assert snippets.health_url(URL) == "http://127.0.0.1:8765/health"
-    assert snippets.health_url(URL + "/") == "http://127.0.0.1:8765/health"
+    assert health_url(URL) == "http://127.0.0.1:8765/health"
+    assert health_url(URL + "/") == "http://127.0.0.1:8765/health"
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
