@@ -18,7 +18,7 @@ from typing import Any
 
 from indexer.fts_query import cjk_expand, fold
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import parse_frontmatter, title_from_body
+from shared.frontmatter import parse_frontmatter, string_list, title_from_body
 
 MAX_INDEXED_BYTES = 8 * 1024 * 1024
 # Frontmatter keys with their own column, or noise for full-text search.
@@ -74,7 +74,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
     if not isinstance(title, str | int | float) or isinstance(title, bool) or title == "":
         title = title_from_body(body) or stem
     kind = meta.get("type")
-    tags = _tags(meta.get("tags"))
+    tags = string_list("tags", meta.get("tags"), strict=False)
     return NoteRow(
         title=str(title),
         type=None if kind is None or isinstance(kind, dict | list) else str(kind),
@@ -122,26 +122,6 @@ def _word_columns(
 def trigram_value(head: str, body: str, joined: bool) -> str:
     """The folded text of the whole file, for grep's trigram table."""
     return fold(head + body if joined else head)
-
-
-def _tags(value: Any) -> list[str]:
-    """A list of unique tags without a leading '#', from a list or "a, b" / "#a #b"."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        items: list[Any] = value.split(",") if "," in value else value.split()
-    elif isinstance(value, list):
-        items = value
-    else:
-        items = [value]
-    tags: list[str] = []
-    for item in items:
-        if isinstance(item, dict | list):
-            continue
-        tag = str(item).strip().lstrip("#").strip()
-        if tag and tag not in tags:
-            tags.append(tag)
-    return tags
 
 
 def _strings(value: Any, out: list[str]) -> None:

@@ -187,7 +187,7 @@ def normalize_frontmatter_text(
         meta["title"] = str(meta["title"])
     for key in LIST_KEYS:
         if key in meta:
-            meta[key] = _string_list(key, meta[key])
+            meta[key] = string_list(key, meta[key])
     meta["created"] = (
         moment if meta.get("created") in (None, "") else _timestamp("created", meta["created"])
     )
@@ -341,19 +341,27 @@ def title_from_body(body: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def _string_list(key: str, value: Any) -> list[str]:
-    """``"a, b"``, ``"#a #b"`` or a list: unique non-empty strings, no leading ``#``."""
+def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
+    """``"a, b"``, ``"#a #b"`` or a list: unique non-empty strings (tags lose a leading ``#``).
+
+    ``strict`` refuses odd values (what a write may store); lenient mode skips them (what
+    the index makes of a note a person wrote).
+    """
     if value is None:
         return []
     if isinstance(value, str):
         items: list[Any] = value.split(",") if "," in value else value.split()
     elif isinstance(value, list):
         items = value
-    else:
+    elif strict:
         raise InvalidFrontmatterError(f"{key} must be a list of strings or a string")
+    else:
+        items = [value]
     result: list[str] = []
     for item in items:
         if isinstance(item, dict | list):
+            if not strict:
+                continue
             raise InvalidFrontmatterError(f"{key} must hold plain strings, not {item!r}")
         text = str(item).strip()
         if key == "tags":
