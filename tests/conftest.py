@@ -23,6 +23,16 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    """One ``indexer serve`` shared by a test module (its tests use langs of their own)."""
+    running = start_indexer(tmp_path_factory.mktemp("module") / "ws")
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.fixture
 def indexer_server(workspace: Path) -> Iterator[RunningIndexer]:
     """A running ``indexer serve`` on a fresh workspace, stopped (SIGTERM) afterwards."""

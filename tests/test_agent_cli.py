@@ -5,20 +5,12 @@ from __future__ import annotations
 import io
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from indexer_process import RunningIndexer, start_indexer
+from indexer_process import RunningIndexer
 
 from agent_client.cli import main
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    running = start_indexer(tmp_path_factory.mktemp("cli") / "ws")
-    yield running
-    running.stop()
 
 
 @pytest.fixture(autouse=True)

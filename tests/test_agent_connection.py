@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import socket
 import time
-from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
 
@@ -18,13 +17,6 @@ from agent_client.settings import ClientSettings
 from shared.errors import ConflictError, ForbiddenPathError, IndexerOfflineError, NotFoundError
 
 _langs = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    running = start_indexer(tmp_path_factory.mktemp("conn") / "ws")
-    yield running
-    running.stop()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from indexer_process import RunningIndexer, start_indexer
+from indexer_process import RunningIndexer
 from llm_stub import LLMStub, final, last_tool_result, running_llm_stub, say, tool_call
 
 from agent_client.notes import split_note
@@ -24,13 +24,6 @@ from shared.models import MemoryEntry
 T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 _langs = itertools.count()
 NOTE = "---\ntitle: Go\ntype: item\ntags: [verbs]\n---\n# Go\n\n- went: past tense\n"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    running = start_indexer(tmp_path_factory.mktemp("llm") / "ws")
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -33,13 +33,6 @@ T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 _langs = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    running = start_indexer(tmp_path_factory.mktemp("writer") / "ws")
-    yield running
-    running.stop()
-
-
 @pytest.fixture
 def lang() -> str:
     return f"en-w{next(_langs):03d}"

@@ -125,6 +125,17 @@ async def _count_is(c: Client, count: int) -> bool:
     return (await data(c, "status"))["langs"].get("en") in (count, count + 1)
 
 
+async def found_after_start(workspace: Path, query: str) -> list[str]:
+    """Start an indexer on ``workspace``, wait for its reconcile, search, stop it."""
+    server = start_indexer(workspace)
+    try:
+        async with server.client() as c:
+            await ready(c)
+            return await found(c, "en", query)
+    finally:
+        server.stop()
+
+
 async def test_restart_reconciles_changes_made_while_down(workspace: Path) -> None:
     server = start_indexer(workspace)
     try:
@@ -136,20 +147,8 @@ async def test_restart_reconciles_changes_made_while_down(workspace: Path) -> No
     root = vault(workspace)
     (root / "gone.md").unlink()
     (root / "new.md").write_text("new plum\n")
-    server = start_indexer(workspace)
-    try:
-        async with server.client() as c:
-            await ready(c)
-            assert await found(c, "en", "plum") == ["keep.md", "new.md"]
-    finally:
-        server.stop()
+    assert await found_after_start(workspace, "plum") == ["keep.md", "new.md"]
     workspace.joinpath(".indexer", "index.sqlite").unlink()
     for suffix in ("-wal", "-shm"):
         workspace.joinpath(".indexer", f"index.sqlite{suffix}").unlink(missing_ok=True)
-    server = start_indexer(workspace)
-    try:
-        async with server.client() as c:
-            await ready(c)
-            assert await found(c, "en", "plum") == ["keep.md", "new.md"]
-    finally:
-        server.stop()
+    assert await found_after_start(workspace, "plum") == ["keep.md", "new.md"]
