@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from agent_client.connection import Vault
 from agent_client.notes import render_note, split_note
 from shared.errors import ConflictError
+from shared.frontmatter import PROTECTED_KEYS
 from shared.models import Action, DeleteAction, EditAction
-
-PROTECTED = ("id", "created")
 
 
 @dataclass(frozen=True)
@@ -39,13 +38,13 @@ def apply_edit(text: str, action: EditAction) -> str:
     meta, body = split_note(text)
     new_meta = dict(meta)
     for key, value in (action.frontmatter or {}).items():
-        if key in PROTECTED:
+        if key in PROTECTED_KEYS:
             continue
         if value is None:
             new_meta.pop(key, None)
         else:
             new_meta[key] = value
-    for key in PROTECTED:
+    for key in PROTECTED_KEYS:
         if key in meta:
             new_meta[key] = meta[key]
     new_body = body if action.body is None else action.body

@@ -74,12 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IndexerOfflineError as exc:
         print(f"agent-client: {exc}", file=sys.stderr)
         return 3
+    except ValueError as exc:  # before VaultError: a bad lang is both, and bad usage
+        print(f"agent-client: {exc}", file=sys.stderr)
+        return 2
     except VaultError as exc:
         print(f"agent-client: {exc}", file=sys.stderr)
         return 1
-    except ValueError as exc:
-        print(f"agent-client: {exc}", file=sys.stderr)
-        return 2
 
 
 def _run(args: argparse.Namespace, settings: ClientSettings) -> int:

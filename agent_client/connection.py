@@ -25,7 +25,7 @@ from fastmcp.exceptions import ToolError
 from agent_client.discovery import Endpoint, discover
 from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError, VaultError, error_from_message
-from shared.models import check_lang
+from shared.langs import check_lang
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.errors import IndexerOfflineError
+from shared.workspace import read_token_file, read_url_file
 
 
 @dataclass(frozen=True)
@@ -23,20 +24,18 @@ class Endpoint:
 def discover(url_file: Path, token_file: Path) -> Endpoint:
     """Read the URL (and token) files; ``IndexerOfflineError`` when there is no usable URL."""
     try:
-        url = url_file.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+        url = read_url_file(url_file)
+    except OSError as exc:
+        raise IndexerOfflineError(f"cannot read {url_file}: {exc.strerror}") from None
+    if url is None:
         raise IndexerOfflineError(
             f"no indexer URL file at {url_file}: start `indexer serve --workspace "
             f"{url_file.parent}`"
-        ) from None
-    except OSError as exc:
-        raise IndexerOfflineError(f"cannot read {url_file}: {exc.strerror}") from None
+        )
     if not url.startswith(("http://", "https://")):
         raise IndexerOfflineError(f"{url_file} holds no http(s) URL: {url[:80]!r}")
     try:
-        token = token_file.read_text(encoding="utf-8").strip() or None
-    except FileNotFoundError:
-        token = None
+        token = read_token_file(token_file)
     except OSError as exc:
         raise IndexerOfflineError(f"cannot read {token_file}: {exc.strerror}") from None
     return Endpoint(url=url, token=token)

@@ -17,17 +17,7 @@ from pathlib import Path
 
 from agent_client.journal import WriteJournal
 from shared.errors import ConflictError
-
-# extension -> magic-bytes check
-_SIGNATURES: dict[str, tuple[bytes, ...]] = {
-    ".png": (b"\x89PNG\r\n\x1a\n",),
-    ".jpg": (b"\xff\xd8\xff",),
-    ".jpeg": (b"\xff\xd8\xff",),
-    ".gif": (b"GIF87a", b"GIF89a"),
-    ".webp": (b"RIFF",),
-    ".bmp": (b"BM",),
-}
-_TYPE_BY_MAGIC = {sig: ext for ext, sigs in _SIGNATURES.items() for sig in sigs}
+from shared.images import detect_image
 
 
 @dataclass(frozen=True)
@@ -56,22 +46,13 @@ def load_images(paths: list[str], max_bytes: int) -> list[ImageFile]:
         if size > max_bytes:
             raise ValueError(f"image {name!r} is {size} bytes, more than {max_bytes}")
         data = path.read_bytes()
-        ext = _detect(data)
+        ext = detect_image(data)
         if ext is None:
-            raise ValueError(f"{name!r} is not a PNG, JPEG, GIF, WebP or BMP image")
+            raise ValueError(f"{name!r} is not a PNG, JPEG, GIF, WebP, BMP or AVIF image")
         if ext == ".jpg" and path.suffix.lower() == ".jpeg":
             ext = ".jpeg"
         images.append(ImageFile(source=path, data=data, ext=ext))
     return images
-
-
-def _detect(data: bytes) -> str | None:
-    for magic, ext in _TYPE_BY_MAGIC.items():
-        if data.startswith(magic):
-            if ext == ".webp" and data[8:12] != b"WEBP":
-                continue
-            return ext
-    return None
 
 
 def asset_folder(note_path: str) -> str:

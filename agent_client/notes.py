@@ -13,21 +13,18 @@ from typing import Any
 
 import yaml
 
-_FENCE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)^---[ \t]*\r?\n?", re.S | re.M)
+from shared.frontmatter import read_frontmatter
+from shared.timestamps import format_timestamp
 
 
 def split_note(text: str) -> tuple[dict[str, Any], str]:
-    """``(meta, body)``; a note without a (valid mapping) frontmatter block has ``meta == {}``."""
-    match = _FENCE.match(text)
-    if not match:
-        return {}, text
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return {}, text
-    if not isinstance(meta, dict):
-        return {}, text
-    return {str(k): _plain(v) for k, v in meta.items()}, text[match.end() :]
+    """``(meta, body)``; a note without a readable frontmatter block has ``meta == {}``.
+
+    The lenient reader of ``shared.frontmatter`` (a duplicate key makes the block
+    unreadable instead of letting the last value win); dates come back as ISO text.
+    """
+    meta, body = read_frontmatter(text)
+    return {k: _plain(v) for k, v in meta.items()}, body
 
 
 def render_note(meta: dict[str, Any], body: str) -> str:
@@ -45,8 +42,7 @@ def render_note(meta: dict[str, Any], body: str) -> str:
 def _plain(value: Any) -> Any:
     """Dates back to ISO text, so a round trip does not reformat them."""
     if isinstance(value, datetime):
-        text = value.isoformat()
-        return text[:-6] + "Z" if text.endswith("+00:00") else text
+        return format_timestamp(value)
     if isinstance(value, date):
         return value.isoformat()
     return value

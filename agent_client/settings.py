@@ -13,6 +13,8 @@ from datetime import tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from shared.workspace import Workspace
+
 # env var -> (default as text, one-line help)
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "AGENT_CLIENT_WORKSPACE": ("", "workspace folder W holding indexer.mcp.url (--workspace)"),
@@ -68,11 +70,11 @@ class ClientSettings:
 
     @property
     def url_file(self) -> Path:
-        return self.workspace / "indexer.mcp.url"
+        return Workspace(self.workspace).url_file
 
     @property
     def token_file(self) -> Path:
-        return self.workspace / "indexer.mcp.token"
+        return Workspace(self.workspace).token_file
 
     @classmethod
     def resolve(

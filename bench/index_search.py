@@ -54,7 +54,7 @@ _FM = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 def child_rebuild(root: str) -> dict:
     from indexer.index import NoteIndex
-    from indexer.layout import Workspace
+    from shared.workspace import Workspace
 
     workspace = Workspace(Path(root))
     index = NoteIndex(workspace)
@@ -69,7 +69,7 @@ def child_rebuild(root: str) -> dict:
 
 def child_reconcile(root: str) -> dict:
     from indexer.index import NoteIndex
-    from indexer.layout import Workspace
+    from shared.workspace import Workspace
 
     index = NoteIndex(Workspace(Path(root)))
     started = time.perf_counter()

@@ -27,12 +27,12 @@ from starlette.responses import JSONResponse
 import indexer
 from indexer.index import NoteIndex
 from indexer.index_schema import IndexSchemaError
-from indexer.layout import Workspace
 from indexer.sandbox import Sandbox
 from indexer.server import create_server
 from indexer.settings import Settings
 from indexer.storage import remove_orphan_temp_files
 from indexer.vault import Vault
+from shared.workspace import Workspace
 
 log = logging.getLogger("indexer")
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from indexer import index_schema, reconcile
 from indexer.fts_query import fold, grep_trigram_match, make_snippet, parse_query
 from indexer.index_schema import BM25_WEIGHTS, IndexSchemaError
-from indexer.layout import Workspace
 from indexer.note_parse import lang_token
 from indexer.reconcile import Progress, ReconcileStats, Stopped
 from indexer.watcher import VaultWatcher
-from shared.errors import InvalidArgumentError, InvalidLangError
-from shared.models import LANG_RE
+from shared.errors import InvalidArgumentError
+from shared.langs import check_lang, is_lang
+from shared.workspace import Workspace
 
 __all__ = ["GrepPlan", "IndexSchemaError", "NoteIndex", "ReconcileStats"]
 
@@ -212,7 +212,7 @@ class NoteIndex:
     ) -> dict:
         """BM25-ranked notes of ``lang`` holding every word and phrase of ``query``;
         title matches first. Snippets mark hits with ``**``."""
-        _check_lang(lang)
+        check_lang(lang)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_LIMIT}")
         parsed = parse_query(query)
@@ -260,7 +260,7 @@ class NoteIndex:
         """Candidate files for a grep, or None when no literal of 3+ chars is provably
         required (then every file must be read). Case does not matter: the trigram
         table holds case-folded text, so ``ignore_case`` needs nothing special."""
-        if not isinstance(pattern, str) or not LANG_RE.fullmatch(lang):
+        if not isinstance(pattern, str) or not is_lang(lang):
             return None
         query = grep_trigram_match(pattern, fixed)
         if query is None:
@@ -388,11 +388,6 @@ class NoteIndex:
     def _state(conn: sqlite3.Connection, key: str) -> str | None:
         row = conn.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
-
-
-def _check_lang(lang: object) -> None:
-    if not isinstance(lang, str) or not LANG_RE.fullmatch(lang):
-        raise InvalidLangError(f"lang {lang!r} is not a vault id such as 'en', 'ja' or 'zh-Hans'")
 
 
 def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:

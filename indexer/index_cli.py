@@ -20,8 +20,8 @@ from typing import Any, TextIO
 
 from indexer.health import server_health
 from indexer.index import IndexSchemaError, NoteIndex
-from indexer.layout import Workspace
 from shared.errors import VaultError
+from shared.workspace import Workspace
 
 
 def register(subparsers: Any) -> None:

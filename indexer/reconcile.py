@@ -20,9 +20,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from indexer.layout import Workspace
 from indexer.note_parse import NoteRow, fts_values, lang_token, parse_note, trigram_value
-from shared.models import LANG_RE
+from shared.langs import is_lang
+from shared.workspace import Workspace
 
 Progress = Callable[[int, int], None]
 # A batch holds the write lock: short, so that tool writes wait little; a fresh index
@@ -100,7 +100,7 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
 
 
 def vault_langs(workspace: Workspace) -> list[str]:
-    return [lang for lang in workspace.langs() if LANG_RE.fullmatch(lang)]
+    return [lang for lang in workspace.langs() if is_lang(lang)]
 
 
 def read_note(workspace: Workspace, lang: str, rel: str) -> tuple[bytes, os.stat_result] | None:

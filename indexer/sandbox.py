@@ -22,20 +22,18 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 from indexer import fsops
-from indexer.layout import Workspace
 from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
-    InvalidLangError,
     NotFoundError,
 )
-from shared.models import LANG_RE
+from shared.images import IMAGE_SUFFIXES
+from shared.langs import check_lang
+from shared.workspace import Workspace
 
 MAX_PATH_BYTES = 1024
 MAX_SEGMENT_BYTES = 255
 MAX_DEPTH = 32
-MAX_LANG_CHARS = 35
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".avif"})
 _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
 # Zero-width joiners are spelling in Persian, Indic scripts and emoji; other format
 # characters (zero-width space, bidi controls, BOM...) only hide what a name says.
@@ -80,16 +78,6 @@ class Target:
             and parts[-2].endswith(".assets")
             and PurePosixPath(self.rel).suffix.lower() in IMAGE_SUFFIXES
         )
-
-
-def check_lang(lang: object) -> str:
-    """Return ``lang`` if it is a vault id, else refuse with ``invalid_lang``."""
-    if not isinstance(lang, str) or len(lang) > MAX_LANG_CHARS or not LANG_RE.fullmatch(lang):
-        raise InvalidLangError(
-            f"{str(lang)[:40]!r} is not a vault id (expected e.g. 'en', 'ja', 'zh-Hans',"
-            f" at most {MAX_LANG_CHARS} characters)"
-        )
-    return lang
 
 
 def _check_char(char: str) -> None:
@@ -341,25 +329,3 @@ class Sandbox:
                 return
             place.lstat()  # refuses a link or a special file before anything is done
             yield place
-
-
-def is_image(suffix: str, data: bytes) -> bool:
-    """Whether ``data`` starts like an image of type ``suffix`` (magic bytes, not a parse)."""
-    if suffix == ".webp":
-        return data[:4] == b"RIFF" and data[8:12] == b"WEBP"
-    if suffix == ".avif":  # an ISO-BMFF 'ftyp' box naming an AVIF brand
-        size = int.from_bytes(data[:4], "big")
-        if data[4:8] != b"ftyp" or not 16 <= size <= min(len(data), 4096):
-            return False
-        brands = {data[8:12]} | {data[i : i + 4] for i in range(16, size - 3, 4)}
-        return bool(brands & {b"avif", b"avis"})
-    return data.startswith(_IMAGE_MAGIC[suffix])
-
-
-_IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
-    ".png": (b"\x89PNG\r\n\x1a\n",),
-    ".jpg": (b"\xff\xd8\xff",),
-    ".jpeg": (b"\xff\xd8\xff",),
-    ".gif": (b"GIF87a", b"GIF89a"),
-    ".bmp": (b"BM",),
-}

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.layout import Workspace
+from shared.workspace import Workspace
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

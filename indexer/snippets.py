@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer.health import server_health
-from indexer.layout import Workspace
+from shared.workspace import Workspace
 
 SERVER_NAME = "vault-memory"
 CLIENTS = ("claude", "cursor", "generic")

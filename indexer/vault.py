@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 from typing import Any, Protocol
 
 from indexer import fsops
-from indexer.sandbox import Place, Sandbox, Target, is_image
+from indexer.sandbox import Place, Sandbox, Target
 from indexer.scan import LineMatcher, compile_glob, walk_files
 from indexer.storage import etag_of
 from shared.errors import (
@@ -36,6 +36,7 @@ from shared.errors import (
     TooLargeError,
 )
 from shared.frontmatter import normalize_frontmatter_text
+from shared.images import is_image
 
 log = logging.getLogger("indexer.vault")
 ChangeListener = Callable[[str, str], None]

@@ -20,9 +20,9 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from indexer.layout import Workspace
 from indexer.reconcile import is_indexed_folder, is_note_path
-from shared.models import LANG_RE
+from shared.langs import is_lang
+from shared.workspace import Workspace
 
 log = logging.getLogger("indexer.watcher")
 
@@ -106,7 +106,7 @@ class VaultWatcher:
             parts = Path(raw).relative_to(self.root).parts
         except ValueError:
             return None
-        if not parts or not LANG_RE.fullmatch(parts[0]):
+        if not parts or not is_lang(parts[0]):
             return None
         if len(parts) == 1 or (len(parts) == 2 and parts[1] == "vault"):
             return parts[0], ""

@@ -32,7 +32,9 @@ class VaultError(Exception):
         return f"{self.code}: {self.message}"
 
 
-class InvalidLangError(VaultError):
+class InvalidLangError(VaultError, ValueError):
+    """Also a ``ValueError``: a bad lang in an entry is a bad value, whoever checks it."""
+
     code = "invalid_lang"
 
 

@@ -5,6 +5,12 @@ Why hand-rolled splitting and a custom loader: the block must be taken byte-exac
 the last duplicate key win, which could smuggle a value into a protected field. Anchors
 and aliases are refused outright (alias bombs), and every value must be plain data.
 
+Two sides, two strengths. The write path (``normalize_frontmatter_text``, applied by the
+server to every note it writes) is strict: it refuses what it cannot keep exactly. The
+read side of notes written by people (``read_frontmatter``, used by the agent client) is
+lenient: it goes through python-frontmatter's handler API with this module's splitter
+and strict loader as the handler, and a block it cannot read is simply body text.
+
 ``normalize_frontmatter_text`` is idempotent for a given clock: ``updated`` is set to
 ``now`` on every call, so normalizing a normalized text with the same ``now`` returns
 it unchanged. To make that hold for any input, it reads its own output back before
@@ -22,9 +28,11 @@ import time
 from datetime import UTC, date, datetime
 from typing import Any
 
+import frontmatter as pyfm
 import yaml
 
 from shared.errors import InvalidFrontmatterError
+from shared.timestamps import format_timestamp
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 16
@@ -81,13 +89,6 @@ def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
 
 _NoteDumper.add_representer(datetime, _represent_datetime)
 _NoteDumper.add_representer(list, _represent_list)
-
-
-def format_timestamp(value: datetime) -> str:
-    """ISO 8601; UTC is written with ``Z``; naive stays naive."""
-    if value.tzinfo is not None and value.utcoffset() == UTC.utcoffset(None):
-        return value.replace(tzinfo=None).isoformat() + "Z"
-    return value.isoformat()
 
 
 def new_note_id(now_ms: int | None = None) -> str:
@@ -395,3 +396,42 @@ def _timestamp(key: str, value: Any) -> datetime:
         except OverflowError:
             raise InvalidFrontmatterError(f"{key} is out of range") from None
     return moment
+
+
+class VaultYAMLHandler(pyfm.default_handlers.BaseHandler):
+    """python-frontmatter handler with this module's rules: the byte-exact ``---`` split
+    and the strict loader (no duplicate keys, no aliases, plain data only)."""
+
+    FM_BOUNDARY = re.compile(r"^---$", re.MULTILINE)
+    START_DELIMITER = END_DELIMITER = "---"
+
+    def split(self, text: str) -> tuple[str, str]:
+        block, body = split_frontmatter(text)
+        if block is None:
+            raise ValueError("no frontmatter block")  # python-frontmatter: "no metadata"
+        return block, body
+
+    def load(self, fm: str, **kwargs: object) -> dict[str, Any]:
+        return parse_yaml_block(fm)
+
+    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
+        return _dump_block(dict(metadata)).rstrip("\n")
+
+
+_HANDLER = VaultYAMLHandler()
+
+
+def read_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """Lenient read of a note: (metadata, body).
+
+    A block that cannot be read (or none at all) gives ``({}, text)``: a person's odd
+    note is still a note. Use ``parse_frontmatter`` where a refusal must be seen.
+    """
+    # The handler's steps, not ``pyfm.parse``: that strips the body, and a note's body
+    # goes back to disk byte for byte.
+    cleaned = _clean_text(text)
+    try:
+        block, body = _HANDLER.split(cleaned)
+        return _HANDLER.load(block), body
+    except (ValueError, InvalidFrontmatterError):
+        return {}, text

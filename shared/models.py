@@ -7,13 +7,13 @@ before anything is queued.
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-LANG_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+from shared.langs import check_lang
+
 EntryKind = Literal["knowledge", "event"]
 MAX_ENTRY_CONTENT = 256 * 1024
 
@@ -21,13 +21,6 @@ MAX_ENTRY_CONTENT = 256 * 1024
 def new_entry_id() -> str:
     """A unique, sortable-enough id for an entry (hex UUID4)."""
     return uuid.uuid4().hex
-
-
-def check_lang(lang: object) -> str:
-    """Return ``lang`` if it is a valid vault id, else raise ``ValueError``."""
-    if not isinstance(lang, str) or not LANG_RE.fullmatch(lang):
-        raise ValueError(f"lang {lang!r} is not a vault id such as 'en', 'ja' or 'zh-Hans'")
-    return lang
 
 
 @dataclass

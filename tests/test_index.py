@@ -15,10 +15,10 @@ import pytest
 
 from indexer.index import IndexSchemaError, NoteIndex
 from indexer.index_schema import SCHEMA_VERSION
-from indexer.layout import Workspace
 from indexer.sandbox import Sandbox
 from indexer.vault import Vault
 from shared.errors import InvalidArgumentError, InvalidLangError
+from shared.workspace import Workspace
 
 ZH = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对"
 JA_KANJI = "日本語東京大学電車会社時間先生友達料理映画音楽"

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.layout import Workspace
+from shared.workspace import Workspace
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from test_sandbox import snapshot
 
-from indexer.layout import Workspace
 from indexer.sandbox import Sandbox
 from indexer.storage import etag_of
 from indexer.vault import Vault
 from shared.errors import VaultError
+from shared.workspace import Workspace
 
 CALLS = 250
 SECRET = "OUTSIDE-SECRET"

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from indexer.index import NoteIndex
-from indexer.layout import Workspace
 from indexer.reconcile import is_note_path, walk_notes
+from shared.workspace import Workspace
 
 
 def put(ws: Workspace, rel: str, text: str, lang: str = "en") -> Path:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer.layout import Workspace
 from indexer.sandbox import Sandbox, clean_relpath
 from indexer.vault import Vault
 from shared.errors import VaultError
+from shared.workspace import Workspace
 
 FORBIDDEN = "forbidden_path"
 BAD_LANG = "invalid_lang"

@@ -12,12 +12,12 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from test_sandbox import snapshot
 
-from indexer.layout import Workspace
 from indexer.sandbox import Sandbox
 from indexer.server import create_server, refusals
 from indexer.settings import Settings
 from indexer.vault import Vault
 from shared.errors import VaultError
+from shared.workspace import Workspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 

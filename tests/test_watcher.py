@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from indexer.index import NoteIndex
-from indexer.layout import Workspace
+from shared.workspace import Workspace
 
 DEADLINE = 10.0
 

@@ -1,0 +1,35 @@
+"""What a vault id (``lang``) may be: one rule for the server, the index and the client.
+
+``<lang>`` names a folder (``W/memory/languages/<lang>/vault``) and travels in every tool
+call, so it is checked the same way everywhere: a BCP 47-like tag (``en``, ``ja``,
+``zh-Hans``), at most ``MAX_LANG_CHARS`` characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shared.errors import InvalidLangError
+
+LANG_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+MAX_LANG_CHARS = 35
+
+
+def is_lang(value: object) -> bool:
+    """Whether ``value`` is a valid vault id."""
+    return (
+        isinstance(value, str)
+        and len(value) <= MAX_LANG_CHARS
+        and LANG_RE.fullmatch(value) is not None
+    )
+
+
+def check_lang(value: object) -> str:
+    """Return ``value`` if it is a vault id, else raise ``InvalidLangError`` (a ValueError)."""
+    if not is_lang(value):
+        raise InvalidLangError(
+            f"{str(value)[:40]!r} is not a vault id (expected e.g. 'en', 'ja', 'zh-Hans',"
+            f" at most {MAX_LANG_CHARS} characters)"
+        )
+    assert isinstance(value, str)
+    return value

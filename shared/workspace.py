@@ -1,0 +1,90 @@
+"""Where things live in a workspace ``W`` (the SPEC's "Workspace layout"), for both processes.
+
+The indexer writes ``indexer.mcp.url`` (and ``indexer.mcp.token`` when a token is set);
+the agent client and the indexer's own commands read them with ``read_url_file`` and
+``read_token_file``. Nothing here creates anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared.langs import is_lang
+
+URL_FILE = "indexer.mcp.url"
+TOKEN_FILE = "indexer.mcp.token"
+STATE_DIR = ".indexer"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Paths of one workspace ``W``."""
+
+    root: Path
+
+    @property
+    def url_file(self) -> Path:
+        return self.root / URL_FILE
+
+    @property
+    def token_file(self) -> Path:
+        return self.root / TOKEN_FILE
+
+    @property
+    def state_dir(self) -> Path:
+        """The indexer's own state: never reachable through the tools."""
+        return self.root / STATE_DIR
+
+    @property
+    def index_path(self) -> Path:
+        return self.state_dir / "index.sqlite"
+
+    @property
+    def history_dir(self) -> Path:
+        return self.state_dir / "history"
+
+    @property
+    def maintenance_state(self) -> Path:
+        return self.state_dir / "maintenance-state.json"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.state_dir / "lock"
+
+    @property
+    def languages_dir(self) -> Path:
+        return self.root / "memory" / "languages"
+
+    def vault_dir(self, lang: str) -> Path:
+        """The vault folder of ``lang`` (the caller has validated ``lang``)."""
+        return self.languages_dir / lang / "vault"
+
+    def langs(self) -> list[str]:
+        """Langs that have a vault folder on disk, sorted."""
+        if not self.languages_dir.is_dir():
+            return []
+        return sorted(
+            p.name
+            for p in self.languages_dir.iterdir()
+            if is_lang(p.name) and (p / "vault").is_dir()
+        )
+
+
+def read_url_file(path: Path) -> str | None:
+    """The URL an indexer wrote to ``path`` (stripped), or None when there is none.
+
+    ``OSError`` other than a missing file (permissions) goes up: the caller says what.
+    """
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def read_token_file(path: Path) -> str | None:
+    """The bearer token in ``path``, or None when no token is set."""
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
