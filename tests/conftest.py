@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from indexer_process import QUIET_ENV, RunningIndexer, start_indexer
+from helpers.indexer_process import QUIET_ENV, RunningIndexer, start_indexer
 
 for _key, _value in QUIET_ENV.items():
     os.environ.setdefault(_key, _value)

@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer
 
 from agent_client.cli import main
 

@@ -10,7 +10,7 @@ from datetime import UTC
 from pathlib import Path
 
 import pytest
-from indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer, start_indexer
 
 from agent_client.connection import PROMPT_NAMES, mcp_vault_connection, open_session
 from agent_client.settings import ClientSettings

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from indexer_process import RunningIndexer
-from llm_stub import LLMStub, final, last_tool_result, running_llm_stub, say, tool_call
+from helpers.indexer_process import RunningIndexer
+from helpers.llm_stub import LLMStub, final, last_tool_result, running_llm_stub, say, tool_call
 
 from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice

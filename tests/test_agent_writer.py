@@ -17,7 +17,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from indexer_process import RunningIndexer, start_indexer, wait_for
+from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
 
 from agent_client import writer as writer_module
 from agent_client.connection import mcp_vault_connection, open_session

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import yaml
-from indexer_process import QUIET_ENV, wait_for
+from helpers.indexer_process import QUIET_ENV, wait_for
 
 from agent_client.settings import SETTINGS_HELP as CLIENT_SETTINGS
 from indexer.cli import build_parser

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer, start_indexer
 
 INTEROP = Path(__file__).parent / "interop"
 NODE = shutil.which("node")

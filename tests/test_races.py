@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_sandbox import snapshot
+from helpers.snapshots import snapshot
 
 from indexer.sandbox import Sandbox
 from indexer.storage import etag_of

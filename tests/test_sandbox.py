@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import pytest
+from helpers.snapshots import snapshot
 
 from indexer.sandbox import Sandbox, clean_relpath
 from indexer.vault import Vault
@@ -110,20 +110,6 @@ def setup(tmp_path: Path) -> tuple[Path, Vault]:
     (vault / "prefix_link").symlink_to(langs / "en" / "vault2")
     os.mkfifo(vault / "pipe.md")
     return tmp_path, Vault(Sandbox(Workspace(ws)), max_file_bytes=1 << 20)
-
-
-def snapshot(root: Path) -> dict[str, tuple]:
-    """Every entry under ``root`` (links not followed) with its type, size, mtime and hash."""
-    state: dict[str, tuple] = {}
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        for name in dirs + files:
-            path = Path(folder, name)
-            info = os.lstat(path)
-            digest = ""
-            if path.is_file() and not path.is_symlink():
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            state[str(path)] = (info.st_mode, info.st_size, info.st_mtime_ns, digest)
-    return state
 
 
 OPS = {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
-from indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer, start_indexer
 
 DEADLINE = 15.0
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
-from indexer_process import RunningIndexer, spawn_indexer, start_indexer, wait_for
+from helpers.indexer_process import RunningIndexer, spawn_indexer, start_indexer, wait_for
 
 from shared.frontmatter import parse_frontmatter
 

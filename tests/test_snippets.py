@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer
 
 from indexer import snippets
 from indexer.health import health_url

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
-from test_sandbox import snapshot
+from helpers.snapshots import snapshot
 
 from indexer.sandbox import Sandbox
 from indexer.server import create_server, refusals
