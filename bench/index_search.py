@@ -53,7 +53,7 @@ _FM = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 
 def child_rebuild(root: str) -> dict:
-    from indexer.index import NoteIndex
+    from indexer.index.service import NoteIndex
     from shared.workspace import Workspace
 
     workspace = Workspace(Path(root))
@@ -68,7 +68,7 @@ def child_rebuild(root: str) -> dict:
 
 
 def child_reconcile(root: str) -> dict:
-    from indexer.index import NoteIndex
+    from indexer.index.service import NoteIndex
     from shared.workspace import Workspace
 
     index = NoteIndex(Workspace(Path(root)))
@@ -100,7 +100,7 @@ def run_child(kind: str, root: Path) -> tuple[dict, int]:
 
 def floor_index(vault: Path, db_path: Path) -> float:
     """notes/s of: read + CSafeLoader frontmatter + insert into the same FTS tables."""
-    from indexer import index_schema
+    from indexer.index import schema as index_schema
 
     index_schema.delete_index_files(db_path)
     conn = index_schema.connect(db_path)
@@ -187,7 +187,7 @@ def start_server(root: Path) -> tuple[subprocess.Popen, str]:
     url_file = root / "indexer.mcp.url"
     url_file.unlink(missing_ok=True)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "indexer.cli", "serve", "--workspace", str(root)],
+        [sys.executable, "-m", "indexer", "serve", "--workspace", str(root)],
         stdout=subprocess.DEVNULL,
         stderr=open(root.parent / f"serve-{root.name}.log", "w"),  # noqa: SIM115
         env={**os.environ, **QUIET},
@@ -425,7 +425,7 @@ def print_table(results: list[dict]) -> None:
 
 def cjk_designs(vault: Path, queries: dict[str, str], workdir: Path) -> None:
     """Bigrams in unicode61 (chosen) vs a trigram table (+ LIKE for 2-char words)."""
-    from indexer.fts_query import CJK_RUN, cjk_expand, parse_query
+    from indexer.index.text import CJK_RUN, cjk_expand, parse_query
 
     texts = [p.read_text(encoding="utf-8") for p in sorted(vault.rglob("*.md"))]
     texts = [t for t in texts if CJK_RUN.search(t)]

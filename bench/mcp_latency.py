@@ -19,7 +19,7 @@ from pathlib import Path
 from fastmcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from indexer_process import start_indexer
+from helpers.indexer_process import start_indexer
 
 CALLS_SINGLE = int(os.environ.get("BENCH_CALLS", "400"))
 CALLS_PER_CLIENT = int(os.environ.get("BENCH_CALLS_PER_CLIENT", "100"))

@@ -31,7 +31,7 @@ QUIET = {
 
 def start_indexer(workspace: Path) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "indexer.cli", "serve", "--workspace", str(workspace)],
+        [sys.executable, "-m", "indexer", "serve", "--workspace", str(workspace)],
         env={**os.environ, **QUIET},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

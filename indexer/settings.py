@@ -6,12 +6,20 @@ Every setting is listed in ``SETTINGS_HELP`` (the source of ``deploy/env.example
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared.workspace import Workspace
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def default_prompts_dir() -> Path:
+    """The prompt texts: inside the installed package (a wheel ships the repository's
+    ``prompts/`` as ``indexer/prompts``), else the checkout's ``prompts/``."""
+    packaged = PACKAGE_DIR / "prompts"
+    return packaged if packaged.is_dir() else PACKAGE_DIR.parent / "prompts"
+
 
 # env var -> (default as text, one-line help)
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
@@ -20,7 +28,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_PORT": ("0", "TCP port; 0 picks a free one (--port)"),
     "INDEXER_MCP_TOKEN": ("", "bearer token required of every MCP request when set (--token)"),
     "INDEXER_LOG_LEVEL": ("INFO", "log level: DEBUG logs one line per tool call (--log-level)"),
-    "INDEXER_PROMPTS_DIR": ("", "folder of the prompt texts served over MCP (default: prompts/)"),
+    "INDEXER_PROMPTS_DIR": ("", "folder of the prompt texts served over MCP (default: shipped)"),
     "INDEXER_MAX_FILE_BYTES": ("4194304", "largest file read or written through the tools"),
     "INDEXER_ALLOWED_HOSTS": ("", "extra Host header values accepted, comma-separated"),
     "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
@@ -37,7 +45,7 @@ class Settings:
     port: int = 0
     token: str | None = None
     log_level: str = "INFO"
-    prompts_dir: Path = REPO_ROOT / "prompts"
+    prompts_dir: Path = field(default_factory=default_prompts_dir)
     max_file_bytes: int = 4 * 1024 * 1024
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
@@ -63,7 +71,7 @@ class Settings:
             port=int(pick("port", "INDEXER_PORT")),
             token=pick("token", "INDEXER_MCP_TOKEN") or None,
             log_level=pick("log_level", "INDEXER_LOG_LEVEL").upper(),
-            prompts_dir=Path(prompts) if prompts else REPO_ROOT / "prompts",
+            prompts_dir=Path(prompts) if prompts else default_prompts_dir(),
             max_file_bytes=int(pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES")),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),

@@ -13,7 +13,14 @@ agent client raises exactly what the server refused with.
     ├── InvalidFrontmatterError invalid_frontmatter
     ├── TooLargeError           too_large
     ├── InvalidArgumentError    invalid_argument
-    └── IndexerOfflineError     indexer_offline (client side: no server to talk to)
+    ├── IndexerOfflineError     indexer_offline (client side: no server to talk to)
+    └── OperationalError        (the indexer's own life, never sent over the wire)
+        ├── ConfigError         config           bad settings or flags
+        ├── AlreadyRunningError already_running  another indexer holds the workspace
+        ├── StartupError        startup          could not start serving
+        └── IndexSchemaError    index_schema     an index file this indexer cannot use
+
+Each command-line tool maps this tree to exit codes in one place.
 """
 
 from __future__ import annotations
@@ -66,6 +73,36 @@ class IndexerOfflineError(VaultError):
     """No indexer answers at the discovered URL (or there is no URL file)."""
 
     code = "indexer_offline"
+
+
+class OperationalError(VaultError):
+    """Something about running the indexer itself, not about a tool call."""
+
+    code = "operational"
+
+
+class ConfigError(OperationalError, ValueError):
+    """A setting or flag is missing or has a bad value (bad usage: exit 2)."""
+
+    code = "config"
+
+
+class AlreadyRunningError(OperationalError):
+    """Another ``indexer serve`` holds the workspace lock."""
+
+    code = "already_running"
+
+
+class StartupError(OperationalError):
+    """The server could not start listening (address in use, bad host...)."""
+
+    code = "startup"
+
+
+class IndexSchemaError(OperationalError):
+    """The index (or history) file was written by a newer indexer, or is unusable."""
+
+    code = "index_schema"
 
 
 ERRORS_BY_CODE: dict[str, type[VaultError]] = {

@@ -255,7 +255,7 @@ def test_container_configuration_serves_and_passes_its_healthcheck(tmp_path: Pat
     }
     entrypoint = docker_exec_form("ENTRYPOINT")
     assert entrypoint[0] == "indexer"
-    command = [sys.executable, "-m", "indexer.cli", *entrypoint[1:]]
+    command = [sys.executable, "-m", "indexer", *entrypoint[1:]]
     log = tmp_path / "serve.log"
     with log.open("w") as log_file:
         proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log_file)

@@ -11,7 +11,7 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.fts_query import (
+from indexer.index.text import (
     cjk_expand,
     fold,
     grep_trigram_match,

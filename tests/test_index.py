@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from indexer.index import IndexSchemaError, NoteIndex
-from indexer.index_schema import SCHEMA_VERSION
-from indexer.sandbox import Sandbox
-from indexer.vault import Vault
-from shared.errors import InvalidArgumentError, InvalidLangError
+from indexer.index.schema import SCHEMA_VERSION
+from indexer.index.service import NoteIndex
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.errors import IndexSchemaError, InvalidArgumentError, InvalidLangError, OperationalError
 from shared.workspace import Workspace
 
 ZH = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对"
@@ -190,6 +190,7 @@ def test_partial_until_the_first_reconcile(ws: Workspace, index: NoteIndex) -> N
             {"path": "a.md", "title": "a", "score": pytest.approx(0, abs=1), "snippet": "**word**"}
         ],
         "partial": False,
+        "total": 1,
     }
 
 
@@ -413,7 +414,7 @@ def test_newer_schema_is_refused(ws: Workspace) -> None:
     message = str(err.value)
     assert str(ws.index_path) in message
     assert str(SCHEMA_VERSION + 5) in message and str(SCHEMA_VERSION) in message
-    assert isinstance(err.value, RuntimeError)
+    assert isinstance(err.value, OperationalError)  # not a refusal of a tool call
 
 
 def test_older_or_foreign_file_is_recreated(ws: Workspace) -> None:
@@ -490,7 +491,7 @@ def test_grep_plan_narrows_candidates(ws: Workspace, index: NoteIndex) -> None:
 
 
 def test_stored_row_gives_back_the_inserted_fts_values(ws: Workspace) -> None:
-    from indexer.note_parse import fts_values, lang_token, parse_note
+    from indexer.index.parse import fts_values, lang_token, parse_note
 
     texts = [
         note("title: T 東京\ntags: 'a, #b'\nsummary: 要約 text\nnested: {k: [x, 1]}", "body 中文"),

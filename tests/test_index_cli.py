@@ -14,7 +14,7 @@ from shared.workspace import Workspace
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "indexer.cli", *args],
+        [sys.executable, "-m", "indexer", *args],
         capture_output=True,
         text=True,
         timeout=60,

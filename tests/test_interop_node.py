@@ -48,7 +48,7 @@ SPEC_PARAMS = {
     "find": {"lang", "pattern", "path", "limit"},
     "grep": {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"},
     "delete": {"lang", "path"},
-    "search": {"lang", "query", "limit", "type", "tags", "path"},
+    "search": {"lang", "query", "limit", "type", "tags", "path", "offset"},
     "status": set(),
 }
 REQUIRED_TOOLS = set(SPEC_PARAMS) - {"search"}  # search is optional until it lands
@@ -115,7 +115,7 @@ def run_inspector(
 
 def config_snippet(client: str, workspace: Path) -> dict[str, Any]:
     """The entry printed by the real ``indexer config-snippet`` for ``client``."""
-    command = [sys.executable, "-m", "indexer.cli", "config-snippet"]
+    command = [sys.executable, "-m", "indexer", "config-snippet"]
     proc = subprocess.run(
         [*command, "--client", client, "--workspace", str(workspace)],
         capture_output=True,

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from helpers.snapshots import snapshot
 
-from indexer.sandbox import Sandbox
-from indexer.storage import etag_of
-from indexer.vault import Vault
+from indexer.vault.fsops import etag_of
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
 from shared.errors import VaultError
 from shared.workspace import Workspace
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from indexer.index import NoteIndex
-from indexer.reconcile import is_note_path, walk_notes
+from indexer.index.reconcile import is_note_path, walk_notes
+from indexer.index.service import NoteIndex
 from shared.workspace import Workspace
 
 

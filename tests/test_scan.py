@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import re2
 
-from indexer.scan import SuffixGlob, _glob_regex, _re2_options, compile_glob
+from indexer.vault.scan import SuffixGlob, _glob_regex, _re2_options, compile_glob
 
 PATHS = ["a.md", "x/a.md", "x/y/b.md", "md", "a.mdx", "a/b", "a.md/b", "x/y/z.txt", "日/ノ.md"]
 SUFFIX_GLOBS = ["**/*.md", "*.md", "**/*", "*", "**/*.txt", "*x", "*.md.assets"]

@@ -256,7 +256,7 @@ def test_debug_log_has_one_line_per_tool_call(workspace: Path) -> None:
 def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "INDEXER_WORKSPACE"}
     result = subprocess.run(
-        [sys.executable, "-m", "indexer.cli", "serve"], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "indexer", "serve"], capture_output=True, text=True, env=env
     )
     assert result.returncode == 2 and "workspace" in result.stderr
 

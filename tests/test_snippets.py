@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 from helpers.indexer_process import RunningIndexer
 
-from indexer import snippets
+from indexer.cli import client_config as snippets
+from indexer.cli import workspace_options
+from indexer.cli.client_config import config_snippet
 from indexer.health import health_url
-from indexer.snippets import config_snippet
+from shared.errors import ConfigError, OperationalError
 
 URL = "http://127.0.0.1:8765/mcp"
 INTEROP = Path(__file__).parent / "interop"
@@ -72,7 +74,7 @@ def test_health_url_sits_beside_the_mcp_endpoint() -> None:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="indexer")
-    snippets.register(parser.add_subparsers(dest="command", required=True))
+    snippets.register(parser.add_subparsers(dest="command", required=True), workspace_options())
     return parser.parse_args(argv)
 
 
@@ -118,16 +120,20 @@ def free_port() -> int:
 
 
 def test_command_prints_the_live_url_and_token(
-    tmp_path: Path, health_server: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    health_server: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (tmp_path / "indexer.mcp.url").write_text(health_server + "\n")
     (tmp_path / "indexer.mcp.token").write_text("tok\n")
-    code = snippets.cmd_config_snippet(parse(["config-snippet", "--client", "cursor"]), {})
-    assert code == 1  # neither --workspace nor INDEXER_WORKSPACE
-    assert "--workspace" in capsys.readouterr().err
+    monkeypatch.delenv("INDEXER_WORKSPACE", raising=False)
+    with pytest.raises(ConfigError, match="--workspace"):  # neither flag nor environment
+        snippets.cmd_config_snippet(parse(["config-snippet", "--client", "cursor"]))
 
+    monkeypatch.setenv("INDEXER_WORKSPACE", str(tmp_path))
     args = parse(["config-snippet", "--client", "cursor"])
-    assert snippets.cmd_config_snippet(args, {"INDEXER_WORKSPACE": str(tmp_path)}) == 0
+    assert snippets.cmd_config_snippet(args) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["mcpServers"]["vault-memory"] == {
         "url": health_server,
@@ -140,18 +146,18 @@ def test_command_refuses_a_missing_or_stale_url_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = parse(["config-snippet", "--workspace", str(tmp_path)])
-    assert snippets.cmd_config_snippet(args, {}) == 1
-    out, err = capsys.readouterr()
-    assert out == "" and "indexer.mcp.url" in err and "indexer serve" in err
+    with pytest.raises(OperationalError) as missing:
+        snippets.cmd_config_snippet(args)
+    assert "indexer.mcp.url" in missing.value.message and "indexer serve" in missing.value.message
 
     (tmp_path / "indexer.mcp.url").write_text(f"http://127.0.0.1:{free_port()}/mcp\n")
-    assert snippets.cmd_config_snippet(args, {}) == 1
-    out, err = capsys.readouterr()
-    assert out == "" and "stale" in err
+    with pytest.raises(OperationalError, match="stale"):
+        snippets.cmd_config_snippet(args)
+    assert capsys.readouterr().out == ""
 
 
 def test_cli_prints_the_snippet_of_a_running_indexer(indexer_server: RunningIndexer) -> None:
-    command = [sys.executable, "-m", "indexer.cli", "config-snippet", "--client", "generic"]
+    command = [sys.executable, "-m", "indexer", "config-snippet", "--client", "generic"]
     proc = subprocess.run(
         [*command, "--workspace", str(indexer_server.workspace)],
         capture_output=True,
@@ -166,7 +172,7 @@ def test_cli_prints_the_snippet_of_a_running_indexer(indexer_server: RunningInde
 
 def test_cli_exits_1_when_no_indexer_runs(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "indexer.cli", "config-snippet", "--workspace", str(tmp_path)],
+        [sys.executable, "-m", "indexer", "config-snippet", "--workspace", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,

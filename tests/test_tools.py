@@ -12,10 +12,11 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 from helpers.snapshots import snapshot
 
-from indexer.sandbox import Sandbox
-from indexer.server import create_server, refusals
-from indexer.settings import Settings
-from indexer.vault import Vault
+from indexer.core import Core
+from indexer.settings import Settings, default_prompts_dir
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from indexer.web.mcp import create_server, refusals
 from shared.errors import VaultError
 from shared.workspace import Workspace
 
@@ -27,7 +28,7 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
     ws = Workspace(tmp_path / "ws")
     settings = Settings(workspace=ws, max_file_bytes=64 * 1024)
     vault = Vault(Sandbox(ws), max_file_bytes=settings.max_file_bytes)
-    async with Client(create_server(settings, vault)) as c:
+    async with Client(create_server(Core(settings, vault))) as c:
         yield c
 
 
@@ -299,7 +300,7 @@ async def test_status(client: Client) -> None:
 
 
 async def test_prompts_and_resources_are_served(client: Client) -> None:
-    root = Path(__file__).resolve().parent.parent / "prompts"
+    root = default_prompts_dir()
     names = {p.name for p in await client.list_prompts()}
     expected = {p.stem for p in root.glob("*.md")}
     assert expected >= {"mem_entry_spec", "envelope_spec", "vault_spec"}
@@ -327,7 +328,7 @@ async def test_glob_patterns_run_in_linear_time(client: Client) -> None:
 
 
 def test_glob_semantics() -> None:
-    from indexer.scan import compile_glob
+    from indexer.vault.scan import compile_glob
 
     cases = {
         "**/*.md": (["a.md", "x/y/a.md"], ["a.txt", ".md/x"]),
@@ -453,3 +454,16 @@ def test_locks_are_shared_by_names_that_differ_in_case(tmp_path: Path) -> None:
     vault = _plain_vault(tmp_path)
     upper = vault.sandbox.resolve("en", "Items/A.md")
     assert vault._lock(upper) is vault._lock(vault.sandbox.resolve("en", "items/a.md"))
+
+
+async def test_harmless_spellings_of_a_path_are_normalized(client: Client) -> None:
+    written = await call(client, "write", lang="en", path="./items//a.md", content="# a\n")
+    assert written["path"] == "items/a.md"
+    read = await call(client, "read", lang="en", path="items/./a.md")
+    assert read["path"] == "items/a.md" and read["content"].endswith("# a\n")
+    appended = await call(client, "append", lang="en", path="./items/a.md", content="more\n")
+    assert appended["path"] == "items/a.md"
+    found = await call(client, "find", lang="en", path="./items/")
+    assert found["paths"] == ["items/a.md"]
+    assert (await call(client, "stat", lang="en", path="items//a.md"))["path"] == "items/a.md"
+    assert (await call(client, "delete", lang="en", path=".//items/a.md"))["path"] == "items/a.md"

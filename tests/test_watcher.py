@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.index import NoteIndex
+from indexer.index.service import NoteIndex
 from shared.workspace import Workspace
 
 DEADLINE = 10.0

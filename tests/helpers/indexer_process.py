@@ -66,7 +66,7 @@ def spawn_indexer(workspace: Path, *args: str, env: dict | None = None) -> subpr
     full_env.pop("INDEXER_MCP_TOKEN", None) if "--token" in args else None
     with open(log_path, "w") as log_file:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen(
-            [sys.executable, "-m", "indexer.cli", "serve", "--workspace", str(workspace), *args],
+            [sys.executable, "-m", "indexer", "serve", "--workspace", str(workspace), *args],
             stdout=subprocess.DEVNULL,
             stderr=log_file,
             env=full_env,

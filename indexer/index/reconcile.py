@@ -11,16 +11,26 @@ syncs of one path can never store an older content over a newer one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
-import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from indexer.note_parse import NoteRow, fts_values, lang_token, parse_note, trigram_value
+from indexer.index.parse import (
+    MAX_INDEXED_BYTES,
+    NoteRow,
+    fts_values,
+    lang_token,
+    parse_note,
+    trigram_value,
+)
+from indexer.vault import fsops
+from indexer.vault.scan import walk_files
+from shared.errors import ForbiddenPathError
 from shared.langs import is_lang
 from shared.workspace import Workspace
 
@@ -71,32 +81,35 @@ def is_indexed_folder(rel: str) -> bool:
 
 
 def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[VaultFile]:
-    """Note files of ``lang``'s vault below folder ``under``; symlinks are not followed.
+    """Note files of ``lang``'s vault below folder ``under``, by the vault's one walker
+    (folders opened by descriptor, links never followed, ``*.assets`` pruned)."""
+    try:
+        top = os.open(workspace.vault_dir(lang), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        for segment in [p for p in under.split("/") if p]:
+            child = fsops.open_dir(segment, top)
+            os.close(top)
+            top = child
+    except (OSError, ForbiddenPathError):
+        os.close(top)
+        return
+    with (
+        fsops.opened(top),
+        contextlib.closing(walk_files(top, under, skip_folder=_is_assets)) as files,
+    ):
+        for entry in files:
+            if entry.name.endswith(".md"):
+                try:
+                    size, mtime_ns = entry.signature()
+                except OSError:
+                    continue
+                yield VaultFile(lang, entry.rel, size, mtime_ns)
 
-    Folder entries are told apart by ``d_type`` (no syscall); only notes are stat'ed.
-    """
-    root = str(workspace.vault_dir(lang))
-    stack = [(os.path.join(root, under) if under else root, under)]
-    while stack:
-        folder, rel_folder = stack.pop()
-        prefix = f"{rel_folder}/" if rel_folder else ""
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if name.startswith("."):
-                        continue
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            if not name.endswith(".assets"):
-                                stack.append((entry.path, prefix + name))
-                        elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                            info = entry.stat(follow_symlinks=False)
-                            yield VaultFile(lang, prefix + name, info.st_size, info.st_mtime_ns)
-                    except OSError:
-                        continue
-        except OSError:
-            continue
+
+def _is_assets(name: str) -> bool:
+    return name.endswith(".assets")
 
 
 def vault_langs(workspace: Workspace) -> list[str]:
@@ -105,23 +118,7 @@ def vault_langs(workspace: Workspace) -> list[str]:
 
 def read_note(workspace: Workspace, lang: str, rel: str) -> tuple[bytes, os.stat_result] | None:
     """The bytes and stat of a regular note file, or None when there is none (or a link)."""
-    path = workspace.vault_dir(lang) / rel
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks), info
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return fsops.read_under(str(workspace.vault_dir(lang)), rel, MAX_INDEXED_BYTES)
 
 
 # -- row writes (caller holds the write lock and a transaction) -----------------------

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import sqlite_utils
 
+from shared.errors import IndexSchemaError
+
 log = logging.getLogger("indexer.index")
 
 # Bump on any change of the tables below or of note_parse.fts_values/trigram_value.
@@ -30,10 +32,6 @@ _TRIGRAMS_DDL = (
     "CREATE VIRTUAL TABLE notes_tri USING fts5("
     "text, content='', detail=none, tokenize='trigram case_sensitive 1')"
 )
-
-
-class IndexSchemaError(RuntimeError):
-    """The index file was written by a newer indexer than this one."""
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:

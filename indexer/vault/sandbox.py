@@ -4,7 +4,7 @@ Policy (see the SPEC's "Sandbox"): the path string is checked first (no ``..``, 
 absolute or ``~`` paths, no control or invisible characters, no hidden segments, byte
 limits); nothing on disk is looked at until it passes. Then ``Sandbox.open`` walks from a
 descriptor of the real vault root, opening each existing folder with ``O_NOFOLLOW``
-relative to its parent (``indexer.fsops``): a symbolic link anywhere, swapped in at any
+relative to its parent (``indexer.vault.fsops``): a symbolic link anywhere, swapped in at any
 moment, is refused, and the operation itself uses the parent's descriptor and the final
 name, never a path string.
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
-from indexer import fsops
+from indexer.vault import fsops
 from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
@@ -94,10 +94,8 @@ def _check_char(char: str) -> None:
 
 
 def _check_segment(segment: str) -> None:
-    if segment == "":
-        raise ForbiddenPathError("the path contains an empty segment ('//')")
-    if segment in (".", ".."):
-        raise ForbiddenPathError("the path must not contain '.' or '..' segments")
+    if segment == "..":
+        raise ForbiddenPathError("the path must not contain '..' segments")
     if segment.startswith("."):
         raise ForbiddenPathError(
             "hidden files and folders (names starting with '.') are off limits"
@@ -116,13 +114,10 @@ def _check_segment(segment: str) -> None:
 
 
 def clean_relpath(path: object, *, allow_root: bool = False) -> str:
-    """Check a vault-relative path string; return it NFC-normalized with no trailing slash."""
+    """Check a vault-relative path string; return it NFC-normalized, without ``.`` or
+    empty segments and with no trailing slash."""
     if not isinstance(path, str):
         raise ForbiddenPathError("the path must be a string")
-    if path in ("", ".", "./"):
-        if allow_root:
-            return ""
-        raise ForbiddenPathError("a file path is required here, not the vault root")
     try:
         raw = path.encode("utf-8")
     except UnicodeEncodeError:
@@ -134,13 +129,17 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
     if path.startswith(("/", "~")):
         raise ForbiddenPathError("the path must be relative to the vault root")
     path = unicodedata.normalize("NFC", path)
-    trimmed = path[:-1] if path.endswith("/") else path
-    segments = trimmed.split("/")
+    # ``./a.md`` and ``a//b.md`` are harmless spellings of ``a.md`` and ``a/b.md``.
+    segments = [segment for segment in path.split("/") if segment not in ("", ".")]
+    if not segments:
+        if allow_root:
+            return ""
+        raise ForbiddenPathError("a file path is required here, not the vault root")
     if len(segments) > MAX_DEPTH:
         raise ForbiddenPathError(f"the path is deeper than {MAX_DEPTH} folders")
     for segment in segments:
         _check_segment(segment)
-    return trimmed
+    return "/".join(segments)
 
 
 @dataclass

@@ -16,17 +16,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from indexer import index_schema, reconcile
-from indexer.fts_query import fold, grep_trigram_match, make_snippet, parse_query
-from indexer.index_schema import BM25_WEIGHTS, IndexSchemaError
-from indexer.note_parse import lang_token
-from indexer.reconcile import Progress, ReconcileStats, Stopped
-from indexer.watcher import VaultWatcher
-from shared.errors import InvalidArgumentError
+from indexer.index import reconcile
+from indexer.index import schema as index_schema
+from indexer.index.parse import lang_token
+from indexer.index.reconcile import Progress, ReconcileStats, Stopped
+from indexer.index.schema import BM25_WEIGHTS
+from indexer.index.text import fold, grep_trigram_match, make_snippet, parse_query
+from indexer.index.watcher import VaultWatcher
+from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang
 from shared.workspace import Workspace
 
-__all__ = ["GrepPlan", "IndexSchemaError", "NoteIndex", "ReconcileStats"]
+__all__ = ["GrepPlan", "NoteIndex", "ReconcileStats"]
 
 log = logging.getLogger("indexer.index")
 MAX_LIMIT = 100
@@ -209,12 +210,16 @@ class NoteIndex:
         type: str | None = None,
         tags: list[str] | None = None,
         path: str = "",
+        offset: int = 0,
     ) -> dict:
         """BM25-ranked notes of ``lang`` holding every word and phrase of ``query``;
-        title matches first. Snippets mark hits with ``**``."""
+        title matches first. Snippets mark hits with ``**``. ``total`` counts every
+        match (one more query, made only when this page does not already tell)."""
         check_lang(lang)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_LIMIT}")
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise InvalidArgumentError("offset must be a whole number ≥ 0")
         parsed = parse_query(query)
         where, params = _filters(type, tags, path)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -225,10 +230,21 @@ class NoteIndex:
         )
         if where:  # CROSS JOIN keeps the FTS table as the outer loop
             ranked += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
-        sql = f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ?"
+        sql = (
+            f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
+        )
         with self._read() as conn:
             try:
-                hits = conn.execute(sql, (match, *params, limit)).fetchall()
+                hits = conn.execute(sql, (match, *params, limit, offset)).fetchall()
+                if len(hits) < limit and (hits or not offset):
+                    total = offset + len(hits)
+                else:
+                    counted = (
+                        f"SELECT count(*) FROM notes_fts{ranked.partition('FROM notes_fts')[2]}"
+                    )
+                    total = conn.execute(
+                        f"{counted} WHERE notes_fts MATCH ?{where}", (match, *params)
+                    ).fetchone()[0]
             except sqlite3.OperationalError as err:
                 if "fts5" not in str(err):
                     raise
@@ -254,7 +270,7 @@ class NoteIndex:
                 }
             )
         partial = not self.ready if not self._readonly else running
-        return {"results": results, "partial": partial}
+        return {"results": results, "partial": partial, "total": total}
 
     def grep_plan(self, lang: str, pattern: str, fixed: bool, ignore_case: bool) -> GrepPlan | None:
         """Candidate files for a grep, or None when no literal of 3+ chars is provably

@@ -9,14 +9,14 @@ row: change what they compute and you must bump ``index_schema.SCHEMA_VERSION``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer.fts_query import cjk_expand, fold
+from indexer.index.text import cjk_expand, fold
+from indexer.vault.fsops import etag_of
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter, string_list, title_from_body
 
@@ -42,13 +42,9 @@ class NoteRow:
     words: tuple[str, str, str, str]  # FTS columns title, tags, body, meta (not stored)
 
 
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
 def parse_note(data: bytes, relpath: str) -> NoteRow:
     """Build the row of a note from its bytes; ``relpath`` gives the fallback title."""
-    digest = content_hash(data)
+    digest = etag_of(data)
     stem = PurePosixPath(relpath).stem
     if len(data) > MAX_INDEXED_BYTES:
         too_big = f"larger than {MAX_INDEXED_BYTES} bytes: only its name is indexed"

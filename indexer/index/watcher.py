@@ -20,11 +20,11 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from indexer.reconcile import is_indexed_folder, is_note_path
+from indexer.index.reconcile import is_indexed_folder, is_note_path
 from shared.langs import is_lang
 from shared.workspace import Workspace
 
-log = logging.getLogger("indexer.watcher")
+log = logging.getLogger("indexer.index.watcher")
 
 Changes = set[tuple[str, str]]
 Apply = Callable[[Changes, Changes], None]

@@ -1,10 +1,12 @@
-"""Running the server: single-instance lock, uvicorn on port 0, URL file, clean shutdown.
+"""The indexer process: the one composition root, and the serving life cycle.
 
-Order matters: the URL file is written only once uvicorn accepts connections (so a
-client that finds it can connect), and removed at shutdown only if it still holds our
-URL (a newer instance may have replaced it). uvicorn re-raises SIGTERM/SIGINT after its
-graceful shutdown, so ``run`` installs Python handlers first; cleanup then runs normally
-and the process exits 0.
+``build_core`` is the only place the objects are built and wired together (the index
+listens to the vault's changes and plans its greps); every frontend gets the same
+``Core``. ``run`` then holds the single-instance lock, serves, writes the URL file
+only once uvicorn accepts connections (so a client that finds it can connect), and
+removes it at shutdown only if it still holds our URL (a newer instance may have
+replaced it). uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run``
+installs Python handlers first; cleanup then runs normally and the process exits 0.
 """
 
 from __future__ import annotations
@@ -14,40 +16,37 @@ import contextlib
 import fcntl
 import logging
 import os
-import secrets
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 import indexer
-from indexer.index import NoteIndex
-from indexer.index_schema import IndexSchemaError
-from indexer.sandbox import Sandbox
-from indexer.server import create_server
+from indexer.core import Core
+from indexer.index.service import NoteIndex
 from indexer.settings import Settings
-from indexer.storage import remove_orphan_temp_files
-from indexer.vault import Vault
+from indexer.vault import fsops
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.tempfiles import remove_orphan_temp_files
+from indexer.vault.vault import Vault
+from indexer.web.app import build_app
+from shared.errors import AlreadyRunningError, IndexSchemaError, StartupError
 from shared.workspace import Workspace
 
 log = logging.getLogger("indexer")
 
-
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-EXIT_STARTUP_FAILED = 1
-EXIT_ALREADY_RUNNING = 3
 
 
-class AlreadyRunningError(RuntimeError):
-    """Another ``indexer serve`` holds the workspace lock."""
-
-
-class StartupError(RuntimeError):
-    """The server could not start listening (address in use, bad host...)."""
+def build_core(settings: Settings) -> Core:
+    """Open the index and wire it to the vault (``IndexSchemaError`` for a newer index)."""
+    vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
+    index = NoteIndex(settings.workspace)
+    index.open()
+    vault.listeners.append(index.note_changed)
+    vault.grep_planner = index.grep_plan
+    return Core(settings=settings, vault=vault, index=index)
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:
@@ -79,18 +78,10 @@ def workspace_lock(workspace: Workspace) -> Iterator[None]:
 
 
 def write_private_file(path: Path, text: str, mode: int) -> None:
-    """Atomically replace ``path`` with ``text`` (temp file + rename), created with ``mode``."""
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    """Atomically replace ``path`` with ``text`` (temp file, fsync, rename), with ``mode``."""
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    with fsops.opened(fd):
+        fsops.replace_at(fd, path.name, text.encode("utf-8"), mode=mode)
 
 
 def remove_if_ours(path: Path, text: str) -> None:
@@ -100,35 +91,6 @@ def remove_if_ours(path: Path, text: str) -> None:
             path.unlink()
     except FileNotFoundError:
         pass
-
-
-def build_app(settings: Settings) -> tuple[Starlette, NoteIndex]:
-    """The ASGI app (MCP at ``/mcp``, ``/health``) and the index (or None)."""
-    workspace = settings.workspace
-    index = NoteIndex(workspace)
-    try:
-        index.open()
-    except IndexSchemaError as err:
-        raise StartupError(str(err)) from None
-    vault = Vault(Sandbox(workspace), max_file_bytes=settings.max_file_bytes)
-    mcp = create_server(settings, vault, index)
-
-    @mcp.custom_route("/health", methods=["GET"])
-    async def health(request: Request) -> JSONResponse:
-        # Answered without the token (liveness checks, stale-URL detection), so it says
-        # nothing about the machine: no paths, no pid.
-        return JSONResponse(
-            {"status": "ok", "version": indexer.__version__, "index_ready": index.ready}
-        )
-
-    app = mcp.http_app(
-        path="/mcp",
-        json_response=True,
-        host_origin_protection=True,
-        allowed_hosts=list(settings.allowed_hosts) or None,
-        allowed_origins=list(settings.allowed_origins) or None,
-    )
-    return app, index
 
 
 def connect_host(host: str) -> str:
@@ -154,7 +116,13 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                 "write the vaults; set INDEXER_MCP_TOKEN",
                 settings.host,
             )
-    app, index = build_app(settings)
+    try:
+        core = build_core(settings)
+    except IndexSchemaError as err:
+        raise StartupError(err.message) from None
+    app = build_app(core)
+    index = core.index
+    assert index is not None
     index.start_background()
     config = uvicorn.Config(
         app,
@@ -189,8 +157,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         log.info("indexer stopped")
 
 
-def run(settings: Settings) -> int:
-    """``indexer serve``: returns the exit code."""
+def run(settings: Settings) -> None:
+    """``indexer serve``: serve until a signal; operational errors go up to the CLI."""
     serving: list[bool] = []
 
     def on_signal(signum: int, frame: object) -> None:
@@ -201,15 +169,5 @@ def run(settings: Settings) -> int:
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, on_signal)
-    try:
-        with workspace_lock(settings.workspace):
-            asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))
-    except AlreadyRunningError as err:
-        log.error("%s", err)
-        return EXIT_ALREADY_RUNNING
-    except StartupError as err:
-        log.error("%s", err)
-        return EXIT_STARTUP_FAILED
-    except KeyboardInterrupt:
-        return 0
-    return 0
+    with contextlib.suppress(KeyboardInterrupt), workspace_lock(settings.workspace):
+        asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))

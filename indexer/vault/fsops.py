@@ -10,6 +10,7 @@ followed by a use of the same strings cannot promise that.
 from __future__ import annotations
 
 import errno
+import hashlib
 import logging
 import os
 import secrets
@@ -26,6 +27,12 @@ READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
 MAX_NAME_BYTES = 255
 TEMP_STEM_BYTES = 200
+
+
+def etag_of(data: bytes) -> str:
+    """The content hash of a file's bytes: the etag clients pass back as ``if_match``,
+    and what the index compares to tell a real change from a touched mtime."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def refuse(err: OSError) -> None:
@@ -109,6 +116,34 @@ def read_all(fd: int, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
+def read_under(root: str, rel: str, max_bytes: int) -> tuple[bytes, os.stat_result] | None:
+    """The bytes (at most ``max_bytes + 1``) and stat of the regular file ``rel`` below the
+    folder ``root``, walking folders by descriptor; None when missing, a link or special.
+
+    The one read by vault path for code that holds no open folder (the index).
+    """
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        *folders, name = rel.split("/")
+        for segment in folders:
+            child = open_dir(segment, fd)
+            os.close(fd)
+            fd = child
+        file_fd = open_regular(name, fd)
+    except (OSError, ForbiddenPathError):
+        return None
+    finally:
+        os.close(fd)
+    with opened(file_fd):
+        try:
+            return read_all(file_fd, max_bytes), os.fstat(file_fd)
+        except OSError:
+            return None
+
+
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -122,11 +157,14 @@ def temp_name(name: str) -> str:
     return f".{stem}.tmp.{secrets.token_hex(8)}"
 
 
-def replace_at(dir_fd: int, name: str, data: bytes) -> None:
-    """Atomically replace ``name`` in ``dir_fd``: temp file, fsync, rename, fsync of the folder."""
+def replace_at(dir_fd: int, name: str, data: bytes, *, mode: int = 0o644) -> None:
+    """Atomically replace ``name`` in ``dir_fd``: temp file, fsync, rename, fsync of the folder.
+
+    The only atomic write: the tools, the indexer's own files and the history use it.
+    """
     temp = temp_name(name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
+    fd = os.open(temp, flags, mode, dir_fd=dir_fd)
     try:
         try:
             write_all(fd, data)

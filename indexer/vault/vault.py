@@ -24,10 +24,9 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any, Protocol
 
-from indexer import fsops
-from indexer.sandbox import Place, Sandbox, Target
-from indexer.scan import LineMatcher, compile_glob, walk_files
-from indexer.storage import etag_of
+from indexer.vault import fsops
+from indexer.vault.sandbox import Place, Sandbox, Target
+from indexer.vault.scan import LineMatcher, compile_glob, walk_files
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -83,7 +82,7 @@ class Vault:
             data, info = self._read_bytes(place)
         result: dict[str, Any] = {
             "path": target.rel,
-            "etag": etag_of(data),
+            "etag": fsops.etag_of(data),
             "size": info.st_size,
             "mtime": info.st_mtime,
         }
@@ -112,7 +111,7 @@ class Vault:
             if target.dir_only:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
             data, info = self._read_bytes(place)
-        return _stat_result(target, "file", info, etag_of(data))
+        return _stat_result(target, "file", info, fsops.etag_of(data))
 
     def find(self, lang: str, pattern: str = "**/*.md", path: str = "", limit: int = 200) -> dict:
         _check_limit(limit)
@@ -208,7 +207,7 @@ class Vault:
             self._notify(target)
         return {
             "path": target.rel,
-            "etag": etag_of(data),
+            "etag": fsops.etag_of(data),
             "created": existing is None,
             "size": len(data),
         }
@@ -242,7 +241,7 @@ class Vault:
                 whole, info = self._read_bytes(place)
                 size = info.st_size
             self._notify(target)
-        return {"path": target.rel, "etag": etag_of(whole), "size": size}
+        return {"path": target.rel, "etag": fsops.etag_of(whole), "size": size}
 
     def delete(self, lang: str, path: str) -> dict:
         target = self.sandbox.resolve(lang, path)
@@ -381,7 +380,7 @@ def _check_if_match(if_match: str | None, existing: bytes | None) -> None:
             raise ConflictError("the file already exists (if_match='' means it must not)")
     elif existing is None:
         raise ConflictError("the file no longer exists; read it again before writing")
-    elif etag_of(existing) != if_match:
+    elif fsops.etag_of(existing) != if_match:
         raise ConflictError("the file changed since it was read; read it again and merge")
 
 

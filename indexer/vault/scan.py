@@ -10,13 +10,13 @@ neither ``*a*a*a*b`` nor ``(a+)+$`` can stall the server.
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 import re2
 
-from indexer import fsops
+from indexer.vault import fsops
 from shared.errors import ForbiddenPathError, InvalidArgumentError
 
 MAX_PATTERN_CHARS = 2000
@@ -53,16 +53,19 @@ class FileEntry:
         return read_text_at(self.dir_fd, self.name, max_bytes)
 
 
-def _listing(fd: int) -> tuple[list[os.DirEntry[str]], list[str]]:
-    """(files, subfolder names) of an open folder, sorted, dot-names skipped."""
+def _listing(fd: int, hidden_files: bool) -> tuple[list[os.DirEntry[str]], list[str]]:
+    """(files, subfolder names) of an open folder, sorted; dot-names skipped (dot-files
+    kept when ``hidden_files``: the temp-file sweep needs them)."""
     files: list[os.DirEntry[str]] = []
     folders: list[str] = []
     with os.scandir(fd) as it:
         for entry in it:
-            if entry.name.startswith("."):
+            hidden = entry.name.startswith(".")
+            if hidden and not hidden_files:
                 continue
             if entry.is_dir(follow_symlinks=False):
-                folders.append(entry.name)
+                if not hidden:
+                    folders.append(entry.name)
             elif entry.is_file(follow_symlinks=False):
                 files.append(entry)
     files.sort(key=_name)
@@ -70,8 +73,17 @@ def _listing(fd: int) -> tuple[list[os.DirEntry[str]], list[str]]:
     return files, folders
 
 
-def walk_files(top_fd: int, start: str) -> Generator[FileEntry, None, None]:
+def walk_files(
+    top_fd: int,
+    start: str,
+    *,
+    hidden_files: bool = False,
+    skip_folder: Callable[[str], bool] | None = None,
+) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
+
+    The one walker of a vault: ``find``, ``grep``, the index's reconcile and the temp-file
+    sweep all use it. ``skip_folder(name)`` prunes folders (the index skips ``*.assets``).
 
     Depth first, a folder's files before its subfolders. Uses the directory entries'
     types (no ``stat`` per file); one descriptor is open per level below ``top_fd``
@@ -80,7 +92,7 @@ def walk_files(top_fd: int, start: str) -> Generator[FileEntry, None, None]:
     prefix = start + "/" if start else ""
     frames: list[tuple[int, str, Iterator[str]]] = []
     try:
-        files, folders = _listing(top_fd)
+        files, folders = _listing(top_fd, hidden_files)
         for entry in files:
             yield FileEntry(prefix + entry.name, top_fd, entry)
         frames.append((top_fd, prefix, iter(folders)))
@@ -92,12 +104,14 @@ def walk_files(top_fd: int, start: str) -> Generator[FileEntry, None, None]:
                 if fd != top_fd:
                     os.close(fd)
                 continue
+            if skip_folder is not None and skip_folder(name):
+                continue
             try:
                 child = fsops.open_dir(name, fd)
             except (OSError, ForbiddenPathError):
                 continue  # gone, or swapped for a link since the listing: skipped
             try:
-                files, folders = _listing(child)
+                files, folders = _listing(child, hidden_files)
             except OSError:
                 os.close(child)
                 continue

@@ -1,9 +1,12 @@
 """The Vault MCP server: tools, prompts and resources registered on a FastMCP instance.
 
-``create_server`` is the only place tools are registered. Errors leave through one
-boundary, ``ToolBoundary``: a ``VaultError`` becomes a tool error whose text starts with
-its SPEC code, bad arguments become ``invalid_argument``, and anything unexpected is
-logged with its traceback and masked as ``internal`` (no host paths in messages).
+``create_server`` only registers: every tool goes through ``Registrar.tool``, which
+applies the one error mapping (``refusals``: a ``VaultError`` becomes a tool error
+whose text starts with its SPEC code, anything unexpected is logged and masked as
+``internal``, with no host paths), and ``ToolBoundary`` maps bad arguments to
+``invalid_argument`` and logs one line per call. Wiring the objects together (index
+listeners, the grep planner) is the daemon's job, so building a server twice changes
+nothing.
 """
 
 from __future__ import annotations
@@ -11,31 +14,24 @@ from __future__ import annotations
 import functools
 import hmac
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Any
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.auth import AccessToken, TokenVerifier
 from fastmcp.server.middleware import Middleware, MiddlewareContext
-from pydantic import Field
 
 import indexer
-from indexer.settings import Settings
-from indexer.vault import Vault
+from indexer.core import Core
+from indexer.web.tools import files, index
 from shared.errors import VaultError
-
-if TYPE_CHECKING:
-    from indexer.index import NoteIndex
 
 log = logging.getLogger("indexer.tools")
 
-Lang = Annotated[str, Field(description="vault id, e.g. 'en', 'ja', 'zh-Hans'")]
-RelPath = Annotated[str, Field(description="POSIX path relative to the vault root")]
 INSTRUCTIONS = """Markdown vaults of long-term memory, one per lang. Paths are relative to
 the vault root (items/<slug>.md for knowledge, events/YYYY/MM/DD.md for events). Search or
 grep before writing; pass the etag you read as if_match when you write. Errors start with
@@ -61,19 +57,39 @@ def refusals(fn: Callable[..., dict]) -> Callable[..., dict]:
     return wrapper
 
 
-def inline(fn: Callable[..., dict]) -> Callable[..., Any]:
+def on_loop(fn: Callable[..., dict]) -> Callable[..., Any]:
     """Run a quick tool body on the event loop itself, skipping the thread-pool hop.
 
     Only for calls bounded by one small file (``read``/``stat`` of at most
     ``max_file_bytes``): the hop and the GIL hand-off back cost more than the work.
     """
-    checked = refusals(fn)
 
     @functools.wraps(fn)
     async def wrapper(*args: Any, **kwargs: Any) -> dict:
-        return checked(*args, **kwargs)
+        return fn(*args, **kwargs)
 
     return wrapper
+
+
+class Registrar:
+    """Registers tools on one server, each wrapped in the one error mapping."""
+
+    def __init__(self, mcp: FastMCP) -> None:
+        self.mcp = mcp
+
+    def tool(
+        self, *, name: str | None = None, quick: bool = False, read_only: bool = False, **kw: Any
+    ) -> Callable[[Callable[..., dict]], Any]:
+        """``@tools.tool(...)``: ``quick`` runs on the event loop (see ``on_loop``)."""
+
+        def register(fn: Callable[..., dict]) -> Any:
+            body = refusals(fn)
+            if quick:
+                body = on_loop(body)
+            annotations = {"readOnlyHint": True} if read_only else kw.pop("annotations", None)
+            return self.mcp.tool(name=name, annotations=annotations, **kw)(body)
+
+        return register
 
 
 class ToolBoundary(Middleware):
@@ -125,8 +141,9 @@ class SharedTokenVerifier(TokenVerifier):
         return None
 
 
-def create_server(settings: Settings, vault: Vault, index: NoteIndex | None = None) -> FastMCP:
+def create_server(core: Core) -> FastMCP:
     """Build the FastMCP server with every tool, prompt and resource of the SPEC."""
+    settings = core.settings
     mcp = FastMCP(
         "vault-memory",
         instructions=INSTRUCTIONS,
@@ -136,122 +153,17 @@ def create_server(settings: Settings, vault: Vault, index: NoteIndex | None = No
         strict_input_validation=True,
         middleware=[ToolBoundary()],
     )
-    if index is not None:
-        vault.listeners.append(index.note_changed)
-        vault.grep_planner = index.grep_plan
-    _register_file_tools(mcp, vault)
-    _register_index_tools(mcp, settings, vault, index)
+    tools = Registrar(mcp)
+    for register in (files.register, index.register):
+        register(tools, core)
     _register_texts(mcp, settings.prompts_dir)
     if settings.echo_tool:
 
-        @mcp.tool(description="Returns its input (benchmark floor).")
-        @inline
+        @tools.tool(quick=True, description="Returns its input (benchmark floor).")
         def echo(text: str) -> dict:
             return {"text": text}
 
     return mcp
-
-
-def _register_file_tools(mcp: FastMCP, vault: Vault) -> None:
-    @mcp.tool(annotations={"readOnlyHint": True})
-    @inline
-    def read(lang: Lang, path: RelPath, offset: int = 0, limit: int | None = None) -> dict:
-        """Read a file. offset/limit select lines. Returns content, etag, size, mtime."""
-        return vault.read(lang, path, offset, limit)
-
-    @mcp.tool(annotations={"destructiveHint": True})
-    @refusals
-    def write(
-        lang: Lang,
-        path: RelPath,
-        content: str,
-        encoding: Annotated[str, Field(description="'utf-8' or 'base64' (images)")] = "utf-8",
-        if_match: Annotated[
-            str | None, Field(description="etag you read; '' = must not exist yet")
-        ] = None,
-    ) -> dict:
-        """Write a whole .md note (frontmatter normalized) or an image in *.assets/ (base64)."""
-        return vault.write(lang, path, content, encoding, if_match)
-
-    @mcp.tool(name="stat", annotations={"readOnlyHint": True})
-    @inline
-    def stat_(lang: Lang, path: RelPath) -> dict:
-        """Whether a path exists, its type ('file'/'dir'), size, mtime and etag."""
-        return vault.stat(lang, path)
-
-    @mcp.tool
-    @refusals
-    def append(lang: Lang, path: RelPath, content: str, create: bool = True) -> dict:
-        """Append text at the end of a .md file without rewriting it (serialized per file).
-
-        A note created by an append whose text starts with a --- block is normalized like
-        a write (invalid frontmatter refused)."""
-        return vault.append(lang, path, content, create)
-
-    @mcp.tool(annotations={"readOnlyHint": True})
-    @refusals
-    def find(
-        lang: Lang,
-        pattern: Annotated[str, Field(description="glob; ** spans folders")] = "**/*.md",
-        path: Annotated[str, Field(description="folder to search in")] = "",
-        limit: int = 200,
-    ) -> dict:
-        """List files whose path (below `path`) matches a glob; dot-files are skipped."""
-        return vault.find(lang, pattern, path, limit)
-
-    @mcp.tool(annotations={"readOnlyHint": True})
-    @refusals
-    def grep(
-        lang: Lang,
-        pattern: Annotated[str, Field(description="RE2 regex, or a literal with fixed=true")],
-        path: Annotated[str, Field(description="folder to search in")] = "",
-        glob: str = "**/*.md",
-        fixed: bool = False,
-        ignore_case: bool = False,
-        limit: int = 100,
-    ) -> dict:
-        """Lines matching a pattern (linear-time regex), as {path, line, text}."""
-        return vault.grep(lang, pattern, path, glob, fixed, ignore_case, limit)
-
-    @mcp.tool(annotations={"destructiveHint": True})
-    @refusals
-    def delete(lang: Lang, path: RelPath) -> dict:
-        """Delete a file (a note's .assets/ folder goes with it) or an empty folder."""
-        return vault.delete(lang, path)
-
-
-def _register_index_tools(
-    mcp: FastMCP, settings: Settings, vault: Vault, index: NoteIndex | None
-) -> None:
-    @mcp.tool(name="status", annotations={"readOnlyHint": True})
-    @refusals
-    def status_() -> dict:
-        """Version, workspace, notes per lang, and whether the index is ready."""
-        counts = index.counts() if index is not None else vault.note_counts()
-        return {
-            "version": indexer.__version__,
-            "workspace": str(settings.workspace.root),
-            "langs": counts,
-            "index_ready": index.ready if index is not None else False,
-            "search": index is not None,
-            "pid": os.getpid(),
-        }
-
-    if index is None:
-        return
-
-    @mcp.tool(annotations={"readOnlyHint": True})
-    @refusals
-    def search(
-        lang: Lang,
-        query: Annotated[str, Field(description='words (all must match) and "phrases"')],
-        limit: int = 10,
-        type: str | None = None,
-        tags: list[str] | None = None,
-        path: Annotated[str, Field(description="folder prefix")] = "",
-    ) -> dict:
-        """Ranked full-text search (BM25, CJK aware) with highlighted snippets."""
-        return index.search(lang, query, limit, type, tags, path)
 
 
 def _register_texts(mcp: FastMCP, prompts_dir: Path) -> None:

@@ -15,47 +15,42 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any, TextIO
 
+from indexer.cli import resolve_workspace
 from indexer.health import server_health
-from indexer.index import IndexSchemaError, NoteIndex
-from shared.errors import VaultError
-from shared.workspace import Workspace
+from indexer.index.service import NoteIndex
+from shared.errors import OperationalError
+from shared.workspace import Workspace, read_url_file
 
 
-def register(subparsers: Any) -> None:
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
     """Add ``reindex``, ``status`` and ``search`` to the ``indexer`` CLI."""
-    reindex = subparsers.add_parser("reindex", help="rebuild the search index from the vaults")
-    _workspace_flag(reindex)
+    reindex = commands.add_parser(
+        "reindex",
+        parents=[common],
+        help="rebuild the search index from the vaults (stop the server first)",
+    )
     reindex.set_defaults(func=cmd_reindex)
 
-    status = subparsers.add_parser("status", help="notes per lang, index size, server state")
-    _workspace_flag(status)
+    status = commands.add_parser(
+        "status", parents=[common], help="notes per vault, index size, whether a server runs"
+    )
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(func=cmd_status)
 
-    search = subparsers.add_parser("search", help="full-text search of one lang's notes")
-    _workspace_flag(search)
+    search = commands.add_parser(
+        "search", parents=[common], help="full-text search of one vault, from the shell"
+    )
     search.add_argument("--lang", required=True, help="vault id, e.g. en, ja, zh-Hans")
     search.add_argument("query", nargs="+", metavar="QUERY", help='words and "phrases"')
     search.add_argument("--limit", type=int, default=10, help="results, 1-100 (default 10)")
+    search.add_argument("--offset", type=int, default=0, help="skip this many results (paging)")
     search.add_argument("--type", help="only notes of this frontmatter type")
     search.add_argument("--tag", action="append", default=[], help="required tag (repeatable)")
     search.add_argument("--path", default="", help="only notes below this folder")
     search.add_argument("--json", action="store_true", help="print the tool's JSON result")
     search.set_defaults(func=cmd_search)
-
-
-def _workspace_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workspace", help="workspace folder W (env INDEXER_WORKSPACE)")
-
-
-def _workspace(args: argparse.Namespace) -> Workspace:
-    root = args.workspace or os.environ.get("INDEXER_WORKSPACE", "")
-    if not root:
-        raise ValueError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
-    return Workspace(Path(root).expanduser().resolve())
 
 
 def server_holds_lock(workspace: Workspace) -> bool:
@@ -73,33 +68,21 @@ def server_holds_lock(workspace: Workspace) -> bool:
     return False
 
 
-def server_url(workspace: Workspace) -> str | None:
-    try:
-        return workspace.url_file.read_text(encoding="utf-8").strip() or None
-    except FileNotFoundError:
-        return None
-
-
 # -- reindex -------------------------------------------------------------------------------
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    workspace = _workspace(args)
+    workspace = resolve_workspace(args)
     if server_holds_lock(workspace):
-        print(
-            f"indexer reindex: a server is running on {workspace.root} (it holds "
-            f"{workspace.lock_path}); stop it first (it keeps its index current itself)",
-            file=sys.stderr,
+        raise OperationalError(
+            f"a server is running on {workspace.root} (it holds {workspace.lock_path}); "
+            "stop it first (it keeps its index current itself)"
         )
-        return 1
     index = NoteIndex(workspace)
     try:
         index.open()
         with _progress(sys.stderr) as progress:
             stats = index.rebuild(progress)
-    except IndexSchemaError as err:
-        print(f"indexer reindex: {err}", file=sys.stderr)
-        return 1
     finally:
         index.close()
     print(f"indexed {stats.added} notes in {stats.seconds:.1f}s ({workspace.index_path})")
@@ -142,8 +125,8 @@ def _progress(stream: TextIO) -> Iterator[Callable[[int, int], None]]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    workspace = _workspace(args)
-    url = server_url(workspace)
+    workspace = resolve_workspace(args)
+    url = read_url_file(workspace.url_file)
     health = server_health(url) if url else None
     report: dict[str, Any] = {
         "workspace": str(workspace.root),
@@ -188,7 +171,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    workspace = _workspace(args)
+    workspace = resolve_workspace(args)
     index = NoteIndex(workspace)
     try:
         if server_holds_lock(workspace) or not os.access(workspace.root, os.W_OK):
@@ -203,13 +186,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             type=args.type,
             tags=args.tag or None,
             path=args.path,
+            offset=args.offset,
         )
-    except VaultError as err:
-        print(f"indexer search: {err}", file=sys.stderr)
-        return 2
-    except (IndexSchemaError, OSError) as err:
-        print(f"indexer search: {err}", file=sys.stderr)
-        return 1
     finally:
         index.close()
     if args.json:
@@ -218,7 +196,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     if result["partial"]:
         print("(the index is still catching up with disk: results may be partial)")
     if not result["results"]:
-        print("no notes match")
+        print("no notes match" if not args.offset else f"no more results past {args.offset}")
+    elif "total" in result:
+        shown = f"{args.offset + 1}-{args.offset + len(result['results'])}"
+        print(f"{result['total']} notes match; showing {shown}")
     for hit in result["results"]:
         print(f"{hit['score']:8.3f}  {hit['path']}  {hit['title']}")
         print(f"          {hit['snippet']}")

@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from indexer.health import server_health
-from shared.workspace import Workspace
+from shared.errors import OperationalError
+from shared.workspace import read_token_file, read_url_file
 
 SERVER_NAME = "vault-memory"
 CLIENTS = ("claude", "cursor", "generic")
@@ -66,60 +64,46 @@ def config_snippet(client: str, url: str, token: str | None) -> str:
     return json.dumps({"mcpServers": {SERVER_NAME: entry}}, indent=2) + "\n"
 
 
-def register(subparsers: Any) -> None:
-    """Add the ``config-snippet`` subcommand to the ``indexer`` CLI's subparsers."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Add the ``config-snippet`` subcommand to the ``indexer`` CLI."""
+    parser: argparse.ArgumentParser = commands.add_parser(
         "config-snippet",
-        help="print an MCP client configuration for the running indexer",
+        parents=[common],
+        help="print the MCP configuration for Claude Desktop, Cursor or another client",
         description=(
             "Print the mcpServers JSON for a client, with the live URL of the indexer "
             "serving the workspace (and its token header when a token is set)."
         ),
     )
-    parser.add_argument("--client", choices=CLIENTS, default="generic")
     parser.add_argument(
-        "--workspace", default=None, help="workspace folder W (default: $INDEXER_WORKSPACE)"
+        "--client",
+        choices=CLIENTS,
+        default="generic",
+        help="which client's format (default generic)",
     )
     parser.set_defaults(func=cmd_config_snippet)
 
 
-def cmd_config_snippet(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> int:
-    """Print the snippet on stdout and where to paste it on stderr; 1 when no live server."""
-    root = args.workspace or environ.get("INDEXER_WORKSPACE", "")
-    if not root:
-        print(
-            "indexer config-snippet: pass --workspace W or set INDEXER_WORKSPACE", file=sys.stderr
+def cmd_config_snippet(args: argparse.Namespace) -> int:
+    """Print the snippet on stdout and where to paste it on stderr; fails with no live server."""
+    from indexer.cli import resolve_workspace
+
+    workspace = resolve_workspace(args)
+    url = read_url_file(workspace.url_file)
+    if url is None:
+        raise OperationalError(
+            f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
+            f"(indexer serve --workspace {workspace.root})"
         )
-        return 1
-    workspace = Workspace(Path(root).expanduser().resolve())
-    try:
-        url = workspace.url_file.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        print(
-            f"indexer config-snippet: no {workspace.url_file.name} in {workspace.root}: "
-            f"start the indexer first (indexer serve --workspace {workspace.root})",
-            file=sys.stderr,
-        )
-        return 1
     if server_health(url) is None:
-        print(
-            f"indexer config-snippet: {workspace.url_file} says {url}, but nothing answers "
-            "there (a stale file left by a crash?): start the indexer, then run this again",
-            file=sys.stderr,
+        raise OperationalError(
+            f"{workspace.url_file} says {url}, but nothing answers there (a stale file left "
+            "by a crash?): start the indexer, then run this again"
         )
-        return 1
-    token = _read_token(workspace.token_file)
-    sys.stdout.write(config_snippet(args.client, url, token))
+    sys.stdout.write(config_snippet(args.client, url, read_token_file(workspace.token_file)))
     print(
         f"# {_WHERE[args.client]}\n# The URL holds the indexer's current port: start it with a "
         "fixed --port (INDEXER_PORT) so that this snippet stays valid across restarts.",
         file=sys.stderr,
     )
     return 0
-
-
-def _read_token(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8").strip() or None
-    except FileNotFoundError:
-        return None

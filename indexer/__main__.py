@@ -1,0 +1,7 @@
+"""``python -m indexer``: the same as the ``indexer`` command."""
+
+import sys
+
+from indexer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,120 @@
+"""``indexer``: the command line. Each command parses its flags and calls the library;
+errors end here, as one line on stderr and an exit code (``exit_code``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+from shared.errors import (
+    AlreadyRunningError,
+    ConfigError,
+    InvalidArgumentError,
+    InvalidLangError,
+    OperationalError,
+    VaultError,
+)
+from shared.workspace import Workspace
+
+DESCRIPTION = """\
+Run and inspect the vault-memory indexer: the daemon that owns a workspace of Markdown
+vaults, keeps their search index current and serves them to AI agents over MCP.
+
+Start with `indexer serve --workspace W`; then `indexer config-snippet` prints the
+configuration for Claude Desktop, Cursor and other MCP clients.
+"""
+EPILOG = """\
+exit codes: 0 done, 1 failed, 2 bad usage or settings, 3 another indexer already
+serves the workspace. Every flag can also be set in the environment (see
+deploy/env.example): a flag wins over the environment.
+"""
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_ALREADY_RUNNING = 3
+
+# Libraries must not phone home or print banners from a daemon (set before they import).
+QUIET_LIBRARIES = {
+    "FASTMCP_SHOW_SERVER_BANNER": "false",
+    "FASTMCP_CHECK_FOR_UPDATES": "off",
+    "FASTMCP_TELEMETRY_MODE": "off",
+    "FASTMCP_ENABLE_RICH_TRACEBACKS": "false",
+    "FASTMCP_LOG_LEVEL": "ERROR",
+    "OTEL_SDK_DISABLED": "true",
+    "DO_NOT_TRACK": "1",
+}
+
+
+def workspace_options() -> argparse.ArgumentParser:
+    """The ``--workspace`` flag every command shares (a parent parser)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--workspace",
+        metavar="W",
+        help="the workspace folder (default: $INDEXER_WORKSPACE)",
+    )
+    return parent
+
+
+def resolve_workspace(args: argparse.Namespace) -> Workspace:
+    """The workspace of ``--workspace`` or ``INDEXER_WORKSPACE``; ``ConfigError`` if none."""
+    root = getattr(args, "workspace", None) or os.environ.get("INDEXER_WORKSPACE", "")
+    if not root:
+        raise ConfigError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
+    return Workspace(Path(root).expanduser().resolve())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from indexer.cli import client_config, index, serve
+
+    parser = argparse.ArgumentParser(
+        prog="indexer",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    common = workspace_options()
+    for module in (serve, index, client_config):
+        module.register(commands, common)
+    return parser
+
+
+def exit_code(err: BaseException) -> int:
+    """The one map from errors to exit codes."""
+    if isinstance(err, AlreadyRunningError):
+        return EXIT_ALREADY_RUNNING
+    if isinstance(err, ConfigError | InvalidArgumentError | InvalidLangError | ValueError):
+        return EXIT_USAGE
+    return EXIT_FAILED
+
+
+def configure_logging(level: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("indexer")
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False
+    # fastmcp logs every refused call at ERROR; our ToolBoundary logs outcomes already.
+    logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for key, value in QUIET_LIBRARIES.items():
+        os.environ.setdefault(key, value)
+    # watchdog warns (harmlessly) when a folder tree appears faster than it adds watches.
+    warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (VaultError, ValueError, OSError) as err:
+        # Operational errors say what to do; a refusal keeps its code (as over MCP).
+        text = err.message if isinstance(err, OperationalError) else str(err)
+        print(f"indexer {args.command}: {text}", file=sys.stderr)
+        return exit_code(err)

@@ -1,0 +1,36 @@
+"""``Core``: the objects behind every frontend, built once by ``indexer.daemon``.
+
+The MCP tools (``indexer.web.mcp``) and any other frontend call these objects directly;
+no frontend implements a rule of its own, and none reaches another over HTTP.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import indexer
+from indexer.index.service import NoteIndex
+from indexer.settings import Settings
+from indexer.vault.vault import Vault
+
+
+@dataclass
+class Core:
+    """Settings, the vaults and (when open) the index of one workspace."""
+
+    settings: Settings
+    vault: Vault
+    index: NoteIndex | None = None
+
+    def status(self) -> dict:
+        """Version, workspace, notes per lang, and whether the index is ready."""
+        index = self.index
+        return {
+            "version": indexer.__version__,
+            "workspace": str(self.settings.workspace.root),
+            "langs": index.counts() if index is not None else self.vault.note_counts(),
+            "index_ready": index.ready if index is not None else False,
+            "search": index is not None,
+            "pid": os.getpid(),
+        }

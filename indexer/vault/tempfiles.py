@@ -1,0 +1,35 @@
+"""The start-up sweep of temp files a crash left behind.
+
+A write goes to a temp file in the same folder (``.<name>.tmp.<random>``, a dot-file so
+no tool, index or watcher ever sees it), is fsync'd, renamed over the target, and the
+folder is fsync'd (``fsops.replace_at``). Temp files orphaned by a crash are removed at
+the next start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from pathlib import Path
+
+from indexer.vault import fsops
+from indexer.vault.scan import walk_files
+
+TEMP_RE = re.compile(r"^\..+\.tmp\.[0-9a-f]{16}$")
+
+
+def remove_orphan_temp_files(root: Path) -> int:
+    """Delete temp files a crash left below the vault ``root``; returns how many."""
+    try:
+        top = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    count = 0
+    with fsops.opened(top), contextlib.closing(walk_files(top, "", hidden_files=True)) as files:
+        for entry in files:
+            if TEMP_RE.match(entry.name):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.name, dir_fd=entry.dir_fd)
+                    count += 1
+    return count

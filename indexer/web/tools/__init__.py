@@ -1,0 +1,1 @@
+"""The Vault MCP tools, one module per subsystem; each has ``register(tools, core)``."""

@@ -1,0 +1,76 @@
+"""File tools: read, write, stat, append, find, grep, delete (the vault's behaviour)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
+
+from indexer.core import Core
+from indexer.web.tools.params import Folder, Lang, RelPath
+
+if TYPE_CHECKING:
+    from indexer.web.mcp import Registrar
+
+
+def register(tools: Registrar, core: Core) -> None:
+    vault = core.vault
+
+    @tools.tool(quick=True, read_only=True)
+    def read(lang: Lang, path: RelPath, offset: int = 0, limit: int | None = None) -> dict:
+        """Read a file. offset/limit select lines. Returns content, etag, size, mtime."""
+        return vault.read(lang, path, offset, limit)
+
+    @tools.tool(annotations={"destructiveHint": True})
+    def write(
+        lang: Lang,
+        path: RelPath,
+        content: str,
+        encoding: Annotated[str, Field(description="'utf-8' or 'base64' (images)")] = "utf-8",
+        if_match: Annotated[
+            str | None, Field(description="etag you read; '' = must not exist yet")
+        ] = None,
+    ) -> dict:
+        """Write a whole .md note (frontmatter normalized) or an image in *.assets/ (base64)."""
+        return vault.write(lang, path, content, encoding, if_match)
+
+    @tools.tool(name="stat", quick=True, read_only=True)
+    def stat_(lang: Lang, path: RelPath) -> dict:
+        """Whether a path exists, its type ('file'/'dir'), size, mtime and etag."""
+        return vault.stat(lang, path)
+
+    @tools.tool()
+    def append(lang: Lang, path: RelPath, content: str, create: bool = True) -> dict:
+        """Append text at the end of a .md file without rewriting it (serialized per file).
+
+        A note created by an append whose text starts with a --- block is normalized like
+        a write (invalid frontmatter refused)."""
+        return vault.append(lang, path, content, create)
+
+    @tools.tool(read_only=True)
+    def find(
+        lang: Lang,
+        pattern: Annotated[str, Field(description="glob; ** spans folders")] = "**/*.md",
+        path: Folder = "",
+        limit: int = 200,
+    ) -> dict:
+        """List files whose path (below `path`) matches a glob; dot-files are skipped."""
+        return vault.find(lang, pattern, path, limit)
+
+    @tools.tool(read_only=True)
+    def grep(
+        lang: Lang,
+        pattern: Annotated[str, Field(description="RE2 regex, or a literal with fixed=true")],
+        path: Folder = "",
+        glob: str = "**/*.md",
+        fixed: bool = False,
+        ignore_case: bool = False,
+        limit: int = 100,
+    ) -> dict:
+        """Lines matching a pattern (linear-time regex), as {path, line, text}."""
+        return vault.grep(lang, pattern, path, glob, fixed, ignore_case, limit)
+
+    @tools.tool(annotations={"destructiveHint": True})
+    def delete(lang: Lang, path: RelPath) -> dict:
+        """Delete a file (a note's .assets/ folder goes with it) or an empty folder."""
+        return vault.delete(lang, path)

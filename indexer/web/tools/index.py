@@ -1,0 +1,38 @@
+"""Index tools: status and search."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
+
+from indexer.core import Core
+from indexer.web.tools.params import Lang
+
+if TYPE_CHECKING:
+    from indexer.web.mcp import Registrar
+
+
+def register(tools: Registrar, core: Core) -> None:
+    @tools.tool(name="status", read_only=True)
+    def status_() -> dict:
+        """Version, workspace, notes per lang, and whether the index is ready."""
+        return core.status()
+
+    index = core.index
+    if index is None:
+        return
+
+    @tools.tool(read_only=True)
+    def search(
+        lang: Lang,
+        query: Annotated[str, Field(description='words (all must match) and "phrases"')],
+        limit: int = 10,
+        type: str | None = None,
+        tags: list[str] | None = None,
+        path: Annotated[str, Field(description="folder prefix")] = "",
+        offset: Annotated[int, Field(description="skip this many results (paging)")] = 0,
+    ) -> dict:
+        """Ranked full-text search (BM25, CJK aware) with highlighted snippets; `total`
+        counts all matches, page with `offset`."""
+        return index.search(lang, query, limit, type, tags, path, offset)

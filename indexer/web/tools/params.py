@@ -1,0 +1,11 @@
+"""Parameter types shared by the tools (their descriptions are part of the tool schemas)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+Lang = Annotated[str, Field(description="vault id, e.g. 'en', 'ja', 'zh-Hans'")]
+RelPath = Annotated[str, Field(description="POSIX path relative to the vault root")]
+Folder = Annotated[str, Field(description="folder to search in ('' = the vault root)")]
