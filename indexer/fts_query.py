@@ -8,6 +8,13 @@ phrase of its n-1 bigrams, which matches exactly where the word occurs as a subs
 a single character is the prefix query ``都*``. The measurements behind this choice
 are in ``bench/index_search.py`` (``--cjk-designs``).
 
+Thai, Lao, Khmer and Myanmar are also written without spaces between words, so their
+runs are cut into bigrams the same way (by code point, so that a substring starting or
+ending on a vowel sign or tone mark is found too; no segmenter, nothing to download).
+Their combining marks (categories Mn/Mc) are separators to unicode61, which would cut
+``น้ำ`` into ``น`` and ``ำ`` and lose the tone: the index declares every character of
+these runs a token character (``TOKEN_CHARS``, see ``index_schema``).
+
 User input never reaches FTS5 syntax: every word and phrase is re-quoted here, and a
 query with nothing searchable is refused with ``InvalidArgumentError``.
 """
@@ -33,9 +40,23 @@ _CJK_CHARS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0003134f"
 )
-CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
-# What unicode61 keeps as token characters, near enough: letters and digits.
-_WORD = re.compile(r"[^\W_]+")
+# Letters, digits and combining marks of Thai, Lao, Myanmar and Khmer (punctuation and
+# symbols excluded): scripts without spaces between words, cut into bigrams like CJK.
+_SPACELESS_RANGES = (
+    (0x0E01, 0x0E3A), (0x0E40, 0x0E4E), (0x0E50, 0x0E59),  # Thai
+    (0x0E81, 0x0EBE), (0x0EC0, 0x0ECE), (0x0ED0, 0x0ED9), (0x0EDC, 0x0EDF),  # Lao
+    (0x1000, 0x1049), (0x1050, 0x109D),  # Myanmar
+    (0x1780, 0x17D3), (0x17D7, 0x17D7), (0x17DC, 0x17DD), (0x17E0, 0x17E9),  # Khmer
+    (0x17F0, 0x17F9),
+)  # fmt: skip
+_SPACELESS_CHARS = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _SPACELESS_RANGES)
+# For the word table's ``tokenchars``: unicode61 (Unicode 6.1 tables) treats the marks,
+# and letters newer than 6.1, as separators; listing them all keeps each bigram whole.
+TOKEN_CHARS = "".join(chr(c) for lo, hi in _SPACELESS_RANGES for c in range(lo, hi + 1))
+CJK_RUN = re.compile(f"[{_CJK_CHARS}{_SPACELESS_CHARS}]+")
+# What unicode61 keeps as token characters, near enough: letters and digits, and the
+# marks of TOKEN_CHARS.
+_WORD = re.compile(f"(?:[^\\W_]|[{_SPACELESS_CHARS}])+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
 # Folding for the grep trigram table: str.casefold plus the Turkish dotted/dotless i,
@@ -44,7 +65,8 @@ _FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None})
 
 
 def cjk_expand(text: str) -> str:
-    """``text`` with every CJK run replaced by its bigrams and last character."""
+    """``text`` with every CJK (or Thai, Lao, Khmer, Myanmar) run replaced by its bigrams
+    and last character."""
     if not CJK_RUN.search(text):
         return text
     return CJK_RUN.sub(_expand_run, text)
