@@ -17,17 +17,29 @@ these runs a token character (``TOKEN_CHARS``, see ``index_schema``).
 
 User input never reaches FTS5 syntax: every word and phrase is re-quoted here, and a
 query with nothing searchable is refused with ``InvalidArgumentError``.
+
+Grep acceleration reads a regex with CPython's own parser, ``re._parser``: private, but
+it is Python's grammar and rejects what it cannot read, where a parser of our own would
+be a second regex grammar to keep right. So it is kept behind a guard: imported in a
+``try``, and checked at import on one pattern using every construct ``_sequence`` reads
+(``PARSER_OK``). If a Python release drops or reshapes it, grep planning returns None
+(every file is read: slower, never wrong) and tests/test_fts_query.py fails saying so.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-import re._constants as sre_c
-import re._parser as sre_parse
 from dataclasses import dataclass
 from typing import Any
 
 from shared.errors import InvalidArgumentError
+
+try:  # private CPython modules, see the module docstring
+    import re._constants as sre_c
+    import re._parser as sre_parse
+except ImportError:  # PARSER_OK is then False
+    sre_c = sre_parse = None  # type: ignore[assignment]
 
 MAX_QUERY_BYTES = 10 * 1024
 MAX_TERMS = 64
@@ -221,12 +233,13 @@ def grep_trigram_match(pattern: str, fixed: bool) -> GrepQuery | None:
     a miss is not), or None when no literal of 3+ characters is provably required.
 
     The regex is read with Python's ``re`` parser, conservatively: anything it might
-    read differently from RE2 gives None, and so does any parse error.
+    read differently from RE2 gives None, and so does any parse error, or a parser that
+    fails the check of ``PARSER_OK``.
     """
     if fixed:
         node = _literal_node(pattern)
     else:
-        if "[" in pattern and any(risky in pattern for risky in _RISKY):
+        if not PARSER_OK or ("[" in pattern and any(risky in pattern for risky in _RISKY)):
             return None
         try:
             node = _sequence(sre_parse.parse(pattern))
@@ -314,3 +327,34 @@ def _trigrams(text: str) -> list[str]:
         step = (len(grams) - 1) / (MAX_TRIGRAMS_PER_LITERAL - 1)
         grams = [grams[round(i * step)] for i in range(MAX_TRIGRAMS_PER_LITERAL)]
     return ['"' + g.replace('"', '""') + '"' for g in grams]
+
+
+# One pattern with every construct ``_sequence`` reads (literal runs, a class, groups,
+# alternation, lazy, greedy, possessive and counted repeats, an atomic group) and the
+# literals it must give; [xy] and "." cut runs, "ab" and "r" are too short to count.
+_PROBE = "ab[xy](cde)(?:fgh|ijk)+?(lmn)*(?>opq)r.(?:stu)++(?:vwx){2}"
+_PROBE_NODE = (
+    "and",
+    [
+        ("lit", "cde"),
+        ("or", [("lit", "fgh"), ("lit", "ijk")]),
+        ("lit", "opq"),
+        ("lit", "stu"),
+        ("lit", "vwx"),
+    ],
+)
+
+
+def _parser_reads_as_expected() -> bool:
+    """Whether ``re._parser`` exists and still has the shape ``_sequence`` reads."""
+    try:
+        return _sequence(sre_parse.parse(_PROBE)) == _PROBE_NODE
+    except Exception:
+        return False
+
+
+PARSER_OK = _parser_reads_as_expected()
+if not PARSER_OK:
+    logging.getLogger("indexer").warning(
+        "re._parser of this Python is missing or changed: grep reads every file"
+    )
