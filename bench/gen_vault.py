@@ -2,7 +2,8 @@
 
 ``python -m bench.gen_vault --workspace W --notes N [--seed S] [--lang en]`` writes N
 notes below ``W/memory/languages/<lang>/vault``: YAML frontmatter, 300-3000 characters
-of body with wikilinks, about 15 % of the notes in Chinese or Japanese, nested folders
+of body with wikilinks, about 15 % of the notes in Chinese or Japanese and 5 % in Thai
+(made-up words of real Thai syllables, no spaces inside a phrase), nested folders
 (``items/<a>/<b>/`` and ``events/YYYY/MM/``). Same N and seed, same bytes. A marker
 file ``W/bench-vault.json`` lets a second run with the same parameters reuse the vault.
 """
@@ -37,11 +38,17 @@ _HAN = (
 )
 _KANA = "のはがをにでとももへやかなしたてりるれいうえおあきくけこさすせそちつ"
 _PUNCT_ZH = "，。、"
+# Thai syllables: a pattern (C consonant, T tone mark or none, F final) filled in at random.
+_TH_CONSONANTS = "กขคงจชซดตทนบปผพฟมยรลวสหอ"
+_TH_OPEN = ("CTา", "CีT", "CืT", "CูT", "เCT", "แCT", "โCT", "ไCT", "CTำ", "เCTา", "CTอ")
+_TH_CLOSED = ("CัTF", "CTาF", "CิTF", "CีTF", "CุTF", "เCTF", "โCTF", "CTF")
+_TH_TONES = ("", "", "่", "้")
+_TH_FINALS = "กงนมยดบ"
 _PUNCT_JA = "、。"
 
 
 class _Words:
-    """Zipf-distributed word pools (English-like, Chinese, Japanese)."""
+    """Zipf-distributed word pools (English-like, Chinese, Japanese, Thai)."""
 
     def __init__(self, rng: random.Random) -> None:
         made = {"".join(rng.choices(_SYLLABLES, k=rng.randint(2, 4))) for _ in range(30000)}
@@ -56,14 +63,27 @@ class _Words:
             }
         )
         rng.shuffle(self.ja)
+        self.th = sorted(
+            {"".join(_thai_syllable(rng) for _ in range(rng.randint(1, 3))) for _ in range(6000)}
+        )
+        rng.shuffle(self.th)
+        self.pools = {"en": self.english, "zh": self.zh, "ja": self.ja, "th": self.th}
         self.cum = {
             name: list(accumulate(1.0 / (rank + 1) for rank in range(len(pool))))
-            for name, pool in (("en", self.english), ("zh", self.zh), ("ja", self.ja))
+            for name, pool in self.pools.items()
         }
 
     def pick(self, rng: random.Random, pool: str, k: int) -> list[str]:
-        words = {"en": self.english, "zh": self.zh, "ja": self.ja}[pool]
-        return rng.choices(words, cum_weights=self.cum[pool], k=k)
+        return rng.choices(self.pools[pool], cum_weights=self.cum[pool], k=k)
+
+
+def _thai_syllable(rng: random.Random) -> str:
+    pattern = rng.choice(_TH_OPEN if rng.random() < 0.5 else _TH_CLOSED)
+    return (
+        pattern.replace("C", rng.choice(_TH_CONSONANTS))
+        .replace("T", rng.choice(_TH_TONES))
+        .replace("F", rng.choice(_TH_FINALS))
+    )
 
 
 def _body(rng: random.Random, words: _Words, script: str, size: int, slugs: list[str]) -> str:
@@ -73,6 +93,8 @@ def _body(rng: random.Random, words: _Words, script: str, size: int, slugs: list
         if script == "en":
             sentence = " ".join(words.pick(rng, "en", rng.randint(6, 18)))
             piece = sentence[0].upper() + sentence[1:] + ". "
+        elif script == "th":  # words run together, a space ends each phrase
+            piece = "".join(words.pick(rng, "th", rng.randint(2, 6))) + " "
         else:
             punct = _PUNCT_ZH if script == "zh" else _PUNCT_JA
             chunks = words.pick(rng, script, rng.randint(4, 12))
@@ -91,7 +113,7 @@ def generate(workspace: Path, notes: int, seed: int = 42, lang: str = "en") -> P
     """Write the vault (or reuse it when the marker matches); returns the vault folder."""
     vault = workspace / "memory" / "languages" / lang / "vault"
     marker = workspace / "bench-vault.json"
-    wanted = {"notes": notes, "seed": seed, "lang": lang, "version": 1}
+    wanted = {"notes": notes, "seed": seed, "lang": lang, "version": 2}
     if marker.exists() and json.loads(marker.read_text()) == wanted and vault.is_dir():
         return vault
     if vault.exists():
@@ -102,7 +124,7 @@ def generate(workspace: Path, notes: int, seed: int = 42, lang: str = "en") -> P
     slugs: list[str] = []
     for number in range(notes):
         roll = rng.random()
-        script = "zh" if roll < 0.08 else "ja" if roll < 0.15 else "en"
+        script = "zh" if roll < 0.08 else "ja" if roll < 0.15 else "th" if roll < 0.2 else "en"
         title_words = words.pick(rng, script, rng.randint(2, 5))
         title = (" " if script == "en" else "").join(title_words)
         slug = f"n{number:06d}-{'-'.join(words.pick(rng, 'en', 2))}"

@@ -7,7 +7,8 @@ For each N (default 10,000 and 100,000) it generates a synthetic vault
   every file + parse the frontmatter with CSafeLoader + insert into the same FTS tables";
 - no-change reconcile, vs a bare walk + stat of the same files;
 - search p50/p99 through MCP over HTTP (``indexer serve``) for an English word, a
-  phrase, a 2- and a 4-character CJK word, vs a trivial tool call (``stat``);
+  phrase, a 2- and a 4-character CJK word, a 3- and a 6-character Thai substring, vs a
+  trivial tool call (``stat``);
 - grep of a selective literal through MCP, vs ``rg -F`` over the same folder;
 - external edit (temp file + rename, like an editor) -> visible in search, p50/p95
   over 50 edits, vs a write through MCP followed by the same search;
@@ -151,6 +152,8 @@ def pick_queries(vault: Path, sample: int = 3000) -> dict[str, str]:
     words: dict[str, int] = {}
     cjk2: dict[str, int] = {}
     cjk4: dict[str, int] = {}
+    thai3: dict[str, int] = {}
+    thai6: dict[str, int] = {}
     for text in texts:
         body = text.split("\n---\n", 1)[-1]
         for w in set(re.findall(r"[a-z]{6,}", body)):
@@ -160,6 +163,10 @@ def pick_queries(vault: Path, sample: int = 3000) -> dict[str, str]:
                 cjk2[run[:2]] = cjk2.get(run[:2], 0) + 1
             if len(run) >= 4:
                 cjk4[run[:4]] = cjk4.get(run[:4], 0) + 1
+        for run in re.findall(r"[\u0e01-\u0e4e]{3,}", body):
+            thai3[run[:3]] = thai3.get(run[:3], 0) + 1
+            if len(run) >= 6:
+                thai6[run[:6]] = thai6.get(run[:6], 0) + 1
     n = len(texts)
 
     def near(counts: dict[str, int], share: float) -> str:
@@ -177,6 +184,8 @@ def pick_queries(vault: Path, sample: int = 3000) -> dict[str, str]:
         "phrase": phrase,
         "cjk2": near(cjk2, 0.01),
         "cjk4": near(cjk4, 0.002),
+        "thai3": near(thai3, 0.01),
+        "thai6": near(thai6, 0.002),
     }
 
 
@@ -231,7 +240,7 @@ async def through_mcp(url: str, vault: Path, queries: dict[str, str], rounds: in
 
         floor, _ = await timed("stat", {"lang": "en", "path": some_note}, rounds)
         out["search_floor"] = floor
-        for kind in ("english", "phrase", "cjk2", "cjk4"):
+        for kind in ("english", "phrase", "cjk2", "cjk4", "thai3", "thai6"):
             samples, result = await timed("search", {"lang": "en", "query": queries[kind]}, rounds)
             out[f"search_{kind}"] = samples
             out[f"hits_{kind}"] = len(result["results"])
@@ -370,6 +379,8 @@ def _cells(r: dict) -> list[tuple[str, str, str]]:
         ("phrase", "phrase"),
         ("cjk2", "2-char CJK"),
         ("cjk4", "4-char CJK"),
+        ("thai3", "3-char Thai"),
+        ("thai6", "6-char Thai"),
     ):
         samples = m[f"search_{kind}"]
         rows.append(
@@ -425,7 +436,8 @@ def print_table(results: list[dict]) -> None:
 
 def cjk_designs(vault: Path, queries: dict[str, str], workdir: Path) -> None:
     """Bigrams in unicode61 (chosen) vs a trigram table (+ LIKE for 2-char words)."""
-    from indexer.index.text import CJK_RUN, cjk_expand, parse_query
+    from indexer.index.query import parse_query
+    from indexer.index.text import CJK_RUN, cjk_expand
 
     texts = [p.read_text(encoding="utf-8") for p in sorted(vault.rglob("*.md"))]
     texts = [t for t in texts if CJK_RUN.search(t)]

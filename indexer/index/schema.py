@@ -14,19 +14,23 @@ from pathlib import Path
 
 import sqlite_utils
 
+from indexer.index.text import TOKEN_CHARS
 from shared.errors import IndexSchemaError
 
 log = logging.getLogger("indexer.index")
 
 # Bump on any change of the tables below or of note_parse.fts_values/trigram_value.
-SCHEMA_VERSION = 1
+# 2: Thai, Lao, Khmer and Myanmar runs cut into bigrams, their marks kept as token chars.
+SCHEMA_VERSION = 2
 # Title far above tags, tags above body and other frontmatter values; the lang column
 # (one token naming the vault, see note_parse.lang_token) only filters.
 BM25_WEIGHTS = (10.0, 4.0, 1.0, 1.0, 0.0)
 
+# The marks of Thai, Lao, Khmer and Myanmar are separators to unicode61: declared token
+# characters, a bigram such as ``น้`` stays one token (see text.py).
 _WORDS_DDL = (
-    "CREATE VIRTUAL TABLE notes_fts USING fts5("
-    "title, tags, body, meta, lang, content='', tokenize='unicode61 remove_diacritics 2')"
+    "CREATE VIRTUAL TABLE notes_fts USING fts5(title, tags, body, meta, lang, content='',"
+    f" tokenize='unicode61 remove_diacritics 2 tokenchars ''{TOKEN_CHARS}''')"
 )
 _TRIGRAMS_DDL = (
     "CREATE VIRTUAL TABLE notes_tri USING fts5("

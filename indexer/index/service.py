@@ -18,10 +18,12 @@ from dataclasses import dataclass
 
 from indexer.index import reconcile
 from indexer.index import schema as index_schema
+from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.parse import lang_token
+from indexer.index.query import make_snippet, parse_query
 from indexer.index.reconcile import Progress, ReconcileStats, Stopped
 from indexer.index.schema import BM25_WEIGHTS
-from indexer.index.text import fold, grep_trigram_match, make_snippet, parse_query
+from indexer.index.text import fold
 from indexer.index.watcher import VaultWatcher
 from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang

@@ -5,19 +5,17 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.index.text import (
-    cjk_expand,
-    fold,
-    grep_trigram_match,
-    make_snippet,
-    parse_query,
-)
+from indexer.index.grep_plan import grep_trigram_match
+from indexer.index.query import make_snippet, parse_query
+from indexer.index.text import cjk_expand, fold
 from shared.errors import InvalidArgumentError
 
 
@@ -168,3 +166,31 @@ def test_random_literals_candidates_cover_every_match() -> None:
                 r for (r,) in conn.execute("SELECT rowid FROM tri WHERE tri MATCH ?", (expression,))
             }
             assert truth <= found, (pattern, fixed, ignore_case)
+
+
+def test_private_regex_parser_still_reads_as_we_expect() -> None:
+    """``re._parser`` is CPython's private API: if a release changes it, grep planning
+    turns itself off (every file is read); this test makes that loud, not just slow."""
+    from indexer.index import grep_plan
+
+    assert grep_plan.PARSER_OK, (
+        f"re._parser of Python {sys.version.split()[0]} is missing or no longer reads "
+        f"{grep_plan._PROBE!r} as indexer.index.grep_plan._sequence expects: grep planning is "
+        "off; adapt _sequence to the new parser (or replace it with a parser of our own)"
+    )
+    assert grep_trigram_match("foo(bar|baz)+qux", False) is not None
+
+
+def test_without_the_private_parser_grep_scans_everything() -> None:
+    """A Python whose re._parser cannot be imported: regex plans are None (scan every
+    file), fixed strings still use the index, nothing raises."""
+    script = (
+        "import sys; sys.modules['re._parser'] = None\n"
+        "from indexer.index import grep_plan as f\n"
+        "assert not f.PARSER_OK\n"
+        "assert f.grep_trigram_match('hello.*world', False) is None\n"
+        "assert f.grep_trigram_match('hello', True) is not None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "grep reads every file" in done.stderr
