@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -19,6 +20,7 @@ from helpers.llm_stub import LLMStub, final, running_llm_stub, tool_call
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.e2e
+SKIPPED_WHEN_COPYING = (".git", ".venv", "node_modules", "build", "*.egg-info", "workspace", "docs")
 
 
 def test_every_package_is_listed_in_pyproject() -> None:
@@ -38,8 +40,10 @@ def test_every_package_is_listed_in_pyproject() -> None:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv (outside the repository) with the built wheel installed; its bin/."""
     where = tmp_path_factory.mktemp("install")
+    source = where / "source"  # a clean copy: an in-tree build/ may hold stale modules
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*SKIPPED_WHEN_COPYING))
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(where), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(where), str(source)],
         capture_output=True,
         text=True,
         timeout=300,
