@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import indexer
 from indexer.index.service import NoteIndex
+from indexer.jobs.llm import JobModel
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
 
@@ -22,6 +23,7 @@ class Core:
     settings: Settings
     vault: Vault
     index: NoteIndex | None = None
+    model: JobModel | None = None  # the background jobs' optional model
 
     def status(self) -> dict:
         """Version, workspace, notes per lang, and whether the index is ready."""

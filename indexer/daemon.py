@@ -25,6 +25,7 @@ import uvicorn
 import indexer
 from indexer.core import Core
 from indexer.index.service import NoteIndex
+from indexer.jobs.llm import JobModel
 from indexer.settings import Settings
 from indexer.vault import fsops
 from indexer.vault.sandbox import Sandbox
@@ -46,7 +47,8 @@ def build_core(settings: Settings) -> Core:
     index.open()
     vault.listeners.append(index.note_changed)
     vault.grep_planner = index.grep_plan
-    return Core(settings=settings, vault=vault, index=index)
+    model = JobModel(settings.model) if settings.model is not None else None
+    return Core(settings=settings, vault=vault, index=index, model=model)
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:

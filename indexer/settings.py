@@ -5,10 +5,11 @@ Every setting is listed in ``SETTINGS_HELP`` (the source of ``deploy/env.example
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer.jobs.llm import ModelSettings
 from shared.workspace import Workspace
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -33,6 +34,11 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_ALLOWED_HOSTS": ("", "extra Host header values accepted, comma-separated"),
     "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
     "INDEXER_ECHO_TOOL": ("0", "1 registers an `echo` tool, the floor of bench/mcp_latency.py"),
+    "INDEXER_LLM_MODEL": ("", "chat model for background jobs (empty: none, never called)"),
+    "INDEXER_LLM_BASE_URL": ("", "OpenAI-compatible API base URL of that model"),
+    "INDEXER_LLM_API_KEY": ("", "API key of that endpoint (a local server may need none)"),
+    "INDEXER_LLM_MAX_CONCURRENCY": ("10", "most model requests in flight across all jobs"),
+    "INDEXER_LLM_TIMEOUT": ("60", "seconds one model request may take"),
 }
 
 
@@ -50,6 +56,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     echo_tool: bool = False
+    model: ModelSettings | None = None
 
     @classmethod
     def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
@@ -76,7 +83,26 @@ class Settings:
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
             echo_tool=pick("echo_tool", "INDEXER_ECHO_TOOL").lower() in ("1", "true", "yes"),
+            model=_model_settings(pick),
         )
+
+
+def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
+    """The background jobs' model, or None when ``INDEXER_LLM_MODEL`` is not set."""
+    model = pick("llm_model", "INDEXER_LLM_MODEL")
+    if not model:
+        return None
+    concurrency = int(pick("llm_max_concurrency", "INDEXER_LLM_MAX_CONCURRENCY"))
+    timeout = float(pick("llm_timeout", "INDEXER_LLM_TIMEOUT"))
+    if concurrency < 1 or timeout <= 0:
+        raise ValueError("INDEXER_LLM_MAX_CONCURRENCY must be ≥ 1 and INDEXER_LLM_TIMEOUT > 0")
+    return ModelSettings(
+        model=model,
+        base_url=pick("llm_base_url", "INDEXER_LLM_BASE_URL") or None,
+        api_key=pick("llm_api_key", "INDEXER_LLM_API_KEY") or "unused",
+        max_concurrency=concurrency,
+        timeout=timeout,
+    )
 
 
 def _split(text: str) -> tuple[str, ...]:

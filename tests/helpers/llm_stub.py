@@ -68,10 +68,13 @@ class LLMStub:
         self.usage_per_turn = 100
         self.delay = 0.0
         self.base_url = ""
+        self.in_flight = 0  # requests being answered now, and the most ever at once
+        self.max_in_flight = 0
 
     def run(self, script: Script | list[Message]) -> None:
         """Use ``script`` from now on (a list is played in order, then repeats its last)."""
         self.requests.clear()
+        self.max_in_flight = 0
         if isinstance(script, list):
             steps = script
             self.script = lambda request, turn: steps[min(turn, len(steps) - 1)]
@@ -82,9 +85,14 @@ class LLMStub:
         body = await request.json()
         turn = len(self.requests)
         self.requests.append(body)
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        message = self.script(body, turn)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            message = self.script(body, turn)
+        finally:
+            self.in_flight -= 1
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         return JSONResponse(
             {

@@ -1,0 +1,139 @@
+"""The optional model of the indexer's background jobs (summaries, maintenance).
+
+One OpenAI-compatible chat model (``INDEXER_LLM_*``), off by default: without a model
+setting nothing is ever called (and ``openai`` is not even imported). Calls are bounded:
+at most ``max_concurrency`` in flight across all jobs, each within ``timeout`` seconds,
+and never retried inside a job (``max_retries=0``): a failure is the caller's to handle,
+by a deterministic fallback or by trying again at the next run. Every failure, of the
+endpoint or of the answer, is one exception type, ``ModelError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from shared.model_output import parse_json_object
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletionMessage
+
+
+class ModelError(Exception):
+    """The model could not be reached, timed out, or answered something unusable."""
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """How to reach the model; built from ``INDEXER_LLM_*`` by ``indexer.settings``."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str = "unused"
+    max_concurrency: int = 10
+    timeout: float = 60.0
+    max_tokens: int = 2048
+
+
+class JobModel:
+    """The model, shared by every job of one process; safe to use from several loops."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        # One bound for the whole process (jobs may run on different event loops).
+        self._slots = threading.BoundedSemaphore(max(1, settings.max_concurrency))
+        self._clients: dict[int, AsyncOpenAI] = {}
+        self._lock = threading.Lock()
+        self.calls = 0  # requests sent (for status and tests)
+
+    @property
+    def name(self) -> str:
+        return self.settings.model
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        timeout: float | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatCompletionMessage:
+        """One chat completion (the caller runs any tool loop); ``ModelError`` on failure."""
+        import openai
+
+        limit = timeout if timeout is not None else self.settings.timeout
+        await self._acquire(limit)
+        try:
+            self.calls += 1
+            kwargs: dict[str, Any] = {
+                "model": self.settings.model,
+                "messages": messages,
+                "max_tokens": max_tokens or self.settings.max_tokens,
+            }
+            if tools:
+                kwargs["tools"] = tools
+            async with asyncio.timeout(limit):
+                response = await self._client().chat.completions.create(**kwargs)
+        except TimeoutError:
+            raise ModelError(f"the model took longer than {limit:g} s") from None
+        except openai.OpenAIError as exc:
+            raise ModelError(f"the model endpoint failed: {type(exc).__name__}: {exc}") from None
+        finally:
+            self._slots.release()
+        if not response.choices:
+            raise ModelError("the model answered with no choices")
+        return response.choices[0].message
+
+    async def complete_json(
+        self, messages: list[dict[str, Any]], *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Ask for one JSON object and parse it; ``ModelError`` for anything else."""
+        message = await self.chat(messages, timeout=timeout)
+        try:
+            return parse_json_object(message.content or "")
+        except ValueError as exc:
+            raise ModelError(f"malformed answer: {exc}") from None
+
+    async def close(self) -> None:
+        with self._lock:
+            clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.close()
+
+    async def _acquire(self, timeout: float) -> None:
+        """Wait for a free slot without blocking the event loop (a slot taken after the
+        caller gave up is given back)."""
+        if self._slots.acquire(blocking=False):
+            return
+        waiting = asyncio.ensure_future(asyncio.to_thread(self._slots.acquire, True, timeout))
+        try:
+            acquired = await asyncio.shield(waiting)
+        except asyncio.CancelledError:
+            waiting.add_done_callback(self._give_back)
+            raise
+        if not acquired:
+            raise ModelError(f"no model slot free within {timeout:g} s")
+
+    def _give_back(self, waiting: asyncio.Future[bool]) -> None:
+        if not waiting.cancelled() and waiting.exception() is None and waiting.result():
+            self._slots.release()
+
+    def _client(self) -> AsyncOpenAI:
+        """One SDK client per event loop (an httpx client is bound to its loop)."""
+        from openai import AsyncOpenAI
+
+        key = id(asyncio.get_running_loop())
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                client = AsyncOpenAI(
+                    base_url=self.settings.base_url,
+                    api_key=self.settings.api_key,
+                    timeout=self.settings.timeout,
+                    max_retries=0,
+                )
+                self._clients[key] = client
+            return client

@@ -1,0 +1,37 @@
+"""Reading a model's answer as data: one JSON object, strictly, and nothing else.
+
+The agent client's merge confirmation and the indexer's background jobs (summaries,
+maintenance) all ask a chat model for exactly one JSON object. A model answer is data,
+never instructions: whatever it says is parsed here and checked by its caller.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_FENCED = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\s*\Z", re.S)
+MAX_ANSWER_CHARS = 1_000_000
+
+
+def parse_json_object(text: object) -> dict[str, Any]:
+    """The one JSON object ``text`` holds (a lone ```json fence around it is tolerated);
+    ``ValueError`` saying what is wrong otherwise."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("the answer is empty")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise ValueError(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    text = text.strip()
+    fenced = _FENCED.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the answer is not JSON ({exc.msg} at {exc.pos})") from None
+    except RecursionError:
+        raise ValueError("the answer nests too deep") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"the answer is JSON but not an object ({type(data).__name__})")
+    return data

@@ -1,0 +1,80 @@
+"""The background jobs' model against the OpenAI-compatible stub (the real openai SDK)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Iterator
+
+import pytest
+from helpers.llm_stub import LLMStub, running_llm_stub, say
+
+from indexer.jobs.llm import JobModel, ModelError, ModelSettings
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        yield running
+
+
+def model(stub: LLMStub, **kw: object) -> JobModel:
+    return JobModel(ModelSettings(model="stub", base_url=stub.base_url, **kw))  # type: ignore[arg-type]
+
+
+async def test_a_json_answer_is_parsed(stub: LLMStub) -> None:
+    stub.run([say('```json\n{"abstract": "a", "overview": "b"}\n```')])
+    job = model(stub)
+    assert await job.complete_json([{"role": "user", "content": "x"}]) == {
+        "abstract": "a",
+        "overview": "b",
+    }
+    assert job.calls == 1 and len(stub.requests) == 1
+    await job.close()
+
+
+@pytest.mark.parametrize("answer", ["", "not json", "[1, 2]", '{"a": 1} trailing', "null"])
+async def test_anything_but_one_object_is_a_model_error(stub: LLMStub, answer: str) -> None:
+    stub.run([say(answer)])
+    job = model(stub)
+    with pytest.raises(ModelError, match="malformed"):
+        await job.complete_json([{"role": "user", "content": "x"}])
+    await job.close()
+
+
+async def test_unreachable_and_slow_models_fail_fast_without_retries() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    job = JobModel(ModelSettings(model="m", base_url=f"http://127.0.0.1:{port}/v1", timeout=2))
+    with pytest.raises(ModelError, match="endpoint failed"):
+        await job.chat([{"role": "user", "content": "x"}])
+    await job.close()
+
+
+async def test_a_slow_model_times_out(stub: LLMStub) -> None:
+    stub.run([say("{}")])
+    stub.delay = 1.0
+    try:
+        job = model(stub, timeout=0.3)
+        with pytest.raises(ModelError, match="longer than"):
+            await job.chat([{"role": "user", "content": "x"}])
+        assert len(stub.requests) == 1  # no retry
+        await job.close()
+    finally:
+        stub.delay = 0.0
+
+
+async def test_concurrency_is_bounded(stub: LLMStub) -> None:
+    while stub.in_flight:  # a request an earlier test gave up on is still being answered
+        await asyncio.sleep(0.05)
+    stub.run([say("{}")])
+    stub.delay = 0.1
+    try:
+        job = model(stub, max_concurrency=3)
+        await asyncio.gather(*(job.chat([{"role": "user", "content": str(i)}]) for i in range(12)))
+        assert len(stub.requests) == 12
+        assert stub.max_in_flight == 3
+        await job.close()
+    finally:
+        stub.delay = 0.0
