@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 import indexer
+from indexer.core import Core
 from indexer.index import NoteIndex
 from indexer.index_schema import IndexSchemaError
 from indexer.layout import Workspace
@@ -33,6 +34,8 @@ from indexer.server import create_server
 from indexer.settings import Settings
 from indexer.storage import remove_orphan_temp_files
 from indexer.vault import Vault
+from indexer.web.auth import Logins
+from indexer.web.mount import web_middleware, web_routes
 
 log = logging.getLogger("indexer")
 
@@ -103,7 +106,8 @@ def remove_if_ours(path: Path, text: str) -> None:
 
 
 def build_app(settings: Settings) -> tuple[Starlette, NoteIndex]:
-    """The ASGI app (MCP at ``/mcp``, ``/health``) and the index (or None)."""
+    """The ASGI app (MCP at ``/mcp``, REST at ``/api/v1``, the page at ``/ui``, ``/health``)
+    and the index."""
     workspace = settings.workspace
     index = NoteIndex(workspace)
     try:
@@ -112,6 +116,7 @@ def build_app(settings: Settings) -> tuple[Starlette, NoteIndex]:
         raise StartupError(str(err)) from None
     vault = Vault(Sandbox(workspace), max_file_bytes=settings.max_file_bytes)
     mcp = create_server(settings, vault, index)
+    logins = Logins(settings.token)
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
@@ -127,7 +132,9 @@ def build_app(settings: Settings) -> tuple[Starlette, NoteIndex]:
         host_origin_protection=True,
         allowed_hosts=list(settings.allowed_hosts) or None,
         allowed_origins=list(settings.allowed_origins) or None,
+        middleware=web_middleware(logins),
     )
+    app.router.routes.extend(web_routes(Core(settings, vault, index), logins))
     return app, index
 
 
