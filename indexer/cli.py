@@ -42,11 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _register_module_commands(commands: argparse._SubParsersAction) -> None:
-    """Subcommands that live beside the modules they drive (index, client snippets)."""
-    from indexer import index_cli, snippets
+    """Subcommands that live beside the modules they drive (index, client snippets, page)."""
+    from indexer import cli_open, index_cli, snippets
 
     index_cli.register(commands)
     snippets.register(commands)
+    cli_open.register(commands)
 
 
 def configure_logging(level: str) -> None:

@@ -115,7 +115,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         lang, path = lang_path(request)
         version = version_value(query_str(request, "version"))
         if version is not None and not _accepts(type(vault), "read", "version"):
-            raise NotFoundError("older versions need history, which this indexer lacks")
+            raise NotFoundError("history (older versions) is not available in this indexer")
         extra: dict[str, Any] = {"version": version} if version is not None else {}
         return vault.read(lang, path, **extra)
 
@@ -222,7 +222,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         spec = {"path": (str, REQUIRED), "new_path": (str, REQUIRED)}
         spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
         body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
-        fn = _feature(vault, "move", "move")
+        fn = _feature(vault, "move", "move (it comes with history)")
         call = functools.partial(
             fn,
             lang,
@@ -257,7 +257,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         lang = request.path_params["lang"]
         index = core.index
         if index is None:
-            raise NotFoundError("search needs the index, which this indexer lacks")
+            raise NotFoundError("search is not available in this indexer (no index)")
         query = query_str(request, "q", "") or ""
         limit = query_int(request, "limit", 10)
         offset = query_int(request, "offset", 0)

@@ -21,7 +21,7 @@ import nh3
 from markdown_it import MarkdownIt
 
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import parse_frontmatter
+from shared.frontmatter import parse_frontmatter, split_frontmatter
 
 TAGS = set(nh3.ALLOWED_TAGS) - {"area", "map"}
 ATTRIBUTES = {
@@ -46,7 +46,7 @@ class NoteRenderer:
         try:
             meta, body = parse_frontmatter(text)
         except InvalidFrontmatterError as err:
-            meta, body, error = {}, text, err.message
+            meta, body, error = {}, _body_after_block(text), err.message
         return {
             "properties": {str(k): plain(v) for k, v in meta.items()},
             "frontmatter_error": error,
@@ -90,6 +90,14 @@ class NoteRenderer:
         if target.endswith(".md") and not is_image:
             return f"#/{lang}/note/{quote(target)}"
         return f"{self.api_prefix}/{lang}/raw/{quote(target)}"
+
+
+def _body_after_block(text: str) -> str:
+    """The body of a note whose frontmatter block does not parse (the block is skipped)."""
+    try:
+        return split_frontmatter(text.replace("\r\n", "\n").lstrip("\ufeff"))[1]
+    except InvalidFrontmatterError:
+        return text
 
 
 def plain(value: Any) -> Any:

@@ -1,0 +1,86 @@
+"""``NoteRenderer``: Markdown to sanitized HTML; hostile notes come out inert."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+
+from indexer.web.render import NoteRenderer, plain
+
+HOSTILE = [
+    "<script>window.__pwned = 1</script>",
+    '<img src="x" onerror="window.__pwned = 1">',
+    "[link](javascript:window.__pwned=1)",
+    '<a href="JaVaScRiPt:window.__pwned=1">a</a>',
+    '<a href="&#106;avascript:alert(1)">entity</a>',
+    "<svg onload=\"window.__pwned = 1\"><circle r='1'/></svg>",
+    '<iframe src="javascript:window.__pwned=1"></iframe>',
+    '<object data="javascript:alert(1)"></object><embed src="x.swf">',
+    "<style>body { display: none }</style>",
+    '<div style="background:url(javascript:alert(1))" onclick="x()">styled</div>',
+    '<a href="data:text/html,<script>alert(1)</script>">data</a>',
+    '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
+    '<form action="/api/v1/en/notes/x.md"><input name="a"><button>go</button></form>',
+    '<math><mi xlink:href="javascript:alert(1)">m</mi></math>',
+    '<base href="http://evil.example/">',
+    '<details open ontoggle="window.__pwned=1"><summary>s</summary></details>',
+]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_markup_comes_out_inert(hostile: str) -> None:
+    html = NoteRenderer().html("en", "items/x.md", f"# T\n\n{hostile}\n\ntext after\n")
+    lowered = html.lower()
+    for bad in ("<script", "<iframe", "<object", "<embed", "<style", "<meta", "<form", "<base"):
+        assert bad not in lowered
+    assert not re.search(
+        r"(href|src|action|data|formaction)\s*=\s*[\"']?\s*(javascript|data):", lowered
+    )
+    assert not re.search(r"\son\w+\s*=", lowered) and "style=" not in lowered
+    assert "text after" in html
+
+
+def test_links_and_images_resolve_inside_the_vault() -> None:
+    text = (
+        "[n](other.md) [s](../sub/x%20y.md) [w](https://example.com/) [m](mailto:a@b.c) "
+        "![p](go.md.assets/p.png) ![r](http://example.com/t.png) [up](../../../etc/passwd) "
+        "[abs](/etc/passwd) [frag](#top)"
+    )
+    html = NoteRenderer().html("en", "items/go.md", text)
+    assert 'href="#/en/note/items/other.md"' in html
+    assert 'href="#/en/note/sub/x%20y.md"' in html
+    assert 'href="https://example.com/"' in html and 'href="mailto:a@b.c"' in html
+    assert 'src="/api/v1/en/raw/items/go.md.assets/p.png"' in html
+    assert "example.com/t.png" not in html  # remote images are dropped (tracking)
+    assert "etc/passwd" not in html and 'href="#top"' not in html
+    assert 'rel="noopener noreferrer nofollow"' in html
+
+
+def test_frontmatter_becomes_plain_properties() -> None:
+    note = NoteRenderer().note(
+        "en",
+        "a.md",
+        "---\ntitle: <b onmouseover=x>T</b>\ntags: [a, b]\ncreated: 2026-11-29T20:01:02Z\n"
+        "---\n# Body\n",
+    )
+    assert note["properties"]["title"] == "<b onmouseover=x>T</b>"  # text, escaped by the page
+    assert note["properties"]["tags"] == ["a", "b"]
+    assert note["properties"]["created"].startswith("2026-11-29T20:01:02")
+    assert note["frontmatter_error"] is None and "<h1>Body</h1>" in note["html"]
+
+
+def test_broken_frontmatter_is_shown_not_fatal() -> None:
+    note = NoteRenderer().note("en", "a.md", "---\n: [\n---\n# Body\n")
+    assert note["properties"] == {} and note["frontmatter_error"]
+    assert note["html"] == "<h1>Body</h1>\n"
+
+
+def test_plain_values_are_json() -> None:
+    assert plain([float("nan"), {"k": date(2026, 1, 2)}, None, True]) == [
+        "nan",
+        {"k": "2026-01-02"},
+        None,
+        True,
+    ]
