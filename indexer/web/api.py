@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from indexer.core import Core
 from indexer.web import openapi
+from indexer.web.auth import csrf_refusal
 from indexer.web.http_errors import http_exception, refusals, server_error
 from indexer.web.params import (
     JSON_TYPES,
@@ -339,10 +340,21 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     routes: dict[str, Route] = {}
     by_path: dict[str, dict[str, Callable[..., Any]]] = {}
     for method, path, endpoint in table:
-        by_path.setdefault(path, {})[method] = refusals(endpoint)
+        by_path.setdefault(path, {})[method] = _csrf_checked(refusals(endpoint))
     for path, methods in by_path.items():
         routes[path] = Route(path, _dispatch(methods), methods=list(methods))
     return list(routes.values())
+
+
+def _csrf_checked(endpoint: Callable[..., Any]) -> Callable[..., Any]:
+    """Refuse a write a cross-site form could send (see ``auth.csrf_refusal``)."""
+
+    @functools.wraps(endpoint)
+    async def checked(request: Request) -> Response:
+        refusal = csrf_refusal(request.method, request.headers)
+        return refusal if refusal is not None else await endpoint(request)
+
+    return checked
 
 
 def _dispatch(methods: dict[str, Callable[..., Any]]) -> Callable[..., Any]:

@@ -10,12 +10,13 @@ one ``/mcp`` has). Then ``WebGuard``:
   ``POST /api/v1/login-link`` (bearer token only) for a code that lives 60 seconds and
   works once; ``GET /ui/login?code=`` trades it for an ``HttpOnly; SameSite=Strict``
   cookie holding a random session id (the token itself never reaches the browser).
-- CSRF: a write (PUT/POST/DELETE) must carry a JSON or text content type, or for
-  DELETE an ``X-Requested-With`` header. A form on another site can send neither
-  with PUT or DELETE, and its POSTs only with form or text/plain types: POST routes
-  take JSON only (checked where they parse). A cross-site script that sets them needs
-  a CORS preflight, which this server never grants; and the Origin guard refuses a
-  foreign origin, and the Strict cookie is never sent cross-site.
+- CSRF (``csrf_refusal``, applied by each API write route): a write (PUT/POST/DELETE)
+  must carry a JSON or text content type, or for DELETE an ``X-Requested-With``
+  header. A form on another site cannot PUT or DELETE at all, and POSTs only form or
+  text/plain types: POST routes take JSON only (checked where they parse). A
+  cross-site script that sets such a type or header needs a CORS preflight, which this
+  server never grants; the Origin guard refuses a foreign origin anyway, and the
+  Strict cookie is never sent cross-site.
 - Every answer gets nosniff, no-referrer and no framing; the page a strict CSP (no
   inline script, no eval); the API a CSP that runs nothing, so even a raw file opened
   as a page is inert.
@@ -37,7 +38,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from indexer.web.http_errors import error_response
-from indexer.web.params import JSON_TYPES, TEXT_TYPES
+from indexer.web.params import JSON_TYPES, TEXT_TYPES, fields, json_object, read_body
 
 CODE_SECONDS = 60.0
 SESSION_SECONDS = 24 * 3600.0
@@ -122,7 +123,7 @@ def _area(path: str) -> str | None:
 
 
 class WebGuard:
-    """ASGI middleware for ``/api/`` and ``/ui``: credentials, CSRF gate, headers."""
+    """ASGI middleware for ``/api/`` and ``/ui``: credentials and security headers."""
 
     def __init__(self, app: ASGIApp, logins: Logins) -> None:
         self.app = app
@@ -151,12 +152,16 @@ class WebGuard:
             state["auth"] = "cookie"
         elif scope["path"] != "/ui/login":
             return _unauthorized(area)
-        if area == "api" and scope["method"] in UNSAFE_METHODS:
-            return _csrf_refusal(scope["method"], headers)
         return None
 
 
-def _csrf_refusal(method: str, headers: Headers) -> Response | None:
+def csrf_refusal(method: str, headers: Headers) -> Response | None:
+    """The refusal of a write that a cross-site form could have sent, or None.
+
+    Applied by the API to each of its write routes (after routing, so an unknown
+    method still answers 405)."""
+    if method not in UNSAFE_METHODS:
+        return None
     kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if kind in JSON_TYPES or kind in TEXT_TYPES:
         return None
@@ -235,6 +240,8 @@ def login_endpoints(logins: Logins) -> tuple[Endpoint, Endpoint]:
         return response
 
     async def login_link(request: Request) -> Response:
+        data = await read_body(request, 1024)
+        fields(json_object(data) if data.strip() else {}, {})  # an empty object, or nothing
         if logins.token is None:
             return JSONResponse({"path": "/ui/", "expires_in": None})
         if request.state.auth != "bearer":

@@ -123,7 +123,9 @@ def _param(name: str, where: str, schema: dict, required: bool = False, doc: str
     return param
 
 
-LANG = _param("lang", "path", {"type": "string", "pattern": LANG_PATTERN}, doc="vault id")
+LANG = _param(
+    "lang", "path", {"type": "string", "pattern": LANG_PATTERN, "maxLength": 35}, doc="vault id"
+)
 PATH = _param(
     "path", "path", {"type": "string", "minLength": 1}, doc="POSIX path in the vault (may hold /)"
 )
@@ -143,6 +145,7 @@ def _op(
     ok: dict[str, tuple[str, str]],
     errors: tuple[str, ...],
     body: dict | None = None,
+    required: bool = True,
 ) -> dict:
     responses: dict[str, Any] = {}
     for status, (schema, doc) in ok.items():
@@ -155,7 +158,7 @@ def _op(
         }
     op: dict[str, Any] = {"summary": summary, "parameters": params, "responses": responses}
     if body is not None:
-        op["requestBody"] = {"required": True, "content": body}
+        op["requestBody"] = {"required": required, "content": body}
     return op
 
 
@@ -219,8 +222,9 @@ def document() -> dict:
                 "a one-time login link for the page (bearer token only; `indexer open`)",
                 [],
                 {"200": ("LoginLink", "path of the link, valid once for expires_in seconds")},
-                ("401", "415"),
-                {"application/json": {"schema": {"type": "object"}}},
+                ("400", "401", "415"),
+                {"application/json": {"schema": _body({})}},
+                required=False,
             )
         },
         "/{lang}/notes": {
