@@ -193,8 +193,7 @@ def _unauthorized(area: str) -> Response:
 def _page(status: int, title: str, body_html: str, headers: dict | None = None) -> HTMLResponse:
     html = (
         f'<!doctype html><meta charset="utf-8"><title>{escape(title)}</title>'
-        f'<link rel="stylesheet" href="/ui/app.css"><main class="message">'
-        f"<h1>{escape(title)}</h1><p>{body_html}</p></main>"
+        f"<main><h1>{escape(title)}</h1><p>{body_html}</p></main>"
     )
     return HTMLResponse(html, status_code=status, headers=headers)
 

@@ -187,8 +187,10 @@ function htmlBlock(html, cls) {
 }
 
 function snippet(text) {
-  // Hits come wrapped in **…**: alternate plain text and <mark>, all as text nodes.
-  return h("p", { class: "snippet" }, text.split("**").map((part, i) => (i % 2 ? h("mark", { text: part }) : part)));
+  // Hits come wrapped in **…**: alternate plain text and <mark>, all as text nodes. A hit
+  // inside the note's own **bold** arrives as ****hit****: one mark, not two empty ones.
+  const parts = text.replace(/\*{4}/g, "**").split("**");
+  return h("p", { class: "snippet" }, parts.map((part, i) => (i % 2 ? h("mark", { text: part }) : part)));
 }
 
 async function search(lang, q) {
