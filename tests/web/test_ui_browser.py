@@ -303,8 +303,8 @@ def test_history_diff_and_restore(
     assert rows.count() >= 2
     oldest = rows.last
     oldest.locator("button.diff-current").click()
-    expect(tab.locator("pre.diff .add")).to_contain_text("version two")
-    expect(tab.locator("pre.diff .del")).to_contain_text("version one")
+    expect(tab.locator("pre.diff .add", has_text="version two")).to_have_count(1)
+    expect(tab.locator("pre.diff .del", has_text="version one")).to_have_count(1)
     shoot(tab, "history")
     watch.accept_dialogs = True
     oldest.locator("button.restore").click()

@@ -310,12 +310,12 @@ async function history(lang, path) {
     versions.map((v) => h("option", { value: String(v.version), text: `${v.version} · ${v.at || ""}` })));
   const from = pick("diff-from", false);
   const to = pick("diff-to", true);
+  if (versions.length > 1) from.value = String(versions[1].version); // the one before the newest
   async function showDiff(a, b) {
     const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
     const { data: d } = await api("GET", `/${lang}/diff/${enc(path)}?${q}`);
     diffBox.hidden = false;
-    diffBox.replaceChildren(...d.diff.split("\n").map((line) =>
-      h("span", { class: line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "", text: `${line}\n` })));
+    diffBox.replaceChildren(...d.diff.split("\n").map((line) => h("span", { class: diffClass(line), text: `${line}\n` })));
   }
   show(
     crumbs(lang, path, true),
@@ -333,6 +333,11 @@ async function history(lang, path) {
       h("button", { id: "show-diff", onclick: () => showDiff(from.value, to.value).catch(fail) }, "Show diff")) : null,
     diffBox,
   );
+}
+
+function diffClass(line) {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "hunk";
+  return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
 }
 
 async function restore(lang, path, version) {
