@@ -21,7 +21,7 @@ import nh3
 from markdown_it import MarkdownIt
 
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import parse_frontmatter, split_frontmatter
+from shared.frontmatter import format_timestamp, parse_frontmatter, split_frontmatter
 
 TAGS = set(nh3.ALLOWED_TAGS) - {"area", "map"}
 ATTRIBUTES = {
@@ -102,7 +102,9 @@ def _body_after_block(text: str) -> str:
 
 def plain(value: Any) -> Any:
     """A frontmatter value as JSON (dates as ISO text, odd numbers as text)."""
-    if isinstance(value, datetime | date):
+    if isinstance(value, datetime):
+        return format_timestamp(value)
+    if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)

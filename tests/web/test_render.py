@@ -50,7 +50,7 @@ def test_frontmatter_becomes_plain_properties() -> None:
     )
     assert note["properties"]["title"] == "<b onmouseover=x>T</b>"  # text, escaped by the page
     assert note["properties"]["tags"] == ["a", "b"]
-    assert note["properties"]["created"].startswith("2026-11-29T20:01:02")
+    assert note["properties"]["created"] == "2026-11-29T20:01:02Z"  # as written
     assert note["frontmatter_error"] is None and "<h1>Body</h1>" in note["html"]
 
 

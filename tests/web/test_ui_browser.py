@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import os
+import struct
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,10 +23,29 @@ from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 from indexer.vault import Vault
 
 MD = {"Content-Type": "text/markdown"}
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAGUlEQVR42mNkaGD4z0AEYBxVSF+F"
-    "DAwMDAAqWwIAYn4UKQAAAABJRU5ErkJggg=="
-)
+
+
+def png(width: int, height: int) -> bytes:
+    """A small gradient picture, made here (no image files in the repository)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    rows = b"".join(
+        b"\0" + bytes(c for x in range(width) for c in (40 + x, 90 + y, 200)) for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+PNG = png(160, 48)
 GO = """---
 tags: [grammar, verbs]
 level: A2
@@ -172,7 +193,7 @@ def test_a_note_renders_with_properties_and_its_image(page: tuple[Page, Watch], 
     image = body.locator("img")
     expect(image).to_have_attribute("src", "/api/v1/ui/raw/items/go.md.assets/went.png")
     tab.wait_for_function(
-        "img => img.complete && img.naturalWidth === 16", arg=image.element_handle()
+        "img => img.complete && img.naturalWidth === 160", arg=image.element_handle()
     )
     shoot(tab, "note")
     body.locator("a", has_text="be").click()
