@@ -110,9 +110,7 @@ SCHEMAS: dict[str, Any] = {
     "AppendBody": _body({"path": STR, "content": STR}, {"create": BOOL, "reason": NSTR}),
     "MoveBody": _body({"path": STR, "new_path": STR}, {"if_match": NSTR, "reason": NSTR}),
     "RestoreBody": _body({"path": STR, "version": VERSION}, {"if_match": NSTR, "reason": NSTR}),
-    "RecallBody": _body(
-        {"query": STR}, {"budget_tokens": {"type": "integer", "minimum": 1}, "path": STR}
-    ),
+    "RecallBody": _body({"query": STR}, {"budget_tokens": INT, "path": STR}),
 }
 
 
@@ -166,7 +164,7 @@ def _json(schema: str) -> dict:
     return {"application/json": {"schema": _ref(schema)}}
 
 
-REASON = _q("reason", {"type": "string", "maxLength": 500}, "why (kept in history)")
+REASON = _q("reason", STR, "why, at most 500 characters (kept in history)")
 VERSION_Q = _q("version", {"type": "string"}, "an older version from history (read-only)")
 IF_MATCH = _param("If-Match", "header", STR, doc='"<etag>" you read: refuse if it changed')
 IF_NONE_MATCH = _param("If-None-Match", "header", STR, doc="* on a write: must not exist yet")
@@ -295,7 +293,7 @@ def document() -> dict:
         "/{lang}/history/{path}": {
             "get": _op(
                 "history (tool `history`)",
-                [LANG, PATH, _limit(10_000, 20)],
+                [LANG, PATH, _q("limit", INT, "newest first, default 20")],
                 {"200": ("History", "")},
                 READ_ERRORS,
             )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -241,6 +243,25 @@ async def test_rest_and_mcp_see_the_same_vault(http: httpx2.Client, server: Runn
     assert rest["etag"] == mcp_write.structured_content["etag"] and rest["content"].endswith(
         "# mcp\n"
     )
+
+
+def test_indexer_open_without_a_token_prints_the_page(server: RunningIndexer) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "indexer.cli",
+            "open",
+            "--workspace",
+            str(server.workspace),
+            "--print",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == base_url(server) + "/ui/"
 
 
 def test_openapi_document_is_served(http: httpx2.Client) -> None:
