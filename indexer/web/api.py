@@ -5,7 +5,8 @@ Each route reads its inputs, calls the same core object the tool calls (``Vault`
 tool's result as JSON; no rule lives here. ETags are the tools' etags in quotes:
 ``If-Match`` and ``If-None-Match: *`` become ``if_match``; a GET with a matching
 ``If-None-Match`` answers 304. A feature the core lacks answers 404 ``not_found``
-saying so. Credentials, CSRF and security headers are ``auth.WebGuard``'s job.
+saying so. Every write route first passes ``auth.csrf_refusal``; credentials and
+security headers are ``auth.WebGuard``'s job, before routing.
 """
 
 from __future__ import annotations
@@ -112,13 +113,13 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     def lang_path(request: Request) -> tuple[str, str]:
         return request.path_params["lang"], request.path_params.get("path", "")
 
-    def read_note(request: Request) -> dict:
+    def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
         lang, path = lang_path(request)
         version = version_value(query_str(request, "version"))
         if version is not None and not _accepts(type(vault), "read", "version"):
             raise NotFoundError("history (older versions) is not available in this indexer")
         extra: dict[str, Any] = {"version": version} if version is not None else {}
-        return vault.read(lang, path, **extra)
+        return vault.read(lang, path, offset, limit, **extra)
 
     async def status(request: Request) -> Response:
         result = await run_in_threadpool(core.status)
@@ -139,12 +140,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
 
     async def read(request: Request) -> Response:
         offset = query_int(request, "offset", 0)
-        limit = query_optional_int(request, "limit")
-        if offset or limit is not None:
-            lang, path = lang_path(request)
-            result = vault.read(lang, path, offset, limit)
-        else:
-            result = read_note(request)
+        result = read_note(request, offset, query_optional_int(request, "limit"))
         if not_modified(request, result["etag"]):
             return Response(status_code=304, headers={"ETag": quote_etag(result["etag"])})
         return _tool_json(result, result["etag"])
@@ -241,6 +237,8 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
         fn = _feature(vault, "restore", "history")
         version = version_value(body["version"])
+        if version is None:
+            raise InvalidArgumentError("restore needs a version from history")
         call = functools.partial(
             fn, lang, body["path"], version, if_match=body["if_match"], reason=body["reason"]
         )
