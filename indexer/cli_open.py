@@ -66,8 +66,11 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "open",
         help="open the browser page of the running indexer (logs in with a one-time link)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Open the browser page of the indexer serving W. With a token set, the token "
+            "is used once, locally, for a one-time login link (valid a minute, once) that "
+            "sets an HttpOnly, SameSite=Strict cookie; the token never reaches the browser."
+        ),
     )
     parser.add_argument(
         "--workspace", default=None, help="workspace folder W (default: $INDEXER_WORKSPACE)"
