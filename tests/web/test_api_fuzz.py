@@ -8,7 +8,9 @@ import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
+import httpx2
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -64,6 +66,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningIn
     (vault / "items" / "go.md").write_text("---\ntitle: Go\n---\n# Go\nwent\n")
     (ws / "memory" / "languages" / "en" / "beside-the-vault.md").write_text("# beside\n")
     (ws / "memory" / "readme.md").write_text("# not a vault\n")
+    (vault / "link").symlink_to(outside, target_is_directory=True)
     running = start_indexer(ws)
     before = snapshot(root)
     try:
@@ -96,3 +99,36 @@ def test_api_fuzz(case: schemathesis.Case, fuzzed: tuple[RunningIndexer, Path]) 
         timeout=30,
         excluded_checks=[schemathesis.checks.positive_data_acceptance],
     )
+
+
+ESCAPES = [
+    "../../../../outside/secret.md",
+    "..%2F..%2F..%2F..%2Foutside%2Fsecret.md",
+    "%2e%2e/%2e%2e/%2e%2e/%2e%2e/outside/secret.md",
+    "/etc/passwd.md",
+    "link/secret.md",
+    "link/new.md",
+    "../beside-the-vault.md",
+    "../../readme.md",
+    "..\\..\\readme.md",
+    "~/x.md",
+]
+
+
+@pytest.mark.parametrize("path", ESCAPES)
+def test_escapes_are_refused(fuzzed: tuple[RunningIndexer, Path], path: str) -> None:
+    """Hand-picked escapes through every writing route (the fixture then checks that
+    nothing outside the vaults changed)."""
+    server, _ = fuzzed
+    base = server.url.removesuffix("/mcp") + "/api/v1/en"
+    url_path = path if "%" in path else quote(path, safe="/~")
+    md = {"Content-Type": "text/markdown"}
+    with httpx2.Client(base_url=base, timeout=30) as http:
+        answers = [
+            http.put(f"/notes/{url_path}", content=b"# pwned\n", headers=md),
+            http.delete(f"/notes/{url_path}", headers={"X-Requested-With": "t"}),
+            http.post("/append", json={"path": path, "content": "pwned\n"}),
+            http.get(f"/raw/{url_path}"),
+        ]
+    for answer in answers:
+        assert answer.status_code in (400, 403, 404), (answer.request.url, answer.text)
