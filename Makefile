@@ -7,7 +7,7 @@ WORKSPACE ?= $(CURDIR)/workspace
 INTEROP := tests/interop
 NODE_STAMP := $(INTEROP)/node_modules/.installed
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ test: $(STAMP) $(NODE_STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The README's pictures of the browser page (needs Debian's chromium, as the tests do).
+screenshots: $(STAMP)
+	UI_SCREENSHOTS=docs $(BIN)/pytest -q tests/web/test_ui_browser.py
 
 format: $(STAMP)
 	$(BIN)/ruff format .

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import indexer
 from indexer.index.service import NoteIndex
@@ -24,6 +25,10 @@ class Core:
     vault: Vault
     index: NoteIndex | None = None
     model: JobModel | None = None  # the background jobs' optional model
+    # Features that arrive with their subsystems; None: the feature is absent, and a
+    # frontend says so instead of failing.
+    summaries: Any = None
+    recall: Any = None
 
     def status(self) -> dict:
         """Version, workspace, notes per lang, and whether the index is ready."""

@@ -1,8 +1,11 @@
-"""The ASGI app: the Vault MCP server at ``/mcp`` and ``/health``, in one Starlette app.
+"""The ASGI app: the Vault MCP server at ``/mcp``, the REST API at ``/api/v1``, the
+browser page at ``/ui`` and ``/health``, in one Starlette app over one ``Core``.
 
 Host/Origin protection (DNS rebinding) comes from fastmcp's ``http_app`` and covers every
-route of the app it returns; the bearer token guards ``/mcp``. ``/health`` answers without
-the token (liveness checks, stale-URL detection), so it says nothing about the machine.
+route of the app it returns; the bearer token guards ``/mcp`` (fastmcp's auth) and
+``/api/v1`` and ``/ui`` (``WebGuard``: the token or the page's login cookie). ``/health``
+answers without the token (liveness checks, stale-URL detection), so it says nothing
+about the machine.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from starlette.responses import JSONResponse
 
 import indexer
 from indexer.core import Core
+from indexer.web.auth import Logins
 from indexer.web.mcp import create_server
+from indexer.web.mount import web_middleware, web_routes
 
 
 def build_app(core: Core) -> Starlette:
@@ -26,10 +31,14 @@ def build_app(core: Core) -> Starlette:
         ready = core.index.ready if core.index is not None else False
         return JSONResponse({"status": "ok", "version": indexer.__version__, "index_ready": ready})
 
-    return mcp.http_app(
+    logins = Logins(settings.token)
+    app = mcp.http_app(
         path="/mcp",
         json_response=True,
         host_origin_protection=True,
         allowed_hosts=list(settings.allowed_hosts) or None,
         allowed_origins=list(settings.allowed_origins) or None,
+        middleware=web_middleware(logins),
     )
+    app.router.routes.extend(web_routes(core, logins))
+    return app

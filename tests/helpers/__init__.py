@@ -1,0 +1,1 @@
+"""Helpers shared by test modules (tests never import each other)."""

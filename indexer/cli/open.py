@@ -1,0 +1,83 @@
+"""``indexer open``: open the browser page of the indexer serving a workspace.
+
+With a token set, the page needs a session cookie, and the token itself must never
+reach the browser (a URL lands in history, a cookie in the profile). So this command
+uses the token once, locally, to ask the server for a one-time login link
+(``POST /api/v1/login-link``: valid for a minute, once), and opens that link; the
+server answers it with an HttpOnly, SameSite=Strict cookie and the page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import urllib.error
+import urllib.request
+import webbrowser
+from typing import Any
+
+from indexer.health import server_health
+from shared.errors import OperationalError
+from shared.workspace import Workspace, read_token_file, read_url_file
+
+
+def page_url(workspace: Workspace, timeout: float = 5.0) -> str:
+    """The URL to open: the page itself, or a one-time login link when a token is set."""
+    mcp_url = read_url_file(workspace.url_file)
+    if mcp_url is None:
+        raise OperationalError(
+            f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
+            f"(indexer serve --workspace {workspace.root})"
+        )
+    if server_health(mcp_url) is None:
+        raise OperationalError(f"{workspace.url_file} says {mcp_url}, but nothing answers there")
+    base = mcp_url.rstrip("/").removesuffix("/mcp")
+    token = read_token_file(workspace.token_file)
+    if token is None:
+        return f"{base}/ui/"
+    request = urllib.request.Request(
+        f"{base}/api/v1/login-link",
+        data=b"{}",
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            answer = json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        raise OperationalError(
+            f"the indexer refused a login link ({err.code}): is the token current?"
+        ) from None
+    except (urllib.error.URLError, OSError, ValueError) as err:
+        raise OperationalError(f"could not ask the indexer for a login link ({err})") from None
+    return base + str(answer["path"])
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Add the ``open`` subcommand to the ``indexer`` CLI."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "open",
+        parents=[common],
+        help="open the browser page of the running indexer (logs in with a one-time link)",
+        description=(
+            "Open the browser page of the indexer serving W. With a token set, the token "
+            "is used once, locally, for a one-time login link (valid a minute, once) that "
+            "sets an HttpOnly, SameSite=Strict cookie; the token never reaches the browser."
+        ),
+    )
+    parser.add_argument(
+        "--print", action="store_true", help="print the URL instead of opening a browser"
+    )
+    parser.set_defaults(func=cmd_open)
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from indexer.cli import resolve_workspace
+
+    url = page_url(resolve_workspace(args))
+    if args.print:
+        print(url)
+        return 0
+    if not webbrowser.open(url):
+        print(f"no browser found; open this link within a minute:\n{url}")
+    return 0

@@ -1,0 +1,372 @@
+"""The REST API at ``/api/v1``: the MCP tools' behaviour over plain HTTP.
+
+Each route reads its inputs, calls the same core object the tool calls (``Vault``,
+``NoteIndex``, and history, summaries and recall once they exist) and answers the
+tool's result as JSON; no rule lives here. ETags are the tools' etags in quotes:
+``If-Match`` and ``If-None-Match: *`` become ``if_match``; a GET with a matching
+``If-None-Match`` answers 304. A feature the core lacks answers 404 ``not_found``
+saying so. Every write route first passes ``auth.csrf_refusal``; credentials and
+security headers are ``auth.WebGuard``'s job, before routing.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import inspect
+import mimetypes
+from collections.abc import Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from indexer.core import Core
+from indexer.web import openapi
+from indexer.web.auth import csrf_refusal
+from indexer.web.http_errors import http_exception, refusals, server_error
+from indexer.web.params import (
+    JSON_TYPES,
+    REQUIRED,
+    TEXT_TYPES,
+    decode_text,
+    fields,
+    json_object,
+    media_type,
+    not_modified,
+    query_bool,
+    query_int,
+    query_optional_int,
+    query_str,
+    quote_etag,
+    read_body,
+    version_value,
+    write_precondition,
+)
+from indexer.web.render import NoteRenderer
+from shared.errors import InvalidArgumentError, NotFoundError
+
+PREFIX = "/api/v1"
+JSON_CAP_EXTRA = 64 * 1024  # room for the JSON around a base64 image
+OPTIONAL_STR: tuple[Any, Any] = (str, None)
+VERSION = (int, str)
+
+
+_SIGNATURES: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _accepts(cls: type, method: str, param: str) -> bool:
+    """Whether ``cls.method`` takes ``param`` (features that arrive with history)."""
+    key = (f"{cls.__module__}.{cls.__qualname__}", method)
+    names = _SIGNATURES.get(key)
+    if names is None:
+        fn = getattr(cls, method, None)
+        names = frozenset(inspect.signature(fn).parameters) if fn is not None else frozenset()
+        _SIGNATURES[key] = names
+    return param in names
+
+
+def _optional(obj: object, method: str, **values: Any) -> dict[str, Any]:
+    """The keyword arguments of ``values`` that are set and that ``obj.method`` takes."""
+    return {k: v for k, v in values.items() if v is not None and _accepts(type(obj), method, k)}
+
+
+def _feature(obj: object, method: str, what: str) -> Callable[..., Any]:
+    fn = getattr(obj, method, None) if obj is not None else None
+    if fn is None:
+        raise NotFoundError(f"{what} is not available in this indexer (feature absent)")
+    return fn  # type: ignore[no-any-return]
+
+
+def features(core: Core) -> dict[str, bool]:
+    """What this indexer can do beyond files (the page hides the views it cannot)."""
+    return {
+        "search": core.index is not None,
+        "history": hasattr(core.vault, "history"),
+        "summaries": core.summaries is not None,
+        "recall": core.recall is not None,
+    }
+
+
+def _tool_json(result: dict, etag: str | None = None, status: int = 200) -> JSONResponse:
+    headers = {"ETag": quote_etag(etag)} if etag else None
+    return JSONResponse(result, status_code=status, headers=headers)
+
+
+async def _json_body(request: Request, cap: int) -> dict[str, Any]:
+    if media_type(request) not in JSON_TYPES:
+        raise InvalidArgumentError("this route takes a JSON body (Content-Type: application/json)")
+    return json_object(await read_body(request, cap))
+
+
+def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
+    """Every route of the API (relative to ``/api/v1``); ``openapi.json`` describes them."""
+    vault = core.vault
+    renderer = NoteRenderer(PREFIX)
+    cap = vault.max_file_bytes
+    json_cap = cap * 4 // 3 + JSON_CAP_EXTRA
+
+    def lang_path(request: Request) -> tuple[str, str]:
+        return request.path_params["lang"], request.path_params.get("path", "")
+
+    def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
+        lang, path = lang_path(request)
+        version = version_value(query_str(request, "version"))
+        if version is not None and not _accepts(type(vault), "read", "version"):
+            raise NotFoundError("history (older versions) is not available in this indexer")
+        extra: dict[str, Any] = {"version": version} if version is not None else {}
+        return vault.read(lang, path, offset, limit, **extra)
+
+    async def status(request: Request) -> Response:
+        result = await run_in_threadpool(core.status)
+        result["features"] = features(core)
+        if core.index is not None:
+            result["index"] = await run_in_threadpool(core.index.info)
+        return JSONResponse(result)
+
+    async def openapi_json(request: Request) -> Response:
+        return JSONResponse(openapi.document())
+
+    async def find(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        pattern = query_str(request, "pattern") or "**/*.md"
+        path = query_str(request, "path", "") or ""
+        limit = query_int(request, "limit", 200)
+        return _tool_json(await run_in_threadpool(vault.find, lang, pattern, path, limit))
+
+    async def read(request: Request) -> Response:
+        offset = query_int(request, "offset", 0)
+        result = read_note(request, offset, query_optional_int(request, "limit"))
+        if not_modified(request, result["etag"]):
+            return Response(status_code=304, headers={"ETag": quote_etag(result["etag"])})
+        return _tool_json(result, result["etag"])
+
+    async def write(request: Request) -> Response:
+        lang, path = lang_path(request)
+        if_match = write_precondition(request)
+        kind = media_type(request)
+        if kind in JSON_TYPES:
+            spec = {"content": (str, REQUIRED), "encoding": (str, "utf-8")}
+            spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
+            body = fields(json_object(await read_body(request, json_cap)), spec)
+            if body["if_match"] is not None and if_match is not None:
+                raise InvalidArgumentError("send the etag in If-Match or in the body, not both")
+            if_match = body["if_match"] if if_match is None else if_match
+            content, encoding, reason = body["content"], body["encoding"], body["reason"]
+        elif kind in TEXT_TYPES:
+            content = decode_text(await read_body(request, cap))
+            encoding, reason = "utf-8", query_str(request, "reason")
+        else:
+            raise InvalidArgumentError("send the note as text/markdown or a JSON object")
+        extra = _optional(vault, "write", reason=reason)
+        result = await run_in_threadpool(
+            functools.partial(vault.write, lang, path, content, encoding, if_match, **extra)
+        )
+        return _tool_json(result, result["etag"], 201 if result["created"] else 200)
+
+    async def delete(request: Request) -> Response:
+        lang, path = lang_path(request)
+        extra = _optional(vault, "delete", reason=query_str(request, "reason"))
+        return _tool_json(
+            await run_in_threadpool(functools.partial(vault.delete, lang, path, **extra))
+        )
+
+    async def stat(request: Request) -> Response:
+        lang, path = lang_path(request)
+        return _tool_json(vault.stat(lang, path))
+
+    async def raw(request: Request) -> Response:
+        """A file's bytes with its own type (images for the rendered page)."""
+        result = read_note(request)
+        headers = {"ETag": quote_etag(result["etag"]), "Cache-Control": "no-cache"}
+        if not_modified(request, result["etag"]):
+            return Response(status_code=304, headers=headers)
+        if result.get("encoding") == "base64":
+            data = base64.b64decode(result["content"])
+        else:
+            data = result["content"].encode("utf-8")
+        guessed = mimetypes.guess_type(result["path"])[0] or ""
+        kind = guessed if guessed.startswith("image/") else "text/plain; charset=utf-8"
+        return Response(data, media_type=kind, headers=headers)
+
+    async def render(request: Request) -> Response:
+        """A note as sanitized HTML plus its frontmatter as plain properties."""
+        lang = request.path_params["lang"]
+        result = read_note(request)
+        if result.get("encoding") == "base64":
+            raise InvalidArgumentError(f"{result['path']} is not a text note")
+        rendered = await run_in_threadpool(renderer.note, lang, result["path"], result["content"])
+        shown = {k: v for k, v in result.items() if k != "content"}
+        return _tool_json({**shown, **rendered}, result["etag"])
+
+    async def append(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        spec = {"path": (str, REQUIRED), "content": (str, REQUIRED), "create": (bool, True)}
+        body = fields(await _json_body(request, json_cap), spec | {"reason": OPTIONAL_STR})
+        extra = _optional(vault, "append", reason=body["reason"])
+        call = functools.partial(
+            vault.append, lang, body["path"], body["content"], body["create"], **extra
+        )
+        result = await run_in_threadpool(call)
+        return _tool_json(result, result["etag"])
+
+    async def move(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        spec = {"path": (str, REQUIRED), "new_path": (str, REQUIRED)}
+        spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
+        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
+        fn = _feature(vault, "move", "move (it comes with history)")
+        call = functools.partial(
+            fn,
+            lang,
+            body["path"],
+            body["new_path"],
+            if_match=body["if_match"],
+            reason=body["reason"],
+        )
+        return _tool_json(await run_in_threadpool(call))
+
+    async def restore(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        spec = {"path": (str, REQUIRED), "version": (VERSION, REQUIRED)}
+        spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
+        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
+        fn = _feature(vault, "restore", "history")
+        version = version_value(body["version"])
+        if version is None:
+            raise InvalidArgumentError("restore needs a version from history")
+        call = functools.partial(
+            fn, lang, body["path"], version, if_match=body["if_match"], reason=body["reason"]
+        )
+        return _tool_json(await run_in_threadpool(call))
+
+    async def recall(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        spec = {"query": (str, REQUIRED), "budget_tokens": (int, 1500), "path": (str, "")}
+        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
+        fn = _feature(core.recall, "recall", "recall")
+        call = functools.partial(fn, lang, body["query"], body["budget_tokens"], body["path"])
+        return _tool_json(await run_in_threadpool(call))
+
+    async def search(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        index = core.index
+        if index is None:
+            raise NotFoundError("search is not available in this indexer (no index)")
+        query = query_str(request, "q", "") or ""
+        limit = query_int(request, "limit", 10)
+        offset = query_int(request, "offset", 0)
+        kind = query_str(request, "type")
+        tags = request.query_params.getlist("tag") or None
+        path = query_str(request, "path", "") or ""
+        call = functools.partial(index.search, lang, query, limit, kind, tags, path, offset)
+        return _tool_json(await run_in_threadpool(call))
+
+    async def grep(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        pattern = query_str(request, "pattern")
+        if not pattern:
+            raise InvalidArgumentError("grep needs a pattern")
+        call = functools.partial(
+            vault.grep,
+            lang,
+            pattern,
+            query_str(request, "path", "") or "",
+            query_str(request, "glob") or "**/*.md",
+            query_bool(request, "fixed", False),
+            query_bool(request, "ignore_case", False),
+            query_int(request, "limit", 100),
+        )
+        return _tool_json(await run_in_threadpool(call))
+
+    async def history(request: Request) -> Response:
+        lang, path = lang_path(request)
+        fn = _feature(vault, "history", "history")
+        limit = query_int(request, "limit", 20)
+        return _tool_json(await run_in_threadpool(functools.partial(fn, lang, path, limit=limit)))
+
+    async def diff(request: Request) -> Response:
+        lang, path = lang_path(request)
+        fn = _feature(vault, "diff", "history")
+        start = version_value(query_str(request, "from"), "from")
+        if start is None:
+            raise InvalidArgumentError("diff needs from= (a version from history)")
+        end = version_value(query_str(request, "to"), "to")
+        call = functools.partial(fn, lang, path, start, to_version=end)
+        return _tool_json(await run_in_threadpool(call))
+
+    async def summary(request: Request) -> Response:
+        lang = request.path_params["lang"]
+        path = query_str(request, "path", "") or ""
+        fn = _feature(core.summaries, "summary", "directory summaries")
+        result = dict(await run_in_threadpool(fn, lang, path))
+        if query_str(request, "format") == "html":
+            where = f"{result.get('path') or path}/.overview.md".lstrip("/")
+            overview = str(result.get("overview") or "")
+            result["overview_html"] = renderer.html(lang, where, overview)
+        return _tool_json(result)
+
+    note = "/{lang}/notes/{path:path}"
+    table: list[tuple[str, str, Callable[..., Any]]] = [
+        ("GET", "/status", status),
+        ("GET", "/openapi.json", openapi_json),
+        ("POST", "/login-link", login_link),
+        ("GET", "/{lang}/notes", find),
+        ("GET", note, read),
+        ("PUT", note, write),
+        ("DELETE", note, delete),
+        ("GET", "/{lang}/stat/{path:path}", stat),
+        ("GET", "/{lang}/raw/{path:path}", raw),
+        ("GET", "/{lang}/render/{path:path}", render),
+        ("POST", "/{lang}/append", append),
+        ("POST", "/{lang}/move", move),
+        ("POST", "/{lang}/restore", restore),
+        ("POST", "/{lang}/recall", recall),
+        ("GET", "/{lang}/search", search),
+        ("GET", "/{lang}/grep", grep),
+        ("GET", "/{lang}/history/{path:path}", history),
+        ("GET", "/{lang}/diff/{path:path}", diff),
+        ("GET", "/{lang}/summary", summary),
+    ]
+    routes: dict[str, Route] = {}
+    by_path: dict[str, dict[str, Callable[..., Any]]] = {}
+    for method, path, endpoint in table:
+        by_path.setdefault(path, {})[method] = _csrf_checked(refusals(endpoint))
+    for path, methods in by_path.items():
+        routes[path] = Route(path, _dispatch(methods), methods=list(methods))
+    return list(routes.values())
+
+
+def _csrf_checked(endpoint: Callable[..., Any]) -> Callable[..., Any]:
+    """Refuse a write a cross-site form could send (see ``auth.csrf_refusal``)."""
+
+    @functools.wraps(endpoint)
+    async def checked(request: Request) -> Response:
+        refusal = csrf_refusal(request.method, request.headers)
+        return refusal if refusal is not None else await endpoint(request)
+
+    return checked
+
+
+def _dispatch(methods: dict[str, Callable[..., Any]]) -> Callable[..., Any]:
+    """One endpoint for a path served by several methods (GET/PUT/DELETE of a note)."""
+    if len(methods) == 1:
+        return next(iter(methods.values()))
+
+    async def endpoint(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method
+        return await methods[method](request)  # type: ignore[no-any-return]
+
+    return endpoint
+
+
+def api_app(core: Core, login_link: Callable[..., Any]) -> Starlette:
+    """The API as an app of its own, so its 404/405 answers use the API's error body."""
+    return Starlette(
+        routes=api_routes(core, login_link),
+        exception_handlers={HTTPException: http_exception, Exception: server_error},
+    )

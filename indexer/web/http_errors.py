@@ -1,0 +1,95 @@
+"""The REST API's one error boundary: SPEC error codes to HTTP statuses, one JSON body.
+
+Every refusal answers ``{"error": {"code": ..., "message": ...}}``. Vault codes map
+through ``STATUS_BY_CODE``; the few transport codes (no credentials, a write without a
+JSON or text body, an unknown route) are listed there too, so the table is the whole
+story. Anything unexpected is logged with its traceback and answered as a masked
+``internal`` 500: no host paths or exception text leave the process.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from shared.errors import VaultError
+
+log = logging.getLogger("indexer.api")
+
+STATUS_BY_CODE: dict[str, int] = {
+    # vault codes (the SPEC's)
+    "invalid_argument": 400,
+    "invalid_lang": 400,
+    "invalid_frontmatter": 400,
+    "forbidden_path": 403,
+    "not_found": 404,
+    "conflict": 412,
+    "too_large": 413,
+    "internal": 500,
+    # transport codes (this boundary's own)
+    "unauthorized": 401,
+    "method_not_allowed": 405,
+    "unsupported_media_type": 415,
+}
+INTERNAL_MESSAGE = "the indexer failed on this request (see its log)"
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def error_response(
+    code: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The one error body, with the status of ``code``."""
+    return JSONResponse(
+        {"error": {"code": code, "message": message}},
+        status_code=STATUS_BY_CODE.get(code, 500),
+        headers=dict(headers or {}),
+    )
+
+
+def vault_error_response(err: VaultError) -> JSONResponse:
+    code = err.code if err.code in STATUS_BY_CODE else "internal"
+    message = err.message if code != "internal" else INTERNAL_MESSAGE
+    return error_response(code, message)
+
+
+def refusals(endpoint: Endpoint) -> Endpoint:
+    """Run a route: a VaultError becomes its coded answer; anything unexpected is masked."""
+
+    @functools.wraps(endpoint)
+    async def wrapper(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except VaultError as err:
+            return vault_error_response(err)
+        except FileNotFoundError:
+            return error_response("not_found", "the file disappeared while the request ran")
+        except Exception:
+            log.exception("%s %s failed", request.method, request.url.path)
+            return error_response("internal", INTERNAL_MESSAGE)
+
+    return wrapper
+
+
+async def http_exception(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route, wrong method) in the same body."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    if status == 405:
+        allow = (
+            exc.headers.get("Allow", "") if isinstance(exc, HTTPException) and exc.headers else ""
+        )
+        return error_response(
+            "method_not_allowed", f"{request.method} is not allowed here", {"Allow": allow}
+        )
+    if status == 404:
+        return error_response("not_found", f"no API route {request.url.path}")
+    return error_response("invalid_argument", str(getattr(exc, "detail", "bad request")))
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return error_response("internal", INTERNAL_MESSAGE)

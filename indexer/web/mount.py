@@ -1,0 +1,30 @@
+"""Where the REST API and the browser page hang in the daemon's one Starlette app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from indexer.core import Core
+from indexer.web.api import PREFIX, api_app
+from indexer.web.auth import Logins, WebGuard, login_endpoints
+
+UI_DIR = Path(__file__).resolve().parent / "ui"
+
+
+def web_middleware(logins: Logins) -> list[Middleware]:
+    """For ``http_app(middleware=...)``: runs inside fastmcp's Host/Origin guard."""
+    return [Middleware(WebGuard, logins=logins)]
+
+
+def web_routes(core: Core, logins: Logins) -> list[BaseRoute]:
+    """``/api/v1`` (the REST API) and ``/ui`` (the page's static files and its login)."""
+    login, login_link = login_endpoints(logins)
+    ui = [
+        Route("/login", login, methods=["GET"]),
+        Mount("/", StaticFiles(directory=UI_DIR, html=True)),
+    ]
+    return [Mount(PREFIX, app=api_app(core, login_link)), Mount("/ui", routes=ui)]

@@ -1,0 +1,340 @@
+"""The OpenAPI 3.1 document of ``/api/v1``, written out by hand from the route table.
+
+Kept beside ``api.py`` rather than generated: the routes are few, and a test checks
+that every route of the app is here and every operation here is a route. Result
+schemas name the keys the tools promise and allow more (results grow, e.g. search's
+``total``), so a newer core never breaks an older script.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import indexer
+
+LANG_PATTERN = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
+ERRORS = {
+    "400": "invalid_argument, invalid_lang or invalid_frontmatter",
+    "401": "unauthorized: a token is set and neither it nor the page's cookie came",
+    "403": "forbidden_path: the path would leave the vault or is not a note/image",
+    "404": "not_found: no such file, or a feature this indexer lacks",
+    "412": "conflict: the file changed since it was read (If-Match), or exists (If-None-Match)",
+    "413": "too_large: the file or body is over the limit",
+    "415": "unsupported_media_type: a write without a JSON or text content type",
+}
+READ_ERRORS = ("400", "401", "403", "404", "413")
+WRITE_ERRORS = ("400", "401", "403", "404", "412", "413", "415")
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict:
+    return {
+        "type": "object",
+        "required": list(required),
+        "properties": {**required, **(optional or {})},
+    }
+
+
+def _body(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict:
+    return {**_obj(required, optional), "additionalProperties": False}
+
+
+STR = {"type": "string"}
+INT = {"type": "integer"}
+NUM = {"type": "number"}
+BOOL = {"type": "boolean"}
+NSTR = {"type": ["string", "null"]}
+COUNT = {"type": "integer", "minimum": 0}
+VERSION = {"type": ["integer", "string"], "description": "a version from history"}
+PATHS = {"type": "array", "items": STR}
+SCHEMAS: dict[str, Any] = {
+    "Error": _obj(
+        {"error": _obj({"code": STR, "message": STR})},
+    ),
+    "Status": _obj(
+        {"version": STR, "langs": {"type": "object", "additionalProperties": INT}},
+        {"workspace": STR, "index_ready": BOOL, "search": BOOL, "features": {"type": "object"}},
+    ),
+    "Find": _obj({"paths": PATHS, "truncated": BOOL}),
+    "Read": _obj(
+        {"path": STR, "content": STR, "etag": STR, "size": INT, "mtime": NUM},
+        {"encoding": {"enum": ["utf-8", "base64"]}},
+    ),
+    "Stat": _obj(
+        {"path": STR, "exists": BOOL},
+        {
+            "type": {"enum": ["file", "dir", None]},
+            "size": {"type": ["integer", "null"]},
+            "mtime": {"type": ["number", "null"]},
+            "etag": NSTR,
+        },
+    ),
+    "Render": _obj(
+        {"path": STR, "etag": STR, "html": STR, "properties": {"type": "object"}},
+        {"frontmatter_error": NSTR, "size": INT, "mtime": NUM},
+    ),
+    "Written": _obj({"path": STR, "etag": STR, "created": BOOL, "size": INT}),
+    "Appended": _obj({"path": STR, "etag": STR, "size": INT}),
+    "Deleted": _obj({"path": STR, "deleted": {"const": True}}),
+    "Moved": _obj({"path": STR, "new_path": STR, "etag": STR}),
+    "Restored": _obj({"path": STR, "etag": STR, "version": VERSION}),
+    "Search": _obj(
+        {
+            "results": {
+                "type": "array",
+                "items": _obj({"path": STR, "title": STR, "score": NUM, "snippet": STR}),
+            },
+            "partial": BOOL,
+        },
+        {"total": INT},
+    ),
+    "Grep": _obj(
+        {
+            "matches": {"type": "array", "items": _obj({"path": STR, "line": INT, "text": STR})},
+            "truncated": BOOL,
+        }
+    ),
+    "History": _obj({"path": STR, "versions": {"type": "array", "items": {"type": "object"}}}),
+    "Diff": _obj({"path": STR, "diff": STR}),
+    "Summary": _obj({"path": STR, "abstract": STR, "overview": STR}, {"overview_html": STR}),
+    "Recall": _obj({"block": STR, "tokens": INT, "sources": {"type": "array"}}),
+    "LoginLink": _obj({"path": STR, "expires_in": {"type": ["integer", "null"]}}),
+    "WriteBody": _body(
+        {"content": STR},
+        {"encoding": {"enum": ["utf-8", "base64"]}, "if_match": NSTR, "reason": NSTR},
+    ),
+    "AppendBody": _body({"path": STR, "content": STR}, {"create": BOOL, "reason": NSTR}),
+    "MoveBody": _body({"path": STR, "new_path": STR}, {"if_match": NSTR, "reason": NSTR}),
+    "RestoreBody": _body({"path": STR, "version": VERSION}, {"if_match": NSTR, "reason": NSTR}),
+    "RecallBody": _body({"query": STR}, {"budget_tokens": INT, "path": STR}),
+}
+
+
+def _param(name: str, where: str, schema: dict, required: bool = False, doc: str = "") -> dict:
+    param = {"name": name, "in": where, "schema": schema, "required": required or where == "path"}
+    if doc:
+        param["description"] = doc
+    return param
+
+
+LANG = _param(
+    "lang", "path", {"type": "string", "pattern": LANG_PATTERN, "maxLength": 35}, doc="vault id"
+)
+PATH = _param(
+    "path", "path", {"type": "string", "minLength": 1}, doc="POSIX path in the vault (may hold /)"
+)
+
+
+def _q(name: str, schema: dict, doc: str = "", required: bool = False) -> dict:
+    return _param(name, "query", schema, required, doc)
+
+
+def _limit(high: int, default: int) -> dict:
+    return _q("limit", {"type": "integer", "minimum": 1, "maximum": high, "default": default})
+
+
+def _op(
+    summary: str,
+    params: list[dict],
+    ok: dict[str, tuple[str, str]],
+    errors: tuple[str, ...],
+    body: dict | None = None,
+    required: bool = True,
+) -> dict:
+    responses: dict[str, Any] = {}
+    for status, (schema, doc) in ok.items():
+        content = {"application/json": {"schema": _ref(schema)}} if schema else None
+        responses[status] = {"description": doc, **({"content": content} if content else {})}
+    for status in errors:
+        responses[status] = {
+            "description": ERRORS[status],
+            "content": {"application/json": {"schema": _ref("Error")}},
+        }
+    op: dict[str, Any] = {"summary": summary, "parameters": params, "responses": responses}
+    if body is not None:
+        op["requestBody"] = {"required": required, "content": body}
+    return op
+
+
+def _json(schema: str) -> dict:
+    return {"application/json": {"schema": _ref(schema)}}
+
+
+REASON = _q("reason", STR, "why, at most 500 characters (kept in history)")
+VERSION_Q = _q("version", {"type": "string"}, "an older version from history (read-only)")
+IF_MATCH = _param("If-Match", "header", STR, doc='"<etag>" you read: refuse if it changed')
+IF_NONE_MATCH = _param("If-None-Match", "header", STR, doc="* on a write: must not exist yet")
+REQUESTED_WITH = _param(
+    "X-Requested-With", "header", {"type": "string", "minLength": 1}, True, "any value (CSRF)"
+)
+
+
+@functools.cache
+def document() -> dict:
+    """The whole OpenAPI document (built once)."""
+    note_ops = {
+        "get": _op(
+            "read (tool `read`): JSON with content and etag; ETag header",
+            [LANG, PATH, VERSION_Q, _q("offset", COUNT, "first line"), _q("limit", COUNT, "lines")],
+            {"200": ("Read", "the file"), "304": ("", "unchanged (If-None-Match)")},
+            READ_ERRORS,
+        ),
+        "put": _op(
+            "write (tool `write`): a Markdown body, or JSON {content, encoding, if_match}",
+            [LANG, PATH, REASON, IF_MATCH, IF_NONE_MATCH],
+            {"200": ("Written", "replaced"), "201": ("Written", "created")},
+            WRITE_ERRORS,
+            {"text/markdown": {"schema": STR}, "text/plain": {"schema": STR}} | _json("WriteBody"),
+        ),
+        "delete": _op(
+            "delete (tool `delete`); needs X-Requested-With or a JSON content type",
+            [LANG, PATH, REASON, REQUESTED_WITH],
+            {"200": ("Deleted", "deleted")},
+            ("400", "401", "403", "404", "415"),
+        ),
+    }
+    posts = {
+        "append": ("append (tool `append`)", "AppendBody", "Appended"),
+        "move": ("move (tool `move`; needs history)", "MoveBody", "Moved"),
+        "restore": ("restore (tool `restore`; needs history)", "RestoreBody", "Restored"),
+        "recall": ("recall (tool `recall`)", "RecallBody", "Recall"),
+    }
+    paths: dict[str, Any] = {
+        "/status": {
+            "get": _op(
+                "status (tool `status`) plus features and index state",
+                [],
+                {"200": ("Status", "status")},
+                ("401",),
+            )
+        },
+        "/openapi.json": {
+            "get": {"summary": "this document", "responses": {"200": {"description": "OpenAPI"}}}
+        },
+        "/login-link": {
+            "post": _op(
+                "a one-time login link for the page (bearer token only; `indexer open`)",
+                [],
+                {"200": ("LoginLink", "path of the link, valid once for expires_in seconds")},
+                ("400", "401", "415"),
+                {"application/json": {"schema": _body({})}},
+                required=False,
+            )
+        },
+        "/{lang}/notes": {
+            "get": _op(
+                "find (tool `find`)",
+                [
+                    LANG,
+                    _q("pattern", STR, "glob, ** spans folders"),
+                    _q("path", STR),
+                    _limit(10_000, 200),
+                ],
+                {"200": ("Find", "matching paths")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/notes/{path}": note_ops,
+        "/{lang}/stat/{path}": {
+            "get": _op("stat (tool `stat`)", [LANG, PATH], {"200": ("Stat", "")}, READ_ERRORS)
+        },
+        "/{lang}/raw/{path}": {
+            "get": _op(
+                "a file's bytes with its type (images for the page; text as text/plain)",
+                [LANG, PATH, VERSION_Q],
+                {"200": ("", "the bytes"), "304": ("", "unchanged")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/render/{path}": {
+            "get": _op(
+                "a note as sanitized HTML, frontmatter as properties",
+                [LANG, PATH, VERSION_Q],
+                {"200": ("Render", "")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/search": {
+            "get": _op(
+                "search (tool `search`; snippets mark hits with **)",
+                [
+                    LANG,
+                    _q("q", STR, 'words and "phrases"', required=True),
+                    _limit(100, 10),
+                    _q("offset", COUNT),
+                    _q("type", STR),
+                    _q("tag", {"type": "array", "items": STR}, "repeat for several"),
+                    _q("path", STR, "folder prefix"),
+                ],
+                {"200": ("Search", "")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/grep": {
+            "get": _op(
+                "grep (tool `grep`, RE2)",
+                [
+                    LANG,
+                    _q("pattern", {"type": "string", "minLength": 1}, required=True),
+                    _q("path", STR),
+                    _q("glob", STR),
+                    _q("fixed", BOOL),
+                    _q("ignore_case", BOOL),
+                    _limit(10_000, 100),
+                ],
+                {"200": ("Grep", "")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/history/{path}": {
+            "get": _op(
+                "history (tool `history`)",
+                [LANG, PATH, _q("limit", INT, "newest first, default 20")],
+                {"200": ("History", "")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/diff/{path}": {
+            "get": _op(
+                "diff (tool `diff`; to= omitted: the current file)",
+                [LANG, PATH, _q("from", STR, required=True), _q("to", STR)],
+                {"200": ("Diff", "")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/summary": {
+            "get": _op(
+                "summary (tool `summary`); format=html adds overview_html",
+                [LANG, _q("path", STR), _q("format", {"enum": ["json", "html"]})],
+                {"200": ("Summary", "")},
+                READ_ERRORS,
+            )
+        },
+    }
+    for name, (summary, body, result) in posts.items():
+        paths[f"/{{lang}}/{name}"] = {
+            "post": _op(summary, [LANG], {"200": (result, "")}, WRITE_ERRORS, _json(body))
+        }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "vault memory REST API",
+            "version": indexer.__version__,
+            "description": "The Vault MCP tools over plain HTTP. Errors: "
+            '{"error": {"code", "message"}} with the tools\' codes.',
+        },
+        "servers": [{"url": "/api/v1"}],
+        "security": [{"bearer": []}, {"cookie": []}, {}],
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "cookie": {"type": "apiKey", "in": "cookie", "name": "vault_ui_PORT"},
+            },
+        },
+        "paths": paths,
+    }

@@ -1,0 +1,172 @@
+"""Reading a REST request's inputs strictly: query values, bodies, JSON fields, ETags.
+
+Anything malformed is an ``InvalidArgumentError`` (400), like a bad tool argument; a
+body over its cap is ``TooLargeError`` (413) before it is read to the end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.requests import Request
+
+from shared.errors import InvalidArgumentError, TooLargeError
+
+REQUIRED: Any = object()
+JSON_TYPES = frozenset({"application/json"})
+TEXT_TYPES = frozenset({"text/markdown", "text/plain", "text/x-markdown"})
+Version = int | str
+
+
+def media_type(request: Request) -> str:
+    """The request's media type without parameters, lower case ('' when absent)."""
+    return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def query_str(request: Request, name: str, default: str | None = None) -> str | None:
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise InvalidArgumentError(f"{name} is given more than once")
+    return values[0] if values else default
+
+
+def query_optional_int(request: Request, name: str) -> int | None:
+    text = query_str(request, name)
+    if text is None or text == "":
+        return None
+    if not (text.isascii() and text.lstrip("-").isdigit()) or len(text) > 12:
+        raise InvalidArgumentError(f"{name} must be a whole number, not {text[:40]!r}")
+    return int(text)
+
+
+def query_int(request: Request, name: str, default: int) -> int:
+    value = query_optional_int(request, name)
+    return default if value is None else value
+
+
+def query_bool(request: Request, name: str, default: bool) -> bool:
+    text = query_str(request, name)
+    if text is None or text == "":
+        return default
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise InvalidArgumentError(f"{name} must be true or false, not {text[:40]!r}")
+
+
+def version_value(value: object, name: str = "version") -> Version | None:
+    """A version as history gives it: a whole number (digits in a query) or an opaque id."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InvalidArgumentError(f"{name} must be a version number or id")
+    if isinstance(value, str):
+        if len(value) > 200:
+            raise InvalidArgumentError(f"{name} is too long")
+        if value.isascii() and value.isdigit():
+            return int(value)
+    return value
+
+
+async def read_body(request: Request, cap: int) -> bytes:
+    """The whole body, refused with too_large as soon as it passes ``cap`` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise TooLargeError(f"the body is larger than the limit of {cap} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > cap:
+            raise TooLargeError(f"the body is larger than the limit of {cap} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def decode_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgumentError("the body is not valid UTF-8") from None
+
+
+def json_object(data: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(decode_text(data) or "null")
+    except (ValueError, RecursionError):
+        raise InvalidArgumentError("the body is not valid JSON") from None
+    if not isinstance(value, dict):
+        raise InvalidArgumentError("the body must be a JSON object")
+    return value
+
+
+def fields(body: Mapping[str, Any], spec: Mapping[str, tuple[Any, Any]]) -> dict[str, Any]:
+    """Check ``body`` against ``spec`` (name -> (type or tuple of types, default)).
+
+    Unknown keys are refused (as the tools refuse unknown arguments); None is allowed
+    only where the default is None; bool never passes for int.
+    """
+    unknown = sorted(set(body) - set(spec))
+    if unknown:
+        raise InvalidArgumentError(f"unknown field(s): {', '.join(unknown)[:200]}")
+    result: dict[str, Any] = {}
+    for name, (kind, default) in spec.items():
+        if name not in body:
+            if default is REQUIRED:
+                raise InvalidArgumentError(f"the field {name!r} is required")
+            result[name] = default
+            continue
+        value = body[name]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if value is None and default is None:
+            result[name] = None
+        elif not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise InvalidArgumentError(f"the field {name!r} has the wrong type")
+        else:
+            result[name] = value
+    return result
+
+
+def quote_etag(etag: str) -> str:
+    return f'"{etag}"'
+
+
+def _etags(header: str) -> list[str]:
+    tags = []
+    for part in header.split(","):
+        tag = part.strip()
+        tag = tag[2:] if tag.startswith("W/") else tag
+        if len(tag) >= 2 and tag[0] == tag[-1] == '"':
+            tag = tag[1:-1]
+        if tag:
+            tags.append(tag)
+    return tags
+
+
+def write_precondition(request: Request) -> str | None:
+    """``If-Match: <etag>`` -> that etag; ``If-None-Match: *`` -> '' (must not exist)."""
+    if_match = request.headers.get("if-match")
+    if_none = request.headers.get("if-none-match")
+    if if_match is not None and if_none is not None:
+        raise InvalidArgumentError("send If-Match or If-None-Match, not both")
+    if if_none is not None:
+        if if_none.strip() != "*":
+            raise InvalidArgumentError("a write takes only If-None-Match: *")
+        return ""
+    if if_match is None:
+        return None
+    tags = _etags(if_match)
+    if len(tags) != 1 or tags[0] == "*":
+        raise InvalidArgumentError("If-Match takes exactly one etag (read the note first)")
+    return tags[0]
+
+
+def not_modified(request: Request, etag: str) -> bool:
+    """Whether a GET's ``If-None-Match`` already names ``etag``."""
+    header = request.headers.get("if-none-match")
+    if header is None:
+        return False
+    return header.strip() == "*" or etag in _etags(header)

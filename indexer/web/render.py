@@ -1,0 +1,117 @@
+"""Notes as HTML for the browser page: markdown-it-py renders, nh3 sanitizes.
+
+Note text is untrusted (an LLM or a pasted web page wrote it), so the HTML that leaves
+here holds no script, no event handler, no style and no link but http(s)/mailto and
+the vault's own: ``nh3`` (the Rust ``ammonia`` sanitizer) rebuilds the HTML from an
+allow-list, whatever markdown-it passed through. The page's Content-Security-Policy
+is the second, independent layer. Relative links are resolved against the note's
+folder: images and files to the API's raw route, other notes to the page's own view.
+Frontmatter never becomes HTML: it leaves as plain JSON values for a properties table.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+from datetime import date, datetime
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+import nh3
+from markdown_it import MarkdownIt
+
+from shared.errors import InvalidFrontmatterError
+from shared.frontmatter import format_timestamp, parse_frontmatter, split_frontmatter
+
+TAGS = set(nh3.ALLOWED_TAGS) - {"area", "map"}
+ATTRIBUTES = {
+    **{tag: set(names) for tag, names in nh3.ALLOWED_ATTRIBUTES.items()},
+    "*": {"title"},
+    "a": {"href", "hreflang", "title"},
+    "img": {"src", "alt", "title", "width", "height"},
+}
+URL_SCHEMES = {"http", "https", "mailto"}
+
+
+class NoteRenderer:
+    """Markdown -> sanitized HTML, and frontmatter -> plain properties."""
+
+    def __init__(self, api_prefix: str = "/api/v1") -> None:
+        self.api_prefix = api_prefix
+        self._markdown = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+    def note(self, lang: str, path: str, text: str) -> dict[str, Any]:
+        """``{properties, frontmatter_error, html}`` of a note's text."""
+        error = None
+        try:
+            meta, body = parse_frontmatter(text)
+        except InvalidFrontmatterError as err:
+            meta, body, error = {}, _body_after_block(text), err.message
+        return {
+            "properties": {str(k): plain(v) for k, v in meta.items()},
+            "frontmatter_error": error,
+            "html": self.html(lang, path, body),
+        }
+
+    def html(self, lang: str, path: str, markdown: str) -> str:
+        """Sanitized HTML of ``markdown`` found at ``path`` (links resolve from its folder)."""
+        folder = posixpath.dirname(path)
+
+        def attribute(tag: str, name: str, value: str) -> str | None:
+            if name in ("href", "src"):
+                return self._url(lang, folder, value, is_image=tag == "img")
+            return value
+
+        return nh3.clean(
+            self._markdown.render(markdown),
+            tags=TAGS,
+            attributes=ATTRIBUTES,
+            attribute_filter=attribute,
+            url_schemes=URL_SCHEMES,
+            link_rel="noopener noreferrer nofollow",
+            strip_comments=True,
+        )
+
+    def _url(self, lang: str, folder: str, value: str, *, is_image: bool) -> str | None:
+        """Where a link or image points, or None to drop it."""
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme or parts.netloc:
+            # Remote images would be blocked by the CSP anyway (and may track the reader).
+            ok = parts.scheme.lower() in URL_SCHEMES and not is_image
+            return value if ok else None
+        if not parts.path:  # '#x': the page's own routes use the fragment
+            return None
+        if parts.path.startswith("/"):
+            return None
+        target = posixpath.normpath(posixpath.join(folder, unquote(parts.path)))
+        if target.startswith("../") or target in ("..", "."):
+            return None
+        if target.endswith(".md") and not is_image:
+            return f"#/{lang}/note/{quote(target)}"
+        return f"{self.api_prefix}/{lang}/raw/{quote(target)}"
+
+
+def _body_after_block(text: str) -> str:
+    """The body of a note whose frontmatter block does not parse (the block is skipped)."""
+    try:
+        return split_frontmatter(text.replace("\r\n", "\n").lstrip("\ufeff"))[1]
+    except InvalidFrontmatterError:
+        return text
+
+
+def plain(value: Any) -> Any:
+    """A frontmatter value as JSON (dates as ISO text, odd numbers as text)."""
+    if isinstance(value, datetime):
+        return format_timestamp(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)

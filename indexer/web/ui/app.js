@@ -1,0 +1,416 @@
+// Vault memory's browser page: plain DOM over the REST API at /api/v1, no framework.
+// Rule of the file: text from the vault goes into the page through textContent only;
+// the one exception is a note's HTML, which the server has sanitized (nh3) and the
+// page's Content-Security-Policy would stop from running script anyway.
+
+const API = "/api/v1";
+const state = { status: null, features: {}, lang: null };
+const view = document.getElementById("view");
+
+// ---- HTTP ------------------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function api(method, path, { body, type, headers = {} } = {}) {
+  const init = { method, headers: { ...headers }, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.body = type === "json" ? JSON.stringify(body) : body;
+    init.headers["Content-Type"] = type === "json" ? "application/json" : "text/markdown; charset=utf-8";
+  }
+  if (method === "DELETE") init.headers["X-Requested-With"] = "vault-memory-ui";
+  const response = await fetch(API + path, init);
+  const data = response.status === 304 ? null : await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (data && data.error) || { code: "internal", message: response.statusText };
+    throw new ApiError(response.status, error.code, error.message);
+  }
+  return { data, etag: data && data.etag, status: response.status };
+}
+
+const enc = (path) => path.split("/").map(encodeURIComponent).join("/");
+const notePath = (lang, path) => `/${lang}/notes/${enc(path)}`;
+const link = (lang, kind, path = "") => `#/${lang}/${kind}/${enc(path)}`.replace(/\/$/, "");
+
+// ---- DOM -------------------------------------------------------------------------
+
+function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined && child !== false) {
+      node.append(child instanceof Node ? child : String(child));
+    }
+  }
+  return node;
+}
+
+function show(...nodes) {
+  view.replaceChildren(...nodes.filter((node) => node !== null && node !== undefined));
+  window.scrollTo(0, 0);
+}
+
+function say(text, kind = "ok") {
+  const box = document.getElementById("message");
+  box.textContent = text;
+  box.className = kind;
+  box.hidden = !text;
+}
+
+function flash(text) {
+  // Shown once the next view has loaded (a save or delete navigates away).
+  state.flash = text;
+}
+
+function errorBox(err) {
+  if (err instanceof ApiError && err.status === 401) {
+    return h("div", { class: "error" }, h("strong", { text: "Login needed. " }),
+      "Open the page again with ", h("code", { text: "indexer open --workspace W" }), ".");
+  }
+  const code = err instanceof ApiError ? err.code : "error";
+  return h("div", { class: "error" }, h("strong", { text: `${code}: ` }), err.message);
+}
+
+function crumbs(lang, path, last) {
+  const parts = path ? path.split("/") : [];
+  const items = [h("a", { href: `#/${lang}`, text: lang })];
+  parts.forEach((part, i) => {
+    const sub = parts.slice(0, i + 1).join("/");
+    const isLast = i === parts.length - 1 && last;
+    items.push(" / ", isLast ? h("span", { text: part }) : h("a", { href: link(lang, "browse", sub), text: part }));
+  });
+  return h("nav", { class: "crumbs" }, items);
+}
+
+function value(v) {
+  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(", ");
+  if (v !== null && typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+function propertiesTable(properties) {
+  const rows = Object.entries(properties).map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: value(v) })));
+  return rows.length ? h("table", { class: "properties" }, h("tbody", {}, rows)) : null;
+}
+
+// ---- views -----------------------------------------------------------------------
+
+async function home() {
+  const langs = Object.entries(state.status.langs || {});
+  show(
+    h("h1", { text: "Vaults" }),
+    langs.length
+      ? h("ul", { class: "vaults" }, langs.map(([lang, n]) =>
+        h("li", {}, h("a", { href: `#/${lang}`, class: "vault", "data-lang": lang },
+          h("strong", { text: lang }), h("span", { class: "muted", text: ` ${n} notes` })))))
+      : h("p", { class: "muted", text: "No vault has notes yet." }),
+    statusPanel(),
+  );
+}
+
+function statusPanel() {
+  const s = state.status;
+  const rows = [
+    ["version", s.version], ["workspace", s.workspace],
+    ["index", s.index_ready ? "ready" : "catching up"],
+  ];
+  if (s.index) rows.push(["index notes", s.index.notes], ["index problems", s.index.problems], ["last reconcile", s.index.last_reconcile]);
+  rows.push(["features", Object.entries(state.features).filter(([, on]) => on).map(([k]) => k).join(", ") || "files only"]);
+  if (s.jobs) rows.push(["jobs", value(s.jobs)]);
+  return h("section", { class: "status" }, h("h2", { text: "Status" }),
+    h("table", { class: "properties" }, h("tbody", {}, rows.map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: value(v ?? "–") }))))),
+    h("h3", { text: "Notes per vault" }),
+    h("table", { class: "langs" }, h("tbody", {}, Object.entries(s.langs || {}).map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: String(v) }))))));
+}
+
+async function statusView() {
+  await loadStatus();
+  show(h("h1", { text: "Status" }), statusPanel());
+}
+
+async function summaryOf(lang, path) {
+  if (!state.features.summaries) return null;
+  try {
+    return (await api("GET", `/${lang}/summary?format=html&path=${encodeURIComponent(path)}`)).data;
+  } catch {
+    return null;
+  }
+}
+
+async function browse(lang, folder) {
+  const query = `pattern=${encodeURIComponent("**/*.md")}&limit=10000&path=${encodeURIComponent(folder)}`;
+  const [{ data }, summary] = await Promise.all([api("GET", `/${lang}/notes?${query}`), summaryOf(lang, folder)]);
+  const prefix = folder ? folder + "/" : "";
+  const folders = new Map();
+  const notes = [];
+  for (const path of data.paths) {
+    const rest = path.slice(prefix.length);
+    const slash = rest.indexOf("/");
+    if (slash === -1) notes.push(path);
+    else folders.set(rest.slice(0, slash), (folders.get(rest.slice(0, slash)) || 0) + 1);
+  }
+  const folderItems = [...folders.keys()].sort().map((name) => {
+    const abstract = h("div", { class: "abstract muted" });
+    summaryOf(lang, prefix + name).then((s) => { if (s) abstract.textContent = s.abstract; });
+    return h("li", { class: "folder" }, h("a", { href: link(lang, "browse", prefix + name), text: `${name}/` }),
+      h("span", { class: "muted", text: ` ${folders.get(name)} notes` }), abstract);
+  });
+  const overview = summary ? h("section", { class: "summary" },
+    h("p", { class: "abstract", text: summary.abstract }), htmlBlock(summary.overview_html || "", "overview")) : null;
+  show(
+    crumbs(lang, folder, true),
+    h("div", { class: "actions" }, h("a", { class: "button", href: link(lang, "new", folder), text: "New note" })),
+    overview,
+    folderItems.length ? h("ul", { class: "folders" }, folderItems) : null,
+    h("ul", { class: "notes" }, notes.sort().map((path) =>
+      h("li", {}, h("a", { href: link(lang, "note", path), text: path.slice(prefix.length) })))),
+    data.truncated ? h("p", { class: "muted", text: "Only the first 10,000 notes are listed." }) : null,
+    !folders.size && !notes.length ? h("p", { class: "muted", text: "No notes here." }) : null,
+  );
+}
+
+function htmlBlock(html, cls) {
+  // The only place HTML enters the page: sanitized on the server, and CSP-confined.
+  const node = h("article", { class: cls });
+  node.innerHTML = html;
+  return node;
+}
+
+function snippet(text) {
+  // Hits come wrapped in **…**: alternate plain text and <mark>, all as text nodes. A hit
+  // inside the note's own **bold** arrives as ****hit****: one mark, not two empty ones.
+  const parts = text.replace(/\*{4}/g, "**").split("**");
+  return h("p", { class: "snippet" }, parts.map((part, i) => (i % 2 ? h("mark", { text: part }) : part)));
+}
+
+async function search(lang, q) {
+  document.getElementById("search-input").value = q;
+  if (!state.features.search) return show(h("p", { class: "error", text: "Search needs the index." }));
+  if (!q.trim()) return show(h("p", { class: "muted", text: "Type words to search for." }));
+  const { data } = await api("GET", `/${lang}/search?limit=50&q=${encodeURIComponent(q)}`);
+  show(
+    h("h1", {}, "Search ", h("q", { text: q })),
+    data.partial ? h("p", { class: "muted", text: "The index is still catching up; results may be missing." }) : null,
+    data.results.length
+      ? h("ol", { class: "search-results" }, data.results.map((r) =>
+        h("li", {}, h("a", { href: link(lang, "note", r.path), text: r.title || r.path }),
+          h("span", { class: "path muted", text: ` ${r.path}` }), snippet(r.snippet))))
+      : h("p", { class: "muted", text: "Nothing found." }),
+  );
+}
+
+async function note(lang, path, version) {
+  const suffix = version ? `?version=${encodeURIComponent(version)}` : "";
+  const { data } = await api("GET", `/${lang}/render/${enc(path)}${suffix}`);
+  const title = data.properties.title || path.split("/").pop();
+  const actions = version
+    ? [h("a", { class: "button", href: link(lang, "note", path), text: "Current version" }),
+      h("button", { id: "restore", onclick: () => restore(lang, path, version) }, "Restore this version")]
+    : [h("a", { class: "button", id: "edit", href: link(lang, "edit", path), text: "Edit" }),
+      state.features.history ? h("a", { class: "button", id: "history", href: link(lang, "history", path), text: "History" }) : null,
+      h("button", { class: "danger", id: "delete", onclick: () => remove(lang, path) }, "Delete")];
+  show(
+    crumbs(lang, path, true),
+    version ? h("p", { class: "banner", text: `Version ${version} (read-only)` }) : null,
+    h("h1", { class: "note-title", text: title }),
+    h("div", { class: "actions" }, actions),
+    data.frontmatter_error ? h("p", { class: "error", text: `Frontmatter: ${data.frontmatter_error}` }) : null,
+    propertiesTable(data.properties),
+    htmlBlock(data.html, "note-body"),
+  );
+}
+
+async function remove(lang, path) {
+  if (!confirm(`Delete ${path}?`)) return;
+  await api("DELETE", notePath(lang, path));
+  flash(`Deleted ${path}.`);
+  location.hash = link(lang, "browse", path.split("/").slice(0, -1).join("/"));
+}
+
+async function edit(lang, path, folder) {
+  const isNew = path === null;
+  let etag = null;
+  let content = "---\ntitle: \n---\n# \n";
+  if (!isNew) ({ etag, data: { content } } = await api("GET", notePath(lang, path)));
+  const editor = h("textarea", { id: "editor", spellcheck: "false" });
+  editor.value = content;
+  const pathInput = isNew ? h("input", { id: "new-path", value: folder ? `${folder}/new-note.md` : "new-note.md" }) : null;
+  const conflict = h("section", { class: "conflict", hidden: true });
+
+  async function save(overwriteEtag) {
+    const target = isNew ? pathInput.value.trim() : path;
+    const precondition = overwriteEtag ? { "If-Match": `"${overwriteEtag}"` }
+      : etag ? { "If-Match": `"${etag}"` } : { "If-None-Match": "*" };
+    try {
+      await api("PUT", notePath(lang, target), { body: editor.value, headers: precondition });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 412) return showConflict(target);
+      throw err;
+    }
+    flash(`Saved ${target}.`);
+    location.hash = link(lang, "note", target);
+  }
+
+  async function showConflict(target) {
+    // Nothing is lost: your text stays in the editor until you choose.
+    let theirs = null;
+    try {
+      theirs = (await api("GET", notePath(lang, target))).data;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    }
+    conflict.hidden = false;
+    conflict.replaceChildren(
+      h("h2", { text: "Changed elsewhere" }),
+      h("p", { text: theirs
+        ? "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now."
+        : "This note was deleted since you opened it. Your text is still in the editor." }),
+      theirs ? h("pre", { class: "theirs", text: theirs.content }) : null,
+      h("div", { class: "actions" },
+        h("button", { id: "overwrite", onclick: () => (theirs ? save(theirs.etag) : (etag = null, save())) },
+          "Save mine over it"),
+        theirs ? h("button", { id: "take-theirs", onclick: () => {
+          if (!confirm("Replace your text in the editor with the version on disk?")) return;
+          editor.value = theirs.content;
+          etag = theirs.etag;
+          conflict.hidden = true;
+        } }, "Take theirs") : null),
+    );
+    say("Not saved: the note changed elsewhere.", "warn");
+  }
+
+  show(
+    isNew ? crumbs(lang, folder, false) : crumbs(lang, path, true),
+    h("h1", { text: isNew ? "New note" : `Edit ${path.split("/").pop()}` }),
+    isNew ? h("label", { class: "field" }, "Path ", pathInput) : null,
+    conflict,
+    editor,
+    h("div", { class: "actions" },
+      h("button", { id: "save", class: "primary", onclick: () => save().catch(fail) }, "Save"),
+      h("a", { class: "button", href: isNew ? link(lang, "browse", folder) : link(lang, "note", path), text: "Cancel" })),
+  );
+  editor.focus();
+}
+
+async function history(lang, path) {
+  const { data } = await api("GET", `/${lang}/history/${enc(path)}?limit=100`);
+  const versions = data.versions || [];
+  const diffBox = h("pre", { class: "diff", hidden: true });
+  const pick = (id, withCurrent) => h("select", { id }, withCurrent ? h("option", { value: "", text: "current file" }) : null,
+    versions.map((v) => h("option", { value: String(v.version), text: `${v.version} · ${v.at || ""}` })));
+  const from = pick("diff-from", false);
+  const to = pick("diff-to", true);
+  if (versions.length > 1) from.value = String(versions[1].version); // the one before the newest
+  async function showDiff(a, b) {
+    const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
+    const { data: d } = await api("GET", `/${lang}/diff/${enc(path)}?${q}`);
+    diffBox.hidden = false;
+    diffBox.replaceChildren(...d.diff.split("\n").map((line) => h("span", { class: diffClass(line), text: `${line}\n` })));
+  }
+  show(
+    crumbs(lang, path, true),
+    h("h1", { text: `History of ${path.split("/").pop()}` }),
+    versions.length ? h("table", { class: "history-table" },
+      h("thead", {}, h("tr", {}, ["version", "when", "change", "by", "reason", "size", ""].map((t) => h("th", { text: t })))),
+      h("tbody", {}, versions.map((v) => h("tr", { "data-version": String(v.version) },
+        [v.version, v.at, v.op, v.actor, v.reason, v.size].map((t) => h("td", { text: t ?? "" })),
+        h("td", { class: "row-actions" },
+          h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
+          h("button", { class: "diff-current", onclick: () => showDiff(v.version, "").catch(fail) }, "diff with current"), " ",
+          h("button", { class: "restore", onclick: () => restore(lang, path, v.version) }, "restore"))))))
+      : h("p", { class: "muted", text: "No versions recorded." }),
+    versions.length ? h("div", { class: "actions" }, "Diff ", from, " → ", to,
+      h("button", { id: "show-diff", onclick: () => showDiff(from.value, to.value).catch(fail) }, "Show diff")) : null,
+    diffBox,
+  );
+}
+
+function diffClass(line) {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "hunk";
+  return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
+}
+
+async function restore(lang, path, version) {
+  if (!confirm(`Restore version ${version} of ${path}?`)) return;
+  let ifMatch = null;
+  try {
+    ifMatch = (await api("GET", notePath(lang, path))).etag;
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) return fail(err);
+  }
+  const body = { path, version: /^\d+$/.test(String(version)) ? Number(version) : version, if_match: ifMatch };
+  try {
+    await api("POST", `/${lang}/restore`, { body, type: "json" });
+  } catch (err) {
+    return fail(err);
+  }
+  flash(`Restored version ${version} of ${path}.`);
+  location.hash = link(lang, "note", path);
+}
+
+// ---- routing ---------------------------------------------------------------------
+
+function fail(err) {
+  view.querySelectorAll(":scope > .error").forEach((old) => old.remove());
+  view.prepend(errorBox(err));
+}
+
+async function loadStatus() {
+  state.status = (await api("GET", "/status")).data;
+  state.features = state.status.features || {};
+  const picker = document.getElementById("vault-picker");
+  const langs = Object.keys(state.status.langs || {});
+  if (state.lang && !langs.includes(state.lang)) langs.push(state.lang);
+  picker.replaceChildren(h("option", { value: "", text: "—" }), ...langs.map((l) => h("option", { value: l, text: l })));
+  picker.value = state.lang || "";
+}
+
+async function route() {
+  const [hashPath, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
+  const params = new URLSearchParams(query);
+  const [lang, kind = "browse", ...rest] = hashPath.split("/");
+  const path = rest.map(decodeURIComponent).join("/");
+  if (lang && lang !== "status") state.lang = decodeURIComponent(lang);
+  document.getElementById("vault-picker").value = state.lang || "";
+  if (kind !== "search") document.getElementById("search-input").value = "";
+  document.body.dataset.view = lang === "status" ? "status" : lang ? kind : "home";
+  try {
+    if (!state.status) await loadStatus();
+    if (!lang) await home();
+    else if (lang === "status") await statusView();
+    else if (kind === "browse") await browse(state.lang, path);
+    else if (kind === "search") await search(state.lang, params.get("q") || "");
+    else if (kind === "note") await note(state.lang, path, params.get("version"));
+    else if (kind === "edit") await edit(state.lang, path);
+    else if (kind === "new") await edit(state.lang, null, path);
+    else if (kind === "history") await history(state.lang, path);
+    else show(h("p", { class: "error", text: "No such view." }));
+  } catch (err) {
+    show(errorBox(err));
+  }
+  say(state.flash || "");
+  state.flash = "";
+  document.body.dataset.ready = location.hash;
+}
+
+document.getElementById("vault-picker").addEventListener("change", (event) => {
+  if (event.target.value) location.hash = `#/${event.target.value}`;
+});
+document.getElementById("search-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const q = document.getElementById("search-input").value;
+  const lang = state.lang || Object.keys(state.status?.langs || {})[0];
+  if (lang) location.hash = `#/${lang}/search?q=${encodeURIComponent(q)}`;
+});
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,290 @@
+"""The REST API end to end: a real ``indexer serve``, plain HTTP, the tools' behaviour."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from helpers.indexer_process import RunningIndexer
+
+from indexer.vault.vault import Vault
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+MD = {"Content-Type": "text/markdown; charset=utf-8"}
+JSON = {"Content-Type": "application/json"}
+DELETE = {"X-Requested-With": "test"}
+needs_history = pytest.mark.skipif(
+    not hasattr(Vault, "history"), reason="history not merged yet: the vault has no 'history'"
+)
+
+
+def base_url(server: RunningIndexer) -> str:
+    return server.url.removesuffix("/mcp")
+
+
+@pytest.fixture(scope="module")
+def http(server: RunningIndexer) -> Iterator[httpx2.Client]:
+    with httpx2.Client(base_url=base_url(server) + "/api/v1", timeout=30) as client:
+        yield client
+
+
+def vault_dir(server: RunningIndexer, lang: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def error_message(response: httpx2.Response) -> str:
+    return str(response.json()["error"]["message"])
+
+
+def error_of(response: httpx2.Response) -> str:
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    return body["error"]["code"]
+
+
+def test_write_read_find_delete_round_trip(http: httpx2.Client, server: RunningIndexer) -> None:
+    created = http.put("/ra/notes/items/go.md", content=b"# Go\nwent\n", headers=MD)
+    assert created.status_code == 201
+    etag = created.json()["etag"]
+    assert created.headers["etag"] == f'"{etag}"'
+    assert created.json()["path"] == "items/go.md" and created.json()["created"] is True
+    read = http.get("/ra/notes/items/go.md")
+    assert read.status_code == 200 and read.headers["etag"] == f'"{etag}"'
+    body = read.json()
+    assert body["content"].endswith("# Go\nwent\n") and body["etag"] == etag
+    assert set(body) >= {"path", "content", "etag", "size", "mtime"}
+    assert (
+        http.get("/ra/notes/items/go.md", headers={"If-None-Match": f'"{etag}"'}).status_code == 304
+    )
+    lines = http.get("/ra/notes/items/go.md", params={"offset": 1, "limit": 1}).json()["content"]
+    assert lines.count("\n") == 1
+    assert http.get("/ra/notes").json() == {"paths": ["items/go.md"], "truncated": False}
+    found = http.get("/ra/notes", params={"pattern": "*.md", "path": "items", "limit": 5})
+    assert found.json()["paths"] == ["items/go.md"]
+    stat = http.get("/ra/stat/items/go.md").json()
+    assert stat["exists"] is True and stat["type"] == "file" and stat["etag"] == etag
+    deleted = http.delete("/ra/notes/items/go.md", headers=DELETE)
+    assert deleted.json() == {"path": "items/go.md", "deleted": True}
+    assert not (vault_dir(server, "ra") / "items/go.md").exists()
+    assert error_of(http.get("/ra/notes/items/go.md")) == "not_found"
+
+
+def test_if_match_and_if_none_match(http: httpx2.Client, server: RunningIndexer) -> None:
+    first = http.put("/rb/notes/n.md", content=b"# n\n", headers=MD | {"If-None-Match": "*"})
+    assert first.status_code == 201
+    again = http.put("/rb/notes/n.md", content=b"# again\n", headers=MD | {"If-None-Match": "*"})
+    assert again.status_code == 412 and error_of(again) == "conflict"
+    note = vault_dir(server, "rb") / "n.md"
+    note.write_text(note.read_text() + "a human edit\n")  # someone edits in an editor
+    before = note.read_bytes()
+    stale = first.headers["etag"]
+    refused = http.put("/rb/notes/n.md", content=b"# llm\n", headers=MD | {"If-Match": stale})
+    assert refused.status_code == 412 and error_of(refused) == "conflict"
+    assert note.read_bytes() == before
+    current = http.get("/rb/notes/n.md").headers["etag"]
+    ok = http.put("/rb/notes/n.md", content=b"# merged\n", headers=MD | {"If-Match": current})
+    assert ok.status_code == 200 and ok.json()["created"] is False
+    # the same precondition in a JSON body, as the tool takes it
+    body = {"content": "# json\n", "if_match": ok.json()["etag"]}
+    assert http.put("/rb/notes/n.md", json=body).status_code == 200
+    stale_body = {"content": "# json\n", "if_match": ok.json()["etag"]}
+    assert http.put("/rb/notes/n.md", json=stale_body).status_code == 412
+    both = http.put(
+        "/rb/notes/n.md", content=b"x", headers=MD | {"If-Match": current, "If-None-Match": "*"}
+    )
+    assert both.status_code == 400 and error_of(both) == "invalid_argument"
+    star = http.put("/rb/notes/n.md", content=b"x", headers=MD | {"If-Match": "*"})
+    assert star.status_code == 400
+
+
+def test_image_asset_written_as_base64_and_served_raw(http: httpx2.Client) -> None:
+    body = {"content": base64.b64encode(PNG).decode(), "encoding": "base64"}
+    assert http.put("/rc/notes/items/a.md.assets/p.png", json=body).status_code == 201
+    raw = http.get("/rc/raw/items/a.md.assets/p.png")
+    assert raw.status_code == 200 and raw.content == PNG
+    assert raw.headers["content-type"] == "image/png"
+    assert raw.headers["x-content-type-options"] == "nosniff"
+    assert (
+        http.get(
+            "/rc/raw/items/a.md.assets/p.png", headers={"If-None-Match": raw.headers["etag"]}
+        ).status_code
+        == 304
+    )
+    http.put("/rc/notes/items/a.md", content=b"# A\n<script>x()</script>\n", headers=MD)
+    text = http.get("/rc/raw/items/a.md")
+    assert text.headers["content-type"] == "text/plain; charset=utf-8"
+    assert "sandbox" in text.headers["content-security-policy"]
+    bad = http.put(
+        "/rc/notes/items/a.md.assets/q.png", json={"content": "aGk=", "encoding": "base64"}
+    )
+    assert bad.status_code == 400 and error_of(bad) == "invalid_argument"
+
+
+def test_append_search_grep_render(http: httpx2.Client) -> None:
+    http.put(
+        "/rd/notes/items/went.md",
+        content=b"---\ntags: [verbs]\n---\n# Went\nthe past of go\n",
+        headers=MD,
+    )
+    appended = http.post(
+        "/rd/append", json={"path": "items/went.md", "content": "\nsee also gone\n"}
+    )
+    assert (
+        appended.status_code == 200 and appended.headers["etag"] == f'"{appended.json()["etag"]}"'
+    )
+    missing = http.post("/rd/append", json={"path": "new.md", "content": "x", "create": False})
+    assert error_of(missing) == "not_found"
+    found = http.get("/rd/search", params={"q": "gone"}).json()
+    assert [r["path"] for r in found["results"]] == ["items/went.md"]
+    assert "**gone**" in found["results"][0]["snippet"] and found["partial"] in (True, False)
+    tagged = http.get("/rd/search", params=[("q", "past"), ("tag", "verbs"), ("tag", "nope")])
+    assert tagged.json()["results"] == []
+    assert http.get("/rd/search", params={"q": "past", "tag": "verbs"}).json()["results"]
+    grep = http.get("/rd/grep", params={"pattern": "^see also", "fixed": "false"}).json()
+    assert [(m["path"], m["text"]) for m in grep["matches"]] == [("items/went.md", "see also gone")]
+    assert grep["truncated"] is False
+    rendered = http.get("/rd/render/items/went.md").json()
+    assert rendered["properties"]["tags"] == ["verbs"] and rendered["properties"]["title"] == "Went"
+    assert "<h1>Went</h1>" in rendered["html"] and "content" not in rendered
+
+
+def test_refusals_use_the_spec_codes_and_statuses(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    cases = [
+        (http.get("/EN/notes"), 400, "invalid_lang"),
+        (http.get("/re/notes/..%2F..%2F..%2Fetc%2Fpasswd"), 403, "forbidden_path"),
+        (http.get("/re/notes/%2Fetc%2Fpasswd"), 403, "forbidden_path"),
+        (http.put("/re/notes/x.txt", content=b"x", headers=MD), 403, "forbidden_path"),
+        (http.get("/re/notes/nope.md"), 404, "not_found"),
+        (
+            http.put("/re/notes/bad.md", content=b"---\n: [\n---\n", headers=MD),
+            400,
+            "invalid_frontmatter",
+        ),
+        (http.get("/re/notes", params={"limit": "many"}), 400, "invalid_argument"),
+        (http.get("/re/notes", params={"limit": 0}), 400, "invalid_argument"),
+        (http.get("/re/grep", params={"pattern": "(", "limit": 1}), 400, "invalid_argument"),
+        (http.get("/re/grep"), 400, "invalid_argument"),
+        (http.post("/re/append", json={"path": "a.md"}), 400, "invalid_argument"),
+        (
+            http.post("/re/append", json={"path": "a.md", "content": "x", "extra": 1}),
+            400,
+            "invalid_argument",
+        ),
+        (http.post("/re/append", json=["not", "an", "object"]), 400, "invalid_argument"),
+        (http.post("/re/append", content=b"{", headers=JSON), 400, "invalid_argument"),
+        (
+            http.post("/re/append", json={"path": "a.md", "content": "x", "create": "yes"}),
+            400,
+            "invalid_argument",
+        ),
+        (
+            http.put("/re/notes/big.md", content=b"x" * (4 * 1024 * 1024 + 1), headers=MD),
+            413,
+            "too_large",
+        ),
+        (http.get("/no/such/route/here"), 404, "not_found"),
+        (http.patch("/re/notes/a.md", content=b"x", headers=MD), 405, "method_not_allowed"),
+    ]
+    for response, status, code in cases:
+        assert (response.status_code, error_of(response)) == (status, code), response.request.url
+    assert not (vault_dir(server, "re") / "bad.md").exists()
+
+
+def test_features_the_core_lacks_answer_404(http: httpx2.Client) -> None:
+    features = http.get("/status").json()["features"]
+    checks = {
+        "history": [http.get("/rf/history/a.md"), http.get("/rf/diff/a.md", params={"from": 1})],
+        "summaries": [http.get("/rf/summary")],
+        "recall": [http.post("/rf/recall", json={"query": "x"})],
+    }
+    if not features["history"]:
+        checks["history"] += [
+            http.post("/rf/restore", json={"path": "a.md", "version": 1}),
+            http.post("/rf/move", json={"path": "a.md", "new_path": "b.md"}),
+            http.get("/rf/notes/a.md", params={"version": 1}),
+        ]
+    for feature, responses in checks.items():
+        if features[feature]:
+            continue
+        for response in responses:
+            assert response.status_code == 404, response.request.url
+            assert "is not available in this indexer" in error_message(response)
+
+
+def test_status_matches_the_mcp_tool(http: httpx2.Client, server: RunningIndexer) -> None:
+    http.put("/rg/notes/s.md", content=b"# s\n", headers=MD)
+    status = http.get("/status").json()
+    assert status["langs"]["rg"] == 1 and status["index_ready"] in (True, False)
+    assert status["workspace"] == str(server.workspace.resolve())
+    assert set(status["features"]) == {"search", "history", "summaries", "recall"}
+    assert status["index"]["notes"] >= 1
+
+
+async def test_rest_and_mcp_see_the_same_vault(http: httpx2.Client, server: RunningIndexer) -> None:
+    written = http.put("/rh/notes/same.md", content=b"# same\n", headers=MD).json()
+    async with server.client() as client:
+        read = (
+            await client.call_tool("read", {"lang": "rh", "path": "same.md"})
+        ).structured_content
+        assert read["etag"] == written["etag"]
+        mcp_write = await client.call_tool(
+            "write",
+            {"lang": "rh", "path": "same.md", "content": "# mcp\n", "if_match": read["etag"]},
+        )
+    rest = http.get("/rh/notes/same.md").json()
+    assert rest["etag"] == mcp_write.structured_content["etag"] and rest["content"].endswith(
+        "# mcp\n"
+    )
+
+
+def test_indexer_open_without_a_token_prints_the_page(server: RunningIndexer) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "indexer",
+            "open",
+            "--workspace",
+            str(server.workspace),
+            "--print",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == base_url(server) + "/ui/"
+
+
+def test_openapi_document_is_served(http: httpx2.Client) -> None:
+    doc = http.get("/openapi.json").json()
+    assert doc["openapi"].startswith("3.1") and "/{lang}/notes/{path}" in doc["paths"]
+    json.dumps(doc)
+
+
+@needs_history
+def test_history_diff_restore_move(http: httpx2.Client) -> None:
+    first = http.put("/rj/notes/h.md", content=b"# one\n", headers=MD).json()
+    http.put("/rj/notes/h.md", content=b"# two\n", headers=MD | {"If-Match": f'"{first["etag"]}"'})
+    versions = http.get("/rj/history/h.md").json()["versions"]
+    assert len(versions) >= 2
+    oldest = versions[-1]["version"]
+    assert "+# two" in http.get("/rj/diff/h.md", params={"from": oldest}).json()["diff"]
+    old = http.get("/rj/notes/h.md", params={"version": oldest}).json()
+    assert old["content"].endswith("# one\n")
+    current = http.get("/rj/notes/h.md").json()["etag"]
+    restored = http.post(
+        "/rj/restore", json={"path": "h.md", "version": oldest, "if_match": current}
+    )
+    assert restored.status_code == 200
+    assert http.get("/rj/notes/h.md").json()["content"].endswith("# one\n")
+    moved = http.post("/rj/move", json={"path": "h.md", "new_path": "m.md", "reason": "tidy"})
+    assert moved.status_code == 200 and moved.json()["new_path"] == "m.md"

@@ -1,0 +1,169 @@
+"""The API's and the page's protections against a real ``indexer serve --token``:
+Host/Origin as for /mcp, bearer token or login cookie, the CSRF gate, security headers,
+the one-time login link and ``indexer open``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from helpers.indexer_process import RunningIndexer, start_indexer
+
+TOKEN = "s3cret-token-for-tests"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+MD = {"Content-Type": "text/markdown"}
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("guarded") / "ws", "--token", TOKEN)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def http(guarded: RunningIndexer) -> Iterator[httpx2.Client]:
+    with httpx2.Client(base_url=guarded.url.removesuffix("/mcp"), timeout=30) as client:
+        yield client
+
+
+def note_file(server: RunningIndexer, lang: str, path: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault" / path
+
+
+def login_path(http: httpx2.Client) -> str:
+    answer = http.post("/api/v1/login-link", json={}, headers=BEARER)
+    assert answer.status_code == 200 and answer.json()["expires_in"] == 60
+    return str(answer.json()["path"])
+
+
+def test_foreign_host_and_origin_are_refused_as_on_mcp(http: httpx2.Client) -> None:
+    for path in ("/api/v1/status", "/ui/", "/mcp"):
+        assert http.get(path, headers=BEARER | {"Host": "evil.example"}).status_code == 421
+        evil = BEARER | {"Origin": "http://evil.example"}
+        assert http.get(path, headers=evil).status_code == 403
+    local = BEARER | {"Origin": "http://127.0.0.1:9"}
+    assert http.get("/api/v1/status", headers=local).status_code == 200
+
+
+def test_cross_site_write_with_a_foreign_origin_changes_nothing(
+    http: httpx2.Client, guarded: RunningIndexer
+) -> None:
+    evil = BEARER | MD | {"Origin": "http://evil.example"}
+    assert http.put("/api/v1/sa/notes/x.md", content=b"# x\n", headers=evil).status_code == 403
+    assert not note_file(guarded, "sa", "x.md").exists()
+
+
+def test_token_is_required_on_api_and_page(http: httpx2.Client) -> None:
+    refused = http.get("/api/v1/status")
+    assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthorized"
+    assert refused.headers["www-authenticate"].startswith("Bearer")
+    wrong = http.get("/api/v1/status", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
+    assert http.get("/api/v1/status", headers={"Authorization": TOKEN}).status_code == 401
+    assert http.get("/api/v1/status", headers=BEARER).status_code == 200
+    page = http.get("/ui/")
+    assert page.status_code == 401 and "indexer open" in page.text
+    assert http.get("/ui/app.js").status_code == 401
+    assert http.get("/ui/", headers=BEARER).status_code == 200
+    assert http.get("/health").status_code == 200  # liveness stays open, and says little
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "", "image/png"],
+)
+def test_writes_refuse_form_encodings(
+    http: httpx2.Client, guarded: RunningIndexer, content_type: str
+) -> None:
+    headers = BEARER | ({"Content-Type": content_type} if content_type else {})
+    put = http.put("/api/v1/sb/notes/f.md", content=b"a=b", headers=headers)
+    assert put.status_code == 415 and put.json()["error"]["code"] == "unsupported_media_type"
+    post = http.post("/api/v1/sb/append", content=b"path=f.md&content=x", headers=headers)
+    assert post.status_code == 415
+    assert not note_file(guarded, "sb", "f.md").exists()
+
+
+def test_post_routes_take_json_only_and_delete_needs_a_header(
+    http: httpx2.Client, guarded: RunningIndexer
+) -> None:
+    # text/plain is what a cross-site form can still send: a POST route refuses it
+    body = b'{"path": "d.md", "content": "x"}'
+    text = http.post(
+        "/api/v1/sc/append", content=body, headers=BEARER | {"Content-Type": "text/plain"}
+    )
+    assert text.status_code == 400
+    assert not note_file(guarded, "sc", "d.md").exists()
+    assert (
+        http.put("/api/v1/sc/notes/d.md", content=b"# d\n", headers=BEARER | MD).status_code == 201
+    )
+    bare = http.delete("/api/v1/sc/notes/d.md", headers=BEARER)
+    assert bare.status_code == 415 and note_file(guarded, "sc", "d.md").exists()
+    with_json = http.request(
+        "DELETE", "/api/v1/sc/notes/d.md", headers=BEARER | {"Content-Type": "application/json"}
+    )
+    assert with_json.status_code == 200 and not note_file(guarded, "sc", "d.md").exists()
+
+
+def test_security_headers(http: httpx2.Client) -> None:
+    page = http.get("/ui/", headers=BEARER)
+    csp = {
+        part.split()[0]: part.split()[1:]
+        for part in page.headers["content-security-policy"].split(";")
+        if part.strip()
+    }
+    assert csp["default-src"] == ["'self'"] and csp["script-src"] == ["'self'"]
+    assert csp["img-src"] == ["'self'", "data:"] and csp["object-src"] == ["'none'"]
+    assert csp["frame-ancestors"] == ["'none'"]
+    assert "unsafe" not in page.headers["content-security-policy"]
+    for response in (page, http.get("/api/v1/status", headers=BEARER)):
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["referrer-policy"] == "no-referrer"
+    assert http.get("/api/v1/status", headers=BEARER).headers["cache-control"] == "no-store"
+
+
+def test_one_time_login_link_sets_a_strict_httponly_cookie(http: httpx2.Client) -> None:
+    path = login_path(http)
+    assert path.startswith("/ui/login?code=")
+    answer = http.get(path)
+    assert answer.status_code == 303 and answer.headers["location"] == "/ui/"
+    cookie = answer.headers["set-cookie"]
+    attributes = {part.strip().lower() for part in cookie.split(";")}
+    assert {"httponly", "samesite=strict", "path=/"} <= attributes
+    name, value = cookie.split(";")[0].split("=", 1)
+    port = http.base_url.port
+    assert name == f"vault_ui_{port}" and TOKEN not in cookie
+    session = {"Cookie": f"{name}={value}"}
+    assert http.get("/api/v1/status", headers=session).status_code == 200
+    assert http.get("/ui/", headers=session).status_code == 200
+    # the cookie opens the page and the API, but cannot mint more links
+    assert http.post("/api/v1/login-link", json={}, headers=session).status_code == 401
+    assert http.get(path).status_code == 401  # used once
+    assert http.get("/ui/login?code=guess").status_code == 401
+    assert http.get("/api/v1/status", headers={"Cookie": f"{name}=forged"}).status_code == 401
+
+
+def test_indexer_open_prints_a_working_login_link(
+    http: httpx2.Client, guarded: RunningIndexer, tmp_path: Path
+) -> None:
+    def run_open(workspace: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "indexer", "open", "--workspace", str(workspace), "--print"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+
+    done = run_open(guarded.workspace)
+    assert done.returncode == 0, done.stderr
+    url = done.stdout.strip()
+    assert url.startswith(str(http.base_url).rstrip("/") + "/ui/login?code=")
+    assert http.get(url.removeprefix(str(http.base_url).rstrip("/"))).status_code == 303
+    missing = run_open(tmp_path / "nothing-here")
+    assert missing.returncode == 1 and "start the indexer first" in missing.stderr

@@ -1,0 +1,69 @@
+"""``NoteRenderer``: Markdown to sanitized HTML; hostile notes come out inert."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+from helpers.hostile import HOSTILE
+
+from indexer.web.render import NoteRenderer, plain
+
+
+@pytest.mark.parametrize("hostile", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_markup_comes_out_inert(hostile: str) -> None:
+    html = NoteRenderer().html("en", "items/x.md", f"# T\n\n{hostile}\n\ntext after\n")
+    lowered = html.lower()
+    bad_tags = ("<script", "<iframe", "<object", "<embed", "<style", "<meta", "<form", "<base")
+    for bad in (*bad_tags, "<input", "<body", "<svg"):
+        assert bad not in lowered
+    assert not re.search(
+        r"(href|src|action|data|formaction)\s*=\s*[\"']?\s*(javascript|data):", lowered
+    )
+    assert not re.search(r"\son\w+\s*=", lowered) and "style=" not in lowered
+    assert "text after" in html
+
+
+def test_links_and_images_resolve_inside_the_vault() -> None:
+    text = (
+        "[n](other.md) [s](../sub/x%20y.md) [w](https://example.com/) [m](mailto:a@b.c) "
+        "![p](go.md.assets/p.png) ![r](http://example.com/t.png) [up](../../../etc/passwd) "
+        "[abs](/etc/passwd) [frag](#top)"
+    )
+    html = NoteRenderer().html("en", "items/go.md", text)
+    assert 'href="#/en/note/items/other.md"' in html
+    assert 'href="#/en/note/sub/x%20y.md"' in html
+    assert 'href="https://example.com/"' in html and 'href="mailto:a@b.c"' in html
+    assert 'src="/api/v1/en/raw/items/go.md.assets/p.png"' in html
+    assert "example.com/t.png" not in html  # remote images are dropped (tracking)
+    assert "etc/passwd" not in html and 'href="#top"' not in html
+    assert 'rel="noopener noreferrer nofollow"' in html
+
+
+def test_frontmatter_becomes_plain_properties() -> None:
+    note = NoteRenderer().note(
+        "en",
+        "a.md",
+        "---\ntitle: <b onmouseover=x>T</b>\ntags: [a, b]\ncreated: 2026-11-29T20:01:02Z\n"
+        "---\n# Body\n",
+    )
+    assert note["properties"]["title"] == "<b onmouseover=x>T</b>"  # text, escaped by the page
+    assert note["properties"]["tags"] == ["a", "b"]
+    assert note["properties"]["created"] == "2026-11-29T20:01:02Z"  # as written
+    assert note["frontmatter_error"] is None and "<h1>Body</h1>" in note["html"]
+
+
+def test_broken_frontmatter_is_shown_not_fatal() -> None:
+    note = NoteRenderer().note("en", "a.md", "---\n: [\n---\n# Body\n")
+    assert note["properties"] == {} and note["frontmatter_error"]
+    assert note["html"] == "<h1>Body</h1>\n"
+
+
+def test_plain_values_are_json() -> None:
+    assert plain([float("nan"), {"k": date(2026, 1, 2)}, None, True]) == [
+        "nan",
+        {"k": "2026-01-02"},
+        None,
+        True,
+    ]

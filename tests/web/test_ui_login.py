@@ -1,0 +1,90 @@
+"""The page behind a token, in headless Chromium: 401 without the cookie, then
+``indexer open``'s one-time link logs the browser in with an HttpOnly, Strict cookie."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+from helpers.browser import chromium
+from helpers.indexer_process import RunningIndexer, start_indexer
+from playwright.sync_api import Browser, expect
+
+TOKEN = "browser-login-token"
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("login") / "ws", "--token", TOKEN)
+    with httpx2.Client(base_url=running.url.removesuffix("/mcp")) as http:
+        note = http.put(
+            "/api/v1/lg/notes/hello.md",
+            content=b"# Hello\n\nbehind a token\n",
+            headers={"Content-Type": "text/markdown", "Authorization": f"Bearer {TOKEN}"},
+        )
+        assert note.status_code == 201
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+def open_link(server: RunningIndexer) -> str:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "indexer",
+            "open",
+            "--workspace",
+            str(server.workspace),
+            "--print",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def test_login_link_opens_the_page_once(browser: Browser, guarded: RunningIndexer) -> None:
+    base = guarded.url.removesuffix("/mcp")
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        refused = page.goto(f"{base}/ui/")
+        assert refused is not None and refused.status == 401
+        expect(page.locator("h1")).to_have_text("Login needed")
+
+        link = open_link(guarded)
+        page.goto(link)
+        page.wait_for_selector('body[data-ready=""]', state="attached")
+        assert page.url == f"{base}/ui/"
+        expect(page.locator('a.vault[data-lang="lg"]')).to_contain_text("1 notes")
+        (cookie,) = context.cookies()
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+        assert TOKEN not in cookie["value"]
+        assert page.evaluate("document.cookie") == ""  # HttpOnly: no script can read it
+        page.goto(f"{base}/ui/#/lg/note/hello.md")
+        page.wait_for_selector('body[data-ready="#/lg/note/hello.md"]', state="attached")
+        expect(page.locator("article.note-body")).to_contain_text("behind a token")
+    finally:
+        context.close()
+
+    other = browser.new_context()  # another browser profile replays the used link
+    try:
+        again = other.new_page().goto(link)
+        assert again is not None and again.status == 401
+        assert other.cookies() == []
+    finally:
+        other.close()
