@@ -13,6 +13,7 @@ from typing import Any
 import indexer
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
+from indexer.jobs.runner import JobRunner
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
 
@@ -25,6 +26,7 @@ class Core:
     vault: Vault
     index: NoteIndex | None = None
     model: JobModel | None = None  # the background jobs' optional model
+    jobs: JobRunner | None = None  # the thread background jobs run on
     # Features that arrive with their subsystems; None: the feature is absent, and a
     # frontend says so instead of failing.
     summaries: Any = None

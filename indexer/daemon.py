@@ -26,6 +26,7 @@ import indexer
 from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
+from indexer.jobs.runner import JobRunner
 from indexer.settings import Settings
 from indexer.vault import fsops
 from indexer.vault.sandbox import Sandbox
@@ -48,7 +49,7 @@ def build_core(settings: Settings) -> Core:
     vault.listeners.append(index.note_changed)
     vault.grep_planner = index.grep_plan
     model = JobModel(settings.model) if settings.model is not None else None
-    return Core(settings=settings, vault=vault, index=index, model=model)
+    return Core(settings=settings, vault=vault, index=index, model=model, jobs=JobRunner())
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:
@@ -155,6 +156,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     finally:
         if url_text:
             remove_if_ours(workspace.url_file, url_text)
+        if core.jobs is not None:
+            core.jobs.stop()
         index.close()
         log.info("indexer stopped")
 

@@ -503,3 +503,19 @@ def test_stored_row_gives_back_the_inserted_fts_values(ws: Workspace) -> None:
         row = parse_note(text.encode(), "dir/stem.md")
         stored = fts_values("zh-Hans", row.title, row.tags, row.body, row.frontmatter)
         assert stored == (*row.words, lang_token("zh-Hans"))
+
+
+def test_change_listeners_hear_what_changed_and_from_where(ws: Workspace, index: NoteIndex) -> None:
+    heard: list[tuple[str, str, str]] = []
+    index.change_listeners.append(lambda lang, path, source: heard.append((lang, path, source)))
+    put(ws, "en", "a.md", "# a\n")
+    index.reconcile()
+    assert heard == [("en", "a.md", "reconcile")]
+    index.reconcile()  # nothing changed: nothing told
+    assert len(heard) == 1
+    put(ws, "en", "b.md", "# b\n")
+    index.note_changed("en", "b.md")
+    index.note_changed("en", "b.md")  # already in step
+    (ws.vault_dir("en") / "a.md").unlink()
+    index._apply_changes({("en", "a.md")}, set())
+    assert heard[1:] == [("en", "b.md", "tool"), ("en", "a.md", "watcher")]

@@ -54,6 +54,7 @@ class ReconcileStats:
     unchanged: int = 0
     invalid: list[tuple[str, str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    changed: list[tuple[str, str]] = field(default_factory=list)  # (lang, path) synced
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +186,7 @@ def sync_file(
         if old is not None:
             delete_row(conn, old)
             stats.removed += 1
+            stats.changed.append((lang, rel))
         return
     data, info = got
     if old is not None and (old[8], old[9]) == (info.st_size, info.st_mtime_ns):
@@ -208,6 +210,7 @@ def sync_file(
     else:
         insert_rows(conn, next_id(conn), [(f, row)])
         stats.added += 1
+    stats.changed.append((lang, rel))
 
 
 # -- whole-workspace passes ------------------------------------------------------------
@@ -306,6 +309,7 @@ def _insert_batch(
             (existing if found else new).append((f, row))
         insert_rows(conn, next_id(conn), new)
         stats.added += len(new)
+        stats.changed.extend((f.lang, f.rel) for f, _ in new)
         for f, _ in existing:
             sync_file(conn, workspace, f.lang, f.rel, stats)
     return count

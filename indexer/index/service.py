@@ -12,7 +12,7 @@ import logging
 import queue
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -29,7 +29,9 @@ from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang
 from shared.workspace import Workspace
 
-__all__ = ["GrepPlan", "NoteIndex", "ReconcileStats"]
+__all__ = ["ChangeListener", "GrepPlan", "NoteIndex", "ReconcileStats"]
+
+ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
 MAX_LIMIT = 100
@@ -62,6 +64,9 @@ class NoteIndex:
         self._thread: threading.Thread | None = None
         self._watcher: VaultWatcher | None = None
         self._generation = 0  # bumped by every committed write
+        # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
+        # call's note_changed), "watcher" or "reconcile" (a change made outside the tools).
+        self.change_listeners: list[ChangeListener] = []
         self._cache_lock = threading.Lock()
         self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
 
@@ -146,7 +151,17 @@ class NoteIndex:
         self._set_state("last_reconcile", reconcile.now_iso())
         self._set_state("reconcile_running", "0")
         self._ready.set()
+        self._tell(stats, "reconcile")
         return stats
+
+    def _tell(self, stats: ReconcileStats, source: str) -> None:
+        """Tell the change listeners what changed; their failure is logged, never raised."""
+        for lang, path in stats.changed:
+            for listener in self.change_listeners:
+                try:
+                    listener(lang, path, source)
+                except Exception:
+                    log.exception("change listener failed for %s/%s", lang, path)
 
     def rebuild(self, progress: Progress | None = None) -> ReconcileStats:
         """Drop every row and index all vaults from scratch."""
@@ -165,11 +180,13 @@ class NoteIndex:
         """A tool call wrote, appended or deleted ``lang``/``relpath``: sync it now."""
         if self._writer is None or not reconcile.is_note_path(relpath):
             return
+        stats = ReconcileStats()
         try:
             with self._write() as conn:
-                reconcile.sync_file(conn, self.workspace, lang, relpath, ReconcileStats())
+                reconcile.sync_file(conn, self.workspace, lang, relpath, stats)
         except (sqlite3.Error, OSError):
             log.exception("could not index %s/%s", lang, relpath)
+        self._tell(stats, "tool")
 
     def _apply_changes(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
         """Sync what the watcher saw: single files, and folders (created, moved, gone)."""
@@ -183,6 +200,7 @@ class NoteIndex:
                 self._sync_folder(conn, lang, folder, stats)
         for lang, path, reason in stats.invalid:
             log.warning("%s/%s: %s", lang, path, reason)
+        self._tell(stats, "watcher")
 
     def _sync_folder(
         self, conn: sqlite3.Connection, lang: str, folder: str, stats: ReconcileStats
