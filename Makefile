@@ -34,6 +34,10 @@ lint: $(STAMP)
 test: $(STAMP) $(NODE_STAMP) lint
 	$(BIN)/pytest -q
 
+# Unit and in-memory tests only (no server processes, browser or npm clients): < 1 min.
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not e2e"
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 

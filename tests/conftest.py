@@ -1,4 +1,9 @@
-"""Shared fixtures: a real indexer subprocess, and an in-memory server for tool tests."""
+"""Shared fixtures: a real indexer subprocess, and an in-memory server for tool tests.
+
+Tests that start real processes (an ``indexer serve``, the CLI, a browser, npm clients)
+are marked ``e2e`` here, by what their module uses, so that ``make test-fast`` (``-m
+"not e2e"``) runs the unit and in-memory tests only.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,19 @@ for _key, _value in QUIET_ENV.items():
     os.environ.setdefault(_key, _value)
 
 FIXED_NOW = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+# A module mentioning one of these starts real processes: its tests are end to end.
+E2E_SIGNS = ("start_indexer", "RunningIndexer", "subprocess", "indexer_server", "chromium")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    verdicts: dict[Path, bool] = {}
+    for item in items:
+        module = Path(str(item.fspath))
+        if module not in verdicts:
+            text = module.read_text(encoding="utf-8")
+            verdicts[module] = any(sign in text for sign in E2E_SIGNS)
+        if verdicts[module] or {"server", "indexer_server"} & set(item.fixturenames):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture

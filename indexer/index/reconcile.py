@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from indexer.index.parse import (
     MAX_INDEXED_BYTES,
@@ -32,6 +31,7 @@ from indexer.vault import fsops
 from indexer.vault.scan import walk_files
 from shared.errors import ForbiddenPathError
 from shared.langs import is_lang
+from shared.timestamps import utc_now
 from shared.workspace import Workspace
 
 Progress = Callable[[int, int], None]
@@ -316,4 +316,4 @@ def _insert_batch(
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return utc_now()
