@@ -7,7 +7,6 @@ split and a plain render; values it does not touch are passed through unchanged.
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import date, datetime
 from typing import Any
 
@@ -46,19 +45,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     return value
-
-
-def slugify(title: str) -> str:
-    """``"Past tense of 'go'"`` -> ``"past-tense-of-go"``; letters of any script are kept."""
-    text = unicodedata.normalize("NFKC", title).lower()
-    words = re.findall(r"\w+", text)
-    slug = "-".join(words).strip("-_")[:80].strip("-_")
-    return slug or "note"
-
-
-def title_key(title: str) -> str:
-    """A comparison key for titles: case, punctuation and spacing do not matter."""
-    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", title).lower()))
 
 
 def merge_tags(old: Any, new: list[str]) -> list[str]:

@@ -28,11 +28,11 @@ from openai import AsyncOpenAI
 from agent_client.actions import ActionResult, run_action
 from agent_client.connection import SessionKeeper, Vault
 from agent_client.events import append_events, same_day_runs
-from agent_client.images import ImageFile, attach_images, load_images
-from agent_client.journal import WriteJournal
-from agent_client.kb_fallback import merge_fallback
-from agent_client.kb_llm import BASE_TOOLS, make_llm, merge_with_llm
-from agent_client.kb_tools import MergeFailed, ToolExecutor
+from agent_client.merge.fallback import merge_fallback
+from agent_client.merge.images import ImageFile, attach_images, load_images
+from agent_client.merge.journal import WriteJournal
+from agent_client.merge.llm import BASE_TOOLS, make_llm, merge_with_llm
+from agent_client.merge.tools import MergeFailed, ToolExecutor
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agent_client.journal import WriteJournal
+from agent_client.merge.journal import WriteJournal
 from shared.errors import ConflictError, VaultError
 
 _STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_client.journal import WriteJournal
+from agent_client.merge.journal import WriteJournal
 from shared.errors import ConflictError
 from shared.images import detect_image
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from agent_client.connection import Vault, WriteResult
 from shared.errors import NotFoundError, VaultError
 
-logger = logging.getLogger("agent_client.journal")
+logger = logging.getLogger("agent_client.merge.journal")
 
 
 @dataclass

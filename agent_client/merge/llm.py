@@ -17,14 +17,14 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from agent_client.confirmation import Confirmation, parse_confirmation
 from agent_client.connection import PROMPT_NAMES, Vault
-from agent_client.kb_fallback import note_path_for
-from agent_client.kb_tools import MergeFailed, ToolExecutor, tool_schemas
+from agent_client.merge.confirmation import Confirmation, parse_confirmation
+from agent_client.merge.paths import note_path_for
+from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.models import MemoryEntry
 
-logger = logging.getLogger("agent_client.kb_llm")
+logger = logging.getLogger("agent_client.merge.llm")
 
 MAX_COMPLETION_TOKENS = 4096
 BASE_TOOLS = ["read", "find", "grep", "stat", "write"]

@@ -12,20 +12,16 @@ from datetime import tzinfo
 
 import yaml
 
-from agent_client.confirmation import Confirmation
 from agent_client.connection import Vault
-from agent_client.images import ImageFile, copy_images
-from agent_client.journal import WriteJournal
-from agent_client.notes import merge_tags, render_note, slugify, split_note, title_key
+from agent_client.merge.confirmation import Confirmation
+from agent_client.merge.images import ImageFile, copy_images
+from agent_client.merge.journal import WriteJournal
+from agent_client.merge.paths import ITEMS, note_path_for, title_key
+from agent_client.notes import merge_tags, render_note, split_note
 from shared.errors import ConflictError, NotFoundError, VaultError
 from shared.models import MemoryEntry
 
-ITEMS = "items"
 MIN_TITLE_SIMILARITY = 0.6
-
-
-def note_path_for(title: str) -> str:
-    return f"{ITEMS}/{slugify(title)}.md"
 
 
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
