@@ -15,6 +15,7 @@ from datetime import datetime, tzinfo
 from agent_client.connection import AppendResult, Vault
 from shared.errors import ConflictError, NotFoundError
 from shared.models import MemoryEntry
+from shared.workspace import day_file
 
 _HEADING = re.compile(r"^(#{1,6}\s)", re.M)
 
@@ -22,7 +23,7 @@ _HEADING = re.compile(r"^(#{1,6}\s)", re.M)
 def day_path(when: datetime, tz: tzinfo | None) -> tuple[str, datetime]:
     """The day file of ``when`` and ``when`` in the configured zone (None: local)."""
     local = when.astimezone(tz)
-    return f"events/{local:%Y/%m/%d}.md", local
+    return day_file(local), local
 
 
 def preamble(local: datetime) -> str:

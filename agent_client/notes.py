@@ -6,7 +6,6 @@ split and a plain render; values it does not touch are passed through unchanged.
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from typing import Any
 
@@ -45,15 +44,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     return value
-
-
-def merge_tags(old: Any, new: list[str]) -> list[str]:
-    """Old tags first, then new ones not yet present (a tag string is split on , and #)."""
-    if isinstance(old, str):
-        old = [t for t in re.split(r"[,\s]+", old) if t]
-    tags: list[str] = []
-    for tag in [*(old or []), *new]:
-        tag = str(tag).strip().lstrip("#")
-        if tag and tag not in tags:
-            tags.append(tag)
-    return tags

@@ -10,9 +10,9 @@ import pytest
 from agent_client.actions import apply_edit
 from agent_client.events import day_path, event_section, same_day_runs
 from agent_client.merge.confirmation import parse_confirmation
-from agent_client.merge.fallback import similarity
+from agent_client.merge.fallback import merge_tags, similarity
 from agent_client.merge.paths import slugify, title_key
-from agent_client.notes import merge_tags, render_note, split_note
+from agent_client.notes import render_note, split_note
 from shared.models import EditAction, MemoryEntry
 
 NOTE = (

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import re
 from datetime import tzinfo
-
-import yaml
+from typing import Any
 
 from agent_client.connection import Vault
 from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
-from agent_client.merge.paths import ITEMS, note_path_for, title_key
-from agent_client.notes import merge_tags, render_note, split_note
-from shared.errors import ConflictError, NotFoundError, VaultError
+from agent_client.merge.paths import note_path_for, title_key
+from agent_client.notes import render_note, split_note
+from shared.errors import ConflictError, InvalidFrontmatterError, NotFoundError, VaultError
+from shared.frontmatter import parse_yaml_block, string_list
+from shared.images import asset_folder
 from shared.models import MemoryEntry
+from shared.workspace import ITEMS_DIR
 
 MIN_TITLE_SIMILARITY = 0.6
 
@@ -31,7 +33,7 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
         return slug_path
     wanted = title_key(entry.title)
     try:
-        titles = await vault.grep(r"^title:", path=ITEMS, limit=1000)
+        titles = await vault.grep(r"^title:", path=ITEMS_DIR, limit=1000)
     except NotFoundError:
         return None  # no items/ folder yet: nothing to merge into
     for match in titles["matches"]:
@@ -39,7 +41,7 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
             return match["path"]
     if await vault.has_search():
         try:
-            hits = await vault.search(entry.title, limit=5, path=ITEMS)
+            hits = await vault.search(entry.title, limit=5, path=ITEMS_DIR)
         except VaultError as exc:
             if exc.code == "indexer_offline":
                 raise
@@ -51,9 +53,10 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
 
 
 def _title_of(line: str) -> str:
+    """The title key of a ``title: ...`` frontmatter line, read by the shared YAML reader."""
     try:
-        value = yaml.safe_load(line.partition(":")[2])
-    except yaml.YAMLError:
+        value = parse_yaml_block(line).get("title")
+    except InvalidFrontmatterError:
         return ""
     return title_key(str(value)) if value is not None else ""
 
@@ -72,6 +75,11 @@ def _grams(text: str) -> set[str]:
     if len(grams) <= 1 and len(joined) > 2:  # CJK and other unspaced text
         grams = {joined[i : i + 2] for i in range(len(joined) - 1)}
     return grams
+
+
+def merge_tags(old: Any, new: list[str]) -> list[str]:
+    """The note's tags first, then the entry's new ones (split by the shared tag rule)."""
+    return string_list("tags", [*string_list("tags", old, strict=False), *new], strict=False)
 
 
 def new_note(entry: MemoryEntry, links: list[str]) -> str:
@@ -100,7 +108,7 @@ async def merge_fallback(
     for _ in range(2):
         path = target or note_path_for(entry.title)
         links = await copy_images(journal, path, images)
-        assets = [p for p in journal.written if p.startswith(f"{path}.assets/")]
+        assets = [p for p in journal.written if p.startswith(f"{asset_folder(path)}/")]
         try:
             if target is None:
                 await journal.write(path, new_note(entry, links), before=None, if_match="")

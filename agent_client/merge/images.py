@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agent_client.merge.journal import WriteJournal
 from shared.errors import ConflictError
-from shared.images import detect_image
+from shared.images import asset_folder, detect_image
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,6 @@ def load_images(paths: list[str], max_bytes: int) -> list[ImageFile]:
             ext = ".jpeg"
         images.append(ImageFile(source=path, data=data, ext=ext))
     return images
-
-
-def asset_folder(note_path: str) -> str:
-    return f"{note_path}.assets"
 
 
 async def copy_images(journal: WriteJournal, note_path: str, images: list[ImageFile]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-ITEMS = "items"
+from shared.workspace import ITEMS_DIR
 
 
 def slugify(title: str) -> str:
@@ -23,7 +23,7 @@ def slugify(title: str) -> str:
 
 def note_path_for(title: str) -> str:
     """Where a new note for ``title`` goes."""
-    return f"{ITEMS}/{slugify(title)}.md"
+    return f"{ITEMS_DIR}/{slugify(title)}.md"
 
 
 def title_key(title: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_client.merge.journal import WriteJournal
 from shared.errors import ConflictError, VaultError
+from shared.workspace import EVENTS_DIR, ITEMS_DIR
 
 _STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 
@@ -170,8 +171,11 @@ class ToolExecutor:
     async def _write(self, path: str, content: str) -> dict[str, Any] | str:
         if not path.endswith(".md"):
             return "invalid_argument: only .md notes can be written (images are attached for you)"
-        if path.startswith("events/"):
-            return "forbidden_path: events/ is written by code; merge knowledge into items/"
+        if path.startswith(f"{EVENTS_DIR}/"):
+            return (
+                f"forbidden_path: {EVENTS_DIR}/ is written by code; "
+                f"merge knowledge into {ITEMS_DIR}/"
+            )
         seen = self._seen.get(path)
         if_match: str
         before: str | None
