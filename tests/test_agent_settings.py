@@ -69,15 +69,3 @@ def test_discover_reads_url_and_token_every_time(tmp_path: Path) -> None:
     url_file.write_text("garbage")
     with pytest.raises(IndexerOfflineError, match="no http"):
         discover(url_file, token_file)
-
-
-def test_agent_client_never_imports_indexer() -> None:
-    for path in Path("agent_client").rglob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                names = [node.module or ""]
-            assert not any(n == "indexer" or n.startswith("indexer.") for n in names), path
