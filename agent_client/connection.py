@@ -24,7 +24,7 @@ from fastmcp.exceptions import ToolError
 
 from agent_client.discovery import Endpoint, discover
 from agent_client.settings import ClientSettings
-from shared.errors import IndexerOfflineError, VaultError, error_from_message
+from shared.errors import IndexerOfflineError, NotFoundError, VaultError, error_from_message
 from shared.langs import check_lang
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
@@ -159,7 +159,7 @@ class VaultSession:
         except Exception as exc:
             if _is_offline(exc):
                 raise self._offline(f"resource {name!r}", exc) from exc
-            raise VaultError(f"the indexer serves no prompt {name!r}: {exc}") from None
+            raise NotFoundError(f"the indexer serves no prompt {name!r} ({exc})") from None
         return "\n\n".join(getattr(c, "text", "") for c in contents)
 
     def _offline(self, what: str, exc: BaseException) -> IndexerOfflineError:

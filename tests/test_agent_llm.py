@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -12,8 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.indexer_process import RunningIndexer
-from helpers.llm_stub import LLMStub, final, last_tool_result, running_llm_stub, say, tool_call
+from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.llm_stub import (
+    LLMStub,
+    RawReply,
+    completion,
+    final,
+    http_error,
+    last_tool_result,
+    running_llm_stub,
+    say,
+    tool_call,
+)
 
 from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
@@ -289,12 +300,69 @@ def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str
     assert not notice.ok and "more than 20000 tokens" in (notice.error or "")
 
 
-def test_an_unreachable_llm_falls_back(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
-    notice = run_entry(
-        server, stub, entry(lang, "Offline model"), fallback=True, base_url="http://127.0.0.1:9/v1"
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        ("unreachable", "Connection error"),
+        ("bad_base_url", "InvalidURL"),
+        ("model_refused", "model 'stub-model' does not exist"),
+        ("bug_in_the_loop", "AttributeError"),
+    ],
+)
+def test_any_llm_failure_falls_back_with_the_reason(
+    server: RunningIndexer,
+    stub: LLMStub,
+    lang: str,
+    caplog: pytest.LogCaptureFixture,
+    case: str,
+    reason: str,
+) -> None:
+    base_url = {"unreachable": "http://127.0.0.1:9/v1", "bad_base_url": "http://[::1/v1"}
+    if case == "model_refused":
+        stub.run([http_error(404, "The model 'stub-model' does not exist", "model_not_found")])
+    if case == "bug_in_the_loop":  # a completion whose choice holds no message
+        stub.run([RawReply(200, completion(None))])
+    item = entry(lang, f"Fallback {case}", "went")
+    with caplog.at_level(logging.ERROR):
+        notice = run_entry(server, stub, item, fallback=True, base_url=base_url.get(case))
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert reason in (notice.fallback_reason or ""), notice.fallback_reason
+    assert (vault_dir(server, lang) / notice.updated_files[0]).read_text().count("went") == 1
+    logged = [r.getMessage() for r in caplog.records if item.id in r.getMessage()]
+    assert any(reason in line and "deterministic" in line for line in logged), logged
+
+
+def test_prompts_the_server_does_not_serve_fall_back(
+    stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    empty = tmp_path / "no-prompts"
+    empty.mkdir()
+    running = start_indexer(tmp_path / "ws", env={"INDEXER_PROMPTS_DIR": str(empty)})
+    stub.run([say("never asked")])
+    try:
+        notice = run_entry(running, stub, entry(lang, "No prompts"), fallback=True)
+        assert notice.ok and notice.method == "fallback", notice.error
+        assert "serves no prompt 'mem_entry_spec'" in (notice.fallback_reason or "")
+        assert (vault_dir(running, lang) / "items/no-prompts.md").exists()
+        assert stub.requests == []  # the model was never asked
+
+        notice = run_entry(running, stub, entry(lang, "No prompts, no fallback"))
+        assert not notice.ok and "serves no prompt" in (notice.error or "")
+    finally:
+        running.stop()
+
+
+def test_a_merge_by_the_model_has_no_fallback_reason(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    stub.run(
+        [
+            tool_call("write", path="items/fine.md", content="# Fine\n\nwent\n"),
+            final(["items/fine.md"], "Created."),
+        ]
     )
-    assert notice.ok and notice.method == "fallback"
-    assert (vault_dir(server, lang) / "items/offline-model.md").exists()
+    notice = run_entry(server, stub, entry(lang, "Fine", "went"), fallback=True)
+    assert notice.ok and notice.method == "llm" and notice.fallback_reason is None
 
 
 def test_images_attach_to_the_first_updated_note(

@@ -3,8 +3,9 @@
 The system prompt is built from ``mem_entry_spec``, ``envelope_spec`` and ``vault_spec``
 served by the indexer; the user message is the envelope (the entry as JSON). The loop
 is bounded by steps, tokens and wall time, and must end with the JSON confirmation
-``{updated_files, update_summary}``. Any failure raises ``MergeFailed`` (the caller
-undoes the writes through the journal); ``IndexerOfflineError`` passes through.
+``{updated_files, update_summary}``. A failure of the model or its endpoint raises
+``MergeFailed``, a prompt the server does not serve ``NotFoundError``; the caller undoes
+the writes through the journal. ``IndexerOfflineError`` passes through.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import openai
 from openai import AsyncOpenAI
 
 from agent_client.connection import PROMPT_NAMES, Vault
+from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
 from agent_client.merge.paths import note_path_for
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
@@ -91,7 +93,7 @@ async def merge_with_llm(
     except TimeoutError:
         raise MergeFailed(f"the merge took longer than {settings.timeout:g} s") from None
     except openai.OpenAIError as exc:
-        raise MergeFailed(f"the LLM endpoint failed: {type(exc).__name__}: {exc}") from None
+        raise MergeFailed(f"the LLM endpoint failed: {describe_failure(exc)}") from exc
 
 
 async def _loop(
