@@ -2,7 +2,10 @@
 
 Find the best existing note (slug, then exact title, then a search hit whose title is
 close enough), append a dated section with the entry's content; or create a new note
-with clean frontmatter. Re-submitting the same entry does not add its content twice.
+with clean frontmatter. Re-submitting the same entry does not add its content twice:
+an entry is already there when a section of the note *is* its content (``holds_entry``),
+never because its words occur somewhere in the file (a one-word entry such as "go" is
+in the title, the heading and the slug of its own note).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from shared.models import MemoryEntry
 from shared.workspace import ITEMS_DIR
 
 MIN_TITLE_SIMILARITY = 0.6
+_HEADING_LINE = re.compile(r"#{1,6}\s")
 
 
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
@@ -77,6 +81,32 @@ def _grams(text: str) -> set[str]:
     return grams
 
 
+def holds_entry(body: str, content: str, links: list[str]) -> bool:
+    """Whether a section of ``body`` is exactly ``content`` (then its image links).
+
+    A section is what follows a heading line, up to the next heading, an image link line
+    or the end; lines are compared without blank lines and trailing spaces, so the
+    spacing a person or the server changed does not matter.
+    """
+    want = _lines(content.strip())  # as the fallback writes it
+    lines = _lines(body)
+    for i, line in enumerate(lines):
+        end = i + 1 + len(want)
+        if not _HEADING_LINE.match(line) or lines[i + 1 : end] != want:
+            continue
+        images = end
+        while images < len(lines) and lines[images].startswith("!["):
+            images += 1
+        ends = images == len(lines) or _HEADING_LINE.match(lines[images])
+        if ends and set(links) <= set(lines[end:images]):
+            return True
+    return False
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.split("\n") if line.strip()]
+
+
 def merge_tags(old: Any, new: list[str]) -> list[str]:
     """The note's tags first, then the entry's new ones (split by the shared tag rule)."""
     return string_list("tags", [*string_list("tags", old, strict=False), *new], strict=False)
@@ -114,7 +144,7 @@ async def merge_fallback(
                 await journal.write(path, new_note(entry, links), before=None, if_match="")
                 return Confirmation([path, *assets], f"Created {path} ({entry.title}).")
             current = await vault.read(path)
-            if entry.content.strip() in current["content"] and not links:
+            if holds_entry(split_note(current["content"])[1], entry.content, links):
                 return Confirmation([path], f"{path} already holds this entry; nothing added.")
             text = merged_note(current["content"], entry, links, tz)
             await journal.write(path, text, before=current["content"], if_match=current["etag"])
