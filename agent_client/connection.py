@@ -24,6 +24,7 @@ from fastmcp.exceptions import ToolError
 
 from agent_client.discovery import Endpoint, discover
 from agent_client.settings import ClientSettings
+from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import IndexerOfflineError, NotFoundError, VaultError, error_from_message
 from shared.langs import check_lang
 
@@ -276,6 +277,7 @@ async def open_session(
 
     The endpoint is discovered now (from the URL file) unless the caller just did so.
     """
+    quiet_transport_logs()
     endpoint = endpoint or discover(settings.url_file, settings.token_file)
 
     def http_client(

@@ -33,6 +33,7 @@ from agent_client.merge.knowledge import merge_knowledge
 from agent_client.merge.llm import make_llm
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
+from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import IndexerOfflineError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 
@@ -66,6 +67,7 @@ class MemoryWriter:
         self._closed = False
         self._llm: AsyncOpenAI | None = None
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
+        quiet_transport_logs()
 
     # -- producers (any thread) ------------------------------------------------------
 

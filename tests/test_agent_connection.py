@@ -4,6 +4,7 @@ typed errors, prompts, offline detection within the time bound, token discovery.
 from __future__ import annotations
 
 import itertools
+import logging
 import socket
 import time
 from datetime import UTC
@@ -119,3 +120,13 @@ async def test_token_discovery_and_server_gone_mid_session(tmp_path: Path) -> No
             assert session.broken
     finally:
         running.stop()
+
+
+async def test_a_connection_logs_no_request_lines_at_info(
+    settings: ClientSettings, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        async with mcp_vault_connection(lang, settings) as vault:
+            for _ in range(3):
+                await vault.stat("items/a.md")
+    assert [r.name for r in caplog.records] == []

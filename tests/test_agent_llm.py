@@ -385,3 +385,19 @@ def test_images_attach_to_the_first_updated_note(
     assert f"![chart]({asset.removeprefix('items/')})" in text
     envelope = json.loads(stub.requests[0]["messages"][1]["content"])
     assert envelope["entry"]["images"] == [Path(asset).name]
+
+
+def test_an_llm_merge_logs_no_request_lines_at_info(
+    server: RunningIndexer, stub: LLMStub, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    stub.run(
+        [
+            tool_call("write", path="items/quiet.md", content="# Quiet\n"),
+            final(["items/quiet.md"], "Created."),
+        ]
+    )
+    with caplog.at_level(logging.INFO):
+        notice = run_entry(server, stub, entry(lang, "Quiet"))
+    assert notice.ok and notice.method == "llm", notice.error
+    assert len(stub.requests) == 2
+    assert not [r.getMessage() for r in caplog.records if "HTTP Request" in r.getMessage()]

@@ -334,6 +334,29 @@ async def test_module_singleton(server: RunningIndexer, lang: str) -> None:
         writer_module.close()
 
 
+# -- logging ---------------------------------------------------------------------------
+
+TRANSPORT_LOGGERS = ("httpx2", "httpcore2", "mcp", "fastmcp", "openai")
+
+
+def test_a_batch_logs_no_transport_lines_at_info(
+    server: RunningIndexer, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    with caplog.at_level(logging.INFO):
+        w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC))
+        try:
+            w.submit([knowledge(lang, "Quiet", "no noise"), event(lang, "quiet")])
+            assert w.flush(30)
+        finally:
+            w.close()
+        assert root.level == logging.INFO and root.handlers == handlers  # root untouched
+    names = [r.name for r in caplog.records]
+    assert not [n for n in names if n.split(".")[0] in TRANSPORT_LOGGERS], names
+    assert names.count("agent_client.notices") == 2  # the writer's own lines still come
+
+
 # -- offline ---------------------------------------------------------------------------
 
 
