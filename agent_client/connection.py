@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 import httpx2
 from fastmcp import Client
@@ -92,6 +92,7 @@ class SearchHit(TypedDict):
 class SearchResult(TypedDict):
     results: list[SearchHit]
     partial: bool
+    total: NotRequired[int]  # all matches, when the server counts them
 
 
 class VaultSession:
@@ -251,8 +252,15 @@ class Vault:
         type: str | None = None,
         tags: list[str] | None = None,
         path: str = "",
+        offset: int = 0,
     ) -> SearchResult:
+        """Ranked hits ``offset`` to ``offset + limit``; ``total`` when the server gives it.
+
+        ``offset`` is sent only when it is not 0, so servers without paging still answer.
+        """
         args: dict[str, Any] = {"query": query, "limit": limit}
+        if offset:
+            args["offset"] = offset
         if type is not None:
             args["type"] = type
         if tags is not None:
