@@ -166,8 +166,33 @@ class VaultSession:
 
     def _offline(self, what: str, exc: BaseException) -> IndexerOfflineError:
         self.broken = True
-        detail = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
-        return IndexerOfflineError(f"{what} at {self.endpoint.url} failed ({detail[:200]})")
+        why = why_unreachable(exc, self._call_timeout)
+        return IndexerOfflineError(f"{what} at {self.endpoint.url} failed: {why}")
+
+
+def why_unreachable(exc: BaseException, timeout: float) -> str:
+    """What went wrong on the way to the server, in words (``RuntimeError`` says nothing)."""
+    chain = _causes(exc)
+    for seen in chain:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, TimeoutError | httpx2.TimeoutException):
+            return f"no answer within {timeout:g} s"
+        if isinstance(seen, httpx2.HTTPStatusError):
+            return f"HTTP {seen.response.status_code} {seen.response.reason_phrase}"
+    plain = [e for e in chain if not isinstance(e, BaseExceptionGroup)]
+    messages = [" ".join(str(e).split()) for e in plain if str(e).strip()]
+    return messages[-1][:200] if messages else type(exc).__name__
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc``, its cause, the cause's cause..., each once."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return chain
 
 
 def _is_offline(exc: BaseException) -> bool:
@@ -311,9 +336,10 @@ async def open_session(
     except Exception as exc:
         with contextlib.suppress(Exception):
             await client.__aexit__(None, None, None)
+        why = why_unreachable(exc, settings.connect_timeout)
         raise IndexerOfflineError(
-            f"cannot connect to the indexer at {endpoint.url} ({type(exc).__name__}); "
-            "is `indexer serve` running?"
+            f"cannot connect to the indexer at {endpoint.url} ({why}); is "
+            f"`indexer serve --workspace {settings.workspace}` running?"
         ) from exc
     try:
         yield VaultSession(client, endpoint, settings.call_timeout)
