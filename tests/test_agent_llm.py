@@ -387,6 +387,85 @@ def test_images_attach_to_the_first_updated_note(
     assert envelope["entry"]["images"] == [Path(asset).name]
 
 
+GIF = b"GIF89a" + b"\x01\x00\x01\x00\x00\x00\x00;"
+
+
+def test_images_are_copied_first_and_placed_by_the_model(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.gif"
+    image.write_bytes(GIF)
+    vault = vault_dir(server, lang)
+    seen: dict[str, Any] = {}
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            envelope = json.loads(request["messages"][1]["content"])
+            ((name, link),) = envelope["image_links"].items()
+            copied = vault / "items/chart.md.assets" / name
+            seen.update(name=name, link=link, copied_first=copied.is_file())
+            body = f"# Chart\n\nQ3:\n\n{link}\n\nsales up\n"
+            return tool_call("write", path="items/chart.md", content=body)
+        return final(["items/chart.md"], "Created the chart note.")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang, "Chart", "sales", images=[str(image)]))
+    assert notice.ok and notice.method == "llm", notice.error
+    assert seen["copied_first"], "the image was not in the vault when the model started"
+    assert seen["link"] == f"![chart](chart.md.assets/{seen['name']})"
+    text = (vault / "items/chart.md").read_text()
+    assert text.count(seen["name"]) == 1 and text.endswith(f"{seen['link']}\n\nsales up\n")
+    assert notice.updated_files == ["items/chart.md", f"items/chart.md.assets/{seen['name']}"]
+
+
+def test_images_follow_the_entry_into_the_note_the_model_chose(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.gif"
+    image.write_bytes(GIF)
+    seed(server, lang, "items/reports/sales.md", "# Sales\n\n- Q2: flat\n")
+    vault = vault_dir(server, lang)
+    names: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/reports/sales.md")
+        if turn == 1:
+            envelope = json.loads(request["messages"][1]["content"])
+            ((name, link),) = envelope["image_links"].items()  # the link next to items/chart.md
+            names.append(name)
+            merged = read_content(request) + f"- Q3: up\n\n{link}\n"
+            return tool_call("write", path="items/reports/sales.md", content=merged)
+        return final(["items/reports/sales.md"], "Added Q3 to the sales note.")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang, "Chart", "sales", images=[str(image)]))
+    assert notice.ok and notice.method == "llm", notice.error
+    (name,) = names
+    asset = f"items/reports/sales.md.assets/{name}"
+    assert notice.updated_files == ["items/reports/sales.md", asset]
+    assert (vault / asset).read_bytes() == GIF
+    text = (vault / "items/reports/sales.md").read_text()
+    assert text.endswith(f"- Q3: up\n\n![chart](sales.md.assets/{name})\n")
+    assert not (vault / "items/chart.md.assets").exists()  # the staged copy is gone
+
+
+def test_staged_images_are_undone_before_the_fallback(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.gif"
+    image.write_bytes(GIF)
+    seed(server, lang, "items/sales.md", "---\ntitle: Chart\n---\n# Sales\n\n- Q2: flat\n")
+    stub.run([http_error(503, "overloaded")])
+    notice = run_entry(server, stub, entry(lang, "Chart", "up", images=[str(image)]), fallback=True)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "overloaded" in (notice.fallback_reason or "")
+    vault = vault_dir(server, lang)
+    (asset,) = [p for p in notice.updated_files if ".assets/" in p]
+    assert asset.startswith("items/sales.md.assets/") and (vault / asset).read_bytes() == GIF
+    assert not (vault / "items/chart.md.assets").exists()  # staged for the model, undone
+
+
 def test_an_llm_merge_logs_no_request_lines_at_info(
     server: RunningIndexer, stub: LLMStub, lang: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -3,6 +3,13 @@
 Files are checked (exist, small enough, really an image by their first bytes) before
 any note is written, so a bad image fails the entry without touching the vault. Asset
 names carry a content hash, so attaching the same picture twice writes it once.
+
+On the LLM path the images are copied *first*, next to the suggested note, and the model
+gets the exact Markdown link, so it places each picture where it belongs in the text.
+The model may put the entry into another note: then ``place_images`` moves the pictures
+next to that note and rewrites their links (a link is relative to its note:
+``<note file name>.assets/<asset>``). A picture the model did not place is appended at
+the end of the note, as the fallback does.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_client.merge.journal import WriteJournal
-from shared.errors import ConflictError
+from shared.errors import ConflictError, NotFoundError
 from shared.images import asset_folder, detect_image
 
 
@@ -55,12 +62,25 @@ def load_images(paths: list[str], max_bytes: int) -> list[ImageFile]:
     return images
 
 
+def asset_path(note_path: str, image: ImageFile) -> str:
+    """Where ``image`` lives when embedded in ``note_path``."""
+    return f"{asset_folder(note_path)}/{image.asset_name}"
+
+
+def link_target(note_path: str, image: ImageFile) -> str:
+    """The link to ``image`` from inside ``note_path`` (relative to the note's folder)."""
+    return posixpath.relpath(asset_path(note_path, image), posixpath.dirname(note_path) or ".")
+
+
+def image_link(note_path: str, image: ImageFile) -> str:
+    """The Markdown line that embeds ``image`` in ``note_path``."""
+    return f"![{image.source.stem}]({link_target(note_path, image)})"
+
+
 async def copy_images(journal: WriteJournal, note_path: str, images: list[ImageFile]) -> list[str]:
     """Copy each image next to the note; the Markdown lines that embed them."""
-    folder = asset_folder(note_path)
-    links: list[str] = []
     for image in images:
-        target = f"{folder}/{image.asset_name}"
+        target = asset_path(note_path, image)
         stat = await journal.vault.stat(target)
         if not stat["exists"]:
             # A conflict means someone wrote it meanwhile: same name, so the same bytes.
@@ -72,18 +92,44 @@ async def copy_images(journal: WriteJournal, note_path: str, images: list[ImageF
                     if_match="",
                     encoding="base64",
                 )
-        relative = posixpath.relpath(target, posixpath.dirname(note_path) or ".")
-        links.append(f"![{image.source.stem}]({relative})")
-    return links
+    return [image_link(note_path, image) for image in images]
 
 
-async def attach_images(journal: WriteJournal, note_path: str, images: list[ImageFile]) -> None:
-    """Copy ``images`` next to a note the merge just wrote and embed them at its end."""
+async def place_images(
+    journal: WriteJournal, note_path: str, staged_at: str, images: list[ImageFile]
+) -> None:
+    """After the model's merge: ``images`` (copied next to ``staged_at`` before it) end up
+    next to ``note_path``, the note that received the entry, each linked from it once."""
     if not images:
         return
     links = await copy_images(journal, note_path, images)
     current = await journal.vault.read(note_path)
-    missing = [link for link in links if link not in current["content"]]
+    text = current["content"]
+    if note_path != staged_at:  # the model followed the staged link into another note
+        for image in images:
+            text = text.replace(
+                f"]({link_target(staged_at, image)}", f"]({link_target(note_path, image)}"
+            )
+    missing = [
+        link
+        for link, image in zip(links, images, strict=True)
+        if f"]({link_target(note_path, image)}" not in text
+    ]
     if missing:
-        text = current["content"].rstrip("\n") + "\n\n" + "\n".join(missing) + "\n"
+        text = text.rstrip("\n") + "\n\n" + "\n".join(missing) + "\n"
+    if text != current["content"]:
         await journal.write(note_path, text, before=current["content"], if_match=current["etag"])
+    if note_path != staged_at:
+        await _unstage(journal, staged_at, images)
+
+
+async def _unstage(journal: WriteJournal, staged_at: str, images: list[ImageFile]) -> None:
+    """Remove the copies made next to ``staged_at`` that its note does not link to."""
+    try:
+        staged_text = (await journal.vault.read(staged_at))["content"]
+    except NotFoundError:
+        staged_text = ""
+    for image in images:
+        path = asset_path(staged_at, image)
+        if journal.created(path) and f"]({link_target(staged_at, image)}" not in staged_text:
+            await journal.discard(path)

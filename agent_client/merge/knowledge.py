@@ -23,9 +23,10 @@ from agent_client.connection import Vault
 from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.fallback import merge_fallback
-from agent_client.merge.images import ImageFile, attach_images, load_images
+from agent_client.merge.images import ImageFile, copy_images, load_images, place_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.llm import BASE_TOOLS, merge_with_llm
+from agent_client.merge.paths import note_path_for
 from agent_client.merge.tools import MergeFailed, ToolExecutor
 from agent_client.settings import ClientSettings, LLMSettings
 from shared.errors import IndexerOfflineError, VaultError
@@ -108,12 +109,17 @@ async def _merge_with_llm(
         llm = llm_client()
     except Exception as exc:
         raise MergeFailed(f"the LLM client cannot be set up: {describe_failure(exc)}") from exc
+    # Images are copied first, next to the suggested note, so the model gets exact links.
+    staged_at = note_path_for(entry.title)
+    links = await copy_images(journal, staged_at, images)
     names = [image.asset_name for image in images]
-    confirmation = await merge_with_llm(llm, settings, executor, entry, names)
+    confirmation = await merge_with_llm(
+        llm, settings, executor, entry, dict(zip(names, links, strict=True))
+    )
     if images:
         if not confirmation.updated_files:
             raise MergeFailed("the model wrote no note to attach the images to")
-        await attach_images(journal, confirmation.updated_files[0], images)
+        await place_images(journal, confirmation.updated_files[0], staged_at, images)
     confirmation.updated_files.extend(
         p for p in journal.written if p not in confirmation.updated_files
     )

@@ -48,8 +48,9 @@ async def system_prompt(vault: Vault) -> str:
     return "\n\n".join(p.strip() for p in parts)
 
 
-def envelope(entry: MemoryEntry, search_available: bool, image_names: list[str]) -> str:
-    """The user message: the entry as JSON, plus where a new note would go."""
+def envelope(entry: MemoryEntry, search_available: bool, images: dict[str, str]) -> str:
+    """The user message: the entry as JSON, where a new note would go, and the Markdown
+    that embeds each image (already copied next to that note) keyed by asset name."""
     return json.dumps(
         {
             "task": "merge_knowledge",
@@ -61,10 +62,11 @@ def envelope(entry: MemoryEntry, search_available: bool, image_names: list[str])
                 "content": entry.content,
                 "tags": list(entry.tags),
                 "timestamp": entry.timestamp.isoformat(),
-                "images": image_names,
+                "images": list(images),
             },
             "suggested_path": note_path_for(entry.title),
             "search_available": search_available,
+            "image_links": images,
         },
         ensure_ascii=False,
         indent=2,
@@ -76,7 +78,7 @@ async def merge_with_llm(
     settings: LLMSettings,
     executor: ToolExecutor,
     entry: MemoryEntry,
-    image_names: list[str],
+    images: dict[str, str],
 ) -> Confirmation:
     """Run the bounded tool loop; the validated confirmation, or ``MergeFailed``."""
     vault = executor.vault
@@ -84,7 +86,7 @@ async def merge_with_llm(
         {"role": "system", "content": await system_prompt(vault)},
         {
             "role": "user",
-            "content": envelope(entry, "search" in executor.offered, image_names),
+            "content": envelope(entry, "search" in executor.offered, images),
         },
     ]
     try:
@@ -144,7 +146,7 @@ async def _loop(
             continue
         text = message.content or ""
         try:
-            return parse_confirmation(text, executor.journal.written)
+            return parse_confirmation(text, executor.written)
         except ValueError as exc:
             if nudged:
                 raise MergeFailed(f"malformed confirmation: {exc}") from None

@@ -120,6 +120,7 @@ class ToolExecutor:
         self.vault = journal.vault
         self.offered = offered
         self.conflicts = 0
+        self.written: list[str] = []  # notes the model wrote, in the order of first write
         self._seen: dict[str, _Seen] = {}
 
     def check_call(self, name: str, raw_args: str) -> dict[str, Any]:
@@ -195,6 +196,8 @@ class ToolExecutor:
         except ConflictError:
             return await self._conflict(path)
         self._seen[path] = _Seen(result["etag"], None)
+        if path not in self.written:
+            self.written.append(path)
         return {"path": path, "created": result["created"], "size": result["size"]}
 
     async def _conflict(self, path: str) -> str:
