@@ -28,6 +28,7 @@ from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+from shared.timestamps import parse_timestamp
 
 DESCRIPTION = """\
 Remember knowledge and events in a vault-memory workspace, and read, search, edit or
@@ -179,15 +180,10 @@ def _text(value: str) -> str:
 
 
 def _timestamp(value: str | None) -> datetime:
-    if value is None:
-        return datetime.now(UTC)
     try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(
-            f"--at wants an ISO 8601 time with a zone, e.g. 2026-11-29T20:00:00+01:00, "
-            f"not {value!r}"
-        ) from None
+        return datetime.now(UTC) if value is None else parse_timestamp(value)
+    except ValueError as exc:
+        raise ValueError(f"--at: {exc}") from None
 
 
 def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:

@@ -19,18 +19,19 @@ import copy
 import json
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
 from agent_client.writer import MemoryWriter, get_writer
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+from shared.timestamps import parse_timestamp
 
 logger = logging.getLogger("agent_client.hooks")
 
 MEMORY_WRITER_ACTION = "memory_writer_action"
-_ENTRY_KEYS = {"lang", "kind", "title", "content", "tags", "timestamp", "images", "id"}
+_ENTRY_KEYS = {f.name for f in fields(MemoryEntry)}
 _ACTION_KEYS = {"action", "lang", "path", "body", "frontmatter"}
 
 _TOOL: dict[str, Any] = {
@@ -150,11 +151,8 @@ def _moment(value: Any) -> datetime:
     if isinstance(value, datetime):
         return value
     if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            pass
-    raise ValueError(f"timestamp must be ISO 8601 with a zone, not {value!r}")
+        return parse_timestamp(value)
+    raise ValueError(f"timestamp must be ISO 8601 text with a zone, not {value!r}")
 
 
 def memory_writer_action_tool() -> dict[str, Any]:

@@ -1,17 +1,18 @@
 """Split a note into frontmatter and body, and put them back together (client side).
 
 The server normalizes every ``.md`` it writes, so the client only needs a faithful
-split and a plain render; values it does not touch are passed through unchanged.
+split and a plain render; values it does not touch are passed through unchanged. Both
+go through ``shared.frontmatter`` (its lenient reader, its YAML handler's dumper), so a
+block reads and looks as the server's own.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Any
 
-import yaml
-
-from shared.frontmatter import read_frontmatter
+from shared.frontmatter import VaultYAMLHandler, read_frontmatter
 from shared.timestamps import format_timestamp
 
 
@@ -26,15 +27,16 @@ def split_note(text: str) -> tuple[dict[str, Any], str]:
 
 
 def render_note(meta: dict[str, Any], body: str) -> str:
-    """Frontmatter block + body, with exactly one trailing newline."""
-    block = yaml.safe_dump(
-        {k: _plain(v) for k, v in meta.items()},
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=None,
-        width=1000,
-    )
-    return f"---\n{block}---\n{body.strip(chr(10))}\n"
+    """Frontmatter block + body, with exactly one trailing newline.
+
+    ``InvalidFrontmatterError`` for a value YAML cannot hold (or a block too large).
+    """
+    block = _HANDLER.export({k: _plain(v) for k, v in meta.items()})
+    return f"---\n{block}\n---\n{body.strip(chr(10))}\n"
+
+
+_HANDLER = VaultYAMLHandler()
+ATX_HEADING = re.compile(r"^#{1,6}\s", re.M)  # a Markdown heading line starts like this
 
 
 def _plain(value: Any) -> Any:

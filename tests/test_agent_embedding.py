@@ -155,7 +155,7 @@ def test_remember_turn_queues_the_good_entries_and_reports_the_bad(
     ]
     assert "unknown fields ['colour']" in receipt.refused[0]
     assert "not a vault id" in receipt.refused[1]
-    assert "timestamp must be ISO 8601" in receipt.refused[2]
+    assert "'yesterday' is not an ISO 8601 time with a zone" in receipt.refused[2]
     assert writer.flush(30)
     assert [(n.ok, n.kind) for n in sink.notices] == [(True, "knowledge"), (True, "event")]
     assert (vault_dir(server, lang) / "items/tea.md").exists()

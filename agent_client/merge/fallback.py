@@ -19,7 +19,7 @@ from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import note_path_for, title_key
-from agent_client.notes import render_note, split_note
+from agent_client.notes import ATX_HEADING, render_note, split_note
 from shared.errors import ConflictError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import parse_yaml_block, string_list
 from shared.images import asset_folder
@@ -27,7 +27,6 @@ from shared.models import MemoryEntry
 from shared.workspace import ITEMS_DIR
 
 MIN_TITLE_SIMILARITY = 0.6
-_HEADING_LINE = re.compile(r"#{1,6}\s")
 
 
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
@@ -92,12 +91,12 @@ def holds_entry(body: str, content: str, links: list[str]) -> bool:
     lines = _lines(body)
     for i, line in enumerate(lines):
         end = i + 1 + len(want)
-        if not _HEADING_LINE.match(line) or lines[i + 1 : end] != want:
+        if not ATX_HEADING.match(line) or lines[i + 1 : end] != want:
             continue
         images = end
         while images < len(lines) and lines[images].startswith("!["):
             images += 1
-        ends = images == len(lines) or _HEADING_LINE.match(lines[images])
+        ends = images == len(lines) or ATX_HEADING.match(lines[images])
         if ends and set(links) <= set(lines[end:images]):
             return True
     return False
