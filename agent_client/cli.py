@@ -21,8 +21,9 @@ from typing import Any
 
 import yaml
 
-from agent_client.connection import SearchResult, Vault, mcp_vault_connection
+from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
+from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter

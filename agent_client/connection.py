@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, cast
 
 import httpx2
 from fastmcp import Client
@@ -23,76 +23,22 @@ from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
 from agent_client.discovery import Endpoint, discover
+from agent_client.results import (
+    AppendResult,
+    DeleteResult,
+    FindResult,
+    GrepResult,
+    ReadResult,
+    SearchResult,
+    StatResult,
+    WriteResult,
+)
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import IndexerOfflineError, NotFoundError, VaultError, error_from_message
 from shared.langs import check_lang
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
-
-
-class ReadResult(TypedDict):
-    path: str
-    content: str
-    etag: str
-    size: int
-    mtime: float
-
-
-class WriteResult(TypedDict):
-    path: str
-    etag: str
-    created: bool
-    size: int
-
-
-class StatResult(TypedDict):
-    path: str
-    exists: bool
-    type: str | None
-    size: int | None
-    mtime: float | None
-    etag: str | None
-
-
-class AppendResult(TypedDict):
-    path: str
-    etag: str
-    size: int
-
-
-class FindResult(TypedDict):
-    paths: list[str]
-    truncated: bool
-
-
-class GrepMatch(TypedDict):
-    path: str
-    line: int
-    text: str
-
-
-class GrepResult(TypedDict):
-    matches: list[GrepMatch]
-    truncated: bool
-
-
-class DeleteResult(TypedDict):
-    path: str
-    deleted: bool
-
-
-class SearchHit(TypedDict):
-    path: str
-    title: str
-    score: float
-    snippet: str
-
-
-class SearchResult(TypedDict):
-    results: list[SearchHit]
-    partial: bool
-    total: NotRequired[int]  # all matches, when the server counts them
 
 
 class VaultSession:

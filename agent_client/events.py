@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 from datetime import datetime, tzinfo
 
-from agent_client.connection import AppendResult, Vault
+from agent_client.connection import Vault
 from agent_client.notes import ATX_HEADING, render_note
+from agent_client.results import AppendResult
 from shared.errors import ConflictError, NotFoundError
 from shared.models import MemoryEntry
 from shared.workspace import day_file

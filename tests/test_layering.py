@@ -48,7 +48,7 @@ def test_shared_needs_only_stdlib_and_yaml() -> None:
 # agent_client's units (a top-level module, or the ``merge`` package), lowest first. A unit
 # imports agent_client units of lower layers only (a package may import its own modules).
 CLIENT_LAYERS: list[set[str]] = [
-    {"settings", "discovery", "notes", "notices", "failures", "transport_logs"},
+    {"settings", "discovery", "notes", "notices", "failures", "results", "transport_logs"},
     {"connection"},
     {"merge", "events", "actions"},
     {"writer"},

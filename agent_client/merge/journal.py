@@ -13,7 +13,8 @@ import logging
 import posixpath
 from dataclasses import dataclass
 
-from agent_client.connection import Vault, WriteResult
+from agent_client.connection import Vault
+from agent_client.results import WriteResult
 from shared.errors import NotFoundError, VaultError
 from shared.images import ASSETS_SUFFIX
 
