@@ -332,6 +332,29 @@ def test_any_llm_failure_falls_back_with_the_reason(
     assert any(reason in line and "deterministic" in line for line in logged), logged
 
 
+def test_a_failed_merge_that_cannot_be_undone_still_falls_back(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang)
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            return tool_call("write", path="items/go.md", content=read_content(request) + "- m\n")
+        if turn == 2:
+            path.write_text(path.read_text() + "- human edit\n")  # over the model's write
+        return say("Done!")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang), fallback=True)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "not undone, changed since: items/go.md" in (notice.fallback_reason or "")
+    text = path.read_text()
+    assert "- m\n- human edit\n" in text  # the person's edit is never undone
+    assert "## 2026-11-29: Go\n\ngone: past participle\n" in text  # nor the entry lost
+
+
 def test_prompts_the_server_does_not_serve_fall_back(
     stub: LLMStub, lang: str, tmp_path: Path
 ) -> None:

@@ -82,8 +82,8 @@ async def _merge(
             left = await journal.rollback()
             if not settings.llm_fallback:
                 raise
-            if left:
-                raise MergeFailed(f"{reason}; no fallback, {left} could not be undone") from exc
+            if left:  # changed by someone since: their text stays, the entry still goes in
+                reason += f" (not undone, changed since: {', '.join(left)})"
             expected = isinstance(exc, MergeFailed | VaultError)
             logger.error(
                 "LLM merge of entry %s failed (%s); undone, merging deterministically",
