@@ -45,6 +45,15 @@ def test_time_zone(tmp_path: Path) -> None:
     assert ClientSettings.resolve({}, {"AGENT_CLIENT_WORKSPACE": str(tmp_path)}).tz is None
 
 
+def test_lang_for_the_cli(tmp_path: Path) -> None:
+    env = {"AGENT_CLIENT_WORKSPACE": str(tmp_path), "AGENT_CLIENT_LANG": "ja"}
+    assert ClientSettings.resolve({}, env).lang == "ja"
+    assert ClientSettings.resolve({"lang": "zh-Hans"}, env).lang == "zh-Hans"
+    assert ClientSettings.resolve({}, {"AGENT_CLIENT_WORKSPACE": str(tmp_path)}).lang is None
+    with pytest.raises(ValueError, match="not a vault id"):
+        ClientSettings.resolve({}, {**env, "AGENT_CLIENT_LANG": "Japanese"})
+
+
 def test_every_env_var_read_is_documented() -> None:
     source = Path("agent_client/settings.py").read_text()
     used = {
