@@ -1,7 +1,8 @@
 """``agent-client``: the Memory Writer and the vault tools from a shell.
 
-Each command waits for completion and prints what was written (``--json`` for machines).
-Exit codes: 0 done, 1 refused or failed, 2 bad usage, 3 indexer offline.
+A thin layer over the library: each command builds the settings once, runs one writer
+submission, action or tool call, and maps every error to one line and an exit code here
+(0 done, 1 refused or failed, 2 bad usage, 3 indexer offline).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -17,91 +19,182 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_client.connection import mcp_vault_connection
+import yaml
+
+from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
+from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
+from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+from shared.timestamps import parse_timestamp
+
+DESCRIPTION = """\
+Remember knowledge and events in a vault-memory workspace, and read, search, edit or
+delete its notes. The indexer must be serving the workspace (indexer serve --workspace W).
+"""
+
+EPILOG = """\
+settings:
+  --workspace and --lang default to AGENT_CLIENT_WORKSPACE and AGENT_CLIENT_LANG.
+  Knowledge is merged by the LLM named in VAULT_LLM_MODEL (with OPENAI_BASE_URL and
+  OPENAI_API_KEY), or deterministically without one. deploy/env.example lists them all.
+
+exit status:
+  0  done
+  1  refused or failed (the message says why)
+  2  bad usage (a missing or malformed argument, an invalid vault id)
+  3  the indexer is not running on the workspace, or does not answer
+
+run "agent-client COMMAND --help" for the options of a command.
+"""
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_OFFLINE = 0, 1, 2, 3
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--workspace", help="workspace W (env AGENT_CLIENT_WORKSPACE)")
-    common.add_argument("--json", action="store_true", help="print JSON")
-    common.add_argument("--log-level", default="WARNING")
-    lang = argparse.ArgumentParser(add_help=False)
-    lang.add_argument("--lang", required=True, help="vault id, e.g. en, ja, zh-Hans")
+    common.add_argument(
+        "--workspace", metavar="W", help="workspace folder (default: $AGENT_CLIENT_WORKSPACE)"
+    )
+    common.add_argument(
+        "--lang", help="vault id, e.g. en, ja, zh-Hans (default: $AGENT_CLIENT_LANG)"
+    )
+    common.add_argument("--json", action="store_true", help="print the result as JSON")
+    common.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="what to log on stderr (default: WARNING)",
+    )
 
-    parser = argparse.ArgumentParser(prog="agent-client", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="agent-client",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in (
-        ("remember", "merge a piece of knowledge into the vault"),
-        ("event", "log an event in the day file"),
+        ("remember", "merge a piece of knowledge into the vault's notes"),
+        ("event", "log an event in the day file events/YYYY/MM/DD.md"),
     ):
-        cmd = sub.add_parser(name, parents=[common, lang], help=help_text)
-        cmd.add_argument("--title", required=True)
-        cmd.add_argument("--tag", action="append", default=[], dest="tags")
-        cmd.add_argument("--at", help="ISO 8601 timestamp with zone (default: now)")
-        cmd.add_argument("text", help="the content, or - to read it from stdin")
+        cmd = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        cmd.add_argument("--title", required=True, help="a short name for it (one line)")
+        cmd.add_argument(
+            "--tag", action="append", default=[], dest="tags", help="a topic label; repeatable"
+        )
+        cmd.add_argument(
+            "--at",
+            metavar="TIME",
+            help="when, as ISO 8601 with a zone, e.g. 2026-11-29T20:00:00+01:00 (default: now)",
+        )
+        cmd.add_argument("text", help="the content (Markdown); - reads it from stdin")
         if name == "remember":
-            cmd.add_argument("--image", action="append", default=[], dest="images")
-            cmd.add_argument("--no-llm", action="store_true", help="merge deterministically")
-    edit = sub.add_parser("edit", parents=[common, lang], help="edit a note (id/created kept)")
-    edit.add_argument("path")
-    edit.add_argument("--body", help="the new body, or - for stdin")
-    edit.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    edit.add_argument("--unset", action="append", default=[], metavar="KEY")
-    delete = sub.add_parser("delete", parents=[common, lang], help="delete a note")
-    delete.add_argument("path")
-    search = sub.add_parser("search", parents=[common, lang], help="search the vault")
-    search.add_argument("query")
-    search.add_argument("--limit", type=int, default=10)
-    read = sub.add_parser("read", parents=[common, lang], help="print a vault file")
-    read.add_argument("path")
+            cmd.add_argument(
+                "--image",
+                action="append",
+                default=[],
+                dest="images",
+                metavar="FILE",
+                help="an image to attach (PNG, JPEG, GIF, WebP, BMP, AVIF); repeatable",
+            )
+            cmd.add_argument(
+                "--no-llm",
+                action="store_true",
+                help="merge deterministically even when an LLM is configured",
+            )
+    about = "replace a note's body or change its frontmatter (id and created are kept)"
+    edit = sub.add_parser("edit", parents=[common], help=about, description=about)
+    edit.add_argument("path", help="the note, relative to the vault, e.g. items/go.md")
+    edit.add_argument("--body", help="the new body (Markdown); - reads it from stdin")
+    edit.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a frontmatter key; VALUE is read as YAML: 5 is a number, true a "
+        "boolean, anything else (a date too) text; repeatable",
+    )
+    edit.add_argument(
+        "--unset", action="append", default=[], metavar="KEY", help="remove a frontmatter key"
+    )
+    about = "delete a note (its images go with it)"
+    delete = sub.add_parser("delete", parents=[common], help=about, description=about)
+    delete.add_argument("path", help="the note, relative to the vault, e.g. items/go.md")
+    about = "search the vault's notes; prints path, title and a snippet per hit"
+    search = sub.add_parser("search", parents=[common], help=about, description=about)
+    search.add_argument("query", help='words (all must match) and "quoted phrases"')
+    search.add_argument("--limit", type=int, default=10, help="hits to show (default: 10)")
+    search.add_argument(
+        "--offset", type=int, default=0, help="skip this many hits first, to page (default: 0)"
+    )
+    about = "print a file of the vault"
+    read = sub.add_parser("read", parents=[common], help=about, description=about)
+    read.add_argument("path", help="relative to the vault, e.g. items/go.md")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    _configure_logging(args.log_level)
     try:
-        flags: dict[str, object] = {"workspace": args.workspace}
+        flags: dict[str, object] = {"workspace": args.workspace, "lang": args.lang}
         if getattr(args, "no_llm", False):
             flags["llm"] = "off"
         settings = ClientSettings.resolve(flags, os.environ)
-        return _run(args, settings)
+        if settings.lang is None:
+            raise ValueError("which vault? pass --lang (e.g. en) or set AGENT_CLIENT_LANG")
+        return _run(args, settings, settings.lang)
     except IndexerOfflineError as exc:
         print(f"agent-client: {exc}", file=sys.stderr)
-        return 3
+        return EXIT_OFFLINE
     except ValueError as exc:  # before VaultError: a bad lang is both, and bad usage
         print(f"agent-client: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except VaultError as exc:
         print(f"agent-client: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
 
 
-def _run(args: argparse.Namespace, settings: ClientSettings) -> int:
+def _configure_logging(level: str) -> None:
+    """The CLI owns its process's logging; at DEBUG the transport's lines are wanted too."""
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if level == "DEBUG":
+        for name in NOISY_LOGGERS:
+            logging.getLogger(name).setLevel(logging.DEBUG)
+
+
+def _run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
     if args.command in ("remember", "event"):
-        return _submit(args, settings)
+        return _submit(args, settings, lang)
     if args.command in ("edit", "delete"):
-        return _action(args, settings)
-    return asyncio.run(_query(args, settings))
+        return _action(args, settings, lang)
+    return asyncio.run(_query(args, settings, lang))
 
 
 def _text(value: str) -> str:
     return sys.stdin.read() if value == "-" else value
 
 
-def _submit(args: argparse.Namespace, settings: ClientSettings) -> int:
+def _timestamp(value: str | None) -> datetime:
+    try:
+        return datetime.now(UTC) if value is None else parse_timestamp(value)
+    except ValueError as exc:
+        raise ValueError(f"--at: {exc}") from None
+
+
+def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
     entry = MemoryEntry(
-        lang=args.lang,
+        lang=lang,
         kind="knowledge" if args.command == "remember" else "event",
         title=args.title,
         content=_text(args.text),
         tags=args.tags,
-        timestamp=datetime.fromisoformat(args.at) if args.at else datetime.now(UTC),
+        timestamp=_timestamp(args.at),
         images=getattr(args, "images", []),
     )
     sink = CollectingNoticeSink()
@@ -112,39 +205,54 @@ def _submit(args: argparse.Namespace, settings: ClientSettings) -> int:
     writer.close(1.0)
     if not finished or not sink.notices:
         print("agent-client: the writer did not finish in time", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     notice = sink.notices[-1]
     _print_notice(notice, args.json)
     if notice.ok:
-        return 0
-    return 3 if (notice.error or "").startswith("indexer_offline") else 1
+        return EXIT_OK
+    return EXIT_OFFLINE if (notice.error or "").startswith("indexer_offline") else EXIT_FAILED
 
 
 def _print_notice(notice: SystemNotice, as_json: bool) -> None:
     if as_json:
         print(json.dumps(asdict(notice), ensure_ascii=False))
-    elif notice.ok:
-        print(notice.update_summary)
-        for path in notice.updated_files:
-            print(f"  {path}")
-    else:
-        print(f"failed: {notice.error}", file=sys.stderr)
+        return
+    if not notice.ok:
+        print(f"agent-client: failed: {notice.error}", file=sys.stderr)
+        return
+    print(notice.update_summary)
+    for path in notice.updated_files:
+        print(f"  {path}")
+    if notice.fallback_reason:
+        print(f"(merged without the LLM: {notice.fallback_reason})", file=sys.stderr)
 
 
-def _action(args: argparse.Namespace, settings: ClientSettings) -> int:
+def frontmatter_value(text: str) -> Any:
+    """A ``--set`` value as YAML reads it: ``5`` a number, ``true`` a boolean; anything
+    else stays the text typed (a date too: the note keeps what was written)."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    return text
+
+
+def _action(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
     action: Action
     if args.command == "delete":
-        action = DeleteAction(args.lang, args.path)
+        action = DeleteAction(lang, args.path)
     else:
         frontmatter: dict[str, Any] = {}
         for item in args.set:
             key, sep, value = item.partition("=")
-            if not sep or not key:
+            if not sep or not key.strip():
                 raise ValueError(f"--set wants KEY=VALUE, not {item!r}")
-            frontmatter[key] = value
+            frontmatter[key.strip()] = frontmatter_value(value)
         frontmatter.update({key: None for key in args.unset})
         body = _text(args.body) if args.body is not None else None
-        action = EditAction(args.lang, args.path, body=body, frontmatter=frontmatter or None)
+        action = EditAction(lang, args.path, body=body, frontmatter=frontmatter or None)
     writer = MemoryWriter(settings)
 
     async def run() -> Any:
@@ -158,25 +266,57 @@ def _action(args: argparse.Namespace, settings: ClientSettings) -> int:
         print(json.dumps(asdict(result)))
     else:
         print(f"{'deleted' if result.deleted else 'edited'} {result.path}")
-    return 0
+    return EXIT_OK
 
 
-async def _query(args: argparse.Namespace, settings: ClientSettings) -> int:
-    async with mcp_vault_connection(args.lang, settings) as vault:
+async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
+    async with mcp_vault_connection(lang, settings) as vault:
         if args.command == "read":
             result: Any = await vault.read(args.path)
             text = result["content"]
         elif await vault.has_search():
-            result = await vault.search(args.query, limit=args.limit)
-            text = "\n".join(f"{hit['path']}\t{hit['title']}" for hit in result["results"])
-        else:  # an indexer without search: fall back to a case-insensitive grep
-            result = await vault.grep(args.query, fixed=True, ignore_case=True, limit=args.limit)
-            text = "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in result["matches"])
+            result = await vault.search(args.query, limit=args.limit, offset=args.offset)
+            text = _search_text(args.query, result, args.offset)
+        else:
+            result, text = await _grep_instead(vault, args)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
-    elif text:
+    else:
         print(text.rstrip("\n"))
-    return 0
+    return EXIT_OK
+
+
+def _search_text(query: str, result: SearchResult, offset: int) -> str:
+    hits = result["results"]
+    total = result.get("total")
+    if not hits:
+        where = f" after the first {offset}" if offset else ""
+        return f"No notes match {query!r}{where}."
+    lines: list[str] = []
+    for hit in hits:
+        lines.append(f"{hit['path']}  {hit['title']}")
+        snippet = " ".join(hit["snippet"].split())
+        if snippet:
+            lines.append(f"    {snippet}")
+    shown = f"{offset + 1}-{offset + len(hits)}"
+    if total is not None:
+        lines.append(f"({shown} of {total})")
+    elif offset:
+        lines.append(f"({shown})")
+    if result["partial"]:
+        lines.append("(the index is still catching up: some notes may be missing)")
+    return "\n".join(lines)
+
+
+async def _grep_instead(vault: Vault, args: argparse.Namespace) -> tuple[Any, str]:
+    """An indexer without search: a case-insensitive grep for the query text."""
+    result = await vault.grep(
+        args.query, fixed=True, ignore_case=True, limit=args.limit + args.offset
+    )
+    matches = result["matches"][args.offset :]
+    if not matches:
+        return result, f"No lines match {args.query!r}."
+    return result, "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in matches)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
 import httpx2
 from fastmcp import Client
@@ -23,74 +23,22 @@ from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
 from agent_client.discovery import Endpoint, discover
+from agent_client.results import (
+    AppendResult,
+    DeleteResult,
+    FindResult,
+    GrepResult,
+    ReadResult,
+    SearchResult,
+    StatResult,
+    WriteResult,
+)
 from agent_client.settings import ClientSettings
-from shared.errors import IndexerOfflineError, VaultError, error_from_message
+from agent_client.transport_logs import quiet_transport_logs
+from shared.errors import IndexerOfflineError, NotFoundError, VaultError, error_from_message
 from shared.langs import check_lang
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
-
-
-class ReadResult(TypedDict):
-    path: str
-    content: str
-    etag: str
-    size: int
-    mtime: float
-
-
-class WriteResult(TypedDict):
-    path: str
-    etag: str
-    created: bool
-    size: int
-
-
-class StatResult(TypedDict):
-    path: str
-    exists: bool
-    type: str | None
-    size: int | None
-    mtime: float | None
-    etag: str | None
-
-
-class AppendResult(TypedDict):
-    path: str
-    etag: str
-    size: int
-
-
-class FindResult(TypedDict):
-    paths: list[str]
-    truncated: bool
-
-
-class GrepMatch(TypedDict):
-    path: str
-    line: int
-    text: str
-
-
-class GrepResult(TypedDict):
-    matches: list[GrepMatch]
-    truncated: bool
-
-
-class DeleteResult(TypedDict):
-    path: str
-    deleted: bool
-
-
-class SearchHit(TypedDict):
-    path: str
-    title: str
-    score: float
-    snippet: str
-
-
-class SearchResult(TypedDict):
-    results: list[SearchHit]
-    partial: bool
 
 
 class VaultSession:
@@ -159,13 +107,38 @@ class VaultSession:
         except Exception as exc:
             if _is_offline(exc):
                 raise self._offline(f"resource {name!r}", exc) from exc
-            raise VaultError(f"the indexer serves no prompt {name!r}: {exc}") from None
+            raise NotFoundError(f"the indexer serves no prompt {name!r} ({exc})") from None
         return "\n\n".join(getattr(c, "text", "") for c in contents)
 
     def _offline(self, what: str, exc: BaseException) -> IndexerOfflineError:
         self.broken = True
-        detail = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
-        return IndexerOfflineError(f"{what} at {self.endpoint.url} failed ({detail[:200]})")
+        why = why_unreachable(exc, self._call_timeout)
+        return IndexerOfflineError(f"{what} at {self.endpoint.url} failed: {why}")
+
+
+def why_unreachable(exc: BaseException, timeout: float) -> str:
+    """What went wrong on the way to the server, in words (``RuntimeError`` says nothing)."""
+    chain = _causes(exc)
+    for seen in chain:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, TimeoutError | httpx2.TimeoutException):
+            return f"no answer within {timeout:g} s"
+        if isinstance(seen, httpx2.HTTPStatusError):
+            return f"HTTP {seen.response.status_code} {seen.response.reason_phrase}"
+    plain = [e for e in chain if not isinstance(e, BaseExceptionGroup)]
+    messages = [" ".join(str(e).split()) for e in plain if str(e).strip()]
+    return messages[-1][:200] if messages else type(exc).__name__
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc``, its cause, the cause's cause..., each once."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return chain
 
 
 def _is_offline(exc: BaseException) -> bool:
@@ -250,8 +223,15 @@ class Vault:
         type: str | None = None,
         tags: list[str] | None = None,
         path: str = "",
+        offset: int = 0,
     ) -> SearchResult:
+        """Ranked hits ``offset`` to ``offset + limit``; ``total`` when the server gives it.
+
+        ``offset`` is sent only when it is not 0, so servers without paging still answer.
+        """
         args: dict[str, Any] = {"query": query, "limit": limit}
+        if offset:
+            args["offset"] = offset
         if type is not None:
             args["type"] = type
         if tags is not None:
@@ -276,6 +256,7 @@ async def open_session(
 
     The endpoint is discovered now (from the URL file) unless the caller just did so.
     """
+    quiet_transport_logs()
     endpoint = endpoint or discover(settings.url_file, settings.token_file)
 
     def http_client(
@@ -301,9 +282,10 @@ async def open_session(
     except Exception as exc:
         with contextlib.suppress(Exception):
             await client.__aexit__(None, None, None)
+        why = why_unreachable(exc, settings.connect_timeout)
         raise IndexerOfflineError(
-            f"cannot connect to the indexer at {endpoint.url} ({type(exc).__name__}); "
-            "is `indexer serve` running?"
+            f"cannot connect to the indexer at {endpoint.url} ({why}); is "
+            f"`indexer serve --workspace {settings.workspace}` running?"
         ) from exc
     try:
         yield VaultSession(client, endpoint, settings.call_timeout)

@@ -9,34 +9,32 @@ two writers race to create the same day file exactly one preamble wins; the othe
 from __future__ import annotations
 
 import contextlib
-import re
 from datetime import datetime, tzinfo
 
-from agent_client.connection import AppendResult, Vault
+from agent_client.connection import Vault
+from agent_client.notes import ATX_HEADING, render_note
+from agent_client.results import AppendResult
 from shared.errors import ConflictError, NotFoundError
 from shared.models import MemoryEntry
-
-_HEADING = re.compile(r"^(#{1,6}\s)", re.M)
+from shared.workspace import day_file
 
 
 def day_path(when: datetime, tz: tzinfo | None) -> tuple[str, datetime]:
     """The day file of ``when`` and ``when`` in the configured zone (None: local)."""
     local = when.astimezone(tz)
-    return f"events/{local:%Y/%m/%d}.md", local
+    return day_file(local), local
 
 
 def preamble(local: datetime) -> str:
     day = f"{local:%Y-%m-%d}"
-    return (
-        f"---\ntitle: Events {day}\ntype: events\ntags: [events]\n---\n"
-        f"# Events {day}\n\nOne section per event, in the order they were logged.\n"
-    )
+    body = f"# Events {day}\n\nOne section per event, in the order they were logged.\n"
+    return render_note({"title": f"Events {day}", "type": "events", "tags": ["events"]}, body)
 
 
 def event_section(entry: MemoryEntry, local: datetime) -> str:
     """The Markdown of one event; headings inside the content are escaped."""
     tags = ", ".join(entry.tags) if entry.tags else "-"
-    body = _HEADING.sub(r"\\\1", entry.content.strip("\n"))
+    body = ATX_HEADING.sub(lambda m: "\\" + m.group(0), entry.content.strip("\n"))
     return (
         f"\n## Event\n\n"
         f"- time: {local.isoformat(timespec='seconds')}\n"

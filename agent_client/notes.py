@@ -1,19 +1,18 @@
 """Split a note into frontmatter and body, and put them back together (client side).
 
 The server normalizes every ``.md`` it writes, so the client only needs a faithful
-split and a plain render; values it does not touch are passed through unchanged.
+split and a plain render; values it does not touch are passed through unchanged. Both
+go through ``shared.frontmatter`` (its lenient reader, its YAML handler's dumper), so a
+block reads and looks as the server's own.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import date, datetime
 from typing import Any
 
-import yaml
-
-from shared.frontmatter import read_frontmatter
+from shared.frontmatter import VaultYAMLHandler, read_frontmatter
 from shared.timestamps import format_timestamp
 
 
@@ -28,15 +27,16 @@ def split_note(text: str) -> tuple[dict[str, Any], str]:
 
 
 def render_note(meta: dict[str, Any], body: str) -> str:
-    """Frontmatter block + body, with exactly one trailing newline."""
-    block = yaml.safe_dump(
-        {k: _plain(v) for k, v in meta.items()},
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=None,
-        width=1000,
-    )
-    return f"---\n{block}---\n{body.strip(chr(10))}\n"
+    """Frontmatter block + body, with exactly one trailing newline.
+
+    ``InvalidFrontmatterError`` for a value YAML cannot hold (or a block too large).
+    """
+    block = _HANDLER.export({k: _plain(v) for k, v in meta.items()})
+    return f"---\n{block}\n---\n{body.strip(chr(10))}\n"
+
+
+_HANDLER = VaultYAMLHandler()
+ATX_HEADING = re.compile(r"^#{1,6}\s", re.M)  # a Markdown heading line starts like this
 
 
 def _plain(value: Any) -> Any:
@@ -46,28 +46,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     return value
-
-
-def slugify(title: str) -> str:
-    """``"Past tense of 'go'"`` -> ``"past-tense-of-go"``; letters of any script are kept."""
-    text = unicodedata.normalize("NFKC", title).lower()
-    words = re.findall(r"\w+", text)
-    slug = "-".join(words).strip("-_")[:80].strip("-_")
-    return slug or "note"
-
-
-def title_key(title: str) -> str:
-    """A comparison key for titles: case, punctuation and spacing do not matter."""
-    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", title).lower()))
-
-
-def merge_tags(old: Any, new: list[str]) -> list[str]:
-    """Old tags first, then new ones not yet present (a tag string is split on , and #)."""
-    if isinstance(old, str):
-        old = [t for t in re.split(r"[,\s]+", old) if t]
-    tags: list[str] = []
-    for tag in [*(old or []), *new]:
-        tag = str(tag).strip().lstrip("#")
-        if tag and tag not in tags:
-            tags.append(tag)
-    return tags

@@ -27,6 +27,7 @@ class SystemNotice:
     update_summary: str = ""
     method: Literal["llm", "fallback", "event", "none"] = "none"
     error: str | None = None
+    fallback_reason: str | None = None  # why the LLM did not merge it (method "fallback")
 
 
 class NoticeSink(Protocol):
@@ -39,12 +40,13 @@ class LoggingNoticeSink:
     def notify(self, notice: SystemNotice) -> None:
         if notice.ok:
             logger.info(
-                "memory %s %s (%s): %s %s",
+                "memory %s %s (%s): %s %s%s",
                 notice.kind,
                 notice.entry_id,
                 notice.method,
                 ", ".join(notice.updated_files),
                 notice.update_summary,
+                f" [LLM failed: {notice.fallback_reason}]" if notice.fallback_reason else "",
             )
 
 

@@ -13,11 +13,13 @@ from datetime import tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from shared.langs import check_lang
 from shared.workspace import Workspace
 
 # env var -> (default as text, one-line help)
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "AGENT_CLIENT_WORKSPACE": ("", "workspace folder W holding indexer.mcp.url (--workspace)"),
+    "AGENT_CLIENT_LANG": ("", "vault id agent-client commands use without --lang, e.g. en"),
     "AGENT_CLIENT_CONNECT_TIMEOUT": (
         "2.0",
         "seconds to open a connection to the indexer before it counts as offline",
@@ -61,6 +63,7 @@ class ClientSettings:
     """Resolved settings of one agent-client process."""
 
     workspace: Path
+    lang: str | None = None  # the CLI's default vault (the writer takes lang per entry)
     connect_timeout: float = 2.0
     call_timeout: float = 30.0
     tz: tzinfo | None = None
@@ -93,6 +96,7 @@ class ClientSettings:
         workspace = pick("workspace", "AGENT_CLIENT_WORKSPACE")
         if not workspace:
             raise ValueError("no workspace: pass --workspace W or set AGENT_CLIENT_WORKSPACE")
+        lang = pick("lang", "AGENT_CLIENT_LANG") or None
         tz_name = pick("tz", "AGENT_CLIENT_TZ")
         model = pick("model", "VAULT_LLM_MODEL")
         llm_mode = pick("llm", "AGENT_CLIENT_LLM").lower()
@@ -113,6 +117,7 @@ class ClientSettings:
             )
         return cls(
             workspace=Path(workspace).expanduser().resolve(),
+            lang=check_lang(lang) if lang else None,
             connect_timeout=float(pick("connect_timeout", "AGENT_CLIENT_CONNECT_TIMEOUT")),
             call_timeout=float(pick("call_timeout", "AGENT_CLIENT_CALL_TIMEOUT")),
             tz=ZoneInfo(tz_name) if tz_name else None,

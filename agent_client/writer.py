@@ -28,13 +28,12 @@ from openai import AsyncOpenAI
 from agent_client.actions import ActionResult, run_action
 from agent_client.connection import SessionKeeper, Vault
 from agent_client.events import append_events, same_day_runs
-from agent_client.images import ImageFile, attach_images, load_images
-from agent_client.journal import WriteJournal
-from agent_client.kb_fallback import merge_fallback
-from agent_client.kb_llm import BASE_TOOLS, make_llm, merge_with_llm
-from agent_client.kb_tools import MergeFailed, ToolExecutor
+from agent_client.failures import describe_failure
+from agent_client.merge.knowledge import merge_knowledge
+from agent_client.merge.llm import make_llm
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
+from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import IndexerOfflineError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 
@@ -68,6 +67,7 @@ class MemoryWriter:
         self._closed = False
         self._llm: AsyncOpenAI | None = None
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
+        quiet_transport_logs()
 
     # -- producers (any thread) ------------------------------------------------------
 
@@ -181,7 +181,8 @@ class MemoryWriter:
         except IndexerOfflineError as exc:
             reason, error = f"dropped: indexer offline: {exc.message}", str(exc)
         except Exception as exc:
-            reason, error = f"failed: {exc}", f"{type(exc).__name__}: {exc}"
+            error = describe_failure(exc)
+            reason = f"failed: {error}"
         for entry in run:
             logger.error("memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, reason)
         return [SystemNotice(e.id, e.lang, e.kind, e.title, ok=False, error=error) for e in run]
@@ -205,58 +206,26 @@ class MemoryWriter:
         ]
 
     async def _write_kb_item_async(self, vault: Vault, entry: MemoryEntry) -> SystemNotice:
-        images = load_images(entry.images, self.settings.max_image_bytes)
-        journal = WriteJournal(vault)
-        try:
-            confirmation, method = await self._merge(journal, entry, images)
-        except IndexerOfflineError:
-            raise
-        except BaseException:
-            left = await _quiet_rollback(journal)
-            if left:
-                logger.error("entry %s: could not undo writes to %s", entry.id, left)
-            raise
+        outcome = await merge_knowledge(vault, entry, self.settings, self._llm_client)
         return SystemNotice(
             entry.id,
             entry.lang,
             entry.kind,
             entry.title,
             ok=True,
-            updated_files=confirmation.updated_files,
-            update_summary=confirmation.update_summary,
-            method=method,
+            updated_files=outcome.confirmation.updated_files,
+            update_summary=outcome.confirmation.update_summary,
+            method=outcome.method,
+            fallback_reason=outcome.fallback_reason,
         )
 
-    async def _merge(self, journal: WriteJournal, entry: MemoryEntry, images: list[ImageFile]):  # type: ignore[no-untyped-def]
-        llm_settings = self.settings.llm
-        if llm_settings is not None:
-            vault = journal.vault
-            offered = [*BASE_TOOLS, "search"] if await vault.has_search() else list(BASE_TOOLS)
-            executor = ToolExecutor(journal, offered)
-            if self._llm is None:
-                self._llm = make_llm(llm_settings)
-            try:
-                names = [image.asset_name for image in images]
-                confirmation = await merge_with_llm(self._llm, llm_settings, executor, entry, names)
-                if images and not confirmation.updated_files:
-                    raise MergeFailed("the model wrote no note to attach the images to")
-                await attach_images(journal, confirmation.updated_files[0], images)
-                written = journal.written
-                confirmation.updated_files.extend(
-                    p for p in written if p not in confirmation.updated_files
-                )
-                return confirmation, "llm"
-            except MergeFailed as exc:
-                left = await journal.rollback()
-                if not self.settings.llm_fallback or left:
-                    raise
-                logger.error(
-                    "LLM merge of entry %s failed (%s); undone, merging deterministically",
-                    entry.id,
-                    exc,
-                )
-        confirmation = await merge_fallback(journal, entry, images, self.settings.tz)
-        return confirmation, "fallback"
+    def _llm_client(self) -> AsyncOpenAI:
+        """The OpenAI SDK client, made on first use (bad settings fail the merge, not us)."""
+        if self._llm is None:
+            if self.settings.llm is None:
+                raise RuntimeError("no LLM configured")
+            self._llm = make_llm(self.settings.llm)
+        return self._llm
 
     async def _process_action(self, request: _ActionRequest) -> None:
         if not request.future.set_running_or_notify_cancel():
@@ -269,14 +238,6 @@ class MemoryWriter:
             request.future.set_exception(exc)
         else:
             request.future.set_result(result)
-
-
-async def _quiet_rollback(journal: WriteJournal) -> list[str]:
-    try:
-        return await journal.rollback()
-    except Exception as exc:  # offline while undoing: report, keep the first error
-        logger.error("undo failed: %s", exc)
-        return journal.written
 
 
 # -- the process-wide singleton ----------------------------------------------------------

@@ -17,10 +17,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent_client.notices import CollectingNoticeSink
-from agent_client.settings import ClientSettings
-from agent_client.writer import MemoryWriter
-from shared.models import MemoryEntry
+from agent_client import ClientSettings, CollectingNoticeSink, MemoryEntry, MemoryWriter
 
 QUIET = {
     "FASTMCP_SHOW_SERVER_BANNER": "false",

@@ -6,6 +6,7 @@ says; the client checks an entry's images before anything is written. Both use t
 
 from __future__ import annotations
 
+ASSETS_SUFFIX = ".assets"  # a note's images live in ``<note>.md.assets/``
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".avif"})
 _MAGIC: dict[str, tuple[bytes, ...]] = {
     ".png": (b"\x89PNG\r\n\x1a\n",),
@@ -23,6 +24,11 @@ MIME_TYPES = {
     ".bmp": "image/bmp",
     ".avif": "image/avif",
 }
+
+
+def asset_folder(note_path: str) -> str:
+    """The folder of a note's images: ``items/a.md`` -> ``items/a.md.assets``."""
+    return note_path + ASSETS_SUFFIX
 
 
 def is_image(suffix: str, data: bytes) -> bool:

@@ -1,4 +1,5 @@
-"""How moments are written in notes, state files and logs: ISO 8601, UTC as ``Z``."""
+"""How moments are written in notes, state files and logs: ISO 8601, UTC as ``Z``; and
+how a moment given as text (a CLI flag, a model's JSON) is read back."""
 
 from __future__ import annotations
 
@@ -10,6 +11,19 @@ def format_timestamp(value: datetime) -> str:
     if value.tzinfo is not None and value.utcoffset() == UTC.utcoffset(None):
         return value.replace(tzinfo=None).isoformat() + "Z"
     return value.isoformat()
+
+
+def parse_timestamp(text: str) -> datetime:
+    """An ISO 8601 moment with its zone (``Z`` or ``+01:00``); ``ValueError`` otherwise."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise ValueError(
+            f"{text[:60]!r} is not an ISO 8601 time with a zone, e.g. 2026-11-29T20:00:00+01:00"
+        )
+    return moment
 
 
 def utc_now(timespec: str = "seconds") -> str:

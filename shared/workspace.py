@@ -8,6 +8,7 @@ the agent client and the indexer's own commands read them with ``read_url_file``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from shared.langs import is_lang
@@ -15,6 +16,15 @@ from shared.langs import is_lang
 URL_FILE = "indexer.mcp.url"
 TOKEN_FILE = "indexer.mcp.token"
 STATE_DIR = ".indexer"
+
+# Inside a vault (paths relative to the vault root).
+ITEMS_DIR = "items"  # knowledge notes, merged by the Memory Writer
+EVENTS_DIR = "events"  # day files, appended by plain code only
+
+
+def day_file(day: date) -> str:
+    """The event log of ``day``: ``events/YYYY/MM/DD.md``."""
+    return f"{EVENTS_DIR}/{day:%Y/%m/%d}.md"
 
 
 @dataclass(frozen=True)

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from helpers.indexer_process import RunningIndexer
 
-from agent_client.cli import main
+from agent_client.cli import build_parser, frontmatter_value, main
+from shared.frontmatter import parse_frontmatter
 
 
 @pytest.fixture(autouse=True)
 def _env(monkeypatch: pytest.MonkeyPatch) -> None:
     # The CLI reads its settings from the environment; keep the host's LLM out of it.
-    for name in ("VAULT_LLM_MODEL", "AGENT_CLIENT_WORKSPACE", "AGENT_CLIENT_LLM"):
+    for name in (
+        "VAULT_LLM_MODEL",
+        "AGENT_CLIENT_WORKSPACE",
+        "AGENT_CLIENT_LLM",
+        "AGENT_CLIENT_LANG",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AGENT_CLIENT_TZ", "UTC")
 
@@ -107,7 +116,11 @@ def test_errors_have_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    (tmp_path / "indexer.mcp.url").write_text(f"http://127.0.0.1:{port}/mcp\n")
+    url = f"http://127.0.0.1:{port}/mcp"
+    (tmp_path / "indexer.mcp.url").write_text(f"{url}\n")
+    code, _, err = run(capsys, "read", "--workspace", ws, "--lang", "en", "items/a.md")
+    assert code == 3 and f"at {url} (connection refused)" in err
+    assert "RuntimeError" not in err and f"indexer serve --workspace {tmp_path}" in err
     code, _, err = run(capsys, "event", "--workspace", ws, "--lang", "en", "--title", "t", "x")
     assert code == 3 and "indexer_offline" in err
     code, _, err = run(capsys, "delete", "--workspace", ws, "--lang", "en", "items/a.md")
@@ -116,3 +129,97 @@ def test_errors_have_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 2 and "lang" in err
     code, _, err = run(capsys, "edit", "--workspace", ws, "--lang", "en", "items/a.md")
     assert code == 2 and "edit:" in err
+
+
+def test_python_m_agent_client_and_help_for_users() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_client", "--help"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "``" not in proc.stdout and "exit status" in proc.stdout
+    for command in ("remember", "event", "edit", "delete", "search", "read"):
+        assert command in proc.stdout
+
+    def undocumented(parser: argparse.ArgumentParser) -> list[str]:
+        missing = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    missing += [f"{sub.prog}: {name}" for name in undocumented(sub)]
+            elif not action.help:
+                missing.append("/".join(action.option_strings) or action.dest)
+        return missing
+
+    assert undocumented(build_parser()) == []
+
+
+def test_lang_defaults_from_the_environment(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = str(server.workspace)
+    code, _, err = run(capsys, "event", "--workspace", ws, "--title", "t", "x")
+    assert code == 2 and "--lang" in err and "AGENT_CLIENT_LANG" in err
+    monkeypatch.setenv("AGENT_CLIENT_LANG", "en-cli")
+    code, out, _ = run(capsys, "event", "--workspace", ws, "--title", "t", "x")
+    assert code == 0 and "events/" in out
+    assert (server.workspace / "memory/languages/en-cli/vault/events").is_dir()
+    code, _, _ = run(capsys, "read", "--workspace", ws, "--lang", "en-other", "items/none.md")
+    assert code == 1  # the flag wins: not_found in en-other
+    monkeypatch.setenv("AGENT_CLIENT_LANG", "EN")
+    code, _, err = run(capsys, "read", "--workspace", ws, "items/none.md")
+    assert code == 2 and "not a vault id" in err
+
+
+def test_search_prints_snippets_and_says_when_nothing_matched(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(server.workspace)
+    common = ("--workspace", ws, "--lang", "en-search")
+    code, _, _ = run(capsys, "remember", *common, "--title", "Moons", "Phobos orbits Mars")
+    assert code == 0
+    code, out, _ = run(capsys, "search", *common, "phobos")
+    assert code == 0 and out.splitlines()[0] == "items/moons.md  Moons"
+    assert "**Phobos**" in out.splitlines()[1]
+    code, out, _ = run(capsys, "search", *common, "--offset", "0", "deimos")
+    assert code == 0 and out.strip() == "No notes match 'deimos'."
+
+
+def test_set_reads_values_as_yaml_scalars(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert frontmatter_value("5") == 5 and frontmatter_value("2.5") == 2.5
+    assert frontmatter_value("true") is True and frontmatter_value("false") is False
+    for text in ("2026-12-01", "hello", "", "null", "[a, b]", "a: b", ".inf", "{"):
+        assert frontmatter_value(text) == text
+    ws = str(server.workspace)
+    common = ("--workspace", ws, "--lang", "en-set")
+    assert run(capsys, "remember", *common, "--title", "Task", "do it")[0] == 0
+    code, _, err = run(
+        capsys,
+        "edit",
+        *common,
+        "items/task.md",
+        *("--set", "rating=5", "--set", "done=true", "--set", "due=2026-12-01"),
+        *("--set", "owner=me"),
+    )
+    assert code == 0, err
+    text = (server.workspace / "memory/languages/en-set/vault/items/task.md").read_text()
+    meta = parse_frontmatter(text)[0]
+    assert meta["rating"] == 5 and meta["done"] is True
+    assert meta["due"] == "2026-12-01" and meta["owner"] == "me"
+
+
+def test_search_pages_with_offset(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ("--workspace", str(server.workspace), "--lang", "en-pages")
+    for i in range(12):
+        assert (
+            run(capsys, "remember", *common, "--no-llm", "--title", f"Okapi {i}", "okapi")[0] == 0
+        )
+    seen: list[str] = []
+    for offset in ("0", "5", "10"):
+        code, out, err = run(capsys, "search", *common, "--limit", "5", "--offset", offset, "okapi")
+        assert code == 0, err
+        seen += [line.split()[0] for line in out.splitlines() if line.startswith("items/")]
+    assert sorted(seen) == sorted(f"items/okapi-{i}.md" for i in range(12))

@@ -4,6 +4,7 @@ typed errors, prompts, offline detection within the time bound, token discovery.
 from __future__ import annotations
 
 import itertools
+import logging
 import socket
 import time
 from datetime import UTC
@@ -119,3 +120,38 @@ async def test_token_discovery_and_server_gone_mid_session(tmp_path: Path) -> No
             assert session.broken
     finally:
         running.stop()
+
+
+async def test_a_connection_logs_no_request_lines_at_info(
+    settings: ClientSettings, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        async with mcp_vault_connection(lang, settings) as vault:
+            for _ in range(3):
+                await vault.stat("items/a.md")
+    assert [r.name for r in caplog.records] == []
+
+
+async def seed_notes(settings: ClientSettings, lang: str, count: int, word: str) -> set[str]:
+    async with mcp_vault_connection(lang, settings) as vault:
+        for i in range(count):
+            await vault.write(f"items/n{i:02d}.md", f"# Note {i}\n\n{word} number {i}\n")
+    return {f"items/n{i:02d}.md" for i in range(count)}
+
+
+async def test_search_offset_zero_is_not_sent(settings: ClientSettings, lang: str) -> None:
+    paths = await seed_notes(settings, lang, 3, "zebra")
+    async with mcp_vault_connection(lang, settings) as vault:
+        result = await vault.search("zebra", limit=10, offset=0)
+    assert {hit["path"] for hit in result["results"]} == paths
+
+
+async def test_search_pages_with_offset(settings: ClientSettings, lang: str) -> None:
+    paths = await seed_notes(settings, lang, 25, "giraffe")
+    seen: list[str] = []
+    async with mcp_vault_connection(lang, settings) as vault:
+        for offset in (0, 10, 20):
+            page = await vault.search("giraffe", limit=10, offset=offset)
+            assert page.get("total", 25) == 25  # total is optional ("when cheap")
+            seen += [hit["path"] for hit in page["results"]]
+    assert len(seen) == 25 and set(seen) == paths

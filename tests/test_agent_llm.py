@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -12,8 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.indexer_process import RunningIndexer
-from helpers.llm_stub import LLMStub, final, last_tool_result, running_llm_stub, say, tool_call
+from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.llm_stub import (
+    LLMStub,
+    RawReply,
+    completion,
+    final,
+    http_error,
+    last_tool_result,
+    running_llm_stub,
+    say,
+    tool_call,
+)
 
 from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
@@ -289,12 +300,92 @@ def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str
     assert not notice.ok and "more than 20000 tokens" in (notice.error or "")
 
 
-def test_an_unreachable_llm_falls_back(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
-    notice = run_entry(
-        server, stub, entry(lang, "Offline model"), fallback=True, base_url="http://127.0.0.1:9/v1"
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        ("unreachable", "Connection error"),
+        ("bad_base_url", "InvalidURL"),
+        ("model_refused", "model 'stub-model' does not exist"),
+        ("bug_in_the_loop", "AttributeError"),
+    ],
+)
+def test_any_llm_failure_falls_back_with_the_reason(
+    server: RunningIndexer,
+    stub: LLMStub,
+    lang: str,
+    caplog: pytest.LogCaptureFixture,
+    case: str,
+    reason: str,
+) -> None:
+    base_url = {"unreachable": "http://127.0.0.1:9/v1", "bad_base_url": "http://[::1/v1"}
+    if case == "model_refused":
+        stub.run([http_error(404, "The model 'stub-model' does not exist", "model_not_found")])
+    if case == "bug_in_the_loop":  # a completion whose choice holds no message
+        stub.run([RawReply(200, completion(None))])
+    item = entry(lang, f"Fallback {case}", "went")
+    with caplog.at_level(logging.ERROR):
+        notice = run_entry(server, stub, item, fallback=True, base_url=base_url.get(case))
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert reason in (notice.fallback_reason or ""), notice.fallback_reason
+    assert (vault_dir(server, lang) / notice.updated_files[0]).read_text().count("went") == 1
+    logged = [r.getMessage() for r in caplog.records if item.id in r.getMessage()]
+    assert any(reason in line and "deterministic" in line for line in logged), logged
+
+
+def test_a_failed_merge_that_cannot_be_undone_still_falls_back(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang)
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            return tool_call("write", path="items/go.md", content=read_content(request) + "- m\n")
+        if turn == 2:
+            path.write_text(path.read_text() + "- human edit\n")  # over the model's write
+        return say("Done!")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang), fallback=True)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "not undone, changed since: items/go.md" in (notice.fallback_reason or "")
+    text = path.read_text()
+    assert "- m\n- human edit\n" in text  # the person's edit is never undone
+    assert "## 2026-11-29: Go\n\ngone: past participle\n" in text  # nor the entry lost
+
+
+def test_prompts_the_server_does_not_serve_fall_back(
+    stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    empty = tmp_path / "no-prompts"
+    empty.mkdir()
+    running = start_indexer(tmp_path / "ws", env={"INDEXER_PROMPTS_DIR": str(empty)})
+    stub.run([say("never asked")])
+    try:
+        notice = run_entry(running, stub, entry(lang, "No prompts"), fallback=True)
+        assert notice.ok and notice.method == "fallback", notice.error
+        assert "serves no prompt 'mem_entry_spec'" in (notice.fallback_reason or "")
+        assert (vault_dir(running, lang) / "items/no-prompts.md").exists()
+        assert stub.requests == []  # the model was never asked
+
+        notice = run_entry(running, stub, entry(lang, "No prompts, no fallback"))
+        assert not notice.ok and "serves no prompt" in (notice.error or "")
+    finally:
+        running.stop()
+
+
+def test_a_merge_by_the_model_has_no_fallback_reason(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    stub.run(
+        [
+            tool_call("write", path="items/fine.md", content="# Fine\n\nwent\n"),
+            final(["items/fine.md"], "Created."),
+        ]
     )
-    assert notice.ok and notice.method == "fallback"
-    assert (vault_dir(server, lang) / "items/offline-model.md").exists()
+    notice = run_entry(server, stub, entry(lang, "Fine", "went"), fallback=True)
+    assert notice.ok and notice.method == "llm" and notice.fallback_reason is None
 
 
 def test_images_attach_to_the_first_updated_note(
@@ -317,3 +408,98 @@ def test_images_attach_to_the_first_updated_note(
     assert f"![chart]({asset.removeprefix('items/')})" in text
     envelope = json.loads(stub.requests[0]["messages"][1]["content"])
     assert envelope["entry"]["images"] == [Path(asset).name]
+
+
+GIF = b"GIF89a" + b"\x01\x00\x01\x00\x00\x00\x00;"
+
+
+def test_images_are_copied_first_and_placed_by_the_model(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.gif"
+    image.write_bytes(GIF)
+    vault = vault_dir(server, lang)
+    seen: dict[str, Any] = {}
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            envelope = json.loads(request["messages"][1]["content"])
+            ((name, link),) = envelope["image_links"].items()
+            copied = vault / "items/chart.md.assets" / name
+            seen.update(name=name, link=link, copied_first=copied.is_file())
+            body = f"# Chart\n\nQ3:\n\n{link}\n\nsales up\n"
+            return tool_call("write", path="items/chart.md", content=body)
+        return final(["items/chart.md"], "Created the chart note.")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang, "Chart", "sales", images=[str(image)]))
+    assert notice.ok and notice.method == "llm", notice.error
+    assert seen["copied_first"], "the image was not in the vault when the model started"
+    assert seen["link"] == f"![chart](chart.md.assets/{seen['name']})"
+    text = (vault / "items/chart.md").read_text()
+    assert text.count(seen["name"]) == 1 and text.endswith(f"{seen['link']}\n\nsales up\n")
+    assert notice.updated_files == ["items/chart.md", f"items/chart.md.assets/{seen['name']}"]
+
+
+def test_images_follow_the_entry_into_the_note_the_model_chose(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.gif"
+    image.write_bytes(GIF)
+    seed(server, lang, "items/reports/sales.md", "# Sales\n\n- Q2: flat\n")
+    vault = vault_dir(server, lang)
+    names: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/reports/sales.md")
+        if turn == 1:
+            envelope = json.loads(request["messages"][1]["content"])
+            ((name, link),) = envelope["image_links"].items()  # the link next to items/chart.md
+            names.append(name)
+            merged = read_content(request) + f"- Q3: up\n\n{link}\n"
+            return tool_call("write", path="items/reports/sales.md", content=merged)
+        return final(["items/reports/sales.md"], "Added Q3 to the sales note.")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang, "Chart", "sales", images=[str(image)]))
+    assert notice.ok and notice.method == "llm", notice.error
+    (name,) = names
+    asset = f"items/reports/sales.md.assets/{name}"
+    assert notice.updated_files == ["items/reports/sales.md", asset]
+    assert (vault / asset).read_bytes() == GIF
+    text = (vault / "items/reports/sales.md").read_text()
+    assert text.endswith(f"- Q3: up\n\n![chart](sales.md.assets/{name})\n")
+    assert not (vault / "items/chart.md.assets").exists()  # the staged copy is gone
+
+
+def test_staged_images_are_undone_before_the_fallback(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.gif"
+    image.write_bytes(GIF)
+    seed(server, lang, "items/sales.md", "---\ntitle: Chart\n---\n# Sales\n\n- Q2: flat\n")
+    stub.run([http_error(503, "overloaded")])
+    notice = run_entry(server, stub, entry(lang, "Chart", "up", images=[str(image)]), fallback=True)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "overloaded" in (notice.fallback_reason or "")
+    vault = vault_dir(server, lang)
+    (asset,) = [p for p in notice.updated_files if ".assets/" in p]
+    assert asset.startswith("items/sales.md.assets/") and (vault / asset).read_bytes() == GIF
+    assert not (vault / "items/chart.md.assets").exists()  # staged for the model, undone
+
+
+def test_an_llm_merge_logs_no_request_lines_at_info(
+    server: RunningIndexer, stub: LLMStub, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    stub.run(
+        [
+            tool_call("write", path="items/quiet.md", content="# Quiet\n"),
+            final(["items/quiet.md"], "Created."),
+        ]
+    )
+    with caplog.at_level(logging.INFO):
+        notice = run_entry(server, stub, entry(lang, "Quiet"))
+    assert notice.ok and notice.method == "llm", notice.error
+    assert len(stub.requests) == 2
+    assert not [r.getMessage() for r in caplog.records if "HTTP Request" in r.getMessage()]

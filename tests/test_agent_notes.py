@@ -8,10 +8,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from agent_client.actions import apply_edit
-from agent_client.confirmation import parse_confirmation
 from agent_client.events import day_path, event_section, same_day_runs
-from agent_client.kb_fallback import similarity
-from agent_client.notes import merge_tags, render_note, slugify, split_note, title_key
+from agent_client.merge.confirmation import parse_confirmation
+from agent_client.merge.fallback import holds_entry, merge_tags, similarity
+from agent_client.merge.paths import slugify, title_key
+from agent_client.notes import render_note, split_note
 from shared.models import EditAction, MemoryEntry
 
 NOTE = (
@@ -43,6 +44,19 @@ def test_merge_tags_keeps_order_and_splits_strings() -> None:
     assert merge_tags(["a", "b"], ["b", "#c"]) == ["a", "b", "c"]
     assert merge_tags("x, #y", ["y"]) == ["x", "y"]
     assert merge_tags(None, []) == []
+
+
+def test_an_entry_is_held_only_as_a_whole_section() -> None:
+    body = "# Go\n\nwent\n\n## 2026-11-29: Go\n\ngone\n  \n![p](go.md.assets/p.png)\n"
+    assert holds_entry(body, "went", [])
+    assert holds_entry(body, "\n gone \n", [])
+    assert holds_entry(body, "gone", ["![p](go.md.assets/p.png)"])
+    assert not holds_entry(body, "went", ["![p](go.md.assets/p.png)"])  # not with that image
+    assert not holds_entry(body, "go", [])  # a word of a heading
+    assert not holds_entry(body, "Go", [])
+    assert not holds_entry("# Go\n\nwent, gone\n", "went", [])  # part of a section
+    assert not holds_entry("# Go\n\nwent\nmore\n", "went", [])
+    assert holds_entry("# A\n\none\n\ntwo\n## B\n", "one\ntwo", [])
 
 
 def test_edit_keeps_protected_fields() -> None:

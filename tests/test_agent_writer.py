@@ -209,6 +209,26 @@ def test_fallback_creates_then_merges_by_slug_and_by_title(
     assert "already holds" in sink.notices[-1].update_summary
 
 
+def test_short_entries_are_compared_whole_not_as_substrings(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    title = "Past tense of go"
+    writer.submit([knowledge(lang, title, "went", tags=["grammar"])])
+    # each word is in the note already, in its title, heading, frontmatter or tags
+    words = ["go", "item", "grammar", "Past tense", "past-tense-of-go"]
+    writer.submit([knowledge(lang, title, word) for word in words])
+    assert writer.flush(30)
+    assert [n.update_summary.split()[0] for n in sink.notices] == ["Created"] + ["Added"] * 5
+
+    writer.submit([knowledge(lang, title, "  go\n\n"), knowledge(lang, title, "went")])
+    assert writer.flush(30)
+    assert all("already holds" in n.update_summary for n in sink.notices[-2:])
+    body = split_note((vault_dir(server, lang) / "items/past-tense-of-go.md").read_text())[1]
+    for word in words:
+        assert body.count(f"## 2026-11-29: {title}\n\n{word}\n") == 1
+    assert body.count("went") == 1
+
+
 def test_fallback_with_cjk_title(server: RunningIndexer, writer: MemoryWriter, lang: str) -> None:
     writer.submit([knowledge(lang, "東京の天気", "晴れ")])
     assert writer.flush(30)
@@ -312,6 +332,29 @@ async def test_module_singleton(server: RunningIndexer, lang: str) -> None:
         await writer_module.execute_action_async(DeleteAction(lang, "items/s.md"))
     finally:
         writer_module.close()
+
+
+# -- logging ---------------------------------------------------------------------------
+
+TRANSPORT_LOGGERS = ("httpx2", "httpcore2", "mcp", "fastmcp", "openai")
+
+
+def test_a_batch_logs_no_transport_lines_at_info(
+    server: RunningIndexer, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    with caplog.at_level(logging.INFO):
+        w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC))
+        try:
+            w.submit([knowledge(lang, "Quiet", "no noise"), event(lang, "quiet")])
+            assert w.flush(30)
+        finally:
+            w.close()
+        assert root.level == logging.INFO and root.handlers == handlers  # root untouched
+    names = [r.name for r in caplog.records]
+    assert not [n for n in names if n.split(".")[0] in TRANSPORT_LOGGERS], names
+    assert names.count("agent_client.notices") == 2  # the writer's own lines still come
 
 
 # -- offline ---------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 It runs starlette on uvicorn in a thread (port 0), so the real ``openai`` SDK talks to it
 over HTTP. A script is a function ``(request, turn) -> assistant message`` called for
 every ``POST /v1/chat/completions``; ``turn`` counts requests from 0. Helpers build the
-messages: ``tool_call(name, **args)``, ``final(obj)`` and ``say(text)``. Scripts read the
-tool results the client sent back with ``last_tool_result(request)``.
+messages: ``tool_call(name, **args)``, ``final(obj)`` and ``say(text)``; ``http_error(...)``
+and ``RawReply`` answer with any status and body (a refusal, a malformed completion).
+Scripts read the tool results the client sent back with ``last_tool_result(request)``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
@@ -24,7 +26,17 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 Message = dict[str, Any]
-Script = Callable[[dict[str, Any], int], Message]
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """A response sent as it is: any status, any JSON body."""
+
+    status: int
+    body: Any
+
+
+Script = Callable[[dict[str, Any], int], "Message | RawReply"]
 
 
 def tool_call(name: str, raw_arguments: str | None = None, **args: Any) -> Message:
@@ -51,6 +63,24 @@ def final(updated_files: list[str], summary: str) -> Message:
     return say(json.dumps({"updated_files": updated_files, "update_summary": summary}))
 
 
+def http_error(status: int, message: str, code: str | None = None) -> RawReply:
+    """An error response shaped like OpenAI's (``{"error": {"message", "type", "code"}}``)."""
+    error = {"message": message, "type": "invalid_request_error", "code": code}
+    return RawReply(status, {"error": error})
+
+
+def completion(message: Message | None, turn: int = 0, model: str = "stub") -> dict[str, Any]:
+    """The body of a chat completion whose one choice holds ``message``."""
+    finish = "tool_calls" if message and message.get("tool_calls") else "stop"
+    return {
+        "id": f"chatcmpl-{turn}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+
+
 def last_tool_result(request: dict[str, Any]) -> str:
     """The content of the newest ``tool`` message in the request."""
     for message in reversed(request["messages"]):
@@ -71,7 +101,7 @@ class LLMStub:
         self.in_flight = 0  # requests being answered now, and the most ever at once
         self.max_in_flight = 0
 
-    def run(self, script: Script | list[Message]) -> None:
+    def run(self, script: Script | list[Message | RawReply]) -> None:
         """Use ``script`` from now on (a list is played in order, then repeats its last)."""
         self.requests.clear()
         self.max_in_flight = 0
@@ -90,24 +120,17 @@ class LLMStub:
         try:
             if self.delay:
                 await asyncio.sleep(self.delay)
-            message = self.script(body, turn)
+            reply = self.script(body, turn)
         finally:
             self.in_flight -= 1
-        finish = "tool_calls" if message.get("tool_calls") else "stop"
-        return JSONResponse(
-            {
-                "id": f"chatcmpl-{turn}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body.get("model", "stub"),
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {
-                    "prompt_tokens": self.usage_per_turn - 10,
-                    "completion_tokens": 10,
-                    "total_tokens": self.usage_per_turn,
-                },
-            }
-        )
+        if isinstance(reply, RawReply):
+            return JSONResponse(reply.body, status_code=reply.status)
+        usage = {
+            "prompt_tokens": self.usage_per_turn - 10,
+            "completion_tokens": 10,
+            "total_tokens": self.usage_per_turn,
+        }
+        return JSONResponse({**completion(reply, turn, body.get("model", "stub")), "usage": usage})
 
 
 @contextmanager

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import posixpath
 from dataclasses import dataclass
 
-from agent_client.connection import Vault, WriteResult
+from agent_client.connection import Vault
+from agent_client.results import WriteResult
 from shared.errors import NotFoundError, VaultError
+from shared.images import ASSETS_SUFFIX
 
-logger = logging.getLogger("agent_client.journal")
+logger = logging.getLogger("agent_client.merge.journal")
 
 
 @dataclass
@@ -53,6 +56,20 @@ class WriteJournal:
             self._touched[path] = _Touched(before=before, last_etag=result["etag"])
         return result
 
+    def created(self, path: str) -> bool:
+        """Whether this merge created ``path`` (it did not exist before)."""
+        touched = self._touched.get(path)
+        return touched is not None and touched.before is None
+
+    async def discard(self, path: str) -> None:
+        """Delete a file this merge created, as if it had never been written."""
+        if not self.created(path):
+            raise ValueError(f"{path} was not created by this merge")
+        with contextlib.suppress(NotFoundError):
+            await self.vault.delete(path)
+        del self._touched[path]
+        await self._remove_empty_assets_folder(path)
+
     def rebase(self, path: str, content: str) -> None:
         """Someone else rewrote ``path`` after our write: undo now restores *their* text."""
         if path in self._touched:
@@ -79,5 +96,17 @@ class WriteJournal:
         if touched.before is None:
             with contextlib.suppress(NotFoundError):
                 await self.vault.delete(path)
+            await self._remove_empty_assets_folder(path)
         else:
             await self.vault.write(path, touched.before, if_match=touched.last_etag)
+
+    async def _remove_empty_assets_folder(self, path: str) -> None:
+        """A created image gone: its ``*.assets/`` folder too, if nothing else is in it."""
+        folder = posixpath.dirname(path)
+        if not folder.endswith(ASSETS_SUFFIX):
+            return
+        try:
+            await self.vault.delete(folder)  # the server never removes a non-empty folder
+        except VaultError as exc:
+            if exc.code == "indexer_offline":
+                raise

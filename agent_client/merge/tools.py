@@ -18,8 +18,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agent_client.journal import WriteJournal
+from agent_client.merge.journal import WriteJournal
 from shared.errors import ConflictError, VaultError
+from shared.workspace import EVENTS_DIR, ITEMS_DIR
 
 _STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 
@@ -119,6 +120,7 @@ class ToolExecutor:
         self.vault = journal.vault
         self.offered = offered
         self.conflicts = 0
+        self.written: list[str] = []  # notes the model wrote, in the order of first write
         self._seen: dict[str, _Seen] = {}
 
     def check_call(self, name: str, raw_args: str) -> dict[str, Any]:
@@ -170,8 +172,11 @@ class ToolExecutor:
     async def _write(self, path: str, content: str) -> dict[str, Any] | str:
         if not path.endswith(".md"):
             return "invalid_argument: only .md notes can be written (images are attached for you)"
-        if path.startswith("events/"):
-            return "forbidden_path: events/ is written by code; merge knowledge into items/"
+        if path.startswith(f"{EVENTS_DIR}/"):
+            return (
+                f"forbidden_path: {EVENTS_DIR}/ is written by code; "
+                f"merge knowledge into {ITEMS_DIR}/"
+            )
         seen = self._seen.get(path)
         if_match: str
         before: str | None
@@ -191,6 +196,8 @@ class ToolExecutor:
         except ConflictError:
             return await self._conflict(path)
         self._seen[path] = _Seen(result["etag"], None)
+        if path not in self.written:
+            self.written.append(path)
         return {"path": path, "created": result["created"], "size": result["size"]}
 
     async def _conflict(self, path: str) -> str:

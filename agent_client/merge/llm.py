@@ -3,8 +3,9 @@
 The system prompt is built from ``mem_entry_spec``, ``envelope_spec`` and ``vault_spec``
 served by the indexer; the user message is the envelope (the entry as JSON). The loop
 is bounded by steps, tokens and wall time, and must end with the JSON confirmation
-``{updated_files, update_summary}``. Any failure raises ``MergeFailed`` (the caller
-undoes the writes through the journal); ``IndexerOfflineError`` passes through.
+``{updated_files, update_summary}``. A failure of the model or its endpoint raises
+``MergeFailed``, a prompt the server does not serve ``NotFoundError``; the caller undoes
+the writes through the journal. ``IndexerOfflineError`` passes through.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from agent_client.confirmation import Confirmation, parse_confirmation
 from agent_client.connection import PROMPT_NAMES, Vault
-from agent_client.kb_fallback import note_path_for
-from agent_client.kb_tools import MergeFailed, ToolExecutor, tool_schemas
+from agent_client.failures import describe_failure
+from agent_client.merge.confirmation import Confirmation, parse_confirmation
+from agent_client.merge.paths import note_path_for
+from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.models import MemoryEntry
 
-logger = logging.getLogger("agent_client.kb_llm")
+logger = logging.getLogger("agent_client.merge.llm")
 
 MAX_COMPLETION_TOKENS = 4096
 BASE_TOOLS = ["read", "find", "grep", "stat", "write"]
@@ -46,8 +48,9 @@ async def system_prompt(vault: Vault) -> str:
     return "\n\n".join(p.strip() for p in parts)
 
 
-def envelope(entry: MemoryEntry, search_available: bool, image_names: list[str]) -> str:
-    """The user message: the entry as JSON, plus where a new note would go."""
+def envelope(entry: MemoryEntry, search_available: bool, images: dict[str, str]) -> str:
+    """The user message: the entry as JSON, where a new note would go, and the Markdown
+    that embeds each image (already copied next to that note) keyed by asset name."""
     return json.dumps(
         {
             "task": "merge_knowledge",
@@ -59,10 +62,11 @@ def envelope(entry: MemoryEntry, search_available: bool, image_names: list[str])
                 "content": entry.content,
                 "tags": list(entry.tags),
                 "timestamp": entry.timestamp.isoformat(),
-                "images": image_names,
+                "images": list(images),
             },
             "suggested_path": note_path_for(entry.title),
             "search_available": search_available,
+            "image_links": images,
         },
         ensure_ascii=False,
         indent=2,
@@ -74,7 +78,7 @@ async def merge_with_llm(
     settings: LLMSettings,
     executor: ToolExecutor,
     entry: MemoryEntry,
-    image_names: list[str],
+    images: dict[str, str],
 ) -> Confirmation:
     """Run the bounded tool loop; the validated confirmation, or ``MergeFailed``."""
     vault = executor.vault
@@ -82,7 +86,7 @@ async def merge_with_llm(
         {"role": "system", "content": await system_prompt(vault)},
         {
             "role": "user",
-            "content": envelope(entry, "search" in executor.offered, image_names),
+            "content": envelope(entry, "search" in executor.offered, images),
         },
     ]
     try:
@@ -91,7 +95,7 @@ async def merge_with_llm(
     except TimeoutError:
         raise MergeFailed(f"the merge took longer than {settings.timeout:g} s") from None
     except openai.OpenAIError as exc:
-        raise MergeFailed(f"the LLM endpoint failed: {type(exc).__name__}: {exc}") from None
+        raise MergeFailed(f"the LLM endpoint failed: {describe_failure(exc)}") from exc
 
 
 async def _loop(
@@ -142,7 +146,7 @@ async def _loop(
             continue
         text = message.content or ""
         try:
-            return parse_confirmation(text, executor.journal.written)
+            return parse_confirmation(text, executor.written)
         except ValueError as exc:
             if nudged:
                 raise MergeFailed(f"malformed confirmation: {exc}") from None

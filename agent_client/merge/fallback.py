@@ -2,30 +2,31 @@
 
 Find the best existing note (slug, then exact title, then a search hit whose title is
 close enough), append a dated section with the entry's content; or create a new note
-with clean frontmatter. Re-submitting the same entry does not add its content twice.
+with clean frontmatter. Re-submitting the same entry does not add its content twice:
+an entry is already there when a section of the note *is* its content (``holds_entry``),
+never because its words occur somewhere in the file (a one-word entry such as "go" is
+in the title, the heading and the slug of its own note).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import tzinfo
+from typing import Any
 
-import yaml
-
-from agent_client.confirmation import Confirmation
 from agent_client.connection import Vault
-from agent_client.images import ImageFile, copy_images
-from agent_client.journal import WriteJournal
-from agent_client.notes import merge_tags, render_note, slugify, split_note, title_key
-from shared.errors import ConflictError, NotFoundError, VaultError
+from agent_client.merge.confirmation import Confirmation
+from agent_client.merge.images import ImageFile, copy_images
+from agent_client.merge.journal import WriteJournal
+from agent_client.merge.paths import note_path_for, title_key
+from agent_client.notes import ATX_HEADING, render_note, split_note
+from shared.errors import ConflictError, InvalidFrontmatterError, NotFoundError, VaultError
+from shared.frontmatter import parse_yaml_block, string_list
+from shared.images import asset_folder
 from shared.models import MemoryEntry
+from shared.workspace import ITEMS_DIR
 
-ITEMS = "items"
 MIN_TITLE_SIMILARITY = 0.6
-
-
-def note_path_for(title: str) -> str:
-    return f"{ITEMS}/{slugify(title)}.md"
 
 
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
@@ -35,7 +36,7 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
         return slug_path
     wanted = title_key(entry.title)
     try:
-        titles = await vault.grep(r"^title:", path=ITEMS, limit=1000)
+        titles = await vault.grep(r"^title:", path=ITEMS_DIR, limit=1000)
     except NotFoundError:
         return None  # no items/ folder yet: nothing to merge into
     for match in titles["matches"]:
@@ -43,7 +44,7 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
             return match["path"]
     if await vault.has_search():
         try:
-            hits = await vault.search(entry.title, limit=5, path=ITEMS)
+            hits = await vault.search(entry.title, limit=5, path=ITEMS_DIR)
         except VaultError as exc:
             if exc.code == "indexer_offline":
                 raise
@@ -55,9 +56,10 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
 
 
 def _title_of(line: str) -> str:
+    """The title key of a ``title: ...`` frontmatter line, read by the shared YAML reader."""
     try:
-        value = yaml.safe_load(line.partition(":")[2])
-    except yaml.YAMLError:
+        value = parse_yaml_block(line).get("title")
+    except InvalidFrontmatterError:
         return ""
     return title_key(str(value)) if value is not None else ""
 
@@ -76,6 +78,37 @@ def _grams(text: str) -> set[str]:
     if len(grams) <= 1 and len(joined) > 2:  # CJK and other unspaced text
         grams = {joined[i : i + 2] for i in range(len(joined) - 1)}
     return grams
+
+
+def holds_entry(body: str, content: str, links: list[str]) -> bool:
+    """Whether a section of ``body`` is exactly ``content`` (then its image links).
+
+    A section is what follows a heading line, up to the next heading, an image link line
+    or the end; lines are compared without blank lines and trailing spaces, so the
+    spacing a person or the server changed does not matter.
+    """
+    want = _lines(content.strip())  # as the fallback writes it
+    lines = _lines(body)
+    for i, line in enumerate(lines):
+        end = i + 1 + len(want)
+        if not ATX_HEADING.match(line) or lines[i + 1 : end] != want:
+            continue
+        images = end
+        while images < len(lines) and lines[images].startswith("!["):
+            images += 1
+        ends = images == len(lines) or ATX_HEADING.match(lines[images])
+        if ends and set(links) <= set(lines[end:images]):
+            return True
+    return False
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.split("\n") if line.strip()]
+
+
+def merge_tags(old: Any, new: list[str]) -> list[str]:
+    """The note's tags first, then the entry's new ones (split by the shared tag rule)."""
+    return string_list("tags", [*string_list("tags", old, strict=False), *new], strict=False)
 
 
 def new_note(entry: MemoryEntry, links: list[str]) -> str:
@@ -104,13 +137,13 @@ async def merge_fallback(
     for _ in range(2):
         path = target or note_path_for(entry.title)
         links = await copy_images(journal, path, images)
-        assets = [p for p in journal.written if p.startswith(f"{path}.assets/")]
+        assets = [p for p in journal.written if p.startswith(f"{asset_folder(path)}/")]
         try:
             if target is None:
                 await journal.write(path, new_note(entry, links), before=None, if_match="")
                 return Confirmation([path, *assets], f"Created {path} ({entry.title}).")
             current = await vault.read(path)
-            if entry.content.strip() in current["content"] and not links:
+            if holds_entry(split_note(current["content"])[1], entry.content, links):
                 return Confirmation([path], f"{path} already holds this entry; nothing added.")
             text = merged_note(current["content"], entry, links, tz)
             await journal.write(path, text, before=current["content"], if_match=current["etag"])

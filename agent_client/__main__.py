@@ -1,0 +1,10 @@
+"""``python -m agent_client``: the ``agent-client`` command."""
+
+from __future__ import annotations
+
+import sys
+
+from agent_client.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

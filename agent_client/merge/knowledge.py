@@ -1,0 +1,134 @@
+"""One knowledge entry into the vault: the LLM merge when a model is configured, else (or
+when the LLM path fails) the deterministic merge.
+
+Every write goes through a ``WriteJournal``, so a failed attempt is undone before the
+fallback runs and a failed entry leaves nothing half-written. With
+``AGENT_CLIENT_LLM_FALLBACK=1`` no entry is lost to the LLM path: prompts the server does
+not serve, a model setting the SDK or the endpoint refuses, an endpoint that is down, a
+malformed answer or a bug in the loop all end in the fallback, the reason in the notice
+(``fallback_reason``) and the log. An offline indexer is not an LLM failure: its
+``IndexerOfflineError`` goes up, and the writer drops the entry as the SPEC says.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from openai import AsyncOpenAI
+
+from agent_client.connection import Vault
+from agent_client.failures import describe_failure
+from agent_client.merge.confirmation import Confirmation
+from agent_client.merge.fallback import merge_fallback
+from agent_client.merge.images import ImageFile, copy_images, load_images, place_images
+from agent_client.merge.journal import WriteJournal
+from agent_client.merge.llm import BASE_TOOLS, merge_with_llm
+from agent_client.merge.paths import note_path_for
+from agent_client.merge.tools import MergeFailed, ToolExecutor
+from agent_client.settings import ClientSettings, LLMSettings
+from shared.errors import IndexerOfflineError, VaultError
+from shared.models import MemoryEntry
+
+logger = logging.getLogger("agent_client.merge")
+
+LLMClientFactory = Callable[[], AsyncOpenAI]
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    """What the merge wrote, how, and why the LLM did not do it (when it did not)."""
+
+    confirmation: Confirmation
+    method: Literal["llm", "fallback"]
+    fallback_reason: str | None = None
+
+
+async def merge_knowledge(
+    vault: Vault, entry: MemoryEntry, settings: ClientSettings, llm_client: LLMClientFactory
+) -> MergeOutcome:
+    """Merge ``entry``; on any failure every write of this merge is undone, then it raises."""
+    images = load_images(entry.images, settings.max_image_bytes)
+    journal = WriteJournal(vault)
+    try:
+        return await _merge(journal, entry, images, settings, llm_client)
+    except IndexerOfflineError:
+        raise  # nobody to undo anything with
+    except BaseException:
+        left = await _quiet_rollback(journal)
+        if left:
+            logger.error("entry %s: could not undo writes to %s", entry.id, left)
+        raise
+
+
+async def _merge(
+    journal: WriteJournal,
+    entry: MemoryEntry,
+    images: list[ImageFile],
+    settings: ClientSettings,
+    llm_client: LLMClientFactory,
+) -> MergeOutcome:
+    reason: str | None = None
+    if settings.llm is not None:
+        try:
+            confirmation = await _merge_with_llm(journal, entry, images, settings.llm, llm_client)
+            return MergeOutcome(confirmation, "llm")
+        except IndexerOfflineError:
+            raise
+        except Exception as exc:
+            reason = describe_failure(exc)
+            left = await journal.rollback()
+            if not settings.llm_fallback:
+                raise
+            if left:  # changed by someone since: their text stays, the entry still goes in
+                reason += f" (not undone, changed since: {', '.join(left)})"
+            expected = isinstance(exc, MergeFailed | VaultError)
+            logger.error(
+                "LLM merge of entry %s failed (%s); undone, merging deterministically",
+                entry.id,
+                reason,
+                exc_info=None if expected else exc,
+            )
+    confirmation = await merge_fallback(journal, entry, images, settings.tz)
+    return MergeOutcome(confirmation, "fallback", reason)
+
+
+async def _merge_with_llm(
+    journal: WriteJournal,
+    entry: MemoryEntry,
+    images: list[ImageFile],
+    settings: LLMSettings,
+    llm_client: LLMClientFactory,
+) -> Confirmation:
+    vault = journal.vault
+    offered = [*BASE_TOOLS, "search"] if await vault.has_search() else list(BASE_TOOLS)
+    executor = ToolExecutor(journal, offered)
+    try:
+        llm = llm_client()
+    except Exception as exc:
+        raise MergeFailed(f"the LLM client cannot be set up: {describe_failure(exc)}") from exc
+    # Images are copied first, next to the suggested note, so the model gets exact links.
+    staged_at = note_path_for(entry.title)
+    links = await copy_images(journal, staged_at, images)
+    names = [image.asset_name for image in images]
+    confirmation = await merge_with_llm(
+        llm, settings, executor, entry, dict(zip(names, links, strict=True))
+    )
+    if images:
+        if not confirmation.updated_files:
+            raise MergeFailed("the model wrote no note to attach the images to")
+        await place_images(journal, confirmation.updated_files[0], staged_at, images)
+    confirmation.updated_files.extend(
+        p for p in journal.written if p not in confirmation.updated_files
+    )
+    return confirmation
+
+
+async def _quiet_rollback(journal: WriteJournal) -> list[str]:
+    try:
+        return await journal.rollback()
+    except Exception as exc:  # offline while undoing: report, keep the first error
+        logger.error("undo failed: %s", exc)
+        return journal.written
