@@ -167,3 +167,13 @@ def test_indexer_open_prints_a_working_login_link(
     assert http.get(url.removeprefix(str(http.base_url).rstrip("/"))).status_code == 303
     missing = run_open(tmp_path / "nothing-here")
     assert missing.returncode == 1 and "start the indexer first" in missing.stderr
+
+
+def test_a_login_link_body_must_be_a_json_object_or_nothing(http: httpx2.Client) -> None:
+    """Found by the schemathesis run: a body of white space was taken for no body."""
+    json_type = BEARER | {"Content-Type": "application/json"}
+    for body in (b"\n", b" ", b"[]", b"null", b'{"x": 1}'):
+        answer = http.post("/api/v1/login-link", content=body, headers=json_type)
+        assert answer.status_code == 400, body
+        assert answer.json()["error"]["code"] == "invalid_argument"
+    assert http.post("/api/v1/login-link", content=b"", headers=json_type).status_code == 200
