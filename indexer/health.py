@@ -1,6 +1,7 @@
 """Asking a running indexer whether it is alive: ``GET /health`` beside its MCP URL.
 
-Used by the CLI (``status``, ``config-snippet``) to tell a live URL file from a stale one.
+Used by the CLI (``status``, ``config-snippet``, ``open``) to tell a live URL file from a
+stale one.
 """
 
 from __future__ import annotations
@@ -8,6 +9,9 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+
+from shared.errors import OperationalError
+from shared.workspace import Workspace, read_url_file
 
 
 def health_url(url: str) -> str:
@@ -26,3 +30,20 @@ def server_health(url: str, timeout: float = 2.0) -> dict | None:
     except (urllib.error.URLError, OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("status") == "ok" else None
+
+
+def live_server_url(workspace: Workspace) -> str:
+    """The MCP URL of the indexer serving ``workspace`` now; ``OperationalError`` saying
+    what to do when there is no URL file or nothing answers at it (a crash left it)."""
+    url = read_url_file(workspace.url_file)
+    if url is None:
+        raise OperationalError(
+            f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
+            f"(indexer serve --workspace {workspace.root})"
+        )
+    if server_health(url) is None:
+        raise OperationalError(
+            f"{workspace.url_file} says {url}, but nothing answers there (a stale file left "
+            "by a crash?): start the indexer, then run this again"
+        )
+    return url

@@ -19,9 +19,8 @@ import json
 import sys
 from typing import Any
 
-from indexer.health import server_health
-from shared.errors import OperationalError
-from shared.workspace import read_token_file, read_url_file
+from indexer.health import live_server_url
+from shared.workspace import read_token_file
 
 SERVER_NAME = "vault-memory"
 CLIENTS = ("claude", "cursor", "generic")
@@ -89,17 +88,7 @@ def cmd_config_snippet(args: argparse.Namespace) -> int:
     from indexer.cli import resolve_workspace
 
     workspace = resolve_workspace(args)
-    url = read_url_file(workspace.url_file)
-    if url is None:
-        raise OperationalError(
-            f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
-            f"(indexer serve --workspace {workspace.root})"
-        )
-    if server_health(url) is None:
-        raise OperationalError(
-            f"{workspace.url_file} says {url}, but nothing answers there (a stale file left "
-            "by a crash?): start the indexer, then run this again"
-        )
+    url = live_server_url(workspace)
     sys.stdout.write(config_snippet(args.client, url, read_token_file(workspace.token_file)))
     print(
         f"# {_WHERE[args.client]}\n# The URL holds the indexer's current port: start it with a "

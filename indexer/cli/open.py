@@ -16,21 +16,14 @@ import urllib.request
 import webbrowser
 from typing import Any
 
-from indexer.health import server_health
+from indexer.health import live_server_url
 from shared.errors import OperationalError
-from shared.workspace import Workspace, read_token_file, read_url_file
+from shared.workspace import Workspace, read_token_file
 
 
 def page_url(workspace: Workspace, timeout: float = 5.0) -> str:
     """The URL to open: the page itself, or a one-time login link when a token is set."""
-    mcp_url = read_url_file(workspace.url_file)
-    if mcp_url is None:
-        raise OperationalError(
-            f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
-            f"(indexer serve --workspace {workspace.root})"
-        )
-    if server_health(mcp_url) is None:
-        raise OperationalError(f"{workspace.url_file} says {mcp_url}, but nothing answers there")
+    mcp_url = live_server_url(workspace)
     base = mcp_url.rstrip("/").removesuffix("/mcp")
     token = read_token_file(workspace.token_file)
     if token is None:
