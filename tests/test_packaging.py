@@ -42,8 +42,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("install")
     source = where / "source"  # a clean copy: an in-tree build/ may hold stale modules
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*SKIPPED_WHEN_COPYING))
+    # uv builds and installs as pip does, in seconds instead of ~40 s.
+    uv = Path(sys.executable).with_name("uv")
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(where), str(source)],
+        [str(uv), "build", "-q", "--wheel", "-o", str(where), str(source)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -54,10 +56,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for text in sorted((ROOT / "prompts").rglob("*.md")):
         shipped = "indexer/prompts/" + text.relative_to(ROOT / "prompts").as_posix()
         assert shipped in names, f"the wheel lacks {shipped}"
-    venv = where / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    venv = where / "venv"  # a fresh venv, outside the repository
+    subprocess.run([str(uv), "venv", "-q", str(venv)], check=True, timeout=120)
     install = subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "-q", str(wheel)],
+        [str(uv), "pip", "install", "-q", "--python", str(venv / "bin" / "python"), str(wheel)],
         capture_output=True,
         text=True,
         timeout=600,
