@@ -69,6 +69,7 @@ class NoteIndex:
         self.change_listeners: list[ChangeListener] = []
         self._cache_lock = threading.Lock()
         self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
+        self._recent_cache: tuple[tuple[str, int, str, int], list[dict]] | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -296,9 +297,15 @@ class NoteIndex:
         """The ``limit`` most recently changed notes of ``lang`` (below folder ``path``),
         newest first, with their bodies: {path, title, type, body}."""
         check_lang(lang)
+        key = (lang, limit, path, self._generation)  # before the snapshot, as _indexed
+        cached = self._recent_cache
+        if cached is not None and cached[0] == key and not self._readonly:
+            return cached[1]  # nothing was written since (shared: callers must not change it)
         where, params = _filters(None, None, path)
         with self._read() as conn:
-            return lookups.recent(conn, lang, limit, where, params)
+            rows = lookups.recent(conn, lang, limit, where, params)
+        self._recent_cache = (key, rows)
+        return rows
 
     def search_any(self, lang: str, keywords: list[str], limit: int = 10, path: str = "") -> list:
         """Notes holding ANY of ``keywords`` (words or "phrases"), best BM25 first, with

@@ -289,7 +289,9 @@ class Maintenance:
         return format_timestamp(self.clock().replace(microsecond=0))
 
     def _record_skip(self, lang: str, task: str, reason: str) -> None:
-        self.state.update(lang, task, lambda s: replace(s, last_action="skip", reason=reason))
+        current = self.state.get(lang, task)
+        if (current.last_action, current.reason) != ("skip", reason):  # else: no lock, no write
+            self.state.update(lang, task, lambda s: replace(s, last_action="skip", reason=reason))
 
     def _record_error(self, lang: str, task: str, message: str) -> None:
         now = self._now()

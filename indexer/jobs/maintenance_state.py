@@ -45,8 +45,10 @@ class TaskState:
     def from_json(cls, data: object) -> TaskState:
         if not isinstance(data, dict):
             return cls()
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known and isinstance(v, str)})
+        return cls(**{k: v for k, v in data.items() if k in _FIELDS and isinstance(v, str)})
+
+
+_FIELDS = frozenset(f.name for f in fields(TaskState))
 
 
 States = dict[str, dict[str, TaskState]]
@@ -69,9 +71,21 @@ class StateFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock_path = path.with_name(path.name + ".lock")
+        # The parsed file and the (inode, size, mtime) it was parsed from: a due check of
+        # every vault reads the state once per task, and the file rarely changes.
+        self._cache: tuple[tuple[int, int, int], States] | None = None
 
     def load(self) -> States:
-        """Every record; an absent or unreadable file reads as empty (logged)."""
+        """Every record (shared: do not change it); an absent or unreadable file reads
+        as empty (logged)."""
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            return {}
+        key = (info.st_ino, info.st_size, info.st_mtime_ns)
+        cached = self._cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -79,13 +93,15 @@ class StateFile:
         except (OSError, ValueError) as err:
             log.warning("maintenance state %s is unreadable (%s): starting afresh", self.path, err)
             return {}
-        if not isinstance(data, dict):
-            return {}
-        return {
-            lang: {task: TaskState.from_json(state) for task, state in tasks.items()}
-            for lang, tasks in data.items()
-            if isinstance(tasks, dict)
-        }
+        states: States = {}
+        if isinstance(data, dict):
+            states = {
+                lang: {task: TaskState.from_json(state) for task, state in tasks.items()}
+                for lang, tasks in data.items()
+                if isinstance(tasks, dict)
+            }
+        self._cache = (key, states)
+        return states
 
     def get(self, lang: str, task: str) -> TaskState:
         return self.load().get(lang, {}).get(task, TaskState())
@@ -93,7 +109,7 @@ class StateFile:
     def update(self, lang: str, task: str, change: Callable[[TaskState], TaskState]) -> TaskState:
         """Apply ``change`` to one record under the lock; write only if it changed."""
         with self._locked(self._lock_path, blocking=True):
-            states = self.load()
+            states = {name: dict(tasks) for name, tasks in self.load().items()}
             old = states.get(lang, {}).get(task, TaskState())
             new = change(old)
             if new != old:

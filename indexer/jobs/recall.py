@@ -267,7 +267,11 @@ def _quote(line: str) -> str:
 
 
 def _clean_line(text: str) -> str:
-    return _DELIMITER.sub(r"[\2", _CONTROL.sub(" ", text)).rstrip()
+    if not text.isprintable():
+        text = _CONTROL.sub(" ", text)
+    if "<" in text or "&" in text or "＜" in text or "‹" in text:
+        text = _DELIMITER.sub(r"[\2", text)
+    return text.rstrip()
 
 
 def _clean(text: str) -> str:

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-# Characters counted as one whole token (4 quarters).
-_HEAVY = re.compile(
+# Runs of the characters counted as one whole token (4 quarters).
+_HEAVY_RUN = re.compile(
     "["
     "\u0900-\u0dff"  # Indic scripts (Devanagari ... Sinhala)
     "\u0e00-\u0eff"  # Thai, Lao
@@ -32,9 +32,8 @@ _HEAVY = re.compile(
     "\ua960-\ua97f\uac00-\ud7ff"  # Hangul
     "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"  # compatibility ideographs, full-width forms
     "\U00010000-\U0010ffff"  # beyond the BMP: emoji, rare ideographs
-    "]"
+    "]+"
 )
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 ELLIPSIS = "…"
 
 
@@ -42,9 +41,9 @@ def quarters(text: str) -> int:
     """The estimate of ``text`` in quarter tokens (exactly additive)."""
     if text.isascii():
         return len(text)
-    heavy = len(_HEAVY.findall(text))
-    other = len(_NON_ASCII.findall(text)) - heavy
-    return len(text) + other + 3 * heavy
+    non_ascii = len(text) - len(text.encode("ascii", "ignore"))
+    heavy = sum(map(len, _HEAVY_RUN.findall(text)))  # runs: far fewer objects than chars
+    return len(text) + non_ascii + 2 * heavy  # ASCII 1, other 1 + 1, heavy 1 + 1 + 2
 
 
 def estimate_tokens(text: str) -> int:
@@ -58,6 +57,9 @@ def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
     room = limit - quarters(suffix)
     if room <= 0:
         return ""
+    if quarters(text) <= room:
+        return text
+    text = text[:room]  # every character costs a quarter at least: no longer prefix fits
     low, high = 0, len(text)
     while low < high:  # the longest prefix whose cost is <= room
         mid = (low + high + 1) // 2
@@ -67,8 +69,6 @@ def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
             high = mid - 1
     if low == 0:
         return ""
-    if low == len(text):
-        return text
     space = text.rfind(" ", max(0, low - 40), low)
     end = space if space > low // 2 else low
     return text[:end].rstrip() + suffix
@@ -97,7 +97,11 @@ def fit_paragraphs(
     truncated = False
     for paragraph in order:
         lines = [render(line) for line in paragraph]
-        cost = sum(quarters(line) for line in lines) + (gap_cost if taken else 0)
+        gap = gap_cost if taken else 0
+        # a character costs a quarter at least: a paragraph longer than the room is not
+        # measured (long CJK paragraphs would be, over and over)
+        fits = used + gap + sum(len(line) for line in lines) <= limit
+        cost = sum(quarters(line) for line in lines) + gap if fits else limit + 1
         if used + cost <= limit:
             taken.append(lines)
             used += cost
@@ -128,7 +132,7 @@ def _fit_lines(
     used = 0
     for line in order:
         rendered = render(line)
-        cost = quarters(rendered)
+        cost = quarters(rendered) if used + len(rendered) <= limit else limit + 1
         if used + cost > limit:
             if not out and cut:
                 overhead = quarters(render("x")) - 1  # the line's prefix and newline
