@@ -359,3 +359,17 @@ async def test_the_recall_tool(client: Client, fresh: World) -> None:
         await client.call_tool("recall", {"lang": "en", "query": "x", "budget_tokens": 10})
     prompts = {p.name for p in await client.list_prompts()}
     assert not prompts & {"user_profile", "project_review"}  # maintenance prompts stay private
+
+
+def test_recent_notes_follow_writes(fresh: World) -> None:
+    fresh.write("en", "items/old.md", "# Old\n\nold text\n")
+    first = fresh.recall.recall("en", "", 500)
+    assert [s["path"] for s in first["sources"]] == ["items/old.md"]
+    fresh.write("en", "items/new.md", "# New\n\nnew text\n")  # the cached list is stale now
+    second = fresh.recall.recall("en", "", 500)
+    assert [s["path"] for s in second["sources"]] == ["items/new.md", "items/old.md"]
+    assert [r["path"] for r in fresh.index.recent("en", 5, "items")] == [
+        "items/new.md",
+        "items/old.md",
+    ]
+    assert fresh.index.recent("en", 5, "elsewhere") == []
