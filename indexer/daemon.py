@@ -171,7 +171,13 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     assert index is not None
     index.start_background()
     if core.scheduler is not None and core.scheduler.start():
-        log.info("maintenance: %s", ", ".join(core.scheduler.maintenance.enabled_tasks))
+        tasks = ", ".join(core.scheduler.maintenance.enabled_tasks)
+        if core.model is None:
+            log.warning(
+                "maintenance (%s) is enabled but no model is set (INDEXER_LLM_MODEL)", tasks
+            )
+        else:
+            log.info("maintenance: %s with the model %s", tasks, core.model.name)
     config = uvicorn.Config(
         app,
         host=settings.host,

@@ -208,6 +208,10 @@ class Maintenance:
         with self.state.run_lock(lang, task) as acquired:
             if not acquired:
                 return Outcome(lang, task, "skip", "another run of this task is in progress")
+            # again under the lock: a run elsewhere may have just succeeded on these inputs
+            decision = await asyncio.to_thread(self.check, lang, task, force=force, backoff=backoff)
+            if not decision.due:
+                return Outcome(lang, task, "skip", decision.reason)
             assert decision.digest is not None
             try:
                 answer = await self._run(lang, task, decision.digest)
@@ -325,13 +329,14 @@ class Maintenance:
     # -- the troubleshooting view ----------------------------------------------------------
 
     def status(self) -> list[dict[str, Any]]:
-        """One row per vault and task: enabled, the recorded state, and whether it is due
-        now (and why not)."""
+        """One row per vault and task: enabled, the recorded state, and whether the daemon
+        would run it now (and why not)."""
         states = self.state.load()
+        langs = set(self.langs())
         rows = []
-        for lang in sorted(set(self.langs()) | set(states)):
+        for lang in sorted(langs | set(states)):
             for task in TASKS:
-                decision = self.check(lang, task) if lang in self.langs() else None
+                decision = self.check(lang, task, backoff=True) if lang in langs else None
                 rows.append(
                     {
                         "lang": lang,
