@@ -169,6 +169,7 @@ def test_a_single_long_line_is_cut_at_a_space_with_an_ellipsis() -> None:
         ("데이터베이스를 어떻게", ["데이터베이스"]),
         ("ฐานข้อมูล ที่ เรา", ["ฐานข้อมูล", "ฐานข", "นข้อ", "้อมู"]),
         ("the of and to what", []),
+        ('"\ud800abc" x\udc00yz', ['"\ufffdabc"', "yz"]),  # lone surrogates replaced
         ("", []),
     ],
 )
@@ -324,6 +325,7 @@ def test_arguments_are_checked(fresh: World) -> None:
     with pytest.raises(InvalidLangError):
         fresh.recall.recall("EN!", "a")
     assert fresh.recall.recall("fr", "a") == {"block": "", "tokens": 0, "sources": []}
+    assert fresh.recall.recall("en", '"\ud800a" NEAR(a) * AND')["sources"]  # no FTS syntax
 
 
 # -- the MCP tool -----------------------------------------------------------------------------

@@ -82,11 +82,13 @@ _STOP_KO = frozenset("무엇 뭐 어떻게 왜 언제 어디 누구 그리고 �
 _QUOTED = re.compile(r'"([^"]+)"')
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def extract_keywords(query: str) -> list[str]:
     """Keywords of ``query`` in order of appearance, without duplicates, at most
     ``MAX_KEYWORDS``; a quoted phrase is one keyword (written with its quotes)."""
+    query = _SURROGATE.sub("\ufffd", query)  # SQLite cannot bind a lone surrogate
     found: list[str] = []
     for phrase in _QUOTED.findall(query):
         cleaned = " ".join(phrase.split())
