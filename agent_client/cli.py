@@ -132,6 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--offset", type=int, default=0, help="skip this many hits first, to page (default: 0)"
     )
+    about = (
+        "print what the vault recalls for a request: one block of reference context "
+        "(USER.md, PROJECT.md, folder abstracts, recent notes, matching notes) within a "
+        "token budget; call it at the start of an agent turn"
+    )
+    recall = sub.add_parser("recall", parents=[common], help=about, description=about)
+    recall.add_argument("query", help="the user's request, as written")
+    recall.add_argument(
+        "--budget", type=int, default=1500, help="most tokens in the block (default: 1500)"
+    )
+    recall.add_argument("--path", default="", help="only notes below this folder")
     about = "print a file of the vault"
     read = sub.add_parser("read", parents=[common], help=about, description=about)
     read.add_argument("path", help="relative to the vault, e.g. items/go.md")
@@ -274,6 +285,9 @@ async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) 
         if args.command == "read":
             result: Any = await vault.read(args.path)
             text = result["content"]
+        elif args.command == "recall":
+            result = await vault.recall(args.query, budget_tokens=args.budget, path=args.path)
+            text = result["block"]
         elif await vault.has_search():
             result = await vault.search(args.query, limit=args.limit, offset=args.offset)
             text = _search_text(args.query, result, args.offset)
@@ -281,7 +295,7 @@ async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) 
             result, text = await _grep_instead(vault, args)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
-    else:
+    elif text:
         print(text.rstrip("\n"))
     return EXIT_OK
 

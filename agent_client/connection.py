@@ -29,6 +29,7 @@ from agent_client.results import (
     FindResult,
     GrepResult,
     ReadResult,
+    RecallResult,
     SearchResult,
     StatResult,
     WriteResult,
@@ -239,6 +240,14 @@ class Vault:
         if path:
             args["path"] = path
         return cast(SearchResult, await self._call("search", **args))
+
+    async def recall(self, query: str, budget_tokens: int = 1500, path: str = "") -> RecallResult:
+        """What the agent should know at the start of a turn: one block of reference
+        context, at most ``budget_tokens`` tokens (resident, recent, on-demand layers)."""
+        args: dict[str, Any] = {"query": query, "budget_tokens": budget_tokens}
+        if path:
+            args["path"] = path
+        return cast(RecallResult, await self._call("recall", **args))
 
     async def has_search(self) -> bool:
         """Whether the server offers ``search`` (it may be absent in early versions)."""

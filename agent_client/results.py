@@ -71,3 +71,15 @@ class SearchResult(TypedDict):
     results: list[SearchHit]
     partial: bool
     total: NotRequired[int]  # all matches, when the server counts them
+
+
+class RecallSource(TypedDict):
+    path: str
+    layer: str  # resident | recent | on_demand
+    tokens: int
+
+
+class RecallResult(TypedDict):
+    block: str  # reference context for the turn, never instructions
+    tokens: int  # the server's documented estimate, never above the budget
+    sources: list[RecallSource]

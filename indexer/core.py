@@ -13,7 +13,10 @@ from typing import Any
 import indexer
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
+from indexer.jobs.maintenance import Maintenance
+from indexer.jobs.recall import Recall
 from indexer.jobs.runner import JobRunner
+from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
 
@@ -30,7 +33,9 @@ class Core:
     # Features that arrive with their subsystems; None: the feature is absent, and a
     # frontend says so instead of failing.
     summaries: Any = None
-    recall: Any = None
+    recall: Recall | None = None
+    maintenance: Maintenance | None = None  # USER.md / PROJECT.md from the event log
+    scheduler: MaintenanceScheduler | None = None  # runs maintenance when it is due
 
     def status(self) -> dict:
         """Version, workspace, notes per lang, and whether the index is ready."""

@@ -26,7 +26,11 @@ import indexer
 from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
+from indexer.jobs.maintenance import Maintenance
+from indexer.jobs.maintenance_state import StateFile
+from indexer.jobs.recall import Recall
 from indexer.jobs.runner import JobRunner
+from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.settings import Settings
 from indexer.vault import fsops
 from indexer.vault.sandbox import Sandbox
@@ -41,15 +45,54 @@ log = logging.getLogger("indexer")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
+def build_vault(settings: Settings) -> Vault:
+    """The vaults of the workspace (``build_core``, and ``indexer maintain`` on its own)."""
+    return Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
+
+
+def build_maintenance(
+    settings: Settings, vault: Vault, index: NoteIndex | None, model: JobModel | None
+) -> Maintenance:
+    """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``)."""
+    return Maintenance(
+        settings.maintenance,
+        state=StateFile(settings.workspace.maintenance_state),
+        vault=vault,
+        index=index,
+        model=model,
+        prompts_dir=settings.prompts_dir,
+    )
+
+
 def build_core(settings: Settings) -> Core:
-    """Open the index and wire it to the vault (``IndexSchemaError`` for a newer index)."""
-    vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
+    """Open the index and wire it to the vault (``IndexSchemaError`` for a newer index);
+    recall reads both; the maintenance scheduler hears the index's changes (it starts
+    with ``serve``)."""
+    vault = build_vault(settings)
     index = NoteIndex(settings.workspace)
     index.open()
     vault.listeners.append(index.note_changed)
     vault.grep_planner = index.grep_plan
     model = JobModel(settings.model) if settings.model is not None else None
-    return Core(settings=settings, vault=vault, index=index, model=model, jobs=JobRunner())
+    jobs = JobRunner()
+    maintenance = build_maintenance(settings, vault, index, model)
+    scheduler = MaintenanceScheduler(
+        maintenance,
+        jobs,
+        check_seconds=settings.maintenance.check_minutes * 60,
+        debounce_seconds=settings.maintenance.debounce_seconds,
+    )
+    index.change_listeners.append(scheduler.on_change)
+    return Core(
+        settings=settings,
+        vault=vault,
+        index=index,
+        model=model,
+        jobs=jobs,
+        recall=Recall(vault, index),
+        maintenance=maintenance,
+        scheduler=scheduler,
+    )
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:
@@ -127,6 +170,14 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     index = core.index
     assert index is not None
     index.start_background()
+    if core.scheduler is not None and core.scheduler.start():
+        tasks = ", ".join(core.scheduler.maintenance.enabled_tasks)
+        if core.model is None:
+            log.warning(
+                "maintenance (%s) is enabled but no model is set (INDEXER_LLM_MODEL)", tasks
+            )
+        else:
+            log.info("maintenance: %s with the model %s", tasks, core.model.name)
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -157,6 +208,9 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         if url_text:
             remove_if_ours(workspace.url_file, url_text)
         if core.jobs is not None:
+            if core.model is not None:  # its HTTP clients live on the jobs loop
+                with contextlib.suppress(Exception):
+                    core.jobs.submit(core.model.close()).result(5)
             core.jobs.stop()
         index.close()
         log.info("indexer stopped")

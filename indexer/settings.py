@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.jobs.llm import ModelSettings
+from indexer.jobs.maintenance import TASKS, MaintenanceSettings
 from shared.workspace import Workspace
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -39,6 +40,37 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_LLM_API_KEY": ("", "API key of that endpoint (a local server may need none)"),
     "INDEXER_LLM_MAX_CONCURRENCY": ("10", "most model requests in flight across all jobs"),
     "INDEXER_LLM_TIMEOUT": ("60", "seconds one model request may take"),
+    "INDEXER_MAINTENANCE_USER_PROFILE": (
+        "0",
+        "1: keep USER.md (the person) distilled from events/ (--maintenance-user-profile)",
+    ),
+    "INDEXER_MAINTENANCE_PROJECT_REVIEW": (
+        "0",
+        "1: keep PROJECT.md (goals, threads, decisions) from events/ "
+        "(--maintenance-project-review)",
+    ),
+    "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS": (
+        "24",
+        "hours between two successful runs of a task (--maintenance-min-interval-hours)",
+    ),
+    "INDEXER_MAINTENANCE_CHECK_MINUTES": (
+        "30",
+        "minutes between the daemon's checks whether a maintenance task is due",
+    ),
+    "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": (
+        "60",
+        "quiet seconds after an event write before the daemon checks that vault",
+    ),
+    "INDEXER_MAINTENANCE_MAX_STEPS": ("8", "most model turns of one maintenance run"),
+    "INDEXER_MAINTENANCE_TIMEOUT": ("300", "seconds one maintenance run may take"),
+    "INDEXER_MAINTENANCE_USER_PROFILE_PROMPT": (
+        "",
+        "file replacing the shipped prompt prompts/maintenance/user_profile.md",
+    ),
+    "INDEXER_MAINTENANCE_PROJECT_REVIEW_PROMPT": (
+        "",
+        "file replacing the shipped prompt prompts/maintenance/project_review.md",
+    ),
 }
 
 
@@ -57,6 +89,7 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     echo_tool: bool = False
     model: ModelSettings | None = None
+    maintenance: MaintenanceSettings = field(default_factory=MaintenanceSettings)
 
     @classmethod
     def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
@@ -82,8 +115,9 @@ class Settings:
             max_file_bytes=int(pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES")),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
-            echo_tool=pick("echo_tool", "INDEXER_ECHO_TOOL").lower() in ("1", "true", "yes"),
+            echo_tool=_truthy(pick("echo_tool", "INDEXER_ECHO_TOOL")),
             model=_model_settings(pick),
+            maintenance=_maintenance_settings(pick),
         )
 
 
@@ -103,6 +137,49 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
         max_concurrency=concurrency,
         timeout=timeout,
     )
+
+
+def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSettings:
+    """``INDEXER_MAINTENANCE_*``: the tasks switched on, their pace and their prompts."""
+    enabled = frozenset(
+        name
+        for name in TASKS
+        if _truthy(pick(f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}"))
+    )
+    numbers = {
+        key: float(pick(key, f"INDEXER_{key.upper()}"))
+        for key in (
+            "maintenance_min_interval_hours",
+            "maintenance_check_minutes",
+            "maintenance_debounce_seconds",
+            "maintenance_timeout",
+        )
+    }
+    steps = int(pick("maintenance_max_steps", "INDEXER_MAINTENANCE_MAX_STEPS"))
+    positive = ("maintenance_check_minutes", "maintenance_timeout")
+    if min(numbers.values()) < 0 or steps < 1 or min(numbers[k] for k in positive) <= 0:
+        raise ValueError(
+            "INDEXER_MAINTENANCE_* numbers must be >= 0 (check minutes and timeout > 0, "
+            "max steps >= 1)"
+        )
+    prompts = {}
+    for name in TASKS:
+        prompt = pick(f"maintenance_{name}_prompt", f"INDEXER_MAINTENANCE_{name.upper()}_PROMPT")
+        if prompt:
+            prompts[name] = Path(prompt)
+    return MaintenanceSettings(
+        enabled=enabled,
+        min_interval_hours=numbers["maintenance_min_interval_hours"],
+        check_minutes=numbers["maintenance_check_minutes"],
+        debounce_seconds=numbers["maintenance_debounce_seconds"],
+        max_steps=steps,
+        timeout=numbers["maintenance_timeout"],
+        prompt_files=prompts,
+    )
+
+
+def _truthy(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "on")
 
 
 def _split(text: str) -> tuple[str, ...]:

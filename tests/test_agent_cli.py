@@ -184,6 +184,20 @@ def test_search_prints_snippets_and_says_when_nothing_matched(
     assert code == 0 and out.strip() == "No notes match 'deimos'."
 
 
+def test_recall_prints_the_block(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ("--workspace", str(server.workspace), "--lang", "en-recall")
+    assert run(capsys, "remember", *common, "--title", "Moons", "Deimos orbits Mars")[0] == 0
+    code, out, _ = run(capsys, "recall", *common, "--budget", "400", "tell me about Deimos")
+    assert code == 0 and "<vault-memory-recall>" in out and "Deimos orbits Mars" in out
+    code, out, _ = run(capsys, "recall", *common, "--json", "Deimos")
+    result = json.loads(out)
+    assert code == 0 and result["tokens"] <= 1500 and result["sources"]
+    code, _, err = run(capsys, "recall", *common, "--budget", "5", "Deimos")
+    assert code == 1 and "invalid_argument" in err
+
+
 def test_set_reads_values_as_yaml_scalars(
     server: RunningIndexer, capsys: pytest.CaptureFixture[str]
 ) -> None:

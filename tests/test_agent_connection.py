@@ -15,7 +15,13 @@ from helpers.indexer_process import RunningIndexer, start_indexer
 
 from agent_client.connection import PROMPT_NAMES, mcp_vault_connection, open_session
 from agent_client.settings import ClientSettings
-from shared.errors import ConflictError, ForbiddenPathError, IndexerOfflineError, NotFoundError
+from shared.errors import (
+    ConflictError,
+    ForbiddenPathError,
+    IndexerOfflineError,
+    InvalidArgumentError,
+    NotFoundError,
+)
 
 _langs = itertools.count()
 
@@ -155,3 +161,14 @@ async def test_search_pages_with_offset(settings: ClientSettings, lang: str) -> 
             assert page.get("total", 25) == 25  # total is optional ("when cheap")
             seen += [hit["path"] for hit in page["results"]]
     assert len(seen) == 25 and set(seen) == paths
+
+
+async def test_recall_on_the_handle(settings: ClientSettings, lang: str) -> None:
+    async with mcp_vault_connection(lang, settings) as vault:
+        await vault.write("items/orbits.md", "# Orbits\n\nPhobos orbits Mars.\n", if_match="")
+        recalled = await vault.recall("what orbits Mars?", budget_tokens=300)
+        assert recalled["tokens"] <= 300
+        assert "Phobos orbits Mars." in recalled["block"]
+        assert {s["path"] for s in recalled["sources"]} == {"items/orbits.md"}
+        with pytest.raises(InvalidArgumentError):
+            await vault.recall("Mars", budget_tokens=10)

@@ -50,6 +50,7 @@ SPEC_PARAMS = {
     "delete": {"lang", "path"},
     "search": {"lang", "query", "limit", "type", "tags", "path", "offset"},
     "status": set(),
+    "recall": {"lang", "query", "budget_tokens", "path"},
 }
 REQUIRED_TOOLS = set(SPEC_PARAMS) - {"search"}  # search is optional until it lands
 

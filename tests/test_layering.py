@@ -45,6 +45,10 @@ FORBIDDEN: dict[str, set[str]] = {
         "starlette",
     },
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
+    # recall is plain lookups: it never reaches a model or the maintenance jobs
+    "indexer.jobs.recall": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    "indexer.jobs.keywords": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    "indexer.jobs.tokens": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     "indexer.web": {"indexer.cli", "indexer.daemon", "sqlite3", "sqlite_utils"},
     "indexer.web.mcp": {"indexer.web.api"},
     "indexer.web.api": {"indexer.web.mcp", "indexer.web.tools"},

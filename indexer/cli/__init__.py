@@ -61,6 +61,35 @@ def workspace_options() -> argparse.ArgumentParser:
     return parent
 
 
+def add_background_options(parser: argparse.ArgumentParser) -> None:
+    """The background model and maintenance flags (``serve`` and ``maintain``)."""
+    model = parser.add_argument_group(
+        "background model (optional; without one every job takes its deterministic path)"
+    )
+    model.add_argument("--llm-model", help="chat model for summaries and maintenance")
+    model.add_argument("--llm-base-url", help="OpenAI-compatible API base URL of that model")
+    model.add_argument(
+        "--llm-api-key",
+        help="API key of that endpoint (shows in the process list: prefer INDEXER_LLM_API_KEY)",
+    )
+    tasks = parser.add_argument_group(
+        "maintenance (off by default: USER.md and PROJECT.md distilled from events/)"
+    )
+    for name, output in (("user-profile", "USER.md"), ("project-review", "PROJECT.md")):
+        tasks.add_argument(
+            f"--maintenance-{name}",
+            action="store_const",
+            const="1",
+            help=f"enable the {name.replace('-', '_')} task ({output})",
+        )
+    tasks.add_argument(
+        "--maintenance-min-interval-hours",
+        metavar="H",
+        type=float,
+        help="hours between two successful runs of a task (default 24)",
+    )
+
+
 def resolve_workspace(args: argparse.Namespace) -> Workspace:
     """The workspace of ``--workspace`` or ``INDEXER_WORKSPACE``; ``ConfigError`` if none."""
     root = getattr(args, "workspace", None) or os.environ.get("INDEXER_WORKSPACE", "")
@@ -70,7 +99,7 @@ def resolve_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from indexer.cli import client_config, index, open, serve
+    from indexer.cli import client_config, index, maintain, open, serve
 
     parser = argparse.ArgumentParser(
         prog="indexer",
@@ -80,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = workspace_options()
-    for module in (serve, index, client_config, open):
+    for module in (serve, index, maintain, client_config, open):
         module.register(commands, common)
     return parser
 

@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from indexer.cli import add_background_options
 from shared.errors import ConfigError
 
 
@@ -33,15 +34,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         type=str.upper,
         help="DEBUG logs one line per tool call (default INFO)",
     )
-    model = serve.add_argument_group(
-        "background model (optional; without one every job takes its deterministic path)"
-    )
-    model.add_argument("--llm-model", help="chat model for summaries and maintenance")
-    model.add_argument("--llm-base-url", help="OpenAI-compatible API base URL of that model")
-    model.add_argument(
-        "--llm-api-key",
-        help="API key of that endpoint (shows in the process list: prefer INDEXER_LLM_API_KEY)",
-    )
+    add_background_options(serve)
     serve.set_defaults(func=cmd_serve)
 
 

@@ -64,6 +64,22 @@ def parse_query(query: object) -> ParsedQuery:
     return ParsedQuery(" AND ".join(_fts_term(t) for t in terms), tuple(terms))
 
 
+def parse_any(keywords: list[str]) -> ParsedQuery:
+    """Keywords (words, or "phrases" in quotes) -> an FTS5 expression matching notes that
+    hold ANY of them (recall ranks them by BM25); ``InvalidArgumentError`` when none is
+    searchable."""
+    terms: list[Term] = []
+    for keyword in keywords:
+        phrase = len(keyword) > 2 and keyword.startswith('"') and keyword.endswith('"')
+        text = " ".join((keyword[1:-1] if phrase else keyword).replace('"', " ").split())
+        if text and WORD.search(text) and Term(text, phrase) not in terms:
+            terms.append(Term(text, phrase))
+    if not terms:
+        raise InvalidArgumentError("no searchable keywords")
+    terms = terms[:MAX_TERMS]
+    return ParsedQuery(" OR ".join(_fts_term(t) for t in terms), tuple(terms))
+
+
 def _fts_term(term: Term) -> str:
     """One term as an FTS5 string, CJK runs as in the index (see ``_query_text``)."""
     text, prefix = _query_text(term.text)

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from indexer.index import reconcile
+from indexer.index import lookups, reconcile
 from indexer.index import schema as index_schema
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.parse import lang_token
-from indexer.index.query import make_snippet, parse_query
+from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.reconcile import Progress, ReconcileStats, Stopped
 from indexer.index.schema import BM25_WEIGHTS
 from indexer.index.text import fold
@@ -69,6 +69,7 @@ class NoteIndex:
         self.change_listeners: list[ChangeListener] = []
         self._cache_lock = threading.Lock()
         self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
+        self._recent_cache: tuple[tuple[str, int, str, int], list[dict]] | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -291,6 +292,32 @@ class NoteIndex:
             )
         partial = not self.ready if not self._readonly else running
         return {"results": results, "partial": partial, "total": total}
+
+    def recent(self, lang: str, limit: int = 5, path: str = "") -> list[dict]:
+        """The ``limit`` most recently changed notes of ``lang`` (below folder ``path``),
+        newest first, with their bodies: {path, title, type, body}."""
+        check_lang(lang)
+        key = (lang, limit, path, self._generation)  # before the snapshot, as _indexed
+        cached = self._recent_cache
+        if cached is not None and cached[0] == key and not self._readonly:
+            return cached[1]  # nothing was written since (shared: callers must not change it)
+        where, params = _filters(None, None, path)
+        with self._read() as conn:
+            rows = lookups.recent(conn, lang, limit, where, params)
+        self._recent_cache = (key, rows)
+        return rows
+
+    def search_any(self, lang: str, keywords: list[str], limit: int = 10, path: str = "") -> list:
+        """Notes holding ANY of ``keywords`` (words or "phrases"), best BM25 first, with
+        their bodies: {path, title, type, body, score}; [] when no keyword is searchable."""
+        check_lang(lang)
+        try:
+            parsed = parse_any(keywords)
+        except InvalidArgumentError:
+            return []
+        where, params = _filters(None, None, path)
+        with self._read() as conn:
+            return lookups.search_any(conn, lang, parsed, limit, where, params)
 
     def grep_plan(self, lang: str, pattern: str, fixed: bool, ignore_case: bool) -> GrepPlan | None:
         """Candidate files for a grep, or None when no literal of 3+ chars is provably

@@ -42,6 +42,9 @@ _SPACELESS_CHARS = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _SPACELESS_R
 # and letters newer than 6.1, as separators; listing them all keeps each bigram whole.
 TOKEN_CHARS = "".join(chr(c) for lo, hi in _SPACELESS_RANGES for c in range(lo, hi + 1))
 CJK_RUN = re.compile(f"[{_CJK_CHARS}{_SPACELESS_CHARS}]+")
+# The two kinds apart (keyword extraction treats Han/kana/hangul and Thai-like runs apart).
+CJK_ONLY_RUN = re.compile(f"[{_CJK_CHARS}]+")
+SPACELESS_RUN = re.compile(f"[{_SPACELESS_CHARS}]+")
 # What unicode61 keeps as token characters, near enough: letters and digits, and the
 # marks of TOKEN_CHARS.
 WORD = re.compile(f"(?:[^\\W_]|[{_SPACELESS_CHARS}])+")

@@ -185,6 +185,7 @@ class Vault:
         content: str,
         encoding: str = "utf-8",
         if_match: str | None = None,
+        reason: str | None = None,  # accepted, not yet recorded (history arrives later)
     ) -> dict:
         target = self._file_target(lang, path)
         if not isinstance(content, str):

@@ -1,0 +1,152 @@
+"""``indexer maintain``: run the maintenance tasks now, or show their state.
+
+``indexer maintain --status`` is seed 002's troubleshooting view: per vault and task,
+whether it is enabled, what it last did (``none|replace|skip|error``), when it last ran
+and succeeded, the last error, and whether it is due now (and why not). Without
+``--status`` the due tasks run (``--force``: whatever the digest and the interval say,
+never a disabled task). It works with or without a running server: runs of one task
+never overlap (a lock file per task), and the server's watcher indexes what it writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+from typing import Any
+
+from indexer.cli import add_background_options, resolve_workspace
+from indexer.jobs.maintenance import TASKS, Maintenance, Outcome
+from shared.errors import ConfigError, NotFoundError
+from shared.langs import check_lang
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    maintain = commands.add_parser(
+        "maintain",
+        parents=[common],
+        help="run the USER.md / PROJECT.md maintenance now, or show its state (--status)",
+        description=(
+            "Run the due maintenance tasks (USER.md, PROJECT.md distilled from events/ by "
+            "the background model), or print their state with --status. Tasks are enabled "
+            "with INDEXER_MAINTENANCE_USER_PROFILE=1 / INDEXER_MAINTENANCE_PROJECT_REVIEW=1 "
+            "or the flags below."
+        ),
+    )
+    maintain.add_argument("--lang", help="only this vault (default: every vault)")
+    maintain.add_argument("--task", choices=sorted(TASKS), help="only this task")
+    maintain.add_argument(
+        "--force", action="store_true", help="run even if the inputs and interval say no"
+    )
+    maintain.add_argument("--status", action="store_true", help="print the state table only")
+    maintain.add_argument("--json", action="store_true", help="print JSON")
+    add_background_options(maintain)
+    maintain.set_defaults(func=cmd_maintain)
+
+
+def cmd_maintain(args: argparse.Namespace) -> int:
+    from indexer.settings import Settings
+
+    workspace = resolve_workspace(args)
+    try:
+        settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    langs = [check_lang(args.lang)] if args.lang else None
+    tasks = [args.task] if args.task else None
+    if args.status:
+        maintenance = _build(settings)  # the model is named, never called
+        rows = [
+            row
+            for row in maintenance.status()
+            if (langs is None or row["lang"] in langs) and (tasks is None or row["task"] in tasks)
+        ]
+        _print_status(rows, maintenance, args.json)
+        return 0
+    if langs and langs[0] not in workspace.langs():
+        raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
+    wanted = tasks or list(TASKS)
+    enabled = [t for t in wanted if t in settings.maintenance.enabled]
+    if not enabled:
+        names = " / ".join(f"{TASKS[t].env}=1" for t in wanted)
+        raise ConfigError(f"no maintenance task is enabled: set {names} (or the flags)")
+    if settings.model is None:
+        raise ConfigError(
+            "maintenance needs a model: set INDEXER_LLM_MODEL (or --llm-model); nothing ran"
+        )
+    maintenance = _build(settings)
+    outcomes = asyncio.run(_run(maintenance, langs, enabled, args.force))
+    _print_outcomes(outcomes, args.json)
+    return 1 if any(o.action == "error" for o in outcomes) else 0
+
+
+def _build(settings: Any) -> Maintenance:
+    """A Maintenance over the vaults, with the index read-only (for the model's search)."""
+    from indexer.daemon import build_maintenance, build_vault
+    from indexer.index.service import NoteIndex
+    from indexer.jobs.llm import JobModel
+
+    index: NoteIndex | None = NoteIndex(settings.workspace)
+    assert index is not None
+    try:
+        index.open(readonly=True)
+    except Exception:  # no index yet, or another schema: the model just has no search
+        index.close()
+        index = None
+    model = JobModel(settings.model) if settings.model is not None else None
+    return build_maintenance(settings, build_vault(settings), index, model)
+
+
+async def _run(
+    maintenance: Maintenance, langs: list[str] | None, tasks: list[str], force: bool
+) -> list[Outcome]:
+    try:
+        return await maintenance.run_due(langs, tasks, force=force)
+    finally:
+        if maintenance.model is not None:
+            await maintenance.model.close()
+        if maintenance.index is not None:
+            maintenance.index.close()
+
+
+def _print_outcomes(outcomes: list[Outcome], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([vars(o) for o in outcomes], ensure_ascii=False, indent=2))
+        return
+    for o in outcomes:
+        line = f"{o.lang} {o.task}: {o.action} ({o.reason})"
+        print(line + (f": {o.error}" if o.error else ""))
+
+
+def _print_status(rows: list[dict], maintenance: Maintenance, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    print(f"state: {maintenance.state.path}")
+    print(f"model: {maintenance.model.name if maintenance.model else 'none (INDEXER_LLM_MODEL)'}")
+    if not rows:
+        print("no vaults yet")
+        return
+    columns = ("lang", "task", "enabled", "last_action", "last_run", "last_success", "due")
+    table = [
+        [
+            str(row["lang"]),
+            str(row["task"]),
+            "yes" if row["enabled"] else "no",
+            row["last_action"] or "-",
+            row["last_run"] or "never",
+            row["last_success"] or "never",
+            "yes" if row["due"] else "no",
+        ]
+        for row in rows
+    ]
+    widths = [max(len(c), *(len(r[i]) for r in table)) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
+    for row, cells in zip(rows, table, strict=True):
+        print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
+        print(f"    now: {row['why']}")
+        if row["reason"]:
+            print(f"    reason: {row['reason']}")
+        if row["last_error"]:
+            print(f"    last error: {row['last_error']}")

@@ -1,0 +1,73 @@
+"""Queries for recall: the most recently changed notes, and notes matching any keyword.
+
+Both return whole rows (path, title, type, body) so that recall can quote them without
+reading files again. They run on a reader connection of ``NoteIndex`` (see its
+``recent`` and ``search_any``); ``where``/``params`` are its folder filter on alias ``n``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from indexer.index.parse import lang_token
+from indexer.index.query import ParsedQuery
+from indexer.index.schema import BM25_WEIGHTS
+
+
+def recent(
+    conn: sqlite3.Connection, lang: str, limit: int, where: str, params: list[Any]
+) -> list[dict[str, Any]]:
+    """The ``limit`` notes of ``lang`` with the newest mtime (newest first).
+
+    The order is found on the covering index ``notes_stat`` (no bodies are read for it);
+    only the chosen rows are fetched whole.
+    """
+    ids = [
+        rowid
+        for (rowid,) in conn.execute(
+            "SELECT n.id FROM notes AS n INDEXED BY notes_stat WHERE n.lang = ?"
+            f"{where} ORDER BY n.mtime_ns DESC, n.path LIMIT ?",
+            (lang, *params, limit),
+        )
+    ]
+    return _rows(conn, ids)
+
+
+def search_any(
+    conn: sqlite3.Connection,
+    lang: str,
+    parsed: ParsedQuery,
+    limit: int,
+    where: str,
+    params: list[Any],
+) -> list[dict[str, Any]]:
+    """Notes of ``lang`` matching ``parsed`` (an OR of keywords), best BM25 first."""
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
+    sql = f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank FROM notes_fts"
+    if where:
+        sql += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
+    sql += f" WHERE notes_fts MATCH ?{where} ORDER BY rank LIMIT ?"
+    hits = conn.execute(sql, (match, *params, limit)).fetchall()
+    rows = {row["id"]: row for row in _rows(conn, [rowid for rowid, _ in hits])}
+    result = []
+    for rowid, rank in hits:
+        row = rows[rowid]
+        row["score"] = round(-rank, 4)
+        result.append(row)
+    return result
+
+
+def _rows(conn: sqlite3.Connection, ids: list[int]) -> list[dict[str, Any]]:
+    """Rows by id, in the order of ``ids``."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    found = {
+        rowid: {"id": rowid, "path": path, "title": title, "type": kind, "body": body}
+        for rowid, path, title, kind, body in conn.execute(
+            f"SELECT id, path, title, type, body FROM notes WHERE id IN ({marks})", ids
+        )
+    }
+    return [found[rowid] for rowid in ids if rowid in found]

@@ -1,0 +1,166 @@
+"""Keywords of a natural-language query, for recall's on-demand layer.
+
+"What did we decide about the database migration?" should search for ``decide``,
+``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
+sentence. Words of languages written with spaces are lower-cased and dropped when they
+are common stop words (English, French, German, Spanish, Portuguese, Italian, Dutch,
+Korean particles stripped). Scripts written without spaces reuse the index's text
+machinery (``indexer.index.text``): a Chinese or Japanese run is cut at stop characters
+(Chinese function words, Japanese hiragana, which mostly spells particles and endings),
+and each remaining piece of two or more characters becomes a keyword together with its
+bigrams (the index's own unit, so a partial match still ranks); a Thai, Lao, Khmer or
+Myanmar chunk becomes a keyword, with its 4-character windows when it is long.
+"Quoted phrases" are kept as phrases.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexer.index.text import CJK_ONLY_RUN, SPACELESS_RUN
+
+MAX_KEYWORDS = 24
+
+_STOP_EN = """a about above after again against all also am an and any are aren't as at be
+because been before being below between both but by can can't cannot could couldn't did
+didn't do does doesn't doing don't down during each few for from further had has have
+having he her here hers herself him himself his how i i'm if in into is isn't it it's its
+itself just let's me more most my myself no nor not now of off on once only or other our
+ours ourselves out over own same she should so some such than that that's the their theirs
+them themselves then there these they this those through to too under until up very was
+we were what when where which while who whom why will with would you your yours yourself
+yourselves tell know remember recall please thanks thank last ago anything something
+everything did say said mention mentioned talk talked discuss discussed think thought
+get got give gave make made want wanted like us ok okay yes yeah also again still""".split()
+_STOP_FR = """le la les un une des du de d l et ou mais donc or ni car que qui quoi dont où
+ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs je tu il
+elle on nous vous ils elles me te se lui y en au aux avec pour par dans sur sous sans chez
+est sont été être avoir a ai as avons avez ont fait faire pas ne plus très bien aussi
+comme quand comment pourquoi quel quelle quels quelles c'est j'ai qu'est-ce""".split()
+_STOP_DE = """der die das den dem des ein eine einer eines einem einen und oder aber doch
+denn dass daß wer was wie wo wann warum welche welcher welches ich du er sie es wir ihr
+mich dich sich uns euch mein dein sein ihr unser euer ist sind war waren bin bist sein
+haben hat hatte hatten habe wird werden wurde mit von zu zum zur im in an am auf aus bei
+für über unter nach vor nicht kein keine noch auch nur schon sehr so als wenn ob""".split()
+_STOP_ES = """el la los las un una unos unas y o pero que qué quien quién cual cuál como
+cómo cuando cuándo donde dónde por para con sin sobre de del al en es son fue era ser
+estar está están he ha han hay yo tú él ella nosotros vosotros ellos ellas me te se le
+lo les mi mis tu tus su sus nuestro muy más ya no sí también este esta estos estas""".split()
+_STOP_PT = """o a os as um uma uns umas e ou mas que quem qual como quando onde por para
+com sem sobre de do da dos das no na nos nas em é são foi era ser estar está estão eu tu
+ele ela nós vós eles elas me te se lhe meu minha seu sua nosso muito mais já não sim
+também este esta isso isto""".split()
+_STOP_IT = """il lo la i gli le un uno una e o ma che chi cui come quando dove perché per
+con senza su di del della dei degli delle da dal dalla in nel nella è sono era essere ho
+ha hanno io tu lui lei noi voi loro mi ti si ci vi mio tuo suo nostro molto più già non
+sì anche questo questa quello quella""".split()
+_STOP_NL = """de het een en of maar dat die wie wat hoe waar wanneer waarom ik jij je hij
+zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn waren ben bent heb
+hebt heeft hadden met van voor in op aan bij uit naar over niet geen ook nog wel al zo
+als dan""".split()
+STOP_WORDS = frozenset(_STOP_EN + _STOP_FR + _STOP_DE + _STOP_ES + _STOP_PT + _STOP_IT + _STOP_NL)
+# Chinese function words and question words (longest first when cutting). Single
+# characters only when they are nearly always function words (有, 不, 地... also start
+# content words, so they stay).
+_STOP_ZH = sorted(
+    """我们 你们 他们 她们 它们 咱们 什么 怎么 怎样 如何 为什么 哪些 哪个 这个 那个 这些
+    那些 关于 有关 还有 或者 以及 但是 因为 所以 如果 就是 还是 是否 已经 一下 一些 可以
+    应该 没有 记得 告诉 请问 一个 的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就
+    把 被 请 和 与 及 或 是 在""".split(),
+    key=len,
+    reverse=True,
+)
+_STOP_ZH_RE = re.compile("|".join(re.escape(w) for w in _STOP_ZH))
+_HIRAGANA = re.compile("[\u3041-\u309f]+")
+_STOP_TH = frozenset(
+    """ที่ ของ และ ใน เป็น การ มี ได้ ไม่ จะ ให้ กับ ว่า นี้ นั้น แต่ หรือ ก็ คือ ไป มา อยู่ แล้ว
+    ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา""".split()
+)
+_KO_PARTICLE_TEXT = "을 를 은 는 이 가 에 에서 의 로 으로 와 과 도 만 에게 한테 께서 이나 나"
+_KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
+_STOP_KO = frozenset("무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것".split())
+_QUOTED = re.compile(r'"([^"]+)"')
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_HANGUL = re.compile("[\uac00-\ud7a3]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def extract_keywords(query: str) -> list[str]:
+    """Keywords of ``query`` in order of appearance, without duplicates, at most
+    ``MAX_KEYWORDS``; a quoted phrase is one keyword (written with its quotes)."""
+    query = _SURROGATE.sub("\ufffd", query)  # SQLite cannot bind a lone surrogate
+    found: list[str] = []
+    for phrase in _QUOTED.findall(query):
+        cleaned = " ".join(phrase.split())
+        if _WORD.search(cleaned):
+            found.append(f'"{cleaned}"')
+    rest = _QUOTED.sub(" ", query)
+    position = 0
+    for run in _spaceless_runs(rest):
+        found.extend(_words(rest[position : run.start()]))
+        found.extend(_cjk_keywords(run.group(0)) if _is_cjk(run) else _thai_keywords(run))
+        position = run.end()
+    found.extend(_words(rest[position:]))
+    unique = list(dict.fromkeys(found))
+    return unique[:MAX_KEYWORDS]
+
+
+def _spaceless_runs(text: str) -> list[re.Match[str]]:
+    runs = list(CJK_ONLY_RUN.finditer(text)) + list(SPACELESS_RUN.finditer(text))
+    return sorted(runs, key=lambda m: m.start())
+
+
+def _is_cjk(run: re.Match[str]) -> bool:
+    return CJK_ONLY_RUN.fullmatch(run.group(0)) is not None
+
+
+def _words(text: str) -> list[str]:
+    """Lower-cased words of a spaced script, minus stop words and single letters."""
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        word = match.group(0).lower().replace("’", "'")
+        if len(word) < 2 or word in STOP_WORDS:
+            continue
+        if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
+            head, _, tail = word.partition("'")
+            word = tail if len(head) <= 2 and len(tail) > len(head) else head
+            if len(word) < 2 or word in STOP_WORDS:
+                continue
+        out.append(word)
+    return out
+
+
+def _cjk_keywords(run: str) -> list[str]:
+    """Pieces of a Han/kana/hangul run between stop characters, with their bigrams."""
+    if _HANGUL.fullmatch(run):
+        return _korean_word(run)
+    pieces: list[str] = []
+    for chunk in _HIRAGANA.split(run):
+        pieces.extend(p for p in _STOP_ZH_RE.split(chunk) if p)
+    out: list[str] = []
+    for piece in pieces:
+        if len(piece) < 2:
+            continue
+        out.append(piece)
+        if len(piece) > 2:
+            out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+    return out
+
+
+def _korean_word(word: str) -> list[str]:
+    for particle in _KO_PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= 2:
+            word = word[: -len(particle)]
+            break
+    return [] if len(word) < 2 or word in _STOP_KO else [word]
+
+
+def _thai_keywords(run: re.Match[str]) -> list[str]:
+    """A Thai-like chunk without its stop words; long chunks also as 4-character windows."""
+    chunk = run.group(0)
+    if chunk in _STOP_TH or len(chunk) < 2:
+        return []
+    out = [chunk]
+    if len(chunk) > 6:
+        out.extend(chunk[i : i + 4] for i in range(0, len(chunk) - 3, 2))
+    return out

@@ -1,0 +1,361 @@
+"""Seed 002's background maintenance: ``USER.md`` and ``PROJECT.md`` distilled from events.
+
+Two tasks per vault, both off by default: ``user_profile`` keeps ``USER.md`` (the
+person: preferences, level, habits) and ``project_review`` keeps ``PROJECT.md`` (goals,
+active threads, decisions). A task is **due** only when all three of seed 002's
+conditions hold: it is enabled; the digest of the vault's ``events/`` files changed
+since its last success; ``min_interval_hours`` passed since that success. ``force``
+skips the last two, never the first. Without a model nothing is ever called: the task
+is skipped, and its state says why.
+
+A run builds the prompt (``maintenance_input``), lets the model read the vault through
+the bounded read-only tool loop (``model_tools``) and takes its final answer only if it
+is exactly ``{"action": "none", "reason"}`` or ``{"action": "replace", "reason",
+"content"}``; anything else is an error and nothing is written. A replace is a normal
+note write (frontmatter normalized, ``id``/``created`` kept, the index told) with
+``reason="maintenance:<task>"``, guarded by the etag read when the prompt was built.
+A failed run leaves ``last_success``/``last_digest`` as they were, so it is retried
+when next due. What happened is recorded in ``maintenance_state``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from indexer.jobs.llm import ModelError
+from indexer.jobs.maintenance_input import InputDigests, build_messages, newest_entries
+from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
+from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
+from shared.errors import NotFoundError, VaultError
+from shared.model_output import parse_json_object
+from shared.timestamps import format_timestamp
+
+if TYPE_CHECKING:
+    from indexer.index.service import NoteIndex
+    from indexer.jobs.llm import JobModel
+    from indexer.vault.vault import Vault
+
+log = logging.getLogger("indexer.jobs")
+Clock = Callable[[], datetime]
+MAX_REASON_CHARS = 500
+MAX_ERROR_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    output: str  # at the vault root
+    env: str  # the setting that enables it
+
+
+TASKS: dict[str, Task] = {
+    "user_profile": Task("user_profile", "USER.md", "INDEXER_MAINTENANCE_USER_PROFILE"),
+    "project_review": Task("project_review", "PROJECT.md", "INDEXER_MAINTENANCE_PROJECT_REVIEW"),
+}
+
+
+@dataclass(frozen=True)
+class MaintenanceSettings:
+    """``INDEXER_MAINTENANCE_*`` (see ``indexer.settings``)."""
+
+    enabled: frozenset[str] = frozenset()
+    min_interval_hours: float = 24.0
+    check_minutes: float = 30.0  # the scheduler's periodic check
+    debounce_seconds: float = 60.0  # quiet time after an event write before a check
+    max_steps: int = 8  # model turns per run, tool calls included
+    timeout: float = 300.0  # seconds per run
+    prompt_files: dict[str, Path] = field(default_factory=dict)  # task -> replacement
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether a task is due now, and why (not)."""
+
+    due: bool
+    reason: str
+    digest: str | None = None
+    recorded: bool = True  # False: nothing worth writing to the state (disabled)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one task did for one vault."""
+
+    lang: str
+    task: str
+    action: str  # none | replace | skip | error
+    reason: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    action: str
+    reason: str
+    content: str | None = None
+
+
+class AnswerError(ValueError):
+    """The model's final answer is not one of the two allowed JSON objects."""
+
+
+def parse_answer(text: str) -> Answer:
+    """The model's final answer, strictly: ``none`` with a reason, or ``replace`` with a
+    reason and the whole new file; ``AnswerError`` for anything else."""
+    try:
+        data = parse_json_object(text)
+    except ValueError as err:
+        raise AnswerError(str(err)) from None
+    action = data.get("action")
+    if action not in ("none", "replace"):
+        raise AnswerError(f'"action" must be "none" or "replace", not {action!r}')
+    expected = {"action", "reason"} | ({"content"} if action == "replace" else set())
+    if set(data) != expected:
+        raise AnswerError(
+            f'a "{action}" answer has exactly the keys {sorted(expected)}, not {sorted(data)}'
+        )
+    reason = data["reason"]
+    if not isinstance(reason, str) or not reason.strip():
+        raise AnswerError('"reason" must be a non-empty string')
+    content = data.get("content")
+    if action == "replace" and (not isinstance(content, str) or not content.strip()):
+        raise AnswerError('"content" must be the whole new file, a non-empty string')
+    return Answer(action, reason.strip()[:MAX_REASON_CHARS], content)
+
+
+class Maintenance:
+    """The maintenance tasks of one workspace's vaults."""
+
+    def __init__(
+        self,
+        settings: MaintenanceSettings,
+        *,
+        state: StateFile,
+        vault: Vault,
+        index: NoteIndex | None,
+        model: JobModel | None,
+        prompts_dir: Path,
+        clock: Clock | None = None,
+    ) -> None:
+        self.settings = settings
+        self.state = state
+        self.vault = vault
+        self.index = index
+        self.model = model
+        self.prompts_dir = prompts_dir
+        self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        self.digests = InputDigests(vault)
+
+    @property
+    def enabled_tasks(self) -> list[str]:
+        return [name for name in TASKS if name in self.settings.enabled]
+
+    def langs(self) -> list[str]:
+        return self.vault.sandbox.workspace.langs()
+
+    # -- due rules -------------------------------------------------------------------------
+
+    def check(
+        self, lang: str, task: str, *, force: bool = False, backoff: bool = False
+    ) -> Decision:
+        """Seed 002's three conditions (``force`` skips the digest and the interval).
+
+        ``backoff`` (the scheduler's): a failed run is retried no sooner than the shorter
+        of the interval and an hour after it failed.
+        """
+        if task not in self.settings.enabled:
+            return Decision(False, f"disabled (set {TASKS[task].env}=1)", recorded=False)
+        if self.model is None:
+            return Decision(False, "no model configured (set INDEXER_LLM_MODEL)")
+        state = self.state.get(lang, task)
+        digest = self.digests.digest(lang)
+        if force:
+            return Decision(True, "forced", digest)
+        if digest == state.last_digest:
+            return Decision(False, "the event log is unchanged since the last success", digest)
+        now = self.clock()
+        interval = timedelta(hours=self.settings.min_interval_hours)
+        last_success = parse_time(state.last_success)
+        if last_success is not None and now < last_success + interval:
+            later = format_timestamp(last_success + interval)
+            return Decision(False, f"interval: not before {later}", digest)
+        last_run = parse_time(state.last_run)
+        if backoff and state.last_action == "error" and last_run is not None:
+            retry = last_run + min(interval, timedelta(hours=1))
+            if now < retry:
+                return Decision(
+                    False, f"retrying the failed run after {format_timestamp(retry)}", digest
+                )
+        return Decision(True, "due: the event log changed", digest)
+
+    # -- runs ------------------------------------------------------------------------------
+
+    async def run_task(
+        self, lang: str, task: str, *, force: bool = False, backoff: bool = False
+    ) -> Outcome:
+        """Check one task and run it when due, holding its run lock; records the result."""
+        decision = await asyncio.to_thread(self.check, lang, task, force=force, backoff=backoff)
+        if not decision.due:
+            if decision.recorded:
+                await asyncio.to_thread(self._record_skip, lang, task, decision.reason)
+            return Outcome(lang, task, "skip", decision.reason)
+        with self.state.run_lock(lang, task) as acquired:
+            if not acquired:
+                return Outcome(lang, task, "skip", "another run of this task is in progress")
+            # again under the lock: a run elsewhere may have just succeeded on these inputs
+            decision = await asyncio.to_thread(self.check, lang, task, force=force, backoff=backoff)
+            if not decision.due:
+                return Outcome(lang, task, "skip", decision.reason)
+            assert decision.digest is not None
+            try:
+                answer = await self._run(lang, task, decision.digest)
+            except (ModelError, LoopError, AnswerError, VaultError, OSError) as err:
+                message = _error_text(err)
+                log.warning("maintenance %s/%s failed: %s", lang, task, message)
+                await asyncio.to_thread(self._record_error, lang, task, message)
+                return Outcome(lang, task, "error", "the run failed", message)
+            await asyncio.to_thread(self._record_success, lang, task, answer, decision.digest)
+            log.info("maintenance %s/%s: %s (%s)", lang, task, answer.action, answer.reason)
+            return Outcome(lang, task, answer.action, answer.reason)
+
+    async def run_due(
+        self,
+        langs: list[str] | None = None,
+        tasks: list[str] | None = None,
+        *,
+        force: bool = False,
+        backoff: bool = False,
+    ) -> list[Outcome]:
+        """Every (lang, task) asked for (default: all vaults, every task), one by one."""
+        outcomes = []
+        for lang in langs if langs is not None else self.langs():
+            for task in tasks if tasks is not None else list(TASKS):
+                outcomes.append(await self.run_task(lang, task, force=force, backoff=backoff))
+        return outcomes
+
+    async def _run(self, lang: str, task: str, digest: str) -> Answer:
+        """One model run: prompt, read-only tool loop, strict answer, write on replace."""
+        assert self.model is not None
+        output = TASKS[task].output
+        try:
+            current = await asyncio.to_thread(self.vault.read, lang, output)
+        except NotFoundError:
+            current = None
+        entries = await asyncio.to_thread(newest_entries, self.vault, lang)
+        messages = build_messages(
+            prompt=self.prompt(task),
+            task=task,
+            lang=lang,
+            output=output,
+            current=current["content"] if current else None,
+            entries=entries,
+            digest=digest,
+            last_digest=self.state.get(lang, task).last_digest,
+        )
+        tools = ReadOnlyTools(self.vault, self.index, lang)
+        text = await run_tool_loop(
+            self.model,
+            messages,
+            tools,
+            max_steps=self.settings.max_steps,
+            timeout=self.settings.timeout,
+        )
+        answer = parse_answer(text)
+        if answer.action == "replace":
+            assert answer.content is not None
+            if current is not None and answer.content.strip() == current["content"].strip():
+                return Answer("none", f"{answer.reason} (the answer repeated the file)")
+            await asyncio.to_thread(
+                self.vault.write,
+                lang,
+                output,
+                answer.content,
+                if_match=current["etag"] if current else "",
+                reason=f"maintenance:{task}",
+            )
+        return answer
+
+    def prompt(self, task: str) -> str:
+        """The task's prompt: the file a setting names, else the shipped one."""
+        shipped = self.prompts_dir / "maintenance" / f"{task}.md"
+        path = self.settings.prompt_files.get(task) or shipped
+        return path.read_text(encoding="utf-8")
+
+    # -- state -----------------------------------------------------------------------------
+
+    def _now(self) -> str:
+        return format_timestamp(self.clock().replace(microsecond=0))
+
+    def _record_skip(self, lang: str, task: str, reason: str) -> None:
+        current = self.state.get(lang, task)
+        if (current.last_action, current.reason) != ("skip", reason):  # else: no lock, no write
+            self.state.update(lang, task, lambda s: replace(s, last_action="skip", reason=reason))
+
+    def _record_error(self, lang: str, task: str, message: str) -> None:
+        now = self._now()
+        self.state.update(
+            lang,
+            task,
+            lambda s: replace(
+                s,
+                last_action="error",
+                last_run=now,
+                last_error=message,
+                reason="the run failed; it is retried when next due",
+            ),
+        )
+
+    def _record_success(self, lang: str, task: str, answer: Answer, digest: str) -> None:
+        now = self._now()
+        self.state.update(
+            lang,
+            task,
+            lambda s: TaskState(
+                last_action=answer.action,
+                last_run=now,
+                last_success=now,
+                last_digest=digest,
+                last_error=None,
+                reason=answer.reason,
+            ),
+        )
+
+    # -- the troubleshooting view ----------------------------------------------------------
+
+    def status(self) -> list[dict[str, Any]]:
+        """One row per vault and task: enabled, the recorded state, and whether the daemon
+        would run it now (and why not)."""
+        states = self.state.load()
+        langs = set(self.langs())
+        rows = []
+        for lang in sorted(langs | set(states)):
+            for task in TASKS:
+                decision = self.check(lang, task, backoff=True) if lang in langs else None
+                rows.append(
+                    {
+                        "lang": lang,
+                        "task": task,
+                        "output": TASKS[task].output,
+                        "enabled": task in self.settings.enabled,
+                        "due": decision.due if decision else False,
+                        "why": decision.reason if decision else "the vault is gone",
+                        **vars(states.get(lang, {}).get(task, TaskState())),
+                    }
+                )
+        return rows
+
+
+def _error_text(err: Exception) -> str:
+    if isinstance(err, ModelError | LoopError):
+        kind = "model"
+    elif isinstance(err, AnswerError):
+        kind = "malformed answer"
+    else:
+        kind = "write" if isinstance(err, VaultError) else "error"
+    return f"{kind}: {err}"[:MAX_ERROR_CHARS]

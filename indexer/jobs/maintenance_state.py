@@ -1,0 +1,151 @@
+"""``W/.indexer/maintenance-state.json``: what each maintenance task last did, and locks.
+
+The file maps ``lang -> task -> TaskState``. It is the troubleshooting view of seed 002:
+``last_action`` (``none|replace|skip|error``), ``last_run`` (when a run last finished),
+``last_success`` and ``last_digest`` (when and on which inputs a run last succeeded:
+the due rules compare against these), ``last_error`` (why the last failed run failed,
+kept until a run succeeds) and ``reason`` (the model's reason, or why the task was
+skipped). Both the daemon's scheduler and ``indexer maintain`` update it, so every
+update is a read-modify-write under an exclusive ``flock`` and lands by an atomic
+replace (temp file, fsync, rename). A run holds a per-task ``flock`` for its whole
+length: never two runs of one task at once, in one process or across two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime
+from pathlib import Path
+
+from indexer.vault import fsops
+
+log = logging.getLogger("indexer.jobs")
+ACTIONS = ("none", "replace", "skip", "error")
+LOCKS_DIR = "maintenance-locks"
+
+
+@dataclass(frozen=True)
+class TaskState:
+    """One task's record for one vault (None: never happened)."""
+
+    last_action: str | None = None
+    last_run: str | None = None
+    last_success: str | None = None
+    last_digest: str | None = None
+    last_error: str | None = None
+    reason: str | None = None
+
+    @classmethod
+    def from_json(cls, data: object) -> TaskState:
+        if not isinstance(data, dict):
+            return cls()
+        return cls(**{k: v for k, v in data.items() if k in _FIELDS and isinstance(v, str)})
+
+
+_FIELDS = frozenset(f.name for f in fields(TaskState))
+
+
+States = dict[str, dict[str, TaskState]]
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """A stored timestamp (ISO 8601), or None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+class StateFile:
+    """The state file of one workspace (``path``), with its lock files beside it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock_path = path.with_name(path.name + ".lock")
+        # The parsed file and the (inode, size, mtime) it was parsed from: a due check of
+        # every vault reads the state once per task, and the file rarely changes.
+        self._cache: tuple[tuple[int, int, int], States] | None = None
+
+    def load(self) -> States:
+        """Every record (shared: do not change it); an absent or unreadable file reads
+        as empty (logged)."""
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            return {}
+        key = (info.st_ino, info.st_size, info.st_mtime_ns)
+        cached = self._cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as err:
+            log.warning("maintenance state %s is unreadable (%s): starting afresh", self.path, err)
+            return {}
+        states: States = {}
+        if isinstance(data, dict):
+            states = {
+                lang: {task: TaskState.from_json(state) for task, state in tasks.items()}
+                for lang, tasks in data.items()
+                if isinstance(tasks, dict)
+            }
+        self._cache = (key, states)
+        return states
+
+    def get(self, lang: str, task: str) -> TaskState:
+        return self.load().get(lang, {}).get(task, TaskState())
+
+    def update(self, lang: str, task: str, change: Callable[[TaskState], TaskState]) -> TaskState:
+        """Apply ``change`` to one record under the lock; write only if it changed."""
+        with self._locked(self._lock_path, blocking=True):
+            states = {name: dict(tasks) for name, tasks in self.load().items()}
+            old = states.get(lang, {}).get(task, TaskState())
+            new = change(old)
+            if new != old:
+                states.setdefault(lang, {})[task] = new
+                self._write(states)
+            return new
+
+    @contextlib.contextmanager
+    def run_lock(self, lang: str, task: str) -> Iterator[bool]:
+        """Hold the lock of one task's runs; yields False (held by nobody) when another
+        run of it, in this process or another, already holds it."""
+        folder = self.path.parent / LOCKS_DIR
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with self._locked(folder / f"{lang}.{task}.lock", blocking=False) as acquired:
+            yield acquired
+
+    def _write(self, states: States) -> None:
+        data = {
+            lang: {task: asdict(state) for task, state in sorted(tasks.items())}
+            for lang, tasks in sorted(states.items())
+        }
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        with fsops.opened(fd):
+            fsops.replace_at(fd, self.path.name, text.encode("utf-8"), mode=0o600)
+
+    @contextlib.contextmanager
+    def _locked(self, path: Path, *, blocking: bool) -> Iterator[bool]:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)  # closing releases the lock

@@ -1,0 +1,207 @@
+"""A bounded tool loop in which a background job's model may only read one vault.
+
+Seed 002's maintenance model may "drill down" into memory with read-only commands,
+confined to the memory folder. Here those are four of the vault's own tools, bound to
+one lang: ``read``, ``find``, ``grep`` and (with an index) ``search``, run by the same
+``Vault``/``NoteIndex`` code as the MCP tools, so the sandbox rules hold (no dot-files,
+no ``..``, no links out). Any other tool a model names (``write``, ``delete``, a shell)
+is refused with a message and counted; nothing a model says can reach a writing call.
+The loop is bounded in model turns (``max_steps``) and in time (``timeout``); results
+are cut to ``MAX_RESULT_CHARS`` so that the conversation stays small.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from shared.errors import VaultError
+
+if TYPE_CHECKING:
+    from indexer.index.service import NoteIndex
+    from indexer.jobs.llm import JobModel
+    from indexer.vault.vault import Vault
+
+log = logging.getLogger("indexer.jobs")
+MAX_RESULT_CHARS = 20_000
+MAX_LIST = 100
+
+_PATH = {"type": "string", "description": "path relative to the vault root"}
+_FOLDER = {"type": "string", "description": "folder to look in ('' = the vault root)"}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "read": {
+        "description": "Read a note of the vault (offset/limit select lines).",
+        "properties": {"path": _PATH, "offset": {"type": "integer"}, "limit": {"type": "integer"}},
+        "required": ["path"],
+    },
+    "find": {
+        "description": "List notes whose path matches a glob (** spans folders).",
+        "properties": {"pattern": {"type": "string"}, "path": _FOLDER},
+        "required": [],
+    },
+    "grep": {
+        "description": "Lines matching a regex (or a literal with fixed=true).",
+        "properties": {
+            "pattern": {"type": "string"},
+            "path": _FOLDER,
+            "fixed": {"type": "boolean"},
+            "ignore_case": {"type": "boolean"},
+        },
+        "required": ["pattern"],
+    },
+    "search": {
+        "description": 'Ranked full-text search: words (all must match) and "phrases".',
+        "properties": {"query": {"type": "string"}, "path": _FOLDER},
+        "required": ["query"],
+    },
+}
+
+
+class LoopError(Exception):
+    """The tool loop ended without an answer (too many steps, too long)."""
+
+
+class ReadOnlyTools:
+    """The read-only tools of one vault, as a model sees and calls them."""
+
+    def __init__(self, vault: Vault, index: NoteIndex | None, lang: str) -> None:
+        self.vault = vault
+        self.index = index
+        self.lang = lang
+        self.refused: list[str] = []  # names of the tools a model tried and was refused
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return ("read", "find", "grep", "search") if self.index else ("read", "find", "grep")
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": SCHEMAS[name]["description"],
+                    "parameters": {
+                        "type": "object",
+                        "properties": SCHEMAS[name]["properties"],
+                        "required": SCHEMAS[name]["required"],
+                        "additionalProperties": False,
+                    },
+                },
+            }
+            for name in self.names
+        ]
+
+    async def call(self, name: str, arguments: str) -> str:
+        """The tool's result as JSON text, or a line starting with ``error:``."""
+        if name not in self.names:
+            self.refused.append(name)
+            log.warning("maintenance model asked for the tool %r: refused", name)
+            return (
+                f"error: forbidden: {name!r} is not available; this job may only read "
+                f"({', '.join(self.names)})"
+            )
+        try:
+            args = json.loads(arguments or "{}")
+        except ValueError:
+            return "error: invalid_argument: the arguments are not JSON"
+        if not isinstance(args, dict):
+            return "error: invalid_argument: the arguments must be a JSON object"
+        try:
+            result = await asyncio.to_thread(self._run, name, args)
+        except VaultError as err:
+            return f"error: {err}"
+        except (TypeError, ValueError) as err:
+            return f"error: invalid_argument: {err}"
+        text = json.dumps(result, ensure_ascii=False)
+        if len(text) > MAX_RESULT_CHARS:
+            text = text[:MAX_RESULT_CHARS] + " …[cut: ask for less, e.g. read with limit]"
+        return text
+
+    def _run(self, name: str, args: dict[str, Any]) -> dict:
+        lang, vault = self.lang, self.vault
+        folder = _text(args, "path", "")
+        if name == "read":
+            return vault.read(lang, folder, _count(args, "offset", 0), args.get("limit"))
+        if name == "find":
+            return vault.find(lang, _text(args, "pattern", "**/*.md"), folder, MAX_LIST)
+        if name == "grep":
+            return vault.grep(
+                lang,
+                _text(args, "pattern"),
+                folder,
+                fixed=bool(args.get("fixed", False)),
+                ignore_case=bool(args.get("ignore_case", False)),
+                limit=MAX_LIST,
+            )
+        assert self.index is not None
+        found = self.index.search(lang, _text(args, "query"), 10, path=folder)
+        return {"results": found["results"]}
+
+
+async def run_tool_loop(
+    model: JobModel,
+    messages: list[dict[str, Any]],
+    tools: ReadOnlyTools,
+    *,
+    max_steps: int,
+    timeout: float,
+) -> str:
+    """Chat until the model answers without a tool call; that answer's text.
+
+    ``ModelError`` from the model goes up; ``LoopError`` when ``max_steps`` model turns
+    or ``timeout`` seconds pass without a final answer.
+    """
+    conversation = list(messages)
+    schemas = tools.schemas()
+    try:
+        async with asyncio.timeout(timeout):
+            for _ in range(max_steps):
+                message = await model.chat(conversation, tools=schemas)
+                calls = message.tool_calls or []
+                if not calls:
+                    return message.content or ""
+                conversation.append(
+                    {
+                        "role": "assistant",
+                        "content": message.content,
+                        "tool_calls": [
+                            {
+                                "id": call.id,
+                                "type": "function",
+                                "function": {
+                                    "name": call.function.name,
+                                    "arguments": call.function.arguments,
+                                },
+                            }
+                            for call in calls
+                            if call.type == "function"
+                        ],
+                    }
+                )
+                for call in calls:
+                    if call.type != "function":
+                        continue
+                    result = await tools.call(call.function.name, call.function.arguments)
+                    conversation.append(
+                        {"role": "tool", "tool_call_id": call.id, "content": result}
+                    )
+    except TimeoutError:
+        raise LoopError(f"no answer within {timeout:g} s") from None
+    raise LoopError(f"no answer within {max_steps} model turns (tool calls included)")
+
+
+def _text(args: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = args.get(key, default)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
+
+
+def _count(args: dict[str, Any], key: str, default: int) -> int:
+    value = args.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{key} must be a whole number")
+    return value

@@ -1,0 +1,162 @@
+"""A deterministic token estimate, and cutting text to fit one at natural boundaries.
+
+Why an estimate: recall must promise ``tokens <= budget_tokens`` without knowing the
+agent's tokenizer, and without downloading one. The estimate counts **quarter tokens**
+per character, by script, and rounds the total up:
+
+- ASCII (English, code, Markdown, spaces, newlines): 1 quarter (4 characters a token);
+- other alphabets (accented Latin, Cyrillic, Greek, Arabic, Hebrew...): 2 quarters;
+- Han, kana, hangul, CJK punctuation and full-width forms, Thai, Lao, Khmer, Myanmar,
+  the Indic scripts, emoji and other characters beyond the BMP: 4 quarters (a token each).
+
+Common BPE tokenizers spend about 4 ASCII characters and at most about one CJK or Thai
+character per token, so the estimate errs on the safe side for those. Quarters add up
+exactly (``quarters(a + b) == quarters(a) + quarters(b)``), so a text assembled from
+parts that fit their quarter budgets fits the whole budget.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# Runs of the characters counted as one whole token (4 quarters).
+_HEAVY_RUN = re.compile(
+    "["
+    "\u0900-\u0dff"  # Indic scripts (Devanagari ... Sinhala)
+    "\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u1780-\u17ff"  # Khmer
+    "\u2e80-\u9fff"  # CJK radicals, punctuation, kana, Bopomofo, CJK ideographs
+    "\ua960-\ua97f\uac00-\ud7ff"  # Hangul
+    "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"  # compatibility ideographs, full-width forms
+    "\U00010000-\U0010ffff"  # beyond the BMP: emoji, rare ideographs
+    "]+"
+)
+ELLIPSIS = "…"
+
+
+def quarters(text: str) -> int:
+    """The estimate of ``text`` in quarter tokens (exactly additive)."""
+    if text.isascii():
+        return len(text)
+    non_ascii = len(text) - len(text.encode("ascii", "ignore"))
+    heavy = sum(map(len, _HEAVY_RUN.findall(text)))  # runs: far fewer objects than chars
+    return len(text) + non_ascii + 2 * heavy  # ASCII 1, other 1 + 1, heavy 1 + 1 + 2
+
+
+def estimate_tokens(text: str) -> int:
+    """The documented estimate: quarter tokens rounded up to whole tokens."""
+    return -(-quarters(text) // 4)
+
+
+def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
+    """The longest start of ``text`` plus ``suffix`` within ``limit`` quarters, cut after a
+    space when one is near (else between characters); "" when not even a little fits."""
+    room = limit - quarters(suffix)
+    if room <= 0:
+        return ""
+    if quarters(text) <= room:
+        return text
+    text = text[:room]  # every character costs a quarter at least: no longer prefix fits
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix whose cost is <= room
+        mid = (low + high + 1) // 2
+        if quarters(text[:mid]) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    if low == 0:
+        return ""
+    space = text.rfind(" ", max(0, low - 40), low)
+    end = space if space > low // 2 else low
+    return text[:end].rstrip() + suffix
+
+
+def fit_paragraphs(
+    paragraphs: list[list[str]],
+    limit: int,
+    render: Callable[[str], str],
+    *,
+    from_end: bool = False,
+) -> tuple[list[str], bool]:
+    """Rendered lines of whole paragraphs (then whole lines, then one cut line) within
+    ``limit`` quarters; ``render`` turns one line into its output (with its newline).
+
+    Paragraphs are taken in order, or from the last one backwards with ``from_end`` (the
+    newest events of a day file); a paragraph that does not fit is taken line by line
+    (its last lines with ``from_end``), and a line is cut at a space or character only
+    when nothing else would fit. Returns the lines and whether anything was left out;
+    paragraphs are separated by one rendered empty line.
+    """
+    order = list(reversed(paragraphs)) if from_end else paragraphs
+    gap_cost = quarters(render(""))
+    taken: list[list[str]] = []
+    used = 0
+    truncated = False
+    for paragraph in order:
+        lines = [render(line) for line in paragraph]
+        gap = gap_cost if taken else 0
+        # a character costs a quarter at least: a paragraph longer than the room is not
+        # measured (long CJK paragraphs would be, over and over)
+        fits = used + gap + sum(len(line) for line in lines) <= limit
+        cost = sum(quarters(line) for line in lines) + gap if fits else limit + 1
+        if used + cost <= limit:
+            taken.append(lines)
+            used += cost
+            continue
+        truncated = True
+        room = limit - used - (gap_cost if taken else 0)
+        partial = _fit_lines(paragraph, room, render, from_end=from_end, cut=not taken)
+        if partial:
+            taken.append(partial)
+        break
+    if from_end:
+        taken.reverse()
+    out: list[str] = []
+    for index, lines in enumerate(taken):
+        if index:
+            out.append(render(""))
+        out.extend(lines)
+    return out, truncated
+
+
+def _fit_lines(
+    lines: list[str], limit: int, render: Callable[[str], str], *, from_end: bool, cut: bool
+) -> list[str]:
+    """Whole lines (from the start, or the end) within ``limit``; when none fits and
+    ``cut`` is set, the first (or last) line cut short."""
+    order = list(reversed(lines)) if from_end else lines
+    out: list[str] = []
+    used = 0
+    for line in order:
+        rendered = render(line)
+        cost = quarters(rendered) if used + len(rendered) <= limit else limit + 1
+        if used + cost > limit:
+            if not out and cut:
+                overhead = quarters(render("x")) - 1  # the line's prefix and newline
+                short = cut_to(line, limit - overhead)
+                if len(short) > 1 and quarters(render(short)) <= limit:
+                    out.append(render(short))
+            break
+        out.append(rendered)
+        used += cost
+    if from_end:
+        out.reverse()
+    return out
+
+
+def paragraphs_of(text: str) -> list[list[str]]:
+    """``text`` as paragraphs (runs of non-blank lines), each a list of lines."""
+    result: list[list[str]] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        if line.strip():
+            current.append(line.rstrip())
+        elif current:
+            result.append(current)
+            current = []
+    if current:
+        result.append(current)
+    return result

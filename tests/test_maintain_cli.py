@@ -1,0 +1,101 @@
+"""``indexer maintain``: runs against the LLM stub, refusals (exit 2) and the status table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers.llm_stub import LLMStub, running_llm_stub, say
+
+from indexer.cli import main
+
+REPLACE = say(json.dumps({"action": "replace", "reason": "new habit", "content": "# U\n\n- A.\n"}))
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        yield running
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key in (
+        "INDEXER_WORKSPACE",
+        "INDEXER_LLM_MODEL",
+        "INDEXER_MAINTENANCE_USER_PROFILE",
+        "INDEXER_MAINTENANCE_PROJECT_REVIEW",
+    ):
+        monkeypatch.delenv(key, raising=False)
+    root = tmp_path / "ws"
+    day = root / "memory/languages/en/vault/events/2026/11/29.md"
+    day.parent.mkdir(parents=True)
+    day.write_text("# Events\n\n## Event\n\nPrefers tea.\n", encoding="utf-8")
+    return root
+
+
+def model_flags(stub: LLMStub) -> list[str]:
+    return ["--llm-model", "stub", "--llm-base-url", stub.base_url]
+
+
+def test_a_run_then_the_status_table(
+    ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
+) -> None:
+    stub.run([REPLACE])
+    args = ["maintain", "--workspace", str(ws), "--maintenance-user-profile", *model_flags(stub)]
+    assert main(args) == 0
+    assert capsys.readouterr().out == "en user_profile: replace (new habit)\n"
+    assert (ws / "memory/languages/en/vault/USER.md").read_text().endswith("# U\n\n- A.\n")
+    assert main(args) == 0  # nothing changed since: skipped, nothing called
+    assert "skip (the event log is unchanged" in capsys.readouterr().out
+    assert len(stub.requests) == 1
+
+    assert main([*args, "--status"]) == 0
+    out = capsys.readouterr().out
+    assert f"state: {ws / '.indexer/maintenance-state.json'}" in out and "model: stub" in out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("lang"))
+    assert header.split() == [
+        "lang", "task", "enabled", "last_action", "last_run", "last_success", "due",
+    ]  # fmt: skip
+    row = next(line for line in lines if line.split()[:2] == ["en", "user_profile"])
+    assert row.split()[2:4] == ["yes", "skip"] and row.split()[-1] == "no"
+    assert "reason: the event log is unchanged since the last success" in out
+    assert "now: disabled (set INDEXER_MAINTENANCE_PROJECT_REVIEW=1)" in out
+
+    assert main(["maintain", "--workspace", str(ws), "--status", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    user = next(r for r in rows if r["task"] == "user_profile")
+    assert user["last_action"] == "skip" and user["enabled"] is False
+    assert user["last_success"] and user["last_digest"]
+
+
+def test_force_and_a_failing_run(ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture) -> None:
+    stub.run([REPLACE])
+    base = ["maintain", "--workspace", str(ws), "--lang", "en", "--task", "user_profile"]
+    args = [*base, "--maintenance-user-profile", *model_flags(stub)]
+    assert main(args) == 0
+    stub.run([say("not json")])
+    assert main([*args, "--force"]) == 1  # forced past the unchanged digest, then failed
+    out = capsys.readouterr().out
+    assert "en user_profile: error (the run failed): malformed answer:" in out
+    assert main([*base, "--status"]) == 0
+    assert "last error: malformed answer:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "no maintenance task is enabled: set INDEXER_MAINTENANCE_USER_PROFILE=1"),
+        (["--maintenance-user-profile"], "maintenance needs a model: set INDEXER_LLM_MODEL"),
+        (["--maintenance-user-profile", "--lang", "fr"], "there is no vault 'fr'"),
+        (["--maintenance-min-interval-hours", "-1"], "INDEXER_MAINTENANCE_* numbers must be"),
+    ],
+)
+def test_refusals(ws: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str) -> None:
+    code = main(["maintain", "--workspace", str(ws), "--task", "user_profile", *extra])
+    err = capsys.readouterr().err
+    assert message in err and code == (1 if "no vault" in message else 2), err
+    assert not (ws / ".indexer/maintenance-state.json").exists()

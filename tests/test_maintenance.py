@@ -1,0 +1,482 @@
+"""Maintenance against real vaults, a real index and the OpenAI-compatible stub (the real
+openai SDK): due rules, digest, retries, none/replace, malformed answers, the read-only
+tool loop, the prompt, the state file and the settings."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.llm_stub import LLMStub, last_tool_result, running_llm_stub, say, tool_call
+from helpers.snapshots import snapshot
+
+from indexer.index.service import NoteIndex
+from indexer.jobs.llm import JobModel, ModelSettings
+from indexer.jobs.maintenance import Maintenance, MaintenanceSettings, parse_answer
+from indexer.jobs.maintenance_input import MAX_CHARS, MAX_ENTRIES, InputDigests, newest_entries
+from indexer.jobs.maintenance_state import StateFile, TaskState
+from indexer.settings import Settings, default_prompts_dir
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.timestamps import format_timestamp
+from shared.workspace import Workspace
+
+START = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+NONE = say('{"action": "none", "reason": "nothing new"}')
+
+
+def replace_answer(content: str, reason: str = "learned something") -> dict[str, Any]:
+    return say(json.dumps({"action": "replace", "reason": reason, "content": content}))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+class Env:
+    """A workspace with vault, index, state, model and a Maintenance over them."""
+
+    def __init__(self, root: Path, stub: LLMStub) -> None:
+        self.ws = Workspace(root)
+        self.vault = Vault(Sandbox(self.ws), max_file_bytes=256 * 1024)
+        self.index = NoteIndex(self.ws)
+        self.index.open()
+        self.vault.listeners.append(self.index.note_changed)
+        self.clock = Clock()
+        self.model = JobModel(ModelSettings(model="stub", base_url=stub.base_url, timeout=10))
+        self.state = StateFile(self.ws.maintenance_state)
+        self.settings = MaintenanceSettings(enabled=frozenset({"user_profile", "project_review"}))
+        self.stub = stub
+
+    def maintenance(self, **changes: Any) -> Maintenance:
+        model = changes.pop("model", self.model)
+        return Maintenance(
+            replace(self.settings, **changes),
+            state=self.state,
+            vault=self.vault,
+            index=self.index,
+            model=model,
+            prompts_dir=default_prompts_dir(),
+            clock=self.clock,
+        )
+
+    def event(self, text: str, day: str = "2026/11/29", lang: str = "en") -> None:
+        path = f"events/{day}.md"
+        if not self.vault.stat(lang, path)["exists"]:
+            self.vault.write(lang, path, f"---\ntype: events\n---\n# Events {day}\n")
+        self.vault.append(lang, path, f"\n## Event\n\n{text}\n")
+
+    def run(self, lang: str = "en", task: str = "user_profile", **kw: Any) -> Any:
+        settings = kw.pop("settings", {})
+        if "model" in kw:
+            settings["model"] = kw.pop("model")
+        return self.loop(lambda m: m.run_task(lang, task, **kw), **settings)
+
+    def loop(self, job: Any, **settings: Any) -> Any:
+        """Run ``job(maintenance)`` in a fresh event loop, closing the model's client."""
+        maintenance = self.maintenance(**settings)
+
+        async def go() -> Any:
+            try:
+                return await job(maintenance)
+            finally:
+                if maintenance.model is not None:
+                    await maintenance.model.close()
+
+        return asyncio.run(go())
+
+    def task_state(self, lang: str = "en", task: str = "user_profile") -> TaskState:
+        return self.state.get(lang, task)
+
+    def vault_dir(self, lang: str = "en") -> Path:
+        return self.ws.vault_dir(lang)
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        yield running
+
+
+@pytest.fixture
+def env(tmp_path: Path, stub: LLMStub) -> Iterator[Env]:
+    stub.run([NONE])
+    stub.delay = 0.0
+    made = Env(tmp_path / "ws", stub)
+    yield made
+    made.index.close()
+
+
+# -- due rules ------------------------------------------------------------------------------
+
+
+def settle(env: Env, digest: str | None, hours_ago: float) -> None:
+    """State as if the last success was ``hours_ago`` on inputs of ``digest``."""
+    when = format_timestamp(env.clock.now - timedelta(hours=hours_ago))
+    env.state.update(
+        "en",
+        "user_profile",
+        lambda s: TaskState("none", when, when, digest, None, "earlier run"),
+    )
+
+
+@pytest.mark.parametrize("blocker", ["disabled", "unchanged", "interval", None])
+def test_each_condition_alone_blocks_a_run(env: Env, blocker: str | None) -> None:
+    env.event("The user asked for shorter answers.")
+    digest = InputDigests(env.vault).digest("en")
+    settle(env, digest if blocker == "unchanged" else "older", 1 if blocker == "interval" else 25)
+    enabled = frozenset() if blocker == "disabled" else frozenset({"user_profile"})
+    outcome = env.run(settings={"enabled": enabled})
+    if blocker is None:
+        assert outcome.action == "none" and len(env.stub.requests) == 1
+        return
+    assert outcome.action == "skip" and env.stub.requests == []
+    expected = {"disabled": "disabled", "unchanged": "unchanged", "interval": "interval"}
+    assert expected[blocker] in outcome.reason
+    recorded = env.task_state()
+    if blocker == "disabled":  # a disabled task leaves its record alone
+        assert recorded.last_action == "none"
+    else:
+        assert recorded.last_action == "skip" and recorded.reason == outcome.reason
+        assert recorded.last_success == format_timestamp(
+            env.clock.now - timedelta(hours=1 if blocker == "interval" else 25)
+        )
+
+
+def test_force_skips_digest_and_interval_but_never_enabled(env: Env) -> None:
+    env.event("something")
+    settle(env, InputDigests(env.vault).digest("en"), 0)
+    assert env.run(force=True).action == "none" and len(env.stub.requests) == 1
+    env.stub.requests.clear()
+    skipped = env.run(force=True, settings={"enabled": frozenset()})
+    assert skipped.action == "skip" and "disabled" in skipped.reason and not env.stub.requests
+
+
+def test_a_default_interval_counts_from_the_last_success(env: Env) -> None:
+    env.event("first")
+    assert env.run().action == "none"
+    env.event("second")
+    assert "interval" in env.run().reason
+    env.clock.advance(hours=24)
+    assert env.run().action == "none" and len(env.stub.requests) == 2
+
+
+def test_without_a_model_nothing_is_called_and_the_state_says_why(env: Env) -> None:
+    env.event("something")
+    outcome = env.run(model=None)
+    assert outcome.action == "skip" and "no model configured" in outcome.reason
+    assert env.task_state().reason == outcome.reason and env.stub.requests == []
+
+
+# -- digest ---------------------------------------------------------------------------------
+
+
+def write_days(ws: Workspace, order: list[str]) -> None:
+    for day in order:
+        path = ws.vault_dir("en") / "events" / f"{day}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {day}\n\n## Event\n\nentry of {day}\n", encoding="utf-8")
+
+
+def test_the_digest_depends_on_content_only(tmp_path: Path) -> None:
+    days = ["2026/01/02", "2025/12/31", "2026/01/01", "2026/02/10"]
+    first, second = Workspace(tmp_path / "a"), Workspace(tmp_path / "b")
+    write_days(first, days)
+    write_days(second, list(reversed(days)))  # other creation order, other mtimes
+    digest = InputDigests(Vault(Sandbox(first), max_file_bytes=1 << 20)).digest("en")
+    other = InputDigests(Vault(Sandbox(second), max_file_bytes=1 << 20))
+    assert other.digest("en") == digest and len(digest) == 64
+    day = second.vault_dir("en") / "events/2026/01/01.md"
+    os.utime(day, ns=(1, 1))  # touched, not changed
+    assert other.digest("en") == digest
+    day.write_text(day.read_text() + "more\n", encoding="utf-8")
+    changed = other.digest("en")
+    assert changed != digest
+    (second.vault_dir("en") / "items").mkdir()
+    (second.vault_dir("en") / "items/x.md").write_text("# not an input\n")
+    assert other.digest("en") == changed
+    empty = InputDigests(Vault(Sandbox(Workspace(tmp_path / "none")), max_file_bytes=1))
+    assert empty.digest("en") == hashlib.sha256(b"").hexdigest()  # no events at all
+
+
+# -- runs: none, replace, failures ------------------------------------------------------------
+
+
+def test_none_then_replace_writes_a_normal_note(env: Env) -> None:
+    env.event("The learner keeps confusing went and gone.")
+    first = env.run()
+    assert first.action == "none" and not (env.vault_dir() / "USER.md").exists()
+    recorded = env.task_state()
+    assert recorded.last_action == "none" and recorded.last_success == format_timestamp(START)
+    assert recorded.last_digest == InputDigests(env.vault).digest("en")
+
+    env.event("Prefers British spelling.")
+    env.clock.advance(hours=25)
+    env.stub.run([replace_answer("# User profile\n\n- Prefers British spelling.\n")])
+    assert env.run().action == "replace"
+    text = (env.vault_dir() / "USER.md").read_text()
+    assert text.startswith("---\nid: ") and "title: User profile" in text and "created:" in text
+    assert env.index.search("en", "British")["results"][0]["path"] == "USER.md"
+    first_id = text.split("\n")[1]
+
+    env.event("Also likes examples.")
+    env.clock.advance(hours=25)
+    env.stub.run([replace_answer("# User profile\n\n- British spelling.\n- Examples.\n")])
+    assert env.run().action == "replace"
+    again = (env.vault_dir() / "USER.md").read_text()
+    assert again.split("\n")[1] == first_id and "- Examples." in again  # id kept
+    current = '<current-file path="USER.md">\n' + text.rstrip("\n")
+    assert current in env.stub.requests[0]["messages"][1]["content"]
+    assert env.task_state().reason == "learned something"
+
+
+MALFORMED = {
+    "not json": "I think nothing changed.",
+    "not an object": '[{"action": "none", "reason": "x"}]',
+    "unknown action": '{"action": "rewrite", "reason": "x", "content": "# U\\n"}',
+    "no reason": '{"action": "none"}',
+    "replace without content": '{"action": "replace", "reason": "x"}',
+    "content not text": '{"action": "replace", "reason": "x", "content": ["# U"]}',
+    "extra keys": '{"action": "none", "reason": "x", "content": "# U\\n"}',
+    "text around the object": 'Sure! {"action": "none", "reason": "x"}',
+    "empty": "",
+    "bad frontmatter": '{"action": "replace", "reason": "x", "content": "---\\na: [\\n---\\nbody"}',
+}
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+def test_a_malformed_answer_is_an_error_and_writes_nothing(env: Env, kind: str) -> None:
+    env.vault.write("en", "USER.md", "# User profile\n\n- Kept as is.\n")
+    env.event("something new")
+    settle(env, "older", 25)
+    before_state = env.task_state()
+    env.stub.run([say(MALFORMED[kind])])
+    before = snapshot(env.vault_dir())
+    outcome = env.run()
+    assert outcome.action == "error" and outcome.error
+    assert snapshot(env.vault_dir()) == before
+    recorded = env.task_state()
+    assert recorded.last_action == "error" and recorded.last_error == outcome.error
+    assert recorded.last_success == before_state.last_success
+    assert recorded.last_digest == "older"  # not a success: retried when next due
+
+
+def test_parse_answer_accepts_exactly_the_two_forms() -> None:
+    assert parse_answer('{"action": "none", "reason": " r "}').reason == "r"
+    answer = parse_answer('```json\n{"action":"replace","reason":"r","content":"# U\\n"}\n```')
+    assert answer.action == "replace" and answer.content == "# U\n"
+    with pytest.raises(ValueError, match="non-empty"):
+        parse_answer('{"action": "replace", "reason": "r", "content": "  "}')
+
+
+def test_a_failed_run_is_retried_and_then_succeeds(env: Env) -> None:
+    env.event("something")
+    env.stub.run([say("garbage")])
+    assert env.run().action == "error"
+    assert env.run(backoff=True).reason.startswith("retrying the failed run after")
+    env.stub.run([NONE])
+    assert env.run().action == "none"  # due again: the failure was not a success
+    recorded = env.task_state()
+    assert recorded.last_error is None and recorded.last_action == "none"
+    assert env.run().action == "skip"  # and now the digest is the success's
+
+
+def test_an_unreachable_model_is_an_error(env: Env, tmp_path: Path) -> None:
+    env.event("something")
+    dead = JobModel(ModelSettings(model="m", base_url="http://127.0.0.1:9/v1", timeout=2))
+    outcome = env.run(model=dead)
+    assert outcome.action == "error" and outcome.error and outcome.error.startswith("model:")
+
+
+def test_a_person_editing_the_output_during_a_run_wins(env: Env) -> None:
+    env.vault.write("en", "USER.md", "# User profile\n\n- Old.\n")
+    env.event("something")
+
+    def script(request: dict, turn: int) -> dict:
+        env.vault.write("en", "USER.md", "# User profile\n\n- Edited by a person.\n")
+        return replace_answer("# User profile\n\n- From the model.\n")
+
+    env.stub.run(script)
+    outcome = env.run()
+    assert outcome.action == "error" and "conflict" in (outcome.error or "")
+    assert "Edited by a person." in (env.vault_dir() / "USER.md").read_text()
+
+
+def test_a_repeated_file_is_not_rewritten(env: Env) -> None:
+    env.vault.write("en", "USER.md", "# User profile\n\n- Same.\n")
+    current = (env.vault_dir() / "USER.md").read_text()
+    env.event("something")
+    env.stub.run([replace_answer(current)])
+    before = snapshot(env.vault_dir())
+    assert env.run().action == "none"
+    assert snapshot(env.vault_dir()) == before
+
+
+# -- the read-only tool loop ----------------------------------------------------------------
+
+
+def test_the_model_may_read_but_never_write(env: Env) -> None:
+    env.vault.write("en", "items/go.md", "# Go\n\nwent, gone\n")
+    env.event("verbs practice")
+    env.stub.run(
+        [
+            tool_call("write", path="USER.md", content="pwned"),
+            tool_call("delete", path="items/go.md"),
+            tool_call("read", path="items/go.md"),
+            tool_call("find", pattern="**/*.md"),
+            tool_call("grep", pattern="went", fixed=True),
+            tool_call("search", query="gone"),
+            tool_call("read", path="../../../.indexer/maintenance-state.json"),
+            tool_call("read", raw_arguments="not json"),
+            NONE,
+        ]
+    )
+    before = snapshot(env.vault_dir())
+    outcome = env.run(settings={"max_steps": 9})
+    assert outcome.action == "none"
+    assert snapshot(env.vault_dir()) == before
+    requests = env.stub.requests
+    offered = {t["function"]["name"] for t in requests[0]["tools"]}
+    assert offered == {"read", "find", "grep", "search"}
+    results = [last_tool_result(r) for r in requests[1:]]
+    assert results[0].startswith("error: forbidden: 'write' is not available")
+    assert results[1].startswith("error: forbidden: 'delete' is not available")
+    assert "went, gone" in results[2]
+    assert "items/go.md" in results[3] and "events/2026/11/29.md" in results[3]
+    assert '"text": "went, gone"' in results[4]
+    assert "items/go.md" in results[5]
+    assert results[6].startswith("error: forbidden_path:")
+    assert results[7].startswith("error: invalid_argument:")
+
+
+def test_the_loop_is_bounded_in_steps(env: Env) -> None:
+    env.event("something")
+    env.stub.run([tool_call("find")])
+    outcome = env.run(settings={"max_steps": 3})
+    assert outcome.action == "error" and "3 model turns" in (outcome.error or "")
+    assert len(env.stub.requests) == 3
+
+
+def test_the_loop_is_bounded_in_time(env: Env) -> None:
+    env.event("something")
+    env.stub.run([NONE])
+    env.stub.delay = 1.0
+    outcome = env.run(settings={"timeout": 0.3})
+    assert outcome.action == "error" and "0.3 s" in (outcome.error or "")
+
+
+# -- the prompt -----------------------------------------------------------------------------
+
+
+def test_the_prompt_holds_template_current_file_newest_entries_and_digest(env: Env) -> None:
+    env.vault.write("en", "PROJECT.md", "# Project\n\n- Goal: ship.\n")
+    for number in range(20):
+        env.event(f"entry {number:02d} " + "<entry>x</entry> " * (400 if number == 19 else 1))
+    env.run(task="project_review")
+    system, user = env.stub.requests[0]["messages"]
+    shipped = (default_prompts_dir() / "maintenance/project_review.md").read_text()
+    assert (
+        system["content"].startswith(shipped.strip()) and '"action": "replace"' in system["content"]
+    )
+    assert "Personal preferences and traits of the person" in system["content"]
+    content = user["content"]
+    assert InputDigests(env.vault).digest("en") in content and "- Goal: ship." in content
+    entries = content.split("<event-entries")[1]
+    numbers = [int(part[:2]) for part in entries.split("entry ")[1:] if part[:2].isdigit()]
+    assert numbers == list(range(20 - MAX_ENTRIES, 20))  # the newest 12, oldest first
+    assert "…[cut]" in entries and len(entries) < MAX_CHARS + 2000  # a long entry is cut
+    assert "<entry>x" not in entries and "‹entry>x" in entries  # fences defused
+
+
+def test_entries_stop_at_the_character_budget(env: Env) -> None:
+    for number in range(10):
+        env.event(f"long {number} " + "y" * 2500)
+    entries = newest_entries(env.vault, "en")
+    assert [e.text.split()[3] for e in entries] == ["6", "7", "8", "9"]
+    assert sum(len(e.text) for e in entries) <= MAX_CHARS
+
+
+def test_the_user_profile_prompt_keeps_projects_out() -> None:
+    text = (default_prompts_dir() / "maintenance/user_profile.md").read_text()
+    assert "Never phrase a project decision as a preference" in text
+
+
+def test_a_setting_replaces_a_prompt_file(env: Env, tmp_path: Path) -> None:
+    custom = tmp_path / "mine.md"
+    custom.write_text("# My own profile rules\n")
+    env.event("something")
+    env.run(settings={"prompt_files": {"user_profile": custom}})
+    assert env.stub.requests[0]["messages"][0]["content"].startswith("# My own profile rules\n")
+
+
+# -- state file, locks, settings --------------------------------------------------------------
+
+
+def test_the_state_file_is_written_atomically_and_privately(env: Env) -> None:
+    env.event("something")
+    env.run()
+    env.run(lang="en", task="project_review")
+    data = json.loads(env.ws.maintenance_state.read_text())
+    assert set(data["en"]) == {"user_profile", "project_review"}
+    assert set(data["en"]["user_profile"]) == {
+        "last_action",
+        "last_run",
+        "last_success",
+        "last_digest",
+        "last_error",
+        "reason",
+    }
+    assert stat.S_IMODE(env.ws.maintenance_state.stat().st_mode) == 0o600
+    assert not [p for p in env.ws.state_dir.iterdir() if ".tmp." in p.name]
+
+
+def test_a_run_never_overlaps_another_of_the_same_task(env: Env) -> None:
+    env.event("something")
+    with env.state.run_lock("en", "user_profile") as held:  # as another process would
+        assert held
+        outcome = env.run()
+    assert outcome.action == "skip" and "in progress" in outcome.reason and not env.stub.requests
+
+    env.stub.delay = 0.3
+
+    async def both(maintenance: Maintenance) -> list[Any]:
+        return await asyncio.gather(
+            maintenance.run_task("en", "user_profile"), maintenance.run_task("en", "user_profile")
+        )
+
+    actions = sorted(o.action for o in env.loop(both))
+    assert actions == ["none", "skip"] and len(env.stub.requests) == 1
+
+
+def test_settings_from_environment_and_flags(tmp_path: Path) -> None:
+    environ = {
+        "INDEXER_WORKSPACE": str(tmp_path),
+        "INDEXER_MAINTENANCE_USER_PROFILE": "1",
+        "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS": "6",
+        "INDEXER_MAINTENANCE_PROJECT_REVIEW_PROMPT": str(tmp_path / "p.md"),
+    }
+    settings = Settings.resolve({}, environ).maintenance
+    assert settings.enabled == {"user_profile"} and settings.min_interval_hours == 6
+    assert settings.prompt_files == {"project_review": tmp_path / "p.md"}
+    flags = {"maintenance_project_review": "1", "maintenance_min_interval_hours": 0.5}
+    both = Settings.resolve(flags, environ).maintenance
+    assert both.enabled == {"user_profile", "project_review"} and both.min_interval_hours == 0.5
+    assert Settings.resolve({}, {"INDEXER_WORKSPACE": "w"}).maintenance.enabled == frozenset()
+    with pytest.raises(ValueError, match="INDEXER_MAINTENANCE"):
+        Settings.resolve({}, {**environ, "INDEXER_MAINTENANCE_MAX_STEPS": "0"})

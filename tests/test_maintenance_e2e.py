@@ -1,0 +1,86 @@
+"""A real ``indexer serve`` with the LLM stub: an agent logs an event over MCP, the
+daemon's scheduler distils USER.md, recall (MCP and REST) brings it back at the next
+turn, and ``indexer maintain --status`` (another process) shows what happened."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from helpers.indexer_process import QUIET_ENV, RunningIndexer, start_indexer, wait_for
+from helpers.llm_stub import LLMStub, running_llm_stub, say
+
+pytestmark = pytest.mark.e2e
+PROFILE = "# User profile\n\n## Preferences\n\n- Prefers green tea to coffee.\n"
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory, stub: LLMStub) -> Iterator[RunningIndexer]:
+    env = {
+        "INDEXER_LLM_MODEL": "stub",
+        "INDEXER_LLM_BASE_URL": stub.base_url,
+        "INDEXER_MAINTENANCE_USER_PROFILE": "1",
+        "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS": "0",
+        "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": "0.2",
+    }
+    running = start_indexer(tmp_path_factory.mktemp("maint") / "ws", env=env)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+async def test_an_event_becomes_user_md_and_comes_back_through_recall(
+    daemon: RunningIndexer, stub: LLMStub
+) -> None:
+    answer = {"action": "replace", "reason": "a stated preference", "content": PROFILE}
+    stub.run([say(json.dumps(answer))])
+    day = "events/2026/11/29.md"
+    async with daemon.client() as client:
+        event = "# Events\n\n## Event\n\n- title: Drinks\n\nI really prefer green tea to coffee.\n"
+        await client.call_tool("append", {"lang": "en", "path": day, "content": event})
+        user = daemon.workspace / "memory/languages/en/vault/USER.md"
+        wait_for(user.exists, 20, what="USER.md from the scheduler")
+        assert user.read_text().endswith(PROFILE)
+        prompt = stub.requests[0]["messages"][1]["content"]
+        assert "I really prefer green tea to coffee." in prompt
+
+        result = await client.call_tool(
+            "recall", {"lang": "en", "query": "what should I drink?", "budget_tokens": 400}
+        )
+    recalled = result.structured_content
+    assert recalled["sources"][0]["path"] == "USER.md"
+    assert "> - Prefers green tea to coffee." in recalled["block"] and recalled["tokens"] <= 400
+
+    base = daemon.url.removesuffix("/mcp")
+    with httpx2.Client(base_url=base) as http:
+        response = http.post(
+            "/api/v1/en/recall", json={"query": "what should I drink?", "budget_tokens": 400}
+        )
+    assert response.status_code == 200 and response.json() == recalled
+
+    command = ["maintain", "--workspace", str(daemon.workspace), "--status", "--json"]
+    status = subprocess.run(
+        [sys.executable, "-m", "indexer", *command],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **QUIET_ENV},
+        timeout=60,
+        check=True,
+    )
+    rows = {row["task"]: row for row in json.loads(status.stdout)}
+    assert rows["user_profile"]["last_action"] == "replace"
+    assert rows["user_profile"]["reason"] == "a stated preference"
+    assert Path(daemon.workspace / ".indexer/maintenance-state.json").exists()
