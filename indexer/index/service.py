@@ -22,19 +22,27 @@ from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.parse import lang_token
 from indexer.index.query import make_snippet, parse_query
 from indexer.index.reconcile import Progress, ReconcileStats, Stopped
-from indexer.index.schema import BM25_WEIGHTS
+from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
 from indexer.index.watcher import VaultWatcher
 from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang
 from shared.workspace import Workspace
 
-__all__ = ["ChangeListener", "GrepPlan", "NoteIndex", "ReconcileStats"]
+__all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
 
 ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
 MAX_LIMIT = 100
+BODY_HEAD_CHARS = 1000
+_OVERVIEW_IDS = (
+    f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? AND {OVERVIEW_ROWS}"
+)
+_OVERVIEW_COUNTS = (
+    f"SELECT lang, count(*) FROM notes INDEXED BY notes_overviews WHERE {OVERVIEW_ROWS}"
+    " GROUP BY lang"
+)
 
 
 @dataclass
@@ -45,6 +53,19 @@ class GrepPlan:
 
     candidates: set[str]
     indexed: dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedNote:
+    """What the index holds of one note file: its stat when indexed, title, frontmatter
+    type, frontmatter (JSON) and the start of its body (``BODY_HEAD_CHARS``)."""
+
+    size: int
+    mtime_ns: int
+    title: str
+    type: str | None
+    frontmatter: str
+    body_head: str
 
 
 class NoteIndex:
@@ -250,6 +271,9 @@ class NoteIndex:
         )
         if where:  # CROSS JOIN keeps the FTS table as the outer loop
             ranked += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
+        if type is None:  # folder summaries only when asked for (type="summary")
+            where += f" AND notes_fts.rowid NOT IN ({_OVERVIEW_IDS})"
+            params.append(lang)
         sql = (
             f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
         )
@@ -347,17 +371,41 @@ class NoteIndex:
             self._indexed_cache = (lang, generation, indexed)
         return indexed
 
-    def counts(self) -> dict[str, int]:
-        """Notes per lang."""
+    def folder_notes(self, lang: str, folder: str) -> dict[str, IndexedNote]:
+        """The indexed notes directly inside ``folder`` (its summary included), by file
+        name: what the directory summaries read instead of parsing every file again."""
+        prefix = folder + "/" if folder else ""
+        sql = (
+            "SELECT path, size, mtime_ns, title, type, frontmatter, substr(body, 1, ?) FROM notes"
+            " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
+        )
+        upper = folder + "0" if folder else "\U0010ffff"
         with self._read() as conn:
-            return dict(
+            rows = conn.execute(sql, (BODY_HEAD_CHARS, lang, prefix, upper, len(prefix) + 1))
+            return {
+                path[len(prefix) :]: IndexedNote(size, mtime_ns, title, kind, meta, head)
+                for path, size, mtime_ns, title, kind, meta, head in rows
+            }
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until the start-up reconcile has finished (True) or ``timeout`` passed."""
+        return self._ready.wait(timeout)
+
+    def counts(self) -> dict[str, int]:
+        """Notes per lang (folder summaries are not notes)."""
+        with self._read() as conn:
+            counts = dict(
                 conn.execute("SELECT lang, count(*) FROM notes GROUP BY lang ORDER BY lang")
             )
+            for lang, overviews in conn.execute(_OVERVIEW_COUNTS):
+                counts[lang] -= overviews
+        return {lang: count for lang, count in counts.items() if count}
 
     def info(self) -> dict:
         """Size on disk, time of the last finished reconcile, notes and problem files."""
         with self._read() as conn:
             notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            notes -= sum(count for _, count in conn.execute(_OVERVIEW_COUNTS))
             problems = conn.execute(
                 "SELECT count(*) FROM notes WHERE problem IS NOT NULL"
             ).fetchone()[0]
