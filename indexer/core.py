@@ -14,6 +14,7 @@ import indexer
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.runner import JobRunner
+from indexer.jobs.summaries import Summaries
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
 
@@ -27,9 +28,9 @@ class Core:
     index: NoteIndex | None = None
     model: JobModel | None = None  # the background jobs' optional model
     jobs: JobRunner | None = None  # the thread background jobs run on
+    summaries: Summaries | None = None  # directory summaries (INDEXER_SUMMARIES)
     # Features that arrive with their subsystems; None: the feature is absent, and a
     # frontend says so instead of failing.
-    summaries: Any = None
     recall: Any = None
 
     def status(self) -> dict:

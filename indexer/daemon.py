@@ -27,6 +27,7 @@ from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.runner import JobRunner
+from indexer.jobs.summaries import Summaries
 from indexer.settings import Settings
 from indexer.vault import fsops
 from indexer.vault.sandbox import Sandbox
@@ -42,14 +43,34 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def build_core(settings: Settings) -> Core:
-    """Open the index and wire it to the vault (``IndexSchemaError`` for a newer index)."""
+    """Open the index and wire it to the vault, and the summaries to both (they hear
+    every change); ``IndexSchemaError`` for a newer index."""
     vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
     index = NoteIndex(settings.workspace)
     index.open()
     vault.listeners.append(index.note_changed)
     vault.grep_planner = index.grep_plan
     model = JobModel(settings.model) if settings.model is not None else None
-    return Core(settings=settings, vault=vault, index=index, model=model, jobs=JobRunner())
+    summaries = None
+    if settings.summaries:
+        summaries = Summaries(
+            vault.sandbox,
+            index=index,
+            model=model,
+            max_children=settings.summaries_max_children,
+            debounce=settings.summaries_debounce,
+            written=index.note_changed,  # a summary is searchable once written
+        )
+        vault.listeners.append(summaries.vault_changed)
+        index.change_listeners.append(summaries.index_changed)
+    return Core(
+        settings=settings,
+        vault=vault,
+        index=index,
+        model=model,
+        jobs=JobRunner(),
+        summaries=summaries,
+    )
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:
@@ -127,6 +148,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     index = core.index
     assert index is not None
     index.start_background()
+    if core.summaries is not None and core.jobs is not None:
+        core.summaries.start(core.jobs)  # after the start-up reconcile, in the background
     config = uvicorn.Config(
         app,
         host=settings.host,

@@ -39,6 +39,9 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_LLM_API_KEY": ("", "API key of that endpoint (a local server may need none)"),
     "INDEXER_LLM_MAX_CONCURRENCY": ("10", "most model requests in flight across all jobs"),
     "INDEXER_LLM_TIMEOUT": ("60", "seconds one model request may take"),
+    "INDEXER_SUMMARIES": ("1", "1 keeps a summary (.overview.md) of every folder; 0: none"),
+    "INDEXER_SUMMARIES_MAX_CHILDREN": ("50", "most recent children of a folder a summary shows"),
+    "INDEXER_SUMMARIES_DEBOUNCE": ("2", "seconds without changes before summaries are redone"),
 }
 
 
@@ -57,6 +60,9 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     echo_tool: bool = False
     model: ModelSettings | None = None
+    summaries: bool = True
+    summaries_max_children: int = 50
+    summaries_debounce: float = 2.0
 
     @classmethod
     def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
@@ -66,7 +72,7 @@ class Settings:
             value = flags.get(flag)
             if value is not None:
                 return str(value)
-            return environ.get(env, SETTINGS_HELP[env][0])
+            return environ.get(env) or SETTINGS_HELP[env][0]  # empty: the default
 
         workspace = pick("workspace", "INDEXER_WORKSPACE")
         if not workspace:
@@ -82,8 +88,16 @@ class Settings:
             max_file_bytes=int(pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES")),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
-            echo_tool=pick("echo_tool", "INDEXER_ECHO_TOOL").lower() in ("1", "true", "yes"),
+            echo_tool=_flag(pick("echo_tool", "INDEXER_ECHO_TOOL")),
             model=_model_settings(pick),
+            summaries=_flag(pick("summaries", "INDEXER_SUMMARIES")),
+            summaries_max_children=_at_least_one(
+                "INDEXER_SUMMARIES_MAX_CHILDREN",
+                int(pick("summaries_max_children", "INDEXER_SUMMARIES_MAX_CHILDREN")),
+            ),
+            summaries_debounce=max(
+                0.0, float(pick("summaries_debounce", "INDEXER_SUMMARIES_DEBOUNCE"))
+            ),
         )
 
 
@@ -103,6 +117,16 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
         max_concurrency=concurrency,
         timeout=timeout,
     )
+
+
+def _flag(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _at_least_one(name: str, value: int) -> int:
+    if value < 1:
+        raise ValueError(f"{name} must be ≥ 1")
+    return value
 
 
 def _split(text: str) -> tuple[str, ...]:
