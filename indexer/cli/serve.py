@@ -33,7 +33,13 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         type=str.upper,
         help="DEBUG logs one line per tool call (default INFO)",
     )
-    model = serve.add_argument_group(
+    add_model_flags(serve)
+    serve.set_defaults(func=cmd_serve)
+
+
+def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    """The background model's flags (``serve``, and commands that run a job at once)."""
+    model = parser.add_argument_group(
         "background model (optional; without one every job takes its deterministic path)"
     )
     model.add_argument("--llm-model", help="chat model for summaries and maintenance")
@@ -42,7 +48,6 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--llm-api-key",
         help="API key of that endpoint (shows in the process list: prefer INDEXER_LLM_API_KEY)",
     )
-    serve.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
