@@ -58,7 +58,8 @@ class GrepPlan:
 @dataclass(frozen=True, slots=True)
 class IndexedNote:
     """What the index holds of one note file: its stat when indexed, title, frontmatter
-    type, frontmatter (JSON) and the start of its body (``BODY_HEAD_CHARS``)."""
+    type, frontmatter (JSON), the start of its body (``BODY_HEAD_CHARS``), and whether
+    that is the file's exact text (not: not UTF-8, or too large to be indexed)."""
 
     size: int
     mtime_ns: int
@@ -66,6 +67,7 @@ class IndexedNote:
     type: str | None
     frontmatter: str
     body_head: str
+    exact: bool
 
 
 class NoteIndex:
@@ -376,15 +378,18 @@ class NoteIndex:
         name: what the directory summaries read instead of parsing every file again."""
         prefix = folder + "/" if folder else ""
         sql = (
-            "SELECT path, size, mtime_ns, title, type, frontmatter, substr(body, 1, ?) FROM notes"
-            " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
+            "SELECT path, size, mtime_ns, title, type, frontmatter, substr(body, 1, ?), exact"
+            " FROM notes WHERE lang = ? AND path > ? AND path < ?"
+            " AND instr(substr(path, ?), '/') = 0"
         )
         upper = folder + "0" if folder else "\U0010ffff"
         with self._read() as conn:
             rows = conn.execute(sql, (BODY_HEAD_CHARS, lang, prefix, upper, len(prefix) + 1))
             return {
-                path[len(prefix) :]: IndexedNote(size, mtime_ns, title, kind, meta, head)
-                for path, size, mtime_ns, title, kind, meta, head in rows
+                path[len(prefix) :]: IndexedNote(
+                    size, mtime_ns, title, kind, meta, head, bool(exact)
+                )
+                for path, size, mtime_ns, title, kind, meta, head, exact in rows
             }
 
     def wait_ready(self, timeout: float | None = None) -> bool:

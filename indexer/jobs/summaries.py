@@ -315,7 +315,8 @@ class _Dag:
 
     async def _summarize(self, node: _Node) -> None:
         found = node.found
-        children = (found.notes if found is not None else []) + node.folders
+        notes = found.notes if found is not None else []
+        children = sorted(notes + node.folders, key=lambda child: child.name)
         existing = found.summary if found is not None else None
         self.stats.unreadable += len(found.unreadable) if found is not None else 0
         summary: Summary | None = None

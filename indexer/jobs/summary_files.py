@@ -11,6 +11,7 @@ route a history of versions can later take (actor ``job:summaries``).
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import os
@@ -236,8 +237,11 @@ class SummaryFiles:
 
     def _note(self, fd: int, name: str, row: IndexedNote | None) -> Child | None:
         """A note as a child: from its index row (kept current by the index, whose every
-        change marks the folder dirty again), else from the file; None: unreadable."""
+        change marks the folder dirty again), else from the file; None when it cannot be
+        read as text (not UTF-8, too large, or the file cannot be opened)."""
         if row is not None:
+            if not row.exact:
+                return None
             meta = json.loads(row.frontmatter) if _DESCRIBED.search(row.frontmatter) else {}
             abstract = note_abstract(meta, row.body_head, row.title)
             return Child(name, abstract, note_category(row.type), row.mtime_ns)
@@ -282,15 +286,19 @@ class SummaryFiles:
 
 def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:
     """The first ``HEAD_BYTES`` of a regular file as text, and its mtime; None when it
-    cannot be read."""
+    cannot be read or is not UTF-8."""
     try:
         fd = fsops.open_regular(name, dir_fd)
     except (OSError, ForbiddenPathError):
         return None
     with fsops.opened(fd):
         try:
-            data = fsops.read_all(fd, HEAD_BYTES)[:HEAD_BYTES]
+            data = fsops.read_all(fd, HEAD_BYTES)
             mtime_ns = os.fstat(fd).st_mtime_ns
         except OSError:
             return None
-    return data.decode("utf-8", "replace"), mtime_ns
+    try:  # a character cut at the end of a long file's head is not an error
+        text = codecs.getincrementaldecoder("utf-8")().decode(data[:HEAD_BYTES], final=False)
+    except UnicodeDecodeError:
+        return None
+    return text, mtime_ns
