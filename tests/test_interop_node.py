@@ -50,8 +50,9 @@ SPEC_PARAMS = {
     "delete": {"lang", "path"},
     "search": {"lang", "query", "limit", "type", "tags", "path", "offset"},
     "status": set(),
+    "summary": {"lang", "path"},
 }
-REQUIRED_TOOLS = set(SPEC_PARAMS) - {"search"}  # search is optional until it lands
+REQUIRED_TOOLS = set(SPEC_PARAMS) - {"search", "summary"}  # optional: index, INDEXER_SUMMARIES
 
 
 @pytest.fixture(scope="module", autouse=True)

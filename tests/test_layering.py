@@ -39,6 +39,12 @@ FORBIDDEN: dict[str, set[str]] = {
         "starlette",
     },
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
+    # directory summaries: texts and dirty marks are pure; summary files are written by
+    # the job by descriptor, never through the tools (which refuse dot-names on purpose)
+    "indexer.jobs.summary_texts": {"indexer.vault", "indexer.index", "indexer.jobs", "openai"},
+    "indexer.jobs.dirty": {"indexer.vault", "indexer.index", "indexer.jobs"},
+    "indexer.jobs.summaries": {"indexer.vault.vault"},
+    "indexer.jobs.summary_files": {"indexer.vault.vault", "indexer.jobs.llm"},
     "indexer.web": {"indexer.cli", "indexer.daemon", "sqlite3", "sqlite_utils"},
     "indexer.web.mcp": {"indexer.web.api"},
     "indexer.web.api": {"indexer.web.mcp", "indexer.web.tools"},
