@@ -35,6 +35,7 @@ from shared.frontmatter import (
     render_note,
     title_from_body,
 )
+from shared.langs import check_lang
 from shared.timestamps import format_timestamp
 from shared.workspace import OVERVIEW_FILE
 
@@ -163,9 +164,17 @@ class SummaryFiles:
 
     @contextmanager
     def folder(self, lang: str, folder: str) -> Iterator[int | None]:
-        """The folder opened by descriptors from its vault root; None when missing."""
+        """The folder opened by descriptors from its vault root (which the operator may
+        link elsewhere: the one path the kernel resolves); None when missing."""
+        root = self.sandbox.workspace.vault_dir(check_lang(lang))
         with ExitStack() as stack:
-            fd = self.sandbox.open_root(lang, stack)
+            fd: int | None
+            try:
+                fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError:
+                fd = None
+            else:
+                stack.callback(os.close, fd)
             for segment in folder.split("/") if folder else []:
                 if fd is None:
                     break
