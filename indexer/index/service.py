@@ -173,8 +173,8 @@ class NoteIndex:
         )
         self._set_state("last_reconcile", reconcile.now_iso())
         self._set_state("reconcile_running", "0")
-        self._ready.set()
-        self._tell(stats, "reconcile")
+        self._tell(stats, "reconcile")  # before ``ready``: a listener waiting for it
+        self._ready.set()  # has heard every change of the start-up reconcile
         return stats
 
     def _tell(self, stats: ReconcileStats, source: str) -> None:

@@ -23,10 +23,10 @@ import concurrent.futures
 import logging
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from indexer.index.service import NoteIndex
 from indexer.jobs.dirty import Batch, DirtyFolders, affected_folders
@@ -56,6 +56,7 @@ from shared.langs import is_lang
 log = logging.getLogger("indexer.jobs.summaries")
 Progress = Callable[[int, int], None]  # (folders done, folders found so far)
 Clock = Callable[[], datetime]
+T = TypeVar("T")
 
 
 @dataclass
@@ -132,7 +133,7 @@ class Summaries:
         found = self.files.read_summary(lang, folder)
         stale = not self.ready or self.dirty.is_dirty(lang, folder)
         if found is None:
-            found = asyncio.run(_Dag(self, lang, dry=True).run(folder))
+            found = _run_now(_Dag(self, lang, dry=True).run(folder))
             if found is None:
                 raise NotFoundError(f"{where} holds no notes, so it has no summary")
             stale = True
@@ -203,6 +204,17 @@ class Summaries:
             self.ready = True
         self.last_pass = stats
         return stats
+
+
+def _run_now(job: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to its end from synchronous code (a tool call's worker thread; in
+    a thread of its own if this one already runs an event loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(job)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, job).result()
 
 
 def _everything(folder: str) -> bool:
@@ -330,6 +342,7 @@ class _Dag:
             summary = await self._make(node.folder, children, existing)
             self.stats.folders += 1
         self.counter.add(done=1)
+        del self.nodes[node.folder]  # done: only its parent's node is still needed
         if node.parent is None:
             self.result = summary
         else:

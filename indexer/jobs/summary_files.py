@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import re
-import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -288,8 +287,6 @@ class SummaryFiles:
                 data = fsops.read_all(file_fd, HEAD_BYTES)
             except OSError:
                 return None
-        if not stat.S_ISREG(info.st_mode):
-            return None
         return parse_summary(folder, data.decode("utf-8", "replace"), info.st_mtime_ns)
 
 
