@@ -245,6 +245,7 @@ async def test_an_edit_deep_in_the_tree_redoes_only_its_ancestors(
     assert summaries.dirty.take() == {}  # the pass's own writes marked nothing
     quiet_stub.run(good_answer)
     untouched = snapshot(vault(tmp_path) / "t3")
+    first, _ = summary_file(tmp_path, "t1/s2")
 
     core.vault.write("en", "t1/s2/n0.md", "# Note\n\nRewritten: now about sailing.\n")
     batch = summaries.dirty.take()
@@ -255,8 +256,10 @@ async def test_an_edit_deep_in_the_tree_redoes_only_its_ancestors(
     assert sorted(asked_folders(quiet_stub)) == ["/", "t1/", "t1/s2/"]
     assert (stats.folders, stats.llm, stats.skipped) == (3, 3, 0)  # the others read as they are
     assert snapshot(vault(tmp_path) / "t3") == untouched
-    _, body = summary_file(tmp_path, "t1/s2")
+    again, body = summary_file(tmp_path, "t1/s2")
     assert "n0.md: Rewritten: now about sailing." in body
+    assert (again["id"], again["created"]) == (first["id"], first["created"])
+    assert again["abstract"] != first["abstract"]
 
     quiet_stub.run(good_answer)
     before = snapshot(vault(tmp_path))
@@ -460,3 +463,21 @@ async def test_summary_reads_a_folder_and_previews_one_not_made_yet(
         with pytest.raises(error):
             await asyncio.to_thread(summaries.summary, "en", path)
     assert most_recent([], 50) == [] and fallback_overview("en", []) == "# Overview\n"
+
+
+async def test_a_moved_folder_is_summarized_again_under_its_new_name(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    note(tmp_path, "old/one.md", "# One\n\nfirst\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    os.rename(vault(tmp_path) / "old", vault(tmp_path) / "new")  # its summary moves with it
+    assert core.index is not None
+    core.index.reconcile()  # what the watcher would do: every moved note marks its folders
+    stats = await summaries.run_pass(dirty=summaries.dirty.take())
+    assert stats.fallback == 2  # new/ (its title) and the root (its child's name)
+    assert summary_file(tmp_path, "new")[0]["title"] == "new/"
+    assert "- 1 notes: note…" in summary_file(tmp_path, "")[1]

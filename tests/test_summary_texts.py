@@ -102,16 +102,19 @@ def test_a_notes_category_is_its_type_or_note() -> None:
     assert note_category(True) == "note" and note_category(3) == "3"
 
 
-def test_the_digest_covers_names_categories_and_abstracts_in_any_order() -> None:
-    digest = children_digest(SEED_CHILDREN)
-    assert digest == children_digest(list(reversed(SEED_CHILDREN)))
+def test_the_digest_covers_the_folder_names_categories_and_abstracts() -> None:
+    digest = children_digest("a", SEED_CHILDREN)
+    assert digest == children_digest("a", list(reversed(SEED_CHILDREN)))  # any order
     assert len(digest) == 64
     changed = [*SEED_CHILDREN[:4], Child("e.md", "Project deadline on Monday", "event", 5)]
-    assert children_digest(changed) != digest
+    assert children_digest("a", changed) != digest
     moved = [*SEED_CHILDREN[:4], Child("e.md", "Project deadline on Friday", "note", 5)]
-    assert children_digest(moved) != digest
+    assert children_digest("a", moved) != digest
+    renamed = [*SEED_CHILDREN[:4], Child("f.md", "Project deadline on Friday", "event", 5)]
+    assert children_digest("a", renamed) != digest
+    assert children_digest("b", SEED_CHILDREN) != digest  # the folder moved
     recent = [*SEED_CHILDREN[:4], Child("e.md", "Project deadline on Friday", "event", 99)]
-    assert children_digest(recent) == digest  # only recency changed: nothing to redo
+    assert children_digest("a", recent) == digest  # only recency changed: nothing to redo
 
 
 def test_the_prompt_gives_the_children_as_json_data() -> None:

@@ -168,9 +168,9 @@ class Summaries:
         if stats.llm or stats.fallback or stats.removed:
             log.info(
                 "summaries: %d folders in %.1fs (%d by model, %d by fallback, %d unchanged, "
-                "%d removed)",
+                "%d removed; the model failed %d times)",
                 stats.folders, stats.seconds, stats.llm, stats.fallback, stats.skipped,
-                stats.removed,
+                stats.removed, stats.model_errors,
             )  # fmt: skip
 
     async def run_pass(
@@ -351,7 +351,7 @@ class _Dag:
     async def _make(self, folder: str, children: list[Child], existing: Summary | None) -> Summary:
         """The folder's summary: the current one when nothing changed, else a new one
         (by the model when there is one and it answers well, else the fallback)."""
-        digest = children_digest(children)
+        digest = children_digest(folder, children)
         if (
             existing is not None
             and not self.force
@@ -391,7 +391,10 @@ class _Dag:
             abstract, overview = read_answer(answer)
         except (ModelError, ValueError) as err:
             self.stats.model_errors += 1
-            log.warning("summaries: %s/%s: the model failed (%s); fallback", self.lang, folder, err)
+            # One warning a pass (the pass's line counts them): a model that is down
+            # would otherwise log once per folder.
+            level = logging.WARNING if self.stats.model_errors == 1 else logging.DEBUG
+            log.log(level, "summaries: %s/%s: the model failed (%s)", self.lang, folder, err)
             return None
         cats = categories(children)
         return Summary(folder, abstract, overview, len(children), cats, digest, "llm")

@@ -2,8 +2,9 @@
 
 Folders are walked by descriptor from the vault root (``O_NOFOLLOW`` at every level, as
 the tools do), never by path string. A note's abstract and type come from its index row
-when the row matches the file's size and mtime (no re-parsing of a vault that did not
-change), else from the file itself; a note that cannot be read is skipped with a warning.
+(no re-parsing of a vault that did not change; the index is kept current, and each of
+its changes marks the folder dirty again), else from the file itself; a note that
+cannot be read as text is skipped with a warning.
 
 ``SummaryFiles.commit`` is the only place that writes or removes a summary file: the
 route a history of versions can later take (actor ``job:summaries``).

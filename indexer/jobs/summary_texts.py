@@ -94,9 +94,10 @@ def categories(children: Iterable[Child]) -> list[str]:
     return list(dict.fromkeys(child.category for child in children))
 
 
-def children_digest(children: Iterable[Child]) -> str:
-    """sha256 of what a summary is made of: each child's name, category and abstract."""
-    digest = hashlib.sha256(f"summary-format {SUMMARY_FORMAT}\n".encode())
+def children_digest(folder: str, children: Iterable[Child]) -> str:
+    """sha256 of what a summary is made of: the folder's path (its title; a moved folder
+    is summarized again) and each child's name, category and abstract."""
+    digest = hashlib.sha256(f"summary-format {SUMMARY_FORMAT}\n{folder}/\n".encode())
     for child in sorted(children, key=lambda c: c.name):
         digest.update(f"{child.name}\t{child.category}\t{child.abstract}\n".encode())
     return digest.hexdigest()
