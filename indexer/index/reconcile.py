@@ -76,11 +76,6 @@ def is_note_path(rel: str) -> bool:
     )
 
 
-def is_overview_path(rel: str) -> bool:
-    """A folder's summary file (``<folder>/.overview.md``)."""
-    return rel == OVERVIEW_FILE or rel.endswith("/" + OVERVIEW_FILE)
-
-
 def is_indexed_folder(rel: str) -> bool:
     """A folder whose notes may be indexed (the vault root is "")."""
     parts = [p for p in rel.split("/") if p]

@@ -392,10 +392,6 @@ class NoteIndex:
                 for path, size, mtime_ns, title, kind, meta, head, exact in rows
             }
 
-    def wait_ready(self, timeout: float | None = None) -> bool:
-        """Block until the start-up reconcile has finished (True) or ``timeout`` passed."""
-        return self._ready.wait(timeout)
-
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""
         with self._read() as conn:
