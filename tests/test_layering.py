@@ -41,7 +41,14 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
     # directory summaries: texts and dirty marks are pure; summary files are written by
     # the job by descriptor, never through the tools (which refuse dot-names on purpose)
-    "indexer.jobs.summary_texts": {"indexer.vault", "indexer.index", "indexer.jobs", "openai"},
+    "indexer.index.abstract": {"indexer.vault", "indexer.index.service", "sqlite3"},
+    "indexer.jobs.summary_texts": {
+        "indexer.vault",
+        "indexer.index.service",
+        "indexer.jobs.llm",
+        "indexer.jobs.summaries",
+        "openai",
+    },
     "indexer.jobs.dirty": {"indexer.vault", "indexer.index", "indexer.jobs"},
     "indexer.jobs.summaries": {"indexer.vault.vault"},
     "indexer.jobs.summary_files": {"indexer.vault.vault", "indexer.jobs.llm"},

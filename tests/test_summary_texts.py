@@ -6,14 +6,14 @@ import json
 
 import pytest
 
+from indexer.index.abstract import first_paragraph, note_abstract
+from indexer.index.parse import parse_note
 from indexer.jobs.summary_texts import (
     Child,
     children_digest,
     fallback_abstract,
     fallback_overview,
-    first_paragraph,
     most_recent,
-    note_abstract,
     note_category,
     prompt_messages,
     read_answer,
@@ -93,6 +93,8 @@ def test_a_notes_abstract_comes_from_its_frontmatter_then_its_first_paragraph() 
     long = note_abstract({}, "word " * 100, "T")
     assert len(long) == 200 and long.endswith("…")
     assert first_paragraph("#hashtag is text\n\nnext") == "#hashtag is text"
+    stored = parse_note(b"---\ntitle: T\ndescription: Said once\n---\n# T\n\nBody.\n", "t.md")
+    assert stored.abstract == "Said once"  # the index keeps each note's abstract
     assert first_paragraph("\x00bell\x07 and\ttab") == "bell and tab"
 
 

@@ -130,8 +130,8 @@ _SELECT_OLD = (
     "FROM notes WHERE lang = ? AND path = ?"
 )
 _INSERT_NOTE = (
-    "INSERT INTO notes (id, lang, path, title, type, tags, frontmatter, body, head, joined,"
-    " exact, size, mtime_ns, hash, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO notes (id, lang, path, title, type, abstract, tags, frontmatter, body, head,"
+    " joined, exact, size, mtime_ns, hash, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_WORDS = "INSERT INTO notes_fts (rowid, title, tags, body, meta, lang) VALUES (?,?,?,?,?,?)"
 _INSERT_TRIGRAMS = "INSERT INTO notes_tri (rowid, text) VALUES (?,?)"
@@ -149,9 +149,9 @@ def insert_rows(
     for offset, (f, row) in enumerate(items):
         rowid = start_id + offset
         notes.append(
-            (rowid, f.lang, f.rel, row.title, row.type, row.tags, row.frontmatter, row.body,
-             row.head, int(row.joined), int(row.exact), f.size, f.mtime_ns, row.hash,
-             row.problem)
+            (rowid, f.lang, f.rel, row.title, row.type, row.abstract, row.tags,
+             row.frontmatter, row.body, row.head, int(row.joined), int(row.exact), f.size,
+             f.mtime_ns, row.hash, row.problem)
         )  # fmt: skip
         words.append((rowid, *row.words, lang_token(f.lang)))
         trigrams.append((rowid, trigram_value(row.head, row.body, row.joined)))

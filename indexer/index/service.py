@@ -27,7 +27,7 @@ from indexer.index.text import fold
 from indexer.index.watcher import VaultWatcher
 from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang
-from shared.workspace import Workspace
+from shared.workspace import OVERVIEW_FILE, Workspace
 
 __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
 
@@ -35,9 +35,12 @@ ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
 MAX_LIMIT = 100
-BODY_HEAD_CHARS = 1000
 _OVERVIEW_IDS = (
     f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? AND {OVERVIEW_ROWS}"
+)
+_FOLDER_NOTES = (
+    "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
+    " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
 )
 _OVERVIEW_COUNTS = (
     f"SELECT lang, count(*) FROM notes INDEXED BY notes_overviews WHERE {OVERVIEW_ROWS}"
@@ -57,17 +60,15 @@ class GrepPlan:
 
 @dataclass(frozen=True, slots=True)
 class IndexedNote:
-    """What the index holds of one note file: its stat when indexed, title, frontmatter
-    type, frontmatter (JSON), the start of its body (``BODY_HEAD_CHARS``), and whether
-    that is the file's exact text (not: not UTF-8, or too large to be indexed)."""
+    """What the index holds of one note file for a folder summary: its mtime when indexed,
+    frontmatter type, abstract, whether its text is exact (not: not UTF-8, or too large
+    to be indexed), and for a summary file (``.overview.md``) its frontmatter (JSON)."""
 
-    size: int
     mtime_ns: int
-    title: str
     type: str | None
-    frontmatter: str
-    body_head: str
+    abstract: str
     exact: bool
+    frontmatter: str | None
 
 
 class NoteIndex:
@@ -375,22 +376,27 @@ class NoteIndex:
 
     def folder_notes(self, lang: str, folder: str) -> dict[str, IndexedNote]:
         """The indexed notes directly inside ``folder`` (its summary included), by file
-        name: what the directory summaries read instead of parsing every file again."""
+        name: what the directory summaries read instead of parsing every file again.
+        The covering index ``notes_stat`` answers for the notes; only the summary's
+        frontmatter comes from its row."""
         prefix = folder + "/" if folder else ""
-        sql = (
-            "SELECT path, size, mtime_ns, title, type, frontmatter, substr(body, 1, ?), exact"
-            " FROM notes WHERE lang = ? AND path > ? AND path < ?"
-            " AND instr(substr(path, ?), '/') = 0"
-        )
         upper = folder + "0" if folder else "\U0010ffff"
         with self._read() as conn:
-            rows = conn.execute(sql, (BODY_HEAD_CHARS, lang, prefix, upper, len(prefix) + 1))
-            return {
-                path[len(prefix) :]: IndexedNote(
-                    size, mtime_ns, title, kind, meta, head, bool(exact)
-                )
-                for path, size, mtime_ns, title, kind, meta, head, exact in rows
+            rows = conn.execute(_FOLDER_NOTES, (lang, prefix, upper, len(prefix) + 1))
+            notes = {
+                path[len(prefix) :]: IndexedNote(mtime_ns, kind, abstract, bool(exact), None)
+                for path, mtime_ns, kind, abstract, exact in rows
             }
+            overview = notes.get(OVERVIEW_FILE)
+            if overview is not None:
+                (meta,) = conn.execute(
+                    "SELECT frontmatter FROM notes WHERE lang = ? AND path = ?",
+                    (lang, prefix + OVERVIEW_FILE),
+                ).fetchone()
+                notes[OVERVIEW_FILE] = IndexedNote(
+                    overview.mtime_ns, overview.type, overview.abstract, overview.exact, meta
+                )
+        return notes
 
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""

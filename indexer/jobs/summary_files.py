@@ -16,7 +16,6 @@ import codecs
 import json
 import logging
 import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -24,8 +23,9 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from indexer.index.abstract import note_abstract
 from indexer.index.service import IndexedNote, NoteIndex
-from indexer.jobs.summary_texts import Child, note_abstract, note_category
+from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import fsops
 from indexer.vault.sandbox import Sandbox
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError
@@ -42,8 +42,6 @@ from shared.workspace import OVERVIEW_FILE
 log = logging.getLogger("indexer.jobs.summaries")
 HEAD_BYTES = 256 * 1024  # enough of a note for its frontmatter and first paragraph
 Written = Callable[[str, str], None]
-# Only a note whose frontmatter may hold one of these keys needs its JSON decoded.
-_DESCRIBED = re.compile(r'"(?:abstract|summary|description)": ')
 
 
 @dataclass(frozen=True)
@@ -251,9 +249,7 @@ class SummaryFiles:
         if row is not None:
             if not row.exact:
                 return None
-            meta = json.loads(row.frontmatter) if _DESCRIBED.search(row.frontmatter) else {}
-            abstract = note_abstract(meta, row.body_head, row.title)
-            return Child(name, abstract, note_category(row.type), row.mtime_ns)
+            return Child(name, row.abstract, note_category(row.type), row.mtime_ns)
         got = _read_head(fd, name)
         if got is None:
             return None
@@ -271,11 +267,11 @@ class SummaryFiles:
             info = os.stat(OVERVIEW_FILE, dir_fd=fd, follow_symlinks=False)
         except OSError:
             return None
-        if row is None or (row.size, row.mtime_ns) != (info.st_size, info.st_mtime_ns):
+        if row is None or row.frontmatter is None or row.mtime_ns != info.st_mtime_ns:
             return self._summary_at(fd, folder)
         meta = json.loads(row.frontmatter)
         meta = meta if isinstance(meta, dict) else {}
-        return summary_from(folder, meta, row.body_head, info.st_mtime_ns)
+        return summary_from(folder, meta, "", info.st_mtime_ns)  # the overview is not needed
 
     def _summary_at(self, fd: int, folder: str) -> Summary | None:
         try:

@@ -1,9 +1,10 @@
-"""The words of a directory summary: children's abstracts, the fallback texts, the prompt.
+"""The words of a directory summary: children's categories, the fallback texts, the prompt.
 
-Pure functions, no I/O. The fallback is seed 001's ``_fallback_abstract`` and
-``_fallback_overview`` (SPEC "Directory summaries"): in English, and in the seed's own
-Chinese wording for ``zh-*`` vaults. A model's answer is data: ``read_answer`` keeps two
-strings of it, on one line and cut to size for the abstract, or refuses it.
+Pure functions, no I/O (a note's own abstract is ``indexer.index.abstract``'s). The
+fallback is seed 001's ``_fallback_abstract`` and ``_fallback_overview`` (SPEC "Directory
+summaries"): in English, and in the seed's own Chinese wording for ``zh-*`` vaults. A
+model's answer is data: ``read_answer`` keeps two strings of it, on one line and cut to
+size for the abstract, or refuses it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-ABSTRACT_CHARS = 200
+from indexer.index.abstract import ABSTRACT_CHARS, clip, one_line
+
 OVERVIEW_CHARS = 16_000
 FALLBACK_ITEM_CHARS = 50
 # Part of every digest: bump it when the texts or the prompt change, so that summaries
@@ -23,10 +25,6 @@ FALLBACK_ITEM_CHARS = 50
 SUMMARY_FORMAT = 1
 FOLDER_CATEGORY = "folder"
 NOTE_CATEGORY = "note"
-# A line that is not blank and not an ATX heading, then more such lines.
-_LINE = r"[ \t]*(?!#{1,6}(?:[ \t]|$))\S[^\n]*"
-_PARAGRAPH = re.compile(rf"^{_LINE}(?:\n{_LINE})*", re.MULTILINE)
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # C0/C1 controls but whitespace
 _CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
 
 
@@ -51,35 +49,6 @@ class Child:
 def is_zh(lang: str) -> bool:
     """Whether a vault gets the seed's Chinese wording (``zh``, ``zh-Hans``, ...)."""
     return lang == "zh" or lang.startswith("zh-")
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: whitespace runs become one space, control characters go."""
-    return " ".join(_CONTROL.sub("", text).split())
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters (an ellipsis marks the cut)."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rstrip() + "…"
-
-
-def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS) -> str:
-    """The first run of non-blank lines of a Markdown body that is not a heading, on one
-    line (its first ``limit`` characters: an abstract needs no more)."""
-    found = _PARAGRAPH.search(body)
-    return one_line(found.group(0)[:limit]) if found else ""
-
-
-def note_abstract(meta: dict[str, Any], body: str, title: str) -> str:
-    """A note's abstract: its frontmatter ``abstract``/``summary``/``description``, else
-    its first paragraph, else its title; on one line, at most 200 characters."""
-    for key in ("abstract", "summary", "description"):
-        value = meta.get(key)
-        if isinstance(value, str) and one_line(value[: 4 * ABSTRACT_CHARS]):
-            return clip(one_line(value[: 4 * ABSTRACT_CHARS]), ABSTRACT_CHARS)
-    return clip(first_paragraph(body) or one_line(title), ABSTRACT_CHARS)
 
 
 def note_category(kind: object) -> str:
