@@ -4,13 +4,14 @@ Issue 11's three figures, each beside a floor measured in the same run:
 
 - fallback pass (no model, ``--force``) over a synthetic 10,000-note vault
   (``bench/gen_vault.py``, ~330 folders); goal <= 10 s. Floor: what any pass must do,
-  fetch every note's row from the index and write each folder's file atomically.
+  fetch every note's type and abstract from the index, list every folder and replace
+  one small file in each, atomically.
 - a pass over 1,000 folders (40 x 24 leaves + 40 + the root, 2 notes a leaf) with the
   OpenAI-compatible stub answering in 200 ms, ``INDEXER_LLM_MAX_CONCURRENCY`` 10; goal
   <= 30 s. Floor: 1,000 x 0.2 s / 10, the time the concurrency bound allows at best.
 - a pass over the unchanged 10,000-note vault, in a fresh process (as at a restart):
   no model call, no write; goal <= 1 s. Floor: list every folder and fetch every
-  note's row (what the pass reads), without computing anything.
+  note's type and abstract (what the pass reads), without computing anything.
 
 ``--notes`` and ``--folders`` change the sizes (the goals are for the defaults).
 """
@@ -88,8 +89,7 @@ def io_floor(root: Path, write: bool) -> float:
     started = time.perf_counter()
     conn = sqlite3.connect(f"file:{workspace.index_path}?mode=ro", uri=True)
     rows = conn.execute(
-        "SELECT path, size, mtime_ns, title, type, frontmatter, substr(body, 1, 1000), exact"
-        " FROM notes"
+        "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
     ).fetchall()
     conn.close()
     assert rows
@@ -101,7 +101,7 @@ def io_floor(root: Path, write: bool) -> float:
                     for _ in entries:
                         pass
                 if write:
-                    fsops.replace_at(fd, ".bench-floor", b"x" * 600)
+                    fsops.replace_at(fd, ".bench-floor", b"x" * 600, durable=False)
                     os.unlink(".bench-floor", dir_fd=fd)
             finally:
                 os.close(fd)

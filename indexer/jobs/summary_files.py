@@ -231,8 +231,8 @@ class SummaryFiles:
         with self.folder(lang, folder) as fd:
             if fd is None:
                 return False
-            if data is not None:
-                fsops.replace_at(fd, OVERVIEW_FILE, data)
+            if data is not None:  # derived data: a summary lost in a crash is made again
+                fsops.replace_at(fd, OVERVIEW_FILE, data, durable=False)
             else:
                 try:
                     os.unlink(OVERVIEW_FILE, dir_fd=fd)
