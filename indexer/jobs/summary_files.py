@@ -6,8 +6,10 @@ the tools do), never by path string. A note's abstract and type come from its in
 its changes marks the folder dirty again), else from the file itself; a note that
 cannot be read as text is skipped with a warning.
 
-``SummaryFiles.commit`` is the only place that writes or removes a summary file: the
-route a history of versions can later take (actor ``job:summaries``).
+``SummaryFiles.commit`` is the only place that writes or removes a summary file (but
+for the ``delete`` tool on an emptied folder, which takes its summary along): the route
+a history of versions can later take (actor ``job:summaries``). Summaries are derived
+data, written atomically but without fsync: one lost in a crash is made again.
 """
 
 from __future__ import annotations
