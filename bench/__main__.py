@@ -12,6 +12,7 @@ BENCHMARKS = (
     "writer_bench.py",
     "rest_bench.py",
     "recall_bench.py",
+    "summaries_bench.py",
 )
 
 

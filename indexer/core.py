@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
 
 import indexer
 from indexer.index.service import NoteIndex
@@ -17,6 +16,7 @@ from indexer.jobs.maintenance import Maintenance
 from indexer.jobs.recall import Recall
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
+from indexer.jobs.summaries import Summaries
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
 
@@ -30,9 +30,9 @@ class Core:
     index: NoteIndex | None = None
     model: JobModel | None = None  # the background jobs' optional model
     jobs: JobRunner | None = None  # the thread background jobs run on
-    # Features that arrive with their subsystems; None: the feature is absent, and a
-    # frontend says so instead of failing.
-    summaries: Any = None
+    # Features that may be off; None: the feature is absent, and a frontend says so
+    # instead of failing.
+    summaries: Summaries | None = None  # folder abstracts and overviews (seed 001)
     recall: Recall | None = None
     maintenance: Maintenance | None = None  # USER.md / PROJECT.md from the event log
     scheduler: MaintenanceScheduler | None = None  # runs maintenance when it is due

@@ -31,6 +31,7 @@ from indexer.jobs.maintenance_state import StateFile
 from indexer.jobs.recall import Recall
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
+from indexer.jobs.summaries import Summaries
 from indexer.settings import Settings
 from indexer.vault import fsops
 from indexer.vault.sandbox import Sandbox
@@ -65,9 +66,9 @@ def build_maintenance(
 
 
 def build_core(settings: Settings) -> Core:
-    """Open the index and wire it to the vault (``IndexSchemaError`` for a newer index);
-    recall reads both; the maintenance scheduler hears the index's changes (it starts
-    with ``serve``)."""
+    """Open the index and wire it to the vault; summaries hear every change, recall reads
+    both, the maintenance scheduler hears the index's changes (it starts with ``serve``);
+    ``IndexSchemaError`` for a newer index."""
     vault = build_vault(settings)
     index = NoteIndex(settings.workspace)
     index.open()
@@ -83,6 +84,18 @@ def build_core(settings: Settings) -> Core:
         debounce_seconds=settings.maintenance.debounce_seconds,
     )
     index.change_listeners.append(scheduler.on_change)
+    summaries = None
+    if settings.summaries:
+        summaries = Summaries(
+            vault.sandbox,
+            index=index,
+            model=model,
+            max_children=settings.summaries_max_children,
+            debounce=settings.summaries_debounce,
+            written=index.note_changed,  # a summary is searchable once written
+        )
+        vault.listeners.append(summaries.vault_changed)
+        index.change_listeners.append(summaries.index_changed)
     return Core(
         settings=settings,
         vault=vault,
@@ -92,6 +105,7 @@ def build_core(settings: Settings) -> Core:
         recall=Recall(vault, index),
         maintenance=maintenance,
         scheduler=scheduler,
+        summaries=summaries,
     )
 
 
@@ -178,6 +192,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             )
         else:
             log.info("maintenance: %s with the model %s", tasks, core.model.name)
+    if core.summaries is not None and core.jobs is not None:
+        core.summaries.start(core.jobs)  # after the start-up reconcile, in the background
     config = uvicorn.Config(
         app,
         host=settings.host,

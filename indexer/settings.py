@@ -71,6 +71,9 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
         "",
         "file replacing the shipped prompt prompts/maintenance/project_review.md",
     ),
+    "INDEXER_SUMMARIES": ("1", "1 keeps a summary (.overview.md) of every folder; 0: none"),
+    "INDEXER_SUMMARIES_MAX_CHILDREN": ("50", "most recent children of a folder a summary shows"),
+    "INDEXER_SUMMARIES_DEBOUNCE": ("2", "seconds without changes before summaries are redone"),
 }
 
 
@@ -90,6 +93,9 @@ class Settings:
     echo_tool: bool = False
     model: ModelSettings | None = None
     maintenance: MaintenanceSettings = field(default_factory=MaintenanceSettings)
+    summaries: bool = True
+    summaries_max_children: int = 50
+    summaries_debounce: float = 2.0
 
     @classmethod
     def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
@@ -99,7 +105,7 @@ class Settings:
             value = flags.get(flag)
             if value is not None:
                 return str(value)
-            return environ.get(env, SETTINGS_HELP[env][0])
+            return environ.get(env) or SETTINGS_HELP[env][0]  # empty: the default
 
         workspace = pick("workspace", "INDEXER_WORKSPACE")
         if not workspace:
@@ -115,9 +121,17 @@ class Settings:
             max_file_bytes=int(pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES")),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
-            echo_tool=_truthy(pick("echo_tool", "INDEXER_ECHO_TOOL")),
+            echo_tool=_flag(pick("echo_tool", "INDEXER_ECHO_TOOL")),
             model=_model_settings(pick),
             maintenance=_maintenance_settings(pick),
+            summaries=_flag(pick("summaries", "INDEXER_SUMMARIES")),
+            summaries_max_children=_at_least_one(
+                "INDEXER_SUMMARIES_MAX_CHILDREN",
+                int(pick("summaries_max_children", "INDEXER_SUMMARIES_MAX_CHILDREN")),
+            ),
+            summaries_debounce=max(
+                0.0, float(pick("summaries_debounce", "INDEXER_SUMMARIES_DEBOUNCE"))
+            ),
         )
 
 
@@ -144,7 +158,7 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
     enabled = frozenset(
         name
         for name in TASKS
-        if _truthy(pick(f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}"))
+        if _flag(pick(f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}"))
     )
     numbers = {
         key: float(pick(key, f"INDEXER_{key.upper()}"))
@@ -178,8 +192,14 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
     )
 
 
-def _truthy(text: str) -> bool:
+def _flag(text: str) -> bool:
     return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _at_least_one(name: str, value: int) -> int:
+    if value < 1:
+        raise ValueError(f"{name} must be ≥ 1")
+    return value
 
 
 def _split(text: str) -> tuple[str, ...]:

@@ -203,6 +203,11 @@ def normalize_frontmatter_text(
     return result
 
 
+def render_note(meta: dict[str, Any], body: str) -> str:
+    """A note's text from its frontmatter and body (normalize it before writing)."""
+    return f"---\n{_dump_block(meta)}---\n{body}"
+
+
 def _dump_block(meta: dict[str, Any]) -> str:
     """The YAML block for ``meta``, refused when it cannot be written or is too large."""
     try:

@@ -16,6 +16,9 @@ from shared.langs import is_lang
 URL_FILE = "indexer.mcp.url"
 TOKEN_FILE = "indexer.mcp.token"
 STATE_DIR = ".indexer"
+# A folder's directory summary (SPEC "Directory summaries"): a dot-file, so that editors
+# and ``find``/``grep`` leave it out of the way; written by the indexer's summaries job.
+OVERVIEW_FILE = ".overview.md"
 
 # Inside a vault (paths relative to the vault root).
 ITEMS_DIR = "items"  # knowledge notes, merged by the Memory Writer

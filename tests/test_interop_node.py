@@ -51,8 +51,9 @@ SPEC_PARAMS = {
     "search": {"lang", "query", "limit", "type", "tags", "path", "offset"},
     "status": set(),
     "recall": {"lang", "query", "budget_tokens", "path"},
+    "summary": {"lang", "path"},
 }
-REQUIRED_TOOLS = set(SPEC_PARAMS) - {"search"}  # search is optional until it lands
+REQUIRED_TOOLS = set(SPEC_PARAMS) - {"search", "summary"}  # optional: index, INDEXER_SUMMARIES
 
 
 @pytest.fixture(scope="module", autouse=True)

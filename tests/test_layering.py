@@ -49,6 +49,19 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.jobs.recall": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     "indexer.jobs.keywords": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     "indexer.jobs.tokens": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    # directory summaries: texts and dirty marks are pure; summary files are written by
+    # the job by descriptor, never through the tools (which refuse dot-names on purpose)
+    "indexer.index.abstract": {"indexer.vault", "indexer.index.service", "sqlite3"},
+    "indexer.jobs.summary_texts": {
+        "indexer.vault",
+        "indexer.index.service",
+        "indexer.jobs.llm",
+        "indexer.jobs.summaries",
+        "openai",
+    },
+    "indexer.jobs.dirty": {"indexer.vault", "indexer.index", "indexer.jobs"},
+    "indexer.jobs.summaries": {"indexer.vault.vault"},
+    "indexer.jobs.summary_files": {"indexer.vault.vault", "indexer.jobs.llm"},
     "indexer.web": {"indexer.cli", "indexer.daemon", "sqlite3", "sqlite_utils"},
     "indexer.web.mcp": {"indexer.web.api"},
     "indexer.web.api": {"indexer.web.mcp", "indexer.web.tools"},

@@ -34,6 +34,7 @@ def daemon(tmp_path_factory: pytest.TempPathFactory, stub: LLMStub) -> Iterator[
         "INDEXER_MAINTENANCE_USER_PROFILE": "1",
         "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS": "0",
         "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": "0.2",
+        "INDEXER_SUMMARIES": "0",  # the stub answers maintenance only
     }
     running = start_indexer(tmp_path_factory.mktemp("maint") / "ws", env=env)
     try:

@@ -98,8 +98,14 @@ def test_walk_and_note_paths(tmp_path: Path) -> None:
     put(ws, ".obsidian/c.md", "x")
     put(ws, "a.md.assets/d.md", "x")
     put(ws, "e.txt", "x")
-    assert sorted(f.rel for f in walk_notes(ws, "en")) == ["a.md", "sub/b.md"]
+    put(ws, "sub/.overview.md", "x")  # a folder summary: indexed for search(type="summary")
+    put(ws, "sub/.other.md", "x")
+    put(ws, ".obsidian/.overview.md", "x")
+    put(ws, "sub/..overview.md.tmp.0123", "x")
+    assert sorted(f.rel for f in walk_notes(ws, "en")) == ["a.md", "sub/.overview.md", "sub/b.md"]
     assert is_note_path("a/b.md")
+    assert is_note_path(".overview.md") and is_note_path("a/.overview.md")
+    assert not is_note_path(".a/.overview.md") and not is_note_path("a/.overview.md/b.md")
     assert not is_note_path("a/.b.md")
     assert not is_note_path(".a/b.md")
     assert not is_note_path("a.md.assets/b.md")

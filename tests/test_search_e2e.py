@@ -116,7 +116,7 @@ async def test_grep_through_the_server_equals_a_full_scan(indexer_server: Runnin
         expected = sorted(
             p.relative_to(root).as_posix()
             for p in root.rglob("*.md")
-            if "needle3" in p.read_text().lower()
+            if "needle3" in p.read_text().lower() and not p.name.startswith(".")
         )
         assert paths == expected and "late.md" in paths
 

@@ -63,15 +63,7 @@ def workspace_options() -> argparse.ArgumentParser:
 
 def add_background_options(parser: argparse.ArgumentParser) -> None:
     """The background model and maintenance flags (``serve`` and ``maintain``)."""
-    model = parser.add_argument_group(
-        "background model (optional; without one every job takes its deterministic path)"
-    )
-    model.add_argument("--llm-model", help="chat model for summaries and maintenance")
-    model.add_argument("--llm-base-url", help="OpenAI-compatible API base URL of that model")
-    model.add_argument(
-        "--llm-api-key",
-        help="API key of that endpoint (shows in the process list: prefer INDEXER_LLM_API_KEY)",
-    )
+    add_model_options(parser)
     tasks = parser.add_argument_group(
         "maintenance (off by default: USER.md and PROJECT.md distilled from events/)"
     )
@@ -90,6 +82,19 @@ def add_background_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The background model's flags (``serve``, and commands that run a job at once)."""
+    model = parser.add_argument_group(
+        "background model (optional; without one every job takes its deterministic path)"
+    )
+    model.add_argument("--llm-model", help="chat model for summaries and maintenance")
+    model.add_argument("--llm-base-url", help="OpenAI-compatible API base URL of that model")
+    model.add_argument(
+        "--llm-api-key",
+        help="API key of that endpoint (shows in the process list: prefer INDEXER_LLM_API_KEY)",
+    )
+
+
 def resolve_workspace(args: argparse.Namespace) -> Workspace:
     """The workspace of ``--workspace`` or ``INDEXER_WORKSPACE``; ``ConfigError`` if none."""
     root = getattr(args, "workspace", None) or os.environ.get("INDEXER_WORKSPACE", "")
@@ -99,7 +104,7 @@ def resolve_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from indexer.cli import client_config, index, maintain, open, serve
+    from indexer.cli import client_config, index, maintain, open, serve, summarize
 
     parser = argparse.ArgumentParser(
         prog="indexer",
@@ -109,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = workspace_options()
-    for module in (serve, index, maintain, client_config, open):
+    for module in (serve, index, summarize, maintain, client_config, open):
         module.register(commands, common)
     return parser
 

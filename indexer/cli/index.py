@@ -81,8 +81,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     index = NoteIndex(workspace)
     try:
         index.open()
-        with _progress(sys.stderr) as progress:
-            stats = index.rebuild(progress)
+        line = "reindex: {done}/{total} notes"
+        with progress_display(sys.stderr, "indexing notes", line) as show:
+            stats = index.rebuild(show)
     finally:
         index.close()
     print(f"indexed {stats.added} notes in {stats.seconds:.1f}s ({workspace.index_path})")
@@ -92,8 +93,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _progress(stream: TextIO) -> Iterator[Callable[[int, int], None]]:
-    """A rich progress bar on a terminal, plain lines (about every 2 s) otherwise."""
+def progress_display(stream: TextIO, task: str, line: str) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on a terminal, else plain lines (``line`` formatted with
+    ``done`` and ``total``) about every 2 s."""
     if stream.isatty():
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -107,8 +109,8 @@ def _progress(stream: TextIO) -> Iterator[Callable[[int, int], None]]:
             transient=True,
         )
         with bar:
-            task = bar.add_task("indexing notes", total=None)
-            yield lambda done, total: bar.update(task, completed=done, total=total)
+            task_id = bar.add_task(task, total=None)
+            yield lambda done, total: bar.update(task_id, completed=done, total=total)
         return
     last = [0.0]
 
@@ -116,7 +118,7 @@ def _progress(stream: TextIO) -> Iterator[Callable[[int, int], None]]:
         now = time.monotonic()
         if done == total or now - last[0] >= 2.0:
             last[0] = now
-            print(f"reindex: {done}/{total} notes", file=stream, flush=True)
+            print(line.format(done=done, total=total), file=stream, flush=True)
 
     yield plain
 

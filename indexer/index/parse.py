@@ -15,6 +15,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from indexer.index.abstract import note_abstract
 from indexer.index.text import cjk_expand, fold
 from indexer.vault.fsops import etag_of
 from shared.errors import InvalidFrontmatterError
@@ -31,6 +32,7 @@ class NoteRow:
 
     title: str
     type: str | None
+    abstract: str  # one line, at most 200 characters (``indexer.index.abstract``)
     tags: str  # JSON list of strings
     frontmatter: str  # JSON object
     body: str
@@ -49,7 +51,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
     if len(data) > MAX_INDEXED_BYTES:
         too_big = f"larger than {MAX_INDEXED_BYTES} bytes: only its name is indexed"
         words = _word_columns(stem, [], "", {})
-        return NoteRow(stem, None, "[]", "{}", "", "", True, False, digest, too_big, words)
+        return NoteRow(stem, None, stem, "[]", "{}", "", "", True, False, digest, too_big, words)
     problem: str | None = None
     try:
         text = data.decode("utf-8")
@@ -74,6 +76,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
     return NoteRow(
         title=str(title),
         type=None if kind is None or isinstance(kind, dict | list) else str(kind),
+        abstract=note_abstract(meta, body, str(title)),
         tags=json.dumps(tags, ensure_ascii=False),
         frontmatter=json.dumps(meta, ensure_ascii=False),
         body=body,

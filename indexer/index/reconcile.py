@@ -32,7 +32,7 @@ from indexer.vault.scan import walk_files
 from shared.errors import ForbiddenPathError
 from shared.langs import is_lang
 from shared.timestamps import utc_now
-from shared.workspace import Workspace
+from shared.workspace import OVERVIEW_FILE, Workspace
 
 Progress = Callable[[int, int], None]
 # A batch holds the write lock: short, so that tool writes wait little; a fresh index
@@ -66,12 +66,13 @@ class VaultFile:
 
 
 def is_note_path(rel: str) -> bool:
-    """A vault-relative path the index covers: ``*.md``, no dot-names, no ``*.assets/``."""
-    parts = rel.split("/")
+    """A vault-relative path the index covers: ``*.md``, no dot-names (except a folder's
+    summary, ``.overview.md``: ``search(type="summary")`` finds those), no ``*.assets/``."""
+    *folders, name = rel.split("/")
     return (
-        rel.endswith(".md")
-        and all(p and not p.startswith(".") for p in parts)
-        and not any(p.endswith(".assets") for p in parts[:-1])
+        name.endswith(".md")
+        and (not name.startswith(".") or name == OVERVIEW_FILE)
+        and all(p and not p.startswith(".") and not p.endswith(".assets") for p in folders)
     )
 
 
@@ -82,8 +83,9 @@ def is_indexed_folder(rel: str) -> bool:
 
 
 def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[VaultFile]:
-    """Note files of ``lang``'s vault below folder ``under``, by the vault's one walker
-    (folders opened by descriptor, links never followed, ``*.assets`` pruned)."""
+    """Note files (and folder summaries) of ``lang``'s vault below folder ``under``, by the
+    vault's one walker (folders opened by descriptor, links never followed, ``*.assets``
+    and dot-folders pruned)."""
     try:
         top = os.open(workspace.vault_dir(lang), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
@@ -96,12 +98,11 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
     except (OSError, ForbiddenPathError):
         os.close(top)
         return
-    with (
-        fsops.opened(top),
-        contextlib.closing(walk_files(top, under, skip_folder=_is_assets)) as files,
-    ):
+    walk = walk_files(top, under, hidden_files=True, skip_folder=_is_assets)
+    with fsops.opened(top), contextlib.closing(walk) as files:
         for entry in files:
-            if entry.name.endswith(".md"):
+            name = entry.name
+            if name.endswith(".md") and (not name.startswith(".") or name == OVERVIEW_FILE):
                 try:
                     size, mtime_ns = entry.signature()
                 except OSError:
@@ -129,8 +130,8 @@ _SELECT_OLD = (
     "FROM notes WHERE lang = ? AND path = ?"
 )
 _INSERT_NOTE = (
-    "INSERT INTO notes (id, lang, path, title, type, tags, frontmatter, body, head, joined,"
-    " exact, size, mtime_ns, hash, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO notes (id, lang, path, title, type, abstract, tags, frontmatter, body, head,"
+    " joined, exact, size, mtime_ns, hash, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_WORDS = "INSERT INTO notes_fts (rowid, title, tags, body, meta, lang) VALUES (?,?,?,?,?,?)"
 _INSERT_TRIGRAMS = "INSERT INTO notes_tri (rowid, text) VALUES (?,?)"
@@ -148,9 +149,9 @@ def insert_rows(
     for offset, (f, row) in enumerate(items):
         rowid = start_id + offset
         notes.append(
-            (rowid, f.lang, f.rel, row.title, row.type, row.tags, row.frontmatter, row.body,
-             row.head, int(row.joined), int(row.exact), f.size, f.mtime_ns, row.hash,
-             row.problem)
+            (rowid, f.lang, f.rel, row.title, row.type, row.abstract, row.tags,
+             row.frontmatter, row.body, row.head, int(row.joined), int(row.exact), f.size,
+             f.mtime_ns, row.hash, row.problem)
         )  # fmt: skip
         words.append((rowid, *row.words, lang_token(f.lang)))
         trigrams.append((rowid, trigram_value(row.head, row.body, row.joined)))

@@ -21,7 +21,12 @@ log = logging.getLogger("indexer.index")
 
 # Bump on any change of the tables below or of note_parse.fts_values/trigram_value.
 # 2: Thai, Lao, Khmer and Myanmar runs cut into bigrams, their marks kept as token chars.
-SCHEMA_VERSION = 2
+# 3: folder summaries (``.overview.md``) are indexed, with a partial index of their rows;
+#    each note's abstract is stored (for the summaries).
+SCHEMA_VERSION = 3
+# The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
+# (a default search leaves them out, note counts do not count them).
+OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
 # Title far above tags, tags above body and other frontmatter values; the lang column
 # (one token naming the vault, see note_parse.lang_token) only filters.
 BM25_WEIGHTS = (10.0, 4.0, 1.0, 1.0, 0.0)
@@ -115,6 +120,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
             "path": str,
             "title": str,
             "type": str,
+            "abstract": str,  # before the body: read without loading the body's pages
             "tags": str,
             "frontmatter": str,
             "body": str,
@@ -127,14 +133,27 @@ def create_schema(conn: sqlite3.Connection) -> None:
             "problem": str,
         },
         pk="id",
-        not_null={"lang", "path", "title", "tags", "frontmatter", "body", "head", "hash"},
+        not_null={
+            "lang",
+            "path",
+            "title",
+            "abstract",
+            "tags",
+            "frontmatter",
+            "body",
+            "head",
+            "hash",
+        },
     )
     db["notes"].create_index(["lang", "path"], unique=True)  # type: ignore[union-attr]
-    # Covering index: a reconcile compares every (lang, path, size, mtime) without
-    # reading the rows (and their bodies).
+    # Covering index: a reconcile compares every (lang, path, size, mtime), and a folder
+    # summary reads its notes' types and abstracts, without reading the rows (and their
+    # bodies).
     db["notes"].create_index(  # type: ignore[union-attr]
-        ["lang", "path", "size", "mtime_ns", "exact"], index_name="notes_stat"
+        ["lang", "path", "size", "mtime_ns", "exact", "type", "abstract"],
+        index_name="notes_stat",
     )
+    conn.execute(f"CREATE INDEX notes_overviews ON notes (lang) WHERE {OVERVIEW_ROWS}")
     db["state"].create({"key": str, "value": str}, pk="key")  # type: ignore[union-attr]
     conn.execute(_WORDS_DDL)
     conn.execute(_TRIGRAMS_DDL)

@@ -22,19 +22,30 @@ from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.parse import lang_token
 from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.reconcile import Progress, ReconcileStats, Stopped
-from indexer.index.schema import BM25_WEIGHTS
+from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
 from indexer.index.watcher import VaultWatcher
 from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang
-from shared.workspace import Workspace
+from shared.workspace import OVERVIEW_FILE, Workspace
 
-__all__ = ["ChangeListener", "GrepPlan", "NoteIndex", "ReconcileStats"]
+__all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
 
 ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
 MAX_LIMIT = 100
+_OVERVIEW_IDS = (
+    f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? AND {OVERVIEW_ROWS}"
+)
+_FOLDER_NOTES = (
+    "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
+    " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
+)
+_OVERVIEW_COUNTS = (
+    f"SELECT lang, count(*) FROM notes INDEXED BY notes_overviews WHERE {OVERVIEW_ROWS}"
+    " GROUP BY lang"
+)
 
 
 @dataclass
@@ -45,6 +56,19 @@ class GrepPlan:
 
     candidates: set[str]
     indexed: dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedNote:
+    """What the index holds of one note file for a folder summary: its mtime when indexed,
+    frontmatter type, abstract, whether its text is exact (not: not UTF-8, or too large
+    to be indexed), and for a summary file (``.overview.md``) its frontmatter (JSON)."""
+
+    mtime_ns: int
+    type: str | None
+    abstract: str
+    exact: bool
+    frontmatter: str | None
 
 
 class NoteIndex:
@@ -151,8 +175,8 @@ class NoteIndex:
         )
         self._set_state("last_reconcile", reconcile.now_iso())
         self._set_state("reconcile_running", "0")
-        self._ready.set()
-        self._tell(stats, "reconcile")
+        self._tell(stats, "reconcile")  # before ``ready``: a listener waiting for it
+        self._ready.set()  # has heard every change of the start-up reconcile
         return stats
 
     def _tell(self, stats: ReconcileStats, source: str) -> None:
@@ -251,6 +275,9 @@ class NoteIndex:
         )
         if where:  # CROSS JOIN keeps the FTS table as the outer loop
             ranked += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
+        if type is None:  # folder summaries only when asked for (type="summary")
+            where += f" AND notes_fts.rowid NOT IN ({_OVERVIEW_IDS})"
+            params.append(lang)
         sql = (
             f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
         )
@@ -374,17 +401,45 @@ class NoteIndex:
             self._indexed_cache = (lang, generation, indexed)
         return indexed
 
-    def counts(self) -> dict[str, int]:
-        """Notes per lang."""
+    def folder_notes(self, lang: str, folder: str) -> dict[str, IndexedNote]:
+        """The indexed notes directly inside ``folder`` (its summary included), by file
+        name: what the directory summaries read instead of parsing every file again.
+        The covering index ``notes_stat`` answers for the notes; only the summary's
+        frontmatter comes from its row."""
+        prefix = folder + "/" if folder else ""
+        upper = folder + "0" if folder else "\U0010ffff"
         with self._read() as conn:
-            return dict(
+            rows = conn.execute(_FOLDER_NOTES, (lang, prefix, upper, len(prefix) + 1))
+            notes = {
+                path[len(prefix) :]: IndexedNote(mtime_ns, kind, abstract, bool(exact), None)
+                for path, mtime_ns, kind, abstract, exact in rows
+            }
+            overview = notes.get(OVERVIEW_FILE)
+            if overview is not None:
+                (meta,) = conn.execute(
+                    "SELECT frontmatter FROM notes WHERE lang = ? AND path = ?",
+                    (lang, prefix + OVERVIEW_FILE),
+                ).fetchone()
+                notes[OVERVIEW_FILE] = IndexedNote(
+                    overview.mtime_ns, overview.type, overview.abstract, overview.exact, meta
+                )
+        return notes
+
+    def counts(self) -> dict[str, int]:
+        """Notes per lang (folder summaries are not notes)."""
+        with self._read() as conn:
+            counts = dict(
                 conn.execute("SELECT lang, count(*) FROM notes GROUP BY lang ORDER BY lang")
             )
+            for lang, overviews in conn.execute(_OVERVIEW_COUNTS):
+                counts[lang] -= overviews
+        return {lang: count for lang, count in counts.items() if count}
 
     def info(self) -> dict:
         """Size on disk, time of the last finished reconcile, notes and problem files."""
         with self._read() as conn:
             notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            notes -= sum(count for _, count in conn.execute(_OVERVIEW_COUNTS))
             problems = conn.execute(
                 "SELECT count(*) FROM notes WHERE problem IS NOT NULL"
             ).fetchone()[0]

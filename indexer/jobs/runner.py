@@ -46,7 +46,10 @@ class JobRunner:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Cancel the running jobs, then stop the loop and join the thread."""
-        if not self._started or self._loop.is_closed():
+        if self._loop.is_closed():
+            return
+        if not self._started:  # never used: only the loop to close
+            self._loop.close()
             return
 
         async def cancel_all() -> None:

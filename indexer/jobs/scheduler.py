@@ -57,8 +57,9 @@ class MaintenanceScheduler:
         return True
 
     def on_change(self, lang: str, path: str, source: str) -> None:
-        """Index change listener (any thread): an events/ file changed in ``lang``."""
-        if not self._started or not path.startswith("events/"):
+        """Index change listener (any thread): an event note changed in ``lang``. Dot-files
+        (a folder summary written into events/) are not maintenance's input."""
+        if not self._started or not path.startswith("events/") or "/." in path:
             return
         with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
             self.jobs.loop.call_soon_threadsafe(self._poke, lang)

@@ -157,10 +157,14 @@ def temp_name(name: str) -> str:
     return f".{stem}.tmp.{secrets.token_hex(8)}"
 
 
-def replace_at(dir_fd: int, name: str, data: bytes, *, mode: int = 0o644) -> None:
+def replace_at(
+    dir_fd: int, name: str, data: bytes, *, mode: int = 0o644, durable: bool = True
+) -> None:
     """Atomically replace ``name`` in ``dir_fd``: temp file, fsync, rename, fsync of the folder.
 
     The only atomic write: the tools, the indexer's own files and the history use it.
+    ``durable=False`` skips both fsyncs, for derived files that are made again when lost
+    (folder summaries): still atomic for readers, not promised to survive a power cut.
     """
     temp = temp_name(name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -168,7 +172,8 @@ def replace_at(dir_fd: int, name: str, data: bytes, *, mode: int = 0o644) -> Non
     try:
         try:
             write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
@@ -176,7 +181,8 @@ def replace_at(dir_fd: int, name: str, data: bytes, *, mode: int = 0o644) -> Non
         with suppress(FileNotFoundError):
             os.unlink(temp, dir_fd=dir_fd)
         raise
-    os.fsync(dir_fd)
+    if durable:
+        os.fsync(dir_fd)
 
 
 def append_at(

@@ -12,6 +12,7 @@ name, never a path string.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import stat
 import unicodedata
@@ -29,7 +30,7 @@ from shared.errors import (
 )
 from shared.images import IMAGE_SUFFIXES
 from shared.langs import check_lang
-from shared.workspace import Workspace
+from shared.workspace import OVERVIEW_FILE, Workspace
 
 MAX_PATH_BYTES = 1024
 MAX_SEGMENT_BYTES = 255
@@ -239,17 +240,23 @@ class Place:
             raise NotFoundError(f"{rel} does not exist")
         return fd
 
-    def remove_empty_folder(self) -> None:
-        """``rmdir`` the target folder; a folder with anything in it is refused."""
+    def remove_empty_folder(self) -> bool:
+        """``rmdir`` the target folder; a folder with anything in it is refused, but for
+        its summary (``.overview.md``, the indexer's own): that goes with the folder.
+        Returns whether a summary went."""
         fd = self.folder_fd()
         if fd is None or self.dir_fd is None:
             raise NotFoundError(f"{self.target.rel} does not exist")
         with os.scandir(fd) as entries:
-            empty = next(entries, None) is None
+            names = [entry.name for entry in itertools.islice(entries, 2)]
+        summary_only = names == [OVERVIEW_FILE]
         try:
-            if not empty:
+            if names and not summary_only:
                 raise OSError(errno.ENOTEMPTY, "not empty")
+            if summary_only:
+                os.unlink(OVERVIEW_FILE, dir_fd=fd)
             os.rmdir(self.name, dir_fd=self.dir_fd)
+            return summary_only
         except OSError as err:
             fsops.refuse(err)
             raise InvalidArgumentError(f"{self.target.rel} is a folder that is not empty") from None

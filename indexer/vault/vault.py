@@ -36,6 +36,7 @@ from shared.errors import (
 )
 from shared.frontmatter import normalize_frontmatter_text
 from shared.images import is_image
+from shared.workspace import OVERVIEW_FILE
 
 log = logging.getLogger("indexer.vault")
 ChangeListener = Callable[[str, str], None]
@@ -251,7 +252,8 @@ class Vault:
             if info is None or place.dir_fd is None:
                 raise NotFoundError(f"{target.rel} does not exist")
             if stat.S_ISDIR(info.st_mode):
-                place.remove_empty_folder()
+                if place.remove_empty_folder():  # its summary went with it
+                    self._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
             elif target.dir_only:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
             elif target.is_note or target.is_asset:
@@ -291,13 +293,15 @@ class Vault:
                 self._locks[key] = lock
             return lock
 
-    def _notify(self, target: Target) -> None:
-        """Tell the listeners; their failure must not turn a done change into an error."""
+    def _notify(self, target: Target, rel: str | None = None) -> None:
+        """Tell the listeners that ``rel`` (default: the target) changed; their failure
+        must not turn a done change into an error."""
+        rel = target.rel if rel is None else rel
         for listener in self.listeners:
             try:
-                listener(target.lang, target.rel)
+                listener(target.lang, rel)
             except Exception:
-                log.exception("change listener failed for %s:%s", target.lang, target.rel)
+                log.exception("change listener failed for %s:%s", target.lang, rel)
 
     def _check_size(self, size: int) -> None:
         if size > self.max_file_bytes:

@@ -27,7 +27,7 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 
 import indexer
 from indexer.core import Core
-from indexer.web.tools import files, index, recall
+from indexer.web.tools import files, index, recall, summaries
 from shared.errors import VaultError
 
 log = logging.getLogger("indexer.tools")
@@ -154,7 +154,7 @@ def create_server(core: Core) -> FastMCP:
         middleware=[ToolBoundary()],
     )
     tools = Registrar(mcp)
-    for register in (files.register, index.register, recall.register):
+    for register in (files.register, index.register, recall.register, summaries.register):
         register(tools, core)
     _register_texts(mcp, settings.prompts_dir)
     if settings.echo_tool:

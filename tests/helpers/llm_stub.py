@@ -100,6 +100,7 @@ class LLMStub:
         self.base_url = ""
         self.in_flight = 0  # requests being answered now, and the most ever at once
         self.max_in_flight = 0
+        self.hold: threading.Event | None = None  # while set and not set(): answers wait
 
     def run(self, script: Script | list[Message | RawReply]) -> None:
         """Use ``script`` from now on (a list is played in order, then repeats its last)."""
@@ -120,6 +121,8 @@ class LLMStub:
         try:
             if self.delay:
                 await asyncio.sleep(self.delay)
+            while self.hold is not None and not self.hold.is_set():
+                await asyncio.sleep(0.01)
             reply = self.script(body, turn)
         finally:
             self.in_flight -= 1

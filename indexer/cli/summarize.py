@@ -1,0 +1,110 @@
+"""``indexer summarize``: bring every folder's summary (``.overview.md``) up to date now.
+
+The same pass the server runs in the background: folders whose children did not change
+are skipped (no model call, no write) unless ``--force``. Without a server the index is
+first brought up to date with disk (the summaries read notes from it); while a server
+runs, the index is only read and the server indexes the summaries written here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+from indexer.cli import add_model_options, resolve_workspace
+from indexer.cli.index import progress_display, server_holds_lock
+from indexer.index.service import NoteIndex
+from indexer.jobs.llm import JobModel
+from indexer.jobs.summaries import PassStats, Progress, Summaries
+from indexer.settings import Settings
+from indexer.vault.sandbox import Sandbox
+from shared.errors import ConfigError, NotFoundError
+from shared.langs import check_lang
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    summarize = commands.add_parser(
+        "summarize",
+        parents=[common],
+        help="make or refresh the summary (.overview.md) of every folder of the vaults",
+        description=(
+            "Summarize every folder of the vaults bottom-up, each from its notes' and "
+            "subfolders' abstracts: by the background model when one is set, else by a "
+            "deterministic fallback. Unchanged folders are skipped."
+        ),
+    )
+    summarize.add_argument("--lang", help="only this vault (e.g. en, ja, zh-Hans)")
+    summarize.add_argument("--force", action="store_true", help="redo every folder, changed or not")
+    add_model_options(summarize)
+    summarize.set_defaults(func=cmd_summarize)
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    workspace = resolve_workspace(args)
+    try:
+        settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    langs = None
+    if args.lang:
+        lang = check_lang(args.lang)
+        if not workspace.vault_dir(lang).is_dir():
+            raise NotFoundError(f"there is no vault for {lang!r} in {workspace.root}")
+        langs = [lang]
+    served = server_holds_lock(workspace)
+    index = NoteIndex(workspace)
+    try:
+        if served:
+            index.open(readonly=True)
+        else:
+            index.open()
+            index.reconcile()
+        summaries = Summaries(
+            Sandbox(workspace),
+            index=index,
+            model=JobModel(settings.model) if settings.model is not None else None,
+            max_children=settings.summaries_max_children,
+            written=None if served else index.note_changed,
+        )
+        line = "summarize: {done}/{total} folders"
+        with progress_display(sys.stderr, "summarizing folders", line) as show:
+            stats = asyncio.run(_run(summaries, langs, args.force, show))
+    finally:
+        index.close()
+    print(table(stats))
+    if stats.unreadable:
+        print(f"{stats.unreadable} note(s) could not be read and were left out (see the log)")
+    if stats.model_errors:
+        print(f"the model failed {stats.model_errors} time(s): those folders got the fallback")
+    return 0
+
+
+async def _run(
+    summaries: Summaries, langs: list[str] | None, force: bool, progress: Progress
+) -> PassStats:
+    try:
+        return await summaries.run_pass(langs, force=force, progress=progress)
+    finally:
+        if summaries.model is not None:
+            await summaries.model.close()
+
+
+def table(stats: PassStats) -> str:
+    """The final table: folders done, by model, by fallback, skipped, removed, seconds."""
+    heads = ("folders", "by model", "by fallback", "skipped", "removed", "seconds")
+    values = (
+        str(stats.folders),
+        str(stats.llm),
+        str(stats.fallback),
+        str(stats.skipped),
+        str(stats.removed),
+        f"{stats.seconds:.1f}",
+    )
+    widths = [max(len(h), len(v)) for h, v in zip(heads, values, strict=True)]
+    return "\n".join(
+        "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        for row in (heads, values)
+    )

@@ -1,0 +1,47 @@
+"""A note's abstract: what a folder summary (and anything else) says of it in one line.
+
+The frontmatter's ``abstract``, ``summary`` or ``description`` (the first that is text),
+else the body's first paragraph (a run of non-blank lines that is not a heading), else
+the title; on one line, at most ``ABSTRACT_CHARS`` characters. The index computes it
+once per note version (``parse_note``), so reading thousands of abstracts costs no
+parsing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ABSTRACT_CHARS = 200
+# A line that is not blank and not an ATX heading, then more such lines.
+_LINE = r"[ \t]*(?!#{1,6}(?:[ \t]|$))\S[^\n]*"
+_PARAGRAPH = re.compile(rf"^{_LINE}(?:\n{_LINE})*", re.MULTILINE)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # C0/C1 controls but whitespace
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: whitespace runs become one space, control characters go."""
+    return " ".join(_CONTROL.sub("", text).split())
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters (an ellipsis marks the cut)."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip() + "…"
+
+
+def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS) -> str:
+    """The first run of non-blank lines of a Markdown body that is not a heading, on one
+    line (its first ``limit`` characters: an abstract needs no more)."""
+    found = _PARAGRAPH.search(body)
+    return one_line(found.group(0)[:limit]) if found else ""
+
+
+def note_abstract(meta: dict[str, Any], body: str, title: str) -> str:
+    """A note's abstract (see the module's docstring)."""
+    for key in ("abstract", "summary", "description"):
+        value = meta.get(key)
+        if isinstance(value, str) and one_line(value[: 4 * ABSTRACT_CHARS]):
+            return clip(one_line(value[: 4 * ABSTRACT_CHARS]), ABSTRACT_CHARS)
+    return clip(first_paragraph(body) or one_line(title), ABSTRACT_CHARS)

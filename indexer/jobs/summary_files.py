@@ -1,0 +1,309 @@
+"""A vault folder as its summary sees it, and the one write of ``<folder>/.overview.md``.
+
+Folders are walked by descriptor from the vault root (``O_NOFOLLOW`` at every level, as
+the tools do), never by path string. A note's abstract and type come from its index row
+(no re-parsing of a vault that did not change; the index is kept current, and each of
+its changes marks the folder dirty again), else from the file itself; a note that
+cannot be read as text is skipped with a warning.
+
+``SummaryFiles.commit`` is the only place that writes or removes a summary file (but
+for the ``delete`` tool on an emptied folder, which takes its summary along): the route
+a history of versions can later take (actor ``job:summaries``). Summaries are derived
+data, written atomically but without fsync: one lost in a crash is made again.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+from indexer.index.abstract import note_abstract
+from indexer.index.service import IndexedNote, NoteIndex
+from indexer.jobs.summary_texts import Child, note_category
+from indexer.vault import fsops
+from indexer.vault.sandbox import Sandbox
+from shared.errors import ForbiddenPathError, InvalidFrontmatterError
+from shared.frontmatter import (
+    normalize_frontmatter_text,
+    read_frontmatter,
+    render_note,
+    title_from_body,
+)
+from shared.langs import check_lang
+from shared.timestamps import format_timestamp
+from shared.workspace import OVERVIEW_FILE
+
+log = logging.getLogger("indexer.jobs.summaries")
+HEAD_BYTES = 256 * 1024  # enough of a note for its frontmatter and first paragraph
+Written = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A folder's summary: what ``.overview.md`` holds (``updated`` None: not written)."""
+
+    folder: str
+    abstract: str
+    overview: str
+    child_count: int
+    categories: list[str]
+    children_digest: str
+    generated_by: str  # "llm" | "fallback"
+    updated: str | None = None
+    mtime_ns: int = 0
+    note_id: str | None = None  # the file's id and created, kept when it is rewritten
+    created: str | None = None
+
+    def as_child(self) -> Child:
+        """What the parent folder's summary sees of this one."""
+        name = PurePosixPath(self.folder).name if self.folder else ""
+        return Child(name + "/", self.abstract, "folder", self.mtime_ns)
+
+    def result(self, stale: bool) -> dict[str, Any]:
+        """The ``summary`` tool's answer."""
+        return {
+            "path": self.folder,
+            "abstract": self.abstract,
+            "overview": self.overview,
+            "child_count": self.child_count,
+            "categories": list(self.categories),
+            "generated_by": self.generated_by,
+            "updated": self.updated,
+            "stale": stale,
+        }
+
+
+@dataclass
+class FolderInput:
+    """One folder's listing: readable notes as children, subfolder names, the notes that
+    could not be read, and the summary it has now (None: none)."""
+
+    notes: list[Child] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    summary: Summary | None = None
+
+
+def render_summary(summary: Summary, existing: Summary | None, now: datetime) -> bytes:
+    """The normalized text of ``.overview.md`` (the model's words are YAML string values
+    and body text: they cannot break the frontmatter); ``existing``'s id and created stay."""
+    meta: dict[str, Any] = {
+        "id": existing.note_id if existing is not None else None,
+        "title": f"{summary.folder}/" if summary.folder else "/",
+        "type": "summary",
+        "abstract": summary.abstract,
+        "child_count": summary.child_count,
+        "categories": list(summary.categories),
+        "children_digest": summary.children_digest,
+        "generated_by": summary.generated_by,
+    }
+    if existing is not None and existing.created:
+        meta["created"] = existing.created
+    text = render_note({k: v for k, v in meta.items() if v is not None}, summary.overview)
+    try:
+        return normalize_frontmatter_text(text, now=now, stem="overview").encode()
+    except InvalidFrontmatterError:
+        if existing is None:
+            raise
+        return render_summary(summary, None, now)  # an odd id or created (edited by hand)
+
+
+def parse_summary(folder: str, text: str, mtime_ns: int) -> Summary:
+    """A summary file's fields (lenient: odd values become empty ones, and an empty
+    digest makes the next pass write it again)."""
+    meta, body = read_frontmatter(text)
+    return summary_from(folder, meta, body, mtime_ns)
+
+
+def summary_from(folder: str, meta: dict[str, Any], body: str, mtime_ns: int) -> Summary:
+    """A ``Summary`` of a summary file's frontmatter and body (as read, or as indexed)."""
+
+    def string(key: str) -> str:
+        value = meta.get(key)
+        return value if isinstance(value, str) else ""
+
+    count = meta.get("child_count")
+    cats = meta.get("categories")
+    updated, created = (
+        format_timestamp(v) if isinstance(v, datetime) else (str(v) if v else None)
+        for v in (meta.get("updated"), meta.get("created"))
+    )
+    note_id = meta.get("id")
+    return Summary(
+        folder=folder,
+        abstract=string("abstract"),
+        overview=body,
+        child_count=count if isinstance(count, int) and not isinstance(count, bool) else 0,
+        categories=[str(c) for c in cats] if isinstance(cats, list) else [],
+        children_digest=string("children_digest"),
+        generated_by=string("generated_by") or "fallback",
+        updated=updated,
+        mtime_ns=mtime_ns,
+        note_id=str(note_id) if isinstance(note_id, str | int) and str(note_id).strip() else None,
+        created=created,
+    )
+
+
+class SummaryFiles:
+    """Reads vault folders for their summaries and writes ``.overview.md`` files."""
+
+    def __init__(
+        self, sandbox: Sandbox, index: NoteIndex | None = None, written: Written | None = None
+    ) -> None:
+        self.sandbox = sandbox
+        self.index = index
+        self.written = written  # told (lang, path) after a summary file changed
+
+    @contextmanager
+    def folder(self, lang: str, folder: str) -> Iterator[int | None]:
+        """The folder opened by descriptors from its vault root (which the operator may
+        link elsewhere: the one path the kernel resolves); None when missing."""
+        root = self.sandbox.workspace.vault_dir(check_lang(lang))
+        with ExitStack() as stack:
+            fd: int | None
+            try:
+                fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError:
+                fd = None
+            else:
+                stack.callback(os.close, fd)
+            for segment in folder.split("/") if folder else []:
+                if fd is None:
+                    break
+                try:
+                    fd = fsops.open_dir(segment, fd)
+                except (OSError, ForbiddenPathError):
+                    fd = None
+                    break
+                stack.callback(os.close, fd)
+            yield fd
+
+    def read(self, lang: str, folder: str) -> FolderInput | None:
+        """The folder's children and current summary; None when the folder is missing."""
+        with self.folder(lang, folder) as fd:
+            if fd is None:
+                return None
+            found = FolderInput()
+            has_summary = False
+            notes: list[str] = []
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name == OVERVIEW_FILE:
+                        has_summary = entry.is_file(follow_symlinks=False)
+                    elif name.startswith("."):
+                        continue
+                    elif entry.is_dir(follow_symlinks=False):
+                        if not name.endswith(".assets"):
+                            found.folders.append(name)
+                    elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                        notes.append(name)
+            rows = self.index.folder_notes(lang, folder) if self.index else {}
+            for name in sorted(notes):
+                child = self._note(fd, name, rows.get(name))
+                if child is None:
+                    rel = f"{folder}/{name}" if folder else name
+                    log.warning("summaries: %s/%s cannot be read: skipped", lang, rel)
+                    found.unreadable.append(name)
+                else:
+                    found.notes.append(child)
+            found.folders.sort()
+            if has_summary:
+                found.summary = self._indexed_summary(fd, folder, rows.get(OVERVIEW_FILE))
+            return found
+
+    def read_summary(self, lang: str, folder: str) -> Summary | None:
+        """The folder's current summary, or None (no file, or no folder)."""
+        with self.folder(lang, folder) as fd:
+            return self._summary_at(fd, folder) if fd is not None else None
+
+    def commit(self, lang: str, folder: str, data: bytes | None) -> bool:
+        """Write (``data``) or remove (None) ``<folder>/.overview.md``, atomically, then
+        tell ``written``. The one write of summary files (history hooks in here).
+
+        Returns False when the folder is gone (nothing to do)."""
+        with self.folder(lang, folder) as fd:
+            if fd is None:
+                return False
+            if data is not None:  # derived data: a summary lost in a crash is made again
+                fsops.replace_at(fd, OVERVIEW_FILE, data, durable=False)
+            else:
+                try:
+                    os.unlink(OVERVIEW_FILE, dir_fd=fd)
+                except FileNotFoundError:
+                    return True
+        if self.written is not None:
+            self.written(lang, f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE)
+        return True
+
+    def _note(self, fd: int, name: str, row: IndexedNote | None) -> Child | None:
+        """A note as a child: from its index row (kept current by the index, whose every
+        change marks the folder dirty again), else from the file; None when it cannot be
+        read as text (not UTF-8, too large, or the file cannot be opened)."""
+        if row is not None:
+            if not row.exact:
+                return None
+            return Child(name, row.abstract, note_category(row.type), row.mtime_ns)
+        got = _read_head(fd, name)
+        if got is None:
+            return None
+        text, mtime_ns = got
+        meta, body = read_frontmatter(text)
+        title = meta.get("title")
+        if not isinstance(title, str) or not title.strip():
+            title = title_from_body(body) or PurePosixPath(name).stem
+        abstract = note_abstract(meta, body, title)
+        return Child(name, abstract, note_category(meta.get("type")), mtime_ns)
+
+    def _indexed_summary(self, fd: int, folder: str, row: IndexedNote | None) -> Summary | None:
+        """The folder's summary from its index row when that is current, else its file."""
+        try:
+            info = os.stat(OVERVIEW_FILE, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return None
+        if row is None or row.frontmatter is None or row.mtime_ns != info.st_mtime_ns:
+            return self._summary_at(fd, folder)
+        meta = json.loads(row.frontmatter)
+        meta = meta if isinstance(meta, dict) else {}
+        return summary_from(folder, meta, "", info.st_mtime_ns)  # the overview is not needed
+
+    def _summary_at(self, fd: int, folder: str) -> Summary | None:
+        try:
+            file_fd = fsops.open_regular(OVERVIEW_FILE, fd)
+        except (OSError, ForbiddenPathError):
+            return None
+        with fsops.opened(file_fd):
+            try:
+                info = os.fstat(file_fd)
+                data = fsops.read_all(file_fd, HEAD_BYTES)
+            except OSError:
+                return None
+        return parse_summary(folder, data.decode("utf-8", "replace"), info.st_mtime_ns)
+
+
+def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:
+    """The first ``HEAD_BYTES`` of a regular file as text, and its mtime; None when it
+    cannot be read or is not UTF-8."""
+    try:
+        fd = fsops.open_regular(name, dir_fd)
+    except (OSError, ForbiddenPathError):
+        return None
+    with fsops.opened(fd):
+        try:
+            data = fsops.read_all(fd, HEAD_BYTES)
+            mtime_ns = os.fstat(fd).st_mtime_ns
+        except OSError:
+            return None
+    try:  # a character cut at the end of a long file's head is not an error
+        text = codecs.getincrementaldecoder("utf-8")().decode(data[:HEAD_BYTES], final=False)
+    except UnicodeDecodeError:
+        return None
+    return text, mtime_ns

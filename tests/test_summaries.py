@@ -1,0 +1,483 @@
+"""Directory summaries: the seed-001 DAG over real files and a real index, with the
+OpenAI-compatible stub (driven by the real openai SDK) as the model."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.llm_stub import LLMStub, running_llm_stub, say
+from helpers.snapshots import snapshot
+
+from indexer.core import Core
+from indexer.daemon import build_core
+from indexer.jobs.llm import ModelSettings
+from indexer.jobs.summaries import Summaries
+from indexer.jobs.summary_texts import fallback_overview, most_recent
+from indexer.settings import Settings
+from shared.errors import ForbiddenPathError, InvalidArgumentError, NotFoundError
+from shared.frontmatter import parse_frontmatter
+from shared.workspace import Workspace
+
+LEAVES = [f"t{i}/s{j}" for i in range(4) for j in range(5)]  # 20 leaves, 25 folders
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        yield running
+
+
+@pytest.fixture
+async def quiet_stub(stub: LLMStub) -> AsyncIterator[LLMStub]:
+    """The stub with no request of an earlier test still in flight, answering as a model
+    should: an abstract naming the folder and a hash of its children's abstracts (so a
+    change travels up), and an overview listing the children."""
+    while stub.in_flight:
+        await asyncio.sleep(0.02)
+    stub.delay = 0.0
+    stub.run(good_answer)
+    yield stub
+    stub.delay = 0.0
+
+
+def request_data(request: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(request["messages"][1]["content"])  # type: ignore[no-any-return]
+
+
+def good_answer(request: dict[str, Any], turn: int) -> dict[str, Any]:
+    data = request_data(request)
+    seen = hashlib.sha256(json.dumps(data["children"]).encode()).hexdigest()[:8]
+    lines = [f"- {c['name']}: {c['abstract']}" for c in data["children"]]
+    answer = {
+        "abstract": f"About {data['folder']} #{seen}",
+        "overview": "# Contents\n" + "\n".join(lines),
+    }
+    return say(json.dumps(answer))
+
+
+def asked_folders(stub: LLMStub) -> list[str]:
+    return [request_data(r)["folder"] for r in stub.requests]
+
+
+def make_core(
+    tmp_path: Path,
+    stub: LLMStub | None = None,
+    *,
+    concurrency: int = 10,
+    timeout: float = 30,
+    max_children: int = 50,
+) -> Core:
+    model = None
+    if stub is not None:
+        model = ModelSettings(
+            model="stub", base_url=stub.base_url, max_concurrency=concurrency, timeout=timeout
+        )
+    settings = Settings(
+        workspace=Workspace(tmp_path / "ws"), model=model, summaries_max_children=max_children
+    )
+    return build_core(settings)
+
+
+@pytest.fixture
+async def cores() -> AsyncIterator[list[Core]]:
+    """Cores a test built, closed afterwards (index, model clients)."""
+    built: list[Core] = []
+    yield built
+    for core in built:
+        if core.model is not None:
+            await core.model.close()
+        if core.jobs is not None:
+            core.jobs.stop()
+        if core.index is not None:
+            core.index.close()
+
+
+def vault(tmp_path: Path, lang: str = "en") -> Path:
+    return tmp_path / "ws" / "memory" / "languages" / lang / "vault"
+
+
+def note(tmp_path: Path, rel: str, text: str, lang: str = "en") -> Path:
+    path = vault(tmp_path, lang) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def tree(tmp_path: Path) -> None:
+    """25 folders: t0..t3, each with s0..s4, each holding two notes; one note at the root."""
+    note(tmp_path, "welcome.md", "---\ntype: guide\n---\n# Welcome\n\nStart here.\n")
+    for leaf in LEAVES:
+        for k in range(2):
+            note(tmp_path, f"{leaf}/n{k}.md", f"# Note {leaf} {k}\n\nAbout {leaf}, part {k}.\n")
+
+
+def summary_file(tmp_path: Path, folder: str, lang: str = "en") -> tuple[dict[str, Any], str]:
+    text = (vault(tmp_path, lang) / folder / ".overview.md").read_text(encoding="utf-8")
+    return parse_frontmatter(text)
+
+
+def settle(core: Core) -> None:
+    """Bring the index up to date; what its reconcile marked dirty is dropped (as the
+    background loop does before its full pass)."""
+    assert core.index is not None
+    core.index.reconcile()
+    summaries_of(core).dirty.take()
+    summaries_of(core).dirty.done()
+
+
+def summaries_of(core: Core) -> Summaries:
+    assert core.summaries is not None
+    return core.summaries
+
+
+# -- the DAG ---------------------------------------------------------------------------
+
+
+async def test_a_parent_is_summarized_once_after_all_its_children(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    tree(tmp_path)
+    quiet_stub.delay = 0.1
+    core = make_core(tmp_path, quiet_stub, concurrency=10)
+    cores.append(core)
+    settle(core)
+    stats = await summaries_of(core).run_pass()
+    assert (stats.folders, stats.llm, stats.fallback, stats.skipped) == (25, 25, 0, 0)
+    folders = asked_folders(quiet_stub)
+    expected = ["/"] + [f"t{i}/" for i in range(4)] + [f"{leaf}/" for leaf in LEAVES]
+    assert sorted(folders) == sorted(expected)  # each folder exactly once
+    assert quiet_stub.max_in_flight == 10  # 20 leaves were ready at once; 10 went out
+    for request in quiet_stub.requests:
+        data = request_data(request)
+        prefix = "" if data["folder"] == "/" else data["folder"]
+        for child in data["children"]:
+            if child["kind"] == "folder":  # the model's answer for that child: asked before
+                assert child["abstract"].startswith(f"About {prefix}{child['name']} #")
+    meta, body = summary_file(tmp_path, "")
+    assert meta["type"] == "summary" and meta["generated_by"] == "llm"
+    assert meta["abstract"].startswith("About / #") and meta["child_count"] == 5
+    assert meta["categories"] == ["folder", "guide"]
+    assert body.startswith("# Contents\n- t0/: About t0/ #")
+
+
+async def test_model_calls_are_bounded_by_the_concurrency_setting(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    tree(tmp_path)
+    quiet_stub.delay = 0.05
+    core = make_core(tmp_path, quiet_stub, concurrency=3)
+    cores.append(core)
+    settle(core)
+    stats = await summaries_of(core).run_pass()
+    assert stats.llm == 25 and len(quiet_stub.requests) == 25
+    assert quiet_stub.max_in_flight == 3
+
+
+async def test_without_a_model_the_fallback_is_written_and_nothing_is_called(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    note(tmp_path, "items/go.md", "---\ntype: item\nsummary: Past tense of go\n---\n# Go\n\nwent\n")
+    note(tmp_path, "items/be.md", "# Be\n\nwas, were, been\n")
+    note(tmp_path, "events/2026/11/29.md", "# 2026-11-29\n\n## Event\nThe learner went out.\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    stats = await summaries_of(core).run_pass()
+    assert (stats.folders, stats.fallback, stats.llm) == (5, 5, 0)
+    assert quiet_stub.requests == []
+    meta, body = summary_file(tmp_path, "items")
+    assert set(meta) == {
+        "id", "title", "type", "created", "updated", "abstract", "child_count",
+        "categories", "children_digest", "generated_by",
+    }  # fmt: skip
+    assert meta["abstract"] == "2 notes: note, item" and meta["child_count"] == 2
+    assert meta["categories"] == ["note", "item"] and meta["generated_by"] == "fallback"
+    assert len(meta["children_digest"]) == 64 and meta["title"] == "items/"
+    assert (
+        body
+        == "# Overview\n\n## note (1)\n- was, were, been…\n\n## item (1)\n- Past tense of go…\n"
+    )
+    root, root_body = summary_file(tmp_path, "")
+    assert root["abstract"] == "2 notes: folder"
+    assert root_body == "# Overview\n\n## folder (2)\n- 1 notes: folder…\n- 2 notes: note, item…\n"
+    day, _ = summary_file(tmp_path, "events/2026/11")
+    assert day["abstract"] == "1 notes: note"
+
+
+async def test_a_zh_vault_gets_the_seeds_chinese_fallback(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    note(
+        tmp_path,
+        "items/a.md",
+        "---\ntype: preference\n---\n# 甲\n\n喜欢简洁的代码风格。\n",
+        "zh-Hans",
+    )
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    await summaries_of(core).run_pass()
+    meta, body = summary_file(tmp_path, "items", "zh-Hans")
+    assert meta["abstract"] == "包含 1 条preference相关记忆"
+    assert body == "# 目录内容概览\n\n## preference (1条)\n- 喜欢简洁的代码风格。...\n"
+
+
+# -- incremental -----------------------------------------------------------------------
+
+
+async def test_an_edit_deep_in_the_tree_redoes_only_its_ancestors(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    tree(tmp_path)
+    core = make_core(tmp_path, quiet_stub)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    assert summaries.dirty.take() == {}  # the pass's own writes marked nothing
+    quiet_stub.run(good_answer)
+    untouched = snapshot(vault(tmp_path) / "t3")
+    first, _ = summary_file(tmp_path, "t1/s2")
+
+    core.vault.write("en", "t1/s2/n0.md", "# Note\n\nRewritten: now about sailing.\n")
+    batch = summaries.dirty.take()
+    assert batch == {"en": {"t1/s2", "t1", ""}}
+    assert summaries.dirty.is_dirty("en", "t1")  # being worked on: stale until done
+    stats = await summaries.run_pass(dirty=batch)
+    summaries.dirty.done()
+    assert sorted(asked_folders(quiet_stub)) == ["/", "t1/", "t1/s2/"]
+    assert (stats.folders, stats.llm, stats.skipped) == (3, 3, 0)  # the others read as they are
+    assert snapshot(vault(tmp_path) / "t3") == untouched
+    again, body = summary_file(tmp_path, "t1/s2")
+    assert "n0.md: Rewritten: now about sailing." in body
+    assert (again["id"], again["created"]) == (first["id"], first["created"])
+    assert again["abstract"] != first["abstract"]
+
+    quiet_stub.run(good_answer)
+    before = snapshot(vault(tmp_path))
+    stats = await summaries.run_pass()  # nothing changed: no call, no write
+    assert quiet_stub.requests == [] and (stats.skipped, stats.llm) == (25, 0)
+    assert snapshot(vault(tmp_path)) == before
+
+
+async def test_an_emptied_folder_loses_its_summary(tmp_path: Path, cores: list[Core]) -> None:
+    note(tmp_path, "a/one.md", "# One\n\nfirst\n")
+    note(tmp_path, "b/two.md", "# Two\n\nsecond\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    assert (vault(tmp_path) / "a" / ".overview.md").exists()
+    core.vault.delete("en", "a/one.md")
+    stats = await summaries.run_pass(dirty=summaries.dirty.take())
+    assert stats.removed == 1 and stats.fallback == 1  # a/ removed, the root redone
+    assert not (vault(tmp_path) / "a" / ".overview.md").exists()
+    assert summary_file(tmp_path, "")[0]["abstract"] == "1 notes: folder"
+    assert core.index is not None
+    core.vault.delete("en", "b/two.md")
+    assert set(core.index.folder_notes("en", "b")) == {".overview.md"}
+    core.vault.delete("en", "b")  # the summary does not keep an emptied folder alive
+    assert not (vault(tmp_path) / "b").exists() and core.index.folder_notes("en", "b") == {}
+    stats = await summaries.run_pass(dirty=summaries.dirty.take())
+    assert stats.removed == 1 and not (vault(tmp_path) / ".overview.md").exists()
+    note(tmp_path, "c/d/three.md", "# Three\n\nthird\n")
+    with pytest.raises(InvalidArgumentError):
+        core.vault.delete("en", "c")  # a folder with more than its summary stays
+
+
+async def test_a_summary_file_someone_deleted_is_made_again_with_its_parent(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    note(tmp_path, "a/b/one.md", "# One\n\nfirst\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    (vault(tmp_path) / "a" / "b" / ".overview.md").unlink()
+    summaries.index_changed("en", "a/b/.overview.md", "watcher")  # as the watcher tells it
+    batch = summaries.dirty.take()
+    assert batch == {"en": {"a", ""}}  # not a/b itself: its own writes never re-dirty it
+    stats = await summaries.run_pass(dirty=batch)
+    assert stats.fallback == 1 and stats.skipped == 2  # a/b made again, a and root the same
+    assert (vault(tmp_path) / "a" / "b" / ".overview.md").exists()
+
+
+# -- errors ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        say("not json at all"),
+        say('{"abstract": "only an abstract"}'),
+        say('[{"abstract": "a", "overview": "b"}]'),
+        say('{"abstract": 42, "overview": "b"}'),
+    ],
+    ids=["text", "missing-overview", "array", "number"],
+)
+async def test_a_malformed_answer_falls_back_and_is_retried_next_pass(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core], reply: dict[str, Any]
+) -> None:
+    note(tmp_path, "items/go.md", "# Go\n\nwent\n")
+    core = make_core(tmp_path, quiet_stub)
+    cores.append(core)
+    settle(core)
+    quiet_stub.run([reply])
+    stats = await summaries_of(core).run_pass()
+    assert (stats.fallback, stats.llm, stats.model_errors) == (2, 0, 2)
+    assert summary_file(tmp_path, "items")[0]["generated_by"] == "fallback"
+    quiet_stub.run(good_answer)  # the model works again: fallbacks are redone by it
+    stats = await summaries_of(core).run_pass()
+    assert (stats.llm, stats.fallback) == (2, 0)
+    assert summary_file(tmp_path, "items")[0]["generated_by"] == "llm"
+
+
+async def test_markdown_in_a_model_answer_cannot_break_the_frontmatter(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    note(tmp_path, "go.md", "# Go\n\nwent\n")
+    evil = "---\ntype: item\nid: stolen\n---\n# Heading " + "x" * 300
+    overview = "---\ngenerated_by: fallback\n---\n# Fine\n"
+    quiet_stub.run([say(json.dumps({"abstract": evil, "overview": overview}))])
+    core = make_core(tmp_path, quiet_stub)
+    cores.append(core)
+    settle(core)
+    await summaries_of(core).run_pass()
+    meta, body = summary_file(tmp_path, "")
+    assert meta["type"] == "summary" and meta["generated_by"] == "llm" and meta["id"] != "stolen"
+    assert meta["abstract"].startswith("--- type: item id: stolen --- # Heading x")
+    assert len(meta["abstract"]) == 200
+    assert body == overview
+
+
+async def test_a_slow_model_times_out_into_the_fallback(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    note(tmp_path, "items/go.md", "# Go\n\nwent\n")
+    quiet_stub.delay = 2.0
+    core = make_core(tmp_path, quiet_stub, timeout=0.3)
+    cores.append(core)
+    settle(core)
+    started = asyncio.get_running_loop().time()
+    stats = await summaries_of(core).run_pass()
+    assert asyncio.get_running_loop().time() - started < 1.8  # not waiting for the answers
+    assert (stats.fallback, stats.model_errors) == (2, 2)
+    assert len(quiet_stub.requests) == 2  # one call per folder, never retried inside the pass
+
+
+async def test_a_folder_of_500_children_shows_the_50_most_recent(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    for i in range(500):
+        path = note(tmp_path, f"big/n{i:03d}.md", f"# N{i}\n\nnote number {i}\n")
+        os.utime(path, ns=(1_700_000_000_000_000_000 + i * 10**9,) * 2)
+    core = make_core(tmp_path, quiet_stub)
+    cores.append(core)
+    settle(core)
+    await summaries_of(core).run_pass()
+    (big,) = [request_data(r) for r in quiet_stub.requests if request_data(r)["folder"] == "big/"]
+    assert big["child_count"] == 500 and big["children_shown"] == 50
+    assert [c["name"] for c in big["children"]] == [f"n{i:03d}.md" for i in range(450, 500)]
+    assert summary_file(tmp_path, "big")[0]["child_count"] == 500
+
+    fallback_core = make_core(tmp_path / "plain")
+    cores.append(fallback_core)
+    for i in range(500):
+        path = note(tmp_path / "plain", f"big/n{i:03d}.md", f"# N{i}\n\nnote number {i}\n")
+        os.utime(path, ns=(1_700_000_000_000_000_000 + i * 10**9,) * 2)
+    settle(fallback_core)
+    await summaries_of(fallback_core).run_pass()
+    meta, body = summary_file(tmp_path / "plain", "big")
+    assert meta["child_count"] == 500 and meta["abstract"] == "500 notes: note"
+    assert body.count("\n- ") == 50 and body.endswith("\n(450 more not listed)\n")
+    assert "- note number 499…" in body and "- note number 449…" not in body
+
+
+async def test_notes_that_cannot_be_read_are_skipped_with_a_warning(
+    tmp_path: Path, cores: list[Core], caplog: pytest.LogCaptureFixture
+) -> None:
+    note(tmp_path, "mixed/good.md", "# Good\n\nreadable\n")
+    for folder in ("mixed", "broken"):
+        (vault(tmp_path) / folder).mkdir(parents=True, exist_ok=True)
+        (vault(tmp_path) / folder / "bad.md").write_bytes(b"# Bad\n\n\xff\xfe not text\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    with caplog.at_level(logging.WARNING, logger="indexer.jobs.summaries"):
+        stats = await summaries_of(core).run_pass()
+    assert stats.unreadable == 2
+    assert "en/mixed/bad.md cannot be read: skipped" in caplog.text
+    assert summary_file(tmp_path, "mixed")[0]["child_count"] == 1
+    assert not (vault(tmp_path) / "broken" / ".overview.md").exists()  # nothing readable
+    assert summary_file(tmp_path, "")[0]["child_count"] == 1  # broken/ is no child
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+async def test_summary_reads_a_folder_and_previews_one_not_made_yet(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    note(tmp_path, "items/go.md", "# Go\n\nwent\n")
+    (vault(tmp_path) / "empty").mkdir()
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    before = snapshot(tmp_path / "ws" / "memory")
+    preview = await asyncio.to_thread(summaries.summary, "en", "./items/")
+    assert preview == {
+        "path": "items",
+        "abstract": "1 notes: note",
+        "overview": "# Overview\n\n## note (1)\n- went…\n",
+        "child_count": 1,
+        "categories": ["note"],
+        "generated_by": "fallback",
+        "updated": None,
+        "stale": True,
+    }
+    assert snapshot(tmp_path / "ws" / "memory") == before  # a preview writes nothing
+    await summaries.run_pass()
+    made = await asyncio.to_thread(summaries.summary, "en")
+    assert made["path"] == "" and made["abstract"] == "1 notes: folder"
+    assert made["stale"] is False and made["updated"].endswith("Z")
+    core.vault.write("en", "items/be.md", "# Be\n\nwas\n")
+    assert (await asyncio.to_thread(summaries.summary, "en", "items"))["stale"] is True
+    for path, error in [
+        ("empty", NotFoundError),
+        ("nowhere", NotFoundError),
+        ("items/go.md", InvalidArgumentError),
+        ("../x", ForbiddenPathError),
+        (".indexer", ForbiddenPathError),
+    ]:
+        with pytest.raises(error):
+            await asyncio.to_thread(summaries.summary, "en", path)
+    assert most_recent([], 50) == [] and fallback_overview("en", []) == "# Overview\n"
+
+
+async def test_a_moved_folder_is_summarized_again_under_its_new_name(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    note(tmp_path, "old/one.md", "# One\n\nfirst\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    os.rename(vault(tmp_path) / "old", vault(tmp_path) / "new")  # its summary moves with it
+    assert core.index is not None
+    core.index.reconcile()  # what the watcher would do: every moved note marks its folders
+    stats = await summaries.run_pass(dirty=summaries.dirty.take())
+    assert stats.fallback == 2  # new/ (its title) and the root (its child's name)
+    assert summary_file(tmp_path, "new")[0]["title"] == "new/"
+    assert "- 1 notes: note…" in summary_file(tmp_path, "")[1]

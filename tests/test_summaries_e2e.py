@@ -1,0 +1,176 @@
+"""Directory summaries in a real ``indexer serve`` with the stub as its model: the first
+start summarizes an existing vault in the background, tool writes and outside edits are
+summarized again (debounced), the summaries' own writes cause no further pass, and
+``indexer summarize`` does a pass from the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
+from helpers.llm_stub import LLMStub, running_llm_stub, say
+
+pytestmark = pytest.mark.e2e
+
+
+def answer(request: dict[str, Any], turn: int) -> dict[str, Any]:
+    data = json.loads(request["messages"][1]["content"])
+    names = ", ".join(f"{c['name']}={c['abstract'][:40]}" for c in data["children"])
+    return say(json.dumps({"abstract": f"{data['folder']}: {names}", "overview": "# Contents\n"}))
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        running.run(answer)
+        yield running
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, stub: LLMStub) -> Iterator[RunningIndexer]:
+    """A server started on a vault that already holds notes, with a slow model."""
+    ws = tmp_path_factory.mktemp("summaries") / "ws"
+    vault = ws / "memory" / "languages" / "en" / "vault"
+    for rel, text in {
+        "items/go.md": "# Go\n\nThe past tense of go is went.\n",
+        "items/grammar/be.md": "# Be\n\nwas, were, been\n",
+    }.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    stub.hold = threading.Event()  # the model answers nothing until the first test says
+    env = {
+        "INDEXER_LLM_MODEL": "stub",
+        "INDEXER_LLM_BASE_URL": stub.base_url,
+        "INDEXER_SUMMARIES_DEBOUNCE": "0.1",
+    }
+    running = start_indexer(ws, env=env)
+    try:
+        yield running
+    finally:
+        running.stop()
+        stub.hold = None
+
+
+async def summary(server: RunningIndexer, path: str = "") -> dict[str, Any]:
+    async with server.client() as client:
+        result = await client.call_tool("summary", {"lang": "en", "path": path})
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+def overview_file(server: RunningIndexer, folder: str) -> Path:
+    return server.workspace / "memory" / "languages" / "en" / "vault" / folder / ".overview.md"
+
+
+async def settled(server: RunningIndexer, path: str, contains: str) -> dict[str, Any]:
+    """The folder's summary once it is current and says ``contains``."""
+    deadline = time.monotonic() + 20
+    while True:
+        found = await summary(server, path)
+        if not found["stale"] and contains in found["abstract"]:
+            return found
+        assert time.monotonic() < deadline, found
+        await asyncio.sleep(0.05)
+
+
+async def test_the_first_start_summarizes_in_the_background(
+    server: RunningIndexer, stub: LLMStub
+) -> None:
+    early = await summary(server, "items")  # serving, while the pass waits for the model
+    assert early["stale"] is True and early["generated_by"] == "fallback"  # a preview
+    assert not overview_file(server, "items/grammar").exists()
+    assert stub.hold is not None
+    wait_for(lambda: stub.in_flight, 10, what="the first model request")
+    stub.hold.set()
+    root = await settled(server, "", "items/=items/: go.md=The past tense")
+    assert root["generated_by"] == "llm" and root["child_count"] == 1
+    assert overview_file(server, "items/grammar").is_file()
+
+
+def release(stub: LLMStub) -> None:
+    """Let the model answer (when a test runs without the first one)."""
+    if stub.hold is not None:
+        stub.hold.set()
+
+
+async def test_changes_are_summarized_again_without_ping_pong(
+    server: RunningIndexer, stub: LLMStub
+) -> None:
+    release(stub)
+    await settled(server, "", "items/")
+    async with server.client() as client:
+        await client.call_tool(
+            "write", {"lang": "en", "path": "items/grammar/do.md", "content": "# Do\n\ndid\n"}
+        )
+    found = await settled(server, "items/grammar", "do.md=did")
+    assert found["child_count"] == 2
+
+    outside = server.workspace / "memory" / "languages" / "en" / "vault" / "items" / "go.md"
+    outside.write_text("# Go\n\nGone, edited in an editor.\n")  # the watcher sees it
+    await settled(server, "items", "go.md=Gone, edited in an editor.")
+    await settled(server, "", "items/: go.md=Gone")  # the root is in every pass: all done
+
+    files = [overview_file(server, f) for f in ("", "items", "items/grammar")]
+    before = [(len(stub.requests), [f.stat().st_mtime_ns for f in files])]
+    time.sleep(1.0)  # ten debounce periods: the summaries' own writes start nothing
+    assert before == [(len(stub.requests), [f.stat().st_mtime_ns for f in files])]
+
+
+async def test_rest_and_search_see_the_summaries(server: RunningIndexer, stub: LLMStub) -> None:
+    release(stub)
+    await settled(server, "items", "go.md")
+    base = server.url.removesuffix("/mcp") + "/api/v1"
+    with httpx2.Client(base_url=base, timeout=30) as http:
+        assert http.get("/status").json()["features"]["summaries"] is True
+        items = http.get("/en/summary", params={"path": "items"}).json()
+        assert items["path"] == "items" and items["generated_by"] == "llm"
+        typed = http.get("/en/search", params={"q": "grammar", "type": "summary"}).json()
+        assert "items/grammar/.overview.md" in {r["path"] for r in typed["results"]}
+        plain = http.get("/en/search", params={"q": "grammar"}).json()
+        assert not any(r["path"].endswith(".overview.md") for r in plain["results"])
+        listed = http.get("/en/notes", params={"pattern": "**/*"}).json()["paths"]
+        assert not any(".overview.md" in p for p in listed)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "indexer", "summarize", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "INDEXER_WORKSPACE": "", "INDEXER_LLM_MODEL": ""},
+    )
+
+
+def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLMStub) -> None:
+    vault = tmp_path / "ws" / "memory" / "languages" / "en" / "vault"
+    for n in range(3):
+        (vault / f"f{n}").mkdir(parents=True)
+        (vault / f"f{n}" / "a.md").write_text(f"# A{n}\n\nnote {n}\n")
+    ws = ["--workspace", str(tmp_path / "ws")]
+    first = cli(*ws)
+    assert first.returncode == 0, first.stderr
+    assert "summarize: 4/4 folders" in first.stderr
+    heads, values = first.stdout.splitlines()[:2]
+    assert heads == "folders  by model  by fallback  skipped  removed  seconds"
+    assert values.split()[:5] == ["4", "0", "4", "0", "0"]
+    again = cli(*ws, "--lang", "en")
+    assert again.stdout.splitlines()[1].split()[:5] == ["4", "0", "0", "4", "0"]
+    stub.run(answer)
+    model = cli(*ws, "--force", "--llm-model", "stub", "--llm-base-url", stub.base_url)
+    assert model.returncode == 0, model.stderr
+    assert model.stdout.splitlines()[1].split()[:5] == ["4", "4", "0", "0", "0"]
+    assert len(stub.requests) == 4
+    refused = cli(*ws, "--lang", "xx")
+    assert refused.returncode == 1 and "no vault for 'xx'" in refused.stderr

@@ -1,0 +1,116 @@
+"""The ``summary`` tool through the in-memory MCP client, and summaries beside the other
+tools: indexed for ``search(type="summary")``, never in ``find``/``grep``, a default
+``search`` or the note counts."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from helpers.snapshots import snapshot
+
+from indexer.core import Core
+from indexer.daemon import build_core
+from indexer.settings import Settings
+from indexer.web.mcp import create_server
+from shared.workspace import Workspace
+
+NOTES = {
+    "items/go.md": "---\ntype: item\n---\n# Go\n\nThe past tense of go is went.\n",
+    "items/be.md": "# Be\n\nwas, were, been\n",
+    "events/2026/11/29.md": "# 2026-11-29\n\n## Event\nThe learner went to the park.\n",
+}
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[Client, Core]]:
+    core = build_core(Settings(workspace=Workspace(tmp_path / "ws")))
+    assert core.index is not None and core.summaries is not None
+    async with Client(create_server(core)) as client:
+        for path, content in NOTES.items():
+            await client.call_tool("write", {"lang": "en", "path": path, "content": content})
+        core.summaries.dirty.take()
+        await core.summaries.run_pass()
+        core.summaries.dirty.done()
+        yield client, core
+    assert core.jobs is not None
+    core.jobs.stop()
+    core.index.close()
+
+
+async def call(client: Client, tool: str, **args: object) -> dict:
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def test_the_summary_tool_answers_for_a_folder(served: tuple[Client, Core]) -> None:
+    client, _ = served
+    tools = {t.name: t for t in await client.list_tools()}
+    assert set(tools["summary"].input_schema["properties"]) == {"lang", "path"}
+    assert tools["summary"].annotations is not None
+    assert tools["summary"].annotations.read_only_hint is True
+    items = await call(client, "summary", lang="en", path="items")
+    assert set(items) == {
+        "path", "abstract", "overview", "child_count", "categories", "generated_by",
+        "updated", "stale",
+    }  # fmt: skip
+    assert items["path"] == "items" and items["abstract"] == "2 notes: note, item"
+    assert items["overview"].startswith("# Overview\n") and items["stale"] is False
+    root = await call(client, "summary", lang="en")
+    assert root["path"] == "" and root["abstract"] == "2 notes: folder"
+    assert root["categories"] == ["folder"] and root["child_count"] == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [
+        ("../en", "forbidden_path"),
+        (".indexer", "forbidden_path"),
+        ("items/.overview.md", "forbidden_path"),
+        ("nowhere", "not_found"),
+        ("items/go.md", "invalid_argument"),
+    ],
+)
+async def test_a_refused_summary_changes_nothing(
+    served: tuple[Client, Core], tmp_path: Path, path: str, code: str
+) -> None:
+    client, _ = served
+    before = snapshot(tmp_path / "ws" / "memory")
+    with pytest.raises(ToolError) as info:
+        await client.call_tool("summary", {"lang": "en", "path": path})
+    assert str(info.value).startswith(f"{code}: ")
+    assert snapshot(tmp_path / "ws" / "memory") == before
+
+
+async def test_summaries_stay_out_of_find_grep_search_and_counts(
+    served: tuple[Client, Core], tmp_path: Path
+) -> None:
+    client, _ = served
+    vault = tmp_path / "ws" / "memory" / "languages" / "en" / "vault"
+    assert (vault / "items" / ".overview.md").is_file()
+    found = await call(client, "find", lang="en", pattern="**/*")
+    assert sorted(found["paths"]) == sorted(NOTES)
+    grep = await call(client, "grep", lang="en", pattern="notes:|Overview", glob="**/*")
+    assert grep["matches"] == []
+    plain = await call(client, "search", lang="en", query="notes")
+    assert plain["results"] == [] and plain["total"] == 0
+    went = await call(client, "search", lang="en", query="went")
+    assert {r["path"] for r in went["results"]} == {"items/go.md", "events/2026/11/29.md"}
+    summaries = await call(client, "search", lang="en", query="notes", type="summary")
+    paths = {r["path"] for r in summaries["results"]}
+    assert paths == {
+        ".overview.md",
+        "items/.overview.md",
+        "events/.overview.md",
+        "events/2026/.overview.md",
+        "events/2026/11/.overview.md",
+    }
+    scoped = await call(client, "search", lang="en", query="note", type="summary", path="items")
+    assert [r["path"] for r in scoped["results"]] == ["items/.overview.md"]
+    assert (await call(client, "status"))["langs"] == {"en": 3}
+    with pytest.raises(ToolError, match=r"^forbidden_path: "):
+        await client.call_tool("read", {"lang": "en", "path": "items/.overview.md"})
