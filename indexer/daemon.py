@@ -1,12 +1,13 @@
 """The indexer process: the one composition root, and the serving life cycle.
 
 ``build_core`` is the only place the objects are built and wired together (the index
-listens to the vault's changes and plans its greps); every frontend gets the same
-``Core``. ``run`` then holds the single-instance lock, serves, writes the URL file
-only once uvicorn accepts connections (so a client that finds it can connect), and
-removes it at shutdown only if it still holds our URL (a newer instance may have
-replaced it). uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run``
-installs Python handlers first; cleanup then runs normally and the process exits 0.
+listens to the vault's changes and plans its greps; history hears from the index what
+changed on disk outside the tools); every frontend gets the same ``Core``. ``run``
+then holds the single-instance lock, serves, writes the URL file only once uvicorn
+accepts connections (so a client that finds it can connect), and removes it at
+shutdown only if it still holds our URL (a newer instance may have replaced it).
+uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run`` installs
+Python handlers first; cleanup then runs normally and the process exits 0.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ import indexer
 from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
+from indexer.jobs.retention import prune_history
 from indexer.jobs.runner import JobRunner
 from indexer.settings import Settings
 from indexer.vault import fsops
+from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files
 from indexer.vault.vault import Vault
@@ -42,14 +45,41 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def build_core(settings: Settings) -> Core:
-    """Open the index and wire it to the vault (``IndexSchemaError`` for a newer index)."""
-    vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
-    index = NoteIndex(settings.workspace)
-    index.open()
+    """Open history and the index and wire them to the vault (``HistoryStoreError`` for
+    an unusable history, ``IndexSchemaError`` for a newer index)."""
+    history = HistoryStore(settings.workspace.history_dir, fsops.etag_of)
+    history.open(check=True)
+    try:
+        vault = Vault(
+            Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes, history=history
+        )
+        kept, dropped = vault.recover_history()
+        if kept or dropped:
+            log.warning(
+                "history: %d change(s) cut short by a crash were done, %d were not", kept, dropped
+            )
+        index = NoteIndex(settings.workspace)
+        index.open()
+    except BaseException:
+        history.close()
+        raise
     vault.listeners.append(index.note_changed)
     vault.grep_planner = index.grep_plan
+    index.change_listeners.append(external_change_recorder(vault))
     model = JobModel(settings.model) if settings.model is not None else None
     return Core(settings=settings, vault=vault, index=index, model=model, jobs=JobRunner())
+
+
+def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
+    """An index change listener that records in history what changed outside the tools
+    (the tools record their own changes): a note first seen by the watcher is recorded,
+    one first seen by the start-up reconcile is not (see ``indexer.vault.timeline``)."""
+
+    def record(lang: str, path: str, source: str) -> None:
+        if source != "tool":
+            vault.observe_external(lang, path, unknown=source == "watcher")
+
+    return record
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:
@@ -127,6 +157,9 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     index = core.index
     assert index is not None
     index.start_background()
+    history = core.vault.recorder.store
+    if history is not None and core.jobs is not None:
+        core.jobs.submit(prune_history(history, settings.history_days, core.vault.clock))
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -159,6 +192,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         if core.jobs is not None:
             core.jobs.stop()
         index.close()
+        if history is not None:
+            history.close()
         log.info("indexer stopped")
 
 
