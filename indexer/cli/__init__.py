@@ -70,7 +70,7 @@ def resolve_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from indexer.cli import client_config, index, open, serve
+    from indexer.cli import client_config, history, index, open, serve
 
     parser = argparse.ArgumentParser(
         prog="indexer",
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = workspace_options()
-    for module in (serve, index, client_config, open):
+    for module in (serve, index, history, client_config, open):
         module.register(commands, common)
     return parser
 

@@ -52,8 +52,9 @@ _DDL = (
 _TABLES = {"paths", "blobs", "versions"}
 
 
-def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """A connection with our pragmas; autocommit (transactions are explicit)."""
+def connect(path: Path, *, readonly: bool = False, setup: bool = True) -> sqlite3.Connection:
+    """A connection with our pragmas; autocommit (transactions are explicit).
+    ``setup=False`` changes nothing in the file (for checking it first)."""
     if readonly:
         conn = sqlite3.connect(
             f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
@@ -61,7 +62,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     else:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 10000")
-    if not readonly:
+    if setup and not readonly:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
     return conn
@@ -76,11 +77,17 @@ def open_history(folder: Path, *, readonly: bool = False) -> sqlite3.Connection:
     if not readonly:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
-        conn = connect(path, readonly=readonly)
+        conn = connect(path, readonly=readonly, setup=False)
     except sqlite3.Error as err:
         raise _damaged(path, err) from None
     try:
         _check_or_create(conn, path, readonly)
+        if not readonly:  # only now: switching to WAL writes to the file
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.Error as err:
+        conn.close()
+        raise _damaged(path, err) from None
     except BaseException:
         conn.close()
         raise
@@ -127,8 +134,9 @@ def _create(conn: sqlite3.Connection) -> None:
 
 
 def _damaged(path: Path, err: Exception) -> HistoryStoreError:
+    said = " ".join(str(err).split())[:300]  # one line, whatever SQLite reported
     return HistoryStoreError(
-        f"the history {path} cannot be read ({err}): it may be damaged; move it aside and "
+        f"the history {path} cannot be read ({said}): it may be damaged; move it aside and "
         "restore it from a backup, or move it away to start a new history (it was not changed)"
     )
 

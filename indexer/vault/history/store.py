@@ -39,93 +39,28 @@ import logging
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from indexer.vault.history import codec, schema
+from indexer.vault.history import codec, retention, schema
 from indexer.vault.history.codec import Blob
+from indexer.vault.history.rows import (
+    VERSION_COLUMNS,
+    VERSIONS_FROM,
+    Change,
+    Pending,
+    PruneStats,
+    Version,
+    millis,
+    version_of,
+)
 from shared.errors import HistoryStoreError
 
 log = logging.getLogger("indexer.history")
-
-_VERSION_COLUMNS = (
-    "v.id, p.lang, p.path, v.version, v.etag, v.prev_etag, v.op, v.actor, v.reason, v.at_ms,"
-    " v.size, v.blob, v.other_path, v.batch, v.pending"
-)
-_FROM = "FROM versions AS v JOIN paths AS p ON p.id = v.path_id"
-
-
-@dataclass(frozen=True, slots=True)
-class Version:
-    """One row of history."""
-
-    id: int
-    lang: str
-    path: str
-    version: int
-    etag: str | None
-    prev_etag: str | None
-    op: str
-    actor: str
-    reason: str | None
-    at_ms: int
-    size: int | None
-    blob: bytes | None
-    other_path: str | None
-    batch: int | None
-    pending: bool
-
-    @property
-    def at(self) -> str:
-        """ISO 8601 in UTC with milliseconds, e.g. ``2026-11-29T20:01:02.345Z``."""
-        moment = datetime.fromtimestamp(self.at_ms / 1000, UTC)
-        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-    def public(self) -> dict[str, Any]:
-        """What the ``history`` tool shows of it."""
-        shown: dict[str, Any] = {
-            "version": self.version,
-            "etag": self.etag,
-            "op": self.op,
-            "actor": self.actor,
-            "reason": self.reason,
-            "at": self.at,
-            "size": self.size,
-        }
-        if self.other_path is not None:
-            shown["moved_to" if self.etag is None else "moved_from"] = self.other_path
-        return shown
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """A file about to change: its bytes before and after (None: absent)."""
-
-    lang: str
-    path: str
-    op: str
-    before: bytes | None
-    after: bytes | None
-    other_path: str | None = None
-
-
-@dataclass
-class Pending:
-    """The rows ``begin`` wrote: catch-up rows (already final) and the change's rows."""
-
-    ids: list[int] = field(default_factory=list)
-    versions: dict[tuple[str, str], int] = field(default_factory=dict)
-
-
-@dataclass
-class PruneStats:
-    versions: int = 0
-    blobs: int = 0
-
 
 EtagOf = Callable[[bytes], str]
 
@@ -179,7 +114,7 @@ class HistoryStore:
     ) -> Pending:
         """Record ``changes`` (one operation) as pending rows, after catch-up rows for
         any ``before`` that is not the latest version. Call with each file's lock held."""
-        at_ms = _millis(at)
+        at_ms = millis(at)
         plans = [self._plan(change, actor, reason) for change in changes]
         pending = Pending()
         with self._write() as conn:
@@ -226,15 +161,17 @@ class HistoryStore:
         if row is None:
             return None
         with self._write() as conn:
-            self._insert(conn, row, _millis(at), pending=False, batch=None)
+            self._insert(conn, row, millis(at), pending=False, batch=None)
         return self.latest(lang, path)
 
     def recover(self, current_etag: Callable[[str, str], str | None]) -> tuple[int, int]:
         """Settle the rows a crash left pending against the files; (kept, dropped)."""
         with self._read() as conn:
             rows = [
-                _version(r)
-                for r in conn.execute(f"SELECT {_VERSION_COLUMNS} {_FROM} WHERE v.pending = 1")
+                version_of(r)
+                for r in conn.execute(
+                    f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE v.pending = 1"
+                )
             ]
         keep: list[tuple[int]] = []
         drop: list[tuple[int]] = []
@@ -253,7 +190,7 @@ class HistoryStore:
 
     def versions(self, lang: str, path: str, limit: int, below: int | None = None) -> list[Version]:
         """Newest first; ``below`` starts under that version number (paging)."""
-        sql = f"SELECT {_VERSION_COLUMNS} {_FROM} WHERE p.lang = ? AND p.path = ?"
+        sql = f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE p.lang = ? AND p.path = ?"
         params: list[Any] = [lang, path]
         if below is not None:
             sql += " AND v.version < ?"
@@ -261,24 +198,25 @@ class HistoryStore:
         sql += " ORDER BY v.version DESC LIMIT ?"
         params.append(limit)
         with self._read() as conn:
-            return [_version(r) for r in conn.execute(sql, params)]
+            return [version_of(r) for r in conn.execute(sql, params)]
 
     def get(self, lang: str, path: str, number: int) -> Version | None:
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_VERSION_COLUMNS} {_FROM} WHERE p.lang = ? AND p.path = ?"
+                f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE p.lang = ? AND p.path = ?"
                 " AND v.version = ?",
                 (lang, path, number),
             ).fetchone()
-        return _version(row) if row else None
+        return version_of(row) if row else None
 
     def batch(self, batch: int) -> list[Version]:
         """The rows of one operation (a note and its images)."""
         with self._read() as conn:
             return [
-                _version(r)
+                version_of(r)
                 for r in conn.execute(
-                    f"SELECT {_VERSION_COLUMNS} {_FROM} WHERE v.batch = ? ORDER BY v.id", (batch,)
+                    f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE v.batch = ? ORDER BY v.id",
+                    (batch,),
                 )
             ]
 
@@ -344,7 +282,7 @@ class HistoryStore:
         never a path's latest version nor what undoing its latest change needs (the
         trailing run of versions with the latest's reason, and the one before it);
         then the blobs nothing uses any more. Works in short transactions."""
-        cutoff = _millis(now) - days * 86_400_000
+        cutoff = millis(now) - days * 86_400_000
         stats = PruneStats()
         with self._read() as conn:
             crowded = [
@@ -359,10 +297,12 @@ class HistoryStore:
             with self._write() as conn:
                 doomed: list[tuple[int, bytes | None]] = []
                 for path_id in crowded[start : start + 100]:
-                    doomed += _doomed(conn, path_id, cutoff, keep)
+                    doomed += retention.doomed(conn, path_id, cutoff, keep)
                 conn.executemany("DELETE FROM versions WHERE id = ?", [(i,) for i, _ in doomed])
                 stats.versions += len(doomed)
-                stats.blobs += _collect(conn, {sha for _, sha in doomed if sha is not None})
+                stats.blobs += retention.collect(
+                    conn, {sha for _, sha in doomed if sha is not None}
+                )
         return stats
 
     # -- internals -----------------------------------------------------------------------
@@ -541,22 +481,8 @@ class _Plan:
     row: _Row
 
 
-def _millis(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
 def _etag_bytes(etag: str | None) -> bytes | None:
     return None if etag is None else bytes.fromhex(etag)
-
-
-def _version(row: tuple) -> Version:
-    (id_, lang, path, number, etag, prev, op, actor, reason, at_ms, size, blob, other, batch,
-     pending) = row  # fmt: skip
-    return Version(
-        id_, lang, path, number, None if etag is None else etag.hex(),
-        None if prev is None else prev.hex(), op, actor, reason, at_ms, size, blob, other,
-        batch, bool(pending),
-    )  # fmt: skip
 
 
 def _blob(conn: sqlite3.Connection, sha: bytes) -> Blob | None:
@@ -564,50 +490,3 @@ def _blob(conn: sqlite3.Connection, sha: bytes) -> Blob | None:
         "SELECT size, kind, data, depth, base, head, tail FROM blobs WHERE sha = ?", (sha,)
     ).fetchone()
     return None if row is None else Blob(sha, *row)
-
-
-def _doomed(
-    conn: sqlite3.Connection, path_id: int, cutoff: int, keep: int
-) -> list[tuple[int, bytes | None]]:
-    """(id, blob) of the versions of one path that retention lets go."""
-    rows = conn.execute(
-        "SELECT id, at_ms, reason, pending, blob FROM versions WHERE path_id = ?"
-        " ORDER BY version DESC",
-        (path_id,),
-    ).fetchall()
-    protected = keep
-    reason = rows[0][2]
-    if reason is not None:  # what undoing the latest change needs: its run and one more
-        run = 0
-        while run < len(rows) and rows[run][2] == reason:
-            run += 1
-        protected = max(protected, run + 1)
-    return [
-        (id_, blob)
-        for id_, at_ms, _, pending, blob in rows[protected:]
-        if at_ms < cutoff and not pending
-    ]
-
-
-def _collect(conn: sqlite3.Connection, candidates: Iterable[bytes]) -> int:
-    """Delete the candidate blobs no version and no delta uses, then their bases in
-    turn; returns how many went."""
-    removed = 0
-    todo = set(candidates)
-    while todo:
-        bases: set[bytes] = set()
-        for sha in todo:
-            used = conn.execute(
-                "SELECT 1 FROM versions WHERE blob = ? UNION ALL"
-                " SELECT 1 FROM blobs WHERE base = ? LIMIT 1",
-                (sha, sha),
-            ).fetchone()
-            if used:
-                continue
-            row = conn.execute("DELETE FROM blobs WHERE sha = ? RETURNING base", (sha,)).fetchone()
-            if row is not None:
-                removed += 1
-                if row[0] is not None:
-                    bases.add(row[0])
-        todo = bases
-    return removed
