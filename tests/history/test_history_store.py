@@ -193,8 +193,10 @@ def test_a_file_that_is_not_sqlite_is_refused_unchanged(tmp_path: Path) -> None:
 
 
 def test_a_database_that_is_not_ours_is_refused_unchanged(tmp_path: Path) -> None:
-    with sqlite3.connect(tmp_path / schema.FILE_NAME) as conn:
-        conn.execute("CREATE TABLE notes (x)")
+    conn = sqlite3.connect(tmp_path / schema.FILE_NAME)
+    conn.execute("CREATE TABLE notes (x)")
+    conn.commit()
+    conn.close()
     refused(tmp_path, "not a vault-memory history file")
 
 
@@ -202,8 +204,9 @@ def test_a_newer_schema_is_refused_unchanged(tmp_path: Path) -> None:
     store = HistoryStore(tmp_path, etag_of)
     store.open()
     store.close()
-    with sqlite3.connect(tmp_path / schema.FILE_NAME) as conn:
-        conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
+    conn = sqlite3.connect(tmp_path / schema.FILE_NAME)
+    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
+    conn.close()
     refused(tmp_path, "newer indexer")
 
 

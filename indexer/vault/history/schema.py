@@ -70,21 +70,30 @@ def connect(path: Path, *, readonly: bool = False, setup: bool = True) -> sqlite
 
 def open_history(folder: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """The history database in ``folder``, created if absent (not when ``readonly``);
-    ``HistoryStoreError`` when it exists but cannot be used."""
+    ``HistoryStoreError`` when it exists but cannot be used. An existing file is checked
+    through a read-only connection first, which cannot change a byte of it."""
     path = folder / FILE_NAME
     if readonly and not path.exists():
         raise HistoryStoreError(f"there is no history at {path} yet")
     if not readonly:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fresh = not readonly and (not path.exists() or path.stat().st_size == 0)
+    if not fresh:
+        checker = _connect_checked(path, readonly=True)
+        try:
+            _check(checker, path)
+        except BaseException:
+            checker.close()
+            raise
+        if readonly:
+            return checker
+        checker.close()
+    conn = _connect_checked(path, readonly=False)
     try:
-        conn = connect(path, readonly=readonly, setup=False)
-    except sqlite3.Error as err:
-        raise _damaged(path, err) from None
-    try:
-        _check_or_create(conn, path, readonly)
-        if not readonly:  # only now: switching to WAL writes to the file
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+        if fresh:
+            _create(conn)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
     except sqlite3.Error as err:
         conn.close()
         raise _damaged(path, err) from None
@@ -94,16 +103,20 @@ def open_history(folder: Path, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def _check_or_create(conn: sqlite3.Connection, path: Path, readonly: bool) -> None:
+def _connect_checked(path: Path, *, readonly: bool) -> sqlite3.Connection:
+    try:
+        return connect(path, readonly=readonly, setup=False)
+    except sqlite3.Error as err:
+        raise _damaged(path, err) from None
+
+
+def _check(conn: sqlite3.Connection, path: Path) -> None:
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.Error as err:
         raise _damaged(path, err) from None
-    if app_id == 0 and version == 0 and not tables and not readonly:
-        _create(conn)
-        return
     if app_id != APP_ID:
         raise HistoryStoreError(
             f"{path} is not a vault-memory history file; move it away (history was not changed)"

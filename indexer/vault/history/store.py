@@ -220,6 +220,11 @@ class HistoryStore:
                 )
             ]
 
+    def paths(self) -> list[tuple[str, str]]:
+        """Every (lang, path) history has seen, sorted."""
+        with self._read() as conn:
+            return conn.execute("SELECT lang, path FROM paths ORDER BY lang, path").fetchall()
+
     def paths_with_reason(self, lang: str, exact: str, prefix: str) -> list[str]:
         """Paths of ``lang`` with a version whose reason is ``exact`` or starts with
         ``prefix`` (a range on the reason index)."""
