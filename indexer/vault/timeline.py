@@ -37,6 +37,7 @@ from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
 from indexer.vault import fsops
+from indexer.vault.history.rows import first_word
 from indexer.vault.history.store import Change, Version
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
@@ -254,14 +255,14 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     if not isinstance(dry_run, bool):
         raise InvalidArgumentError("dry_run must be true or false")
     store = vault.recorder.need()
-    exact, prefix = f"entry:{entry_id}", f"entry:{entry_id} "
-    paths = store.paths_with_reason(check_lang(lang), exact, prefix)
+    word = f"entry:{entry_id}"
+    paths = store.paths_with_reason(check_lang(lang), word)
     if not paths:
         raise NotFoundError(f"no change in this vault was made for entry {entry_id}")
     targets = [vault.sandbox.resolve(lang, p) for p in paths]
 
     def ours(row: Version) -> bool:
-        return row.reason is not None and (row.reason == exact or row.reason.startswith(prefix))
+        return first_word(row.reason) == word
 
     plans: list[tuple[Target, Place, bytes | None, Version, Version | None]] = []
     conflicts: list[str] = []
@@ -270,7 +271,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             place = stack.enter_context(vault.sandbox.open(target))
             current = vault._existing_bytes(place)
             rows = store.versions(target.lang, target.rel, _PAGE)
-            if not rows or not ours(rows[0]) or rows[0].pending:
+            if not rows or not ours(rows[0]):
                 conflicts.append(f"{target.rel} (changed since by {_who(rows[0])})")
                 continue
             if (None if current is None else fsops.etag_of(current)) != rows[0].etag:

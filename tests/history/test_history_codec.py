@@ -28,8 +28,13 @@ NOTE = (
 
 
 def roundtrip(data: bytes, base: bytes | None = None) -> codec.Blob:
-    blob = codec.encode(data, base, None if base is None else codec.sha_of(base), 0)
-    assert codec.decode(blob, base) == data
+    """Encode ``data`` (on ``base``, stored as blob 7) and rebuild it from its chain."""
+    blob = codec.encode(data, codec.sha_of(data), base, None if base is None else 7, 0)
+    chain = [blob]
+    if blob.kind == codec.DELTA:
+        assert base is not None and blob.base == 7
+        chain.insert(0, codec.encode(base, codec.sha_of(base)))
+    assert codec.rebuild(chain) == data
     assert blob.sha == codec.sha_of(data) and blob.size == len(data)
     return blob
 
@@ -58,7 +63,7 @@ def test_a_merge_into_a_note_stores_a_small_delta() -> None:
     merged = NOTE.replace(b"20:00:00Z", b"21:15:40Z") + b"## New\n\nwent, gone.\n"
     assert len(NOTE) > 4000
     blob = roundtrip(merged, NOTE)
-    assert blob.kind == codec.DELTA and blob.base == codec.sha_of(NOTE) and blob.depth == 1
+    assert blob.kind == codec.DELTA and blob.depth == 1
     assert len(blob.data) < len(zlib.compress(merged)) / 10
 
 
@@ -86,7 +91,18 @@ def test_a_rewrite_is_stored_whole_and_images_raw() -> None:
 
 
 def test_chains_are_cut_at_max_depth() -> None:
-    deep = codec.encode(NOTE + b"x", NOTE, codec.sha_of(NOTE), codec.MAX_DEPTH - 1)
+    data = NOTE + b"x"
+    deep = codec.encode(data, codec.sha_of(data), NOTE, 1, codec.MAX_DEPTH - 1)
     assert deep.kind == codec.DELTA and deep.depth == codec.MAX_DEPTH
-    cut = codec.encode(NOTE + b"x", NOTE, codec.sha_of(NOTE), codec.MAX_DEPTH)
+    cut = codec.encode(data, codec.sha_of(data), NOTE, 1, codec.MAX_DEPTH)
     assert cut.kind == codec.FULL and cut.depth == 0
+
+
+def test_a_long_chain_of_appends_rebuilds_every_link() -> None:
+    text = NOTE
+    chain = [codec.encode(text, codec.sha_of(text))]
+    for i in range(50):
+        added = text + f"\n## Event {i}\n{prose(i, 20)}\n".encode()
+        chain.append(codec.encode(added, codec.sha_of(added), text, i, i))
+        text = added
+        assert codec.rebuild(chain) == text

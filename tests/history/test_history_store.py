@@ -98,6 +98,20 @@ def test_recover_keeps_changes_that_happened_and_drops_the_others(store: History
     assert [v.version for v in store.versions("en", "b.md", 9)] == [1]
 
 
+def test_done_changes_lose_their_pending_mark_at_the_next_write_or_close(
+    store: HistoryStore, tmp_path: Path
+) -> None:
+    record(store, "a.md", None, b"one\n")
+    assert store.latest("en", "a.md").pending  # type: ignore[union-attr]
+    record(store, "b.md", None, b"one\n")
+    assert not store.versions("en", "a.md", 1)[0].pending
+    store.close()
+    reopened = HistoryStore(tmp_path / "history", etag_of)
+    reopened.open()
+    assert not reopened.versions("en", "b.md", 1)[0].pending
+    reopened.close()
+
+
 def test_observe_records_external_changes_and_first_sightings_only_when_asked(
     store: HistoryStore,
 ) -> None:
@@ -114,8 +128,8 @@ def test_reasons_are_found_by_entry_without_matching_a_longer_id(store: HistoryS
     record(store, "b.md", None, b"b\n", reason="entry:10 Tenth")
     record(store, "c.md", None, b"c\n", reason="entry:1")
     record(store, "d.md", None, b"d\n", reason="undo entry:1")
-    assert store.paths_with_reason("en", "entry:1", "entry:1 ") == ["a.md", "c.md"]
-    assert store.paths_with_reason("fr", "entry:1", "entry:1 ") == []
+    assert store.paths_with_reason("en", "entry:1") == ["a.md", "c.md"]
+    assert store.paths_with_reason("fr", "entry:1") == []
 
 
 def test_appends_form_a_bounded_chain_that_rebuilds_every_version(store: HistoryStore) -> None:
@@ -127,8 +141,8 @@ def test_appends_form_a_bounded_chain_that_rebuilds_every_version(store: History
         text += added
     rows = store.versions("en", "day.md", 1000)
     assert store.content(rows[0]) == text and store.content(rows[-1]) == b"# Day\n"
-    depths = [store._depth(row.blob) for row in rows if row.blob is not None]
-    assert max(d for d in depths if d is not None) == codec.MAX_DEPTH
+    depths = [store._blob_depth(row.blob) for row in rows if row.blob is not None]
+    assert max(depths) == codec.MAX_DEPTH and depths.count(0) == 2  # one more full copy
     assert store.stats()["blob_bytes"] < len(text)  # the added texts, not copies of the day
 
 

@@ -1,53 +1,57 @@
 """How a version's bytes are stored: content-addressed, compressed, as deltas where cheap.
 
-A blob is named by the sha256 of the full bytes it stands for, so a text stored twice
-(a restore, a move, two notes alike) is kept once. Its payload is one of:
+A blob stands for the full bytes of one version and is found by their sha256, so a
+text stored twice (a restore, a move, two notes alike) is kept once. Its payload is
+one of:
 
-- ``full``: ``zlib.compress(data)``;
-- ``raw``: the bytes as they are (images and other data that zlib cannot shrink);
-- ``delta``: the bytes as a change of a *base* blob (the version before). The common
+- ``FULL``: the bytes deflated (raw deflate: the sha256 checked after every rebuild
+  makes zlib's own header and checksum redundant);
+- ``RAW``: the bytes as they are (images and other data that deflate cannot shrink);
+- ``DELTA``: the bytes as a change of a *base* blob (the version before). The common
   prefix (``head`` bytes) and suffix (``tail`` bytes) of base and new bytes are kept
-  by reference; only the middle is stored, compressed by zlib with a preset dictionary
+  by reference; only the middle is stored, deflated with a preset dictionary
   (``zdict``) taken from the base around the change. An append is the delta with no
   tail, whose middle is the added text; a model's merge of a note mostly repeats the
-  base, which the dictionary turns into back-references: measured on 1,000 simulated
-  merges of 100 notes, deltas took 0.56× the final vault's size, full compressed copies
-  2.8×.
+  base, which the dictionary turns into back-references. Measured on 1,000 simulated
+  merges of 100 notes: deltas took 0.56x the final vault's size, full compressed
+  copies 2.8x.
 
 Why zlib: it is in the standard library, its preset dictionary is exactly a delta
-coder's need, and decompression is fast; lzma has no preset dictionary in Python and
-zstd is not in the 3.11 standard library.
+coder's need, and inflating is fast; Python's lzma has no preset dictionary and zstd
+is not in the 3.11 standard library.
 
 Rebuilding a delta needs its base rebuilt first, so a chain is bounded: a full copy is
-stored once a chain is ``MAX_DEPTH`` deltas deep, and whenever the delta would not be
-much smaller than a full copy (a rewrite).
+stored once a chain is ``MAX_DEPTH`` deltas deep (a day file's 200th append since the
+last copy, a note's 200th merge), and whenever a delta would not be smaller than a
+full copy (a rewrite). Rebuilding patches one buffer in place, so a chain of appends
+costs about the file's size, not depth times it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-FULL = "full"
-RAW = "raw"
-DELTA = "delta"
-MAX_DEPTH = 100
-WINDOW = 32 * 1024  # zlib's window: a dictionary longer than this is never reached
+FULL, RAW, DELTA = 0, 1, 2
+MAX_DEPTH = 200
+WINDOW = 32 * 1024  # deflate's window: a dictionary longer than this is never reached
 LEVEL = 6
+_RAW_DEFLATE = -15  # wbits: no zlib header or checksum
 _SAMPLE = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
 class Blob:
-    """One stored payload; ``base``/``head``/``tail`` only for deltas."""
+    """One stored payload; ``base`` (a blob id), ``head`` and ``tail`` for deltas."""
 
     sha: bytes
     size: int
-    kind: str
+    kind: int
     data: bytes
     depth: int = 0
-    base: bytes | None = None
+    base: int | None = None
     head: int = 0
     tail: int = 0
 
@@ -56,16 +60,24 @@ def sha_of(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
+def sha_key(sha: bytes) -> int:
+    """The indexed part of a sha256: its first 8 bytes as a signed 64-bit integer."""
+    return int.from_bytes(sha[:8], "big", signed=True)
+
+
 def encode(
-    data: bytes, base: bytes | None = None, base_sha: bytes | None = None, base_depth: int = 0
+    data: bytes,
+    sha: bytes,
+    base: bytes | None = None,
+    base_id: int | None = None,
+    base_depth: int = 0,
 ) -> Blob:
-    """The smallest sensible blob for ``data``; a delta on ``base`` when one is given
-    (``base_sha`` must name it, ``base_depth`` be its chain depth)."""
-    sha = sha_of(data)
-    if base is not None and base_sha is not None and base_depth < MAX_DEPTH and base != data:
-        delta = _delta(data, base, sha, base_sha, base_depth)
+    """The smallest sensible blob for ``data`` (whose sha256 is ``sha``); a delta on
+    ``base`` when one is given (``base_id`` names its blob, ``base_depth`` its depth)."""
+    if base is not None and base_id is not None and base_depth < MAX_DEPTH and base != data:
+        delta = _delta(data, sha, base, base_id, base_depth)
         # A delta under an eighth of the text is surely smaller than a full copy;
-        # above that, compress the whole and keep the smaller.
+        # above that, deflate the whole and keep the smaller.
         if len(delta.data) * 8 <= len(data):
             return delta
         whole = _whole(data, sha)
@@ -73,24 +85,28 @@ def encode(
     return _whole(data, sha)
 
 
-def decode(blob: Blob, base: bytes | None) -> bytes:
-    """The bytes ``blob`` stands for; a delta needs its base's bytes."""
-    if blob.kind == RAW:
-        return blob.data
-    if blob.kind == FULL:
-        return zlib.decompress(blob.data)
-    if blob.kind != DELTA or base is None:
-        raise ValueError(f"cannot decode a {blob.kind!r} blob without its base")
-    inflater = zlib.decompressobj(zdict=window(base, blob.head)) if base else zlib.decompressobj()
-    middle = inflater.decompress(blob.data) + inflater.flush()
-    return b"".join((base[: blob.head], middle, base[len(base) - blob.tail :]))
+def rebuild(chain: Sequence[Blob]) -> bytes:
+    """The bytes of ``chain[-1]``, given its chain from a full or raw blob onwards."""
+    first = chain[0]
+    if first.kind == RAW:
+        buffer = bytearray(first.data)
+    elif first.kind == FULL:
+        buffer = bytearray(_inflate(first.data, None))
+    else:
+        raise ValueError("a delta chain must start with a full or raw blob")
+    for blob in chain[1:]:
+        if blob.kind != DELTA:
+            raise ValueError("a chain holds deltas after its first blob")
+        middle = _inflate(blob.data, window(buffer, blob.head) if buffer else None)
+        buffer[blob.head : len(buffer) - blob.tail] = middle
+    return bytes(buffer)
 
 
-def window(base: bytes, head: int) -> bytes:
+def window(base: bytes | bytearray, head: int) -> bytes:
     """The dictionary of a delta: ``WINDOW`` bytes of the base starting a little before
     the change (the whole base when it is small)."""
     start = max(0, min(head - 4096, len(base) - WINDOW))
-    return base[start : start + WINDOW]
+    return bytes(base[start : start + WINDOW])
 
 
 def _whole(data: bytes, sha: bytes) -> Blob:
@@ -98,20 +114,33 @@ def _whole(data: bytes, sha: bytes) -> Blob:
     sample = data[:_SAMPLE]
     if len(sample) > 512 and len(zlib.compress(sample, 1)) > len(sample) * 0.9:
         return Blob(sha, len(data), RAW, data)
-    packed = zlib.compress(data, LEVEL)
+    packed = _deflate(data, None)
     if len(packed) >= len(data):
         return Blob(sha, len(data), RAW, data)
     return Blob(sha, len(data), FULL, packed)
 
 
-def _delta(data: bytes, base: bytes, sha: bytes, base_sha: bytes, base_depth: int) -> Blob:
+def _delta(data: bytes, sha: bytes, base: bytes, base_id: int, base_depth: int) -> Blob:
     head = common_prefix(data, base)
     tail = common_suffix(data, base, len(data) - head, len(base) - head)
-    middle = data[head : len(data) - tail]
-    dictionary = window(base, head)
-    deflater = zlib.compressobj(LEVEL, zdict=dictionary) if dictionary else zlib.compressobj(LEVEL)
-    packed = deflater.compress(middle) + deflater.flush()
-    return Blob(sha, len(data), DELTA, packed, base_depth + 1, base_sha, head, tail)
+    packed = _deflate(data[head : len(data) - tail], window(base, head) if base else None)
+    return Blob(sha, len(data), DELTA, packed, base_depth + 1, base_id, head, tail)
+
+
+def _deflate(data: bytes, zdict: bytes | None) -> bytes:
+    if zdict:
+        deflater = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW_DEFLATE, zdict=zdict)
+    else:
+        deflater = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW_DEFLATE)
+    return deflater.compress(data) + deflater.flush()
+
+
+def _inflate(data: bytes, zdict: bytes | None) -> bytes:
+    if zdict:
+        inflater = zlib.decompressobj(_RAW_DEFLATE, zdict=zdict)
+    else:
+        inflater = zlib.decompressobj(_RAW_DEFLATE)
+    return inflater.decompress(data) + inflater.flush()
 
 
 def common_prefix(a: bytes, b: bytes) -> int:

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 # The columns ``version_of`` reads, and the join they come from.
 VERSION_COLUMNS = (
-    "v.id, p.lang, p.path, v.version, v.etag, v.prev_etag, v.op, v.actor, v.reason, v.at_ms,"
-    " v.size, v.blob, v.other_path, v.batch, v.pending"
+    "v.id, v.path_id, p.lang, p.path, v.version, v.etag, v.prev_etag, v.op, v.actor,"
+    " v.reason, v.at_ms, v.size, v.blob, v.other_path, v.batch, v.pending"
 )
 VERSIONS_FROM = "FROM versions AS v JOIN paths AS p ON p.id = v.path_id"
 
 
 @dataclass(frozen=True, slots=True)
 class Version:
-    """One row of history."""
+    """One row of history; ``blob`` is the id of its stored bytes (None: absent)."""
 
     id: int
+    path_id: int
     lang: str
     path: str
     version: int
@@ -29,7 +31,7 @@ class Version:
     reason: str | None
     at_ms: int
     size: int | None
-    blob: bytes | None
+    blob: int | None
     other_path: str | None
     batch: int | None
     pending: bool
@@ -70,7 +72,7 @@ class Change:
 
 @dataclass
 class Pending:
-    """The rows ``begin`` wrote: catch-up rows (already final) and the change's rows."""
+    """The change rows ``begin`` wrote (its catch-up rows are final at once)."""
 
     ids: list[int] = field(default_factory=list)
     versions: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -86,11 +88,23 @@ def millis(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 
 
+def reason_tag(reason: str | None) -> int | None:
+    """The indexed hash of a reason's first word (``entry:<id>`` of ``entry:<id> <title>``)."""
+    if reason is None:
+        return None
+    word = reason.split(" ", 1)[0].encode("utf-8")
+    return int.from_bytes(hashlib.blake2b(word, digest_size=8).digest(), "big", signed=True)
+
+
+def first_word(reason: str | None) -> str | None:
+    return None if reason is None else reason.split(" ", 1)[0]
+
+
 def version_of(row: tuple) -> Version:
-    (id_, lang, path, number, etag, prev, op, actor, reason, at_ms, size, blob, other, batch,
-     pending) = row  # fmt: skip
+    (id_, path_id, lang, path, number, etag, prev, op, actor, reason, at_ms, size, blob, other,
+     batch, pending) = row  # fmt: skip
     return Version(
-        id_, lang, path, number, None if etag is None else etag.hex(),
+        id_, path_id, lang, path, number, None if etag is None else etag.hex(),
         None if prev is None else prev.hex(), op, actor, reason, at_ms, size, blob, other,
         batch, bool(pending),
     )  # fmt: skip

@@ -7,14 +7,22 @@ cannot use (not ours, damaged, or written by a newer indexer) is refused with a
 Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP_ID``):
 
 - ``paths(id, lang, path)``: each file history has seen, once.
-- ``versions(id, path_id, version, etag, prev_etag, op, actor, reason, at_ms, size,
-  blob, other_path, batch, pending)``: one row per recorded state of a file. ``version``
-  counts 1, 2, 3... per path; ``id`` is the order of recording across paths. ``etag`` and
-  ``blob`` are NULL when the file did not exist after the change (delete, move away).
-  ``batch`` ties the rows of one operation together (a note and its images); ``pending``
-  is 1 from just before the file changes until just after (see ``store``).
-- ``blobs(sha, size, kind, depth, base, head, tail, data)``: content-addressed payloads
-  (see ``codec``).
+- ``versions(id, path_id, version, etag, prev_etag, op, actor, reason, tag, at_ms,
+  size, blob, other_path, batch, pending)``: one row per recorded state of a file.
+  ``version`` counts 1, 2, 3... per path; ``id`` is the order of recording across
+  paths. ``etag``/``prev_etag`` are the file's etags after/before (16 bytes, NULL:
+  absent); ``blob`` is NULL when the file did not exist after the change (delete, move
+  away). ``tag`` is a 64-bit hash of the reason's first word (``entry:<id>``), which
+  ``undo`` looks up. ``batch`` ties the rows of one operation together (a note and its
+  images); ``pending`` is 1 from just before the file changes until it is known done
+  (see ``store``).
+- ``blobs(id, key, sha, size, kind, depth, base, head, tail, data)``: content-addressed
+  payloads (see ``codec``), found by ``key`` (the first 8 bytes of ``sha``, indexed)
+  and then ``sha``; ``base`` is the blob id a delta applies to.
+
+Rows are appended in id order, so pages stay full; only small integers are indexed
+(a garbage collection scan needs no index of its own, see ``retention``). Measured
+after 1,000 merges into 100 notes: about 1.2x the vault's size.
 
 WAL with ``synchronous=NORMAL``: a commit survives a crash of the process (kill -9);
 after a power loss the last commits may be lost, never half of one (see ``store``).
@@ -34,20 +42,18 @@ FILE_NAME = "history.sqlite"
 _DDL = (
     "CREATE TABLE paths (id INTEGER PRIMARY KEY, lang TEXT NOT NULL, path TEXT NOT NULL,"
     " UNIQUE (lang, path))",
-    "CREATE TABLE blobs (sha BLOB PRIMARY KEY, size INTEGER NOT NULL, kind TEXT NOT NULL,"
-    " depth INTEGER NOT NULL, base BLOB, head INTEGER NOT NULL, tail INTEGER NOT NULL,"
-    " data BLOB NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE blobs (id INTEGER PRIMARY KEY, key INTEGER NOT NULL, sha BLOB NOT NULL,"
+    " size INTEGER NOT NULL, kind INTEGER NOT NULL, depth INTEGER NOT NULL, base INTEGER,"
+    " head INTEGER NOT NULL, tail INTEGER NOT NULL, data BLOB NOT NULL)",
+    "CREATE INDEX blobs_key ON blobs (key)",
     "CREATE TABLE versions (id INTEGER PRIMARY KEY, path_id INTEGER NOT NULL REFERENCES paths,"
     " version INTEGER NOT NULL, etag BLOB, prev_etag BLOB, op TEXT NOT NULL,"
-    " actor TEXT NOT NULL, reason TEXT, at_ms INTEGER NOT NULL, size INTEGER, blob BLOB,"
-    " other_path TEXT, batch INTEGER, pending INTEGER NOT NULL DEFAULT 0,"
+    " actor TEXT NOT NULL, reason TEXT, tag INTEGER, at_ms INTEGER NOT NULL, size INTEGER,"
+    " blob INTEGER, other_path TEXT, batch INTEGER, pending INTEGER NOT NULL DEFAULT 0,"
     " UNIQUE (path_id, version))",
-    "CREATE INDEX versions_reason ON versions (reason) WHERE reason IS NOT NULL",
+    "CREATE INDEX versions_tag ON versions (tag) WHERE tag IS NOT NULL",
     "CREATE INDEX versions_pending ON versions (pending) WHERE pending = 1",
     "CREATE INDEX versions_batch ON versions (batch) WHERE batch IS NOT NULL",
-    # what the garbage collection asks: is this blob still used by a version or a delta?
-    "CREATE INDEX versions_blob ON versions (blob) WHERE blob IS NOT NULL",
-    "CREATE INDEX blobs_base ON blobs (base) WHERE base IS NOT NULL",
 )
 _TABLES = {"paths", "blobs", "versions"}
 

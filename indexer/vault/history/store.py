@@ -9,11 +9,13 @@ and the next version is still the highest + 1.
 Recording is two-phase, so that kill -9 at any moment leaves history and files
 consistent. Under the vault's lock of the file, ``begin`` commits the new rows marked
 ``pending`` (blob and row in one transaction: no row ever points at a missing blob);
-the file is then changed; ``commit`` clears the mark (``abort`` deletes the rows if the
-change failed). At start-up ``recover`` settles what a crash left pending: a row
-whose content is what the file holds is kept (the change happened, with its actor
-and reason, even if the caller never got an answer), any other is dropped (the change
-never happened). So every acknowledged write has its version.
+the file is then changed; ``commit`` notes that the change is done, and the mark is
+cleared in the next transaction (one transaction per change, not two); ``abort``
+deletes the rows of a change that failed. At start-up ``recover`` settles what a crash
+left pending, against the files: a row is dropped only when the file still holds the
+bytes from before the change (it never happened), else kept with its actor and reason
+(it happened, even if the caller got no answer, and even if the file was edited again
+while the indexer was down). So every acknowledged write has its version.
 
 "The text before when not yet recorded": when the bytes a change replaces are not the
 latest version (history never saw the file, or it was edited outside the tools and the
@@ -26,11 +28,11 @@ changes, and the WAL survives a crash of the process. A power loss may lose the 
 commits since the WAL was last synced (never half of one); the vault files themselves
 are fsync'd and stay the truth, and a file whose latest state history lost is recorded
 again (as ``external``) at its next change or sighting. ``synchronous=FULL`` would cost
-one more fsync per commit (0.6 ms measured, about the cost of an append itself).
+an fsync per commit (0.6 ms measured here, more than an append's own fsync).
 
-Concurrency: one writer connection behind a lock held only for the inserts (hashing
-and compression happen before it), and a pool of reader connections for everything
-else; changes to one path are already serialized by the vault's lock of that file.
+Concurrency: one writer connection behind a lock held only for the inserts (reading
+the latest version, hashing and compressing happen before, on reader connections);
+changes to one path are already serialized by the vault's lock of that file.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -55,14 +57,16 @@ from indexer.vault.history.rows import (
     Pending,
     PruneStats,
     Version,
+    first_word,
     millis,
+    reason_tag,
     version_of,
 )
 from shared.errors import HistoryStoreError
 
 log = logging.getLogger("indexer.history")
-
 EtagOf = Callable[[bytes], str]
+_UNKNOWN_ID = -1  # the base of a delta on a blob not inserted yet
 
 
 class HistoryStore:
@@ -78,6 +82,7 @@ class HistoryStore:
         self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
+        self._settled: list[int] = []  # rows whose change is done; cleared in the next write
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -98,6 +103,12 @@ class HistoryStore:
             self._writer = conn
 
     def close(self) -> None:
+        if self._writer is not None and self._settled:
+            try:
+                with self._write():
+                    pass  # clears the settled rows' marks
+            except HistoryStoreError:
+                log.exception("history: could not settle the last versions")
         with self._lock:
             self._closed = True
             for conn in self._connections:
@@ -119,29 +130,27 @@ class HistoryStore:
         pending = Pending()
         with self._write() as conn:
             for plan in plans:
-                if plan.catch_up is not None:
-                    self._insert(conn, plan.catch_up, at_ms, pending=False, batch=None)
+                catch_up, blob = plan.catch_up, plan.row.blob
+                if catch_up is not None:
+                    self._insert(conn, catch_up, at_ms)
+                    if blob is not None and blob.base == _UNKNOWN_ID:
+                        depth = catch_up.depth + 1
+                        plan.row.blob = replace(blob, base=catch_up.blob_id, depth=depth)
             batch = None
             for plan in plans:
-                row = plan.row
-                row_id, number = self._insert(conn, row, at_ms, pending=True, batch=batch)
+                row_id = self._insert(conn, plan.row, at_ms, pending=True, batch=batch)
                 if batch is None and len(plans) > 1:
                     batch = row_id
                     conn.execute("UPDATE versions SET batch = ? WHERE id = ?", (batch, row_id))
                 pending.ids.append(row_id)
-                pending.versions[(row.lang, row.path)] = number
+                pending.versions[(plan.row.lang, plan.row.path)] = plan.row.version
         return pending
 
     def commit(self, pending: Pending) -> None:
-        """The file changes are done: the rows become final. A failure here is logged,
-        not raised (the change happened; ``recover`` settles the row at the next start)."""
-        try:
-            with self._write() as conn:
-                conn.executemany(
-                    "UPDATE versions SET pending = 0 WHERE id = ?", [(i,) for i in pending.ids]
-                )
-        except (sqlite3.Error, HistoryStoreError):
-            log.exception("history: could not finish recording versions %s", pending.ids)
+        """The file changes are done: their rows are final (marked so in the next write
+        transaction, or by ``recover`` after a crash, which keeps them)."""
+        with self._lock:
+            self._settled.extend(pending.ids)
 
     def abort(self, pending: Pending) -> None:
         """The file changes failed: forget their rows (catch-up rows stay: they are true)."""
@@ -157,11 +166,12 @@ class HistoryStore:
         latest = self.latest(lang, path)
         if latest is None and not unknown:
             return None
-        row = self._catch_up(latest, Change(lang, path, "", data, data))
+        etag = None if data is None else self._etag_of(data)
+        row = self._catch_up(latest, Change(lang, path, "", data, data), etag)
         if row is None:
             return None
         with self._write() as conn:
-            self._insert(conn, row, millis(at), pending=False, batch=None)
+            self._insert(conn, row, millis(at))
         return self.latest(lang, path)
 
     def recover(self, current_etag: Callable[[str, str], str | None]) -> tuple[int, int]:
@@ -176,7 +186,9 @@ class HistoryStore:
         keep: list[tuple[int]] = []
         drop: list[tuple[int]] = []
         for row in rows:
-            (keep if current_etag(row.lang, row.path) == row.etag else drop).append((row.id,))
+            now = current_etag(row.lang, row.path)
+            happened = now != row.prev_etag or now == row.etag
+            (keep if happened else drop).append((row.id,))
         with self._write() as conn:
             conn.executemany("UPDATE versions SET pending = 0 WHERE id = ?", keep)
             conn.executemany("DELETE FROM versions WHERE id = ?", drop)
@@ -225,45 +237,40 @@ class HistoryStore:
         with self._read() as conn:
             return conn.execute("SELECT lang, path FROM paths ORDER BY lang, path").fetchall()
 
-    def paths_with_reason(self, lang: str, exact: str, prefix: str) -> list[str]:
-        """Paths of ``lang`` with a version whose reason is ``exact`` or starts with
-        ``prefix`` (a range on the reason index)."""
-        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    def paths_with_reason(self, lang: str, word: str) -> list[str]:
+        """Paths of ``lang`` with a version whose reason's first word is ``word``
+        (``entry:<id>``), sorted."""
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT DISTINCT p.path FROM versions AS v INDEXED BY versions_reason"
-                " JOIN paths AS p ON p.id = v.path_id"
-                " WHERE (v.reason = ? OR (v.reason >= ? AND v.reason < ?)) AND p.lang = ?"
-                " ORDER BY p.path",
-                (exact, prefix, upper, lang),
+                "SELECT DISTINCT p.path, v.reason FROM versions AS v"
+                " JOIN paths AS p ON p.id = v.path_id WHERE v.tag = ? AND p.lang = ?",
+                (reason_tag(word), lang),
             ).fetchall()
-        return [r[0] for r in rows]
+        return sorted({path for path, reason in rows if first_word(reason) == word})
 
     def content(self, version: Version) -> bytes:
         """The bytes of a version (rebuilt along its delta chain, checked by sha256)."""
         if version.blob is None:
             raise ValueError("this version records that the file did not exist")
         chain: list[Blob] = []
-        sha: bytes | None = version.blob
+        blob_id: int | None = version.blob
         with self._read() as conn:
-            while sha is not None:
-                blob = _blob(conn, sha)
+            while blob_id is not None:
+                blob = _blob(conn, blob_id)
                 if blob is None:
                     raise HistoryStoreError(
                         f"history is damaged: a stored text of {version.path} is missing"
                     )
                 chain.append(blob)
-                sha = blob.base if blob.kind == codec.DELTA else None
-        data: bytes | None = None
-        for blob in reversed(chain):
-            data = codec.decode(blob, data)
-        assert data is not None
-        if codec.sha_of(data) != version.blob:
+                blob_id = blob.base if blob.kind == codec.DELTA else None
+        chain.reverse()
+        data = codec.rebuild(chain)
+        if codec.sha_of(data) != chain[-1].sha:
             raise HistoryStoreError(f"history is damaged: a stored text of {version.path} is wrong")
         return data
 
     def stats(self) -> dict[str, int]:
-        """Counts and the size of the file (for ``indexer status`` and the benchmark)."""
+        """Counts and sizes (for the benchmark and the tests)."""
         with self._read() as conn:
             versions = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
             blobs = conn.execute("SELECT count(*), coalesce(sum(length(data)), 0) FROM blobs")
@@ -283,47 +290,52 @@ class HistoryStore:
     def prune(
         self, now: datetime, *, days: int, keep: int, stop: Callable[[], bool] = lambda: False
     ) -> PruneStats:
-        """Remove versions older than ``days`` beyond the newest ``keep`` of each path,
-        never a path's latest version nor what undoing its latest change needs (the
-        trailing run of versions with the latest's reason, and the one before it);
-        then the blobs nothing uses any more. Works in short transactions."""
+        """Remove what retention lets go (see ``retention``), in short transactions."""
         cutoff = millis(now) - days * 86_400_000
         stats = PruneStats()
         with self._read() as conn:
-            crowded = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT path_id FROM versions GROUP BY path_id HAVING count(*) > ?", (keep,)
-                )
-            ]
+            crowded = retention.crowded_paths(conn, keep)
         for start in range(0, len(crowded), 100):
             if stop():
-                break
+                return stats
             with self._write() as conn:
-                doomed: list[tuple[int, bytes | None]] = []
-                for path_id in crowded[start : start + 100]:
-                    doomed += retention.doomed(conn, path_id, cutoff, keep)
-                conn.executemany("DELETE FROM versions WHERE id = ?", [(i,) for i, _ in doomed])
+                doomed = [
+                    row_id
+                    for path_id in crowded[start : start + 100]
+                    for row_id in retention.doomed(conn, path_id, cutoff, keep)
+                ]
+                conn.executemany("DELETE FROM versions WHERE id = ?", [(i,) for i in doomed])
                 stats.versions += len(doomed)
-                stats.blobs += retention.collect(
-                    conn, {sha for _, sha in doomed if sha is not None}
-                )
+        for _ in range(8):  # each round frees what the one before left without a user
+            with self._read() as conn:
+                unused, newest = retention.unused_blobs(conn)
+            if not unused:
+                break
+            for start in range(0, len(unused), 500):
+                if stop():
+                    return stats
+                with self._write() as conn:
+                    stats.blobs += retention.drop_blobs(conn, unused[start : start + 500], newest)
         return stats
 
     # -- internals -----------------------------------------------------------------------
 
     def _plan(self, change: Change, actor: str, reason: str | None) -> _Plan:
-        """The rows and blobs of one change, computed before taking the write lock."""
-        latest = self.latest(change.lang, change.path)
-        catch_up = self._catch_up(latest, change)
-        base_sha: bytes | None = None
+        """The rows and blobs of one change, computed before taking the write lock: one
+        read of the latest version, then hashing and compressing."""
+        before, after = change.before, change.after
+        before_etag = None if before is None else self._etag_of(before)
+        latest, latest_depth = self._latest_with_depth(change.lang, change.path)
+        catch_up = self._catch_up(latest, change, before_etag)
+        number = (latest.version if latest is not None else 0) + 1
+        base_id: int | None = None
         base_depth = 0
-        if change.before is not None:
-            if catch_up is not None and catch_up.blob is not None:
-                base_sha, base_depth = catch_up.blob.sha, catch_up.blob.depth
-            elif latest is not None and latest.blob is not None:
-                base_sha, base_depth = latest.blob, self._depth(latest.blob) or 0
-        after = change.after
+        if catch_up is not None:
+            number += 1
+            if catch_up.blob is not None:  # its id is known once it is inserted
+                base_id, base_depth = _UNKNOWN_ID, catch_up.blob.depth
+        elif latest is not None and latest.blob is not None:
+            base_id, base_depth = latest.blob, latest_depth
         row = _Row(
             change.lang,
             change.path,
@@ -331,20 +343,19 @@ class HistoryStore:
             actor,
             reason,
             etag=None if after is None else self._etag_of(after),
-            prev_etag=None if change.before is None else self._etag_of(change.before),
+            prev_etag=before_etag,
             size=None if after is None else len(after),
-            blob=None
-            if after is None
-            else self._blob_for(after, change.before, base_sha, base_depth),
+            blob=None if after is None else _encode(after, before, base_id, base_depth),
             data=after,
             other_path=change.other_path,
+            version=number,
+            path_id=None if latest is None else latest.path_id,
         )
         return _Plan(catch_up, row)
 
-    def _catch_up(self, latest: Version | None, change: Change) -> _Row | None:
+    def _catch_up(self, latest: Version | None, change: Change, etag: str | None) -> _Row | None:
         """A row for ``change.before`` when it is not what history holds last."""
         before = change.before
-        etag = None if before is None else self._etag_of(before)
         if latest is None:
             if before is None:
                 return None
@@ -364,65 +375,85 @@ class HistoryStore:
             etag=etag,
             prev_etag=None if latest is None else latest.etag,
             size=None if before is None else len(before),
-            blob=None if before is None else self._blob_for(before, None, None, 0),
+            blob=None if before is None else _encode(before, None, None, 0),
             data=before,
+            version=(latest.version if latest is not None else 0) + 1,
+            path_id=None if latest is None else latest.path_id,
         )
 
-    def _blob_for(
-        self, data: bytes, base: bytes | None, base_sha: bytes | None, base_depth: int
-    ) -> Blob:
-        """The blob for ``data``: a bare reference (kind "") when the same bytes are
-        already stored, else a new payload (a delta on ``base`` when given)."""
-        sha = codec.sha_of(data)
-        if self._depth(sha) is not None:
-            return Blob(sha, len(data), "", b"")
-        return codec.encode(data, base, base_sha, base_depth)
-
-    def _depth(self, sha: bytes) -> int | None:
-        """The chain depth of a stored blob, or None when it is not stored."""
+    def _latest_with_depth(self, lang: str, path: str) -> tuple[Version | None, int]:
+        """The latest version of a path and the chain depth of its blob, in one read."""
         with self._read() as conn:
-            row = conn.execute("SELECT depth FROM blobs WHERE sha = ?", (sha,)).fetchone()
-        return None if row is None else int(row[0])
+            row = conn.execute(
+                f"SELECT {VERSION_COLUMNS}, coalesce(b.depth, 0) {VERSIONS_FROM}"
+                " LEFT JOIN blobs AS b ON b.id = v.blob WHERE p.lang = ? AND p.path = ?"
+                " ORDER BY v.version DESC LIMIT 1",
+                (lang, path),
+            ).fetchone()
+        return (None, 0) if row is None else (version_of(row[:-1]), int(row[-1]))
+
+    def _blob_depth(self, blob_id: int) -> int:
+        with self._read() as conn:
+            row = conn.execute("SELECT depth FROM blobs WHERE id = ?", (blob_id,)).fetchone()
+        return 0 if row is None else int(row[0])
 
     def _insert(
-        self, conn: sqlite3.Connection, row: _Row, at_ms: int, *, pending: bool, batch: int | None
-    ) -> tuple[int, int]:
-        """Insert ``row`` (and its blob) in the open transaction; (row id, version)."""
+        self,
+        conn: sqlite3.Connection,
+        row: _Row,
+        at_ms: int,
+        *,
+        pending: bool = False,
+        batch: int | None = None,
+    ) -> int:
+        """Insert ``row`` and its blob (unless the same bytes are stored already) in the
+        open transaction; returns the row id and sets ``row.blob_id``/``row.depth``."""
         blob = row.blob
-        if blob is not None and not blob.kind:
-            # Found stored when planned; if pruning collected it since, store it now.
-            if conn.execute("SELECT 1 FROM blobs WHERE sha = ?", (blob.sha,)).fetchone():
-                blob = None
-            else:
-                assert row.data is not None
-                blob = codec.encode(row.data)
         if blob is not None:
+            found = conn.execute(
+                "SELECT id, depth FROM blobs WHERE key = ? AND sha = ?",
+                (codec.sha_key(blob.sha), blob.sha),
+            ).fetchone()
+            if found is not None:
+                row.blob_id, row.depth = found
+            else:
+                if blob.base == _UNKNOWN_ID or blob.depth > codec.MAX_DEPTH:
+                    assert row.data is not None  # a base that never got stored: whole copy
+                    blob = codec.encode(row.data, blob.sha)
+                row.blob_id, row.depth = self._insert_blob(conn, blob), blob.depth
+        path_id = row.path_id
+        if path_id is None:
             conn.execute(
-                "INSERT OR IGNORE INTO blobs (sha, size, kind, depth, base, head, tail, data)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (blob.sha, blob.size, blob.kind, blob.depth, blob.base, blob.head, blob.tail,
-                 blob.data),
-            )  # fmt: skip
-        conn.execute("INSERT OR IGNORE INTO paths (lang, path) VALUES (?, ?)", (row.lang, row.path))
-        path_id = conn.execute(
-            "SELECT id FROM paths WHERE lang = ? AND path = ?", (row.lang, row.path)
-        ).fetchone()[0]
-        number = conn.execute(
-            "SELECT coalesce(max(version), 0) + 1 FROM versions WHERE path_id = ?", (path_id,)
-        ).fetchone()[0]
+                "INSERT OR IGNORE INTO paths (lang, path) VALUES (?, ?)", (row.lang, row.path)
+            )
+            path_id = conn.execute(
+                "SELECT id FROM paths WHERE lang = ? AND path = ?", (row.lang, row.path)
+            ).fetchone()[0]
         cursor = conn.execute(
-            "INSERT INTO versions (path_id, version, etag, prev_etag, op, actor, reason, at_ms,"
-            " size, blob, other_path, batch, pending) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (path_id, number, _etag_bytes(row.etag), _etag_bytes(row.prev_etag), row.op,
-             row.actor, row.reason, at_ms, row.size, None if row.blob is None else row.blob.sha,
+            "INSERT INTO versions (path_id, version, etag, prev_etag, op, actor, reason, tag,"
+            " at_ms, size, blob, other_path, batch, pending) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (path_id, row.version, _etag_bytes(row.etag), _etag_bytes(row.prev_etag), row.op,
+             row.actor, row.reason, reason_tag(row.reason), at_ms, row.size, row.blob_id,
              row.other_path, batch, int(pending)),
         )  # fmt: skip
         assert cursor.lastrowid is not None
-        return cursor.lastrowid, number
+        return cursor.lastrowid
+
+    @staticmethod
+    def _insert_blob(conn: sqlite3.Connection, blob: Blob) -> int:
+        cursor = conn.execute(
+            "INSERT INTO blobs (key, sha, size, kind, depth, base, head, tail, data)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (codec.sha_key(blob.sha), blob.sha, blob.size, blob.kind, blob.depth, blob.base,
+             blob.head, blob.tail, blob.data),
+        )  # fmt: skip
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """The writer connection, with the lock held and a transaction open."""
+        """The writer connection, with the lock held and a transaction open (which also
+        clears the pending marks of changes done since the last one)."""
         with self._lock:
             conn = self._writer
             if conn is None:
@@ -431,7 +462,11 @@ class HistoryStore:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
                 raise HistoryStoreError(f"the history cannot be written ({err})") from None
+            settled = self._settled
             try:
+                if settled:
+                    marks = ",".join("?" * len(settled))
+                    conn.execute(f"UPDATE versions SET pending = 0 WHERE id IN ({marks})", settled)
                 yield conn
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -440,6 +475,8 @@ class HistoryStore:
                 conn.execute("COMMIT")
             except sqlite3.Error as err:
                 raise HistoryStoreError(f"the history cannot be written ({err})") from None
+            if settled:
+                self._settled = []
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -463,9 +500,9 @@ class HistoryStore:
             self._readers.put(conn)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Row:
-    """A version about to be inserted."""
+    """A version about to be inserted (``blob_id`` set when its bytes are stored)."""
 
     lang: str
     path: str
@@ -475,9 +512,13 @@ class _Row:
     etag: str | None
     prev_etag: str | None
     size: int | None
-    blob: Blob | None
+    blob: Blob | None  # encoded before the lock; not stored when its sha is known
     data: bytes | None
+    version: int
+    path_id: int | None
     other_path: str | None = None
+    blob_id: int | None = None  # set by ``_insert``
+    depth: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,12 +527,17 @@ class _Plan:
     row: _Row
 
 
+def _encode(data: bytes, base: bytes | None, base_id: int | None, base_depth: int) -> Blob:
+    return codec.encode(data, codec.sha_of(data), base, base_id, base_depth)
+
+
 def _etag_bytes(etag: str | None) -> bytes | None:
     return None if etag is None else bytes.fromhex(etag)
 
 
-def _blob(conn: sqlite3.Connection, sha: bytes) -> Blob | None:
+def _blob(conn: sqlite3.Connection, blob_id: int) -> Blob | None:
     row = conn.execute(
-        "SELECT size, kind, data, depth, base, head, tail FROM blobs WHERE sha = ?", (sha,)
+        "SELECT sha, size, kind, data, depth, base, head, tail FROM blobs WHERE id = ?",
+        (blob_id,),
     ).fetchone()
-    return None if row is None else Blob(sha, *row)
+    return None if row is None else Blob(*row)
