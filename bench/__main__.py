@@ -6,7 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = ("mcp_latency.py", "index_search.py", "writer_bench.py", "rest_bench.py")
+BENCHMARKS = (
+    "mcp_latency.py",
+    "index_search.py",
+    "writer_bench.py",
+    "rest_bench.py",
+    "history_bench.py",
+)
 
 
 def main() -> int:

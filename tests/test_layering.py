@@ -38,6 +38,17 @@ FORBIDDEN: dict[str, set[str]] = {
         "fastmcp",
         "starlette",
     },
+    # history's store keeps versions; it knows nothing of paths on disk, tools or the vault
+    "indexer.vault.history": {
+        "indexer.vault.vault",
+        "indexer.vault.sandbox",
+        "indexer.vault.timeline",
+        "indexer.vault.moves",
+        "indexer.vault.recording",
+        "indexer.vault.fsops",
+        "indexer.index",
+        "indexer.jobs",
+    },
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
     "indexer.web": {"indexer.cli", "indexer.daemon", "sqlite3", "sqlite_utils"},
     "indexer.web.mcp": {"indexer.web.api"},

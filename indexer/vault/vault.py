@@ -273,7 +273,7 @@ class Vault:
             self._check_size(len(data) + (len(existing) if existing else 0))
             if existing is None and content.lstrip("\ufeff").startswith("---"):
                 whole = self._normalized(target, content, None)
-                change = Change(target.lang, target.rel, "write", None, whole)
+                change = Change(target.lang, target.rel, "append", None, whole)
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     place.commit(whole)
                 size = len(whole)
