@@ -8,14 +8,16 @@ since.
 
 ``undo`` puts back everything one memory entry changed. The Memory Writer passes
 ``reason="entry:<id> <title>"`` on each write for an entry; the files of the entry are
-those with such a version. For each, the entry's versions must be the newest ones and
-the file must still hold the newest (else ``conflict``: someone changed it since, and
-nothing at all is changed); it then goes back to the version just before the entry's
-trailing run of versions (or is deleted when the entry created it). Checks and changes
-run with every file's lock held, so the all-or-nothing holds against concurrent
-writers. An edit by someone else between two writes of the entry is kept (as the
-writer's old journal did: their text wins over our undo). The undo's own versions carry
-``reason="undo entry:<id>"``, which does not match the entry again.
+those with a version whose reason's first word is ``entry:<id>``. Each file must hold
+exactly the entry's newest version of it (else ``conflict``: someone changed it since,
+and nothing at all is changed; a later change that was itself undone is no obstacle);
+it then goes back to the version just before the entry's run of versions ending there
+(or is deleted when the entry created it). Checks and changes run with every file's
+lock held, so the all-or-nothing holds against concurrent writers. An edit by someone
+else between two writes of the entry is kept (as the writer's old journal did: their
+text wins over our undo). The undo's own versions carry ``reason="undo entry:<id>"``,
+which does not match the entry again. If retention has pruned the version an undo
+needs, it refuses rather than guess.
 
 External changes: the index tells (lang, path) after it synced a note it saw change on
 disk (watcher or start-up reconcile); the file is read under its lock and recorded
@@ -33,12 +35,13 @@ import difflib
 import logging
 import os
 import re
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
 from indexer.vault import fsops
 from indexer.vault.history.rows import first_word
-from indexer.vault.history.store import Change, Version
+from indexer.vault.history.store import Change, HistoryStore, Version
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
 from indexer.vault.scan import walk_files
@@ -270,14 +273,12 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
         for target in targets:
             place = stack.enter_context(vault.sandbox.open(target))
             current = vault._existing_bytes(place)
-            rows = store.versions(target.lang, target.rel, _PAGE)
-            if not rows or not ours(rows[0]):
-                conflicts.append(f"{target.rel} (changed since by {_who(rows[0])})")
-                continue
-            if (None if current is None else fsops.etag_of(current)) != rows[0].etag:
-                conflicts.append(f"{target.rel} (edited on disk since)")
-                continue
-            plans.append((target, place, current, rows[0], _before_run(store, rows, ours)))
+            etag = None if current is None else fsops.etag_of(current)
+            found = _undo_target(store, target, etag, ours)
+            if isinstance(found, str):
+                conflicts.append(f"{target.rel} ({found})")
+            else:
+                plans.append((target, place, current, *found))
         if conflicts:
             raise ConflictError(
                 f"entry {entry_id} cannot be undone, nothing was changed: "
@@ -297,19 +298,45 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
 
 
 def _who(row: Version) -> str:
-    return f"{row.actor}, version {row.version}" + (f", {row.reason!r}" if row.reason else "")
+    return f"{row.actor} in version {row.version}" + (f", {row.reason!r}" if row.reason else "")
 
 
-def _before_run(store: Any, rows: list[Version], ours: Any) -> Version | None:
-    """The newest version below the trailing run of the entry's versions (None: the
-    entry created the file)."""
+def _undo_target(
+    store: HistoryStore, target: Target, etag: str | None, ours: Callable[[Version], bool]
+) -> tuple[Version, Version | None] | str:
+    """(the entry's newest version of the file, the version to go back to: the newest
+    before the entry's run of versions ending there, None when the entry created the
+    file), or why the file cannot be undone. The file must hold exactly the entry's
+    newest version: changes made since and undone again are fine, others are not."""
+    rows = _newest_first(store, target)
+    later: Version | None = None
+    for row in rows:
+        if ours(row):
+            break
+        later = later or row
+    else:
+        return "history no longer holds the entry's version"
+    if row.etag != etag:
+        return f"changed since by {_who(later)}" if later else "edited on disk since"
+    newest, oldest = row, row
+    for row in rows:
+        if not ours(row):
+            return newest, row
+        oldest = row
+    if oldest.prev_etag is None:
+        return newest, None
+    return "history no longer holds its text from before the entry"
+
+
+def _newest_first(store: HistoryStore, target: Target) -> Iterator[Version]:
+    """Every version of a file, newest first, read a page at a time."""
+    below = None
     while True:
-        for row in rows:
-            if not ours(row):
-                return row
+        rows = store.versions(target.lang, target.rel, _PAGE, below=below)
+        yield from rows
         if len(rows) < _PAGE:
-            return None
-        rows = store.versions(rows[0].lang, rows[0].path, _PAGE, below=rows[-1].version)
+            return
+        below = rows[-1].version
 
 
 def _undo_one(

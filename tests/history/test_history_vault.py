@@ -357,12 +357,15 @@ def test_undo_keeps_an_edit_made_between_two_writes_of_the_entry(vault: Vault) -
 def test_undo_of_appends_to_a_day_file_removes_only_the_entry_event(vault: Vault) -> None:
     day = "events/2026/11/29.md"
     vault.append("en", day, '---\ntitle: "2026-11-29"\ntype: events\n---\n# 2026-11-29\n')
+    preamble = (root(vault) / day).read_bytes()
     vault.append("en", day, "\n## Event\nfirst\n", reason="entry:a1 First")
-    kept = (root(vault) / day).read_bytes()
+    first = (root(vault) / day).read_bytes()
     vault.append("en", day, "\n## Event\nsecond\n", reason="entry:a2 Second")
+    assert "entry:a2" in refused(vault, "conflict", vault.undo, "en", "a1")  # a2 came since
     vault.undo("en", "a2")
-    assert (root(vault) / day).read_bytes() == kept
-    refused(vault, "conflict", vault.undo, "en", "a1")  # a2's undo came after a1
+    assert (root(vault) / day).read_bytes() == first
+    vault.undo("en", "a1")  # a2's change was undone: the file is as a1 left it
+    assert (root(vault) / day).read_bytes() == preamble
 
 
 # -- external changes ----------------------------------------------------------------------
