@@ -25,6 +25,7 @@ log = logging.getLogger("indexer.vault")
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
+_NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS)
 MAX_NAME_BYTES = 255
 TEMP_STEM_BYTES = 200
 
@@ -260,15 +261,22 @@ def link_no_replace(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
     """Give the file ``src`` the second name ``dst``; ``conflict`` if ``dst`` exists.
 
     ``link(2)`` never replaces its target, unlike ``rename(2)``: a file that appears at
-    ``dst`` at the last moment (an editor) is never overwritten by a move.
+    ``dst`` at the last moment (an editor) is never overwritten by a move. On a file
+    system without hard links the file is renamed instead (the caller's unlink of
+    ``src`` then finds nothing).
     """
     try:
         os.link(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
     except FileExistsError:
         raise ConflictError(f"{dst} already exists") from None
     except OSError as err:
-        refuse(err)
-        raise
+        if err.errno not in _NO_LINKS:
+            refuse(err)
+            raise
+        # A file system without hard links: check, then rename (the old name goes too).
+        if lstat_at(dst, dst_fd) is not None:
+            raise ConflictError(f"{dst} already exists") from None
+        os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
 
 
 def create_no_replace(dir_fd: int, name: str, data: bytes) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
-from contextlib import ExitStack, closing
+from contextlib import ExitStack, closing, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -160,6 +160,7 @@ def _move_file_locked(
                           dst_dir_fd=dst_fd)  # fmt: skip
             except OSError as err:
                 _place_file(dst_fd, dst.name, src.dir_fd, src.name, after, before)
+                dst.rollback()
                 fsops.refuse(err)
                 raise ConflictError(f"the images of {source.rel} could not move ({err})") from None
         os.fsync(dst_fd)
@@ -178,7 +179,8 @@ def _place_file(
         fsops.link_no_replace(src_fd, src_name, dst_fd, dst_name)
     else:
         fsops.create_no_replace(dst_fd, dst_name, after)
-    os.unlink(src_name, dir_fd=src_fd)
+    with suppress(FileNotFoundError):  # gone already where hard links are not supported
+        os.unlink(src_name, dir_fd=src_fd)
 
 
 def _asset_paths(vault: Vault, note: Target) -> list[str]:

@@ -408,6 +408,9 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
         return
     if file_kind(target) is None:
         return
+    store = vault.recorder.need()
+    if not unknown and store.latest(target.lang, target.rel) is None:
+        return  # first seen by the start-up scan: recorded at its first change (lazily)
     with vault._lock(target):
         try:
             with vault.sandbox.open(target) as place:

@@ -240,7 +240,7 @@ def login_endpoints(logins: Logins) -> tuple[Endpoint, Endpoint]:
 
     async def login_link(request: Request) -> Response:
         data = await read_body(request, 1024)
-        fields(json_object(data) if data.strip() else {}, {})  # an empty object, or nothing
+        fields(json_object(data) if data else {}, {})  # an empty object, or nothing
         if logins.token is None:
             return JSONResponse({"path": "/ui/", "expires_in": None})
         if request.state.auth != "bearer":
