@@ -233,14 +233,15 @@ class Vault:
             fsops.check_if_match(if_match, existing)
             if target.is_note:
                 data = self._normalized(target, data.decode("utf-8"), existing)
+            etag = fsops.etag_of(data)
             if data != existing:
-                change = Change(target.lang, target.rel, "write", existing, data)
+                change = Change(target.lang, target.rel, "write", existing, data, after_etag=etag)
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     place.commit(data)
             self._notify(target)
         return {
             "path": target.rel,
-            "etag": fsops.etag_of(data),
+            "etag": etag,
             "created": existing is None,
             "size": len(data),
         }
@@ -273,13 +274,17 @@ class Vault:
             self._check_size(len(data) + (len(existing) if existing else 0))
             if existing is None and content.lstrip("\ufeff").startswith("---"):
                 whole = self._normalized(target, content, None)
-                change = Change(target.lang, target.rel, "append", None, whole)
+                etag = fsops.etag_of(whole)
+                change = Change(target.lang, target.rel, "append", None, whole, after_etag=etag)
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     place.commit(whole)
                 size = len(whole)
             else:
                 expected = (existing or b"") + data
-                change = Change(target.lang, target.rel, "append", existing, expected)
+                etag = fsops.etag_of(expected)
+                change = Change(
+                    target.lang, target.rel, "append", existing, expected, after_etag=etag
+                )
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     try:
                         fd = place.make_parent()
@@ -292,9 +297,10 @@ class Vault:
                 whole, info = self._read_bytes(place)
                 size = info.st_size
                 if whole != expected:  # someone else wrote to the file meanwhile
+                    etag = fsops.etag_of(whole)
                     self.recorder.observe(target.lang, target.rel, whole, unknown=True)
             self._notify(target)
-        return {"path": target.rel, "etag": fsops.etag_of(whole), "size": size}
+        return {"path": target.rel, "etag": etag, "size": size}
 
     def delete(
         self, lang: str, path: str, reason: str | None = None, *, actor: str = "tool"

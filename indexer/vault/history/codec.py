@@ -37,7 +37,9 @@ from dataclasses import dataclass
 FULL, RAW, DELTA = 0, 1, 2
 MAX_DEPTH = 200
 WINDOW = 32 * 1024  # deflate's window: a dictionary longer than this is never reached
+APPEND_WINDOW = 8 * 1024  # an append's dictionary: the recent text (events look alike)
 LEVEL = 6
+SMALL = 64 * 1024  # up to this, deflate's smallest hash tables are as good and much faster
 _RAW_DEFLATE = -15  # wbits: no zlib header or checksum
 _SAMPLE = 64 * 1024
 
@@ -97,22 +99,27 @@ def rebuild(chain: Sequence[Blob]) -> bytes:
     for blob in chain[1:]:
         if blob.kind != DELTA:
             raise ValueError("a chain holds deltas after its first blob")
-        middle = _inflate(blob.data, window(buffer, blob.head) if buffer else None)
+        middle = _inflate(blob.data, window(buffer, blob.head, blob.tail) if buffer else None)
         buffer[blob.head : len(buffer) - blob.tail] = middle
     return bytes(buffer)
 
 
-def window(base: bytes | bytearray, head: int) -> bytes:
+def window(base: bytes | bytearray, head: int, tail: int) -> bytes:
     """The dictionary of a delta: ``WINDOW`` bytes of the base starting a little before
-    the change (the whole base when it is small)."""
+    the change (the whole base when it is small); for an append, the last
+    ``APPEND_WINDOW`` bytes (a 32 KB dictionary costs 4x the time to set up, measured,
+    for 10 % less space)."""
+    if tail == 0 and head == len(base):
+        return bytes(base[-APPEND_WINDOW:])
     start = max(0, min(head - 4096, len(base) - WINDOW))
     return bytes(base[start : start + WINDOW])
 
 
 def _whole(data: bytes, sha: bytes) -> Blob:
-    # Already-compressed data (PNG, JPEG...) only costs time: judge by a sample.
+    # Already-compressed data (PNG, JPEG...) only costs time: judge binary data by a sample.
     sample = data[:_SAMPLE]
-    if len(sample) > 512 and len(zlib.compress(sample, 1)) > len(sample) * 0.9:
+    binary = b"\x00" in sample[:4096]
+    if binary and len(sample) > 512 and len(zlib.compress(sample, 1)) > len(sample) * 0.9:
         return Blob(sha, len(data), RAW, data)
     packed = _deflate(data, None)
     if len(packed) >= len(data):
@@ -123,15 +130,18 @@ def _whole(data: bytes, sha: bytes) -> Blob:
 def _delta(data: bytes, sha: bytes, base: bytes, base_id: int, base_depth: int) -> Blob:
     head = common_prefix(data, base)
     tail = common_suffix(data, base, len(data) - head, len(base) - head)
-    packed = _deflate(data[head : len(data) - tail], window(base, head) if base else None)
+    packed = _deflate(data[head : len(data) - tail], window(base, head, tail) if base else None)
     return Blob(sha, len(data), DELTA, packed, base_depth + 1, base_id, head, tail)
 
 
 def _deflate(data: bytes, zdict: bytes | None) -> bytes:
+    # memLevel only shapes the compressor's hash tables (the inflater never sees it):
+    # the default 8 allocates 256 KB, which costs more than deflating a small delta.
+    memory = 2 if len(data) + len(zdict or b"") <= SMALL else 8
     if zdict:
-        deflater = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW_DEFLATE, zdict=zdict)
+        deflater = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW_DEFLATE, memory, zdict=zdict)
     else:
-        deflater = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW_DEFLATE)
+        deflater = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW_DEFLATE, memory)
     return deflater.compress(data) + deflater.flush()
 
 

@@ -60,7 +60,8 @@ class Version:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """A file about to change: its bytes before and after (None: absent)."""
+    """A file about to change: its bytes before and after (None: absent); the caller
+    may pass the etag of ``after`` when it has computed it anyway."""
 
     lang: str
     path: str
@@ -68,6 +69,7 @@ class Change:
     before: bytes | None
     after: bytes | None
     other_path: str | None = None
+    after_etag: str | None = None
 
 
 @dataclass

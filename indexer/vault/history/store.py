@@ -41,6 +41,7 @@ import logging
 import queue
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -67,6 +68,7 @@ from shared.errors import HistoryStoreError
 log = logging.getLogger("indexer.history")
 EtagOf = Callable[[bytes], str]
 _UNKNOWN_ID = -1  # the base of a delta on a blob not inserted yet
+_RECENT_PATHS = 32
 
 
 class HistoryStore:
@@ -83,6 +85,9 @@ class HistoryStore:
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
         self._settled: list[int] = []  # rows whose change is done; cleared in the next write
+        # The last bytes recorded per path with their etag: the next change of the path
+        # replaces exactly those bytes, so their etag needs no hashing again.
+        self._recent: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -209,11 +214,11 @@ class HistoryStore:
             params.append(below)
         sql += " ORDER BY v.version DESC LIMIT ?"
         params.append(limit)
-        with self._read() as conn:
+        with self._read(snapshot=False) as conn:
             return [version_of(r) for r in conn.execute(sql, params)]
 
     def get(self, lang: str, path: str, number: int) -> Version | None:
-        with self._read() as conn:
+        with self._read(snapshot=False) as conn:
             row = conn.execute(
                 f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE p.lang = ? AND p.path = ?"
                 " AND v.version = ?",
@@ -223,7 +228,7 @@ class HistoryStore:
 
     def batch(self, batch: int) -> list[Version]:
         """The rows of one operation (a note and its images)."""
-        with self._read() as conn:
+        with self._read(snapshot=False) as conn:
             return [
                 version_of(r)
                 for r in conn.execute(
@@ -234,13 +239,13 @@ class HistoryStore:
 
     def paths(self) -> list[tuple[str, str]]:
         """Every (lang, path) history has seen, sorted."""
-        with self._read() as conn:
+        with self._read(snapshot=False) as conn:
             return conn.execute("SELECT lang, path FROM paths ORDER BY lang, path").fetchall()
 
     def paths_with_reason(self, lang: str, word: str) -> list[str]:
         """Paths of ``lang`` with a version whose reason's first word is ``word``
         (``entry:<id>``), sorted."""
-        with self._read() as conn:
+        with self._read(snapshot=False) as conn:
             rows = conn.execute(
                 "SELECT DISTINCT p.path, v.reason FROM versions AS v"
                 " JOIN paths AS p ON p.id = v.path_id WHERE v.tag = ? AND p.lang = ?",
@@ -324,7 +329,11 @@ class HistoryStore:
         """The rows and blobs of one change, computed before taking the write lock: one
         read of the latest version, then hashing and compressing."""
         before, after = change.before, change.after
-        before_etag = None if before is None else self._etag_of(before)
+        key = (change.lang, change.path)
+        before_etag = None if before is None else self._known_etag(key, before)
+        after_etag = None if after is None else change.after_etag or self._etag_of(after)
+        if after is not None and after_etag is not None:
+            self._remember(key, after, after_etag)
         latest, latest_depth = self._latest_with_depth(change.lang, change.path)
         catch_up = self._catch_up(latest, change, before_etag)
         number = (latest.version if latest is not None else 0) + 1
@@ -342,7 +351,7 @@ class HistoryStore:
             change.op,
             actor,
             reason,
-            etag=None if after is None else self._etag_of(after),
+            etag=after_etag,
             prev_etag=before_etag,
             size=None if after is None else len(after),
             blob=None if after is None else _encode(after, before, base_id, base_depth),
@@ -352,6 +361,22 @@ class HistoryStore:
             path_id=None if latest is None else latest.path_id,
         )
         return _Plan(catch_up, row)
+
+    def _known_etag(self, key: tuple[str, str], data: bytes) -> str:
+        """The etag of ``data``, without hashing when they are the bytes last recorded
+        for the path (what a tool's next change replaces)."""
+        with self._lock:
+            recent = self._recent.get(key)
+        if recent is not None and (recent[0] is data or recent[0] == data):
+            return recent[1]
+        return self._etag_of(data)
+
+    def _remember(self, key: tuple[str, str], data: bytes, etag: str) -> None:
+        with self._lock:
+            self._recent[key] = (data, etag)
+            self._recent.move_to_end(key)
+            while len(self._recent) > _RECENT_PATHS:
+                self._recent.popitem(last=False)
 
     def _catch_up(self, latest: Version | None, change: Change, etag: str | None) -> _Row | None:
         """A row for ``change.before`` when it is not what history holds last."""
@@ -383,7 +408,7 @@ class HistoryStore:
 
     def _latest_with_depth(self, lang: str, path: str) -> tuple[Version | None, int]:
         """The latest version of a path and the chain depth of its blob, in one read."""
-        with self._read() as conn:
+        with self._read(snapshot=False) as conn:
             row = conn.execute(
                 f"SELECT {VERSION_COLUMNS}, coalesce(b.depth, 0) {VERSIONS_FROM}"
                 " LEFT JOIN blobs AS b ON b.id = v.blob WHERE p.lang = ? AND p.path = ?"
@@ -393,7 +418,7 @@ class HistoryStore:
         return (None, 0) if row is None else (version_of(row[:-1]), int(row[-1]))
 
     def _blob_depth(self, blob_id: int) -> int:
-        with self._read() as conn:
+        with self._read(snapshot=False) as conn:
             row = conn.execute("SELECT depth FROM blobs WHERE id = ?", (blob_id,)).fetchone()
         return 0 if row is None else int(row[0])
 
@@ -479,7 +504,9 @@ class HistoryStore:
                 self._settled = []
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self, *, snapshot: bool = True) -> Iterator[sqlite3.Connection]:
+        """A reader connection; ``snapshot`` makes every statement of the caller see one
+        state (a single statement always does: it is its own transaction)."""
         if self._closed:
             raise HistoryStoreError("the history is closed")
         try:
@@ -489,11 +516,13 @@ class HistoryStore:
             with self._lock:
                 self._connections.append(conn)
         try:
-            conn.execute("BEGIN")  # one snapshot for every statement of the caller
+            if snapshot:
+                conn.execute("BEGIN")
             try:
                 yield conn
             finally:
-                conn.execute("COMMIT")
+                if snapshot:
+                    conn.execute("COMMIT")
         except sqlite3.DatabaseError as err:
             raise HistoryStoreError(f"the history cannot be read ({err})") from None
         finally:
