@@ -22,7 +22,7 @@ Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP
 
 Rows are appended in id order, so pages stay full; only small integers are indexed
 (a garbage collection scan needs no index of its own, see ``retention``). Measured
-after 1,000 merges into 100 notes: about 1.2x the vault's size.
+after 1,000 merges into 100 notes: about 1.5x the vault's size (bench/history_bench.py).
 
 WAL with ``synchronous=NORMAL``: a commit survives a crash of the process (kill -9);
 after a power loss the last commits may be lost, never half of one (see ``store``).

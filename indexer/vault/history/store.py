@@ -44,12 +44,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from indexer.vault.history import codec, retention, schema
+from indexer.vault.history import codec, retention, schema, writes
 from indexer.vault.history.codec import Blob
 from indexer.vault.history.rows import (
     VERSION_COLUMNS,
@@ -67,7 +67,6 @@ from shared.errors import HistoryStoreError
 
 log = logging.getLogger("indexer.history")
 EtagOf = Callable[[bytes], str]
-_UNKNOWN_ID = -1  # the base of a delta on a blob not inserted yet
 _RECENT_PATHS = 32
 
 
@@ -137,13 +136,13 @@ class HistoryStore:
             for plan in plans:
                 catch_up, blob = plan.catch_up, plan.row.blob
                 if catch_up is not None:
-                    self._insert(conn, catch_up, at_ms)
-                    if blob is not None and blob.base == _UNKNOWN_ID:
+                    writes.insert_row(conn, catch_up, at_ms)
+                    if blob is not None and blob.base == writes.UNKNOWN_ID:
                         depth = catch_up.depth + 1
                         plan.row.blob = replace(blob, base=catch_up.blob_id, depth=depth)
             batch = None
             for plan in plans:
-                row_id = self._insert(conn, plan.row, at_ms, pending=True, batch=batch)
+                row_id = writes.insert_row(conn, plan.row, at_ms, pending=True, batch=batch)
                 if batch is None and len(plans) > 1:
                     batch = row_id
                     conn.execute("UPDATE versions SET batch = ? WHERE id = ?", (batch, row_id))
@@ -176,7 +175,7 @@ class HistoryStore:
         if row is None:
             return None
         with self._write() as conn:
-            self._insert(conn, row, millis(at))
+            writes.insert_row(conn, row, millis(at))
         return self.latest(lang, path)
 
     def recover(self, current_etag: Callable[[str, str], str | None]) -> tuple[int, int]:
@@ -261,7 +260,7 @@ class HistoryStore:
         blob_id: int | None = version.blob
         with self._read() as conn:
             while blob_id is not None:
-                blob = _blob(conn, blob_id)
+                blob = writes.read_blob(conn, blob_id)
                 if blob is None:
                     raise HistoryStoreError(
                         f"history is damaged: a stored text of {version.path} is missing"
@@ -325,7 +324,7 @@ class HistoryStore:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _plan(self, change: Change, actor: str, reason: str | None) -> _Plan:
+    def _plan(self, change: Change, actor: str, reason: str | None) -> writes.Plan:
         """The rows and blobs of one change, computed before taking the write lock: one
         read of the latest version, then hashing and compressing."""
         before, after = change.before, change.after
@@ -342,10 +341,10 @@ class HistoryStore:
         if catch_up is not None:
             number += 1
             if catch_up.blob is not None:  # its id is known once it is inserted
-                base_id, base_depth = _UNKNOWN_ID, catch_up.blob.depth
+                base_id, base_depth = writes.UNKNOWN_ID, catch_up.blob.depth
         elif latest is not None and latest.blob is not None:
             base_id, base_depth = latest.blob, latest_depth
-        row = _Row(
+        row = writes.Row(
             change.lang,
             change.path,
             change.op,
@@ -354,13 +353,13 @@ class HistoryStore:
             etag=after_etag,
             prev_etag=before_etag,
             size=None if after is None else len(after),
-            blob=None if after is None else _encode(after, before, base_id, base_depth),
+            blob=None if after is None else writes.encode(after, before, base_id, base_depth),
             data=after,
             other_path=change.other_path,
             version=number,
             path_id=None if latest is None else latest.path_id,
         )
-        return _Plan(catch_up, row)
+        return writes.Plan(catch_up, row)
 
     def _known_etag(self, key: tuple[str, str], data: bytes) -> str:
         """The etag of ``data``, without hashing when they are the bytes last recorded
@@ -378,7 +377,9 @@ class HistoryStore:
             while len(self._recent) > _RECENT_PATHS:
                 self._recent.popitem(last=False)
 
-    def _catch_up(self, latest: Version | None, change: Change, etag: str | None) -> _Row | None:
+    def _catch_up(
+        self, latest: Version | None, change: Change, etag: str | None
+    ) -> writes.Row | None:
         """A row for ``change.before`` when it is not what history holds last."""
         before = change.before
         if latest is None:
@@ -391,7 +392,7 @@ class HistoryStore:
             op = "delete"
         else:
             op = "create" if latest.etag is None else "edit"
-        return _Row(
+        return writes.Row(
             change.lang,
             change.path,
             op,
@@ -400,7 +401,7 @@ class HistoryStore:
             etag=etag,
             prev_etag=None if latest is None else latest.etag,
             size=None if before is None else len(before),
-            blob=None if before is None else _encode(before, None, None, 0),
+            blob=None if before is None else writes.encode(before, None, None, 0),
             data=before,
             version=(latest.version if latest is not None else 0) + 1,
             path_id=None if latest is None else latest.path_id,
@@ -421,59 +422,6 @@ class HistoryStore:
         with self._read(snapshot=False) as conn:
             row = conn.execute("SELECT depth FROM blobs WHERE id = ?", (blob_id,)).fetchone()
         return 0 if row is None else int(row[0])
-
-    def _insert(
-        self,
-        conn: sqlite3.Connection,
-        row: _Row,
-        at_ms: int,
-        *,
-        pending: bool = False,
-        batch: int | None = None,
-    ) -> int:
-        """Insert ``row`` and its blob (unless the same bytes are stored already) in the
-        open transaction; returns the row id and sets ``row.blob_id``/``row.depth``."""
-        blob = row.blob
-        if blob is not None:
-            found = conn.execute(
-                "SELECT id, depth FROM blobs WHERE key = ? AND sha = ?",
-                (codec.sha_key(blob.sha), blob.sha),
-            ).fetchone()
-            if found is not None:
-                row.blob_id, row.depth = found
-            else:
-                if blob.base == _UNKNOWN_ID or blob.depth > codec.MAX_DEPTH:
-                    assert row.data is not None  # a base that never got stored: whole copy
-                    blob = codec.encode(row.data, blob.sha)
-                row.blob_id, row.depth = self._insert_blob(conn, blob), blob.depth
-        path_id = row.path_id
-        if path_id is None:
-            conn.execute(
-                "INSERT OR IGNORE INTO paths (lang, path) VALUES (?, ?)", (row.lang, row.path)
-            )
-            path_id = conn.execute(
-                "SELECT id FROM paths WHERE lang = ? AND path = ?", (row.lang, row.path)
-            ).fetchone()[0]
-        cursor = conn.execute(
-            "INSERT INTO versions (path_id, version, etag, prev_etag, op, actor, reason, tag,"
-            " at_ms, size, blob, other_path, batch, pending) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (path_id, row.version, _etag_bytes(row.etag), _etag_bytes(row.prev_etag), row.op,
-             row.actor, row.reason, reason_tag(row.reason), at_ms, row.size, row.blob_id,
-             row.other_path, batch, int(pending)),
-        )  # fmt: skip
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
-
-    @staticmethod
-    def _insert_blob(conn: sqlite3.Connection, blob: Blob) -> int:
-        cursor = conn.execute(
-            "INSERT INTO blobs (key, sha, size, kind, depth, base, head, tail, data)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (codec.sha_key(blob.sha), blob.sha, blob.size, blob.kind, blob.depth, blob.base,
-             blob.head, blob.tail, blob.data),
-        )  # fmt: skip
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -527,46 +475,3 @@ class HistoryStore:
             raise HistoryStoreError(f"the history cannot be read ({err})") from None
         finally:
             self._readers.put(conn)
-
-
-@dataclass(slots=True)
-class _Row:
-    """A version about to be inserted (``blob_id`` set when its bytes are stored)."""
-
-    lang: str
-    path: str
-    op: str
-    actor: str
-    reason: str | None
-    etag: str | None
-    prev_etag: str | None
-    size: int | None
-    blob: Blob | None  # encoded before the lock; not stored when its sha is known
-    data: bytes | None
-    version: int
-    path_id: int | None
-    other_path: str | None = None
-    blob_id: int | None = None  # set by ``_insert``
-    depth: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    catch_up: _Row | None
-    row: _Row
-
-
-def _encode(data: bytes, base: bytes | None, base_id: int | None, base_depth: int) -> Blob:
-    return codec.encode(data, codec.sha_of(data), base, base_id, base_depth)
-
-
-def _etag_bytes(etag: str | None) -> bytes | None:
-    return None if etag is None else bytes.fromhex(etag)
-
-
-def _blob(conn: sqlite3.Connection, blob_id: int) -> Blob | None:
-    row = conn.execute(
-        "SELECT sha, size, kind, data, depth, base, head, tail FROM blobs WHERE id = ?",
-        (blob_id,),
-    ).fetchone()
-    return None if row is None else Blob(*row)
