@@ -13,6 +13,7 @@ BENCHMARKS = (
     "rest_bench.py",
     "recall_bench.py",
     "summaries_bench.py",
+    "history_bench.py",
 )
 
 

@@ -1,12 +1,13 @@
 """The indexer process: the one composition root, and the serving life cycle.
 
 ``build_core`` is the only place the objects are built and wired together (the index
-listens to the vault's changes and plans its greps); every frontend gets the same
-``Core``. ``run`` then holds the single-instance lock, serves, writes the URL file
-only once uvicorn accepts connections (so a client that finds it can connect), and
-removes it at shutdown only if it still holds our URL (a newer instance may have
-replaced it). uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run``
-installs Python handlers first; cleanup then runs normally and the process exits 0.
+listens to the vault's changes and plans its greps; history hears from the index what
+changed on disk outside the tools); every frontend gets the same ``Core``. ``run``
+then holds the single-instance lock, serves, writes the URL file only once uvicorn
+accepts connections (so a client that finds it can connect), and removes it at
+shutdown only if it still holds our URL (a newer instance may have replaced it).
+uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run`` installs
+Python handlers first; cleanup then runs normally and the process exits 0.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from indexer.jobs.llm import JobModel
 from indexer.jobs.maintenance import Maintenance
 from indexer.jobs.maintenance_state import StateFile
 from indexer.jobs.recall import Recall
+from indexer.jobs.retention import prune_history
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
 from indexer.settings import Settings
 from indexer.vault import fsops
+from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files
 from indexer.vault.vault import Vault
@@ -46,9 +49,25 @@ log = logging.getLogger("indexer")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
-def build_vault(settings: Settings) -> Vault:
-    """The vaults of the workspace (``build_core``, and ``indexer maintain`` on its own)."""
-    return Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
+def open_history(settings: Settings) -> HistoryStore:
+    """The history store, fully checked (``HistoryStoreError`` for an unusable one)."""
+    history = HistoryStore(settings.workspace.history_dir, fsops.etag_of)
+    history.open(check=True)
+    return history
+
+
+def build_vault(settings: Settings, history: HistoryStore | None) -> Vault:
+    """The vaults of the workspace, recording every change in ``history`` (``build_core``,
+    and ``indexer maintain`` on its own); settles what a crash left half-done."""
+    vault = Vault(
+        Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes, history=history
+    )
+    kept, dropped = vault.recover_history() if history is not None else (0, 0)
+    if kept or dropped:
+        log.warning(
+            "history: %d change(s) cut short by a crash were done, %d were not", kept, dropped
+        )
+    return vault
 
 
 def build_maintenance(
@@ -66,14 +85,21 @@ def build_maintenance(
 
 
 def build_core(settings: Settings) -> Core:
-    """Open the index and wire it to the vault; summaries hear every change, recall reads
-    both, the maintenance scheduler hears the index's changes (it starts with ``serve``);
+    """Open history and the index and wire them to the vault; summaries hear every
+    change, recall reads both, the maintenance scheduler hears the index's changes (it
+    starts with ``serve``). ``HistoryStoreError`` for an unusable history,
     ``IndexSchemaError`` for a newer index."""
-    vault = build_vault(settings)
-    index = NoteIndex(settings.workspace)
-    index.open()
+    history = open_history(settings)
+    try:
+        vault = build_vault(settings, history)
+        index = NoteIndex(settings.workspace)
+        index.open()
+    except BaseException:
+        history.close()
+        raise
     vault.listeners.append(index.note_changed)
     vault.grep_planner = index.grep_plan
+    index.change_listeners.append(external_change_recorder(vault))
     model = JobModel(settings.model) if settings.model is not None else None
     jobs = JobRunner()
     maintenance = build_maintenance(settings, vault, index, model)
@@ -93,6 +119,7 @@ def build_core(settings: Settings) -> Core:
             max_children=settings.summaries_max_children,
             debounce=settings.summaries_debounce,
             written=index.note_changed,  # a summary is searchable once written
+            recorder=vault.recorder,  # and a version in history
         )
         vault.listeners.append(summaries.vault_changed)
         index.change_listeners.append(summaries.index_changed)
@@ -107,6 +134,18 @@ def build_core(settings: Settings) -> Core:
         scheduler=scheduler,
         summaries=summaries,
     )
+
+
+def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
+    """An index change listener that records in history what changed outside the tools
+    (the tools record their own changes): a note first seen by the watcher is recorded,
+    one first seen by the start-up reconcile is not (see ``indexer.vault.timeline``)."""
+
+    def record(lang: str, path: str, source: str) -> None:
+        if source != "tool":
+            vault.observe_external(lang, path, unknown=source == "watcher")
+
+    return record
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:
@@ -184,6 +223,9 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     index = core.index
     assert index is not None
     index.start_background()
+    history = core.vault.recorder.store
+    if history is not None and core.jobs is not None:
+        core.jobs.submit(prune_history(history, settings.history_days, core.vault.clock))
     if core.scheduler is not None and core.scheduler.start():
         tasks = ", ".join(core.scheduler.maintenance.enabled_tasks)
         if core.model is None:
@@ -229,6 +271,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                     core.jobs.submit(core.model.close()).result(5)
             core.jobs.stop()
         index.close()
+        if history is not None:
+            history.close()
         log.info("indexer stopped")
 
 

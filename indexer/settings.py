@@ -35,6 +35,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_ALLOWED_HOSTS": ("", "extra Host header values accepted, comma-separated"),
     "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
     "INDEXER_ECHO_TOOL": ("0", "1 registers an `echo` tool, the floor of bench/mcp_latency.py"),
+    "INDEXER_HISTORY_DAYS": ("90", "days every version is kept (older: the last 20 per file)"),
     "INDEXER_LLM_MODEL": ("", "chat model for background jobs (empty: none, never called)"),
     "INDEXER_LLM_BASE_URL": ("", "OpenAI-compatible API base URL of that model"),
     "INDEXER_LLM_API_KEY": ("", "API key of that endpoint (a local server may need none)"),
@@ -91,6 +92,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     echo_tool: bool = False
+    history_days: int = 90
     model: ModelSettings | None = None
     maintenance: MaintenanceSettings = field(default_factory=MaintenanceSettings)
     summaries: bool = True
@@ -122,6 +124,7 @@ class Settings:
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
             echo_tool=_flag(pick("echo_tool", "INDEXER_ECHO_TOOL")),
+            history_days=_history_days(pick("history_days", "INDEXER_HISTORY_DAYS")),
             model=_model_settings(pick),
             maintenance=_maintenance_settings(pick),
             summaries=_flag(pick("summaries", "INDEXER_SUMMARIES")),
@@ -200,6 +203,13 @@ def _at_least_one(name: str, value: int) -> int:
     if value < 1:
         raise ValueError(f"{name} must be ≥ 1")
     return value
+
+
+def _history_days(text: str) -> int:
+    days = int(text)
+    if days < 0:
+        raise ValueError("INDEXER_HISTORY_DAYS must be a whole number of days ≥ 0")
+    return days
 
 
 def _split(text: str) -> tuple[str, ...]:

@@ -18,7 +18,8 @@ agent client raises exactly what the server refused with.
         ├── ConfigError         config           bad settings or flags
         ├── AlreadyRunningError already_running  another indexer holds the workspace
         ├── StartupError        startup          could not start serving
-        └── IndexSchemaError    index_schema     an index file this indexer cannot use
+        ├── IndexSchemaError    index_schema     an index file this indexer cannot use
+        └── HistoryStoreError   history_store    a history file this indexer cannot use
 
 Each command-line tool maps this tree to exit codes in one place.
 """
@@ -100,9 +101,16 @@ class StartupError(OperationalError):
 
 
 class IndexSchemaError(OperationalError):
-    """The index (or history) file was written by a newer indexer, or is unusable."""
+    """The index file was written by a newer indexer, or is unusable."""
 
     code = "index_schema"
+
+
+class HistoryStoreError(OperationalError):
+    """The history (``W/.indexer/history/``) is damaged, not ours, or written by a newer
+    indexer. Unlike the index it cannot be rebuilt, so it is refused, never reset."""
+
+    code = "history_store"
 
 
 ERRORS_BY_CODE: dict[str, type[VaultError]] = {

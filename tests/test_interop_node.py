@@ -41,17 +41,22 @@ pytestmark = pytest.mark.skipif(
 
 # The SPEC's tool table: parameter names are part of the contract.
 SPEC_PARAMS = {
-    "read": {"lang", "path", "offset", "limit"},
-    "write": {"lang", "path", "content", "encoding", "if_match"},
+    "read": {"lang", "path", "offset", "limit", "version"},
+    "write": {"lang", "path", "content", "encoding", "if_match", "reason"},
     "stat": {"lang", "path"},
-    "append": {"lang", "path", "content", "create"},
+    "append": {"lang", "path", "content", "create", "reason"},
     "find": {"lang", "pattern", "path", "limit"},
     "grep": {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"},
-    "delete": {"lang", "path"},
+    "delete": {"lang", "path", "reason"},
     "search": {"lang", "query", "limit", "type", "tags", "path", "offset"},
     "status": set(),
     "recall": {"lang", "query", "budget_tokens", "path"},
     "summary": {"lang", "path"},
+    "history": {"lang", "path", "limit"},
+    "diff": {"lang", "path", "from_version", "to_version"},
+    "restore": {"lang", "path", "version", "if_match", "reason"},
+    "move": {"lang", "path", "new_path", "if_match", "reason"},
+    "undo": {"lang", "entry_id", "dry_run"},
 }
 REQUIRED_TOOLS = set(SPEC_PARAMS) - {"search", "summary"}  # optional: index, INDEXER_SUMMARIES
 

@@ -44,6 +44,17 @@ FORBIDDEN: dict[str, set[str]] = {
         "fastmcp",
         "starlette",
     },
+    # history's store keeps versions; it knows nothing of paths on disk, tools or the vault
+    "indexer.vault.history": {
+        "indexer.vault.vault",
+        "indexer.vault.sandbox",
+        "indexer.vault.timeline",
+        "indexer.vault.moves",
+        "indexer.vault.recording",
+        "indexer.vault.fsops",
+        "indexer.index",
+        "indexer.jobs",
+    },
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
     # recall is plain lookups: it never reaches a model or the maintenance jobs
     "indexer.jobs.recall": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},

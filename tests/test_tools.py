@@ -51,16 +51,22 @@ def vault_dir(tmp_path: Path, lang: str = "en") -> Path:
 
 async def test_tool_list_matches_the_spec(client: Client) -> None:
     tools = {t.name: t for t in await client.list_tools()}
-    assert set(tools) == {"read", "write", "stat", "append", "find", "grep", "delete", "status"}
     params = {name: set(t.input_schema["properties"]) for name, t in tools.items()}
-    assert params["read"] == {"lang", "path", "offset", "limit"}
-    assert params["write"] == {"lang", "path", "content", "encoding", "if_match"}
-    assert params["stat"] == {"lang", "path"}
-    assert params["append"] == {"lang", "path", "content", "create"}
-    assert params["find"] == {"lang", "pattern", "path", "limit"}
-    assert params["grep"] == {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"}
-    assert params["delete"] == {"lang", "path"}
-    assert params["status"] == set()
+    assert params == {
+        "read": {"lang", "path", "offset", "limit", "version"},
+        "write": {"lang", "path", "content", "encoding", "if_match", "reason"},
+        "stat": {"lang", "path"},
+        "append": {"lang", "path", "content", "create", "reason"},
+        "find": {"lang", "pattern", "path", "limit"},
+        "grep": {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"},
+        "delete": {"lang", "path", "reason"},
+        "status": set(),
+        "history": {"lang", "path", "limit"},
+        "diff": {"lang", "path", "from_version", "to_version"},
+        "restore": {"lang", "path", "version", "if_match", "reason"},
+        "move": {"lang", "path", "new_path", "if_match", "reason"},
+        "undo": {"lang", "entry_id", "dry_run"},
+    }
 
 
 async def test_write_read_stat_round_trip(client: Client, tmp_path: Path) -> None:

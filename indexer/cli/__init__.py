@@ -104,7 +104,7 @@ def resolve_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from indexer.cli import client_config, index, maintain, open, serve, summarize
+    from indexer.cli import client_config, history, index, maintain, open, serve, summarize
 
     parser = argparse.ArgumentParser(
         prog="indexer",
@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = workspace_options()
-    for module in (serve, index, summarize, maintain, client_config, open):
+    for module in (serve, index, history, summarize, maintain, client_config, open):
         module.register(commands, common)
     return parser
 

@@ -82,8 +82,13 @@ def cmd_maintain(args: argparse.Namespace) -> int:
 
 
 def _build(settings: Any) -> Maintenance:
-    """A Maintenance over the vaults, with the index read-only (for the model's search)."""
-    from indexer.daemon import build_maintenance, build_vault
+    """A Maintenance over the vaults, with the index read-only (for the model's search).
+
+    With no server running, its writes are recorded in history here; a running server
+    owns the history store, and records the write as an outside change when it sees it.
+    """
+    from indexer.cli.index import server_holds_lock
+    from indexer.daemon import build_maintenance, build_vault, open_history
     from indexer.index.service import NoteIndex
     from indexer.jobs.llm import JobModel
 
@@ -95,7 +100,8 @@ def _build(settings: Any) -> Maintenance:
         index.close()
         index = None
     model = JobModel(settings.model) if settings.model is not None else None
-    return build_maintenance(settings, build_vault(settings), index, model)
+    history = None if server_holds_lock(settings.workspace) else open_history(settings)
+    return build_maintenance(settings, build_vault(settings, history), index, model)
 
 
 async def _run(
@@ -108,6 +114,9 @@ async def _run(
             await maintenance.model.close()
         if maintenance.index is not None:
             maintenance.index.close()
+        history = maintenance.vault.recorder.store
+        if history is not None:
+            history.close()
 
 
 def _print_outcomes(outcomes: list[Outcome], as_json: bool) -> None:

@@ -278,6 +278,7 @@ class Maintenance:
                 answer.content,
                 if_match=current["etag"] if current else "",
                 reason=f"maintenance:{task}",
+                actor="job:maintenance",
             )
         return answer
 

@@ -49,6 +49,7 @@ from indexer.jobs.summary_texts import (
     prompt_messages,
     read_answer,
 )
+from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
 from shared.errors import InvalidArgumentError, InvalidFrontmatterError, NotFoundError
 from shared.langs import is_lang
@@ -92,12 +93,13 @@ class Summaries:
         debounce: float = 2.0,
         written: Written | None = None,
         clock: Clock | None = None,
+        recorder: Recorder | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.index = index
         self.model = model
         self.max_children = max_children
-        self.files = SummaryFiles(sandbox, index, written)
+        self.files = SummaryFiles(sandbox, index, written, recorder)
         self.dirty = DirtyFolders(debounce)
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.ready = False  # a full pass has finished: summaries were checked since start

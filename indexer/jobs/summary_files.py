@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -29,6 +29,8 @@ from indexer.index.abstract import note_abstract
 from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import fsops
+from indexer.vault.history.rows import Change
+from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError
 from shared.frontmatter import (
@@ -43,6 +45,7 @@ from shared.workspace import OVERVIEW_FILE
 
 log = logging.getLogger("indexer.jobs.summaries")
 HEAD_BYTES = 256 * 1024  # enough of a note for its frontmatter and first paragraph
+MAX_SUMMARY_BYTES = 4 << 20  # a summary read back for history (500 children ≈ 30 KB)
 Written = Callable[[str, str], None]
 
 
@@ -156,11 +159,16 @@ class SummaryFiles:
     """Reads vault folders for their summaries and writes ``.overview.md`` files."""
 
     def __init__(
-        self, sandbox: Sandbox, index: NoteIndex | None = None, written: Written | None = None
+        self,
+        sandbox: Sandbox,
+        index: NoteIndex | None = None,
+        written: Written | None = None,
+        recorder: Recorder | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.index = index
         self.written = written  # told (lang, path) after a summary file changed
+        self.recorder = recorder  # history: each summary written is a version
 
     @contextmanager
     def folder(self, lang: str, folder: str) -> Iterator[int | None]:
@@ -230,18 +238,22 @@ class SummaryFiles:
         tell ``written``. The one write of summary files (history hooks in here).
 
         Returns False when the folder is gone (nothing to do)."""
+        rel = f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE
         with self.folder(lang, folder) as fd:
             if fd is None:
                 return False
-            if data is not None:  # derived data: a summary lost in a crash is made again
-                fsops.replace_at(fd, OVERVIEW_FILE, data, durable=False)
-            else:
-                try:
+            before = _read_bytes(fd, OVERVIEW_FILE)
+            if before is None and data is None:
+                return True
+            change = Change(lang, rel, "write" if data is not None else "delete", before, data)
+            recorder = self.recorder or Recorder(None, lambda: datetime.now(UTC))
+            with recorder.changing([change], actor="job:summaries", reason="folder summary"):
+                if data is not None:  # derived data: a summary lost in a crash is made again
+                    fsops.replace_at(fd, OVERVIEW_FILE, data, durable=False)
+                else:
                     os.unlink(OVERVIEW_FILE, dir_fd=fd)
-                except FileNotFoundError:
-                    return True
         if self.written is not None:
-            self.written(lang, f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE)
+            self.written(lang, rel)
         return True
 
     def _note(self, fd: int, name: str, row: IndexedNote | None) -> Child | None:
@@ -307,3 +319,16 @@ def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:
     except UnicodeDecodeError:
         return None
     return text, mtime_ns
+
+
+def _read_bytes(fd: int, name: str) -> bytes | None:
+    """The bytes of ``name`` in the folder ``fd`` (None when missing or unreadable)."""
+    try:
+        file_fd = fsops.open_regular(name, fd)
+    except (OSError, ForbiddenPathError):
+        return None
+    with fsops.opened(file_fd):
+        try:
+            return fsops.read_all(file_fd, MAX_SUMMARY_BYTES)
+        except OSError:
+            return None

@@ -19,12 +19,13 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
-from shared.errors import ForbiddenPathError
+from shared.errors import ConflictError, ForbiddenPathError
 
 log = logging.getLogger("indexer.vault")
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
+_NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS)
 MAX_NAME_BYTES = 255
 TEMP_STEM_BYTES = 200
 
@@ -33,6 +34,20 @@ def etag_of(data: bytes) -> str:
     """The content hash of a file's bytes: the etag clients pass back as ``if_match``,
     and what the index compares to tell a real change from a touched mtime."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def check_if_match(if_match: str | None, existing: bytes | None) -> None:
+    """``conflict`` unless the file is as the caller last read it: ``if_match`` is its
+    etag, ``""`` means "must not exist", None asks nothing."""
+    if if_match is None:
+        return
+    if if_match == "":
+        if existing is not None:
+            raise ConflictError("the file already exists (if_match='' means it must not)")
+    elif existing is None:
+        raise ConflictError("the file no longer exists; read it again before writing")
+    elif etag_of(existing) != if_match:
+        raise ConflictError("the file changed since it was read; read it again and merge")
 
 
 def refuse(err: OSError) -> None:
@@ -246,3 +261,43 @@ def remove_tree(name: str, dir_fd: int) -> None:
         shutil.rmtree(name, dir_fd=dir_fd)
     except OSError:
         log.warning("could not remove all of %s", name, exc_info=True)
+
+
+def link_no_replace(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
+    """Give the file ``src`` the second name ``dst``; ``conflict`` if ``dst`` exists.
+
+    ``link(2)`` never replaces its target, unlike ``rename(2)``: a file that appears at
+    ``dst`` at the last moment (an editor) is never overwritten by a move. On a file
+    system without hard links the file is renamed instead (the caller's unlink of
+    ``src`` then finds nothing).
+    """
+    try:
+        os.link(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
+    except FileExistsError:
+        raise ConflictError(f"{dst} already exists") from None
+    except OSError as err:
+        if err.errno not in _NO_LINKS:
+            refuse(err)
+            raise
+        # A file system without hard links: check, then rename (the old name goes too).
+        if lstat_at(dst, dst_fd) is not None:
+            raise ConflictError(f"{dst} already exists") from None
+        os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
+
+
+def create_no_replace(dir_fd: int, name: str, data: bytes) -> None:
+    """Create ``name`` with ``data`` atomically (temp file, fsync, link); ``conflict``
+    if it exists. The folder is fsync'd by the caller."""
+    temp = temp_name(name)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
+    try:
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        link_no_replace(dir_fd, temp, dir_fd, name)
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=dir_fd)

@@ -1,11 +1,17 @@
-"""The vault tools' behaviour, independent of MCP: read, write, stat, append, find, grep, delete.
+"""The vault tools' behaviour, independent of MCP: read, write, stat, append, find, grep,
+delete, and with history: history, diff, restore, move, undo.
 
 Every method checks its whole input before touching the disk, so a refusal (a
 ``VaultError``) changes nothing. Every file operation goes through ``Sandbox.open``: by
 folder descriptors, never by path strings, so a folder swapped for a link mid-call is
 refused rather than followed. Writes, appends and deletes of one file are serialized
-by a per-file lock (the tools run in a thread pool); after each change the listeners
-(the index) are told synchronously, so a search right after a write finds it.
+by a per-file lock (the tools run in a thread pool); each change is recorded in
+history under that lock (``recording``); after each change the listeners (the index)
+are told synchronously, so a search right after a write finds it.
+
+The history views and operations live in ``timeline`` (history, diff, restore, undo,
+external changes) and ``moves`` (move of a file or a folder); the methods here only
+delegate to them, so that the tools' surface stays in one class.
 """
 
 from __future__ import annotations
@@ -19,16 +25,17 @@ import stat
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any, Protocol
 
-from indexer.vault import fsops
+from indexer.vault import fsops, moves, timeline
+from indexer.vault.history.store import Change, HistoryStore
+from indexer.vault.recording import Recorder, check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import LineMatcher, compile_glob, walk_files
 from shared.errors import (
-    ConflictError,
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
@@ -59,10 +66,18 @@ GrepPlanner = Callable[[str, str, bool, bool], GrepPlan | None]
 class Vault:
     """The tools' logic over every lang's vault of one workspace."""
 
-    def __init__(self, sandbox: Sandbox, *, max_file_bytes: int, clock: Clock | None = None):
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        max_file_bytes: int,
+        clock: Clock | None = None,
+        history: HistoryStore | None = None,
+    ):
         self.sandbox = sandbox
         self.max_file_bytes = max_file_bytes
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        self.recorder = Recorder(history, lambda: self.clock())
         self.listeners: list[ChangeListener] = []
         self.grep_planner: GrepPlanner | None = None
         # A grep stops (truncated: true) past either budget, however slow its pattern.
@@ -75,18 +90,28 @@ class Vault:
 
     # -- reading -------------------------------------------------------------------
 
-    def read(self, lang: str, path: str, offset: int = 0, limit: int | None = None) -> dict:
+    def read(
+        self,
+        lang: str,
+        path: str,
+        offset: int = 0,
+        limit: int | None = None,
+        version: int | None = None,
+    ) -> dict:
+        """A file's content (a slice of lines with offset/limit); ``version``: an older
+        text from history (read-only; ``version`` is then in the result)."""
         target = self._file_target(lang, path)
         if not _is_count(offset) or (limit is not None and not _is_count(limit)):
             raise InvalidArgumentError("offset and limit must be whole numbers ≥ 0")
-        with self.sandbox.open(target) as place:
-            data, info = self._read_bytes(place)
-        result: dict[str, Any] = {
-            "path": target.rel,
-            "etag": fsops.etag_of(data),
-            "size": info.st_size,
-            "mtime": info.st_mtime,
-        }
+        result: dict[str, Any] = {"path": target.rel}
+        if version is not None:
+            data, row = timeline.version_bytes(self, target, version)
+            result.update(etag=row.etag, size=len(data), mtime=row.at_ms / 1000)
+            result["version"] = row.version
+        else:
+            with self.sandbox.open(target) as place:
+                data, info = self._read_bytes(place)
+            result.update(etag=fsops.etag_of(data), size=info.st_size, mtime=info.st_mtime)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -186,9 +211,13 @@ class Vault:
         content: str,
         encoding: str = "utf-8",
         if_match: str | None = None,
-        reason: str | None = None,  # accepted, not yet recorded (history arrives later)
+        reason: str | None = None,
+        *,
+        actor: str = "tool",
     ) -> dict:
         target = self._file_target(lang, path)
+        reason = check_reason(reason)
+        check_actor(actor)
         if not isinstance(content, str):
             raise InvalidArgumentError("content must be a string")
         if encoding == "utf-8":
@@ -202,22 +231,37 @@ class Vault:
         self._check_size(len(data))
         with self._lock(target), self.sandbox.open(target) as place:
             existing = self._existing_bytes(place)
-            _check_if_match(if_match, existing)
+            fsops.check_if_match(if_match, existing)
             if target.is_note:
                 data = self._normalized(target, data.decode("utf-8"), existing)
-            place.commit(data)
+            etag = fsops.etag_of(data)
+            if data != existing:
+                change = Change(target.lang, target.rel, "write", existing, data, after_etag=etag)
+                with self.recorder.changing([change], actor=actor, reason=reason):
+                    place.commit(data)
             self._notify(target)
         return {
             "path": target.rel,
-            "etag": fsops.etag_of(data),
+            "etag": etag,
             "created": existing is None,
             "size": len(data),
         }
 
-    def append(self, lang: str, path: str, content: str, create: bool = True) -> dict:
+    def append(
+        self,
+        lang: str,
+        path: str,
+        content: str,
+        create: bool = True,
+        reason: str | None = None,
+        *,
+        actor: str = "tool",
+    ) -> dict:
         """Raw append to an existing note; a note it creates is normalized like a write
         when the content starts with a frontmatter block (so it is a valid note)."""
         target = self._file_target(lang, path)
+        reason = check_reason(reason)
+        check_actor(actor)
         if not target.is_note:
             raise ForbiddenPathError("only .md notes can be appended to")
         if not isinstance(content, str) or not content:
@@ -231,22 +275,40 @@ class Vault:
             self._check_size(len(data) + (len(existing) if existing else 0))
             if existing is None and content.lstrip("\ufeff").startswith("---"):
                 whole = self._normalized(target, content, None)
-                place.commit(whole)
+                etag = fsops.etag_of(whole)
+                change = Change(target.lang, target.rel, "append", None, whole, after_etag=etag)
+                with self.recorder.changing([change], actor=actor, reason=reason):
+                    place.commit(whole)
                 size = len(whole)
             else:
-                try:
-                    fd = place.make_parent()
-                    fsops.append_at(fd, place.name, data, create=create, sync_dir=existing is None)
-                except BaseException:
-                    place.rollback()
-                    raise
+                expected = (existing or b"") + data
+                etag = fsops.etag_of(expected)
+                change = Change(
+                    target.lang, target.rel, "append", existing, expected, after_etag=etag
+                )
+                with self.recorder.changing([change], actor=actor, reason=reason):
+                    try:
+                        fd = place.make_parent()
+                        fsops.append_at(
+                            fd, place.name, data, create=create, sync_dir=existing is None
+                        )
+                    except BaseException:
+                        place.rollback()
+                        raise
                 whole, info = self._read_bytes(place)
                 size = info.st_size
+                if whole != expected:  # someone else wrote to the file meanwhile
+                    etag = fsops.etag_of(whole)
+                    self.recorder.observe(target.lang, target.rel, whole, unknown=True)
             self._notify(target)
-        return {"path": target.rel, "etag": fsops.etag_of(whole), "size": size}
+        return {"path": target.rel, "etag": etag, "size": size}
 
-    def delete(self, lang: str, path: str) -> dict:
+    def delete(
+        self, lang: str, path: str, reason: str | None = None, *, actor: str = "tool"
+    ) -> dict:
         target = self.sandbox.resolve(lang, path)
+        reason = check_reason(reason)
+        check_actor(actor)
         with self._lock(target), self.sandbox.open(target) as place:
             info = place.lstat()
             if info is None or place.dir_fd is None:
@@ -256,14 +318,67 @@ class Vault:
                     self._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
             elif target.dir_only:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
-            elif target.is_note or target.is_asset:
-                os.unlink(place.name, dir_fd=place.dir_fd)
+            elif timeline.file_kind(target) is not None:
+                existing = self._existing_bytes(place)
+                changes = [Change(target.lang, target.rel, "delete", existing, None)]
+                if target.is_note:
+                    changes += timeline.asset_deletions(self, place)
+                with self.recorder.changing(changes, actor=actor, reason=reason):
+                    os.unlink(place.name, dir_fd=place.dir_fd)
                 if target.is_note:
                     fsops.remove_tree(place.name + ".assets", place.dir_fd)
             else:
                 raise ForbiddenPathError("only .md notes and their image assets can be deleted")
             self._notify(target)
         return {"path": target.rel, "deleted": True}
+
+    # -- history ---------------------------------------------------------------------
+
+    def history(self, lang: str, path: str, limit: int = 20) -> dict:
+        """Versions of a file, newest first (also of a deleted one)."""
+        return timeline.history(self, lang, path, limit)
+
+    def diff(self, lang: str, path: str, from_version: int, to_version: int | None = None) -> dict:
+        """Unified diff from a version to another one, or to the current file."""
+        return timeline.diff(self, lang, path, from_version, to_version)
+
+    def restore(
+        self,
+        lang: str,
+        path: str,
+        version: int,
+        if_match: str | None = None,
+        reason: str | None = None,
+        *,
+        actor: str = "tool",
+    ) -> dict:
+        """Write a version's exact bytes back (a deleted note comes back with its images)."""
+        return timeline.restore(self, lang, path, version, if_match, reason, actor)
+
+    def move(
+        self,
+        lang: str,
+        path: str,
+        new_path: str,
+        if_match: str | None = None,
+        reason: str | None = None,
+        *,
+        actor: str = "tool",
+    ) -> dict:
+        """Move a file (a note with its .assets/ folder and image links) or a folder."""
+        return moves.move(self, lang, path, new_path, if_match, reason, actor)
+
+    def undo(self, lang: str, entry_id: str, dry_run: bool = False) -> dict:
+        """Put back every file an entry's writes changed, all or nothing."""
+        return timeline.undo(self, lang, entry_id, dry_run)
+
+    def observe_external(self, lang: str, path: str, *, unknown: bool = True) -> None:
+        """Record a change made outside the tools (told by the watcher or the reconcile)."""
+        timeline.observe_external(self, lang, path, unknown=unknown)
+
+    def recover_history(self) -> tuple[int, int]:
+        """Settle the versions a crash left pending (at start-up, before serving)."""
+        return timeline.recover(self)
 
     def note_counts(self) -> dict[str, int]:
         """Notes per lang by walking the vaults (the index gives this faster)."""
@@ -292,6 +407,15 @@ class Vault:
                 lock = threading.Lock()
                 self._locks[key] = lock
             return lock
+
+    @contextlib.contextmanager
+    def locked(self, targets: list[Target]) -> Iterator[None]:
+        """Hold the locks of several files, taken in one global order (no deadlock)."""
+        with contextlib.ExitStack() as stack:
+            keys = sorted({(t.lang, t.rel.casefold()): t for t in targets}.items())
+            for _, target in keys:
+                stack.enter_context(self._lock(target))
+            yield
 
     def _notify(self, target: Target, rel: str | None = None) -> None:
         """Tell the listeners that ``rel`` (default: the target) changed; their failure
@@ -375,18 +499,6 @@ def _stat_result(
         "mtime": info.st_mtime if info is not None else None,
         "etag": etag,
     }
-
-
-def _check_if_match(if_match: str | None, existing: bytes | None) -> None:
-    if if_match is None:
-        return
-    if if_match == "":
-        if existing is not None:
-            raise ConflictError("the file already exists (if_match='' means it must not)")
-    elif existing is None:
-        raise ConflictError("the file no longer exists; read it again before writing")
-    elif fsops.etag_of(existing) != if_match:
-        raise ConflictError("the file changed since it was read; read it again and merge")
 
 
 def _is_count(value: object) -> bool:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import inspect
 import mimetypes
 from collections.abc import Callable
 from typing import Any
@@ -54,25 +53,6 @@ PREFIX = "/api/v1"
 JSON_CAP_EXTRA = 64 * 1024  # room for the JSON around a base64 image
 OPTIONAL_STR: tuple[Any, Any] = (str, None)
 VERSION = (int, str)
-
-
-_SIGNATURES: dict[tuple[str, str], frozenset[str]] = {}
-
-
-def _accepts(cls: type, method: str, param: str) -> bool:
-    """Whether ``cls.method`` takes ``param`` (features that arrive with history)."""
-    key = (f"{cls.__module__}.{cls.__qualname__}", method)
-    names = _SIGNATURES.get(key)
-    if names is None:
-        fn = getattr(cls, method, None)
-        names = frozenset(inspect.signature(fn).parameters) if fn is not None else frozenset()
-        _SIGNATURES[key] = names
-    return param in names
-
-
-def _optional(obj: object, method: str, **values: Any) -> dict[str, Any]:
-    """The keyword arguments of ``values`` that are set and that ``obj.method`` takes."""
-    return {k: v for k, v in values.items() if v is not None and _accepts(type(obj), method, k)}
 
 
 def _feature(obj: object, method: str, what: str) -> Callable[..., Any]:
@@ -116,10 +96,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
         lang, path = lang_path(request)
         version = version_value(query_str(request, "version"))
-        if version is not None and not _accepts(type(vault), "read", "version"):
-            raise NotFoundError("history (older versions) is not available in this indexer")
-        extra: dict[str, Any] = {"version": version} if version is not None else {}
-        return vault.read(lang, path, offset, limit, **extra)
+        return vault.read(lang, path, offset, limit, version)  # type: ignore[arg-type]
 
     async def status(request: Request) -> Response:
         result = await run_in_threadpool(core.status)
@@ -162,18 +139,15 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             encoding, reason = "utf-8", query_str(request, "reason")
         else:
             raise InvalidArgumentError("send the note as text/markdown or a JSON object")
-        extra = _optional(vault, "write", reason=reason)
         result = await run_in_threadpool(
-            functools.partial(vault.write, lang, path, content, encoding, if_match, **extra)
+            functools.partial(vault.write, lang, path, content, encoding, if_match, reason)
         )
         return _tool_json(result, result["etag"], 201 if result["created"] else 200)
 
     async def delete(request: Request) -> Response:
         lang, path = lang_path(request)
-        extra = _optional(vault, "delete", reason=query_str(request, "reason"))
-        return _tool_json(
-            await run_in_threadpool(functools.partial(vault.delete, lang, path, **extra))
-        )
+        reason = query_str(request, "reason")
+        return _tool_json(await run_in_threadpool(vault.delete, lang, path, reason))
 
     async def stat(request: Request) -> Response:
         lang, path = lang_path(request)
@@ -207,9 +181,8 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         lang = request.path_params["lang"]
         spec = {"path": (str, REQUIRED), "content": (str, REQUIRED), "create": (bool, True)}
         body = fields(await _json_body(request, json_cap), spec | {"reason": OPTIONAL_STR})
-        extra = _optional(vault, "append", reason=body["reason"])
         call = functools.partial(
-            vault.append, lang, body["path"], body["content"], body["create"], **extra
+            vault.append, lang, body["path"], body["content"], body["create"], body["reason"]
         )
         result = await run_in_threadpool(call)
         return _tool_json(result, result["etag"])
@@ -219,9 +192,8 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         spec = {"path": (str, REQUIRED), "new_path": (str, REQUIRED)}
         spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
         body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
-        fn = _feature(vault, "move", "move (it comes with history)")
         call = functools.partial(
-            fn,
+            vault.move,
             lang,
             body["path"],
             body["new_path"],
@@ -235,12 +207,16 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         spec = {"path": (str, REQUIRED), "version": (VERSION, REQUIRED)}
         spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
         body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
-        fn = _feature(vault, "restore", "history")
         version = version_value(body["version"])
         if version is None:
             raise InvalidArgumentError("restore needs a version from history")
         call = functools.partial(
-            fn, lang, body["path"], version, if_match=body["if_match"], reason=body["reason"]
+            vault.restore,
+            lang,
+            body["path"],
+            version,  # type: ignore[arg-type]
+            if_match=body["if_match"],
+            reason=body["reason"],
         )
         return _tool_json(await run_in_threadpool(call))
 
@@ -285,18 +261,16 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
 
     async def history(request: Request) -> Response:
         lang, path = lang_path(request)
-        fn = _feature(vault, "history", "history")
         limit = query_int(request, "limit", 20)
-        return _tool_json(await run_in_threadpool(functools.partial(fn, lang, path, limit=limit)))
+        return _tool_json(await run_in_threadpool(vault.history, lang, path, limit))
 
     async def diff(request: Request) -> Response:
         lang, path = lang_path(request)
-        fn = _feature(vault, "diff", "history")
         start = version_value(query_str(request, "from"), "from")
         if start is None:
             raise InvalidArgumentError("diff needs from= (a version from history)")
         end = version_value(query_str(request, "to"), "to")
-        call = functools.partial(fn, lang, path, start, to_version=end)
+        call = functools.partial(vault.diff, lang, path, start, end)  # type: ignore[arg-type]
         return _tool_json(await run_in_threadpool(call))
 
     async def summary(request: Request) -> Response:

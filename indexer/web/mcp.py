@@ -27,14 +27,15 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 
 import indexer
 from indexer.core import Core
-from indexer.web.tools import files, index, recall, summaries
+from indexer.web.tools import files, history, index, recall, summaries
 from shared.errors import VaultError
 
 log = logging.getLogger("indexer.tools")
 
 INSTRUCTIONS = """Markdown vaults of long-term memory, one per lang. Paths are relative to
 the vault root (items/<slug>.md for knowledge, events/YYYY/MM/DD.md for events). Search or
-grep before writing; pass the etag you read as if_match when you write. Errors start with
+grep before writing; pass the etag you read as if_match when you write, and a short
+reason. Every change is kept in history (history, diff, restore). Errors start with
 a code: invalid_lang, forbidden_path, not_found, conflict, invalid_frontmatter, too_large,
 invalid_argument. Load the prompt `vault_spec` for the vault's conventions."""
 
@@ -154,7 +155,13 @@ def create_server(core: Core) -> FastMCP:
         middleware=[ToolBoundary()],
     )
     tools = Registrar(mcp)
-    for register in (files.register, index.register, recall.register, summaries.register):
+    for register in (
+        files.register,
+        history.register,
+        index.register,
+        recall.register,
+        summaries.register,
+    ):
         register(tools, core)
     _register_texts(mcp, settings.prompts_dir)
     if settings.echo_tool:

@@ -80,8 +80,8 @@ SCHEMAS: dict[str, Any] = {
     "Written": _obj({"path": STR, "etag": STR, "created": BOOL, "size": INT}),
     "Appended": _obj({"path": STR, "etag": STR, "size": INT}),
     "Deleted": _obj({"path": STR, "deleted": {"const": True}}),
-    "Moved": _obj({"path": STR, "new_path": STR, "etag": STR}),
-    "Restored": _obj({"path": STR, "etag": STR, "version": VERSION}),
+    "Moved": _obj({"path": STR, "new_path": STR, "etag": NSTR}, {"files": INT}),
+    "Restored": _obj({"path": STR, "etag": STR, "version": INT}, {"restored_from": INT}),
     "Search": _obj(
         {
             "results": {

@@ -13,15 +13,10 @@ import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer
 
-from indexer.vault.vault import Vault
-
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 MD = {"Content-Type": "text/markdown; charset=utf-8"}
 JSON = {"Content-Type": "application/json"}
 DELETE = {"X-Requested-With": "test"}
-needs_history = pytest.mark.skipif(
-    not hasattr(Vault, "history"), reason="history not merged yet: the vault has no 'history'"
-)
 
 
 def base_url(server: RunningIndexer) -> str:
@@ -270,7 +265,6 @@ def test_openapi_document_is_served(http: httpx2.Client) -> None:
     json.dumps(doc)
 
 
-@needs_history
 def test_history_diff_restore_move(http: httpx2.Client) -> None:
     first = http.put("/rj/notes/h.md", content=b"# one\n", headers=MD).json()
     http.put("/rj/notes/h.md", content=b"# two\n", headers=MD | {"If-Match": f'"{first["etag"]}"'})

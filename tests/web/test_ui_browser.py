@@ -20,8 +20,6 @@ from helpers.hostile import HOSTILE
 from helpers.indexer_process import RunningIndexer
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 
-from indexer.vault.vault import Vault
-
 MD = {"Content-Type": "text/markdown"}
 
 
@@ -62,9 +60,6 @@ The past tense of *go* is **went**; the participle is *gone*.
 
 See also [be](be.md).
 """
-needs_history = pytest.mark.skipif(
-    not hasattr(Vault, "history"), reason="history not merged yet: the vault has no 'history'"
-)
 SHOTS = os.environ.get("UI_SCREENSHOTS")
 # API refusals the page expects (a 412 conflict, a hostile note's broken image) are
 # logged by Chromium too; they are not errors of the page.
@@ -306,7 +301,6 @@ def test_summaries_show_abstracts_when_the_core_has_them(
     expect(tab.locator("section.summary .abstract")).not_to_be_empty()
 
 
-@needs_history
 def test_history_diff_and_restore(
     page: tuple[Page, Watch], base: str, server: RunningIndexer
 ) -> None:

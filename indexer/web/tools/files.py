@@ -1,4 +1,7 @@
-"""File tools: read, write, stat, append, find, grep, delete (the vault's behaviour)."""
+"""File tools: read, write, stat, append, find, grep, delete (the vault's behaviour).
+
+The changing ones take an optional ``reason``, kept in history with the version they
+make; ``read`` takes an optional ``version`` from history."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 from pydantic import Field
 
 from indexer.core import Core
-from indexer.web.tools.params import Folder, Lang, RelPath
+from indexer.web.tools.params import Folder, IfMatch, Lang, Reason, RelPath
 
 if TYPE_CHECKING:
     from indexer.web.mcp import Registrar
@@ -17,9 +20,17 @@ def register(tools: Registrar, core: Core) -> None:
     vault = core.vault
 
     @tools.tool(quick=True, read_only=True)
-    def read(lang: Lang, path: RelPath, offset: int = 0, limit: int | None = None) -> dict:
+    def read(
+        lang: Lang,
+        path: RelPath,
+        offset: int = 0,
+        limit: int | None = None,
+        version: Annotated[
+            int | None, Field(description="an older version from `history` (read-only)")
+        ] = None,
+    ) -> dict:
         """Read a file. offset/limit select lines. Returns content, etag, size, mtime."""
-        return vault.read(lang, path, offset, limit)
+        return vault.read(lang, path, offset, limit, version)
 
     @tools.tool(annotations={"destructiveHint": True})
     def write(
@@ -27,12 +38,11 @@ def register(tools: Registrar, core: Core) -> None:
         path: RelPath,
         content: str,
         encoding: Annotated[str, Field(description="'utf-8' or 'base64' (images)")] = "utf-8",
-        if_match: Annotated[
-            str | None, Field(description="etag you read; '' = must not exist yet")
-        ] = None,
+        if_match: IfMatch = None,
+        reason: Reason = None,
     ) -> dict:
         """Write a whole .md note (frontmatter normalized) or an image in *.assets/ (base64)."""
-        return vault.write(lang, path, content, encoding, if_match)
+        return vault.write(lang, path, content, encoding, if_match, reason)
 
     @tools.tool(name="stat", quick=True, read_only=True)
     def stat_(lang: Lang, path: RelPath) -> dict:
@@ -40,12 +50,14 @@ def register(tools: Registrar, core: Core) -> None:
         return vault.stat(lang, path)
 
     @tools.tool()
-    def append(lang: Lang, path: RelPath, content: str, create: bool = True) -> dict:
+    def append(
+        lang: Lang, path: RelPath, content: str, create: bool = True, reason: Reason = None
+    ) -> dict:
         """Append text at the end of a .md file without rewriting it (serialized per file).
 
         A note created by an append whose text starts with a --- block is normalized like
         a write (invalid frontmatter refused)."""
-        return vault.append(lang, path, content, create)
+        return vault.append(lang, path, content, create, reason)
 
     @tools.tool(read_only=True)
     def find(
@@ -71,6 +83,7 @@ def register(tools: Registrar, core: Core) -> None:
         return vault.grep(lang, pattern, path, glob, fixed, ignore_case, limit)
 
     @tools.tool(annotations={"destructiveHint": True})
-    def delete(lang: Lang, path: RelPath) -> dict:
-        """Delete a file (a note's .assets/ folder goes with it) or an empty folder."""
-        return vault.delete(lang, path)
+    def delete(lang: Lang, path: RelPath, reason: Reason = None) -> dict:
+        """Delete a file (a note's .assets/ folder goes with it) or an empty folder.
+        A deleted note stays in `history` and comes back with `restore`."""
+        return vault.delete(lang, path, reason)

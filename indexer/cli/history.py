@@ -1,0 +1,76 @@
+"""``indexer history --lang L PATH``: a file's versions from the shell.
+
+Reads ``W/.indexer/history/`` directly and read-only, with or without a running server
+(WAL lets readers share the file); ``--show N`` prints the text of version N, which
+is how a text can be recovered without a server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from indexer.cli import resolve_workspace
+from indexer.vault import fsops
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import clean_relpath
+from shared.errors import InvalidArgumentError, NotFoundError
+from shared.langs import check_lang
+
+
+def register(commands: Any, common: argparse.ArgumentParser) -> None:
+    history = commands.add_parser(
+        "history",
+        parents=[common],
+        help="the versions of a vault file (also of a deleted one)",
+        description="Print the recorded versions of one file of a vault, newest first.",
+    )
+    history.add_argument("--lang", required=True, help="vault id, e.g. en, ja, zh-Hans")
+    history.add_argument("path", metavar="PATH", help="vault-relative path, e.g. items/go.md")
+    history.add_argument("--limit", type=int, default=20, help="versions to list (default 20)")
+    history.add_argument("--show", type=int, metavar="N", help="print the text of version N")
+    history.add_argument("--json", action="store_true", help="print the tool's JSON result")
+    history.set_defaults(func=cmd_history)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    workspace = resolve_workspace(args)
+    lang = check_lang(args.lang)
+    path = clean_relpath(args.path)
+    if not 1 <= args.limit <= 1000:
+        raise InvalidArgumentError("--limit must be between 1 and 1000")
+    store = HistoryStore(workspace.history_dir, fsops.etag_of, readonly=True)
+    try:
+        store.open()
+        if args.show is not None:
+            return _show(store, lang, path, args.show)
+        rows = store.versions(lang, path, args.limit)
+    finally:
+        store.close()
+    if args.json:
+        result = {"path": path, "versions": [row.public() for row in rows]}
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return 0
+    if not rows:
+        raise NotFoundError(f"{lang}/{path} has no recorded versions")
+    print(f"{lang}/{path}: {len(rows)} version(s), newest first")
+    for row in rows:
+        size = "absent" if row.etag is None else f"{row.size} B"
+        moved = f" (moved to {row.other_path})" if row.other_path and row.etag is None else ""
+        moved = moved or (f" (moved from {row.other_path})" if row.other_path else "")
+        reason = f"  {row.reason}" if row.reason else ""
+        print(f"{row.version:>5}  {row.at}  {row.op:<8} {row.actor:<10} {size:>10}{moved}{reason}")
+    return 0
+
+
+def _show(store: HistoryStore, lang: str, path: str, number: int) -> int:
+    row = store.get(lang, path, number)
+    if row is None:
+        raise NotFoundError(f"{lang}/{path} has no version {number}")
+    if row.blob is None:
+        raise NotFoundError(f"at version {number}, {lang}/{path} did not exist ({row.op})")
+    sys.stdout.buffer.write(store.content(row))
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,69 @@
+"""Retention: which versions pruning lets go, and the blobs nothing uses any more.
+
+Kept for each path: the newest ``keep`` versions, every version younger than the
+cut-off, and what undoing the path's latest change needs (the trailing run of versions
+with the latest's reason, and the one before it: ``undo`` goes back to that one); the
+latest version is always among them. A blob goes once no version and no delta uses
+it; its base may then go in turn. A delta keeps its base alive, so pruning frees the
+older texts of a delta chain only once a full copy cuts the chain (at most
+``codec.MAX_DEPTH`` deltas later).
+
+The unused blobs are found by one scan on a reader's snapshot (no index is kept for
+this: it would cost about a tenth of history's size); a blob is then deleted, under
+the write lock, unless a version or a delta recorded after the snapshot uses it (a
+range of the newest row ids, cheap to look at).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def crowded_paths(conn: sqlite3.Connection, keep: int) -> list[int]:
+    """Ids of the paths with more than ``keep`` versions (the only ones to prune)."""
+    rows = conn.execute(
+        "SELECT path_id FROM versions GROUP BY path_id HAVING count(*) > ?", (keep,)
+    )
+    return [r[0] for r in rows]
+
+
+def doomed(conn: sqlite3.Connection, path_id: int, cutoff: int, keep: int) -> list[int]:
+    """Ids of the versions of one path that retention lets go."""
+    rows = conn.execute(
+        "SELECT id, at_ms, reason, pending FROM versions WHERE path_id = ? ORDER BY version DESC",
+        (path_id,),
+    ).fetchall()
+    protected = keep
+    reason = rows[0][2] if rows else None
+    if reason is not None:  # what undoing the latest change needs: its run and one more
+        run = 0
+        while run < len(rows) and rows[run][2] == reason:
+            run += 1
+        protected = max(protected, run + 1)
+    return [id_ for id_, at_ms, _, pending in rows[protected:] if at_ms < cutoff and not pending]
+
+
+def unused_blobs(conn: sqlite3.Connection) -> tuple[list[int], tuple[int, int]]:
+    """(ids of the blobs no version and no delta uses, (newest version id, newest blob
+    id)) in the snapshot of ``conn``."""
+    newest_version = conn.execute("SELECT coalesce(max(id), 0) FROM versions").fetchone()[0]
+    newest_blob = conn.execute("SELECT coalesce(max(id), 0) FROM blobs").fetchone()[0]
+    unused = conn.execute(
+        "SELECT id FROM blobs WHERE id NOT IN (SELECT blob FROM versions WHERE blob IS NOT NULL)"
+        " AND id NOT IN (SELECT base FROM blobs WHERE base IS NOT NULL)"
+    )
+    return [r[0] for r in unused], (newest_version, newest_blob)
+
+
+def drop_blobs(conn: sqlite3.Connection, ids: list[int], newest: tuple[int, int]) -> int:
+    """Delete the blobs of ``ids`` that nothing recorded since the snapshot uses."""
+    removed = 0
+    for blob_id in ids:
+        used = conn.execute(
+            "SELECT 1 FROM versions WHERE id > ? AND blob = ? UNION ALL"
+            " SELECT 1 FROM blobs WHERE id > ? AND base = ? LIMIT 1",
+            (newest[0], blob_id, newest[1], blob_id),
+        ).fetchone()
+        if used is None:
+            removed += conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,)).rowcount
+    return removed

@@ -1,0 +1,112 @@
+"""The rows of history as Python sees them: versions, and changes about to be recorded."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+# The columns ``version_of`` reads, and the join they come from.
+VERSION_COLUMNS = (
+    "v.id, v.path_id, p.lang, p.path, v.version, v.etag, v.prev_etag, v.op, v.actor,"
+    " v.reason, v.at_ms, v.size, v.blob, v.other_path, v.batch, v.pending"
+)
+VERSIONS_FROM = "FROM versions AS v JOIN paths AS p ON p.id = v.path_id"
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One row of history; ``blob`` is the id of its stored bytes (None: absent)."""
+
+    id: int
+    path_id: int
+    lang: str
+    path: str
+    version: int
+    etag: str | None
+    prev_etag: str | None
+    op: str
+    actor: str
+    reason: str | None
+    at_ms: int
+    size: int | None
+    blob: int | None
+    other_path: str | None
+    batch: int | None
+    pending: bool
+
+    @property
+    def at(self) -> str:
+        """ISO 8601 in UTC with milliseconds, e.g. ``2026-11-29T20:01:02.345Z``."""
+        moment = datetime.fromtimestamp(self.at_ms / 1000, UTC)
+        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    def public(self) -> dict[str, Any]:
+        """What the ``history`` tool shows of it."""
+        shown: dict[str, Any] = {
+            "version": self.version,
+            "etag": self.etag,
+            "op": self.op,
+            "actor": self.actor,
+            "reason": self.reason,
+            "at": self.at,
+            "size": self.size,
+        }
+        if self.other_path is not None:
+            shown["moved_to" if self.etag is None else "moved_from"] = self.other_path
+        return shown
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A file about to change: its bytes before and after (None: absent); the caller
+    may pass the etag of ``after`` when it has computed it anyway."""
+
+    lang: str
+    path: str
+    op: str
+    before: bytes | None
+    after: bytes | None
+    other_path: str | None = None
+    after_etag: str | None = None
+
+
+@dataclass
+class Pending:
+    """The change rows ``begin`` wrote (its catch-up rows are final at once)."""
+
+    ids: list[int] = field(default_factory=list)
+    versions: dict[tuple[str, str], int] = field(default_factory=dict)
+
+
+@dataclass
+class PruneStats:
+    versions: int = 0
+    blobs: int = 0
+
+
+def millis(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def reason_tag(reason: str | None) -> int | None:
+    """The indexed hash of a reason's first word (``entry:<id>`` of ``entry:<id> <title>``)."""
+    if reason is None:
+        return None
+    word = reason.split(" ", 1)[0].encode("utf-8")
+    return int.from_bytes(hashlib.blake2b(word, digest_size=8).digest(), "big", signed=True)
+
+
+def first_word(reason: str | None) -> str | None:
+    return None if reason is None else reason.split(" ", 1)[0]
+
+
+def version_of(row: tuple) -> Version:
+    (id_, path_id, lang, path, number, etag, prev, op, actor, reason, at_ms, size, blob, other,
+     batch, pending) = row  # fmt: skip
+    return Version(
+        id_, path_id, lang, path, number, None if etag is None else etag.hex(),
+        None if prev is None else prev.hex(), op, actor, reason, at_ms, size, blob, other,
+        batch, bool(pending),
+    )  # fmt: skip

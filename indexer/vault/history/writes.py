@@ -1,0 +1,107 @@
+"""The rows history is about to insert, and the statements that insert and read them
+(called inside the store's transactions)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from indexer.vault.history import codec
+from indexer.vault.history.codec import Blob
+from indexer.vault.history.rows import reason_tag
+
+UNKNOWN_ID = -1  # the base of a delta on a blob not inserted yet
+
+
+@dataclass(slots=True)
+class Row:
+    """A version about to be inserted (``blob_id`` set when its bytes are stored)."""
+
+    lang: str
+    path: str
+    op: str
+    actor: str
+    reason: str | None
+    etag: str | None
+    prev_etag: str | None
+    size: int | None
+    blob: Blob | None  # encoded before the lock; not stored when its sha is known
+    data: bytes | None
+    version: int
+    path_id: int | None
+    other_path: str | None = None
+    blob_id: int | None = None  # set by ``insert_row``
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    catch_up: Row | None
+    row: Row
+
+
+def encode(data: bytes, base: bytes | None, base_id: int | None, base_depth: int) -> Blob:
+    return codec.encode(data, codec.sha_of(data), base, base_id, base_depth)
+
+
+def etag_bytes(etag: str | None) -> bytes | None:
+    return None if etag is None else bytes.fromhex(etag)
+
+
+def read_blob(conn: sqlite3.Connection, blob_id: int) -> Blob | None:
+    row = conn.execute(
+        "SELECT sha, size, kind, data, depth, base, head, tail FROM blobs WHERE id = ?",
+        (blob_id,),
+    ).fetchone()
+    return None if row is None else Blob(*row)
+
+
+def insert_row(
+    conn: sqlite3.Connection,
+    row: Row,
+    at_ms: int,
+    *,
+    pending: bool = False,
+    batch: int | None = None,
+) -> int:
+    """Insert ``row`` and its blob (unless the same bytes are stored already) in the
+    open transaction; returns the row id and sets ``row.blob_id``/``row.depth``."""
+    blob = row.blob
+    if blob is not None:
+        found = conn.execute(
+            "SELECT id, depth FROM blobs WHERE key = ? AND sha = ?",
+            (codec.sha_key(blob.sha), blob.sha),
+        ).fetchone()
+        if found is not None:
+            row.blob_id, row.depth = found
+        else:
+            if blob.base == UNKNOWN_ID or blob.depth > codec.MAX_DEPTH:
+                assert row.data is not None  # a base that never got stored: whole copy
+                blob = codec.encode(row.data, blob.sha)
+            row.blob_id, row.depth = insert_blob(conn, blob), blob.depth
+    path_id = row.path_id
+    if path_id is None:
+        conn.execute("INSERT OR IGNORE INTO paths (lang, path) VALUES (?, ?)", (row.lang, row.path))
+        path_id = conn.execute(
+            "SELECT id FROM paths WHERE lang = ? AND path = ?", (row.lang, row.path)
+        ).fetchone()[0]
+    cursor = conn.execute(
+        "INSERT INTO versions (path_id, version, etag, prev_etag, op, actor, reason, tag,"
+        " at_ms, size, blob, other_path, batch, pending) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (path_id, row.version, etag_bytes(row.etag), etag_bytes(row.prev_etag), row.op,
+         row.actor, row.reason, reason_tag(row.reason), at_ms, row.size, row.blob_id,
+         row.other_path, batch, int(pending)),
+    )  # fmt: skip
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def insert_blob(conn: sqlite3.Connection, blob: Blob) -> int:
+    cursor = conn.execute(
+        "INSERT INTO blobs (key, sha, size, kind, depth, base, head, tail, data)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (codec.sha_key(blob.sha), blob.sha, blob.size, blob.kind, blob.depth, blob.base,
+         blob.head, blob.tail, blob.data),
+    )  # fmt: skip
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid

@@ -1,0 +1,312 @@
+"""``move``: a file to a new path, or a folder with everything below it.
+
+A note moves with its ``<name>.md.assets/`` folder, and its own relative image links
+are rewritten to still resolve (``links``); a folder moves in one ``rename`` and each
+note in it gets the same treatment. Refused: paths that leave the vault or name another
+lang (``forbidden_path``, by the sandbox), a file changing kind (a note must stay a
+``.md`` note, an image an image in a ``*.assets/`` folder), a ``*.assets/`` folder on
+its own, a folder into itself (``invalid_argument``), and any existing ``new_path``
+(``conflict``; a file is moved with ``link(2)``, which never replaces a file that
+appears at the last moment).
+
+History gets, for each file moved, a version with op ``move`` on the old path (the
+file is gone from there, ``moved_to``) and one on the new path (its bytes there,
+``moved_from``), all in one batch; listeners (the index) hear both paths.
+
+Locks: every file involved (old and new paths) is locked before anything is read, in
+the vault's one global order; the files are listed before locking and again after,
+and a listing that changed in between is retried.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from contextlib import ExitStack, closing, suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from indexer.vault import fsops
+from indexer.vault.history.store import Change
+from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
+from indexer.vault.recording import check_actor, check_reason
+from indexer.vault.sandbox import Place, Target
+from indexer.vault.scan import walk_files
+from indexer.vault.timeline import file_kind, read_at
+from shared.errors import (
+    ConflictError,
+    ForbiddenPathError,
+    InvalidArgumentError,
+    NotFoundError,
+)
+
+if TYPE_CHECKING:
+    from indexer.vault.vault import Vault
+
+ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class _Moved:
+    """One file of a move: where from, where to, bytes before and after."""
+
+    old: Target
+    new: Target
+    before: bytes
+    after: bytes
+
+
+def move(
+    vault: Vault,
+    lang: str,
+    path: str,
+    new_path: str,
+    if_match: str | None,
+    reason: str | None,
+    actor: str,
+) -> dict:
+    source = vault.sandbox.resolve(lang, path)
+    dest = vault.sandbox.resolve(lang, new_path)
+    reason = check_reason(reason)
+    check_actor(actor)
+    if source.rel == dest.rel:
+        raise InvalidArgumentError("new_path is the same as path")
+    if dest.rel.startswith(source.rel + "/"):
+        raise InvalidArgumentError("a folder cannot move into itself")
+    if source.rel.startswith(dest.rel + "/"):
+        raise ConflictError(f"{dest.rel} exists (it holds {source.rel})")
+    with vault.sandbox.open(source) as place:
+        info = place.lstat()
+    if info is None:
+        raise NotFoundError(f"{source.rel} does not exist")
+    if stat.S_ISDIR(info.st_mode):
+        if if_match is not None:
+            raise InvalidArgumentError("if_match applies to a file; a folder has no etag")
+        return _move_folder(vault, source, dest, reason, actor)
+    if source.dir_only or dest.dir_only:
+        raise ForbiddenPathError("a file path must not end with '/'")
+    return _move_file(vault, source, dest, if_match, reason, actor)
+
+
+# -- one file --------------------------------------------------------------------------
+
+
+def _move_file(
+    vault: Vault,
+    source: Target,
+    dest: Target,
+    if_match: str | None,
+    reason: str | None,
+    actor: str,
+) -> dict:
+    kind = file_kind(source)
+    if kind is None:
+        raise ForbiddenPathError("only notes, their images and text files can be moved")
+    if file_kind(dest) != kind or (kind != "note" and _suffix(source.rel) != _suffix(dest.rel)):
+        raise ForbiddenPathError(
+            f"{source.rel} must keep its kind: a note moves to a .md path, an image to a"
+            " *.assets/ folder with the same extension"
+        )
+    relocate = relocate_note(source.rel, dest.rel)
+    for _ in range(ATTEMPTS):
+        assets = _asset_paths(vault, source) if kind == "note" else []
+        targets = [source, dest]
+        targets += [vault.sandbox.resolve(source.lang, a) for a in assets]
+        targets += [vault.sandbox.resolve(source.lang, relocate(a)) for a in assets]
+        with vault.locked(targets), ExitStack() as stack:
+            src = stack.enter_context(vault.sandbox.open(source))
+            dst = stack.enter_context(vault.sandbox.open(dest))
+            if kind == "note" and _asset_paths(vault, source) != assets:
+                continue  # an image came or went meanwhile: list and lock again
+            return _move_file_locked(vault, src, dst, relocate, if_match, reason, actor)
+    raise ConflictError(f"the images of {source.rel} keep changing; try the move again")
+
+
+def _move_file_locked(
+    vault: Vault,
+    src: Place,
+    dst: Place,
+    relocate: Relocate,
+    if_match: str | None,
+    reason: str | None,
+    actor: str,
+) -> dict:
+    source, dest = src.target, dst.target
+    before = vault._existing_bytes(src)
+    if before is None or src.dir_fd is None:
+        raise NotFoundError(f"{source.rel} does not exist")
+    fsops.check_if_match(if_match, before)
+    if dst.lstat() is not None:
+        raise ConflictError(f"{dest.rel} already exists; pick another new_path")
+    assets_name = src.name + ".assets"
+    has_assets = source.is_note and fsops.is_real_dir(assets_name, src.dir_fd)
+    if has_assets and dst.dir_fd is not None and fsops.lstat_at(dst.name + ".assets", dst.dir_fd):
+        raise ConflictError(f"{dest.rel}.assets already exists; pick another new_path")
+    after = _relinked(before, source, dest, relocate)
+    vault._check_size(len(after))
+    moved = [_Moved(source, dest, before, after)]
+    if has_assets:
+        moved += _assets_of(vault, src, relocate)
+    with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
+        dst_fd = dst.make_parent()
+        try:
+            _place_file(src.dir_fd, src.name, dst_fd, dst.name, before, after)
+        except BaseException:
+            dst.rollback()
+            raise
+        if has_assets:
+            try:
+                os.rename(assets_name, dst.name + ".assets", src_dir_fd=src.dir_fd,
+                          dst_dir_fd=dst_fd)  # fmt: skip
+            except OSError as err:
+                _place_file(dst_fd, dst.name, src.dir_fd, src.name, after, before)
+                dst.rollback()
+                fsops.refuse(err)
+                raise ConflictError(f"the images of {source.rel} could not move ({err})") from None
+        os.fsync(dst_fd)
+        os.fsync(src.dir_fd)
+    vault._notify(source)
+    vault._notify(dest)
+    return {"path": source.rel, "new_path": dest.rel, "etag": fsops.etag_of(after)}
+
+
+def _place_file(
+    src_fd: int, src_name: str, dst_fd: int, dst_name: str, before: bytes, after: bytes
+) -> None:
+    """Move one file, never over an existing one: a new name for the same bytes, or a
+    new file when its links were rewritten; then the old name goes."""
+    if after == before:
+        fsops.link_no_replace(src_fd, src_name, dst_fd, dst_name)
+    else:
+        fsops.create_no_replace(dst_fd, dst_name, after)
+    with suppress(FileNotFoundError):  # gone already where hard links are not supported
+        os.unlink(src_name, dir_fd=src_fd)
+
+
+def _asset_paths(vault: Vault, note: Target) -> list[str]:
+    """Vault paths of the files in a note's ``.assets/`` folder, sorted."""
+    with vault.sandbox.open(note) as place:
+        return [rel for rel, _ in _files_below(place, place.name + ".assets", note.rel + ".assets")]
+
+
+def _assets_of(vault: Vault, src: Place, relocate: Relocate) -> list[_Moved]:
+    note = src.target
+    moved = []
+    below = _files_below(src, src.name + ".assets", note.rel + ".assets", read=vault.max_file_bytes)
+    for rel, data in below:
+        old = vault.sandbox.resolve(note.lang, rel)
+        moved.append(_Moved(old, vault.sandbox.resolve(note.lang, relocate(rel)), data, data))
+    return moved
+
+
+# -- a folder --------------------------------------------------------------------------
+
+
+def _move_folder(
+    vault: Vault, source: Target, dest: Target, reason: str | None, actor: str
+) -> dict:
+    for segment in (*source.rel.split("/"), *dest.rel.split("/")):
+        if segment.endswith(".assets"):
+            raise ForbiddenPathError(
+                "an .assets/ folder belongs to its note: move the note and it follows"
+            )
+    relocate = relocate_prefix(source.rel, dest.rel)
+    for _ in range(ATTEMPTS):
+        listed = _folder_files(vault, source)
+        targets = [vault.sandbox.resolve(source.lang, rel) for rel in listed]
+        targets += [vault.sandbox.resolve(source.lang, relocate(rel)) for rel in listed]
+        with vault.locked(targets), ExitStack() as stack:
+            src = stack.enter_context(vault.sandbox.open(source))
+            dst = stack.enter_context(vault.sandbox.open(dest))
+            if _folder_files(vault, source) != listed:
+                continue
+            return _move_folder_locked(vault, src, dst, relocate, reason, actor)
+    raise ConflictError(f"the files in {source.rel} keep changing; try the move again")
+
+
+def _move_folder_locked(
+    vault: Vault, src: Place, dst: Place, relocate: Relocate, reason: str | None, actor: str
+) -> dict:
+    source, dest = src.target, dst.target
+    info = src.lstat()
+    if info is None or src.dir_fd is None or not stat.S_ISDIR(info.st_mode):
+        raise NotFoundError(f"the folder {source.rel} does not exist")
+    if dst.lstat() is not None:
+        raise ConflictError(f"{dest.rel} already exists; pick another new_path")
+    moved = []
+    for rel, data in _files_below(src, src.name, source.rel, read=vault.max_file_bytes):
+        old = vault.sandbox.resolve(source.lang, rel)
+        new = vault.sandbox.resolve(source.lang, relocate(rel))
+        after = _relinked(data, old, new, relocate) if old.is_note else data
+        moved.append(_Moved(old, new, data, after))
+    with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
+        dst_fd = dst.make_parent()
+        if fsops.lstat_at(dst.name, dst_fd) is not None:
+            raise ConflictError(f"{dest.rel} already exists; pick another new_path")
+        try:
+            os.rename(src.name, dst.name, src_dir_fd=src.dir_fd, dst_dir_fd=dst_fd)
+        except OSError as err:
+            dst.rollback()
+            fsops.refuse(err)
+            raise
+        os.fsync(dst_fd)
+        os.fsync(src.dir_fd)
+        for item in moved:
+            if item.after != item.before:  # a note whose links point out of the folder
+                with vault.sandbox.open(item.new) as place:
+                    place.commit(item.after)
+    for item in moved:
+        vault._notify(item.old)
+        vault._notify(item.new)
+    return {"path": source.rel, "new_path": dest.rel, "etag": None, "files": len(moved)}
+
+
+def _folder_files(vault: Vault, folder: Target) -> list[str]:
+    with vault.sandbox.open(folder) as place:
+        return [rel for rel, _ in _files_below(place, place.name, folder.rel)]
+
+
+# -- shared ----------------------------------------------------------------------------
+
+
+def _files_below(place: Place, name: str, rel: str, *, read: int = 0) -> list[tuple[str, bytes]]:
+    """(vault path, bytes) of the files below the folder ``name`` of ``place``'s folder,
+    sorted (dot-files left out: they move with their folder, without history). Bytes
+    are read only when ``read`` (the size limit) is given; a file over it has None."""
+    if place.dir_fd is None or not fsops.is_real_dir(name, place.dir_fd):
+        return []
+    found: list[tuple[str, bytes]] = []
+    fd = fsops.open_dir(name, place.dir_fd)
+    with fsops.opened(fd), closing(walk_files(fd, rel)) as entries:
+        for entry in entries:
+            data = read_at(entry.dir_fd, entry.name, read) if read else b""
+            if data is None:
+                raise ConflictError(f"{entry.rel} is larger than the limit; nothing was moved")
+            found.append((entry.rel, data))
+    return found
+
+
+def _relinked(data: bytes, old: Target, new: Target, relocate: Relocate) -> bytes:
+    """A note's bytes with its relative image links fixed for its new place."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    return rewrite_links(text, old.rel, new.rel, relocate).encode("utf-8")
+
+
+def _changes(moved: list[_Moved]) -> list[Change]:
+    """History rows of a move: each file leaves its old path and arrives at its new."""
+    changes = []
+    for item in moved:
+        if file_kind(item.old) is None:
+            continue  # not a file the tools write: it moves along, unrecorded
+        lang = item.old.lang
+        changes.append(Change(lang, item.old.rel, "move", item.before, None, item.new.rel))
+        changes.append(Change(lang, item.new.rel, "move", None, item.after, item.old.rel))
+    return changes
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""

@@ -1,0 +1,117 @@
+"""How the vault records its changes in history: who, why, and the two phases.
+
+Every changing method of ``Vault`` builds ``Change`` objects (bytes before and after)
+and runs the file operation inside ``Recorder.changing``: the rows are committed as
+pending before the file changes, made final after, and dropped if the change fails
+(see ``history.store``). Without a history store (benchmark floors, some tests) the
+recorder does nothing.
+
+Actors: ``tool`` for MCP and REST calls, ``external`` for what the watcher and the
+start-up reconcile saw (and for texts found unrecorded before a change), ``job:<name>``
+for background jobs writing through the vault (summaries, maintenance). The tools never
+expose ``actor``; a job passes it as a keyword.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+from indexer.vault.history.store import Change, HistoryStore, Pending, Version
+from shared.errors import InvalidArgumentError, NotFoundError
+
+MAX_REASON_CHARS = 500
+ACTOR_RE = re.compile(r"^(tool|external|job:[a-z0-9][a-z0-9_.-]{0,63})$")
+
+__all__ = ["Change", "Recorder", "check_actor", "check_reason", "check_version"]
+
+
+def check_reason(reason: object) -> str | None:
+    """A change's optional reason: text of at most 500 characters, no control characters
+    (one line, shown as is in history); '' counts as none."""
+    if reason is None or reason == "":
+        return None
+    if not isinstance(reason, str):
+        raise InvalidArgumentError("reason must be a string")
+    if len(reason) > MAX_REASON_CHARS:
+        raise InvalidArgumentError(
+            f"reason is {len(reason)} characters long; at most {MAX_REASON_CHARS} are kept"
+        )
+    for char in reason:
+        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            raise InvalidArgumentError(
+                f"reason contains the control character U+{ord(char):04X}; use one plain line"
+            )
+    return reason
+
+
+def check_actor(actor: str) -> str:
+    """``tool``, ``external`` or ``job:<name>`` (a programming error otherwise)."""
+    if not isinstance(actor, str) or not ACTOR_RE.match(actor):
+        raise ValueError(f"actor must be 'tool', 'external' or 'job:<name>', not {actor!r}")
+    return actor
+
+
+def check_version(version: object, name: str = "version") -> int:
+    """A version number as ``history`` lists them: a whole number ≥ 1."""
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise InvalidArgumentError(f"{name} must be a version number from history (1, 2, ...)")
+    return version
+
+
+class Recorder:
+    """The vault's side of history: records changes, answers with versions."""
+
+    def __init__(self, store: HistoryStore | None, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.clock = clock
+
+    @property
+    def enabled(self) -> bool:
+        return self.store is not None
+
+    @contextmanager
+    def changing(
+        self, changes: list[Change], *, actor: str, reason: str | None
+    ) -> Iterator[Pending | None]:
+        """Record ``changes`` around the block that makes them (call with the files'
+        locks held); a failing block leaves no version behind."""
+        store = self.store
+        if store is None or not changes:
+            yield None
+            return
+        pending = store.begin(changes, actor=actor, reason=reason, at=self.clock())
+        try:
+            yield pending
+        except BaseException:
+            store.abort(pending)
+            raise
+        store.commit(pending)
+
+    def observe(self, lang: str, path: str, data: bytes | None, *, unknown: bool) -> None:
+        """A change seen outside the tools (call with the file's lock held)."""
+        if self.store is not None:
+            self.store.observe(lang, path, data, self.clock(), unknown=unknown)
+
+    def need(self) -> HistoryStore:
+        """The store, or ``not_found`` when this vault keeps no history."""
+        if self.store is None:
+            raise NotFoundError("history is not available in this indexer (feature absent)")
+        return self.store
+
+    def version(self, lang: str, path: str, number: object, name: str = "version") -> Version:
+        """Version ``number`` of ``path``; ``not_found`` if history has no such version."""
+        checked = check_version(number, name)
+        found = self.need().get(lang, path, checked)
+        if found is None:
+            raise NotFoundError(f"{path} has no version {checked} (see its history)")
+        return found
+
+    def content(self, version: Version) -> bytes | None:
+        """The bytes of ``version``; None when it records that the file did not exist."""
+        if version.blob is None:
+            return None
+        return self.need().content(version)

@@ -1,0 +1,435 @@
+"""History as the tools see it: ``history``, ``diff``, ``read(version=)``, ``restore``,
+``undo``, and the recording of changes made outside the tools.
+
+``restore`` writes a version's exact bytes (no re-normalization) and is itself a
+version (op ``restore``). Restoring a note that is deleted also brings back the images
+deleted with it (the rows of one delete share a ``batch``), unless one was put back
+since.
+
+``undo`` puts back everything one memory entry changed. The Memory Writer passes
+``reason="entry:<id> <title>"`` on each write for an entry; the files of the entry are
+those with a version whose reason's first word is ``entry:<id>``. Each file must hold
+exactly the entry's newest version of it (else ``conflict``: someone changed it since,
+and nothing at all is changed; a later change that was itself undone is no obstacle);
+it then goes back to the version just before the entry's run of versions ending there
+(or is deleted when the entry created it). Checks and changes run with every file's
+lock held, so the all-or-nothing holds against concurrent writers. An edit by someone
+else between two writes of the entry is kept (as the writer's old journal did: their
+text wins over our undo). The undo's own versions carry ``reason="undo entry:<id>"``,
+which does not match the entry again. If retention has pruned the version an undo
+needs, it refuses rather than guess.
+
+External changes: the index tells (lang, path) after it synced a note it saw change on
+disk (watcher or start-up reconcile); the file is read under its lock and recorded
+(actor ``external``) if it differs from the latest version. The lock makes a tool's own
+change, seen by the watcher before the tool recorded it, wait for that record; then it
+matches and adds nothing. A note history has never seen is recorded when the watcher
+reports it, not when the start-up reconcile does: a first start over an existing vault
+of 100k notes would otherwise copy the whole vault into history at once, while nothing
+is lost by waiting (the first change through a tool records the text it replaces).
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, suppress
+from typing import TYPE_CHECKING, Any
+
+from indexer.vault import fsops
+from indexer.vault.history.rows import first_word
+from indexer.vault.history.store import Change, HistoryStore, Version
+from indexer.vault.recording import check_actor, check_reason
+from indexer.vault.sandbox import Place, Target
+from indexer.vault.scan import walk_files
+from shared.errors import (
+    ConflictError,
+    ForbiddenPathError,
+    InvalidArgumentError,
+    NotFoundError,
+    VaultError,
+)
+from shared.langs import check_lang
+
+if TYPE_CHECKING:
+    from indexer.vault.vault import Vault
+
+log = logging.getLogger("indexer.vault")
+MAX_HISTORY_LIMIT = 1000
+ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+_PAGE = 200
+
+
+def file_kind(target: Target) -> str | None:
+    """What kind of writable file ``target`` names: ``note`` (.md), ``asset`` (an image
+    in ``*.assets/``), ``text`` (plain-text types, when the vault has them) or None.
+    Moves keep the kind; restore and history work for every kind."""
+    if target.is_note:
+        return "note"
+    if target.is_asset:
+        return "asset"
+    if getattr(target, "is_text", False):  # plain-text memory files, once the vault has them
+        return "text"
+    return None
+
+
+# -- reading history -------------------------------------------------------------------
+
+
+def history(vault: Vault, lang: str, path: str, limit: int) -> dict:
+    target = vault.sandbox.resolve(lang, path)
+    if target.dir_only:
+        raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:
+        raise InvalidArgumentError(f"limit must be between 1 and {MAX_HISTORY_LIMIT}")
+    rows = vault.recorder.need().versions(target.lang, target.rel, limit)
+    if not rows and _current(vault, target) is None:
+        raise NotFoundError(f"{target.rel} has no history and does not exist")
+    return {"path": target.rel, "versions": [row.public() for row in rows]}
+
+
+def version_bytes(vault: Vault, target: Target, number: object) -> tuple[bytes, Version]:
+    """The bytes of a version of ``target`` (``not_found`` for a deletion)."""
+    row = vault.recorder.version(target.lang, target.rel, number)
+    data = vault.recorder.content(row)
+    if data is None:
+        raise NotFoundError(f"at version {row.version}, {target.rel} did not exist ({row.op})")
+    return data, row
+
+
+def diff(
+    vault: Vault, lang: str, path: str, from_version: object, to_version: object | None
+) -> dict:
+    target = vault.sandbox.resolve(lang, path)
+    old_row = vault.recorder.version(target.lang, target.rel, from_version, "from_version")
+    old = vault.recorder.content(old_row) or b""
+    if to_version is None:
+        new = _current(vault, target) or b""
+        new_name = "current"
+    else:
+        new_row = vault.recorder.version(target.lang, target.rel, to_version, "to_version")
+        new = vault.recorder.content(new_row) or b""
+        new_name = str(new_row.version)
+    try:
+        old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgumentError(f"{target.rel} is not a text file; it has no diff") from None
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True),
+        new_text.splitlines(keepends=True),
+        fromfile=f"{target.rel}@{old_row.version}",
+        tofile=f"{target.rel}@{new_name}",
+    )
+    return {"path": target.rel, "diff": "".join(_terminated(lines))}
+
+
+def _terminated(lines: Any) -> Any:
+    """Diff lines, each ending with a newline (git's marker for a last line without)."""
+    for line in lines:
+        if line.endswith("\n"):
+            yield line
+        else:
+            yield line + "\n\\ No newline at end of file\n"
+
+
+def _current(vault: Vault, target: Target) -> bytes | None:
+    """The file's bytes now, or None when it does not exist (or is not a plain file)."""
+    try:
+        with vault.sandbox.open(target) as place:
+            return vault._existing_bytes(place)
+    except (VaultError, IsADirectoryError):
+        return None
+
+
+# -- restore ---------------------------------------------------------------------------
+
+
+def restore(
+    vault: Vault,
+    lang: str,
+    path: str,
+    number: object,
+    if_match: str | None,
+    reason: str | None,
+    actor: str,
+) -> dict:
+    target = vault._file_target(lang, path)
+    if file_kind(target) is None:
+        raise ForbiddenPathError("only notes, their images and text files can be restored")
+    reason = check_reason(reason)
+    check_actor(actor)
+    row = vault.recorder.version(target.lang, target.rel, number)
+    data = vault.recorder.content(row)
+    if data is None:
+        raise InvalidArgumentError(
+            f"version {row.version} of {target.rel} records that it did not exist ({row.op});"
+            " restore a version with content"
+        )
+    vault._check_size(len(data))
+    assets = _assets_deleted_with(vault, target)
+    with vault.locked([target, *(t for t, _ in assets)]), ExitStack() as stack:
+        place = stack.enter_context(vault.sandbox.open(target))
+        existing = vault._existing_bytes(place)
+        fsops.check_if_match(if_match, existing)
+        if data == existing:  # nothing to write; make sure history holds it, as a restore would
+            vault.recorder.observe(target.lang, target.rel, data, unknown=True)
+            latest = vault.recorder.need().latest(target.lang, target.rel)
+            number_now = latest.version if latest is not None else row.version
+            return {
+                "path": target.rel,
+                "etag": row.etag,
+                "version": number_now,
+                "restored_from": row.version,
+            }
+        back = []
+        if existing is None:  # a deleted note: its images come back if still absent
+            for asset, asset_data in assets:
+                asset_place = stack.enter_context(vault.sandbox.open(asset))
+                if vault._existing_bytes(asset_place) is None:
+                    back.append((asset, asset_place, asset_data))
+        changes = [Change(target.lang, target.rel, "restore", existing, data)]
+        changes += [Change(a.lang, a.rel, "restore", None, d) for a, _, d in back]
+        with vault.recorder.changing(changes, actor=actor, reason=reason) as pending:
+            place.commit(data)
+            for _, asset_place, asset_data in back:
+                asset_place.commit(asset_data)
+        vault._notify(target)
+    version = pending.versions[(target.lang, target.rel)] if pending else None
+    return {"path": target.rel, "etag": row.etag, "version": version, "restored_from": row.version}
+
+
+def _assets_deleted_with(vault: Vault, target: Target) -> list[tuple[Target, bytes]]:
+    """The images deleted together with note ``target`` by its latest version (a delete),
+    with their bytes before that delete."""
+    store = vault.recorder.need()
+    latest = store.latest(target.lang, target.rel)
+    if latest is None or latest.etag is not None or latest.batch is None:
+        return []
+    found = []
+    prefix = target.rel + ".assets/"
+    for row in store.batch(latest.batch):
+        if not row.path.startswith(prefix) or row.etag is not None:
+            continue
+        before = store.versions(row.lang, row.path, 1, below=row.version)
+        if before and before[0].blob is not None:
+            asset = vault.sandbox.resolve(row.lang, row.path)
+            found.append((asset, store.content(before[0])))
+    return found
+
+
+def asset_deletions(vault: Vault, place: Place) -> list[Change]:
+    """A change for each image in the ``.assets/`` folder of the note at ``place``
+    (about to be deleted with it), with its bytes."""
+    assert place.dir_fd is not None
+    folder = place.name + ".assets"
+    if not fsops.is_real_dir(folder, place.dir_fd):
+        return []
+    target = place.target
+    changes = []
+    fd = fsops.open_dir(folder, place.dir_fd)
+    with fsops.opened(fd):
+        for entry in walk_files(fd, target.rel + ".assets"):
+            data = read_at(entry.dir_fd, entry.name, vault.max_file_bytes)
+            if data is not None:
+                changes.append(Change(target.lang, entry.rel, "delete", data, None))
+    return changes
+
+
+def read_at(dir_fd: int, name: str, max_bytes: int) -> bytes | None:
+    """The bytes of regular file ``name`` in ``dir_fd``; None if gone, special or too big."""
+    try:
+        fd = fsops.open_regular(name, dir_fd)
+    except (OSError, VaultError):
+        return None
+    with fsops.opened(fd):
+        data = fsops.read_all(fd, max_bytes)
+    return data if len(data) <= max_bytes else None
+
+
+# -- undo ------------------------------------------------------------------------------
+
+
+def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
+    if not isinstance(entry_id, str) or not ENTRY_ID_RE.match(entry_id):
+        raise InvalidArgumentError("entry_id must be the id of a memory entry (letters, digits)")
+    if not isinstance(dry_run, bool):
+        raise InvalidArgumentError("dry_run must be true or false")
+    store = vault.recorder.need()
+    word = f"entry:{entry_id}"
+    paths = store.paths_with_reason(check_lang(lang), word)
+    if not paths:
+        raise NotFoundError(f"no change in this vault was made for entry {entry_id}")
+    targets = [vault.sandbox.resolve(lang, p) for p in paths]
+
+    def ours(row: Version) -> bool:
+        return first_word(row.reason) == word
+
+    plans: list[tuple[Target, Place, bytes | None, Version, Version | None]] = []
+    conflicts: list[str] = []
+    with vault.locked(targets), ExitStack() as stack:
+        for target in targets:
+            place = stack.enter_context(vault.sandbox.open(target))
+            current = vault._existing_bytes(place)
+            etag = None if current is None else fsops.etag_of(current)
+            found = _undo_target(store, target, etag, ours)
+            if isinstance(found, str):
+                conflicts.append(f"{target.rel} ({found})")
+            else:
+                plans.append((target, place, current, *found))
+        if conflicts:
+            raise ConflictError(
+                f"entry {entry_id} cannot be undone, nothing was changed: "
+                + "; ".join(conflicts[:5])
+                + (f" and {len(conflicts) - 5} more" if len(conflicts) > 5 else "")
+            )
+        undone: list[dict] = []
+        try:
+            for plan in reversed(plans):  # an image before its note (whose folder then goes)
+                undone.append(_undo_one(vault, plan, entry_id, dry_run))
+        except BaseException:  # a disk error midway: put back what was undone
+            for plan, result in zip(reversed(plans), undone, strict=False):
+                if "version" in result:
+                    _put_back(vault, plan, entry_id)
+            raise
+    return {"entry_id": entry_id, "dry_run": dry_run, "files": undone[::-1]}
+
+
+def _who(row: Version) -> str:
+    return f"{row.actor} in version {row.version}" + (f", {row.reason!r}" if row.reason else "")
+
+
+def _undo_target(
+    store: HistoryStore, target: Target, etag: str | None, ours: Callable[[Version], bool]
+) -> tuple[Version, Version | None] | str:
+    """(the entry's newest version of the file, the version to go back to: the newest
+    before the entry's run of versions ending there, None when the entry created the
+    file), or why the file cannot be undone. The file must hold exactly the entry's
+    newest version: changes made since and undone again are fine, others are not."""
+    rows = _newest_first(store, target)
+    later: Version | None = None
+    for row in rows:
+        if ours(row):
+            break
+        later = later or row
+    else:
+        return "history no longer holds the entry's version"
+    if row.etag != etag:
+        return f"changed since by {_who(later)}" if later else "edited on disk since"
+    newest, oldest = row, row
+    for row in rows:
+        if not ours(row):
+            return newest, row
+        oldest = row
+    if oldest.prev_etag is None:
+        return newest, None
+    return "history no longer holds its text from before the entry"
+
+
+def _newest_first(store: HistoryStore, target: Target) -> Iterator[Version]:
+    """Every version of a file, newest first, read a page at a time."""
+    below = None
+    while True:
+        rows = store.versions(target.lang, target.rel, _PAGE, below=below)
+        yield from rows
+        if len(rows) < _PAGE:
+            return
+        below = rows[-1].version
+
+
+def _undo_one(
+    vault: Vault,
+    plan: tuple[Target, Place, bytes | None, Version, Version | None],
+    entry_id: str,
+    dry_run: bool,
+) -> dict:
+    target, place, current, latest, before = plan
+    data = vault.recorder.content(before) if before is not None else None
+    result: dict[str, Any] = {
+        "path": target.rel,
+        "from_version": latest.version,
+        "to_version": None if before is None else before.version,
+        "deleted": data is None,
+    }
+    if dry_run or data == current:
+        return result
+    change = Change(target.lang, target.rel, "restore" if data else "delete", current, data)
+    reason = f"undo entry:{entry_id}"
+    with vault.recorder.changing([change], actor="tool", reason=reason) as pending:
+        if data is not None:
+            place.commit(data)
+        elif place.dir_fd is not None:
+            os.unlink(place.name, dir_fd=place.dir_fd)
+            if target.is_note:
+                _remove_empty_folder(place.name + ".assets", place.dir_fd)
+    vault._notify(target)
+    if pending is not None:
+        result["version"] = pending.versions[(target.lang, target.rel)]
+    return result
+
+
+def _put_back(
+    vault: Vault,
+    plan: tuple[Target, Place, bytes | None, Version, Version | None],
+    entry_id: str,
+) -> None:
+    """Best effort: give a file back the bytes it had before a failed undo."""
+    target, place, before, _, _ = plan
+    try:
+        now = vault._existing_bytes(place)
+        change = Change(target.lang, target.rel, "restore", now, before)
+        reason = f"undo entry:{entry_id} failed; put back"
+        with vault.recorder.changing([change], actor="tool", reason=reason):
+            if before is not None:
+                place.commit(before)
+            elif now is not None and place.dir_fd is not None:
+                os.unlink(place.name, dir_fd=place.dir_fd)
+        vault._notify(target)
+    except Exception:
+        log.exception("could not put %s back after a failed undo", target.rel)
+
+
+def _remove_empty_folder(name: str, dir_fd: int) -> None:
+    with suppress(OSError):
+        os.rmdir(name, dir_fd=dir_fd)
+
+
+# -- changes made outside the tools ----------------------------------------------------
+
+
+def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> None:
+    if not vault.recorder.enabled:
+        return
+    try:
+        target = vault.sandbox.resolve(lang, path)
+    except VaultError:
+        return
+    if file_kind(target) is None:
+        return
+    store = vault.recorder.need()
+    if not unknown and store.latest(target.lang, target.rel) is None:
+        return  # first seen by the start-up scan: recorded at its first change (lazily)
+    with vault._lock(target):
+        try:
+            with vault.sandbox.open(target) as place:
+                data = vault._existing_bytes(place)
+        except (VaultError, IsADirectoryError):
+            return  # a link, a folder, too big: nothing a tool could have written
+        vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
+
+
+def recover(vault: Vault) -> tuple[int, int]:
+    store = vault.recorder.store
+    if store is None:
+        return 0, 0
+
+    def current_etag(lang: str, path: str) -> str | None:
+        try:
+            data = _current(vault, vault.sandbox.resolve(lang, path))
+        except VaultError:
+            return None
+        return None if data is None else fsops.etag_of(data)
+
+    return store.recover(current_etag)

@@ -1,0 +1,99 @@
+"""History seen from a test: read the store of a (running or stopped) indexer, wait
+for the watcher to record an edit, and check that history and files agree.
+
+For the agent client's tests of ``agent-client history`` / ``undo`` too: they run a
+real ``indexer serve`` (``helpers.indexer_process``), make the writer's changes through
+MCP, and use these to look behind the tools.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from helpers.indexer_process import wait_for
+from indexer.vault.fsops import etag_of
+from indexer.vault.history.store import HistoryStore, Version
+from shared.workspace import Workspace
+
+
+def entry_reason(entry_id: str, title: str) -> str:
+    """The reason the Memory Writer passes on every write for an entry (SPEC)."""
+    return f"entry:{entry_id} {title}"
+
+
+def vault_file(workspace: Path, lang: str, path: str) -> Path:
+    return Workspace(workspace).vault_dir(lang) / path
+
+
+@contextmanager
+def history_store(workspace: Path) -> Iterator[HistoryStore]:
+    """The workspace's history, opened read-only (a running server may keep writing)."""
+    store = HistoryStore(Workspace(workspace).history_dir, etag_of, readonly=True)
+    store.open()
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def history_versions(workspace: Path, lang: str, path: str, limit: int = 1000) -> list[dict]:
+    """What the ``history`` tool would answer (newest first), read from the store."""
+    with history_store(workspace) as store:
+        return [v.public() for v in store.versions(lang, path, limit)]
+
+
+def wait_for_version(
+    workspace: Path,
+    lang: str,
+    path: str,
+    predicate: Callable[[dict], bool],
+    timeout: float = 15,
+) -> dict:
+    """Wait until the newest version of ``path`` satisfies ``predicate`` (e.g. the
+    watcher recorded an external edit); returns it."""
+
+    def newest() -> dict | None:
+        rows = history_versions(workspace, lang, path, 1)
+        return rows[0] if rows and predicate(rows[0]) else None
+
+    return wait_for(newest, timeout, interval=0.05, what=f"a new version of {lang}/{path}")  # type: ignore[no-any-return]
+
+
+def edit_outside(workspace: Path, lang: str, path: str, text: str, *, wait: bool = True) -> dict:
+    """Save ``text`` the way an editor does (temp file, rename); with ``wait``, return
+    once the watcher's external version of it is recorded."""
+    target = vault_file(workspace, lang, path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.editor-tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, target)
+    if not wait:
+        return {}
+    etag = etag_of(text.encode("utf-8"))
+    return wait_for_version(
+        workspace, lang, path, lambda v: v["etag"] == etag and v["actor"] == "external"
+    )
+
+
+def check_history_consistent(workspace: Path) -> int:
+    """Assert what must hold after any crash and restart, once changes have stopped:
+    every version's text is there (rebuilt and checked by sha256), the newest version
+    of every file is what the file holds, and a version still marked pending (its
+    mark is cleared by the next write) is one that happened. Returns the count."""
+    ws = Workspace(workspace)
+    count = 0
+    with history_store(workspace) as store:
+        for lang, path in store.paths():
+            rows: list[Version] = store.versions(lang, path, 1_000_000)
+            for row in rows:
+                assert not row.pending or row is rows[0], f"{lang}/{path} v{row.version} pending"
+                if row.blob is not None:
+                    assert etag_of(store.content(row)) == row.etag, (lang, path, row.version)
+                count += 1
+            on_disk = ws.vault_dir(lang) / path
+            current = etag_of(on_disk.read_bytes()) if on_disk.is_file() else None
+            assert rows[0].etag == current, f"{lang}/{path}: history's newest is not the file"
+    return count

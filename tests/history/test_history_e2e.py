@@ -1,0 +1,266 @@
+"""History end to end: a real ``indexer serve``, real MCP clients, real files.
+
+One server for the module (each test has a lang of its own); the tests that restart or
+break a server start their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import itertools
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx2
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from helpers.history import (
+    check_history_consistent,
+    edit_outside,
+    entry_reason,
+    history_store,
+    history_versions,
+    vault_file,
+    wait_for_version,
+)
+from helpers.indexer_process import RunningIndexer, spawn_indexer, start_indexer, wait_for
+from helpers.snapshots import snapshot
+
+from indexer.vault.fsops import etag_of
+from indexer.vault.history import schema
+from indexer.vault.history.store import HistoryStore
+
+# Folder summaries are versions too; these tests count the notes' versions only.
+NO_SUMMARIES = {"INDEXER_SUMMARIES": "0"}
+
+pytestmark = pytest.mark.e2e
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+CLIENTS, APPENDS = 8, 200
+
+
+async def call(client: Client, tool: str, **args: object) -> dict:
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+def contents(root: Path) -> dict[str, str]:
+    """Path -> sha256 of every file below ``root`` (what undo must give back exactly)."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+async def merge_as_the_writer(client: Client, lang: str, entry_id: str) -> None:
+    """The tool calls of a Memory Writer merge for one knowledge entry, each with the
+    entry's reason: merge into a note, create a note with an image, log the event."""
+    reason = entry_reason(entry_id, "Past tense of go")
+    note = await call(client, "read", lang=lang, path="items/go.md")
+    merged = note["content"] + "\n## Participle\n\ngone\n"
+    await call(
+        client, "write", lang=lang, path="items/go.md", content=merged,
+        if_match=note["etag"], reason=reason,
+    )  # fmt: skip
+    await call(
+        client, "write", lang=lang, path="items/gone.md",
+        content="# Gone\n\n![g](gone.md.assets/g.png)\n", if_match="", reason=reason,
+    )  # fmt: skip
+    await call(
+        client, "write", lang=lang, path="items/gone.md.assets/g.png",
+        content=base64.b64encode(PNG).decode(), encoding="base64", reason=reason,
+    )  # fmt: skip
+    await call(
+        client, "append", lang=lang, path="events/2026/11/29.md",
+        content="\n## Event\n\nlearned: gone\n", reason=reason,
+    )  # fmt: skip
+
+
+async def test_a_writer_merge_is_undone_to_the_exact_bytes(server: RunningIndexer) -> None:
+    lang, root = "hu", vault_file(server.workspace, "hu", "")
+    async with server.client() as c:
+        await call(c, "write", lang=lang, path="items/go.md", content="# Go\n\ngo, went\n")
+        await call(c, "append", lang=lang, path="events/2026/11/29.md", content="# 29\n")
+        before = contents(root)
+        await merge_as_the_writer(c, lang, "e1")
+        assert contents(root) != before
+        plan = await call(c, "undo", lang=lang, entry_id="e1", dry_run=True)
+        assert [f["path"] for f in plan["files"]] == [
+            "events/2026/11/29.md",
+            "items/go.md",
+            "items/gone.md",
+            "items/gone.md.assets/g.png",
+        ]
+        undone = await call(c, "undo", lang=lang, entry_id="e1")
+        assert [f["deleted"] for f in undone["files"]] == [False, False, True, True]
+    assert contents(root) == before
+    rows = history_versions(server.workspace, lang, "items/go.md")
+    assert (rows[0]["op"], rows[0]["reason"]) == ("restore", "undo entry:e1")
+
+
+async def test_an_edit_after_the_merge_makes_undo_refuse(server: RunningIndexer) -> None:
+    lang, root = "hv", vault_file(server.workspace, "hv", "")
+    async with server.client() as c:
+        await call(c, "write", lang=lang, path="items/go.md", content="# Go\n")
+        await merge_as_the_writer(c, lang, "e2")
+        edit_outside(server.workspace, lang, "items/gone.md", "# Gone\n\nmine now\n", wait=False)
+        for _ in range(2):  # before the watcher records the edit, and after
+            state = snapshot(root)
+            with pytest.raises(ToolError, match=r"^conflict: entry e2 cannot be undone"):
+                await c.call_tool("undo", {"lang": lang, "entry_id": "e2"})
+            assert snapshot(root) == state
+            wait_for_version(
+                server.workspace, lang, "items/gone.md", lambda v: v["actor"] == "external"
+            )
+
+
+async def test_a_deleted_note_comes_back_with_restore(server: RunningIndexer) -> None:
+    lang = "hw"
+    async with server.client() as c:
+        await call(
+            c, "write", lang=lang, path="items/a.md", content="# A\n\n![p](a.md.assets/p.png)\n"
+        )
+        png = base64.b64encode(PNG).decode()
+        await call(
+            c, "write", lang=lang, path="items/a.md.assets/p.png", content=png, encoding="base64"
+        )
+        note = vault_file(server.workspace, lang, "items/a.md").read_bytes()
+        await call(c, "delete", lang=lang, path="items/a.md", reason="clean up")
+        assert not vault_file(server.workspace, lang, "items/a.md").exists()
+        listed = await call(c, "history", lang=lang, path="items/a.md")
+        assert [(v["version"], v["op"]) for v in listed["versions"]] == [
+            (2, "delete"),
+            (1, "write"),
+        ]
+        restored = await call(c, "restore", lang=lang, path="items/a.md", version=1, if_match="")
+        assert restored["version"] == 3 and restored["etag"] == etag_of(note)
+        found = await call(c, "search", lang=lang, query="A")
+        assert [r["path"] for r in found["results"]] == ["items/a.md"]
+    assert vault_file(server.workspace, lang, "items/a.md").read_bytes() == note
+    assert vault_file(server.workspace, lang, "items/a.md.assets/p.png").read_bytes() == PNG
+
+
+async def test_concurrent_appends_leave_one_version_each_in_order(server: RunningIndexer) -> None:
+    lang, path = "hx", "events/2026/11/29.md"
+
+    async def client(k: int) -> None:
+        async with server.client() as c:
+            for i in range(APPENDS):
+                await c.call_tool(
+                    "append", {"lang": lang, "path": path, "content": f"- c{k} n{i:03}\n"}
+                )
+
+    await asyncio.gather(*(client(k) for k in range(CLIENTS)))
+    text = vault_file(server.workspace, lang, path).read_bytes()
+    with history_store(server.workspace) as store:
+        rows = store.versions(lang, path, 10_000)[::-1]
+        assert len(rows) == CLIENTS * APPENDS and {r.op for r in rows} == {"append"}
+        assert [r.version for r in rows] == list(range(1, CLIENTS * APPENDS + 1))
+        for older, newer in itertools.pairwise(rows):
+            assert newer.prev_etag == older.etag
+        ends = [row.size or 0 for row in rows]
+        pieces = [text[start:end] for start, end in zip([0, *ends], ends, strict=False)]
+        for row in [*rows[:: CLIENTS * APPENDS // 16], rows[-1]]:
+            assert store.content(row) == text[: row.size]
+    assert sorted(pieces) == sorted(
+        f"- c{k} n{i:03}\n".encode() for k in range(CLIENTS) for i in range(APPENDS)
+    )
+    for k in range(CLIENTS):
+        mine = [p for p in pieces if p.startswith(f"- c{k} ".encode())]
+        assert mine == sorted(mine)  # each client's appends in the order it made them
+
+
+async def test_the_watcher_records_edits_once_and_never_a_tool_write_twice(
+    server: RunningIndexer,
+) -> None:
+    lang, ws = "hy", server.workspace
+    async with server.client() as c:
+        await call(c, "write", lang=lang, path="a.md", content="# A\n", reason="by a tool")
+        edit_outside(ws, lang, "b.md", "# B, made in an editor\n")  # the watcher saw a.md too
+        assert [(v["version"], v["actor"]) for v in history_versions(ws, lang, "a.md")] == [
+            (1, "tool")
+        ]
+        edit_outside(ws, lang, "a.md", "# A, edited in an editor\n")
+        vault_file(ws, lang, "b.md").unlink()
+        wait_for_version(ws, lang, "b.md", lambda v: v["op"] == "delete")
+        diff = await call(c, "diff", lang=lang, path="a.md", from_version=1)
+        assert "+# A, edited in an editor" in diff["diff"]
+    assert [(v["op"], v["actor"]) for v in history_versions(ws, lang, "b.md")] == [
+        ("delete", "external"),
+        ("baseline", "external"),
+    ]
+
+
+def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
+    lang = "hz"
+    with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:
+        md = {"Content-Type": "text/markdown"}
+        http.put(f"/{lang}/notes/a.md", content=b"# one\n", headers=md, params={"reason": "first"})
+        http.put(f"/{lang}/notes/a.md", content=b"# two\n", headers=md)
+    run = [sys.executable, "-m", "indexer", "history", "--workspace", str(server.workspace)]
+    listed = subprocess.run([*run, "--lang", lang, "./a.md"], capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert lines[0] == f"{lang}/a.md: 2 version(s), newest first"
+    assert lines[1].split()[0:3] == ["2", lines[1].split()[1], "write"] and lines[2].endswith(
+        "first"
+    )
+    shown = subprocess.run([*run, "--lang", lang, "a.md", "--show", "1"], capture_output=True)
+    assert shown.stdout.endswith(b"# one\n")
+    missing = subprocess.run([*run, "--lang", lang, "b.md"], capture_output=True, text=True)
+    assert missing.returncode == 1 and missing.stderr.startswith("indexer history: not_found:")
+
+
+# -- own servers ---------------------------------------------------------------------------
+
+
+def test_history_survives_a_deleted_index_and_sees_edits_made_while_stopped(
+    workspace: Path,
+) -> None:
+    first = start_indexer(workspace, env=NO_SUMMARIES)
+    with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
+        http.put("/en/notes/a.md", content=b"# A\n", headers={"Content-Type": "text/markdown"})
+    first.stop()
+    (workspace / ".indexer" / "index.sqlite").unlink()
+    vault_file(workspace, "en", "a.md").write_text("# A, edited while stopped\n")
+    vault_file(workspace, "en", "found.md").write_text("# found: first seen at start-up\n")
+    second = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        with httpx2.Client(base_url=second.url.removesuffix("/mcp") + "/api/v1") as http:
+            wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+            edited = wait_for_version(workspace, "en", "a.md", lambda v: v["actor"] == "external")
+            assert (edited["version"], edited["op"]) == (2, "edit")
+            assert http.get("/en/history/found.md").json()["versions"] == []
+    finally:
+        second.stop()
+    assert check_history_consistent(workspace) == 2
+
+
+@pytest.mark.parametrize("damage", ["garbage", "newer"])
+def test_an_unusable_history_stops_the_start_in_one_line(workspace: Path, damage: str) -> None:
+    folder = workspace / ".indexer" / "history"
+    folder.mkdir(parents=True)
+    path = folder / schema.FILE_NAME
+    if damage == "garbage":
+        path.write_bytes(b"this is not SQLite " * 500)
+    else:
+        store = HistoryStore(folder, etag_of)
+        store.open()
+        store.close()
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA user_version = 99")
+        conn.close()
+    before = path.read_bytes()
+    proc = spawn_indexer(workspace)
+    assert proc.wait(timeout=30) == 1
+    log = proc.log_path.read_text()  # type: ignore[attr-defined]
+    assert log.count("\n") == 1 and log.startswith("indexer serve: the history "), log
+    assert path.read_bytes() == before
+    assert not (workspace / "indexer.mcp.url").exists()

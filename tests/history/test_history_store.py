@@ -1,0 +1,246 @@
+"""HistoryStore on a real SQLite file: recording, crash recovery, retention, refusals."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from indexer.vault.fsops import etag_of
+from indexer.vault.history import codec, schema
+from indexer.vault.history.store import Change, HistoryStore
+from shared.errors import HistoryStoreError
+
+NOW = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[HistoryStore]:
+    history = HistoryStore(tmp_path / "history", etag_of)
+    history.open(check=True)
+    yield history
+    history.close()
+
+
+def record(store: HistoryStore, path: str, before: bytes | None, after: bytes | None, **kw) -> int:
+    change = Change("en", path, kw.pop("op", "write"), before, after)
+    at = kw.pop("at", NOW)
+    pending = store.begin(
+        [change], actor=kw.pop("actor", "tool"), reason=kw.pop("reason", None), at=at
+    )
+    store.commit(pending)
+    return pending.versions[("en", path)]
+
+
+def ops(store: HistoryStore, path: str) -> list[tuple[int, str, str]]:
+    return [(v.version, v.op, v.actor) for v in store.versions("en", path, 100)]
+
+
+def test_versions_count_per_path_and_read_back_exactly(store: HistoryStore) -> None:
+    assert record(store, "a.md", None, b"one\n", reason="entry:1 A") == 1
+    assert record(store, "a.md", b"one\n", b"one\ntwo\n", op="append") == 2
+    assert record(store, "b.md", None, b"other\n") == 1
+    newest = store.versions("en", "a.md", 10)
+    assert [v.version for v in newest] == [2, 1] and newest[1].reason == "entry:1 A"
+    assert newest[0].prev_etag == etag_of(b"one\n") and newest[0].etag == etag_of(b"one\ntwo\n")
+    assert store.content(newest[0]) == b"one\ntwo\n" and store.content(newest[1]) == b"one\n"
+    assert newest[0].public()["at"] == "2026-11-29T20:00:00.000Z"
+
+
+def test_a_text_not_yet_recorded_is_recorded_before_the_change(store: HistoryStore) -> None:
+    record(store, "a.md", b"found on disk\n", b"written\n")
+    assert ops(store, "a.md") == [(2, "write", "tool"), (1, "baseline", "external")]
+    record(store, "a.md", b"edited in an editor\n", None, op="delete")
+    assert ops(store, "a.md")[:2] == [(4, "delete", "tool"), (3, "edit", "external")]
+    record(store, "a.md", b"made again outside\n", b"x\n")
+    assert ops(store, "a.md")[:2] == [(6, "write", "tool"), (5, "create", "external")]
+    record(store, "a.md", None, b"y\n")
+    assert ops(store, "a.md")[:2] == [(8, "write", "tool"), (7, "delete", "external")]
+
+
+def test_identical_texts_are_stored_once(store: HistoryStore) -> None:
+    text = b"the same text\n" * 50
+    record(store, "a.md", None, text)
+    record(store, "b.md", None, text)
+    record(store, "a.md", text, b"changed\n")
+    record(store, "a.md", b"changed\n", text)
+    assert store.stats()["blobs"] == 2 and store.stats()["versions"] == 4
+
+
+def test_an_aborted_change_leaves_only_what_was_true(store: HistoryStore) -> None:
+    record(store, "a.md", None, b"one\n")
+    pending = store.begin(
+        [Change("en", "a.md", "write", b"edited\n", b"two\n")], actor="tool", reason=None, at=NOW
+    )
+    store.abort(pending)
+    assert ops(store, "a.md") == [(2, "edit", "external"), (1, "write", "tool")]
+
+
+def test_recover_keeps_changes_that_happened_and_drops_the_others(store: HistoryStore) -> None:
+    record(store, "a.md", None, b"one\n")
+    record(store, "b.md", None, b"one\n")
+    store.begin(
+        [Change("en", "a.md", "write", b"one\n", b"two\n")], actor="tool", reason="r", at=NOW
+    )
+    store.begin(
+        [Change("en", "b.md", "write", b"one\n", b"two\n")], actor="tool", reason="r", at=NOW
+    )
+    on_disk = {"a.md": etag_of(b"two\n"), "b.md": etag_of(b"one\n")}  # only a.md was replaced
+    assert store.recover(lambda lang, path: on_disk[path]) == (1, 1)
+    assert [(v.version, v.pending, v.reason) for v in store.versions("en", "a.md", 9)] == [
+        (2, False, "r"),
+        (1, False, None),
+    ]
+    assert [v.version for v in store.versions("en", "b.md", 9)] == [1]
+
+
+def test_done_changes_lose_their_pending_mark_at_the_next_write_or_close(
+    store: HistoryStore, tmp_path: Path
+) -> None:
+    record(store, "a.md", None, b"one\n")
+    assert store.latest("en", "a.md").pending  # type: ignore[union-attr]
+    record(store, "b.md", None, b"one\n")
+    assert not store.versions("en", "a.md", 1)[0].pending
+    store.close()
+    reopened = HistoryStore(tmp_path / "history", etag_of)
+    reopened.open()
+    assert not reopened.versions("en", "b.md", 1)[0].pending
+    reopened.close()
+
+
+def test_observe_records_external_changes_and_first_sightings_only_when_asked(
+    store: HistoryStore,
+) -> None:
+    assert store.observe("en", "new.md", b"seen at start-up\n", NOW, unknown=False) is None
+    seen = store.observe("en", "new.md", b"seen by the watcher\n", NOW, unknown=True)
+    assert seen is not None and (seen.op, seen.actor) == ("baseline", "external")
+    assert store.observe("en", "new.md", b"seen by the watcher\n", NOW, unknown=True) is None
+    gone = store.observe("en", "new.md", None, NOW, unknown=False)
+    assert gone is not None and (gone.version, gone.op, gone.etag) == (2, "delete", None)
+
+
+def test_reasons_are_found_by_entry_without_matching_a_longer_id(store: HistoryStore) -> None:
+    record(store, "a.md", None, b"a\n", reason="entry:1 First")
+    record(store, "b.md", None, b"b\n", reason="entry:10 Tenth")
+    record(store, "c.md", None, b"c\n", reason="entry:1")
+    record(store, "d.md", None, b"d\n", reason="undo entry:1")
+    assert store.paths_with_reason("en", "entry:1") == ["a.md", "c.md"]
+    assert store.paths_with_reason("fr", "entry:1") == []
+
+
+def test_appends_form_a_bounded_chain_that_rebuilds_every_version(store: HistoryStore) -> None:
+    text = b"# Day\n"
+    record(store, "day.md", None, text)
+    for i in range(codec.MAX_DEPTH + 5):
+        added = f"\n## Event {i}\nsomething happened\n".encode()
+        record(store, "day.md", text, text + added, op="append")
+        text += added
+    rows = store.versions("en", "day.md", 1000)
+    assert store.content(rows[0]) == text and store.content(rows[-1]) == b"# Day\n"
+    depths = [store._blob_depth(row.blob) for row in rows if row.blob is not None]
+    assert max(depths) == codec.MAX_DEPTH and depths.count(0) == 2  # one more full copy
+    assert store.stats()["blob_bytes"] < len(text)  # the added texts, not copies of the day
+
+
+def test_prune_keeps_the_newest_the_recent_and_what_undo_needs(store: HistoryStore) -> None:
+    old = NOW - timedelta(days=200)
+    text = b"v0\n"
+    record(store, "a.md", None, text, at=old)
+    for i in range(1, 30):  # 30 old versions of a.md, the last 5 by one entry
+        reason = "entry:9 Nine" if i >= 25 else None
+        record(store, "a.md", text, f"v{i}\n".encode(), at=old, reason=reason)
+        text = f"v{i}\n".encode()
+    record(store, "b.md", None, b"b0\n", at=old)
+    for i in range(1, 30):
+        record(store, "b.md", f"b{i - 1}\n".encode(), f"b{i}\n".encode(), at=NOW)
+    stats = store.prune(NOW, days=90, keep=20)
+    assert [v.version for v in store.versions("en", "a.md", 100)] == list(range(30, 10, -1))
+    assert len(store.versions("en", "b.md", 100)) == 29  # only b0, 200 days old, went
+    assert stats.versions == 10 + 1 and stats.blobs > 0
+    for row in store.versions("en", "a.md", 100) + store.versions("en", "b.md", 100):
+        assert store.content(row)  # no kept version lost its text
+
+
+def test_prune_keeps_the_run_of_a_pending_undo_beyond_keep(store: HistoryStore) -> None:
+    old = NOW - timedelta(days=200)
+    text = b"0\n"
+    record(store, "day.md", None, text, at=old)
+    for _ in range(39):  # one entry appended 39 times
+        record(store, "day.md", text, text + b"x\n", at=old, op="append", reason="entry:7 Day")
+        text += b"x\n"
+    store.prune(NOW, days=90, keep=20)
+    assert len(store.versions("en", "day.md", 100)) == 40
+
+
+def test_a_deleted_file_keeps_its_latest_versions(store: HistoryStore) -> None:
+    old = NOW - timedelta(days=400)
+    record(store, "gone.md", None, b"text\n", at=old)
+    record(store, "gone.md", b"text\n", None, op="delete", at=old)
+    store.prune(NOW, days=90, keep=20)
+    rows = store.versions("en", "gone.md", 9)
+    assert [v.op for v in rows] == ["delete", "write"] and store.content(rows[1]) == b"text\n"
+
+
+# -- refusals ------------------------------------------------------------------------------
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def refused(folder: Path, words: str, *, check: bool = False) -> None:
+    path = folder / schema.FILE_NAME
+    before = digest(path)
+    with pytest.raises(HistoryStoreError) as info:
+        HistoryStore(folder, etag_of).open(check=check)
+    assert words in str(info.value) and "\n" not in str(info.value)
+    assert digest(path) == before, "a refused history file must be left as it is"
+
+
+def test_a_file_that_is_not_sqlite_is_refused_unchanged(tmp_path: Path) -> None:
+    tmp_path.joinpath(schema.FILE_NAME).write_bytes(b"not a database at all" * 100)
+    refused(tmp_path, "cannot be read")
+
+
+def test_a_database_that_is_not_ours_is_refused_unchanged(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / schema.FILE_NAME)
+    conn.execute("CREATE TABLE notes (x)")
+    conn.commit()
+    conn.close()
+    refused(tmp_path, "not a vault-memory history file")
+
+
+def test_a_newer_schema_is_refused_unchanged(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path, etag_of)
+    store.open()
+    store.close()
+    conn = sqlite3.connect(tmp_path / schema.FILE_NAME)
+    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
+    conn.close()
+    refused(tmp_path, "newer indexer")
+
+
+def test_a_damaged_page_is_found_by_the_check(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path, etag_of)
+    store.open()
+    for i in range(300):
+        record(store, f"n{i}.md", None, f"note {i}\n".encode() * 40)
+    store.close()
+    path = tmp_path / schema.FILE_NAME
+    data = bytearray(path.read_bytes())
+    page = 4096
+    assert len(data) > 6 * page
+    for number in range(2, 6):  # the b-tree page headers
+        data[number * page : number * page + 12] = b"\x07" * 12
+    path.write_bytes(bytes(data))
+    refused(tmp_path, "damaged", check=True)
+
+
+def test_reading_a_missing_history_read_only_says_so(tmp_path: Path) -> None:
+    with pytest.raises(HistoryStoreError, match="no history"):
+        HistoryStore(tmp_path, etag_of, readonly=True).open()
+    assert not tmp_path.joinpath(schema.FILE_NAME).exists()

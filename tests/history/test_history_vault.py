@@ -1,0 +1,391 @@
+"""The vault with history, in process on real files: what each change records, and
+restore, diff, read(version=), move and undo, including their refusals."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from helpers.snapshots import snapshot
+
+from indexer.vault.fsops import etag_of
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.errors import VaultError
+from shared.workspace import Workspace
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+PNG2 = b"\x89PNG\r\n\x1a\n" + bytes(range(64, 128))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    ws = Workspace(tmp_path / "ws")
+    store = HistoryStore(ws.history_dir, etag_of)
+    store.open()
+    yield Vault(Sandbox(ws), max_file_bytes=1 << 20, clock=Clock(), history=store)
+    store.close()
+
+
+def root(vault: Vault, lang: str = "en") -> Path:
+    return vault.sandbox.workspace.vault_dir(lang)
+
+
+def versions(vault: Vault, path: str, lang: str = "en") -> list[tuple]:
+    rows = vault.history(lang, path, 1000)["versions"]
+    return [(v["version"], v["op"], v["actor"], v["reason"]) for v in rows]
+
+
+def image(vault: Vault, path: str, data: bytes = PNG, **kw) -> dict:
+    return vault.write("en", path, base64.b64encode(data).decode(), "base64", **kw)
+
+
+def refused(vault: Vault, code: str, call, *args, **kwargs) -> str:
+    """The call is refused with ``code`` and changes nothing: files and history alike."""
+    files = snapshot(vault.sandbox.workspace.root / "memory")
+    store = vault.recorder.store
+    assert store is not None
+    count = store.stats()["versions"]
+    with pytest.raises(VaultError) as info:
+        call(*args, **kwargs)
+    assert info.value.code == code, str(info.value)
+    assert snapshot(vault.sandbox.workspace.root / "memory") == files
+    assert store.stats()["versions"] == count
+    return info.value.message
+
+
+# -- recording -----------------------------------------------------------------------------
+
+
+def test_each_change_is_a_version_with_its_actor_and_reason(vault: Vault) -> None:
+    vault.write("en", "a.md", "# A\n", reason="entry:e1 A")
+    vault.append("en", "a.md", "more\n")
+    vault.write("en", "a.md", "# A2\n", actor="job:summaries", reason="summary")
+    vault.delete("en", "a.md", reason="tidy")
+    assert versions(vault, "a.md") == [
+        (4, "delete", "tool", "tidy"),
+        (3, "write", "job:summaries", "summary"),
+        (2, "append", "tool", None),
+        (1, "write", "tool", "entry:e1 A"),
+    ]
+    rows = vault.history("en", "a.md")["versions"]
+    assert rows[0]["etag"] is None and rows[0]["size"] is None
+    assert rows[1]["size"] == len(vault.read("en", "a.md", version=3)["content"].encode())
+
+
+def test_the_text_a_tool_replaces_is_recorded_first_when_history_never_saw_it(
+    vault: Vault,
+) -> None:
+    (root(vault) / "items").mkdir(parents=True)
+    found = "\ufefftitle-less\r\nwith CRLF\r\n".encode()
+    (root(vault) / "items/old.md").write_bytes(found)
+    vault.write("en", "items/old.md", "# New\n")
+    assert versions(vault, "items/old.md") == [
+        (2, "write", "tool", None),
+        (1, "baseline", "external", None),
+    ]
+    restored = vault.restore("en", "items/old.md", 1)
+    assert (root(vault) / "items/old.md").read_bytes() == found  # exact, not normalized
+    assert restored == {
+        "path": "items/old.md",
+        "etag": etag_of(found),
+        "version": 3,
+        "restored_from": 1,
+    }
+
+
+def test_a_write_that_changes_nothing_adds_no_version(vault: Vault) -> None:
+    image(vault, "a.md.assets/p.png")
+    image(vault, "a.md.assets/p.png")
+    assert [v[0] for v in versions(vault, "a.md.assets/p.png")] == [1]
+
+
+@pytest.mark.parametrize(
+    "reason",
+    ["x" * 501, "two\nlines", "tab\there", "bell\x07", "\u2028", 42],
+)
+def test_a_bad_reason_is_refused_by_every_changing_method(vault: Vault, reason: object) -> None:
+    vault.write("en", "a.md", "# A\n")
+    for call, args in [
+        (vault.write, ("en", "a.md", "# B\n")),
+        (vault.append, ("en", "a.md", "x\n")),
+        (vault.delete, ("en", "a.md")),
+        (vault.restore, ("en", "a.md", 1)),
+        (vault.move, ("en", "a.md", "b.md")),
+    ]:
+        refused(vault, "invalid_argument", call, *args, reason=reason)
+    vault.write("en", "a.md", "# C\n", reason="é" * 500)  # 500 characters is fine
+
+
+# -- read, history, diff -------------------------------------------------------------------
+
+
+def test_read_a_version_and_diff_between_versions(vault: Vault) -> None:
+    vault.write("en", "a.md", "# A\n\none\n")
+    vault.write("en", "a.md", "# A\n\ntwo\n")
+    old = vault.read("en", "a.md", version=1)
+    assert old["content"].endswith("one\n") and old["version"] == 1
+    assert old["etag"] == vault.history("en", "a.md")["versions"][1]["etag"]
+    assert vault.read("en", "a.md", offset=-1 + 1, limit=1, version=1)["content"] == "---\n"
+    diff = vault.diff("en", "a.md", 1)["diff"]
+    assert "--- a.md@1\n+++ a.md@current\n" in diff and "-one\n" in diff and "+two\n" in diff
+    assert vault.diff("en", "a.md", 1, 2)["diff"].replace("@2", "@current") == diff
+    assert vault.diff("en", "a.md", 2)["diff"] == ""
+
+
+def test_version_arguments_are_checked(vault: Vault) -> None:
+    vault.write("en", "a.md", "# A\n")
+    for _ in range(3):
+        vault.append("en", "b.md", "b\n")
+    for bad in (0, -1, True, "1", 1.0):
+        refused(vault, "invalid_argument", vault.read, "en", "a.md", version=bad)
+        refused(vault, "invalid_argument", vault.diff, "en", "a.md", bad)
+        refused(vault, "invalid_argument", vault.restore, "en", "a.md", bad)
+    for call, args in [
+        (vault.read, ("en", "a.md", 0, None, 3)),  # b.md has a version 3, a.md does not
+        (vault.diff, ("en", "a.md", 3)),
+        (vault.diff, ("en", "a.md", 1, 3)),
+        (vault.restore, ("en", "a.md", 3)),
+        (vault.history, ("en", "never.md")),
+        (vault.history, ("fr", "a.md")),
+    ]:
+        refused(vault, "not_found", call, *args)
+    refused(vault, "invalid_argument", vault.history, "en", "a.md", 0)
+    refused(vault, "forbidden_path", vault.history, "en", "../x.md")
+    image(vault, "a.md.assets/p.png")
+    image(vault, "a.md.assets/p.png", PNG2)
+    refused(vault, "invalid_argument", vault.diff, "en", "a.md.assets/p.png", 1)
+
+
+# -- restore -------------------------------------------------------------------------------
+
+
+def test_restore_checks_if_match_and_refuses_a_deletion(vault: Vault) -> None:
+    first = vault.write("en", "a.md", "# A\n")
+    vault.write("en", "a.md", "# B\n")
+    refused(vault, "conflict", vault.restore, "en", "a.md", 1, if_match=first["etag"])
+    refused(vault, "conflict", vault.restore, "en", "a.md", 1, if_match="")
+    vault.delete("en", "a.md")
+    refused(vault, "invalid_argument", vault.restore, "en", "a.md", 3)
+    refused(vault, "conflict", vault.restore, "en", "a.md", 1, if_match=first["etag"])
+    back = vault.restore("en", "a.md", 1, if_match="", reason="oops")
+    assert back["etag"] == first["etag"] and versions(vault, "a.md")[0] == (
+        4,
+        "restore",
+        "tool",
+        "oops",
+    )
+
+
+def test_a_deleted_note_comes_back_with_its_images(vault: Vault) -> None:
+    vault.write("en", "items/a.md", "# A\n\n![p](a.md.assets/p.png)\n")
+    image(vault, "items/a.md.assets/p.png")
+    image(vault, "items/a.md.assets/q.png", PNG2)
+    note = (root(vault) / "items/a.md").read_bytes()
+    vault.delete("en", "items/a.md")
+    assert not (root(vault) / "items/a.md.assets").exists()
+    assert versions(vault, "items/a.md.assets/q.png")[0][1] == "delete"
+    vault.restore("en", "items/a.md", 1)
+    assert (root(vault) / "items/a.md").read_bytes() == note
+    assert (root(vault) / "items/a.md.assets/p.png").read_bytes() == PNG
+    assert (root(vault) / "items/a.md.assets/q.png").read_bytes() == PNG2
+    assert versions(vault, "items/a.md.assets/p.png")[0][1] == "restore"
+
+
+# -- move ----------------------------------------------------------------------------------
+
+
+def test_a_note_moves_with_its_images_and_links(vault: Vault) -> None:
+    told: list[tuple[str, str]] = []
+    vault.listeners.append(lambda lang, path: told.append((lang, path)))
+    text = "# Go\n\n![went](go.md.assets/went.png)\n<img src='go.md.assets/went.png'>\n"
+    written = vault.write("en", "items/go.md", text)
+    image(vault, "items/go.md.assets/went.png")
+    told.clear()
+    moved = vault.move("en", "items/go.md", "archive/verbs/went.md", if_match=written["etag"])
+    new = (root(vault) / "archive/verbs/went.md").read_text()
+    assert "![went](went.md.assets/went.png)" in new and "src='went.md.assets/went.png'" in new
+    assert moved == {
+        "path": "items/go.md",
+        "new_path": "archive/verbs/went.md",
+        "etag": etag_of(new.encode()),
+    }
+    assert (root(vault) / "archive/verbs/went.md.assets/went.png").read_bytes() == PNG
+    assert not (root(vault) / "items/go.md").exists()
+    assert not (root(vault) / "items/go.md.assets").exists()
+    assert told == [("en", "items/go.md"), ("en", "archive/verbs/went.md")]
+    old_rows = vault.history("en", "items/go.md")["versions"]
+    new_rows = vault.history("en", "archive/verbs/went.md")["versions"]
+    assert (old_rows[0]["op"], old_rows[0]["etag"], old_rows[0]["moved_to"]) == (
+        "move",
+        None,
+        "archive/verbs/went.md",
+    )
+    assert (new_rows[0]["op"], new_rows[0]["moved_from"], new_rows[0]["version"]) == (
+        "move",
+        "items/go.md",
+        1,
+    )
+    assert versions(vault, "archive/verbs/went.md.assets/went.png")[0][1] == "move"
+    assert vault.read("en", "items/go.md", version=1)["content"].endswith(text)
+
+
+def test_move_refusals_change_nothing(vault: Vault) -> None:
+    vault.write("en", "a.md", "# A\n")
+    image(vault, "a.md.assets/p.png")
+    vault.write("en", "b.md", "# B\n")
+    (root(vault) / "c.md.assets").mkdir()
+    vault.write("fr", "a.md", "# A fr\n")
+    for new_path, code in [
+        ("b.md", "conflict"),
+        ("c.md", "conflict"),  # its .assets/ folder is taken
+        ("../../fr/vault/x.md", "forbidden_path"),
+        ("/etc/x.md", "forbidden_path"),
+        ("x.txt", "forbidden_path"),
+        ("a.md", "invalid_argument"),
+        ("q.md.assets/p.png", "forbidden_path"),
+    ]:
+        refused(vault, code, vault.move, "en", "a.md", new_path)
+    refused(vault, "conflict", vault.move, "en", "a.md", "z.md", if_match="0" * 32)
+    refused(vault, "not_found", vault.move, "en", "nothing.md", "z.md")
+    refused(vault, "forbidden_path", vault.move, "en", "a.md.assets/p.png", "z.md")
+    refused(vault, "forbidden_path", vault.move, "en", "a.md.assets", "pictures")
+
+
+def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
+    vault.write("en", "projects/x/a.md", "# A\n\n![p](a.md.assets/p.png)\n![l](../../logo.png)\n")
+    image(vault, "projects/x/a.md.assets/p.png")
+    vault.write("en", "projects/x/deep/b.md", "# B\n")
+    (root(vault) / "projects/x/.overview.md").write_text("hidden\n")
+    refused(vault, "invalid_argument", vault.move, "en", "projects", "projects/y")
+    refused(vault, "invalid_argument", vault.move, "en", "projects", "q", if_match="x")
+    vault.write("en", "taken/a.md", "# T\n")
+    refused(vault, "conflict", vault.move, "en", "projects/x", "taken")
+    moved = vault.move("en", "projects/x", "archive/2026/x", reason="archive")
+    assert moved["files"] == 3 and moved["etag"] is None
+    new = root(vault) / "archive/2026/x"
+    assert (new / ".overview.md").read_text() == "hidden\n"
+    assert (new / "a.md.assets/p.png").read_bytes() == PNG
+    text = (new / "a.md").read_text()
+    assert "![p](a.md.assets/p.png)" in text and "![l](../../../logo.png)" in text
+    assert not (root(vault) / "projects/x").exists()
+    assert versions(vault, "archive/2026/x/deep/b.md") == [(1, "move", "tool", "archive")]
+    assert versions(vault, "projects/x/deep/b.md")[0] == (2, "move", "tool", "archive")
+
+
+# -- undo ----------------------------------------------------------------------------------
+
+
+def merge(vault: Vault, entry: str) -> None:
+    """What the Memory Writer does for one knowledge entry: merge into a note, create a
+    second one with an image, each write with the entry's reason."""
+    reason = f"entry:{entry} Past tense"
+    current = vault.read("en", "items/go.md")
+    vault.write(
+        "en",
+        "items/go.md",
+        current["content"] + "\nwent\n",
+        if_match=current["etag"],
+        reason=reason,
+    )
+    vault.write(
+        "en", "items/went.md", "# Went\n\n![w](went.md.assets/w.png)\n", if_match="", reason=reason
+    )
+    image(vault, "items/went.md.assets/w.png", reason=reason)
+
+
+def test_undo_puts_back_exactly_what_an_entry_changed(vault: Vault) -> None:
+    vault.write("en", "items/go.md", "# Go\n")
+    before = snapshot(root(vault))
+    merge(vault, "e1")
+    plan = vault.undo("en", "e1", dry_run=True)
+    assert plan["files"] == [
+        {"path": "items/go.md", "from_version": 2, "to_version": 1, "deleted": False},
+        {"path": "items/went.md", "from_version": 1, "to_version": None, "deleted": True},
+        {
+            "path": "items/went.md.assets/w.png",
+            "from_version": 1,
+            "to_version": None,
+            "deleted": True,
+        },
+    ]
+    done = vault.undo("en", "e1")
+    assert [f.get("version") for f in done["files"]] == [3, 2, 2]
+    after = snapshot(root(vault))
+    assert {k: v[3] for k, v in after.items()} == {k: v[3] for k, v in before.items()}
+    assert versions(vault, "items/go.md")[0] == (3, "restore", "tool", "undo entry:e1")
+    message = refused(vault, "conflict", vault.undo, "en", "e1")
+    assert "items/go.md" in message
+    refused(vault, "not_found", vault.undo, "en", "e2")
+    refused(vault, "invalid_argument", vault.undo, "en", "bad id")
+
+
+def test_undo_refuses_when_anyone_changed_a_file_since(vault: Vault) -> None:
+    vault.write("en", "items/go.md", "# Go\n")
+    merge(vault, "e1")
+    (root(vault) / "items/went.md").write_text("# Went\n\nedited in an editor\n")
+    message = refused(vault, "conflict", vault.undo, "en", "e1")
+    assert "items/went.md (edited on disk since)" in message
+    vault.observe_external("en", "items/went.md")  # the watcher tells history
+    assert "changed since by external" in refused(vault, "conflict", vault.undo, "en", "e1")
+
+
+def test_undo_keeps_an_edit_made_between_two_writes_of_the_entry(vault: Vault) -> None:
+    vault.write("en", "items/go.md", "# Go\n")
+    reason = "entry:e1 Go"
+    vault.write("en", "items/go.md", "# Go\n\nby the model\n", reason=reason)
+    (root(vault) / "items/go.md").write_text("# Go\n\nby a person\n")
+    vault.observe_external("en", "items/go.md")
+    vault.append("en", "items/go.md", "model again\n", reason=reason)
+    vault.undo("en", "e1")
+    assert (root(vault) / "items/go.md").read_text() == "# Go\n\nby a person\n"
+
+
+def test_undo_of_appends_to_a_day_file_removes_only_the_entry_event(vault: Vault) -> None:
+    day = "events/2026/11/29.md"
+    vault.append("en", day, '---\ntitle: "2026-11-29"\ntype: events\n---\n# 2026-11-29\n')
+    preamble = (root(vault) / day).read_bytes()
+    vault.append("en", day, "\n## Event\nfirst\n", reason="entry:a1 First")
+    first = (root(vault) / day).read_bytes()
+    vault.append("en", day, "\n## Event\nsecond\n", reason="entry:a2 Second")
+    assert "entry:a2" in refused(vault, "conflict", vault.undo, "en", "a1")  # a2 came since
+    vault.undo("en", "a2")
+    assert (root(vault) / day).read_bytes() == first
+    vault.undo("en", "a1")  # a2's change was undone: the file is as a1 left it
+    assert (root(vault) / day).read_bytes() == preamble
+
+
+# -- external changes ----------------------------------------------------------------------
+
+
+def test_external_changes_are_recorded_once(vault: Vault) -> None:
+    (root(vault) / "seen").mkdir(parents=True)
+    (root(vault) / "seen/at-start.md").write_text("# found at start-up\n")
+    vault.observe_external("en", "seen/at-start.md", unknown=False)
+    refused(vault, "not_found", vault.history, "en", "seen/never.md")
+    assert vault.history("en", "seen/at-start.md")["versions"] == []
+    vault.observe_external("en", "seen/at-start.md", unknown=True)
+    vault.observe_external("en", "seen/at-start.md", unknown=True)
+    assert versions(vault, "seen/at-start.md") == [(1, "baseline", "external", None)]
+    vault.write("en", "seen/at-start.md", "# by a tool\n")
+    vault.observe_external("en", "seen/at-start.md")  # the watcher, late: nothing new
+    (root(vault) / "seen/at-start.md").unlink()
+    vault.observe_external("en", "seen/at-start.md", unknown=False)
+    assert [v[1:3] for v in versions(vault, "seen/at-start.md")] == [
+        ("delete", "external"),
+        ("write", "tool"),
+        ("baseline", "external"),
+    ]
