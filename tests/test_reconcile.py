@@ -98,8 +98,20 @@ def test_walk_and_note_paths(tmp_path: Path) -> None:
     put(ws, ".obsidian/c.md", "x")
     put(ws, "a.md.assets/d.md", "x")
     put(ws, "e.txt", "x")
-    assert sorted(f.rel for f in walk_notes(ws, "en")) == ["a.md", "sub/b.md"]
+    put(ws, "f.html", "x")
+    put(ws, "sub/g.json", "x")
+    put(ws, "a.md.assets/h.txt", "x")
+    assert sorted(f.rel for f in walk_notes(ws, "en")) == [
+        "a.md",
+        "e.txt",
+        "sub/b.md",
+        "sub/g.json",
+    ]
     assert is_note_path("a/b.md")
+    for suffix in ("txt", "xml", "json", "yaml", "csv"):
+        assert is_note_path(f"memories/a.{suffix}")
+    assert not is_note_path("a.yml") and not is_note_path("a.TXT") and not is_note_path("a")
+    assert not is_note_path("a/.b.txt")
     assert not is_note_path("a/.b.md")
     assert not is_note_path(".a/b.md")
     assert not is_note_path("a.md.assets/b.md")

@@ -30,6 +30,7 @@ from indexer.index.parse import (
 from indexer.vault import fsops
 from indexer.vault.scan import walk_files
 from shared.errors import ForbiddenPathError
+from shared.filetypes import is_text_name
 from shared.langs import is_lang
 from shared.timestamps import utc_now
 from shared.workspace import Workspace
@@ -66,10 +67,11 @@ class VaultFile:
 
 
 def is_note_path(rel: str) -> bool:
-    """A vault-relative path the index covers: ``*.md``, no dot-names, no ``*.assets/``."""
+    """A vault-relative path the index covers: a ``*.md`` note or a plain text file
+    (``shared.filetypes``), no dot-names, no ``*.assets/``."""
     parts = rel.split("/")
     return (
-        rel.endswith(".md")
+        is_text_name(parts[-1])
         and all(p and not p.startswith(".") for p in parts)
         and not any(p.endswith(".assets") for p in parts[:-1])
     )
@@ -101,7 +103,7 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
         contextlib.closing(walk_files(top, under, skip_folder=_is_assets)) as files,
     ):
         for entry in files:
-            if entry.name.endswith(".md"):
+            if is_text_name(entry.name):
                 try:
                     size, mtime_ns = entry.signature()
                 except OSError:

@@ -34,6 +34,7 @@ from shared.errors import (
     NotFoundError,
     TooLargeError,
 )
+from shared.filetypes import TEXT_SUFFIXES
 from shared.frontmatter import normalize_frontmatter_text
 from shared.images import is_image
 
@@ -43,6 +44,9 @@ Clock = Callable[[], datetime]
 MAX_LIMIT = 10_000
 GREP_MAX_SECONDS = 10.0
 GREP_MAX_BYTES = 256 << 20
+TEXT_TYPES = ", ".join(sorted(TEXT_SUFFIXES))
+APPENDABLE = f".md notes and text files ({TEXT_TYPES})"
+WRITABLE = f"{APPENDABLE} and images in *.assets/"
 
 
 class GrepPlan(Protocol):
@@ -113,7 +117,16 @@ class Vault:
             data, info = self._read_bytes(place)
         return _stat_result(target, "file", info, fsops.etag_of(data))
 
-    def find(self, lang: str, pattern: str = "**/*.md", path: str = "", limit: int = 200) -> dict:
+    def find(
+        self,
+        lang: str,
+        pattern: str = "**/*.md",
+        path: str = "",
+        limit: int = 200,
+        dirs: bool = False,
+    ) -> dict:
+        """Files below ``path`` whose path (relative to it) matches ``pattern``; with
+        ``dirs``, matching folders too, each with a trailing ``/`` (empty ones included)."""
         _check_limit(limit)
         regex = compile_glob(pattern)
         target = self.sandbox.resolve(lang, path, allow_root=True)
@@ -123,13 +136,13 @@ class Vault:
             top = place.walk_start()
             if top is None:
                 return {"paths": paths, "truncated": False}
-            with contextlib.closing(walk_files(top, target.rel)) as entries:
+            with contextlib.closing(walk_files(top, target.rel, folders=dirs)) as entries:
                 for entry in entries:
                     if regex.fullmatch(_below(entry.rel, target.rel)):
                         if len(paths) == limit:
                             truncated = True
                             break
-                        paths.append(entry.rel)
+                        paths.append(entry.rel + "/" if entry.is_folder else entry.rel)
         return {"paths": paths, "truncated": truncated}
 
     def grep(
@@ -190,8 +203,8 @@ class Vault:
         if not isinstance(content, str):
             raise InvalidArgumentError("content must be a string")
         if encoding == "utf-8":
-            if not target.is_note:
-                raise ForbiddenPathError("only .md notes (and images in *.assets/) are writable")
+            if not (target.is_note or target.is_text):
+                raise ForbiddenPathError(f"only {WRITABLE} are writable")
             data = content.encode("utf-8")
         elif encoding == "base64":
             data = self._decode_image(target, content)
@@ -216,8 +229,8 @@ class Vault:
         """Raw append to an existing note; a note it creates is normalized like a write
         when the content starts with a frontmatter block (so it is a valid note)."""
         target = self._file_target(lang, path)
-        if not target.is_note:
-            raise ForbiddenPathError("only .md notes can be appended to")
+        if not (target.is_note or target.is_text):
+            raise ForbiddenPathError(f"only {APPENDABLE} can be appended to")
         if not isinstance(content, str) or not content:
             raise InvalidArgumentError("content must be a non-empty string")
         data = content.encode("utf-8")
@@ -227,7 +240,7 @@ class Vault:
             if existing is None and not create:
                 raise NotFoundError(f"{target.rel} does not exist (create=false)")
             self._check_size(len(data) + (len(existing) if existing else 0))
-            if existing is None and content.lstrip("\ufeff").startswith("---"):
+            if existing is None and target.is_note and content.lstrip("\ufeff").startswith("---"):
                 whole = self._normalized(target, content, None)
                 place.commit(whole)
                 size = len(whole)
@@ -253,12 +266,12 @@ class Vault:
                 place.remove_empty_folder()
             elif target.dir_only:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
-            elif target.is_note or target.is_asset:
+            elif target.is_note or target.is_asset or target.is_text:
                 os.unlink(place.name, dir_fd=place.dir_fd)
                 if target.is_note:
                     fsops.remove_tree(place.name + ".assets", place.dir_fd)
             else:
-                raise ForbiddenPathError("only .md notes and their image assets can be deleted")
+                raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
             self._notify(target)
         return {"path": target.rel, "deleted": True}
 

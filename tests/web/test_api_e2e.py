@@ -67,6 +67,8 @@ def test_write_read_find_delete_round_trip(http: httpx2.Client, server: RunningI
     assert http.get("/ra/notes").json() == {"paths": ["items/go.md"], "truncated": False}
     found = http.get("/ra/notes", params={"pattern": "*.md", "path": "items", "limit": 5})
     assert found.json()["paths"] == ["items/go.md"]
+    with_dirs = http.get("/ra/notes", params={"pattern": "**", "dirs": "true"})
+    assert with_dirs.json()["paths"] == ["items/", "items/go.md"]
     stat = http.get("/ra/stat/items/go.md").json()
     assert stat["exists"] is True and stat["type"] == "file" and stat["etag"] == etag
     deleted = http.delete("/ra/notes/items/go.md", headers=DELETE)
