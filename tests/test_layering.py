@@ -124,7 +124,7 @@ def test_objects_are_built_in_the_composition_root_only() -> None:
 CLIENT_LAYERS: list[set[str]] = [
     {"settings", "discovery", "notes", "notices", "failures", "results", "transport_logs"},
     {"connection"},
-    {"merge", "events", "actions"},
+    {"merge", "events", "actions", "claude_memory"},
     {"writer"},
     {"hooks"},
     {"cli"},
