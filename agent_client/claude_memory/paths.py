@@ -58,6 +58,12 @@ def check(path: str) -> MemoryPath:
         raise ToolError(f"Path must start with /memories, got: {path}")
     if "\x00" in path:
         raise ValueError("embedded null byte")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # the SDK fails naming its own folder; the vault refuses
+        raise ToolError(
+            f"forbidden_path: {path}: the path is not valid UTF-8 (a lone surrogate)"
+        ) from None
     stack: list[str] = ["memories"]  # below the SDK's base folder, whose parent is unknown
     escaped = False
     for segment in path[len(ROOT) :].lstrip("/").split("/"):

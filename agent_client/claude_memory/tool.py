@@ -40,7 +40,7 @@ from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError
 from shared.langs import check_lang
 
-EDIT_ATTEMPTS = 5  # reads and writes of one edit while others keep changing the file
+EDIT_ATTEMPTS = 10  # reads and writes of one edit while others keep changing the file
 T = TypeVar("T")
 
 
@@ -154,6 +154,7 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
                 if isinstance(found, Kind):
                     raise ToolError(_no_such(path))
                 new_text, answer = change(found.text)
+                new_text.encode("utf-8")  # the SDK's error for text that UTF-8 cannot hold
                 try:
                     await store.save(path, new_text, found.meta, found.etag)
                 except Changed:
@@ -264,8 +265,9 @@ class VaultMemoryTool(BetaAbstractMemoryTool):
         return self._tool.folder
 
     def close(self) -> None:
-        """Close the MCP session and stop the private thread."""
-        self._finalizer()
+        """Close the MCP session and stop the private thread (a later command starts
+        them again)."""
+        self._loop.stop(self._tool.aclose)
 
     def __enter__(self) -> VaultMemoryTool:
         return self
