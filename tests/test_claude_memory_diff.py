@@ -357,7 +357,7 @@ def command(files: list[str], places: list[str], with_rename: bool) -> Any:
         st.builds(delete, paths(places)),
     ]
     if with_rename:
-        options.append(st.builds(rename, paths(places), paths(files)))
+        options.append(st.builds(rename, paths(places), paths(FILES)))
     return st.one_of(options)
 
 

@@ -231,7 +231,7 @@ class MemoryStore:
         except NotFoundError:
             raise ToolError(f"The path {old.shown} does not exist") from None
         except VaultError as err:
-            raise _refusal(err, old.shown) from None
+            raise _refusal(err, f"{old.shown} -> {new.shown}") from None
         self.changed = True
 
     async def has_tool(self, name: str) -> bool:

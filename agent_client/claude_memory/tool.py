@@ -188,17 +188,24 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
             destination = await store.kind(new.parts, new.shown)
             if destination in (Kind.FILE, Kind.DIR):
                 raise ToolError(f"The destination {command.new_path} already exists")
-            # rename(2)'s checks, in its order (the SDK made the new parent folders first,
-            # so only a file on the way there is an error).
+            # The SDK makes the new parent folder first (a file on the way: ENOTDIR), then
+            # meets rename(2)'s errors in its order, on a tree that has that folder. We
+            # make nothing before the move: a path it would have made counts as a folder.
             new_parent = await store.kind(new.parent, new.shown)
             if new_parent is Kind.BLOCKED:
                 raise OSError(20, "Not a directory")
-            old_parent = await store.kind(old.parent, old.shown)
+
+            async def after_mkdir(target: paths.MemoryPath, parts: tuple[str, ...]) -> Kind:
+                kind = await store.kind(parts, target.shown)
+                made = kind is Kind.MISSING and new.parent[: len(parts)] == parts
+                return Kind.DIR if made else kind
+
+            old_parent = await after_mkdir(old, old.parent)
             if old_parent is Kind.MISSING:
                 raise ToolError(f"The path {command.old_path} does not exist")
             if old_parent is not Kind.DIR or new_parent is Kind.FILE:
                 raise OSError(20, "Not a directory")
-            source = await store.kind(old.parts, old.shown)
+            source = await after_mkdir(old, old.parts)
             if source is Kind.MISSING:
                 raise ToolError(f"The path {command.old_path} does not exist")
             if source is Kind.DIR and new.inside(old):
