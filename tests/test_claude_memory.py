@@ -153,6 +153,24 @@ def test_other_file_types_are_refused_by_create(
     assert snapshot(vault_dir(server, "en")) == before
 
 
+def test_documented_differences_of_names_and_folders(
+    server: RunningIndexer, memory: VaultMemoryTool
+) -> None:
+    """Names are stored in NFC (two spellings of é are one file); a folder holding a
+    hidden file loses its visible files, then the delete stops with a coded error."""
+    ok(memory, command="create", path="/memories/cafe\u0301.txt", file_text="one")
+    text = refused(memory, command="create", path="/memories/caf\u00e9.txt", file_text="two")
+    assert text == "File /memories/caf\u00e9.txt already exists"
+    assert ok(memory, command="view", path="/memories").endswith("3B\t/memories/caf\u00e9.txt")
+    ok(memory, command="create", path="/memories/d/e/x.txt", file_text="x")
+    folder = vault_dir(server, "en") / memory.folder / "d"
+    (folder / "e" / ".hidden.txt").write_text("kept")
+    text = refused(memory, command="delete", path="/memories/d")
+    assert text.startswith("invalid_argument: /memories/d: "), text
+    assert text.endswith("(part of the command was done before this)")
+    assert sorted(p.name for p in folder.rglob("*")) == [".hidden.txt", "e"]
+
+
 # -- the sandbox's hostile paths, below /memories ----------------------------------------------
 
 SECRETS = ("outside secret", "sibling secret", "other lang secret")

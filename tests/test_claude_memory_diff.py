@@ -156,6 +156,8 @@ SEQUENCES: dict[str, list[dict[str, Any]]] = {
         view("/memories/a\x00b"),
         view("/memories/" + "n" * 256),
         view("/memories/" + "n" * 256 + "/../f.txt"),
+        create("/memories/long.txt", "\n" * 999_999),
+        view("/memories/long.txt", [1, 2]),
     ],
     "create: parents made, every kind of existing path": [
         create("/memories/new/deep/er/n.md", "# deep\n"),
@@ -309,6 +311,17 @@ def test_hand_written_rename_sequence(
     if "move" not in offered:
         pytest.skip(NO_MOVE)
     open_pair().run(RENAMES[name])
+
+
+def test_hidden_items_are_left_out_of_listings(open_pair: Callable[[], MemoryPair]) -> None:
+    """Dot-files and dot-folders a person put there are not listed (nor descended)."""
+    pair = open_pair()
+    pair.run([create("/memories/d/x.txt", "x"), create("/memories/y.md", "y")])
+    for root in (pair.ref_root, pair.vault_dir):
+        (root / ".hidden.txt").write_text("h")
+        (root / "d" / ".obsidian").mkdir()
+        (root / "d" / ".obsidian" / "app.json").write_text("{}")
+    pair.run([view("/memories"), view("/memories/d"), delete("/memories/y.md"), view("/memories")])
 
 
 # -- generated sequences -------------------------------------------------------------------
