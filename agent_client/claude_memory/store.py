@@ -154,11 +154,12 @@ class MemoryStore:
             )
         found = [p[len(base) + 1 :] for level in levels for p in level["paths"]]
         gate = asyncio.Semaphore(CONCURRENT_READS)
-        sizes = await asyncio.gather(*(self._size(path, rel, gate) for rel in found))
+        measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in found))
+        sizes = dict(zip(found, measured, strict=True))
         return [
             ListedItem(rel, size)
-            for rel, size in sorted(zip(found, sizes, strict=True), key=_listing_key)
-            if size is not None
+            for rel in texts.listing_order(found)
+            if (size := sizes[rel]) is not None
         ]
 
     async def _size(self, path: MemoryPath, rel: str, gate: asyncio.Semaphore) -> int | None:
@@ -257,10 +258,6 @@ def _refusal(err: VaultError, shown: str, *, partly: bool = False) -> Exception:
         return err
     tail = " (part of the command was done before this)" if partly else ""
     return ToolError(f"{err.code}: {shown}: {err.message}{tail}")
-
-
-def _listing_key(item: tuple[str, int | None]) -> list[str]:
-    return item[0].rstrip("/").split("/")
 
 
 def _deletable(vault_rel: str) -> bool:
