@@ -163,7 +163,7 @@ def test_refusals_use_the_spec_codes_and_statuses(
         (http.get("/EN/notes"), 400, "invalid_lang"),
         (http.get("/re/notes/..%2F..%2F..%2Fetc%2Fpasswd"), 403, "forbidden_path"),
         (http.get("/re/notes/%2Fetc%2Fpasswd"), 403, "forbidden_path"),
-        (http.put("/re/notes/x.txt", content=b"x", headers=MD), 403, "forbidden_path"),
+        (http.put("/re/notes/x.py", content=b"x", headers=MD), 403, "forbidden_path"),
         (http.get("/re/notes/nope.md"), 404, "not_found"),
         (
             http.put("/re/notes/bad.md", content=b"---\n: [\n---\n", headers=MD),
