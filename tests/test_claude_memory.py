@@ -569,7 +569,7 @@ def test_the_readme_loop_runs_with_recorded_answers(server: RunningIndexer, tmp_
             AGENT_CLIENT_WORKSPACE=str(server.workspace),
         )
         proc = subprocess.run(
-            [sys.executable, "-c", readme_example()],
+            [sys.executable, "-W", "error", "-c", readme_example()],
             capture_output=True,
             text=True,
             env=env,
@@ -598,6 +598,35 @@ def test_the_readme_loop_runs_with_recorded_answers(server: RunningIndexer, tmp_
     assert got[2][2] is True and "did not appear verbatim" in got[2][1]
     note = (vault_dir(server, "en") / "memories" / "preferences.md").read_text()
     assert parse_frontmatter(note)[1] == "# Preferences\n- drinks tea, not coffee\n"
+
+
+async def test_the_async_tool_runs_in_the_sdks_async_tool_runner(server: RunningIndexer) -> None:
+    """``AsyncAnthropic``'s tool runner awaits the async tool on its own loop."""
+    import anthropic
+
+    replies = [
+        assistant("m1", tool_use("t1", command="create", path="/memories/a.txt", file_text="hi")),
+        assistant("m2", tool_use("t2", command="view", path="/memories")),
+        assistant("m3", {"type": "text", "text": "done"}),
+    ]
+    settings = ClientSettings(server.workspace)
+    with recorded_api(replies) as api:
+        client = anthropic.AsyncAnthropic(api_key="recorded", base_url=api.url, max_retries=0)
+        async with AsyncVaultMemoryTool("en", folder="m-runner", settings=settings) as memory:
+            runner = client.beta.messages.tool_runner(
+                model="claude-sonnet-5-5",
+                max_tokens=100,
+                messages=[{"role": "user", "content": "remember hi"}],
+                tools=[memory],
+            )
+            kinds = [[block.type for block in message.content] async for message in runner]
+        await client.close()
+    assert kinds == [["tool_use"], ["tool_use"], ["text"]]
+    assert [r["content"] for r in api.tool_results()] == [
+        "File created successfully at: /memories/a.txt",
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden "
+        "items:\n4K\t/memories\n2B\t/memories/a.txt",
+    ]
 
 
 # -- the package without the extra -------------------------------------------------------------

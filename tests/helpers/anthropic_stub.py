@@ -23,7 +23,7 @@ def assistant(message_id: str, *content: dict[str, Any]) -> dict[str, Any]:
         "id": message_id,
         "type": "message",
         "role": "assistant",
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-5-5",
         "content": list(content),
         "stop_reason": "tool_use" if asks else "end_turn",
         "stop_sequence": None,
