@@ -1,9 +1,10 @@
 """``/memories/...`` paths: the SDK's own checks first, then the place in the vault.
 
 The SDK's local tool takes any path that starts with ``/memories`` (a plain prefix test:
-``/memoriesX/y`` is ``X/y``), drops empty and ``.`` segments, lets ``..`` climb as long
-as the result stays inside, and refuses the rest with its own words. The same here, on
-strings (the vault has no symbolic links to follow): the vault's sandbox then refuses
+``/memoriesX/y`` is ``X/y``), drops empty and ``.`` segments, resolves ``..`` (even out
+and back in by name: ``/memories/../memories/a`` is ``a``) and refuses what ends outside,
+with its own words. The same here, on strings (the vault has no symbolic links to
+follow; above the SDK's unknown base folder nothing leads back): the vault's sandbox then refuses
 what it never stores (hidden names, control characters, device names...), with its
 ``forbidden_path`` code.
 """
