@@ -7,9 +7,17 @@
 
 The README's "Embedding the Memory Writer" has the complete example. Everything listed in
 ``__all__`` is the supported surface; the modules behind it may move.
+
+``VaultMemoryTool`` and ``AsyncVaultMemoryTool`` (Claude's memory tool on a vault) need
+the ``claude`` extra (the Anthropic SDK); they are imported when first used, so the rest
+of the package never imports ``anthropic``, and they are in ``__all__`` only when the
+SDK is installed.
 """
 
 from __future__ import annotations
+
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
 from agent_client.actions import ActionResult
 from agent_client.connection import Vault, mcp_vault_connection
@@ -25,6 +33,12 @@ from agent_client.settings import ClientSettings, LLMSettings
 from agent_client.writer import MemoryWriter, configure_writer, get_writer
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import DeleteAction, EditAction, MemoryEntry
+
+if TYPE_CHECKING:
+    from agent_client.claude_memory import AsyncVaultMemoryTool as AsyncVaultMemoryTool
+    from agent_client.claude_memory import VaultMemoryTool as VaultMemoryTool
+
+_CLAUDE = ("AsyncVaultMemoryTool", "VaultMemoryTool")
 
 __all__ = [
     "MEMORY_WRITER_ACTION",
@@ -49,3 +63,24 @@ __all__ = [
     "remember_turn",
     "run_memory_writer_action",
 ]
+
+
+def _has_claude_extra() -> bool:
+    try:
+        return importlib.util.find_spec("anthropic") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+if _has_claude_extra():
+    __all__ += list(_CLAUDE)
+
+
+def __getattr__(name: str) -> Any:
+    """``VaultMemoryTool`` and ``AsyncVaultMemoryTool``, imported on first use (an
+    ``ImportError`` naming the ``claude`` extra when the Anthropic SDK is missing)."""
+    if name in _CLAUDE:
+        from agent_client import claude_memory
+
+        return getattr(claude_memory, name)
+    raise AttributeError(f"module 'agent_client' has no attribute {name!r}")

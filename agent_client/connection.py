@@ -189,8 +189,14 @@ class Vault:
             AppendResult, await self._call("append", path=path, content=content, create=create)
         )
 
-    async def find(self, pattern: str = "**/*.md", path: str = "", limit: int = 200) -> FindResult:
-        return cast(FindResult, await self._call("find", pattern=pattern, path=path, limit=limit))
+    async def find(
+        self, pattern: str = "**/*.md", path: str = "", limit: int = 200, dirs: bool = False
+    ) -> FindResult:
+        """Matching files; with ``dirs``, matching folders too (paths ending in "/")."""
+        args: dict[str, Any] = {"pattern": pattern, "path": path, "limit": limit}
+        if dirs:
+            args["dirs"] = True
+        return cast(FindResult, await self._call("find", **args))
 
     async def grep(
         self,
@@ -216,6 +222,14 @@ class Vault:
 
     async def delete(self, path: str) -> DeleteResult:
         return cast(DeleteResult, await self._call("delete", path=path))
+
+    async def move(self, path: str, new_path: str, if_match: str | None = None) -> dict[str, Any]:
+        """Move a note (or a whole folder): ``{path, new_path, etag}``; ``conflict`` if
+        ``new_path`` exists (servers with history only)."""
+        args: dict[str, Any] = {"path": path, "new_path": new_path}
+        if if_match is not None:
+            args["if_match"] = if_match
+        return await self._call("move", **args)
 
     async def search(
         self,

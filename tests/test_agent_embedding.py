@@ -36,6 +36,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 PUBLIC = {
     "MEMORY_WRITER_ACTION",
     "ActionResult",
+    "AsyncVaultMemoryTool",
     "ClientSettings",
     "CollectingNoticeSink",
     "DeleteAction",
@@ -49,6 +50,7 @@ PUBLIC = {
     "TurnReceipt",
     "Vault",
     "VaultError",
+    "VaultMemoryTool",
     "configure_writer",
     "get_writer",
     "mcp_vault_connection",

@@ -300,16 +300,50 @@ def test_skips_dot_files_symlinks_assets_and_other_files(
     put(ws, "en", ".git/x.md", "zebra")
     put(ws, "en", ".a.md.tmp.123", "zebra")
     put(ws, "en", "ok.md.assets/inner.md", "zebra")
-    put(ws, "en", "notes.txt", "zebra")
+    put(ws, "en", "notes.html", "zebra")
+    put(ws, "en", "notes.TXT", "zebra")
+    put(ws, "en", "ok.md.assets/inner.txt", "zebra")
+    put(ws, "en", ".hidden.txt", "zebra")
     outside = tmp_path / "outside.md"
     outside.write_text("zebra")
     os.symlink(outside, ws.vault_dir("en") / "link.md")
+    os.symlink(outside, ws.vault_dir("en") / "link.txt")
     os.symlink(tmp_path, ws.vault_dir("en") / "linkdir")
     index.reconcile()
     assert paths(index.search("en", "zebra")) == ["ok.md"]
     index.note_changed("en", "link.md")
     index.note_changed("en", "ok.md.assets/inner.md")
+    index.note_changed("en", "notes.html")
     assert index.counts() == {"en": 1}
+
+
+def test_text_files_are_indexed_without_frontmatter(ws: Workspace, index: NoteIndex) -> None:
+    """Plain text files (Claude's memory files): title = file name, type = the suffix,
+    body = the whole text, a ``---`` block included."""
+    put(ws, "en", "memories/prefs.txt", "---\ntitle: not a title\n---\nlikes zebra tea\n")
+    put(ws, "en", "memories/data.json", '{"animal": "zebra"}')
+    put(ws, "en", "memories/list.csv", "name,kind\nzed,zebra\n")
+    put(ws, "en", "memories/conf.yaml", "animal: zebra\n")
+    put(ws, "en", "memories/doc.xml", "<a>zebra</a>")
+    index.reconcile()
+    hits = index.search("en", "zebra", limit=10)["results"]
+    assert sorted(h["path"] for h in hits) == [
+        "memories/conf.yaml",
+        "memories/data.json",
+        "memories/doc.xml",
+        "memories/list.csv",
+        "memories/prefs.txt",
+    ]
+    assert {h["path"]: h["title"] for h in hits}["memories/prefs.txt"] == "prefs.txt"
+    assert paths(index.search("en", "title")) == ["memories/prefs.txt"]  # body text
+    assert paths(index.search("en", "zebra", type="json")) == ["memories/data.json"]
+    assert paths(index.search("en", "prefs.txt")) == ["memories/prefs.txt"]
+    path = put(ws, "en", "memories/prefs.txt", "now likes coffee\n")
+    index.note_changed("en", "memories/prefs.txt")
+    assert paths(index.search("en", "coffee")) == ["memories/prefs.txt"]
+    path.unlink()
+    index.note_changed("en", "memories/prefs.txt")
+    assert index.search("en", "coffee")["results"] == []
 
 
 # -- read-your-writes ----------------------------------------------------------------------------
@@ -500,9 +534,10 @@ def test_stored_row_gives_back_the_inserted_fts_values(ws: Workspace) -> None:
         "",
     ]
     for text in texts:
-        row = parse_note(text.encode(), "dir/stem.md")
-        stored = fts_values("zh-Hans", row.title, row.tags, row.body, row.frontmatter)
-        assert stored == (*row.words, lang_token("zh-Hans"))
+        for name in ("dir/stem.md", "dir/stem.txt"):
+            row = parse_note(text.encode(), name)
+            stored = fts_values("zh-Hans", row.title, row.tags, row.body, row.frontmatter)
+            assert stored == (*row.words, lang_token("zh-Hans"))
 
 
 def test_change_listeners_hear_what_changed_and_from_where(ws: Workspace, index: NoteIndex) -> None:

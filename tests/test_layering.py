@@ -152,7 +152,7 @@ def test_objects_are_built_in_the_composition_root_only() -> None:
 CLIENT_LAYERS: list[set[str]] = [
     {"settings", "discovery", "notes", "notices", "failures", "results", "transport_logs"},
     {"connection"},
-    {"merge", "events", "actions"},
+    {"merge", "events", "actions", "claude_memory"},
     {"writer"},
     {"hooks"},
     {"cli"},
@@ -198,3 +198,12 @@ def test_agent_client_layers() -> None:
             assert layer_of[target] < layer_of[unit], (
                 f"{file.relative_to(ROOT)} ({unit}) imports {target}, which is not below it"
             )
+
+
+def test_only_the_claude_memory_backend_imports_anthropic() -> None:
+    """The Anthropic SDK is the optional ``claude`` extra: nothing else may need it."""
+    for path in python_files("indexer", "agent_client", "shared"):
+        name = module_name(path)
+        uses = sorted(n for n in imported(path) if under(n, "anthropic"))
+        if uses and not under(name, "agent_client.claude_memory"):
+            raise AssertionError(f"{name} imports {uses}: only agent_client.claude_memory may")

@@ -102,10 +102,23 @@ def test_walk_and_note_paths(tmp_path: Path) -> None:
     put(ws, "sub/.other.md", "x")
     put(ws, ".obsidian/.overview.md", "x")
     put(ws, "sub/..overview.md.tmp.0123", "x")
-    assert sorted(f.rel for f in walk_notes(ws, "en")) == ["a.md", "sub/.overview.md", "sub/b.md"]
+    put(ws, "f.html", "x")
+    put(ws, "sub/g.json", "x")
+    put(ws, "a.md.assets/h.txt", "x")
+    assert sorted(f.rel for f in walk_notes(ws, "en")) == [
+        "a.md",
+        "e.txt",
+        "sub/.overview.md",
+        "sub/b.md",
+        "sub/g.json",
+    ]
     assert is_note_path("a/b.md")
     assert is_note_path(".overview.md") and is_note_path("a/.overview.md")
     assert not is_note_path(".a/.overview.md") and not is_note_path("a/.overview.md/b.md")
+    for suffix in ("txt", "xml", "json", "yaml", "csv"):
+        assert is_note_path(f"memories/a.{suffix}")
+    assert not is_note_path("a.yml") and not is_note_path("a.TXT") and not is_note_path("a")
+    assert not is_note_path("a/.b.txt")
     assert not is_note_path("a/.b.md")
     assert not is_note_path(".a/b.md")
     assert not is_note_path("a.md.assets/b.md")

@@ -6,80 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.hostile_paths import BAD_LANG, FORBIDDEN, HOSTILE, lay_traps
 from helpers.snapshots import snapshot
 
 from indexer.vault.sandbox import Sandbox, clean_relpath
 from indexer.vault.vault import Vault
 from shared.errors import VaultError
 from shared.workspace import Workspace
-
-FORBIDDEN = "forbidden_path"
-BAD_LANG = "invalid_lang"
-
-HOSTILE: list[tuple[str, str, str]] = [
-    ("en", "../vault2/secret.md", FORBIDDEN),
-    ("en", "..", FORBIDDEN),
-    ("en", "../../ja/vault/secret.md", FORBIDDEN),
-    ("en", "items/../../vault2/secret.md", FORBIDDEN),
-    ("en", "items/../../../../../../../../etc/passwd", FORBIDDEN),
-    ("en", "items/..", FORBIDDEN),
-    ("en", "/etc/passwd", FORBIDDEN),
-    ("en", "//etc/passwd", FORBIDDEN),
-    ("en", "/", FORBIDDEN),
-    ("en", "~/secret.md", FORBIDDEN),
-    ("en", "~root/secret.md", FORBIDDEN),
-    ("en", "items/\x00.md", FORBIDDEN),
-    ("en", "items/a\nb.md", FORBIDDEN),
-    ("en", "items/a\tb.md", FORBIDDEN),
-    ("en", "items/\x1b[31m.md", FORBIDDEN),
-    ("en", "items/\x7f.md", FORBIDDEN),
-    ("en", "items/\u0085.md", FORBIDDEN),
-    ("en", "items/x.md\u202e", FORBIDDEN),
-    ("en", "items\\..\\..\\vault2\\secret.md", FORBIDDEN),
-    ("en", "C:/secret.md", FORBIDDEN),
-    ("en", "items/a.md ", FORBIDDEN),
-    ("en", "items/a.md.", FORBIDDEN),
-    ("en", "\ud800.md", FORBIDDEN),
-    ("en", "link_out/secret.md", FORBIDDEN),
-    ("en", "link_out", FORBIDDEN),
-    ("en", "file_link.md", FORBIDDEN),
-    ("en", "dangling.md", FORBIDDEN),
-    ("en", "loop1/x.md", FORBIDDEN),
-    ("en", "loop1", FORBIDDEN),
-    ("en", "inner_link/a.md", FORBIDDEN),
-    ("en", "prefix_link/secret.md", FORBIDDEN),
-    ("en", "pipe.md", FORBIDDEN),
-    ("en", "items/a.md/b.md", FORBIDDEN),
-    ("en", ".hidden.md", FORBIDDEN),
-    ("en", "items/.git/config", FORBIDDEN),
-    ("en", "../../../../.indexer/lock", FORBIDDEN),
-    ("en", ".indexer/index.sqlite", FORBIDDEN),
-    ("en", "a" * 300 + ".md", FORBIDDEN),
-    ("en", "é" * 130 + ".md", FORBIDDEN),
-    ("en", "/".join(["d"] * 40) + "/x.md", FORBIDDEN),
-    ("en", "x" * 1100, FORBIDDEN),
-    ("zh-Hans", "../../en/vault/items/a.md", FORBIDDEN),
-    ("../en", "items/a.md", BAD_LANG),
-    ("en/../ja", "secret.md", BAD_LANG),
-    ("", "items/a.md", BAD_LANG),
-    ("EN", "items/a.md", BAD_LANG),
-    ("en\x00", "items/a.md", BAD_LANG),
-    (".indexer", "lock", BAD_LANG),
-    ("vault", "secret.md", BAD_LANG),
-    ("en-", "a.md", BAD_LANG),
-    ("en" + "-abcdefgh" * 40, "a.md", BAD_LANG),
-    ("en", "items/a\u200bb.md", FORBIDDEN),
-    ("en", "items/a\ufeffb.md", FORBIDDEN),
-    ("en", "items/a\u2028b.md", FORBIDDEN),
-    ("en", "items/a\u2029b.md", FORBIDDEN),
-    ("en", "CON.md", FORBIDDEN),
-    ("en", "items/aux.notes.md", FORBIDDEN),
-    ("en", "lpt1/x.md", FORBIDDEN),
-    ("en", "\uff0e\uff0e/vault2/secret.md", FORBIDDEN),
-    ("en", "items/%2e%2e/secret.md", FORBIDDEN),
-    ("en", "items/%252e%252e/secret.md", FORBIDDEN),
-    ("en", "items/a\uff0fb.md", FORBIDDEN),
-]
 
 
 @pytest.fixture
@@ -99,14 +32,7 @@ def setup(tmp_path: Path) -> tuple[Path, Vault]:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("outside secret\n")
-    (vault / "link_out").symlink_to(outside)
-    (vault / "file_link.md").symlink_to(outside / "secret.md")
-    (vault / "dangling.md").symlink_to(outside / "missing.md")
-    (vault / "loop1").symlink_to(vault / "loop2")
-    (vault / "loop2").symlink_to(vault / "loop1")
-    (vault / "inner_link").symlink_to(vault / "items")
-    (vault / "prefix_link").symlink_to(langs / "en" / "vault2")
-    os.mkfifo(vault / "pipe.md")
+    lay_traps(vault, outside, langs / "en" / "vault2")
     return tmp_path, Vault(Sandbox(Workspace(ws)), max_file_bytes=1 << 20)
 
 
@@ -259,3 +185,40 @@ def test_startup_removes_orphan_temp_files_inside_only(setup: tuple[Path, Vault]
     assert not any(t.exists() for t in inside)
     assert outside.exists() and (vault_dir / "items/.keep.md").exists()
     assert remove_orphan_temp_files(root / "nowhere") == 0
+
+
+def test_text_files_are_writable_and_everything_else_still_refused(
+    setup: tuple[Path, Vault],
+) -> None:
+    """``.txt .xml .json .yaml .csv`` were refused and are now text files (written as
+    sent); any other name stays refused for every writing op, and changes nothing."""
+    root, vault = setup
+    for suffix in ("txt", "xml", "json", "yaml", "csv"):
+        path = f"memories/deep/a.{suffix}"
+        assert vault.write("en", path, "x\r\ny")["created"] is True
+        assert vault.append("en", path, "\n")["size"] == 5
+        assert vault.read("en", path)["content"] == "x\r\ny\n"
+        assert vault.delete("en", path)["deleted"] is True
+    before = snapshot(root)
+    refused = [
+        "memories/a",
+        "memories/a.py",
+        "memories/a.sh",
+        "memories/a.html",
+        "memories/a.svg",
+        "memories/a.yml",
+        "memories/a.TXT",
+        "memories/a.Md",
+        "memories/a.txt.exe",
+        "memories/a.png",
+        "memories/a.md.assets/x.py",
+    ]
+    for path in refused:
+        for op in (
+            lambda p: vault.write("en", p, "x"),
+            lambda p: vault.append("en", p, "x"),
+        ):
+            with pytest.raises(VaultError) as info:
+                op(path)
+            assert info.value.code == FORBIDDEN, path
+    assert snapshot(root) == before

@@ -57,7 +57,7 @@ async def test_tool_list_matches_the_spec(client: Client) -> None:
         "write": {"lang", "path", "content", "encoding", "if_match", "reason"},
         "stat": {"lang", "path"},
         "append": {"lang", "path", "content", "create", "reason"},
-        "find": {"lang", "pattern", "path", "limit"},
+        "find": {"lang", "pattern", "path", "limit", "dirs"},
         "grep": {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"},
         "delete": {"lang", "path", "reason"},
         "status": set(),
@@ -221,7 +221,10 @@ REFUSALS = [
     ("read", "invalid_argument", {"lang": "en", "path": "a.md", "limit": "3"}),
     ("read", "invalid_argument", {"lang": "en"}),
     ("read", "invalid_argument", {"lang": "en", "path": "a.md", "extra": 1}),
-    ("write", "forbidden_path", {"lang": "en", "path": "x.txt", "content": "x"}),
+    ("write", "forbidden_path", {"lang": "en", "path": "x.py", "content": "x"}),
+    ("write", "forbidden_path", {"lang": "en", "path": "x", "content": "x"}),
+    ("write", "forbidden_path", {"lang": "en", "path": "x.TXT", "content": "x"}),
+    ("write", "forbidden_path", {"lang": "en", "path": "x.yml", "content": "x"}),
     (
         "write",
         "forbidden_path",
@@ -261,7 +264,7 @@ REFUSALS = [
     ("write", "too_large", {"lang": "en", "path": "b.md", "content": "x" * 70_000}),
     ("write", "conflict", {"lang": "en", "path": "a.md", "content": "x", "if_match": "0" * 32}),
     ("stat", "forbidden_path", {"lang": "en", "path": "/etc/passwd"}),
-    ("append", "forbidden_path", {"lang": "en", "path": "a.txt", "content": "x"}),
+    ("append", "forbidden_path", {"lang": "en", "path": "a.html", "content": "x"}),
     ("append", "invalid_argument", {"lang": "en", "path": "a.md", "content": ""}),
     ("append", "too_large", {"lang": "en", "path": "a.md", "content": "x" * 70_000}),
     ("find", "invalid_argument", {"lang": "en", "limit": 0}),
@@ -473,3 +476,87 @@ async def test_harmless_spellings_of_a_path_are_normalized(client: Client) -> No
     assert found["paths"] == ["items/a.md"]
     assert (await call(client, "stat", lang="en", path="items//a.md"))["path"] == "items/a.md"
     assert (await call(client, "delete", lang="en", path=".//items/a.md"))["path"] == "items/a.md"
+
+
+TEXT_TYPES = ("txt", "xml", "json", "yaml", "csv")
+
+
+async def test_text_files_are_written_exactly_without_frontmatter(
+    client: Client, tmp_path: Path
+) -> None:
+    """Claude's memory files: written, read, appended and deleted as sent (CRs, no final
+    newline, a ``---`` block: nothing is normalized)."""
+    for suffix in TEXT_TYPES:
+        path = f"memories/notes.{suffix}"
+        text = "---\ntitle: kept as text\n---\r\nline\n\n\nno final newline"
+        written = await call(client, "write", lang="en", path=path, content=text, if_match="")
+        assert written["size"] == len(text.encode())
+        assert (vault_dir(tmp_path) / path).read_bytes() == text.encode()
+        read = await call(client, "read", lang="en", path=path)
+        assert read["content"] == text and read["etag"] == written["etag"]
+        again = await call(
+            client, "write", lang="en", path=path, content="é\n", if_match=written["etag"]
+        )
+        assert again["created"] is False and again["size"] == 3
+        await call(client, "append", lang="en", path=path, content="more")
+        assert (vault_dir(tmp_path) / path).read_text() == "é\nmore"
+        assert (await call(client, "delete", lang="en", path=path))["deleted"] is True
+        assert not (vault_dir(tmp_path) / path).exists()
+    created = await call(client, "append", lang="en", path="m/new.txt", content="---\nx: 1\n---\n")
+    assert (vault_dir(tmp_path) / "m/new.txt").read_text() == "---\nx: 1\n---\n"
+    assert created["size"] == 13
+
+
+async def test_other_file_types_stay_refused(client: Client, tmp_path: Path) -> None:
+    (vault_dir(tmp_path) / "m").mkdir(parents=True)
+    (vault_dir(tmp_path) / "m/script.py").write_text("print(1)\n")
+    before = snapshot(tmp_path)
+    for path in ("m/a.py", "m/a.html", "m/a.svg", "m/a", "m/a.yml", "m/a.TXT", "m/a.txt.exe"):
+        await refused(client, "write", "forbidden_path", lang="en", path=path, content="x")
+        await refused(client, "append", "forbidden_path", lang="en", path=path, content="x")
+    await refused(client, "delete", "forbidden_path", lang="en", path="m/script.py")
+    assert snapshot(tmp_path) == before
+    assert (await call(client, "read", lang="en", path="m/script.py"))["content"] == "print(1)\n"
+
+
+async def test_find_and_grep_list_text_files_with_an_explicit_glob(client: Client) -> None:
+    await call(client, "write", lang="en", path="memories/a.md", content="# a\nneedle\n")
+    await call(client, "write", lang="en", path="memories/b.txt", content="needle\n")
+    await call(client, "write", lang="en", path="memories/c/d.json", content='"needle"')
+    assert (await call(client, "find", lang="en"))["paths"] == ["memories/a.md"]
+    found = await call(client, "find", lang="en", pattern="**", path="memories")
+    assert found["paths"] == ["memories/a.md", "memories/b.txt", "memories/c/d.json"]
+    txt = await call(client, "find", lang="en", pattern="**/*.txt")
+    assert txt["paths"] == ["memories/b.txt"]
+    hits = await call(client, "grep", lang="en", pattern="needle", glob="**/*.json")
+    assert [(m["path"], m["line"]) for m in hits["matches"]] == [("memories/c/d.json", 1)]
+    default = await call(client, "grep", lang="en", pattern="needle")
+    assert [m["path"] for m in default["matches"]] == ["memories/a.md"]
+
+
+async def test_find_lists_folders_with_dirs(client: Client, tmp_path: Path) -> None:
+    """``dirs``: folders too (empty ones included), with a trailing '/', hidden skipped."""
+    await call(client, "write", lang="en", path="m/a.txt", content="a")
+    await call(client, "write", lang="en", path="m/sub/b.txt", content="b")
+    await call(client, "write", lang="en", path="m/sub/deep/c.txt", content="c")
+    (vault_dir(tmp_path) / "m/empty").mkdir()
+    (vault_dir(tmp_path) / "m/.hidden").mkdir()
+    (vault_dir(tmp_path) / "m/sub/.h").mkdir()
+    everything = await call(client, "find", lang="en", pattern="**", path="m", dirs=True)
+    assert sorted(everything["paths"]) == [
+        "m/a.txt",
+        "m/empty/",
+        "m/sub/",
+        "m/sub/b.txt",
+        "m/sub/deep/",
+        "m/sub/deep/c.txt",
+    ]
+    top = await call(client, "find", lang="en", pattern="*", path="m", dirs=True)
+    assert sorted(top["paths"]) == ["m/a.txt", "m/empty/", "m/sub/"]
+    assert (await call(client, "find", lang="en", pattern="*", path="m"))["paths"] == ["m/a.txt"]
+    two = await call(client, "find", lang="en", pattern="*/*", path="m", dirs=True)
+    assert sorted(two["paths"]) == ["m/sub/b.txt", "m/sub/deep/"]
+    limited = await call(client, "find", lang="en", pattern="**", path="m", dirs=True, limit=2)
+    assert len(limited["paths"]) == 2 and limited["truncated"] is True
+    await call(client, "delete", lang="en", path="m/empty")
+    assert not (vault_dir(tmp_path) / "m/empty").exists()

@@ -108,10 +108,12 @@ def test_ignores_dot_files_assets_and_new_langs_work(ws: Workspace, live: NoteIn
     put(ws, ".hidden.md", "fig")
     put(ws, ".obsidian/workspace.md", "fig")
     put(ws, "x.md.assets/y.md", "fig")
-    put(ws, "notes.txt", "fig")
+    put(ws, "x.md.assets/y.txt", "fig")
+    put(ws, "notes.html", "fig")
     put(ws, "new.md", "fig in a new lang", lang="ja")
     eventually(lambda: hits(live, "fig", lang="ja") == ["new.md"], "a new lang's note")
-    assert hits(live, "fig") == []
+    put(ws, "memories/notes.txt", "fig")  # text files are indexed like notes
+    eventually(lambda: hits(live, "fig") == ["memories/notes.txt"], "a text file")
 
 
 def test_close_stops_everything(ws: Workspace) -> None:

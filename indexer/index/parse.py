@@ -19,6 +19,7 @@ from indexer.index.abstract import note_abstract
 from indexer.index.text import cjk_expand, fold
 from indexer.vault.fsops import etag_of
 from shared.errors import InvalidFrontmatterError
+from shared.filetypes import is_plain_text_name
 from shared.frontmatter import parse_frontmatter, string_list, title_from_body
 
 MAX_INDEXED_BYTES = 8 * 1024 * 1024
@@ -45,13 +46,19 @@ class NoteRow:
 
 
 def parse_note(data: bytes, relpath: str) -> NoteRow:
-    """Build the row of a note from its bytes; ``relpath`` gives the fallback title."""
+    """Build the row of a note from its bytes; ``relpath`` gives the fallback title.
+
+    A plain text file (``.txt``, ``.json``...) has no frontmatter: its title is its file
+    name, its type its suffix (``txt``), its body the whole text."""
     digest = etag_of(data)
-    stem = PurePosixPath(relpath).stem
+    name = PurePosixPath(relpath)
+    plain = is_plain_text_name(name.name)
+    stem = name.name if plain else name.stem
+    kind = name.suffix[1:] if plain else None
     if len(data) > MAX_INDEXED_BYTES:
         too_big = f"larger than {MAX_INDEXED_BYTES} bytes: only its name is indexed"
         words = _word_columns(stem, [], "", {})
-        return NoteRow(stem, None, stem, "[]", "{}", "", "", True, False, digest, too_big, words)
+        return NoteRow(stem, kind, stem, "[]", "{}", "", "", True, False, digest, too_big, words)
     problem: str | None = None
     try:
         text = data.decode("utf-8")
@@ -60,6 +67,12 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         text = data.decode("utf-8", "replace")
         exact = False
         problem = "not valid UTF-8 (undecodable bytes shown as U+FFFD)"
+    if plain:
+        words = _word_columns(stem, [], text, {})
+        abstract = note_abstract({}, text, stem)
+        return NoteRow(
+            stem, kind, abstract, "[]", "{}", text, "", True, exact, digest, problem, words
+        )
     try:
         meta, body = parse_frontmatter(text)
     except InvalidFrontmatterError as err:

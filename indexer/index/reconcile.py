@@ -30,6 +30,7 @@ from indexer.index.parse import (
 from indexer.vault import fsops
 from indexer.vault.scan import walk_files
 from shared.errors import ForbiddenPathError
+from shared.filetypes import is_text_name
 from shared.langs import is_lang
 from shared.timestamps import utc_now
 from shared.workspace import OVERVIEW_FILE, Workspace
@@ -66,11 +67,12 @@ class VaultFile:
 
 
 def is_note_path(rel: str) -> bool:
-    """A vault-relative path the index covers: ``*.md``, no dot-names (except a folder's
-    summary, ``.overview.md``: ``search(type="summary")`` finds those), no ``*.assets/``."""
+    """A vault-relative path the index covers: a ``*.md`` note or a plain text file
+    (``shared.filetypes``), no dot-names (except a folder's summary, ``.overview.md``:
+    ``search(type="summary")`` finds those), no ``*.assets/``."""
     *folders, name = rel.split("/")
     return (
-        name.endswith(".md")
+        is_text_name(name)
         and (not name.startswith(".") or name == OVERVIEW_FILE)
         and all(p and not p.startswith(".") and not p.endswith(".assets") for p in folders)
     )
@@ -102,7 +104,7 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
     with fsops.opened(top), contextlib.closing(walk) as files:
         for entry in files:
             name = entry.name
-            if name.endswith(".md") and (not name.startswith(".") or name == OVERVIEW_FILE):
+            if is_text_name(name) and (not name.startswith(".") or name == OVERVIEW_FILE):
                 try:
                     size, mtime_ns = entry.signature()
                 except OSError:

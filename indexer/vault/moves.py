@@ -102,10 +102,13 @@ def _move_file(
     kind = file_kind(source)
     if kind is None:
         raise ForbiddenPathError("only notes, their images and text files can be moved")
-    if file_kind(dest) != kind or (kind != "note" and _suffix(source.rel) != _suffix(dest.rel)):
+    dest_kind = file_kind(dest)
+    texts = ("note", "text")  # a note and a plain text file may become one another
+    same_kind = dest_kind == kind or (kind in texts and dest_kind in texts)
+    if not same_kind or (kind == "asset" and _suffix(source.rel) != _suffix(dest.rel)):
         raise ForbiddenPathError(
-            f"{source.rel} must keep its kind: a note moves to a .md path, an image to a"
-            " *.assets/ folder with the same extension"
+            f"{source.rel} must keep its kind: a note or text file moves to a note or text"
+            " path, an image to a *.assets/ folder with the same extension"
         )
     relocate = relocate_note(source.rel, dest.rel)
     for _ in range(ATTEMPTS):

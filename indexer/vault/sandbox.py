@@ -28,6 +28,7 @@ from shared.errors import (
     InvalidArgumentError,
     NotFoundError,
 )
+from shared.filetypes import NOTE_SUFFIX, is_plain_text_name
 from shared.images import IMAGE_SUFFIXES
 from shared.langs import check_lang
 from shared.workspace import OVERVIEW_FILE, Workspace
@@ -68,7 +69,12 @@ class Target:
 
     @property
     def is_note(self) -> bool:
-        return self.rel.endswith(".md")
+        return self.rel.endswith(NOTE_SUFFIX)
+
+    @property
+    def is_text(self) -> bool:
+        """A plain text file (``.txt``, ``.json``...): written as sent, no frontmatter."""
+        return is_plain_text_name(self.name)
 
     @property
     def is_asset(self) -> bool:

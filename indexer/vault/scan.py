@@ -33,11 +33,13 @@ _GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """A regular file found by a walk. ``dir_fd`` is valid only until the walk moves on."""
+    """A regular file (or, when asked for, a folder) found by a walk. ``dir_fd`` is its
+    parent folder's descriptor, valid only until the walk moves on."""
 
     rel: str
     dir_fd: int
     entry: os.DirEntry[str]
+    is_folder: bool = False
 
     @property
     def name(self) -> str:
@@ -53,11 +55,11 @@ class FileEntry:
         return read_text_at(self.dir_fd, self.name, max_bytes)
 
 
-def _listing(fd: int, hidden_files: bool) -> tuple[list[os.DirEntry[str]], list[str]]:
-    """(files, subfolder names) of an open folder, sorted; dot-names skipped (dot-files
+def _listing(fd: int, hidden_files: bool) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[str]]]:
+    """(files, subfolders) of an open folder, sorted by name; dot-names skipped (dot-files
     kept when ``hidden_files``: the temp-file sweep needs them)."""
     files: list[os.DirEntry[str]] = []
-    folders: list[str] = []
+    folders: list[os.DirEntry[str]] = []
     with os.scandir(fd) as it:
         for entry in it:
             hidden = entry.name.startswith(".")
@@ -65,11 +67,11 @@ def _listing(fd: int, hidden_files: bool) -> tuple[list[os.DirEntry[str]], list[
                 continue
             if entry.is_dir(follow_symlinks=False):
                 if not hidden:
-                    folders.append(entry.name)
+                    folders.append(entry)
             elif entry.is_file(follow_symlinks=False):
                 files.append(entry)
     files.sort(key=_name)
-    folders.sort()
+    folders.sort(key=_name)
     return files, folders
 
 
@@ -79,31 +81,34 @@ def walk_files(
     *,
     hidden_files: bool = False,
     skip_folder: Callable[[str], bool] | None = None,
+    folders: bool = False,
 ) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
 
     The one walker of a vault: ``find``, ``grep``, the index's reconcile and the temp-file
     sweep all use it. ``skip_folder(name)`` prunes folders (the index skips ``*.assets``).
+    With ``folders``, each subfolder is yielded too (``is_folder``), before its files.
 
     Depth first, a folder's files before its subfolders. Uses the directory entries'
     types (no ``stat`` per file); one descriptor is open per level below ``top_fd``
     (closed here, even when the caller stops early), never one per sibling.
     """
     prefix = start + "/" if start else ""
-    frames: list[tuple[int, str, Iterator[str]]] = []
+    frames: list[tuple[int, str, Iterator[os.DirEntry[str]]]] = []
     try:
-        files, folders = _listing(top_fd, hidden_files)
+        files, subfolders = _listing(top_fd, hidden_files)
         for entry in files:
             yield FileEntry(prefix + entry.name, top_fd, entry)
-        frames.append((top_fd, prefix, iter(folders)))
+        frames.append((top_fd, prefix, iter(subfolders)))
         while frames:
             fd, prefix, pending = frames[-1]
-            name = next(pending, None)
-            if name is None:
+            folder = next(pending, None)
+            if folder is None:
                 frames.pop()
                 if fd != top_fd:
                     os.close(fd)
                 continue
+            name = folder.name
             if skip_folder is not None and skip_folder(name):
                 continue
             try:
@@ -111,12 +116,14 @@ def walk_files(
             except (OSError, ForbiddenPathError):
                 continue  # gone, or swapped for a link since the listing: skipped
             try:
-                files, folders = _listing(child, hidden_files)
+                files, subfolders = _listing(child, hidden_files)
             except OSError:
                 os.close(child)
                 continue
             child_prefix = prefix + name + "/"
-            frames.append((child, child_prefix, iter(folders)))
+            frames.append((child, child_prefix, iter(subfolders)))
+            if folders:
+                yield FileEntry(prefix + name, fd, folder, is_folder=True)
             for entry in files:
                 yield FileEntry(child_prefix + entry.name, child, entry)
     finally:

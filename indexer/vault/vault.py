@@ -41,6 +41,7 @@ from shared.errors import (
     NotFoundError,
     TooLargeError,
 )
+from shared.filetypes import TEXT_SUFFIXES
 from shared.frontmatter import normalize_frontmatter_text
 from shared.images import is_image
 from shared.workspace import OVERVIEW_FILE
@@ -51,6 +52,9 @@ Clock = Callable[[], datetime]
 MAX_LIMIT = 10_000
 GREP_MAX_SECONDS = 10.0
 GREP_MAX_BYTES = 256 << 20
+TEXT_TYPES = ", ".join(sorted(TEXT_SUFFIXES))
+APPENDABLE = f".md notes and text files ({TEXT_TYPES})"
+WRITABLE = f"{APPENDABLE} and images in *.assets/"
 
 
 class GrepPlan(Protocol):
@@ -139,7 +143,16 @@ class Vault:
             data, info = self._read_bytes(place)
         return _stat_result(target, "file", info, fsops.etag_of(data))
 
-    def find(self, lang: str, pattern: str = "**/*.md", path: str = "", limit: int = 200) -> dict:
+    def find(
+        self,
+        lang: str,
+        pattern: str = "**/*.md",
+        path: str = "",
+        limit: int = 200,
+        dirs: bool = False,
+    ) -> dict:
+        """Files below ``path`` whose path (relative to it) matches ``pattern``; with
+        ``dirs``, matching folders too, each with a trailing ``/`` (empty ones included)."""
         _check_limit(limit)
         regex = compile_glob(pattern)
         target = self.sandbox.resolve(lang, path, allow_root=True)
@@ -149,13 +162,13 @@ class Vault:
             top = place.walk_start()
             if top is None:
                 return {"paths": paths, "truncated": False}
-            with contextlib.closing(walk_files(top, target.rel)) as entries:
+            with contextlib.closing(walk_files(top, target.rel, folders=dirs)) as entries:
                 for entry in entries:
                     if regex.fullmatch(_below(entry.rel, target.rel)):
                         if len(paths) == limit:
                             truncated = True
                             break
-                        paths.append(entry.rel)
+                        paths.append(entry.rel + "/" if entry.is_folder else entry.rel)
         return {"paths": paths, "truncated": truncated}
 
     def grep(
@@ -221,8 +234,8 @@ class Vault:
         if not isinstance(content, str):
             raise InvalidArgumentError("content must be a string")
         if encoding == "utf-8":
-            if not target.is_note:
-                raise ForbiddenPathError("only .md notes (and images in *.assets/) are writable")
+            if not (target.is_note or target.is_text):
+                raise ForbiddenPathError(f"only {WRITABLE} are writable")
             data = content.encode("utf-8")
         elif encoding == "base64":
             data = self._decode_image(target, content)
@@ -262,8 +275,8 @@ class Vault:
         target = self._file_target(lang, path)
         reason = check_reason(reason)
         check_actor(actor)
-        if not target.is_note:
-            raise ForbiddenPathError("only .md notes can be appended to")
+        if not (target.is_note or target.is_text):
+            raise ForbiddenPathError(f"only {APPENDABLE} can be appended to")
         if not isinstance(content, str) or not content:
             raise InvalidArgumentError("content must be a non-empty string")
         data = content.encode("utf-8")
@@ -273,7 +286,7 @@ class Vault:
             if existing is None and not create:
                 raise NotFoundError(f"{target.rel} does not exist (create=false)")
             self._check_size(len(data) + (len(existing) if existing else 0))
-            if existing is None and content.lstrip("\ufeff").startswith("---"):
+            if existing is None and target.is_note and content.lstrip("\ufeff").startswith("---"):
                 whole = self._normalized(target, content, None)
                 etag = fsops.etag_of(whole)
                 change = Change(target.lang, target.rel, "append", None, whole, after_etag=etag)
@@ -328,7 +341,7 @@ class Vault:
                 if target.is_note:
                     fsops.remove_tree(place.name + ".assets", place.dir_fd)
             else:
-                raise ForbiddenPathError("only .md notes and their image assets can be deleted")
+                raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
             self._notify(target)
         return {"path": target.rel, "deleted": True}
 

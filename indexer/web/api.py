@@ -113,7 +113,8 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         pattern = query_str(request, "pattern") or "**/*.md"
         path = query_str(request, "path", "") or ""
         limit = query_int(request, "limit", 200)
-        return _tool_json(await run_in_threadpool(vault.find, lang, pattern, path, limit))
+        dirs = query_bool(request, "dirs", False)
+        return _tool_json(await run_in_threadpool(vault.find, lang, pattern, path, limit, dirs))
 
     async def read(request: Request) -> Response:
         offset = query_int(request, "offset", 0)

@@ -233,6 +233,7 @@ def document() -> dict:
                     _q("pattern", STR, "glob, ** spans folders"),
                     _q("path", STR),
                     _limit(10_000, 200),
+                    _q("dirs", BOOL, "also list matching folders (paths ending in /)"),
                 ],
                 {"200": ("Find", "matching paths")},
                 READ_ERRORS,

@@ -254,7 +254,7 @@ def test_move_refusals_change_nothing(vault: Vault) -> None:
         ("c.md", "conflict"),  # its .assets/ folder is taken
         ("../../fr/vault/x.md", "forbidden_path"),
         ("/etc/x.md", "forbidden_path"),
-        ("x.txt", "forbidden_path"),
+        ("x.html", "forbidden_path"),  # not a writable type (a note may become x.txt)
         ("a.md", "invalid_argument"),
         ("q.md.assets/p.png", "forbidden_path"),
     ]:

@@ -62,6 +62,8 @@ def test_write_read_find_delete_round_trip(http: httpx2.Client, server: RunningI
     assert http.get("/ra/notes").json() == {"paths": ["items/go.md"], "truncated": False}
     found = http.get("/ra/notes", params={"pattern": "*.md", "path": "items", "limit": 5})
     assert found.json()["paths"] == ["items/go.md"]
+    with_dirs = http.get("/ra/notes", params={"pattern": "**", "dirs": "true"})
+    assert with_dirs.json()["paths"] == ["items/", "items/go.md"]
     stat = http.get("/ra/stat/items/go.md").json()
     assert stat["exists"] is True and stat["type"] == "file" and stat["etag"] == etag
     deleted = http.delete("/ra/notes/items/go.md", headers=DELETE)
@@ -156,7 +158,7 @@ def test_refusals_use_the_spec_codes_and_statuses(
         (http.get("/EN/notes"), 400, "invalid_lang"),
         (http.get("/re/notes/..%2F..%2F..%2Fetc%2Fpasswd"), 403, "forbidden_path"),
         (http.get("/re/notes/%2Fetc%2Fpasswd"), 403, "forbidden_path"),
-        (http.put("/re/notes/x.txt", content=b"x", headers=MD), 403, "forbidden_path"),
+        (http.put("/re/notes/x.py", content=b"x", headers=MD), 403, "forbidden_path"),
         (http.get("/re/notes/nope.md"), 404, "not_found"),
         (
             http.put("/re/notes/bad.md", content=b"---\n: [\n---\n", headers=MD),

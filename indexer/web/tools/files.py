@@ -41,7 +41,8 @@ def register(tools: Registrar, core: Core) -> None:
         if_match: IfMatch = None,
         reason: Reason = None,
     ) -> dict:
-        """Write a whole .md note (frontmatter normalized) or an image in *.assets/ (base64)."""
+        """Write a whole .md note (frontmatter normalized), a text file (.txt .xml .json .yaml
+        .csv, written as sent) or an image in *.assets/ (base64)."""
         return vault.write(lang, path, content, encoding, if_match, reason)
 
     @tools.tool(name="stat", quick=True, read_only=True)
@@ -53,7 +54,8 @@ def register(tools: Registrar, core: Core) -> None:
     def append(
         lang: Lang, path: RelPath, content: str, create: bool = True, reason: Reason = None
     ) -> dict:
-        """Append text at the end of a .md file without rewriting it (serialized per file).
+        """Append text at the end of a .md or text file without rewriting it (serialized per
+        file).
 
         A note created by an append whose text starts with a --- block is normalized like
         a write (invalid frontmatter refused)."""
@@ -65,9 +67,12 @@ def register(tools: Registrar, core: Core) -> None:
         pattern: Annotated[str, Field(description="glob; ** spans folders")] = "**/*.md",
         path: Folder = "",
         limit: int = 200,
+        dirs: Annotated[
+            bool, Field(description="also list matching folders, as paths ending in '/'")
+        ] = False,
     ) -> dict:
         """List files whose path (below `path`) matches a glob; dot-files are skipped."""
-        return vault.find(lang, pattern, path, limit)
+        return vault.find(lang, pattern, path, limit, dirs)
 
     @tools.tool(read_only=True)
     def grep(

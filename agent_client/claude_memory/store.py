@@ -1,0 +1,269 @@
+"""The memory folder of one vault, reached only through the Vault MCP tools.
+
+What the SDK's tool gets from its file system, this gets from the tools: what a path is
+(``stat``; a path through a file is "blocked", as ``ENOTDIR`` is for the SDK), a file as
+the model sees it (``read``, etag kept for ``if_match``), writes that never overwrite a
+change made meanwhile (``write`` with ``if_match``), listings (``find`` with ``dirs``,
+two levels), deletes of whole folders (their files, then their folders, deepest first)
+and moves (``move``). The vault's own refusals become ``ToolError``s that keep their code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from enum import Enum
+from pathlib import PurePosixPath
+from typing import TypeVar
+
+from anthropic.lib.tools import ToolError
+
+from agent_client.claude_memory import files, texts
+from agent_client.claude_memory.paths import MemoryPath, vault_path
+from agent_client.claude_memory.texts import ListedItem
+from agent_client.connection import Vault
+from shared.errors import (
+    ConflictError,
+    IndexerOfflineError,
+    InvalidArgumentError,
+    NotFoundError,
+    VaultError,
+)
+from shared.filetypes import is_text_name
+from shared.images import ASSETS_SUFFIX, IMAGE_SUFFIXES
+
+MAX_LISTED = 10_000  # the vault's largest find
+MAX_DELETE_ROUNDS = 100  # of MAX_LISTED entries each
+CONCURRENT_READS = 8
+T = TypeVar("T")
+
+
+class Kind(Enum):
+    FILE = "file"
+    DIR = "dir"
+    MISSING = "missing"
+    BLOCKED = "blocked"  # a folder on the way is a file
+
+
+class Changed(Exception):
+    """A write's ``if_match`` no longer holds: someone changed (or made) the file."""
+
+
+class MemoryStore:
+    """The memory folder ``folder`` of the vault behind ``vault`` (one command's worth)."""
+
+    def __init__(self, vault: Vault, folder: str) -> None:
+        self.vault = vault
+        self.folder = folder
+        self.changed = False  # whether this command already changed something
+
+    def _vp(self, parts: tuple[str, ...]) -> str:
+        return vault_path(self.folder, parts)
+
+    async def kind(self, parts: tuple[str, ...], shown: str) -> Kind:
+        """What ``parts`` is; the folder itself is always a folder (made on first write)."""
+        if not parts:
+            return Kind.DIR
+        try:
+            found = await self.vault.stat(self._vp(parts))
+        except VaultError as err:
+            # The vault refuses a path through a file; anything else is a real refusal.
+            if err.code == "forbidden_path" and await self._blocked(parts, shown):
+                return Kind.BLOCKED
+            raise _refusal(err, shown) from None
+        if found["type"] == "file":
+            return Kind.FILE
+        return Kind.DIR if found["type"] == "dir" else Kind.MISSING
+
+    async def _blocked(self, parts: tuple[str, ...], shown: str) -> bool:
+        for depth in range(1, len(parts)):
+            kind = await self.kind(parts[:depth], shown)
+            if kind is not Kind.DIR:
+                return kind in (Kind.FILE, Kind.BLOCKED)
+        return False
+
+    async def load(self, path: MemoryPath) -> files.MemoryFile | Kind:
+        """The file as the model sees it, or what the path is instead."""
+        if path.is_root:
+            return Kind.DIR
+        try:
+            got = await self.vault.read(self._vp(path.parts))
+        except NotFoundError:
+            return Kind.MISSING
+        except VaultError as err:
+            # A folder (invalid_argument) or a path through a file (forbidden_path)?
+            if err.code in ("invalid_argument", "forbidden_path"):
+                kind = await self.kind(path.parts, path.shown)
+                if kind is not Kind.FILE:
+                    return kind
+            raise _refusal(err, path.shown) from None
+        if got.get("encoding", "utf-8") != "utf-8":
+            raise ToolError(f"invalid_argument: {path.shown} is not a UTF-8 text file")
+        return files.seen(path.name, got["content"], got["etag"])
+
+    async def save(self, path: MemoryPath, text: str, meta: dict, etag: str) -> None:
+        """Write what the model sees as ``text``; ``etag`` "" when it must not exist yet.
+        ``Changed`` when the file is no longer the one read (nothing written then)."""
+        try:
+            content = files.stored(path.name, text, meta)
+            await self.vault.write(self._vp(path.parts), content, if_match=etag)
+        except ConflictError:
+            raise Changed from None
+        except VaultError as err:
+            raise _refusal(err, path.shown) from None
+        self.changed = True
+
+    async def create(self, path: MemoryPath, text: str) -> Kind | None:
+        """Write a new file; None when done, else what is already at ``path`` (a file, a
+        folder, or a file on the way): then nothing was written."""
+        try:
+            await self.vault.write(self._vp(path.parts), files.stored(path.name, text), if_match="")
+        except ConflictError:
+            return Kind.FILE
+        except VaultError as err:
+            # A folder there (invalid_argument), or a file on the way (forbidden_path)?
+            if err.code in ("invalid_argument", "forbidden_path"):
+                kind = await self.kind(path.parts, path.shown)
+                if kind is not Kind.MISSING:
+                    return kind
+            raise _refusal(err, path.shown) from None
+        self.changed = True
+        return None
+
+    async def listing(self, path: MemoryPath) -> list[ListedItem]:
+        """The folder's files and folders two levels deep, hidden ones left out, in the
+        SDK's order, with the sizes the model would see."""
+        base = self._vp(path.parts)
+        try:
+            levels = await asyncio.gather(
+                self.vault.find("*", base, MAX_LISTED, dirs=True),
+                self.vault.find("*/*", base, MAX_LISTED, dirs=True),
+            )
+        except NotFoundError:
+            if path.is_root:
+                return []  # the folder appears with the first file written
+            raise ToolError(
+                f"The path {path.shown} does not exist. Please provide a valid path."
+            ) from None
+        except VaultError as err:
+            raise _refusal(err, path.shown) from None
+        if any(level["truncated"] for level in levels):
+            raise ToolError(
+                f"too_large: {path.shown} holds more than {MAX_LISTED} files and folders "
+                "two levels deep; view one of its folders"
+            )
+        found = [p[len(base) + 1 :] for level in levels for p in level["paths"]]
+        gate = asyncio.Semaphore(CONCURRENT_READS)
+        measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in found))
+        sizes = dict(zip(found, measured, strict=True))
+        return [
+            ListedItem(rel, size)
+            for rel in texts.listing_order(found)
+            if (size := sizes[rel]) is not None
+        ]
+
+    async def _size(self, path: MemoryPath, rel: str, gate: asyncio.Semaphore) -> int | None:
+        """What the listing shows: a folder's constant, a file's size as the model sees it
+        (UTF-8 bytes; a note's body); None when it vanished meanwhile."""
+        if rel.endswith("/"):
+            return texts.DIRECTORY_SIZE
+        vp = self._vp((*path.parts, *rel.split("/")))
+        async with gate:
+            try:
+                if files.is_note(rel):
+                    got = await self.vault.read(vp)
+                    if got.get("encoding", "utf-8") == "utf-8":
+                        seen = files.seen(rel, got["content"], got["etag"])
+                        return len(seen.text.encode("utf-8"))
+                    return got["size"]
+                found = await self.vault.stat(vp)
+            except (NotFoundError, InvalidArgumentError):
+                return None
+        return found["size"] if found["type"] == "file" else None
+
+    async def delete(self, path: MemoryPath, kind: Kind) -> None:
+        """Delete a file, or a folder with everything in it (files first, then the
+        folders, deepest first; the memory folder itself stays). A folder holding a file
+        the vault does not manage is refused before anything is deleted."""
+        vp = self._vp(path.parts)
+        if kind is Kind.FILE:
+            await self._quietly(self.vault.delete(vp), path)
+            self.changed = True
+            return
+        rounds = 0
+        while True:
+            try:
+                found = await self.vault.find("**", vp, MAX_LISTED, dirs=True)
+            except NotFoundError:
+                if path.is_root:
+                    return
+                raise ToolError(f"The path {path.shown} does not exist") from None
+            except VaultError as err:
+                raise _refusal(err, path.shown) from None
+            rounds += 1
+            entries = found["paths"]
+            file_paths = [p for p in entries if not p.endswith("/")]
+            alien = [p for p in file_paths if not _deletable(p)]
+            if alien:
+                raise ToolError(
+                    f"forbidden_path: {path.shown} holds files the vault does not delete "
+                    f"(only notes, text files and images): {alien[0][len(vp) + 1 :]}"
+                    + ("" if not self.changed else "; the files before it were deleted")
+                )
+            for entry in file_paths:
+                await self._quietly(self.vault.delete(entry), path, missing_ok=True)
+                self.changed = True
+            for entry in sorted(
+                (p for p in entries if p.endswith("/")), key=lambda p: -p.count("/")
+            ):
+                await self._quietly(self.vault.delete(entry.rstrip("/")), path, missing_ok=True)
+            if not found["truncated"] or rounds >= MAX_DELETE_ROUNDS:
+                break
+        if not path.is_root:
+            await self._quietly(self.vault.delete(vp), path, missing_ok=True)
+            self.changed = True
+
+    async def move(self, old: MemoryPath, new: MemoryPath) -> None:
+        """``move`` a file or folder; ``Changed`` if ``new`` appeared meanwhile."""
+        try:
+            await self.vault.move(self._vp(old.parts), self._vp(new.parts))
+        except ConflictError:
+            raise Changed from None
+        except NotFoundError:
+            raise ToolError(f"The path {old.shown} does not exist") from None
+        except VaultError as err:
+            raise _refusal(err, f"{old.shown} -> {new.shown}") from None
+        self.changed = True
+
+    async def has_tool(self, name: str) -> bool:
+        return name in await self.vault.session.tool_names()
+
+    async def _quietly(
+        self, call: Awaitable[T], path: MemoryPath, *, missing_ok: bool = False
+    ) -> T | None:
+        try:
+            return await call
+        except NotFoundError:
+            if missing_ok:
+                return None  # e.g. a note's .assets folder, deleted with the note
+            raise ToolError(f"The path {path.shown} does not exist") from None
+        except VaultError as err:
+            raise _refusal(err, path.shown, partly=self.changed) from None
+
+
+def _refusal(err: VaultError, shown: str, *, partly: bool = False) -> Exception:
+    """A vault refusal for the model: its code, the path as the model wrote it, why. An
+    unreachable indexer stays ``IndexerOfflineError`` (the tool words it once for all)."""
+    if isinstance(err, IndexerOfflineError):
+        return err
+    tail = " (part of the command was done before this)" if partly else ""
+    return ToolError(f"{err.code}: {shown}: {err.message}{tail}")
+
+
+def _deletable(vault_rel: str) -> bool:
+    """What the vault's ``delete`` removes: notes, text files, images in ``*.assets/``."""
+    folder, _, name = vault_rel.rpartition("/")
+    in_assets = folder.endswith(ASSETS_SUFFIX)
+    return is_text_name(name) or (
+        in_assets and PurePosixPath(name).suffix.lower() in IMAGE_SUFFIXES
+    )

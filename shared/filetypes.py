@@ -1,0 +1,24 @@
+"""Which files of a vault are text: ``.md`` notes, and plain text files (one table).
+
+Notes carry YAML frontmatter that the server normalizes on every write. Plain text
+files (Claude's memory tool keeps ``.txt``, ``.xml``, ``.json``, ``.yaml`` and ``.csv``
+files) are written exactly as sent, with no frontmatter. Both kinds are writable and
+indexed for search; every other file (but images in ``*.assets/``) is refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+NOTE_SUFFIX = ".md"
+TEXT_SUFFIXES = frozenset({".txt", ".xml", ".json", ".yaml", ".csv"})
+
+
+def is_plain_text_name(name: str) -> bool:
+    """A plain text file (no frontmatter): its suffix is one of ``TEXT_SUFFIXES``."""
+    return PurePosixPath(name).suffix in TEXT_SUFFIXES
+
+
+def is_text_name(name: str) -> bool:
+    """A note or a plain text file: what the tools write as UTF-8 and the index covers."""
+    return name.endswith(NOTE_SUFFIX) or is_plain_text_name(name)

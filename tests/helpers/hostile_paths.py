@@ -1,0 +1,89 @@
+"""Hostile paths and the traps they aim at, shared by the sandbox's tests and the
+Claude memory tool's path-safety tests (which apply them below ``/memories``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+FORBIDDEN = "forbidden_path"
+BAD_LANG = "invalid_lang"
+
+HOSTILE: list[tuple[str, str, str]] = [
+    ("en", "../vault2/secret.md", FORBIDDEN),
+    ("en", "..", FORBIDDEN),
+    ("en", "../../ja/vault/secret.md", FORBIDDEN),
+    ("en", "items/../../vault2/secret.md", FORBIDDEN),
+    ("en", "items/../../../../../../../../etc/passwd", FORBIDDEN),
+    ("en", "items/..", FORBIDDEN),
+    ("en", "/etc/passwd", FORBIDDEN),
+    ("en", "//etc/passwd", FORBIDDEN),
+    ("en", "/", FORBIDDEN),
+    ("en", "~/secret.md", FORBIDDEN),
+    ("en", "~root/secret.md", FORBIDDEN),
+    ("en", "items/\x00.md", FORBIDDEN),
+    ("en", "items/a\nb.md", FORBIDDEN),
+    ("en", "items/a\tb.md", FORBIDDEN),
+    ("en", "items/\x1b[31m.md", FORBIDDEN),
+    ("en", "items/\x7f.md", FORBIDDEN),
+    ("en", "items/\u0085.md", FORBIDDEN),
+    ("en", "items/x.md\u202e", FORBIDDEN),
+    ("en", "items\\..\\..\\vault2\\secret.md", FORBIDDEN),
+    ("en", "C:/secret.md", FORBIDDEN),
+    ("en", "items/a.md ", FORBIDDEN),
+    ("en", "items/a.md.", FORBIDDEN),
+    ("en", "\ud800.md", FORBIDDEN),
+    ("en", "link_out/secret.md", FORBIDDEN),
+    ("en", "link_out", FORBIDDEN),
+    ("en", "file_link.md", FORBIDDEN),
+    ("en", "dangling.md", FORBIDDEN),
+    ("en", "loop1/x.md", FORBIDDEN),
+    ("en", "loop1", FORBIDDEN),
+    ("en", "inner_link/a.md", FORBIDDEN),
+    ("en", "prefix_link/secret.md", FORBIDDEN),
+    ("en", "pipe.md", FORBIDDEN),
+    ("en", "items/a.md/b.md", FORBIDDEN),
+    ("en", ".hidden.md", FORBIDDEN),
+    ("en", "items/.git/config", FORBIDDEN),
+    ("en", "../../../../.indexer/lock", FORBIDDEN),
+    ("en", ".indexer/index.sqlite", FORBIDDEN),
+    ("en", "a" * 300 + ".md", FORBIDDEN),
+    ("en", "é" * 130 + ".md", FORBIDDEN),
+    ("en", "/".join(["d"] * 40) + "/x.md", FORBIDDEN),
+    ("en", "x" * 1100, FORBIDDEN),
+    ("zh-Hans", "../../en/vault/items/a.md", FORBIDDEN),
+    ("../en", "items/a.md", BAD_LANG),
+    ("en/../ja", "secret.md", BAD_LANG),
+    ("", "items/a.md", BAD_LANG),
+    ("EN", "items/a.md", BAD_LANG),
+    ("en\x00", "items/a.md", BAD_LANG),
+    (".indexer", "lock", BAD_LANG),
+    ("vault", "secret.md", BAD_LANG),
+    ("en-", "a.md", BAD_LANG),
+    ("en" + "-abcdefgh" * 40, "a.md", BAD_LANG),
+    ("en", "items/a\u200bb.md", FORBIDDEN),
+    ("en", "items/a\ufeffb.md", FORBIDDEN),
+    ("en", "items/a\u2028b.md", FORBIDDEN),
+    ("en", "items/a\u2029b.md", FORBIDDEN),
+    ("en", "CON.md", FORBIDDEN),
+    ("en", "items/aux.notes.md", FORBIDDEN),
+    ("en", "lpt1/x.md", FORBIDDEN),
+    ("en", "\uff0e\uff0e/vault2/secret.md", FORBIDDEN),
+    ("en", "items/%2e%2e/secret.md", FORBIDDEN),
+    ("en", "items/%252e%252e/secret.md", FORBIDDEN),
+    ("en", "items/a\uff0fb.md", FORBIDDEN),
+]
+
+
+def lay_traps(folder: Path, outside: Path, sibling: Path) -> None:
+    """Symbolic links (out, dangling, looping, inner, to a prefix-sharing ``sibling``) and a
+    FIFO inside ``folder``, which gets ``items/`` if it has none; ``outside`` exists."""
+    (folder / "items").mkdir(parents=True, exist_ok=True)
+    (folder / "link_out").symlink_to(outside)
+    (folder / "file_link.md").symlink_to(outside / "secret.md")
+    (folder / "dangling.md").symlink_to(outside / "missing.md")
+    (folder / "loop1").symlink_to(folder / "loop2")
+    (folder / "loop2").symlink_to(folder / "loop1")
+    (folder / "inner_link").symlink_to(folder / "items")
+    (folder / "prefix_link").symlink_to(sibling)
+    os.mkfifo(folder / "pipe.md")
