@@ -21,6 +21,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from indexer.index.reconcile import is_indexed_folder, is_note_path
+from indexer.vault.names import tool_path
 from shared.langs import is_lang
 from shared.workspace import Workspace
 
@@ -112,7 +113,8 @@ class VaultWatcher:
             return parts[0], ""
         if parts[1] != "vault":
             return None
-        return parts[0], "/".join(parts[2:])
+        rel = tool_path(parts[2:])  # None: a name no tool could use (the walk warns)
+        return None if rel is None else (parts[0], rel)
 
     # -- the debounce thread ---------------------------------------------------------------
 

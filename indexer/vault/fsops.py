@@ -19,6 +19,7 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
+from indexer.vault.names import equivalent_name
 from shared.errors import ForbiddenPathError
 
 log = logging.getLogger("indexer.vault")
@@ -45,9 +46,17 @@ def refuse(err: OSError) -> None:
 
 
 def open_dir(name: str, dir_fd: int) -> int:
-    """Open the folder ``name`` inside ``dir_fd``; a link or a file there is refused."""
+    """Open the folder ``name`` inside ``dir_fd``; a link or a file there is refused.
+
+    A folder stored under another normalization form of ``name`` (NFD) is found too.
+    """
     try:
         return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        other = equivalent_name(dir_fd, name)
+        if other is None:
+            raise
+        return open_dir(other, dir_fd)
     except OSError as err:
         refuse(err)
         raise
@@ -71,6 +80,11 @@ def open_regular(name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o
     """
     try:
         fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+    except FileNotFoundError:
+        other = None if flags & os.O_CREAT else equivalent_name(dir_fd, name)
+        if other is None:
+            raise
+        return open_regular(other, dir_fd, flags, mode)
     except OSError as err:
         if err.errno == errno.EISDIR:
             raise IsADirectoryError(name) from None
