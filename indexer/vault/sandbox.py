@@ -178,10 +178,13 @@ class Place:
         self.base_fd, self.missing = fd, []
         return fd
 
-    def commit(self, data: bytes) -> None:
-        """Write ``data`` atomically here, creating folders; undo them if the write fails."""
+    def commit(self, data: bytes, *, if_match: str | None = None) -> None:
+        """Write ``data`` atomically here, creating folders; undo them if the write fails.
+
+        ``if_match`` is checked once more right before the swap (``fsops.replace_at``).
+        """
         try:
-            fsops.replace_at(self.make_parent(), self.name, data)
+            fsops.replace_at(self.make_parent(), self.name, data, if_match=if_match)
         except OSError as err:
             self.rollback()
             fsops.refuse(err)

@@ -203,7 +203,7 @@ class Vault:
             _check_if_match(if_match, existing)
             if target.is_note:
                 data = self._normalized(target, data.decode("utf-8"), existing)
-            place.commit(data)
+            place.commit(data, if_match=if_match)
             self._notify(target)
         return {
             "path": target.rel,

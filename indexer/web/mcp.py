@@ -27,11 +27,13 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 
 import indexer
 from indexer.core import Core
+from indexer.vault import oserrors
 from indexer.web.tools import files, index
 from shared.errors import VaultError
 
 log = logging.getLogger("indexer.tools")
 
+INTERNAL = "internal: the indexer failed on this call (see its log)"
 INSTRUCTIONS = """Markdown vaults of long-term memory, one per lang. Paths are relative to
 the vault root (items/<slug>.md for knowledge, events/YYYY/MM/DD.md for events). Search or
 grep before writing; pass the etag you read as if_match when you write. Errors start with
@@ -50,9 +52,16 @@ def refusals(fn: Callable[..., dict]) -> Callable[..., dict]:
             raise ToolError(str(err)) from None
         except FileNotFoundError:
             raise ToolError("not_found: the file disappeared while the call ran") from None
+        except OSError as err:
+            described = oserrors.describe(err)
+            if described is None:
+                log.exception("tool %s failed", fn.__name__)
+                raise ToolError(INTERNAL) from None
+            log.warning("tool %s: %s (%s)", fn.__name__, described.message, err.strerror)
+            raise ToolError(str(described)) from None
         except Exception:
             log.exception("tool %s failed", fn.__name__)
-            raise ToolError("internal: the indexer failed on this call (see its log)") from None
+            raise ToolError(INTERNAL) from None
 
     return wrapper
 
