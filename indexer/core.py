@@ -33,13 +33,17 @@ class Core:
     recall: Any = None
 
     def status(self) -> dict:
-        """Version, workspace, notes per lang, and whether the index is ready."""
+        """Version, workspace, notes per lang, whether the index is ready, and whether it
+        is caught up with disk (``sync``: why not, the file watcher's state)."""
         index = self.index
+        sync = index.health() if index is not None else {"partial": True}
         return {
             "version": indexer.__version__,
             "workspace": str(self.settings.workspace.root),
             "langs": index.counts() if index is not None else self.vault.note_counts(),
             "index_ready": index.ready if index is not None else False,
+            "index_partial": sync["partial"],
+            "sync": sync,
             "search": index is not None,
             "pid": os.getpid(),
         }

@@ -28,8 +28,17 @@ def build_app(core: Core) -> Starlette:
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
-        ready = core.index.ready if core.index is not None else False
-        return JSONResponse({"status": "ok", "version": indexer.__version__, "index_ready": ready})
+        index = core.index
+        ready = index.ready if index is not None else False
+        partial = index.partial if index is not None else True
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": indexer.__version__,
+                "index_ready": ready,
+                "index_partial": partial,
+            }
+        )
 
     logins = Logins(settings.token)
     app = mcp.http_app(
