@@ -7,13 +7,14 @@ no frontend implements a rule of its own, and none reaches another over HTTP.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import indexer
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.runner import JobRunner
+from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
 
@@ -31,6 +32,7 @@ class Core:
     # frontend says so instead of failing.
     summaries: Any = None
     recall: Any = None
+    scans: ScanPool = field(default_factory=ScanPool)  # where grep and find run
 
     def status(self) -> dict:
         """Version, workspace, notes per lang, whether the index is ready, and whether it

@@ -27,12 +27,14 @@ from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.runner import JobRunner
+from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault import fsops
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files
 from indexer.vault.vault import Vault
 from indexer.web.app import build_app
+from indexer.web.connections import BACKLOG, guarded_protocol
 from shared.errors import AlreadyRunningError, IndexSchemaError, StartupError
 from shared.workspace import Workspace
 
@@ -49,7 +51,14 @@ def build_core(settings: Settings) -> Core:
     vault.listeners.append(index.note_changed)
     vault.grep_planner = index.grep_plan
     model = JobModel(settings.model) if settings.model is not None else None
-    return Core(settings=settings, vault=vault, index=index, model=model, jobs=JobRunner())
+    return Core(
+        settings=settings,
+        vault=vault,
+        index=index,
+        model=model,
+        jobs=JobRunner(),
+        scans=ScanPool(settings.limits.scan_threads),
+    )
 
 
 async def _serve(server: uvicorn.Server, where: str) -> None:
@@ -131,7 +140,10 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         app,
         host=settings.host,
         port=settings.port,
+        http=guarded_protocol(settings.limits),
+        backlog=BACKLOG,
         log_level="warning",
+        log_config=None,  # uvicorn's loggers go through ours (one format, repeats limited)
         lifespan="on",
         timeout_graceful_shutdown=2,
         access_log=False,

@@ -37,6 +37,7 @@ ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
 MAX_LIMIT = 100
+MAX_TAGS = 32
 
 
 @dataclass
@@ -475,6 +476,9 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
+        tags = list(dict.fromkeys(t.strip().lstrip("#").lower() for t in tags))
+        if len(tags) > MAX_TAGS:
+            raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         for tag in tags:
             where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?))"
             params.append(tag.strip().lstrip("#"))

@@ -141,7 +141,11 @@ class Vault:
         fixed: bool = False,
         ignore_case: bool = False,
         limit: int = 100,
+        *,
+        deadline: float | None = None,
     ) -> dict:
+        """``deadline`` (``time.monotonic``) ends the scan (``truncated``); by default
+        ``grep_max_seconds`` from now (a caller that queued the call passes its start)."""
         _check_limit(limit)
         matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
         regex = compile_glob(glob)
@@ -154,7 +158,8 @@ class Vault:
             plan = (
                 self.grep_planner(lang, pattern, fixed, ignore_case) if self.grep_planner else None
             )
-            deadline = time.monotonic() + self.grep_max_seconds
+            if deadline is None:
+                deadline = time.monotonic() + self.grep_max_seconds
             scanned = 0
             with contextlib.closing(walk_files(top, target.rel)) as entries:
                 for entry in entries:
