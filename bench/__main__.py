@@ -6,7 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = ("mcp_latency.py", "index_search.py", "writer_bench.py", "rest_bench.py")
+BENCHMARKS = (
+    "mcp_latency.py",
+    "index_search.py",
+    "writer_bench.py",
+    "rest_bench.py",
+    "lost_update.py",
+    "grep_contention.py",
+    "large_writes.py",
+)
 
 
 def main() -> int:

@@ -267,3 +267,14 @@ def initialize_raw(port: int) -> str:
     status, session = post_mcp(port, request, {})
     assert status == 200 and session, status
     return session
+
+
+def test_a_lone_surrogate_in_a_rest_body_is_an_invalid_argument(server: RunningIndexer) -> None:
+    for path, body in (
+        ("/api/v1/en/notes/s.md", b'{"content": "# s\\n\\ud800\\n"}'),
+        ("/api/v1/en/append", b'{"path": "s.md", "content": "\\udfff"}'),
+    ):
+        method = "PUT" if "notes" in path else "POST"
+        status, answer = rest(server, method, path, body)
+        assert (status, answer["error"]["code"]) == (400, "invalid_argument"), answer
+    assert not (server.workspace / "memory/languages/en/vault/s.md").exists()

@@ -157,8 +157,11 @@ class NoteIndex:
         return watcher is not None and watcher.state()["state"] != "running"
 
     def _catch_up(self) -> ReconcileStats:
+        first = not self.ready
         stats = self.reconcile()
-        log.info(
+        changed = stats.added or stats.updated or stats.removed
+        log.log(
+            logging.INFO if first or changed else logging.DEBUG,  # polling: quiet when idle
             "index reconciled in %.1fs: %d files, %d added, %d updated, %d removed",
             stats.seconds, stats.scanned, stats.added, stats.updated, stats.removed,
         )  # fmt: skip
