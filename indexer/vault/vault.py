@@ -6,6 +6,9 @@ folder descriptors, never by path strings, so a folder swapped for a link mid-ca
 refused rather than followed. Writes, appends and deletes of one file are serialized
 by a per-file lock (the tools run in a thread pool); after each change the listeners
 (the index) are told synchronously, so a search right after a write finds it.
+``if_match`` is checked when the call starts and again right before the new file is
+swapped in (``fsops.replace_at``: under a read lease, with ``renameat2``); what remains
+of the lost-update window is said there.
 """
 
 from __future__ import annotations
