@@ -4,7 +4,7 @@
 body itself before the app sees it:
 
 - at most ``max_requests`` requests are in flight; more get a 503 at once (``/health``
-  is never refused);
+  and the sessions' event streams are never refused);
 - a body over ``body_cap`` (the largest a legitimate call needs: a note of
   ``max_file_bytes`` JSON-escaped) is drained, not kept, and answered ``too_large``:
   a JSON-RPC tool error on ``/mcp``, the REST error body with 413 elsewhere;
@@ -62,7 +62,7 @@ class RequestLimits:
         self._in_flight = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in EXEMPT:
+        if scope["type"] != "http" or scope["path"] in EXEMPT or _event_stream(scope):
             await self.app(scope, receive, send)
             return
         if self._in_flight >= self.max_requests:
@@ -141,6 +141,12 @@ class RequestLimits:
             await _reply(send, 200, _jsonrpc_refusal(head, tail, text))
         else:
             await _reply(send, 413, _error("too_large", text.split(": ", 1)[1]))
+
+
+def _event_stream(scope: Scope) -> bool:
+    """A GET of /mcp: a session's stream of server messages (2025 protocol), open as long
+    as the session and idle; it does no work, so it takes no place among the requests."""
+    return scope["method"] == "GET" and scope["path"].startswith("/mcp")
 
 
 def _content_length(scope: Scope) -> int | None:
