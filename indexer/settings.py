@@ -44,7 +44,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_MAX_LARGE_BODIES": ("4", "most bodies over 256 KiB handled at once (others wait)"),
     "INDEXER_SESSION_IDLE_TIMEOUT": ("300", "seconds an idle MCP session (2025 protocol) is kept"),
     "INDEXER_MAX_SESSIONS": ("200", "most MCP sessions (2025 protocol) open at once"),
-    "INDEXER_SCAN_THREADS": ("2", "threads for grep and find (other calls never wait for them)"),
+    "INDEXER_SCAN_THREADS": ("0", "threads for grep and find (0: CPUs - 1, from 1 to 4)"),
     "INDEXER_LLM_MODEL": ("", "chat model for background jobs (empty: none, never called)"),
     "INDEXER_LLM_BASE_URL": ("", "OpenAI-compatible API base URL of that model"),
     "INDEXER_LLM_API_KEY": ("", "API key of that endpoint (a local server may need none)"),
@@ -64,7 +64,7 @@ class ServerLimits:
     max_large_bodies: int = 4
     session_idle_timeout: float = 300.0
     max_sessions: int = 200
-    scan_threads: int = 2
+    scan_threads: int = 0  # 0: indexer.scans.default_threads()
 
 
 @dataclass(frozen=True)
@@ -129,8 +129,15 @@ def _limits(pick: Callable[[str, str], str]) -> ServerLimits:
         max_large_bodies=int(number("INDEXER_MAX_LARGE_BODIES")),
         session_idle_timeout=number("INDEXER_SESSION_IDLE_TIMEOUT"),
         max_sessions=int(number("INDEXER_MAX_SESSIONS")),
-        scan_threads=int(number("INDEXER_SCAN_THREADS")),
+        scan_threads=_count("INDEXER_SCAN_THREADS", pick("scan_threads", "INDEXER_SCAN_THREADS")),
     )
+
+
+def _count(env: str, text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(f"{env} must be 0 (automatic) or more")
+    return value
 
 
 def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
