@@ -1,11 +1,16 @@
-"""Keeper: the index's catching up (retries after failures, periodic passes while polling)."""
+"""Catching up: the Keeper (retries after failures, periodic passes while polling) and
+the watcher's Supervisor (polling while no observer can start, then starting one)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEventHandler
 
 from indexer.index.keeper import Keeper
+from indexer.index.observer import Supervisor
 from indexer.index.reconcile import ReconcileStats
 
 
@@ -42,3 +47,23 @@ def test_the_keeper_retries_until_a_pass_succeeds_and_polls_while_asked() -> Non
         eventually(lambda: len(calls) >= done + 4, "periodic passes while polling")
     finally:
         keeper.stop()
+
+
+def test_a_watcher_that_cannot_start_polls_and_starts_later(tmp_path: Path) -> None:
+    lost: list[str] = []
+    root = tmp_path / "languages"  # missing: watching it fails
+    supervisor = Supervisor(root, FileSystemEventHandler(), lost.append)
+    supervisor.start()
+    try:
+        assert supervisor.state()["state"] == "polling"
+        assert lost == ["the file watcher could not start"]
+        supervisor.check()  # too early to retry
+        assert supervisor.state()["state"] == "polling"
+        root.mkdir()
+        supervisor._retry_at = 0.0  # the retry is due
+        supervisor.check()
+        state = supervisor.state()
+        assert (state["state"], state["restarts"]) == ("running", 1)
+        assert lost[-1] == "the file watcher stopped and was restarted"
+    finally:
+        supervisor.stop()

@@ -215,13 +215,15 @@ class Supervisor:
             self._start_locked()
 
     def _start_locked(self) -> None:
-        observer = _new_observer(self.on_lost)
-        try:
+        observer: BaseObserver | None = None
+        try:  # inotify_init itself may fail (fs.inotify.max_user_instances)
+            observer = _new_observer(self.on_lost)
             observer.schedule(self.handler, str(self.root), recursive=True)
             observer.start()
         except Exception as err:
-            with contextlib.suppress(Exception):
-                observer.stop()
+            if observer is not None:
+                with contextlib.suppress(Exception):
+                    observer.stop()
             self._observer = None
             self._retry_at = time.monotonic() + RETRY_SECONDS
             self.last_error = f"{type(err).__name__}: {err}"[:300]
