@@ -7,7 +7,7 @@ no frontend implements a rule of its own, and none reaches another over HTTP.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import indexer
 from indexer.index.service import NoteIndex
@@ -17,6 +17,7 @@ from indexer.jobs.recall import Recall
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
+from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
 
@@ -36,15 +37,20 @@ class Core:
     recall: Recall | None = None
     maintenance: Maintenance | None = None  # USER.md / PROJECT.md from the event log
     scheduler: MaintenanceScheduler | None = None  # runs maintenance when it is due
+    scans: ScanPool = field(default_factory=ScanPool)  # where grep and find run
 
     def status(self) -> dict:
-        """Version, workspace, notes per lang, and whether the index is ready."""
+        """Version, workspace, notes per lang, whether the index is ready, and whether it
+        is caught up with disk (``sync``: why not, the file watcher's state)."""
         index = self.index
+        sync = index.health() if index is not None else {"partial": True}
         return {
             "version": indexer.__version__,
             "workspace": str(self.settings.workspace.root),
             "langs": index.counts() if index is not None else self.vault.note_counts(),
             "index_ready": index.ready if index is not None else False,
+            "index_partial": sync["partial"],
+            "sync": sync,
             "search": index is not None,
             "pid": os.getpid(),
         }

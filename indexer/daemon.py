@@ -34,6 +34,7 @@ from indexer.jobs.retention import prune_history
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
+from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault import fsops
 from indexer.vault.history.store import HistoryStore
@@ -41,6 +42,7 @@ from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files
 from indexer.vault.vault import Vault
 from indexer.web.app import build_app
+from indexer.web.connections import BACKLOG, guarded_protocol
 from shared.errors import AlreadyRunningError, IndexSchemaError, StartupError
 from shared.workspace import Workspace
 
@@ -133,6 +135,7 @@ def build_core(settings: Settings) -> Core:
         maintenance=maintenance,
         scheduler=scheduler,
         summaries=summaries,
+        scans=ScanPool(settings.limits.scan_threads),
     )
 
 
@@ -240,7 +243,10 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         app,
         host=settings.host,
         port=settings.port,
+        http=guarded_protocol(settings.limits),
+        backlog=BACKLOG,
         log_level="warning",
+        log_config=None,  # uvicorn's loggers go through ours (one format, repeats limited)
         lifespan="on",
         timeout_graceful_shutdown=2,
         access_log=False,

@@ -36,6 +36,17 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
     "INDEXER_ECHO_TOOL": ("0", "1 registers an `echo` tool, the floor of bench/mcp_latency.py"),
     "INDEXER_HISTORY_DAYS": ("90", "days every version is kept (older: the last 20 per file)"),
+    "INDEXER_MAX_CONNECTIONS": (
+        "256",
+        "most open HTTP connections (at the cap the longest idle goes)",
+    ),
+    "INDEXER_HEADER_TIMEOUT": ("10", "seconds a client may take to send a request's headers"),
+    "INDEXER_BODY_TIMEOUT": ("30", "seconds a client may take to send a request's body"),
+    "INDEXER_MAX_REQUESTS": ("64", "most requests in flight; more are answered 503 at once"),
+    "INDEXER_MAX_LARGE_BODIES": ("4", "most bodies over 256 KiB handled at once (others wait)"),
+    "INDEXER_SESSION_IDLE_TIMEOUT": ("300", "seconds an idle MCP session (2025 protocol) is kept"),
+    "INDEXER_MAX_SESSIONS": ("200", "most MCP sessions (2025 protocol) open at once"),
+    "INDEXER_SCAN_THREADS": ("0", "threads for grep and find (0: CPUs - 1, from 1 to 4)"),
     "INDEXER_LLM_MODEL": ("", "chat model for background jobs (empty: none, never called)"),
     "INDEXER_LLM_BASE_URL": ("", "OpenAI-compatible API base URL of that model"),
     "INDEXER_LLM_API_KEY": ("", "API key of that endpoint (a local server may need none)"),
@@ -79,6 +90,20 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
 
 
 @dataclass(frozen=True)
+class ServerLimits:
+    """What clients may hold of the server (``indexer.web.connections`` and ``limits``)."""
+
+    max_connections: int = 256
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    max_requests: int = 64
+    max_large_bodies: int = 4
+    session_idle_timeout: float = 300.0
+    max_sessions: int = 200
+    scan_threads: int = 0  # 0: indexer.scans.default_threads()
+
+
+@dataclass(frozen=True)
 class Settings:
     """Resolved settings of one ``indexer`` process."""
 
@@ -98,6 +123,7 @@ class Settings:
     summaries: bool = True
     summaries_max_children: int = 50
     summaries_debounce: float = 2.0
+    limits: ServerLimits = field(default_factory=ServerLimits)
 
     @classmethod
     def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
@@ -135,7 +161,34 @@ class Settings:
             summaries_debounce=max(
                 0.0, float(pick("summaries_debounce", "INDEXER_SUMMARIES_DEBOUNCE"))
             ),
+            limits=_limits(pick),
         )
+
+
+def _limits(pick: Callable[[str, str], str]) -> ServerLimits:
+    def number(env: str) -> float:
+        value = float(pick(env.lower().removeprefix("indexer_"), env))
+        if value <= 0:
+            raise ValueError(f"{env} must be a positive number")
+        return value
+
+    return ServerLimits(
+        max_connections=int(number("INDEXER_MAX_CONNECTIONS")),
+        header_timeout=number("INDEXER_HEADER_TIMEOUT"),
+        body_timeout=number("INDEXER_BODY_TIMEOUT"),
+        max_requests=int(number("INDEXER_MAX_REQUESTS")),
+        max_large_bodies=int(number("INDEXER_MAX_LARGE_BODIES")),
+        session_idle_timeout=number("INDEXER_SESSION_IDLE_TIMEOUT"),
+        max_sessions=int(number("INDEXER_MAX_SESSIONS")),
+        scan_threads=_count("INDEXER_SCAN_THREADS", pick("scan_threads", "INDEXER_SCAN_THREADS")),
+    )
+
+
+def _count(env: str, text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(f"{env} must be 0 (automatic) or more")
+    return value
 
 
 def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:

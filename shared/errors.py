@@ -13,6 +13,7 @@ agent client raises exactly what the server refused with.
     ├── InvalidFrontmatterError invalid_frontmatter
     ├── TooLargeError           too_large
     ├── InvalidArgumentError    invalid_argument
+    ├── StorageError            internal          the disk failed the call (full, I/O error)
     ├── IndexerOfflineError     indexer_offline (client side: no server to talk to)
     └── OperationalError        (the indexer's own life, never sent over the wire)
         ├── ConfigError         config           bad settings or flags
@@ -68,6 +69,16 @@ class TooLargeError(VaultError):
 
 class InvalidArgumentError(VaultError):
     code = "invalid_argument"
+
+
+class StorageError(VaultError):
+    """The system failed the call (a full disk, an I/O error, no file descriptor left);
+    the message says which, in plain words. Nothing was changed. ``http_status`` is what
+    the REST API answers (507 for a full disk)."""
+
+    def __init__(self, message: str, http_status: int = 500) -> None:
+        super().__init__(message)
+        self.http_status = http_status
 
 
 class IndexerOfflineError(VaultError):

@@ -77,6 +77,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.web.mcp": {"indexer.web.api"},
     "indexer.web.api": {"indexer.web.mcp", "indexer.web.tools"},
     "indexer.core": {"indexer.web", "indexer.cli", "indexer.daemon"},
+    # the scan pool and the log setup serve every layer and know none of them
+    "indexer.scans": {"indexer.web", "indexer.index", "indexer.vault", "indexer.cli"},
+    "indexer.logs": {"indexer.web", "indexer.index", "indexer.vault", "indexer.cli"},
 }
 # Only these may talk to SQLite directly.
 SQLITE_OWNERS = ("indexer.index", "indexer.vault.history", "bench")

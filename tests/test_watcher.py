@@ -122,4 +122,4 @@ def test_close_stops_everything(ws: Workspace) -> None:
     index.start_background()
     index.close()
     put(ws, "after.md", "late")
-    assert index._thread is None and index._watcher is None
+    assert index._keeper is None and index._watcher is None

@@ -129,12 +129,9 @@ def exit_code(err: BaseException) -> int:
 
 
 def configure_logging(level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logger = logging.getLogger("indexer")
-    logger.addHandler(handler)
-    logger.setLevel(level)
-    logger.propagate = False
+    from indexer import logs
+
+    logs.configure(level)
     # fastmcp logs every refused call at ERROR; our ToolBoundary logs outcomes already.
     logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
 

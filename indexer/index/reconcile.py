@@ -28,6 +28,7 @@ from indexer.index.parse import (
     trigram_value,
 )
 from indexer.vault import fsops
+from indexer.vault.names import tool_path
 from indexer.vault.scan import walk_files
 from shared.errors import ForbiddenPathError
 from shared.filetypes import is_text_name
@@ -121,7 +122,10 @@ def vault_langs(workspace: Workspace) -> list[str]:
 
 
 def read_note(workspace: Workspace, lang: str, rel: str) -> tuple[bytes, os.stat_result] | None:
-    """The bytes and stat of a regular note file, or None when there is none (or a link)."""
+    """The bytes and stat of a regular note file, or None when there is none (or a link,
+    or a path no tool could use: ``names.tool_path``; a row an older index kept goes)."""
+    if tool_path(rel.split("/")) != rel:
+        return None
     return fsops.read_under(str(workspace.vault_dir(lang)), rel, MAX_INDEXED_BYTES)
 
 

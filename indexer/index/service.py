@@ -8,6 +8,7 @@ start-up while a watchdog observer feeds it external edits. Thread-safe.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import sqlite3
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 from indexer.index import lookups, reconcile
 from indexer.index import schema as index_schema
 from indexer.index.grep_plan import grep_trigram_match
+from indexer.index.keeper import Keeper
 from indexer.index.parse import lang_token
 from indexer.index.query import make_snippet, parse_any, parse_query
-from indexer.index.reconcile import Progress, ReconcileStats, Stopped
+from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
 from indexer.index.watcher import VaultWatcher
@@ -46,6 +48,7 @@ _OVERVIEW_COUNTS = (
     f"SELECT lang, count(*) FROM notes INDEXED BY notes_overviews WHERE {OVERVIEW_ROWS}"
     " GROUP BY lang"
 )
+MAX_TAGS = 32
 
 
 @dataclass
@@ -85,7 +88,7 @@ class NoteIndex:
         self._readonly = False
         self._ready = threading.Event()
         self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
         self._generation = 0  # bumped by every committed write
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
@@ -128,9 +131,9 @@ class NoteIndex:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
-        if self._thread is not None:
-            self._thread.join(timeout=30)
-            self._thread = None
+        if self._keeper is not None:
+            self._keeper.stop()
+            self._keeper = None
         with self._lock:
             for conn in self._connections:
                 conn.close()
@@ -144,26 +147,52 @@ class NoteIndex:
         """True once the start-up reconcile has finished."""
         return self._ready.is_set()
 
-    def start_background(self) -> None:
-        """Start the watcher and, in a daemon thread, the start-up reconcile."""
-        self._watcher = VaultWatcher(self.workspace, self._apply_changes, debounce=self._debounce)
-        self._watcher.start()
-        self._thread = threading.Thread(target=self._startup, name="index-reconcile", daemon=True)
-        self._thread.start()
+    @property
+    def partial(self) -> bool:
+        """True while changes on disk may be missing (start-up, lost events, a failed
+        write to the index) until a reconcile has caught up (``keeper.Keeper``)."""
+        keeper = self._keeper
+        return not self.ready if keeper is None else keeper.partial
 
-    def _startup(self) -> None:
-        try:
-            stats = self.reconcile()
-            log.info(
-                "index reconciled in %.1fs: %d files, %d added, %d updated, %d removed",
-                stats.seconds, stats.scanned, stats.added, stats.updated, stats.removed,
-            )  # fmt: skip
-            for lang, path, reason in stats.invalid:
-                log.warning("%s/%s: %s", lang, path, reason)
-        except Stopped:
-            pass
-        except Exception:
-            log.exception("the start-up reconcile of the index failed")
+    def health(self) -> dict:
+        """Whether the index is caught up and why not, and the watcher's state."""
+        keeper = self._keeper
+        state = keeper.state() if keeper is not None else {"partial": not self.ready}
+        watcher = self._watcher.state() if self._watcher is not None else {"state": "stopped"}
+        return {**state, "watcher": watcher}
+
+    def mark_behind(self, reason: str) -> None:
+        """The index may miss changes (``reason``): results are partial until a
+        reconcile in the background has caught up."""
+        if self._keeper is not None:
+            self._keeper.behind(reason)
+
+    def start_background(self) -> None:
+        """Start the watcher and, in a daemon thread, the start-up reconcile (then any
+        catching up that falls due)."""
+        self._watcher = VaultWatcher(
+            self.workspace, self._apply_changes, debounce=self._debounce, on_lost=self.mark_behind
+        )
+        self._keeper = Keeper(self._catch_up, polling=self._polling)
+        self._watcher.start()
+        self._keeper.start()
+
+    def _polling(self) -> bool:
+        watcher = self._watcher
+        return watcher is not None and watcher.state()["state"] != "running"
+
+    def _catch_up(self) -> ReconcileStats:
+        first = not self.ready
+        stats = self.reconcile()
+        changed = stats.added or stats.updated or stats.removed
+        log.log(
+            logging.INFO if first or changed else logging.DEBUG,  # polling: quiet when idle
+            "index reconciled in %.1fs: %d files, %d added, %d updated, %d removed",
+            stats.seconds, stats.scanned, stats.added, stats.updated, stats.removed,
+        )  # fmt: skip
+        for lang, path, reason in stats.invalid:
+            log.warning("%s/%s: %s", lang, path, reason)
+        return stats
 
     # -- keeping current -----------------------------------------------------------------
 
@@ -209,12 +238,21 @@ class NoteIndex:
         try:
             with self._write() as conn:
                 reconcile.sync_file(conn, self.workspace, lang, relpath, stats)
-        except (sqlite3.Error, OSError):
-            log.exception("could not index %s/%s", lang, relpath)
+        except (sqlite3.Error, OSError) as err:
+            log.warning("could not index %s/%s: %s", lang, relpath, err)
+            self.mark_behind(f"a write to the index failed ({err})")
         self._tell(stats, "tool")
 
     def _apply_changes(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
-        """Sync what the watcher saw: single files, and folders (created, moved, gone)."""
+        """Sync what the watcher saw; a batch that fails leaves the index behind."""
+        try:
+            self._apply(files, folders)
+        except Exception as err:
+            log.warning("could not apply %d change(s) to the index: %s", len(files), err)
+            self.mark_behind(f"a write to the index failed ({err})")
+
+    def _apply(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        """Sync single files, and folders (created, moved, gone)."""
         if self._writer is None:
             return
         stats = ReconcileStats()
@@ -317,7 +355,7 @@ class NoteIndex:
                     "snippet": make_snippet(body, parsed.terms),
                 }
             )
-        partial = not self.ready if not self._readonly else running
+        partial = self.partial if not self._readonly else running
         return {"results": results, "partial": partial, "total": total}
 
     def recent(self, lang: str, limit: int = 5, path: str = "") -> list[dict]:
@@ -474,10 +512,14 @@ class NoteIndex:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk): never leave a
+                # transaction open, or every later write would fail.
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
             self._generation += 1
 
     @contextmanager
@@ -519,6 +561,9 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
+        tags = list(dict.fromkeys(t.strip().lstrip("#").lower() for t in tags))
+        if len(tags) > MAX_TAGS:
+            raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         for tag in tags:
             where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?))"
             params.append(tag.strip().lstrip("#"))

@@ -19,9 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
 
+from indexer.index.observer import OnLost, Supervisor
 from indexer.index.reconcile import is_indexed_folder, is_note_path
+from indexer.vault.names import tool_path
 from shared.langs import is_lang
 from shared.workspace import Workspace
 
@@ -31,16 +32,24 @@ Changes = set[tuple[str, str]]
 Apply = Callable[[Changes, Changes], None]
 _FILE_EVENTS = {"created", "modified", "deleted", "moved", "closed"}
 _FOLDER_EVENTS = {"created", "deleted", "moved"}
+CHECK_SECONDS = 1.0  # how often an idle watcher checks that its observer is alive
 
 
 class VaultWatcher:
     """Feeds ``apply(files, folders)`` with debounced batches of changed paths."""
 
     def __init__(
-        self, workspace: Workspace, apply: Apply, *, debounce: float = 0.05, max_delay: float = 0.25
+        self,
+        workspace: Workspace,
+        apply: Apply,
+        *,
+        debounce: float = 0.05,
+        max_delay: float = 0.25,
+        on_lost: OnLost | None = None,
     ) -> None:
         self.root = workspace.languages_dir
         self._apply = apply
+        self._on_lost: OnLost = on_lost or (lambda reason: None)
         self._debounce = debounce
         self._max_delay = max_delay
         self._files: Changes = set()
@@ -49,16 +58,15 @@ class VaultWatcher:
         self._last = 0.0
         self._cond = threading.Condition()
         self._stopped = False
-        self._observer: Observer | None = None  # type: ignore[valid-type]
+        self._observer: Supervisor | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        """Watch (see ``observer.Supervisor``: a watcher that cannot start, or dies, is
+        restarted; meanwhile ``on_lost`` has the index reconcile)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        observer = Observer()
-        observer.schedule(_Handler(self), str(self.root), recursive=True)
-        observer.daemon = True
-        observer.start()
-        self._observer = observer
+        self._observer = Supervisor(self.root, _Handler(self), self._on_lost)
+        self._observer.start()
         self._thread = threading.Thread(target=self._run, name="index-watcher", daemon=True)
         self._thread.start()
 
@@ -68,7 +76,6 @@ class VaultWatcher:
             self._cond.notify_all()
         if self._observer is not None:
             self._observer.stop()
-            self._observer.join(timeout=10)
         if self._thread is not None:
             self._thread.join(timeout=10)
 
@@ -113,15 +120,22 @@ class VaultWatcher:
             return parts[0], ""
         if parts[1] != "vault":
             return None
-        return parts[0], "/".join(parts[2:])
+        rel = tool_path(parts[2:])  # None: a name no tool could use (the walk warns)
+        return None if rel is None else (parts[0], rel)
 
     # -- the debounce thread ---------------------------------------------------------------
+
+    def state(self) -> dict:
+        """The observer's state: running or polling, restarts (``Supervisor.state``)."""
+        observer = self._observer
+        return observer.state() if observer is not None else {"state": "stopped", "restarts": 0}
 
     def _run(self) -> None:
         while True:
             with self._cond:
                 while not self._stopped and not (self._files or self._folders):
-                    self._cond.wait()
+                    if not self._cond.wait(CHECK_SECONDS) and self._observer is not None:
+                        self._observer.check()  # a dead observer is restarted
                 if self._stopped:
                     return
                 while not self._stopped:

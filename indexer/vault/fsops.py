@@ -19,6 +19,8 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
+from indexer.vault import renames
+from indexer.vault.names import equivalent_name
 from shared.errors import ConflictError, ForbiddenPathError
 
 log = logging.getLogger("indexer.vault")
@@ -28,6 +30,7 @@ _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
 _NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS)
 MAX_NAME_BYTES = 255
 TEMP_STEM_BYTES = 200
+CHANGED = "the file changed since it was read; read it again and merge"
 
 
 def etag_of(data: bytes) -> str:
@@ -60,9 +63,17 @@ def refuse(err: OSError) -> None:
 
 
 def open_dir(name: str, dir_fd: int) -> int:
-    """Open the folder ``name`` inside ``dir_fd``; a link or a file there is refused."""
+    """Open the folder ``name`` inside ``dir_fd``; a link or a file there is refused.
+
+    A folder stored under another normalization form of ``name`` (NFD) is found too.
+    """
     try:
         return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        other = equivalent_name(dir_fd, name)
+        if other is None:
+            raise
+        return open_dir(other, dir_fd)
     except OSError as err:
         refuse(err)
         raise
@@ -86,6 +97,11 @@ def open_regular(name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o
     """
     try:
         fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+    except FileNotFoundError:
+        other = None if flags & os.O_CREAT else equivalent_name(dir_fd, name)
+        if other is None:
+            raise
+        return open_regular(other, dir_fd, flags, mode)
     except OSError as err:
         if err.errno == errno.EISDIR:
             raise IsADirectoryError(name) from None
@@ -173,25 +189,54 @@ def temp_name(name: str) -> str:
 
 
 def replace_at(
-    dir_fd: int, name: str, data: bytes, *, mode: int = 0o644, durable: bool = True
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    if_match: str | None = None,
+    durable: bool = True,
 ) -> None:
     """Atomically replace ``name`` in ``dir_fd``: temp file, fsync, rename, fsync of the folder.
 
     The only atomic write: the tools, the indexer's own files and the history use it.
-    ``durable=False`` skips both fsyncs, for derived files that are made again when lost
+    ``mode`` None keeps the permissions (and the owner, where the process may) of the
+    file being replaced, or 0644 less the umask for a new one; a given ``mode`` is
+    applied as it is (the token file's 0600).
+
+    ``if_match`` makes the replace conditional, with the tools' meaning: "" = only if
+    ``name`` does not exist (``renameat2(RENAME_NOREPLACE)``), an etag = only if ``name``
+    still holds that content; otherwise ``ConflictError`` and nothing changes. The file
+    is opened and compared once more after the temp file is written and fsync'd, under
+    a read lease (refused while another program has the file open for writing: an
+    editor between its truncate and its write; new writers wait while it is held); the
+    swap is ``renameat2(RENAME_EXCHANGE)``, after which the file swapped out must be
+    that one, with no writer waiting on the lease, else it is swapped back.
+
+    What remains (the kernel offers no compare-and-swap of contents): a writer that
+    resolved the name before the swap and reaches the lease check in its ``open`` only
+    after the lease is released (microseconds) writes into the replaced file, and that
+    edit is lost. Without leases (a file not owned by this user, some network file
+    systems) the content is hashed again after the swap instead: a writer that already
+    had the file open and writes after that hash loses its edit. Without
+    ``RENAME_EXCHANGE`` a plain rename follows the last comparison.
+
+    ``durable=False`` skips the fsyncs, for derived files that are made again when lost
     (folder summaries): still atomic for readers, not promised to survive a power cut.
     """
+    old = lstat_at(name, dir_fd)
     temp = temp_name(name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, mode, dir_fd=dir_fd)
+    fd = os.open(temp, flags, 0o644 if mode is None else mode, dir_fd=dir_fd)
     try:
         try:
+            _set_owner_and_mode(fd, old, mode)
             write_all(fd, data)
             if durable:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        _swap_in(dir_fd, temp, name, if_match)
     except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(temp, dir_fd=dir_fd)
@@ -200,27 +245,131 @@ def replace_at(
         os.fsync(dir_fd)
 
 
+def _set_owner_and_mode(fd: int, old: os.stat_result | None, mode: int | None) -> None:
+    """The new file gets ``mode``, or the owner and permissions of the one it replaces."""
+    if mode is not None:
+        os.fchmod(fd, mode)
+        return
+    if old is None or not stat.S_ISREG(old.st_mode):
+        return
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        with suppress(PermissionError):  # only root (or a group member) may
+            os.fchown(fd, old.st_uid, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
+
+
+def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
+    """Put ``temp`` in place of ``name`` (see ``replace_at``); the caller removes ``temp``
+    on failure. On success ``temp`` no longer exists."""
+    if if_match is None:
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        return
+    if if_match == "":
+        try:
+            renames.rename_noreplace(dir_fd, temp, name)
+        except FileExistsError:
+            raise ConflictError("the file was created while the write ran; read it") from None
+        return
+    try:
+        fd = open_regular(name, dir_fd)
+    except FileNotFoundError:
+        raise ConflictError("the file no longer exists; read it again before writing") from None
+    with opened(fd):
+        leased = renames.read_lease(fd)
+        if leased is False:
+            raise ConflictError("another program is writing the file right now; read it again")
+        try:
+            _swap_if_unchanged(fd, dir_fd, temp, name, if_match, leased=leased is True)
+        finally:
+            if leased:
+                renames.release_lease(fd)
+
+
+def _swap_if_unchanged(
+    fd: int, dir_fd: int, temp: str, name: str, if_match: str, *, leased: bool
+) -> None:
+    """Swap ``temp`` in if the file open at ``fd`` (the one named ``name``) still holds
+    ``if_match``; after the swap, make sure it is that file that went out, unchanged
+    (no writer waiting on the lease, or the same content), else swap back."""
+    if _hash_fd(fd) != if_match:
+        raise ConflictError(CHANGED)
+    if not renames.exchange(dir_fd, temp, name):
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        return
+    mine = os.fstat(fd)
+    out = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
+    same = (out.st_ino, out.st_dev) == (mine.st_ino, mine.st_dev)
+    if not same or (renames.lease_broken(fd) if leased else _hash_fd(fd) != if_match):
+        renames.exchange(dir_fd, temp, name)  # an edit landed between the check and the swap
+        raise ConflictError(CHANGED)
+    os.unlink(temp, dir_fd=dir_fd)  # the replaced file
+
+
+def _hash_fd(fd: int) -> str:
+    """The etag of an open file's whole content, read in chunks from the start."""
+    digest = hashlib.blake2b(digest_size=16)
+    offset = 0
+    while True:
+        try:
+            chunk = os.pread(fd, 1 << 20, offset)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        digest.update(chunk)
+        offset += len(chunk)
+    return digest.hexdigest()
+
+
 def append_at(
     dir_fd: int, name: str, data: bytes, *, create: bool, sync_dir: bool = False
 ) -> os.stat_result:
     """Append ``data`` to ``name`` (fsync'd); refuses a file with several hard links.
 
     The link count is checked on the opened file, not on a path that could change;
-    ``sync_dir`` also fsyncs the folder (for a file this call may have created).
+    ``sync_dir`` also fsyncs the folder (for a file this call may have created). A
+    failed append (full disk, file size limit, I/O error) changes nothing: the file is
+    cut back to its length before (and fsync'd), or removed if this call created it,
+    before the error goes up, so the next append is never glued onto a fragment.
     """
     flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK
-    if create:
-        flags |= os.O_CREAT
-    fd = open_regular(name, dir_fd, flags)
+    created = False
+    try:
+        fd = open_regular(name, dir_fd, flags)
+    except FileNotFoundError:
+        if not create:
+            raise
+        try:
+            fd = open_regular(name, dir_fd, flags | os.O_CREAT | os.O_EXCL)
+            created = True
+        except FileExistsError:  # made meanwhile: append to it (a link is refused)
+            fd = open_regular(name, dir_fd, flags)
     with opened(fd):
-        if os.fstat(fd).st_nlink > 1:
+        before = os.fstat(fd)
+        if before.st_nlink > 1:
             raise ForbiddenPathError("the file has more than one hard link; it is not modified")
-        write_all(fd, data)
-        os.fsync(fd)
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        except BaseException:
+            _undo_append(fd, dir_fd, name, before.st_size, created)
+            raise
         info = os.fstat(fd)
     if sync_dir:
         os.fsync(dir_fd)
     return info
+
+
+def _undo_append(fd: int, dir_fd: int, name: str, size: int, created: bool) -> None:
+    """Take a failed append back (best effort; the append's own error is what goes up)."""
+    try:
+        if created:
+            os.unlink(name, dir_fd=dir_fd)
+        else:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+    except OSError:
+        log.error("could not take back a failed append to %s", name, exc_info=True)
 
 
 def make_dir(name: str, dir_fd: int) -> tuple[int, bool]:

@@ -2,7 +2,9 @@
 
 Policy (see the SPEC's "Sandbox"): the path string is checked first (no ``..``, no
 absolute or ``~`` paths, no control or invisible characters, no hidden segments, byte
-limits); nothing on disk is looked at until it passes. Then ``Sandbox.open`` walks from a
+limits: ``indexer.vault.names``); nothing on disk is looked at until it passes. A name
+stored in another Unicode form than the NFC the tools speak is reached as it is on
+disk (``Place.name``), never doubled by a composed twin. Then ``Sandbox.open`` walks from a
 descriptor of the real vault root, opening each existing folder with ``O_NOFOLLOW``
 relative to its parent (``indexer.vault.fsops``): a symbolic link anywhere, swapped in at any
 moment, is refused, and the operation itself uses the parent's descriptor and the final
@@ -20,9 +22,15 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from urllib.parse import unquote
 
 from indexer.vault import fsops
+from indexer.vault.names import (
+    MAX_DEPTH,
+    MAX_PATH_BYTES,
+    check_char,
+    check_segment,
+    equivalent_name,
+)
 from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
@@ -32,17 +40,6 @@ from shared.filetypes import NOTE_SUFFIX, is_plain_text_name
 from shared.images import IMAGE_SUFFIXES
 from shared.langs import check_lang
 from shared.workspace import OVERVIEW_FILE, Workspace
-
-MAX_PATH_BYTES = 1024
-MAX_SEGMENT_BYTES = 255
-MAX_DEPTH = 32
-_FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
-# Zero-width joiners are spelling in Persian, Indic scripts and emoji; other format
-# characters (zero-width space, bidi controls, BOM...) only hide what a name says.
-_ALLOWED_FORMAT = frozenset("\u200c\u200d")
-_DEVICE_NAMES = frozenset(
-    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
-)
 
 
 @dataclass(frozen=True)
@@ -87,39 +84,6 @@ class Target:
         )
 
 
-def _check_char(char: str) -> None:
-    code = ord(char)
-    if code < 32 or 0x7F <= code <= 0x9F:
-        raise ForbiddenPathError("the path contains a control character")
-    category = unicodedata.category(char)
-    if (category == "Cf" and char not in _ALLOWED_FORMAT) or category in ("Zl", "Zp"):
-        raise ForbiddenPathError(
-            f"the path contains the invisible character U+{code:04X} (format or line separator)"
-        )
-    if char in _FORBIDDEN_CHARS:
-        raise ForbiddenPathError(f"the path contains the character {char!r}")
-
-
-def _check_segment(segment: str) -> None:
-    if segment == "..":
-        raise ForbiddenPathError("the path must not contain '..' segments")
-    if segment.startswith("."):
-        raise ForbiddenPathError(
-            "hidden files and folders (names starting with '.') are off limits"
-        )
-    if segment != segment.rstrip(" ."):
-        raise ForbiddenPathError("a path segment must not end with a dot or a space")
-    if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
-        raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
-    for variant in (unicodedata.normalize("NFKC", segment), unquote(unquote(segment))):
-        if variant.startswith(".") or "/" in variant or "\\" in variant:
-            raise ForbiddenPathError(
-                f"the segment {segment!r} reads as a dot-name or a separator once decoded"
-            )
-    if segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES:
-        raise ForbiddenPathError(f"{segment!r} is a reserved device name on Windows")
-
-
 def clean_relpath(path: object, *, allow_root: bool = False) -> str:
     """Check a vault-relative path string; return it NFC-normalized, without ``.`` or
     empty segments and with no trailing slash."""
@@ -132,7 +96,7 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
     if len(raw) > MAX_PATH_BYTES:
         raise ForbiddenPathError(f"the path is longer than {MAX_PATH_BYTES} bytes")
     for char in path:
-        _check_char(char)
+        check_char(char)
     if path.startswith(("/", "~")):
         raise ForbiddenPathError("the path must be relative to the vault root")
     path = unicodedata.normalize("NFC", path)
@@ -145,7 +109,7 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
     if len(segments) > MAX_DEPTH:
         raise ForbiddenPathError(f"the path is deeper than {MAX_DEPTH} folders")
     for segment in segments:
-        _check_segment(segment)
+        check_segment(segment)
     return "/".join(segments)
 
 
@@ -165,10 +129,12 @@ class Place:
     base_fd: int | None = None
     missing: list[str] = field(default_factory=list)
     created: list[tuple[int, str]] = field(default_factory=list)
+    disk_name: str | None = None  # the entry's own spelling when it is not NFC
 
     @property
     def name(self) -> str:
-        return self.target.name
+        """The target's name in its folder, as spelled on disk."""
+        return self.disk_name or self.target.name
 
     @property
     def dir_fd(self) -> int | None:
@@ -219,10 +185,13 @@ class Place:
         self.base_fd, self.missing = fd, []
         return fd
 
-    def commit(self, data: bytes) -> None:
-        """Write ``data`` atomically here, creating folders; undo them if the write fails."""
+    def commit(self, data: bytes, *, if_match: str | None = None) -> None:
+        """Write ``data`` atomically here, creating folders; undo them if the write fails.
+
+        ``if_match`` is checked once more right before the swap (``fsops.replace_at``).
+        """
         try:
-            fsops.replace_at(self.make_parent(), self.name, data)
+            fsops.replace_at(self.make_parent(), self.name, data, if_match=if_match)
         except OSError as err:
             self.rollback()
             fsops.refuse(err)
@@ -339,5 +308,7 @@ class Sandbox:
             if place.missing:
                 yield place
                 return
+            if target.rel and fsops.lstat_at(target.name, fd) is None:
+                place.disk_name = equivalent_name(fd, target.name)
             place.lstat()  # refuses a link or a special file before anything is done
             yield place

@@ -17,6 +17,15 @@ from functools import lru_cache
 import re2
 
 from indexer.vault import fsops
+from indexer.vault.names import (
+    MAX_DEPTH,
+    MAX_PATH_BYTES,
+    MAX_SEGMENT_BYTES,
+    is_plain,
+    printable,
+    reachable_names,
+    skipped,
+)
 from shared.errors import ForbiddenPathError, InvalidArgumentError
 
 MAX_PATTERN_CHARS = 2000
@@ -33,20 +42,22 @@ _GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """A regular file (or, when asked for, a folder) found by a walk. ``dir_fd`` is its
-    parent folder's descriptor, valid only until the walk moves on."""
+    """A regular file found by a walk (or, when asked for, a folder: ``is_folder``, no
+    ``entry``). ``dir_fd`` is valid only until the walk moves on."""
 
     rel: str
     dir_fd: int
-    entry: os.DirEntry[str]
+    entry: os.DirEntry[str] | None
     is_folder: bool = False
 
     @property
     def name(self) -> str:
-        return self.entry.name
+        """The name as spelled on disk."""
+        return self.entry.name if self.entry is not None else self.rel.rsplit("/", 1)[-1]
 
     def signature(self) -> tuple[int, int]:
         """(size, mtime_ns), what the index compares; one ``fstatat``, cached by DirEntry."""
+        assert self.entry is not None, "a folder has no signature"
         info = self.entry.stat(follow_symlinks=False)
         return info.st_size, info.st_mtime_ns
 
@@ -55,23 +66,42 @@ class FileEntry:
         return read_text_at(self.dir_fd, self.name, max_bytes)
 
 
-def _listing(fd: int, hidden_files: bool) -> tuple[list[os.DirEntry[str]], list[os.DirEntry[str]]]:
-    """(files, subfolders) of an open folder, sorted by name; dot-names skipped (dot-files
-    kept when ``hidden_files``: the temp-file sweep needs them)."""
-    files: list[os.DirEntry[str]] = []
-    folders: list[os.DirEntry[str]] = []
+def _listing(
+    fd: int, prefix: str, hidden_files: bool
+) -> tuple[list[tuple[str, os.DirEntry[str]]], list[tuple[str, str]]]:
+    """(files as (name, entry), subfolders as (name, name on disk)) of an open folder,
+    sorted by name. Names are what the tools use (NFC); a name no tool could use is
+    skipped with a warning (``names.reachable_names``). Dot-names are skipped (dot-files
+    kept, as they are, when ``hidden_files``: the temp-file sweep needs them)."""
+    files: list[tuple[str, os.DirEntry[str]]] = []
+    folders: list[tuple[str, str]] = []
+    odd_files: dict[str, os.DirEntry[str]] = {}
+    odd_folders: set[str] = set()
     with os.scandir(fd) as it:
         for entry in it:
-            hidden = entry.name.startswith(".")
-            if hidden and not hidden_files:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if not hidden:
-                    folders.append(entry)
+            raw = entry.name
+            if raw[0] == ".":
+                if hidden_files and entry.is_file(follow_symlinks=False):
+                    files.append((raw, entry))
+            elif entry.is_dir(follow_symlinks=False):
+                if is_plain(raw):
+                    folders.append((raw, raw))
+                else:
+                    odd_folders.add(raw)
             elif entry.is_file(follow_symlinks=False):
-                files.append(entry)
-    files.sort(key=_name)
-    folders.sort(key=_name)
+                if is_plain(raw):
+                    files.append((raw, entry))
+                else:
+                    odd_files[raw] = entry
+    if odd_files or odd_folders:
+        plain = {name for name, _ in files} | {name for name, _ in folders}
+        for raw, name in reachable_names([*odd_files, *odd_folders], plain, prefix).items():
+            if raw in odd_folders:
+                folders.append((name, raw))
+            else:
+                files.append((name, odd_files[raw]))
+    files.sort(key=_first)
+    folders.sort()
     return files, folders
 
 
@@ -88,52 +118,80 @@ def walk_files(
     The one walker of a vault: ``find``, ``grep``, the index's reconcile and the temp-file
     sweep all use it. ``skip_folder(name)`` prunes folders (the index skips ``*.assets``).
     With ``folders``, each subfolder is yielded too (``is_folder``), before its files.
+    It yields only paths every tool accepts (``FileEntry.rel``, NFC; ``name`` is the
+    entry as spelled on disk): names the sandbox refuses, folders deeper than
+    ``MAX_DEPTH`` and paths longer than ``MAX_PATH_BYTES`` are skipped with a warning.
 
-    Depth first, a folder's files before its subfolders. Uses the directory entries'
-    types (no ``stat`` per file); one descriptor is open per level below ``top_fd``
-    (closed here, even when the caller stops early), never one per sibling.
+    Depth first, a folder's files before its subfolders, without recursion. Uses the
+    directory entries' types (no ``stat`` per file); one descriptor is open per level
+    below ``top_fd`` (closed here, even when the caller stops early), never one per
+    sibling, and never more than ``MAX_DEPTH``.
     """
     prefix = start + "/" if start else ""
-    frames: list[tuple[int, str, Iterator[os.DirEntry[str]]]] = []
+    frames: list[tuple[int, str, Iterator[tuple[str, str]]]] = []
     try:
-        files, subfolders = _listing(top_fd, hidden_files)
-        for entry in files:
-            yield FileEntry(prefix + entry.name, top_fd, entry)
+        files, subfolders = _listing(top_fd, prefix, hidden_files)
+        yield from _usable(files, top_fd, prefix)
         frames.append((top_fd, prefix, iter(subfolders)))
         while frames:
             fd, prefix, pending = frames[-1]
-            folder = next(pending, None)
-            if folder is None:
+            name, raw = next(pending, ("", ""))
+            if not name:
                 frames.pop()
                 if fd != top_fd:
                     os.close(fd)
                 continue
-            name = folder.name
             if skip_folder is not None and skip_folder(name):
                 continue
+            child_prefix = prefix + name + "/"
+            if child_prefix.count("/") >= MAX_DEPTH or _size(child_prefix) >= MAX_PATH_BYTES:
+                skipped(printable(child_prefix), _TOO_DEEP)
+                continue
             try:
-                child = fsops.open_dir(name, fd)
+                child = fsops.open_dir(raw, fd)
             except (OSError, ForbiddenPathError):
                 continue  # gone, or swapped for a link since the listing: skipped
             try:
-                files, subfolders = _listing(child, hidden_files)
+                files, subfolders = _listing(child, child_prefix, hidden_files)
             except OSError:
                 os.close(child)
                 continue
-            child_prefix = prefix + name + "/"
             frames.append((child, child_prefix, iter(subfolders)))
             if folders:
-                yield FileEntry(prefix + name, fd, folder, is_folder=True)
-            for entry in files:
-                yield FileEntry(child_prefix + entry.name, child, entry)
+                yield FileEntry(prefix + name, fd, None, is_folder=True)
+            yield from _usable(files, child, child_prefix)
     finally:
         for fd, _, _ in frames:
             if fd != top_fd:
                 os.close(fd)
 
 
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
+_TOO_DEEP = (
+    f"nothing in folders deeper than {MAX_DEPTH - 1} levels (or paths longer than"
+    f" {MAX_PATH_BYTES} bytes) is listed"
+)
+
+
+def _usable(files: list[tuple[str, os.DirEntry[str]]], fd: int, prefix: str) -> Iterator[FileEntry]:
+    """The entries of one folder whose vault path a tool accepts (depth, length)."""
+    if files and prefix.count("/") >= MAX_DEPTH:
+        skipped(printable(prefix), _TOO_DEEP)
+        return
+    used = _size(prefix)
+    check = used + MAX_SEGMENT_BYTES > MAX_PATH_BYTES  # else every name fits
+    for name, entry in files:
+        if check and used + _size(name) > MAX_PATH_BYTES:
+            skipped(printable(prefix + name), f"the path is longer than {MAX_PATH_BYTES} bytes")
+            continue
+        yield FileEntry(prefix + name, fd, entry)
+
+
+def _size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def _first(item: tuple[str, object]) -> str:
+    return item[0]
 
 
 def read_text_at(dir_fd: int, name: str, max_bytes: int) -> str | None:

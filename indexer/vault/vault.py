@@ -7,7 +7,10 @@ folder descriptors, never by path strings, so a folder swapped for a link mid-ca
 refused rather than followed. Writes, appends and deletes of one file are serialized
 by a per-file lock (the tools run in a thread pool); each change is recorded in
 history under that lock (``recording``); after each change the listeners (the index)
-are told synchronously, so a search right after a write finds it.
+are told synchronously, so a search right after a write finds it. ``if_match`` is
+checked when the call starts and again right before the new file is swapped in
+(``fsops.replace_at``: under a read lease, with ``renameat2``); what remains of the
+lost-update window is said there.
 
 The history views and operations live in ``timeline`` (history, diff, restore, undo,
 external changes) and ``moves`` (move of a file or a folder); the methods here only
@@ -180,7 +183,11 @@ class Vault:
         fixed: bool = False,
         ignore_case: bool = False,
         limit: int = 100,
+        *,
+        deadline: float | None = None,
     ) -> dict:
+        """``deadline`` (``time.monotonic``) ends the scan (``truncated``); by default
+        ``grep_max_seconds`` from now (a caller that queued the call passes its start)."""
         _check_limit(limit)
         matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
         regex = compile_glob(glob)
@@ -193,7 +200,8 @@ class Vault:
             plan = (
                 self.grep_planner(lang, pattern, fixed, ignore_case) if self.grep_planner else None
             )
-            deadline = time.monotonic() + self.grep_max_seconds
+            if deadline is None:
+                deadline = time.monotonic() + self.grep_max_seconds
             scanned = 0
             with contextlib.closing(walk_files(top, target.rel)) as entries:
                 for entry in entries:
@@ -251,7 +259,7 @@ class Vault:
             if data != existing:
                 change = Change(target.lang, target.rel, "write", existing, data, after_etag=etag)
                 with self.recorder.changing([change], actor=actor, reason=reason):
-                    place.commit(data)
+                    place.commit(data, if_match=if_match)
             self._notify(target)
         return {
             "path": target.rel,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import functools
 import mimetypes
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from indexer.core import Core
 from indexer.web import openapi
 from indexer.web.auth import csrf_refusal
 from indexer.web.http_errors import http_exception, refusals, server_error
+from indexer.web.limits import body_cap
 from indexer.web.params import (
     JSON_TYPES,
     REQUIRED,
@@ -88,7 +90,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     vault = core.vault
     renderer = NoteRenderer(PREFIX)
     cap = vault.max_file_bytes
-    json_cap = cap * 4 // 3 + JSON_CAP_EXTRA
+    json_cap = body_cap(cap)  # a note JSON-escaped, or an image in base64
 
     def lang_path(request: Request) -> tuple[str, str]:
         return request.path_params["lang"], request.path_params.get("path", "")
@@ -114,7 +116,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         path = query_str(request, "path", "") or ""
         limit = query_int(request, "limit", 200)
         dirs = query_bool(request, "dirs", False)
-        return _tool_json(await run_in_threadpool(vault.find, lang, pattern, path, limit, dirs))
+        return _tool_json(await core.scans.run(vault.find, lang, pattern, path, limit, dirs))
 
     async def read(request: Request) -> Response:
         offset = query_int(request, "offset", 0)
@@ -257,8 +259,9 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             query_bool(request, "fixed", False),
             query_bool(request, "ignore_case", False),
             query_int(request, "limit", 100),
+            deadline=time.monotonic() + vault.grep_max_seconds,  # waiting counts
         )
-        return _tool_json(await run_in_threadpool(call))
+        return _tool_json(await core.scans.run(call))
 
     async def history(request: Request) -> Response:
         lang, path = lang_path(request)

@@ -5,18 +5,25 @@ Host/Origin protection (DNS rebinding) comes from fastmcp's ``http_app`` and cov
 route of the app it returns; the bearer token guards ``/mcp`` (fastmcp's auth) and
 ``/api/v1`` and ``/ui`` (``WebGuard``: the token or the page's login cookie). ``/health``
 answers without the token (liveness checks, stale-URL detection), so it says nothing
-about the machine.
+about the machine. Bounds on connections and requests: ``connections`` (uvicorn's
+protocol) and ``limits`` (``RequestLimits``, the MCP session manager's limits).
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 import indexer
 from indexer.core import Core
 from indexer.web.auth import Logins
+from indexer.web.limits import RequestLimits, body_cap, tune_mcp_transport
 from indexer.web.mcp import create_server
 from indexer.web.mount import web_middleware, web_routes
 
@@ -28,17 +35,44 @@ def build_app(core: Core) -> Starlette:
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
-        ready = core.index.ready if core.index is not None else False
-        return JSONResponse({"status": "ok", "version": indexer.__version__, "index_ready": ready})
+        index = core.index
+        ready = index.ready if index is not None else False
+        partial = index.partial if index is not None else True
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": indexer.__version__,
+                "index_ready": ready,
+                "index_partial": partial,
+            }
+        )
 
     logins = Logins(settings.token)
+    limits = settings.limits
+    cap = body_cap(settings.max_file_bytes)
+    bounded = Middleware(
+        RequestLimits,
+        max_requests=limits.max_requests,
+        max_large_bodies=limits.max_large_bodies,
+        max_body=cap,
+    )
     app = mcp.http_app(
         path="/mcp",
         json_response=True,
         host_origin_protection=True,
         allowed_hosts=list(settings.allowed_hosts) or None,
         allowed_origins=list(settings.allowed_origins) or None,
-        middleware=web_middleware(logins),
+        middleware=[*web_middleware(logins), bounded],
+        session_idle_timeout=limits.session_idle_timeout,
     )
     app.router.routes.extend(web_routes(core, logins))
+    started = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app_: Starlette) -> AsyncIterator[Any]:
+        async with started(app_) as state:  # fastmcp builds the session manager here
+            tune_mcp_transport(app, max_body=cap, max_sessions=limits.max_sessions)
+            yield state
+
+    app.router.lifespan_context = lifespan
     return app

@@ -17,7 +17,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from shared.errors import VaultError
+from indexer.vault import oserrors
+from shared.errors import StorageError, VaultError
 
 log = logging.getLogger("indexer.api")
 
@@ -52,6 +53,10 @@ def error_response(
 
 
 def vault_error_response(err: VaultError) -> JSONResponse:
+    if isinstance(err, StorageError):  # deliberate words about the disk: shown as they are
+        response = error_response("internal", err.message)
+        response.status_code = err.http_status
+        return response
     code = err.code if err.code in STATUS_BY_CODE else "internal"
     message = err.message if code != "internal" else INTERNAL_MESSAGE
     return error_response(code, message)
@@ -68,6 +73,13 @@ def refusals(endpoint: Endpoint) -> Endpoint:
             return vault_error_response(err)
         except FileNotFoundError:
             return error_response("not_found", "the file disappeared while the request ran")
+        except OSError as err:
+            described = oserrors.describe(err)
+            if described is None:
+                log.exception("%s %s failed", request.method, request.url.path)
+                return error_response("internal", INTERNAL_MESSAGE)
+            log.warning("%s %s: %s (%s)", request.method, request.url.path, described, err.strerror)
+            return vault_error_response(described)
         except Exception:
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response("internal", INTERNAL_MESSAGE)

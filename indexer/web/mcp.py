@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import inspect
 import logging
 import time
 from collections.abc import Callable
@@ -27,11 +28,13 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 
 import indexer
 from indexer.core import Core
+from indexer.vault import oserrors
 from indexer.web.tools import files, history, index, recall, summaries
 from shared.errors import VaultError
 
 log = logging.getLogger("indexer.tools")
 
+INTERNAL = "internal: the indexer failed on this call (see its log)"
 INSTRUCTIONS = """Markdown vaults of long-term memory, one per lang. Paths are relative to
 the vault root (items/<slug>.md for knowledge, events/YYYY/MM/DD.md for events). Search or
 grep before writing; pass the etag you read as if_match when you write, and a short
@@ -40,22 +43,42 @@ a code: invalid_lang, forbidden_path, not_found, conflict, invalid_frontmatter, 
 invalid_argument. Load the prompt `vault_spec` for the vault's conventions."""
 
 
-def refusals(fn: Callable[..., dict]) -> Callable[..., dict]:
-    """Run a tool body: VaultError -> its coded message; anything unexpected -> masked."""
+def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a tool body (sync or async): VaultError -> its coded message; a system error
+    -> its plain words (``oserrors``); anything unexpected -> masked."""
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def waited(*args: Any, **kwargs: Any) -> dict:
+            try:
+                return await fn(*args, **kwargs)  # type: ignore[no-any-return]
+            except Exception as err:
+                raise _refusal(fn.__name__, err) from None
+
+        return waited
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> dict:
         try:
-            return fn(*args, **kwargs)
-        except VaultError as err:
-            raise ToolError(str(err)) from None
-        except FileNotFoundError:
-            raise ToolError("not_found: the file disappeared while the call ran") from None
-        except Exception:
-            log.exception("tool %s failed", fn.__name__)
-            raise ToolError("internal: the indexer failed on this call (see its log)") from None
+            return fn(*args, **kwargs)  # type: ignore[no-any-return]
+        except Exception as err:
+            raise _refusal(fn.__name__, err) from None
 
     return wrapper
+
+
+def _refusal(name: str, err: Exception) -> ToolError:
+    """The tool error a client sees for ``err`` (logged when it was not a refusal)."""
+    if isinstance(err, VaultError):
+        return ToolError(str(err))
+    if isinstance(err, FileNotFoundError):
+        return ToolError("not_found: the file disappeared while the call ran")
+    described = oserrors.describe(err) if isinstance(err, OSError) else None
+    if described is None:
+        log.error("tool %s failed", name, exc_info=err)
+        return ToolError(INTERNAL)
+    log.warning("tool %s: %s (%s)", name, described.message, getattr(err, "strerror", ""))
+    return ToolError(str(described))
 
 
 def on_loop(fn: Callable[..., dict]) -> Callable[..., Any]:
@@ -80,10 +103,10 @@ class Registrar:
 
     def tool(
         self, *, name: str | None = None, quick: bool = False, read_only: bool = False, **kw: Any
-    ) -> Callable[[Callable[..., dict]], Any]:
+    ) -> Callable[[Callable[..., Any]], Any]:
         """``@tools.tool(...)``: ``quick`` runs on the event loop (see ``on_loop``)."""
 
-        def register(fn: Callable[..., dict]) -> Any:
+        def register(fn: Callable[..., Any]) -> Any:
             body = refusals(fn)
             if quick:
                 body = on_loop(body)
@@ -103,6 +126,12 @@ class ToolBoundary(Middleware):
         args = context.message.arguments or {}
         outcome = "ok"
         try:
+            bad = not_unicode(args)
+            if bad is not None:
+                raise ToolError(
+                    f"invalid_argument: {bad} is not valid Unicode text (it holds a lone"
+                    " UTF-16 surrogate, which no file or index can store)"
+                )
             return await call_next(context)
         except FastMCPValidationError as err:
             outcome = "invalid_argument"
@@ -115,11 +144,39 @@ class ToolBoundary(Middleware):
                 log.debug(
                     "tool=%s lang=%s path=%s ms=%.2f outcome=%s",
                     name,
-                    args.get("lang", "-"),
-                    args.get("path", "-"),
+                    _shown(args.get("lang", "-")),
+                    _shown(args.get("path", "-")),
                     (time.perf_counter() - started) * 1e3,
                     outcome,
                 )
+
+
+def not_unicode(value: object, name: str = "an argument") -> str | None:
+    """The name of the first string in ``value`` (arguments, nested) that cannot be
+    encoded as UTF-8, or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return name
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = not_unicode(key, name) or not_unicode(item, f"the argument {key!r}")
+            if found is not None:
+                return found if name == "an argument" else name
+    elif isinstance(value, list | tuple):
+        for item in value:
+            found = not_unicode(item, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _shown(value: object) -> str:
+    """A value as a log line can carry it, whatever it holds."""
+    text = value if isinstance(value, str) else repr(value)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")[:300]
 
 
 def _validation_summary(err: Exception) -> str:

@@ -22,9 +22,11 @@ ERRORS = {
     "412": "conflict: the file changed since it was read (If-Match), or exists (If-None-Match)",
     "413": "too_large: the file or body is over the limit",
     "415": "unsupported_media_type: a write without a JSON or text content type",
+    "503": "unavailable: too many requests or connections at once; retry shortly",
+    "507": "internal: no space is left on the disk that holds the vault",
 }
-READ_ERRORS = ("400", "401", "403", "404", "413")
-WRITE_ERRORS = ("400", "401", "403", "404", "412", "413", "415")
+READ_ERRORS = ("400", "401", "403", "404", "413", "503")
+WRITE_ERRORS = ("400", "401", "403", "404", "412", "413", "415", "503", "507")
 
 
 def _ref(name: str) -> dict:
@@ -57,7 +59,14 @@ SCHEMAS: dict[str, Any] = {
     ),
     "Status": _obj(
         {"version": STR, "langs": {"type": "object", "additionalProperties": INT}},
-        {"workspace": STR, "index_ready": BOOL, "search": BOOL, "features": {"type": "object"}},
+        {
+            "workspace": STR,
+            "index_ready": BOOL,
+            "index_partial": BOOL,
+            "sync": {"type": "object", "description": "why the index is behind, the watcher"},
+            "search": BOOL,
+            "features": {"type": "object"},
+        },
     ),
     "Find": _obj({"paths": PATHS, "truncated": BOOL}),
     "Read": _obj(

@@ -7,6 +7,7 @@ body over its cap is ``TooLargeError`` (413) before it is read to the end.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +16,7 @@ from starlette.requests import Request
 from shared.errors import InvalidArgumentError, TooLargeError
 
 REQUIRED: Any = object()
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 JSON_TYPES = frozenset({"application/json"})
 TEXT_TYPES = frozenset({"text/markdown", "text/plain", "text/x-markdown"})
 Version = int | str
@@ -94,12 +96,20 @@ def decode_text(data: bytes) -> str:
 
 
 def json_object(data: bytes) -> dict[str, Any]:
+    text = decode_text(data)
     try:
-        value = json.loads(decode_text(data) or "null")
+        value = json.loads(text or "null")
     except (ValueError, RecursionError):
         raise InvalidArgumentError("the body is not valid JSON") from None
     if not isinstance(value, dict):
         raise InvalidArgumentError("the body must be a JSON object")
+    try:  # "\ud800" is valid JSON but no text: no file or index can store it
+        if _SURROGATE.search(text):
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(
+            "the body holds a lone UTF-16 surrogate (\\ud800-\\udfff): not valid text"
+        ) from None
     return value
 
 

@@ -5,6 +5,7 @@ make; ``read`` takes an optional ``version`` from history."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
@@ -62,7 +63,7 @@ def register(tools: Registrar, core: Core) -> None:
         return vault.append(lang, path, content, create, reason)
 
     @tools.tool(read_only=True)
-    def find(
+    async def find(
         lang: Lang,
         pattern: Annotated[str, Field(description="glob; ** spans folders")] = "**/*.md",
         path: Folder = "",
@@ -72,10 +73,10 @@ def register(tools: Registrar, core: Core) -> None:
         ] = False,
     ) -> dict:
         """List files whose path (below `path`) matches a glob; dot-files are skipped."""
-        return vault.find(lang, pattern, path, limit, dirs)
+        return await core.scans.run(vault.find, lang, pattern, path, limit, dirs)
 
     @tools.tool(read_only=True)
-    def grep(
+    async def grep(
         lang: Lang,
         pattern: Annotated[str, Field(description="RE2 regex, or a literal with fixed=true")],
         path: Folder = "",
@@ -85,7 +86,9 @@ def register(tools: Registrar, core: Core) -> None:
         limit: int = 100,
     ) -> dict:
         """Lines matching a pattern (linear-time regex), as {path, line, text}."""
-        return vault.grep(lang, pattern, path, glob, fixed, ignore_case, limit)
+        deadline = time.monotonic() + vault.grep_max_seconds  # waiting for a turn counts
+        args = (lang, pattern, path, glob, fixed, ignore_case, limit)
+        return await core.scans.run(vault.grep, *args, deadline=deadline)
 
     @tools.tool(annotations={"destructiveHint": True})
     def delete(lang: Lang, path: RelPath, reason: Reason = None) -> dict:

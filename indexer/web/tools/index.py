@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 def register(tools: Registrar, core: Core) -> None:
     @tools.tool(name="status", read_only=True)
     def status_() -> dict:
-        """Version, workspace, notes per lang, and whether the index is ready."""
+        """Version, workspace, notes per lang, whether the index is ready and caught up
+        with disk (index_partial; sync says why not and how the file watcher runs)."""
         return core.status()
 
     index = core.index

@@ -1,0 +1,272 @@
+"""The watchdog observer the index runs: bounded, and kept alive.
+
+watchdog's inotify observer walks a folder tree recursively (``os.walk``, recursive on
+Python 3.11) when it adds watches and when a folder is created or moved in: a tree of a
+thousand nested folders raises ``RecursionError`` in its reader thread, which dies
+quietly (no edit is seen again), or in ``start()`` (the server fails to start). When
+the kernel's event queue overflows, it only logs. Here:
+
+- watches are added by an iterative walk, only where notes can be: ``<lang>/vault/``
+  and up to ``MAX_DEPTH`` folders below (deeper folders and dot-folders are skipped with
+  a warning), and a failure inside the reader thread is caught;
+- every way events can be lost (queue overflow, the watch limit, an error while
+  handling an event) calls ``on_lost(reason)``: the index then reconciles with disk;
+- ``Supervisor`` restarts an observer that died, and falls back to polling (the index
+  reconciles periodically) while none can start; ``state()`` says which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watchdog.events import FileSystemEventHandler
+from watchdog.observers.api import BaseObserver
+
+from indexer.vault.names import MAX_DEPTH, skipped
+from shared.langs import is_lang
+
+log = logging.getLogger("indexer.index.watcher")
+
+OnLost = Callable[[str], None]
+# Folder levels below the languages folder that may hold notes: <lang>/vault/... .
+WATCH_DEPTH = 2 + MAX_DEPTH - 1
+RETRY_SECONDS = 60.0
+
+try:
+    from watchdog.observers.inotify import InotifyEmitter, InotifyWatchGroup
+    from watchdog.observers.inotify_c import InotifyConstants, InotifyEvent, InotifyFD, Mask
+except (ImportError, OSError):  # not Linux: watchdog's own observer, unbounded
+    InotifyEmitter = None  # type: ignore[assignment,misc]
+
+
+def _wanted(parts: list[bytes]) -> bool:
+    """Whether a folder (its parts below the languages folder) may hold notes."""
+    depth = len(parts)
+    if depth == 0:
+        return True
+    if depth == 1:
+        return is_lang(os.fsdecode(parts[0]))
+    if depth == 2:
+        return parts[1] == b"vault"
+    return not parts[-1].startswith(b".")
+
+
+if InotifyEmitter is not None:
+
+    @dataclass
+    class _BoundedGroup(InotifyWatchGroup):
+        """watchdog's watch group with iterative, bounded walks and no silent death."""
+
+        on_lost: OnLost = field(default=lambda reason: None)
+
+        def _parts(self, path: bytes) -> list[bytes] | None:
+            if path == self.path:
+                return []
+            prefix = self.path.rstrip(b"/") + b"/"
+            return path[len(prefix) :].split(b"/") if path.startswith(prefix) else None
+
+        def _add_all_callbacks(self, path: bytes) -> None:
+            parts = self._parts(path)
+            if parts is None or not _wanted(parts):
+                return
+            self._add_callback(path)
+            if not self.is_recursive:
+                return
+            stack = [(path, parts)]
+            while stack:
+                folder, above = stack.pop()
+                try:
+                    with os.scandir(folder) as entries:
+                        names = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+                except OSError:
+                    continue
+                for name in names:
+                    child, child_parts = os.path.join(folder, name), [*above, name]
+                    if not _wanted(child_parts):
+                        continue
+                    if len(child_parts) > WATCH_DEPTH:
+                        rel = os.fsdecode(b"/".join(child_parts[2:]))
+                        skipped(rel + "/", f"not watched: deeper than {MAX_DEPTH - 1} folders")
+                        continue
+                    self._add_callback(child)
+                    stack.append((child, child_parts))
+
+        def _add_callback(self, path: bytes) -> None:
+            try:
+                wd = self._inotify_fd.add_callback(path, self.event_mask, self._callback, self._id)
+            except OSError as err:
+                if path == self.path:
+                    raise
+                if err.errno == errno.ENOSPC:
+                    self.on_lost(
+                        "the inotify watch limit is reached (fs.inotify.max_user_watches):"
+                        " some folders are not watched"
+                    )
+                return
+            self._active_callbacks_by_path[path] = wd
+            self._active_callbacks_by_watch[wd] = path
+
+        def _recursive_simulate(self, src_path: bytes) -> list[InotifyEvent]:
+            """Created events for what a new folder already holds, from the watched
+            folders below it (no walk of its own)."""
+            prefix = src_path.rstrip(b"/") + b"/"
+            events = []
+            for root, wd_root in list(self._active_callbacks_by_path.items()):
+                if root != src_path and not root.startswith(prefix):
+                    continue
+                try:
+                    with os.scandir(root) as entries:
+                        found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+                except OSError:
+                    continue
+                for name, is_dir in found:
+                    flags = int(InotifyConstants.IN_CREATE)
+                    if is_dir:
+                        flags |= InotifyConstants.IN_ISDIR
+                    events.append(InotifyEvent(wd_root, Mask(flags), 0, name))
+            return events
+
+        def on_event(self, event: InotifyEvent) -> None:
+            try:
+                super().on_event(event)
+            except Exception as err:  # the reader thread must not die
+                log.warning("the file watcher failed on an event (%s); reconciling", err)
+                self.on_lost(f"the file watcher failed on an event ({type(err).__name__})")
+
+        def on_queue_overflow(self) -> None:
+            super().on_queue_overflow()
+            self.on_lost("the kernel's file event queue overflowed (events were lost)")
+
+    class _BoundedEmitter(InotifyEmitter):  # type: ignore[misc]
+        def __init__(self, *args: Any, on_lost: OnLost, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._on_lost = on_lost
+
+        def on_thread_start(self) -> None:
+            self._inotify = _BoundedGroup(
+                self._inotify_fd,
+                os.fsencode(self.watch.path),
+                is_recursive=self.watch.is_recursive,
+                event_mask=self.get_event_mask_from_filter(),
+                follow_symlink=self.watch.follow_symlink,
+                on_lost=self._on_lost,
+            )
+
+        def queue_events(self, timeout: float, *, full_events: bool = False) -> None:
+            try:
+                super().queue_events(timeout, full_events=full_events)
+            except Exception as err:  # watchdog's own sub-event walk of a deep tree
+                log.warning("the file watcher failed to list a new folder (%s)", err)
+                self._on_lost(f"the file watcher failed on a new folder ({type(err).__name__})")
+
+    class _BoundedObserver(BaseObserver):
+        def __init__(self, on_lost: OnLost) -> None:
+            self._inotify_fd = InotifyFD()
+            self._inotify_fd.start()
+            super().__init__(_BoundedEmitter, inotify_fd=self._inotify_fd, on_lost=on_lost)
+
+        def on_thread_stop(self) -> None:
+            super().on_thread_stop()
+            self._inotify_fd.stop()
+            self._inotify_fd.join()
+
+        def healthy(self) -> bool:
+            threads = [self, self._inotify_fd, *self.emitters]
+            return all(t.is_alive() for t in threads)
+
+
+def _new_observer(on_lost: OnLost) -> BaseObserver:
+    if InotifyEmitter is None:
+        from watchdog.observers import Observer
+
+        return Observer()
+    return _BoundedObserver(on_lost)
+
+
+class Supervisor:
+    """Runs a watchdog observer on ``root``; restarts it if it dies; polls meanwhile.
+
+    ``on_lost(reason)`` is told whenever events may have been missed (the observer
+    died, restarted, could not start, or dropped events): the index reconciles then.
+    """
+
+    def __init__(self, root: Path, handler: FileSystemEventHandler, on_lost: OnLost) -> None:
+        self.root = root
+        self.handler = handler
+        self.on_lost = on_lost
+        self.restarts = 0
+        self.last_error: str | None = None
+        self._observer: BaseObserver | None = None
+        self._retry_at = 0.0
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start watching; on failure the state is "polling" and a retry is scheduled."""
+        with self._lock:
+            self._start_locked()
+
+    def _start_locked(self) -> None:
+        observer: BaseObserver | None = None
+        try:  # inotify_init itself may fail (fs.inotify.max_user_instances)
+            observer = _new_observer(self.on_lost)
+            observer.schedule(self.handler, str(self.root), recursive=True)
+            observer.start()
+        except Exception as err:
+            if observer is not None:
+                with contextlib.suppress(Exception):
+                    observer.stop()
+            self._observer = None
+            self._retry_at = time.monotonic() + RETRY_SECONDS
+            self.last_error = f"{type(err).__name__}: {err}"[:300]
+            log.warning(
+                "the file watcher could not start (%s); the index is reconciled"
+                " periodically instead",
+                self.last_error,
+            )
+            self.on_lost("the file watcher could not start")
+            return
+        self._observer = observer
+
+    def check(self) -> None:
+        """Restart a dead observer; retry a failed start now and then."""
+        with self._lock:
+            observer = self._observer
+            if observer is not None:
+                healthy = getattr(observer, "healthy", observer.is_alive)
+                if healthy():
+                    return
+                log.warning("the file watcher stopped; restarting it")
+                with contextlib.suppress(Exception):
+                    observer.stop()
+                self._observer = None
+            elif time.monotonic() < self._retry_at:
+                return
+            self.restarts += 1
+            self._start_locked()
+            if self._observer is not None:
+                self.on_lost("the file watcher stopped and was restarted")
+
+    def stop(self) -> None:
+        with self._lock:
+            observer, self._observer = self._observer, None
+            self._retry_at = float("inf")
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=10)
+
+    def state(self) -> dict:
+        """``{"state": "running" | "polling", "restarts": n, "last_error": ...}``."""
+        return {
+            "state": "running" if self._observer is not None else "polling",
+            "restarts": self.restarts,
+            "last_error": self.last_error,
+        }

@@ -1,0 +1,216 @@
+"""Names: which path segments the tools accept, and which names on disk they can reach.
+
+A tool's path is checked as a string first (``check_char``/``check_segment``, used by
+``sandbox.clean_relpath``). Files made by other programs can carry names the sandbox
+refuses: bytes that are not UTF-8, ``? : \\``, device names, control, bidi or other
+invisible characters, folders deeper than ``MAX_DEPTH``. They can also be spelled in
+decomposed Unicode (NFD: macOS, some sync tools), while the tools speak NFC.
+
+Policy: a listing (``find``, ``grep``, the index, the watcher) returns only paths that
+every tool accepts, in NFC; any other name is skipped with one warning (``skipped``),
+never half-listed. A tool's NFC name finds a file stored under another normalization
+form of it (``equivalent_name``: the folder is listed and the NFC forms compared when
+the exact name is missing), so a listed NFD note is read, appended to, rewritten and
+deleted in place and never gets a composed twin. When two names of one folder read
+the same once normalized, the exact NFC one (else the first in byte order) is the one
+reached, and the only one listed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import unicodedata
+from collections.abc import Collection, Iterable
+from functools import lru_cache
+from urllib.parse import unquote
+
+from shared.errors import ForbiddenPathError
+
+log = logging.getLogger("indexer.vault")
+
+MAX_PATH_BYTES = 1024
+MAX_SEGMENT_BYTES = 255
+MAX_DEPTH = 32
+_FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
+# Zero-width joiners are spelling in Persian, Indic scripts and emoji; other format
+# characters (zero-width space, bidi controls, BOM...) only hide what a name says.
+_ALLOWED_FORMAT = frozenset("\u200c\u200d")
+_DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
+)
+# An ASCII name that needs the full check: a refused character, a dot at the start, a
+# dot or space at the end, a percent sign (``%2e%2e`` decodes to ``..``), a device name.
+_ASCII_SUSPECT = re.compile(
+    r'[\x00-\x1f\x7f\\:<>"|?*%]|[. ]$|^\.|^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9]) *(?:\.|$)',
+    re.IGNORECASE,
+)
+
+
+def check_char(char: str) -> None:
+    code = ord(char)
+    if code < 32 or 0x7F <= code <= 0x9F:
+        raise ForbiddenPathError("the path contains a control character")
+    category = unicodedata.category(char)
+    if (category == "Cf" and char not in _ALLOWED_FORMAT) or category in ("Zl", "Zp"):
+        raise ForbiddenPathError(
+            f"the path contains the invisible character U+{code:04X} (format or line separator)"
+        )
+    if char in _FORBIDDEN_CHARS:
+        raise ForbiddenPathError(f"the path contains the character {char!r}")
+
+
+def check_segment(segment: str) -> None:
+    if segment == "..":
+        raise ForbiddenPathError("the path must not contain '..' segments")
+    if segment.startswith("."):
+        raise ForbiddenPathError(
+            "hidden files and folders (names starting with '.') are off limits"
+        )
+    if segment != segment.rstrip(" ."):
+        raise ForbiddenPathError("a path segment must not end with a dot or a space")
+    if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
+    for variant in (unicodedata.normalize("NFKC", segment), unquote(unquote(segment))):
+        if variant.startswith(".") or "/" in variant or "\\" in variant:
+            raise ForbiddenPathError(
+                f"the segment {segment!r} reads as a dot-name or a separator once decoded"
+            )
+    if segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES:
+        raise ForbiddenPathError(f"{segment!r} is a reserved device name on Windows")
+
+
+def needs_lookup(name: str) -> bool:
+    """Whether another spelling of ``name`` (NFC) could normalize to it: then a missing
+    exact name is looked for by listing its folder. ASCII and CJK names never are."""
+    return not name.isascii() and unicodedata.normalize("NFD", name) != name
+
+
+@lru_cache(maxsize=1 << 15)
+def name_problem(raw: str) -> str | None:
+    """Why a name found on disk cannot be used by the tools (as its NFC form), or None.
+
+    Cached: walks meet the same names again and again (CJK names take the slow path).
+    """
+    if raw.isascii():
+        if _ASCII_SUSPECT.search(raw) is None and len(raw) <= MAX_SEGMENT_BYTES:
+            return None
+    else:
+        try:
+            raw.encode("utf-8")
+        except UnicodeEncodeError:
+            return "the name is not valid UTF-8"
+    name = unicodedata.normalize("NFC", raw)
+    if name != raw and not needs_lookup(name):
+        return "the name reads as another name once normalized"
+    try:
+        for char in name:
+            check_char(char)
+        check_segment(name)
+    except ForbiddenPathError as err:
+        return err.message
+    return None
+
+
+def is_plain(raw: str) -> bool:
+    """The common case, cheaply: an ASCII name the tools take as it is."""
+    return raw.isascii() and len(raw) <= MAX_SEGMENT_BYTES and _ASCII_SUSPECT.search(raw) is None
+
+
+def reachable_names(raws: Iterable[str], plain: Collection[str], where: str) -> dict[str, str]:
+    """raw name -> the name tools use (NFC), for the names ``raws`` of one folder that are
+    not plain (``is_plain``) but that the tools can reach; the others are skipped with a
+    warning. ``plain`` holds the folder's plain names (they win a tie); ``where`` is the
+    folder's vault path with a trailing ``/`` (for the warning)."""
+    chosen: dict[str, str] = {}  # NFC name -> raw name
+    for raw in sorted(raws):
+        problem = name_problem(raw)
+        if problem is not None:
+            skipped(where + printable(raw), problem)
+            continue
+        name = _nfc(raw)
+        other = chosen.get(name)
+        if name in plain or other == name or (other is not None and raw != name):
+            skipped(where + printable(raw), "another name in its folder reads the same")
+            continue
+        if other is not None:
+            skipped(where + printable(other), "another name in its folder reads the same")
+        chosen[name] = raw
+    return {raw: name for name, raw in chosen.items()}
+
+
+@lru_cache(maxsize=1 << 15)
+def _nfc(raw: str) -> str:
+    return unicodedata.normalize("NFC", raw)
+
+
+def equivalent_name(dir_fd: int, name: str) -> str | None:
+    """The entry of ``dir_fd`` a tool's (NFC) ``name`` reaches when no entry is spelled
+    exactly so: the first, in byte order, whose NFC form is ``name``; None if none."""
+    if not needs_lookup(name):
+        return None
+    found: list[str] = []
+    try:
+        with os.scandir(dir_fd) as entries:
+            for entry in entries:
+                raw = entry.name
+                if raw.isascii() or raw.startswith(".") or raw == name:
+                    continue
+                if unicodedata.normalize("NFC", raw) == name:
+                    found.append(raw)
+    except OSError:
+        return None
+    return min(found) if found else None
+
+
+def printable(raw: str) -> str:
+    """A name as a log line can show it: undecodable bytes and controls escaped."""
+    text = raw.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+
+
+class _WarnOnce:
+    """One warning per key, with a bounded memory (a full set starts over)."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self._seen: set[str] = set()
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def __call__(self, key: str, message: str, *args: object) -> None:
+        with self._lock:
+            if key in self._seen:
+                return
+            if len(self._seen) >= self._limit:
+                self._seen.clear()
+            self._seen.add(key)
+        log.warning(message, *args)
+
+
+_warn_once = _WarnOnce()
+
+
+def skipped(path: str, reason: str) -> None:
+    """Warn once that ``path`` (printable) is left out of listings, and why."""
+    _warn_once(
+        path, "skipped %s: %s (no tool could use this path; rename it)", path, reason.rstrip(".")
+    )
+
+
+def tool_path(segments: Iterable[str]) -> str | None:
+    """The vault path (NFC) tools use for a path found on disk (e.g. by the watcher), or
+    None when no tool could use it (a refused name, too deep, too long)."""
+    names: list[str] = []
+    for raw in segments:
+        if raw.startswith("."):
+            names.append(raw)  # a dot-name: the caller's filters decide
+            continue
+        if name_problem(raw) is not None:
+            return None
+        names.append(raw if raw.isascii() else unicodedata.normalize("NFC", raw))
+    path = "/".join(names)
+    if len(names) > MAX_DEPTH or len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        return None
+    return path

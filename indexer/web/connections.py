@@ -1,0 +1,196 @@
+"""Connections a client cannot hold forever: a bounded number, and time limits to send.
+
+uvicorn's HTTP/1.1 protocol waits for a request's headers and body as long as the
+client likes and accepts connections until the process has no file descriptor left
+(then asyncio logs a traceback per failed accept, and even ``/health`` stops
+answering). ``guarded_protocol(limits)`` is uvicorn's h11 protocol with:
+
+- a cap on open connections: at the cap, the connection idle (or still sending its
+  headers) for the longest is dropped to make room; if every one is busy with a
+  request, the new one gets a 503 and is closed;
+- a header timeout: a request's headers must arrive within ``header_timeout`` seconds
+  of the connection (or of their first byte on a kept-alive connection), else the
+  connection is closed (with a 408 if anything was sent);
+- a body timeout: a body must keep arriving (no ``body_timeout`` seconds without a
+  byte, time during which the server itself holds off reading aside) and be complete
+  within ``BODY_ROUNDS`` such periods, else the connection is closed and the request
+  sees a disconnect.
+
+The cap stays below the process's descriptor limit, with room (``RESERVED_FDS``) for
+the vaults, the index and one accept burst (``BACKLOG``, uvicorn's ``backlog``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import time
+from typing import Any, Literal
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from indexer.settings import ServerLimits
+
+log = logging.getLogger("indexer.web")
+
+_BUSY_BODY = b'{"error": {"code": "unavailable", "message": "too many connections; retry soon"}}'
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+    b"connection: close\r\nretry-after: 1\r\n"
+    + f"content-length: {len(_BUSY_BODY)}\r\n\r\n".encode()
+    + _BUSY_BODY
+)
+TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+# asyncio accepts up to ``backlog`` connections in one go before any is refused, and a
+# refused or dropped connection's descriptor is freed a loop turn later: the cap leaves
+# room for two such bursts plus the vaults, the index and the process itself.
+BACKLOG = 128
+RESERVED_FDS = 2 * BACKLOG + 64
+Phase = Literal["headers", "body"] | None
+BODY_ROUNDS = 4  # a body trickling in may take at most this many body timeouts
+
+
+def connection_cap(limits: ServerLimits) -> int:
+    """The connection cap, below what the process may open (its soft limit is raised to
+    the hard one first): connections never starve the vaults and the index of files."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    if soft == resource.RLIM_INFINITY:
+        return limits.max_connections
+    return max(8, min(limits.max_connections, soft - RESERVED_FDS))
+
+
+def guarded_protocol(limits: ServerLimits) -> type[H11Protocol]:
+    """uvicorn's h11 protocol bounded by ``limits`` (pass it as ``Config(http=...)``)."""
+    cap = connection_cap(limits)
+
+    class Guarded(_GuardedH11Protocol):
+        max_connections = cap
+        header_timeout = limits.header_timeout
+        body_timeout = limits.body_timeout
+
+    return Guarded
+
+
+class _GuardedH11Protocol(H11Protocol):
+    max_connections = 256
+    header_timeout = 10.0
+    body_timeout = 30.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._timer: asyncio.TimerHandle | None = None
+        self._phase: Phase = None
+        self._idle_since = time.monotonic()
+        self._refused = False
+        self._last_data = 0.0
+        self._body_since = 0.0
+
+    # -- uvicorn's protocol interface ------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        if len(self.connections) >= self.max_connections and not self._make_room():
+            self.transport = transport
+            self._refused = True
+            log.warning("refused a connection: %d connections are open", len(self.connections))
+            transport.write(BUSY)
+            transport.close()
+            return
+        super().connection_made(transport)
+        self._arm("headers")
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        self._last_data = time.monotonic()
+        super().data_received(data)
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._idle_since = time.monotonic()
+        self._follow()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        if self._refused:
+            return
+        super().connection_lost(exc)
+
+    # -- timers ------------------------------------------------------------------------------
+
+    def _follow(self) -> None:
+        """Arm the timer the connection's state calls for."""
+        state = self.conn.their_state
+        if state is h11.IDLE:
+            if self.conn.trailing_data[0]:  # part of the next request's headers
+                if self._phase != "headers":
+                    self._arm("headers")
+            elif self._phase is not None:
+                self._disarm()  # idle between requests: uvicorn's keep-alive timeout
+        elif state is h11.SEND_BODY:
+            if self._phase != "body":
+                self._body_since = time.monotonic()
+                self._arm("body")
+        else:
+            self._disarm()
+
+    def _arm(self, phase: Phase) -> None:
+        self._disarm()
+        self._phase = phase
+        seconds = self.header_timeout if phase == "headers" else self.body_timeout
+        self._timer = self.loop.call_later(seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._phase = None
+
+    def _expired(self) -> None:
+        self._timer = None
+        if self.transport.is_closing():
+            return
+        state = self.conn.their_state
+        if self._phase == "headers" and state is h11.IDLE:
+            log.debug("closed a connection that sent no complete headers in time")
+            if self.conn.trailing_data[0]:
+                self.transport.write(TIMED_OUT)
+            self.transport.close()
+        elif self._phase == "body" and state is h11.SEND_BODY:
+            now = time.monotonic()
+            moving = now - self._last_data < self.body_timeout
+            if self.flow.read_paused or (  # the server holds off reading: not the client's fault
+                moving and now - self._body_since < BODY_ROUNDS * self.body_timeout
+            ):
+                self._arm("body")
+                return
+            log.debug("closed a connection whose request body did not arrive in time")
+            self.transport.close()
+        else:
+            self._phase = None
+
+    # -- the cap -----------------------------------------------------------------------------
+
+    def _idle(self) -> bool:
+        """No request of this connection is in flight (between requests or in headers)."""
+        cycle = self.cycle
+        return self.conn.their_state is h11.IDLE and (cycle is None or cycle.response_complete)
+
+    def _make_room(self) -> bool:
+        """Close the connection idle for the longest; False when all are busy."""
+        idle = [
+            p
+            for p in self.connections
+            if isinstance(p, _GuardedH11Protocol) and not p.transport.is_closing() and p._idle()
+        ]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda p: p._idle_since)
+        log.debug("dropped the longest idle connection to make room for a new one")
+        oldest.transport.close()
+        return True

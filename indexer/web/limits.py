@@ -1,0 +1,222 @@
+"""Bounds on requests: how many at once, how large, how many large ones, MCP sessions.
+
+``RequestLimits`` (ASGI middleware, inside the Host/Origin guard) reads every request
+body itself before the app sees it:
+
+- at most ``max_requests`` requests are in flight; more get a 503 at once (``/health``
+  and the sessions' event streams are never refused);
+- a body over ``body_cap`` (the largest a legitimate call needs: a note of
+  ``max_file_bytes`` JSON-escaped) is drained, not kept, and answered ``too_large``:
+  a JSON-RPC tool error on ``/mcp``, the REST error body with 413 elsewhere;
+- at most ``max_large_bodies`` bodies over ``LARGE_BODY`` bytes are read and handled at
+  once: the others wait unread (the kernel and the 64 KiB flow-control buffer hold their
+  bytes), so 100 clients sending 4 MiB each cost a few bodies' memory, not 100; after
+  the last large one, freed memory is given back to the system (``malloc_trim``);
+- a client that goes away mid-body is one debug line, not a traceback.
+
+``tune_mcp_transport`` raises the MCP SDK's own 4 MiB body limit to ``body_cap`` (that
+limit answered a plain-text 413, and JSON escaping made a 2.2 MB note of ``"`` lines hit
+it) and lowers its cap on open sessions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import logging
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import anyio.to_thread
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("indexer.web")
+
+LARGE_BODY = 256 * 1024
+JSON_ESCAPE_FACTOR = 6  # a control character becomes \u00XX: six bytes for one
+KEEP = 64 * 1024  # of an oversized body, the head and the tail are kept (the JSON-RPC id)
+EXEMPT = frozenset({"/health"})
+_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")\s*[,}]')
+_METHOD = re.compile(rb'"method"\s*:\s*"([a-z/_]{1,64})"')
+
+
+def body_cap(max_file_bytes: int) -> int:
+    """The largest request body a legitimate call can need."""
+    return max_file_bytes * JSON_ESCAPE_FACTOR + KEEP
+
+
+class RequestLimits:
+    """See the module docstring."""
+
+    def __init__(
+        self, app: ASGIApp, *, max_requests: int, max_large_bodies: int, max_body: int
+    ) -> None:
+        self.app = app
+        self.max_requests = max_requests
+        self.max_body = max_body
+        self._large = asyncio.Semaphore(max_large_bodies)
+        self._large_in_flight = 0
+        self._in_flight = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in EXEMPT or _event_stream(scope):
+            await self.app(scope, receive, send)
+            return
+        if self._in_flight >= self.max_requests:
+            log.warning("refused a request: %d requests are in flight", self._in_flight)
+            await _reply(send, 503, _error("unavailable", "the indexer is busy; retry soon"))
+            return
+        self._in_flight += 1
+        try:
+            await self._handle(scope, receive, send)
+        finally:
+            self._in_flight -= 1
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        declared = _content_length(scope)
+        if scope["method"] in ("GET", "HEAD", "OPTIONS") and not declared:
+            await self.app(scope, receive, send)
+            return
+        if declared is not None and declared <= LARGE_BODY:
+            await self._with_body(scope, receive, send)
+            return
+        await self._large.acquire()  # the others wait here, their bytes unread
+        self._large_in_flight += 1
+        try:
+            await self._with_body(scope, receive, send)
+        finally:
+            self._large_in_flight -= 1
+            self._large.release()
+            if self._large_in_flight == 0:
+                await anyio.to_thread.run_sync(_give_memory_back)
+
+    async def _with_body(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await self._read(scope, receive, send)
+        if body is None:
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The whole body; None when the request was answered (too large) or is gone."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                log.debug("a client went away in the middle of its request body")
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                await self._too_large(scope, receive, send, b"".join(chunks) + chunk)
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, head: bytes) -> None:
+        """Drain the rest (keeping its tail), then answer ``too_large``."""
+        tail = head[-KEEP:]
+        head = head[:KEEP]
+        message: Message = {"more_body": True}
+        while message.get("more_body", False):
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            tail = (tail + message.get("body", b""))[-KEEP:]
+        text = f"too_large: the request is larger than the limit of {self.max_body} bytes"
+        if scope["path"].startswith("/mcp"):
+            await _reply(send, 200, _jsonrpc_refusal(head, tail, text))
+        else:
+            await _reply(send, 413, _error("too_large", text.split(": ", 1)[1]))
+
+
+def _event_stream(scope: Scope) -> bool:
+    """A GET of /mcp: a session's stream of server messages (2025 protocol), open as long
+    as the session and idle; it does no work, so it takes no place among the requests."""
+    return scope["method"] == "GET" and scope["path"].startswith("/mcp")
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else None
+    return None
+
+
+def _error(code: str, message: str) -> dict:
+    return {"error": {"code": code, "message": message}}
+
+
+def _jsonrpc_refusal(head: bytes, tail: bytes, text: str) -> dict:
+    """A tool error for a tools/call (found by its id in the body's head or tail), else a
+    JSON-RPC error; the message starts with the SPEC code either way."""
+    found = _ID.search(head[:512]) or _last(_ID, tail[-512:])
+    request_id: Any = json.loads(found.group(1)) if found else None
+    method = _METHOD.search(head[:512]) or _last(_METHOD, tail[-512:])
+    if method is not None and method.group(1) == b"tools/call" and request_id is not None:
+        result = {"content": [{"type": "text", "text": text}], "isError": True}
+        result["resultType"] = "complete"  # as every tool result (2026-07-28 needs it)
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": text}}
+
+
+def _last(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
+    found = None
+    for found in pattern.finditer(data):  # noqa: B007 - the last one is wanted
+        pass
+    return found
+
+
+async def _reply(send: Send, status: int, payload: dict) -> None:
+    body = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    if status == 503:
+        headers.append((b"retry-after", b"1"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+def _give_memory_back() -> None:
+    """Return the heap's free pages to the system (glibc keeps them otherwise)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+def tune_mcp_transport(app: Any, *, max_body: int, max_sessions: int) -> None:
+    """Set the MCP session manager's body limit and session cap (call after its lifespan
+    started: fastmcp builds the manager then)."""
+    for route in getattr(app, "routes", []):
+        endpoint = getattr(route, "app", None)
+        while endpoint is not None and not hasattr(endpoint, "session_manager"):
+            endpoint = getattr(endpoint, "app", None)
+        manager = getattr(endpoint, "session_manager", None) if endpoint is not None else None
+        if manager is None:
+            continue
+        limit = getattr(manager, "asgi_app", None)
+        if limit is not None and hasattr(limit, "max_body_size"):
+            limit.max_body_size = max_body
+        manager.max_sessions = max_sessions
+        return
+    log.warning("could not find the MCP session manager to set its limits")

@@ -1,0 +1,208 @@
+"""Faults injected into a real ``indexer serve``: a full disk, a file size limit, a server
+too busy to read its file events.
+
+- ``RLIMIT_FSIZE`` is set on the running server (``prlimit``; no privilege needed): the
+  index (already larger) cannot grow while small notes still can, and an append can
+  write only part of its text.
+- The server is stopped (``SIGSTOP``) while more notes arrive than the kernel's inotify
+  queue holds (``fs.inotify.max_queued_events``; 5,096 here): it overflows for certain.
+- A full disk is a 1 MiB tmpfs over ``W/memory`` in the server's own mount namespace
+  (``unshare -m``; skipped, saying why, where that is not allowed).
+
+Each test uses a lang of its own on the module's one server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from helpers.indexer_process import QUIET_ENV, RunningIndexer, wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+def vault(ws: Path, lang: str) -> Path:
+    return ws / "memory" / "languages" / lang / "vault"
+
+
+async def data(client: Client, tool: str, **args: object) -> dict:
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def eventually(
+    check: Callable[[], Awaitable[bool]], what: str, timeout: float = 30.0
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.1)
+
+
+@contextlib.contextmanager
+def file_size_limit(pid: int, limit: int) -> Iterator[None]:
+    """``RLIMIT_FSIZE`` of the running process ``pid`` lowered to ``limit`` for the block."""
+    old = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+    resource.prlimit(pid, resource.RLIMIT_FSIZE, (limit, old[1]))
+    try:
+        yield
+    finally:
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, old)
+
+
+async def test_index_write_failures_say_partial_and_catch_up(server: RunningIndexer) -> None:
+    lang = "fi"
+    async with server.client() as c:
+        await data(c, "write", lang=lang, path="first.md", content="# first\nbefore\n")
+        with file_size_limit(server.process.pid, 4096):
+            for n in range(10):
+                text = f"# note {n}\nzucchini word{n}\n"
+                done = await data(c, "write", lang=lang, path=f"n{n}.md", content=text)
+                assert done["size"] < 4096
+            status = await data(c, "status")
+            assert status.get("index_partial") is True, status
+            assert "index" in (status["sync"]["reason"] or ""), status["sync"]
+            found = await data(c, "search", lang=lang, query="zucchini")
+            assert found["partial"] is True
+
+        async def caught_up() -> bool:
+            found = await data(c, "search", lang=lang, query="zucchini", limit=50)
+            return len(found["results"]) == 10 and not found["partial"]
+
+        await eventually(caught_up, "the index to catch up once it can be written again")
+        assert (await data(c, "status")).get("index_partial") is False
+
+
+async def test_a_failed_append_leaves_no_fragment(server: RunningIndexer) -> None:
+    lang = "fj"
+    note = vault(server.workspace, lang) / "log.md"
+    async with server.client() as c:
+        await data(c, "write", lang=lang, path="log.md", content="# log\n" + "x" * 20_000)
+        before = note.read_bytes()
+        limit = file_size_limit(server.process.pid, len(before) + 16_384)
+        with limit, pytest.raises(ToolError) as info:
+            await c.call_tool("append", {"lang": lang, "path": "log.md", "content": "y" * 60_000})
+        text = str(info.value)
+        assert text.startswith("too_large: ") and "nothing was changed" in text, text
+        assert note.read_bytes() == before
+        await data(c, "append", lang=lang, path="log.md", content="\nnext\n")
+        assert note.read_bytes() == before + b"\nnext\n"
+
+
+def files_to_overflow() -> int:
+    """Notes to create (4 inotify events each) to overflow the kernel's event queue."""
+    queue = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    if queue > 100_000:
+        pytest.skip(f"fs.inotify.max_queued_events is {queue}: too many files to overflow it")
+    return queue // 4 + 1_000
+
+
+async def test_lost_file_events_are_caught_up(server: RunningIndexer) -> None:
+    lang = "fk"
+    count = files_to_overflow()
+    folder = vault(server.workspace, lang) / "burst"
+    async with server.client() as c:
+        await data(c, "write", lang=lang, path="start.md", content="# start\n")
+        folder.mkdir()
+        (folder / "probe.md").write_text("# probe\n")  # indexed: the folder is watched
+
+        async def watched() -> bool:
+            return (await data(c, "status"))["langs"].get(lang) == 2
+
+        await eventually(watched, "the new folder to be watched")
+        os.kill(server.process.pid, signal.SIGSTOP)  # too busy to read its events
+        try:
+            for n in range(count):
+                (folder / f"n{n}.md").write_text(f"burst note {n}")
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+
+        async def all_indexed() -> bool:
+            status = await data(c, "status")
+            return status["langs"].get(lang) == count + 2 and status.get("index_partial") is False
+
+        await eventually(all_indexed, f"the {count} notes made while events were lost", 60)
+    wait_for(lambda: "overflow" in server.log(), 5, what="the overflow in the server's log")
+
+
+@pytest.fixture
+def tmpfs_server(tmp_path: Path) -> Iterator[RunningIndexer]:
+    """A server whose ``W/memory`` is a 1 MiB tmpfs of its own (``unshare -m``)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare(1) is missing: cannot give the server a small disk of its own")
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    script = (
+        'mount -t tmpfs -o size=1m tmpfs "$1/memory" || exit 97\n'
+        'exec "$2" -m indexer serve --workspace "$1"\n'
+    )
+    log_path = tmp_path / "serve-tmpfs.log"
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen(
+            ["unshare", "-m", "sh", "-c", script, "sh", str(ws), sys.executable],
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+            env={**os.environ, **QUIET_ENV},
+        )
+
+    def url() -> str | None:
+        if proc.poll() is not None:
+            return "exited"
+        path = ws / "indexer.mcp.url"
+        return path.read_text().strip() if path.exists() else None
+
+    found = wait_for(url, 30, what="the tmpfs server's URL file")
+    if found == "exited":
+        pytest.skip(
+            "this machine does not allow a private mount namespace with a tmpfs "
+            f"(unshare -m + mount: {log_path.read_text().strip()[:200]})"
+        )
+    running = RunningIndexer(ws, proc, found, None, log_path)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+async def test_a_full_disk_is_said_plainly_and_changes_nothing(
+    tmpfs_server: RunningIndexer,
+) -> None:
+    ws, pid = tmpfs_server.workspace, tmpfs_server.process.pid
+    inside = Path(f"/proc/{pid}/root") / vault(ws, "en").relative_to("/")  # its mount view
+    async with tmpfs_server.client() as c:
+        await data(c, "write", lang="en", path="a.md", content="# a\n" + "a" * 1000)
+        filler = inside / "filler.bin"
+        with open(filler, "wb") as f:  # fill the tmpfs, leaving 16 KB
+            free = os.statvfs(inside).f_bavail * os.statvfs(inside).f_frsize
+            f.write(b"\0" * max(0, free - 16_384))
+        before = (inside / "a.md").read_bytes()
+        for tool, args in (
+            ("append", {"path": "a.md", "content": "b" * 60_000}),
+            ("write", {"path": "a.md", "content": "# a\n" + "c" * 60_000}),
+            ("write", {"path": "new/b.md", "content": "# b\n" + "d" * 60_000}),
+        ):
+            with pytest.raises(ToolError) as info:
+                await c.call_tool(tool, {"lang": "en", **args})
+            text = str(info.value)
+            assert text.startswith("internal: no space is left on the disk"), text
+            assert "nothing was changed" in text
+        assert (inside / "a.md").read_bytes() == before
+        assert sorted(p.name for p in inside.iterdir()) == ["a.md", "filler.bin"]
+        filler.unlink()
+        await data(c, "append", lang="en", path="a.md", content="\nfits now\n")
+        assert (inside / "a.md").read_bytes() == before + b"\nfits now\n"

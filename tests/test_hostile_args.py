@@ -1,0 +1,107 @@
+"""Arguments that used to break the error contract: lone UTF-16 surrogates, 10,000 tags.
+
+Every refusal is a coded tool error (never an uncoded one or ``internal``), changes
+nothing, and the DEBUG line of the call is still written.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from helpers.snapshots import snapshot
+
+from indexer.core import Core
+from indexer.index.service import NoteIndex
+from indexer.settings import Settings
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from indexer.web.mcp import create_server
+from shared.workspace import Workspace
+
+LONE = "\ud800"
+# Each tool with its string arguments (a lone surrogate goes into each one in turn).
+CALLS: list[tuple[str, dict[str, object]]] = [
+    ("read", {"lang": "en", "path": "a.md"}),
+    ("write", {"lang": "en", "path": "a.md", "content": "# a\n", "if_match": "x"}),
+    ("stat", {"lang": "en", "path": "a.md"}),
+    ("append", {"lang": "en", "path": "a.md", "content": "more\n"}),
+    ("find", {"lang": "en", "pattern": "**/*.md", "path": ""}),
+    ("grep", {"lang": "en", "pattern": "alpha", "path": "", "glob": "**/*.md"}),
+    ("delete", {"lang": "en", "path": "a.md"}),
+    ("search", {"lang": "en", "query": "alpha", "type": "note", "path": ""}),
+]
+CASES = [
+    (tool, key)
+    for tool, args in CALLS
+    for key, value in args.items()
+    if isinstance(value, str) and key != "lang"
+] + [("search", "tags")]
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[tuple[Client, Path]]:
+    ws = Workspace(tmp_path / "ws")
+    settings = Settings(workspace=ws, max_file_bytes=1 << 20)
+    vault = Vault(Sandbox(ws), max_file_bytes=settings.max_file_bytes)
+    vault.write("en", "a.md", "# a\nalpha\n")
+    index = NoteIndex(ws)
+    index.open()
+    index.reconcile()
+    vault.listeners.append(index.note_changed)
+    try:
+        async with Client(create_server(Core(settings, vault, index))) as client:
+            yield client, tmp_path
+    finally:
+        index.close()
+
+
+class StrictStream(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler writing UTF-8 strictly, as a log file or a journal does; remembers errors."""
+
+    def __init__(self) -> None:
+        super().__init__(io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict"))
+        self.failed = 0
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.failed += 1
+
+
+@pytest.mark.parametrize(("tool", "key"), CASES)
+async def test_a_lone_surrogate_is_an_invalid_argument(
+    rig: tuple[Client, Path], tool: str, key: str
+) -> None:
+    client, root = rig
+    args = dict(next(args for name, args in CALLS if name == tool))
+    args[key] = [f"tag{LONE}"] if key == "tags" else f"x{LONE}y"
+    handler = StrictStream()
+    logger = logging.getLogger("indexer.tools")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.DEBUG)
+    before = snapshot(root)
+    try:
+        with pytest.raises(ToolError) as info:
+            await client.call_tool(tool, args)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    text = str(info.value)
+    assert text.startswith(("invalid_argument: ", "forbidden_path: ")), text
+    assert snapshot(root) == before
+    assert handler.failed == 0, "the DEBUG line of the call could not be written"
+
+
+async def test_ten_thousand_tags_are_an_invalid_argument(rig: tuple[Client, Path]) -> None:
+    client, _ = rig
+    tags = [f"t{n}" for n in range(10_000)]
+    with pytest.raises(ToolError) as info:
+        await client.call_tool("search", {"lang": "en", "query": "alpha", "tags": tags})
+    assert str(info.value).startswith("invalid_argument: "), str(info.value)
+    found = await client.call_tool("search", {"lang": "en", "query": "alpha", "tags": ["x"] * 50})
+    assert found.structured_content is not None

@@ -1,0 +1,280 @@
+"""Hostile and unlucky clients against a real ``indexer serve`` over raw sockets (loopback).
+
+The server runs with 1,024 file descriptors and short limits (1 s for headers, 2 s for
+a body, 10 sessions idle for at most 2 s, 30 requests in flight, 2 large bodies at a
+time), so each fault shows in seconds: half-sent requests past the descriptor limit, a
+body that never ends, a client gone mid-body, bodies past every cap, 20 concurrent
+4 MiB writes, abandoned sessions of the older protocol.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from fastmcp.exceptions import ToolError
+from helpers.indexer_process import QUIET_ENV, RunningIndexer, wait_for
+
+pytestmark = pytest.mark.e2e
+
+FDS = 1024
+LIMITS = {
+    "INDEXER_HEADER_TIMEOUT": "1",
+    "INDEXER_BODY_TIMEOUT": "2",
+    "INDEXER_MAX_SESSIONS": "10",
+    "INDEXER_SESSION_IDLE_TIMEOUT": "2",
+    "INDEXER_MAX_REQUESTS": "30",
+    "INDEXER_MAX_LARGE_BODIES": "2",
+}
+MiB = 1 << 20
+
+
+def _few_fds() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (FDS, FDS))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    ws = tmp_path_factory.mktemp("limits") / "ws"
+    ws.mkdir()
+    log_path = ws.parent / "serve.log"
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "indexer", "serve", "--workspace", str(ws)],
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+            env={**os.environ, **QUIET_ENV, **LIMITS},
+            preexec_fn=_few_fds,
+        )
+    url_file = ws / "indexer.mcp.url"
+
+    def url() -> str | None:
+        assert proc.poll() is None, log_path.read_text()
+        return url_file.read_text().strip() if url_file.exists() else None
+
+    running = RunningIndexer(ws, proc, wait_for(url, 30, what="the URL file"), None, log_path)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def port_of(server: RunningIndexer) -> int:
+    return int(server.url.rsplit(":", 1)[1].split("/")[0])
+
+
+def health(server: RunningIndexer, timeout: float = 1.0) -> bool:
+    conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=timeout)
+    try:
+        conn.request("GET", "/health")
+        return conn.getresponse().status == 200
+    except OSError:
+        return False
+    finally:
+        conn.close()
+
+
+def half_sent(port: int, body: bytes | None = None) -> socket.socket:
+    """A connection that sent part of a request: the headers (and part of the body) or
+    only some header lines."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    head = b"POST /api/v1/en/append HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+    if body is None:
+        sock.sendall(head + b"Content-Type: application/json\r\n")
+    else:
+        sock.sendall(head + b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+        sock.sendall(body)
+    return sock
+
+
+def closed_by_server(sock: socket.socket, within: float) -> bool:
+    """Whether the server closes ``sock`` within ``within`` seconds (any answer first)."""
+    sock.settimeout(within)
+    try:
+        while sock.recv(65536):
+            pass
+        return True
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+    finally:
+        sock.close()
+
+
+def tracebacks(server: RunningIndexer) -> int:
+    return server.log().count("Traceback")
+
+
+def test_half_sent_requests_past_the_descriptor_limit(server: RunningIndexer) -> None:
+    before = tracebacks(server)
+    port = port_of(server)
+    with ThreadPoolExecutor(32) as pool:
+        socks = list(pool.map(lambda _: half_sent(port), range(FDS + 200)))
+    try:
+        started = time.monotonic()
+        wait_for(lambda: health(server), 5, what="/health during the flood")
+        assert time.monotonic() - started < 5
+        assert len(os.listdir(f"/proc/{server.process.pid}/fd")) < FDS - 100
+        with ThreadPoolExecutor(32) as pool:
+            assert all(pool.map(lambda s: closed_by_server(s, 4), socks))
+    finally:
+        for sock in socks:
+            sock.close()
+    assert tracebacks(server) == before, server.log()[-3000:]
+
+
+def test_a_body_that_never_ends_is_cut_off(server: RunningIndexer) -> None:
+    sock = half_sent(port_of(server), body=b'{"path": "slow.md"')
+    assert closed_by_server(sock, 5)
+    assert not (server.workspace / "memory/languages/en/vault/slow.md").exists()
+
+
+def test_a_client_gone_mid_body_is_no_traceback(server: RunningIndexer) -> None:
+    before = tracebacks(server)
+    for path in (b"/mcp", b"/api/v1/en/append"):
+        sock = socket.create_connection(("127.0.0.1", port_of(server)))
+        sock.sendall(
+            b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n"
+            b'{"jsonrpc": "2.0", ' % path
+        )
+        time.sleep(0.2)
+        sock.close()
+    assert health(server)
+    time.sleep(0.3)
+    assert tracebacks(server) == before, server.log()[-3000:]
+
+
+def test_requests_past_the_in_flight_cap_get_503(server: RunningIndexer) -> None:
+    port = port_of(server)
+    held = [half_sent(port, body=b"{") for _ in range(int(LIMITS["INDEXER_MAX_REQUESTS"]))]
+    try:
+        time.sleep(0.3)
+        status, answer = rest(server, "GET", "/api/v1/status")
+        assert status == 503 and answer["error"]["code"] == "unavailable"
+        assert health(server)  # never refused
+    finally:
+        for sock in held:
+            sock.close()
+    wait_for(lambda: rest(server, "GET", "/api/v1/status")[0] == 200, 5, what="status again")
+
+
+def rest(server: RunningIndexer, method: str, path: str, body: bytes = b"") -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)
+    try:
+        headers = {"Content-Type": "application/json"} if body else {}
+        conn.request(method, path, body=body or None, headers=headers)
+        answer = conn.getresponse()
+        return answer.status, json.loads(answer.read() or b"{}")
+    finally:
+        conn.close()
+
+
+async def test_bodies_past_every_cap_answer_too_large(server: RunningIndexer) -> None:
+    quotes = '"\n' * (1_100_000)  # 2.2 MB of text, 4.4 MB once JSON-escaped
+    async with server.client() as c:
+        done = await c.call_tool("write", {"lang": "en", "path": "quotes.md", "content": quotes})
+        assert done.structured_content["size"] > 2_000_000
+        for size in (4 * MiB + 1, 26 * MiB):
+            with pytest.raises(ToolError) as info:
+                await c.call_tool("write", {"lang": "en", "path": "big.md", "content": "x" * size})
+            assert str(info.value).startswith("too_large: "), str(info.value)[:200]
+    body = json.dumps({"content": '"\n' * 1_750_000}).encode()  # 7 MB of JSON, 3.5 MB note
+    assert rest(server, "PUT", "/api/v1/en/notes/rest-quotes.md", body)[0] in (200, 201)
+    status, answer = rest(server, "PUT", "/api/v1/en/notes/huge.md", b" " * (26 * MiB))
+    assert status == 413 and answer["error"]["code"] == "too_large"
+
+
+def rss_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(field)
+
+
+def test_concurrent_large_writes_take_bounded_memory(server: RunningIndexer) -> None:
+    pid = server.process.pid
+    base = rss_kib(pid, "VmRSS")
+    body = json.dumps({"content": "# big\n" + "y" * (4 * MiB - 1000)}).encode()
+
+    def put(n: int) -> int:
+        return rest(server, "PUT", f"/api/v1/en/notes/big{n}.md", body)[0]
+
+    with ThreadPoolExecutor(20) as pool:
+        assert set(pool.map(put, range(20))) <= {200, 201}
+    peak = rss_kib(pid, "VmHWM") - base
+    after = rss_kib(pid, "VmRSS") - base
+    assert peak < 300 * 1024, f"peak {peak // 1024} MiB above the start"
+    assert after < 250 * 1024, f"{after // 1024} MiB kept after the writes"
+
+
+async def test_sessions_of_the_older_protocol_are_capped_and_expire(
+    server: RunningIndexer,
+) -> None:
+    async with contextlib.AsyncExitStack() as stack:
+        for _ in range(int(LIMITS["INDEXER_MAX_SESSIONS"])):
+            await stack.enter_async_context(server.client(mode="legacy"))
+        with pytest.raises(Exception):  # noqa: B017 - the SDK raises its own error here
+            async with server.client(mode="legacy") as extra:
+                await extra.call_tool("status", {})
+    port = port_of(server)
+    session = initialize_raw(port)  # abandoned: never closed
+    time.sleep(float(LIMITS["INDEXER_SESSION_IDLE_TIMEOUT"]) + 1.5)
+    listed = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    status, _ = post_mcp(port, listed, {"Mcp-Session-Id": session})
+    assert status == 404  # the idle session is gone
+
+
+def post_mcp(port: int, request: dict, headers: dict[str, str]) -> tuple[int, str | None]:
+    """POST one JSON-RPC request to /mcp; (status, the Mcp-Session-Id answered)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        conn.request(
+            "POST",
+            "/mcp",
+            body=json.dumps(request),
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "Mcp-Protocol-Version": "2025-11-25",
+                **headers,
+            },
+        )
+        answer = conn.getresponse()
+        answer.read()
+        return answer.status, answer.getheader("mcp-session-id")
+    finally:
+        conn.close()
+
+
+def initialize_raw(port: int) -> str:
+    """Open a session of the 2025 protocol and abandon it (no DELETE)."""
+    client = {"name": "raw", "version": "0"}
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+    status, session = post_mcp(port, request, {})
+    assert status == 200 and session, status
+    return session
+
+
+def test_a_lone_surrogate_in_a_rest_body_is_an_invalid_argument(server: RunningIndexer) -> None:
+    for path, body in (
+        ("/api/v1/en/notes/s.md", b'{"content": "# s\\n\\ud800\\n"}'),
+        ("/api/v1/en/append", b'{"path": "s.md", "content": "\\udfff"}'),
+    ):
+        method = "PUT" if "notes" in path else "POST"
+        status, answer = rest(server, method, path, body)
+        assert (status, answer["error"]["code"]) == (400, "invalid_argument"), answer
+    assert not (server.workspace / "memory/languages/en/vault/s.md").exists()

@@ -1,0 +1,69 @@
+"""Catching up: the Keeper (retries after failures, periodic passes while polling) and
+the watcher's Supervisor (polling while no observer can start, then starting one)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEventHandler
+
+from indexer.index.keeper import Keeper
+from indexer.index.observer import Supervisor
+from indexer.index.reconcile import ReconcileStats
+
+
+def eventually(check: Callable[[], object], what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def test_the_keeper_retries_until_a_pass_succeeds_and_polls_while_asked() -> None:
+    calls: list[float] = []
+    failures = [RuntimeError("database or disk is full")] * 2
+
+    def reconcile() -> ReconcileStats:
+        calls.append(time.monotonic())
+        if failures:
+            raise failures.pop()
+        return ReconcileStats()
+
+    polling = [False]
+    keeper = Keeper(reconcile, polling=lambda: polling[0], poll_seconds=0.05)
+    keeper.start()
+    try:
+        eventually(lambda: not keeper.partial, "a successful pass after two failures")
+        assert len(calls) == 3 and keeper.state()["last_error"] is None
+        keeper.behind("a test")
+        assert keeper.partial
+        eventually(lambda: not keeper.partial, "catching up again")
+        done = len(calls)
+        polling[0] = True
+        keeper.behind("polling now")  # wakes the thread, which then polls on its own
+        eventually(lambda: len(calls) >= done + 4, "periodic passes while polling")
+    finally:
+        keeper.stop()
+
+
+def test_a_watcher_that_cannot_start_polls_and_starts_later(tmp_path: Path) -> None:
+    lost: list[str] = []
+    root = tmp_path / "languages"  # missing: watching it fails
+    supervisor = Supervisor(root, FileSystemEventHandler(), lost.append)
+    supervisor.start()
+    try:
+        assert supervisor.state()["state"] == "polling"
+        assert lost == ["the file watcher could not start"]
+        supervisor.check()  # too early to retry
+        assert supervisor.state()["state"] == "polling"
+        root.mkdir()
+        supervisor._retry_at = 0.0  # the retry is due
+        supervisor.check()
+        state = supervisor.state()
+        assert (state["state"], state["restarts"]) == ("running", 1)
+        assert lost[-1] == "the file watcher stopped and was restarted"
+    finally:
+        supervisor.stop()

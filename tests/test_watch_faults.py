@@ -1,0 +1,118 @@
+"""The watcher under hostile trees and lost events: it never dies silently, the index
+never falls behind without saying so, and it catches up.
+
+Real watchdog observers, real inotify: a tree of 1,100 nested folders moved into a vault
+(or lying outside any vault at start-up), and an observer thread that dies. (The
+kernel's event queue overflowing is in test_faults_e2e.py.)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer.index.service import NoteIndex
+from shared.workspace import Workspace
+
+DEPTH = 1100
+
+
+def eventually(check: Callable[[], object], what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def put(ws: Workspace, rel: str, text: str, lang: str = "en") -> Path:
+    path = ws.vault_dir(lang) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def deep_tree(top: Path, depth: int = DEPTH) -> None:
+    """``top/d/d/.../d/deep.md``, made with relative ``mkdir`` (no path grows too long)."""
+    top.mkdir(parents=True)
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        with open(os.open("deep.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("# deep\nlost\n")
+    finally:
+        os.close(fd)
+
+
+def hits(index: NoteIndex, query: str) -> list[str]:
+    return sorted(h["path"] for h in index.search("en", query, limit=100)["results"])
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def live(ws: Workspace) -> Iterator[NoteIndex]:
+    put(ws, "start.md", "present at start")
+    index = NoteIndex(ws, debounce=0.02)
+    index.open()
+    index.start_background()
+    try:
+        eventually(lambda: index.ready, "the start-up reconcile")
+        yield index
+    finally:
+        index.close()
+
+
+def test_a_deep_tree_moved_in_does_not_kill_the_watcher(
+    ws: Workspace, live: NoteIndex, tmp_path: Path
+) -> None:
+    deep_tree(tmp_path / "staging" / "deep")
+    os.rename(tmp_path / "staging" / "deep", ws.vault_dir("en") / "deep")
+    put(ws, "after.md", "written after the deep tree arrived: plum")
+    eventually(lambda: hits(live, "plum") == ["after.md"], "a note written after the deep tree")
+    assert live.health()["watcher"]["state"] == "running"
+    eventually(lambda: not live.partial, "the index to catch up")
+
+
+def test_a_deep_tree_outside_any_vault_does_not_stop_start_up(ws: Workspace) -> None:
+    deep_tree(ws.languages_dir / "notalang")
+    put(ws, "start.md", "present at start")
+    index = NoteIndex(ws, debounce=0.02)
+    index.open()
+    try:
+        index.start_background()
+        eventually(lambda: index.ready, "the start-up reconcile")
+        put(ws, "later.md", "a later damson")
+        eventually(lambda: hits(index, "damson") == ["later.md"], "a note written later")
+        assert index.health()["watcher"]["state"] == "running"
+    finally:
+        index.close()
+
+
+def test_a_dead_observer_is_restarted_and_the_index_catches_up(
+    ws: Workspace, live: NoteIndex
+) -> None:
+    watcher = live._watcher
+    assert watcher is not None and watcher._observer is not None
+    observer = watcher._observer._observer
+    assert observer is not None
+    observer.stop()  # the thread ends, as it would after an unexpected error
+    observer.join(10)
+    put(ws, "while-dead.md", "written while nobody watched: quince")
+    eventually(lambda: live.health()["watcher"]["restarts"] == 1, "a restart of the watcher")
+    eventually(lambda: hits(live, "quince") == ["while-dead.md"], "the missed note")
+    put(ws, "after-restart.md", "written after the restart: medlar")
+    eventually(lambda: hits(live, "medlar") == ["after-restart.md"], "a note after the restart")
+    assert live.health()["watcher"]["state"] == "running"
+    eventually(lambda: not live.partial, "the index to catch up")

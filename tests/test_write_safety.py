@@ -1,0 +1,121 @@
+"""Writes that keep what they must: permissions and owner, other programs' edits, and
+plain words when the system refuses.
+
+The lost-update test runs ``bench/lost_update.py`` (the same experiment the benchmark
+reports) for a short time: an editor process saving every 2 ms, in place and by rename,
+while this process reads and writes with ``if_match``; no editor save may be lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from helpers.snapshots import snapshot
+
+from indexer.core import Core
+from indexer.settings import Settings
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from indexer.web.mcp import create_server
+from shared.workspace import Workspace
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Vault:
+    return Vault(Sandbox(Workspace(tmp_path / "ws")), max_file_bytes=1 << 20)
+
+
+def note_path(tmp_path: Path, rel: str) -> Path:
+    return tmp_path / "ws/memory/languages/en/vault" / rel
+
+
+def test_a_write_keeps_the_mode_of_the_note(vault: Vault, tmp_path: Path) -> None:
+    vault.write("en", "private.md", "# private\n")
+    path = note_path(tmp_path, "private.md")
+    path.chmod(0o600)
+    vault.write("en", "private.md", "# private\nagain\n")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.chmod(0o640)
+    etag = vault.read("en", "private.md")["etag"]
+    vault.write("en", "private.md", "# private\nthird\n", if_match=etag)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another owner")
+def test_a_write_keeps_the_owner_of_the_note(vault: Vault, tmp_path: Path) -> None:
+    vault.write("en", "theirs.md", "# theirs\n")
+    path = note_path(tmp_path, "theirs.md")
+    os.chown(path, 4242, 4343)
+    vault.write("en", "theirs.md", "# theirs\nedited\n")
+    info = path.stat()
+    assert (info.st_uid, info.st_gid) == (4242, 4343)
+
+
+def test_if_match_loses_no_save_of_an_editor() -> None:
+    args = ["--seconds", "1.5", "--period-ms", "2", "--json"]
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench/lost_update.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    for result in json.loads(done.stdout):
+        assert result["saves"] > 50 and result["writes"] > 0, result
+        assert result["lost"] == 0, result
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[Client]:
+    ws = Workspace(tmp_path / "ws")
+    settings = Settings(workspace=ws, max_file_bytes=1 << 20)
+    vault = Vault(Sandbox(ws), max_file_bytes=settings.max_file_bytes)
+    async with Client(create_server(Core(settings, vault))) as c:
+        yield c
+
+
+def immutable(path: Path, on: bool) -> bool:
+    """chattr +i/-i: refused even to root (EPERM); False where the tool or flag is missing."""
+    if shutil.which("chattr") is None:
+        return False
+    flag = "+i" if on else "-i"
+    return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
+
+
+async def test_a_refusal_by_the_system_says_so_and_changes_nothing(
+    client: Client, tmp_path: Path
+) -> None:
+    await client.call_tool("write", {"lang": "en", "path": "locked/a.md", "content": "# a\n"})
+    folder = note_path(tmp_path, "locked")
+    if not immutable(folder, True):
+        pytest.skip("chattr +i is not available here (no e2fsprogs, or a file system without it)")
+    try:
+        before = snapshot(tmp_path)
+        calls = [
+            ("write", {"path": "locked/a.md", "content": "# b\n"}),
+            ("write", {"path": "locked/new.md", "content": "# new\n"}),
+            ("delete", {"path": "locked/a.md"}),
+        ]
+        for tool, args in calls:
+            with pytest.raises(ToolError) as info:
+                await client.call_tool(tool, {"lang": "en", **args})
+            text = str(info.value)
+            assert text.startswith("forbidden_path: "), text
+            assert "permission denied" in text and "nothing was changed" in text
+            assert str(tmp_path) not in text
+        assert snapshot(tmp_path) == before
+    finally:
+        immutable(folder, False)
