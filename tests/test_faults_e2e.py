@@ -66,14 +66,17 @@ def file_size_limit(pid: int, limit: int) -> Iterator[None]:
 
 
 async def test_index_write_failures_say_partial_and_catch_up(server: RunningIndexer) -> None:
+    """The index's files made immutable (``chattr +i``: refused even to root) while notes
+    are written: the writes (and their history) succeed, the index says it is behind,
+    and catches up once it can be written again."""
     lang = "fi"
+    index_files = [server.workspace / ".indexer" / f"index.sqlite{end}" for end in ("", "-wal")]
     async with server.client() as c:
         await data(c, "write", lang=lang, path="first.md", content="# first\nbefore\n")
-        with file_size_limit(server.process.pid, 4096):
+        with immutable(index_files):
             for n in range(10):
                 text = f"# note {n}\nzucchini word{n}\n"
-                done = await data(c, "write", lang=lang, path=f"n{n}.md", content=text)
-                assert done["size"] < 4096
+                await data(c, "write", lang=lang, path=f"n{n}.md", content=text)
             status = await data(c, "status")
             assert status.get("index_partial") is True, status
             assert "index" in (status["sync"]["reason"] or ""), status["sync"]
@@ -88,6 +91,23 @@ async def test_index_write_failures_say_partial_and_catch_up(server: RunningInde
         assert (await data(c, "status")).get("index_partial") is False
 
 
+@contextlib.contextmanager
+def immutable(paths: list[Path]) -> Iterator[None]:
+    """``chattr +i`` on ``paths`` for the block; skips the test where that cannot be set."""
+    if shutil.which("chattr") is None:
+        pytest.skip("chattr (e2fsprogs) is not installed")
+    done: list[Path] = []
+    try:
+        for path in paths:
+            if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+                pytest.skip(f"this file system cannot make {path.name} immutable")
+            done.append(path)
+        yield
+    finally:
+        for path in done:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
 async def test_a_failed_append_leaves_no_fragment(server: RunningIndexer) -> None:
     lang = "fj"
     note = vault(server.workspace, lang) / "log.md"
@@ -98,7 +118,10 @@ async def test_a_failed_append_leaves_no_fragment(server: RunningIndexer) -> Non
         with limit, pytest.raises(ToolError) as info:
             await c.call_tool("append", {"lang": lang, "path": "log.md", "content": "y" * 60_000})
         text = str(info.value)
-        assert text.startswith("too_large: ") and "nothing was changed" in text, text
+        # The limit hits the note (cut back: too_large) or, first, the history that must
+        # record the change (refused before the note is touched): nothing changed either way.
+        assert text.startswith(("too_large: ", "internal: the history could not record"))
+        assert "nothing was changed" in text, text
         assert note.read_bytes() == before
         await data(c, "append", lang=lang, path="log.md", content="\nnext\n")
         assert note.read_bytes() == before + b"\nnext\n"
@@ -206,3 +229,27 @@ async def test_a_full_disk_is_said_plainly_and_changes_nothing(
         filler.unlink()
         await data(c, "append", lang="en", path="a.md", content="\nfits now\n")
         assert (inside / "a.md").read_bytes() == before + b"\nfits now\n"
+
+
+def test_an_append_cut_short_by_the_system_is_cut_back(tmp_path: Path) -> None:
+    """``fsops.append_at`` in a process whose file size limit stops it part way: the
+    error goes up and the file keeps exactly its old bytes (no torn fragment)."""
+    note = tmp_path / "log.md"
+    note.write_bytes(b"# log\n" + b"x" * 20_000)
+    before = note.read_bytes()
+    script = (
+        "import errno, os, resource, signal, sys\n"
+        "from indexer.vault import fsops\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        f"limit = {len(before) + 16_384}\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))\n"
+        "fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)\n"
+        "try:\n"
+        "    fsops.append_at(fd, 'log.md', b'y' * 60_000, create=False)\n"
+        "except OSError as err:\n"
+        "    sys.exit(0 if err.errno == errno.EFBIG else 3)\n"
+        "sys.exit(2)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert note.read_bytes() == before

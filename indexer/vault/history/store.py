@@ -43,7 +43,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -63,7 +63,7 @@ from indexer.vault.history.rows import (
     reason_tag,
     version_of,
 )
-from shared.errors import HistoryStoreError
+from shared.errors import HistoryStoreError, StorageError
 
 log = logging.getLogger("indexer.history")
 EtagOf = Callable[[bytes], str]
@@ -426,28 +426,30 @@ class HistoryStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """The writer connection, with the lock held and a transaction open (which also
-        clears the pending marks of changes done since the last one)."""
+        clears the pending marks of changes done since the last one). A failure of SQLite
+        itself (a full disk, an I/O error) rolls back and becomes ``StorageError``: the
+        change it was recording is not made."""
         with self._lock:
             conn = self._writer
             if conn is None:
                 raise HistoryStoreError("the history is not open for writing")
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as err:
-                raise HistoryStoreError(f"the history cannot be written ({err})") from None
             settled = self._settled
             try:
-                if settled:
-                    marks = ",".join("?" * len(settled))
-                    conn.execute(f"UPDATE versions SET pending = 0 WHERE id IN ({marks})", settled)
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            try:
-                conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    if settled:
+                        marks = ",".join("?" * len(settled))
+                        conn.execute(
+                            f"UPDATE versions SET pending = 0 WHERE id IN ({marks})", settled
+                        )
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                    raise
             except sqlite3.Error as err:
-                raise HistoryStoreError(f"the history cannot be written ({err})") from None
+                raise _unwritable(err) from None
             if settled:
                 self._settled = []
 
@@ -475,3 +477,13 @@ class HistoryStore:
             raise HistoryStoreError(f"the history cannot be read ({err})") from None
         finally:
             self._readers.put(conn)
+
+
+def _unwritable(err: sqlite3.Error) -> StorageError:
+    """The coded error for a history write SQLite refused."""
+    full = getattr(err, "sqlite_errorname", "") == "SQLITE_FULL"
+    why = "the disk is full" if full else f"the disk failed the write: {err}"
+    return StorageError(
+        f"the history could not record this change ({why}); nothing was changed",
+        http_status=507 if full else 500,
+    )
