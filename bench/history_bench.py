@@ -63,7 +63,7 @@ def setup(root: Path, history: bool, *, index: bool = True) -> Iterator[Vault]:
     notes = NoteIndex(ws) if index else None
     if notes is not None:
         notes.open()
-        vault.listeners.append(notes.note_changed)
+        vault.index_sync = notes
     try:
         yield vault
     finally:

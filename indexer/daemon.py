@@ -99,7 +99,7 @@ def build_core(settings: Settings) -> Core:
     except BaseException:
         history.close()
         raise
-    vault.listeners.append(index.note_changed)
+    vault.index_sync = index  # writes indexed before they return, appends before a read
     vault.grep_planner = index.grep_plan
     index.change_listeners.append(external_change_recorder(vault))
     model = JobModel(settings.model) if settings.model is not None else None

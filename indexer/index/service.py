@@ -3,7 +3,9 @@
 One writer connection behind a lock (every write reads the disk under that lock, so
 the newest content always wins), a pool of reader connections (WAL lets them read
 while a write is under way), and a background thread that reconciles with disk at
-start-up while a watchdog observer feeds it external edits. Thread-safe.
+start-up while a watchdog observer feeds it external edits. The tools' changes come
+through ``tool_changes`` (writes by group commit, appends deferred until the next read
+of the index). Thread-safe.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
+from indexer.index.tool_changes import Key, Told, ToolChanges
 from indexer.index.watcher import VaultWatcher
 from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang
@@ -97,6 +100,7 @@ class NoteIndex:
         self._cache_lock = threading.Lock()
         self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
         self._recent_cache: tuple[tuple[str, int, str, int], list[dict]] | None = None
+        self._tool = ToolChanges(self._sync_tool_changes, self._tell_all)
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -134,6 +138,7 @@ class NoteIndex:
         if self._keeper is not None:
             self._keeper.stop()
             self._keeper = None
+        self._tool.stop()  # the appends not indexed yet
         with self._lock:
             for conn in self._connections:
                 conn.close()
@@ -198,6 +203,7 @@ class NoteIndex:
 
     def reconcile(self, progress: Progress | None = None) -> ReconcileStats:
         """Make the index equal to disk (blocking); marks the index ready."""
+        self._tool.flush()  # the tools' appends are told as theirs
         self._set_state("reconcile_running", "1")
         stats = reconcile.reconcile_all(
             self._write, self.workspace, stop=self._stopping.is_set, progress=progress
@@ -210,7 +216,10 @@ class NoteIndex:
 
     def _tell(self, stats: ReconcileStats, source: str) -> None:
         """Tell the change listeners what changed; their failure is logged, never raised."""
-        for lang, path in stats.changed:
+        self._tell_all([(lang, path, source) for lang, path in stats.changed])
+
+    def _tell_all(self, told: Told) -> None:
+        for lang, path, source in told:
             for listener in self.change_listeners:
                 try:
                     listener(lang, path, source)
@@ -231,17 +240,48 @@ class NoteIndex:
         return stats
 
     def note_changed(self, lang: str, relpath: str) -> None:
-        """A tool call wrote, appended or deleted ``lang``/``relpath``: sync it now."""
+        """A tool call wrote, appended or deleted ``lang``/``relpath``: sync it before
+        returning (concurrent calls share one transaction: ``tool_changes``)."""
         if self._writer is None or not reconcile.is_note_path(relpath):
             return
+        self._tool.changed((lang, relpath))
+
+    def note_appended(self, lang: str, relpath: str, etag: str) -> None:
+        """A tool call appended to ``lang``/``relpath`` (leaving ``etag``): sync it before
+        the next read of the index, or in the background soon."""
+        if self._writer is None or not reconcile.is_note_path(relpath):
+            return
+        self._tool.appended((lang, relpath), etag)
+
+    def flush(self) -> None:
+        """Index the appends made so far (every query does this first)."""
+        self._tool.flush()
+
+    def _sync_tool_changes(self, batch: dict[Key, str | None]) -> Told:
+        """Sync the files of ``batch`` in one transaction; a change whose file no longer
+        holds the bytes the tool left (``etag``) was made outside the tools meanwhile."""
         stats = ReconcileStats()
+        told: Told = []
         try:
             with self._write() as conn:
-                reconcile.sync_file(conn, self.workspace, lang, relpath, stats)
+                for lang, rel in batch:
+                    reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+                for lang, rel in stats.changed:
+                    etag = batch.get((lang, rel))
+                    source = "tool"
+                    if etag is not None:
+                        row = conn.execute(
+                            "SELECT hash FROM notes WHERE lang = ? AND path = ?", (lang, rel)
+                        ).fetchone()
+                        source = "tool" if row is None or row[0] == etag else "watcher"
+                    told.append((lang, rel, source))
         except (sqlite3.Error, OSError) as err:
-            log.warning("could not index %s/%s: %s", lang, relpath, err)
+            log.warning("could not index %d changed file(s): %s", len(batch), err)
             self.mark_behind(f"a write to the index failed ({err})")
-        self._tell(stats, "tool")
+            return []
+        for lang, path, reason in stats.invalid:
+            log.debug("%s/%s: %s", lang, path, reason)
+        return told
 
     def _apply_changes(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
         """Sync what the watcher saw; a batch that fails leaves the index behind."""
@@ -255,6 +295,11 @@ class NoteIndex:
         """Sync single files, and folders (created, moved, gone)."""
         if self._writer is None:
             return
+        if folders:
+            self._tool.flush()  # a folder's sync covers its appended notes: the tools'
+        # A file with an append not indexed yet is the flush's to sync (and to tell apart
+        # from an outside change by its etag).
+        files = {key for key in files if not self._tool.pending(key)}
         stats = ReconcileStats()
         with self._write() as conn:
             for lang, rel in sorted(files):
@@ -362,6 +407,7 @@ class NoteIndex:
         """The ``limit`` most recently changed notes of ``lang`` (below folder ``path``),
         newest first, with their bodies: {path, title, type, body}."""
         check_lang(lang)
+        self._tool.flush()
         key = (lang, limit, path, self._generation)  # before the snapshot, as _indexed
         cached = self._recent_cache
         if cached is not None and cached[0] == key and not self._readonly:
@@ -408,7 +454,8 @@ class NoteIndex:
                 sql += f" AND instr({text}, ?) > 0"
                 params.append(query.literal)
         generation = self._generation  # before the snapshot: a cache never claims more
-        with self._read() as conn:
+        # No flush: a file with an append not indexed yet differs from its row, so it is read.
+        with self._read(flush=False) as conn:
             try:
                 candidates = {p for (p,) in conn.execute(sql, params)}
             except sqlite3.OperationalError:
@@ -523,7 +570,11 @@ class NoteIndex:
             self._generation += 1
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self, *, flush: bool = True) -> Iterator[sqlite3.Connection]:
+        """A reader connection with one snapshot, after the pending appends are indexed
+        (read-your-writes)."""
+        if flush:
+            self._tool.flush()
         try:
             conn = self._readers.get_nowait()
         except queue.Empty:

@@ -34,6 +34,7 @@ from pathlib import PurePosixPath
 from typing import Any, Protocol
 
 from indexer.vault import fsops, moves, timeline
+from indexer.vault.digests import Digests
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.recording import Recorder, check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
@@ -70,6 +71,15 @@ class GrepPlan(Protocol):
 GrepPlanner = Callable[[str, str, bool, bool], GrepPlan | None]
 
 
+class IndexSync(Protocol):
+    """The index's side of the tools' changes: a change is indexed before the call
+    returns; an append may be indexed later, but before anything reads the index."""
+
+    def note_changed(self, lang: str, relpath: str) -> None: ...
+
+    def note_appended(self, lang: str, relpath: str, etag: str) -> None: ...
+
+
 class Vault:
     """The tools' logic over every lang's vault of one workspace."""
 
@@ -86,7 +96,9 @@ class Vault:
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.recorder = Recorder(history, lambda: self.clock())
         self.listeners: list[ChangeListener] = []
+        self.index_sync: IndexSync | None = None  # told first, before the listeners
         self.grep_planner: GrepPlanner | None = None
+        self.digests = Digests()
         # A grep stops (truncated: true) past either budget, however slow its pattern.
         self.grep_max_seconds = GREP_MAX_SECONDS
         self.grep_max_bytes = GREP_MAX_BYTES
@@ -255,9 +267,15 @@ class Vault:
             fsops.check_if_match(if_match, existing)
             if target.is_note:
                 data = self._normalized(target, data.decode("utf-8"), existing)
-            etag = fsops.etag_of(data)
+            if target.is_asset:
+                etag, sha = fsops.etag_of(data), None
+            else:  # a text file: what its next append starts from
+                hashes = self.digests.of((target.lang, target.rel), data)
+                etag, sha = hashes.etag, hashes.sha
             if data != existing:
-                change = Change(target.lang, target.rel, "write", existing, data, after_etag=etag)
+                change = Change(
+                    target.lang, target.rel, "write", existing, data, after_etag=etag, after_sha=sha
+                )
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     place.commit(data, if_match=if_match)
             self._notify(target)
@@ -294,18 +312,35 @@ class Vault:
             if existing is None and not create:
                 raise NotFoundError(f"{target.rel} does not exist (create=false)")
             self._check_size(len(data) + (len(existing) if existing else 0))
+            key = (target.lang, target.rel)
             if existing is None and target.is_note and content.lstrip("\ufeff").startswith("---"):
                 whole = self._normalized(target, content, None)
-                etag = fsops.etag_of(whole)
-                change = Change(target.lang, target.rel, "append", None, whole, after_etag=etag)
+                hashes = self.digests.of(key, whole)
+                etag = hashes.etag
+                change = Change(
+                    target.lang,
+                    target.rel,
+                    "append",
+                    None,
+                    whole,
+                    after_etag=etag,
+                    after_sha=hashes.sha,
+                )
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     place.commit(whole)
                 size = len(whole)
             else:
                 expected = (existing or b"") + data
-                etag = fsops.etag_of(expected)
+                hashes = self.digests.appended(key, existing or b"", data, expected)
+                etag = hashes.etag
                 change = Change(
-                    target.lang, target.rel, "append", existing, expected, after_etag=etag
+                    target.lang,
+                    target.rel,
+                    "append",
+                    existing,
+                    expected,
+                    after_etag=etag,
+                    after_sha=hashes.sha,
                 )
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     try:
@@ -319,9 +354,9 @@ class Vault:
                 whole, info = self._read_bytes(place)
                 size = info.st_size
                 if whole != expected:  # someone else wrote to the file meanwhile
-                    etag = fsops.etag_of(whole)
+                    etag = self.digests.of(key, whole).etag
                     self.recorder.observe(target.lang, target.rel, whole, unknown=True)
-            self._notify(target)
+            self._notify(target, appended=etag)
         return {"path": target.rel, "etag": etag, "size": size}
 
     def delete(
@@ -438,10 +473,22 @@ class Vault:
                 stack.enter_context(self._lock(target))
             yield
 
-    def _notify(self, target: Target, rel: str | None = None) -> None:
-        """Tell the listeners that ``rel`` (default: the target) changed; their failure
-        must not turn a done change into an error."""
+    def _notify(
+        self, target: Target, rel: str | None = None, *, appended: str | None = None
+    ) -> None:
+        """Tell the index, then the listeners, that ``rel`` (default: the target) changed
+        (``appended``: by an append, which left this etag); their failure must not turn
+        a done change into an error."""
         rel = target.rel if rel is None else rel
+        index = self.index_sync
+        if index is not None:
+            try:
+                if appended is None:
+                    index.note_changed(target.lang, rel)
+                else:
+                    index.note_appended(target.lang, rel, appended)
+            except Exception:
+                log.exception("the index failed to take the change of %s:%s", target.lang, rel)
         for listener in self.listeners:
             try:
                 listener(target.lang, rel)

@@ -128,8 +128,11 @@ def _whole(data: bytes, sha: bytes) -> Blob:
 
 
 def _delta(data: bytes, sha: bytes, base: bytes, base_id: int, base_depth: int) -> Blob:
-    head = common_prefix(data, base)
-    tail = common_suffix(data, base, len(data) - head, len(base) - head)
+    if len(data) > len(base) and data.startswith(base):  # an append: one memcmp
+        head, tail = len(base), 0
+    else:
+        head = common_prefix(data, base)
+        tail = common_suffix(data, base, len(data) - head, len(base) - head)
     packed = _deflate(data[head : len(data) - tail], window(base, head, tail) if base else None)
     return Blob(sha, len(data), DELTA, packed, base_depth + 1, base_id, head, tail)
 

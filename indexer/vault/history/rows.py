@@ -61,7 +61,7 @@ class Version:
 @dataclass(frozen=True, slots=True)
 class Change:
     """A file about to change: its bytes before and after (None: absent); the caller
-    may pass the etag of ``after`` when it has computed it anyway."""
+    may pass the etag and the sha256 of ``after`` when it has computed them anyway."""
 
     lang: str
     path: str
@@ -70,6 +70,7 @@ class Change:
     after: bytes | None
     other_path: str | None = None
     after_etag: str | None = None
+    after_sha: bytes | None = None
 
 
 @dataclass

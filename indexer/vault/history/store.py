@@ -353,7 +353,9 @@ class HistoryStore:
             etag=after_etag,
             prev_etag=before_etag,
             size=None if after is None else len(after),
-            blob=None if after is None else writes.encode(after, before, base_id, base_depth),
+            blob=None
+            if after is None
+            else writes.encode(after, before, base_id, base_depth, change.after_sha),
             data=after,
             other_path=change.other_path,
             version=number,

@@ -40,8 +40,15 @@ class Plan:
     row: Row
 
 
-def encode(data: bytes, base: bytes | None, base_id: int | None, base_depth: int) -> Blob:
-    return codec.encode(data, codec.sha_of(data), base, base_id, base_depth)
+def encode(
+    data: bytes,
+    base: bytes | None,
+    base_id: int | None,
+    base_depth: int,
+    sha: bytes | None = None,
+) -> Blob:
+    """The blob of ``data`` (``sha``: its sha256 when the caller knows it already)."""
+    return codec.encode(data, sha or codec.sha_of(data), base, base_id, base_depth)
 
 
 def etag_bytes(etag: str | None) -> bytes | None:

@@ -1,0 +1,493 @@
+"""Performance round 2 (issue 15): every goal in one run, each as a ratio to a floor.
+
+Run: ``python -m bench.perf_goals [--long]``. The short form (``make bench``) uses a
+10,000-note vault; ``--long`` (``make bench-long``) the 100,000-note one of the issue.
+Vaults are generated once (``bench/gen_vault.py``) and cached in ``--workdir`` with
+their index, so a second run starts at once. Floors measured in the same run: the MCP
+``echo`` tool (one client and eight), ``rg`` over the same files, the interpreter's
+own start.
+
+1. appends: p50 of ``append`` to a 1 KiB file and to a 1 MiB file beside ``echo``,
+   taking turns in rounds (the small file is written back to 1 KiB every round);
+   8 clients x 100 appends to one file (appends/s).
+2. concurrent writes: ``write`` p50 with 8 clients (each its own 2 KB note) beside
+   ``echo`` p50 with 8 clients.
+3. events end to end: the real ``MemoryWriter``, batches of one event (events/s), and
+   the tool calls each event cost (counted in the server's DEBUG log); then the one
+   call the server needs per event (``append(create=False)`` on the day file), for
+   the client change this bench recommends.
+4. search and grep at N notes: p50 of words, a phrase, 2- and 4-character CJK and
+   Thai queries beside ``echo``; grep of a selective literal beside ``rg -F``.
+5. start-up: exec to the URL file, and exec to the first tool answer, on an empty
+   workspace and on the N-note one (index present: a restart; and without one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script (bench/__main__.py does that)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fastmcp import Client
+
+from bench.gen_vault import generate
+from bench.index_search import pick_queries, rg_time
+
+QUIET = {
+    "FASTMCP_SHOW_SERVER_BANNER": "false",
+    "FASTMCP_CHECK_FOR_UPDATES": "off",
+    "FASTMCP_LOG_LEVEL": "ERROR",
+}
+ROUND = 20
+NOTE = "# Bench note\n\n" + ("Lorem ipsum dolor sit amet, consectetur adipiscing. " * 40)[:2000]
+EVENT = "\n## Event\n\n- time: 2026-11-29T10:00:00+00:00\n\nsomething happened ({i})\n"
+Row = tuple[str, str, str, str]  # figure, value (floor), ratio, goal
+
+
+# -- a server ----------------------------------------------------------------------------
+
+
+class Server:
+    """``indexer serve`` on a workspace, stderr to a log file next to it."""
+
+    def __init__(self, workspace: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        self.workspace = workspace
+        self.url_file = workspace / "indexer.mcp.url"
+        self.url_file.unlink(missing_ok=True)
+        workspace.mkdir(parents=True, exist_ok=True)
+        self.log_path = workspace.parent / f"serve-{workspace.name}.log"
+        self.started = time.perf_counter()
+        with open(self.log_path, "w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "indexer", "serve", "--workspace", str(workspace), *args],
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                env={**os.environ, **QUIET, "INDEXER_ECHO_TOOL": "1", **(env or {})},
+            )
+
+    def wait_url(self, timeout: float = 600) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.url_file.exists():
+                text = self.url_file.read_text()
+                if text.endswith("\n"):
+                    return text.strip()
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start: {self.log_path.read_text()}")
+            time.sleep(0.002)
+
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@contextlib.asynccontextmanager
+async def serving(workspace: Path, *args: str):  # type: ignore[no-untyped-def]
+    server = Server(workspace, *args)
+    try:
+        url = server.wait_url()
+        async with Client(url, timeout=600) as client:
+            yield server, client
+    finally:
+        server.stop()
+
+
+def p50(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def ratio(value: float, floor: float) -> str:
+    return f"{value / floor:.2f}x" if floor else "-"
+
+
+async def timed(call: Callable[[], Awaitable[Any]]) -> float:
+    began = time.perf_counter()
+    await call()
+    return time.perf_counter() - began
+
+
+async def wait_ready(client: Client) -> None:
+    deadline = time.monotonic() + 1800
+    while not ((await client.call_tool("status", {})).structured_content or {}).get("index_ready"):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the index never became ready")
+        await asyncio.sleep(0.1)
+
+
+# -- 1, 2: appends and writes ------------------------------------------------------------
+
+
+def day_text(size: int) -> str:
+    """A day file of ``size`` bytes: a preamble and event sections."""
+    parts = ["---\ntitle: Events\ntype: events\ntags: [events]\n---\n# Events\n"]
+    total, i = len(parts[0]), 0
+    while total < size:
+        section = EVENT.format(i=i) + f"word{i % 997} text{i % 113} more words here.\n"
+        parts.append(section)
+        total += len(section)
+        i += 1
+    return "".join(parts)[:size].rsplit("\n", 1)[0] + "\n"
+
+
+async def appends_and_writes(root: Path, calls: int) -> tuple[list[Row], dict[str, float]]:
+    rows: list[Row] = []
+    figures: dict[str, float] = {}
+    small, big = day_text(1024), day_text(1 << 20)
+    async with serving(root / "appends") as (_, client):
+        en = {"lang": "en"}
+        await client.call_tool("write", {**en, "path": "events/small.md", "content": small})
+        await client.call_tool("write", {**en, "path": "events/big.md", "content": big})
+        samples: dict[str, list[float]] = {"echo": [], "small": [], "big": []}
+        calls_of = {
+            "echo": lambda i: client.call_tool("echo", {"text": "x"}),
+            "small": lambda i: client.call_tool(
+                "append", {**en, "path": "events/small.md", "content": EVENT.format(i=i)}
+            ),
+            "big": lambda i: client.call_tool(
+                "append", {**en, "path": "events/big.md", "content": EVENT.format(i=i)}
+            ),
+        }
+        for call in calls_of.values():  # warm-up
+            for i in range(5):
+                await call(i)
+        for start in range(0, calls, ROUND):
+            await client.call_tool("write", {**en, "path": "events/small.md", "content": small})
+            for name, call in calls_of.items():
+                for i in range(start, start + ROUND):
+                    samples[name].append(await timed(lambda: call(i)))  # noqa: B023
+        echo, small_p50, big_p50 = (p50(samples[k]) for k in ("echo", "small", "big"))
+        figures.update(echo1=echo, append_small=small_p50, append_big=big_p50)
+        rows += [
+            ("echo p50 ms, 1 client (floor)", f"{echo:.2f}", "1.00x", ""),
+            ("append p50 ms, 1 KiB file", f"{small_p50:.2f}", ratio(small_p50, echo), "<= 3x echo"),
+            ("append p50 ms, 1 MiB file", f"{big_p50:.2f}", ratio(big_p50, echo), "<= 3x echo"),
+            (
+                "append p50 1 MiB / 1 KiB",
+                f"{big_p50:.2f} / {small_p50:.2f}",
+                ratio(big_p50, small_p50),
+                "<= 1.5x",
+            ),
+        ]
+
+    async with serving(root / "concurrent") as (server, _):
+        url = server.wait_url()
+
+        async def client_loop(n: int, tool: str, count: int) -> list[float]:
+            out = []
+            async with Client(url, timeout=120) as c:
+                for i in range(-3, count):
+                    args: dict[str, Any]
+                    if tool == "echo":
+                        args = {"text": "x"}
+                    elif tool == "write":
+                        args = {**en, "path": f"items/w{n}.md", "content": f"{NOTE}\n{i}\n"}
+                    else:
+                        args = {**en, "path": "events/day.md", "content": EVENT.format(i=i)}
+                    took = await timed(lambda: c.call_tool(tool, args))  # noqa: B023
+                    if i >= 0:
+                        out.append(took)
+            return out
+
+        async def eight(tool: str, count: int) -> tuple[list[float], float]:
+            began = time.perf_counter()
+            got = await asyncio.gather(*(client_loop(n, tool, count) for n in range(8)))
+            return [s for r in got for s in r], time.perf_counter() - began
+
+        echo8: list[float] = []
+        write8: list[float] = []
+        for _ in range(max(1, calls // 100)):  # take turns, so noise hits both alike
+            echo8 += (await eight("echo", 50))[0]
+            write8 += (await eight("write", 50))[0]
+        appended, wall = await eight("append", 100)
+        rate = len(appended) / wall
+        echo8_p50, write8_p50 = p50(echo8), p50(write8)
+        figures.update(echo8=echo8_p50, write8=write8_p50, append8_rate=rate)
+        rows += [
+            ("echo p50 ms, 8 clients (floor)", f"{echo8_p50:.2f}", "1.00x", ""),
+            (
+                "write p50 ms, 8 clients",
+                f"{write8_p50:.2f}",
+                ratio(write8_p50, echo8_p50),
+                "<= 3x echo",
+            ),
+            ("8 clients x 100 appends, one file", f"{rate:.0f} /s", "", ">= 150 /s"),
+        ]
+    return rows, figures
+
+
+# -- 3: events end to end ----------------------------------------------------------------
+
+
+def tool_calls(log: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in log.splitlines():
+        if " tool=" in line:
+            name = line.split(" tool=", 1)[1].split(" ", 1)[0]
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+async def events(root: Path, count: int) -> tuple[list[Row], dict[str, float]]:
+    from agent_client import ClientSettings, CollectingNoticeSink, MemoryEntry, MemoryWriter
+
+    ws = root / "events"
+    server = Server(ws, "--log-level", "DEBUG")
+    rows: list[Row] = []
+    try:
+        url = server.wait_url()
+        settings = ClientSettings(workspace=ws, tz=UTC)
+        sink = CollectingNoticeSink()
+        writer = MemoryWriter(settings, sink)
+        when = datetime(2026, 11, 29, 12, tzinfo=UTC)
+
+        def entry(i: int) -> MemoryEntry:
+            return MemoryEntry("en", "event", f"event {i}", f"something happened ({i})", [], when)
+
+        writer.submit([entry(-1)])  # connects, writes the day file's preamble
+        assert writer.flush(120)
+        before = tool_calls(server.log())
+        started = time.perf_counter()
+        for i in range(count):
+            writer.submit([entry(i)])
+        assert writer.flush(600)
+        rate = count / (time.perf_counter() - started)
+        writer.close()
+        failed = [n for n in sink.notices if not n.ok]
+        if failed:
+            raise RuntimeError(f"{len(failed)} events failed, e.g. {failed[0].error}")
+        after = tool_calls(server.log())
+        spent = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+        per_event = sum(spent.values()) / count
+        shown = ", ".join(f"{k} {v / count:g}" for k, v in sorted(spent.items()) if v)
+        # What the server can do per event: one append on the day file, one session.
+        day = "events/2026/11/29.md"
+        async with Client(url, timeout=120) as client:
+            args = {"lang": "en", "path": day, "create": False}
+            began = time.perf_counter()
+            for i in range(count):
+                content = EVENT.format(i=i)
+                await client.call_tool("append", {**args, "content": content})
+            one_call = count / (time.perf_counter() - began)
+    finally:
+        server.stop()
+    rows += [
+        (
+            "events/s, MemoryWriter, batches of 1",
+            f"{rate:.0f} /s",
+            "",
+            ">= 50 /s",
+        ),
+        ("MCP calls per event (client today)", f"{per_event:.2f} ({shown})", "", "<= 3"),
+        ("events/s, 1 append per event (recommended)", f"{one_call:.0f} /s", "", ">= 50 /s"),
+    ]
+    return rows, {"events_rate": rate, "calls_per_event": per_event, "one_call_rate": one_call}
+
+
+# -- 4: search and grep at N notes -------------------------------------------------------
+
+KINDS = (
+    ("english", "word"),
+    ("phrase", "phrase"),
+    ("cjk2", "2-char CJK"),
+    ("cjk4", "4-char CJK"),
+    ("thai3", "3-char Thai"),
+    ("thai6", "6-char Thai"),
+)
+
+
+async def search_and_grep(
+    root: Path, vault: Path, notes: int, rounds: int
+) -> tuple[list[Row], dict[str, float]]:
+    queries = pick_queries(vault)
+    rows: list[Row] = []
+    figures: dict[str, float] = {}
+    async with serving(root) as (_, client):
+        await wait_ready(client)
+        samples: dict[str, list[float]] = {"echo": []}
+        calls: dict[str, Callable[[], Awaitable[Any]]] = {
+            "echo": lambda: client.call_tool("echo", {"text": "x"})
+        }
+
+        def search(query: str) -> Callable[[], Awaitable[Any]]:
+            return lambda: client.call_tool("search", {"lang": "en", "query": query})
+
+        for kind, _ in KINDS:
+            samples[kind] = []
+            calls[kind] = search(queries[kind])
+        for call in calls.values():
+            for _ in range(3):
+                await call()
+        for _ in range(0, rounds, ROUND):
+            for name, call in calls.items():
+                for _ in range(ROUND):
+                    samples[name].append(await timed(call))
+        grep_args = {"lang": "en", "pattern": queries["rare"], "fixed": True, "limit": 10000}
+        grep: list[float] = []
+        matches = 0
+        for _ in range(5):
+            began = time.perf_counter()
+            result = await client.call_tool("grep", grep_args)
+            grep.append(time.perf_counter() - began)
+            matches = len(result.structured_content["matches"])
+    echo = p50(samples["echo"])
+    figures["echo_search"] = echo
+    rows.append((f"echo p50 ms (floor), N={notes:,}", f"{echo:.2f}", "1.00x", ""))
+    for kind, label in KINDS:
+        value = p50(samples[kind])
+        figures[f"search_{kind}"] = value
+        figure = f"search {label} p50 ms [{queries[kind]}]"
+        rows.append((figure, f"{value:.2f}", ratio(value, echo), "<= 2x"))
+    rg, rg_count = rg_time(vault, queries["rare"])
+    grep_ms = p50(grep)
+    figures["grep"] = grep_ms
+    if rg is None:
+        rows.append(("grep literal ms (rg missing)", f"{grep_ms:.1f}", "-", "<= rg"))
+    else:
+        figures["rg"] = rg * 1000
+        rows.append(
+            (
+                f"grep literal ms (rg), {matches}/{rg_count} lines",
+                f"{grep_ms:.1f} ({rg * 1000:.1f})",
+                ratio(grep_ms, rg * 1000),
+                "<= 1x rg",
+            )
+        )
+    return rows, figures
+
+
+# -- 5: start-up -------------------------------------------------------------------------
+
+
+async def start_once(workspace: Path) -> tuple[float, float]:
+    """Seconds from exec to the URL file, and to the first tool answer."""
+    server = Server(workspace)
+    try:
+        url = server.wait_url(timeout=120)
+        to_url = time.perf_counter() - server.started
+        async with Client(url, timeout=120) as client:
+            await client.call_tool("echo", {"text": "x"})
+        to_answer = time.perf_counter() - server.started
+    finally:
+        server.stop()
+    return to_url, to_answer
+
+
+def interpreter_start() -> float:
+    runs = []
+    for _ in range(5):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        runs.append(time.perf_counter() - began)
+    return statistics.median(runs)
+
+
+async def startup(root: Path, vault_ws: Path, notes: int, runs: int) -> list[Row]:
+    floor = interpreter_start()
+    rows: list[Row] = [("python -c pass s (floor)", f"{floor:.3f}", "", "")]
+    empty = root / "empty"
+    cases: list[tuple[str, Path, str, Callable[[], None]]] = [
+        ("empty workspace", empty, "<= 1.0 s", lambda: None),
+        (f"{notes:,} notes, index present", vault_ws, "<= 1.5 s", lambda: None),
+    ]
+    copy = root / "fresh"
+    if notes <= 10_000:  # a first start needs its own copy of the vault (and no index)
+
+        def no_index() -> None:
+            shutil.rmtree(copy / ".indexer", ignore_errors=True)
+
+        if not copy.exists():
+            shutil.copytree(vault_ws / "memory", copy / "memory")
+        cases.append((f"{notes:,} notes, no index yet", copy, "<= 1.5 s", no_index))
+    if not (vault_ws / ".indexer" / "index.sqlite").exists():
+        async with serving(vault_ws) as (_, client):  # a restart is what is measured
+            await wait_ready(client)
+    for label, workspace, goal, prepare in cases:
+        urls, answers = [], []
+        for _ in range(runs):
+            prepare()
+            to_url, to_answer = await start_once(workspace)
+            urls.append(to_url)
+            answers.append(to_answer)
+        url_s, answer_s = statistics.median(urls), statistics.median(answers)
+        rows.append((f"start {label}: exec->URL file s", f"{url_s:.2f}", "", goal))
+        rows.append((f"start {label}: exec->first answer s", f"{answer_s:.2f}", "", "-"))
+    return rows
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+def print_rows(title: str, rows: list[Row]) -> None:
+    print(f"\n{title}")
+    header = ("figure", "value", "ratio", "goal")
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(4)]
+    for row in (header, tuple("-" * w for w in widths), *rows):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+async def run(args: argparse.Namespace) -> None:
+    notes = args.notes or (100_000 if args.long else 10_000)
+    calls = args.calls or (400 if args.long else 200)
+    vault_ws = args.workdir / f"n{notes}"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sections = args.only or ["appends", "events", "search", "startup"]
+        if "appends" in sections:
+            rows, _ = await appends_and_writes(root, calls)
+            print_rows("Appends and writes (one server per part)", rows)
+        if "events" in sections:
+            rows, _ = await events(root, calls)
+            print_rows("Events end to end (real MemoryWriter, batches of one)", rows)
+        if "search" in sections or "startup" in sections:
+            began = time.perf_counter()
+            vault = generate(vault_ws, notes)
+            print(f"(vault of {notes:,} notes ready in {time.perf_counter() - began:.0f} s)")
+        if "search" in sections:
+            rows, _ = await search_and_grep(vault_ws, vault, notes, args.rounds)
+            print_rows(f"Search and grep at {notes:,} notes", rows)
+        if "startup" in sections:
+            rows = await startup(args.workdir, vault_ws, notes, args.starts)
+            print_rows("Start-up (median of runs)", rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--long", action="store_true", help="the 100,000-note form")
+    parser.add_argument("--notes", type=int, help="vault size (default 10,000; --long 100,000)")
+    parser.add_argument("--calls", type=int, help="calls per latency figure")
+    parser.add_argument("--rounds", type=int, default=100, help="calls per search figure")
+    parser.add_argument("--starts", type=int, default=5, help="starts per start-up figure")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/vault-memory-bench"))
+    parser.add_argument(
+        "--only", nargs="+", choices=("appends", "events", "search", "startup"), help="parts"
+    )
+    args = parser.parse_args(argv)
+    asyncio.run(run(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

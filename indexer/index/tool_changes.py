@@ -1,0 +1,154 @@
+"""How the tools' changes reach the index: writes by group commit, appends deferred.
+
+A write (``changed``) is indexed before its tool call returns (read-your-writes).
+Concurrent writes share one transaction: the first to arrive leads and commits every
+change queued so far; the others wait for that commit (or lead the next one) and
+return once their own change is in. A path queued twice is synced once.
+
+An append (``appended``) only marks its file pending: re-indexing a day file costs
+its whole size (its words and trigrams are rebuilt), while an append must cost the
+same on any file. The pending files are indexed by a background flush, at most
+``delay`` after the append, the delay growing with what the last flush cost (so
+flushing never takes more than about a tenth of a CPU), and by anything that reads
+the index first (``flush``), so a search right after an append finds its text. grep
+needs no flush: a file whose size or mtime differ from its row is read anyway.
+
+Each pending append keeps the etag the tool left: when the file holds other bytes by
+the time it is indexed, someone changed it outside the tools meanwhile, and the change
+is told as the watcher's (history records it as such).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+log = logging.getLogger("indexer.index")
+
+Key = tuple[str, str]  # (lang, path)
+Told = list[tuple[str, str, str]]  # (lang, path, source)
+# Sync a batch {key: etag left by the tool (None: a write)} in one transaction; returns
+# what changed and from where. Never raises (a failure marks the index behind).
+Sync = Callable[[dict[Key, str | None]], Told]
+Tell = Callable[[Told], None]
+
+MIN_DELAY = 0.2
+MAX_DELAY = 10.0
+COST_SHARE = 10  # wait this many times what the last flush took
+
+
+class ToolChanges:
+    """The queue of changes made through the tools, not yet in the index."""
+
+    def __init__(
+        self,
+        sync: Sync,
+        tell: Tell,
+        *,
+        min_delay: float = MIN_DELAY,
+        max_delay: float = MAX_DELAY,
+    ) -> None:
+        self._sync = sync
+        self._tell = tell
+        self._min_delay = min_delay
+        self._max_delay = max_delay
+        self._delay = min_delay
+        self._queue_lock = threading.Lock()
+        self._writes: dict[Key, str | None] = {}
+        self._writes_queued = 0
+        self._writes_done = 0
+        self._commit_lock = threading.Lock()  # held by the leader of a group commit
+        self._appends: dict[Key, str | None] = {}
+        self._appends_queued = 0
+        self._appends_done = 0
+        self._flush_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- writes ------------------------------------------------------------------------
+
+    def changed(self, key: Key) -> None:
+        """Index ``key`` now; returns once that is committed (by us or a leader)."""
+        with self._queue_lock:
+            self._writes_queued += 1
+            ticket = self._writes_queued
+            self._writes[key] = None
+        told: Told = []
+        with self._commit_lock:
+            if self._writes_done < ticket:
+                with self._queue_lock:
+                    batch, self._writes = self._writes, {}
+                    upto = self._writes_queued
+                told = self._sync(batch)
+                self._writes_done = upto
+        if told:
+            self._tell(told)
+
+    # -- appends -----------------------------------------------------------------------
+
+    def appended(self, key: Key, etag: str) -> None:
+        """``key`` was appended to (leaving ``etag``): index it soon, or before a read."""
+        with self._queue_lock:
+            self._appends_queued += 1
+            self._appends[key] = etag
+        self._wake.set()
+        if self._thread is None:
+            self._start()
+
+    def pending(self, key: Key) -> bool:
+        """Whether ``key`` waits for a flush (the watcher leaves it to the flush)."""
+        with self._queue_lock:
+            return key in self._appends
+
+    def flush(self) -> None:
+        """Index every append made so far (returns at once when there is none)."""
+        wanted = self._appends_queued
+        if self._appends_done >= wanted:
+            return
+        told: Told = []
+        with self._flush_lock:
+            if self._appends_done >= wanted:
+                return  # another flush covered ours while we waited
+            with self._queue_lock:
+                batch, self._appends = self._appends, {}
+                upto = self._appends_queued
+            if batch:
+                told = self._sync(batch)
+            self._appends_done = upto
+        if told:
+            self._tell(told)
+
+    # -- the background flush ----------------------------------------------------------
+
+    def _start(self) -> None:
+        with self._queue_lock:
+            if self._thread is not None or self._stopping.is_set():
+                return
+            self._thread = threading.Thread(target=self._run, name="index-flush", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the background flush, then flush what is pending."""
+        self._stopping.set()
+        self._wake.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=60)
+        self.flush()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait()
+            if self._stopping.wait(self._delay):
+                return
+            self._wake.clear()  # appends from now on wake the next round
+            started = time.monotonic()
+            try:
+                self.flush()
+            except Exception:  # never seen; keep flushing later ones
+                log.exception("flushing appended notes into the index failed")
+            took = time.monotonic() - started
+            self._delay = min(self._max_delay, max(self._min_delay, took * COST_SHARE))

@@ -1,0 +1,77 @@
+"""The hashes of a file after an append, in the time of the appended bytes only.
+
+An append's etag (blake2b) and history's content address (sha256) are hashes of the
+whole file: 1.7 ms and 0.7 ms for a 1 MiB day file, on every event. Both are
+streaming hashes, so the vault keeps, for the last files it wrote, their bytes and the
+two hash states after them; when the bytes an append starts from are exactly those
+(one ``memcmp``, never a trust in size or mtime), the states are copied and fed only
+the appended bytes. Anything else (a file changed outside the tools, an old entry) is
+hashed whole, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+MAX_FILES = 16
+
+
+def _etag_state(data: bytes) -> Any:
+    return hashlib.blake2b(data, digest_size=16)  # fsops.etag_of's hash
+
+
+@dataclass(frozen=True, slots=True)
+class Hashes:
+    """A file's etag (as ``fsops.etag_of``) and sha256 (history's content address)."""
+
+    etag: str
+    sha: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    data: bytes
+    etag: Any  # hashlib states after ``data``
+    sha: Any
+
+
+class Digests:
+    """Hash states of the last ``max_files`` files written (thread-safe; callers hold
+    the file's lock, so one path is never hashed by two calls at once)."""
+
+    def __init__(self, max_files: int = MAX_FILES) -> None:
+        self._max = max_files
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
+
+    def of(self, key: tuple[str, str], data: bytes) -> Hashes:
+        """The hashes of ``data``, the new content of ``key`` (remembered)."""
+        return self._keep(key, _Entry(data, _etag_state(data), hashlib.sha256(data)))
+
+    def appended(self, key: tuple[str, str], before: bytes, added: bytes, after: bytes) -> Hashes:
+        """The hashes of ``after`` (= ``before + added``), the content of ``key`` after an
+        append; only ``added`` is hashed when ``before`` is what was remembered."""
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None or len(entry.data) != len(before) or entry.data != before:
+            return self.of(key, after)
+        etag, sha = entry.etag.copy(), entry.sha.copy()
+        etag.update(added)
+        sha.update(added)
+        return self._keep(key, _Entry(after, etag, sha))
+
+    def forget(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def _keep(self, key: tuple[str, str], entry: _Entry) -> Hashes:
+        with self._lock:
+            self._entries[key] = entry
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+        return Hashes(entry.etag.hexdigest(), entry.sha.digest())
