@@ -8,6 +8,13 @@ accepts connections (so a client that finds it can connect), and removes it at
 shutdown only if it still holds our URL (a newer instance may have replaced it).
 uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run`` installs
 Python handlers first; cleanup then runs normally and the process exits 0.
+
+Start-up is kept short: uvicorn starts with ``DeferredApp`` and the URL file is
+written before fastmcp is even imported (the web app is built right after, and the
+first requests wait for it); the integrity checks that read the whole index and
+history run only when the last server did not stop cleanly (``W/.indexer/
+clean-shutdown``, written at a clean stop and removed at start); the sweep of temp
+files a crash left runs in the background; the index catches up in the background.
 """
 
 from __future__ import annotations
@@ -18,8 +25,11 @@ import fcntl
 import logging
 import os
 import signal
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -41,20 +51,24 @@ from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files
 from indexer.vault.vault import Vault
-from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, guarded_protocol
+from indexer.web.deferred import DeferredApp
 from shared.errors import AlreadyRunningError, IndexSchemaError, StartupError
 from shared.workspace import Workspace
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 log = logging.getLogger("indexer")
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
-def open_history(settings: Settings) -> HistoryStore:
-    """The history store, fully checked (``HistoryStoreError`` for an unusable one)."""
+def open_history(settings: Settings, *, check: bool = True) -> HistoryStore:
+    """The history store, fully checked unless ``check`` is off (``HistoryStoreError``
+    for an unusable one)."""
     history = HistoryStore(settings.workspace.history_dir, fsops.etag_of)
-    history.open(check=True)
+    history.open(check=check)
     return history
 
 
@@ -86,16 +100,17 @@ def build_maintenance(
     )
 
 
-def build_core(settings: Settings) -> Core:
+def build_core(settings: Settings, *, check: bool = True) -> Core:
     """Open history and the index and wire them to the vault; summaries hear every
     change, recall reads both, the maintenance scheduler hears the index's changes (it
     starts with ``serve``). ``HistoryStoreError`` for an unusable history,
-    ``IndexSchemaError`` for a newer index."""
-    history = open_history(settings)
+    ``IndexSchemaError`` for a newer index. ``check``: run the integrity checks that
+    read both files whole."""
+    history = open_history(settings, check=check)
     try:
         vault = build_vault(settings, history)
         index = NoteIndex(settings.workspace)
-        index.open()
+        index.open(check=check)
     except BaseException:
         history.close()
         raise
@@ -195,6 +210,43 @@ def remove_if_ours(path: Path, text: str) -> None:
         pass
 
 
+def take_clean_mark(workspace: Workspace) -> bool:
+    """Whether the last server stopped cleanly; the mark goes (for good: the folder is
+    fsync'd), so a crash from now on is seen at the next start."""
+    try:
+        workspace.clean_mark.unlink()
+    except FileNotFoundError:
+        return False
+    fd = os.open(workspace.state_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    with fsops.opened(fd):
+        os.fsync(fd)
+    return True
+
+
+def leave_clean_mark(workspace: Workspace) -> None:
+    write_private_file(workspace.clean_mark, "stopped cleanly\n", 0o600)
+
+
+def sweep_temp_files(workspace: Workspace, older_than: float | None = None) -> None:
+    """Remove the temp files a crash left (``older_than``: only those made before this
+    time, before this process started, so that a sweep while serving spares ours)."""
+    for lang in workspace.langs():
+        try:
+            removed = remove_orphan_temp_files(workspace.vault_dir(lang), older_than)
+        except OSError as err:
+            log.warning("could not sweep the temp files of %s: %s", lang, err)
+            continue
+        if removed:
+            log.warning("removed %d temp file(s) left by a crash in %s", removed, lang)
+
+
+def build_web_app(core: Core) -> Starlette:
+    """The real app (imports fastmcp: about a second; run in a thread)."""
+    from indexer.web.app import build_app
+
+    return build_app(core)
+
+
 def connect_host(host: str) -> str:
     """The address clients should use: a wildcard bind is reached through loopback."""
     if host in ("0.0.0.0", "::", ""):
@@ -204,10 +256,10 @@ def connect_host(host: str) -> str:
 
 async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]) -> None:
     workspace = settings.workspace
-    for lang in workspace.langs():
-        removed = remove_orphan_temp_files(workspace.vault_dir(lang))
-        if removed:
-            log.warning("removed %d temp file(s) left by a crash in %s", removed, lang)
+    started = time.time()
+    clean = take_clean_mark(workspace)
+    if not clean:  # a crash may have left temp files: gone before anything is served
+        sweep_temp_files(workspace)
     if settings.token:
         write_private_file(workspace.token_file, settings.token + "\n", 0o600)
     else:
@@ -219,13 +271,12 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                 settings.host,
             )
     try:
-        core = build_core(settings)
+        core = build_core(settings, check=not clean)
     except IndexSchemaError as err:
         raise StartupError(err.message) from None
-    app = build_app(core)
+    app = DeferredApp()
     index = core.index
     assert index is not None
-    index.start_background()
     history = core.vault.recorder.store
     if history is not None and core.jobs is not None:
         core.jobs.submit(prune_history(history, settings.history_days, core.vault.clock))
@@ -255,19 +306,35 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     where = f"{settings.host}:{settings.port}"
     task = asyncio.create_task(_serve(server, where))
     url_text = ""
+    stopped_cleanly = False
     try:
         while not server.started:
             if task.done():
                 await task
                 raise StartupError(f"could not listen on {where}")
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.005)
         on_serving()
         port = server.servers[0].sockets[0].getsockname()[1]
         url = f"http://{connect_host(settings.host)}:{port}/mcp"
         url_text = url + "\n"
         write_private_file(workspace.url_file, url_text, 0o644)
+        try:
+            await app.ready(await asyncio.to_thread(build_web_app, core))
+        except Exception:
+            app.failed()
+            server.should_exit = True
+            log.exception("could not build the web app")
+            raise StartupError("the indexer could not build its web app (see the log)") from None
+        # Once the first calls can be answered (the import above is CPU-bound, so is this):
+        index.start_background()
+        if clean:  # a write cut short at the last stop is the only source left
+            sweep = threading.Thread(
+                target=sweep_temp_files, args=(workspace, started - 1.0), daemon=True
+            )
+            sweep.start()
         log.info("indexer %s serving %s (workspace %s)", indexer.__version__, url, workspace.root)
         await task
+        stopped_cleanly = True
     finally:
         if url_text:
             remove_if_ours(workspace.url_file, url_text)
@@ -279,6 +346,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         index.close()
         if history is not None:
             history.close()
+        if stopped_cleanly:
+            leave_clean_mark(workspace)
         log.info("indexer stopped")
 
 

@@ -66,6 +66,12 @@ class Workspace:
         return self.state_dir / "lock"
 
     @property
+    def clean_mark(self) -> Path:
+        """Present while no server runs and the last one stopped cleanly (start-up then
+        skips the integrity checks that read whole files)."""
+        return self.state_dir / "clean-shutdown"
+
+    @property
     def languages_dir(self) -> Path:
         return self.root / "memory" / "languages"
 

@@ -111,12 +111,19 @@ async def test_concurrent_appends_never_interleave(indexer_server: RunningIndexe
 
 
 def test_sigterm_removes_url_file_and_exits_zero(workspace: Path) -> None:
+    mark = workspace / ".indexer/clean-shutdown"
     server = start_indexer(workspace)
     assert server.stop(signal.SIGTERM) == 0
     assert not (workspace / "indexer.mcp.url").exists()
+    assert mark.exists()  # the next start skips the checks that read whole files
     server = start_indexer(workspace)
+    assert not mark.exists()  # taken while serving: a crash now is seen at the next start
     assert server.stop(signal.SIGINT) == 0
     assert not (workspace / "indexer.mcp.url").exists()
+    assert mark.exists()
+    server = start_indexer(workspace)
+    server.stop(signal.SIGKILL)
+    assert not mark.exists()
 
 
 def test_url_file_of_another_instance_is_left_alone(workspace: Path) -> None:

@@ -28,7 +28,7 @@ from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
-from indexer.index.tool_changes import Key, Told, ToolChanges
+from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.watcher import VaultWatcher
 from shared.errors import IndexSchemaError, InvalidArgumentError
 from shared.langs import check_lang, is_lang
@@ -80,7 +80,9 @@ class IndexedNote:
 class NoteIndex:
     """The SQLite index at ``workspace.index_path``."""
 
-    def __init__(self, workspace: Workspace, *, debounce: float = 0.05) -> None:
+    def __init__(
+        self, workspace: Workspace, *, debounce: float = 0.05, flush_delay: float = MIN_DELAY
+    ) -> None:
         self.workspace = workspace
         self.path = workspace.index_path
         self._debounce = debounce
@@ -100,7 +102,8 @@ class NoteIndex:
         self._cache_lock = threading.Lock()
         self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
         self._recent_cache: tuple[tuple[str, int, str, int], list[dict]] | None = None
-        self._tool = ToolChanges(self._sync_tool_changes, self._tell_all)
+        # ``flush_delay``: the least time an append waits for the background flush.
+        self._tool = ToolChanges(self._sync_tool_changes, self._tell_all, min_delay=flush_delay)
 
     # -- life cycle ----------------------------------------------------------------------
 

@@ -53,7 +53,7 @@ class ToolChanges:
         self._sync = sync
         self._tell = tell
         self._min_delay = min_delay
-        self._max_delay = max_delay
+        self._max_delay = max(max_delay, min_delay)
         self._delay = min_delay
         self._queue_lock = threading.Lock()
         self._writes: dict[Key, str | None] = {}
@@ -152,3 +152,8 @@ class ToolChanges:
                 log.exception("flushing appended notes into the index failed")
             took = time.monotonic() - started
             self._delay = min(self._max_delay, max(self._min_delay, took * COST_SHARE))
+
+    @property
+    def delay(self) -> float:
+        """How long the next background flush waits after an append."""
+        return self._delay

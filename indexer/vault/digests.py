@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_FILES = 16
+MAX_BYTES = 16 << 20  # what the kept bytes may take in all (a day file is far smaller)
 
 
 def _etag_state(data: bytes) -> Any:
@@ -40,11 +41,14 @@ class _Entry:
 
 
 class Digests:
-    """Hash states of the last ``max_files`` files written (thread-safe; callers hold
-    the file's lock, so one path is never hashed by two calls at once)."""
+    """Hash states of the last ``max_files`` files written, ``max_bytes`` of them at most
+    (thread-safe; callers hold the file's lock, so one path is never hashed by two calls
+    at once)."""
 
-    def __init__(self, max_files: int = MAX_FILES) -> None:
+    def __init__(self, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> None:
         self._max = max_files
+        self._max_bytes = max_bytes
+        self._bytes = 0
         self._lock = threading.Lock()
         self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
 
@@ -64,14 +68,18 @@ class Digests:
         sha.update(added)
         return self._keep(key, _Entry(after, etag, sha))
 
-    def forget(self, key: tuple[str, str]) -> None:
-        with self._lock:
-            self._entries.pop(key, None)
-
     def _keep(self, key: tuple[str, str], entry: _Entry) -> Hashes:
+        hashes = Hashes(entry.etag.hexdigest(), entry.sha.digest())
         with self._lock:
-            self._entries[key] = entry
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._max:
-                self._entries.popitem(last=False)
-        return Hashes(entry.etag.hexdigest(), entry.sha.digest())
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.data)
+            if len(entry.data) * 4 <= self._max_bytes:  # larger files: hashed whole
+                self._entries[key] = entry
+                self._bytes += len(entry.data)
+            while self._entries and (
+                len(self._entries) > self._max or self._bytes > self._max_bytes
+            ):
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= len(dropped.data)
+        return hashes

@@ -14,13 +14,15 @@ import re
 from pathlib import Path
 
 from indexer.vault import fsops
-from indexer.vault.scan import walk_files
+from indexer.vault.scan import FileEntry, walk_files
 
 TEMP_RE = re.compile(r"^\..+\.tmp\.[0-9a-f]{16}$")
 
 
-def remove_orphan_temp_files(root: Path) -> int:
-    """Delete temp files a crash left below the vault ``root``; returns how many."""
+def remove_orphan_temp_files(root: Path, older_than: float | None = None) -> int:
+    """Delete temp files a crash left below the vault ``root`` (only those last changed
+    before ``older_than``, seconds since the epoch, when given: a server sweeping while
+    it serves spares its own writes' files); returns how many."""
     try:
         top = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
@@ -29,7 +31,17 @@ def remove_orphan_temp_files(root: Path) -> int:
     with fsops.opened(top), contextlib.closing(walk_files(top, "", hidden_files=True)) as files:
         for entry in files:
             if TEMP_RE.match(entry.name):
+                if older_than is not None and not _older(entry, older_than):
+                    continue
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.name, dir_fd=entry.dir_fd)
                     count += 1
     return count
+
+
+def _older(entry: FileEntry, when: float) -> bool:
+    try:
+        _, mtime_ns = entry.signature()
+    except OSError:
+        return False
+    return mtime_ns < when * 1e9

@@ -1,0 +1,239 @@
+"""The tools' changes reaching the index: appends deferred but never missed by a read,
+writes by group commit, hashes of appends from the appended bytes only (real vault,
+real index, real history)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers.indexer_process import wait_for
+
+from indexer.index.service import NoteIndex
+from indexer.index.tool_changes import ToolChanges
+from indexer.vault import fsops
+from indexer.vault.digests import Digests
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.workspace import Workspace
+
+DAY = "---\ntitle: Events\ntype: events\n---\n# Events\n"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "ws")
+
+
+def wired(ws: Workspace, flush_delay: float) -> tuple[Vault, NoteIndex, HistoryStore]:
+    history = HistoryStore(ws.history_dir, fsops.etag_of)
+    history.open()
+    vault = Vault(Sandbox(ws), max_file_bytes=4 << 20, history=history)
+    index = NoteIndex(ws, flush_delay=flush_delay)
+    index.open()
+    vault.index_sync = index
+    return vault, index, history
+
+
+@pytest.fixture
+def slow(ws: Workspace) -> Iterator[tuple[Vault, NoteIndex]]:
+    """A background flush that never comes during a test: only reads flush."""
+    vault, index, history = wired(ws, flush_delay=600)
+    yield vault, index
+    index.close()
+    history.close()
+
+
+def signature(ws: Workspace, rel: str) -> tuple[int, int]:
+    info = (ws.vault_dir("en") / rel).stat()
+    return info.st_size, info.st_mtime_ns
+
+
+def indexed(index: NoteIndex, rel: str) -> tuple[int, int] | None:
+    """What the index's row says of ``rel`` (through grep's plan, which never flushes)."""
+    plan = index.grep_plan("en", "Events", True, False)
+    assert plan is not None
+    return plan.indexed.get(rel)
+
+
+def hits(index: NoteIndex, query: str) -> list[str]:
+    return [hit["path"] for hit in index.search("en", query)["results"]]
+
+
+def test_an_append_waits_for_a_read_and_the_read_finds_it(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    vault, index = slow
+    vault.write("en", "events/day.md", DAY)
+    vault.append("en", "events/day.md", "\n## Event\n\nzebracorn sighted\n")
+    assert indexed(index, "events/day.md") != signature(ws, "events/day.md")  # not yet
+    assert hits(index, "zebracorn") == ["events/day.md"]  # the search flushed first
+    assert indexed(index, "events/day.md") == signature(ws, "events/day.md")
+
+
+def test_every_kind_of_read_sees_the_appends_before_it(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    vault, index = slow
+    vault.append("en", "events/a.md", "# A\n\nfirst quokka\n")
+    assert index.counts() == {"en": 1}
+    vault.append("en", "events/b.md", "# B\n\nsecond quokka\n")
+    assert [n["path"] for n in index.recent("en", 5)] == ["events/b.md", "events/a.md"]
+    vault.append("en", "events/a.md", "more wombat\n")
+    assert [n["path"] for n in index.search_any("en", ["wombat"])] == ["events/a.md"]
+    vault.append("en", "events/c.md", "# C\n")
+    assert set(index.folder_notes("en", "events")) == {"a.md", "b.md", "c.md"}
+
+
+def test_appends_are_indexed_in_the_background_without_a_read(ws: Workspace) -> None:
+    vault, index, history = wired(ws, flush_delay=0.01)
+    try:
+        vault.append("en", "events/day.md", "# Day\n\nplatypus\n")
+        wait_for(
+            lambda: indexed(index, "events/day.md") == signature(ws, "events/day.md"),
+            10,
+            what="the background flush",
+        )
+    finally:
+        index.close()
+        history.close()
+
+
+def test_closing_indexes_what_is_pending(ws: Workspace) -> None:
+    vault, index, history = wired(ws, flush_delay=600)
+    vault.append("en", "events/day.md", "# Day\n\nnarwhal\n")
+    index.close()
+    history.close()
+    again = NoteIndex(ws)
+    again.open()
+    try:
+        assert hits(again, "narwhal") == ["events/day.md"]  # no reconcile ran
+    finally:
+        again.close()
+
+
+def test_an_outside_change_to_a_pending_file_is_told_as_the_watchers(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    vault, index = slow
+    heard: list[tuple[str, str]] = []
+    index.change_listeners.append(lambda lang, path, source: heard.append((path, source)))
+    vault.append("en", "events/a.md", "# A\n")
+    vault.append("en", "events/b.md", "# B\n")
+    (ws.vault_dir("en") / "events/b.md").write_text("# B\n\nedited in an editor\n")
+    index._apply_changes({("en", "events/b.md")}, set())  # the watcher leaves it pending
+    assert indexed(index, "events/b.md") is None
+    index.flush()
+    assert sorted(heard) == [("events/a.md", "tool"), ("events/b.md", "watcher")]
+    assert hits(index, "editor") == ["events/b.md"]
+
+
+def test_concurrent_writes_are_searchable_when_each_returns(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    vault, index = slow
+    commits_before = index._generation
+    missed: list[str] = []
+
+    def writer(n: int) -> None:
+        for i in range(10):
+            token = f"tok{n}x{i}q"
+            vault.write("en", f"items/w{n}.md", f"# W{n}\n\n{token}\n")
+            if hits(index, token) != [f"items/w{n}.md"]:
+                missed.append(token)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert missed == []
+    assert index._generation - commits_before <= 80  # never more than one commit a write
+
+
+def test_group_commit_syncs_queued_changes_in_one_transaction() -> None:
+    batches: list[dict] = []
+    inside = threading.Event()
+    release = threading.Event()
+
+    def sync(batch: dict) -> list[tuple[str, str, str]]:
+        batches.append(dict(batch))
+        if len(batches) == 1:  # the first leader holds the commit while others queue
+            inside.set()
+            release.wait(10)
+        return [(lang, path, "tool") for lang, path in batch]
+
+    told: list[tuple[str, str, str]] = []
+    changes = ToolChanges(sync, told.extend)
+    first = threading.Thread(target=changes.changed, args=(("en", "a.md"),))
+    first.start()
+    assert inside.wait(10)
+    others = [
+        threading.Thread(target=changes.changed, args=(("en", name),))
+        for name in ("b.md", "c.md", "b.md")
+    ]
+    for thread in others:
+        thread.start()
+    wait_for(lambda: len(changes._writes) == 2, 10, what="the followers to queue")
+    release.set()
+    for thread in (first, *others):
+        thread.join(10)
+    assert batches == [{("en", "a.md"): None}, {("en", "b.md"): None, ("en", "c.md"): None}]
+    assert sorted(told) == [("en", "a.md", "tool"), ("en", "b.md", "tool"), ("en", "c.md", "tool")]
+
+
+def test_the_flush_pause_grows_with_what_a_flush_costs() -> None:
+    def sync(batch: dict) -> list[tuple[str, str, str]]:
+        time.sleep(0.05)
+        return []
+
+    changes = ToolChanges(sync, lambda told: None, min_delay=0.01, max_delay=5)
+    changes.appended(("en", "a.md"), "etag")
+    wait_for(lambda: changes.delay >= 0.4, 10, what="a longer pause after a 50 ms flush")
+    changes.stop()
+
+
+def test_append_hashes_are_those_of_the_whole_file(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    vault, _ = slow
+    path = ws.vault_dir("en") / "events/day.md"
+    vault.write("en", "events/day.md", DAY)
+    for i in range(5):
+        etag = vault.append("en", "events/day.md", f"\n## Event {i}\n")["etag"]
+        assert etag == fsops.etag_of(path.read_bytes())
+    # Changed outside the tools (same size): the next append hashes the whole file.
+    text = path.read_bytes()
+    path.write_bytes(text.replace(b"Event 0", b"Event X"))
+    etag = vault.append("en", "events/day.md", "\n## Event 5\n")["etag"]
+    assert etag == fsops.etag_of(path.read_bytes())
+    history = vault.recorder.need()
+    for version in history.versions("en", "events/day.md", limit=20):
+        data = history.content(version)  # checked against its sha256 on the way
+        assert fsops.etag_of(data) == version.etag
+
+
+def test_digests_hash_only_what_was_appended_to_known_bytes() -> None:
+    digests = Digests(max_files=2, max_bytes=1 << 20)
+    base = os.urandom(1000)
+    first = digests.of(("en", "a.md"), base)
+    assert first.etag == fsops.etag_of(base)
+    assert first.sha == hashlib.sha256(base).digest()
+    grown = digests.appended(("en", "a.md"), base, b"tail", base + b"tail")
+    assert grown.etag == fsops.etag_of(base + b"tail")
+    assert grown.sha == hashlib.sha256(base + b"tail").digest()
+    other = bytes(reversed(base))  # not the bytes remembered: hashed whole, still right
+    assert digests.appended(("en", "a.md"), other, b"x", other + b"x").etag == fsops.etag_of(
+        other + b"x"
+    )
+    digests.of(("en", "b.md"), b"b")
+    digests.of(("en", "c.md"), b"c")  # over max_files: a.md is forgotten
+    assert ("en", "a.md") not in digests._entries
+    digests.of(("en", "big.md"), b"x" * (1 << 19))  # over a quarter of max_bytes: not kept
+    assert ("en", "big.md") not in digests._entries
