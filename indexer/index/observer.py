@@ -28,7 +28,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from watchdog.events import FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers.api import BaseObserver
 
 from indexer.vault.names import MAX_DEPTH, skipped
@@ -184,6 +195,21 @@ if InotifyEmitter is not None:
             return all(t.is_alive() for t in threads)
 
 
+# What the index needs to hear. Leaving out "opened" and "closed without writing" keeps
+# every read of a note (ours included: a write reads the file twice) from waking the
+# watcher's threads: that work took more of the interpreter than the writes themselves.
+WATCHED_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
+
+
 def _new_observer(on_lost: OnLost) -> BaseObserver:
     if InotifyEmitter is None:
         from watchdog.observers import Observer
@@ -218,7 +244,9 @@ class Supervisor:
         observer: BaseObserver | None = None
         try:  # inotify_init itself may fail (fs.inotify.max_user_instances)
             observer = _new_observer(self.on_lost)
-            observer.schedule(self.handler, str(self.root), recursive=True)
+            observer.schedule(
+                self.handler, str(self.root), recursive=True, event_filter=WATCHED_EVENTS
+            )
             observer.start()
         except Exception as err:
             if observer is not None:

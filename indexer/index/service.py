@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import sqlite3
 import threading
@@ -302,7 +303,9 @@ class NoteIndex:
             self._tool.flush()  # a folder's sync covers its appended notes: the tools'
         # A file with an append not indexed yet is the flush's to sync (and to tell apart
         # from an outside change by its etag).
-        files = {key for key in files if not self._tool.pending(key)}
+        files = self._differing({key for key in files if not self._tool.pending(key)})
+        if not files and not folders:
+            return
         stats = ReconcileStats()
         with self._write() as conn:
             for lang, rel in sorted(files):
@@ -312,6 +315,25 @@ class NoteIndex:
         for lang, path, reason in stats.invalid:
             log.warning("%s/%s: %s", lang, path, reason)
         self._tell(stats, "watcher")
+
+    def _differing(self, files: set[Key]) -> set[Key]:
+        """The files whose row does not match their size and mtime (without the write
+        lock: the watcher sees every write of the tools, already indexed by them)."""
+        differing = set()
+        with self._read(flush=False) as conn:
+            for lang, rel in files:
+                row = conn.execute(
+                    "SELECT size, mtime_ns FROM notes WHERE lang = ? AND path = ?", (lang, rel)
+                ).fetchone()
+                try:
+                    info = os.lstat(self.workspace.vault_dir(lang) / rel)
+                except OSError:
+                    if row is not None:
+                        differing.add((lang, rel))
+                    continue
+                if row is None or tuple(row) != (info.st_size, info.st_mtime_ns):
+                    differing.add((lang, rel))
+        return differing
 
     def _sync_folder(
         self, conn: sqlite3.Connection, lang: str, folder: str, stats: ReconcileStats

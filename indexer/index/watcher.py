@@ -16,7 +16,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
@@ -48,6 +47,7 @@ class VaultWatcher:
         on_lost: OnLost | None = None,
     ) -> None:
         self.root = workspace.languages_dir
+        self._prefix = str(self.root).rstrip("/") + "/"
         self._apply = apply
         self._on_lost: OnLost = on_lost or (lambda reason: None)
         self._debounce = debounce
@@ -110,10 +110,10 @@ class VaultWatcher:
 
     def _locate(self, raw: str) -> tuple[str, str] | None:
         """(lang, vault-relative path) of an event path; "" is a vault (or lang) root."""
-        try:
-            parts = Path(raw).relative_to(self.root).parts
-        except ValueError:
+        # String work, not pathlib: this runs for every event of every file written.
+        if not raw.startswith(self._prefix):
             return None
+        parts = tuple(p for p in raw[len(self._prefix) :].split("/") if p)
         if not parts or not is_lang(parts[0]):
             return None
         if len(parts) == 1 or (len(parts) == 2 and parts[1] == "vault"):
