@@ -128,11 +128,9 @@ async def _merge_with_llm(
 
 
 async def _quiet_rollback(journal: WriteJournal) -> None:
-    """Roll back while another error is on its way up (that one is what the caller sees)."""
+    """Roll back while another error is on its way up (that one is what the caller sees;
+    the journal logs what it could not undo)."""
     try:
-        not_undone = await journal.rollback()
+        await journal.rollback()
     except Exception as exc:  # offline while undoing: report, keep the first error
         logger.error("entry %s: undo failed: %s", journal.entry_id, exc)
-        return
-    if not_undone:
-        logger.error("entry %s: could not undo its writes: %s", journal.entry_id, not_undone)
