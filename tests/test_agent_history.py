@@ -278,11 +278,22 @@ def test_an_edit_made_since_makes_undo_refuse_and_change_nothing(
     image = tmp_path / "chart.gif"
     image.write_bytes(GIF)
     entry = chart(lang, image)
+    root = vault_file(server.workspace, lang, "")
+    seed(server, lang, "items/other.md", "# Other\n")
+    before = contents(root)
     (notice,) = write_entries(server, [entry])  # no model: the deterministic merge
     assert notice.ok and notice.method == "fallback", notice.error
+    (asset,) = notice.updated_files[1:]
+    reason = entry_reason(entry.id, entry.title)
+    assert reasons_since(server, lang, {}) == {
+        "items/other.md": [None],  # the seed, seen by the watcher
+        "items/chart.md": [reason],
+        asset: [reason],
+    }
     note = vault_file(server.workspace, lang, "items/chart.md")
-    edit_outside(server.workspace, lang, "items/chart.md", note.read_text() + "- by a person\n")
-    files, versions = snapshot(note.parent.parent), versions_now(server, lang)
+    merged = note.read_text()
+    edit_outside(server.workspace, lang, "items/chart.md", merged + "- by a person\n")
+    files, versions = snapshot(root), versions_now(server, lang)
 
     for dry_run in ((), ("--dry-run",)):
         code, out, err = cli(capsys, server, lang, "undo", entry.id, *dry_run)
@@ -291,8 +302,16 @@ def test_an_edit_made_since_makes_undo_refuse_and_change_nothing(
             f"agent-client: conflict: entry {entry.id} cannot be undone, nothing was changed: "
             "items/chart.md (changed since by external in version 2)"
         ), err
-    assert snapshot(note.parent.parent) == files
+    assert snapshot(root) == files
     assert versions_now(server, lang) == versions
+
+    edit_outside(server.workspace, lang, "items/chart.md", merged)  # the person takes it back
+    code, out, _ = cli(capsys, server, lang, "undo", entry.id)
+    assert code == 0 and out.splitlines() == [
+        "deleted items/chart.md (the entry created it)",
+        f"deleted {asset} (the entry created it)",
+    ]
+    assert contents(root) == before
 
 
 def test_each_event_is_its_own_version_and_undoes_alone(
