@@ -47,7 +47,7 @@ from agent_client.merge.paths import note_path_for
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings, LLMSettings
 from agent_client.writer import MemoryWriter
-from shared.models import MemoryEntry
+from shared.models import DeleteAction, EditAction, MemoryEntry
 
 T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 GIF = b"GIF89a" + b"\x01\x00\x01\x00\x00\x00\x00;"
@@ -455,3 +455,22 @@ def test_undo_dry_run_changes_nothing_and_a_second_undo_is_refused(
     assert contents(root) == before
     code, out, err = cli(capsys, server, lang, "undo", entry.id)
     assert code == 1 and out == "" and "items/go.md (already undone)" in err
+
+
+async def test_actions_asked_by_the_user_carry_their_reason(
+    server: RunningIndexer, lang: str
+) -> None:
+    settings = ClientSettings(workspace=server.workspace, tz=UTC)
+    async with mcp_vault_connection(lang, settings) as vault:
+        await vault.write("items/a.md", "# A\n\nalpha\n", if_match="")
+    writer = MemoryWriter(settings)
+    try:
+        await writer.execute_action_async(EditAction(lang, "items/a.md", body="# A\n\nbeta\n"))
+        await writer.execute_action_async(DeleteAction(lang, "items/a.md"))
+    finally:
+        writer.close()
+    newest_first = history_versions(server.workspace, lang, "items/a.md")
+    assert [(v["op"], v["reason"]) for v in newest_first[:2]] == [
+        ("delete", "memory_writer_action:delete (asked by the user)"),
+        ("write", "memory_writer_action:edit (asked by the user)"),
+    ]

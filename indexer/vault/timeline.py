@@ -37,7 +37,6 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
@@ -56,13 +55,13 @@ from shared.errors import (
     VaultError,
 )
 from shared.langs import check_lang
+from shared.models import ENTRY_ID_RE
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 log = logging.getLogger("indexer.vault")
 MAX_HISTORY_LIMIT = 1000
-ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _PAGE = 200
 
 
