@@ -48,12 +48,10 @@ from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import (
     IndexerOfflineError,
-    InvalidArgumentError,
     NotFoundError,
     VaultError,
     error_from_message,
 )
-from shared.images import ASSETS_SUFFIX
 from shared.langs import check_lang
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
@@ -311,27 +309,12 @@ class Vault:
     async def undo(self, entry_id: str, *, dry_run: bool = False) -> UndoResult:
         """Put back every file memory entry ``entry_id`` changed, all or nothing:
         ``not_found`` when no change carries that entry, ``conflict`` (and nothing
-        changed) when anyone changed one of its files since.
-
-        The server leaves a note's ``*.assets/`` folder in place when the undo removed
-        the images in it; an emptied one is removed here, as the entry made it."""
+        changed) when anyone changed one of its files since. An ``*.assets/`` folder the
+        undo emptied goes too (the server removes it)."""
         args: dict[str, Any] = {"entry_id": entry_id}
         if dry_run:
             args["dry_run"] = True
-        result = cast(UndoResult, await self._historic("undo", **args))
-        if not dry_run:
-            for folder in _asset_folders(result):
-                await self._remove_if_empty(folder)
-        return result
-
-    async def _remove_if_empty(self, folder: str) -> None:
-        """Tidying only: the undo is done whatever happens here."""
-        try:
-            await self._call("delete", path=folder)
-        except InvalidArgumentError:
-            pass  # not empty: other images are there
-        except VaultError as exc:
-            logger.debug("could not remove %s after an undo: %s", folder, exc)
+        return cast(UndoResult, await self._historic("undo", **args))
 
     async def search(
         self,
@@ -375,16 +358,6 @@ class Vault:
 
     async def status(self) -> dict[str, Any]:
         return await self.session.call("status", {})
-
-
-def _asset_folders(result: UndoResult) -> list[str]:
-    """The ``*.assets/`` folders of the images an undo removed, deepest first."""
-    folders = {
-        f["path"].rpartition("/")[0]
-        for f in result["files"]
-        if f["deleted"] and f["path"].rpartition("/")[0].endswith(ASSETS_SUFFIX)
-    }
-    return sorted(folders, key=lambda f: (-f.count("/"), f))
 
 
 @contextlib.asynccontextmanager
