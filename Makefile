@@ -7,7 +7,7 @@ WORKSPACE ?= $(CURDIR)/workspace
 INTEROP := tests/interop
 NODE_STAMP := $(INTEROP)/node_modules/.installed
 
-.PHONY: run test lint format bench screenshots clean
+.PHONY: run test test-fast lint format bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -26,9 +26,13 @@ class ActionResult:
     etag: str | None = None
 
 
+# The reason recorded in history for a change the user asked the chat agent for.
+ACTION_REASON = "memory_writer_action:{kind} (asked by the user)"
+
+
 async def run_action(vault: Vault, action: Action) -> ActionResult:
     if isinstance(action, DeleteAction):
-        await vault.delete(action.path)
+        await vault.delete(action.path, reason=ACTION_REASON.format(kind="delete"))
         return ActionResult(path=action.path, deleted=True)
     return await _edit(vault, action)
 
@@ -56,7 +60,10 @@ async def _edit(vault: Vault, action: EditAction) -> ActionResult:
         current = await vault.read(action.path)
         try:
             result = await vault.write(
-                action.path, apply_edit(current["content"], action), if_match=current["etag"]
+                action.path,
+                apply_edit(current["content"], action),
+                if_match=current["etag"],
+                reason=ACTION_REASON.format(kind="edit"),
             )
         except ConflictError:
             if attempt:

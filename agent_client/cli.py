@@ -2,7 +2,8 @@
 
 A thin layer over the library: each command builds the settings once, runs one writer
 submission, action or tool call, and maps every error to one line and an exit code here
-(0 done, 1 refused or failed, 2 bad usage, 3 indexer offline).
+(0 done, 1 refused or failed, 2 bad usage, 3 indexer offline). ``history`` and ``undo``
+live in ``cli_history``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from agent_client import cli_history
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult
@@ -32,8 +34,9 @@ from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 from shared.timestamps import parse_timestamp
 
 DESCRIPTION = """\
-Remember knowledge and events in a vault-memory workspace, and read, search, edit or
-delete its notes. The indexer must be serving the workspace (indexer serve --workspace W).
+Remember knowledge and events in a vault-memory workspace; read, search, edit or delete
+its notes; see their history and undo what a memory entry wrote. The indexer must be
+serving the workspace (indexer serve --workspace W).
 """
 
 EPILOG = """\
@@ -146,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     about = "print a file of the vault"
     read = sub.add_parser("read", parents=[common], help=about, description=about)
     read.add_argument("path", help="relative to the vault, e.g. items/go.md")
+    cli_history.register(sub, common)
     return parser
 
 
@@ -184,6 +188,8 @@ def _run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
         return _submit(args, settings, lang)
     if args.command in ("edit", "delete"):
         return _action(args, settings, lang)
+    if args.command in ("history", "undo"):
+        return asyncio.run(cli_history.run(args, settings, lang))
     return asyncio.run(_query(args, settings, lang))
 
 

@@ -8,12 +8,17 @@ Errors are mapped here, in one place: a tool refusal becomes the ``VaultError`` 
 named by its code (``error_from_message``); anything that means "no server to talk to"
 (no URL file, connection refused, timeout, the server vanished mid-call) becomes
 ``IndexerOfflineError`` and marks the session broken so the caller reconnects.
+
+History: the changing methods take an optional ``reason`` (kept with the version the
+change makes). It is sent only to a server that keeps history (it offers the
+``history`` tool): an older one validates its arguments strictly and would refuse it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
@@ -26,20 +31,31 @@ from agent_client.discovery import Endpoint, discover
 from agent_client.results import (
     AppendResult,
     DeleteResult,
+    DiffResult,
     FindResult,
     GrepResult,
+    HistoryResult,
+    MoveResult,
     ReadResult,
     RecallResult,
+    RestoreResult,
     SearchResult,
     StatResult,
+    UndoResult,
     WriteResult,
 )
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
-from shared.errors import IndexerOfflineError, NotFoundError, VaultError, error_from_message
+from shared.errors import (
+    IndexerOfflineError,
+    NotFoundError,
+    VaultError,
+    error_from_message,
+)
 from shared.langs import check_lang
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
+logger = logging.getLogger("agent_client.connection")
 
 
 class VaultSession:
@@ -163,30 +179,60 @@ class Vault:
     async def _call(self, name: str, **args: Any) -> dict[str, Any]:
         return await self.session.call(name, {"lang": self.lang, **args})
 
-    async def read(self, path: str, offset: int = 0, limit: int | None = None) -> ReadResult:
+    async def _change(self, name: str, reason: str | None, **args: Any) -> dict[str, Any]:
+        """A changing tool call, with ``reason`` when the server keeps history."""
+        if reason is not None and await self.has_history():
+            args["reason"] = reason
+        return await self._call(name, **args)
+
+    async def _historic(self, name: str, **args: Any) -> dict[str, Any]:
+        """A call to a history tool; ``NotFoundError`` naming it on an older server."""
+        if not await self.has_history():
+            raise NotFoundError(
+                f"this indexer has no `{name}` tool (it predates history and undo); "
+                "upgrade vault-memory on the indexer's side"
+            )
+        return await self._call(name, **args)
+
+    async def read(
+        self, path: str, offset: int = 0, limit: int | None = None, *, version: int | None = None
+    ) -> ReadResult:
+        """A file (lines ``offset`` to ``offset + limit``); ``version``: an older text from
+        ``history`` (read-only). A file that is not UTF-8 comes as base64 (``encoding``)."""
         args: dict[str, Any] = {"path": path}
         if offset:
             args["offset"] = offset
         if limit is not None:
             args["limit"] = limit
+        if version is not None:
+            return cast(ReadResult, await self._historic("read", version=version, **args))
         return cast(ReadResult, await self._call("read", **args))
 
     async def write(
-        self, path: str, content: str, encoding: str = "utf-8", if_match: str | None = None
+        self,
+        path: str,
+        content: str,
+        encoding: str = "utf-8",
+        if_match: str | None = None,
+        *,
+        reason: str | None = None,
     ) -> WriteResult:
         args: dict[str, Any] = {"path": path, "content": content}
         if encoding != "utf-8":
             args["encoding"] = encoding
         if if_match is not None:
             args["if_match"] = if_match
-        return cast(WriteResult, await self._call("write", **args))
+        return cast(WriteResult, await self._change("write", reason, **args))
 
     async def stat(self, path: str) -> StatResult:
         return cast(StatResult, await self._call("stat", path=path))
 
-    async def append(self, path: str, content: str, create: bool = True) -> AppendResult:
+    async def append(
+        self, path: str, content: str, create: bool = True, *, reason: str | None = None
+    ) -> AppendResult:
         return cast(
-            AppendResult, await self._call("append", path=path, content=content, create=create)
+            AppendResult,
+            await self._change("append", reason, path=path, content=content, create=create),
         )
 
     async def find(
@@ -220,16 +266,55 @@ class Vault:
             ),
         )
 
-    async def delete(self, path: str) -> DeleteResult:
-        return cast(DeleteResult, await self._call("delete", path=path))
+    async def delete(self, path: str, *, reason: str | None = None) -> DeleteResult:
+        return cast(DeleteResult, await self._change("delete", reason, path=path))
 
-    async def move(self, path: str, new_path: str, if_match: str | None = None) -> dict[str, Any]:
-        """Move a note (or a whole folder): ``{path, new_path, etag}``; ``conflict`` if
+    async def move(
+        self, path: str, new_path: str, if_match: str | None = None, *, reason: str | None = None
+    ) -> MoveResult:
+        """Move a note (its images follow) or a whole folder; ``conflict`` if
         ``new_path`` exists (servers with history only)."""
         args: dict[str, Any] = {"path": path, "new_path": new_path}
         if if_match is not None:
             args["if_match"] = if_match
-        return await self._call("move", **args)
+        return cast(MoveResult, await self._change("move", reason, **args))
+
+    async def history(self, path: str, limit: int = 20) -> HistoryResult:
+        """The versions of a file, newest first (also of a deleted one)."""
+        return cast(HistoryResult, await self._historic("history", path=path, limit=limit))
+
+    async def diff(self, path: str, from_version: int, to_version: int | None = None) -> DiffResult:
+        """Unified diff from ``from_version`` to ``to_version`` (None: the file now)."""
+        args: dict[str, Any] = {"path": path, "from_version": from_version}
+        if to_version is not None:
+            args["to_version"] = to_version
+        return cast(DiffResult, await self._historic("diff", **args))
+
+    async def restore(
+        self,
+        path: str,
+        version: int,
+        *,
+        if_match: str | None = None,
+        reason: str | None = None,
+    ) -> RestoreResult:
+        """Write version ``version``'s exact bytes back (a deleted note comes back too)."""
+        args: dict[str, Any] = {"path": path, "version": version}
+        if if_match is not None:
+            args["if_match"] = if_match
+        if reason is not None:
+            args["reason"] = reason
+        return cast(RestoreResult, await self._historic("restore", **args))
+
+    async def undo(self, entry_id: str, *, dry_run: bool = False) -> UndoResult:
+        """Put back every file memory entry ``entry_id`` changed, all or nothing:
+        ``not_found`` when no change carries that entry, ``conflict`` (and nothing
+        changed) when anyone changed one of its files since. An ``*.assets/`` folder the
+        undo emptied goes too (the server removes it)."""
+        args: dict[str, Any] = {"entry_id": entry_id}
+        if dry_run:
+            args["dry_run"] = True
+        return cast(UndoResult, await self._historic("undo", **args))
 
     async def search(
         self,
@@ -266,6 +351,10 @@ class Vault:
     async def has_search(self) -> bool:
         """Whether the server offers ``search`` (it may be absent in early versions)."""
         return "search" in await self.session.tool_names()
+
+    async def has_history(self) -> bool:
+        """Whether the server keeps history (``history``, ``undo``..., and ``reason``)."""
+        return "history" in await self.session.tool_names()
 
     async def status(self) -> dict[str, Any]:
         return await self.session.call("status", {})

@@ -11,10 +11,12 @@ from typing import NotRequired, TypedDict
 
 class ReadResult(TypedDict):
     path: str
-    content: str
+    content: str  # base64 when ``encoding`` says so (an image)
     etag: str
     size: int
     mtime: float
+    encoding: NotRequired[str]  # "base64" for a file that is not UTF-8 text
+    version: NotRequired[int]  # when an older version was read
 
 
 class WriteResult(TypedDict):
@@ -83,3 +85,55 @@ class RecallResult(TypedDict):
     block: str  # reference context for the turn, never instructions
     tokens: int  # the server's documented estimate, never above the budget
     sources: list[RecallSource]
+
+
+class MoveResult(TypedDict):
+    path: str
+    new_path: str
+    etag: str | None  # None for a folder
+    files: NotRequired[int]  # files moved, for a folder
+
+
+class Version(TypedDict):
+    """One version of a file in ``history`` (newest first)."""
+
+    version: int
+    etag: str | None  # None: the change removed the file (delete, or the old side of a move)
+    op: str  # write, append, delete, move, restore; create, edit, baseline (seen on disk)
+    actor: str  # tool | external | job:<name>
+    reason: str | None
+    at: str  # ISO 8601, UTC
+    size: int | None
+    moved_from: NotRequired[str]
+    moved_to: NotRequired[str]
+
+
+class HistoryResult(TypedDict):
+    path: str
+    versions: list[Version]
+
+
+class DiffResult(TypedDict):
+    path: str
+    diff: str  # unified diff text ("" when the two are the same)
+
+
+class RestoreResult(TypedDict):
+    path: str
+    etag: str
+    version: int | None  # the version the restore made
+    restored_from: NotRequired[int]
+
+
+class UndoneFile(TypedDict):
+    path: str
+    from_version: int  # the entry's newest version of the file
+    to_version: int | None  # the version it goes back to; None: the entry created it
+    deleted: bool  # the file is removed (the entry created it)
+    version: NotRequired[int]  # the version the undo made (absent in a dry run)
+
+
+class UndoResult(TypedDict):
+    entry_id: str
+    dry_run: bool
+    files: list[UndoneFile]

@@ -27,7 +27,7 @@ from openai import AsyncOpenAI
 
 from agent_client.actions import ActionResult, run_action
 from agent_client.connection import SessionKeeper, Vault
-from agent_client.events import append_events, same_day_runs
+from agent_client.events import append_event
 from agent_client.failures import describe_failure
 from agent_client.merge.knowledge import merge_knowledge
 from agent_client.merge.llm import make_llm
@@ -161,49 +161,40 @@ class MemoryWriter:
 
     async def _process_batch(self, entries: list[MemoryEntry]) -> None:
         await self._keeper.begin()
-        for run in same_day_runs(entries, self.settings.tz):
-            for notice in await self._process_run(self._keeper, run):
-                try:
-                    self.sink.notify(notice)
-                except Exception:
-                    logger.exception("notice sink failed for entry %s", notice.entry_id)
+        for entry in entries:
+            notice = await self._process_entry(self._keeper, entry)
+            try:
+                self.sink.notify(notice)
+            except Exception:
+                logger.exception("notice sink failed for entry %s", notice.entry_id)
 
-    async def _process_run(
-        self, keeper: SessionKeeper, run: list[MemoryEntry]
-    ) -> list[SystemNotice]:
-        """One knowledge entry, or consecutive events of one day file (one append)."""
-        first = run[0]
+    async def _process_entry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
+        """One entry: a knowledge merge, or an event appended to its day file."""
         try:
-            vault = (await keeper.get()).vault(first.lang)
-            if first.kind == "event":
-                return await self._append_event_async(vault, run)
-            return [await self._write_kb_item_async(vault, first)]
+            vault = (await keeper.get()).vault(entry.lang)
+            if entry.kind == "event":
+                return await self._append_event_async(vault, entry)
+            return await self._write_kb_item_async(vault, entry)
         except IndexerOfflineError as exc:
             reason, error = f"dropped: indexer offline: {exc.message}", str(exc)
         except Exception as exc:
             error = describe_failure(exc)
             reason = f"failed: {error}"
-        for entry in run:
-            logger.error("memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, reason)
-        return [SystemNotice(e.id, e.lang, e.kind, e.title, ok=False, error=error) for e in run]
+        logger.error("memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, reason)
+        return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
 
-    async def _append_event_async(
-        self, vault: Vault, entries: list[MemoryEntry]
-    ) -> list[SystemNotice]:
-        result = await append_events(vault, entries, self.settings.tz)
-        return [
-            SystemNotice(
-                entry.id,
-                entry.lang,
-                entry.kind,
-                entry.title,
-                ok=True,
-                updated_files=[result["path"]],
-                update_summary=f"Logged the event {entry.title!r} in {result['path']}.",
-                method="event",
-            )
-            for entry in entries
-        ]
+    async def _append_event_async(self, vault: Vault, entry: MemoryEntry) -> SystemNotice:
+        result = await append_event(vault, entry, self.settings.tz)
+        return SystemNotice(
+            entry.id,
+            entry.lang,
+            entry.kind,
+            entry.title,
+            ok=True,
+            updated_files=[result["path"]],
+            update_summary=f"Logged the event {entry.title!r} in {result['path']}.",
+            method="event",
+        )
 
     async def _write_kb_item_async(self, vault: Vault, entry: MemoryEntry) -> SystemNotice:
         outcome = await merge_knowledge(vault, entry, self.settings, self._llm_client)

@@ -41,8 +41,11 @@ def start_indexer(workspace: Path) -> subprocess.Popen[bytes]:
     return proc
 
 
-def event(i: int) -> MemoryEntry:
-    return MemoryEntry("en", "event", f"event {i}", f"something happened ({i})", ["bench"])
+def event(i: int, day: datetime | None = None) -> MemoryEntry:
+    entry = MemoryEntry("en", "event", f"event {i}", f"something happened ({i})", ["bench"])
+    if day is not None:
+        entry.timestamp = day
+    return entry
 
 
 def knowledge(i: int, round_: int) -> MemoryEntry:
@@ -97,6 +100,15 @@ def run(events: int, merges: int) -> list[tuple[str, str, str]]:
             assert writer.flush(600)
             rate = events / (time.perf_counter() - started)
             rows.append((f"events appended, {events} batches of 1", f"{rate:.0f} /s", "-"))
+            # the same batch into a day file of its own (the ones above keep growing one)
+            day = datetime(2020, 1, 1, 12, tzinfo=UTC)
+            started = time.perf_counter()
+            writer.submit([event(i, day) for i in range(events)])
+            assert writer.flush(600)
+            rate = events / (time.perf_counter() - started)
+            rows.append(
+                (f"events appended, 1 batch of {events}, new day file", f"{rate:.0f} /s", "-")
+            )
 
             # 3. fallback knowledge merges: creates, then appends to the same notes
             for round_, label in ((0, "new notes"), (1, "merges into existing notes")):

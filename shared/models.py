@@ -7,6 +7,7 @@ before anything is queued.
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -16,6 +17,9 @@ from shared.langs import check_lang
 
 EntryKind = Literal["knowledge", "event"]
 MAX_ENTRY_CONTENT = 256 * 1024
+# An entry's id names its changes in history (reason "entry:<id> <title>", found again
+# by the first word for undo): no spaces, a bounded length.
+ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 
 
 def new_entry_id() -> str:
@@ -38,6 +42,11 @@ class MemoryEntry:
 
     def validate(self) -> None:
         check_lang(self.lang)
+        if not isinstance(self.id, str) or not ENTRY_ID_RE.match(self.id):
+            raise ValueError(
+                f"entry {self.id!r}: id must be 1-128 letters, digits and _ . : - "
+                "(starting with a letter or digit)"
+            )
         if self.kind not in ("knowledge", "event"):
             raise ValueError(f"entry {self.id}: kind must be 'knowledge' or 'event'")
         if not isinstance(self.title, str) or not self.title.strip():

@@ -3,6 +3,7 @@ typed errors, prompts, offline detection within the time bound, token discovery.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import logging
 import socket
@@ -172,3 +173,67 @@ async def test_recall_on_the_handle(settings: ClientSettings, lang: str) -> None
         assert {s["path"] for s in recalled["sources"]} == {"items/orbits.md"}
         with pytest.raises(InvalidArgumentError):
             await vault.recall("Mars", budget_tokens=10)
+
+
+async def test_history_methods_on_the_handle(settings: ClientSettings, lang: str) -> None:
+    async with mcp_vault_connection(lang, settings) as vault:
+        assert await vault.has_history()
+        first = await vault.write("items/h.md", "# H\n\none\n", if_match="", reason="made")
+        await vault.append("items/h.md", "two\n", reason="entry:e1 H")
+        history = await vault.history("items/h.md")
+        assert history["path"] == "items/h.md"
+        assert [(v["version"], v["op"], v["reason"]) for v in history["versions"]] == [
+            (2, "append", "entry:e1 H"),
+            (1, "write", "made"),
+        ]
+        old = await vault.read("items/h.md", version=1)
+        assert old["version"] == 1 and old["etag"] == first["etag"]
+        assert old["content"].endswith("# H\n\none\n")
+        assert "+two\n" in (await vault.diff("items/h.md", 1))["diff"]
+        assert (await vault.diff("items/h.md", 1, 2))["diff"].endswith("+two\n")
+
+        plan = await vault.undo("e1", dry_run=True)
+        assert plan == {
+            "entry_id": "e1",
+            "dry_run": True,
+            "files": [{"path": "items/h.md", "from_version": 2, "to_version": 1, "deleted": False}],
+        }
+        assert (await vault.undo("e1"))["files"][0]["version"] == 3
+        assert (await vault.read("items/h.md"))["etag"] == first["etag"]
+        with pytest.raises(ConflictError, match="already undone"):
+            await vault.undo("e1")
+        with pytest.raises(NotFoundError):
+            await vault.undo("e2")
+
+        moved = await vault.move("items/h.md", "items/k.md", reason="tidy")
+        assert moved["new_path"] == "items/k.md" and moved["etag"] == first["etag"]
+        await vault.delete("items/k.md", reason="gone")
+        rows = (await vault.history("items/k.md", limit=2))["versions"]
+        assert [(v["op"], v["reason"], v["etag"]) for v in rows] == [
+            ("delete", "gone", None),
+            ("move", "tidy", first["etag"]),
+        ]
+        assert rows[1]["moved_from"] == "items/h.md"
+        back = await vault.restore("items/k.md", 1, reason="back")
+        assert back["etag"] == first["etag"] and back["version"] == 3
+        with pytest.raises(InvalidArgumentError):
+            await vault.write("items/k.md", "# K\n", reason="two\nlines")
+
+
+async def test_undo_removes_the_images_folder_it_emptied(
+    settings: ClientSettings, lang: str
+) -> None:
+    gif = base64.b64encode(b"GIF89a" + b"\x01\x00\x01\x00\x00\x00\x00;").decode()
+    async with mcp_vault_connection(lang, settings) as vault:
+        note = await vault.write("items/i.md", "# I\n", if_match="")
+        reason = "entry:e3 I"
+        await vault.write("items/i.md.assets/a.gif", gif, encoding="base64", reason=reason)
+        await vault.write(
+            "items/i.md", "# I\n\n![a](i.md.assets/a.gif)\n", if_match=note["etag"], reason=reason
+        )
+        undone = await vault.undo("e3")
+        assert [(f["path"], f["deleted"]) for f in undone["files"]] == [
+            ("items/i.md", False),
+            ("items/i.md.assets/a.gif", True),
+        ]
+        assert (await vault.find("**", "items", dirs=True))["paths"] == ["items/i.md"]

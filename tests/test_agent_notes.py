@@ -8,11 +8,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from agent_client.actions import apply_edit
-from agent_client.events import day_path, event_section, same_day_runs
+from agent_client.events import day_path, event_section
 from agent_client.merge.confirmation import parse_confirmation
 from agent_client.merge.fallback import holds_entry, merge_tags, similarity
 from agent_client.merge.paths import slugify, title_key
 from agent_client.notes import render_note, split_note
+from agent_client.reasons import entry_reason
 from shared.models import EditAction, MemoryEntry
 
 NOTE = (
@@ -113,27 +114,18 @@ def test_event_day_and_section() -> None:
     assert "\\## not a heading" in section and section.count("\n## ") == 1
 
 
-def test_consecutive_events_of_one_day_share_an_append() -> None:
-    day2 = datetime(2026, 11, 30, 12, tzinfo=UTC)
-    e = [
-        MemoryEntry(
-            "en",
-            "event",
-            f"e{i}",
-            "x",
-            timestamp=day2 if i == 2 else datetime(2026, 11, 29, 12, tzinfo=UTC),
-        )
-        for i in range(4)
-    ]
-    k = MemoryEntry("en", "knowledge", "k", "x")
-    ja = MemoryEntry("ja", "event", "j", "x", timestamp=e[0].timestamp)
-    runs = same_day_runs([e[0], e[1], e[2], e[3], k, ja, e[0]], ZoneInfo("UTC"))
-    assert [[x.title for x in run] for run in runs] == [
-        ["e0", "e1"],
-        ["e2"],
-        ["e3"],
-        ["k"],
-        ["j"],
-        ["e0"],
-    ]
-    assert len(same_day_runs([e[0]] * 250, None, max_run=100)) == 3
+def test_the_reason_of_an_entry_is_one_clean_line() -> None:
+    entry = MemoryEntry("en", "event", "Lesson\t3:  verbs\u2028again\x7f", "x", id="e-1.a:b")
+    assert entry_reason(entry) == "entry:e-1.a:b Lesson 3: verbs again"
+    long = MemoryEntry("en", "knowledge", "t" * 200, "x", id="k" * 128)
+    long.title = "word " * 120  # longer than validate() allows, still cut to what history takes
+    reason = entry_reason(long)
+    assert 495 <= len(reason) <= 500 and reason.startswith("entry:" + "k" * 128 + " word word")
+    assert reason.split(" ", 1)[0] == "entry:" + long.id  # undo finds it by the first word
+
+
+@pytest.mark.parametrize("bad", ["", "has space", "-leading", "x" * 129, "tab\tinside", "é"])
+def test_an_entry_id_must_name_it_in_history(bad: str) -> None:
+    with pytest.raises(ValueError, match="id must be"):
+        MemoryEntry("en", "event", "t", "x", id=bad).validate()
+    MemoryEntry("en", "event", "t", "x", id="01JD3Q:turn-3.entry_1").validate()

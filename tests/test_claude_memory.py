@@ -465,6 +465,14 @@ def test_each_command_is_a_version_in_the_history(
     seen = [v["etag"] for v in versions]  # newest first
     positions = [seen.index(etag) for etag in etags]
     assert positions == sorted(positions, reverse=True), (etags, seen)
+    reasons = [versions[p]["reason"] for p in positions]  # each says which command made it
+    assert reasons == [
+        f"memory_tool:{c}" for c in ("create", "str_replace", "insert", "str_replace")
+    ]
+    ok(memory, command="rename", old_path="/memories/log.md", new_path="/memories/log2.md")
+    ok(memory, command="delete", path="/memories/log2.md")
+    newest = call(server, "history", lang="en", path=f"{memory.folder}/log2.md")["versions"]
+    assert [v["reason"] for v in newest[:2]] == ["memory_tool:delete", "memory_tool:rename"]
 
 
 def test_rename_says_when_the_server_cannot_move(

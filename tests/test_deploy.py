@@ -294,7 +294,7 @@ def test_skill_names_every_tool_and_error_code() -> None:
     meta = yaml.safe_load(header)
     assert meta["name"] == "vault-memory" and len(meta["description"]) <= 1024
     tools = ["read", "write", "stat", "append", "find", "grep", "delete", "search", "status"]
-    tools += ["recall", "summary"]
+    tools += ["recall", "summary", "history", "diff", "restore", "move", "undo"]
     for tool in tools:
         assert f"`{tool}(" in body, f"SKILL.md does not show how to call {tool}"
     for code in set(ERRORS_BY_CODE) - {"indexer_offline"}:

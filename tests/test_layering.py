@@ -153,11 +153,20 @@ def test_objects_are_built_in_the_composition_root_only() -> None:
 # agent_client's units (a top-level module, or the ``merge`` package), lowest first. A unit
 # imports agent_client units of lower layers only (a package may import its own modules).
 CLIENT_LAYERS: list[set[str]] = [
-    {"settings", "discovery", "notes", "notices", "failures", "results", "transport_logs"},
+    {
+        "settings",
+        "discovery",
+        "notes",
+        "notices",
+        "failures",
+        "results",
+        "transport_logs",
+        "reasons",
+    },
     {"connection"},
     {"merge", "events", "actions", "claude_memory"},
     {"writer"},
-    {"hooks"},
+    {"hooks", "cli_history"},
     {"cli"},
     {"__main__", "__init__"},
 ]

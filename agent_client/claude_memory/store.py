@@ -6,6 +6,7 @@ the model sees it (``read``, etag kept for ``if_match``), writes that never over
 change made meanwhile (``write`` with ``if_match``), listings (``find`` with ``dirs``,
 two levels), deletes of whole folders (their files, then their folders, deepest first)
 and moves (``move``). The vault's own refusals become ``ToolError``s that keep their code.
+Each change is kept in the vault's history with ``reason="memory_tool:<command>"``.
 """
 
 from __future__ import annotations
@@ -52,9 +53,10 @@ class Changed(Exception):
 class MemoryStore:
     """The memory folder ``folder`` of the vault behind ``vault`` (one command's worth)."""
 
-    def __init__(self, vault: Vault, folder: str) -> None:
+    def __init__(self, vault: Vault, folder: str, *, reason: str | None = None) -> None:
         self.vault = vault
         self.folder = folder
+        self.reason = reason  # kept in history with each change ("memory_tool:<command>")
         self.changed = False  # whether this command already changed something
 
     def _vp(self, parts: tuple[str, ...]) -> str:
@@ -106,7 +108,7 @@ class MemoryStore:
         ``Changed`` when the file is no longer the one read (nothing written then)."""
         try:
             content = files.stored(path.name, text, meta)
-            await self.vault.write(self._vp(path.parts), content, if_match=etag)
+            await self.vault.write(self._vp(path.parts), content, if_match=etag, reason=self.reason)
         except ConflictError:
             raise Changed from None
         except VaultError as err:
@@ -117,7 +119,9 @@ class MemoryStore:
         """Write a new file; None when done, else what is already at ``path`` (a file, a
         folder, or a file on the way): then nothing was written."""
         try:
-            await self.vault.write(self._vp(path.parts), files.stored(path.name, text), if_match="")
+            await self.vault.write(
+                self._vp(path.parts), files.stored(path.name, text), if_match="", reason=self.reason
+            )
         except ConflictError:
             return Kind.FILE
         except VaultError as err:
@@ -187,7 +191,7 @@ class MemoryStore:
         the vault does not manage is refused before anything is deleted."""
         vp = self._vp(path.parts)
         if kind is Kind.FILE:
-            await self._quietly(self.vault.delete(vp), path)
+            await self._quietly(self.vault.delete(vp, reason=self.reason), path)
             self.changed = True
             return
         rounds = 0
@@ -211,22 +215,26 @@ class MemoryStore:
                     + ("" if not self.changed else "; the files before it were deleted")
                 )
             for entry in file_paths:
-                await self._quietly(self.vault.delete(entry), path, missing_ok=True)
+                await self._quietly(
+                    self.vault.delete(entry, reason=self.reason), path, missing_ok=True
+                )
                 self.changed = True
             for entry in sorted(
                 (p for p in entries if p.endswith("/")), key=lambda p: -p.count("/")
             ):
-                await self._quietly(self.vault.delete(entry.rstrip("/")), path, missing_ok=True)
+                await self._quietly(
+                    self.vault.delete(entry.rstrip("/"), reason=self.reason), path, missing_ok=True
+                )
             if not found["truncated"] or rounds >= MAX_DELETE_ROUNDS:
                 break
         if not path.is_root:
-            await self._quietly(self.vault.delete(vp), path, missing_ok=True)
+            await self._quietly(self.vault.delete(vp, reason=self.reason), path, missing_ok=True)
             self.changed = True
 
     async def move(self, old: MemoryPath, new: MemoryPath) -> None:
         """``move`` a file or folder; ``Changed`` if ``new`` appeared meanwhile."""
         try:
-            await self.vault.move(self._vp(old.parts), self._vp(new.parts))
+            await self.vault.move(self._vp(old.parts), self._vp(new.parts), reason=self.reason)
         except ConflictError:
             raise Changed from None
         except NotFoundError:

@@ -78,9 +78,10 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
         await self.aclose()
 
     @contextlib.asynccontextmanager
-    async def _store(self) -> AsyncIterator[MemoryStore]:
+    async def _store(self, command: str) -> AsyncIterator[MemoryStore]:
         """One command's access to the folder: commands of this object run one at a
-        time; an unreachable indexer becomes a ToolError saying what was done."""
+        time; an unreachable indexer becomes a ToolError saying what was done. Its
+        changes are kept in history with ``reason="memory_tool:<command>"``."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:  # a new event loop (asyncio.run again): a new session
             self._loop, self._keeper, self._lock = loop, None, asyncio.Lock()
@@ -92,7 +93,9 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
             try:
                 await self._keeper.begin()
                 session = await self._keeper.get()
-                store = MemoryStore(session.vault(self.lang), self.folder)
+                store = MemoryStore(
+                    session.vault(self.lang), self.folder, reason=f"memory_tool:{command}"
+                )
                 yield store
             except IndexerOfflineError as err:
                 done = store is not None and store.changed
@@ -104,7 +107,7 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
 
     async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         path = paths.check(command.path).usable()
-        async with self._store() as store:
+        async with self._store("view") as store:
             found = await store.load(path)
             if found is Kind.DIR:
                 return texts.view_directory(command.path, await store.listing(path))
@@ -114,7 +117,7 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
 
     async def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
         path = paths.check(command.path).usable()
-        async with self._store() as store:
+        async with self._store("create") as store:
             if path.is_root:
                 raise ToolError(f"File {command.path} already exists")
             found: Kind | None
@@ -133,20 +136,25 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
     async def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
         path = paths.check(command.path).usable()
         return await self._edit(
-            path, lambda text: texts.replace(path.shown, text, command.old_str, command.new_str)
+            "str_replace",
+            path,
+            lambda text: texts.replace(path.shown, text, command.old_str, command.new_str),
         )
 
     async def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         path = paths.check(command.path).usable()
         return await self._edit(
+            "insert",
             path,
             lambda text: texts.insert(path.shown, text, command.insert_line, command.insert_text),
         )
 
-    async def _edit(self, path: paths.MemoryPath, change: Callable[[str], tuple[str, str]]) -> str:
+    async def _edit(
+        self, command: str, path: paths.MemoryPath, change: Callable[[str], tuple[str, str]]
+    ) -> str:
         """Read, change, write with ``if_match``; when the file changed meanwhile, start
         again from the new text (the change may now fail, as it would have)."""
-        async with self._store() as store:
+        async with self._store(command) as store:
             for _ in range(EDIT_ATTEMPTS):
                 found = await store.load(path)
                 if found is Kind.DIR:
@@ -170,7 +178,7 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
         if path.is_root:
             raise ToolError("Cannot delete the /memories directory itself")
         path.usable()
-        async with self._store() as store:
+        async with self._store("delete") as store:
             kind = await store.kind(path.parts, path.shown)
             if kind not in (Kind.FILE, Kind.DIR):
                 raise ToolError(f"The path {command.path} does not exist")
@@ -184,7 +192,7 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
             raise ToolError("Cannot rename the /memories directory itself")
         new.usable()
         old.usable()
-        async with self._store() as store:
+        async with self._store("rename") as store:
             destination = await store.kind(new.parts, new.shown)
             if destination in (Kind.FILE, Kind.DIR):
                 raise ToolError(f"The destination {command.new_path} already exists")
@@ -241,7 +249,7 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
 
     async def clear_all_memory(self) -> str:
         """Delete everything in the memory folder (the folder stays)."""
-        async with self._store() as store:
+        async with self._store("clear_all_memory") as store:
             await store.delete(paths.check(paths.ROOT), Kind.DIR)
         return "All memory cleared"
 

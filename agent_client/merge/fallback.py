@@ -140,13 +140,13 @@ async def merge_fallback(
         assets = [p for p in journal.written if p.startswith(f"{asset_folder(path)}/")]
         try:
             if target is None:
-                await journal.write(path, new_note(entry, links), before=None, if_match="")
+                await journal.write(path, new_note(entry, links), if_match="")
                 return Confirmation([path, *assets], f"Created {path} ({entry.title}).")
             current = await vault.read(path)
             if holds_entry(split_note(current["content"])[1], entry.content, links):
                 return Confirmation([path], f"{path} already holds this entry; nothing added.")
             text = merged_note(current["content"], entry, links, tz)
-            await journal.write(path, text, before=current["content"], if_match=current["etag"])
+            await journal.write(path, text, if_match=current["etag"])
             return Confirmation([path, *assets], f"Added a section to {path} ({entry.title}).")
         except ConflictError:
             target = path  # created or changed meanwhile: merge into the fresh text once

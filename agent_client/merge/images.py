@@ -88,7 +88,6 @@ async def copy_images(journal: WriteJournal, note_path: str, images: list[ImageF
                 await journal.write(
                     target,
                     base64.b64encode(image.data).decode("ascii"),
-                    before=None,
                     if_match="",
                     encoding="base64",
                 )
@@ -118,7 +117,7 @@ async def place_images(
     if missing:
         text = text.rstrip("\n") + "\n\n" + "\n".join(missing) + "\n"
     if text != current["content"]:
-        await journal.write(note_path, text, before=current["content"], if_match=current["etag"])
+        await journal.write(note_path, text, if_match=current["etag"])
     if note_path != staged_at:
         await _unstage(journal, staged_at, images)
 

@@ -1,9 +1,14 @@
-"""Undo for a failed merge: what each path held before this merge first wrote it.
+"""The writes of one knowledge merge: each carries the entry's reason, and a failed merge
+is rolled back by the server's ``undo`` of the entry.
 
-A knowledge merge may write several files (a note, its images, a second note). If the
-merge then fails, ``rollback()`` puts every file back as it was, so nothing
-half-written stays in the vault. A file that someone changed after our write is left
-alone (their edit wins over our undo) and reported.
+A merge may write several files (a note, its images, a second note). Each write goes
+through the journal, which passes ``reason="entry:<id> <title>"`` (so history can tell
+what the entry changed) and remembers the paths, in order (the confirmation's
+``updated_files``, the staged images to drop). If the merge fails, ``rollback()`` asks
+the server to undo the entry: the same ``undo`` as ``agent-client undo``, all or nothing,
+with the server's locks. A file someone changed after our write makes it refuse
+(``conflict``): then nothing is undone, and the reason is logged and returned. An edit
+made between two writes of the merge is kept by the server's undo (their text wins).
 """
 
 from __future__ import annotations
@@ -11,94 +16,72 @@ from __future__ import annotations
 import contextlib
 import logging
 import posixpath
-from dataclasses import dataclass
 
 from agent_client.connection import Vault
+from agent_client.reasons import entry_reason
 from agent_client.results import WriteResult
-from shared.errors import NotFoundError, VaultError
+from shared.errors import ConflictError, NotFoundError, VaultError
 from shared.images import ASSETS_SUFFIX
+from shared.models import MemoryEntry
 
 logger = logging.getLogger("agent_client.merge.journal")
 
 
-@dataclass
-class _Touched:
-    before: str | None  # text before our first write; None: the file did not exist
-    last_etag: str
-
-
 class WriteJournal:
-    """Writes through a ``Vault`` while remembering how to undo them."""
+    """Writes through a ``Vault`` for one entry, remembering which paths it wrote."""
 
-    def __init__(self, vault: Vault) -> None:
+    def __init__(self, vault: Vault, entry: MemoryEntry) -> None:
         self.vault = vault
-        self._touched: dict[str, _Touched] = {}
+        self.entry_id = entry.id
+        self.reason = entry_reason(entry)
+        self._created: dict[str, bool] = {}  # path -> whether this merge created it
 
     @property
     def written(self) -> list[str]:
         """Paths written so far, in the order of their first write."""
-        return list(self._touched)
+        return list(self._created)
 
     async def write(
-        self,
-        path: str,
-        content: str,
-        *,
-        before: str | None,
-        if_match: str | None,
-        encoding: str = "utf-8",
+        self, path: str, content: str, *, if_match: str | None, encoding: str = "utf-8"
     ) -> WriteResult:
-        """Write ``content``; ``before`` is what the caller read (None: must be new)."""
-        result = await self.vault.write(path, content, encoding=encoding, if_match=if_match)
-        if path in self._touched:
-            self._touched[path].last_etag = result["etag"]
-        else:
-            self._touched[path] = _Touched(before=before, last_etag=result["etag"])
+        """Write ``content`` with the entry's reason (``if_match`` "": must be new)."""
+        result = await self.vault.write(
+            path, content, encoding=encoding, if_match=if_match, reason=self.reason
+        )
+        self._created.setdefault(path, result["created"])
         return result
 
     def created(self, path: str) -> bool:
         """Whether this merge created ``path`` (it did not exist before)."""
-        touched = self._touched.get(path)
-        return touched is not None and touched.before is None
+        return self._created.get(path, False)
 
     async def discard(self, path: str) -> None:
-        """Delete a file this merge created, as if it had never been written."""
+        """Delete a file this merge created (it is no longer part of the merge)."""
         if not self.created(path):
             raise ValueError(f"{path} was not created by this merge")
         with contextlib.suppress(NotFoundError):
-            await self.vault.delete(path)
-        del self._touched[path]
+            await self.vault.delete(path, reason=self.reason)
+        del self._created[path]
         await self._remove_empty_assets_folder(path)
 
-    def rebase(self, path: str, content: str) -> None:
-        """Someone else rewrote ``path`` after our write: undo now restores *their* text."""
-        if path in self._touched:
-            self._touched[path].before = content
-
-    async def rollback(self) -> list[str]:
-        """Undo every write, newest first; returns the paths that could not be undone."""
-        left: list[str] = []
-        for path, touched in reversed(list(self._touched.items())):
-            try:
-                await self._undo(path, touched)
-            except VaultError as exc:
-                logger.warning("could not undo the write of %s: %s", path, exc)
-                left.append(path)
-        self._touched.clear()
-        return left
-
-    async def _undo(self, path: str, touched: _Touched) -> None:
-        stat = await self.vault.stat(path)
-        if not stat["exists"]:
-            return  # already gone (e.g. an asset removed with its new note)
-        if stat["etag"] != touched.last_etag:
-            raise VaultError(f"{path} changed after this merge wrote it; left as it is")
-        if touched.before is None:
-            with contextlib.suppress(NotFoundError):
-                await self.vault.delete(path)
-            await self._remove_empty_assets_folder(path)
+    async def rollback(self) -> str | None:
+        """Undo every write of this merge (the server's undo of the entry); None when
+        done or when nothing was written, else why nothing was undone."""
+        if not self._created:
+            return None
+        written, self._created = self.written, {}
+        if not await self.vault.has_history():
+            why = "this indexer keeps no history to undo with"
         else:
-            await self.vault.write(path, touched.before, if_match=touched.last_etag)
+            try:
+                await self.vault.undo(self.entry_id)
+                return None
+            except ConflictError as exc:  # "entry X cannot be undone, nothing was changed: ..."
+                why = "changed since: " + exc.message.partition(": ")[2]
+            except NotFoundError as exc:
+                why = exc.message
+        logger.warning("entry %s: the writes to %s stay: %s", self.entry_id, written, why)
+        return why
 
     async def _remove_empty_assets_folder(self, path: str) -> None:
         """A created image gone: its ``*.assets/`` folder too, if nothing else is in it."""
@@ -106,7 +89,8 @@ class WriteJournal:
         if not folder.endswith(ASSETS_SUFFIX):
             return
         try:
-            await self.vault.delete(folder)  # the server never removes a non-empty folder
+            # the server never removes a non-empty folder
+            await self.vault.delete(folder, reason=self.reason)
         except VaultError as exc:
             if exc.code == "indexer_offline":
                 raise

@@ -1,8 +1,10 @@
 """One knowledge entry into the vault: the LLM merge when a model is configured, else (or
 when the LLM path fails) the deterministic merge.
 
-Every write goes through a ``WriteJournal``, so a failed attempt is undone before the
-fallback runs and a failed entry leaves nothing half-written. With
+Every write goes through a ``WriteJournal`` (with the entry's reason), so a failed
+attempt is undone by the server's ``undo`` of the entry before the fallback runs, and a
+failed entry leaves nothing half-written (unless someone changed a file since: then
+nothing is undone, all or nothing, and the notice says so). With
 ``AGENT_CLIENT_LLM_FALLBACK=1`` no entry is lost to the LLM path: prompts the server does
 not serve, a model setting the SDK or the endpoint refuses, an endpoint that is down, a
 malformed answer or a bug in the loop all end in the fallback, the reason in the notice
@@ -51,15 +53,13 @@ async def merge_knowledge(
 ) -> MergeOutcome:
     """Merge ``entry``; on any failure every write of this merge is undone, then it raises."""
     images = load_images(entry.images, settings.max_image_bytes)
-    journal = WriteJournal(vault)
+    journal = WriteJournal(vault, entry)
     try:
         return await _merge(journal, entry, images, settings, llm_client)
     except IndexerOfflineError:
         raise  # nobody to undo anything with
     except BaseException:
-        left = await _quiet_rollback(journal)
-        if left:
-            logger.error("entry %s: could not undo writes to %s", entry.id, left)
+        await _quiet_rollback(journal)
         raise
 
 
@@ -79,16 +79,17 @@ async def _merge(
             raise
         except Exception as exc:
             reason = describe_failure(exc)
-            left = await journal.rollback()
+            not_undone = await journal.rollback()
             if not settings.llm_fallback:
                 raise
-            if left:  # changed by someone since: their text stays, the entry still goes in
-                reason += f" (not undone, changed since: {', '.join(left)})"
+            if not_undone:  # changed by someone since: it all stays, the entry still goes in
+                reason += f" (not undone, {not_undone})"
             expected = isinstance(exc, MergeFailed | VaultError)
             logger.error(
-                "LLM merge of entry %s failed (%s); undone, merging deterministically",
+                "LLM merge of entry %s failed (%s); %smerging deterministically",
                 entry.id,
                 reason,
+                "" if not_undone else "undone, ",
                 exc_info=None if expected else exc,
             )
     confirmation = await merge_fallback(journal, entry, images, settings.tz)
@@ -126,9 +127,10 @@ async def _merge_with_llm(
     return confirmation
 
 
-async def _quiet_rollback(journal: WriteJournal) -> list[str]:
+async def _quiet_rollback(journal: WriteJournal) -> None:
+    """Roll back while another error is on its way up (that one is what the caller sees;
+    the journal logs what it could not undo)."""
     try:
-        return await journal.rollback()
+        await journal.rollback()
     except Exception as exc:  # offline while undoing: report, keep the first error
-        logger.error("undo failed: %s", exc)
-        return journal.written
+        logger.error("entry %s: undo failed: %s", journal.entry_id, exc)

@@ -9,13 +9,14 @@ never names a lang). The executor enforces the merge's safety rules:
   as the tool result, so it can correct itself;
 - ``write`` of an existing note requires a prior ``read`` and sends the etag read as
   ``if_match``; on ``conflict`` the note is re-read and its fresh text returned to the
-  model, which may write again once (a second conflict abandons the merge).
+  model, which may write again once (a second conflict abandons the merge);
+- every write carries the entry's reason (the journal adds it; the model's ``write``
+  schema has no ``reason``: the model cannot name another entry).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from agent_client.merge.journal import WriteJournal
@@ -106,12 +107,6 @@ def tool_schemas(names: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-@dataclass
-class _Seen:
-    etag: str
-    content: str | None  # full text when known
-
-
 class ToolExecutor:
     """Runs the model's tool calls against one lang's vault, writes through a journal."""
 
@@ -121,7 +116,7 @@ class ToolExecutor:
         self.offered = offered
         self.conflicts = 0
         self.written: list[str] = []  # notes the model wrote, in the order of first write
-        self._seen: dict[str, _Seen] = {}
+        self._etags: dict[str, str] = {}  # what the model last saw of each path
 
     def check_call(self, name: str, raw_args: str) -> dict[str, Any]:
         """The parsed arguments of a call, or ``MergeFailed`` for a malformed one."""
@@ -165,8 +160,7 @@ class ToolExecutor:
 
     async def _read(self, path: str, offset: int, limit: int | None) -> dict[str, Any]:
         result = await self.vault.read(path, offset=offset, limit=limit)
-        full = not offset and limit is None
-        self._seen[path] = _Seen(result["etag"], result["content"] if full else None)
+        self._etags[path] = result["etag"]
         return {"path": path, "content": result["content"], "size": result["size"]}
 
     async def _write(self, path: str, content: str) -> dict[str, Any] | str:
@@ -177,25 +171,16 @@ class ToolExecutor:
                 f"forbidden_path: {EVENTS_DIR}/ is written by code; "
                 f"merge knowledge into {ITEMS_DIR}/"
             )
-        seen = self._seen.get(path)
-        if_match: str
-        before: str | None
-        if seen is None:
+        if_match = self._etags.get(path)
+        if if_match is None:
             if (await self.vault.stat(path))["exists"]:
                 return f"invalid_argument: {path} exists; read it before writing it"
-            if_match, before = "", None
-        else:
-            if seen.content is None:  # a partial read, or our own earlier write
-                fresh = await self.vault.read(path)
-                if fresh["etag"] != seen.etag:
-                    return await self._conflict(path)
-                self._seen[path] = seen = _Seen(fresh["etag"], fresh["content"])
-            if_match, before = seen.etag, seen.content
+            if_match = ""
         try:
-            result = await self.journal.write(path, content, before=before, if_match=if_match)
+            result = await self.journal.write(path, content, if_match=if_match)
         except ConflictError:
             return await self._conflict(path)
-        self._seen[path] = _Seen(result["etag"], None)
+        self._etags[path] = result["etag"]
         if path not in self.written:
             self.written.append(path)
         return {"path": path, "created": result["created"], "size": result["size"]}
@@ -210,10 +195,9 @@ class ToolExecutor:
         except VaultError as exc:
             if exc.code == "indexer_offline":
                 raise
-            self._seen.pop(path, None)
+            self._etags.pop(path, None)
             return f"conflict: {path} changed since you read it and is now gone ({exc})"
-        self._seen[path] = _Seen(fresh["etag"], fresh["content"])
-        self.journal.rebase(path, fresh["content"])
+        self._etags[path] = fresh["etag"]
         return (
             f"conflict: {path} was changed by someone else after you read it. Its current "
             "text is below; apply your change to this text and write the whole note again.\n\n"

@@ -16,8 +16,11 @@ it then goes back to the version just before the entry's run of versions ending 
 lock held, so the all-or-nothing holds against concurrent writers. An edit by someone
 else between two writes of the entry is kept (as the writer's old journal did: their
 text wins over our undo). The undo's own versions carry ``reason="undo entry:<id>"``,
-which does not match the entry again. If retention has pruned the version an undo
-needs, it refuses rather than guess.
+which does not match the entry again. A file whose changes by the entry an undo of the
+entry already took back is left alone, whatever came since (the writer's rollback of a
+failed merge is such an undo, and the entry's later writes may go to other files); an
+undo that finds nothing else to do refuses (``conflict``, already undone). If retention
+has pruned the version an undo needs, it refuses rather than guess.
 
 External changes: the index tells (lang, path) after it synced a note it saw change on
 disk (watcher or start-up reconcile); the file is read under its lock and recorded
@@ -34,7 +37,6 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
@@ -53,13 +55,13 @@ from shared.errors import (
     VaultError,
 )
 from shared.langs import check_lang
+from shared.models import ENTRY_ID_RE
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 log = logging.getLogger("indexer.vault")
 MAX_HISTORY_LIMIT = 1000
-ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _PAGE = 200
 
 
@@ -267,6 +269,9 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     def ours(row: Version) -> bool:
         return first_word(row.reason) == word
 
+    def taken_back(row: Version) -> bool:
+        return row.reason == f"undo {word}"
+
     plans: list[tuple[Target, Place, bytes | None, Version, Version | None]] = []
     conflicts: list[str] = []
     with vault.locked(targets), ExitStack() as stack:
@@ -274,11 +279,13 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             place = stack.enter_context(vault.sandbox.open(target))
             current = vault._existing_bytes(place)
             etag = None if current is None else fsops.etag_of(current)
-            found = _undo_target(store, target, etag, ours)
+            found = _undo_target(store, target, etag, ours, taken_back)
             if isinstance(found, str):
                 conflicts.append(f"{target.rel} ({found})")
-            else:
+            elif found is not None:
                 plans.append((target, place, current, *found))
+        if not plans and not conflicts:
+            conflicts = [f"{target.rel} (already undone)" for target in targets]
         if conflicts:
             raise ConflictError(
                 f"entry {entry_id} cannot be undone, nothing was changed: "
@@ -294,7 +301,18 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
                 if "version" in result:
                     _put_back(vault, plan, entry_id)
             raise
+    if not dry_run:  # an *.assets/ folder the entry's images were all that was in goes too
+        for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.is_asset}.values():
+            _remove_if_empty(vault, target.lang, target.rel.rsplit("/", 1)[0])
     return {"entry_id": entry_id, "dry_run": dry_run, "files": undone[::-1]}
+
+
+def _remove_if_empty(vault: Vault, lang: str, folder: str) -> None:
+    """rmdir ``folder`` when nothing is left in it (else leave it as it is)."""
+    target = vault.sandbox.resolve(lang, folder)
+    with suppress(VaultError), vault.sandbox.open(target) as place:
+        if place.lstat() is not None:
+            place.remove_empty_folder()
 
 
 def _who(row: Version) -> str:
@@ -302,20 +320,29 @@ def _who(row: Version) -> str:
 
 
 def _undo_target(
-    store: HistoryStore, target: Target, etag: str | None, ours: Callable[[Version], bool]
-) -> tuple[Version, Version | None] | str:
+    store: HistoryStore,
+    target: Target,
+    etag: str | None,
+    ours: Callable[[Version], bool],
+    undoes: Callable[[Version], bool],
+) -> tuple[Version, Version | None] | str | None:
     """(the entry's newest version of the file, the version to go back to: the newest
     before the entry's run of versions ending there, None when the entry created the
-    file), or why the file cannot be undone. The file must hold exactly the entry's
-    newest version: changes made since and undone again are fine, others are not."""
+    file), or why the file cannot be undone, or None when an undo of the entry already
+    took its changes back. Else the file must hold exactly the entry's newest version:
+    changes made since and undone again are fine, others are not."""
     rows = _newest_first(store, target)
     later: Version | None = None
+    undone = False
     for row in rows:
         if ours(row):
             break
+        undone = undone or undoes(row)
         later = later or row
     else:
         return "history no longer holds the entry's version"
+    if undone:
+        return None
     if row.etag != etag:
         return f"changed since by {_who(later)}" if later else "edited on disk since"
     newest, oldest = row, row

@@ -368,6 +368,29 @@ def test_undo_of_appends_to_a_day_file_removes_only_the_entry_event(vault: Vault
     assert (root(vault) / day).read_bytes() == preamble
 
 
+def test_undo_leaves_alone_what_an_undo_of_the_entry_took_back(vault: Vault) -> None:
+    """The writer's rollback of a failed attempt is an undo of the entry; the entry then
+    writes elsewhere (the fallback). Undoing the entry later undoes that, and leaves the
+    files of the rolled-back attempt alone, whatever came since."""
+    vault.write("en", "items/go.md", "# Go\n")
+    before = {k: v[3] for k, v in snapshot(root(vault)).items()}
+    reason = "entry:e1 Go"
+    vault.write("en", "items/half.md", "# Half\n", if_match="", reason=reason)  # attempt 1
+    image(vault, "items/half.md.assets/p.png", reason=reason)
+    vault.write("en", "items/go.md", "# Go\n\nattempt 1\n", reason=reason)
+    vault.undo("en", "e1")  # the rollback
+    vault.write("en", "items/go.md", "# Go\n\nattempt 2\n", reason=reason)  # the fallback
+    vault.write("en", "items/half.md", "# Half, by a person\n")  # after the rollback
+    person = (root(vault) / "items/half.md").read_bytes()
+    done = vault.undo("en", "e1")
+    assert [(f["path"], f["to_version"]) for f in done["files"]] == [("items/go.md", 3)]
+    assert (root(vault) / "items/half.md").read_bytes() == person
+    vault.delete("en", "items/half.md")
+    assert {k: v[3] for k, v in snapshot(root(vault)).items()} == before
+    message = refused(vault, "conflict", vault.undo, "en", "e1")
+    assert "items/go.md (already undone)" in message
+
+
 # -- external changes ----------------------------------------------------------------------
 
 

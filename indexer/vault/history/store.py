@@ -68,6 +68,10 @@ from shared.errors import HistoryStoreError, StorageError
 log = logging.getLogger("indexer.history")
 EtagOf = Callable[[bytes], str]
 _RECENT_PATHS = 32
+# Bytes the recent-etag memo may hold: a hash saved is worth little next to the memory
+# of a few large notes kept alive (20 writes of 4 MiB kept 80 MiB before this bound).
+_RECENT_BYTES = 4 * 1024 * 1024
+_RECENT_LARGEST = 512 * 1024
 
 
 class HistoryStore:
@@ -87,6 +91,7 @@ class HistoryStore:
         # The last bytes recorded per path with their etag: the next change of the path
         # replaces exactly those bytes, so their etag needs no hashing again.
         self._recent: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
+        self._recent_bytes = 0
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -373,11 +378,18 @@ class HistoryStore:
         return self._etag_of(data)
 
     def _remember(self, key: tuple[str, str], data: bytes, etag: str) -> None:
+        """Memo the etag of the path's new bytes; large bytes are not kept (hashed again)."""
         with self._lock:
+            old = self._recent.pop(key, None)
+            if old is not None:
+                self._recent_bytes -= len(old[0])
+            if len(data) > _RECENT_LARGEST:
+                return
             self._recent[key] = (data, etag)
-            self._recent.move_to_end(key)
-            while len(self._recent) > _RECENT_PATHS:
-                self._recent.popitem(last=False)
+            self._recent_bytes += len(data)
+            while len(self._recent) > _RECENT_PATHS or self._recent_bytes > _RECENT_BYTES:
+                _, (dropped, _) = self._recent.popitem(last=False)
+                self._recent_bytes -= len(dropped)
 
     def _catch_up(
         self, latest: Version | None, change: Change, etag: str | None

@@ -1,0 +1,143 @@
+"""The agent client against an indexer without history (an older one), in memory.
+
+Such a server validates tool arguments strictly and has no ``reason`` parameter: the
+client must not send one, or every write of the writer would be refused. Built here as
+the round-1 tool set over the real vault, next to today's server as the control.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from fastmcp import Client, FastMCP
+
+from agent_client.connection import VaultSession
+from agent_client.discovery import Endpoint
+from agent_client.events import append_event
+from agent_client.merge.journal import WriteJournal
+from agent_client.merge.knowledge import merge_knowledge
+from agent_client.settings import ClientSettings
+from indexer.core import Core
+from indexer.settings import Settings
+from indexer.vault.fsops import etag_of
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault as ServerVault
+from indexer.web.mcp import create_server, refusals
+from shared.errors import NotFoundError, VaultError
+from shared.models import MemoryEntry
+from shared.workspace import Workspace
+
+T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+
+
+def round_one_server(vault: ServerVault) -> FastMCP:
+    """The file tools as they were before history: no ``reason``, no history tools."""
+    mcp = FastMCP("vault-before-history", mask_error_details=True, strict_input_validation=True)
+
+    def read(lang: str, path: str, offset: int = 0, limit: int | None = None) -> dict:
+        return vault.read(lang, path, offset, limit)
+
+    def write(
+        lang: str, path: str, content: str, encoding: str = "utf-8", if_match: str | None = None
+    ) -> dict:
+        return vault.write(lang, path, content, encoding, if_match)
+
+    def stat(lang: str, path: str) -> dict:
+        return vault.stat(lang, path)
+
+    def append(lang: str, path: str, content: str, create: bool = True) -> dict:
+        return vault.append(lang, path, content, create)
+
+    def grep(
+        lang: str,
+        pattern: str,
+        path: str = "",
+        glob: str = "**/*.md",
+        fixed: bool = False,
+        ignore_case: bool = False,
+        limit: int = 100,
+    ) -> dict:
+        return vault.grep(lang, pattern, path, glob, fixed, ignore_case, limit)
+
+    def delete(lang: str, path: str) -> dict:
+        return vault.delete(lang, path)
+
+    for tool in (read, write, stat, append, grep, delete):
+        mcp.tool(name=tool.__name__)(refusals(tool))
+    return mcp
+
+
+@asynccontextmanager
+async def session_on(server: FastMCP) -> AsyncIterator[VaultSession]:
+    async with Client(server) as client:
+        yield VaultSession(client, Endpoint("memory://vault"), call_timeout=10.0)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "ws")
+
+
+def entry(kind: str = "knowledge", title: str = "Go") -> MemoryEntry:
+    return MemoryEntry("en", kind, title, "gone: past participle", [], T0)  # type: ignore[arg-type]
+
+
+async def test_an_older_server_gets_no_reason_and_says_what_it_lacks(
+    workspace: Workspace,
+) -> None:
+    server = round_one_server(ServerVault(Sandbox(workspace), max_file_bytes=1 << 20))
+    async with session_on(server) as session:
+        with pytest.raises(VaultError):  # what sending a reason would get
+            await session.call(
+                "write", {"lang": "en", "path": "a.md", "content": "# A\n", "reason": "x"}
+            )
+        vault = session.vault("en")
+        assert not await vault.has_history()
+        await vault.write("a.md", "# A\n", reason="entry:e1 A")
+        await vault.append("a.md", "more\n", reason="entry:e1 A")
+        await vault.delete("a.md", reason="entry:e1 A")
+
+        event = entry("event", "Lesson")
+        assert (await append_event(vault, event, UTC))["path"] == "events/2026/11/29.md"
+        settings = ClientSettings(workspace=workspace.root, tz=UTC)
+        outcome = await merge_knowledge(vault, entry(), settings, llm_client=lambda: None)  # type: ignore[arg-type,return-value]
+        assert outcome.method == "fallback"
+        assert outcome.confirmation.updated_files == ["items/go.md"]
+
+        calls = {
+            "history": lambda: vault.history("items/go.md"),
+            "diff": lambda: vault.diff("items/go.md", 1),
+            "read": lambda: vault.read("items/go.md", version=1),
+            "restore": lambda: vault.restore("items/go.md", 1),
+            "undo": lambda: vault.undo("e1"),
+        }
+        for name, call in calls.items():
+            with pytest.raises(NotFoundError, match=rf"has no `{name}` tool \(it predates"):
+                await call()
+
+        journal = WriteJournal(vault, entry(title="Went"))
+        await journal.write("items/went.md", "# Went\n", if_match="")
+        assert await journal.rollback() == "this indexer keeps no history to undo with"
+        assert (workspace.vault_dir("en") / "items/went.md").exists()  # left as it is
+
+
+async def test_todays_server_gets_the_reason(workspace: Workspace) -> None:
+    store = HistoryStore(workspace.history_dir, etag_of)
+    store.open()
+    try:
+        vault = ServerVault(Sandbox(workspace), max_file_bytes=1 << 20, history=store)
+        server = create_server(Core(Settings(workspace=workspace), vault))
+        async with session_on(server) as session:
+            handle = session.vault("en")
+            assert await handle.has_history()
+            event = entry("event", "Lesson\tone")
+            await append_event(handle, event, UTC)
+        rows = store.versions("en", "events/2026/11/29.md", 10)
+        assert [r.reason for r in rows] == [f"entry:{event.id} Lesson one"] * 2
+    finally:
+        store.close()
