@@ -9,12 +9,13 @@ shutdown only if it still holds our URL (a newer instance may have replaced it).
 uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run`` installs
 Python handlers first; cleanup then runs normally and the process exits 0.
 
-Start-up is kept short: uvicorn starts with ``DeferredApp`` and the URL file is
-written before fastmcp is even imported (the web app is built right after, and the
-first requests wait for it); the integrity checks that read the whole index and
-history run only when the last server did not stop cleanly (``W/.indexer/
-clean-shutdown``, written at a clean stop and removed at start); the sweep of temp
-files a crash left runs in the background; the index catches up in the background.
+Start-up is kept short: the integrity checks that read the whole index and history
+run only when the last server did not stop cleanly (``W/.indexer/clean-shutdown``,
+written at a clean stop and removed at start); after a clean stop the sweep of temp
+files runs in the background; the index catches up in the background. The URL file is
+written only once the web app answers: an early URL with requests held until fastmcp
+is imported (about a second) made clients with a short connect timeout call the
+indexer offline.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -51,13 +51,10 @@ from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files
 from indexer.vault.vault import Vault
+from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, guarded_protocol
-from indexer.web.deferred import DeferredApp
 from shared.errors import AlreadyRunningError, IndexSchemaError, StartupError
 from shared.workspace import Workspace
-
-if TYPE_CHECKING:
-    from starlette.applications import Starlette
 
 log = logging.getLogger("indexer")
 
@@ -240,13 +237,6 @@ def sweep_temp_files(workspace: Workspace, older_than: float | None = None) -> N
             log.warning("removed %d temp file(s) left by a crash in %s", removed, lang)
 
 
-def build_web_app(core: Core) -> Starlette:
-    """The real app (imports fastmcp: about a second; run in a thread)."""
-    from indexer.web.app import build_app
-
-    return build_app(core)
-
-
 def connect_host(host: str) -> str:
     """The address clients should use: a wildcard bind is reached through loopback."""
     if host in ("0.0.0.0", "::", ""):
@@ -274,7 +264,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         core = build_core(settings, check=not clean)
     except IndexSchemaError as err:
         raise StartupError(err.message) from None
-    app = DeferredApp()
+    app = build_app(core)
     index = core.index
     assert index is not None
     history = core.vault.recorder.store
@@ -318,15 +308,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         url = f"http://{connect_host(settings.host)}:{port}/mcp"
         url_text = url + "\n"
         write_private_file(workspace.url_file, url_text, 0o644)
-        try:
-            await app.ready(await asyncio.to_thread(build_web_app, core))
-        except Exception:
-            app.failed()
-            server.should_exit = True
-            log.exception("could not build the web app")
-            raise StartupError("the indexer could not build its web app (see the log)") from None
-        # Once the first calls can be answered (the import above is CPU-bound, so is this):
-        index.start_background()
+        index.start_background()  # once the first calls can be answered
         if clean:  # a write cut short at the last stop is the only source left
             sweep = threading.Thread(
                 target=sweep_temp_files, args=(workspace, started - 1.0), daemon=True

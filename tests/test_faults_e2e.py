@@ -128,11 +128,12 @@ async def test_a_failed_append_leaves_no_fragment(server: RunningIndexer) -> Non
 
 
 def files_to_overflow() -> int:
-    """Notes to create (4 inotify events each) to overflow the kernel's event queue."""
+    """Notes to create (3 inotify events each the watcher asks for: created, modified,
+    closed after writing) to overflow the kernel's event queue."""
     queue = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
     if queue > 100_000:
         pytest.skip(f"fs.inotify.max_queued_events is {queue}: too many files to overflow it")
-    return queue // 4 + 1_000
+    return queue // 3 + 1_000
 
 
 async def test_lost_file_events_are_caught_up(server: RunningIndexer) -> None:
