@@ -74,15 +74,48 @@ def live(ws: Workspace) -> Iterator[NoteIndex]:
         index.close()
 
 
+def remove_deep_tree(top: Path) -> None:
+    """Remove what ``deep_tree`` made, bottom up with two descriptors at a time (pytest's
+    clean-up recurses once per level: past Python's limit it fails, and so does every
+    later session's clean-up of old temp folders)."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    levels = 0
+    while True:
+        try:
+            child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        except FileNotFoundError:
+            break
+        os.close(fd)
+        fd, levels = child, levels + 1
+    try:
+        for _ in range(levels + 1):
+            with os.scandir(fd) as entries:
+                files = [e.name for e in entries if not e.is_dir(follow_symlinks=False)]
+            for name in files:
+                os.unlink(name, dir_fd=fd)
+            if levels == 0:
+                break
+            parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd, levels = parent, levels - 1
+            os.rmdir("d", dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(top)
+
+
 def test_a_deep_tree_moved_in_does_not_kill_the_watcher(
     ws: Workspace, live: NoteIndex, tmp_path: Path
 ) -> None:
     deep_tree(tmp_path / "staging" / "deep")
     os.rename(tmp_path / "staging" / "deep", ws.vault_dir("en") / "deep")
-    put(ws, "after.md", "written after the deep tree arrived: plum")
-    eventually(lambda: hits(live, "plum") == ["after.md"], "a note written after the deep tree")
-    assert live.health()["watcher"]["state"] == "running"
-    eventually(lambda: not live.partial, "the index to catch up")
+    try:
+        put(ws, "after.md", "written after the deep tree arrived: plum")
+        eventually(lambda: hits(live, "plum") == ["after.md"], "a note after the deep tree")
+        assert live.health()["watcher"]["state"] == "running"
+        eventually(lambda: not live.partial, "the index to catch up")
+    finally:
+        remove_deep_tree(ws.vault_dir("en") / "deep")
 
 
 def test_a_deep_tree_outside_any_vault_does_not_stop_start_up(ws: Workspace) -> None:
@@ -98,6 +131,7 @@ def test_a_deep_tree_outside_any_vault_does_not_stop_start_up(ws: Workspace) -> 
         assert index.health()["watcher"]["state"] == "running"
     finally:
         index.close()
+        remove_deep_tree(ws.languages_dir / "notalang")
 
 
 def test_a_dead_observer_is_restarted_and_the_index_catches_up(
