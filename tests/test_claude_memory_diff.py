@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -400,7 +401,10 @@ def sequences(draw: st.DrawFn, with_rename: bool) -> list[dict[str, Any]]:
 
 # One pair for all examples (a session costs more than a short sequence): each example
 # starts with clear_all_memory on both sides, itself compared.
-GENERATED = settings(max_examples=100, deadline=None, database=None)
+# 40 sequences each in the suite; DIFF_EXAMPLES=500 for a deeper run.
+GENERATED = settings(
+    max_examples=int(os.environ.get("DIFF_EXAMPLES", "40")), deadline=None, database=None
+)
 
 
 @pytest.fixture(scope="module")

@@ -89,7 +89,7 @@ async def test_binary_asset_write_over_http(indexer_server: RunningIndexer) -> N
 
 
 async def test_concurrent_appends_never_interleave(indexer_server: RunningIndexer) -> None:
-    clients, per_client = 8, 200
+    clients, per_client = 8, 100
 
     async def writer(n: int) -> None:
         async with indexer_server.client() as c:

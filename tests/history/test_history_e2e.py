@@ -41,7 +41,7 @@ NO_SUMMARIES = {"INDEXER_SUMMARIES": "0"}
 pytestmark = pytest.mark.e2e
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
-CLIENTS, APPENDS = 8, 200
+CLIENTS, APPENDS = 8, 100
 
 
 async def call(client: Client, tool: str, **args: object) -> dict:
