@@ -52,8 +52,17 @@ FORBIDDEN: dict[str, set[str]] = {
         "indexer.vault.moves",
         "indexer.vault.recording",
         "indexer.vault.fsops",
+        "indexer.vault.reading",
+        "indexer.vault.contents",
         "indexer.index",
         "indexer.jobs",
+    },
+    # a file's bytes in and out: below the tools that use them
+    "indexer.vault.contents": {
+        "indexer.vault.vault",
+        "indexer.vault.reading",
+        "indexer.vault.timeline",
+        "indexer.vault.moves",
     },
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
     # recall is plain lookups: it never reaches a model or the maintenance jobs
