@@ -52,8 +52,17 @@ FORBIDDEN: dict[str, set[str]] = {
         "indexer.vault.moves",
         "indexer.vault.recording",
         "indexer.vault.fsops",
+        "indexer.vault.reading",
+        "indexer.vault.contents",
         "indexer.index",
         "indexer.jobs",
+    },
+    # a file's bytes in and out: below the tools that use them
+    "indexer.vault.contents": {
+        "indexer.vault.vault",
+        "indexer.vault.reading",
+        "indexer.vault.timeline",
+        "indexer.vault.moves",
     },
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
     # recall is plain lookups: it never reaches a model or the maintenance jobs
@@ -62,10 +71,26 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.jobs.tokens": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     # directory summaries: texts and dirty marks are pure; summary files are written by
     # the job by descriptor, never through the tools (which refuse dot-names on purpose)
-    "indexer.index.abstract": {"indexer.vault", "indexer.index.service", "sqlite3"},
+    "indexer.index.abstract": {
+        "indexer.vault",
+        "indexer.index.service",
+        "indexer.index.reads",
+        "indexer.index.connections",
+        "sqlite3",
+    },
+    # the facade's parts know nothing of the facade, nor of each other's side
+    "indexer.index.connections": {
+        "indexer.index.service",
+        "indexer.index.reads",
+        "indexer.index.applying",
+        "indexer.index.tool_changes",
+    },
+    "indexer.index.reads": {"indexer.index.service", "indexer.index.applying"},
+    "indexer.index.applying": {"indexer.index.service", "indexer.index.reads"},
     "indexer.jobs.summary_texts": {
         "indexer.vault",
         "indexer.index.service",
+        "indexer.index.reads",
         "indexer.jobs.llm",
         "indexer.jobs.summaries",
         "openai",

@@ -12,63 +12,46 @@ checked when the call starts and again right before the new file is swapped in
 (``fsops.replace_at``: under a read lease, with ``renameat2``); what remains of the
 lost-update window is said there.
 
-The history views and operations live in ``timeline`` (history, diff, restore, undo,
-external changes) and ``moves`` (move of a file or a folder); the methods here only
-delegate to them, so that the tools' surface stays in one class.
+The read-only tools live in ``reading`` (read, stat, find, grep), the bytes' checks
+(size limit, images, frontmatter normalization) in ``contents``, the history views and
+operations in ``timeline`` (history, diff, restore, undo, external changes) and
+``moves`` (move of a file or a folder); the methods here delegate to them, so that the
+tools' surface stays in one class while this module keeps the changes: write, append,
+delete, with their per-file locks and the telling of the index and listeners.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import logging
 import os
 import stat
 import threading
-import time
 import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from pathlib import PurePosixPath
-from typing import Any, Protocol
+from typing import Protocol
 
-from indexer.vault import fsops, moves, timeline
+from indexer.vault import contents, fsops, moves, reading, timeline
 from indexer.vault.digests import Digests
 from indexer.vault.history.store import Change, HistoryStore
+from indexer.vault.reading import GREP_MAX_BYTES, GREP_MAX_SECONDS, GrepPlanner
 from indexer.vault.recording import Recorder, check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
-from indexer.vault.scan import LineMatcher, compile_glob, walk_files
 from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
-    TooLargeError,
 )
 from shared.filetypes import TEXT_SUFFIXES
-from shared.frontmatter import normalize_frontmatter_text
-from shared.images import is_image
 from shared.workspace import OVERVIEW_FILE
 
 log = logging.getLogger("indexer.vault")
 ChangeListener = Callable[[str, str], None]
 Clock = Callable[[], datetime]
-MAX_LIMIT = 10_000
-GREP_MAX_SECONDS = 10.0
-GREP_MAX_BYTES = 256 << 20
 TEXT_TYPES = ", ".join(sorted(TEXT_SUFFIXES))
 APPENDABLE = f".md notes and text files ({TEXT_TYPES})"
 WRITABLE = f"{APPENDABLE} and images in *.assets/"
-
-
-class GrepPlan(Protocol):
-    """What the index knows for ``grep``: files that may match, and what it indexed."""
-
-    candidates: set[str]
-    indexed: dict[str, tuple[int, int]]
-
-
-GrepPlanner = Callable[[str, str, bool, bool], GrepPlan | None]
 
 
 class IndexSync(Protocol):
@@ -107,7 +90,7 @@ class Vault:
         )
         self._locks_guard = threading.Lock()
 
-    # -- reading -------------------------------------------------------------------
+    # -- reading (``reading``) -------------------------------------------------------
 
     def read(
         self,
@@ -117,46 +100,11 @@ class Vault:
         limit: int | None = None,
         version: int | None = None,
     ) -> dict:
-        """A file's content (a slice of lines with offset/limit); ``version``: an older
-        text from history (read-only; ``version`` is then in the result)."""
-        target = self._file_target(lang, path)
-        if not _is_count(offset) or (limit is not None and not _is_count(limit)):
-            raise InvalidArgumentError("offset and limit must be whole numbers ≥ 0")
-        result: dict[str, Any] = {"path": target.rel}
-        if version is not None:
-            data, row = timeline.version_bytes(self, target, version)
-            result.update(etag=row.etag, size=len(data), mtime=row.at_ms / 1000)
-            result["version"] = row.version
-        else:
-            with self.sandbox.open(target) as place:
-                data, info = self._read_bytes(place)
-            result.update(etag=fsops.etag_of(data), size=info.st_size, mtime=info.st_mtime)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            if offset or limit is not None:
-                raise InvalidArgumentError("offset/limit apply to text files only") from None
-            result.update(content=base64.b64encode(data).decode("ascii"), encoding="base64")
-            return result
-        if offset or limit is not None:
-            lines = text.splitlines(keepends=True)
-            end = None if limit is None else offset + limit
-            text = "".join(lines[offset:end])
-        result.update(content=text, encoding="utf-8")
-        return result
+        """A file's content (a slice of lines with offset/limit), or an older version."""
+        return reading.read(self, lang, path, offset, limit, version)
 
     def stat(self, lang: str, path: str) -> dict:
-        target = self.sandbox.resolve(lang, path, allow_root=True)
-        with self.sandbox.open(target) as place:
-            info = place.lstat()
-            if info is None:
-                return _stat_result(target, None, None, None)
-            if stat.S_ISDIR(info.st_mode):
-                return _stat_result(target, "dir", info, None)
-            if target.dir_only:
-                raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
-            data, info = self._read_bytes(place)
-        return _stat_result(target, "file", info, fsops.etag_of(data))
+        return reading.stat(self, lang, path)
 
     def find(
         self,
@@ -166,25 +114,8 @@ class Vault:
         limit: int = 200,
         dirs: bool = False,
     ) -> dict:
-        """Files below ``path`` whose path (relative to it) matches ``pattern``; with
-        ``dirs``, matching folders too, each with a trailing ``/`` (empty ones included)."""
-        _check_limit(limit)
-        regex = compile_glob(pattern)
-        target = self.sandbox.resolve(lang, path, allow_root=True)
-        paths: list[str] = []
-        truncated = False
-        with self.sandbox.open(target) as place:
-            top = place.walk_start()
-            if top is None:
-                return {"paths": paths, "truncated": False}
-            with contextlib.closing(walk_files(top, target.rel, folders=dirs)) as entries:
-                for entry in entries:
-                    if regex.fullmatch(_below(entry.rel, target.rel)):
-                        if len(paths) == limit:
-                            truncated = True
-                            break
-                        paths.append(entry.rel + "/" if entry.is_folder else entry.rel)
-        return {"paths": paths, "truncated": truncated}
+        """Files (and with ``dirs`` folders) below ``path`` whose path matches ``pattern``."""
+        return reading.find(self, lang, pattern, path, limit, dirs)
 
     def grep(
         self,
@@ -198,42 +129,10 @@ class Vault:
         *,
         deadline: float | None = None,
     ) -> dict:
-        """``deadline`` (``time.monotonic``) ends the scan (``truncated``); by default
-        ``grep_max_seconds`` from now (a caller that queued the call passes its start)."""
-        _check_limit(limit)
-        matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
-        regex = compile_glob(glob)
-        target = self.sandbox.resolve(lang, path, allow_root=True)
-        matches: list[dict] = []
-        with self.sandbox.open(target) as place:
-            top = place.walk_start()
-            if top is None:
-                return {"matches": matches, "truncated": False}
-            plan = (
-                self.grep_planner(lang, pattern, fixed, ignore_case) if self.grep_planner else None
-            )
-            if deadline is None:
-                deadline = time.monotonic() + self.grep_max_seconds
-            scanned = 0
-            with contextlib.closing(walk_files(top, target.rel)) as entries:
-                for entry in entries:
-                    if not regex.fullmatch(_below(entry.rel, target.rel)):
-                        continue
-                    if plan is not None and entry.rel not in plan.candidates:
-                        indexed = plan.indexed.get(entry.rel)
-                        if indexed is not None and indexed == _signature(entry):
-                            continue
-                    if scanned > self.grep_max_bytes or time.monotonic() > deadline:
-                        return {"matches": matches, "truncated": True}
-                    text = entry.read_text(self.max_file_bytes)
-                    if text is None:
-                        continue
-                    scanned += len(text)
-                    for number, line in matcher.matching_lines(text):
-                        if len(matches) == limit:
-                            return {"matches": matches, "truncated": True}
-                        matches.append({"path": entry.rel, "line": number, "text": line})
-        return {"matches": matches, "truncated": False}
+        """Matching lines; ``deadline`` (``time.monotonic``) ends the scan."""
+        return reading.grep(
+            self, lang, pattern, path, glob, fixed, ignore_case, limit, deadline=deadline
+        )
 
     # -- writing -------------------------------------------------------------------
 
@@ -258,7 +157,7 @@ class Vault:
                 raise ForbiddenPathError(f"only {WRITABLE} are writable")
             data = content.encode("utf-8")
         elif encoding == "base64":
-            data = self._decode_image(target, content)
+            data = contents.decode_image(target, content)
         else:
             raise InvalidArgumentError("encoding must be 'utf-8' or 'base64'")
         self._check_size(len(data))
@@ -351,7 +250,7 @@ class Vault:
                     except BaseException:
                         place.rollback()
                         raise
-                whole, info = self._read_bytes(place)
+                whole, info = contents.read_bytes(place, self.max_file_bytes)
                 size = info.st_size
                 if whole != expected:  # someone else wrote to the file meanwhile
                     etag = self.digests.of(key, whole).etag
@@ -438,13 +337,7 @@ class Vault:
 
     def note_counts(self) -> dict[str, int]:
         """Notes per lang by walking the vaults (the index gives this faster)."""
-        counts: dict[str, int] = {}
-        for lang in self.sandbox.workspace.langs():
-            with contextlib.ExitStack() as stack:
-                fd = self.sandbox.open_root(lang, stack)
-                if fd is not None:
-                    counts[lang] = sum(1 for e in walk_files(fd, "") if e.rel.endswith(".md"))
-        return counts
+        return reading.note_counts(self.sandbox)
 
     # -- helpers -------------------------------------------------------------------
 
@@ -496,88 +389,11 @@ class Vault:
                 log.exception("change listener failed for %s:%s", target.lang, rel)
 
     def _check_size(self, size: int) -> None:
-        if size > self.max_file_bytes:
-            raise TooLargeError(f"{size} bytes is more than the limit of {self.max_file_bytes}")
-
-    def _normalized(self, target: Target, text: str, existing: bytes | None) -> bytes:
-        old_text = existing.decode("utf-8", "replace") if existing is not None else None
-        normalized = normalize_frontmatter_text(
-            text, existing=old_text, now=self.clock(), stem=PurePosixPath(target.rel).stem
-        ).encode("utf-8")
-        self._check_size(len(normalized))
-        return normalized
-
-    def _read_bytes(self, place: Place) -> tuple[bytes, os.stat_result]:
-        rel = place.target.rel
-        if place.dir_fd is None:
-            raise NotFoundError(f"{rel or '/'} does not exist")
-        try:
-            fd = fsops.open_regular(place.name, place.dir_fd)
-        except FileNotFoundError:
-            raise NotFoundError(f"{rel or '/'} does not exist") from None
-        except IsADirectoryError:
-            raise InvalidArgumentError(f"{rel} is a folder, not a file") from None
-        with fsops.opened(fd):
-            info = os.fstat(fd)
-            if info.st_size > self.max_file_bytes:
-                raise TooLargeError(f"{rel} is larger than {self.max_file_bytes} bytes")
-            data = fsops.read_all(fd, self.max_file_bytes)
-        if len(data) > self.max_file_bytes:
-            raise TooLargeError(f"{rel} is larger than {self.max_file_bytes} bytes")
-        return data, info
+        contents.check_size(size, self.max_file_bytes)
 
     def _existing_bytes(self, place: Place) -> bytes | None:
         """The current content of a write's target, or None; refuses hard-linked files."""
-        try:
-            data, info = self._read_bytes(place)
-        except NotFoundError:
-            return None
-        if info.st_nlink > 1:
-            raise ForbiddenPathError("the file has more than one hard link; it is not modified")
-        return data
+        return contents.existing_bytes(place, self.max_file_bytes)
 
-    def _decode_image(self, target: Target, content: str) -> bytes:
-        if not target.is_asset:
-            raise ForbiddenPathError("binary writes are allowed only for images in *.assets/")
-        try:
-            data = base64.b64decode(content, validate=True)
-        except (binascii.Error, ValueError):
-            raise InvalidArgumentError("content is not valid base64") from None
-        suffix = PurePosixPath(target.rel).suffix.lower()
-        if not is_image(suffix, data):
-            raise InvalidArgumentError(f"the data is not a {suffix[1:]} image")
-        return data
-
-
-def _signature(entry: Any) -> tuple[int, int] | None:
-    try:
-        return entry.signature()  # type: ignore[no-any-return]
-    except OSError:
-        return None
-
-
-def _stat_result(
-    target: Target, kind: str | None, info: os.stat_result | None, etag: str | None
-) -> dict:
-    return {
-        "path": target.rel,
-        "exists": kind is not None,
-        "type": kind,
-        "size": info.st_size if info is not None and kind == "file" else None,
-        "mtime": info.st_mtime if info is not None else None,
-        "etag": etag,
-    }
-
-
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _check_limit(limit: int) -> None:
-    if not _is_count(limit) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidArgumentError(f"limit must be between 1 and {MAX_LIMIT}")
-
-
-def _below(rel: str, start: str) -> str:
-    """``rel`` relative to the walk's start folder (what globs are matched against)."""
-    return rel[len(start) + 1 :] if start else rel
+    def _normalized(self, target: Target, text: str, existing: bytes | None) -> bytes:
+        return contents.normalized_note(target, text, existing, self.clock(), self.max_file_bytes)

@@ -1,0 +1,138 @@
+"""``ChangeSync``: bringing the rows of changed files up to date with disk.
+
+Two callers tell the index that files changed: the tools (a batch from
+``tool_changes``, synced in one transaction, each change told as the tools' unless the
+file no longer holds the bytes the tool left) and the watcher (files, and folders
+created, moved or gone; only those whose row differs from their stat are synced).
+Split from the facade (``service.NoteIndex``) so that what a change does to the rows
+is read in one place; a failed write leaves the index behind (``mark_behind``) rather
+than raising into a tool call or the watcher's thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Callable
+
+from indexer.index import reconcile
+from indexer.index.connections import Connections
+from indexer.index.reconcile import ReconcileStats
+from indexer.index.tool_changes import Key, Told, ToolChanges
+from shared.workspace import Workspace
+
+__all__ = ["ChangeSync"]
+
+log = logging.getLogger("indexer.index")
+
+
+class ChangeSync:
+    """Syncs the files the tools or the watcher report as changed."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        db: Connections,
+        tool: ToolChanges,
+        *,
+        mark_behind: Callable[[str], None],
+        tell: Callable[[ReconcileStats, str], None],
+    ) -> None:
+        self.workspace = workspace
+        self._db = db
+        self._tool = tool
+        self._mark_behind = mark_behind
+        self._tell = tell
+
+    def sync_tool_changes(self, batch: dict[Key, str | None]) -> Told:
+        """Sync the files of ``batch`` in one transaction; a change whose file no longer
+        holds the bytes the tool left (``etag``) was made outside the tools meanwhile."""
+        stats = ReconcileStats()
+        told: Told = []
+        try:
+            with self._db.write() as conn:
+                for lang, rel in batch:
+                    reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+                for lang, rel in stats.changed:
+                    etag = batch.get((lang, rel))
+                    source = "tool"
+                    if etag is not None:
+                        row = conn.execute(
+                            "SELECT hash FROM notes WHERE lang = ? AND path = ?", (lang, rel)
+                        ).fetchone()
+                        source = "tool" if row is None or row[0] == etag else "watcher"
+                    told.append((lang, rel, source))
+        except (sqlite3.Error, OSError) as err:
+            log.warning("could not index %d changed file(s): %s", len(batch), err)
+            self._mark_behind(f"a write to the index failed ({err})")
+            return []
+        for lang, path, reason in stats.invalid:
+            log.debug("%s/%s: %s", lang, path, reason)
+        return told
+
+    def apply_changes(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        """Sync what the watcher saw; a batch that fails leaves the index behind."""
+        try:
+            self._apply(files, folders)
+        except Exception as err:
+            log.warning("could not apply %d change(s) to the index: %s", len(files), err)
+            self._mark_behind(f"a write to the index failed ({err})")
+
+    def _apply(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        """Sync single files, and folders (created, moved, gone)."""
+        if self._db.writer is None:
+            return
+        if folders:
+            self._tool.flush()  # a folder's sync covers its appended notes: the tools'
+        # A file with an append not indexed yet is the flush's to sync (and to tell apart
+        # from an outside change by its etag).
+        files = self._differing({key for key in files if not self._tool.pending(key)})
+        if not files and not folders:
+            return
+        stats = ReconcileStats()
+        with self._db.write() as conn:
+            for lang, rel in sorted(files):
+                reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+            for lang, folder in sorted(folders):
+                self._sync_folder(conn, lang, folder, stats)
+        for lang, path, reason in stats.invalid:
+            log.warning("%s/%s: %s", lang, path, reason)
+        self._tell(stats, "watcher")
+
+    def _differing(self, files: set[Key]) -> set[Key]:
+        """The files whose row does not match their size and mtime (without the write
+        lock: the watcher sees every write of the tools, already indexed by them)."""
+        differing = set()
+        with self._db.read() as conn:
+            for lang, rel in files:
+                row = conn.execute(
+                    "SELECT size, mtime_ns FROM notes WHERE lang = ? AND path = ?", (lang, rel)
+                ).fetchone()
+                try:
+                    info = os.lstat(self.workspace.vault_dir(lang) / rel)
+                except OSError:
+                    if row is not None:
+                        differing.add((lang, rel))
+                    continue
+                if row is None or tuple(row) != (info.st_size, info.st_mtime_ns):
+                    differing.add((lang, rel))
+        return differing
+
+    def _sync_folder(
+        self, conn: sqlite3.Connection, lang: str, folder: str, stats: ReconcileStats
+    ) -> None:
+        """Every note below ``folder`` (rows and files) whose stat differs is synced."""
+        rows = {
+            path: (size, mtime)
+            for path, size, mtime in conn.execute(
+                "SELECT path, size, mtime_ns FROM notes WHERE lang = ?"
+                " AND (? = '' OR (path > ? AND path < ?))",
+                (lang, folder, folder + "/", folder + "0"),
+            )
+        }
+        for f in reconcile.walk_notes(self.workspace, lang, folder):
+            if rows.pop(f.rel, None) != (f.size, f.mtime_ns):
+                reconcile.sync_file(conn, self.workspace, lang, f.rel, stats)
+        for rel in rows:
+            reconcile.sync_file(conn, self.workspace, lang, rel, stats)

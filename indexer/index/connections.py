@@ -1,0 +1,124 @@
+"""``Connections``: the SQLite connections of one index file, and their rules.
+
+One writer connection behind a lock, each write in its own ``BEGIN IMMEDIATE``
+transaction that is never left open (``generation`` counts the commits, so the query
+caches know when they went stale), and a pool of reader connections, each read one
+snapshot (WAL lets them read while a write is under way). Kept apart from the facade
+(``service.NoteIndex``) so that the rules for talking to the file live in one place.
+Thread-safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from indexer.index import schema as index_schema
+from indexer.index.text import fold
+from shared.errors import IndexSchemaError
+
+__all__ = ["Connections"]
+
+
+class Connections:
+    """The writer and the readers of the index at ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.Lock()  # held by every write, and to add a connection
+        self.writer: sqlite3.Connection | None = None
+        self.readonly = False
+        self.generation = 0  # bumped by every committed write
+        self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._all: list[sqlite3.Connection] = []
+
+    def open_writer(self, *, check: bool) -> None:
+        """Create or migrate the file (see ``index_schema.open_index``)."""
+        self.readonly = False
+        self.writer = index_schema.open_index(self.path, check=check)
+        self._all.append(self.writer)
+
+    def open_readonly(self) -> None:
+        """Read an existing index only; raises if it is missing or of another schema."""
+        self.readonly = True
+        if not self.path.exists():
+            raise FileNotFoundError(
+                f"no index at {self.path} yet: run `indexer reindex` or start the server"
+            )
+        conn = index_schema.connect(self.path, readonly=True)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.close()
+        if version != index_schema.SCHEMA_VERSION:
+            raise IndexSchemaError(
+                f"the index {self.path} has schema version {version}, this indexer "
+                f"reads {index_schema.SCHEMA_VERSION}: run `indexer reindex`"
+            )
+
+    def close(self) -> None:
+        """Close every connection (the pool forgets the readers)."""
+        with self.lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+            self.writer = None
+        while not self._readers.empty():
+            self._readers.get_nowait()
+
+    def checkpoint(self) -> None:
+        """Give the WAL's space back (after a rebuild)."""
+        with self.lock:
+            if self.writer is not None:
+                self.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """The writer connection, with the lock held and a transaction open."""
+        with self.lock:
+            conn = self.writer
+            if conn is None:
+                raise RuntimeError("the index is not open for writing")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may have rolled back already (a full disk): never leave a
+                # transaction open, or every later write would fail.
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                raise
+            self.generation += 1
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A reader connection with one snapshot for every statement of the caller."""
+        try:
+            conn = self._readers.get_nowait()
+        except queue.Empty:
+            conn = index_schema.connect(self.path, readonly=self.readonly)
+            conn.create_function("vm_fold", 1, fold, deterministic=True)
+            with self.lock:
+                self._all.append(conn)
+        try:
+            conn.execute("BEGIN")  # one snapshot for every statement of the caller
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+        finally:
+            self._readers.put(conn)
+
+    def set_state(self, key: str, value: str) -> None:
+        with self.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)", (key, value))
+
+    @staticmethod
+    def state(conn: sqlite3.Connection, key: str) -> str | None:
+        row = conn.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])

@@ -1,0 +1,339 @@
+"""``IndexReads``: every question the index answers.
+
+Searches (BM25 ``search``, recall's ``recent`` and ``search_any``), the candidate
+files of a grep (``grep_plan``, from the trigram table), what the folder summaries
+read (``folder_notes``), and the counts and problems the CLI and health report. Each
+read first indexes the appends not indexed yet (read-your-writes), except the grep
+plan, which needs not. Kept apart from the facade (``service.NoteIndex``), which keeps
+the index current, so that the read side is read in one place. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from indexer.index import lookups
+from indexer.index import schema as index_schema
+from indexer.index.connections import Connections
+from indexer.index.grep_plan import grep_trigram_match
+from indexer.index.parse import lang_token
+from indexer.index.query import make_snippet, parse_any, parse_query
+from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
+from indexer.index.text import fold
+from shared.errors import InvalidArgumentError
+from shared.langs import check_lang, is_lang
+from shared.workspace import OVERVIEW_FILE
+
+__all__ = ["GrepPlan", "IndexReads", "IndexedNote"]
+
+log = logging.getLogger("indexer.index")
+MAX_LIMIT = 100
+_OVERVIEW_IDS = (
+    f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? AND {OVERVIEW_ROWS}"
+)
+_FOLDER_NOTES = (
+    "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
+    " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
+)
+_OVERVIEW_COUNTS = (
+    f"SELECT lang, count(*) FROM notes INDEXED BY notes_overviews WHERE {OVERVIEW_ROWS}"
+    " GROUP BY lang"
+)
+MAX_TAGS = 32
+
+
+@dataclass
+class GrepPlan:
+    """Files that may match a grep (``candidates``) and what the index saw of each
+    indexed file (``indexed``: relpath -> (size, mtime_ns)); files not indexed, or
+    whose stat differs, must be read too."""
+
+    candidates: set[str]
+    indexed: dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedNote:
+    """What the index holds of one note file for a folder summary: its mtime when indexed,
+    frontmatter type, abstract, whether its text is exact (not: not UTF-8, or too large
+    to be indexed), and for a summary file (``.overview.md``) its frontmatter (JSON)."""
+
+    mtime_ns: int
+    type: str | None
+    abstract: str
+    exact: bool
+    frontmatter: str | None
+
+
+class IndexReads:
+    """The read side of ``NoteIndex``: ``flush`` indexes the pending appends, and
+    ``partial`` tells whether changes on disk may be missing."""
+
+    def __init__(
+        self, db: Connections, *, flush: Callable[[], None], partial: Callable[[], bool]
+    ) -> None:
+        self._db = db
+        self._flush = flush
+        self._partial = partial
+        self._cache_lock = threading.Lock()
+        self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
+        self._recent_cache: tuple[tuple[str, int, str, int], list[dict]] | None = None
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A reader connection with one snapshot, after the pending appends are indexed
+        (read-your-writes)."""
+        self._flush()
+        with self._db.read() as conn:
+            yield conn
+
+    def search(
+        self,
+        lang: str,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: list[str] | None = None,
+        path: str = "",
+        offset: int = 0,
+    ) -> dict:
+        """BM25-ranked notes of ``lang`` holding every word and phrase of ``query``;
+        title matches first. Snippets mark hits with ``**``. ``total`` counts every
+        match (one more query, made only when this page does not already tell)."""
+        check_lang(lang)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_LIMIT}")
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise InvalidArgumentError("offset must be a whole number ≥ 0")
+        parsed = parse_query(query)
+        where, params = _filters(type, tags, path)
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
+        ranked = (
+            f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank,"
+            " bm25(notes_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS in_title FROM notes_fts"
+        )
+        if where:  # CROSS JOIN keeps the FTS table as the outer loop
+            ranked += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
+        if type is None:  # folder summaries only when asked for (type="summary")
+            where += f" AND notes_fts.rowid NOT IN ({_OVERVIEW_IDS})"
+            params.append(lang)
+        sql = (
+            f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
+        )
+        with self._read() as conn:
+            try:
+                hits = conn.execute(sql, (match, *params, limit, offset)).fetchall()
+                if len(hits) < limit and (hits or not offset):
+                    total = offset + len(hits)
+                else:
+                    counted = (
+                        f"SELECT count(*) FROM notes_fts{ranked.partition('FROM notes_fts')[2]}"
+                    )
+                    total = conn.execute(
+                        f"{counted} WHERE notes_fts MATCH ?{where}", (match, *params)
+                    ).fetchone()[0]
+            except sqlite3.OperationalError as err:
+                if "fts5" not in str(err):
+                    raise
+                raise InvalidArgumentError(f"the query cannot be searched ({err})") from None
+            marks = ",".join("?" * len(hits))
+            rows = {
+                rowid: (p, title, body)
+                for rowid, p, title, body in conn.execute(
+                    f"SELECT id, path, title, body FROM notes WHERE id IN ({marks})",
+                    [h[0] for h in hits],
+                )
+            }
+            running = Connections.state(conn, "reconcile_running") == "1"
+        results = []
+        for rowid, rank, _ in hits:
+            note_path, title, body = rows[rowid]
+            results.append(
+                {
+                    "path": note_path,
+                    "title": title,
+                    "score": round(-rank, 4),
+                    "snippet": make_snippet(body, parsed.terms),
+                }
+            )
+        partial = self._partial() if not self._db.readonly else running
+        return {"results": results, "partial": partial, "total": total}
+
+    def recent(self, lang: str, limit: int = 5, path: str = "") -> list[dict]:
+        """The ``limit`` most recently changed notes of ``lang`` (below folder ``path``),
+        newest first, with their bodies: {path, title, type, body}."""
+        check_lang(lang)
+        self._flush()
+        key = (lang, limit, path, self._db.generation)  # before the snapshot, as _indexed
+        cached = self._recent_cache
+        if cached is not None and cached[0] == key and not self._db.readonly:
+            return cached[1]  # nothing was written since (shared: callers must not change it)
+        where, params = _filters(None, None, path)
+        with self._read() as conn:
+            rows = lookups.recent(conn, lang, limit, where, params)
+        self._recent_cache = (key, rows)
+        return rows
+
+    def search_any(self, lang: str, keywords: list[str], limit: int = 10, path: str = "") -> list:
+        """Notes holding ANY of ``keywords`` (words or "phrases"), best BM25 first, with
+        their bodies: {path, title, type, body, score}; [] when no keyword is searchable."""
+        check_lang(lang)
+        try:
+            parsed = parse_any(keywords)
+        except InvalidArgumentError:
+            return []
+        where, params = _filters(None, None, path)
+        with self._read() as conn:
+            return lookups.search_any(conn, lang, parsed, limit, where, params)
+
+    def grep_plan(self, lang: str, pattern: str, fixed: bool, ignore_case: bool) -> GrepPlan | None:
+        """Candidate files for a grep, or None when no literal of 3+ chars is provably
+        required (then every file must be read). Case does not matter: the trigram
+        table holds case-folded text, so ``ignore_case`` needs nothing special."""
+        if not isinstance(pattern, str) or not is_lang(lang):
+            return None
+        query = grep_trigram_match(pattern, fixed)
+        if query is None:
+            return None
+        sql = (
+            "SELECT path FROM notes WHERE lang = ? AND id IN"
+            " (SELECT rowid FROM notes_tri WHERE notes_tri MATCH ?)"
+        )
+        params: list[object] = [lang, query.match]
+        if query.literal is not None:
+            # Exact text of the file; folded unless case surely matters.
+            text = "CASE joined WHEN 1 THEN head || body ELSE head END"
+            if ignore_case or (not fixed and "(?" in pattern):
+                sql += f" AND instr(vm_fold({text}), ?) > 0"
+                params.append(fold(query.literal))
+            else:
+                sql += f" AND instr({text}, ?) > 0"
+                params.append(query.literal)
+        generation = self._db.generation  # before the snapshot: a cache never claims more
+        # No flush: a file with an append not indexed yet differs from its row, so it is read.
+        with self._db.read() as conn:
+            try:
+                candidates = {p for (p,) in conn.execute(sql, params)}
+            except sqlite3.OperationalError:
+                log.exception("grep plan failed for %r; scanning every file", pattern)
+                return None
+            indexed = self._indexed(conn, lang, generation)
+        return GrepPlan(candidates, indexed)
+
+    def _indexed(
+        self, conn: sqlite3.Connection, lang: str, generation: int
+    ) -> dict[str, tuple[int, int]]:
+        """(size, mtime_ns) of every exactly indexed note of ``lang``, cached until the
+        next write (the same dict object is shared: callers must not change it)."""
+        with self._cache_lock:
+            cached = self._indexed_cache
+            if cached is not None and cached[:2] == (lang, generation):
+                return cached[2]
+        indexed = {
+            p: (size, mtime)
+            for p, size, mtime, exact in conn.execute(
+                "SELECT path, size, mtime_ns, exact FROM notes INDEXED BY notes_stat"
+                " WHERE lang = ?",
+                (lang,),
+            )
+            if exact
+        }
+        with self._cache_lock:
+            self._indexed_cache = (lang, generation, indexed)
+        return indexed
+
+    def folder_notes(self, lang: str, folder: str) -> dict[str, IndexedNote]:
+        """The indexed notes directly inside ``folder`` (its summary included), by file
+        name: what the directory summaries read instead of parsing every file again.
+        The covering index ``notes_stat`` answers for the notes; only the summary's
+        frontmatter comes from its row."""
+        prefix = folder + "/" if folder else ""
+        upper = folder + "0" if folder else "\U0010ffff"
+        with self._read() as conn:
+            rows = conn.execute(_FOLDER_NOTES, (lang, prefix, upper, len(prefix) + 1))
+            notes = {
+                path[len(prefix) :]: IndexedNote(mtime_ns, kind, abstract, bool(exact), None)
+                for path, mtime_ns, kind, abstract, exact in rows
+            }
+            overview = notes.get(OVERVIEW_FILE)
+            if overview is not None:
+                (meta,) = conn.execute(
+                    "SELECT frontmatter FROM notes WHERE lang = ? AND path = ?",
+                    (lang, prefix + OVERVIEW_FILE),
+                ).fetchone()
+                notes[OVERVIEW_FILE] = IndexedNote(
+                    overview.mtime_ns, overview.type, overview.abstract, overview.exact, meta
+                )
+        return notes
+
+    def counts(self) -> dict[str, int]:
+        """Notes per lang (folder summaries are not notes)."""
+        with self._read() as conn:
+            counts = dict(
+                conn.execute("SELECT lang, count(*) FROM notes GROUP BY lang ORDER BY lang")
+            )
+            for lang, overviews in conn.execute(_OVERVIEW_COUNTS):
+                counts[lang] -= overviews
+        return {lang: count for lang, count in counts.items() if count}
+
+    def info(self) -> dict:
+        """Size on disk, time of the last finished reconcile, notes and problem files."""
+        with self._read() as conn:
+            notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            notes -= sum(count for _, count in conn.execute(_OVERVIEW_COUNTS))
+            problems = conn.execute(
+                "SELECT count(*) FROM notes WHERE problem IS NOT NULL"
+            ).fetchone()[0]
+            last = Connections.state(conn, "last_reconcile")
+            running = Connections.state(conn, "reconcile_running") == "1"
+        return {
+            "size_bytes": index_schema.index_size(self._db.path),
+            "last_reconcile": last,
+            "notes": notes,
+            "problems": problems,
+            "reconciling": running,
+        }
+
+    def problems(self, lang: str | None = None) -> list[tuple[str, str, str]]:
+        """(lang, path, reason) of every note whose text could not be fully understood."""
+        with self._read() as conn:
+            return conn.execute(
+                "SELECT lang, path, problem FROM notes WHERE problem IS NOT NULL"
+                " AND (? IS NULL OR lang = ?) ORDER BY lang, path",
+                (lang, lang),
+            ).fetchall()
+
+
+def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:
+    """SQL conditions (on alias ``n``) for the type, tags and folder filters."""
+    where, params = "", []
+    if type_ is not None:
+        if not isinstance(type_, str):
+            raise InvalidArgumentError("type must be a string")
+        where += " AND n.type = ?"
+        params.append(type_)
+    if tags:
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidArgumentError("tags must be a list of strings")
+        tags = list(dict.fromkeys(t.strip().lstrip("#").lower() for t in tags))
+        if len(tags) > MAX_TAGS:
+            raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
+        for tag in tags:
+            where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?))"
+            params.append(tag.strip().lstrip("#"))
+    if path:
+        if not isinstance(path, str):
+            raise InvalidArgumentError("path must be a string")
+        folder = path.strip().strip("/")
+        if folder.startswith("./"):
+            folder = folder[2:]
+        if folder:
+            where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
+            params += [folder, folder + "/", folder + "0"]
+    return where, params

@@ -1,0 +1,216 @@
+"""The read-only vault tools: ``read``, ``stat``, ``find`` and ``grep`` (and the
+note counts by walking the vaults).
+
+None of them takes a file lock or changes anything; each opens its target through
+``Sandbox.open`` (by folder descriptors) and reads within ``max_file_bytes``. ``grep``
+skips the files the index proves cannot match (``GrepPlan``; a file whose size or
+mtime differ from what the index saw is read anyway) and stops, ``truncated``, past its
+time or byte budget. Split from ``vault`` (the facade the tools call, which also holds
+the writes) so that the read side is read in one place.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import stat as stat_mode
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from indexer.vault import fsops, timeline
+from indexer.vault.contents import read_bytes
+from indexer.vault.sandbox import Sandbox, Target
+from indexer.vault.scan import LineMatcher, compile_glob, walk_files
+from shared.errors import ForbiddenPathError, InvalidArgumentError
+
+if TYPE_CHECKING:
+    from indexer.vault.vault import Vault
+
+MAX_LIMIT = 10_000
+GREP_MAX_SECONDS = 10.0
+GREP_MAX_BYTES = 256 << 20
+
+
+class GrepPlan(Protocol):
+    """What the index knows for ``grep``: files that may match, and what it indexed."""
+
+    candidates: set[str]
+    indexed: dict[str, tuple[int, int]]
+
+
+GrepPlanner = Callable[[str, str, bool, bool], GrepPlan | None]
+
+
+def read(
+    vault: Vault,
+    lang: str,
+    path: str,
+    offset: int = 0,
+    limit: int | None = None,
+    version: int | None = None,
+) -> dict:
+    """A file's content (a slice of lines with offset/limit); ``version``: an older
+    text from history (read-only; ``version`` is then in the result)."""
+    target = vault._file_target(lang, path)
+    if not _is_count(offset) or (limit is not None and not _is_count(limit)):
+        raise InvalidArgumentError("offset and limit must be whole numbers ≥ 0")
+    result: dict[str, Any] = {"path": target.rel}
+    if version is not None:
+        data, row = timeline.version_bytes(vault, target, version)
+        result.update(etag=row.etag, size=len(data), mtime=row.at_ms / 1000)
+        result["version"] = row.version
+    else:
+        with vault.sandbox.open(target) as place:
+            data, info = read_bytes(place, vault.max_file_bytes)
+        result.update(etag=fsops.etag_of(data), size=info.st_size, mtime=info.st_mtime)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        if offset or limit is not None:
+            raise InvalidArgumentError("offset/limit apply to text files only") from None
+        result.update(content=base64.b64encode(data).decode("ascii"), encoding="base64")
+        return result
+    if offset or limit is not None:
+        lines = text.splitlines(keepends=True)
+        end = None if limit is None else offset + limit
+        text = "".join(lines[offset:end])
+    result.update(content=text, encoding="utf-8")
+    return result
+
+
+def stat(vault: Vault, lang: str, path: str) -> dict:
+    target = vault.sandbox.resolve(lang, path, allow_root=True)
+    with vault.sandbox.open(target) as place:
+        info = place.lstat()
+        if info is None:
+            return _stat_result(target, None, None, None)
+        if stat_mode.S_ISDIR(info.st_mode):
+            return _stat_result(target, "dir", info, None)
+        if target.dir_only:
+            raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
+        data, info = read_bytes(place, vault.max_file_bytes)
+    return _stat_result(target, "file", info, fsops.etag_of(data))
+
+
+def find(
+    vault: Vault,
+    lang: str,
+    pattern: str = "**/*.md",
+    path: str = "",
+    limit: int = 200,
+    dirs: bool = False,
+) -> dict:
+    """Files below ``path`` whose path (relative to it) matches ``pattern``; with
+    ``dirs``, matching folders too, each with a trailing ``/`` (empty ones included)."""
+    _check_limit(limit)
+    regex = compile_glob(pattern)
+    target = vault.sandbox.resolve(lang, path, allow_root=True)
+    paths: list[str] = []
+    truncated = False
+    with vault.sandbox.open(target) as place:
+        top = place.walk_start()
+        if top is None:
+            return {"paths": paths, "truncated": False}
+        with contextlib.closing(walk_files(top, target.rel, folders=dirs)) as entries:
+            for entry in entries:
+                if regex.fullmatch(_below(entry.rel, target.rel)):
+                    if len(paths) == limit:
+                        truncated = True
+                        break
+                    paths.append(entry.rel + "/" if entry.is_folder else entry.rel)
+    return {"paths": paths, "truncated": truncated}
+
+
+def grep(
+    vault: Vault,
+    lang: str,
+    pattern: str,
+    path: str = "",
+    glob: str = "**/*.md",
+    fixed: bool = False,
+    ignore_case: bool = False,
+    limit: int = 100,
+    *,
+    deadline: float | None = None,
+) -> dict:
+    """``deadline`` (``time.monotonic``) ends the scan (``truncated``); by default
+    ``grep_max_seconds`` from now (a caller that queued the call passes its start)."""
+    _check_limit(limit)
+    matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
+    regex = compile_glob(glob)
+    target = vault.sandbox.resolve(lang, path, allow_root=True)
+    matches: list[dict] = []
+    with vault.sandbox.open(target) as place:
+        top = place.walk_start()
+        if top is None:
+            return {"matches": matches, "truncated": False}
+        plan = vault.grep_planner(lang, pattern, fixed, ignore_case) if vault.grep_planner else None
+        if deadline is None:
+            deadline = time.monotonic() + vault.grep_max_seconds
+        scanned = 0
+        with contextlib.closing(walk_files(top, target.rel)) as entries:
+            for entry in entries:
+                if not regex.fullmatch(_below(entry.rel, target.rel)):
+                    continue
+                if plan is not None and entry.rel not in plan.candidates:
+                    indexed = plan.indexed.get(entry.rel)
+                    if indexed is not None and indexed == _signature(entry):
+                        continue
+                if scanned > vault.grep_max_bytes or time.monotonic() > deadline:
+                    return {"matches": matches, "truncated": True}
+                text = entry.read_text(vault.max_file_bytes)
+                if text is None:
+                    continue
+                scanned += len(text)
+                for number, line in matcher.matching_lines(text):
+                    if len(matches) == limit:
+                        return {"matches": matches, "truncated": True}
+                    matches.append({"path": entry.rel, "line": number, "text": line})
+    return {"matches": matches, "truncated": False}
+
+
+def note_counts(sandbox: Sandbox) -> dict[str, int]:
+    """Notes per lang by walking the vaults (the index gives this faster)."""
+    counts: dict[str, int] = {}
+    for lang in sandbox.workspace.langs():
+        with contextlib.ExitStack() as stack:
+            fd = sandbox.open_root(lang, stack)
+            if fd is not None:
+                counts[lang] = sum(1 for e in walk_files(fd, "") if e.rel.endswith(".md"))
+    return counts
+
+
+def _signature(entry: Any) -> tuple[int, int] | None:
+    try:
+        return entry.signature()  # type: ignore[no-any-return]
+    except OSError:
+        return None
+
+
+def _stat_result(
+    target: Target, kind: str | None, info: os.stat_result | None, etag: str | None
+) -> dict:
+    return {
+        "path": target.rel,
+        "exists": kind is not None,
+        "type": kind,
+        "size": info.st_size if info is not None and kind == "file" else None,
+        "mtime": info.st_mtime if info is not None else None,
+        "etag": etag,
+    }
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_limit(limit: int) -> None:
+    if not _is_count(limit) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidArgumentError(f"limit must be between 1 and {MAX_LIMIT}")
+
+
+def _below(rel: str, start: str) -> str:
+    """``rel`` relative to the walk's start folder (what globs are matched against)."""
+    return rel[len(start) + 1 :] if start else rel
