@@ -31,12 +31,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy indexer agent_client shared bench
 
+# Two workers: most of a test's time is a server process starting or answering.
 test: $(STAMP) $(NODE_STAMP) lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2
 
 # Unit and in-memory tests only (no server processes, browser or npm clients): < 1 min.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m "not e2e"
+	$(BIN)/pytest -q -n 2 -m "not e2e"
 
 # The performance goals in one run, as ratios to floors measured beside them: the short
 # form on a 10,000-note vault (< 5 min), the long one on 100,000 notes.

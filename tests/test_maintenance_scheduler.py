@@ -110,9 +110,13 @@ def test_event_writes_trigger_one_debounced_run(make: Any, stub: LLMStub) -> Non
         daemon.event()
     user = daemon.ws.vault_dir("en") / "USER.md"
     wait_for(user.exists, 10, what="USER.md written after the event writes")
+
+    def recorded() -> bool:  # the state is saved once the file is written
+        return daemon.state()["en"]["user_profile"]["last_action"] == "replace"
+
+    wait_for(recorded, 10, what="the run recorded in the state file")
     assert "- Burst." in user.read_text()
     assert len(stub.requests) == 1 and daemon.scheduler.checks == 2
-    assert daemon.state()["en"]["user_profile"]["last_action"] == "replace"
 
 
 def test_periodic_checks_do_not_rerun_unchanged_inputs(make: Any, stub: LLMStub) -> None:
