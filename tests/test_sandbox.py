@@ -239,3 +239,29 @@ def test_text_files_are_writable_and_everything_else_still_refused(
                 op(path)
             assert info.value.code == FORBIDDEN, path
     assert snapshot(root) == before
+
+
+def test_a_vault_root_swapped_after_the_check_is_opened_as_found_or_refused(
+    setup: tuple[Path, Vault],
+) -> None:
+    """``open`` opens the real root ``resolve`` found: gone meanwhile reads as missing,
+    a file put in its place is refused, and nothing is written anywhere."""
+    tmp_path, vault = setup
+    sandbox = vault.sandbox
+    root = sandbox.workspace.vault_dir("en")
+    target = sandbox.resolve("en", "items/a.md")
+    moved = root.with_name("vault-moved")
+    root.rename(moved)
+    try:
+        with sandbox.open(target) as place:
+            assert place.base_fd is None  # the vault is missing now
+        root.write_text("not a folder\n")
+        before = snapshot(tmp_path)
+        with pytest.raises(VaultError) as info, sandbox.open(target):
+            pass
+        assert info.value.code == "forbidden_path" and snapshot(tmp_path) == before
+    finally:
+        root.unlink(missing_ok=True)
+        moved.rename(root)
+    with sandbox.open(sandbox.resolve("en", "items/a.md")) as place:
+        assert place.lstat() is not None  # back where it was: found again

@@ -291,7 +291,7 @@ class Sandbox:
         """Walk to the target's folder by descriptors; refuse links and special files."""
         with ExitStack() as stack:
             place = Place(target, stack, self)
-            fd = self.open_root(target.lang, stack)
+            fd = _open_resolved_root(target, stack)
             if fd is None:
                 yield place
                 return
@@ -312,3 +312,16 @@ class Sandbox:
                 place.disk_name = equivalent_name(fd, target.name)
             place.lstat()  # refuses a link or a special file before anything is done
             yield place
+
+
+def _open_resolved_root(target: Target, stack: ExitStack) -> int | None:
+    """A descriptor of the vault root ``resolve`` found (closed with ``stack``), or None
+    if it is gone: the real path is not worked out again (a dozen ``lstat`` per call)."""
+    try:
+        fd = os.open(target.vault_root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        raise ForbiddenPathError(f"the vault of {target.lang!r} is not a folder") from None
+    stack.callback(os.close, fd)
+    return fd
