@@ -195,10 +195,12 @@ async def appends_and_writes(root: Path, calls: int) -> tuple[list[Row], dict[st
     async with serving(root / "concurrent") as (server, _):
         url = server.wait_url()
 
-        async def client_loop(n: int, tool: str, count: int) -> list[float]:
+        async def client_loop(n: int, tool: str, count: int, ready: asyncio.Barrier) -> list[float]:
             out = []
             async with Client(url, timeout=120) as c:
                 for i in range(-3, count):
+                    if i == 0:
+                        await ready.wait()  # connected and warmed up: the clock starts
                     args: dict[str, Any]
                     if tool == "echo":
                         args = {"text": "x"}
@@ -212,8 +214,12 @@ async def appends_and_writes(root: Path, calls: int) -> tuple[list[Row], dict[st
             return out
 
         async def eight(tool: str, count: int) -> tuple[list[float], float]:
+            """Latencies, and the wall time from when all 8 are connected and warm."""
+            ready = asyncio.Barrier(9)
+            loops = asyncio.gather(*(client_loop(n, tool, count, ready) for n in range(8)))
+            await ready.wait()
             began = time.perf_counter()
-            got = await asyncio.gather(*(client_loop(n, tool, count) for n in range(8)))
+            got = await loops
             return [s for r in got for s in r], time.perf_counter() - began
 
         echo8: list[float] = []
