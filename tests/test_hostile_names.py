@@ -8,6 +8,7 @@ and never creates a composed twin.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -15,11 +16,12 @@ import subprocess
 import sys
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from fastmcp import Client
+from helpers.indexer_process import wait_for
 
 from indexer.core import Core
 from indexer.daemon import build_core
@@ -41,14 +43,6 @@ HOSTILE_NAMES = [
     "zero\u200bwidth.md".encode(),
     b"trailing.md ",
 ]
-
-
-def eventually(check: Callable[[], object], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 def vault_bytes(ws: Workspace) -> bytes:
@@ -91,7 +85,7 @@ async def serving(ws: Workspace) -> AsyncIterator[tuple[Core, Client]]:
     assert index is not None
     index.start_background()
     try:
-        eventually(lambda: index.ready, "the start-up reconcile")
+        wait_for(lambda: index.ready, 10, what="the start-up reconcile")
         async with Client(create_server(core)) as client:
             yield core, client
     finally:
@@ -213,7 +207,7 @@ async def until_found(client: Client) -> None:
     deadline = time.monotonic() + 10
     while await found() != ["later-good.md"]:
         assert time.monotonic() < deadline, "the good note beside a non-UTF-8 one is not indexed"
-        time.sleep(0.05)
+        await asyncio.sleep(0.05)
 
 
 def test_reindex_skips_bad_names_and_keeps_the_rest(ws: Workspace) -> None:

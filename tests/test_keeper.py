@@ -4,22 +4,14 @@ the watcher's Supervisor (polling while no observer can start, then starting one
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
+from helpers.indexer_process import wait_for
 from watchdog.events import FileSystemEventHandler
 
 from indexer.index.keeper import Keeper
 from indexer.index.observer import Supervisor
 from indexer.index.reconcile import ReconcileStats
-
-
-def eventually(check: Callable[[], object], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 def test_the_keeper_retries_until_a_pass_succeeds_and_polls_while_asked() -> None:
@@ -36,15 +28,15 @@ def test_the_keeper_retries_until_a_pass_succeeds_and_polls_while_asked() -> Non
     keeper = Keeper(reconcile, polling=lambda: polling[0], poll_seconds=0.05)
     keeper.start()
     try:
-        eventually(lambda: not keeper.partial, "a successful pass after two failures")
+        wait_for(lambda: not keeper.partial, 10, what="a successful pass after two failures")
         assert len(calls) == 3 and keeper.state()["last_error"] is None
         keeper.behind("a test")
         assert keeper.partial
-        eventually(lambda: not keeper.partial, "catching up again")
+        wait_for(lambda: not keeper.partial, 10, what="catching up again")
         done = len(calls)
         polling[0] = True
         keeper.behind("polling now")  # wakes the thread, which then polls on its own
-        eventually(lambda: len(calls) >= done + 4, "periodic passes while polling")
+        wait_for(lambda: len(calls) >= done + 4, 10, what="periodic passes while polling")
     finally:
         keeper.stop()
 

@@ -9,24 +9,16 @@ kernel's event queue overflowing is in test_faults_e2e.py.)
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.indexer_process import wait_for
 
 from indexer.index.service import NoteIndex
 from shared.workspace import Workspace
 
 DEPTH = 1100
-
-
-def eventually(check: Callable[[], object], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def put(ws: Workspace, rel: str, text: str, lang: str = "en") -> Path:
@@ -68,7 +60,7 @@ def live(ws: Workspace) -> Iterator[NoteIndex]:
     index.open()
     index.start_background()
     try:
-        eventually(lambda: index.ready, "the start-up reconcile")
+        wait_for(lambda: index.ready, 15, what="the start-up reconcile")
         yield index
     finally:
         index.close()
@@ -111,9 +103,9 @@ def test_a_deep_tree_moved_in_does_not_kill_the_watcher(
     os.rename(tmp_path / "staging" / "deep", ws.vault_dir("en") / "deep")
     try:
         put(ws, "after.md", "written after the deep tree arrived: plum")
-        eventually(lambda: hits(live, "plum") == ["after.md"], "a note after the deep tree")
+        wait_for(lambda: hits(live, "plum") == ["after.md"], 15, what="a note after the deep tree")
         assert live.health()["watcher"]["state"] == "running"
-        eventually(lambda: not live.partial, "the index to catch up")
+        wait_for(lambda: not live.partial, 15, what="the index to catch up")
     finally:
         remove_deep_tree(ws.vault_dir("en") / "deep")
 
@@ -125,9 +117,9 @@ def test_a_deep_tree_outside_any_vault_does_not_stop_start_up(ws: Workspace) -> 
     index.open()
     try:
         index.start_background()
-        eventually(lambda: index.ready, "the start-up reconcile")
+        wait_for(lambda: index.ready, 15, what="the start-up reconcile")
         put(ws, "later.md", "a later damson")
-        eventually(lambda: hits(index, "damson") == ["later.md"], "a note written later")
+        wait_for(lambda: hits(index, "damson") == ["later.md"], 15, what="a note written later")
         assert index.health()["watcher"]["state"] == "running"
     finally:
         index.close()
@@ -144,9 +136,11 @@ def test_a_dead_observer_is_restarted_and_the_index_catches_up(
     observer.stop()  # the thread ends, as it would after an unexpected error
     observer.join(10)
     put(ws, "while-dead.md", "written while nobody watched: quince")
-    eventually(lambda: live.health()["watcher"]["restarts"] == 1, "a restart of the watcher")
-    eventually(lambda: hits(live, "quince") == ["while-dead.md"], "the missed note")
+    wait_for(lambda: live.health()["watcher"]["restarts"] == 1, 15, what="a restart of the watcher")
+    wait_for(lambda: hits(live, "quince") == ["while-dead.md"], 15, what="the missed note")
     put(ws, "after-restart.md", "written after the restart: medlar")
-    eventually(lambda: hits(live, "medlar") == ["after-restart.md"], "a note after the restart")
+    wait_for(
+        lambda: hits(live, "medlar") == ["after-restart.md"], 15, what="a note after the restart"
+    )
     assert live.health()["watcher"]["state"] == "running"
-    eventually(lambda: not live.partial, "the index to catch up")
+    wait_for(lambda: not live.partial, 15, what="the index to catch up")
