@@ -46,13 +46,8 @@ if __package__ in (None, ""):  # run as a script (bench/__main__.py does that)
 from fastmcp import Client
 
 from bench.gen_vault import generate
-from bench.index_search import pick_queries, rg_time
+from bench.index_search import QUIET, pick_queries, rg_time
 
-QUIET = {
-    "FASTMCP_SHOW_SERVER_BANNER": "false",
-    "FASTMCP_CHECK_FOR_UPDATES": "off",
-    "FASTMCP_LOG_LEVEL": "ERROR",
-}
 ROUND = 20
 NOTE = "# Bench note\n\n" + ("Lorem ipsum dolor sit amet, consectetur adipiscing. " * 40)[:2000]
 EVENT = "\n## Event\n\n- time: 2026-11-29T10:00:00+00:00\n\nsomething happened ({i})\n"

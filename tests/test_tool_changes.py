@@ -237,3 +237,19 @@ def test_digests_hash_only_what_was_appended_to_known_bytes() -> None:
     assert ("en", "a.md") not in digests._entries
     digests.of(("en", "big.md"), b"x" * (1 << 19))  # over a quarter of max_bytes: not kept
     assert ("en", "big.md") not in digests._entries
+
+
+def test_digests_know_the_etag_of_the_bytes_they_remember_and_hold_few() -> None:
+    digests = Digests(max_files=8, max_bytes=4000)
+    digests.of(("en", "a.md"), b"one\n")
+    assert digests.known_etag(("en", "a.md"), b"one\n") == fsops.etag_of(b"one\n")
+    assert digests.known_etag(("en", "a.md"), b"other\n") is None
+    assert digests.known_etag(("en", "b.md"), b"one\n") is None
+    big = b"x" * 1001  # over a quarter of max_bytes: hashed again, never kept alive
+    digests.of(("en", "big.md"), big)
+    assert digests.known_etag(("en", "big.md"), big) is None
+    parts = [bytes([65 + n]) * 900 for n in range(5)]  # 4,500 bytes in all
+    for n, part in enumerate(parts):
+        digests.of(("en", f"p{n}.md"), part)
+    assert digests.known_etag(("en", "p0.md"), parts[0]) is None  # the oldest went first
+    assert digests.known_etag(("en", "p4.md"), parts[4]) == fsops.etag_of(parts[4])

@@ -56,6 +56,15 @@ class Digests:
         """The hashes of ``data``, the new content of ``key`` (remembered)."""
         return self._keep(key, _Entry(data, _etag_state(data), hashlib.sha256(data)))
 
+    def known_etag(self, key: tuple[str, str], data: bytes) -> str | None:
+        """The etag of ``data`` when they are the bytes remembered for ``key`` (what a
+        tool's next change of the file replaces), without hashing; else None."""
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None or not (entry.data is data or entry.data == data):
+            return None
+        return str(entry.etag.hexdigest())
+
     def appended(self, key: tuple[str, str], before: bytes, added: bytes, after: bytes) -> Hashes:
         """The hashes of ``after`` (= ``before + added``), the content of ``key`` after an
         append; only ``added`` is hashed when ``before`` is what was remembered."""

@@ -166,14 +166,23 @@ class Vault:
             fsops.check_if_match(if_match, existing)
             if target.is_note:
                 data = self._normalized(target, data.decode("utf-8"), existing)
+            key = (target.lang, target.rel)
+            before_etag = None if existing is None else self.digests.known_etag(key, existing)
             if target.is_asset:
                 etag, sha = fsops.etag_of(data), None
             else:  # a text file: what its next append starts from
-                hashes = self.digests.of((target.lang, target.rel), data)
+                hashes = self.digests.of(key, data)
                 etag, sha = hashes.etag, hashes.sha
             if data != existing:
                 change = Change(
-                    target.lang, target.rel, "write", existing, data, after_etag=etag, after_sha=sha
+                    target.lang,
+                    target.rel,
+                    "write",
+                    existing,
+                    data,
+                    after_etag=etag,
+                    after_sha=sha,
+                    before_etag=before_etag,
                 )
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     place.commit(data, if_match=if_match)
@@ -230,6 +239,7 @@ class Vault:
                 size = len(whole)
             else:
                 expected = (existing or b"") + data
+                before_etag = None if existing is None else self.digests.known_etag(key, existing)
                 hashes = self.digests.appended(key, existing or b"", data, expected)
                 etag = hashes.etag
                 change = Change(
@@ -240,6 +250,7 @@ class Vault:
                     expected,
                     after_etag=etag,
                     after_sha=hashes.sha,
+                    before_etag=before_etag,
                 )
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     try:

@@ -61,7 +61,7 @@ class Version:
 @dataclass(frozen=True, slots=True)
 class Change:
     """A file about to change: its bytes before and after (None: absent); the caller
-    may pass the etag and the sha256 of ``after`` when it has computed them anyway."""
+    may pass the etags (and the sha256 of ``after``) when it knows them already."""
 
     lang: str
     path: str
@@ -71,6 +71,7 @@ class Change:
     other_path: str | None = None
     after_etag: str | None = None
     after_sha: bytes | None = None
+    before_etag: str | None = None
 
 
 @dataclass

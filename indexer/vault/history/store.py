@@ -41,7 +41,6 @@ import logging
 import queue
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -67,11 +66,6 @@ from shared.errors import HistoryStoreError, StorageError
 
 log = logging.getLogger("indexer.history")
 EtagOf = Callable[[bytes], str]
-_RECENT_PATHS = 32
-# Bytes the recent-etag memo may hold: a hash saved is worth little next to the memory
-# of a few large notes kept alive (20 writes of 4 MiB kept 80 MiB before this bound).
-_RECENT_BYTES = 4 * 1024 * 1024
-_RECENT_LARGEST = 512 * 1024
 
 
 class HistoryStore:
@@ -88,10 +82,6 @@ class HistoryStore:
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
         self._settled: list[int] = []  # rows whose change is done; cleared in the next write
-        # The last bytes recorded per path with their etag: the next change of the path
-        # replaces exactly those bytes, so their etag needs no hashing again.
-        self._recent: OrderedDict[tuple[str, str], tuple[bytes, str]] = OrderedDict()
-        self._recent_bytes = 0
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -333,11 +323,8 @@ class HistoryStore:
         """The rows and blobs of one change, computed before taking the write lock: one
         read of the latest version, then hashing and compressing."""
         before, after = change.before, change.after
-        key = (change.lang, change.path)
-        before_etag = None if before is None else self._known_etag(key, before)
+        before_etag = None if before is None else change.before_etag or self._etag_of(before)
         after_etag = None if after is None else change.after_etag or self._etag_of(after)
-        if after is not None and after_etag is not None:
-            self._remember(key, after, after_etag)
         latest, latest_depth = self._latest_with_depth(change.lang, change.path)
         catch_up = self._catch_up(latest, change, before_etag)
         number = (latest.version if latest is not None else 0) + 1
@@ -367,29 +354,6 @@ class HistoryStore:
             path_id=None if latest is None else latest.path_id,
         )
         return writes.Plan(catch_up, row)
-
-    def _known_etag(self, key: tuple[str, str], data: bytes) -> str:
-        """The etag of ``data``, without hashing when they are the bytes last recorded
-        for the path (what a tool's next change replaces)."""
-        with self._lock:
-            recent = self._recent.get(key)
-        if recent is not None and (recent[0] is data or recent[0] == data):
-            return recent[1]
-        return self._etag_of(data)
-
-    def _remember(self, key: tuple[str, str], data: bytes, etag: str) -> None:
-        """Memo the etag of the path's new bytes; large bytes are not kept (hashed again)."""
-        with self._lock:
-            old = self._recent.pop(key, None)
-            if old is not None:
-                self._recent_bytes -= len(old[0])
-            if len(data) > _RECENT_LARGEST:
-                return
-            self._recent[key] = (data, etag)
-            self._recent_bytes += len(data)
-            while len(self._recent) > _RECENT_PATHS or self._recent_bytes > _RECENT_BYTES:
-                _, (dropped, _) = self._recent.popitem(last=False)
-                self._recent_bytes -= len(dropped)
 
     def _catch_up(
         self, latest: Version | None, change: Change, etag: str | None
