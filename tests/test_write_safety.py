@@ -24,9 +24,11 @@ from helpers.snapshots import snapshot
 
 from indexer.core import Core
 from indexer.settings import Settings
+from indexer.vault import renames
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server
+from shared.errors import ConflictError
 from shared.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,6 +63,39 @@ def test_a_write_keeps_the_owner_of_the_note(vault: Vault, tmp_path: Path) -> No
     vault.write("en", "theirs.md", "# theirs\nedited\n")
     info = path.stat()
     assert (info.st_uid, info.st_gid) == (4242, 4343)
+
+
+def test_an_editor_save_landing_during_the_swap_back_is_the_one_kept(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two editor saves race one write: the first lands between the check and the swap
+    (the write swaps it back and refuses), the second lands before that swap back. The
+    note must end as the newest save, never the older one."""
+    vault.write("en", "n.md", "# n\n")
+    etag = vault.read("en", "n.md")["etag"]
+    path = note_path(tmp_path, "n.md")
+    first, newest = path.read_text() + "ext 0\n", path.read_text() + "ext 0\next 1\n"
+    exchange, calls = renames.exchange, []
+
+    def editor_save(text: str) -> None:
+        swap = path.with_name(".n.md.swp")
+        swap.write_text(text)
+        os.replace(swap, path)
+
+    def racing_exchange(dir_fd: int, a: str, b: str) -> bool:
+        if not calls:
+            editor_save(first)  # after the write's last check, before its swap
+        done = exchange(dir_fd, a, b)
+        calls.append(a)
+        if len(calls) == 1:
+            editor_save(newest)  # after the swap, before the swap back
+        return done
+
+    monkeypatch.setattr(renames, "exchange", racing_exchange)
+    with pytest.raises(ConflictError):
+        vault.write("en", "n.md", "# mine\n", if_match=etag)
+    assert path.read_text() == newest
+    assert sorted(p.name for p in path.parent.iterdir()) == ["n.md"]
 
 
 def test_if_match_loses_no_save_of_an_editor() -> None:
