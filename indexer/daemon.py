@@ -11,8 +11,8 @@ Python handlers first; cleanup then runs normally and the process exits 0.
 
 Start-up is kept short: the integrity checks that read the whole index and history
 run only when the last server did not stop cleanly (``W/.indexer/clean-shutdown``,
-written at a clean stop and removed at start); after a clean stop the sweep of temp
-files runs in the background; the index catches up in the background. The URL file is
+written at a clean stop and removed at start); the sweep of the temp files a crash left
+(dot-files no tool, index or watcher sees) and the index catch up in the background. The URL file is
 written only once the web app answers: an early URL with requests held until fastmcp
 is imported (about a second) made clients with a short connect timeout call the
 indexer offline.
@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -244,12 +245,27 @@ def connect_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
+    """How uvicorn serves the app: our guarded HTTP/1.1 protocol, no WebSockets, our logs."""
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        http=guarded_protocol(settings.limits),
+        ws="none",  # no WebSocket routes; "auto" would import websockets at start (50 ms)
+        backlog=BACKLOG,
+        log_level="warning",
+        log_config=None,  # uvicorn's loggers go through ours (one format, repeats limited)
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+        access_log=False,
+    )
+
+
 async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]) -> None:
     workspace = settings.workspace
     started = time.time()
     clean = take_clean_mark(workspace)
-    if not clean:  # a crash may have left temp files: gone before anything is served
-        sweep_temp_files(workspace)
     if settings.token:
         write_private_file(workspace.token_file, settings.token + "\n", 0o600)
     else:
@@ -280,19 +296,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             log.info("maintenance: %s with the model %s", tasks, core.model.name)
     if core.summaries is not None and core.jobs is not None:
         core.summaries.start(core.jobs)  # after the start-up reconcile, in the background
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        http=guarded_protocol(settings.limits),
-        backlog=BACKLOG,
-        log_level="warning",
-        log_config=None,  # uvicorn's loggers go through ours (one format, repeats limited)
-        lifespan="on",
-        timeout_graceful_shutdown=2,
-        access_log=False,
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app, settings))
     where = f"{settings.host}:{settings.port}"
     task = asyncio.create_task(_serve(server, where))
     url_text = ""
@@ -309,11 +313,10 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         url_text = url + "\n"
         write_private_file(workspace.url_file, url_text, 0o644)
         index.start_background()  # once the first calls can be answered
-        if clean:  # a write cut short at the last stop is the only source left
-            sweep = threading.Thread(
-                target=sweep_temp_files, args=(workspace, started - 1.0), daemon=True
-            )
-            sweep.start()
+        sweep = threading.Thread(  # spares the temp files of this process's writes
+            target=sweep_temp_files, args=(workspace, started - 1.0), daemon=True
+        )
+        sweep.start()
         log.info("indexer %s serving %s (workspace %s)", indexer.__version__, url, workspace.root)
         await task
         stopped_cleanly = True

@@ -110,8 +110,13 @@ class Registrar:
             body = refusals(fn)
             if quick:
                 body = on_loop(body)
+            description = kw.pop("description", None) or inspect.getdoc(fn)
+            body.__doc__ = None  # else fastmcp imports griffe (0.2 s of start-up) to parse it
             annotations = {"readOnlyHint": True} if read_only else kw.pop("annotations", None)
-            return self.mcp.tool(name=name, annotations=annotations, **kw)(body)
+            register_tool = self.mcp.tool(
+                name=name, description=description, annotations=annotations, **kw
+            )
+            return register_tool(body)
 
         return register
 

@@ -14,23 +14,33 @@ from __future__ import annotations
 import math
 import posixpath
 from datetime import date, datetime
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
-
-import nh3
-from markdown_it import MarkdownIt
 
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import format_timestamp, parse_frontmatter, split_frontmatter
 
-TAGS = set(nh3.ALLOWED_TAGS) - {"area", "map"}
-ATTRIBUTES = {
-    **{tag: set(names) for tag, names in nh3.ALLOWED_ATTRIBUTES.items()},
-    "*": {"title"},
-    "a": {"href", "hreflang", "title"},
-    "img": {"src", "alt", "title", "width", "height"},
-}
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
 URL_SCHEMES = {"http", "https", "mailto"}
+
+
+@cache
+def allowed() -> tuple[set[str], dict[str, set[str]]]:
+    """The tags and attributes kept: nh3's defaults, without image maps. nh3 and
+    markdown-it load on the first page rendered, not at the server's start."""
+    import nh3
+
+    tags = set(nh3.ALLOWED_TAGS) - {"area", "map"}
+    attributes = {
+        **{tag: set(names) for tag, names in nh3.ALLOWED_ATTRIBUTES.items()},
+        "*": {"title"},
+        "a": {"href", "hreflang", "title"},
+        "img": {"src", "alt", "title", "width", "height"},
+    }
+    return tags, attributes
 
 
 class NoteRenderer:
@@ -38,7 +48,17 @@ class NoteRenderer:
 
     def __init__(self, api_prefix: str = "/api/v1") -> None:
         self.api_prefix = api_prefix
-        self._markdown = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+        self._parser: MarkdownIt | None = None
+
+    @property
+    def _markdown(self) -> MarkdownIt:
+        if self._parser is None:
+            from markdown_it import MarkdownIt
+
+            self._parser = MarkdownIt("commonmark", {"html": True}).enable(
+                ["table", "strikethrough"]
+            )
+        return self._parser
 
     def note(self, lang: str, path: str, text: str) -> dict[str, Any]:
         """``{properties, frontmatter_error, html}`` of a note's text."""
@@ -62,10 +82,13 @@ class NoteRenderer:
                 return self._url(lang, folder, value, is_image=tag == "img")
             return value
 
+        import nh3
+
+        tags, attributes = allowed()
         return nh3.clean(
             self._markdown.render(markdown),
-            tags=TAGS,
-            attributes=ATTRIBUTES,
+            tags=tags,
+            attributes=attributes,
             attribute_filter=attribute,
             url_schemes=URL_SCHEMES,
             link_rel="noopener noreferrer nofollow",

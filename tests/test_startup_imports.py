@@ -1,0 +1,67 @@
+"""Start-up loads only what the first answer needs (issue 15: exec to URL file).
+
+fastmcp and the MCP SDK cost most of a start and cannot wait; these modules can, and
+each cost tens of milliseconds when they crept in: griffe (fastmcp parses a tool's
+docstring with it), markdown-it and nh3 (the browser page's renderer), websockets
+(uvicorn's "auto" WebSocket support). A fresh interpreter builds the server exactly as
+``indexer serve`` does and reports what it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from fastmcp import Client
+
+from indexer.daemon import build_core
+from indexer.settings import Settings
+from indexer.web.mcp import create_server
+
+DEFERRED = ("griffe", "markdown_it", "nh3", "websockets", "wsproto")
+
+BUILD = """
+import json, os, sys
+from indexer.daemon import build_core, uvicorn_config
+from indexer.settings import Settings
+from indexer.web.app import build_app
+
+settings = Settings.resolve({"workspace": sys.argv[1]}, os.environ)
+core = build_core(settings, check=False)
+uvicorn_config(build_app(core), settings).load()
+core.index.close()
+print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in sys.argv[2:])))
+"""
+
+
+def test_serving_imports_none_of_the_deferred_modules(tmp_path: Path) -> None:
+    args = [sys.executable, "-c", BUILD, str(tmp_path / "ws"), *DEFERRED]
+    out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(out.stdout) == []
+
+
+async def test_tool_descriptions_are_what_fastmcp_would_have_parsed(tmp_path: Path) -> None:
+    """The Registrar passes each docstring as the description and hides it from fastmcp.
+    Had fastmcp parsed it (griffe), it would have given the same text and no parameter
+    descriptions, since ours come from ``Field(description=...)``: nothing changes for a
+    client."""
+    from fastmcp.utilities.docstring_parsing import parse_docstring
+
+    settings = Settings.resolve({"workspace": str(tmp_path / "ws")}, {})
+    core = build_core(settings, check=False)
+    try:
+        async with Client(create_server(core)) as client:
+            tools = await client.list_tools()
+    finally:
+        core.index.close()
+    assert {"read", "write", "grep", "history", "recall"} <= {tool.name for tool in tools}
+    for tool in tools:
+
+        def documented() -> None: ...
+
+        documented.__doc__ = tool.description
+        parsed = parse_docstring(documented)
+        assert tool.description and parsed.description == tool.description, tool.name
+        assert parsed.parameters == {}, tool.name
