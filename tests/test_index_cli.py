@@ -9,6 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.indexer_process import start_indexer, wait_for
+
+from indexer.health import server_health
 from shared.workspace import Workspace
 
 
@@ -62,6 +65,26 @@ def test_status_reports_counts_and_no_server(tmp_path: Path) -> None:
     assert report["server"]["running"] is False
     assert report["index"]["langs"] == {"en": 13, "ja": 1}
     assert report["index"]["size_bytes"] > 0
+
+
+def test_status_reports_what_a_running_server_says_of_its_index(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    server = start_indexer(ws.root, env={"INDEXER_SUMMARIES": "0"})
+    try:
+        wait_for(lambda: (server_health(server.url) or {}).get("index_ready"), 30, what="ready")
+        report = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)
+        assert report["server"] == {
+            "running": True,
+            "url": server.url,
+            "index_ready": True,
+            "index_partial": False,
+        }
+        text = cli("status", "--workspace", str(ws.root)).stdout
+        assert f"server: running at {server.url}" in text and "catching up" not in text
+    finally:
+        server.stop()
+    stopped = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)
+    assert stopped["server"]["running"] is False and stopped["server"]["index_partial"] is None
 
 
 def test_search_with_filters_and_json(tmp_path: Path) -> None:

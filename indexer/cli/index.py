@@ -132,7 +132,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     health = server_health(url) if url else None
     report: dict[str, Any] = {
         "workspace": str(workspace.root),
-        "server": {"running": health is not None, "url": url if health else None},
+        "server": {
+            "running": health is not None,
+            "url": url if health else None,
+            # what the server knows: a read-only look at the file cannot tell
+            "index_ready": health.get("index_ready") if health else None,
+            "index_partial": health.get("index_partial") if health else None,
+        },
         "index": None,
     }
     if workspace.index_path.exists():
@@ -150,6 +156,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"workspace: {workspace.root}")
     if health:
         print(f"server: running at {url} (version {health.get('version', '?')})")
+        if health.get("index_partial"):
+            print("server: its index is still catching up with disk (searches may miss notes)")
     elif url:
         print(f"server: not running ({workspace.url_file.name} is stale: {url})")
     else:
