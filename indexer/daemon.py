@@ -12,10 +12,11 @@ Python handlers first; cleanup then runs normally and the process exits 0.
 Start-up is kept short: the integrity checks that read the whole index and history
 run only when the last server did not stop cleanly (``W/.indexer/clean-shutdown``,
 written at a clean stop and removed at start); the sweep of the temp files a crash left
-(dot-files no tool, index or watcher sees) and the index catch up in the background. The URL file is
-written only once the web app answers: an early URL with requests held until fastmcp
-is imported (about a second) made clients with a short connect timeout call the
-indexer offline.
+(dot-files no tool, index or watcher sees) and the index catch up in the background;
+the garbage collector, off while ``indexer serve`` starts, comes back on once serving.
+The URL file is written only once the web app answers: an early URL with requests held
+until fastmcp is imported (about a second) made clients with a short connect timeout
+call the indexer offline.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import gc
 import logging
 import os
 import signal
@@ -312,6 +314,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         url = f"http://{connect_host(settings.host)}:{port}/mcp"
         url_text = url + "\n"
         write_private_file(workspace.url_file, url_text, 0o644)
+        gc.enable()  # off while starting (``indexer serve``): start-up garbage goes now
         index.start_background()  # once the first calls can be answered
         sweep = threading.Thread(  # spares the temp files of this process's writes
             target=sweep_temp_files, args=(workspace, started - 1.0), daemon=True

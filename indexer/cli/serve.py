@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 from typing import Any
 
@@ -39,6 +40,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    # Start-up builds ~180,000 objects that live as long as the process (fastmcp's and
+    # the MCP SDK's pydantic models); collecting cycles among them while they are built
+    # cost 0.1-0.2 s of every start. ``daemon`` turns the collector back on once serving.
+    gc.disable()
     from indexer.cli import configure_logging
     from indexer.daemon import run
     from indexer.settings import Settings

@@ -1,10 +1,11 @@
-"""Start-up loads only what the first answer needs (issue 15: exec to URL file).
+"""Start-up does only what the first answer needs (issue 15: exec to URL file).
 
 fastmcp and the MCP SDK cost most of a start and cannot wait; these modules can, and
 each cost tens of milliseconds when they crept in: griffe (fastmcp parses a tool's
 docstring with it), markdown-it and nh3 (the browser page's renderer), websockets
 (uvicorn's "auto" WebSocket support). A fresh interpreter builds the server exactly as
-``indexer serve`` does and reports what it imported.
+``indexer serve`` does and reports what it imported. The cyclic garbage collector is
+off while the server starts, and must be on again once it serves.
 """
 
 from __future__ import annotations
@@ -65,3 +66,33 @@ async def test_tool_descriptions_are_what_fastmcp_would_have_parsed(tmp_path: Pa
         parsed = parse_docstring(documented)
         assert tool.description and parsed.description == tool.description, tool.name
         assert parsed.parameters == {}, tool.name
+
+
+SERVE = """
+import gc, os, signal, sys, threading, time
+from pathlib import Path
+from indexer.cli import main
+
+url_file = Path(sys.argv[1]) / "indexer.mcp.url"
+
+
+def watch() -> None:
+    while not url_file.exists():
+        time.sleep(0.005)
+    deadline = time.monotonic() + 10
+    while not gc.isenabled() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    print("collector on once serving:", gc.isenabled(), flush=True)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+threading.Thread(target=watch, daemon=True).start()
+sys.exit(main(["serve", "--workspace", sys.argv[1]]))
+"""
+
+
+def test_the_garbage_collector_is_on_again_once_serving(tmp_path: Path) -> None:
+    args = [sys.executable, "-c", SERVE, str(tmp_path / "ws")]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "collector on once serving: True" in done.stdout
