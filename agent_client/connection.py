@@ -76,9 +76,9 @@ class VaultSession:
     def alive(self) -> bool:
         return not self.broken and self._client.is_connected()
 
-    def forget_caches(self) -> None:
-        """Ask for the tool list and prompts again (the server may have changed them)."""
-        self._tools = None
+    def forget_prompts(self) -> None:
+        """Ask for the prompts again: the server reads them from files that can be edited
+        while it runs. Its tools stay those of its start (``Endpoint.instance``)."""
         self._prompts.clear()
 
     async def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -421,10 +421,10 @@ class SessionKeeper:
     """One connection reused across entries and batches, reopened when needed.
 
     ``begin()`` (at the start of each batch or action) re-reads the URL file: a changed
-    URL or token, or a dead session, closes the connection so that the next ``get()``
-    opens a fresh one. After a failure within a batch, entries that would go to the
-    endpoint that just failed are refused at once (no new timeout per entry); the next
-    batch tries again.
+    URL or token, a restarted server (``Endpoint.instance``) or a dead session closes the
+    connection so that the next ``get()`` opens a fresh one. After a failure within a
+    batch, entries that would go to the endpoint that just failed are refused at once (no
+    new timeout per entry); the next batch tries again.
     """
 
     def __init__(self, settings: ClientSettings) -> None:
@@ -444,7 +444,7 @@ class SessionKeeper:
         if endpoint != self._session.endpoint or not self._session.alive:
             await self.close()
         else:
-            self._session.forget_caches()
+            self._session.forget_prompts()
 
     async def get(self) -> VaultSession:
         if self._session is not None and not self._session.broken:

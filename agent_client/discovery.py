@@ -1,7 +1,10 @@
 """Find the indexer: read ``W/indexer.mcp.url`` (and the token) afresh on every connect.
 
 The indexer may have restarted on another port since the last connection, so nothing
-here is cached.
+here is cached. It may also have restarted on the same port (``--port``): every start
+writes the URL file anew (temp file and rename), so the file's inode and mtime tell one
+start from the next, and a client keeps what it learnt of a server (its tool list) for
+as long as that start is the one serving.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ class Endpoint:
 
     url: str
     token: str | None = None
+    instance: tuple[int, int] | None = None  # the URL file's (inode, mtime): which start
 
 
 def discover(url_file: Path, token_file: Path) -> Endpoint:
     """Read the URL (and token) files; ``IndexerOfflineError`` when there is no usable URL."""
     try:
         url = read_url_file(url_file)
+        instance = _instance(url_file)
     except OSError as exc:
         raise IndexerOfflineError(f"cannot read {url_file}: {exc.strerror}") from None
     if url is None:
@@ -38,4 +43,12 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         token = read_token_file(token_file)
     except OSError as exc:
         raise IndexerOfflineError(f"cannot read {token_file}: {exc.strerror}") from None
-    return Endpoint(url=url, token=token)
+    return Endpoint(url=url, token=token, instance=instance)
+
+
+def _instance(url_file: Path) -> tuple[int, int] | None:
+    try:
+        info = url_file.stat()
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns

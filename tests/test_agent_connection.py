@@ -14,7 +14,12 @@ from pathlib import Path
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
 
-from agent_client.connection import PROMPT_NAMES, mcp_vault_connection, open_session
+from agent_client.connection import (
+    PROMPT_NAMES,
+    SessionKeeper,
+    mcp_vault_connection,
+    open_session,
+)
 from agent_client.settings import ClientSettings
 from shared.errors import (
     ConflictError,
@@ -126,6 +131,39 @@ async def test_token_discovery_and_server_gone_mid_session(tmp_path: Path) -> No
             assert time.monotonic() - started < 2.0
             assert session.broken
     finally:
+        running.stop()
+
+
+async def test_the_keeper_keeps_a_servers_tools_until_a_restart_on_the_same_port(
+    tmp_path: Path,
+) -> None:
+    """A batch no longer asks for the tool list again (a round trip per batch of one);
+    a server started again on the same port is a new instance all the same."""
+    port = str(dead_port())
+    running = start_indexer(tmp_path / "ws", "--port", port)
+    keeper = SessionKeeper(ClientSettings(workspace=running.workspace, tz=UTC))
+    try:
+        await keeper.begin()
+        first = await keeper.get()
+        await first.vault("en").append("a.md", "one\n", reason="first")  # lists the tools
+        await keeper.begin()
+        assert await keeper.get() is first
+        url = running.url
+        running.stop()
+        assert "history" in await first.tool_names()  # known: nothing asked of the server
+        running = start_indexer(tmp_path / "ws", "--port", port)
+        assert running.url == url
+        await keeper.begin()
+        again = await keeper.get()
+        assert again is not first
+        await again.vault("en").append("a.md", "two\n", reason="second")
+        assert (
+            (running.workspace / "memory/languages/en/vault/a.md")
+            .read_text()
+            .endswith("one\ntwo\n")
+        )
+    finally:
+        await keeper.close()
         running.stop()
 
 
