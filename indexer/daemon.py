@@ -314,12 +314,14 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         url = f"http://{connect_host(settings.host)}:{port}/mcp"
         url_text = url + "\n"
         write_private_file(workspace.url_file, url_text, 0o644)
-        gc.enable()  # off while starting (``indexer serve``): start-up garbage goes now
         index.start_background()  # once the first calls can be answered
         sweep = threading.Thread(  # spares the temp files of this process's writes
             target=sweep_temp_files, args=(workspace, started - 1.0), daemon=True
         )
         sweep.start()
+        # Off while starting (``indexer serve``): on again once the watcher and the
+        # reconcile run, so that its first pass (start-up's garbage) does not delay them.
+        gc.enable()
         log.info("indexer %s serving %s (workspace %s)", indexer.__version__, url, workspace.root)
         await task
         stopped_cleanly = True

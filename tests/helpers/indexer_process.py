@@ -12,6 +12,8 @@ from pathlib import Path
 
 import fastmcp
 
+from indexer.health import server_health
+
 QUIET_ENV = {
     "FASTMCP_SHOW_SERVER_BANNER": "false",
     "FASTMCP_CHECK_FOR_UPDATES": "off",
@@ -76,9 +78,19 @@ def spawn_indexer(workspace: Path, *args: str, env: dict | None = None) -> subpr
 
 
 def start_indexer(
-    workspace: Path, *args: str, env: dict | None = None, timeout: float = 30
+    workspace: Path,
+    *args: str,
+    env: dict | None = None,
+    timeout: float = 30,
+    settled: bool = True,
 ) -> RunningIndexer:
-    """Start ``indexer serve`` and wait until its URL file appears."""
+    """Start ``indexer serve`` and wait until its URL file appears and, when ``settled``,
+    until its start-up reconcile is done (``/health``: ``index_ready``).
+
+    A note saved outside the tools while that first reconcile runs may be indexed by it
+    rather than reported by the watcher, and so not recorded in history at once (by
+    design: see ``indexer.vault.timeline``); tests that edit right after a start wait.
+    """
     url_file = workspace / "indexer.mcp.url"
     old = url_file.read_text() if url_file.exists() else None
     proc = spawn_indexer(workspace, *args, env=env)
@@ -100,4 +112,10 @@ def start_indexer(
         token = args[args.index("--token") + 1]
     elif env and env.get("INDEXER_MCP_TOKEN"):
         token = env["INDEXER_MCP_TOKEN"]
+    if settled:
+        wait_for(
+            lambda: (server_health(url) or {}).get("index_ready"),
+            timeout,
+            what="the start-up reconcile",
+        )
     return RunningIndexer(workspace, proc, url, token, proc.log_path)
