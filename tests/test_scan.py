@@ -1,11 +1,15 @@
-"""scan.compile_glob: the string fast path agrees with the general RE2 translation."""
+"""scan: the glob string fast path agrees with the general RE2 translation; a walk's
+``skip_file`` leaves files out without changing which of two twin names is reached."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 import re2
 
-from indexer.vault.scan import SuffixGlob, _glob_regex, _re2_options, compile_glob
+from indexer.vault.scan import SuffixGlob, _glob_regex, _re2_options, compile_glob, walk_files
 
 PATHS = ["a.md", "x/a.md", "x/y/b.md", "md", "a.mdx", "a/b", "a.md/b", "x/y/z.txt", "日/ノ.md"]
 SUFFIX_GLOBS = ["**/*.md", "*.md", "**/*", "*", "**/*.txt", "*x", "*.md.assets"]
@@ -24,3 +28,44 @@ def test_suffix_fast_path_equals_the_regex(pattern: str) -> None:
 @pytest.mark.parametrize("pattern", OTHER_GLOBS)
 def test_other_globs_use_re2(pattern: str) -> None:
     assert not isinstance(compile_glob(pattern), SuffixGlob)
+
+
+def _walk(root: Path, skip: set[str]) -> list[tuple[str, str]]:
+    """(vault path, name on disk) of every file a walk of ``root`` yields."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        asked: list[str] = []
+
+        def skip_file(rel: str, entry: os.DirEntry[str]) -> bool:
+            asked.append(rel)
+            return rel in skip
+
+        found = [(e.rel, e.name) for e in walk_files(fd, "", skip_file=skip_file)]
+        assert skip <= set(asked)
+        return found
+    finally:
+        os.close(fd)
+
+
+def test_skip_file_leaves_files_out(tmp_path: Path) -> None:
+    for rel in ("a.md", "b.md", "d/c.md", "d/e/f.md", ".hidden.md", "d/.g.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert [rel for rel, _ in _walk(tmp_path, set())] == ["a.md", "b.md", "d/c.md", "d/e/f.md"]
+    assert [rel for rel, _ in _walk(tmp_path, {"b.md", "d/e/f.md"})] == ["a.md", "d/c.md"]
+
+
+@pytest.mark.parametrize(
+    ("names", "reached"),
+    [
+        (["caf\u00e9.md", "cafe\u0301.md"], "caf\u00e9.md"),  # NFC and NFD spellings
+        (["\u1112\u1161\u11ab.md", "\ud55c.md"], "\ud55c.md"),  # Hangul, jamo and syllable
+    ],
+)
+def test_a_skipped_name_still_hides_its_twin(
+    tmp_path: Path, names: list[str], reached: str
+) -> None:
+    for name in names:
+        (tmp_path / name).write_text(name)
+    assert _walk(tmp_path, set()) == [(reached, reached)]
+    assert _walk(tmp_path, {reached}) == []

@@ -201,8 +201,9 @@ class IndexReads:
         query = grep_trigram_match(pattern, fixed)
         if query is None:
             return None
+        # ``+lang``: the trigram hits drive the query (by rowid), not every note of the lang.
         sql = (
-            "SELECT path FROM notes WHERE lang = ? AND id IN"
+            "SELECT path FROM notes WHERE +lang = ? AND id IN"
             " (SELECT rowid FROM notes_tri WHERE notes_tri MATCH ?)"
         )
         params: list[object] = [lang, query.match]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from indexer.vault import fsops, timeline
 from indexer.vault.contents import read_bytes
 from indexer.vault.sandbox import Sandbox, Target
-from indexer.vault.scan import LineMatcher, compile_glob, walk_files
+from indexer.vault.scan import LineMatcher, SkipFile, compile_glob, walk_files
 from shared.errors import ForbiddenPathError, InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -150,7 +150,8 @@ def grep(
         if deadline is None:
             deadline = time.monotonic() + vault.grep_max_seconds
         scanned = 0
-        with contextlib.closing(walk_files(top, target.rel)) as entries:
+        skip = _vouched(plan) if plan is not None else None
+        with contextlib.closing(walk_files(top, target.rel, skip_file=skip)) as entries:
             for entry in entries:
                 if not regex.fullmatch(_below(entry.rel, target.rel)):
                     continue
@@ -180,6 +181,24 @@ def note_counts(sandbox: Sandbox) -> dict[str, int]:
             if fd is not None:
                 counts[lang] = sum(1 for e in walk_files(fd, "") if e.rel.endswith(".md"))
     return counts
+
+
+def _vouched(plan: GrepPlan) -> SkipFile:
+    """Whether the index vouches that a file holds no match: not a candidate, and with
+    the size and mtime it had when indexed (a file changed since is read)."""
+    candidates, indexed = plan.candidates, plan.indexed
+
+    def skip(rel: str, entry: os.DirEntry[str]) -> bool:
+        seen = indexed.get(rel)
+        if seen is None or rel in candidates:
+            return False
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            return False
+        return (info.st_size, info.st_mtime_ns) == seen
+
+    return skip
 
 
 def _signature(entry: Any) -> tuple[int, int] | None:

@@ -37,6 +37,8 @@ MAX_LINE_CHARS = 500
 # DFA speed (< 0.1 s per MB), so bigger programs are refused.
 MAX_PROGRAM_SIZE = 10_000
 RE2_MAX_MEM = 32 << 20
+# ``skip_file(vault path, entry)``: whether a walk leaves a file out (see walk_files).
+SkipFile = Callable[[str, os.DirEntry[str]], bool]
 _GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 
@@ -67,16 +69,19 @@ class FileEntry:
 
 
 def _listing(
-    fd: int, prefix: str, hidden_files: bool
+    fd: int, prefix: str, hidden_files: bool, skip_file: SkipFile | None = None
 ) -> tuple[list[tuple[str, os.DirEntry[str]]], list[tuple[str, str]]]:
     """(files as (name, entry), subfolders as (name, name on disk)) of an open folder,
     sorted by name. Names are what the tools use (NFC); a name no tool could use is
     skipped with a warning (``names.reachable_names``). Dot-names are skipped (dot-files
-    kept, as they are, when ``hidden_files``: the temp-file sweep needs them)."""
+    kept, as they are, when ``hidden_files``: the temp-file sweep needs them). A file
+    ``skip_file`` passes over is left out, but its name still counts when the names of
+    the folder are told apart (so it never lets a twin of it through)."""
     files: list[tuple[str, os.DirEntry[str]]] = []
     folders: list[tuple[str, str]] = []
     odd_files: dict[str, os.DirEntry[str]] = {}
     odd_folders: set[str] = set()
+    passed: list[str] = []
     with os.scandir(fd) as it:
         for entry in it:
             raw = entry.name
@@ -89,16 +94,21 @@ def _listing(
                 else:
                     odd_folders.add(raw)
             elif entry.is_file(follow_symlinks=False):
-                if is_plain(raw):
+                if skip_file is not None and skip_file(prefix + raw, entry):
+                    passed.append(raw)
+                elif is_plain(raw):
                     files.append((raw, entry))
                 else:
                     odd_files[raw] = entry
     if odd_files or odd_folders:
         plain = {name for name, _ in files} | {name for name, _ in folders}
-        for raw, name in reachable_names([*odd_files, *odd_folders], plain, prefix).items():
+        plain.update(raw for raw in passed if is_plain(raw))
+        odd_passed = {raw for raw in passed if not is_plain(raw)}
+        names = [*odd_files, *odd_folders, *odd_passed]
+        for raw, name in reachable_names(names, plain, prefix).items():
             if raw in odd_folders:
                 folders.append((name, raw))
-            else:
+            elif raw not in odd_passed:
                 files.append((name, odd_files[raw]))
     files.sort(key=_first)
     folders.sort()
@@ -111,6 +121,7 @@ def walk_files(
     *,
     hidden_files: bool = False,
     skip_folder: Callable[[str], bool] | None = None,
+    skip_file: SkipFile | None = None,
     folders: bool = False,
 ) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
@@ -130,7 +141,7 @@ def walk_files(
     prefix = start + "/" if start else ""
     frames: list[tuple[int, str, Iterator[tuple[str, str]]]] = []
     try:
-        files, subfolders = _listing(top_fd, prefix, hidden_files)
+        files, subfolders = _listing(top_fd, prefix, hidden_files, skip_file)
         yield from _usable(files, top_fd, prefix)
         frames.append((top_fd, prefix, iter(subfolders)))
         while frames:
@@ -152,7 +163,7 @@ def walk_files(
             except (OSError, ForbiddenPathError):
                 continue  # gone, or swapped for a link since the listing: skipped
             try:
-                files, subfolders = _listing(child, child_prefix, hidden_files)
+                files, subfolders = _listing(child, child_prefix, hidden_files, skip_file)
             except OSError:
                 os.close(child)
                 continue
