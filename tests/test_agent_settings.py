@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent_client.discovery import Endpoint, discover
+from agent_client.discovery import discover
 from agent_client.settings import SETTINGS_HELP, ClientSettings
 from shared.errors import IndexerOfflineError
 
@@ -71,10 +71,18 @@ def test_discover_reads_url_and_token_every_time(tmp_path: Path) -> None:
     with pytest.raises(IndexerOfflineError, match="no indexer URL file"):
         discover(url_file, token_file)
     url_file.write_text("http://127.0.0.1:1234/mcp\n")
-    assert discover(url_file, token_file) == Endpoint("http://127.0.0.1:1234/mcp")
+    first = discover(url_file, token_file)
+    assert (first.url, first.token) == ("http://127.0.0.1:1234/mcp", None)
+    assert discover(url_file, token_file) == first  # the same start of the server
     token_file.write_text("s3cret\n")
     url_file.write_text("http://127.0.0.1:4321/mcp\n")
-    assert discover(url_file, token_file) == Endpoint("http://127.0.0.1:4321/mcp", "s3cret")
+    second = discover(url_file, token_file)
+    assert (second.url, second.token) == ("http://127.0.0.1:4321/mcp", "s3cret")
+    replaced = url_file.with_name("new")  # a restart on the same port: the file is new
+    replaced.write_text("http://127.0.0.1:4321/mcp\n")
+    replaced.replace(url_file)
+    again = discover(url_file, token_file)
+    assert again.url == second.url and again != second
     url_file.write_text("garbage")
     with pytest.raises(IndexerOfflineError, match="no http"):
         discover(url_file, token_file)
