@@ -7,6 +7,7 @@ nothing searchable is refused with ``InvalidArgumentError``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -112,8 +113,10 @@ def _query_text(text: str) -> tuple[str, bool]:
     return " ".join("".join(out).split()), prefix
 
 
+@functools.lru_cache(maxsize=64)
 def highlight_patterns(terms: tuple[Term, ...]) -> re.Pattern[str]:
-    """One regex finding any term in the original text (for snippets)."""
+    """One regex finding any term in the original text (for snippets); cached, since
+    every snippet of a page of results needs the same one."""
     parts = []
     for term in sorted(terms, key=lambda t: -len(t.text)):
         words = [re.escape(w) for w in term.text.split()]

@@ -113,7 +113,6 @@ class IndexReads:
         parsed = parse_query(query)
         where, params = _filters(type, tags, path)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
         ranked = (
             f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank,"
             " bm25(notes_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS in_title FROM notes_fts"
@@ -127,6 +126,11 @@ class IndexReads:
             f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
         )
         with self._read() as conn:
+            # The lang phrase only filters: its column weighs 0 in BM25, so leaving it out
+            # changes no score (every other phrase's IDF is over the whole table anyway).
+            match = parsed.match
+            if _other_langs(conn, lang):
+                match = f'lang : "{lang_token(lang)}" AND ({match})'
             try:
                 hits = conn.execute(sql, (match, *params, limit, offset)).fetchall()
                 if len(hits) < limit and (hits or not offset):
@@ -150,7 +154,7 @@ class IndexReads:
                     [h[0] for h in hits],
                 )
             }
-            running = Connections.state(conn, "reconcile_running") == "1"
+            running = self._db.readonly and Connections.state(conn, "reconcile_running") == "1"
         results = []
         for rowid, rank, _ in hits:
             note_path, title, body = rows[rowid]
@@ -308,6 +312,20 @@ class IndexReads:
                 " AND (? IS NULL OR lang = ?) ORDER BY lang, path",
                 (lang, lang),
             ).fetchall()
+
+
+def _other_langs(conn: sqlite3.Connection, lang: str) -> bool:
+    """Whether the index holds notes of a lang other than ``lang`` (two seeks of the
+    ``(lang, path)`` index). When it does not, a search needs no ``lang`` phrase: that
+    phrase matches every note, so ranking walked the whole lang's list of notes for its
+    (zero-weight) share of the BM25 score on every search."""
+    return bool(
+        conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM notes WHERE lang < ?)"
+            " OR EXISTS (SELECT 1 FROM notes WHERE lang > ?)",
+            (lang, lang),
+        ).fetchone()[0]
+    )
 
 
 def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:
