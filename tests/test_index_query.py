@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.index.grep_plan import grep_trigram_match
-from indexer.index.query import make_snippet, parse_query
-from indexer.index.text import cjk_expand, fold
+from indexer.index.query import Term, highlight_patterns, make_snippet, parse_query
+from indexer.index.text import CJK_RUN, cjk_expand, fold
 from shared.errors import InvalidArgumentError
 
 
@@ -82,6 +82,42 @@ def test_snippet_marks_hits_and_cuts_long_text() -> None:
     assert snippet.startswith("…") and snippet.endswith("…")
     assert len(snippet) < 260
     assert "**東京**" in make_snippet("私は東京に住む", parse_query("東京").terms)
+
+
+def _lookbehind_first(terms: tuple[Term, ...]) -> re.Pattern[str]:
+    """The highlight regex written plainly: a word's boundary checked before its start."""
+    parts = []
+    for term in sorted(terms, key=lambda t: -len(t.text)):
+        joined = r"\W+".join(re.escape(w) for w in term.text.split())
+        left = "" if CJK_RUN.match(term.text[0]) else r"(?<![^\W_])"
+        right = "" if CJK_RUN.match(term.text[-1]) else r"(?![^\W_])"
+        parts.append(left + joined + right)
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def test_highlights_equal_the_plain_regex() -> None:
+    """The boundary before a term is checked after its first character (faster): the
+    same hits, among case variants, marks, underscores, CJK and Thai."""
+    rng = random.Random(1)
+    alphabet = [*"aAbBéÉßẞİıiI_01 .,-#'\"\n東京都ก่าน้ำςΣσﬁkK", "\u0301", "\u212a", "ǅ"]
+    compared = 0
+    for _ in range(20000):
+        text = "".join(rng.choices(alphabet, k=rng.randint(0, 30)))
+        query = "".join(rng.choices(alphabet, k=rng.randint(1, 8)))
+        if rng.random() < 0.3 and len(text) > 2:
+            start = rng.randrange(len(text))
+            query = text[start : start + rng.randint(1, 6)]
+        if rng.random() < 0.3:
+            query = f'"{query}"'
+        try:
+            terms = parse_query(query).terms
+        except InvalidArgumentError:
+            continue
+        plain, fast = _lookbehind_first(terms), highlight_patterns(terms)
+        spans = [m.span() for m in fast.finditer(text)]
+        assert spans == [m.span() for m in plain.finditer(text)], (text, query)
+        compared += len(spans)
+    assert compared > 1000
 
 
 # -- grep literal extraction --------------------------------------------------------------

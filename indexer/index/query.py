@@ -7,6 +7,7 @@ nothing searchable is refused with ``InvalidArgumentError``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -112,15 +113,21 @@ def _query_text(text: str) -> tuple[str, bool]:
     return " ".join("".join(out).split()), prefix
 
 
+@functools.lru_cache(maxsize=64)
 def highlight_patterns(terms: tuple[Term, ...]) -> re.Pattern[str]:
-    """One regex finding any term in the original text (for snippets)."""
+    """One regex finding any term in the original text (for snippets); cached, since
+    every snippet of a page of results needs the same one."""
     parts = []
     for term in sorted(terms, key=lambda t: -len(t.text)):
-        words = [re.escape(w) for w in term.text.split()]
-        joined = r"\W+".join(words)
-        left = "" if CJK_RUN.match(term.text[0]) else r"(?<![^\W_])"
+        joined = r"\W+".join(re.escape(w) for w in term.text.split())
+        if not CJK_RUN.match(term.text[0]):
+            # Not preceded by a letter or digit, checked after the first character (on
+            # the two characters up to there): a lookbehind first would be tried at every
+            # position of the text, a character first lets the engine skip to its places.
+            first = re.escape(term.text[0])
+            joined = first + r"(?<![^\W_][\s\S])" + joined[len(first) :]
         right = "" if CJK_RUN.match(term.text[-1]) else r"(?![^\W_])"
-        parts.append(left + joined + right)
+        parts.append(joined + right)
     return re.compile("|".join(parts), re.IGNORECASE)
 
 

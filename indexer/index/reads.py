@@ -104,7 +104,7 @@ class IndexReads:
     ) -> dict:
         """BM25-ranked notes of ``lang`` holding every word and phrase of ``query``;
         title matches first. Snippets mark hits with ``**``. ``total`` counts every
-        match (one more query, made only when this page does not already tell)."""
+        match (in the same statement as the page; one more only for a page past the end)."""
         check_lang(lang)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_LIMIT}")
@@ -113,31 +113,38 @@ class IndexReads:
         parsed = parse_query(query)
         where, params = _filters(type, tags, path)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
-        ranked = (
-            f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank,"
-            " bm25(notes_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS in_title FROM notes_fts"
-        )
+        source = "FROM notes_fts"
         if where:  # CROSS JOIN keeps the FTS table as the outer loop
-            ranked += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
+            source += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
         if type is None:  # folder summaries only when asked for (type="summary")
             where += f" AND notes_fts.rowid NOT IN ({_OVERVIEW_IDS})"
             params.append(lang)
+        # Every match is ranked once into ``hits`` (SQLite materializes a CTE used twice),
+        # which the page and its total both read: the match is not walked again to count.
         sql = (
-            f"{ranked} WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
+            f"WITH hits AS (SELECT notes_fts.rowid AS id, bm25(notes_fts, {weights}) AS rank,"
+            f" bm25(notes_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS in_title {source}"
+            f" WHERE notes_fts MATCH ?{where})"
+            " SELECT id, rank, (SELECT count(*) FROM hits) FROM hits"
+            " ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
         )
         with self._read() as conn:
+            # The lang phrase only filters: its column weighs 0 in BM25, so leaving it out
+            # changes no score (every other phrase's IDF is over the whole table anyway).
+            match = parsed.match
+            if _other_langs(conn, lang):
+                match = f'lang : "{lang_token(lang)}" AND ({match})'
             try:
                 hits = conn.execute(sql, (match, *params, limit, offset)).fetchall()
-                if len(hits) < limit and (hits or not offset):
-                    total = offset + len(hits)
-                else:
-                    counted = (
-                        f"SELECT count(*) FROM notes_fts{ranked.partition('FROM notes_fts')[2]}"
-                    )
+                if hits:
+                    total = hits[0][2]
+                elif offset:  # past the end: how far it goes
                     total = conn.execute(
-                        f"{counted} WHERE notes_fts MATCH ?{where}", (match, *params)
+                        f"SELECT count(*) {source} WHERE notes_fts MATCH ?{where}",
+                        (match, *params),
                     ).fetchone()[0]
+                else:
+                    total = 0
             except sqlite3.OperationalError as err:
                 if "fts5" not in str(err):
                     raise
@@ -150,7 +157,7 @@ class IndexReads:
                     [h[0] for h in hits],
                 )
             }
-            running = Connections.state(conn, "reconcile_running") == "1"
+            running = self._db.readonly and Connections.state(conn, "reconcile_running") == "1"
         results = []
         for rowid, rank, _ in hits:
             note_path, title, body = rows[rowid]
@@ -309,6 +316,20 @@ class IndexReads:
                 " AND (? IS NULL OR lang = ?) ORDER BY lang, path",
                 (lang, lang),
             ).fetchall()
+
+
+def _other_langs(conn: sqlite3.Connection, lang: str) -> bool:
+    """Whether the index holds notes of a lang other than ``lang`` (two seeks of the
+    ``(lang, path)`` index). When it does not, a search needs no ``lang`` phrase: that
+    phrase matches every note, so ranking walked the whole lang's list of notes for its
+    (zero-weight) share of the BM25 score on every search."""
+    return bool(
+        conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM notes WHERE lang < ?)"
+            " OR EXISTS (SELECT 1 FROM notes WHERE lang > ?)",
+            (lang, lang),
+        ).fetchone()[0]
+    )
 
 
 def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:

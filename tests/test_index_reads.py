@@ -1,0 +1,150 @@
+"""IndexReads.search against the plain statement it replaces: on a random vault of words,
+CJK and Thai (titles, tags, folders, folder summaries, one lang or several), every page
+of every query holds the same notes in the same order, with the same scores, snippets
+and totals."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer.index.parse import lang_token
+from indexer.index.query import make_snippet, parse_query
+from indexer.index.schema import BM25_WEIGHTS
+from indexer.index.service import NoteIndex
+from shared.errors import InvalidArgumentError
+from shared.workspace import Workspace
+
+WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda omicron sigma omega".split()
+HAN = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年"
+THAI = "กขคงจฉชซญดตถทนบปผพฟมยรลวสหอะาิีึืุูเแโใไ่้๊๋ั็์"
+_WEIGHTS = ", ".join(str(w) for w in BM25_WEIGHTS)
+_OVERVIEWS = (
+    "SELECT id FROM notes WHERE lang = ?"
+    " AND (path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
+)
+
+
+def reference_search(
+    db: Path, lang: str, query: str, limit: int, offset: int, type_: str | None, folder: str
+) -> dict:
+    """The search as one plain statement (the lang a phrase of the MATCH) and a count."""
+    parsed = parse_query(query)
+    match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
+    where, params = "", []
+    if type_ is not None:
+        where += " AND n.type = ?"
+        params.append(type_)
+    if folder:
+        where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
+        params += [folder, folder + "/", folder + "0"]
+    source = " FROM notes_fts CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
+    if type_ is None:
+        where += f" AND notes_fts.rowid NOT IN ({_OVERVIEWS})"
+        params.append(lang)
+    conn = sqlite3.connect(db)
+    try:
+        hits = conn.execute(
+            f"SELECT n.path, n.title, n.body, bm25(notes_fts, {_WEIGHTS}) AS rank,"
+            f" bm25(notes_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS in_title{source}"
+            f" WHERE notes_fts MATCH ?{where} ORDER BY in_title DESC, rank LIMIT ? OFFSET ?",
+            (match, *params, limit, offset),
+        ).fetchall()
+        (total,) = conn.execute(
+            f"SELECT count(*){source} WHERE notes_fts MATCH ?{where}", (match, *params)
+        ).fetchone()
+    finally:
+        conn.close()
+    results = [
+        {"path": p, "title": t, "score": round(-rank, 4), "snippet": make_snippet(b, parsed.terms)}
+        for p, t, b, rank, _ in hits
+    ]
+    return {"results": results, "total": total}
+
+
+def _text(rng: random.Random) -> str:
+    parts = []
+    for _ in range(rng.randint(1, 60)):
+        kind = rng.random()
+        if kind < 0.6:
+            parts.append(rng.choice(WORDS))
+        elif kind < 0.8:
+            parts.append("".join(rng.choices(HAN, k=rng.randint(1, 8))))
+        else:
+            parts.append("".join(rng.choices(THAI, k=rng.randint(1, 10))))
+    return " ".join(parts)
+
+
+def _vault(ws: Workspace, lang: str, rng: random.Random, notes: int) -> list[str]:
+    """Random notes (and a few folder summaries); returns some of their texts."""
+    texts = []
+    for i in range(notes):
+        folder = rng.choice(["", "items", "items/sub", "events", "items2"])
+        name = ".overview.md" if rng.random() < 0.05 else f"n{i}.md"
+        title = " ".join(rng.choices(WORDS, k=rng.randint(1, 3)))
+        kind = rng.choice(["item", "summary", "note"])
+        body = _text(rng)
+        text = f"---\ntitle: {title}\ntype: {kind}\ntags: [{rng.choice(WORDS)}]\n---\n{body}\n"
+        path = ws.vault_dir(lang) / folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        texts.append(body)
+    return texts
+
+
+def _queries(rng: random.Random, texts: list[str]) -> list[str]:
+    queries = ["alpha", "alpha beta", '"gamma delta"', "omega sigma kappa", "的", "是不", "zzz"]
+    for _ in range(60):
+        tokens = rng.choice(texts).split()
+        start = rng.randrange(len(tokens))
+        piece = " ".join(tokens[start : start + rng.randint(1, 3)])
+        if rng.random() < 0.5:  # part of a CJK or Thai run, or of a word
+            cut = rng.randrange(len(piece))
+            piece = piece[cut : cut + rng.randint(1, 6)]
+        queries.append(f'"{piece}"' if rng.random() < 0.3 else piece)
+    return queries
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def index(ws: Workspace) -> Iterator[NoteIndex]:
+    idx = NoteIndex(ws)
+    idx.open()
+    yield idx
+    idx.close()
+
+
+@pytest.mark.parametrize("langs", [("en",), ("en", "zh")])
+def test_search_pages_equal_the_plain_statement(
+    ws: Workspace, index: NoteIndex, langs: tuple[str, ...]
+) -> None:
+    rng = random.Random(len(langs))
+    texts = [text for lang in langs for text in _vault(ws, lang, rng, 150)]
+    index.reconcile()
+    checked = 0
+    for query in _queries(rng, texts):
+        for limit, offset in ((10, 0), (3, 0), (3, 3), (100, 0), (5, 1000)):
+            type_ = rng.choice([None, None, "item", "summary"])
+            folder = rng.choice(["", "", "items", "items/sub"])
+            for lang in (*langs, "fr"):
+                try:
+                    expected = reference_search(
+                        index.path, lang, query, limit, offset, type_, folder
+                    )
+                except (InvalidArgumentError, sqlite3.OperationalError):
+                    with pytest.raises(InvalidArgumentError):  # refused alike
+                        index.search(lang, query, limit, type_, None, folder, offset)
+                    continue
+                found = index.search(lang, query, limit, type_, None, folder, offset)
+                assert found["results"] == expected["results"], (lang, query, limit, offset)
+                assert found["total"] == expected["total"], (lang, query, limit, offset)
+                checked += bool(expected["results"])
+    assert checked > 100
