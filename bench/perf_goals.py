@@ -408,8 +408,11 @@ def interpreter_start(code: str = "pass") -> float:
 
 
 # What serving cannot start without: the MCP server's own import (pydantic models of the
-# MCP SDK) and uvicorn. A start's figure minus this is the indexer's own start-up.
-SERVER_IMPORTS = "import fastmcp.server.server, uvicorn, starlette.applications"
+# MCP SDK) and uvicorn, with the collector off as ``indexer serve`` has it. A start's
+# figure minus this is the indexer's own start-up.
+SERVER_IMPORTS = (
+    "import gc; gc.disable(); import fastmcp.server.server, uvicorn, starlette.applications"
+)
 
 
 async def startup(root: Path, vault_ws: Path, notes: int, runs: int) -> list[Row]:
