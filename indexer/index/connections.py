@@ -6,6 +6,12 @@ caches know when they went stale), and a pool of reader connections, each read o
 snapshot (WAL lets them read while a write is under way). Kept apart from the facade
 (``service.NoteIndex``) so that the rules for talking to the file live in one place.
 Thread-safe.
+
+Each commit also logs which ``notes`` rows it wrote (``changes``), found by TEMP
+triggers on the writer connection, so that a read cache can re-read just those rows
+instead of everything after each write. The triggers see every statement of the writer,
+so no writer can forget to report a change; the log is complete as long as this process
+is the only one writing the file, which the workspace lock ensures.
 """
 
 from __future__ import annotations
@@ -22,7 +28,25 @@ from indexer.index import schema as index_schema
 from indexer.index.text import fold
 from shared.errors import IndexSchemaError
 
-__all__ = ["Connections"]
+__all__ = ["Changed", "Connections"]
+
+# (lang, path) of the notes rows that commits wrote; None: unknown, read everything again.
+Changed = frozenset[tuple[str, str]] | None
+# A commit writing more rows than this (a rebuild's clear) logs None: re-reading that many
+# rows one by one is no quicker than reading them all.
+MAX_LOGGED_ROWS = 4000
+LOGGED_COMMITS = 64  # how many of the last commits ``changes`` can answer for
+_TRACKING = (
+    "CREATE TEMP TABLE vm_touched (lang TEXT, path TEXT)",
+    "CREATE TEMP TRIGGER vm_touched_insert AFTER INSERT ON main.notes"
+    " BEGIN INSERT INTO vm_touched VALUES (new.lang, new.path); END",
+    "CREATE TEMP TRIGGER vm_touched_delete AFTER DELETE ON main.notes"
+    " BEGIN INSERT INTO vm_touched VALUES (old.lang, old.path); END",
+    "CREATE TEMP TRIGGER vm_touched_update AFTER UPDATE ON main.notes"
+    " BEGIN INSERT INTO vm_touched VALUES (old.lang, old.path), (new.lang, new.path); END",
+    # A REPLACE that deletes a conflicting row fires the delete trigger only with this on.
+    "PRAGMA recursive_triggers = ON",
+)
 
 
 class Connections:
@@ -33,7 +57,9 @@ class Connections:
         self.lock = threading.Lock()  # held by every write, and to add a connection
         self.writer: sqlite3.Connection | None = None
         self.readonly = False
-        self.generation = 0  # bumped by every committed write
+        self.generation = 0  # bumped by every committed write, and by opening the writer
+        self._log: dict[int, Changed] = {}  # generation -> rows its commit wrote
+        self._log_lock = threading.Lock()
         self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all: list[sqlite3.Connection] = []
 
@@ -42,6 +68,10 @@ class Connections:
         self.readonly = False
         self.writer = index_schema.open_index(self.path, check=check)
         self._all.append(self.writer)
+        for sql in _TRACKING:
+            self.writer.execute(sql)
+        with self.lock:  # the file may have been recreated: a cache must read it again
+            self._committed(None)
 
     def open_readonly(self) -> None:
         """Read an existing index only; raises if it is missing or of another schema."""
@@ -85,6 +115,7 @@ class Connections:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                changed = self._touched(conn)  # inside the transaction: cleared with it
                 conn.execute("COMMIT")
             except BaseException:
                 # SQLite may have rolled back already (a full disk): never leave a
@@ -93,7 +124,41 @@ class Connections:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                 raise
-            self.generation += 1
+            self._committed(changed)
+
+    @staticmethod
+    def _touched(conn: sqlite3.Connection) -> Changed:
+        """The rows the triggers saw this transaction write, then forget them."""
+        rows = conn.execute(
+            "SELECT DISTINCT lang, path FROM vm_touched LIMIT ?", (MAX_LOGGED_ROWS + 1,)
+        ).fetchall()
+        conn.execute("DELETE FROM vm_touched")
+        return None if len(rows) > MAX_LOGGED_ROWS else frozenset(rows)
+
+    def _committed(self, changed: Changed) -> None:
+        """Log a commit's rows, then bump the generation (with ``lock`` held): whoever
+        reads the new generation finds its entry."""
+        generation = self.generation + 1
+        with self._log_lock:
+            self._log[generation] = changed
+            self._log.pop(generation - LOGGED_COMMITS, None)
+        self.generation = generation
+
+    def changes(self, since: int, upto: int) -> Changed:
+        """The (lang, path) of every ``notes`` row written by the commits after
+        generation ``since`` up to ``upto``; None when the log cannot tell (forgotten,
+        or too many rows). A commit reaches the log after it committed and before the
+        generation counts it."""
+        if not 0 <= since <= upto <= since + LOGGED_COMMITS:
+            return None
+        changed: set[tuple[str, str]] = set()
+        with self._log_lock:
+            for generation in range(since + 1, upto + 1):
+                rows = self._log.get(generation)
+                if rows is None:
+                    return None
+                changed |= rows
+        return frozenset(changed) if len(changed) <= MAX_LOGGED_ROWS else None
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

@@ -45,6 +45,11 @@ _OVERVIEW_COUNTS = (
     " GROUP BY lang"
 )
 MAX_TAGS = 32
+# What a grep may skip by: every exactly indexed note of a lang, or one of them.
+_INDEXED_ALL = "SELECT path, size, mtime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ?"
+_INDEXED_ONE = (
+    "SELECT size, mtime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ? AND path = ?"
+)
 
 
 @dataclass
@@ -237,23 +242,62 @@ class IndexReads:
     def _indexed(
         self, conn: sqlite3.Connection, lang: str, generation: int
     ) -> dict[str, tuple[int, int]]:
-        """(size, mtime_ns) of every exactly indexed note of ``lang``, cached until the
-        next write (the same dict object is shared: callers must not change it)."""
+        """(size, mtime_ns) of every exactly indexed note of ``lang``, cached (the same
+        dict object is shared: callers must not change it, and neither does this). After
+        writes, the cache is patched (``_patched``) rather than read whole again."""
         with self._cache_lock:
             cached = self._indexed_cache
-            if cached is not None and cached[:2] == (lang, generation):
+        indexed = None
+        if cached is not None and cached[0] == lang:
+            if cached[1] == generation:
                 return cached[2]
-        indexed = {
-            p: (size, mtime)
-            for p, size, mtime, exact in conn.execute(
-                "SELECT path, size, mtime_ns, exact FROM notes INDEXED BY notes_stat"
-                " WHERE lang = ?",
-                (lang,),
-            )
-            if exact
-        }
+            indexed = self._patched(conn, lang, cached[1], cached[2], generation)
+        if indexed is None:
+            indexed = {
+                p: (size, mtime)
+                for p, size, mtime, exact in conn.execute(_INDEXED_ALL, (lang,))
+                if exact
+            }
         with self._cache_lock:
-            self._indexed_cache = (lang, generation, indexed)
+            newest = self._indexed_cache  # another grep's may be newer: keep that
+            if newest is None or newest[0] != lang or newest[1] <= generation:
+                self._indexed_cache = (lang, generation, indexed)
+        return indexed
+
+    def _patched(
+        self,
+        conn: sqlite3.Connection,
+        lang: str,
+        since: int,
+        old: dict[str, tuple[int, int]],
+        generation: int,
+    ) -> dict[str, tuple[int, int]] | None:
+        """A copy of ``old`` (the map at generation ``since``) with the rows written
+        since read again from ``conn``; None when the log of commits cannot tell which,
+        or when they are so many that reading every row is as quick.
+
+        As exact as reading every row: ``generation`` was read before ``conn``'s
+        snapshot, and counts a commit only once it is committed and logged, so the
+        snapshot holds every commit up to it. So did the snapshot ``old`` was read from
+        (up to ``since``); every row written in between is read again here, and the
+        others have not changed since. Only a commit still in flight (committed, not
+        yet counted) may show in some entries and not in others, as it may in a map
+        cached at one generation: a grep that overlaps the write of a file sees it
+        before or after that write, and a stale entry whose stat is not the file's only
+        makes the grep read that file."""
+        changed = self._db.changes(since, generation)
+        if changed is None:
+            return None
+        paths = [path for lang_, path in changed if lang_ == lang]
+        if len(paths) > len(old) // 2:  # one row alone costs about two of a full read
+            return None
+        indexed = dict(old)
+        for path in paths:
+            row = conn.execute(_INDEXED_ONE, (lang, path)).fetchone()
+            if row is not None and row[2]:
+                indexed[path] = (row[0], row[1])
+            else:
+                indexed.pop(path, None)
         return indexed
 
     def folder_notes(self, lang: str, folder: str) -> dict[str, IndexedNote]:
