@@ -81,7 +81,12 @@ async def test_an_event_becomes_user_md_and_comes_back_through_recall(
         timeout=60,
         check=True,
     )
-    rows = {row["task"]: row for row in json.loads(status.stdout)}
-    assert rows["user_profile"]["last_action"] == "replace"
-    assert rows["user_profile"]["reason"] == "a stated preference"
+    row = {row["task"]: row for row in json.loads(status.stdout)}["user_profile"]
+    # The start's first check and the event's own (heard once its append is indexed) may
+    # both run: the second then finds the event log unchanged since the replace.
+    assert (row["last_action"], row["reason"]) in (
+        ("replace", "a stated preference"),
+        ("skip", "the event log is unchanged since the last success"),
+    ), row
+    assert row["last_success"] and row["last_error"] is None
     assert Path(daemon.workspace / ".indexer/maintenance-state.json").exists()
