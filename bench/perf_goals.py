@@ -133,6 +133,24 @@ async def wait_ready(client: Client) -> None:
         await asyncio.sleep(0.1)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has used (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def wait_quiet(server: Server, timeout: float = 60) -> None:
+    """Until the server is idle (under 5% of a core for a second): once ready, it may
+    still be writing folder summaries, and a figure would measure them too."""
+    deadline = time.monotonic() + timeout
+    used, calm = cpu_seconds(server.proc.pid), 0
+    while calm < 4 and time.monotonic() < deadline:
+        await asyncio.sleep(0.25)
+        now = cpu_seconds(server.proc.pid)
+        calm = calm + 1 if now - used < 0.0125 else 0
+        used = now
+
+
 # -- 1, 2: appends and writes ------------------------------------------------------------
 
 
@@ -326,8 +344,9 @@ async def search_and_grep(
     queries = pick_queries(vault)
     rows: list[Row] = []
     figures: dict[str, float] = {}
-    async with serving(root) as (_, client):
+    async with serving(root) as (server, client):
         await wait_ready(client)
+        await wait_quiet(server)
         samples: dict[str, list[float]] = {"echo": []}
         calls: dict[str, Callable[[], Awaitable[Any]]] = {
             "echo": lambda: client.call_tool("echo", {"text": "x"})
