@@ -4,12 +4,21 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 import pytest
 import re2
 
-from indexer.vault.scan import SuffixGlob, _glob_regex, _re2_options, compile_glob, walk_files
+from indexer.vault.scan import (
+    MAX_LINE_CHARS,
+    LineMatcher,
+    SuffixGlob,
+    _glob_regex,
+    _re2_options,
+    compile_glob,
+    walk_files,
+)
 
 PATHS = ["a.md", "x/a.md", "x/y/b.md", "md", "a.mdx", "a/b", "a.md/b", "x/y/z.txt", "日/ノ.md"]
 SUFFIX_GLOBS = ["**/*.md", "*.md", "**/*", "*", "**/*.txt", "*x", "*.md.assets"]
@@ -69,3 +78,25 @@ def test_a_skipped_name_still_hides_its_twin(
         (tmp_path / name).write_text(name)
     assert _walk(tmp_path, set()) == [(reached, reached)]
     assert _walk(tmp_path, {reached}) == []
+
+
+def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
+    """The fast path (str.find, no re2) gives exactly the lines a per-line substring test
+    gives: several hits on a line, hits on the first and last line, no final newline,
+    overlapping hits, CJK, astral and decomposed characters, CR before LF, and a literal
+    spanning lines (in no line)."""
+    rnd = random.Random(15)
+    pieces = ["a", "b", "ab", "\n", "\r", "東", "京", "é", "e\u0301", " ", "A", "🙂", "\n\n"]
+    for _ in range(5000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 40)))
+        literal = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 3)))
+        expected = [
+            (number, line[:MAX_LINE_CHARS])
+            for number, line in enumerate(text.split("\n"), start=1)
+            if literal in line
+        ]
+        matcher = LineMatcher(literal, fixed=True, ignore_case=False)
+        assert list(matcher.matching_lines(text)) == expected, (text, literal)
+    long_line = "x" * 1000 + "needle" + "y" * 10
+    (hit,) = LineMatcher("needle", fixed=True, ignore_case=False).matching_lines(long_line)
+    assert hit == (1, long_line[:MAX_LINE_CHARS])

@@ -299,6 +299,24 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
         raise InvalidArgumentError(f"the glob pattern {pattern!r} is not valid") from None
 
 
+def _lines_holding(text: str, literal: str) -> Iterator[tuple[int, str]]:
+    """(1-based line number, line text) of every line of ``text`` (split at "\n") that
+    holds ``literal``; a literal spanning lines is in none."""
+    if "\n" in literal:
+        return
+    found = text.find(literal)
+    number, counted = 1, 0
+    while found >= 0:
+        number += text.count("\n", counted, found)
+        start = text.rfind("\n", 0, found) + 1
+        end = text.find("\n", found)
+        if end < 0:
+            end = len(text)
+        yield number, text[start:end][:MAX_LINE_CHARS]
+        counted = end
+        found = text.find(literal, end + 1)
+
+
 class LineMatcher:
     """Finds the lines of a text that match a pattern, in linear time."""
 
@@ -308,6 +326,9 @@ class LineMatcher:
         if len(pattern) > MAX_PATTERN_CHARS:
             raise InvalidArgumentError(f"the grep pattern is longer than {MAX_PATTERN_CHARS} chars")
         options = _re2_options(literal=fixed, case_sensitive=not ignore_case)
+        # A literal whose case matters is plain substring search, which str.find does
+        # without splitting the text or entering re2 once per line.
+        self._literal = pattern if fixed and not ignore_case else None
         try:
             self._line = re2.compile(pattern, options)
             if self._line.programsize > MAX_PROGRAM_SIZE:
@@ -329,6 +350,9 @@ class LineMatcher:
 
     def matching_lines(self, text: str) -> Iterator[tuple[int, str]]:
         """(1-based line number, line text) for every matching line."""
+        if self._literal is not None:
+            yield from _lines_holding(text, self._literal)
+            return
         if self._text is not None and self._text.search(text) is None:
             return
         for number, line in enumerate(text.split("\n"), start=1):
