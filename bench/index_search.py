@@ -279,12 +279,12 @@ async def through_mcp(url: str, vault: Path, queries: dict[str, str], rounds: in
     return out
 
 
-def rg_time(vault: Path, literal: str) -> tuple[float | None, int]:
+def rg_time(vault: Path, literal: str, runs: int = 5) -> tuple[float | None, int]:
     if shutil.which("rg") is None:
         return None, 0
     samples = []
     count = 0
-    for _ in range(5):
+    for _ in range(runs):
         t0 = time.perf_counter()
         done = subprocess.run(
             ["rg", "-F", "--no-heading", "-n", literal, str(vault)],
