@@ -11,6 +11,7 @@ from pathlib import Path
 
 from helpers.indexer_process import start_indexer, wait_for
 
+from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from shared.workspace import Workspace
 
@@ -85,6 +86,38 @@ def test_status_reports_what_a_running_server_says_of_its_index(tmp_path: Path) 
         server.stop()
     stopped = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)
     assert stopped["server"]["running"] is False and stopped["server"]["index_partial"] is None
+
+
+async def test_search_asks_the_running_server_and_falls_back_to_the_file(
+    tmp_path: Path,
+) -> None:
+    """Beside a server the CLI asks it (an append it has not flushed to the index file is
+    found); a refusal is the query's own; a server that will not answer (a wrong token
+    here) leaves the index file to answer."""
+    ws = make_workspace(tmp_path)
+    token = "tok-" + "q" * 32
+    server = start_indexer(ws.root, "--token", token, env={"INDEXER_SUMMARIES": "0"})
+    try:
+        async with server.client() as client:
+            args = {"lang": "en", "path": "items/n1.md", "content": "a quokka smiled\n"}
+            await client.call_tool("append", args)
+            over_mcp = await client.call_tool("search", {"lang": "en", "query": "quokka"})
+        options = {"limit": 10, "type": None, "tags": None, "path": "", "offset": 0}
+        answer = search_on_server(ws, "en", "quokka", **options)
+        assert answer == over_mcp.structured_content
+        assert [hit["path"] for hit in answer["results"]] == ["items/n1.md"]
+        done = cli("search", "--workspace", str(ws.root), "--lang", "en", "quokka", "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["results"] == answer["results"]
+        bad = cli("search", "--workspace", str(ws.root), "--lang", "en", '"')
+        assert bad.returncode == 2 and bad.stderr.startswith("indexer search: invalid_argument:")
+        ws.token_file.write_text("not-the-token\n")
+        assert search_on_server(ws, "en", "quokka", **options) is None
+        fallback = cli("search", "--workspace", str(ws.root), "--lang", "en", "shared", "--json")
+        assert fallback.returncode == 0, fallback.stderr
+        assert len(json.loads(fallback.stdout)["results"]) == 10
+    finally:
+        server.stop()
 
 
 def test_search_with_filters_and_json(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from indexer.cli import resolve_workspace
+from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from shared.errors import OperationalError
@@ -40,7 +41,14 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     status.set_defaults(func=cmd_status)
 
     search = commands.add_parser(
-        "search", parents=[common], help="full-text search of one vault, from the shell"
+        "search",
+        parents=[common],
+        help="full-text search of one vault, from the shell",
+        description=(
+            "Full-text search of one vault. While an indexer serves the workspace, it is "
+            "asked (over its REST API), so appends it has not written to the index yet are "
+            "found; otherwise the index file is read."
+        ),
     )
     search.add_argument("--lang", required=True, help="vault id, e.g. en, ja, zh-Hans")
     search.add_argument("query", nargs="+", metavar="QUERY", help='words and "phrases"')
@@ -180,26 +188,37 @@ def cmd_status(args: argparse.Namespace) -> int:
 # -- search --------------------------------------------------------------------------------
 
 
-def cmd_search(args: argparse.Namespace) -> int:
-    workspace = resolve_workspace(args)
+def search_index_file(
+    workspace: Workspace, lang: str, query: str, *, serving: bool, **options: Any
+) -> dict:
+    """Search the index file: read-only beside a server (or in a read-only workspace),
+    else after a reconcile with disk."""
     index = NoteIndex(workspace)
     try:
-        if server_holds_lock(workspace) or not os.access(workspace.root, os.W_OK):
+        if serving or not os.access(workspace.root, os.W_OK):
             index.open(readonly=True)
         else:
             index.open()
             index.reconcile()
-        result = index.search(
-            args.lang,
-            " ".join(args.query),
-            limit=args.limit,
-            type=args.type,
-            tags=args.tag or None,
-            path=args.path,
-            offset=args.offset,
-        )
+        return index.search(lang, query, **options)
     finally:
         index.close()
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    workspace = resolve_workspace(args)
+    query = " ".join(args.query)
+    options: dict[str, Any] = {
+        "limit": args.limit,
+        "type": args.type,
+        "tags": args.tag or None,
+        "path": args.path,
+        "offset": args.offset,
+    }
+    serving = server_holds_lock(workspace)
+    result = search_on_server(workspace, args.lang, query, **options) if serving else None
+    if result is None:  # no server, or none answering: the index file itself
+        result = search_index_file(workspace, args.lang, query, serving=serving, **options)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return 0

@@ -1,0 +1,74 @@
+"""Asking the running indexer instead of reading its files: ``indexer search`` while a
+server holds the workspace.
+
+The server indexes a note's appends in the background and before any read of its own,
+so the index file can lag behind what the server has answered (at least 0.2 s, at most
+10 s). Read-only, the CLI would miss those appends; the server's REST API does not. With
+no server answering (or a busy one), the caller reads the index file as before.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from urllib.parse import quote, urlencode
+
+from shared.errors import ERRORS_BY_CODE, VaultError
+from shared.workspace import Workspace, read_token_file, read_url_file
+
+TIMEOUT_SECONDS = 30.0
+
+
+def search_on_server(
+    workspace: Workspace,
+    lang: str,
+    query: str,
+    *,
+    limit: int,
+    type: str | None,
+    tags: list[str] | None,
+    path: str,
+    offset: int,
+) -> dict | None:
+    """The running server's ``search`` result; None when no server answers (or it is
+    busy); its refusal as the typed ``VaultError`` it names."""
+    try:
+        url = read_url_file(workspace.url_file)
+        token = read_token_file(workspace.token_file)
+    except OSError:
+        return None
+    if url is None:
+        return None
+    params: list[tuple[str, str]] = [("q", query), ("limit", str(limit)), ("offset", str(offset))]
+    if type is not None:
+        params.append(("type", type))
+    params += [("tag", tag) for tag in tags or ()]
+    if path:
+        params.append(("path", path))
+    base = url.rstrip("/").removesuffix("/mcp")
+    request = urllib.request.Request(
+        f"{base}/api/v1/{quote(lang, safe='')}/search?{urlencode(params)}",
+        headers={"Authorization": f"Bearer {token}"} if token else {},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+            answer = json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        refusal = _refusal(err)
+        if refusal is None:  # busy, unauthorized, failed: the index file can still answer
+            return None
+        raise refusal from None
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    return answer if isinstance(answer, dict) and "results" in answer else None
+
+
+def _refusal(err: urllib.error.HTTPError) -> VaultError | None:
+    """The query's own refusal (invalid_argument, invalid_lang...), else None."""
+    try:
+        error = json.loads(err.read())["error"]
+        cls = ERRORS_BY_CODE.get(error["code"])
+        return cls(str(error["message"])) if cls is not None else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
