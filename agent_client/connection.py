@@ -26,6 +26,7 @@ import httpx2
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 
 from agent_client.discovery import Endpoint, discover
 from agent_client.results import (
@@ -58,6 +59,10 @@ PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
 logger = logging.getLogger("agent_client.connection")
 
 
+# Pauses before calling again a server that said it is busy (``unavailable``): 6 s in all.
+BUSY_PAUSES = (0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 1.5, 1.5)
+
+
 class VaultSession:
     """One live connection to the indexer; not bound to a lang."""
 
@@ -82,13 +87,28 @@ class VaultSession:
         self._prompts.clear()
 
     async def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Call one tool; its JSON result, or the typed error it was refused with."""
-        try:
-            result = await self._client.call_tool(name, args, timeout=self._call_timeout)
-        except ToolError as exc:
-            raise error_from_message(str(exc)) from None
-        except Exception as exc:
-            raise self._offline(f"tool {name!r}", exc) from exc
+        """Call one tool; its JSON result, or the typed error it was refused with.
+
+        A server at its cap of requests in flight refuses at the door (503, the request
+        unread, so nothing of it ran) with ``unavailable``: the call is made again after
+        a growing pause, for up to about ``sum(BUSY_PAUSES)`` seconds."""
+        for pause in (*BUSY_PAUSES, None):
+            try:
+                result = await self._client.call_tool(name, args, timeout=self._call_timeout)
+                break
+            except ToolError as exc:
+                raise error_from_message(str(exc)) from None
+            except MCPError as exc:
+                if not str(exc).startswith("unavailable:"):
+                    raise self._offline(f"tool {name!r}", exc) from exc
+                if pause is None:
+                    raise IndexerOfflineError(
+                        f"tool {name!r} at {self.endpoint.url}: the indexer stayed busy for "
+                        f"{sum(BUSY_PAUSES):g} s ({exc})"
+                    ) from None
+                await asyncio.sleep(pause)
+            except Exception as exc:
+                raise self._offline(f"tool {name!r}", exc) from exc
         data = result.structured_content
         if not isinstance(data, dict):
             raise VaultError(f"tool {name!r} returned no JSON object")

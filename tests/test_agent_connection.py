@@ -3,6 +3,7 @@ typed errors, prompts, offline detection within the time bound, token discovery.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import itertools
 import logging
@@ -164,6 +165,33 @@ async def test_the_keeper_keeps_a_servers_tools_until_a_restart_on_the_same_port
         )
     finally:
         await keeper.close()
+        running.stop()
+
+
+async def test_a_busy_server_is_asked_again_and_every_call_is_answered(
+    tmp_path: Path,
+) -> None:
+    """At its cap of requests in flight the server refuses at the door (503, a JSON-RPC
+    error saying ``unavailable``, the request unread); the client waits and calls again,
+    so 16 calls at once on a cap of 2 all get their answers, each call made once."""
+    running = start_indexer(tmp_path / "ws", env={"INDEXER_MAX_REQUESTS": "2"})
+    try:
+        settings = ClientSettings(workspace=running.workspace, tz=UTC)
+        async with open_session(settings) as session:
+            vault = session.vault("en")
+            for n in range(60):
+                await vault.write(f"items/n{n}.md", f"# n{n}\n" + "lorem ipsum dolor " * 200)
+
+            async def append(k: int) -> None:
+                await vault.append(f"items/n{k}.md", f"appended {k}\n")
+                assert (await vault.grep("lor.*em", limit=5))["matches"]
+
+            await asyncio.gather(*(append(k) for k in range(16)))
+        assert "refused a request" in running.log()  # the cap was reached
+        root = running.workspace / "memory/languages/en/vault/items"
+        for k in range(16):
+            assert (root / f"n{k}.md").read_text().count(f"appended {k}\n") == 1
+    finally:
         running.stop()
 
 

@@ -4,7 +4,8 @@
 body itself before the app sees it:
 
 - at most ``max_requests`` requests are in flight; more get a 503 at once (``/health``
-  and the sessions' event streams are never refused);
+  and the sessions' event streams are never refused), whose JSON-RPC error on ``/mcp``
+  says ``unavailable`` (the agent client retries it);
 - a body over ``body_cap`` (the largest a legitimate call needs: a note of
   ``max_file_bytes`` JSON-escaped) is drained, not kept, and answered ``too_large``:
   a JSON-RPC tool error on ``/mcp``, the REST error body with 413 elsewhere;
@@ -67,7 +68,7 @@ class RequestLimits:
             return
         if self._in_flight >= self.max_requests:
             log.warning("refused a request: %d requests are in flight", self._in_flight)
-            await _reply(send, 503, _error("unavailable", "the indexer is busy; retry soon"))
+            await _reply(send, 503, _busy(scope))
             return
         self._in_flight += 1
         try:
@@ -158,6 +159,20 @@ def _content_length(scope: Scope) -> int | None:
 
 def _error(code: str, message: str) -> dict:
     return {"error": {"code": code, "message": message}}
+
+
+BUSY = "the indexer is busy; retry soon"
+JSONRPC_SERVER_ERROR = -32000  # the JSON-RPC range left to servers: -32000 to -32099
+
+
+def _busy(scope: Scope) -> dict:
+    """The 503's body: on ``/mcp`` a JSON-RPC error, which MCP clients show as it is (a
+    bare status becomes "Server returned an error response") and ours retry; the REST
+    error body elsewhere. The request is not read, so its id is not known (null)."""
+    if scope["path"].startswith("/mcp"):
+        error = {"code": JSONRPC_SERVER_ERROR, "message": f"unavailable: {BUSY}"}
+        return {"jsonrpc": "2.0", "id": None, "error": error}
+    return _error("unavailable", BUSY)
 
 
 def _jsonrpc_refusal(head: bytes, tail: bytes, text: str) -> dict:
