@@ -1,7 +1,7 @@
-"""IndexReads.search against the plain statement it replaces: on a random vault of words,
-CJK and Thai (titles, tags, folders, folder summaries, one lang or several), every page
-of every query holds the same notes in the same order, with the same scores, snippets
-and totals."""
+"""IndexReads.search and search_any against the plain statements they replace: on a
+random vault of words, CJK and Thai (titles, tags, folders, folder summaries, one lang or
+several), every page of every query holds the same notes in the same order, with the
+same scores, snippets and totals."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from indexer.index.parse import lang_token
-from indexer.index.query import make_snippet, parse_query
+from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS
 from indexer.index.service import NoteIndex
 from shared.errors import InvalidArgumentError
@@ -147,4 +147,48 @@ def test_search_pages_equal_the_plain_statement(
                 assert found["results"] == expected["results"], (lang, query, limit, offset)
                 assert found["total"] == expected["total"], (lang, query, limit, offset)
                 checked += bool(expected["results"])
+    assert checked > 100
+
+
+def reference_any(db: Path, lang: str, keywords: list[str], limit: int, folder: str) -> list:
+    """search_any as one plain statement, the lang a phrase of the MATCH."""
+    parsed = parse_any(keywords)
+    match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
+    where, params = "", []
+    if folder:
+        where = " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
+        params = [folder, folder + "/", folder + "0"]
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            f"SELECT n.path, round(-bm25(notes_fts, {_WEIGHTS}), 4) AS score FROM notes_fts"
+            f" CROSS JOIN notes AS n ON n.id = notes_fts.rowid WHERE notes_fts MATCH ?{where}"
+            f" ORDER BY bm25(notes_fts, {_WEIGHTS}) LIMIT ?",
+            (match, *params, limit),
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("langs", [("en",), ("en", "zh")])
+def test_search_any_equals_the_plain_statement(
+    ws: Workspace, index: NoteIndex, langs: tuple[str, ...]
+) -> None:
+    rng = random.Random(10 + len(langs))
+    texts = [text for lang in langs for text in _vault(ws, lang, rng, 150)]
+    index.reconcile()
+    checked = 0
+    for query in _queries(rng, texts):
+        keywords = query.split()[:4]
+        for limit in (3, 10, 50):
+            folder = rng.choice(["", "", "items", "items/sub"])
+            for lang in (*langs, "fr"):
+                try:
+                    expected = reference_any(index.path, lang, keywords, limit, folder)
+                except (InvalidArgumentError, sqlite3.OperationalError):
+                    assert index.search_any(lang, keywords, limit, folder) == []
+                    continue
+                found = index.search_any(lang, keywords, limit, folder)
+                assert [(r["path"], r["score"]) for r in found] == expected, (lang, keywords)
+                checked += bool(expected)
     assert checked > 100

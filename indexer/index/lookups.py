@@ -34,6 +34,20 @@ def recent(
     return _rows(conn, ids)
 
 
+def in_lang(conn: sqlite3.Connection, lang: str, match: str) -> str:
+    """``match`` (an FTS5 query) kept to the notes of ``lang``. The lang phrase matches
+    every note of the lang, so ranking walked all of them; its column weighs 0 in BM25, so
+    it changes no score (every other phrase's IDF is over the whole table anyway). It is
+    left out when the index holds no other lang (two seeks of the ``(lang, path)``
+    index)."""
+    others = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM notes WHERE lang < ?)"
+        " OR EXISTS (SELECT 1 FROM notes WHERE lang > ?)",
+        (lang, lang),
+    ).fetchone()[0]
+    return f'lang : "{lang_token(lang)}" AND ({match})' if others else match
+
+
 def search_any(
     conn: sqlite3.Connection,
     lang: str,
@@ -44,7 +58,7 @@ def search_any(
 ) -> list[dict[str, Any]]:
     """Notes of ``lang`` matching ``parsed`` (an OR of keywords), best BM25 first."""
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
+    match = in_lang(conn, lang, parsed.match)
     sql = f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank FROM notes_fts"
     if where:
         sql += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"

@@ -21,7 +21,6 @@ from indexer.index import lookups
 from indexer.index import schema as index_schema
 from indexer.index.connections import Connections
 from indexer.index.grep_plan import grep_trigram_match
-from indexer.index.parse import lang_token
 from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
@@ -134,11 +133,7 @@ class IndexReads:
             " ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
         )
         with self._read() as conn:
-            # The lang phrase only filters: its column weighs 0 in BM25, so leaving it out
-            # changes no score (every other phrase's IDF is over the whole table anyway).
-            match = parsed.match
-            if _other_langs(conn, lang):
-                match = f'lang : "{lang_token(lang)}" AND ({match})'
+            match = lookups.in_lang(conn, lang, parsed.match)
             try:
                 hits = conn.execute(sql, (match, *params, limit, offset)).fetchall()
                 if hits:
@@ -360,20 +355,6 @@ class IndexReads:
                 " AND (? IS NULL OR lang = ?) ORDER BY lang, path",
                 (lang, lang),
             ).fetchall()
-
-
-def _other_langs(conn: sqlite3.Connection, lang: str) -> bool:
-    """Whether the index holds notes of a lang other than ``lang`` (two seeks of the
-    ``(lang, path)`` index). When it does not, a search needs no ``lang`` phrase: that
-    phrase matches every note, so ranking walked the whole lang's list of notes for its
-    (zero-weight) share of the BM25 score on every search."""
-    return bool(
-        conn.execute(
-            "SELECT EXISTS (SELECT 1 FROM notes WHERE lang < ?)"
-            " OR EXISTS (SELECT 1 FROM notes WHERE lang > ?)",
-            (lang, lang),
-        ).fetchone()[0]
-    )
 
 
 def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:
