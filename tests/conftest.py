@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from helpers.indexer_process import QUIET_ENV, RunningIndexer, start_indexer
 
+from indexer.index.service import NoteIndex
+from shared.workspace import Workspace
+
 for _key, _value in QUIET_ENV.items():
     os.environ.setdefault(_key, _value)
 
@@ -39,6 +42,21 @@ def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     return ws
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    """A workspace not made yet (the index or the test makes its folders)."""
+    return Workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def index(ws: Workspace) -> Iterator[NoteIndex]:
+    """The index of ``ws``, open for writing, closed afterwards."""
+    idx = NoteIndex(ws)
+    idx.open()
+    yield idx
+    idx.close()
 
 
 @pytest.fixture(scope="module")

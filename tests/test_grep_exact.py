@@ -9,10 +9,7 @@ import random
 import re
 import time
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import Sandbox
@@ -23,19 +20,6 @@ WORDS = ["alpha", "Bravo", "charlie", "delta", "Échelle", "straße", "東京都
 WORDS += ["中文文本", "漢字かな", "naïve", "ΣΊΣΥΦΟΣ", "x*y", "(a|b)"]
 FOLDERS = ["", "a", "a/b", "日記", "日記/2025", "notes/deep/er"]
 Match = tuple[str, int, str]
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path / "ws")
-
-
-@pytest.fixture
-def index(ws: Workspace) -> Iterator[NoteIndex]:
-    idx = NoteIndex(ws)
-    idx.open()
-    yield idx
-    idx.close()
 
 
 def _text(rng: random.Random) -> str:

@@ -17,7 +17,6 @@ import sys
 import time
 import unicodedata
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from fastmcp import Client
@@ -70,11 +69,6 @@ def plant_hostile(ws: Workspace) -> None:
 
 def core_for(ws: Workspace) -> Core:
     return build_core(Settings(workspace=ws, max_file_bytes=1 << 20))
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path / "ws")
 
 
 @contextlib.asynccontextmanager

@@ -8,7 +8,6 @@ import os
 import random
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,19 +33,6 @@ def put(ws: Workspace, lang: str, rel: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path / "ws")
-
-
-@pytest.fixture
-def index(ws: Workspace) -> Iterator[NoteIndex]:
-    idx = NoteIndex(ws)
-    idx.open()
-    yield idx
-    idx.close()
 
 
 def paths(result: dict) -> list[str]:

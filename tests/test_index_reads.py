@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -107,19 +106,6 @@ def _queries(rng: random.Random, texts: list[str]) -> list[str]:
             piece = piece[cut : cut + rng.randint(1, 6)]
         queries.append(f'"{piece}"' if rng.random() < 0.3 else piece)
     return queries
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path / "ws")
-
-
-@pytest.fixture
-def index(ws: Workspace) -> Iterator[NoteIndex]:
-    idx = NoteIndex(ws)
-    idx.open()
-    yield idx
-    idx.close()
 
 
 @pytest.mark.parametrize("langs", [("en",), ("en", "zh")])

@@ -11,8 +11,6 @@ from __future__ import annotations
 import random
 import sqlite3
 import unicodedata
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -101,19 +99,6 @@ def put(ws: Workspace, lang: str, rel: str, text: str) -> None:
 
 def paths(index: NoteIndex, lang: str, query: str) -> set[str]:
     return {hit["path"] for hit in index.search(lang, query, limit=100)["results"]}
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path / "ws")
-
-
-@pytest.fixture
-def index(ws: Workspace) -> Iterator[NoteIndex]:
-    idx = NoteIndex(ws)
-    idx.open()
-    yield idx
-    idx.close()
 
 
 def _corpus(ws: Workspace, lang: str, rng: random.Random, notes: int) -> dict[str, str]:

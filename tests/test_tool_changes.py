@@ -9,7 +9,6 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from helpers.indexer_process import wait_for
@@ -24,11 +23,6 @@ from indexer.vault.vault import Vault
 from shared.workspace import Workspace
 
 DAY = "---\ntitle: Events\ntype: events\n---\n# Events\n"
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path / "ws")
 
 
 def wired(ws: Workspace, flush_delay: float) -> tuple[Vault, NoteIndex, HistoryStore]:

@@ -49,11 +49,6 @@ def hits(index: NoteIndex, query: str) -> list[str]:
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    return Workspace(tmp_path / "ws")
-
-
-@pytest.fixture
 def live(ws: Workspace) -> Iterator[NoteIndex]:
     put(ws, "start.md", "present at start")
     index = NoteIndex(ws, debounce=0.02)
