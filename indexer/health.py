@@ -14,12 +14,14 @@ from shared.errors import OperationalError
 from shared.workspace import Workspace, read_url_file
 
 
+def base_url(url: str) -> str:
+    """``http://host:port/mcp`` -> ``http://host:port`` (where /health, /api and /ui are)."""
+    return url.rstrip("/").removesuffix("/mcp")
+
+
 def health_url(url: str) -> str:
     """``http://host:port/mcp`` -> ``http://host:port/health``."""
-    base = url.rstrip("/")
-    if base.endswith("/mcp"):
-        base = base[: -len("/mcp")]
-    return base + "/health"
+    return base_url(url) + "/health"
 
 
 def server_health(url: str, timeout: float = 2.0) -> dict | None:

@@ -16,7 +16,7 @@ import urllib.request
 import webbrowser
 from typing import Any
 
-from indexer.health import live_server_url
+from indexer.health import base_url, live_server_url
 from shared.errors import OperationalError
 from shared.workspace import Workspace, read_token_file
 
@@ -24,7 +24,7 @@ from shared.workspace import Workspace, read_token_file
 def page_url(workspace: Workspace, timeout: float = 5.0) -> str:
     """The URL to open: the page itself, or a one-time login link when a token is set."""
     mcp_url = live_server_url(workspace)
-    base = mcp_url.rstrip("/").removesuffix("/mcp")
+    base = base_url(mcp_url)
     token = read_token_file(workspace.token_file)
     if token is None:
         return f"{base}/ui/"

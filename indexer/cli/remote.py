@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import quote, urlencode
 
+from indexer.health import base_url
 from shared.errors import ERRORS_BY_CODE, VaultError
 from shared.workspace import Workspace, read_token_file, read_url_file
 
@@ -46,7 +47,7 @@ def search_on_server(
     params += [("tag", tag) for tag in tags or ()]
     if path:
         params.append(("path", path))
-    base = url.rstrip("/").removesuffix("/mcp")
+    base = base_url(url)
     request = urllib.request.Request(
         f"{base}/api/v1/{quote(lang, safe='')}/search?{urlencode(params)}",
         headers={"Authorization": f"Bearer {token}"} if token else {},
