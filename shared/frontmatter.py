@@ -21,6 +21,7 @@ a note the server writes can always be parsed and normalized again.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import re
@@ -36,6 +37,7 @@ from shared.timestamps import format_timestamp
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 16
+CACHED_BLOCK_CHARS = 4096  # larger blocks are parsed every time (the cache stays small)
 MAX_INT_DIGITS = 100  # str() of a huge int raises ValueError (and costs quadratic time)
 MAX_ID_CHARS = 200
 MAX_TITLE_CHARS = 200  # a title derived from a heading or the file stem
@@ -120,9 +122,33 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
 
 
 def parse_yaml_block(block: str) -> dict[str, Any]:
-    """Parse one frontmatter block with the strict safe loader; plain data only."""
+    """Parse one frontmatter block with the strict safe loader; plain data only.
+
+    A write parses the same block up to three times (the note it replaces, its own
+    output read back, the index's parse of the file): the last few small blocks parsed
+    are kept, and each caller gets its own copy to change."""
     if not block.strip():
         return {}
+    if len(block) > CACHED_BLOCK_CHARS:
+        return _parse_yaml_block(block)
+    return _copied(_parse_cached(block))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(block: str) -> dict[str, Any]:
+    return _parse_yaml_block(block)
+
+
+def _copied(value: Any) -> Any:
+    """A copy of parsed data deep enough to change freely (its scalars are immutable)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
+def _parse_yaml_block(block: str) -> dict[str, Any]:
     try:
         # An anchor needs a '&' and an alias a '*': only then walk the events (costly).
         if "&" in block or "*" in block:

@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import (
+    CACHED_BLOCK_CHARS,
     CANONICAL_KEYS,
     MAX_TITLE_CHARS,
     new_note_id,
     normalize_frontmatter_text,
     parse_frontmatter,
+    parse_yaml_block,
 )
 
 NOW = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
@@ -425,3 +427,26 @@ def test_normalize_refuses_or_returns_a_fixed_point(
     assert set(CANONICAL_KEYS) - {"type", "tags", "aliases"} <= set(meta)
     assert norm(out, stem="s") == out
     assert norm(out, existing=out, stem="s") == out
+
+
+def test_a_parsed_block_is_the_callers_own_to_change() -> None:
+    """Blocks parsed again come from a cache: a caller changing its copy changes no
+    other caller's, and a refused block is refused every time."""
+    block = "title: T\ntags:\n- a\nnested:\n  list: [1, {k: v}]\n"
+    first = parse_yaml_block(block)
+    first["title"] = "changed"
+    first["tags"].append("b")
+    first["nested"]["list"][1]["k"] = "changed"
+    assert parse_yaml_block(block) == {
+        "title": "T",
+        "tags": ["a"],
+        "nested": {"list": [1, {"k": "v"}]},
+    }
+    for _ in range(2):
+        with pytest.raises(InvalidFrontmatterError):
+            parse_yaml_block("a: 1\na: 2\n")
+    big = "title: T\n" + "".join(f"k{i}: {'v' * 40}\n" for i in range(200))
+    assert len(big) > CACHED_BLOCK_CHARS
+    parsed = parse_yaml_block(big)
+    parsed["title"] = "changed"
+    assert parse_yaml_block(big)["title"] == "T"

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
+from indexer.index.observer import Supervisor
 from indexer.index.service import NoteIndex
+from indexer.vault import fsops
 from shared.workspace import Workspace
 
 DEADLINE = 10.0
@@ -118,3 +122,38 @@ def test_close_stops_everything(ws: Workspace) -> None:
     index.close()
     put(ws, "after.md", "late")
     assert index._keeper is None and index._watcher is None
+
+
+class _Recorder(FileSystemEventHandler):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, str]] = []
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        dest = getattr(event, "dest_path", "") or ""
+        self.events.append((event.event_type, os.path.basename(event.src_path), dest))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the filter is in the inotify observer")
+def test_our_temp_files_reach_the_watcher_only_as_their_rename(ws: Workspace) -> None:
+    """A write's temp file makes 5 events; the 3 that are not its rename are dropped
+    before watchdog builds them. An editor's temp file of another name still gets all."""
+    vault = ws.vault_dir("en")
+    vault.mkdir(parents=True)
+    recorder = _Recorder()
+    supervisor = Supervisor(ws.languages_dir, recorder, lambda reason: None)
+    supervisor.start()
+    try:
+        fd = os.open(vault, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fsops.replace_at(fd, "ours.md", b"written by a tool")
+        finally:
+            os.close(fd)
+        save_like_an_editor(vault / "theirs.md", "saved by an editor")
+        eventually(lambda: any(e[0] == "moved" and "theirs" in e[2] for e in recorder.events), "")
+    finally:
+        supervisor.stop()
+    ours = [e for e in recorder.events if e[1].startswith(".ours.md.tmp.")]
+    assert [kind for kind, _, dest in ours] == ["moved"]
+    assert ours[0][2].endswith("/ours.md")
+    theirs = {kind for kind, name, _ in recorder.events if name == ".theirs.md.tmp.abc123"}
+    assert {"created", "modified", "closed", "moved"} <= theirs

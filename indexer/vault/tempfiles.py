@@ -17,6 +17,7 @@ from indexer.vault import fsops
 from indexer.vault.scan import FileEntry, walk_files
 
 TEMP_RE = re.compile(r"^\..+\.tmp\.[0-9a-f]{16}$")
+TEMP_NAME_RE = re.compile(TEMP_RE.pattern.encode())  # the same, for the watcher's bytes
 
 
 def remove_orphan_temp_files(root: Path, older_than: float | None = None) -> int:
