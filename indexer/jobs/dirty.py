@@ -62,12 +62,15 @@ class DirtyFolders:
             return
         with self._lock:
             now = self._clock()
-            if not self._dirty:
+            first = not self._dirty
+            if first:
                 self._first = now
             self._last = now
             self._dirty.setdefault(lang, set()).update(folders)
             loop, wake = self._loop, self._wake
-        if loop is not None and wake is not None:
+        # Only the first mark of a batch wakes the waiting pass: it looks at ``_last``
+        # again when its wait ends (each wake-up cost a thread hop on every write).
+        if first and loop is not None and wake is not None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
                 loop.call_soon_threadsafe(wake.set)
 
