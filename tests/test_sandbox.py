@@ -265,3 +265,32 @@ def test_a_vault_root_swapped_after_the_check_is_opened_as_found_or_refused(
         moved.rename(root)
     with sandbox.open(sandbox.resolve("en", "items/a.md")) as place:
         assert place.lstat() is not None  # back where it was: found again
+
+
+def test_a_linked_vault_root_is_followed_when_it_is_linked_elsewhere(tmp_path: Path) -> None:
+    """The real vault root is kept between calls, and found again when the link is
+    pointed elsewhere, the real folder is renamed, or the vault disappears."""
+    ws = Workspace(tmp_path / "ws")
+    ws.vault_dir("en").parent.mkdir(parents=True)
+    first, second = tmp_path / "first", tmp_path / "second"
+    for real, text in ((first, "one"), (second, "two")):
+        real.mkdir()
+        (real / "a.md").write_text(f"---\ntitle: A\n---\n{text}\n")
+    ws.vault_dir("en").symlink_to(first)
+    vault = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    assert vault.read("en", "a.md")["content"].endswith("one\n")
+    assert vault.sandbox.vault_root("en") == first
+    link = ws.vault_dir("en")
+    link.unlink()
+    link.symlink_to(second)
+    assert vault.read("en", "a.md")["content"].endswith("two\n")
+    renamed = tmp_path / "renamed"
+    second.rename(renamed)
+    assert vault.sandbox.vault_root("en") is None  # the link dangles: no vault
+    link.unlink()
+    link.symlink_to(renamed)
+    assert vault.sandbox.vault_root("en") == renamed
+    vault.write("en", "b.md", "written")
+    assert (renamed / "b.md").exists() and not (first / "b.md").exists()
+    link.unlink()
+    assert vault.sandbox.vault_root("en") is None

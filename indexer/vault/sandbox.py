@@ -249,17 +249,36 @@ class Sandbox:
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        # lang -> (its vault folder, that folder's real path, the real folder's identity)
+        self._roots: dict[str, tuple[str, Path, tuple[int, int]]] = {}
 
     def vault_root(self, lang: str, *, create: bool = False) -> Path | None:
-        """Real path of the lang's vault folder (the operator may link it); None if missing."""
+        """Real path of the lang's vault folder (the operator may link it); None if missing.
+
+        The real path found last is kept while the folder (links followed) and that
+        real path are still one folder: two ``stat`` calls, not a ``realpath`` (an
+        ``lstat`` per path component) on every call."""
+        known = self._roots.get(lang)
+        if known is not None and not create:
+            folder_name, real, identity = known
+            try:
+                if _identity(folder_name) == identity == _identity(real):
+                    return real
+            except OSError:
+                pass
         folder = self.workspace.vault_dir(check_lang(lang))
         if create:
             folder.mkdir(parents=True, exist_ok=True)
         elif not folder.is_dir():
             return None
         real = Path(os.path.realpath(folder))
-        if not real.is_dir():
+        try:
+            found = os.stat(real)
+        except OSError:
+            found = None
+        if found is None or not stat.S_ISDIR(found.st_mode):
             raise ForbiddenPathError(f"the vault of {lang!r} is not a folder")
+        self._roots[lang] = (str(folder), real, (found.st_dev, found.st_ino))
         return real
 
     def open_root(self, lang: str, stack: ExitStack, *, create: bool = False) -> int | None:
@@ -312,6 +331,12 @@ class Sandbox:
                 place.disk_name = equivalent_name(fd, target.name)
             place.lstat()  # refuses a link or a special file before anything is done
             yield place
+
+
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    """The folder at ``path`` (links followed) as (device, inode); None if not a folder."""
+    found = os.stat(path)
+    return (found.st_dev, found.st_ino) if stat.S_ISDIR(found.st_mode) else None
 
 
 def _open_resolved_root(target: Target, stack: ExitStack) -> int | None:
