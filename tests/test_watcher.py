@@ -14,6 +14,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from indexer.index.observer import Supervisor
 from indexer.index.service import NoteIndex
+from indexer.index.watcher import VaultWatcher
 from indexer.vault import fsops
 from shared.workspace import Workspace
 
@@ -157,3 +158,59 @@ def test_our_temp_files_reach_the_watcher_only_as_their_rename(ws: Workspace) ->
     assert ours[0][2].endswith("/ours.md")
     theirs = {kind for kind, name, _ in recorder.events if name == ".theirs.md.tmp.abc123"}
     assert {"created", "modified", "closed", "moved"} <= theirs
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the direct path is in the inotify observer")
+def test_plain_file_events_go_straight_to_on_file_and_the_rest_to_the_handler(
+    ws: Workspace,
+) -> None:
+    """Created, written, closed and deleted files reach ``on_file`` from the reader
+    thread; moves and folders still come as watchdog events; attribute changes are
+    dropped as watchdog drops them."""
+    vault = ws.vault_dir("en")
+    vault.mkdir(parents=True)
+    recorder = _Recorder()
+    told: list[tuple[str, str]] = []
+    supervisor = Supervisor(
+        ws.languages_dir,
+        recorder,
+        lambda reason: None,
+        lambda kind, path: told.append((kind, path)),
+    )
+    supervisor.start()
+    try:
+        note = vault / "a.md"
+        note.write_text("one")
+        os.chmod(note, 0o600)
+        (vault / "sub").mkdir()
+        eventually(lambda: ("created", "sub", "") in recorder.events, "the folder")
+        os.replace(note, vault / "sub" / "b.md")
+        (vault / "sub" / "b.md").unlink()
+        eventually(lambda: ("deleted", str(vault / "sub" / "b.md")) in told, "the deletion")
+        eventually(lambda: any(e[0] == "moved" for e in recorder.events), "the move")
+    finally:
+        supervisor.stop()
+    assert told == [
+        ("created", str(note)),
+        ("modified", str(note)),
+        ("closed", str(note)),
+        ("deleted", str(vault / "sub" / "b.md")),
+    ]
+    assert {kind for kind, _, _ in recorder.events} <= {"moved", "created"}
+    assert ("created", "sub", "") in recorder.events  # the folder
+    assert ("moved", "a.md", str(vault / "sub" / "b.md")) in recorder.events
+
+
+def test_the_watcher_sorts_direct_file_events_like_watchdog_events(ws: Workspace) -> None:
+    applied: list[tuple[set, set]] = []
+    watcher = VaultWatcher(ws, lambda files, folders: applied.append((files, folders)))
+    vault = str(ws.vault_dir("en"))
+    watcher.file_changed("modified", f"{vault}/a.md")
+    watcher.file_changed("closed", f"{vault}/memories/n.txt")
+    watcher.file_changed("created", f"{vault}/.a.md.tmp.0123456789abcdef")  # a dot-file
+    watcher.file_changed("modified", f"{vault}/x.md.assets/y.md")
+    watcher.file_changed("modified", f"{vault}/page.html")
+    watcher.file_changed("created", vault)  # a file where the vault folder was: the root
+    watcher.file_changed("modified", vault)  # written, not created: nothing to re-sync
+    assert watcher._files == {("en", "a.md"), ("en", "memories/n.txt")}
+    assert watcher._folders == {("en", "")}

@@ -49,6 +49,7 @@ from shared.langs import is_lang
 log = logging.getLogger("indexer.index.watcher")
 
 OnLost = Callable[[str], None]
+OnFile = Callable[[str, str], None]  # ("created" | "modified" | "closed" | "deleted", path)
 # Folder levels below the languages folder that may hold notes: <lang>/vault/... .
 WATCH_DEPTH = 2 + MAX_DEPTH - 1
 RETRY_SECONDS = 60.0
@@ -80,6 +81,27 @@ def _own_temp_file(event: InotifyEvent) -> bool:
     )
 
 
+def _plain_file_event(event: InotifyEvent) -> bool:
+    """A file created, written, closed after writing, changed in its attributes or
+    deleted: all the watcher needs is its path (no pairing, no watches to add)."""
+    return not (event.is_directory or event.is_moved_from or event.is_moved_to) and (
+        event.is_create
+        or event.is_modify
+        or event.is_close_write
+        or event.is_attrib
+        or event.is_delete
+    )
+
+
+def _file_event_kind(event: InotifyEvent) -> str:
+    """The name watchdog gives such an event (``FileSystemEvent.event_type``)."""
+    if event.is_create:
+        return "created"
+    if event.is_delete:
+        return "deleted"
+    return "closed" if event.is_close_write else "modified"
+
+
 if InotifyEmitter is not None:
 
     @dataclass
@@ -87,6 +109,7 @@ if InotifyEmitter is not None:
         """watchdog's watch group with iterative, bounded walks and no silent death."""
 
         on_lost: OnLost = field(default=lambda reason: None)
+        on_file: OnFile | None = None
 
         def _parts(self, path: bytes) -> list[bytes] | None:
             if path == self.path:
@@ -159,19 +182,38 @@ if InotifyEmitter is not None:
             if _own_temp_file(event):
                 return
             try:
+                if self.on_file is not None and _plain_file_event(event):
+                    self._tell_file(event)
+                    return
                 super().on_event(event)
             except Exception as err:  # the reader thread must not die
                 log.warning("the file watcher failed on an event (%s); reconciling", err)
                 self.on_lost(f"the file watcher failed on an event ({type(err).__name__})")
+
+        def _tell_file(self, event: InotifyEvent) -> None:
+            """Straight to the watcher from the reader thread: watchdog's path (an event
+            object, a delayed queue, two more threads) cost more than the write itself.
+            Attribute changes are not news (watchdog's own path drops them too)."""
+            if event.is_attrib or self.on_file is None:
+                return
+            with self._lock:
+                if not self.is_active:
+                    return
+                path = self._build_event_source_path(event)
+            if path is not None:
+                self.on_file(_file_event_kind(event), os.fsdecode(path))
 
         def on_queue_overflow(self) -> None:
             super().on_queue_overflow()
             self.on_lost("the kernel's file event queue overflowed (events were lost)")
 
     class _BoundedEmitter(InotifyEmitter):  # type: ignore[misc]
-        def __init__(self, *args: Any, on_lost: OnLost, **kwargs: Any) -> None:
+        def __init__(
+            self, *args: Any, on_lost: OnLost, on_file: OnFile | None, **kwargs: Any
+        ) -> None:
             super().__init__(*args, **kwargs)
             self._on_lost = on_lost
+            self._on_file = on_file
 
         def on_thread_start(self) -> None:
             self._inotify = _BoundedGroup(
@@ -181,6 +223,7 @@ if InotifyEmitter is not None:
                 event_mask=self.get_event_mask_from_filter(),
                 follow_symlink=self.watch.follow_symlink,
                 on_lost=self._on_lost,
+                on_file=self._on_file,
             )
 
         def queue_events(self, timeout: float, *, full_events: bool = False) -> None:
@@ -191,10 +234,12 @@ if InotifyEmitter is not None:
                 self._on_lost(f"the file watcher failed on a new folder ({type(err).__name__})")
 
     class _BoundedObserver(BaseObserver):
-        def __init__(self, on_lost: OnLost) -> None:
+        def __init__(self, on_lost: OnLost, on_file: OnFile | None) -> None:
             self._inotify_fd = InotifyFD()
             self._inotify_fd.start()
-            super().__init__(_BoundedEmitter, inotify_fd=self._inotify_fd, on_lost=on_lost)
+            super().__init__(
+                _BoundedEmitter, inotify_fd=self._inotify_fd, on_lost=on_lost, on_file=on_file
+            )
 
         def on_thread_stop(self) -> None:
             super().on_thread_stop()
@@ -221,12 +266,12 @@ WATCHED_EVENTS: list[type[FileSystemEvent]] = [
 ]
 
 
-def _new_observer(on_lost: OnLost) -> BaseObserver:
+def _new_observer(on_lost: OnLost, on_file: OnFile | None) -> BaseObserver:
     if InotifyEmitter is None:
         from watchdog.observers import Observer
 
         return Observer()
-    return _BoundedObserver(on_lost)
+    return _BoundedObserver(on_lost, on_file)
 
 
 class Supervisor:
@@ -234,12 +279,22 @@ class Supervisor:
 
     ``on_lost(reason)`` is told whenever events may have been missed (the observer
     died, restarted, could not start, or dropped events): the index reconciles then.
+    ``on_file(kind, path)``, when given, hears plain file events (created, written, closed,
+    deleted) straight from inotify's reader thread instead of ``handler`` (Linux);
+    moves and folders still come to ``handler``.
     """
 
-    def __init__(self, root: Path, handler: FileSystemEventHandler, on_lost: OnLost) -> None:
+    def __init__(
+        self,
+        root: Path,
+        handler: FileSystemEventHandler,
+        on_lost: OnLost,
+        on_file: OnFile | None = None,
+    ) -> None:
         self.root = root
         self.handler = handler
         self.on_lost = on_lost
+        self.on_file = on_file
         self.restarts = 0
         self.last_error: str | None = None
         self._observer: BaseObserver | None = None
@@ -254,7 +309,7 @@ class Supervisor:
     def _start_locked(self) -> None:
         observer: BaseObserver | None = None
         try:  # inotify_init itself may fail (fs.inotify.max_user_instances)
-            observer = _new_observer(self.on_lost)
+            observer = _new_observer(self.on_lost, self.on_file)
             observer.schedule(
                 self.handler, str(self.root), recursive=True, event_filter=WATCHED_EVENTS
             )

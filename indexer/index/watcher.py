@@ -65,7 +65,7 @@ class VaultWatcher:
         """Watch (see ``observer.Supervisor``: a watcher that cannot start, or dies, is
         restarted; meanwhile ``on_lost`` has the index reconcile)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        self._observer = Supervisor(self.root, _Handler(self), self._on_lost)
+        self._observer = Supervisor(self.root, _Handler(self), self._on_lost, self.file_changed)
         self._observer.start()
         self._thread = threading.Thread(target=self._run, name="index-watcher", daemon=True)
         self._thread.start()
@@ -86,17 +86,36 @@ class VaultWatcher:
         paths = [event.src_path]
         if kind == "moved":
             paths.append(event.dest_path)
-        found: list[tuple[bool, str, str]] = []
+        found = []
         for raw in paths:
-            where = self._locate(raw if isinstance(raw, str) else raw.decode())
-            if where is None:
-                continue
-            lang, rel = where
-            if event.is_directory or rel == "":
-                if kind in _FOLDER_EVENTS and is_indexed_folder(rel):
-                    found.append((True, lang, rel))
-            elif kind in _FILE_EVENTS and is_note_path(rel):
-                found.append((False, lang, rel))
+            where = self._sorted(kind, raw if isinstance(raw, str) else raw.decode(), event)
+            if where is not None:
+                found.append(where)
+        self._add(found)
+
+    def file_changed(self, kind: str, raw: str) -> None:
+        """A file was ``created``, ``modified``, ``closed`` or ``deleted`` (told from
+        inotify's reader thread)."""
+        where = self._sorted(kind, raw, None)
+        if where is not None:
+            self._add([where])
+
+    def _sorted(
+        self, kind: str, raw: str, event: FileSystemEvent | None
+    ) -> tuple[bool, str, str] | None:
+        """(is a folder, lang, rel) of a path the index must look at again, or None."""
+        where = self._locate(raw)
+        if where is None:
+            return None
+        lang, rel = where
+        if (event is not None and event.is_directory) or rel == "":
+            if kind in _FOLDER_EVENTS and is_indexed_folder(rel):
+                return True, lang, rel
+        elif kind in _FILE_EVENTS and is_note_path(rel):
+            return False, lang, rel
+        return None
+
+    def _add(self, found: list[tuple[bool, str, str]]) -> None:
         if not found:
             return
         with self._cond:
