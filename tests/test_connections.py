@@ -96,3 +96,14 @@ def test_too_many_rows_or_commits_are_unknown(db: Connections) -> None:
     assert db.changes(since, db.generation) is None  # forgotten
     assert db.changes(since + 1, db.generation) == frozenset()
     assert db.changes(since, since + 2) is None
+
+
+def test_the_reader_used_last_is_handed_out_first(db: Connections) -> None:
+    """Readers keep their own page caches: one after another, reads share the warm one;
+    at once, each gets a reader of its own."""
+    with db.read() as first, db.read() as second:
+        assert first is not second
+    with db.read() as again:
+        assert again is first  # first went back last
+    with db.read() as again:
+        assert again is first

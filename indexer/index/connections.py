@@ -16,8 +16,8 @@ is the only one writing the file, which the workspace lock ensures.
 
 from __future__ import annotations
 
+import collections
 import contextlib
-import queue
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -60,7 +60,9 @@ class Connections:
         self.generation = 0  # bumped by every committed write, and by opening the writer
         self._log: dict[int, Changed] = {}  # generation -> rows its commit wrote
         self._log_lock = threading.Lock()
-        self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        # Idle readers, the last one back on top: a reader's page cache is its own, and
+        # the one used last holds what the next search most likely reads again.
+        self._readers: collections.deque[sqlite3.Connection] = collections.deque()
         self._all: list[sqlite3.Connection] = []
 
     def open_writer(self, *, check: bool) -> None:
@@ -96,8 +98,7 @@ class Connections:
                 conn.close()
             self._all.clear()
             self.writer = None
-        while not self._readers.empty():
-            self._readers.get_nowait()
+        self._readers.clear()
 
     def checkpoint(self) -> None:
         """Give the WAL's space back (after a rebuild)."""
@@ -164,8 +165,8 @@ class Connections:
     def read(self) -> Iterator[sqlite3.Connection]:
         """A reader connection with one snapshot for every statement of the caller."""
         try:
-            conn = self._readers.get_nowait()
-        except queue.Empty:
+            conn = self._readers.pop()
+        except IndexError:
             conn = index_schema.connect(self.path, readonly=self.readonly)
             conn.create_function("vm_fold", 1, fold, deterministic=True)
             with self.lock:
@@ -177,7 +178,7 @@ class Connections:
             finally:
                 conn.execute("COMMIT")
         finally:
-            self._readers.put(conn)
+            self._readers.append(conn)
 
     def set_state(self, key: str, value: str) -> None:
         with self.write() as conn:
