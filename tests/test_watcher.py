@@ -161,22 +161,22 @@ def test_our_temp_files_reach_the_watcher_only_as_their_rename(ws: Workspace) ->
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the direct path is in the inotify observer")
-def test_plain_file_events_go_straight_to_on_file_and_the_rest_to_the_handler(
+def test_plain_file_events_go_straight_to_on_path_and_the_rest_to_the_handler_too(
     ws: Workspace,
 ) -> None:
-    """Created, written, closed and deleted files reach ``on_file`` from the reader
-    thread; moves and folders still come as watchdog events; attribute changes are
-    dropped as watchdog drops them."""
+    """Created, written, closed and deleted files reach ``on_path`` from the reader
+    thread only; moves and folders reach it too, and still come as watchdog events;
+    attribute changes are dropped as watchdog drops them."""
     vault = ws.vault_dir("en")
     vault.mkdir(parents=True)
     recorder = _Recorder()
     told: list[tuple[str, str]] = []
-    supervisor = Supervisor(
-        ws.languages_dir,
-        recorder,
-        lambda reason: None,
-        lambda kind, path: told.append((kind, path)),
-    )
+
+    def on_path(kind: str, path: str, is_folder: bool) -> None:
+        if not is_folder and kind != "moved":
+            told.append((kind, path))
+
+    supervisor = Supervisor(ws.languages_dir, recorder, lambda reason: None, on_path)
     supervisor.start()
     try:
         note = vault / "a.md"
@@ -205,12 +205,12 @@ def test_the_watcher_sorts_direct_file_events_like_watchdog_events(ws: Workspace
     applied: list[tuple[set, set]] = []
     watcher = VaultWatcher(ws, lambda files, folders: applied.append((files, folders)))
     vault = str(ws.vault_dir("en"))
-    watcher.file_changed("modified", f"{vault}/a.md")
-    watcher.file_changed("closed", f"{vault}/memories/n.txt")
-    watcher.file_changed("created", f"{vault}/.a.md.tmp.0123456789abcdef")  # a dot-file
-    watcher.file_changed("modified", f"{vault}/x.md.assets/y.md")
-    watcher.file_changed("modified", f"{vault}/page.html")
-    watcher.file_changed("created", vault)  # a file where the vault folder was: the root
-    watcher.file_changed("modified", vault)  # written, not created: nothing to re-sync
+    watcher.path_changed("modified", f"{vault}/a.md", False)
+    watcher.path_changed("closed", f"{vault}/memories/n.txt", False)
+    watcher.path_changed("created", f"{vault}/.a.md.tmp.0123456789abcdef", False)  # dot-file
+    watcher.path_changed("modified", f"{vault}/x.md.assets/y.md", False)
+    watcher.path_changed("modified", f"{vault}/page.html", False)
+    watcher.path_changed("created", vault, False)  # a file where the vault folder was
+    watcher.path_changed("modified", vault, False)  # written, not created: nothing to re-sync
     assert watcher._files == {("en", "a.md"), ("en", "memories/n.txt")}
     assert watcher._folders == {("en", "")}

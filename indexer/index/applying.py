@@ -38,11 +38,13 @@ class ChangeSync:
         *,
         mark_behind: Callable[[str], None],
         tell: Callable[[ReconcileStats, str], None],
+        seen_links: Callable[[ReconcileStats], None] = lambda stats: None,
     ) -> None:
         self.workspace = workspace
         self._db = db
         self._tool = tool
         self._mark_behind = mark_behind
+        self._seen_links = seen_links
         self._tell = tell
 
     def sync_tool_changes(self, batch: dict[Key, str | None]) -> Told:
@@ -67,6 +69,7 @@ class ChangeSync:
             log.warning("could not index %d changed file(s): %s", len(batch), err)
             self._mark_behind(f"a write to the index failed ({err})")
             return []
+        self._seen_links(stats)
         for lang, path, reason in stats.invalid:
             log.debug("%s/%s: %s", lang, path, reason)
         return told
@@ -96,6 +99,7 @@ class ChangeSync:
                 reconcile.sync_file(conn, self.workspace, lang, rel, stats)
             for lang, folder in sorted(folders):
                 self._sync_folder(conn, lang, folder, stats)
+        self._seen_links(stats)
         for lang, path, reason in stats.invalid:
             log.warning("%s/%s: %s", lang, path, reason)
         self._tell(stats, "watcher")
@@ -132,6 +136,7 @@ class ChangeSync:
             )
         }
         for f in reconcile.walk_notes(self.workspace, lang, folder):
+            stats.linked[(lang, f.rel)] = f.linked
             if rows.pop(f.rel, None) != (f.size, f.mtime_ns):
                 reconcile.sync_file(conn, self.workspace, lang, f.rel, stats)
         for rel in rows:

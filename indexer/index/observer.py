@@ -49,14 +49,23 @@ from shared.langs import is_lang
 log = logging.getLogger("indexer.index.watcher")
 
 OnLost = Callable[[str], None]
-OnFile = Callable[[str, str], None]  # ("created" | "modified" | "closed" | "deleted", path)
+# (kind as watchdog names it: "created", "modified", "closed", "deleted", "moved"; the
+# path; whether it is a folder)
+OnPath = Callable[[str, str, bool], None]
+BARRIER_PREFIX = "b"
 # Folder levels below the languages folder that may hold notes: <lang>/vault/... .
 WATCH_DEPTH = 2 + MAX_DEPTH - 1
 RETRY_SECONDS = 60.0
 
 try:
     from watchdog.observers.inotify import InotifyEmitter, InotifyWatchGroup
-    from watchdog.observers.inotify_c import InotifyConstants, InotifyEvent, InotifyFD, Mask
+    from watchdog.observers.inotify_c import (
+        CallbackId,
+        InotifyConstants,
+        InotifyEvent,
+        InotifyFD,
+        Mask,
+    )
 except (ImportError, OSError):  # not Linux: watchdog's own observer, unbounded
     InotifyEmitter = None  # type: ignore[assignment,misc]
 
@@ -93,13 +102,18 @@ def _plain_file_event(event: InotifyEvent) -> bool:
     )
 
 
-def _file_event_kind(event: InotifyEvent) -> str:
-    """The name watchdog gives such an event (``FileSystemEvent.event_type``)."""
+def _event_kind(event: InotifyEvent) -> str | None:
+    """The name watchdog gives such an event (``FileSystemEvent.event_type``); None for
+    what the index never needs (attribute changes)."""
     if event.is_create:
         return "created"
-    if event.is_delete:
+    if event.is_delete or event.is_delete_self:
         return "deleted"
-    return "closed" if event.is_close_write else "modified"
+    if event.is_moved_from or event.is_moved_to or event.is_move_self:
+        return "moved"
+    if event.is_close_write:
+        return "closed"
+    return "modified" if event.is_modify else None
 
 
 if InotifyEmitter is not None:
@@ -109,7 +123,8 @@ if InotifyEmitter is not None:
         """watchdog's watch group with iterative, bounded walks and no silent death."""
 
         on_lost: OnLost = field(default=lambda reason: None)
-        on_file: OnFile | None = None
+        on_path: OnPath | None = None
+        complete: bool = True  # False once a folder could not be watched (the limit)
 
         def _parts(self, path: bytes) -> list[bytes] | None:
             if path == self.path:
@@ -150,6 +165,7 @@ if InotifyEmitter is not None:
                 if path == self.path:
                     raise
                 if err.errno == errno.ENOSPC:
+                    self.complete = False
                     self.on_lost(
                         "the inotify watch limit is reached (fs.inotify.max_user_watches):"
                         " some folders are not watched"
@@ -182,26 +198,30 @@ if InotifyEmitter is not None:
             if _own_temp_file(event):
                 return
             try:
-                if self.on_file is not None and _plain_file_event(event):
-                    self._tell_file(event)
-                    return
+                if self.on_path is not None:
+                    self._tell(event)
+                    if _plain_file_event(event):
+                        return  # watchdog's path would only tell the same, later
                 super().on_event(event)
             except Exception as err:  # the reader thread must not die
                 log.warning("the file watcher failed on an event (%s); reconciling", err)
                 self.on_lost(f"the file watcher failed on an event ({type(err).__name__})")
 
-        def _tell_file(self, event: InotifyEvent) -> None:
-            """Straight to the watcher from the reader thread: watchdog's path (an event
-            object, a delayed queue, two more threads) cost more than the write itself.
-            Attribute changes are not news (watchdog's own path drops them too)."""
-            if event.is_attrib or self.on_file is None:
+        def _tell(self, event: InotifyEvent) -> None:
+            """Straight to the watcher from the reader thread, for every event: so what
+            the reader has read is known to the watcher at once (``barrier``), and plain
+            file events skip watchdog's path (an event object, a delayed queue, two more
+            threads), which cost more than the write itself. Moves and folders still go
+            that way too (pairing, new watches)."""
+            kind = _event_kind(event)
+            if kind is None or self.on_path is None:
                 return
             with self._lock:
                 if not self.is_active:
                     return
                 path = self._build_event_source_path(event)
             if path is not None:
-                self.on_file(_file_event_kind(event), os.fsdecode(path))
+                self.on_path(kind, os.fsdecode(path), event.is_directory)
 
         def on_queue_overflow(self) -> None:
             super().on_queue_overflow()
@@ -209,11 +229,11 @@ if InotifyEmitter is not None:
 
     class _BoundedEmitter(InotifyEmitter):  # type: ignore[misc]
         def __init__(
-            self, *args: Any, on_lost: OnLost, on_file: OnFile | None, **kwargs: Any
+            self, *args: Any, on_lost: OnLost, on_path: OnPath | None, **kwargs: Any
         ) -> None:
             super().__init__(*args, **kwargs)
             self._on_lost = on_lost
-            self._on_file = on_file
+            self._on_path = on_path
 
         def on_thread_start(self) -> None:
             self._inotify = _BoundedGroup(
@@ -223,7 +243,7 @@ if InotifyEmitter is not None:
                 event_mask=self.get_event_mask_from_filter(),
                 follow_symlink=self.watch.follow_symlink,
                 on_lost=self._on_lost,
-                on_file=self._on_file,
+                on_path=self._on_path,
             )
 
         def queue_events(self, timeout: float, *, full_events: bool = False) -> None:
@@ -233,13 +253,82 @@ if InotifyEmitter is not None:
                 log.warning("the file watcher failed to list a new folder (%s)", err)
                 self._on_lost(f"the file watcher failed on a new folder ({type(err).__name__})")
 
+    def _whole(group: object) -> bool:
+        """Whether a watch group still watches its root and every folder below."""
+        return (
+            isinstance(group, _BoundedGroup)
+            and group.complete
+            and group.is_active
+            and group.path in group._active_callbacks_by_path
+        )
+
+    class _Barrier:
+        """Knows how far inotify's reader thread has read: ``wait`` makes a file named
+        by a new ticket in a private folder, watched by the same inotify instance (its
+        events come in one order), and waits until the reader has seen that name."""
+
+        def __init__(self, inotify_fd: InotifyFD, folder: Path) -> None:
+            self.folder = folder
+            self._issued = 0
+            self._seen = 0
+            self._broken = False
+            self._cond = threading.Condition()
+            folder.mkdir(parents=True, exist_ok=True)
+            for old in folder.iterdir():  # a crash's tickets
+                with contextlib.suppress(OSError):
+                    old.unlink()
+            inotify_fd.add_callback(
+                os.fsencode(folder), Mask(InotifyConstants.IN_CREATE), self, CallbackId(id(self))
+            )
+
+        def wait(self, timeout: float) -> bool:
+            with self._cond:
+                if self._broken:
+                    return False
+                self._issued += 1
+                ticket = self._issued
+            path = self.folder / f"{BARRIER_PREFIX}{ticket}"
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+                os.unlink(path)
+            except OSError:
+                return False
+            with self._cond:
+                return (
+                    self._cond.wait_for(lambda: self._seen >= ticket or self._broken, timeout)
+                    and not self._broken
+                )
+
+        def on_event(self, event: InotifyEvent) -> None:
+            name = os.fsdecode(event.name)
+            if event.is_create and name.startswith(BARRIER_PREFIX) and name[1:].isdigit():
+                with self._cond:
+                    self._seen = max(self._seen, int(name[1:]))
+                    self._cond.notify_all()
+
+        def on_watch_deleted(self, wd: Any) -> None:
+            with self._cond:
+                self._broken = True
+                self._cond.notify_all()
+
+        def on_queue_overflow(self) -> None:
+            pass  # the watch group tells on_lost
+
     class _BoundedObserver(BaseObserver):
-        def __init__(self, on_lost: OnLost, on_file: OnFile | None) -> None:
+        def __init__(
+            self, on_lost: OnLost, on_path: OnPath | None, barrier_dir: Path | None
+        ) -> None:
             self._inotify_fd = InotifyFD()
             self._inotify_fd.start()
             super().__init__(
-                _BoundedEmitter, inotify_fd=self._inotify_fd, on_lost=on_lost, on_file=on_file
+                _BoundedEmitter, inotify_fd=self._inotify_fd, on_lost=on_lost, on_path=on_path
             )
+            self._barrier: _Barrier | None = None
+            if barrier_dir is not None:
+                try:
+                    self._barrier = _Barrier(self._inotify_fd, barrier_dir)
+                except OSError as err:
+                    log.warning("no watcher barrier (%s): grep checks every file", err)
 
         def on_thread_stop(self) -> None:
             super().on_thread_stop()
@@ -249,6 +338,16 @@ if InotifyEmitter is not None:
         def healthy(self) -> bool:
             threads = [self, self._inotify_fd, *self.emitters]
             return all(t.is_alive() for t in threads)
+
+        def caught_up(self, timeout: float) -> bool:
+            """Whether every event of a change made before this call has been read and
+            told (``on_path``), and every folder is watched."""
+            if self._barrier is None or not self.healthy():
+                return False
+            groups = [getattr(e, "_inotify", None) for e in self.emitters]
+            if not groups or not all(_whole(g) for g in groups):
+                return False
+            return self._barrier.wait(timeout)
 
 
 # What the index needs to hear. Leaving out "opened" and "closed without writing" keeps
@@ -266,12 +365,14 @@ WATCHED_EVENTS: list[type[FileSystemEvent]] = [
 ]
 
 
-def _new_observer(on_lost: OnLost, on_file: OnFile | None) -> BaseObserver:
+def _new_observer(
+    on_lost: OnLost, on_path: OnPath | None, barrier_dir: Path | None
+) -> BaseObserver:
     if InotifyEmitter is None:
         from watchdog.observers import Observer
 
         return Observer()
-    return _BoundedObserver(on_lost, on_file)
+    return _BoundedObserver(on_lost, on_path, barrier_dir)
 
 
 class Supervisor:
@@ -279,9 +380,10 @@ class Supervisor:
 
     ``on_lost(reason)`` is told whenever events may have been missed (the observer
     died, restarted, could not start, or dropped events): the index reconciles then.
-    ``on_file(kind, path)``, when given, hears plain file events (created, written, closed,
-    deleted) straight from inotify's reader thread instead of ``handler`` (Linux);
-    moves and folders still come to ``handler``.
+    ``on_path(kind, path, is_folder)``, when given, hears every event at once from
+    inotify's reader thread (Linux); plain file events (created, written, closed,
+    deleted) come only there, moves and folders to ``handler`` as well.
+    ``barrier_dir``: a private folder for ``caught_up`` (see ``_Barrier``).
     """
 
     def __init__(
@@ -289,17 +391,27 @@ class Supervisor:
         root: Path,
         handler: FileSystemEventHandler,
         on_lost: OnLost,
-        on_file: OnFile | None = None,
+        on_path: OnPath | None = None,
+        barrier_dir: Path | None = None,
     ) -> None:
         self.root = root
         self.handler = handler
         self.on_lost = on_lost
-        self.on_file = on_file
+        self.on_path = on_path
+        self.barrier_dir = barrier_dir
         self.restarts = 0
         self.last_error: str | None = None
         self._observer: BaseObserver | None = None
         self._retry_at = 0.0
         self._lock = threading.Lock()
+
+    def caught_up(self, timeout: float) -> bool:
+        """Whether every change made before this call has been told (see ``on_path``),
+        with every folder watched; False when that cannot be known (no inotify, no
+        barrier, an observer down, a folder left unwatched, ``timeout`` seconds)."""
+        observer = self._observer
+        check = getattr(observer, "caught_up", None)
+        return bool(check(timeout)) if check is not None else False
 
     def start(self) -> None:
         """Start watching; on failure the state is "polling" and a retry is scheduled."""
@@ -309,7 +421,7 @@ class Supervisor:
     def _start_locked(self) -> None:
         observer: BaseObserver | None = None
         try:  # inotify_init itself may fail (fs.inotify.max_user_instances)
-            observer = _new_observer(self.on_lost, self.on_file)
+            observer = _new_observer(self.on_lost, self.on_path, self.barrier_dir)
             observer.schedule(
                 self.handler, str(self.root), recursive=True, event_filter=WATCHED_EVENTS
             )

@@ -55,10 +55,13 @@ _INDEXED_ONE = (
 class GrepPlan:
     """Files that may match a grep (``candidates``) and what the index saw of each
     indexed file (``indexed``: relpath -> (size, mtime_ns)); files not indexed, or
-    whose stat differs, must be read too."""
+    whose stat differs, must be read too. ``changed``, when known, holds every indexed
+    file that may differ from its row (the watcher vouches for the others, so they need
+    no stat); None: compare each file's stat."""
 
     candidates: set[str]
     indexed: dict[str, tuple[int, int]]
+    changed: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +227,8 @@ class IndexReads:
                 sql += f" AND instr({text}, ?) > 0"
                 params.append(query.literal)
         generation = self._db.generation  # before the snapshot: a cache never claims more
-        # No flush: a file with an append not indexed yet differs from its row, so it is read.
+        # No flush: a file with an append not indexed yet is read (its stat differs from its
+        # row, and it is in ``changed``: see ``NoteIndex.changed_since_indexed``).
         with self._db.read() as conn:
             try:
                 candidates = {p for (p,) in conn.execute(sql, params)}

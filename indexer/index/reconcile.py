@@ -57,6 +57,9 @@ class ReconcileStats:
     invalid: list[tuple[str, str, str]] = field(default_factory=list)
     seconds: float = 0.0
     changed: list[tuple[str, str]] = field(default_factory=list)  # (lang, path) synced
+    # (lang, path) -> whether it has other names (hard links), for each file whose stat
+    # was seen: edits through another name make no event the watcher hears
+    linked: dict[tuple[str, str], bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,7 @@ class VaultFile:
     rel: str
     size: int
     mtime_ns: int
+    linked: bool = False  # it has other names (hard links)
 
 
 def is_note_path(rel: str) -> bool:
@@ -108,9 +112,10 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
             if is_text_name(name) and (not name.startswith(".") or name == OVERVIEW_FILE):
                 try:
                     size, mtime_ns = entry.signature()
+                    linked = entry.hard_linked()
                 except OSError:
                     continue
-                yield VaultFile(lang, entry.rel, size, mtime_ns)
+                yield VaultFile(lang, entry.rel, size, mtime_ns, linked)
 
 
 def _is_assets(name: str) -> bool:
@@ -189,6 +194,7 @@ def sync_file(
     """Make the row of ``lang``/``rel`` match the disk: upsert, touch, remove or nothing."""
     old = conn.execute(_SELECT_OLD, (lang, rel)).fetchone()
     got = read_note(workspace, lang, rel) if is_note_path(rel) else None
+    stats.linked[(lang, rel)] = got is not None and got[1].st_nlink > 1
     if got is None:
         if old is not None:
             delete_row(conn, old)
@@ -249,6 +255,7 @@ def reconcile_all(
     for lang in vault_langs(workspace):
         for f in walk_notes(workspace, lang):
             stats.scanned += 1
+            stats.linked[(f.lang, f.rel)] = f.linked
             old = known.pop((f.lang, f.rel), None)
             if old == (f.size, f.mtime_ns):
                 stats.unchanged += 1
@@ -301,6 +308,7 @@ def _insert_batch(
         if got is None:
             continue
         data, info = got
+        stats.linked[(f.lang, f.rel)] = info.st_nlink > 1
         row = parse_note(data, f.rel)
         if row.problem:
             stats.invalid.append((f.lang, f.rel, row.problem))

@@ -12,6 +12,7 @@ commit, appends deferred until the next read of the index) and the reads
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable
@@ -32,6 +33,9 @@ __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileS
 ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
+# How long grep waits for the watcher to read what happened before it (then it stats
+# every file instead); the wait is a file created and read back, well under 1 ms idle.
+BARRIER_SECONDS = 0.5
 
 
 class NoteIndex:
@@ -54,8 +58,17 @@ class NoteIndex:
         # ``flush_delay``: the least time an append waits for the background flush.
         self._tool = ToolChanges(self._sync_tool_changes, self._tell_all, min_delay=flush_delay)
         self._sync = ChangeSync(
-            workspace, self._db, self._tool, mark_behind=self.mark_behind, tell=self._tell
+            workspace,
+            self._db,
+            self._tool,
+            mark_behind=self.mark_behind,
+            tell=self._tell,
+            seen_links=self._seen_links,
         )
+        # Files with other names (hard links): edits through those make no event here,
+        # so grep never takes the watcher's word for them (``changed_since_indexed``).
+        self._linked: set[Key] = set()
+        self._linked_lock = threading.Lock()
         self._reads = IndexReads(self._db, flush=self._tool.flush, partial=lambda: self.partial)
 
     @property
@@ -150,11 +163,22 @@ class NoteIndex:
         stats = reconcile.reconcile_all(
             self._db.write, self.workspace, stop=self._stopping.is_set, progress=progress
         )
+        with self._linked_lock:  # every file was seen: the whole set
+            self._linked = {key for key, linked in stats.linked.items() if linked}
         self._db.set_state("last_reconcile", reconcile.now_iso())
         self._db.set_state("reconcile_running", "0")
         self._tell(stats, "reconcile")  # before ``ready``: a listener waiting for it
         self._ready.set()  # has heard every change of the start-up reconcile
         return stats
+
+    def _seen_links(self, stats: ReconcileStats) -> None:
+        """Files synced one by one: what their stat said of their other names."""
+        with self._linked_lock:
+            for key, linked in stats.linked.items():
+                if linked:
+                    self._linked.add(key)
+                else:
+                    self._linked.discard(key)
 
     def _tell(self, stats: ReconcileStats, source: str) -> None:
         """Tell the change listeners what changed; their failure is logged, never raised."""
@@ -229,8 +253,40 @@ class NoteIndex:
         return self._reads.search_any(lang, keywords, limit, path)
 
     def grep_plan(self, lang: str, pattern: str, fixed: bool, ignore_case: bool) -> GrepPlan | None:
-        """Candidate files for a grep, or None when every file must be read."""
-        return self._reads.grep_plan(lang, pattern, fixed, ignore_case)
+        """Candidate files for a grep, or None when every file must be read. What may
+        have changed is asked before the plan reads the index (see ``changed_since``)."""
+        changed = self.changed_since_indexed(lang)
+        plan = self._reads.grep_plan(lang, pattern, fixed, ignore_case)
+        if plan is None or changed is None:
+            return plan
+        return dataclasses.replace(plan, changed=changed)
+
+    def changed_since_indexed(self, lang: str) -> frozenset[str] | None:
+        """The files of ``lang`` that may differ from their rows in a snapshot of the
+        index taken after this call: those the watcher saw change and has not applied
+        yet, and appends not flushed. None when the watcher cannot vouch for the rest:
+        not caught up with disk (start-up, lost events), no inotify, a folder changing,
+        a folder left unwatched, or a linked vault (inotify does not see through it).
+        Hard-linked files are always in the set: edits through another name make no
+        event here (a link made from outside after the file was indexed is not known
+        until the next reconcile).
+
+        The watcher's barrier comes first: every change made before this call is then
+        either applied (so a later snapshot holds it) or in the set returned."""
+        watcher, keeper = self._watcher, self._keeper
+        if watcher is None or keeper is None or not self.ready or keeper.partial:
+            return None
+        vault = self.workspace.vault_dir(lang)
+        if vault.is_symlink() or vault.parent.is_symlink():
+            return None
+        if not watcher.caught_up(BARRIER_SECONDS):
+            return None
+        pending = watcher.pending(lang)
+        if pending is None or keeper.partial:
+            return None
+        with self._linked_lock:
+            linked = {rel for key_lang, rel in self._linked if key_lang == lang}
+        return frozenset(pending | linked | self._tool.unflushed(lang))
 
     def folder_notes(self, lang: str, folder: str) -> dict[str, IndexedNote]:
         """The indexed notes directly inside ``folder`` (its summary included)."""

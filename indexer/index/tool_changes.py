@@ -11,7 +11,9 @@ same on any file. The pending files are indexed by a background flush, at most
 ``delay`` after the append, the delay growing with what the last flush cost (so
 flushing never takes more than about a tenth of a CPU), and by anything that reads
 the index first (``flush``), so a search right after an append finds its text. grep
-needs no flush: a file whose size or mtime differ from its row is read anyway.
+needs no flush: a file whose size or mtime differ from its row is read anyway, and
+``unflushed`` names the files whose rows lack an append (grep reads those too when it
+takes the watcher's word for the rest).
 
 Each pending append keeps the etag the tool left: when the file holds other bytes by
 the time it is indexed, someone changed it outside the tools meanwhile, and the change
@@ -61,6 +63,7 @@ class ToolChanges:
         self._writes_done = 0
         self._commit_lock = threading.Lock()  # held by the leader of a group commit
         self._appends: dict[Key, str | None] = {}
+        self._flushing: dict[Key, str | None] = {}  # taken by a flush, not committed yet
         self._appends_queued = 0
         self._appends_done = 0
         self._flush_lock = threading.Lock()
@@ -103,6 +106,12 @@ class ToolChanges:
         with self._queue_lock:
             return key in self._appends
 
+    def unflushed(self, lang: str) -> set[str]:
+        """The files of ``lang`` appended to whose rows do not hold the append yet."""
+        with self._queue_lock:
+            keys = [*self._appends, *self._flushing]
+        return {path for key_lang, path in keys if key_lang == lang}
+
     def flush(self) -> None:
         """Index every append made so far (returns at once when there is none)."""
         wanted = self._appends_queued
@@ -114,9 +123,14 @@ class ToolChanges:
                 return  # another flush covered ours while we waited
             with self._queue_lock:
                 batch, self._appends = self._appends, {}
+                self._flushing = batch
                 upto = self._appends_queued
-            if batch:
-                told = self._sync(batch)
+            try:
+                if batch:
+                    told = self._sync(batch)
+            finally:
+                with self._queue_lock:
+                    self._flushing = {}
             self._appends_done = upto
         if told:
             self._tell(told)

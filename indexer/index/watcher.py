@@ -47,6 +47,7 @@ class VaultWatcher:
         on_lost: OnLost | None = None,
     ) -> None:
         self.root = workspace.languages_dir
+        self._barrier_dir = workspace.state_dir / "watch"
         self._prefix = str(self.root).rstrip("/") + "/"
         self._apply = apply
         self._on_lost: OnLost = on_lost or (lambda reason: None)
@@ -54,6 +55,7 @@ class VaultWatcher:
         self._max_delay = max_delay
         self._files: Changes = set()
         self._folders: Changes = set()
+        self._applying: tuple[Changes, Changes] = (set(), set())  # taken, not applied yet
         self._first = 0.0
         self._last = 0.0
         self._cond = threading.Condition()
@@ -65,7 +67,9 @@ class VaultWatcher:
         """Watch (see ``observer.Supervisor``: a watcher that cannot start, or dies, is
         restarted; meanwhile ``on_lost`` has the index reconcile)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        self._observer = Supervisor(self.root, _Handler(self), self._on_lost, self.file_changed)
+        self._observer = Supervisor(
+            self.root, _Handler(self), self._on_lost, self.path_changed, self._barrier_dir
+        )
         self._observer.start()
         self._thread = threading.Thread(target=self._run, name="index-watcher", daemon=True)
         self._thread.start()
@@ -88,27 +92,41 @@ class VaultWatcher:
             paths.append(event.dest_path)
         found = []
         for raw in paths:
-            where = self._sorted(kind, raw if isinstance(raw, str) else raw.decode(), event)
+            raw_path = raw if isinstance(raw, str) else raw.decode()
+            where = self._sorted(kind, raw_path, event.is_directory)
             if where is not None:
                 found.append(where)
         self._add(found)
 
-    def file_changed(self, kind: str, raw: str) -> None:
-        """A file was ``created``, ``modified``, ``closed`` or ``deleted`` (told from
-        inotify's reader thread)."""
-        where = self._sorted(kind, raw, None)
+    def path_changed(self, kind: str, raw: str, is_folder: bool) -> None:
+        """An event as inotify's reader thread reads it: ``kind`` as watchdog names it."""
+        where = self._sorted(kind, raw, is_folder)
         if where is not None:
             self._add([where])
 
-    def _sorted(
-        self, kind: str, raw: str, event: FileSystemEvent | None
-    ) -> tuple[bool, str, str] | None:
+    def caught_up(self, timeout: float = 0.5) -> bool:
+        """Whether every change made before this call is known: applied to the index,
+        or in ``pending`` (False when that cannot be known; see ``Supervisor``)."""
+        observer = self._observer
+        return observer is not None and observer.caught_up(timeout)
+
+    def pending(self, lang: str) -> set[str] | None:
+        """The files of ``lang`` changed on disk and not applied to the index yet; None
+        while a folder of it is (its files are not known one by one)."""
+        with self._cond:
+            files = self._files | self._applying[0]
+            folders = self._folders | self._applying[1]
+        if any(folder_lang == lang for folder_lang, _ in folders):
+            return None
+        return {rel for file_lang, rel in files if file_lang == lang}
+
+    def _sorted(self, kind: str, raw: str, is_folder: bool) -> tuple[bool, str, str] | None:
         """(is a folder, lang, rel) of a path the index must look at again, or None."""
         where = self._locate(raw)
         if where is None:
             return None
         lang, rel = where
-        if (event is not None and event.is_directory) or rel == "":
+        if is_folder or rel == "":
             if kind in _FOLDER_EVENTS and is_indexed_folder(rel):
                 return True, lang, rel
         elif kind in _FILE_EVENTS and is_note_path(rel):
@@ -165,10 +183,15 @@ class VaultWatcher:
                     self._cond.wait(due - now)
                 files, folders = self._files, self._folders
                 self._files, self._folders = set(), set()
+                self._applying = (files, folders)
             try:
                 self._apply(files, folders)
             except Exception:
                 log.exception("could not apply %d file change(s) to the index", len(files))
+                self._on_lost("the index could not take changes the watcher saw")
+            finally:
+                with self._cond:
+                    self._applying = (set(), set())
 
 
 class _Handler(FileSystemEventHandler):

@@ -4,7 +4,8 @@ note counts by walking the vaults).
 None of them takes a file lock or changes anything; each opens its target through
 ``Sandbox.open`` (by folder descriptors) and reads within ``max_file_bytes``. ``grep``
 skips the files the index proves cannot match (``GrepPlan``; a file whose size or
-mtime differ from what the index saw is read anyway) and stops, ``truncated``, past its
+mtime differ from what the index saw, or that the watcher saw change, is read anyway)
+and stops, ``truncated``, past its
 time or byte budget. Split from ``vault`` (the facade the tools call, which also holds
 the writes) so that the read side is read in one place.
 """
@@ -34,10 +35,12 @@ GREP_MAX_BYTES = 256 << 20
 
 
 class GrepPlan(Protocol):
-    """What the index knows for ``grep``: files that may match, and what it indexed."""
+    """What the index knows for ``grep``: files that may match, what it indexed, and
+    (when the watcher knows) which indexed files may have changed since."""
 
     candidates: set[str]
     indexed: dict[str, tuple[int, int]]
+    changed: frozenset[str] | None
 
 
 GrepPlanner = Callable[[str, str, bool, bool], GrepPlan | None]
@@ -185,8 +188,16 @@ def note_counts(sandbox: Sandbox) -> dict[str, int]:
 
 def _vouched(plan: GrepPlan) -> SkipFile:
     """Whether the index vouches that a file holds no match: not a candidate, and with
-    the size and mtime it had when indexed (a file changed since is read)."""
-    candidates, indexed = plan.candidates, plan.indexed
+    the size and mtime it had when indexed (a file changed since is read). When the
+    watcher knows which files changed (``plan.changed``), the others need no stat: the
+    stat of every file was most of a grep's time."""
+    candidates, indexed, changed = plan.candidates, plan.indexed, plan.changed
+    if changed is not None:
+
+        def unchanged(rel: str, entry: os.DirEntry[str]) -> bool:
+            return rel in indexed and rel not in candidates and rel not in changed
+
+        return unchanged
 
     def skip(rel: str, entry: os.DirEntry[str]) -> bool:
         seen = indexed.get(rel)

@@ -63,6 +63,11 @@ class FileEntry:
         info = self.entry.stat(follow_symlinks=False)
         return info.st_size, info.st_mtime_ns
 
+    def hard_linked(self) -> bool:
+        """Whether the file has other names (edits through them make no event here)."""
+        assert self.entry is not None, "a folder has no links"
+        return self.entry.stat(follow_symlinks=False).st_nlink > 1
+
     def read_text(self, max_bytes: int) -> str | None:
         """The file's UTF-8 text, or None (gone, now a link or FIFO, too big, not text)."""
         return read_text_at(self.dir_fd, self.name, max_bytes)
