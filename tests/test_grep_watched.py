@@ -158,7 +158,7 @@ def test_a_linked_vault_is_never_vouched_for(ws: Workspace, live: tuple[NoteInde
     ws.vault_dir("en").symlink_to(real)
     _start(index)
     assert index.changed_since_indexed("en") is None
-    (real / "a.md").write_text("linked omega\n")  # inotify sees nothing of this
+    (real / "a.md").write_text("linked omega\n")  # read: its stat is compared
     assert vault.grep("en", "omega", fixed=True)["matches"][0]["path"] == "a.md"
 
 

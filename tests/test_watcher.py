@@ -214,3 +214,38 @@ def test_the_watcher_sorts_direct_file_events_like_watchdog_events(ws: Workspace
     watcher.path_changed("modified", vault, False)  # written, not created: nothing to re-sync
     assert watcher._files == {("en", "a.md"), ("en", "memories/n.txt")}
     assert watcher._folders == {("en", "")}
+
+
+def test_a_linked_vault_is_watched_through_its_link_and_followed_when_relinked(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    """An operator may link ``<lang>/vault`` elsewhere (the sandbox follows it): edits
+    there are seen, and a link pointed at another folder is followed."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for real in (first, second):
+        (real / "sub").mkdir(parents=True)
+    (first / "a.md").write_text("apricot in the first\n")
+    (second / "b.md").write_text("blueberry in the second\n")
+    link = ws.vault_dir("en")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(first)
+    index = NoteIndex(ws, debounce=0.02)
+    index.open()
+    index.start_background()
+    try:
+        eventually(lambda: index.ready, "the start-up reconcile")
+        assert hits(index, "apricot") == ["a.md"]
+        (first / "sub" / "new.md").write_text("cranberry added behind the link\n")
+        eventually(lambda: hits(index, "cranberry") == ["sub/new.md"], "a note in the target")
+        temp = link.with_name("vault.new")
+        temp.symlink_to(second)
+        os.replace(temp, link)  # pointed elsewhere at once, as `ln -sfn` does
+        eventually(lambda: hits(index, "blueberry") == ["b.md"], "the new target's notes")
+        assert hits(index, "apricot") == [] and hits(index, "cranberry") == []
+        (second / "sub" / "late.md").write_text("damson in the second\n")
+        eventually(lambda: hits(index, "damson") == ["sub/late.md"], "an edit in the new target")
+        (first / "c.md").write_text("elderberry in the old target\n")
+        time.sleep(0.3)
+        assert hits(index, "elderberry") == []  # the old target is not watched any more
+    finally:
+        index.close()

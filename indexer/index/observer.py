@@ -70,6 +70,14 @@ except (ImportError, OSError):  # not Linux: watchdog's own observer, unbounded
     InotifyEmitter = None  # type: ignore[assignment,misc]
 
 
+def _folder(entry: os.DirEntry[bytes], linked_ok: bool) -> bool:
+    """A folder to watch; a link to one only where the sandbox follows it (``linked_ok``:
+    a lang folder or its vault folder, which an operator may link elsewhere)."""
+    if entry.is_dir(follow_symlinks=False):
+        return True
+    return linked_ok and entry.is_symlink() and entry.is_dir()
+
+
 def _wanted(parts: list[bytes]) -> bool:
     """Whether a folder (its parts below the languages folder) may hold notes."""
     depth = len(parts)
@@ -144,7 +152,7 @@ if InotifyEmitter is not None:
                 folder, above = stack.pop()
                 try:
                     with os.scandir(folder) as entries:
-                        names = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+                        names = [e.name for e in entries if _folder(e, len(above) < 2)]
                 except OSError:
                     continue
                 for name in names:
@@ -159,8 +167,11 @@ if InotifyEmitter is not None:
                     stack.append((child, child_parts))
 
         def _add_callback(self, path: bytes) -> None:
+            mask = self.event_mask
+            if os.path.islink(path):  # an operator's linked lang or vault folder: its target
+                mask = Mask(mask & ~InotifyConstants.IN_DONT_FOLLOW)
             try:
-                wd = self._inotify_fd.add_callback(path, self.event_mask, self._callback, self._id)
+                wd = self._inotify_fd.add_callback(path, mask, self._callback, self._id)
             except OSError as err:
                 if path == self.path:
                     raise
@@ -200,12 +211,42 @@ if InotifyEmitter is not None:
             try:
                 if self.on_path is not None:
                     self._tell(event)
-                    if _plain_file_event(event):
-                        return  # watchdog's path would only tell the same, later
+                relinked = self._relinked(event)
+                if relinked is not None:
+                    self._watch_again(relinked)
+                if self.on_path is not None and _plain_file_event(event):
+                    return  # watchdog's path would only tell the same, later
                 super().on_event(event)
             except Exception as err:  # the reader thread must not die
                 log.warning("the file watcher failed on an event (%s); reconciling", err)
                 self.on_lost(f"the file watcher failed on an event ({type(err).__name__})")
+
+        def _relinked(self, event: InotifyEvent) -> bytes | None:
+            """The path of a lang or vault folder's link that was made, removed or moved
+            (it is not a folder to watchdog, which adds no watch for it), or None."""
+            if event.is_directory or not (
+                event.is_create or event.is_delete or event.is_moved_from or event.is_moved_to
+            ):
+                return None
+            with self._lock:
+                path = self._build_event_source_path(event)
+            parts = None if path is None else self._parts(path)
+            if parts is None or not 1 <= len(parts) <= 2 or not _wanted(parts):
+                return None
+            return path
+
+        def _watch_again(self, path: bytes) -> None:
+            """Drop the watches at and below ``path``, and watch what it leads to now."""
+            prefix = path + b"/"
+            with self._lock:
+                stale = [
+                    wd
+                    for watched, wd in self._active_callbacks_by_path.items()
+                    if watched == path or watched.startswith(prefix)
+                ]
+                self._remove_callbacks(stale)
+                if os.path.isdir(path):
+                    self._add_all_callbacks(path)
 
         def _tell(self, event: InotifyEvent) -> None:
             """Straight to the watcher from the reader thread, for every event: so what
