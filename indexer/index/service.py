@@ -22,6 +22,7 @@ from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
 from indexer.index.connections import Connections
 from indexer.index.keeper import Keeper
+from indexer.index.local_fs import LocalFolders
 from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
@@ -69,6 +70,7 @@ class NoteIndex:
         # so grep never takes the watcher's word for them (``changed_since_indexed``).
         self._linked: set[Key] = set()
         self._linked_lock = threading.Lock()
+        self._local = LocalFolders()
         self._reads = IndexReads(self._db, flush=self._tool.flush, partial=lambda: self.partial)
 
     @property
@@ -266,7 +268,8 @@ class NoteIndex:
         index taken after this call: those the watcher saw change and has not applied
         yet, and appends not flushed. None when the watcher cannot vouch for the rest:
         not caught up with disk (start-up, lost events), no inotify, a folder changing,
-        a folder left unwatched, or a linked vault (inotify does not see through it).
+        a folder left unwatched, a linked vault (a link can change under it), or a vault
+        not on a local file system (``local_fs``: another machine's edits make no event).
         Hard-linked files are always in the set: edits through another name make no
         event here (a link made from outside after the file was indexed is not known
         until the next reconcile).
@@ -277,7 +280,7 @@ class NoteIndex:
         if watcher is None or keeper is None or not self.ready or keeper.partial:
             return None
         vault = self.workspace.vault_dir(lang)
-        if vault.is_symlink() or vault.parent.is_symlink():
+        if vault.is_symlink() or vault.parent.is_symlink() or not self._local.is_local(vault):
             return None
         if not watcher.caught_up(BARRIER_SECONDS):
             return None
