@@ -249,3 +249,27 @@ def test_a_linked_vault_is_watched_through_its_link_and_followed_when_relinked(
         assert hits(index, "elderberry") == []  # the old target is not watched any more
     finally:
         index.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="inotify")
+def test_the_barrier_answers_at_once_and_no_once_its_folder_is_gone(tmp_path: Path) -> None:
+    from watchdog.observers.inotify_c import InotifyFD
+
+    from indexer.index.barrier import Barrier
+
+    reader = InotifyFD()
+    reader.start()
+    try:
+        folder = tmp_path / "watch"
+        folder.mkdir()
+        (folder / "b7").write_text("")  # a crash's ticket is removed
+        barrier = Barrier(reader, folder)
+        assert list(folder.iterdir()) == []
+        started = time.monotonic()
+        assert all(barrier.wait(5) for _ in range(20))
+        assert time.monotonic() - started < 2 and list(folder.iterdir()) == []
+        folder.rmdir()
+        assert barrier.wait(0.5) is False
+    finally:
+        reader.stop()
+        reader.join()

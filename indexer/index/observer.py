@@ -52,20 +52,15 @@ OnLost = Callable[[str], None]
 # (kind as watchdog names it: "created", "modified", "closed", "deleted", "moved"; the
 # path; whether it is a folder)
 OnPath = Callable[[str, str, bool], None]
-BARRIER_PREFIX = "b"
 # Folder levels below the languages folder that may hold notes: <lang>/vault/... .
 WATCH_DEPTH = 2 + MAX_DEPTH - 1
 RETRY_SECONDS = 60.0
 
 try:
     from watchdog.observers.inotify import InotifyEmitter, InotifyWatchGroup
-    from watchdog.observers.inotify_c import (
-        CallbackId,
-        InotifyConstants,
-        InotifyEvent,
-        InotifyFD,
-        Mask,
-    )
+    from watchdog.observers.inotify_c import InotifyConstants, InotifyEvent, InotifyFD, Mask
+
+    from indexer.index.barrier import Barrier
 except (ImportError, OSError):  # not Linux: watchdog's own observer, unbounded
     InotifyEmitter = None  # type: ignore[assignment,misc]
 
@@ -303,58 +298,6 @@ if InotifyEmitter is not None:
             and group.path in group._active_callbacks_by_path
         )
 
-    class _Barrier:
-        """Knows how far inotify's reader thread has read: ``wait`` makes a file named
-        by a new ticket in a private folder, watched by the same inotify instance (its
-        events come in one order), and waits until the reader has seen that name."""
-
-        def __init__(self, inotify_fd: InotifyFD, folder: Path) -> None:
-            self.folder = folder
-            self._issued = 0
-            self._seen = 0
-            self._broken = False
-            self._cond = threading.Condition()
-            folder.mkdir(parents=True, exist_ok=True)
-            for old in folder.iterdir():  # a crash's tickets
-                with contextlib.suppress(OSError):
-                    old.unlink()
-            inotify_fd.add_callback(
-                os.fsencode(folder), Mask(InotifyConstants.IN_CREATE), self, CallbackId(id(self))
-            )
-
-        def wait(self, timeout: float) -> bool:
-            with self._cond:
-                if self._broken:
-                    return False
-                self._issued += 1
-                ticket = self._issued
-            path = self.folder / f"{BARRIER_PREFIX}{ticket}"
-            try:
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
-                os.unlink(path)
-            except OSError:
-                return False
-            with self._cond:
-                return (
-                    self._cond.wait_for(lambda: self._seen >= ticket or self._broken, timeout)
-                    and not self._broken
-                )
-
-        def on_event(self, event: InotifyEvent) -> None:
-            name = os.fsdecode(event.name)
-            if event.is_create and name.startswith(BARRIER_PREFIX) and name[1:].isdigit():
-                with self._cond:
-                    self._seen = max(self._seen, int(name[1:]))
-                    self._cond.notify_all()
-
-        def on_watch_deleted(self, wd: Any) -> None:
-            with self._cond:
-                self._broken = True
-                self._cond.notify_all()
-
-        def on_queue_overflow(self) -> None:
-            pass  # the watch group tells on_lost
-
     class _BoundedObserver(BaseObserver):
         def __init__(
             self, on_lost: OnLost, on_path: OnPath | None, barrier_dir: Path | None
@@ -364,10 +307,10 @@ if InotifyEmitter is not None:
             super().__init__(
                 _BoundedEmitter, inotify_fd=self._inotify_fd, on_lost=on_lost, on_path=on_path
             )
-            self._barrier: _Barrier | None = None
+            self._barrier: Barrier | None = None
             if barrier_dir is not None:
                 try:
-                    self._barrier = _Barrier(self._inotify_fd, barrier_dir)
+                    self._barrier = Barrier(self._inotify_fd, barrier_dir)
                 except OSError as err:
                     log.warning("no watcher barrier (%s): grep checks every file", err)
 
@@ -424,7 +367,7 @@ class Supervisor:
     ``on_path(kind, path, is_folder)``, when given, hears every event at once from
     inotify's reader thread (Linux); plain file events (created, written, closed,
     deleted) come only there, moves and folders to ``handler`` as well.
-    ``barrier_dir``: a private folder for ``caught_up`` (see ``_Barrier``).
+    ``barrier_dir``: a private folder for ``caught_up`` (see ``barrier.Barrier``).
     """
 
     def __init__(
