@@ -52,16 +52,19 @@ class LocalFolders:
         self._lock = threading.Lock()
 
     def is_local(self, folder: Path) -> bool:
-        real = os.path.realpath(folder)
+        """Whether ``folder`` (links followed) is on a local file system type; its real
+        path and the mount table are read again once the last answer is a minute old."""
+        key = str(folder)
         now = time.monotonic()
         with self._lock:
-            known = self._known.get(real)
+            known = self._known.get(key)
         if known is not None and now - known[0] < RECHECK_SECONDS:
             return known[1]
         try:
+            real = os.path.realpath(folder)
             local = mount_type(self._mountinfo.read_text(), real) in LOCAL_TYPES
         except OSError:
             local = False  # not Linux, or no /proc: nothing is known
         with self._lock:
-            self._known[real] = (now, local)
+            self._known[key] = (now, local)
         return local

@@ -204,11 +204,12 @@ if InotifyEmitter is not None:
             if _own_temp_file(event):
                 return
             try:
-                if self.on_path is not None:
-                    self._tell(event)
-                relinked = self._relinked(event)
-                if relinked is not None:
-                    self._watch_again(relinked)
+                with self._lock:
+                    path = self._build_event_source_path(event) if self.is_active else None
+                if path is not None:
+                    self._tell(event, path)
+                    if self._relinked(event, path):
+                        self._watch_again(path)
                 if self.on_path is not None and _plain_file_event(event):
                     return  # watchdog's path would only tell the same, later
                 super().on_event(event)
@@ -216,19 +217,15 @@ if InotifyEmitter is not None:
                 log.warning("the file watcher failed on an event (%s); reconciling", err)
                 self.on_lost(f"the file watcher failed on an event ({type(err).__name__})")
 
-        def _relinked(self, event: InotifyEvent) -> bytes | None:
-            """The path of a lang or vault folder's link that was made, removed or moved
-            (it is not a folder to watchdog, which adds no watch for it), or None."""
+        def _relinked(self, event: InotifyEvent, path: bytes) -> bool:
+            """Whether ``path`` is a lang or vault folder's link that was made, removed or
+            moved (not a folder to watchdog, which adds no watch for it)."""
             if event.is_directory or not (
                 event.is_create or event.is_delete or event.is_moved_from or event.is_moved_to
             ):
-                return None
-            with self._lock:
-                path = self._build_event_source_path(event)
-            parts = None if path is None else self._parts(path)
-            if parts is None or not 1 <= len(parts) <= 2 or not _wanted(parts):
-                return None
-            return path
+                return False
+            parts = self._parts(path)
+            return parts is not None and 1 <= len(parts) <= 2 and _wanted(parts)
 
         def _watch_again(self, path: bytes) -> None:
             """Drop the watches at and below ``path``, and watch what it leads to now."""
@@ -243,20 +240,14 @@ if InotifyEmitter is not None:
                 if os.path.isdir(path):
                     self._add_all_callbacks(path)
 
-        def _tell(self, event: InotifyEvent) -> None:
+        def _tell(self, event: InotifyEvent, path: bytes) -> None:
             """Straight to the watcher from the reader thread, for every event: so what
             the reader has read is known to the watcher at once (``barrier``), and plain
             file events skip watchdog's path (an event object, a delayed queue, two more
             threads), which cost more than the write itself. Moves and folders still go
             that way too (pairing, new watches)."""
             kind = _event_kind(event)
-            if kind is None or self.on_path is None:
-                return
-            with self._lock:
-                if not self.is_active:
-                    return
-                path = self._build_event_source_path(event)
-            if path is not None:
+            if kind is not None and self.on_path is not None:
                 self.on_path(kind, os.fsdecode(path), event.is_directory)
 
         def on_queue_overflow(self) -> None:

@@ -57,8 +57,9 @@ class ReconcileStats:
     invalid: list[tuple[str, str, str]] = field(default_factory=list)
     seconds: float = 0.0
     changed: list[tuple[str, str]] = field(default_factory=list)  # (lang, path) synced
-    # (lang, path) -> whether it has other names (hard links), for each file whose stat
-    # was seen: edits through another name make no event the watcher hears
+    # (lang, path) -> whether it has other names (hard links), for each file synced (a
+    # whole pass names only the linked ones: it replaces the set): edits through another
+    # name make no event the watcher hears
     linked: dict[tuple[str, str], bool] = field(default_factory=dict)
 
 
@@ -255,7 +256,8 @@ def reconcile_all(
     for lang in vault_langs(workspace):
         for f in walk_notes(workspace, lang):
             stats.scanned += 1
-            stats.linked[(f.lang, f.rel)] = f.linked
+            if f.linked:  # the others are not kept: the whole set is replaced after
+                stats.linked[(f.lang, f.rel)] = True
             old = known.pop((f.lang, f.rel), None)
             if old == (f.size, f.mtime_ns):
                 stats.unchanged += 1

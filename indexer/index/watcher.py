@@ -104,7 +104,7 @@ class VaultWatcher:
         if where is not None:
             self._add([where])
 
-    def caught_up(self, timeout: float = 0.5) -> bool:
+    def caught_up(self, timeout: float) -> bool:
         """Whether every change made before this call is known: applied to the index,
         or in ``pending`` (False when that cannot be known; see ``Supervisor``)."""
         observer = self._observer
