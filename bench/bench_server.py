@@ -17,7 +17,7 @@ from typing import Any
 
 from fastmcp import Client
 
-from bench.index_search import QUIET
+from bench.vault_queries import QUIET
 
 
 class Server:

@@ -25,7 +25,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import signal
 import sqlite3
 import statistics
@@ -41,12 +40,8 @@ if __package__ in (None, ""):  # run as a script (bench/__main__.py does that)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.gen_vault import generate, vault_bytes
+from bench.vault_queries import QUIET, pick_queries, rg_time
 
-QUIET = {
-    "FASTMCP_SHOW_SERVER_BANNER": "false",
-    "FASTMCP_CHECK_FOR_UPDATES": "off",
-    "FASTMCP_LOG_LEVEL": "ERROR",
-}
 _FM = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 
@@ -140,55 +135,6 @@ def floor_walk(vault: Path) -> float:
     return time.perf_counter() - started
 
 
-# -- picking queries -------------------------------------------------------------------
-
-
-def pick_queries(vault: Path, sample: int = 3000) -> dict[str, str]:
-    """Deterministic query words with a realistic document frequency."""
-    files = sorted(str(p) for p in vault.rglob("*.md"))[
-        :: max(1, len(list(vault.rglob("*.md"))) // sample)
-    ]
-    texts = [Path(f).read_text(encoding="utf-8") for f in files]
-    words: dict[str, int] = {}
-    cjk2: dict[str, int] = {}
-    cjk4: dict[str, int] = {}
-    thai3: dict[str, int] = {}
-    thai6: dict[str, int] = {}
-    for text in texts:
-        body = text.split("\n---\n", 1)[-1]
-        for w in set(re.findall(r"[a-z]{6,}", body)):
-            words[w] = words.get(w, 0) + 1
-        for run in re.findall(r"[\u4e00-\u9fff]{2,}", body):
-            if len(run) >= 2:
-                cjk2[run[:2]] = cjk2.get(run[:2], 0) + 1
-            if len(run) >= 4:
-                cjk4[run[:4]] = cjk4.get(run[:4], 0) + 1
-        for run in re.findall(r"[\u0e01-\u0e4e]{3,}", body):
-            thai3[run[:3]] = thai3.get(run[:3], 0) + 1
-            if len(run) >= 6:
-                thai6[run[:6]] = thai6.get(run[:6], 0) + 1
-    n = len(texts)
-
-    def near(counts: dict[str, int], share: float) -> str:
-        return min(sorted(counts), key=lambda w: abs(counts[w] / n - share))
-
-    english = near(words, 0.02)
-    pairs = (re.search(rf"\b{english} ([a-z]{{6,}})\b", t) for t in texts)
-    after = next((m for m in pairs if m), None)
-    phrase = f'"{english} {after.group(1)}"' if after else f'"{english}"'
-    # A selective literal: a note's slug, found in the few notes that link to it.
-    middle = sorted(vault.rglob("*.md"))[len(files) // 2].stem
-    return {
-        "rare": middle,
-        "english": english,
-        "phrase": phrase,
-        "cjk2": near(cjk2, 0.01),
-        "cjk4": near(cjk4, 0.002),
-        "thai3": near(thai3, 0.01),
-        "thai6": near(thai6, 0.002),
-    }
-
-
 # -- through the server ----------------------------------------------------------------
 
 
@@ -277,23 +223,6 @@ async def through_mcp(url: str, vault: Path, queries: dict[str, str], rounds: in
         out["edit"] = edits
         out["write_search"] = writes
     return out
-
-
-def rg_time(vault: Path, literal: str, runs: int = 5) -> tuple[float | None, int]:
-    if shutil.which("rg") is None:
-        return None, 0
-    samples = []
-    count = 0
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        done = subprocess.run(
-            ["rg", "-F", "--no-heading", "-n", literal, str(vault)],
-            capture_output=True,
-            text=True,
-        )
-        samples.append(time.perf_counter() - t0)
-        count = len(done.stdout.splitlines())
-    return statistics.median(samples), count
 
 
 def vm_hwm(pid: int) -> int:

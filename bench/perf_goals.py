@@ -45,7 +45,7 @@ from fastmcp import Client
 
 from bench.bench_server import Server, p50, ratio, serving, timed, wait_quiet, wait_ready
 from bench.gen_vault import generate
-from bench.index_search import pick_queries, rg_time
+from bench.vault_queries import pick_queries, rg_time
 
 ROUND = 20
 NOTE = "# Bench note\n\n" + ("Lorem ipsum dolor sit amet, consectetur adipiscing. " * 40)[:2000]

@@ -31,7 +31,8 @@ if __package__ in (None, ""):  # run as a script (bench/__main__.py does that)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench.gen_vault import generate
-from bench.index_search import pick_queries, start_server
+from bench.index_search import start_server
+from bench.vault_queries import pick_queries
 
 ROUND = 10
 
