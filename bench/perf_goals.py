@@ -17,7 +17,9 @@ own start and its import of what serving needs (fastmcp's server, the MCP SDK, u
    call the server needs per event (``append(create=False)`` on the day file), for
    the client change this bench recommends.
 4. search and grep at N notes: p50 of words, a phrase, 2- and 4-character CJK and
-   Thai queries beside ``echo``; grep of a selective literal beside ``rg -F``.
+   Thai queries beside ``echo``, each followed by SQLite's own top 10 by BM25 of that
+   query (read-only, after the server stopped; its ratio is the search's to echo plus
+   it); grep of a selective literal beside ``rg -F``.
 5. start-up: exec to the URL file, and exec to the first tool answer, on an empty
    workspace and on the N-note one (index present: a restart; and without one); the
    ratio is to the import floor.
@@ -45,7 +47,7 @@ from fastmcp import Client
 
 from bench.bench_server import Server, p50, ratio, serving, timed, wait_quiet, wait_ready
 from bench.gen_vault import generate
-from bench.vault_queries import pick_queries, rg_time
+from bench.vault_queries import pick_queries, rg_time, sqlite_top10_ms
 
 ROUND = 20
 NOTE = "# Bench note\n\n" + ("Lorem ipsum dolor sit amet, consectetur adipiscing. " * 40)[:2000]
@@ -290,6 +292,12 @@ async def search_and_grep(
         figures[f"search_{kind}"] = value
         figure = f"search {label} p50 ms [{queries[kind]}]"
         rows.append((figure, f"{value:.2f}", ratio(value, echo), "<= 2x"))
+        # The floor under it: SQLite's own top 10 by BM25 (after the server stopped).
+        floor = sqlite_top10_ms(root / ".indexer" / "index.sqlite", queries[kind], rounds)
+        figures[f"sqlite_{kind}"] = floor
+        rows.append(
+            ("  SQLite alone: top 10 by BM25 ms", f"{floor:.2f}", ratio(value, echo + floor), "-")
+        )
     rg = statistics.median(rg_runs) if rg_runs else None
     grep_ms = p50(grep)
     figures["grep"] = grep_ms

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import time
@@ -79,3 +80,29 @@ def rg_time(vault: Path, literal: str, runs: int = 5) -> tuple[float | None, int
         samples.append(time.perf_counter() - t0)
         count = len(done.stdout.splitlines())
     return statistics.median(samples), count
+
+
+def sqlite_top10_ms(index: Path, query: str, runs: int) -> float:
+    """p50 ms of SQLite alone ranking ``query``'s top 10 by BM25 in ``index`` (read-only):
+    the floor under a search, which adds the title-first order, the total, the rows'
+    snippets and the MCP round trip."""
+    from indexer.index.query import parse_query  # the bench's only look inside the indexer
+    from indexer.index.schema import BM25_WEIGHTS
+
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    sql = (
+        f"SELECT rowid, bm25(notes_fts, {weights}) AS rank FROM notes_fts"
+        " WHERE notes_fts MATCH ? ORDER BY rank LIMIT 10"
+    )
+    match = parse_query(query).match
+    conn = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+    try:
+        conn.execute(sql, (match,)).fetchall()
+        times = []
+        for _ in range(runs):
+            began = time.perf_counter()
+            conn.execute(sql, (match,)).fetchall()
+            times.append(time.perf_counter() - began)
+    finally:
+        conn.close()
+    return statistics.median(times) * 1000
