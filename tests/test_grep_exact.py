@@ -87,7 +87,10 @@ def _brute_force(root: Path, regex: re.Pattern[str]) -> list[Match]:
             except UnicodeDecodeError:
                 continue
             rel = name if prefix == "." else f"{prefix}/{name}"
-            for number, line in enumerate(text.split("\n"), start=1):
+            lines = text.split("\n")
+            if not lines[-1]:
+                lines.pop()  # a final newline starts no line (grep and rg agree)
+            for number, line in enumerate(lines, start=1):
                 if regex.search(line):
                     found.append((rel, number, line))
     return sorted(found)

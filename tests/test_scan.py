@@ -100,3 +100,21 @@ def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
     long_line = "x" * 1000 + "needle" + "y" * 10
     (hit,) = LineMatcher("needle", fixed=True, ignore_case=False).matching_lines(long_line)
     assert hit == (1, long_line[:MAX_LINE_CHARS])
+
+
+@pytest.mark.parametrize("pattern", ["^$", "^", ".*", "x*", "$"])
+def test_no_line_after_the_last_newline(pattern: str) -> None:
+    """As grep and rg count lines: a final newline ends the last line (it starts none),
+    and an empty file has no line; an empty line before the end is one."""
+    matcher = LineMatcher(pattern, fixed=False, ignore_case=False)
+    every = pattern != "^$"
+    cases = {
+        "": [],
+        "a": [(1, "a")] if every else [],
+        "a\nb\n": [(1, "a"), (2, "b")] if every else [],
+        "a\n\n": [(1, "a"), (2, "")] if every else [(2, "")],
+        "\n": [(1, "")],
+        "a\r\n": [(1, "a\r")] if every else [],
+    }
+    for text, expected in cases.items():
+        assert list(matcher.matching_lines(text)) == expected, (pattern, text)

@@ -360,6 +360,9 @@ class LineMatcher:
             return
         if self._text is not None and self._text.search(text) is None:
             return
-        for number, line in enumerate(text.split("\n"), start=1):
+        lines = text.split("\n")
+        if not lines[-1]:
+            lines.pop()  # after a final newline (or in an empty file) there is no line
+        for number, line in enumerate(lines, start=1):
             if self._line.search(line) is not None:
                 yield number, line[:MAX_LINE_CHARS]
