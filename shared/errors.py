@@ -27,6 +27,10 @@ Each command-line tool maps this tree to exit codes in one place.
 
 from __future__ import annotations
 
+# The largest whole number an argument may hold: SQLite's INTEGER is 64-bit, and a larger
+# version, offset or limit would overflow there (an internal error, not a refusal).
+MAX_WHOLE_NUMBER = 2**63 - 1
+
 
 class VaultError(Exception):
     """Base of every vault-memory error; ``str(err)`` is ``"<code>: <message>"``."""

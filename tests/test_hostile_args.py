@@ -105,3 +105,41 @@ async def test_ten_thousand_tags_are_an_invalid_argument(rig: tuple[Client, Path
     assert str(info.value).startswith("invalid_argument: "), str(info.value)
     found = await client.call_tool("search", {"lang": "en", "query": "alpha", "tags": ["x"] * 50})
     assert found.structured_content is not None
+
+
+HUGE = 2**63  # one past SQLite's largest INTEGER
+# Each tool with a whole-number argument; the huge number goes into each one in turn.
+NUMBERS: list[tuple[str, dict[str, object], str]] = [
+    ("read", {"lang": "en", "path": "a.md"}, "version"),
+    ("read", {"lang": "en", "path": "a.md"}, "offset"),
+    ("read", {"lang": "en", "path": "a.md"}, "limit"),
+    ("diff", {"lang": "en", "path": "a.md", "from_version": 1}, "from_version"),
+    ("diff", {"lang": "en", "path": "a.md", "from_version": 1}, "to_version"),
+    ("restore", {"lang": "en", "path": "a.md"}, "version"),
+    ("history", {"lang": "en", "path": "a.md"}, "limit"),
+    ("search", {"lang": "en", "query": "alpha"}, "offset"),
+    ("search", {"lang": "en", "query": "alpha"}, "limit"),
+    ("find", {"lang": "en", "pattern": "**/*.md"}, "limit"),
+    ("grep", {"lang": "en", "pattern": "alpha"}, "limit"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "key"), NUMBERS)
+@pytest.mark.parametrize("number", [HUGE, -HUGE - 1, 10**22])
+async def test_a_number_sqlite_cannot_hold_is_an_invalid_argument(
+    rig: tuple[Client, Path], tool: str, args: dict[str, object], key: str, number: int
+) -> None:
+    """It used to overflow in SQLite (``internal``); now it is refused before the tool."""
+    client, root = rig
+    assert tool in {t.name for t in await client.list_tools()}
+    before = snapshot(root)
+    with pytest.raises(ToolError) as info:
+        await client.call_tool(tool, {**args, key: number})
+    assert str(info.value).startswith("invalid_argument: "), str(info.value)
+    assert f"'{key}'" in str(info.value) and "out of range" in str(info.value)
+    assert snapshot(root) == before
+    largest = {**args, key: 2**63 - 1}  # the largest that fits is the tool's to judge
+    judged = await client.call_tool(tool, largest, raise_on_error=False)
+    if judged.is_error:  # a refusal with its code (too big a limit, no such version)
+        text = judged.content[0].text  # type: ignore[union-attr]
+        assert text.split(":")[0] in {"invalid_argument", "not_found"}, text

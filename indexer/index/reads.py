@@ -24,7 +24,7 @@ from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
-from shared.errors import InvalidArgumentError
+from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError
 from shared.langs import check_lang, is_lang
 from shared.workspace import OVERVIEW_FILE
 
@@ -115,8 +115,10 @@ class IndexReads:
         check_lang(lang)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_LIMIT}")
-        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        if not isinstance(offset, int) or isinstance(offset, bool):
             raise InvalidArgumentError("offset must be a whole number ≥ 0")
+        if not 0 <= offset <= MAX_WHOLE_NUMBER:
+            raise InvalidArgumentError(f"offset must be from 0 to {MAX_WHOLE_NUMBER}")
         parsed = parse_query(query)
         where, params = _filters(type, tags, path)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from indexer.vault.history.store import Change, HistoryStore, Pending, Version
-from shared.errors import InvalidArgumentError, NotFoundError
+from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 
 MAX_REASON_CHARS = 500
 ACTOR_RE = re.compile(r"^(tool|external|job:[a-z0-9][a-z0-9_.-]{0,63})$")
@@ -57,9 +57,13 @@ def check_actor(actor: str) -> str:
 
 def check_version(version: object, name: str = "version") -> int:
     """A version number as ``history`` lists them: a whole number ≥ 1."""
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise InvalidArgumentError(f"{name} must be a version number from history (1, 2, ...)")
-    return version
+    if (
+        isinstance(version, int)
+        and not isinstance(version, bool)
+        and 1 <= version <= MAX_WHOLE_NUMBER
+    ):
+        return version
+    raise InvalidArgumentError(f"{name} must be a version number from history (1, 2, ...)")
 
 
 class Recorder:

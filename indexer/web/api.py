@@ -34,6 +34,7 @@ from indexer.web.params import (
     JSON_TYPES,
     REQUIRED,
     TEXT_TYPES,
+    check_url_path,
     decode_text,
     fields,
     json_object,
@@ -93,6 +94,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     json_cap = body_cap(cap)  # a note JSON-escaped, or an image in base64
 
     def lang_path(request: Request) -> tuple[str, str]:
+        check_url_path(request)
         return request.path_params["lang"], request.path_params.get("path", "")
 
     def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:

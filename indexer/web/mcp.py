@@ -30,7 +30,7 @@ import indexer
 from indexer.core import Core
 from indexer.vault import oserrors
 from indexer.web.tools import files, history, index, recall, summaries
-from shared.errors import VaultError
+from shared.errors import MAX_WHOLE_NUMBER, VaultError
 
 log = logging.getLogger("indexer.tools")
 
@@ -131,11 +131,17 @@ class ToolBoundary(Middleware):
         args = context.message.arguments or {}
         outcome = "ok"
         try:
-            bad = not_unicode(args)
+            bad = first_bad(args, _not_utf8)
             if bad is not None:
                 raise ToolError(
                     f"invalid_argument: {bad} is not valid Unicode text (it holds a lone"
                     " UTF-16 surrogate, which no file or index can store)"
+                )
+            huge = first_bad(args, _huge)
+            if huge is not None:
+                raise ToolError(
+                    f"invalid_argument: {huge} is a number out of range (whole numbers go"
+                    f" from -{MAX_WHOLE_NUMBER} to {MAX_WHOLE_NUMBER})"
                 )
             return await call_next(context)
         except FastMCPValidationError as err:
@@ -156,26 +162,40 @@ class ToolBoundary(Middleware):
                 )
 
 
-def not_unicode(value: object, name: str = "an argument") -> str | None:
-    """The name of the first string in ``value`` (arguments, nested) that cannot be
-    encoded as UTF-8, or None."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return name
-        return None
+def first_bad(
+    value: object, bad: Callable[[object], bool], name: str = "an argument"
+) -> str | None:
+    """The name of the first value in ``value`` (arguments, nested) that is ``bad``, or
+    None: checked before any tool runs, so each tool need not."""
+    if bad(value):
+        return name
     if isinstance(value, dict):
         for key, item in value.items():
-            found = not_unicode(key, name) or not_unicode(item, f"the argument {key!r}")
+            found = first_bad(key, bad, name) or first_bad(item, bad, f"the argument {key!r}")
             if found is not None:
                 return found if name == "an argument" else name
     elif isinstance(value, list | tuple):
         for item in value:
-            found = not_unicode(item, name)
+            found = first_bad(item, bad, name)
             if found is not None:
                 return found
     return None
+
+
+def _not_utf8(value: object) -> bool:
+    """A string UTF-8 cannot encode (a lone surrogate)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _huge(value: object) -> bool:
+    """A whole number SQLite cannot hold (a version, offset or limit would overflow)."""
+    return isinstance(value, int) and not -MAX_WHOLE_NUMBER <= value <= MAX_WHOLE_NUMBER
 
 
 def _shown(value: object) -> str:

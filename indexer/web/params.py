@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,20 @@ Version = int | str
 def media_type(request: Request) -> str:
     """The request's media type without parameters, lower case ('' when absent)."""
     return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def check_url_path(request: Request) -> None:
+    """Refuse a URL path whose %-escapes do not decode as UTF-8: the server decodes them
+    to U+FFFD, so a write would name another file than the one asked for."""
+    raw = request.scope.get("raw_path")
+    if not raw:
+        return
+    try:
+        urllib.parse.unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgumentError(
+            "the URL path is not valid UTF-8 once its %-escapes are decoded"
+        ) from None
 
 
 def query_str(request: Request, name: str, default: str | None = None) -> str | None:

@@ -195,6 +195,35 @@ def test_refusals_use_the_spec_codes_and_statuses(
     assert not (vault_dir(server, "re") / "bad.md").exists()
 
 
+def test_numbers_sqlite_cannot_hold_and_bad_utf8_paths_are_refused(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """A version past 2**63 - 1 overflowed in SQLite (a 500); %-escapes that are not
+    UTF-8 were decoded to U+FFFD and named another file (a 201)."""
+    assert http.put("/ov/notes/n.md", content=b"# n\n", headers=MD).status_code == 201
+    huge = str(2**63)
+    cases = [
+        http.get("/ov/notes/n.md", params={"version": huge}),
+        http.get("/ov/raw/n.md", params={"version": huge}),
+        http.get("/ov/diff/n.md", params={"from": huge}),
+        http.get("/ov/diff/n.md", params={"from": "1", "to": huge}),
+        http.post("/ov/restore", json={"path": "n.md", "version": 2**63}),
+        http.put("/ov/notes/x/a%ff.md", content=b"# a\n", headers=MD),
+        http.put("/ov/notes/a%c0%ae%c0%ae/x.md", content=b"# a\n", headers=MD),
+        http.put("/ov/notes/%ed%a0%80.md", content=b"# a\n", headers=MD),
+        http.get("/ov/notes/a%ff.md"),
+        http.delete("/ov/notes/n%ff.md", headers=DELETE),
+    ]
+    for response in cases:
+        assert (response.status_code, error_of(response)) == (400, "invalid_argument"), (
+            response.request.url
+        )
+    names = sorted(p.name for p in vault_dir(server, "ov").rglob("*"))
+    assert names == ["n.md"]
+    assert http.put("/ov/notes/%C3%A9t%C3%A9.md", content=b"# e\n", headers=MD).status_code == 201
+    assert (vault_dir(server, "ov") / "été.md").exists()
+
+
 def test_features_the_core_lacks_answer_404(http: httpx2.Client) -> None:
     features = http.get("/status").json()["features"]
     checks = {
