@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from indexer.index.abstract import note_abstract
-from indexer.index.text import cjk_expand, fold
+from indexer.index.text import fold, word_text
 from indexer.vault.fsops import etag_of
 from shared.errors import InvalidFrontmatterError
 from shared.filetypes import is_plain_text_name
@@ -124,10 +124,10 @@ def _word_columns(
         if key not in _NOT_META_TEXT:
             _strings(value, strings)
     return (
-        cjk_expand(title),
-        cjk_expand(" ".join(tags)),
-        cjk_expand(body),
-        cjk_expand("\n".join(strings)),
+        word_text(title),
+        word_text(" ".join(tags)),
+        word_text(body),
+        word_text("\n".join(strings)),
     )
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
-from indexer.index.text import CJK_RUN, WORD
+from indexer.index.text import CJK_RUN, WORD, searchable
 from shared.errors import InvalidArgumentError
 
 MAX_QUERY_BYTES = 10 * 1024
@@ -46,7 +47,7 @@ def parse_query(query: object) -> ParsedQuery:
         raise InvalidArgumentError("the query must be a string")
     if len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
         raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_BYTES} bytes")
-    cleaned = _CONTROL.sub(" ", query.replace("\ufeff", " "))
+    cleaned = searchable(_CONTROL.sub(" ", query.replace("\ufeff", " ")))
     terms: list[Term] = []
     seen: set[tuple[str, bool]] = set()
     for quoted, bare in _QUERY_PART.findall(cleaned):
@@ -73,6 +74,7 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
     for keyword in keywords:
         phrase = len(keyword) > 2 and keyword.startswith('"') and keyword.endswith('"')
         text = " ".join((keyword[1:-1] if phrase else keyword).replace('"', " ").split())
+        text = searchable(text)
         if text and WORD.search(text) and Term(text, phrase) not in terms:
             terms.append(Term(text, phrase))
     if not terms:
@@ -136,6 +138,8 @@ def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str
     text = " ".join(body.split())
     if not text:
         return ""
+    if not unicodedata.is_normalized("NFC", text):  # as the terms are (``searchable``)
+        text = unicodedata.normalize("NFC", text)
     pattern = highlight_patterns(terms)
     first = pattern.search(text)
     start = 0

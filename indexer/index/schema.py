@@ -21,7 +21,9 @@ log = logging.getLogger("indexer.index")
 # 2: Thai, Lao, Khmer and Myanmar runs cut into bigrams, their marks kept as token chars.
 # 3: folder summaries (``.overview.md``) are indexed, with a partial index of their rows;
 #    each note's abstract is stored (for the summaries).
-SCHEMA_VERSION = 3
+# 4: combining marks are token characters (``categories``); words are indexed NFC and
+#    without Arabic/Hebrew vowel points (``text.searchable``).
+SCHEMA_VERSION = 4
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
@@ -29,11 +31,13 @@ OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
 # (one token naming the vault, see note_parse.lang_token) only filters.
 BM25_WEIGHTS = (10.0, 4.0, 1.0, 1.0, 0.0)
 
-# The marks of Thai, Lao, Khmer and Myanmar are separators to unicode61: declared token
-# characters, a bigram such as ``น้`` stays one token (see text.py).
+# Marks are token characters (a Devanagari vowel sign is part of its word), and so is
+# every character of Thai, Lao, Khmer and Myanmar runs, marks and letters newer than
+# unicode61's tables included: a bigram such as ``น้`` stays one token (see text.py).
 _WORDS_DDL = (
     "CREATE VIRTUAL TABLE notes_fts USING fts5(title, tags, body, meta, lang, content='',"
-    f" tokenize='unicode61 remove_diacritics 2 tokenchars ''{TOKEN_CHARS}''')"
+    " tokenize='unicode61 remove_diacritics 2 categories ''L* N* Co M*''"
+    f" tokenchars ''{TOKEN_CHARS}''')"
 )
 _TRIGRAMS_DDL = (
     "CREATE VIRTUAL TABLE notes_tri USING fts5("

@@ -14,11 +14,21 @@ ending on a vowel sign or tone mark is found too; no segmenter, nothing to downl
 Their combining marks (categories Mn/Mc) are separators to unicode61, which would cut
 ``น้ำ`` into ``น`` and ``ำ`` and lose the tone: the index declares every character of
 these runs a token character (``TOKEN_CHARS``, see ``schema``).
+
+Marks in general: unicode61 (by default) cuts words at every combining mark, so a Hindi
+word lost its vowel signs (``दिल`` and ``दाल`` were the same two tokens). The word table
+keeps marks inside words (``categories 'L* N* Co M*'``), and what is indexed or queried
+is first ``searchable``: NFC (a decomposed Hangul syllable or accent is the same word as
+the composed one) and without the vowel points Arabic and Hebrew may carry or not (so
+``كتب`` finds ``كَتَبَ``, as a reader of those scripts expects).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+
+import re2
 
 # Letters and numbers of the CJK scripts (punctuation and symbols excluded, since
 # unicode61 treats those as separators): kana, han, hangul, iteration marks.
@@ -45,12 +55,39 @@ CJK_RUN = re.compile(f"[{_CJK_CHARS}{_SPACELESS_CHARS}]+")
 # The two kinds apart (keyword extraction treats Han/kana/hangul and Thai-like runs apart).
 CJK_ONLY_RUN = re.compile(f"[{_CJK_CHARS}]+")
 SPACELESS_RUN = re.compile(f"[{_SPACELESS_CHARS}]+")
-# What unicode61 keeps as token characters, near enough: letters and digits, and the
-# marks of TOKEN_CHARS.
-WORD = re.compile(f"(?:[^\\W_]|[{_SPACELESS_CHARS}])+")
+# What the word table keeps as token characters, near enough: letters, digits, marks.
+WORD = re2.compile(r"[\pL\pN\pM]+")
+# Vowel points that Arabic and Hebrew text may carry or not (harakat and tatweel; niqqud
+# and cantillation), never their letters or punctuation (maqaf, sof pasuq).
+_OPTIONAL_MARKS = re.compile(
+    "[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
+    "\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8"
+    "\u06ea-\u06ed]+"
+)
+_MARK_LEADS = (b"\xd6", b"\xd7", b"\xd8", b"\xd9", b"\xdb")
 # Folding for the grep trigram table: str.casefold plus the Turkish dotted/dotless i,
 # so that any case-insensitive match (RE2 or Python re) is a substring after folding.
 _FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None})
+
+
+def searchable(text: str) -> str:
+    """``text`` as words are indexed and queried: NFC, without Arabic and Hebrew vowel
+    points (see the module's docstring)."""
+    if text.isascii():
+        return text
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    # The regex costs about 20 ns a character; a byte search for the UTF-8 lead bytes of
+    # those marks (U+0580-U+06FF) costs about 1 ns, and most texts have none.
+    data = text.encode("utf-8", "surrogatepass")
+    if not any(lead in data for lead in _MARK_LEADS):
+        return text
+    return _OPTIONAL_MARKS.sub("", text)
+
+
+def word_text(text: str) -> str:
+    """``text`` as the word table indexes it."""
+    return cjk_expand(searchable(text))
 
 
 def cjk_expand(text: str) -> str:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+import re2
+
 from indexer.index.text import CJK_ONLY_RUN, SPACELESS_RUN
 
 MAX_KEYWORDS = 24
@@ -80,7 +82,8 @@ _KO_PARTICLE_TEXT = "을 를 은 는 이 가 에 에서 의 로 으로 와 과 �
 _KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
 _STOP_KO = frozenset("무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것".split())
 _QUOTED = re.compile(r'"([^"]+)"')
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# Letters, digits and marks (a Devanagari vowel sign is part of its word), as indexed.
+_WORD = re2.compile(r"[\pL\pN\pM]+(?:['’][\pL\pN\pM]+)*")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
