@@ -5,29 +5,38 @@ A note embeds its images with links relative to its own folder, usually into its
 (alone, or with its folder) its images move too, and a link must then name their new
 place as seen from the note's new folder. Handled: Markdown images ``![alt](dest
 "title")`` (``<dest>`` too), reference definitions ``[id]: dest``, and HTML ``<img
-src="dest">``; links inside fenced code blocks and inline code are text, left alone,
-as are absolute URLs, ``/rooted`` and ``#anchor`` links and links leaving the vault.
-A link is written back in its own style: percent-encoded if it was, in ``<...>`` if
-it was or needs to be (a space), with its ``./`` if it had one.
+src="dest">``. Links are found where CommonMark finds them (a missed one is a broken
+image after the move): a destination may hold balanced parentheses, an inline code span
+needs a closing backtick string of the same length in the same paragraph (a lone
+backtick is text), and links inside code spans, fenced and indented code blocks are
+text, left alone, as are absolute URLs, ``/rooted`` and ``#anchor`` links and links
+leaving the vault. A link is written back in its own style: percent-encoded if it was,
+in ``<...>`` if it was or needs to be (a space, unbalanced parentheses), with its
+``./`` if it had one.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from urllib.parse import quote, unquote
 
 Relocate = Callable[[str], str]  # vault path of a file before the move -> after
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+).*?\1", re.DOTALL)
-_IMAGE = re.compile(
-    r"(!\[(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*\]\(\s*)(<[^<>\n]*>|[^\s()<>]+)(?=\s|\))"
-)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+_BACKTICKS = re.compile(r"`+")
+_IMAGE_OPEN = re.compile(r"!\[(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*(\])\(\s*")
+_ANGLED = re.compile(r"<(?:[^<>\\\n]|\\.)*>")
 _REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)", re.MULTILINE)
 _IMG_TAG = re.compile(r"(<img\b[^>]*?\bsrc\s*=\s*)(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+Fix = Callable[[str], str]
+Edit = tuple[int, int, str]  # start, end, replacement
 
 
 def rewrite_links(text: str, old_path: str, new_path: str, relocate: Relocate) -> str:
@@ -37,44 +46,182 @@ def rewrite_links(text: str, old_path: str, new_path: str, relocate: Relocate) -
     def fix(dest: str) -> str:
         return _moved_link(dest, old_path, new_path, relocate)
 
-    out: list[str] = []
+    return "".join(_rewrite_block(chunk, fix) if prose else chunk for chunk, prose in _blocks(text))
+
+
+def _blocks(text: str) -> Iterator[tuple[str, bool]]:
+    """``text`` cut into (chunk, is prose) pieces: a prose chunk is one paragraph (or
+    heading), the unit inline code spans live in; code blocks and blank lines are not
+    prose. Code must stay as written, so fenced blocks and indented ones (which cannot
+    interrupt a paragraph, and are list content inside a list) are told apart."""
+    para: list[str] = []
     fence: str | None = None
-    chunk: list[str] = []
+    indented = False  # inside an indented code block
+    para_open = False  # the previous line continues a paragraph
+    in_list = False  # 4+ spaces may then be list content, not code: leave them prose
     for line in text.splitlines(keepends=True):
-        opener = _FENCE.match(line)
-        if fence is None and opener:
-            out.append(_rewrite_prose("".join(chunk), fix))
-            chunk = []
-            fence = opener.group(1)[0] * len(opener.group(1))
-            out.append(line)
-        elif fence is not None:
-            out.append(line)
+        if fence is not None:
+            yield line, False
             if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
                 fence = None
+            continue
+        blank = not line.strip()
+        indent = _indent(line)
+        if indented and (blank or indent >= 4):
+            yield line, False
+            continue
+        indented = False
+        opener = _fence_opener(line)
+        heading = _HEADING.match(line) is not None
+        item = _LIST_ITEM.match(line) is not None
+        if not blank and indent == 0 and not para_open and not item:
+            in_list = False  # back at the margin after a break: any list has ended
+        if (blank or opener or heading or item) and para:
+            yield "".join(para), True
+            para = []
+        if opener is not None:
+            fence, para_open = opener, False
+            yield line, False
+        elif blank:
+            para_open = False
+            yield line, False
+        elif indent >= 4 and not para_open and not in_list:
+            indented = True
+            yield line, False
+        elif heading:
+            para_open = False
+            yield line, True
         else:
-            chunk.append(line)
-    out.append(_rewrite_prose("".join(chunk), fix))
-    return "".join(out)
+            in_list = in_list or item
+            para.append(line)
+            para_open = True
+    if para:
+        yield "".join(para), True
 
 
-def _rewrite_prose(text: str, fix: Callable[[str], str]) -> str:
-    """Rewrite links in ``text`` (no fenced code), leaving inline code spans alone."""
+def _indent(line: str) -> int:
+    """Columns of leading white space (a tab goes to the next multiple of 4)."""
+    columns = 0
+    for char in line:
+        if char == " ":
+            columns += 1
+        elif char == "\t":
+            columns += 4 - columns % 4
+        else:
+            break
+    return columns
+
+
+def _fence_opener(line: str) -> str | None:
+    """The fence a line opens (its character repeated), or None; a backtick fence's
+    info string holds no backtick, else the line is prose with a code span."""
+    found = _FENCE.match(line)
+    if found is None or (found.group(1)[0] == "`" and "`" in found.group(2)):
+        return None
+    return found.group(1)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the inline code spans of one paragraph, as CommonMark finds them:
+    a backtick string opens one only if a later string of the same length closes it
+    (an unmatched one is literal text), and a backslash escapes an opening backtick."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for start, end in runs:
+        by_length.setdefault(end - start, []).append(start)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for start, end in runs:
+        if start < pos:
+            continue  # inside the span found last
+        if _escaped(text, start):
+            start += 1  # that backtick is text; the rest of the string may still open
+        if start == end:
+            continue
+        length = end - start
+        closers = by_length.get(length, [])
+        index = bisect_left(closers, end)
+        if index < len(closers):
+            pos = closers[index] + length
+            spans.append((start, pos))
+    return spans
+
+
+def _escaped(text: str, index: int) -> bool:
+    """Whether the character at ``index`` follows an odd number of backslashes."""
+    count = 0
+    while index - count > 0 and text[index - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def _rewrite_block(text: str, fix: Fix) -> str:
+    """Rewrite the links of one paragraph, leaving those in inline code alone."""
+    spans = _code_spans(text)
+    ends = [e for _, e in spans]
+
+    def in_code(start: int, end: int) -> bool:
+        index = bisect_right(ends, start)  # the first span ending after ``start``
+        return index < len(spans) and spans[index][0] < end
+
+    edits: list[Edit] = []
+    for m in _IMAGE_OPEN.finditer(text):
+        found = _destination(text, m.end())
+        alt_end = m.start(1)
+        if found is None or in_code(m.start(), m.start() + 2) or in_code(alt_end, found):
+            continue
+        edits.append((m.end(), found, fix(text[m.end() : found])))
+    for m in _REFERENCE.finditer(text):
+        if not in_code(m.start(), m.end()):
+            edits.append((m.start(2), m.end(2), fix(m.group(2))))
+    for m in _IMG_TAG.finditer(text):
+        if not in_code(m.start(), m.end()):
+            quote_char, value = m.group(2)[0], m.group(2)[1:-1]
+            edits.append((m.start(2), m.end(2), quote_char + fix(value) + quote_char))
+    return _apply(text, edits)
+
+
+def _destination(text: str, start: int) -> int | None:
+    """End of the link destination starting at ``start`` (CommonMark: ``<...>``, or
+    text without spaces whose unescaped parentheses balance), or None if there is none
+    or it is not followed by white space or the closing ``)``."""
+    angled = _ANGLED.match(text, start)
+    if angled:
+        end = angled.end()
+    else:
+        end, depth = start, 0
+        while end < len(text) and not text[end].isspace() and ord(text[end]) > 0x1F:
+            char = text[end]
+            if char == "\\" and end + 1 < len(text) and not text[end + 1].isspace():
+                end += 2
+                continue
+            if char == "<" and end == start:
+                return None
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            end += 1
+        if end == start or depth:
+            return None
+    if end < len(text) and (text[end].isspace() or text[end] == ")"):
+        return end
+    return None
+
+
+def _apply(text: str, edits: list[Edit]) -> str:
+    """``text`` with each edit made (an edit overlapping an earlier one is dropped)."""
     parts: list[str] = []
     last = 0
-    for span in _CODE_SPAN.finditer(text):
-        parts.append(_rewrite_plain(text[last : span.start()], fix))
-        parts.append(span.group(0))
-        last = span.end()
-    parts.append(_rewrite_plain(text[last:], fix))
+    for start, end, replacement in sorted(edits):
+        if start < last:
+            continue
+        parts += [text[last:start], replacement]
+        last = end
+    parts.append(text[last:])
     return "".join(parts)
-
-
-def _rewrite_plain(text: str, fix: Callable[[str], str]) -> str:
-    text = _IMAGE.sub(lambda m: m.group(1) + fix(m.group(2)), text)
-    text = _REFERENCE.sub(lambda m: m.group(1) + fix(m.group(2)), text)
-    return _IMG_TAG.sub(
-        lambda m: m.group(1) + m.group(2)[0] + fix(m.group(2)[1:-1]) + m.group(2)[0], text
-    )
 
 
 def _moved_link(dest: str, old_path: str, new_path: str, relocate: Relocate) -> str:
@@ -99,9 +246,28 @@ def _moved_link(dest: str, old_path: str, new_path: str, relocate: Relocate) -> 
         return dest
     written = quote(relative, safe="/!$&'()*+,;=:@~-._") if encoded else relative
     written += qsep + query + sep + fragment
-    if angled or (not encoded and any(c in written for c in " ()<>")):
+    if angled or (not encoded and _needs_angles(written)):
         return f"<{written}>"
     return written
+
+
+def _needs_angles(dest: str) -> bool:
+    """Whether ``dest`` can only be written in ``<...>``: it holds white space, ``<`` or
+    ``>``, or unescaped parentheses that do not balance."""
+    if any(c.isspace() or c in "<>" for c in dest):
+        return True
+    depth, index = 0, 0
+    while index < len(dest):
+        if dest[index] == "\\":
+            index += 1
+        elif dest[index] == "(":
+            depth += 1
+        elif dest[index] == ")":
+            depth -= 1
+            if depth < 0:
+                return True
+        index += 1
+    return depth != 0
 
 
 def relocate_prefix(old_prefix: str, new_prefix: str) -> Relocate:

@@ -1,8 +1,10 @@
 """``move``: a file to a new path, or a folder with everything below it.
 
-A note moves with its ``<name>.md.assets/`` folder, and its own relative image links
-are rewritten to still resolve (``links``); a folder moves in one ``rename`` and each
-note in it gets the same treatment. Refused: paths that leave the vault or name another
+A note or text file moves with its ``<name>.assets/`` folder (``a.md.assets/`` becomes
+``a.txt.assets/`` and back: the folder follows the file whatever its text type, as the
+links into it do), and its own relative image links are rewritten to still resolve
+(``links``); a folder moves in one ``rename`` and each note or text file in it gets
+the same treatment. Refused: paths that leave the vault or name another
 lang (``forbidden_path``, by the sandbox), a file changing kind (a note must stay a
 ``.md`` note, an image an image in a ``*.assets/`` folder), a ``*.assets/`` folder on
 its own, a folder into itself (``invalid_argument``), and any existing ``new_path``
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 ATTEMPTS = 3
+TEXTS = ("note", "text")  # file kinds that hold links and own an .assets/ folder
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,8 @@ def _move_file(
     if kind is None:
         raise ForbiddenPathError("only notes, their images and text files can be moved")
     dest_kind = file_kind(dest)
-    texts = ("note", "text")  # a note and a plain text file may become one another
-    same_kind = dest_kind == kind or (kind in texts and dest_kind in texts)
+    # a note and a plain text file may become one another
+    same_kind = dest_kind == kind or (kind in TEXTS and dest_kind in TEXTS)
     if not same_kind or (kind == "asset" and _suffix(source.rel) != _suffix(dest.rel)):
         raise ForbiddenPathError(
             f"{source.rel} must keep its kind: a note or text file moves to a note or text"
@@ -112,14 +115,14 @@ def _move_file(
         )
     relocate = relocate_note(source.rel, dest.rel)
     for _ in range(ATTEMPTS):
-        assets = _asset_paths(vault, source) if kind == "note" else []
+        assets = _asset_paths(vault, source) if kind in TEXTS else []
         targets = [source, dest]
         targets += [vault.sandbox.resolve(source.lang, a) for a in assets]
         targets += [vault.sandbox.resolve(source.lang, relocate(a)) for a in assets]
         with vault.locked(targets), ExitStack() as stack:
             src = stack.enter_context(vault.sandbox.open(source))
             dst = stack.enter_context(vault.sandbox.open(dest))
-            if kind == "note" and _asset_paths(vault, source) != assets:
+            if kind in TEXTS and _asset_paths(vault, source) != assets:
                 continue  # an image came or went meanwhile: list and lock again
             return _move_file_locked(vault, src, dst, relocate, if_match, reason, actor)
     raise ConflictError(f"the images of {source.rel} keep changing; try the move again")
@@ -142,7 +145,7 @@ def _move_file_locked(
     if dst.lstat() is not None:
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
     assets_name = src.name + ".assets"
-    has_assets = source.is_note and fsops.is_real_dir(assets_name, src.dir_fd)
+    has_assets = file_kind(source) in TEXTS and fsops.is_real_dir(assets_name, src.dir_fd)
     if has_assets and dst.dir_fd is not None and fsops.lstat_at(dst.name + ".assets", dst.dir_fd):
         raise ConflictError(f"{dest.rel}.assets already exists; pick another new_path")
     after = _relinked(before, source, dest, relocate)
@@ -240,7 +243,7 @@ def _move_folder_locked(
     for rel, data in _files_below(src, src.name, source.rel, read=vault.max_file_bytes):
         old = vault.sandbox.resolve(source.lang, rel)
         new = vault.sandbox.resolve(source.lang, relocate(rel))
-        after = _relinked(data, old, new, relocate) if old.is_note else data
+        after = _relinked(data, old, new, relocate) if file_kind(old) in TEXTS else data
         moved.append(_Moved(old, new, data, after))
     with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
         dst_fd = dst.make_parent()

@@ -1,0 +1,203 @@
+"""move: a note's ``.assets/`` folder follows it whatever its text type (``.md`` and
+back from ``.txt``), undo puts both back, and the image links it rewrites are the ones
+CommonMark sees (code spans of equal backtick strings within a paragraph, balanced
+parentheses and ``<...>`` destinations, fenced and indented code left alone)."""
+
+from __future__ import annotations
+
+import base64
+import posixpath
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from helpers.snapshots import snapshot
+
+from indexer.vault.fsops import etag_of
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.links import relocate_note, rewrite_links
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.errors import VaultError
+from shared.workspace import Workspace
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+IMAGE_LINK = re.compile(r"!\[[^\]]*\]\((<[^>]*>|[^\s<]\S*?)\)$", re.MULTILINE)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    ws = Workspace(tmp_path / "ws")
+    store = HistoryStore(ws.history_dir, etag_of)
+    store.open()
+    yield Vault(Sandbox(ws), max_file_bytes=1 << 20, clock=Clock(), history=store)
+    store.close()
+
+
+def root(vault: Vault) -> Path:
+    return vault.sandbox.workspace.vault_dir("en")
+
+
+def files(vault: Vault) -> list[str]:
+    base = root(vault)
+    return sorted(str(p.relative_to(base)) for p in base.rglob("*") if p.is_file())
+
+
+def image(vault: Vault, path: str) -> None:
+    vault.write("en", path, base64.b64encode(PNG).decode(), "base64")
+
+
+def resolved(vault: Vault, note: str) -> list[str]:
+    """The vault paths the note's (one-line, end-of-line) image links point at."""
+    text = (root(vault) / note).read_text()
+    found = []
+    for dest in IMAGE_LINK.findall(text):
+        dest = dest[1:-1] if dest.startswith("<") else dest
+        found.append(posixpath.normpath(posixpath.join(posixpath.dirname(note), dest)))
+    return found
+
+
+def moved_note(text: str, old: str = "d/a.md", new: str = "d/sub/b.md") -> str:
+    return rewrite_links(text, old, new, relocate_note(old, new))
+
+
+# -- the .assets/ folder follows the file -------------------------------------------------
+
+
+def test_a_round_trip_through_txt_keeps_the_images_with_the_note(vault: Vault) -> None:
+    vault.write("en", "d/n.md", "# N\n![i](n.md.assets/i.png)\n")
+    image(vault, "d/n.md.assets/i.png")
+    vault.move("en", "d/n.md", "d/n.txt")
+    assert files(vault) == ["d/n.txt", "d/n.txt.assets/i.png"]
+    assert resolved(vault, "d/n.txt") == ["d/n.txt.assets/i.png"]
+    vault.move("en", "d/n.txt", "d/n.md")
+    assert files(vault) == ["d/n.md", "d/n.md.assets/i.png"]
+    assert resolved(vault, "d/n.md") == ["d/n.md.assets/i.png"]
+    assert (root(vault) / "d/n.md.assets/i.png").read_bytes() == PNG
+    rows = vault.history("en", "d/n.md.assets/i.png")["versions"]
+    assert [(r["op"], r.get("moved_from")) for r in rows[:1]] == [("move", "d/n.txt.assets/i.png")]
+
+
+def test_a_text_file_moves_to_another_folder_with_its_images(vault: Vault) -> None:
+    vault.write("en", "d/log.txt", "see ![i](log.txt.assets/i.png)\n")
+    image(vault, "d/log.txt.assets/i.png")
+    vault.move("en", "d/log.txt", "e/f/log.txt")
+    assert files(vault) == ["e/f/log.txt", "e/f/log.txt.assets/i.png"]
+    assert resolved(vault, "e/f/log.txt") == ["e/f/log.txt.assets/i.png"]
+
+
+def test_undo_of_a_text_file_move_puts_the_images_back(vault: Vault) -> None:
+    vault.write("en", "d/n.txt", "![i](n.txt.assets/i.png)\n")
+    image(vault, "d/n.txt.assets/i.png")
+    vault.move("en", "d/n.txt", "d/n.md", reason="entry:e1 rename")
+    assert files(vault) == ["d/n.md", "d/n.md.assets/i.png"]
+    vault.undo("en", "e1")
+    assert files(vault) == ["d/n.txt", "d/n.txt.assets/i.png"]
+    assert resolved(vault, "d/n.txt") == ["d/n.txt.assets/i.png"]
+    assert not (root(vault) / "d/n.md.assets").exists()
+
+
+def test_undo_takes_a_round_trip_back_one_move_at_a_time(vault: Vault) -> None:
+    vault.write("en", "d/n.md", "# N\n![i](n.md.assets/i.png)\n")
+    image(vault, "d/n.md.assets/i.png")
+    vault.move("en", "d/n.md", "d/n.txt", reason="entry:e1 to text")
+    vault.move("en", "d/n.txt", "d/n.md", reason="entry:e2 back")
+    vault.undo("en", "e2")
+    assert files(vault) == ["d/n.txt", "d/n.txt.assets/i.png"]
+    assert resolved(vault, "d/n.txt") == ["d/n.txt.assets/i.png"]
+    vault.undo("en", "e1")
+    assert files(vault) == ["d/n.md", "d/n.md.assets/i.png"]
+    assert resolved(vault, "d/n.md") == ["d/n.md.assets/i.png"]
+    assert not (root(vault) / "d/n.txt.assets").exists()
+
+
+def test_a_refused_text_file_move_changes_nothing_on_disk(vault: Vault) -> None:
+    vault.write("en", "d/n.txt", "![i](n.txt.assets/i.png)\n")
+    image(vault, "d/n.txt.assets/i.png")
+    (root(vault) / "d/n.md.assets").mkdir()  # the new path's images folder is taken
+    before = snapshot(vault.sandbox.workspace.root / "memory")
+    with pytest.raises(VaultError) as info:
+        vault.move("en", "d/n.txt", "d/n.md")
+    assert info.value.code == "conflict"
+    assert snapshot(vault.sandbox.workspace.root / "memory") == before
+
+
+# -- which links are rewritten ------------------------------------------------------------
+
+
+def test_a_lone_backtick_does_not_hide_a_later_image_link(vault: Vault) -> None:
+    text = "# A\n\nPress the ` key to open it.\n\n![i](a.md.assets/i.png)\n\nThen run `ls`.\n"
+    vault.write("en", "d/a.md", text)
+    image(vault, "d/a.md.assets/i.png")
+    vault.move("en", "d/a.md", "d/sub/b.md")
+    assert resolved(vault, "d/sub/b.md") == ["d/sub/b.md.assets/i.png"]
+    assert files(vault) == ["d/sub/b.md", "d/sub/b.md.assets/i.png"]
+
+
+def test_parentheses_in_the_file_name_are_rewritten_in_the_same_style(vault: Vault) -> None:
+    vault.write("en", "d/a.md", "# A\n\n![i](a.md.assets/i(1).png)\n")
+    image(vault, "d/a.md.assets/i(1).png")
+    vault.move("en", "d/a.md", "d/sub/b.md")
+    assert "![i](b.md.assets/i(1).png)" in (root(vault) / "d/sub/b.md").read_text()
+    assert resolved(vault, "d/sub/b.md") == ["d/sub/b.md.assets/i(1).png"]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("x ` y\n\n![i](a.md.assets/i.png) `z`", "x ` y\n\n![i](b.md.assets/i.png) `z`"),
+        ("`` a ` b ``\n![i](a.md.assets/i.png)", "`` a ` b ``\n![i](b.md.assets/i.png)"),
+        ("`` x ` ![i](a.md.assets/i.png)", "`` x ` ![i](b.md.assets/i.png)"),
+        ("\\` ![i](a.md.assets/i.png) `", "\\` ![i](b.md.assets/i.png) `"),
+        ("# H `\n![i](a.md.assets/i.png) `", "# H `\n![i](b.md.assets/i.png) `"),
+        ("![i](a.md.assets/i(1).png)", "![i](b.md.assets/i(1).png)"),
+        ("![i](a.md.assets/i((2)).png 'x')", "![i](b.md.assets/i((2)).png 'x')"),
+        ("![i](a.md.assets/i\\(.png)", "![i](b.md.assets/i\\(.png)"),
+        ("![i](<a.md.assets/my (1) cat.png>)", "![i](<b.md.assets/my (1) cat.png>)"),
+        ('![i](<a.md.assets/my cat.png> "t")', '![i](<b.md.assets/my cat.png> "t")'),
+        ("![a `c` d](a.md.assets/i.png)", "![a `c` d](b.md.assets/i.png)"),
+        ("- item\n\n    ![i](a.md.assets/i.png)", "- item\n\n    ![i](b.md.assets/i.png)"),
+        ("para\n    ![i](a.md.assets/i.png)", "para\n    ![i](b.md.assets/i.png)"),
+    ],
+)
+def test_image_links_commonmark_sees_are_rewritten(before: str, after: str) -> None:
+    assert moved_note(before + "\n") == after + "\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`![i](a.md.assets/i.png)`",
+        "`` ![i](a.md.assets/i.png) ` ``",
+        "a `x\n![i](a.md.assets/i.png)` b",
+        "```\n![i](a.md.assets/i.png)\n```",
+        "~~~~md\n![i](a.md.assets/i.png)\n~~~\n~~~~",
+        "text\n\n    ![i](a.md.assets/i.png)\n\n    more code",
+        "    ![i](a.md.assets/i.png)",
+        "# H\n    ![i](a.md.assets/i.png)",
+        "![a `](a.md.assets/i.png)` b",
+        "``x` ![i](a.md.assets/i.png) `y``",
+    ],
+)
+def test_links_in_code_are_left_alone(text: str) -> None:
+    assert moved_note(text + "\n") == text + "\n"
+
+
+def test_a_link_in_fenced_code_stays_while_the_real_one_moves(vault: Vault) -> None:
+    text = "# A\n\n```md\n![i](a.md.assets/i.png)\n```\n\n![i](a.md.assets/i.png)\n"
+    vault.write("en", "d/a.md", text)
+    image(vault, "d/a.md.assets/i.png")
+    vault.move("en", "d/a.md", "d/sub/b.md")
+    new = (root(vault) / "d/sub/b.md").read_text()
+    assert new.endswith("```md\n![i](a.md.assets/i.png)\n```\n\n![i](b.md.assets/i.png)\n")
