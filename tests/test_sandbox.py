@@ -106,6 +106,27 @@ def test_clean_relpath_normalizes() -> None:
         clean_relpath(".//./")
 
 
+def test_dot_dot_inside_the_vault_is_resolved_by_name() -> None:
+    """ "Refuse only what would leave the vault": ``a/../b.md`` is ``b.md``."""
+    assert clean_relpath("a/../b.md") == "b.md"
+    assert clean_relpath("a/b/../../c/./d.md") == "c/d.md"
+    assert clean_relpath("items/..", allow_root=True) == ""
+    assert clean_relpath(".indexer/../a.md") == "a.md"  # by name: nothing is opened
+    for leaving in ("..", "../a.md", "a/../../b.md", "./../a.md", "a/../..//b.md"):
+        with pytest.raises(VaultError, match="forbidden_path: the path leaves the vault"):
+            clean_relpath(leaving)
+    with pytest.raises(VaultError, match="forbidden_path"):
+        clean_relpath("items/..")  # the root, where a file path is needed
+
+
+def test_a_write_through_dot_dot_lands_inside(setup: tuple[Path, Vault]) -> None:
+    root, vault = setup
+    written = vault.write("en", "items/../other/./n.md", "# n\n")
+    assert written["path"] == "other/n.md"
+    assert (root / "ws/memory/languages/en/vault/other/n.md").is_file()
+    assert vault.read("en", "other/x/../n.md")["path"] == "other/n.md"
+
+
 def test_trailing_slash_means_a_folder(setup: tuple[Path, Vault]) -> None:
     root, vault = setup
     before = snapshot(root)

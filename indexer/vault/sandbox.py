@@ -100,8 +100,17 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
     if path.startswith(("/", "~")):
         raise ForbiddenPathError("the path must be relative to the vault root")
     path = unicodedata.normalize("NFC", path)
-    # ``./a.md`` and ``a//b.md`` are harmless spellings of ``a.md`` and ``a/b.md``.
-    segments = [segment for segment in path.split("/") if segment not in ("", ".")]
+    # ``./a.md`` and ``a//b.md`` are harmless spellings of ``a.md`` and ``a/b.md``, and
+    # so is ``a/../b.md`` of ``b.md`` (resolved by name: no link on the way is followed);
+    # a ``..`` above the vault's root leaves it.
+    segments: list[str] = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if not segments:
+                raise ForbiddenPathError("the path leaves the vault (a '..' above its root)")
+            segments.pop()
+        elif segment not in ("", "."):
+            segments.append(segment)
     if not segments:
         if allow_root:
             return ""

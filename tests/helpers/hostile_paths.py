@@ -15,7 +15,7 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("en", "../../ja/vault/secret.md", FORBIDDEN),
     ("en", "items/../../vault2/secret.md", FORBIDDEN),
     ("en", "items/../../../../../../../../etc/passwd", FORBIDDEN),
-    ("en", "items/..", FORBIDDEN),
+    ("en", "items/../..", FORBIDDEN),  # ("items/.." is the vault root: inside)
     ("en", "/etc/passwd", FORBIDDEN),
     ("en", "//etc/passwd", FORBIDDEN),
     ("en", "/", FORBIDDEN),
