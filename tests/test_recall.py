@@ -375,3 +375,21 @@ def test_recent_notes_follow_writes(fresh: World) -> None:
         "items/old.md",
     ]
     assert fresh.index.recent("en", 5, "elsewhere") == []
+
+
+def test_a_cut_line_never_splits_a_character_as_seen() -> None:
+    """A line cut to fit the budget used to end inside a flag, after a zero-width joiner,
+    or between a letter and its marks."""
+    from indexer.jobs.tokens import ELLIPSIS, _continues, cut_to
+
+    text = "Trip 🇯🇵🇰🇷 with 👩‍👩‍👧‍👦 family, café, दिल, 한국어 and 🏴󠁧󠁢󠁳󠁣󠁴󠁿 " * 3
+    for limit in range(2, 400):
+        short = cut_to(text, limit)
+        if not short or short == text:
+            continue
+        kept = short.removesuffix(ELLIPSIS).rstrip()
+        end = len(kept)
+        assert text.startswith(kept)
+        assert not _continues(text[end]) and text[end - 1] != "\u200d", (limit, kept[-4:])
+        flags = len(kept) - len(kept.rstrip("".join(chr(c) for c in range(0x1F1E6, 0x1F200))))
+        assert flags % 2 == 0, (limit, kept[-4:])
