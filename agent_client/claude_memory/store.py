@@ -28,6 +28,7 @@ from shared.errors import (
     IndexerOfflineError,
     InvalidArgumentError,
     NotFoundError,
+    TooLargeError,
     VaultError,
 )
 from shared.filetypes import is_text_name
@@ -168,22 +169,36 @@ class MemoryStore:
 
     async def _size(self, path: MemoryPath, rel: str, gate: asyncio.Semaphore) -> int | None:
         """What the listing shows: a folder's constant, a file's size as the model sees it
-        (UTF-8 bytes; a note's body); None when it vanished meanwhile."""
+        (UTF-8 bytes; a note's body); None when it vanished meanwhile. A refusal keeps
+        its code: one file must not turn the whole listing into a bare exception."""
         if rel.endswith("/"):
             return texts.DIRECTORY_SIZE
         vp = self._vp((*path.parts, *rel.split("/")))
         async with gate:
             try:
                 if files.is_note(rel):
-                    got = await self.vault.read(vp)
-                    if got.get("encoding", "utf-8") == "utf-8":
-                        seen = files.seen(rel, got["content"], got["etag"])
-                        return len(seen.text.encode("utf-8"))
-                    return got["size"]
+                    size = await self._note_size(vp, rel)
+                    if size is not None:
+                        return size
                 found = await self.vault.stat(vp)
             except (NotFoundError, InvalidArgumentError):
                 return None
+            except VaultError as err:
+                raise _refusal(err, f"{path.shown.rstrip('/')}/{rel}") from None
         return found["size"] if found["type"] == "file" else None
+
+    async def _note_size(self, vp: str, rel: str) -> int | None:
+        """A note's size as the model sees it (its body's UTF-8 bytes); None for a note
+        too large to read (over the vault's limit, made by another program), whose size
+        on disk ``stat`` gives instead, as the SDK's listing shows it."""
+        try:
+            got = await self.vault.read(vp)
+        except TooLargeError:
+            return None
+        if got.get("encoding", "utf-8") == "utf-8":
+            seen = files.seen(rel, got["content"], got["etag"])
+            return len(seen.text.encode("utf-8"))
+        return int(got["size"])
 
     async def delete(self, path: MemoryPath, kind: Kind) -> None:
         """Delete a file, or a folder with everything in it (files first, then the

@@ -7,11 +7,16 @@ two hash states after them; when the bytes an append starts from are exactly tho
 (one ``memcmp``, never a trust in size or mtime), the states are copied and fed only
 the appended bytes. Anything else (a file changed outside the tools, an old entry) is
 hashed whole, as before.
+
+``etag_of_file`` is the same etag read in chunks from an open file: ``stat`` and the
+move of a file over ``max_file_bytes`` (put there by another program) hash it without
+holding it in memory, and give the etag a ``read`` would.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -19,10 +24,21 @@ from typing import Any
 
 MAX_FILES = 16
 MAX_BYTES = 16 << 20  # what the kept bytes may take in all (a day file is far smaller)
+CHUNK_BYTES = 1 << 20  # what ``etag_of_file`` holds at once
 
 
 def _etag_state(data: bytes) -> Any:
     return hashlib.blake2b(data, digest_size=16)  # fsops.etag_of's hash
+
+
+def etag_of_file(fd: int) -> str:
+    """``fsops.etag_of`` of the bytes of the open regular file ``fd`` from its current
+    offset, hashed a chunk at a time: a file of any size gets the etag ``read`` gives
+    it, without the size limit that keeps a whole read from filling memory."""
+    state = _etag_state(b"")
+    while chunk := os.read(fd, CHUNK_BYTES):
+        state.update(chunk)
+    return str(state.hexdigest())
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,13 @@ import os
 import stat
 from contextlib import ExitStack, closing, suppress
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
+from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
 from indexer.vault.scan import walk_files
@@ -40,6 +42,7 @@ from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
+    TooLargeError,
 )
 
 if TYPE_CHECKING:
@@ -88,10 +91,91 @@ def move(
         return _move_folder(vault, source, dest, reason, actor)
     if source.dir_only or dest.dir_only:
         raise ForbiddenPathError("a file path must not end with '/'")
+    if stat.S_ISREG(info.st_mode) and info.st_size > vault.max_file_bytes:
+        return _move_oversized(vault, source, dest, if_match, reason, actor)
     return _move_file(vault, source, dest, if_match, reason, actor)
 
 
 # -- one file --------------------------------------------------------------------------
+
+
+def _move_oversized(
+    vault: Vault,
+    source: Target,
+    dest: Target,
+    if_match: str | None,
+    reason: str | None,
+    actor: str,
+) -> dict:
+    """Move a text file or an image over ``max_file_bytes`` (made by another program)
+    as it is, by a new name for the same bytes, so the limit never pins a file where
+    it is; relative links in it are not rewritten (that needs its text). A note, or
+    a file with an ``.assets/`` folder of its own, is refused (``too_large``): it
+    moves with its image links rewritten, which needs its whole text. History gets
+    no rows: it keeps no text over the limit (the watcher records none either)."""
+    _check_oversized_kinds(vault, source, dest)
+    with vault.locked([source, dest]), ExitStack() as stack:
+        src = stack.enter_context(vault.sandbox.open(source))
+        dst = stack.enter_context(vault.sandbox.open(dest))
+        etag, info = file_etag(src)
+        if info.st_nlink > 1:
+            raise ForbiddenPathError("the file has more than one hard link; it is not moved")
+        _check_etag(if_match, etag)
+        if dst.lstat() is not None:
+            raise ConflictError(f"{dest.rel} already exists; pick another new_path")
+        assert src.dir_fd is not None  # file_etag opened the file in it
+        if fsops.is_real_dir(src.name + ".assets", src.dir_fd):
+            raise TooLargeError(
+                f"{source.rel} is larger than {vault.max_file_bytes} bytes and has an"
+                " .assets/ folder: its image links cannot be rewritten; it was not moved"
+            )
+        dst_fd = dst.make_parent()
+        try:
+            fsops.link_no_replace(src.dir_fd, src.name, dst_fd, dst.name)
+        except BaseException:
+            dst.rollback()
+            raise
+        with suppress(FileNotFoundError):  # renamed where links are not
+            os.unlink(src.name, dir_fd=src.dir_fd)
+        os.fsync(dst_fd)
+        os.fsync(src.dir_fd)
+    vault._notify(source)
+    vault._notify(dest)
+    return {"path": source.rel, "new_path": dest.rel, "etag": etag}
+
+
+def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
+    """A file over the limit moves only to a path of its own kind, and never as a
+    note (``too_large``, naming the file); the kinds are those ``move`` allows."""
+    kind, dest_kind = file_kind(source), file_kind(dest)
+    if kind is None:
+        raise ForbiddenPathError("only notes, their images and text files can be moved")
+    limit = vault.max_file_bytes
+    if kind == "note":
+        raise TooLargeError(
+            f"{source.rel} is a note larger than {limit} bytes; a note moves with its"
+            " image links rewritten, which needs its whole text: it was not moved"
+        )
+    if dest_kind == "note":
+        raise TooLargeError(
+            f"{source.rel} is larger than {limit} bytes, too large to become the note"
+            f" {dest.rel}; move it to a text file name"
+        )
+    suffixes = {PurePosixPath(t.rel).suffix.lower() for t in (source, dest)}
+    if dest_kind != kind or (kind == "asset" and len(suffixes) > 1):
+        raise ForbiddenPathError(
+            f"{source.rel} must keep its kind: a text file moves to a text path, an"
+            " image to a *.assets/ folder with the same extension"
+        )
+
+
+def _check_etag(if_match: str | None, etag: str) -> None:
+    """``fsops.check_if_match`` for an existing file known by its etag alone (one too
+    large to be read whole)."""
+    if if_match == "":
+        raise ConflictError("the file already exists (if_match='' means it must not)")
+    if if_match is not None and if_match != etag:
+        raise ConflictError(fsops.CHANGED)
 
 
 def _move_file(

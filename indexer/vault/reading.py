@@ -2,7 +2,9 @@
 note counts by walking the vaults).
 
 None of them takes a file lock or changes anything; each opens its target through
-``Sandbox.open`` (by folder descriptors) and reads within ``max_file_bytes``. ``grep``
+``Sandbox.open`` (by folder descriptors) and reads within ``max_file_bytes`` (but
+``stat``, which hashes a file in chunks whatever its size: a file over the limit, made
+by another program, can still be seen, moved and deleted). ``grep``
 skips the files the index proves cannot match (``GrepPlan``; a file whose size or
 mtime differ from what the index saw, or that the watcher saw change, is read anyway)
 and stops, ``truncated``, past its
@@ -22,9 +24,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from indexer.vault import fsops, timeline
 from indexer.vault.contents import read_bytes
-from indexer.vault.sandbox import Sandbox, Target
+from indexer.vault.digests import etag_of_file
+from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import LineMatcher, SkipFile, compile_glob, walk_files
-from shared.errors import ForbiddenPathError, InvalidArgumentError
+from shared.errors import ForbiddenPathError, InvalidArgumentError, NotFoundError
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -84,6 +87,8 @@ def read(
 
 
 def stat(vault: Vault, lang: str, path: str) -> dict:
+    """What a path is, with a file's size and etag; no size limit: a file over
+    ``max_file_bytes`` (made by another program) must be seen to be moved or deleted."""
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     with vault.sandbox.open(target) as place:
         info = place.lstat()
@@ -93,8 +98,24 @@ def stat(vault: Vault, lang: str, path: str) -> dict:
             return _stat_result(target, "dir", info, None)
         if target.dir_only:
             raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
-        data, info = read_bytes(place, vault.max_file_bytes)
-    return _stat_result(target, "file", info, fsops.etag_of(data))
+        etag, info = file_etag(place)
+    return _stat_result(target, "file", info, etag)
+
+
+def file_etag(place: Place) -> tuple[str, os.stat_result]:
+    """A regular file's etag (as ``read`` gives it) and stat, hashed in chunks whatever
+    its size; refuses a folder or a missing file as ``read_bytes`` does."""
+    rel = place.target.rel
+    if place.dir_fd is None:
+        raise NotFoundError(f"{rel or '/'} does not exist")
+    try:
+        fd = fsops.open_regular(place.name, place.dir_fd)
+    except FileNotFoundError:
+        raise NotFoundError(f"{rel or '/'} does not exist") from None
+    except IsADirectoryError:
+        raise InvalidArgumentError(f"{rel} is a folder, not a file") from None
+    with fsops.opened(fd):
+        return etag_of_file(fd), os.fstat(fd)
 
 
 def find(

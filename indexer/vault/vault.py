@@ -42,6 +42,7 @@ from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
+    TooLargeError,
 )
 from shared.filetypes import TEXT_SUFFIXES
 from shared.workspace import OVERVIEW_FILE
@@ -285,8 +286,7 @@ class Vault:
             elif target.dir_only:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
             elif timeline.file_kind(target) is not None:
-                existing = self._existing_bytes(place)
-                changes = [Change(target.lang, target.rel, "delete", existing, None)]
+                changes = self._deletion(place, info)
                 if target.is_note:
                     changes += timeline.asset_deletions(self, place)
                 with self.recorder.changing(changes, actor=actor, reason=reason):
@@ -398,6 +398,23 @@ class Vault:
                 listener(target.lang, rel)
             except Exception:
                 log.exception("change listener failed for %s:%s", target.lang, rel)
+
+    def _deletion(self, place: Place, info: os.stat_result) -> list[Change]:
+        """The history row of a file about to be deleted (``info``: its lstat), with its
+        bytes. A file over ``max_file_bytes`` (made by another program) has no bytes
+        history could keep, and the watcher records none for it: it is deleted without
+        a row of its own (a note's images still get theirs), so that the limit never
+        keeps anyone from removing a file. A hard-linked file is refused either way."""
+        target = place.target
+        try:
+            existing = self._existing_bytes(place)
+        except TooLargeError:
+            if info.st_nlink > 1:
+                raise ForbiddenPathError(
+                    "the file has more than one hard link; it is not modified"
+                ) from None
+            return []
+        return [Change(target.lang, target.rel, "delete", existing, None)]
 
     def _check_size(self, size: int) -> None:
         contents.check_size(size, self.max_file_bytes)

@@ -1,0 +1,220 @@
+"""Files over ``max_file_bytes`` made outside the tools (a person's 5 MiB log, a large
+photo): ``read`` refuses them (``too_large``: what the limit is for), but ``stat``
+tells their size and etag, ``delete`` removes them and ``move`` moves a text file or an
+image as it is. A note that large is not moved (its links would need its text). Each
+case also checks what else is on disk and in history."""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+from helpers.snapshots import snapshot
+
+from indexer.core import Core
+from indexer.settings import Settings
+from indexer.vault.fsops import etag_of
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from indexer.web.mcp import create_server
+from shared.errors import VaultError
+from shared.workspace import Workspace
+
+LIMIT = 4096
+BIG = b"line of a log\n" * (LIMIT // 7)  # twice the limit
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[Vault]:
+    ws = Workspace(tmp_path / "ws")
+    store = HistoryStore(ws.history_dir, etag_of)
+    store.open()
+    yield Vault(Sandbox(ws), max_file_bytes=LIMIT, history=store)
+    store.close()
+
+
+@pytest.fixture
+async def client(vault: Vault) -> AsyncIterator[Client]:
+    settings = Settings(workspace=vault.sandbox.workspace, max_file_bytes=LIMIT)
+    async with Client(create_server(Core(settings, vault))) as c:
+        yield c
+
+
+def root(vault: Vault) -> Path:
+    return vault.sandbox.workspace.vault_dir("en")
+
+
+def put(vault: Vault, rel: str, data: bytes = BIG) -> Path:
+    """A file made by another program (not through the tools)."""
+    path = root(vault) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def files(vault: Vault) -> dict[str, bytes]:
+    """Every file of the vault (path -> bytes): what a change may touch."""
+    base = root(vault)
+    return {p.relative_to(base).as_posix(): p.read_bytes() for p in base.rglob("*") if p.is_file()}
+
+
+def version_count(vault: Vault) -> int:
+    store = vault.recorder.store
+    assert store is not None
+    return store.stats()["versions"]
+
+
+def refused(vault: Vault, code: str, call, *args, **kwargs) -> str:  # type: ignore[no-untyped-def]
+    """The call is refused with ``code`` and changes nothing, on disk or in history."""
+    before, versions = snapshot(vault.sandbox.workspace.root / "memory"), version_count(vault)
+    with pytest.raises(VaultError) as info:
+        call(*args, **kwargs)
+    assert info.value.code == code, str(info.value)
+    assert snapshot(vault.sandbox.workspace.root / "memory") == before
+    assert version_count(vault) == versions
+    return info.value.message
+
+
+# -- stat ----------------------------------------------------------------------------------
+
+
+def test_stat_tells_a_big_files_size_and_etag(vault: Vault) -> None:
+    put(vault, "logs/big.txt")
+    put(vault, "big.md", b"# Big\n" + BIG)
+    assert refused(vault, "too_large", vault.read, "en", "logs/big.txt")
+    found = vault.stat("en", "logs/big.txt")
+    assert found["exists"] and found["type"] == "file"
+    assert found["size"] == len(BIG) and found["etag"] == etag_of(BIG)
+    note = vault.stat("en", "big.md")
+    assert note["size"] == len(BIG) + 6 and note["etag"] == etag_of(b"# Big\n" + BIG)
+
+
+def test_stat_etag_of_a_small_file_is_reads(vault: Vault) -> None:
+    written = vault.write("en", "a.md", "# A\n")
+    put(vault, "empty.txt", b"")
+    assert vault.stat("en", "a.md")["etag"] == written["etag"] == vault.read("en", "a.md")["etag"]
+    assert vault.stat("en", "empty.txt")["etag"] == vault.read("en", "empty.txt")["etag"]
+
+
+# -- delete --------------------------------------------------------------------------------
+
+
+def test_delete_removes_a_big_text_file_and_nothing_else(vault: Vault) -> None:
+    vault.write("en", "logs/keep.md", "# Keep\n")
+    put(vault, "logs/big.txt")
+    others = {k: v for k, v in files(vault).items() if k != "logs/big.txt"}
+    versions = version_count(vault)
+    assert vault.delete("en", "logs/big.txt") == {"path": "logs/big.txt", "deleted": True}
+    assert files(vault) == others
+    assert version_count(vault) == versions  # history keeps no text over the limit
+    assert not vault.stat("en", "logs/big.txt")["exists"]
+
+
+def test_delete_of_a_big_note_takes_its_images_and_records_them(vault: Vault) -> None:
+    vault.write("en", "n.md.assets/a.png", base64.b64encode(PNG).decode(), "base64")
+    put(vault, "n.md", b"# N\n" + BIG)
+    vault.delete("en", "n.md", reason="too big")
+    assert not (root(vault) / "n.md").exists() and not (root(vault) / "n.md.assets").exists()
+    rows = vault.history("en", "n.md.assets/a.png")["versions"]
+    assert [(v["op"], v["reason"]) for v in rows] == [("delete", "too big"), ("write", None)]
+
+
+def test_delete_of_a_big_file_that_grew_outside_keeps_its_history(vault: Vault) -> None:
+    vault.write("en", "log.txt", "small\n")
+    put(vault, "log.txt")
+    vault.delete("en", "log.txt")
+    assert not (root(vault) / "log.txt").exists()
+    assert [v["op"] for v in vault.history("en", "log.txt")["versions"]] == ["write"]
+    assert vault.read("en", "log.txt", version=1)["content"] == "small\n"
+
+
+def test_delete_refuses_a_hard_linked_big_file(vault: Vault) -> None:
+    path = put(vault, "big.txt")
+    os.link(path, root(vault).parent / "elsewhere.txt")
+    refused(vault, "forbidden_path", vault.delete, "en", "big.txt")
+
+
+# -- move ----------------------------------------------------------------------------------
+
+
+def test_move_of_a_big_text_file_moves_it_as_it_is(vault: Vault) -> None:
+    put(vault, "in/big.txt")
+    vault.write("en", "in/keep.md", "# Keep\n")
+    before, versions = files(vault), version_count(vault)
+    moved = vault.move("en", "in/big.txt", "out/deeper/big.log.txt")
+    assert moved == {
+        "path": "in/big.txt",
+        "new_path": "out/deeper/big.log.txt",
+        "etag": etag_of(BIG),
+    }
+    before["out/deeper/big.log.txt"] = before.pop("in/big.txt")
+    assert files(vault) == before
+    assert version_count(vault) == versions
+
+
+def test_move_of_a_big_file_checks_if_match(vault: Vault) -> None:
+    put(vault, "big.txt")
+    stale = etag_of(b"what it was")
+    assert "changed" in refused(vault, "conflict", vault.move, "en", "big.txt", "b.txt", stale)
+    refused(vault, "conflict", vault.move, "en", "big.txt", "b.txt", if_match="")
+    etag = vault.stat("en", "big.txt")["etag"]
+    assert vault.move("en", "big.txt", "b.txt", if_match=etag)["etag"] == etag
+    assert (root(vault) / "b.txt").read_bytes() == BIG
+
+
+def test_move_of_a_big_file_never_replaces_one(vault: Vault) -> None:
+    put(vault, "big.txt")
+    vault.write("en", "there.txt", "mine\n")
+    refused(vault, "conflict", vault.move, "en", "big.txt", "there.txt")
+
+
+def test_move_of_a_big_image_keeps_its_kind(vault: Vault) -> None:
+    put(vault, "n.md.assets/photo.png", PNG + BIG)
+    refused(vault, "forbidden_path", vault.move, "en", "n.md.assets/photo.png", "photo.txt")
+    vault.move("en", "n.md.assets/photo.png", "n.md.assets/p2.png")
+    assert (root(vault) / "n.md.assets" / "p2.png").read_bytes() == PNG + BIG
+
+
+def test_a_big_note_is_not_moved_and_the_refusal_names_it(vault: Vault) -> None:
+    put(vault, "notes/big.md", b"# Big\n![x](big.md.assets/x.png)\n" + BIG)
+    put(vault, "notes/big.md.assets/x.png", PNG)
+    put(vault, "big.txt")
+    message = refused(vault, "too_large", vault.move, "en", "notes/big.md", "other/big.md")
+    assert "notes/big.md" in message and "note" in message
+    refused(vault, "too_large", vault.move, "en", "notes/big.md", "notes/big.txt")
+    assert "big.txt" in refused(vault, "too_large", vault.move, "en", "big.txt", "big.md")
+
+
+def test_a_big_text_file_with_an_images_folder_is_not_moved(vault: Vault) -> None:
+    put(vault, "log.txt")
+    put(vault, "log.txt.assets/x.png", PNG)
+    assert "log.txt" in refused(vault, "too_large", vault.move, "en", "log.txt", "l2.txt")
+
+
+def test_moves_under_the_limit_are_unchanged(vault: Vault) -> None:
+    vault.write("en", "small.txt", "hi\n")
+    moved = vault.move("en", "small.txt", "small2.txt")
+    assert moved["etag"] == etag_of(b"hi\n")
+    assert [v["op"] for v in vault.history("en", "small2.txt")["versions"]] == ["move"]
+
+
+# -- through the tools ---------------------------------------------------------------------
+
+
+async def test_the_tools_stat_move_and_delete_a_big_file(vault: Vault, client: Client) -> None:
+    put(vault, "big.txt")
+    with pytest.raises(ToolError, match=r"^too_large: "):
+        await client.call_tool("read", {"lang": "en", "path": "big.txt"})
+    found = (await client.call_tool("stat", {"lang": "en", "path": "big.txt"})).structured_content
+    assert found is not None and found["size"] == len(BIG)
+    args = {"lang": "en", "path": "big.txt", "new_path": "b.txt", "if_match": found["etag"]}
+    await client.call_tool("move", args)
+    await client.call_tool("delete", {"lang": "en", "path": "b.txt"})
+    assert list(root(vault).iterdir()) == []
