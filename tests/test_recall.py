@@ -393,3 +393,21 @@ def test_a_cut_line_never_splits_a_character_as_seen() -> None:
         assert not _continues(text[end]) and text[end - 1] != "\u200d", (limit, kept[-4:])
         flags = len(kept) - len(kept.rstrip("".join(chr(c) for c in range(0x1F1E6, 0x1F200))))
         assert flags % 2 == 0, (limit, kept[-4:])
+
+
+def test_folder_summaries_are_abstracts_never_recent_or_matching_notes(fresh: World) -> None:
+    """A summary is newer than its folder's notes and holds their words: it used to fill
+    the recent and on-demand layers in place of the notes themselves."""
+    fresh.write("en", "items/db.md", "# DB\n\nWe moved to PostgreSQL with pgloader.\n")
+    summary = "---\ntype: summary\nabstract: the db folder, pgloader notes\n---\npgloader\n"
+    fresh.hidden("en", "items/.overview.md", summary)
+    fresh.hidden("en", ".overview.md", summary)
+    fresh.index.reconcile()
+    assert {r["path"] for r in fresh.index.recent("en", 10, "")} == {"items/db.md"}
+    hits = fresh.index.search_any("en", ["pgloader"], 10)
+    assert [h["path"] for h in hits] == ["items/db.md"]
+    result = fresh.recall.recall("en", "pgloader", 1500)
+    layers = {s["path"]: s["layer"] for s in result["sources"]}
+    assert layers.get("items/db.md") == "on_demand"
+    for overview in (".overview.md", "items/.overview.md"):
+        assert layers.get(overview) in (None, "resident"), layers

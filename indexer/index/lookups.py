@@ -12,13 +12,18 @@ from typing import Any
 
 from indexer.index.parse import lang_token
 from indexer.index.query import ParsedQuery
-from indexer.index.schema import BM25_WEIGHTS
+from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
+
+# The rows of folder summaries (``.overview.md``) of one lang: recall quotes them as
+# abstracts, never as recent or matching notes, and a default search leaves them out.
+OVERVIEW_IDS = f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? AND {OVERVIEW_ROWS}"
 
 
 def recent(
     conn: sqlite3.Connection, lang: str, limit: int, where: str, params: list[Any]
 ) -> list[dict[str, Any]]:
-    """The ``limit`` notes of ``lang`` with the newest mtime (newest first).
+    """The ``limit`` notes of ``lang`` with the newest mtime (newest first), folder
+    summaries left out.
 
     The order is found on the covering index ``notes_stat`` (no bodies are read for it);
     only the chosen rows are fetched whole.
@@ -27,7 +32,7 @@ def recent(
         rowid
         for (rowid,) in conn.execute(
             "SELECT n.id FROM notes AS n INDEXED BY notes_stat WHERE n.lang = ?"
-            f"{where} ORDER BY n.mtime_ns DESC, n.path LIMIT ?",
+            f" AND NOT {OVERVIEW_ROWS}{where} ORDER BY n.mtime_ns DESC, n.path LIMIT ?",
             (lang, *params, limit),
         )
     ]
@@ -56,14 +61,16 @@ def search_any(
     where: str,
     params: list[Any],
 ) -> list[dict[str, Any]]:
-    """Notes of ``lang`` matching ``parsed`` (an OR of keywords), best BM25 first."""
+    """Notes of ``lang`` matching ``parsed`` (an OR of keywords), best BM25 first;
+    folder summaries left out."""
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     match = in_lang(conn, lang, parsed.match)
     sql = f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank FROM notes_fts"
     if where:
         sql += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
-    sql += f" WHERE notes_fts MATCH ?{where} ORDER BY rank LIMIT ?"
-    hits = conn.execute(sql, (match, *params, limit)).fetchall()
+    sql += f" WHERE notes_fts MATCH ? AND notes_fts.rowid NOT IN ({OVERVIEW_IDS}){where}"
+    sql += " ORDER BY rank LIMIT ?"
+    hits = conn.execute(sql, (match, lang, *params, limit)).fetchall()
     rows = {row["id"]: row for row in _rows(conn, [rowid for rowid, _ in hits])}
     result = []
     for rowid, rank in hits:

@@ -32,9 +32,6 @@ __all__ = ["GrepPlan", "IndexReads", "IndexedNote"]
 
 log = logging.getLogger("indexer.index")
 MAX_LIMIT = 100
-_OVERVIEW_IDS = (
-    f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? AND {OVERVIEW_ROWS}"
-)
 _FOLDER_NOTES = (
     "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
     " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
@@ -126,7 +123,7 @@ class IndexReads:
         if where:  # CROSS JOIN keeps the FTS table as the outer loop
             source += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
         if type is None:  # folder summaries only when asked for (type="summary")
-            where += f" AND notes_fts.rowid NOT IN ({_OVERVIEW_IDS})"
+            where += f" AND notes_fts.rowid NOT IN ({lookups.OVERVIEW_IDS})"
             params.append(lang)
         # Every match is ranked once into ``hits`` (SQLite materializes a CTE used twice),
         # which the page and its total both read: the match is not walked again to count.
