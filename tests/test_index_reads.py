@@ -13,7 +13,7 @@ import pytest
 
 from indexer.index.parse import lang_token
 from indexer.index.query import make_snippet, parse_any, parse_query
-from indexer.index.schema import BM25_WEIGHTS
+from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.service import NoteIndex
 from shared.errors import InvalidArgumentError
 from shared.workspace import Workspace
@@ -137,12 +137,13 @@ def test_search_pages_equal_the_plain_statement(
 
 
 def reference_any(db: Path, lang: str, keywords: list[str], limit: int, folder: str) -> list:
-    """search_any as one plain statement, the lang a phrase of the MATCH."""
+    """search_any as one plain statement, the lang a phrase of the MATCH, folder
+    summaries left out."""
     parsed = parse_any(keywords)
     match = f'lang : "{lang_token(lang)}" AND ({parsed.match})'
-    where, params = "", []
+    where, params = f" AND NOT {OVERVIEW_ROWS.replace('path', 'n.path')}", []
     if folder:
-        where = " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
+        where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
         params = [folder, folder + "/", folder + "0"]
     conn = sqlite3.connect(db)
     try:
