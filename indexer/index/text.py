@@ -18,9 +18,12 @@ these runs a token character (``TOKEN_CHARS``, see ``schema``).
 Marks in general: unicode61 (by default) cuts words at every combining mark, so a Hindi
 word lost its vowel signs (``दिल`` and ``दाल`` were the same two tokens). The word table
 keeps marks inside words (``categories 'L* N* Co M*'``), and what is indexed or queried
-is first ``searchable``: NFC (a decomposed Hangul syllable or accent is the same word as
-the composed one) and without the vowel points Arabic and Hebrew may carry or not (so
-``كتب`` finds ``كَتَبَ``, as a reader of those scripts expects).
+is first ``searchable``: NFC (a decomposed Hangul syllable or accent is the same word
+as the composed one), compatibility forms as their plain letters (full-width ``ＡＢＣ``
+is ``ABC``, half-width ``ｱｲｳ`` is ``アイウ``),
+Greek without its accents (``καλημερα`` finds ``Καλημέρα``, as ``cafe`` finds ``café``)
+and without the vowel points Arabic and Hebrew may carry or not (``كتب`` finds
+``كَتَبَ``), as a reader of those scripts expects.
 """
 
 from __future__ import annotations
@@ -65,24 +68,50 @@ _OPTIONAL_MARKS = re.compile(
     "\u06ea-\u06ed]+"
 )
 _MARK_LEADS = (b"\xd6", b"\xd7", b"\xd8", b"\xd9", b"\xdb")
+
+
+def _greek_bases() -> dict[int, str]:
+    """Each Greek letter with accents (tonos, dialytika, the polytonic marks) -> the bare
+    letter: Greek is searched without its accents, as Latin is by unicode61."""
+    table: dict[int, str] = {}
+    for code in (*range(0x0370, 0x0400), *range(0x1F00, 0x2000)):
+        decomposed = unicodedata.normalize("NFD", chr(code))
+        base, marks = decomposed[0], decomposed[1:]
+        if marks and base.isalpha() and all(unicodedata.category(m) == "Mn" for m in marks):
+            table[code] = base
+    return table
+
+
+_GREEK_BASES = _greek_bases()
+# Compatibility forms a reader takes for the plain letters: CJK compatibility ideographs,
+# ligatures, Arabic presentation forms, full- and half-width forms. (Not NFKC as a whole:
+# it would also split Thai and Lao ``ำ``, which their bigrams keep whole.)
+_COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]+")
+_GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
 # Folding for the grep trigram table: str.casefold plus the Turkish dotted/dotless i,
 # so that any case-insensitive match (RE2 or Python re) is a substring after folding.
 _FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None})
 
 
 def searchable(text: str) -> str:
-    """``text`` as words are indexed and queried: NFC, without Arabic and Hebrew vowel
-    points (see the module's docstring)."""
+    """``text`` as words are indexed and queried: NFC with compatibility forms as their
+    plain letters, Greek without accents, Arabic and Hebrew without vowel points (see
+    the module's docstring)."""
     if text.isascii():
         return text
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
-    # The regex costs about 20 ns a character; a byte search for the UTF-8 lead bytes of
-    # those marks (U+0580-U+06FF) costs about 1 ns, and most texts have none.
+    # A regex costs about 20 ns a character; a byte search for the UTF-8 lead bytes of
+    # those scripts costs about 1 ns, and most texts have none.
     data = text.encode("utf-8", "surrogatepass")
-    if not any(lead in data for lead in _MARK_LEADS):
-        return text
-    return _OPTIONAL_MARKS.sub("", text)
+    if b"\xef" in data and _COMPATIBLE.search(text):  # U+F000-U+FFFF
+        text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
+        data = text.encode("utf-8", "surrogatepass")
+    if any(lead in data for lead in _GREEK_LEADS):
+        text = text.translate(_GREEK_BASES)
+    if any(lead in data for lead in _MARK_LEADS):
+        text = _OPTIONAL_MARKS.sub("", text)
+    return text
 
 
 def word_text(text: str) -> str:
