@@ -97,6 +97,18 @@ def test_a_text_file_moves_to_another_folder_with_its_images(vault: Vault) -> No
     assert resolved(vault, "e/f/log.txt") == ["e/f/log.txt.assets/i.png"]
 
 
+def test_deleting_a_text_file_deletes_its_images_as_a_note_does(vault: Vault) -> None:
+    """A text file owns its .assets/ folder (it may have been a note): deleting it left
+    the images behind, in a folder nothing links to."""
+    vault.write("en", "d/log.txt", "see ![i](log.txt.assets/i.png)\n")
+    image(vault, "d/log.txt.assets/i.png")
+    vault.delete("en", "d/log.txt")
+    assert files(vault) == []
+    assert not (root(vault) / "d/log.txt.assets").exists()
+    rows = vault.history("en", "d/log.txt.assets/i.png")["versions"]
+    assert rows[0]["op"] == "delete"  # restorable, like a note's images
+
+
 def test_undo_of_a_text_file_move_puts_the_images_back(vault: Vault) -> None:
     vault.write("en", "d/n.txt", "![i](n.txt.assets/i.png)\n")
     image(vault, "d/n.txt.assets/i.png")

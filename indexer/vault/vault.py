@@ -287,11 +287,12 @@ class Vault:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
             elif timeline.file_kind(target) is not None:
                 changes = self._deletion(place, info)
-                if target.is_note:
+                owns_images = target.is_note or target.is_text  # (a text file once a note)
+                if owns_images:
                     changes += timeline.asset_deletions(self, place)
                 with self.recorder.changing(changes, actor=actor, reason=reason):
                     os.unlink(place.name, dir_fd=place.dir_fd)
-                if target.is_note:
+                if owns_images:
                     fsops.remove_tree(place.name + ".assets", place.dir_fd)
             else:
                 raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
