@@ -20,7 +20,7 @@ from indexer.vault.history.store import HistoryStore
 from indexer.vault.links import relocate_note, rewrite_links
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
-from shared.errors import VaultError
+from shared.errors import InvalidArgumentError, VaultError
 from shared.workspace import Workspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
@@ -107,6 +107,16 @@ def test_deleting_a_text_file_deletes_its_images_as_a_note_does(vault: Vault) ->
     assert not (root(vault) / "d/log.txt.assets").exists()
     rows = vault.history("en", "d/log.txt.assets/i.png")["versions"]
     assert rows[0]["op"] == "delete"  # restorable, like a note's images
+
+
+def test_a_note_cannot_move_into_its_own_assets_folder(vault: Vault) -> None:
+    vault.write("en", "d/m.md", "# M\n![i](m.md.assets/i.png)\n")
+    image(vault, "d/m.md.assets/i.png")
+    before = snapshot(root(vault))
+    for new_path in ("d/m.md.assets/m.md", "d/m.md.assets/x/m.txt"):
+        with pytest.raises(InvalidArgumentError, match=r"its own \.assets/ folder"):
+            vault.move("en", "d/m.md", new_path)
+    assert snapshot(root(vault)) == before
 
 
 def test_undo_of_a_text_file_move_puts_the_images_back(vault: Vault) -> None:

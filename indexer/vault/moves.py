@@ -79,6 +79,8 @@ def move(
         raise InvalidArgumentError("new_path is the same as path")
     if dest.rel.startswith(source.rel + "/"):
         raise InvalidArgumentError("a folder cannot move into itself")
+    if dest.rel.startswith(source.rel + ".assets/"):
+        raise InvalidArgumentError("a file cannot move into its own .assets/ folder")
     if source.rel.startswith(dest.rel + "/"):
         raise ConflictError(f"{dest.rel} exists (it holds {source.rel})")
     with vault.sandbox.open(source) as place:
