@@ -197,6 +197,27 @@ async def test_bodies_past_every_cap_answer_too_large(server: RunningIndexer) ->
     assert status == 413 and answer["error"]["code"] == "too_large"
 
 
+def test_a_declared_body_past_the_cap_is_refused_before_it_is_read(
+    server: RunningIndexer,
+) -> None:
+    """A client declaring a terabyte and sending three bytes waited for the 30 s body
+    timeout (holding a large-body place); it gets its 413 at once, nothing written."""
+    port = int(server.url.split(":")[2].split("/")[0])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    with sock:
+        sock.sendall(
+            b"PUT /api/v1/en/notes/tera.md HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+            + b"Content-Type: text/markdown\r\nContent-Length: 1000000000000\r\n\r\nabc"
+        )
+        sock.settimeout(5)
+        answer = b""
+        while b'"too_large"' not in answer and (chunk := sock.recv(65536)):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
+    assert b'"too_large"' in answer
+    assert not (server.workspace / "memory/languages/en/vault/tera.md").exists()
+
+
 def rss_kib(pid: int, field: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(field + ":"):

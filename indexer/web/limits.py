@@ -78,6 +78,13 @@ class RequestLimits:
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = _content_length(scope)
+        if declared is not None and declared > self.max_body and not _mcp(scope):
+            # Answered before a byte is read (the connection then closes): the body
+            # could only be refused, and a client declaring more than it sends held a
+            # large-body place until the body timeout. (``/mcp`` reads on: its refusal
+            # carries the request's id, found in the body.)
+            await _reply(send, 413, _error("too_large", self._too_large_text()))
+            return
         if scope["method"] in ("GET", "HEAD", "OPTIONS") and not declared:
             await self.app(scope, receive, send)
             return
@@ -137,11 +144,18 @@ class RequestLimits:
             if message["type"] == "http.disconnect":
                 return
             tail = (tail + message.get("body", b""))[-KEEP:]
-        text = f"too_large: the request is larger than the limit of {self.max_body} bytes"
-        if scope["path"].startswith("/mcp"):
-            await _reply(send, 200, _jsonrpc_refusal(head, tail, text))
+        text = self._too_large_text()
+        if _mcp(scope):
+            await _reply(send, 200, _jsonrpc_refusal(head, tail, f"too_large: {text}"))
         else:
-            await _reply(send, 413, _error("too_large", text.split(": ", 1)[1]))
+            await _reply(send, 413, _error("too_large", text))
+
+    def _too_large_text(self) -> str:
+        return f"the request is larger than the limit of {self.max_body} bytes"
+
+
+def _mcp(scope: Scope) -> bool:
+    return str(scope["path"]).startswith("/mcp")
 
 
 def _event_stream(scope: Scope) -> bool:
