@@ -7,7 +7,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
-from helpers.llm_stub import LLMStub, running_llm_stub, say
+from helpers.llm_stub import LLMStub, RawReply, running_llm_stub, say
 
 from indexer.jobs.llm import JobModel, ModelError, ModelSettings
 
@@ -78,3 +78,43 @@ async def test_concurrency_is_bounded(stub: LLMStub) -> None:
         await job.close()
     finally:
         stub.delay = 0.0
+
+
+def _body(choices: object) -> dict:
+    return {"id": "x", "object": "chat.completion", "created": 0, "model": "s", "choices": choices}
+
+
+NULL_FUNCTION = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [{"id": "c", "type": "function", "function": None}],
+}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _body([{"index": 0, "message": None, "finish_reason": "stop"}]),
+        _body(["oops"]),
+        _body([]),
+        _body(None),
+        [1, 2],
+        _body([{"index": 0, "message": NULL_FUNCTION, "finish_reason": "tool_calls"}]),
+    ],
+)
+async def test_a_malformed_completion_is_a_model_error(stub: LLMStub, body: object) -> None:
+    """The SDK builds its objects without validating them: a null message or function
+    used to fail later (AttributeError), outside the ModelError every job falls back on."""
+    stub.run([RawReply(200, body)])
+    job = model(stub)
+    with pytest.raises(ModelError):
+        await job.chat([{"role": "user", "content": "x"}])
+    await job.close()
+
+
+async def test_an_answer_with_a_lone_surrogate_is_malformed(stub: LLMStub) -> None:
+    stub.run([say('{"abstract": "a \\ud800", "overview": "b"}')])
+    job = model(stub)
+    with pytest.raises(ModelError, match="surrogate"):
+        await job.complete_json([{"role": "user", "content": "x"}])
+    await job.close()

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.llm_stub import LLMStub, last_tool_result, running_llm_stub, say, tool_call
+from helpers.llm_stub import (
+    LLMStub,
+    RawReply,
+    completion,
+    last_tool_result,
+    running_llm_stub,
+    say,
+    tool_call,
+)
 from helpers.snapshots import snapshot
 
 from indexer.index.service import NoteIndex
@@ -257,6 +265,8 @@ MALFORMED = {
     "text around the object": 'Sure! {"action": "none", "reason": "x"}',
     "empty": "",
     "bad frontmatter": '{"action": "replace", "reason": "x", "content": "---\\na: [\\n---\\nbody"}',
+    "a lone surrogate in the content": '{"action": "replace", "reason": "x", "content": "\\ud800"}',
+    "a lone surrogate in the reason": '{"action": "none", "reason": "x \\ud800"}',
 }
 
 
@@ -275,6 +285,23 @@ def test_a_malformed_answer_is_an_error_and_writes_nothing(env: Env, kind: str) 
     assert recorded.last_action == "error" and recorded.last_error == outcome.error
     assert recorded.last_success == before_state.last_success
     assert recorded.last_digest == "older"  # not a success: retried when next due
+
+
+@pytest.mark.parametrize(
+    "message",
+    [None, {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function"}]}],
+)
+def test_a_malformed_completion_is_a_recorded_error(env: Env, message: object) -> None:
+    """A null message, or a tool call without its function, crashed the run (an
+    AttributeError): nothing was recorded, and the daemon called the model at each check."""
+    env.event("something new")
+    env.stub.run([RawReply(200, completion(message))])  # type: ignore[arg-type]
+    before = snapshot(env.vault_dir())
+    outcome = env.run()
+    assert outcome.action == "error" and "model" in (outcome.error or "")
+    assert snapshot(env.vault_dir()) == before
+    assert env.task_state().last_action == "error"
+    assert env.run(backoff=True).reason.startswith("retrying the failed run after")
 
 
 def test_parse_answer_accepts_exactly_the_two_forms() -> None:

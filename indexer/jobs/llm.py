@@ -83,9 +83,7 @@ class JobModel:
             raise ModelError(f"the model endpoint failed: {type(exc).__name__}: {exc}") from None
         finally:
             self._slots.release()
-        if not response.choices:
-            raise ModelError("the model answered with no choices")
-        return response.choices[0].message
+        return _message_of(response)
 
     async def complete_json(
         self, messages: list[dict[str, Any]], *, timeout: float | None = None
@@ -137,3 +135,27 @@ class JobModel:
                 )
                 self._clients[key] = client
             return client
+
+
+def _message_of(response: Any) -> ChatCompletionMessage:
+    """The first choice's message, checked: the SDK builds its objects without validating
+    them, so a malformed body (a null message, a string for a choice, a tool call without
+    a function) would fail later, outside the ``ModelError`` every job falls back on."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise ModelError("the model answered with no choices")
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None)
+    if message is None or not (content is None or isinstance(content, str)):
+        raise ModelError("the model's answer holds no message")
+    calls = getattr(message, "tool_calls", None)
+    if calls is not None and not isinstance(calls, list):
+        raise ModelError("the model's tool calls are not a list")
+    for call in calls or []:
+        function = getattr(call, "function", None)
+        if getattr(call, "type", None) == "function" and not (
+            isinstance(getattr(function, "name", None), str)
+            and isinstance(getattr(function, "arguments", None), str | None)
+        ):
+            raise ModelError("the model made a tool call without a function name")
+    return message  # type: ignore[no-any-return]

@@ -220,6 +220,11 @@ class Maintenance:
                 log.warning("maintenance %s/%s failed: %s", lang, task, message)
                 await asyncio.to_thread(self._record_error, lang, task, message)
                 return Outcome(lang, task, "error", "the run failed", message)
+            except Exception as err:  # a bug or an answer nothing foresaw: still recorded
+                message = _error_text(err)
+                log.exception("maintenance %s/%s failed unexpectedly", lang, task)
+                await asyncio.to_thread(self._record_error, lang, task, message)
+                return Outcome(lang, task, "error", "the run failed", message)
             await asyncio.to_thread(self._record_success, lang, task, answer, decision.digest)
             log.info("maintenance %s/%s: %s (%s)", lang, task, answer.action, answer.reason)
             return Outcome(lang, task, answer.action, answer.reason)
@@ -359,4 +364,5 @@ def _error_text(err: Exception) -> str:
         kind = "malformed answer"
     else:
         kind = "write" if isinstance(err, VaultError) else "error"
-    return f"{kind}: {err}"[:MAX_ERROR_CHARS]
+    text = f"{kind}: {err}".encode("utf-8", "backslashreplace").decode("utf-8")
+    return text[:MAX_ERROR_CHARS]

@@ -18,6 +18,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from shared.errors import VaultError
+from shared.model_output import without_surrogates
 
 if TYPE_CHECKING:
     from indexer.index.service import NoteIndex
@@ -104,7 +105,7 @@ class ReadOnlyTools:
                 f"({', '.join(self.names)})"
             )
         try:
-            args = json.loads(arguments or "{}")
+            args = without_surrogates(json.loads(arguments or "{}"))
         except ValueError:
             return "error: invalid_argument: the arguments are not JSON"
         if not isinstance(args, dict):

@@ -370,7 +370,7 @@ class _Dag:
             return made
         try:
             data = render_summary(made, existing, self.owner.clock())
-        except InvalidFrontmatterError:  # cannot happen with our texts; a model's, maybe
+        except (InvalidFrontmatterError, ValueError):  # not with our texts; a model's, maybe
             log.warning("summaries: the model's summary of %s cannot be written", folder)
             made = self._fallback(folder, children, shown, digest)
             data = render_summary(made, existing, self.owner.clock())
