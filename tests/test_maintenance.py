@@ -223,6 +223,25 @@ def test_the_digest_depends_on_content_only(tmp_path: Path) -> None:
     assert empty.digest("en") == hashlib.sha256(b"").hexdigest()  # no events at all
 
 
+def test_a_day_file_past_the_file_limit_is_read_to_its_end(tmp_path: Path) -> None:
+    """A day file another program grew past ``max_file_bytes``: an event appended at its
+    end changed neither the digest (its first bytes only) nor the entries shown."""
+    ws = Workspace(tmp_path / "ws")
+    day = ws.vault_dir("en") / "events/2026/01/01.md"
+    day.parent.mkdir(parents=True)
+    day.write_text("# Events\n" + "".join(f"\n## Event\n\nold {n}\n" for n in range(3000)))
+    vault = Vault(Sandbox(ws), max_file_bytes=16 * 1024)
+    assert day.stat().st_size > 2 * vault.max_file_bytes
+    digests = InputDigests(vault)
+    before = digests.digest("en")
+    with day.open("a", encoding="utf-8") as out:
+        out.write("\n## Event\n\nthe newest one\n")
+    assert digests.digest("en") != before
+    shown = [entry.text for entry in newest_entries(vault, "en")]
+    assert shown[-1].endswith("the newest one") and shown[-2].endswith("old 2999")
+    assert all(text.startswith("## Event") for text in shown)  # no cut entry first
+
+
 # -- runs: none, replace, failures ------------------------------------------------------------
 
 

@@ -84,9 +84,8 @@ class InputDigests:
         hashed: list[tuple[str, int, int, str]] = []
         with _event_files(self.vault, lang) as files:
             for entry in files:  # read while the walk holds the file's folder open
-                data = _read_bytes(entry, self.vault.max_file_bytes)
                 size, mtime = entry.signature()
-                hashed.append((entry.rel, size, mtime, hashlib.sha256(data).hexdigest()))
+                hashed.append((entry.rel, size, mtime, _file_sha(entry)))
         hashed.sort()
         sha = hashlib.sha256()
         for rel, _, _, file_sha in hashed:
@@ -105,7 +104,8 @@ def newest_entries(vault: Vault, lang: str) -> list[EventEntry]:
     picked: list[EventEntry] = []
     used = 0
     for rel in reversed(paths):
-        got = fsops.read_under(str(root), rel, vault.max_file_bytes) if root else None
+        # The newest entries are at a day file's end, however long it grew.
+        got = fsops.read_under(str(root), rel, vault.max_file_bytes, tail=True) if root else None
         if got is None:
             continue
         text = got[0][: vault.max_file_bytes].decode("utf-8", "replace")
@@ -187,14 +187,19 @@ def _event_files(vault: Vault, lang: str) -> Iterator[Iterator[FileEntry]]:
         yield (f for f in walk if f.rel.endswith(".md"))
 
 
-def _read_bytes(entry: FileEntry, max_bytes: int) -> bytes:
-    """A file's bytes (the first ``max_bytes + 1`` of a bigger one); b"" when unreadable."""
+def _file_sha(entry: FileEntry) -> str:
+    """The sha256 of a whole file, read a chunk at a time (a day file written by another
+    program may pass ``max_file_bytes``: an event at its end must change the digest);
+    that of nothing when it cannot be read."""
+    sha = hashlib.sha256()
     try:
         fd = fsops.open_regular(entry.name, entry.dir_fd)
     except (OSError, ForbiddenPathError):
-        return b""
+        return sha.hexdigest()
     with fsops.opened(fd):
         try:
-            return fsops.read_all(fd, max_bytes)
+            while chunk := os.read(fd, 1 << 20):
+                sha.update(chunk)
         except OSError:
-            return b""
+            return hashlib.sha256().hexdigest()
+    return sha.hexdigest()

@@ -147,9 +147,12 @@ def read_all(fd: int, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_under(root: str, rel: str, max_bytes: int) -> tuple[bytes, os.stat_result] | None:
-    """The bytes (at most ``max_bytes + 1``) and stat of the regular file ``rel`` below the
-    folder ``root``, walking folders by descriptor; None when missing, a link or special.
+def read_under(
+    root: str, rel: str, max_bytes: int, *, tail: bool = False
+) -> tuple[bytes, os.stat_result] | None:
+    """The bytes (at most ``max_bytes + 1``; with ``tail``, the last ``max_bytes`` of a
+    larger file) and stat of the regular file ``rel`` below the folder ``root``, walking
+    folders by descriptor; None when missing, a link or special.
 
     The one read by vault path for code that holds no open folder (the index).
     """
@@ -170,7 +173,11 @@ def read_under(root: str, rel: str, max_bytes: int) -> tuple[bytes, os.stat_resu
         os.close(fd)
     with opened(file_fd):
         try:
-            return read_all(file_fd, max_bytes), os.fstat(file_fd)
+            info = os.fstat(file_fd)
+            if tail and info.st_size > max_bytes:
+                os.lseek(file_fd, info.st_size - max_bytes, os.SEEK_SET)
+                return read_all(file_fd, max_bytes - 1), info
+            return read_all(file_fd, max_bytes), info
         except OSError:
             return None
 
