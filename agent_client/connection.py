@@ -484,6 +484,21 @@ class SessionKeeper:
         self._stack = stack
         return self._session
 
+    async def moved(self) -> bool:
+        """Whether the URL file names another indexer than the one that just failed (it
+        restarted, on another port): the caller may try its entry there once. The next
+        ``get()`` opens a session to it."""
+        failed = self._session.endpoint if self._session is not None else self._failed
+        try:
+            endpoint = discover(self._settings.url_file, self._settings.token_file)
+        except IndexerOfflineError:
+            return False
+        if failed is None or endpoint == failed:
+            return False
+        await self.close()
+        self._failed = None
+        return True
+
     async def close(self) -> None:
         stack, self._stack, self._session = self._stack, None, None
         if stack is not None:

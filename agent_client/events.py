@@ -70,3 +70,20 @@ async def append_event(vault: Vault, entry: MemoryEntry, tz: tzinfo | None) -> A
         except NotFoundError:
             continue  # deleted between our write and append: create it again
     raise NotFoundError(f"{path} vanished twice while appending event {entry.id}")
+
+
+async def appended_already(
+    vault: Vault, entry: MemoryEntry, tz: tzinfo | None
+) -> AppendResult | None:
+    """The day file, when it already holds the entry's section (found by its ``entry:``
+    line), else None: for an append tried again after its connection dropped."""
+    path, _ = day_path(entry.timestamp, tz)
+    folder, _, name = path.rpartition("/")
+    try:
+        found = await vault.grep(f"- entry: {entry.id}", path=folder, glob=name, fixed=True)
+    except NotFoundError:  # no such day yet
+        return None
+    if not found["matches"]:
+        return None
+    stat = await vault.stat(path)
+    return {"path": path, "etag": stat.get("etag") or "", "size": stat.get("size") or 0}

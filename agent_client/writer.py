@@ -27,7 +27,7 @@ from openai import AsyncOpenAI
 
 from agent_client.actions import ActionResult, run_action
 from agent_client.connection import SessionKeeper, Vault
-from agent_client.events import append_event
+from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
 from agent_client.merge.knowledge import merge_knowledge
 from agent_client.merge.llm import make_llm
@@ -169,12 +169,17 @@ class MemoryWriter:
                 logger.exception("notice sink failed for entry %s", notice.entry_id)
 
     async def _process_entry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
-        """One entry: a knowledge merge, or an event appended to its day file."""
+        """One entry: a knowledge merge, or an event appended to its day file. When the
+        indexer fails and the URL file names another one (it restarted), the entry is
+        tried there once: an indexer was serving all along, so it is not dropped."""
         try:
-            vault = (await keeper.get()).vault(entry.lang)
-            if entry.kind == "event":
-                return await self._append_event_async(vault, entry)
-            return await self._write_kb_item_async(vault, entry)
+            try:
+                return await self._apply(keeper, entry, again=False)
+            except IndexerOfflineError:
+                if not await keeper.moved():
+                    raise
+                logger.info("memory entry %s: the indexer restarted; trying it there", entry.id)
+                return await self._apply(keeper, entry, again=True)
         except IndexerOfflineError as exc:
             reason, error = f"dropped: indexer offline: {exc.message}", str(exc)
         except Exception as exc:
@@ -183,8 +188,21 @@ class MemoryWriter:
         logger.error("memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, reason)
         return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
 
-    async def _append_event_async(self, vault: Vault, entry: MemoryEntry) -> SystemNotice:
-        result = await append_event(vault, entry, self.settings.tz)
+    async def _apply(
+        self, keeper: SessionKeeper, entry: MemoryEntry, *, again: bool
+    ) -> SystemNotice:
+        vault = (await keeper.get()).vault(entry.lang)
+        if entry.kind == "event":
+            return await self._append_event_async(vault, entry, again=again)
+        return await self._write_kb_item_async(vault, entry)
+
+    async def _append_event_async(
+        self, vault: Vault, entry: MemoryEntry, *, again: bool = False
+    ) -> SystemNotice:
+        # Tried again after a failure: the append may have landed before the connection
+        # dropped, and an event must not be logged twice.
+        found = await appended_already(vault, entry, self.settings.tz) if again else None
+        result = found or await append_event(vault, entry, self.settings.tz)
         return SystemNotice(
             entry.id,
             entry.lang,

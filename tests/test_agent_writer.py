@@ -21,9 +21,9 @@ from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
 
 from agent_client import writer as writer_module
 from agent_client.connection import mcp_vault_connection, open_session
-from agent_client.events import append_event
+from agent_client.events import append_event, appended_already
 from agent_client.notes import split_note
-from agent_client.notices import CollectingNoticeSink
+from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
 from agent_client.writer import MemoryWriter
 from shared.errors import IndexerOfflineError, NotFoundError
@@ -441,3 +441,40 @@ def test_killed_mid_batch_then_found_again_on_a_new_port(
     finally:
         w.close()
         running.stop()
+
+
+def test_an_indexer_restarted_mid_batch_gets_the_rest_of_it(tmp_path: Path) -> None:
+    """The entry right after a restart failed on the old connection and was dropped as
+    "offline", although the URL file already named the new indexer."""
+    servers = [start_indexer(tmp_path / "ws")]
+
+    class Restarting(CollectingNoticeSink):
+        def notify(self, notice: SystemNotice) -> None:
+            super().notify(notice)
+            if len(self.notices) == 1:  # after the first entry, elsewhere
+                servers[-1].stop(signal.SIGTERM)
+                servers.append(start_indexer(tmp_path / "ws"))
+
+    sink = Restarting()
+    w = MemoryWriter(ClientSettings(workspace=tmp_path / "ws", tz=UTC), sink)
+    try:
+        w.submit([event("en", f"ev{i}") for i in range(3)] + [knowledge("en", "Kb", "kb text")])
+        assert w.flush(60)
+        assert [n.ok for n in sink.notices] == [True] * 4, [n.error for n in sink.notices]
+        day = (servers[-1].workspace / "memory/languages/en/vault/events/2026/11/29.md").read_text()
+        assert [day.count(f"- title: ev{i}\n") for i in range(3)] == [1, 1, 1]
+    finally:
+        w.close()
+        servers[-1].stop()
+
+
+async def test_an_event_tried_again_is_not_logged_twice(server: RunningIndexer, lang: str) -> None:
+    """A retry after a dropped connection first looks for the entry's section."""
+    settings = ClientSettings(workspace=server.workspace, tz=UTC)
+    logged, other = event(lang, "once"), event(lang, "never")
+    async with mcp_vault_connection(lang, settings) as vault:
+        assert await appended_already(vault, logged, UTC) is None
+        done = await append_event(vault, logged, UTC)
+        found = await appended_already(vault, logged, UTC)
+        assert found is not None and found["path"] == done["path"] == "events/2026/11/29.md"
+        assert await appended_already(vault, other, UTC) is None
