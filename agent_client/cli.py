@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from agent_client import cli_history
+from agent_client.cli_history import whole_number
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult
@@ -30,7 +31,7 @@ from agent_client.settings import ClientSettings
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.errors import IndexerOfflineError, VaultError
-from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+from shared.models import Action, DeleteAction, EditAction, MemoryEntry, utf8_problem
 from shared.timestamps import parse_timestamp
 
 DESCRIPTION = """\
@@ -131,9 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     about = "search the vault's notes; prints path, title and a snippet per hit"
     search = sub.add_parser("search", parents=[common], help=about, description=about)
     search.add_argument("query", help='words (all must match) and "quoted phrases"')
-    search.add_argument("--limit", type=int, default=10, help="hits to show (default: 10)")
     search.add_argument(
-        "--offset", type=int, default=0, help="skip this many hits first, to page (default: 0)"
+        "--limit", type=whole_number(1), default=10, help="hits to show (default: 10)"
+    )
+    search.add_argument(
+        "--offset",
+        type=whole_number(0),
+        default=0,
+        help="skip this many hits first, to page (default: 0)",
     )
     about = (
         "print what the vault recalls for a request: one block of reference context "
@@ -157,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _configure_logging(args.log_level)
     try:
+        _check_utf8_arguments(args)
         flags: dict[str, object] = {"workspace": args.workspace, "lang": args.lang}
         if getattr(args, "no_llm", False):
             flags["llm"] = "off"
@@ -193,8 +200,49 @@ def _run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
     return asyncio.run(_query(args, settings, lang))
 
 
+# Arguments never sent to the indexer: a local path may hold any bytes.
+_LOCAL_ONLY = frozenset({"workspace"})
+
+
+def _check_utf8_arguments(args: argparse.Namespace) -> None:
+    """Refuse an argument that is not UTF-8 (``ValueError``: exit 2).
+
+    Python hands bytes that are not UTF-8 over as lone surrogates (``surrogateescape``);
+    sent to the indexer, one broke the MCP session, reported as an offline indexer.
+    """
+    for name, value in vars(args).items():
+        if name in _LOCAL_ONLY:
+            continue
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and utf8_problem(text):
+                raw = text.encode("utf-8", "surrogateescape")
+                where = _option(name, args.command)
+                raise ValueError(f"{where} is not valid UTF-8 text: {raw!r:.80}")
+
+
+def _option(dest: str, command: str) -> str:
+    """How the user spelled the argument stored as ``dest``, for a message."""
+    if dest == "path" and command != "recall":
+        return "PATH"
+    options = {"tags": "--tag", "images": "--image"}
+    positional = {"text": "TEXT", "query": "QUERY", "entry_id": "ENTRY_ID"}
+    return options.get(dest) or positional.get(dest) or "--" + dest.replace("_", "-")
+
+
 def _text(value: str) -> str:
-    return sys.stdin.read() if value == "-" else value
+    """The argument, or stdin for ``-``: decoded as UTF-8 here, whatever the locale says."""
+    if value != "-":
+        return value
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream put in place of stdin (tests, embedding)
+        return sys.stdin.read()
+    data: bytes = buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"stdin is not valid UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})"
+        ) from None
 
 
 def _timestamp(value: str | None) -> datetime:

@@ -14,14 +14,39 @@ import argparse
 import base64
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.results import HistoryResult, UndoResult, Version
 from agent_client.settings import ClientSettings
+from shared.errors import MAX_WHOLE_NUMBER
 from shared.models import ENTRY_ID_RE
 
 MAX_LIMIT = 1000
+
+
+def whole_number(low: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` up (bad usage, exit 2, otherwise).
+
+    Checked here, as ``--limit`` of ``history`` is, rather than sent: the server's
+    refusal of ``--show -1`` exited 1 ("refused"), not 2 like every other bad argument.
+    The top is the largest number the index can store.
+    """
+
+    def parse(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
+        if number < low:
+            raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}")
+        if number > MAX_WHOLE_NUMBER:
+            raise argparse.ArgumentTypeError(f"a whole number too large: {text:.40}")
+        return number
+
+    parse.__name__ = "whole number"  # what argparse names in "invalid ... value"
+    return parse
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -36,12 +61,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--limit", type=int, default=20, help=f"versions to list, 1-{MAX_LIMIT} (default: 20)"
     )
     which = history.add_mutually_exclusive_group()
-    which.add_argument("--show", type=int, metavar="N", help="print the text of version N")
+    version = whole_number(1)  # versions are numbered 1, 2, 3... per path
+    which.add_argument("--show", type=version, metavar="N", help="print the text of version N")
     which.add_argument(
-        "--diff", type=int, metavar="N", help="print the changes from version N to now"
+        "--diff", type=version, metavar="N", help="print the changes from version N to now"
     )
     history.add_argument(
-        "--to", type=int, metavar="M", help="with --diff: to version M instead of now"
+        "--to", type=version, metavar="M", help="with --diff: to version M instead of now"
     )
     about = (
         "undo what one memory entry wrote: each file it changed goes back to before it "

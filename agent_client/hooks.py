@@ -138,11 +138,37 @@ def entry_from_mapping(data: Mapping[str, Any], lang: str | None = None) -> Memo
         kind=data["kind"],
         title=data["title"],
         content=data["content"],
-        tags=list(data.get("tags") or []),
+        tags=_string_list(data, "tags"),
         timestamp=_moment(data.get("timestamp")),
-        images=list(data.get("images") or []),
+        images=_string_list(data, "images"),
         **extra,
     )
+
+
+def _string_list(data: Mapping[str, Any], key: str) -> list[str]:
+    """``data[key]`` as a list of strings; ``ValueError`` for anything else.
+
+    One string is refused rather than taken as a one-item list: ``list("grammar")``
+    made seven one-letter tags, and guessing (one tag? comma-separated?) would write
+    the wrong thing silently; the refusal tells the model to send ``["grammar"]``.
+    """
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise ValueError(
+            f"{key} must be a list of strings, e.g. [{_example(value)!r}], "
+            f"not {type(value).__name__}"
+        )
+    bad = [item for item in value if not isinstance(item, str)]
+    if bad:
+        raise ValueError(f"{key} must hold strings only, not {bad[0]!r:.60}")
+    return list(value)
+
+
+def _example(value: object) -> str:
+    """The one-item list a string probably meant, for the refusal's hint."""
+    return value[:40] if isinstance(value, str) else "text"
 
 
 def _moment(value: Any) -> datetime:

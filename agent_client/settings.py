@@ -2,17 +2,22 @@
 
 Every setting is listed in ``SETTINGS_HELP`` (env var -> default, help); ``ClientSettings``
 is built once (``ClientSettings.resolve(flags, os.environ)`` in ``main()``) and passed down.
+A bad value is refused here, where it is read, with ``ConfigError`` (a ``ValueError``)
+naming the variable: an unknown time zone or an infinite timeout used to surface later
+as a traceback from deep inside the writer or the transport.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from shared.errors import ConfigError
 from shared.langs import check_lang
 from shared.workspace import Workspace
 
@@ -45,6 +50,78 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
 }
 
 
+# The longest wait any timeout may ask for. A timeout bounds a wait, and a day bounds
+# any real one; inf (or 1e300) overflows the clocks of the event loop and of threads.
+MAX_TIMEOUT_SECONDS = 86400.0
+
+
+def _is_seconds(value: object) -> bool:
+    """Whether ``value`` is a usable timeout: a finite number above 0, at most a day."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    return math.isfinite(value) and 0 < value <= MAX_TIMEOUT_SECONDS
+
+
+def _seconds_error(name: str, shown: object) -> ConfigError:
+    return ConfigError(
+        f"{name} must be a number of seconds above 0 and at most "
+        f"{MAX_TIMEOUT_SECONDS:.0f}, not {shown!r:.40}"
+    )
+
+
+def check_seconds(name: str, value: object) -> float:
+    """``value`` if it is a timeout in seconds (0 < value <= a day), else ``ConfigError``."""
+    if not _is_seconds(value):
+        raise _seconds_error(name, value)
+    assert isinstance(value, int | float)
+    return float(value)
+
+
+def check_count(name: str, value: object) -> int:
+    """``value`` if it is a whole number of at least 1, else ``ConfigError``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(f"{name} must be a whole number of at least 1, not {value!r:.40}")
+    return value
+
+
+def parse_seconds(name: str, text: str) -> float:
+    """The timeout ``text`` (an environment variable's value) means; ``ConfigError`` if none."""
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not _is_seconds(number):
+        raise _seconds_error(name, text)
+    return number
+
+
+def parse_count(name: str, text: str) -> int:
+    """The whole number ``text`` means (at least 1); ``ConfigError`` if none."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ConfigError(f"{name} must be a whole number of at least 1, not {text!r:.40}")
+    return number
+
+
+def parse_time_zone(name: str, text: str) -> tzinfo | None:
+    """The IANA zone ``text`` names (None when empty: the machine's); ``ConfigError`` if none.
+
+    ``ZoneInfo`` raises ``KeyError`` for an unknown key, ``ValueError`` for a path-like
+    one and ``OSError`` for a folder (``America``): one refusal for all of them.
+    """
+    if not text:
+        return None
+    try:
+        return ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ConfigError(
+            f"{name}: {text!r:.60} is not an IANA time zone (e.g. Europe/Paris, UTC)"
+        ) from None
+
+
 @dataclass(frozen=True)
 class LLMSettings:
     """How to reach the model and how far one merge may go."""
@@ -56,6 +133,13 @@ class LLMSettings:
     max_tokens: int = 60000
     timeout: float = 120.0
     request_timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        """Refuse what a library user passes that no merge could run with."""
+        check_count("max_steps", self.max_steps)
+        check_count("max_tokens", self.max_tokens)
+        check_seconds("timeout", self.timeout)
+        check_seconds("request_timeout", self.request_timeout)
 
 
 @dataclass(frozen=True)
@@ -70,6 +154,12 @@ class ClientSettings:
     llm: LLMSettings | None = None
     llm_fallback: bool = True
     max_image_bytes: int = 3_000_000
+
+    def __post_init__(self) -> None:
+        """Refuse what a library user passes that the writer could not wait or count by."""
+        check_seconds("connect_timeout", self.connect_timeout)
+        check_seconds("call_timeout", self.call_timeout)
+        check_count("max_image_bytes", self.max_image_bytes)
 
     @property
     def url_file(self) -> Path:
@@ -95,33 +185,49 @@ class ClientSettings:
 
         workspace = pick("workspace", "AGENT_CLIENT_WORKSPACE")
         if not workspace:
-            raise ValueError("no workspace: pass --workspace W or set AGENT_CLIENT_WORKSPACE")
+            raise ConfigError("no workspace: pass --workspace W or set AGENT_CLIENT_WORKSPACE")
         lang = pick("lang", "AGENT_CLIENT_LANG") or None
-        tz_name = pick("tz", "AGENT_CLIENT_TZ")
+        tz = parse_time_zone("AGENT_CLIENT_TZ", pick("tz", "AGENT_CLIENT_TZ"))
         model = pick("model", "VAULT_LLM_MODEL")
         llm_mode = pick("llm", "AGENT_CLIENT_LLM").lower()
         if llm_mode not in ("auto", "off"):
-            raise ValueError(f"AGENT_CLIENT_LLM must be 'auto' or 'off', not {llm_mode!r}")
+            raise ConfigError(f"AGENT_CLIENT_LLM must be 'auto' or 'off', not {llm_mode!r}")
         llm = None
         if model and llm_mode == "auto":
             llm = LLMSettings(
                 model=model,
                 base_url=pick("base_url", "OPENAI_BASE_URL") or None,
                 api_key=pick("api_key", "OPENAI_API_KEY") or "unused",
-                max_steps=int(pick("max_steps", "AGENT_CLIENT_LLM_MAX_STEPS")),
-                max_tokens=int(pick("max_tokens", "AGENT_CLIENT_LLM_MAX_TOKENS")),
-                timeout=float(pick("llm_timeout", "AGENT_CLIENT_LLM_TIMEOUT")),
-                request_timeout=float(
-                    pick("llm_request_timeout", "AGENT_CLIENT_LLM_REQUEST_TIMEOUT")
+                max_steps=parse_count(
+                    "AGENT_CLIENT_LLM_MAX_STEPS", pick("max_steps", "AGENT_CLIENT_LLM_MAX_STEPS")
+                ),
+                max_tokens=parse_count(
+                    "AGENT_CLIENT_LLM_MAX_TOKENS",
+                    pick("max_tokens", "AGENT_CLIENT_LLM_MAX_TOKENS"),
+                ),
+                timeout=parse_seconds(
+                    "AGENT_CLIENT_LLM_TIMEOUT", pick("llm_timeout", "AGENT_CLIENT_LLM_TIMEOUT")
+                ),
+                request_timeout=parse_seconds(
+                    "AGENT_CLIENT_LLM_REQUEST_TIMEOUT",
+                    pick("llm_request_timeout", "AGENT_CLIENT_LLM_REQUEST_TIMEOUT"),
                 ),
             )
         return cls(
             workspace=Path(workspace).expanduser().resolve(),
             lang=check_lang(lang) if lang else None,
-            connect_timeout=float(pick("connect_timeout", "AGENT_CLIENT_CONNECT_TIMEOUT")),
-            call_timeout=float(pick("call_timeout", "AGENT_CLIENT_CALL_TIMEOUT")),
-            tz=ZoneInfo(tz_name) if tz_name else None,
+            connect_timeout=parse_seconds(
+                "AGENT_CLIENT_CONNECT_TIMEOUT",
+                pick("connect_timeout", "AGENT_CLIENT_CONNECT_TIMEOUT"),
+            ),
+            call_timeout=parse_seconds(
+                "AGENT_CLIENT_CALL_TIMEOUT", pick("call_timeout", "AGENT_CLIENT_CALL_TIMEOUT")
+            ),
+            tz=tz,
             llm=llm,
             llm_fallback=pick("llm_fallback", "AGENT_CLIENT_LLM_FALLBACK") not in ("0", "false"),
-            max_image_bytes=int(pick("max_image_bytes", "AGENT_CLIENT_MAX_IMAGE_BYTES")),
+            max_image_bytes=parse_count(
+                "AGENT_CLIENT_MAX_IMAGE_BYTES",
+                pick("max_image_bytes", "AGENT_CLIENT_MAX_IMAGE_BYTES"),
+            ),
         )

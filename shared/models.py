@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -20,6 +21,50 @@ MAX_ENTRY_CONTENT = 256 * 1024
 # An entry's id names its changes in history (reason "entry:<id> <title>", found again
 # by the first word for undo): no spaces, a bounded length.
 ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+# Every character str.splitlines() breaks at: the server turns any of them into a line
+# break, so one in a title would end the note's heading and start a body line.
+LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def utf8_problem(text: str) -> str | None:
+    """Why ``text`` cannot travel as UTF-8, or None when it can.
+
+    A lone surrogate (``json.loads('"\\ud800"')``, or bytes that were not UTF-8 read with
+    ``surrogateescape``) is a valid ``str`` but no UTF-8 text: sending one fails deep in
+    the MCP transport, which then looks like an offline indexer. It is refused up front.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"{text[exc.start]!r} at index {exc.start} is a lone surrogate, not a character"
+    return None
+
+
+def check_utf8(what: str, text: str) -> None:
+    """``ValueError`` naming ``what`` when ``text`` is not encodable as UTF-8."""
+    problem = utf8_problem(text)
+    if problem:
+        raise ValueError(f"{what} is not valid UTF-8 text: {problem}")
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a JSON-like value, keys included (frontmatter may nest)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def _check_path(action: str, path: object) -> None:
+    """A note path an action may name: a ``.md`` path that can travel as UTF-8."""
+    if not isinstance(path, str) or not path.endswith(".md"):
+        raise ValueError(f"{action}: path must be a vault-relative .md path")
+    check_utf8(f"{action}: path", path)
 
 
 def new_entry_id() -> str:
@@ -49,20 +94,43 @@ class MemoryEntry:
             )
         if self.kind not in ("knowledge", "event"):
             raise ValueError(f"entry {self.id}: kind must be 'knowledge' or 'event'")
-        if not isinstance(self.title, str) or not self.title.strip():
-            raise ValueError(f"entry {self.id}: title must be a non-empty string")
-        if "\n" in self.title or len(self.title) > 200:
-            raise ValueError(f"entry {self.id}: title must be one line of at most 200 chars")
+        self._validate_title()
         if not isinstance(self.content, str) or not self.content.strip():
             raise ValueError(f"entry {self.id}: content must be a non-empty string")
         if len(self.content) > MAX_ENTRY_CONTENT:
             raise ValueError(f"entry {self.id}: content is larger than {MAX_ENTRY_CONTENT} chars")
-        if not all(isinstance(t, str) and t.strip() for t in self.tags):
-            raise ValueError(f"entry {self.id}: tags must be non-empty strings")
+        check_utf8(f"entry {self.id}: content", self.content)
         if not isinstance(self.timestamp, datetime) or self.timestamp.tzinfo is None:
             raise ValueError(f"entry {self.id}: timestamp must be a timezone-aware datetime")
-        if not all(isinstance(p, str) and p for p in self.images):
-            raise ValueError(f"entry {self.id}: images must be file paths")
+        self._validate_list("tags", self.tags, "non-empty strings", str.strip)
+        self._validate_list("images", self.images, "file paths", bool)
+
+    def _validate_title(self) -> None:
+        """One line (the note's heading), non-empty, at most 200 chars, UTF-8."""
+        if not isinstance(self.title, str) or not self.title.strip():
+            raise ValueError(f"entry {self.id}: title must be a non-empty string")
+        breaks = [c for c in self.title if c in LINE_BREAKS]
+        if breaks:
+            raise ValueError(
+                f"entry {self.id}: title must be one line, without a line break such as "
+                f"{breaks[0]!r}"
+            )
+        if len(self.title) > 200:
+            raise ValueError(f"entry {self.id}: title must be one line of at most 200 chars")
+        check_utf8(f"entry {self.id}: title", self.title)
+
+    def _validate_list(
+        self, name: str, items: object, what: str, usable: Callable[[str], object]
+    ) -> None:
+        """A list (not one string, whose letters would each become an item) of ``what``."""
+        if not isinstance(items, list | tuple):
+            raise ValueError(
+                f"entry {self.id}: {name} must be a list of {what}, not {type(items).__name__}"
+            )
+        for number, item in enumerate(items, 1):
+            if not isinstance(item, str) or not usable(item):
+                raise ValueError(f"entry {self.id}: {name} must be {what}, not {item!r:.60}")
+            check_utf8(f"entry {self.id}: {name} item {number}", item)
 
 
 @dataclass
@@ -74,8 +142,7 @@ class DeleteAction:
 
     def validate(self) -> None:
         check_lang(self.lang)
-        if not isinstance(self.path, str) or not self.path.endswith(".md"):
-            raise ValueError("delete: path must be a vault-relative .md path")
+        _check_path("delete", self.path)
 
 
 @dataclass
@@ -89,10 +156,11 @@ class EditAction:
 
     def validate(self) -> None:
         check_lang(self.lang)
-        if not isinstance(self.path, str) or not self.path.endswith(".md"):
-            raise ValueError("edit: path must be a vault-relative .md path")
+        _check_path("edit", self.path)
         if self.body is None and not self.frontmatter:
             raise ValueError("edit: give a new body, frontmatter changes, or both")
+        for text in _strings([self.body, self.frontmatter]):
+            check_utf8("edit: the body or a frontmatter key or value", text)
 
 
 Action = DeleteAction | EditAction

@@ -1,0 +1,366 @@
+"""Hostile entries, actions, settings and arguments are refused by the agent client
+itself, before anything is queued or sent: text that is not UTF-8 (a lone surrogate
+used to kill the MCP session and drop the rest of the batch as "indexer offline"), a
+title with a line break other than ``\\n``, one string where a list belongs, and
+settings or numbers no call could run with. Nothing reaches the vault."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.indexer_process import RunningIndexer
+
+from agent_client.cli import main
+from agent_client.hooks import entry_from_mapping, remember_turn, run_memory_writer_action
+from agent_client.notices import CollectingNoticeSink
+from agent_client.settings import ClientSettings, LLMSettings
+from agent_client.writer import MemoryWriter
+from shared.errors import ConfigError
+from shared.models import DeleteAction, EditAction, MemoryEntry
+
+T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+LONE = json.loads('"\\ud800"')  # what a model's JSON can hand over
+ESCAPED = b"\xff".decode("utf-8", "surrogateescape")  # what argv holds for a non-UTF-8 byte
+LINE_BREAKS = ["\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+_langs = itertools.count()
+
+
+@pytest.fixture
+def lang() -> str:
+    return f"en-h{next(_langs):03d}"
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CLI reads its settings from the environment; keep the host's out of it.
+    for name in list(os.environ):
+        if name.startswith("AGENT_CLIENT_") or name in ("VAULT_LLM_MODEL", "OPENAI_BASE_URL"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AGENT_CLIENT_TZ", "UTC")
+
+
+@pytest.fixture
+def writer(server: RunningIndexer) -> Iterator[tuple[MemoryWriter, CollectingNoticeSink]]:
+    sink = CollectingNoticeSink()
+    w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
+    yield w, sink
+    w.close()
+
+
+def entry(
+    lang: str = "en", title: str = "Title", content: str = "content", **kw: Any
+) -> MemoryEntry:
+    return MemoryEntry(lang, "knowledge", title, content, timestamp=T0, **kw)
+
+
+def notes(server: RunningIndexer, lang: str) -> list[str]:
+    """Every file in the vault of ``lang`` (none when the vault was never written)."""
+    vault = server.workspace / "memory" / "languages" / lang / "vault"
+    return sorted(str(p.relative_to(vault)) for p in vault.rglob("*") if p.is_file())
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- validate(): text that is not UTF-8 -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"title": f"a {LONE} b"},
+        {"content": f"x {LONE} y"},
+        {"content": f"x {ESCAPED} y"},
+        {"tags": ["fine", f"t{LONE}"]},
+        {"images": [f"/tmp/pic{ESCAPED}.png"]},
+    ],
+    ids=["title", "content", "content-argv", "tag", "image"],
+)
+def test_an_entry_with_a_lone_surrogate_is_refused(fields: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="not valid UTF-8 text"):
+        entry(**fields).validate()
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        DeleteAction("en", f"items/a{LONE}.md"),
+        EditAction("en", f"items/a{LONE}.md", body="new"),
+        EditAction("en", "items/a.md", body=f"new {LONE}"),
+        EditAction("en", "items/a.md", frontmatter={f"k{LONE}": 1}),
+        EditAction("en", "items/a.md", frontmatter={"k": {"deep": [f"v{ESCAPED}"]}}),
+    ],
+    ids=["delete-path", "edit-path", "body", "frontmatter-key", "frontmatter-nested-value"],
+)
+def test_an_action_with_a_lone_surrogate_is_refused(action: DeleteAction | EditAction) -> None:
+    with pytest.raises(ValueError, match="not valid UTF-8 text"):
+        action.validate()
+
+
+def test_the_message_shows_the_surrogate_escaped() -> None:
+    with pytest.raises(ValueError) as refused:
+        entry(title=f"ab{LONE}").validate()
+    message = str(refused.value)
+    assert "title" in message and "\\ud800" in message and "index 2" in message
+    message.encode("utf-8")  # printable and loggable as it is
+
+
+# -- validate(): titles are one line ---------------------------------------------------
+
+
+@pytest.mark.parametrize("brk", LINE_BREAKS, ids=[f"U+{ord(c):04X}" for c in LINE_BREAKS])
+def test_a_title_with_any_line_break_is_refused(brk: str) -> None:
+    with pytest.raises(ValueError, match="one line"):
+        entry(title=f"a{brk}b # c").validate()
+    entry(title="a\tb # c").validate()  # a tab is no line break (reasons turn it to a space)
+
+
+# -- lists: one string is not a list of letters ---------------------------------------
+
+
+@pytest.mark.parametrize("key", ["tags", "images"])
+def test_a_string_where_a_list_belongs_is_refused(key: str) -> None:
+    data = {"lang": "en", "kind": "knowledge", "title": "t", "content": "c"}
+    with pytest.raises(ValueError, match=f"{key} must be a list of strings"):
+        entry_from_mapping({**data, key: "grammar"})
+    with pytest.raises(ValueError, match=f"{key} must hold strings only"):
+        entry_from_mapping({**data, key: ["ok", 5]})
+    with pytest.raises(ValueError, match=f"{key} must be a list"):
+        entry(**{key: "grammar"}).validate()  # a MemoryEntry built by hand, too
+    assert getattr(entry_from_mapping({**data, key: ["a", "b"]}), key) == ["a", "b"]
+    assert getattr(entry_from_mapping({**data, key: None}), key) == []
+
+
+def test_remember_turn_lists_the_refusal_and_queues_the_rest() -> None:
+    class Recorder:
+        def __init__(self) -> None:
+            self.batches: list[list[MemoryEntry]] = []
+
+        def submit(self, entries: list[MemoryEntry]) -> None:
+            self.batches.append(entries)
+
+    recorder = Recorder()
+    base = {"kind": "knowledge", "content": "c"}
+    receipt = remember_turn(
+        [
+            {**base, "title": "tags as text", "tags": "grammar"},
+            {**base, "title": f"lone {LONE}"},
+            {**base, "title": "carriage\rreturn"},
+            {**base, "title": "fine", "tags": ["grammar"]},
+        ],
+        writer=recorder,  # type: ignore[arg-type]
+        lang="en",
+    )
+    assert len(receipt.queued) == 1 and len(receipt.refused) == 3
+    assert [e.title for e in recorder.batches[0]] == ["fine"]
+    assert [r.split(":")[0] for r in receipt.refused] == ["entry 1", "entry 2", "entry 3"]
+
+
+# -- settings ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("AGENT_CLIENT_TZ", "Not/AZone"),
+        ("AGENT_CLIENT_TZ", "America"),
+        ("AGENT_CLIENT_TZ", "../../etc/passwd"),
+        ("AGENT_CLIENT_CALL_TIMEOUT", "inf"),
+        ("AGENT_CLIENT_CALL_TIMEOUT", "nan"),
+        ("AGENT_CLIENT_CALL_TIMEOUT", "0"),
+        ("AGENT_CLIENT_CONNECT_TIMEOUT", "-1"),
+        ("AGENT_CLIENT_CONNECT_TIMEOUT", "soon"),
+        ("AGENT_CLIENT_LLM_TIMEOUT", "inf"),
+        ("AGENT_CLIENT_LLM_REQUEST_TIMEOUT", "1e300"),
+        ("AGENT_CLIENT_LLM_MAX_STEPS", "0"),
+        ("AGENT_CLIENT_LLM_MAX_TOKENS", "many"),
+        ("AGENT_CLIENT_MAX_IMAGE_BYTES", "-5"),
+    ],
+)
+def test_a_bad_setting_is_a_config_error_naming_it(tmp_path: Path, name: str, value: str) -> None:
+    env = {"AGENT_CLIENT_WORKSPACE": str(tmp_path), "VAULT_LLM_MODEL": "m", name: value}
+    with pytest.raises(ConfigError, match=name):
+        ClientSettings.resolve({}, env)
+
+
+def test_settings_built_by_hand_are_checked_too(tmp_path: Path) -> None:
+    for bad in (math.inf, math.nan, 0, -1.0, True):
+        with pytest.raises(ConfigError, match="call_timeout"):
+            ClientSettings(workspace=tmp_path, call_timeout=bad)
+        with pytest.raises(ConfigError, match="timeout"):
+            LLMSettings(model="m", timeout=bad)
+    with pytest.raises(ValueError, match="max_steps"):  # ConfigError is a ValueError
+        LLMSettings(model="m", max_steps=0)
+    assert ClientSettings(workspace=tmp_path, connect_timeout=1).connect_timeout == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("AGENT_CLIENT_TZ", "Not/AZone"),
+        ("AGENT_CLIENT_CALL_TIMEOUT", "inf"),
+        ("AGENT_CLIENT_LLM_TIMEOUT", "inf"),
+    ],
+)
+def test_the_cli_says_what_setting_is_bad_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    env = {"VAULT_LLM_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1", name: value}
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_client", "event", "--title", "t", "body"],
+        env={
+            **os.environ,
+            **env,
+            "AGENT_CLIENT_WORKSPACE": str(tmp_path),
+            "AGENT_CLIENT_LANG": "en",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and name in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- CLI numbers: bad usage, refused before connecting ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "x", "--limit", "-5"],
+        ["search", "x", "--limit", "0"],
+        ["search", "x", "--offset", "-1"],
+        ["history", "items/a.md", "--show", "-1"],
+        ["history", "items/a.md", "--diff", "0"],
+        ["history", "items/a.md", "--diff", "1", "--to", "0"],
+        ["history", "items/a.md", "--show", "99999999999999999999999"],
+    ],
+)
+def test_bad_numbers_are_bad_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:  # no indexer: a later check would exit 3
+        main([*argv, "--workspace", str(tmp_path), "--lang", "en"])
+    assert exited.value.code == 2
+    assert "whole number" in capsys.readouterr().err
+
+
+# -- against a real indexer: refused entries write nothing, the session lives on ---------
+
+
+def test_a_surrogate_entry_is_refused_before_queueing_and_the_session_survives(
+    server: RunningIndexer, writer: tuple[MemoryWriter, CollectingNoticeSink], lang: str
+) -> None:
+    w, sink = writer
+    bad = MemoryEntry(
+        **json.loads(
+            f'{{"lang": "{lang}", "kind": "knowledge", "title": "s", "content": "x \\ud800 y"}}'
+        )
+    )
+    with pytest.raises(ValueError, match="not valid UTF-8"):
+        w.submit([entry(lang, "before"), bad, entry(lang, "after")])
+    assert w.flush(30) and sink.notices == [] and notes(server, lang) == []
+    w.submit([entry(lang, "Good one", "fine"), MemoryEntry(lang, "event", "Ev", "e", timestamp=T0)])
+    assert w.flush(60)
+    assert [n.ok for n in sink.notices] == [True, True], [n.error for n in sink.notices]
+    assert "items/good-one.md" in notes(server, lang)
+
+
+def test_a_carriage_return_title_writes_nothing(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str], lang: str
+) -> None:
+    common = ("--workspace", str(server.workspace), "--lang", lang)
+    code, _, err = cli(capsys, "remember", *common, "--title", "a\rb # c", "text")
+    assert code == 2 and "one line" in err
+    code, _, err = cli(capsys, "event", *common, "--title", "a\u2028b", "text")
+    assert code == 2 and "one line" in err
+    assert notes(server, lang) == []
+
+
+def test_cli_arguments_that_are_not_utf8_are_bad_usage(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str], lang: str
+) -> None:
+    common = ("--workspace", str(server.workspace), "--lang", lang)
+    cases = [
+        ("remember", "--title", f"t{ESCAPED}", "text"),
+        ("remember", "--title", "t", "--tag", f"g{ESCAPED}", "text"),
+        ("event", "--title", "t", f"body {ESCAPED}"),
+        ("read", f"items/a{ESCAPED}.md"),
+        ("search", f"q{ESCAPED}"),
+        ("recall", f"q{ESCAPED}"),
+        ("delete", f"items/a{ESCAPED}.md"),
+        ("edit", "items/a.md", "--body", f"b{ESCAPED}"),
+        ("history", f"items/a{ESCAPED}.md"),
+    ]
+    for argv in cases:
+        code, _, err = cli(capsys, *argv, *common)
+        assert code == 2, (argv, err)
+        assert "not valid UTF-8" in err and "\\xff" in err and err.count("\n") == 1, err
+    assert notes(server, lang) == []
+
+
+def test_stdin_that_is_not_utf8_is_bad_usage(server: RunningIndexer, lang: str) -> None:
+    argv = ["remember", "--workspace", str(server.workspace), "--lang", lang, "--title", "t", "-"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_client", *argv],
+        input=b"ab\xffcd\n",
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:surrogateescape"},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        proc.stderr.decode()
+        == "agent-client: stdin is not valid UTF-8 text (byte 0xff at offset 2)\n"
+    )
+    assert notes(server, lang) == []
+
+
+def test_a_text_stream_as_stdin_still_works(
+    server: RunningIndexer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    lang: str,
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"from stdin {LONE}"))
+    common = ("--workspace", str(server.workspace), "--lang", lang)
+    code, _, err = cli(capsys, "remember", *common, "--title", "t", "-")
+    assert code == 2 and "not valid UTF-8" in err
+    monkeypatch.setattr("sys.stdin", io.StringIO("from stdin"))
+    assert cli(capsys, "remember", *common, "--title", "t", "-")[0] == 0
+
+
+async def test_the_action_tool_refuses_a_surrogate_edit_and_keeps_the_note(
+    server: RunningIndexer, writer: tuple[MemoryWriter, CollectingNoticeSink], lang: str
+) -> None:
+    w, sink = writer
+    w.submit([entry(lang, "Kept", "original text")])
+    assert w.flush(60) and sink.notices[0].ok
+    path = server.workspace / "memory" / "languages" / lang / "vault" / "items" / "kept.md"
+    before = path.read_bytes()
+    arguments = json.dumps({"action": "edit", "path": "items/kept.md", "body": "x"})
+    arguments = arguments.replace('"x"', '"x \\udc80"')  # valid JSON, a lone surrogate inside
+    result = await run_memory_writer_action(arguments, writer=w, lang=lang)
+    assert isinstance(result, str) and result.startswith("invalid_argument: ") and "UTF-8" in result
+    result = await run_memory_writer_action(
+        {"action": "edit", "path": "items/kept.md", "frontmatter": {"level": 2}},
+        writer=w,
+        lang=lang,
+    )
+    assert result == {"ok": True, "action": "edited", "lang": lang, "path": "items/kept.md"}
+    assert path.read_bytes() != before and b"original text" in path.read_bytes()
