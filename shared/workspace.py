@@ -26,8 +26,10 @@ EVENTS_DIR = "events"  # day files, appended by plain code only
 
 
 def day_file(day: date) -> str:
-    """The event log of ``day``: ``events/YYYY/MM/DD.md``."""
-    return f"{EVENTS_DIR}/{day:%Y/%m/%d}.md"
+    """The event log of ``day``: ``events/YYYY/MM/DD.md``, the year always four digits
+    (``strftime("%Y")`` gives "999" for the year 999 on glibc, which the SPEC's layout,
+    and any tool sorting day files by name, does not expect)."""
+    return f"{EVENTS_DIR}/{day.year:04d}/{day.month:02d}/{day.day:02d}.md"
 
 
 @dataclass(frozen=True)

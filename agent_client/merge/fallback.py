@@ -121,7 +121,7 @@ def new_note(entry: MemoryEntry, links: list[str]) -> str:
 def merged_note(text: str, entry: MemoryEntry, links: list[str], tz: tzinfo | None) -> str:
     meta, body = split_note(text)
     meta["tags"] = merge_tags(meta.get("tags"), entry.tags)
-    day = entry.timestamp.astimezone(tz).strftime("%Y-%m-%d")
+    day = entry.timestamp.astimezone(tz).date().isoformat()  # YYYY-MM-DD, even before 1000
     section = f"## {day}: {entry.title}\n\n{entry.content.strip()}\n"
     if links:
         section += "\n" + "\n".join(links) + "\n"

@@ -19,12 +19,25 @@ import contextlib
 import hashlib
 import posixpath
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from agent_client.merge.journal import WriteJournal
 from shared.errors import ConflictError, NotFoundError
 from shared.images import asset_folder, detect_image
+
+MAX_ALT_CHARS = 80
+# Characters that end or escape an alt text (brackets, backslash) or start a construct
+# that outranks a link (code span, autolink, HTML): replaced by a space, as are control,
+# format and separator characters (C* and Z*: line breaks), except the joiners that
+# Persian and Indic words are spelled with.
+_ALT_BREAKERS = frozenset("[]\\`<>")
+_JOINERS = frozenset("\u200c\u200d")
+# A link destination written bare: no space, bracket, parenthesis, backslash or percent
+# sign (a renderer may decode ``%xx``); anything else is written as ``<...>``.
+_BARE_DESTINATION = re.compile(r"[^\s()<>\[\]\\%]+")
 
 
 @dataclass(frozen=True)
@@ -43,10 +56,18 @@ class ImageFile:
 
 
 def load_images(paths: list[str], max_bytes: int) -> list[ImageFile]:
-    """Read and check every image; ``ValueError`` naming the first bad one."""
+    """Read and check every image; ``ValueError`` naming the first bad one.
+
+    A file given twice (another spelling of its path, or the same bytes under the same
+    name: the same asset) is kept once, so the note does not link it twice.
+    """
     images: list[ImageFile] = []
+    seen: set[Path] = set()
     for name in paths:
         path = Path(name).expanduser()
+        if path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
         if not path.is_file():
             raise ValueError(f"image {name!r} does not exist or is not a file")
         size = path.stat().st_size
@@ -58,7 +79,9 @@ def load_images(paths: list[str], max_bytes: int) -> list[ImageFile]:
             raise ValueError(f"{name!r} is not a PNG, JPEG, GIF, WebP, BMP or AVIF image")
         if ext == ".jpg" and path.suffix.lower() == ".jpeg":
             ext = ".jpeg"
-        images.append(ImageFile(source=path, data=data, ext=ext))
+        image = ImageFile(source=path, data=data, ext=ext)
+        if all(image.asset_name != other.asset_name for other in images):
+            images.append(image)
     return images
 
 
@@ -72,9 +95,50 @@ def link_target(note_path: str, image: ImageFile) -> str:
     return posixpath.relpath(asset_path(note_path, image), posixpath.dirname(note_path) or ".")
 
 
+def alt_text(image: ImageFile) -> str:
+    """The file's stem as a one-line alt text that cannot end the link early.
+
+    A file name may hold ``]``, a newline or ``# heading``: written as is, it would
+    break the link and inject Markdown into the note.
+    """
+    chars = [
+        " "
+        if c in _ALT_BREAKERS or (unicodedata.category(c)[0] in "CZ" and c not in _JOINERS)
+        else c
+        for c in image.source.stem
+    ]
+    alt = " ".join("".join(chars).split())[:MAX_ALT_CHARS].strip()
+    return alt or "image"
+
+
+def link_destination(target: str) -> str:
+    """``target`` as a Markdown link destination that any file name survives: bare
+    when it is plain, else in angle brackets (spaces and parentheses allowed there;
+    ``<``, ``>`` and ``\\`` escaped, line breaks and ``%`` percent-encoded, as a
+    renderer decodes ``%xx``)."""
+    if _BARE_DESTINATION.fullmatch(target):
+        return target
+    escaped = "".join(_percent(c) if _must_encode(c) else c for c in target)
+    return "<" + re.sub(r"([<>\\])", r"\\\1", escaped) + ">"
+
+
+def _must_encode(char: str) -> bool:
+    """``%`` itself, and what would end the line the link is on."""
+    return char == "%" or unicodedata.category(char) in ("Cc", "Zl", "Zp")
+
+
+def _percent(char: str) -> str:
+    return quote(char, safe="")
+
+
+def link_ref(note_path: str, image: ImageFile) -> str:
+    """The start of ``image``'s link as written in ``note_path``: ``](destination``."""
+    return f"]({link_destination(link_target(note_path, image))}"
+
+
 def image_link(note_path: str, image: ImageFile) -> str:
     """The Markdown line that embeds ``image`` in ``note_path``."""
-    return f"![{image.source.stem}]({link_target(note_path, image)})"
+    return f"![{alt_text(image)}{link_ref(note_path, image)})"
 
 
 async def copy_images(journal: WriteJournal, note_path: str, images: list[ImageFile]) -> list[str]:
@@ -106,13 +170,11 @@ async def place_images(
     text = current["content"]
     if note_path != staged_at:  # the model followed the staged link into another note
         for image in images:
-            text = text.replace(
-                f"]({link_target(staged_at, image)}", f"]({link_target(note_path, image)}"
-            )
+            text = text.replace(link_ref(staged_at, image), link_ref(note_path, image))
     missing = [
         link
         for link, image in zip(links, images, strict=True)
-        if f"]({link_target(note_path, image)}" not in text
+        if link_ref(note_path, image) not in text
     ]
     if missing:
         text = text.rstrip("\n") + "\n\n" + "\n".join(missing) + "\n"
@@ -130,5 +192,5 @@ async def _unstage(journal: WriteJournal, staged_at: str, images: list[ImageFile
         staged_text = ""
     for image in images:
         path = asset_path(staged_at, image)
-        if journal.created(path) and f"]({link_target(staged_at, image)}" not in staged_text:
+        if journal.created(path) and link_ref(staged_at, image) not in staged_text:
             await journal.discard(path)

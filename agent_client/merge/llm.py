@@ -80,7 +80,8 @@ async def merge_with_llm(
     entry: MemoryEntry,
     images: dict[str, str],
 ) -> Confirmation:
-    """Run the bounded tool loop; the validated confirmation, or ``MergeFailed``."""
+    """Run the bounded tool loop; the validated confirmation, or ``MergeFailed``
+    (also when the loop changed no note: then the entry would be nowhere)."""
     vault = executor.vault
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": await system_prompt(vault)},
@@ -91,11 +92,24 @@ async def merge_with_llm(
     ]
     try:
         async with asyncio.timeout(settings.timeout):
-            return await _loop(llm, settings, executor, messages)
+            confirmation = await _loop(llm, settings, executor, messages)
     except TimeoutError:
         raise MergeFailed(f"the merge took longer than {settings.timeout:g} s") from None
     except openai.OpenAIError as exc:
         raise MergeFailed(f"the LLM endpoint failed: {describe_failure(exc)}") from exc
+    require_a_change(executor, confirmation)
+    return confirmation
+
+
+def require_a_change(executor: ToolExecutor, confirmation: Confirmation) -> None:
+    """``MergeFailed`` when no note's text changed through the tools: whatever the model
+    claims ("nothing to add", a write the vault refused), the entry is then nowhere, and
+    the deterministic merge (which adds nothing twice) is the one to decide."""
+    if executor.changed:
+        return
+    wrote = f"rewrote {executor.written} unchanged" if executor.written else "wrote nothing"
+    summary = confirmation.update_summary[:200]
+    raise MergeFailed(f"the model changed no note (it {wrote}; its summary: {summary!r})")
 
 
 async def _loop(

@@ -3,22 +3,80 @@
 A new note for an entry is ``items/<slug>.md`` (the rule ``prompts/vault_spec.md`` gives
 the model); titles are compared by ``title_key``, so case, punctuation and spacing do
 not make two notes of one topic.
+
+A slug is always a name the server accepts: words of any script (their combining marks
+kept, so Devanagari or Thai are not cut into consonants), never a Windows device name,
+never too long in UTF-8 bytes, never starting or ending with a dot or a space.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from shared.workspace import ITEMS_DIR
 
+MAX_SLUG_CHARS = 80
+# The server refuses a segment over 255 UTF-8 bytes; the note's ``<slug>.md.assets``
+# folder adds 10, so 200 leaves room (80 characters of a 4-byte script are 320 bytes).
+MAX_SLUG_BYTES = 200
+# Mirrors ``indexer/vault/names.py`` ``_DEVICE_NAMES`` (the layering rules forbid
+# importing the indexer here; tests/test_agent_merge_hostile.py checks they agree).
+DEVICE_NAMES = frozenset(
+    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
+)
+# Zero-width (non-)joiners are spelling inside Persian and Indic words; the server
+# accepts them, and only them, of the invisible format characters.
+_JOINERS = "\u200c\u200d"
+
+
+def _starts_word(char: str) -> bool:
+    """A letter, digit or underscore (what ``\\w`` matches) begins or continues a word."""
+    return char.isalnum() or char == "_"
+
+
+def _continues_word(char: str) -> bool:
+    """Combining marks (vowel signs, viramas, accents) and joiners belong to the letter
+    before them: ``\\w`` alone would split "हिन्दी" into "ह-न-द"."""
+    return _starts_word(char) or char in _JOINERS or unicodedata.category(char).startswith("M")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text``: runs of letters and digits with their marks and joiners
+    (a mark or joiner with no letter before it is dropped; no word ends with a joiner)."""
+    found: list[str] = []
+    current = ""
+    for char in [*text, " "]:  # the trailing space ends the last word
+        if _starts_word(char) or (current and _continues_word(char)):
+            current += char
+        elif current:
+            found.append(current.rstrip(_JOINERS))
+            current = ""
+    return found
+
+
+def _cut(slug: str) -> str:
+    """``slug`` within ``MAX_SLUG_CHARS`` and ``MAX_SLUG_BYTES``, never cutting a letter
+    from its marks (a cut inside a cluster drops the whole cluster)."""
+    end = min(len(slug), MAX_SLUG_CHARS)
+    while end > 0 and len(slug[:end].encode("utf-8")) > MAX_SLUG_BYTES:
+        end -= 1
+    while 0 < end < len(slug) and not _starts_word(slug[end]) and slug[end] != "-":
+        end -= 1  # slug[end] is a mark or joiner of the character before it
+    return slug[:end].rstrip(_JOINERS).strip("-_")
+
 
 def slugify(title: str) -> str:
-    """``"Past tense of 'go'"`` -> ``"past-tense-of-go"``; letters of any script are kept."""
-    text = unicodedata.normalize("NFKC", title).lower()
-    words = re.findall(r"\w+", text)
-    slug = "-".join(words).strip("-_")[:80].strip("-_")
-    return slug or "note"
+    """``"Past tense of 'go'"`` -> ``"past-tense-of-go"``; letters of any script are kept.
+
+    NFC, not NFKC: a compatibility fold rewrites some scripts (Thai "ำ" becomes two
+    characters). A name that folds to a device name ("ＣＯＮ", "COM¹": Windows
+    refuses the superscripts too) is kept off those as well.
+    """
+    text = unicodedata.normalize("NFC", title).lower()
+    slug = unicodedata.normalize("NFC", _cut("-".join(words(text)).strip("-_"))) or "note"
+    if unicodedata.normalize("NFKC", slug).upper() in DEVICE_NAMES:
+        slug += "-note"  # "con.md" is refused by the server: a device name on Windows
+    return slug
 
 
 def note_path_for(title: str) -> str:
@@ -28,4 +86,6 @@ def note_path_for(title: str) -> str:
 
 def title_key(title: str) -> str:
     """A comparison key for titles: case, punctuation and spacing do not matter."""
-    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", title).lower()))
+    return unicodedata.normalize(
+        "NFC", " ".join(words(unicodedata.normalize("NFKC", title).lower()))
+    )

@@ -10,6 +10,8 @@ never names a lang). The executor enforces the merge's safety rules:
 - ``write`` of an existing note requires a prior ``read`` and sends the etag read as
   ``if_match``; on ``conflict`` the note is re-read and its fresh text returned to the
   model, which may write again once (a second conflict abandons the merge);
+- ``changed`` lists the notes written with a text other than the one the model read:
+  a merge that changed none is no merge, whatever the model confirms;
 - every write carries the entry's reason (the journal adds it; the model's ``write``
   schema has no ``reason``: the model cannot name another entry).
 """
@@ -117,6 +119,8 @@ class ToolExecutor:
         self.conflicts = 0
         self.written: list[str] = []  # notes the model wrote, in the order of first write
         self._etags: dict[str, str] = {}  # what the model last saw of each path
+        self._seen: dict[str, str] = {}  # the whole text the model last read of a path
+        self.changed: list[str] = []  # notes written with a text other than the one read
 
     def check_call(self, name: str, raw_args: str) -> dict[str, Any]:
         """The parsed arguments of a call, or ``MergeFailed`` for a malformed one."""
@@ -161,6 +165,8 @@ class ToolExecutor:
     async def _read(self, path: str, offset: int, limit: int | None) -> dict[str, Any]:
         result = await self.vault.read(path, offset=offset, limit=limit)
         self._etags[path] = result["etag"]
+        if offset == 0 and limit is None:
+            self._seen[path] = result["content"]
         return {"path": path, "content": result["content"], "size": result["size"]}
 
     async def _write(self, path: str, content: str) -> dict[str, Any] | str:
@@ -183,6 +189,11 @@ class ToolExecutor:
         self._etags[path] = result["etag"]
         if path not in self.written:
             self.written.append(path)
+        if content != self._seen.get(path) and path not in self.changed:
+            # A note written back as read holds nothing of the entry (the server's own
+            # frontmatter stamps would make its bytes, and etag, differ all the same).
+            self.changed.append(path)
+        self._seen[path] = content
         return {"path": path, "created": result["created"], "size": result["size"]}
 
     async def _conflict(self, path: str) -> str:
@@ -198,6 +209,7 @@ class ToolExecutor:
             self._etags.pop(path, None)
             return f"conflict: {path} changed since you read it and is now gone ({exc})"
         self._etags[path] = fresh["etag"]
+        self._seen[path] = fresh["content"]
         return (
             f"conflict: {path} was changed by someone else after you read it. Its current "
             "text is below; apply your change to this text and write the whole note again.\n\n"

@@ -1,0 +1,305 @@
+"""Hostile inputs to the knowledge merge, end to end against a real ``indexer serve``:
+an LLM that confirms a merge it did not make, titles that slug to names the server
+refuses or that lose their vowel signs, image file names that inject Markdown, dates
+before the year 1000, the same picture given twice. Each test checks the vault itself."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import struct
+import unicodedata
+import zlib
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.indexer_process import RunningIndexer
+from helpers.llm_stub import LLMStub, final, last_tool_result, running_llm_stub, tool_call
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_client.merge import paths
+from agent_client.merge.paths import slugify, title_key
+from agent_client.notices import CollectingNoticeSink, SystemNotice
+from agent_client.settings import ClientSettings, LLMSettings
+from agent_client.writer import MemoryWriter
+from indexer.vault import names
+from shared.models import MemoryEntry
+from shared.workspace import day_file
+
+T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+_langs = itertools.count()
+NOTE = "---\ntitle: Go\ntype: item\n---\n# Go\n\n- went: past tense\n"
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[LLMStub]:
+    with running_llm_stub() as running:
+        yield running
+
+
+@pytest.fixture
+def lang() -> str:
+    return f"en-h{next(_langs):03d}"
+
+
+def vault_dir(server: RunningIndexer, lang: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def run(
+    server: RunningIndexer,
+    entries: list[MemoryEntry],
+    stub: LLMStub | None = None,
+    *,
+    fallback: bool = True,
+) -> list[SystemNotice]:
+    """Submit ``entries`` to a fresh writer (with the stub as its model, if given)."""
+    llm = None
+    if stub is not None:
+        llm = LLMSettings(model="stub-model", base_url=stub.base_url, max_steps=6, timeout=20.0)
+    settings_ = ClientSettings(workspace=server.workspace, tz=UTC, llm=llm, llm_fallback=fallback)
+    sink = CollectingNoticeSink()
+    writer = MemoryWriter(settings_, sink)
+    try:
+        writer.submit(entries)
+        assert writer.flush(60)
+    finally:
+        writer.close()
+    return sink.notices
+
+
+def knowledge(lang: str, title: str, content: str, **kw: Any) -> MemoryEntry:
+    return MemoryEntry(lang, "knowledge", title, content, timestamp=kw.pop("at", T0), **kw)
+
+
+def vault_text(server: RunningIndexer, lang: str) -> str:
+    """Every note of the vault, concatenated."""
+    return "\n".join(p.read_text() for p in sorted(vault_dir(server, lang).rglob("*.md")))
+
+
+def png_bytes() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + chunk(b"IEND", b"")
+    )
+
+
+def image_destinations(text: str) -> list[str]:
+    """The destinations of the image links in ``text``, read as CommonMark does
+    (``<...>`` with backslash escapes, or bare), percent-decoded as a renderer would."""
+    found = []
+    for line in text.splitlines():
+        match = re.fullmatch(r"!\[[^\[\]\n]*\]\((<(?:\\.|[^<>\\\n])*>|[^\s()<>]+)\)", line)
+        if match:
+            dest = match.group(1)
+            if dest.startswith("<"):
+                dest = re.sub(r"\\(.)", r"\1", dest[1:-1])
+            found.append(re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), dest))
+    return found
+
+
+# -- 1. an LLM merge that changed nothing is not a success -------------------------------
+
+
+def _refused_write(request: dict[str, Any], turn: int) -> dict[str, Any]:
+    if turn == 0:  # frontmatter the server refuses: the only write fails
+        return tool_call("write", path="items/x-bad.md", content="---\ntitle: [oops\n---\nx")
+    return final([], "Done.")
+
+
+def _unchanged_rewrite(request: dict[str, Any], turn: int) -> dict[str, Any]:
+    if turn == 0:
+        return tool_call("read", path="items/go.md")
+    if turn == 1:
+        content = __import__("json").loads(last_tool_result(request))["content"]
+        return tool_call("write", path="items/go.md", content=content)
+    return final(["items/go.md"], "Merged.")
+
+
+SCRIPTS: dict[str, Any] = {
+    "empty confirmation": [final([], "Nothing to add.")],
+    "refused write": _refused_write,
+    "unchanged rewrite": _unchanged_rewrite,
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCRIPTS))
+def test_an_llm_merge_that_changed_no_note_falls_back(
+    server: RunningIndexer, stub: LLMStub, lang: str, case: str
+) -> None:
+    seed = vault_dir(server, lang) / "items/go.md"
+    seed.parent.mkdir(parents=True)
+    seed.write_text(NOTE)
+    stub.run(SCRIPTS[case])
+    (notice,) = run(server, [knowledge(lang, "Empty confirm", "unique-marker-7f3a")], stub)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "changed no note" in (notice.fallback_reason or ""), notice.fallback_reason
+    assert vault_text(server, lang).count("unique-marker-7f3a") == 1
+    assert seed.read_text() == NOTE
+    assert not (vault_dir(server, lang) / "items/x-bad.md").exists()
+
+
+def test_without_the_fallback_a_merge_that_changed_nothing_fails(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    stub.run([final([], "Nothing to add.")])
+    (notice,) = run(server, [knowledge(lang, "Lost", "marker-x")], stub, fallback=False)
+    assert not notice.ok and "changed no note" in (notice.error or ""), notice
+    assert "marker-x" not in vault_text(server, lang) if vault_dir(server, lang).exists() else True
+
+
+# -- 2. and 3. slugs the server accepts, in any script ------------------------------------
+
+
+def test_device_names_mirror_the_servers() -> None:
+    assert paths.DEVICE_NAMES == names._DEVICE_NAMES
+
+
+@pytest.mark.parametrize("title", ["CON", "Aux", "nul", "PRN", "com1", "LPT9", "ＣＯＮ", "COM¹"])
+def test_a_device_name_title_is_stored(server: RunningIndexer, lang: str, title: str) -> None:
+    (notice,) = run(server, [knowledge(lang, title, f"about {title}")])
+    assert notice.ok, notice.error
+    (path,) = notice.updated_files
+    assert path.split("/")[-1].split(".")[0].upper() not in names._DEVICE_NAMES
+    assert f"about {title}" in (vault_dir(server, lang) / path).read_text()
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("हिन्दी भाषा", "हिन्दी-भाषा"),
+        ("ภาษาไทย น้ำ", "ภาษาไทย-น้ำ"),
+        ("Crème brûlée", "crème-brûlée"),
+        ("می\u200cخواهم", "می\u200cخواهم"),
+    ],
+)
+def test_combining_marks_stay_in_their_words(
+    server: RunningIndexer, lang: str, title: str, slug: str
+) -> None:
+    assert slugify(title) == slug
+    (notice,) = run(server, [knowledge(lang, title, "marks kept")])
+    assert notice.ok and notice.updated_files == [f"items/{slug}.md"], notice
+    assert "marks kept" in (vault_dir(server, lang) / f"items/{slug}.md").read_text()
+    # a second entry of the same title finds the note by its slug: one note, two sections
+    (again,) = run(server, [knowledge(lang, title, "again")])
+    assert again.updated_files == [f"items/{slug}.md"]
+
+
+def test_titles_differing_only_in_vowel_signs_are_different_notes() -> None:
+    assert title_key("कि") != title_key("का")
+    assert slugify("कि") != slugify("का")
+
+
+def test_long_titles_fit_the_servers_byte_limit() -> None:
+    for title in [
+        "ह" + "ि" * 100,
+        "日本語" * 60,
+        "x" * 300,
+        "a" + "\u0301" * 300,
+        "\U00020000" * 100,
+    ]:
+        slug = slugify(title)
+        names.check_segment(f"{slug}.md.assets")
+        assert slug and not unicodedata.category(slug[0]).startswith("M")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=120))
+def test_every_slug_is_a_name_the_server_accepts(title: str) -> None:
+    slug = slugify(title)
+    assert unicodedata.is_normalized("NFC", slug)
+    for segment in (f"{slug}.md", f"{slug}.md.assets"):
+        for char in segment:
+            names.check_char(char)
+        names.check_segment(segment)
+
+
+# -- 4. and 6. images ---------------------------------------------------------------------
+
+
+def test_an_image_file_name_cannot_inject_markdown(
+    server: RunningIndexer, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "pic]\n# Injected heading.png"
+    image.write_bytes(png_bytes())
+    (notice,) = run(server, [knowledge(lang, "Alt injection", "see picture", images=[str(image)])])
+    assert notice.ok, notice.error
+    note = vault_dir(server, lang) / notice.updated_files[0]
+    text = note.read_text()
+    assert not re.search(r"^#+ Injected", text, re.M), text
+    (dest,) = image_destinations(text)
+    assert (note.parent / dest).read_bytes() == png_bytes()
+
+
+def test_image_links_work_from_a_note_whose_name_needs_brackets(
+    server: RunningIndexer, stub: LLMStub, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "chart.png"
+    image.write_bytes(png_bytes())
+    target = "items/my notes (old) 100%.md"
+    stub.run(
+        [
+            tool_call("write", path=target, content="# Old notes\n\nsales up\n"),
+            final([target], "Created."),
+        ]
+    )
+    entry = knowledge(lang, "Chart", "sales", images=[str(image)])
+    (notice,) = run(server, [entry], stub)
+    assert notice.ok and notice.method == "llm", notice
+    note = vault_dir(server, lang) / target
+    (dest,) = image_destinations(note.read_text())
+    assert (note.parent / dest).read_bytes() == png_bytes()
+
+
+def test_the_same_image_twice_is_linked_once(
+    server: RunningIndexer, lang: str, tmp_path: Path
+) -> None:
+    image = tmp_path / "board.png"
+    image.write_bytes(png_bytes())
+    spellings = [str(image), str(tmp_path / "." / "board.png"), str(image)]
+    (notice,) = run(server, [knowledge(lang, "Board", "the plan", images=spellings)])
+    assert notice.ok, notice.error
+    text = (vault_dir(server, lang) / "items/board.md").read_text()
+    assert len(image_destinations(text)) == 1, text
+    assert len([p for p in notice.updated_files if ".assets/" in p]) == 1
+
+
+# -- 5. years before 1000 ------------------------------------------------------------------
+
+
+def test_day_files_have_four_digit_years() -> None:
+    assert day_file(date(999, 5, 5)) == "events/0999/05/05.md"
+    assert day_file(date(1, 1, 1)) == "events/0001/01/01.md"
+    assert day_file(date(2026, 11, 3)) == "events/2026/11/03.md"
+
+
+def test_an_event_before_the_year_1000(server: RunningIndexer, lang: str) -> None:
+    old = datetime(999, 5, 5, 12, tzinfo=UTC)
+    entry = MemoryEntry(lang, "event", "Old event", "long ago", timestamp=old)
+    (notice,) = run(server, [entry])
+    assert notice.ok and notice.updated_files == ["events/0999/05/05.md"], notice
+    assert "long ago" in (vault_dir(server, lang) / "events/0999/05/05.md").read_text()
+
+
+def test_a_merged_section_before_the_year_1000_has_a_four_digit_date(
+    server: RunningIndexer, lang: str
+) -> None:
+    old = datetime(999, 5, 5, 12, tzinfo=UTC)
+    run(server, [knowledge(lang, "Old", "first")])
+    (notice,) = run(server, [knowledge(lang, "Old", "second", at=old)])
+    assert notice.ok, notice.error
+    assert (
+        "## 0999-05-05: Old\n\nsecond\n" in (vault_dir(server, lang) / "items/old.md").read_text()
+    )
