@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, cast
 
 import httpx2
@@ -49,6 +49,7 @@ from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import (
     IndexerOfflineError,
+    InvalidArgumentError,
     NotFoundError,
     VaultError,
     error_from_message,
@@ -91,7 +92,14 @@ class VaultSession:
 
         A server at its cap of requests in flight refuses at the door (503, the request
         unread, so nothing of it ran) with ``unavailable``: the call is made again after
-        a growing pause, for up to about ``sum(BUSY_PAUSES)`` seconds."""
+        a growing pause, for up to about ``sum(BUSY_PAUSES)`` seconds.
+
+        Text that is not UTF-8 (a lone surrogate) is refused here: sent, it would break
+        the transport, which looks like an offline indexer."""
+        for key, value in args.items():
+            for text in _texts(value):
+                if not _is_utf8(text):
+                    raise InvalidArgumentError(f"the argument {key!r} is not valid UTF-8 text")
         for pause in (*BUSY_PAUSES, None):
             try:
                 result = await self._client.call_tool(name, args, timeout=self._call_timeout)
@@ -503,3 +511,24 @@ class SessionKeeper:
         stack, self._stack, self._session = self._stack, None, None
         if stack is not None:
             await stack.aclose()
+
+
+def _texts(value: Any) -> Iterator[str]:
+    """Every string in a tool argument (lists and objects nest)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -33,7 +33,7 @@ def day_path(when: datetime, tz: tzinfo | None) -> tuple[str, datetime]:
 
 
 def preamble(local: datetime) -> str:
-    day = f"{local:%Y-%m-%d}"
+    day = local.date().isoformat()  # four-digit years, as the day file's path
     body = f"# Events {day}\n\nOne section per event, in the order they were logged.\n"
     return render_note({"title": f"Events {day}", "type": "events", "tags": ["events"]}, body)
 

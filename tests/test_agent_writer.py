@@ -26,7 +26,7 @@ from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
 from agent_client.writer import MemoryWriter
-from shared.errors import IndexerOfflineError, NotFoundError
+from shared.errors import IndexerOfflineError, InvalidArgumentError, NotFoundError
 from shared.models import DeleteAction, EditAction, MemoryEntry
 
 T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
@@ -478,3 +478,16 @@ async def test_an_event_tried_again_is_not_logged_twice(server: RunningIndexer, 
         found = await appended_already(vault, logged, UTC)
         assert found is not None and found["path"] == done["path"] == "events/2026/11/29.md"
         assert await appended_already(vault, other, UTC) is None
+
+
+async def test_text_that_is_not_utf8_is_refused_before_it_is_sent(
+    server: RunningIndexer, lang: str
+) -> None:
+    """A lone surrogate sent broke the transport: the call then looked like an offline
+    indexer, and the session was lost for the calls after it."""
+    settings = ClientSettings(workspace=server.workspace, tz=UTC)
+    async with mcp_vault_connection(lang, settings) as vault:
+        with pytest.raises(InvalidArgumentError, match="'content' is not valid UTF-8"):
+            await vault.write("bad.md", "# x \ud800\n")
+        assert (await vault.write("good.md", "# fine\n"))["path"] == "good.md"
+    assert not (vault_dir(server, lang) / "bad.md").exists()
