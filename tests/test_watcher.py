@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -75,6 +76,19 @@ def test_editor_save_via_temp_file_and_rename(ws: Workspace, live: NoteIndex) ->
     eventually(lambda: hits(live, "cranberry") == ["start.md"], "a temp+rename save")
     assert hits(live, "present") == []
     assert live.counts() == {"en": 1}  # the temp file itself is never indexed
+
+
+def test_a_note_named_in_nfd_in_a_watched_folder_is_indexed(ws: Workspace, live: NoteIndex) -> None:
+    """As a Mac (or its rsync) names it: the watcher knows the note by its NFC name, which
+    is not on disk; the note was dropped as gone, and search never found it."""
+    put(ws, "items/plain.md", "plain grapefruit")
+    eventually(lambda: hits(live, "grapefruit") == ["items/plain.md"], "a folder watched")
+    path = put(ws, "items/" + unicodedata.normalize("NFD", "café.md"), "decomposed mango")
+    eventually(lambda: hits(live, "mango") == ["items/café.md"], "a note named in NFD")
+    path.write_text("decomposed papaya")
+    eventually(lambda: hits(live, "papaya") == ["items/café.md"], "its edit")
+    path.unlink()
+    eventually(lambda: hits(live, "papaya") == [], "its deletion")
 
 
 def test_rename_and_folder_moves(ws: Workspace, live: NoteIndex) -> None:

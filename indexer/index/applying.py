@@ -116,8 +116,9 @@ class ChangeSync:
                 try:
                     info = os.lstat(self.workspace.vault_dir(lang) / rel)
                 except OSError:
-                    if row is not None:
-                        differing.add((lang, rel))
+                    # Gone, or on disk under another spelling of its name (NFD, as a
+                    # Mac writes it: ``rel`` is NFC): the sync finds out which.
+                    differing.add((lang, rel))
                     continue
                 if row is None or tuple(row) != (info.st_size, info.st_mtime_ns):
                     differing.add((lang, rel))
