@@ -145,6 +145,21 @@ def test_grep_with_the_plan_is_exact_after_changes_behind_the_index(
     assert len(zebra) == 7
 
 
+def test_text_after_a_nul_byte_is_found(ws: Workspace, index: NoteIndex) -> None:
+    """The trigram tokenizer stopped at a NUL: a word after one was never a candidate."""
+    root = ws.vault_dir("en")
+    root.mkdir(parents=True)
+    (root / "with-nul.md").write_text("body zzbeforenul \x00 zzafternul\nnext \x00\x00 line\n")
+    (root / "other.md").write_text("nothing here\n")
+    index.reconcile()
+    planned = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    planned.grep_planner = index.grep_plan
+    for literal in ("zzafternul", "zzbeforenul", "\x00 zzafter", "\x00\x00 li"):
+        assert index.grep_plan("en", literal, True, False) is not None
+        found = [(m["path"], m["line"]) for m in planned.grep("en", literal, fixed=True)["matches"]]
+        assert found == [("with-nul.md", 1 if "zz" in literal else 2)], literal
+
+
 def test_an_edit_right_after_a_grep_is_seen_by_the_next(ws: Workspace, index: NoteIndex) -> None:
     root = ws.vault_dir("en")
     root.mkdir(parents=True)

@@ -90,7 +90,9 @@ _COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]
 _GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
 # Folding for the grep trigram table: str.casefold plus the Turkish dotted/dotless i,
 # so that any case-insensitive match (RE2 or Python re) is a substring after folding.
-_FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None})
+# A NUL becomes U+FFFD (on both sides): the trigram tokenizer stops at a NUL, and the
+# text after it was never a grep candidate.
+_FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00": "\ufffd"})
 
 
 def searchable(text: str) -> str:
