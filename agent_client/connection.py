@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any, cast
 
 import httpx2
@@ -55,6 +55,7 @@ from shared.errors import (
     error_from_message,
 )
 from shared.langs import check_lang
+from shared.models import texts_in, utf8_problem
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
 logger = logging.getLogger("agent_client.connection")
@@ -97,9 +98,12 @@ class VaultSession:
         Text that is not UTF-8 (a lone surrogate) is refused here: sent, it would break
         the transport, which looks like an offline indexer."""
         for key, value in args.items():
-            for text in _texts(value):
-                if not _is_utf8(text):
-                    raise InvalidArgumentError(f"the argument {key!r} is not valid UTF-8 text")
+            for text in texts_in(value):
+                problem = utf8_problem(text)
+                if problem is not None:
+                    raise InvalidArgumentError(
+                        f"the argument {key!r} is not valid UTF-8 text: {problem}"
+                    )
         for pause in (*BUSY_PAUSES, None):
             try:
                 result = await self._client.call_tool(name, args, timeout=self._call_timeout)
@@ -511,24 +515,3 @@ class SessionKeeper:
         stack, self._stack, self._session = self._stack, None, None
         if stack is not None:
             await stack.aclose()
-
-
-def _texts(value: Any) -> Iterator[str]:
-    """Every string in a tool argument (lists and objects nest)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _texts(key)
-            yield from _texts(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _texts(item)
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

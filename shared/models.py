@@ -47,17 +47,18 @@ def check_utf8(what: str, text: str) -> None:
         raise ValueError(f"{what} is not valid UTF-8 text: {problem}")
 
 
-def _strings(value: object) -> Iterator[str]:
-    """Every string in a JSON-like value, keys included (frontmatter may nest)."""
+def texts_in(value: object) -> Iterator[str]:
+    """Every string in a JSON-like value, keys included (frontmatter and tool arguments
+    nest)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _strings(key)
-            yield from _strings(item)
+            yield from texts_in(key)
+            yield from texts_in(item)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _strings(item)
+            yield from texts_in(item)
 
 
 def _check_path(action: str, path: object) -> None:
@@ -159,7 +160,7 @@ class EditAction:
         _check_path("edit", self.path)
         if self.body is None and not self.frontmatter:
             raise ValueError("edit: give a new body, frontmatter changes, or both")
-        for text in _strings([self.body, self.frontmatter]):
+        for text in texts_in([self.body, self.frontmatter]):
             check_utf8("edit: the body or a frontmatter key or value", text)
 
 

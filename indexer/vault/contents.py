@@ -30,17 +30,24 @@ def check_size(size: int, max_bytes: int) -> None:
         raise TooLargeError(f"{size} bytes is more than the limit of {max_bytes}")
 
 
-def read_bytes(place: Place, max_bytes: int) -> tuple[bytes, os.stat_result]:
-    """A regular file's whole content and stat; refuses a folder or a file too large."""
+def open_file(place: Place) -> int:
+    """The descriptor of the regular file at ``place``; ``not_found`` when missing, and
+    ``invalid_argument`` for a folder."""
     rel = place.target.rel
     if place.dir_fd is None:
         raise NotFoundError(f"{rel or '/'} does not exist")
     try:
-        fd = fsops.open_regular(place.name, place.dir_fd)
+        return fsops.open_regular(place.name, place.dir_fd)
     except FileNotFoundError:
         raise NotFoundError(f"{rel or '/'} does not exist") from None
     except IsADirectoryError:
         raise InvalidArgumentError(f"{rel} is a folder, not a file") from None
+
+
+def read_bytes(place: Place, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """A regular file's whole content and stat; refuses a folder or a file too large."""
+    rel = place.target.rel
+    fd = open_file(place)
     with fsops.opened(fd):
         info = os.fstat(fd)
         if info.st_size > max_bytes:

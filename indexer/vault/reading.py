@@ -23,11 +23,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from indexer.vault import fsops, timeline
-from indexer.vault.contents import read_bytes
+from indexer.vault.contents import open_file, read_bytes
 from indexer.vault.digests import etag_of_file
 from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import LineMatcher, SkipFile, compile_glob, walk_files
-from shared.errors import ForbiddenPathError, InvalidArgumentError, NotFoundError
+from shared.errors import ForbiddenPathError, InvalidArgumentError
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -105,15 +105,7 @@ def stat(vault: Vault, lang: str, path: str) -> dict:
 def file_etag(place: Place) -> tuple[str, os.stat_result]:
     """A regular file's etag (as ``read`` gives it) and stat, hashed in chunks whatever
     its size; refuses a folder or a missing file as ``read_bytes`` does."""
-    rel = place.target.rel
-    if place.dir_fd is None:
-        raise NotFoundError(f"{rel or '/'} does not exist")
-    try:
-        fd = fsops.open_regular(place.name, place.dir_fd)
-    except FileNotFoundError:
-        raise NotFoundError(f"{rel or '/'} does not exist") from None
-    except IsADirectoryError:
-        raise InvalidArgumentError(f"{rel} is a folder, not a file") from None
+    fd = open_file(place)
     with fsops.opened(fd):
         return etag_of_file(fd), os.fstat(fd)
 
