@@ -203,6 +203,14 @@ class MemoryWriter:
         # dropped, and an event must not be logged twice.
         found = await appended_already(vault, entry, self.settings.tz) if again else None
         result = found or await append_event(vault, entry, self.settings.tz)
+        summary = f"Logged the event {entry.title!r} in {result['path']}."
+        if entry.images:  # said, not silently dropped: images go with knowledge entries
+            logger.warning(
+                "memory entry %s: an event keeps no images; %d not kept",
+                entry.id,
+                len(entry.images),
+            )
+            summary += f" Its {len(entry.images)} image(s) were not kept (events hold none)."
         return SystemNotice(
             entry.id,
             entry.lang,
@@ -210,7 +218,7 @@ class MemoryWriter:
             entry.title,
             ok=True,
             updated_files=[result["path"]],
-            update_summary=f"Logged the event {entry.title!r} in {result['path']}.",
+            update_summary=summary,
             method="event",
         )
 

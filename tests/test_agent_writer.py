@@ -491,3 +491,22 @@ async def test_text_that_is_not_utf8_is_refused_before_it_is_sent(
             await vault.write("bad.md", "# x \ud800\n")
         assert (await vault.write("good.md", "# fine\n"))["path"] == "good.md"
     assert not (vault_dir(server, lang) / "bad.md").exists()
+
+
+def test_an_event_with_images_says_they_were_not_kept(
+    server: RunningIndexer,
+    writer: MemoryWriter,
+    sink: CollectingNoticeSink,
+    lang: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Events hold no images: they were dropped without a word."""
+    picture = tmp_path / "p.png"
+    picture.write_bytes(png_bytes())
+    with caplog.at_level(logging.WARNING, logger="agent_client.writer"):
+        writer.submit([event(lang, "with a picture", images=[str(picture)])])
+        assert writer.flush(30)
+    (notice,) = sink.notices
+    assert notice.ok and "1 image(s) were not kept" in notice.update_summary
+    assert any("keeps no images" in r.getMessage() for r in caplog.records)
