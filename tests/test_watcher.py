@@ -91,6 +91,27 @@ def test_a_note_named_in_nfd_in_a_watched_folder_is_indexed(ws: Workspace, live:
     eventually(lambda: hits(live, "papaya") == [], "its deletion")
 
 
+def test_search_is_partial_while_a_copied_tree_is_indexed(ws: Workspace, live: NoteIndex) -> None:
+    """SPEC: partial is true while the index is still catching up with disk. A copy of
+    thousands of notes was reported complete (partial false) while half indexed."""
+    staged = ws.root / "staged"
+    for n in range(2000):
+        put_at = staged / f"d{n % 20}" / f"n{n}.md"
+        put_at.parent.mkdir(parents=True, exist_ok=True)
+        put_at.write_text(f"copied kiwifruit {n}\n")
+    os.rename(staged, ws.vault_dir("en") / "copied")  # the whole tree at once
+    seen: list[tuple[int, bool]] = []
+    deadline = time.monotonic() + 60
+    while not seen or seen[-1] != (2000, False):
+        assert time.monotonic() < deadline, seen[-5:]
+        found = live.search("en", "kiwifruit", limit=1)
+        seen.append((found["total"], found["partial"]))
+        time.sleep(0.005)
+    incomplete = [partial for total, partial in seen if total < 2000]
+    assert any(incomplete), "the copy was being indexed, and search said partial: false"
+    assert not any(0 < total < 2000 and not partial for total, partial in seen)
+
+
 def test_rename_and_folder_moves(ws: Workspace, live: NoteIndex) -> None:
     vault = ws.vault_dir("en")
     put(ws, "a/one.md", "damson one")

@@ -112,14 +112,19 @@ class NoteIndex:
     @property
     def partial(self) -> bool:
         """True while changes on disk may be missing (start-up, lost events, a failed
-        write to the index) until a reconcile has caught up (``keeper.Keeper``)."""
-        keeper = self._keeper
-        return not self.ready if keeper is None else keeper.partial
+        write to the index) until a reconcile has caught up (``keeper.Keeper``), and
+        while the watcher applies a folder or a large batch it saw change."""
+        keeper, watcher = self._keeper, self._watcher
+        if keeper is None:
+            return not self.ready
+        return keeper.partial or (watcher is not None and watcher.catching_up())
 
     def health(self) -> dict:
         """Whether the index is caught up and why not, and the watcher's state."""
         keeper = self._keeper
         state = keeper.state() if keeper is not None else {"partial": not self.ready}
+        if not state["partial"] and self._watcher is not None and self._watcher.catching_up():
+            state = {**state, "partial": True, "reason": "applying changes seen on disk"}
         watcher = self._watcher.state() if self._watcher is not None else {"state": "stopped"}
         return {**state, "watcher": watcher}
 

@@ -32,6 +32,7 @@ Apply = Callable[[Changes, Changes], None]
 _FILE_EVENTS = {"created", "modified", "deleted", "moved", "closed"}
 _FOLDER_EVENTS = {"created", "deleted", "moved"}
 CHECK_SECONDS = 1.0  # how often an idle watcher checks that its observer is alive
+BULK_FILES = 50  # a batch this large is a checkout or a copy: the index is catching up
 
 
 class VaultWatcher:
@@ -119,6 +120,14 @@ class VaultWatcher:
         if any(folder_lang == lang for folder_lang, _ in folders):
             return None
         return {rel for file_lang, rel in files if file_lang == lang}
+
+    def catching_up(self) -> bool:
+        """Whether the watcher is applying a folder (created, moved in, deleted) or a
+        batch of many files: searches may miss part of it until it is done (``partial``).
+        A few files (a save, a tool's own write) are applied in milliseconds."""
+        with self._cond:
+            files, folders = self._applying
+            return bool(folders) or len(files) >= BULK_FILES
 
     def _sorted(self, kind: str, raw: str, is_folder: bool) -> tuple[bool, str, str] | None:
         """(is a folder, lang, rel) of a path the index must look at again, or None."""
