@@ -94,21 +94,14 @@ def move(
     if source.dir_only or dest.dir_only:
         raise ForbiddenPathError("a file path must not end with '/'")
     if stat.S_ISREG(info.st_mode) and info.st_size > vault.max_file_bytes:
-        return _move_oversized(vault, source, dest, if_match, reason, actor)
+        return _move_oversized(vault, source, dest, if_match)  # no history rows: see there
     return _move_file(vault, source, dest, if_match, reason, actor)
 
 
 # -- one file --------------------------------------------------------------------------
 
 
-def _move_oversized(
-    vault: Vault,
-    source: Target,
-    dest: Target,
-    if_match: str | None,
-    reason: str | None,
-    actor: str,
-) -> dict:
+def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | None) -> dict:
     """Move a text file or an image over ``max_file_bytes`` (made by another program)
     as it is, by a new name for the same bytes, so the limit never pins a file where
     it is; relative links in it are not rewritten (that needs its text). A note, or
