@@ -31,8 +31,9 @@ from agent_client.settings import ClientSettings
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.errors import IndexerOfflineError, VaultError
-from shared.models import Action, DeleteAction, EditAction, MemoryEntry, utf8_problem
+from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 from shared.timestamps import parse_timestamp
+from shared.utf8 import utf8_problem
 
 DESCRIPTION = """\
 Remember knowledge and events in a vault-memory workspace; read, search, edit or delete

@@ -55,7 +55,7 @@ from shared.errors import (
     error_from_message,
 )
 from shared.langs import check_lang
-from shared.models import texts_in, utf8_problem
+from shared.utf8 import texts_in, utf8_problem
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
 logger = logging.getLogger("agent_client.connection")
@@ -447,71 +447,3 @@ async def mcp_vault_connection(
     check_lang(lang)
     async with open_session(settings or ClientSettings.resolve()) as session:
         yield session.vault(lang)
-
-
-class SessionKeeper:
-    """One connection reused across entries and batches, reopened when needed.
-
-    ``begin()`` (at the start of each batch or action) re-reads the URL file: a changed
-    URL or token, a restarted server (``Endpoint.instance``) or a dead session closes the
-    connection so that the next ``get()`` opens a fresh one. After a failure within a
-    batch, entries that would go to the endpoint that just failed are refused at once (no
-    new timeout per entry); the next batch tries again.
-    """
-
-    def __init__(self, settings: ClientSettings) -> None:
-        self._settings = settings
-        self._stack: contextlib.AsyncExitStack | None = None
-        self._session: VaultSession | None = None
-        self._failed: Endpoint | None = None
-
-    async def begin(self) -> None:
-        self._failed = None
-        if self._session is None:
-            return
-        try:
-            endpoint = discover(self._settings.url_file, self._settings.token_file)
-        except IndexerOfflineError:
-            endpoint = None
-        if endpoint != self._session.endpoint or not self._session.alive:
-            await self.close()
-        else:
-            self._session.forget_prompts()
-
-    async def get(self) -> VaultSession:
-        if self._session is not None and not self._session.broken:
-            return self._session
-        if self._session is not None:
-            self._failed = self._session.endpoint
-        await self.close()
-        endpoint = discover(self._settings.url_file, self._settings.token_file)
-        if endpoint == self._failed:
-            raise IndexerOfflineError(f"the indexer at {endpoint.url} just failed; not retrying")
-        stack = contextlib.AsyncExitStack()
-        try:
-            self._session = await stack.enter_async_context(open_session(self._settings, endpoint))
-        except IndexerOfflineError:
-            self._failed = endpoint
-            raise
-        self._stack = stack
-        return self._session
-
-    async def moved(self) -> bool:
-        """Whether the URL file names another indexer than the one that just failed (it
-        restarted, on another port): the caller may try its entry there once. The next
-        ``get()`` opens a session to it."""
-        failed = self._session.endpoint if self._session is not None else self._failed
-        try:
-            endpoint = discover(self._settings.url_file, self._settings.token_file)
-        except IndexerOfflineError:
-            return False
-        if failed is None or endpoint == failed:
-            return False
-        await self.close()
-        self._failed = None
-        return True
-
-    async def close(self) -> None:
-        stack, self._stack, self._session = self._stack, None, None
-        if stack is not None:
-            await stack.aclose()

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from openai import AsyncOpenAI
 
 from agent_client.actions import ActionResult, run_action
-from agent_client.connection import SessionKeeper, Vault
+from agent_client.connection import Vault
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
 from agent_client.merge.knowledge import merge_knowledge
 from agent_client.merge.llm import make_llm
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
+from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import IndexerOfflineError
@@ -169,17 +170,9 @@ class MemoryWriter:
                 logger.exception("notice sink failed for entry %s", notice.entry_id)
 
     async def _process_entry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
-        """One entry: a knowledge merge, or an event appended to its day file. When the
-        indexer fails and the URL file names another one (it restarted), the entry is
-        tried there once: an indexer was serving all along, so it is not dropped."""
+        """One entry: a knowledge merge, or an event appended to its day file."""
         try:
-            try:
-                return await self._apply(keeper, entry, again=False)
-            except IndexerOfflineError:
-                if not await keeper.moved():
-                    raise
-                logger.info("memory entry %s: the indexer restarted; trying it there", entry.id)
-                return await self._apply(keeper, entry, again=True)
+            return await self._apply_or_retry(keeper, entry)
         except IndexerOfflineError as exc:
             reason, error = f"dropped: indexer offline: {exc.message}", str(exc)
         except Exception as exc:
@@ -187,6 +180,17 @@ class MemoryWriter:
             reason = f"failed: {error}"
         logger.error("memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, reason)
         return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
+
+    async def _apply_or_retry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
+        """When the indexer fails and the URL file names another one (it restarted), the
+        entry is tried there once: an indexer was serving all along, so it is not dropped."""
+        try:
+            return await self._apply(keeper, entry, again=False)
+        except IndexerOfflineError:
+            if not await keeper.moved():
+                raise
+        logger.info("memory entry %s: the indexer restarted; trying it there", entry.id)
+        return await self._apply(keeper, entry, again=True)
 
     async def _apply(
         self, keeper: SessionKeeper, entry: MemoryEntry, *, again: bool

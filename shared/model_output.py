@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from shared.utf8 import texts_in, utf8_problem
+
 _FENCED = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\s*\Z", re.S)
 MAX_ANSWER_CHARS = 1_000_000
 
@@ -34,22 +36,6 @@ def parse_json_object(text: object) -> dict[str, Any]:
         raise ValueError("the answer nests too deep") from None
     if not isinstance(data, dict):
         raise ValueError(f"the answer is JSON but not an object ({type(data).__name__})")
-    if without_surrogates(data) != data:
+    if any(utf8_problem(text) for text in texts_in(data)):
         raise ValueError("the answer holds a lone UTF-16 surrogate (no text can store it)")
     return data
-
-
-def without_surrogates(value: Any) -> Any:
-    """``value`` (parsed JSON) with every lone UTF-16 surrogate in its strings replaced by
-    U+FFFD: JSON may escape one (``"\\ud800"``), and no file, index or log can store it."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        return value
-    if isinstance(value, dict):
-        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [without_surrogates(item) for item in value]
-    return value

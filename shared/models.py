@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from shared.langs import check_lang
+from shared.utf8 import texts_in, utf8_problem
 
 EntryKind = Literal["knowledge", "event"]
 MAX_ENTRY_CONTENT = 256 * 1024
@@ -26,39 +27,11 @@ ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
 
-def utf8_problem(text: str) -> str | None:
-    """Why ``text`` cannot travel as UTF-8, or None when it can.
-
-    A lone surrogate (``json.loads('"\\ud800"')``, or bytes that were not UTF-8 read with
-    ``surrogateescape``) is a valid ``str`` but no UTF-8 text: sending one fails deep in
-    the MCP transport, which then looks like an offline indexer. It is refused up front.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return f"{text[exc.start]!r} at index {exc.start} is a lone surrogate, not a character"
-    return None
-
-
 def check_utf8(what: str, text: str) -> None:
     """``ValueError`` naming ``what`` when ``text`` is not encodable as UTF-8."""
     problem = utf8_problem(text)
     if problem:
         raise ValueError(f"{what} is not valid UTF-8 text: {problem}")
-
-
-def texts_in(value: object) -> Iterator[str]:
-    """Every string in a JSON-like value, keys included (frontmatter and tool arguments
-    nest)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from texts_in(key)
-            yield from texts_in(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from texts_in(item)
 
 
 def _check_path(action: str, path: object) -> None:

@@ -15,12 +15,8 @@ from pathlib import Path
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
 
-from agent_client.connection import (
-    PROMPT_NAMES,
-    SessionKeeper,
-    mcp_vault_connection,
-    open_session,
-)
+from agent_client.connection import PROMPT_NAMES, mcp_vault_connection, open_session
+from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from shared.errors import (
     ConflictError,

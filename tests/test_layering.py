@@ -189,6 +189,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "reasons",
     },
     {"connection"},
+    {"sessions"},
     {"merge", "events", "actions", "claude_memory"},
     {"writer"},
     {"hooks", "cli_history"},

@@ -35,7 +35,7 @@ from anthropic.types.beta import (
 from agent_client.claude_memory import files, paths, texts
 from agent_client.claude_memory.files import is_note
 from agent_client.claude_memory.store import Changed, Kind, MemoryStore
-from agent_client.connection import SessionKeeper
+from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError
 from shared.langs import check_lang

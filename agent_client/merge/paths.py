@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import unicodedata
 
+from shared.filetypes import DEVICE_NAMES
 from shared.workspace import ITEMS_DIR
 
 MAX_SLUG_CHARS = 80
 # The server refuses a segment over 255 UTF-8 bytes; the note's ``<slug>.md.assets``
 # folder adds 10, so 200 leaves room (80 characters of a 4-byte script are 320 bytes).
 MAX_SLUG_BYTES = 200
-# Mirrors ``indexer/vault/names.py`` ``_DEVICE_NAMES`` (the layering rules forbid
-# importing the indexer here; tests/test_agent_merge_hostile.py checks they agree).
-DEVICE_NAMES = frozenset(
-    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
-)
 # Zero-width (non-)joiners are spelling inside Persian and Indic words; the server
 # accepts them, and only them, of the invisible format characters.
 _JOINERS = "\u200c\u200d"

@@ -83,11 +83,11 @@ def _greek_bases() -> dict[int, str]:
 
 
 _GREEK_BASES = _greek_bases()
+_GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
 # Compatibility forms a reader takes for the plain letters: CJK compatibility ideographs,
 # ligatures, Arabic presentation forms, full- and half-width forms. (Not NFKC as a whole:
 # it would also split Thai and Lao ``ำ``, which their bigrams keep whole.)
 _COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]+")
-_GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
 # Folding for the grep trigram table: str.casefold plus the Turkish dotted/dotless i,
 # so that any case-insensitive match (RE2 or Python re) is a substring after folding.
 # A NUL becomes U+FFFD (on both sides): the trigram tokenizer stops at a NUL, and the

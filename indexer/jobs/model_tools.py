@@ -18,7 +18,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from shared.errors import VaultError
-from shared.model_output import without_surrogates
+from shared.utf8 import without_surrogates
 
 if TYPE_CHECKING:
     from indexer.index.service import NoteIndex

@@ -42,15 +42,22 @@ def etag_of(data: bytes) -> str:
 def check_if_match(if_match: str | None, existing: bytes | None) -> None:
     """``conflict`` unless the file is as the caller last read it: ``if_match`` is its
     etag, ``""`` means "must not exist", None asks nothing."""
+    if if_match is not None:  # (the etag is computed only when asked about)
+        check_etag_match(if_match, None if existing is None else etag_of(existing))
+
+
+def check_etag_match(if_match: str | None, etag: str | None) -> None:
+    """``check_if_match`` for a file known by its etag (None: it does not exist), as
+    one too large to be read whole is."""
     if if_match is None:
         return
     if if_match == "":
-        if existing is not None:
+        if etag is not None:
             raise ConflictError("the file already exists (if_match='' means it must not)")
-    elif existing is None:
+    elif etag is None:
         raise ConflictError("the file no longer exists; read it again before writing")
-    elif etag_of(existing) != if_match:
-        raise ConflictError("the file changed since it was read; read it again and merge")
+    elif etag != if_match:
+        raise ConflictError(CHANGED)
 
 
 def refuse(err: OSError) -> None:

@@ -115,7 +115,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
         etag, info = file_etag(src)
         if info.st_nlink > 1:
             raise ForbiddenPathError("the file has more than one hard link; it is not moved")
-        _check_etag(if_match, etag)
+        fsops.check_etag_match(if_match, etag)
         if dst.lstat() is not None:
             raise ConflictError(f"{dest.rel} already exists; pick another new_path")
         assert src.dir_fd is not None  # file_etag opened the file in it
@@ -162,15 +162,6 @@ def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
             f"{source.rel} must keep its kind: a text file moves to a text path, an"
             " image to a *.assets/ folder with the same extension"
         )
-
-
-def _check_etag(if_match: str | None, etag: str) -> None:
-    """``fsops.check_if_match`` for an existing file known by its etag alone (one too
-    large to be read whole)."""
-    if if_match == "":
-        raise ConflictError("the file already exists (if_match='' means it must not)")
-    if if_match is not None and if_match != etag:
-        raise ConflictError(fsops.CHANGED)
 
 
 def _move_file(

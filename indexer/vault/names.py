@@ -28,6 +28,7 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from shared.errors import ForbiddenPathError
+from shared.filetypes import DEVICE_NAMES as _DEVICE_NAMES
 
 log = logging.getLogger("indexer.vault")
 
@@ -38,9 +39,6 @@ _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
 # Zero-width joiners are spelling in Persian, Indic scripts and emoji; other format
 # characters (zero-width space, bidi controls, BOM...) only hide what a name says.
 _ALLOWED_FORMAT = frozenset("\u200c\u200d")
-_DEVICE_NAMES = frozenset(
-    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
-)
 # An ASCII name that needs the full check: a refused character, a dot at the start, a
 # dot or space at the end, a percent sign (``%2e%2e`` decodes to ``..``), a device name.
 _ASCII_SUSPECT = re.compile(

@@ -161,7 +161,7 @@ def _mcp(scope: Scope) -> bool:
 def _event_stream(scope: Scope) -> bool:
     """A GET of /mcp: a session's stream of server messages (2025 protocol), open as long
     as the session and idle; it does no work, so it takes no place among the requests."""
-    return scope["method"] == "GET" and scope["path"].startswith("/mcp")
+    return scope["method"] == "GET" and _mcp(scope)
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -183,7 +183,7 @@ def _busy(scope: Scope) -> dict:
     """The 503's body: on ``/mcp`` a JSON-RPC error, which MCP clients show as it is (a
     bare status becomes "Server returned an error response") and ours retry; the REST
     error body elsewhere. The request is not read, so its id is not known (null)."""
-    if scope["path"].startswith("/mcp"):
+    if _mcp(scope):
         error = {"code": JSONRPC_SERVER_ERROR, "message": f"unavailable: {BUSY}"}
         return {"jsonrpc": "2.0", "id": None, "error": error}
     return _error("unavailable", BUSY)

@@ -31,6 +31,7 @@ from indexer.core import Core
 from indexer.vault import oserrors
 from indexer.web.tools import files, history, index, recall, summaries
 from shared.errors import MAX_WHOLE_NUMBER, VaultError
+from shared.utf8 import utf8_problem
 
 log = logging.getLogger("indexer.tools")
 
@@ -184,13 +185,7 @@ def first_bad(
 
 def _not_utf8(value: object) -> bool:
     """A string UTF-8 cannot encode (a lone surrogate)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    return isinstance(value, str) and utf8_problem(value) is not None
 
 
 def _huge(value: object) -> bool:

@@ -1,0 +1,48 @@
+"""Text that can travel as UTF-8, and the strings inside nested values.
+
+A lone UTF-16 surrogate (``json.loads('"\\ud800"')``, or bytes that were not UTF-8 read
+with ``surrogateescape``) is a valid ``str`` but no UTF-8 text: no file, index, log or
+transport can carry it. Both sides refuse it where it enters: the agent client before
+sending, the server at its MCP boundary, the background jobs in a model's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+
+def utf8_problem(text: str) -> str | None:
+    """Why ``text`` cannot travel as UTF-8, or None when it can."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"{text[exc.start]!r} at index {exc.start} is a lone surrogate, not a character"
+    return None
+
+
+def texts_in(value: object) -> Iterator[str]:
+    """Every string in a JSON-like value, keys included (frontmatter, tool arguments and
+    model answers nest)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from texts_in(key)
+            yield from texts_in(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from texts_in(item)
+
+
+def without_surrogates(value: object) -> object:
+    """``value`` (parsed JSON) with every lone surrogate in its strings replaced by
+    U+FFFD, for text that is worth keeping anyway (a model's tool arguments)."""
+    if isinstance(value, str):
+        if utf8_problem(value) is None:
+            return value
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_surrogates(item) for item in value]
+    return value
