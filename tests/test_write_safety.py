@@ -14,6 +14,8 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from helpers.snapshots import snapshot
 
 from indexer.core import Core
 from indexer.settings import Settings
-from indexer.vault import renames
+from indexer.vault import fsops, renames
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server
@@ -96,6 +98,84 @@ def test_an_editor_save_landing_during_the_swap_back_is_the_one_kept(
         vault.write("en", "n.md", "# mine\n", if_match=etag)
     assert path.read_text() == newest
     assert sorted(p.name for p in path.parent.iterdir()) == ["n.md"]
+
+
+def _lease_breaking(inode: int) -> bool:
+    """Whether /proc/locks shows a lease on ``inode`` that an open is waiting on."""
+    lines = Path("/proc/locks").read_text().splitlines()
+    return any("BREAKING" in line and f":{inode} " in line for line in lines)
+
+
+def test_an_editor_opening_our_file_before_the_swap_back_reads_the_note_again(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor save lands between the write's last check and its swap, so the write
+    swaps back and refuses; meanwhile the editor opens the note for its next save while
+    our file is in place. It must read the note as it is (its own save), never ours:
+    saving on top of ours would lose the line it had just saved."""
+    vault.write("en", "n.md", "# n\n")
+    etag = vault.read("en", "n.md")["etag"]
+    path = note_path(tmp_path, "n.md")
+    saved = path.read_text() + "ext 0\n"
+    exchange, calls, seen = renames.exchange, [], []
+
+    def racing_exchange(dir_fd: int, a: str, b: str) -> bool:
+        if not calls:
+            swap = path.with_name(".n.md.swp")
+            swap.write_text(saved)
+            os.replace(swap, path)  # after the write's last check, before its swap
+        done = exchange(dir_fd, a, b)
+        calls.append(a)
+        if len(calls) == 1:  # ours is in place: the editor opens the note now
+            inode = path.stat().st_ino
+            reader = threading.Thread(target=lambda: seen.append(path.read_text()))
+            reader.start()
+            deadline = time.monotonic() + 5
+            while not _lease_breaking(inode) and reader.is_alive():
+                assert time.monotonic() < deadline, "the editor's open never waited"
+                time.sleep(0.001)
+            readers.append(reader)
+        return done
+
+    readers: list[threading.Thread] = []
+    monkeypatch.setattr(renames, "exchange", racing_exchange)
+    with pytest.raises(ConflictError):
+        vault.write("en", "n.md", "# mine\n", if_match=etag)
+    readers[0].join(5)
+    assert seen == [saved]
+    assert path.read_text() == saved
+    assert sorted(p.name for p in path.parent.iterdir()) == ["n.md"]
+
+
+def test_an_open_waits_out_a_lease_held_for_a_moment(vault: Vault, tmp_path: Path) -> None:
+    """A file under another's write lease (ours mid-swap, a file server's) is read once
+    the lease is let go, not reported as an error or as gone."""
+    vault.write("en", "n.md", "# n\n")
+    fd = os.open(note_path(tmp_path, "n.md"), os.O_RDONLY)
+    try:
+        assert renames.write_lease(fd)
+        threading.Timer(0.05, renames.release_lease, (fd,)).start()
+        started = time.monotonic()
+        assert vault.read("en", "n.md")["content"].endswith("# n\n")
+        assert time.monotonic() - started >= 0.04
+    finally:
+        os.close(fd)
+
+
+def test_a_lease_kept_on_a_file_is_a_conflict_in_the_end(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.write("en", "n.md", "# n\n")
+    monkeypatch.setattr(fsops, "LEASE_WAIT", 0.05)
+    fd = os.open(note_path(tmp_path, "n.md"), os.O_RDONLY)
+    try:
+        assert renames.write_lease(fd)
+        with pytest.raises(ConflictError, match="lease"):
+            vault.read("en", "n.md")
+    finally:
+        renames.release_lease(fd)
+        os.close(fd)
+    assert vault.read("en", "n.md")["content"].endswith("# n\n")
 
 
 def test_if_match_loses_no_save_of_an_editor() -> None:

@@ -10,12 +10,14 @@ followed by a use of the same strings cannot promise that.
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import logging
 import os
 import secrets
 import shutil
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -30,6 +32,7 @@ _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
 _NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS)
 MAX_NAME_BYTES = 255
 TEMP_STEM_BYTES = 200
+LEASE_WAIT = 2.0  # seconds an open waits for another's lease on the file
 CHANGED = "the file changed since it was read; read it again and merge"
 
 
@@ -103,7 +106,7 @@ def open_regular(name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o
     ``O_NONBLOCK`` keeps a FIFO swapped in from blocking the open; ``fstat`` then refuses it.
     """
     try:
-        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+        fd = _open_leased(name, dir_fd, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     except FileNotFoundError:
         other = None if flags & os.O_CREAT else equivalent_name(dir_fd, name)
         if other is None:
@@ -127,6 +130,24 @@ def open_regular(name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o
             raise IsADirectoryError(name)
         raise ForbiddenPathError("the path is not a regular file")
     return fd
+
+
+def _open_leased(name: str, dir_fd: int, flags: int, mode: int) -> int:
+    """``os.open``, waiting out a lease that refuses a non-blocking open for a moment
+    (a write of ours swapping a file in; a file server's lease being given back); after
+    ``LEASE_WAIT`` seconds, ``ConflictError``."""
+    deadline = time.monotonic() + LEASE_WAIT
+    pause = 0.0005
+    while True:
+        try:
+            return os.open(name, flags, mode, dir_fd=dir_fd)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise ConflictError(
+                    "another program holds a lease on the file and keeps it; try again"
+                ) from None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 @contextmanager
@@ -227,16 +248,19 @@ def replace_at(
     swap is ``renameat2(RENAME_EXCHANGE)``, after which the file swapped out must be
     that one, with no writer waiting on the lease, else it is swapped back.
 
+    An editor that opens the note while our file is in place, before it is swapped
+    back, waits on a write lease on our file and then reads what is in place again (it
+    used to read our content and save on top of it, losing its edit just before: seen
+    in 1 of 376 rename saves every 2 ms on a loaded machine).
+
     What remains (the kernel offers no compare-and-swap of contents): a writer that
     resolved the name before the swap and reaches the lease check in its ``open`` only
     after the lease is released (microseconds) writes into the replaced file, and that
-    edit is lost; an editor that reads the note in the microseconds our file is in
-    place before it is swapped back saves without the edit it made just before (seen
-    once: 1 of 502 rename saves every 2 ms, on a loaded machine). Without leases (a file
-    not owned by this user, some network file systems) the content is hashed again
-    after the swap instead: a writer that already had the file open and writes after
-    that hash loses its edit. Without
-    ``RENAME_EXCHANGE`` a plain rename follows the last comparison.
+    edit is lost. Without leases (a file not owned by this user, some network file
+    systems) the content is hashed again after the swap instead: a writer that already
+    had the file open and writes after that hash loses its edit, and a reader in the
+    moment our file is in place reads it. Without ``RENAME_EXCHANGE`` a plain rename
+    follows the last comparison.
 
     ``durable=False`` skips the fsyncs, for derived files that are made again when lost
     (folder summaries): still atomic for readers, not promised to survive a power cut.
@@ -307,22 +331,62 @@ def _swap_if_unchanged(
 ) -> None:
     """Swap ``temp`` in if the file open at ``fd`` (the one named ``name``) still holds
     ``if_match``; after the swap, make sure it is that file that went out, unchanged
-    (no writer waiting on the lease, or the same content), else swap back."""
+    (no writer waiting on the lease, or the same content), else swap back.
+
+    Our file is in place for a moment before a swap back, under a write lease: a program
+    that opens it then (an editor reading the note for its next save) waits, and is let
+    go only once our file holds what is in place again, so it never saves on top of
+    content that was never the note's."""
     if _hash_fd(fd) != if_match:
         raise ConflictError(CHANGED)
-    ours = _identity(os.stat(temp, dir_fd=dir_fd, follow_symlinks=False))
-    if not renames.exchange(dir_fd, temp, name):
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        return
-    out = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
-    same = _identity(out) == _identity(os.fstat(fd))
-    if not same or (renames.lease_broken(fd) if leased else _hash_fd(fd) != if_match):
+    guard = _guard(temp, dir_fd)
+    try:
+        ours = _identity(os.stat(temp, dir_fd=dir_fd, follow_symlinks=False))
+        if not renames.exchange(dir_fd, temp, name):
+            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return
+        out = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
+        same = _identity(out) == _identity(os.fstat(fd))
+        if same and not (renames.lease_broken(fd) if leased else _hash_fd(fd) != if_match):
+            os.unlink(temp, dir_fd=dir_fd)  # the replaced file
+            return
         renames.exchange(dir_fd, temp, name)  # an edit landed between the check and the swap
         back = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
         if _identity(back) != ours:  # and another was saved over ours meanwhile: the newest
             renames.exchange(dir_fd, temp, name)
+        if guard is not None and renames.lease_broken(guard, fcntl.F_WRLCK):
+            _copy_in_place(name, dir_fd, guard)
         raise ConflictError(CHANGED)
-    os.unlink(temp, dir_fd=dir_fd)  # the replaced file
+    finally:
+        if guard is not None:
+            renames.release_lease(guard)
+            os.close(guard)
+
+
+def _guard(temp: str, dir_fd: int) -> int | None:
+    """Our temp file opened under a write lease, or None where leases are not had."""
+    try:
+        fd = os.open(temp, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return None
+    if renames.write_lease(fd):
+        return fd
+    os.close(fd)
+    return None
+
+
+def _copy_in_place(name: str, dir_fd: int, into: int) -> None:
+    """Make the file at ``into`` hold what ``name`` holds now (best effort)."""
+    try:
+        source = os.open(name, READ_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        return
+    with opened(source), suppress(OSError):
+        offset = 0
+        while chunk := os.pread(source, 1 << 20, offset):
+            os.pwrite(into, chunk, offset)
+            offset += len(chunk)
+        os.ftruncate(into, offset)
 
 
 def _identity(info: os.stat_result) -> tuple[int, int]:

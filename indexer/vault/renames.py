@@ -5,7 +5,8 @@ target is free (``RENAME_NOREPLACE``). Python has no wrapper; glibc has had one 
 2.28 (called through ctypes). Where the call or a flag is missing (old libc, a file
 system without ``RENAME_EXCHANGE``), the functions return False and the caller falls
 back to a plainer way. A read lease (``fcntl(F_SETLEASE)``) tells whether another
-process has a file open for writing, and holds off new writers for a moment.
+process has a file open for writing, and holds off new writers for a moment; a write
+lease does the same for any open, readers included.
 """
 
 from __future__ import annotations
@@ -72,9 +73,21 @@ def read_lease(fd: int) -> bool | None:
     tells that one is waiting. The kernel signals the breach with SIGURG, whose default
     action is to be ignored: no handler is needed and none may kill the process.
     """
+    return _lease(fd, fcntl.F_RDLCK)
+
+
+def write_lease(fd: int) -> bool | None:
+    """Take a write lease on ``fd``, as ``read_lease`` does: while it is held, any other
+    open of the file, for reading too, waits until ``release_lease`` (or fails at once
+    with ``O_NONBLOCK``), and ``lease_broken(fd, F_WRLCK)`` tells that one was tried.
+    False when the file is open elsewhere (this process's other descriptors too)."""
+    return _lease(fd, fcntl.F_WRLCK)
+
+
+def _lease(fd: int, kind: int) -> bool | None:
     try:
         fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
-        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, kind)
     except OSError as err:
         if err.errno in (errno.EAGAIN, errno.EBUSY):
             return False
@@ -82,10 +95,11 @@ def read_lease(fd: int) -> bool | None:
     return True
 
 
-def lease_broken(fd: int) -> bool:
-    """Whether a process is waiting to open the leased file for writing (or truncating)."""
+def lease_broken(fd: int, kind: int = fcntl.F_RDLCK) -> bool:
+    """Whether an open the lease of ``kind`` on ``fd`` holds off was tried: for a read
+    lease, an open for writing (or a truncate); for a write lease, any open."""
     try:
-        return fcntl.fcntl(fd, fcntl.F_GETLEASE) != fcntl.F_RDLCK
+        return fcntl.fcntl(fd, fcntl.F_GETLEASE) != kind
     except OSError:
         return True
 

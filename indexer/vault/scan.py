@@ -26,7 +26,7 @@ from indexer.vault.names import (
     reachable_names,
     skipped,
 )
-from shared.errors import ForbiddenPathError, InvalidArgumentError
+from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
 
 MAX_PATTERN_CHARS = 2000
 MAX_GLOB_CHARS = 500
@@ -214,7 +214,7 @@ def read_text_at(dir_fd: int, name: str, max_bytes: int) -> str | None:
     """A regular file's UTF-8 text, or None (gone, a link or FIFO, too big, not text)."""
     try:
         fd = fsops.open_regular(name, dir_fd)
-    except (OSError, ForbiddenPathError):
+    except (OSError, ForbiddenPathError, ConflictError):  # conflict: a lease kept on it
         return None
     try:
         if os.fstat(fd).st_size > max_bytes:
