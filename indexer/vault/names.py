@@ -40,9 +40,10 @@ _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
 # characters (zero-width space, bidi controls, BOM...) only hide what a name says.
 _ALLOWED_FORMAT = frozenset("\u200c\u200d")
 # An ASCII name that needs the full check: a refused character, a dot at the start, a
-# dot or space at the end, a percent sign (``%2e%2e`` decodes to ``..``), a device name.
+# dot or space at the end, only spaces before the extension, a percent sign (``%2e%2e``
+# decodes to ``..``), a device name.
 _ASCII_SUSPECT = re.compile(
-    r'[\x00-\x1f\x7f\\:<>"|?*%]|[. ]$|^\.|^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9]) *(?:\.|$)',
+    r'[\x00-\x1f\x7f\\:<>"|?*%]|[. ]$|^\.|^ +\.|^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9]) *(?:\.|$)',
     re.IGNORECASE,
 )
 
@@ -69,6 +70,9 @@ def check_segment(segment: str) -> None:
         )
     if segment != segment.rstrip(" ."):
         raise ForbiddenPathError("a path segment must not end with a dot or a space")
+    stem = segment.split(".", 1)[0]
+    if all(char.isspace() or char in _ALLOWED_FORMAT for char in stem):
+        raise ForbiddenPathError("a name must show something before its extension, not spaces")
     if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
         raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
     for variant in (unicodedata.normalize("NFKC", segment), unquote(unquote(segment))):

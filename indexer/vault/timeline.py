@@ -37,6 +37,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
@@ -88,8 +89,8 @@ def history(vault: Vault, lang: str, path: str, limit: int) -> dict:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:
         raise InvalidArgumentError(f"limit must be between 1 and {MAX_HISTORY_LIMIT}")
     rows = vault.recorder.need().versions(target.lang, target.rel, limit)
-    if not rows and _current(vault, target) is None:
-        raise NotFoundError(f"{target.rel} has no history and does not exist")
+    if not rows:
+        _check_file(vault, target)
     return {"path": target.rel, "versions": [row.public() for row in rows]}
 
 
@@ -135,6 +136,21 @@ def _terminated(lines: Any) -> Any:
             yield line
         else:
             yield line + "\n\\ No newline at end of file\n"
+
+
+def _check_file(vault: Vault, target: Target) -> None:
+    """Why a path with no history has none: missing, a link or a folder (a file that is
+    there simply has no versions yet)."""
+    with vault.sandbox.open(target) as place:
+        info = place.lstat()
+    if info is None:
+        raise NotFoundError(f"{target.rel} has no history and does not exist")
+    if stat.S_ISLNK(info.st_mode):
+        raise ForbiddenPathError(f"{target.rel} is a symbolic link; links are not followed")
+    if stat.S_ISDIR(info.st_mode):
+        raise InvalidArgumentError(f"history is kept per file; {target.rel} is a folder")
+    if not stat.S_ISREG(info.st_mode):
+        raise ForbiddenPathError(f"{target.rel} is not a regular file")
 
 
 def _current(vault: Vault, target: Target) -> bytes | None:

@@ -265,6 +265,25 @@ def test_move_refusals_change_nothing(vault: Vault) -> None:
     refused(vault, "forbidden_path", vault.move, "en", "a.md.assets", "pictures")
 
 
+def test_a_folder_is_not_moved_to_a_file_name(vault: Vault) -> None:
+    vault.write("en", "topics/a.md", "# A\n")
+    for new_path in ("topics.md", "archive/topics.md", "topics.txt"):
+        message = refused(vault, "invalid_argument", vault.move, "en", "topics", new_path)
+        assert "file's name" in message
+    assert vault.move("en", "topics", "topics-2026")["files"] == 1
+
+
+def test_history_of_what_is_no_file_says_what_it_is(vault: Vault, tmp_path: Path) -> None:
+    vault.write("en", "topics/a.md", "# A\n")
+    (tmp_path / "outside.md").write_text("# outside\n")
+    (root(vault) / "link.md").symlink_to(tmp_path / "outside.md")
+    (root(vault) / "theirs.md").write_text("# made by another program\n")
+    assert "symbolic link" in refused(vault, "forbidden_path", vault.history, "en", "link.md", 5)
+    assert "folder" in refused(vault, "invalid_argument", vault.history, "en", "topics", 5)
+    refused(vault, "not_found", vault.history, "en", "never.md", 5)
+    assert vault.history("en", "theirs.md", 5)["versions"] == []  # there, no version yet
+
+
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
     vault.write("en", "projects/x/a.md", "# A\n\n![p](a.md.assets/p.png)\n![l](../../logo.png)\n")
     image(vault, "projects/x/a.md.assets/p.png")
