@@ -22,7 +22,9 @@ from starlette.responses import JSONResponse
 
 import indexer
 from indexer.core import Core
+from indexer.web.api import PREFIX
 from indexer.web.auth import Logins
+from indexer.web.http_errors import GuardRefusalsAsJson
 from indexer.web.limits import RequestLimits, body_cap, tune_mcp_transport
 from indexer.web.mcp import create_server
 from indexer.web.mount import web_middleware, web_routes
@@ -66,6 +68,7 @@ def build_app(core: Core) -> Starlette:
         session_idle_timeout=limits.session_idle_timeout,
     )
     app.router.routes.extend(web_routes(core, logins))
+    app.add_middleware(GuardRefusalsAsJson, prefix=PREFIX)  # outermost: around the guard
     started = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

@@ -13,9 +13,11 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from indexer.vault import oserrors
 from shared.errors import StorageError, VaultError
@@ -34,8 +36,16 @@ STATUS_BY_CODE: dict[str, int] = {
     "internal": 500,
     # transport codes (this boundary's own)
     "unauthorized": 401,
+    "forbidden_origin": 403,
     "method_not_allowed": 405,
     "unsupported_media_type": 415,
+    "misdirected_request": 421,
+}
+# fastmcp's Host/Origin guard answers these statuses in plain words; on the API they
+# become the one error body (``GuardRefusalsAsJson``).
+GUARD_REFUSALS = {
+    421: ("misdirected_request", "the Host header names no host this indexer serves"),
+    403: ("forbidden_origin", "the request's Origin is not one this indexer allows"),
 }
 INTERNAL_MESSAGE = "the indexer failed on this request (see its log)"
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -105,3 +115,35 @@ async def http_exception(request: Request, exc: Exception) -> Response:
 async def server_error(request: Request, exc: Exception) -> Response:
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
     return error_response("internal", INTERNAL_MESSAGE)
+
+
+class GuardRefusalsAsJson:
+    """ASGI middleware outside fastmcp's Host/Origin guard: its plain-text refusal of an
+    API request (421 for the Host, 403 for the Origin) is answered as the error body, as
+    every other API refusal is. Other paths (``/mcp``, the page) pass as they are."""
+
+    def __init__(self, app: ASGIApp, prefix: str) -> None:
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        on_api = path == self.prefix or path.startswith(self.prefix + "/")
+        if scope["type"] != "http" or not on_api:
+            await self.app(scope, receive, send)
+            return
+        replaced = False
+
+        async def relay(message: Message) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start":
+                refusal = GUARD_REFUSALS.get(message["status"])
+                headers = Headers(raw=message.get("headers", []))
+                if refusal and "json" not in headers.get("content-type", ""):
+                    replaced = True
+                    await error_response(*refusal)(scope, receive, send)
+                    return
+            if not replaced:
+                await send(message)
+
+        await self.app(scope, receive, relay)

@@ -17,11 +17,13 @@ LANG_PATTERN = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 ERRORS = {
     "400": "invalid_argument, invalid_lang or invalid_frontmatter",
     "401": "unauthorized: a token is set and neither it nor the page's cookie came",
-    "403": "forbidden_path: the path would leave the vault or is not a note/image",
+    "403": "forbidden_path: the path would leave the vault or is not a note/image; "
+    "forbidden_origin: the Origin header is not allowed",
     "404": "not_found: no such file, or a feature this indexer lacks",
     "412": "conflict: the file changed since it was read (If-Match), or exists (If-None-Match)",
     "413": "too_large: the file or body is over the limit",
     "415": "unsupported_media_type: a write without a JSON or text content type",
+    "421": "misdirected_request: the Host header names no host this indexer serves",
     "503": "unavailable: too many requests or connections at once; retry shortly",
     "507": "internal: no space is left on the disk that holds the vault",
 }

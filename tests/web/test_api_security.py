@@ -52,6 +52,17 @@ def test_foreign_host_and_origin_are_refused_as_on_mcp(http: httpx2.Client) -> N
     assert http.get("/api/v1/status", headers=local).status_code == 200
 
 
+def test_the_api_says_a_host_or_origin_refusal_in_its_error_body(http: httpx2.Client) -> None:
+    """The API's clients read one error shape; the guard's refusals come in it too."""
+    host = http.get("/api/v1/status", headers=BEARER | {"Host": "evil.example"})
+    origin = http.get("/api/v1/status", headers=BEARER | {"Origin": "http://evil.example"})
+    for answer, code in ((host, "misdirected_request"), (origin, "forbidden_origin")):
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.json()["error"]["code"] == code, answer.text
+        assert "evil.example" not in answer.text
+    assert http.get("/mcp", headers=BEARER | {"Host": "evil.example"}).text == "Misdirected Request"
+
+
 def test_cross_site_write_with_a_foreign_origin_changes_nothing(
     http: httpx2.Client, guarded: RunningIndexer
 ) -> None:
