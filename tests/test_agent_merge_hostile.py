@@ -6,6 +6,7 @@ before the year 1000, the same picture given twice. Each test checks the vault i
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import struct
 import unicodedata
@@ -200,6 +201,52 @@ def test_combining_marks_stay_in_their_words(
 def test_titles_differing_only_in_vowel_signs_are_different_notes() -> None:
     assert title_key("कि") != title_key("का")
     assert slugify("कि") != slugify("का")
+
+
+def test_signs_that_name_things_make_titles_different() -> None:
+    keys = {title_key(t) for t in ("C++ templates", "C# templates", "C templates", "C/C++")}
+    assert len(keys) == 4
+    assert title_key("AT&T pricing") != title_key("AT T pricing")
+    assert title_key("“Go”: past tense!") == title_key("go past tense")
+
+
+def test_titles_sharing_a_slug_get_notes_of_their_own(server: RunningIndexer, lang: str) -> None:
+    """ "C++ templates", "C# templates" and "C templates" all slug to ``c-templates``: each
+    is its own note, and a second entry of one of them goes back to that one."""
+    titles = ["C++ templates", "C# templates", "C templates", "C# templates"]
+    entries = [knowledge(lang, t, f"fact {n} about {t}") for n, t in enumerate(titles)]
+    notices = run(server, entries)
+    assert [n.updated_files for n in notices] == [
+        ["items/c-templates.md"],
+        ["items/c-templates-2.md"],
+        ["items/c-templates-3.md"],
+        ["items/c-templates-2.md"],
+    ]
+    items = vault_dir(server, lang) / "items"
+    second = (items / "c-templates-2.md").read_text()
+    assert "title: C# templates" in second and "fact 3 about C# templates" in second
+    assert "C#" not in (items / "c-templates.md").read_text()
+
+
+def test_the_model_is_told_a_free_path_when_the_slug_is_taken(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    seed = vault_dir(server, lang) / "items/c-templates.md"
+    seed.parent.mkdir(parents=True)
+    seed.write_text("---\ntitle: C++ templates\n---\n# C++ templates\n")
+    told: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> Any:
+        if turn == 0:
+            told.append(json.loads(request["messages"][1]["content"])["suggested_path"])
+            return tool_call("write", path=told[0], content="# C# templates\n\ngenerics\n")
+        return final([told[0]], "Created the note.")
+
+    stub.run(script)
+    (notice,) = run(server, [knowledge(lang, "C# templates", "generics")], stub)
+    assert notice.ok and notice.method == "llm", notice.error
+    assert told == ["items/c-templates-2.md"]
+    assert seed.read_text().endswith("# C++ templates\n")
 
 
 def test_long_titles_fit_the_servers_byte_limit() -> None:

@@ -29,12 +29,15 @@ from shared.workspace import ITEMS_DIR
 MIN_TITLE_SIMILARITY = 0.6
 
 
+MAX_SLUG_TWINS = 100
+
+
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
     """The existing note this entry belongs to, or None."""
-    slug_path = note_path_for(entry.title)
-    if (await vault.stat(slug_path))["exists"]:
-        return slug_path
     wanted = title_key(entry.title)
+    slug_path = note_path_for(entry.title)
+    if await _titled(vault, slug_path, wanted):
+        return slug_path
     try:
         titles = await vault.grep(r"^title:", path=ITEMS_DIR, limit=1000)
     except NotFoundError:
@@ -53,6 +56,33 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
             if similarity(title_key(hit["title"]), wanted) >= MIN_TITLE_SIMILARITY:
                 return hit["path"]
     return None
+
+
+async def new_note_path(vault: Vault, title: str) -> str:
+    """Where a new note for ``title`` goes: its slug path, unless a note of another title
+    holds it ("C#" and "C++" share a slug); then ``<slug>-2.md``, ``-3``..."""
+    wanted = title_key(title)
+    stem = note_path_for(title).removesuffix(".md")
+    for number in range(1, MAX_SLUG_TWINS + 1):
+        path = f"{stem}.md" if number == 1 else f"{stem}-{number}.md"
+        if await _titled(vault, path, wanted) is not False:
+            return path
+    raise ConflictError(f"{MAX_SLUG_TWINS} notes of other titles hold the names of {stem}.md")
+
+
+async def _titled(vault: Vault, path: str, wanted: str) -> bool | None:
+    """Whether the note at ``path`` is the one titled ``wanted`` (a note without a title
+    is taken as it: its name is its title); None when there is no note there."""
+    try:
+        current = await vault.read(path)
+    except NotFoundError:
+        return None
+    except VaultError as exc:
+        if exc.code == "indexer_offline":
+            raise
+        return False  # there, but no note this entry can go into (a folder, too large...)
+    title = split_note(str(current.get("content", "")))[0].get("title")
+    return title is None or title_key(str(title)) == wanted
 
 
 def _title_of(line: str) -> str:
@@ -135,7 +165,7 @@ async def merge_fallback(
     vault = journal.vault
     target = await find_best_note(vault, entry)
     for _ in range(2):
-        path = target or note_path_for(entry.title)
+        path = target or await new_note_path(vault, entry.title)
         links = await copy_images(journal, path, images)
         assets = [p for p in journal.written if p.startswith(f"{asset_folder(path)}/")]
         try:

@@ -24,11 +24,10 @@ from openai import AsyncOpenAI
 from agent_client.connection import Vault
 from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation
-from agent_client.merge.fallback import merge_fallback
+from agent_client.merge.fallback import merge_fallback, new_note_path
 from agent_client.merge.images import ImageFile, copy_images, load_images, place_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.llm import BASE_TOOLS, merge_with_llm
-from agent_client.merge.paths import note_path_for
 from agent_client.merge.tools import MergeFailed, ToolExecutor
 from agent_client.settings import ClientSettings, LLMSettings
 from shared.errors import IndexerOfflineError, VaultError
@@ -111,11 +110,11 @@ async def _merge_with_llm(
     except Exception as exc:
         raise MergeFailed(f"the LLM client cannot be set up: {describe_failure(exc)}") from exc
     # Images are copied first, next to the suggested note, so the model gets exact links.
-    staged_at = note_path_for(entry.title)
+    staged_at = await new_note_path(vault, entry.title)
     links = await copy_images(journal, staged_at, images)
     names = [image.asset_name for image in images]
     confirmation = await merge_with_llm(
-        llm, settings, executor, entry, dict(zip(names, links, strict=True))
+        llm, settings, executor, entry, dict(zip(names, links, strict=True)), staged_at
     )
     if images:
         if not confirmation.updated_files:

@@ -21,7 +21,6 @@ from openai import AsyncOpenAI
 from agent_client.connection import PROMPT_NAMES, Vault
 from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
-from agent_client.merge.paths import note_path_for
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.models import MemoryEntry
@@ -48,7 +47,9 @@ async def system_prompt(vault: Vault) -> str:
     return "\n\n".join(p.strip() for p in parts)
 
 
-def envelope(entry: MemoryEntry, search_available: bool, images: dict[str, str]) -> str:
+def envelope(
+    entry: MemoryEntry, search_available: bool, images: dict[str, str], suggested_path: str
+) -> str:
     """The user message: the entry as JSON, where a new note would go, and the Markdown
     that embeds each image (already copied next to that note) keyed by asset name."""
     return json.dumps(
@@ -64,7 +65,7 @@ def envelope(entry: MemoryEntry, search_available: bool, images: dict[str, str])
                 "timestamp": entry.timestamp.isoformat(),
                 "images": list(images),
             },
-            "suggested_path": note_path_for(entry.title),
+            "suggested_path": suggested_path,
             "search_available": search_available,
             "image_links": images,
         },
@@ -79,6 +80,7 @@ async def merge_with_llm(
     executor: ToolExecutor,
     entry: MemoryEntry,
     images: dict[str, str],
+    suggested_path: str,
 ) -> Confirmation:
     """Run the bounded tool loop; the validated confirmation, or ``MergeFailed``
     (also when the loop changed no note: then the entry would be nowhere)."""
@@ -87,7 +89,7 @@ async def merge_with_llm(
         {"role": "system", "content": await system_prompt(vault)},
         {
             "role": "user",
-            "content": envelope(entry, "search" in executor.offered, images),
+            "content": envelope(entry, "search" in executor.offered, images, suggested_path),
         },
     ]
     try:

@@ -2,7 +2,8 @@
 
 A new note for an entry is ``items/<slug>.md`` (the rule ``prompts/vault_spec.md`` gives
 the model); titles are compared by ``title_key``, so case, punctuation and spacing do
-not make two notes of one topic.
+not make two notes of one topic. Two titles can share a slug ("C++ templates" and "C#
+templates"): the second note then goes to ``<slug>-2.md`` (``merge.fallback``).
 
 A slug is always a name the server accepts: words of any script (their combining marks
 kept, so Devanagari or Thai are not cut into consonants), never a Windows device name,
@@ -80,8 +81,18 @@ def note_path_for(title: str) -> str:
     return f"{ITEMS_DIR}/{slugify(title)}.md"
 
 
+# Signs that name things ("C++", "C#", "AT&T", "100%", "@home"), unlike quotes, commas
+# and dashes: a title key keeps them, so "C++ templates" and "C# templates" are two topics.
+_NAMING_SIGNS = frozenset("#&@%+*/$")
+
+
+def _in_key(char: str) -> bool:
+    return _continues_word(char) or char in _NAMING_SIGNS or unicodedata.category(char)[0] == "S"
+
+
 def title_key(title: str) -> str:
-    """A comparison key for titles: case, punctuation and spacing do not matter."""
-    return unicodedata.normalize(
-        "NFC", " ".join(words(unicodedata.normalize("NFKC", title).lower()))
-    )
+    """A comparison key for titles: case, spacing and punctuation do not matter, but
+    signs that are part of a name do (``_NAMING_SIGNS``, symbols)."""
+    text = unicodedata.normalize("NFKC", title).lower()
+    kept = "".join(char if _in_key(char) else " " for char in text)
+    return unicodedata.normalize("NFC", " ".join(kept.split()))
