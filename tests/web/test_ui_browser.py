@@ -327,3 +327,21 @@ def test_history_diff_and_restore(
     expect(tab.locator("article.note-body")).to_contain_text("version one")
     assert "version one" in note_file(server, "ui", "items/h.md").read_text()
     assert not watch.errors
+
+
+def test_a_hostile_vault_id_in_the_address_stays_one_path_segment(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """The vault id comes from the address: it is one encoded segment of every API path
+    (never ``..`` or ``?`` that reshape the request), and a broken escape is said."""
+    tab, watch = page
+    asked: list[str] = []
+    tab.on("request", lambda request: asked.append(request.url))
+    for hash_ in ("#/ux%2F..%2F..%2Fstatus", "#/ux%3Fq%3D1/search?q=hostile"):
+        visit(tab, base, hash_)
+        expect(tab.locator(".error")).to_be_visible()
+    api = [url.split("/api/v1/", 1)[1] for url in asked if "/api/v1/" in url]
+    assert api and all(p == "status" or p.startswith("ux%") for p in api), api
+    visit(tab, base, "#/%E0%A4%A/browse")
+    expect(tab.locator(".error")).to_contain_text("not well formed")
+    assert watch.dialogs == [] and watch.errors == [], watch.errors

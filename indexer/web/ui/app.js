@@ -34,8 +34,8 @@ async function api(method, path, { body, type, headers = {} } = {}) {
 }
 
 const enc = (path) => path.split("/").map(encodeURIComponent).join("/");
-const notePath = (lang, path) => `/${lang}/notes/${enc(path)}`;
-const link = (lang, kind, path = "") => `#/${lang}/${kind}/${enc(path)}`.replace(/\/$/, "");
+const notePath = (lang, path) => `/${encodeURIComponent(lang)}/notes/${enc(path)}`;
+const link = (lang, kind, path = "") => `#/${encodeURIComponent(lang)}/${kind}/${enc(path)}`.replace(/\/$/, "");
 
 // ---- DOM -------------------------------------------------------------------------
 
@@ -83,7 +83,7 @@ function errorBox(err) {
 
 function crumbs(lang, path, last) {
   const parts = path ? path.split("/") : [];
-  const items = [h("a", { href: `#/${lang}`, text: lang })];
+  const items = [h("a", { href: `#/${encodeURIComponent(lang)}`, text: lang })];
   parts.forEach((part, i) => {
     const sub = parts.slice(0, i + 1).join("/");
     const isLast = i === parts.length - 1 && last;
@@ -111,7 +111,7 @@ async function home() {
     h("h1", { text: "Vaults" }),
     langs.length
       ? h("ul", { class: "vaults" }, langs.map(([lang, n]) =>
-        h("li", {}, h("a", { href: `#/${lang}`, class: "vault", "data-lang": lang },
+        h("li", {}, h("a", { href: `#/${encodeURIComponent(lang)}`, class: "vault", "data-lang": lang },
           h("strong", { text: lang }), h("span", { class: "muted", text: ` ${n} notes` })))))
       : h("p", { class: "muted", text: "No vault has notes yet." }),
     statusPanel(),
@@ -141,7 +141,7 @@ async function statusView() {
 async function summaryOf(lang, path) {
   if (!state.features.summaries) return null;
   try {
-    return (await api("GET", `/${lang}/summary?format=html&path=${encodeURIComponent(path)}`)).data;
+    return (await api("GET", `/${encodeURIComponent(lang)}/summary?format=html&path=${encodeURIComponent(path)}`)).data;
   } catch {
     return null;
   }
@@ -149,7 +149,7 @@ async function summaryOf(lang, path) {
 
 async function browse(lang, folder) {
   const query = `pattern=${encodeURIComponent("**/*.md")}&limit=10000&path=${encodeURIComponent(folder)}`;
-  const [{ data }, summary] = await Promise.all([api("GET", `/${lang}/notes?${query}`), summaryOf(lang, folder)]);
+  const [{ data }, summary] = await Promise.all([api("GET", `/${encodeURIComponent(lang)}/notes?${query}`), summaryOf(lang, folder)]);
   const prefix = folder ? folder + "/" : "";
   const folders = new Map();
   const notes = [];
@@ -197,7 +197,7 @@ async function search(lang, q) {
   document.getElementById("search-input").value = q;
   if (!state.features.search) return show(h("p", { class: "error", text: "Search needs the index." }));
   if (!q.trim()) return show(h("p", { class: "muted", text: "Type words to search for." }));
-  const { data } = await api("GET", `/${lang}/search?limit=50&q=${encodeURIComponent(q)}`);
+  const { data } = await api("GET", `/${encodeURIComponent(lang)}/search?limit=50&q=${encodeURIComponent(q)}`);
   show(
     h("h1", {}, "Search ", h("q", { text: q })),
     data.partial ? h("p", { class: "muted", text: "The index is still catching up; results may be missing." }) : null,
@@ -211,7 +211,7 @@ async function search(lang, q) {
 
 async function note(lang, path, version) {
   const suffix = version ? `?version=${encodeURIComponent(version)}` : "";
-  const { data } = await api("GET", `/${lang}/render/${enc(path)}${suffix}`);
+  const { data } = await api("GET", `/${encodeURIComponent(lang)}/render/${enc(path)}${suffix}`);
   const title = data.properties.title || path.split("/").pop();
   const actions = version
     ? [h("a", { class: "button", href: link(lang, "note", path), text: "Current version" }),
@@ -303,7 +303,7 @@ async function edit(lang, path, folder) {
 }
 
 async function history(lang, path) {
-  const { data } = await api("GET", `/${lang}/history/${enc(path)}?limit=100`);
+  const { data } = await api("GET", `/${encodeURIComponent(lang)}/history/${enc(path)}?limit=100`);
   const versions = data.versions || [];
   const diffBox = h("pre", { class: "diff", hidden: true });
   const pick = (id, withCurrent) => h("select", { id }, withCurrent ? h("option", { value: "", text: "current file" }) : null,
@@ -313,7 +313,7 @@ async function history(lang, path) {
   if (versions.length > 1) from.value = String(versions[1].version); // the one before the newest
   async function showDiff(a, b) {
     const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
-    const { data: d } = await api("GET", `/${lang}/diff/${enc(path)}?${q}`);
+    const { data: d } = await api("GET", `/${encodeURIComponent(lang)}/diff/${enc(path)}?${q}`);
     diffBox.hidden = false;
     diffBox.replaceChildren(...d.diff.split("\n").map((line) => h("span", { class: diffClass(line), text: `${line}\n` })));
   }
@@ -350,7 +350,7 @@ async function restore(lang, path, version) {
   }
   const body = { path, version: /^\d+$/.test(String(version)) ? Number(version) : version, if_match: ifMatch };
   try {
-    await api("POST", `/${lang}/restore`, { body, type: "json" });
+    await api("POST", `/${encodeURIComponent(lang)}/restore`, { body, type: "json" });
   } catch (err) {
     return fail(err);
   }
@@ -379,8 +379,15 @@ async function route() {
   const [hashPath, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
   const params = new URLSearchParams(query);
   const [lang, kind = "browse", ...rest] = hashPath.split("/");
-  const path = rest.map(decodeURIComponent).join("/");
-  if (lang && lang !== "status") state.lang = decodeURIComponent(lang);
+  let path;
+  try {
+    path = rest.map(decodeURIComponent).join("/");
+    if (lang && lang !== "status") state.lang = decodeURIComponent(lang);
+  } catch {
+    show(h("p", { class: "error", text: "This address is not well formed." }));
+    document.body.dataset.ready = location.hash;
+    return;
+  }
   document.getElementById("vault-picker").value = state.lang || "";
   if (kind !== "search") document.getElementById("search-input").value = "";
   document.body.dataset.view = lang === "status" ? "status" : lang ? kind : "home";
@@ -404,13 +411,13 @@ async function route() {
 }
 
 document.getElementById("vault-picker").addEventListener("change", (event) => {
-  if (event.target.value) location.hash = `#/${event.target.value}`;
+  if (event.target.value) location.hash = `#/${encodeURIComponent(event.target.value)}`;
 });
 document.getElementById("search-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const q = document.getElementById("search-input").value;
   const lang = state.lang || Object.keys(state.status?.langs || {})[0];
-  if (lang) location.hash = `#/${lang}/search?q=${encodeURIComponent(q)}`;
+  if (lang) location.hash = `#/${encodeURIComponent(lang)}/search?q=${encodeURIComponent(q)}`;
 });
 window.addEventListener("hashchange", route);
 route();
