@@ -286,10 +286,6 @@ def _move_folder(
             raise ForbiddenPathError(
                 "an .assets/ folder belongs to its note: move the note and it follows"
             )
-    if file_kind(dest) in ("note", "text"):
-        raise InvalidArgumentError(
-            f"a folder cannot take a file's name ({dest.name}); pick a name without its extension"
-        )
     relocate = relocate_prefix(source.rel, dest.rel)
     for _ in range(ATTEMPTS):
         listed = _folder_files(vault, source)

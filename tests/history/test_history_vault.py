@@ -265,12 +265,11 @@ def test_move_refusals_change_nothing(vault: Vault) -> None:
     refused(vault, "forbidden_path", vault.move, "en", "a.md.assets", "pictures")
 
 
-def test_a_folder_is_not_moved_to_a_file_name(vault: Vault) -> None:
+def test_a_folder_may_take_a_name_with_an_extension(vault: Vault) -> None:
+    """As Claude's memory tool does (its reference renames a folder to ``f.txt``)."""
     vault.write("en", "topics/a.md", "# A\n")
-    for new_path in ("topics.md", "archive/topics.md", "topics.txt"):
-        message = refused(vault, "invalid_argument", vault.move, "en", "topics", new_path)
-        assert "file's name" in message
-    assert vault.move("en", "topics", "topics-2026")["files"] == 1
+    assert vault.move("en", "topics", "topics.txt")["files"] == 1
+    assert vault.read("en", "topics.txt/a.md")["content"].endswith("# A\n")
 
 
 def test_history_of_what_is_no_file_says_what_it_is(vault: Vault, tmp_path: Path) -> None:
