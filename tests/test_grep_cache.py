@@ -45,16 +45,17 @@ def put(ws: Workspace, lang: str, rel: str, text: str | bytes) -> Path:
     return path
 
 
-def full_read(index: NoteIndex, lang: str) -> dict[str, tuple[int, int]]:
+def full_read(index: NoteIndex, lang: str) -> dict[str, tuple[int, int, int]]:
     """What the map must hold, read from the file by a connection of its own."""
     with sqlite3.connect(index.path) as conn:
         rows = conn.execute(
-            "SELECT path, size, mtime_ns FROM notes WHERE lang = ? AND exact = 1", (lang,)
+            "SELECT path, size, mtime_ns, ctime_ns FROM notes WHERE lang = ? AND exact = 1",
+            (lang,),
         )
-        return {path: (size, mtime) for path, size, mtime in rows}
+        return {path: (size, mtime, ctime) for path, size, mtime, ctime in rows}
 
 
-def plan_map(index: NoteIndex, lang: str) -> dict[str, tuple[int, int]]:
+def plan_map(index: NoteIndex, lang: str) -> dict[str, tuple[int, int, int]]:
     plan = index.grep_plan(lang, "needle", True, False)
     assert plan is not None
     return plan.indexed

@@ -174,3 +174,27 @@ def test_an_edit_right_after_a_grep_is_seen_by_the_next(ws: Workspace, index: No
     (root / "n8.md").write_text("note 8 needle text\n")  # same size as before
     found = planned.grep("en", "needle", fixed=True)["matches"]
     assert [m["path"] for m in found] == ["n7.md", "n8.md"]
+
+
+def keep_size_and_mtime(path: Path, text: str) -> None:
+    """Rewrite ``path`` as ``cp -p``, ``rsync -a`` or ``touch -r`` can: new content of the
+    same size, and the mtime put back as it was."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen(ws: Workspace, index: NoteIndex) -> None:
+    root = ws.vault_dir("en")
+    root.mkdir(parents=True)
+    (root / "kept.md").write_text("note with apricot\n")
+    index.reconcile()
+    planned = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    planned.grep_planner = index.grep_plan
+    keep_size_and_mtime(root / "kept.md", "note with plumcot\n")
+    assert [m["path"] for m in planned.grep("en", "plumcot", fixed=True)["matches"]] == ["kept.md"]
+    stats = index.reconcile()
+    assert stats.updated == 1
+    assert [h["path"] for h in index.search("en", "plumcot")["results"]] == ["kept.md"]
+    assert index.search("en", "apricot")["results"] == []

@@ -44,12 +44,12 @@ def slow(ws: Workspace) -> Iterator[tuple[Vault, NoteIndex]]:
     history.close()
 
 
-def signature(ws: Workspace, rel: str) -> tuple[int, int]:
+def signature(ws: Workspace, rel: str) -> tuple[int, int, int]:
     info = (ws.vault_dir("en") / rel).stat()
-    return info.st_size, info.st_mtime_ns
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
-def indexed(index: NoteIndex, rel: str) -> tuple[int, int] | None:
+def indexed(index: NoteIndex, rel: str) -> tuple[int, int, int] | None:
     """What the index's row says of ``rel`` (through grep's plan, which never flushes)."""
     plan = index.grep_plan("en", "Events", True, False)
     assert plan is not None

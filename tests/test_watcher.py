@@ -308,3 +308,14 @@ def test_the_barrier_answers_at_once_and_no_once_its_folder_is_gone(tmp_path: Pa
     finally:
         reader.stop()
         reader.join()
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_indexed(ws: Workspace, live: NoteIndex) -> None:
+    """``cp -p``, ``rsync -a`` and ``touch -r`` can leave size and mtime as they were."""
+    path = ws.vault_dir("en") / "start.md"
+    before = path.stat()
+    path.write_text("plumcot at start")  # as long as "present at start"
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    eventually(lambda: hits(live, "plumcot") == ["start.md"], "an edit keeping size and mtime")
+    assert hits(live, "present") == []

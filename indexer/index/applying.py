@@ -20,6 +20,7 @@ from indexer.index import reconcile
 from indexer.index.connections import Connections
 from indexer.index.reconcile import ReconcileStats
 from indexer.index.tool_changes import Key, Told, ToolChanges
+from indexer.vault.scan import signature
 from shared.workspace import Workspace
 
 __all__ = ["ChangeSync"]
@@ -105,13 +106,14 @@ class ChangeSync:
         self._tell(stats, "watcher")
 
     def _differing(self, files: set[Key]) -> set[Key]:
-        """The files whose row does not match their size and mtime (without the write
+        """The files whose row does not match their stat signature (without the write
         lock: the watcher sees every write of the tools, already indexed by them)."""
         differing = set()
         with self._db.read() as conn:
             for lang, rel in files:
                 row = conn.execute(
-                    "SELECT size, mtime_ns FROM notes WHERE lang = ? AND path = ?", (lang, rel)
+                    "SELECT size, mtime_ns, ctime_ns FROM notes WHERE lang = ? AND path = ?",
+                    (lang, rel),
                 ).fetchone()
                 try:
                     info = os.lstat(self.workspace.vault_dir(lang) / rel)
@@ -120,7 +122,7 @@ class ChangeSync:
                     # Mac writes it: ``rel`` is NFC): the sync finds out which.
                     differing.add((lang, rel))
                     continue
-                if row is None or tuple(row) != (info.st_size, info.st_mtime_ns):
+                if row is None or tuple(row) != signature(info):
                     differing.add((lang, rel))
         return differing
 
@@ -129,16 +131,16 @@ class ChangeSync:
     ) -> None:
         """Every note below ``folder`` (rows and files) whose stat differs is synced."""
         rows = {
-            path: (size, mtime)
-            for path, size, mtime in conn.execute(
-                "SELECT path, size, mtime_ns FROM notes WHERE lang = ?"
+            path: (size, mtime, ctime)
+            for path, size, mtime, ctime in conn.execute(
+                "SELECT path, size, mtime_ns, ctime_ns FROM notes WHERE lang = ?"
                 " AND (? = '' OR (path > ? AND path < ?))",
                 (lang, folder, folder + "/", folder + "0"),
             )
         }
         for f in reconcile.walk_notes(self.workspace, lang, folder):
             stats.linked[(lang, f.rel)] = f.linked
-            if rows.pop(f.rel, None) != (f.size, f.mtime_ns):
+            if rows.pop(f.rel, None) != f.signature:
                 reconcile.sync_file(conn, self.workspace, lang, f.rel, stats)
         for rel in rows:
             reconcile.sync_file(conn, self.workspace, lang, rel, stats)

@@ -24,6 +24,7 @@ from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold
+from indexer.vault.scan import Signature
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError
 from shared.langs import check_lang, is_lang
 from shared.workspace import OVERVIEW_FILE
@@ -42,22 +43,25 @@ _OVERVIEW_COUNTS = (
 )
 MAX_TAGS = 32
 # What a grep may skip by: every exactly indexed note of a lang, or one of them.
-_INDEXED_ALL = "SELECT path, size, mtime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ?"
+_INDEXED_ALL = (
+    "SELECT path, size, mtime_ns, ctime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ?"
+)
 _INDEXED_ONE = (
-    "SELECT size, mtime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ? AND path = ?"
+    "SELECT size, mtime_ns, ctime_ns, exact FROM notes INDEXED BY notes_stat"
+    " WHERE lang = ? AND path = ?"
 )
 
 
 @dataclass
 class GrepPlan:
     """Files that may match a grep (``candidates``) and what the index saw of each
-    indexed file (``indexed``: relpath -> (size, mtime_ns)); files not indexed, or
+    indexed file (``indexed``: relpath -> its ``scan.signature``); files not indexed, or
     whose stat differs, must be read too. ``changed``, when known, holds every indexed
     file that may differ from its row (the watcher vouches for the others, so they need
     no stat); None: compare each file's stat."""
 
     candidates: set[str]
-    indexed: dict[str, tuple[int, int]]
+    indexed: dict[str, Signature]
     changed: frozenset[str] | None = None
 
 
@@ -85,7 +89,7 @@ class IndexReads:
         self._flush = flush
         self._partial = partial
         self._cache_lock = threading.Lock()
-        self._indexed_cache: tuple[str, int, dict[str, tuple[int, int]]] | None = None
+        self._indexed_cache: tuple[str, int, dict[str, Signature]] | None = None
         self._recent_cache: tuple[tuple[str, int, str, int], list[dict]] | None = None
 
     @contextmanager
@@ -239,8 +243,8 @@ class IndexReads:
 
     def _indexed(
         self, conn: sqlite3.Connection, lang: str, generation: int
-    ) -> dict[str, tuple[int, int]]:
-        """(size, mtime_ns) of every exactly indexed note of ``lang``, cached (the same
+    ) -> dict[str, Signature]:
+        """The signature of every exactly indexed note of ``lang``, cached (the same
         dict object is shared: callers must not change it, and neither does this). After
         writes, the cache is patched (``_patched``) rather than read whole again."""
         with self._cache_lock:
@@ -252,8 +256,8 @@ class IndexReads:
             indexed = self._patched(conn, lang, cached[1], cached[2], generation)
         if indexed is None:
             indexed = {
-                p: (size, mtime)
-                for p, size, mtime, exact in conn.execute(_INDEXED_ALL, (lang,))
+                p: (size, mtime, ctime)
+                for p, size, mtime, ctime, exact in conn.execute(_INDEXED_ALL, (lang,))
                 if exact
             }
         with self._cache_lock:
@@ -267,9 +271,9 @@ class IndexReads:
         conn: sqlite3.Connection,
         lang: str,
         since: int,
-        old: dict[str, tuple[int, int]],
+        old: dict[str, Signature],
         generation: int,
-    ) -> dict[str, tuple[int, int]] | None:
+    ) -> dict[str, Signature] | None:
         """A copy of ``old`` (the map at generation ``since``) with the rows written
         since read again from ``conn``; None when the log of commits cannot tell which,
         or when they are so many that reading every row is as quick.
@@ -292,8 +296,8 @@ class IndexReads:
         indexed = dict(old)
         for path in paths:
             row = conn.execute(_INDEXED_ONE, (lang, path)).fetchone()
-            if row is not None and row[2]:
-                indexed[path] = (row[0], row[1])
+            if row is not None and row[3]:
+                indexed[path] = (row[0], row[1], row[2])
             else:
                 indexed.pop(path, None)
         return indexed

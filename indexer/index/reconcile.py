@@ -1,7 +1,7 @@
 """Keeping index rows equal to the files on disk: walk, compare, upsert, remove.
 
 Like watchdog's snapshot diff: the rows the index has are compared with what a walk
-of the vaults finds. An unchanged file (same size and mtime) costs one ``stat``; a
+of the vaults finds. An unchanged file (same size, mtime and ctime) costs one ``stat``; a
 changed one is read, and its content hash decides whether the row must be rebuilt.
 
 Every function that writes takes the writer connection and must run with the index's
@@ -29,7 +29,7 @@ from indexer.index.parse import (
 )
 from indexer.vault import fsops
 from indexer.vault.names import tool_path
-from indexer.vault.scan import walk_files
+from indexer.vault.scan import Signature, signature, walk_files
 from shared.errors import ForbiddenPathError
 from shared.filetypes import is_text_name
 from shared.langs import is_lang
@@ -69,7 +69,16 @@ class VaultFile:
     rel: str
     size: int
     mtime_ns: int
+    ctime_ns: int
     linked: bool = False  # it has other names (hard links)
+
+    @classmethod
+    def of(cls, lang: str, rel: str, info: os.stat_result) -> VaultFile:
+        return cls(lang, rel, *signature(info))
+
+    @property
+    def signature(self) -> Signature:
+        return self.size, self.mtime_ns, self.ctime_ns
 
 
 def is_note_path(rel: str) -> bool:
@@ -112,11 +121,11 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
             name = entry.name
             if is_text_name(name) and (not name.startswith(".") or name == OVERVIEW_FILE):
                 try:
-                    size, mtime_ns = entry.signature()
+                    size, mtime_ns, ctime_ns = entry.signature()
                     linked = entry.hard_linked()
                 except OSError:
                     continue
-                yield VaultFile(lang, entry.rel, size, mtime_ns, linked)
+                yield VaultFile(lang, entry.rel, size, mtime_ns, ctime_ns, linked)
 
 
 def _is_assets(name: str) -> bool:
@@ -138,12 +147,13 @@ def read_note(workspace: Workspace, lang: str, rel: str) -> tuple[bytes, os.stat
 # -- row writes (caller holds the write lock and a transaction) -----------------------
 
 _SELECT_OLD = (
-    "SELECT id, lang, title, tags, body, frontmatter, head, joined, size, mtime_ns, hash "
-    "FROM notes WHERE lang = ? AND path = ?"
+    "SELECT id, lang, title, tags, body, frontmatter, head, joined, size, mtime_ns, hash,"
+    " ctime_ns FROM notes WHERE lang = ? AND path = ?"
 )
 _INSERT_NOTE = (
     "INSERT INTO notes (id, lang, path, title, type, abstract, tags, frontmatter, body, head,"
-    " joined, exact, size, mtime_ns, hash, problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " joined, exact, size, mtime_ns, ctime_ns, hash, problem)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_WORDS = "INSERT INTO notes_fts (rowid, title, tags, body, meta, lang) VALUES (?,?,?,?,?,?)"
 _INSERT_TRIGRAMS = "INSERT INTO notes_tri (rowid, text) VALUES (?,?)"
@@ -163,7 +173,7 @@ def insert_rows(
         notes.append(
             (rowid, f.lang, f.rel, row.title, row.type, row.abstract, row.tags,
              row.frontmatter, row.body, row.head, int(row.joined), int(row.exact), f.size,
-             f.mtime_ns, row.hash, row.problem)
+             f.mtime_ns, f.ctime_ns, row.hash, row.problem)
         )  # fmt: skip
         words.append((rowid, *row.words, lang_token(f.lang)))
         trigrams.append((rowid, trigram_value(row.head, row.body, row.joined)))
@@ -203,17 +213,17 @@ def sync_file(
             stats.changed.append((lang, rel))
         return
     data, info = got
-    if old is not None and (old[8], old[9]) == (info.st_size, info.st_mtime_ns):
+    if old is not None and (old[8], old[9], old[11]) == signature(info):
         stats.unchanged += 1
         return
     row = parse_note(data, rel)
     if row.problem:
         stats.invalid.append((lang, rel, row.problem))
-    f = VaultFile(lang, rel, info.st_size, info.st_mtime_ns)
+    f = VaultFile.of(lang, rel, info)
     if old is not None and old[10] == row.hash:
         conn.execute(
-            "UPDATE notes SET size = ?, mtime_ns = ? WHERE id = ?",
-            (f.size, f.mtime_ns, old[0]),
+            "UPDATE notes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
+            (*f.signature, old[0]),
         )
         stats.unchanged += 1
         return
@@ -246,10 +256,10 @@ def reconcile_all(
     started = time.monotonic()
     stats = ReconcileStats()
     with writer() as conn:  # the covering index notes_stat answers this
-        known: dict[tuple[str, str], tuple[int, int]] = {
-            (lang, path): (size, mtime)
-            for lang, path, size, mtime in conn.execute(
-                "SELECT lang, path, size, mtime_ns FROM notes INDEXED BY notes_stat"
+        known: dict[tuple[str, str], Signature] = {
+            (lang, path): (size, mtime, ctime)
+            for lang, path, size, mtime, ctime in conn.execute(
+                "SELECT lang, path, size, mtime_ns, ctime_ns FROM notes INDEXED BY notes_stat"
             )
         }
     todo: list[VaultFile] = []
@@ -259,7 +269,7 @@ def reconcile_all(
             if f.linked:  # the others are not kept: the whole set is replaced after
                 stats.linked[(f.lang, f.rel)] = True
             old = known.pop((f.lang, f.rel), None)
-            if old == (f.size, f.mtime_ns):
+            if old == f.signature:
                 stats.unchanged += 1
             else:
                 todo.append(f)
@@ -314,7 +324,7 @@ def _insert_batch(
         row = parse_note(data, f.rel)
         if row.problem:
             stats.invalid.append((f.lang, f.rel, row.problem))
-        items.append((VaultFile(f.lang, f.rel, info.st_size, info.st_mtime_ns), row))
+        items.append((VaultFile.of(f.lang, f.rel, info), row))
     if items:
         # A note written through MCP meanwhile may already have a row: sync those.
         new: list[tuple[VaultFile, NoteRow]] = []

@@ -23,7 +23,7 @@ log = logging.getLogger("indexer.index")
 #    each note's abstract is stored (for the summaries).
 # 4: combining marks are token characters (``categories``); words are indexed NFC and
 #    without Arabic/Hebrew vowel points (``text.searchable``).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
@@ -133,6 +133,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
             "exact": int,
             "size": int,
             "mtime_ns": int,
+            "ctime_ns": int,  # with size and mtime: a write that kept both is seen
             "hash": str,
             "problem": str,
         },
@@ -150,11 +151,11 @@ def create_schema(conn: sqlite3.Connection) -> None:
         },
     )
     db["notes"].create_index(["lang", "path"], unique=True)  # type: ignore[union-attr]
-    # Covering index: a reconcile compares every (lang, path, size, mtime), and a folder
+    # Covering index: a reconcile compares every (lang, path, size, mtime, ctime), and a folder
     # summary reads its notes' types and abstracts, without reading the rows (and their
     # bodies).
     db["notes"].create_index(  # type: ignore[union-attr]
-        ["lang", "path", "size", "mtime_ns", "exact", "type", "abstract"],
+        ["lang", "path", "size", "mtime_ns", "ctime_ns", "exact", "type", "abstract"],
         index_name="notes_stat",
     )
     conn.execute(f"CREATE INDEX notes_overviews ON notes (lang) WHERE {OVERVIEW_ROWS}")

@@ -69,7 +69,7 @@ class InputDigests:
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
-        self._cache: dict[str, tuple[tuple[tuple[str, int, int], ...], str]] = {}
+        self._cache: dict[str, tuple[tuple[tuple[str, int, int, int], ...], str]] = {}
         self._lock = threading.Lock()
 
     def digest(self, lang: str) -> str:
@@ -81,18 +81,17 @@ class InputDigests:
             cached = self._cache.get(lang)
         if cached is not None and cached[0] == signature:
             return cached[1]
-        hashed: list[tuple[str, int, int, str]] = []
+        hashed: list[tuple[str, int, int, int, str]] = []
         with _event_files(self.vault, lang) as files:
             for entry in files:  # read while the walk holds the file's folder open
-                size, mtime = entry.signature()
-                hashed.append((entry.rel, size, mtime, _file_sha(entry)))
+                hashed.append((entry.rel, *entry.signature(), _file_sha(entry)))
         hashed.sort()
         sha = hashlib.sha256()
-        for rel, _, _, file_sha in hashed:
+        for rel, *_, file_sha in hashed:
             sha.update(f"{rel}\0{file_sha}\n".encode())
         digest = sha.hexdigest()
         with self._lock:
-            self._cache[lang] = (tuple(h[:3] for h in hashed), digest)
+            self._cache[lang] = (tuple(h[:4] for h in hashed), digest)
         return digest
 
 

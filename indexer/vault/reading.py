@@ -26,7 +26,7 @@ from indexer.vault import fsops, timeline
 from indexer.vault.contents import open_file, read_bytes
 from indexer.vault.digests import etag_of_file
 from indexer.vault.sandbox import Place, Sandbox, Target
-from indexer.vault.scan import LineMatcher, SkipFile, compile_glob, walk_files
+from indexer.vault.scan import LineMatcher, Signature, SkipFile, compile_glob, signature, walk_files
 from shared.errors import ForbiddenPathError, InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class GrepPlan(Protocol):
     (when the watcher knows) which indexed files may have changed since."""
 
     candidates: set[str]
-    indexed: dict[str, tuple[int, int]]
+    indexed: dict[str, Signature]
     changed: frozenset[str] | None
 
 
@@ -201,7 +201,7 @@ def note_counts(sandbox: Sandbox) -> dict[str, int]:
 
 def _vouched(plan: GrepPlan) -> SkipFile:
     """Whether the index vouches that a file holds no match: not a candidate, and with
-    the size and mtime it had when indexed (a file changed since is read). When the
+    the size, mtime and ctime it had when indexed (a file changed since is read). When the
     watcher knows which files changed (``plan.changed``), the others need no stat: the
     stat of every file was most of a grep's time."""
     candidates, indexed, changed = plan.candidates, plan.indexed, plan.changed
@@ -220,12 +220,12 @@ def _vouched(plan: GrepPlan) -> SkipFile:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             return False
-        return (info.st_size, info.st_mtime_ns) == seen
+        return signature(info) == seen
 
     return skip
 
 
-def _signature(entry: Any) -> tuple[int, int] | None:
+def _signature(entry: Any) -> Signature | None:
     try:
         return entry.signature()  # type: ignore[no-any-return]
     except OSError:

@@ -42,6 +42,17 @@ SkipFile = Callable[[str, os.DirEntry[str]], bool]
 _GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 
+Signature = tuple[int, int, int]
+
+
+def signature(info: os.stat_result) -> Signature:
+    """(size, mtime_ns, ctime_ns): what the index keeps of a file to tell it changed
+    without reading it. The ctime is there for a write that keeps size and mtime (``cp
+    -p``, ``rsync -a``, ``touch -r``): no program can set it, and any write or rename
+    moves it."""
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
 @dataclass(frozen=True, slots=True)
 class FileEntry:
     """A regular file found by a walk (or, when asked for, a folder: ``is_folder``, no
@@ -57,11 +68,10 @@ class FileEntry:
         """The name as spelled on disk."""
         return self.entry.name if self.entry is not None else self.rel.rsplit("/", 1)[-1]
 
-    def signature(self) -> tuple[int, int]:
-        """(size, mtime_ns), what the index compares; one ``fstatat``, cached by DirEntry."""
+    def signature(self) -> Signature:
+        """What the index compares (``signature``); one ``fstatat``, cached by DirEntry."""
         assert self.entry is not None, "a folder has no signature"
-        info = self.entry.stat(follow_symlinks=False)
-        return info.st_size, info.st_mtime_ns
+        return signature(self.entry.stat(follow_symlinks=False))
 
     def hard_linked(self) -> bool:
         """Whether the file has other names (edits through them make no event here)."""

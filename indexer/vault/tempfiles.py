@@ -42,7 +42,7 @@ def remove_orphan_temp_files(root: Path, older_than: float | None = None) -> int
 
 def _older(entry: FileEntry, when: float) -> bool:
     try:
-        _, mtime_ns = entry.signature()
+        _, mtime_ns, _ = entry.signature()
     except OSError:
         return False
     return mtime_ns < when * 1e9
