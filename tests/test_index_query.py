@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.index.grep_plan import grep_trigram_match
-from indexer.index.query import Term, highlight_patterns, make_snippet, parse_query
-from indexer.index.text import CJK_RUN, cjk_expand, fold
+from indexer.index.query import Term, _loose, highlight_patterns, make_snippet, parse_query
+from indexer.index.text import CJK_RUN, cjk_expand, fold, without_ignored_marks
 from shared.errors import InvalidArgumentError
 
 
@@ -113,10 +113,13 @@ def test_highlights_equal_the_plain_regex() -> None:
             terms = parse_query(query).terms
         except InvalidArgumentError:
             continue
-        plain, fast = _lookbehind_first(terms), highlight_patterns(terms)
-        spans = [m.span() for m in fast.finditer(text)]
-        assert spans == [m.span() for m in plain.finditer(text)], (text, query)
-        compared += len(spans)
+        bare = without_ignored_marks(text)[0]
+        for loose, seen in ((False, text), (True, bare)):
+            asked = tuple(_loose(term) for term in terms) if loose else terms
+            plain, fast = _lookbehind_first(asked), highlight_patterns(terms, loose)
+            spans = [m.span() for m in fast.finditer(seen)]
+            assert spans == [m.span() for m in plain.finditer(seen)], (text, query, loose)
+            compared += len(spans)
     assert compared > 1000
 
 

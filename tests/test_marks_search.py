@@ -104,6 +104,35 @@ def test_compatibility_forms_and_greek_accents_are_one_word(
         assert found(index, "el", query) == ({"plain.md", "marked.md"}, 2), query
 
 
+@pytest.mark.parametrize(
+    ("query", "text", "marked"),
+    [
+        ("cafe", "au Café de Flore", "Café"),
+        ("café", "the cafe opens", "cafe"),
+        ("naive resume", "a naïve résumé", "naïve** **résumé"),
+        ('"cafe de flore"', "au Café de Flore", "Café de Flore"),
+        ("καλημερα", "Είπε Καλημέρα σε όλους", "Καλημέρα"),
+        ("αθηναι", "στην Ἀθῆναι", "Ἀθῆναι"),
+        ("كتب", "هو كَتَبَ الرسالة", "كَتَبَ"),
+        ("שלום", "אמר שָׁלוֹם לכולם", "שָׁלוֹם"),
+    ],
+)
+def test_snippets_mark_what_search_matched_whatever_its_accents(
+    query: str, text: str, marked: str
+) -> None:
+    """A hit found through accents or points is also the one highlighted, and the
+    snippet is cut around it. (Compatibility forms, such as full-width letters, are
+    found but not highlighted: the excerpt shows the text as it is.)"""
+    assert f"**{marked}**" in make_snippet(text, parse_query(query).terms)
+    far = "filler words here " * 40 + text
+    assert f"**{marked}**" in make_snippet(far, parse_query(query).terms, width=80)
+
+
+def test_highlights_do_not_fold_what_search_does_not() -> None:
+    assert "**" not in make_snippet("मेरा दाल", parse_query("दिल").terms)
+    assert "**" not in make_snippet("один йод", parse_query("иод").terms)  # Cyrillic й
+
+
 def test_hebrew_maqaf_still_separates_words(ws: Workspace, index: NoteIndex) -> None:
     """Only vowel points go: the maqaf (a hyphen) keeps ``בית־ספר`` two words."""
     put(ws, "he", "a.md", "# a\n\nבית־ספר גדול\n")

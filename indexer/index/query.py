@@ -7,16 +7,21 @@ nothing searchable is refused with ``InvalidArgumentError``.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from indexer.index.text import CJK_RUN, WORD, searchable
+from indexer.index.text import CJK_RUN, WORD, searchable, without_ignored_marks
 from shared.errors import InvalidArgumentError
 
 MAX_QUERY_BYTES = 10 * 1024
 MAX_TERMS = 64
+# How far into a note a snippet looks for a hit through accents (a few ms at most).
+LOOSE_SCAN_CHARS = 16_384
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
 
@@ -115,10 +120,19 @@ def _query_text(text: str) -> tuple[str, bool]:
     return " ".join("".join(out).split()), prefix
 
 
+def _loose(term: Term) -> Term:
+    """``term`` as it is looked for in a text without the marks search ignores."""
+    text = without_ignored_marks(term.text)[0]
+    return Term(text or term.text, term.phrase)
+
+
 @functools.lru_cache(maxsize=64)
-def highlight_patterns(terms: tuple[Term, ...]) -> re.Pattern[str]:
+def highlight_patterns(terms: tuple[Term, ...], loose: bool = False) -> re.Pattern[str]:
     """One regex finding any term in the original text (for snippets); cached, since
-    every snippet of a page of results needs the same one."""
+    every snippet of a page of results needs the same one. ``loose``: the terms without
+    the marks search ignores, for a text without them (``text.without_ignored_marks``)."""
+    if loose:
+        terms = tuple(_loose(term) for term in terms)
     parts = []
     for term in sorted(terms, key=lambda t: -len(t.text)):
         joined = r"\W+".join(re.escape(w) for w in term.text.split())
@@ -134,23 +148,65 @@ def highlight_patterns(terms: tuple[Term, ...]) -> re.Pattern[str]:
 
 
 def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str = "**") -> str:
-    """A one-line excerpt around the first hit, every hit inside wrapped in ``mark``."""
+    """A one-line excerpt around the first hit, every hit inside wrapped in ``mark``.
+
+    When the text holds no hit as it is, the hits search found through accents or points
+    (``cafe`` in "Café") are looked for in its first ``LOOSE_SCAN_CHARS`` characters
+    read as search reads them (``text.without_ignored_marks``)."""
     text = " ".join(body.split())
     if not text:
         return ""
     if not unicodedata.is_normalized("NFC", text):  # as the terms are (``searchable``)
         text = unicodedata.normalize("NFC", text)
-    pattern = highlight_patterns(terms)
-    first = pattern.search(text)
+    hits: Iterator[tuple[int, int]] = (m.span() for m in highlight_patterns(terms).finditer(text))
+    first = next(hits, None)
+    more = False
+    if first is None and not (text.isascii() and all(t.text.isascii() for t in terms)):
+        scanned = text[:LOOSE_SCAN_CHARS]
+        loose_hits = _loose_hits(scanned, highlight_patterns(terms, loose=True))
+        first = next(loose_hits, None)
+        if first is not None:
+            more = len(text) > LOOSE_SCAN_CHARS
+            text, hits = scanned, loose_hits
     start = 0
-    if first is not None and first.start() > width // 3:
-        start = first.start() - width // 3
+    if first is not None and first[0] > width // 3:
+        start = first[0] - width // 3
         space = text.rfind(" ", start - 20, start)
         start = space + 1 if space != -1 else start
     end = min(len(text), start + width)
     if end < len(text):
         space = text.find(" ", end, end + 20)
         end = space if space != -1 else end
-    window = text[start:end]
-    window = pattern.sub(lambda m: f"{mark}{m.group(0)}{mark}", window)
-    return ("…" if start > 0 else "") + window + ("…" if end < len(text) else "")
+    window, done = [], start
+    for hit_start, hit_end in itertools.chain([first] if first else [], hits):
+        if hit_start >= end:
+            break
+        if hit_start >= done and hit_end <= end:
+            window += [text[done:hit_start], mark, text[hit_start:hit_end], mark]
+            done = hit_end
+    window.append(text[done:end])
+    more = more or end < len(text)
+    snippet = ("…" if start > 0 else "") + "".join(window) + ("…" if more else "")
+    return snippet
+
+
+def _loose_hits(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """The spans in ``text`` of ``pattern``'s hits in it as search reads it; a hit's span
+    takes in the points that follow its last letter."""
+    bare, removed = without_ignored_marks(text)
+    where = [start - before for start, before in _removed_before(removed)]
+    total = list(itertools.accumulate((end - start for start, end in removed), initial=0))
+
+    def place(index: int) -> int:
+        return index + total[bisect.bisect_right(where, index)]
+
+    for match in pattern.finditer(bare):
+        yield place(match.start()), place(match.end())
+
+
+def _removed_before(removed: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Each removed span's start, with how many characters were removed before it."""
+    before = 0
+    for start, end in removed:
+        yield start, before
+        before += end - start

@@ -28,6 +28,7 @@ and without the vowel points Arabic and Hebrew may carry or not (``كتب`` find
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -93,6 +94,34 @@ _COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]
 # A NUL becomes U+FFFD (on both sides): the trigram tokenizer stops at a NUL, and the
 # text after it was never a grep candidate.
 _FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00": "\ufffd"})
+
+
+@functools.cache
+def _loose_table() -> tuple[re.Pattern[str], dict[str, str]]:
+    """For ``without_ignored_marks`` (built at its first use): each Latin or Greek letter
+    with accents -> the bare letter (unicode61 folds Latin ones, ``searchable`` Greek
+    ones), and Arabic and Hebrew points -> nothing; and a regex finding any of them."""
+    table: dict[str, str] = {}
+    for code in (*range(0x00C0, 0x0250), *range(0x0370, 0x0400), *range(0x1E00, 0x2000)):
+        decomposed = unicodedata.normalize("NFD", chr(code))
+        base, marks = decomposed[0], decomposed[1:]
+        if marks and base.isalpha() and all(unicodedata.category(m) == "Mn" for m in marks):
+            table[chr(code)] = base
+    for code in range(0x0590, 0x0700):
+        if _OPTIONAL_MARKS.fullmatch(chr(code)):
+            table[chr(code)] = ""
+    return re.compile("[" + re.escape("".join(table)) + "]"), table
+
+
+def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` (NFC) with its Latin and Greek letters bare and without Arabic and Hebrew
+    points, as search reads them, and the spans of the points taken out: ``cafe`` is
+    found in what is left of "Café" (``query.make_snippet``)."""
+    found, table = _loose_table()
+    bare = found.sub(lambda m: table[m.group(0)], text)
+    if len(bare) == len(text):
+        return bare, []
+    return bare, [m.span() for m in _OPTIONAL_MARKS.finditer(text)]
 
 
 def searchable(text: str) -> str:
