@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -319,3 +320,44 @@ def test_an_edit_that_keeps_size_and_mtime_is_indexed(ws: Workspace, live: NoteI
     assert path.stat().st_size == before.st_size
     eventually(lambda: hits(live, "plumcot") == ["start.md"], "an edit keeping size and mtime")
     assert hits(live, "present") == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="inotify's barrier")
+def test_catching_up_from_the_first_event_heard_until_all_is_applied(ws: Workspace) -> None:
+    """``partial`` comes from here: true from the moment a copied folder is heard (not
+    only once its batch is being applied), until every change heard since is applied;
+    a tool's write into a new folder, which the tool indexes itself, is not catching up."""
+    batches: list[set[tuple[str, str]]] = []
+    hold = threading.Event()
+    hold.set()
+
+    def apply(files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        batches.append(folders)
+        hold.wait(10)
+
+    vault = ws.vault_dir("en")
+    vault.mkdir(parents=True)
+    watcher = VaultWatcher(ws, apply, debounce=0.3, max_delay=1.0)
+    watcher.start()
+    try:
+        (vault / "own").mkdir()  # as a tool's write into a new folder does
+        (vault / "own/x.md").write_text("a tool's note\n")
+        watcher.tools_changed("en", "own/x.md")
+        assert watcher.caught_up(5)
+        assert not watcher.catching_up()
+        eventually(lambda: bool(batches), "the tool's write applied")
+        hold.clear()
+        staged = ws.root / "staged"
+        staged.mkdir()
+        for n in range(5):
+            (staged / f"n{n}.md").write_text(f"copied {n}\n")
+        os.rename(staged, vault / "copied")
+        assert watcher.caught_up(5)
+        assert len(batches) == 1 and watcher.catching_up()  # heard, not applied yet
+        eventually(lambda: len(batches) == 2, "the copy's batch")
+        assert watcher.catching_up()  # being applied
+        hold.set()
+        eventually(lambda: not watcher.catching_up(), "the copy applied")
+    finally:
+        hold.set()
+        watcher.stop()

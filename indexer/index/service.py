@@ -113,7 +113,8 @@ class NoteIndex:
     def partial(self) -> bool:
         """True while changes on disk may be missing (start-up, lost events, a failed
         write to the index) until a reconcile has caught up (``keeper.Keeper``), and
-        while the watcher applies a folder or a large batch it saw change."""
+        from when the watcher hears a folder or a large batch change (not a tool's own
+        writes) until it has applied them."""
         keeper, watcher = self._keeper, self._watcher
         if keeper is None:
             return not self.ready
@@ -215,6 +216,8 @@ class NoteIndex:
         returning (concurrent calls share one transaction: ``tool_changes``)."""
         if self._db.writer is None or not reconcile.is_note_path(relpath):
             return
+        if self._watcher is not None:
+            self._watcher.tools_changed(lang, relpath)
         self._tool.changed((lang, relpath))
 
     def note_appended(self, lang: str, relpath: str, etag: str) -> None:
@@ -222,6 +225,8 @@ class NoteIndex:
         the next read of the index, or in the background soon."""
         if self._db.writer is None or not reconcile.is_note_path(relpath):
             return
+        if self._watcher is not None:
+            self._watcher.tools_changed(lang, relpath)
         self._tool.appended((lang, relpath), etag)
 
     def flush(self) -> None:

@@ -33,6 +33,7 @@ _FILE_EVENTS = {"created", "modified", "deleted", "moved", "closed"}
 _FOLDER_EVENTS = {"created", "deleted", "moved"}
 CHECK_SECONDS = 1.0  # how often an idle watcher checks that its observer is alive
 BULK_FILES = 50  # a batch this large is a checkout or a copy: the index is catching up
+TOOLS_SECONDS = 5.0  # how long the paths of a tool's write are taken as the tools' own
 
 
 class VaultWatcher:
@@ -57,6 +58,10 @@ class VaultWatcher:
         self._files: Changes = set()
         self._folders: Changes = set()
         self._applying: tuple[Changes, Changes] = (set(), set())  # taken, not applied yet
+        # Files a tool changed and their folders (the tools index their own writes at
+        # once): (lang, rel) -> until when, by the monotonic clock.
+        self._tools: dict[tuple[str, str], float] = {}
+        self._bulk = False  # a folder or many files heard, until all heard is applied
         self._first = 0.0
         self._last = 0.0
         self._cond = threading.Condition()
@@ -121,13 +126,34 @@ class VaultWatcher:
             return None
         return {rel for file_lang, rel in files if file_lang == lang}
 
-    def catching_up(self) -> bool:
-        """Whether the watcher is applying a folder (created, moved in, deleted) or a
-        batch of many files: searches may miss part of it until it is done (``partial``).
-        A few files (a save, a tool's own write) are applied in milliseconds."""
+    def tools_changed(self, lang: str, rel: str) -> None:
+        """A tool changed ``rel`` (and made its folders, maybe): the index has it already,
+        so their events are not a change the index is catching up with."""
+        folders = rel.split("/")[:-1]
+        now = time.monotonic()
         with self._cond:
-            files, folders = self._applying
-            return bool(folders) or len(files) >= BULK_FILES
+            if len(self._tools) > 4 * BULK_FILES:
+                self._tools = {key: until for key, until in self._tools.items() if until > now}
+            until = now + TOOLS_SECONDS
+            self._tools[(lang, rel)] = until
+            for end in range(1, len(folders) + 1):
+                self._tools[(lang, "/".join(folders[:end]))] = until
+
+    def catching_up(self) -> bool:
+        """Whether the watcher heard a folder change (created, moved in, deleted) or many
+        files that no tool changed, and has not applied all it heard since: searches may
+        miss part of it until then (``partial``). A few files (a save) never count."""
+        with self._cond:
+            if not self._bulk:
+                now = time.monotonic()
+
+                def outside(changes: Changes) -> int:
+                    return sum(1 for key in changes if self._tools.get(key, 0.0) < now)
+
+                self._bulk = bool(outside(self._folders | self._applying[1])) or (
+                    outside(self._files | self._applying[0]) >= BULK_FILES
+                )
+            return self._bulk
 
     def _sorted(self, kind: str, raw: str, is_folder: bool) -> tuple[bool, str, str] | None:
         """(is a folder, lang, rel) of a path the index must look at again, or None."""
@@ -201,6 +227,8 @@ class VaultWatcher:
             finally:
                 with self._cond:
                     self._applying = (set(), set())
+                    if not self._files and not self._folders:
+                        self._bulk = False
 
 
 class _Handler(FileSystemEventHandler):
