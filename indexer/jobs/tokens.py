@@ -7,7 +7,8 @@ per character, by script, and rounds the total up:
 - ASCII (English, code, Markdown, spaces, newlines): 1 quarter (4 characters a token);
 - other alphabets (accented Latin, Cyrillic, Greek, Arabic, Hebrew...): 2 quarters;
 - Han, kana, hangul, CJK punctuation and full-width forms, Thai, Lao, Khmer, Myanmar,
-  the Indic scripts, emoji and other characters beyond the BMP: 4 quarters (a token each).
+  the Indic scripts, emoji (those in the BMP's symbol blocks too) and other characters
+  beyond the BMP: 4 quarters (a token each).
 
 Common BPE tokenizers spend about 4 ASCII characters and at most about one CJK or Thai
 character per token, so the estimate errs on the safe side for those. Quarters add up
@@ -29,6 +30,7 @@ _HEAVY_RUN = re.compile(
     "\u1000-\u109f"  # Myanmar
     "\u1100-\u11ff"  # Hangul Jamo
     "\u1780-\u17ff"  # Khmer
+    "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"  # emoji in the BMP (symbols, dingbats)
     "\u2e80-\u9fff"  # CJK radicals, punctuation, kana, Bopomofo, CJK ideographs
     "\ua960-\ua97f\uac00-\ud7ff"  # Hangul
     "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"  # compatibility ideographs, full-width forms
