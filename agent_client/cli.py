@@ -31,7 +31,14 @@ from agent_client.settings import ClientSettings
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.errors import IndexerOfflineError, VaultError
-from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+from shared.models import (
+    MAX_RECALL_BUDGET,
+    MIN_RECALL_BUDGET,
+    Action,
+    DeleteAction,
+    EditAction,
+    MemoryEntry,
+)
 from shared.timestamps import parse_timestamp
 from shared.utf8 import utf8_problem
 
@@ -150,7 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     recall = sub.add_parser("recall", parents=[common], help=about, description=about)
     recall.add_argument("query", help="the user's request, as written")
     recall.add_argument(
-        "--budget", type=int, default=1500, help="most tokens in the block (default: 1500)"
+        "--budget",
+        type=whole_number(MIN_RECALL_BUDGET, MAX_RECALL_BUDGET),
+        default=1500,
+        help=f"most tokens in the block, {MIN_RECALL_BUDGET} to {MAX_RECALL_BUDGET} "
+        "(default: 1500)",
     )
     recall.add_argument("--path", default="", help="only notes below this folder")
     about = "print a file of the vault"

@@ -26,12 +26,13 @@ from shared.models import ENTRY_ID_RE
 MAX_LIMIT = 1000
 
 
-def whole_number(low: int) -> Callable[[str], int]:
-    """An argparse ``type``: a whole number from ``low`` up (bad usage, exit 2, otherwise).
+def whole_number(low: int, high: int = MAX_WHOLE_NUMBER) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high`` (bad usage, exit 2,
+    otherwise).
 
     Checked here, as ``--limit`` of ``history`` is, rather than sent: the server's
     refusal of ``--show -1`` exited 1 ("refused"), not 2 like every other bad argument.
-    The top is the largest number the index can store.
+    The default top is the largest number the index can store.
     """
 
     def parse(text: str) -> int:
@@ -41,7 +42,9 @@ def whole_number(low: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
         if number < low:
             raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}")
-        if number > MAX_WHOLE_NUMBER:
+        if number > high:
+            if high < MAX_WHOLE_NUMBER:
+                raise argparse.ArgumentTypeError(f"must be a whole number of at most {high}")
             raise argparse.ArgumentTypeError(f"a whole number too large: {text:.40}")
         return number
 

@@ -18,6 +18,9 @@ from shared.langs import check_lang
 from shared.utf8 import texts_in, utf8_problem
 
 EntryKind = Literal["knowledge", "event"]
+# The token budgets a recall takes (the server checks them; the client's CLI too).
+MIN_RECALL_BUDGET = 50
+MAX_RECALL_BUDGET = 32_000
 MAX_ENTRY_CONTENT = 256 * 1024
 # An entry's id names its changes in history (reason "entry:<id> <title>", found again
 # by the first word for undo): no spaces, a bounded length.

@@ -194,8 +194,10 @@ def test_recall_prints_the_block(
     code, out, _ = run(capsys, "recall", *common, "--json", "Deimos")
     result = json.loads(out)
     assert code == 0 and result["tokens"] <= 1500 and result["sources"]
-    code, _, err = run(capsys, "recall", *common, "--budget", "5", "Deimos")
-    assert code == 1 and "invalid_argument" in err
+    for budget, said in (("5", "at least 50"), ("32001", "at most 32000")):
+        with pytest.raises(SystemExit) as exit_:  # bad usage, as every other bad number
+            run(capsys, "recall", *common, "--budget", budget, "Deimos")
+        assert exit_.value.code == 2 and said in capsys.readouterr().err
 
 
 def test_set_reads_values_as_yaml_scalars(

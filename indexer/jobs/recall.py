@@ -30,13 +30,14 @@ from indexer.vault import fsops
 from shared.errors import InvalidArgumentError
 from shared.frontmatter import read_frontmatter, title_from_body
 from shared.langs import check_lang
+from shared.models import MAX_RECALL_BUDGET, MIN_RECALL_BUDGET
 
 if TYPE_CHECKING:
     from indexer.index.service import NoteIndex
     from indexer.vault.vault import Vault
 
-MIN_BUDGET = 50
-MAX_BUDGET = 32_000
+MIN_BUDGET = MIN_RECALL_BUDGET
+MAX_BUDGET = MAX_RECALL_BUDGET
 MAX_QUERY_BYTES = 10 * 1024
 SHARES = {"resident": 35, "recent": 20, "on_demand": 45}  # percent
 RESIDENT_FILES = ("USER.md", "PROJECT.md")
