@@ -30,6 +30,7 @@ from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
+from shared.cli_usage import refuse_options_before_command
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import (
     MAX_RECALL_BUDGET,
@@ -172,7 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    refuse_options_before_command(parser, argv)
+    args = parser.parse_args(argv)
     _configure_logging(args.log_level)
     try:
         _check_utf8_arguments(args)

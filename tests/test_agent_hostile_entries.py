@@ -26,6 +26,7 @@ from agent_client.hooks import entry_from_mapping, remember_turn, run_memory_wri
 from agent_client.notices import CollectingNoticeSink
 from agent_client.settings import ClientSettings, LLMSettings
 from agent_client.writer import MemoryWriter
+from indexer.cli import main as indexer_main
 from shared.errors import ConfigError
 from shared.models import DeleteAction, EditAction, MemoryEntry
 
@@ -258,6 +259,29 @@ def test_bad_numbers_are_bad_usage(
         main([*argv, "--workspace", str(tmp_path), "--lang", "en"])
     assert exited.value.code == 2
     assert "whole number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("first", ["--workspace", "--lang=en", "-x"])
+def test_an_option_before_the_command_says_where_options_go(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], first: str
+) -> None:
+    """``agent-client --workspace W recall q`` read as a command named W before."""
+    with pytest.raises(SystemExit) as exited:
+        main([first, str(tmp_path), "recall", "hello"])
+    assert exited.value.code == 2
+    assert "options go after the command" in capsys.readouterr().err
+
+
+def test_the_indexer_says_where_options_go_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        indexer_main(["--workspace", str(tmp_path), "status"])
+    assert exited.value.code == 2
+    assert "options go after the command: indexer COMMAND --workspace" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        indexer_main(["--help"])
+    assert exited.value.code == 0
 
 
 # -- against a real indexer: refused entries write nothing, the session lives on ---------

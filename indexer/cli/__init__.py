@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from shared.cli_usage import refuse_options_before_command
 from shared.errors import (
     AlreadyRunningError,
     ConfigError,
@@ -141,7 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault(key, value)
     # watchdog warns (harmlessly) when a folder tree appears faster than it adds watches.
     warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    refuse_options_before_command(parser, argv)
+    args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except (VaultError, ValueError, OSError) as err:
