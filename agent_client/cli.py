@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import logging
 import math
@@ -354,6 +355,8 @@ async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) 
     async with mcp_vault_connection(lang, settings) as vault:
         if args.command == "read":
             result: Any = await vault.read(args.path)
+            if result.get("encoding") == "base64" and not args.json:
+                return _print_binary(args.path, result["content"])
             text = result["content"]
         elif args.command == "recall":
             result = await vault.recall(args.query, budget_tokens=args.budget, path=args.path)
@@ -367,6 +370,19 @@ async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) 
         print(json.dumps(result, ensure_ascii=False))
     elif text:
         print(text.rstrip("\n"))
+    return EXIT_OK
+
+
+def _print_binary(path: str, content: str) -> int:
+    """An image read: its bytes when the output goes to a file or a pipe; on a terminal,
+    one line saying what it is (the bytes would only garble it)."""
+    data = base64.b64decode(content)
+    if sys.stdout.isatty():
+        print(f"{path} is an image ({len(data):,} bytes); redirect the output to save it")
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     return EXIT_OK
 
 

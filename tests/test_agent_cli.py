@@ -239,3 +239,18 @@ def test_search_pages_with_offset(
         assert code == 0, err
         seen += [line.split()[0] for line in out.splitlines() if line.startswith("items/")]
     assert sorted(seen) == sorted(f"items/okapi-{i}.md" for i in range(12))
+
+
+def test_read_of_an_image_gives_its_bytes(
+    server: RunningIndexer, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Redirected (`agent-client read PATH > p.png`), the image itself, not its base64."""
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    assets = server.workspace / "memory/languages/en-img/vault/items/x.md.assets"
+    assets.mkdir(parents=True)
+    (assets / "p.png").write_bytes(png)
+    common = ("--workspace", str(server.workspace), "--lang", "en-img")
+    assert main(["read", "items/x.md.assets/p.png", *common]) == 0
+    assert capsysbinary.readouterr().out == png
+    assert main(["read", "items/x.md.assets/p.png", "--json", *common]) == 0
+    assert json.loads(capsysbinary.readouterr().out)["encoding"] == "base64"
