@@ -18,6 +18,7 @@ from helpers.snapshots import snapshot
 
 from indexer.core import Core
 from indexer.daemon import build_core
+from indexer.jobs.dirty import DirtyFolders
 from indexer.jobs.llm import ModelSettings
 from indexer.jobs.summaries import Summaries
 from indexer.jobs.summary_texts import fallback_overview, most_recent
@@ -420,6 +421,44 @@ async def test_notes_that_cannot_be_read_are_skipped_with_a_warning(
     assert summary_file(tmp_path, "mixed")[0]["child_count"] == 1
     assert not (vault(tmp_path) / "broken" / ".overview.md").exists()  # nothing readable
     assert summary_file(tmp_path, "")[0]["child_count"] == 1  # broken/ is no child
+
+
+async def test_names_no_tool_can_use_are_left_out_and_break_nothing(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    """A name that is not UTF-8 stopped every pass of the vault (an internal error, no
+    summary ever again); names the tools refuse were counted and summarized."""
+    note(tmp_path, "ok/a.md", "# A\n\nfine\n")
+    root = bytes(vault(tmp_path))
+    for name in (b"bad\xff", b"CON", b'q"uote', b"tab\tname"):
+        os.makedirs(root + b"/" + name)
+        Path(os.fsdecode(root + b"/" + name + b"/n.md")).write_text("# N\n\nhidden\n")
+    Path(os.fsdecode(root + b"/ok/bad\xfe.md")).write_text("# B\n\nhidden\n")
+    (vault(tmp_path) / "ok" / 'q"f.md').write_text("# Q\n\nhidden\n")
+    deep = vault(tmp_path) / "/".join(["x"] * 40)
+    deep.mkdir(parents=True)
+    (deep / "n.md").write_text("# Deep\n\nhidden\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    await summaries_of(core).run_pass()
+    assert summary_file(tmp_path, "ok")[0]["child_count"] == 1
+    top = vault(tmp_path)
+    written = sorted(str(p.parent.relative_to(top)) for p in top.rglob(".overview.md"))
+    assert written == [".", "ok"]  # x/.../ holds no note a tool can reach
+    assert summaries_of(core).summary("en", "")["child_count"] == 1
+
+
+def test_the_folders_of_a_failed_pass_stay_dirty_until_the_next() -> None:
+    dirty = DirtyFolders()
+    dirty.mark("en", ["a", ""])
+    dirty.take()
+    dirty.done(failed=True)
+    assert dirty.is_dirty("en", "a")  # its summary is said to be stale
+    dirty.mark("en", ["b"])
+    assert dirty.take() == {"en": {"a", "b", ""}}
+    dirty.done()
+    assert not dirty.is_dirty("en", "a")
 
 
 # -- reading ---------------------------------------------------------------------------

@@ -50,6 +50,7 @@ class DirtyFolders:
         self._lock = threading.Lock()
         self._dirty: Batch = {}
         self._working: Batch = {}  # the batch a pass is redoing now
+        self._failed: Batch = {}  # a failed pass's batch: still dirty, goes with the next
         self._first = 0.0
         self._last = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -77,19 +78,28 @@ class DirtyFolders:
     def is_dirty(self, lang: str, folder: str) -> bool:
         """Whether ``folder`` waits for a pass or is being redone by one."""
         with self._lock:
-            return folder in self._dirty.get(lang, ()) or folder in self._working.get(lang, ())
+            batches = (self._dirty, self._working, self._failed)
+            return any(folder in batch.get(lang, ()) for batch in batches)
 
     def take(self) -> Batch:
         """Every dirty folder now (they count as being worked on until ``done``)."""
         with self._lock:
             batch, self._dirty = self._dirty, {}
+            for lang, folders in self._failed.items():
+                batch.setdefault(lang, set()).update(folders)
+            self._failed = {}
             for lang, folders in batch.items():
                 self._working.setdefault(lang, set()).update(folders)
             return batch
 
-    def done(self) -> None:
-        """The pass over the taken folders has finished."""
+    def done(self, failed: bool = False) -> None:
+        """The pass over the taken folders has finished. Those of a pass that ``failed``
+        stay dirty (a summary of them is said to be stale) and go with the next batch,
+        which the next change starts (no retry loop on a failure that stays)."""
         with self._lock:
+            if failed:
+                for lang, folders in self._working.items():
+                    self._failed.setdefault(lang, set()).update(folders)
             self._working = {}
 
     async def next_batch(self) -> Batch:

@@ -158,15 +158,15 @@ class Summaries:
         self.dirty.done()
         while True:
             batch = await self.dirty.next_batch()
-            await self._logged_pass(batch)
-            self.dirty.done()
+            ok = await self._logged_pass(batch)
+            self.dirty.done(failed=not ok)
 
-    async def _logged_pass(self, batch: Batch | None) -> None:
+    async def _logged_pass(self, batch: Batch | None) -> bool:
         try:
             stats = await self.run_pass(dirty=batch)
         except Exception:
             log.exception("a directory summaries pass failed")
-            return
+            return False
         if stats.llm or stats.fallback or stats.removed:
             log.info(
                 "summaries: %d folders in %.1fs (%d by model, %d by fallback, %d unchanged, "
@@ -174,6 +174,7 @@ class Summaries:
                 stats.folders, stats.seconds, stats.llm, stats.fallback, stats.skipped,
                 stats.removed, stats.model_errors,
             )  # fmt: skip
+        return True
 
     async def run_pass(
         self,

@@ -30,8 +30,10 @@ from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import fsops
 from indexer.vault.history.rows import Change
+from indexer.vault.names import MAX_DEPTH
 from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
+from indexer.vault.scan import list_folder
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError
 from shared.frontmatter import (
     normalize_frontmatter_text,
@@ -200,23 +202,17 @@ class SummaryFiles:
             if fd is None:
                 return None
             found = FolderInput()
-            has_summary = False
-            notes: list[str] = []
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if name == OVERVIEW_FILE:
-                        has_summary = entry.is_file(follow_symlinks=False)
-                    elif name.startswith("."):
-                        continue
-                    elif entry.is_dir(follow_symlinks=False):
-                        if not name.endswith(".assets"):
-                            found.folders.append(name)
-                    elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                        notes.append(name)
+            # The walker's listing: only names every tool accepts (NFC; the others are
+            # skipped with a warning), so no summary counts or goes where no tool can.
+            prefix = f"{folder}/" if folder else ""
+            files, folders = list_folder(fd, prefix, hidden_files=True)
+            has_summary = any(name == OVERVIEW_FILE for name, _ in files)
+            notes = {name: entry.name for name, entry in files if _is_note_name(name)}
+            if folder.count("/") + 2 < MAX_DEPTH:  # a subfolder's summary is one deeper
+                found.folders = [name for name, _ in folders if not name.endswith(".assets")]
             rows = self.index.folder_notes(lang, folder) if self.index else {}
-            for name in sorted(notes):
-                child = self._note(fd, name, rows.get(name))
+            for name, on_disk in sorted(notes.items()):
+                child = self._note(fd, on_disk, rows.get(name), name)
                 if child is None:
                     rel = f"{folder}/{name}" if folder else name
                     log.warning("summaries: %s/%s cannot be read: skipped", lang, rel)
@@ -256,15 +252,16 @@ class SummaryFiles:
             self.written(lang, rel)
         return True
 
-    def _note(self, fd: int, name: str, row: IndexedNote | None) -> Child | None:
-        """A note as a child: from its index row (kept current by the index, whose every
-        change marks the folder dirty again), else from the file; None when it cannot be
-        read as text (not UTF-8, too large, or the file cannot be opened)."""
+    def _note(self, fd: int, on_disk: str, row: IndexedNote | None, name: str) -> Child | None:
+        """A note as a child (``name``, as the tools name it; ``on_disk``, as spelled
+        there): from its index row (kept current by the index, whose every change marks
+        the folder dirty again), else from the file; None when it cannot be read as text
+        (not UTF-8, too large, or the file cannot be opened)."""
         if row is not None:
             if not row.exact:
                 return None
             return Child(name, row.abstract, note_category(row.type), row.mtime_ns)
-        got = _read_head(fd, name)
+        got = _read_head(fd, on_disk)
         if got is None:
             return None
         text, mtime_ns = got
@@ -299,6 +296,10 @@ class SummaryFiles:
             except OSError:
                 return None
         return parse_summary(folder, data.decode("utf-8", "replace"), info.st_mtime_ns)
+
+
+def _is_note_name(name: str) -> bool:
+    return name.endswith(".md") and not name.startswith(".")
 
 
 def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:

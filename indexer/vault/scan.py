@@ -83,7 +83,7 @@ class FileEntry:
         return read_text_at(self.dir_fd, self.name, max_bytes)
 
 
-def _listing(
+def list_folder(
     fd: int, prefix: str, hidden_files: bool, skip_file: SkipFile | None = None
 ) -> tuple[list[tuple[str, os.DirEntry[str]]], list[tuple[str, str]]]:
     """(files as (name, entry), subfolders as (name, name on disk)) of an open folder,
@@ -156,7 +156,7 @@ def walk_files(
     prefix = start + "/" if start else ""
     frames: list[tuple[int, str, Iterator[tuple[str, str]]]] = []
     try:
-        files, subfolders = _listing(top_fd, prefix, hidden_files, skip_file)
+        files, subfolders = list_folder(top_fd, prefix, hidden_files, skip_file)
         yield from _usable(files, top_fd, prefix)
         frames.append((top_fd, prefix, iter(subfolders)))
         while frames:
@@ -178,7 +178,7 @@ def walk_files(
             except (OSError, ForbiddenPathError):
                 continue  # gone, or swapped for a link since the listing: skipped
             try:
-                files, subfolders = _listing(child, child_prefix, hidden_files, skip_file)
+                files, subfolders = list_folder(child, child_prefix, hidden_files, skip_file)
             except OSError:
                 os.close(child)
                 continue
