@@ -248,11 +248,12 @@ def test_quoted_lines_are_whole_lines_of_the_notes_or_marked_cuts(world: World) 
     texts = "\n".join(
         p.read_text(encoding="utf-8") for p in world.ws.vault_dir("en").rglob("*.md")
     ).splitlines()
-    known = {line.rstrip() for line in texts} | {"root abstract", "folder a abstract", "…"}
+    known = {line.rstrip() for line in texts} | {"root abstract", "folder a abstract"}
     result = world.recall.recall("en", "database", 700)
     quoted = [line[2:] for line in result["block"].splitlines() if line.startswith("> ")]
     assert quoted
     for line in quoted:
+        line = line.removeprefix("… ")  # the lines before the hit were skipped
         assert line in known or (
             line.endswith("…") and any(t.startswith(line[:-1].rstrip()) for t in known)
         ), line
@@ -267,7 +268,7 @@ def test_a_recent_note_the_query_matches_is_quoted_once_where_it_matches(fresh: 
     layers = {s["path"]: s["layer"] for s in result["sources"]}
     assert layers == {"items/db.md": "on_demand", "items/other.md": "recent"}
     section = result["block"].split("### items/db.md")[1]
-    assert section.startswith(" — DB\n> …\n> We moved to PostgreSQL")  # from the hit on
+    assert section.startswith(" — DB\n> … We moved to PostgreSQL")  # from the hit on
 
 
 def test_unused_budget_flows_on(fresh: World) -> None:
@@ -381,7 +382,8 @@ def test_recent_notes_follow_writes(fresh: World) -> None:
 def test_a_cut_line_never_splits_a_character_as_seen() -> None:
     """A line cut to fit the budget used to end inside a flag, after a zero-width joiner,
     or between a letter and its marks."""
-    from indexer.jobs.tokens import ELLIPSIS, _continues, cut_to
+    from indexer.jobs.tokens import ELLIPSIS, cut_to
+    from shared.graphemes import continues
 
     text = "Trip 🇯🇵🇰🇷 with 👩‍👩‍👧‍👦 family, café, दिल, 한국어 and 🏴󠁧󠁢󠁳󠁣󠁴󠁿 " * 3
     for limit in range(2, 400):
@@ -391,9 +393,46 @@ def test_a_cut_line_never_splits_a_character_as_seen() -> None:
         kept = short.removesuffix(ELLIPSIS).rstrip()
         end = len(kept)
         assert text.startswith(kept)
-        assert not _continues(text[end]) and text[end - 1] != "\u200d", (limit, kept[-4:])
+        assert not continues(text[end]) and text[end - 1] != "\u200d", (limit, kept[-4:])
         flags = len(kept) - len(kept.rstrip("".join(chr(c) for c in range(0x1F1E6, 0x1F200))))
         assert flags % 2 == 0, (limit, kept[-4:])
+
+
+def test_a_hit_in_a_long_one_line_paragraph_is_quoted_not_only_its_skip_mark(
+    fresh: World,
+) -> None:
+    """Model-written notes keep a paragraph on one line: a share smaller than that line
+    quoted the note as "…" alone (the mark took the place of the cut line)."""
+    for n in range(3):
+        body = "Intro without the word.\n\nThe zebra " + "lorem ipsum " * 200
+        fresh.write("en", f"n{n}.md", f"# Note {n}\n\n{body}\n")
+    for budget in (300, 1500):
+        result = fresh.recall.recall("en", "zebra", budget)
+        quoted = [line for line in result["block"].splitlines() if line.startswith("> ")]
+        assert len(quoted) == 3 and all(line.startswith("> … The zebra lorem") for line in quoted)
+        check_block(result, budget)
+
+
+def test_titles_and_cuts_end_where_a_character_as_seen_ends() -> None:
+    from indexer.index.abstract import clip
+    from indexer.jobs.tokens import cut_to
+
+    assert cut_to("x" * 30 + "e\u0301" + "y" * 40, 33).removesuffix("…").endswith("x")
+    assert "#" not in cut_to("x" * 30 + "#\ufe0f\u20e3" + "y" * 40, 33)
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert clip(family * 40, 200).removesuffix("…").endswith(family)
+    assert not clip("t" + "\U0001f1ef\U0001f1f5" * 60, 100).removesuffix("…").endswith("\U0001f1ef")
+
+
+def test_a_long_title_is_cut_between_flags_not_inside_one(fresh: World) -> None:
+    title = "a" * 119 + "\U0001f1ef\U0001f1f5 more"
+    fresh.write("en", "t.md", f"---\ntitle: {title}\n---\nzebra\n")
+    heading = next(
+        line
+        for line in fresh.recall.recall("en", "zebra", 500)["block"].splitlines()
+        if line.startswith("### t.md")
+    )
+    assert not heading.endswith("\U0001f1ef")
 
 
 def test_folder_summaries_are_abstracts_never_recent_or_matching_notes(fresh: World) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from shared.graphemes import cut_chars
+
 ABSTRACT_CHARS = 200
 # A line that is not blank and not an ATX heading, then more such lines.
 _LINE = r"[ \t]*(?!#{1,6}(?:[ \t]|$))\S[^\n]*"
@@ -25,10 +27,9 @@ def one_line(text: str) -> str:
 
 
 def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters (an ellipsis marks the cut)."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rstrip() + "…"
+    """``text`` cut to at most ``limit`` characters (an ellipsis marks the cut), never
+    inside a character as seen (a flag, an emoji sequence, a letter and its marks)."""
+    return cut_chars(text, limit, "…")
 
 
 def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS) -> str:

@@ -29,6 +29,7 @@ from indexer.jobs.tokens import estimate_tokens, fit_paragraphs, paragraphs_of, 
 from indexer.vault import fsops
 from shared.errors import InvalidArgumentError
 from shared.frontmatter import read_frontmatter, title_from_body
+from shared.graphemes import cut_chars
 from shared.langs import check_lang
 from shared.models import MAX_RECALL_BUDGET, MIN_RECALL_BUDGET
 
@@ -232,7 +233,7 @@ def _layer(
 
 def _render(source: Source, limit: int) -> str:
     """``### path — title`` and the source's quoted text within ``limit``; "" if none fits."""
-    title = _clean(source.title)[:MAX_TITLE_CHARS]
+    title = cut_chars(_clean(source.title), MAX_TITLE_CHARS)
     header = f"\n### {_clean(source.path)}" + (f" — {title}" if title else "") + "\n"
     room = limit - quarters(header)
     if room <= 0:
@@ -250,14 +251,15 @@ def _render(source: Source, limit: int) -> str:
 
 
 def _from_focus(paragraphs: list[list[str]], keywords: tuple[str, ...]) -> list[list[str]]:
-    """The paragraphs from the first one holding a keyword on ("…" marks the skip)."""
+    """The paragraphs from the first one holding a keyword on ("…" before its first line
+    marks the skip: a line of its own was all a small share could show)."""
     words = [k.strip('"').lower() for k in keywords]
     for number, paragraph in enumerate(paragraphs):
         text = " ".join(paragraph).lower()
         if any(word in text for word in words):
             if number == 0:
                 return paragraphs
-            return [["…", *paragraph], *paragraphs[number + 1 :]]
+            return [[f"… {paragraph[0]}", *paragraph[1:]], *paragraphs[number + 1 :]]
     return paragraphs
 
 

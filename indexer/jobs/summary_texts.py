@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexer.index.abstract import ABSTRACT_CHARS, clip, one_line
+from shared.graphemes import cut_chars
 
 OVERVIEW_CHARS = 16_000
 FALLBACK_ITEM_CHARS = 50
@@ -107,7 +108,7 @@ def fallback_overview(lang: str, shown: list[Child], hidden: int = 0) -> str:
         lines.append("")
         lines.append(f"## {category} ({len(items)}条)" if zh else f"## {category} ({len(items)})")
         for item in items:
-            cut = item.abstract[:FALLBACK_ITEM_CHARS]
+            cut = cut_chars(item.abstract, FALLBACK_ITEM_CHARS)
             lines.append(f"- {cut}..." if zh else f"- {cut}…")
     if hidden:
         lines += ["", f"（另有 {hidden} 条未列出）" if zh else f"({hidden} more not listed)"]

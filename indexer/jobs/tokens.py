@@ -19,8 +19,9 @@ parts that fit their quarter budgets fits the whole budget.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
+
+from shared.graphemes import character_start
 
 # Runs of the characters counted as one whole token (4 quarters).
 _HEAVY_RUN = re.compile(
@@ -62,50 +63,21 @@ def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
         return ""
     if quarters(text) <= room:
         return text
-    text = text[:room]  # every character costs a quarter at least: no longer prefix fits
-    low, high = 0, len(text)
+    head = text[:room]  # every character costs a quarter at least: no longer prefix fits
+    low, high = 0, len(head)
     while low < high:  # the longest prefix whose cost is <= room
         mid = (low + high + 1) // 2
-        if quarters(text[:mid]) <= room:
+        if quarters(head[:mid]) <= room:
             low = mid
         else:
             high = mid - 1
     if low == 0:
         return ""
     space = text.rfind(" ", max(0, low - 40), low)
-    end = space if space > low // 2 else _character_start(text, low)
+    end = space if space > low // 2 else character_start(text, low)  # sees what follows
     if end == 0:
         return ""
     return text[:end].rstrip() + suffix
-
-
-def _character_start(text: str, end: int) -> int:
-    """``end``, moved back to where a user-perceived character starts, near enough: not
-    between a letter and its marks, inside an emoji sequence (joiner, variation selector,
-    skin tone, tag) or between the two halves of a flag."""
-    while end > 0 and end < len(text) and (_continues(text[end]) or text[end - 1] == _ZWJ):
-        end -= 1
-    flags = 0
-    while flags < end and _REGIONAL <= ord(text[end - 1 - flags]) <= _REGIONAL_LAST:
-        flags += 1
-    return end - flags % 2
-
-
-_ZWJ = "\u200d"
-_REGIONAL, _REGIONAL_LAST = 0x1F1E6, 0x1F1FF
-
-
-def _continues(char: str) -> bool:
-    """A character that belongs to the one before it."""
-    code = ord(char)
-    return (
-        unicodedata.category(char) in ("Mn", "Mc", "Me")
-        or char == _ZWJ
-        or 0xFE00 <= code <= 0xFE0F  # variation selectors
-        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
-        or 0xE0020 <= code <= 0xE007F  # tags (subdivision flags)
-        or 0x1160 <= code <= 0x11FF  # a Hangul syllable's vowel and final jamo
-    )
 
 
 def fit_paragraphs(

@@ -1,0 +1,42 @@
+"""Cutting text where a character as a reader sees it ends, near enough (no Unicode
+segmentation library): never between a letter and its marks, inside an emoji sequence
+(joiner, variation selector, skin tone, tag) or between the two halves of a flag."""
+
+from __future__ import annotations
+
+import unicodedata
+
+_ZWJ = "\u200d"
+_REGIONAL, _REGIONAL_LAST = 0x1F1E6, 0x1F1FF
+
+
+def continues(char: str) -> bool:
+    """A character that belongs to the one before it."""
+    code = ord(char)
+    return (
+        unicodedata.category(char) in ("Mn", "Mc", "Me")
+        or char == _ZWJ
+        or 0xFE00 <= code <= 0xFE0F  # variation selectors
+        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+        or 0xE0020 <= code <= 0xE007F  # tags (subdivision flags)
+        or code == 0x20E3  # the keycap of 1️⃣
+        or 0x1160 <= code <= 0x11FF  # a Hangul syllable's vowel and final jamo
+    )
+
+
+def character_start(text: str, end: int) -> int:
+    """``end``, moved back to where a character as seen starts (see the module)."""
+    while 0 < end < len(text) and (continues(text[end]) or text[end - 1] == _ZWJ):
+        end -= 1
+    flags = 0
+    while flags < end and _REGIONAL <= ord(text[end - 1 - flags]) <= _REGIONAL_LAST:
+        flags += 1
+    return end - flags % 2
+
+
+def cut_chars(text: str, limit: int, suffix: str = "") -> str:
+    """``text`` within ``limit`` characters, cut where a character as seen ends, with
+    ``suffix`` (counted in the limit) after a cut."""
+    if len(text) <= limit:
+        return text
+    return text[: character_start(text, max(0, limit - len(suffix)))].rstrip() + suffix
