@@ -307,7 +307,7 @@ async def test_a_summary_file_someone_deleted_is_made_again_with_its_parent(
     (vault(tmp_path) / "a" / "b" / ".overview.md").unlink()
     summaries.index_changed("en", "a/b/.overview.md", "watcher")  # as the watcher tells it
     batch = summaries.dirty.take()
-    assert batch == {"en": {"a", ""}}  # not a/b itself: its own writes never re-dirty it
+    assert batch == {"en": {"a/b", "a", ""}}  # a/b too: removed by someone else
     stats = await summaries.run_pass(dirty=batch)
     assert stats.fallback == 1 and stats.skipped == 2  # a/b made again, a and root the same
     assert (vault(tmp_path) / "a" / "b" / ".overview.md").exists()
@@ -459,6 +459,24 @@ def test_the_folders_of_a_failed_pass_stay_dirty_until_the_next() -> None:
     assert dirty.take() == {"en": {"a", "b", ""}}
     dirty.done()
     assert not dirty.is_dirty("en", "a")
+
+
+async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: list[Core]) -> None:
+    """It was served as current (``stale: false``) until a note of its folder changed."""
+    note(tmp_path, "f/a.md", "# A\n\nalpha\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    await summaries_of(core).run_pass()
+    made = summary_file(tmp_path, "f")
+    (vault(tmp_path) / "f" / ".overview.md").write_text("---\nabstract: HACKED\n---\nx\n")
+    assert core.index is not None
+    core.index.reconcile()  # as the watcher or a restart finds it
+    assert summaries_of(core).summary("en", "f")["stale"] is True
+    await summaries_of(core).run_pass(dirty=summaries_of(core).dirty.take())
+    summaries_of(core).dirty.done()
+    again = summary_file(tmp_path, "f")
+    assert again[1] == made[1] and again[0]["abstract"] == made[0]["abstract"] != "HACKED"
 
 
 # -- reading ---------------------------------------------------------------------------

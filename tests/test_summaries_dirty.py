@@ -27,6 +27,11 @@ def test_a_change_makes_its_ancestors_stale(rel: str, folders: list[str]) -> Non
     assert affected_folders(rel) == folders
 
 
+def test_a_summary_file_changed_by_hand_is_stale_itself() -> None:
+    assert affected_folders("a/b/.overview.md", by_others=True) == ["a/b", "a", ""]
+    assert affected_folders(".overview.md", by_others=True) == [""]
+
+
 async def test_a_batch_comes_once_marks_stop_for_the_debounce() -> None:
     dirty = DirtyFolders(debounce=0.15)
     loop = asyncio.get_running_loop()

@@ -2,8 +2,9 @@
 
 A change to a note makes its folder and every folder above it dirty (each summary is
 made of its children's abstracts, so a change travels up to the vault root). A change
-to a summary file itself (``a/b/.overview.md``) dirties the folders above ``a/b`` only:
-the parent reads that abstract, while ``a/b`` was just summarized (no loop).
+to a summary file this job wrote (``a/b/.overview.md``) dirties the folders above ``a/b``
+only: the parent reads that abstract, while ``a/b`` was just summarized (no loop). One
+changed by anyone else (a hand edit) dirties ``a/b`` too: it is made again.
 
 Marks come from any thread (tool calls, the watcher, the reconcile); the summaries job
 awaits ``next_batch`` on its own event loop, which returns once marks stop arriving for
@@ -23,12 +24,14 @@ from shared.workspace import OVERVIEW_FILE
 Batch = dict[str, set[str]]  # lang -> dirty folders ("" is the vault root)
 
 
-def affected_folders(rel: str) -> list[str]:
-    """The folders whose summaries a change of ``rel`` makes stale, deepest first."""
+def affected_folders(rel: str, *, by_others: bool = False) -> list[str]:
+    """The folders whose summaries a change of ``rel`` makes stale, deepest first. A
+    summary file changed ``by_others`` (edited by hand, damaged, removed) is stale itself
+    and is made again; one this job wrote stales only the folders above it."""
     *folders, name = rel.split("/")
     if any(p.startswith(".") or p.endswith(".assets") for p in folders):
         return []
-    if name == OVERVIEW_FILE:
+    if name == OVERVIEW_FILE and not by_others:
         if not folders:
             return []  # the vault root's summary: nothing reads it
         folders.pop()

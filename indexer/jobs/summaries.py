@@ -114,9 +114,10 @@ class Summaries:
 
     def index_changed(self, lang: str, rel: str, source: str) -> None:
         """The index synced ``rel``; tool changes are already marked by ``vault_changed``
-        (and a summary this job wrote is synced as a "tool" change: not marked again)."""
+        (and a summary this job wrote is synced as a "tool" change: not marked again).
+        Any other change of a summary file was made by hand: that folder is redone."""
         if source != "tool":
-            self.dirty.mark(lang, affected_folders(rel))
+            self.dirty.mark(lang, affected_folders(rel, by_others=True))
 
     # -- reading -------------------------------------------------------------------------
 
