@@ -156,3 +156,21 @@ def test_a_model_answer_is_data_cut_to_size() -> None:
 def test_an_answer_without_both_texts_is_refused(answer: dict) -> None:
     with pytest.raises(ValueError):
         read_answer(answer)
+
+
+def test_an_overview_line_shows_a_title_as_text_never_as_markup() -> None:
+    """A title or type could make a live link, a heading or an HTML comment hiding the
+    rest of the overview the indexer wrote."""
+    from indexer.jobs.summary_texts import Child, fallback_overview
+    from indexer.web.render import NoteRenderer
+
+    hostile = [
+        Child("a.md", "[Verify](https://evil.example/p)", "note", 3),
+        Child("b.md", "# Fake heading", "[x](https://evil.example/cat)", 2),
+        Child("c.md", "<!-- hides the rest", "note", 1),
+        Child("d.md", "last one", "note", 0),
+    ]
+    html = NoteRenderer().html("en", "", fallback_overview("en", hostile))
+    assert "<a" not in html and html.count("<h1") == 1 and html.count("<h2") == 2
+    assert "last one" in html and "&lt;!-- hides the rest" in html
+    assert "[Verify](https://evil.example/p)" in html

@@ -93,6 +93,16 @@ def fallback_abstract(lang: str, children: list[Child]) -> str:
     return clip(text, ABSTRACT_CHARS)
 
 
+# What Markdown (or HTML in it) could read as syntax in a line of plain text.
+_MARKDOWN_SIGNS = re.compile(r"([\\`*_\[\]<>#!|~&])")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown that shows it as it is: a note's title or type in an overview
+    line never becomes a link, a heading, an HTML comment that hides the rest..."""
+    return _MARKDOWN_SIGNS.sub(r"\\\1", text)
+
+
 def fallback_overview(lang: str, shown: list[Child], hidden: int = 0) -> str:
     """``# Overview``, then per category ``## <category> (<count>)`` and one line per
     child, the first 50 characters of its abstract (the seed's wording for ``zh-*``).
@@ -106,9 +116,11 @@ def fallback_overview(lang: str, shown: list[Child], hidden: int = 0) -> str:
     lines = ["# 目录内容概览" if zh else "# Overview"]
     for category, items in groups.items():
         lines.append("")
-        lines.append(f"## {category} ({len(items)}条)" if zh else f"## {category} ({len(items)})")
+        shown_category = markdown_text(category)
+        count = f"{len(items)}条" if zh else str(len(items))
+        lines.append(f"## {shown_category} ({count})")
         for item in items:
-            cut = cut_chars(item.abstract, FALLBACK_ITEM_CHARS)
+            cut = markdown_text(cut_chars(item.abstract, FALLBACK_ITEM_CHARS))
             lines.append(f"- {cut}..." if zh else f"- {cut}…")
     if hidden:
         lines += ["", f"（另有 {hidden} 条未列出）" if zh else f"({hidden} more not listed)"]
