@@ -282,6 +282,19 @@ def test_unused_budget_flows_on(fresh: World) -> None:
     check_block(result, budget)
 
 
+def test_room_the_later_hits_leave_goes_back_to_a_cut_one(fresh: World) -> None:
+    """Each hit got an equal part of the room; a long first hit stayed cut while the short
+    ones after it left most of the budget unused."""
+    long_body = "\n\n".join(f"zebra paragraph {i} " + "word " * 40 for i in range(60))
+    fresh.write("en", "items/long.md", f"# Long\n\n{long_body}\n")
+    for n in range(3):
+        fresh.write("en", f"items/short{n}.md", f"# Short {n}\n\nzebra {n}\n")
+    result = fresh.recall.recall("en", "zebra", 8000)
+    check_block(result, 8000)
+    assert "zebra paragraph 59" in result["block"]  # the long note whole
+    assert all(f"zebra {n}" in result["block"] for n in range(3))
+
+
 def test_events_day_files_show_their_newest_part(fresh: World) -> None:
     sections = "".join(f"\n## Event\n\nevent number {i} " + "x " * 30 + "\n" for i in range(40))
     fresh.write("en", "events/2026/11/29.md", f"# Events\n{sections}")

@@ -215,20 +215,28 @@ def _layer(
     heading: str, items: list[Source], limit: int, most: int
 ) -> tuple[str, list[tuple[str, str]]]:
     """One layer's text within ``limit`` quarters: its heading and up to ``most`` sources,
-    each given an equal part of the room still left."""
+    each given an equal part of the room still left; the room the later ones left unused
+    then goes to the earlier ones that were cut, in order."""
     room = limit - quarters(heading)
-    quoted: list[tuple[str, str]] = []
+    quoted: list[tuple[Source, str]] = []
     for number, item in enumerate(items):
         if len(quoted) == most or room < MIN_ITEM:
             break
         share = max(room // max(1, min(most - len(quoted), len(items) - number)), MIN_ITEM)
         text = _render(item, min(share, room))
         if text:
-            quoted.append((item.path, text))
+            quoted.append((item, text))
             room -= quarters(text)
+    for number, (item, text) in enumerate(quoted):
+        if room < MIN_ITEM:
+            break
+        more = _render(item, quarters(text) + room)
+        if quarters(more) > quarters(text):
+            room -= quarters(more) - quarters(text)
+            quoted[number] = (item, more)
     if not quoted:
         return "", []
-    return heading + "".join(text for _, text in quoted), quoted
+    return heading + "".join(text for _, text in quoted), [(i.path, t) for i, t in quoted]
 
 
 def _render(source: Source, limit: int) -> str:
