@@ -118,6 +118,7 @@ def test_the_estimate_counts_scripts_differently() -> None:
     assert estimate_tokens("数据库") == 3 and estimate_tokens("ภาษา") == 4
     assert estimate_tokens("éé") == 1  # other alphabets: two characters a token
     assert estimate_tokens("☕✅⭐⌛") == 4 and estimate_tokens("😀") == 1  # emoji: one each
+    assert estimate_tokens("ქართული") == 7 and estimate_tokens("བོད") == 3  # Georgian, Tibetan
     assert estimate_tokens("") == 0
 
 

@@ -7,8 +7,8 @@ per character, by script, and rounds the total up:
 - ASCII (English, code, Markdown, spaces, newlines): 1 quarter (4 characters a token);
 - other alphabets (accented Latin, Cyrillic, Greek, Arabic, Hebrew...): 2 quarters;
 - Han, kana, hangul, CJK punctuation and full-width forms, Thai, Lao, Khmer, Myanmar,
-  the Indic scripts, emoji (those in the BMP's symbol blocks too) and other characters
-  beyond the BMP: 4 quarters (a token each).
+  Tibetan, Georgian, Armenian, Ethiopic, the Indic scripts, emoji (those in the BMP's
+  symbol blocks too) and other characters beyond the BMP: 4 quarters (a token each).
 
 Common BPE tokenizers spend about 4 ASCII characters and at most about one CJK or Thai
 character per token, so the estimate errs on the safe side for those. Quarters add up
@@ -26,9 +26,12 @@ from shared.graphemes import character_start
 # Runs of the characters counted as one whole token (4 quarters).
 _HEAVY_RUN = re.compile(
     "["
+    "\u0530-\u058f"  # Armenian
     "\u0900-\u0dff"  # Indic scripts (Devanagari ... Sinhala)
-    "\u0e00-\u0eff"  # Thai, Lao
+    "\u0e00-\u0fff"  # Thai, Lao, Tibetan
     "\u1000-\u109f"  # Myanmar
+    "\u10a0-\u10ff"  # Georgian
+    "\u1200-\u139f"  # Ethiopic
     "\u1100-\u11ff"  # Hangul Jamo
     "\u1780-\u17ff"  # Khmer
     "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"  # emoji in the BMP (symbols, dingbats)
