@@ -5,6 +5,7 @@ Every setting is listed in ``SETTINGS_HELP`` (the source of ``deploy/env.example
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ def default_prompts_dir() -> Path:
 
 
 # env var -> (default as text, one-line help)
+DAY_SECONDS = 86_400
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_WORKSPACE": ("", "workspace folder W (required; --workspace)"),
     "INDEXER_HOST": ("127.0.0.1", "address to bind; keep it loopback (--host)"),
@@ -142,11 +144,16 @@ class Settings:
         return cls(
             workspace=Workspace(Path(workspace).expanduser().resolve()),
             host=pick("host", "INDEXER_HOST"),
-            port=int(pick("port", "INDEXER_PORT")),
-            token=pick("token", "INDEXER_MCP_TOKEN") or None,
+            port=_whole("INDEXER_PORT", pick("port", "INDEXER_PORT"), 0, 65535),
+            token=_token(pick("token", "INDEXER_MCP_TOKEN")),
             log_level=pick("log_level", "INDEXER_LOG_LEVEL").upper(),
             prompts_dir=Path(prompts) if prompts else default_prompts_dir(),
-            max_file_bytes=int(pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES")),
+            max_file_bytes=_whole(
+                "INDEXER_MAX_FILE_BYTES",
+                pick("max_file_bytes", "INDEXER_MAX_FILE_BYTES"),
+                1,
+                1 << 40,
+            ),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
             echo_tool=_flag(pick("echo_tool", "INDEXER_ECHO_TOOL")),
@@ -154,41 +161,80 @@ class Settings:
             model=_model_settings(pick),
             maintenance=_maintenance_settings(pick),
             summaries=_flag(pick("summaries", "INDEXER_SUMMARIES")),
-            summaries_max_children=_at_least_one(
+            summaries_max_children=_whole(
                 "INDEXER_SUMMARIES_MAX_CHILDREN",
-                int(pick("summaries_max_children", "INDEXER_SUMMARIES_MAX_CHILDREN")),
+                pick("summaries_max_children", "INDEXER_SUMMARIES_MAX_CHILDREN"),
+                1,
+                100_000,
             ),
-            summaries_debounce=max(
-                0.0, float(pick("summaries_debounce", "INDEXER_SUMMARIES_DEBOUNCE"))
+            summaries_debounce=_real(
+                "INDEXER_SUMMARIES_DEBOUNCE",
+                pick("summaries_debounce", "INDEXER_SUMMARIES_DEBOUNCE"),
+                0,
+                DAY_SECONDS,
             ),
             limits=_limits(pick),
         )
 
 
 def _limits(pick: Callable[[str, str], str]) -> ServerLimits:
-    def number(env: str) -> float:
-        value = float(pick(env.lower().removeprefix("indexer_"), env))
-        if value <= 0:
-            raise ValueError(f"{env} must be a positive number")
-        return value
+    def count(env: str) -> int:
+        return _whole(env, pick(env.lower().removeprefix("indexer_"), env), 1, 1_000_000)
+
+    def seconds(env: str) -> float:
+        return _real(
+            env, pick(env.lower().removeprefix("indexer_"), env), 0, DAY_SECONDS, above=True
+        )
 
     return ServerLimits(
-        max_connections=int(number("INDEXER_MAX_CONNECTIONS")),
-        header_timeout=number("INDEXER_HEADER_TIMEOUT"),
-        body_timeout=number("INDEXER_BODY_TIMEOUT"),
-        max_requests=int(number("INDEXER_MAX_REQUESTS")),
-        max_large_bodies=int(number("INDEXER_MAX_LARGE_BODIES")),
-        session_idle_timeout=number("INDEXER_SESSION_IDLE_TIMEOUT"),
-        max_sessions=int(number("INDEXER_MAX_SESSIONS")),
-        scan_threads=_count("INDEXER_SCAN_THREADS", pick("scan_threads", "INDEXER_SCAN_THREADS")),
+        max_connections=count("INDEXER_MAX_CONNECTIONS"),
+        header_timeout=seconds("INDEXER_HEADER_TIMEOUT"),
+        body_timeout=seconds("INDEXER_BODY_TIMEOUT"),
+        max_requests=count("INDEXER_MAX_REQUESTS"),
+        max_large_bodies=count("INDEXER_MAX_LARGE_BODIES"),
+        session_idle_timeout=seconds("INDEXER_SESSION_IDLE_TIMEOUT"),
+        max_sessions=count("INDEXER_MAX_SESSIONS"),
+        scan_threads=_whole(
+            "INDEXER_SCAN_THREADS", pick("scan_threads", "INDEXER_SCAN_THREADS"), 0, 1024
+        ),
     )
 
 
-def _count(env: str, text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError(f"{env} must be 0 (automatic) or more")
+def _whole(env: str, text: str, low: int, high: int) -> int:
+    """A whole-number setting from ``low`` to ``high``; else ``ValueError`` naming it."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = low - 1
+    if not low <= value <= high:
+        raise ValueError(f"{env} must be a whole number from {low} to {high}, not {text!r:.40}")
     return value
+
+
+def _real(env: str, text: str, low: float, high: float, *, above: bool = False) -> float:
+    """A finite number setting from ``low`` (or above it) to ``high``; else ``ValueError``
+    naming it (``inf`` and ``nan`` overflowed later, or made every request time out)."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and low <= value <= high) or (above and value == low):
+        bound = f"above {low:g}" if above else f"from {low:g}"
+        raise ValueError(f"{env} must be a number {bound} to {high:g}, not {text!r:.40}")
+    return value
+
+
+def _token(text: str) -> str | None:
+    """The bearer token, or None; one no client could send as it is is refused (clients
+    strip the token file, and a header holds printable ASCII)."""
+    if not text:
+        return None
+    if text != text.strip() or not (text.isascii() and text.isprintable()):
+        raise ValueError(
+            "INDEXER_MCP_TOKEN must be printable ASCII with no space at either end "
+            "(clients send it as an HTTP header)"
+        )
+    return text
 
 
 def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
@@ -196,10 +242,19 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
     model = pick("llm_model", "INDEXER_LLM_MODEL")
     if not model:
         return None
-    concurrency = int(pick("llm_max_concurrency", "INDEXER_LLM_MAX_CONCURRENCY"))
-    timeout = float(pick("llm_timeout", "INDEXER_LLM_TIMEOUT"))
-    if concurrency < 1 or timeout <= 0:
-        raise ValueError("INDEXER_LLM_MAX_CONCURRENCY must be ≥ 1 and INDEXER_LLM_TIMEOUT > 0")
+    concurrency = _whole(
+        "INDEXER_LLM_MAX_CONCURRENCY",
+        pick("llm_max_concurrency", "INDEXER_LLM_MAX_CONCURRENCY"),
+        1,
+        1024,
+    )
+    timeout = _real(
+        "INDEXER_LLM_TIMEOUT",
+        pick("llm_timeout", "INDEXER_LLM_TIMEOUT"),
+        0,
+        DAY_SECONDS,
+        above=True,
+    )
     return ModelSettings(
         model=model,
         base_url=pick("llm_base_url", "INDEXER_LLM_BASE_URL") or None,
@@ -216,22 +271,24 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
         for name in TASKS
         if _flag(pick(f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}"))
     )
-    numbers = {
-        key: float(pick(key, f"INDEXER_{key.upper()}"))
-        for key in (
-            "maintenance_min_interval_hours",
-            "maintenance_check_minutes",
-            "maintenance_debounce_seconds",
-            "maintenance_timeout",
-        )
+    bounds = {  # (the most, whether it must be above 0)
+        "maintenance_min_interval_hours": (24 * 3650, False),
+        "maintenance_check_minutes": (60 * 24 * 365, True),
+        "maintenance_debounce_seconds": (DAY_SECONDS, False),
+        "maintenance_timeout": (DAY_SECONDS, True),
     }
-    steps = int(pick("maintenance_max_steps", "INDEXER_MAINTENANCE_MAX_STEPS"))
-    positive = ("maintenance_check_minutes", "maintenance_timeout")
-    if min(numbers.values()) < 0 or steps < 1 or min(numbers[k] for k in positive) <= 0:
-        raise ValueError(
-            "INDEXER_MAINTENANCE_* numbers must be >= 0 (check minutes and timeout > 0, "
-            "max steps >= 1)"
+    numbers = {
+        key: _real(
+            f"INDEXER_{key.upper()}", pick(key, f"INDEXER_{key.upper()}"), 0, most, above=above
         )
+        for key, (most, above) in bounds.items()
+    }
+    steps = _whole(
+        "INDEXER_MAINTENANCE_MAX_STEPS",
+        pick("maintenance_max_steps", "INDEXER_MAINTENANCE_MAX_STEPS"),
+        1,
+        1000,
+    )
     prompts = {}
     for name in TASKS:
         prompt = pick(f"maintenance_{name}_prompt", f"INDEXER_MAINTENANCE_{name.upper()}_PROMPT")
@@ -252,17 +309,8 @@ def _flag(text: str) -> bool:
     return text.strip().lower() in ("1", "true", "yes", "on")
 
 
-def _at_least_one(name: str, value: int) -> int:
-    if value < 1:
-        raise ValueError(f"{name} must be ≥ 1")
-    return value
-
-
 def _history_days(text: str) -> int:
-    days = int(text)
-    if days < 0:
-        raise ValueError("INDEXER_HISTORY_DAYS must be a whole number of days ≥ 0")
-    return days
+    return _whole("INDEXER_HISTORY_DAYS", text, 0, 36_500)
 
 
 def _split(text: str) -> tuple[str, ...]:

@@ -91,7 +91,8 @@ def test_force_and_a_failing_run(ws: Path, stub: LLMStub, capsys: pytest.Capture
         ([], "no maintenance task is enabled: set INDEXER_MAINTENANCE_USER_PROFILE=1"),
         (["--maintenance-user-profile"], "maintenance needs a model: set INDEXER_LLM_MODEL"),
         (["--maintenance-user-profile", "--lang", "fr"], "there is no vault 'fr'"),
-        (["--maintenance-min-interval-hours", "-1"], "INDEXER_MAINTENANCE_* numbers must be"),
+        (["--maintenance-min-interval-hours", "-1"], "MAINTENANCE_MIN_INTERVAL_HOURS must"),
+        (["--maintenance-min-interval-hours", "inf"], "MAINTENANCE_MIN_INTERVAL_HOURS must"),
     ],
 )
 def test_refusals(ws: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str) -> None:

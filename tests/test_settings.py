@@ -1,0 +1,69 @@
+"""The indexer's settings: every odd value is one line naming the setting (exit 2), never
+a traceback later (``inf`` overflowed at start; ``nan`` timed out every request)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.cli import main
+from indexer.settings import SETTINGS_HELP, Settings
+
+NUMBERS = [
+    "INDEXER_PORT",
+    "INDEXER_MAX_FILE_BYTES",
+    "INDEXER_HISTORY_DAYS",
+    "INDEXER_SCAN_THREADS",
+    "INDEXER_SUMMARIES_MAX_CHILDREN",
+    "INDEXER_SUMMARIES_DEBOUNCE",
+    "INDEXER_MAX_CONNECTIONS",
+    "INDEXER_HEADER_TIMEOUT",
+    "INDEXER_BODY_TIMEOUT",
+    "INDEXER_MAX_REQUESTS",
+    "INDEXER_MAX_LARGE_BODIES",
+    "INDEXER_SESSION_IDLE_TIMEOUT",
+    "INDEXER_MAX_SESSIONS",
+    "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS",
+    "INDEXER_MAINTENANCE_CHECK_MINUTES",
+    "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS",
+    "INDEXER_MAINTENANCE_TIMEOUT",
+    "INDEXER_MAINTENANCE_MAX_STEPS",
+    "INDEXER_LLM_MAX_CONCURRENCY",
+    "INDEXER_LLM_TIMEOUT",
+]
+
+
+def resolve(tmp_path: Path, **environ: str) -> Settings:
+    return Settings.resolve({"workspace": str(tmp_path)}, {"INDEXER_LLM_MODEL": "m", **environ})
+
+
+def test_the_defaults_resolve(tmp_path: Path) -> None:
+    assert set(NUMBERS) <= set(SETTINGS_HELP)
+    settings = resolve(tmp_path)
+    assert settings.port == 0 and settings.token is None
+
+
+@pytest.mark.parametrize("env", NUMBERS)
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "1e400", "abc", "99999999999999"])
+def test_an_odd_number_names_its_setting(tmp_path: Path, env: str, value: str) -> None:
+    if (value == "-1" and env in ("INDEXER_HISTORY_DAYS",)) or env.endswith("SCAN_THREADS"):
+        value = "-1" if value == "-1" else value
+    with pytest.raises(ValueError, match=env):
+        resolve(tmp_path, **{env: value})
+
+
+@pytest.mark.parametrize("token", [" secret", "secret ", "   ", "pässwörd", "a\tb"])
+def test_a_token_no_client_could_send_is_refused(tmp_path: Path, token: str) -> None:
+    with pytest.raises(ValueError, match="INDEXER_MCP_TOKEN"):
+        resolve(tmp_path, INDEXER_MCP_TOKEN=token)
+    assert resolve(tmp_path, INDEXER_MCP_TOKEN="s3cr-t_!").token == "s3cr-t_!"
+
+
+def test_serve_says_it_in_one_line_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INDEXER_MAX_CONNECTIONS", "inf")
+    assert main(["serve", "--workspace", str(tmp_path / "ws")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "INDEXER_MAX_CONNECTIONS must be" in err
