@@ -24,14 +24,13 @@ from typing import Any
 import yaml
 
 from agent_client import cli_history
-from agent_client.cli_history import whole_number
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
-from shared.cli_usage import refuse_options_before_command
+from shared.cli_usage import refuse_options_before_command, whole_number
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import (
     MAX_RECALL_BUDGET,
@@ -250,6 +249,8 @@ def _text(value: str) -> str:
     """The argument, or stdin for ``-``: decoded as UTF-8 here, whatever the locale says."""
     if value != "-":
         return value
+    if sys.stdin is None:  # started with stdin closed (cron, a daemon)
+        raise ValueError("'-' reads the text from stdin, but this process has no stdin")
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:  # a text stream put in place of stdin (tests, embedding)
         return sys.stdin.read()
@@ -260,6 +261,15 @@ def _text(value: str) -> str:
         raise ValueError(
             f"stdin is not valid UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})"
         ) from None
+
+
+def _image_files(paths: list[str]) -> list[str]:
+    """The ``--image`` files, each checked to be a readable file before anything is sent
+    (bad usage, exit 2: it was a failure, exit 1, after connecting)."""
+    for path in paths:
+        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+            raise ValueError(f"--image {path!r:.80}: no such readable file")
+    return paths
 
 
 def _timestamp(value: str | None) -> datetime:
@@ -277,7 +287,7 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
         content=_text(args.text),
         tags=args.tags,
         timestamp=_timestamp(args.at),
-        images=getattr(args, "images", []),
+        images=_image_files(getattr(args, "images", [])),
     )
     sink = CollectingNoticeSink()
     writer = MemoryWriter(settings, sink)

@@ -14,42 +14,15 @@ import argparse
 import base64
 import json
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.results import HistoryResult, UndoResult, Version
 from agent_client.settings import ClientSettings
-from shared.errors import MAX_WHOLE_NUMBER
+from shared.cli_usage import whole_number
 from shared.models import ENTRY_ID_RE
 
 MAX_LIMIT = 1000
-
-
-def whole_number(low: int, high: int = MAX_WHOLE_NUMBER) -> Callable[[str], int]:
-    """An argparse ``type``: a whole number from ``low`` to ``high`` (bad usage, exit 2,
-    otherwise).
-
-    Checked here, as ``--limit`` of ``history`` is, rather than sent: the server's
-    refusal of ``--show -1`` exited 1 ("refused"), not 2 like every other bad argument.
-    The default top is the largest number the index can store.
-    """
-
-    def parse(text: str) -> int:
-        try:
-            number = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
-        if number < low:
-            raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}")
-        if number > high:
-            if high < MAX_WHOLE_NUMBER:
-                raise argparse.ArgumentTypeError(f"must be a whole number of at most {high}")
-            raise argparse.ArgumentTypeError(f"a whole number too large: {text:.40}")
-        return number
-
-    parse.__name__ = "whole number"  # what argparse names in "invalid ... value"
-    return parse
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

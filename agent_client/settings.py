@@ -181,7 +181,7 @@ class ClientSettings:
             value = flags.get(flag)
             if value is not None:
                 return str(value)
-            return environ.get(env, SETTINGS_HELP[env][0])
+            return environ.get(env) or SETTINGS_HELP[env][0]  # empty: the default
 
         workspace = pick("workspace", "AGENT_CLIENT_WORKSPACE")
         if not workspace:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+from shared.errors import MAX_WHOLE_NUMBER
 
 
 def refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
@@ -13,3 +15,29 @@ def refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequenc
     first = argv[0] if argv else ""
     if first.startswith("-") and first.split("=", 1)[0] not in own:
         parser.error(f"options go after the command: {parser.prog} COMMAND {first} ...")
+
+
+def whole_number(low: int, high: int = MAX_WHOLE_NUMBER) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high`` (bad usage, exit 2,
+    otherwise).
+
+    Checked here, as ``--limit`` of ``history`` is, rather than sent: the server's
+    refusal of ``--show -1`` exited 1 ("refused"), not 2 like every other bad argument.
+    The default top is the largest number the index can store.
+    """
+
+    def parse(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
+        if number < low:
+            raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}")
+        if number > high:
+            if high < MAX_WHOLE_NUMBER:
+                raise argparse.ArgumentTypeError(f"must be a whole number of at most {high}")
+            raise argparse.ArgumentTypeError(f"a whole number too large: {text:.40}")
+        return number
+
+    parse.__name__ = "whole number"  # what argparse names in "invalid ... value"
+    return parse

@@ -23,6 +23,10 @@ def parse_timestamp(text: str) -> datetime:
         raise ValueError(
             f"{text[:60]!r} is not an ISO 8601 time with a zone, e.g. 2026-11-29T20:00:00+01:00"
         )
+    try:
+        moment.astimezone(UTC)  # year 1 at +14:00 is before the first moment in UTC
+    except OverflowError:
+        raise ValueError(f"{text[:60]!r} is outside the times that can be stored") from None
     return moment
 
 

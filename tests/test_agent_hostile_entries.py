@@ -284,6 +284,49 @@ def test_the_indexer_says_where_options_go_too(
     assert exited.value.code == 0
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["event", "--title", "t", "--at", "0001-01-01T00:00:00+14:00", "x"], "--at"),
+        (["remember", "--title", "t", "--image", "/nonexistent/p.png", "x"], "--image"),
+    ],
+)
+def test_arguments_that_cannot_be_used_are_bad_usage_before_connecting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    """They exited 1 with a Python exception's name, after connecting."""
+    assert main([*argv, "--workspace", str(tmp_path), "--lang", "en"]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_text_from_stdin_without_a_stdin_is_bad_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", None)  # as under cron, or a daemon with stdin closed
+    argv = ["remember", "--title", "t", "-", "--workspace", str(tmp_path), "--lang", "en"]
+    assert main(argv) == 2
+    assert "no stdin" in capsys.readouterr().err
+
+
+def test_an_empty_setting_means_its_default(tmp_path: Path) -> None:
+    """As deploy/env.example says; an empty value was refused (exit 2)."""
+    from agent_client.settings import ClientSettings
+
+    empty = {"AGENT_CLIENT_CONNECT_TIMEOUT": "", "AGENT_CLIENT_LLM": "", "AGENT_CLIENT_TZ": ""}
+    settings = ClientSettings.resolve({}, {"AGENT_CLIENT_WORKSPACE": str(tmp_path), **empty})
+    assert settings == ClientSettings.resolve({}, {"AGENT_CLIENT_WORKSPACE": str(tmp_path)})
+
+
+def test_the_indexer_history_checks_its_numbers_as_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["history", "--workspace", str(tmp_path), "--lang", "en", "a.md"]
+    for extra in (["--show", "99999999999999999999"], ["--show", "0"], ["--limit", "1001"]):
+        with pytest.raises(SystemExit) as exited:
+            indexer_main([*argv, *extra])
+        assert exited.value.code == 2 and "whole number" in capsys.readouterr().err
+
+
 # -- against a real indexer: refused entries write nothing, the session lives on ---------
 
 

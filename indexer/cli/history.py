@@ -16,7 +16,8 @@ from indexer.cli import resolve_workspace
 from indexer.vault import fsops
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import clean_relpath
-from shared.errors import InvalidArgumentError, NotFoundError
+from shared.cli_usage import whole_number
+from shared.errors import NotFoundError
 from shared.langs import check_lang
 
 
@@ -29,8 +30,12 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     history.add_argument("--lang", required=True, help="vault id, e.g. en, ja, zh-Hans")
     history.add_argument("path", metavar="PATH", help="vault-relative path, e.g. items/go.md")
-    history.add_argument("--limit", type=int, default=20, help="versions to list (default 20)")
-    history.add_argument("--show", type=int, metavar="N", help="print the text of version N")
+    history.add_argument(
+        "--limit", type=whole_number(1, 1000), default=20, help="versions to list (default 20)"
+    )
+    history.add_argument(
+        "--show", type=whole_number(1), metavar="N", help="print the text of version N"
+    )
     history.add_argument("--json", action="store_true", help="print the tool's JSON result")
     history.set_defaults(func=cmd_history)
 
@@ -39,8 +44,6 @@ def cmd_history(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args)
     lang = check_lang(args.lang)
     path = clean_relpath(args.path)
-    if not 1 <= args.limit <= 1000:
-        raise InvalidArgumentError("--limit must be between 1 and 1000")
     store = HistoryStore(workspace.history_dir, fsops.etag_of, readonly=True)
     try:
         store.open()
