@@ -211,12 +211,19 @@ def restore(
         changes = [Change(target.lang, target.rel, "restore", existing, data)]
         changes += [Change(a.lang, a.rel, "restore", None, d) for a, _, d in back]
         with vault.recorder.changing(changes, actor=actor, reason=reason) as pending:
-            place.commit(data)
+            # Only over what was read and recorded: an editor's save meanwhile would be
+            # lost from disk and from history alike.
+            place.commit(data, if_match=_etag_or_absent(existing))
             for _, asset_place, asset_data in back:
-                asset_place.commit(asset_data)
+                asset_place.commit(asset_data, if_match="")
         vault._notify(target)
     version = pending.versions[(target.lang, target.rel)] if pending else None
     return {"path": target.rel, "etag": row.etag, "version": version, "restored_from": row.version}
+
+
+def _etag_or_absent(data: bytes | None) -> str:
+    """The ``if_match`` of a write that must replace exactly ``data`` ("": no file)."""
+    return fsops.etag_of(data) if data is not None else ""
 
 
 def _assets_deleted_with(vault: Vault, target: Target) -> list[tuple[Target, bytes]]:
@@ -401,9 +408,11 @@ def _undo_one(
     change = Change(target.lang, target.rel, "restore" if data else "delete", current, data)
     reason = f"undo entry:{entry_id}"
     with vault.recorder.changing([change], actor="tool", reason=reason) as pending:
-        if data is not None:
-            place.commit(data)
+        if data is not None:  # only over what was checked (see ``restore``)
+            place.commit(data, if_match=_etag_or_absent(current))
         elif place.dir_fd is not None:
+            if vault._existing_bytes(place) != current:
+                raise ConflictError(f"{target.rel} changed while the undo ran; nothing was changed")
             os.unlink(place.name, dir_fd=place.dir_fd)
             if target.is_note:
                 _remove_empty_folder(place.name + ".assets", place.dir_fd)

@@ -7,13 +7,14 @@ import base64
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.snapshots import snapshot
 
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import HistoryStore
-from indexer.vault.sandbox import Sandbox
+from indexer.vault.sandbox import Place, Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import VaultError
 from shared.workspace import Workspace
@@ -281,6 +282,33 @@ def test_history_of_what_is_no_file_says_what_it_is(vault: Vault, tmp_path: Path
     assert "folder" in refused(vault, "invalid_argument", vault.history, "en", "topics", 5)
     refused(vault, "not_found", vault.history, "en", "never.md", 5)
     assert vault.history("en", "theirs.md", 5)["versions"] == []  # there, no version yet
+
+
+@pytest.mark.parametrize("call", ["restore", "undo"])
+def test_an_editor_save_during_a_restore_or_an_undo_is_kept(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    """An editor saved the note after the call read it and before it wrote: the call
+    wrote over the save, which was then neither on disk nor in history."""
+    vault.write("en", "r.md", "# R\n\none\n")
+    vault.write("en", "r.md", "# R\n\ntwo\n", reason="entry:E1 R")
+    path = root(vault) / "r.md"
+    commit, saved = Place.commit, path.read_text().replace("two", "the editor's")
+
+    def editor_saves_first(place: Place, data: bytes, **kw: Any) -> None:
+        path.write_text(saved)  # after the check, before the write
+        commit(place, data, **kw)
+
+    monkeypatch.setattr(Place, "commit", editor_saves_first)
+    before = versions(vault, "r.md")
+    with pytest.raises(VaultError) as info:
+        if call == "restore":
+            vault.restore("en", "r.md", 1)
+        else:
+            vault.undo("en", "E1")
+    assert info.value.code == "conflict"
+    assert path.read_text() == saved
+    assert versions(vault, "r.md") == before
 
 
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
