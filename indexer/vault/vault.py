@@ -39,6 +39,7 @@ from indexer.vault.reading import GREP_MAX_BYTES, GREP_MAX_SECONDS, GrepPlanner
 from indexer.vault.recording import Recorder, check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
 from shared.errors import (
+    ConflictError,
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
@@ -62,6 +63,9 @@ class IndexSync(Protocol):
     def note_changed(self, lang: str, relpath: str) -> None: ...
 
     def note_appended(self, lang: str, relpath: str, etag: str) -> None: ...
+
+
+WRITE_ATTEMPTS = 3  # a write without if_match, over a file another program keeps saving
 
 
 class Vault:
@@ -162,6 +166,21 @@ class Vault:
         else:
             raise InvalidArgumentError("encoding must be 'utf-8' or 'base64'")
         self._check_size(len(data))
+        # Without ``if_match`` the last writer wins, but over what it read and recorded
+        # only: a save by another program in between is read and recorded, then written
+        # over (it was lost from history); it keeps changing: ``conflict``.
+        attempts = 1 if if_match is not None else WRITE_ATTEMPTS
+        for attempt in range(attempts):
+            try:
+                return self._write_once(target, data, if_match, actor, reason)
+            except ConflictError:
+                if attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _write_once(
+        self, target: Target, data: bytes, if_match: str | None, actor: str, reason: str | None
+    ) -> dict:
         with self._lock(target), self.sandbox.open(target) as place:
             existing = self._existing_bytes(place)
             fsops.check_if_match(if_match, existing)
@@ -185,8 +204,9 @@ class Vault:
                     after_sha=sha,
                     before_etag=before_etag,
                 )
+                read = "" if existing is None else before_etag or fsops.etag_of(existing)
                 with self.recorder.changing([change], actor=actor, reason=reason):
-                    place.commit(data, if_match=if_match)
+                    place.commit(data, if_match=read)
             self._notify(target)
         return {
             "path": target.rel,

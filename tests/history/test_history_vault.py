@@ -311,6 +311,28 @@ def test_an_editor_save_during_a_restore_or_an_undo_is_kept(
     assert versions(vault, "r.md") == before
 
 
+def test_a_plain_write_over_an_editor_save_records_the_save_first(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without if_match the last writer wins, but what it replaces is in history: an
+    editor's save between the write's read and its swap was in neither."""
+    vault.write("en", "r.md", "# R\n\none\n")
+    path = root(vault) / "r.md"
+    commit, saved, calls = Place.commit, path.read_text().replace("one", "the editor's"), []
+
+    def editor_saves_first(place: Place, data: bytes, **kw: Any) -> None:
+        if not calls:
+            path.write_text(saved)  # after the read, before the swap
+        calls.append(1)
+        commit(place, data, **kw)
+
+    monkeypatch.setattr(Place, "commit", editor_saves_first)
+    vault.write("en", "r.md", "# R\n\nmine\n")
+    assert path.read_text().endswith("mine\n") and len(calls) == 2
+    texts = [vault.read("en", "r.md", version=v)["content"] for v, *_ in versions(vault, "r.md")]
+    assert saved in texts
+
+
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
     vault.write("en", "projects/x/a.md", "# A\n\n![p](a.md.assets/p.png)\n![l](../../logo.png)\n")
     image(vault, "projects/x/a.md.assets/p.png")
