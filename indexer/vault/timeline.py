@@ -34,7 +34,6 @@ is lost by waiting (the first change through a tool records the text it replaces
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import stat
@@ -43,6 +42,7 @@ from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
 from indexer.vault import fsops
+from indexer.vault.diffs import unified_diff
 from indexer.vault.history.rows import first_word
 from indexer.vault.history.store import Change, HistoryStore, Version
 from indexer.vault.recording import check_actor, check_reason
@@ -120,11 +120,11 @@ def diff(
         old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgumentError(f"{target.rel} is not a text file; it has no diff") from None
-    lines = difflib.unified_diff(
+    lines = unified_diff(
         old_text.splitlines(keepends=True),
         new_text.splitlines(keepends=True),
-        fromfile=f"{target.rel}@{old_row.version}",
-        tofile=f"{target.rel}@{new_name}",
+        f"{target.rel}@{old_row.version}",
+        f"{target.rel}@{new_name}",
     )
     return {"path": target.rel, "diff": "".join(_terminated(lines))}
 
