@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from indexer.vault import fsops
+from indexer.vault import fsops, renames
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
 from indexer.vault.reading import file_etag
@@ -249,10 +249,19 @@ def _move_file_locked(
 def _place_file(
     src_fd: int, src_name: str, dst_fd: int, dst_name: str, before: bytes, after: bytes
 ) -> None:
-    """Move one file, never over an existing one: a new name for the same bytes, or a
-    new file when its links were rewritten; then the old name goes."""
+    """Move one file, never over an existing one: renamed in one step when its bytes stay
+    (a crash between a link and an unlink left two names of one file, which no tool may
+    change), else a new file when its links were rewritten; then the old name goes."""
     if after == before:
-        fsops.link_no_replace(src_fd, src_name, dst_fd, dst_name)
+        try:
+            if renames.move_noreplace(src_fd, src_name, dst_fd, dst_name):
+                return
+        except FileExistsError:
+            raise ConflictError(f"{dst_name} already exists") from None
+        except OSError as err:
+            fsops.refuse(err)
+            raise
+        fsops.link_no_replace(src_fd, src_name, dst_fd, dst_name)  # no renameat2 here
     else:
         fsops.create_no_replace(dst_fd, dst_name, after)
     with suppress(FileNotFoundError):  # gone already where hard links are not supported

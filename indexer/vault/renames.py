@@ -36,12 +36,13 @@ def _renameat2() -> Any:
     return fn
 
 
-def _call(dir_fd: int, old: str, new: str, flags: int) -> bool:
+def _call(dir_fd: int, old: str, new: str, flags: int, new_dir_fd: int | None = None) -> bool:
     """True when done; False when unsupported here; OSError for anything else."""
     fn = _renameat2()
     if fn is None:
         return False
-    if fn(dir_fd, os.fsencode(old), dir_fd, os.fsencode(new), flags) == 0:
+    to_fd = dir_fd if new_dir_fd is None else new_dir_fd
+    if fn(dir_fd, os.fsencode(old), to_fd, os.fsencode(new), flags) == 0:
         return True
     code = ctypes.get_errno()
     if code in _UNSUPPORTED:
@@ -52,6 +53,12 @@ def _call(dir_fd: int, old: str, new: str, flags: int) -> bool:
 def exchange(dir_fd: int, a: str, b: str) -> bool:
     """Swap the entries ``a`` and ``b`` of ``dir_fd`` in one step (both must exist)."""
     return _call(dir_fd, a, b, RENAME_EXCHANGE)
+
+
+def move_noreplace(old_dir_fd: int, old: str, new_dir_fd: int, new: str) -> bool:
+    """Rename ``old`` (in one folder) to ``new`` (in another, or the same) in one step,
+    only if ``new`` does not exist (``FileExistsError``); False when unsupported here."""
+    return _call(old_dir_fd, old, new, RENAME_NOREPLACE, new_dir_fd)
 
 
 def rename_noreplace(dir_fd: int, old: str, new: str) -> None:

@@ -4,6 +4,7 @@ restore, diff, read(version=), move and undo, including their refusals."""
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -331,6 +332,24 @@ def test_a_plain_write_over_an_editor_save_records_the_save_first(
     assert path.read_text().endswith("mine\n") and len(calls) == 2
     texts = [vault.read("en", "r.md", version=v)["content"] for v, *_ in versions(vault, "r.md")]
     assert saved in texts
+
+
+def test_a_move_is_one_rename_never_two_names_of_one_file(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash between a link and an unlink left both names, one file with two links,
+    which every tool then refuses to change, and history said moved."""
+    vault.write("en", "a.md", "# A\n")
+
+    def no_link(*args: Any, **kw: Any) -> None:
+        raise AssertionError("a move made a second name of the file")
+
+    monkeypatch.setattr(os, "link", no_link)
+    vault.move("en", "a.md", "sub/b.md")
+    assert not (root(vault) / "a.md").exists()
+    assert (root(vault) / "sub/b.md").stat().st_nlink == 1
+    vault.write("en", "c.md", "# C\n")
+    refused(vault, "conflict", vault.move, "en", "c.md", "sub/b.md")
 
 
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
