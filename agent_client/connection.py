@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any, cast
 
 import httpx2
@@ -392,6 +393,19 @@ class Vault:
         return await self.session.call("status", {})
 
 
+async def _served_workspace(client: Client[Any], timeout: float) -> Path | None:
+    """The workspace the server serves (its ``status``), or None when it does not say.
+    A URL file left by a crash can name a port another workspace's indexer took since:
+    writes would land in that workspace."""
+    try:
+        async with asyncio.timeout(timeout):
+            result = await client.call_tool("status", {}, raise_on_error=False)
+    except Exception:  # the session's first call tells what is wrong, as before
+        return None
+    served = None if result.is_error else (result.structured_content or {}).get("workspace")
+    return Path(served).resolve() if isinstance(served, str) else None
+
+
 @contextlib.asynccontextmanager
 async def open_session(
     settings: ClientSettings, endpoint: Endpoint | None = None
@@ -431,6 +445,14 @@ async def open_session(
             f"cannot connect to the indexer at {endpoint.url} ({why}); is "
             f"`indexer serve --workspace {settings.workspace}` running?"
         ) from exc
+    served = await _served_workspace(client, settings.call_timeout)
+    if served is not None and served != Path(settings.workspace).resolve():
+        with contextlib.suppress(Exception):
+            await client.__aexit__(None, None, None)
+        raise IndexerOfflineError(
+            f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
+            f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
+        )
     try:
         yield VaultSession(client, endpoint, settings.call_timeout)
     finally:
