@@ -135,9 +135,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             spec = {"content": (str, REQUIRED), "encoding": (str, "utf-8")}
             spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
             body = fields(json_object(await read_body(request, json_cap)), spec)
-            if body["if_match"] is not None and if_match is not None:
-                raise InvalidArgumentError("send the etag in If-Match or in the body, not both")
-            if_match = body["if_match"] if if_match is None else if_match
+            if_match = _precondition(request, body["if_match"])
             content, encoding, reason = body["content"], body["encoding"], body["reason"]
         elif kind in TEXT_TYPES:
             content = decode_text(await read_body(request, cap))
@@ -202,7 +200,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             lang,
             body["path"],
             body["new_path"],
-            if_match=body["if_match"],
+            if_match=_precondition(request, body["if_match"]),
             reason=body["reason"],
         )
         return _tool_json(await run_in_threadpool(call))
@@ -220,7 +218,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             lang,
             body["path"],
             version,  # type: ignore[arg-type]
-            if_match=body["if_match"],
+            if_match=_precondition(request, body["if_match"]),
             reason=body["reason"],
         )
         return _tool_json(await run_in_threadpool(call))
@@ -350,3 +348,12 @@ def api_app(core: Core, login_link: Callable[..., Any]) -> Starlette:
         routes=api_routes(core, login_link),
         exception_handlers={HTTPException: http_exception, Exception: server_error},
     )
+
+
+def _precondition(request: Request, in_body: str | None) -> str | None:
+    """``if_match`` from the ``If-Match`` (or ``If-None-Match: *``) header or from the body,
+    not both: a header that was ignored let a restore or a move go ahead regardless."""
+    header = write_precondition(request)
+    if header is not None and in_body is not None:
+        raise InvalidArgumentError("send the etag in If-Match or in the body, not both")
+    return in_body if header is None else header

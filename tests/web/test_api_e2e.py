@@ -311,5 +311,12 @@ def test_history_diff_restore_move(http: httpx2.Client) -> None:
     )
     assert restored.status_code == 200
     assert http.get("/rj/notes/h.md").json()["content"].endswith("# one\n")
+    stale = {"If-Match": f'"{"0" * 32}"'}  # the header counts as the body's if_match does
+    body = {"path": "h.md", "version": oldest}
+    assert http.post("/rj/restore", json=body, headers=stale).status_code == 412
+    body = {"path": "h.md", "new_path": "m.md"}
+    assert http.post("/rj/move", json=body, headers=stale).status_code == 412
+    both = {**body, "if_match": "0" * 32}
+    assert http.post("/rj/move", json=both, headers=stale).status_code == 400
     moved = http.post("/rj/move", json={"path": "h.md", "new_path": "m.md", "reason": "tidy"})
     assert moved.status_code == 200 and moved.json()["new_path"] == "m.md"
