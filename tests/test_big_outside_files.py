@@ -192,6 +192,13 @@ def test_a_big_note_is_not_moved_and_the_refusal_names_it(vault: Vault) -> None:
     assert "big.txt" in refused(vault, "too_large", vault.move, "en", "big.txt", "big.md")
 
 
+def test_a_folder_holding_a_big_file_is_not_moved_as_too_large(vault: Vault) -> None:
+    put(vault, "logs/big.txt")
+    put(vault, "logs/small.md", b"# Small\n")
+    message = refused(vault, "too_large", vault.move, "en", "logs", "archive")
+    assert "logs/big.txt" in message
+
+
 def test_a_big_text_file_with_an_images_folder_is_not_moved(vault: Vault) -> None:
     put(vault, "log.txt")
     put(vault, "log.txt.assets/x.png", PNG)

@@ -35,7 +35,7 @@ from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrit
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
-from indexer.vault.scan import walk_files
+from indexer.vault.scan import FileEntry, walk_files
 from indexer.vault.timeline import file_kind, read_at
 from shared.errors import (
     ConflictError,
@@ -365,10 +365,19 @@ def _files_below(place: Place, name: str, rel: str, *, read: int = 0) -> list[tu
     with fsops.opened(fd), closing(walk_files(fd, rel)) as entries:
         for entry in entries:
             data = read_at(entry.dir_fd, entry.name, read) if read else b""
+            if data is None and _larger(entry, read):
+                raise TooLargeError(f"{entry.rel} is larger than the limit; nothing was moved")
             if data is None:
-                raise ConflictError(f"{entry.rel} is larger than the limit; nothing was moved")
+                raise ConflictError(f"{entry.rel} changed while the move ran; nothing was moved")
             found.append((entry.rel, data))
     return found
+
+
+def _larger(entry: FileEntry, limit: int) -> bool:
+    try:
+        return entry.signature()[0] > limit
+    except OSError:
+        return False
 
 
 def _relinked(data: bytes, old: Target, new: Target, relocate: Relocate) -> bytes:
