@@ -315,3 +315,21 @@ def test_a_linked_vault_root_is_followed_when_it_is_linked_elsewhere(tmp_path: P
     assert (renamed / "b.md").exists() and not (first / "b.md").exists()
     link.unlink()
     assert vault.sandbox.vault_root("en") is None
+
+
+def test_a_linked_vault_whose_target_is_gone_is_refused_not_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    """An unmounted drive or a link loop: writes were `internal` (FileExistsError, ELOOP)."""
+    ws = Workspace(tmp_path / "ws")
+    vault = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    for lang in ("en", "fr"):
+        (ws.languages_dir / lang).mkdir(parents=True)
+    os.symlink(tmp_path / "unmounted", ws.languages_dir / "en" / "vault")
+    os.symlink(ws.languages_dir / "fr" / "vault", ws.languages_dir / "fr" / "vault")
+    before = snapshot(tmp_path)
+    for lang in ("en", "fr"):
+        with pytest.raises(VaultError) as info:
+            vault.write(lang, "a.md", "# a\n")
+        assert info.value.code == "forbidden_path" and "not a folder" in str(info.value)
+    assert snapshot(tmp_path) == before

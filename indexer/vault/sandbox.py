@@ -277,7 +277,12 @@ class Sandbox:
                 pass
         folder = self.workspace.vault_dir(check_lang(lang))
         if create:
-            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as err:  # a file, a link to nothing, a link loop
+                if err.errno in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP):
+                    raise ForbiddenPathError(f"the vault of {lang!r} is not a folder") from None
+                raise
         elif not folder.is_dir():
             return None
         real = Path(os.path.realpath(folder))
@@ -355,7 +360,9 @@ def _open_resolved_root(target: Target, stack: ExitStack) -> int | None:
         fd = os.open(target.vault_root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
-    except NotADirectoryError:
-        raise ForbiddenPathError(f"the vault of {target.lang!r} is not a folder") from None
+    except OSError as err:  # a file, or a link loop
+        if err.errno in (errno.ENOTDIR, errno.ELOOP):
+            raise ForbiddenPathError(f"the vault of {target.lang!r} is not a folder") from None
+        raise
     stack.callback(os.close, fd)
     return fd
