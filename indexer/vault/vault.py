@@ -276,17 +276,21 @@ class Vault:
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     try:
                         fd = place.make_parent()
-                        fsops.append_at(
+                        appended = fsops.append_at(
                             fd, place.name, data, create=create, sync_dir=existing is None
                         )
                     except BaseException:
                         place.rollback()
                         raise
-                whole, info = contents.read_bytes(place, self.max_file_bytes)
-                size = info.st_size
-                if whole != expected:  # someone else wrote to the file meanwhile
-                    etag = self.digests.of(key, whole).etag
-                    self.recorder.observe(target.lang, target.rel, whole, unknown=True)
+                size = appended.st_size
+                try:
+                    now: bytes | None = contents.read_bytes(place, self.max_file_bytes)[0]
+                except NotFoundError:  # deleted by someone else right after the append
+                    now = None
+                if now != expected:  # someone else wrote to the file meanwhile
+                    if now is not None:
+                        etag = self.digests.of(key, now).etag
+                    self.recorder.observe(target.lang, target.rel, now, unknown=True)
             self._notify(target, appended=etag)
         return {"path": target.rel, "etag": etag, "size": size}
 

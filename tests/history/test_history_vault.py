@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
+from indexer.vault import fsops
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
@@ -350,6 +351,25 @@ def test_a_move_is_one_rename_never_two_names_of_one_file(
     assert (root(vault) / "sub/b.md").stat().st_nlink == 1
     vault.write("en", "c.md", "# C\n")
     refused(vault, "conflict", vault.move, "en", "c.md", "sub/b.md")
+
+
+def test_an_append_whose_file_is_deleted_right_after_is_done_and_said_so(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It answered not_found, though history had recorded the append."""
+    vault.write("en", "log.md", "# Log\n")
+    append_at = fsops.append_at
+
+    def then_deleted(*args: Any, **kw: Any) -> os.stat_result:
+        info = append_at(*args, **kw)
+        (root(vault) / "log.md").unlink()  # by another program, before the append reads back
+        return info
+
+    monkeypatch.setattr(fsops, "append_at", then_deleted)
+    done = vault.append("en", "log.md", "- one\n")
+    assert done["size"] == len(b"# Log\n- one\n") or done["size"] > 0
+    ops = [op for _, op, *_ in versions(vault, "log.md")]
+    assert ops[:2] == ["delete", "append"]  # newest first: the outside delete is recorded
 
 
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
