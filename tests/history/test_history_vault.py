@@ -367,7 +367,7 @@ def test_an_append_whose_file_is_deleted_right_after_is_done_and_said_so(
 
     monkeypatch.setattr(fsops, "append_at", then_deleted)
     done = vault.append("en", "log.md", "- one\n")
-    assert done["size"] == len(b"# Log\n- one\n") or done["size"] > 0
+    assert done["size"] > len("- one\n")
     ops = [op for _, op, *_ in versions(vault, "log.md")]
     assert ops[:2] == ["delete", "append"]  # newest first: the outside delete is recorded
 
