@@ -494,8 +494,13 @@ def remove_tree(name: str, dir_fd: int) -> None:
     """
     if not is_real_dir(name, dir_fd):
         return
+
+    def gone_already(function: object, path: str, failure: tuple) -> None:
+        if not isinstance(failure[1], FileNotFoundError):  # another's temp file that went
+            raise failure[1]
+
     try:
-        shutil.rmtree(name, dir_fd=dir_fd)
+        shutil.rmtree(name, dir_fd=dir_fd, onerror=gone_already)
     except OSError:
         log.warning("could not remove all of %s", name, exc_info=True)
 

@@ -185,14 +185,14 @@ def _move_file(
         )
     relocate = relocate_note(source.rel, dest.rel)
     for _ in range(ATTEMPTS):
-        assets = _asset_paths(vault, source) if kind in TEXTS else []
+        assets = asset_paths(vault, source) if kind in TEXTS else []
         targets = [source, dest]
         targets += [vault.sandbox.resolve(source.lang, a) for a in assets]
         targets += [vault.sandbox.resolve(source.lang, relocate(a)) for a in assets]
         with vault.locked(targets), ExitStack() as stack:
             src = stack.enter_context(vault.sandbox.open(source))
             dst = stack.enter_context(vault.sandbox.open(dest))
-            if kind in TEXTS and _asset_paths(vault, source) != assets:
+            if kind in TEXTS and asset_paths(vault, source) != assets:
                 continue  # an image came or went meanwhile: list and lock again
             return _move_file_locked(vault, src, dst, relocate, if_match, reason, actor)
     raise ConflictError(f"the images of {source.rel} keep changing; try the move again")
@@ -268,7 +268,7 @@ def _place_file(
         os.unlink(src_name, dir_fd=src_fd)
 
 
-def _asset_paths(vault: Vault, note: Target) -> list[str]:
+def asset_paths(vault: Vault, note: Target) -> list[str]:
     """Vault paths of the files in a note's ``.assets/`` folder, sorted."""
     with vault.sandbox.open(note) as place:
         return [rel for rel, _ in _files_below(place, place.name + ".assets", note.rel + ".assets")]

@@ -4,7 +4,9 @@ restore, diff, read(version=), move and undo, including their refusals."""
 from __future__ import annotations
 
 import base64
+import functools
 import os
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -370,6 +372,40 @@ def test_an_append_whose_file_is_deleted_right_after_is_done_and_said_so(
     assert done["size"] > len("- one\n")
     ops = [op for _, op, *_ in versions(vault, "log.md")]
     assert ops[:2] == ["delete", "append"]  # newest first: the outside delete is recorded
+
+
+def test_a_delete_racing_a_write_of_its_image_keeps_history_and_disk_one(vault: Vault) -> None:
+    """The delete locked only the note: two versions of one number for the image (an
+    internal error), or history saying deleted while the image was written after."""
+    failures: list[str] = []
+    for round_ in range(40):
+        vault.write("en", "n.md", "# N\n")
+        image(vault, "n.md.assets/i.png")
+        barrier = threading.Barrier(2)
+
+        def run(call: Any, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            try:
+                call()
+            except VaultError as err:
+                if err.code not in ("not_found", "conflict"):
+                    failures.append(str(err))
+
+        calls = [
+            lambda: vault.delete("en", "n.md"),
+            functools.partial(image, vault, "n.md.assets/i.png", PNG2 + bytes([round_])),
+        ]
+        threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        on_disk = (root(vault) / "n.md.assets/i.png").exists()
+        last = vault.history("en", "n.md.assets/i.png", 1)["versions"][0]
+        assert (last["etag"] is not None) == on_disk, (round_, last)
+        if (root(vault) / "n.md").exists():
+            vault.delete("en", "n.md")
+    assert failures == []
 
 
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
