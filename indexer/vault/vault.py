@@ -65,6 +65,10 @@ class IndexSync(Protocol):
     def note_appended(self, lang: str, relpath: str, etag: str) -> None: ...
 
 
+class _ChangedMeanwhile(ConflictError):
+    """A file changed between being read (and recorded) and being deleted: read again."""
+
+
 WRITE_ATTEMPTS = 3  # a write without if_match, over a file another program keeps saving
 
 
@@ -307,8 +311,11 @@ class Vault:
             images = self._image_targets(target)
             with self.locked([target, *images]):
                 if self._image_targets(target) == images:
-                    return self._delete_locked(target, reason, actor)
-        raise ConflictError(f"the images of {target.rel} keep changing; try the delete again")
+                    try:
+                        return self._delete_locked(target, reason, actor)
+                    except _ChangedMeanwhile:
+                        continue  # read and recorded again: nothing is lost from history
+        raise ConflictError(f"{target.rel} or its images keep changing; try the delete again")
 
     def _with_owner(self, target: Target) -> list[Target]:
         """``target``, and for an image the note whose ``.assets/`` holds it: a write of
@@ -339,6 +346,9 @@ class Vault:
                 if owns_images:
                     changes += timeline.asset_deletions(self, place)
                 with self.recorder.changing(changes, actor=actor, reason=reason):
+                    recorded = changes[0].before if changes else None
+                    if recorded is not None and self._existing_bytes(place) != recorded:
+                        raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
                     os.unlink(place.name, dir_fd=place.dir_fd)
                 if owns_images:
                     fsops.remove_tree(place.name + ".assets", place.dir_fd)

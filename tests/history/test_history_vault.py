@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
-from indexer.vault import fsops
+from indexer.vault import fsops, timeline
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
@@ -406,6 +406,29 @@ def test_a_delete_racing_a_write_of_its_image_keeps_history_and_disk_one(vault: 
         if (root(vault) / "n.md").exists():
             vault.delete("en", "n.md")
     assert failures == []
+
+
+def test_a_delete_records_an_editor_save_made_while_it_ran(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save was deleted without ever being in history."""
+    vault.write("en", "d.md", "# D\n\none\n")
+    path = root(vault) / "d.md"
+    saved = path.read_text().replace("one", "the editor's")
+    listed, calls = timeline.asset_deletions, []
+
+    def editor_saves_first(*args: Any) -> Any:
+        if not calls:
+            path.write_text(saved)  # after the delete read the note, before the unlink
+        calls.append(1)
+        return listed(*args)
+
+    monkeypatch.setattr(timeline, "asset_deletions", editor_saves_first)
+    vault.delete("en", "d.md")
+    assert not path.exists() and len(calls) == 2
+    kept = [v for v, op, *_ in versions(vault, "d.md") if op != "delete"]
+    texts = [vault.read("en", "d.md", version=v)["content"] for v in kept]
+    assert saved in texts
 
 
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
