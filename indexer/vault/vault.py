@@ -346,7 +346,7 @@ class Vault:
                 if owns_images:
                     changes += timeline.asset_deletions(self, place)
                 with self.recorder.changing(changes, actor=actor, reason=reason):
-                    recorded = changes[0].before if changes else None
+                    recorded = next((c.before for c in changes if c.path == target.rel), None)
                     if recorded is not None and self._existing_bytes(place) != recorded:
                         raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
                     os.unlink(place.name, dir_fd=place.dir_fd)
