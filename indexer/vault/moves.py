@@ -49,6 +49,9 @@ if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 ATTEMPTS = 3
+CHANGED_WHILE_MOVED = (
+    "the file changed while it was moved (another program saved it); nothing was moved"
+)
 TEXTS = ("note", "text")  # file kinds that hold links and own an .assets/ folder
 
 
@@ -255,6 +258,10 @@ def _place_file(
     if after == before:
         try:
             if renames.move_noreplace(src_fd, src_name, dst_fd, dst_name):
+                if read_at(dst_fd, dst_name, len(before)) != before:  # saved meanwhile
+                    with suppress(OSError):
+                        renames.move_noreplace(dst_fd, dst_name, src_fd, src_name)
+                    raise ConflictError(CHANGED_WHILE_MOVED)
                 return
         except FileExistsError:
             raise ConflictError(f"{dst_name} already exists") from None
@@ -264,6 +271,9 @@ def _place_file(
         fsops.link_no_replace(src_fd, src_name, dst_fd, dst_name)  # no renameat2 here
     else:
         fsops.create_no_replace(dst_fd, dst_name, after)
+        if read_at(src_fd, src_name, len(before)) != before:  # saved meanwhile: keep it
+            os.unlink(dst_name, dir_fd=dst_fd)
+            raise ConflictError(CHANGED_WHILE_MOVED)
     with suppress(FileNotFoundError):  # gone already where hard links are not supported
         os.unlink(src_name, dir_fd=src_fd)
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
-from indexer.vault import fsops, timeline
+from indexer.vault import fsops, renames, timeline
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
@@ -429,6 +429,37 @@ def test_a_delete_records_an_editor_save_made_while_it_ran(
     kept = [v for v, op, *_ in versions(vault, "d.md") if op != "delete"]
     texts = [vault.read("en", "d.md", version=v)["content"] for v in kept]
     assert saved in texts
+
+
+@pytest.mark.parametrize("links", [False, True])
+def test_a_move_keeps_an_editor_save_made_while_it_ran(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch, links: bool
+) -> None:
+    """A save between the move's read and its rename or new file was deleted with the
+    source (links rewritten), or moved while history recorded the older bytes."""
+    body = "# M\n\n![p](m.md.assets/p.png)\n" if links else "# M\n\none\n"
+    vault.write("en", "m.md", body)
+    if links:
+        image(vault, "m.md.assets/p.png")
+    path = root(vault) / "m.md"
+    saved = path.read_text() + "the editor's line\n"
+    step = "create_no_replace" if links else "move_noreplace"
+    owner = fsops if links else renames
+    original, calls = getattr(owner, step), []
+
+    def editor_saves_first(*args: Any, **kw: Any) -> Any:
+        if not calls:
+            path.write_text(saved)  # after the move read the note
+        calls.append(1)
+        return original(*args, **kw)
+
+    monkeypatch.setattr(owner, step, editor_saves_first)
+    before = versions(vault, "m.md")
+    with pytest.raises(VaultError) as info:
+        vault.move("en", "m.md", "sub/n.md")
+    assert info.value.code == "conflict"
+    assert path.read_text() == saved and not (root(vault) / "sub/n.md").exists()
+    assert versions(vault, "m.md") == before
 
 
 def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
