@@ -67,3 +67,14 @@ def test_serve_says_it_in_one_line_and_exits_2(
     assert main(["serve", "--workspace", str(tmp_path / "ws")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "INDEXER_MAX_CONNECTIONS must be" in err
+
+
+@pytest.mark.parametrize("command", [["reindex"], ["summarize"], ["maintain", "--status"]])
+def test_a_command_on_a_mistyped_workspace_makes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """They created ``W/.indexer/`` (and a history) wherever the path pointed."""
+    typo = tmp_path / "wrokspace"
+    assert main([*command, "--workspace", str(typo)]) == 2
+    assert "there is no workspace at" in capsys.readouterr().err
+    assert not typo.exists()

@@ -96,12 +96,20 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def resolve_workspace(args: argparse.Namespace) -> Workspace:
-    """The workspace of ``--workspace`` or ``INDEXER_WORKSPACE``; ``ConfigError`` if none."""
+def resolve_workspace(args: argparse.Namespace, *, existing: bool = False) -> Workspace:
+    """The workspace of ``--workspace`` or ``INDEXER_WORKSPACE``; ``ConfigError`` if none,
+    or, for a command that only works on one (``existing``), if there is no folder there:
+    a mistyped path got a fresh ``.indexer/`` instead of an error."""
     root = getattr(args, "workspace", None) or os.environ.get("INDEXER_WORKSPACE", "")
     if not root:
         raise ConfigError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
-    return Workspace(Path(root).expanduser().resolve())
+    workspace = Workspace(Path(root).expanduser().resolve())
+    if existing and not workspace.root.is_dir():
+        raise ConfigError(
+            f"there is no workspace at {workspace.root} (a typo?); "
+            f"`indexer serve --workspace {workspace.root}` makes one"
+        )
+    return workspace
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -80,7 +80,7 @@ def server_holds_lock(workspace: Workspace) -> bool:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    workspace = resolve_workspace(args)
+    workspace = resolve_workspace(args, existing=True)
     if server_holds_lock(workspace):
         raise OperationalError(
             f"a server is running on {workspace.root} (it holds {workspace.lock_path}); "

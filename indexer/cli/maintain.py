@@ -48,7 +48,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def cmd_maintain(args: argparse.Namespace) -> int:
     from indexer.settings import Settings
 
-    workspace = resolve_workspace(args)
+    workspace = resolve_workspace(args, existing=True)
     try:
         settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
     except ValueError as err:

@@ -43,7 +43,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    workspace = resolve_workspace(args)
+    workspace = resolve_workspace(args, existing=True)
     try:
         settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
     except ValueError as err:
