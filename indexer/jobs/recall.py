@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from indexer.index.service import NoteIndex
     from indexer.vault.vault import Vault
 
-MIN_BUDGET = MIN_RECALL_BUDGET
-MAX_BUDGET = MAX_RECALL_BUDGET
 MAX_QUERY_BYTES = 10 * 1024
 SHARES = {"resident": 35, "recent": 20, "on_demand": 45}  # percent
 RESIDENT_FILES = ("USER.md", "PROJECT.md")
@@ -166,10 +164,10 @@ def _check_arguments(query: object, budget_tokens: object) -> None:
     if (
         not isinstance(budget_tokens, int)
         or isinstance(budget_tokens, bool)
-        or not MIN_BUDGET <= budget_tokens <= MAX_BUDGET
+        or not MIN_RECALL_BUDGET <= budget_tokens <= MAX_RECALL_BUDGET
     ):
         raise InvalidArgumentError(
-            f"budget_tokens must be an integer from {MIN_BUDGET} to {MAX_BUDGET}"
+            f"budget_tokens must be an integer from {MIN_RECALL_BUDGET} to {MAX_RECALL_BUDGET}"
         )
 
 
