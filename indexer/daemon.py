@@ -7,7 +7,8 @@ then holds the single-instance lock, serves, writes the URL file only once uvico
 accepts connections (so a client that finds it can connect), and removes it at
 shutdown only if it still holds our URL (a newer instance may have replaced it).
 uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown, so ``run`` installs
-Python handlers first; cleanup then runs normally and the process exits 0.
+Python handlers first; cleanup then runs normally and the process exits 0. SIGHUP (a
+closed terminal) is turned into SIGTERM.
 
 Start-up is kept short: the integrity checks that read the whole index and history
 run only when the last server did not stop cleanly (``W/.indexer/clean-shutdown``,
@@ -353,5 +354,8 @@ def run(settings: Settings) -> None:
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, on_signal)
+    # A closed terminal (or ``kill -HUP``) stops the server as SIGTERM does, cleanly: by
+    # default it killed the process without its clean-shutdown mark or URL file removal.
+    signal.signal(signal.SIGHUP, lambda signum, frame: os.kill(os.getpid(), signal.SIGTERM))
     with contextlib.suppress(KeyboardInterrupt), workspace_lock(settings.workspace):
         asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))

@@ -11,7 +11,7 @@ import urllib.error
 import urllib.request
 
 from shared.errors import OperationalError
-from shared.workspace import Workspace, read_url_file
+from shared.workspace import Workspace, read_url_file, workspace_id
 
 
 def base_url(url: str) -> str:
@@ -24,14 +24,17 @@ def health_url(url: str) -> str:
     return base_url(url) + "/health"
 
 
-def server_health(url: str, timeout: float = 2.0) -> dict | None:
-    """The JSON of ``GET /health`` next to the MCP ``url``, or None if nothing answers."""
+def server_health(url: str, workspace: Workspace, timeout: float = 2.0) -> dict | None:
+    """The JSON of ``GET /health`` next to the MCP ``url``, or None if nothing answers or
+    what answers serves another workspace (a stale URL file whose port was taken since)."""
     try:
         with urllib.request.urlopen(health_url(url), timeout=timeout) as response:
             data = json.loads(response.read())
     except (urllib.error.URLError, OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("status") == "ok" else None
+    if not isinstance(data, dict) or data.get("status") != "ok":
+        return None
+    return data if data.get("workspace_id") == workspace_id(workspace.root) else None
 
 
 def live_server_url(workspace: Workspace) -> str:
@@ -43,9 +46,9 @@ def live_server_url(workspace: Workspace) -> str:
             f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
             f"(indexer serve --workspace {workspace.root})"
         )
-    if server_health(url) is None:
+    if server_health(url, workspace) is None:
         raise OperationalError(
-            f"{workspace.url_file} says {url}, but nothing answers there (a stale file left "
-            "by a crash?): start the indexer, then run this again"
+            f"{workspace.url_file} says {url}, but no indexer of this workspace answers "
+            "there (a stale file left by a crash?): start the indexer, then run this again"
         )
     return url

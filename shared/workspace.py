@@ -7,6 +7,8 @@ the agent client and the indexer's own commands read them with ``read_url_file``
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -90,6 +92,19 @@ class Workspace:
             for p in self.languages_dir.iterdir()
             if is_lang(p.name) and (p / "vault").is_dir()
         )
+
+
+def workspace_id(root: Path) -> str | None:
+    """Which folder a workspace is, without saying where: a digest of its device and
+    inode (the same through any path or link to it), or None when it cannot be read.
+
+    A server's ``/health`` answers it, unauthenticated, so that a URL file left by a crash
+    naming a port another workspace's indexer took since is not mistaken for ours."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return hashlib.sha256(f"{st.st_dev}:{st.st_ino}".encode()).hexdigest()[:16]
 
 
 def read_url_file(path: Path) -> str | None:

@@ -18,8 +18,9 @@ from helpers.indexer_process import RunningIndexer
 from indexer.cli import client_config as snippets
 from indexer.cli import workspace_options
 from indexer.cli.client_config import config_snippet
-from indexer.health import health_url
+from indexer.health import health_url, server_health
 from shared.errors import ConfigError, OperationalError
+from shared.workspace import Workspace, workspace_id
 
 URL = "http://127.0.0.1:8765/mcp"
 INTEROP = Path(__file__).parent / "interop"
@@ -86,8 +87,11 @@ def test_register_adds_the_subcommand() -> None:
 
 
 class Health(BaseHTTPRequestHandler):
+    served: str | None = None  # the workspace_id it answers, as an indexer would
+
     def do_GET(self) -> None:
-        body = b'{"status": "ok"}' if self.path == "/health" else b"{}"
+        answer = {"status": "ok", "workspace_id": self.served}
+        body = json.dumps(answer).encode() if self.path == "/health" else b"{}"
         self.send_response(200 if self.path == "/health" else 404)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -99,9 +103,11 @@ class Health(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def health_server() -> Iterator[str]:
-    """A real HTTP server answering /health: the MCP URL a live indexer would advertise."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Health)
+def health_server(tmp_path: Path) -> Iterator[str]:
+    """A real HTTP server answering /health as the indexer of ``tmp_path`` would: the MCP
+    URL a live indexer would advertise."""
+    handler = type("HealthOfTmp", (Health,), {"served": workspace_id(tmp_path)})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -154,6 +160,21 @@ def test_command_refuses_a_missing_or_stale_url_file(
     with pytest.raises(OperationalError, match="stale"):
         snippets.cmd_config_snippet(args)
     assert capsys.readouterr().out == ""
+
+
+def test_command_refuses_a_url_file_naming_another_workspaces_indexer(
+    tmp_path: Path, health_server: str
+) -> None:
+    """A crash left the URL file; another workspace's indexer took its port since: what
+    answers /health is not ours, so the snippet would point a client at the wrong vaults."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "indexer.mcp.url").write_text(health_server + "\n")
+    with pytest.raises(OperationalError, match="no indexer of this workspace answers"):
+        snippets.cmd_config_snippet(parse(["config-snippet", "--workspace", str(mine)]))
+    (tmp_path / "indexer.mcp.url").write_text(health_server + "\n")  # its own: fine
+    assert server_health(health_server, Workspace(tmp_path)) is not None
+    assert server_health(health_server, Workspace(mine)) is None
 
 
 def test_cli_prints_the_snippet_of_a_running_indexer(indexer_server: RunningIndexer) -> None:

@@ -72,7 +72,7 @@ def test_status_reports_what_a_running_server_says_of_its_index(tmp_path: Path) 
     ws = make_workspace(tmp_path)
     server = start_indexer(ws.root, env={"INDEXER_SUMMARIES": "0"})
     try:
-        wait_for(lambda: (server_health(server.url) or {}).get("index_ready"), 30, what="ready")
+        wait_for(lambda: (server_health(server.url, ws) or {}).get("index_ready"), 30, what="ready")
         report = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)
         assert report["server"] == {
             "running": True,
@@ -82,6 +82,13 @@ def test_status_reports_what_a_running_server_says_of_its_index(tmp_path: Path) 
         }
         text = cli("status", "--workspace", str(ws.root)).stdout
         assert f"server: running at {server.url}" in text and "catching up" not in text
+        # A URL file a crash left elsewhere, whose port this server took since: not ours.
+        other = make_workspace(tmp_path / "other")
+        other.url_file.write_text(server.url + "\n")
+        text = cli("status", "--workspace", str(other.root)).stdout
+        assert "server: not running" in text and "no indexer of this workspace" in text
+        options = {"limit": 10, "type": None, "tags": None, "path": "", "offset": 0}
+        assert search_on_server(other, "en", "n1", **options) is None  # not its results
     finally:
         server.stop()
     stopped = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)

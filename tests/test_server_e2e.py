@@ -121,6 +121,10 @@ def test_sigterm_removes_url_file_and_exits_zero(workspace: Path) -> None:
     assert server.stop(signal.SIGINT) == 0
     assert not (workspace / "indexer.mcp.url").exists()
     assert mark.exists()
+    server = start_indexer(workspace)  # a closed terminal: SIGHUP stops it as cleanly
+    assert server.stop(signal.SIGHUP) == 0
+    assert not (workspace / "indexer.mcp.url").exists()
+    assert mark.exists()
     server = start_indexer(workspace)
     server.stop(signal.SIGKILL)
     assert not mark.exists()

@@ -137,7 +137,7 @@ def progress_display(stream: TextIO, task: str, line: str) -> Iterator[Callable[
 def cmd_status(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args)
     url = read_url_file(workspace.url_file)
-    health = server_health(url) if url else None
+    health = server_health(url, workspace) if url else None
     report: dict[str, Any] = {
         "workspace": str(workspace.root),
         "server": {
@@ -167,7 +167,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         if health.get("index_partial"):
             print("server: its index is still catching up with disk (searches may miss notes)")
     elif url:
-        print(f"server: not running ({workspace.url_file.name} is stale: {url})")
+        print(
+            f"server: not running ({workspace.url_file.name} is stale: no indexer of this "
+            f"workspace answers at {url})"
+        )
     else:
         print("server: not running")
     info = report["index"]

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import quote, urlencode
 
-from indexer.health import base_url
+from indexer.health import base_url, server_health
 from shared.errors import ERRORS_BY_CODE, VaultError
 from shared.workspace import Workspace, read_token_file, read_url_file
 
@@ -39,7 +39,7 @@ def search_on_server(
         token = read_token_file(workspace.token_file)
     except OSError:
         return None
-    if url is None:
+    if url is None or server_health(url, workspace) is None:  # none, or another's
         return None
     params: list[tuple[str, str]] = [("q", query), ("limit", str(limit)), ("offset", str(offset))]
     if type is not None:

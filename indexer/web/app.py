@@ -5,8 +5,9 @@ Host/Origin protection (DNS rebinding) comes from fastmcp's ``http_app`` and cov
 route of the app it returns; the bearer token guards ``/mcp`` (fastmcp's auth) and
 ``/api/v1`` and ``/ui`` (``WebGuard``: the token or the page's login cookie). ``/health``
 answers without the token (liveness checks, stale-URL detection), so it says nothing
-about the machine. Bounds on connections and requests: ``connections`` (uvicorn's
-protocol) and ``limits`` (``RequestLimits``, the MCP session manager's limits).
+about the machine: which workspace it serves is a digest (``workspace_id``), not a path.
+Bounds on connections and requests: ``connections`` (uvicorn's protocol) and ``limits``
+(``RequestLimits``, the MCP session manager's limits).
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ from indexer.web.http_errors import GuardRefusalsAsJson
 from indexer.web.limits import RequestLimits, body_cap, tune_mcp_transport
 from indexer.web.mcp import create_server
 from indexer.web.mount import web_middleware, web_routes
+from shared.workspace import workspace_id
 
 
 def build_app(core: Core) -> Starlette:
     """The app serving ``core``; built once per process by the daemon."""
     settings = core.settings
     mcp = create_server(core)
+    served = workspace_id(settings.workspace.root)
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
@@ -46,6 +49,7 @@ def build_app(core: Core) -> Starlette:
                 "version": indexer.__version__,
                 "index_ready": ready,
                 "index_partial": partial,
+                "workspace_id": served,
             }
         )
 

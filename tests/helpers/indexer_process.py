@@ -13,6 +13,7 @@ from pathlib import Path
 import fastmcp
 
 from indexer.health import server_health
+from shared.workspace import Workspace
 
 QUIET_ENV = {
     "FASTMCP_SHOW_SERVER_BANNER": "false",
@@ -114,7 +115,7 @@ def start_indexer(
         token = env["INDEXER_MCP_TOKEN"]
     if settled:
         wait_for(
-            lambda: (server_health(url) or {}).get("index_ready"),
+            lambda: (server_health(url, Workspace(workspace)) or {}).get("index_ready"),
             timeout,
             what="the start-up reconcile",
         )
