@@ -9,6 +9,7 @@ and never creates a composed twin.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import os
@@ -168,6 +169,37 @@ async def nfd_changes(ws: Workspace, client: Client) -> None:
     assert "résumé" not in os.listdir(folder)
     assert (await call(client, "delete", path=NFC_NAME))["deleted"]
     assert NFD_NAME not in os.listdir(folder)
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
+
+
+async def test_the_images_of_an_nfd_note_follow_its_move_and_go_with_its_delete(
+    ws: Workspace,
+) -> None:
+    """A note saved in NFD (a Mac's spelling) whose images the tools put in an NFC
+    ``café.md.assets/``: the folder was left behind by a move and a delete (the code
+    looked for the note's own spelling plus ``.assets``)."""
+    folder = ws.vault_dir("en")
+    put(vault_bytes(ws) + b"/" + os.fsencode(NFD_NAME), "# Café\n")
+    image = {"content": base64.b64encode(PNG).decode(), "encoding": "base64"}
+    async with serving(ws) as (_, client):
+        await call(client, "write", path=NFC_NAME + ".assets/cup.png", **image)
+        note = "# Café\n![cup](café.md.assets/cup.png)\n"
+        await call(client, "write", path=NFC_NAME, content=note)
+        assert NFC_NAME + ".assets" in os.listdir(folder)  # made by the tools, in NFC
+        await call(client, "move", path=NFC_NAME, new_path="moved/tea.md")
+        assert [n for n in os.listdir(folder) if not n.startswith(".")] == ["moved"]
+        assert sorted(os.listdir(folder / "moved")) == ["tea.md", "tea.md.assets"]
+        assert (folder / "moved/tea.md.assets/cup.png").read_bytes() == PNG
+        moved = (await call(client, "read", path="moved/tea.md"))["content"]
+        assert "](tea.md.assets/cup.png)" in moved
+        await call(client, "move", path="moved/tea.md", new_path=NFC_NAME)
+        os.rename(folder / NFC_NAME, os.path.join(folder, NFD_NAME))  # a Mac's sync again
+        assert (await call(client, "delete", path=NFC_NAME))["deleted"]
+        assert [n for n in os.listdir(folder) if n.startswith("caf")] == []
+        versions = await call(client, "history", path=NFC_NAME + ".assets/cup.png")
+        assert versions["versions"][0]["op"] == "delete" and versions["versions"][0]["etag"] is None
 
 
 async def test_an_exact_nfc_name_wins_over_its_nfd_twin(ws: Workspace) -> None:

@@ -122,7 +122,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
         if dst.lstat() is not None:
             raise ConflictError(f"{dest.rel} already exists; pick another new_path")
         assert src.dir_fd is not None  # file_etag opened the file in it
-        if fsops.is_real_dir(src.name + ".assets", src.dir_fd):
+        if fsops.is_real_dir(src.assets_name, src.dir_fd):
             raise TooLargeError(
                 f"{source.rel} is larger than {vault.max_file_bytes} bytes and has an"
                 " .assets/ folder: its image links cannot be rewritten; it was not moved"
@@ -217,9 +217,9 @@ def _move_file_locked(
     fsops.check_if_match(if_match, before)
     if dst.lstat() is not None:
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
-    assets_name = src.name + ".assets"
+    assets_name = src.assets_name
     has_assets = file_kind(source) in TEXTS and fsops.is_real_dir(assets_name, src.dir_fd)
-    if has_assets and dst.dir_fd is not None and fsops.lstat_at(dst.name + ".assets", dst.dir_fd):
+    if has_assets and dst.dir_fd is not None and fsops.lstat_at(dst.assets_name, dst.dir_fd):
         raise ConflictError(f"{dest.rel}.assets already exists; pick another new_path")
     after = _relinked(before, source, dest, relocate)
     vault._check_size(len(after))
@@ -281,13 +281,13 @@ def _place_file(
 def asset_paths(vault: Vault, note: Target) -> list[str]:
     """Vault paths of the files in a note's ``.assets/`` folder, sorted."""
     with vault.sandbox.open(note) as place:
-        return [rel for rel, _ in _files_below(place, place.name + ".assets", note.rel + ".assets")]
+        return [rel for rel, _ in _files_below(place, place.assets_name, note.rel + ".assets")]
 
 
 def _assets_of(vault: Vault, src: Place, relocate: Relocate) -> list[_Moved]:
     note = src.target
     moved = []
-    below = _files_below(src, src.name + ".assets", note.rel + ".assets", read=vault.max_file_bytes)
+    below = _files_below(src, src.assets_name, note.rel + ".assets", read=vault.max_file_bytes)
     for rel, data in below:
         old = vault.sandbox.resolve(note.lang, rel)
         moved.append(_Moved(old, vault.sandbox.resolve(note.lang, relocate(rel)), data, data))

@@ -146,6 +146,22 @@ class Place:
         return self.disk_name or self.target.name
 
     @property
+    def assets_name(self) -> str:
+        """The name, as spelled on disk, of the target's ``.assets/`` folder (its images).
+
+        The tools make that folder in NFC; a note stored in NFD (a Mac's spelling) still
+        owns it, and a folder spelled like its note or in another form is found as well;
+        with none, the NFC name a write would create."""
+        wanted = self.target.name + ".assets"
+        fd = self.dir_fd
+        if fd is None:
+            return wanted
+        for name in dict.fromkeys((self.name + ".assets", wanted)):
+            if fsops.lstat_at(name, fd) is not None:
+                return name
+        return equivalent_name(fd, wanted) or wanted
+
+    @property
     def dir_fd(self) -> int | None:
         """The folder that holds the target, or None when it does not exist (yet)."""
         return self.base_fd if not self.missing else None

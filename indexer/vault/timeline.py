@@ -249,7 +249,7 @@ def asset_deletions(vault: Vault, place: Place) -> list[Change]:
     """A change for each image in the ``.assets/`` folder of the note at ``place``
     (about to be deleted with it), with its bytes."""
     assert place.dir_fd is not None
-    folder = place.name + ".assets"
+    folder = place.assets_name
     if not fsops.is_real_dir(folder, place.dir_fd):
         return []
     target = place.target
@@ -415,7 +415,7 @@ def _undo_one(
                 raise ConflictError(f"{target.rel} changed while the undo ran; nothing was changed")
             os.unlink(place.name, dir_fd=place.dir_fd)
             if target.is_note:
-                _remove_empty_folder(place.name + ".assets", place.dir_fd)
+                _remove_empty_folder(place.assets_name, place.dir_fd)
     vault._notify(target)
     if pending is not None:
         result["version"] = pending.versions[(target.lang, target.rel)]

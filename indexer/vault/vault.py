@@ -351,7 +351,7 @@ class Vault:
                         raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
                     os.unlink(place.name, dir_fd=place.dir_fd)
                 if owns_images:
-                    fsops.remove_tree(place.name + ".assets", place.dir_fd)
+                    fsops.remove_tree(place.assets_name, place.dir_fd)
             else:
                 raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
             self._notify(target)
