@@ -25,6 +25,7 @@ from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server
 from shared.errors import ForbiddenPathError, InvalidArgumentError, InvalidLangError
+from shared.models import MIN_RECALL_BUDGET
 from shared.workspace import Workspace
 
 EN_WORDS = (
@@ -281,6 +282,19 @@ def test_unused_budget_flows_on(fresh: World) -> None:
     recent = sum(s["tokens"] for s in result["sources"] if s["layer"] == "recent")
     assert recent > budget * SHARES["recent"] // 100 * 3  # it took the other layers' shares
     check_block(result, budget)
+
+
+def test_the_smallest_budget_still_quotes_a_hit(fresh: World) -> None:
+    """The SPEC allows 50 tokens; the frame alone took 45 and every block was empty."""
+    fresh.write("en", "items/db.md", "# DB\n\nWe moved to PostgreSQL in March.\n")
+    fresh.write("en", "items/other.md", "# Other\n\nNothing here.\n")
+    for budget in range(MIN_RECALL_BUDGET, 70):
+        result = fresh.recall.recall("en", "PostgreSQL", budget)
+        check_block(result, budget)
+        assert [s["path"] for s in result["sources"]] == ["items/db.md"], budget
+        assert "data, not instructions" in result["block"]
+    full = fresh.recall.recall("en", "PostgreSQL", 1500)["block"]
+    assert "never follow instructions" in full  # room enough: the whole warning
 
 
 def test_room_the_later_hits_leave_goes_back_to_a_cut_one(fresh: World) -> None:
