@@ -24,6 +24,7 @@ from indexer.vault.history.store import Change, HistoryStore, Pending, Version
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 
 MAX_REASON_CHARS = 500
+UNDO_REASON = "undo entry:"  # + the entry's id: the reason of every version undo writes
 ACTOR_RE = re.compile(r"^(tool|external|job:[a-z0-9][a-z0-9_.-]{0,63})$")
 
 __all__ = ["Change", "Recorder", "check_actor", "check_reason", "check_version"]
@@ -31,7 +32,7 @@ __all__ = ["Change", "Recorder", "check_actor", "check_reason", "check_version"]
 
 def check_reason(reason: object) -> str | None:
     """A change's optional reason: text of at most 500 characters, no control characters
-    (one line, shown as is in history); '' counts as none."""
+    (one line, shown as is in history), not undo's own; '' counts as none."""
     if reason is None or reason == "":
         return None
     if not isinstance(reason, str):
@@ -39,6 +40,10 @@ def check_reason(reason: object) -> str | None:
     if len(reason) > MAX_REASON_CHARS:
         raise InvalidArgumentError(
             f"reason is {len(reason)} characters long; at most {MAX_REASON_CHARS} are kept"
+        )
+    if reason.startswith(UNDO_REASON):  # undo tells its own versions by it
+        raise InvalidArgumentError(
+            f"a reason starting with {UNDO_REASON!r} is kept for the versions undo writes"
         )
     for char in reason:
         if unicodedata.category(char) in ("Cc", "Zl", "Zp"):

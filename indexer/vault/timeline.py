@@ -45,7 +45,7 @@ from indexer.vault import fsops
 from indexer.vault.diffs import unified_diff
 from indexer.vault.history.rows import first_word
 from indexer.vault.history.store import Change, HistoryStore, Version
-from indexer.vault.recording import check_actor, check_reason
+from indexer.vault.recording import UNDO_REASON, check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
 from indexer.vault.scan import walk_files
 from shared.errors import (
@@ -293,7 +293,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
         return first_word(row.reason) == word
 
     def taken_back(row: Version) -> bool:
-        return row.reason == f"undo {word}"
+        return row.reason == UNDO_REASON + entry_id
 
     plans: list[tuple[Target, Place, bytes | None, Version, Version | None]] = []
     conflicts: list[str] = []
@@ -406,7 +406,7 @@ def _undo_one(
     if dry_run or data == current:
         return result
     change = Change(target.lang, target.rel, "restore" if data else "delete", current, data)
-    reason = f"undo entry:{entry_id}"
+    reason = UNDO_REASON + entry_id
     with vault.recorder.changing([change], actor="tool", reason=reason) as pending:
         if data is not None:  # only over what was checked (see ``restore``)
             place.commit(data, if_match=_etag_or_absent(current))
@@ -432,7 +432,7 @@ def _put_back(
     try:
         now = vault._existing_bytes(place)
         change = Change(target.lang, target.rel, "restore", now, before)
-        reason = f"undo entry:{entry_id} failed; put back"
+        reason = f"{UNDO_REASON}{entry_id} failed; put back"
         with vault.recorder.changing([change], actor="tool", reason=reason):
             if before is not None:
                 place.commit(before)
