@@ -107,6 +107,15 @@ async def test_ten_thousand_tags_are_an_invalid_argument(rig: tuple[Client, Path
     assert found.structured_content is not None
 
 
+async def test_a_search_folder_outside_the_vault_is_refused(rig: tuple[Client, Path]) -> None:
+    """Every other tool refused ``../``; search ran and found nothing."""
+    client, _ = rig
+    for path in ("../", "x/../../y", "/etc", "~"):
+        with pytest.raises(ToolError) as info:
+            await client.call_tool("search", {"lang": "en", "query": "alpha", "path": path})
+        assert str(info.value).startswith("forbidden_path: "), path
+
+
 HUGE = 2**63  # one past SQLite's largest INTEGER
 # Each tool with a whole-number argument; the huge number goes into each one in turn.
 NUMBERS: list[tuple[str, dict[str, object], str]] = [

@@ -228,9 +228,11 @@ class Vault:
         reason: str | None = None,
         *,
         actor: str = "tool",
+        if_match: str | None = None,
     ) -> dict:
         """Raw append to an existing note; a note it creates is normalized like a write
-        when the content starts with a frontmatter block (so it is a valid note)."""
+        when the content starts with a frontmatter block (so it is a valid note).
+        ``if_match`` (REST's ``If-Match``): only to the file as the caller read it."""
         target = self._file_target(lang, path)
         reason = check_reason(reason)
         check_actor(actor)
@@ -242,6 +244,7 @@ class Vault:
         self._check_size(len(data))
         with self._lock(target), self.sandbox.open(target) as place:
             existing = self._existing_bytes(place)
+            fsops.check_if_match(if_match, existing)
             if existing is None and not create:
                 raise NotFoundError(f"{target.rel} does not exist (create=false)")
             self._check_size(len(data) + (len(existing) if existing else 0))
@@ -299,8 +302,16 @@ class Vault:
         return {"path": target.rel, "etag": etag, "size": size}
 
     def delete(
-        self, lang: str, path: str, reason: str | None = None, *, actor: str = "tool"
+        self,
+        lang: str,
+        path: str,
+        reason: str | None = None,
+        *,
+        actor: str = "tool",
+        if_match: str | None = None,
     ) -> dict:
+        """Delete a file (with a note's images) or an empty folder; ``if_match`` (REST's
+        ``If-Match``): only the file as the caller read it, else ``conflict``."""
         target = self.sandbox.resolve(lang, path)
         reason = check_reason(reason)
         check_actor(actor)
@@ -312,7 +323,7 @@ class Vault:
             with self.locked([target, *images]):
                 if self._image_targets(target) == images:
                     try:
-                        return self._delete_locked(target, reason, actor)
+                        return self._delete_locked(target, reason, actor, if_match)
                     except _ChangedMeanwhile:
                         continue  # read and recorded again: nothing is lost from history
         raise ConflictError(f"{target.rel} or its images keep changing; try the delete again")
@@ -330,18 +341,26 @@ class Vault:
             return []
         return [self.sandbox.resolve(target.lang, p) for p in moves.asset_paths(self, target)]
 
-    def _delete_locked(self, target: Target, reason: str | None, actor: str) -> dict:
+    def _delete_locked(
+        self, target: Target, reason: str | None, actor: str, if_match: str | None
+    ) -> dict:
         with self.sandbox.open(target) as place:
             info = place.lstat()
             if info is None or place.dir_fd is None:
+                if if_match is not None:
+                    fsops.check_etag_match(if_match, None)  # conflict, as a write says
                 raise NotFoundError(f"{target.rel} does not exist")
             if stat.S_ISDIR(info.st_mode):
+                if if_match is not None:
+                    raise InvalidArgumentError(f"{target.rel} is a folder: it has no etag")
                 if place.remove_empty_folder():  # its summary went with it
                     self._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
             elif target.dir_only:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
             elif timeline.file_kind(target) is not None:
                 changes = self._deletion(place, info)
+                if if_match is not None:
+                    fsops.check_etag_match(if_match, reading.file_etag(place)[0])
                 owns_images = target.is_note or target.is_text  # (a text file once a note)
                 if owns_images:
                     changes += timeline.asset_deletions(self, place)

@@ -3,7 +3,8 @@
 Each route reads its inputs, calls the same core object the tool calls (``Vault``,
 ``NoteIndex``, and history, summaries and recall once they exist) and answers the
 tool's result as JSON; no rule lives here. ETags are the tools' etags in quotes:
-``If-Match`` and ``If-None-Match: *`` become ``if_match``; a GET with a matching
+``If-Match`` and ``If-None-Match: *`` become ``if_match`` on every route that changes a
+file (write, append, delete, move, restore); a GET with a matching
 ``If-None-Match`` answers 304. A feature the core lacks answers 404 ``not_found``
 saying so. Every write route first passes ``auth.csrf_refusal``; credentials and
 security headers are ``auth.WebGuard``'s job, before routing.
@@ -26,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from indexer.core import Core
+from indexer.vault.sandbox import clean_relpath
 from indexer.web import openapi
 from indexer.web.auth import csrf_refusal
 from indexer.web.http_errors import http_exception, refusals, server_error
@@ -150,7 +152,10 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     async def delete(request: Request) -> Response:
         lang, path = lang_path(request)
         reason = query_str(request, "reason")
-        return _tool_json(await run_in_threadpool(vault.delete, lang, path, reason))
+        call = functools.partial(
+            vault.delete, lang, path, reason, if_match=write_precondition(request)
+        )
+        return _tool_json(await run_in_threadpool(call))
 
     async def stat(request: Request) -> Response:
         lang, path = lang_path(request)
@@ -183,9 +188,16 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     async def append(request: Request) -> Response:
         lang = request.path_params["lang"]
         spec = {"path": (str, REQUIRED), "content": (str, REQUIRED), "create": (bool, True)}
-        body = fields(await _json_body(request, json_cap), spec | {"reason": OPTIONAL_STR})
+        spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
+        body = fields(await _json_body(request, json_cap), spec)
         call = functools.partial(
-            vault.append, lang, body["path"], body["content"], body["create"], body["reason"]
+            vault.append,
+            lang,
+            body["path"],
+            body["content"],
+            body["create"],
+            body["reason"],
+            if_match=_precondition(request, body["if_match"]),
         )
         result = await run_in_threadpool(call)
         return _tool_json(result, result["etag"])
@@ -241,7 +253,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         offset = query_int(request, "offset", 0)
         kind = query_str(request, "type")
         tags = request.query_params.getlist("tag") or None
-        path = query_str(request, "path", "") or ""
+        path = clean_relpath(query_str(request, "path", "") or "", allow_root=True)
         call = functools.partial(index.search, lang, query, limit, kind, tags, path, offset)
         return _tool_json(await run_in_threadpool(call))
 

@@ -76,9 +76,10 @@ class Logins:
     _sessions: dict[bytes, float] = field(default_factory=dict)
 
     def bearer_ok(self, header: str | None) -> bool:
-        if self.token is None or not header or not header.startswith("Bearer "):
+        scheme, _, credentials = (header or "").partition(" ")
+        if self.token is None or scheme.lower() != "bearer":  # RFC 9110: any case, as /mcp
             return False
-        given = header[len("Bearer ") :].strip().encode("utf-8", "surrogateescape")
+        given = credentials.strip().encode("utf-8", "surrogateescape")
         return hmac.compare_digest(given, self.token.encode("utf-8"))
 
     def mint_code(self) -> str:
@@ -163,7 +164,7 @@ def csrf_refusal(method: str, headers: Headers) -> Response | None:
     if method not in UNSAFE_METHODS:
         return None
     kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if kind in JSON_TYPES or kind in TEXT_TYPES:
+    if kind in JSON_TYPES or (kind in TEXT_TYPES and method != "DELETE"):
         return None
     if method == "DELETE" and headers.get("x-requested-with"):
         return None

@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from shared.errors import InvalidArgumentError, TooLargeError
+from shared.errors import ConflictError, InvalidArgumentError, TooLargeError
 
 REQUIRED: Any = object()
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -186,6 +186,8 @@ def write_precondition(request: Request) -> str | None:
     tags = _etags(if_match)
     if len(tags) != 1 or tags[0] == "*":
         raise InvalidArgumentError("If-Match takes exactly one etag (read the note first)")
+    if if_match.strip().startswith("W/"):  # RFC 9110: If-Match compares strong etags only
+        raise ConflictError("a weak etag never matches If-Match; send the note's etag")
     return tags[0]
 
 

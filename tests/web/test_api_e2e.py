@@ -6,6 +6,7 @@ import base64
 import json
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,6 +99,51 @@ def test_if_match_and_if_none_match(http: httpx2.Client, server: RunningIndexer)
     assert both.status_code == 400 and error_of(both) == "invalid_argument"
     star = http.put("/rb/notes/n.md", content=b"x", headers=MD | {"If-Match": "*"})
     assert star.status_code == 400
+
+
+def test_delete_and_append_honour_preconditions(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """DELETE and append ignored If-Match: a conditional delete removed an edit made
+    since the caller's read. A weak etag never matches If-Match (RFC 9110)."""
+    note = vault_dir(server, "rp") / "n.md"
+    first = http.put("/rp/notes/n.md", content=b"# n\n", headers=MD).headers["etag"]
+    note.write_text(note.read_text() + "an edit since\n")
+    before = note.read_bytes()
+    for headers in ({"If-Match": first}, {"If-None-Match": "*"}):
+        refused = http.delete("/rp/notes/n.md", headers=DELETE | headers)
+        assert refused.status_code == 412 and error_of(refused) == "conflict"
+    append = {"path": "n.md", "content": "more\n"}
+    assert http.post("/rp/append", json=append, headers={"If-Match": first}).status_code == 412
+    assert http.post("/rp/append", json={**append, "if_match": first}).status_code == 412
+    current = http.get("/rp/notes/n.md").headers["etag"]
+    weak = http.put("/rp/notes/n.md", content=b"# w\n", headers=MD | {"If-Match": "W/" + current})
+    assert weak.status_code == 412 and error_of(weak) == "conflict"
+    assert note.read_bytes() == before  # nothing refused changed anything
+    ops = {v["op"] for v in http.get("/rp/history/n.md").json()["versions"]}
+    assert not ops & {"delete", "append"}, ops
+    plain = http.delete("/rp/notes/n.md", headers={"Content-Type": "text/plain"})
+    assert plain.status_code == 415 and note.read_bytes() == before  # no X-Requested-With
+    appended = http.post("/rp/append", json=append, headers={"If-Match": current})
+    assert appended.status_code == 200 and note.read_bytes() == before + b"more\n"
+    now = appended.headers["etag"]
+    deleted = http.delete("/rp/notes/n.md", headers=DELETE | {"If-Match": now})
+    assert deleted.status_code == 200 and not note.exists()
+    http.put("/rp/notes/dir/x.md", content=b"# x\n", headers=MD)
+    http.delete("/rp/notes/dir/x.md", headers=DELETE)
+    folder = http.delete("/rp/notes/dir", headers=DELETE | {"If-Match": now})
+    assert folder.status_code == 400 and (note.parent / "dir").is_dir()  # no etag
+
+
+def test_search_refuses_a_folder_outside_the_vault(http: httpx2.Client) -> None:
+    """Every other route refused ``../``; search answered 200 with nothing found."""
+    for path in ("../", "a/../../b", "/etc"):
+        refused = http.get("/rs/search", params={"q": "x", "path": path})
+        assert refused.status_code == 403 and error_of(refused) == "forbidden_path", path
+    http.put("/rs/notes/a/café.md", content=b"# cafe\nquokka\n", headers=MD)
+    nfd = unicodedata.normalize("NFD", "a/café.md")  # found as the tools spell it (NFC)
+    found = http.get("/rs/search", params={"q": "quokka", "path": nfd}).json()["results"]
+    assert [hit["path"] for hit in found] == ["a/café.md"]
 
 
 def test_image_asset_written_as_base64_and_served_raw(http: httpx2.Client) -> None:

@@ -39,13 +39,16 @@ def test_sessions_expire_and_are_capped() -> None:
 def test_bearer_needs_the_exact_token() -> None:
     logins = Logins("tok")
     assert logins.bearer_ok("Bearer tok")
+    # the scheme in any case, as /mcp takes it (RFC 9110): the API refused "bearer"
+    assert logins.bearer_ok("bearer tok") and logins.bearer_ok("BEARER tok")
     for header in (
         None,
         "",
         "Bearer",
         "Bearer to",
         "Bearer tok2",
-        "bearer tok",
+        "Basic tok",
+        "Bearertok",
         "tok",
         "Bearer \udcff",
     ):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 from pydantic import Field
 
 from indexer.core import Core
+from indexer.vault.sandbox import clean_relpath
 from indexer.web.tools.params import Lang
 
 if TYPE_CHECKING:
@@ -36,4 +37,5 @@ def register(tools: Registrar, core: Core) -> None:
     ) -> dict:
         """Ranked full-text search (BM25, CJK aware) with highlighted snippets; `total`
         counts all matches, page with `offset`."""
-        return index.search(lang, query, limit, type, tags, path, offset)
+        folder = clean_relpath(path, allow_root=True)  # `..` above the root is refused
+        return index.search(lang, query, limit, type, tags, folder, offset)
