@@ -424,6 +424,7 @@ def test_offline_indexer_is_a_clear_error_and_nothing_is_lost(
                 "indexer_offline: the memory store (the vault indexer) is offline; "
                 "nothing was changed. Try again later."
             ), text
+            assert str(workspace) not in text  # the model is told no host path
         assert refused(tool, command="view", path="/tmp").startswith("Path must start with")
         assert snapshot(folder) == before
         restarted = start_indexer(workspace)
@@ -473,6 +474,22 @@ def test_each_command_is_a_version_in_the_history(
     ok(memory, command="delete", path="/memories/log2.md")
     newest = call(server, "history", lang="en", path=f"{memory.folder}/log2.md")["versions"]
     assert [v["reason"] for v in newest[:2]] == ["memory_tool:delete", "memory_tool:rename"]
+
+
+def test_rename_onto_a_name_whose_images_folder_exists_says_so(
+    memory: VaultMemoryTool, server: RunningIndexer
+) -> None:
+    """``b.md`` is free but ``b.md.assets/`` is taken: the answer said "The destination
+    /memories/b.md already exists", which is not true."""
+    ok(memory, command="create", path="/memories/a.md", file_text="a\n")
+    ok(memory, command="create", path="/memories/a.md.assets/one.txt", file_text="one\n")
+    ok(memory, command="create", path="/memories/b.md.assets/two.txt", file_text="two\n")
+    text = refused(memory, command="rename", old_path="/memories/a.md", new_path="/memories/b.md")
+    assert text.startswith("conflict: /memories/a.md -> /memories/b.md: "), text
+    assert "/memories/b.md.assets already exists" in text and "destination" not in text
+    ok(memory, command="create", path="/memories/b.md", file_text="b\n")
+    text = refused(memory, command="rename", old_path="/memories/a.md", new_path="/memories/b.md")
+    assert text == "The destination /memories/b.md already exists"
 
 
 def test_rename_says_when_the_server_cannot_move(

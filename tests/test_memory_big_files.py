@@ -106,3 +106,30 @@ def test_what_the_limit_still_refuses_says_too_large(pair: Pair) -> None:
     assert is_error and str(text).startswith("too_large: ") and "big.md" in str(text)
     assert (pair.vault_folder / "big.md").read_bytes() == BIG
     assert not (pair.vault_folder / "b.md").exists()
+
+
+def test_a_rename_refused_after_the_move_moves_nothing(pair: Pair) -> None:
+    """``.txt`` -> ``.md`` adds a note's frontmatter: a text just under the limit is then
+    too large. The answer was an error while the file had moved; a file that is not
+    UTF-8 was moved too, then refused. Both now stay where they were; vault paths in
+    a message read as the model's (``/memories/...``), not as the memory folder's."""
+    near = "n" * (LIMIT - 20)
+    pair.ours.call({"command": "create", "path": "/memories/near.txt", "file_text": near})
+    move = {"command": "rename", "old_path": "/memories/near.txt", "new_path": "/memories/n.md"}
+    text, is_error = outcome(pair.ours, move)
+    assert is_error and str(text).startswith("too_large: /memories/n.md: "), text
+    assert "was not renamed" in str(text) and pair.folder not in str(text)
+    assert (pair.vault_folder / "near.txt").read_text() == near
+    assert not (pair.vault_folder / "n.md").exists()
+    latin = b"caf\xe9 au lait\n"
+    pair.put("bad.md", latin)
+    for new in ("/memories/bad.txt", "/memories/sub/bad.txt"):
+        move = {"command": "rename", "old_path": "/memories/bad.md", "new_path": new}
+        text, is_error = outcome(pair.ours, move)
+        assert is_error and str(text).startswith("invalid_argument: "), text
+        assert (pair.vault_folder / "bad.md").read_bytes() == latin
+        assert not (pair.vault_folder / "bad.txt").exists()
+        assert not (pair.vault_folder / "sub").exists()
+    pair.put("big.txt", BIG)
+    text, is_error = outcome(pair.ours, {"command": "view", "path": "/memories/big.txt"})
+    assert is_error and pair.folder not in str(text) and "/memories/big.txt" in str(text)

@@ -12,6 +12,7 @@ Each change is kept in the vault's history with ``reason="memory_tool:<command>"
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable
 from enum import Enum
 from pathlib import PurePosixPath
@@ -20,6 +21,7 @@ from typing import TypeVar
 from anthropic.lib.tools import ToolError
 
 from agent_client.claude_memory import files, texts
+from agent_client.claude_memory.paths import ROOT as ROOT_SHOWN
 from agent_client.claude_memory.paths import MemoryPath, vault_path
 from agent_client.claude_memory.texts import ListedItem
 from agent_client.connection import Vault
@@ -73,7 +75,7 @@ class MemoryStore:
             # The vault refuses a path through a file; anything else is a real refusal.
             if err.code == "forbidden_path" and await self._blocked(parts, shown):
                 return Kind.BLOCKED
-            raise _refusal(err, shown) from None
+            raise self._refusal(err, shown) from None
         if found["type"] == "file":
             return Kind.FILE
         return Kind.DIR if found["type"] == "dir" else Kind.MISSING
@@ -99,7 +101,7 @@ class MemoryStore:
                 kind = await self.kind(path.parts, path.shown)
                 if kind is not Kind.FILE:
                     return kind
-            raise _refusal(err, path.shown) from None
+            raise self._refusal(err, path.shown) from None
         if got.get("encoding", "utf-8") != "utf-8":
             raise ToolError(f"invalid_argument: {path.shown} is not a UTF-8 text file")
         return files.seen(path.name, got["content"], got["etag"])
@@ -113,7 +115,7 @@ class MemoryStore:
         except ConflictError:
             raise Changed from None
         except VaultError as err:
-            raise _refusal(err, path.shown) from None
+            raise self._refusal(err, path.shown) from None
         self.changed = True
 
     async def create(self, path: MemoryPath, text: str) -> Kind | None:
@@ -131,7 +133,7 @@ class MemoryStore:
                 kind = await self.kind(path.parts, path.shown)
                 if kind is not Kind.MISSING:
                     return kind
-            raise _refusal(err, path.shown) from None
+            raise self._refusal(err, path.shown) from None
         self.changed = True
         return None
 
@@ -151,7 +153,7 @@ class MemoryStore:
                 f"The path {path.shown} does not exist. Please provide a valid path."
             ) from None
         except VaultError as err:
-            raise _refusal(err, path.shown) from None
+            raise self._refusal(err, path.shown) from None
         if any(level["truncated"] for level in levels):
             raise ToolError(
                 f"too_large: {path.shown} holds more than {MAX_LISTED} files and folders "
@@ -184,7 +186,7 @@ class MemoryStore:
             except (NotFoundError, InvalidArgumentError):
                 return None
             except VaultError as err:
-                raise _refusal(err, f"{path.shown.rstrip('/')}/{rel}") from None
+                raise self._refusal(err, f"{path.shown.rstrip('/')}/{rel}") from None
         return found["size"] if found["type"] == "file" else None
 
     async def _note_size(self, vp: str, rel: str) -> int | None:
@@ -218,7 +220,7 @@ class MemoryStore:
                     return
                 raise ToolError(f"The path {path.shown} does not exist") from None
             except VaultError as err:
-                raise _refusal(err, path.shown) from None
+                raise self._refusal(err, path.shown) from None
             rounds += 1
             entries = found["paths"]
             file_paths = [p for p in entries if not p.endswith("/")]
@@ -250,13 +252,26 @@ class MemoryStore:
         """``move`` a file or folder; ``Changed`` if ``new`` appeared meanwhile."""
         try:
             await self.vault.move(self._vp(old.parts), self._vp(new.parts), reason=self.reason)
-        except ConflictError:
-            raise Changed from None
+        except ConflictError as err:
+            if await self.kind(new.parts, new.shown) in (Kind.FILE, Kind.DIR):
+                raise Changed from None
+            raise self._refusal(err, f"{old.shown} -> {new.shown}") from None  # (its images)
         except NotFoundError:
             raise ToolError(f"The path {old.shown} does not exist") from None
         except VaultError as err:
-            raise _refusal(err, f"{old.shown} -> {new.shown}") from None
+            raise self._refusal(err, f"{old.shown} -> {new.shown}") from None
         self.changed = True
+
+    def _refusal(self, err: VaultError, shown: str, *, partly: bool = False) -> Exception:
+        """A vault refusal for the model: its code, the path as the model wrote it, why,
+        with the vault's paths in the message spelled as the model's (``/memories/...``).
+        An unreachable indexer stays ``IndexerOfflineError`` (the tool words it once)."""
+        if isinstance(err, IndexerOfflineError):
+            return err
+        tail = " (part of the command was done before this)" if partly else ""
+        inside = re.compile(rf"(?<![\w./-]){re.escape(self.folder)}(?=/|\b)")
+        message = inside.sub(ROOT_SHOWN, err.message)
+        return ToolError(f"{err.code}: {shown}: {message}{tail}")
 
     async def has_tool(self, name: str) -> bool:
         return name in await self.vault.session.tool_names()
@@ -271,16 +286,7 @@ class MemoryStore:
                 return None  # e.g. a note's .assets folder, deleted with the note
             raise ToolError(f"The path {path.shown} does not exist") from None
         except VaultError as err:
-            raise _refusal(err, path.shown, partly=self.changed) from None
-
-
-def _refusal(err: VaultError, shown: str, *, partly: bool = False) -> Exception:
-    """A vault refusal for the model: its code, the path as the model wrote it, why. An
-    unreachable indexer stays ``IndexerOfflineError`` (the tool words it once for all)."""
-    if isinstance(err, IndexerOfflineError):
-        return err
-    tail = " (part of the command was done before this)" if partly else ""
-    return ToolError(f"{err.code}: {shown}: {err.message}{tail}")
+            raise self._refusal(err, path.shown, partly=self.changed) from None
 
 
 def _deletable(vault_rel: str) -> bool:

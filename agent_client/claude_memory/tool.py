@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -39,6 +40,8 @@ from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError
 from shared.langs import check_lang
+
+log = logging.getLogger("agent_client.memory_tool")
 
 EDIT_ATTEMPTS = 10  # reads and writes of one edit while others keep changing the file
 T = TypeVar("T")
@@ -100,9 +103,10 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
             except IndexerOfflineError as err:
                 done = store is not None and store.changed
                 outcome = "the command stopped part way" if done else "nothing was changed"
+                log.warning("memory tool: %s", err.message)  # its paths are for people only
                 raise ToolError(
                     f"indexer_offline: the memory store (the vault indexer) is offline; "
-                    f"{outcome}. Try again later. ({err.message})"
+                    f"{outcome}. Try again later."
                 ) from None
 
     async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
@@ -223,12 +227,22 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
                     "unsupported: this indexer has no `move` tool yet (it comes with note "
                     f"history); {command.old_path} was not renamed"
                 )
+            retype = source is Kind.FILE and is_note(old.name) != is_note(new.name)
+            if retype:
+                await store.load(old)  # a file that is not UTF-8 is refused before the move
             try:
                 await store.move(old, new)
             except Changed:
                 raise ToolError(f"The destination {command.new_path} already exists") from None
-            if source is Kind.FILE and is_note(old.name) != is_note(new.name):
-                await self._retype(store, old, new)
+            if retype:
+                try:
+                    await self._retype(store, old, new)
+                except ToolError as err:  # e.g. too large once a note: a refusal moves nothing
+                    try:
+                        await store.move(new, old)
+                    except (ToolError, Changed):
+                        raise ToolError(f"{err} (the file is at {command.new_path})") from None
+                    raise ToolError(f"{err}; {command.old_path} was not renamed") from None
         return f"Successfully renamed {command.old_path} to {command.new_path}"
 
     async def _retype(

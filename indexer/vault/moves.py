@@ -303,7 +303,9 @@ def _move_folder(
     for segment in (*source.rel.split("/"), *dest.rel.split("/")):
         if segment.endswith(".assets"):
             raise ForbiddenPathError(
-                "an .assets/ folder belongs to its note: move the note and it follows"
+                f"a folder named *.assets holds the images of a note ({segment}: those of "
+                f"{segment.removesuffix('.assets')}) and moves only with it: move the note, "
+                "or the files in the folder one by one"
             )
     relocate = relocate_prefix(source.rel, dest.rel)
     for _ in range(ATTEMPTS):

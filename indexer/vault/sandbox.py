@@ -27,6 +27,7 @@ from indexer.vault import fsops
 from indexer.vault.names import (
     MAX_DEPTH,
     MAX_PATH_BYTES,
+    MAX_SEGMENT_BYTES,
     check_char,
     check_segment,
     equivalent_name,
@@ -116,7 +117,9 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
             return ""
         raise ForbiddenPathError("a file path is required here, not the vault root")
     if len(segments) > MAX_DEPTH:
-        raise ForbiddenPathError(f"the path is deeper than {MAX_DEPTH} folders")
+        raise ForbiddenPathError(
+            f"the path has more than {MAX_DEPTH} names (at most {MAX_DEPTH - 1} folders deep)"
+        )
     for segment in segments:
         check_segment(segment)
     return "/".join(segments)
@@ -157,7 +160,8 @@ class Place:
         if fd is None:
             return wanted
         for name in dict.fromkeys((self.name + ".assets", wanted)):
-            if fsops.lstat_at(name, fd) is not None:
+            fits = len(name.encode("utf-8", "surrogateescape")) <= MAX_SEGMENT_BYTES
+            if fits and fsops.lstat_at(name, fd) is not None:
                 return name
         return equivalent_name(fd, wanted) or wanted
 
