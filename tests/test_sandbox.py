@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.hostile_paths import BAD_LANG, FORBIDDEN, HOSTILE, lay_traps
+from helpers.hostile_paths import BAD_LANG, FORBIDDEN, HOSTILE, SPELLED, lay_traps
 from helpers.snapshots import snapshot
 
 from indexer.vault.sandbox import Sandbox, clean_relpath
@@ -223,6 +223,16 @@ def test_a_sweep_while_serving_spares_temp_files_newer_than_the_start(
     os.utime(old, (time.time() - 60, time.time() - 60))
     assert remove_orphan_temp_files(vault_dir, older_than=time.time() - 1) == 1
     assert not old.exists() and new.exists()
+
+
+@pytest.mark.parametrize("name", SPELLED)
+def test_names_whose_joiners_and_selectors_spell_something_work(
+    setup: tuple[Path, Vault], name: str
+) -> None:
+    _, vault = setup
+    vault.write("en", f"items/{name}", "# spelled\n")
+    assert f"items/{name}" in vault.find("en", path="items")["paths"]
+    assert vault.read("en", f"items/{name}")["content"].endswith("# spelled\n")
 
 
 def test_text_files_are_writable_and_everything_else_still_refused(

@@ -75,6 +75,29 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("en", "items/%2e%2e/secret.md", FORBIDDEN),
     ("en", "items/%252e%252e/secret.md", FORBIDDEN),
     ("en", "items/a\uff0fb.md", FORBIDDEN),
+    # names that read as another, or as nothing (each was stored beside "go.md")
+    ("en", "items/g\u034fo.md", FORBIDDEN),  # combining grapheme joiner
+    ("en", "items/go\ufe0f.md", FORBIDDEN),  # a variation selector after a Latin letter
+    ("en", "items/\ufe0fgo.md", FORBIDDEN),
+    ("en", "items/\u3164.md", FORBIDDEN),  # Hangul filler
+    ("en", "items/\u115f\u1160.md", FORBIDDEN),
+    ("en", "items/a\u17b4.md", FORBIDDEN),  # Khmer inherent vowel
+    ("en", "items/\u2800.md", FORBIDDEN),  # braille blank alone
+    ("en", "items/\u200c\u200d.md", FORBIDDEN),
+    ("en", "items/\u845b\U000e0100\U000e0100.md", FORBIDDEN),  # a selector after a selector
+]
+# Names with the same characters where they spell something: emoji, ideograph variants,
+# keycaps, braille words, Persian's zero-width non-joiner, a family emoji.
+SPELLED = [
+    "\u2764\ufe0f notes.md",
+    "\u845b\U000e0100\u57ce.md",
+    "1\ufe0f\u20e3 first.md",
+    "#\ufe0f\u20e3.md",
+    "\u2813\u2811\u2807\u2807\u2815\u2800\u283a\u2815\u2817\u2807\u2819.md",
+    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.md",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467.md",
+    "\u182e\u1823\u1829\u182d\u1823\u182f\u180b.md",
+    "\u2615\ufe0f.md",
 ]
 
 
