@@ -484,4 +484,18 @@ def recover(vault: Vault) -> tuple[int, int]:
             return None
         return None if data is None else fsops.etag_of(data)
 
-    return store.recover(current_etag)
+    def finish_move(row: Version, etag: str) -> bool:
+        """Rewrite the links of a note a folder move had moved when the crash came."""
+        data = vault.recorder.content(row)
+        if data is None:
+            return False
+        try:
+            target = vault.sandbox.resolve(row.lang, row.path)
+            with vault.sandbox.open(target) as place:
+                place.commit(data, if_match=etag)
+        except (VaultError, OSError) as err:
+            log.warning("could not finish the move of %s/%s: %s", row.lang, row.path, err)
+            return False
+        return True
+
+    return store.recover(current_etag, finish_move)

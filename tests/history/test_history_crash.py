@@ -8,7 +8,10 @@ text, nothing may stay pending, and each file's newest version must be the file.
 
 from __future__ import annotations
 
+import base64
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -16,6 +19,10 @@ import httpx2
 import pytest
 from helpers.history import check_history_consistent, history_versions
 from helpers.indexer_process import start_indexer, wait_for
+
+from indexer.daemon import build_vault, open_history
+from indexer.settings import Settings
+from shared.workspace import Workspace
 
 # Folder summaries are versions too; these tests count the notes' versions only.
 NO_SUMMARIES = {"INDEXER_SUMMARIES": "0"}
@@ -77,3 +84,50 @@ def test_kill_9_during_writes_leaves_history_and_files_consistent(workspace: Pat
             assert not missing, f"acknowledged writes of {path} without a version: {missing}"
     finally:
         restarted.stop()
+
+
+CRASH_AFTER_THE_RENAME = """
+import os, sys
+from pathlib import Path
+from indexer.daemon import build_vault, open_history
+from indexer.settings import Settings
+from indexer.vault.sandbox import Place
+from shared.workspace import Workspace
+
+settings = Settings(workspace=Workspace(Path(sys.argv[1])))
+vault = build_vault(settings, open_history(settings))
+Place.commit = lambda self, data, **kw: os._exit(9)  # the first link rewrite: power cut
+vault.move("en", "A", "deep/B")
+"""
+
+
+def test_a_folder_move_cut_short_after_its_rename_is_finished_at_the_next_start(
+    workspace: Path,
+) -> None:
+    """The folder is renamed in one step, then each note whose links point out of it is
+    rewritten: a crash between left the notes at their new place with links to the
+    old one (broken images for good) and history naming bytes that were not on disk."""
+    settings = Settings(workspace=Workspace(workspace))
+    vault = build_vault(settings, open_history(settings))
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(32)).decode()
+    vault.write("en", "img.md.assets/p.png", png, encoding="base64")
+    for n in range(5):
+        vault.write("en", f"A/n{n}.md", f"# n{n}\n![p](../img.md.assets/p.png)\n")
+    vault.write("en", "A/plain.md", "# plain\nno links\n")
+    assert vault.recorder.store is not None
+    vault.recorder.store.close()
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASH_AFTER_THE_RENAME, str(workspace)], capture_output=True
+    )
+    assert crashed.returncode == 9, crashed.stderr
+    moved = Workspace(workspace).vault_dir("en") / "deep/B"
+    assert "](../img.md.assets/" in (moved / "n0.md").read_text()  # cut short: old links
+    vault = build_vault(settings, open_history(settings))  # the next start recovers
+    try:
+        for n in range(5):
+            assert "](../../img.md.assets/p.png)" in (moved / f"n{n}.md").read_text()
+        assert vault.history("en", "deep/B/n0.md")["versions"][0]["op"] == "move"
+    finally:
+        assert vault.recorder.store is not None
+        vault.recorder.store.close()
+    assert check_history_consistent(workspace) > 0

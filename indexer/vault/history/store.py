@@ -173,8 +173,17 @@ class HistoryStore:
             writes.insert_row(conn, row, millis(at))
         return self.latest(lang, path)
 
-    def recover(self, current_etag: Callable[[str, str], str | None]) -> tuple[int, int]:
-        """Settle the rows a crash left pending against the files; (kept, dropped)."""
+    def recover(
+        self,
+        current_etag: Callable[[str, str], str | None],
+        finish_move: Callable[[Version, str], bool] | None = None,
+    ) -> tuple[int, int]:
+        """Settle the rows a crash left pending against the files; (kept, dropped).
+
+        A folder move renames the folder, then rewrites the links of the notes in it: a
+        crash between left notes at their new paths with their old links. Such a note
+        (its bytes still the ones it had at the old path) is given to ``finish_move``
+        with its current etag, to write the bytes its row recorded."""
         with self._read() as conn:
             rows = [
                 version_of(r)
@@ -182,10 +191,23 @@ class HistoryStore:
                     f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE v.pending = 1"
                 )
             ]
+        moved_from = {(r.batch, r.lang, r.path): r for r in rows if r.op == "move" and not r.etag}
         keep: list[tuple[int]] = []
         drop: list[tuple[int]] = []
         for row in rows:
             now = current_etag(row.lang, row.path)
+            source = moved_from.get((row.batch, row.lang, row.other_path or ""))
+            if (
+                finish_move is not None
+                and row.op == "move"
+                and row.etag is not None
+                and now is not None
+                and now != row.etag
+                and source is not None
+                and now == source.prev_etag
+                and finish_move(row, now)
+            ):
+                now = row.etag
             happened = now != row.prev_etag or now == row.etag
             (keep if happened else drop).append((row.id,))
         with self._write() as conn:
