@@ -180,6 +180,10 @@ class Connections:
         finally:
             self._readers.append(conn)
 
+    def get_state(self, key: str) -> str | None:
+        with self.write() as conn:
+            return self.state(conn, key)
+
     def set_state(self, key: str, value: str) -> None:
         with self.write() as conn:
             conn.execute("INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)", (key, value))

@@ -39,6 +39,10 @@ log = logging.getLogger("indexer.index")
 BARRIER_SECONDS = 0.5
 
 
+# State key: "1" while the change listeners may not have heard every change indexed.
+LISTENERS_BEHIND = "listeners_behind"
+
+
 class NoteIndex:
     """The SQLite index at ``workspace.index_path``."""
 
@@ -51,6 +55,7 @@ class NoteIndex:
         self._db = Connections(self.path)
         self._ready = threading.Event()
         self._stopping = threading.Event()
+        self._tell_every_file = False
         self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
@@ -90,6 +95,10 @@ class NoteIndex:
             self._db.open_readonly()
         else:
             self._db.open_writer(check=check)
+            # ``check``: the last process did not stop cleanly; what it indexed may never
+            # have been told to the listeners (history): the first reconcile tells them
+            # of every file.
+            self._tell_every_file = check
             self._db.set_state("reconcile_running", "1")
 
     def close(self) -> None:
@@ -168,8 +177,18 @@ class NoteIndex:
         """Make the index equal to disk (blocking); marks the index ready."""
         self._tool.flush()  # the tools' appends are told as theirs
         self._db.set_state("reconcile_running", "1")
+        # Listeners may have missed changes this file holds: after a crash, a reconcile
+        # stopped part way (its batches are told at its end) or one made without
+        # listeners (``indexer reindex``); then they are told of every file.
+        behind = self._tell_every_file or self._db.get_state(LISTENERS_BEHIND) == "1"
+        self._db.set_state(LISTENERS_BEHIND, "1")
+        every = behind and bool(self.change_listeners)
         stats = reconcile.reconcile_all(
-            self._db.write, self.workspace, stop=self._stopping.is_set, progress=progress
+            self._db.write,
+            self.workspace,
+            stop=self._stopping.is_set,
+            progress=progress,
+            every=every,
         )
         with self._linked_lock:  # every file was seen: the whole set
             self._linked = {key for key, linked in stats.linked.items() if linked}
@@ -177,6 +196,13 @@ class NoteIndex:
         self._db.set_state("reconcile_running", "0")
         self._tell(stats, "reconcile")  # before ``ready``: a listener waiting for it
         self._ready.set()  # has heard every change of the start-up reconcile
+        for lang, path in stats.same if every else ():
+            if self._stopping.is_set():
+                return stats  # still behind: told at the next start
+            self._tell_all([(lang, path, "reconcile")])
+        self._tell_every_file = False
+        told = bool(self.change_listeners) or not (behind or stats.changed)
+        self._db.set_state(LISTENERS_BEHIND, "0" if told else "1")
         return stats
 
     def _seen_links(self, stats: ReconcileStats) -> None:
