@@ -308,16 +308,17 @@ def _move_folder(
                 "or the files in the folder one by one"
             )
     relocate = relocate_prefix(source.rel, dest.rel)
-    for _ in range(ATTEMPTS):
-        listed = _folder_files(vault, source)
-        targets = [vault.sandbox.resolve(source.lang, rel) for rel in listed]
-        targets += [vault.sandbox.resolve(source.lang, relocate(rel)) for rel in listed]
-        with vault.locked(targets), ExitStack() as stack:
-            src = stack.enter_context(vault.sandbox.open(source))
-            dst = stack.enter_context(vault.sandbox.open(dest))
-            if _folder_files(vault, source) != listed:
-                continue
-            return _move_folder_locked(vault, src, dst, relocate, reason, actor)
+    with vault.locked([], alone=source.lang):  # no tool changes the vault meanwhile
+        for _ in range(ATTEMPTS):
+            listed = _folder_files(vault, source)
+            targets = [vault.sandbox.resolve(source.lang, rel) for rel in listed]
+            targets += [vault.sandbox.resolve(source.lang, relocate(rel)) for rel in listed]
+            with vault.locked(targets), ExitStack() as stack:
+                src = stack.enter_context(vault.sandbox.open(source))
+                dst = stack.enter_context(vault.sandbox.open(dest))
+                if _folder_files(vault, source) != listed:
+                    continue  # another program's files came or went
+                return _move_folder_locked(vault, src, dst, relocate, reason, actor)
     raise ConflictError(f"the files in {source.rel} keep changing; try the move again")
 
 

@@ -22,19 +22,19 @@ delete, with their per-file locks and the telling of the index and listeners.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import stat
 import threading
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Protocol
 
 from indexer.vault import contents, fsops, moves, reading, timeline
 from indexer.vault.digests import Digests
 from indexer.vault.history.store import Change, HistoryStore
+from indexer.vault.locks import VaultLocks
 from indexer.vault.reading import GREP_MAX_BYTES, GREP_MAX_SECONDS, GrepPlanner
 from indexer.vault.recording import Recorder, check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
@@ -94,10 +94,7 @@ class Vault:
         # A grep stops (truncated: true) past either budget, however slow its pattern.
         self.grep_max_seconds = GREP_MAX_SECONDS
         self.grep_max_bytes = GREP_MAX_BYTES
-        self._locks: weakref.WeakValueDictionary[tuple[str, str], threading.Lock] = (
-            weakref.WeakValueDictionary()
-        )
-        self._locks_guard = threading.Lock()
+        self._locks = VaultLocks()
 
     # -- reading (``reading``) -------------------------------------------------------
 
@@ -242,7 +239,7 @@ class Vault:
             raise InvalidArgumentError("content must be a non-empty string")
         data = content.encode("utf-8")
         self._check_size(len(data))
-        with self._lock(target), self.sandbox.open(target) as place:
+        with self.locked([target]), self.sandbox.open(target) as place:
             existing = self._existing_bytes(place)
             fsops.check_if_match(if_match, existing)
             if existing is None and not create:
@@ -437,23 +434,15 @@ class Vault:
         return target
 
     def _lock(self, target: Target) -> threading.Lock:
-        """One lock per file; case-folded so a case-insensitive file system is covered too."""
-        with self._locks_guard:
-            key = (target.lang, target.rel.casefold())
-            lock = self._locks.get(key)
-            if lock is None:
-                lock = threading.Lock()
-                self._locks[key] = lock
-            return lock
+        """The file's own lock alone (recording what changed outside the tools)."""
+        return self._locks.file(target.lang, target.rel)
 
-    @contextlib.contextmanager
-    def locked(self, targets: list[Target]) -> Iterator[None]:
-        """Hold the locks of several files, taken in one global order (no deadlock)."""
-        with contextlib.ExitStack() as stack:
-            keys = sorted({(t.lang, t.rel.casefold()): t for t in targets}.items())
-            for _, target in keys:
-                stack.enter_context(self._lock(target))
-            yield
+    def locked(
+        self, targets: list[Target], *, alone: str | None = None
+    ) -> AbstractContextManager[None]:
+        """Hold the locks of the files a change touches, and their vault shared (the vault
+        of lang ``alone`` alone: a folder move, which new files must not enter)."""
+        return self._locks.held([(t.lang, t.rel) for t in targets], alone=alone)
 
     def _notify(
         self, target: Target, rel: str | None = None, *, appended: str | None = None

@@ -9,6 +9,7 @@ text, nothing may stay pending, and each file's newest version must be the file.
 from __future__ import annotations
 
 import base64
+import contextlib
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from helpers.indexer_process import start_indexer, wait_for
 from indexer.daemon import build_vault, open_history
 from indexer.settings import Settings
 from indexer.vault.fsops import etag_of
+from shared.errors import NotFoundError
 from shared.workspace import Workspace
 
 # Folder summaries are versions too; these tests count the notes' versions only.
@@ -172,4 +174,42 @@ def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: 
         assert (newest["op"], newest["actor"]) == ("edit", "external")
     finally:
         restarted.stop()
+    assert check_history_consistent(workspace) > 0
+
+
+def test_new_notes_written_while_their_folder_moves_are_where_history_says(
+    workspace: Path,
+) -> None:
+    """A folder move locked the files it listed; a note created in the folder while it
+    moved landed in the moved folder while the write's answer and history named the old
+    path. Every change now holds its vault shared and a folder move holds it alone."""
+    settings = Settings(workspace=Workspace(workspace))
+    vault = build_vault(settings, open_history(settings))
+    for n in range(30):
+        vault.write("en", f"A/n{n}.md", f"# n{n}\n")
+    answers: list[str] = []
+    failures: list[BaseException] = []
+    moving = threading.Event()
+
+    def writer(k: int) -> None:
+        moving.wait()
+        for i in range(40):
+            try:
+                answers.append(vault.write("en", f"A/w{k}-{i}.md", f"# w{k} {i}\n")["path"])
+            except BaseException as err:
+                failures.append(err)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
+    for thread in threads:
+        thread.start()
+    moving.set()
+    for round_ in range(40):  # the writes make A again each time
+        with contextlib.suppress(NotFoundError):
+            vault.move("en", "A", f"B{round_}")
+    for thread in threads:
+        thread.join(60)
+    assert vault.recorder.store is not None
+    vault.recorder.store.close()
+    assert not failures, failures
+    assert len(answers) == 120
     assert check_history_consistent(workspace) > 0
