@@ -110,7 +110,7 @@ def diff(
     old_row = vault.recorder.version(target.lang, target.rel, from_version, "from_version")
     old = vault.recorder.content(old_row) or b""
     if to_version is None:
-        new = _current(vault, target) or b""
+        new = _current_text(vault, target)
         new_name = "current"
     else:
         new_row = vault.recorder.version(target.lang, target.rel, to_version, "to_version")
@@ -151,6 +151,17 @@ def _check_file(vault: Vault, target: Target) -> None:
         raise InvalidArgumentError(f"history is kept per file; {target.rel} is a folder")
     if not stat.S_ISREG(info.st_mode):
         raise ForbiddenPathError(f"{target.rel} is not a regular file")
+
+
+def _current_text(vault: Vault, target: Target) -> bytes:
+    """The file's bytes now for a diff: b"" when it is gone (the diff then shows it
+    deleted); a file too large to read or a folder in its place is refused, not shown
+    as every line deleted."""
+    try:
+        with vault.sandbox.open(target) as place:
+            return vault._existing_bytes(place) or b""
+    except IsADirectoryError:
+        raise InvalidArgumentError(f"{target.rel} is a folder now; diff two versions") from None
 
 
 def _current(vault: Vault, target: Target) -> bytes | None:

@@ -139,6 +139,20 @@ def test_a_bad_reason_is_refused_by_every_changing_method(vault: Vault, reason: 
 # -- read, history, diff -------------------------------------------------------------------
 
 
+def test_diff_against_a_current_file_it_cannot_read_is_refused(vault: Vault) -> None:
+    """A current file over the size limit, or a folder now in its place, was diffed as
+    empty: every line shown deleted."""
+    vault.write("en", "a.md", "# A\n\none\n")
+    on_disk = vault.sandbox.workspace.vault_dir("en") / "a.md"
+    on_disk.write_bytes(b"# A\n" + b"x" * (vault.max_file_bytes + 1))
+    refused(vault, "too_large", vault.diff, "en", "a.md", 1)
+    on_disk.unlink()
+    on_disk.mkdir()
+    refused(vault, "invalid_argument", vault.diff, "en", "a.md", 1)
+    on_disk.rmdir()  # gone: the diff shows it deleted
+    assert "-one\n" in vault.diff("en", "a.md", 1)["diff"]
+
+
 def test_read_a_version_and_diff_between_versions(vault: Vault) -> None:
     vault.write("en", "a.md", "# A\n\none\n")
     vault.write("en", "a.md", "# A\n\ntwo\n")
