@@ -82,10 +82,7 @@ def _brute_force(root: Path, regex: re.Pattern[str]) -> list[Match]:
             if usable and name.endswith(".md") and (name not in chosen or raw == name):
                 chosen[name] = raw
         for name, raw in chosen.items():
-            try:
-                text = (where / raw).read_bytes().decode("utf-8")
-            except UnicodeDecodeError:
-                continue
+            text = (where / raw).read_bytes().decode("utf-8", "replace")  # as rg reads it
             rel = name if prefix == "." else f"{prefix}/{name}"
             lines = text.split("\n")
             if not lines[-1]:
@@ -141,8 +138,9 @@ def test_grep_with_the_plan_is_exact_after_changes_behind_the_index(
     assert used >= 30
     zebra = {path for path, _, _ in _matches(planned.grep("en", "zebra", fixed=True))}
     assert "日記/新しい.md" in zebra and "a/only-ï.md" in zebra
-    assert "a/twin-é.md" not in zebra and "binary.md" not in zebra
-    assert len(zebra) == 7
+    # a note that is not UTF-8 is found as search finds it (it was never matched)
+    assert "a/twin-é.md" not in zebra and "binary.md" in zebra
+    assert len(zebra) == 8
 
 
 def test_text_after_a_nul_byte_is_found(ws: Workspace, index: NoteIndex) -> None:

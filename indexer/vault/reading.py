@@ -28,6 +28,7 @@ from indexer.vault.digests import etag_of_file
 from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import LineMatcher, Signature, SkipFile, compile_glob, signature, walk_files
 from shared.errors import ForbiddenPathError, InvalidArgumentError
+from shared.filetypes import is_text_name
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -177,7 +178,9 @@ def grep(
                         continue
                 if scanned > vault.grep_max_bytes or time.monotonic() > deadline:
                     return {"matches": matches, "truncated": True}
-                text = entry.read_text(vault.max_file_bytes)
+                # A note or text file with bytes that are not UTF-8 is searched as the
+                # index has it (U+FFFD for them); an image never is.
+                text = entry.read_text(vault.max_file_bytes, lossy=is_text_name(entry.name))
                 if text is None:
                     continue
                 scanned += len(text)

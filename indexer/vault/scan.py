@@ -78,9 +78,10 @@ class FileEntry:
         assert self.entry is not None, "a folder has no links"
         return self.entry.stat(follow_symlinks=False).st_nlink > 1
 
-    def read_text(self, max_bytes: int) -> str | None:
-        """The file's UTF-8 text, or None (gone, now a link or FIFO, too big, not text)."""
-        return read_text_at(self.dir_fd, self.name, max_bytes)
+    def read_text(self, max_bytes: int, *, lossy: bool = False) -> str | None:
+        """The file's UTF-8 text, or None (gone, now a link or FIFO, too big, not text;
+        ``lossy``: bytes that are not UTF-8 read as U+FFFD, as the index reads them)."""
+        return read_text_at(self.dir_fd, self.name, max_bytes, lossy=lossy)
 
 
 def list_folder(
@@ -220,7 +221,7 @@ def _first(item: tuple[str, object]) -> str:
     return item[0]
 
 
-def read_text_at(dir_fd: int, name: str, max_bytes: int) -> str | None:
+def read_text_at(dir_fd: int, name: str, max_bytes: int, *, lossy: bool = False) -> str | None:
     """A regular file's UTF-8 text, or None (gone, a link or FIFO, too big, not text)."""
     try:
         fd = fsops.open_regular(name, dir_fd)
@@ -232,7 +233,7 @@ def read_text_at(dir_fd: int, name: str, max_bytes: int) -> str | None:
         data = fsops.read_all(fd, max_bytes)
         if len(data) > max_bytes:
             return None
-        return data.decode("utf-8")
+        return data.decode("utf-8", "replace" if lossy else "strict")
     except (OSError, UnicodeDecodeError):
         return None
     finally:
