@@ -29,14 +29,14 @@ from agent_client.actions import ActionResult, run_action
 from agent_client.connection import Vault
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
-from agent_client.merge.knowledge import merge_knowledge
+from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
 from agent_client.merge.llm import make_llm
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
-from shared.errors import IndexerOfflineError
-from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+from shared.errors import IndexerOfflineError, NotFoundError, VaultError
+from shared.models import Action, DeleteAction, EditAction, MemoryEntry, is_made_id
 
 logger = logging.getLogger("agent_client.writer")
 
@@ -68,6 +68,8 @@ class MemoryWriter:
         self._closed = False
         self._llm: AsyncOpenAI | None = None
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
+        # Entries whose merge was cut short and undone: tried again as new (writer thread).
+        self._undone: set[str] = set()
         quiet_transport_logs()
 
     # -- producers (any thread) ------------------------------------------------------
@@ -186,11 +188,37 @@ class MemoryWriter:
         entry is tried there once: an indexer was serving all along, so it is not dropped."""
         try:
             return await self._apply(keeper, entry, again=False)
-        except IndexerOfflineError:
+        except IndexerOfflineError as exc:
+            cut_short = isinstance(exc, MergeCutShort) and exc.undo_first
             if not await keeper.moved():
+                if cut_short:  # a stalled indexer may answer again: leave nothing behind
+                    await self._undo_cut_short(keeper, entry, exc)
                 raise
+            if cut_short:  # the restarted indexer has the same history
+                await self._undo_cut_short(keeper, entry, exc)
         logger.info("memory entry %s: the indexer restarted; trying it there", entry.id)
         return await self._apply(keeper, entry, again=True)
+
+    async def _undo_cut_short(
+        self, keeper: SessionKeeper, entry: MemoryEntry, exc: IndexerOfflineError
+    ) -> None:
+        """Take back what a merge cut short wrote (the id changed nothing before it), so
+        that trying the entry again merges it once and dropping it leaves nothing; when
+        the indexer still does not answer, the error says how to do it later."""
+        try:
+            await (await keeper.get()).vault(entry.lang).undo(entry.id)
+        except NotFoundError:
+            return  # none of its writes landed
+        except IndexerOfflineError:
+            exc.message += (
+                f"; writes of the merge may have landed: `agent-client undo {entry.id}` "
+                "takes them back once the indexer runs"
+            )
+            exc.args = (exc.message,)
+        except VaultError as err:  # changed since by someone: their text stays
+            logger.warning("memory entry %s: its cut-short merge stays: %s", entry.id, err)
+        else:
+            self._undone.add(entry.id)
 
     async def _apply(
         self, keeper: SessionKeeper, entry: MemoryEntry, *, again: bool
@@ -198,14 +226,18 @@ class MemoryWriter:
         vault = (await keeper.get()).vault(entry.lang)
         if entry.kind == "event":
             return await self._append_event_async(vault, entry, again=again)
-        return await self._write_kb_item_async(vault, entry)
+        try:
+            return await self._write_kb_item_async(vault, entry)
+        finally:
+            self._undone.discard(entry.id)
 
     async def _append_event_async(
         self, vault: Vault, entry: MemoryEntry, *, again: bool = False
     ) -> SystemNotice:
-        # Tried again after a failure: the append may have landed before the connection
-        # dropped, and an event must not be logged twice.
-        found = await appended_already(vault, entry, self.settings.tz) if again else None
+        # Tried again after a failure, the append may have landed before the connection
+        # dropped; an id the host set may come twice. An event is never logged twice.
+        seen = again or not is_made_id(entry.id)
+        found = await appended_already(vault, entry, self.settings.tz) if seen else None
         result = found or await append_event(vault, entry, self.settings.tz)
         summary = f"Logged the event {entry.title!r} in {result['path']}."
         if entry.images:  # said, not silently dropped: images go with knowledge entries
@@ -227,7 +259,9 @@ class MemoryWriter:
         )
 
     async def _write_kb_item_async(self, vault: Vault, entry: MemoryEntry) -> SystemNotice:
-        outcome = await merge_knowledge(vault, entry, self.settings, self._llm_client)
+        outcome = await merge_knowledge(
+            vault, entry, self.settings, self._llm_client, undone_before=entry.id in self._undone
+        )
         return SystemNotice(
             entry.id,
             entry.lang,

@@ -49,6 +49,15 @@ def new_entry_id() -> str:
     return uuid.uuid4().hex
 
 
+_MADE_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+def is_made_id(entry_id: str) -> bool:
+    """Whether ``entry_id`` has the form ``new_entry_id`` gives: new for certain. An id
+    the host set may come again (an entry submitted twice, or one id for two entries)."""
+    return _MADE_ID.match(entry_id) is not None
+
+
 @dataclass
 class MemoryEntry:
     """One thing the agent wants remembered: a piece of knowledge or an event."""

@@ -269,7 +269,7 @@ def test_writing_an_unread_note_is_refused_to_the_model(
         if turn == 0:
             return tool_call("write", path="items/go.md", content="# Go\n\nblind\n")
         if turn == 1:
-            assert "read it before writing it" in last_tool_result(request)
+            assert "before writing it" in last_tool_result(request)
             return tool_call("read", path="items/go.md")
         if turn == 2:
             return tool_call("write", path="items/go.md", content=read_content(request) + "ok\n")
@@ -503,3 +503,92 @@ def test_an_llm_merge_logs_no_request_lines_at_info(
     assert notice.ok and notice.method == "llm", notice.error
     assert len(stub.requests) == 2
     assert not [r.getMessage() for r in caplog.records if "HTTP Request" in r.getMessage()]
+
+
+def test_a_partial_read_is_not_enough_to_write_a_note(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """A model that read 8 lines of a 50-line note and wrote them back, plus its line,
+    cut the note to its 8 lines (the merge said ok)."""
+    lines = "".join(f"- line {n}\n" for n in range(50))
+    path = seed(server, lang, text=NOTE + lines)
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md", limit=8)
+        if turn == 1:
+            return tool_call("write", path="items/go.md", content=read_content(request) + "x\n")
+        if turn == 2:
+            assert "read it whole" in last_tool_result(request)
+            return tool_call("read", path="items/go.md")
+        if turn == 3:
+            return tool_call("write", path="items/go.md", content=read_content(request) + "ok\n")
+        return final(["items/go.md"], "ok")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang))
+    assert notice.ok, notice.error
+    text = path.read_text()
+    assert "- line 49\n" in text and text.endswith("ok\n") and "x\n" not in text
+
+
+def test_a_failed_merge_never_takes_back_an_earlier_entry_with_the_same_id(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """A host id given twice (an entry submitted again, or model-numbered ids): the
+    failed model merge of the second was rolled back by undo of the id, which also took
+    back the first's merge (and an event's day file), both acknowledged ok."""
+    path = seed(server, lang)
+    first = entry(lang, content="gone: past participle", id="msg-42")
+
+    def good(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            return tool_call(
+                "write", path="items/go.md", content=read_content(request) + "- gone\n"
+            )
+        return final(["items/go.md"], "merged")
+
+    stub.run(good)
+    assert run_entry(server, stub, first).method == "llm"
+    merged = path.read_text()
+    stub.run([tool_call("write", path="items/eat.md", content="# Eat\n"), say("garbage")])
+    again = entry(lang, title="Eat", content="ate: past tense", id="msg-42")
+    notice = run_entry(server, stub, again, fallback=True)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "already changed this vault" in (notice.fallback_reason or "")
+    assert path.read_text() == merged  # the first entry's merge stays
+    assert stub.requests == []  # the model was not asked for the second entry
+
+
+def test_a_merge_cut_short_by_a_restart_is_undone_then_merged_once(
+    tmp_path: Path, stub: LLMStub
+) -> None:
+    """The model's write landed, then the indexer restarted: the entry was tried again
+    on the new indexer on top of its first write, and the fact was in the note twice."""
+    servers = [start_indexer(tmp_path / "ws")]
+    path = seed(servers[0], "en")
+    restarted: list[bool] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        tools = sum(1 for m in request["messages"] if m["role"] == "tool")
+        if tools == 0:
+            return tool_call("read", path="items/go.md")
+        if tools == 1:
+            content = read_content(request) + "- gone: past participle\n"
+            return tool_call("write", path="items/go.md", content=content)
+        if tools == 2 and not restarted:
+            restarted.append(True)
+            servers[-1].stop()
+            servers.append(start_indexer(tmp_path / "ws"))
+            return tool_call("stat", path="items/go.md")
+        return final(["items/go.md"], "added gone")
+
+    stub.run(script)
+    try:
+        notice = run_entry(servers[-1], stub, entry("en", id="e-restart"))
+        assert notice.ok and notice.method == "llm", notice.error
+        assert path.read_text().count("gone: past participle") == 1
+    finally:
+        servers[-1].stop()

@@ -121,6 +121,22 @@ def test_events_append_in_order_with_one_preamble(
     assert "- time: 2026-11-29T20:03:00+00:00" in text
 
 
+def test_an_event_submitted_again_with_its_host_id_is_logged_once(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    """A host resubmitting what it is unsure of (a crash; the queue is not kept) logged
+    its events twice. An id of the writer's own form (new_entry_id) is not looked up."""
+    again = [event(lang, f"e{i}", id=f"host-{i}") for i in range(2)] + [event(lang, "made")]
+    writer.submit(again)
+    assert writer.flush(30)
+    writer.submit(again[:2])
+    assert writer.flush(30)
+    assert [n.ok for n in sink.notices] == [True] * 5
+    text = (vault_dir(server, lang) / "events/2026/11/29.md").read_text()
+    assert [text.count(f"- entry: host-{i}\n") for i in range(2)] == [1, 1]
+    assert text.count("\n## Event\n") == 3
+
+
 def test_event_day_follows_the_configured_time_zone(server: RunningIndexer, lang: str) -> None:
     sink = CollectingNoticeSink()
     tokyo = MemoryWriter(

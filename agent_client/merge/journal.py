@@ -22,7 +22,7 @@ from agent_client.reasons import entry_reason
 from agent_client.results import WriteResult
 from shared.errors import ConflictError, NotFoundError, VaultError
 from shared.images import ASSETS_SUFFIX
-from shared.models import MemoryEntry
+from shared.models import MemoryEntry, is_made_id
 
 logger = logging.getLogger("agent_client.merge.journal")
 
@@ -35,6 +35,8 @@ class WriteJournal:
         self.entry_id = entry.id
         self.reason = entry_reason(entry)
         self._created: dict[str, bool] = {}  # path -> whether this merge created it
+        # A write was sent: it may have landed even when its answer never came.
+        self.attempted = False
 
     @property
     def written(self) -> list[str]:
@@ -45,6 +47,7 @@ class WriteJournal:
         self, path: str, content: str, *, if_match: str | None, encoding: str = "utf-8"
     ) -> WriteResult:
         """Write ``content`` with the entry's reason (``if_match`` "": must be new)."""
+        self.attempted = True
         result = await self.vault.write(
             path, content, encoding=encoding, if_match=if_match, reason=self.reason
         )
@@ -63,6 +66,20 @@ class WriteJournal:
             await self.vault.delete(path, reason=self.reason)
         del self._created[path]
         await self._remove_empty_assets_folder(path)
+
+    async def id_is_new(self) -> bool:
+        """Whether no change in the vault carries the entry's id yet: then undo of the
+        id takes back this merge's writes and nothing else (else it would also take
+        back what an earlier entry with this id did, acknowledged long ago)."""
+        if is_made_id(self.entry_id) or not await self.vault.has_history():
+            return True
+        try:
+            await self.vault.undo(self.entry_id, dry_run=True)
+        except NotFoundError:
+            return True
+        except ConflictError:  # changes that cannot be undone: there are some
+            return False
+        return False
 
     async def rollback(self) -> str | None:
         """Undo every write of this merge (the server's undo of the entry); None when

@@ -164,8 +164,11 @@ class ToolExecutor:
 
     async def _read(self, path: str, offset: int, limit: int | None) -> dict[str, Any]:
         result = await self.vault.read(path, offset=offset, limit=limit)
-        self._etags[path] = result["etag"]
-        if offset == 0 and limit is None:
+        whole = offset == 0 and (
+            limit is None or len(result["content"].encode("utf-8")) >= result["size"]
+        )
+        if whole:  # a write needs the whole text read: a part written back cut the note
+            self._etags[path] = result["etag"]
             self._seen[path] = result["content"]
         return {"path": path, "content": result["content"], "size": result["size"]}
 
@@ -180,7 +183,10 @@ class ToolExecutor:
         if_match = self._etags.get(path)
         if if_match is None:
             if (await self.vault.stat(path))["exists"]:
-                return f"invalid_argument: {path} exists; read it before writing it"
+                return (
+                    f"invalid_argument: {path} exists; read it whole (no offset or limit) "
+                    "before writing it"
+                )
             if_match = ""
         try:
             result = await self.journal.write(path, content, if_match=if_match)
