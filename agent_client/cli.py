@@ -28,10 +28,12 @@ from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
+from agent_client.terminal import for_terminal
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.cli_usage import refuse_options_before_command, whole_number
 from shared.errors import IndexerOfflineError, VaultError
+from shared.images import detect_image
 from shared.models import (
     MAX_RECALL_BUDGET,
     MIN_RECALL_BUDGET,
@@ -269,6 +271,11 @@ def _image_files(paths: list[str]) -> list[str]:
     for path in paths:
         if not os.path.isfile(path) or not os.access(path, os.R_OK):
             raise ValueError(f"--image {path!r:.80}: no such readable file")
+        with open(path, "rb") as file:
+            if detect_image(file.read(4096)) is None:
+                raise ValueError(
+                    f"--image {path!r:.80}: not a PNG, JPEG, GIF, WebP, BMP or AVIF image"
+                )
     return paths
 
 
@@ -310,13 +317,14 @@ def _print_notice(notice: SystemNotice, as_json: bool) -> None:
         print(json.dumps(asdict(notice), ensure_ascii=False))
         return
     if not notice.ok:
-        print(f"agent-client: failed: {notice.error}", file=sys.stderr)
+        print(for_terminal(f"agent-client: failed: {notice.error}", sys.stderr), file=sys.stderr)
         return
-    print(notice.update_summary)
+    print(for_terminal(notice.update_summary, sys.stdout))
     for path in notice.updated_files:
-        print(f"  {path}")
+        print(for_terminal(f"  {path}", sys.stdout))
     if notice.fallback_reason:
-        print(f"(merged without the LLM: {notice.fallback_reason})", file=sys.stderr)
+        reason = f"(merged without the LLM: {notice.fallback_reason})"
+        print(for_terminal(reason, sys.stderr), file=sys.stderr)
 
 
 def frontmatter_value(text: str) -> Any:
@@ -379,7 +387,7 @@ async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) 
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     elif text:
-        print(text.rstrip("\n"))
+        print(for_terminal(text.rstrip("\n"), sys.stdout))
     return EXIT_OK
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.results import HistoryResult, UndoResult, Version
 from agent_client.settings import ClientSettings
+from agent_client.terminal import for_terminal
 from shared.cli_usage import whole_number
 from shared.models import ENTRY_ID_RE
 
@@ -77,7 +78,7 @@ async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> 
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     elif text:
-        print(text.rstrip("\n"))
+        print(for_terminal(text.rstrip("\n"), sys.stdout))
     return 0
 
 
@@ -103,7 +104,7 @@ async def _show(vault: Vault, args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(base64.b64decode(result["content"]))
         sys.stdout.buffer.flush()
     else:
-        sys.stdout.write(result["content"])
+        sys.stdout.write(for_terminal(result["content"], sys.stdout))
         sys.stdout.flush()
     return 0
 

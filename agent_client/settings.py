@@ -106,6 +106,17 @@ def parse_count(name: str, text: str) -> int:
     return number
 
 
+def parse_switch(name: str, text: str) -> bool:
+    """On (1, true, yes, on) or off (0, false, no, off); ``ConfigError`` for anything else
+    ("no" meant on before: only 0 and false turned it off)."""
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be 1 or 0 (true/false, yes/no, on/off), not {text!r:.40}")
+
+
 def parse_time_zone(name: str, text: str) -> tzinfo | None:
     """The IANA zone ``text`` names (None when empty: the machine's); ``ConfigError`` if none.
 
@@ -225,7 +236,9 @@ class ClientSettings:
             ),
             tz=tz,
             llm=llm,
-            llm_fallback=pick("llm_fallback", "AGENT_CLIENT_LLM_FALLBACK") not in ("0", "false"),
+            llm_fallback=parse_switch(
+                "AGENT_CLIENT_LLM_FALLBACK", pick("llm_fallback", "AGENT_CLIENT_LLM_FALLBACK")
+            ),
             max_image_bytes=parse_count(
                 "AGENT_CLIENT_MAX_IMAGE_BYTES",
                 pick("max_image_bytes", "AGENT_CLIENT_MAX_IMAGE_BYTES"),

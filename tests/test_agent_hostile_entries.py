@@ -289,6 +289,7 @@ def test_the_indexer_says_where_options_go_too(
     [
         (["event", "--title", "t", "--at", "0001-01-01T00:00:00+14:00", "x"], "--at"),
         (["remember", "--title", "t", "--image", "/nonexistent/p.png", "x"], "--image"),
+        (["remember", "--title", "t", "--image", __file__, "x"], "not a PNG, JPEG"),
     ],
 )
 def test_arguments_that_cannot_be_used_are_bad_usage_before_connecting(

@@ -39,6 +39,21 @@ def test_llm_is_configured_only_with_a_model(tmp_path: Path) -> None:
         ClientSettings.resolve({"llm": "maybe"}, env)
 
 
+def test_the_fallback_switch_takes_on_or_off_and_refuses_the_rest(tmp_path: Path) -> None:
+    """ "no", "off" and "banana" all meant on: only "0" and "false" turned it off."""
+    base = {"AGENT_CLIENT_WORKSPACE": str(tmp_path)}
+    assert ClientSettings.resolve({}, base).llm_fallback is True
+    for value, on in [("1", True), ("TRUE", True), ("yes", True), ("0", False), ("no", False)]:
+        env = {**base, "AGENT_CLIENT_LLM_FALLBACK": value}
+        assert ClientSettings.resolve({}, env).llm_fallback is on, value
+    for value in ("off ", "Off"):
+        assert not ClientSettings.resolve(
+            {}, {**base, "AGENT_CLIENT_LLM_FALLBACK": value}
+        ).llm_fallback
+    with pytest.raises(ValueError, match="AGENT_CLIENT_LLM_FALLBACK"):
+        ClientSettings.resolve({}, {**base, "AGENT_CLIENT_LLM_FALLBACK": "banana"})
+
+
 def test_time_zone(tmp_path: Path) -> None:
     env = {"AGENT_CLIENT_WORKSPACE": str(tmp_path), "AGENT_CLIENT_TZ": "Asia/Tokyo"}
     assert ClientSettings.resolve({}, env).tz == ZoneInfo("Asia/Tokyo")

@@ -1,0 +1,21 @@
+"""Note text on a terminal: escape sequences are shown, never run."""
+
+from __future__ import annotations
+
+import io
+
+from agent_client.terminal import for_terminal
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_control_characters_are_spelled_out_on_a_terminal_only() -> None:
+    hostile = "title \x1b]0;PWNED\x07 body \x1b[2J\tok\nnext \x9b line \x00"
+    shown = for_terminal(hostile, Terminal())
+    assert shown == "title \\x1b]0;PWNED\\x07 body \\x1b[2J\tok\nnext \\x9b line \\x00"
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert for_terminal(hostile, io.StringIO()) == hostile  # a pipe or a file: as it is
+    assert for_terminal("日本語 ünïcode ✓", Terminal()) == "日本語 ünïcode ✓"
