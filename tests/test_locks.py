@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -81,3 +82,29 @@ def test_held_locks_files_case_folded_and_the_vault_alone_when_asked() -> None:
     held = locks.held([], alone="en")  # an empty folder's move still holds its vault
     with held, pytest.raises(ConflictError), locks.vault("en").exclusive(timeout=0):
         pass
+
+
+def test_steady_shared_holders_do_not_starve_one_waiting_alone() -> None:
+    """Four threads taking it shared back to back, overlapping: the holders never all let
+    go at once, and a folder move waited 10 s and gave up with ``conflict``."""
+    lock = SharedLock()
+    stop = threading.Event()
+
+    def writer() -> None:
+        while not stop.is_set():
+            with lock.shared():
+                time.sleep(0.002)
+
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(0.05)
+        started = time.monotonic()
+        with lock.exclusive(timeout=2):
+            waited = time.monotonic() - started
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(5)
+    assert waited < 1.0

@@ -24,13 +24,15 @@ EXCLUSIVE_WAIT_SECONDS = 10.0
 class SharedLock:
     """Held by many at once (``shared``) or by one thread alone (``exclusive``).
 
-    Shared holders are never kept waiting by a thread that waits to hold it alone, so a
-    thread holding it shared may take it shared again; the thread holding it alone may
-    take it shared too (it already excludes everyone)."""
+    While a thread waits to hold it alone, new shared takers wait too: under a steady
+    stream of writes the holders otherwise never all let go at once (a folder move
+    waited 10 s and gave up). A thread already holding it shared takes it again at
+    once, and the thread holding it alone may take it shared (it excludes everyone)."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._holders = 0
+        self._waiting_alone = 0
         self._owner: int | None = None  # the thread holding it alone
         self._depth = threading.local()
 
@@ -46,7 +48,7 @@ class SharedLock:
                 self._depth.value = depth
             return
         with self._changed:
-            self._changed.wait_for(lambda: self._owner is None)
+            self._changed.wait_for(lambda: self._owner is None and not self._waiting_alone)
             self._holders += 1
         self._depth.value = 1
         try:
@@ -66,11 +68,17 @@ class SharedLock:
             raise RuntimeError("a thread holding the lock shared cannot take it alone")
         deadline = time.monotonic() + timeout
         with self._changed:
-            while self._owner is not None or self._holders:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise ConflictError("the vault is busy with other changes; try again")
-                self._changed.wait(left)
+            self._waiting_alone += 1
+            try:
+                while self._owner is not None or self._holders:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise ConflictError("the vault is busy with other changes; try again")
+                    self._changed.wait(left)
+            finally:
+                self._waiting_alone -= 1
+                if not self._waiting_alone:
+                    self._changed.notify_all()  # shared takers held back by this wait
             self._owner = me
         try:
             yield
