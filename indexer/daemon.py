@@ -118,6 +118,8 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
     vault.index_sync = index  # writes indexed before they return, appends before a read
     vault.grep_planner = index.grep_plan
     index.change_listeners.append(external_change_recorder(vault))
+    if vault.recorder.enabled:
+        index.recheck_listeners.append(vault.recheck_history)
     model = JobModel(settings.model) if settings.model is not None else None
     jobs = JobRunner()
     maintenance = build_maintenance(settings, vault, index, model)

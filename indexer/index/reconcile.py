@@ -57,8 +57,6 @@ class ReconcileStats:
     invalid: list[tuple[str, str, str]] = field(default_factory=list)
     seconds: float = 0.0
     changed: list[tuple[str, str]] = field(default_factory=list)  # (lang, path) synced
-    # (lang, path) of the files found as indexed, when asked for (``every``)
-    same: list[tuple[str, str]] = field(default_factory=list)
     # (lang, path) -> whether it has other names (hard links), for each file synced (a
     # whole pass names only the linked ones: it replaces the set): edits through another
     # name make no event the watcher hears
@@ -252,11 +250,9 @@ def reconcile_all(
     *,
     stop: Callable[[], bool],
     progress: Progress | None = None,
-    every: bool = False,
 ) -> ReconcileStats:
     """Bring every row in line with disk. ``writer()`` is a context manager giving the
-    writer connection with the lock held and a transaction open (one per batch);
-    ``every``: list the files found as indexed too (``stats.same``)."""
+    writer connection with the lock held and a transaction open (one per batch)."""
     started = time.monotonic()
     stats = ReconcileStats()
     with writer() as conn:  # the covering index notes_stat answers this
@@ -275,8 +271,6 @@ def reconcile_all(
             old = known.pop((f.lang, f.rel), None)
             if old == f.signature:
                 stats.unchanged += 1
-                if every:
-                    stats.same.append((f.lang, f.rel))
             else:
                 todo.append(f)
     total = stats.scanned

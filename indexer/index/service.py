@@ -61,6 +61,10 @@ class NoteIndex:
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
         # call's note_changed), "watcher" or "reconcile" (a change made outside the tools).
         self.change_listeners: list[ChangeListener] = []
+        # Called (with a "stop now?" check) when changes may have been indexed without
+        # being told (a crash, a reconcile stopped part way, ``indexer reindex``): each
+        # compares every file it knows with disk; False when it stopped before the end.
+        self.recheck_listeners: list[Callable[[Callable[[], bool]], bool]] = []
         # ``flush_delay``: the least time an append waits for the background flush.
         self._tool = ToolChanges(self._sync_tool_changes, self._tell_all, min_delay=flush_delay)
         self._sync = ChangeSync(
@@ -179,16 +183,11 @@ class NoteIndex:
         self._db.set_state("reconcile_running", "1")
         # Listeners may have missed changes this file holds: after a crash, a reconcile
         # stopped part way (its batches are told at its end) or one made without
-        # listeners (``indexer reindex``); then they are told of every file.
+        # listeners (``indexer reindex``); then the recheck listeners look at everything.
         behind = self._tell_every_file or self._db.get_state(LISTENERS_BEHIND) == "1"
         self._db.set_state(LISTENERS_BEHIND, "1")
-        every = behind and bool(self.change_listeners)
         stats = reconcile.reconcile_all(
-            self._db.write,
-            self.workspace,
-            stop=self._stopping.is_set,
-            progress=progress,
-            every=every,
+            self._db.write, self.workspace, stop=self._stopping.is_set, progress=progress
         )
         with self._linked_lock:  # every file was seen: the whole set
             self._linked = {key for key, linked in stats.linked.items() if linked}
@@ -196,13 +195,13 @@ class NoteIndex:
         self._db.set_state("reconcile_running", "0")
         self._tell(stats, "reconcile")  # before ``ready``: a listener waiting for it
         self._ready.set()  # has heard every change of the start-up reconcile
-        for lang, path in stats.same if every else ():
-            if self._stopping.is_set():
-                return stats  # still behind: told at the next start
-            self._tell_all([(lang, path, "reconcile")])
+        if behind:  # each looks at every file it knows (history: deletions too)
+            for recheck in self.recheck_listeners:
+                if not recheck(self._stopping.is_set):
+                    return stats  # stopped: still behind, done at the next start
         self._tell_every_file = False
-        told = bool(self.change_listeners) or not (behind or stats.changed)
-        self._db.set_state(LISTENERS_BEHIND, "0" if told else "1")
+        heard = bool(self.recheck_listeners) or not (behind or stats.changed)
+        self._db.set_state(LISTENERS_BEHIND, "0" if heard else "1")
         return stats
 
     def _seen_links(self, stats: ReconcileStats) -> None:

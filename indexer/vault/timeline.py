@@ -479,8 +479,32 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
             with vault.sandbox.open(target) as place:
                 data = vault._existing_bytes(place)
         except (VaultError, IsADirectoryError):
-            return  # a link, a folder, too big: nothing a tool could have written
+            if not _no_file_at(vault, target):
+                return  # a link to a file, hard links, too big: bytes no tool may take
+            data = None  # a folder now, or a folder on the way became a file: gone
         vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
+
+
+def _no_file_at(vault: Vault, target: Target) -> bool:
+    """Whether no file is at ``target``'s path any more (a folder in its place, or one
+    of its folders replaced by a file): the note is gone, as a delete would have it."""
+    root = vault.sandbox.vault_root(target.lang)
+    return root is not None and not os.path.isfile(os.path.join(root, target.rel))
+
+
+def recheck(vault: Vault, stop: Callable[[], bool]) -> bool:
+    """Compare every file history knows with disk and record what differs (``external``),
+    deletions too: after a crash, changes the index took in may never have reached
+    history (it hears of them after the index's commit). False when ``stop`` said so
+    before the end."""
+    store = vault.recorder.store
+    if store is None:
+        return True
+    for lang, path in store.paths():
+        if stop():
+            return False
+        observe_external(vault, lang, path, unknown=False)
+    return True
 
 
 def recover(vault: Vault) -> tuple[int, int]:

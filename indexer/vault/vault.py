@@ -417,6 +417,10 @@ class Vault:
         """Record a change made outside the tools (told by the watcher or the reconcile)."""
         timeline.observe_external(self, lang, path, unknown=unknown)
 
+    def recheck_history(self, stop: Callable[[], bool]) -> bool:
+        """Record what differs between history and disk (after a crash, in the background)."""
+        return timeline.recheck(self, stop)
+
     def recover_history(self) -> tuple[int, int]:
         """Settle the versions a crash left pending (at start-up, before serving)."""
         return timeline.recover(self)

@@ -151,8 +151,9 @@ def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: 
             )
     assert server.stop() == 0
     vault_dir = Workspace(workspace).vault_dir("en")
-    for path in PATHS:
+    for path in PATHS[1:]:
         (vault_dir / path).write_text(f"# edited while down: {path}\n")
+    (vault_dir / PATHS[0]).unlink()  # a deletion's row went with the killed pass too
     done = subprocess.run(
         [sys.executable, "-m", "indexer", "reindex", "--workspace", str(workspace)],
         capture_output=True,
@@ -165,13 +166,16 @@ def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: 
         def heard() -> bool:
             for path in PATHS:
                 newest = history_versions(workspace, "en", path, 1)[0]
-                if newest["etag"] != etag_of((vault_dir / path).read_bytes()):
+                on_disk = vault_dir / path
+                if newest["etag"] != (etag_of(on_disk.read_bytes()) if on_disk.exists() else None):
                     return False
             return True
 
         wait_for(heard, 30, what="history to record the edits made while down")
-        newest = history_versions(workspace, "en", PATHS[0], 1)[0]
+        newest = history_versions(workspace, "en", PATHS[1], 1)[0]
         assert (newest["op"], newest["actor"]) == ("edit", "external")
+        gone = history_versions(workspace, "en", PATHS[0], 1)[0]
+        assert (gone["op"], gone["actor"]) == ("delete", "external")
     finally:
         restarted.stop()
     assert check_history_consistent(workspace) > 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import functools
 import os
+import shutil
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -137,6 +138,31 @@ def test_a_bad_reason_is_refused_by_every_changing_method(vault: Vault, reason: 
 
 
 # -- read, history, diff -------------------------------------------------------------------
+
+
+def test_a_note_whose_place_became_a_folder_or_whose_folder_became_a_file_is_deleted(
+    vault: Vault,
+) -> None:
+    """``rm -r fx; touch fx`` (git does it switching branches): history kept the notes
+    below alive for good, as if a folder on the way could not be read."""
+    root = vault.sandbox.workspace.vault_dir("en")
+    vault.write("en", "fx/inner.md", "# inner\n")
+    vault.write("en", "dir.md", "# a note\n")
+    shutil.rmtree(root / "fx")
+    (root / "fx").write_text("now a file\n")
+    (root / "dir.md").unlink()
+    (root / "dir.md").mkdir()
+    for path in ("fx/inner.md", "dir.md"):
+        vault.observe_external("en", path)
+        newest = vault.history("en", path)["versions"][0]
+        assert (newest["op"], newest["etag"], newest["actor"]) == ("delete", None, "external")
+    (root / "dir.md").rmdir()
+    (root / "dir.md").symlink_to(root / "fx")  # a link to a file: not gone, not readable
+    vault.write("en", "ln.md", "# ln\n")
+    (root / "ln.md").unlink()
+    (root / "ln.md").symlink_to(root / "fx")
+    vault.observe_external("en", "ln.md")
+    assert vault.history("en", "ln.md")["versions"][0]["op"] == "write"
 
 
 def test_diff_against_a_current_file_it_cannot_read_is_refused(vault: Vault) -> None:
