@@ -27,6 +27,7 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from urllib.parse import unquote
 
+from indexer.vault.invisible import allowed_anywhere, check_in_context, is_selector
 from shared.errors import ForbiddenPathError
 from shared.filetypes import DEVICE_NAMES as _DEVICE_NAMES
 
@@ -36,17 +37,15 @@ MAX_PATH_BYTES = 1024
 MAX_SEGMENT_BYTES = 255
 MAX_DEPTH = 32
 _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
-# Zero-width joiners are spelling in Persian, Indic scripts and emoji; other format
-# characters (zero-width space, bidi controls, BOM...) only hide what a name says.
-_ALLOWED_FORMAT = frozenset("\u200c\u200d")
+# Zero-width joiners, variation selectors and tags spell something in some places (see
+# ``invisible``); other format characters (zero-width space, bidi controls, BOM...) only
+# hide what a name says.
 # Letters that show nothing (a Hangul filler, Khmer's inherent vowels, the combining
 # grapheme joiner): "g\u034fo.md" reads as "go.md" beside it. Refused as format
 # characters are.
 _INVISIBLE_LETTERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
-# What a name made only of these (and spaces) would show: nothing.
-_BLANK = frozenset("\u2800") | _ALLOWED_FORMAT | _INVISIBLE_LETTERS
-# A keycap emoji: 1, # or * with U+FE0F and this mark (the only ASCII base a selector takes).
-_KEYCAP = "\u20e3"
+# What a name made only of these (and spaces, joiners, selectors) would show: nothing.
+_BLANK = frozenset("\u2800\u200c\u200d") | _INVISIBLE_LETTERS
 # An ASCII name that needs the full check: a refused character, a dot at the start, a
 # dot or space at the end, only spaces before the extension, a percent sign (``%2e%2e``
 # decodes to ``..``), a device name.
@@ -62,7 +61,7 @@ def check_char(char: str) -> None:
         raise ForbiddenPathError("the path contains a control character")
     category = unicodedata.category(char)
     if (
-        (category == "Cf" and char not in _ALLOWED_FORMAT)
+        (category == "Cf" and not allowed_anywhere(char))
         or category in ("Zl", "Zp")
         or char in _INVISIBLE_LETTERS
     ):
@@ -84,7 +83,7 @@ def check_segment(segment: str) -> None:
     if all(char.isspace() or char in _BLANK or is_selector(char) for char in stem):
         raise ForbiddenPathError("a name must show something before its extension, not spaces")
     if not segment.isascii():
-        _check_selectors(segment)
+        check_in_context(segment)
     if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
         raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
     for variant in (unicodedata.normalize("NFKC", segment), unquote(unquote(segment))):
@@ -94,34 +93,6 @@ def check_segment(segment: str) -> None:
             )
     if segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES:
         raise ForbiddenPathError(f"{segment!r} is a reserved device name on Windows")
-
-
-def is_selector(char: str) -> bool:
-    """A variation selector (U+FE00-FE0F, U+E0100-E01EF, Mongolian's free ones): it
-    picks a glyph of the character before it and shows nothing of its own."""
-    code = ord(char)
-    return (
-        0xFE00 <= code <= 0xFE0F
-        or 0xE0100 <= code <= 0xE01EF
-        or 0x180B <= code <= 0x180D
-        or code == 0x180F
-    )
-
-
-def _check_selectors(segment: str) -> None:
-    """A variation selector must follow a character it can vary: an emoji, an ideograph,
-    a Mongolian letter... After a Latin letter, a space or at the start it only makes a
-    name that reads as another ("go\ufe0f.md" as "go.md")."""
-    for index, char in enumerate(segment):
-        if not is_selector(char):
-            continue
-        before = segment[index - 1] if index else " "
-        keycap = before in "0123456789#*" and segment[index + 1 : index + 2] == _KEYCAP
-        if (before.isascii() and not keycap) or before.isspace() or is_selector(before):
-            raise ForbiddenPathError(
-                f"the path contains the variation selector U+{ord(char):04X} where it "
-                "changes nothing one can see"
-            )
 
 
 def needs_lookup(name: str) -> bool:

@@ -85,6 +85,14 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("en", "items/\u2800.md", FORBIDDEN),  # braille blank alone
     ("en", "items/\u200c\u200d.md", FORBIDDEN),
     ("en", "items/\u845b\U000e0100\U000e0100.md", FORBIDDEN),  # a selector after a selector
+    ("en", "items/caf\u00e9\ufe0f.md", FORBIDDEN),  # a selector after a letter that has none
+    ("en", "items/\u0434\u043e\u043c\ufe0e.md", FORBIDDEN),
+    ("en", "items/\u65e5\u672c\ufe0f.md", FORBIDDEN),  # emoji style of an ideograph
+    ("en", "items/go\u200d.md", FORBIDDEN),  # joiners that join nothing
+    ("en", "items/go\u200c.md", FORBIDDEN),
+    ("en", "items/a \u200d.md", FORBIDDEN),
+    ("en", "items/x\U000e0067.md", FORBIDDEN),  # a tag outside a flag
+    ("en", "items/\U0001f3f4\U000e0067\U000e0062.md", FORBIDDEN),  # a flag never ended
 ]
 # Names with the same characters where they spell something: emoji, ideograph variants,
 # keycaps, braille words, Persian's zero-width non-joiner, a family emoji.
@@ -98,6 +106,14 @@ SPELLED = [
     "\U0001f468\u200d\U0001f469\u200d\U0001f467.md",
     "\u182e\u1823\u1829\u182d\u1823\u182f\u180b.md",
     "\u2615\ufe0f.md",
+    "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f.md",  # England
+    "\u182c\u1820\u1837\u180e\u1820.md",  # the Mongolian vowel separator
+    "\u0600\u0661\u0662.md",  # the Arabic number sign
+    "3\ufe0e.md",  # text style of a digit
+    "\U0001f44d\U0001f3fd.md",  # a skin tone
+    "\U0001f3f3\ufe0f\u200d\U0001f308.md",  # the rainbow flag
+    "\u2139\ufe0f.md",
+    "\u0dc1\u0dca\u200d\u0dbb\u0dd3.md",  # Sinhala with a joiner
 ]
 
 

@@ -1,0 +1,106 @@
+"""Characters that show nothing themselves, allowed in a name only where they spell
+something: a zero-width joiner inside an emoji sequence or a Persian word, a variation
+selector after a character it varies, tags inside a subdivision flag.
+
+Elsewhere they only make a name that reads as another one beside it: ``go\\u200d.md``,
+``café\\ufe0f.md`` and ``日本\\ufe0f.md`` look like ``go.md``, ``café.md`` and
+``日本.md``. ``check_char`` (in ``names``) refuses the other format characters whatever
+their place; these are checked here, in their context (``check_in_context``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from shared.errors import ForbiddenPathError
+
+ZWNJ, ZWJ = "\u200c", "\u200d"
+BLACK_FLAG = "\U0001f3f4"  # a subdivision flag: this, tags spelling the region, cancel tag
+CANCEL_TAG = "\U000e007f"
+MONGOLIAN_VOWEL_SEPARATOR = "\u180e"
+# Format characters that show something (prepended concatenation marks: the Arabic
+# number sign, the Syriac abbreviation mark...) or spell a word (the Mongolian vowel
+# separator): allowed wherever they are.
+VISIBLE_FORMAT = frozenset(
+    "\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2"
+    "\U000110bd\U000110cd" + MONGOLIAN_VOWEL_SEPARATOR
+)
+# Scripts whose letters have standardized variants (StandardizedVariants.txt).
+_VARIED_SCRIPTS = ("CJK", "MYANMAR", "MONGOLIAN", "PHAGS-PA", "MANICHAEAN", "EGYPTIAN")
+
+
+def is_selector(char: str) -> bool:
+    """A variation selector (U+FE00-FE0F, U+E0100-E01EF, Mongolian's free ones): it
+    picks a glyph of the character before it and shows nothing of its own."""
+    code = ord(char)
+    return (
+        0xFE00 <= code <= 0xFE0F
+        or 0xE0100 <= code <= 0xE01EF
+        or 0x180B <= code <= 0x180D
+        or code == 0x180F
+    )
+
+
+def is_tag(char: str) -> bool:
+    """A tag character (U+E0020-E007F): spelling a region in a subdivision flag."""
+    return 0xE0020 <= ord(char) <= 0xE007F
+
+
+def allowed_anywhere(char: str) -> bool:
+    """Format characters ``check_char`` lets through, to be checked in context here."""
+    return char in (ZWNJ, ZWJ) or char in VISIBLE_FORMAT or is_tag(char)
+
+
+def check_in_context(segment: str) -> None:
+    """Refuse a joiner, selector or tag that spells nothing where it stands."""
+    for index, char in enumerate(segment):
+        before = segment[index - 1] if index else ""
+        after = segment[index + 1 : index + 2]
+        if char in (ZWNJ, ZWJ):
+            if not before or before.isascii() or before.isspace() or after in ("", ".", " "):
+                _refuse(char, "a joiner that joins nothing")
+        elif is_selector(char):
+            if not _varies(char, before, after):
+                _refuse(char, "a variation selector that varies nothing")
+        elif is_tag(char) and not _in_flag(segment, index):
+            _refuse(char, "a tag outside a flag")
+
+
+def _varies(selector: str, before: str, after: str) -> bool:
+    """Whether ``selector`` after ``before`` is a variation one can see."""
+    if not before or before.isspace() or is_selector(before) or before in (ZWNJ, ZWJ):
+        return False
+    code = ord(selector)
+    name = unicodedata.name(before, "")
+    if 0x180B <= code <= 0x180F:  # Mongolian's own
+        return name.startswith("MONGOLIAN")
+    if code >= 0xE0100:  # ideographic variation sequences
+        return "IDEOGRAPH" in name
+    category = unicodedata.category(before)
+    if code in (0xFE0E, 0xFE0F):  # text or emoji style: symbols, keycaps, ℹ
+        return category[0] == "S" or before in "0123456789#*\u2139" or category == "No"
+    return category[0] in "SN" or name.startswith(_VARIED_SCRIPTS)
+
+
+def _in_flag(segment: str, index: int) -> bool:
+    """Whether the tag at ``index`` belongs to 🏴 + tags + cancel tag."""
+    start = index
+    while start > 0 and is_tag(segment[start - 1]):
+        start -= 1
+    end = index
+    while end + 1 < len(segment) and is_tag(segment[end + 1]):
+        end += 1
+    run = segment[start : end + 1]
+    return (
+        start > 0
+        and segment[start - 1] == BLACK_FLAG
+        and len(run) >= 2
+        and run[-1] == CANCEL_TAG
+        and CANCEL_TAG not in run[:-1]
+    )
+
+
+def _refuse(char: str, what: str) -> None:
+    raise ForbiddenPathError(
+        f"the path contains U+{ord(char):04X}, {what}: the name would read as another"
+    )
