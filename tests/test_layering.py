@@ -186,6 +186,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "failures",
         "results",
         "transport_logs",
+        "terminal",
         "reasons",
     },
     {"connection"},
