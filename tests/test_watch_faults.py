@@ -139,3 +139,21 @@ def test_a_dead_observer_is_restarted_and_the_index_catches_up(
     )
     assert live.health()["watcher"]["state"] == "running"
     wait_for(lambda: not live.partial, 15, what="the index to catch up")
+
+
+def test_the_memory_folder_moved_away_is_watched_again_where_it_was(
+    ws: Workspace, live: NoteIndex, tmp_path: Path
+) -> None:
+    """``mv W/memory W.old`` (restoring a backup): inotify followed the folder it
+    watched, so nothing at ``W/memory`` was watched any more while the index said it was
+    caught up; search kept the moved notes and never found new ones, until a restart."""
+    put(ws, "old.md", "before the move: quince")
+    wait_for(lambda: hits(live, "quince") == ["old.md"], 15, what="the first note")
+    (ws.root / "memory").rename(tmp_path / "memory-old")
+    put(ws, "new.md", "after the move: medlar")
+    wait_for(lambda: hits(live, "medlar") == ["new.md"], 15, what="the note in the new folder")
+    wait_for(lambda: hits(live, "quince") == [], 15, what="the moved note to go")
+    put(ws, "later.md", "later still: loquat")  # the new folder is watched, not polled
+    wait_for(lambda: hits(live, "loquat") == ["later.md"], 15, what="a later note")
+    assert live.health()["watcher"]["state"] == "running"
+    wait_for(lambda: not live.partial, 15, what="the index to catch up")

@@ -340,6 +340,15 @@ WATCHED_EVENTS: list[type[FileSystemEvent]] = [
 ]
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The folder at ``path`` as (device, inode); None when there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
+
+
 def _new_observer(
     on_lost: OnLost, on_path: OnPath | None, barrier_dir: Path | None
 ) -> BaseObserver:
@@ -377,6 +386,7 @@ class Supervisor:
         self.restarts = 0
         self.last_error: str | None = None
         self._observer: BaseObserver | None = None
+        self._root_id: tuple[int, int] | None = None  # the folder the observer watches
         self._retry_at = 0.0
         self._lock = threading.Lock()
 
@@ -401,6 +411,7 @@ class Supervisor:
                 self.handler, str(self.root), recursive=True, event_filter=WATCHED_EVENTS
             )
             observer.start()
+            self._root_id = _identity(self.root)
         except Exception as err:
             if observer is not None:
                 with contextlib.suppress(Exception):
@@ -423,8 +434,11 @@ class Supervisor:
             observer = self._observer
             if observer is not None:
                 healthy = getattr(observer, "healthy", observer.is_alive)
-                if healthy():
+                moved = _identity(self.root) != self._root_id
+                if healthy() and not moved:
                     return
+                if moved:  # inotify follows the folder it watches wherever it goes
+                    log.warning("the watched folder %s was moved or replaced", self.root)
                 log.warning("the file watcher stopped; restarting it")
                 with contextlib.suppress(Exception):
                     observer.stop()
