@@ -127,12 +127,19 @@ def test_delete_of_a_big_note_takes_its_images_and_records_them(vault: Vault) ->
 
 
 def test_delete_of_a_big_file_that_grew_outside_keeps_its_history(vault: Vault) -> None:
+    """History had no row for the delete: it still said the file existed, with its
+    last text (restorable, as the text over the limit never was)."""
     vault.write("en", "log.txt", "small\n")
     put(vault, "log.txt")
-    vault.delete("en", "log.txt")
+    vault.delete("en", "log.txt", reason="rotated")
     assert not (root(vault) / "log.txt").exists()
-    assert [v["op"] for v in vault.history("en", "log.txt")["versions"]] == ["write"]
+    rows = vault.history("en", "log.txt")["versions"]
+    newest = rows[0]
+    assert (newest["op"], newest["etag"], newest["reason"]) == ("delete", None, "rotated")
+    assert [v["op"] for v in rows] == ["delete", "write"]
     assert vault.read("en", "log.txt", version=1)["content"] == "small\n"
+    vault.restore("en", "log.txt", 1)
+    assert (root(vault) / "log.txt").read_text() == "small\n"
 
 
 def test_delete_refuses_a_hard_linked_big_file(vault: Vault) -> None:

@@ -119,6 +119,14 @@ class Recorder:
             raise NotFoundError(f"{path} has no version {checked} (see its history)")
         return found
 
+    def last_bytes(self, lang: str, path: str) -> bytes | None:
+        """The bytes of the newest version of ``path``; None when history has none, or
+        its newest says the file was deleted."""
+        if self.store is None:
+            return None
+        latest = self.store.latest(lang, path)
+        return None if latest is None else self.content(latest)
+
     def content(self, version: Version) -> bytes | None:
         """The bytes of ``version``; None when it records that the file did not exist."""
         if version.blob is None:

@@ -355,7 +355,7 @@ class Vault:
             elif target.dir_only:
                 raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
             elif timeline.file_kind(target) is not None:
-                changes = self._deletion(place, info)
+                changes, readable = self._deletion(place, info)
                 if if_match is not None:
                     fsops.check_etag_match(if_match, reading.file_etag(place)[0])
                 owns_images = target.is_note or target.is_text  # (a text file once a note)
@@ -363,7 +363,11 @@ class Vault:
                     changes += timeline.asset_deletions(self, place)
                 with self.recorder.changing(changes, actor=actor, reason=reason):
                     recorded = next((c.before for c in changes if c.path == target.rel), None)
-                    if recorded is not None and self._existing_bytes(place) != recorded:
+                    if (
+                        readable
+                        and recorded is not None
+                        and self._existing_bytes(place) != recorded
+                    ):
                         raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
                     os.unlink(place.name, dir_fd=place.dir_fd)
                 if owns_images:
@@ -470,12 +474,13 @@ class Vault:
             except Exception:
                 log.exception("change listener failed for %s:%s", target.lang, rel)
 
-    def _deletion(self, place: Place, info: os.stat_result) -> list[Change]:
+    def _deletion(self, place: Place, info: os.stat_result) -> tuple[list[Change], bool]:
         """The history row of a file about to be deleted (``info``: its lstat), with its
-        bytes. A file over ``max_file_bytes`` (made by another program) has no bytes
-        history could keep, and the watcher records none for it: it is deleted without
-        a row of its own (a note's images still get theirs), so that the limit never
-        keeps anyone from removing a file. A hard-linked file is refused either way."""
+        bytes, and whether they could be read. A file over ``max_file_bytes`` (grown by
+        another program) has no bytes history could keep: its row says it was deleted
+        after the last version history has (restorable), or there is none when history
+        never had it; the limit never keeps anyone from removing a file. A hard-linked
+        file is refused either way."""
         target = place.target
         try:
             existing = self._existing_bytes(place)
@@ -484,8 +489,11 @@ class Vault:
                 raise ForbiddenPathError(
                     "the file has more than one hard link; it is not modified"
                 ) from None
-            return []
-        return [Change(target.lang, target.rel, "delete", existing, None)]
+            known = self.recorder.last_bytes(target.lang, target.rel)
+            if known is None:
+                return [], False
+            return [Change(target.lang, target.rel, "delete", known, None)], False
+        return [Change(target.lang, target.rel, "delete", existing, None)], True
 
     def _check_size(self, size: int) -> None:
         contents.check_size(size, self.max_file_bytes)
