@@ -159,12 +159,13 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
 
 def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
     """An index change listener that records in history what changed outside the tools
-    (the tools record their own changes): a note first seen by the watcher is recorded,
-    one first seen by the start-up reconcile is not (see ``indexer.vault.timeline``)."""
+    (the tools record their own changes): a note first seen while serving (by the
+    watcher, or a reconcile after lost events or while polling) is recorded, one first
+    seen by the start-up reconcile is not (see ``indexer.vault.timeline``)."""
 
     def record(lang: str, path: str, source: str) -> None:
         if source != "tool":
-            vault.observe_external(lang, path, unknown=source == "watcher")
+            vault.observe_external(lang, path, unknown=source in ("watcher", "catch_up"))
 
     return record
 

@@ -161,6 +161,10 @@ async def test_lost_file_events_are_caught_up(server: RunningIndexer) -> None:
             return status["langs"].get(lang) == count + 2 and status.get("index_partial") is False
 
         await eventually(all_indexed, f"the {count} notes made while events were lost", 60)
+        # found by the catch-up, as the watcher would have: in history (they got none)
+        for n in (0, count - 1):
+            rows = (await data(c, "history", lang=lang, path=f"burst/n{n}.md"))["versions"]
+            assert [(v["op"], v["actor"]) for v in rows] == [("baseline", "external")], n
     wait_for(lambda: "overflow" in server.log(), 5, what="the overflow in the server's log")
 
 

@@ -59,7 +59,8 @@ class NoteIndex:
         self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
-        # call's note_changed), "watcher" or "reconcile" (a change made outside the tools).
+        # call's note_changed), "watcher", "catch_up" (a reconcile while serving: lost
+        # events, polling) or "reconcile" (at start-up): changes made outside the tools.
         self.change_listeners: list[ChangeListener] = []
         # Called (with a "stop now?" check) when changes may have been indexed without
         # being told (a crash, a reconcile stopped part way, ``indexer reindex``): each
@@ -164,7 +165,7 @@ class NoteIndex:
 
     def _catch_up(self) -> ReconcileStats:
         first = not self.ready
-        stats = self.reconcile()
+        stats = self.reconcile(source="reconcile" if first else "catch_up")
         changed = stats.added or stats.updated or stats.removed
         log.log(
             logging.INFO if first or changed else logging.DEBUG,  # polling: quiet when idle
@@ -177,8 +178,11 @@ class NoteIndex:
 
     # -- keeping current -----------------------------------------------------------------
 
-    def reconcile(self, progress: Progress | None = None) -> ReconcileStats:
-        """Make the index equal to disk (blocking); marks the index ready."""
+    def reconcile(
+        self, progress: Progress | None = None, *, source: str = "reconcile"
+    ) -> ReconcileStats:
+        """Make the index equal to disk (blocking); marks the index ready. ``source``:
+        what the listeners are told the changes came from."""
         self._tool.flush()  # the tools' appends are told as theirs
         self._db.set_state("reconcile_running", "1")
         # Listeners may have missed changes this file holds: after a crash, a reconcile
@@ -193,7 +197,7 @@ class NoteIndex:
             self._linked = {key for key, linked in stats.linked.items() if linked}
         self._db.set_state("last_reconcile", reconcile.now_iso())
         self._db.set_state("reconcile_running", "0")
-        self._tell(stats, "reconcile")  # before ``ready``: a listener waiting for it
+        self._tell(stats, source)  # before ``ready``: a listener waiting for it
         self._ready.set()  # has heard every change of the start-up reconcile
         if behind:  # each looks at every file it knows (history: deletions too)
             for recheck in self.recheck_listeners:
