@@ -30,7 +30,12 @@ from indexer.core import Core
 from indexer.vault.sandbox import clean_relpath
 from indexer.web import openapi
 from indexer.web.auth import csrf_refusal
-from indexer.web.http_errors import http_exception, refusals, server_error
+from indexer.web.http_errors import (
+    UnsupportedMediaTypeError,
+    http_exception,
+    refusals,
+    server_error,
+)
 from indexer.web.limits import body_cap
 from indexer.web.params import (
     JSON_TYPES,
@@ -84,7 +89,9 @@ def _tool_json(result: dict, etag: str | None = None, status: int = 200) -> JSON
 
 async def _json_body(request: Request, cap: int) -> dict[str, Any]:
     if media_type(request) not in JSON_TYPES:
-        raise InvalidArgumentError("this route takes a JSON body (Content-Type: application/json)")
+        raise UnsupportedMediaTypeError(
+            "this route takes a JSON body (Content-Type: application/json)"
+        )
     return json_object(await read_body(request, cap))
 
 
@@ -143,7 +150,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             content = decode_text(await read_body(request, cap))
             encoding, reason = "utf-8", query_str(request, "reason")
         else:
-            raise InvalidArgumentError("send the note as text/markdown or a JSON object")
+            raise UnsupportedMediaTypeError("send the note as text/markdown or a JSON object")
         result = await run_in_threadpool(
             functools.partial(vault.write, lang, path, content, encoding, if_match, reason)
         )

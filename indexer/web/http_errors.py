@@ -48,6 +48,14 @@ GUARD_REFUSALS = {
     403: ("forbidden_origin", "the request's Origin is not one this indexer allows"),
 }
 INTERNAL_MESSAGE = "the indexer failed on this request (see its log)"
+
+
+class UnsupportedMediaTypeError(VaultError):
+    """A body of a type the route does not take (415, as the CSRF check answers)."""
+
+    code = "unsupported_media_type"
+
+
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 

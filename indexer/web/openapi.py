@@ -22,7 +22,7 @@ ERRORS = {
     "404": "not_found: no such file, or a feature this indexer lacks",
     "412": "conflict: the file changed since it was read (If-Match), or exists (If-None-Match)",
     "413": "too_large: the file or body is over the limit",
-    "415": "unsupported_media_type: a write without a JSON or text content type",
+    "415": "unsupported_media_type: a body of a type the route does not take",
     "421": "misdirected_request: the Host header names no host this indexer serves",
     "503": "unavailable: too many requests or connections at once; retry shortly",
     "507": "internal: no space is left on the disk that holds the vault",
