@@ -28,7 +28,7 @@ from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
-from agent_client.terminal import for_terminal
+from agent_client.terminal import TerminalFormatter, for_terminal
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.cli_usage import refuse_options_before_command, whole_number
@@ -202,7 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _configure_logging(level: str) -> None:
     """The CLI owns its process's logging; at DEBUG the transport's lines are wanted too."""
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s", sys.stderr))
+    logging.basicConfig(level=level, handlers=[handler])
     if level == "DEBUG":
         for name in NOISY_LOGGERS:
             logging.getLogger(name).setLevel(logging.DEBUG)

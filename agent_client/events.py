@@ -15,6 +15,7 @@ day file usually exists, so an event costs one call; the first of a day costs th
 from __future__ import annotations
 
 import contextlib
+import re
 from datetime import datetime, tzinfo
 
 from agent_client.connection import Vault
@@ -24,6 +25,9 @@ from agent_client.results import AppendResult
 from shared.errors import ConflictError, NotFoundError
 from shared.models import MemoryEntry
 from shared.workspace import day_file
+
+# A line of an event's text that reads as the section's own ``- entry: <id>`` line.
+_ENTRY_LINE = re.compile(r"^- entry:", re.MULTILINE)
 
 
 def day_path(when: datetime, tz: tzinfo | None) -> tuple[str, datetime]:
@@ -42,6 +46,7 @@ def event_section(entry: MemoryEntry, local: datetime) -> str:
     """The Markdown of one event; headings inside the content are escaped."""
     tags = ", ".join(entry.tags) if entry.tags else "-"
     body = ATX_HEADING.sub(lambda m: "\\" + m.group(0), entry.content.strip("\n"))
+    body = _ENTRY_LINE.sub(r"\\\g<0>", body)  # only the section's own line names its entry
     return (
         f"\n## Event\n\n"
         f"- time: {local.isoformat(timespec='seconds')}\n"
@@ -79,8 +84,9 @@ async def appended_already(
     line), else None: for an append tried again after its connection dropped."""
     path, _ = day_path(entry.timestamp, tz)
     folder, _, name = path.rpartition("/")
+    own_line = f"^- entry: {re.escape(entry.id)}$"  # not a longer id, not quoted text
     try:
-        found = await vault.grep(f"- entry: {entry.id}", path=folder, glob=name, fixed=True)
+        found = await vault.grep(own_line, path=folder, glob=name)
     except NotFoundError:  # no such day yet
         return None
     if not found["matches"]:

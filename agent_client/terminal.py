@@ -8,6 +8,7 @@ On a terminal every control character but the newline and the tab is shown as
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TextIO
 
@@ -26,3 +27,15 @@ def _is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):  # closed, or not a real stream
         return False
+
+
+class TerminalFormatter(logging.Formatter):
+    """Log lines as ``for_terminal`` shows text: a model endpoint's error message or a
+    note's title in a log line cannot drive the terminal either."""
+
+    def __init__(self, fmt: str, stream: TextIO) -> None:
+        super().__init__(fmt)
+        self._stream = stream
+
+    def format(self, record: logging.LogRecord) -> str:
+        return for_terminal(super().format(record), self._stream)

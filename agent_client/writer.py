@@ -32,11 +32,12 @@ from agent_client.failures import describe_failure
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
 from agent_client.merge.llm import make_llm
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
+from agent_client.results import AppendResult
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
-from shared.errors import IndexerOfflineError, NotFoundError, VaultError
-from shared.models import Action, DeleteAction, EditAction, MemoryEntry, is_made_id
+from shared.errors import IndexerOfflineError
+from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 
 logger = logging.getLogger("agent_client.writer")
 
@@ -54,6 +55,11 @@ class _Flush:
 
 _STOP = object()
 IDLE_CLOSE_SECONDS = 30.0  # close the indexer connection after this long without work
+
+
+class AppendCutShort(IndexerOfflineError):
+    """The indexer stopped answering while an event was being appended: it may be in
+    the day file (a call's answer lost is not a call not made)."""
 
 
 class MemoryWriter:
@@ -185,47 +191,69 @@ class MemoryWriter:
 
     async def _apply_or_retry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
         """When the indexer fails and the URL file names another one (it restarted), the
-        entry is tried there once: an indexer was serving all along, so it is not dropped."""
+        entry is tried there once: an indexer was serving all along, so it is not dropped.
+        A merge or an append cut short may have landed: it is taken back (a merge) or
+        looked for (an event) before the entry is tried again or dropped."""
         try:
             return await self._apply(keeper, entry, again=False)
         except IndexerOfflineError as exc:
-            cut_short = isinstance(exc, MergeCutShort) and exc.undo_first
-            if not await keeper.moved():
-                if cut_short:  # a stalled indexer may answer again: leave nothing behind
-                    await self._undo_cut_short(keeper, entry, exc)
+            moved = await keeper.moved()
+            settled = await self._settle_cut_short(keeper, entry, exc)
+            if settled is not None:
+                return settled  # the event was logged after all
+            if not moved:
                 raise
-            if cut_short:  # the restarted indexer has the same history
-                await self._undo_cut_short(keeper, entry, exc)
         logger.info("memory entry %s: the indexer restarted; trying it there", entry.id)
-        return await self._apply(keeper, entry, again=True)
-
-    async def _undo_cut_short(
-        self, keeper: SessionKeeper, entry: MemoryEntry, exc: IndexerOfflineError
-    ) -> None:
-        """Take back what a merge cut short wrote (the id changed nothing before it), so
-        that trying the entry again merges it once and dropping it leaves nothing; when
-        the indexer still does not answer, the error says how to do it later."""
         try:
-            await (await keeper.get()).vault(entry.lang).undo(entry.id)
-        except NotFoundError:
-            return  # none of its writes landed
+            return await self._apply(keeper, entry, again=True)
+        except IndexerOfflineError as exc:
+            settled = await self._settle_cut_short(keeper, entry, exc)
+            if settled is not None:
+                return settled
+            raise
+
+    async def _settle_cut_short(
+        self, keeper: SessionKeeper, entry: MemoryEntry, exc: IndexerOfflineError
+    ) -> SystemNotice | None:
+        """After an indexer went away mid-entry (it may only have stalled, or restarted
+        with the same history): a knowledge merge's writes are taken back, so that trying
+        it again merges it once and dropping it leaves nothing; an event's section is
+        looked for (the notice of one found says it was logged). When the indexer still
+        does not answer, the error says what may have landed."""
+        if not isinstance(exc, MergeCutShort | AppendCutShort):
+            return None  # it never reached the indexer: nothing was written
+        try:
+            vault = (await keeper.get()).vault(entry.lang)
+            if isinstance(exc, AppendCutShort):
+                found = await appended_already(vault, entry, self.settings.tz)
+                return self._event_notice(entry, found) if found is not None else None
+            exc.journal.vault = vault
+            why = await exc.journal.rollback()
         except IndexerOfflineError:
-            exc.message += (
-                f"; writes of the merge may have landed: `agent-client undo {entry.id}` "
-                "takes them back once the indexer runs"
-            )
+            if isinstance(exc, AppendCutShort):
+                exc.message += f"; the event may have been logged (`- entry: {entry.id}`)"
+            else:
+                exc.message += (
+                    f"; writes of the merge may have landed: `agent-client undo {entry.id}` "
+                    "takes them back once the indexer runs"
+                )
             exc.args = (exc.message,)
-        except VaultError as err:  # changed since by someone: their text stays
-            logger.warning("memory entry %s: its cut-short merge stays: %s", entry.id, err)
-        else:
-            self._undone.add(entry.id)
+            return None
+        if why is None and exc.journal.id_new:
+            self._undone.add(entry.id)  # its only changes were taken back: new again
+        elif why is not None:
+            logger.warning("memory entry %s: its cut-short merge stays: %s", entry.id, why)
+        return None
 
     async def _apply(
         self, keeper: SessionKeeper, entry: MemoryEntry, *, again: bool
     ) -> SystemNotice:
         vault = (await keeper.get()).vault(entry.lang)
         if entry.kind == "event":
-            return await self._append_event_async(vault, entry, again=again)
+            try:
+                return await self._append_event_async(vault, entry, again=again)
+            except IndexerOfflineError as exc:  # its append may have landed
+                raise AppendCutShort(exc.message) from exc
         try:
             return await self._write_kb_item_async(vault, entry)
         finally:
@@ -235,10 +263,12 @@ class MemoryWriter:
         self, vault: Vault, entry: MemoryEntry, *, again: bool = False
     ) -> SystemNotice:
         # Tried again after a failure, the append may have landed before the connection
-        # dropped; an id the host set may come twice. An event is never logged twice.
-        seen = again or not is_made_id(entry.id)
-        found = await appended_already(vault, entry, self.settings.tz) if seen else None
+        # dropped: an event is not logged twice for it.
+        found = await appended_already(vault, entry, self.settings.tz) if again else None
         result = found or await append_event(vault, entry, self.settings.tz)
+        return self._event_notice(entry, result)
+
+    def _event_notice(self, entry: MemoryEntry, result: AppendResult) -> SystemNotice:
         summary = f"Logged the event {entry.title!r} in {result['path']}."
         if entry.images:  # said, not silently dropped: images go with knowledge entries
             logger.warning(

@@ -537,7 +537,8 @@ def test_a_failed_merge_never_takes_back_an_earlier_entry_with_the_same_id(
 ) -> None:
     """A host id given twice (an entry submitted again, or model-numbered ids): the
     failed model merge of the second was rolled back by undo of the id, which also took
-    back the first's merge (and an event's day file), both acknowledged ok."""
+    back the first's merge (and an event's day file), both acknowledged ok. Its own
+    writes are now taken back file by file."""
     path = seed(server, lang)
     first = entry(lang, content="gone: past participle", id="msg-42")
 
@@ -553,13 +554,39 @@ def test_a_failed_merge_never_takes_back_an_earlier_entry_with_the_same_id(
     stub.run(good)
     assert run_entry(server, stub, first).method == "llm"
     merged = path.read_text()
-    stub.run([tool_call("write", path="items/eat.md", content="# Eat\n"), say("garbage")])
+
+    def bad(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:  # the first entry's note, changed by this one, then a failure
+            return tool_call("write", path="items/go.md", content=read_content(request) + "- x\n")
+        if turn == 2:
+            return tool_call("write", path="items/eat.md", content="# Eat\n\nby the model\n")
+        return say("garbage")
+
+    stub.run(bad)
     again = entry(lang, title="Eat", content="ate: past tense", id="msg-42")
     notice = run_entry(server, stub, again, fallback=True)
     assert notice.ok and notice.method == "fallback", notice.error
-    assert "already changed this vault" in (notice.fallback_reason or "")
-    assert path.read_text() == merged  # the first entry's merge stays
-    assert stub.requests == []  # the model was not asked for the second entry
+    assert "(not undone" not in (notice.fallback_reason or "")
+    assert path.read_text() == merged  # the first entry's merge stays, this one's went
+    eat = (vault_dir(server, lang) / "items/eat.md").read_text()
+    assert "ate: past tense" in eat and "by the model" not in eat
+
+
+def test_a_note_that_is_not_utf8_is_never_merged_into(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """Its text was read as base64 and written back as the note's body (the fallback),
+    or shown to the model as base64."""
+    latin = seed(server, lang, rel="items/bin.md", text="")
+    latin.write_bytes(b"---\ntitle: Bin\n---\ncaf\xe9 au lait\n")
+    stub.run([tool_call("read", path="items/bin.md"), say("garbage")])
+    notice = run_entry(server, stub, entry(lang, title="Bin", content="new fact"), fallback=True)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "not UTF-8" in last_tool_result(stub.requests[1])
+    assert latin.read_bytes() == b"---\ntitle: Bin\n---\ncaf\xe9 au lait\n"
+    assert notice.updated_files == ["items/bin-2.md"]
 
 
 def test_a_merge_cut_short_by_a_restart_is_undone_then_merged_once(

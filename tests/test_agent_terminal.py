@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import io
+import logging
 
-from agent_client.terminal import for_terminal
+from agent_client.terminal import TerminalFormatter, for_terminal
 
 
 class Terminal(io.StringIO):
@@ -19,3 +20,10 @@ def test_control_characters_are_spelled_out_on_a_terminal_only() -> None:
     assert "\x1b" not in shown and "\x07" not in shown
     assert for_terminal(hostile, io.StringIO()) == hostile  # a pipe or a file: as it is
     assert for_terminal("日本語 ünïcode ✓", Terminal()) == "日本語 ünïcode ✓"
+
+
+def test_log_lines_on_a_terminal_are_spelled_out_too() -> None:
+    """An LLM endpoint's error message went to stderr with its ESC bytes."""
+    formatter = TerminalFormatter("%(levelname)s %(message)s", Terminal())
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed (%s)", ("\x1b[2J",), None)
+    assert formatter.format(record) == "ERROR failed (\\x1b[2J)"

@@ -121,22 +121,6 @@ def test_events_append_in_order_with_one_preamble(
     assert "- time: 2026-11-29T20:03:00+00:00" in text
 
 
-def test_an_event_submitted_again_with_its_host_id_is_logged_once(
-    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
-) -> None:
-    """A host resubmitting what it is unsure of (a crash; the queue is not kept) logged
-    its events twice. An id of the writer's own form (new_entry_id) is not looked up."""
-    again = [event(lang, f"e{i}", id=f"host-{i}") for i in range(2)] + [event(lang, "made")]
-    writer.submit(again)
-    assert writer.flush(30)
-    writer.submit(again[:2])
-    assert writer.flush(30)
-    assert [n.ok for n in sink.notices] == [True] * 5
-    text = (vault_dir(server, lang) / "events/2026/11/29.md").read_text()
-    assert [text.count(f"- entry: host-{i}\n") for i in range(2)] == [1, 1]
-    assert text.count("\n## Event\n") == 3
-
-
 def test_event_day_follows_the_configured_time_zone(server: RunningIndexer, lang: str) -> None:
     sink = CollectingNoticeSink()
     tokyo = MemoryWriter(
@@ -487,13 +471,17 @@ def test_an_indexer_restarted_mid_batch_gets_the_rest_of_it(tmp_path: Path) -> N
 async def test_an_event_tried_again_is_not_logged_twice(server: RunningIndexer, lang: str) -> None:
     """A retry after a dropped connection first looks for the entry's section."""
     settings = ClientSettings(workspace=server.workspace, tz=UTC)
-    logged, other = event(lang, "once"), event(lang, "never")
+    logged, other = event(lang, "once", id="ev-10"), event(lang, "never", id="ev-1")
+    # an id quoted in an event's text is not that event's section
+    quoting = MemoryEntry(lang, "event", "q", "see\n- entry: ev-3\n", timestamp=T0)
     async with mcp_vault_connection(lang, settings) as vault:
         assert await appended_already(vault, logged, UTC) is None
         done = await append_event(vault, logged, UTC)
+        await append_event(vault, quoting, UTC)
         found = await appended_already(vault, logged, UTC)
         assert found is not None and found["path"] == done["path"] == "events/2026/11/29.md"
-        assert await appended_already(vault, other, UTC) is None
+        assert await appended_already(vault, other, UTC) is None  # a prefix of ev-10
+        assert await appended_already(vault, event(lang, "x", id="ev-3"), UTC) is None
 
 
 async def test_text_that_is_not_utf8_is_refused_before_it_is_sent(

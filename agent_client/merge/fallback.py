@@ -81,6 +81,8 @@ async def _titled(vault: Vault, path: str, wanted: str) -> bool | None:
         if exc.code == "indexer_offline":
             raise
         return False  # there, but no note this entry can go into (a folder, too large...)
+    if current.get("encoding", "utf-8") != "utf-8":
+        return False  # bytes that are not UTF-8 (its base64 would be merged into)
     title = split_note(str(current.get("content", "")))[0].get("title")
     return title is None or title_key(str(title)) == wanted
 
@@ -173,6 +175,9 @@ async def merge_fallback(
                 await journal.write(path, new_note(entry, links), if_match="")
                 return Confirmation([path, *assets], f"Created {path} ({entry.title}).")
             current = await vault.read(path)
+            if current.get("encoding", "utf-8") != "utf-8":  # not UTF-8: not text to add to
+                target = None  # a note of its own (the name is taken: ``new_note_path``)
+                continue
             if holds_entry(split_note(current["content"])[1], entry.content, links):
                 return Confirmation([path], f"{path} already holds this entry; nothing added.")
             text = merged_note(current["content"], entry, links, tz)

@@ -1,14 +1,20 @@
 """The writes of one knowledge merge: each carries the entry's reason, and a failed merge
-is rolled back by the server's ``undo`` of the entry.
+is rolled back.
 
 A merge may write several files (a note, its images, a second note). Each write goes
 through the journal, which passes ``reason="entry:<id> <title>"`` (so history can tell
 what the entry changed) and remembers the paths, in order (the confirmation's
-``updated_files``, the staged images to drop). If the merge fails, ``rollback()`` asks
-the server to undo the entry: the same ``undo`` as ``agent-client undo``, all or nothing,
-with the server's locks. A file someone changed after our write makes it refuse
-(``conflict``): then nothing is undone, and the reason is logged and returned. An edit
-made between two writes of the merge is kept by the server's undo (their text wins).
+``updated_files``, the staged images to drop), with their etags before and after.
+
+If the merge fails, ``rollback()`` takes its writes back. While no change in the vault
+carried the entry's id before the merge (``id_is_new``), that is the server's ``undo``
+of the entry: the same ``undo`` as ``agent-client undo``, all or nothing, with the
+server's locks; a file someone changed after our write makes it refuse (``conflict``):
+then nothing is undone, and the reason is logged and returned. An id that changed the
+vault before (an entry submitted again, or one id given to two entries) would have that
+undo take back the earlier work too, acknowledged long ago: then each file is put back
+on its own, only where it is still as we left it (a file we made is deleted, one we
+changed is restored to its version from before our write).
 """
 
 from __future__ import annotations
@@ -35,8 +41,12 @@ class WriteJournal:
         self.entry_id = entry.id
         self.reason = entry_reason(entry)
         self._created: dict[str, bool] = {}  # path -> whether this merge created it
+        self._before: dict[str, str] = {}  # path -> its etag before our first write
+        self._after: dict[str, str] = {}  # path -> its etag after our last write
         # A write was sent: it may have landed even when its answer never came.
         self.attempted = False
+        self._unanswered: str | None = None  # a write sent whose answer never came
+        self.id_new = True  # undo of the id takes back this merge's writes only
 
     @property
     def written(self) -> list[str]:
@@ -48,10 +58,15 @@ class WriteJournal:
     ) -> WriteResult:
         """Write ``content`` with the entry's reason (``if_match`` "": must be new)."""
         self.attempted = True
+        self._unanswered = path
         result = await self.vault.write(
             path, content, encoding=encoding, if_match=if_match, reason=self.reason
         )
+        self._unanswered = None
         self._created.setdefault(path, result["created"])
+        if if_match and path not in self._before:
+            self._before[path] = if_match
+        self._after[path] = result["etag"]
         return result
 
     def created(self, path: str) -> bool:
@@ -71,34 +86,74 @@ class WriteJournal:
         """Whether no change in the vault carries the entry's id yet: then undo of the
         id takes back this merge's writes and nothing else (else it would also take
         back what an earlier entry with this id did, acknowledged long ago)."""
+        self.id_new = await self._id_is_new()
+        return self.id_new
+
+    async def _id_is_new(self) -> bool:
         if is_made_id(self.entry_id) or not await self.vault.has_history():
             return True
         try:
             await self.vault.undo(self.entry_id, dry_run=True)
         except NotFoundError:
             return True
-        except ConflictError:  # changes that cannot be undone: there are some
-            return False
+        except ConflictError as exc:  # all its changes undone already: new again
+            return _all_undone(exc.message)
         return False
 
     async def rollback(self) -> str | None:
-        """Undo every write of this merge (the server's undo of the entry); None when
-        done or when nothing was written, else why nothing was undone."""
-        if not self._created:
+        """Undo every write of this merge (see the module's docstring); None when done or
+        when nothing was written, else why something stays."""
+        if not self.attempted:
             return None
-        written, self._created = self.written, {}
+        written, self._created, self.attempted = self.written, {}, False
+        unanswered, self._unanswered = self._unanswered, None
         if not await self.vault.has_history():
             why = "this indexer keeps no history to undo with"
+        elif not self.id_new:
+            return await self._put_back_each(written, unanswered)
         else:
             try:
                 await self.vault.undo(self.entry_id)
                 return None
             except ConflictError as exc:  # "entry X cannot be undone, nothing was changed: ..."
                 why = "changed since: " + exc.message.partition(": ")[2]
-            except NotFoundError as exc:
-                why = exc.message
+            except NotFoundError:
+                return None  # none of its writes landed
         logger.warning("entry %s: the writes to %s stay: %s", self.entry_id, written, why)
         return why
+
+    async def _put_back_each(self, written: list[str], unanswered: str | None) -> str | None:
+        """Take back each write of this merge on its own (never by the id), newest first,
+        where the file is still as we left it; None when all went back, else why not."""
+        kept = [f"{unanswered} (its write's answer never came)"] if unanswered else []
+        for path in reversed(written):
+            try:
+                now = await self.vault.stat(path)
+                if now.get("etag") != self._after.get(path):
+                    kept.append(f"{path} (changed since)")
+                elif path not in self._before:  # we made it
+                    await self.vault.delete(path, reason=self.reason)
+                    await self._remove_empty_assets_folder(path)
+                else:
+                    await self._restore_before(path)
+            except ConflictError:
+                kept.append(f"{path} (changed since)")
+            except NotFoundError as exc:
+                kept.append(f"{path} ({exc.message})")
+        if not kept:
+            return None
+        why = "changed since or not in history: " + "; ".join(kept)
+        logger.warning("entry %s: the writes to %s stay: %s", self.entry_id, kept, why)
+        return why
+
+    async def _restore_before(self, path: str) -> None:
+        """Restore ``path`` to its newest version holding the text from before our write."""
+        versions = (await self.vault.history(path, limit=100))["versions"]
+        before = self._before[path]
+        found = next((v["version"] for v in versions if v["etag"] == before), None)
+        if found is None:
+            raise NotFoundError(f"history no longer holds {path} as it was")
+        await self.vault.restore(path, found, if_match=self._after[path], reason=self.reason)
 
     async def _remove_empty_assets_folder(self, path: str) -> None:
         """A created image gone: its ``*.assets/`` folder too, if nothing else is in it."""
@@ -111,3 +166,9 @@ class WriteJournal:
         except VaultError as exc:
             if exc.code == "indexer_offline":
                 raise
+
+
+def _all_undone(message: str) -> bool:
+    """Whether an undo's refusal says only that each file is undone already."""
+    parts = message.partition("nothing was changed: ")[2].split("; ")
+    return bool(parts) and all(part.endswith("(already undone)") for part in parts)

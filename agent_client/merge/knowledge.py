@@ -49,13 +49,12 @@ class MergeOutcome:
 
 class MergeCutShort(IndexerOfflineError):
     """The indexer stopped answering during a merge that may have written (a write's
-    answer lost is not a write not made). ``undo_first``: undo of the entry's id takes
-    back this merge's writes and nothing else, to be done before the entry is tried
-    again or dropped."""
+    answer lost is not a write not made): ``journal.rollback()`` takes its writes back,
+    to be run (on a new session) before the entry is tried again or dropped."""
 
-    def __init__(self, message: str, *, undo_first: bool) -> None:
+    def __init__(self, message: str, journal: WriteJournal) -> None:
         super().__init__(message)
-        self.undo_first = undo_first
+        self.journal = journal
 
 
 async def merge_knowledge(
@@ -70,13 +69,12 @@ async def merge_knowledge(
     ``undone_before``: the entry's only changes so far were undone (a merge cut short)."""
     images = load_images(entry.images, settings.max_image_bytes)
     journal = WriteJournal(vault, entry)
-    new_id = False
-    try:
-        new_id = undone_before or await journal.id_is_new()
-        return await _merge(journal, entry, images, settings, llm_client, new_id=new_id)
+    try:  # (the journal rolls back by the id only when it is new)
+        journal.id_new = undone_before or await journal.id_is_new()
+        return await _merge(journal, entry, images, settings, llm_client)
     except IndexerOfflineError as exc:  # nobody to undo anything with now
         if journal.attempted:
-            raise MergeCutShort(exc.message, undo_first=new_id) from exc
+            raise MergeCutShort(exc.message, journal) from exc
         raise
     except BaseException:
         await _quiet_rollback(journal)
@@ -89,16 +87,9 @@ async def _merge(
     images: list[ImageFile],
     settings: ClientSettings,
     llm_client: LLMClientFactory,
-    *,
-    new_id: bool,
 ) -> MergeOutcome:
     reason: str | None = None
-    if settings.llm is not None and not new_id:
-        # A failed model merge is undone by the id: that would also take back what the
-        # id changed before (an entry submitted again, or one id given to two entries).
-        reason = f"entry id {entry.id} already changed this vault; merged without the model"
-        logger.warning("entry %s: %s", entry.id, reason)
-    elif settings.llm is not None:
+    if settings.llm is not None:
         try:
             confirmation = await _merge_with_llm(journal, entry, images, settings.llm, llm_client)
             return MergeOutcome(confirmation, "llm")

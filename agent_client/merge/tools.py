@@ -164,6 +164,8 @@ class ToolExecutor:
 
     async def _read(self, path: str, offset: int, limit: int | None) -> dict[str, Any]:
         result = await self.vault.read(path, offset=offset, limit=limit)
+        if result.get("encoding", "utf-8") != "utf-8":
+            return {"path": path, "error": "not UTF-8 text: leave this file as it is"}
         whole = offset == 0 and (
             limit is None or len(result["content"].encode("utf-8")) >= result["size"]
         )
