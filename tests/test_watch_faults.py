@@ -9,6 +9,7 @@ kernel's event queue overflowing is in test_faults_e2e.py.)
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,3 +158,23 @@ def test_the_memory_folder_moved_away_is_watched_again_where_it_was(
     wait_for(lambda: hits(live, "loquat") == ["later.md"], 15, what="a later note")
     assert live.health()["watcher"]["state"] == "running"
     wait_for(lambda: not live.partial, 15, what="the index to catch up")
+
+
+def test_a_lang_folder_swapped_back_and_forth_still_stops_cleanly(
+    ws: Workspace, live: NoteIndex, tmp_path: Path
+) -> None:
+    """watchdog forgot the watch of a lang folder swapped while serving: stopping raised
+    KeyError, and ``serve`` exited 1 without its clean-shutdown mark."""
+    put(ws, "d/n.md", "# n\nquince\n")
+    wait_for(lambda: hits(live, "quince") == ["d/n.md"], 15, what="the note")
+    lang = ws.languages_dir / "en"
+    for round_ in range(2):
+        aside, other = tmp_path / f"aside{round_}", tmp_path / f"other{round_}"
+        lang.rename(aside)
+        time.sleep(0.3)
+        put(ws, "d/n.md", "# another copy\n")
+        time.sleep(0.3)
+        lang.rename(other)
+        aside.rename(lang)
+        time.sleep(0.5)
+    live.close()  # raised KeyError from watchdog's inotify

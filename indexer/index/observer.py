@@ -455,7 +455,12 @@ class Supervisor:
             observer, self._observer = self._observer, None
             self._retry_at = float("inf")
         if observer is not None:
-            observer.stop()
+            try:  # watchdog forgets a watch whose folder was swapped: it raises KeyError
+                observer.stop()
+            except Exception as err:
+                log.warning(
+                    "the file watcher did not stop cleanly (%s: %s)", type(err).__name__, err
+                )
             observer.join(timeout=10)
 
     def state(self) -> dict:

@@ -474,6 +474,8 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
     store = vault.recorder.need()
     if not unknown and store.latest(target.lang, target.rel) is None:
         return  # first seen by the start-up scan: recorded at its first change (lazily)
+    if not _vault_present(vault, target.lang):
+        return  # an unmounted drive, a folder moved aside: no note was deleted
     with vault._lock(target):
         try:
             with vault.sandbox.open(target) as place:
@@ -483,6 +485,13 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
                 return  # a link to a file, hard links, too big: bytes no tool may take
             data = None  # a folder now, or a folder on the way became a file: gone
         vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
+
+
+def _vault_present(vault: Vault, lang: str) -> bool:
+    try:
+        return vault.sandbox.vault_root(lang) is not None
+    except VaultError:  # a file, a link to nothing: not there either
+        return False
 
 
 def _no_file_at(vault: Vault, target: Target) -> bool:
@@ -512,7 +521,11 @@ def recover(vault: Vault) -> tuple[int, int]:
     if store is None:
         return 0, 0
 
-    def current_etag(lang: str, path: str) -> str | None:
+    def current_etag(lang: str, path: str) -> str | bool | None:
+        """The file's etag now (None: no file); False when its vault is missing and
+        nothing can be told (a drive not mounted yet: the change is kept)."""
+        if not _vault_present(vault, lang):
+            return False
         try:
             data = _current(vault, vault.sandbox.resolve(lang, path))
         except VaultError:

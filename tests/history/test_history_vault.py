@@ -18,7 +18,7 @@ from helpers.snapshots import snapshot
 
 from indexer.vault import fsops, renames, timeline
 from indexer.vault.fsops import etag_of
-from indexer.vault.history.store import HistoryStore
+from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import VaultError
@@ -163,6 +163,23 @@ def test_a_note_whose_place_became_a_folder_or_whose_folder_became_a_file_is_del
     (root / "ln.md").symlink_to(root / "fx")
     vault.observe_external("en", "ln.md")
     assert vault.history("en", "ln.md")["versions"][0]["op"] == "write"
+
+
+def test_a_vault_folder_gone_is_no_deletion_of_its_notes(vault: Vault, tmp_path: Path) -> None:
+    """A drive not mounted yet after a reboot, or ``mv W/memory`` aside: every note was
+    recorded deleted (then created again when it came back), and the crash recovery
+    dropped the last acknowledged write (its file could not be found)."""
+    vault.write("en", "a.md", "# A\n")
+    store = vault.recorder.store
+    assert store is not None
+    pending = Change("en", "b.md", "write", None, b"# B\n")
+    store.begin([pending], actor="tool", reason=None, at=datetime.now(UTC))  # then a crash
+    folder = vault.sandbox.workspace.vault_dir("en")
+    folder.rename(tmp_path / "aside")
+    vault.observe_external("en", "a.md", unknown=False)
+    assert [v["op"] for v in vault.history("en", "a.md")["versions"]] == ["write"]
+    assert vault.recover_history() == (1, 0)  # kept: nothing could tell it did not happen
+    assert [v["op"] for v in vault.history("en", "b.md")["versions"]] == ["write"]
 
 
 def test_diff_against_a_current_file_it_cannot_read_is_refused(vault: Vault) -> None:

@@ -175,10 +175,12 @@ class HistoryStore:
 
     def recover(
         self,
-        current_etag: Callable[[str, str], str | None],
+        current_etag: Callable[[str, str], str | bool | None],
         finish_move: Callable[[Version, str], bool] | None = None,
     ) -> tuple[int, int]:
         """Settle the rows a crash left pending against the files; (kept, dropped).
+        ``current_etag`` answers False when a file cannot be looked at (its vault is
+        missing): its row is kept, as a change that happened is never dropped.
 
         A folder move renames the folder, then rewrites the links of the notes in it: a
         crash between left notes at their new paths with their old links. Such a note
@@ -196,6 +198,9 @@ class HistoryStore:
         drop: list[tuple[int]] = []
         for row in rows:
             now = current_etag(row.lang, row.path)
+            if now is False:
+                keep.append((row.id,))
+                continue
             source = moved_from.get((row.batch, row.lang, row.other_path or ""))
             if (
                 finish_move is not None
