@@ -256,6 +256,8 @@ def test_long_titles_fit_the_servers_byte_limit() -> None:
         "x" * 300,
         "a" + "\u0301" * 300,
         "\U00020000" * 100,
+        "\u65e5\u672c\U000e0100\U000e0100",  # a selector after a selector (hypothesis)
+        "g\u034fo \u3164 go\u200d caf\u00e9\ufe0f",  # invisible, unjoined, unvaried
     ]:
         slug = slugify(title)
         names.check_segment(f"{slug}.md.assets")

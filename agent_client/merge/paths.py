@@ -6,8 +6,10 @@ not make two notes of one topic. Two titles can share a slug ("C++ templates" an
 templates"): the second note then goes to ``<slug>-2.md`` (``merge.fallback``).
 
 A slug is always a name the server accepts: words of any script (their combining marks
-kept, so Devanagari or Thai are not cut into consonants), never a Windows device name,
-never too long in UTF-8 bytes, never starting or ending with a dot or a space.
+kept, so Devanagari or Thai are not cut into consonants), without the invisible
+characters that spell nothing where they are (``shared.invisible``), never a Windows
+device name, never too long in UTF-8 bytes, never starting or ending with a dot or a
+space.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import unicodedata
 
 from shared.filetypes import DEVICE_NAMES
+from shared.invisible import spelled
 from shared.workspace import ITEMS_DIR
 
 MAX_SLUG_CHARS = 80
@@ -69,8 +72,9 @@ def slugify(title: str) -> str:
     characters). A name that folds to a device name ("ＣＯＮ", "COM¹": Windows
     refuses the superscripts too) is kept off those as well.
     """
-    text = unicodedata.normalize("NFC", title).lower()
-    slug = unicodedata.normalize("NFC", _cut("-".join(words(text)).strip("-_"))) or "note"
+    text = spelled(unicodedata.normalize("NFC", title).lower())
+    slug = unicodedata.normalize("NFC", _cut("-".join(words(text)).strip("-_")))
+    slug = spelled(slug).rstrip(_JOINERS).strip("-_") or "note"  # what a cut left alone
     if unicodedata.normalize("NFKC", slug).upper() in DEVICE_NAMES:
         slug += "-note"  # "con.md" is refused by the server: a device name on Windows
     return slug

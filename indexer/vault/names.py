@@ -27,9 +27,9 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from urllib.parse import unquote
 
-from indexer.vault.invisible import allowed_anywhere, check_in_context, is_selector
 from shared.errors import ForbiddenPathError
 from shared.filetypes import DEVICE_NAMES as _DEVICE_NAMES
+from shared.invisible import INVISIBLE_LETTERS, allowed_anywhere, check_in_context, is_selector
 
 log = logging.getLogger("indexer.vault")
 
@@ -40,12 +40,8 @@ _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
 # Zero-width joiners, variation selectors and tags spell something in some places (see
 # ``invisible``); other format characters (zero-width space, bidi controls, BOM...) only
 # hide what a name says.
-# Letters that show nothing (a Hangul filler, Khmer's inherent vowels, the combining
-# grapheme joiner): "g\u034fo.md" reads as "go.md" beside it. Refused as format
-# characters are.
-_INVISIBLE_LETTERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
 # What a name made only of these (and spaces, joiners, selectors) would show: nothing.
-_BLANK = frozenset("\u2800\u200c\u200d") | _INVISIBLE_LETTERS
+_BLANK = frozenset("\u2800\u200c\u200d") | INVISIBLE_LETTERS
 # An ASCII name that needs the full check: a refused character, a dot at the start, a
 # dot or space at the end, only spaces before the extension, a percent sign (``%2e%2e``
 # decodes to ``..``), a device name.
@@ -63,7 +59,7 @@ def check_char(char: str) -> None:
     if (
         (category == "Cf" and not allowed_anywhere(char))
         or category in ("Zl", "Zp")
-        or char in _INVISIBLE_LETTERS
+        or char in INVISIBLE_LETTERS
     ):
         raise ForbiddenPathError(f"the path contains the invisible character U+{code:04X}")
     if char in _FORBIDDEN_CHARS:

@@ -1,11 +1,13 @@
 """Characters that show nothing themselves, allowed in a name only where they spell
 something: a zero-width joiner inside an emoji sequence or a Persian word, a variation
-selector after a character it varies, tags inside a subdivision flag.
+selector after a character it varies, tags inside a subdivision flag. Letters that show
+nothing anywhere (``INVISIBLE_LETTERS``) never are.
 
 Elsewhere they only make a name that reads as another one beside it: ``go\\u200d.md``,
 ``café\\ufe0f.md`` and ``日本\\ufe0f.md`` look like ``go.md``, ``café.md`` and
-``日本.md``. ``check_char`` (in ``names``) refuses the other format characters whatever
-their place; these are checked here, in their context (``check_in_context``).
+``日本.md``. The indexer's ``names.check_char`` refuses the other format characters
+whatever their place; these are checked here, in their context (``check_in_context``).
+The agent client makes its slugs with ``spelled``, so that they pass.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ ZWNJ, ZWJ = "\u200c", "\u200d"
 BLACK_FLAG = "\U0001f3f4"  # a subdivision flag: this, tags spelling the region, cancel tag
 CANCEL_TAG = "\U000e007f"
 MONGOLIAN_VOWEL_SEPARATOR = "\u180e"
+# Letters that show nothing (a Hangul filler, Khmer's inherent vowels, the combining
+# grapheme joiner): "g\u034fo.md" reads as "go.md" beside it.
+INVISIBLE_LETTERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
 # Format characters that show something (prepended concatenation marks: the Arabic
 # number sign, the Syriac abbreviation mark...) or spell a word (the Mongolian vowel
 # separator): allowed wherever they are.
@@ -54,16 +59,39 @@ def allowed_anywhere(char: str) -> bool:
 def check_in_context(segment: str) -> None:
     """Refuse a joiner, selector or tag that spells nothing where it stands."""
     for index, char in enumerate(segment):
-        before = segment[index - 1] if index else ""
-        after = segment[index + 1 : index + 2]
-        if char in (ZWNJ, ZWJ):
-            if not before or before.isascii() or before.isspace() or after in ("", ".", " "):
-                _refuse(char, "a joiner that joins nothing")
-        elif is_selector(char):
-            if not _varies(char, before, after):
-                _refuse(char, "a variation selector that varies nothing")
-        elif is_tag(char) and not _in_flag(segment, index):
-            _refuse(char, "a tag outside a flag")
+        why = _unspelled(segment, index)
+        if why is not None:
+            raise ForbiddenPathError(
+                f"the path contains U+{ord(char):04X}, {why}: the name would read as another"
+            )
+
+
+def spelled(text: str) -> str:
+    """``text`` without the characters ``check_in_context`` would refuse (and without
+    invisible letters): a slug made of it is a name the server takes."""
+    text = "".join(char for char in text if char not in INVISIBLE_LETTERS)
+    for _ in range(4):  # a dropped character can leave another one spelling nothing
+        kept = "".join(c for i, c in enumerate(text) if _unspelled(text, i) is None)
+        if kept == text:
+            break
+        text = kept
+    return text
+
+
+def _unspelled(text: str, index: int) -> str | None:
+    """Why the character at ``index`` spells nothing there, or None."""
+    char = text[index]
+    before = text[index - 1] if index else ""
+    after = text[index + 1 : index + 2]
+    if char in (ZWNJ, ZWJ):
+        if not before or before.isascii() or before.isspace() or after in ("", ".", " "):
+            return "a joiner that joins nothing"
+    elif is_selector(char):
+        if not _varies(char, before, after):
+            return "a variation selector that varies nothing"
+    elif is_tag(char) and not _in_flag(text, index):
+        return "a tag outside a flag"
+    return None
 
 
 def _varies(selector: str, before: str, after: str) -> bool:
@@ -97,10 +125,4 @@ def _in_flag(segment: str, index: int) -> bool:
         and len(run) >= 2
         and run[-1] == CANCEL_TAG
         and CANCEL_TAG not in run[:-1]
-    )
-
-
-def _refuse(char: str, what: str) -> None:
-    raise ForbiddenPathError(
-        f"the path contains U+{ord(char):04X}, {what}: the name would read as another"
     )
