@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from indexer.web.http_errors import error_response
+from indexer.web.http_errors import COMMON_HEADERS, error_response
 from indexer.web.params import JSON_TYPES, TEXT_TYPES, fields, json_object, read_body
 
 CODE_SECONDS = 60.0
@@ -50,13 +50,6 @@ UI_CSP = (
     "frame-ancestors 'none'"
 )
 API_CSP = "default-src 'none'; img-src 'self'; frame-ancestors 'none'; sandbox"
-COMMON_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cross-Origin-Opener-Policy": "same-origin",
-    "Cross-Origin-Resource-Policy": "same-origin",
-}
 Clock = Callable[[], float]
 Endpoint = Callable[[Request], Awaitable[Response]]
 

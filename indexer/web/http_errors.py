@@ -13,7 +13,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -48,6 +48,14 @@ GUARD_REFUSALS = {
     403: ("forbidden_origin", "the request's Origin is not one this indexer allows"),
 }
 INTERNAL_MESSAGE = "the indexer failed on this request (see its log)"
+# On every answer (``auth.WebGuard``; the guard's own refusals by ``GuardRefusalsAsJson``).
+COMMON_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
 
 
 class UnsupportedMediaTypeError(VaultError):
@@ -128,7 +136,8 @@ async def server_error(request: Request, exc: Exception) -> Response:
 class GuardRefusalsAsJson:
     """ASGI middleware outside fastmcp's Host/Origin guard: its plain-text refusal of an
     API request (421 for the Host, 403 for the Origin) is answered as the error body, as
-    every other API refusal is. Other paths (``/mcp``, the page) pass as they are."""
+    every other API refusal is. On other paths (``/mcp``, the page) the refusal keeps its
+    text and gets the security headers every other answer has."""
 
     def __init__(self, app: ASGIApp, prefix: str) -> None:
         self.app = app
@@ -137,8 +146,20 @@ class GuardRefusalsAsJson:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         on_api = path == self.prefix or path.startswith(self.prefix + "/")
-        if scope["type"] != "http" or not on_api:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if not on_api:
+
+            async def secured(message: Message) -> None:
+                if message["type"] == "http.response.start" and message["status"] in GUARD_REFUSALS:
+                    headers = MutableHeaders(raw=list(message.get("headers", [])))
+                    for name, value in COMMON_HEADERS.items():
+                        headers.setdefault(name, value)
+                    message["headers"] = headers.raw
+                await send(message)
+
+            await self.app(scope, receive, secured)
             return
         replaced = False
 
@@ -149,7 +170,7 @@ class GuardRefusalsAsJson:
                 headers = Headers(raw=message.get("headers", []))
                 if refusal and "json" not in headers.get("content-type", ""):
                     replaced = True
-                    await error_response(*refusal)(scope, receive, send)
+                    await error_response(*refusal, COMMON_HEADERS)(scope, receive, send)
                     return
             if not replaced:
                 await send(message)

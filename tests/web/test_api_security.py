@@ -45,9 +45,12 @@ def login_path(http: httpx2.Client) -> str:
 
 def test_foreign_host_and_origin_are_refused_as_on_mcp(http: httpx2.Client) -> None:
     for path in ("/api/v1/status", "/ui/", "/mcp"):
-        assert http.get(path, headers=BEARER | {"Host": "evil.example"}).status_code == 421
-        evil = BEARER | {"Origin": "http://evil.example"}
-        assert http.get(path, headers=evil).status_code == 403
+        host = http.get(path, headers=BEARER | {"Host": "evil.example"})
+        origin = http.get(path, headers=BEARER | {"Origin": "http://evil.example"})
+        assert (host.status_code, origin.status_code) == (421, 403)
+        for refused in (host, origin):  # the guard's refusals had none outside the API
+            assert refused.headers["x-content-type-options"] == "nosniff", path
+            assert refused.headers["x-frame-options"] == "DENY", path
     local = BEARER | {"Origin": "http://127.0.0.1:9"}
     assert http.get("/api/v1/status", headers=local).status_code == 200
 
