@@ -161,7 +161,7 @@ def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
     """An index change listener that records in history what changed outside the tools
     (the tools record their own changes): a note first seen while serving (by the
     watcher, or a reconcile after lost events or while polling) is recorded, one first
-    seen by the start-up reconcile is not (see ``indexer.vault.timeline``)."""
+    seen by the start-up reconcile is not (see ``indexer.vault.outside``)."""
 
     def record(lang: str, path: str, source: str) -> None:
         if source != "tool":

@@ -1,5 +1,5 @@
 """History as the tools see it: ``history``, ``diff``, ``read(version=)``, ``restore``,
-``undo``, and the recording of changes made outside the tools.
+and ``undo``. Changes made outside the tools are recorded by ``outside``.
 
 ``restore`` writes a version's exact bytes (no re-normalization) and is itself a
 version (op ``restore``). Restoring a note that is deleted also brings back the images
@@ -21,15 +21,6 @@ entry already took back is left alone, whatever came since (the writer's rollbac
 failed merge is such an undo, and the entry's later writes may go to other files); an
 undo that finds nothing else to do refuses (``conflict``, already undone). If retention
 has pruned the version an undo needs, it refuses rather than guess.
-
-External changes: the index tells (lang, path) after it synced a note it saw change on
-disk (watcher or start-up reconcile); the file is read under its lock and recorded
-(actor ``external``) if it differs from the latest version. The lock makes a tool's own
-change, seen by the watcher before the tool recorded it, wait for that record; then it
-matches and adds nothing. A note history has never seen is recorded when the watcher
-reports it, not when the start-up reconcile does: a first start over an existing vault
-of 100k notes would otherwise copy the whole vault into history at once, while nothing
-is lost by waiting (the first change through a tool records the text it replaces).
 """
 
 from __future__ import annotations
@@ -162,15 +153,6 @@ def _current_text(vault: Vault, target: Target) -> bytes:
             return vault._existing_bytes(place) or b""
     except IsADirectoryError:
         raise InvalidArgumentError(f"{target.rel} is a folder now; diff two versions") from None
-
-
-def _current(vault: Vault, target: Target) -> bytes | None:
-    """The file's bytes now, or None when it does not exist (or is not a plain file)."""
-    try:
-        with vault.sandbox.open(target) as place:
-            return vault._existing_bytes(place)
-    except (VaultError, IsADirectoryError):
-        return None
 
 
 # -- restore ---------------------------------------------------------------------------
@@ -457,93 +439,3 @@ def _put_back(
 def _remove_empty_folder(name: str, dir_fd: int) -> None:
     with suppress(OSError):
         os.rmdir(name, dir_fd=dir_fd)
-
-
-# -- changes made outside the tools ----------------------------------------------------
-
-
-def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> None:
-    if not vault.recorder.enabled:
-        return
-    try:
-        target = vault.sandbox.resolve(lang, path)
-    except VaultError:
-        return
-    if file_kind(target) is None:
-        return
-    store = vault.recorder.need()
-    if not unknown and store.latest(target.lang, target.rel) is None:
-        return  # first seen by the start-up scan: recorded at its first change (lazily)
-    if not _vault_present(vault, target.lang):
-        return  # an unmounted drive, a folder moved aside: no note was deleted
-    with vault._lock(target):
-        try:
-            with vault.sandbox.open(target) as place:
-                data = vault._existing_bytes(place)
-        except (VaultError, IsADirectoryError):
-            if not _no_file_at(vault, target):
-                return  # a link to a file, hard links, too big: bytes no tool may take
-            data = None  # a folder now, or a folder on the way became a file: gone
-        vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
-
-
-def _vault_present(vault: Vault, lang: str) -> bool:
-    try:
-        return vault.sandbox.vault_root(lang) is not None
-    except VaultError:  # a file, a link to nothing: not there either
-        return False
-
-
-def _no_file_at(vault: Vault, target: Target) -> bool:
-    """Whether no file is at ``target``'s path any more (a folder in its place, or one
-    of its folders replaced by a file): the note is gone, as a delete would have it."""
-    root = vault.sandbox.vault_root(target.lang)
-    return root is not None and not os.path.isfile(os.path.join(root, target.rel))
-
-
-def recheck(vault: Vault, stop: Callable[[], bool]) -> bool:
-    """Compare every file history knows with disk and record what differs (``external``),
-    deletions too: after a crash, changes the index took in may never have reached
-    history (it hears of them after the index's commit). False when ``stop`` said so
-    before the end."""
-    store = vault.recorder.store
-    if store is None:
-        return True
-    for lang, path in store.paths():
-        if stop():
-            return False
-        observe_external(vault, lang, path, unknown=False)
-    return True
-
-
-def recover(vault: Vault) -> tuple[int, int]:
-    store = vault.recorder.store
-    if store is None:
-        return 0, 0
-
-    def current_etag(lang: str, path: str) -> str | bool | None:
-        """The file's etag now (None: no file); False when its vault is missing and
-        nothing can be told (a drive not mounted yet: the change is kept)."""
-        if not _vault_present(vault, lang):
-            return False
-        try:
-            data = _current(vault, vault.sandbox.resolve(lang, path))
-        except VaultError:
-            return None
-        return None if data is None else fsops.etag_of(data)
-
-    def finish_move(row: Version, etag: str) -> bool:
-        """Rewrite the links of a note a folder move had moved when the crash came."""
-        data = vault.recorder.content(row)
-        if data is None:
-            return False
-        try:
-            target = vault.sandbox.resolve(row.lang, row.path)
-            with vault.sandbox.open(target) as place:
-                place.commit(data, if_match=etag)
-        except (VaultError, OSError) as err:
-            log.warning("could not finish the move of %s/%s: %s", row.lang, row.path, err)
-            return False
-        return True
-
-    return store.recover(current_etag, finish_move)

@@ -14,7 +14,7 @@ lost-update window is said there.
 
 The read-only tools live in ``reading`` (read, stat, find, grep), the bytes' checks
 (size limit, images, frontmatter normalization) in ``contents``, the history views and
-operations in ``timeline`` (history, diff, restore, undo, external changes) and
+operations in ``timeline`` (history, diff, restore, undo), ``outside`` (external changes) and
 ``moves`` (move of a file or a folder); the methods here delegate to them, so that the
 tools' surface stays in one class while this module keeps the changes: write, append,
 delete, with their per-file locks and the telling of the index and listeners.
@@ -31,7 +31,7 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Protocol
 
-from indexer.vault import contents, fsops, moves, reading, timeline
+from indexer.vault import contents, fsops, moves, outside, reading, timeline
 from indexer.vault.digests import Digests
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.locks import VaultLocks
@@ -419,15 +419,15 @@ class Vault:
 
     def observe_external(self, lang: str, path: str, *, unknown: bool = True) -> None:
         """Record a change made outside the tools (told by the watcher or the reconcile)."""
-        timeline.observe_external(self, lang, path, unknown=unknown)
+        outside.observe_external(self, lang, path, unknown=unknown)
 
     def recheck_history(self, stop: Callable[[], bool]) -> bool:
         """Record what differs between history and disk (after a crash, in the background)."""
-        return timeline.recheck(self, stop)
+        return outside.recheck(self, stop)
 
     def recover_history(self) -> tuple[int, int]:
         """Settle the versions a crash left pending (at start-up, before serving)."""
-        return timeline.recover(self)
+        return outside.recover(self)
 
     def note_counts(self) -> dict[str, int]:
         """Notes per lang by walking the vaults (the index gives this faster)."""

@@ -1,0 +1,132 @@
+"""Changes made outside the tools, and what a crash left half done, in history.
+
+The index tells (lang, path) after it synced a note it saw change on disk (watcher,
+or a reconcile); the file is read under its lock and recorded
+(actor ``external``) if it differs from the latest version. The lock makes a tool's own
+change, seen by the watcher before the tool recorded it, wait for that record; then it
+matches and adds nothing. A note history has never seen is recorded when the watcher
+(or a reconcile while serving) reports it, not when the start-up reconcile does: a first
+start over an existing vault of 100k notes would otherwise copy the whole vault into
+history at once, while nothing is lost by waiting (the first change through a tool
+records the text it replaces).
+
+After a crash, the index may have taken in changes history never heard of (it hears of
+them after the index's commit): ``recheck`` compares every file history knows with
+disk. ``recover`` settles the versions a crash left pending, and finishes a folder move
+cut short between its rename and its link rewrites. A vault folder that is missing (a
+drive not mounted yet, a folder moved aside) is no deletion of its notes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from indexer.vault import fsops
+from indexer.vault.history.store import Version
+from indexer.vault.sandbox import Target
+from indexer.vault.timeline import file_kind
+from shared.errors import VaultError
+
+if TYPE_CHECKING:
+    from indexer.vault.vault import Vault
+
+log = logging.getLogger("indexer.vault")
+
+
+def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> None:
+    if not vault.recorder.enabled:
+        return
+    try:
+        target = vault.sandbox.resolve(lang, path)
+    except VaultError:
+        return
+    if file_kind(target) is None:
+        return
+    store = vault.recorder.need()
+    if not unknown and store.latest(target.lang, target.rel) is None:
+        return  # first seen by the start-up scan: recorded at its first change (lazily)
+    if not _vault_present(vault, target.lang):
+        return  # an unmounted drive, a folder moved aside: no note was deleted
+    with vault._lock(target):
+        try:
+            with vault.sandbox.open(target) as place:
+                data = vault._existing_bytes(place)
+        except (VaultError, IsADirectoryError):
+            if not _no_file_at(vault, target):
+                return  # a link to a file, hard links, too big: bytes no tool may take
+            data = None  # a folder now, or a folder on the way became a file: gone
+        vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
+
+
+def _vault_present(vault: Vault, lang: str) -> bool:
+    try:
+        return vault.sandbox.vault_root(lang) is not None
+    except VaultError:  # a file, a link to nothing: not there either
+        return False
+
+
+def _no_file_at(vault: Vault, target: Target) -> bool:
+    """Whether no file is at ``target``'s path any more (a folder in its place, or one
+    of its folders replaced by a file): the note is gone, as a delete would have it."""
+    root = vault.sandbox.vault_root(target.lang)
+    return root is not None and not os.path.isfile(os.path.join(root, target.rel))
+
+
+def recheck(vault: Vault, stop: Callable[[], bool]) -> bool:
+    """Compare every file history knows with disk and record what differs (``external``),
+    deletions too: after a crash, changes the index took in may never have reached
+    history (it hears of them after the index's commit). False when ``stop`` said so
+    before the end."""
+    store = vault.recorder.store
+    if store is None:
+        return True
+    for lang, path in store.paths():
+        if stop():
+            return False
+        observe_external(vault, lang, path, unknown=False)
+    return True
+
+
+def recover(vault: Vault) -> tuple[int, int]:
+    store = vault.recorder.store
+    if store is None:
+        return 0, 0
+
+    def current_etag(lang: str, path: str) -> str | bool | None:
+        """The file's etag now (None: no file); False when its vault is missing and
+        nothing can be told (a drive not mounted yet: the change is kept)."""
+        if not _vault_present(vault, lang):
+            return False
+        try:
+            data = _current(vault, vault.sandbox.resolve(lang, path))
+        except VaultError:
+            return None
+        return None if data is None else fsops.etag_of(data)
+
+    def finish_move(row: Version, etag: str) -> bool:
+        """Rewrite the links of a note a folder move had moved when the crash came."""
+        data = vault.recorder.content(row)
+        if data is None:
+            return False
+        try:
+            target = vault.sandbox.resolve(row.lang, row.path)
+            with vault.sandbox.open(target) as place:
+                place.commit(data, if_match=etag)
+        except (VaultError, OSError) as err:
+            log.warning("could not finish the move of %s/%s: %s", row.lang, row.path, err)
+            return False
+        return True
+
+    return store.recover(current_etag, finish_move)
+
+
+def _current(vault: Vault, target: Target) -> bytes | None:
+    """The file's bytes now, or None when it does not exist (or is not a plain file)."""
+    try:
+        with vault.sandbox.open(target) as place:
+            return vault._existing_bytes(place)
+    except (VaultError, IsADirectoryError):
+        return None
