@@ -86,10 +86,6 @@ class WriteJournal:
         """Whether no change in the vault carries the entry's id yet: then undo of the
         id takes back this merge's writes and nothing else (else it would also take
         back what an earlier entry with this id did, acknowledged long ago)."""
-        self.id_new = await self._id_is_new()
-        return self.id_new
-
-    async def _id_is_new(self) -> bool:
         if is_made_id(self.entry_id) or not await self.vault.has_history():
             return True
         try:

@@ -55,7 +55,6 @@ class NoteIndex:
         self._db = Connections(self.path)
         self._ready = threading.Event()
         self._stopping = threading.Event()
-        self._tell_every_file = False
         self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
@@ -100,10 +99,8 @@ class NoteIndex:
             self._db.open_readonly()
         else:
             self._db.open_writer(check=check)
-            # ``check``: the last process did not stop cleanly; what it indexed may never
-            # have been told to the listeners (history): the first reconcile tells them
-            # of every file.
-            self._tell_every_file = check
+            if check:  # the last process did not stop cleanly: what it indexed may never
+                self._db.set_state(LISTENERS_BEHIND, "1")  # have been told (history)
             self._db.set_state("reconcile_running", "1")
 
     def close(self) -> None:
@@ -185,10 +182,10 @@ class NoteIndex:
         what the listeners are told the changes came from."""
         self._tool.flush()  # the tools' appends are told as theirs
         self._db.set_state("reconcile_running", "1")
-        # Listeners may have missed changes this file holds: after a crash, a reconcile
-        # stopped part way (its batches are told at its end) or one made without
-        # listeners (``indexer reindex``); then the recheck listeners look at everything.
-        behind = self._tell_every_file or self._db.get_state(LISTENERS_BEHIND) == "1"
+        # Listeners may have missed changes this file holds (``open`` after a crash, a
+        # reconcile stopped part way: its batches are told at its end, or one made
+        # without listeners: ``indexer reindex``): the recheck listeners look at all.
+        behind = self._db.get_state(LISTENERS_BEHIND) == "1"
         self._db.set_state(LISTENERS_BEHIND, "1")
         stats = reconcile.reconcile_all(
             self._db.write, self.workspace, stop=self._stopping.is_set, progress=progress
@@ -203,7 +200,6 @@ class NoteIndex:
             for recheck in self.recheck_listeners:
                 if not recheck(self._stopping.is_set):
                     return stats  # stopped: still behind, done at the next start
-        self._tell_every_file = False
         heard = bool(self.recheck_listeners) or not (behind or stats.changed)
         self._db.set_state(LISTENERS_BEHIND, "0" if heard else "1")
         return stats
