@@ -19,6 +19,7 @@ import shutil
 import stat
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 
 from indexer.vault import renames
@@ -34,6 +35,7 @@ MAX_NAME_BYTES = 255
 TEMP_STEM_BYTES = 200
 LEASE_WAIT = 2.0  # seconds an open waits for another's lease on the file
 CHANGED = "the file changed since it was read; read it again and merge"
+_CLOSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsops-close")
 
 
 def etag_of(data: bytes) -> str:
@@ -156,6 +158,16 @@ def opened(fd: int) -> Iterator[int]:
     try:
         yield fd
     finally:
+        os.close(fd)
+
+
+def close_later(fd: int) -> None:
+    """Close ``fd`` on a background thread. The last close of a replaced file frees its
+    blocks: a few ms on ext4 (measured: 2.7 ms of a 15 ms write) that the answer need
+    not wait for. At interpreter shutdown it is closed at once."""
+    try:
+        _CLOSER.submit(os.close, fd)
+    except RuntimeError:  # no new work after shutdown began
         os.close(fd)
 
 
@@ -315,7 +327,7 @@ def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
         fd = open_regular(name, dir_fd)
     except FileNotFoundError:
         raise ConflictError("the file no longer exists; read it again before writing") from None
-    with opened(fd):
+    try:
         leased = renames.read_lease(fd)
         if leased is False:
             raise ConflictError("another program is writing the file right now; read it again")
@@ -324,6 +336,8 @@ def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
         finally:
             if leased:
                 renames.release_lease(fd)
+    finally:
+        close_later(fd)  # the replaced file's blocks are freed by its last close
 
 
 def _swap_if_unchanged(
