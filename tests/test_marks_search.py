@@ -115,14 +115,22 @@ def test_compatibility_forms_and_greek_accents_are_one_word(
         ("αθηναι", "στην Ἀθῆναι", "Ἀθῆναι"),
         ("كتب", "هو كَتَبَ الرسالة", "كَتَبَ"),
         ("שלום", "אמר שָׁלוֹם לכולם", "שָׁלוֹם"),
+        ("xyzzy", "the ＸＹＺＺＹ code", "ＸＹＺＺＹ"),  # full width
+        ("アイウ", "half ｱｲｳ width", "ｱｲｳ"),
+        ("lodz", "in Łódź today", "Łódź"),
+        ("igdir", "to IĞDIR now", "IĞDIR"),
+        ("orsted", "by Ørsted", "Ørsted"),
+        ("zebra?", "the zebra crossing", "zebra"),  # a question's punctuation
+        ("¿(zebra)?", "the zebra crossing", "zebra"),
+        ("crossing.", "the zebra crossing", "crossing"),
     ],
 )
 def test_snippets_mark_what_search_matched_whatever_its_accents(
     query: str, text: str, marked: str
 ) -> None:
-    """A hit found through accents or points is also the one highlighted, and the
-    snippet is cut around it. (Compatibility forms, such as full-width letters, are
-    found but not highlighted: the excerpt shows the text as it is.)"""
+    """A hit found through accents, points, width or punctuation around the query's
+    words is also the one highlighted, and the snippet is cut around it. (Forms that
+    are two letters for one, such as ``ﬁ`` or ``ß``, are found but not highlighted.)"""
     assert f"**{marked}**" in make_snippet(text, parse_query(query).terms)
     far = "filler words here " * 40 + text
     assert f"**{marked}**" in make_snippet(far, parse_query(query).terms, width=80)
@@ -131,6 +139,65 @@ def test_snippets_mark_what_search_matched_whatever_its_accents(
 def test_highlights_do_not_fold_what_search_does_not() -> None:
     assert "**" not in make_snippet("मेरा दाल", parse_query("दिल").terms)
     assert "**" not in make_snippet("один йод", parse_query("иод").terms)  # Cyrillic й
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("party", "We had a party\U0001f973 and it was great"),  # an emoji newer than 6.1
+        ("great", "it was great\U0001f914"),
+        ("cool", "so cool\U0001fae0!"),
+        ("lira", "5 lira\u20ba each"),
+        ("مرحبا", "He said \u2067مرحبا\u2069 to us"),  # a bidi isolate
+        ("database", "a data\u200bbase"),  # a zero-width space from a web page
+        ("softhyphen", "soft\u00adhyphen"),
+        ("international", "inter\u200cnational"),
+        ("word", "wo\u2060rd"),
+        ("strasse", "Die Straße ist lang"),
+        ("STRASSE", "Die Straße ist lang"),
+        ("Straße", "the strasse"),
+        ("fussganger", "Fußgänger"),
+        ("igdir", "IĞDIR"),
+        ("IĞDIR", "Iğdır"),
+        ("diyarbakır", "DİYARBAKIR"),
+        ("da nang", "Đà Nẵng"),
+        ("lodz", "Łódź"),
+        ("orsted", "Ørsted"),
+    ],
+)
+def test_newer_symbols_format_characters_and_folded_letters(
+    ws: Workspace, index: NoteIndex, query: str, text: str
+) -> None:
+    """unicode61 knows Unicode 6.1: a newer emoji glued to a word was part of it, a
+    zero-width space or bidi isolate cut or hid it; and ß, ı, đ, ł, ø have no accent
+    for it to remove. Each note below was not found by its query before."""
+    put(ws, "xx", "a.md", f"# a\n\n{text}\n")
+    put(ws, "xx", "b.md", "# b\n\nnothing of the kind\n")
+    index.reconcile()
+    assert found(index, "xx", query) == ({"a.md"}, 1)
+
+
+def test_snippets_and_grep_lines_are_cut_between_characters_as_seen() -> None:
+    """A cut never splits a flag into its two halves or leaves a mark without its
+    letter (the snippet read as Sudan's flag, or began with a joiner or vowel sign)."""
+    from indexer.vault.scan import MAX_LINE_CHARS, _trimmed
+    from shared.graphemes import continues
+
+    flags = "\U0001f1fa\U0001f1f8\U0001f1e9\U0001f1ea\U0001f1eb\U0001f1f7"  # US DE FR
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467 "
+    for filler in (flags, family, "नमस्ते", "e\u0301"):
+        for count in range(40, 46):
+            text = filler * count + " needle " + filler * count
+            for width in (60, 61, 62, 63, 80):
+                body = make_snippet(text, parse_query("needle").terms, width=width).strip("…")
+                before, after = body.split(" **needle** ")
+                assert not continues(before[0]) and not continues(after[0]), body
+                assert after[-1] != "\u200d", body
+                if filler == flags:  # regional indicators come in pairs
+                    assert len(before) % 2 == 0 and len(after) % 2 == 0, body
+            line = _trimmed(filler * count * 4)
+            assert len(line) <= MAX_LINE_CHARS
+            assert filler != flags or len(line) % 2 == 0
 
 
 def test_hebrew_maqaf_still_separates_words(ws: Workspace, index: NoteIndex) -> None:
@@ -192,10 +259,26 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
         "한",
         "\u1100\u1161",
         " ",
+        "\u200b",
+        "\u2067",
+        "\u00ad",
+        "\U0001f973",
+        "\U0001f389",
+        "\u2b50",
+        "\u20ba",
+        "ß",
+        "ı",
+        "İ",
+        "ł",
+        "Ø",
     ]
+    folds = str.maketrans({"ß": "ss", "ı": "i", "İ": "i", "ł": "l", "Ø": "o"})
+    newer = {0x1F973, 0x1F389, 0x2B50, 0x20BA}
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         plain = _compatible(unicodedata.normalize("NFC", text)).translate(_GREEK)
         plain = _OPTIONAL_MARKS.sub("", plain)
+        plain = "".join(c for c in plain if unicodedata.category(c) != "Cf")
+        plain = re.sub("[" + "".join(map(chr, newer)) + "]+", " ", plain).translate(folds)
         assert searchable(text) == plain, text
         assert not re.search("[\u064b-\u065f\u05b0-\u05bc]", searchable(text))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from indexer.index.text import CJK_RUN, WORD, searchable, without_ignored_marks
 from shared.errors import InvalidArgumentError
+from shared.graphemes import character_start
 
 MAX_QUERY_BYTES = 10 * 1024
 MAX_TERMS = 64
@@ -135,16 +136,19 @@ def highlight_patterns(terms: tuple[Term, ...], loose: bool = False) -> re.Patte
         terms = tuple(_loose(term) for term in terms)
     parts = []
     for term in sorted(terms, key=lambda t: -len(t.text)):
-        joined = r"\W+".join(re.escape(w) for w in term.text.split())
-        if not CJK_RUN.match(term.text[0]):
+        words = WORD.findall(term.text)  # what search matched: not the punctuation around
+        if not words:
+            continue
+        joined = r"\W+".join(re.escape(w) for w in words)
+        if not CJK_RUN.match(words[0][0]):
             # Not preceded by a letter or digit, checked after the first character (on
             # the two characters up to there): a lookbehind first would be tried at every
             # position of the text, a character first lets the engine skip to its places.
-            first = re.escape(term.text[0])
+            first = re.escape(words[0][0])
             joined = first + r"(?<![^\W_][\s\S])" + joined[len(first) :]
-        right = "" if CJK_RUN.match(term.text[-1]) else r"(?![^\W_])"
+        right = "" if CJK_RUN.match(words[-1][-1]) else r"(?![^\W_])"
         parts.append(joined + right)
-    return re.compile("|".join(parts), re.IGNORECASE)
+    return re.compile("|".join(parts) or "(?!)", re.IGNORECASE)
 
 
 def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str = "**") -> str:
@@ -172,11 +176,11 @@ def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str
     if first is not None and first[0] > width // 3:
         start = first[0] - width // 3
         space = text.rfind(" ", start - 20, start)
-        start = space + 1 if space != -1 else start
+        start = space + 1 if space != -1 else character_start(text, start)
     end = min(len(text), start + width)
     if end < len(text):
         space = text.find(" ", end, end + 20)
-        end = space if space != -1 else end
+        end = space if space != -1 else max(start, character_start(text, end))
     window, done = [], start
     for hit_start, hit_end in itertools.chain([first] if first else [], hits):
         if hit_start >= end:

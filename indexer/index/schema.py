@@ -23,7 +23,10 @@ log = logging.getLogger("indexer.index")
 #    each note's abstract is stored (for the summaries).
 # 4: combining marks are token characters (``categories``); words are indexed NFC and
 #    without Arabic/Hebrew vowel points (``text.searchable``).
-SCHEMA_VERSION = 5
+# 5: rows keep the file's ctime.
+# 6: ``text.searchable`` drops format characters, breaks words at symbols newer than
+#    Unicode 6.1 (emoji) and folds ß ı İ đ ł ø ħ.
+SCHEMA_VERSION = 6
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"

@@ -24,6 +24,15 @@ is ``ABC``, half-width ``ｱｲｳ`` is ``アイウ``),
 Greek without its accents (``καλημερα`` finds ``Καλημέρα``, as ``cafe`` finds ``café``)
 and without the vowel points Arabic and Hebrew may carry or not (``كتب`` finds
 ``كَتَبَ``), as a reader of those scripts expects.
+
+unicode61 knows Unicode 6.1 only, so ``searchable`` also does what it would do with
+newer text and what it cannot do: a symbol or punctuation mark newer than 6.1 (most
+emoji: ``party🥳`` was one word) is a word break; an invisible format character (a
+zero-width space or joiner, a soft hyphen, a bidi mark or isolate) is no break and is
+dropped (``data\u200bbase`` is ``database``, as Unicode's word rules read it); and the
+letters that case and accent folding leave apart in some languages are folded as a
+reader folds them: ``ß`` is ``ss``, the Turkish dotless ``ı`` and dotted ``İ`` are ``i``,
+and ``đ ł ø ħ`` are ``d l o h`` (as ``é`` is ``e``).
 """
 
 from __future__ import annotations
@@ -69,6 +78,52 @@ _OPTIONAL_MARKS = re.compile(
     "\u06ea-\u06ed]+"
 )
 _MARK_LEADS = (b"\xd6", b"\xd7", b"\xd8", b"\xd9", b"\xdb")
+# Invisible format characters (category Cf): dropped from words. RE2 rather than re:
+# its search skips a text without them at a few ns a character (re: 25-45 ns).
+FORMAT_CHARS = re2.compile(r"\p{Cf}+")
+# Letters case folding and unicode61's accent removal leave apart (no decomposition).
+_LETTER_FOLDS = str.maketrans(
+    {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h"}
+)  # fmt: skip
+_LETTER_FOLD_LEADS = (b"\xc3\x9f", b"\xe1\xba\x9e", b"\xc4", b"\xc5", b"\xc3\xb8", b"\xc3\x98")
+
+
+# Where Unicode added symbols and punctuation after 6.1: currency signs from U+20BA,
+# number forms, technical symbols from U+23F4, arrows and shapes, supplemental
+# punctuation from U+2E3B, and plane 1's emoji and symbol blocks (most emoji).
+_NEWER_SYMBOL_BLOCKS = (
+    (0x20BA, 0x20CF), (0x218A, 0x218F), (0x23F4, 0x23FF), (0x2B00, 0x2BFF),
+    (0x2E3B, 0x2E7F), (0x1F000, 0x1FBFF),
+)  # fmt: skip
+
+
+def _newer_symbol_ranges() -> list[list[int]]:
+    """The symbols, punctuation and spaces in those blocks (in plane 1 also the code
+    points Python's tables do not know yet: symbols to come), as ranges. unicode61
+    reads the ones newer than 6.1 as letters; the older ones it breaks at already."""
+    ranges: list[list[int]] = []
+    for low, high in _NEWER_SYMBOL_BLOCKS:
+        for code in range(low, high + 1):
+            kind = unicodedata.category(chr(code))
+            if kind[0] in "SPZ" or (kind == "Cn" and code >= 0x1F000):
+                if ranges and ranges[-1][1] == code - 1:
+                    ranges[-1][1] = code
+                else:
+                    ranges.append([code, code])
+    return ranges
+
+
+def _regex_class(ranges: list[list[int]], escape: str) -> str:
+    """``[...]`` of ``ranges``, each code point spelled with ``escape``."""
+    return "[" + "".join(escape.format(lo) + "-" + escape.format(hi) for lo, hi in ranges) + "]"
+
+
+# RE2 finds them at a few ns a character; re replaces them faster (RE2's Python
+# binding costs about 5 us a match, and emoji come many to a note).
+_NEWER_RANGES = _newer_symbol_ranges()
+_NEWER_SYMBOLS = re2.compile(_regex_class(_NEWER_RANGES, r"\x{{{:x}}}"))
+_NEWER_SYMBOL_RUNS = re.compile(_regex_class(_NEWER_RANGES, r"\U{:08x}") + "+")
 
 
 def _greek_bases() -> dict[int, str]:
@@ -100,7 +155,9 @@ _FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00
 def _loose_table() -> tuple[re.Pattern[str], dict[str, str]]:
     """For ``without_ignored_marks`` (built at its first use): each Latin or Greek letter
     with accents -> the bare letter (unicode61 folds Latin ones, ``searchable`` Greek
-    ones), and Arabic and Hebrew points -> nothing; and a regex finding any of them."""
+    ones), ``ı ł ø đ ħ`` -> ``i l o d h``, full- and half-width forms -> their plain
+    letter, and Arabic and Hebrew points -> nothing; and a regex finding any of them.
+    Only one letter for one: the spans of the text stay where they were."""
     table: dict[str, str] = {}
     for code in (*range(0x00C0, 0x0250), *range(0x0370, 0x0400), *range(0x1E00, 0x2000)):
         decomposed = unicodedata.normalize("NFD", chr(code))
@@ -110,6 +167,13 @@ def _loose_table() -> tuple[re.Pattern[str], dict[str, str]]:
     for code in range(0x0590, 0x0700):
         if _OPTIONAL_MARKS.fullmatch(chr(code)):
             table[chr(code)] = ""
+    for letter, folded in _LETTER_FOLDS.items():  # the one-letter folds (not ß -> ss)
+        if isinstance(folded, str) and len(folded) == 1:
+            table[chr(letter)] = folded
+    for code in (*range(0xFE70, 0xFEFF), *range(0xFF01, 0xFFEF)):  # compatibility forms
+        plain = unicodedata.normalize("NFKC", chr(code))
+        if len(plain) == 1 and plain != chr(code):
+            table[chr(code)] = plain
     return re.compile("[" + re.escape("".join(table)) + "]"), table
 
 
@@ -126,8 +190,9 @@ def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 def searchable(text: str) -> str:
     """``text`` as words are indexed and queried: NFC with compatibility forms as their
-    plain letters, Greek without accents, Arabic and Hebrew without vowel points (see
-    the module's docstring)."""
+    plain letters, Greek without accents, Arabic and Hebrew without vowel points, no
+    format characters, newer symbols as breaks, a few letters folded (see the module's
+    docstring)."""
     if text.isascii():
         return text
     if not unicodedata.is_normalized("NFC", text):
@@ -142,7 +207,21 @@ def searchable(text: str) -> str:
         text = text.translate(_GREEK_BASES)
     if any(lead in data for lead in _MARK_LEADS):
         text = _OPTIONAL_MARKS.sub("", text)
+    if FORMAT_CHARS.search(text):
+        text = FORMAT_CHARS.sub("", text)
+    if _NEWER_SYMBOLS.search(text):
+        text = _NEWER_SYMBOL_RUNS.sub(" ", text)
+    if any(lead in data for lead in _LETTER_FOLD_LEADS):
+        text = text.translate(_LETTER_FOLDS)
     return text
+
+
+def as_read(text: str) -> str:
+    """``text`` as a reader takes it in, near enough: compatibility forms as their plain
+    letters (NFKC), invisible format characters gone, case folded; then Latin and Greek
+    letters bare and Arabic and Hebrew without points, as search reads them."""
+    text = FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", text)) if not text.isascii() else text
+    return without_ignored_marks(searchable(text))[0].casefold()
 
 
 def word_text(text: str) -> str:

@@ -27,6 +27,7 @@ from indexer.vault.names import (
     skipped,
 )
 from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
+from shared.graphemes import character_start
 
 MAX_PATTERN_CHARS = 2000
 MAX_GLOB_CHARS = 500
@@ -328,7 +329,7 @@ def _lines_holding(text: str, literal: str) -> Iterator[tuple[int, str]]:
         end = text.find("\n", found)
         if end < 0:
             end = len(text)
-        yield number, text[start:end][:MAX_LINE_CHARS]
+        yield number, _trimmed(text[start:end])
         counted = end
         found = text.find(literal, end + 1)
 
@@ -376,4 +377,12 @@ class LineMatcher:
             lines.pop()  # after a final newline (or in an empty file) there is no line
         for number, line in enumerate(lines, start=1):
             if self._line.search(line) is not None:
-                yield number, line[:MAX_LINE_CHARS]
+                yield number, _trimmed(line)
+
+
+def _trimmed(line: str) -> str:
+    """A matching line as grep shows it: its first ``MAX_LINE_CHARS`` characters, cut
+    where a character as seen ends (not between a flag's halves or a letter's marks)."""
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return line[: character_start(line, MAX_LINE_CHARS)]
