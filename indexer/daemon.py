@@ -160,12 +160,15 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
 def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
     """An index change listener that records in history what changed outside the tools
     (the tools record their own changes): a note first seen while serving (by the
-    watcher, or a reconcile after lost events or while polling) is recorded, one first
-    seen by the start-up reconcile is not (see ``indexer.vault.outside``)."""
+    watcher, or a reconcile after lost events or while polling) or made while no
+    indexer ran (the start-up reconcile of an index that was whole before) is recorded;
+    one found by the reconcile that builds the index is not: it was there before, and
+    gets its first version at its first change (see ``indexer.vault.outside``)."""
 
     def record(lang: str, path: str, source: str) -> None:
         if source != "tool":
-            vault.observe_external(lang, path, unknown=source in ("watcher", "catch_up"))
+            unknown = source in ("watcher", "catch_up", "offline")
+            vault.observe_external(lang, path, unknown=unknown)
 
     return record
 

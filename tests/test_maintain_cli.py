@@ -91,6 +91,7 @@ def test_force_and_a_failing_run(ws: Path, stub: LLMStub, capsys: pytest.Capture
         ([], "no maintenance task is enabled: set INDEXER_MAINTENANCE_USER_PROFILE=1"),
         (["--maintenance-user-profile"], "maintenance needs a model: set INDEXER_LLM_MODEL"),
         (["--maintenance-user-profile", "--lang", "fr"], "there is no vault 'fr'"),
+        (["--maintenance-user-profile", "--lang", ""], "'' is not a vault id"),  # not "all"
         (["--maintenance-min-interval-hours", "-1"], "MAINTENANCE_MIN_INTERVAL_HOURS must"),
         (["--maintenance-min-interval-hours", "inf"], "MAINTENANCE_MIN_INTERVAL_HOURS must"),
     ],

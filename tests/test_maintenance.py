@@ -185,6 +185,27 @@ def test_a_default_interval_counts_from_the_last_success(env: Env) -> None:
     assert env.run().action == "none" and len(env.stub.requests) == 2
 
 
+@pytest.mark.parametrize("when", ["9999-12-31T23:59:59+00:00", "2099-01-01T00:00:00+00:00"])
+def test_a_moment_later_than_now_in_the_state_file_is_not_believed(env: Env, when: str) -> None:
+    """A clock set ahead, or an edited file: year 9999 overflowed the due arithmetic (a
+    traceback at every check, the task never ran again), 2099 held it back for years."""
+    env.event("something")
+    env.state.update(
+        "en", "user_profile", lambda s: TaskState("error", when, when, "old", "x", "earlier")
+    )
+    assert env.run(backoff=True).action == "none" and len(env.stub.requests) == 1
+
+
+def test_the_models_texts_hold_no_terminal_escapes(env: Env) -> None:
+    """The reason is data the model wrote (steered by planted events, maybe): printed by
+    ``indexer maintain``, an escape sequence retitled the terminal or cleared it."""
+    env.event("something")
+    env.stub.run([say('{"action": "none", "reason": "\\u001b]0;HIJACKED\\u0007\\u001b[2Jok"}')])
+    outcome = env.run()
+    assert outcome.action == "none" and outcome.reason == "]0;HIJACKED[2Jok"
+    assert "\x1b" not in env.task_state().reason
+
+
 def test_without_a_model_nothing_is_called_and_the_state_says_why(env: Env) -> None:
     env.event("something")
     outcome = env.run(model=None)

@@ -174,3 +174,5 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     assert len(stub.requests) == 4
     refused = cli(*ws, "--lang", "xx")
     assert refused.returncode == 1 and "no vault for 'xx'" in refused.stderr
+    empty = cli(*ws, "--lang", "")  # not "every vault"
+    assert empty.returncode == 2 and "'' is not a vault id" in empty.stderr

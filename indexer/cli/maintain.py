@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 from indexer.cli import add_background_options, resolve_workspace
+from indexer.index.abstract import one_line
 from indexer.jobs.maintenance import TASKS, Maintenance, Outcome
 from shared.errors import ConfigError, NotFoundError
 from shared.langs import check_lang
@@ -53,7 +54,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
     except ValueError as err:
         raise ConfigError(str(err)) from None
-    langs = [check_lang(args.lang)] if args.lang else None
+    langs = [check_lang(args.lang)] if args.lang is not None else None
     tasks = [args.task] if args.task else None
     if args.status:
         maintenance = _build(settings)  # the model is named, never called
@@ -124,8 +125,8 @@ def _print_outcomes(outcomes: list[Outcome], as_json: bool) -> None:
         print(json.dumps([vars(o) for o in outcomes], ensure_ascii=False, indent=2))
         return
     for o in outcomes:
-        line = f"{o.lang} {o.task}: {o.action} ({o.reason})"
-        print(line + (f": {o.error}" if o.error else ""))
+        line = f"{o.lang} {o.task}: {o.action} ({one_line(o.reason)})"
+        print(line + (f": {one_line(o.error)}" if o.error else ""))
 
 
 def _print_status(rows: list[dict], maintenance: Maintenance, as_json: bool) -> None:
@@ -154,8 +155,8 @@ def _print_status(rows: list[dict], maintenance: Maintenance, as_json: bool) -> 
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)))
     for row, cells in zip(rows, table, strict=True):
         print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
-        print(f"    now: {row['why']}")
+        print(f"    now: {one_line(str(row['why']))}")  # the state file's texts: no escapes
         if row["reason"]:
-            print(f"    reason: {row['reason']}")
+            print(f"    reason: {one_line(str(row['reason']))}")
         if row["last_error"]:
-            print(f"    last error: {row['last_error']}")
+            print(f"    last error: {one_line(str(row['last_error']))}")

@@ -49,7 +49,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise ConfigError(str(err)) from None
     langs = None
-    if args.lang:
+    if args.lang is not None:  # "" is a bad lang, not "every vault"
         lang = check_lang(args.lang)
         if not workspace.vault_dir(lang).is_dir():
             raise NotFoundError(f"there is no vault for {lang!r} in {workspace.root}")

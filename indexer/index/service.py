@@ -59,7 +59,9 @@ class NoteIndex:
         self._watcher: VaultWatcher | None = None
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
         # call's note_changed), "watcher", "catch_up" (a reconcile while serving: lost
-        # events, polling) or "reconcile" (at start-up): changes made outside the tools.
+        # events, polling), "offline" (at start-up, of an index that was whole before:
+        # made while no indexer ran) or "reconcile" (building the index): changes made
+        # outside the tools.
         self.change_listeners: list[ChangeListener] = []
         # Called (with a "stop now?" check) when changes may have been indexed without
         # being told (a crash, a reconcile stopped part way, ``indexer reindex``): each
@@ -179,8 +181,12 @@ class NoteIndex:
         self, progress: Progress | None = None, *, source: str = "reconcile"
     ) -> ReconcileStats:
         """Make the index equal to disk (blocking); marks the index ready. ``source``:
-        what the listeners are told the changes came from."""
+        what the listeners are told the changes came from; a start-up ``reconcile`` of an
+        index that has been whole before tells ``offline`` (made while no indexer ran),
+        one building the index tells ``reconcile`` (what was there before it)."""
         self._tool.flush()  # the tools' appends are told as theirs
+        if source == "reconcile" and self._db.get_state("last_reconcile") is not None:
+            source = "offline"
         self._db.set_state("reconcile_running", "1")
         # Listeners may have missed changes this file holds (``open`` after a crash, a
         # reconcile stopped part way: its batches are told at its end, or one made

@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from indexer.index.abstract import one_line
 from indexer.jobs.llm import ModelError
 from indexer.jobs.maintenance_input import InputDigests, build_messages, newest_entries
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
@@ -121,12 +122,12 @@ def parse_answer(text: str) -> Answer:
             f'a "{action}" answer has exactly the keys {sorted(expected)}, not {sorted(data)}'
         )
     reason = data["reason"]
-    if not isinstance(reason, str) or not reason.strip():
+    if not isinstance(reason, str) or not one_line(reason):
         raise AnswerError('"reason" must be a non-empty string')
     content = data.get("content")
     if action == "replace" and (not isinstance(content, str) or not content.strip()):
         raise AnswerError('"content" must be the whole new file, a non-empty string')
-    return Answer(action, reason.strip()[:MAX_REASON_CHARS], content)
+    return Answer(action, one_line(reason)[:MAX_REASON_CHARS], content)  # data: no escapes
 
 
 class Maintenance:
@@ -181,11 +182,11 @@ class Maintenance:
             return Decision(False, "the event log is unchanged since the last success", digest)
         now = self.clock()
         interval = timedelta(hours=self.settings.min_interval_hours)
-        last_success = parse_time(state.last_success)
+        last_success = _not_after(parse_time(state.last_success), now)
         if last_success is not None and now < last_success + interval:
             later = format_timestamp(last_success + interval)
             return Decision(False, f"interval: not before {later}", digest)
-        last_run = parse_time(state.last_run)
+        last_run = _not_after(parse_time(state.last_run), now)
         if backoff and state.last_action == "error" and last_run is not None:
             retry = last_run + min(interval, timedelta(hours=1))
             if now < retry:
@@ -357,12 +358,18 @@ class Maintenance:
         return rows
 
 
+def _not_after(moment: datetime | None, now: datetime) -> datetime | None:
+    """A stored moment, unless it is later than now (a state file from a clock set ahead,
+    or edited: year 9999 overflowed the arithmetic, and the task never ran again)."""
+    return None if moment is None or moment > now + timedelta(minutes=5) else moment
+
+
 def _error_text(err: Exception) -> str:
     if isinstance(err, ModelError | LoopError):
         kind = "model"
     elif isinstance(err, AnswerError):
         kind = "malformed answer"
     else:
-        kind = "write" if isinstance(err, VaultError) else "error"
+        kind = "vault" if isinstance(err, VaultError) else "error"  # a read or a write
     text = f"{kind}: {err}".encode("utf-8", "backslashreplace").decode("utf-8")
-    return text[:MAX_ERROR_CHARS]
+    return one_line(text)[:MAX_ERROR_CHARS]  # a model endpoint's text: no terminal escapes

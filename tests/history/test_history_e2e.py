@@ -243,6 +243,29 @@ def test_history_survives_a_deleted_index_and_sees_edits_made_while_stopped(
     assert check_history_consistent(workspace) == 2
 
 
+def test_a_note_made_while_no_indexer_ran_is_recorded_at_the_next_start(workspace: Path) -> None:
+    """SPEC: changes seen by the start-up reconcile are recorded too. A note created
+    while stopped had no version at all (only the notes history knew were compared);
+    with its first version, an outside overwrite of it later keeps the text before."""
+    first = start_indexer(workspace, env=NO_SUMMARIES)
+    with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
+        http.put("/en/notes/a.md", content=b"# A\n", headers={"Content-Type": "text/markdown"})
+        wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+    first.stop()
+    vault_file(workspace, "en", "new/made.md").parent.mkdir(parents=True)
+    vault_file(workspace, "en", "new/made.md").write_text("# made while stopped\n")
+    second = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        made = wait_for_version(workspace, "en", "new/made.md", lambda v: True)
+        assert made["actor"] == "external" and made["version"] == 1
+        with httpx2.Client(base_url=second.url.removesuffix("/mcp") + "/api/v1") as http:
+            wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+            assert len(http.get("/en/history/a.md").json()["versions"]) == 1  # unchanged
+    finally:
+        second.stop()
+    assert check_history_consistent(workspace) == 2
+
+
 @pytest.mark.parametrize("damage", ["garbage", "newer"])
 def test_an_unusable_history_stops_the_start_in_one_line(workspace: Path, damage: str) -> None:
     folder = workspace / ".indexer" / "history"
