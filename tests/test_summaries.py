@@ -479,6 +479,43 @@ async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: lis
     assert again[1] == made[1] and again[0]["abstract"] == made[0]["abstract"] != "HACKED"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# My own notes on this folder\n\nwritten by hand\n",
+        "---\ntags: [mine]\n---\nmine\n",
+        "\xff\xfe",
+    ],
+)
+async def test_an_overview_written_by_hand_is_kept_as_a_note(
+    tmp_path: Path, cores: list[Core], text: str
+) -> None:
+    """A ``.overview.md`` this job did not write (no summary fields) was deleted (folder
+    without notes) or overwritten, and no tool reaches a dot-file: the user's text was
+    gone. It becomes the note ``overview-by-hand.md``, then the summary is made."""
+    data = text.encode("latin-1") if text == "\xff\xfe" else text.encode()
+    (vault(tmp_path) / "empty").mkdir(parents=True)
+    (vault(tmp_path) / "empty" / ".overview.md").write_bytes(data)
+    note(tmp_path, "full/a.md", "# A\n\nalpha\n")
+    (vault(tmp_path) / "full" / ".overview.md").write_bytes(data)
+    (vault(tmp_path) / "full" / "overview-by-hand.md").write_text("# taken\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    await summaries.run_pass(dirty=summaries.dirty.take())
+    assert (vault(tmp_path) / "empty" / "overview-by-hand.md").read_bytes() == data
+    assert (vault(tmp_path) / "full" / "overview-by-hand-2.md").read_bytes() == data
+    assert (vault(tmp_path) / "full" / "overview-by-hand.md").read_text() == "# taken\n"
+    readable = text != "\xff\xfe"  # a note not UTF-8 is no child a summary counts
+    assert summary_file(tmp_path, "full")[0]["child_count"] == (3 if readable else 2)
+    if readable:
+        assert summary_file(tmp_path, "empty")[0]["child_count"] == 1
+    for kept in ("empty/overview-by-hand.md", "full/overview-by-hand-2.md"):
+        assert core.vault.read("en", kept)["size"] == len(data)
+
+
 # -- reading ---------------------------------------------------------------------------
 
 

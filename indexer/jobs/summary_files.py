@@ -28,7 +28,7 @@ from typing import Any
 from indexer.index.abstract import note_abstract
 from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.summary_texts import Child, note_category
-from indexer.vault import fsops
+from indexer.vault import fsops, renames
 from indexer.vault.history.rows import Change
 from indexer.vault.names import MAX_DEPTH
 from indexer.vault.recording import Recorder
@@ -48,6 +48,8 @@ from shared.workspace import OVERVIEW_FILE
 log = logging.getLogger("indexer.jobs.summaries")
 HEAD_BYTES = 256 * 1024  # enough of a note for its frontmatter and first paragraph
 MAX_SUMMARY_BYTES = 4 << 20  # a summary read back for history (500 children ≈ 30 KB)
+KEPT_NAME = "overview-by-hand.md"  # what a hand-written .overview.md becomes
+SUMMARY_FIELDS = frozenset({"abstract", "child_count", "children_digest", "generated_by"})
 Written = Callable[[str, str], None]
 
 
@@ -171,6 +173,8 @@ class SummaryFiles:
         self.index = index
         self.written = written  # told (lang, path) after a summary file changed
         self.recorder = recorder  # history: each summary written is a version
+        self.kept: Written | None = None  # told (lang, path) of a note made of a hand-written
+        # .overview.md: a child its folder's summary has not counted yet
 
     @contextmanager
     def folder(self, lang: str, folder: str) -> Iterator[int | None]:
@@ -239,6 +243,9 @@ class SummaryFiles:
             if fd is None:
                 return False
             before = _read_bytes(fd, OVERVIEW_FILE)
+            if before is not None and not _made_by_the_job(before):
+                self._keep_as_note(lang, folder, fd, before)
+                before = None
             if before is None and data is None:
                 return True
             change = Change(lang, rel, "write" if data is not None else "delete", before, data)
@@ -251,6 +258,29 @@ class SummaryFiles:
         if self.written is not None:
             self.written(lang, rel)
         return True
+
+    def _keep_as_note(self, lang: str, folder: str, fd: int, data: bytes) -> None:
+        """A ``.overview.md`` someone wrote (not a summary: no ``type: summary``) is the
+        user's text, and no tool reaches a dot-file: it becomes the note
+        ``overview-by-hand.md`` (``-2``, ... when taken) before a summary takes its place."""
+        for number in range(1, 1000):
+            name = KEPT_NAME if number == 1 else KEPT_NAME.replace(".md", f"-{number}.md")
+            rel = f"{folder}/{name}" if folder else name
+            whole = len(data) <= MAX_SUMMARY_BYTES  # else read in part: recorded lazily
+            change = Change(lang, rel, "write", None, data if whole else None)
+            recorder = self.recorder if self.recorder is not None and whole else None
+            try:
+                with (recorder or Recorder(None, lambda: datetime.now(UTC))).changing(
+                    [change], actor="job:summaries", reason="a hand-written .overview.md kept"
+                ):
+                    renames.rename_noreplace(fd, OVERVIEW_FILE, name)
+            except FileExistsError:
+                continue
+            log.warning("%s/%s: written by hand, not by this job: kept as %s", lang, folder, rel)
+            for told in (self.written, self.kept):
+                if told is not None:
+                    told(lang, rel)
+            return
 
     def _note(self, fd: int, on_disk: str, row: IndexedNote | None, name: str) -> Child | None:
         """A note as a child (``name``, as the tools name it; ``on_disk``, as spelled
@@ -296,6 +326,20 @@ class SummaryFiles:
             except OSError:
                 return None
         return parse_summary(folder, data.decode("utf-8", "replace"), info.st_mtime_ns)
+
+
+def _made_by_the_job(data: bytes) -> bool:
+    """Whether a ``.overview.md`` is a summary (this job's, maybe edited or damaged):
+    empty, or with ``type: summary`` or a field of summaries in its frontmatter."""
+    if not data.strip() or b"children_digest" in data or b"generated_by" in data:
+        return True
+    try:
+        meta, _ = read_frontmatter(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return False
+    return isinstance(meta, dict) and (
+        meta.get("type") == "summary" or not SUMMARY_FIELDS.isdisjoint(meta)
+    )
 
 
 def _is_note_name(name: str) -> bool:
