@@ -99,9 +99,9 @@ class Summaries:
         self.index = index
         self.model = model
         self.max_children = max_children
+        self.dirty = DirtyFolders(debounce)
         self.files = SummaryFiles(sandbox, index, written, recorder)
         self.files.kept = lambda lang, rel: self.dirty.mark(lang, affected_folders(rel))
-        self.dirty = DirtyFolders(debounce)
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.ready = False  # a full pass has finished: summaries were checked since start
         self.last_pass: PassStats | None = None
