@@ -114,3 +114,20 @@ async def test_summaries_stay_out_of_find_grep_search_and_counts(
     assert (await call(client, "status"))["langs"] == {"en": 3}
     with pytest.raises(ToolError, match=r"^forbidden_path: "):
         await client.call_tool("read", {"lang": "en", "path": "items/.overview.md"})
+
+
+async def test_a_note_deeper_than_every_tool_reaches_is_in_no_summary(
+    served: tuple[Client, Core], tmp_path: Path
+) -> None:
+    """32 folders deep, a note is out of find, the index and read; the summary of its
+    folder listed it (``- depth 31 ...``), child_count 1."""
+    client, core = served
+    folder = "/".join(f"d{n}" for n in range(32))
+    on_disk = core.settings.workspace.vault_dir("en") / folder
+    on_disk.mkdir(parents=True)
+    (on_disk / "n.md").write_text("# Too deep\n\nDEEPWORD\n")
+    (on_disk.parent / "m.md").write_text("# Deep enough\n\nshallower\n")
+    with pytest.raises(ToolError, match=r"^not_found: .* holds no notes"):
+        await call(client, "summary", lang="en", path=folder)
+    above = await call(client, "summary", lang="en", path=folder.rsplit("/", 1)[0])
+    assert above["child_count"] == 1 and "shallower" in above["overview"]

@@ -211,7 +211,10 @@ class SummaryFiles:
             prefix = f"{folder}/" if folder else ""
             files, folders = list_folder(fd, prefix, hidden_files=True)
             has_summary = any(name == OVERVIEW_FILE for name, _ in files)
+            depth = folder.count("/") + 1 if folder else 0  # names in the folder's path
             notes = {name: entry.name for name, entry in files if _is_note_name(name)}
+            if depth + 1 > MAX_DEPTH:
+                notes = {}  # too deep for every tool (find, read, the index) to reach
             if folder.count("/") + 2 < MAX_DEPTH:  # a subfolder's summary is one deeper
                 found.folders = [name for name, _ in folders if not name.endswith(".assets")]
             rows = self.index.folder_notes(lang, folder) if self.index else {}
