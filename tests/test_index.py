@@ -95,6 +95,9 @@ def test_filters_type_tags_and_folder(ws: Workspace, index: NoteIndex) -> None:
     assert paths(index.search("en", "alpha", path="items", type="summary")) == ["items/sub/b.md"]
     assert paths(index.search("en", "alpha", limit=1)) != []
     assert len(paths(index.search("en", "alpha", limit=2))) == 2
+    for blank in ("", "  "):  # found nothing, silently
+        with pytest.raises(InvalidArgumentError, match="type must name a type"):
+            index.search("en", "alpha", type=blank)
 
 
 def test_langs_are_separate(ws: Workspace, index: NoteIndex) -> None:

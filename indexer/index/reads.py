@@ -370,6 +370,8 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if type_ is not None:
         if not isinstance(type_, str):
             raise InvalidArgumentError("type must be a string")
+        if not type_.strip():  # found nothing, silently; no note's type is blank
+            raise InvalidArgumentError("type must name a type (or be left out)")
         where += " AND n.type = ?"
         params.append(type_)
     if tags:

@@ -258,7 +258,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         query = query_str(request, "q", "") or ""
         limit = query_int(request, "limit", 10)
         offset = query_int(request, "offset", 0)
-        kind = query_str(request, "type")
+        kind = query_str(request, "type") or None  # type= is no filter, as limit= is
         tags = request.query_params.getlist("tag") or None
         path = clean_relpath(query_str(request, "path", "") or "", allow_root=True)
         call = functools.partial(index.search, lang, query, limit, kind, tags, path, offset)

@@ -53,8 +53,10 @@ def query_optional_int(request: Request, name: str) -> int | None:
     text = query_str(request, name)
     if text is None or text == "":
         return None
-    if not (text.isascii() and text.lstrip("-").isdigit()) or len(text) > 12:
+    if not (text.isascii() and text.lstrip("-").isdigit()):
         raise InvalidArgumentError(f"{name} must be a whole number, not {text[:40]!r}")
+    if len(text.lstrip("-")) > 19:  # past any range a tool takes (the tool says which)
+        raise InvalidArgumentError(f"{name} is out of range: {text[:40]!r}")
     return int(text)
 
 

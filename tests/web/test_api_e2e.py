@@ -266,6 +266,11 @@ def test_numbers_sqlite_cannot_hold_and_bad_utf8_paths_are_refused(
         )
     names = sorted(p.name for p in vault_dir(server, "ov").rglob("*"))
     assert names == ["n.md"]
+    top = http.get("/ov/search", params={"q": "n", "offset": str(2**63 - 1)})  # as MCP takes
+    assert top.status_code == 200 and top.json()["results"] == [], top.text
+    for far in (str(2**63), "1" * 30):  # said to be out of range, not "not a whole number"
+        refused = http.get("/ov/search", params={"q": "n", "offset": far})
+        assert refused.status_code == 400 and "whole number" not in refused.text, refused.text
     assert http.put("/ov/notes/%C3%A9t%C3%A9.md", content=b"# e\n", headers=MD).status_code == 201
     assert (vault_dir(server, "ov") / "été.md").exists()
 
