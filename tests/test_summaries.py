@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,7 @@ def make_core(
     concurrency: int = 10,
     timeout: float = 30,
     max_children: int = 50,
+    debounce: float = 2.0,
 ) -> Core:
     model = None
     if stub is not None:
@@ -82,7 +84,10 @@ def make_core(
             model="stub", base_url=stub.base_url, max_concurrency=concurrency, timeout=timeout
         )
     settings = Settings(
-        workspace=Workspace(tmp_path / "ws"), model=model, summaries_max_children=max_children
+        workspace=Workspace(tmp_path / "ws"),
+        model=model,
+        summaries_max_children=max_children,
+        summaries_debounce=debounce,
     )
     return build_core(settings)
 
@@ -341,6 +346,38 @@ async def test_a_malformed_answer_falls_back_and_is_retried_next_pass(
     stats = await summaries_of(core).run_pass()
     assert (stats.llm, stats.fallback) == (2, 0)
     assert summary_file(tmp_path, "items")[0]["generated_by"] == "llm"
+
+
+async def test_fallbacks_are_redone_once_the_model_answers_again(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """After an outage only the folders of the next change got the model; the others
+    kept the fallback until a restart. A pass where the model answers again is now
+    followed by a full one, which redoes every fallback (and nothing else)."""
+    for n in range(3):
+        note(tmp_path, f"f{n}/a.md", f"# A{n}\n\nnote {n}\n")
+    core = make_core(tmp_path, quiet_stub, debounce=0.05)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    quiet_stub.run([say("not json at all")])  # the model is down
+    loop = asyncio.create_task(summaries.run_forever())
+    try:
+        while not summaries.ready:
+            await asyncio.sleep(0.02)
+        folders = ["f0", "f1", "f2", ""]
+        assert {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} == {"fallback"}
+        quiet_stub.run(good_answer)  # back
+        asked = len(quiet_stub.requests)
+        core.vault.write("en", "f0/b.md", "# B\n\nanother\n")
+        deadline = time.monotonic() + 15
+        while {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} != {"llm"}:
+            assert time.monotonic() < deadline, [summary_file(tmp_path, f)[0] for f in folders]
+            await asyncio.sleep(0.05)
+    finally:
+        loop.cancel()
+    # f0 and the root for the change, then f1 and f2 (fallbacks) and the root above them
+    assert sorted(asked_folders(quiet_stub)[asked:]) == ["/", "/", "f0/", "f1/", "f2/"]
 
 
 async def test_markdown_in_a_model_answer_cannot_break_the_frontmatter(

@@ -105,6 +105,8 @@ class Summaries:
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.ready = False  # a full pass has finished: summaries were checked since start
         self.last_pass: PassStats | None = None
+        self._fallbacks_left = False  # the model failed: some folders have the fallback
+        self._retry_fallbacks = False  # and it has answered since: a full pass is due
         self._future: concurrent.futures.Future[None] | None = None
 
     # -- listeners (wired in indexer.daemon.build_core) ----------------------------------
@@ -162,13 +164,23 @@ class Summaries:
             batch = await self.dirty.next_batch()
             ok = await self._logged_pass(batch)
             self.dirty.done(failed=not ok)
+            if ok and self._retry_fallbacks:
+                await self._logged_pass(None)  # the model answers again: every fallback
 
     async def _logged_pass(self, batch: Batch | None) -> bool:
+        """One pass, logged; notes when the model failed (the folders it left with the
+        fallback are tried again, in a full pass, after a pass where it answered)."""
         try:
             stats = await self.run_pass(dirty=batch)
         except Exception:
             log.exception("a directory summaries pass failed")
             return False
+        if stats.model_errors:
+            self._fallbacks_left, self._retry_fallbacks = True, False
+        elif batch is None:
+            self._fallbacks_left = self._retry_fallbacks = False  # every folder was seen
+        elif stats.llm and self._fallbacks_left:
+            self._retry_fallbacks = True
         if stats.llm or stats.fallback or stats.removed:
             log.info(
                 "summaries: %d folders in %.1fs (%d by model, %d by fallback, %d unchanged, "
