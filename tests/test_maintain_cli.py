@@ -6,7 +6,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
+from helpers.indexer_process import start_indexer
 from helpers.llm_stub import LLMStub, running_llm_stub, say
 
 from indexer.cli import main
@@ -101,3 +103,23 @@ def test_refusals(ws: Path, capsys: pytest.CaptureFixture, extra: list[str], mes
     err = capsys.readouterr().err
     assert message in err and code == (1 if "no vault" in message else 2), err
     assert not (ws / ".indexer/maintenance-state.json").exists()
+
+
+def test_with_a_server_running_the_write_keeps_its_reason_in_history(
+    ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
+) -> None:
+    """The server owns history: the write was made beside it and recorded, when the
+    watcher saw it, as an outside edit (actor external, no reason). It goes through the
+    server now, with ``maintenance:user_profile`` (SPEC: a replace is a normal write)."""
+    server = start_indexer(ws, env={"INDEXER_SUMMARIES": "0"})
+    try:
+        stub.run([REPLACE])
+        args = ["maintain", "--workspace", str(ws), "--maintenance-user-profile"]
+        assert main([*args, *model_flags(stub)]) == 0
+        assert capsys.readouterr().out == "en user_profile: replace (new habit)\n"
+        with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:
+            newest = http.get("/en/history/USER.md").json()["versions"][0]
+        assert newest["reason"] == "maintenance:user_profile", newest
+        assert (ws / "memory/languages/en/vault/USER.md").read_text().endswith("# U\n\n- A.\n")
+    finally:
+        server.stop()

@@ -19,6 +19,8 @@ from typing import Any
 from indexer.cli import add_background_options, resolve_workspace
 from indexer.index.abstract import one_line
 from indexer.jobs.maintenance import TASKS, Maintenance, Outcome
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
 from shared.errors import ConfigError, NotFoundError
 from shared.langs import check_lang
 
@@ -82,11 +84,32 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     return 1 if any(o.action == "error" for o in outcomes) else 0
 
 
+class _WritesThroughServer(Vault):
+    """The vaults, read here; written through the running server, which owns the
+    history store and records each write with its reason (``maintenance:<task>``)."""
+
+    def write(
+        self,
+        lang: str,
+        path: str,
+        content: str,
+        encoding: str = "utf-8",
+        if_match: str | None = None,
+        reason: str | None = None,
+        *,
+        actor: str = "tool",
+    ) -> dict:
+        from indexer.cli.remote import write_on_server
+
+        workspace = self.sandbox.workspace
+        return write_on_server(workspace, lang, path, content, if_match, reason or "")
+
+
 def _build(settings: Any) -> Maintenance:
     """A Maintenance over the vaults, with the index read-only (for the model's search).
 
     With no server running, its writes are recorded in history here; a running server
-    owns the history store, and records the write as an outside change when it sees it.
+    owns the history store, so they go through it (its REST API).
     """
     from indexer.cli.index import server_holds_lock
     from indexer.daemon import build_maintenance, build_vault, open_history
@@ -101,8 +124,12 @@ def _build(settings: Any) -> Maintenance:
         index.close()
         index = None
     model = JobModel(settings.model) if settings.model is not None else None
-    history = None if server_holds_lock(settings.workspace) else open_history(settings)
-    return build_maintenance(settings, build_vault(settings, history), index, model)
+    if server_holds_lock(settings.workspace):
+        sandbox = Sandbox(settings.workspace)
+        vault: Vault = _WritesThroughServer(sandbox, max_file_bytes=settings.max_file_bytes)
+    else:
+        vault = build_vault(settings, open_history(settings))
+    return build_maintenance(settings, vault, index, model)
 
 
 async def _run(

@@ -1,5 +1,6 @@
-"""Asking the running indexer instead of reading its files: ``indexer search`` while a
-server holds the workspace.
+"""Asking the running indexer instead of using its files: ``indexer search`` while a
+server holds the workspace, and the writes of ``indexer maintain`` (the server owns the
+history store: a write through it is recorded with its reason, not as an outside edit).
 
 The server indexes a note's appends in the background and before any read of its own,
 so the index file can lag behind what the server has answered (at least 0.2 s, at most
@@ -15,7 +16,7 @@ import urllib.request
 from urllib.parse import quote, urlencode
 
 from indexer.health import base_url, server_health
-from shared.errors import ERRORS_BY_CODE, VaultError
+from shared.errors import ERRORS_BY_CODE, IndexerOfflineError, VaultError
 from shared.workspace import Workspace, read_token_file, read_url_file
 
 TIMEOUT_SECONDS = 30.0
@@ -63,6 +64,35 @@ def search_on_server(
     except (urllib.error.URLError, OSError, ValueError):
         return None
     return answer if isinstance(answer, dict) and "results" in answer else None
+
+
+def write_on_server(
+    workspace: Workspace, lang: str, path: str, content: str, if_match: str | None, reason: str
+) -> dict:
+    """``write`` through the running server's REST API; its refusal as the typed
+    ``VaultError`` it names, ``IndexerOfflineError`` when it does not answer."""
+    url = read_url_file(workspace.url_file)
+    if url is None or server_health(url, workspace) is None:
+        raise IndexerOfflineError("the indexer serving this workspace stopped; nothing written")
+    token = read_token_file(workspace.token_file)
+    body = {"content": content, "if_match": if_match, "reason": reason}
+    request = urllib.request.Request(
+        f"{base_url(url)}/api/v1/{quote(lang, safe='')}/notes/{quote(path)}",
+        data=json.dumps(body).encode(),
+        method="PUT",
+        headers={"Content-Type": "application/json"}
+        | ({"Authorization": f"Bearer {token}"} if token else {}),
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+            answer = json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        raise _refusal(err) or IndexerOfflineError(f"the indexer answered {err.code}") from None
+    except (urllib.error.URLError, OSError, ValueError) as err:
+        raise IndexerOfflineError(f"the indexer did not answer the write: {err}") from None
+    if not isinstance(answer, dict):
+        raise IndexerOfflineError("the indexer's answer to the write was not understood")
+    return answer
 
 
 def _refusal(err: urllib.error.HTTPError) -> VaultError | None:
