@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import Term, _loose, highlight_patterns, make_snippet, parse_query
-from indexer.index.text import CJK_RUN, cjk_expand, fold, without_ignored_marks
+from indexer.index.text import CJK_RUN, WORD, cjk_expand, fold, without_ignored_marks
 from shared.errors import InvalidArgumentError
 
 
@@ -88,11 +88,14 @@ def _lookbehind_first(terms: tuple[Term, ...]) -> re.Pattern[str]:
     """The highlight regex written plainly: a word's boundary checked before its start."""
     parts = []
     for term in sorted(terms, key=lambda t: -len(t.text)):
-        joined = r"\W+".join(re.escape(w) for w in term.text.split())
-        left = "" if CJK_RUN.match(term.text[0]) else r"(?<![^\W_])"
-        right = "" if CJK_RUN.match(term.text[-1]) else r"(?![^\W_])"
+        words = WORD.findall(term.text)  # the words search matched, not the punctuation
+        if not words:
+            continue
+        joined = r"\W+".join(re.escape(w) for w in words)
+        left = "" if CJK_RUN.match(words[0][0]) else r"(?<![^\W_])"
+        right = "" if CJK_RUN.match(words[-1][-1]) else r"(?![^\W_])"
         parts.append(left + joined + right)
-    return re.compile("|".join(parts), re.IGNORECASE)
+    return re.compile("|".join(parts) or "(?!)", re.IGNORECASE)
 
 
 def test_highlights_equal_the_plain_regex() -> None:
