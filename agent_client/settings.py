@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from shared.errors import ConfigError
 from shared.langs import check_lang
+from shared.switches import parse_switch
 from shared.workspace import Workspace
 
 # env var -> (default as text, one-line help)
@@ -104,17 +105,6 @@ def parse_count(name: str, text: str) -> int:
     if number < 1:
         raise ConfigError(f"{name} must be a whole number of at least 1, not {text!r:.40}")
     return number
-
-
-def parse_switch(name: str, text: str) -> bool:
-    """On (1, true, yes, on) or off (0, false, no, off); ``ConfigError`` for anything else
-    ("no" meant on before: only 0 and false turned it off)."""
-    value = text.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{name} must be 1 or 0 (true/false, yes/no, on/off), not {text!r:.40}")
 
 
 def parse_time_zone(name: str, text: str) -> tzinfo | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from indexer.jobs.llm import ModelSettings
 from indexer.jobs.maintenance import TASKS, MaintenanceSettings
+from shared.switches import parse_switch
 from shared.workspace import Workspace
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -140,9 +141,12 @@ class Settings:
         workspace = pick("workspace", "INDEXER_WORKSPACE")
         if not workspace:
             raise ValueError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
+        root = Path(workspace).expanduser().resolve()
+        if root.exists() and not root.is_dir():
+            raise ValueError(f"the workspace {root} is a file, not a folder")
         prompts = pick("prompts_dir", "INDEXER_PROMPTS_DIR")
         return cls(
-            workspace=Workspace(Path(workspace).expanduser().resolve()),
+            workspace=Workspace(root),
             host=pick("host", "INDEXER_HOST"),
             port=_whole("INDEXER_PORT", pick("port", "INDEXER_PORT"), 0, 65535),
             token=_token(pick("token", "INDEXER_MCP_TOKEN")),
@@ -156,11 +160,11 @@ class Settings:
             ),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
-            echo_tool=_flag(pick("echo_tool", "INDEXER_ECHO_TOOL")),
+            echo_tool=parse_switch("INDEXER_ECHO_TOOL", pick("echo_tool", "INDEXER_ECHO_TOOL")),
             history_days=_history_days(pick("history_days", "INDEXER_HISTORY_DAYS")),
             model=_model_settings(pick),
             maintenance=_maintenance_settings(pick),
-            summaries=_flag(pick("summaries", "INDEXER_SUMMARIES")),
+            summaries=parse_switch("INDEXER_SUMMARIES", pick("summaries", "INDEXER_SUMMARIES")),
             summaries_max_children=_whole(
                 "INDEXER_SUMMARIES_MAX_CHILDREN",
                 pick("summaries_max_children", "INDEXER_SUMMARIES_MAX_CHILDREN"),
@@ -269,7 +273,10 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
     enabled = frozenset(
         name
         for name in TASKS
-        if _flag(pick(f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}"))
+        if parse_switch(
+            f"INDEXER_MAINTENANCE_{name.upper()}",
+            pick(f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}"),
+        )
     )
     bounds = {  # (the most, whether it must be above 0)
         "maintenance_min_interval_hours": (24 * 3650, False),
@@ -303,10 +310,6 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
         timeout=numbers["maintenance_timeout"],
         prompt_files=prompts,
     )
-
-
-def _flag(text: str) -> bool:
-    return text.strip().lower() in ("1", "true", "yes", "on")
 
 
 def _history_days(text: str) -> int:

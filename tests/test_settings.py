@@ -78,3 +78,31 @@ def test_a_command_on_a_mistyped_workspace_makes_nothing(
     assert main([*command, "--workspace", str(typo)]) == 2
     assert "there is no workspace at" in capsys.readouterr().err
     assert not typo.exists()
+
+
+@pytest.mark.parametrize(
+    "env", ["INDEXER_SUMMARIES", "INDEXER_ECHO_TOOL", "INDEXER_MAINTENANCE_USER_PROFILE"]
+)
+def test_an_on_off_setting_refuses_what_is_neither(tmp_path: Path, env: str) -> None:
+    """``maybe`` or ``2`` turned the feature off, silently (the client refused them)."""
+    for value in ("maybe", "2", "enabled"):
+        with pytest.raises(ValueError, match=f"{env} must be 1 or 0"):
+            resolve(tmp_path, **{env: value})
+    assert resolve(tmp_path, INDEXER_SUMMARIES="off").summaries is False
+    assert resolve(tmp_path, INDEXER_SUMMARIES="Yes").summaries is True
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["serve"], ["status"], ["search", "--lang", "en", "x"], ["reindex"], ["summarize"]],
+)
+def test_a_workspace_that_is_a_file_is_bad_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """It printed ``[Errno 20] Not a directory`` (exit 1), or "no workspace (a typo?);
+    `indexer serve` makes one", which then failed the same way."""
+    afile = tmp_path / "notes.txt"
+    afile.write_text("x")
+    assert main([*command, "--workspace", str(afile)]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    assert afile.read_text() == "x"

@@ -104,6 +104,8 @@ def resolve_workspace(args: argparse.Namespace, *, existing: bool = False) -> Wo
     if not root:
         raise ConfigError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
     workspace = Workspace(Path(root).expanduser().resolve())
+    if workspace.root.exists() and not workspace.root.is_dir():
+        raise ConfigError(f"the workspace {workspace.root} is a file, not a folder")
     if existing and not workspace.root.is_dir():
         raise ConfigError(
             f"there is no workspace at {workspace.root} (a typo?); "

@@ -79,6 +79,8 @@ def error_response(
 
 
 def vault_error_response(err: VaultError) -> JSONResponse:
+    if err.code == "internal":  # the server's own failure: the operator must hear of it
+        log.error("request failed: %s", err)
     if isinstance(err, StorageError):  # deliberate words about the disk: shown as they are
         response = error_response("internal", err.message)
         response.status_code = err.http_status

@@ -71,6 +71,8 @@ def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _refusal(name: str, err: Exception) -> ToolError:
     """The tool error a client sees for ``err`` (logged when it was not a refusal)."""
     if isinstance(err, VaultError):
+        if err.code == "internal":  # the server's own failure: the operator must hear of it
+            log.error("tool %s failed: %s", name, err)
         return ToolError(str(err))
     if isinstance(err, FileNotFoundError):
         return ToolError("not_found: the file disappeared while the call ran")

@@ -246,6 +246,33 @@ def test_reading_a_missing_history_read_only_says_so(tmp_path: Path) -> None:
     assert not tmp_path.joinpath(schema.FILE_NAME).exists()
 
 
+def test_a_history_this_user_may_not_write_stops_the_start_and_is_not_called_damaged(
+    tmp_path: Path,
+) -> None:
+    """SQLite opens a file it may not write (another user's: one ``sudo indexer serve``)
+    read-only without a word: the server said it was fine and refused every change as
+    ``internal``. The write probe finds it; the message does not say "damaged" (moving a
+    good history aside loses it). Tests run as root, so the read-only open is made here."""
+    store = HistoryStore(tmp_path / "h", etag_of)
+    store.open()
+    store.close()
+    path = tmp_path / "h" / schema.FILE_NAME
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        schema._check_writable(conn)
+    conn.close()
+    message = str(schema._damaged(path, caught.value))
+    assert "cannot be opened for writing by this user" in message and "damaged" not in message
+    writable = schema.open_history(tmp_path / "h")  # the probe changes nothing it can write
+    writable.close()
+    assert (
+        schema.open_history(tmp_path / "h", readonly=True)
+        .execute("PRAGMA user_version")
+        .fetchone()[0]
+        == schema.SCHEMA_VERSION
+    )
+
+
 def test_an_etag_the_caller_knows_is_not_hashed_again(tmp_path: Path) -> None:
     hashed: list[bytes] = []
 

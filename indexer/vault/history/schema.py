@@ -100,6 +100,7 @@ def open_history(folder: Path, *, readonly: bool = False) -> sqlite3.Connection:
             _create(conn)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        _check_writable(conn)
     except sqlite3.Error as err:
         conn.close()
         raise _damaged(path, err) from None
@@ -107,6 +108,18 @@ def open_history(folder: Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _check_writable(conn: sqlite3.Connection) -> None:
+    """A write that is rolled back: SQLite opens a file it may not write (another user's,
+    a read-only disk) read-only without a word, and every change was then refused as
+    ``internal`` by a server that said it was fine."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(f"PRAGMA user_version = {version}")
+    finally:
+        conn.execute("ROLLBACK")
 
 
 def _connect_checked(path: Path, *, readonly: bool) -> sqlite3.Connection:
@@ -152,8 +165,17 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute("COMMIT")
 
 
+_NOT_ALLOWED = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
+
+
 def _damaged(path: Path, err: Exception) -> HistoryStoreError:
     said = " ".join(str(err).split())[:300]  # one line, whatever SQLite reported
+    if str(getattr(err, "sqlite_errorname", "")).startswith(_NOT_ALLOWED):
+        return HistoryStoreError(  # not damage: moving a good history aside would lose it
+            f"the history {path} cannot be opened for writing by this user ({said}): run "
+            "the indexer as the user who owns the workspace, or make it writable (history "
+            "was not changed; SQLite also writes the -wal and -shm files beside it, even to read)"
+        )
     return HistoryStoreError(
         f"the history {path} cannot be read ({said}): it may be damaged; move it aside and "
         "restore it from a backup, or move it away to start a new history (it was not changed)"
