@@ -5,7 +5,9 @@ Every setting is listed in ``SETTINGS_HELP`` (the source of ``deploy/env.example
 
 from __future__ import annotations
 
+import ipaddress
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,12 @@ from shared.switches import parse_switch
 from shared.workspace import Workspace
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+_HOST_NAME = re.compile(
+    r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*\.?"
+)
+_DOTTED_NUMBERS = re.compile(r"[0-9.]+")
 
 
 def default_prompts_dir() -> Path:
@@ -145,9 +153,11 @@ class Settings:
         if root.exists() and not root.is_dir():
             raise ValueError(f"the workspace {root} is a file, not a folder")
         prompts = pick("prompts_dir", "INDEXER_PROMPTS_DIR")
+        if prompts and not any(Path(prompts).glob("*.md")):  # none served, silently
+            raise ValueError(f"INDEXER_PROMPTS_DIR: {prompts} is not a folder of *.md texts")
         return cls(
             workspace=Workspace(root),
-            host=pick("host", "INDEXER_HOST"),
+            host=_host(pick("host", "INDEXER_HOST")),
             port=_whole("INDEXER_PORT", pick("port", "INDEXER_PORT"), 0, 65535),
             token=_token(pick("token", "INDEXER_MCP_TOKEN")),
             log_level=pick("log_level", "INDEXER_LOG_LEVEL").upper(),
@@ -298,8 +308,11 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
     )
     prompts = {}
     for name in TASKS:
-        prompt = pick(f"maintenance_{name}_prompt", f"INDEXER_MAINTENANCE_{name.upper()}_PROMPT")
+        env = f"INDEXER_MAINTENANCE_{name.upper()}_PROMPT"
+        prompt = pick(f"maintenance_{name}_prompt", env)
         if prompt:
+            if not Path(prompt).is_file():  # each run failed on it, and was retried
+                raise ValueError(f"{env}: {prompt} is not a file")
             prompts[name] = Path(prompt)
     return MaintenanceSettings(
         enabled=enabled,
@@ -310,6 +323,20 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
         timeout=numbers["maintenance_timeout"],
         prompt_files=prompts,
     )
+
+
+def _host(text: str) -> str:
+    """An address to listen on: an IP address or a host name (no lookup here: a name
+    that does not resolve fails the start with its own message)."""
+    bare = text.strip().removeprefix("[").removesuffix("]")
+    try:
+        ipaddress.ip_address(bare)
+        return bare
+    except ValueError:
+        pass
+    if not _HOST_NAME.fullmatch(bare) or _DOTTED_NUMBERS.fullmatch(bare):
+        raise ValueError(f"INDEXER_HOST must be an IP address or a host name, not {text!r:.60}")
+    return bare
 
 
 def _history_days(text: str) -> int:

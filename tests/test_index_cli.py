@@ -150,6 +150,11 @@ def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     bad_lang = cli("search", "--workspace", str(ws.root), "--lang", "EN!", "x")
     assert bad_lang.returncode == 2 and "invalid_lang" in bad_lang.stderr
+    for outside in ("../..", "/etc"):  # "no notes match" without a server, refused with one
+        bad_path = cli(
+            "search", "--workspace", str(ws.root), "--lang", "en", "--path", outside, "x"
+        )
+        assert bad_path.returncode == 1 and "forbidden_path" in bad_path.stderr, bad_path.stderr
 
 
 def test_reindex_refused_while_a_server_holds_the_lock(tmp_path: Path) -> None:
@@ -158,7 +163,7 @@ def test_reindex_refused_while_a_server_holds_the_lock(tmp_path: Path) -> None:
     with open(ws.lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = cli("reindex", "--workspace", str(ws.root))
-    assert done.returncode == 1
+    assert done.returncode == 3  # as `indexer --help` says: another indexer serves it
     assert "a server is running" in done.stderr
     assert cli("reindex", "--workspace", str(ws.root)).returncode == 0
     with open(ws.lock_path, "w") as lock:  # search reads beside the "server"

@@ -106,3 +106,26 @@ def test_a_workspace_that_is_a_file_is_bad_usage(
     assert main([*command, "--workspace", str(afile)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
     assert afile.read_text() == "x"
+
+
+def test_addresses_prompt_folders_and_prompt_files_are_checked_at_start(tmp_path: Path) -> None:
+    """Each was taken as given: ``not a host`` failed as "is the port in use?" (port 0),
+    a prompts folder without texts served no prompts, a prompt file that is not there
+    failed every maintenance run, retried forever."""
+    for host in ("not a host", "300.1.1.1", "a_b"):
+        with pytest.raises(ValueError, match="INDEXER_HOST must be"):
+            resolve(tmp_path, INDEXER_HOST=host)
+    assert resolve(tmp_path, INDEXER_HOST="[::1]").host == "::1"
+    assert resolve(tmp_path, INDEXER_HOST="my-box.local").host == "my-box.local"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder in (empty, tmp_path / "nowhere"):
+        with pytest.raises(ValueError, match="INDEXER_PROMPTS_DIR"):
+            resolve(tmp_path, INDEXER_PROMPTS_DIR=str(folder))
+    env = "INDEXER_MAINTENANCE_USER_PROFILE_PROMPT"
+    for prompt in (tmp_path / "missing.md", empty):
+        with pytest.raises(ValueError, match=env):
+            resolve(tmp_path, **{env: str(prompt)})
+    (empty / "mine.md").write_text("# Mine\n")
+    assert resolve(tmp_path, INDEXER_PROMPTS_DIR=str(empty)).prompts_dir == empty
+    assert resolve(tmp_path, **{env: str(empty / "mine.md")}).maintenance.prompt_files

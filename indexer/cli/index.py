@@ -21,7 +21,8 @@ from indexer.cli import resolve_workspace
 from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from indexer.index.service import NoteIndex
-from shared.errors import OperationalError
+from indexer.vault.sandbox import clean_relpath
+from shared.errors import AlreadyRunningError
 from shared.workspace import Workspace, read_url_file
 
 
@@ -81,8 +82,8 @@ def server_holds_lock(workspace: Workspace) -> bool:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args, existing=True)
-    if server_holds_lock(workspace):
-        raise OperationalError(
+    if server_holds_lock(workspace):  # exit 3, as ``serve`` says it (``indexer --help``)
+        raise AlreadyRunningError(
             f"a server is running on {workspace.root} (it holds {workspace.lock_path}); "
             "stop it first (it keeps its index current itself)"
         )
@@ -215,7 +216,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         "limit": args.limit,
         "type": args.type,
         "tags": args.tag or None,
-        "path": args.path,
+        "path": clean_relpath(args.path, allow_root=True),  # as the server checks it
         "offset": args.offset,
     }
     serving = server_holds_lock(workspace)
