@@ -31,7 +31,7 @@ from agent_client.settings import ClientSettings
 from agent_client.terminal import TerminalFormatter, for_terminal
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
-from shared.cli_usage import refuse_options_before_command, whole_number
+from shared.cli_usage import refuse_options_before_command, stdout_closed, whole_number
 from shared.errors import IndexerOfflineError, VaultError
 from shared.images import detect_image
 from shared.models import (
@@ -188,7 +188,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = ClientSettings.resolve(flags, os.environ)
         if settings.lang is None:
             raise ValueError("which vault? pass --lang (e.g. en) or set AGENT_CLIENT_LANG")
-        return _run(args, settings, settings.lang)
+        code = _run(args, settings, settings.lang)
+        sys.stdout.flush()  # here, where a reader gone is caught, not at the exit
+        return code
+    except BrokenPipeError:
+        return stdout_closed()
     except IndexerOfflineError as exc:
         print(f"agent-client: {exc}", file=sys.stderr)
         return EXIT_OFFLINE

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable, Sequence
 
 from shared.errors import MAX_WHOLE_NUMBER
@@ -41,3 +43,13 @@ def whole_number(low: int, high: int = MAX_WHOLE_NUMBER) -> Callable[[str], int]
 
     parse.__name__ = "whole number"  # what argparse names in "invalid ... value"
     return parse
+
+
+def stdout_closed() -> int:
+    """The reader of our output went away (``indexer history ... | head -1``): say nothing
+    (a pipe closed early is no error to report) and keep the exit's own flush quiet.
+    Exit status 1, as Python's documentation does it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 1

@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers.indexer_process import start_indexer, wait_for
 
+from indexer.cli import main
 from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from shared.workspace import Workspace
@@ -176,3 +178,19 @@ def test_reindex_refused_while_a_server_holds_the_lock(tmp_path: Path) -> None:
 def test_workspace_is_required(tmp_path: Path) -> None:
     done = cli("status")
     assert done.returncode == 2 and "--workspace" in done.stderr
+
+
+def test_a_reader_that_goes_away_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """``indexer history ... | head -1`` printed ``[Errno 32] Broken pipe``."""
+    ws = make_workspace(tmp_path)
+    assert cli("reindex", "--workspace", str(ws.root)).returncode == 0
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before we write
+    closed = os.fdopen(write_end, "w")
+    monkeypatch.setattr(sys, "stdout", closed)
+    code = main(["search", "--workspace", str(ws.root), "--lang", "en", "broken", "--json"])
+    monkeypatch.undo()
+    closed.close()  # stdout now goes nowhere: closing it flushes into nothing
+    assert code == 1 and capsys.readouterr().err == ""

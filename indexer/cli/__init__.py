@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from shared.cli_usage import refuse_options_before_command
+from shared.cli_usage import refuse_options_before_command, stdout_closed
 from shared.errors import (
     AlreadyRunningError,
     ConfigError,
@@ -157,7 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     refuse_options_before_command(parser, argv)
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # here, where a reader gone is caught, not at the exit
+        return code
+    except BrokenPipeError:
+        return stdout_closed()
     except (VaultError, ValueError, OSError) as err:
         # Operational errors say what to do; a refusal keeps its code (as over MCP).
         text = err.message if isinstance(err, OperationalError) else str(err)
