@@ -32,8 +32,8 @@ configuration for Claude Desktop, Cursor and other MCP clients.
 """
 EPILOG = """\
 exit codes: 0 done, 1 failed, 2 bad usage or settings, 3 another indexer already
-serves the workspace. Every flag can also be set in the environment (see
-deploy/env.example): a flag wins over the environment.
+serves the workspace. Every flag can also be set in the environment (the README's
+settings table; deploy/env.example in the source): a flag wins over the environment.
 """
 EXIT_FAILED = 1
 EXIT_USAGE = 2
