@@ -153,8 +153,8 @@ class Settings:
         if root.exists() and not root.is_dir():
             raise ValueError(f"the workspace {root} is a file, not a folder")
         prompts = pick("prompts_dir", "INDEXER_PROMPTS_DIR")
-        if prompts and not any(Path(prompts).glob("*.md")):  # none served, silently
-            raise ValueError(f"INDEXER_PROMPTS_DIR: {prompts} is not a folder of *.md texts")
+        if prompts and not Path(prompts).is_dir():  # no prompts were served, silently
+            raise ValueError(f"INDEXER_PROMPTS_DIR: {prompts} is not a folder")
         return cls(
             workspace=Workspace(root),
             host=_host(pick("host", "INDEXER_HOST")),

@@ -532,6 +532,7 @@ def test_a_run_never_overlaps_another_of_the_same_task(env: Env) -> None:
 
 
 def test_settings_from_environment_and_flags(tmp_path: Path) -> None:
+    (tmp_path / "p.md").write_text("# my prompt\n")
     environ = {
         "INDEXER_WORKSPACE": str(tmp_path),
         "INDEXER_MAINTENANCE_USER_PROFILE": "1",

@@ -110,8 +110,8 @@ def test_a_workspace_that_is_a_file_is_bad_usage(
 
 def test_addresses_prompt_folders_and_prompt_files_are_checked_at_start(tmp_path: Path) -> None:
     """Each was taken as given: ``not a host`` failed as "is the port in use?" (port 0),
-    a prompts folder without texts served no prompts, a prompt file that is not there
-    failed every maintenance run, retried forever."""
+    a prompts folder that is not there served no prompts (an empty one is allowed, with
+    a warning), a prompt file that is not there failed every maintenance run, retried."""
     for host in ("not a host", "300.1.1.1", "a_b"):
         with pytest.raises(ValueError, match="INDEXER_HOST must be"):
             resolve(tmp_path, INDEXER_HOST=host)
@@ -119,9 +119,11 @@ def test_addresses_prompt_folders_and_prompt_files_are_checked_at_start(tmp_path
     assert resolve(tmp_path, INDEXER_HOST="my-box.local").host == "my-box.local"
     empty = tmp_path / "empty"
     empty.mkdir()
-    for folder in (empty, tmp_path / "nowhere"):
+    (tmp_path / "a-file").write_text("x")
+    for folder in (tmp_path / "a-file", tmp_path / "nowhere"):
         with pytest.raises(ValueError, match="INDEXER_PROMPTS_DIR"):
             resolve(tmp_path, INDEXER_PROMPTS_DIR=str(folder))
+    assert resolve(tmp_path, INDEXER_PROMPTS_DIR=str(empty)).prompts_dir == empty  # a warning
     env = "INDEXER_MAINTENANCE_USER_PROFILE_PROMPT"
     for prompt in (tmp_path / "missing.md", empty):
         with pytest.raises(ValueError, match=env):

@@ -262,6 +262,8 @@ def _register_texts(mcp: FastMCP, prompts_dir: Path) -> None:
         (p.parent.name, f"vault://skills/{p.parent.name}", p, "skill")
         for p in sorted(prompts_dir.glob("skills/*/SKILL.md"))
     ]
+    if not texts:  # a folder chosen with INDEXER_PROMPTS_DIR, maybe on purpose
+        log.warning("no prompt texts (*.md) in %s: none are served", prompts_dir)
     for name, uri, file, kind in texts:
         title = _first_heading(file) or name
         load = _loader(file)
