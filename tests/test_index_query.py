@@ -14,7 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.index.grep_plan import grep_trigram_match
-from indexer.index.query import Term, _loose, highlight_patterns, make_snippet, parse_query
+from indexer.index.query import (
+    Term,
+    _loose,
+    _spelled,
+    highlight_patterns,
+    make_snippet,
+    parse_query,
+)
 from indexer.index.text import CJK_RUN, WORD, cjk_expand, fold, without_ignored_marks
 from shared.errors import InvalidArgumentError
 
@@ -91,7 +98,7 @@ def _lookbehind_first(terms: tuple[Term, ...]) -> re.Pattern[str]:
         words = WORD.findall(term.text)  # the words search matched, not the punctuation
         if not words:
             continue
-        joined = r"\W+".join(re.escape(w) for w in words)
+        joined = r"[\W_]+".join("".join(_spelled(w)) for w in words)
         left = "" if CJK_RUN.match(words[0][0]) else r"(?<![^\W_])"
         right = "" if CJK_RUN.match(words[-1][-1]) else r"(?![^\W_])"
         parts.append(left + joined + right)

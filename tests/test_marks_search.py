@@ -123,14 +123,23 @@ def test_compatibility_forms_and_greek_accents_are_one_word(
         ("zebra?", "the zebra crossing", "zebra"),  # a question's punctuation
         ("¿(zebra)?", "the zebra crossing", "zebra"),
         ("crossing.", "the zebra crossing", "crossing"),
+        ("foo_bar", "see foo_bar here", "foo_bar"),  # an underscore joins two words
+        ("Straße", "Die große Straße ist lang", "Straße"),  # typed as in the note
+        ("strasse", "Die große Straße ist lang", "Straße"),
+        ('"große strasse"', "Die große Straße ist lang", "große Straße"),
+        ("diyarbakır", "in DİYARBAKIR", "DİYARBAKIR"),
+        ("database", "a data\u200bbase", "data\u200bbase"),  # invisible inside the hit
+        ("donaudampfschiff", "das Donau\u00addampf\u00adschiff", "Donau\u00addampf\u00adschiff"),
+        ("می‌خواهم", "من می‌خواهم", "می‌خواهم"),
+        ("میخواهم", "من می‌خواهم", "می‌خواهم"),
     ],
 )
 def test_snippets_mark_what_search_matched_whatever_its_accents(
     query: str, text: str, marked: str
 ) -> None:
-    """A hit found through accents, points, width or punctuation around the query's
-    words is also the one highlighted, and the snippet is cut around it. (Forms that
-    are two letters for one, such as ``ﬁ`` or ``ß``, are found but not highlighted.)"""
+    """A hit found through accents, points, width, folded letters, invisible characters
+    or punctuation around the query's words is also the one highlighted, and the snippet
+    is cut around it. (A ligature such as ``ﬁ`` is found but not highlighted.)"""
     assert f"**{marked}**" in make_snippet(text, parse_query(query).terms)
     far = "filler words here " * 40 + text
     assert f"**{marked}**" in make_snippet(far, parse_query(query).terms, width=80)
@@ -163,6 +172,9 @@ def test_highlights_do_not_fold_what_search_does_not() -> None:
         ("da nang", "Đà Nẵng"),
         ("lodz", "Łódź"),
         ("orsted", "Ørsted"),
+        ("warning", "\u26a0\ufe0fWarning the server is down"),  # an emoji's selector
+        ("love", "I \u2764\ufe0flove cats"),
+        ("first", "1\ufe0f\u20e3First step"),  # a keycap
     ],
 )
 def test_newer_symbols_format_characters_and_folded_letters(
@@ -198,6 +210,19 @@ def test_snippets_and_grep_lines_are_cut_between_characters_as_seen() -> None:
             line = _trimmed(filler * count * 4)
             assert len(line) <= MAX_LINE_CHARS
             assert filler != flags or len(line) % 2 == 0
+
+
+def test_every_format_character_and_selector_is_dropped() -> None:
+    """The list of format characters is written out (re has no \\p{Cf}); Python's tables
+    are the check. Keycaps are symbols: a word break."""
+    from indexer.index.text import _FORMAT_RUNS, searchable
+
+    for code in range(0x110000):
+        char = chr(code)
+        kind = unicodedata.category(char)
+        if kind == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
+            assert _FORMAT_RUNS.fullmatch(char), hex(code)
+    assert searchable("1\ufe0f\u20e3First #\ufe0f\u20e3tag") == " First  tag"
 
 
 def test_hebrew_maqaf_still_separates_words(ws: Workspace, index: NoteIndex) -> None:
@@ -271,6 +296,8 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
         "İ",
         "ł",
         "Ø",
+        "\ufe0f",
+        "\u2764",
     ]
     folds = str.maketrans({"ß": "ss", "ı": "i", "İ": "i", "ł": "l", "Ø": "o"})
     newer = {0x1F973, 0x1F389, 0x2B50, 0x20BA}
@@ -278,7 +305,7 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         plain = _compatible(unicodedata.normalize("NFC", text)).translate(_GREEK)
         plain = _OPTIONAL_MARKS.sub("", plain)
-        plain = "".join(c for c in plain if unicodedata.category(c) != "Cf")
+        plain = "".join(c for c in plain if unicodedata.category(c) != "Cf" and c != "\ufe0f")
         plain = re.sub("[" + "".join(map(chr, newer)) + "]+", " ", plain).translate(folds)
         assert searchable(text) == plain, text
         assert not re.search("[\u064b-\u065f\u05b0-\u05bc]", searchable(text))

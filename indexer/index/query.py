@@ -139,16 +139,39 @@ def highlight_patterns(terms: tuple[Term, ...], loose: bool = False) -> re.Patte
         words = WORD.findall(term.text)  # what search matched: not the punctuation around
         if not words:
             continue
-        joined = r"\W+".join(re.escape(w) for w in words)
-        if not CJK_RUN.match(words[0][0]):
+        units = [_spelled(w) for w in words]  # each word, as letters that match it
+        first, *rest = units[0]
+        if CJK_RUN.match(words[0][0]):
+            pass
+        elif first == _DOUBLE_S:  # one letter or two: the boundary is checked before
+            first = r"(?<![^\W_])" + first
+        else:
             # Not preceded by a letter or digit, checked after the first character (on
             # the two characters up to there): a lookbehind first would be tried at every
             # position of the text, a character first lets the engine skip to its places.
-            first = re.escape(words[0][0])
-            joined = first + r"(?<![^\W_][\s\S])" + joined[len(first) :]
+            first += r"(?<![^\W_][\s\S])"
+        units[0] = [first, *rest]
+        joined = r"[\W_]+".join("".join(u) for u in units)  # foo_bar: two words, one hit
         right = "" if CJK_RUN.match(words[-1][-1]) else r"(?![^\W_])"
         parts.append(joined + right)
     return re.compile("|".join(parts) or "(?!)", re.IGNORECASE)
+
+
+# Letters ``searchable`` folds, as a highlight finds them: ``Straße`` for ``strasse``.
+_FOLDED_SPELLINGS = {"i": "[iıİ]", "l": "[lł]", "o": "[oø]", "d": "[dđ]", "h": "[hħ]"}
+_DOUBLE_S = "(?:ss|ß|ẞ)"
+
+
+def _spelled(word: str) -> list[str]:
+    """``word`` (as ``searchable`` left it) as regexes, one a letter (``ss``: one for
+    both), that match its spellings in a text."""
+    units: list[str] = []
+    for piece in re.split("(ss)", word, flags=re.IGNORECASE):
+        if piece.lower() == "ss":
+            units.append(_DOUBLE_S)
+        else:
+            units += [_FOLDED_SPELLINGS.get(c.lower(), re.escape(c)) for c in piece]
+    return units
 
 
 def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str = "**") -> str:

@@ -78,9 +78,23 @@ _OPTIONAL_MARKS = re.compile(
     "\u06ea-\u06ed]+"
 )
 _MARK_LEADS = (b"\xd6", b"\xd7", b"\xd8", b"\xd9", b"\xdb")
-# Invisible format characters (category Cf): dropped from words. RE2 rather than re:
-# its search skips a text without them at a few ns a character (re: 25-45 ns).
-FORMAT_CHARS = re2.compile(r"\p{Cf}+")
+# Invisible format characters (category Cf, Unicode 14: a test checks the list against
+# Python's tables) and variation selectors (which choose a glyph: ``❤️`` is ``❤``):
+# dropped from words. RE2 finds them at a few ns a character (re: 25-45 ns); re takes
+# them out (RE2's Python binding costs about 5 us a match: 8 s for 1 MB of ``a\u200b``).
+_FORMAT_RANGES = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD),
+    (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+    (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),  # the variation selectors
+)  # fmt: skip
+FORMAT_CHARS = re2.compile(r"[\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}\x{20e3}]")
+_FORMAT_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _FORMAT_RANGES)
+_FORMAT_RUNS = re.compile(f"[{_FORMAT_CLASS}]+")
+_KEYCAPS = re.compile("[#*0-9]?\u20e3")  # once its selector is gone: ``1\u20e3``
 # Letters case folding and unicode61's accent removal leave apart (no decomposition).
 _LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
@@ -174,18 +188,26 @@ def _loose_table() -> tuple[re.Pattern[str], dict[str, str]]:
         plain = unicodedata.normalize("NFKC", chr(code))
         if len(plain) == 1 and plain != chr(code):
             table[chr(code)] = plain
+    for low, high in _FORMAT_RANGES:  # invisible, and not read
+        for code in range(low, high + 1):
+            table[chr(code)] = ""
     return re.compile("[" + re.escape("".join(table)) + "]"), table
 
 
+# What the loose reading takes out of a text (its spans are mapped back to the text).
+_TAKEN_OUT = re.compile(f"{_OPTIONAL_MARKS.pattern}|[{_FORMAT_CLASS}]+")
+
+
 def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """``text`` (NFC) with its Latin and Greek letters bare and without Arabic and Hebrew
-    points, as search reads them, and the spans of the points taken out: ``cafe`` is
-    found in what is left of "Café" (``query.make_snippet``)."""
+    """``text`` (NFC) with its Latin and Greek letters bare, without Arabic and Hebrew
+    points and invisible format characters, as search reads them, and the spans of what
+    was taken out: ``cafe`` is found in what is left of "Café", ``database`` in
+    ``data\u200bbase`` (``query.make_snippet``)."""
     found, table = _loose_table()
     bare = found.sub(lambda m: table[m.group(0)], text)
     if len(bare) == len(text):
         return bare, []
-    return bare, [m.span() for m in _OPTIONAL_MARKS.finditer(text)]
+    return bare, [m.span() for m in _TAKEN_OUT.finditer(text)]
 
 
 def searchable(text: str) -> str:
@@ -208,7 +230,9 @@ def searchable(text: str) -> str:
     if any(lead in data for lead in _MARK_LEADS):
         text = _OPTIONAL_MARKS.sub("", text)
     if FORMAT_CHARS.search(text):
-        text = FORMAT_CHARS.sub("", text)
+        text = _FORMAT_RUNS.sub("", text)
+        if "\u20e3" in text:  # a keycap (``1️⃣``) is a symbol: a break
+            text = _KEYCAPS.sub(" ", text)
     if _NEWER_SYMBOLS.search(text):
         text = _NEWER_SYMBOL_RUNS.sub(" ", text)
     if any(lead in data for lead in _LETTER_FOLD_LEADS):
@@ -216,11 +240,16 @@ def searchable(text: str) -> str:
     return text
 
 
+def without_format(text: str) -> str:
+    """``text`` without its invisible format characters and variation selectors."""
+    return _FORMAT_RUNS.sub("", text) if FORMAT_CHARS.search(text) else text  # (keycaps kept)
+
+
 def as_read(text: str) -> str:
     """``text`` as a reader takes it in, near enough: compatibility forms as their plain
     letters (NFKC), invisible format characters gone, case folded; then Latin and Greek
     letters bare and Arabic and Hebrew without points, as search reads them."""
-    text = FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", text)) if not text.isascii() else text
+    text = without_format(unicodedata.normalize("NFKC", text)) if not text.isascii() else text
     return without_ignored_marks(searchable(text))[0].casefold()
 
 
