@@ -527,6 +527,8 @@ async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: lis
         "# My own notes on this folder\n\nwritten by hand\n",
         "---\ntags: [mine]\n---\nmine\n",
         "\xff\xfe",
+        "# C\n\nI explain the field generated_by in my notes.\n",  # a word, not a field
+        "---\nabstract: my own overview\n---\n# D\n",  # notes have abstracts too
     ],
 )
 async def test_an_overview_written_by_hand_is_kept_as_a_note(
@@ -556,6 +558,92 @@ async def test_an_overview_written_by_hand_is_kept_as_a_note(
         assert summary_file(tmp_path, "empty")[0]["child_count"] == 1
     for kept in ("empty/overview-by-hand.md", "full/overview-by-hand-2.md"):
         assert core.vault.read("en", kept)["size"] == len(data)
+
+
+async def test_a_summary_cut_short_is_made_again_not_kept(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    """Damaged (cut to its first lines, its YAML unterminated), it is still the job's."""
+    note(tmp_path, "k/a.md", "# A\n\nalpha\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    path = vault(tmp_path) / "k" / ".overview.md"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:3]))
+    await summaries.run_pass(force=True)
+    assert not (vault(tmp_path) / "k" / "overview-by-hand.md").exists()
+    assert summary_file(tmp_path, "k")[0]["type"] == "summary"
+
+
+async def test_a_hand_save_in_the_moment_a_kept_file_left_is_not_overwritten(
+    tmp_path: Path, cores: list[Core], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor saving ``.overview.md`` right after it was kept aside (48 of 97 saves
+    were lost that way): the summary is written only where nothing is, or over what was
+    read; the new hand text is kept at the next pass."""
+    from indexer.jobs import summary_files
+
+    note(tmp_path, "b/a.md", "# A\n\nalpha\n")
+    (vault(tmp_path) / "b" / ".overview.md").write_text("# first hand text\n")
+    real = summary_files.renames.rename_noreplace
+
+    def then_an_editor_saves(dir_fd: int, old: str, new: str) -> None:
+        real(dir_fd, old, new)
+        if old == ".overview.md":
+            (vault(tmp_path) / "b" / ".overview.md").write_text("# second hand text\n")
+
+    monkeypatch.setattr(summary_files.renames, "rename_noreplace", then_an_editor_saves)
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    assert (vault(tmp_path) / "b" / ".overview.md").read_text() == "# second hand text\n"
+    monkeypatch.undo()
+    await summaries.run_pass(dirty=summaries.dirty.take())  # the folder was marked again
+    kept = {p.name: p.read_text() for p in (vault(tmp_path) / "b").glob("overview-by-hand*")}
+    assert sorted(kept.values()) == ["# first hand text\n", "# second hand text\n"]
+    assert summary_file(tmp_path, "b")[0]["type"] == "summary"
+
+
+async def test_a_folder_the_model_always_fails_is_not_asked_at_every_change(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """A full pass retried the fallbacks after every pass where the model answered, and
+    wrote an identical fallback (a history version) each time."""
+
+    def fails_on_bad(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if request_data(request)["folder"] == "bad/":
+            return say("not json at all")
+        return good_answer(request, turn)
+
+    note(tmp_path, "bad/x.md", "# X\n\nx\n")
+    note(tmp_path, "a/y.md", "# Y\n\ny\n")
+    core = make_core(tmp_path, quiet_stub, debounce=0.05)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    quiet_stub.run(fails_on_bad)
+    loop = asyncio.create_task(summaries.run_forever())
+    try:
+        while not summaries.ready:
+            await asyncio.sleep(0.02)
+        for n in range(3):
+            core.vault.write("en", f"a/n{n}.md", f"# N{n}\n\nnote {n}\n")
+            deadline = time.monotonic() + 15
+            while asked_folders(quiet_stub).count("a/") < n + 2:
+                assert time.monotonic() < deadline, asked_folders(quiet_stub)
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)
+    finally:
+        loop.cancel()
+    # the start-up pass, then one retry after the first change; none after the others
+    assert asked_folders(quiet_stub).count("bad/") == 2, asked_folders(quiet_stub)
+    store = core.vault.recorder.store
+    assert store is not None  # the fallback written once, not again when it failed again
+    assert len(store.versions("en", "bad/.overview.md", 10)) == 1
 
 
 # -- reading ---------------------------------------------------------------------------

@@ -55,6 +55,10 @@ from shared.errors import InvalidArgumentError, InvalidFrontmatterError, NotFoun
 from shared.langs import is_lang
 
 log = logging.getLogger("indexer.jobs.summaries")
+# A full pass to retry the folders a model failed on waits this long after one that
+# failed again, doubling up to the most (a folder the model never answers well).
+FIRST_RETRY_WAIT = 60.0
+MAX_RETRY_WAIT = 3600.0
 Progress = Callable[[int, int], None]  # (folders done, folders found so far)
 Clock = Callable[[], datetime]
 T = TypeVar("T")
@@ -101,12 +105,16 @@ class Summaries:
         self.max_children = max_children
         self.dirty = DirtyFolders(debounce)
         self.files = SummaryFiles(sandbox, index, written, recorder)
-        self.files.kept = lambda lang, rel: self.dirty.mark(lang, affected_folders(rel))
+        self.files.kept = lambda lang, rel: self.dirty.mark(
+            lang, affected_folders(rel, by_others=True)
+        )
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.ready = False  # a full pass has finished: summaries were checked since start
         self.last_pass: PassStats | None = None
         self._fallbacks_left = False  # the model failed: some folders have the fallback
         self._retry_fallbacks = False  # and it has answered since: a full pass is due
+        self._next_retry = 0.0  # (monotonic) not before: a folder it fails on for good
+        self._retry_wait = FIRST_RETRY_WAIT  # was asked again at every change
         self._future: concurrent.futures.Future[None] | None = None
 
     # -- listeners (wired in indexer.daemon.build_core) ----------------------------------
@@ -164,10 +172,10 @@ class Summaries:
             batch = await self.dirty.next_batch()
             ok = await self._logged_pass(batch)
             self.dirty.done(failed=not ok)
-            if ok and self._retry_fallbacks:
-                await self._logged_pass(None)  # the model answers again: every fallback
+            if ok and self._retry_fallbacks and time.monotonic() >= self._next_retry:
+                await self._logged_pass(None, retry=True)  # the model answers again
 
-    async def _logged_pass(self, batch: Batch | None) -> bool:
+    async def _logged_pass(self, batch: Batch | None, *, retry: bool = False) -> bool:
         """One pass, logged; notes when the model failed (the folders it left with the
         fallback are tried again, in a full pass, after a pass where it answered)."""
         try:
@@ -177,8 +185,12 @@ class Summaries:
             return False
         if stats.model_errors:
             self._fallbacks_left, self._retry_fallbacks = True, False
+            if retry:  # a retry that failed again: the next waits longer
+                self._next_retry = time.monotonic() + self._retry_wait
+                self._retry_wait = min(self._retry_wait * 2, MAX_RETRY_WAIT)
         elif batch is None:
             self._fallbacks_left = self._retry_fallbacks = False  # every folder was seen
+            self._retry_wait = FIRST_RETRY_WAIT
         elif stats.llm and self._fallbacks_left:
             self._retry_fallbacks = True
         if stats.llm or stats.fallback or stats.removed:
@@ -381,6 +393,9 @@ class _Dag:
         made = await self._ask_model(folder, children, shown, digest)
         if made is None:
             made = self._fallback(folder, children, shown, digest)
+            if existing is not None and not self.force and existing.children_digest == digest:
+                self.stats.fallback += 1  # the model failed again: the file stays as it is
+                return existing
         if self.dry:
             return made
         try:

@@ -15,6 +15,7 @@ data, written atomically but without fsync: one lost in a crash is made again.
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import logging
 import os
@@ -34,7 +35,7 @@ from indexer.vault.names import MAX_DEPTH
 from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.scan import list_folder
-from shared.errors import ForbiddenPathError, InvalidFrontmatterError
+from shared.errors import ConflictError, ForbiddenPathError, InvalidFrontmatterError
 from shared.frontmatter import (
     normalize_frontmatter_text,
     read_frontmatter,
@@ -49,7 +50,7 @@ log = logging.getLogger("indexer.jobs.summaries")
 HEAD_BYTES = 256 * 1024  # enough of a note for its frontmatter and first paragraph
 MAX_SUMMARY_BYTES = 4 << 20  # a summary read back for history (500 children ≈ 30 KB)
 KEPT_NAME = "overview-by-hand.md"  # what a hand-written .overview.md becomes
-SUMMARY_FIELDS = frozenset({"abstract", "child_count", "children_digest", "generated_by"})
+_SUMMARY_ONLY = frozenset({"child_count", "children_digest", "generated_by"})
 Written = Callable[[str, str], None]
 
 
@@ -247,22 +248,32 @@ class SummaryFiles:
                 return False
             before = _read_bytes(fd, OVERVIEW_FILE)
             if before is not None and not _made_by_the_job(before):
-                self._keep_as_note(lang, folder, fd, before)
+                if not self._keep_as_note(lang, folder, fd, before):
+                    return True  # no name left to keep it under: left as it is
                 before = None
             if before is None and data is None:
                 return True
             change = Change(lang, rel, "write" if data is not None else "delete", before, data)
             recorder = self.recorder or Recorder(None, lambda: datetime.now(UTC))
-            with recorder.changing([change], actor="job:summaries", reason="folder summary"):
-                if data is not None:  # derived data: a summary lost in a crash is made again
-                    fsops.replace_at(fd, OVERVIEW_FILE, data, durable=False)
-                else:
-                    os.unlink(OVERVIEW_FILE, dir_fd=fd)
+            # Only over what was read: a save by hand meanwhile (into the place a kept
+            # file left, say) is read at the next pass, not overwritten.
+            if_match = "" if before is None else fsops.etag_of(before)
+            try:
+                with recorder.changing([change], actor="job:summaries", reason="folder summary"):
+                    if data is not None:  # derived data: one lost in a crash is made again
+                        fsops.replace_at(fd, OVERVIEW_FILE, data, if_match=if_match, durable=False)
+                    else:
+                        os.unlink(OVERVIEW_FILE, dir_fd=fd)
+            except ConflictError:
+                log.info("%s/%s: the summary file changed meanwhile: done again", lang, rel)
+                if self.kept is not None:
+                    self.kept(lang, rel)
+                return True
         if self.written is not None:
             self.written(lang, rel)
         return True
 
-    def _keep_as_note(self, lang: str, folder: str, fd: int, data: bytes) -> None:
+    def _keep_as_note(self, lang: str, folder: str, fd: int, data: bytes) -> bool:
         """A ``.overview.md`` someone wrote (not a summary: no ``type: summary``) is the
         user's text, and no tool reaches a dot-file: it becomes the note
         ``overview-by-hand.md`` (``-2``, ... when taken) before a summary takes its place."""
@@ -283,7 +294,9 @@ class SummaryFiles:
             for told in (self.written, self.kept):
                 if told is not None:
                     told(lang, rel)
-            return
+            return True
+        log.warning("%s/%s: a hand-written .overview.md, and no name left to keep it", lang, folder)
+        return False
 
     def _note(self, fd: int, on_disk: str, row: IndexedNote | None, name: str) -> Child | None:
         """A note as a child (``name``, as the tools name it; ``on_disk``, as spelled
@@ -332,17 +345,22 @@ class SummaryFiles:
 
 
 def _made_by_the_job(data: bytes) -> bool:
-    """Whether a ``.overview.md`` is a summary (this job's, maybe edited or damaged):
-    empty, or with ``type: summary`` or a field of summaries in its frontmatter."""
-    if not data.strip() or b"children_digest" in data or b"generated_by" in data:
+    """Whether a ``.overview.md`` is a summary (this job's, maybe edited, or damaged: cut
+    short, its YAML broken): empty, or a frontmatter block with ``type: summary``, a field
+    only summaries have, or a summary's title (the folder with a final ``/``)."""
+    if not data.strip():
         return True
-    try:
-        meta, _ = read_frontmatter(data.decode("utf-8"))
-    except UnicodeDecodeError:
+    lines = data[:HEAD_BYTES].decode("utf-8", "replace").splitlines()
+    if not lines or lines[0].strip() != "---":
         return False
-    return isinstance(meta, dict) and (
-        meta.get("type") == "summary" or not SUMMARY_FIELDS.isdisjoint(meta)
-    )
+    for line in itertools.takewhile(lambda line: line.strip() != "---", lines[1:]):
+        key, _, value = line.partition(":")
+        value = value.strip().strip("'\"")
+        if key in _SUMMARY_ONLY or (key, value) == ("type", "summary"):
+            return True
+        if key == "title" and value.endswith("/"):
+            return True
+    return False
 
 
 def _is_note_name(name: str) -> bool:
