@@ -27,6 +27,7 @@ from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.watcher import VaultWatcher
+from shared.timestamps import parse_timestamp
 from shared.workspace import Workspace
 
 __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
@@ -185,7 +186,8 @@ class NoteIndex:
         index that has been whole before tells ``offline`` (made while no indexer ran),
         one building the index tells ``reconcile`` (what was there before it)."""
         self._tool.flush()  # the tools' appends are told as theirs
-        if source == "reconcile" and self._db.get_state("last_reconcile") is not None:
+        whole_at = self._db.get_state("last_reconcile")  # when the index last held disk
+        if source == "reconcile" and whole_at is not None:
             source = "offline"
         self._db.set_state("reconcile_running", "1")
         # Listeners may have missed changes this file holds (``open`` after a crash, a
@@ -201,6 +203,8 @@ class NoteIndex:
         self._db.set_state("last_reconcile", reconcile.now_iso())
         self._db.set_state("reconcile_running", "0")
         self._tell(stats, source)  # before ``ready``: a listener waiting for it
+        if behind and source == "offline" and whole_at is not None:
+            self._tell_changed_since(whole_at, set(stats.changed))
         self._ready.set()  # has heard every change of the start-up reconcile
         if behind:  # each looks at every file it knows (history: deletions too)
             for recheck in self.recheck_listeners:
@@ -222,6 +226,21 @@ class NoteIndex:
     def _tell(self, stats: ReconcileStats, source: str) -> None:
         """Tell the change listeners what changed; their failure is logged, never raised."""
         self._tell_all([(lang, path, source) for lang, path in stats.changed])
+
+    def _tell_changed_since(self, whole_at: str, told: set[tuple[str, str]]) -> None:
+        """An earlier start-up reconcile, cut short (a crash, a kill), indexed changes
+        made while no indexer ran and never told them: this one found those rows
+        current. Every row whose file changed since the index last held the disk is
+        told as ``offline`` (a listener drops what it knew already)."""
+        try:
+            since_ns = int(parse_timestamp(whole_at).timestamp()) * 1_000_000_000
+        except ValueError:
+            return
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT lang, path FROM notes WHERE ctime_ns >= ?", (since_ns,)
+            ).fetchall()
+        self._tell_all([(lang, path, "offline") for lang, path in rows if (lang, path) not in told])
 
     def _tell_all(self, told: Told) -> None:
         for lang, path, source in told:
