@@ -49,7 +49,7 @@ from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
 from indexer.scans import ScanPool
-from indexer.settings import Settings
+from indexer.settings import Settings, default_prompts_dir
 from indexer.vault import fsops
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
@@ -90,14 +90,19 @@ def build_vault(settings: Settings, history: HistoryStore | None) -> Vault:
 def build_maintenance(
     settings: Settings, vault: Vault, index: NoteIndex | None, model: JobModel | None
 ) -> Maintenance:
-    """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``)."""
+    """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``). Their
+    prompts come from ``INDEXER_PROMPTS_DIR`` when it has ``maintenance/``, else from the
+    shipped texts (a folder of the MCP prompts alone failed every run)."""
+    prompts_dir = settings.prompts_dir
+    if not (prompts_dir / "maintenance").is_dir():
+        prompts_dir = default_prompts_dir()
     return Maintenance(
         settings.maintenance,
         state=StateFile(settings.workspace.maintenance_state),
         vault=vault,
         index=index,
         model=model,
-        prompts_dir=settings.prompts_dir,
+        prompts_dir=prompts_dir,
     )
 
 

@@ -131,3 +131,35 @@ def test_addresses_prompt_folders_and_prompt_files_are_checked_at_start(tmp_path
     (empty / "mine.md").write_text("# Mine\n")
     assert resolve(tmp_path, INDEXER_PROMPTS_DIR=str(empty)).prompts_dir == empty
     assert resolve(tmp_path, **{env: str(empty / "mine.md")}).maintenance.prompt_files
+
+
+def test_a_prompts_folder_of_odd_files_serves_what_it_can(tmp_path: Path) -> None:
+    """A folder named x.md, a link to nothing, a text not UTF-8 stopped ``serve`` with a
+    raw error; a folder without ``maintenance/`` failed every maintenance run."""
+    import asyncio
+
+    from fastmcp import Client
+
+    from indexer.daemon import build_core, build_maintenance
+    from indexer.web.mcp import create_server
+
+    folder = tmp_path / "prompts"
+    (folder / "dir.md").mkdir(parents=True)
+    (folder / "gone.md").symlink_to(tmp_path / "nowhere")
+    (folder / "latin.md").write_bytes(b"# caf\xe9\n")
+    (folder / "mine.md").write_text("# Mine\n\nmy prompt\n")
+    settings = resolve(tmp_path, INDEXER_PROMPTS_DIR=str(folder))
+    core = build_core(settings)
+    try:
+
+        async def served() -> list[str]:
+            async with Client(create_server(core)) as client:
+                return [p.name for p in await client.list_prompts()]
+
+        assert asyncio.run(served()) == ["mine"]
+        maintenance = build_maintenance(settings, core.vault, core.index, None)
+        assert maintenance.prompt("user_profile").strip()  # the shipped one
+    finally:
+        assert core.jobs is not None and core.index is not None
+        core.jobs.stop()
+        core.index.close()

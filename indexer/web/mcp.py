@@ -265,7 +265,11 @@ def _register_texts(mcp: FastMCP, prompts_dir: Path) -> None:
     if not texts:  # a folder chosen with INDEXER_PROMPTS_DIR, maybe on purpose
         log.warning("no prompt texts (*.md) in %s: none are served", prompts_dir)
     for name, uri, file, kind in texts:
-        title = _first_heading(file) or name
+        try:  # a folder named x.md, a link to nothing, a text not UTF-8: said, skipped
+            title = _first_heading(file) or name
+        except (OSError, UnicodeDecodeError) as err:
+            log.warning("prompt text %s cannot be read, not served: %s", file, err)
+            continue
         load = _loader(file)
         mcp.resource(uri, name=name, description=title, mime_type="text/markdown")(load)
         if kind == "prompt":
