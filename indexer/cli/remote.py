@@ -73,7 +73,10 @@ def write_on_server(
     ``VaultError`` it names, ``IndexerOfflineError`` when it does not answer."""
     url = read_url_file(workspace.url_file)
     if url is None or server_health(url, workspace) is None:
-        raise IndexerOfflineError("the indexer serving this workspace stopped; nothing written")
+        raise IndexerOfflineError(  # stopped meanwhile, or its URL file is not its own
+            f"the indexer holding {workspace.root} does not answer at the address in "
+            f"{workspace.url_file.name}; nothing written"
+        )
     token = read_token_file(workspace.token_file)
     body = {"content": content, "if_match": if_match, "reason": reason}
     request = urllib.request.Request(
