@@ -12,7 +12,6 @@ import contextlib
 import fcntl
 import json
 import os
-import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +22,7 @@ from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
-from shared.errors import AlreadyRunningError, OperationalError
+from shared.errors import AlreadyRunningError
 from shared.workspace import Workspace, read_url_file
 
 
@@ -206,12 +205,6 @@ def search_index_file(
             index.open()
             index.reconcile()
         return index.search(lang, query, **options)
-    except sqlite3.Error as err:  # a read-only workspace of another user: no traceback
-        raise OperationalError(
-            f"cannot read the index {workspace.index_path} as this user ({err}): SQLite "
-            "writes its -shm file beside it even to read; run as the workspace's owner, "
-            "or search through a running server"
-        ) from None
     finally:
         index.close()
 

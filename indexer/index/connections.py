@@ -26,7 +26,7 @@ from pathlib import Path
 
 from indexer.index import schema as index_schema
 from indexer.index.text import fold
-from shared.errors import IndexSchemaError
+from shared.errors import IndexSchemaError, OperationalError
 
 __all__ = ["Changed", "Connections"]
 
@@ -82,9 +82,16 @@ class Connections:
             raise FileNotFoundError(
                 f"no index at {self.path} yet: run `indexer reindex` or start the server"
             )
-        conn = index_schema.connect(self.path, readonly=True)
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        conn.close()
+        try:
+            conn = index_schema.connect(self.path, readonly=True)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            conn.close()
+        except sqlite3.Error as err:  # another user's read-only workspace, typically
+            raise OperationalError(
+                f"cannot read the index {self.path} as this user ({err}): SQLite writes "
+                "its -shm file beside it even to read; run as the workspace's owner, or "
+                "search through a running server"
+            ) from None
         if version != index_schema.SCHEMA_VERSION:
             raise IndexSchemaError(
                 f"the index {self.path} has schema version {version}, this indexer "

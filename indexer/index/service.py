@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from indexer.index import reconcile
@@ -27,7 +28,6 @@ from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.watcher import VaultWatcher
-from shared.timestamps import parse_timestamp
 from shared.workspace import Workspace
 
 __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
@@ -42,6 +42,7 @@ BARRIER_SECONDS = 0.5
 
 # State key: "1" while the change listeners may not have heard every change indexed.
 LISTENERS_BEHIND = "listeners_behind"
+WHOLE_SINCE = "whole_since_ns"  # when the last complete reconcile began (time.time_ns)
 
 
 class NoteIndex:
@@ -186,9 +187,10 @@ class NoteIndex:
         index that has been whole before tells ``offline`` (made while no indexer ran),
         one building the index tells ``reconcile`` (what was there before it)."""
         self._tool.flush()  # the tools' appends are told as theirs
-        whole_at = self._db.get_state("last_reconcile")  # when the index last held disk
-        if source == "reconcile" and whole_at is not None:
+        whole_since = self._db.get_state(WHOLE_SINCE)  # the last complete reconcile's start
+        if source == "reconcile" and self._db.get_state("last_reconcile") is not None:
             source = "offline"
+        started_ns = time.time_ns()
         self._db.set_state("reconcile_running", "1")
         # Listeners may have missed changes this file holds (``open`` after a crash, a
         # reconcile stopped part way: its batches are told at its end, or one made
@@ -201,10 +203,11 @@ class NoteIndex:
         with self._linked_lock:  # every file was seen: the whole set
             self._linked = {key for key, linked in stats.linked.items() if linked}
         self._db.set_state("last_reconcile", reconcile.now_iso())
+        self._db.set_state(WHOLE_SINCE, str(started_ns))
         self._db.set_state("reconcile_running", "0")
         self._tell(stats, source)  # before ``ready``: a listener waiting for it
-        if behind and source == "offline" and whole_at is not None:
-            self._tell_changed_since(whole_at, set(stats.changed))
+        if behind and source == "offline" and whole_since is not None:
+            self._tell_changed_since(int(whole_since), set(stats.changed))
         self._ready.set()  # has heard every change of the start-up reconcile
         if behind:  # each looks at every file it knows (history: deletions too)
             for recheck in self.recheck_listeners:
@@ -227,15 +230,11 @@ class NoteIndex:
         """Tell the change listeners what changed; their failure is logged, never raised."""
         self._tell_all([(lang, path, source) for lang, path in stats.changed])
 
-    def _tell_changed_since(self, whole_at: str, told: set[tuple[str, str]]) -> None:
+    def _tell_changed_since(self, since_ns: int, told: set[tuple[str, str]]) -> None:
         """An earlier start-up reconcile, cut short (a crash, a kill), indexed changes
         made while no indexer ran and never told them: this one found those rows
-        current. Every row whose file changed since the index last held the disk is
-        told as ``offline`` (a listener drops what it knew already)."""
-        try:
-            since_ns = int(parse_timestamp(whole_at).timestamp()) * 1_000_000_000
-        except ValueError:
-            return
+        current. Every row whose file changed since the last complete reconcile began
+        is told as ``offline`` (a listener drops what it knew already)."""
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT lang, path FROM notes WHERE ctime_ns >= ?", (since_ns,)
