@@ -204,6 +204,9 @@ def test_the_models_texts_hold_no_terminal_escapes(env: Env) -> None:
     outcome = env.run()
     assert outcome.action == "none" and outcome.reason == "]0;HIJACKED[2Jok"
     assert "\x1b" not in env.task_state().reason
+    env.event("another")
+    env.stub.run([say('{"action": "none", "reason": "gpj.\\u202eexe"}')])  # reads exe.jpg
+    assert env.run(force=True).reason == "gpj.exe"
 
 
 def test_without_a_model_nothing_is_called_and_the_state_says_why(env: Env) -> None:

@@ -18,11 +18,14 @@ ABSTRACT_CHARS = 200
 # A line that is not blank and not an ATX heading, then more such lines.
 _LINE = r"[ \t]*(?!#{1,6}(?:[ \t]|$))\S[^\n]*"
 _PARAGRAPH = re.compile(rf"^{_LINE}(?:\n{_LINE})*", re.MULTILINE)
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # C0/C1 controls but whitespace
+# C0/C1 controls but whitespace, and the bidi embeddings, overrides and isolates (one
+# left open reorders the rest of a terminal's line: "Trojan source").
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line: whitespace runs become one space, control characters go."""
+    """``text`` on one line: whitespace runs become one space, control characters (and
+    bidi overrides) go."""
     return " ".join(_CONTROL.sub("", text).split())
 
 
