@@ -1,6 +1,7 @@
 """Cutting text where a character as a reader sees it ends, near enough (no Unicode
 segmentation library): never between a letter and its marks, inside an emoji sequence
-(joiner, variation selector, skin tone, tag) or between the two halves of a flag."""
+(joiner, variation selector, skin tone, tag), inside an Indic conjunct (a virama and the
+letter after it) or between the two halves of a flag."""
 
 from __future__ import annotations
 
@@ -26,12 +27,20 @@ def continues(char: str) -> bool:
 
 def character_start(text: str, end: int) -> int:
     """``end``, moved back to where a character as seen starts (see the module)."""
-    while 0 < end < len(text) and (continues(text[end]) or text[end - 1] == _ZWJ):
+    while 0 < end < len(text) and (
+        continues(text[end]) or text[end - 1] == _ZWJ or _after_virama(text, end)
+    ):
         end -= 1
     flags = 0
     while flags < end and _REGIONAL <= ord(text[end - 1 - flags]) <= _REGIONAL_LAST:
         flags += 1
     return end - flags % 2
+
+
+def _after_virama(text: str, end: int) -> bool:
+    """A letter after a virama (``स्`` + ``त``) is one conjunct with it in Devanagari and
+    the other Indic scripts: no cut between them."""
+    return unicodedata.combining(text[end - 1]) == 9 and unicodedata.category(text[end]) == "Lo"
 
 
 def cut_chars(text: str, limit: int, suffix: str = "") -> str:

@@ -225,6 +225,16 @@ def test_every_format_character_and_selector_is_dropped() -> None:
     assert searchable("1\ufe0f\u20e3First #\ufe0f\u20e3tag") == " First  tag"
 
 
+@pytest.mark.parametrize("word", ["नमस्ते", "স্কুল", "ಕನ್ನಡ", "ക്ഷേത്രം"])
+def test_a_cut_never_splits_an_indic_conjunct(word: str) -> None:
+    """A virama joins the letter after it (``स्`` + ``ते``): a snippet began with ``ते``."""
+    from shared.graphemes import character_start
+
+    for end in range(len(word) + 1):
+        cut = character_start(word, end)
+        assert cut == 0 or unicodedata.combining(word[cut - 1]) != 9, (word, end, cut)
+
+
 def test_hebrew_maqaf_still_separates_words(ws: Workspace, index: NoteIndex) -> None:
     """Only vowel points go: the maqaf (a hyphen) keeps ``בית־ספר`` two words."""
     put(ws, "he", "a.md", "# a\n\nבית־ספר גדול\n")
