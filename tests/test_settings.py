@@ -69,7 +69,9 @@ def test_serve_says_it_in_one_line_and_exits_2(
     assert err.count("\n") == 1 and "INDEXER_MAX_CONNECTIONS must be" in err
 
 
-@pytest.mark.parametrize("command", [["reindex"], ["summarize"], ["maintain", "--status"]])
+@pytest.mark.parametrize(
+    "command", [["reindex"], ["summarize"], ["maintain", "--status"], ["status"]]
+)
 def test_a_command_on_a_mistyped_workspace_makes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:

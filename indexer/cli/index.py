@@ -136,7 +136,7 @@ def progress_display(stream: TextIO, task: str, line: str) -> Iterator[Callable[
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    workspace = resolve_workspace(args)
+    workspace = resolve_workspace(args, existing=True)  # a typo is no empty workspace
     url = read_url_file(workspace.url_file)
     health = server_health(url, workspace) if url else None
     report: dict[str, Any] = {
