@@ -72,5 +72,6 @@ def cmd_open(args: argparse.Namespace) -> int:
         print(url)
         return 0
     if not webbrowser.open(url):
-        print(f"no browser found; open this link within a minute:\n{url}")
+        when = "" if url.endswith("/ui/") else " within a minute (it logs in once)"
+        print(f"no browser found; open this link{when}:\n{url}")
     return 0
