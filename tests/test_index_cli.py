@@ -45,10 +45,12 @@ def make_workspace(tmp_path: Path) -> Workspace:
 
 def test_reindex_prints_plain_progress_and_problems(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
+    summary = "---\ntype: summary\nabstract: 1 notes\nchildren_digest: x\n---\n# Overview\n"
+    (ws.vault_dir("en") / ".overview.md").write_text(summary)
     done = cli("reindex", "--workspace", str(ws.root))
     assert done.returncode == 0, done.stderr
-    assert "reindex: 14/14 notes" in done.stderr
-    assert "indexed 14 notes" in done.stdout
+    assert "reindex: 15/15 notes" in done.stderr
+    assert "indexed 14 notes and 1 folder summaries" in done.stdout  # as status counts
     assert "en/bad.md: invalid frontmatter" in done.stdout
     assert ws.index_path.exists()
 

@@ -93,9 +93,12 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         line = "reindex: {done}/{total} notes"
         with progress_display(sys.stderr, "indexing notes", line) as show:
             stats = index.rebuild(show)
+        notes = sum(index.counts().values())  # as status counts them: summaries apart
     finally:
         index.close()
-    print(f"indexed {stats.added} notes in {stats.seconds:.1f}s ({workspace.index_path})")
+    summaries = stats.added - notes
+    also = f" and {summaries} folder summaries" if summaries else ""
+    print(f"indexed {notes} notes{also} in {stats.seconds:.1f}s ({workspace.index_path})")
     for lang, path, reason in stats.invalid:
         print(f"  {lang}/{path}: {reason}")
     return 0
