@@ -29,6 +29,7 @@ import gc
 import logging
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -178,12 +179,28 @@ def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
     return record
 
 
-async def _serve(server: uvicorn.Server, where: str) -> None:
-    """``server.serve()``; uvicorn's ``sys.exit`` on a failed start becomes a StartupError."""
+async def _serve(server: uvicorn.Server, host: str, port: int) -> None:
+    """``server.serve()``; uvicorn's ``sys.exit`` on a failed start becomes a StartupError
+    that says why (uvicorn logs the error, then exits without it)."""
     try:
         await server.serve()
     except SystemExit:
-        raise StartupError(f"could not listen on {where} (is the port in use?)") from None
+        raise StartupError(f"could not listen on {host}:{port} ({_why_not(host, port)})") from None
+
+
+def _why_not(host: str, port: int) -> str:
+    """Why ``host:port`` cannot be listened on, found by trying it once more: a port in
+    use, an address not of this machine, a name that does not resolve."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, IndexError) as err:
+        return f"{host} does not resolve: {getattr(err, 'strerror', err)}"
+    with socket.socket(family, kind, proto) as probe:
+        try:
+            probe.bind(address)
+        except OSError as err:
+            return str(err.strerror or err)
+    return "is the port in use?"
 
 
 @contextlib.contextmanager
@@ -311,15 +328,14 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     if core.summaries is not None and core.jobs is not None:
         core.summaries.start(core.jobs)  # after the start-up reconcile, in the background
     server = uvicorn.Server(uvicorn_config(app, settings))
-    where = f"{settings.host}:{settings.port}"
-    task = asyncio.create_task(_serve(server, where))
+    task = asyncio.create_task(_serve(server, settings.host, settings.port))
     url_text = ""
     stopped_cleanly = False
     try:
         while not server.started:
             if task.done():
                 await task
-                raise StartupError(f"could not listen on {where}")
+                raise StartupError(f"could not listen on {settings.host}:{settings.port}")
             await asyncio.sleep(0.005)
         on_serving()
         port = server.servers[0].sockets[0].getsockname()[1]

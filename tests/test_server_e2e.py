@@ -309,9 +309,17 @@ def test_port_in_use_is_one_clear_line(indexer_server: RunningIndexer, tmp_path:
     proc = spawn_indexer(other, "--port", port)
     assert proc.wait(timeout=30) == 1
     log = proc.log_path.read_text()  # type: ignore[attr-defined]
-    assert f"could not listen on 127.0.0.1:{port}" in log
+    assert f"could not listen on 127.0.0.1:{port} (Address already in use)" in log
     assert "Traceback" not in log
     assert not (other / "indexer.mcp.url").exists()
+
+
+def test_an_address_not_of_this_machine_is_said_so(tmp_path: Path) -> None:
+    """It said "is the port in use?" of port 0."""
+    proc = spawn_indexer(tmp_path / "ws", "--host", "192.0.2.1")  # TEST-NET-1: nobody's
+    assert proc.wait(timeout=30) == 1
+    log = proc.log_path.read_text()  # type: ignore[attr-defined]
+    assert "could not listen on 192.0.2.1:0 (Cannot assign requested address)" in log, log
 
 
 def test_index_from_a_newer_version_is_refused_clearly(workspace: Path) -> None:
