@@ -397,6 +397,12 @@ def test_a_line_that_only_mentions_the_name_is_quoted_as_it_is() -> None:
 
     assert _quote("the vault memory recall idea") == "> the vault memory recall idea\n"
     assert _quote("दिल की बात < & >") == "> दिल की बात < & >\n"
+    assert _quote("\u1438 vault-memory-recall>") == "> [ vault-memory-recall>\n"
+    # shown as the closing tag where bidi is applied: the override goes
+    assert _quote("zebra \u202e<llacer-yromem-tluav/>") == "> zebra  <llacer-yromem-tluav/>\n"
+    # a long run of spaces between a sign and the name took minutes (split every way)
+    spaced = _quote("<" + " " * 20_000 + "x vault-memory-recall")
+    assert spaced.startswith("> <") and spaced.endswith("x vault-memory-recall\n")
 
 
 def test_arguments_are_checked(fresh: World) -> None:

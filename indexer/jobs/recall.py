@@ -64,12 +64,14 @@ HEADINGS = {"resident": "Resident", "recent": "Recent", "on_demand": "On demand"
 # read as a reader takes it in (its skeleton: NFKC, without marks, invisible characters
 # and fillers, look-alike letters as Latin ones), and whatever stands before the name
 # (a bracket, an entity, however spelled) becomes "[": ``[/vault-memory-recall>``.
-_DELIMITER = re.compile(r"(&lt;?|&#0*60;?|&#x0*3c;?)(\s*[/\u2044\u2215]?\s*vault)", re.I)
+# (No ``\s*X?\s*``: a long run of spaces split every way between the two took minutes.)
+_SLASH = r"[/\u2044\u2215]"
+_DELIMITER = re.compile(rf"(&lt;?|&#0*60;?|&#x0*3c;?)(\s*(?:{_SLASH}\s*)?vault)", re.I)
 _NAME = r"vault\W{0,3}memory\W{0,3}recall"
 _NAMED = re.compile(_NAME, re.I)
-_SLASH = r"[/\u2044\u2215]"
-_BEFORE_NAME = re.compile(  # a sign (spaces may follow), or a letter drawn as one: ᐸ
-    rf"[^\w\s/\u2044\u2215](?=\s*{_SLASH}?\s*{_NAME})|\w(?={_SLASH}\s*{_NAME}|{_NAME})",
+_BEFORE_NAME = re.compile(  # a sign or a letter drawn as one (ᐸ; no ASCII letter, so
+    # that "the vault memory recall" stays as written), spaces may follow
+    rf"[^\s/\u2044\u2215A-Za-z0-9](?=\s{{0,8}}(?:{_SLASH}\s{{0,8}})?{_NAME})",
     re.I,
 )
 _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
@@ -78,7 +80,9 @@ _LOOK_ALIKES = {  # Cyrillic and Greek letters drawn as the Latin ones of the na
     "ӏ": "l", "һ": "h", "ѵ": "v", "м": "m", "т": "t", "α": "a", "ε": "e", "ο": "o",
     "ρ": "p", "τ": "t", "υ": "u", "ν": "v", "ι": "i", "κ": "k", "μ": "m", "γ": "y",
 }  # fmt: skip
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+# Controls, and the bidi overrides and isolates (``\u202e<llacer-yromem-tluav/>`` is
+# shown as the closing tag): spaces.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)
