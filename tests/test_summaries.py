@@ -529,6 +529,8 @@ async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: lis
         "\xff\xfe",
         "# C\n\nI explain the field generated_by in my notes.\n",  # a word, not a field
         "---\nabstract: my own overview\n---\n# D\n",  # notes have abstracts too
+        "---\ntitle: 'Reading list: https://example.com/docs/'\n---\nmine\n",  # not "empty/"
+        "---\ngenerated_by: me, by hand\n---\nmine\n",
     ],
 )
 async def test_an_overview_written_by_hand_is_kept_as_a_note(
@@ -558,6 +560,29 @@ async def test_an_overview_written_by_hand_is_kept_as_a_note(
         assert summary_file(tmp_path, "empty")[0]["child_count"] == 1
     for kept in ("empty/overview-by-hand.md", "full/overview-by-hand-2.md"):
         assert core.vault.read("en", kept)["size"] == len(data)
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "huge"])
+async def test_an_overview_the_job_cannot_replace_is_left_without_a_loop(
+    tmp_path: Path, cores: list[Core], kind: str
+) -> None:
+    """A folder, a FIFO or a file past 4 MiB named ``.overview.md``: each pass met a
+    conflict that marked the folder again, and the model was asked every debounce."""
+    note(tmp_path, "f/a.md", "# A\n\nalpha\n")
+    place = vault(tmp_path) / "f" / ".overview.md"
+    if kind == "folder":
+        place.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(place)
+    else:
+        place.write_text("---\ntype: summary\n---\n" + "x" * (5 << 20))
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    await summaries.run_pass()
+    assert summaries.dirty.take() == {}  # nothing marked again
+    assert place.exists() and (kind != "huge" or place.stat().st_size > 5 << 20)
 
 
 async def test_a_summary_cut_short_is_made_again_not_kept(

@@ -19,6 +19,7 @@ import itertools
 import json
 import logging
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ log = logging.getLogger("indexer.jobs.summaries")
 HEAD_BYTES = 256 * 1024  # enough of a note for its frontmatter and first paragraph
 MAX_SUMMARY_BYTES = 4 << 20  # a summary read back for history (500 children ≈ 30 KB)
 KEPT_NAME = "overview-by-hand.md"  # what a hand-written .overview.md becomes
-_SUMMARY_ONLY = frozenset({"child_count", "children_digest", "generated_by"})
+_OWN_FIELDS = {("type", "summary"), ("generated_by", "llm"), ("generated_by", "fallback")}
 Written = Callable[[str, str], None]
 
 
@@ -246,8 +247,17 @@ class SummaryFiles:
         with self.folder(lang, folder) as fd:
             if fd is None:
                 return False
-            before = _read_bytes(fd, OVERVIEW_FILE)
-            if before is not None and not _made_by_the_job(before):
+            found = fsops.lstat_at(OVERVIEW_FILE, fd)
+            link = found is not None and stat.S_ISLNK(found.st_mode)
+            if (
+                found is not None
+                and not link
+                and (not stat.S_ISREG(found.st_mode) or found.st_size > MAX_SUMMARY_BYTES)
+            ):  # a conflict at every pass, each marking the folder again: a loop
+                log.warning("%s/%s: a folder, a FIFO or over 4 MiB: left as it is", lang, rel)
+                return True
+            before = None if link else _read_bytes(fd, OVERVIEW_FILE)
+            if before is not None and not _made_by_the_job(before, folder):
                 if not self._keep_as_note(lang, folder, fd, before):
                     return True  # no name left to keep it under: left as it is
                 before = None
@@ -257,7 +267,8 @@ class SummaryFiles:
             recorder = self.recorder or Recorder(None, lambda: datetime.now(UTC))
             # Only over what was read: a save by hand meanwhile (into the place a kept
             # file left, say) is read at the next pass, not overwritten.
-            if_match = "" if before is None else fsops.etag_of(before)
+            # (A link is replaced as it is: its target is never written.)
+            if_match = None if link else "" if before is None else fsops.etag_of(before)
             try:
                 with recorder.changing([change], actor="job:summaries", reason="folder summary"):
                     if data is not None:  # derived data: one lost in a crash is made again
@@ -344,21 +355,24 @@ class SummaryFiles:
         return parse_summary(folder, data.decode("utf-8", "replace"), info.st_mtime_ns)
 
 
-def _made_by_the_job(data: bytes) -> bool:
-    """Whether a ``.overview.md`` is a summary (this job's, maybe edited, or damaged: cut
-    short, its YAML broken): empty, or a frontmatter block with ``type: summary``, a field
-    only summaries have, or a summary's title (the folder with a final ``/``)."""
-    if not data.strip():
+def _made_by_the_job(data: bytes, folder: str) -> bool:
+    """Whether ``folder``'s ``.overview.md`` is a summary (this job's, maybe edited, or
+    damaged: cut short, its YAML broken): empty, or a frontmatter block with ``type:
+    summary``, ``children_digest`` or ``child_count``, ``generated_by`` of this job, or
+    the title this job gives the folder (``<folder>/``)."""
+    text = data[:HEAD_BYTES].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if not text:
         return True
-    lines = data[:HEAD_BYTES].decode("utf-8", "replace").splitlines()
-    if not lines or lines[0].strip() != "---":
+    lines = text.splitlines()
+    if lines[0].strip() != "---":
         return False
+    title = f"{folder}/" if folder else "/"
     for line in itertools.takewhile(lambda line: line.strip() != "---", lines[1:]):
         key, _, value = line.partition(":")
         value = value.strip().strip("'\"")
-        if key in _SUMMARY_ONLY or (key, value) == ("type", "summary"):
+        if key in ("children_digest", "child_count") or (key, value) in _OWN_FIELDS:
             return True
-        if key == "title" and value.endswith("/"):
+        if key == "title" and value == title:
             return True
     return False
 
