@@ -170,11 +170,11 @@ class Settings:
             ),
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
-            echo_tool=parse_switch("INDEXER_ECHO_TOOL", pick("echo_tool", "INDEXER_ECHO_TOOL")),
+            echo_tool=_switch(pick, "echo_tool", "INDEXER_ECHO_TOOL"),
             history_days=_history_days(pick("history_days", "INDEXER_HISTORY_DAYS")),
             model=_model_settings(pick),
             maintenance=_maintenance_settings(pick),
-            summaries=parse_switch("INDEXER_SUMMARIES", pick("summaries", "INDEXER_SUMMARIES")),
+            summaries=_switch(pick, "summaries", "INDEXER_SUMMARIES"),
             summaries_max_children=_whole(
                 "INDEXER_SUMMARIES_MAX_CHILDREN",
                 pick("summaries_max_children", "INDEXER_SUMMARIES_MAX_CHILDREN"),
@@ -283,10 +283,7 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
     enabled = frozenset(
         name
         for name in TASKS
-        if parse_switch(
-            f"INDEXER_MAINTENANCE_{name.upper()}",
-            pick(f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}"),
-        )
+        if _switch(pick, f"maintenance_{name}", f"INDEXER_MAINTENANCE_{name.upper()}")
     )
     bounds = {  # (the most, whether it must be above 0)
         "maintenance_min_interval_hours": (24 * 3650, False),
@@ -323,6 +320,11 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
         timeout=numbers["maintenance_timeout"],
         prompt_files=prompts,
     )
+
+
+def _switch(pick: Callable[[str, str], str], flag: str, env: str) -> bool:
+    """An on/off setting (``shared.switches``), named by its variable when refused."""
+    return parse_switch(env, pick(flag, env))
 
 
 def _host(text: str) -> str:

@@ -35,23 +35,18 @@ def search_on_server(
 ) -> dict | None:
     """The running server's ``search`` result; None when no server answers (or it is
     busy); its refusal as the typed ``VaultError`` it names."""
-    try:
-        url = read_url_file(workspace.url_file)
-        token = read_token_file(workspace.token_file)
-    except OSError:
+    server = _answering_server(workspace)
+    if server is None:
         return None
-    if url is None or server_health(url, workspace) is None:  # none, or another's
-        return None
+    base, auth = server
     params: list[tuple[str, str]] = [("q", query), ("limit", str(limit)), ("offset", str(offset))]
     if type is not None:
         params.append(("type", type))
     params += [("tag", tag) for tag in tags or ()]
     if path:
         params.append(("path", path))
-    base = base_url(url)
     request = urllib.request.Request(
-        f"{base}/api/v1/{quote(lang, safe='')}/search?{urlencode(params)}",
-        headers={"Authorization": f"Bearer {token}"} if token else {},
+        f"{base}/api/v1/{quote(lang, safe='')}/search?{urlencode(params)}", headers=auth
     )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
@@ -71,20 +66,19 @@ def write_on_server(
 ) -> dict:
     """``write`` through the running server's REST API; its refusal as the typed
     ``VaultError`` it names, ``IndexerOfflineError`` when it does not answer."""
-    url = read_url_file(workspace.url_file)
-    if url is None or server_health(url, workspace) is None:
+    server = _answering_server(workspace)
+    if server is None:
         raise IndexerOfflineError(  # stopped meanwhile, or its URL file is not its own
             f"the indexer holding {workspace.root} does not answer at the address in "
             f"{workspace.url_file.name}; nothing written"
         )
-    token = read_token_file(workspace.token_file)
+    base, auth = server
     body = {"content": content, "if_match": if_match, "reason": reason}
     request = urllib.request.Request(
-        f"{base_url(url)}/api/v1/{quote(lang, safe='')}/notes/{quote(path)}",
+        f"{base}/api/v1/{quote(lang, safe='')}/notes/{quote(path)}",
         data=json.dumps(body).encode(),
         method="PUT",
-        headers={"Content-Type": "application/json"}
-        | ({"Authorization": f"Bearer {token}"} if token else {}),
+        headers={"Content-Type": "application/json", **auth},
     )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
@@ -96,6 +90,19 @@ def write_on_server(
     if not isinstance(answer, dict):
         raise IndexerOfflineError("the indexer's answer to the write was not understood")
     return answer
+
+
+def _answering_server(workspace: Workspace) -> tuple[str, dict[str, str]] | None:
+    """The base URL of the indexer serving ``workspace`` and the headers that let a
+    request in; None when its files cannot be read or nothing of this workspace answers."""
+    try:
+        url = read_url_file(workspace.url_file)
+        token = read_token_file(workspace.token_file)
+    except OSError:
+        return None
+    if url is None or server_health(url, workspace) is None:  # none, or another's
+        return None
+    return base_url(url), ({"Authorization": f"Bearer {token}"} if token else {})
 
 
 def _refusal(err: urllib.error.HTTPError) -> VaultError | None:

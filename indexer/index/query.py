@@ -142,17 +142,16 @@ def highlight_patterns(terms: tuple[Term, ...], loose: bool = False) -> re.Patte
         if not words:
             continue
         units = [_spelled(w) for w in words]  # each word, as letters that match it
-        first, *rest = units[0]
-        if CJK_RUN.match(words[0][0]):
-            pass
-        elif first == _DOUBLE_S:  # one letter or two: the boundary is checked before
-            first = r"(?<![^\W_])" + first
-        else:
-            # Not preceded by a letter or digit, checked after the first character (on
-            # the two characters up to there): a lookbehind first would be tried at every
-            # position of the text, a character first lets the engine skip to its places.
-            first += r"(?<![^\W_][\s\S])"
-        units[0] = [first, *rest]
+        if not CJK_RUN.match(words[0][0]):
+            first = units[0][0]
+            if first == _DOUBLE_S:  # one letter or two: the boundary is checked before
+                units[0][0] = r"(?<![^\W_])" + first
+            else:
+                # Not preceded by a letter or digit, checked after the first character (on
+                # the two characters up to there): a lookbehind first would be tried at
+                # every position of the text, a character first lets the engine skip to
+                # its places.
+                units[0][0] = first + r"(?<![^\W_][\s\S])"
         joined = r"[\W_]+".join("".join(u) for u in units)  # foo_bar: two words, one hit
         right = "" if CJK_RUN.match(words[-1][-1]) else r"(?![^\W_])"
         parts.append(joined + right)

@@ -188,7 +188,7 @@ class NoteIndex:
         one building the index tells ``reconcile`` (what was there before it)."""
         self._tool.flush()  # the tools' appends are told as theirs
         whole_since = self._db.get_state(WHOLE_SINCE)  # the last complete reconcile's start
-        if source == "reconcile" and self._db.get_state("last_reconcile") is not None:
+        if source == "reconcile" and whole_since is not None:
             source = "offline"
         started_ns = time.time_ns()
         self._db.set_state("reconcile_running", "1")

@@ -240,16 +240,12 @@ def searchable(text: str) -> str:
     return text
 
 
-def without_format(text: str) -> str:
-    """``text`` without its invisible format characters and variation selectors."""
-    return _FORMAT_RUNS.sub("", text) if FORMAT_CHARS.search(text) else text  # (keycaps kept)
-
-
 def as_read(text: str) -> str:
     """``text`` as a reader takes it in, near enough: compatibility forms as their plain
-    letters (NFKC), invisible format characters gone, case folded; then Latin and Greek
-    letters bare and Arabic and Hebrew without points, as search reads them."""
-    text = without_format(unicodedata.normalize("NFKC", text)) if not text.isascii() else text
+    letters (NFKC), then as search reads it (``searchable``: invisible characters gone;
+    Latin and Greek letters bare, Arabic and Hebrew without points), case folded."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
     return without_ignored_marks(searchable(text))[0].casefold()
 
 

@@ -105,7 +105,7 @@ class Summaries:
         self.max_children = max_children
         self.dirty = DirtyFolders(debounce)
         self.files = SummaryFiles(sandbox, index, written, recorder)
-        self.files.kept = lambda lang, rel: self.dirty.mark(
+        self.files.redo = lambda lang, rel: self.dirty.mark(
             lang, affected_folders(rel, by_others=True)
         )
         self.clock: Clock = clock or (lambda: datetime.now(UTC))

@@ -175,8 +175,10 @@ class SummaryFiles:
         self.index = index
         self.written = written  # told (lang, path) after a summary file changed
         self.recorder = recorder  # history: each summary written is a version
-        self.kept: Written | None = None  # told (lang, path) of a note made of a hand-written
-        # .overview.md: a child its folder's summary has not counted yet
+        # Told (lang, path) when the folder's summary must be made again: a note made of
+        # a hand-written .overview.md (a child not counted yet), or a summary file that
+        # changed while it was being written.
+        self.redo: Written | None = None
 
     @contextmanager
     def folder(self, lang: str, folder: str) -> Iterator[int | None]:
@@ -264,21 +266,22 @@ class SummaryFiles:
             if before is None and data is None:
                 return True
             change = Change(lang, rel, "write" if data is not None else "delete", before, data)
-            recorder = self.recorder or Recorder(None, lambda: datetime.now(UTC))
             # Only over what was read: a save by hand meanwhile (into the place a kept
             # file left, say) is read at the next pass, not overwritten.
             # (A link is replaced as it is: its target is never written.)
             if_match = None if link else "" if before is None else fsops.etag_of(before)
             try:
-                with recorder.changing([change], actor="job:summaries", reason="folder summary"):
+                with self._recorder().changing(
+                    [change], actor="job:summaries", reason="folder summary"
+                ):
                     if data is not None:  # derived data: one lost in a crash is made again
                         fsops.replace_at(fd, OVERVIEW_FILE, data, if_match=if_match, durable=False)
                     else:
                         os.unlink(OVERVIEW_FILE, dir_fd=fd)
             except ConflictError:
                 log.info("%s/%s: the summary file changed meanwhile: done again", lang, rel)
-                if self.kept is not None:
-                    self.kept(lang, rel)
+                if self.redo is not None:
+                    self.redo(lang, rel)
                 return True
         if self.written is not None:
             self.written(lang, rel)
@@ -288,26 +291,32 @@ class SummaryFiles:
         """A ``.overview.md`` someone wrote (not a summary: no ``type: summary``) is the
         user's text, and no tool reaches a dot-file: it becomes the note
         ``overview-by-hand.md`` (``-2``, ... when taken) before a summary takes its place."""
+        whole = len(data) <= MAX_SUMMARY_BYTES  # else grown since it was read: recorded lazily
+        recorder = self._recorder(history=whole)
         for number in range(1, 1000):
             name = KEPT_NAME if number == 1 else KEPT_NAME.replace(".md", f"-{number}.md")
             rel = f"{folder}/{name}" if folder else name
-            whole = len(data) <= MAX_SUMMARY_BYTES  # else read in part: recorded lazily
-            change = Change(lang, rel, "write", None, data if whole else None)
-            recorder = self.recorder if self.recorder is not None and whole else None
+            change = Change(lang, rel, "write", None, data)
             try:
-                with (recorder or Recorder(None, lambda: datetime.now(UTC))).changing(
+                with recorder.changing(
                     [change], actor="job:summaries", reason="a hand-written .overview.md kept"
                 ):
                     renames.rename_noreplace(fd, OVERVIEW_FILE, name)
             except FileExistsError:
                 continue
             log.warning("%s/%s: written by hand, not by this job: kept as %s", lang, folder, rel)
-            for told in (self.written, self.kept):
+            for told in (self.written, self.redo):
                 if told is not None:
                     told(lang, rel)
             return True
         log.warning("%s/%s: a hand-written .overview.md, and no name left to keep it", lang, folder)
         return False
+
+    def _recorder(self, *, history: bool = True) -> Recorder:
+        """The history recorder, or one that records nothing (no history here)."""
+        if history and self.recorder is not None:
+            return self.recorder
+        return Recorder(None, lambda: datetime.now(UTC))
 
     def _note(self, fd: int, on_disk: str, row: IndexedNote | None, name: str) -> Child | None:
         """A note as a child (``name``, as the tools name it; ``on_disk``, as spelled
