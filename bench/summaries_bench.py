@@ -37,7 +37,7 @@ from bench.gen_vault import generate
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel, ModelSettings
 from indexer.jobs.summaries import PassStats, Summaries
-from indexer.vault import fsops
+from indexer.vault import atomic
 from indexer.vault.sandbox import Sandbox
 from shared.workspace import Workspace
 
@@ -101,7 +101,7 @@ def io_floor(root: Path, write: bool) -> float:
                     for _ in entries:
                         pass
                 if write:
-                    fsops.replace_at(fd, ".bench-floor", b"x" * 600, durable=False)
+                    atomic.replace_at(fd, ".bench-floor", b"x" * 600, durable=False)
                     os.unlink(".bench-floor", dir_fd=fd)
             finally:
                 os.close(fd)

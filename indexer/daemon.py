@@ -51,7 +51,7 @@ from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
 from indexer.scans import ScanPool
 from indexer.settings import Settings, default_prompts_dir
-from indexer.vault import fsops
+from indexer.vault import atomic, fsops
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files
@@ -227,7 +227,7 @@ def write_private_file(path: Path, text: str, mode: int) -> None:
     """Atomically replace ``path`` with ``text`` (temp file, fsync, rename), with ``mode``."""
     fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     with fsops.opened(fd):
-        fsops.replace_at(fd, path.name, text.encode("utf-8"), mode=mode)
+        atomic.replace_at(fd, path.name, text.encode("utf-8"), mode=mode)
 
 
 def remove_if_ours(path: Path, text: str) -> None:

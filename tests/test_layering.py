@@ -52,11 +52,14 @@ FORBIDDEN: dict[str, set[str]] = {
         "indexer.vault.moves",
         "indexer.vault.recording",
         "indexer.vault.fsops",
+        "indexer.vault.atomic",
         "indexer.vault.reading",
         "indexer.vault.contents",
         "indexer.index",
         "indexer.jobs",
     },
+    # descriptor primitives, below the atomic writes built on them
+    "indexer.vault.fsops": {"indexer.vault.atomic"},
     # a file's bytes in and out: below the tools that use them
     "indexer.vault.contents": {
         "indexer.vault.vault",

@@ -17,7 +17,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from indexer.index.observer import Supervisor
 from indexer.index.service import NoteIndex
 from indexer.index.watcher import VaultWatcher
-from indexer.vault import fsops
+from indexer.vault import atomic
 from shared.workspace import Workspace
 
 DEADLINE = 10.0
@@ -182,7 +182,7 @@ def test_our_temp_files_reach_the_watcher_only_as_their_rename(ws: Workspace) ->
     try:
         fd = os.open(vault, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            fsops.replace_at(fd, "ours.md", b"written by a tool")
+            atomic.replace_at(fd, "ours.md", b"written by a tool")
         finally:
             os.close(fd)
         save_like_an_editor(vault / "theirs.md", "saved by an editor")

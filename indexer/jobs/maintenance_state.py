@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from pathlib import Path
 
-from indexer.vault import fsops
+from indexer.vault import atomic, fsops
 
 log = logging.getLogger("indexer.jobs")
 ACTIONS = ("none", "replace", "skip", "error")
@@ -134,7 +134,7 @@ class StateFile:
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         with fsops.opened(fd):
-            fsops.replace_at(fd, self.path.name, text.encode("utf-8"), mode=0o600)
+            atomic.replace_at(fd, self.path.name, text.encode("utf-8"), mode=0o600)
 
     @contextlib.contextmanager
     def _locked(self, path: Path, *, blocking: bool) -> Iterator[bool]:

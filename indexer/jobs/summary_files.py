@@ -30,7 +30,7 @@ from typing import Any
 from indexer.index.abstract import note_abstract
 from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.summary_texts import Child, note_category
-from indexer.vault import fsops, renames
+from indexer.vault import atomic, fsops, renames
 from indexer.vault.history.rows import Change
 from indexer.vault.names import MAX_DEPTH
 from indexer.vault.recording import Recorder
@@ -275,7 +275,7 @@ class SummaryFiles:
                     [change], actor="job:summaries", reason="folder summary"
                 ):
                     if data is not None:  # derived data: one lost in a crash is made again
-                        fsops.replace_at(fd, OVERVIEW_FILE, data, if_match=if_match, durable=False)
+                        atomic.replace_at(fd, OVERVIEW_FILE, data, if_match=if_match, durable=False)
                     else:
                         os.unlink(OVERVIEW_FILE, dir_fd=fd)
             except ConflictError:

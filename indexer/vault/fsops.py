@@ -10,19 +10,16 @@ followed by a use of the same strings cannot promise that.
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import logging
 import os
-import secrets
 import shutil
 import stat
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 
-from indexer.vault import renames
 from indexer.vault.names import equivalent_name
 from shared.errors import ConflictError, ForbiddenPathError
 
@@ -30,9 +27,7 @@ log = logging.getLogger("indexer.vault")
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
-_NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS)
 MAX_NAME_BYTES = 255
-TEMP_STEM_BYTES = 200
 LEASE_WAIT = 2.0  # seconds an open waits for another's lease on the file
 CHANGED = "the file changed since it was read; read it again and merge"
 _CLOSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsops-close")
@@ -229,200 +224,6 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def temp_name(name: str) -> str:
-    """A dot-name for a write's temp file that fits any legal ``name`` (stem cut on a char)."""
-    stem = name.encode("utf-8")[:TEMP_STEM_BYTES].decode("utf-8", "ignore")
-    return f".{stem}.tmp.{secrets.token_hex(8)}"
-
-
-def replace_at(
-    dir_fd: int,
-    name: str,
-    data: bytes,
-    *,
-    mode: int | None = None,
-    if_match: str | None = None,
-    durable: bool = True,
-) -> None:
-    """Atomically replace ``name`` in ``dir_fd``: temp file, fsync, rename, fsync of the folder.
-
-    The only atomic write: the tools, the indexer's own files and the history use it.
-    ``mode`` None keeps the permissions (and the owner, where the process may) of the
-    file being replaced, or 0644 less the umask for a new one; a given ``mode`` is
-    applied as it is (the token file's 0600).
-
-    ``if_match`` makes the replace conditional, with the tools' meaning: "" = only if
-    ``name`` does not exist (``renameat2(RENAME_NOREPLACE)``), an etag = only if ``name``
-    still holds that content; otherwise ``ConflictError`` and nothing changes. The file
-    is opened and compared once more after the temp file is written and fsync'd, under
-    a read lease (refused while another program has the file open for writing: an
-    editor between its truncate and its write; new writers wait while it is held); the
-    swap is ``renameat2(RENAME_EXCHANGE)``, after which the file swapped out must be
-    that one, with no writer waiting on the lease, else it is swapped back.
-
-    An editor that opens the note while our file is in place, before it is swapped
-    back, waits on a write lease on our file and then reads what is in place again (it
-    used to read our content and save on top of it, losing its edit just before: seen
-    in 1 of 376 rename saves every 2 ms on a loaded machine).
-
-    What remains (the kernel offers no compare-and-swap of contents): a writer that
-    resolved the name before the swap and reaches the lease check in its ``open`` only
-    after the lease is released (microseconds) writes into the replaced file, and that
-    edit is lost. Without leases (a file not owned by this user, some network file
-    systems) the content is hashed again after the swap instead: a writer that already
-    had the file open and writes after that hash loses its edit, and a reader in the
-    moment our file is in place reads it. Without ``RENAME_EXCHANGE`` a plain rename
-    follows the last comparison.
-
-    ``durable=False`` skips the fsyncs, for derived files that are made again when lost
-    (folder summaries): still atomic for readers, not promised to survive a power cut.
-    """
-    old = lstat_at(name, dir_fd)
-    temp = temp_name(name)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, 0o644 if mode is None else mode, dir_fd=dir_fd)
-    try:
-        try:
-            _set_owner_and_mode(fd, old, mode)
-            write_all(fd, data)
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        _swap_in(dir_fd, temp, name, if_match)
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=dir_fd)
-        raise
-    if durable:
-        os.fsync(dir_fd)
-
-
-def _set_owner_and_mode(fd: int, old: os.stat_result | None, mode: int | None) -> None:
-    """The new file gets ``mode``, or the owner and permissions of the one it replaces."""
-    if mode is not None:
-        os.fchmod(fd, mode)
-        return
-    if old is None or not stat.S_ISREG(old.st_mode):
-        return
-    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
-        with suppress(PermissionError):  # only root (or a group member) may
-            os.fchown(fd, old.st_uid, old.st_gid)
-    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
-
-
-def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
-    """Put ``temp`` in place of ``name`` (see ``replace_at``); the caller removes ``temp``
-    on failure. On success ``temp`` no longer exists."""
-    if if_match is None:
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        return
-    if if_match == "":
-        try:
-            renames.rename_noreplace(dir_fd, temp, name)
-        except FileExistsError:
-            raise ConflictError("the file was created while the write ran; read it") from None
-        return
-    try:
-        fd = open_regular(name, dir_fd)
-    except FileNotFoundError:
-        raise ConflictError("the file no longer exists; read it again before writing") from None
-    try:
-        leased = renames.read_lease(fd)
-        if leased is False:
-            raise ConflictError("another program is writing the file right now; read it again")
-        try:
-            _swap_if_unchanged(fd, dir_fd, temp, name, if_match, leased=leased is True)
-        finally:
-            if leased:
-                renames.release_lease(fd)
-    finally:
-        close_later(fd)  # the replaced file's blocks are freed by its last close
-
-
-def _swap_if_unchanged(
-    fd: int, dir_fd: int, temp: str, name: str, if_match: str, *, leased: bool
-) -> None:
-    """Swap ``temp`` in if the file open at ``fd`` (the one named ``name``) still holds
-    ``if_match``; after the swap, make sure it is that file that went out, unchanged
-    (no writer waiting on the lease, or the same content), else swap back.
-
-    Our file is in place for a moment before a swap back, under a write lease: a program
-    that opens it then (an editor reading the note for its next save) waits, and is let
-    go only once our file holds what is in place again, so it never saves on top of
-    content that was never the note's."""
-    if _hash_fd(fd) != if_match:
-        raise ConflictError(CHANGED)
-    guard = _guard(temp, dir_fd)
-    try:
-        ours = _identity(os.stat(temp, dir_fd=dir_fd, follow_symlinks=False))
-        if not renames.exchange(dir_fd, temp, name):
-            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            return
-        out = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
-        same = _identity(out) == _identity(os.fstat(fd))
-        if same and not (renames.lease_broken(fd) if leased else _hash_fd(fd) != if_match):
-            os.unlink(temp, dir_fd=dir_fd)  # the replaced file
-            return
-        renames.exchange(dir_fd, temp, name)  # an edit landed between the check and the swap
-        back = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
-        if _identity(back) != ours:  # and another was saved over ours meanwhile: the newest
-            renames.exchange(dir_fd, temp, name)
-        if guard is not None and renames.lease_broken(guard, fcntl.F_WRLCK):
-            _copy_in_place(name, dir_fd, guard)
-        raise ConflictError(CHANGED)
-    finally:
-        if guard is not None:
-            renames.release_lease(guard)
-            os.close(guard)
-
-
-def _guard(temp: str, dir_fd: int) -> int | None:
-    """Our temp file opened under a write lease, or None where leases are not had."""
-    try:
-        fd = os.open(temp, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
-    except OSError:
-        return None
-    if renames.write_lease(fd):
-        return fd
-    os.close(fd)
-    return None
-
-
-def _copy_in_place(name: str, dir_fd: int, into: int) -> None:
-    """Make the file at ``into`` hold what ``name`` holds now (best effort)."""
-    try:
-        source = os.open(name, READ_FLAGS, dir_fd=dir_fd)
-    except OSError:
-        return
-    with opened(source), suppress(OSError):
-        offset = 0
-        while chunk := os.pread(source, 1 << 20, offset):
-            os.pwrite(into, chunk, offset)
-            offset += len(chunk)
-        os.ftruncate(into, offset)
-
-
-def _identity(info: os.stat_result) -> tuple[int, int]:
-    return info.st_ino, info.st_dev
-
-
-def _hash_fd(fd: int) -> str:
-    """The etag of an open file's whole content, read in chunks from the start."""
-    digest = hashlib.blake2b(digest_size=16)
-    offset = 0
-    while True:
-        try:
-            chunk = os.pread(fd, 1 << 20, offset)
-        except BlockingIOError:
-            break
-        if not chunk:
-            break
-        digest.update(chunk)
-        offset += len(chunk)
-    return digest.hexdigest()
-
-
 def append_at(
     dir_fd: int, name: str, data: bytes, *, create: bool, sync_dir: bool = False
 ) -> os.stat_result:
@@ -517,43 +318,3 @@ def remove_tree(name: str, dir_fd: int) -> None:
         shutil.rmtree(name, dir_fd=dir_fd, onerror=gone_already)
     except OSError:
         log.warning("could not remove all of %s", name, exc_info=True)
-
-
-def link_no_replace(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
-    """Give the file ``src`` the second name ``dst``; ``conflict`` if ``dst`` exists.
-
-    ``link(2)`` never replaces its target, unlike ``rename(2)``: a file that appears at
-    ``dst`` at the last moment (an editor) is never overwritten by a move. On a file
-    system without hard links the file is renamed instead (the caller's unlink of
-    ``src`` then finds nothing).
-    """
-    try:
-        os.link(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
-    except FileExistsError:
-        raise ConflictError(f"{dst} already exists") from None
-    except OSError as err:
-        if err.errno not in _NO_LINKS:
-            refuse(err)
-            raise
-        # A file system without hard links: check, then rename (the old name goes too).
-        if lstat_at(dst, dst_fd) is not None:
-            raise ConflictError(f"{dst} already exists") from None
-        os.rename(src, dst, src_dir_fd=src_fd, dst_dir_fd=dst_fd)
-
-
-def create_no_replace(dir_fd: int, name: str, data: bytes) -> None:
-    """Create ``name`` with ``data`` atomically (temp file, fsync, link); ``conflict``
-    if it exists. The folder is fsync'd by the caller."""
-    temp = temp_name(name)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
-    try:
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        link_no_replace(dir_fd, temp, dir_fd, name)
-    finally:
-        with suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=dir_fd)

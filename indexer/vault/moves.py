@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from indexer.vault import fsops, renames
+from indexer.vault import atomic, fsops, renames
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
 from indexer.vault.reading import file_etag
@@ -129,7 +129,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
             )
         dst_fd = dst.make_parent()
         try:
-            fsops.link_no_replace(src.dir_fd, src.name, dst_fd, dst.name)
+            atomic.link_no_replace(src.dir_fd, src.name, dst_fd, dst.name)
         except BaseException:
             dst.rollback()
             raise
@@ -268,9 +268,9 @@ def _place_file(
         except OSError as err:
             fsops.refuse(err)
             raise
-        fsops.link_no_replace(src_fd, src_name, dst_fd, dst_name)  # no renameat2 here
+        atomic.link_no_replace(src_fd, src_name, dst_fd, dst_name)  # no renameat2 here
     else:
-        fsops.create_no_replace(dst_fd, dst_name, after)
+        atomic.create_no_replace(dst_fd, dst_name, after)
         if read_at(src_fd, src_name, len(before)) != before:  # saved meanwhile: keep it
             os.unlink(dst_name, dir_fd=dst_fd)
             raise ConflictError(CHANGED_WHILE_MOVED)

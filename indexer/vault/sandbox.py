@@ -23,7 +23,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from indexer.vault import fsops
+from indexer.vault import atomic, fsops
 from indexer.vault.names import (
     MAX_DEPTH,
     MAX_PATH_BYTES,
@@ -217,10 +217,10 @@ class Place:
     def commit(self, data: bytes, *, if_match: str | None = None) -> None:
         """Write ``data`` atomically here, creating folders; undo them if the write fails.
 
-        ``if_match`` is checked once more right before the swap (``fsops.replace_at``).
+        ``if_match`` is checked once more right before the swap (``atomic.replace_at``).
         """
         try:
-            fsops.replace_at(self.make_parent(), self.name, data, if_match=if_match)
+            atomic.replace_at(self.make_parent(), self.name, data, if_match=if_match)
         except OSError as err:
             self.rollback()
             fsops.refuse(err)

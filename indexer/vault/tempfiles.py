@@ -2,7 +2,7 @@
 
 A write goes to a temp file in the same folder (``.<name>.tmp.<random>``, a dot-file so
 no tool, index or watcher ever sees it), is fsync'd, renamed over the target, and the
-folder is fsync'd (``fsops.replace_at``). Temp files orphaned by a crash are removed at
+folder is fsync'd (``atomic.replace_at``). Temp files orphaned by a crash are removed at
 the next start.
 """
 

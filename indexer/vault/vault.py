@@ -9,7 +9,7 @@ by a per-file lock (the tools run in a thread pool); each change is recorded in
 history under that lock (``recording``); after each change the listeners (the index)
 are told synchronously, so a search right after a write finds it. ``if_match`` is
 checked when the call starts and again right before the new file is swapped in
-(``fsops.replace_at``: under a read lease, with ``renameat2``); what remains of the
+(``atomic.replace_at``: under a read lease, with ``renameat2``); what remains of the
 lost-update window is said there.
 
 The read-only tools live in ``reading`` (read, stat, find, grep), the bytes' checks

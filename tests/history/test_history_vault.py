@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
-from indexer.vault import fsops, renames, timeline
+from indexer.vault import atomic, fsops, renames, timeline
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
@@ -502,7 +502,7 @@ def test_a_move_keeps_an_editor_save_made_while_it_ran(
     path = root(vault) / "m.md"
     saved = path.read_text() + "the editor's line\n"
     step = "create_no_replace" if links else "move_noreplace"
-    owner = fsops if links else renames
+    owner = atomic if links else renames
     original, calls = getattr(owner, step), []
 
     def editor_saves_first(*args: Any, **kw: Any) -> Any:
