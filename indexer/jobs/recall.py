@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexer.index.text import as_read
 from indexer.jobs.keywords import extract_keywords
+from indexer.jobs.look_alikes import look_alikes
 from indexer.jobs.tokens import estimate_tokens, fit_paragraphs, paragraphs_of, quarters
 from indexer.vault import fsops
 from shared.errors import InvalidArgumentError
@@ -66,8 +67,11 @@ HEADINGS = {"resident": "Resident", "recent": "Recent", "on_demand": "On demand"
 # (a bracket, an entity, however spelled) becomes "[": ``[/vault-memory-recall>``.
 # (No ``\s*X?\s*``: a long run of spaces split every way between the two took minutes.)
 _SLASH = r"[/\u2044\u2215]"
-_DELIMITER = re.compile(rf"(&lt;?|&#0*60;?|&#x0*3c;?)(\s*(?:{_SLASH}\s*)?vault)", re.I)
-_NAME = r"vault\W{0,3}memory\W{0,3}recall"
+# ASCII drawn like a letter of the name (``vauIt``, ``rn`` for ``m``); any separators
+_L = r"[l1|i]"
+_SEP = r"[\W_]*"
+_DELIMITER = re.compile(rf"(&lt;?|&#0*60;?|&#x0*3c;?)(\s*(?:{_SLASH}\s*)?vau{_L}t)", re.I)
+_NAME = rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}"
 _NAMED = re.compile(_NAME, re.I)
 _BEFORE_NAME = re.compile(  # a sign or a letter drawn as one (ᐸ; no ASCII letter, so
     # that "the vault memory recall" stays as written), spaces may follow
@@ -75,11 +79,6 @@ _BEFORE_NAME = re.compile(  # a sign or a letter drawn as one (ᐸ; no ASCII let
     re.I,
 )
 _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
-_LOOK_ALIKES = {  # Cyrillic and Greek letters drawn as the Latin ones of the name
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i",
-    "ӏ": "l", "һ": "h", "ѵ": "v", "м": "m", "т": "t", "α": "a", "ε": "e", "ο": "o",
-    "ρ": "p", "τ": "t", "υ": "u", "ν": "v", "ι": "i", "κ": "k", "μ": "m", "γ": "y",
-}  # fmt: skip
 # Controls, and the bidi overrides and isolates (``\u202e<llacer-yromem-tluav/>`` is
 # shown as the closing tag): spaces.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -318,7 +317,8 @@ def _skeleton(text: str) -> str:
     """``text`` as a reader takes it in, near enough (see ``_DELIMITER``)."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFKC", text).translate(_skeleton_table())
+    table = _skeleton_table()  # before NFKC too: it takes some look-alikes elsewhere (ϲ -> ς)
+    return unicodedata.normalize("NFKC", text.translate(table)).translate(table)
 
 
 @functools.cache
@@ -329,9 +329,8 @@ def _skeleton_table() -> dict[int, str | None]:
     for code in (*range(0x30000), *range(0xE0000, 0xE01F0)):
         if unicodedata.category(chr(code)) in ("Mn", "Me", "Cf"):
             table[code] = None
-    for letter, latin in _LOOK_ALIKES.items():
-        table[ord(letter)] = latin
-        table[ord(letter.upper())] = latin
+    for char, latin in look_alikes().items():
+        table[ord(char)] = latin
     return table
 
 
