@@ -19,10 +19,15 @@ from pathlib import PurePosixPath
 from indexer.vault import fsops
 from indexer.vault.sandbox import Place, Target
 from shared.errors import ForbiddenPathError, InvalidArgumentError, NotFoundError, TooLargeError
+from shared.filetypes import TEXT_SUFFIXES
 from shared.frontmatter import normalize_frontmatter_text
 from shared.images import is_image
 
 __all__ = ["check_size", "decode_image", "existing_bytes", "normalized_note", "read_bytes"]
+
+TEXT_TYPES = ", ".join(sorted(TEXT_SUFFIXES))
+APPENDABLE = f".md notes and text files ({TEXT_TYPES})"
+WRITABLE = f"{APPENDABLE} and images in *.assets/"  # (the tools' refusals say so)
 
 
 def check_size(size: int, max_bytes: int) -> None:

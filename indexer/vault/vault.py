@@ -15,23 +15,22 @@ lost-update window is said there.
 The read-only tools live in ``reading`` (read, stat, find, grep), the bytes' checks
 (size limit, images, frontmatter normalization) in ``contents``, the history views and
 operations in ``timeline`` (history, diff, restore, undo), ``outside`` (external changes) and
-``moves`` (move of a file or a folder); the methods here delegate to them, so that the
-tools' surface stays in one class while this module keeps the changes: write, append,
-delete, with their per-file locks and the telling of the index and listeners.
+``moves`` (move of a file or a folder), ``deletes``; the methods here delegate to them,
+so that the tools' surface stays in one class while this module keeps the changes: write
+and append, with the per-file locks and the telling of the index and listeners.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import stat
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Protocol
 
-from indexer.vault import contents, fsops, moves, outside, reading, timeline
+from indexer.vault import contents, deletes, fsops, moves, outside, reading, timeline
+from indexer.vault.contents import APPENDABLE, WRITABLE
 from indexer.vault.digests import Digests
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.locks import VaultLocks
@@ -43,17 +42,11 @@ from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
-    TooLargeError,
 )
-from shared.filetypes import TEXT_SUFFIXES
-from shared.workspace import OVERVIEW_FILE
 
 log = logging.getLogger("indexer.vault")
 ChangeListener = Callable[[str, str], None]
 Clock = Callable[[], datetime]
-TEXT_TYPES = ", ".join(sorted(TEXT_SUFFIXES))
-APPENDABLE = f".md notes and text files ({TEXT_TYPES})"
-WRITABLE = f"{APPENDABLE} and images in *.assets/"
 
 
 class IndexSync(Protocol):
@@ -63,10 +56,6 @@ class IndexSync(Protocol):
     def note_changed(self, lang: str, relpath: str) -> None: ...
 
     def note_appended(self, lang: str, relpath: str, etag: str) -> None: ...
-
-
-class _ChangedMeanwhile(ConflictError):
-    """A file changed between being read (and recorded) and being deleted: read again."""
 
 
 WRITE_ATTEMPTS = 3  # a write without if_match, over a file another program keeps saving
@@ -309,21 +298,7 @@ class Vault:
     ) -> dict:
         """Delete a file (with a note's images) or an empty folder; ``if_match`` (REST's
         ``If-Match``): only the file as the caller read it, else ``conflict``."""
-        target = self.sandbox.resolve(lang, path)
-        reason = check_reason(reason)
-        check_actor(actor)
-        for _ in range(moves.ATTEMPTS):
-            # The note's images are locked with it, as a move does: a write of one of them
-            # meanwhile made two versions of one number (an internal error) or outlived
-            # the delete that history says removed it.
-            images = self._image_targets(target)
-            with self.locked([target, *images]):
-                if self._image_targets(target) == images:
-                    try:
-                        return self._delete_locked(target, reason, actor, if_match)
-                    except _ChangedMeanwhile:
-                        continue  # read and recorded again: nothing is lost from history
-        raise ConflictError(f"{target.rel} or its images keep changing; try the delete again")
+        return deletes.delete(self, lang, path, reason, actor, if_match)
 
     def _with_owner(self, target: Target) -> list[Target]:
         """``target``, and for an image the note whose ``.assets/`` holds it: a write of
@@ -332,50 +307,6 @@ class Vault:
             return [target]
         folder = "/".join(target.folders)
         return [target, self.sandbox.resolve(target.lang, folder.removesuffix(".assets"))]
-
-    def _image_targets(self, target: Target) -> list[Target]:
-        if target.dir_only or not (target.is_note or target.is_text):
-            return []
-        return [self.sandbox.resolve(target.lang, p) for p in moves.asset_paths(self, target)]
-
-    def _delete_locked(
-        self, target: Target, reason: str | None, actor: str, if_match: str | None
-    ) -> dict:
-        with self.sandbox.open(target) as place:
-            info = place.lstat()
-            if info is None or place.dir_fd is None:
-                if if_match is not None:
-                    fsops.check_etag_match(if_match, None)  # conflict, as a write says
-                raise NotFoundError(f"{target.rel} does not exist")
-            if stat.S_ISDIR(info.st_mode):
-                if if_match is not None:
-                    raise InvalidArgumentError(f"{target.rel} is a folder: it has no etag")
-                if place.remove_empty_folder():  # its summary went with it
-                    self._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
-            elif target.dir_only:
-                raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
-            elif timeline.file_kind(target) is not None:
-                changes, readable = self._deletion(place, info)
-                if if_match is not None:
-                    fsops.check_etag_match(if_match, reading.file_etag(place)[0])
-                owns_images = target.is_note or target.is_text  # (a text file once a note)
-                if owns_images:
-                    changes += timeline.asset_deletions(self, place)
-                with self.recorder.changing(changes, actor=actor, reason=reason):
-                    recorded = next((c.before for c in changes if c.path == target.rel), None)
-                    if (
-                        readable
-                        and recorded is not None
-                        and self._existing_bytes(place) != recorded
-                    ):
-                        raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
-                    os.unlink(place.name, dir_fd=place.dir_fd)
-                if owns_images:
-                    fsops.remove_tree(place.assets_name, place.dir_fd)
-            else:
-                raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
-            self._notify(target)
-        return {"path": target.rel, "deleted": True}
 
     # -- history ---------------------------------------------------------------------
 
@@ -473,27 +404,6 @@ class Vault:
                 listener(target.lang, rel)
             except Exception:
                 log.exception("change listener failed for %s:%s", target.lang, rel)
-
-    def _deletion(self, place: Place, info: os.stat_result) -> tuple[list[Change], bool]:
-        """The history row of a file about to be deleted (``info``: its lstat), with its
-        bytes, and whether they could be read. A file over ``max_file_bytes`` (grown by
-        another program) has no bytes history could keep: its row says it was deleted
-        after the last version history has (restorable), or there is none when history
-        never had it; the limit never keeps anyone from removing a file. A hard-linked
-        file is refused either way."""
-        target = place.target
-        try:
-            existing = self._existing_bytes(place)
-        except TooLargeError:
-            if info.st_nlink > 1:
-                raise ForbiddenPathError(
-                    "the file has more than one hard link; it is not modified"
-                ) from None
-            known = self.recorder.last_bytes(target.lang, target.rel)
-            if known is None:
-                return [], False
-            return [Change(target.lang, target.rel, "delete", known, None)], False
-        return [Change(target.lang, target.rel, "delete", existing, None)], True
 
     def _check_size(self, size: int) -> None:
         contents.check_size(size, self.max_file_bytes)

@@ -1,0 +1,132 @@
+"""``delete``: a file (a note with its images) or an empty folder.
+
+A note or text file goes with its ``<name>.assets/`` folder, the images locked with it
+as a move locks them (a write of one of them meanwhile made two versions of one number,
+or outlived the delete that history says removed it). History gets the file's last
+bytes and each image's in one batch, recorded under the locks; a file that changes
+between being read and being deleted is read and recorded again. ``if_match`` (REST's
+``If-Match``) deletes only the file as the caller read it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from indexer.vault import fsops, moves, reading, timeline
+from indexer.vault.contents import WRITABLE
+from indexer.vault.history.store import Change
+from indexer.vault.recording import check_actor, check_reason
+from indexer.vault.sandbox import Place, Target
+from shared.errors import (
+    ConflictError,
+    ForbiddenPathError,
+    InvalidArgumentError,
+    NotFoundError,
+    TooLargeError,
+)
+from shared.workspace import OVERVIEW_FILE
+
+if TYPE_CHECKING:
+    from indexer.vault.vault import Vault
+
+
+class _ChangedMeanwhile(ConflictError):
+    """A file changed between being read (and recorded) and being deleted: read again."""
+
+
+def delete(
+    vault: Vault, lang: str, path: str, reason: str | None, actor: str, if_match: str | None
+) -> dict:
+    """See ``Vault.delete``."""
+    target = vault.sandbox.resolve(lang, path)
+    reason = check_reason(reason)
+    check_actor(actor)
+    for _ in range(moves.ATTEMPTS):
+        images = _image_targets(vault, target)
+        with vault.locked([target, *images]):
+            if _image_targets(vault, target) == images:
+                try:
+                    return _delete_locked(vault, target, reason, actor, if_match)
+                except _ChangedMeanwhile:
+                    continue  # read and recorded again: nothing is lost from history
+    raise ConflictError(f"{target.rel} or its images keep changing; try the delete again")
+
+
+def _image_targets(vault: Vault, target: Target) -> list[Target]:
+    if target.dir_only or not (target.is_note or target.is_text):
+        return []
+    return [vault.sandbox.resolve(target.lang, p) for p in moves.asset_paths(vault, target)]
+
+
+def _delete_locked(
+    vault: Vault, target: Target, reason: str | None, actor: str, if_match: str | None
+) -> dict:
+    with vault.sandbox.open(target) as place:
+        info = place.lstat()
+        if info is None or place.dir_fd is None:
+            if if_match is not None:
+                fsops.check_etag_match(if_match, None)  # conflict, as a write says
+            raise NotFoundError(f"{target.rel} does not exist")
+        if stat.S_ISDIR(info.st_mode):
+            if if_match is not None:
+                raise InvalidArgumentError(f"{target.rel} is a folder: it has no etag")
+            if place.remove_empty_folder():  # its summary went with it
+                vault._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
+        elif target.dir_only:
+            raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
+        elif timeline.file_kind(target) is not None:
+            _delete_file(vault, place, place.dir_fd, info, (reason, actor, if_match))
+        else:
+            raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
+        vault._notify(target)
+    return {"path": target.rel, "deleted": True}
+
+
+def _delete_file(
+    vault: Vault,
+    place: Place,
+    dir_fd: int,
+    info: os.stat_result,
+    how: tuple[str | None, str, str | None],
+) -> None:
+    """Delete the note or file at ``place`` (in ``dir_fd``) with its images, recorded;
+    ``how``: the call's reason, actor and if_match."""
+    reason, actor, if_match = how
+    target = place.target
+    changes, readable = _deletion(vault, place, info)
+    if if_match is not None:
+        fsops.check_etag_match(if_match, reading.file_etag(place)[0])
+    owns_images = target.is_note or target.is_text  # (a text file once a note)
+    if owns_images:
+        changes += timeline.asset_deletions(vault, place)
+    with vault.recorder.changing(changes, actor=actor, reason=reason):
+        recorded = next((c.before for c in changes if c.path == target.rel), None)
+        if readable and recorded is not None and vault._existing_bytes(place) != recorded:
+            raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
+        os.unlink(place.name, dir_fd=dir_fd)
+    if owns_images:
+        fsops.remove_tree(place.assets_name, dir_fd)
+
+
+def _deletion(vault: Vault, place: Place, info: os.stat_result) -> tuple[list[Change], bool]:
+    """The history row of a file about to be deleted (``info``: its lstat), with its
+    bytes, and whether they could be read. A file over ``max_file_bytes`` (grown by
+    another program) has no bytes history could keep: its row says it was deleted
+    after the last version history has (restorable), or there is none when history
+    never had it; the limit never keeps anyone from removing a file. A hard-linked
+    file is refused either way."""
+    target = place.target
+    try:
+        existing = vault._existing_bytes(place)
+    except TooLargeError:
+        if info.st_nlink > 1:
+            raise ForbiddenPathError(
+                "the file has more than one hard link; it is not modified"
+            ) from None
+        known = vault.recorder.last_bytes(target.lang, target.rel)
+        if known is None:
+            return [], False
+        return [Change(target.lang, target.rel, "delete", known, None)], False
+    return [Change(target.lang, target.rel, "delete", existing, None)], True
