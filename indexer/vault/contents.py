@@ -23,7 +23,14 @@ from shared.filetypes import TEXT_SUFFIXES
 from shared.frontmatter import normalize_frontmatter_text
 from shared.images import is_image
 
-__all__ = ["check_size", "decode_image", "existing_bytes", "normalized_note", "read_bytes"]
+__all__ = [
+    "check_size",
+    "decode_image",
+    "existing_bytes",
+    "normalized_note",
+    "read_bytes",
+    "text_lines",
+]
 
 TEXT_TYPES = ", ".join(sorted(TEXT_SUFFIXES))
 APPENDABLE = f".md notes and text files ({TEXT_TYPES})"
@@ -98,3 +105,13 @@ def decode_image(target: Target, content: str) -> bytes:
     if not is_image(suffix, data):
         raise InvalidArgumentError(f"the data is not a {suffix[1:]} image")
     return data
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text as every tool counts them (grep's numbers, read's offset and
+    limit, diff's hunks): ended by "\n" alone, each with its end ("\r\n" stays one).
+    ``str.splitlines`` also ends a line at a lone "\r", a form feed, U+2028 and more:
+    characters that plain text files keep inside their lines."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from indexer.vault import fsops, timeline
-from indexer.vault.contents import open_file, read_bytes
+from indexer.vault.contents import open_file, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
 from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import LineMatcher, Signature, SkipFile, compile_glob, signature, walk_files
@@ -80,7 +80,7 @@ def read(
         result.update(content=base64.b64encode(data).decode("ascii"), encoding="base64")
         return result
     if offset or limit is not None:
-        lines = text.splitlines(keepends=True)
+        lines = text_lines(text)
         end = None if limit is None else offset + limit
         text = "".join(lines[offset:end])
     result.update(content=text, encoding="utf-8")

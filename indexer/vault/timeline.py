@@ -33,6 +33,7 @@ from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
 from indexer.vault import fsops
+from indexer.vault.contents import text_lines
 from indexer.vault.diffs import unified_diff
 from indexer.vault.history.rows import first_word
 from indexer.vault.history.store import Change, HistoryStore, Version
@@ -112,8 +113,8 @@ def diff(
     except UnicodeDecodeError:
         raise InvalidArgumentError(f"{target.rel} is not a text file; it has no diff") from None
     lines = unified_diff(
-        old_text.splitlines(keepends=True),
-        new_text.splitlines(keepends=True),
+        text_lines(old_text),
+        text_lines(new_text),
         f"{target.rel}@{old_row.version}",
         f"{target.rel}@{new_name}",
     )

@@ -209,6 +209,21 @@ def test_read_a_version_and_diff_between_versions(vault: Vault) -> None:
     assert vault.diff("en", "a.md", 2)["diff"] == ""
 
 
+@pytest.mark.parametrize("inside", ["\u2028", "\x0c", "\x85", "\r", "\x1e"])
+def test_diff_and_read_count_lines_at_newlines_only(vault: Vault, inside: str) -> None:
+    """A line separator, form feed or lone CR inside a text file's line split it in the
+    diff, each piece marked 'No newline at end of file', and moved read's offsets away
+    from grep's line numbers."""
+    vault.write("en", "t.txt", f"one{inside}two\nthree\n")
+    vault.write("en", "t.txt", f"one{inside}TWO\nthree\n")
+    diff = vault.diff("en", "t.txt", 1, 2)["diff"]
+    assert diff.split("\n", 2)[2] == (
+        f"@@ -1,2 +1,2 @@\n-one{inside}two\n+one{inside}TWO\n three\n"
+    ), diff
+    assert vault.read("en", "t.txt", offset=1, limit=1)["content"] == "three\n"
+    assert vault.grep("en", "three", glob="*.txt")["matches"][0]["line"] == 2
+
+
 def test_version_arguments_are_checked(vault: Vault) -> None:
     vault.write("en", "a.md", "# A\n")
     for _ in range(3):
