@@ -7,6 +7,7 @@ tool-use loop replayed from recorded API answers, and a package without the extr
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import os
 import subprocess
@@ -482,14 +483,48 @@ def test_rename_onto_a_name_whose_images_folder_exists_says_so(
     """``b.md`` is free but ``b.md.assets/`` is taken: the answer said "The destination
     /memories/b.md already exists", which is not true."""
     ok(memory, command="create", path="/memories/a.md", file_text="a\n")
-    ok(memory, command="create", path="/memories/a.md.assets/one.txt", file_text="one\n")
-    ok(memory, command="create", path="/memories/b.md.assets/two.txt", file_text="two\n")
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()
+    for image in ("a.md.assets/one.png", "b.md.assets/two.png"):
+        path = f"{memory.folder}/{image}"
+        call(server, "write", lang="en", path=path, content=png, encoding="base64")
     text = refused(memory, command="rename", old_path="/memories/a.md", new_path="/memories/b.md")
     assert text.startswith("conflict: /memories/a.md -> /memories/b.md: "), text
     assert "/memories/b.md.assets already exists" in text and "destination" not in text
     ok(memory, command="create", path="/memories/b.md", file_text="b\n")
     text = refused(memory, command="rename", old_path="/memories/a.md", new_path="/memories/b.md")
     assert text == "The destination /memories/b.md already exists"
+
+
+def test_text_files_inside_an_images_folder_are_refused(
+    memory: VaultMemoryTool, server: RunningIndexer
+) -> None:
+    """They were written and listed but never searched (the index skips *.assets/)."""
+    ok(memory, command="create", path="/memories/n.md", file_text="wombat memory\n")
+    before = snapshot(vault_dir(server, "en"))
+    for command in (
+        {"command": "create", "path": "/memories/b.md.assets/inner.md", "file_text": "x"},
+        {"command": "create", "path": "/memories/b.md.assets/inner.txt", "file_text": "x"},
+        {
+            "command": "rename",
+            "old_path": "/memories/n.md",
+            "new_path": "/memories/p.md.assets/n.md",
+        },
+    ):
+        text = refused(memory, **command)
+        assert "a *.assets/ folder holds a note's images only" in text, text
+    assert snapshot(vault_dir(server, "en")) == before
+
+
+@pytest.mark.parametrize(
+    "folder",
+    ["..", "a/../b", ".hidden", "notes/.git", "memories.assets", "a\\b", "/".join("d" * 32)],
+)
+def test_a_folder_the_vault_refuses_is_refused_at_once(folder: str, tmp_path: Path) -> None:
+    """Every command failed with forbidden_path, or answered an empty listing (a folder
+    too deep for a file): said when the tool is made."""
+    with pytest.raises(ValueError, match="memory folder"):
+        VaultMemoryTool("en", folder=folder, settings=ClientSettings(tmp_path))
+    assert VaultMemoryTool("en", folder="/".join("d" * 31), settings=ClientSettings(tmp_path))
 
 
 def test_rename_says_when_the_server_cannot_move(

@@ -119,6 +119,29 @@ def test_a_note_cannot_move_into_its_own_assets_folder(vault: Vault) -> None:
     assert snapshot(root(vault)) == before
 
 
+def test_notes_and_text_files_are_not_made_inside_an_images_folder(vault: Vault) -> None:
+    """They were read and listed but never indexed: search could not find them."""
+    vault.write("en", "d/m.md", "# M\n")
+    image(vault, "d/m.md.assets/i.png")
+    before = snapshot(root(vault))
+    for call, args in [
+        (vault.write, ("en", "d/m.md.assets/n.md", "# N\n")),
+        (vault.write, ("en", "x.assets/deep/n.txt", "n")),
+        (vault.append, ("en", "d/m.md.assets/log.md", "line\n")),
+        (vault.move, ("en", "d/m.md", "other.md.assets/m.md")),
+    ]:
+        with pytest.raises(VaultError, match=r"holds a note's images only") as info:
+            call(*args)
+        assert info.value.code == "forbidden_path"
+    assert snapshot(root(vault)) == before
+    # one put there by another program can still be moved out, or deleted
+    (root(vault) / "d/m.md.assets/stray.md").write_text("# Stray\n")
+    (root(vault) / "d/m.md.assets/gone.txt").write_text("gone\n")
+    vault.move("en", "d/m.md.assets/stray.md", "d/stray.md")
+    vault.delete("en", "d/m.md.assets/gone.txt")
+    assert files(vault) == ["d/m.md", "d/m.md.assets/i.png", "d/stray.md"]
+
+
 def test_undo_of_a_text_file_move_puts_the_images_back(vault: Vault) -> None:
     vault.write("en", "d/n.txt", "![i](n.txt.assets/i.png)\n")
     image(vault, "d/n.txt.assets/i.png")

@@ -44,6 +44,7 @@ from shared.langs import check_lang
 log = logging.getLogger("agent_client.memory_tool")
 
 EDIT_ATTEMPTS = 10  # reads and writes of one edit while others keep changing the file
+MAX_FOLDER_DEPTH = 31  # the vault takes paths of 32 segments: one is left for a file
 T = TypeVar("T")
 
 
@@ -386,4 +387,13 @@ def _clean_folder(folder: str) -> str:
     parts = [p for p in folder.strip().split("/") if p not in ("", ".")]
     if not parts or ".." in parts:
         raise ValueError(f"the memory folder must be a folder inside the vault, not {folder!r}")
+    # What the vault refuses of every path below it, said once here rather than at each
+    # command (the rest of its rules, device names, invisible characters, answer then)
+    if any(p.startswith(".") or p.endswith(".assets") or "\\" in p for p in parts):
+        raise ValueError(
+            f"the memory folder {folder!r} cannot hold notes: no part may start with '.',"
+            " end with '.assets' (a note's images) or hold a backslash"
+        )
+    if len(parts) > MAX_FOLDER_DEPTH:
+        raise ValueError(f"the memory folder is deeper than {MAX_FOLDER_DEPTH} folders")
     return "/".join(parts)

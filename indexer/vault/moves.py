@@ -159,6 +159,7 @@ def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
             f"{source.rel} is larger than {limit} bytes, too large to become the note"
             f" {dest.rel}; move it to a text file name"
         )
+    dest.check_text_place()
     suffixes = {PurePosixPath(t.rel).suffix.lower() for t in (source, dest)}
     if dest_kind != kind or (kind == "asset" and len(suffixes) > 1):
         raise ForbiddenPathError(
@@ -186,6 +187,7 @@ def _move_file(
             f"{source.rel} must keep its kind: a note or text file moves to a note or text"
             " path, an image to a *.assets/ folder with the same extension"
         )
+    dest.check_text_place()
     relocate = relocate_note(source.rel, dest.rel)
     for _ in range(ATTEMPTS):
         assets = asset_paths(vault, source) if kind in TEXTS else []

@@ -75,6 +75,20 @@ class Target:
         return is_plain_text_name(self.name)
 
     @property
+    def in_assets(self) -> bool:
+        """Below a ``*.assets/`` folder: a note's images, where the index never looks."""
+        return any(folder.endswith(".assets") for folder in self.folders)
+
+    def check_text_place(self) -> None:
+        """``forbidden_path`` for a note or text file to be made inside ``*.assets/``: it
+        would be read and listed but never searched."""
+        if self.in_assets and not self.is_asset:
+            raise ForbiddenPathError(
+                f"{self.rel}: a *.assets/ folder holds a note's images only (notes and text"
+                " files there are never indexed); choose a path outside it"
+            )
+
+    @property
     def is_asset(self) -> bool:
         """An image inside a ``*.assets/`` folder: the only writable non-note file."""
         parts = PurePosixPath(self.rel).parts

@@ -150,6 +150,7 @@ class Vault:
         if encoding == "utf-8":
             if not (target.is_note or target.is_text):
                 raise ForbiddenPathError(f"only {WRITABLE} are writable")
+            target.check_text_place()
             data = content.encode("utf-8")
         elif encoding == "base64":
             data = contents.decode_image(target, content)
@@ -224,6 +225,7 @@ class Vault:
         check_actor(actor)
         if not (target.is_note or target.is_text):
             raise ForbiddenPathError(f"only {APPENDABLE} can be appended to")
+        target.check_text_place()
         if not isinstance(content, str) or not content:
             raise InvalidArgumentError("content must be a non-empty string")
         data = content.encode("utf-8")
