@@ -281,6 +281,46 @@ def test_writing_an_unread_note_is_refused_to_the_model(
     assert "blind" not in path.read_text() and path.read_text().endswith("ok\n")
 
 
+def test_the_model_writes_notes_under_items_only_however_it_spells_them(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """``./events/...`` and ``items/../events/...`` (harmless spellings to the vault)
+    replaced the day file that plain code writes; USER.md and other folders were
+    writable too. The notice listed the model's spelling."""
+    path = seed(server, lang)
+    day = seed(server, lang, "events/2026/11/29.md", "# 2026-11-29\n\n## 20:00 Lesson\n")
+    user = seed(server, lang, "USER.md", "# User\n\nKeeps it short.\n")
+    refused = [
+        "./events/2026/11/29.md",
+        "items/../events/2026/11/29.md",
+        "items//../events/2026/11/29.md",
+        "USER.md",
+        "Events/2026/11/29.md",
+        "notes/go.md",
+    ]
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn < len(refused):
+            if turn:
+                assert last_tool_result(request).startswith("forbidden_path: merge knowledge")
+            return tool_call("write", path=refused[turn], content="# wiped\n")
+        if turn == len(refused):
+            assert last_tool_result(request).startswith("forbidden_path: merge knowledge")
+            return tool_call("read", path="./items//go.md")
+        if turn == len(refused) + 1:
+            merged = read_content(request) + "- gone\n"
+            return tool_call("write", path="items/./go.md", content=merged)
+        return final(["./items/go.md"], "ok")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang), max_steps=12)
+    assert notice.ok and notice.updated_files == ["items/go.md"], notice
+    assert path.read_text().endswith("- gone\n")
+    assert day.read_text() == "# 2026-11-29\n\n## 20:00 Lesson\n"
+    assert user.read_text() == "# User\n\nKeeps it short.\n"
+    assert not (vault_dir(server, lang) / "notes").exists()
+
+
 def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
     stub.run([tool_call("find")])
     stub.delay = 2.0

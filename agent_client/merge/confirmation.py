@@ -11,6 +11,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from agent_client.merge.paths import as_the_vault_spells
+
 _FENCED = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\s*\Z", re.S)
 
 
@@ -37,6 +39,7 @@ def parse_confirmation(text: str, written: list[str]) -> Confirmation:
     files, summary = data["updated_files"], data["update_summary"]
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise ValueError("updated_files must be a list of vault paths")
+    files = list(dict.fromkeys(as_the_vault_spells(f) for f in files))
     if written and not files:
         raise ValueError(f"updated_files is empty but this merge wrote {written}")
     if not isinstance(summary, str) or not summary.strip():

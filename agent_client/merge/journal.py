@@ -63,6 +63,7 @@ class WriteJournal:
             path, content, encoding=encoding, if_match=if_match, reason=self.reason
         )
         self._unanswered = None
+        path = result.get("path", path)  # as the vault spells it (NFC)
         self._created.setdefault(path, result["created"])
         if if_match and path not in self._before:
             self._before[path] = if_match

@@ -14,6 +14,7 @@ space.
 
 from __future__ import annotations
 
+import posixpath
 import unicodedata
 
 from shared.filetypes import DEVICE_NAMES
@@ -100,3 +101,9 @@ def title_key(title: str) -> str:
     text = unicodedata.normalize("NFKC", title).lower()
     kept = "".join(char if _in_key(char) else " " for char in text)
     return unicodedata.normalize("NFC", " ".join(kept.split()))
+
+
+def as_the_vault_spells(path: str) -> str:
+    """A model's path as the vault reads it (``./a.md``, ``a//b.md``, ``a/../b.md`` and
+    NFD are harmless spellings there): what its guards and lists must compare."""
+    return unicodedata.normalize("NFC", posixpath.normpath(path))

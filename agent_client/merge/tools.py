@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 from agent_client.merge.journal import WriteJournal
+from agent_client.merge.paths import as_the_vault_spells
 from shared.errors import ConflictError, VaultError
 from shared.workspace import EVENTS_DIR, ITEMS_DIR
 
@@ -169,18 +170,20 @@ class ToolExecutor:
         whole = offset == 0 and (
             limit is None or len(result["content"].encode("utf-8")) >= result["size"]
         )
+        path = result.get("path", path)  # as the vault spells it (NFC, no ./)
         if whole:  # a write needs the whole text read: a part written back cut the note
             self._etags[path] = result["etag"]
             self._seen[path] = result["content"]
         return {"path": path, "content": result["content"], "size": result["size"]}
 
-    async def _write(self, path: str, content: str) -> dict[str, Any] | str:
-        if not path.endswith(".md"):
+    async def _write(self, asked: str, content: str) -> dict[str, Any] | str:
+        if not asked.endswith(".md"):
             return "invalid_argument: only .md notes can be written (images are attached for you)"
-        if path.startswith(f"{EVENTS_DIR}/"):
+        path = as_the_vault_spells(asked)
+        if not path.startswith(f"{ITEMS_DIR}/"):
             return (
-                f"forbidden_path: {EVENTS_DIR}/ is written by code; "
-                f"merge knowledge into {ITEMS_DIR}/"
+                f"forbidden_path: merge knowledge into notes under {ITEMS_DIR}/ only"
+                f" ({EVENTS_DIR}/ is written by code, the other files by their owners)"
             )
         if_match = self._etags.get(path)
         if if_match is None:
@@ -194,6 +197,7 @@ class ToolExecutor:
             result = await self.journal.write(path, content, if_match=if_match)
         except ConflictError:
             return await self._conflict(path)
+        path = result.get("path", path)
         self._etags[path] = result["etag"]
         if path not in self.written:
             self.written.append(path)
