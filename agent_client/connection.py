@@ -181,6 +181,18 @@ def why_unreachable(exc: BaseException, timeout: float) -> str:
     return messages[-1][:200] if messages else type(exc).__name__
 
 
+async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
+    """Whether the server says 401 to this client's token (the MCP client's own error
+    for it says only "Server returned an error response")."""
+    headers = {"Authorization": f"Bearer {endpoint.token}"} if endpoint.token else {}
+    try:
+        async with httpx2.AsyncClient(timeout=timeout) as http:
+            answer = await http.get(endpoint.url, headers=headers)
+    except httpx2.HTTPError:
+        return False
+    return answer.status_code == 401
+
+
 def _causes(exc: BaseException) -> list[BaseException]:
     """``exc``, its cause, the cause's cause..., each once."""
     chain: list[BaseException] = []
@@ -441,6 +453,13 @@ async def open_session(
         with contextlib.suppress(Exception):
             await client.__aexit__(None, None, None)
         why = why_unreachable(exc, settings.connect_timeout)
+        answered = why != "connection refused" and not why.startswith("no answer")
+        if answered and await _token_refused(endpoint, settings.connect_timeout):
+            held = "its token" if endpoint.token else f"no token ({settings.token_file} is missing)"
+            raise IndexerOfflineError(
+                f"the indexer at {endpoint.url} answers but refuses {held} (HTTP 401):"
+                f" {settings.token_file} must hold the token `indexer serve` was given"
+            ) from exc
         raise IndexerOfflineError(
             f"cannot connect to the indexer at {endpoint.url} ({why}); is "
             f"`indexer serve --workspace {settings.workspace}` running?"

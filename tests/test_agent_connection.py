@@ -114,7 +114,11 @@ async def test_token_discovery_and_server_gone_mid_session(tmp_path: Path) -> No
         settings = ClientSettings(workspace=running.workspace, connect_timeout=1.0)
         token = token_file.read_text()
         token_file.unlink()
-        with pytest.raises(IndexerOfflineError):
+        with pytest.raises(IndexerOfflineError, match=r"refuses no token \(.*is missing\)"):
+            async with mcp_vault_connection("en", settings) as vault:
+                await vault.stat("x.md")
+        token_file.write_text("wrong\n")  # it said "is `indexer serve` running?" of both
+        with pytest.raises(IndexerOfflineError, match=r"answers but refuses its token"):
             async with mcp_vault_connection("en", settings) as vault:
                 await vault.stat("x.md")
         token_file.write_text(token)
