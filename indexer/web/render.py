@@ -11,8 +11,10 @@ Frontmatter never becomes HTML: it leaves as plain JSON values for a properties 
 
 from __future__ import annotations
 
+import html
 import math
 import posixpath
+import re
 from datetime import date, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,13 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 URL_SCHEMES = {"http", "https", "mailto"}
+# Bounds on the work one view takes (it runs on a worker thread nothing can stop):
+# markdown-it reads 1 MB of inline HTML in about 7 s, and nh3 takes time growing with
+# the square of the nesting (16,000 unclosed <ul><li>, 128 KB: 11 s).
+MAX_RENDERED_CHARS = 256 * 1024  # a longer note is shown as plain text
+MAX_HTML_DEPTH = 200  # deeper raw HTML is shown as text (markdown-it bounds its own)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 
 
 @cache
@@ -49,16 +58,19 @@ class NoteRenderer:
     def __init__(self, api_prefix: str = "/api/v1") -> None:
         self.api_prefix = api_prefix
         self._parser: MarkdownIt | None = None
+        self._text_parser: MarkdownIt | None = None  # raw HTML shown as text
 
-    @property
-    def _markdown(self) -> MarkdownIt:
-        if self._parser is None:
+    def _markdown(self, *, raw_html: bool = True) -> MarkdownIt:
+        parser = self._parser if raw_html else self._text_parser
+        if parser is None:
             from markdown_it import MarkdownIt
 
-            self._parser = MarkdownIt("commonmark", {"html": True}).enable(
-                ["table", "strikethrough"]
-            )
-        return self._parser
+            parser = MarkdownIt("commonmark", {"html": raw_html}).enable(["table", "strikethrough"])
+            if raw_html:
+                self._parser = parser
+            else:
+                self._text_parser = parser
+        return parser
 
     def note(self, lang: str, path: str, text: str) -> dict[str, Any]:
         """``{properties, frontmatter_error, html}`` of a note's text."""
@@ -82,11 +94,20 @@ class NoteRenderer:
                 return self._url(lang, folder, value, is_image=tag == "img")
             return value
 
+        if len(markdown) > MAX_RENDERED_CHARS:
+            return (
+                f"<p><em>Longer than {MAX_RENDERED_CHARS // 1024} Ki characters: shown as"
+                f" plain text.</em></p><pre>{html.escape(markdown)}</pre>"
+            )
+        rendered = self._markdown().render(markdown)
+        if _depth(rendered) > MAX_HTML_DEPTH:
+            rendered = self._markdown(raw_html=False).render(markdown)
+
         import nh3
 
         tags, attributes = allowed()
         return nh3.clean(
-            self._markdown.render(markdown),
+            rendered,
             tags=tags,
             attributes=attributes,
             attribute_filter=attribute,
@@ -113,6 +134,19 @@ class NoteRenderer:
         if target.endswith(".md") and not is_image:
             return f"#/{lang}/note/{quote(target)}"
         return f"{self.api_prefix}/{lang}/raw/{quote(target)}"
+
+
+def _depth(rendered: str) -> int:
+    """How deep the tags of ``rendered`` nest, as written (an unclosed tag counts as open:
+    an HTML parser may close some of them, so this is at least the real depth)."""
+    depth = deepest = 0
+    for closing, name, self_closed in _TAG.findall(rendered):
+        if closing:
+            depth = max(0, depth - 1)
+        elif not self_closed and name.lower() not in _VOID:
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest
 
 
 def _body_after_block(text: str) -> str:

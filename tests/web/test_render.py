@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from datetime import date
 
 import pytest
@@ -23,6 +24,29 @@ def test_hostile_markup_comes_out_inert(hostile: str) -> None:
     )
     assert not re.search(r"\son\w+\s*=", lowered) and "style=" not in lowered
     assert "text after" in html
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "<ul><li>" * 16_000,  # 11 s in nh3 (the square of the nesting)
+        "<div>" * 100_000,
+        "<b>x</b> <i>y</i>\n" * 30_000,  # 7 s per MB in markdown-it
+        "<script>alert(1)</script>\n" * 20_000,
+    ],
+)
+def test_a_view_takes_bounded_work_and_stays_inert(note: str) -> None:
+    """A note built to take minutes of a worker thread (which nothing can stop: the
+    server could not shut down while it rendered) is shown as text instead."""
+    started = time.process_time()
+    html = NoteRenderer().html("en", "items/x.md", f"# T\n\n{note}\nend\n")
+    assert time.process_time() - started < 3.0  # (11 s to hours before)
+    assert "<script" not in html.lower() and "end" in html
+
+
+def test_raw_html_of_a_reasonable_depth_is_kept() -> None:
+    html = NoteRenderer().html("en", "a.md", "<div>" * 150 + "deep" + "</div>" * 150)
+    assert html.count("<div>") == 150 and "deep" in html
 
 
 def test_links_and_images_resolve_inside_the_vault() -> None:
