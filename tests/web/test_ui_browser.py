@@ -12,6 +12,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx2
 import pytest
@@ -344,4 +345,24 @@ def test_a_hostile_vault_id_in_the_address_stays_one_path_segment(
     assert api and all(p == "status" or p.startswith("ux%") for p in api), api
     visit(tab, base, "#/%E0%A4%A/browse")
     expect(tab.locator(".error")).to_contain_text("not well formed")
+    assert watch.dialogs == [] and watch.errors == [], watch.errors
+
+
+def test_dot_segments_in_the_address_never_reach_another_vault(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """``#/ui/edit/..%2F..%2Fux%2F...`` loaded another vault's note in the editor (the
+    browser resolved ``/api/v1/ui/notes/../../ux/notes/...``) and saved over it."""
+    tab, watch = page
+    asked: list[str] = []
+    tab.on("request", lambda request: asked.append(request.url))
+    target = "xss/" + next(iter(HOSTILE)) + ".md"
+    for kind in ("edit", "note", "history"):
+        visit(tab, base, f"#/ui/{kind}/..%2F..%2Fux%2Fnotes%2F{quote(target, safe='')}")
+        expect(tab.locator(".error")).to_contain_text("not well formed")
+        visit(tab, base, f"#/..%2Fux/{kind}/{quote(target, safe='')}")
+        expect(tab.locator(".error")).to_be_visible()  # one segment the API refuses
+        visit(tab, base, f"#/../{kind}/{quote(target, safe='')}")
+        expect(tab.locator(".error")).to_contain_text("not well formed")
+    assert not [url for url in asked if "/api/v1/ux/" in url or "/api/v1/ui/" in url], asked
     assert watch.dialogs == [] and watch.errors == [], watch.errors

@@ -33,9 +33,12 @@ async function api(method, path, { body, type, headers = {} } = {}) {
   return { data, etag: data && data.etag, status: response.status };
 }
 
-const enc = (path) => path.split("/").map(encodeURIComponent).join("/");
-const notePath = (lang, path) => `/${encodeURIComponent(lang)}/notes/${enc(path)}`;
-const link = (lang, kind, path = "") => `#/${encodeURIComponent(lang)}/${kind}/${enc(path)}`.replace(/\/$/, "");
+// One path segment for a URL: "." and ".." are sent encoded, so the browser never takes
+// them as steps up (#/en/edit/..%2F..%2Fja%2Fx.md read and saved another vault's note).
+const seg = (s) => encodeURIComponent(s).replace(/^\.\.?$/, (dots) => dots.replaceAll(".", "%2E"));
+const enc = (path) => path.split("/").map(seg).join("/");
+const notePath = (lang, path) => `/${seg(lang)}/notes/${enc(path)}`;
+const link = (lang, kind, path = "") => `#/${seg(lang)}/${kind}/${enc(path)}`.replace(/\/$/, "");
 
 // ---- DOM -------------------------------------------------------------------------
 
@@ -83,7 +86,7 @@ function errorBox(err) {
 
 function crumbs(lang, path, last) {
   const parts = path ? path.split("/") : [];
-  const items = [h("a", { href: `#/${encodeURIComponent(lang)}`, text: lang })];
+  const items = [h("a", { href: `#/${seg(lang)}`, text: lang })];
   parts.forEach((part, i) => {
     const sub = parts.slice(0, i + 1).join("/");
     const isLast = i === parts.length - 1 && last;
@@ -111,7 +114,7 @@ async function home() {
     h("h1", { text: "Vaults" }),
     langs.length
       ? h("ul", { class: "vaults" }, langs.map(([lang, n]) =>
-        h("li", {}, h("a", { href: `#/${encodeURIComponent(lang)}`, class: "vault", "data-lang": lang },
+        h("li", {}, h("a", { href: `#/${seg(lang)}`, class: "vault", "data-lang": lang },
           h("strong", { text: lang }), h("span", { class: "muted", text: ` ${n} notes` })))))
       : h("p", { class: "muted", text: "No vault has notes yet." }),
     statusPanel(),
@@ -141,7 +144,7 @@ async function statusView() {
 async function summaryOf(lang, path) {
   if (!state.features.summaries) return null;
   try {
-    return (await api("GET", `/${encodeURIComponent(lang)}/summary?format=html&path=${encodeURIComponent(path)}`)).data;
+    return (await api("GET", `/${seg(lang)}/summary?format=html&path=${encodeURIComponent(path)}`)).data;
   } catch {
     return null;
   }
@@ -149,7 +152,7 @@ async function summaryOf(lang, path) {
 
 async function browse(lang, folder) {
   const query = `pattern=${encodeURIComponent("**/*.md")}&limit=10000&path=${encodeURIComponent(folder)}`;
-  const [{ data }, summary] = await Promise.all([api("GET", `/${encodeURIComponent(lang)}/notes?${query}`), summaryOf(lang, folder)]);
+  const [{ data }, summary] = await Promise.all([api("GET", `/${seg(lang)}/notes?${query}`), summaryOf(lang, folder)]);
   const prefix = folder ? folder + "/" : "";
   const folders = new Map();
   const notes = [];
@@ -197,7 +200,7 @@ async function search(lang, q) {
   document.getElementById("search-input").value = q;
   if (!state.features.search) return show(h("p", { class: "error", text: "Search needs the index." }));
   if (!q.trim()) return show(h("p", { class: "muted", text: "Type words to search for." }));
-  const { data } = await api("GET", `/${encodeURIComponent(lang)}/search?limit=50&q=${encodeURIComponent(q)}`);
+  const { data } = await api("GET", `/${seg(lang)}/search?limit=50&q=${encodeURIComponent(q)}`);
   show(
     h("h1", {}, "Search ", h("q", { text: q })),
     data.partial ? h("p", { class: "muted", text: "The index is still catching up; results may be missing." }) : null,
@@ -211,7 +214,7 @@ async function search(lang, q) {
 
 async function note(lang, path, version) {
   const suffix = version ? `?version=${encodeURIComponent(version)}` : "";
-  const { data } = await api("GET", `/${encodeURIComponent(lang)}/render/${enc(path)}${suffix}`);
+  const { data } = await api("GET", `/${seg(lang)}/render/${enc(path)}${suffix}`);
   const title = data.properties.title || path.split("/").pop();
   const actions = version
     ? [h("a", { class: "button", href: link(lang, "note", path), text: "Current version" }),
@@ -303,7 +306,7 @@ async function edit(lang, path, folder) {
 }
 
 async function history(lang, path) {
-  const { data } = await api("GET", `/${encodeURIComponent(lang)}/history/${enc(path)}?limit=100`);
+  const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=100`);
   const versions = data.versions || [];
   const diffBox = h("pre", { class: "diff", hidden: true });
   const pick = (id, withCurrent) => h("select", { id }, withCurrent ? h("option", { value: "", text: "current file" }) : null,
@@ -313,7 +316,7 @@ async function history(lang, path) {
   if (versions.length > 1) from.value = String(versions[1].version); // the one before the newest
   async function showDiff(a, b) {
     const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
-    const { data: d } = await api("GET", `/${encodeURIComponent(lang)}/diff/${enc(path)}?${q}`);
+    const { data: d } = await api("GET", `/${seg(lang)}/diff/${enc(path)}?${q}`);
     diffBox.hidden = false;
     diffBox.replaceChildren(...d.diff.split("\n").map((line) => h("span", { class: diffClass(line), text: `${line}\n` })));
   }
@@ -350,7 +353,7 @@ async function restore(lang, path, version) {
   }
   const body = { path, version: /^\d+$/.test(String(version)) ? Number(version) : version, if_match: ifMatch };
   try {
-    await api("POST", `/${encodeURIComponent(lang)}/restore`, { body, type: "json" });
+    await api("POST", `/${seg(lang)}/restore`, { body, type: "json" });
   } catch (err) {
     return fail(err);
   }
@@ -383,6 +386,7 @@ async function route() {
   try {
     path = rest.map(decodeURIComponent).join("/");
     if (lang && lang !== "status") state.lang = decodeURIComponent(lang);
+    if ([state.lang, ...path.split("/")].some((part) => part === "." || part === "..")) throw 0;
   } catch {
     show(h("p", { class: "error", text: "This address is not well formed." }));
     document.body.dataset.ready = location.hash;
@@ -417,7 +421,7 @@ document.getElementById("search-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const q = document.getElementById("search-input").value;
   const lang = state.lang || Object.keys(state.status?.langs || {})[0];
-  if (lang) location.hash = `#/${encodeURIComponent(lang)}/search?q=${encodeURIComponent(q)}`;
+  if (lang) location.hash = `#/${seg(lang)}/search?q=${encodeURIComponent(q)}`;
 });
 window.addEventListener("hashchange", route);
 route();
