@@ -424,6 +424,9 @@ def test_a_line_that_only_mentions_the_name_is_quoted_as_it_is() -> None:
     from indexer.jobs.recall import _quote
 
     assert _quote("the vault memory recall idea") == "> the vault memory recall idea\n"
+    # marks, invisible joiners and look-alikes stay when nothing had to be defused
+    mention = "हिन्दी में vault\u200dmemory (recall) — ﬁne ᴍᴇ"
+    assert _quote(mention) == f"> {mention}\n"
     assert _quote("दिल की बात < & >") == "> दिल की बात < & >\n"
     assert _quote("\u1438 vault-memory-recall>") == "> [ vault-memory-recall>\n"
     # shown as the closing tag where bidi is applied: the override goes
@@ -431,6 +434,17 @@ def test_a_line_that_only_mentions_the_name_is_quoted_as_it_is() -> None:
     # a long run of spaces between a sign and the name took minutes (split every way)
     spaced = _quote("<" + " " * 20_000 + "x vault-memory-recall")
     assert spaced.startswith("> <") and spaced.endswith("x vault-memory-recall\n")
+
+
+def test_a_source_path_naming_the_block_is_named_as_in_sources(fresh: World) -> None:
+    """Its heading read ``x[vault-memory-recall.md``, not the path in ``sources``."""
+    for path in ("x-vault-memory-recall.md", "vault_memory_recall/ﬁ (vault memory recall).md"):
+        fresh.write("en", path, "# T\n\nneedleword\n")
+    result = fresh.recall.recall("en", "needleword", 600)
+    paths = [s["path"] for s in result["sources"]]
+    assert len(paths) == 2
+    for path in paths:
+        assert f"### {path} — T" in result["block"], result["block"]
 
 
 def test_arguments_are_checked(fresh: World) -> None:

@@ -73,9 +73,10 @@ _SEP = r"[\W_]*"
 _DELIMITER = re.compile(rf"(&lt;?|&#0*60;?|&#x0*3c;?)(\s*(?:{_SLASH}\s*)?vau{_L}t)", re.I)
 _NAME = rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}"
 _NAMED = re.compile(_NAME, re.I)
-_BEFORE_NAME = re.compile(  # a sign or a letter drawn as one (ᐸ; no ASCII letter, so
-    # that "the vault memory recall" stays as written), spaces may follow
-    rf"[^\s/\u2044\u2215A-Za-z0-9](?=\s{{0,8}}(?:{_SLASH}\s{{0,8}})?{_NAME})",
+_BEFORE_NAME = re.compile(  # what stands before the name, spaces may follow: "<" or a
+    # sign drawn as one (❬, ⟨; letters drawn as one are "<" in the skeleton already) is
+    # defused, other characters stay ("the vault...", "x-vault-memory-recall.md", "我 vault")
+    rf"(\S)(?=\s{{0,8}}(?:{_SLASH}\s{{0,8}})?{_NAME})",
     re.I,
 )
 _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
@@ -309,8 +310,18 @@ def _clean_line(text: str) -> str:
         text = _CONTROL.sub(" ", text)
     read = _skeleton(text)
     if _NAMED.search(read):
-        text = _BEFORE_NAME.sub("[", _DELIMITER.sub(r"[\2", read))
+        defused = _BEFORE_NAME.sub(_opener_defused, _DELIMITER.sub(r"[\2", read))
+        if defused != read:  # (a line that only mentions the name stays as written)
+            text = defused
     return text.rstrip()
+
+
+def _opener_defused(match: re.Match[str]) -> str:
+    """``[`` for a character before the name that reads as ``<``: itself, or a sign
+    outside ASCII (open brackets, quotes, math and other symbols); else as it is."""
+    char = match.group(1)
+    sign = not char.isascii() and unicodedata.category(char)[0] in "PS"
+    return "[" if char == "<" or sign else char
 
 
 def _skeleton(text: str) -> str:
