@@ -146,6 +146,10 @@ class WebGuard:
             state["auth"] = "cookie"
         elif scope["path"] != "/ui/login":
             return _unauthorized(area)
+        if area == "api" and "\n" in scope["path"]:
+            # No route pattern matches a line feed (``.`` stops there): it would meet the
+            # outer app's plain-text 404 rather than the API's JSON refusal.
+            return error_response("forbidden_path", "the path contains a control character")
         return None
 
 

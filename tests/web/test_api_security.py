@@ -192,3 +192,14 @@ def test_a_login_link_body_must_be_a_json_object_or_nothing(http: httpx2.Client)
         assert answer.status_code == 400, body
         assert answer.json()["error"]["code"] == "invalid_argument"
     assert http.post("/api/v1/login-link", content=b"", headers=json_type).status_code == 200
+
+
+@pytest.mark.parametrize("url", ["/api/v1/en/notes/a%0Ab.md", "/api/v1/en%0A/notes", "/api/v1/%0A"])
+def test_a_line_feed_in_an_api_path_gets_the_json_refusal(http: httpx2.Client, url: str) -> None:
+    """No route pattern matches a line feed: it met the outer app's plain-text 404 (the
+    page then showed 'internal: Not Found')."""
+    answer = http.get(url, headers=BEARER)
+    assert answer.status_code == 403, answer.text
+    assert answer.json()["error"]["code"] == "forbidden_path"
+    with httpx2.Client(base_url=http.base_url) as stranger:  # no login cookie
+        assert stranger.get(url).status_code == 401  # the token is asked first
