@@ -527,6 +527,17 @@ def test_a_folder_the_vault_refuses_is_refused_at_once(folder: str, tmp_path: Pa
     assert VaultMemoryTool("en", folder="/".join("d" * 31), settings=ClientSettings(tmp_path))
 
 
+def test_a_folder_named_like_a_word_is_not_replaced_in_prose(server: RunningIndexer) -> None:
+    """With folder "notes", "only .md notes and text files" read "only .md /memories and
+    text files": the folder is the model's /memories where it is a path only."""
+    tool = VaultMemoryTool("en", folder="notes", settings=ClientSettings(server.workspace))
+    text = refused(tool, command="create", path="/memories/x.exe", file_text="x")
+    assert "only .md notes and text files" in text and "/memories and" not in text, text
+    ok(tool, command="create", path="/memories/a.md", file_text="a\n")
+    text = refused(tool, command="rename", old_path="/memories/a.md", new_path="/memories/b.exe")
+    assert "notes/" not in text, text
+
+
 def test_rename_says_when_the_server_cannot_move(
     server: RunningIndexer, offered: frozenset[str], memory: VaultMemoryTool
 ) -> None:

@@ -269,7 +269,10 @@ class MemoryStore:
         if isinstance(err, IndexerOfflineError):
             return err
         tail = " (part of the command was done before this)" if partly else ""
-        inside = re.compile(rf"(?<![\w./-]){re.escape(self.folder)}(?=/|\b)")
+        # The folder as a path: before a "/", or quoted (a bare word may be prose: with
+        # folder "notes", "only .md notes and text files" read "only .md /memories and...")
+        folder = re.escape(self.folder)
+        inside = re.compile(rf"(?<![\w./-]){folder}(?=/)|(?<=['\"]){folder}(?=['\"])")
         message = inside.sub(ROOT_SHOWN, err.message)
         return ToolError(f"{err.code}: {shown}: {message}{tail}")
 
