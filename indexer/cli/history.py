@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from indexer.cli import resolve_workspace
@@ -17,7 +18,7 @@ from indexer.vault import fsops
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import clean_relpath
 from shared.cli_usage import whole_number
-from shared.errors import NotFoundError
+from shared.errors import InvalidArgumentError, InvalidLangError, NotFoundError
 from shared.langs import check_lang
 
 
@@ -57,7 +58,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return 0
     if not rows:
-        raise NotFoundError(f"{lang}/{path} has no recorded versions")
+        _why_none(workspace.vault_dir(lang), lang, path)
     print(f"{lang}/{path}: {len(rows)} version(s), newest first")
     for row in rows:
         size = "absent" if row.etag is None else f"{row.size} B"
@@ -66,6 +67,16 @@ def cmd_history(args: argparse.Namespace) -> int:
         reason = f"  {row.reason}" if row.reason else ""
         print(f"{row.version:>5}  {row.at}  {row.op:<8} {row.actor:<10} {size:>10}{moved}{reason}")
     return 0
+
+
+def _why_none(vault_dir: Path, lang: str, path: str) -> None:
+    """Why a path has no versions, in the words of the ``history`` tool: no such vault,
+    a folder, or a file history never had."""
+    if not vault_dir.is_dir():
+        raise InvalidLangError(f"no vault {lang!r} in this workspace")
+    if (vault_dir / path).is_dir() and not (vault_dir / path).is_symlink():
+        raise InvalidArgumentError(f"history is kept per file; {path} is a folder")
+    raise NotFoundError(f"{lang}/{path} has no recorded versions")
 
 
 def _show(store: HistoryStore, lang: str, path: str, number: int) -> int:

@@ -216,6 +216,14 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     assert shown.stdout.endswith(b"# one\n")
     missing = subprocess.run([*run, "--lang", lang, "b.md"], capture_output=True, text=True)
     assert missing.returncode == 1 and missing.stderr.startswith("indexer history: not_found:")
+    # as the history tool says them: a folder, a lang with no vault
+    (server.workspace / "memory/languages" / lang / "vault/sub").mkdir()
+    for args, code in (
+        (["--lang", lang, "sub"], "invalid_argument"),
+        (["--lang", "xx", "a.md"], "invalid_lang"),
+    ):
+        said = subprocess.run([*run, *args], capture_output=True, text=True)
+        assert said.returncode == 2 and said.stderr.startswith(f"indexer history: {code}:"), said
 
 
 # -- own servers ---------------------------------------------------------------------------
