@@ -347,6 +347,7 @@ def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str
         ("bad_base_url", "InvalidURL"),
         ("model_refused", "model 'stub-model' does not exist"),
         ("bug_in_the_loop", "AttributeError"),
+        ("not_a_completion", "did not answer a chat completion: '<html>"),  # (AttributeError)
     ],
 )
 def test_any_llm_failure_falls_back_with_the_reason(
@@ -362,6 +363,8 @@ def test_any_llm_failure_falls_back_with_the_reason(
         stub.run([http_error(404, "The model 'stub-model' does not exist", "model_not_found")])
     if case == "bug_in_the_loop":  # a completion whose choice holds no message
         stub.run([RawReply(200, completion(None))])
+    if case == "not_a_completion":  # a 200 whose body is no completion object
+        stub.run([RawReply(200, "<html>")])
     item = entry(lang, f"Fallback {case}", "went")
     with caplog.at_level(logging.ERROR):
         notice = run_entry(server, stub, item, fallback=True, base_url=base_url.get(case))

@@ -17,6 +17,7 @@ from typing import Any
 
 import openai
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 
 from agent_client.connection import PROMPT_NAMES, Vault
 from agent_client.failures import describe_failure
@@ -131,6 +132,9 @@ async def _loop(
             tools=tools,  # type: ignore[arg-type]
             max_tokens=min(MAX_COMPLETION_TOKENS, remaining),
         )
+        if not isinstance(response, ChatCompletion):  # the SDK hands on a body it cannot read
+            body = repr(response)[:120]
+            raise MergeFailed(f"the LLM endpoint did not answer a chat completion: {body}")
         used_tokens += response.usage.total_tokens if response.usage else _estimate(messages)
         if used_tokens > settings.max_tokens:
             raise MergeFailed(f"the merge used more than {settings.max_tokens} tokens")
