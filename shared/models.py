@@ -8,12 +8,14 @@ before anything is queued.
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from shared.invisible import spelled
 from shared.langs import check_lang
 from shared.utf8 import texts_in, utf8_problem
 
@@ -42,6 +44,12 @@ def _check_path(action: str, path: object) -> None:
     if not isinstance(path, str) or not path.endswith(".md"):
         raise ValueError(f"{action}: path must be a vault-relative .md path")
     check_utf8(f"{action}: path", path)
+
+
+def _is_control(char: str) -> bool:
+    """C0 and C1 controls and DEL (escape sequences, NUL), and the bidi embeddings and
+    overrides that turn around what follows them in the heading (``gpj.\u202eexe``)."""
+    return unicodedata.category(char) == "Cc" or "\u202a" <= char <= "\u202e"
 
 
 def new_entry_id() -> str:
@@ -86,6 +94,8 @@ class MemoryEntry:
         if len(self.content) > MAX_ENTRY_CONTENT:
             raise ValueError(f"entry {self.id}: content is larger than {MAX_ENTRY_CONTENT} chars")
         check_utf8(f"entry {self.id}: content", self.content)
+        if "\x00" in self.content:  # git, grep and editors would take the note for binary
+            raise ValueError(f"entry {self.id}: content holds a NUL character")
         if not isinstance(self.timestamp, datetime) or self.timestamp.tzinfo is None:
             raise ValueError(f"entry {self.id}: timestamp must be a timezone-aware datetime")
         self._validate_list("tags", self.tags, "non-empty strings", str.strip)
@@ -104,6 +114,12 @@ class MemoryEntry:
         if len(self.title) > 200:
             raise ValueError(f"entry {self.id}: title must be one line of at most 200 chars")
         check_utf8(f"entry {self.id}: title", self.title)
+        control = next((c for c in self.title if _is_control(c) and c != "\t"), None)
+        if control is not None:
+            raise ValueError(f"entry {self.id}: title holds the control character {control!r}")
+        shown = "".join(c for c in spelled(self.title) if unicodedata.category(c) != "Cf")
+        if not shown.strip():
+            raise ValueError(f"entry {self.id}: title shows nothing (invisible characters only)")
 
     def _validate_list(
         self, name: str, items: object, what: str, usable: Callable[[str], object]

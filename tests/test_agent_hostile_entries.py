@@ -130,6 +130,26 @@ def test_a_title_with_any_line_break_is_refused(brk: str) -> None:
     entry(title="a\tb # c").validate()  # a tab is no line break (reasons turn it to a space)
 
 
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"title": "null\x00title"}, "control character"),
+        ({"title": "red \x1b[31mtext"}, "control character"),
+        ({"title": "gpj.\u202eexe"}, "control character"),
+        ({"title": "\u200b"}, "shows nothing"),
+        ({"title": "\u200b\u2060 \u3164"}, "shows nothing"),
+        ({"content": "a\x00b"}, "NUL"),
+    ],
+    ids=["nul", "escape", "bidi-override", "zwsp", "invisible-letters", "content-nul"],
+)
+def test_text_a_note_cannot_hold_is_refused(fields: dict[str, Any], said: str) -> None:
+    """They were written into the note as they were: a NUL made git and grep take it for
+    binary, a lone override turned the heading around, a title showed nothing."""
+    with pytest.raises(ValueError, match=said):
+        entry(**fields).validate()
+    entry(title="כותרת \u2067עברית\u2069 ok", content="tab\tand\x1b escape kept").validate()
+
+
 # -- lists: one string is not a list of letters ---------------------------------------
 
 
