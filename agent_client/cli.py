@@ -304,10 +304,15 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     )
     sink = CollectingNoticeSink()
     writer = MemoryWriter(settings, sink)
-    writer.submit([entry])
-    budget = (settings.llm.timeout if settings.llm else 0) + 4 * settings.call_timeout
-    finished = writer.flush(budget)
-    writer.close(1.0)
+    writer_log, said_twice = logging.getLogger("agent_client.writer"), _WritersFailureLine()
+    writer_log.addFilter(said_twice)
+    try:
+        writer.submit([entry])
+        budget = (settings.llm.timeout if settings.llm else 0) + 4 * settings.call_timeout
+        finished = writer.flush(budget)
+        writer.close(1.0)
+    finally:
+        writer_log.removeFilter(said_twice)
     if not finished or not sink.notices:
         print("agent-client: the writer did not finish in time", file=sys.stderr)
         return EXIT_FAILED
@@ -316,6 +321,14 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     if notice.ok:
         return EXIT_OK
     return EXIT_OFFLINE if (notice.error or "").startswith("indexer_offline") else EXIT_FAILED
+
+
+class _WritersFailureLine(logging.Filter):
+    """Drops the writer's error line for a failed entry: the CLI prints the notice, which
+    says the same (a terminal got both)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno >= logging.ERROR and str(record.msg).startswith("memory entry"))
 
 
 def _print_notice(notice: SystemNotice, as_json: bool) -> None:

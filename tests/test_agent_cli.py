@@ -131,6 +131,19 @@ def test_errors_have_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 2 and "edit:" in err
 
 
+def test_an_offline_entry_is_said_in_one_line(tmp_path: Path) -> None:
+    """The writer's error line and the CLI's notice said it twice."""
+    for command in ("event", "remember"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "agent_client", command, "--workspace", str(tmp_path)]
+            + ["--lang", "en", "--title", "t", "x"],
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 3, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "indexer_offline" in proc.stderr, proc.stderr
+
+
 def test_python_m_agent_client_and_help_for_users() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "agent_client", "--help"], capture_output=True, text=True
