@@ -321,6 +321,35 @@ def test_the_model_writes_notes_under_items_only_however_it_spells_them(
     assert not (vault_dir(server, lang) / "notes").exists()
 
 
+def test_the_model_keeps_the_frontmatter_keys_a_person_added(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """A model that wrote the note back without its frontmatter lost ``mine: keep`` (the
+    vault keeps only id and created)."""
+    path = seed(server, lang, text=NOTE.replace("tags:", "mine: keep\ntags:"))
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            return tool_call("write", path="items/go.md", content="# Go\n\n- went\n- gone\n")
+        if turn == 2:
+            said = last_tool_result(request)
+            assert said.startswith("invalid_argument: keep the frontmatter keys"), said
+            assert said.endswith("missing: title, type, mine, tags"), said
+            return tool_call("read", path="items/go.md")
+        if turn == 3:
+            return tool_call(
+                "write", path="items/go.md", content=read_content(request) + "- gone\n"
+            )
+        return final(["items/go.md"], "ok")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang))
+    assert notice.ok, notice.error
+    assert "mine: keep" in path.read_text() and path.read_text().endswith("- gone\n")
+
+
 def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
     stub.run([tool_call("find")])
     stub.delay = 2.0

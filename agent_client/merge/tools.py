@@ -24,6 +24,7 @@ from typing import Any
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import as_the_vault_spells
 from shared.errors import ConflictError, VaultError
+from shared.frontmatter import PROTECTED_KEYS, read_frontmatter
 from shared.workspace import EVENTS_DIR, ITEMS_DIR
 
 _STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
@@ -185,6 +186,12 @@ class ToolExecutor:
                 f"forbidden_path: merge knowledge into notes under {ITEMS_DIR}/ only"
                 f" ({EVENTS_DIR}/ is written by code, the other files by their owners)"
             )
+        dropped = _dropped_keys(self._seen.get(path), content)
+        if dropped:
+            return (
+                f"invalid_argument: keep the frontmatter keys of {path} as you read them"
+                f" (a person added them); missing: {', '.join(dropped)}"
+            )
         if_match = self._etags.get(path)
         if if_match is None:
             if (await self.vault.stat(path))["exists"]:
@@ -227,3 +234,14 @@ class ToolExecutor:
             "text is below; apply your change to this text and write the whole note again.\n\n"
             + fresh["content"]
         )
+
+
+def _dropped_keys(read: str | None, written: str) -> list[str]:
+    """The frontmatter keys of the note as read that the model's text leaves out (the
+    vault keeps ``id`` and ``created`` itself and stamps ``updated``)."""
+    if read is None:
+        return []
+    before, _ = read_frontmatter(read)
+    after, _ = read_frontmatter(written)
+    managed = {*PROTECTED_KEYS, "updated"}
+    return [str(key) for key in before if key not in after and key not in managed]
