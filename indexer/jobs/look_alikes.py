@@ -3,7 +3,8 @@
 Recall defuses a line that names its block however it is spelled (``recall._skeleton``):
 these are read as the Latin letter (or ``<``, ``/``) they are drawn like. Taken from
 Unicode's confusables (UTS #39, ``confusables.txt``: every character whose prototype is
-one of ``a c e l m o r t u v y < /``, ``I`` and ``1`` counted as ``l``), with the small
+one of ``a c e l m o r t u v y < /``, ``I`` and ``1`` counted as ``l``, and the letters
+confusable with a sign drawn as ``<``: ``く`` with ``❬``), with the small
 capitals (``ᴀ`` is confusable with a Cherokee letter there, not with ``a``) and a few
 Greek and Cyrillic letters close enough in most fonts (``μ``, ``т``, ``ε``).
 """
@@ -23,12 +24,12 @@ CONFUSABLE: dict[str, str] = {
     "u": "ʋυՍսሀᑌᴜ∪⋃ꓴꞟꭎꭒ𐓎𐓶𑢸𑣘𖽂𝛖𝜐𝝊𝞄𝞾",
     "v": "νѴѵ۷Ꮩᐯᴠ∨⋁ⴸꓦꛟꮩ𐔝𑜆𑢠𑣀𖼈𝈍𝛎𝜈𝝂𝝼𝞶",
     "y": "ɣʏΥγϒУуҮүყᎩᎽᶌỿℽⲨꓬꭚ𐊲𑢤𑣜𖽃𝚼𝛄𝛶𝛾𝜰𝜸𝝪𝝲𝞤𝞬",
-    "<": "˂ᐸᚲ‹❮𝈶",
+    "<": "˂ᐸᚲ‹❮𝈶く𡿨",
     "/": "᜵⁁⁄∕╱⟋⧸Ⳇ⼃〳ノ㇓丿𝈺",
 }  # fmt: skip
 CLOSE_ENOUGH: dict[str, str] = {
     "e": "ε", "h": "һҺ", "i": "іι", "k": "κΚ", "l": "ӏ", "m": "μм", "p": "рРρΡ",
-    "t": "τт", "x": "хХ",
+    "t": "τт", "x": "хХ", "<": "ㄑ",
 }  # fmt: skip
 
 
