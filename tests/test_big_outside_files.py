@@ -126,6 +126,31 @@ def test_delete_of_a_big_note_takes_its_images_and_records_them(vault: Vault) ->
     assert [(v["op"], v["reason"]) for v in rows] == [("delete", "too big"), ("write", None)]
 
 
+def test_delete_of_a_note_keeps_the_images_history_could_not(
+    vault: Vault, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The note's whole .assets/ folder was removed: an image over the limit, one whose
+    name no tool can use and a dot-file, never in history, were lost for good."""
+    vault.write("en", "n.md", "# N\n\n![s](n.md.assets/small.png)\n")
+    vault.write("en", "n.md.assets/small.png", base64.b64encode(PNG).decode(), encoding="base64")
+    put(vault, "n.md.assets/sub/deep.png", PNG)
+    for name, data in {"big.png": PNG + BIG, "what?.png": PNG, ".DS_Store": b"x"}.items():
+        put(vault, f"n.md.assets/{name}", data)
+    vault.delete("en", "n.md")
+    kept = ["n.md.assets/.DS_Store", "n.md.assets/big.png", "n.md.assets/what?.png"]
+    assert sorted(files(vault)) == kept
+    assert "kept 3 file(s) in n.md.assets/" in caplog.text
+    vault.restore("en", "n.md", 1)
+    assert sorted(files(vault)) == sorted(
+        [*kept, "n.md", "n.md.assets/small.png", "n.md.assets/sub/deep.png"]
+    )
+    vault.delete("en", "n.md.assets/big.png")
+    (root(vault) / "n.md.assets/.DS_Store").unlink()
+    (root(vault) / "n.md.assets/what?.png").unlink()
+    vault.delete("en", "n.md")  # nothing kept: the folder goes
+    assert files(vault) == {} and not (root(vault) / "n.md.assets").exists()
+
+
 def test_delete_of_a_big_file_that_grew_outside_keeps_its_history(vault: Vault) -> None:
     """History had no row for the delete: it still said the file existed, with its
     last text (restorable, as the text over the limit never was)."""

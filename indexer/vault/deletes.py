@@ -10,8 +10,10 @@ between being read and being deleted is read and recorded again. ``if_match`` (R
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
+from contextlib import closing, suppress
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops, moves, reading, timeline
@@ -19,6 +21,7 @@ from indexer.vault.contents import WRITABLE
 from indexer.vault.history.store import Change
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
+from indexer.vault.scan import walk_files
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -30,6 +33,8 @@ from shared.workspace import OVERVIEW_FILE
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
+
+log = logging.getLogger("indexer.vault")
 
 
 class _ChangedMeanwhile(ConflictError):
@@ -107,7 +112,61 @@ def _delete_file(
             raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
         os.unlink(place.name, dir_fd=dir_fd)
     if owns_images:
-        fsops.remove_tree(place.assets_name, dir_fd)
+        images = {c.path for c in changes if c.path != target.rel}
+        _remove_recorded_images(place, dir_fd, images)
+
+
+def _remove_recorded_images(place: Place, dir_fd: int, recorded: set[str]) -> None:
+    """Remove the images of the deleted note that history recorded, then its emptied
+    folders. What history could not keep (a file over the size limit, a name no tool can
+    use, a dot-file, one past the depth limit) stays where it is, with a warning: the
+    whole folder went, and such a file was lost for good."""
+    name = place.assets_name
+    if not fsops.is_real_dir(name, dir_fd):
+        return
+    fd = fsops.open_dir(name, dir_fd)
+    with fsops.opened(fd):
+        walk = walk_files(fd, place.target.rel + ".assets")
+        with closing(walk) as files:
+            for entry in files:
+                if entry.rel in recorded:
+                    with suppress(FileNotFoundError):
+                        os.unlink(entry.name, dir_fd=entry.dir_fd)
+        kept = _prune(fd)
+    if kept:
+        log.warning(
+            "kept %d file(s) in %s.assets/ that history could not keep (too large, a name"
+            " no tool can use, or a dot-file): remove them by hand if they are not wanted",
+            kept,
+            place.target.rel,
+        )
+        return
+    with suppress(OSError):
+        os.rmdir(name, dir_fd=dir_fd)
+
+
+def _prune(fd: int) -> int:
+    """Remove the empty folders below the folder open at ``fd``; how many entries stay."""
+    kept = 0
+    for entry in os.scandir(fd):
+        if entry.is_dir(follow_symlinks=False):
+            try:
+                child = fsops.open_dir(entry.name, fd)
+            except OSError:
+                kept += 1
+                continue
+            with fsops.opened(child):
+                left = _prune(child)
+            if left:
+                kept += left
+                continue
+            try:
+                os.rmdir(entry.name, dir_fd=fd)
+            except OSError:
+                kept += 1
+        else:
+            kept += 1
+    return kept
 
 
 def _deletion(vault: Vault, place: Place, info: os.stat_result) -> tuple[list[Change], bool]:

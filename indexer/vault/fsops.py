@@ -13,7 +13,6 @@ import errno
 import hashlib
 import logging
 import os
-import shutil
 import stat
 import time
 from collections.abc import Iterator
@@ -298,23 +297,3 @@ def is_real_dir(name: str, dir_fd: int) -> bool:
         return False
     info = lstat_at(name, dir_fd)
     return info is not None and stat.S_ISDIR(info.st_mode)
-
-
-def remove_tree(name: str, dir_fd: int) -> None:
-    """Remove the folder ``name`` of ``dir_fd`` and its content; a link is left alone.
-
-    ``shutil.rmtree(dir_fd=)`` re-checks each folder it enters against its ``lstat``, so a
-    folder swapped for a link mid-way is refused, never followed (logged, not raised: the
-    caller has already made its change).
-    """
-    if not is_real_dir(name, dir_fd):
-        return
-
-    def gone_already(function: object, path: str, failure: tuple) -> None:
-        if not isinstance(failure[1], FileNotFoundError):  # another's temp file that went
-            raise failure[1]
-
-    try:
-        shutil.rmtree(name, dir_fd=dir_fd, onerror=gone_already)
-    except OSError:
-        log.warning("could not remove all of %s", name, exc_info=True)
