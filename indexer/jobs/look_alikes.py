@@ -6,7 +6,8 @@ Unicode's confusables (UTS #39, ``confusables.txt``: every character whose proto
 one of ``a c e l m o r t u v y < /``, ``I`` and ``1`` counted as ``l``, and the letters
 confusable with a sign drawn as ``<``: ``く`` with ``❬``), with the small
 capitals (``ᴀ`` is confusable with a Cherokee letter there, not with ``a``) and a few
-Greek and Cyrillic letters close enough in most fonts (``μ``, ``т``, ``ε``).
+Greek and Cyrillic letters close enough in most fonts (``μ``, ``т``, ``ε``), and the
+angle brackets and quotes a reader may take for ``<`` (``«``, ``⟨``, ``❬``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ CONFUSABLE: dict[str, str] = {
 }  # fmt: skip
 CLOSE_ENOUGH: dict[str, str] = {
     "e": "ε", "h": "һҺ", "i": "іι", "k": "κΚ", "l": "ӏ", "m": "μм", "p": "рРρΡ",
-    "t": "τт", "x": "хХ", "<": "ㄑ",
+    "t": "τт", "x": "хХ", "<": "ㄑ«⟨〈《❬❰⦑⧼⟪⟬≺⊰⋖≪",
 }  # fmt: skip
 
 
