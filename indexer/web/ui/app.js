@@ -33,12 +33,17 @@ async function api(method, path, { body, type, headers = {} } = {}) {
   return { data, etag: data && data.etag, status: response.status };
 }
 
-// One path segment for a URL: "." and ".." are sent encoded, so the browser never takes
-// them as steps up (#/en/edit/..%2F..%2Fja%2Fx.md read and saved another vault's note).
-const seg = (s) => encodeURIComponent(s).replace(/^\.\.?$/, (dots) => dots.replaceAll(".", "%2E"));
+// One path segment of an API request. "." and ".." are refused here: the browser takes
+// them as steps up even percent-encoded (a typed ../../ja/x.md saved into another vault).
+const LANG = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+function seg(s) {
+  if (s === "." || s === ".." || s.includes("/")) throw new ApiError(403, "forbidden_path", "a path must not hold '.' or '..' segments");
+  return encodeURIComponent(s);
+}
 const enc = (path) => path.split("/").map(seg).join("/");
 const notePath = (lang, path) => `/${seg(lang)}/notes/${enc(path)}`;
-const link = (lang, kind, path = "") => `#/${seg(lang)}/${kind}/${enc(path)}`.replace(/\/$/, "");
+const hashPath = (path) => path.split("/").map(encodeURIComponent).join("/");
+const link = (lang, kind, path = "") => `#/${encodeURIComponent(lang)}/${kind}/${hashPath(path)}`.replace(/\/$/, "");
 
 // ---- DOM -------------------------------------------------------------------------
 
@@ -386,7 +391,9 @@ async function route() {
   try {
     path = rest.map(decodeURIComponent).join("/");
     if (lang && lang !== "status") state.lang = decodeURIComponent(lang);
-    if ([state.lang, ...path.split("/")].some((part) => part === "." || part === "..")) throw 0;
+    // a vault id is one name (a "/" in it, even as %2F, reached another vault's notes)
+    if (lang && lang !== "status" && !(LANG.test(state.lang) && state.lang.length <= 35)) throw 0;
+    if (path.split("/").some((part) => part === "." || part === "..")) throw 0;
   } catch {
     show(h("p", { class: "error", text: "This address is not well formed." }));
     document.body.dataset.ready = location.hash;
