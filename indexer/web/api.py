@@ -304,7 +304,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         if query_str(request, "format") == "html":
             where = f"{result.get('path') or path}/.overview.md".lstrip("/")
             overview = str(result.get("overview") or "")
-            result["overview_html"] = renderer.html(lang, where, overview)
+            result["overview_html"] = await run_in_threadpool(renderer.html, lang, where, overview)
         return _tool_json(result)
 
     note = "/{lang}/notes/{path:path}"

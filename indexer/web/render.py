@@ -28,11 +28,14 @@ if TYPE_CHECKING:
 
 URL_SCHEMES = {"http", "https", "mailto"}
 # Bounds on the work one view takes (it runs on a worker thread nothing can stop):
-# markdown-it reads 1 MB of inline HTML in about 7 s, and nh3 takes time growing with
-# the square of the nesting (16,000 unclosed <ul><li>, 128 KB: 11 s).
-MAX_RENDERED_CHARS = 256 * 1024  # a longer note is shown as plain text
+# markdown-it takes about 70 µs per link bracket or emphasis mark (256 Ki of "![" took
+# 10 s) and 10 µs a character of headings, and nh3 time growing with the square of the
+# nesting (16,000 unclosed <ul><li>, 128 KB: 11 s).
+MAX_RENDERED_CHARS = 64 * 1024  # a longer note is shown as plain text
 MAX_HTML_DEPTH = 200  # deeper raw HTML is shown as text (markdown-it bounds its own)
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*?(/?)>")
+MAX_MARKUP_SIGNS = 8_000  # brackets, emphasis, tags: more, and the note is plain text
+_MARKUP_SIGNS = "[*_~<`"
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 
 
@@ -94,10 +97,12 @@ class NoteRenderer:
                 return self._url(lang, folder, value, is_image=tag == "img")
             return value
 
-        if len(markdown) > MAX_RENDERED_CHARS:
+        signs = sum(map(markdown.count, _MARKUP_SIGNS))
+        if len(markdown) > MAX_RENDERED_CHARS or signs > MAX_MARKUP_SIGNS:
             return (
-                f"<p><em>Longer than {MAX_RENDERED_CHARS // 1024} Ki characters: shown as"
-                f" plain text.</em></p><pre>{html.escape(markdown)}</pre>"
+                f"<p><em>Longer than {MAX_RENDERED_CHARS // 1024} Ki characters or"
+                f" {MAX_MARKUP_SIGNS} marks of markup: shown as plain text.</em></p>"
+                f"<pre>{html.escape(markdown)}</pre>"
             )
         rendered = self._markdown().render(markdown)
         if _depth(rendered) > MAX_HTML_DEPTH:
@@ -137,15 +142,21 @@ class NoteRenderer:
 
 
 def _depth(rendered: str) -> int:
-    """How deep the tags of ``rendered`` nest, as written (an unclosed tag counts as open:
-    an HTML parser may close some of them, so this is at least the real depth)."""
-    depth = deepest = 0
-    for closing, name, self_closed in _TAG.findall(rendered):
-        if closing:
-            depth = max(0, depth - 1)
-        elif not self_closed and name.lower() not in _VOID:
-            depth += 1
-            deepest = max(deepest, depth)
+    """How deep the tags of ``rendered`` may nest, at least: as an HTML parser reads them,
+    "/>" closes nothing but a void tag, and an end tag closes only a tag still open (with
+    those opened after it); one that matches nothing is ignored."""
+    open_tags: list[str] = []
+    deepest = 0
+    for closing, name in _TAG.findall(rendered):
+        name = name.lower()
+        if not closing:
+            if name not in _VOID:
+                open_tags.append(name)
+                deepest = max(deepest, len(open_tags))
+                if deepest > MAX_HTML_DEPTH:  # enough to know (and the stack stays short)
+                    return deepest
+        elif name in open_tags:
+            del open_tags[len(open_tags) - 1 - open_tags[::-1].index(name) :]
     return deepest
 
 
