@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, cast
@@ -166,6 +167,9 @@ class VaultSession:
         return IndexerOfflineError(f"{what} at {self.endpoint.url} failed: {why}")
 
 
+_BEARER = re.compile(r"(?i)bearer\s+\S+")
+
+
 def why_unreachable(exc: BaseException, timeout: float) -> str:
     """What went wrong on the way to the server, in words (``RuntimeError`` says nothing)."""
     chain = _causes(exc)
@@ -178,7 +182,8 @@ def why_unreachable(exc: BaseException, timeout: float) -> str:
             return f"HTTP {seen.response.status_code} {seen.response.reason_phrase}"
     plain = [e for e in chain if not isinstance(e, BaseExceptionGroup)]
     messages = [" ".join(str(e).split()) for e in plain if str(e).strip()]
-    return messages[-1][:200] if messages else type(exc).__name__
+    said = messages[-1][:200] if messages else type(exc).__name__
+    return _BEARER.sub("Bearer ***", said)  # a header value an error quotes (never the token)
 
 
 async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:

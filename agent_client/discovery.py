@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.errors import IndexerOfflineError
+from shared.errors import ConfigError, IndexerOfflineError
 from shared.workspace import read_token_file, read_url_file
 
 
@@ -43,6 +43,8 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         token = read_token_file(token_file)
     except OSError as exc:
         raise IndexerOfflineError(f"cannot read {token_file}: {exc.strerror}") from None
+    except ConfigError as exc:
+        raise IndexerOfflineError(exc.message) from None
     return Endpoint(url=url, token=token, instance=instance)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from shared.errors import ConfigError
 from shared.langs import is_lang
 
 URL_FILE = "indexer.mcp.url"
@@ -119,8 +120,19 @@ def read_url_file(path: Path) -> str | None:
 
 
 def read_token_file(path: Path) -> str | None:
-    """The bearer token in ``path``, or None when no token is set."""
+    """The bearer token in ``path``, or None when no token is set; ``ConfigError`` when
+    it holds anything but one token (printable ASCII, as ``indexer serve`` takes it):
+    sent as a header, a second line made an error message that quoted the token."""
     try:
-        return path.read_text(encoding="utf-8").strip() or None
+        data = path.read_bytes()
     except FileNotFoundError:
         return None
+    token = data.strip()
+    if not token:
+        return None
+    if not (token.isascii() and token.decode("ascii").isprintable()):
+        raise ConfigError(
+            f"{path} does not hold one token: printable ASCII on one line, as"
+            " `indexer serve --token` takes it"
+        )
+    return token.decode("ascii")

@@ -135,8 +135,19 @@ def test_an_offline_entry_is_said_in_one_line(tmp_path: Path) -> None:
     """The writer's error line and the CLI's notice said it twice."""
     for command in ("event", "remember"):
         proc = subprocess.run(
-            [sys.executable, "-m", "agent_client", command, "--workspace", str(tmp_path)]
-            + ["--lang", "en", "--title", "t", "x"],
+            [
+                sys.executable,
+                "-m",
+                "agent_client",
+                command,
+                "--workspace",
+                str(tmp_path),
+                "--lang",
+                "en",
+                "--title",
+                "t",
+                "x",
+            ],
             capture_output=True,
             text=True,
         )

@@ -117,6 +117,11 @@ async def test_token_discovery_and_server_gone_mid_session(tmp_path: Path) -> No
         with pytest.raises(IndexerOfflineError, match=r"refuses no token \(.*is missing\)"):
             async with mcp_vault_connection("en", settings) as vault:
                 await vault.stat("x.md")
+        token_file.write_text(f"{token}\n# rotate monthly\n")  # the error quoted the header
+        with pytest.raises(IndexerOfflineError, match=r"does not hold one token") as info:
+            async with mcp_vault_connection("en", settings) as vault:
+                await vault.stat("x.md")
+        assert token.strip() not in str(info.value)
         token_file.write_text("wrong\n")  # it said "is `indexer serve` running?" of both
         with pytest.raises(IndexerOfflineError, match=r"answers but refuses its token"):
             async with mcp_vault_connection("en", settings) as vault:

@@ -48,7 +48,7 @@ def test_a_view_takes_bounded_work_and_stays_inert(note: str) -> None:
 
 @pytest.mark.parametrize("nested", ["<ul/><li/>", "<div />", "<ul><li></x></y>", "<DIV\n>"])
 def test_raw_html_nests_as_a_parser_reads_it(nested: str) -> None:
-    """"/>" closes no <ul> in HTML, nor does an end tag that matches nothing: counted as
+    """ "/>" closes no <ul> in HTML, nor does an end tag that matches nothing: counted as
     closing, 25,000 of them took nh3 10 s."""
     html = NoteRenderer().html("en", "a.md", nested * 300)
     assert "&lt;" in html and "<ul>" not in html.lower() and "<div>" not in html.lower()
