@@ -47,9 +47,41 @@ def _check_path(action: str, path: object) -> None:
 
 
 def _is_control(char: str) -> bool:
-    """C0 and C1 controls and DEL (escape sequences, NUL), and the bidi embeddings and
-    overrides that turn around what follows them in the heading (``gpj.\u202eexe``)."""
-    return unicodedata.category(char) == "Cc" or "\u202a" <= char <= "\u202e"
+    """C0 and C1 controls and DEL (escape sequences, NUL), and the bidi embeddings,
+    overrides and isolates that turn around what follows them in a heading
+    (``gpj.\u202eexe``)."""
+    return (
+        unicodedata.category(char) == "Cc"
+        or "\u202a" <= char <= "\u202e"
+        or "\u2066" <= char <= "\u2069"
+    )
+
+
+# Letters and symbols that show nothing (fillers, the braille blank), beside the format
+# characters and marks, which show nothing on their own.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\U00016fe4")
+_UNSHOWN = frozenset({"Mn", "Mc", "Me", "Cc", "Cf", "Cs", "Cn"})
+
+
+def check_shown_text(what: str, text: str) -> None:
+    """A title's rules beyond one line: no control character or bidi override, and
+    something that shows (a note's heading of only invisible characters names nothing)."""
+    control = next((c for c in text if _is_control(c) and c != "\t"), None)
+    if control is not None:
+        raise ValueError(f"{what} holds the control character {control!r}")
+    shown = [
+        c
+        for c in spelled(text)
+        if not c.isspace() and c not in _BLANK and unicodedata.category(c) not in _UNSHOWN
+    ]
+    if not shown:
+        raise ValueError(f"{what} shows nothing (invisible characters only)")
+
+
+def check_no_nul(what: str, text: str) -> None:
+    """Note text without NUL: git, grep and editors would take the note for binary."""
+    if "\x00" in text:
+        raise ValueError(f"{what} holds a NUL character")
 
 
 def new_entry_id() -> str:
@@ -94,8 +126,7 @@ class MemoryEntry:
         if len(self.content) > MAX_ENTRY_CONTENT:
             raise ValueError(f"entry {self.id}: content is larger than {MAX_ENTRY_CONTENT} chars")
         check_utf8(f"entry {self.id}: content", self.content)
-        if "\x00" in self.content:  # git, grep and editors would take the note for binary
-            raise ValueError(f"entry {self.id}: content holds a NUL character")
+        check_no_nul(f"entry {self.id}: content", self.content)
         if not isinstance(self.timestamp, datetime) or self.timestamp.tzinfo is None:
             raise ValueError(f"entry {self.id}: timestamp must be a timezone-aware datetime")
         self._validate_list("tags", self.tags, "non-empty strings", str.strip)
@@ -114,12 +145,7 @@ class MemoryEntry:
         if len(self.title) > 200:
             raise ValueError(f"entry {self.id}: title must be one line of at most 200 chars")
         check_utf8(f"entry {self.id}: title", self.title)
-        control = next((c for c in self.title if _is_control(c) and c != "\t"), None)
-        if control is not None:
-            raise ValueError(f"entry {self.id}: title holds the control character {control!r}")
-        shown = "".join(c for c in spelled(self.title) if unicodedata.category(c) != "Cf")
-        if not shown.strip():
-            raise ValueError(f"entry {self.id}: title shows nothing (invisible characters only)")
+        check_shown_text(f"entry {self.id}: title", self.title)
 
     def _validate_list(
         self, name: str, items: object, what: str, usable: Callable[[str], object]
@@ -163,6 +189,10 @@ class EditAction:
             raise ValueError("edit: give a new body, frontmatter changes, or both")
         for text in texts_in([self.body, self.frontmatter]):
             check_utf8("edit: the body or a frontmatter key or value", text)
+            check_no_nul("edit: the body or a frontmatter key or value", text)
+        title = (self.frontmatter or {}).get("title")
+        if isinstance(title, str):
+            check_shown_text("edit: the title", title)
 
 
 Action = DeleteAction | EditAction

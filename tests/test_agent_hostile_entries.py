@@ -139,15 +139,40 @@ def test_a_title_with_any_line_break_is_refused(brk: str) -> None:
         ({"title": "\u200b"}, "shows nothing"),
         ({"title": "\u200b\u2060 \u3164"}, "shows nothing"),
         ({"content": "a\x00b"}, "NUL"),
+        ({"title": "\u2800"}, "shows nothing"),  # the braille blank
+        ({"title": "\u0301\u0308"}, "shows nothing"),  # marks alone
+        ({"title": "\U00016fe4"}, "shows nothing"),  # Khitan filler
+        ({"title": "abc\u2067def"}, "control character"),  # an isolate
     ],
-    ids=["nul", "escape", "bidi-override", "zwsp", "invisible-letters", "content-nul"],
+    ids=[
+        *("nul", "escape", "bidi-override", "zwsp", "invisible-letters", "content-nul"),
+        *("braille-blank", "marks", "khitan-filler", "isolate"),
+    ],
 )
 def test_text_a_note_cannot_hold_is_refused(fields: dict[str, Any], said: str) -> None:
     """They were written into the note as they were: a NUL made git and grep take it for
     binary, a lone override turned the heading around, a title showed nothing."""
     with pytest.raises(ValueError, match=said):
         entry(**fields).validate()
-    entry(title="כותרת \u2067עברית\u2069 ok", content="tab\tand\x1b escape kept").validate()
+    entry(title="כותרת עברית ok \ue000", content="tab\tand\x1b escape kept").validate()
+    for title in ("नमस्ते", "👩‍👩‍👧", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "ᠮᠣᠩᠭᠣᠯ", "می‌خواهم", "a\tb"):
+        entry(title=title).validate()
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        EditAction("en", "items/a.md", body="a\x00b"),
+        EditAction("en", "items/a.md", frontmatter={"title": "\u202egpj.exe"}),
+        EditAction("en", "items/a.md", frontmatter={"title": "\u2800"}),
+        EditAction("en", "items/a.md", frontmatter={"note": "nul\x00"}),
+    ],
+    ids=["body-nul", "title-override", "title-blank", "value-nul"],
+)
+def test_an_edit_holding_what_an_entry_may_not_is_refused(action: EditAction) -> None:
+    """The edit route wrote a NUL body, or an overridden or blank title, as it was."""
+    with pytest.raises(ValueError, match=r"NUL|control character|shows nothing"):
+        action.validate()
 
 
 # -- lists: one string is not a list of letters ---------------------------------------
