@@ -350,6 +350,56 @@ def test_the_model_keeps_the_frontmatter_keys_a_person_added(
     assert "mine: keep" in path.read_text() and path.read_text().endswith("- gone\n")
 
 
+@pytest.mark.parametrize(
+    ("note", "missing"),
+    [
+        ("---\ntitle: B\non: monday\nmine: keep\n---\n# B\n\nx\n", "title, on, mine"),
+        ("---\ntitle: B\n2024: trip\n---\n# B\n\nx\n", "title, 2024"),
+    ],
+)
+def test_keys_yaml_reads_otherwise_are_kept_too(
+    server: RunningIndexer, stub: LLMStub, lang: str, note: str, missing: str
+) -> None:
+    """``on:`` is a boolean key to YAML, ``2024:`` a number: the note's keys read as none,
+    and a write that dropped them all was taken."""
+    seed(server, lang, text=note)
+    said: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            return tool_call("write", path="items/go.md", content="# B\n\nx\ny\n")
+        said.append(last_tool_result(request))
+        return final([], "nothing")
+
+    stub.run(script)
+    run_entry(server, stub, entry(lang))
+    assert said[0].endswith(f"missing: {missing}"), said
+
+
+def test_a_key_the_model_keeps_in_a_block_yaml_refuses_is_the_vaults_to_say(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """The model kept every key but wrote YAML the vault refuses: it was told to add the
+    keys it had (and looped), not what was wrong."""
+    seed(server, lang, text="---\ntitle: A\nmine: keep\n---\n# A\n\nx\n")
+    said: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            text = "---\ntitle: A: the letter\nmine: keep\n---\n# A\n\nx\ny\n"
+            return tool_call("write", path="items/go.md", content=text)
+        said.append(last_tool_result(request))
+        return final([], "nothing")
+
+    stub.run(script)
+    run_entry(server, stub, entry(lang))
+    assert said[0].startswith("invalid_frontmatter:"), said
+
+
 def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
     stub.run([tool_call("find")])
     stub.delay = 2.0

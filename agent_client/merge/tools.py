@@ -19,12 +19,13 @@ never names a lang). The executor enforces the merge's safety rules:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import as_the_vault_spells
-from shared.errors import ConflictError, VaultError
-from shared.frontmatter import PROTECTED_KEYS, read_frontmatter
+from shared.errors import ConflictError, InvalidFrontmatterError, VaultError
+from shared.frontmatter import PROTECTED_KEYS, split_frontmatter
 from shared.workspace import EVENTS_DIR, ITEMS_DIR
 
 _STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
@@ -226,6 +227,7 @@ class ToolExecutor:
             if exc.code == "indexer_offline":
                 raise
             self._etags.pop(path, None)
+            self._seen.pop(path, None)  # (a new note there keeps no keys of the gone one)
             return f"conflict: {path} changed since you read it and is now gone ({exc})"
         self._etags[path] = fresh["etag"]
         self._seen[path] = fresh["content"]
@@ -238,10 +240,24 @@ class ToolExecutor:
 
 def _dropped_keys(read: str | None, written: str) -> list[str]:
     """The frontmatter keys of the note as read that the model's text leaves out (the
-    vault keeps ``id`` and ``created`` itself and stamps ``updated``)."""
+    vault keeps ``id`` and ``created`` itself and stamps ``updated``). Keys as written,
+    not as parsed: a block YAML cannot read (``on: monday`` is a boolean key to it) has
+    keys all the same, and a written block the vault will refuse is its to say."""
     if read is None:
         return []
-    before, _ = read_frontmatter(read)
-    after, _ = read_frontmatter(written)
+    kept = set(_written_keys(written))
     managed = {*PROTECTED_KEYS, "updated"}
-    return [str(key) for key in before if key not in after and key not in managed]
+    return [key for key in _written_keys(read) if key not in kept and key not in managed]
+
+
+_KEY = re.compile(r"""(["']?)([^\s"'#:\-\[{][^:]*?)\1[ \t]*:(?:[ \t]|$)""")
+
+
+def _written_keys(text: str) -> list[str]:
+    """The top-level keys of a note's frontmatter block, as written."""
+    try:
+        block, _ = split_frontmatter(text.replace("\r\n", "\n").lstrip("\ufeff"))
+    except InvalidFrontmatterError:
+        return []
+    lines = (block or "").splitlines()
+    return [m.group(2) for m in map(_KEY.match, lines) if m is not None]
