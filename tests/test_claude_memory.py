@@ -517,7 +517,11 @@ def test_text_files_inside_an_images_folder_are_refused(
 
 @pytest.mark.parametrize(
     "folder",
-    ["..", "a/../b", ".hidden", "notes/.git", "memories.assets", "a\\b", "/".join("d" * 32)],
+    [
+        *("..", "a/../b", ".hidden", "notes/.git", "memories.assets", "a\\b", "/".join("d" * 32)),
+        *("a:b", "a?b", "CON", "con/x", "x.", "%2e%2e", "zw\u200bsp", "\u202emem", "\u2800"),
+        "d" * 256,
+    ],
 )
 def test_a_folder_the_vault_refuses_is_refused_at_once(folder: str, tmp_path: Path) -> None:
     """Every command failed with forbidden_path, or answered an empty listing (a folder
@@ -536,6 +540,16 @@ def test_a_folder_named_like_a_word_is_not_replaced_in_prose(server: RunningInde
     ok(tool, command="create", path="/memories/a.md", file_text="a\n")
     text = refused(tool, command="rename", old_path="/memories/a.md", new_path="/memories/b.exe")
     assert "notes/" not in text, text
+
+
+def test_a_folder_in_nfd_is_the_vaults_nfc_folder(server: RunningIndexer) -> None:
+    """A folder (or a subfolder the model names) in decomposed Unicode, as macOS writes
+    names: view cut one character too many ('/memories/.md: hidden files ...')."""
+    settings = ClientSettings(server.workspace)
+    tool = VaultMemoryTool("en", folder="me\u0301mo-nfd", settings=settings)
+    ok(tool, command="create", path="/memories/cafe\u0301/x.md", file_text="x\n")
+    for path in ("/memories", "/memories/cafe\u0301", "/memories/caf\u00e9"):
+        assert "x.md" in ok(tool, command="view", path=path), path
 
 
 def test_rename_says_when_the_server_cannot_move(

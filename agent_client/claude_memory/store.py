@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import unicodedata
 from collections.abc import Awaitable
 from enum import Enum
 from pathlib import PurePosixPath
@@ -159,7 +160,8 @@ class MemoryStore:
                 f"too_large: {path.shown} holds more than {MAX_LISTED} files and folders "
                 "two levels deep; view one of its folders"
             )
-        found = [p[len(base) + 1 :] for level in levels for p in level["paths"]]
+        prefix = unicodedata.normalize("NFC", base) + "/"  # the vault answers in NFC
+        found = [p.removeprefix(prefix) for level in levels for p in level["paths"]]
         gate = asyncio.Semaphore(CONCURRENT_READS)
         measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in found))
         sizes = dict(zip(found, measured, strict=True))

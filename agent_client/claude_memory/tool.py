@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import unicodedata
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
@@ -38,13 +39,15 @@ from agent_client.claude_memory.files import is_note
 from agent_client.claude_memory.store import Changed, Kind, MemoryStore
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
-from shared.errors import IndexerOfflineError
+from shared.errors import ForbiddenPathError, IndexerOfflineError
 from shared.langs import check_lang
+from shared.path_names import MAX_DEPTH, MAX_PATH_BYTES, check_char, check_segment
 
 log = logging.getLogger("agent_client.memory_tool")
 
 EDIT_ATTEMPTS = 10  # reads and writes of one edit while others keep changing the file
-MAX_FOLDER_DEPTH = 31  # the vault takes paths of 32 segments: one is left for a file
+MAX_FOLDER_DEPTH = MAX_DEPTH - 1  # one name is left for a file
+MAX_FOLDER_BYTES = MAX_PATH_BYTES - 256  # and room for its name
 T = TypeVar("T")
 
 
@@ -383,17 +386,29 @@ def _no_such(path: paths.MemoryPath) -> str:
 
 
 def _clean_folder(folder: str) -> str:
-    """The memory folder as a vault path (``memories``, ``agents/claude``)."""
-    parts = [p for p in folder.strip().split("/") if p not in ("", ".")]
+    """The memory folder as a vault path (``memories``, ``agents/claude``), in NFC as the
+    vault names it; one the vault would refuse below it is refused here, once, rather
+    than at every command (whose refusal would name the model's /memories)."""
+    folder = unicodedata.normalize("NFC", folder.strip())
+    parts = [p for p in folder.split("/") if p not in ("", ".")]
     if not parts or ".." in parts:
         raise ValueError(f"the memory folder must be a folder inside the vault, not {folder!r}")
-    # What the vault refuses of every path below it, said once here rather than at each
-    # command (the rest of its rules, device names, invisible characters, answer then)
-    if any(p.startswith(".") or p.endswith(".assets") or "\\" in p for p in parts):
+    try:
+        for char in folder:
+            check_char(char)
+        for part in parts:
+            check_segment(part)
+    except ForbiddenPathError as err:
+        raise ValueError(f"the memory folder {folder!r} cannot hold notes: {err.message}") from None
+    if any(p.endswith(".assets") for p in parts):
         raise ValueError(
-            f"the memory folder {folder!r} cannot hold notes: no part may start with '.',"
-            " end with '.assets' (a note's images) or hold a backslash"
+            f"the memory folder {folder!r} cannot hold notes: a *.assets folder holds a"
+            " note's images"
         )
-    if len(parts) > MAX_FOLDER_DEPTH:
-        raise ValueError(f"the memory folder is deeper than {MAX_FOLDER_DEPTH} folders")
+    if len(parts) > MAX_FOLDER_DEPTH or len(folder.encode("utf-8")) > MAX_FOLDER_BYTES:
+        raise ValueError(
+            f"the memory folder is deeper than {MAX_FOLDER_DEPTH} folders or longer than"
+            f" {MAX_FOLDER_BYTES} bytes (the vault's paths are at most {MAX_DEPTH} names"
+            f" and {MAX_PATH_BYTES} bytes)"
+        )
     return "/".join(parts)

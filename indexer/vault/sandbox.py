@@ -84,8 +84,8 @@ class Target:
         would be read and listed but never searched."""
         if self.in_assets and not self.is_asset:
             raise ForbiddenPathError(
-                f"{self.rel}: a *.assets/ folder holds a note's images only (notes and text"
-                " files there are never indexed); choose a path outside it"
+                "a *.assets/ folder holds a note's images only (notes and text files there"
+                " are never indexed); choose a path outside it"
             )
 
     @property

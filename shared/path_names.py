@@ -1,0 +1,65 @@
+"""The names every tool takes: each character of a path, and each of its segments.
+
+One rule for the server's sandbox (``indexer.vault.names``, ``sandbox.clean_relpath``)
+and the client, which checks a folder it is given once, at the start, rather than
+meeting the same refusal at every call (Claude's memory tool's folder).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from urllib.parse import unquote
+
+from shared.errors import ForbiddenPathError
+from shared.filetypes import DEVICE_NAMES as _DEVICE_NAMES
+from shared.invisible import INVISIBLE_LETTERS, allowed_anywhere, check_in_context, is_selector
+
+MAX_PATH_BYTES = 1024
+MAX_SEGMENT_BYTES = 255
+MAX_DEPTH = 32
+_FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
+# Zero-width joiners, variation selectors and tags spell something in some places (see
+# ``invisible``); other format characters (zero-width space, bidi controls, BOM...) only
+# hide what a name says.
+# What a name made only of these (and spaces, joiners, selectors) would show: nothing.
+_BLANK = frozenset("\u2800\u200c\u200d") | INVISIBLE_LETTERS
+
+
+def check_char(char: str) -> None:
+    code = ord(char)
+    if code < 32 or 0x7F <= code <= 0x9F:
+        raise ForbiddenPathError("the path contains a control character")
+    category = unicodedata.category(char)
+    if (
+        (category == "Cf" and not allowed_anywhere(char))
+        or category in ("Zl", "Zp")
+        or char in INVISIBLE_LETTERS
+    ):
+        raise ForbiddenPathError(f"the path contains the invisible character U+{code:04X}")
+    if char in _FORBIDDEN_CHARS:
+        raise ForbiddenPathError(f"the path contains the character {char!r}")
+
+
+def check_segment(segment: str) -> None:
+    if segment == "..":
+        raise ForbiddenPathError("the path must not contain '..' segments")
+    if segment.startswith("."):
+        raise ForbiddenPathError(
+            "hidden files and folders (names starting with '.') are off limits"
+        )
+    if segment != segment.rstrip(" ."):
+        raise ForbiddenPathError("a path segment must not end with a dot or a space")
+    stem = segment.split(".", 1)[0]
+    if all(char.isspace() or char in _BLANK or is_selector(char) for char in stem):
+        raise ForbiddenPathError("a name must show something before its extension, not spaces")
+    if not segment.isascii():
+        check_in_context(segment)
+    if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
+    for variant in (unicodedata.normalize("NFKC", segment), unquote(unquote(segment))):
+        if variant.startswith(".") or "/" in variant or "\\" in variant:
+            raise ForbiddenPathError(
+                f"the segment {segment!r} reads as a dot-name or a separator once decoded"
+            )
+    if segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES:
+        raise ForbiddenPathError(f"{segment!r} is a reserved device name on Windows")
