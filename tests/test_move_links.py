@@ -140,6 +140,9 @@ def test_notes_and_text_files_are_not_made_inside_an_images_folder(vault: Vault)
     vault.move("en", "d/m.md.assets/stray.md", "d/stray.md")
     vault.delete("en", "d/m.md.assets/gone.txt")
     assert files(vault) == ["d/m.md", "d/m.md.assets/i.png", "d/stray.md"]
+    with pytest.raises(VaultError, match=r"holds a note's images only"):  # nor put back
+        vault.restore("en", "d/m.md.assets/stray.md", 1)
+    assert files(vault) == ["d/m.md", "d/m.md.assets/i.png", "d/stray.md"]
 
 
 def test_undo_of_a_text_file_move_puts_the_images_back(vault: Vault) -> None:

@@ -10,15 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from indexer.cli import resolve_workspace
 from indexer.vault import fsops
 from indexer.vault.history.store import HistoryStore
-from indexer.vault.sandbox import clean_relpath
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.timeline import check_file
 from shared.cli_usage import whole_number
-from shared.errors import InvalidArgumentError, InvalidLangError, NotFoundError
+from shared.errors import ForbiddenPathError, NotFoundError
 from shared.langs import check_lang
 
 
@@ -44,7 +44,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def cmd_history(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args)
     lang = check_lang(args.lang)
-    path = clean_relpath(args.path)
+    target = Sandbox(workspace).resolve(lang, args.path)
+    if target.dir_only:
+        raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
+    path = target.rel
     store = HistoryStore(workspace.history_dir, fsops.etag_of, readonly=True)
     try:
         store.open()
@@ -53,12 +56,14 @@ def cmd_history(args: argparse.Namespace) -> int:
         rows = store.versions(lang, path, args.limit)
     finally:
         store.close()
+    if not rows:  # why, as the history tool says it (a folder, a link, nothing there)
+        check_file(Sandbox(workspace), target)
     if args.json:
         result = {"path": path, "versions": [row.public() for row in rows]}
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return 0
     if not rows:
-        _why_none(workspace.vault_dir(lang), lang, path)
+        raise NotFoundError(f"{lang}/{path} has no recorded versions")
     print(f"{lang}/{path}: {len(rows)} version(s), newest first")
     for row in rows:
         size = "absent" if row.etag is None else f"{row.size} B"
@@ -67,16 +72,6 @@ def cmd_history(args: argparse.Namespace) -> int:
         reason = f"  {row.reason}" if row.reason else ""
         print(f"{row.version:>5}  {row.at}  {row.op:<8} {row.actor:<10} {size:>10}{moved}{reason}")
     return 0
-
-
-def _why_none(vault_dir: Path, lang: str, path: str) -> None:
-    """Why a path has no versions, in the words of the ``history`` tool: no such vault,
-    a folder, or a file history never had."""
-    if not vault_dir.is_dir():
-        raise InvalidLangError(f"no vault {lang!r} in this workspace")
-    if (vault_dir / path).is_dir() and not (vault_dir / path).is_symlink():
-        raise InvalidArgumentError(f"history is kept per file; {path} is a folder")
-    raise NotFoundError(f"{lang}/{path} has no recorded versions")
 
 
 def _show(store: HistoryStore, lang: str, path: str, number: int) -> int:

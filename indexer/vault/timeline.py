@@ -38,7 +38,7 @@ from indexer.vault.diffs import unified_diff
 from indexer.vault.history.rows import first_word
 from indexer.vault.history.store import Change, HistoryStore, Version
 from indexer.vault.recording import UNDO_REASON, check_actor, check_reason
-from indexer.vault.sandbox import Place, Target
+from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import walk_files
 from shared.errors import (
     ConflictError,
@@ -82,7 +82,7 @@ def history(vault: Vault, lang: str, path: str, limit: int) -> dict:
         raise InvalidArgumentError(f"limit must be between 1 and {MAX_HISTORY_LIMIT}")
     rows = vault.recorder.need().versions(target.lang, target.rel, limit)
     if not rows:
-        _check_file(vault, target)
+        check_file(vault.sandbox, target)
     return {"path": target.rel, "versions": [row.public() for row in rows]}
 
 
@@ -130,10 +130,10 @@ def _terminated(lines: Any) -> Any:
             yield line + "\n\\ No newline at end of file\n"
 
 
-def _check_file(vault: Vault, target: Target) -> None:
+def check_file(sandbox: Sandbox, target: Target) -> None:
     """Why a path with no history has none: missing, a link or a folder (a file that is
-    there simply has no versions yet)."""
-    with vault.sandbox.open(target) as place:
+    there simply has no versions yet). Also ``indexer history``'s, without a server."""
+    with sandbox.open(target) as place:
         info = place.lstat()
     if info is None:
         raise NotFoundError(f"{target.rel} has no history and does not exist")
@@ -171,6 +171,7 @@ def restore(
     target = vault._file_target(lang, path)
     if file_kind(target) is None:
         raise ForbiddenPathError("only notes, their images and text files can be restored")
+    target.check_text_place()  # (it was moved out: made again there, search never finds it)
     reason = check_reason(reason)
     check_actor(actor)
     row = vault.recorder.version(target.lang, target.rel, number)

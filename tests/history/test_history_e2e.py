@@ -216,14 +216,19 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     assert shown.stdout.endswith(b"# one\n")
     missing = subprocess.run([*run, "--lang", lang, "b.md"], capture_output=True, text=True)
     assert missing.returncode == 1 and missing.stderr.startswith("indexer history: not_found:")
-    # as the history tool says them: a folder, a lang with no vault
+    # as the history tool says them: a folder, a link, a lang with no vault
     (server.workspace / "memory/languages" / lang / "vault/sub").mkdir()
-    for args, code in (
-        (["--lang", lang, "sub"], "invalid_argument"),
-        (["--lang", "xx", "a.md"], "invalid_lang"),
+    (server.workspace / "memory/languages" / lang / "vault/link").symlink_to("/etc")
+    for args, code, status in (
+        (["--lang", lang, "sub"], "invalid_argument", 2),
+        (["--lang", lang, "sub", "--json"], "invalid_argument", 2),
+        (["--lang", lang, "sub/"], "forbidden_path", 1),
+        (["--lang", lang, "link/ssl"], "forbidden_path", 1),  # (a link is not followed)
+        (["--lang", "xx", "a.md"], "not_found", 1),
     ):
         said = subprocess.run([*run, *args], capture_output=True, text=True)
-        assert said.returncode == 2 and said.stderr.startswith(f"indexer history: {code}:"), said
+        assert said.returncode == status, said
+        assert said.stderr.startswith(f"indexer history: {code}:"), said
 
 
 # -- own servers ---------------------------------------------------------------------------
