@@ -237,8 +237,9 @@ def test_a_failed_llm_merge_is_undone_by_the_server_then_the_fallback_merges(
             return tool_call("write", path="items/half.md", content="# Half\n")
         if turn == 1:
             return tool_call("read", path="items/sales.md")
-        if turn == 2:
-            return tool_call("write", path="items/sales.md", content="# Sales\n\nclobbered\n")
+        if turn == 2:  # (its frontmatter kept, as the merge asks)
+            content = "---\ntitle: Chart\n---\n# Sales\n\nclobbered\n"
+            return tool_call("write", path="items/sales.md", content=content)
         return say("Done!")  # never a confirmation: the merge fails
 
     stub.run(script)

@@ -27,7 +27,7 @@ from agent_client.merge.paths import slugify, title_key
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings, LLMSettings
 from agent_client.writer import MemoryWriter
-from indexer.vault import names
+from shared import path_names as names
 from shared.models import MemoryEntry
 from shared.workspace import day_file
 
