@@ -151,6 +151,28 @@ def test_delete_of_a_note_keeps_the_images_history_could_not(
     assert files(vault) == {} and not (root(vault) / "n.md.assets").exists()
 
 
+def test_an_image_rewritten_during_a_delete_is_kept(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An image another program rewrote after the delete recorded it was removed: its
+    new bytes were in no version. Folders below are pruned to the depth limit only (1,100
+    levels made the delete answer internal, a RecursionError, after it was done)."""
+    vault.write("en", "n.md", "# N\n")
+    vault.write("en", "n.md.assets/a.png", base64.b64encode(PNG).decode(), encoding="base64")
+    deep = root(vault) / "n.md.assets" / "/".join(["d"] * 40)  # past the depth limit
+    deep.mkdir(parents=True)
+    changing = vault.recorder.changing
+
+    def rewritten_meanwhile(*args: object, **kwargs: object) -> object:
+        put(vault, "n.md.assets/a.png", PNG + b"new")
+        return changing(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vault.recorder, "changing", rewritten_meanwhile)
+    vault.delete("en", "n.md")
+    assert (root(vault) / "n.md.assets/a.png").read_bytes() == PNG + b"new"
+    assert not (root(vault) / "n.md").exists() and deep.is_dir()  # (pruned 32 deep at most)
+
+
 def test_delete_of_a_big_file_that_grew_outside_keeps_its_history(vault: Vault) -> None:
     """History had no row for the delete: it still said the file existed, with its
     last text (restorable, as the text over the limit never was)."""

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING
 from indexer.vault import fsops, moves, reading, timeline
 from indexer.vault.contents import WRITABLE
 from indexer.vault.history.store import Change
+from indexer.vault.names import MAX_DEPTH
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
 from indexer.vault.scan import walk_files
+from indexer.vault.timeline import read_at
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -112,15 +114,18 @@ def _delete_file(
             raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
         os.unlink(place.name, dir_fd=dir_fd)
     if owns_images:
-        images = {c.path for c in changes if c.path != target.rel}
-        _remove_recorded_images(place, dir_fd, images)
+        images = {c.path: c.before for c in changes if c.path != target.rel}
+        _remove_recorded_images(place, dir_fd, images, vault.max_file_bytes)
 
 
-def _remove_recorded_images(place: Place, dir_fd: int, recorded: set[str]) -> None:
-    """Remove the images of the deleted note that history recorded, then its emptied
-    folders. What history could not keep (a file over the size limit, a name no tool can
-    use, a dot-file, one past the depth limit) stays where it is, with a warning: the
-    whole folder went, and such a file was lost for good."""
+def _remove_recorded_images(
+    place: Place, dir_fd: int, recorded: dict[str, bytes | None], max_bytes: int
+) -> None:
+    """Remove the images of the deleted note that history recorded, as it recorded them,
+    then its emptied folders. What history could not keep (a file over the size limit, a
+    name no tool can use, a dot-file, one past the depth limit, or one rewritten since it
+    was recorded) stays where it is, with a warning: the whole folder went, and such a
+    file was lost for good."""
     name = place.assets_name
     if not fsops.is_real_dir(name, dir_fd):
         return
@@ -129,10 +134,11 @@ def _remove_recorded_images(place: Place, dir_fd: int, recorded: set[str]) -> No
         walk = walk_files(fd, place.target.rel + ".assets")
         with closing(walk) as files:
             for entry in files:
-                if entry.rel in recorded:
+                data = recorded.get(entry.rel)
+                if data is not None and read_at(entry.dir_fd, entry.name, max_bytes) == data:
                     with suppress(FileNotFoundError):
                         os.unlink(entry.name, dir_fd=entry.dir_fd)
-        kept = _prune(fd)
+        kept = _prune(fd, MAX_DEPTH)
     if kept:
         log.warning(
             "kept %d file(s) in %s.assets/ that history could not keep (too large, a name"
@@ -145,18 +151,19 @@ def _remove_recorded_images(place: Place, dir_fd: int, recorded: set[str]) -> No
         os.rmdir(name, dir_fd=dir_fd)
 
 
-def _prune(fd: int) -> int:
-    """Remove the empty folders below the folder open at ``fd``; how many entries stay."""
+def _prune(fd: int, depth: int) -> int:
+    """Remove the empty folders below the folder open at ``fd``, ``depth`` levels down at
+    most (deeper, a folder counts as kept); how many entries stay."""
     kept = 0
     for entry in os.scandir(fd):
-        if entry.is_dir(follow_symlinks=False):
+        if entry.is_dir(follow_symlinks=False) and depth > 0:
             try:
                 child = fsops.open_dir(entry.name, fd)
             except OSError:
                 kept += 1
                 continue
             with fsops.opened(child):
-                left = _prune(child)
+                left = _prune(child, depth - 1)
             if left:
                 kept += left
                 continue
