@@ -24,6 +24,7 @@ EntryKind = Literal["knowledge", "event"]
 MIN_RECALL_BUDGET = 50
 MAX_RECALL_BUDGET = 32_000
 MAX_ENTRY_CONTENT = 256 * 1024
+MAX_TITLE_CHARS = 200
 # An entry's id names its changes in history (reason "entry:<id> <title>", found again
 # by the first word for undo): no spaces, a bounded length.
 ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -60,12 +61,26 @@ def _is_control(char: str) -> bool:
 # Letters and symbols that show nothing (fillers, the braille blank), beside the format
 # characters and marks, which show nothing on their own.
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\U00016fe4")
-_UNSHOWN = frozenset({"Mn", "Mc", "Me", "Cc", "Cf", "Cs", "Cn"})
+# (not Cn: a character newer than this Python's Unicode, 🩷 on 3.11, is shown)
+_UNSHOWN = frozenset({"Mn", "Mc", "Me", "Cc", "Cf", "Cs"})
 
 
-def check_shown_text(what: str, text: str) -> None:
-    """A title's rules beyond one line: no control character or bidi override, and
-    something that shows (a note's heading of only invisible characters names nothing)."""
+def check_title(what: str, title: object) -> None:
+    """A note's title (its heading): one line of at most ``MAX_TITLE_CHARS``, UTF-8, no
+    control character or bidi control, and something that shows (a heading of only
+    invisible characters names nothing)."""
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError(f"{what} must be a non-empty string")
+    breaks = [c for c in title if c in LINE_BREAKS]
+    if breaks:
+        raise ValueError(f"{what} must be one line, without a line break such as {breaks[0]!r}")
+    if len(title) > MAX_TITLE_CHARS:
+        raise ValueError(f"{what} must be one line of at most {MAX_TITLE_CHARS} chars")
+    check_utf8(what, title)
+    _check_shown_text(what, title)
+
+
+def _check_shown_text(what: str, text: str) -> None:
     control = next((c for c in text if _is_control(c) and c != "\t"), None)
     if control is not None:
         raise ValueError(f"{what} holds the control character {control!r}")
@@ -133,19 +148,7 @@ class MemoryEntry:
         self._validate_list("images", self.images, "file paths", bool)
 
     def _validate_title(self) -> None:
-        """One line (the note's heading), non-empty, at most 200 chars, UTF-8."""
-        if not isinstance(self.title, str) or not self.title.strip():
-            raise ValueError(f"entry {self.id}: title must be a non-empty string")
-        breaks = [c for c in self.title if c in LINE_BREAKS]
-        if breaks:
-            raise ValueError(
-                f"entry {self.id}: title must be one line, without a line break such as "
-                f"{breaks[0]!r}"
-            )
-        if len(self.title) > 200:
-            raise ValueError(f"entry {self.id}: title must be one line of at most 200 chars")
-        check_utf8(f"entry {self.id}: title", self.title)
-        check_shown_text(f"entry {self.id}: title", self.title)
+        check_title(f"entry {self.id}: title", self.title)
 
     def _validate_list(
         self, name: str, items: object, what: str, usable: Callable[[str], object]
@@ -190,9 +193,8 @@ class EditAction:
         for text in texts_in([self.body, self.frontmatter]):
             check_utf8("edit: the body or a frontmatter key or value", text)
             check_no_nul("edit: the body or a frontmatter key or value", text)
-        title = (self.frontmatter or {}).get("title")
-        if isinstance(title, str):
-            check_shown_text("edit: the title", title)
+        if self.frontmatter and "title" in self.frontmatter:
+            check_title("edit: the title", self.frontmatter["title"])
 
 
 Action = DeleteAction | EditAction

@@ -155,7 +155,7 @@ def test_text_a_note_cannot_hold_is_refused(fields: dict[str, Any], said: str) -
     with pytest.raises(ValueError, match=said):
         entry(**fields).validate()
     entry(title="כותרת עברית ok \ue000", content="tab\tand\x1b escape kept").validate()
-    for title in ("नमस्ते", "👩‍👩‍👧", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "ᠮᠣᠩᠭᠣᠯ", "می‌خواهم", "a\tb"):
+    for title in ("नमस्ते", "👩‍👩‍👧", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "ᠮᠣᠩᠭᠣᠯ", "می‌خواهم", "a\tb", "🩷", "\U00031350"):
         entry(title=title).validate()
 
 
@@ -166,12 +166,14 @@ def test_text_a_note_cannot_hold_is_refused(fields: dict[str, Any], said: str) -
         EditAction("en", "items/a.md", frontmatter={"title": "\u202egpj.exe"}),
         EditAction("en", "items/a.md", frontmatter={"title": "\u2800"}),
         EditAction("en", "items/a.md", frontmatter={"note": "nul\x00"}),
+        EditAction("en", "items/a.md", frontmatter={"title": "a\u2028b"}),
+        EditAction("en", "items/a.md", frontmatter={"title": "x" * 3000}),
     ],
-    ids=["body-nul", "title-override", "title-blank", "value-nul"],
+    ids=["body-nul", "title-override", "title-blank", "value-nul", "title-break", "title-long"],
 )
 def test_an_edit_holding_what_an_entry_may_not_is_refused(action: EditAction) -> None:
     """The edit route wrote a NUL body, or an overridden or blank title, as it was."""
-    with pytest.raises(ValueError, match=r"NUL|control character|shows nothing"):
+    with pytest.raises(ValueError, match=r"NUL|control character|shows nothing|one line"):
         action.validate()
 
 

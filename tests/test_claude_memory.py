@@ -520,6 +520,7 @@ def test_text_files_inside_an_images_folder_are_refused(
     [
         *("..", "a/../b", ".hidden", "notes/.git", "memories.assets", "a\\b", "/".join("d" * 32)),
         *("a:b", "a?b", "CON", "con/x", "x.", "%2e%2e", "zw\u200bsp", "\u202emem", "\u2800"),
+        *("~", "~mem", "~/mem", "./~x"),
         "d" * 256,
     ],
 )

@@ -391,7 +391,7 @@ def _clean_folder(folder: str) -> str:
     than at every command (whose refusal would name the model's /memories)."""
     folder = unicodedata.normalize("NFC", folder.strip())
     parts = [p for p in folder.split("/") if p not in ("", ".")]
-    if not parts or ".." in parts:
+    if not parts or ".." in parts or parts[0].startswith("~"):  # (the vault reads ~ as home)
         raise ValueError(f"the memory folder must be a folder inside the vault, not {folder!r}")
     try:
         for char in folder:

@@ -62,8 +62,9 @@ def cmd_history(args: argparse.Namespace) -> int:
         result = {"path": path, "versions": [row.public() for row in rows]}
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return 0
-    if not rows:
-        raise NotFoundError(f"{lang}/{path} has no recorded versions")
+    if not rows:  # the file is there (as the tool answers: no versions yet)
+        print(f"{lang}/{path}: no version recorded yet")
+        return 0
     print(f"{lang}/{path}: {len(rows)} version(s), newest first")
     for row in rows:
         size = "absent" if row.etag is None else f"{row.size} B"

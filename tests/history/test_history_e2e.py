@@ -218,6 +218,10 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     assert missing.returncode == 1 and missing.stderr.startswith("indexer history: not_found:")
     # as the history tool says them: a folder, a link, a lang with no vault
     (server.workspace / "memory/languages" / lang / "vault/sub").mkdir()
+    big = server.workspace / "memory/languages" / lang / "vault/big.md"
+    big.write_bytes(b"# big\n" + b"x" * (5 << 20))  # past the size limit: never a version
+    said = subprocess.run([*run, "--lang", lang, "big.md"], capture_output=True, text=True)
+    assert said.returncode == 0 and said.stdout == f"{lang}/big.md: no version recorded yet\n"
     (server.workspace / "memory/languages" / lang / "vault/link").symlink_to("/etc")
     for args, code, status in (
         (["--lang", lang, "sub"], "invalid_argument", 2),
