@@ -30,7 +30,8 @@ CONFUSABLE: dict[str, str] = {
 }  # fmt: skip
 CLOSE_ENOUGH: dict[str, str] = {
     "e": "ε", "h": "һҺ", "i": "іι", "k": "κΚ", "l": "ӏ", "m": "μм", "p": "рРρΡ",
-    "t": "τт", "x": "хХ", "<": "ㄑ«⟨〈《❬❰⦑⧼⟪⟬≺⊰⋖≪",
+    "t": "τт", "x": "хХ", "<": "ㄑ«⟨〈《❬❰⦑⧼⟪⟬≺⊰⋖≪◁⊲⩽˱⋘⪪⧀⫷ᐊ",
+    "-": "一ー―ㅡ",  # letters drawn as a dash, between the name's words
 }  # fmt: skip
 
 

@@ -51,6 +51,7 @@ MAX_ABSTRACTS = 5
 HIT_FOLDERS = 3  # abstracts of the folders of this many best hits
 MIN_ITEM = 60  # quarter tokens: a source gets at least this much room, or is skipped
 MAX_TITLE_CHARS = 120
+MAX_QUOTED_CHARS = 4 * MAX_RECALL_BUDGET  # a character costs a quarter token at least
 OPEN = "<vault-memory-recall>"
 CLOSE = "</vault-memory-recall>"
 INTRO = (
@@ -69,9 +70,13 @@ HEADINGS = {"resident": "Resident", "recent": "Recent", "on_demand": "On demand"
 # written; a line that only mentions the name holds no "<" and stays whole.
 # ASCII drawn like a letter of the name (``vauIt``, ``rn`` for ``m``); any separators
 _L = r"[l1|i]"
-_SEP = r"[\W_]*"
+_SEP = r"(?:[\W_]|&#?\w+;|%[0-9a-f]{2})*"  # separators, also as entities: &#45; &dash;
 _NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
-_ESCAPED_OPENERS = r"&lt;?|&#0*60;?|&#x0*3c;?|%3c|\\u0*3c|\\x3c|\\0?74"
+_ESCAPED_OPENERS = (  # entities, percent and backslash escapes (references: _defused)
+    r"&(?:amp;)*(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
+    r"|%(?:25)*3c|%u0*3c|\\[ux]\{?0*3c\}?|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
+    r"|\\0*3c\b|=3c"
+)
 _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
 # Controls (C0 and C1), and the bidi overrides and isolates
 # (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
@@ -291,19 +296,42 @@ def _from_focus(paragraphs: list[list[str]], keywords: tuple[str, ...]) -> list[
 
 
 def _quote(line: str) -> str:
-    """A line of note text as quoted data, with anything like the delimiter defused."""
-    line = _clean_line(line)
+    """A line of note text as quoted data, with anything like the delimiter defused; a
+    line longer than any budget could show is cut first (a 1.4M-character line took 6 s
+    to read as a reader would, six times a recall, holding every other request)."""
+    line = _clean_line(cut_chars(line, MAX_QUOTED_CHARS))
     return f"> {line}\n" if line else ">\n"
 
 
+@functools.lru_cache(maxsize=512)  # a recall renders a line several times while fitting
 def _clean_line(text: str) -> str:
     """The line with control characters as spaces, and every "<" of a line naming the
     block (as a reader would take it in) defused."""
     if not text.isprintable():
         text = _CONTROL.sub(" ", text)
-    if _NAMED.search(_skeleton(text)):
-        text = _openers().sub("[", text)
+    if _names_block(text):
+        text = _openers().sub(_defused, text)
     return text.rstrip()
+
+
+def _names_block(text: str) -> bool:
+    """Whether ``text``, read as a reader takes it in, names the block (its skeleton is
+    made only of a line holding something a reader may take for a "v")."""
+    if text.isascii():
+        return _NAMED.search(text) is not None
+    if _may_name().search(text) is None:
+        return False
+    return _NAMED.search(_skeleton(text)) is not None
+
+
+def _defused(match: re.Match[str]) -> str:
+    """ "[" for a spelling of "<"; a character reference decoded first (``&#8249;``)."""
+    ref = match.group("ref")
+    if ref is None:
+        return "["
+    digits = ref[2:].rstrip(";")
+    code = int(digits[1:], 16) if digits[:1] in ("x", "X") else int(digits)
+    return "[" if code < 0x110000 and chr(code) in _drawn_as("<") | {"<"} else ref
 
 
 def _skeleton(text: str) -> str:
@@ -318,15 +346,34 @@ def _skeleton(text: str) -> str:
 
 @functools.cache
 def _openers() -> re.Pattern[str]:
-    """Every spelling of "<" a line may hold: the escapes, and each character that reads
-    as one (``look_alikes``, "<" once NFKC-normalized: ＜, ﹤, or an opening bracket or
-    quote outside ASCII). Built at the first line naming the block: 60 ms."""
-    drawn = {char for char, latin in look_alikes().items() if latin == "<"}
+    """Every spelling of "<" a line may hold: the escapes, a character reference (told
+    by ``_defused``), and each character that reads as one (``look_alikes``, "<" in its
+    skeleton: ＜, ﹤, ≮, ぐ, or an opening bracket or quote outside ASCII)."""
+    drawn = set(_drawn_as("<")) | {"<"}
     for char in map(chr, range(0x80, 0x30000)):  # and opening brackets and quotes: ❨ 「
-        if unicodedata.category(char) in ("Ps", "Pi") or _nfkc(char) == "<":
+        if unicodedata.category(char) in ("Ps", "Pi"):
             drawn.add(char)
-    signs = "".join(sorted(drawn | {"<"}))
-    return re.compile(rf"{_ESCAPED_OPENERS}|[{re.escape(signs)}]", re.I)
+    signs = re.escape("".join(sorted(drawn)))
+    return re.compile(rf"(?P<ref>&#(?:x[0-9a-f]+|[0-9]+);?)|{_ESCAPED_OPENERS}|[{signs}]", re.I)
+
+
+@functools.cache
+def _may_name() -> re.Pattern[str]:
+    """A character a reader may take for the name's first letter."""
+    return re.compile(f"[vV{re.escape(''.join(sorted(_drawn_as('v'))))}]")
+
+
+@functools.cache
+def _drawn_as(sign: str) -> frozenset[str]:
+    """The characters outside ASCII whose skeleton holds ``sign`` ("v" or "<", in any
+    case): those with a decomposition or a look-alike (0.1 s, once)."""
+    table = _skeleton_table()
+    return frozenset(
+        char
+        for char in map(chr, range(0x80, 0x30000))
+        if (unicodedata.decomposition(char) or ord(char) in table)
+        and sign in _skeleton(char).lower()
+    )
 
 
 def _nfkc(char: str) -> str:
