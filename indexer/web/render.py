@@ -33,8 +33,21 @@ URL_SCHEMES = {"http", "https", "mailto"}
 # nesting (16,000 unclosed <ul><li>, 128 KB: 11 s).
 MAX_RENDERED_CHARS = 64 * 1024  # a longer note is shown as plain text
 MAX_HTML_DEPTH = 200  # deeper raw HTML is shown as text (markdown-it bounds its own)
-MAX_MARKUP_SIGNS = 8_000  # brackets, emphasis, tags: more, and the note is plain text
-_MARKUP_SIGNS = "[*_~<`"
+MAX_MARKUP_SIGNS = 8_000  # brackets, emphasis, tags, table cells: more, and plain text
+MAX_RENDERED_LINES = 4_000  # markdown-it takes about 170 µs a list item or table row
+_MARKUP_SIGNS = "[*_~<`|"
+# Tags HTML closes on its own when the next one opens (the list item before, the cell):
+# tag -> the open tags it closes when it opens.
+_CLOSES = {
+    "li": {"li"},
+    "dt": {"dt", "dd"},
+    "dd": {"dt", "dd"},
+    "td": {"td", "th"},
+    "th": {"td", "th"},
+    "tr": {"tr", "td", "th"},
+    "p": {"p"},
+    "option": {"option"},
+}
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 
@@ -98,11 +111,16 @@ class NoteRenderer:
             return value
 
         signs = sum(map(markdown.count, _MARKUP_SIGNS))
-        if len(markdown) > MAX_RENDERED_CHARS or signs > MAX_MARKUP_SIGNS:
+        lines = markdown.count("\n")
+        if (
+            len(markdown) > MAX_RENDERED_CHARS
+            or signs > MAX_MARKUP_SIGNS
+            or lines > MAX_RENDERED_LINES
+        ):
             return (
-                f"<p><em>Longer than {MAX_RENDERED_CHARS // 1024} Ki characters or"
-                f" {MAX_MARKUP_SIGNS} marks of markup: shown as plain text.</em></p>"
-                f"<pre>{html.escape(markdown)}</pre>"
+                f"<p><em>Longer than {MAX_RENDERED_CHARS // 1024} Ki characters,"
+                f" {MAX_RENDERED_LINES} lines or {MAX_MARKUP_SIGNS} marks of markup: shown"
+                f" as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
             )
         rendered = self._markdown().render(markdown)
         if _depth(rendered) > MAX_HTML_DEPTH:
@@ -143,14 +161,17 @@ class NoteRenderer:
 
 def _depth(rendered: str) -> int:
     """How deep the tags of ``rendered`` may nest, at least: as an HTML parser reads them,
-    "/>" closes nothing but a void tag, and an end tag closes only a tag still open (with
-    those opened after it); one that matches nothing is ignored."""
+    "/>" closes nothing but a void tag, an end tag closes only a tag still open (with
+    those opened after it; one that matches nothing is ignored), and a list item, cell,
+    row or paragraph closes the one before it."""
     open_tags: list[str] = []
     deepest = 0
     for closing, name in _TAG.findall(rendered):
         name = name.lower()
         if not closing:
             if name not in _VOID:
+                while open_tags and open_tags[-1] in _CLOSES.get(name, ()):
+                    open_tags.pop()  # <li> after <li>: siblings, not nested
                 open_tags.append(name)
                 deepest = max(deepest, len(open_tags))
                 if deepest > MAX_HTML_DEPTH:  # enough to know (and the stack stays short)

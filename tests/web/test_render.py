@@ -35,6 +35,8 @@ def test_hostile_markup_comes_out_inert(hostile: str) -> None:
         "<script>alert(1)</script>\n" * 20_000,
         "![" * 32_000,  # 70 µs a bracket in markdown-it
         "# heading\n" * 6_500,
+        "- a\n+ b\n* c\n" * 5_000,  # 170 µs a list item (64 Ki of them: 3.8 s)
+        "a|b\n-|-\n" + "c|d\n" * 16_000,
     ],
 )
 def test_a_view_takes_bounded_work_and_stays_inert(note: str) -> None:
@@ -52,6 +54,31 @@ def test_raw_html_nests_as_a_parser_reads_it(nested: str) -> None:
     closing, 25,000 of them took nh3 10 s."""
     html = NoteRenderer().html("en", "a.md", nested * 300)
     assert "&lt;" in html and "<ul>" not in html.lower() and "<div>" not in html.lower()
+
+
+@pytest.mark.parametrize(
+    ("note", "plain"),
+    [
+        ("- a\n" * 4_000, False),
+        ("- a\n" * 4_001, True),  # lines: 170 µs a list item or table row
+        ("|" * 8_000, False),
+        ("|" * 8_001, True),  # markup signs: 70 µs a bracket or cell
+        ("a" * (64 * 1024), False),
+        ("a" * (64 * 1024 + 1), True),
+    ],
+)
+def test_the_bounds_of_a_rendered_note(note: str, plain: bool) -> None:
+    html = NoteRenderer().html("en", "a.md", note)
+    assert html.startswith("<p><em>Longer than") == plain
+
+
+def test_html_leaving_out_optional_end_tags_is_kept() -> None:
+    """A parser closes <li>, <td>, <tr> and <p> when the next one opens: counted as
+    nesting, a list of 210 items was shown as text."""
+    items = "<ul>\n" + "<li>item\n" * 210 + "</ul>\n"
+    table = "<table>" + "<tr><td>0<td>cell<td>more" * 70 + "</table>\n"
+    html = NoteRenderer().html("en", "a.md", items + "\n" + table)
+    assert html.count("<li>") == 210 and html.count("<td>") == 210 and "&lt;" not in html
 
 
 def test_raw_html_of_a_reasonable_depth_is_kept() -> None:
