@@ -71,6 +71,8 @@ FORBIDDEN: dict[str, set[str]] = {
     # recall is plain lookups: it never reaches a model or the maintenance jobs
     "indexer.jobs.recall": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     "indexer.jobs.keywords": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    # the delimiter's defusing is text alone
+    "indexer.jobs.delimiter": {"indexer.vault", "indexer.index", "indexer.jobs.llm", "openai"},
     "indexer.jobs.tokens": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     # directory summaries: texts and dirty marks are pure; summary files are written by
     # the job by descriptor, never through the tools (which refuse dot-names on purpose)

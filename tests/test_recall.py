@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from indexer.core import Core
 from indexer.index.service import NoteIndex
+from indexer.jobs.delimiter import _openers
 from indexer.jobs.keywords import extract_keywords
-from indexer.jobs.recall import CLOSE, OPEN, SHARES, Recall, _openers
+from indexer.jobs.recall import CLOSE, OPEN, SHARES, Recall
 from indexer.jobs.tokens import estimate_tokens, fit_paragraphs, paragraphs_of, quarters
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox

@@ -1,0 +1,128 @@
+"""Note text quoted inside the recall block, with the block's delimiter defused.
+
+The block is framed by ``<vault-memory-recall>`` and ``</vault-memory-recall>``; a note
+may hold a line a model would read as that closing tag (and then take what follows for
+instructions), spelled in any way a reader still takes in: invisible characters,
+look-alike letters (``look_alikes``: Unicode's confusables), entities and escapes.
+Such a line has every "<" it holds turned into "["; the rest of it, and every line that
+does not name the block, stays as written. Control characters become spaces.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from indexer.jobs.look_alikes import look_alikes
+
+__all__ = ["clean_line"]
+
+# The name as a reader takes it in, on the line's skeleton: ASCII drawn like one of its
+# letters (``vauIt``, ``rn`` for ``m``), any separators between its words
+_L = r"[l1|i]"
+_SEP = r"(?:[\W_]|&#?\w+;|%[0-9a-f]{2})*"  # separators, also as entities: &#45; &dash;
+_NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
+_ESCAPED_OPENERS = (  # entities, percent and backslash escapes (references: _defused)
+    r"&(?:amp;)*(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
+    r"|%(?:25)*3c|%u0*3c|\\[ux]\{?0*3c\}?|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
+    r"|\\0*3c\b|=3c"
+)
+_FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
+# Controls (C0 and C1), and the bidi overrides and isolates
+# (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+@functools.lru_cache(maxsize=512)  # a recall renders a line several times while fitting
+def clean_line(text: str) -> str:
+    """The line with control characters as spaces, and every "<" of a line naming the
+    block (as a reader would take it in) defused."""
+    if not text.isprintable():
+        text = _CONTROL.sub(" ", text)
+    if _names_block(text):
+        text = _openers().sub(_defused, text)
+    return text.rstrip()
+
+
+def _names_block(text: str) -> bool:
+    """Whether ``text``, read as a reader takes it in, names the block (a skeleton is made
+    only of a line holding something read as a "v": NFKD and NFKC of a long line are
+    slow, and hold the GIL)."""
+    if text.isascii():
+        return _NAMED.search(text) is not None
+    if _may_name().search(text) is None:
+        return False
+    return _NAMED.search(_skeleton(text)) is not None
+
+
+def _defused(match: re.Match[str]) -> str:
+    """ "[" for a spelling of "<"; a character reference decoded first (``&#8249;``)."""
+    ref = match.group("ref")
+    if ref is None:
+        return "["
+    digits = ref[2:].rstrip(";")
+    code = int(digits[1:], 16) if digits[:1] in ("x", "X") else int(digits)
+    return "[" if code < 0x110000 and chr(code) in _opener_chars() else ref
+
+
+def _skeleton(text: str) -> str:
+    """``text`` as a reader takes it in, near enough: look-alikes are read before NFKD
+    (it takes some elsewhere: ϲ -> ς), accents go with the marks, then NFKC."""
+    if text.isascii():
+        return text
+    table = _skeleton_table()
+    bare = unicodedata.normalize("NFKD", text.translate(table)).translate(table)
+    return unicodedata.normalize("NFKC", bare).translate(table)
+
+
+@functools.cache
+def _openers() -> re.Pattern[str]:
+    """Every spelling of "<" a line may hold: the escapes, a character reference (told
+    by ``_defused``), and each character that reads as one (``_opener_chars``)."""
+    signs = re.escape("".join(sorted(_opener_chars())))
+    return re.compile(rf"(?P<ref>&#(?:x[0-9a-f]+|[0-9]+);?)|{_ESCAPED_OPENERS}|[{signs}]", re.I)
+
+
+@functools.cache
+def _opener_chars() -> frozenset[str]:
+    """ "<" and each character read as one: "<" in its skeleton (＜, ﹤, ≮, ぐ, ‹, ᐸ), or an
+    opening bracket or quote outside ASCII (❨, 「, «)."""
+    brackets = (
+        char
+        for char in map(chr, range(0x80, 0x30000))
+        if unicodedata.category(char) in ("Ps", "Pi")
+    )
+    return frozenset({"<", *_drawn_as("<"), *brackets})
+
+
+@functools.cache
+def _may_name() -> re.Pattern[str]:
+    """A character a reader may take for the name's first letter."""
+    return re.compile(f"[vV{re.escape(''.join(sorted(_drawn_as('v'))))}]")
+
+
+@functools.cache
+def _drawn_as(sign: str) -> frozenset[str]:
+    """The characters outside ASCII whose skeleton holds ``sign`` ("v" or "<", in any
+    case): those with a decomposition or a look-alike (0.1 s, once)."""
+    table = _skeleton_table()
+    return frozenset(
+        char
+        for char in map(chr, range(0x80, 0x30000))
+        if (unicodedata.decomposition(char) or ord(char) in table)
+        and sign in _skeleton(char).lower()
+    )
+
+
+@functools.cache
+def _skeleton_table() -> dict[int, str | None]:
+    """Marks, format characters and fillers -> nothing, look-alikes -> Latin (built at the
+    first line that is not ASCII: 40 ms)."""
+    table: dict[int, str | None] = {ord(c): None for c in _FILLERS}
+    for code in (*range(0x30000), *range(0xE0000, 0xE01F0)):
+        if unicodedata.category(chr(code)) in ("Mn", "Me", "Cf"):
+            table[code] = None
+    for char, latin in look_alikes().items():
+        table[ord(char)] = latin
+    return table
