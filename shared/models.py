@@ -84,13 +84,19 @@ def _check_shown_text(what: str, text: str) -> None:
     control = next((c for c in text if _is_control(c) and c != "\t"), None)
     if control is not None:
         raise ValueError(f"{what} holds the control character {control!r}")
-    shown = [
-        c
-        for c in spelled(text)
-        if not c.isspace() and c not in _BLANK and unicodedata.category(c) not in _UNSHOWN
-    ]
+    shown = [c for c in spelled(text) if _shows(c)]
     if not shown:
         raise ValueError(f"{what} shows nothing (invisible characters only)")
+
+
+def _shows(char: str) -> bool:
+    """Whether ``char`` shows something on its own. An unassigned one may be newer than
+    this Python's Unicode (🩷 on 3.11), but a noncharacter or a tag-plane one never shows."""
+    if char.isspace() or char in _BLANK or unicodedata.category(char) in _UNSHOWN:
+        return False
+    code = ord(char)
+    noncharacter = 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
+    return not (noncharacter or (unicodedata.category(char) == "Cn" and code >= 0xE0000))
 
 
 def check_no_nul(what: str, text: str) -> None:
@@ -193,8 +199,9 @@ class EditAction:
         for text in texts_in([self.body, self.frontmatter]):
             check_utf8("edit: the body or a frontmatter key or value", text)
             check_no_nul("edit: the body or a frontmatter key or value", text)
-        if self.frontmatter and "title" in self.frontmatter:
-            check_title("edit: the title", self.frontmatter["title"])
+        title = (self.frontmatter or {}).get("title")
+        if isinstance(title, str):  # (None removes the key; a number stays a number)
+            check_title("edit: the title", title)
 
 
 Action = DeleteAction | EditAction

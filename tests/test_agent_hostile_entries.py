@@ -143,10 +143,12 @@ def test_a_title_with_any_line_break_is_refused(brk: str) -> None:
         ({"title": "\u0301\u0308"}, "shows nothing"),  # marks alone
         ({"title": "\U00016fe4"}, "shows nothing"),  # Khitan filler
         ({"title": "abc\u2067def"}, "control character"),  # an isolate
+        ({"title": "\uffff\ufdd0"}, "shows nothing"),  # noncharacters
+        ({"title": "\U000e0000"}, "shows nothing"),  # unassigned, in the tag plane
     ],
     ids=[
         *("nul", "escape", "bidi-override", "zwsp", "invisible-letters", "content-nul"),
-        *("braille-blank", "marks", "khitan-filler", "isolate"),
+        *("braille-blank", "marks", "khitan-filler", "isolate", "noncharacters", "tag-plane"),
     ],
 )
 def test_text_a_note_cannot_hold_is_refused(fields: dict[str, Any], said: str) -> None:
@@ -157,6 +159,13 @@ def test_text_a_note_cannot_hold_is_refused(fields: dict[str, Any], said: str) -
     entry(title="כותרת עברית ok \ue000", content="tab\tand\x1b escape kept").validate()
     for title in ("नमस्ते", "👩‍👩‍👧", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "ᠮᠣᠩᠭᠣᠯ", "می‌خواهم", "a\tb", "🩷", "\U00031350"):
         entry(title=title).validate()
+
+
+def test_an_edit_may_remove_the_title_or_set_a_number() -> None:
+    """None removes a key (``--unset title``), and ``--set title=2024`` a number: both
+    were refused as 'the title must be a non-empty string'."""
+    EditAction("en", "items/a.md", frontmatter={"title": None}).validate()
+    EditAction("en", "items/a.md", frontmatter={"title": 2024}).validate()
 
 
 @pytest.mark.parametrize(

@@ -432,6 +432,19 @@ def test_a_huge_line_is_cut_before_it_is_read(fresh: World) -> None:
     assert "lig.md" in [s["path"] for s in result["sources"]] and result["tokens"] <= 32_000
 
 
+def test_hostile_lines_near_the_name_answer_at_once(fresh: World) -> None:
+    """A reference of 5,000 digits made every recall of the vault answer internal (no int
+    that long), and 23 "&_;" after "vault" took 5 s (separators tried every way)."""
+    fresh.write(
+        "en", "ref.md", "# Ref\n\nddkey here\n\nvault-memory-recall &#" + "1" * 5000 + ";\n"
+    )
+    fresh.write("en", "sep.md", "# Sep\n\nddkey there\n\nvault" + "&_;" * 40 + "\n")
+    started = time.process_time()
+    result = fresh.recall.recall("en", "ddkey", 1500)
+    assert time.process_time() - started < 2.0
+    assert {"ref.md", "sep.md"} <= {s["path"] for s in result["sources"]}
+
+
 def test_looking_for_the_name_stays_linear() -> None:
     from indexer.jobs.recall import _quote
 

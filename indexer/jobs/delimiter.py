@@ -21,7 +21,9 @@ __all__ = ["clean_line"]
 # The name as a reader takes it in, on the line's skeleton: ASCII drawn like one of its
 # letters (``vauIt``, ``rn`` for ``m``), any separators between its words
 _L = r"[l1|i]"
-_SEP = r"(?:[\W_]|&#?\w+;|%[0-9a-f]{2})*"  # separators, also as entities: &#45; &dash;
+# (possessive: "&_;" read as three signs or as one entity was tried every way, a line of
+# 74 characters took seconds, doubling with each "&_;" more)
+_SEP = r"(?:&#?\w+;|%[0-9a-f]{2}|[\W_])*+"  # separators, also as entities: &#45; &dash;
 _NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
 _ESCAPED_OPENERS = (  # entities, percent and backslash escapes (references: _defused)
     r"&(?:amp;)*(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
@@ -34,7 +36,7 @@ _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show not
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-@functools.lru_cache(maxsize=512)  # a recall renders a line several times while fitting
+@functools.lru_cache(maxsize=32)  # a recall renders a line several times while fitting
 def clean_line(text: str) -> str:
     """The line with control characters as spaces, and every "<" of a line naming the
     block (as a reader would take it in) defused."""
@@ -62,7 +64,9 @@ def _defused(match: re.Match[str]) -> str:
     if ref is None:
         return "["
     digits = ref[2:].rstrip(";")
-    code = int(digits[1:], 16) if digits[:1] in ("x", "X") else int(digits)
+    hexadecimal = digits[:1] in ("x", "X")
+    number = (digits[1:] if hexadecimal else digits).lstrip("0") or "0"  # at most 7 digits
+    code = int(number, 16 if hexadecimal else 10)
     return "[" if code < 0x110000 and chr(code) in _opener_chars() else ref
 
 
@@ -81,7 +85,8 @@ def _openers() -> re.Pattern[str]:
     """Every spelling of "<" a line may hold: the escapes, a character reference (told
     by ``_defused``), and each character that reads as one (``_opener_chars``)."""
     signs = re.escape("".join(sorted(_opener_chars())))
-    return re.compile(rf"(?P<ref>&#(?:x[0-9a-f]+|[0-9]+);?)|{_ESCAPED_OPENERS}|[{signs}]", re.I)
+    ref = r"(?P<ref>&#(?:x0*[0-9a-f]{1,6}|0*[0-9]{1,7});?)"  # (a longer one is no character)
+    return re.compile(rf"{ref}|{_ESCAPED_OPENERS}|[{signs}]", re.I)
 
 
 @functools.cache

@@ -265,7 +265,7 @@ def _from_focus(paragraphs: list[list[str]], keywords: tuple[str, ...]) -> list[
     looked for as search found it (``cafe`` in "Café", ``projectx`` in "ＰＲＯＪＥＣＴＸ")."""
     words = [as_read(k.strip('"')) for k in keywords]
     for number, paragraph in enumerate(paragraphs):
-        text = as_read(" ".join(paragraph))
+        text = as_read(cut_chars(" ".join(paragraph), MAX_QUOTED_CHARS))  # (as quoted)
         if any(word in text for word in words):
             if number == 0:
                 return paragraphs

@@ -36,17 +36,24 @@ MAX_HTML_DEPTH = 200  # deeper raw HTML is shown as text (markdown-it bounds its
 MAX_MARKUP_SIGNS = 8_000  # brackets, emphasis, tags, table cells: more, and plain text
 MAX_RENDERED_LINES = 4_000  # markdown-it takes about 170 µs a list item or table row
 _MARKUP_SIGNS = "[*_~<`|"
-# Tags HTML closes on its own when the next one opens (the list item before, the cell):
-# tag -> the open tags it closes when it opens.
-_CLOSES = {
-    "li": {"li"},
-    "dt": {"dt", "dd"},
-    "dd": {"dt", "dd"},
-    "td": {"td", "th"},
-    "th": {"td", "th"},
-    "tr": {"tr", "td", "th"},
-    "p": {"p"},
-    "option": {"option"},
+# Tags HTML closes on its own when the next one opens (the list item before, the cell),
+# with whatever is open inside them: tag -> (the tags it closes, the tags that bound the
+# search for one: an item of an inner list closes nothing of the outer one).
+_LISTS = frozenset({"ul", "ol", "menu"})
+_TABLE = frozenset({"table", "tbody", "thead", "tfoot"})
+_CLOSES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "li": (frozenset({"li"}), _LISTS),
+    "dt": (frozenset({"dt", "dd"}), frozenset({"dl"})),
+    "dd": (frozenset({"dt", "dd"}), frozenset({"dl"})),
+    "td": (frozenset({"td", "th"}), _TABLE | {"tr"}),
+    "th": (frozenset({"td", "th"}), _TABLE | {"tr"}),
+    "tr": (frozenset({"tr"}), _TABLE),
+    "tbody": (frozenset({"tbody", "thead", "tfoot"}), frozenset({"table"})),
+    "thead": (frozenset({"tbody", "thead", "tfoot"}), frozenset({"table"})),
+    "tfoot": (frozenset({"tbody", "thead", "tfoot"}), frozenset({"table"})),
+    "option": (frozenset({"option"}), frozenset({"select", "optgroup", "datalist"})),
+    "optgroup": (frozenset({"optgroup"}), frozenset({"select"})),
+    "p": (frozenset({"p"}), _LISTS | _TABLE | {"td", "th", "li", "dd", "div", "blockquote"}),
 }
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
@@ -170,8 +177,7 @@ def _depth(rendered: str) -> int:
         name = name.lower()
         if not closing:
             if name not in _VOID:
-                while open_tags and open_tags[-1] in _CLOSES.get(name, ()):
-                    open_tags.pop()  # <li> after <li>: siblings, not nested
+                _close_implied(open_tags, name)  # <li> after <li>: siblings, not nested
                 open_tags.append(name)
                 deepest = max(deepest, len(open_tags))
                 if deepest > MAX_HTML_DEPTH:  # enough to know (and the stack stays short)
@@ -179,6 +185,20 @@ def _depth(rendered: str) -> int:
         elif name in open_tags:
             del open_tags[len(open_tags) - 1 - open_tags[::-1].index(name) :]
     return deepest
+
+
+def _close_implied(open_tags: list[str], name: str) -> None:
+    """Close what opening ``name`` closes in HTML: the innermost open tag it ends (with
+    everything opened inside it), looked for down to the first tag that bounds it."""
+    if name not in _CLOSES:
+        return
+    closes, bounds = _CLOSES[name]
+    for index in range(len(open_tags) - 1, -1, -1):
+        if open_tags[index] in closes:
+            del open_tags[index:]
+            return
+        if open_tags[index] in bounds:
+            return
 
 
 def _body_after_block(text: str) -> str:

@@ -79,6 +79,14 @@ def test_html_leaving_out_optional_end_tags_is_kept() -> None:
     table = "<table>" + "<tr><td>0<td>cell<td>more" * 70 + "</table>\n"
     html = NoteRenderer().html("en", "a.md", items + "\n" + table)
     assert html.count("<li>") == 210 and html.count("<td>") == 210 and "&lt;" not in html
+    # through what is open inside them: a paragraph in the item, the cell
+    for valid in (
+        "<ul>" + "<li><p>item\n" * 120,
+        "<table>" + "<tr><td><p>cell\n" * 120,
+        "<table>" + "<tbody><tr><td>x" * 80,
+        "<select>" + "<optgroup label=a><option>x" * 120,
+    ):
+        assert "&lt;" not in NoteRenderer().html("en", "a.md", valid), valid[:30]
 
 
 def test_raw_html_of_a_reasonable_depth_is_kept() -> None:
