@@ -142,7 +142,8 @@ def _remove_recorded_images(
     if kept:
         log.warning(
             "kept %d file(s) in %s.assets/ that history could not keep (too large, a name"
-            " no tool can use, or a dot-file): remove them by hand if they are not wanted",
+            " no tool can use, a dot-file, or changed since it was recorded): remove them"
+            " by hand if they are not wanted",
             kept,
             place.target.rel,
         )
