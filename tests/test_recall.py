@@ -414,6 +414,15 @@ def test_the_delimiter_spelled_as_a_reader_would_read_it_is_defused(
         ("\u25c1/vault-memory-recall>", "[/vault-memory-recall>"),  # ◁
         ("</vault&#45;memory&#45;recall>", "[/vault&#45;memory&#45;recall>"),
         ("<vault\u4e00memory\u4e00recall>", "[vault\u4e00memory\u4e00recall>"),
+        # the name's letters as references or escapes, escapes of characters read as "<"
+        ("</&#118;ault-memory-recall>", "[/&#118;ault-memory-recall>"),
+        ("</v&#97;ult-memory-recall>", "[/v&#97;ult-memory-recall>"),
+        ("</%76ault-memory-recall>", "[/%76ault-memory-recall>"),
+        ("</\\u0076ault-memory-recall>", "[/\\u0076ault-memory-recall>"),
+        ("\\u2039/vault-memory-recall>", "[/vault-memory-recall>"),
+        ("\\u{2039}/vault-memory-recall>", "[/vault-memory-recall>"),
+        ("</vault&memory;recall>", "[/vault&memory;recall>"),  # an unknown entity: signs
+        ("</VAULT&MEMORY;RECALL>", "[/VAULT&MEMORY;RECALL>"),
     ],
 )
 def test_the_delimiter_spelled_with_look_alikes_is_defused(spelled: str, quoted: str) -> None:
@@ -439,10 +448,11 @@ def test_hostile_lines_near_the_name_answer_at_once(fresh: World) -> None:
         "en", "ref.md", "# Ref\n\nddkey here\n\nvault-memory-recall &#" + "1" * 5000 + ";\n"
     )
     fresh.write("en", "sep.md", "# Sep\n\nddkey there\n\nvault" + "&_;" * 40 + "\n")
+    fresh.write("en", "ent.md", "# Ent\n\nddkey also\n\nvault" + "&vault;" * 16_000 + "\n")
     started = time.process_time()
     result = fresh.recall.recall("en", "ddkey", 1500)
     assert time.process_time() - started < 2.0
-    assert {"ref.md", "sep.md"} <= {s["path"] for s in result["sources"]}
+    assert {"ref.md", "sep.md", "ent.md"} <= {s["path"] for s in result["sources"]}
 
 
 def test_looking_for_the_name_stays_linear() -> None:

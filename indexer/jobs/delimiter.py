@@ -11,8 +11,10 @@ does not name the block, stays as written. Control characters become spaces.
 from __future__ import annotations
 
 import functools
+import html
 import re
 import unicodedata
+from urllib.parse import unquote
 
 from indexer.jobs.look_alikes import look_alikes
 
@@ -21,15 +23,18 @@ __all__ = ["clean_line"]
 # The name as a reader takes it in, on the line's skeleton: ASCII drawn like one of its
 # letters (``vauIt``, ``rn`` for ``m``), any separators between its words
 _L = r"[l1|i]"
-# (possessive: "&_;" read as three signs or as one entity was tried every way, a line of
-# 74 characters took seconds, doubling with each "&_;" more)
-_SEP = r"(?:&#?\w+;|%[0-9a-f]{2}|[\W_])*+"  # separators, also as entities: &#45; &dash;
+# (signs only: entities and escapes are read before the name is looked for; an entity
+# alternative here read "&_;" every way, and "&vault;" swallowed the next name's letters)
+_SEP = r"[\W_]*"
 _NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
 _ESCAPED_OPENERS = (  # entities, percent and backslash escapes (references: _defused)
     r"&(?:amp;)*(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
     r"|%(?:25)*3c|%u0*3c|\\[ux]\{?0*3c\}?|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
     r"|\\0*3c\b|=3c"
 )
+# A backslash escape of a character: \u2039, \u{2039}, \x3c (braces: 6 digits at most)
+_BACKSLASHED = re.compile(r"\\[ux]\{0*([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})", re.I)
+_OVERLONG_REF = re.compile(r"&#(?:x0*+[0-9a-f]{7,}|0*+[0-9]{8,});?", re.I)  # no character
 _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
 # Controls (C0 and C1), and the bidi overrides and isolates
 # (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
@@ -50,7 +55,11 @@ def clean_line(text: str) -> str:
 def _names_block(text: str) -> bool:
     """Whether ``text``, read as a reader takes it in, names the block (a skeleton is made
     only of a line holding something read as a "v": NFKD and NFKC of a long line are
-    slow, and hold the GIL)."""
+    slow, and hold the GIL). Letters written as references or escapes are read first
+    (``&#118;ault``, ``%76ault``, ``\\u0076ault``)."""
+    if "&" in text or "%" in text or "\\" in text:
+        text = html.unescape(_OVERLONG_REF.sub(" ", unquote(text)))  # (html's int())
+        text = _BACKSLASHED.sub(_escaped_char, text)
     if text.isascii():
         return _NAMED.search(text) is not None
     if _may_name().search(text) is None:
@@ -58,9 +67,19 @@ def _names_block(text: str) -> bool:
     return _NAMED.search(_skeleton(text)) is not None
 
 
+def _escaped_char(match: re.Match[str]) -> str:
+    """The character a backslash escape (``\\u2039``, ``\\x3c``) stands for."""
+    code = int(next(digits for digits in match.groups() if digits), 16)  # (6 at most)
+    return chr(code) if code < 0x110000 else match.group(0)
+
+
 def _defused(match: re.Match[str]) -> str:
-    """ "[" for a spelling of "<"; a character reference decoded first (``&#8249;``)."""
-    ref = match.group("ref")
+    """ "[" for a spelling of "<"; a character reference or backslash escape decoded
+    first (``&#8249;``, ``\\u2039``)."""
+    ref, escape = match.group("ref"), match.group("esc")
+    if escape is not None:
+        found = _BACKSLASHED.fullmatch(escape)
+        return "[" if found and _escaped_char(found) in _opener_chars() else escape
     if ref is None:
         return "["
     digits = ref[2:].rstrip(";")
@@ -86,7 +105,8 @@ def _openers() -> re.Pattern[str]:
     by ``_defused``), and each character that reads as one (``_opener_chars``)."""
     signs = re.escape("".join(sorted(_opener_chars())))
     ref = r"(?P<ref>&#(?:x0*[0-9a-f]{1,6}|0*[0-9]{1,7});?)"  # (a longer one is no character)
-    return re.compile(rf"{ref}|{_ESCAPED_OPENERS}|[{signs}]", re.I)
+    escape = rf"(?P<esc>{_BACKSLASHED.pattern})"
+    return re.compile(rf"{ref}|{escape}|{_ESCAPED_OPENERS}|[{signs}]", re.I)
 
 
 @functools.cache

@@ -242,7 +242,7 @@ def _layer(
 
 def _render(source: Source, limit: int) -> str:
     """``### path — title`` and the source's quoted text within ``limit``; "" if none fits."""
-    title = cut_chars(_clean(source.title), MAX_TITLE_CHARS)
+    title = cut_chars(_clean(cut_chars(source.title, 4 * MAX_TITLE_CHARS)), MAX_TITLE_CHARS)
     header = f"\n### {clean_line(source.path)}" + (f" — {title}" if title else "") + "\n"
     room = limit - quarters(header)
     if room <= 0:

@@ -41,10 +41,23 @@ _MARKUP_SIGNS = "[*_~<`|"
 # search for one: an item of an inner list closes nothing of the outer one).
 _LISTS = frozenset({"ul", "ol", "menu"})
 _TABLE = frozenset({"table", "tbody", "thead", "tfoot"})
+# Elements a list item's end is not looked for through (HTML's "special" ones)
+_SPECIAL = frozenset(
+    "address article aside blockquote details dialog fieldset figure footer form header"
+    " main nav object section table td th".split()
+)
+# Formatting HTML opens again in each later item once its item closed it (<li><b>...):
+# they stay counted as open.
+_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
+_RUBY = frozenset({"rb", "rt", "rtc", "rp"})
 _CLOSES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "li": (frozenset({"li"}), _LISTS),
-    "dt": (frozenset({"dt", "dd"}), frozenset({"dl"})),
-    "dd": (frozenset({"dt", "dd"}), frozenset({"dl"})),
+    "li": (frozenset({"li"}), _LISTS | _SPECIAL),
+    "dt": (frozenset({"dt", "dd"}), _SPECIAL | {"dl"}),
+    "dd": (frozenset({"dt", "dd"}), _SPECIAL | {"dl"}),
+    "rb": (_RUBY, frozenset({"ruby"})),
+    "rtc": (_RUBY, frozenset({"ruby"})),
+    "rt": (frozenset({"rb", "rt", "rp"}), frozenset({"ruby", "rtc"})),
+    "rp": (frozenset({"rb", "rt", "rp"}), frozenset({"ruby", "rtc"})),
     "td": (frozenset({"td", "th"}), _TABLE | {"tr"}),
     "th": (frozenset({"td", "th"}), _TABLE | {"tr"}),
     "tr": (frozenset({"tr"}), _TABLE),
@@ -195,7 +208,8 @@ def _close_implied(open_tags: list[str], name: str) -> None:
     closes, bounds = _CLOSES[name]
     for index in range(len(open_tags) - 1, -1, -1):
         if open_tags[index] in closes:
-            del open_tags[index:]
+            kept = [tag for tag in open_tags[index + 1 :] if tag in _FORMATTING]
+            open_tags[index:] = kept  # (opened again inside the next one)
             return
         if open_tags[index] in bounds:
             return
