@@ -449,10 +449,12 @@ def test_hostile_lines_near_the_name_answer_at_once(fresh: World) -> None:
     )
     fresh.write("en", "sep.md", "# Sep\n\nddkey there\n\nvault" + "&_;" * 40 + "\n")
     fresh.write("en", "ent.md", "# Ent\n\nddkey also\n\nvault" + "&vault;" * 16_000 + "\n")
+    zeros = "&#" + "0" * 4400 + "60;"  # (html.unescape's int() of them raised)
+    fresh.write("en", "zeros.md", f"# Zeros\n\nddkey again {zeros} %26%23{zeros[2:]}\n")
     started = time.process_time()
     result = fresh.recall.recall("en", "ddkey", 1500)
     assert time.process_time() - started < 2.0
-    assert {"ref.md", "sep.md", "ent.md"} <= {s["path"] for s in result["sources"]}
+    assert {"ref.md", "sep.md", "ent.md", "zeros.md"} <= {s["path"] for s in result["sources"]}
 
 
 def test_looking_for_the_name_stays_linear() -> None:

@@ -34,7 +34,7 @@ _ESCAPED_OPENERS = (  # entities, percent and backslash escapes (references: _de
 )
 # A backslash escape of a character: \u2039, \u{2039}, \x3c (braces: 6 digits at most)
 _BACKSLASHED = re.compile(r"\\[ux]\{0*([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})", re.I)
-_OVERLONG_REF = re.compile(r"&#(?:x0*+[0-9a-f]{7,}|0*+[0-9]{8,});?", re.I)  # no character
+_NUMERIC_REF = re.compile(r"&#(?:x([0-9a-f]+)|([0-9]+));?", re.I)
 _FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
 # Controls (C0 and C1), and the bidi overrides and isolates
 # (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
@@ -58,13 +58,24 @@ def _names_block(text: str) -> bool:
     slow, and hold the GIL). Letters written as references or escapes are read first
     (``&#118;ault``, ``%76ault``, ``\\u0076ault``)."""
     if "&" in text or "%" in text or "\\" in text:
-        text = html.unescape(_OVERLONG_REF.sub(" ", unquote(text)))  # (html's int())
+        text = html.unescape(_NUMERIC_REF.sub(_referenced, unquote(text)))
         text = _BACKSLASHED.sub(_escaped_char, text)
     if text.isascii():
         return _NAMED.search(text) is not None
     if _may_name().search(text) is None:
         return False
     return _NAMED.search(_skeleton(text)) is not None
+
+
+def _referenced(match: re.Match[str]) -> str:
+    """The character a numeric reference names, or a space for one that names none (read
+    here, not by ``html.unescape``: its ``int()`` of thousands of digits raised)."""
+    hexadecimal, decimal = match.groups()
+    digits = (hexadecimal or decimal).lstrip("0") or "0"
+    if len(digits) > 7:
+        return " "
+    code = int(digits, 16 if hexadecimal else 10)
+    return chr(code) if code < 0x110000 else " "
 
 
 def _escaped_char(match: re.Match[str]) -> str:

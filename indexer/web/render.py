@@ -196,7 +196,10 @@ def _depth(rendered: str) -> int:
                 if deepest > MAX_HTML_DEPTH:  # enough to know (and the stack stays short)
                     return deepest
         elif name in open_tags:
-            del open_tags[len(open_tags) - 1 - open_tags[::-1].index(name) :]
+            index = len(open_tags) - 1 - open_tags[::-1].index(name)
+            # formatting opened inside stays counted: HTML opens it again after the end
+            kept = [tag for tag in open_tags[index + 1 :] if tag in _FORMATTING]
+            open_tags[index:] = kept
     return deepest
 
 

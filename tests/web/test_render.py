@@ -96,6 +96,7 @@ def test_html_leaving_out_optional_end_tags_is_kept() -> None:
         "".join(f"<li><b a={i}>x" for i in range(2_000)),  # each item opens every <b> again
         "".join(f"<p><b a={i}>x" for i in range(2_000)),
         "<li><article>" * 3_000,  # an item's end is not looked for through <article>
+        "".join(f"<p>x<b a={i}></p>" for i in range(2_600)),  # nor does an end tag close <b>
     ],
 )
 def test_what_the_sibling_rule_must_not_close(nested: str) -> None:
