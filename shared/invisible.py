@@ -23,6 +23,9 @@ MONGOLIAN_VOWEL_SEPARATOR = "\u180e"
 # Letters that show nothing (a Hangul filler, Khmer's inherent vowels, the combining
 # grapheme joiner): "g\u034fo.md" reads as "go.md" beside it.
 INVISIBLE_LETTERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
+# What shows nothing on its own though it is no mark or format character: those letters
+# and the braille blank.
+SHOW_NOTHING = INVISIBLE_LETTERS | {"\u2800"}
 # Format characters that show something (prepended concatenation marks: the Arabic
 # number sign, the Syriac abbreviation mark...) or spell a word (the Mongolian vowel
 # separator): allowed wherever they are.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from shared.invisible import spelled
+from shared.invisible import SHOW_NOTHING, spelled
 from shared.langs import check_lang
 from shared.utf8 import texts_in, utf8_problem
 
@@ -58,9 +58,6 @@ def _is_control(char: str) -> bool:
     )
 
 
-# Letters and symbols that show nothing (fillers, the braille blank), beside the format
-# characters and marks, which show nothing on their own.
-_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\U00016fe4")
 # (not Cn: a character newer than this Python's Unicode, 🩷 on 3.11, is shown)
 _UNSHOWN = frozenset({"Mn", "Mc", "Me", "Cc", "Cf", "Cs"})
 
@@ -92,7 +89,7 @@ def _check_shown_text(what: str, text: str) -> None:
 def _shows(char: str) -> bool:
     """Whether ``char`` shows something on its own. An unassigned one may be newer than
     this Python's Unicode (🩷 on 3.11), but a noncharacter or a tag-plane one never shows."""
-    if char.isspace() or char in _BLANK or unicodedata.category(char) in _UNSHOWN:
+    if char.isspace() or char in SHOW_NOTHING or unicodedata.category(char) in _UNSHOWN:
         return False
     code = ord(char)
     noncharacter = 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE

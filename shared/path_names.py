@@ -12,7 +12,13 @@ from urllib.parse import unquote
 
 from shared.errors import ForbiddenPathError
 from shared.filetypes import DEVICE_NAMES as _DEVICE_NAMES
-from shared.invisible import INVISIBLE_LETTERS, allowed_anywhere, check_in_context, is_selector
+from shared.invisible import (
+    INVISIBLE_LETTERS,
+    SHOW_NOTHING,
+    allowed_anywhere,
+    check_in_context,
+    is_selector,
+)
 
 MAX_PATH_BYTES = 1024
 MAX_SEGMENT_BYTES = 255
@@ -22,7 +28,7 @@ _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
 # ``invisible``); other format characters (zero-width space, bidi controls, BOM...) only
 # hide what a name says.
 # What a name made only of these (and spaces, joiners, selectors) would show: nothing.
-_BLANK = frozenset("\u2800\u200c\u200d") | INVISIBLE_LETTERS
+_BLANK = SHOW_NOTHING | {"\u200c", "\u200d"}
 
 
 def check_char(char: str) -> None:

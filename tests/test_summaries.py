@@ -139,6 +139,14 @@ def settle(core: Core) -> None:
     summaries_of(core).dirty.done()
 
 
+def ready(tmp_path: Path, cores: list[Core]) -> Core:
+    """A core on ``tmp_path`` whose index is up to date (closed with ``cores``)."""
+    core = make_core(tmp_path)
+    cores.append(core)
+    settle(core)
+    return core
+
+
 def summaries_of(core: Core) -> Summaries:
     assert core.summaries is not None
     return core.summaries
@@ -193,9 +201,7 @@ async def test_without_a_model_the_fallback_is_written_and_nothing_is_called(
     note(tmp_path, "items/go.md", "---\ntype: item\nsummary: Past tense of go\n---\n# Go\n\nwent\n")
     note(tmp_path, "items/be.md", "# Be\n\nwas, were, been\n")
     note(tmp_path, "events/2026/11/29.md", "# 2026-11-29\n\n## Event\nThe learner went out.\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     stats = await summaries_of(core).run_pass()
     assert (stats.folders, stats.fallback, stats.llm) == (5, 5, 0)
     assert quiet_stub.requests == []
@@ -227,9 +233,7 @@ async def test_a_zh_vault_gets_the_seeds_chinese_fallback(
         "---\ntype: preference\n---\n# 甲\n\n喜欢简洁的代码风格。\n",
         "zh-Hans",
     )
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     await summaries_of(core).run_pass()
     meta, body = summary_file(tmp_path, "items", "zh-Hans")
     assert meta["abstract"] == "包含 1 条preference相关记忆"
@@ -277,9 +281,7 @@ async def test_an_edit_deep_in_the_tree_redoes_only_its_ancestors(
 async def test_an_emptied_folder_loses_its_summary(tmp_path: Path, cores: list[Core]) -> None:
     note(tmp_path, "a/one.md", "# One\n\nfirst\n")
     note(tmp_path, "b/two.md", "# Two\n\nsecond\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     await summaries.run_pass()
     assert (vault(tmp_path) / "a" / ".overview.md").exists()
@@ -304,9 +306,7 @@ async def test_a_summary_file_someone_deleted_is_made_again_with_its_parent(
     tmp_path: Path, cores: list[Core]
 ) -> None:
     note(tmp_path, "a/b/one.md", "# One\n\nfirst\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     await summaries.run_pass()
     (vault(tmp_path) / "a" / "b" / ".overview.md").unlink()
@@ -453,9 +453,7 @@ async def test_notes_that_cannot_be_read_are_skipped_with_a_warning(
     for folder in ("mixed", "broken"):
         (vault(tmp_path) / folder).mkdir(parents=True, exist_ok=True)
         (vault(tmp_path) / folder / "bad.md").write_bytes(b"# Bad\n\n\xff\xfe not text\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     with caplog.at_level(logging.WARNING, logger="indexer.jobs.summaries"):
         stats = await summaries_of(core).run_pass()
     assert stats.unreadable == 2
@@ -480,9 +478,7 @@ async def test_names_no_tool_can_use_are_left_out_and_break_nothing(
     deep = vault(tmp_path) / "/".join(["x"] * 40)
     deep.mkdir(parents=True)
     (deep / "n.md").write_text("# Deep\n\nhidden\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     await summaries_of(core).run_pass()
     assert summary_file(tmp_path, "ok")[0]["child_count"] == 1
     top = vault(tmp_path)
@@ -506,9 +502,7 @@ def test_the_folders_of_a_failed_pass_stay_dirty_until_the_next() -> None:
 async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: list[Core]) -> None:
     """It was served as current (``stale: false``) until a note of its folder changed."""
     note(tmp_path, "f/a.md", "# A\n\nalpha\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     await summaries_of(core).run_pass()
     made = summary_file(tmp_path, "f")
     (vault(tmp_path) / "f" / ".overview.md").write_text("---\nabstract: HACKED\n---\nx\n")
@@ -545,9 +539,7 @@ async def test_an_overview_written_by_hand_is_kept_as_a_note(
     note(tmp_path, "full/a.md", "# A\n\nalpha\n")
     (vault(tmp_path) / "full" / ".overview.md").write_bytes(data)
     (vault(tmp_path) / "full" / "overview-by-hand.md").write_text("# taken\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     await summaries.run_pass()
     await summaries.run_pass(dirty=summaries.dirty.take())
@@ -576,9 +568,7 @@ async def test_an_overview_the_job_cannot_replace_is_left_without_a_loop(
         os.mkfifo(place)
     else:
         place.write_text("---\ntype: summary\n---\n" + "x" * (5 << 20))
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     await summaries.run_pass()
     assert summaries.dirty.take() == {}  # nothing marked again
@@ -590,9 +580,7 @@ async def test_a_summary_cut_short_is_made_again_not_kept(
 ) -> None:
     """Damaged (cut to its first lines, its YAML unterminated), it is still the job's."""
     note(tmp_path, "k/a.md", "# A\n\nalpha\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     await summaries.run_pass()
     path = vault(tmp_path) / "k" / ".overview.md"
@@ -620,9 +608,7 @@ async def test_a_hand_save_in_the_moment_a_kept_file_left_is_not_overwritten(
             (vault(tmp_path) / "b" / ".overview.md").write_text("# second hand text\n")
 
     monkeypatch.setattr(summary_files.renames, "rename_noreplace", then_an_editor_saves)
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     await summaries.run_pass()
     assert (vault(tmp_path) / "b" / ".overview.md").read_text() == "# second hand text\n"
@@ -679,9 +665,7 @@ async def test_summary_reads_a_folder_and_previews_one_not_made_yet(
 ) -> None:
     note(tmp_path, "items/go.md", "# Go\n\nwent\n")
     (vault(tmp_path) / "empty").mkdir()
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     before = snapshot(tmp_path / "ws" / "memory")
     preview = await asyncio.to_thread(summaries.summary, "en", "./items/")
@@ -718,9 +702,7 @@ async def test_a_moved_folder_is_summarized_again_under_its_new_name(
     tmp_path: Path, cores: list[Core]
 ) -> None:
     note(tmp_path, "old/one.md", "# One\n\nfirst\n")
-    core = make_core(tmp_path)
-    cores.append(core)
-    settle(core)
+    core = ready(tmp_path, cores)
     summaries = summaries_of(core)
     await summaries.run_pass()
     os.rename(vault(tmp_path) / "old", vault(tmp_path) / "new")  # its summary moves with it

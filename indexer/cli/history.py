@@ -44,7 +44,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def cmd_history(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args)
     lang = check_lang(args.lang)
-    target = Sandbox(workspace).resolve(lang, args.path)
+    sandbox = Sandbox(workspace)
+    target = sandbox.resolve(lang, args.path)
     if target.dir_only:
         raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
     path = target.rel
@@ -57,7 +58,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if not rows:  # why, as the history tool says it (a folder, a link, nothing there)
-        check_file(Sandbox(workspace), target)
+        check_file(sandbox, target)
     if args.json:
         result = {"path": path, "versions": [row.public() for row in rows]}
         print(json.dumps(result, ensure_ascii=False, indent=2))

@@ -17,6 +17,7 @@ import unicodedata
 from urllib.parse import unquote
 
 from indexer.jobs.look_alikes import look_alikes
+from shared.invisible import SHOW_NOTHING
 
 __all__ = ["clean_line"]
 
@@ -29,13 +30,12 @@ _SEP = r"[\W_]*"
 _NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
 _ESCAPED_OPENERS = (  # entities, percent and backslash escapes (references: _defused)
     r"&(?:amp;)*(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
-    r"|%(?:25)*3c|%u0*3c|\\[ux]\{?0*3c\}?|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
+    r"|%(?:25)*3c|%u0*3c|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
     r"|\\0*3c\b|=3c"
 )
 # A backslash escape of a character: \u2039, \u{2039}, \x3c (braces: 6 digits at most)
 _BACKSLASHED = re.compile(r"\\[ux]\{0*([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})", re.I)
 _NUMERIC_REF = re.compile(r"&#(?:x([0-9a-f]+)|([0-9]+));?", re.I)
-_FILLERS = "\u115f\u1160\u3164\uffa0\u2800"  # letters and symbols that show nothing
 # Controls (C0 and C1), and the bidi overrides and isolates
 # (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -93,11 +93,8 @@ def _defused(match: re.Match[str]) -> str:
         return "[" if found and _escaped_char(found) in _opener_chars() else escape
     if ref is None:
         return "["
-    digits = ref[2:].rstrip(";")
-    hexadecimal = digits[:1] in ("x", "X")
-    number = (digits[1:] if hexadecimal else digits).lstrip("0") or "0"  # at most 7 digits
-    code = int(number, 16 if hexadecimal else 10)
-    return "[" if code < 0x110000 and chr(code) in _opener_chars() else ref
+    found = _NUMERIC_REF.fullmatch(ref)
+    return "[" if found and _referenced(found) in _opener_chars() else ref
 
 
 def _skeleton(text: str) -> str:
@@ -115,8 +112,7 @@ def _openers() -> re.Pattern[str]:
     """Every spelling of "<" a line may hold: the escapes, a character reference (told
     by ``_defused``), and each character that reads as one (``_opener_chars``)."""
     signs = re.escape("".join(sorted(_opener_chars())))
-    ref = r"(?P<ref>&#(?:x0*[0-9a-f]{1,6}|0*[0-9]{1,7});?)"  # (a longer one is no character)
-    escape = rf"(?P<esc>{_BACKSLASHED.pattern})"
+    ref, escape = rf"(?P<ref>{_NUMERIC_REF.pattern})", rf"(?P<esc>{_BACKSLASHED.pattern})"
     return re.compile(rf"{ref}|{escape}|{_ESCAPED_OPENERS}|[{signs}]", re.I)
 
 
@@ -155,7 +151,7 @@ def _drawn_as(sign: str) -> frozenset[str]:
 def _skeleton_table() -> dict[int, str | None]:
     """Marks, format characters and fillers -> nothing, look-alikes -> Latin (built at the
     first line that is not ASCII: 40 ms)."""
-    table: dict[int, str | None] = {ord(c): None for c in _FILLERS}
+    table: dict[int, str | None] = {ord(c): None for c in SHOW_NOTHING}
     for code in (*range(0x30000), *range(0xE0000, 0xE01F0)):
         if unicodedata.category(chr(code)) in ("Mn", "Me", "Cf"):
             table[code] = None

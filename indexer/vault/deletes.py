@@ -84,7 +84,9 @@ def _delete_locked(
         elif target.dir_only:
             raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
         elif timeline.file_kind(target) is not None:
-            _delete_file(vault, place, place.dir_fd, info, (reason, actor, if_match))
+            _delete_file(
+                vault, place, place.dir_fd, info, reason=reason, actor=actor, if_match=if_match
+            )
         else:
             raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
         vault._notify(target)
@@ -96,11 +98,12 @@ def _delete_file(
     place: Place,
     dir_fd: int,
     info: os.stat_result,
-    how: tuple[str | None, str, str | None],
+    *,
+    reason: str | None,
+    actor: str,
+    if_match: str | None,
 ) -> None:
-    """Delete the note or file at ``place`` (in ``dir_fd``) with its images, recorded;
-    ``how``: the call's reason, actor and if_match."""
-    reason, actor, if_match = how
+    """Delete the note or file at ``place`` (in ``dir_fd``) with its images, recorded."""
     target = place.target
     changes, readable = _deletion(vault, place, info)
     if if_match is not None:
