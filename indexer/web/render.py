@@ -196,11 +196,14 @@ def _depth(rendered: str) -> int:
                 if deepest > MAX_HTML_DEPTH:  # enough to know (and the stack stays short)
                     return deepest
         elif name in open_tags:
-            index = len(open_tags) - 1 - open_tags[::-1].index(name)
-            # formatting opened inside stays counted: HTML opens it again after the end
-            kept = [tag for tag in open_tags[index + 1 :] if tag in _FORMATTING]
-            open_tags[index:] = kept
+            _close_at(open_tags, len(open_tags) - 1 - open_tags[::-1].index(name))
     return deepest
+
+
+def _close_at(open_tags: list[str], index: int) -> None:
+    """Close the tag open at ``index`` and those opened inside it, but formatting (``<b>``):
+    HTML opens it again after the end, in each later item."""
+    open_tags[index:] = [tag for tag in open_tags[index + 1 :] if tag in _FORMATTING]
 
 
 def _close_implied(open_tags: list[str], name: str) -> None:
@@ -211,8 +214,7 @@ def _close_implied(open_tags: list[str], name: str) -> None:
     closes, bounds = _CLOSES[name]
     for index in range(len(open_tags) - 1, -1, -1):
         if open_tags[index] in closes:
-            kept = [tag for tag in open_tags[index + 1 :] if tag in _FORMATTING]
-            open_tags[index:] = kept  # (opened again inside the next one)
+            _close_at(open_tags, index)
             return
         if open_tags[index] in bounds:
             return
