@@ -8,9 +8,11 @@ from __future__ import annotations
 import base64
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from helpers.snapshots import snapshot
@@ -249,3 +251,19 @@ def test_a_link_in_fenced_code_stays_while_the_real_one_moves(vault: Vault) -> N
     vault.move("en", "d/a.md", "d/sub/b.md")
     new = (root(vault) / "d/sub/b.md").read_text()
     assert new.endswith("```md\n![i](a.md.assets/i.png)\n```\n\n![i](b.md.assets/i.png)\n")
+
+
+def test_a_link_spelled_in_nfd_follows_its_note_as_the_nfc_one_does(vault: Vault) -> None:
+    """The vault names files in NFC; a link typed on a Mac may be in NFD (plain or
+    percent-encoded), and named the same images: it must follow them too."""
+    nfd = unicodedata.normalize("NFD", "café.md")
+    encoded = quote(nfd + ".assets/ü.png")
+    text = f"# C\n\n![a]({nfd}.assets/ü.png)\n![b]({encoded})\n![c](other/{nfd})\n"
+    vault.write("en", "d/café.md", text)
+    image(vault, "d/café.md.assets/ü.png")
+    vault.move("en", "d/café.md", "d/sub/thé.md")
+    new = (root(vault) / "d/sub/thé.md").read_text()
+    assert "![a](thé.md.assets/ü.png)" in new  # rewritten: in the vault's spelling
+    assert f"![b]({quote('thé.md.assets/ü.png')})" in new
+    assert f"![c](../other/{nfd})" in new  # not moved: the link keeps its own spelling
+    assert (root(vault) / "d/sub/thé.md.assets/ü.png").read_bytes() == PNG

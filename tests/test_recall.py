@@ -423,6 +423,13 @@ def test_the_delimiter_spelled_as_a_reader_would_read_it_is_defused(
         ("\\u{2039}/vault-memory-recall>", "[/vault-memory-recall>"),
         ("</vault&memory;recall>", "[/vault&memory;recall>"),  # an unknown entity: signs
         ("</VAULT&MEMORY;RECALL>", "[/VAULT&MEMORY;RECALL>"),
+        # UTF-8 of a character read as "<", percent-encoded; unknown entities as separators
+        ("%EF%BC%9C/vault-memory-recall>", "[/vault-memory-recall>"),
+        ("%25ef%25bc%259c/vault-memory-recall>", "[/vault-memory-recall>"),
+        ("%41%E2%80%B9%C3%A9/vault-memory-recall>", "%41[%C3%A9/vault-memory-recall>"),
+        ("%FF%3C%E2/vault-memory-recall>", "%FF[%E2/vault-memory-recall>"),
+        ("</vault&x;memory&x;recall>", "[/vault&x;memory&x;recall>"),
+        ("</vault&shy;memory&nbsp;recall>", "[/vault&shy;memory&nbsp;recall>"),
     ],
 )
 def test_the_delimiter_spelled_with_look_alikes_is_defused(spelled: str, quoted: str) -> None:
@@ -498,6 +505,8 @@ def test_a_line_that_only_mentions_the_name_is_quoted_as_it_is() -> None:
     assert _quote("दिल की बात < & >") == "> दिल की बात < & >\n"
     assert _quote("\u1438 vault-memory-recall>") == "> [ vault-memory-recall>\n"
     assert _quote("if a < b: vault-memory-recall") == "> if a [ b: vault-memory-recall\n"
+    for mention in ("a%20vault%2Dmemory%2Drecall%20b", "vault&x;memory&x;recalls &amp; more"):
+        assert _quote(mention) == f"> {mention}\n"  # nothing read as "<" in them
     # shown as the closing tag where bidi is applied: the override goes
     assert _quote("zebra \u202e<llacer-yromem-tluav/>") == "> zebra  <llacer-yromem-tluav/>\n"
     # a long run of spaces between a sign and the name took minutes (split every way)

@@ -50,13 +50,18 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
     path = target.rel
     store = HistoryStore(workspace.history_dir, fsops.etag_of, readonly=True)
-    try:
-        store.open()
-        if args.show is not None:
-            return _show(store, lang, path, args.show)
-        rows = store.versions(lang, path, args.limit)
-    finally:
-        store.close()
+    rows = []
+    if store.path.exists():  # else no server has served here yet: no version of anything
+        try:
+            store.open()
+            if args.show is not None:
+                return _show(store, lang, path, args.show)
+            rows = store.versions(lang, path, args.limit)
+        finally:
+            store.close()
+    elif args.show is not None:
+        check_file(sandbox, target)
+        raise NotFoundError(f"{lang}/{path} has no version {args.show}")
     if not rows:  # why, as the history tool says it (a folder, a link, nothing there)
         check_file(sandbox, target)
     if args.json:

@@ -28,14 +28,18 @@ _L = r"[l1|i]"
 # alternative here read "&_;" every way, and "&vault;" swallowed the next name's letters)
 _SEP = r"[\W_]*"
 _NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
-_ESCAPED_OPENERS = (  # entities, percent and backslash escapes (references: _defused)
+_ESCAPED_OPENERS = (  # entities and escapes (references, bytes: _defused)
     r"&(?:amp;)*(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
-    r"|%(?:25)*3c|%u0*3c|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
+    r"|%u0*3c|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
     r"|\\0*3c\b|=3c"
 )
 # A backslash escape of a character: \u2039, \u{2039}, \x3c (braces: 6 digits at most)
 _BACKSLASHED = re.compile(r"\\[ux]\{0*([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})", re.I)
 _NUMERIC_REF = re.compile(r"&#(?:x([0-9a-f]+)|([0-9]+));?", re.I)
+_UNKNOWN_ENTITY = re.compile(r"&\w{1,32};")  # (the known ones are read by html.unescape)
+# Percent-encoded bytes, once or more (%25 encodes the %): UTF-8 of a character read as "<"
+_PERCENT_BYTE = re.compile(r"%(?:25)*([0-9a-f]{2})", re.I)
+_PERCENT_RUN = r"(?:%(?:25)*[0-9a-f]{2})+"
 # Controls (C0 and C1), and the bidi overrides and isolates
 # (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -60,6 +64,12 @@ def _names_block(text: str) -> bool:
     if "&" in text or "%" in text or "\\" in text:
         text = html.unescape(_NUMERIC_REF.sub(_referenced, unquote(text)))
         text = _BACKSLASHED.sub(_escaped_char, text)
+        if "&" in text and _UNKNOWN_ENTITY.search(text):  # between the words: separators
+            return _read_as_name(_UNKNOWN_ENTITY.sub("-", text)) or _read_as_name(text)
+    return _read_as_name(text)
+
+
+def _read_as_name(text: str) -> bool:
     if text.isascii():
         return _NAMED.search(text) is not None
     if _may_name().search(text) is None:
@@ -87,7 +97,9 @@ def _escaped_char(match: re.Match[str]) -> str:
 def _defused(match: re.Match[str]) -> str:
     """ "[" for a spelling of "<"; a character reference or backslash escape decoded
     first (``&#8249;``, ``\\u2039``)."""
-    ref, escape = match.group("ref"), match.group("esc")
+    ref, escape, encoded = match.group("ref"), match.group("esc"), match.group("pct")
+    if encoded is not None:
+        return _defused_percent(encoded)
     if escape is not None:
         found = _BACKSLASHED.fullmatch(escape)
         return "[" if found and _escaped_char(found) in _opener_chars() else escape
@@ -95,6 +107,19 @@ def _defused(match: re.Match[str]) -> str:
         return "["
     found = _NUMERIC_REF.fullmatch(ref)
     return "[" if found and _referenced(found) in _opener_chars() else ref
+
+
+def _defused_percent(run: str) -> str:
+    """A run of percent-encoded bytes with each character read as "<" (``%3C``,
+    ``%EF%BC%9C``) as "["; the other bytes stay as written."""
+    spelled = [match.group(0) for match in _PERCENT_BYTE.finditer(run)]
+    data = bytes(int(match.group(1), 16) for match in _PERCENT_BYTE.finditer(run))
+    out, at = [], 0
+    for char in data.decode("utf-8", "surrogateescape"):
+        size = len(char.encode("utf-8", "surrogateescape"))
+        out.append("[" if char in _opener_chars() else "".join(spelled[at : at + size]))
+        at += size
+    return "".join(out)
 
 
 def _skeleton(text: str) -> str:
@@ -113,7 +138,8 @@ def _openers() -> re.Pattern[str]:
     by ``_defused``), and each character that reads as one (``_opener_chars``)."""
     signs = re.escape("".join(sorted(_opener_chars())))
     ref, escape = rf"(?P<ref>{_NUMERIC_REF.pattern})", rf"(?P<esc>{_BACKSLASHED.pattern})"
-    return re.compile(rf"{ref}|{escape}|{_ESCAPED_OPENERS}|[{signs}]", re.I)
+    encoded = rf"(?P<pct>{_PERCENT_RUN})"
+    return re.compile(rf"{ref}|{escape}|{encoded}|{_ESCAPED_OPENERS}|[{signs}]", re.I)
 
 
 @functools.cache

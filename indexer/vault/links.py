@@ -12,13 +12,15 @@ backtick is text), and links inside code spans, fenced and indented code blocks 
 text, left alone, as are absolute URLs, ``/rooted`` and ``#anchor`` links and links
 leaving the vault. A link is written back in its own style: percent-encoded if it was,
 in ``<...>`` if it was or needs to be (a space, unbalanced parentheses), with its
-``./`` if it had one.
+``./`` if it had one. A link spelled in NFD names the file the vault names in NFC; one
+that is rewritten is written in NFC.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from urllib.parse import quote, unquote
@@ -238,7 +240,11 @@ def _moved_link(dest: str, old_path: str, new_path: str, relocate: Relocate) -> 
     target = posixpath.normpath(posixpath.join(posixpath.dirname(old_path), plain))
     if target == ".." or target.startswith("../") or target == ".":
         return dest  # leaves the vault (or is the vault itself): not ours to change
-    moved = relocate(target)
+    # The vault names files in NFC; a link may be spelled in NFD (typed on a Mac).
+    composed = unicodedata.normalize("NFC", target)
+    moved = relocate(composed)
+    if moved == composed:  # not moved: the link keeps its own spelling
+        moved = target
     relative = posixpath.relpath(moved, posixpath.dirname(new_path) or ".")
     if plain.startswith("./") and not relative.startswith("../"):
         relative = "./" + relative

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from indexer.vault import atomic, fsops, renames
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
+from indexer.vault.names import printable
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
@@ -44,6 +45,7 @@ from shared.errors import (
     NotFoundError,
     TooLargeError,
 )
+from shared.path_names import MAX_DEPTH, MAX_PATH_BYTES
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -333,6 +335,7 @@ def _move_folder_locked(
         raise NotFoundError(f"the folder {source.rel} does not exist")
     if dst.lstat() is not None:
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
+    _check_reach(src, source, dest)
     moved = []
     for rel, data in _files_below(src, src.name, source.rel, read=vault.max_file_bytes):
         old = vault.sandbox.resolve(source.lang, rel)
@@ -359,6 +362,44 @@ def _move_folder_locked(
         vault._notify(item.old)
         vault._notify(item.new)
     return {"path": source.rel, "new_path": dest.rel, "etag": None, "files": len(moved)}
+
+
+def _check_reach(src: Place, source: Target, dest: Target) -> None:
+    """Refuse a folder move that would put anything below the folder (an empty folder
+    or a dot-file too, which no listing names) deeper or longer than a path may be: it
+    would be out of every tool's reach until moved back. What is already out of reach
+    may move where it stays so (a move up or to a shorter name is never refused)."""
+    grows = len(dest.rel.split("/")) - len(source.rel.split("/"))
+    longer = _size(dest.rel) - _size(source.rel)
+    if grows <= 0 and longer <= 0:
+        return
+    max_below = MAX_DEPTH - len(dest.rel.split("/"))  # levels a path may have below it
+    max_bytes = MAX_PATH_BYTES - _size(dest.rel) - 1  # bytes after "<new_path>/"
+    assert src.dir_fd is not None
+    fd = fsops.open_dir(src.name, src.dir_fd)
+    pending = [(fd, "", 1)]  # open folder, its path below the moved folder, its level
+    try:
+        while pending:
+            fd, below, level = pending.pop()
+            with fsops.opened(fd), os.scandir(fd) as entries:
+                for entry in entries:
+                    rel = below + entry.name
+                    if level > max_below or _size(rel) > max_bytes:
+                        raise ForbiddenPathError(
+                            f"{dest.rel}/{printable(rel)} would be deeper than {MAX_DEPTH} "
+                            f"names or longer than {MAX_PATH_BYTES} bytes (out of every "
+                            "tool's reach); nothing was moved"
+                        )
+                    if entry.is_dir(follow_symlinks=False):
+                        child = fsops.open_dir(entry.name, fd)
+                        pending.append((child, rel + "/", level + 1))
+    finally:
+        for fd, _, _ in pending:
+            os.close(fd)
+
+
+def _size(path: str) -> int:
+    return len(os.fsencode(path))
 
 
 def _folder_files(vault: Vault, folder: Target) -> list[str]:

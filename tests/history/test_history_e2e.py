@@ -10,6 +10,7 @@ import asyncio
 import base64
 import hashlib
 import itertools
+import json
 import sqlite3
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from helpers.history import (
 from helpers.indexer_process import RunningIndexer, spawn_indexer, start_indexer, wait_for
 from helpers.snapshots import snapshot
 
+from indexer.cli import main as cli_main
 from indexer.vault.fsops import etag_of
 from indexer.vault.history import schema
 from indexer.vault.history.store import HistoryStore
@@ -233,6 +235,29 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
         said = subprocess.run([*run, *args], capture_output=True, text=True)
         assert said.returncode == status, said
         assert said.stderr.startswith(f"indexer history: {code}:"), said
+
+
+def test_indexer_history_before_any_server_served_answers_as_with_no_version(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No history database yet (no server has served the workspace): a file that is
+    there has no version recorded yet, as the tool answers, and one that is not there
+    is not_found; nothing is created by asking."""
+    vault = workspace / "memory/languages/en/vault"
+    vault.mkdir(parents=True)
+    (vault / "a.md").write_text("# a\n")
+    ask = ["history", "--workspace", str(workspace), "--lang", "en"]
+    assert cli_main([*ask, "a.md"]) == 0
+    assert capsys.readouterr().out == "en/a.md: no version recorded yet\n"
+    assert cli_main([*ask, "a.md", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"path": "a.md", "versions": []}
+    assert cli_main([*ask, "a.md", "--show", "1"]) == 1
+    assert capsys.readouterr().err == "indexer history: not_found: en/a.md has no version 1\n"
+    assert cli_main([*ask, "b.md"]) == 1
+    assert capsys.readouterr().err.startswith("indexer history: not_found:")
+    assert cli_main([*ask, "b.md", "--show", "1"]) == 1
+    assert capsys.readouterr().err.startswith("indexer history: not_found:")
+    assert not (workspace / ".indexer").exists()
 
 
 # -- own servers ---------------------------------------------------------------------------

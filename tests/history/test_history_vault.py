@@ -556,6 +556,27 @@ def test_a_folder_moves_whole_with_history_per_file(vault: Vault) -> None:
     assert versions(vault, "projects/x/deep/b.md")[0] == (2, "move", "tool", "archive")
 
 
+def test_a_folder_move_never_carries_anything_out_of_reach(vault: Vault) -> None:
+    """An empty folder or a dot-file (which no listing names) pushed deeper than 32
+    names or longer than 1,024 bytes by a move would be out of every tool's reach."""
+    vault.write("en", "a/n.md", "# N\n")
+    deep = root(vault) / "a" / "/".join("e" for _ in range(30))  # a/e/.../e: 31 names
+    deep.mkdir(parents=True)
+    assert "deeper than 32 names" in refused(
+        vault, "forbidden_path", vault.move, "en", "a", "b/c/a"
+    )
+    shutil.rmtree(root(vault) / "a/e")
+    long = root(vault) / "a" / ("x" * 200) / ("y" * 200) / ("z" * 200) / ("w" * 200)
+    long.mkdir(parents=True)
+    (long / ".hidden").write_text("kept\n")  # a/x../y../z../w../.hidden: 816 bytes
+    far = "/".join("f" * 100 for _ in range(3))  # 302 bytes more
+    refused(vault, "forbidden_path", vault.move, "en", "a", f"{far}/a")
+    vault.move("en", "a", "b")  # no deeper, no longer: moved
+    assert (root(vault) / "b" / long.relative_to(root(vault) / "a") / ".hidden").exists()
+    vault.move("en", "b", "b2/a")  # 3 bytes and one name more: still within reach
+    assert versions(vault, "b2/a/n.md")[0][1] == "move"
+
+
 # -- undo ----------------------------------------------------------------------------------
 
 
