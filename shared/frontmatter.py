@@ -330,7 +330,8 @@ def _refuse_lookalike_keys(meta: dict[str, Any]) -> None:
 
 
 def _protected_values(existing: str | None) -> dict[str, Any]:
-    """``id``/``created`` of the file on disk; an unreadable original protects nothing.
+    """``id``/``created`` of the file on disk (read line by line from a block that does
+    not parse: a typo elsewhere in it must not change the note's identity).
 
     An existing ``id`` is kept even when it would be refused from a writer (newlines,
     over-long, control characters): protection is about a note never changing identity,
@@ -343,7 +344,7 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
     try:
         meta, _ = parse_frontmatter(existing)
     except InvalidFrontmatterError:
-        return {}
+        meta = _salvaged(existing)
     kept: dict[str, Any] = {}
     old_id = meta.get("id")
     if isinstance(old_id, str | int) and not isinstance(old_id, bool) and str(old_id).strip():
@@ -352,6 +353,19 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
         with contextlib.suppress(InvalidFrontmatterError):
             kept["created"] = _timestamp("created", meta["created"])
     return kept
+
+
+def _salvaged(existing: str) -> dict[str, Any]:
+    """The ``id`` and ``created`` lines of a frontmatter block that does not parse as a
+    whole, each read on its own (the first of each; none when a line is no YAML)."""
+    block, _ = split_frontmatter(_clean_text(existing))
+    found: dict[str, Any] = {}
+    for line in (block or "").splitlines():
+        key = line.partition(":")[0]
+        if key in ("id", "created") and key not in found:
+            with contextlib.suppress(InvalidFrontmatterError):
+                found.update(parse_yaml_block(line))
+    return found
 
 
 def _writer_id(value: Any) -> str:

@@ -189,9 +189,25 @@ def test_a_poisoned_note_on_disk_is_a_refusal_not_a_crash() -> None:
     poisoned = "---\nid: OLD\ncreated: !!timestamp 2026-01-01T00:00:00+01:00:30\n---\n# ts\n"
     with pytest.raises(InvalidFrontmatterError, match="cannot be read"):
         parse_frontmatter(poisoned)
-    out = norm("# fixed\n", existing=poisoned)  # unreadable original: nothing to protect
-    assert parse_frontmatter(out)[0]["title"] == "fixed"
+    out = norm("# fixed\n", existing=poisoned)  # its id line alone still reads: kept
+    meta = parse_frontmatter(out)[0]
+    assert (meta["title"], meta["id"], meta["created"]) == ("fixed", "OLD", NOW)
     assert_stable(out)
+
+
+def test_a_typo_in_a_block_on_disk_does_not_change_the_notes_identity() -> None:
+    """A person's YAML typo elsewhere in the block made the next write a new note: a new
+    id, a new created. The two lines are read on their own."""
+    broken = (
+        "---\ntitle: [unclosed\nid: 01KEEP\ncreated: 2020-05-06T07:08:09Z\ntags: x: y\n---\nb\n"
+    )
+    with pytest.raises(InvalidFrontmatterError):
+        parse_frontmatter(broken)
+    meta = parse_frontmatter(norm("---\nid: other\n---\nnew body\n", existing=broken))[0]
+    assert meta["id"] == "01KEEP" and meta["created"] == datetime(2020, 5, 6, 7, 8, 9, tzinfo=UTC)
+    for odd in ("id: [a\n", "id:\n", "id: 'x\n", "id: true\n", "created: nope\n", "ids: q\n"):
+        meta = parse_frontmatter(norm("# n\n", existing=f"---\nx: [\n{odd}---\n"))[0]
+        assert meta["id"] not in ("x", "q", "True") and meta["created"] == NOW, odd
 
 
 def test_integers_up_to_the_digit_limit_round_trip() -> None:
