@@ -39,6 +39,12 @@ def test_slugs_and_title_keys() -> None:
     assert similarity("past tense of go", "the past tense of go") >= 0.6
     assert similarity("東京の天気", "東京の天気予報") >= 0.6
     assert similarity("cats", "dogs") == 0.0
+    # other numbers, other notes: days, versions, parts (in any script's digits)
+    assert similarity("meeting 2026 11 01", "meeting 2026 11 02") == 0.0
+    assert similarity("own topic 0 0", "own topic 1 0") == 0.0
+    assert similarity("会议 2026年11月1日 记录", "会议 2026年11月2日 记录") == 0.0
+    assert similarity("release ٣ notes", "release ٤ notes") == 0.0
+    assert similarity("q1 2026 plan", "the 2026 q1 plan") >= 0.6
 
 
 def test_merge_tags_keeps_order_and_splits_strings() -> None:

@@ -27,6 +27,7 @@ from shared.models import MemoryEntry
 from shared.workspace import ITEMS_DIR
 
 MIN_TITLE_SIMILARITY = 0.6
+_NUMBER = re.compile(r"\d+")  # (digits of any script)
 
 
 MAX_SLUG_TWINS = 100
@@ -97,7 +98,11 @@ def _title_of(line: str) -> str:
 
 
 def similarity(a: str, b: str) -> float:
-    """Jaccard overlap of words (and of character pairs, for scripts without spaces)."""
+    """Jaccard overlap of words (and of character pairs, for scripts without spaces);
+    titles that hold other numbers are different notes ("Meeting 2026-11-01" and
+    "Meeting 2026-11-02" share most words)."""
+    if sorted(_NUMBER.findall(a)) != sorted(_NUMBER.findall(b)):
+        return 0.0
     sa, sb = _grams(a), _grams(b)
     if not sa or not sb:
         return 0.0
