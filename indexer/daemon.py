@@ -163,6 +163,21 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
     )
 
 
+@contextlib.contextmanager
+def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault]:
+    """The vaults recording in history what ``index`` finds changed outside the tools,
+    for a command that reconciles the index while no server runs (``indexer search``,
+    ``indexer summarize``): else the server started next finds nothing new, and the
+    edits made while none ran get no version of their own."""
+    history = open_history(settings)
+    try:
+        vault = build_vault(settings, history)
+        index.change_listeners.append(external_change_recorder(vault))
+        yield vault
+    finally:
+        history.close()
+
+
 def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
     """An index change listener that records in history what changed outside the tools
     (the tools record their own changes): a note first seen while serving (by the

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from helpers.history import history_store
 from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
 from helpers.llm_stub import LLMStub, running_llm_stub, say
 
@@ -176,3 +177,35 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     assert refused.returncode == 1 and "no vault for 'xx'" in refused.stderr
     empty = cli(*ws, "--lang", "")  # not "every vault"
     assert empty.returncode == 2 and "'' is not a vault id" in empty.stderr
+
+
+def test_without_a_server_history_hears_the_cli_as_it_hears_the_server(tmp_path: Path) -> None:
+    """``indexer summarize`` (and ``indexer search``) bring the index up to date while no
+    server runs: a hand edit of a summary was overwritten with no version anywhere, and
+    an outside edit they reconciled was never recorded (the next server found nothing
+    new)."""
+    ws = tmp_path / "ws"
+    vault = ws / "memory" / "languages" / "en" / "vault"
+    (vault / "a").mkdir(parents=True)
+    (vault / "a" / "n.md").write_text("# N\n\nnote a\n")
+    assert cli("--workspace", str(ws)).returncode == 0
+    overview = vault / "a" / ".overview.md"
+    overview.write_text(overview.read_text() + "\nMY HAND EDIT\n")
+    (vault / "a" / "n2.md").write_text("# N2\n\nanother\n")  # the folder changed: redone
+    done = cli("--workspace", str(ws))
+    assert done.returncode == 0, done.stderr
+    assert "MY HAND EDIT" not in overview.read_text()
+    (vault / "a" / "n.md").write_text("# N\n\nnote a, edited while no server ran\n")
+    searched = subprocess.run(
+        [sys.executable, "-m", "indexer", "search", "--workspace", str(ws), "--lang", "en", "x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "INDEXER_WORKSPACE": ""},
+    )
+    assert searched.returncode == 0, searched.stderr
+    with history_store(ws) as store:
+        kept = [store.content(v) for v in store.versions("en", "a/.overview.md", 100)]
+        edits = [store.content(v) for v in store.versions("en", "a/n.md", 100)]
+    assert any(b"MY HAND EDIT" in text for text in kept), kept
+    assert edits == [b"# N\n\nnote a, edited while no server ran\n"]

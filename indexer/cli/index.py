@@ -2,7 +2,8 @@
 
 They open ``W/.indexer/index.sqlite`` directly, with or without a running server (WAL
 lets readers share the file). ``reindex`` refuses while a server holds the workspace
-lock; ``search`` without a server first brings the index up to date with disk.
+lock; ``search`` without a server first brings the index up to date with disk (and history
+records what changed, as the server's start would have).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
-from shared.errors import AlreadyRunningError
+from shared.errors import AlreadyRunningError, ConfigError
 from shared.workspace import Workspace, read_url_file
 
 
@@ -199,12 +200,21 @@ def search_index_file(
     workspace: Workspace, lang: str, query: str, *, serving: bool, **options: Any
 ) -> dict:
     """Search the index file: read-only beside a server (or in a read-only workspace),
-    else after a reconcile with disk."""
+    else after a reconcile with disk (history records the edits it finds, as the
+    server's start would have)."""
     index = NoteIndex(workspace)
     try:
         if serving or not os.access(workspace.root, os.W_OK):
             index.open(readonly=True)
-        else:
+            return index.search(lang, query, **options)
+        from indexer.daemon import history_hearing
+        from indexer.settings import Settings
+
+        try:
+            settings = Settings.resolve({"workspace": str(workspace.root)}, os.environ)
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
+        with history_hearing(settings, index):
             index.open()
             index.reconcile()
         return index.search(lang, query, **options)

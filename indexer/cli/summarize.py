@@ -2,14 +2,16 @@
 
 The same pass the server runs in the background: folders whose children did not change
 are skipped (no model call, no write) unless ``--force``. Without a server the index is
-first brought up to date with disk (the summaries read notes from it); while a server
-runs, the index is only read and the server indexes the summaries written here.
+first brought up to date with disk (the summaries read notes from it), and history
+records what that finds changed and each summary written; while a server runs, the index
+is only read and the server indexes (and records) the summaries written here.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from typing import Any
@@ -57,21 +59,27 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     served = server_holds_lock(workspace)
     index = NoteIndex(workspace)
     try:
-        if served:
-            index.open(readonly=True)
-        else:
-            index.open()
-            index.reconcile()
-        summaries = Summaries(
-            Sandbox(workspace),
-            index=index,
-            model=JobModel(settings.model) if settings.model is not None else None,
-            max_children=settings.summaries_max_children,
-            written=None if served else index.note_changed,
-        )
-        line = "summarize: {done}/{total} folders"
-        with progress_display(sys.stderr, "summarizing folders", line) as show:
-            stats = asyncio.run(_run(summaries, langs, args.force, show))
+        with contextlib.ExitStack() as stack:
+            recorder = None
+            if served:  # (its watcher records the summaries written here)
+                index.open(readonly=True)
+            else:  # history records the edits the reconcile finds, and each summary
+                from indexer.daemon import history_hearing
+
+                recorder = stack.enter_context(history_hearing(settings, index)).recorder
+                index.open()
+                index.reconcile()
+            summaries = Summaries(
+                Sandbox(workspace),
+                index=index,
+                model=JobModel(settings.model) if settings.model is not None else None,
+                max_children=settings.summaries_max_children,
+                written=None if served else index.note_changed,
+                recorder=recorder,
+            )
+            line = "summarize: {done}/{total} folders"
+            with progress_display(sys.stderr, "summarizing folders", line) as show:
+                stats = asyncio.run(_run(summaries, langs, args.force, show))
     finally:
         index.close()
     print(table(stats))
