@@ -427,6 +427,7 @@ def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str
         ("model_refused", "model 'stub-model' does not exist"),
         ("bug_in_the_loop", "AttributeError"),
         ("not_a_completion", "did not answer a chat completion: '<html>"),  # (AttributeError)
+        ("reply_too_large", "reply is larger than 8 MiB"),  # (read whole: GBs of an endless one)
     ],
 )
 def test_any_llm_failure_falls_back_with_the_reason(
@@ -444,6 +445,8 @@ def test_any_llm_failure_falls_back_with_the_reason(
         stub.run([RawReply(200, completion(None))])
     if case == "not_a_completion":  # a 200 whose body is no completion object
         stub.run([RawReply(200, "<html>")])
+    if case == "reply_too_large":
+        stub.run([RawReply(200, "x" * (9 << 20))])
     item = entry(lang, f"Fallback {case}", "went")
     with caplog.at_level(logging.ERROR):
         notice = run_entry(server, stub, item, fallback=True, base_url=base_url.get(case))

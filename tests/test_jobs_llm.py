@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -118,3 +121,31 @@ async def test_an_answer_with_a_lone_surrogate_is_malformed(stub: LLMStub) -> No
     with pytest.raises(ModelError, match="surrogate"):
         await job.complete_json([{"role": "user", "content": "x"}])
     await job.close()
+
+
+async def test_a_reply_that_never_ends_is_cut_at_its_bound() -> None:
+    """An endpoint answering 200 with an endless body: the SDK read it whole into memory
+    until the timeout (1 GB in 4 s; several at the default 60 s)."""
+
+    def endless(sock: socket.socket) -> None:
+        conn, _ = sock.accept()
+        with conn:
+            conn.recv(65536)
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            conn.sendall(head + b"Content-Length: 100000000000\r\n\r\n")
+            conn.sendall(b'{"choices":[{"index":0,"message":{"role":"assistant","content":"')
+            with contextlib.suppress(OSError):
+                while True:
+                    conn.sendall(b"a" * (1 << 20))
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        threading.Thread(target=endless, args=(sock,), daemon=True).start()
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+        job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
+        started = time.monotonic()
+        with pytest.raises(ModelError, match="larger than 8 MiB"):
+            await job.chat([{"role": "user", "content": "x"}])
+        assert time.monotonic() - started < 10  # (the timeout is 30 s)
+        await job.close()

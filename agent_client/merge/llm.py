@@ -16,7 +16,7 @@ import logging
 from typing import Any
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 from openai.types.chat import ChatCompletion
 
 from agent_client.connection import PROMPT_NAMES, Vault
@@ -25,6 +25,7 @@ from agent_client.merge.confirmation import Confirmation, parse_confirmation
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.models import MemoryEntry
+from shared.reply_bound import ReplyTooLarge, bound_reply, too_large
 
 logger = logging.getLogger("agent_client.merge.llm")
 
@@ -33,12 +34,14 @@ BASE_TOOLS = ["read", "find", "grep", "stat", "write"]
 
 
 def make_llm(settings: LLMSettings) -> AsyncOpenAI:
-    """The OpenAI SDK client for ``settings`` (no retries: the fallback is the retry)."""
+    """The OpenAI SDK client for ``settings`` (no retries: the fallback is the retry;
+    a reply is read only so far: ``shared.reply_bound``)."""
     return AsyncOpenAI(
         base_url=settings.base_url,
         api_key=settings.api_key,
         timeout=settings.request_timeout,
         max_retries=0,
+        http_client=DefaultAsyncHttpxClient(event_hooks={"response": [bound_reply]}),
     )
 
 
@@ -98,7 +101,10 @@ async def merge_with_llm(
             confirmation = await _loop(llm, settings, executor, messages)
     except TimeoutError:
         raise MergeFailed(f"the merge took longer than {settings.timeout:g} s") from None
-    except openai.OpenAIError as exc:
+    except (ReplyTooLarge, openai.OpenAIError) as exc:
+        cut = too_large(exc)
+        if cut is not None:
+            raise MergeFailed(str(cut)) from None
         raise MergeFailed(f"the LLM endpoint failed: {describe_failure(exc)}") from exc
     require_a_change(executor, confirmation)
     return confirmation

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from shared.model_output import parse_json_object
+from shared.reply_bound import ReplyTooLarge, bound_reply, too_large
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -79,7 +80,10 @@ class JobModel:
                 response = await self._client().chat.completions.create(**kwargs)
         except TimeoutError:
             raise ModelError(f"the model took longer than {limit:g} s") from None
-        except openai.OpenAIError as exc:
+        except (ReplyTooLarge, openai.OpenAIError) as exc:
+            cut = too_large(exc)
+            if cut is not None:
+                raise ModelError(str(cut)) from None
             raise ModelError(f"the model endpoint failed: {type(exc).__name__}: {exc}") from None
         finally:
             self._slots.release()
@@ -121,7 +125,7 @@ class JobModel:
 
     def _client(self) -> AsyncOpenAI:
         """One SDK client per event loop (an httpx client is bound to its loop)."""
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         key = id(asyncio.get_running_loop())
         with self._lock:
@@ -132,6 +136,7 @@ class JobModel:
                     api_key=self.settings.api_key,
                     timeout=self.settings.timeout,
                     max_retries=0,
+                    http_client=DefaultAsyncHttpxClient(event_hooks={"response": [bound_reply]}),
                 )
                 self._clients[key] = client
             return client
