@@ -8,6 +8,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import replace
@@ -32,6 +33,7 @@ from indexer.jobs.llm import JobModel, ModelSettings
 from indexer.jobs.maintenance import Maintenance, MaintenanceSettings, parse_answer
 from indexer.jobs.maintenance_input import MAX_CHARS, MAX_ENTRIES, InputDigests, newest_entries
 from indexer.jobs.maintenance_state import StateFile, TaskState
+from indexer.jobs.model_tools import MAX_CALLS_PER_TURN, MAX_READ_CHARS
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
@@ -292,8 +294,9 @@ def test_none_then_replace_writes_a_normal_note(env: Env) -> None:
     assert env.run().action == "replace"
     again = (env.vault_dir() / "USER.md").read_text()
     assert again.split("\n")[1] == first_id and "- Examples." in again  # id kept
-    current = '<current-file path="USER.md">\n' + text.rstrip("\n")
-    assert current in env.stub.requests[0]["messages"][1]["content"]
+    shown = env.stub.requests[0]["messages"][1]["content"]
+    code = re.search(r'<current-file-([0-9a-f]{8}) path="USER.md">\n', shown)
+    assert code is not None and text.rstrip("\n") + f"\n</current-file-{code[1]}>" in shown
     assert env.task_state().reason == "learned something"
 
 
@@ -443,6 +446,45 @@ def test_the_loop_is_bounded_in_steps(env: Env) -> None:
     assert len(env.stub.requests) == 3
 
 
+def test_the_loop_is_bounded_in_calls_a_turn_and_in_what_it_reads(env: Env) -> None:
+    """A model asked for 1,000 reads a turn: each result up to 20,000 characters, and the
+    whole conversation sent again at every turn (80 MB by the fourth). Also arguments
+    nested thousands deep, which ended the run with a traceback (RecursionError)."""
+    env.vault.write("en", "items/big.md", "# Big\n\n" + "word " * 8_000 + "\n")
+    env.event("something")
+    reads = [
+        {
+            "id": f"c{n}",
+            "type": "function",
+            "function": {"name": "read", "arguments": '{"path": "items/big.md"}'},
+        }
+        for n in range(40)
+    ]
+    nested = {
+        "id": "deep",
+        "type": "function",
+        "function": {"name": "read", "arguments": "[" * 100_000},
+    }
+    env.stub.run([{"role": "assistant", "content": None, "tool_calls": [nested, *reads]}, NONE])
+    assert env.run(settings={"max_steps": 3}).action == "none"
+    results = [m["content"] for m in env.stub.requests[1]["messages"] if m["role"] == "tool"]
+    assert len(results) == 41 and results[0].startswith("error: invalid_argument: the arguments")
+    done = [r for r in results[1:] if not r.startswith("error:")]
+    assert 1 <= len(done) <= MAX_CALLS_PER_TURN and sum(map(len, done)) < MAX_READ_CHARS + 20_100
+    assert results[-1].startswith("error: too_many_calls")
+    assert any(r.startswith("error: too_large: this job has read") for r in results)
+
+
+def test_a_file_that_is_not_utf8_is_never_shown_as_base64_nor_rewritten(env: Env) -> None:
+    profile = "# User\n\n- Name: Renée\n- Allergic to penicillin.\n".encode("latin-1")
+    env.event("I moved to Lyon.")
+    (env.vault_dir() / "USER.md").write_bytes(profile)
+    env.stub.run([replace_answer("# User\n\n- Lives in Lyon.\n")])
+    outcome = env.run()
+    assert outcome.action == "error" and "USER.md is not UTF-8 text" in (outcome.error or "")
+    assert (env.vault_dir() / "USER.md").read_bytes() == profile and not env.stub.requests
+
+
 def test_the_loop_is_bounded_in_time(env: Env) -> None:
     env.event("something")
     env.stub.run([NONE])
@@ -472,6 +514,15 @@ def test_the_prompt_holds_template_current_file_newest_entries_and_digest(env: E
     assert numbers == list(range(20 - MAX_ENTRIES, 20))  # the newest 12, oldest first
     assert "…[cut]" in entries and len(entries) < MAX_CHARS + 2000  # a long entry is cut
     assert "<entry>x" not in entries and "‹entry>x" in entries  # fences defused
+    # the fences' names end with a code of this run, which no text written before knows
+    codes = set(re.findall(r"</?(?:entry|event-entries|current-file)-([0-9a-f]{8})\b", content))
+    env.event("one more")
+    env.clock.advance(hours=25)
+    env.run(task="project_review", force=True)
+    again = set(
+        re.findall(r"<entry-([0-9a-f]{8})\b", env.stub.requests[-1]["messages"][1]["content"])
+    )
+    assert len(codes) == 1 and len(again) == 1 and again != codes
 
 
 def test_entries_stop_at_the_character_budget(env: Env) -> None:

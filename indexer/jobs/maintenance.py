@@ -106,6 +106,10 @@ class AnswerError(ValueError):
     """The model's final answer is not one of the two allowed JSON objects."""
 
 
+class InputError(ValueError):
+    """The task's input cannot be shown to the model as it is."""
+
+
 def parse_answer(text: str) -> Answer:
     """The model's final answer, strictly: ``none`` with a reason, or ``replace`` with a
     reason and the whole new file; ``AnswerError`` for anything else."""
@@ -216,7 +220,7 @@ class Maintenance:
             assert decision.digest is not None
             try:
                 answer = await self._run(lang, task, decision.digest)
-            except (ModelError, LoopError, AnswerError, VaultError, OSError) as err:
+            except (ModelError, LoopError, AnswerError, InputError, VaultError, OSError) as err:
                 message = _error_text(err)
                 log.warning("maintenance %s/%s failed: %s", lang, task, message)
                 await asyncio.to_thread(self._record_error, lang, task, message)
@@ -253,6 +257,12 @@ class Maintenance:
             current = await asyncio.to_thread(self.vault.read, lang, output)
         except NotFoundError:
             current = None
+        if current is not None and current.get("encoding", "utf-8") != "utf-8":
+            # (read answers base64: a model shown that would rewrite a file it never read)
+            raise InputError(
+                f"{output} is not UTF-8 text (saved in another encoding?): it is left as it"
+                " is, unread by the model; save it as UTF-8 for the next run"
+            )
         entries = await asyncio.to_thread(newest_entries, self.vault, lang)
         messages = build_messages(
             prompt=self.prompt(task),

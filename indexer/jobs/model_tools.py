@@ -6,8 +6,9 @@ one lang: ``read``, ``find``, ``grep`` and (with an index) ``search``, run by th
 ``Vault``/``NoteIndex`` code as the MCP tools, so the sandbox rules hold (no dot-files,
 no ``..``, no links out). Any other tool a model names (``write``, ``delete``, a shell)
 is refused with a message and counted; nothing a model says can reach a writing call.
-The loop is bounded in model turns (``max_steps``) and in time (``timeout``); results
-are cut to ``MAX_RESULT_CHARS`` so that the conversation stays small.
+The loop is bounded in model turns (``max_steps``), in time (``timeout``), in calls a turn
+and in what it reads in all; results are cut to ``MAX_RESULT_CHARS`` so that the
+conversation stays small.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("indexer.jobs")
 MAX_RESULT_CHARS = 20_000
 MAX_LIST = 100
+# What one run may read in all (a hostile model asked for 1,000 reads a turn: 80 MB of
+# conversation re-sent at each turn), and the calls of one turn that are run.
+MAX_READ_CHARS = 200_000
+MAX_CALLS_PER_TURN = 16
 
 _PATH = {"type": "string", "description": "path relative to the vault root"}
 _FOLDER = {"type": "string", "description": "folder to look in ('' = the vault root)"}
@@ -106,7 +111,7 @@ class ReadOnlyTools:
             )
         try:
             args = without_surrogates(json.loads(arguments or "{}"))
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested thousands deep: no arguments of ours)
             return "error: invalid_argument: the arguments are not JSON"
         if not isinstance(args, dict):
             return "error: invalid_argument: the arguments must be a JSON object"
@@ -157,6 +162,7 @@ async def run_tool_loop(
     """
     conversation = list(messages)
     schemas = tools.schemas()
+    read = 0  # characters of tool results so far
     try:
         async with asyncio.timeout(timeout):
             for _ in range(max_steps):
@@ -182,10 +188,19 @@ async def run_tool_loop(
                         ],
                     }
                 )
-                for call in calls:
+                for number, call in enumerate(calls):
                     if call.type != "function":
                         continue
-                    result = await tools.call(call.function.name, call.function.arguments)
+                    if number >= MAX_CALLS_PER_TURN:
+                        result = f"error: too_many_calls: at most {MAX_CALLS_PER_TURN} a turn"
+                    elif read >= MAX_READ_CHARS:
+                        result = (
+                            f"error: too_large: this job has read {MAX_READ_CHARS} characters,"
+                            " all it may; answer with what you have"
+                        )
+                    else:
+                        result = await tools.call(call.function.name, call.function.arguments)
+                        read += len(result)
                     conversation.append(
                         {"role": "tool", "tool_call_id": call.id, "content": result}
                     )
