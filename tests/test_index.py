@@ -8,6 +8,7 @@ import os
 import random
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -513,6 +514,21 @@ def test_grep_plan_narrows_candidates(ws: Workspace, index: NoteIndex) -> None:
     assert index.grep_plan("en", "NEEDLE", True, True).candidates == {"needle.md"}
 
 
+def test_grep_plan_narrows_only_within_its_deadline(ws: Workspace, index: NoteIndex) -> None:
+    """Folding every candidate's text (ignore_case) ran before any deadline check: 34 MiB
+    of Russian took 1.9 s of a 0.5 s budget. Past the deadline, the trigram hits are the
+    candidates (a superset: grep reads them, within its budget)."""
+    for n in range(30):
+        put(ws, "en", f"f{n}.md", f"note {n} Привет мир " * 50)
+    put(ws, "en", "odd.md", "Привет ми. вет мир")  # its trigrams, not the literal
+    index.reconcile()
+    narrowed = index.grep_plan("en", "привет мир", True, True, time.monotonic() + 60)
+    assert narrowed is not None and "odd.md" not in narrowed.candidates
+    late = index.grep_plan("en", "привет мир", True, True, time.monotonic() - 1)
+    assert late is not None and late.candidates == narrowed.candidates | {"odd.md"}
+    assert late.indexed == narrowed.indexed
+
+
 def test_stored_row_gives_back_the_inserted_fts_values(ws: Workspace) -> None:
     from indexer.index.parse import fts_values, lang_token, parse_note
 
@@ -543,3 +559,17 @@ def test_change_listeners_hear_what_changed_and_from_where(ws: Workspace, index:
     (ws.vault_dir("en") / "a.md").unlink()
     index._apply_changes({("en", "a.md")}, set())
     assert heard[1:] == [("en", "b.md", "tool"), ("en", "a.md", "watcher")]
+
+
+def test_grep_keeps_its_budget_inside_one_file_of_many_lines(ws: Workspace) -> None:
+    """The deadline was looked at between files only: a regex is tried line by line once
+    the whole text matched, and a 4 MiB note of short lines took 10 s."""
+    put(ws, "en", "lines.md", "\n" * 400_000 + "zzz\n")
+    vault = Vault(Sandbox(ws), max_file_bytes=4 << 20)
+    vault.grep_max_seconds = 0.005
+    started = time.monotonic()
+    found = vault.grep("en", "zzz", ignore_case=True)
+    assert found == {"matches": [], "truncated": True}
+    assert time.monotonic() - started < 0.5  # (the whole file: about 1 s)
+    vault.grep_max_seconds = 60
+    assert vault.grep("en", "zzz", ignore_case=True)["matches"][0]["line"] == 400_001

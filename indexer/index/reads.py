@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -205,10 +206,20 @@ class IndexReads:
         with self._read() as conn:
             return lookups.search_any(conn, lang, parsed, limit, where, params)
 
-    def grep_plan(self, lang: str, pattern: str, fixed: bool, ignore_case: bool) -> GrepPlan | None:
+    def grep_plan(
+        self,
+        lang: str,
+        pattern: str,
+        fixed: bool,
+        ignore_case: bool,
+        deadline: float | None = None,
+    ) -> GrepPlan | None:
         """Candidate files for a grep, or None when no literal of 3+ chars is provably
         required (then every file must be read). Case does not matter: the trigram
-        table holds case-folded text, so ``ignore_case`` needs nothing special."""
+        table holds case-folded text, so ``ignore_case`` needs nothing special. The
+        candidates are narrowed to the notes holding the literal until ``deadline``
+        (``time.monotonic``): folding every candidate's text takes a second per 30 MB,
+        and grep's budget must hold; past it, the trigram hits are the candidates."""
         if not isinstance(pattern, str) or not is_lang(lang):
             return None
         query = grep_trigram_match(pattern, fixed)
@@ -220,6 +231,7 @@ class IndexReads:
             " (SELECT rowid FROM notes_tri WHERE notes_tri MATCH ?)"
         )
         params: list[object] = [lang, query.match]
+        unnarrowed = (sql, list(params))
         if query.literal is not None:
             # Exact text of the file; folded unless case surely matters.
             text = "CASE joined WHEN 1 THEN head || body ELSE head END"
@@ -234,7 +246,7 @@ class IndexReads:
         # row, and it is in ``changed``: see ``NoteIndex.changed_since_indexed``).
         with self._db.read() as conn:
             try:
-                candidates = {p for (p,) in conn.execute(sql, params)}
+                candidates = _narrowed(conn, (sql, params), unnarrowed, deadline)
             except sqlite3.OperationalError:
                 log.exception("grep plan failed for %r; scanning every file", pattern)
                 return None
@@ -393,3 +405,30 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
             where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
             params += [folder, folder + "/", folder + "0"]
     return where, params
+
+
+def _narrowed(
+    conn: sqlite3.Connection,
+    narrowing: tuple[str, list[object]],
+    unnarrowed: tuple[str, list[object]],
+    deadline: float | None,
+) -> set[str]:
+    """The paths ``narrowing`` selects, or (once ``deadline`` passed, before or while it
+    ran) those of ``unnarrowed``, the superset it narrows."""
+    if deadline is None or time.monotonic() < deadline:
+        passed = False
+
+        def check() -> bool:
+            nonlocal passed
+            passed = deadline is not None and time.monotonic() > deadline
+            return passed
+
+        conn.set_progress_handler(check, 100)
+        try:
+            return {path for (path,) in conn.execute(*narrowing)}
+        except sqlite3.OperationalError:
+            if not passed:
+                raise
+        finally:
+            conn.set_progress_handler(None, 0)
+    return {path for (path,) in conn.execute(*unnarrowed)}

@@ -313,11 +313,18 @@ class NoteIndex:
         """Notes holding ANY of ``keywords``, best BM25 first, with their bodies."""
         return self._reads.search_any(lang, keywords, limit, path)
 
-    def grep_plan(self, lang: str, pattern: str, fixed: bool, ignore_case: bool) -> GrepPlan | None:
+    def grep_plan(
+        self,
+        lang: str,
+        pattern: str,
+        fixed: bool,
+        ignore_case: bool,
+        deadline: float | None = None,
+    ) -> GrepPlan | None:
         """Candidate files for a grep, or None when every file must be read. What may
         have changed is asked before the plan reads the index (see ``changed_since``)."""
         changed = self.changed_since_indexed(lang)
-        plan = self._reads.grep_plan(lang, pattern, fixed, ignore_case)
+        plan = self._reads.grep_plan(lang, pattern, fixed, ignore_case, deadline)
         if plan is None or changed is None:
             return plan
         return dataclasses.replace(plan, changed=changed)

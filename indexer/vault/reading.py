@@ -26,7 +26,15 @@ from indexer.vault import fsops, timeline
 from indexer.vault.contents import open_file, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
 from indexer.vault.sandbox import Place, Sandbox, Target
-from indexer.vault.scan import LineMatcher, Signature, SkipFile, compile_glob, signature, walk_files
+from indexer.vault.scan import (
+    LineMatcher,
+    Signature,
+    SkipFile,
+    TimeUp,
+    compile_glob,
+    signature,
+    walk_files,
+)
 from shared.errors import ForbiddenPathError, InvalidArgumentError
 from shared.filetypes import is_text_name
 
@@ -47,7 +55,8 @@ class GrepPlan(Protocol):
     changed: frozenset[str] | None
 
 
-GrepPlanner = Callable[[str, str, bool, bool], GrepPlan | None]
+# (lang, pattern, fixed, ignore_case, deadline): the plan's optional narrowing stops at it
+GrepPlanner = Callable[[str, str, bool, bool, float], GrepPlan | None]
 
 
 def read(
@@ -163,9 +172,10 @@ def grep(
         top = place.walk_start()
         if top is None:
             return {"matches": matches, "truncated": False}
-        plan = vault.grep_planner(lang, pattern, fixed, ignore_case) if vault.grep_planner else None
         if deadline is None:
             deadline = time.monotonic() + vault.grep_max_seconds
+        planner = vault.grep_planner
+        plan = planner(lang, pattern, fixed, ignore_case, deadline) if planner else None
         scanned = 0
         skip = _vouched(plan) if plan is not None else None
         with contextlib.closing(walk_files(top, target.rel, skip_file=skip)) as entries:
@@ -184,10 +194,13 @@ def grep(
                 if text is None:
                     continue
                 scanned += len(text)
-                for number, line in matcher.matching_lines(text):
-                    if len(matches) == limit:
-                        return {"matches": matches, "truncated": True}
-                    matches.append({"path": entry.rel, "line": number, "text": line})
+                try:
+                    for number, line in matcher.matching_lines(text, deadline):
+                        if len(matches) == limit:
+                            return {"matches": matches, "truncated": True}
+                        matches.append({"path": entry.rel, "line": number, "text": line})
+                except TimeUp:  # within one file of many lines
+                    return {"matches": matches, "truncated": True}
     return {"matches": matches, "truncated": False}
 
 
