@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import random
 import re
+import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -182,3 +184,43 @@ def test_a_hard_linked_note_edited_through_its_other_name_is_read(
     os.unlink(ws.root / "other-name.md")
     (root / "linked.md").write_text("back to one name\n")  # an event: synced, unlinked
     _settled(index)
+
+
+def test_a_languages_folder_swapped_for_a_copy_is_not_vouched_for(
+    ws: Workspace, live: tuple[NoteIndex, Vault]
+) -> None:
+    """A restore from a backup: the languages folder is swapped for a copy while a program
+    still writes in the old one. inotify follows the old folder, and the check that
+    notices the move ran only while the watcher was idle: grep and search missed edits in
+    the live vault for as long as the old one kept changing."""
+    index, vault = live
+    root = ws.vault_dir("en")
+    root.mkdir(parents=True)
+    (root / "n.md").write_text("old text\n")
+    _start(index)
+    _settled(index)
+    langs = ws.languages_dir
+    shutil.copytree(langs, langs.parent / "languages.new")
+    os.rename(langs, langs.parent / "languages.old")
+    os.rename(langs.parent / "languages.new", langs)
+    stop = threading.Event()
+
+    def still_writing_old() -> None:
+        n = 0
+        while not stop.wait(0.2):
+            (langs.parent / "languages.old/en/vault/log.md").write_text(f"line {n}\n")
+            n += 1
+
+    writer = threading.Thread(target=still_writing_old)
+    writer.start()
+    try:
+        time.sleep(0.3)
+        (root / "n.md").write_text("new zebra text\n")  # an edit in the live vault
+        assert [m["path"] for m in vault.grep("en", "zebra", fixed=True)["matches"]] == ["n.md"]
+        deadline = time.monotonic() + 10
+        while not index.search("en", "zebra")["results"]:
+            assert time.monotonic() < deadline, "the swap was never noticed"
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        writer.join()

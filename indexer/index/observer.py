@@ -396,7 +396,9 @@ class Supervisor:
         barrier, an observer down, a folder left unwatched, ``timeout`` seconds)."""
         observer = self._observer
         check = getattr(observer, "caught_up", None)
-        return bool(check(timeout)) if check is not None else False
+        if check is None or _identity(self.root) != self._root_id:
+            return False  # (moved or replaced: inotify follows the folder it watched)
+        return bool(check(timeout))
 
     def start(self) -> None:
         """Start watching; on failure the state is "polling" and a retry is scheduled."""

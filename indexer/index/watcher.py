@@ -31,7 +31,7 @@ Changes = set[tuple[str, str]]
 Apply = Callable[[Changes, Changes], None]
 _FILE_EVENTS = {"created", "modified", "deleted", "moved", "closed"}
 _FOLDER_EVENTS = {"created", "deleted", "moved"}
-CHECK_SECONDS = 1.0  # how often an idle watcher checks that its observer is alive
+CHECK_SECONDS = 1.0  # how often the watcher checks that its observer is alive (busy or not)
 BULK_FILES = 50  # a batch this large is a checkout or a copy: the index is catching up
 TOOLS_SECONDS = 5.0  # how long the paths of a tool's write are taken as the tools' own
 
@@ -203,11 +203,18 @@ class VaultWatcher:
         return observer.state() if observer is not None else {"state": "stopped", "restarts": 0}
 
     def _run(self) -> None:
+        checked = time.monotonic()
         while True:
+            if time.monotonic() - checked >= CHECK_SECONDS and self._observer is not None:
+                # Also while busy: a languages folder swapped for a copy (a restore) is
+                # noticed while the old one still changes (inotify follows that one).
+                self._observer.check()  # a dead (or moved) observer is restarted
+                checked = time.monotonic()
             with self._cond:
                 while not self._stopped and not (self._files or self._folders):
                     if not self._cond.wait(CHECK_SECONDS) and self._observer is not None:
                         self._observer.check()  # a dead observer is restarted
+                        checked = time.monotonic()
                 if self._stopped:
                     return
                 while not self._stopped:
