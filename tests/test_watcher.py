@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sys
@@ -16,7 +17,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from indexer.index.observer import Supervisor
 from indexer.index.service import NoteIndex
-from indexer.index.watcher import VaultWatcher
+from indexer.index.watcher import COST_SHARE, VaultWatcher
 from indexer.vault import atomic
 from shared.workspace import Workspace
 
@@ -361,3 +362,34 @@ def test_catching_up_from_the_first_event_heard_until_all_is_applied(ws: Workspa
     finally:
         hold.set()
         watcher.stop()
+
+
+def test_a_slow_batch_is_followed_by_a_rest_of_a_few_times_its_cost(ws: Workspace) -> None:
+    """A big note saved every half second by another program (1 s to index 4 MiB, under
+    the index's write lock) kept a core busy and every tool's write waiting."""
+    spans: list[tuple[float, float]] = []
+
+    def apply(files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        started = time.monotonic()
+        time.sleep(0.25)  # as a big note's words and trigrams take
+        spans.append((started, time.monotonic()))
+
+    vault = ws.vault_dir("en")
+    vault.mkdir(parents=True)
+    watcher = VaultWatcher(ws, apply, debounce=0.02, max_delay=0.1)
+    watcher.start()
+    try:
+        until = time.monotonic() + 2.5
+        n = 0
+        while time.monotonic() < until:
+            (vault / "big.md").write_text(f"saved {n}\n")
+            n += 1
+            time.sleep(0.05)
+        time.sleep(1.0)  # the last save's batch, after its rest
+    finally:
+        stopped = time.monotonic()
+        watcher.stop()  # (applies what is left at once)
+    applied = [span for span in spans if span[0] < stopped]
+    rests = [later[0] - earlier[1] for earlier, later in itertools.pairwise(applied)]
+    assert rests and min(rests) >= 0.25 * COST_SHARE - 0.05, rests
+    assert len(spans) <= 4  # (about 8 without the rests)

@@ -34,6 +34,12 @@ _FOLDER_EVENTS = {"created", "deleted", "moved"}
 CHECK_SECONDS = 1.0  # how often the watcher checks that its observer is alive (busy or not)
 BULK_FILES = 50  # a batch this large is a checkout or a copy: the index is catching up
 TOOLS_SECONDS = 5.0  # how long the paths of a tool's write are taken as the tools' own
+# A batch that took long (a big note edited outside: 1 s for 4 MiB, under the index's
+# write lock) is followed by a rest of this many times its cost, so that a program saving
+# it every half second holds a quarter of a core, not all of it and every tool's write.
+COST_SHARE = 3
+SLOW_BATCH_SECONDS = 0.1  # quicker batches rest not at all (edits searchable at once)
+MAX_REST_SECONDS = 5.0
 
 
 class VaultWatcher:
@@ -64,6 +70,7 @@ class VaultWatcher:
         self._bulk = False  # a folder or many files heard, until all heard is applied
         self._first = 0.0
         self._last = 0.0
+        self._rest_until = 0.0  # after a slow batch (``COST_SHARE``)
         self._cond = threading.Condition()
         self._stopped = False
         self._observer: Supervisor | None = None
@@ -220,20 +227,26 @@ class VaultWatcher:
                 while not self._stopped:
                     now = time.monotonic()
                     due = min(self._last + self._debounce, self._first + self._max_delay)
+                    due = max(due, self._rest_until)
                     if now >= due:
                         break
                     self._cond.wait(due - now)
                 files, folders = self._files, self._folders
                 self._files, self._folders = set(), set()
                 self._applying = (files, folders)
+            started = time.monotonic()
             try:
                 self._apply(files, folders)
             except Exception:
                 log.exception("could not apply %d file change(s) to the index", len(files))
                 self._on_lost("the index could not take changes the watcher saw")
             finally:
+                ended = time.monotonic()
+                took = ended - started
+                rest = min(took * COST_SHARE, MAX_REST_SECONDS) if took >= SLOW_BATCH_SECONDS else 0
                 with self._cond:
                     self._applying = (set(), set())
+                    self._rest_until = ended + rest
                     if not self._files and not self._folders:
                         self._bulk = False
 
