@@ -464,6 +464,31 @@ def test_hostile_lines_near_the_name_answer_at_once(fresh: World) -> None:
     assert {"ref.md", "sep.md", "ent.md", "zeros.md"} <= {s["path"] for s in result["sources"]}
 
 
+def test_references_that_decoding_makes_never_fail_a_recall(fresh: World) -> None:
+    """ "&#38;" read as "&" made a new reference of the text after it ("&#000…38;", also
+    from "%26%2338;"), and html.unescape's int() of its 5,002 digits raised: every recall
+    quoting the note answered internal."""
+    zeros = "0" * 5000
+    lines = (f"&#38;#{zeros}38;", f"%26%2338;#{zeros}38;", f"&#38;&#35;{zeros}60;", "&#3860;")
+    fresh.write("en", "amp.md", "# Amp\n\nddkey\n\n" + "\n".join(lines) + "\n")
+    result = fresh.recall.recall("en", "ddkey", 32_000)
+    assert [s["path"] for s in result["sources"]] == ["amp.md"]
+    for line in lines:
+        assert f"> {line}\n" in result["block"]
+
+
+_REFERENCE_PARTS = ("&", "#", "x", "38", "26", "3c", "60", ";", "amp", "lt", "%", "25", "23")
+_REFERENCE_PARTS += ("0" * 4400, "\\u", "\\x", "{", "}", "vault-memory-recall", "<", "/", "ᴠ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_REFERENCE_PARTS), max_size=24).map("".join))
+def test_any_nesting_of_references_and_escapes_is_read_without_failing(line: str) -> None:
+    from indexer.jobs.recall import _quote
+
+    assert _quote(line).startswith(">")
+
+
 def test_looking_for_the_name_stays_linear() -> None:
     from indexer.jobs.recall import _quote
 

@@ -36,6 +36,14 @@ _ESCAPED_OPENERS = (  # entities and escapes (references, bytes: _defused)
 # A backslash escape of a character: \u2039, \u{2039}, \x3c (braces: 6 digits at most)
 _BACKSLASHED = re.compile(r"\\[ux]\{0*([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})", re.I)
 _NUMERIC_REF = re.compile(r"&#(?:x([0-9a-f]+)|([0-9]+));?", re.I)
+# An ampersand however often escaped itself (``&amp;amp;``, ``&#38;``): read with the
+# reference after it, in one pass (decoding "&#38;" first made a new reference of the
+# text after it: "&#38;#000…60;", and html.unescape's int() of its digits raised)
+_AMPERSAND = r"&(?:amp;|#0*38;|#x0*26;)*"
+# A reference, numeric or named (a name as html.unescape reads one), after its ampersands
+_REFERENCE = re.compile(
+    rf"{_AMPERSAND}(?:#(?:x([0-9a-f]+)|([0-9]+));?|([^\t\n\f <&#;]{{1,32}};?))", re.I
+)
 _UNKNOWN_ENTITY = re.compile(r"&\w{1,32};")  # (the known ones are read by html.unescape)
 # Percent-encoded bytes, once or more (%25 encodes the %): UTF-8 of a character read as "<"
 _PERCENT_BYTE = re.compile(r"%(?:25)*([0-9a-f]{2})", re.I)
@@ -62,7 +70,7 @@ def _names_block(text: str) -> bool:
     slow, and hold the GIL). Letters written as references or escapes are read first
     (``&#118;ault``, ``%76ault``, ``\\u0076ault``)."""
     if "&" in text or "%" in text or "\\" in text:
-        text = html.unescape(_NUMERIC_REF.sub(_referenced, unquote(text)))
+        text = _REFERENCE.sub(_read_reference, unquote(text))
         text = _BACKSLASHED.sub(_escaped_char, text)
         if "&" in text and _UNKNOWN_ENTITY.search(text):  # between the words: separators
             return _read_as_name(_UNKNOWN_ENTITY.sub("-", text)) or _read_as_name(text)
@@ -77,11 +85,24 @@ def _read_as_name(text: str) -> bool:
     return _NAMED.search(_skeleton(text)) is not None
 
 
+def _read_reference(match: re.Match[str]) -> str:
+    """What a reference stands for: a numeric one read here (``_numbered``), a named one
+    by ``html.unescape`` (given the name alone: it never sees a number)."""
+    hexadecimal, decimal, name = match.groups()
+    if name is not None:
+        return html.unescape(f"&{name}")
+    return _numbered(hexadecimal, decimal)
+
+
 def _referenced(match: re.Match[str]) -> str:
-    """The character a numeric reference names, or a space for one that names none (read
+    """The character a numeric reference names (``_numbered``)."""
+    return _numbered(*match.groups())
+
+
+def _numbered(hexadecimal: str | None, decimal: str | None) -> str:
+    """The character a reference's number names, or a space for one that names none (read
     here, not by ``html.unescape``: its ``int()`` of thousands of digits raised)."""
-    hexadecimal, decimal = match.groups()
-    digits = (hexadecimal or decimal).lstrip("0") or "0"
+    digits = (hexadecimal or decimal or "").lstrip("0") or "0"
     if len(digits) > 7:
         return " "
     code = int(digits, 16 if hexadecimal else 10)
