@@ -3,7 +3,8 @@
 The block is framed by ``<vault-memory-recall>`` and ``</vault-memory-recall>``; a note
 may hold a line a model would read as that closing tag (and then take what follows for
 instructions), spelled in any way a reader still takes in: invisible characters,
-look-alike letters (``look_alikes``: Unicode's confusables), entities and escapes.
+look-alike letters and separators (``look_alikes``: Unicode's confusables), elongation
+marks, tag characters (read as ASCII by models), entities and escapes.
 Such a line has every "<" it holds turned into "["; the rest of it, and every line that
 does not name the block, stays as written. Control characters become spaces.
 """
@@ -28,18 +29,18 @@ _L = r"[l1|i]"
 # alternative here read "&_;" every way, and "&vault;" swallowed the next name's letters)
 _SEP = r"[\W_]*"
 _NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
+# An ampersand however often escaped itself (``&amp;amp;``, ``&#38;``): read with the
+# reference after it, in one pass (decoding "&#38;" first made a new reference of the
+# text after it: "&#38;#000…60;", and html.unescape's int() of its digits raised)
+_AMPERSAND = r"&(?:amp;|#0*38;|#x0*26;)*"
 _ESCAPED_OPENERS = (  # entities and escapes (references, bytes: _defused)
-    r"&(?:amp;)*(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
+    rf"{_AMPERSAND}(?:LeftAngleBracket|lsaquo|laquo|lang|lt);?"
     r"|%u0*3c|\\U0*3c|\\0?74|\\N\{LESS-THAN SIGN\}"
     r"|\\0*3c\b|=3c"
 )
 # A backslash escape of a character: \u2039, \u{2039}, \x3c (braces: 6 digits at most)
 _BACKSLASHED = re.compile(r"\\[ux]\{0*([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})", re.I)
-_NUMERIC_REF = re.compile(r"&#(?:x([0-9a-f]+)|([0-9]+));?", re.I)
-# An ampersand however often escaped itself (``&amp;amp;``, ``&#38;``): read with the
-# reference after it, in one pass (decoding "&#38;" first made a new reference of the
-# text after it: "&#38;#000…60;", and html.unescape's int() of its digits raised)
-_AMPERSAND = r"&(?:amp;|#0*38;|#x0*26;)*"
+_NUMERIC_REF = re.compile(rf"{_AMPERSAND}#(?:x([0-9a-f]+)|([0-9]+));?", re.I)
 # A reference, numeric or named (a name as html.unescape reads one), after its ampersands
 _REFERENCE = re.compile(
     rf"{_AMPERSAND}(?:#(?:x([0-9a-f]+)|([0-9]+));?|([^\t\n\f <&#;]{{1,32}};?))", re.I
@@ -51,6 +52,10 @@ _PERCENT_RUN = r"(?:%(?:25)*[0-9a-f]{2})+"
 # Controls (C0 and C1), and the bidi overrides and isolates
 # (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Tag characters mirror ASCII (U+E0020-E007E): invisible to people, read as the ASCII
+# they mirror by models ("ASCII smuggling"), so read so here
+_TAG_FIRST, _TAG_LAST = 0xE0020, 0xE007E
+_TAGS_AS_ASCII = {code: chr(code - 0xE0000) for code in range(_TAG_FIRST, _TAG_LAST + 1)}
 
 
 @functools.lru_cache(maxsize=32)  # a recall renders a line several times while fitting
@@ -68,7 +73,9 @@ def _names_block(text: str) -> bool:
     """Whether ``text``, read as a reader takes it in, names the block (a skeleton is made
     only of a line holding something read as a "v": NFKD and NFKC of a long line are
     slow, and hold the GIL). Letters written as references or escapes are read first
-    (``&#118;ault``, ``%76ault``, ``\\u0076ault``)."""
+    (``&#118;ault``, ``%76ault``, ``\\u0076ault``), tag characters as their ASCII."""
+    if max(text, default="") >= chr(_TAG_FIRST):
+        text = text.translate(_TAGS_AS_ASCII)
     if "&" in text or "%" in text or "\\" in text:
         text = _REFERENCE.sub(_read_reference, unquote(text))
         text = _BACKSLASHED.sub(_escaped_char, text)
@@ -155,12 +162,13 @@ def _skeleton(text: str) -> str:
 
 @functools.cache
 def _openers() -> re.Pattern[str]:
-    """Every spelling of "<" a line may hold: the escapes, a character reference (told
-    by ``_defused``), and each character that reads as one (``_opener_chars``)."""
+    """Every spelling of "<" a line may hold: the entities and escapes (first: ``&#38;``
+    is a reference too, ``&#38;lt;`` an entity), a character reference (told by
+    ``_defused``), and each character that reads as one (``_opener_chars``)."""
     signs = re.escape("".join(sorted(_opener_chars())))
     ref, escape = rf"(?P<ref>{_NUMERIC_REF.pattern})", rf"(?P<esc>{_BACKSLASHED.pattern})"
     encoded = rf"(?P<pct>{_PERCENT_RUN})"
-    return re.compile(rf"{ref}|{escape}|{encoded}|{_ESCAPED_OPENERS}|[{signs}]", re.I)
+    return re.compile(rf"{_ESCAPED_OPENERS}|{ref}|{escape}|{encoded}|[{signs}]", re.I)
 
 
 @functools.cache
@@ -184,11 +192,12 @@ def _may_name() -> re.Pattern[str]:
 @functools.cache
 def _drawn_as(sign: str) -> frozenset[str]:
     """The characters outside ASCII whose skeleton holds ``sign`` ("v" or "<", in any
-    case): those with a decomposition or a look-alike (0.1 s, once)."""
+    case): those with a decomposition or a look-alike, and the tag character mirroring
+    it (0.1 s, once)."""
     table = _skeleton_table()
     return frozenset(
         char
-        for char in map(chr, range(0x80, 0x30000))
+        for char in map(chr, (*range(0x80, 0x30000), *range(_TAG_FIRST, _TAG_LAST + 1)))
         if (unicodedata.decomposition(char) or ord(char) in table)
         and sign in _skeleton(char).lower()
     )
@@ -196,12 +205,22 @@ def _drawn_as(sign: str) -> frozenset[str]:
 
 @functools.cache
 def _skeleton_table() -> dict[int, str | None]:
-    """Marks, format characters and fillers -> nothing, look-alikes -> Latin (built at the
-    first line that is not ASCII: 40 ms)."""
+    """Marks, format characters, fillers, modifier letters that are no letter of their own
+    (no decomposition: the tatweel and other elongation marks, tone letters) and code
+    points shown as nothing though unassigned (U+2065, U+FFF0-FFF8, U+E0000-E0FFF) ->
+    nothing; tag characters -> the ASCII they mirror, look-alikes -> Latin or the sign
+    they are drawn like (built at the first line that is not ASCII: 50 ms)."""
     table: dict[int, str | None] = {ord(c): None for c in SHOW_NOTHING}
-    for code in (*range(0x30000), *range(0xE0000, 0xE01F0)):
-        if unicodedata.category(chr(code)) in ("Mn", "Me", "Cf"):
+    for code in (*range(0x30000), *range(0xE0000, 0xE1000)):
+        char = chr(code)
+        kind = unicodedata.category(char)
+        if (
+            kind in ("Mn", "Me", "Cf")
+            or (kind == "Lm" and not unicodedata.decomposition(char))
+            or (kind == "Cn" and (code == 0x2065 or 0xFFF0 <= code <= 0xFFF8 or code >= 0xE0000))
+        ):
             table[code] = None
+    table.update(_TAGS_AS_ASCII)
     for char, latin in look_alikes().items():
         table[ord(char)] = latin
     return table

@@ -3,8 +3,10 @@
 Recall defuses a line that names its block however it is spelled (``recall._skeleton``):
 these are read as the Latin letter (or ``<``, ``/``) they are drawn like. Taken from
 Unicode's confusables (UTS #39, ``confusables.txt``: every character whose prototype is
-one of ``a c e l m o r t u v y < /``, ``I`` and ``1`` counted as ``l``, and the letters
-confusable with a sign drawn as ``<``: ``く`` with ``❬``), with the small
+one of ``a c e l m o r t u v y < /``, ``I`` and ``1`` counted as ``l``, the letters
+confusable with a sign drawn as ``<``: ``く`` with ``❬``, and every character whose
+prototype is a dash, a low line or a space, or ``ー``, the long dash: ``ᅳ``, ``ߺ``, read
+between the name's words as the separator they are drawn like), with the small
 capitals (``ᴀ`` is confusable with a Cherokee letter there, not with ``a``) and a few
 Greek and Cyrillic letters close enough in most fonts (``μ``, ``т``, ``ε``), and the
 angle brackets and quotes a reader may take for ``<`` (``«``, ``⟨``, ``❬``).
@@ -27,11 +29,15 @@ CONFUSABLE: dict[str, str] = {
     "y": "ɣʏΥγϒУуҮүყᎩᎽᶌỿℽⲨꓬꭚ𐊲𑢤𑣜𖽃𝚼𝛄𝛶𝛾𝜰𝜸𝝪𝝲𝞤𝞬",
     "<": "˂ᐸᚲ‹❮𝈶く𡿨",
     "/": "᜵⁁⁄∕╱⟋⧸Ⳇ⼃〳ノ㇓丿𝈺",
+    "-": "‐‑‒–﹘۔⁃˗−➖ⲻⲺ－—―─━㇐ꟷᅳㅡ一⼀",
+    "_": "ߺ﹍﹎﹏",
+    " ": "\u2028\u2029\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u205f\u00a0\u202f",
 }  # fmt: skip
 CLOSE_ENOUGH: dict[str, str] = {
     "e": "ε", "h": "һҺ", "i": "іι", "k": "κΚ", "l": "ӏ", "m": "μм", "p": "рРρΡ",
     "t": "τт", "x": "хХ", "<": "ㄑ«⟨〈《❬❰⦑⧼⟪⟬≺⊰⋖≪◁⊲⩽˱⋘⪪⧀⫷ᐊ",
-    "-": "一ー―ㅡ",  # letters drawn as a dash, between the name's words
+    "-": "ー",  # the long dash (the prototype of ㅡ, 一 and —): a letter, between words
 }  # fmt: skip
 
 
