@@ -154,6 +154,54 @@ def test_a_single_long_line_is_cut_at_a_space_with_an_ellipsis() -> None:
     assert cut and lines == ["> alpha beta…\n"] and quarters(lines[0]) <= 20
 
 
+def test_fitting_renders_no_more_lines_than_the_room_can_show() -> None:
+    """Every line of a paragraph was rendered (read as a reader would) before the
+    paragraph was found too long: 400,000 short lines to show a few."""
+    rendered: list[str] = []
+
+    def counted(line: str) -> str:
+        rendered.append(line)
+        return quote(line)
+
+    for from_end in (False, True):
+        rendered.clear()
+        lines, cut = fit_paragraphs([["x"] * 100_000], 100, counted, from_end=from_end)
+        assert cut and lines == ["> x\n"] * 25 and len(rendered) < 100
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "bc d", "", " ", "&lt;", "\u3000", "数据"]), max_size=60),
+    st.integers(min_value=1, max_value=80),
+    st.booleans(),
+)
+def test_splitting_only_what_the_room_can_show_changes_nothing(
+    lines: list[str], limit: int, from_end: bool
+) -> None:
+    """A quoted line costs two quarters at least: past limit // 2 + 2 non-blank lines
+    (one may go: a title line), nothing more can be shown."""
+    text = "\n".join(lines)
+    everything = fit_paragraphs(paragraphs_of(text), limit, quote, from_end=from_end)[0]
+    most = limit // 2 + 2
+    start = paragraphs_of(text, most, from_end=from_end)
+    assert sum(map(len, start)) == min(most, sum(bool(line.strip()) for line in lines))
+    assert fit_paragraphs(start, limit, quote, from_end=from_end)[0] == everything
+
+
+def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> None:
+    """Notes of 100,000 short lines with no blank line (a file another program wrote):
+    every recall read all their lines as a reader would, at every render."""
+    body = "".join(f"v&%{number}\n" for number in range(100_000))
+    for number in range(3):
+        fresh.write("en", f"dump{number}.md", f"# Dump {number}\n{body}")
+    started = time.process_time()
+    for budget in (50, 1500):
+        result = fresh.recall.recall("en", "", budget)
+        check_block(result, budget)
+        assert "> v&%0\n> v&%1\n" in result["block"]
+    assert time.process_time() - started < 1.0
+
+
 # -- keywords -------------------------------------------------------------------------------
 
 

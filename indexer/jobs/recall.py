@@ -19,6 +19,7 @@ that looks like the block's delimiter is defused.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,9 @@ HIT_FOLDERS = 3  # abstracts of the folders of this many best hits
 MIN_ITEM = 60  # quarter tokens: a source gets at least this much room, or is skipped
 MAX_TITLE_CHARS = 120
 MAX_QUOTED_CHARS = 4 * MAX_RECALL_BUDGET  # a character costs a quarter token at least
+# A quoted line costs two quarters at least (">\n"): this many lines never fit, not even
+# one fewer (the title line left out), so no line past them is ever shown
+MAX_QUOTED_LINES = MAX_QUOTED_CHARS // 2 + 2
 OPEN = "<vault-memory-recall>"
 CLOSE = "</vault-memory-recall>"
 INTRO = (
@@ -70,6 +74,21 @@ class Source:
     body: str
     from_end: bool = False  # a day file of events: its newest part matters
     focus: tuple[str, ...] = ()  # keywords: start at the first paragraph holding one
+
+    @functools.cached_property
+    def paragraphs(self) -> list[list[str]]:
+        """The paragraphs to quote, split once a recall (a source is rendered several times
+        while fitting): the title line left out, from the focus on; without a focus to look
+        for, only as many lines as the largest budget could show (4 MB notes were split
+        whole at each render)."""
+        most = None if self.focus else MAX_QUOTED_LINES
+        paragraphs = paragraphs_of(self.body, most, from_end=self.from_end)
+        if paragraphs and paragraphs[0][0].strip() == f"# {self.title}".strip():
+            paragraphs[0] = paragraphs[0][1:] or []
+            paragraphs = [p for p in paragraphs if p]
+        if self.focus:
+            paragraphs = _from_focus(paragraphs, self.focus)
+        return paragraphs
 
 
 class Recall:
@@ -247,13 +266,7 @@ def _render(source: Source, limit: int) -> str:
     room = limit - quarters(header)
     if room <= 0:
         return ""
-    paragraphs = paragraphs_of(source.body)
-    if paragraphs and paragraphs[0][0].strip() == f"# {source.title}".strip():
-        paragraphs[0] = paragraphs[0][1:] or []
-        paragraphs = [p for p in paragraphs if p]
-    if source.focus:
-        paragraphs = _from_focus(paragraphs, source.focus)
-    lines, _ = fit_paragraphs(paragraphs, room, _quote, from_end=source.from_end)
+    lines, _ = fit_paragraphs(source.paragraphs, room, _quote, from_end=source.from_end)
     if not lines or all(line == _quote("") for line in lines):
         return ""
     return header + "".join(lines)

@@ -105,18 +105,14 @@ def fit_paragraphs(
     used = 0
     truncated = False
     for paragraph in order:
-        lines = [render(line) for line in paragraph]
         gap = gap_cost if taken else 0
-        # a character costs a quarter at least: a paragraph longer than the room is not
-        # measured (long CJK paragraphs would be, over and over)
-        fits = used + gap + sum(len(line) for line in lines) <= limit
-        cost = sum(quarters(line) for line in lines) + gap if fits else limit + 1
-        if used + cost <= limit:
-            taken.append(lines)
-            used += cost
+        room = limit - used - gap
+        whole = _rendered_within(paragraph, room, render)
+        if whole is not None:
+            taken.append(whole[0])
+            used += gap + whole[1]
             continue
         truncated = True
-        room = limit - used - (gap_cost if taken else 0)
         partial = _fit_lines(paragraph, room, render, from_end=from_end, cut=not taken)
         if partial:
             taken.append(partial)
@@ -129,6 +125,26 @@ def fit_paragraphs(
             out.append(render(""))
         out.extend(lines)
     return out, truncated
+
+
+def _rendered_within(
+    lines: list[str], limit: int, render: Callable[[str], str]
+) -> tuple[list[str], int] | None:
+    """The rendered lines and their cost if they all fit within ``limit`` quarters, else
+    None: rendering stops at the first line past the limit (a paragraph of 400,000 lines
+    was rendered whole to show a few; a character costs a quarter at least, so a line
+    longer than the room left is not measured either)."""
+    out: list[str] = []
+    used = 0
+    for line in lines:
+        rendered = render(line)
+        if used + len(rendered) > limit:
+            return None
+        used += quarters(rendered)
+        if used > limit:
+            return None
+        out.append(rendered)
+    return out, used
 
 
 def _fit_lines(
@@ -156,16 +172,31 @@ def _fit_lines(
     return out
 
 
-def paragraphs_of(text: str) -> list[list[str]]:
-    """``text`` as paragraphs (runs of non-blank lines), each a list of lines."""
+def paragraphs_of(
+    text: str, most_lines: int | None = None, *, from_end: bool = False
+) -> list[list[str]]:
+    """``text`` as paragraphs (runs of non-blank lines), each a list of lines; with
+    ``most_lines``, only its first (or last) lines up to that many non-blank ones: what
+    more than the room can show is not split (4 MB notes were, at every render)."""
+    lines = text.splitlines()
+    if from_end:
+        lines.reverse()
     result: list[list[str]] = []
     current: list[str] = []
-    for line in text.splitlines():
+    count = 0
+    for line in lines:
+        if count == most_lines:
+            break
         if line.strip():
             current.append(line.rstrip())
+            count += 1
         elif current:
             result.append(current)
             current = []
     if current:
         result.append(current)
+    if from_end:
+        result.reverse()
+        for paragraph in result:
+            paragraph.reverse()
     return result
