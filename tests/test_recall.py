@@ -599,6 +599,51 @@ def test_a_hit_found_through_folding_is_quoted_where_it_matches(
     assert paragraph in block, block
 
 
+def test_the_hit_in_the_last_of_many_paragraphs_is_found_at_once(fresh: World) -> None:
+    """Every paragraph was read as a reader would one by one, for each hit at each of its
+    renders: four journals of 25,000 short paragraphs, the hit in the last, took 6 s."""
+    days = "".join(f"Day {day}: café with Léa, walked home.\n\n" for day in range(20_000))
+    for number in range(3):
+        fresh.write("en", f"journal{number}.md", f"# Journal\n\n{days}Booked the zebra tour.\n")
+    started = time.process_time()
+    for budget in (50, 1500):
+        result = fresh.recall.recall("en", "zebra", budget)
+        check_block(result, budget)
+        assert "> … Booked the zebra tour." in result["block"]
+    assert time.process_time() - started < 1.0
+
+
+def _first_holding(paragraphs: list[list[str]], keywords: list[str]) -> int:
+    """The paragraph the focus starts at, read one by one (as recall did)."""
+    from indexer.index.text import as_read
+
+    words = [as_read(k.strip('"')) for k in keywords]
+    for number, paragraph in enumerate(paragraphs):
+        if any(word in as_read(" ".join(paragraph)) for word in words):
+            return number
+    return 0
+
+
+_FOLDED = ["Café", "cafe", "ＣＡＦＥ", "Καλημέρα", "καλημερα", "كَتَبَ", "كتب", "Straße", "strasse"]
+_FOLDED += ["data\u200bbase", "database", "ﬁne", "fine", "1\ufe0f\u20e3", "x", " ", "łódź", "lodz"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(_FOLDED), min_size=1, max_size=4), max_size=8),
+    st.lists(st.sampled_from([*_FOLDED, '"cafe x"', "", "a\nb"]), min_size=1, max_size=3),
+)
+def test_the_focus_is_the_paragraph_a_reading_one_by_one_finds(
+    paragraphs: list[list[str]], keywords: list[str]
+) -> None:
+    from indexer.jobs.recall import _from_focus
+
+    lines = [[" ".join(words)] for words in paragraphs]
+    number = _first_holding(lines, keywords)
+    focused = _from_focus(lines, tuple(keywords))
+    assert focused == (lines if number == 0 else [[f"… {lines[number][0]}"], *lines[number + 1 :]])
+
+
 def test_a_line_that_only_mentions_the_name_is_quoted_as_it_is() -> None:
     from indexer.jobs.recall import _quote
 
