@@ -26,7 +26,9 @@ log = logging.getLogger("indexer.index")
 # 5: rows keep the file's ctime.
 # 6: ``text.searchable`` drops format characters, breaks words at symbols newer than
 #    Unicode 6.1 (emoji) and folds ß ı İ đ ł ø ħ.
-SCHEMA_VERSION = 6
+# 7: ``text.searchable`` folds the case unicode61 does not know (Unicode after 6.1:
+#    Georgian Mtavruli, Cherokee's small letters, Adlam, Osage, ...).
+SCHEMA_VERSION = 7
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
