@@ -181,6 +181,13 @@ def test_highlights_do_not_fold_what_search_does_not() -> None:
         ("ᏣᎳᎩ", "ꮳꮃꭹ ᎦᏬᏂᎯᏍᏗ"),  # Cherokee small letters, and the capitals
         ("ꮳꮃꭹ", "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ"),
         ("𞤀𞤣𞤤𞤢𞤥", "𞤢𞤣𞤤𞤢𞤥 text"),  # Adlam
+        # Arabic-script letters a reader takes as one
+        ("احمد", "أحمد في المدرسة"),  # alef with hamza above or below, or without
+        ("إسلام", "اسلام"),
+        ("مدرسه", "مدرسة كبيرة"),  # teh marbuta and heh
+        ("علي", "على الطاولة"),  # alef maksura and yeh
+        ("کتاب", "كتاب جديد"),  # the Persian keheh for the Arabic kaf
+        ("كتابي", "کتابی"),  # and the Persian yeh
         ("\U000104b0\U000104b1\U000104b2", "\U000104d8\U000104d9\U000104da text"),  # Osage
     ],
 )
@@ -319,6 +326,9 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
         "ꭰ",
         "\U0001e900",
         "Ꭰ",  # (its fold: itself)
+        "أ",  # Arabic-script letters read as one
+        "ة",
+        "ی",
     ]
     folds = str.maketrans(
         {
@@ -330,6 +340,10 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
             "Ა": "ა",
             "ꭰ": "Ꭰ",
             "\U0001e900": "\U0001e922",
+            "ک": "ك",
+            "أ": "ا",
+            "ة": "ه",
+            "ی": "ي",
         }
     )
     newer = {0x1F973, 0x1F389, 0x2B50, 0x20BA}

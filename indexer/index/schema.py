@@ -27,7 +27,8 @@ log = logging.getLogger("indexer.index")
 # 6: ``text.searchable`` drops format characters, breaks words at symbols newer than
 #    Unicode 6.1 (emoji) and folds ß ı İ đ ł ø ħ.
 # 7: ``text.searchable`` folds the case unicode61 does not know (Unicode after 6.1:
-#    Georgian Mtavruli, Cherokee's small letters, Adlam, Osage, ...).
+#    Georgian Mtavruli, Cherokee's small letters, Adlam, Osage, ...), and the alef's
+#    hamza forms, teh marbuta, alef maksura, and Persian keheh and yeh.
 SCHEMA_VERSION = 7
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).

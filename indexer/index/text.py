@@ -97,12 +97,19 @@ FORMAT_CHARS = re2.compile(r"[\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}\x{20e3}
 _FORMAT_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _FORMAT_RANGES)
 _FORMAT_RUNS = re.compile(f"[{_FORMAT_CLASS}]+")
 _KEYCAPS = re.compile("[#*0-9]?\u20e3")  # once its selector is gone: ``1\u20e3``
-# Letters case folding and unicode61's accent removal leave apart (no decomposition).
+# Letters case folding and unicode61's accent removal leave apart (no decomposition),
+# and the Arabic-script letters a reader takes as one: the alef with or without its
+# hamza or madda, teh marbuta and heh, alef maksura and yeh, and the Persian keheh and
+# yeh typed for the Arabic kaf and yeh (and the other way round).
+_ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
 _LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
-     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h"}
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", **_ARABIC_FOLDS}
 )  # fmt: skip
-_LETTER_FOLD_LEADS = (b"\xc3\x9f", b"\xe1\xba\x9e", b"\xc4", b"\xc5", b"\xc3\xb8", b"\xc3\x98")
+_LETTER_FOLD_LEADS = (
+    b"\xc3\x9f", b"\xe1\xba\x9e", b"\xc4", b"\xc5", b"\xc3\xb8", b"\xc3\x98",
+    *sorted({letter.encode("utf-8") for letter in _ARABIC_FOLDS}),
+)  # fmt: skip
 
 
 # Where Unicode added symbols and punctuation after 6.1: currency signs from U+20BA,
