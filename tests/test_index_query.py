@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import sqlite3
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 
 import pytest
 import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from indexer.index import query as query_module
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import (
+    SNIPPET_SOURCE_CHARS,
     Term,
     _loose,
     _spelled,
     highlight_patterns,
+    highlighter,
     make_snippet,
     parse_query,
 )
@@ -255,3 +261,98 @@ def test_hits_are_looked_for_in_the_first_part_of_a_huge_note() -> None:
     assert "**needle**" in make_snippet(near, terms)
     far = "filler " * (HIT_SCAN_CHARS // 7 + 10) + "needle"
     assert make_snippet(far, terms).startswith("filler filler")
+
+
+def _cpu_seconds(call: Callable[[], object]) -> float:
+    start = time.process_time()
+    call()
+    return time.process_time() - start
+
+
+def test_a_snippet_costs_little_whatever_the_query() -> None:
+    """64 phrases of 70 one-letter words (under the 10 KB query cap) over a note of
+    ``a a a ...``: each phrase was tried at every place, 25 s for one snippet, holding the
+    GIL (every other call of the server waited). Now a snippet looks for hits for a
+    bounded CPU time, and shows the note's start unmarked when that is spent."""
+    phrases = ['"' + " ".join(["a"] * 70) + f' b{i}"' for i in range(64)]
+    terms = parse_query(" ".join(phrases)).terms
+    body = "a " * 65_536 + " ".join(p.strip('"') for p in phrases)
+    took = _cpu_seconds(lambda: make_snippet(body, terms))
+    assert took < 1.0  # 8.8 s before
+    assert make_snippet(body, terms).startswith("a a a")
+    one = parse_query('"' + " ".join(["a"] * 300) + ' b"').terms
+    body = "a " * 131_072 + "b"
+    assert _cpu_seconds(lambda: make_snippet(body, one)) < 0.3  # 0.9 s before
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        # A phrase of lone marks (each may start inside the separator before it): every
+        # way to cut the marks between the words was tried, 12 s for this one.
+        ('"x ' + " ".join(["\u0301"] * 12) + ' y"', "x " + "\u0301 " * 28 + " z"),
+        # ``ss`` was (ss|ß|ẞ), and ignoring case ß is also ẞ: 2^26 tries (4 s) here.
+        ("s" * 52 + "x", "ß" * 26 + " q"),
+    ],
+)
+def test_no_highlight_backtracks_without_end(query: str, text: str) -> None:
+    terms = parse_query(query).terms
+    assert _cpu_seconds(lambda: make_snippet(text, terms)) < 0.5
+
+
+def test_a_snippet_reads_the_start_of_a_huge_note_only() -> None:
+    """Every result's whole body (up to 8 MiB) was split, joined and normalized: 0.14 s
+    a 4 MiB note, 14 s for a page of 100 such notes."""
+    terms = parse_query("needle").terms
+    body = "some needle here " + "filler words, more words " * 1_300_000  # 32 MiB
+    assert _cpu_seconds(lambda: make_snippet(body, terms)) < 0.1  # 0.42 s before
+    snippet = make_snippet(body, terms)
+    assert snippet.startswith("some **needle** here filler") and snippet.endswith("…")
+    tail = "needle " + " " * SNIPPET_SOURCE_CHARS + "end"  # more text, past what is read
+    assert make_snippet(tail, terms) == "**needle**…"
+    assert make_snippet("needle " + " " * SNIPPET_SOURCE_CHARS, terms) == "**needle**"
+
+
+def test_a_snippet_is_the_same_whatever_it_reads_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snippet reads a note's start first (``_READS``): around the end of each part
+    read, it is the one the whole text gives."""
+    rng = random.Random(3)
+    terms = parse_query('needle "hay stack" strasse').terms
+    for boundary in query_module._READS[:-1]:
+        for shift in [*range(-300, 40, 7), *range(-12, 12)]:
+            spaces = rng.choice([" ", "  ", "\n", " \t "])
+            filler = spaces.join(rng.choices(["hay", "stack", "x_y", "Straße", "é"], k=boundary))
+            at = boundary + shift
+            body = filler[:at] + " hay,stack needle Strasse " + filler[at:]
+            staged = make_snippet(body, terms)
+            with monkeypatch.context() as patched:
+                patched.setattr(query_module, "_READS", (SNIPPET_SOURCE_CHARS,))
+                assert staged == make_snippet(body, terms), (boundary, shift)
+
+
+def test_hits_are_the_ones_a_search_of_the_whole_text_finds() -> None:
+    """``_hits`` searches a few thousand places a call, or tries the pattern only where
+    a hit may start: the same hits as ``finditer`` over the whole text, either way."""
+    rng = random.Random(2)
+    alphabet = [*"aAbBßẞsS_01 .,東京ก่า", "\u0301", "\u0345", "ι"]
+    compared = 0
+    for _ in range(3000):
+        text = "".join(rng.choices(alphabet, k=rng.randint(0, 300)))
+        query = " ".join(
+            ('"{}"' if rng.random() < 0.5 else "{}").format(
+                " ".join("".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(3))
+            )
+            for _ in range(rng.randint(1, 3))
+        )
+        try:
+            terms = parse_query(query).terms
+        except InvalidArgumentError:
+            continue
+        found = highlighter(terms)
+        expected = [m.span() for m in found.pattern.finditer(text)]
+        for chunk in (0, 1, 5, 64):  # 0: one try a place where a hit may start
+            ways = dataclasses.replace(found, chunk=chunk, check_every=1)
+            budget = query_module._Budget(60.0)
+            assert list(query_module._hits(text, ways, 0, len(text), budget)) == expected
+        compared += len(expected)
+    assert compared > 500

@@ -11,6 +11,7 @@ import bisect
 import functools
 import itertools
 import re
+import time
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,14 @@ MAX_TERMS = 64
 # for a hit at all (64 terms over a 4 MiB note took 21 s: about 1 s over this many).
 LOOSE_SCAN_CHARS = 16_384
 HIT_SCAN_CHARS = 262_144
+# What a snippet reads of a note: twice the hits' reach, as runs of white space shrink.
+SNIPPET_SOURCE_CHARS = 2 * HIT_SCAN_CHARS
+# CPU time one snippet may spend looking for hits (ordinary ones take a few ms over the
+# whole reach; 64 phrases of 70 one-letter words over "a a a ..." took 25 s).
+SNIPPET_CPU_SECONDS = 0.05
+_NOT_SPACE = re.compile(r"\S")
+# How much of a note a snippet reads, in turn: most notes and most first hits are short.
+_READS = (16_384, 131_072, SNIPPET_SOURCE_CHARS)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
 
@@ -129,38 +138,103 @@ def _loose(term: Term) -> Term:
     return Term(text or term.text, term.phrase)
 
 
-@functools.lru_cache(maxsize=64)
+@dataclass(frozen=True)
+class Highlighter:
+    """The regex finding any term (``pattern``), and one finding where a hit may start
+    (``starts``: a term's first character, not inside a word), for ``_hits``."""
+
+    pattern: re.Pattern[str]
+    starts: re.Pattern[str]
+    reach: int  # characters a try of the pattern reads from where it starts, at most
+    chunk: int  # places ``pattern`` is searched at in one call (0: one call a start)
+    check_every: int  # starts between two looks at the clock (fewer for costly terms)
+
+
 def highlight_patterns(terms: tuple[Term, ...], loose: bool = False) -> re.Pattern[str]:
-    """One regex finding any term in the original text (for snippets); cached, since
-    every snippet of a page of results needs the same one. ``loose``: the terms without
-    the marks search ignores, for a text without them (``text.without_ignored_marks``)."""
+    """One regex finding any term in the original text (for snippets). ``loose``: the
+    terms without the marks search ignores, for a text without them
+    (``text.without_ignored_marks``)."""
+    return highlighter(terms, loose).pattern
+
+
+@functools.lru_cache(maxsize=64)
+def highlighter(terms: tuple[Term, ...], loose: bool = False) -> Highlighter:
+    """The regexes of ``highlight_patterns``; cached, since every snippet of a page of
+    results needs the same ones.
+
+    No part of them backtracks more than a few characters, so one try at one place
+    costs at most about the length of the terms: the words of a phrase are apart by
+    at most ``MAX_SEPARATOR_CHARS`` characters (taken possessively where the next word
+    cannot start inside them), ``ss`` is one group (``ß`` was tried twice: 2^n tries).
+    """
     if loose:
         terms = tuple(_loose(term) for term in terms)
-    parts = []
+    parts, starts, reach = [], [], 2
     for term in sorted(terms, key=lambda t: -len(t.text)):
         words = WORD.findall(term.text)  # what search matched: not the punctuation around
-        if not words:
-            continue
-        units = [_spelled(w) for w in words]  # each word, as letters that match it
-        if not CJK_RUN.match(words[0][0]):
-            first = units[0][0]
-            if first == _DOUBLE_S:  # one letter or two: the boundary is checked before
-                units[0][0] = r"(?<![^\W_])" + first
-            else:
-                # Not preceded by a letter or digit, checked after the first character (on
-                # the two characters up to there): a lookbehind first would be tried at
-                # every position of the text, a character first lets the engine skip to
-                # its places.
-                units[0][0] = first + r"(?<![^\W_][\s\S])"
-        joined = r"[\W_]+".join("".join(u) for u in units)  # foo_bar: two words, one hit
-        right = "" if CJK_RUN.match(words[-1][-1]) else r"(?![^\W_])"
-        parts.append(joined + right)
-    return re.compile("|".join(parts) or "(?!)", re.IGNORECASE)
+        if words:
+            part, start = _term_regex(words)
+            parts.append(part)
+            if start not in starts:
+                starts.append(start)
+            # A letter is one character, or two for one (ß: ss); the lookarounds one more.
+            reach = max(reach, 2 * len(term.text) + len(words) * MAX_SEPARATOR_CHARS + 2)
+    pattern = "|".join(parts) or "(?!)"
+    # A search call tries each alternative at each place: its cost is bounded by about
+    # the places it may try times the pattern's length.
+    cheap = (_CHUNK + reach) * len(pattern) <= _CHUNK_WORK
+    return Highlighter(
+        re.compile(pattern, re.IGNORECASE),
+        re.compile("|".join(starts) or "(?!)", re.IGNORECASE),
+        reach,
+        _CHUNK if cheap else 0,
+        max(1, 4096 // len(pattern)),
+    )
+
+
+_CHUNK = 4096
+_CHUNK_WORK = 1 << 22  # a few ms at most
 
 
 # Letters ``searchable`` folds, as a highlight finds them: ``Straße`` for ``strasse``.
 _FOLDED_SPELLINGS = {"i": "[iıİ]", "l": "[lł]", "o": "[oø]", "d": "[dđ]", "h": "[hħ]"}
-_DOUBLE_S = "(?:ss|ß|ẞ)"
+_DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
+# Not preceded by a letter or digit, checked after the first character (on the two
+# characters up to there): a lookbehind first would be tried at every position of the
+# text, a character first lets the engine skip to its places.
+_AFTER_BOUNDARY = r"(?<![^\W_][\s\S])"
+_NO_WORD_AFTER = r"(?![^\W_])"
+# Letters that, case ignored, also match a character that is no letter (so may be in
+# the separator before them): Greek iota and the combining ypogegrammeni.
+_MATCH_A_MARK = frozenset("\u0399\u03b9\u1fbe")
+MAX_SEPARATOR_CHARS = 64
+_SEPARATOR = rf"[\W_]{{1,{MAX_SEPARATOR_CHARS}}}"
+
+
+def _term_regex(words: list[str]) -> tuple[str, str]:
+    """The regex of a term of ``words`` (``foo_bar``: two words, one hit), and the regex
+    of its first character where a hit may start."""
+    units = [_spelled(w) for w in words]  # each word, as letters that match it
+    first = units[0][0]
+    start = "(?:s|ß)" if first == _DOUBLE_S else first
+    if not CJK_RUN.match(words[0][0]):
+        start += _AFTER_BOUNDARY
+        if first == _DOUBLE_S:  # one letter or two: the boundary is checked before
+            units[0][0] = r"(?<![^\W_])" + first
+        else:
+            units[0][0] = first + _AFTER_BOUNDARY
+    right = "" if CJK_RUN.match(words[-1][-1]) else _NO_WORD_AFTER
+    regex = "".join(units[0])
+    for index in range(1, len(words)):
+        word = "".join(units[index])
+        if words[index][0].isalnum() and words[index][0] not in _MATCH_A_MARK:
+            regex += _SEPARATOR + "+" + word  # the word starts where the separator ends
+        else:
+            # A word that may start inside the separator (a combining mark): the longest
+            # separator after which it fits, never tried shorter once the word was found.
+            follows = right if index == len(words) - 1 else r"[\W_]"
+            regex += f"(?>{_SEPARATOR}(?={word}{follows})){word}"
+    return regex + right, start
 
 
 def _spelled(word: str) -> list[str]:
@@ -178,25 +252,35 @@ def _spelled(word: str) -> list[str]:
 def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str = "**") -> str:
     """A one-line excerpt around the first hit, every hit inside wrapped in ``mark``.
 
-    Hits are looked for in the first ``HIT_SCAN_CHARS`` characters. When those hold no
-    hit as they are, the hits search found through accents or points (``cafe`` in
-    "Café") are looked for in the first ``LOOSE_SCAN_CHARS`` characters read as search
-    reads them (``text.without_ignored_marks``)."""
-    text = " ".join(body.split())
+    Only the first ``SNIPPET_SOURCE_CHARS`` characters of ``body`` are read, and of
+    those first as few as hold the first hit and the excerpt (``_READS``). Hits are
+    looked for in the first ``HIT_SCAN_CHARS`` characters. When those hold no hit as
+    they are, the hits search found through accents or points (``cafe`` in "Café") are
+    looked for in the first ``LOOSE_SCAN_CHARS`` characters read as search reads them
+    (``text.without_ignored_marks``). The looking stops after ``SNIPPET_CPU_SECONDS``
+    (a hostile query over a hostile note): the hits not found by then are not marked."""
+    found = highlighter(terms)
+    budget = _Budget(SNIPPET_CPU_SECONDS)
+    begin = 0  # no hit starts before (in what was read so far, so in what is read next)
+    for size in _READS:
+        source = _source(body, size)
+        if source is None:
+            continue
+        text, more = source
+        hits = _hits(text, found, begin, HIT_SCAN_CHARS, budget)
+        first = next(hits, None)
+        # Read on unless the excerpt and every try of a hit in it lie well inside.
+        if size >= len(body) or (first is not None and first[0] + width + found.reach < len(text)):
+            break
+        begin = max(0, min(first[0] if first else len(text), len(text) - found.reach))
     if not text:
         return ""
-    if not unicodedata.is_normalized("NFC", text):  # as the terms are (``searchable``)
-        text = unicodedata.normalize("NFC", text)
-    pattern = highlight_patterns(terms)  # one alternative a term: each tried at each place
-    hits: Iterator[tuple[int, int]] = (m.span() for m in pattern.finditer(text, 0, HIT_SCAN_CHARS))
-    first = next(hits, None)
-    more = False
     if first is None and not (text.isascii() and all(t.text.isascii() for t in terms)):
         scanned = text[:LOOSE_SCAN_CHARS]
-        loose_hits = _loose_hits(scanned, highlight_patterns(terms, loose=True))
+        loose_hits = _loose_hits(scanned, highlighter(terms, loose=True), budget)
         first = next(loose_hits, None)
         if first is not None:
-            more = len(text) > LOOSE_SCAN_CHARS
+            more = more or len(text) > LOOSE_SCAN_CHARS
             text, hits = scanned, loose_hits
     start = 0
     if first is not None and first[0] > width // 3:
@@ -220,8 +304,96 @@ def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str
     return snippet
 
 
-def _loose_hits(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
-    """The spans in ``text`` of ``pattern``'s hits in it as search reads it; a hit's span
+def _source(body: str, size: int) -> tuple[str, bool] | None:
+    """The first ``size`` characters of ``body`` (ending before white space, so that no
+    word is cut: a prefix of what more characters would give), one space for each run
+    of white space, NFC as the terms are (``searchable``); and whether text follows.
+    None when ``size`` characters hold no such end (the last size cuts anyway)."""
+    more = False
+    if len(body) > size:
+        more = _NOT_SPACE.search(body, size) is not None
+        end = size
+        while end > size - 64 and not body[end].isspace():
+            end -= 1
+        if body[end].isspace():
+            body = body[:end]
+        elif size < SNIPPET_SOURCE_CHARS:
+            return None
+        else:
+            body = body[:size]
+    text = " ".join(body.split())
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text, more
+
+
+class _Budget:
+    """The CPU time left for looking for hits: only the tries of the patterns count (what
+    reading the note costs is bounded by ``SNIPPET_SOURCE_CHARS`` anyway)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+
+    def spent(self, since: float) -> bool:
+        """Count the thread's CPU time since ``since``; whether none is left."""
+        self.left -= time.thread_time() - since
+        return self.left < 0
+
+
+def _hits(
+    text: str, found: Highlighter, begin: int, end: int, budget: _Budget
+) -> Iterator[tuple[int, int]]:
+    """The spans of ``found.pattern``'s hits in ``text[begin:end]``, as ``finditer``
+    finds them, until the budget is spent (the clock is read between calls of bounded
+    cost; a regex call cannot be stopped, and holds the GIL).
+
+    A cheap pattern is searched for ``found.chunk`` places at a time: a hit found there
+    is the one a search of all the text finds, since no try reads past ``found.reach``
+    characters. A costly one (long phrases, many terms) is tried only where
+    ``found.starts`` says a hit may start, one call a start."""
+    if found.chunk:
+        yield from _searched(text, found, begin, end, budget)
+        return
+    done, since = begin, time.thread_time()
+    for count, candidate in enumerate(found.starts.finditer(text, begin, end), 1):
+        at = candidate.start()
+        if at < done:
+            continue
+        if count % found.check_every == 0:
+            if budget.spent(since):
+                return
+            since = time.thread_time()
+        hit = found.pattern.match(text, at, end)
+        if hit is not None:
+            done = hit.end()
+            budget.spent(since)  # the caller may do other work before it asks again
+            yield hit.span()
+            since = time.thread_time()
+    budget.spent(since)
+
+
+def _searched(
+    text: str, found: Highlighter, at: int, end: int, budget: _Budget
+) -> Iterator[tuple[int, int]]:
+    """``_hits`` of a cheap pattern, ``found.chunk`` places a call."""
+    while at < end:
+        since = time.thread_time()
+        stop = min(end, at + found.chunk + found.reach)
+        hit = found.pattern.search(text, at, stop)
+        spent = budget.spent(since)
+        if hit is not None and (stop == end or hit.start() + found.reach < stop):
+            yield hit.span()
+            at = hit.end()
+        elif stop == end:
+            return
+        else:  # no hit starts before: the tries there read nothing past ``stop``
+            at = stop - found.reach
+        if spent:
+            return
+
+
+def _loose_hits(text: str, found: Highlighter, budget: _Budget) -> Iterator[tuple[int, int]]:
+    """The spans in ``text`` of ``found``'s hits in it as search reads it; a hit's span
     takes in the points that follow its last letter."""
     bare, removed = without_ignored_marks(text)
     where = [start - before for start, before in _removed_before(removed)]
@@ -230,8 +402,8 @@ def _loose_hits(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[int, int]
     def place(index: int) -> int:
         return index + total[bisect.bisect_right(where, index)]
 
-    for match in pattern.finditer(bare):
-        yield place(match.start()), place(match.end())
+    for start, end in _hits(bare, found, 0, len(bare), budget):
+        yield place(start), place(end)
 
 
 def _removed_before(removed: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
