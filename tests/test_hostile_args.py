@@ -107,6 +107,14 @@ async def test_ten_thousand_tags_are_an_invalid_argument(rig: tuple[Client, Path
     assert found.structured_content is not None
 
 
+async def test_a_blank_tag_is_an_invalid_argument(rig: tuple[Client, Path]) -> None:
+    """It matched no note, silently (as a blank type did before it was refused)."""
+    client, _ = rig
+    with pytest.raises(ToolError) as info:
+        await client.call_tool("search", {"lang": "en", "query": "alpha", "tags": [""]})
+    assert str(info.value).startswith("invalid_argument: "), str(info.value)
+
+
 async def test_a_search_folder_outside_the_vault_is_refused(rig: tuple[Client, Path]) -> None:
     """Every other tool refused ``../``; search ran and found nothing."""
     client, _ = rig

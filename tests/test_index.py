@@ -9,6 +9,7 @@ import random
 import sqlite3
 import threading
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,36 @@ def test_filters_type_tags_and_folder(ws: Workspace, index: NoteIndex) -> None:
     for blank in ("", "  "):  # found nothing, silently
         with pytest.raises(InvalidArgumentError, match="type must name a type"):
             index.search("en", "alpha", type=blank)
+
+
+@pytest.mark.parametrize(
+    "tag", ["Ärger", "Москва", "Éclair", "ΑΘΗΝΑ", "İzmir", "Straße", "東京", "Berlin"]
+)
+def test_tags_match_whatever_their_case_script_and_normalization(
+    ws: Workspace, index: NoteIndex, tag: str
+) -> None:
+    """The filter lowered the asked tags in Python and the note's with SQLite's lower(),
+    which folds ASCII only: a tag with a capital beyond ASCII was never found, even
+    spelled as in the note; nor one written decomposed (NFD)."""
+    nfd = unicodedata.normalize("NFD", tag)
+    put(ws, "en", "a.md", note(f"tags: [{tag}]", "alpha"))
+    put(ws, "en", "b.md", note(f"tags: ['#{nfd}', other]", "alpha"))
+    put(ws, "en", "c.md", note("tags: [elsewhere]", "alpha"))
+    index.reconcile()
+    for asked in {tag, nfd, tag.lower(), tag.upper(), tag.casefold(), f"#{tag.upper()} "}:
+        found = index.search("en", "alpha", tags=[asked])
+        assert sorted(paths(found)) == ["a.md", "b.md"], asked
+    assert paths(index.search("en", "alpha", tags=[tag, "other"])) == ["b.md"]
+
+
+def test_a_blank_tag_is_refused(ws: Workspace, index: NoteIndex) -> None:
+    """A blank tag (REST ``tag=``) matched no note, silently, as a blank type did."""
+    put(ws, "en", "a.md", note("tags: [grammar]", "alpha"))
+    index.reconcile()
+    for blank in ([""], [" "], ["#"], ["grammar", " # "]):
+        with pytest.raises(InvalidArgumentError, match="each tag must name a tag"):
+            index.search("en", "alpha", tags=blank)
+    assert paths(index.search("en", "alpha", tags=[])) == ["a.md"]  # no filter
 
 
 def test_langs_are_separate(ws: Workspace, index: NoteIndex) -> None:

@@ -24,7 +24,7 @@ from indexer.index.connections import Connections
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import make_snippet, parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
-from indexer.index.text import fold
+from indexer.index.text import fold, fold_tag
 from indexer.vault.scan import Signature
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError
 from shared.langs import check_lang, is_lang
@@ -389,12 +389,15 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
-        tags = list(dict.fromkeys(t.strip().lstrip("#").lower() for t in tags))
+        # As a note's tags are read (``string_list``), then folded as on the note's side.
+        tags = list(dict.fromkeys(fold_tag(t.strip().lstrip("#").strip()) for t in tags))
+        if "" in tags:  # found nothing, silently; no note's tag is blank
+            raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
         if len(tags) > MAX_TAGS:
             raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         for tag in tags:
-            where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?))"
-            params.append(tag.strip().lstrip("#"))
+            where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE vm_fold_tag(value) = ?)"
+            params.append(tag)
     if path:
         if not isinstance(path, str):
             raise InvalidArgumentError("path must be a string")

@@ -308,3 +308,12 @@ def _expand_run(match: re.Match[str]) -> str:
 def fold(text: str) -> str:
     """Case-folded text for the trigram table (per-character, so substrings survive)."""
     return text.translate(_FOLD_FIXES).casefold()
+
+
+def fold_tag(tag: str) -> str:
+    """A tag as the search filter compares tags, the same in any script and either
+    normalization: NFC, case folded like ``fold`` (SQLite's ``lower`` folds ASCII only:
+    ``Ärger`` was not ``ärger``, nor ``Москва`` itself), NFC again."""
+    if tag.isascii() and "\x00" not in tag:
+        return tag.lower()
+    return unicodedata.normalize("NFC", fold(unicodedata.normalize("NFC", tag)))

@@ -189,6 +189,8 @@ def test_append_search_grep_render(http: httpx2.Client) -> None:
     tagged = http.get("/rd/search", params=[("q", "past"), ("tag", "verbs"), ("tag", "nope")])
     assert tagged.json()["results"] == []
     assert http.get("/rd/search", params={"q": "past", "tag": "verbs"}).json()["results"]
+    blank = http.get("/rd/search", params={"q": "past", "tag": ""})  # found nothing, silently
+    assert blank.status_code == 400 and error_of(blank) == "invalid_argument"
     grep = http.get("/rd/grep", params={"pattern": "^see also", "fixed": "false"}).json()
     assert [(m["path"], m["text"]) for m in grep["matches"]] == [("items/went.md", "see also gone")]
     assert grep["truncated"] is False
