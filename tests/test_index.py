@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer.index.parse import lang_token
 from indexer.index.schema import SCHEMA_VERSION
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import Sandbox
@@ -140,6 +141,27 @@ def test_langs_are_separate(ws: Workspace, index: NoteIndex) -> None:
     assert paths(index.search("zh", "shared")) == ["a.md"]
     assert index.counts() == {"en": 1, "zh": 1, "zh-Hans": 1}
     assert index.search("fr", "shared")["results"] == []
+
+
+@pytest.mark.parametrize("langs", [["en"], ["en", "zh-Hans"]])
+def test_the_lang_token_finds_only_notes_holding_it(
+    ws: Workspace, index: NoteIndex, langs: list[str]
+) -> None:
+    """The word the index stores for a note's lang (``l656e`` for en) found every note of
+    the vault, whether the index held one lang or several."""
+    for lang in langs:
+        put(ws, lang, "a.md", "note about nothing")
+        put(ws, lang, "b.md", "note about nothing")
+    put(ws, "en", "c.md", "a note with the token l656e written out")
+    index.reconcile()
+    token = lang_token("en")
+    assert token == "l656e"
+    found = index.search("en", token)
+    assert (paths(found), found["total"]) == (["c.md"], 1)
+    assert paths(index.search("en", f'"{token} written"')) == ["c.md"]
+    assert [hit["path"] for hit in index.search_any("en", [token, "zzz"])] == ["c.md"]
+    assert index.search("zh-Hans", lang_token("zh-Hans"))["total"] == 0
+    assert sorted(paths(index.search("en", "note"))) == ["a.md", "b.md", "c.md"]
 
 
 HOSTILE = [

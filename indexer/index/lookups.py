@@ -40,17 +40,19 @@ def recent(
 
 
 def in_lang(conn: sqlite3.Connection, lang: str, match: str) -> str:
-    """``match`` (an FTS5 query) kept to the notes of ``lang``. The lang phrase matches
-    every note of the lang, so ranking walked all of them; its column weighs 0 in BM25, so
-    it changes no score (every other phrase's IDF is over the whole table anyway). It is
-    left out when the index holds no other lang (two seeks of the ``(lang, path)``
-    index)."""
+    """``match`` (an FTS5 query) kept to the notes of ``lang``, and to their text: not
+    the lang column, whose token (``l656e`` for en) a query for it found in every note.
+    The lang phrase matches every note of the lang, so ranking walked all of them; its
+    column weighs 0 in BM25, so it changes no score (every other phrase's IDF is over the
+    whole table anyway). It is left out when the index holds no other lang (two seeks
+    of the ``(lang, path)`` index)."""
+    match = f"- {{lang}} : ({match})"
     others = conn.execute(
         "SELECT EXISTS (SELECT 1 FROM notes WHERE lang < ?)"
         " OR EXISTS (SELECT 1 FROM notes WHERE lang > ?)",
         (lang, lang),
     ).fetchone()[0]
-    return f'lang : "{lang_token(lang)}" AND ({match})' if others else match
+    return f'lang : "{lang_token(lang)}" AND {match}' if others else match
 
 
 def search_any(
