@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 import sqlite3
 import unicodedata
@@ -265,11 +266,15 @@ def _newer_case() -> tuple[dict[int, str], tuple[bytes, ...]]:
         if char.casefold() != char
     ]
     tokenizer = "unicode61 remove_diacritics 0 categories ''L* N* Co M*''"
-    with contextlib.closing(sqlite3.connect(":memory:")) as conn:
-        conn.execute(f"CREATE VIRTUAL TABLE probe USING fts5(t, tokenize='{tokenizer}')")
-        conn.execute("CREATE VIRTUAL TABLE terms USING fts5vocab(probe, 'instance')")
-        conn.execute("INSERT INTO probe VALUES (?)", (" ".join(cased),))
-        terms = dict(conn.execute("SELECT offset, term FROM terms").fetchall())
+    try:
+        with contextlib.closing(sqlite3.connect(":memory:")) as conn:
+            conn.execute(f"CREATE VIRTUAL TABLE probe USING fts5(t, tokenize='{tokenizer}')")
+            conn.execute("CREATE VIRTUAL TABLE terms USING fts5vocab(probe, 'instance')")
+            conn.execute("INSERT INTO probe VALUES (?)", (" ".join(cased),))
+            terms = dict(conn.execute("SELECT offset, term FROM terms").fetchall())
+    except sqlite3.Error as err:  # (an SQLite without FTS5 has no index to fold for)
+        logging.getLogger("indexer.index").warning("case folding probe failed: %s", err)
+        return {}, ()
     table = {ord(char): char.casefold() for at, char in enumerate(cased) if terms.get(at) == char}
     leads = tuple(sorted({chr(code).encode("utf-8")[:2] for code in table}))
     return table, leads
