@@ -7,6 +7,7 @@ import contextlib
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -148,4 +149,54 @@ async def test_a_reply_that_never_ends_is_cut_at_its_bound() -> None:
         with pytest.raises(ModelError, match="larger than 8 MiB"):
             await job.chat([{"role": "user", "content": "x"}])
         assert time.monotonic() - started < 10  # (the timeout is 30 s)
+        await job.close()
+
+
+def _serve_once(body: bytes, encoding: str) -> tuple[socket.socket, str]:
+    """A one-request endpoint answering ``body`` with ``Content-Encoding: encoding``."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1)
+
+    def answer() -> None:
+        conn, _ = sock.accept()
+        with conn:
+            conn.recv(65536)
+            head = (
+                f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+            )
+            conn.sendall(f"{head}\r\nContent-Encoding: {encoding}\r\n\r\n".encode() + body)
+
+    threading.Thread(target=answer, daemon=True).start()
+    return sock, f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+COMPLETION = (
+    b'{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,'
+    b'"finish_reason":"stop","message":{"role":"assistant","content":"%s"}}]}'
+)
+
+
+async def test_a_gzip_reply_is_read_inflated_and_bounded_as_it_inflates() -> None:
+    """The bound counted the compressed bytes: 0.3 MB of gzip inflated to 300 MB."""
+    small = zlib.compressobj(9, zlib.DEFLATED, 31)
+    reply = small.compress(COMPLETION % b"fine") + small.flush()
+    sock, url = _serve_once(reply, "gzip")
+    with sock:
+        job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
+        assert (await job.chat([{"role": "user", "content": "x"}])).content == "fine"
+        await job.close()
+    bomb = zlib.compressobj(9, zlib.DEFLATED, 31)
+    inflated = COMPLETION % (b"a" * (64 << 20))
+    sock, url = _serve_once(bomb.compress(inflated) + bomb.flush(), "gzip")
+    with sock:
+        job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
+        with pytest.raises(ModelError, match="larger than 8 MiB"):
+            await job.chat([{"role": "user", "content": "x"}])
+        await job.close()
+    sock, url = _serve_once(b"whatever", "br")
+    with sock:
+        job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
+        with pytest.raises(ModelError, match="encoded as br"):
+            await job.chat([{"role": "user", "content": "x"}])
         await job.close()

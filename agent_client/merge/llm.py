@@ -25,7 +25,7 @@ from agent_client.merge.confirmation import Confirmation, parse_confirmation
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.models import MemoryEntry
-from shared.reply_bound import ReplyTooLarge, bound_reply, too_large
+from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
 
 logger = logging.getLogger("agent_client.merge.llm")
 
@@ -41,7 +41,9 @@ def make_llm(settings: LLMSettings) -> AsyncOpenAI:
         api_key=settings.api_key,
         timeout=settings.request_timeout,
         max_retries=0,
-        http_client=DefaultAsyncHttpxClient(event_hooks={"response": [bound_reply]}),
+        http_client=DefaultAsyncHttpxClient(
+            headers=REQUEST_HEADERS, event_hooks={"response": [bound_reply]}
+        ),
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from shared.model_output import parse_json_object
-from shared.reply_bound import ReplyTooLarge, bound_reply, too_large
+from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -136,7 +136,9 @@ class JobModel:
                     api_key=self.settings.api_key,
                     timeout=self.settings.timeout,
                     max_retries=0,
-                    http_client=DefaultAsyncHttpxClient(event_hooks={"response": [bound_reply]}),
+                    http_client=DefaultAsyncHttpxClient(
+                        headers=REQUEST_HEADERS, event_hooks={"response": [bound_reply]}
+                    ),
                 )
                 self._clients[key] = client
             return client
