@@ -357,15 +357,28 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
 
 def _salvaged(existing: str) -> dict[str, Any]:
     """The ``id`` and ``created`` lines of a frontmatter block that does not parse as a
-    whole, each read on its own (the first of each; none when a line is no YAML)."""
-    block, _ = split_frontmatter(_clean_text(existing))
+    whole, each read on its own: the first of each key written at the block's top level
+    (``id:``, ``id :``, ``"id":``), an ``id`` only when it is one plain token (a line of a
+    multi-line value is seldom that; the notes the vault writes have ``id`` first)."""
+    try:
+        block, _ = split_frontmatter(_clean_text(existing))
+    except InvalidFrontmatterError:  # never closed, or too large: nothing read from it
+        return {}
     found: dict[str, Any] = {}
     for line in (block or "").splitlines():
-        key = line.partition(":")[0]
-        if key in ("id", "created") and key not in found:
-            with contextlib.suppress(InvalidFrontmatterError):
-                found.update(parse_yaml_block(line))
+        matched = _SALVAGED_KEY.match(line)
+        if matched is None or matched["key"] in found:
+            continue
+        key, value = matched["key"], matched["value"].strip()
+        if key == "id" and not _PLAIN_ID.fullmatch(value):
+            continue
+        with contextlib.suppress(InvalidFrontmatterError):
+            found.update(parse_yaml_block(f"{key}: {value}"))
     return found
+
+
+_SALVAGED_KEY = re.compile(r"""(?P<q>["']?)(?P<key>id|created)(?P=q)[ \t]*:(?P<value>.*)""")
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 
 def _writer_id(value: Any) -> str:

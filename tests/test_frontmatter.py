@@ -205,6 +205,15 @@ def test_a_typo_in_a_block_on_disk_does_not_change_the_notes_identity() -> None:
         parse_frontmatter(broken)
     meta = parse_frontmatter(norm("---\nid: other\n---\nnew body\n", existing=broken))[0]
     assert meta["id"] == "01KEEP" and meta["created"] == datetime(2020, 5, 6, 7, 8, 9, tzinfo=UTC)
+    for key in ("id : 01KEEP", '"id": 01KEEP', "'id':\t01KEEP"):  # as YAML may spell them
+        meta = parse_frontmatter(norm("# n\n", existing=f"---\nx: [\n{key}\n---\n"))[0]
+        assert meta["id"] == "01KEEP", key
+    # a line of a multi-line value is no id: the real one, after it, is
+    quoted = '---\nsummary: "what was said:\nid: 42 of them"\nid: 01REAL\ntags: [x\n---\n'
+    assert parse_frontmatter(norm("# n\n", existing=quoted))[0]["id"] == "01REAL"
+    # a block never closed (a rule line at the top) or too large: replaced, not refused
+    for unread in ("---\nA note that starts with a rule.\n", "---\nn: " + "y" * 70_000 + "\n---\n"):
+        assert parse_frontmatter(norm("# n\n", existing=unread))[0]["title"] == "n"
     for odd in ("id: [a\n", "id:\n", "id: 'x\n", "id: true\n", "created: nope\n", "ids: q\n"):
         meta = parse_frontmatter(norm("# n\n", existing=f"---\nx: [\n{odd}---\n"))[0]
         assert meta["id"] not in ("x", "q", "True") and meta["created"] == NOW, odd
