@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from contextlib import ExitStack, closing, suppress
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -368,38 +369,52 @@ def _check_reach(src: Place, source: Target, dest: Target) -> None:
     """Refuse a folder move that would put anything below the folder (an empty folder
     or a dot-file too, which no listing names) deeper or longer than a path may be: it
     would be out of every tool's reach until moved back. What is already out of reach
-    may move where it stays so (a move up or to a shorter name is never refused)."""
+    may move where it stays so (a move up or to a shorter name is never refused). Paths
+    are measured as the vault names them (NFC); one folder is open per level, and a
+    folder that cannot be opened is passed over (as every listing passes it over)."""
     grows = len(dest.rel.split("/")) - len(source.rel.split("/"))
-    longer = _size(dest.rel) - _size(source.rel)
-    if grows <= 0 and longer <= 0:
+    if grows <= 0 and _size(dest.rel) <= _size(source.rel):
         return
     max_below = MAX_DEPTH - len(dest.rel.split("/"))  # levels a path may have below it
     max_bytes = MAX_PATH_BYTES - _size(dest.rel) - 1  # bytes after "<new_path>/"
     assert src.dir_fd is not None
-    fd = fsops.open_dir(src.name, src.dir_fd)
-    pending = [(fd, "", 1)]  # open folder, its path below the moved folder, its level
+    top = fsops.open_dir(src.name, src.dir_fd)
+    levels = [(top, "", 1, os.scandir(top))]  # each: folder, its path below, level, entries
     try:
-        while pending:
-            fd, below, level = pending.pop()
-            with fsops.opened(fd), os.scandir(fd) as entries:
-                for entry in entries:
-                    rel = below + entry.name
-                    if level > max_below or _size(rel) > max_bytes:
-                        raise ForbiddenPathError(
-                            f"{dest.rel}/{printable(rel)} would be deeper than {MAX_DEPTH} "
-                            f"names or longer than {MAX_PATH_BYTES} bytes (out of every "
-                            "tool's reach); nothing was moved"
-                        )
-                    if entry.is_dir(follow_symlinks=False):
-                        child = fsops.open_dir(entry.name, fd)
-                        pending.append((child, rel + "/", level + 1))
+        while levels:
+            fd, below, level, entries = levels[-1]
+            entry = next(entries, None)
+            if entry is None:
+                levels.pop()
+                entries.close()
+                os.close(fd)
+                continue
+            rel = below + entry.name
+            if level > max_below or _size(rel) > max_bytes:
+                raise ForbiddenPathError(
+                    f"{dest.rel}/{printable(rel)} would be deeper than {MAX_DEPTH} names or"
+                    f" longer than {MAX_PATH_BYTES} bytes (out of every tool's reach);"
+                    " nothing was moved"
+                )
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            try:
+                child = fsops.open_dir(entry.name, fd)
+            except (OSError, ForbiddenPathError):
+                continue  # may not be opened (or gone): no listing reaches below it
+            try:
+                levels.append((child, rel + "/", level + 1, os.scandir(child)))
+            except OSError:
+                os.close(child)
     finally:
-        for fd, _, _ in pending:
+        for fd, _, _, entries in levels:
+            entries.close()
             os.close(fd)
 
 
 def _size(path: str) -> int:
-    return len(os.fsencode(path))
+    """The bytes of a path as the vault names it (NFC), whatever the disk spells."""
+    return len(os.fsencode(unicodedata.normalize("NFC", path)))
 
 
 def _folder_files(vault: Vault, folder: Target) -> list[str]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import base64
 import functools
 import os
+import resource
 import shutil
 import threading
+import unicodedata
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -575,6 +577,28 @@ def test_a_folder_move_never_carries_anything_out_of_reach(vault: Vault) -> None
     assert (root(vault) / "b" / long.relative_to(root(vault) / "a") / ".hidden").exists()
     vault.move("en", "b", "b2/a")  # 3 bytes and one name more: still within reach
     assert versions(vault, "b2/a/n.md")[0][1] == "move"
+
+
+def test_the_reach_check_measures_as_the_vault_does_with_one_folder_open_a_level(
+    vault: Vault,
+) -> None:
+    """Its first cut measured NFD names on disk (twice the bytes of Hangul in NFC: a move
+    within reach was refused), and opened every sibling folder at once (a folder of
+    20,500 subfolders answered "too many files open" for good)."""
+    vault.write("en", "a/n.md", "# N\n")
+    hangul = unicodedata.normalize("NFD", "한국어" * 8)  # NFC: 72 bytes; NFD: 168
+    (root(vault) / "a" / hangul / hangul / hangul).mkdir(parents=True)
+    new = "/".join(c * 200 for c in "xyz") + "/a"  # 605 bytes: 824 in NFC, 1,112 in NFD
+    for n in range(300):
+        (root(vault) / "a" / f"s{n}").mkdir()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    opened = len(os.listdir("/proc/self/fd"))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (opened + 100, hard))
+    try:
+        vault.move("en", "a", new)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert (root(vault) / new / "s299").is_dir()
 
 
 # -- undo ----------------------------------------------------------------------------------
