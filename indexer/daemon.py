@@ -58,7 +58,7 @@ from indexer.vault.tempfiles import remove_orphan_temp_files
 from indexer.vault.vault import Vault
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, guarded_protocol
-from shared.errors import AlreadyRunningError, IndexSchemaError, StartupError
+from shared.errors import AlreadyRunningError, HistoryStoreError, IndexSchemaError, StartupError
 from shared.workspace import Workspace
 
 log = logging.getLogger("indexer")
@@ -164,12 +164,18 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
 
 
 @contextlib.contextmanager
-def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault]:
+def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault | None]:
     """The vaults recording in history what ``index`` finds changed outside the tools,
     for a command that reconciles the index while no server runs (``indexer search``,
     ``indexer summarize``): else the server started next finds nothing new, and the
-    edits made while none ran get no version of their own."""
-    history = open_history(settings)
+    edits made while none ran get no version of their own. A history that cannot be
+    opened is the server's to report: the command runs without it (None), warning."""
+    try:
+        history = open_history(settings, check=False)  # (the full check reads it whole)
+    except HistoryStoreError as err:
+        log.warning("%s; this command records nothing in history", err.message)
+        yield None
+        return
     try:
         vault = build_vault(settings, history)
         index.change_listeners.append(external_change_recorder(vault))

@@ -209,3 +209,24 @@ def test_without_a_server_history_hears_the_cli_as_it_hears_the_server(tmp_path:
         edits = [store.content(v) for v in store.versions("en", "a/n.md", 100)]
     assert any(b"MY HAND EDIT" in text for text in kept), kept
     assert edits == [b"# N\n\nnote a, edited while no server ran\n"]
+
+
+def test_a_search_without_a_server_answers_whatever_history_and_unused_settings_hold(
+    tmp_path: Path,
+) -> None:
+    """History's part in a search run while no server serves must not stop the search:
+    a damaged history file or a malformed setting no search uses made it fail."""
+    ws = tmp_path / "ws"
+    vault = ws / "memory" / "languages" / "en" / "vault"
+    vault.mkdir(parents=True)
+    (vault / "apple.md").write_text("# Apple\n\nred fruit\n")
+    run = [sys.executable, "-m", "indexer", "search", "--workspace", str(ws), "--lang", "en"]
+    env = {**os.environ, "INDEXER_WORKSPACE": ""}
+    first = subprocess.run([*run, "fruit"], capture_output=True, text=True, timeout=60, env=env)
+    assert first.returncode == 0, first.stderr
+    for damaged in (ws / ".indexer" / "history").iterdir():
+        damaged.write_bytes(b"this is not a database " * 200)
+    (vault / "banana.md").write_text("# Banana\n\nyellow fruit\n")
+    env["INDEXER_SUMMARIES_DEBOUNCE"] = "soon"
+    again = subprocess.run([*run, "fruit"], capture_output=True, text=True, timeout=60, env=env)
+    assert again.returncode == 0 and "2 notes match" in again.stdout, again.stderr

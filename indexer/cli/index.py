@@ -23,7 +23,7 @@ from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
-from shared.errors import AlreadyRunningError, ConfigError
+from shared.errors import AlreadyRunningError
 from shared.workspace import Workspace, read_url_file
 
 
@@ -212,8 +212,8 @@ def search_index_file(
 
         try:
             settings = Settings.resolve({"workspace": str(workspace.root)}, os.environ)
-        except ValueError as err:
-            raise ConfigError(str(err)) from None
+        except ValueError:  # a setting a search does not use: history's defaults do
+            settings = Settings(workspace=workspace)
         with history_hearing(settings, index):
             index.open()
             index.reconcile()

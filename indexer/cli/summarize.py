@@ -66,7 +66,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             else:  # history records the edits the reconcile finds, and each summary
                 from indexer.daemon import history_hearing
 
-                recorder = stack.enter_context(history_hearing(settings, index)).recorder
+                vault = stack.enter_context(history_hearing(settings, index))
+                recorder = vault.recorder if vault is not None else None
                 index.open()
                 index.reconcile()
             summaries = Summaries(
