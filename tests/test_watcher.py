@@ -393,3 +393,29 @@ def test_a_slow_batch_is_followed_by_a_rest_of_a_few_times_its_cost(ws: Workspac
     rests = [later[0] - earlier[1] for earlier, later in itertools.pairwise(applied)]
     assert rests and min(rests) >= 0.25 * COST_SHARE - 0.05, rests
     assert len(spans) <= 4  # (about 8 without the rests)
+
+
+def test_changes_held_back_behind_a_batch_or_its_rest_make_searches_partial(
+    ws: Workspace,
+) -> None:
+    """A save heard while a slow batch was applied (or while the watcher rested after
+    it) waited up to seconds, and searches said they were whole meanwhile."""
+    started = threading.Event()
+
+    def apply(files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        started.set()
+        time.sleep(0.3)
+
+    vault = ws.vault_dir("en")
+    vault.mkdir(parents=True)
+    watcher = VaultWatcher(ws, apply, debounce=0.02, max_delay=0.1)
+    watcher.start()
+    try:
+        (vault / "big.md").write_text("a big note\n")
+        assert started.wait(5)
+        (vault / "save.md").write_text("a small save\n")  # heard while big.md is applied
+        assert watcher.caught_up(5)
+        assert watcher.catching_up()
+        eventually(lambda: not watcher.catching_up(), "the save applied after the rest")
+    finally:
+        watcher.stop()

@@ -36,10 +36,11 @@ BULK_FILES = 50  # a batch this large is a checkout or a copy: the index is catc
 TOOLS_SECONDS = 5.0  # how long the paths of a tool's write are taken as the tools' own
 # A batch that took long (a big note edited outside: 1 s for 4 MiB, under the index's
 # write lock) is followed by a rest of this many times its cost, so that a program saving
-# it every half second holds a quarter of a core, not all of it and every tool's write.
+# it every half second holds a quarter of a core, not all of it and every tool's write;
+# searches say they are partial while it rests with changes held back.
 COST_SHARE = 3
 SLOW_BATCH_SECONDS = 0.1  # quicker batches rest not at all (edits searchable at once)
-MAX_REST_SECONDS = 5.0
+MAX_REST_SECONDS = 2.0
 
 
 class VaultWatcher:
@@ -148,15 +149,20 @@ class VaultWatcher:
 
     def catching_up(self) -> bool:
         """Whether the watcher heard a folder change (created, moved in, deleted) or many
-        files that no tool changed, and has not applied all it heard since: searches may
-        miss part of it until then (``partial``). A few files (a save) never count."""
+        files that no tool changed, and has not applied all it heard since, or holds
+        outside changes back behind a batch being applied or the rest after a slow one:
+        searches may miss part of it until then (``partial``). A few files (a save)
+        applied at once never count."""
         with self._cond:
+            now = time.monotonic()
+
+            def outside(changes: Changes) -> int:
+                return sum(1 for key in changes if self._tools.get(key, 0.0) < now)
+
+            busy = now < self._rest_until or any(self._applying)
+            if busy and outside(self._files | self._folders):
+                return True  # heard, and held back behind a batch (or a rest)
             if not self._bulk:
-                now = time.monotonic()
-
-                def outside(changes: Changes) -> int:
-                    return sum(1 for key in changes if self._tools.get(key, 0.0) < now)
-
                 self._bulk = bool(outside(self._folders | self._applying[1])) or (
                     outside(self._files | self._applying[0]) >= BULK_FILES
                 )
