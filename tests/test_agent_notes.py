@@ -45,6 +45,10 @@ def test_slugs_and_title_keys() -> None:
     assert similarity("会议 2026年11月1日 记录", "会议 2026年11月2日 记录") == 0.0
     assert similarity("release ٣ notes", "release ٤ notes") == 0.0
     assert similarity("q1 2026 plan", "the 2026 q1 plan") >= 0.6
+    assert similarity("项目会议纪要第一季度", "项目会议纪要第二季度") == 0.0  # CJK numerals
+    assert similarity("二〇二六年十一月一日", "二〇二六年十一月二日") == 0.0
+    assert similarity("chapter ⅳ", "chapter ⅴ") == 0.0  # Roman numerals
+    assert similarity("项目会议纪要", "项目会议纪要汇总") >= 0.6
 
 
 def test_merge_tags_keeps_order_and_splits_strings() -> None:

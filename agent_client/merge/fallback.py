@@ -11,6 +11,7 @@ in the title, the heading and the slug of its own note).
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import tzinfo
 from typing import Any
 
@@ -27,7 +28,6 @@ from shared.models import MemoryEntry
 from shared.workspace import ITEMS_DIR
 
 MIN_TITLE_SIMILARITY = 0.6
-_NUMBER = re.compile(r"\d+")  # (digits of any script)
 
 
 MAX_SLUG_TWINS = 100
@@ -100,13 +100,26 @@ def _title_of(line: str) -> str:
 def similarity(a: str, b: str) -> float:
     """Jaccard overlap of words (and of character pairs, for scripts without spaces);
     titles that hold other numbers are different notes ("Meeting 2026-11-01" and
-    "Meeting 2026-11-02" share most words)."""
-    if sorted(_NUMBER.findall(a)) != sorted(_NUMBER.findall(b)):
+    "Meeting 2026-11-02" share most words; so do "第一季度" and "第二季度")."""
+    if _numbers(a) != _numbers(b):
         return 0.0
     sa, sb = _grams(a), _grams(b)
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / len(sa | sb)
+
+
+def _numbers(text: str) -> list[str]:
+    """The runs of characters a title counts with (digits of any script, CJK numerals,
+    Roman numerals, circled numbers: ``第一`` and ``第二`` are other notes), sorted."""
+    runs, run = [], ""
+    for char in text:
+        if unicodedata.numeric(char, None) is not None:
+            run += char
+        elif run:
+            runs.append(run)
+            run = ""
+    return sorted([*runs, run] if run else runs)
 
 
 def _grams(text: str) -> set[str]:
