@@ -9,6 +9,7 @@ Before: unicode61 cut words at every mark, so ``दिल`` (heart) also found `
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -355,3 +356,23 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
         plain = re.sub("[" + "".join(map(chr, newer)) + "]+", " ", plain).translate(folds)
         assert searchable(text) == plain, text
         assert not re.search("[\u064b-\u065f\u05b0-\u05bc]", searchable(text))
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "marked"),
+    [
+        ("کتاب خوب", "این کتاب خیلی خوب است", ["کتاب", "خوب"]),  # Persian keheh and yeh
+        ("أحمد المدرسة", "ذهب أحمد إلى المدرسة", ["أحمد", "المدرسة"]),
+        ("على", "قال: على الطاولة", ["على"]),
+        ("کتابی", "كتابي الجديد", ["كتابي"]),
+    ],
+)
+def test_a_hit_found_through_arabic_script_folds_is_highlighted(
+    ws: Workspace, index: NoteIndex, query: str, text: str, marked: list[str]
+) -> None:
+    """The query is folded (ی to ي, ک to ك, أ to ا, ة to ه); the highlight looked for the
+    folded spelling in the note's own text and marked nothing, or the wrong words."""
+    put(ws, "fa", "a.md", f"# t\n\n{text}\n")
+    index.reconcile()
+    (hit,) = index.search("fa", query)["results"]
+    assert re.findall(r"\*\*(.+?)\*\*", hit["snippet"]) == marked

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from indexer.index.text import CJK_RUN, WORD, searchable, without_ignored_marks
+from indexer.index.text import CJK_RUN, WORD, folded_from, searchable, without_ignored_marks
 from shared.errors import InvalidArgumentError
 from shared.graphemes import character_start
 
@@ -196,8 +196,11 @@ _CHUNK = 4096
 _CHUNK_WORK = 1 << 22  # a few ms at most
 
 
-# Letters ``searchable`` folds, as a highlight finds them: ``Straße`` for ``strasse``.
-_FOLDED_SPELLINGS = {"i": "[iıİ]", "l": "[lł]", "o": "[oø]", "d": "[dđ]", "h": "[hħ]"}
+# Letters ``searchable`` folds, as a highlight finds them: ``Straße`` for ``strasse``,
+# ``أحمد`` for ``احمد`` (``ss`` apart: ``_DOUBLE_S``).
+_FOLDED_SPELLINGS = {
+    folded: f"[{re.escape(spellings)}]" for folded, spellings in folded_from().items()
+}
 _DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
 # Not preceded by a letter or digit, checked after the first character (on the two
 # characters up to there): a lookbehind first would be tried at every position of the

@@ -107,6 +107,18 @@ _LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
      "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", **_ARABIC_FOLDS}
 )  # fmt: skip
+
+
+def folded_from() -> dict[str, str]:
+    """Each letter the one-letter folds fold to, with the letters folded to it
+    (``ا``: ``اآأإٱ``): what a highlight of a folded query must match."""
+    found: dict[str, str] = {}
+    for letter, folded in _LETTER_FOLDS.items():
+        if isinstance(folded, str) and len(folded) == 1:
+            found[folded] = found.get(folded, folded) + chr(letter)
+    return {folded: "".join(dict.fromkeys(letters)) for folded, letters in found.items()}
+
+
 _LETTER_FOLD_LEADS = (
     b"\xc3\x9f", b"\xe1\xba\x9e", b"\xc4", b"\xc5", b"\xc3\xb8", b"\xc3\x98",
     *sorted({letter.encode("utf-8") for letter in _ARABIC_FOLDS}),
