@@ -416,7 +416,7 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
         raise InvalidFrontmatterError(f"{key} must be a list of strings or a string")
     else:
         items = [value]
-    result: list[str] = []
+    result: dict[str, None] = {}  # (in order, each once: a list's ``in`` made it quadratic)
     for item in items:
         if isinstance(item, dict | list):
             if not strict:
@@ -425,9 +425,9 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
         text = str(item).strip()
         if key == "tags":
             text = text.lstrip("#").strip()
-        if text and text not in result:
-            result.append(text)
-    return result
+        if text:
+            result[text] = None
+    return list(result)
 
 
 def _timestamp(key: str, value: Any) -> datetime:

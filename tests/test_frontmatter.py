@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
@@ -17,6 +18,7 @@ from shared.frontmatter import (
     normalize_frontmatter_text,
     parse_frontmatter,
     parse_yaml_block,
+    string_list,
 )
 
 NOW = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
@@ -475,3 +477,13 @@ def test_a_parsed_block_is_the_callers_own_to_change() -> None:
     parsed = parse_yaml_block(big)
     parsed["title"] = "changed"
     assert parse_yaml_block(big)["title"] == "T"
+
+
+def test_many_tags_are_read_in_linear_time() -> None:
+    """Each tag was looked for in the list of those before it: 15,000 tags took 1.8 s to
+    index, every time the note changed."""
+    tags = [f"t{n}" for n in range(20_000)]
+    started = time.process_time()
+    assert string_list("tags", [*tags, "#t1", "t2"]) == tags
+    assert string_list("tags", ", ".join(tags), strict=False) == tags
+    assert time.process_time() - started < 1.0

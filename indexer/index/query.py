@@ -16,7 +16,14 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from indexer.index.text import CJK_RUN, WORD, folded_from, searchable, without_ignored_marks
+from indexer.index.text import (
+    CJK_RUN,
+    WORD,
+    folded_from,
+    searchable,
+    stream_safe,
+    without_ignored_marks,
+)
 from shared.errors import InvalidArgumentError
 from shared.graphemes import character_start
 
@@ -326,7 +333,7 @@ def _source(body: str, size: int) -> tuple[str, bool] | None:
             body = body[:size]
     text = " ".join(body.split())
     if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
+        text = unicodedata.normalize("NFC", stream_safe(text))
     return text, more
 
 

@@ -43,6 +43,7 @@ _OVERVIEW_COUNTS = (
     " GROUP BY lang"
 )
 MAX_TAGS = 32
+MAX_TAG_CHARS = 256  # (a tag names a topic; NFC of a huge one held the GIL for minutes)
 # What a grep may skip by: every exactly indexed note of a lang, or one of them.
 _INDEXED_ALL = (
     "SELECT path, size, mtime_ns, ctime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ?"
@@ -389,12 +390,14 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
+        if len(tags) > MAX_TAGS:
+            raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
+        if any(len(t) > MAX_TAG_CHARS for t in tags):
+            raise InvalidArgumentError(f"a tag is at most {MAX_TAG_CHARS} characters")
         # As a note's tags are read (``string_list``), then folded as on the note's side.
         tags = list(dict.fromkeys(fold_tag(t.strip().lstrip("#").strip()) for t in tags))
         if "" in tags:  # found nothing, silently; no note's tag is blank
             raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
-        if len(tags) > MAX_TAGS:
-            raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         for tag in tags:
             where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE vm_fold_tag(value) = ?)"
             params.append(tag)
