@@ -145,7 +145,7 @@ def test_a_tag_too_long_to_be_one_is_refused_before_it_is_read(
     with pytest.raises(InvalidArgumentError, match="at most 256 characters"):
         index.search("en", "alpha", tags=[marks])
     with pytest.raises(InvalidArgumentError, match="at most 32 tags"):
-        index.search("en", "alpha", tags=["x"] * 1_000_000)
+        index.search("en", "alpha", tags=[f"t{n}" for n in range(200_000)])
     assert time.process_time() - started < 1.0
 
 

@@ -390,12 +390,14 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
+        # As a note's tags are read (``string_list``), then folded as on the note's side;
+        # counted and measured before they are folded (NFC of a huge one is slow).
+        tags = list(dict.fromkeys(t.strip().lstrip("#").strip() for t in tags))
         if len(tags) > MAX_TAGS:
             raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         if any(len(t) > MAX_TAG_CHARS for t in tags):
             raise InvalidArgumentError(f"a tag is at most {MAX_TAG_CHARS} characters")
-        # As a note's tags are read (``string_list``), then folded as on the note's side.
-        tags = list(dict.fromkeys(fold_tag(t.strip().lstrip("#").strip()) for t in tags))
+        tags = list(dict.fromkeys(fold_tag(t) for t in tags))
         if "" in tags:  # found nothing, silently; no note's tag is blank
             raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
         for tag in tags:
