@@ -119,12 +119,6 @@ def folded_from() -> dict[str, str]:
     return {folded: "".join(dict.fromkeys(letters)) for folded, letters in found.items()}
 
 
-_LETTER_FOLD_LEADS = (
-    b"\xc3\x9f", b"\xe1\xba\x9e", b"\xc4", b"\xc5", b"\xc3\xb8", b"\xc3\x98",
-    *sorted({letter.encode("utf-8") for letter in _ARABIC_FOLDS}),
-)  # fmt: skip
-
-
 # Where Unicode added symbols and punctuation after 6.1: currency signs from U+20BA,
 # number forms, technical symbols from U+23F4, arrows and shapes, supplemental
 # punctuation from U+2E3B, and plane 1's emoji and symbol blocks (most emoji).
@@ -280,20 +274,36 @@ def searchable(text: str) -> str:
             text = _KEYCAPS.sub(" ", text)
     if _NEWER_SYMBOLS.search(text):
         text = _NEWER_SYMBOL_RUNS.sub(" ", text)
-    if any(lead in data for lead in _LETTER_FOLD_LEADS):
-        text = text.translate(_LETTER_FOLDS)
-    newer, leads = _newer_case()
-    if any(lead in data for lead in leads):
-        text = text.translate(newer)
+    folds, folded = _folds()
+    if folded.search(text) is not None:  # (RE2: a few ns a character; most texts have none)
+        text = text.translate(folds)
+    if _ARABIC_FOLDED.search(text) is not None:  # common there: replace runs at memchr speed
+        for letter, folded_letter in _ARABIC_FOLDS.items():
+            text = text.replace(letter, folded_letter)
     return text
 
 
+_ARABIC_FOLDED = re2.compile("[" + "".join(_ARABIC_FOLDS) + "]")
+
+
 @functools.cache
-def _newer_case() -> tuple[dict[int, str], tuple[bytes, ...]]:
+def _folds() -> tuple[dict[int, str], re2._Regexp]:
+    """The letter folds (``_LETTER_FOLDS``, the Arabic ones apart) and the case unicode61
+    leaves apart (``_newer_case``) as one table, and a pattern finding any letter it folds
+    (a translate costs 100 ns a character: only a text holding one pays it)."""
+    arabic = {ord(letter) for letter in _ARABIC_FOLDS}
+    table = {code: to for code, to in _LETTER_FOLDS.items() if code not in arabic}
+    table.update(_newer_case())
+    letters = "".join(f"\\x{{{code:x}}}" for code in sorted(table))
+    return table, re2.compile(f"[{letters}]")
+
+
+@functools.cache
+def _newer_case() -> dict[int, str]:
     """The letters whose case unicode61 leaves apart (its tables know Unicode 6.1's: not
-    Georgian Mtavruli, Cherokee's small letters, Adlam, Osage...), as their case fold, and
-    the first two UTF-8 bytes of each (a quick test of a text). Asked of the SQLite this
-    process links, as the index's own tokenizer would fold them (30 ms, once)."""
+    Georgian Mtavruli, Cherokee's small letters, Adlam, Osage...), as their case fold.
+    Asked of the SQLite this process links, as the index's own tokenizer would fold them
+    (30 ms, once)."""
     cased = [
         char
         for char in map(chr, range(0x80, 0x20000))
@@ -309,10 +319,8 @@ def _newer_case() -> tuple[dict[int, str], tuple[bytes, ...]]:
             terms = dict(conn.execute("SELECT offset, term FROM terms").fetchall())
     except sqlite3.Error as err:  # (an SQLite without FTS5 has no index to fold for)
         logging.getLogger("indexer.index").warning("case folding probe failed: %s", err)
-        return {}, ()
-    table = {ord(char): char.casefold() for at, char in enumerate(cased) if terms.get(at) == char}
-    leads = tuple(sorted({chr(code).encode("utf-8")[:2] for code in table}))
-    return table, leads
+        return {}
+    return {ord(char): char.casefold() for at, char in enumerate(cased) if terms.get(at) == char}
 
 
 def as_read(text: str) -> str:
