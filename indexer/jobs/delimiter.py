@@ -6,7 +6,9 @@ instructions), spelled in any way a reader still takes in: invisible characters,
 look-alike letters and separators (``look_alikes``: Unicode's confusables), elongation
 marks, tag characters (read as ASCII by models), entities and escapes.
 Such a line has every "<" it holds turned into "["; the rest of it, and every line that
-does not name the block, stays as written. Control characters become spaces.
+does not name the block, stays as written, unless the line so defused still reads as
+holding a "<" once decoded (``&#38lt;``, ``%26lt;``, ``&NotLess;``): then its every "&",
+"%" and "\\" becomes "[" too. Control characters become spaces.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ __all__ = ["clean_line"]
 # letters (``vauIt``, ``rn`` for ``m``), any separators between its words
 _L = r"[l1|i]"
 # (signs only: entities and escapes are read before the name is looked for; an entity
-# alternative here read "&_;" every way, and "&vault;" swallowed the next name's letters)
-_SEP = r"[\W_]*"
+# alternative here read "&_;" every way, and "&vault;" swallowed the next name's letters),
+# and what reads as "l" or "|" (the skeleton reads "∣" as "l"): the next word never starts
+# with one of them, so a run of separators ends in one place only (linear)
+_SEP = r"[\W_l1|i]*"
 _NAMED = re.compile(rf"vau{_L}t{_SEP}(?:m|rn)em[o0]ry{_SEP}reca{_L}{_L}", re.I)
 # An ampersand however often escaped itself (``&amp;amp;``, ``&#38;``): read with the
 # reference after it, in one pass (decoding "&#38;" first made a new reference of the
@@ -46,6 +50,8 @@ _REFERENCE = re.compile(
     rf"{_AMPERSAND}(?:#(?:x([0-9a-f]+)|([0-9]+));?|([^\t\n\f <&#;]{{1,32}};?))", re.I
 )
 _UNKNOWN_ENTITY = re.compile(r"&\w{1,32};")  # (the known ones are read by html.unescape)
+# How often a line is decoded (``_decodings``): "&#37;3C" is "%3C" once, "<" twice
+_DECODING_ROUNDS = 4
 # Percent-encoded bytes, once or more (%25 encodes the %): UTF-8 of a character read as "<"
 _PERCENT_BYTE = re.compile(r"%(?:25)*([0-9a-f]{2})", re.I)
 _PERCENT_RUN = r"(?:%(?:25)*[0-9a-f]{2})+"
@@ -56,6 +62,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2
 # they mirror by models ("ASCII smuggling"), so read so here
 _TAG_FIRST, _TAG_LAST = 0xE0020, 0xE007E
 _TAGS_AS_ASCII = {code: chr(code - 0xE0000) for code in range(_TAG_FIRST, _TAG_LAST + 1)}
+# What a line that still reads as holding a "<" once decoded has turned into "[" as well:
+# the signs that start an escape or reference, and the tag characters mirroring them
+_DECODING_SIGNS = "&%\\"
+_DECODABLE = str.maketrans(
+    dict.fromkeys([*_DECODING_SIGNS, *(chr(0xE0000 + ord(sign)) for sign in _DECODING_SIGNS)], "[")
+)
 
 
 @functools.lru_cache(maxsize=32)  # a recall renders a line several times while fitting
@@ -66,6 +78,8 @@ def clean_line(text: str) -> str:
         text = _CONTROL.sub(" ", text)
     if _names_block(text):
         text = _openers().sub(_defused, text)
+        if _still_reads_opener(text):
+            text = text.translate(_DECODABLE)
     return text.rstrip()
 
 
@@ -73,15 +87,62 @@ def _names_block(text: str) -> bool:
     """Whether ``text``, read as a reader takes it in, names the block (a skeleton is made
     only of a line holding something read as a "v": NFKD and NFKC of a long line are
     slow, and hold the GIL). Letters written as references or escapes are read first
-    (``&#118;ault``, ``%76ault``, ``\\u0076ault``), tag characters as their ASCII."""
+    (``&#118;ault``, ``%76ault``, ``\\u0076ault``), as often as a reader would
+    (``_decodings``), tag characters as their ASCII."""
+    text = _tags_read(text)
+    if not _decodable(text):
+        return _read_as_name(text)
+    return any(map(_read_decoded_as_name, _decodings(text)))
+
+
+def _read_decoded_as_name(text: str) -> bool:
+    """Whether decoded ``text`` names the block, with its unknown entities read as they
+    are, as separators (``vault&x;memory``) or as nothing (``vau&x;lt``)."""
+    if _read_as_name(text):
+        return True
+    if "&" not in text or not _UNKNOWN_ENTITY.search(text):
+        return False
+    return any(_read_as_name(_UNKNOWN_ENTITY.sub(by, text)) for by in ("-", ""))
+
+
+def _tags_read(text: str) -> str:
+    """``text`` with its tag characters read as the ASCII they mirror."""
     if max(text, default="") >= chr(_TAG_FIRST):
-        text = text.translate(_TAGS_AS_ASCII)
-    if "&" in text or "%" in text or "\\" in text:
-        text = _REFERENCE.sub(_read_reference, unquote(text))
-        text = _BACKSLASHED.sub(_escaped_char, text)
-        if "&" in text and _UNKNOWN_ENTITY.search(text):  # between the words: separators
-            return _read_as_name(_UNKNOWN_ENTITY.sub("-", text)) or _read_as_name(text)
-    return _read_as_name(text)
+        return text.translate(_TAGS_AS_ASCII)
+    return text
+
+
+def _decodable(text: str) -> bool:
+    """Whether decoding may change ``text`` (most lines hold none of these signs)."""
+    return "&" in text or "%" in text or "\\" in text
+
+
+@functools.lru_cache(maxsize=4)  # (a line with nothing to defuse is decoded twice)
+def _decodings(text: str) -> tuple[str, ...]:
+    """``text`` decoded as a reader would, once, then again while that changes it (at most
+    ``_DECODING_ROUNDS`` times): percent-encoded bytes, references, backslash escapes."""
+    decoded: list[str] = []
+    while _decodable(text) and len(decoded) < _DECODING_ROUNDS:
+        read = _BACKSLASHED.sub(_escaped_char, _REFERENCE.sub(_read_reference, unquote(text)))
+        if decoded and read == text:
+            break
+        decoded.append(text := read)
+    return tuple(decoded)
+
+
+def _still_reads_opener(text: str) -> bool:
+    """Whether ``text`` (a defused line), decoded as a reader would, holds a "<" after all
+    (``&#38lt;``, ``%26lt;``, ``&#37;3C``, ``&NotLess;``), or is decoded into something
+    else still after the last round (deeper than any reader goes: taken as holding one)."""
+    decoded = _decodings(_tags_read(text))
+    if len(decoded) == _DECODING_ROUNDS and _decodable(decoded[-1]):
+        return True
+    return any(map(_spells_opener, decoded))
+
+
+def _spells_opener(text: str) -> bool:
+    """Whether ``text`` holds a spelling of "<" (what ``_defused`` turns into "[")."""
+    return any(_defused(match) == "[" for match in _openers().finditer(text))
 
 
 def _read_as_name(text: str) -> bool:
