@@ -694,6 +694,35 @@ def test_the_focus_is_the_paragraph_a_reading_one_by_one_finds(
     assert focused == (lines if number == 0 else [[f"… {lines[number][0]}"], *lines[number + 1 :]])
 
 
+def test_the_focus_is_found_across_the_runs_a_note_is_read_in() -> None:
+    """Paragraphs are read as a reader would a run at a time: the focus is the same as
+    one by one, wherever the hit falls (a run's first or last paragraph, a long one)."""
+    from indexer.jobs.recall import _from_focus
+
+    rng = random.Random(11)
+    sizes = [rng.choice([1, 3, 40, 900, 20_000, 70_000]) for _ in range(60)]
+    lines = [[f"p{n} " + "Café " * (size // 5)] for n, size in enumerate(sizes)]
+    for number in (0, 1, 7, 19, 20, 21, 33, 59):
+        marked = [*lines[:number], [lines[number][0] + " ＺＥＢＲＡ"], *lines[number + 1 :]]
+        assert _first_holding(marked, ["zebra"]) == number
+        expected = [[f"… {marked[number][0]}"], *marked[number + 1 :]] if number else marked
+        assert _from_focus(marked, ("zebra",)) == expected, number
+
+
+def test_the_focus_is_looked_for_in_the_note_s_start_only() -> None:
+    """A 3.7 MiB note of U+FDFA (18 characters in NFKC) with the keyword at its end was
+    read whole as a reader would at each recall: 4-7 s of CPU a note."""
+    from indexer.jobs.recall import Source
+
+    blessings = "\ufdfa" * 20 + "\n\n"
+    started = time.process_time()
+    far = Source("b.md", "B", f"# B\n\nintro\n\n{blessings * 62_000}zebra\n", focus=("zebra",))
+    assert far.paragraphs[0] == ["intro"]  # the hit is past what is read: from the top
+    assert time.process_time() - started < 1.5
+    near = Source("n.md", "N", f"# N\n\nintro\n\n{blessings * 2_000}zebra\n", focus=("zebra",))
+    assert near.paragraphs == [["… zebra"]]
+
+
 def test_a_line_that_only_mentions_the_name_is_quoted_as_it_is() -> None:
     from indexer.jobs.recall import _quote
 

@@ -7,7 +7,8 @@ Three layers, rendered in this order, as in H2-AMS:
   on the way to ``path``, and the folders of the best on-demand hits;
 - **recent**: the most recently changed notes (a day file of events shows its end);
 - **on demand**: notes matching any keyword of the query (``keywords``), best first,
-  each quoted from its first paragraph that holds a keyword.
+  each quoted from its first paragraph that holds a keyword (in the note's first
+  ``FOCUS_READ_CHARS`` as read; a hit past them: from the note's top).
 
 The budget (``tokens.estimate_tokens``) is shared 35/20/45 between the layers that have
 something to show; what a layer leaves unused flows on to the next. Inside a layer each
@@ -20,6 +21,8 @@ that looks like the block's delimiter is defused.
 from __future__ import annotations
 
 import functools
+import itertools
+import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -53,6 +56,11 @@ MAX_QUOTED_CHARS = 4 * MAX_RECALL_BUDGET  # a character costs a quarter token at
 # A quoted line costs two quarters at least (">\n"): this many lines never fit, not even
 # one fewer (the title line left out), so no line past them is ever shown
 MAX_QUOTED_LINES = MAX_QUOTED_CHARS // 2 + 2
+# How much of a note, read as a reader would, a hit is looked for in to quote it from (a
+# hit past it: from the note's top): reading a note of U+FDFA (18 characters in NFKC)
+# whole took seconds a recall. Read a run of paragraphs of this many characters at a time.
+FOCUS_READ_CHARS = 1 << 20
+_FOCUS_RUN_CHARS = 1 << 16
 OPEN = "<vault-memory-recall>"
 CLOSE = "</vault-memory-recall>"
 INTRO = (
@@ -285,16 +293,45 @@ def _from_focus(paragraphs: list[list[str]], keywords: tuple[str, ...]) -> list[
 
 def _focus_number(paragraphs: list[list[str]], words: list[str]) -> int | None:
     """The number of the first paragraph (each read as quoted: cut) holding one of
-    ``words``: the paragraphs are read as a reader would at once, one a line (it reads
-    each line on its own), and each word looked for once (read one by one, for each hit
-    at each render, 25,000 paragraphs of four journals took 6 s a recall)."""
-    texts = [cut_chars(" ".join(paragraph), MAX_QUOTED_CHARS) for paragraph in paragraphs]
-    folded = as_read("\n".join(texts))
-    if folded.count("\n") != max(len(texts) - 1, 0):  # (never: a line is read on its own)
-        read = map(as_read, texts)
-        return next((n for n, text in enumerate(read) if any(w in text for w in words)), None)
-    found = [at for at in (folded.find(word) for word in words if "\n" not in word) if at >= 0]
-    return folded.count("\n", 0, min(found)) if found else None
+    ``words`` in the note's first ``FOCUS_READ_CHARS``: the paragraphs are read as a
+    reader would a run at a time (``_FOCUS_RUN_CHARS``), one a line, and each word looked
+    for once a run (read one by one, for each hit at each render, 25,000 paragraphs of
+    four journals took 6 s a recall)."""
+    words = [word for word in words if "\n" not in word]  # (a line is read on its own)
+    if not words:
+        return None
+    texts = (cut_chars(" ".join(paragraph), MAX_QUOTED_CHARS) for paragraph in paragraphs)
+    run: list[str] = []
+    first, size, read = 0, 0, 0
+    for text in itertools.chain(texts, [None]):
+        if run and (text is None or size + len(text) >= _FOCUS_RUN_CHARS):
+            found, read = _holding(run, words, read)
+            if found is not None:
+                return first + found
+            if read >= FOCUS_READ_CHARS:
+                return None
+            first, size, run = first + len(run), 0, []
+        if text is not None:
+            run.append(text)
+            size += len(text) + 1
+    return None
+
+
+def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None, int]:
+    """The number of the first of ``texts`` holding one of ``words`` as read (up to
+    ``FOCUS_READ_CHARS`` read in all), and how much is read with them."""
+    run = "\n".join(texts)
+    if not run.isascii():  # NFKC may make a character 18 (U+FDFA): what is read counts
+        run = unicodedata.normalize("NFKC", run)
+    run = run[: FOCUS_READ_CHARS - read]
+    read += max(len(run), sum(map(len, texts)))
+    folded = as_read(run)
+    if folded.count("\n") != run.count("\n"):  # (never: a line is read on its own)
+        lines = map(as_read, run.split("\n"))
+        found = (n for n, text in enumerate(lines) if any(w in text for w in words))
+        return next(found, None), read
+    at = [at for at in (folded.find(word) for word in words) if at >= 0]
+    return (folded.count("\n", 0, min(at)) if at else None), read
 
 
 def _quote(line: str) -> str:
