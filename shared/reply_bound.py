@@ -45,13 +45,21 @@ async def bound_reply(response: Any) -> None:
 
     class BoundedBody(httpx2.AsyncByteStream):
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            room = MAX_REPLY_BYTES
+            nonlocal inflater
+            room, started = MAX_REPLY_BYTES, False
             async for part in inner:
                 if inflater is not None:
                     try:
-                        part = inflater.decompress(part, room + 1)
+                        try:
+                            inflated = inflater.decompress(part, room + 1)
+                        except zlib.error:
+                            if started or encodings[0] != "deflate":
+                                raise
+                            inflater = zlib.decompressobj(wbits=-15)  # deflate, no header
+                            inflated = inflater.decompress(part, room + 1)
                     except zlib.error as err:
                         raise ReplyTooLarge(f"the model's reply does not inflate ({err})") from None
+                    started, part = True, inflated
                     if inflater.unconsumed_tail:  # more than the room left: past the bound
                         room = -1
                 room -= len(part)

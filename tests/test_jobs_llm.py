@@ -200,3 +200,21 @@ async def test_a_gzip_reply_is_read_inflated_and_bounded_as_it_inflates() -> Non
         with pytest.raises(ModelError, match="encoded as br"):
             await job.chat([{"role": "user", "content": "x"}])
         await job.close()
+
+
+async def test_a_raw_deflate_reply_is_read_and_a_cut_one_is_a_model_error() -> None:
+    """'deflate' without its zlib header (some servers send it so) was refused once the
+    bound inflated replies itself; a 200 whose JSON is cut short let a JSONDecodeError out
+    of the model, past the ModelError every job falls back on."""
+    raw = zlib.compressobj(9, zlib.DEFLATED, -15)
+    sock, url = _serve_once(raw.compress(COMPLETION % b"raw") + raw.flush(), "deflate")
+    with sock:
+        job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
+        assert (await job.chat([{"role": "user", "content": "x"}])).content == "raw"
+        await job.close()
+    sock, url = _serve_once((COMPLETION % b"cut")[:60], "identity")
+    with sock:
+        job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
+        with pytest.raises(ModelError, match="not JSON"):
+            await job.chat([{"role": "user", "content": "x"}])
+        await job.close()

@@ -390,5 +390,10 @@ def test_a_long_run_of_marks_is_read_in_linear_time() -> None:
         assert read(run)
     assert time.process_time() - started < 1.0  # (seconds each before)
     assert stream_safe("e\u0301 café") == "e\u0301 café"  # ordinary text: as it is
+    # the halfwidth sound marks are letters NFKC makes marks: counted in a run too
+    assert "\u034f" in stream_safe("a" + "\u0301\uff9e" * 20)
+    started = time.process_time()
+    assert as_read("a" + "\u0301\uff9e" * 40_000)
+    assert time.process_time() - started < 1.0
     cut = stream_safe("a" + "\u0301" * 61)
     assert cut == "a" + "\u0301" * 30 + "\u034f" + "\u0301" * 30 + "\u034f" + "\u0301"

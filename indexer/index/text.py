@@ -229,7 +229,8 @@ def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
 # A run of more combining marks than a reader's text ever has (UAX #15's stream-safe
 # format cuts runs at 30): NFC and NFKC put a run in order by an insertion sort, whose
 # time grows with the square of its length (120 KB of marks took 4.5 s, holding the GIL).
-_LONG_MARK_RUN = re2.compile(r"\pM{31,}")
+# (The halfwidth sound marks are letters that NFKC makes marks.)
+_LONG_MARK_RUN = re2.compile(r"[\pM\x{ff9e}\x{ff9f}]{31,}")
 _MARK_RUN_CUT = 30
 
 

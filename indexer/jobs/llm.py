@@ -85,6 +85,8 @@ class JobModel:
             if cut is not None:
                 raise ModelError(str(cut)) from None
             raise ModelError(f"the model endpoint failed: {type(exc).__name__}: {exc}") from None
+        except ValueError as exc:  # a 200 whose JSON is cut short: the SDK lets it out
+            raise ModelError(f"the model's reply is not JSON ({exc})") from None
         finally:
             self._slots.release()
         return _message_of(response)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from indexer.index.text import as_read
+from indexer.index.text import as_read, stream_safe
 from indexer.jobs.delimiter import clean_line
 from indexer.jobs.keywords import extract_keywords
 from indexer.jobs.tokens import estimate_tokens, fit_paragraphs, paragraphs_of, quarters
@@ -322,7 +322,7 @@ def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None,
     ``FOCUS_READ_CHARS`` read in all), and how much is read with them."""
     run = "\n".join(texts)
     if not run.isascii():  # NFKC may make a character 18 (U+FDFA): what is read counts
-        run = unicodedata.normalize("NFKC", run)
+        run = unicodedata.normalize("NFKC", stream_safe(run))
     run = run[: FOCUS_READ_CHARS - read]
     read += max(len(run), sum(map(len, texts)))
     folded = as_read(run)
