@@ -43,6 +43,7 @@ import logging
 import re
 import sqlite3
 import unicodedata
+from collections.abc import Iterator
 
 import re2
 
@@ -105,17 +106,25 @@ _KEYCAPS = re.compile("[#*0-9]?\u20e3")  # once its selector is gone: ``1\u20e3`
 _ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
 _LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
-     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", **_ARABIC_FOLDS}
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h"}
 )  # fmt: skip
+
+
+def _one_letter_folds() -> Iterator[tuple[str, str]]:
+    """(letter, the letter it folds to) of every fold of one letter into one (not
+    ``ß`` -> ``ss``): the Latin ones and the Arabic-script ones."""
+    for code, folded in _LETTER_FOLDS.items():
+        if isinstance(folded, str) and len(folded) == 1:
+            yield chr(code), folded
+    yield from _ARABIC_FOLDS.items()
 
 
 def folded_from() -> dict[str, str]:
     """Each letter the one-letter folds fold to, with the letters folded to it
     (``ا``: ``اآأإٱ``): what a highlight of a folded query must match."""
     found: dict[str, str] = {}
-    for letter, folded in _LETTER_FOLDS.items():
-        if isinstance(folded, str) and len(folded) == 1:
-            found[folded] = found.get(folded, folded) + chr(letter)
+    for letter, folded in _one_letter_folds():
+        found[folded] = found.get(folded, folded) + letter
     return {folded: "".join(dict.fromkeys(letters)) for folded, letters in found.items()}
 
 
@@ -198,9 +207,7 @@ def _loose_table() -> dict[int, str]:
     for code in range(0x0590, 0x0700):
         if _OPTIONAL_MARKS.fullmatch(chr(code)):
             table[chr(code)] = ""
-    for letter, folded in _LETTER_FOLDS.items():  # the one-letter folds (not ß -> ss)
-        if isinstance(folded, str) and len(folded) == 1:
-            table[chr(letter)] = folded
+    table.update(_one_letter_folds())
     for code in (*range(0xFE70, 0xFEFF), *range(0xFF01, 0xFFEF)):  # compatibility forms
         plain = unicodedata.normalize("NFKC", chr(code))
         if len(plain) == 1 and plain != chr(code):
@@ -289,12 +296,10 @@ _ARABIC_FOLDED = re2.compile("[" + "".join(_ARABIC_FOLDS) + "]")
 
 @functools.cache
 def _folds() -> tuple[dict[int, str], re2._Regexp]:
-    """The letter folds (``_LETTER_FOLDS``, the Arabic ones apart) and the case unicode61
-    leaves apart (``_newer_case``) as one table, and a pattern finding any letter it folds
-    (a translate costs 100 ns a character: only a text holding one pays it)."""
-    arabic = {ord(letter) for letter in _ARABIC_FOLDS}
-    table = {code: to for code, to in _LETTER_FOLDS.items() if code not in arabic}
-    table.update(_newer_case())
+    """The letter folds (``_LETTER_FOLDS``) and the case unicode61 leaves apart
+    (``_newer_case``) as one table, and a pattern finding any letter it folds (a
+    translate costs 100 ns a character: only a text holding one pays it)."""
+    table = {**_LETTER_FOLDS, **_newer_case()}
     letters = "".join(f"\\x{{{code:x}}}" for code in sorted(table))
     return table, re2.compile(f"[{letters}]")
 

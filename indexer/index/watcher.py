@@ -225,11 +225,12 @@ class VaultWatcher:
                 checked = time.monotonic()
             with self._cond:
                 while not self._stopped and not (self._files or self._folders):
-                    if not self._cond.wait(CHECK_SECONDS) and self._observer is not None:
-                        self._observer.check()  # a dead observer is restarted
-                        checked = time.monotonic()
+                    if not self._cond.wait(CHECK_SECONDS):
+                        break  # idle: time for the check above
                 if self._stopped:
                     return
+                if not (self._files or self._folders):
+                    continue
                 while not self._stopped:
                     now = time.monotonic()
                     due = min(self._last + self._debounce, self._first + self._max_delay)

@@ -201,8 +201,9 @@ def _defused(match: re.Match[str]) -> str:
 def _defused_percent(run: str) -> str:
     """A run of percent-encoded bytes with each character read as "<" (``%3C``,
     ``%EF%BC%9C``) as "["; the other bytes stay as written."""
-    spelled = [match.group(0) for match in _PERCENT_BYTE.finditer(run)]
-    data = bytes(int(match.group(1), 16) for match in _PERCENT_BYTE.finditer(run))
+    found = list(_PERCENT_BYTE.finditer(run))
+    spelled = [match.group(0) for match in found]
+    data = bytes(int(match.group(1), 16) for match in found)
     out, at = [], 0
     for char in data.decode("utf-8", "surrogateescape"):
         size = len(char.encode("utf-8", "surrogateescape"))

@@ -147,9 +147,7 @@ def build_messages(
     # close one, however it spells the tag (look-alikes, entities, invisible characters).
     code = secrets.token_hex(4)
     current_file, event_entries, entry_tag = (
-        f"current-file-{code}",
-        f"event-entries-{code}",
-        f"entry-{code}",
+        f"{name}-{code}" for name in ("current-file", "event-entries", "entry")
     )
     if current is None:
         parts.append(f"{output} does not exist yet: write it if the entries justify it.")
