@@ -21,8 +21,6 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-import yaml
-
 from agent_client import cli_history
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.notices import CollectingNoticeSink, SystemNotice
@@ -33,6 +31,7 @@ from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.cli_usage import refuse_options_before_command, stdout_closed, whole_number
 from shared.errors import IndexerOfflineError, VaultError
+from shared.frontmatter import scalar_value
 from shared.images import detect_image
 from shared.models import (
     MAX_RECALL_BUDGET,
@@ -347,12 +346,10 @@ def _print_notice(notice: SystemNotice, as_json: bool) -> None:
 
 
 def frontmatter_value(text: str) -> Any:
-    """A ``--set`` value as YAML reads it: ``5`` a number, ``true`` a boolean; anything
-    else stays the text typed (a date too: the note keeps what was written)."""
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
+    """A ``--set`` value as the server reads frontmatter: ``5`` a number, ``true`` a
+    boolean; anything else stays the text typed (``yes``, ``010``, a date too: the note
+    keeps what was written)."""
+    value = scalar_value(text)
     if isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value)):
         return value
     return text

@@ -72,6 +72,63 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
+# Plain scalars are typed as YAML 1.2 (Obsidian's reading) types them, and only when the
+# value writes back as the same text: PyYAML's YAML 1.1 made `no` False, `10:30` 630,
+# `010` 8 and `1.10` 1.1, and a normalized note was saved with those values. What 1.1
+# and 1.2 readers take differently (`yes`, `on`, `010`, `0x1F`, `1_000`) or what would
+# be written back otherwise (`1.10`, `1e3`) stays the text written (quoted when saved).
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_RETYPED = (_BOOL_TAG, _INT_TAG, _FLOAT_TAG)
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _RETYPED]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_DECIMAL_INT = re.compile(r"[-+]?[0-9]+")
+_StrictLoader.add_implicit_resolver(
+    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_StrictLoader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+_StrictLoader.add_implicit_resolver(
+    _FLOAT_TAG,
+    re.compile(
+        r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"
+        r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
+    ),
+    list("-+.0123456789"),
+)
+
+
+def _construct_int(loader: Any, node: yaml.ScalarNode) -> int | str:
+    """A decimal integer as written (``+5`` is 5); leading zeros keep the text (YAML 1.1
+    read ``010`` as 8, YAML 1.2 as 10); other forms only with an explicit ``!!int``."""
+    text = loader.construct_scalar(node)
+    if not _DECIMAL_INT.fullmatch(text):
+        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)  # type: ignore[no-any-return]
+    if len(text) > MAX_INT_DIGITS + 1:
+        raise InvalidFrontmatterError(
+            f"frontmatter integers may have at most {MAX_INT_DIGITS} digits"
+        )
+    digits = text.lstrip("+-")
+    return text if len(digits) > 1 and digits.startswith("0") else int(text)
+
+
+def _construct_float(loader: Any, node: yaml.ScalarNode) -> float | str:
+    """A float that writes back as written (``2.5``); else the text (``1.10``, ``1e3``)."""
+    text = loader.construct_scalar(node)
+    value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    if not math.isfinite(value):
+        return value  # refused with its own message (``_check_plain``)
+    written = repr(value).lower()  # as PyYAML's dumper writes a float
+    if "." not in written and "e" in written:
+        written = written.replace("e", ".0e", 1)
+    return value if written == text else text
+
+
+_StrictLoader.add_constructor(_INT_TAG, _construct_int)
+_StrictLoader.add_constructor(_FLOAT_TAG, _construct_float)
+
 
 class _NoteDumper(_BaseDumper):  # type: ignore[misc, valid-type]
     """Block-style dumper: ISO 8601 datetimes with a ``T``, flat lists inline, no anchors."""
@@ -174,6 +231,15 @@ def _parse_yaml_block(block: str) -> dict[str, Any]:
         raise InvalidFrontmatterError("the frontmatter must be a mapping of keys to values")
     _check_plain(data, 0)
     return data
+
+
+def scalar_value(text: str) -> Any:
+    """``text`` read as one frontmatter value is (``5`` a number, ``no`` the text);
+    ``text`` itself when it is not plain YAML."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except Exception:  # YAML errors, and what PyYAML's constructors raise on odd input
+        return text
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:

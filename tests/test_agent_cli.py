@@ -229,7 +229,8 @@ def test_set_reads_values_as_yaml_scalars(
 ) -> None:
     assert frontmatter_value("5") == 5 and frontmatter_value("2.5") == 2.5
     assert frontmatter_value("true") is True and frontmatter_value("false") is False
-    for text in ("2026-12-01", "hello", "", "null", "[a, b]", "a: b", ".inf", "{"):
+    texts = ("2026-12-01", "hello", "", "null", "[a, b]", "a: b", ".inf", "{", "yes", "010")
+    for text in (*texts, "1.10", "10:30", "!!python/name:os.system"):
         assert frontmatter_value(text) == text
     ws = str(server.workspace)
     common = ("--workspace", ws, "--lang", "en-set")

@@ -125,12 +125,13 @@ def test_line_endings_bom_and_trailing_newline() -> None:
         # red-team finding 3: loader/dumper exceptions are refusals, not crashes
         ("---\nx: !!timestamp nope\n---\n", "cannot be read"),
         ("---\ncreated: !!timestamp 2026-01-01T00:00:00+01:00:30\n---\n", "cannot be read"),
-        ("---\nx: 0x" + "f" * 4000 + "\n---\n", "at most 100 digits"),
-        ("---\nid: 0x" + "f" * 4000 + "\n---\n", "at most 100 digits"),
-        ("---\nx: 0b" + "1" * 20000 + "\n---\n", "at most 100 digits"),
-        ("---\nx: 0" + "7" * 20000 + "\n---\n", "at most 100 digits"),
-        ("---\nx: " + ":".join(["59"] * 3000) + "\n---\n", "at most 100 digits"),
-        ("---\nx: " + "1" * 4400 + "\n---\n", "cannot be read"),
+        ("---\nx: !!int 0x" + "f" * 4000 + "\n---\n", "at most 100 digits"),
+        ("---\nid: !!int 0x" + "f" * 4000 + "\n---\n", "at most 100 digits"),
+        ("---\nx: !!int 0b" + "1" * 20000 + "\n---\n", "at most 100 digits"),
+        ("---\nx: !!int 0" + "7" * 20000 + "\n---\n", "at most 100 digits"),
+        ("---\nx: !!int " + ":".join(["59"] * 3000) + "\n---\n", "at most 100 digits"),
+        ("---\nx: " + "7" * 20000 + "\n---\n", "at most 100 digits"),
+        ("---\nx: " + "1" * 4400 + "\n---\n", "at most 100 digits"),
         ("---\nx: [" + "1," * 30000 + "]\n---\n", "would be larger than"),
         # red-team finding 9: an id is one line of printable, non-blank text
         ("---\nid: '  '\n---\n", "id must be one line"),
@@ -232,7 +233,7 @@ def test_integers_up_to_the_digit_limit_round_trip() -> None:
 
 def test_values_the_dumper_would_change_are_refused_not_written() -> None:
     # Every value must read back as the same type and value: check a few YAML 1.1 traps.
-    text = "---\na: '0o17'\nb: 'yes'\nc: '1:30'\nd: 2026-01-01\ne: 1.0\nf: 0x1F\n---\n"
+    text = "---\na: '0o17'\nb: 'yes'\nc: '1:30'\nd: 2026-01-01\ne: 1.0\nf: !!int 0x1F\n---\n"
     meta, _ = parse_frontmatter(norm(text))
     assert (meta["a"], meta["b"], meta["c"], meta["d"], meta["e"], meta["f"]) == (
         "0o17",
@@ -243,6 +244,44 @@ def test_values_the_dumper_would_change_are_refused_not_written() -> None:
         31,
     )
     assert type(meta["e"]) is float and type(meta["d"]) is date
+
+
+def test_plain_values_keep_what_was_written_where_yaml_readers_differ() -> None:
+    """YAML 1.1 (PyYAML) read `no` as False, `10:30` as 630, `010` as 8 and `1.10` as 1.1,
+    and a normalized note was saved so. Values are typed as YAML 1.2 (Obsidian) reads
+    them, and only when they write back as written; anything else keeps its text."""
+    text = (
+        "---\ntitle: T\ntags: [NO, on, 010, Yes]\ntime: 10:30\nflag: no\nok: True\n"
+        "code: 010\nzip: 01234\nver: 1.10\nhex: 0x1F\nbig: 1_000\nexp: 1e3\nhalf: .5\n"
+        "n: -7\np: +5\nf: 2.5\ng: -0.0\nz: ~\nno: key\nlist: [off, y, 1:20:30]\n---\nbody\n"
+    )
+    out = norm(text)
+    meta, body = parse_frontmatter(out)
+    assert body == "body\n" and meta["tags"] == ["NO", "on", "010", "Yes"]
+    kept = ("time", "flag", "code", "zip", "ver", "hex", "big", "exp", "half")
+    assert {k: meta[k] for k in kept} == {
+        "time": "10:30",
+        "flag": "no",
+        "code": "010",
+        "zip": "01234",
+        "ver": "1.10",
+        "hex": "0x1F",
+        "big": "1_000",
+        "exp": "1e3",
+        "half": ".5",
+    }
+    assert (meta["ok"], meta["n"], meta["p"], meta["f"], meta["z"]) == (True, -7, 5, 2.5, None)
+    assert type(meta["n"]) is int and type(meta["f"]) is float and type(meta["ok"]) is bool
+    assert str(meta["g"]) == "-0.0" and meta["no"] == "key"
+    assert meta["list"] == ["off", "y", "1:20:30"]
+    # Written quoted where a YAML 1.1 reader would retype them: both readers agree.
+    for line in ("time: '10:30'", "flag: 'no'", "code: '010'", "ver: '1.10'", "'no': key"):
+        assert f"\n{line}\n" in out
+    assert_stable(out)
+    import yaml
+
+    block = out.split("---\n")[1]
+    assert yaml.safe_load(block)["time"] == "10:30"  # what a YAML 1.1 reader reads too
 
 
 def test_the_read_back_check_refuses_any_difference() -> None:

@@ -29,7 +29,9 @@ log = logging.getLogger("indexer.index")
 # 7: ``text.searchable`` folds the case unicode61 does not know (Unicode after 6.1:
 #    Georgian Mtavruli, Cherokee's small letters, Adlam, Osage, ...), and the alef's
 #    hamza forms, teh marbuta, alef maksura, and Persian keheh and yeh.
-SCHEMA_VERSION = 7
+# 8: frontmatter scalars are typed as YAML 1.2 reads them (``shared.frontmatter``): tags
+#    ``[no, on]`` are the words, not booleans.
+SCHEMA_VERSION = 8
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
