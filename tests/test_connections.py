@@ -10,8 +10,8 @@ import pytest
 from indexer.index.connections import LOGGED_COMMITS, MAX_LOGGED_ROWS, Connections
 
 _INSERT = (
-    "INSERT INTO notes (lang, path, title, abstract, tags, frontmatter, body, head, hash,"
-    " exact, size, mtime_ns) VALUES (?, ?, '', '', '[]', '{}', '', '', '', 1, 1, 1)"
+    "INSERT INTO notes (lang, path, title, abstract, tags, tag_keys, frontmatter, body, head,"
+    " hash, exact, size, mtime_ns) VALUES (?, ?, '', '', '[]', '[]', '{}', '', '', '', 1, 1, 1)"
 )
 # The same row under a given id: replaces the row that has it, whatever its path.
 _REPLACE = _INSERT.replace("INSERT", "REPLACE").replace("(lang", "(id, lang").replace("(?", "(?, ?")

@@ -4,6 +4,7 @@ schema handling, read-your-writes and never touching the vault."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import sqlite3
@@ -121,6 +122,33 @@ def test_tags_match_whatever_their_case_script_and_normalization(
         found = index.search("en", "alpha", tags=[asked])
         assert sorted(paths(found)) == ["a.md", "b.md"], asked
     assert paths(index.search("en", "alpha", tags=[tag, "other"])) == ["b.md"]
+
+
+def test_tags_that_yaml_1_1_read_as_booleans_or_numbers_are_found_as_written(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """Tags ``[no, on, 010]`` were indexed as "False", "True" and "8" (YAML 1.1): the
+    filter for the words found nothing. The folded tags are kept in the row, once each."""
+    put(ws, "en", "a.md", note("tags: [no, On, '#On', 010, Ärger]", "alpha"))
+    index.reconcile()
+    for asked in (["no"], ["on"], ["010"], ["ärger", "NO"]):
+        assert paths(index.search("en", "alpha", tags=asked)) == ["a.md"], asked
+    for asked in (["false"], ["true"], ["8"]):
+        assert paths(index.search("en", "alpha", tags=asked)) == [], asked
+    with index._db.read() as conn:
+        (keys,) = conn.execute("SELECT tag_keys FROM notes").fetchone()
+    assert json.loads(keys) == ["no", "on", "010", "ärger"]
+
+
+def test_tags_in_full_or_half_width_match_the_plain_letters(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """Search reads ``ＡＩ`` as ``AI``; the tags filter compared them apart."""
+    put(ws, "en", "a.md", note("tags: [ＡＩ, ｱｲｳ]", "alpha"))
+    put(ws, "en", "b.md", note("tags: [ai, アイウ]", "alpha"))
+    index.reconcile()
+    for asked in (["ai"], ["AI"], ["ＡＩ"], ["ａｉ"], ["アイウ"], ["ｱｲｳ"], ["ai", "ｱｲｳ"]):
+        assert sorted(paths(index.search("en", "alpha", tags=asked))) == ["a.md", "b.md"], asked
 
 
 def test_a_blank_tag_is_refused(ws: Workspace, index: NoteIndex) -> None:

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from indexer.index import schema as index_schema
-from indexer.index.text import fold, fold_tag
+from indexer.index.text import fold
 from shared.errors import IndexSchemaError, OperationalError
 
 __all__ = ["Changed", "Connections"]
@@ -176,7 +176,6 @@ class Connections:
         except IndexError:
             conn = index_schema.connect(self.path, readonly=self.readonly)
             conn.create_function("vm_fold", 1, fold, deterministic=True)
-            conn.create_function("vm_fold_tag", 1, fold_tag, deterministic=True)
             with self.lock:
                 self._all.append(conn)
         try:

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from indexer.index.abstract import note_abstract
-from indexer.index.text import fold, word_text
+from indexer.index.text import fold, fold_tag, word_text
 from indexer.vault.fsops import etag_of
 from shared.errors import InvalidFrontmatterError
 from shared.filetypes import is_plain_text_name
@@ -35,6 +35,7 @@ class NoteRow:
     type: str | None
     abstract: str  # one line, at most 200 characters (``indexer.index.abstract``)
     tags: str  # JSON list of strings
+    tag_keys: str  # JSON list: the tags folded as the filter compares them, once each
     frontmatter: str  # JSON object
     body: str
     head: str  # the file's text before ``body`` (or all of it when not ``joined``)
@@ -58,7 +59,9 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
     if len(data) > MAX_INDEXED_BYTES:
         too_big = f"larger than {MAX_INDEXED_BYTES} bytes: only its name is indexed"
         words = _word_columns(stem, [], "", {})
-        return NoteRow(stem, kind, stem, "[]", "{}", "", "", True, False, digest, too_big, words)
+        return NoteRow(
+            stem, kind, stem, "[]", "[]", "{}", "", "", True, False, digest, too_big, words
+        )
     problem: str | None = None
     try:
         text = data.decode("utf-8")
@@ -71,7 +74,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         words = _word_columns(stem, [], text, {})
         abstract = note_abstract({}, text, stem)
         return NoteRow(
-            stem, kind, abstract, "[]", "{}", text, "", True, exact, digest, problem, words
+            stem, kind, abstract, "[]", "[]", "{}", text, "", True, exact, digest, problem, words
         )
     try:
         meta, body = parse_frontmatter(text)
@@ -91,6 +94,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         type=None if kind is None or isinstance(kind, dict | list) else str(kind),
         abstract=note_abstract(meta, body, str(title)),
         tags=json.dumps(tags, ensure_ascii=False),
+        tag_keys=json.dumps(list(dict.fromkeys(fold_tag(t) for t in tags)), ensure_ascii=False),
         frontmatter=json.dumps(meta, ensure_ascii=False),
         body=body,
         head=head,

@@ -390,8 +390,9 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
-        # As a note's tags are read (``string_list``), then folded as on the note's side;
-        # counted and measured before they are folded (NFC of a huge one is slow).
+        # As a note's tags are read (``string_list``), then folded as the index keeps them
+        # (``tag_keys``); counted and measured before they are folded (NFC of a huge one
+        # is slow).
         tags = list(dict.fromkeys(t.strip().lstrip("#").strip() for t in tags))
         if len(tags) > MAX_TAGS:
             raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
@@ -401,7 +402,7 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
         if "" in tags:  # found nothing, silently; no note's tag is blank
             raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
         for tag in tags:
-            where += " AND EXISTS (SELECT 1 FROM json_each(n.tags) WHERE vm_fold_tag(value) = ?)"
+            where += " AND EXISTS (SELECT 1 FROM json_each(n.tag_keys) WHERE value = ?)"
             params.append(tag)
     if path:
         if not isinstance(path, str):

@@ -151,9 +151,9 @@ _SELECT_OLD = (
     " ctime_ns FROM notes WHERE lang = ? AND path = ?"
 )
 _INSERT_NOTE = (
-    "INSERT INTO notes (id, lang, path, title, type, abstract, tags, frontmatter, body, head,"
-    " joined, exact, size, mtime_ns, ctime_ns, hash, problem)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO notes (id, lang, path, title, type, abstract, tags, tag_keys, frontmatter,"
+    " body, head, joined, exact, size, mtime_ns, ctime_ns, hash, problem)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_WORDS = "INSERT INTO notes_fts (rowid, title, tags, body, meta, lang) VALUES (?,?,?,?,?,?)"
 _INSERT_TRIGRAMS = "INSERT INTO notes_tri (rowid, text) VALUES (?,?)"
@@ -171,7 +171,7 @@ def insert_rows(
     for offset, (f, row) in enumerate(items):
         rowid = start_id + offset
         notes.append(
-            (rowid, f.lang, f.rel, row.title, row.type, row.abstract, row.tags,
+            (rowid, f.lang, f.rel, row.title, row.type, row.abstract, row.tags, row.tag_keys,
              row.frontmatter, row.body, row.head, int(row.joined), int(row.exact), f.size,
              f.mtime_ns, f.ctime_ns, row.hash, row.problem)
         )  # fmt: skip

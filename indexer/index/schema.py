@@ -30,7 +30,8 @@ log = logging.getLogger("indexer.index")
 #    Georgian Mtavruli, Cherokee's small letters, Adlam, Osage, ...), and the alef's
 #    hamza forms, teh marbuta, alef maksura, and Persian keheh and yeh.
 # 8: frontmatter scalars are typed as YAML 1.2 reads them (``shared.frontmatter``): tags
-#    ``[no, on]`` are the words, not booleans.
+#    ``[no, on]`` are the words, not booleans; rows keep their tags folded (``tag_keys``)
+#    for the tags filter, which folded every matching note's tags at each search.
 SCHEMA_VERSION = 8
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
@@ -134,6 +135,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
             "type": str,
             "abstract": str,  # before the body: read without loading the body's pages
             "tags": str,
+            "tag_keys": str,  # the tags as the filter compares them (``text.fold_tag``)
             "frontmatter": str,
             "body": str,
             "head": str,
@@ -152,6 +154,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
             "title",
             "abstract",
             "tags",
+            "tag_keys",
             "frontmatter",
             "body",
             "head",

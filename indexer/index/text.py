@@ -366,8 +366,11 @@ def fold(text: str) -> str:
 
 def fold_tag(tag: str) -> str:
     """A tag as the search filter compares tags, the same in any script and either
-    normalization: NFC, case folded like ``fold`` (SQLite's ``lower`` folds ASCII only:
+    normalization: NFC, compatibility forms as their plain letters as search reads them
+    (``ＡＩ`` is ``AI``), case folded like ``fold`` (SQLite's ``lower`` folds ASCII only:
     ``Ärger`` was not ``ärger``, nor ``Москва`` itself), NFC again."""
     if tag.isascii() and "\x00" not in tag:
         return tag.lower()
-    return unicodedata.normalize("NFC", fold(unicodedata.normalize("NFC", stream_safe(tag))))
+    text = unicodedata.normalize("NFC", stream_safe(tag))
+    text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
+    return unicodedata.normalize("NFC", fold(text))
