@@ -76,58 +76,74 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 # value writes back as the same text: PyYAML's YAML 1.1 made `no` False, `10:30` 630,
 # `010` 8 and `1.10` 1.1, and a normalized note was saved with those values. What 1.1
 # and 1.2 readers take differently (`yes`, `on`, `010`, `0x1F`, `1_000`) or what would
-# be written back otherwise (`1.10`, `1e3`) stays the text written (quoted when saved).
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_INT_TAG = "tag:yaml.org,2002:int"
-_FLOAT_TAG = "tag:yaml.org,2002:float"
-_RETYPED = (_BOOL_TAG, _INT_TAG, _FLOAT_TAG)
+# be written back otherwise (`+49`, `1.10`, `1e3`, `1e400`) stays the text written, and
+# is saved quoted (``_NoteDumper``). Plain scalars resolve to tags of this module's own,
+# so that an explicit ``!!int``/``!!float``/``!!bool`` keeps PyYAML's meaning.
+_RETYPED = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+_PLAIN_BOOL = "tag:vault-memory,2026:plain-bool"
+_PLAIN_INT = "tag:vault-memory,2026:plain-int"
+_PLAIN_FLOAT = "tag:vault-memory,2026:plain-float"
+_BOOL_TEXT = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INT_TEXT = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT_TEXT = re.compile(
+    r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"
+    r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
+)
+_NUMBER_STARTS = list("-+.0123456789")
 _StrictLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag not in _RETYPED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_DECIMAL_INT = re.compile(r"[-+]?[0-9]+")
-_StrictLoader.add_implicit_resolver(
-    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_StrictLoader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
-_StrictLoader.add_implicit_resolver(
-    _FLOAT_TAG,
-    re.compile(
-        r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"
-        r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
-    ),
-    list("-+.0123456789"),
-)
+_StrictLoader.add_implicit_resolver(_PLAIN_BOOL, _BOOL_TEXT, list("tTfF"))
+_StrictLoader.add_implicit_resolver(_PLAIN_INT, _INT_TEXT, list("-+0123456789"))
+_StrictLoader.add_implicit_resolver(_PLAIN_FLOAT, _FLOAT_TEXT, _NUMBER_STARTS)
 
 
-def _construct_int(loader: Any, node: yaml.ScalarNode) -> int | str:
-    """A decimal integer as written (``+5`` is 5); leading zeros keep the text (YAML 1.1
-    read ``010`` as 8, YAML 1.2 as 10); other forms only with an explicit ``!!int``."""
-    text = loader.construct_scalar(node)
-    if not _DECIMAL_INT.fullmatch(text):
-        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)  # type: ignore[no-any-return]
+def _construct_plain_bool(loader: Any, node: yaml.ScalarNode) -> bool:
+    return bool(loader.construct_scalar(node).lower() == "true")
+
+
+def _construct_plain_int(loader: Any, node: yaml.ScalarNode) -> int | str:
+    """A decimal integer written as Python writes it; else the text (``+49``, ``010``)."""
+    text: str = loader.construct_scalar(node)
+    if text.startswith("+") or (text.lstrip("-").startswith("0") and text not in ("0",)):
+        return text
     if len(text) > MAX_INT_DIGITS + 1:
         raise InvalidFrontmatterError(
             f"frontmatter integers may have at most {MAX_INT_DIGITS} digits"
         )
-    digits = text.lstrip("+-")
-    return text if len(digits) > 1 and digits.startswith("0") else int(text)
+    return int(text)
 
 
-def _construct_float(loader: Any, node: yaml.ScalarNode) -> float | str:
-    """A float that writes back as written (``2.5``); else the text (``1.10``, ``1e3``)."""
-    text = loader.construct_scalar(node)
+def _construct_plain_float(loader: Any, node: yaml.ScalarNode) -> float | str:
+    """A float that writes back as written (``2.5``); else the text (``1.10``, ``1e3``,
+    ``1e400``). ``.inf`` and ``.nan`` are floats (refused by ``_check_plain``)."""
+    text: str = loader.construct_scalar(node)
     value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
     if not math.isfinite(value):
-        return value  # refused with its own message (``_check_plain``)
-    written = repr(value).lower()  # as PyYAML's dumper writes a float
-    if "." not in written and "e" in written:
-        written = written.replace("e", ".0e", 1)
-    return value if written == text else text
+        return value if "." in text and not any(c.isdigit() for c in text) else text
+    return value if _float_text(value) == text else text
 
 
-_StrictLoader.add_constructor(_INT_TAG, _construct_int)
-_StrictLoader.add_constructor(_FLOAT_TAG, _construct_float)
+def _float_text(value: float) -> str:
+    """A finite float as PyYAML's dumper writes it."""
+    written = repr(value).lower()
+    return written.replace("e", ".0e", 1) if "." not in written and "e" in written else written
+
+
+_StrictLoader.add_constructor(_PLAIN_BOOL, _construct_plain_bool)
+_StrictLoader.add_constructor(_PLAIN_INT, _construct_plain_int)
+_StrictLoader.add_constructor(_PLAIN_FLOAT, _construct_plain_float)
+
+
+def scalar_text(value: Any) -> str:
+    """A frontmatter value as text, spelled as it is written in YAML (``true``, not
+    ``True``; ``1.0e+16``): a title, type or tag that YAML typed."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and math.isfinite(value):
+        return _float_text(value)
+    return str(value)
 
 
 class _NoteDumper(_BaseDumper):  # type: ignore[misc, valid-type]
@@ -148,6 +164,13 @@ def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
 
 _NoteDumper.add_representer(datetime, _represent_datetime)
 _NoteDumper.add_representer(list, _represent_list)
+# A string a YAML 1.1 or 1.2 reader would take for a number or a boolean is quoted: the
+# dumper quotes what its resolvers type, and YAML 1.1's miss `09`, `1e3`, `0o17`, `1e400`.
+_NoteDumper.add_implicit_resolver("tag:yaml.org,2002:int", _INT_TEXT, list("-+0123456789"))
+_NoteDumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_TEXT, _NUMBER_STARTS)
+_NoteDumper.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$"), ["0"]
+)
 
 
 def new_note_id(now_ms: int | None = None) -> str:
@@ -277,7 +300,7 @@ def normalize_frontmatter_text(
     elif not isinstance(meta["title"], str | int | float):
         raise InvalidFrontmatterError("title must be a string")
     else:
-        meta["title"] = str(meta["title"])
+        meta["title"] = scalar_text(meta["title"])
     for key in LIST_KEYS:
         if key in meta:
             meta[key] = string_list(key, meta[key])
@@ -422,15 +445,17 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
 
 
 def _salvaged(existing: str) -> dict[str, Any]:
-    """The ``id`` and ``created`` lines of a frontmatter block that does not parse as a
-    whole, each read on its own: the first of each key written at the block's top level
-    (``id:``, ``id :``, ``"id":``), an ``id`` only when it is one plain token (a line of a
-    multi-line value is seldom that; the notes the vault writes have ``id`` first)."""
+    """The ``id`` and ``created`` of a frontmatter block that does not parse as a whole:
+    the first of each at the block's top level as YAML reads it up to where it fails (a
+    duplicate key parses whole, a quoted id reads as quoted, a line of a multi-line value
+    is no key); then, for a key that reading did not reach, the first line written as
+    that key (``id:``, ``id :``, ``"id":``), read on its own, an ``id`` only when it is
+    one plain token (a line of a multi-line value is seldom that)."""
     try:
         block, _ = split_frontmatter(_clean_text(existing))
     except InvalidFrontmatterError:  # never closed, or too large: nothing read from it
         return {}
-    found: dict[str, Any] = {}
+    found = _top_level_values(block or "", ("id", "created"))
     for line in (block or "").splitlines():
         matched = _SALVAGED_KEY.match(line)
         if matched is None or matched["key"] in found:
@@ -440,6 +465,32 @@ def _salvaged(existing: str) -> dict[str, Any]:
             continue
         with contextlib.suppress(InvalidFrontmatterError):
             found.update(parse_yaml_block(f"{key}: {value}"))
+    return found
+
+
+def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The first scalar value of each of ``keys`` in the block's top-level mapping, read
+    from YAML's events up to where they fail (no value is built but these; one with an
+    explicit tag is its text)."""
+    found: dict[str, Any] = {}
+    depth, key, at_key = 0, None, True  # depth 1: the top-level mapping's keys and values
+    with contextlib.suppress(yaml.YAMLError):
+        for event in yaml.parse(block, Loader=_BaseLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                if depth == 1 and at_key:
+                    key = None  # a collection as a key (refused anyway): its value follows
+                depth += 1
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                if depth == 1:
+                    at_key = not at_key
+            elif depth == 1 and isinstance(event, yaml.ScalarEvent | yaml.AliasEvent):
+                if isinstance(event, yaml.ScalarEvent) and at_key:
+                    key = event.value
+                elif isinstance(event, yaml.ScalarEvent) and key in keys and key not in found:
+                    plain = event.style is None and event.tag is None
+                    found[key] = scalar_value(event.value) if plain else event.value
+                at_key = not at_key
     return found
 
 
@@ -488,7 +539,7 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
             if not strict:
                 continue
             raise InvalidFrontmatterError(f"{key} must hold plain strings, not {item!r}")
-        text = str(item).strip()
+        text = scalar_text(item).strip()
         if key == "tags":
             text = text.lstrip("#").strip()
         if text:

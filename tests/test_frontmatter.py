@@ -192,9 +192,10 @@ def test_a_poisoned_note_on_disk_is_a_refusal_not_a_crash() -> None:
     poisoned = "---\nid: OLD\ncreated: !!timestamp 2026-01-01T00:00:00+01:00:30\n---\n# ts\n"
     with pytest.raises(InvalidFrontmatterError, match="cannot be read"):
         parse_frontmatter(poisoned)
-    out = norm("# fixed\n", existing=poisoned)  # its id line alone still reads: kept
+    out = norm("# fixed\n", existing=poisoned)  # its id and created still read: kept
     meta = parse_frontmatter(out)[0]
-    assert (meta["title"], meta["id"], meta["created"]) == ("fixed", "OLD", NOW)
+    created = datetime(2025, 12, 31, 22, 59, 30, tzinfo=UTC)  # (in UTC: a seconds offset)
+    assert (meta["title"], meta["id"], meta["created"]) == ("fixed", "OLD", created)
     assert_stable(out)
 
 
@@ -270,7 +271,7 @@ def test_plain_values_keep_what_was_written_where_yaml_readers_differ() -> None:
         "exp": "1e3",
         "half": ".5",
     }
-    assert (meta["ok"], meta["n"], meta["p"], meta["f"], meta["z"]) == (True, -7, 5, 2.5, None)
+    assert (meta["ok"], meta["n"], meta["p"], meta["f"], meta["z"]) == (True, -7, "+5", 2.5, None)
     assert type(meta["n"]) is int and type(meta["f"]) is float and type(meta["ok"]) is bool
     assert str(meta["g"]) == "-0.0" and meta["no"] == "key"
     assert meta["list"] == ["off", "y", "1:20:30"]
@@ -282,6 +283,71 @@ def test_plain_values_keep_what_was_written_where_yaml_readers_differ() -> None:
 
     block = out.split("---\n")[1]
     assert yaml.safe_load(block)["time"] == "10:30"  # what a YAML 1.1 reader reads too
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "id: 5e91234",  # a short hash: a float that overflows, not a number anyone wrote
+        "id: '5e91234'",
+        "commit: 9E999",
+        "title: '1e400'",
+        "tags: ['5e91234', ok]",
+        "phone: +4915112345678",
+        "delta: -0",
+        "zip: 09123",
+        "zip: '09123'",
+        "v: '1e3'",
+        "v: 1e-7",
+        "v: '0o17'",
+        "v: 0" + "1" * 120,  # a leading zero: text, whatever its length
+    ],
+)
+def test_a_value_a_rewrite_would_change_is_kept_as_text_and_written_quoted(line: str) -> None:
+    """``5e91234`` read as infinity refused the note (its id too); ``+49...`` lost its
+    plus; ``09123`` and ``1e3`` kept as text were written plain, which YAML 1.2 readers
+    (Obsidian) take for numbers."""
+    key, written = line.split(": ", 1)
+    out = norm(f"---\n{line}\n---\nb\n")
+    meta, _ = parse_frontmatter(out)
+    value = meta[key][0] if key == "tags" else meta[key]
+    assert value == written.strip("'[]").split(",")[0].strip("'"), out
+    shown = next(x for x in out.splitlines() if x.startswith(f"{key}:"))
+    assert "'" in shown, shown  # quoted: any YAML reader reads text
+    assert_stable(out)
+
+
+def test_typed_values_shown_as_text_are_spelled_as_yaml_writes_them() -> None:
+    """A title or tag that YAML typed was saved as Python spells it (``True``,
+    ``1e+16``); an explicit tag keeps its YAML meaning."""
+    out = norm("---\ntitle: true\ntags: [true, 1.0e+16, 7]\nx: !!float .5\ny: !!int 010\n---\n")
+    meta, _ = parse_frontmatter(out)
+    assert meta["title"] == "true" and meta["tags"] == ["true", "1.0e+16", "7"]
+    assert (meta["x"], meta["y"]) == (0.5, 8)
+    from indexer.index.parse import parse_note
+
+    row = parse_note(b"---\ntitle: false\ntype: true\ntags: [on, 2.5]\n---\nb\n", "a.md")
+    assert (row.title, row.type, row.tags) == ("false", "true", '["on", "2.5"]')
+
+
+def test_a_broken_block_keeps_an_id_written_quoted_or_with_spaces() -> None:
+    """The salvage took an id only as one plain token: ids the server itself writes
+    quoted ('123', 'no') became new ids; and a line inside a multi-line value won over
+    the real id after it."""
+    for written in ("'123'", "'no'", "'010'", "'1.10'", "meeting notes", '"a: b"'):
+        on_disk = f"---\nid: {written}\ntitle: T\ntitle: dup\n---\nx\n"  # a duplicate key
+        with pytest.raises(InvalidFrontmatterError):
+            parse_frontmatter(on_disk)
+        meta = parse_frontmatter(norm("---\ntitle: new\n---\nbody\n", existing=on_disk))[0]
+        assert meta["id"] == yaml_text(written), written
+    hostile = '---\ndesc: "one\nid: EVIL\ntwo"\nid: REAL\ntags: [\n---\nbody\n'
+    assert parse_frontmatter(norm("# n\n", existing=hostile))[0]["id"] == "REAL"
+
+
+def yaml_text(written: str) -> str:
+    import yaml
+
+    return str(yaml.safe_load(f"v: {written}")["v"])
 
 
 def test_the_read_back_check_refuses_any_difference() -> None:

@@ -20,7 +20,7 @@ from indexer.index.text import fold, fold_tag, word_text
 from indexer.vault.fsops import etag_of
 from shared.errors import InvalidFrontmatterError
 from shared.filetypes import is_plain_text_name
-from shared.frontmatter import parse_frontmatter, string_list, title_from_body
+from shared.frontmatter import parse_frontmatter, scalar_text, string_list, title_from_body
 
 MAX_INDEXED_BYTES = 8 * 1024 * 1024
 # Frontmatter keys with their own column, or noise for full-text search.
@@ -84,15 +84,16 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
     joined = text.endswith(body)
     head = text[: len(text) - len(body)] if joined else text
     meta = _jsonable(meta)
-    title = meta.get("title")
-    if not isinstance(title, str | int | float) or isinstance(title, bool) or title == "":
+    title = meta.get("title")  # (a typed one as written: `true`, as a write keeps it)
+    title = scalar_text(title) if isinstance(title, str | int | float) else ""
+    if title == "":
         title = title_from_body(body) or stem
     kind = meta.get("type")
     tags = string_list("tags", meta.get("tags"), strict=False)
     return NoteRow(
-        title=str(title),
-        type=None if kind is None or isinstance(kind, dict | list) else str(kind),
-        abstract=note_abstract(meta, body, str(title)),
+        title=title,
+        type=None if kind is None or isinstance(kind, dict | list) else scalar_text(kind),
+        abstract=note_abstract(meta, body, title),
         tags=json.dumps(tags, ensure_ascii=False),
         tag_keys=json.dumps(list(dict.fromkeys(fold_tag(t) for t in tags)), ensure_ascii=False),
         frontmatter=json.dumps(meta, ensure_ascii=False),
@@ -102,7 +103,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         exact=exact,
         hash=digest,
         problem=problem,
-        words=_word_columns(str(title), tags, body, meta),
+        words=_word_columns(title, tags, body, meta),
     )
 
 
