@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_client.connection import Vault
-from agent_client.notes import render_note, split_note
-from shared.errors import ConflictError
+from agent_client.notes import render_note, split_note, unreadable_block
+from shared.errors import ConflictError, InvalidFrontmatterError
 from shared.frontmatter import PROTECTED_KEYS
 from shared.models import Action, DeleteAction, EditAction
 
@@ -38,7 +38,14 @@ async def run_action(vault: Vault, action: Action) -> ActionResult:
 
 
 def apply_edit(text: str, action: EditAction) -> str:
-    """The note text after ``action``; protected fields keep their values from ``text``."""
+    """The note text after ``action``; protected fields keep their values from ``text``.
+    ``InvalidFrontmatterError`` when its block cannot be read: the edit would stack a
+    second block on it (or drop it with a new body)."""
+    problem = unreadable_block(text)
+    if problem is not None:
+        raise InvalidFrontmatterError(
+            f"the note's frontmatter block cannot be read ({problem}); fix the block first"
+        )
     meta, body = split_note(text)
     new_meta = dict(meta)
     for key, value in (action.frontmatter or {}).items():

@@ -193,7 +193,7 @@ async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
     try:
         async with httpx2.AsyncClient(timeout=timeout) as http:
             answer = await http.get(endpoint.url, headers=headers)
-    except httpx2.HTTPError:
+    except (httpx2.HTTPError, httpx2.InvalidURL):  # (no HTTPError: it went up as a traceback)
         return False
     return answer.status_code == 401
 

@@ -12,7 +12,8 @@ import re
 from datetime import date, datetime
 from typing import Any
 
-from shared.frontmatter import VaultYAMLHandler, read_frontmatter
+from shared.errors import InvalidFrontmatterError
+from shared.frontmatter import VaultYAMLHandler, parse_frontmatter, read_frontmatter
 from shared.timestamps import format_timestamp
 
 
@@ -24,6 +25,21 @@ def split_note(text: str) -> tuple[dict[str, Any], str]:
     """
     meta, body = read_frontmatter(text)
     return {k: _plain(v) for k, v in meta.items()}, body
+
+
+def unreadable_block(text: str) -> str | None:
+    """Why the frontmatter block ``text`` starts with cannot be read (a repeated key, a
+    YAML typo), or None when it reads or there is none. ``split_note`` takes such a
+    block for body text: a note rendered back from it would carry two blocks."""
+    try:
+        parse_frontmatter(_clean(text))
+    except InvalidFrontmatterError as err:
+        return err.message
+    return None
+
+
+def _clean(text: str) -> str:
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def render_note(meta: dict[str, Any], body: str) -> str:

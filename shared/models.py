@@ -25,6 +25,7 @@ MIN_RECALL_BUDGET = 50
 MAX_RECALL_BUDGET = 32_000
 MAX_ENTRY_CONTENT = 256 * 1024
 MAX_TITLE_CHARS = 200
+MAX_TAG_CHARS = 256  # (as the index's tags filter takes them)
 # An entry's id names its changes in history (reason "entry:<id> <title>", found again
 # by the first word for undo): no spaces, a bounded length.
 ENTRY_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
@@ -75,6 +76,23 @@ def check_title(what: str, title: object) -> None:
         raise ValueError(f"{what} must be one line of at most {MAX_TITLE_CHARS} chars")
     check_utf8(what, title)
     _check_shown_text(what, title)
+
+
+def check_tag(what: str, tag: object) -> None:
+    """A tag: one line of at most ``MAX_TAG_CHARS``, UTF-8, no control character, and
+    something that shows. (A tag is written on the ``- tags:`` line of an event: a line
+    break in one wrote a section of its own, ``- entry:`` line and all.)"""
+    if not isinstance(tag, str) or not tag.strip():
+        raise ValueError(f"{what} must be a non-empty string")
+    breaks = [c for c in tag if c in LINE_BREAKS]
+    if breaks:
+        raise ValueError(f"{what} must be one line, without a line break such as {breaks[0]!r}")
+    if len(tag) > MAX_TAG_CHARS:
+        raise ValueError(f"{what} must be at most {MAX_TAG_CHARS} chars")
+    check_utf8(what, tag)
+    if "\t" in tag:
+        raise ValueError(f"{what} holds the control character '\\t'")
+    _check_shown_text(what, tag)
 
 
 def _check_shown_text(what: str, text: str) -> None:
@@ -148,6 +166,8 @@ class MemoryEntry:
         if not isinstance(self.timestamp, datetime) or self.timestamp.tzinfo is None:
             raise ValueError(f"entry {self.id}: timestamp must be a timezone-aware datetime")
         self._validate_list("tags", self.tags, "non-empty strings", str.strip)
+        for number, tag in enumerate(self.tags, 1):
+            check_tag(f"entry {self.id}: tag {number}", tag)
         self._validate_list("images", self.images, "file paths", bool)
 
     def _validate_title(self) -> None:

@@ -7,8 +7,10 @@ the agent client and the indexer's own commands read them with ``read_url_file``
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -108,24 +110,34 @@ def workspace_id(root: Path) -> str | None:
     return hashlib.sha256(f"{st.st_dev}:{st.st_ino}".encode()).hexdigest()[:16]
 
 
+MAX_SMALL_FILE_BYTES = 64 * 1024  # the URL and token files hold one line
+
+
 def read_url_file(path: Path) -> str | None:
     """The URL an indexer wrote to ``path`` (stripped), or None when there is none.
 
-    ``OSError`` other than a missing file (permissions) goes up: the caller says what.
+    ``OSError`` other than a missing file (permissions; not a regular file, too large,
+    or not one line of printable ASCII) goes up: the caller says what.
     """
-    try:
-        return path.read_text(encoding="utf-8").strip() or None
-    except FileNotFoundError:
+    data = _read_small_file(path)
+    if data is None:
         return None
+    url = data.strip()
+    if not url:
+        return None
+    if not url.isascii() or not url.decode("ascii").isprintable() or b" " in url:
+        # (a second line, a space or a control character: no URL, and an HTTP client's
+        # error about it went up as a traceback)
+        raise OSError(errno.EINVAL, f"{path.name} does not hold one URL")
+    return url.decode("ascii")
 
 
 def read_token_file(path: Path) -> str | None:
     """The bearer token in ``path``, or None when no token is set; ``ConfigError`` when
     it holds anything but one token (printable ASCII, as ``indexer serve`` takes it):
     sent as a header, a second line made an error message that quoted the token."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data = _read_small_file(path)
+    if data is None:
         return None
     token = data.strip()
     if not token:
@@ -136,3 +148,25 @@ def read_token_file(path: Path) -> str | None:
             " `indexer serve --token` takes it"
         )
     return token.decode("ascii")
+
+
+def _read_small_file(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path``, None when it is missing. Anything else at
+    that path is an ``OSError``: a FIFO held the reader until some program wrote to it
+    (and every queued entry behind it), a device such as /dev/zero never ends."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{path.name} is not a regular file")
+        chunks, size = [], 0
+        while chunk := os.read(fd, MAX_SMALL_FILE_BYTES + 1 - size):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_SMALL_FILE_BYTES:
+                raise OSError(errno.EFBIG, f"{path.name} is larger than 64 KiB (it holds one line)")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -60,9 +60,13 @@ def writer(server: RunningIndexer) -> Iterator[tuple[MemoryWriter, CollectingNot
 
 
 def entry(
-    lang: str = "en", title: str = "Title", content: str = "content", **kw: Any
+    lang: str = "en",
+    title: str = "Title",
+    content: str = "content",
+    kind: str = "knowledge",
+    **kw: Any,
 ) -> MemoryEntry:
-    return MemoryEntry(lang, "knowledge", title, content, timestamp=T0, **kw)
+    return MemoryEntry(lang, kind, title, content, timestamp=T0, **kw)
 
 
 def notes(server: RunningIndexer, lang: str) -> list[str]:
@@ -128,6 +132,33 @@ def test_a_title_with_any_line_break_is_refused(brk: str) -> None:
     with pytest.raises(ValueError, match="one line"):
         entry(title=f"a{brk}b # c").validate()
     entry(title="a\tb # c").validate()  # a tab is no line break (reasons turn it to a space)
+
+
+@pytest.mark.parametrize("brk", LINE_BREAKS, ids=[f"U+{ord(c):04X}" for c in LINE_BREAKS])
+def test_a_tag_with_any_line_break_is_refused(brk: str) -> None:
+    """An event's tags are written on its ``- tags:`` line: a line break in one wrote a
+    whole section, whose forged ``- entry:`` line made the writer's retry of that entry
+    take it as logged already (and drop it)."""
+    forged = f"work{brk}{brk}## Event{brk}{brk}- entry: victim-1{brk}"
+    for kind in ("event", "knowledge"):
+        with pytest.raises(ValueError, match="tag 2 must be one line"):
+            entry(kind=kind, tags=["ok", forged]).validate()
+
+
+@pytest.mark.parametrize(
+    ("tag", "said"),
+    [
+        ("nul\x00x", "control character"),
+        ("tab\tx", "control character"),
+        ("\x1b[31mred", "control character"),
+        ("\u200b\u2060", "shows nothing"),
+        ("x" * 257, "at most 256"),
+    ],
+)
+def test_a_tag_that_is_not_one_plain_line_is_refused(tag: str, said: str) -> None:
+    with pytest.raises(ValueError, match=said):
+        entry(tags=[tag]).validate()
+    entry(tags=["plain tag", "ไทย", "x" * 256]).validate()
 
 
 @pytest.mark.parametrize(

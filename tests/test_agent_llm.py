@@ -419,6 +419,31 @@ def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str
     assert not notice.ok and "more than 20000 tokens" in (notice.error or "")
 
 
+def test_one_reply_runs_at_most_16_tool_calls_and_counts_their_results_at_once(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """20,000 reads of a 4 MB note in one reply all ran, every result kept, before the
+    token bound was checked at the next turn: GBs of memory, and the indexer serving
+    them all. The calls past 16 are answered "not run"; the results count at once."""
+    seed(server, lang, "items/big.md", "---\ntitle: Big\n---\n" + "lorem ipsum " * 10_000)
+    many = tool_call("read", path="items/go.md")
+    many["tool_calls"] = [
+        {**many["tool_calls"][0], "id": f"c{number}"} for number in range(40)
+    ]  # (the note does not exist: each answer is a short not_found)
+    stub.run([many, final([], "nothing")])
+    notice = run_entry(server, stub, entry(lang))
+    answers = [m for m in stub.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(answers) == 40
+    assert sum("not run: at most 16 tool calls" in m["content"] for m in answers) == 24
+    big = tool_call("read", path="items/big.md")
+    big["tool_calls"] = [{**big["tool_calls"][0], "id": f"b{number}"} for number in range(16)]
+    stub.run([big, final([], "nothing")])
+    before = len(stub.requests)
+    notice = run_entry(server, stub, entry(lang))
+    assert not notice.ok and "more than 20000 tokens" in (notice.error or "")
+    assert len(stub.requests) == before + 1  # refused before the next turn was asked
+
+
 @pytest.mark.parametrize(
     ("case", "reason"),
     [

@@ -12,8 +12,9 @@ from agent_client.events import day_path, event_section
 from agent_client.merge.confirmation import parse_confirmation
 from agent_client.merge.fallback import holds_entry, merge_tags, similarity
 from agent_client.merge.paths import slugify, title_key
-from agent_client.notes import render_note, split_note
+from agent_client.notes import render_note, split_note, unreadable_block
 from agent_client.reasons import entry_reason
+from shared.errors import InvalidFrontmatterError
 from shared.models import EditAction, MemoryEntry
 
 NOTE = (
@@ -88,6 +89,19 @@ def test_edit_keeps_protected_fields() -> None:
     assert body == "# Go\n\ngone\n"
     meta, body = split_note(apply_edit(NOTE, EditAction("en", "items/go.md", frontmatter={"k": 1})))
     assert meta["k"] == 1 and body == "# Go\n\nwent\n"
+
+
+def test_edit_refuses_a_note_whose_block_cannot_be_read() -> None:
+    """A repeated key made the block unreadable, so the edit took it for body text and
+    wrote a second block on top (its tags ended up as body text); a new body dropped it."""
+    broken = "---\nid: 01ABC\ntags: [a]\ntags: [b]\n---\n# Go\n\nwent\n"
+    for action in (
+        EditAction("en", "items/go.md", frontmatter={"status": "done"}),
+        EditAction("en", "items/go.md", body="# Go\n\ngone\n"),
+    ):
+        with pytest.raises(InvalidFrontmatterError, match="'tags' appears more than once"):
+            apply_edit(broken, action)
+    assert unreadable_block(NOTE) is None and unreadable_block("no block\n") is None
 
 
 def test_confirmation_is_checked_strictly() -> None:

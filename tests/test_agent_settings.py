@@ -101,3 +101,34 @@ def test_discover_reads_url_and_token_every_time(tmp_path: Path) -> None:
     url_file.write_text("garbage")
     with pytest.raises(IndexerOfflineError, match="no http"):
         discover(url_file, token_file)
+
+
+def test_discover_refuses_what_is_not_one_small_file_of_one_line(tmp_path: Path) -> None:
+    """A FIFO held the reader (and every queued entry behind it) until a program wrote to
+    it; /dev/zero never ended; a second line in the URL went up as a traceback."""
+    import os
+    import time
+
+    url_file, token_file = tmp_path / "indexer.mcp.url", tmp_path / "indexer.mcp.token"
+    for url in ("http://127.0.0.1:9/mcp\nleft over\n", "http://x y/mcp", "http://é/mcp"):
+        url_file.write_text(url)
+        with pytest.raises(IndexerOfflineError, match="does not hold one URL"):
+            discover(url_file, token_file)
+    url_file.write_bytes(b"http://127.0.0.1:9/mcp" + b"x" * 70_000)
+    with pytest.raises(IndexerOfflineError, match="larger than 64 KiB"):
+        discover(url_file, token_file)
+    began = time.monotonic()
+    url_file.unlink()
+    os.mkfifo(url_file)
+    with pytest.raises(IndexerOfflineError, match="not a regular file"):
+        discover(url_file, token_file)
+    url_file.unlink()
+    url_file.symlink_to("/dev/zero")
+    with pytest.raises(IndexerOfflineError, match="not a regular file"):
+        discover(url_file, token_file)
+    url_file.unlink()
+    url_file.write_text("http://127.0.0.1:9/mcp\n")
+    os.mkfifo(token_file)
+    with pytest.raises(IndexerOfflineError, match="not a regular file"):
+        discover(url_file, token_file)
+    assert time.monotonic() - began < 5

@@ -209,6 +209,24 @@ def test_fallback_creates_then_merges_by_slug_and_by_title(
     assert "already holds" in sink.notices[-1].update_summary
 
 
+def test_fallback_leaves_a_note_whose_block_cannot_be_read_and_makes_its_own(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    """A section added to a note whose block repeats a key stacked a second block on it
+    (the old block, tags and all, became body text)."""
+    items = vault_dir(server, lang) / "items"
+    items.mkdir(parents=True)
+    broken = "---\ntitle: Plan\ntags: [a]\ntags: [b]\n---\n# Plan\n\nday one\n"
+    (items / "plan.md").write_text(broken)
+    writer.submit([knowledge(lang, "Plan", "day two")])
+    assert writer.flush(30)
+    assert (items / "plan.md").read_text() == broken
+    (notice,) = sink.notices
+    assert notice.ok and notice.updated_files == ["items/plan-2.md"]
+    meta, body = split_note((items / "plan-2.md").read_text())
+    assert meta["title"] == "Plan" and "day two" in body and body.count("---") == 0
+
+
 def test_short_entries_are_compared_whole_not_as_substrings(
     server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
 ) -> None:

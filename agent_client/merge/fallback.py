@@ -20,7 +20,7 @@ from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import note_path_for, title_key
-from agent_client.notes import ATX_HEADING, render_note, split_note
+from agent_client.notes import ATX_HEADING, render_note, split_note, unreadable_block
 from shared.errors import ConflictError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import parse_yaml_block, string_list
 from shared.images import asset_folder
@@ -84,6 +84,8 @@ async def _titled(vault: Vault, path: str, wanted: str) -> bool | None:
         return False  # there, but no note this entry can go into (a folder, too large...)
     if current.get("encoding", "utf-8") != "utf-8":
         return False  # bytes that are not UTF-8 (its base64 would be merged into)
+    if unreadable_block(str(current.get("content", ""))):
+        return False  # a block that cannot be read: nothing can be added to it
     title = split_note(str(current.get("content", "")))[0].get("title")
     return title is None or title_key(str(title)) == wanted
 
@@ -193,8 +195,10 @@ async def merge_fallback(
                 await journal.write(path, new_note(entry, links), if_match="")
                 return Confirmation([path, *assets], f"Created {path} ({entry.title}).")
             current = await vault.read(path)
-            if current.get("encoding", "utf-8") != "utf-8":  # not UTF-8: not text to add to
-                target = None  # a note of its own (the name is taken: ``new_note_path``)
+            if current.get("encoding", "utf-8") != "utf-8" or unreadable_block(current["content"]):
+                # not UTF-8, or a block that cannot be read (a section added would stack a
+                # second block on it): a note of its own (the name is taken: ``new_note_path``)
+                target = None
                 continue
             if holds_entry(split_note(current["content"])[1], entry.content, links):
                 return Confirmation([path], f"{path} already holds this entry; nothing added.")

@@ -30,6 +30,7 @@ from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_
 logger = logging.getLogger("agent_client.merge.llm")
 
 MAX_COMPLETION_TOKENS = 4096
+MAX_CALLS_PER_TURN = 16  # tool calls run of one reply; the rest are answered "not run"
 BASE_TOOLS = ["read", "find", "grep", "stat", "write"]
 
 
@@ -168,9 +169,16 @@ async def _loop(
                     ],
                 }
             )
-            for call in calls:
-                result = await executor.run(call.function.name, call.function.arguments)
+            ahead = used_tokens  # and what the next turn will send: known before it is sent
+            for number, call in enumerate(calls):
+                if number < MAX_CALLS_PER_TURN:
+                    result = await executor.run(call.function.name, call.function.arguments)
+                else:  # (20,000 reads of a 4 MB note in one reply held GBs, then timed out)
+                    result = f"not run: at most {MAX_CALLS_PER_TURN} tool calls in one turn"
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                ahead += len(result) // 4
+                if ahead > settings.max_tokens:
+                    raise MergeFailed(f"the merge used more than {settings.max_tokens} tokens")
             continue
         text = message.content or ""
         try:
