@@ -259,3 +259,38 @@ def test_an_append_cut_short_by_the_system_is_cut_back(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True)
     assert done.returncode == 0, done.stderr
     assert note.read_bytes() == before
+
+
+def test_files_that_cannot_be_written_beside_are_not_called_damaged(tmp_path: Path) -> None:
+    """SQLite writes the -wal and -shm files even to read; when the disk cannot take them
+    (full: "disk I/O error"), history was called damaged ("move it aside ... start a new
+    history") and ``indexer search`` deleted the index, then failed on a traceback. Here
+    ``RLIMIT_FSIZE`` of 0 refuses every write, as a full disk does."""
+    ws = tmp_path / "ws"
+    (vault(ws, "en") / "items").mkdir(parents=True)
+    (vault(ws, "en") / "items" / "a.md").write_text("# Alpha\n\nzebra crossing\n")
+    env = {**os.environ, **QUIET_ENV}
+
+    def indexer(*args: str, limited: bool = False) -> subprocess.CompletedProcess[str]:
+        def no_writes() -> None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+        command = [sys.executable, "-m", "indexer", args[0], "--workspace", str(ws), *args[1:]]
+        return subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=60,
+            preexec_fn=no_writes if limited else None,
+        )  # fmt: skip
+
+    assert "items/a.md" in indexer("search", "--lang", "en", "zebra").stdout
+    state = ws / ".indexer"
+    files = {p: p.read_bytes() for p in (state / "index.sqlite", state / "history/history.sqlite")}
+    for args in (("history", "--lang", "en", "items/a.md"), ("search", "--lang", "en", "zebra")):
+        done = indexer(*args, limited=True)
+        said = done.stdout + done.stderr
+        assert done.returncode == 1 and "Traceback" not in said, said
+        assert "the disk reported an I/O error" in said and "damaged" not in said, said
+        assert {p: p.read_bytes() for p in files} == files  # nothing deleted, nothing changed
+    status = indexer("status", limited=True)
+    assert "the disk reported an I/O error" in status.stdout and "as this user" not in status.stdout
+    assert "items/a.md" in indexer("search", "--lang", "en", "zebra").stdout

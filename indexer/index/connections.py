@@ -26,6 +26,7 @@ from pathlib import Path
 
 from indexer.index import schema as index_schema
 from indexer.index.text import fold
+from indexer.sqlite_errors import disk_trouble
 from shared.errors import IndexSchemaError, OperationalError
 
 __all__ = ["Changed", "Connections"]
@@ -87,6 +88,12 @@ class Connections:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             conn.close()
         except sqlite3.Error as err:  # another user's read-only workspace, typically
+            trouble = disk_trouble(self.path, err)
+            if trouble is not None:
+                raise OperationalError(
+                    f"cannot read the index {self.path} ({err}): {trouble} (SQLite writes"
+                    " its -shm file beside it even to read); free some space or fix the disk"
+                ) from None
             raise OperationalError(
                 f"cannot read the index {self.path} as this user ({err}): SQLite writes "
                 "its -shm file beside it even to read; run as the workspace's owner, or "

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from indexer.index.text import TOKEN_CHARS
+from indexer.sqlite_errors import disk_trouble
 from shared.errors import IndexSchemaError
 
 log = logging.getLogger("indexer.index")
@@ -78,13 +79,22 @@ def open_index(path: Path, *, check: bool = True) -> sqlite3.Connection:
     (``check`` runs ``PRAGMA quick_check``, which reads the whole file).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    reason = _problem(path, check)
-    if reason is not None:
-        log.warning("index %s %s: recreating it from the vaults", path, reason)
-        delete_index_files(path)
-    conn = connect(path)
-    if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
-        create_schema(conn)
+    try:
+        reason = _problem(path, check)
+        if reason is not None:
+            log.warning("index %s %s: recreating it from the vaults", path, reason)
+            delete_index_files(path)
+        conn = connect(path)
+        if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+            create_schema(conn)
+    except sqlite3.Error as err:
+        trouble = disk_trouble(path, err)
+        if trouble is None:
+            raise
+        raise IndexSchemaError(
+            f"the index {path} cannot be opened ({err}): {trouble}; free some space or fix"
+            " the disk, then start again"
+        ) from None
     return conn
 
 
@@ -95,6 +105,8 @@ def _problem(path: Path, check: bool) -> str | None:
     try:
         conn = connect(path)
     except sqlite3.DatabaseError as err:
+        if disk_trouble(path, err) is not None:
+            raise  # the file is whole: a full or failing disk is no reason to delete it
         return f"cannot be opened ({err})"
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -115,6 +127,8 @@ def _problem(path: Path, check: bool) -> str | None:
         conn.execute("SELECT count(*) FROM notes").fetchone()
         return None
     except sqlite3.DatabaseError as err:
+        if disk_trouble(path, err) is not None:
+            raise
         return f"is damaged ({err})"
     finally:
         conn.close()

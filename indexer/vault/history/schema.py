@@ -33,6 +33,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from indexer.sqlite_errors import disk_trouble
 from shared.errors import HistoryStoreError
 
 SCHEMA_VERSION = 1
@@ -175,6 +176,12 @@ def _damaged(path: Path, err: Exception) -> HistoryStoreError:
             f"the history {path} cannot be opened for writing by this user ({said}): run "
             "the indexer as the user who owns the workspace, or make it writable (history "
             "was not changed; SQLite also writes the -wal and -shm files beside it, even to read)"
+        )
+    trouble = disk_trouble(path, err)
+    if trouble is not None:  # not damage either: a user moving it aside would lose it
+        return HistoryStoreError(
+            f"the history {path} cannot be opened ({said}): {trouble}; free some space or"
+            " fix the disk, then start again (the history was not changed: keep it as it is)"
         )
     return HistoryStoreError(
         f"the history {path} cannot be read ({said}): it may be damaged; move it aside and "

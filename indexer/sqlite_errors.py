@@ -1,0 +1,34 @@
+"""What an SQLite error on opening a file says about it: damaged, or the disk beside it.
+
+A damaged index is rebuilt from the vaults, and a damaged history is refused with the
+advice to move it aside; neither must follow from a full or failing disk, which leaves
+the file whole (a full disk made the server call an intact history damaged, and
+``indexer search`` delete the index, then fail on a traceback).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+LOW_SPACE_BYTES = 1 << 20  # less free space than this beside the file: SQLite's "disk I/O
+# error" on opening (the -wal and -shm files it writes even to read) is a full disk
+
+
+def disk_trouble(path: Path, err: Exception) -> str | None:
+    """What a full or failing disk did to the open of the SQLite file ``path`` (words for
+    a message), or None when ``err`` is no such thing."""
+    name = str(getattr(err, "sqlite_errorname", "") or "")
+    if name.startswith("SQLITE_FULL") or (name.startswith("SQLITE_IOERR") and _full(path)):
+        return "the disk holding it is full"
+    if name.startswith("SQLITE_IOERR"):
+        return "the disk reported an I/O error"
+    return None
+
+
+def _full(path: Path) -> bool:
+    try:
+        info = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < LOW_SPACE_BYTES
