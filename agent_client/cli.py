@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import json
 import logging
 import math
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
@@ -66,6 +69,7 @@ run "agent-client COMMAND --help" for the options of a command.
 """
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_OFFLINE = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,6 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return stdout_closed()
+    except KeyboardInterrupt:
+        print("agent-client: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except IndexerOfflineError as exc:
         print(f"agent-client: {exc}", file=sys.stderr)
         return EXIT_OFFLINE
@@ -306,10 +313,13 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     writer_log, said_twice = logging.getLogger("agent_client.writer"), _WritersFailureLine()
     writer_log.addFilter(said_twice)
     try:
-        writer.submit([entry])
-        budget = (settings.llm.timeout if settings.llm else 0) + 4 * settings.call_timeout
-        finished = writer.flush(budget)
-        writer.close(1.0)
+        with _terminate_as_interrupt():
+            writer.submit([entry])
+            budget = (settings.llm.timeout if settings.llm else 0) + 4 * settings.call_timeout
+            finished = writer.flush(budget)
+            writer.close(1.0)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the entry is taken back, not left half
+        return _interrupted(writer, sink, entry, settings)
     finally:
         writer_log.removeFilter(said_twice)
     if not finished or not sink.notices:
@@ -320,6 +330,43 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     if notice.ok:
         return EXIT_OK
     return EXIT_OFFLINE if (notice.error or "").startswith("indexer_offline") else EXIT_FAILED
+
+
+def _interrupted(
+    writer: MemoryWriter, sink: CollectingNoticeSink, entry: MemoryEntry, settings: ClientSettings
+) -> int:
+    """Stop the writer (its merge taken back) and say what became of the entry."""
+    stopped = writer.cancel(4 * settings.call_timeout)
+    notice = sink.notices[-1] if sink.notices else None
+    if notice is not None and notice.ok:  # done before the interrupt came
+        _print_notice(notice, False)
+        return EXIT_OK
+    said = notice.error if notice is not None else f"entry {entry.id} was not written"
+    print(f"agent-client: interrupted: {said}", file=sys.stderr)
+    if not stopped:
+        print(
+            f"agent-client: the writer did not stop in time: `agent-client undo {entry.id}`"
+            " takes back what it wrote",
+            file=sys.stderr,
+        )
+    return EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a service manager, ``kill``) stops the block as Ctrl-C does."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 class _WritersFailureLine(logging.Filter):

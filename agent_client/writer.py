@@ -57,6 +57,16 @@ _STOP = object()
 IDLE_CLOSE_SECONDS = 30.0  # close the indexer connection after this long without work
 
 
+def _stopped(entry: MemoryEntry, why: str, *, cut: bool = False) -> SystemNotice:
+    """The notice of an entry the writer was stopped on (``cut``: while it was written)."""
+    error = f"cancelled: {why}"
+    if cut and entry.kind == "knowledge":
+        error += f"; its writes were taken back (if any stay: `agent-client undo {entry.id}`)"
+    elif cut:
+        error += f"; it may have been logged (`- entry: {entry.id}` in its day file)"
+    return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
+
+
 class AppendCutShort(IndexerOfflineError):
     """The indexer stopped answering while an event was being appended: it may be in
     the day file (a call's answer lost is not a call not made)."""
@@ -76,6 +86,10 @@ class MemoryWriter:
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
         # Entries whose merge was cut short and undone: tried again as new (writer thread).
         self._undone: set[str] = set()
+        # The batch or action being run now, and whether ``cancel`` was asked (any thread).
+        self._task_lock = threading.Lock()
+        self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
+        self._cancelled = False
         quiet_transport_logs()
 
     # -- producers (any thread) ------------------------------------------------------
@@ -106,8 +120,9 @@ class MemoryWriter:
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until everything queued before this call is done; False on timeout."""
-        if self._thread is None:
-            return True
+        thread = self._thread
+        if thread is None or (self._closed and not thread.is_alive()):
+            return True  # nothing was queued, or the writer stopped: nothing left to wait for
         marker = _Flush(threading.Event())
         self._put(marker)
         return marker.done.wait(timeout)
@@ -120,6 +135,41 @@ class MemoryWriter:
         if thread is not None:
             self._queue.put(_STOP)
             thread.join(timeout)
+
+    def cancel(self, timeout: float | None = 10.0) -> bool:
+        """Stop now, for an interrupt (Ctrl-C, SIGTERM): the entry being written is cut
+        off and its writes are taken back as for a failure (an event's append may have
+        landed), what is queued is dropped (each says so in its notice); True when the
+        writer stopped within ``timeout``. A process killed instead left a merge half
+        done (images staged for a note never written)."""
+        with self._start_lock:
+            self._closed = True
+            thread = self._thread
+        with self._task_lock:
+            self._cancelled = True
+            running = self._running
+        if running is not None:
+            running[0].call_soon_threadsafe(running[1].cancel)
+        if thread is None:
+            return True
+        self._drop_queued()
+        self._queue.put(_STOP)
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def _drop_queued(self) -> None:
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, _Flush):
+                item.done.set()
+            elif isinstance(item, _ActionRequest):
+                item.future.set_exception(RuntimeError("the memory writer was stopped"))
+            elif isinstance(item, list):
+                for entry in item:
+                    self._notify(_stopped(entry, "the writer was stopped before it was written"))
 
     def _put(self, item: object) -> None:
         if self._thread is None or self._closed:
@@ -152,13 +202,24 @@ class MemoryWriter:
                 if isinstance(item, _Flush):
                     item.done.set()
                     continue
+                if isinstance(item, _ActionRequest):
+                    work = self._process_action(item)
+                else:
+                    work = self._process_batch(item)  # type: ignore[arg-type]
+                task = loop.create_task(work)
+                with self._task_lock:
+                    self._running = (loop, task)
+                    if self._cancelled:
+                        task.cancel()
                 try:
-                    if isinstance(item, _ActionRequest):
-                        loop.run_until_complete(self._process_action(item))
-                    else:
-                        loop.run_until_complete(self._process_batch(item))  # type: ignore[arg-type]
+                    loop.run_until_complete(task)
+                except asyncio.CancelledError:
+                    logger.info("memory writer: stopped while writing (cancelled)")
                 except Exception:
                     logger.exception("memory writer: unexpected error; continuing")
+                finally:
+                    with self._task_lock:
+                        self._running = None
         finally:
             with contextlib.suppress(Exception):
                 loop.run_until_complete(self._keeper.close())
@@ -169,13 +230,23 @@ class MemoryWriter:
             loop.close()
 
     async def _process_batch(self, entries: list[MemoryEntry]) -> None:
-        await self._keeper.begin()
-        for entry in entries:
-            notice = await self._process_entry(self._keeper, entry)
+        for number, entry in enumerate(entries):
             try:
-                self.sink.notify(notice)
-            except Exception:
-                logger.exception("notice sink failed for entry %s", notice.entry_id)
+                if number == 0:
+                    await self._keeper.begin()
+                notice = await self._process_entry(self._keeper, entry)
+            except asyncio.CancelledError:
+                self._notify(_stopped(entry, "interrupted while it was written", cut=True))
+                for rest in entries[number + 1 :]:
+                    self._notify(_stopped(rest, "the writer was stopped before it was written"))
+                raise
+            self._notify(notice)
+
+    def _notify(self, notice: SystemNotice) -> None:
+        try:
+            self.sink.notify(notice)
+        except Exception:
+            logger.exception("notice sink failed for entry %s", notice.entry_id)
 
     async def _process_entry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
         """One entry: a knowledge merge, or an event appended to its day file."""

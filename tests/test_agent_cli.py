@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -279,3 +282,43 @@ def test_read_of_an_image_gives_its_bytes(
     assert capsysbinary.readouterr().out == png
     assert main(["read", "items/x.md.assets/p.png", "--json", *common]) == 0
     assert json.loads(capsysbinary.readouterr().out)["encoding"] == "base64"
+
+
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_remember_takes_its_writes_back(
+    server: RunningIndexer, tmp_path: Path, sent: signal.Signals
+) -> None:
+    """Ctrl-C (a traceback) or SIGTERM while the model thought left the image staged for a
+    note never written, and the entry's id, which undo needs, was never printed."""
+    from helpers.llm_stub import final, running_llm_stub
+    from test_agent_writer import png_bytes
+
+    image = tmp_path / "photo.png"
+    image.write_bytes(png_bytes())
+    lang = f"en-int-{sent.name.lower()}"
+    vault = server.workspace / "memory" / "languages" / lang / "vault"
+    with running_llm_stub() as stub:
+        stub.delay = 20.0
+        stub.run([final([], "x")])
+        env = {
+            **os.environ,
+            "AGENT_CLIENT_WORKSPACE": str(server.workspace),
+            "AGENT_CLIENT_LANG": lang,
+            "VAULT_LLM_MODEL": "stub-model",
+            "OPENAI_BASE_URL": stub.base_url,
+            "OPENAI_API_KEY": "x",
+        }
+        command = [sys.executable, "-m", "agent_client", "remember", "--title", "Holiday"]
+        proc = subprocess.Popen(
+            [*command, "--image", str(image), "we went to the sea"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while not stub.requests and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert any(vault.rglob("*.png"))  # staged before the model is asked
+        proc.send_signal(sent)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "agent-client undo " in err and "Traceback" not in err, err
+    assert [p for p in vault.rglob("*") if p.is_file()] == []  # taken back

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -769,3 +770,48 @@ def test_a_merge_cut_short_by_a_restart_is_undone_then_merged_once(
         assert path.read_text().count("gone: past participle") == 1
     finally:
         servers[-1].stop()
+
+
+def test_cancel_takes_back_the_entry_being_merged_and_drops_the_queue(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """``MemoryWriter.cancel`` (the CLI calls it on Ctrl-C or SIGTERM): the merge under
+    way is cut off and its writes taken back, the queued entries are not written, each
+    notice says so, and a flush waiting on them returns."""
+    seed(server, lang)
+    note = vault_dir(server, lang) / "items/go.md"
+    before = note.read_text()
+    hold = threading.Event()
+    hold.set()
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            hold.clear()  # the next turn waits: the model "thinks" after its write
+            merged = read_content(request).rstrip("\n") + "\n- rewritten\n"
+            return tool_call("write", path="items/go.md", content=merged)
+        return final(["items/go.md"], "rewritten")
+
+    stub.run(script)
+    stub.hold = hold
+    llm = LLMSettings(model="stub-model", base_url=stub.base_url, max_tokens=20000)
+    sink = CollectingNoticeSink()
+    writer = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC, llm=llm), sink)
+    try:
+        writer.submit([entry(lang), entry(lang, "Second"), entry(lang, "Third")])
+        deadline = time.monotonic() + 20
+        while len(stub.requests) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "rewritten" in note.read_text()
+        assert writer.cancel(20)
+    finally:
+        hold.set()
+        stub.hold = None
+    assert writer.flush(1)
+    assert [n.ok for n in sink.notices] == [False, False, False]
+    assert "interrupted while it was written; its writes were taken back" in str(
+        sink.notices[0].error
+    )
+    assert all("stopped before it was written" in str(n.error) for n in sink.notices[1:])
+    assert note.read_text() == before
