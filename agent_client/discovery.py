@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.errors import ConfigError, IndexerOfflineError
-from shared.workspace import read_token_file, read_url_file
+from shared.workspace import Workspace, lock_held, read_token_file, read_url_file
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,13 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         )
     if not url.startswith(("http://", "https://")):
         raise IndexerOfflineError(f"{url_file} holds no http(s) URL: {url[:80]!r}")
+    if lock_held(Workspace(url_file.parent).lock_path) is False:
+        # A URL file a crash left: whatever answers at its port now is no indexer of this
+        # workspace, and it would be sent the token before it could be told apart.
+        raise IndexerOfflineError(
+            f"no indexer is running on {url_file.parent} ({url_file.name} is left from one"
+            f" that stopped): start `indexer serve --workspace {url_file.parent}`"
+        )
     try:
         token = read_token_file(token_file)
     except OSError as exc:

@@ -8,6 +8,7 @@ the agent client and the indexer's own commands read them with ``read_url_file``
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import os
 import stat
@@ -148,6 +149,25 @@ def read_token_file(path: Path) -> str | None:
             " `indexer serve --token` takes it"
         )
     return token.decode("ascii")
+
+
+def lock_held(path: Path) -> bool | None:
+    """Whether a process (``indexer serve``) holds the workspace lock at ``path`` now;
+    None when that cannot be told (no lock file, or not readable by this user). Probed
+    with a shared lock, taken and let go at once (a server holds it exclusively)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # (closing lets go of a lock taken)
+    return False
 
 
 def _read_small_file(path: Path) -> bytes | None:
