@@ -324,6 +324,44 @@ def test_an_edit_that_keeps_size_and_mtime_is_indexed(ws: Workspace, live: NoteI
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="inotify's barrier")
+def test_a_folder_removed_right_after_a_tool_wrote_in_it_is_catching_up(ws: Workspace) -> None:
+    """A tool's write excuses the events of its folders for a few seconds (it makes
+    them); another program deleting or moving that folder away right after was taken
+    for the tool's own too: searches said whole while its notes were still listed."""
+    hold = threading.Event()
+    applied: list[set[tuple[str, str]]] = []
+
+    def apply(files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        applied.append(folders)
+        hold.wait(10)
+
+    vault = ws.vault_dir("en")
+    (vault / "a").mkdir(parents=True)
+    (vault / "b").mkdir()
+    watcher = VaultWatcher(ws, apply, debounce=0.2, max_delay=1.0)
+    watcher.start()
+    try:
+        for folder in ("a", "b"):
+            (vault / folder / "n0.md").write_text("a tool's note\n")
+            watcher.tools_changed("en", f"{folder}/n0.md")
+        assert watcher.caught_up(5) and not watcher.catching_up()
+        hold.set()
+        eventually(lambda: bool(applied), "the tools' writes applied")
+        hold.clear()
+        shutil.rmtree(vault / "a")  # another program, at once
+        os.rename(vault / "b", ws.root / "b-moved-out")
+        assert watcher.caught_up(5)
+        assert watcher.catching_up()  # heard, not applied yet
+        eventually(lambda: len(applied) == 2, "the removals' batch")
+        assert watcher.catching_up()  # being applied
+        hold.set()
+        eventually(lambda: not watcher.catching_up(), "the removals applied")
+    finally:
+        hold.set()
+        watcher.stop()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="inotify's barrier")
 def test_catching_up_from_the_first_event_heard_until_all_is_applied(ws: Workspace) -> None:
     """``partial`` comes from here: true from the moment a copied folder is heard (not
     only once its batch is being applied), until every change heard since is applied;

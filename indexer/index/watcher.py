@@ -13,6 +13,7 @@ whole.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -156,17 +157,27 @@ class VaultWatcher:
         with self._cond:
             now = time.monotonic()
 
-            def outside(changes: Changes) -> int:
-                return sum(1 for key in changes if self._tools.get(key, 0.0) < now)
+            def outside(changes: Changes, *, folders: bool = False) -> int:
+                return sum(1 for key in changes if not self._tools_own(key, now, folders))
 
             busy = now < self._rest_until or any(self._applying)
-            if busy and outside(self._files | self._folders):
+            if busy and (outside(self._files) or outside(self._folders, folders=True)):
                 return True  # heard, and held back behind a batch (or a rest)
             if not self._bulk:
-                self._bulk = bool(outside(self._folders | self._applying[1])) or (
+                self._bulk = bool(outside(self._folders | self._applying[1], folders=True)) or (
                     outside(self._files | self._applying[0]) >= BULK_FILES
                 )
             return self._bulk
+
+    def _tools_own(self, key: tuple[str, str], now: float, folder: bool) -> bool:
+        """Whether a change heard at ``key`` is a tool's own: a path a tool changed in
+        the last seconds; for a folder, one that is still there (a tool's write makes
+        its folders; a folder deleted or moved away by another program right after a
+        tool wrote in it is that program's change, which the index is catching up with)."""
+        if self._tools.get(key, 0.0) < now:
+            return False
+        lang, rel = key
+        return not folder or os.path.isdir(f"{self._prefix}{lang}/vault/{rel}")
 
     def _sorted(self, kind: str, raw: str, is_folder: bool) -> tuple[bool, str, str] | None:
         """(is a folder, lang, rel) of a path the index must look at again, or None."""
