@@ -670,3 +670,40 @@ def test_grep_keeps_its_budget_inside_one_file_of_many_lines(ws: Workspace) -> N
     assert time.monotonic() - started < 0.5  # (the whole file: about 1 s)
     vault.grep_max_seconds = 60
     assert vault.grep("en", "zzz", ignore_case=True)["matches"][0]["line"] == 400_001
+
+
+def test_snippets_read_only_the_start_of_a_body_and_past_a_nul(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """Each result's whole body was loaded for its snippet (a page of 100 notes of 8 MiB
+    held them all at once); what is loaded now is the start a snippet reads, as bytes,
+    since SQLite's substr of text stops at a NUL."""
+    from indexer.index.query import SNIPPET_SOURCE_CHARS
+
+    put(ws, "en", "zero.md", "before\x00after the nul: zebra here\n")
+    big = "zebra first " + "filler words here " * 60_000  # 1 Mi characters
+    put(ws, "en", "big.md", big)
+    put(ws, "en", "wide.md", "zebra é" + "ü" * (SNIPPET_SOURCE_CHARS + 10) + "\n")
+    index.reconcile()
+    found = {hit["path"]: hit["snippet"] for hit in index.search("en", "zebra")["results"]}
+    assert "after the nul: **zebra** here" in found["zero.md"]
+    assert found["big.md"].startswith("**zebra** first") and found["big.md"].endswith("…")
+    assert found["wide.md"].startswith("**zebra** é") and found["wide.md"].endswith("…")
+
+
+def test_the_snippets_of_a_page_share_a_budget(
+    ws: Workspace, index: NoteIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each snippet may look for hits for 50 ms of CPU: a page of 100 hostile results took
+    seconds. Once the page's budget is spent, the rest are shown unmarked."""
+    import indexer.index.reads as reads
+
+    for n in range(5):
+        put(ws, "en", f"n{n}.md", f"alpha beta {n}\n")
+    index.reconcile()
+    marked = [hit["snippet"] for hit in index.search("en", "alpha")["results"]]
+    assert all("**alpha**" in s for s in marked)
+    monkeypatch.setattr(reads, "PAGE_SNIPPETS_CPU_SECONDS", 0.0)
+    plain = [hit["snippet"] for hit in index.search("en", "alpha")["results"]]
+    assert len(plain) == 5 and not any("**" in s for s in plain)
+    assert [s.replace("**", "") for s in marked] == plain

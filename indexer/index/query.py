@@ -38,6 +38,13 @@ SNIPPET_SOURCE_CHARS = 2 * HIT_SCAN_CHARS
 # CPU time one snippet may spend looking for hits (ordinary ones take a few ms over the
 # whole reach; 64 phrases of 70 one-letter words over "a a a ..." took 25 s).
 SNIPPET_CPU_SECONDS = 0.05
+# ... and all the snippets of one page (100 hostile results took seconds).
+PAGE_SNIPPETS_CPU_SECONDS = 0.5
+# What a search loads of each result's body for its snippet: as UTF-8 bytes (SQLite's
+# substr of text stops at a NUL), enough for the characters a snippet reads; loading
+# every body whole held 100 x 8 MiB at once.
+SNIPPET_SOURCE_BYTES = 4 * SNIPPET_SOURCE_CHARS
+SNIPPET_SOURCE_SQL = f"substr(CAST(body AS BLOB), 1, {SNIPPET_SOURCE_BYTES + 1})"
 _NOT_SPACE = re.compile(r"\S")
 # How much of a note a snippet reads, in turn: most notes and most first hits are short.
 _READS = (16_384, 131_072, SNIPPET_SOURCE_CHARS)
@@ -259,7 +266,23 @@ def _spelled(word: str) -> list[str]:
     return units
 
 
-def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str = "**") -> str:
+def snippet_source(data: bytes) -> tuple[str, bool]:
+    """The start of a body loaded by ``SNIPPET_SOURCE_SQL`` as text for ``make_snippet``,
+    and whether the body goes on past it."""
+    cut = len(data) > SNIPPET_SOURCE_BYTES
+    text = data[:SNIPPET_SOURCE_BYTES].decode("utf-8", "ignore")  # (a character cut at the end)
+    return text[:SNIPPET_SOURCE_CHARS], cut or len(text) > SNIPPET_SOURCE_CHARS
+
+
+def make_snippet(
+    body: str,
+    terms: tuple[Term, ...],
+    width: int = 200,
+    mark: str = "**",
+    *,
+    seconds: float = SNIPPET_CPU_SECONDS,
+    cut: bool = False,
+) -> str:
     """A one-line excerpt around the first hit, every hit inside wrapped in ``mark``.
 
     Only the first ``SNIPPET_SOURCE_CHARS`` characters of ``body`` are read, and of
@@ -267,10 +290,11 @@ def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str
     looked for in the first ``HIT_SCAN_CHARS`` characters. When those hold no hit as
     they are, the hits search found through accents or points (``cafe`` in "Café") are
     looked for in the first ``LOOSE_SCAN_CHARS`` characters read as search reads them
-    (``text.without_ignored_marks``). The looking stops after ``SNIPPET_CPU_SECONDS``
-    (a hostile query over a hostile note): the hits not found by then are not marked."""
+    (``text.without_ignored_marks``). The looking stops after ``seconds`` of CPU (a
+    hostile query over a hostile note): the hits not found by then are not marked.
+    ``cut``: ``body`` is the start of a longer text (the snippet ends with "…")."""
     found = highlighter(terms)
-    budget = _Budget(SNIPPET_CPU_SECONDS)
+    budget = _Budget(seconds)
     begin = 0  # no hit starts before (in what was read so far, so in what is read next)
     for size in _READS:
         source = _source(body, size)
@@ -309,7 +333,7 @@ def make_snippet(body: str, terms: tuple[Term, ...], width: int = 200, mark: str
             window += [text[done:hit_start], mark, text[hit_start:hit_end], mark]
             done = hit_end
     window.append(text[done:end])
-    more = more or end < len(text)
+    more = more or end < len(text) or cut
     snippet = ("…" if start > 0 else "") + "".join(window) + ("…" if more else "")
     return snippet
 
@@ -366,6 +390,8 @@ def _hits(
     is the one a search of all the text finds, since no try reads past ``found.reach``
     characters. A costly one (long phrases, many terms) is tried only where
     ``found.starts`` says a hit may start, one call a start."""
+    if budget.seconds <= 0:  # (the page's budget is spent: nothing is looked for)
+        return
     if found.chunk:
         yield from _searched(text, found, begin, end, budget)
         return
@@ -404,6 +430,8 @@ def _searched(
 def _loose_hits(text: str, found: Highlighter, budget: _Budget) -> Iterator[tuple[int, int]]:
     """The spans in ``text`` of ``found``'s hits in it as search reads it; a hit's span
     takes in the points that follow its last letter."""
+    if budget.seconds <= 0:
+        return
     bare, removed = without_ignored_marks(text)
     where = [start - before for start, before in _removed_before(removed)]
     total = list(itertools.accumulate((end - start for start, end in removed), initial=0))

@@ -22,7 +22,15 @@ from indexer.index import lookups
 from indexer.index import schema as index_schema
 from indexer.index.connections import Connections
 from indexer.index.grep_plan import grep_trigram_match
-from indexer.index.query import make_snippet, parse_any, parse_query
+from indexer.index.query import (
+    PAGE_SNIPPETS_CPU_SECONDS,
+    SNIPPET_CPU_SECONDS,
+    SNIPPET_SOURCE_SQL,
+    make_snippet,
+    parse_any,
+    parse_query,
+    snippet_source,
+)
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold, fold_tag
 from indexer.vault.scan import Signature
@@ -159,22 +167,26 @@ class IndexReads:
                 raise InvalidArgumentError(f"the query cannot be searched ({err})") from None
             marks = ",".join("?" * len(hits))
             rows = {
-                rowid: (p, title, body)
-                for rowid, p, title, body in conn.execute(
-                    f"SELECT id, path, title, body FROM notes WHERE id IN ({marks})",
+                rowid: (p, title, *snippet_source(start))
+                for rowid, p, title, start in conn.execute(
+                    f"SELECT id, path, title, {SNIPPET_SOURCE_SQL} FROM notes"
+                    f" WHERE id IN ({marks})",
                     [h[0] for h in hits],
                 )
             }
             running = self._db.readonly and Connections.state(conn, "reconcile_running") == "1"
         results = []
+        began = time.thread_time()  # (the snippets of a page share a budget of CPU time)
         for rowid, rank, _ in hits:
-            note_path, title, body = rows[rowid]
+            note_path, title, body, cut = rows[rowid]
+            left = PAGE_SNIPPETS_CPU_SECONDS - (time.thread_time() - began)
+            seconds = max(0.0, min(SNIPPET_CPU_SECONDS, left))
             results.append(
                 {
                     "path": note_path,
                     "title": title,
                     "score": round(-rank, 4),
-                    "snippet": make_snippet(body, parsed.terms),
+                    "snippet": make_snippet(body, parsed.terms, seconds=seconds, cut=cut),
                 }
             )
         partial = self._partial() if not self._db.readonly else running
