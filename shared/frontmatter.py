@@ -80,6 +80,9 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 # is saved quoted (``_NoteDumper``). Plain scalars resolve to tags of this module's own,
 # so that an explicit ``!!int``/``!!float``/``!!bool`` keeps PyYAML's meaning.
 _RETYPED = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+# YAML 1.1's `=` (a "value" no constructor builds: the block was unreadable) and `<<` (a
+# merge key, with aliases refused anyway) are plain text as YAML 1.2 reads them.
+_DROPPED = (*_RETYPED, "tag:yaml.org,2002:value", "tag:yaml.org,2002:merge")
 _PLAIN_BOOL = "tag:vault-memory,2026:plain-bool"
 _PLAIN_INT = "tag:vault-memory,2026:plain-int"
 _PLAIN_FLOAT = "tag:vault-memory,2026:plain-float"
@@ -91,7 +94,7 @@ _FLOAT_TEXT = re.compile(
 )
 _NUMBER_STARTS = list("-+.0123456789")
 _StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _RETYPED]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _StrictLoader.add_implicit_resolver(_PLAIN_BOOL, _BOOL_TEXT, list("tTfF"))
@@ -143,6 +146,8 @@ def scalar_text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float) and math.isfinite(value):
         return _float_text(value)
+    if isinstance(value, date):  # (a daily note's title: `title: 2024-05-01`)
+        return value.isoformat()
     return str(value)
 
 
@@ -297,7 +302,7 @@ def normalize_frontmatter_text(
     if meta.get("title") in (None, ""):
         derived = title_from_body(body) or stem or "Untitled"
         meta["title"] = derived[:MAX_TITLE_CHARS].strip() or "Untitled"
-    elif not isinstance(meta["title"], str | int | float):
+    elif not isinstance(meta["title"], str | int | float | date):
         raise InvalidFrontmatterError("title must be a string")
     else:
         meta["title"] = scalar_text(meta["title"])
@@ -436,8 +441,9 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
         meta = _salvaged(existing)
     kept: dict[str, Any] = {}
     old_id = meta.get("id")
-    if isinstance(old_id, str | int) and not isinstance(old_id, bool) and str(old_id).strip():
-        kept["id"] = str(old_id)
+    valid = isinstance(old_id, str | int | date) and not isinstance(old_id, bool)
+    if valid and scalar_text(old_id).strip():
+        kept["id"] = scalar_text(old_id)
     if meta.get("created") not in (None, ""):
         with contextlib.suppress(InvalidFrontmatterError):
             kept["created"] = _timestamp("created", meta["created"])
@@ -488,7 +494,7 @@ def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
                 if isinstance(event, yaml.ScalarEvent) and at_key:
                     key = event.value
                 elif isinstance(event, yaml.ScalarEvent) and key in keys and key not in found:
-                    plain = event.style is None and event.tag is None
+                    plain = not event.style and event.tag is None  # (C parser: style "")
                     found[key] = scalar_value(event.value) if plain else event.value
                 at_key = not at_key
     return found
@@ -500,9 +506,9 @@ _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 def _writer_id(value: Any) -> str:
     """A writer's ``id``: one line of printable text, no surrounding spaces, not too long."""
-    if isinstance(value, bool) or not isinstance(value, str | int):
+    if isinstance(value, bool) or not isinstance(value, str | int | date):
         raise InvalidFrontmatterError("id must be a string")
-    text = str(value)
+    text = scalar_text(value)
     if len(text) > MAX_ID_CHARS or not text.isprintable() or text != text.strip() or not text:
         raise InvalidFrontmatterError(
             f"id must be one line of printable text without surrounding spaces, "
@@ -535,6 +541,8 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
         items = [value]
     result: dict[str, None] = {}  # (in order, each once: a list's ``in`` made it quadratic)
     for item in items:
+        if item is None:  # an empty item (`- ` alone) is no tag, not "None"
+            continue
         if isinstance(item, dict | list):
             if not strict:
                 continue

@@ -445,6 +445,24 @@ def test_one_reply_runs_at_most_16_tool_calls_and_counts_their_results_at_once(
     assert len(stub.requests) == before + 1  # refused before the next turn was asked
 
 
+def test_the_token_bound_holds_whatever_usage_the_model_reports(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """The bound on the tool results a turn adds started from the usage the model reports:
+    a negative one let 6 turns of 16 reads of a 1 MB note run (92 MB sent again)."""
+    seed(server, lang, "items/big.md", "---\ntitle: Big\n---\n" + "lorem ipsum " * 10_000)
+    read = tool_call("read", path="items/big.md")
+    read["tool_calls"] = [{**read["tool_calls"][0], "id": f"r{n}"} for n in range(4)]
+    stub.run([read, read, read, final([], "nothing")])
+    stub.usage_per_turn = -(10**12)
+    try:
+        notice = run_entry(server, stub, entry(lang))
+    finally:
+        stub.usage_per_turn = 100
+    assert not notice.ok and "more than 20000 tokens" in (notice.error or "")
+    assert len(stub.requests) == 1  # 4 x 120 KB read: refused before a second turn
+
+
 @pytest.mark.parametrize(
     ("case", "reason"),
     [

@@ -305,6 +305,25 @@ def test_note_frontmatter_is_hidden_from_the_model_and_kept_on_edits(
     ]
 
 
+def test_a_note_whose_block_cannot_be_read_is_shown_whole_and_not_edited(
+    server: RunningIndexer, memory: VaultMemoryTool
+) -> None:
+    """A repeated key made the block unreadable: the model saw the whole file and an
+    edit wrote a second block on top (the old one, tags and all, became body text)."""
+    note = vault_dir(server, "en") / memory.folder / "prefs.md"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    broken = "---\nid: KEEP\ntitle: Prefs\ntags: [a]\ntags: [b]\n---\n# Prefs\n- tea\n"
+    note.write_text(broken)
+    assert "     5\ttags: [b]" in ok(memory, command="view", path="/memories/prefs.md")
+    for edit in (
+        {"command": "str_replace", "old_str": "- tea", "new_str": "- tea\n- oat milk"},
+        {"command": "insert", "insert_line": 1, "insert_text": "## Drinks"},
+    ):
+        said = refused(memory, path="/memories/prefs.md", **edit)
+        assert "frontmatter block cannot be read" in said and "'tags'" in said, said
+    assert note.read_text() == broken
+
+
 def test_carriage_returns_in_a_note_become_line_feeds(memory: VaultMemoryTool) -> None:
     """Documented: the vault stores notes with LF; a .txt keeps its CRs."""
     ok(memory, command="create", path="/memories/n.md", file_text="a\r\nb\rc")

@@ -344,6 +344,44 @@ def test_a_broken_block_keeps_an_id_written_quoted_or_with_spaces() -> None:
     assert parse_frontmatter(norm("# n\n", existing=hostile))[0]["id"] == "REAL"
 
 
+def test_a_broken_blocks_created_is_read_as_yaml_reads_it() -> None:
+    """The C parser gives plain scalars the style "", not None: every salvaged value was
+    taken as quoted text, so a YAML timestamp Python's ISO reader does not take was lost
+    (the next write stamped a new ``created``), and ``id: ~`` became the id "~"."""
+    for written, kept in [
+        ("2024-1-5 9:30:00", datetime(2024, 1, 5, 9, 30, tzinfo=UTC)),
+        ("2024-01-05T09:30:00+5", datetime(2024, 1, 5, 4, 30, tzinfo=UTC)),
+    ]:
+        broken = f"---\nid: K1\ncreated: {written}\ntitle: a\ntitle: b\n---\nx\n"
+        meta = parse_frontmatter(norm("# n\n", existing=broken))[0]
+        assert meta["id"] == "K1" and meta["created"] == kept, written
+    for empty in ("~", "null", ""):
+        broken = f"---\nid: {empty}\ntitle: a\ntitle: b\n---\nx\n"
+        meta = parse_frontmatter(norm("# n\n", existing=broken))[0]
+        assert meta["id"] not in ("~", "null", "") and len(meta["id"]) == 26, empty
+
+
+def test_yaml_1_1_leftovers_read_as_text_and_dates_as_titles() -> None:
+    """``op: =`` and ``arrow: <<`` made the block unreadable (YAML 1.1's value and merge
+    tags); a daily note's ``title: 2024-05-01`` (and such an id) was refused."""
+    out = norm("---\nid: 2024-05-01\ntitle: 2024-05-01\nop: =\narrow: <<\n---\nb\n")
+    meta, _ = parse_frontmatter(out)
+    assert (meta["id"], meta["title"], meta["op"], meta["arrow"]) == (
+        "2024-05-01",
+        "2024-05-01",
+        "=",
+        "<<",
+    )
+    assert_stable(out)
+    kept = parse_frontmatter(norm("# n\n", existing="---\nid: 2024-05-01\n---\nx\n"))[0]
+    assert kept["id"] == "2024-05-01"
+
+
+def test_an_empty_item_of_a_tag_list_is_no_tag() -> None:
+    out = norm("---\ntags:\n  - work\n  -\n  - ~\n---\nb\n")
+    assert parse_frontmatter(out)[0]["tags"] == ["work"]
+
+
 def yaml_text(written: str) -> str:
     import yaml
 

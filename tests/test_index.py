@@ -146,8 +146,12 @@ def test_tags_in_full_or_half_width_match_the_plain_letters(
     """Search reads ``ＡＩ`` as ``AI``; the tags filter compared them apart."""
     put(ws, "en", "a.md", note("tags: [ＡＩ, ｱｲｳ]", "alpha"))
     put(ws, "en", "b.md", note("tags: [ai, アイウ]", "alpha"))
+    put(ws, "en", "c.md", note("tags: ['＃ＡＩ']", "alpha"))  # (as Japanese input types it)
     index.reconcile()
-    for asked in (["ai"], ["AI"], ["ＡＩ"], ["ａｉ"], ["アイウ"], ["ｱｲｳ"], ["ai", "ｱｲｳ"]):
+    for asked in (["ai"], ["AI"], ["ＡＩ"], ["＃ＡＩ"], ["#ai"], ["ａｉ"]):
+        found = sorted(paths(index.search("en", "alpha", tags=asked)))
+        assert found == ["a.md", "b.md", "c.md"], asked
+    for asked in (["アイウ"], ["ｱｲｳ"], ["ai", "ｱｲｳ"]):
         assert sorted(paths(index.search("en", "alpha", tags=asked))) == ["a.md", "b.md"], asked
 
 

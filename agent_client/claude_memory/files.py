@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_client.notes import split_note
+from agent_client.notes import split_note, unreadable_block
 from shared.filetypes import NOTE_SUFFIX
 from shared.frontmatter import VaultYAMLHandler
 
@@ -40,6 +40,9 @@ class MemoryFile:
     etag: str
     meta: dict[str, Any] = field(default_factory=dict)  # a note's frontmatter, else {}
     raw: str = ""  # the file's content in the vault
+    # Why a note's frontmatter block cannot be read (its text is then the whole file):
+    # written back, the text would get a second block on top of that one.
+    unreadable: str | None = None
 
 
 def is_note(name: str) -> bool:
@@ -50,6 +53,9 @@ def seen(name: str, content: str, etag: str) -> MemoryFile:
     """The model's view of the vault file ``name`` whose content is ``content``."""
     if not is_note(name):
         return MemoryFile(content, etag, {}, content)
+    problem = unreadable_block(content)
+    if problem is not None:
+        return MemoryFile(content, etag, {}, content, problem)
     meta, body = split_note(content)
     count = meta.get(TRAILING_NEWLINES)
     if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= MAX_TRAILING:

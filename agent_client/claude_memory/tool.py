@@ -169,6 +169,11 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
                     raise ToolError(f"The path {path.shown} is not a file.")
                 if isinstance(found, Kind):
                     raise ToolError(_no_such(path))
+                if found.unreadable is not None:
+                    raise ToolError(
+                        f"{path.shown} cannot be edited: its frontmatter block cannot be read"
+                        f" ({found.unreadable}); fix the block in the vault first"
+                    )
                 new_text, answer = change(found.text)
                 new_text.encode("utf-8")  # the SDK's error for text that UTF-8 cannot hold
                 try:

@@ -144,7 +144,8 @@ async def _loop(
         if not isinstance(response, ChatCompletion):  # the SDK hands on a body it cannot read
             body = repr(response)[:120]
             raise MergeFailed(f"the LLM endpoint did not answer a chat completion: {body}")
-        used_tokens += response.usage.total_tokens if response.usage else _estimate(messages)
+        reported = response.usage.total_tokens if response.usage else -1  # (its own number)
+        used_tokens += reported if reported >= 0 else _estimate(messages)
         if used_tokens > settings.max_tokens:
             raise MergeFailed(f"the merge used more than {settings.max_tokens} tokens")
         if not response.choices:
@@ -169,7 +170,9 @@ async def _loop(
                     ],
                 }
             )
-            ahead = used_tokens  # and what the next turn will send: known before it is sent
+            # What the next turn will send, known before it is sent: the conversation (the
+            # results of earlier turns too), whatever the model reported of its usage.
+            ahead = max(used_tokens, _estimate(messages))
             for number, call in enumerate(calls):
                 if number < MAX_CALLS_PER_TURN:
                     result = await executor.run(call.function.name, call.function.arguments)

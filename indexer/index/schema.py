@@ -33,7 +33,9 @@ log = logging.getLogger("indexer.index")
 # 8: frontmatter scalars are typed as YAML 1.2 reads them (``shared.frontmatter``): tags
 #    ``[no, on]`` are the words, not booleans; rows keep their tags folded (``tag_keys``)
 #    for the tags filter, which folded every matching note's tags at each search.
-SCHEMA_VERSION = 8
+# 9: ``tag_keys`` (an index stamped 8 before it had the column is rebuilt); a tag's
+#    full-width ``＃`` is dropped as ``#`` is; frontmatter `=`, `<<` and dates as titles.
+SCHEMA_VERSION = 9
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"

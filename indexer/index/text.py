@@ -373,4 +373,5 @@ def fold_tag(tag: str) -> str:
         return tag.lower()
     text = unicodedata.normalize("NFC", stream_safe(tag))
     text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
-    return unicodedata.normalize("NFC", fold(text))
+    # (a full-width ``＃``, as Japanese input types it, is the ``#`` a tag may start with)
+    return unicodedata.normalize("NFC", fold(text)).lstrip("#").strip()
