@@ -196,3 +196,55 @@ def test_a_reader_that_goes_away_is_no_error(
     monkeypatch.undo()
     closed.close()  # stdout now goes nowhere: closing it flushes into nothing
     assert code == 1 and capsys.readouterr().err == ""
+
+
+def test_commands_that_write_without_a_server_hold_the_workspace_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """reindex, and search, summarize and maintain without a server, looked for a server
+    once and then wrote the index and history unlocked: a server starting meanwhile was a
+    second writer of both. They hold the lock while they write (a server then waits its
+    turn: it is refused, as beside another server)."""
+    import threading
+
+    from indexer.cli.index import lock_unless_served
+    from indexer.daemon import workspace_lock
+    from shared.errors import AlreadyRunningError
+
+    ws = Workspace(tmp_path)
+    held = lock_unless_served(ws)
+    assert held is not None
+    with pytest.raises(AlreadyRunningError), workspace_lock(ws):  # a server starting now
+        pass
+    held.close()
+    with workspace_lock(ws):  # a server serving: the commands take the read-only way
+        assert lock_unless_served(ws) is None
+    (tmp_path / "memory/languages/en/vault").mkdir(parents=True)
+    (tmp_path / "memory/languages/en/vault/a.md").write_text("# a\n\nzebra\n")
+    during: list[bool] = []
+    real = lock_unless_served
+
+    def watched(workspace: Workspace):  # type: ignore[no-untyped-def]
+        stack = real(workspace)
+        probe = threading.Thread(target=lambda: during.append(_refused(workspace)))
+        probe.start()
+        probe.join()
+        return stack
+
+    import indexer.cli.index as index_cli
+
+    monkeypatch.setattr(index_cli, "lock_unless_served", watched)  # (a probe while held)
+    assert main(["search", "--workspace", str(tmp_path), "--lang", "en", "zebra"]) == 0
+    assert main(["reindex", "--workspace", str(tmp_path)]) == 0
+    assert during == [True, True]
+
+
+def _refused(workspace: Workspace) -> bool:
+    from indexer.daemon import workspace_lock
+    from shared.errors import AlreadyRunningError
+
+    try:
+        with workspace_lock(workspace):
+            return False
+    except AlreadyRunningError:
+        return True

@@ -78,25 +78,42 @@ def server_holds_lock(workspace: Workspace) -> bool:
     return False
 
 
+def lock_unless_served(workspace: Workspace) -> contextlib.ExitStack | None:
+    """The workspace lock, held until the stack returned is closed, for a command that
+    writes the index or history itself; None when a server holds it. Looked at and taken
+    in one step: a server that started between a look and the command's writes made two
+    processes writing one index and one history."""
+    from indexer.daemon import workspace_lock
+
+    stack = contextlib.ExitStack()
+    try:
+        stack.enter_context(workspace_lock(workspace))
+    except AlreadyRunningError:
+        return None
+    return stack
+
+
 # -- reindex -------------------------------------------------------------------------------
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args, existing=True)
-    if server_holds_lock(workspace):  # exit 3, as ``serve`` says it (``indexer --help``)
+    held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
+    if held is None:  # exit 3, as ``serve`` says it (``indexer --help``)
         raise AlreadyRunningError(
             f"a server is running on {workspace.root} (it holds {workspace.lock_path}); "
             "stop it first (it keeps its index current itself)"
         )
     index = NoteIndex(workspace)
-    try:
-        index.open()
-        line = "reindex: {done}/{total} notes"
-        with progress_display(sys.stderr, "indexing notes", line) as show:
-            stats = index.rebuild(show)
-        notes = sum(index.counts().values())  # as status counts them: summaries apart
-    finally:
-        index.close()
+    with held:
+        try:
+            index.open()
+            line = "reindex: {done}/{total} notes"
+            with progress_display(sys.stderr, "indexing notes", line) as show:
+                stats = index.rebuild(show)
+            notes = sum(index.counts().values())  # as status counts them: summaries apart
+        finally:
+            index.close()
     summaries = stats.added - notes
     also = f" and {summaries} folder summaries" if summaries else ""
     print(f"indexed {notes} notes{also} in {stats.seconds:.1f}s ({workspace.index_path})")
@@ -203,8 +220,11 @@ def search_index_file(
     else after a reconcile with disk (history records the edits it finds, as the
     server's start would have)."""
     index = NoteIndex(workspace)
+    held = None
     try:
-        if serving or not os.access(workspace.root, os.W_OK):
+        if not serving and os.access(workspace.root, os.W_OK):
+            held = lock_unless_served(workspace)  # None: a server started since
+        if held is None:
             index.open(readonly=True)
             return index.search(lang, query, **options)
         from indexer.daemon import history_hearing
@@ -220,6 +240,8 @@ def search_index_file(
         return index.search(lang, query, **options)
     finally:
         index.close()
+        if held is not None:
+            held.close()
 
 
 def cmd_search(args: argparse.Namespace) -> int:

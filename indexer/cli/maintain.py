@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 from typing import Any
@@ -78,8 +79,12 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         raise ConfigError(
             "maintenance needs a model: set INDEXER_LLM_MODEL (or --llm-model); nothing ran"
         )
-    maintenance = _build(settings)
-    outcomes = asyncio.run(_run(maintenance, langs, enabled, args.force))
+    from indexer.cli.index import lock_unless_served
+
+    held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
+    with held or contextlib.nullcontext():
+        maintenance = _build(settings, served=held is None)
+        outcomes = asyncio.run(_run(maintenance, langs, enabled, args.force))
     _print_outcomes(outcomes, args.json)
     return 1 if any(o.action == "error" for o in outcomes) else 0
 
@@ -105,11 +110,12 @@ class _WritesThroughServer(Vault):
         return write_on_server(workspace, lang, path, content, if_match, reason or "")
 
 
-def _build(settings: Any) -> Maintenance:
+def _build(settings: Any, *, served: bool | None = None) -> Maintenance:
     """A Maintenance over the vaults, with the index read-only (for the model's search).
 
     With no server running, its writes are recorded in history here; a running server
-    owns the history store, so they go through it (its REST API).
+    owns the history store, so they go through it (its REST API). ``served``: whether a
+    server runs, when the caller knows (it holds the workspace lock otherwise).
     """
     from indexer.cli.index import server_holds_lock
     from indexer.daemon import build_maintenance, build_vault, open_history
@@ -124,7 +130,7 @@ def _build(settings: Any) -> Maintenance:
         index.close()
         index = None
     model = JobModel(settings.model) if settings.model is not None else None
-    if server_holds_lock(settings.workspace):
+    if served if served is not None else server_holds_lock(settings.workspace):
         sandbox = Sandbox(settings.workspace)
         vault: Vault = _WritesThroughServer(sandbox, max_file_bytes=settings.max_file_bytes)
     else:

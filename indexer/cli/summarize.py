@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from indexer.cli import add_model_options, resolve_workspace
-from indexer.cli.index import progress_display, server_holds_lock
+from indexer.cli.index import lock_unless_served, progress_display
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.summaries import PassStats, Progress, Summaries
@@ -56,10 +56,13 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         if not workspace.vault_dir(lang).is_dir():
             raise NotFoundError(f"there is no vault for {lang!r} in {workspace.root}")
         langs = [lang]
-    served = server_holds_lock(workspace)
+    held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
+    served = held is None
     index = NoteIndex(workspace)
     try:
         with contextlib.ExitStack() as stack:
+            if held is not None:
+                stack.enter_context(held)
             recorder = None
             if served:  # (its watcher records the summaries written here)
                 index.open(readonly=True)
