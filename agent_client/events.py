@@ -22,10 +22,11 @@ from agent_client.connection import Vault
 from agent_client.notes import ATX_HEADING, render_note
 from agent_client.reasons import entry_reason
 from agent_client.results import AppendResult
-from shared.errors import ConflictError, NotFoundError
+from shared.errors import ConflictError, NotFoundError, TooLargeError
 from shared.models import MemoryEntry
 from shared.workspace import day_file
 
+MAX_DAY_PARTS = 100  # a day's file and its continuations (DD-2.md ...) at most
 # A line of an event's text that reads as the section's own ``- entry: <id>`` line.
 _ENTRY_LINE = re.compile(r"^- entry:", re.MULTILINE)
 
@@ -36,10 +37,17 @@ def day_path(when: datetime, tz: tzinfo | None) -> tuple[str, datetime]:
     return day_file(local), local
 
 
-def preamble(local: datetime) -> str:
+def preamble(local: datetime, part: int = 1) -> str:
     day = local.date().isoformat()  # four-digit years, as the day file's path
-    body = f"# Events {day}\n\nOne section per event, in the order they were logged.\n"
-    return render_note({"title": f"Events {day}", "type": "events", "tags": ["events"]}, body)
+    title = f"Events {day}" if part == 1 else f"Events {day} ({part})"
+    body = f"# {title}\n\nOne section per event, in the order they were logged.\n"
+    return render_note({"title": title, "type": "events", "tags": ["events"]}, body)
+
+
+def part_path(path: str, part: int) -> str:
+    """The day file ``path`` (part 1), or its ``DD-<part>.md`` once the ones before
+    reached the vault's file size limit."""
+    return path if part == 1 else f"{path.removesuffix('.md')}-{part}.md"
 
 
 def event_section(entry: MemoryEntry, local: datetime) -> str:
@@ -58,9 +66,37 @@ def event_section(entry: MemoryEntry, local: datetime) -> str:
 
 
 async def append_event(vault: Vault, entry: MemoryEntry, tz: tzinfo | None) -> AppendResult:
-    """Append the entry's section to its day file, made first (preamble) if missing."""
-    path, local = day_path(entry.timestamp, tz)
+    """Append the entry's section to its day file, made first (preamble) if missing; a
+    day file at the vault's size limit goes on in ``DD-2.md``, ``DD-3.md``... (every
+    event of the rest of the day was refused ``too_large``)."""
+    day, local = day_path(entry.timestamp, tz)
     section = event_section(entry, local)
+    try:
+        return await _append_to_day(vault, day, section, entry, local)
+    except TooLargeError:
+        pass
+    reason = entry_reason(entry)
+    for part in range(2, MAX_DAY_PARTS + 1):
+        path = part_path(day, part)
+        try:
+            return await vault.append(path, section, create=False, reason=reason)
+        except TooLargeError:
+            continue  # full too: the next
+        except NotFoundError:
+            pass
+        try:  # made with the section in one write: a section too large alone makes nothing
+            text = preamble(local, part) + section
+            written = await vault.write(path, text, if_match="", reason=reason)
+            return {"path": path, "etag": written["etag"], "size": written["size"]}
+        except ConflictError:  # another writer made it first
+            with contextlib.suppress(TooLargeError):
+                return await vault.append(path, section, create=False, reason=reason)
+    raise TooLargeError(f"{day} and its {MAX_DAY_PARTS - 1} continuations are full")
+
+
+async def _append_to_day(
+    vault: Vault, path: str, section: str, entry: MemoryEntry, local: datetime
+) -> AppendResult:
     reason = entry_reason(entry)
     try:
         return await vault.append(path, section, create=False, reason=reason)
@@ -85,11 +121,15 @@ async def appended_already(
     path, _ = day_path(entry.timestamp, tz)
     folder, _, name = path.rpartition("/")
     own_line = f"^- entry: {re.escape(entry.id)}$"  # not a longer id, not quoted text
-    try:
-        found = await vault.grep(own_line, path=folder, glob=name)
+    stem = name.removesuffix(".md")
+    try:  # (the day's file and its continuations, DD-2.md ...)
+        found = await vault.grep(own_line, path=folder, glob=f"{stem}*.md")
     except NotFoundError:  # no such day yet
         return None
-    if not found["matches"]:
+    parts = re.compile(rf"{re.escape(folder)}/{stem}(-[0-9]+)?\.md")
+    matches = [m for m in found["matches"] if parts.fullmatch(m["path"])]
+    if not matches:
         return None
+    path = matches[0]["path"]
     stat = await vault.stat(path)
     return {"path": path, "etag": stat.get("etag") or "", "size": stat.get("size") or 0}

@@ -26,7 +26,7 @@ from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
 from agent_client.writer import MemoryWriter
-from shared.errors import IndexerOfflineError, InvalidArgumentError, NotFoundError
+from shared.errors import IndexerOfflineError, InvalidArgumentError, NotFoundError, TooLargeError
 from shared.models import DeleteAction, EditAction, MemoryEntry
 
 T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
@@ -500,6 +500,37 @@ async def test_an_event_tried_again_is_not_logged_twice(server: RunningIndexer, 
         assert found is not None and found["path"] == done["path"] == "events/2026/11/29.md"
         assert await appended_already(vault, other, UTC) is None  # a prefix of ev-10
         assert await appended_already(vault, event(lang, "x", id="ev-3"), UTC) is None
+
+
+async def test_a_full_day_file_goes_on_in_continuations(tmp_path: Path) -> None:
+    """Once allowed events filled a day file to the vault's size limit, every later event
+    of the day was refused ``too_large`` and dropped, however small. The day goes on in
+    ``DD-2.md``, ``DD-3.md``...; a retry finds an event there; a section too large alone
+    is refused and makes no file."""
+    server = start_indexer(tmp_path / "ws", env={"INDEXER_MAX_FILE_BYTES": "4096"})
+    lang = "en"
+    try:
+        settings = ClientSettings(workspace=server.workspace, tz=UTC)
+        events = tmp_path / "ws/memory/languages/en/vault/events/2026/11"
+        async with mcp_vault_connection(lang, settings) as vault:
+            done = []
+            for n in range(12):
+                entry = MemoryEntry(lang, "event", f"e{n}", "x" * 700, timestamp=T0, id=f"ev{n}")
+                done.append((await append_event(vault, entry, UTC))["path"])
+            assert done[0] == "events/2026/11/29.md" and done[-1] == "events/2026/11/29-3.md"
+            assert sorted(p.name for p in events.iterdir()) == ["29-2.md", "29-3.md", "29.md"]
+            assert all(p.stat().st_size <= 4096 for p in events.iterdir())
+            text = (events / "29-2.md").read_text()
+            assert text.startswith("---\n") and "# Events 2026-11-29 (2)\n" in text
+            later = MemoryEntry(lang, "event", "e9", "x", timestamp=T0, id="ev9")
+            found = await appended_already(vault, later, UTC)
+            assert found is not None and found["path"] == done[9]
+            huge = MemoryEntry(lang, "event", "huge", "y" * 5000, timestamp=T0, id="big")
+            with pytest.raises(TooLargeError):
+                await append_event(vault, huge, UTC)
+            assert sorted(p.name for p in events.iterdir()) == ["29-2.md", "29-3.md", "29.md"]
+    finally:
+        server.stop()
 
 
 async def test_text_that_is_not_utf8_is_refused_before_it_is_sent(
