@@ -158,6 +158,15 @@ class _NoteDumper(_BaseDumper):  # type: ignore[misc, valid-type]
         return True
 
 
+class _PlainNoteDumper(yaml.SafeDumper):
+    """``_NoteDumper`` in Python: libyaml writes every character past U+FFFF (emoji, CJK
+    Extension B, as in 𠮷野家) as a ``\\U`` escape, even with ``allow_unicode``; this
+    one writes them as they are (used when libyaml escaped one)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def _represent_datetime(dumper: Any, value: datetime) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
 
@@ -167,15 +176,16 @@ def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
 
 
-_NoteDumper.add_representer(datetime, _represent_datetime)
-_NoteDumper.add_representer(list, _represent_list)
-# A string a YAML 1.1 or 1.2 reader would take for a number or a boolean is quoted: the
-# dumper quotes what its resolvers type, and YAML 1.1's miss `09`, `1e3`, `0o17`, `1e400`.
-_NoteDumper.add_implicit_resolver("tag:yaml.org,2002:int", _INT_TEXT, list("-+0123456789"))
-_NoteDumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_TEXT, _NUMBER_STARTS)
-_NoteDumper.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$"), ["0"]
-)
+for _dumper in (_NoteDumper, _PlainNoteDumper):
+    _dumper.add_representer(datetime, _represent_datetime)
+    _dumper.add_representer(list, _represent_list)
+    # A string a YAML 1.1 or 1.2 reader would take for a number or a boolean is quoted:
+    # the dumper quotes what its resolvers type; YAML 1.1's miss `09`, `1e3`, `0o17`.
+    _dumper.add_implicit_resolver("tag:yaml.org,2002:int", _INT_TEXT, list("-+0123456789"))
+    _dumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_TEXT, _NUMBER_STARTS)
+    _dumper.add_implicit_resolver(
+        "tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$"), ["0"]
+    )
 
 
 def new_note_id(now_ms: int | None = None) -> str:
@@ -330,15 +340,16 @@ def render_note(meta: dict[str, Any], body: str) -> str:
 
 def _dump_block(meta: dict[str, Any]) -> str:
     """The YAML block for ``meta``, refused when it cannot be written or is too large."""
+    options: dict[str, Any] = {
+        "sort_keys": False,
+        "allow_unicode": True,
+        "default_flow_style": False,
+        "width": 1_000_000,
+    }
     try:
-        dumped: str = yaml.dump(
-            meta,
-            Dumper=_NoteDumper,
-            sort_keys=False,
-            allow_unicode=True,
-            default_flow_style=False,
-            width=1_000_000,
-        )
+        dumped: str = yaml.dump(meta, Dumper=_NoteDumper, **options)
+        if "\\U" in dumped:  # libyaml escaped a character past U+FFFF (or wrote "\\U")
+            dumped = yaml.dump(meta, Dumper=_PlainNoteDumper, **options)
     except Exception as err:  # a value the dumper cannot write is a refusal
         reason = _first_line(err)[:200]
         raise InvalidFrontmatterError(f"the frontmatter cannot be written ({reason})") from None

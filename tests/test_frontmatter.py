@@ -382,6 +382,17 @@ def test_an_empty_item_of_a_tag_list_is_no_tag() -> None:
     assert parse_frontmatter(out)[0]["tags"] == ["work"]
 
 
+def test_characters_past_the_bmp_are_written_as_they_are() -> None:
+    """libyaml wrote every emoji and CJK Extension B character as a ``\\U`` escape,
+    even with ``allow_unicode``: the file no longer read as written, and grep for them
+    found nothing in the frontmatter."""
+    out = norm("---\ntitle: 🎉 Launch 𠮷野家\ntags: [🎉, 𝔸]\nnote: 'a\\U0001F389'\n---\nb\n")
+    assert "\ntitle: 🎉 Launch 𠮷野家\n" in out and "\ntags: [🎉, 𝔸]\n" in out
+    meta, _ = parse_frontmatter(out)
+    assert meta["note"] == "a\\U0001F389"  # a backslash and a U written as text stay so
+    assert_stable(out)
+
+
 def yaml_text(written: str) -> str:
     import yaml
 

@@ -35,6 +35,10 @@ MAX_RENDERED_CHARS = 64 * 1024  # a longer note is shown as plain text
 MAX_HTML_DEPTH = 200  # deeper raw HTML is shown as text (markdown-it bounds its own)
 MAX_MARKUP_SIGNS = 8_000  # brackets, emphasis, tags, table cells: more, and plain text
 MAX_RENDERED_LINES = 4_000  # markdown-it takes about 170 µs a list item or table row
+# Block levels markdown-it parses (a list level is two: the list and its item; a quote
+# one). Its preset's 20 dropped an ordinary outline 10 deep, and every paragraph after
+# it, silently; a note reaching this many is shown as plain text instead.
+MAX_MARKDOWN_NESTING = 120
 _MARKUP_SIGNS = "[*_~<`|"
 # Tags HTML closes on its own when the next one opens (the list item before, the cell),
 # with whatever is open inside them: tag -> (the tags it closes, the tags that bound the
@@ -101,7 +105,8 @@ class NoteRenderer:
         if parser is None:
             from markdown_it import MarkdownIt
 
-            parser = MarkdownIt("commonmark", {"html": raw_html}).enable(["table", "strikethrough"])
+            options = {"html": raw_html, "maxNesting": MAX_MARKDOWN_NESTING}
+            parser = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
             if raw_html:
                 self._parser = parser
             else:
@@ -142,7 +147,15 @@ class NoteRenderer:
                 f" {MAX_RENDERED_LINES} lines or {MAX_MARKUP_SIGNS} marks of markup: shown"
                 f" as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
             )
-        rendered = self._markdown().render(markdown)
+        parser = self._markdown()
+        tokens = parser.parse(markdown)
+        if max((token.level for token in tokens), default=0) >= MAX_MARKDOWN_NESTING - 1:
+            # (markdown-it stops there, dropping what is deeper and the rest of the list)
+            return (
+                f"<p><em>Lists or quotes nested deeper than {MAX_MARKDOWN_NESTING // 2}"
+                f" levels: shown as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
+            )
+        rendered = parser.renderer.render(tokens, parser.options, {})
         if _depth(rendered) > MAX_HTML_DEPTH:
             rendered = self._markdown(raw_html=False).render(markdown)
 

@@ -72,6 +72,21 @@ def test_the_bounds_of_a_rendered_note(note: str, plain: bool) -> None:
     assert html.startswith("<p><em>Longer than") == plain
 
 
+def test_deep_outlines_are_rendered_whole_or_shown_as_plain_text() -> None:
+    """markdown-it's preset stops at 20 block levels: an outline 10 deep lost its deeper
+    items and every paragraph after it, a quote 25 deep its text, silently."""
+    outline = "".join("  " * n + f"- item {n}\n" for n in range(30)) + "\nafter the list\n"
+    html = NoteRenderer().html("en", "a.md", outline)
+    assert "item 29" in html and "after the list" in html and "plain text" not in html
+    quote = ">" * 25 + " deep text\n\nafter\n"
+    html = NoteRenderer().html("en", "a.md", quote)
+    assert "deep text" in html and "after" in html and "plain text" not in html
+    for hostile in (">" * 500 + " hidden\n", "".join("  " * n + "- x\n" for n in range(70))):
+        html = NoteRenderer().html("en", "a.md", hostile + "\nafter\n")
+        assert "shown as plain text" in html and "after" in html, hostile[:20]
+    assert "hidden" in NoteRenderer().html("en", "a.md", ">" * 500 + " hidden\n")
+
+
 def test_html_leaving_out_optional_end_tags_is_kept() -> None:
     """A parser closes <li>, <td>, <tr> and <p> when the next one opens: counted as
     nesting, a list of 210 items was shown as text."""
