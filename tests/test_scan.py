@@ -39,6 +39,16 @@ def test_other_globs_use_re2(pattern: str) -> None:
     assert not isinstance(compile_glob(pattern), SuffixGlob)
 
 
+@pytest.mark.parametrize(
+    "pattern", ["cafe\u0301*", "**/cafe\u0301.md", "x/re\u0301sume\u0301/*.md"]
+)
+def test_a_glob_typed_in_nfd_matches_the_nfc_paths(pattern: str) -> None:
+    """The paths a glob is matched against are NFC, as the tools name them: a pattern
+    typed or copied in NFD (macOS) found nothing."""
+    paths = ["café.md", "a/café.md", "x/résumé/n.md"]
+    assert any(compile_glob(pattern).fullmatch(path) for path in paths), pattern
+
+
 def _walk(root: Path, skip: set[str]) -> list[tuple[str, str]]:
     """(vault path, name on disk) of every file a walk of ``root`` yields."""
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+import unicodedata
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -307,6 +308,9 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
         raise InvalidArgumentError(
             f"the glob pattern must be a non-empty string of ≤ {MAX_GLOB_CHARS} chars"
         )
+    # The paths it is matched against are NFC (as the tools name them): a pattern typed
+    # or copied in NFD (macOS) found nothing.
+    pattern = unicodedata.normalize("NFC", pattern)
     for prefix, any_folder in (("**/*", True), ("*", False)):
         suffix = pattern[len(prefix) :]
         if pattern.startswith(prefix) and not any(c in suffix for c in "*?[/"):
