@@ -146,9 +146,9 @@ class MemoryWriter:
             self._closed = True
             thread = self._thread
         with self._task_lock:
-            self._cancelled = True
+            first, self._cancelled = not self._cancelled, True
             running = self._running
-        if running is not None:
+        if running is not None and first:  # (a second cancel waits: it cut off the undo)
             running[0].call_soon_threadsafe(running[1].cancel)
         if thread is None:
             return True
@@ -163,12 +163,21 @@ class MemoryWriter:
                 item = self._queue.get_nowait()
             except queue.Empty:
                 return
-            if isinstance(item, _Flush):
-                item.done.set()
-            elif isinstance(item, _ActionRequest):
-                item.future.set_exception(RuntimeError("the memory writer was stopped"))
-            elif isinstance(item, list):
-                for entry in item:
+            self._drop(item)
+
+    def _drop(self, item: object, notified: set[str] | None = None) -> None:
+        """Settle an item that was not (or not wholly) run: a flush is released, an
+        action's future fails, each entry not told of yet gets its notice."""
+        if isinstance(item, _Flush):
+            item.done.set()
+        elif isinstance(item, _ActionRequest):
+            if not item.future.done():
+                with contextlib.suppress(concurrent.futures.InvalidStateError):
+                    if item.future.running() or item.future.set_running_or_notify_cancel():
+                        item.future.set_exception(RuntimeError("the memory writer was stopped"))
+        elif isinstance(item, list):
+            for entry in item:
+                if notified is None or entry.id not in notified:
                     self._notify(_stopped(entry, "the writer was stopped before it was written"))
 
     def _put(self, item: object) -> None:
@@ -202,15 +211,17 @@ class MemoryWriter:
                 if isinstance(item, _Flush):
                     item.done.set()
                     continue
-                if isinstance(item, _ActionRequest):
-                    work = self._process_action(item)
-                else:
-                    work = self._process_batch(item)  # type: ignore[arg-type]
-                task = loop.create_task(work)
                 with self._task_lock:
+                    if self._cancelled:  # (taken from the queue as ``cancel`` emptied it)
+                        self._drop(item)
+                        continue
+                    notified: set[str] = set()
+                    if isinstance(item, _ActionRequest):
+                        work = self._process_action(item)
+                    else:
+                        work = self._process_batch(item, notified)  # type: ignore[arg-type]
+                    task = loop.create_task(work)
                     self._running = (loop, task)
-                    if self._cancelled:
-                        task.cancel()
                 try:
                     loop.run_until_complete(task)
                 except asyncio.CancelledError:
@@ -220,6 +231,8 @@ class MemoryWriter:
                 finally:
                     with self._task_lock:
                         self._running = None
+                    if task.cancelled():  # (cut off, perhaps before it began)
+                        self._drop(item, notified)
         finally:
             with contextlib.suppress(Exception):
                 loop.run_until_complete(self._keeper.close())
@@ -229,17 +242,20 @@ class MemoryWriter:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
-    async def _process_batch(self, entries: list[MemoryEntry]) -> None:
+    async def _process_batch(
+        self, entries: list[MemoryEntry], notified: set[str] | None = None
+    ) -> None:
+        told = notified if notified is not None else set()
         for number, entry in enumerate(entries):
             try:
                 if number == 0:
                     await self._keeper.begin()
                 notice = await self._process_entry(self._keeper, entry)
             except asyncio.CancelledError:
+                told.add(entry.id)
                 self._notify(_stopped(entry, "interrupted while it was written", cut=True))
-                for rest in entries[number + 1 :]:
-                    self._notify(_stopped(rest, "the writer was stopped before it was written"))
-                raise
+                raise  # (the entries after it are told by ``_drop``)
+            told.add(entry.id)
             self._notify(notice)
 
     def _notify(self, notice: SystemNotice) -> None:
@@ -394,6 +410,7 @@ class MemoryWriter:
             request.future.set_exception(exc)
         else:
             request.future.set_result(result)
+        # (cut off by ``cancel``: the future fails in ``_drop``)
 
 
 # -- the process-wide singleton ----------------------------------------------------------

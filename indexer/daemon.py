@@ -231,7 +231,7 @@ def workspace_lock(workspace: Workspace) -> Iterator[None]:
     fd = os.open(workspace.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _take(fd)
         except BlockingIOError:
             raise AlreadyRunningError(
                 f"another indexer is already serving the workspace {workspace.root} "
@@ -242,6 +242,24 @@ def workspace_lock(workspace: Workspace) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+LOCK_PATIENCE_SECONDS = 0.5
+
+
+def _take(fd: int) -> None:
+    """The exclusive lock of ``fd``, tried for a moment: a client looking whether a server
+    runs holds it shared for a few microseconds (``shared.workspace.lock_held``), and a
+    server starting just then was refused as if another one served."""
+    deadline = time.monotonic() + LOCK_PATIENCE_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 def write_private_file(path: Path, text: str, mode: int) -> None:

@@ -155,11 +155,13 @@ def lock_held(path: Path) -> bool | None:
     """Whether a process (``indexer serve``) holds the workspace lock at ``path`` now;
     None when that cannot be told (no lock file, or not readable by this user). Probed
     with a shared lock, taken and let go at once (a server holds it exclusively)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:  # (non-blocking: a FIFO there held the open until some program wrote to it)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         return True

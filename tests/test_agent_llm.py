@@ -31,7 +31,7 @@ from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings, LLMSettings
 from agent_client.writer import MemoryWriter
-from shared.models import MemoryEntry
+from shared.models import EditAction, MemoryEntry
 
 T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 _langs = itertools.count()
@@ -454,13 +454,15 @@ def test_the_token_bound_holds_whatever_usage_the_model_reports(
     read = tool_call("read", path="items/big.md")
     read["tool_calls"] = [{**read["tool_calls"][0], "id": f"r{n}"} for n in range(4)]
     stub.run([read, read, read, final([], "nothing")])
-    stub.usage_per_turn = -(10**12)
-    try:
-        notice = run_entry(server, stub, entry(lang))
-    finally:
-        stub.usage_per_turn = 100
-    assert not notice.ok and "more than 20000 tokens" in (notice.error or "")
-    assert len(stub.requests) == 1  # 4 x 120 KB read: refused before a second turn
+    for usage in (-(10**12), None):  # (null: a TypeError ended every LLM merge)
+        stub.run([read, read, read, final([], "nothing")])
+        stub.usage_per_turn = usage
+        try:
+            notice = run_entry(server, stub, entry(lang))
+        finally:
+            stub.usage_per_turn = 100
+        assert not notice.ok and "more than 20000 tokens" in (notice.error or ""), usage
+        assert len(stub.requests) == 1  # 4 x 120 KB read: refused before a second turn
 
 
 @pytest.mark.parametrize(
@@ -832,4 +834,59 @@ def test_cancel_takes_back_the_entry_being_merged_and_drops_the_queue(
         sink.notices[0].error
     )
     assert all("stopped before it was written" in str(n.error) for n in sink.notices[1:])
+    assert note.read_text() == before
+
+
+def test_cancel_tells_every_entry_and_action_and_a_second_cancel_waits(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """Items the writer took as ``cancel`` emptied the queue were cut off before they
+    began: no notice for their entries, an action's future pending for good. A second
+    ``cancel`` cut off the first one's undo: the model's write stayed."""
+    seed(server, lang)
+    note = vault_dir(server, lang) / "items/go.md"
+    before = note.read_text()
+    hold = threading.Event()
+    hold.set()
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            hold.clear()
+            merged = read_content(request).rstrip("\n") + "\n- rewritten\n"
+            return tool_call("write", path="items/go.md", content=merged)
+        return final(["items/go.md"], "rewritten")
+
+    stub.run(script)
+    stub.hold = hold
+    llm = LLMSettings(model="stub-model", base_url=stub.base_url, max_tokens=20000)
+
+    class SlowSink(CollectingNoticeSink):  # (a host's sink takes its time)
+        def notify(self, notice: SystemNotice) -> None:
+            time.sleep(0.005)
+            super().notify(notice)
+
+    sink = SlowSink()
+    writer = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC, llm=llm), sink)
+    try:
+        writer.submit([entry(lang)])
+        for n in range(40):
+            writer.submit([entry(lang, f"Queued {n}")])
+        action = writer.execute_action(EditAction(lang, "items/go.md", frontmatter={"k": 1}))
+        deadline = time.monotonic() + 20
+        while len(stub.requests) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "rewritten" in note.read_text()
+        stopper = threading.Thread(target=writer.cancel, args=(20,))
+        stopper.start()
+        assert writer.cancel(20)  # at once, beside the first
+        stopper.join()
+    finally:
+        hold.set()
+        stub.hold = None
+    assert len(sink.notices) == 41 and not any(n.ok for n in sink.notices)
+    assert len({n.entry_id for n in sink.notices}) == 41
+    with pytest.raises(RuntimeError, match="stopped"):
+        action.result(5)
     assert note.read_text() == before

@@ -157,3 +157,16 @@ def test_a_url_file_left_by_a_stopped_indexer_is_not_followed(tmp_path: Path) ->
     lock.chmod(0)  # a lock this user cannot read (as root: readable anyway) tells nothing
     if os.geteuid() != 0:
         assert discover(url_file, token_file).url == "http://127.0.0.1:9/mcp"
+
+
+def test_a_lock_file_that_is_no_file_tells_nothing(tmp_path: Path) -> None:
+    """A FIFO at the lock's place held every agent-client command in its open."""
+    import os
+    import time
+
+    from shared.workspace import lock_held
+
+    lock = tmp_path / "lock"
+    os.mkfifo(lock)
+    began = time.monotonic()
+    assert lock_held(lock) is None and time.monotonic() - began < 1

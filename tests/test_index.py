@@ -711,3 +711,11 @@ def test_the_snippets_of_a_page_share_a_budget(
     plain = [hit["snippet"] for hit in index.search("en", "alpha")["results"]]
     assert len(plain) == 5 and not any("**" in s for s in plain)
     assert [s.replace("**", "") for s in marked] == plain
+    # past the budget even the text is taken from the note's start only (its NFC of 512
+    # Ki characters took 0.1 s a note)
+    put(ws, "en", "long.md", "alpha " + "e\u0301" * 300_000 + "\n")
+    index.reconcile()
+    began = time.process_time()
+    found = {h["path"]: h["snippet"] for h in index.search("en", "alpha")["results"]}
+    assert time.process_time() - began < 0.05
+    assert found["long.md"].startswith("alpha é") and found["long.md"].endswith("…")

@@ -248,3 +248,22 @@ def _refused(workspace: Workspace) -> bool:
             return False
     except AlreadyRunningError:
         return True
+
+
+def test_a_server_starting_while_a_client_looks_at_the_lock_takes_it(tmp_path: Path) -> None:
+    """A client looking whether a server runs holds the lock shared for a moment; a
+    server starting just then was refused as if another one served."""
+    import threading
+    import time
+
+    from indexer.daemon import workspace_lock
+
+    ws = Workspace(tmp_path)
+    ws.state_dir.mkdir(parents=True)
+    ws.lock_path.write_text("")
+    fd = os.open(ws.lock_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_SH)  # a probe, let go 0.1 s later
+    threading.Timer(0.1, os.close, (fd,)).start()
+    began = time.monotonic()
+    with workspace_lock(ws):
+        assert 0.05 < time.monotonic() - began < 1.0

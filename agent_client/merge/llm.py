@@ -144,8 +144,11 @@ async def _loop(
         if not isinstance(response, ChatCompletion):  # the SDK hands on a body it cannot read
             body = repr(response)[:120]
             raise MergeFailed(f"the LLM endpoint did not answer a chat completion: {body}")
-        reported = response.usage.total_tokens if response.usage else -1  # (its own number)
-        used_tokens += reported if reported >= 0 else _estimate(messages)
+        reported: object = getattr(response.usage, "total_tokens", None)  # (its own number)
+        if isinstance(reported, int) and not isinstance(reported, bool) and reported >= 0:
+            used_tokens += reported
+        else:  # none, null, negative: what the conversation weighs
+            used_tokens += _estimate(messages)
         if used_tokens > settings.max_tokens:
             raise MergeFailed(f"the merge used more than {settings.max_tokens} tokens")
         if not response.choices:

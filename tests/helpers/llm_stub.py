@@ -95,7 +95,7 @@ class LLMStub:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.script: Script = lambda request, turn: say("no script")
-        self.usage_per_turn = 100
+        self.usage_per_turn: int | None = 100  # None: usage reported as null
         self.delay = 0.0
         self.base_url = ""
         self.in_flight = 0  # requests being answered now, and the most ever at once
@@ -129,7 +129,7 @@ class LLMStub:
         if isinstance(reply, RawReply):
             return JSONResponse(reply.body, status_code=reply.status)
         usage = {
-            "prompt_tokens": self.usage_per_turn - 10,
+            "prompt_tokens": None if self.usage_per_turn is None else self.usage_per_turn - 10,
             "completion_tokens": 10,
             "total_tokens": self.usage_per_turn,
         }
