@@ -237,8 +237,9 @@ def workspace_lock(workspace: Workspace) -> Iterator[None]:
                 f"another indexer is already serving the workspace {workspace.root} "
                 f"(it holds {workspace.lock_path}); stop it first or use another workspace"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        with contextlib.suppress(OSError):  # (the pid is for people: a full disk is told
+            os.ftruncate(fd, 0)  # by what cannot be written next, in words)
+            os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
         os.close(fd)
