@@ -154,6 +154,8 @@ class MemoryWriter:
             return True
         self._drop_queued()
         self._queue.put(_STOP)
+        if thread is threading.current_thread():  # (a notice sink stopping the writer)
+            return False  # it stops once this notice is told; it cannot wait for itself
         thread.join(timeout)
         return not thread.is_alive()
 
@@ -165,7 +167,7 @@ class MemoryWriter:
                 return
             self._drop(item)
 
-    def _drop(self, item: object, notified: set[str] | None = None) -> None:
+    def _drop(self, item: object, notified: set[int] | None = None) -> None:
         """Settle an item that was not (or not wholly) run: a flush is released, an
         action's future fails, each entry not told of yet gets its notice."""
         if isinstance(item, _Flush):
@@ -176,8 +178,8 @@ class MemoryWriter:
                     if item.future.running() or item.future.set_running_or_notify_cancel():
                         item.future.set_exception(RuntimeError("the memory writer was stopped"))
         elif isinstance(item, list):
-            for entry in item:
-                if notified is None or entry.id not in notified:
+            for number, entry in enumerate(item):
+                if notified is None or number not in notified:
                     self._notify(_stopped(entry, "the writer was stopped before it was written"))
 
     def _put(self, item: object) -> None:
@@ -211,17 +213,19 @@ class MemoryWriter:
                 if isinstance(item, _Flush):
                     item.done.set()
                     continue
+                notified: set[int] = set()  # (positions: ids need not be unique)
                 with self._task_lock:
-                    if self._cancelled:  # (taken from the queue as ``cancel`` emptied it)
-                        self._drop(item)
-                        continue
-                    notified: set[str] = set()
-                    if isinstance(item, _ActionRequest):
-                        work = self._process_action(item)
-                    else:
-                        work = self._process_batch(item, notified)  # type: ignore[arg-type]
-                    task = loop.create_task(work)
-                    self._running = (loop, task)
+                    stopped = self._cancelled  # (taken as ``cancel`` emptied the queue)
+                    if not stopped:
+                        if isinstance(item, _ActionRequest):
+                            work = self._process_action(item)
+                        else:
+                            work = self._process_batch(item, notified)  # type: ignore[arg-type]
+                        task = loop.create_task(work)
+                        self._running = (loop, task)
+                if stopped:  # (told outside the lock: a sink may call ``cancel``)
+                    self._drop(item)
+                    continue
                 try:
                     loop.run_until_complete(task)
                 except asyncio.CancelledError:
@@ -243,7 +247,7 @@ class MemoryWriter:
             loop.close()
 
     async def _process_batch(
-        self, entries: list[MemoryEntry], notified: set[str] | None = None
+        self, entries: list[MemoryEntry], notified: set[int] | None = None
     ) -> None:
         told = notified if notified is not None else set()
         for number, entry in enumerate(entries):
@@ -252,10 +256,10 @@ class MemoryWriter:
                     await self._keeper.begin()
                 notice = await self._process_entry(self._keeper, entry)
             except asyncio.CancelledError:
-                told.add(entry.id)
+                told.add(number)
                 self._notify(_stopped(entry, "interrupted while it was written", cut=True))
                 raise  # (the entries after it are told by ``_drop``)
-            told.add(entry.id)
+            told.add(number)
             self._notify(notice)
 
     def _notify(self, notice: SystemNotice) -> None:

@@ -349,7 +349,12 @@ def _dump_block(meta: dict[str, Any]) -> str:
     try:
         dumped: str = yaml.dump(meta, Dumper=_NoteDumper, **options)
         if "\\U" in dumped:  # libyaml escaped a character past U+FFFF (or wrote "\\U")
-            dumped = yaml.dump(meta, Dumper=_PlainNoteDumper, **options)
+            plain = yaml.dump(meta, Dumper=_PlainNoteDumper, **options)
+            # (taken when it reads back the same: PyYAML's writes U+0085 raw in single
+            # quotes, which reading folds to a space)
+            with contextlib.suppress(InvalidFrontmatterError):
+                if _same(parse_yaml_block(plain), meta):
+                    dumped = plain
     except Exception as err:  # a value the dumper cannot write is a refusal
         reason = _first_line(err)[:200]
         raise InvalidFrontmatterError(f"the frontmatter cannot be written ({reason})") from None

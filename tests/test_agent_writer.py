@@ -563,3 +563,36 @@ def test_an_event_with_images_says_they_were_not_kept(
     (notice,) = sink.notices
     assert notice.ok and "1 image(s) were not kept" in notice.update_summary
     assert any("keeps no images" in r.getMessage() for r in caplog.records)
+
+
+def test_a_sink_may_stop_the_writer_and_duplicate_ids_are_each_told(tmp_path: Path) -> None:
+    """A notice sink calling ``cancel`` (stop on the first failure) ran on the writer
+    thread: 'cannot join current thread', or a deadlock on the writer's lock. Entries of
+    one batch sharing an id were told once between them."""
+    (tmp_path / "memory/languages/en/vault").mkdir(parents=True)  # no indexer: all fail
+
+    said: list[object] = []
+
+    class StopOnFailure(CollectingNoticeSink):
+        writer: MemoryWriter
+
+        def notify(self, notice: SystemNotice) -> None:
+            super().notify(notice)
+            if not notice.ok:
+                try:
+                    said.append(self.writer.cancel(1.0))  # False: it cannot wait for itself
+                except Exception as err:  # (the writer logs a sink's error and goes on)
+                    said.append(err)
+
+    sink = StopOnFailure()
+    writer = MemoryWriter(ClientSettings(workspace=tmp_path, tz=UTC), sink)
+    sink.writer = writer
+    writer.submit([event("en", "a", id="same"), event("en", "b", id="same"), event("en", "c")])
+    writer.submit([event("en", "d")])
+    deadline = time.monotonic() + 20
+    while len(sink.notices) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert writer.cancel(5)
+    assert len(sink.notices) == 4 and not any(n.ok for n in sink.notices)
+    assert sorted(n.entry_id for n in sink.notices).count("same") == 2, sink.notices
+    assert said and all(answer is False for answer in said), said

@@ -391,6 +391,15 @@ def test_characters_past_the_bmp_are_written_as_they_are() -> None:
     meta, _ = parse_frontmatter(out)
     assert meta["note"] == "a\\U0001F389"  # a backslash and a U written as text stay so
     assert_stable(out)
+    # PyYAML's own dumper writes U+0085 raw in single quotes (read back as a space): then
+    # libyaml's escapes are kept
+    out = norm('---\ntitle: "a\\Nb"\ntags: [😀]\n---\nb\n')
+    assert parse_frontmatter(out)[0]["title"] == "a\x85b"
+    from agent_client.notes import render_note, split_note
+
+    assert split_note(render_note({"title": "a\x85b", "tags": ["😀"]}, "b"))[0]["title"] == (
+        "a\x85b"
+    )
 
 
 def yaml_text(written: str) -> str:

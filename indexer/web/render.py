@@ -38,7 +38,8 @@ MAX_RENDERED_LINES = 4_000  # markdown-it takes about 170 µs a list item or tab
 # Block levels markdown-it parses (a list level is two: the list and its item; a quote
 # one). Its preset's 20 dropped an ordinary outline 10 deep, and every paragraph after
 # it, silently; a note reaching this many is shown as plain text instead.
-MAX_MARKDOWN_NESTING = 120
+MAX_MARKDOWN_NESTING = 32  # (each level costs markdown-it a pass over lazy lines: at
+# 120, a quote 117 deep with 3,990 lazy lines took 2.6 s to render; at 32, 0.5-0.8 s)
 _MARKUP_SIGNS = "[*_~<`|"
 # Tags HTML closes on its own when the next one opens (the list item before, the cell),
 # with whatever is open inside them: tag -> (the tags it closes, the tags that bound the
@@ -136,7 +137,7 @@ class NoteRenderer:
             return value
 
         signs = sum(map(markdown.count, _MARKUP_SIGNS))
-        lines = markdown.count("\n")
+        lines = markdown.count("\n") + markdown.count("\r")  # (a lone CR ends a line too)
         if (
             len(markdown) > MAX_RENDERED_CHARS
             or signs > MAX_MARKUP_SIGNS
@@ -147,17 +148,14 @@ class NoteRenderer:
                 f" {MAX_RENDERED_LINES} lines or {MAX_MARKUP_SIGNS} marks of markup: shown"
                 f" as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
             )
-        parser = self._markdown()
-        tokens = parser.parse(markdown)
-        if max((token.level for token in tokens), default=0) >= MAX_MARKDOWN_NESTING - 1:
-            # (markdown-it stops there, dropping what is deeper and the rest of the list)
-            return (
+        rendered = self._render(markdown, raw_html=True)
+        if rendered is not None and _depth(rendered) > MAX_HTML_DEPTH:
+            rendered = self._render(markdown, raw_html=False)
+        if rendered is None:  # (markdown-it stops there, dropping what is deeper and the
+            return (  # rest of the list)
                 f"<p><em>Lists or quotes nested deeper than {MAX_MARKDOWN_NESTING // 2}"
                 f" levels: shown as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
             )
-        rendered = parser.renderer.render(tokens, parser.options, {})
-        if _depth(rendered) > MAX_HTML_DEPTH:
-            rendered = self._markdown(raw_html=False).render(markdown)
 
         import nh3
 
@@ -171,6 +169,14 @@ class NoteRenderer:
             link_rel="noopener noreferrer nofollow",
             strip_comments=True,
         )
+
+    def _render(self, markdown: str, *, raw_html: bool) -> str | None:
+        """HTML of ``markdown``; None when it nests as deep as markdown-it parses."""
+        parser = self._markdown(raw_html=raw_html)
+        tokens = parser.parse(markdown)
+        if max((token.level for token in tokens), default=0) >= MAX_MARKDOWN_NESTING - 1:
+            return None
+        return str(parser.renderer.render(tokens, parser.options, {}))
 
     def _url(self, lang: str, folder: str, value: str, *, is_image: bool) -> str | None:
         """Where a link or image points, or None to drop it."""

@@ -75,9 +75,9 @@ def test_the_bounds_of_a_rendered_note(note: str, plain: bool) -> None:
 def test_deep_outlines_are_rendered_whole_or_shown_as_plain_text() -> None:
     """markdown-it's preset stops at 20 block levels: an outline 10 deep lost its deeper
     items and every paragraph after it, a quote 25 deep its text, silently."""
-    outline = "".join("  " * n + f"- item {n}\n" for n in range(30)) + "\nafter the list\n"
+    outline = "".join("  " * n + f"- item {n}\n" for n in range(12)) + "\nafter the list\n"
     html = NoteRenderer().html("en", "a.md", outline)
-    assert "item 29" in html and "after the list" in html and "plain text" not in html
+    assert "item 11" in html and "after the list" in html and "plain text" not in html
     quote = ">" * 25 + " deep text\n\nafter\n"
     html = NoteRenderer().html("en", "a.md", quote)
     assert "deep text" in html and "after" in html and "plain text" not in html
@@ -85,6 +85,12 @@ def test_deep_outlines_are_rendered_whole_or_shown_as_plain_text() -> None:
         html = NoteRenderer().html("en", "a.md", hostile + "\nafter\n")
         assert "shown as plain text" in html and "after" in html, hostile[:20]
     assert "hidden" in NoteRenderer().html("en", "a.md", ">" * 500 + " hidden\n")
+    # the pass without raw HTML (for HTML nested too deep) is held to the same bound
+    mixed = "<div>" * 210 + "\n" + "> " * 130 + "deep text\n"
+    assert "shown as plain text" in (html := NoteRenderer().html("en", "a.md", mixed))
+    assert "deep text" in html
+    # a lone CR ends a line: the line bound counts it
+    assert "plain text" in NoteRenderer().html("en", "a.md", "- a\r" * 4_001)
 
 
 def test_html_leaving_out_optional_end_tags_is_kept() -> None:
