@@ -296,12 +296,12 @@ def leave_clean_mark(workspace: Workspace) -> None:
     write_private_file(workspace.clean_mark, "stopped cleanly\n", 0o600)
 
 
-def sweep_temp_files(workspace: Workspace, older_than: float | None = None) -> None:
-    """Remove the temp files a crash left (``older_than``: only those made before this
-    time, before this process started, so that a sweep while serving spares ours)."""
+def sweep_temp_files(workspace: Workspace) -> None:
+    """Remove the temp files a crash left, sparing those of this process's writes in
+    flight (the workspace lock held, no other process writes in the vaults)."""
     for lang in workspace.langs():
         try:
-            removed = remove_orphan_temp_files(workspace.vault_dir(lang), older_than)
+            removed = remove_orphan_temp_files(workspace.vault_dir(lang), spare=atomic.in_flight)
         except OSError as err:
             log.warning("could not sweep the temp files of %s: %s", lang, err)
             continue
@@ -335,7 +335,6 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
 
 async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]) -> None:
     workspace = settings.workspace
-    started = time.time()
     clean = take_clean_mark(workspace)
     if settings.token:
         write_private_file(workspace.token_file, settings.token + "\n", 0o600)
@@ -384,7 +383,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         write_private_file(workspace.url_file, url_text, 0o644)
         index.start_background()  # once the first calls can be answered
         sweep = threading.Thread(  # spares the temp files of this process's writes
-            target=sweep_temp_files, args=(workspace, started - 1.0), daemon=True
+            target=sweep_temp_files, args=(workspace,), daemon=True
         )
         sweep.start()
         # Off while starting (``indexer serve``): on again once the watcher and the

@@ -225,6 +225,25 @@ def test_a_sweep_while_serving_spares_temp_files_newer_than_the_start(
     assert not old.exists() and new.exists()
 
 
+def test_the_start_up_sweep_spares_only_the_writes_in_flight(
+    setup: tuple[Path, Vault],
+) -> None:
+    """The sweep spared every temp file younger than a second before the start: after a
+    crash and a quick restart, the crash's last leftovers stayed (a flaky e2e test)."""
+    from indexer.vault import atomic
+    from indexer.vault.tempfiles import remove_orphan_temp_files
+
+    root, _ = setup
+    vault_dir = root / "ws/memory/languages/en/vault"
+    fresh = vault_dir / ".a.md.tmp.0123456789abcdef"  # a crash's, made a moment ago
+    fresh.write_text("left by a crash")
+    with atomic._temp_for("b.md") as temp:
+        (vault_dir / temp).write_text("a write in flight")
+        assert remove_orphan_temp_files(vault_dir, spare=atomic.in_flight) == 1
+        assert not fresh.exists() and (vault_dir / temp).exists()
+    assert not atomic.in_flight(temp)
+
+
 @pytest.mark.parametrize("name", SPELLED)
 def test_names_whose_joiners_and_selectors_spell_something_work(
     setup: tuple[Path, Vault], name: str

@@ -15,7 +15,9 @@ import hashlib
 import os
 import secrets
 import stat
-from contextlib import suppress
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 
 from indexer.vault import renames
 from indexer.vault.fsops import (
@@ -34,10 +36,32 @@ _NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EN
 TEMP_STEM_BYTES = 200
 
 
-def temp_name(name: str) -> str:
-    """A dot-name for a write's temp file that fits any legal ``name`` (stem cut on a char)."""
+# The temp files this process's writes have in flight (by name: a random token each): the
+# start-up sweep of a crash's leftovers spares these only. (It spared every file younger
+# than a second before the start: a crash's leftovers from its last second stayed.)
+_IN_FLIGHT: set[str] = set()
+_IN_FLIGHT_LOCK = threading.Lock()
+
+
+def in_flight(temp: str) -> bool:
+    """Whether ``temp`` names a temp file one of this process's writes is using."""
+    with _IN_FLIGHT_LOCK:
+        return temp in _IN_FLIGHT
+
+
+@contextmanager
+def _temp_for(name: str) -> Iterator[str]:
+    """A dot-name for a write's temp file that fits any legal ``name`` (stem cut on a
+    char), in flight for the block."""
     stem = name.encode("utf-8")[:TEMP_STEM_BYTES].decode("utf-8", "ignore")
-    return f".{stem}.tmp.{secrets.token_hex(8)}"
+    temp = f".{stem}.tmp.{secrets.token_hex(8)}"
+    with _IN_FLIGHT_LOCK:
+        _IN_FLIGHT.add(temp)
+    try:
+        yield temp
+    finally:
+        with _IN_FLIGHT_LOCK:
+            _IN_FLIGHT.discard(temp)
 
 
 def replace_at(
@@ -83,22 +107,22 @@ def replace_at(
     (folder summaries): still atomic for readers, not promised to survive a power cut.
     """
     old = lstat_at(name, dir_fd)
-    temp = temp_name(name)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, 0o644 if mode is None else mode, dir_fd=dir_fd)
-    try:
+    with _temp_for(name) as temp:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, 0o644 if mode is None else mode, dir_fd=dir_fd)
         try:
-            _set_owner_and_mode(fd, old, mode)
-            write_all(fd, data)
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        _swap_in(dir_fd, temp, name, if_match)
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=dir_fd)
-        raise
+            try:
+                _set_owner_and_mode(fd, old, mode)
+                write_all(fd, data)
+                if durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            _swap_in(dir_fd, temp, name, if_match)
+        except BaseException:
+            with suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=dir_fd)
+            raise
     if durable:
         os.fsync(dir_fd)
 
@@ -253,16 +277,16 @@ def link_no_replace(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
 def create_no_replace(dir_fd: int, name: str, data: bytes) -> None:
     """Create ``name`` with ``data`` atomically (temp file, fsync, link); ``conflict``
     if it exists. The folder is fsync'd by the caller."""
-    temp = temp_name(name)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
-    try:
+    with _temp_for(name) as temp:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
         try:
-            write_all(fd, data)
-            os.fsync(fd)
+            try:
+                write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            link_no_replace(dir_fd, temp, dir_fd, name)
         finally:
-            os.close(fd)
-        link_no_replace(dir_fd, temp, dir_fd, name)
-    finally:
-        with suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=dir_fd)
+            with suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=dir_fd)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from indexer.vault import fsops
@@ -20,10 +21,12 @@ TEMP_RE = re.compile(r"^\..+\.tmp\.[0-9a-f]{16}$")
 TEMP_NAME_RE = re.compile(TEMP_RE.pattern.encode())  # the same, for the watcher's bytes
 
 
-def remove_orphan_temp_files(root: Path, older_than: float | None = None) -> int:
+def remove_orphan_temp_files(
+    root: Path, older_than: float | None = None, spare: Callable[[str], bool] | None = None
+) -> int:
     """Delete temp files a crash left below the vault ``root`` (only those last changed
-    before ``older_than``, seconds since the epoch, when given: a server sweeping while
-    it serves spares its own writes' files); returns how many."""
+    before ``older_than``, seconds since the epoch, when given; never one ``spare`` names:
+    a server sweeping while it serves spares its own writes' files); returns how many."""
     try:
         top = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
@@ -33,6 +36,8 @@ def remove_orphan_temp_files(root: Path, older_than: float | None = None) -> int
         for entry in files:
             if TEMP_RE.match(entry.name):
                 if older_than is not None and not _older(entry, older_than):
+                    continue
+                if spare is not None and spare(entry.name):
                     continue
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.name, dir_fd=entry.dir_fd)
