@@ -587,8 +587,8 @@ def test_a_sink_may_stop_the_writer_and_duplicate_ids_are_each_told(tmp_path: Pa
     sink = StopOnFailure()
     writer = MemoryWriter(ClientSettings(workspace=tmp_path, tz=UTC), sink)
     sink.writer = writer
-    writer.submit([event("en", "a", id="same"), event("en", "b", id="same"), event("en", "c")])
-    writer.submit([event("en", "d")])
+    batch = [event("en", "a", id="same"), event("en", "b", id="same"), event("en", "c")]
+    writer.submit([*batch, event("en", "d")])  # (one submit: the sink may stop it at once)
     deadline = time.monotonic() + 20
     while len(sink.notices) < 4 and time.monotonic() < deadline:
         time.sleep(0.01)
