@@ -11,21 +11,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
 import json
 import logging
 import math
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
 from agent_client import cli_history
 from agent_client.connection import Vault, mcp_vault_connection
+from agent_client.interrupts import terminate_as_interrupt
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
@@ -313,7 +311,7 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     writer_log, said_twice = logging.getLogger("agent_client.writer"), _WritersFailureLine()
     writer_log.addFilter(said_twice)
     try:
-        with _terminate_as_interrupt():
+        with terminate_as_interrupt():
             writer.submit([entry])
             budget = (settings.llm.timeout if settings.llm else 0) + 4 * settings.call_timeout
             finished = writer.flush(budget)
@@ -350,23 +348,6 @@ def _interrupted(
             file=sys.stderr,
         )
     return EXIT_INTERRUPTED
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a service manager, ``kill``) stops the block as Ctrl-C does."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
 
 
 class _WritersFailureLine(logging.Filter):

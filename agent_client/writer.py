@@ -246,10 +246,8 @@ class MemoryWriter:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
-    async def _process_batch(
-        self, entries: list[MemoryEntry], notified: set[int] | None = None
-    ) -> None:
-        told = notified if notified is not None else set()
+    async def _process_batch(self, entries: list[MemoryEntry], told: set[int]) -> None:
+        """Each entry in turn; ``told`` gets the position of each one told of."""
         for number, entry in enumerate(entries):
             try:
                 if number == 0:

@@ -33,159 +33,27 @@ import frontmatter as pyfm
 import yaml
 
 from shared.errors import InvalidFrontmatterError
-from shared.timestamps import format_timestamp
+from shared.yaml_dialect import (
+    MAX_INT_DIGITS,
+    NoteDumper,
+    PlainNoteDumper,
+    StrictLoader,
+    scalar_text,
+)
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 16
 CACHED_BLOCK_CHARS = 4096  # larger blocks are parsed every time (the cache stays small)
-MAX_INT_DIGITS = 100  # str() of a huge int raises ValueError (and costs quadratic time)
 MAX_ID_CHARS = 200
 MAX_TITLE_CHARS = 200  # a title derived from a heading or the file stem
 CANONICAL_KEYS = ("id", "title", "type", "tags", "aliases", "created", "updated")
 PROTECTED_KEYS = ("id", "created")
 LIST_KEYS = ("tags", "aliases")
 
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # CommonMark ATX h1: a closing run of '#' counts only when preceded by a space ("# C#").
 _HEADING_RE = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _INT_LIMIT = 10**MAX_INT_DIGITS
-
-
-class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader that refuses duplicate and non-string keys."""
-
-
-def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
-    loader.flatten_mapping(node)
-    result: dict[str, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if not isinstance(key, str):
-            raise InvalidFrontmatterError(f"frontmatter key {key!r} is not a string")
-        if key in result:
-            raise InvalidFrontmatterError(f"frontmatter key {key!r} appears more than once")
-        result[key] = loader.construct_object(value_node, deep=True)
-    return result
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-# Plain scalars are typed as YAML 1.2 (Obsidian's reading) types them, and only when the
-# value writes back as the same text: PyYAML's YAML 1.1 made `no` False, `10:30` 630,
-# `010` 8 and `1.10` 1.1, and a normalized note was saved with those values. What 1.1
-# and 1.2 readers take differently (`yes`, `on`, `010`, `0x1F`, `1_000`) or what would
-# be written back otherwise (`+49`, `1.10`, `1e3`, `1e400`) stays the text written, and
-# is saved quoted (``_NoteDumper``). Plain scalars resolve to tags of this module's own,
-# so that an explicit ``!!int``/``!!float``/``!!bool`` keeps PyYAML's meaning.
-_RETYPED = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
-# YAML 1.1's `=` (a "value" no constructor builds: the block was unreadable) and `<<` (a
-# merge key, with aliases refused anyway) are plain text as YAML 1.2 reads them.
-_DROPPED = (*_RETYPED, "tag:yaml.org,2002:value", "tag:yaml.org,2002:merge")
-_PLAIN_BOOL = "tag:vault-memory,2026:plain-bool"
-_PLAIN_INT = "tag:vault-memory,2026:plain-int"
-_PLAIN_FLOAT = "tag:vault-memory,2026:plain-float"
-_BOOL_TEXT = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-_INT_TEXT = re.compile(r"^[-+]?[0-9]+$")
-_FLOAT_TEXT = re.compile(
-    r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"
-    r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
-)
-_NUMBER_STARTS = list("-+.0123456789")
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_StrictLoader.add_implicit_resolver(_PLAIN_BOOL, _BOOL_TEXT, list("tTfF"))
-_StrictLoader.add_implicit_resolver(_PLAIN_INT, _INT_TEXT, list("-+0123456789"))
-_StrictLoader.add_implicit_resolver(_PLAIN_FLOAT, _FLOAT_TEXT, _NUMBER_STARTS)
-
-
-def _construct_plain_bool(loader: Any, node: yaml.ScalarNode) -> bool:
-    return bool(loader.construct_scalar(node).lower() == "true")
-
-
-def _construct_plain_int(loader: Any, node: yaml.ScalarNode) -> int | str:
-    """A decimal integer written as Python writes it; else the text (``+49``, ``010``)."""
-    text: str = loader.construct_scalar(node)
-    if text.startswith("+") or (text.lstrip("-").startswith("0") and text not in ("0",)):
-        return text
-    if len(text) > MAX_INT_DIGITS + 1:
-        raise InvalidFrontmatterError(
-            f"frontmatter integers may have at most {MAX_INT_DIGITS} digits"
-        )
-    return int(text)
-
-
-def _construct_plain_float(loader: Any, node: yaml.ScalarNode) -> float | str:
-    """A float that writes back as written (``2.5``); else the text (``1.10``, ``1e3``,
-    ``1e400``). ``.inf`` and ``.nan`` are floats (refused by ``_check_plain``)."""
-    text: str = loader.construct_scalar(node)
-    value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
-    if not math.isfinite(value):
-        return value if "." in text and not any(c.isdigit() for c in text) else text
-    return value if _float_text(value) == text else text
-
-
-def _float_text(value: float) -> str:
-    """A finite float as PyYAML's dumper writes it."""
-    written = repr(value).lower()
-    return written.replace("e", ".0e", 1) if "." not in written and "e" in written else written
-
-
-_StrictLoader.add_constructor(_PLAIN_BOOL, _construct_plain_bool)
-_StrictLoader.add_constructor(_PLAIN_INT, _construct_plain_int)
-_StrictLoader.add_constructor(_PLAIN_FLOAT, _construct_plain_float)
-
-
-def scalar_text(value: Any) -> str:
-    """A frontmatter value as text, spelled as it is written in YAML (``true``, not
-    ``True``; ``1.0e+16``): a title, type or tag that YAML typed."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and math.isfinite(value):
-        return _float_text(value)
-    if isinstance(value, date):  # (a daily note's title: `title: 2024-05-01`)
-        return value.isoformat()
-    return str(value)
-
-
-class _NoteDumper(_BaseDumper):  # type: ignore[misc, valid-type]
-    """Block-style dumper: ISO 8601 datetimes with a ``T``, flat lists inline, no anchors."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-class _PlainNoteDumper(yaml.SafeDumper):
-    """``_NoteDumper`` in Python: libyaml writes every character past U+FFFF (emoji, CJK
-    Extension B, as in 𠮷野家) as a ``\\U`` escape, even with ``allow_unicode``; this
-    one writes them as they are (used when libyaml escaped one)."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def _represent_datetime(dumper: Any, value: datetime) -> yaml.ScalarNode:
-    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
-
-
-def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
-    flat = all(not isinstance(item, dict | list) for item in value)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
-
-
-for _dumper in (_NoteDumper, _PlainNoteDumper):
-    _dumper.add_representer(datetime, _represent_datetime)
-    _dumper.add_representer(list, _represent_list)
-    # A string a YAML 1.1 or 1.2 reader would take for a number or a boolean is quoted:
-    # the dumper quotes what its resolvers type; YAML 1.1's miss `09`, `1e3`, `0o17`.
-    _dumper.add_implicit_resolver("tag:yaml.org,2002:int", _INT_TEXT, list("-+0123456789"))
-    _dumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_TEXT, _NUMBER_STARTS)
-    _dumper.add_implicit_resolver(
-        "tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$"), ["0"]
-    )
 
 
 def new_note_id(now_ms: int | None = None) -> str:
@@ -247,10 +115,10 @@ def _parse_yaml_block(block: str) -> dict[str, Any]:
     try:
         # An anchor needs a '&' and an alias a '*': only then walk the events (costly).
         if "&" in block or "*" in block:
-            for event in yaml.parse(block, Loader=_BaseLoader):
+            for event in yaml.parse(block, Loader=StrictLoader):
                 if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                     raise InvalidFrontmatterError("YAML anchors and aliases are not allowed")
-        data = yaml.load(block, Loader=_StrictLoader)
+        data = yaml.load(block, Loader=StrictLoader)
     except InvalidFrontmatterError:
         raise
     except yaml.YAMLError as err:
@@ -275,7 +143,7 @@ def scalar_value(text: str) -> Any:
     """``text`` read as one frontmatter value is (``5`` a number, ``no`` the text);
     ``text`` itself when it is not plain YAML."""
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        return yaml.load(text, Loader=StrictLoader)
     except Exception:  # YAML errors, and what PyYAML's constructors raise on odd input
         return text
 
@@ -347,9 +215,9 @@ def _dump_block(meta: dict[str, Any]) -> str:
         "width": 1_000_000,
     }
     try:
-        dumped: str = yaml.dump(meta, Dumper=_NoteDumper, **options)
+        dumped: str = yaml.dump(meta, Dumper=NoteDumper, **options)
         if "\\U" in dumped:  # libyaml escaped a character past U+FFFF (or wrote "\\U")
-            plain = yaml.dump(meta, Dumper=_PlainNoteDumper, **options)
+            plain = yaml.dump(meta, Dumper=PlainNoteDumper, **options)
             # (taken when it reads back the same: PyYAML's writes U+0085 raw in single
             # quotes, which reading folds to a space)
             with contextlib.suppress(InvalidFrontmatterError):
@@ -497,7 +365,7 @@ def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     depth, key, at_key = 0, None, True  # depth 1: the top-level mapping's keys and values
     with contextlib.suppress(yaml.YAMLError):
-        for event in yaml.parse(block, Loader=_BaseLoader):
+        for event in yaml.parse(block, Loader=StrictLoader):
             if isinstance(event, yaml.CollectionStartEvent):
                 if depth == 1 and at_key:
                     key = None  # a collection as a key (refused anyway): its value follows

@@ -67,32 +67,31 @@ def check_title(what: str, title: object) -> None:
     """A note's title (its heading): one line of at most ``MAX_TITLE_CHARS``, UTF-8, no
     control character or bidi control, and something that shows (a heading of only
     invisible characters names nothing)."""
-    if not isinstance(title, str) or not title.strip():
-        raise ValueError(f"{what} must be a non-empty string")
-    breaks = [c for c in title if c in LINE_BREAKS]
-    if breaks:
-        raise ValueError(f"{what} must be one line, without a line break such as {breaks[0]!r}")
-    if len(title) > MAX_TITLE_CHARS:
-        raise ValueError(f"{what} must be one line of at most {MAX_TITLE_CHARS} chars")
-    check_utf8(what, title)
-    _check_shown_text(what, title)
+    text = _check_line(what, title, f"must be one line of at most {MAX_TITLE_CHARS} chars")
+    _check_shown_text(what, text)
 
 
 def check_tag(what: str, tag: object) -> None:
     """A tag: one line of at most ``MAX_TAG_CHARS``, UTF-8, no control character, and
     something that shows. (A tag is written on the ``- tags:`` line of an event: a line
     break in one wrote a section of its own, ``- entry:`` line and all.)"""
-    if not isinstance(tag, str) or not tag.strip():
+    text = _check_line(what, tag, f"must be at most {MAX_TAG_CHARS} chars", MAX_TAG_CHARS)
+    if "\t" in text:
+        raise ValueError(f"{what} holds the control character '\\t'")
+    _check_shown_text(what, text)
+
+
+def _check_line(what: str, text: object, too_long: str, limit: int = MAX_TITLE_CHARS) -> str:
+    """``text``, when a non-empty string of one line, at most ``limit`` characters, UTF-8."""
+    if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{what} must be a non-empty string")
-    breaks = [c for c in tag if c in LINE_BREAKS]
+    breaks = [c for c in text if c in LINE_BREAKS]
     if breaks:
         raise ValueError(f"{what} must be one line, without a line break such as {breaks[0]!r}")
-    if len(tag) > MAX_TAG_CHARS:
-        raise ValueError(f"{what} must be at most {MAX_TAG_CHARS} chars")
-    check_utf8(what, tag)
-    if "\t" in tag:
-        raise ValueError(f"{what} holds the control character '\\t'")
-    _check_shown_text(what, tag)
+    if len(text) > limit:
+        raise ValueError(f"{what} {too_long}")
+    check_utf8(what, text)
+    return text
 
 
 def _check_shown_text(what: str, text: str) -> None:

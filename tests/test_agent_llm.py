@@ -792,6 +792,26 @@ def test_a_merge_cut_short_by_a_restart_is_undone_then_merged_once(
         servers[-1].stop()
 
 
+def think_after_writing(stub: LLMStub) -> threading.Event:
+    """Script ``stub`` to read items/go.md, write it with a line added, then hold its
+    next answer until the event returned is set (the model "thinks" after its write)."""
+    hold = threading.Event()
+    hold.set()
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/go.md")
+        if turn == 1:
+            hold.clear()
+            merged = read_content(request).rstrip("\n") + "\n- rewritten\n"
+            return tool_call("write", path="items/go.md", content=merged)
+        return final(["items/go.md"], "rewritten")
+
+    stub.run(script)
+    stub.hold = hold
+    return hold
+
+
 def test_cancel_takes_back_the_entry_being_merged_and_drops_the_queue(
     server: RunningIndexer, stub: LLMStub, lang: str
 ) -> None:
@@ -801,20 +821,7 @@ def test_cancel_takes_back_the_entry_being_merged_and_drops_the_queue(
     seed(server, lang)
     note = vault_dir(server, lang) / "items/go.md"
     before = note.read_text()
-    hold = threading.Event()
-    hold.set()
-
-    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
-        if turn == 0:
-            return tool_call("read", path="items/go.md")
-        if turn == 1:
-            hold.clear()  # the next turn waits: the model "thinks" after its write
-            merged = read_content(request).rstrip("\n") + "\n- rewritten\n"
-            return tool_call("write", path="items/go.md", content=merged)
-        return final(["items/go.md"], "rewritten")
-
-    stub.run(script)
-    stub.hold = hold
+    hold = think_after_writing(stub)
     llm = LLMSettings(model="stub-model", base_url=stub.base_url, max_tokens=20000)
     sink = CollectingNoticeSink()
     writer = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC, llm=llm), sink)
@@ -846,20 +853,7 @@ def test_cancel_tells_every_entry_and_action_and_a_second_cancel_waits(
     seed(server, lang)
     note = vault_dir(server, lang) / "items/go.md"
     before = note.read_text()
-    hold = threading.Event()
-    hold.set()
-
-    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
-        if turn == 0:
-            return tool_call("read", path="items/go.md")
-        if turn == 1:
-            hold.clear()
-            merged = read_content(request).rstrip("\n") + "\n- rewritten\n"
-            return tool_call("write", path="items/go.md", content=merged)
-        return final(["items/go.md"], "rewritten")
-
-    stub.run(script)
-    stub.hold = hold
+    hold = think_after_writing(stub)
     llm = LLMSettings(model="stub-model", base_url=stub.base_url, max_tokens=20000)
 
     class SlowSink(CollectingNoticeSink):  # (a host's sink takes its time)

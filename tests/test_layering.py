@@ -195,6 +195,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "results",
         "transport_logs",
         "terminal",
+        "interrupts",
         "reasons",
     },
     {"connection"},

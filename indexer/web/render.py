@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import format_timestamp, parse_frontmatter, split_frontmatter
+from shared.frontmatter import parse_frontmatter, split_frontmatter
+from shared.timestamps import format_timestamp
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

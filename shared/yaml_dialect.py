@@ -1,0 +1,160 @@
+"""The YAML of frontmatter: how a block's values are typed when read, and written.
+
+Plain scalars are typed as YAML 1.2 (Obsidian's reading) types them, and only when the
+value writes back as the same text; keys are strings, each once. Values are written
+block-style, ISO 8601 datetimes with a ``T``, flat lists inline, and a string any YAML
+reader would type otherwise quoted. Kept apart from ``shared.frontmatter``, whose rules
+of a note's block (protected keys, normalization, salvage) use it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, datetime
+from typing import Any
+
+import yaml
+
+from shared.errors import InvalidFrontmatterError
+from shared.timestamps import format_timestamp
+
+MAX_INT_DIGITS = 100  # str() of a huge int raises ValueError (and costs quadratic time)
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loader that refuses duplicate and non-string keys."""
+
+
+def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+    loader.flatten_mapping(node)
+    result: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise InvalidFrontmatterError(f"frontmatter key {key!r} is not a string")
+        if key in result:
+            raise InvalidFrontmatterError(f"frontmatter key {key!r} appears more than once")
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+# Plain scalars are typed as YAML 1.2 (Obsidian's reading) types them, and only when the
+# value writes back as the same text: PyYAML's YAML 1.1 made `no` False, `10:30` 630,
+# `010` 8 and `1.10` 1.1, and a normalized note was saved with those values. What 1.1
+# and 1.2 readers take differently (`yes`, `on`, `010`, `0x1F`, `1_000`) or what would
+# be written back otherwise (`+49`, `1.10`, `1e3`, `1e400`) stays the text written, and
+# is saved quoted (``NoteDumper``). Plain scalars resolve to tags of this module's own,
+# so that an explicit ``!!int``/``!!float``/``!!bool`` keeps PyYAML's meaning.
+_RETYPED = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+# YAML 1.1's `=` (a "value" no constructor builds: the block was unreadable) and `<<` (a
+# merge key, with aliases refused anyway) are plain text as YAML 1.2 reads them.
+_DROPPED = (*_RETYPED, "tag:yaml.org,2002:value", "tag:yaml.org,2002:merge")
+_PLAIN_BOOL = "tag:vault-memory,2026:plain-bool"
+_PLAIN_INT = "tag:vault-memory,2026:plain-int"
+_PLAIN_FLOAT = "tag:vault-memory,2026:plain-float"
+_BOOL_TEXT = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INT_TEXT = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT_TEXT = re.compile(
+    r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"
+    r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
+)
+_NUMBER_STARTS = list("-+.0123456789")
+StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+StrictLoader.add_implicit_resolver(_PLAIN_BOOL, _BOOL_TEXT, list("tTfF"))
+StrictLoader.add_implicit_resolver(_PLAIN_INT, _INT_TEXT, list("-+0123456789"))
+StrictLoader.add_implicit_resolver(_PLAIN_FLOAT, _FLOAT_TEXT, _NUMBER_STARTS)
+
+
+def _construct_plain_bool(loader: Any, node: yaml.ScalarNode) -> bool:
+    return bool(loader.construct_scalar(node).lower() == "true")
+
+
+def _construct_plain_int(loader: Any, node: yaml.ScalarNode) -> int | str:
+    """A decimal integer written as Python writes it; else the text (``+49``, ``010``)."""
+    text: str = loader.construct_scalar(node)
+    if text.startswith("+") or (text.lstrip("-").startswith("0") and text not in ("0",)):
+        return text
+    if len(text) > MAX_INT_DIGITS + 1:
+        raise InvalidFrontmatterError(
+            f"frontmatter integers may have at most {MAX_INT_DIGITS} digits"
+        )
+    return int(text)
+
+
+def _construct_plain_float(loader: Any, node: yaml.ScalarNode) -> float | str:
+    """A float that writes back as written (``2.5``); else the text (``1.10``, ``1e3``,
+    ``1e400``). ``.inf`` and ``.nan`` are floats (refused by ``_check_plain``)."""
+    text: str = loader.construct_scalar(node)
+    value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    if not math.isfinite(value):
+        return value if "." in text and not any(c.isdigit() for c in text) else text
+    return value if _float_text(value) == text else text
+
+
+def _float_text(value: float) -> str:
+    """A finite float as PyYAML's dumper writes it."""
+    written = repr(value).lower()
+    return written.replace("e", ".0e", 1) if "." not in written and "e" in written else written
+
+
+StrictLoader.add_constructor(_PLAIN_BOOL, _construct_plain_bool)
+StrictLoader.add_constructor(_PLAIN_INT, _construct_plain_int)
+StrictLoader.add_constructor(_PLAIN_FLOAT, _construct_plain_float)
+
+
+def scalar_text(value: Any) -> str:
+    """A frontmatter value as text, spelled as it is written in YAML (``true``, not
+    ``True``; ``1.0e+16``): a title, type or tag that YAML typed."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and math.isfinite(value):
+        return _float_text(value)
+    if isinstance(value, date):  # (a daily note's title: `title: 2024-05-01`)
+        return value.isoformat()
+    return str(value)
+
+
+class NoteDumper(_BaseDumper):  # type: ignore[misc, valid-type]
+    """Block-style dumper: ISO 8601 datetimes with a ``T``, flat lists inline, no anchors."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+class PlainNoteDumper(yaml.SafeDumper):
+    """``NoteDumper`` in Python: libyaml writes every character past U+FFFF (emoji, CJK
+    Extension B, as in 𠮷野家) as a ``\\U`` escape, even with ``allow_unicode``; this
+    one writes them as they are (used when libyaml escaped one)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_datetime(dumper: Any, value: datetime) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
+
+
+def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
+    flat = all(not isinstance(item, dict | list) for item in value)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
+
+
+for _dumper in (NoteDumper, PlainNoteDumper):
+    _dumper.add_representer(datetime, _represent_datetime)
+    _dumper.add_representer(list, _represent_list)
+    # A string a YAML 1.1 or 1.2 reader would take for a number or a boolean is quoted:
+    # the dumper quotes what its resolvers type; YAML 1.1's miss `09`, `1e3`, `0o17`.
+    _dumper.add_implicit_resolver("tag:yaml.org,2002:int", _INT_TEXT, list("-+0123456789"))
+    _dumper.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_TEXT, _NUMBER_STARTS)
+    _dumper.add_implicit_resolver(
+        "tag:yaml.org,2002:int", re.compile(r"^0o[0-7]+$|^0x[0-9a-fA-F]+$"), ["0"]
+    )
