@@ -42,7 +42,22 @@ def check_url_path(request: Request) -> None:
         ) from None
 
 
+def check_query_string(request: Request) -> None:
+    """Refuse a query string whose %-escapes do not decode as UTF-8: Starlette decodes
+    them to U+FFFD, so a search or a path in a query would be another than the one sent."""
+    raw: bytes = request.scope.get("query_string") or b""
+    if b"%" not in raw and raw.isascii():
+        return
+    try:
+        urllib.parse.unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgumentError(
+            "the query string is not valid UTF-8 once its %-escapes are decoded"
+        ) from None
+
+
 def query_str(request: Request, name: str, default: str | None = None) -> str | None:
+    check_query_string(request)
     values = request.query_params.getlist(name)
     if len(values) > 1:
         raise InvalidArgumentError(f"{name} is given more than once")

@@ -261,6 +261,10 @@ def test_numbers_sqlite_cannot_hold_and_bad_utf8_paths_are_refused(
         http.put("/ov/notes/%ed%a0%80.md", content=b"# a\n", headers=MD),
         http.get("/ov/notes/a%ff.md"),
         http.delete("/ov/notes/n%ff.md", headers=DELETE),
+        http.get("/ov/search?q=n%ff"),  # not a search for "n\ufffd"
+        http.get("/ov/search?q=n&tag=%c0%ae"),
+        http.get("/ov/notes?path=%ed%a0%80"),
+        http.get("/ov/summary?path=a%ff"),
     ]
     for response in cases:
         assert (response.status_code, error_of(response)) == (400, "invalid_argument"), (
