@@ -39,9 +39,10 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         )
     if not url.startswith(("http://", "https://")):
         raise IndexerOfflineError(f"{url_file} holds no http(s) URL: {url[:80]!r}")
-    if lock_held(Workspace(url_file.parent).lock_path) is False:
+    if lock_held(Workspace(url_file.parent).serving_lock_path) is False:
         # A URL file a crash left: whatever answers at its port now is no indexer of this
-        # workspace, and it would be sent the token before it could be told apart.
+        # workspace, and it would be sent the token before it could be told apart. (The
+        # serving lock, not the workspace's: ``indexer reindex`` holds that one too.)
         raise IndexerOfflineError(
             f"no indexer is running on {url_file.parent} ({url_file.name} is left from one"
             f" that stopped): start `indexer serve --workspace {url_file.parent}`"

@@ -59,7 +59,7 @@ from indexer.vault.vault import Vault
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, guarded_protocol
 from shared.errors import AlreadyRunningError, HistoryStoreError, IndexSchemaError, StartupError
-from shared.workspace import Workspace
+from shared.workspace import Workspace, lock_held
 
 log = logging.getLogger("indexer")
 
@@ -225,24 +225,53 @@ def _why_not(host: str, port: int) -> str:
 
 
 @contextlib.contextmanager
-def workspace_lock(workspace: Workspace) -> Iterator[None]:
-    """Hold ``W/.indexer/lock`` (flock) for the process's life; the kernel frees it on death."""
+def workspace_lock(workspace: Workspace, *, serving: bool = False) -> Iterator[None]:
+    """Hold ``W/.indexer/lock`` (flock) for the process's life; the kernel frees it on
+    death. ``serving`` (``indexer serve``): its serving lock too, which tells clients a
+    server answers at the URL file (a command such as ``reindex`` holds the other alone,
+    and a crashed server's URL file may name a port some other program took since)."""
     workspace.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(workspace.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         try:
             _take(fd)
         except BlockingIOError:
-            raise AlreadyRunningError(
-                f"another indexer is already serving the workspace {workspace.root} "
-                f"(it holds {workspace.lock_path}); stop it first or use another workspace"
-            ) from None
+            raise AlreadyRunningError(_held_by(workspace)) from None
         with contextlib.suppress(OSError):  # (the pid is for people: a full disk is told
             os.ftruncate(fd, 0)  # by what cannot be written next, in words)
             os.write(fd, f"{os.getpid()}\n".encode())
-        yield
+        if not serving:
+            yield
+            return
+        served = os.open(workspace.serving_lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            try:  # (only a client's probe can hold it for long: the other lock is ours)
+                _take(served)
+            except BlockingIOError:
+                raise AlreadyRunningError(f"{workspace.serving_lock_path} is held") from None
+            yield
+        finally:
+            os.close(served)
     finally:
         os.close(fd)
+
+
+def _held_by(workspace: Workspace) -> str:
+    """Who holds the workspace lock, in words: a server, or a command (its pid)."""
+    if lock_held(workspace.serving_lock_path):
+        return (
+            f"another indexer is already serving the workspace {workspace.root} "
+            f"(it holds {workspace.lock_path}); stop it first or use another workspace"
+        )
+    try:
+        pid = workspace.lock_path.read_text(encoding="ascii", errors="replace").strip()[:20]
+    except OSError:
+        pid = ""
+    who = f"an indexer command (pid {pid})" if pid.isdigit() else "an indexer command"
+    return (
+        f"{who} is working on the workspace {workspace.root} (it holds "
+        f"{workspace.lock_path}); try again when it has finished"
+    )
 
 
 LOCK_PATIENCE_SECONDS = 0.5
@@ -423,5 +452,5 @@ def run(settings: Settings) -> None:
     # A closed terminal (or ``kill -HUP``) stops the server as SIGTERM does, cleanly: by
     # default it killed the process without its clean-shutdown mark or URL file removal.
     signal.signal(signal.SIGHUP, lambda signum, frame: os.kill(os.getpid(), signal.SIGTERM))
-    with contextlib.suppress(KeyboardInterrupt), workspace_lock(settings.workspace):
+    with contextlib.suppress(KeyboardInterrupt), workspace_lock(settings.workspace, serving=True):
         asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))

@@ -71,7 +71,15 @@ class Workspace:
 
     @property
     def lock_path(self) -> Path:
+        """Held (flock) by whichever indexer process writes the index and history now:
+        ``indexer serve``, or a command such as ``indexer reindex`` run without one."""
         return self.state_dir / "lock"
+
+    @property
+    def serving_lock_path(self) -> Path:
+        """Held (flock) by ``indexer serve`` alone, while it serves: the workspace lock
+        held by a command beside a crashed server's URL file is no server to trust."""
+        return self.state_dir / "serving"
 
     @property
     def clean_mark(self) -> Path:
@@ -152,9 +160,9 @@ def read_token_file(path: Path) -> str | None:
 
 
 def lock_held(path: Path) -> bool | None:
-    """Whether a process (``indexer serve``) holds the workspace lock at ``path`` now;
-    None when that cannot be told (no lock file, or not readable by this user). Probed
-    with a shared lock, taken and let go at once (a server holds it exclusively)."""
+    """Whether a process holds the lock at ``path`` (the workspace's or its serving lock)
+    now; None when that cannot be told (no lock file, or not readable by this user).
+    Probed with a shared lock, taken and let go at once (the holder holds it exclusively)."""
     try:  # (non-blocking: a FIFO there held the open until some program wrote to it)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:

@@ -136,25 +136,32 @@ def test_discover_refuses_what_is_not_one_small_file_of_one_line(tmp_path: Path)
 
 def test_a_url_file_left_by_a_stopped_indexer_is_not_followed(tmp_path: Path) -> None:
     """After a crash the URL file names a port anything may take next; the client sent
-    it the token before it could tell it apart. No process holding the workspace lock:
-    no indexer, whatever answers there."""
+    it the token before it could tell it apart. No process holding the serving lock: no
+    indexer, whatever answers there; nor when a command (``indexer reindex``) holds the
+    workspace lock alone, as it does after a crash."""
     import fcntl
     import os
 
     url_file, token_file = tmp_path / "indexer.mcp.url", tmp_path / "indexer.mcp.token"
     url_file.write_text("http://127.0.0.1:9/mcp\n")
-    lock = tmp_path / ".indexer" / "lock"
-    lock.parent.mkdir()
-    lock.write_text("")
+    (tmp_path / ".indexer").mkdir()
+    serving, workspace_lock = tmp_path / ".indexer" / "serving", tmp_path / ".indexer" / "lock"
+    serving.write_text("")
+    workspace_lock.write_text("")
     with pytest.raises(IndexerOfflineError, match="left from one that stopped"):
         discover(url_file, token_file)
-    fd = os.open(lock, os.O_RDWR)
+    held = [os.open(workspace_lock, os.O_RDWR)]
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as `indexer serve` holds it
+        fcntl.flock(held[0], fcntl.LOCK_EX | fcntl.LOCK_NB)  # as `indexer reindex` holds it
+        with pytest.raises(IndexerOfflineError, match="left from one that stopped"):
+            discover(url_file, token_file)
+        held.append(os.open(serving, os.O_RDWR))
+        fcntl.flock(held[1], fcntl.LOCK_EX | fcntl.LOCK_NB)  # as `indexer serve` holds both
         assert discover(url_file, token_file).url == "http://127.0.0.1:9/mcp"
     finally:
-        os.close(fd)
-    lock.chmod(0)  # a lock this user cannot read (as root: readable anyway) tells nothing
+        for fd in held:
+            os.close(fd)
+    serving.chmod(0)  # a lock this user cannot read (as root: readable anyway) tells nothing
     if os.geteuid() != 0:
         assert discover(url_file, token_file).url == "http://127.0.0.1:9/mcp"
 

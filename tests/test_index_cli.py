@@ -162,19 +162,71 @@ def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
 
 
 def test_reindex_refused_while_a_server_holds_the_lock(tmp_path: Path) -> None:
+    from indexer.daemon import workspace_lock
+
     ws = make_workspace(tmp_path)
-    ws.state_dir.mkdir(parents=True, exist_ok=True)
-    with open(ws.lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with workspace_lock(ws, serving=True):  # as `indexer serve` holds it
         done = cli("reindex", "--workspace", str(ws.root))
     assert done.returncode == 3  # as `indexer --help` says: another indexer serves it
     assert "a server is running" in done.stderr
     assert cli("reindex", "--workspace", str(ws.root)).returncode == 0
-    with open(ws.lock_path, "w") as lock:  # search reads beside the "server"
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with workspace_lock(ws, serving=True):  # search reads beside the "server"
         found = cli("search", "--workspace", str(ws.root), "--lang", "en", "broken", "--json")
     assert found.returncode == 0, found.stderr
     assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["bad.md"]
+
+
+def test_a_command_holding_the_lock_is_told_apart_from_a_server(tmp_path: Path) -> None:
+    """Beside a command that holds the workspace lock (``reindex``), and a URL and token
+    file a crashed server left: ``search`` sent the token to whatever took the old port
+    (it took the lock for a server's), ``summarize`` wrote summaries as if a server would
+    record them, and a second ``reindex`` or ``serve`` said a server was running."""
+    import socket
+    import threading
+
+    from indexer.daemon import workspace_lock
+
+    ws = make_workspace(tmp_path)
+    assert cli("reindex", "--workspace", str(ws.root)).returncode == 0
+    stranger = socket.socket()
+    stranger.bind(("127.0.0.1", 0))
+    stranger.listen(4)
+    stranger.settimeout(0.2)
+    heard: list[bytes] = []
+
+    def listen() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = stranger.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                heard.append(conn.recv(65536))
+                conn.sendall(b"HTTP/1.1 500 x\r\nContent-Length: 0\r\n\r\n")
+
+    stop = threading.Event()
+    listener = threading.Thread(target=listen)
+    listener.start()
+    port = stranger.getsockname()[1]
+    (ws.root / "indexer.mcp.url").write_text(f"http://127.0.0.1:{port}/mcp\n")
+    (ws.root / "indexer.mcp.token").write_text("s3cret-token-0123456789\n")
+    with workspace_lock(ws, serving=True):  # the crashed server's serving lock file stays
+        pass
+    try:
+        with workspace_lock(ws):  # `indexer reindex`, say
+            found = cli("search", "--workspace", str(ws.root), "--lang", "en", "broken")
+            again = cli("reindex", "--workspace", str(ws.root))
+            summarized = cli("summarize", "--workspace", str(ws.root))
+    finally:
+        stop.set()
+        listener.join()
+        stranger.close()
+    assert found.returncode == 0 and "bad.md" in found.stdout, found.stderr
+    assert heard == []
+    for refused in (again, summarized):
+        assert refused.returncode == 3, refused.stderr
+        assert "an indexer command (pid" in refused.stderr and "serving" not in refused.stderr
+    assert not list(ws.root.rglob(".overview.md"))
 
 
 def test_workspace_is_required(tmp_path: Path) -> None:
@@ -217,7 +269,7 @@ def test_commands_that_write_without_a_server_hold_the_workspace_lock(
     with pytest.raises(AlreadyRunningError), workspace_lock(ws):  # a server starting now
         pass
     held.close()
-    with workspace_lock(ws):  # a server serving: the commands take the read-only way
+    with workspace_lock(ws, serving=True):  # a server: the commands take the read-only way
         assert lock_unless_served(ws) is None
     (tmp_path / "memory/languages/en/vault").mkdir(parents=True)
     (tmp_path / "memory/languages/en/vault/a.md").write_text("# a\n\nzebra\n")
@@ -260,10 +312,10 @@ def test_a_server_starting_while_a_client_looks_at_the_lock_takes_it(tmp_path: P
 
     ws = Workspace(tmp_path)
     ws.state_dir.mkdir(parents=True)
-    ws.lock_path.write_text("")
-    fd = os.open(ws.lock_path, os.O_RDONLY)
+    ws.serving_lock_path.write_text("")
+    fd = os.open(ws.serving_lock_path, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_SH)  # a probe, let go 0.1 s later
     threading.Timer(0.1, os.close, (fd,)).start()
     began = time.monotonic()
-    with workspace_lock(ws):
+    with workspace_lock(ws, serving=True):
         assert 0.05 < time.monotonic() - began < 1.0

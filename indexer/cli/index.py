@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import os
 import sys
@@ -24,7 +23,7 @@ from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from shared.errors import AlreadyRunningError
-from shared.workspace import Workspace, read_url_file
+from shared.workspace import Workspace, lock_held, read_url_file
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -64,33 +63,32 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def server_holds_lock(workspace: Workspace) -> bool:
-    """True when a process (``indexer serve``) holds the workspace lock right now."""
-    try:
-        fd = os.open(workspace.lock_path, os.O_RDONLY)  # flock needs no write access
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # closing releases a lock we took
-    return False
+    """True when ``indexer serve`` serves the workspace right now (its serving lock: a
+    command such as ``reindex`` holds the workspace lock too, beside a URL file a crashed
+    server left, and the port it names may be some other program's by now)."""
+    return lock_held(workspace.serving_lock_path) is True
 
 
 def lock_unless_served(workspace: Workspace) -> contextlib.ExitStack | None:
     """The workspace lock, held until the stack returned is closed, for a command that
     writes the index or history itself; None when a server holds it. Looked at and taken
     in one step: a server that started between a look and the command's writes made two
-    processes writing one index and one history."""
+    processes writing one index and one history. ``AlreadyRunningError`` when another
+    command holds it (looked at twice: a server takes its serving lock just after)."""
     from indexer.daemon import workspace_lock
 
-    stack = contextlib.ExitStack()
-    try:
-        stack.enter_context(workspace_lock(workspace))
-    except AlreadyRunningError:
-        return None
-    return stack
+    for attempt in range(2):
+        stack = contextlib.ExitStack()
+        try:
+            stack.enter_context(workspace_lock(workspace))
+        except AlreadyRunningError:
+            if server_holds_lock(workspace):
+                return None
+            if attempt == 1:
+                raise
+            continue
+        return stack
+    raise AssertionError("unreachable")
 
 
 # -- reindex -------------------------------------------------------------------------------
@@ -223,7 +221,8 @@ def search_index_file(
     held = None
     try:
         if not serving and os.access(workspace.root, os.W_OK):
-            held = lock_unless_served(workspace)  # None: a server started since
+            with contextlib.suppress(AlreadyRunningError):  # another command writes it
+                held = lock_unless_served(workspace)  # None: a server started since
         if held is None:
             index.open(readonly=True)
             return index.search(lang, query, **options)
