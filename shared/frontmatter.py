@@ -38,6 +38,7 @@ from shared.yaml_dialect import (
     NoteDumper,
     PlainNoteDumper,
     StrictLoader,
+    parse_events,
     scalar_text,
 )
 
@@ -115,7 +116,7 @@ def _parse_yaml_block(block: str) -> dict[str, Any]:
     try:
         # An anchor needs a '&' and an alias a '*': only then walk the events (costly).
         if "&" in block or "*" in block:
-            for event in yaml.parse(block, Loader=StrictLoader):
+            for event in parse_events(block):
                 if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                     raise InvalidFrontmatterError("YAML anchors and aliases are not allowed")
         data = yaml.load(block, Loader=StrictLoader)
@@ -218,8 +219,7 @@ def _dump_block(meta: dict[str, Any]) -> str:
         dumped: str = yaml.dump(meta, Dumper=NoteDumper, **options)
         if "\\U" in dumped:  # libyaml escaped a character past U+FFFF (or wrote "\\U")
             plain = yaml.dump(meta, Dumper=PlainNoteDumper, **options)
-            # (taken when it reads back the same: PyYAML's writes U+0085 raw in single
-            # quotes, which reading folds to a space)
+            # (taken when it reads back the same)
             with contextlib.suppress(InvalidFrontmatterError):
                 if _same(parse_yaml_block(plain), meta):
                     dumped = plain
@@ -346,7 +346,7 @@ def _salvaged(existing: str) -> dict[str, Any]:
     except InvalidFrontmatterError:  # never closed, or too large: nothing read from it
         return {}
     found = _top_level_values(block or "", ("id", "created"))
-    for line in (block or "").splitlines():
+    for line in (block or "").split("\n"):  # (not splitlines: U+2028 ends no YAML line)
         matched = _SALVAGED_KEY.match(line)
         if matched is None or matched["key"] in found:
             continue
@@ -365,7 +365,7 @@ def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     depth, key, at_key = 0, None, True  # depth 1: the top-level mapping's keys and values
     with contextlib.suppress(yaml.YAMLError):
-        for event in yaml.parse(block, Loader=StrictLoader):
+        for event in parse_events(block):
             if isinstance(event, yaml.CollectionStartEvent):
                 if depth == 1 and at_key:
                     key = None  # a collection as a key (refused anyway): its value follows

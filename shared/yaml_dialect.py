@@ -1,16 +1,19 @@
 """The YAML of frontmatter: how a block's values are typed when read, and written.
 
 Plain scalars are typed as YAML 1.2 (Obsidian's reading) types them, and only when the
-value writes back as the same text; keys are strings, each once. Values are written
-block-style, ISO 8601 datetimes with a ``T``, flat lists inline, and a string any YAML
-reader would type otherwise quoted. Kept apart from ``shared.frontmatter``, whose rules
-of a note's block (protected keys, normalization, salvage) use it.
+value writes back as the same text; keys are strings, each once; U+0085, U+2028 and
+U+2029 are ordinary characters, as in YAML 1.2. Values are written block-style, ISO 8601
+datetimes with a ``T``, flat lists inline, a string any YAML reader would type otherwise
+quoted, and one holding U+0085, U+2028 or U+2029 double-quoted with them escaped. Kept
+apart from ``shared.frontmatter``, whose rules of a note's block (protected keys,
+normalization, salvage) use it.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
 
@@ -25,8 +28,48 @@ _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+# U+0085, U+2028 and U+2029 are line breaks to YAML 1.1 (PyYAML, libyaml) and ordinary
+# characters to YAML 1.2 (Obsidian): read, 'a\x85b' became 'a b' and a break could end a
+# comment or a key's line; written raw in single quotes, a 1.2 reader took the indentation
+# after one for part of the value. They are read as 1.2 reads them (through stand-ins no
+# text can hold) and written only as the escapes \N, \L, \P of a double-quoted value.
+YAML11_BREAKS = "\x85\u2028\u2029"
+_STAND_INS_FROM = 0xF0000  # Supplementary Private Use Area-A
+_LONG_ESCAPE = re.compile(r"\\U([0-9A-Fa-f]{8})")
+
+
+def _stand_ins(text: str) -> str:
+    """Three characters neither in ``text`` nor written in it as a ``\\U`` escape."""
+    taken = set(text) | {chr(int(code, 16)) for code in _LONG_ESCAPE.findall(text)}
+    free = (chr(point) for point in range(_STAND_INS_FROM, 0x110000) if chr(point) not in taken)
+    found = "".join(next(free, "") for _ in YAML11_BREAKS)
+    if len(found) < len(YAML11_BREAKS):  # (only a text of more than 512 KiB can)
+        raise InvalidFrontmatterError("the frontmatter holds too many private-use characters")
+    return found
+
+
 class StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader that refuses duplicate and non-string keys."""
+    """Safe loader that refuses duplicate and non-string keys, and reads U+0085, U+2028
+    and U+2029 as YAML 1.2 does: each is given to the parser as a stand-in character
+    that no text holds, and every scalar (keys too) is given back with the original."""
+
+    def __init__(self, stream: str) -> None:
+        self.hidden: dict[int, str] = {}
+        if any(ch in stream for ch in YAML11_BREAKS):
+            stand_ins = _stand_ins(stream)
+            stream = stream.translate(str.maketrans(YAML11_BREAKS, stand_ins))
+            self.hidden = {
+                ord(stand_in): ch for stand_in, ch in zip(stand_ins, YAML11_BREAKS, strict=True)
+            }
+        super().__init__(stream)
+
+    def restored(self, text: str) -> str:
+        """``text`` as written (a scalar read with stand-ins)."""
+        return text.translate(self.hidden) if self.hidden else text
+
+    def construct_scalar(self, node: yaml.Node) -> Any:
+        value = super().construct_scalar(node)
+        return self.restored(value) if isinstance(value, str) else value
 
 
 def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
@@ -106,6 +149,19 @@ def _float_text(value: float) -> str:
     return written.replace("e", ".0e", 1) if "." not in written and "e" in written else written
 
 
+def parse_events(text: str) -> Iterator[yaml.Event]:
+    """``yaml.parse`` with ``StrictLoader``, each scalar's value as written."""
+    loader = StrictLoader(text)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.ScalarEvent):
+                event.value = loader.restored(event.value)
+            yield event
+    finally:
+        loader.dispose()
+
+
 StrictLoader.add_constructor(_PLAIN_BOOL, _construct_plain_bool)
 StrictLoader.add_constructor(_PLAIN_INT, _construct_plain_int)
 StrictLoader.add_constructor(_PLAIN_FLOAT, _construct_plain_float)
@@ -143,6 +199,12 @@ def _represent_datetime(dumper: Any, value: datetime) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:timestamp", format_timestamp(value))
 
 
+def _represent_str(dumper: Any, value: str) -> yaml.ScalarNode:
+    """Double-quoted when it holds a YAML 1.1 line break (written ``\\N``, ``\\L``, ``\\P``)."""
+    style = '"' if any(ch in value for ch in YAML11_BREAKS) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
 def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
     flat = all(not isinstance(item, dict | list) for item in value)
     return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flat)
@@ -151,6 +213,7 @@ def _represent_list(dumper: Any, value: list[Any]) -> yaml.SequenceNode:
 for _dumper in (NoteDumper, PlainNoteDumper):
     _dumper.add_representer(datetime, _represent_datetime)
     _dumper.add_representer(list, _represent_list)
+    _dumper.add_representer(str, _represent_str)
     # A string a YAML 1.1 or 1.2 reader would take for a number or a boolean is quoted:
     # the dumper quotes what its resolvers type; YAML 1.1's miss `09`, `1e3`, `0o17`.
     _dumper.add_implicit_resolver("tag:yaml.org,2002:int", _INT_TEXT, list("-+0123456789"))

@@ -391,8 +391,7 @@ def test_characters_past_the_bmp_are_written_as_they_are() -> None:
     meta, _ = parse_frontmatter(out)
     assert meta["note"] == "a\\U0001F389"  # a backslash and a U written as text stay so
     assert_stable(out)
-    # PyYAML's own dumper writes U+0085 raw in single quotes (read back as a space): then
-    # libyaml's escapes are kept
+    # a value holding U+0085 is written double-quoted, with it escaped (\N), by both dumpers
     out = norm('---\ntitle: "a\\Nb"\ntags: [😀]\n---\nb\n')
     assert parse_frontmatter(out)[0]["title"] == "a\x85b"
     from agent_client.notes import render_note, split_note
@@ -400,6 +399,74 @@ def test_characters_past_the_bmp_are_written_as_they_are() -> None:
     assert split_note(render_note({"title": "a\x85b", "tags": ["😀"]}, "b"))[0]["title"] == (
         "a\x85b"
     )
+
+
+def server_note(lines: str, note_id: str = "K1") -> str:
+    """A note as the server writes it at ``NOW``, with ``lines`` among its other keys."""
+    return (
+        f"---\nid: {note_id}\ntitle: T\ncreated: 2026-01-02T03:04:05Z\n"
+        f"updated: 2026-11-29T20:00:00Z\nbefore: [a, b]\n{lines}after: x\n---\nbody\n"
+    )
+
+
+YAML_1_1_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+@pytest.mark.parametrize(
+    ("written", "value", "rewritten"),
+    [
+        ('"line\\u2028sep"', "line\u2028sep", '"line\\Lsep"'),
+        ('["x\\u2029y", z]', ["x\u2029y", "z"], '["x\\Py", z]'),
+        ("'a\x85b'", "a\x85b", '"a\\Nb"'),  # raw in quotes: YAML 1.1 read a line break
+        ("a\u2028  b", "a\u2028  b", '"a\\L  b"'),  # raw and plain
+        ("\u2029", "\u2029", '"\\P"'),
+    ],
+)
+def test_yaml_1_1_line_breaks_are_ordinary_characters_and_written_escaped(
+    written: str, value: object, rewritten: str
+) -> None:
+    """U+0085, U+2028 and U+2029 are line breaks to YAML 1.1 (PyYAML) only: a raw NEL
+    in quotes was read as a space, and U+2028 was written raw in single quotes with the
+    line's indentation after it, which a YAML 1.2 reader (Obsidian) reads as spaces."""
+    text = server_note(f"key: {written}\n")
+    assert parse_frontmatter(text)[0]["key"] == value
+    out = norm(text, existing=text)
+    assert out == server_note(f"key: {rewritten}\n")  # nothing else in the block changed
+    block = out.split("---\n")[1]
+    assert not any(ch in block for ch in YAML_1_1_BREAKS)
+    import yaml
+
+    assert yaml.safe_load(block)["key"] == value  # what a YAML 1.1 reader reads too
+    assert_stable(out)
+
+
+def test_a_yaml_1_1_line_break_ends_no_comment_and_no_key() -> None:
+    """Read as YAML 1.2 reads them (through stand-ins no text holds, not even as an
+    escape): a comment goes on past one, and a key may hold one."""
+    text = (
+        "---\ntitle: T\n# note\u2028x: 1\nk\u2028ey: v\nraw: '\U000f0000\u2028'\n"
+        'esc: "\\U000F0001\\U000F0002\u2029"\n---\nb\n'
+    )
+    expected = {
+        "title": "T",
+        "k\u2028ey": "v",
+        "raw": "\U000f0000\u2028",
+        "esc": "\U000f0001\U000f0002\u2029",
+    }
+    assert parse_frontmatter(text)[0] == expected
+    out = norm(text, existing=text)
+    meta = parse_frontmatter(out)[0]
+    assert {key: meta[key] for key in expected} == expected and "x" not in meta
+    assert not any(ch in out.split("---\n")[1] for ch in YAML_1_1_BREAKS)
+    assert_stable(out)
+
+
+def test_a_broken_block_salvages_no_id_from_the_middle_of_a_line() -> None:
+    """The salvage split the block with ``str.splitlines``, which ends a line at U+2028:
+    a value holding ``\u2028id: EVIL`` gave the note that id."""
+    broken = "---\nx: [\nnote: a\u2028id: EVIL\u2029created: 1999-01-01\n---\nb\n"
+    meta = parse_frontmatter(norm("# n\n", existing=broken))[0]
+    assert meta["id"] != "EVIL" and len(meta["id"]) == 26 and meta["created"] == NOW
 
 
 def yaml_text(written: str) -> str:
