@@ -315,7 +315,8 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
     over-long, control characters): protection is about a note never changing identity,
     the value on disk was accepted once or typed by a person, and refusing it would make
     the note unwritable since no writer may change it. Only a blank one (spaces) counts
-    as missing, as ``""`` does, so the note gets a real id.
+    as missing, as ``""`` does, so the note gets a real id. One YAML typed (``2.5``,
+    ``20240501.1``, ``True``, ``2024-05-01``) is its text as written.
     """
     if existing is None:
         return {}
@@ -323,11 +324,13 @@ def _protected_values(existing: str | None) -> dict[str, Any]:
         meta, _ = parse_frontmatter(existing)
     except InvalidFrontmatterError:
         meta = _salvaged(existing)
+    else:
+        if not isinstance(meta.get("id"), str | None):  # (a number, a boolean, a date)
+            meta["id"] = _written_id(existing)
     kept: dict[str, Any] = {}
     old_id = meta.get("id")
-    valid = isinstance(old_id, str | int | date) and not isinstance(old_id, bool)
-    if valid and scalar_text(old_id).strip():
-        kept["id"] = scalar_text(old_id)
+    if isinstance(old_id, str) and old_id.strip():
+        kept["id"] = old_id
     if meta.get("created") not in (None, ""):
         with contextlib.suppress(InvalidFrontmatterError):
             kept["created"] = _timestamp("created", meta["created"])
@@ -354,14 +357,23 @@ def _salvaged(existing: str) -> dict[str, Any]:
         if key == "id" and not _PLAIN_ID.fullmatch(value):
             continue
         with contextlib.suppress(InvalidFrontmatterError):
-            found.update(parse_yaml_block(f"{key}: {value}"))
+            read = parse_yaml_block(f"{key}: {value}")[key]
+            found[key] = value if key == "id" and read is not None else read
     return found
+
+
+def _written_id(existing: str) -> str | None:
+    """The top-level ``id`` of a block that parses, as written (None when it is no
+    scalar, or null)."""
+    block, _ = split_frontmatter(_clean_text(existing))
+    written = _top_level_values(block or "", ("id",)).get("id")
+    return written if isinstance(written, str) else None
 
 
 def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
     """The first scalar value of each of ``keys`` in the block's top-level mapping, read
     from YAML's events up to where they fail (no value is built but these; one with an
-    explicit tag is its text)."""
+    explicit tag is its text, and so is an ``id`` that is not null)."""
     found: dict[str, Any] = {}
     depth, key, at_key = 0, None, True  # depth 1: the top-level mapping's keys and values
     with contextlib.suppress(yaml.YAMLError):
@@ -379,7 +391,8 @@ def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
                     key = event.value
                 elif isinstance(event, yaml.ScalarEvent) and key in keys and key not in found:
                     plain = not event.style and event.tag is None  # (C parser: style "")
-                    found[key] = scalar_value(event.value) if plain else event.value
+                    value = scalar_value(event.value) if plain else event.value
+                    found[key] = event.value if key == "id" and value is not None else value
                 at_key = not at_key
     return found
 

@@ -218,7 +218,7 @@ def test_a_typo_in_a_block_on_disk_does_not_change_the_notes_identity() -> None:
     # a block never closed (a rule line at the top) or too large: replaced, not refused
     for unread in ("---\nA note that starts with a rule.\n", "---\nn: " + "y" * 70_000 + "\n---\n"):
         assert parse_frontmatter(norm("# n\n", existing=unread))[0]["title"] == "n"
-    for odd in ("id: [a\n", "id:\n", "id: 'x\n", "id: true\n", "created: nope\n", "ids: q\n"):
+    for odd in ("id: [a\n", "id:\n", "id: 'x\n", "created: nope\n", "ids: q\n"):
         meta = parse_frontmatter(norm("# n\n", existing=f"---\nx: [\n{odd}---\n"))[0]
         assert meta["id"] not in ("x", "q", "True") and meta["created"] == NOW, odd
 
@@ -467,6 +467,27 @@ def test_a_broken_block_salvages_no_id_from_the_middle_of_a_line() -> None:
     broken = "---\nx: [\nnote: a\u2028id: EVIL\u2029created: 1999-01-01\n---\nb\n"
     meta = parse_frontmatter(norm("# n\n", existing=broken))[0]
     assert meta["id"] != "EVIL" and len(meta["id"]) == 26 and meta["created"] == NOW
+
+
+@pytest.mark.parametrize(
+    "written", ["2.5", "20240501.1", "true", "True", "7", "1.0e+16", "2024-1-5 9:30:00"]
+)
+def test_an_id_yaml_types_is_kept_as_written_and_protected(written: str) -> None:
+    """A note put in the vault with ``id: 2.5`` (a Folgezettel id) or ``id: true`` was
+    refused when written back unchanged ("id must be a string"), and a write without
+    the id gave it a new one."""
+    text = server_note("", note_id=written)
+    out = norm(text, existing=text)
+    assert out == server_note("", note_id=f"'{written}'")  # its text, quoted: nothing else
+    assert parse_frontmatter(out)[0]["id"] == written
+    assert_stable(out)
+    without = norm("---\ntitle: T\n---\nnew\n", existing=text)
+    assert parse_frontmatter(without)[0]["id"] == written
+    broken = f"---\nid: {written}\ntitle: a\ntitle: b\n---\n"  # (read line by line)
+    assert parse_frontmatter(norm("# n\n", existing=broken))[0]["id"] == written
+    if " " not in written and "+" not in written:  # (a line alone: one plain token)
+        one_line = f"---\nx: [\nid: {written}\n---\n"
+        assert parse_frontmatter(norm("# n\n", existing=one_line))[0]["id"] == written
 
 
 def yaml_text(written: str) -> str:
