@@ -2,11 +2,12 @@
 
 Plain scalars are typed as YAML 1.2 (Obsidian's reading) types them, and only when the
 value writes back as the same text; keys are strings, each once; U+0085, U+2028 and
-U+2029 are ordinary characters, as in YAML 1.2. Values are written block-style, ISO 8601
-datetimes with a ``T``, flat lists inline, a string any YAML reader would type otherwise
-quoted, and one holding U+0085, U+2028 or U+2029 double-quoted with them escaped. Kept
-apart from ``shared.frontmatter``, whose rules of a note's block (protected keys,
-normalization, salvage) use it.
+U+2029 are ordinary characters, as in YAML 1.2; a date-time with digits past the
+microseconds Python's datetime holds is its text. Values are written block-style, ISO
+8601 datetimes with a ``T``, flat lists inline, a string any YAML reader would type
+otherwise quoted, and one holding U+0085, U+2028 or U+2029 double-quoted with them
+escaped. Kept apart from ``shared.frontmatter``, whose rules of a note's block
+(protected keys, normalization, salvage) use it.
 """
 
 from __future__ import annotations
@@ -149,6 +150,19 @@ def _float_text(value: float) -> str:
     return written.replace("e", ".0e", 1) if "." not in written and "e" in written else written
 
 
+def _construct_timestamp(loader: Any, node: yaml.ScalarNode) -> date | str:
+    """A date or datetime; the text when its fraction of a second has digits past the
+    microseconds that Python's datetime holds (``10:30:00.123456789Z``), which PyYAML
+    cut off."""
+    match = loader.timestamp_regexp.match(node.value)
+    fraction = match["fraction"] if match else None
+    if fraction and fraction[6:].strip("0"):
+        text: str = loader.construct_scalar(node)
+        return text
+    moment: date = yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    return moment
+
+
 def parse_events(text: str) -> Iterator[yaml.Event]:
     """``yaml.parse`` with ``StrictLoader``, each scalar's value as written."""
     loader = StrictLoader(text)
@@ -162,6 +176,7 @@ def parse_events(text: str) -> Iterator[yaml.Event]:
         loader.dispose()
 
 
+StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 StrictLoader.add_constructor(_PLAIN_BOOL, _construct_plain_bool)
 StrictLoader.add_constructor(_PLAIN_INT, _construct_plain_int)
 StrictLoader.add_constructor(_PLAIN_FLOAT, _construct_plain_float)

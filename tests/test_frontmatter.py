@@ -490,6 +490,30 @@ def test_an_id_yaml_types_is_kept_as_written_and_protected(written: str) -> None
         assert parse_frontmatter(norm("# n\n", existing=one_line))[0]["id"] == written
 
 
+def test_a_date_time_past_microseconds_is_kept_as_written() -> None:
+    """PyYAML cut a fraction of a second to microseconds: ``.123456789Z`` was saved as
+    ``.123456Z`` on any write."""
+    nanos = "2024-05-01T10:30:00.123456789Z"
+    lines = (
+        f"measured: {nanos}\nlist: [2024-05-01 10:30:00.1234567 +2]\n"
+        "tagged: !!timestamp 2024-05-01T10:30:00.0000001Z\n"
+        "zeros: 2024-05-01T10:30:00.123456000Z\n"
+    )
+    meta = parse_frontmatter(server_note(lines))[0]
+    assert (meta["measured"], meta["list"], meta["tagged"]) == (
+        nanos,
+        ["2024-05-01 10:30:00.1234567 +2"],
+        "2024-05-01T10:30:00.0000001Z",
+    )
+    assert meta["zeros"] == datetime(2024, 5, 1, 10, 30, 0, 123456, tzinfo=UTC)  # (all held)
+    out = norm(server_note(lines), existing=server_note(lines))
+    assert out == server_note(
+        f"measured: '{nanos}'\nlist: ['2024-05-01 10:30:00.1234567 +2']\n"
+        "tagged: '2024-05-01T10:30:00.0000001Z'\nzeros: 2024-05-01T10:30:00.123456Z\n"
+    )
+    assert_stable(out)
+
+
 def yaml_text(written: str) -> str:
     import yaml
 
