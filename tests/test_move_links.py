@@ -6,13 +6,14 @@ parentheses and ``<...>`` destinations, fenced and indented code left alone)."""
 from __future__ import annotations
 
 import base64
+import html
 import posixpath
 import re
 import unicodedata
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 from helpers.snapshots import snapshot
@@ -23,6 +24,7 @@ from indexer.vault.links import relocate_note, rewrite_links
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import InvalidArgumentError, VaultError
+from shared.frontmatter import parse_frontmatter
 from shared.workspace import Workspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
@@ -267,3 +269,34 @@ def test_a_link_spelled_in_nfd_follows_its_note_as_the_nfc_one_does(vault: Vault
     assert f"![b]({quote('thé.md.assets/ü.png')})" in new
     assert f"![c](../other/{nfd})" in new  # not moved: the link keeps its own spelling
     assert (root(vault) / "d/sub/thé.md.assets/ü.png").read_bytes() == PNG
+
+
+# -- links in the frontmatter and in HTML --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["Tom's cat", "dog #2", "猫 ノート", "שלום", "cat 😀"])
+def test_a_move_rewrites_frontmatter_links_as_values_and_img_src_as_html(
+    vault: Vault, name: str
+) -> None:
+    """The move rewrote the block as raw text: a single-quoted cover (as the server
+    writes it) with the new name's ' broke the YAML (id, created and every property
+    lost), a plain value was cut at ' #'; an <img src> got Markdown's <...>."""
+    text = (
+        '---\ncover: "![c](cat.md.assets/c.png)"\nphoto: my dog ![d](cat.md.assets/c.png) in May\n'
+        '---\n# Cat\n\n<img src="cat.md.assets/c.png">\n'
+    )
+    vault.write("en", "d/cat.md", text)
+    image(vault, "d/cat.md.assets/c.png")
+    before, _ = parse_frontmatter((root(vault) / "d/cat.md").read_text())
+    vault.move("en", "d/cat.md", f"d/{name}.md")
+    meta, body = parse_frontmatter((root(vault) / f"d/{name}.md").read_text())
+    assert {k: meta[k] for k in ("id", "title", "created")} == {
+        k: before[k] for k in ("id", "title", "created")
+    }
+    link = moved_note("![c](cat.md.assets/c.png)", "d/cat.md", f"d/{name}.md")
+    assert meta["cover"] == link
+    assert meta["photo"] == f"my dog ![d]{link[len('![c]') :]} in May"
+    src = re.fullmatch(r'# Cat\n\n<img src="([^"<>]*)">\n', body)
+    assert src is not None, body
+    assert unquote(html.unescape(src.group(1))) == f"{name}.md.assets/c.png"
+    assert files(vault) == [f"d/{name}.md", f"d/{name}.md.assets/c.png"]

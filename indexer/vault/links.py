@@ -10,20 +10,26 @@ image after the move): a destination may hold balanced parentheses, an inline co
 needs a closing backtick string of the same length in the same paragraph (a lone
 backtick is text), and links inside code spans, fenced and indented code blocks are
 text, left alone, as are absolute URLs, ``/rooted`` and ``#anchor`` links and links
-leaving the vault. A link is written back in its own style: percent-encoded if it was,
-in ``<...>`` if it was or needs to be (a space, unbalanced parentheses), with its
-``./`` if it had one. A link spelled in NFD names the file the vault names in NFC; one
-that is rewritten is written in NFC.
+leaving the vault. A link is written back in its own style: percent-encoded if it was
+(or if its new path holds what a URL or Markdown reads otherwise: ``%``, ``#``,
+``&amp;``), with its ``./`` if it had one; a Markdown one in ``<...>`` if it was or needs
+to be (a space, unbalanced parentheses), an HTML attribute with HTML's escapes (its
+quote and ``&`` as entities). A link spelled in NFD names the file the vault names in
+NFC; one that is rewritten is written in NFC. Links in the frontmatter's string values
+are rewritten as values (``shared.frontmatter_edit``): the block stays valid YAML.
 """
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from urllib.parse import quote, unquote
+
+from shared.frontmatter_edit import edit_string_values
 
 Relocate = Callable[[str], str]  # vault path of a file before the move -> after
 
@@ -37,18 +43,29 @@ _REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)", re.MULT
 _IMG_TAG = re.compile(r"(<img\b[^>]*?\bsrc\s*=\s*)(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
-Fix = Callable[[str], str]
+Move = Callable[[str], str | None]  # a link's URL -> its new URL, None if it stays
 Edit = tuple[int, int, str]  # start, end, replacement
+# What a path cannot hold as it is in a URL (an escape, a fragment, a query) or in a
+# Markdown destination (a character reference): such a path is percent-encoded.
+_NOT_ITSELF = re.compile(r"[%#?]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
 
 def rewrite_links(text: str, old_path: str, new_path: str, relocate: Relocate) -> str:
     """``text`` of the note that was at ``old_path`` and is now at ``new_path``, with
     each relative image link pointing where its target is after the move."""
 
-    def fix(dest: str) -> str:
-        return _moved_link(dest, old_path, new_path, relocate)
+    def move(url: str) -> str | None:
+        return _moved_url(url, old_path, new_path, relocate)
 
-    return "".join(_rewrite_block(chunk, fix) if prose else chunk for chunk, prose in _blocks(text))
+    head, body = edit_string_values(text, lambda value: _rewrite_markdown(value, move))
+    return head + _rewrite_markdown(body, move)
+
+
+def _rewrite_markdown(text: str, move: Move) -> str:
+    """Markdown ``text`` with the links CommonMark sees moved."""
+    return "".join(
+        _rewrite_block(chunk, move) if prose else chunk for chunk, prose in _blocks(text)
+    )
 
 
 def _blocks(text: str) -> Iterator[tuple[str, bool]]:
@@ -157,7 +174,7 @@ def _escaped(text: str, index: int) -> bool:
     return count % 2 == 1
 
 
-def _rewrite_block(text: str, fix: Fix) -> str:
+def _rewrite_block(text: str, move: Move) -> str:
     """Rewrite the links of one paragraph, leaving those in inline code alone."""
     spans = _code_spans(text)
     ends = [e for _, e in spans]
@@ -172,15 +189,35 @@ def _rewrite_block(text: str, fix: Fix) -> str:
         alt_end = m.start(1)
         if found is None or in_code(m.start(), m.start() + 2) or in_code(alt_end, found):
             continue
-        edits.append((m.end(), found, fix(text[m.end() : found])))
+        edits.append((m.end(), found, _markdown_link(text[m.end() : found], move)))
     for m in _REFERENCE.finditer(text):
         if not in_code(m.start(), m.end()):
-            edits.append((m.start(2), m.end(2), fix(m.group(2))))
+            edits.append((m.start(2), m.end(2), _markdown_link(m.group(2), move)))
     for m in _IMG_TAG.finditer(text):
         if not in_code(m.start(), m.end()):
-            quote_char, value = m.group(2)[0], m.group(2)[1:-1]
-            edits.append((m.start(2), m.end(2), quote_char + fix(value) + quote_char))
+            edits.append((m.start(2), m.end(2), _html_attribute(m.group(2), move)))
     return _apply(text, edits)
+
+
+def _markdown_link(dest: str, move: Move) -> str:
+    """A Markdown destination moved: in ``<...>`` if it was or now needs to be."""
+    angled = dest.startswith("<") and dest.endswith(">")
+    moved = move(dest[1:-1] if angled else dest)
+    if moved is None:
+        return dest
+    return f"<{moved}>" if angled or _needs_angles(moved) else moved
+
+
+def _html_attribute(quoted: str, move: Move) -> str:
+    """A quoted HTML attribute value moved: read with HTML's character references and
+    written with its quote and ``&`` as references (Markdown's ``<...>`` means nothing
+    there, and would be part of the URL)."""
+    mark, value = quoted[0], quoted[1:-1]
+    moved = move(html.unescape(value))
+    if moved is None:
+        return quoted
+    escaped = moved.replace("&", "&amp;").replace(mark, "&quot;" if mark == '"' else "&#39;")
+    return mark + escaped + mark
 
 
 def _destination(text: str, start: int) -> int | None:
@@ -226,20 +263,18 @@ def _apply(text: str, edits: list[Edit]) -> str:
     return "".join(parts)
 
 
-def _moved_link(dest: str, old_path: str, new_path: str, relocate: Relocate) -> str:
-    """``dest`` as seen from ``new_path`` (unchanged when it is not a relative link
-    into the vault, or already right)."""
-    angled = dest.startswith("<") and dest.endswith(">")
-    raw = dest[1:-1] if angled else dest
-    link, sep, fragment = raw.partition("#")
+def _moved_url(url: str, old_path: str, new_path: str, relocate: Relocate) -> str | None:
+    """``url`` as seen from ``new_path``; None when it is not a relative link into the
+    vault, or already right."""
+    link, sep, fragment = url.partition("#")
     if not link or _SCHEME.match(link) or link.startswith(("/", "\\")):
-        return dest
+        return None
     link, qsep, query = link.partition("?")
     encoded = "%" in link
     plain = unquote(link) if encoded else link
     target = posixpath.normpath(posixpath.join(posixpath.dirname(old_path), plain))
     if target == ".." or target.startswith("../") or target == ".":
-        return dest  # leaves the vault (or is the vault itself): not ours to change
+        return None  # leaves the vault (or is the vault itself): not ours to change
     # The vault names files in NFC; a link may be spelled in NFD (typed on a Mac).
     composed = unicodedata.normalize("NFC", target)
     moved = relocate(composed)
@@ -249,12 +284,10 @@ def _moved_link(dest: str, old_path: str, new_path: str, relocate: Relocate) -> 
     if plain.startswith("./") and not relative.startswith("../"):
         relative = "./" + relative
     if relative == plain:
-        return dest
-    written = quote(relative, safe="/!$&'()*+,;=:@~-._") if encoded else relative
-    written += qsep + query + sep + fragment
-    if angled or (not encoded and _needs_angles(written)):
-        return f"<{written}>"
-    return written
+        return None
+    if encoded or _NOT_ITSELF.search(relative):
+        relative = quote(relative, safe="/!$'()*+,;=:@~-._")  # (& may spell a reference)
+    return relative + qsep + query + sep + fragment
 
 
 def _needs_angles(dest: str) -> bool:

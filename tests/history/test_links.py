@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import html
+import posixpath
+import re
+from collections.abc import Callable
+from urllib.parse import unquote, urlsplit
+
 import pytest
+from markdown_it import MarkdownIt
 
 from indexer.vault.links import relocate_note, relocate_prefix, rewrite_links
+from shared.frontmatter import parse_frontmatter
 
 
 def moved_note(text: str, old: str = "items/go.md", new: str = "archive/2026/went.md") -> str:
@@ -60,4 +68,124 @@ def test_a_note_in_a_moved_folder_keeps_links_inside_and_fixes_links_outside() -
 def test_a_space_in_the_new_name_is_written_in_angle_brackets() -> None:
     assert moved_note("![c](go.md.assets/c.png)\n", new="items/my note.md") == (
         "![c](<my note.md.assets/c.png>)\n"
+    )
+
+
+# -- links in the frontmatter, HTML attributes, names in any script ----------------------
+
+NAMES = [
+    "Tom's cat",
+    "dog #2",
+    "my note",
+    "50% off",
+    "猫のノート",
+    "שלום עולם",
+    "cat 😀",
+    "a&amp;b",
+]
+
+
+def target(note: str, link: str) -> str:
+    """The vault path the image of ``link`` (Markdown, or an HTML attribute's value)
+    in ``note`` names, as the page reads it (markdown-it, then the URL's path)."""
+    if link.startswith("!["):
+        images = [t for t in MarkdownIt("commonmark").parseInline(link)[0].children or []]
+        link = str(images[0].attrGet("src"))
+    else:
+        link = html.unescape(link)
+    path = unquote(urlsplit(link).path)
+    return posixpath.normpath(posixpath.join(posixpath.dirname(note), path))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    "value",
+    [
+        "'![c](go.md.assets/c.png)'",
+        '"![c](go.md.assets/c.png)"',
+        "my dog ![d](go.md.assets/c.png) in May  # a comment",
+        "[ '![c](go.md.assets/c.png)', plain ]",
+        "|\n  Look:\n  ![c](go.md.assets/c.png)\n\n  the end",
+        ">-\n  folded ![c](go.md.assets/c.png)\n  text",
+        "\n  nested:\n    - <img src='go.md.assets/c.png'>",
+    ],
+)
+def test_links_in_frontmatter_values_are_rewritten_as_values(name: str, value: str) -> None:
+    """They were rewritten as raw text: a ' in the new name ended a single-quoted value,
+    a # in a plain one began a comment (the block broke, or a value was cut short)."""
+    block = f"id: n1\ntitle: 'It''s'\ncover: {value}\ncreated: 2026-01-02T03:04:05Z\n"
+    text = f"---\n{block}---\n# Go\n\n![c](go.md.assets/c.png)\n"
+    new = f"items/{name}.md"
+    moved = moved_note(text, new=new)
+    meta, body = parse_frontmatter(moved)
+    before, _ = parse_frontmatter(text)
+    assert list(meta) == list(before)
+    assert {k: meta[k] for k in meta if k != "cover"} == {
+        k: before[k] for k in before if k != "cover"
+    }
+    assert meta["cover"] == _values(before["cover"], lambda v: moved_note(v, new=new))
+    assert moved.startswith("---\nid: n1\ntitle: 'It''s'\ncover: ")
+    assert "\ncreated: 2026-01-02T03:04:05Z\n---\n# Go\n\n" in moved  # untouched lines
+    assert target(new, body.rsplit("\n", 2)[-2]) == f"items/{name}.md.assets/c.png"
+
+
+def _values(value: object, change: Callable[[str], str]) -> object:
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [_values(item, change) for item in value]
+    if isinstance(value, dict):
+        return {key: _values(item, change) for key, item in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_frontmatter_link_resolves_to_the_moved_image(name: str) -> None:
+    text = "---\ncover: '![c](go.md.assets/c.png)'\n---\n"
+    new = f"items/{name}.md"
+    cover = parse_frontmatter(moved_note(text, new=new))[0]["cover"]
+    assert target(new, cover) == f"items/{name}.md.assets/c.png"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "cover: '![c](go.md.assets/c.png)'\ncover: again\n",  # a key twice: not read
+        "cover: '![c](go.md.assets/c.png)\n",  # a quote never closed
+    ],
+)
+def test_a_frontmatter_block_that_does_not_read_keeps_its_bytes(block: str) -> None:
+    text = f"---\n{block}---\n![c](go.md.assets/c.png)\n"
+    moved = moved_note(text, new="items/Tom's cat.md")
+    assert moved == f"---\n{block}---\n![c](<Tom's cat.md.assets/c.png>)\n"
+
+
+def test_a_crlf_block_with_a_bom_keeps_its_line_ends() -> None:
+    text = (
+        "\ufeff---\r\na: 1\r\ncover: '![c](go.md.assets/c.png)'\r\n---\r\n"
+        "![c](go.md.assets/c.png)\r\n"
+    )
+    moved = moved_note(text, new="items/Tom's cat.md")
+    assert moved == (
+        "\ufeff---\r\na: 1\r\ncover: '![c](<Tom''s cat.md.assets/c.png>)'\r\n---\r\n"
+        "![c](<Tom's cat.md.assets/c.png>)\r\n"
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("mark", ['"', "'"])
+def test_an_img_src_is_written_with_html_escapes_not_angle_brackets(name: str, mark: str) -> None:
+    """``_moved_link`` put Markdown's <...> (for a space) inside the attribute: the
+    image broke."""
+    new = f"items/{name}.md"
+    moved = moved_note(f"<img src={mark}go.md.assets/c.png{mark} alt=x>\n", new=new)
+    found = re.fullmatch(f"<img src={mark}([^{mark}<>]*){mark} alt=x>\n", moved)
+    assert found is not None, moved
+    assert target(new, found.group(1)) == f"items/{name}.md.assets/c.png"
+
+
+def test_an_img_src_holding_its_quote_as_a_reference_keeps_it_one() -> None:
+    text = '<img src="../img/a&quot;b.png">\n<img src=\'../img/a"b.png\'>\n'
+    assert moved_note(text) == (
+        '<img src="../../img/a&quot;b.png">\n<img src=\'../../img/a"b.png\'>\n'
     )
