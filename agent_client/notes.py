@@ -1,30 +1,28 @@
 """Split a note into frontmatter and body, and put them back together (client side).
 
 The server normalizes every ``.md`` it writes, so the client only needs a faithful
-split and a plain render; values it does not touch are passed through unchanged. Both
-go through ``shared.frontmatter`` (its lenient reader, its YAML handler's dumper), so a
-block reads and looks as the server's own.
+split and a plain render; values it does not touch are passed through unchanged, with
+the types YAML gave them (a date stays a date: as ISO text it would be written back
+quoted, a string). Both go through ``shared.frontmatter`` (its lenient reader, its YAML
+handler's dumper), so a block reads and looks as the server's own.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 from typing import Any
 
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import VaultYAMLHandler, parse_frontmatter, read_frontmatter
-from shared.timestamps import format_timestamp
 
 
 def split_note(text: str) -> tuple[dict[str, Any], str]:
     """``(meta, body)``; a note without a readable frontmatter block has ``meta == {}``.
 
     The lenient reader of ``shared.frontmatter`` (a duplicate key makes the block
-    unreadable instead of letting the last value win); dates come back as ISO text.
+    unreadable instead of letting the last value win); values keep their YAML types.
     """
-    meta, body = read_frontmatter(text)
-    return {k: _plain(v) for k, v in meta.items()}, body
+    return read_frontmatter(text)
 
 
 def unreadable_block(text: str) -> str | None:
@@ -47,18 +45,9 @@ def render_note(meta: dict[str, Any], body: str) -> str:
 
     ``InvalidFrontmatterError`` for a value YAML cannot hold (or a block too large).
     """
-    block = _HANDLER.export({k: _plain(v) for k, v in meta.items()})
+    block = _HANDLER.export(meta)
     return f"---\n{block}\n---\n{body.strip(chr(10))}\n"
 
 
 _HANDLER = VaultYAMLHandler()
 ATX_HEADING = re.compile(r"^#{1,6}\s", re.M)  # a Markdown heading line starts like this
-
-
-def _plain(value: Any) -> Any:
-    """Dates back to ISO text, so a round trip does not reformat them."""
-    if isinstance(value, datetime):
-        return format_timestamp(value)
-    if isinstance(value, date):
-        return value.isoformat()
-    return value

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from agent_client.actions import apply_edit
+from agent_client.claude_memory import files
 from agent_client.events import day_path, event_section
 from agent_client.merge.confirmation import parse_confirmation
-from agent_client.merge.fallback import holds_entry, merge_tags, similarity
+from agent_client.merge.fallback import holds_entry, merge_tags, merged_note, similarity
 from agent_client.merge.paths import slugify, title_key
 from agent_client.notes import render_note, split_note, unreadable_block
 from agent_client.reasons import entry_reason
 from shared.errors import InvalidFrontmatterError
+from shared.frontmatter import normalize_frontmatter_text, parse_frontmatter
 from shared.models import EditAction, MemoryEntry
 
 NOTE = (
@@ -25,11 +27,52 @@ NOTE = (
 
 def test_split_and_render_round_trip() -> None:
     meta, body = split_note(NOTE)
-    assert meta["id"] == "01ABC" and meta["created"] == "2026-11-01T10:00:00Z"
+    assert meta["id"] == "01ABC" and meta["created"] == datetime(2026, 11, 1, 10, tzinfo=UTC)
     assert body == "# Go\n\nwent\n"
     assert split_note(render_note(meta, body)) == (meta, body)
     assert split_note("no frontmatter\n") == ({}, "no frontmatter\n")
     assert split_note("---\n- a list\n---\nbody\n")[0] == {}
+
+
+DATED = (
+    "---\nid: 01ABC\ntitle: Trip\ncreated: 2026-11-01T10:00:00Z\nupdated: 2026-11-02T10:00:00Z\n"
+    "due: 2024-05-01\nstart: 2024-05-01T10:30:00+02:00\nat: 2001-12-14t21:59:43.10-05:00\n"
+    "local: 2024-01-01 10:00:00\ntagged: !!timestamp 2024-05-02\ndays: [2024-05-03]\n"
+    "note: '2024-05-04'\n---\n# Trip\n\nBody\n"
+)
+T_ENTRY = datetime(2026, 11, 29, 12, tzinfo=UTC)
+_UNTOUCHED = ("due", "start", "at", "local", "tagged", "days", "note")
+
+
+def _edited_by_each_client_path(text: str) -> dict[str, str]:
+    """``text`` rewritten by every client path that rewrites a note's frontmatter."""
+    shown = files.seen("trip.md", text, "etag")
+    return {
+        "edit action": apply_edit(text, EditAction("en", "trip.md", frontmatter={"level": 1})),
+        "body edit": apply_edit(text, EditAction("en", "trip.md", body="# Trip\n\nNew\n")),
+        "no-LLM merge": merged_note(
+            text, MemoryEntry("en", "knowledge", "Trip", "more", ["x"], T_ENTRY), [], UTC
+        ),
+        "memory tool": files.stored("trip.md", shown.text + "more\n", shown.meta),
+    }
+
+
+@pytest.mark.parametrize("path", ["edit action", "body edit", "no-LLM merge", "memory tool"])
+def test_untouched_dates_keep_their_type_and_text(path: str) -> None:
+    """A date or time the client does not change stays one (as ISO text, the dumper
+    wrote it quoted: a string); written as the server writes it, whatever its form."""
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    edited = _edited_by_each_client_path(DATED)[path]
+    before = parse_frontmatter(DATED)[0]
+    after = parse_frontmatter(edited)[0]
+    for key in _UNTOUCHED:
+        assert (type(after[key]), after[key]) == (type(before[key]), before[key]), key
+    assert isinstance(after["due"], date) and isinstance(after["note"], str)
+    server = normalize_frontmatter_text(DATED, existing=DATED, now=now)
+    written = normalize_frontmatter_text(edited, existing=DATED, now=now)
+    lines = [line for line in server.splitlines() if line.startswith(_UNTOUCHED)]
+    assert len(lines) == len(_UNTOUCHED)
+    assert [line for line in written.splitlines() if line.startswith(_UNTOUCHED)] == lines
 
 
 def test_slugs_and_title_keys() -> None:
@@ -84,7 +127,7 @@ def test_edit_keeps_protected_fields() -> None:
         },
     )
     meta, body = split_note(apply_edit(NOTE, action))
-    assert meta["id"] == "01ABC" and meta["created"] == "2026-11-01T10:00:00Z"
+    assert meta["id"] == "01ABC" and meta["created"] == datetime(2026, 11, 1, 10, tzinfo=UTC)
     assert meta["tags"] == ["x"] and "source" not in meta
     assert body == "# Go\n\ngone\n"
     meta, body = split_note(apply_edit(NOTE, EditAction("en", "items/go.md", frontmatter={"k": 1})))

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -273,8 +274,10 @@ def test_note_frontmatter_is_hidden_from_the_model_and_kept_on_edits(
         "Here's the content of /memories/prefs.md with line numbers:\n"
         "     1\t# Prefs\n     2\t- tea"
     )
-    # A person adds tags and a key of their own in an editor.
-    text = note.read_text().replace("title: Prefs\n", "title: Prefs\ntags: [drinks]\nmood: calm\n")
+    # A person adds tags and keys of their own (a date among them) in an editor.
+    text = note.read_text().replace(
+        "title: Prefs\n", "title: Prefs\ntags: [drinks]\nmood: calm\ndue: 2024-05-01\n"
+    )
     note.write_text(text)
     answer = ok(
         memory,
@@ -288,6 +291,7 @@ def test_note_frontmatter_is_hidden_from_the_model_and_kept_on_edits(
     after, body = parse_frontmatter(note.read_text())
     assert (after["id"], after["created"]) == (meta["id"], meta["created"])
     assert after["tags"] == ["drinks"] and after["mood"] == "calm"
+    assert after["due"] == date(2024, 5, 1)  # a date still, not the text '2024-05-01'
     assert "trailing_newlines" not in after  # insert ends the text with a newline
     assert body == "# Prefs\n## Drinks\n- tea\n- oat milk\n"
     assert ok(memory, command="view", path="/memories/prefs.md", view_range=[2, 2]).endswith(
