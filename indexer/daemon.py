@@ -54,7 +54,7 @@ from indexer.settings import Settings, default_prompts_dir
 from indexer.vault import atomic, fsops
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
-from indexer.vault.tempfiles import remove_orphan_temp_files
+from indexer.vault.tempfiles import remove_orphan_temp_files, remove_temp_files_of
 from indexer.vault.vault import Vault
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, guarded_protocol
@@ -327,7 +327,19 @@ def leave_clean_mark(workspace: Workspace) -> None:
 
 def sweep_temp_files(workspace: Workspace) -> None:
     """Remove the temp files a crash left, sparing those of this process's writes in
-    flight (the workspace lock held, no other process writes in the vaults)."""
+    flight (the workspace lock held, no other process writes in the vaults, the URL, the
+    token or the clean mark; the maintenance state is swept under its own lock)."""
+    try:
+        removed = sum(
+            remove_temp_files_of(path, spare=atomic.in_flight)
+            for path in (workspace.url_file, workspace.token_file, workspace.clean_mark)
+        )
+        removed += StateFile(workspace.maintenance_state).remove_leftovers()
+    except OSError as err:
+        log.warning("could not sweep the temp files of the workspace's own files: %s", err)
+    else:
+        if removed:
+            log.warning("removed %d temp file(s) of the workspace's files left by a crash", removed)
     for lang in workspace.langs():
         try:
             removed = remove_orphan_temp_files(workspace.vault_dir(lang), spare=atomic.in_flight)

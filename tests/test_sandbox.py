@@ -244,6 +244,79 @@ def test_the_start_up_sweep_spares_only_the_writes_in_flight(
     assert not atomic.in_flight(temp)
 
 
+def test_the_sweep_removes_a_temp_file_past_the_path_limit_without_a_warning(
+    setup: tuple[Path, Vault], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A temp name is up to 22 bytes longer than its note's: beside a note whose path is
+    near the 1,024-byte limit the walker skipped it (never removed) and warned about it
+    ("rename it") on every walk, the index's too."""
+    from indexer.index.reconcile import walk_notes
+    from indexer.vault import atomic
+    from indexer.vault.tempfiles import remove_orphan_temp_files
+
+    root, _ = setup
+    vault_dir = root / "ws/memory/languages/en/vault"
+    folder = "/".join([os.urandom(8).hex().ljust(200, "d")] * 4)  # 803 bytes (warned once)
+    name = "n" * (1024 - len(folder) - 1 - 3) + ".md"  # the note's path: 1,024 bytes
+    (vault_dir / folder).mkdir(parents=True)
+    (vault_dir / folder / name).write_text("# long\n")
+    temp = vault_dir / folder / (atomic.temp_prefix(name) + "0123456789abcdef")
+    temp.write_text("left by a crash")
+    kept = vault_dir / folder / ("." + "k" * 220)  # a person's dot-file, as long: not ours
+    kept.write_text("mine")
+    assert len(f"{folder}/{temp.name}".encode()) > 1024
+    with caplog.at_level("WARNING"):
+        listed = [f.rel for f in walk_notes(Workspace(root / "ws"), "en")]
+        assert f"{folder}/{name}" in listed and not [p for p in listed if ".tmp." in p]
+        assert remove_orphan_temp_files(vault_dir) == 1
+    assert not temp.exists() and kept.exists()
+    assert not [r for r in caplog.records if ".tmp." in r.getMessage()]
+
+
+def test_the_start_sweeps_the_temp_files_of_the_workspaces_own_files(
+    setup: tuple[Path, Vault],
+) -> None:
+    """A crash while the server wrote its URL, its token, its clean mark or the
+    maintenance state left ``.<name>.tmp.<random>`` there for good. The sweep spares
+    a write in flight: this process's, and the maintenance state's of any process (an
+    ``indexer maintain`` writes it under its lock, and the sweep waits for it)."""
+    import fcntl
+    import threading
+
+    from indexer.daemon import sweep_temp_files
+    from indexer.vault import atomic
+
+    root, _ = setup
+    ws = Workspace(root / "ws")
+    files = (ws.url_file, ws.token_file, ws.clean_mark, ws.maintenance_state)
+    leftovers = [f.parent / (atomic.temp_prefix(f.name) + "0123456789abcdef") for f in files]
+    not_ours = [
+        ws.root / ".indexer.mcp.url.tmp.0123456789abcdeg",
+        ws.root / ".indexer.mcp.url.tmp.x.tmp.0123456789abcdef",
+        ws.root / ".notes.md.tmp.0123456789abcdef",
+        ws.url_file,
+    ]
+    for path in [*leftovers, *not_ours]:
+        path.write_text("left by a crash")
+    lock = os.open(
+        ws.maintenance_state.with_name("maintenance-state.json.lock"), os.O_CREAT | os.O_RDWR
+    )
+    fcntl.flock(lock, fcntl.LOCK_EX)  # another process's update of the state, under way
+    sweep = threading.Thread(target=sweep_temp_files, args=(ws,), daemon=True)
+    with atomic._temp_for(ws.token_file.name) as flying:
+        (ws.root / flying).write_text("a write in flight")
+        try:
+            sweep.start()
+            sweep.join(0.5)
+            assert sweep.is_alive() and leftovers[3].exists()  # waits for the state's lock
+        finally:
+            os.close(lock)
+        sweep.join(30)
+        assert not sweep.is_alive() and (ws.root / flying).exists()
+    assert not any(p.exists() for p in leftovers)
+    assert all(p.exists() for p in not_ours)
+
+
 @pytest.mark.parametrize("name", SPELLED)
 def test_names_whose_joiners_and_selectors_spell_something_work(
     setup: tuple[Path, Vault], name: str

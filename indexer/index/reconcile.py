@@ -30,6 +30,7 @@ from indexer.index.parse import (
 from indexer.vault import fsops
 from indexer.vault.names import tool_path
 from indexer.vault.scan import Signature, signature, walk_files
+from indexer.vault.tempfiles import is_temp_name
 from shared.errors import ForbiddenPathError
 from shared.filetypes import is_text_name
 from shared.langs import is_lang
@@ -115,7 +116,11 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
     except (OSError, ForbiddenPathError):
         os.close(top)
         return
-    walk = walk_files(top, under, hidden_files=True, skip_folder=_is_assets)
+    # (a write's temp file beside a note near the path limit is longer than it: passed
+    # over below by name, never warned about)
+    walk = walk_files(
+        top, under, hidden_files=True, skip_folder=_is_assets, any_length=is_temp_name
+    )
     with fsops.opened(top), contextlib.closing(walk) as files:
         for entry in files:
             name = entry.name

@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from indexer.vault import atomic, fsops
+from indexer.vault.tempfiles import remove_temp_files_of
 
 log = logging.getLogger("indexer.jobs")
 ACTIONS = ("none", "replace", "skip", "error")
@@ -125,6 +126,12 @@ class StateFile:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with self._locked(folder / f"{lang}.{task}.lock", blocking=False) as acquired:
             yield acquired
+
+    def remove_leftovers(self) -> int:
+        """Delete the temp files crashed writes of the file left; how many. Under the
+        lock: an ``indexer maintain`` may be writing one right now."""
+        with self._locked(self._lock_path, blocking=True):
+            return remove_temp_files_of(self.path)
 
     def _write(self, states: States) -> None:
         data = {

@@ -49,12 +49,18 @@ def in_flight(temp: str) -> bool:
         return temp in _IN_FLIGHT
 
 
+def temp_prefix(name: str) -> str:
+    """What the names of ``name``'s temp files start with (``.<stem>.tmp.``; 16 hex
+    digits follow): the sweep of the workspace's own files looks for these."""
+    stem = name.encode("utf-8")[:TEMP_STEM_BYTES].decode("utf-8", "ignore")
+    return f".{stem}.tmp."
+
+
 @contextmanager
 def _temp_for(name: str) -> Iterator[str]:
     """A dot-name for a write's temp file that fits any legal ``name`` (stem cut on a
     char), in flight for the block."""
-    stem = name.encode("utf-8")[:TEMP_STEM_BYTES].decode("utf-8", "ignore")
-    temp = f".{stem}.tmp.{secrets.token_hex(8)}"
+    temp = temp_prefix(name) + secrets.token_hex(8)
     with _IN_FLIGHT_LOCK:
         _IN_FLIGHT.add(temp)
     try:

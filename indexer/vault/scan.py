@@ -142,6 +142,7 @@ def walk_files(
     skip_folder: Callable[[str], bool] | None = None,
     skip_file: SkipFile | None = None,
     folders: bool = False,
+    any_length: Callable[[str], bool] | None = None,
 ) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
 
@@ -150,7 +151,10 @@ def walk_files(
     With ``folders``, each subfolder is yielded too (``is_folder``), before its files.
     It yields only paths every tool accepts (``FileEntry.rel``, NFC; ``name`` is the
     entry as spelled on disk): names the sandbox refuses, folders deeper than
-    ``MAX_DEPTH`` and paths longer than ``MAX_PATH_BYTES`` are skipped with a warning.
+    ``MAX_DEPTH`` and paths longer than ``MAX_PATH_BYTES`` are skipped with a warning,
+    but for a file whose name ``any_length`` passes: a write's temp file is up to 22
+    bytes longer than its note's name, and the temp-file sweep must see it beside a note
+    near the limit (its ``rel`` is then longer than a tool accepts).
 
     Depth first, a folder's files before its subfolders, without recursion. Uses the
     directory entries' types (no ``stat`` per file); one descriptor is open per level
@@ -161,7 +165,7 @@ def walk_files(
     frames: list[tuple[int, str, Iterator[tuple[str, str]]]] = []
     try:
         files, subfolders = list_folder(top_fd, prefix, hidden_files, skip_file)
-        yield from _usable(files, top_fd, prefix)
+        yield from _usable(files, top_fd, prefix, any_length)
         frames.append((top_fd, prefix, iter(subfolders)))
         while frames:
             fd, prefix, pending = frames[-1]
@@ -189,7 +193,7 @@ def walk_files(
             frames.append((child, child_prefix, iter(subfolders)))
             if folders:
                 yield FileEntry(prefix + name, fd, None, is_folder=True)
-            yield from _usable(files, child, child_prefix)
+            yield from _usable(files, child, child_prefix, any_length)
     finally:
         for fd, _, _ in frames:
             if fd != top_fd:
@@ -202,15 +206,25 @@ _TOO_DEEP = (
 )
 
 
-def _usable(files: list[tuple[str, os.DirEntry[str]]], fd: int, prefix: str) -> Iterator[FileEntry]:
-    """The entries of one folder whose vault path a tool accepts (depth, length)."""
+def _usable(
+    files: list[tuple[str, os.DirEntry[str]]],
+    fd: int,
+    prefix: str,
+    any_length: Callable[[str], bool] | None,
+) -> Iterator[FileEntry]:
+    """The entries of one folder whose vault path a tool accepts (depth, length), and
+    those ``any_length`` passes whatever their length."""
     if files and prefix.count("/") >= MAX_DEPTH:
         skipped(printable(prefix), _TOO_DEEP)
         return
     used = _size(prefix)
     check = used + MAX_SEGMENT_BYTES > MAX_PATH_BYTES  # else every name fits
     for name, entry in files:
-        if check and used + _size(name) > MAX_PATH_BYTES:
+        if (
+            check
+            and used + _size(name) > MAX_PATH_BYTES
+            and (any_length is None or not any_length(name))
+        ):
             skipped(printable(prefix + name), f"the path is longer than {MAX_PATH_BYTES} bytes")
             continue
         yield FileEntry(prefix + name, fd, entry)

@@ -3,7 +3,8 @@
 A write goes to a temp file in the same folder (``.<name>.tmp.<random>``, a dot-file so
 no tool, index or watcher ever sees it), is fsync'd, renamed over the target, and the
 folder is fsync'd (``atomic.replace_at``). Temp files orphaned by a crash are removed at
-the next start.
+the next start: those in the vaults (whatever their path's length: a temp name is up to
+22 bytes longer than its note's), and those of the workspace's own files.
 """
 
 from __future__ import annotations
@@ -14,11 +15,17 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from indexer.vault import fsops
+from indexer.vault import atomic, fsops
 from indexer.vault.scan import FileEntry, walk_files
 
 TEMP_RE = re.compile(r"^\..+\.tmp\.[0-9a-f]{16}$")
 TEMP_NAME_RE = re.compile(TEMP_RE.pattern.encode())  # the same, for the watcher's bytes
+_TOKEN = re.compile(r"[0-9a-f]{16}")
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` is a write's temp file's (``.<name>.tmp.<16 hex digits>``)."""
+    return TEMP_RE.match(name) is not None
 
 
 def remove_orphan_temp_files(
@@ -32,9 +39,10 @@ def remove_orphan_temp_files(
     except (FileNotFoundError, NotADirectoryError):
         return 0
     count = 0
-    with fsops.opened(top), contextlib.closing(walk_files(top, "", hidden_files=True)) as files:
+    walk = walk_files(top, "", hidden_files=True, any_length=is_temp_name)
+    with fsops.opened(top), contextlib.closing(walk) as files:
         for entry in files:
-            if TEMP_RE.match(entry.name):
+            if is_temp_name(entry.name):
                 if older_than is not None and not _older(entry, older_than):
                     continue
                 if spare is not None and spare(entry.name):
@@ -42,6 +50,29 @@ def remove_orphan_temp_files(
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.name, dir_fd=entry.dir_fd)
                     count += 1
+    return count
+
+
+def remove_temp_files_of(path: Path, spare: Callable[[str], bool] | None = None) -> int:
+    """Delete the temp files a crash left of the writes of the one file ``path`` (the
+    workspace's own files: the URL, the token...), never one ``spare`` names; only the
+    names ``atomic`` gives them, nothing else beside ``path``. Returns how many."""
+    prefix = atomic.temp_prefix(path.name)
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    count = 0
+    with fsops.opened(folder), os.scandir(folder) as entries:
+        for entry in entries:
+            name = entry.name
+            if not name.startswith(prefix) or not _TOKEN.fullmatch(name[len(prefix) :]):
+                continue
+            if not entry.is_file(follow_symlinks=False) or (spare is not None and spare(name)):
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=folder)
+                count += 1
     return count
 
 
