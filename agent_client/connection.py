@@ -75,7 +75,7 @@ class VaultSession:
         self.broken = False
         self._client = client
         self._call_timeout = call_timeout
-        self._tools: frozenset[str] | None = None
+        self._tools: dict[str, frozenset[str]] | None = None  # name -> its parameters
         self._prompts: dict[str, str] = {}
 
     def vault(self, lang: str) -> Vault:
@@ -130,12 +130,20 @@ class VaultSession:
 
     async def tool_names(self) -> frozenset[str]:
         """Names of the tools the server offers (asked once per session)."""
+        return frozenset(await self._tool_params())
+
+    async def tool_params(self, name: str) -> frozenset[str]:
+        """The parameters of the server's tool ``name`` (none when it has no such tool):
+        an older server refuses a parameter it does not know."""
+        return (await self._tool_params()).get(name, frozenset())
+
+    async def _tool_params(self) -> dict[str, frozenset[str]]:
         if self._tools is None:
             try:
                 tools = await self._client.list_tools()
             except Exception as exc:
                 raise self._offline("list_tools", exc) from exc
-            self._tools = frozenset(t.name for t in tools)
+            self._tools = {t.name: frozenset(t.input_schema.get("properties", {})) for t in tools}
         return self._tools
 
     async def prompt_text(self, name: str) -> str:
@@ -286,12 +294,21 @@ class Vault:
         )
 
     async def find(
-        self, pattern: str = "**/*.md", path: str = "", limit: int = 200, dirs: bool = False
+        self,
+        pattern: str = "**/*.md",
+        path: str = "",
+        limit: int = 200,
+        dirs: bool = False,
+        sizes: bool = False,
     ) -> FindResult:
-        """Matching files; with ``dirs``, matching folders too (paths ending in "/")."""
+        """Matching files; with ``dirs``, matching folders too (paths ending in "/");
+        with ``sizes``, the files' sizes and notes' body sizes, on a server that has them
+        (an older one leaves the keys out)."""
         args: dict[str, Any] = {"pattern": pattern, "path": path, "limit": limit}
         if dirs:
             args["dirs"] = True
+        if sizes and "sizes" in await self.session.tool_params("find"):
+            args["sizes"] = True
         return cast(FindResult, await self._call("find", **args))
 
     async def grep(

@@ -44,6 +44,10 @@ class AppendResult(TypedDict):
 class FindResult(TypedDict):
     paths: list[str]
     truncated: bool
+    # With ``sizes`` (servers that have it): each file's bytes; each UTF-8 note's body's
+    # bytes as the memory tool shows it (``shared.memory_view``)
+    sizes: NotRequired[dict[str, int]]
+    body_sizes: NotRequired[dict[str, int]]
 
 
 class GrepMatch(TypedDict):

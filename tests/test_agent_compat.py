@@ -14,7 +14,11 @@ from pathlib import Path
 
 import pytest
 from fastmcp import Client, FastMCP
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
+from agent_client.claude_memory.paths import check
+from agent_client.claude_memory.store import MemoryStore
+from agent_client.claude_memory.texts import ListedItem
 from agent_client.connection import VaultSession
 from agent_client.discovery import Endpoint
 from agent_client.events import append_event
@@ -141,3 +145,66 @@ async def test_todays_server_gets_the_reason(workspace: Workspace) -> None:
         assert [r.reason for r in rows] == [f"entry:{event.id} Lesson one"] * 2
     finally:
         store.close()
+
+
+class Calls(Middleware):
+    """The tools a server was asked to run, in order."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> object:
+        self.names.append(context.message.name)
+        return await call_next(context)
+
+
+def before_sizes_server(vault: ServerVault) -> FastMCP:
+    """``read``, ``stat`` and ``find`` as they were before ``find`` had ``sizes``."""
+    mcp = FastMCP("vault-before-sizes", mask_error_details=True, strict_input_validation=True)
+
+    def read(lang: str, path: str, offset: int = 0, limit: int | None = None) -> dict:
+        return vault.read(lang, path, offset, limit)
+
+    def stat(lang: str, path: str) -> dict:
+        return vault.stat(lang, path)
+
+    def find(
+        lang: str, pattern: str = "**/*.md", path: str = "", limit: int = 200, dirs: bool = False
+    ) -> dict:
+        return vault.find(lang, pattern, path, limit, dirs)
+
+    for tool in (read, stat, find):
+        mcp.tool(name=tool.__name__)(refusals(tool))
+    return mcp
+
+
+async def _listing(server: FastMCP) -> tuple[list[ListedItem], list[str]]:
+    calls = Calls()
+    server.add_middleware(calls)
+    async with session_on(server) as session:
+        listed = await MemoryStore(session.vault("en"), "memories").listing(check("/memories"))
+    return listed, calls.names
+
+
+async def test_a_memory_listing_is_two_calls_and_an_older_server_shows_the_same(
+    workspace: Workspace,
+) -> None:
+    """``view`` of a memory folder: today's server measures every file in its two
+    ``find`` calls (it was one ``read`` per note); on a server whose ``find`` has no
+    ``sizes`` (it refuses the argument), the client measures each file as before."""
+    vault = ServerVault(Sandbox(workspace), max_file_bytes=1 << 20)
+    for i in range(20):
+        vault.write("en", f"memories/n{i}.md", f"note {i}\n")
+    vault.write("en", "memories/sub/deep.md", "---\ntrailing_newlines: 3\n---\nthree\n")
+    vault.write("en", "memories/sub/plain.txt", "---\nkept: as is\n---\n")
+    vault.write("en", "memories/sub/x/too_deep.md", "not listed\n")
+    settings = Settings(workspace=workspace, max_file_bytes=1 << 20)
+    listed, names = await _listing(create_server(Core(settings, vault)))
+    assert names == ["find", "find"]
+    assert ListedItem("n7.md", len("note 7\n")) in listed
+    assert ListedItem("sub/deep.md", len("three\n\n\n")) in listed
+    assert ListedItem("sub/plain.txt", len("---\nkept: as is\n---\n")) in listed
+    assert len(listed) == 24  # 20 notes, sub/, and its two files and one folder
+    before, names = await _listing(before_sizes_server(vault))
+    assert before == listed
+    assert names.count("find") == 2 and names.count("read") == 21

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_client.claude_memory import files, paths, texts
+from shared import memory_view
 from shared.frontmatter import normalize_frontmatter_text, parse_frontmatter
 
 NOW = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -137,3 +138,49 @@ def test_a_note_written_by_a_person_without_frontmatter_is_all_body() -> None:
     assert files.seen("p.md", "# Hand\nwritten\n\n", "e").text == "# Hand\nwritten\n\n"
     seen = files.seen("p.md", "---\ntrailing_newlines: many\n---\nx\n", "e")
     assert seen.text == "x\n"  # a count that is not a number is ignored
+
+
+# Notes as people and programs leave them: no block, an unreadable one, CR line endings
+# with and without a block, BOMs, counts that are no count, a block never closed.
+ODD_NOTES = (
+    "",
+    "---",
+    "---\n---",
+    "---\n---\nx",
+    "# Hand\r\nwritten\r\n\r\n",
+    "\ufeff# with a BOM\n",
+    "\ufeff---\ntitle: a\n---\r\nbody\r\n\r\n",
+    "\ufeff\ufeff---\ntitle: a\n---\nbody\n",
+    "---\ntitle: a\ntitle: b\n---\nrepeated key\n",
+    "---\ntitle: [\n---\nYAML typo\n",
+    "---\ntitle: never closed\nbody\n",
+    "---\ntrailing_newlines: 3\n---\nthree\n",
+    "---\ntrailing_newlines: 0\n---\nnone\n\n\n",
+    "---\ntrailing_newlines: true\n---\nbool\n\n",
+    "---\ntrailing_newlines: -1\n---\nnegative\n",
+    "---\ntrailing_newlines: 99999999999\n---\nhuge\n",
+    "---\ntrailing_newlines: 2025-01-01\n---\na date\n",
+    "---\r\ntrailing_newlines: 2\r\n---\r\nCRLF é 日本\r\n",
+    "---\ntrailing_newlines: 2\n---\n",
+    "---\n- a list\n---\nnot a mapping\n",
+)
+
+
+@pytest.mark.parametrize("content", ODD_NOTES)
+def test_the_servers_measure_of_a_note_is_what_the_model_sees(content: str) -> None:
+    """``find``'s ``body_sizes`` (``shared.memory_view``) and the text the memory tool
+    shows agree for any note: a listing shows the size of what ``view`` would show."""
+    seen = files.seen("n.md", content, "e").text
+    assert memory_view.shown_text(content) == seen
+    assert memory_view.shown_size(content) == len(seen.encode("utf-8"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(BODIES, st.sampled_from(["", "mood: calm\n", "trailing_newlines: 2\n", "x: [\n"]))
+def test_the_servers_measure_of_a_written_note_is_what_the_model_sees(
+    body: str, extra: str
+) -> None:
+    stored = _through_the_server("n.md", files.stored("n.md", body))
+    stored = stored.replace("\ncreated:", f"\n{extra}created:", 1)
+    seen = files.seen("n.md", stored, "e").text
+    assert memory_view.shown_size(stored) == len(seen.encode("utf-8"))

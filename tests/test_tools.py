@@ -57,7 +57,7 @@ async def test_tool_list_matches_the_spec(client: Client) -> None:
         "write": {"lang", "path", "content", "encoding", "if_match", "reason"},
         "stat": {"lang", "path"},
         "append": {"lang", "path", "content", "create", "reason"},
-        "find": {"lang", "pattern", "path", "limit", "dirs"},
+        "find": {"lang", "pattern", "path", "limit", "dirs", "sizes"},
         "grep": {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"},
         "delete": {"lang", "path", "reason"},
         "status": set(),
@@ -532,6 +532,32 @@ async def test_find_and_grep_list_text_files_with_an_explicit_glob(client: Clien
     assert [(m["path"], m["line"]) for m in hits["matches"]] == [("memories/c/d.json", 1)]
     default = await call(client, "grep", lang="en", pattern="needle")
     assert [m["path"] for m in default["matches"]] == ["memories/a.md"]
+
+
+async def test_find_with_sizes_gives_files_sizes_and_notes_bodies(
+    client: Client, tmp_path: Path
+) -> None:
+    """``sizes``: each file's bytes, and each UTF-8 note's body as the memory tool shows it
+    (``shared.memory_view``), read now: a note edited by another program a moment ago is
+    measured as it is. A note over the size limit or not UTF-8 has its size only."""
+    await call(client, "write", lang="en", path="m/a.md", content="---\nmood: calm\n---\nhé\n")
+    await call(client, "write", lang="en", path="m/b.txt", content="---\nx: 1\n---\ntext")
+    root = vault_dir(tmp_path)
+    (root / "m/sub").mkdir()
+    (root / "m/sub/crlf.md").write_bytes(b"# Hand\r\nwritten\r\n")
+    (root / "m/sub/count.md").write_text("---\ntrailing_newlines: 3\n---\nthree\n")
+    (root / "m/sub/bytes.md").write_bytes(b"---\ntitle: x\n---\n\xff\xfe")
+    (root / "m/sub/big.md").write_text("---\ntitle: x\n---\n" + "x" * 70_000)
+    found = await call(client, "find", lang="en", pattern="**", path="m", dirs=True, sizes=True)
+    files = [p for p in found["paths"] if not p.endswith("/")]
+    on_disk = {p: (root / p).stat().st_size for p in files}
+    assert found["sizes"] == on_disk
+    assert found["body_sizes"] == {"m/a.md": 4, "m/sub/count.md": 8, "m/sub/crlf.md": 17}
+    (root / "m/a.md").write_text("---\ntitle: a\n---\nlonger now\n")  # not indexed yet
+    again = await call(client, "find", lang="en", pattern="*.md", path="m", sizes=True)
+    assert again["sizes"] == {"m/a.md": 28} and again["body_sizes"] == {"m/a.md": 11}
+    plain = await call(client, "find", lang="en", pattern="**", path="m")
+    assert "sizes" not in plain and "body_sizes" not in plain
 
 
 async def test_find_lists_folders_with_dirs(client: Client, tmp_path: Path) -> None:

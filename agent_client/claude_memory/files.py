@@ -26,9 +26,8 @@ from typing import Any
 from agent_client.notes import split_note, unreadable_block
 from shared.filetypes import NOTE_SUFFIX
 from shared.frontmatter import VaultYAMLHandler
+from shared.memory_view import TRAILING_NEWLINES, recorded_trailing
 
-TRAILING_NEWLINES = "trailing_newlines"
-MAX_TRAILING = 1 << 20  # a larger count (typed by hand) is ignored
 _HANDLER = VaultYAMLHandler()
 
 
@@ -57,11 +56,7 @@ def seen(name: str, content: str, etag: str) -> MemoryFile:
     if problem is not None:
         return MemoryFile(content, etag, {}, content, problem)
     meta, body = split_note(content)
-    count = meta.get(TRAILING_NEWLINES)
-    if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= MAX_TRAILING:
-        stripped = body.rstrip("\n")
-        body = stripped + "\n" * count
-    return MemoryFile(body, etag, meta, content)
+    return MemoryFile(recorded_trailing(meta, body), etag, meta, content)
 
 
 def stored(name: str, text: str, meta: dict[str, Any] | None = None) -> str:

@@ -4,9 +4,10 @@ What the SDK's tool gets from its file system, this gets from the tools: what a 
 (``stat``; a path through a file is "blocked", as ``ENOTDIR`` is for the SDK), a file as
 the model sees it (``read``, etag kept for ``if_match``), writes that never overwrite a
 change made meanwhile (``write`` with ``if_match``), listings (``find`` with ``dirs``,
-two levels), deletes of whole folders (their files, then their folders, deepest first)
-and moves (``move``). The vault's own refusals become ``ToolError``s that keep their code.
-Each change is kept in the vault's history with ``reason="memory_tool:<command>"``.
+two levels, and ``sizes``: the sizes the model sees, without a ``read`` per note), deletes
+of whole folders (their files, then their folders, deepest first) and moves (``move``).
+The vault's own refusals become ``ToolError``s that keep their code. Each change is kept
+in the vault's history with ``reason="memory_tool:<command>"``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import unicodedata
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from enum import Enum
 from pathlib import PurePosixPath
 from typing import TypeVar
@@ -26,6 +27,7 @@ from agent_client.claude_memory.paths import ROOT as ROOT_SHOWN
 from agent_client.claude_memory.paths import MemoryPath, vault_path
 from agent_client.claude_memory.texts import ListedItem
 from agent_client.connection import Vault
+from agent_client.results import FindResult
 from shared.errors import (
     ConflictError,
     IndexerOfflineError,
@@ -144,8 +146,8 @@ class MemoryStore:
         base = self._vp(path.parts)
         try:
             levels = await asyncio.gather(
-                self.vault.find("*", base, MAX_LISTED, dirs=True),
-                self.vault.find("*/*", base, MAX_LISTED, dirs=True),
+                self.vault.find("*", base, MAX_LISTED, dirs=True, sizes=True),
+                self.vault.find("*/*", base, MAX_LISTED, dirs=True, sizes=True),
             )
         except NotFoundError:
             if path.is_root:
@@ -162,9 +164,12 @@ class MemoryStore:
             )
         prefix = unicodedata.normalize("NFC", base) + "/"  # the vault answers in NFC
         found = [p.removeprefix(prefix) for level in levels for p in level["paths"]]
-        gate = asyncio.Semaphore(CONCURRENT_READS)
-        measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in found))
-        sizes = dict(zip(found, measured, strict=True))
+        if all("sizes" in level for level in levels):
+            sizes = _given_sizes(levels, prefix, found)
+        else:  # a server without find's sizes: each file is measured by a call of its own
+            gate = asyncio.Semaphore(CONCURRENT_READS)
+            measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in found))
+            sizes = dict(zip(found, measured, strict=True))
         return [
             ListedItem(rel, size)
             for rel in texts.listing_order(found)
@@ -292,6 +297,26 @@ class MemoryStore:
             raise ToolError(f"The path {path.shown} does not exist") from None
         except VaultError as err:
             raise self._refusal(err, path.shown, partly=self.changed) from None
+
+
+def _given_sizes(
+    levels: Sequence[FindResult], prefix: str, found: list[str]
+) -> dict[str, int | None]:
+    """What the listing shows, from ``find``'s sizes: a folder's constant, a note's body
+    as the model sees it (its size on disk when the vault gives none: not UTF-8, too
+    large to read), another file's size; None for a file gone since the vault listed it."""
+    files: dict[str, int] = {}
+    bodies: dict[str, int] = {}
+    for level in levels:
+        files.update(level.get("sizes", {}))
+        bodies.update(level.get("body_sizes", {}))
+    sizes: dict[str, int | None] = {}
+    for rel in found:
+        if rel.endswith("/"):
+            sizes[rel] = texts.DIRECTORY_SIZE
+        else:
+            sizes[rel] = bodies.get(prefix + rel, files.get(prefix + rel))
+    return sizes
 
 
 def _deletable(vault_rel: str) -> bool:

@@ -27,6 +27,7 @@ from indexer.vault.contents import open_file, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
 from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import (
+    FileEntry,
     LineMatcher,
     Signature,
     SkipFile,
@@ -36,7 +37,8 @@ from indexer.vault.scan import (
     walk_files,
 )
 from shared.errors import ForbiddenPathError, InvalidArgumentError
-from shared.filetypes import is_text_name
+from shared.filetypes import NOTE_SUFFIX, is_text_name
+from shared.memory_view import shown_size
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -127,26 +129,69 @@ def find(
     path: str = "",
     limit: int = 200,
     dirs: bool = False,
+    sizes: bool = False,
 ) -> dict:
     """Files below ``path`` whose path (relative to it) matches ``pattern``; with
-    ``dirs``, matching folders too, each with a trailing ``/`` (empty ones included)."""
+    ``dirs``, matching folders too, each with a trailing ``/`` (empty ones included).
+
+    With ``sizes``, also ``sizes`` (each file's bytes) and ``body_sizes`` (each UTF-8
+    note's body as the memory tool shows it, ``shared.memory_view``; not for a note over
+    ``max_file_bytes``): a memory listing then needs one call, not a read of every note.
+    A file gone (or turned into a folder) since the walk saw it has no size."""
     _check_limit(limit)
     regex = compile_glob(pattern)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     paths: list[str] = []
     truncated = False
+    measured = _Measured()
     with vault.sandbox.open(target) as place:
         top = place.walk_start()
-        if top is None:
-            return {"paths": paths, "truncated": False}
-        with contextlib.closing(walk_files(top, target.rel, folders=dirs)) as entries:
-            for entry in entries:
-                if regex.fullmatch(_below(entry.rel, target.rel)):
-                    if len(paths) == limit:
-                        truncated = True
-                        break
-                    paths.append(entry.rel + "/" if entry.is_folder else entry.rel)
-    return {"paths": paths, "truncated": truncated}
+        if top is not None:
+            with contextlib.closing(walk_files(top, target.rel, folders=dirs)) as entries:
+                for entry in entries:
+                    if regex.fullmatch(_below(entry.rel, target.rel)):
+                        if len(paths) == limit:
+                            truncated = True
+                            break
+                        paths.append(entry.rel + "/" if entry.is_folder else entry.rel)
+                        if sizes and not entry.is_folder:
+                            measured.add(entry, vault.max_file_bytes)
+    result: dict[str, Any] = {"paths": paths, "truncated": truncated}
+    if sizes:
+        result.update(sizes=measured.sizes, body_sizes=measured.body_sizes)
+    return result
+
+
+class _Measured:
+    """``find``'s sizes: each file's bytes, and each note's body as the memory tool
+    shows it (reading the note now: right for a note just edited by another program)."""
+
+    def __init__(self) -> None:
+        self.sizes: dict[str, int] = {}
+        self.body_sizes: dict[str, int] = {}
+
+    def add(self, entry: FileEntry, max_bytes: int) -> None:
+        try:
+            if not entry.rel.endswith(NOTE_SUFFIX):
+                assert entry.entry is not None, "a file has its directory entry"
+                self.sizes[entry.rel] = entry.entry.stat(follow_symlinks=False).st_size
+                return
+            fd = fsops.open_regular(entry.name, entry.dir_fd)
+        except (FileNotFoundError, IsADirectoryError):
+            return  # gone, or now a folder, since the walk listed it
+        with fsops.opened(fd):
+            size = os.fstat(fd).st_size
+            data = fsops.read_all(fd, max_bytes) if size <= max_bytes else None
+            if data is not None and len(data) > max_bytes:  # it grew since
+                size, data = os.fstat(fd).st_size, None
+        self.sizes[entry.rel] = size
+        if data is None:
+            return  # too large to read: the memory tool shows its size on disk
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return  # not text: shown by its size on disk
+        self.body_sizes[entry.rel] = shown_size(text)
 
 
 def grep(

@@ -108,9 +108,11 @@ class Vault:
         path: str = "",
         limit: int = 200,
         dirs: bool = False,
+        sizes: bool = False,
     ) -> dict:
-        """Files (and with ``dirs`` folders) below ``path`` whose path matches ``pattern``."""
-        return reading.find(self, lang, pattern, path, limit, dirs)
+        """Files (and with ``dirs`` folders) below ``path`` whose path matches ``pattern``;
+        with ``sizes``, their sizes and notes' body sizes (``reading.find``)."""
+        return reading.find(self, lang, pattern, path, limit, dirs, sizes)
 
     def grep(
         self,

@@ -71,9 +71,17 @@ def register(tools: Registrar, core: Core) -> None:
         dirs: Annotated[
             bool, Field(description="also list matching folders, as paths ending in '/'")
         ] = False,
+        sizes: Annotated[
+            bool,
+            Field(
+                description="also `sizes` {path: bytes} of the files and `body_sizes`"
+                " {path: bytes} of the notes' bodies without frontmatter (as the memory"
+                " tool shows them)"
+            ),
+        ] = False,
     ) -> dict:
         """List files whose path (below `path`) matches a glob; dot-files are skipped."""
-        return await core.scans.run(vault.find, lang, pattern, path, limit, dirs)
+        return await core.scans.run(vault.find, lang, pattern, path, limit, dirs, sizes)
 
     @tools.tool(read_only=True)
     async def grep(

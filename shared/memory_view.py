@@ -1,0 +1,49 @@
+"""What the Claude memory tool shows of a note: its body, without the frontmatter block.
+
+A note's frontmatter may record ``trailing_newlines: N``: the body the model wrote ended
+with N newlines (the server ends every note it writes with exactly one), and the body
+shown ends with N again. A note without a readable block (none, or one that cannot be
+read) is shown whole, as stored.
+
+Shared by both sides so that they cannot differ: the client shows notes by these rules
+(``agent_client.claude_memory.files``), and the server's ``find`` measures them by the
+same rules (its ``body_sizes``), so that a listing of a memory folder needs no read of
+every note.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shared.errors import InvalidFrontmatterError
+from shared.frontmatter import parse_yaml_block, split_frontmatter
+
+TRAILING_NEWLINES = "trailing_newlines"
+MAX_TRAILING = 1 << 20  # a larger count (typed by hand) is ignored
+
+
+def recorded_trailing(meta: dict[str, Any], body: str) -> str:
+    """``body`` ending with the newlines ``meta`` records (as it is when none, or when
+    the recorded value is not a count: a person's typo)."""
+    count = meta.get(TRAILING_NEWLINES)
+    if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= MAX_TRAILING:
+        return body.rstrip("\n") + "\n" * count
+    return body
+
+
+def shown_text(content: str) -> str:
+    """The text the memory tool shows of the note whose UTF-8 content is ``content``."""
+    cleaned = content.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        block, body = split_frontmatter(cleaned)
+        if block is None:
+            return content
+        meta = parse_yaml_block(block)
+    except InvalidFrontmatterError:
+        return content
+    return recorded_trailing(meta, body)
+
+
+def shown_size(content: str) -> int:
+    """UTF-8 bytes of ``shown_text(content)``: a note's size in a memory listing."""
+    return len(shown_text(content).encode("utf-8"))
