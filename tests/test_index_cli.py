@@ -217,12 +217,15 @@ def test_a_command_holding_the_lock_is_told_apart_from_a_server(tmp_path: Path) 
             found = cli("search", "--workspace", str(ws.root), "--lang", "en", "broken")
             again = cli("reindex", "--workspace", str(ws.root))
             summarized = cli("summarize", "--workspace", str(ws.root))
+            status = cli("status", "--workspace", str(ws.root))
+            opened = cli("open", "--workspace", str(ws.root), "--print")
     finally:
         stop.set()
         listener.join()
         stranger.close()
     assert found.returncode == 0 and "bad.md" in found.stdout, found.stderr
-    assert heard == []
+    assert status.returncode == 0 and opened.returncode != 0, (status, opened)
+    assert heard == []  # (not even /health: a stranger could answer it as a server would)
     for refused in (again, summarized):
         assert refused.returncode == 3, refused.stderr
         assert "an indexer command (pid" in refused.stderr and "serving" not in refused.stderr
