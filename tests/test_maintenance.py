@@ -370,6 +370,29 @@ def test_a_failed_run_is_retried_and_then_succeeds(env: Env) -> None:
     assert env.run().action == "skip"  # and now the digest is the success's
 
 
+def test_the_backoff_holds_for_the_hour_whatever_checks_happen_between(env: Env) -> None:
+    """The first check after a failure recorded a skip over the error, and the backoff only
+    held while the state said "error": every other check ran the failing model again, and
+    the status showed "skip", hiding the error."""
+    env.event("something")
+    env.stub.run([say("garbage")])
+    failed = env.run(backoff=True)
+    assert failed.action == "error" and len(env.stub.requests) == 1
+    for minutes in (1, 1, 20, 1, 30):  # scheduler checks: periodic, and after event bursts
+        env.clock.advance(minutes=minutes)
+        outcome = env.run(backoff=True)
+        assert outcome.action == "skip" and outcome.reason.startswith("retrying the failed run")
+        recorded = env.task_state()
+        assert recorded.last_action == "error" and recorded.last_error == failed.error
+        assert recorded.reason == "the run failed; it is retried when next due"
+    assert len(env.stub.requests) == 1
+    row = next(r for r in env.maintenance().status() if r["task"] == "user_profile")
+    assert row["last_action"] == "error" and row["why"].startswith("retrying the failed run")
+    env.clock.advance(minutes=8)  # an hour after the failure
+    env.stub.run([NONE])
+    assert env.run(backoff=True).action == "none" and len(env.stub.requests) == 1
+
+
 def test_an_unreachable_model_is_an_error(env: Env, tmp_path: Path) -> None:
     env.event("something")
     dead = JobModel(ModelSettings(model="m", base_url="http://127.0.0.1:9/v1", timeout=2))

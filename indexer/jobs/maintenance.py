@@ -81,7 +81,9 @@ class Decision:
     due: bool
     reason: str
     digest: str | None = None
-    recorded: bool = True  # False: nothing worth writing to the state (disabled)
+    # False: nothing worth writing to the state (disabled; the backoff after a failure,
+    # whose error the state keeps showing)
+    recorded: bool = True
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,10 @@ class Maintenance:
         """Seed 002's three conditions (``force`` skips the digest and the interval).
 
         ``backoff`` (the scheduler's): a failed run is retried no sooner than the shorter
-        of the interval and an hour after it failed.
+        of the interval and an hour after it failed. It holds while ``last_error`` does
+        (until a run succeeds), whatever was recorded between: it once keyed on
+        ``last_action``, which the first check's recorded skip overwrote, so every other
+        check ran a failing model again.
         """
         if task not in self.settings.enabled:
             return Decision(False, f"disabled (set {TASKS[task].env}=1)", recorded=False)
@@ -191,12 +196,11 @@ class Maintenance:
             later = format_timestamp(last_success + interval)
             return Decision(False, f"interval: not before {later}", digest)
         last_run = _not_after(parse_time(state.last_run), now)
-        if backoff and state.last_action == "error" and last_run is not None:
+        if backoff and state.last_error is not None and last_run is not None:
             retry = last_run + min(interval, timedelta(hours=1))
             if now < retry:
-                return Decision(
-                    False, f"retrying the failed run after {format_timestamp(retry)}", digest
-                )
+                why = f"retrying the failed run after {format_timestamp(retry)}"
+                return Decision(False, why, digest, recorded=False)
         return Decision(True, "due: the event log changed", digest)
 
     # -- runs ------------------------------------------------------------------------------
