@@ -425,7 +425,9 @@ def test_one_reply_runs_at_most_16_tool_calls_and_counts_their_results_at_once(
 ) -> None:
     """20,000 reads of a 4 MB note in one reply all ran, every result kept, before the
     token bound was checked at the next turn: GBs of memory, and the indexer serving
-    them all. The calls past 16 are answered "not run"; the results count at once."""
+    them all. Then the calls past 16 were still kept, each answered "not run", and sent
+    again at every turn. Only the 16 run are kept, one note tells of the rest; the
+    results count at once."""
     seed(server, lang, "items/big.md", "---\ntitle: Big\n---\n" + "lorem ipsum " * 10_000)
     many = tool_call("read", path="items/go.md")
     many["tool_calls"] = [
@@ -433,9 +435,11 @@ def test_one_reply_runs_at_most_16_tool_calls_and_counts_their_results_at_once(
     ]  # (the note does not exist: each answer is a short not_found)
     stub.run([many, final([], "nothing")])
     notice = run_entry(server, stub, entry(lang))
-    answers = [m for m in stub.requests[-1]["messages"] if m["role"] == "tool"]
-    assert len(answers) == 40
-    assert sum("not run: at most 16 tool calls" in m["content"] for m in answers) == 24
+    sent = stub.requests[-1]["messages"]
+    kept = [c["id"] for m in sent if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    answers = [m for m in sent if m["role"] == "tool"]
+    assert kept == [m["tool_call_id"] for m in answers] == [f"c{n}" for n in range(16)]
+    assert "[not run: 24 more tool calls of this reply; at most 16" in answers[-1]["content"]
     big = tool_call("read", path="items/big.md")
     big["tool_calls"] = [{**big["tool_calls"][0], "id": f"b{number}"} for number in range(16)]
     stub.run([big, final([], "nothing")])

@@ -33,7 +33,11 @@ from indexer.jobs.llm import JobModel, ModelSettings
 from indexer.jobs.maintenance import Maintenance, MaintenanceSettings, parse_answer
 from indexer.jobs.maintenance_input import MAX_CHARS, MAX_ENTRIES, InputDigests, newest_entries
 from indexer.jobs.maintenance_state import StateFile, TaskState
-from indexer.jobs.model_tools import MAX_CALLS_PER_TURN, MAX_READ_CHARS
+from indexer.jobs.model_tools import (
+    MAX_CALLS_PER_TURN,
+    MAX_CONVERSATION_GROWTH,
+    MAX_READ_CHARS,
+)
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
@@ -491,11 +495,48 @@ def test_the_loop_is_bounded_in_calls_a_turn_and_in_what_it_reads(env: Env) -> N
     env.stub.run([{"role": "assistant", "content": None, "tool_calls": [nested, *reads]}, NONE])
     assert env.run(settings={"max_steps": 3}).action == "none"
     results = [m["content"] for m in env.stub.requests[1]["messages"] if m["role"] == "tool"]
-    assert len(results) == 41 and results[0].startswith("error: invalid_argument: the arguments")
+    assert len(results) == MAX_CALLS_PER_TURN
+    assert results[0].startswith("error: invalid_argument: the arguments")
     done = [r for r in results[1:] if not r.startswith("error:")]
-    assert 1 <= len(done) <= MAX_CALLS_PER_TURN and sum(map(len, done)) < MAX_READ_CHARS + 20_100
-    assert results[-1].startswith("error: too_many_calls")
+    assert len(done) >= 1 and sum(map(len, done)) < MAX_READ_CHARS + 20_100
     assert any(r.startswith("error: too_large: this job has read") for r in results)
+    assert "[not run: 25 more tool calls of this reply; at most 16" in results[-1]
+
+
+def test_only_the_calls_run_are_kept_in_the_conversation(env: Env) -> None:
+    """Every call a model named was copied into the conversation (its tool_calls entry and
+    an error message each), sent again at every turn: 40,000 calls a turn took 206 s of
+    CPU and 585 MB until the run's timeout. Only the calls run are kept, each answered."""
+    env.event("something")
+    calls = [
+        {"id": f"c{n}", "type": "function", "function": {"name": "find", "arguments": ""}}
+        for n in range(2_000)
+    ]
+    env.stub.run([{"role": "assistant", "content": None, "tool_calls": calls}])
+    before = snapshot(env.vault_dir())
+    outcome = env.run(settings={"max_steps": 3})
+    assert outcome.action == "error" and "3 model turns" in (outcome.error or "")
+    assert snapshot(env.vault_dir()) == before
+    last = env.stub.requests[-1]["messages"]
+    kept = [c["id"] for m in last if m["role"] == "assistant" for c in m["tool_calls"]]
+    answered = [m["tool_call_id"] for m in last if m["role"] == "tool"]
+    assert kept == answered == [f"c{n}" for n in range(MAX_CALLS_PER_TURN)] * 2
+    assert "[not run: 1984 more tool calls" in last[-1]["content"]
+    assert len(json.dumps(last)) < 50_000
+
+
+def test_what_the_turns_add_to_the_conversation_is_bounded(env: Env) -> None:
+    """Arguments (or text) a model sends with its calls are sent back to it at every turn:
+    past MAX_CONVERSATION_GROWTH bytes in all the run ends as an error, nothing written."""
+    env.event("something")
+    big = json.dumps({"path": "é" * 300_000}, ensure_ascii=False)  # 600 KB in UTF-8
+    calls = [{"id": "c", "type": "function", "function": {"name": "x", "arguments": big}}]
+    env.stub.run([{"role": "assistant", "content": None, "tool_calls": calls}])
+    before = snapshot(env.vault_dir())
+    outcome = env.run()
+    assert outcome.action == "error" and "grew by more than" in (outcome.error or "")
+    assert snapshot(env.vault_dir()) == before
+    assert len(env.stub.requests) == MAX_CONVERSATION_GROWTH // len(big.encode()) + 1
 
 
 def test_a_file_that_is_not_utf8_is_never_shown_as_base64_nor_rewritten(env: Env) -> None:

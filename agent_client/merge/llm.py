@@ -26,11 +26,12 @@ from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.models import MemoryEntry
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
+from shared.tool_turn import tool_turn, with_note
 
 logger = logging.getLogger("agent_client.merge.llm")
 
 MAX_COMPLETION_TOKENS = 4096
-MAX_CALLS_PER_TURN = 16  # tool calls run of one reply; the rest are answered "not run"
+MAX_CALLS_PER_TURN = 16  # tool calls run of one reply; the rest are left out (a note)
 BASE_TOOLS = ["read", "find", "grep", "stat", "write"]
 
 
@@ -154,33 +155,16 @@ async def _loop(
         if not response.choices:
             raise MergeFailed("the LLM answered with no choices")
         message = response.choices[0].message
-        calls = [c for c in (message.tool_calls or []) if c.type == "function"]
-        if calls:
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": message.content,
-                    "tool_calls": [
-                        {
-                            "id": c.id,
-                            "type": "function",
-                            "function": {
-                                "name": c.function.name,
-                                "arguments": c.function.arguments,
-                            },
-                        }
-                        for c in calls
-                    ],
-                }
-            )
+        turn = tool_turn(message.content, message.tool_calls or [], MAX_CALLS_PER_TURN)
+        if turn.calls:
+            messages.append(turn.message)
             # What the next turn will send, known before it is sent: the conversation (the
             # results of earlier turns too), whatever the model reported of its usage.
             ahead = max(used_tokens, _estimate(messages))
-            for number, call in enumerate(calls):
-                if number < MAX_CALLS_PER_TURN:
-                    result = await executor.run(call.function.name, call.function.arguments)
-                else:  # (20,000 reads of a 4 MB note in one reply held GBs, then timed out)
-                    result = f"not run: at most {MAX_CALLS_PER_TURN} tool calls in one turn"
+            for number, call in enumerate(turn.calls):
+                result = await executor.run(call.function.name, call.function.arguments)
+                if number == len(turn.calls) - 1:
+                    result = with_note(result, turn.dropped, MAX_CALLS_PER_TURN)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
                 ahead += len(result) // 4
                 if ahead > settings.max_tokens:

@@ -7,8 +7,9 @@ one lang: ``read``, ``find``, ``grep`` and (with an index) ``search``, run by th
 no ``..``, no links out). Any other tool a model names (``write``, ``delete``, a shell)
 is refused with a message and counted; nothing a model says can reach a writing call.
 The loop is bounded in model turns (``max_steps``), in time (``timeout``), in calls a turn
-and in what it reads in all; results are cut to ``MAX_RESULT_CHARS`` so that the
-conversation stays small.
+(only those run are kept in the conversation: ``shared.tool_turn``), in what it reads in
+all and in what the turns add to the conversation (``MAX_CONVERSATION_GROWTH``); results
+are cut to ``MAX_RESULT_CHARS`` so that the conversation stays small.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from shared.errors import VaultError
+from shared.tool_turn import tool_turn, with_note
 from shared.utf8 import without_surrogates
 
 if TYPE_CHECKING:
@@ -33,6 +35,10 @@ MAX_LIST = 100
 # conversation re-sent at each turn), and the calls of one turn that are run.
 MAX_READ_CHARS = 200_000
 MAX_CALLS_PER_TURN = 16
+# What the turns may add to the conversation past the prompt, in bytes (each run call's
+# name and arguments, the model's text beside them, the results): the reads' bound in the
+# widest UTF-8, with room to spare. Past it the run ends as an error.
+MAX_CONVERSATION_GROWTH = 2 << 20
 
 _PATH = {"type": "string", "description": "path relative to the vault root"}
 _FOLDER = {"type": "string", "description": "folder to look in ('' = the vault root)"}
@@ -163,37 +169,17 @@ async def run_tool_loop(
     conversation = list(messages)
     schemas = tools.schemas()
     read = 0  # characters of tool results so far
+    grown = 0  # bytes the turns added to the conversation
     try:
         async with asyncio.timeout(timeout):
             for _ in range(max_steps):
                 message = await model.chat(conversation, tools=schemas)
-                calls = message.tool_calls or []
-                if not calls:
+                turn = tool_turn(message.content, message.tool_calls or [], MAX_CALLS_PER_TURN)
+                if not turn.calls:
                     return message.content or ""
-                conversation.append(
-                    {
-                        "role": "assistant",
-                        "content": message.content,
-                        "tool_calls": [
-                            {
-                                "id": call.id,
-                                "type": "function",
-                                "function": {
-                                    "name": call.function.name,
-                                    "arguments": call.function.arguments,
-                                },
-                            }
-                            for call in calls
-                            if call.type == "function"
-                        ],
-                    }
-                )
-                for number, call in enumerate(calls):
-                    if call.type != "function":
-                        continue
-                    if number >= MAX_CALLS_PER_TURN:
-                        result = f"error: too_many_calls: at most {MAX_CALLS_PER_TURN} a turn"
-                    elif read >= MAX_READ_CHARS:
+                grown = _add(conversation, turn.message, grown)
+                for number, call in enumerate(turn.calls):
+                    if read >= MAX_READ_CHARS:
                         result = (
                             f"error: too_large: this job has read {MAX_READ_CHARS} characters,"
                             " all it may; answer with what you have"
@@ -201,12 +187,26 @@ async def run_tool_loop(
                     else:
                         result = await tools.call(call.function.name, call.function.arguments)
                         read += len(result)
-                    conversation.append(
-                        {"role": "tool", "tool_call_id": call.id, "content": result}
-                    )
+                    if number == len(turn.calls) - 1:
+                        result = with_note(result, turn.dropped, MAX_CALLS_PER_TURN)
+                    reply = {"role": "tool", "tool_call_id": call.id, "content": result}
+                    grown = _add(conversation, reply, grown)
     except TimeoutError:
         raise LoopError(f"no answer within {timeout:g} s") from None
     raise LoopError(f"no answer within {max_steps} model turns (tool calls included)")
+
+
+def _add(conversation: list[dict[str, Any]], message: dict[str, Any], grown: int) -> int:
+    """Append ``message``; the bytes the turns have added, or ``LoopError`` past the bound
+    (a model's long content or arguments, sent again at every turn)."""
+    grown += len(json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    if grown > MAX_CONVERSATION_GROWTH:
+        raise LoopError(
+            f"the conversation grew by more than {MAX_CONVERSATION_GROWTH} bytes of tool"
+            " calls and results"
+        )
+    conversation.append(message)
+    return grown
 
 
 def _text(args: dict[str, Any], key: str, default: str | None = None) -> str:

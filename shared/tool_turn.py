@@ -1,0 +1,56 @@
+"""What one model reply's tool calls add to a chat loop's conversation: bounded.
+
+Both sides' tool loops run at most a few calls of one reply. They used to copy every call
+the model named into the conversation anyway (its ``tool_calls`` entry and a "not run"
+tool message each), which is sent again, and processed again, at every later turn: a
+reply of 40,000 calls (3 MB, under the reply bound) made the run's CPU and memory grow
+with the square of the turns. Only the calls that are run are kept; the OpenAI shape
+holds (every kept id gets its tool message), and one short note, appended to the last
+of them, tells the model about the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolTurn:
+    """The assistant message to keep, the calls to run (in its order), and how many of
+    the reply's function calls were left out."""
+
+    message: dict[str, Any]
+    calls: list[Any]
+    dropped: int
+
+
+def tool_turn(content: str | None, calls: Sequence[Any], limit: int) -> ToolTurn:
+    """The first ``limit`` function calls of a reply (SDK objects) and the assistant
+    message that holds only them; calls of other types are ignored, as before."""
+    functions = [call for call in calls if getattr(call, "type", None) == "function"]
+    kept = functions[:limit]
+    message = {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.function.name, "arguments": call.function.arguments},
+            }
+            for call in kept
+        ],
+    }
+    return ToolTurn(message, kept, len(functions) - len(kept))
+
+
+def with_note(result: str, dropped: int, limit: int) -> str:
+    """The last kept call's result, followed by the note on the calls left out."""
+    if dropped <= 0:
+        return result
+    return (
+        f"{result}\n\n[not run: {dropped} more tool calls of this reply; at most {limit}"
+        " are run a turn, the rest are dropped. Ask again for what you still need.]"
+    )
