@@ -119,6 +119,30 @@ def test_dot_dot_inside_the_vault_is_resolved_by_name() -> None:
         clean_relpath("items/..")  # the root, where a file path is needed
 
 
+def test_only_a_folders_summary_file_passes_as_a_summary() -> None:
+    """History reaches ``.overview.md`` (the summaries job writes over a hand edit);
+    ``summary=True`` lets that exact name through, last, and no other dot-name."""
+    assert clean_relpath("a/b/.overview.md", summary=True) == "a/b/.overview.md"
+    assert clean_relpath("./.overview.md", summary=True) == ".overview.md"
+    for hidden in (
+        "a/.overview.md",  # without summary=True
+        ".overview.md",
+    ):
+        with pytest.raises(VaultError, match="forbidden_path"):
+            clean_relpath(hidden)
+    for other in (
+        "a/.Overview.md",
+        "a/.overview.md.bak",
+        "a/.overview.md/x.md",
+        ".obsidian/.overview.md",
+        "a/.git/.overview.md",
+        "a/n.md.assets/.overview.md",
+        "a/.overview.md/../.env",
+    ):
+        with pytest.raises(VaultError, match="forbidden_path"):
+            clean_relpath(other, summary=True)
+
+
 def test_a_write_through_dot_dot_lands_inside(setup: tuple[Path, Vault]) -> None:
     root, vault = setup
     written = vault.write("en", "items/../other/./n.md", "# n\n")

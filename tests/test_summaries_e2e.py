@@ -230,3 +230,67 @@ def test_a_search_without_a_server_answers_whatever_history_and_unused_settings_
     env["INDEXER_SUMMARIES_DEBOUNCE"] = "soon"
     again = subprocess.run([*run, "fruit"], capture_output=True, text=True, timeout=60, env=env)
     assert again.returncode == 0 and "2 notes match" in again.stdout, again.stderr
+
+
+def test_a_hand_edit_of_a_summary_comes_back_by_every_route(tmp_path: Path) -> None:
+    """README: "A summary you edited is made again (history keeps each version)". In a
+    real server the edited version was recorded, but the history tool and route, ``read``
+    with a version, ``diff``, ``restore`` and ``indexer history --show`` all answered
+    forbidden_path for ``.overview.md``: the edit was out of every reach."""
+    ws = tmp_path / "ws"
+    vault = ws / "memory" / "languages" / "en" / "vault"
+    (vault / "proj").mkdir(parents=True)
+    (vault / "proj" / "a.md").write_text("# A\n\nFirst note.\n")
+    overview = vault / "proj" / ".overview.md"
+    env = {"INDEXER_SUMMARIES_DEBOUNCE": "0.1", "INDEXER_LLM_MODEL": ""}
+    server = start_indexer(ws, env=env)
+    try:
+        wait_for(overview.exists, 30, what="the first summary")
+        remark = "\nMY REMARK: the deadline is 3 March.\n"
+        overview.write_text(overview.read_text() + remark)
+        with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1/en") as http:
+            http.put("/notes/proj/b.md", json={"content": "# B\n\nSecond note.\n"})
+            wait_for(lambda: "MY REMARK" not in overview.read_text(), 30, what="a new summary")
+            listed = http.get("/history/proj/.overview.md")
+            assert listed.status_code == 200, listed.text
+            versions = {
+                v["version"]: http.get("/notes/proj/.overview.md", params={"version": v["version"]})
+                for v in listed.json()["versions"]
+            }
+            edited = next(n for n, got in versions.items() if remark in got.json()["content"])
+            old = versions[edited]
+            diff = http.get("/diff/proj/.overview.md", params={"from": edited})
+            assert "-MY REMARK: the deadline is 3 March." in diff.json()["diff"]
+            show = ["--lang", "en", "--show", str(edited), "proj/.overview.md"]
+            shown = subprocess.run(
+                [sys.executable, "-m", "indexer", "history", "--workspace", str(ws), *show],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={**os.environ, "INDEXER_WORKSPACE": ""},
+            )
+            assert shown.returncode == 0 and shown.stdout == old.json()["content"], shown
+            current = http.get("/notes/proj/.overview.md").json()["etag"]
+            back = http.post(
+                "/restore",
+                json={"path": "proj/.overview.md", "version": edited, "if_match": current},
+            )
+            assert back.status_code == 200, back.text
+            assert overview.read_text() == old.json()["content"]
+            refused = http.put("/notes/proj/.overview.md", json={"content": "x"})
+            assert refused.status_code == 403 and overview.read_text().endswith(remark)
+
+        async def by_mcp() -> None:
+            async with server.client() as client:
+                got = await client.call_tool(
+                    "read", {"lang": "en", "path": "proj/.overview.md", "version": edited}
+                )
+                assert isinstance(got.structured_content, dict)
+                assert got.structured_content["content"].endswith(remark)
+                found = await client.call_tool("find", {"lang": "en", "pattern": "**/*"})
+                assert isinstance(found.structured_content, dict)
+                assert found.structured_content["paths"] == ["proj/a.md", "proj/b.md"]
+
+        asyncio.run(by_mcp())
+    finally:
+        server.stop()

@@ -112,8 +112,6 @@ async def test_summaries_stay_out_of_find_grep_search_and_counts(
     scoped = await call(client, "search", lang="en", query="note", type="summary", path="items")
     assert [r["path"] for r in scoped["results"]] == ["items/.overview.md"]
     assert (await call(client, "status"))["langs"] == {"en": 3}
-    with pytest.raises(ToolError, match=r"^forbidden_path: "):
-        await client.call_tool("read", {"lang": "en", "path": "items/.overview.md"})
 
 
 async def test_a_note_deeper_than_every_tool_reaches_is_in_no_summary(
@@ -131,3 +129,82 @@ async def test_a_note_deeper_than_every_tool_reaches_is_in_no_summary(
         await call(client, "summary", lang="en", path=folder)
     above = await call(client, "summary", lang="en", path=folder.rsplit("/", 1)[0])
     assert above["child_count"] == 1 and "shallower" in above["overview"]
+
+
+async def redo(core: Core) -> None:
+    """A pass over the folders the changes so far marked, as the server's loop runs it."""
+    assert core.summaries is not None
+    await core.summaries.run_pass(dirty=core.summaries.dirty.take())
+    core.summaries.dirty.done()
+
+
+async def test_a_hand_edit_the_job_wrote_over_comes_back_through_history(
+    served: tuple[Client, Core], tmp_path: Path
+) -> None:
+    """README: "A summary you edited is made again (history keeps each version)"; that
+    version was recorded but every tool refused ``.overview.md`` (forbidden_path), so the
+    edit was lost. History, read, diff and restore reach a folder's summary; the other
+    tools still refuse it, and every other dot-file."""
+    client, core = served
+    overview = tmp_path / "ws" / "memory" / "languages" / "en" / "vault" / "items" / ".overview.md"
+    overview.write_text(overview.read_text() + "\nMY REMARK: the deadline is 3 March.\n")
+    await call(client, "write", lang="en", path="items/do.md", content="# Do\n\ndid, done\n")
+    await redo(core)
+    assert "MY REMARK" not in overview.read_text()  # made again, as README says
+    path = "items/.overview.md"
+    versions = (await call(client, "history", lang="en", path=path))["versions"]
+    texts = {
+        v["version"]: (await call(client, "read", lang="en", path=path, version=v["version"]))
+        for v in versions
+    }
+    edited = [n for n, old in texts.items() if "MY REMARK" in old["content"]]
+    assert len(edited) == 1, versions
+    diff = (await call(client, "diff", lang="en", path=path, from_version=edited[0]))["diff"]
+    assert "-MY REMARK: the deadline is 3 March." in diff
+    current = await call(client, "read", lang="en", path=path)
+    assert current["content"] == overview.read_text()
+    assert (await call(client, "stat", lang="en", path=path))["etag"] == current["etag"]
+    back = await call(
+        client, "restore", lang="en", path=path, version=edited[0], if_match=current["etag"]
+    )
+    assert back["restored_from"] == edited[0]
+    assert overview.read_text() == texts[edited[0]]["content"]
+    assert "MY REMARK" in (await call(client, "summary", lang="en", path="items"))["overview"]
+    for tool, args in [
+        ("write", {"path": path, "content": "x"}),
+        ("append", {"path": path, "content": "x"}),
+        ("delete", {"path": path}),
+        ("move", {"path": path, "new_path": "items/kept.md"}),
+        ("history", {"path": "items/.hidden.md"}),
+        ("history", {"path": "items/.Overview.md"}),
+        ("history", {"path": ".obsidian/.overview.md"}),
+        ("history", {"path": "items/go.md.assets/.overview.md"}),
+        ("read", {"path": ".overview.md/x.md"}),
+    ]:
+        with pytest.raises(ToolError, match=r"^forbidden_path: "):
+            await client.call_tool(tool, {"lang": "en", **args})
+    assert overview.read_text() == texts[edited[0]]["content"]
+    listed = await call(client, "find", lang="en", pattern="**/*")
+    assert not any(".overview.md" in p for p in listed["paths"])
+
+
+async def test_an_emptied_folders_edited_summary_is_read_back_from_history(
+    served: tuple[Client, Core], tmp_path: Path
+) -> None:
+    """The summary of a folder emptied of notes goes with them, a hand edit too: its
+    versions are still read and restored (the folder comes back with it)."""
+    client, core = served
+    overview = tmp_path / "ws" / "memory" / "languages" / "en" / "vault" / "items" / ".overview.md"
+    overview.write_text(overview.read_text() + "\nMY REMARK\n")
+    for note in ("items/go.md", "items/be.md"):
+        await call(client, "delete", lang="en", path=note)
+    await redo(core)
+    assert not overview.exists()
+    path = "items/.overview.md"
+    versions = (await call(client, "history", lang="en", path=path))["versions"]
+    assert versions[0]["op"] == "delete"
+    edited = versions[1]["version"]
+    old = await call(client, "read", lang="en", path=path, version=edited)
+    assert old["content"].endswith("\nMY REMARK\n")
+    await call(client, "restore", lang="en", path=path, version=edited, if_match="")
+    assert overview.read_text() == old["content"]

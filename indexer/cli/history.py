@@ -45,7 +45,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args)
     lang = check_lang(args.lang)
     sandbox = Sandbox(workspace)
-    target = sandbox.resolve(lang, args.path)
+    target = sandbox.resolve(lang, args.path, summary=True)  # as the history tool
     if target.dir_only:
         raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
     path = target.rel

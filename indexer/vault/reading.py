@@ -70,8 +70,9 @@ def read(
     version: int | None = None,
 ) -> dict:
     """A file's content (a slice of lines with offset/limit); ``version``: an older
-    text from history (read-only; ``version`` is then in the result)."""
-    target = vault._file_target(lang, path)
+    text from history (read-only; ``version`` is then in the result). A folder's summary
+    (``.overview.md``) is read too: its versions, a hand edit among them, are history's."""
+    target = vault._file_target(lang, path, summary=True)
     if not _is_count(offset) or (limit is not None and not _is_count(limit)):
         raise InvalidArgumentError("offset and limit must be whole numbers ≥ 0")
     result: dict[str, Any] = {"path": target.rel}
@@ -101,7 +102,7 @@ def read(
 def stat(vault: Vault, lang: str, path: str) -> dict:
     """What a path is, with a file's size and etag; no size limit: a file over
     ``max_file_bytes`` (made by another program) must be seen to be moved or deleted."""
-    target = vault.sandbox.resolve(lang, path, allow_root=True)
+    target = vault.sandbox.resolve(lang, path, allow_root=True, summary=True)
     with vault.sandbox.open(target) as place:
         info = place.lstat()
         if info is None:

@@ -2,7 +2,10 @@
 
 Policy (see the SPEC's "Sandbox"): the path string is checked first (no ``..``, no
 absolute or ``~`` paths, no control or invisible characters, no hidden segments, byte
-limits: ``indexer.vault.names``); nothing on disk is looked at until it passes. A name
+limits: ``indexer.vault.names``); nothing on disk is looked at until it passes. The one
+hidden name a caller may let through (``summary=True``) is a folder's summary file,
+``.overview.md``: the summaries job rewrites it, and history must reach the versions it
+replaced (a hand edit) to read, diff and restore them. A name
 stored in another Unicode form than the NFC the tools speak is reached as it is on
 disk (``Place.name``), never doubled by a composed twin. Then ``Sandbox.open`` walks from a
 descriptor of the real vault root, opening each existing folder with ``O_NOFOLLOW``
@@ -99,9 +102,10 @@ class Target:
         )
 
 
-def clean_relpath(path: object, *, allow_root: bool = False) -> str:
+def clean_relpath(path: object, *, allow_root: bool = False, summary: bool = False) -> str:
     """Check a vault-relative path string; return it NFC-normalized, without ``.`` or
-    empty segments and with no trailing slash."""
+    empty segments and with no trailing slash. ``summary``: the path may also name a
+    folder's summary file (``is_summary_path``), the one dot-file reached."""
     if not isinstance(path, str):
         raise ForbiddenPathError("the path must be a string")
     try:
@@ -134,9 +138,18 @@ def clean_relpath(path: object, *, allow_root: bool = False) -> str:
         raise ForbiddenPathError(
             f"the path has more than {MAX_DEPTH} names (at most {MAX_DEPTH - 1} folders deep)"
         )
-    for segment in segments:
+    checked = segments[:-1] if summary and is_summary_path(segments) else segments
+    for segment in checked:
         check_segment(segment)
     return "/".join(segments)
+
+
+def is_summary_path(segments: list[str]) -> bool:
+    """Whether the path's last name is exactly a folder's summary file (``.overview.md``)
+    in a folder the summaries job keeps (never inside a ``*.assets/`` folder)."""
+    return segments[-1] == OVERVIEW_FILE and not any(
+        folder.endswith(".assets") for folder in segments[:-1]
+    )
 
 
 @dataclass
@@ -342,11 +355,19 @@ class Sandbox:
         return fd
 
     def resolve(
-        self, lang: str, path: object, *, create_vault: bool = False, allow_root: bool = False
+        self,
+        lang: str,
+        path: object,
+        *,
+        create_vault: bool = False,
+        allow_root: bool = False,
+        summary: bool = False,
     ) -> Target:
-        """Check ``(lang, path)`` as strings and return the target; refuse with a VaultError."""
+        """Check ``(lang, path)`` as strings and return the target; refuse with a VaultError.
+
+        ``summary``: a folder's ``.overview.md`` is accepted too (reading and history)."""
         check_lang(lang)
-        rel = clean_relpath(path, allow_root=allow_root)
+        rel = clean_relpath(path, allow_root=allow_root, summary=summary)
         root = self.vault_root(lang, create=create_vault)
         if root is None:
             root = Path(os.path.realpath(self.workspace.vault_dir(lang)))

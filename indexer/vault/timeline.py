@@ -4,7 +4,9 @@ and ``undo``. Changes made outside the tools are recorded by ``outside``.
 ``restore`` writes a version's exact bytes (no re-normalization) and is itself a
 version (op ``restore``). Restoring a note that is deleted also brings back the images
 deleted with it (the rows of one delete share a ``batch``), unless one was put back
-since.
+since. A folder's summary file (``.overview.md``) has a history too, read and restored
+like a note's: the summaries job rewrites it over a hand edit, which is then only there
+(the other tools still refuse that dot-file).
 
 ``undo`` puts back everything one memory entry changed. The Memory Writer passes
 ``reason="entry:<id> <title>"`` on each write for an entry; the files of the entry are
@@ -75,7 +77,7 @@ def file_kind(target: Target) -> str | None:
 
 
 def history(vault: Vault, lang: str, path: str, limit: int) -> dict:
-    target = vault.sandbox.resolve(lang, path)
+    target = vault.sandbox.resolve(lang, path, summary=True)
     if target.dir_only:
         raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:
@@ -98,7 +100,7 @@ def version_bytes(vault: Vault, target: Target, number: object) -> tuple[bytes, 
 def diff(
     vault: Vault, lang: str, path: str, from_version: object, to_version: object | None
 ) -> dict:
-    target = vault.sandbox.resolve(lang, path)
+    target = vault.sandbox.resolve(lang, path, summary=True)
     old_row = vault.recorder.version(target.lang, target.rel, from_version, "from_version")
     old = vault.recorder.content(old_row) or b""
     if to_version is None:
@@ -168,7 +170,7 @@ def restore(
     reason: str | None,
     actor: str,
 ) -> dict:
-    target = vault._file_target(lang, path)
+    target = vault._file_target(lang, path, summary=True)
     if file_kind(target) is None:
         raise ForbiddenPathError("only notes, their images and text files can be restored")
     target.check_text_place()  # (it was moved out: made again there, search never finds it)
@@ -282,7 +284,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     paths = store.paths_with_reason(check_lang(lang), word)
     if not paths:
         raise NotFoundError(f"no change in this vault was made for entry {entry_id}")
-    targets = [vault.sandbox.resolve(lang, p) for p in paths]
+    targets = [vault.sandbox.resolve(lang, p, summary=True) for p in paths]
 
     def ours(row: Version) -> bool:
         return first_word(row.reason) == word

@@ -370,8 +370,9 @@ class Vault:
 
     # -- helpers -------------------------------------------------------------------
 
-    def _file_target(self, lang: str, path: str) -> Target:
-        target = self.sandbox.resolve(lang, path)
+    def _file_target(self, lang: str, path: str, *, summary: bool = False) -> Target:
+        """A file's target (``summary``: a folder's ``.overview.md`` too)."""
+        target = self.sandbox.resolve(lang, path, summary=summary)
         if target.dir_only:
             raise ForbiddenPathError("a file path must not end with '/'")
         return target
