@@ -18,7 +18,7 @@ import httpx2
 import pytest
 from helpers.browser import chromium
 from helpers.hostile import HOSTILE
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, wait_for
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 
 MD = {"Content-Type": "text/markdown"}
@@ -327,6 +327,35 @@ def test_history_diff_and_restore(
     settled(tab, "#/ui/note/items/h.md")
     expect(tab.locator("article.note-body")).to_contain_text("version one")
     assert "version one" in note_file(server, "ui", "items/h.md").read_text()
+    assert not watch.errors
+
+
+def test_a_hand_edit_of_a_summary_is_restored_from_its_history(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The indexer makes an edited summary again (README: history keeps each version):
+    the folder's summary links to its history, whose hand-edit row restores the edit;
+    the summary's page offers no edit or delete (the tools refuse those)."""
+    with httpx2.Client(base_url=base + "/api/v1") as http:
+        if not http.get("/status").json()["features"]["summaries"]:
+            pytest.skip("summaries not merged yet: the core has no summaries object")
+        overview = note_file(server, "ui", "items/.overview.md")
+        wait_for(overview.exists, 30, what="the summary of items/")
+        overview.write_text(overview.read_text() + "\nMY REMARK: the deadline is 3 March.\n")
+        http.put("/ui/notes/items/s.md", content=b"# S\n\nsummarized again\n", headers=MD)
+        wait_for(lambda: "MY REMARK" not in overview.read_text(), 30, what="a new summary")
+    tab, watch = page
+    visit(tab, base, "#/ui/browse/items")
+    tab.click("#summary-history")
+    settled(tab, "#/ui/history/items/.overview.md")
+    edited = tab.locator("table.history-table tbody tr", has_text="external").first
+    watch.accept_dialogs = True
+    edited.locator("button.restore").click()
+    settled(tab, "#/ui/note/items/.overview.md")
+    expect(tab.locator("article.note-body")).to_contain_text("MY REMARK")
+    expect(tab.locator("#edit")).to_have_count(0)
+    expect(tab.locator("#delete")).to_have_count(0)
+    assert "MY REMARK" in overview.read_text()
     assert not watch.errors
 
 

@@ -44,6 +44,10 @@ const enc = (path) => path.split("/").map(seg).join("/");
 const notePath = (lang, path) => `/${seg(lang)}/notes/${enc(path)}`;
 const hashPath = (path) => path.split("/").map(encodeURIComponent).join("/");
 const link = (lang, kind, path = "") => `#/${encodeURIComponent(lang)}/${kind}/${hashPath(path)}`.replace(/\/$/, "");
+// A folder's summary file: written by the indexer, read-only here, but its history
+// (a hand edit the indexer wrote over) can be read and restored.
+const SUMMARY_FILE = ".overview.md";
+const isSummary = (path) => path.split("/").pop() === SUMMARY_FILE;
 
 // ---- DOM -------------------------------------------------------------------------
 
@@ -173,8 +177,12 @@ async function browse(lang, folder) {
     return h("li", { class: "folder" }, h("a", { href: link(lang, "browse", prefix + name), text: `${name}/` }),
       h("span", { class: "muted", text: ` ${folders.get(name)} notes` }), abstract);
   });
+  const summaryHistory = summary && summary.updated && state.features.history
+    ? h("a", { class: "button", id: "summary-history", href: link(lang, "history", prefix + SUMMARY_FILE), text: "Summary history" })
+    : null;
   const overview = summary ? h("section", { class: "summary" },
-    h("p", { class: "abstract", text: summary.abstract }), htmlBlock(summary.overview_html || "", "overview")) : null;
+    h("p", { class: "abstract", text: summary.abstract }), htmlBlock(summary.overview_html || "", "overview"),
+    summaryHistory) : null;
   show(
     crumbs(lang, folder, true),
     h("div", { class: "actions" }, h("a", { class: "button", href: link(lang, "new", folder), text: "New note" })),
@@ -224,9 +232,9 @@ async function note(lang, path, version) {
   const actions = version
     ? [h("a", { class: "button", href: link(lang, "note", path), text: "Current version" }),
       h("button", { id: "restore", onclick: () => restore(lang, path, version) }, "Restore this version")]
-    : [h("a", { class: "button", id: "edit", href: link(lang, "edit", path), text: "Edit" }),
+    : [isSummary(path) ? null : h("a", { class: "button", id: "edit", href: link(lang, "edit", path), text: "Edit" }),
       state.features.history ? h("a", { class: "button", id: "history", href: link(lang, "history", path), text: "History" }) : null,
-      h("button", { class: "danger", id: "delete", onclick: () => remove(lang, path) }, "Delete")];
+      isSummary(path) ? null : h("button", { class: "danger", id: "delete", onclick: () => remove(lang, path) }, "Delete")];
   show(
     crumbs(lang, path, true),
     version ? h("p", { class: "banner", text: `Version ${version} (read-only)` }) : null,
