@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.errors import ConfigError, IndexerOfflineError
-from shared.workspace import Workspace, lock_held, read_token_file, read_url_file
+from shared.workspace import Workspace, read_token_file, read_url_file, server_serving
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,13 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         )
     if not url.startswith(("http://", "https://")):
         raise IndexerOfflineError(f"{url_file} holds no http(s) URL: {url[:80]!r}")
-    if lock_held(Workspace(url_file.parent).serving_lock_path) is False:
+    serving = server_serving(Workspace(url_file.parent))
+    if serving is False or (serving and _instance(url_file) != instance):
         # A URL file a crash left: whatever answers at its port now is no indexer of this
         # workspace, and it would be sent the token before it could be told apart. (The
-        # serving lock, not the workspace's: ``indexer reindex`` holds that one too.)
+        # serving lock, not the workspace's: ``indexer reindex`` holds that one too. A
+        # server starting removes such a file before it takes that lock: one that changed
+        # since it was read may be that file, read just before.)
         raise IndexerOfflineError(
             f"no indexer is running on {url_file.parent} ({url_file.name} is left from one"
             f" that stopped): start `indexer serve --workspace {url_file.parent}`"

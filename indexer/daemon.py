@@ -30,6 +30,7 @@ import logging
 import os
 import signal
 import socket
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -59,7 +60,7 @@ from indexer.vault.vault import Vault
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, guarded_protocol
 from shared.errors import AlreadyRunningError, HistoryStoreError, IndexSchemaError, StartupError
-from shared.workspace import Workspace, lock_held
+from shared.workspace import Workspace, server_serving
 
 log = logging.getLogger("indexer")
 
@@ -243,22 +244,39 @@ def workspace_lock(workspace: Workspace, *, serving: bool = False) -> Iterator[N
         if not serving:
             yield
             return
-        served = os.open(workspace.serving_lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            try:  # (only a client's probe can hold it for long: the other lock is ours)
-                _take(served)
-            except BlockingIOError:
-                raise AlreadyRunningError(f"{workspace.serving_lock_path} is held") from None
+        # A URL file here now is a crashed server's: gone before clients are told a
+        # server serves (they trust a URL file while the serving lock is held).
+        workspace.url_file.unlink(missing_ok=True)
+        with _serving_lock(workspace):
             yield
-        finally:
-            os.close(served)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _serving_lock(workspace: Workspace) -> Iterator[None]:
+    """Hold ``W/.indexer/serving`` (a regular file: a FIFO or a link there is refused)."""
+    path = workspace.serving_lock_path
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as err:
+        raise StartupError(f"cannot open {path}: {err.strerror}; remove it") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StartupError(f"{path} is not a regular file; remove it")
+        try:  # (only a client's probe can hold it for long: the other lock is ours)
+            _take(fd)
+        except BlockingIOError:
+            raise AlreadyRunningError(f"{path} is held by another process") from None
+        yield
     finally:
         os.close(fd)
 
 
 def _held_by(workspace: Workspace) -> str:
     """Who holds the workspace lock, in words: a server, or a command (its pid)."""
-    if lock_held(workspace.serving_lock_path):
+    if server_serving(workspace):
         return (
             f"another indexer is already serving the workspace {workspace.root} "
             f"(it holds {workspace.lock_path}); stop it first or use another workspace"

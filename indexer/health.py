@@ -11,7 +11,7 @@ import urllib.error
 import urllib.request
 
 from shared.errors import OperationalError
-from shared.workspace import Workspace, lock_held, read_url_file, workspace_id
+from shared.workspace import Workspace, read_url_file, server_serving, workspace_id
 
 
 def base_url(url: str) -> str:
@@ -29,7 +29,7 @@ def server_health(url: str, workspace: Workspace, timeout: float = 2.0) -> dict 
     what answers serves another workspace (a stale URL file whose port was taken since),
     or when no server holds the workspace's serving lock (a crash left the URL file:
     whatever took its port is asked nothing, and is sent no token after)."""
-    if lock_held(workspace.serving_lock_path) is False:
+    if server_serving(workspace) is False:
         return None
     try:
         with urllib.request.urlopen(health_url(url), timeout=timeout) as response:

@@ -180,6 +180,30 @@ def lock_held(path: Path) -> bool | None:
     return False
 
 
+def server_serving(workspace: Workspace) -> bool | None:
+    """Whether ``indexer serve`` serves ``workspace`` now (it holds the serving lock);
+    None when that cannot be told: the state folder is not this user's to look into, or
+    no indexer ever ran here (a URL file written by hand). A workspace an indexer ran in
+    without that file (deleted, or a FIFO, a folder, a link put there) has no server a
+    client may trust: a crashed one's URL file may name a port another program took."""
+    path = workspace.serving_lock_path
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        try:
+            os.lstat(workspace.lock_path)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return None
+        return False
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    return lock_held(path)
+
+
 def _read_small_file(path: Path) -> bytes | None:
     """The bytes of the regular file ``path``, None when it is missing. Anything else at
     that path is an ``OSError``: a FIFO held the reader until some program wrote to it

@@ -161,9 +161,38 @@ def test_a_url_file_left_by_a_stopped_indexer_is_not_followed(tmp_path: Path) ->
     finally:
         for fd in held:
             os.close(fd)
-    serving.chmod(0)  # a lock this user cannot read (as root: readable anyway) tells nothing
+    serving.unlink()  # deleted, or never made by the (older) indexer that ran here
+    with pytest.raises(IndexerOfflineError, match="left from one that stopped"):
+        discover(url_file, token_file)
+    os.mkfifo(serving)  # no server made that: none holds it
+    with pytest.raises(IndexerOfflineError, match="left from one that stopped"):
+        discover(url_file, token_file)
+    serving.unlink()
+    workspace_lock.unlink()  # no indexer ever ran here: a URL file written by hand
+    assert discover(url_file, token_file).url == "http://127.0.0.1:9/mcp"
+    (tmp_path / ".indexer").chmod(0)  # not this user's to look into (root: readable anyway)
     if os.geteuid() != 0:
         assert discover(url_file, token_file).url == "http://127.0.0.1:9/mcp"
+    (tmp_path / ".indexer").chmod(0o700)
+
+
+def test_a_server_starting_removes_a_crashed_ones_url_file_before_it_says_it_serves(
+    tmp_path: Path,
+) -> None:
+    """A server restarting after a crash said it served (the serving lock) seconds before
+    it wrote its URL file: clients took the crashed one's for its, and sent the token to
+    whatever had taken that port."""
+    from indexer.daemon import workspace_lock
+    from shared.workspace import Workspace, server_serving
+
+    workspace = Workspace(tmp_path)
+    url_file, token_file = workspace.url_file, workspace.token_file
+    url_file.write_text("http://127.0.0.1:9/mcp\n")
+    with workspace_lock(workspace, serving=True):
+        assert server_serving(workspace) is True
+        assert not url_file.exists()
+        with pytest.raises(IndexerOfflineError, match="no indexer URL file"):
+            discover(url_file, token_file)
 
 
 def test_a_lock_file_that_is_no_file_tells_nothing(tmp_path: Path) -> None:

@@ -205,14 +205,13 @@ def test_a_command_holding_the_lock_is_told_apart_from_a_server(tmp_path: Path) 
                 conn.sendall(b"HTTP/1.1 500 x\r\nContent-Length: 0\r\n\r\n")
 
     stop = threading.Event()
-    listener = threading.Thread(target=listen)
+    listener = threading.Thread(target=listen, daemon=True)
     listener.start()
     port = stranger.getsockname()[1]
-    (ws.root / "indexer.mcp.url").write_text(f"http://127.0.0.1:{port}/mcp\n")
-    (ws.root / "indexer.mcp.token").write_text("s3cret-token-0123456789\n")
-    with workspace_lock(ws, serving=True):  # the crashed server's serving lock file stays
-        pass
     try:
+        with workspace_lock(ws, serving=True):  # the crashed server's serving lock file stays
+            (ws.root / "indexer.mcp.url").write_text(f"http://127.0.0.1:{port}/mcp\n")
+            (ws.root / "indexer.mcp.token").write_text("s3cret-token-0123456789\n")
         with workspace_lock(ws):  # `indexer reindex`, say
             found = cli("search", "--workspace", str(ws.root), "--lang", "en", "broken")
             again = cli("reindex", "--workspace", str(ws.root))

@@ -23,7 +23,7 @@ from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from shared.errors import AlreadyRunningError
-from shared.workspace import Workspace, lock_held, read_url_file
+from shared.workspace import Workspace, read_url_file, server_serving
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -66,7 +66,7 @@ def server_holds_lock(workspace: Workspace) -> bool:
     """True when ``indexer serve`` serves the workspace right now (its serving lock: a
     command such as ``reindex`` holds the workspace lock too, beside a URL file a crashed
     server left, and the port it names may be some other program's by now)."""
-    return lock_held(workspace.serving_lock_path) is True
+    return server_serving(workspace) is True
 
 
 def lock_unless_served(workspace: Workspace) -> contextlib.ExitStack | None:
