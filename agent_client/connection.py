@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, cast
@@ -49,6 +48,7 @@ from agent_client.results import (
 )
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
+from agent_client.unreachable import is_offline, why_unreachable
 from shared.errors import (
     IndexerOfflineError,
     InvalidArgumentError,
@@ -159,12 +159,12 @@ class VaultSession:
             if any(texts):
                 return "\n\n".join(t for t in texts if t)
         except Exception as exc:
-            if _is_offline(exc):
+            if is_offline(exc):
                 raise self._offline(f"prompt {name!r}", exc) from exc
         try:
             contents = await self._client.read_resource(f"vault://prompts/{name}")
         except Exception as exc:
-            if _is_offline(exc):
+            if is_offline(exc):
                 raise self._offline(f"resource {name!r}", exc) from exc
             raise NotFoundError(f"the indexer serves no prompt {name!r} ({exc})") from None
         return "\n\n".join(getattr(c, "text", "") for c in contents)
@@ -173,25 +173,6 @@ class VaultSession:
         self.broken = True
         why = why_unreachable(exc, self._call_timeout)
         return IndexerOfflineError(f"{what} at {self.endpoint.url} failed: {why}")
-
-
-_BEARER = re.compile(r"(?i)bearer\s+\S+")
-
-
-def why_unreachable(exc: BaseException, timeout: float) -> str:
-    """What went wrong on the way to the server, in words (``RuntimeError`` says nothing)."""
-    chain = _causes(exc)
-    for seen in chain:
-        if isinstance(seen, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(seen, TimeoutError | httpx2.TimeoutException):
-            return f"no answer within {timeout:g} s"
-        if isinstance(seen, httpx2.HTTPStatusError):
-            return f"HTTP {seen.response.status_code} {seen.response.reason_phrase}"
-    plain = [e for e in chain if not isinstance(e, BaseExceptionGroup)]
-    messages = [" ".join(str(e).split()) for e in plain if str(e).strip()]
-    said = messages[-1][:200] if messages else type(exc).__name__
-    return _BEARER.sub("Bearer ***", said)  # a header value an error quotes (never the token)
 
 
 async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
@@ -204,27 +185,6 @@ async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
     except (httpx2.HTTPError, httpx2.InvalidURL):  # (no HTTPError: it went up as a traceback)
         return False
     return answer.status_code == 401
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc``, its cause, the cause's cause..., each once."""
-    chain: list[BaseException] = []
-    seen: BaseException | None = exc
-    while seen is not None and seen not in chain:
-        chain.append(seen)
-        seen = seen.__cause__ or seen.__context__
-    return chain
-
-
-def _is_offline(exc: BaseException) -> bool:
-    """Whether ``exc`` (or its cause) is a transport failure rather than a refusal."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, httpx2.TransportError | OSError | TimeoutError):
-            return True
-        seen = seen.__cause__
-    text = str(exc)
-    return "timed out" in text or "closed" in text or "error response" in text
 
 
 class Vault:

@@ -196,6 +196,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "transport_logs",
         "terminal",
         "interrupts",
+        "unreachable",
         "reasons",
     },
     {"connection"},

@@ -1,0 +1,47 @@
+"""Telling why the indexer could not be reached, in words, from an exception chain
+(the MCP client raises ``RuntimeError`` and exception groups that say nothing)."""
+
+from __future__ import annotations
+
+import re
+
+import httpx2
+
+_BEARER = re.compile(r"(?i)bearer\s+\S+")
+
+
+def why_unreachable(exc: BaseException, timeout: float) -> str:
+    """What went wrong on the way to the server, in words (``RuntimeError`` says nothing)."""
+    chain = _causes(exc)
+    for seen in chain:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, TimeoutError | httpx2.TimeoutException):
+            return f"no answer within {timeout:g} s"
+        if isinstance(seen, httpx2.HTTPStatusError):
+            return f"HTTP {seen.response.status_code} {seen.response.reason_phrase}"
+    plain = [e for e in chain if not isinstance(e, BaseExceptionGroup)]
+    messages = [" ".join(str(e).split()) for e in plain if str(e).strip()]
+    said = messages[-1][:200] if messages else type(exc).__name__
+    return _BEARER.sub("Bearer ***", said)  # a header value an error quotes (never the token)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc``, its cause, the cause's cause..., each once."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return chain
+
+
+def is_offline(exc: BaseException) -> bool:
+    """Whether ``exc`` (or its cause) is a transport failure rather than a refusal."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, httpx2.TransportError | OSError | TimeoutError):
+            return True
+        seen = seen.__cause__
+    text = str(exc)
+    return "timed out" in text or "closed" in text or "error response" in text
