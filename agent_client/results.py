@@ -45,7 +45,8 @@ class FindResult(TypedDict):
     paths: list[str]
     truncated: bool
     # With ``sizes`` (servers that have it): each file's bytes; each UTF-8 note's body's
-    # bytes as the memory tool shows it (``shared.memory_view``)
+    # bytes as the memory tool shows it (``shared.memory_view``). A file with neither is
+    # gone since the listing, or a note the server had no time to measure.
     sizes: NotRequired[dict[str, int]]
     body_sizes: NotRequired[dict[str, int]]
 

@@ -27,6 +27,7 @@ from agent_client.merge.knowledge import merge_knowledge
 from agent_client.settings import ClientSettings
 from indexer.core import Core
 from indexer.settings import Settings
+from indexer.vault.body_sizes import BodySizes
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
@@ -208,3 +209,23 @@ async def test_a_memory_listing_is_two_calls_and_an_older_server_shows_the_same(
     before, names = await _listing(before_sizes_server(vault))
     assert before == listed
     assert names.count("find") == 2 and names.count("read") == 21
+
+
+async def test_a_memory_listing_measures_the_notes_the_server_had_no_time_for(
+    workspace: Workspace,
+) -> None:
+    """A server that ran out of ``find_sizes_max_seconds`` gives no size for the notes
+    left (not their size on disk, which counts the frontmatter): the client measures
+    each of those itself, and the listing shows what a fully measured one shows."""
+    vault = ServerVault(Sandbox(workspace), max_file_bytes=1 << 20)
+    for i in range(3):
+        vault.write("en", f"memories/n{i}.md", f"---\ntrailing_newlines: {i}\n---\nnote\n")
+    vault.write("en", "memories/sub/plain.txt", "---\nkept: as is\n---\n")
+    settings = Settings(workspace=workspace, max_file_bytes=1 << 20)
+    measured, names = await _listing(create_server(Core(settings, vault)))
+    assert names == ["find", "find"]
+    assert ListedItem("n0.md", len("note")) in measured
+    vault.body_sizes, vault.find_sizes_max_seconds = BodySizes(), 0.0  # nothing known
+    listed, names = await _listing(create_server(Core(settings, vault)))
+    assert listed == measured
+    assert names.count("find") == 2 and names.count("read") == 3

@@ -14,6 +14,7 @@ from helpers.snapshots import snapshot
 
 from indexer.core import Core
 from indexer.settings import Settings, default_prompts_dir
+from indexer.vault.body_sizes import BodySizes
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server, refusals
@@ -558,6 +559,71 @@ async def test_find_with_sizes_gives_files_sizes_and_notes_bodies(
     assert again["sizes"] == {"m/a.md": 28} and again["body_sizes"] == {"m/a.md": 11}
     plain = await call(client, "find", lang="en", pattern="**", path="m")
     assert "sizes" not in plain and "body_sizes" not in plain
+
+
+# About 64 KiB of YAML (the largest block there may be): ~0.1 s of CPU to parse.
+HEAVY_NOTE = "---\nheavy: [" + "1," * 32_000 + "1]\n---\nbody\n"
+
+
+def test_find_sizes_parses_within_its_budget(tmp_path: Path) -> None:
+    """``find(sizes=true)`` measures notes' bodies (a YAML parse each) for
+    ``find_sizes_max_seconds`` at most, however many heavy blocks other programs wrote:
+    the notes left have no size at all (the caller measures them itself); other files
+    and a note too large to read, which need no parse, keep their sizes."""
+    vault = _plain_vault(tmp_path)
+    folder = vault_dir(tmp_path) / "m"
+    folder.mkdir(parents=True)
+    for i in range(30):
+        (folder / f"n{i:02}.md").write_text(HEAVY_NOTE)
+    (folder / "t.txt").write_text("text")
+    (folder / "big.md").write_text("x" * ((1 << 20) + 1))
+    vault.find_sizes_max_seconds = 0.0
+    found = vault.find("en", "*", "m", sizes=True)
+    assert len(found["paths"]) == 32
+    assert found["sizes"] == {"m/t.txt": 4, "m/big.md": (1 << 20) + 1}
+    assert found["body_sizes"] == {}
+    vault.find_sizes_max_seconds = 0.3
+    started = time.process_time()
+    found = vault.find("en", "*", "m", sizes=True)
+    assert time.process_time() - started < 2.0  # every note parsed: ~3.4 s
+    bodies = found["body_sizes"]
+    assert bodies and set(bodies.values()) == {len("body\n")}
+    assert {p: found["sizes"][p] for p in bodies} == {p: len(HEAVY_NOTE) for p in bodies}
+
+
+def test_find_sizes_keeps_bodies_measured_until_the_file_changes(tmp_path: Path) -> None:
+    """A note's body measured once is known while its file is unchanged (no parse, so
+    even with no time left); an edit made outside the tools, of the same size too, is
+    measured again. A file changed less than ``settled_ns`` ago is not kept (a second
+    change within the clock's tick could leave its stat as it was); the kept bodies are
+    bounded."""
+    vault = _plain_vault(tmp_path)
+    vault.body_sizes = BodySizes(settled_ns=0)
+    folder = vault_dir(tmp_path) / "m"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text("---\ntrailing_newlines: 2\n---\nab\n")
+    (folder / "b.md").write_text(HEAVY_NOTE)
+    first = vault.find("en", "*", "m", sizes=True)
+    assert first["body_sizes"] == {"m/a.md": 4, "m/b.md": 5}
+    vault.find_sizes_max_seconds = 0.0
+    assert vault.find("en", "*", "m", sizes=True) == first
+    (folder / "a.md").write_text("---\ntrailing_newlines: 3\n---\nab\n")  # same size
+    again = vault.find("en", "*", "m", sizes=True)
+    assert again["sizes"] == {"m/b.md": len(HEAVY_NOTE)}
+    assert again["body_sizes"] == {"m/b.md": 5}
+    vault.find_sizes_max_seconds = 60.0
+    assert vault.find("en", "*", "m", sizes=True)["body_sizes"] == {"m/a.md": 5, "m/b.md": 5}
+
+    vault.body_sizes = BodySizes(settled_ns=3600 * 10**9)  # both written within the hour
+    assert vault.find("en", "*", "m", sizes=True)["body_sizes"] == {"m/a.md": 5, "m/b.md": 5}
+    vault.find_sizes_max_seconds = 0.0
+    assert vault.find("en", "*", "m", sizes=True)["body_sizes"] == {}
+
+    vault.body_sizes = BodySizes(max_entries=1, settled_ns=0)
+    vault.find_sizes_max_seconds = 60.0
+    vault.find("en", "*", "m", sizes=True)
+    vault.find_sizes_max_seconds = 0.0
+    assert len(vault.find("en", "*", "m", sizes=True)["body_sizes"]) == 1
 
 
 async def test_find_lists_folders_with_dirs(client: Client, tmp_path: Path) -> None:

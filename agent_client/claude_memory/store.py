@@ -164,12 +164,14 @@ class MemoryStore:
             )
         prefix = unicodedata.normalize("NFC", base) + "/"  # the vault answers in NFC
         found = [p.removeprefix(prefix) for level in levels for p in level["paths"]]
-        if all("sizes" in level for level in levels):
-            sizes = _given_sizes(levels, prefix, found)
-        else:  # a server without find's sizes: each file is measured by a call of its own
-            gate = asyncio.Semaphore(CONCURRENT_READS)
-            measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in found))
-            sizes = dict(zip(found, measured, strict=True))
+        sizes: dict[str, int | None] = {**_given_sizes(levels, prefix, found)}
+        # A server without find's sizes gives none; today's leaves out a file gone since
+        # it listed it and the notes it had no time to measure: each is measured by a
+        # call of its own (a file gone is then left out).
+        unsized = [rel for rel in found if rel not in sizes]
+        gate = asyncio.Semaphore(CONCURRENT_READS)
+        measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in unsized))
+        sizes.update(zip(unsized, measured, strict=True))
         return [
             ListedItem(rel, size)
             for rel in texts.listing_order(found)
@@ -299,23 +301,21 @@ class MemoryStore:
             raise self._refusal(err, path.shown, partly=self.changed) from None
 
 
-def _given_sizes(
-    levels: Sequence[FindResult], prefix: str, found: list[str]
-) -> dict[str, int | None]:
+def _given_sizes(levels: Sequence[FindResult], prefix: str, found: list[str]) -> dict[str, int]:
     """What the listing shows, from ``find``'s sizes: a folder's constant, a note's body
     as the model sees it (its size on disk when the vault gives none: not UTF-8, too
-    large to read), another file's size; None for a file gone since the vault listed it."""
+    large to read), another file's size. A file the vault gave no size is not in it."""
     files: dict[str, int] = {}
     bodies: dict[str, int] = {}
     for level in levels:
         files.update(level.get("sizes", {}))
         bodies.update(level.get("body_sizes", {}))
-    sizes: dict[str, int | None] = {}
+    sizes: dict[str, int] = {}
     for rel in found:
         if rel.endswith("/"):
             sizes[rel] = texts.DIRECTORY_SIZE
-        else:
-            sizes[rel] = bodies.get(prefix + rel, files.get(prefix + rel))
+        elif (size := bodies.get(prefix + rel, files.get(prefix + rel))) is not None:
+            sizes[rel] = size
     return sizes
 
 

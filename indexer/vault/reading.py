@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from indexer.vault import fsops, timeline
+from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import open_file, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
 from indexer.vault.sandbox import Place, Sandbox, Target
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 MAX_LIMIT = 10_000
 GREP_MAX_SECONDS = 10.0
 GREP_MAX_BYTES = 256 << 20
+FIND_SIZES_MAX_SECONDS = 2.0  # measuring notes' bodies; the caller measures the rest
 
 
 class GrepPlan(Protocol):
@@ -138,13 +140,15 @@ def find(
     With ``sizes``, also ``sizes`` (each file's bytes) and ``body_sizes`` (each UTF-8
     note's body as the memory tool shows it, ``shared.memory_view``; not for a note over
     ``max_file_bytes``): a memory listing then needs one call, not a read of every note.
-    A file gone (or turned into a folder) since the walk saw it has no size."""
+    A body measured is kept (``body_sizes.BodySizes``) until its file changes; the notes
+    not measured within ``find_sizes_max_seconds`` have no size, as a file gone (or
+    turned into a folder) since the walk saw it: the caller measures them itself."""
     _check_limit(limit)
     regex = compile_glob(pattern)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     paths: list[str] = []
     truncated = False
-    measured = _Measured()
+    measured = _Measured(vault.body_sizes, time.monotonic() + vault.find_sizes_max_seconds)
     with vault.sandbox.open(target) as place:
         top = place.walk_start()
         if top is not None:
@@ -165,11 +169,16 @@ def find(
 
 class _Measured:
     """``find``'s sizes: each file's bytes, and each note's body as the memory tool
-    shows it (reading the note now: right for a note just edited by another program)."""
+    shows it: read now (right for a note just edited by another program), or known from
+    ``known`` when the file is the one measured before. Past ``deadline`` a note not
+    known is left out of both (the caller measures it itself): a call's YAML parsing is
+    bounded, however many large blocks other programs wrote."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: BodySizes, deadline: float) -> None:
         self.sizes: dict[str, int] = {}
         self.body_sizes: dict[str, int] = {}
+        self._known = known
+        self._deadline = deadline
 
     def add(self, entry: FileEntry, max_bytes: int) -> None:
         try:
@@ -181,18 +190,39 @@ class _Measured:
         except (FileNotFoundError, IsADirectoryError):
             return  # gone, or now a folder, since the walk listed it
         with fsops.opened(fd):
-            size = os.fstat(fd).st_size
-            data = fsops.read_all(fd, max_bytes) if size <= max_bytes else None
-            if data is not None and len(data) > max_bytes:  # it grew since
-                size, data = os.fstat(fd).st_size, None
-        self.sizes[entry.rel] = size
-        if data is None:
-            return  # too large to read: the memory tool shows its size on disk
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return  # not text: shown by its size on disk
-        self.body_sizes[entry.rel] = shown_size(text)
+            measured = self._note(fd, max_bytes)
+        if measured is None:
+            return  # no size: the caller measures this note itself
+        self.sizes[entry.rel], body = measured
+        if body is not None:
+            self.body_sizes[entry.rel] = body
+
+    def _note(self, fd: int, max_bytes: int) -> tuple[int, int | None] | None:
+        """(bytes, body's bytes or None) of the open note; None past the deadline."""
+        before = os.fstat(fd)
+        if before.st_size > max_bytes:
+            return before.st_size, None  # too large to read: shown by its size on disk
+        known, body = self._known.get(before)
+        if known:
+            return before.st_size, body
+        if time.monotonic() >= self._deadline:
+            return None
+        data = fsops.read_all(fd, max_bytes)
+        after = os.fstat(fd)
+        if len(data) > max_bytes:  # it grew since
+            return after.st_size, None
+        body = _body_size(data)
+        self._known.keep(before, after, body)
+        return len(data), body
+
+
+def _body_size(data: bytes) -> int | None:
+    """A note's body's bytes as the memory tool shows it; None when it is not UTF-8 (the
+    tool shows its size on disk)."""
+    try:
+        return shown_size(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
 
 
 def grep(

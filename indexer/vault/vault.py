@@ -30,11 +30,17 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from indexer.vault import contents, deletes, fsops, moves, outside, reading, timeline
+from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import APPENDABLE, WRITABLE
 from indexer.vault.digests import Digests
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.locks import VaultLocks
-from indexer.vault.reading import GREP_MAX_BYTES, GREP_MAX_SECONDS, GrepPlanner
+from indexer.vault.reading import (
+    FIND_SIZES_MAX_SECONDS,
+    GREP_MAX_BYTES,
+    GREP_MAX_SECONDS,
+    GrepPlanner,
+)
 from indexer.vault.recording import Recorder, check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
 from shared.errors import (
@@ -83,6 +89,9 @@ class Vault:
         # A grep stops (truncated: true) past either budget, however slow its pattern.
         self.grep_max_seconds = GREP_MAX_SECONDS
         self.grep_max_bytes = GREP_MAX_BYTES
+        # find(sizes=true): the notes' bodies measured, and the time one call may measure.
+        self.body_sizes = BodySizes()
+        self.find_sizes_max_seconds = FIND_SIZES_MAX_SECONDS
         self._locks = VaultLocks()
 
     # -- reading (``reading``) -------------------------------------------------------

@@ -76,7 +76,7 @@ def register(tools: Registrar, core: Core) -> None:
             Field(
                 description="also `sizes` {path: bytes} of the files and `body_sizes`"
                 " {path: bytes} of the notes' bodies without frontmatter (as the memory"
-                " tool shows them)"
+                " tool shows them); a note not measured in the call's time has neither"
             ),
         ] = False,
     ) -> dict:
