@@ -11,9 +11,24 @@ of them, tells the model about the rest.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call of a reply as the loops run it. A model (or the server in
+    front of it) may send a call with no function, a name that is not text, or its
+    arguments as a JSON object rather than the JSON text OpenAI specifies: the object is
+    taken as the arguments (what the model meant), anything else is a ``problem``,
+    which the loops answer or fail on instead of running the call."""
+
+    id: str
+    name: str
+    arguments: str  # JSON text; "" for none
+    problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -22,7 +37,7 @@ class ToolTurn:
     the reply's function calls were left out."""
 
     message: dict[str, Any]
-    calls: list[Any]
+    calls: list[ToolCall]
     dropped: int
 
 
@@ -30,7 +45,7 @@ def tool_turn(content: str | None, calls: Sequence[Any], limit: int) -> ToolTurn
     """The first ``limit`` function calls of a reply (SDK objects) and the assistant
     message that holds only them; calls of other types are ignored, as before."""
     functions = [call for call in calls if getattr(call, "type", None) == "function"]
-    kept = functions[:limit]
+    kept = [read_call(call, number) for number, call in enumerate(functions[:limit])]
     message = {
         "role": "assistant",
         "content": content,
@@ -38,12 +53,34 @@ def tool_turn(content: str | None, calls: Sequence[Any], limit: int) -> ToolTurn
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.function.name, "arguments": call.function.arguments},
+                "function": {"name": call.name, "arguments": call.arguments},
             }
             for call in kept
         ],
     }
     return ToolTurn(message, kept, len(functions) - len(kept))
+
+
+def read_call(call: Any, number: int) -> ToolCall:
+    """The ``number``-th function call of a reply, whatever its shape (an id of ours
+    when it has none: its answer must name one)."""
+    call_id = getattr(call, "id", None)
+    if not isinstance(call_id, str) or not call_id:
+        call_id = f"unnamed_call_{number}"
+    function = getattr(call, "function", None)
+    name = getattr(function, "name", None)
+    if not isinstance(name, str):
+        return ToolCall(call_id, "", "", "the call names no function (a name as text)")
+    arguments = getattr(function, "arguments", None)
+    if arguments is None or isinstance(arguments, str):
+        return ToolCall(call_id, name, arguments or "")
+    if isinstance(arguments, dict):
+        try:
+            return ToolCall(call_id, name, json.dumps(arguments, ensure_ascii=False))
+        except (TypeError, ValueError, RecursionError):
+            pass  # not plain JSON data after all
+    problem = f"the arguments of {name!r} must be a JSON object, sent as JSON text"
+    return ToolCall(call_id, name, "", problem)
 
 
 def with_note(result: str, dropped: int, limit: int) -> str:

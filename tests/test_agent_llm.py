@@ -100,6 +100,15 @@ def read_content(request: dict[str, Any]) -> str:
     return str(json.loads(last_tool_result(request))["content"])
 
 
+def function(name: Any, arguments: Any) -> dict[str, Any]:
+    """A function call of any shape (``tool_call`` sends only well-formed ones)."""
+    return {"id": "odd", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def calling(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
+
+
 def test_merge_into_an_existing_note(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
     path = seed(server, lang)
 
@@ -183,6 +192,28 @@ def test_a_model_that_never_finishes_is_undone(
     assert "## 2026-11-29: Go\n\ngone: past participle\n" in text
 
 
+def test_arguments_sent_as_a_json_object_are_taken(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """Some OpenAI-compatible servers send a call's arguments as a JSON object, not as the
+    JSON text OpenAI specifies: they are what the model meant (they raised a TypeError,
+    logged with a traceback, and the merge was abandoned)."""
+    body = "---\ntitle: Tea\n---\n# Tea\n\nGreen tea.\n"
+    stub.run(
+        [
+            calling(function("stat", {"path": "items/tea.md"})),
+            calling(function("write", {"path": "items/tea.md", "content": body})),
+            final(["items/tea.md"], "Created a note on tea."),
+        ]
+    )
+    notice = run_entry(server, stub, entry(lang, "Tea", "green tea"))
+    assert notice.ok and notice.method == "llm", notice.error
+    assert "Green tea." in (vault_dir(server, lang) / "items/tea.md").read_text()
+    assert '"exists": false' in last_tool_result(stub.requests[1])
+    sent = stub.requests[1]["messages"][-2]["tool_calls"][0]["function"]
+    assert sent == {"name": "stat", "arguments": '{"path": "items/tea.md"}'}
+
+
 @pytest.mark.parametrize(
     ("bad_turn", "error"),
     [
@@ -193,6 +224,9 @@ def test_a_model_that_never_finishes_is_undone(
         (tool_call("write", raw_arguments='{"path": "items/new.md", '), "not JSON"),
         (tool_call("read", path="items/go.md", lang="fr"), "unknown ['lang']"),
         (tool_call("read", path=["items/go.md"]), "path must be"),
+        (calling({"id": "x", "type": "function"}), "malformed tool call: the call names no"),
+        (calling({"id": "x", "type": "function", "function": None}), "names no function"),
+        (calling(function("read", ["items/go.md"])), "'read' must be a JSON object"),
     ],
 )
 def test_malformed_model_output_fails_and_leaves_nothing(

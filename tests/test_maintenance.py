@@ -465,6 +465,35 @@ def test_the_model_may_read_but_never_write(env: Env) -> None:
     assert results[7].startswith("error: invalid_argument:")
 
 
+def test_arguments_of_any_shape_are_answered_never_a_traceback(env: Env) -> None:
+    """Arguments sent as a JSON object (as some OpenAI-compatible servers send them) were
+    refused as "a tool call without a function name", and ended the run; a loop given
+    such a call by another model raised a TypeError, logged as "failed unexpectedly".
+    The object is taken as the arguments; any other shape is answered with why. (A call
+    with no function at all is the model's error: ``test_a_malformed_completion_...``.)"""
+    env.vault.write("en", "items/go.md", "# Go\n\nwent, gone\n")
+    env.event("verbs practice")
+    odd = [
+        {"id": "object", "function": {"name": "read", "arguments": {"path": "items/go.md"}}},
+        {"id": "list", "function": {"name": "read", "arguments": ["items/go.md"]}},
+        {"function": {"name": "find", "arguments": 7}},  # no id either
+    ]
+    calls = [{"type": "function", **call} for call in odd]
+    env.stub.run([{"role": "assistant", "content": None, "tool_calls": calls}, NONE])
+    outcome = env.run(settings={"max_steps": 3})
+    assert outcome.action == "none", outcome.error
+    messages = env.stub.requests[1]["messages"]
+    answers = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    assert "went, gone" in answers["object"]
+    assert answers["list"] == (
+        "error: invalid_argument: the arguments of 'read' must be a JSON object, sent as JSON text"
+    )
+    assert answers["unnamed_call_2"].startswith("error: invalid_argument: the arguments of 'find'")
+    (sent,) = [m["tool_calls"] for m in messages if m["role"] == "assistant"]
+    assert [c["id"] for c in sent] == list(answers)
+    assert sent[0]["function"] == {"name": "read", "arguments": '{"path": "items/go.md"}'}
+
+
 def test_the_loop_is_bounded_in_steps(env: Env) -> None:
     env.event("something")
     env.stub.run([tool_call("find")])

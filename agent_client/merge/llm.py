@@ -162,7 +162,9 @@ async def _loop(
             # results of earlier turns too), whatever the model reported of its usage.
             ahead = max(used_tokens, _estimate(messages))
             for number, call in enumerate(turn.calls):
-                result = await executor.run(call.function.name, call.function.arguments)
+                if call.problem is not None:
+                    raise MergeFailed(f"the model made a malformed tool call: {call.problem}")
+                result = await executor.run(call.name, call.arguments)
                 if number == len(turn.calls) - 1:
                     result = with_note(result, turn.dropped, MAX_CALLS_PER_TURN)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result})

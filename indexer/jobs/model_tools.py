@@ -179,13 +179,15 @@ async def run_tool_loop(
                     return message.content or ""
                 grown = _add(conversation, turn.message, grown)
                 for number, call in enumerate(turn.calls):
-                    if read >= MAX_READ_CHARS:
+                    if call.problem is not None:
+                        result = f"error: invalid_argument: {call.problem}"
+                    elif read >= MAX_READ_CHARS:
                         result = (
                             f"error: too_large: this job has read {MAX_READ_CHARS} characters,"
                             " all it may; answer with what you have"
                         )
                     else:
-                        result = await tools.call(call.function.name, call.function.arguments)
+                        result = await tools.call(call.name, call.arguments)
                         read += len(result)
                     if number == len(turn.calls) - 1:
                         result = with_note(result, turn.dropped, MAX_CALLS_PER_TURN)
