@@ -723,6 +723,76 @@ def test_the_focus_is_looked_for_in_the_note_s_start_only() -> None:
     assert near.paragraphs == [["… zebra"]]
 
 
+def test_a_hit_in_the_first_line_is_quoted_without_splitting_the_rest(fresh: World) -> None:
+    """Notes of 1 MiB of short paragraphs ("a" and a blank line, repeated) with the hit in
+    their first line were split whole to quote it: 12 such 4 MiB notes took 11-16 s of
+    CPU a recall, at any budget."""
+    for number in range(6):
+        fresh.write("en", f"h/n{number}.md", "kiwi\n\n" + "a\n\n" * 349_000)
+    started = time.process_time()
+    for budget in (200, 1500):
+        result = fresh.recall.recall("en", "kiwi", budget)
+        check_block(result, budget)
+        assert len(result["sources"]) == 6 and "> kiwi\n>\n> a\n" in result["block"]
+    assert time.process_time() - started < 1.0
+
+
+def test_blank_lines_are_not_split_to_show_nothing() -> None:
+    """A note of 4 MiB of blank lines (or of spaces) was split line by line at each
+    recall, with a focus or not, from its top or its end."""
+    from indexer.jobs.recall import Source
+
+    started = time.process_time()
+    for filler in ("\n", " \n", "\r\n\u3000\n"):
+        body = "kiwi\n" + filler * (4_000_000 // len(filler)) + "zebra\n" + filler * 1000
+        for focus, from_end in (((), False), ((), True), (("kiwi",), False)):
+            source = Source("b.md", "B", body, from_end=from_end, focus=focus)
+            assert source.paragraphs == [["kiwi"], ["zebra"]]
+    assert time.process_time() - started < 0.6
+
+
+_BREAKS = ["\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+_SPACES = [" ", "\t", "\u3000", "\xa0", "\x1f"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b c", "数据", "x ", " y", *_BREAKS, *_SPACES]), max_size=40),
+    st.integers(min_value=1, max_value=2_000),
+    st.sampled_from([None, 1, 3, 40, 5_000]),
+    st.booleans(),
+)
+def test_paragraphs_are_split_as_lines_are(
+    parts: list[str], times: int, most: int | None, from_end: bool
+) -> None:
+    """Paragraphs are found without splitting every line (blank runs skipped, a window
+    of lines at a time): the same as splitting the text into lines, any line break."""
+    from indexer.jobs.tokens import iter_paragraphs
+
+    text = "".join(parts) * times
+    lines = text.splitlines()
+    paragraphs: list[list[str]] = []
+    for number, line in enumerate(lines):
+        if line.strip():
+            if number == 0 or not lines[number - 1].strip():
+                paragraphs.append([])
+            paragraphs[-1].append(line.rstrip())
+    expected = paragraphs
+    if most is not None:
+        order = [p[::-1] for p in reversed(paragraphs)] if from_end else paragraphs
+        expected, left = [], most
+        for paragraph in order:
+            if left <= 0:
+                break
+            expected.append(paragraph[:left])
+            left -= len(expected[-1])
+        if from_end:
+            expected = [p[::-1] for p in reversed(expected)]
+    assert paragraphs_of(text, most, from_end=from_end) == expected
+    if most is not None:
+        assert list(iter_paragraphs(text, most)) == [p[:most] for p in paragraphs]
+
+
 def test_a_line_that_only_mentions_the_name_is_quoted_as_it_is() -> None:
     from indexer.jobs.recall import _quote
 

@@ -19,7 +19,7 @@ parts that fit their quarter budgets fits the whole budget.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 from shared.graphemes import character_start
 
@@ -41,6 +41,16 @@ _HEAVY_RUN = re.compile(
     "\U00010000-\U0010ffff"  # beyond the BMP: emoji, rare ideographs
     "]+"
 )
+# Python's line boundaries (str.splitlines; all are whitespace): "\r\n" is one
+_BREAK = r"(?:\r\n|\r(?!\n)|[\n\v\f\x1c\x1d\x1e\x85\u2028\u2029])"
+_LINE_ENDS = frozenset("\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+_INLINE_SPACE = r"[^\S\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]"  # (\s is str.isspace)
+_BREAK_RE = re.compile(_BREAK)
+_SPACES = re.compile(r"\s*")
+_THROUGH_LAST_BREAK = re.compile(r"(?s:.*)[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_BLANK_LINE = re.compile(rf"{_INLINE_SPACE}*(?:{_BREAK}|\Z)")
+_PARAGRAPH_END = re.compile(rf"{_BREAK}{_INLINE_SPACE}*(?:{_BREAK}|\Z)")
+_WINDOW = 1 << 14  # characters split into lines at a time
 ELLIPSIS = "…"
 
 
@@ -177,26 +187,100 @@ def paragraphs_of(
 ) -> list[list[str]]:
     """``text`` as paragraphs (runs of non-blank lines), each a list of lines; with
     ``most_lines``, only its first (or last) lines up to that many non-blank ones: what
-    more than the room can show is not split (4 MB notes were, at every render)."""
-    lines = text.splitlines()
-    if from_end:
-        lines.reverse()
-    result: list[list[str]] = []
-    current: list[str] = []
-    count = 0
-    for line in lines:
-        if count == most_lines:
+    more than the room can show is not split (4 MB notes were, at every render, and a
+    note of blank lines was split whole to show nothing)."""
+    if most_lines is None:
+        return list(iter_paragraphs(text))
+    if not from_end:
+        return take_lines(iter_paragraphs(text, most_lines), most_lines)
+    size = max(_WINDOW, 2 * most_lines)  # a line and its break: 2 characters at least
+    while True:  # a longer end of the text at each turn, until it holds enough lines
+        start = _line_start_after(text, len(text) - size)
+        tail = list(iter_paragraphs(text[start:]))
+        count = sum(map(len, tail))
+        if start == 0 or count >= most_lines:
             break
-        if line.strip():
-            current.append(line.rstrip())
-            count += 1
-        elif current:
-            result.append(current)
+        size = max(2 * size, size * most_lines // max(1, count) * 5 // 4)
+    taken = take_lines((paragraph[::-1] for paragraph in reversed(tail)), most_lines)
+    return [paragraph[::-1] for paragraph in reversed(taken)]
+
+
+def take_lines(paragraphs: Iterable[list[str]], most_lines: int) -> list[list[str]]:
+    """The first paragraphs up to ``most_lines`` lines in all (the last one cut), read no
+    further than that."""
+    taken: list[list[str]] = []
+    left = most_lines
+    for paragraph in paragraphs if left > 0 else ():
+        taken.append(paragraph[:left])
+        left -= len(taken[-1])
+        if left <= 0:
+            break
+    return taken
+
+
+def iter_paragraphs(text: str, most_lines: int | None = None) -> Iterator[list[str]]:
+    """The paragraphs of ``text`` as ``paragraphs_of`` splits them, one at a time as they
+    are asked for, each only its first ``most_lines`` lines when given: the text is split
+    a window of lines at a time, no further than the paragraphs asked for (the focus of a
+    recall hit is often in a note's first lines). Blank lines between windows and the
+    rest of a paragraph past ``most_lines`` are skipped by regular expressions."""
+    current: list[str] = []
+    pos = 0
+    while pos < len(text):
+        if not current:
+            pos = _paragraph_start(text, pos)
+        elif most_lines is not None and len(current) >= most_lines:
+            yield current
             current = []
+            pos = _paragraph_end(text, pos)  # (only when one more paragraph is asked for)
+            continue
+        stop = _line_end_after(text, pos + _WINDOW)
+        for line in text[pos:stop].splitlines():
+            if not line.strip():
+                if current:
+                    yield current
+                    current = []
+            elif most_lines is None or len(current) < most_lines:
+                current.append(line.rstrip())
+        pos = stop
     if current:
-        result.append(current)
-    if from_end:
-        result.reverse()
-        for paragraph in result:
-            paragraph.reverse()
-    return result
+        yield current
+
+
+def _paragraph_start(text: str, pos: int) -> int:
+    """Where the first non-blank line at or after ``pos`` (a line's start or end) starts;
+    the text's end when none does."""
+    spaces = _SPACES.match(text, pos)
+    end = spaces.end() if spaces else pos
+    if end == len(text) or end == pos or text[end - 1] in _LINE_ENDS:
+        return end
+    through = _THROUGH_LAST_BREAK.match(text, pos, end)  # back to its line's start
+    return through.end() if through else pos
+
+
+def _paragraph_end(text: str, pos: int) -> int:
+    """Where the paragraph holding the line starting at ``pos`` ends (``pos`` for a blank
+    line)."""
+    if _BLANK_LINE.match(text, pos):
+        return pos
+    found = _PARAGRAPH_END.search(text, pos)
+    return found.start() if found else len(text)
+
+
+def _line_end_after(text: str, at: int) -> int:
+    """The end of the line holding ``at``, its line break included (the text's end)."""
+    if at >= len(text):
+        return len(text)
+    found = _BREAK_RE.search(text, at)
+    return found.end() if found else len(text)
+
+
+def _line_start_after(text: str, at: int) -> int:
+    """Where the first line starting at or after ``at`` starts (0 for ``at`` <= 0; the
+    text's end when no line does)."""
+    if at <= 0:
+        return 0
+    if text[at - 1] in _LINE_ENDS and not (text[at - 1] == "\r" and text[at] == "\n"):
+        return at
+    found = _BREAK_RE.search(text, at)
+    return found.end() if found else len(text)
