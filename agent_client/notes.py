@@ -13,13 +13,14 @@ import re
 from typing import Any
 
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import VaultYAMLHandler, parse_frontmatter, read_frontmatter
+from shared.frontmatter import parse_frontmatter
+from shared.frontmatter_reader import VaultYAMLHandler, read_frontmatter
 
 
 def split_note(text: str) -> tuple[dict[str, Any], str]:
     """``(meta, body)``; a note without a readable frontmatter block has ``meta == {}``.
 
-    The lenient reader of ``shared.frontmatter`` (a duplicate key makes the block
+    The lenient reader of ``shared.frontmatter_reader`` (a duplicate key makes the block
     unreadable instead of letting the last value win); values keep their YAML types.
     """
     return read_frontmatter(text)

@@ -7,9 +7,8 @@ and aliases are refused outright (alias bombs), and every value must be plain da
 
 Two sides, two strengths. The write path (``normalize_frontmatter_text``, applied by the
 server to every note it writes) is strict: it refuses what it cannot keep exactly. The
-read side of notes written by people (``read_frontmatter``, used by the agent client) is
-lenient: it goes through python-frontmatter's handler API with this module's splitter
-and strict loader as the handler, and a block it cannot read is simply body text.
+read side of notes written by people (``shared.frontmatter_reader``) is lenient: a block
+it cannot read is simply body text.
 
 ``normalize_frontmatter_text`` is idempotent for a given clock: ``updated`` is set to
 ``now`` on every call, so normalizing a normalized text with the same ``now`` returns
@@ -29,7 +28,6 @@ import time
 from datetime import UTC, date, datetime
 from typing import Any
 
-import frontmatter as pyfm
 import yaml
 
 from shared.errors import InvalidFrontmatterError
@@ -151,7 +149,7 @@ def scalar_value(text: str) -> Any:
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     """Return (metadata, body) of a note; raises ``InvalidFrontmatterError``."""
-    block, body = split_frontmatter(_clean_text(text))
+    block, body = split_frontmatter(clean_text(text))
     return (parse_yaml_block(block) if block is not None else {}), body
 
 
@@ -197,17 +195,17 @@ def normalize_frontmatter_text(
     ordered.update(meta)
     body = body.rstrip("\n")
     body = f"{body}\n" if body else ""
-    result = f"---\n{_dump_block(ordered)}---\n{body}"
+    result = f"---\n{dump_block(ordered)}---\n{body}"
     _check_reads_back(result, ordered, body)
     return result
 
 
 def render_note(meta: dict[str, Any], body: str) -> str:
     """A note's text from its frontmatter and body (normalize it before writing)."""
-    return f"---\n{_dump_block(meta)}---\n{body}"
+    return f"---\n{dump_block(meta)}---\n{body}"
 
 
-def _dump_block(meta: dict[str, Any]) -> str:
+def dump_block(meta: dict[str, Any]) -> str:
     """The YAML block for ``meta``, refused when it cannot be written or is too large."""
     options: dict[str, Any] = {
         "sort_keys": False,
@@ -264,7 +262,7 @@ def _same(left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
-def _clean_text(text: str) -> str:
+def clean_text(text: str) -> str:
     """LF line endings and no BOM."""
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -345,7 +343,7 @@ def _salvaged(existing: str) -> dict[str, Any]:
     that key (``id:``, ``id :``, ``"id":``), read on its own, an ``id`` only when it is
     one plain token (a line of a multi-line value is seldom that)."""
     try:
-        block, _ = split_frontmatter(_clean_text(existing))
+        block, _ = split_frontmatter(clean_text(existing))
     except InvalidFrontmatterError:  # never closed, or too large: nothing read from it
         return {}
     found = _top_level_values(block or "", ("id", "created"))
@@ -365,7 +363,7 @@ def _salvaged(existing: str) -> dict[str, Any]:
 def _written_id(existing: str) -> str | None:
     """The top-level ``id`` of a block that parses, as written (None when it is no
     scalar, or null)."""
-    block, _ = split_frontmatter(_clean_text(existing))
+    block, _ = split_frontmatter(clean_text(existing))
     written = _top_level_values(block or "", ("id",)).get("id")
     return written if isinstance(written, str) else None
 
@@ -476,42 +474,3 @@ def _timestamp(key: str, value: Any) -> datetime:
         except OverflowError:
             raise InvalidFrontmatterError(f"{key} is out of range") from None
     return moment
-
-
-class VaultYAMLHandler(pyfm.default_handlers.BaseHandler):
-    """python-frontmatter handler with this module's rules: the byte-exact ``---`` split
-    and the strict loader (no duplicate keys, no aliases, plain data only)."""
-
-    FM_BOUNDARY = re.compile(r"^---$", re.MULTILINE)
-    START_DELIMITER = END_DELIMITER = "---"
-
-    def split(self, text: str) -> tuple[str, str]:
-        block, body = split_frontmatter(text)
-        if block is None:
-            raise ValueError("no frontmatter block")  # python-frontmatter: "no metadata"
-        return block, body
-
-    def load(self, fm: str, **kwargs: object) -> dict[str, Any]:
-        return parse_yaml_block(fm)
-
-    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
-        return _dump_block(dict(metadata)).rstrip("\n")
-
-
-_HANDLER = VaultYAMLHandler()
-
-
-def read_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """Lenient read of a note: (metadata, body).
-
-    A block that cannot be read (or none at all) gives ``({}, text)``: a person's odd
-    note is still a note. Use ``parse_frontmatter`` where a refusal must be seen.
-    """
-    # The handler's steps, not ``pyfm.parse``: that strips the body, and a note's body
-    # goes back to disk byte for byte.
-    cleaned = _clean_text(text)
-    try:
-        block, body = _HANDLER.split(cleaned)
-        return _HANDLER.load(block), body
-    except (ValueError, InvalidFrontmatterError):
-        return {}, text

@@ -729,12 +729,12 @@ def test_a_hit_in_the_first_line_is_quoted_without_splitting_the_rest(fresh: Wor
     CPU a recall, at any budget."""
     for number in range(6):
         fresh.write("en", f"h/n{number}.md", "kiwi\n\n" + "a\n\n" * 349_000)
-    started = time.process_time()
+    started = time.thread_time()  # (this thread's: the index's threads work on the writes)
     for budget in (200, 1500):
         result = fresh.recall.recall("en", "kiwi", budget)
         check_block(result, budget)
         assert len(result["sources"]) == 6 and "> kiwi\n>\n> a\n" in result["block"]
-    assert time.process_time() - started < 1.0
+    assert time.thread_time() - started < 1.0
 
 
 def test_blank_lines_are_not_split_to_show_nothing() -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent_client.notes import split_note, unreadable_block
 from shared.filetypes import NOTE_SUFFIX
-from shared.frontmatter import VaultYAMLHandler
+from shared.frontmatter_reader import VaultYAMLHandler
 from shared.memory_view import TRAILING_NEWLINES, recorded_trailing
 
 _HANDLER = VaultYAMLHandler()

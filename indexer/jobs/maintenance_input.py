@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from indexer.vault import fsops
 from indexer.vault.scan import FileEntry, walk_files
 from shared.errors import ForbiddenPathError
-from shared.frontmatter import read_frontmatter
+from shared.frontmatter_reader import read_frontmatter
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault

@@ -41,7 +41,8 @@ from indexer.jobs.tokens import (
 )
 from indexer.vault import fsops
 from shared.errors import InvalidArgumentError
-from shared.frontmatter import read_frontmatter, title_from_body
+from shared.frontmatter import title_from_body
+from shared.frontmatter_reader import read_frontmatter
 from shared.graphemes import cut_chars
 from shared.langs import check_lang
 from shared.models import MAX_RECALL_BUDGET, MIN_RECALL_BUDGET

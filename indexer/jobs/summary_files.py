@@ -39,10 +39,10 @@ from indexer.vault.scan import list_folder
 from shared.errors import ConflictError, ForbiddenPathError, InvalidFrontmatterError
 from shared.frontmatter import (
     normalize_frontmatter_text,
-    read_frontmatter,
     render_note,
     title_from_body,
 )
+from shared.frontmatter_reader import read_frontmatter
 from shared.langs import check_lang
 from shared.timestamps import format_timestamp
 from shared.workspace import OVERVIEW_FILE
