@@ -4,9 +4,10 @@ A note embeds its images with links relative to its own folder, usually into its
 ``<name>.md.assets/`` folder: ``![a cat](cat.md.assets/cat.png)``. When the note moves
 (alone, or with its folder) its images move too, and a link must then name their new
 place as seen from the note's new folder. Handled: Markdown images ``![alt](dest
-"title")`` (``<dest>`` too), reference definitions ``[id]: dest``, and HTML ``<img
-src="dest">``. Links are found where CommonMark finds them (a missed one is a broken
-image after the move): a destination may hold balanced parentheses, an inline code span
+"title")`` (``<dest>`` too), reference definitions ``[id]: dest``, and the ``src``
+attribute of an HTML ``<img>`` tag (its attributes read as HTML reads them, not the
+first ``src=`` text). Links are found where CommonMark finds them (a missed one is a
+broken image after the move): a destination may hold balanced parentheses, an inline code span
 needs a closing backtick string of the same length in the same paragraph (a lone
 backtick is text), and links inside code spans, fenced and indented code blocks are
 text, left alone, as are absolute URLs, ``/rooted`` and ``#anchor`` links and links
@@ -40,7 +41,20 @@ _BACKTICKS = re.compile(r"`+")
 _IMAGE_OPEN = re.compile(r"!\[(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*(\])\(\s*")
 _ANGLED = re.compile(r"<(?:[^<>\\\n]|\\.)*>")
 _REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)", re.MULTILINE)
-_IMG_TAG = re.compile(r"(<img\b[^>]*?\bsrc\s*=\s*)(\"[^\"]*\"|'[^']*')", re.IGNORECASE)
+# An <img> tag as CommonMark (the page's markdown-it) takes raw HTML for a tag: its name,
+# then attributes, each white space, a name and maybe ``=`` and a value (quoted, or
+# unquoted without spaces, quotes, ``=<>```), then ``/>`` or ``>``; anything else is text.
+# HTML reads the attributes of such a tag the same way. Possessive: each ``<img`` is
+# read once, without backtracking, and a quote ends the reading of a value that another
+# ``<img`` inside it began, so a paragraph is read in linear time whatever it holds.
+_HTML_SPACE = r"[ \t\n\r\f]"
+_UNQUOTED_CHAR = r"""[^"'=<>`\x00-\x20]"""
+_ATTRIBUTE = re.compile(
+    rf"{_HTML_SPACE}++([A-Za-z_:][A-Za-z0-9_.:-]*+)"
+    rf"""(?:{_HTML_SPACE}*+={_HTML_SPACE}*+("[^"]*+"|'[^']*+'|{_UNQUOTED_CHAR}++))?+"""
+)
+_IMG_TAG = re.compile(rf"<img(?:{_ATTRIBUTE.pattern})*+{_HTML_SPACE}*+/?>", re.IGNORECASE)
+_UNQUOTED = re.compile(rf"{_UNQUOTED_CHAR}+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 Move = Callable[[str], str | None]  # a link's URL -> its new URL, None if it stays
@@ -194,9 +208,21 @@ def _rewrite_block(text: str, move: Move) -> str:
         if not in_code(m.start(), m.end()):
             edits.append((m.start(2), m.end(2), _markdown_link(m.group(2), move)))
     for m in _IMG_TAG.finditer(text):
-        if not in_code(m.start(), m.end()):
-            edits.append((m.start(2), m.end(2), _html_attribute(m.group(2), move)))
+        src = _src_value(text, m.start() + len("<img"), m.end())
+        if src is not None and not in_code(m.start(), m.end()):
+            edits.append((src.start(2), src.end(2), _html_attribute(src.group(2), move)))
     return _apply(text, edits)
+
+
+def _src_value(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The ``src`` attribute (with a value) among the attributes of the tag read from
+    ``start`` to ``end``: the first one, as HTML keeps the first of a repeated name."""
+    pos = start
+    while (attribute := _ATTRIBUTE.match(text, pos, end)) is not None:
+        if attribute.group(1).lower() == "src":
+            return attribute if attribute.group(2) is not None else None
+        pos = attribute.end()
+    return None
 
 
 def _markdown_link(dest: str, move: Move) -> str:
@@ -208,16 +234,21 @@ def _markdown_link(dest: str, move: Move) -> str:
     return f"<{moved}>" if angled or _needs_angles(moved) else moved
 
 
-def _html_attribute(quoted: str, move: Move) -> str:
-    """A quoted HTML attribute value moved: read with HTML's character references and
-    written with its quote and ``&`` as references (Markdown's ``<...>`` means nothing
-    there, and would be part of the URL)."""
-    mark, value = quoted[0], quoted[1:-1]
+def _html_attribute(written: str, move: Move) -> str:
+    """An HTML attribute value (quoted or not) moved: read with HTML's character
+    references and written with its quote and ``&`` as references (Markdown's ``<...>``
+    means nothing there, and would be part of the URL); an unquoted one stays unquoted
+    when it can."""
+    quoted = written[:1] in ("'", '"')
+    value = written[1:-1] if quoted else written
     moved = move(html.unescape(value))
     if moved is None:
-        return quoted
-    escaped = moved.replace("&", "&amp;").replace(mark, "&quot;" if mark == '"' else "&#39;")
-    return mark + escaped + mark
+        return written
+    escaped = moved.replace("&", "&amp;")
+    if not quoted and _UNQUOTED.fullmatch(escaped):
+        return escaped
+    mark = written[0] if quoted else '"'
+    return mark + escaped.replace(mark, "&quot;" if mark == '"' else "&#39;") + mark
 
 
 def _destination(text: str, start: int) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import posixpath
 import re
+import time
 from collections.abc import Callable
 from urllib.parse import unquote, urlsplit
 
@@ -189,3 +190,57 @@ def test_an_img_src_holding_its_quote_as_a_reference_keeps_it_one() -> None:
     assert moved_note(text) == (
         '<img src="../../img/a&quot;b.png">\n<img src=\'../../img/a"b.png\'>\n'
     )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            '<img data-src="go.md.assets/lazy.png" src="go.md.assets/c.png">',
+            '<img data-src="go.md.assets/lazy.png" src="went.md.assets/c.png">',
+        ),
+        (
+            "<img alt=\"see src='go.md.assets/x.png' below\" src='go.md.assets/c.png'>",
+            "<img alt=\"see src='go.md.assets/x.png' below\" src='went.md.assets/c.png'>",
+        ),
+        ("<IMG SRC=go.md.assets/c.png />", "<IMG SRC=went.md.assets/c.png />"),
+        ("<img\nsrc = 'go.md.assets/c.png'\n/>", "<img\nsrc = 'went.md.assets/c.png'\n/>"),
+        (
+            '<img src="go.md.assets/c.png" src="go.md.assets/d.png">',  # HTML keeps the first
+            '<img src="went.md.assets/c.png" src="go.md.assets/d.png">',
+        ),
+        ("<img src=go.md.assets/c.png>", "<img src=went.md.assets/c.png>"),
+    ],
+)
+def test_only_the_src_attribute_of_an_img_tag_is_rewritten(before: str, after: str) -> None:
+    """The first ``src=`` after ``<img`` was taken: the tail of ``data-src=`` or text in
+    another attribute's value was rewritten, and the real ``src`` left broken."""
+    assert moved_note(before + "\n") == after + "\n"
+
+
+def test_an_unquoted_src_is_quoted_when_its_new_value_needs_it() -> None:
+    moved = moved_note("<img src=go.md.assets/c.png>\n", new="items/my cat.md")
+    assert moved == '<img src="my cat.md.assets/c.png">\n'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<img-x src='go.md.assets/c.png'>",  # another element
+        "<img src='go.md.assets/c.png' alt=a\"b>",  # not a tag to CommonMark: text
+        "<img a=\" <img src='go.md.assets/c.png'>\">",  # inside a value
+    ],
+)
+def test_what_is_not_an_img_src_is_left_alone(text: str) -> None:
+    assert moved_note(text + "\n") == text + "\n"
+
+
+@pytest.mark.parametrize("unit", ["<img ", '<img a=" <img b=" c=" ', "<img a=' <img b=\" "])
+def test_unclosed_img_tags_take_linear_time(unit: str) -> None:
+    """Each ``<img`` without a ``>`` was read to the paragraph's end: quadratic, under the
+    move's locks (244 KiB took 136 s)."""
+    text = "# T\n\n" + unit * ((1 << 20) // len(unit)) + "\n\n<img src='go.md.assets/c.png'>\n"
+    started = time.process_time()
+    moved = moved_note(text)
+    assert time.process_time() - started < 2.0
+    assert moved.endswith("<img src='went.md.assets/c.png'>\n")
