@@ -38,8 +38,11 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _BACKTICKS = re.compile(r"`+")
-_IMAGE_OPEN = re.compile(r"!\[(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*(\])\(\s*")
+_BRACKET = re.compile(r"\\.|!?\[|\]", re.DOTALL)  # (an escaped character is text)
+_LINK_OPEN = re.compile(r"\(\s*")
 _ANGLED = re.compile(r"<(?:[^<>\\\n]|\\.)*>")
+# In a destination: an escaped character (a pair), a parenthesis, or what ends it
+_DEST_TOKEN = re.compile(r"\\\S|[()]|[\s\x00-\x1f]")
 _REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)", re.MULTILINE)
 # An <img> tag as CommonMark (the page's markdown-it) takes raw HTML for a tag: its name,
 # then attributes, each white space, a name and maybe ``=`` and a value (quoted, or
@@ -198,12 +201,12 @@ def _rewrite_block(text: str, move: Move) -> str:
         return index < len(spans) and spans[index][0] < end
 
     edits: list[Edit] = []
-    for m in _IMAGE_OPEN.finditer(text):
-        found = _destination(text, m.end())
-        alt_end = m.start(1)
-        if found is None or in_code(m.start(), m.start() + 2) or in_code(alt_end, found):
-            continue
-        edits.append((m.end(), found, _markdown_link(text[m.end() : found], move)))
+    opens = _image_opens(text, spans)
+    dest_ends = _destination_ends(text, [start for _, start in opens])
+    for alt_end, start in opens:
+        found = dest_ends.get(start)
+        if found is not None and not in_code(alt_end, found):
+            edits.append((start, found, _markdown_link(text[start:found], move)))
     for m in _REFERENCE.finditer(text):
         if not in_code(m.start(), m.end()):
             edits.append((m.start(2), m.end(2), _markdown_link(m.group(2), move)))
@@ -212,6 +215,26 @@ def _rewrite_block(text: str, move: Move) -> str:
         if src is not None and not in_code(m.start(), m.end()):
             edits.append((src.start(2), src.end(2), _html_attribute(src.group(2), move)))
     return _apply(text, edits)
+
+
+def _image_opens(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(its ``]``, where its destination starts) of each ``![alt](`` of one paragraph,
+    brackets matched as CommonMark matches them, in one pass: a ``]`` closes the last
+    ``[`` or ``![`` still open; escaped ones and those in code spans are text. (A regex
+    read the alt text from each ``![`` on, to the paragraph's end: quadratic.)"""
+    opens: list[tuple[int, int]] = []
+    images: list[bool] = []  # the brackets open: whether each opens an image
+    last = 0
+    for span_start, span_end in [*spans, (len(text), len(text))]:
+        for token in _BRACKET.finditer(text, last, span_start):
+            if token.group() in ("[", "!["):
+                images.append(token.group() == "![")
+            elif token.group() == "]" and images and images.pop():
+                after = _LINK_OPEN.match(text, token.end())
+                if after is not None:
+                    opens.append((token.start(), after.end()))
+        last = span_end
+    return opens
 
 
 def _src_value(text: str, start: int, end: int) -> re.Match[str] | None:
@@ -251,34 +274,52 @@ def _html_attribute(written: str, move: Move) -> str:
     return mark + escaped.replace(mark, "&quot;" if mark == '"' else "&#39;") + mark
 
 
-def _destination(text: str, start: int) -> int | None:
-    """End of the link destination starting at ``start`` (CommonMark: ``<...>``, or
-    text without spaces whose unescaped parentheses balance), or None if there is none
-    or it is not followed by white space or the closing ``)``."""
-    angled = _ANGLED.match(text, start)
-    if angled:
-        end = angled.end()
-    else:
-        end, depth = start, 0
-        while end < len(text) and not text[end].isspace() and ord(text[end]) > 0x1F:
-            char = text[end]
-            if char == "\\" and end + 1 < len(text) and not text[end + 1].isspace():
-                end += 2
-                continue
-            if char == "<" and end == start:
-                return None
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                if depth == 0:
-                    break
-                depth -= 1
-            end += 1
-        if end == start or depth:
-            return None
-    if end < len(text) and (text[end].isspace() or text[end] == ")"):
-        return end
-    return None
+def _destination_ends(text: str, starts: list[int]) -> dict[int, int | None]:
+    """End of the link destination at each of ``starts`` (CommonMark: ``<...>``, or text
+    without spaces whose unescaped parentheses balance), or None when there is none or
+    it is not followed by white space or the closing ``)``. The text after all of them
+    is read once: each start waits on a stack, with the parentheses' depth it began at,
+    for the ``)`` that closes below it or the white space that ends every one (reading
+    to that end from each start took quadratic time on ``![a](`` repeated)."""
+    ends: dict[int, int | None] = {}
+    plain: list[int] = []
+    for start in starts:
+        angled = _ANGLED.match(text, start)
+        if angled:
+            end = angled.end()
+            ends[start] = end if end < len(text) and _ends_destination(text[end]) else None
+        elif not text.startswith("<", start):
+            plain.append(start)
+    pending: list[tuple[int, int]] = []  # (start, depth at it): depths never decrease
+    depth, index, pos = 0, 0, 0
+    while pending or index < len(plain):
+        if not pending:
+            pos = max(pos, plain[index])
+        token = _DEST_TOKEN.search(text, pos)
+        if token is None:
+            break  # the text ends: no destination is followed by what ends one
+        at, char = token.start(), token.group()
+        while index < len(plain) and plain[index] <= at:
+            pending.append((plain[index], depth))
+            index += 1
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            while pending and pending[-1][1] > depth:
+                start = pending.pop()[0]
+                ends[start] = at if at > start else None
+        elif len(char) == 1:  # white space or a control character: every one ends
+            for start, level in pending:
+                ends[start] = at if at > start and level == depth and char.isspace() else None
+            pending.clear()
+        pos = token.end()
+    return ends
+
+
+def _ends_destination(char: str) -> bool:
+    """Whether ``char`` may follow a link destination (white space, or the link's end)."""
+    return char.isspace() or char == ")"
 
 
 def _apply(text: str, edits: list[Edit]) -> str:
