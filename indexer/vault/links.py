@@ -39,6 +39,8 @@ _LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _BACKTICKS = re.compile(r"`+")
 _BRACKET = re.compile(r"\\.|!?\[|\]", re.DOTALL)  # (an escaped character is text)
+_PARENTHESIS = re.compile(r"[()]")
+_ESCAPED_PARENTHESIS = re.compile(r"(?<!\\)(?:\\\\)*\\[()]")
 _LINK_OPEN = re.compile(r"\(\s*")
 _ANGLED = re.compile(r"<(?:[^<>\\\n]|\\.)*>")
 # In a destination: an escaped character (a pair), a parenthesis, or what ends it
@@ -63,8 +65,9 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 Move = Callable[[str], str | None]  # a link's URL -> its new URL, None if it stays
 Edit = tuple[int, int, str]  # start, end, replacement
 # What a path cannot hold as it is in a URL (an escape, a fragment, a query) or in a
-# Markdown destination (a character reference): such a path is percent-encoded.
-_NOT_ITSELF = re.compile(r"[%#?]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+# Markdown destination (a backslash escape, a character reference): such a path is
+# percent-encoded.
+_NOT_ITSELF = re.compile(r"[%#?\\]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
 
 def rewrite_links(text: str, old_path: str, new_path: str, relocate: Relocate) -> str:
@@ -249,12 +252,28 @@ def _src_value(text: str, start: int, end: int) -> re.Match[str] | None:
 
 
 def _markdown_link(dest: str, move: Move) -> str:
-    """A Markdown destination moved: in ``<...>`` if it was or now needs to be."""
+    """A Markdown destination moved: in ``<...>`` if it was or now needs to be; one that
+    escaped its parentheses (``i\\(.png``) escapes them again rather than be angled."""
     angled = dest.startswith("<") and dest.endswith(">")
-    moved = move(dest[1:-1] if angled else dest)
+    moved = move(_unescaped(dest[1:-1] if angled else dest))
     if moved is None:
         return dest
-    return f"<{moved}>" if angled or _needs_angles(moved) else moved
+    if angled or not _needs_angles(moved):
+        return f"<{moved}>" if angled else moved
+    if _ESCAPED_PARENTHESIS.search(dest) and not _needs_angles(_PARENTHESIS.sub("", moved)):
+        return _PARENTHESIS.sub(r"\\\g<0>", moved)
+    return f"<{moved}>"
+
+
+def _unescaped(dest: str) -> str:
+    """The URL a Markdown destination spells: its backslash escapes and entity and
+    numeric character references decoded, as CommonMark (and the page) read it
+    (``a\\&b``, ``a&amp;b`` are ``a&b``), with markdown-it's own decoder."""
+    if "\\" not in dest and "&" not in dest:
+        return dest
+    from markdown_it.common.utils import unescapeAll  # (loaded only when needed)
+
+    return unescapeAll(dest)
 
 
 def _html_attribute(written: str, move: Move) -> str:

@@ -271,3 +271,41 @@ def test_unclosed_image_links_take_linear_time(unit: str) -> None:
     moved = moved_note(text)
     assert time.process_time() - started < 3.0
     assert moved.endswith("![c](went.md.assets/c.png)\n")
+
+
+def image_target(note: str, markdown: str) -> str:
+    """The vault path the first image of ``markdown`` in ``note`` names, as the page reads
+    it (markdown-it, then the URL's path)."""
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    images = [c for t in tokens for c in t.children or [] if c.type == "image"]
+    path = unquote(urlsplit(str(images[0].attrGet("src"))).path)
+    return posixpath.normpath(posixpath.join(posixpath.dirname(note), path))
+
+
+@pytest.mark.parametrize(
+    ("name", "dest"),
+    [
+        ("a&b", "a\\&b.md.assets/c.png"),
+        ("a&b", "a&amp;b.md.assets/c.png"),
+        ("a&b", "<a&#38;b.md.assets/c.png>"),
+        ("my_cat", "my\\_cat.md.assets/c.png"),
+        ("go", "../img/a&amp;b.png"),
+        ("go", "../img/a\\(b.png"),
+    ],
+)
+@pytest.mark.parametrize("new", ["items/{name}.md", "archive/2026/{name}.md", "items/x y.md"])
+def test_escapes_in_a_destination_are_decoded_before_it_is_moved(
+    name: str, dest: str, new: str
+) -> None:
+    """``a\\&b`` and ``a&amp;b`` name ``a&b`` to CommonMark and the page; the move took
+    the raw text for the path: links to files that were no longer there."""
+    old, new = f"items/{name}.md", new.format(name=name)
+    wanted = image_target(old, f"![c]({dest})")
+    if wanted.startswith(old + ".assets/"):
+        wanted = new + wanted[len(old) :]
+    for text in (f"![c]({dest})\n", f"[r]: {dest}\n\n![c][r]\n"):
+        moved = rewrite_links(text, old, new, relocate_note(old, new))
+        assert image_target(new, moved) == wanted, moved
+    text = f"---\ncover: '![c]({dest})'\n---\n"
+    cover = parse_frontmatter(rewrite_links(text, old, new, relocate_note(old, new)))[0]["cover"]
+    assert image_target(new, cover) == wanted, cover
