@@ -19,7 +19,7 @@ import yaml
 
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter, split_frontmatter
-from shared.yaml_dialect import StrictLoader
+from shared.yaml_dialect import compose
 
 Change = Callable[[str], str]
 
@@ -48,7 +48,7 @@ def edit_string_values(text: str, change: Change) -> tuple[str, str]:
     end = _after_lines(head, 1 + block.count("\n"))
     raw_block = head[start:end]
     try:
-        edits = list(_edits(yaml.compose(raw_block, Loader=StrictLoader), change))
+        edits = list(_edits(compose(raw_block), change))
     except Exception:  # PyYAML raises more than YAMLError on odd input
         return head, body
     for write in (_in_own_style, _quoted, _double_quoted):

@@ -176,6 +176,30 @@ def parse_events(text: str) -> Iterator[yaml.Event]:
         loader.dispose()
 
 
+def compose(text: str) -> yaml.Node | None:
+    """``yaml.compose`` with ``StrictLoader``, each scalar's value (keys too) as written:
+    the nodes hold the stand-ins of U+0085, U+2028 and U+2029 otherwise."""
+    loader = StrictLoader(text)
+    try:
+        root: yaml.Node | None = loader.get_single_node()
+    finally:
+        loader.dispose()
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:  # (an alias may make the same node appear twice, or a cycle)
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            node.value = loader.restored(node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(item for pair in node.value for item in pair)
+    return root
+
+
 StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 StrictLoader.add_constructor(_PLAIN_BOOL, _construct_plain_bool)
 StrictLoader.add_constructor(_PLAIN_INT, _construct_plain_int)

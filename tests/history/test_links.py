@@ -309,3 +309,18 @@ def test_escapes_in_a_destination_are_decoded_before_it_is_moved(
     text = f"---\ncover: '![c]({dest})'\n---\n"
     cover = parse_frontmatter(rewrite_links(text, old, new, relocate_note(old, new)))[0]["cover"]
     assert image_target(new, cover) == wanted, cover
+
+
+@pytest.mark.parametrize("char", ["\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize(
+    "value", ['"Paris{c}![c](go.md.assets/c.png)"', "Paris{c}![c](go.md.assets/c.png)"]
+)
+def test_a_frontmatter_value_holding_a_yaml_1_1_break_has_its_link_moved(
+    char: str, value: str
+) -> None:
+    """The block was composed with the loader's stand-ins for these characters still in
+    its values: the rewritten value never read back as expected and the whole block
+    was kept, the old link in it."""
+    text = f"---\ntitle: x{char}y\ncover: {value.format(c=char)}\n---\n"
+    meta, _ = parse_frontmatter(moved_note(text))
+    assert meta == {"title": f"x{char}y", "cover": f"Paris{char}![c](went.md.assets/c.png)"}
