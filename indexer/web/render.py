@@ -75,6 +75,7 @@ _CLOSES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "p": (frozenset({"p"}), _LISTS | _TABLE | {"td", "th", "li", "dd", "div", "blockquote"}),
 }
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
+_URL_STRIPPED = "".join(map(chr, range(0x21)))  # (the URL standard's "C0 control or space")
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 
 
@@ -180,8 +181,9 @@ class NoteRenderer:
         return str(parser.renderer.render(tokens, parser.options, {}))
 
     def _url(self, lang: str, folder: str, value: str, *, is_image: bool) -> str | None:
-        """Where a link or image points, or None to drop it."""
-        value = value.strip()
+        """Where a link or image points, or None to drop it. Only what a URL's parsing
+        strips is stripped (C0 controls and space): a no-break space may start a name."""
+        value = value.strip(_URL_STRIPPED)
         parts = urlsplit(value)
         if parts.scheme or parts.netloc:
             # Remote images would be blocked by the CSP anyway (and may track the reader).

@@ -174,3 +174,19 @@ def test_plain_values_are_json() -> None:
         None,
         True,
     ]
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        '<img src="\xa0cat.md.assets/c.png">',
+        '<img src=" \t\xa0cat.md.assets/c.png\u2003 ">',
+        "![c](%C2%A0cat.md.assets/c.png)",
+    ],
+)
+def test_an_image_named_with_a_no_break_space_first_is_shown(markdown: str) -> None:
+    """The URL was stripped of all Unicode white space: the image asked for cat.md.assets/,
+    not the vault's '\\xa0cat.md.assets/' (only C0 controls and space are a URL's to strip)."""
+    html = NoteRenderer().html("en", "items/n.md", markdown)
+    src = re.findall(r'src="([^"]*)"', html)
+    assert src and src[0].startswith("/api/v1/en/raw/items/%C2%A0cat.md.assets/c.png"), html
