@@ -22,6 +22,7 @@ are rewritten as values (``shared.frontmatter_edit``): the block stays valid YAM
 
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
 import re
@@ -74,6 +75,7 @@ def rewrite_links(text: str, old_path: str, new_path: str, relocate: Relocate) -
     """``text`` of the note that was at ``old_path`` and is now at ``new_path``, with
     each relative image link pointing where its target is after the move."""
 
+    @functools.lru_cache(maxsize=4096)  # (a note may repeat one link a hundred thousand times)
     def move(url: str) -> str | None:
         return _moved_url(url, old_path, new_path, relocate)
 

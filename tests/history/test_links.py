@@ -273,6 +273,16 @@ def test_unclosed_image_links_take_linear_time(unit: str) -> None:
     assert moved.endswith("![c](went.md.assets/c.png)\n")
 
 
+def test_a_note_of_one_link_repeated_moves_in_linear_time_per_distinct_link() -> None:
+    """Each link worked its new path out anew (posixpath's relpath, 20-30 us): a 1 MiB
+    note of ``![](a)`` repeated took 2.9 s of CPU under the move's locks."""
+    text = "![](a)" * ((1 << 20) // 6)
+    started = time.thread_time()
+    moved = moved_note(text)
+    assert time.thread_time() - started < 2.0
+    assert moved.count("![](../../items/a)") == text.count("![](a)")
+
+
 def image_target(note: str, markdown: str) -> str:
     """The vault path the first image of ``markdown`` in ``note`` names, as the page reads
     it (markdown-it, then the URL's path)."""
