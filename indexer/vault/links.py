@@ -66,9 +66,9 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 Move = Callable[[str], str | None]  # a link's URL -> its new URL, None if it stays
 Edit = tuple[int, int, str]  # start, end, replacement
 # What a path cannot hold as it is in a URL (an escape, a fragment, a query) or in a
-# Markdown destination (a backslash escape, a character reference): such a path is
-# percent-encoded.
-_NOT_ITSELF = re.compile(r"[%#?\\]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+# Markdown destination (a backslash escape, a character reference, the ``<`` and ``>``
+# that only a ``<...>`` destination may not hold): such a path is percent-encoded.
+_NOT_ITSELF = re.compile(r"[%#?\\<>]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
 
 def rewrite_links(text: str, old_path: str, new_path: str, relocate: Relocate) -> str:

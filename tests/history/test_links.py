@@ -283,6 +283,16 @@ def test_a_note_of_one_link_repeated_moves_in_linear_time_per_distinct_link() ->
     assert moved.count("![](../../items/a)") == text.count("![](a)")
 
 
+@pytest.mark.parametrize("dest", ["pic<1>.png", "go.md.assets/a>b.png", "dir/<1>.png"])
+def test_a_link_to_a_name_holding_angle_brackets_stays_an_image(dest: str) -> None:
+    """A file another program named ``pic<1>.png`` (a plain destination CommonMark reads)
+    was linked as ``<../items/pic<1>.png>`` after the move: no image at all."""
+    before = image_target("items/go.md", f"![a]({dest})")
+    moved = moved_note(f"![a]({dest})\n")
+    after = image_target("archive/2026/went.md", moved)
+    assert after == before.replace("items/go.md.assets", "archive/2026/went.md.assets")
+
+
 def image_target(note: str, markdown: str) -> str:
     """The vault path the first image of ``markdown`` in ``note`` names, as the page reads
     it (markdown-it, then the URL's path)."""
