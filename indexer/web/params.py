@@ -31,28 +31,23 @@ def media_type(request: Request) -> str:
 def check_url_path(request: Request) -> None:
     """Refuse a URL path whose %-escapes do not decode as UTF-8: the server decodes them
     to U+FFFD, so a write would name another file than the one asked for."""
-    raw = request.scope.get("raw_path")
-    if not raw:
-        return
-    try:
-        urllib.parse.unquote_to_bytes(raw).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidArgumentError(
-            "the URL path is not valid UTF-8 once its %-escapes are decoded"
-        ) from None
+    _check_escapes(request.scope.get("raw_path") or b"", "the URL path")
 
 
 def check_query_string(request: Request) -> None:
     """Refuse a query string whose %-escapes do not decode as UTF-8: Starlette decodes
     them to U+FFFD, so a search or a path in a query would be another than the one sent."""
-    raw: bytes = request.scope.get("query_string") or b""
+    _check_escapes(request.scope.get("query_string") or b"", "the query string")
+
+
+def _check_escapes(raw: bytes, what: str) -> None:
     if b"%" not in raw and raw.isascii():
         return
     try:
         urllib.parse.unquote_to_bytes(raw).decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgumentError(
-            "the query string is not valid UTF-8 once its %-escapes are decoded"
+            f"{what} is not valid UTF-8 once its %-escapes are decoded"
         ) from None
 
 
