@@ -46,7 +46,21 @@ def _few_fds() -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    ws = tmp_path_factory.mktemp("limits") / "ws"
+    with _limited_server(tmp_path_factory.mktemp("limits")) as running:
+        yield running
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[RunningIndexer]:
+    """A server no other test left requests in flight on (slow bodies stay in flight
+    for seconds, and they count against ``INDEXER_MAX_REQUESTS``)."""
+    with _limited_server(tmp_path) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def _limited_server(root: Path) -> Iterator[RunningIndexer]:
+    ws = root / "ws"
     ws.mkdir()
     log_path = ws.parent / "serve.log"
     with open(log_path, "w") as log_file:
@@ -225,7 +239,8 @@ def rss_kib(pid: int, field: str) -> int:
     raise AssertionError(field)
 
 
-def test_concurrent_large_writes_take_bounded_memory(server: RunningIndexer) -> None:
+def test_concurrent_large_writes_take_bounded_memory(own_server: RunningIndexer) -> None:
+    server = own_server
     pid = server.process.pid
     Path(f"/proc/{pid}/clear_refs").write_text("5")  # the peak so far: earlier tests' bodies
     base = rss_kib(pid, "VmRSS")
