@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import parse_frontmatter
+from shared.frontmatter import clean_text, parse_frontmatter
 from shared.frontmatter_reader import VaultYAMLHandler, read_frontmatter
 
 
@@ -31,14 +31,10 @@ def unreadable_block(text: str) -> str | None:
     YAML typo), or None when it reads or there is none. ``split_note`` takes such a
     block for body text: a note rendered back from it would carry two blocks."""
     try:
-        parse_frontmatter(_clean(text))
+        parse_frontmatter(clean_text(text))
     except InvalidFrontmatterError as err:
         return err.message
     return None
-
-
-def _clean(text: str) -> str:
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def render_note(meta: dict[str, Any], body: str) -> str:

@@ -297,8 +297,9 @@ LOCK_PATIENCE_SECONDS = 0.5
 
 def _take(fd: int) -> None:
     """The exclusive lock of ``fd``, tried for a moment: a client looking whether a server
-    runs holds it shared for a few microseconds (``shared.workspace.lock_held``), and a
-    server starting just then was refused as if another one served."""
+    runs holds the serving lock shared for a few microseconds (``shared.workspace.
+    lock_held``), and a server starting just then was refused as if another one served;
+    a command looking twice (``lock_unless_served``) waits out a server's start."""
     deadline = time.monotonic() + LOCK_PATIENCE_SECONDS
     while True:
         try:

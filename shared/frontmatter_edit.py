@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import parse_frontmatter, split_frontmatter
+from shared.frontmatter import clean_text, parse_frontmatter, split_frontmatter
 from shared.yaml_dialect import compose
 
 Change = Callable[[str], str]
@@ -38,7 +38,7 @@ def edit_string_values(text: str, change: Change) -> tuple[str, str]:
     head, body = text[:head_end], text[head_end:]
     try:
         meta, _ = parse_frontmatter(head)
-        block, _ = split_frontmatter(_cleaned(head))
+        block, _ = split_frontmatter(clean_text(head))
     except InvalidFrontmatterError:
         return head, body
     expected = _changed(meta, change)
@@ -62,15 +62,10 @@ def edit_string_values(text: str, change: Change) -> tuple[str, str]:
     return head, body
 
 
-def _cleaned(text: str) -> str:
-    """``text`` as a note is read: no BOM, LF line ends."""
-    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-
-
 def _head_end(text: str) -> int:
     """Where the frontmatter part of ``text`` ends (after its closing ``---`` line), 0
     when it opens no block. A block too large to read is still one: its end is found."""
-    clean = _cleaned(text)
+    clean = clean_text(text)
     try:
         block, body = split_frontmatter(clean)
     except InvalidFrontmatterError:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from shared.errors import InvalidFrontmatterError
-from shared.frontmatter import parse_yaml_block, split_frontmatter
+from shared.frontmatter import clean_text, parse_yaml_block, split_frontmatter
 
 TRAILING_NEWLINES = "trailing_newlines"
 MAX_TRAILING = 1 << 20  # a larger count (typed by hand) is ignored
@@ -33,9 +33,8 @@ def recorded_trailing(meta: dict[str, Any], body: str) -> str:
 
 def shown_text(content: str) -> str:
     """The text the memory tool shows of the note whose UTF-8 content is ``content``."""
-    cleaned = content.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     try:
-        block, body = split_frontmatter(cleaned)
+        block, body = split_frontmatter(clean_text(content))
         if block is None:
             return content
         meta = parse_yaml_block(block)

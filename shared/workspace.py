@@ -189,14 +189,8 @@ def server_serving(workspace: Workspace) -> bool | None:
     path = workspace.serving_lock_path
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
-        try:
-            os.lstat(workspace.lock_path)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return None
-        return False
+    except FileNotFoundError:  # (the lock file of the indexer that ran: none here, None)
+        return False if os.path.lexists(workspace.lock_path) else None
     except OSError:
         return None
     if not stat.S_ISREG(info.st_mode):

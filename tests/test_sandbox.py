@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -231,22 +230,6 @@ def test_startup_removes_orphan_temp_files_inside_only(setup: tuple[Path, Vault]
     assert not any(t.exists() for t in inside)
     assert outside.exists() and (vault_dir / "items/.keep.md").exists()
     assert remove_orphan_temp_files(root / "nowhere") == 0
-
-
-def test_a_sweep_while_serving_spares_temp_files_newer_than_the_start(
-    setup: tuple[Path, Vault],
-) -> None:
-    from indexer.vault.tempfiles import remove_orphan_temp_files
-
-    root, _ = setup
-    vault_dir = root / "ws/memory/languages/en/vault"
-    old = vault_dir / ".a.md.tmp.0123456789abcdef"
-    new = vault_dir / ".b.md.tmp.0123456789abcdef"
-    old.write_text("left by a crash")
-    new.write_text("a write in flight")
-    os.utime(old, (time.time() - 60, time.time() - 60))
-    assert remove_orphan_temp_files(vault_dir, older_than=time.time() - 1) == 1
-    assert not old.exists() and new.exists()
 
 
 def test_the_start_up_sweep_spares_only_the_writes_in_flight(

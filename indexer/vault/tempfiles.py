@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from indexer.vault import atomic, fsops
-from indexer.vault.scan import FileEntry, walk_files
+from indexer.vault.scan import walk_files
 
 TEMP_RE = re.compile(r"^\..+\.tmp\.[0-9a-f]{16}$")
 TEMP_NAME_RE = re.compile(TEMP_RE.pattern.encode())  # the same, for the watcher's bytes
@@ -28,12 +28,9 @@ def is_temp_name(name: str) -> bool:
     return TEMP_RE.match(name) is not None
 
 
-def remove_orphan_temp_files(
-    root: Path, older_than: float | None = None, spare: Callable[[str], bool] | None = None
-) -> int:
-    """Delete temp files a crash left below the vault ``root`` (only those last changed
-    before ``older_than``, seconds since the epoch, when given; never one ``spare`` names:
-    a server sweeping while it serves spares its own writes' files); returns how many."""
+def remove_orphan_temp_files(root: Path, spare: Callable[[str], bool] | None = None) -> int:
+    """Delete temp files a crash left below the vault ``root``, never one ``spare`` names
+    (a server sweeping while it serves spares its own writes' files); returns how many."""
     try:
         top = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
@@ -43,8 +40,6 @@ def remove_orphan_temp_files(
     with fsops.opened(top), contextlib.closing(walk) as files:
         for entry in files:
             if is_temp_name(entry.name):
-                if older_than is not None and not _older(entry, older_than):
-                    continue
                 if spare is not None and spare(entry.name):
                     continue
                 with contextlib.suppress(FileNotFoundError):
@@ -74,11 +69,3 @@ def remove_temp_files_of(path: Path, spare: Callable[[str], bool] | None = None)
                 os.unlink(name, dir_fd=folder)
                 count += 1
     return count
-
-
-def _older(entry: FileEntry, when: float) -> bool:
-    try:
-        _, mtime_ns, _ = entry.signature()
-    except OSError:
-        return False
-    return mtime_ns < when * 1e9
