@@ -20,6 +20,15 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
+from indexer.page_markdown import (
+    MAX_MARKDOWN_NESTING,
+    MAX_MARKUP_SIGNS,
+    MAX_RENDERED_CHARS,
+    MAX_RENDERED_LINES,
+    new_parser,
+    too_deep,
+    within_bounds,
+)
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter, split_frontmatter
 from shared.timestamps import format_timestamp
@@ -28,20 +37,9 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 URL_SCHEMES = {"http", "https", "mailto"}
-# Bounds on the work one view takes (it runs on a worker thread nothing can stop):
-# markdown-it takes about 70 µs per link bracket or emphasis mark (256 Ki of "![" took
-# 10 s) and 10 µs a character of headings, and nh3 time growing with the square of the
-# nesting (16,000 unclosed <ul><li>, 128 KB: 11 s).
-MAX_RENDERED_CHARS = 64 * 1024  # a longer note is shown as plain text
+# Bounds on the work one view takes besides markdown-it's (``indexer.page_markdown``):
+# nh3 time grows with the square of the nesting (16,000 unclosed <ul><li>, 128 KB: 11 s).
 MAX_HTML_DEPTH = 200  # deeper raw HTML is shown as text (markdown-it bounds its own)
-MAX_MARKUP_SIGNS = 8_000  # brackets, emphasis, tags, table cells: more, and plain text
-MAX_RENDERED_LINES = 4_000  # markdown-it takes about 170 µs a list item or table row
-# Block levels markdown-it parses (a list level is two: the list and its item; a quote
-# one). Its preset's 20 dropped an ordinary outline 10 deep, and every paragraph after
-# it, silently; a note reaching this many is shown as plain text instead.
-MAX_MARKDOWN_NESTING = 32  # (each level costs markdown-it a pass over lazy lines: at
-# 120, a quote 117 deep with 3,990 lazy lines took 2.6 s to render; at 32, 0.5-0.8 s)
-_MARKUP_SIGNS = "[*_~<`|"
 # Tags HTML closes on its own when the next one opens (the list item before, the cell),
 # with whatever is open inside them: tag -> (the tags it closes, the tags that bound the
 # search for one: an item of an inner list closes nothing of the outer one).
@@ -106,10 +104,7 @@ class NoteRenderer:
     def _markdown(self, *, raw_html: bool = True) -> MarkdownIt:
         parser = self._parser if raw_html else self._text_parser
         if parser is None:
-            from markdown_it import MarkdownIt
-
-            options = {"html": raw_html, "maxNesting": MAX_MARKDOWN_NESTING}
-            parser = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
+            parser = new_parser(raw_html=raw_html)
             if raw_html:
                 self._parser = parser
             else:
@@ -138,13 +133,7 @@ class NoteRenderer:
                 return self._url(lang, folder, value, is_image=tag == "img")
             return value
 
-        signs = sum(map(markdown.count, _MARKUP_SIGNS))
-        lines = markdown.count("\n") + markdown.count("\r")  # (a lone CR ends a line too)
-        if (
-            len(markdown) > MAX_RENDERED_CHARS
-            or signs > MAX_MARKUP_SIGNS
-            or lines > MAX_RENDERED_LINES
-        ):
+        if not within_bounds(markdown):
             return (
                 f"<p><em>Longer than {MAX_RENDERED_CHARS // 1024} Ki characters,"
                 f" {MAX_RENDERED_LINES} lines or {MAX_MARKUP_SIGNS} marks of markup: shown"
@@ -176,7 +165,7 @@ class NoteRenderer:
         """HTML of ``markdown``; None when it nests as deep as markdown-it parses."""
         parser = self._markdown(raw_html=raw_html)
         tokens = parser.parse(markdown)
-        if max((token.level for token in tokens), default=0) >= MAX_MARKDOWN_NESTING - 1:
+        if too_deep(tokens):
             return None
         return str(parser.renderer.render(tokens, parser.options, {}))
 
