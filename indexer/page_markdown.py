@@ -10,6 +10,7 @@ and it runs on threads nothing can stop).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -44,9 +45,15 @@ def too_deep(tokens: Sequence[Token]) -> bool:
     return max((token.level for token in tokens), default=0) >= MAX_MARKDOWN_NESTING - 1
 
 
+@cache
+def page_parser(*, raw_html: bool = True) -> MarkdownIt:
+    """The page's parser, shared (a parse keeps its state apart from the parser's)."""
+    return new_parser(raw_html=raw_html)
+
+
 def new_parser(*, raw_html: bool = True) -> MarkdownIt:
-    """A parser as the page configures it; markdown-it loads on first use, not at the
-    server's start."""
+    """A parser as the page configures it, of the caller's own (to change its rules);
+    markdown-it loads on first use, not at the server's start."""
     from markdown_it import MarkdownIt
 
     options = {"html": raw_html, "maxNesting": MAX_MARKDOWN_NESTING}

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 
 _SPACE = "\t\n\f\r "
-_NEXT = re.compile(r"<(?:!--|[!?]|/(?=[^>A-Za-z])|/?[A-Za-z])")  # ("</>" is passed over)
+# What may begin a tag, a comment or a declaration ("</>" is passed over); a tag's name
+_NEXT = re.compile(rf"<(?:!--|[!?]|/(?=[^>A-Za-z])|/?([A-Za-z][^{_SPACE}/>]*))")
 _COMMENT_END = re.compile(r"-?>|.*?--!?>", re.DOTALL)  # (after "<!--": "<!-->" ends one)
-_NAME = re.compile(rf"[^{_SPACE}/>]*")
 _ATTRIBUTE = re.compile(
     rf"[{_SPACE}/]*+([^{_SPACE}/>][^{_SPACE}/=>]*+)"
     rf"""(?:[{_SPACE}]*+=[{_SPACE}]*+("[^"]*+"?|'[^']*+'?|[^{_SPACE}>]*+))?+"""
@@ -39,9 +39,8 @@ def img_sources(html: str) -> list[tuple[int, int, int]]:
             close = html.find(">", mark.end())
             pos = close + 1 if close >= 0 else len(html)
         else:
-            name_at = mark.end() - 1
-            name = html[name_at : _NAME.match(html, name_at).end()].lower()  # type: ignore[union-attr]
-            pos, src = _read_tag(html, name_at + len(name), is_img=name == "img")
+            name = mark.group(1).lower()
+            pos, src = _read_tag(html, mark.end(), is_img=name == "img")
             if src is not None and not opener.startswith("</"):
                 found.append((*src, mark.start()))
             if name in _RAW_TEXT and not opener.startswith("</"):

@@ -8,8 +8,8 @@ balanced parentheses, an inline code span needs a closing backtick string of the
 length in the same paragraph, links in code spans and code blocks are text) but reads
 blocks with a small reader of its own: a fence in an HTML block, or a paragraph that a
 thematic break, a setext underline, a quote or a table row ends, may be read otherwise.
-The ``src`` of an ``<img>`` tag is read as HTML reads the tag's attributes (the
-markdown-it path reads tags this way too).
+The ``src`` of an ``<img>`` tag is read as HTML reads the tag's attributes
+(``html_images``, as the markdown-it path reads them).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
+
+from indexer.vault.html_images import img_sources
 
 Span = tuple[int, int, bool]  # a link's place in the text (start, end), and is it HTML's
 
@@ -186,9 +188,8 @@ def _paragraph_spans(text: str) -> list[Span]:
         if not in_code(m.start(), m.end()):
             spans_found.append((m.start(2), m.end(2), False))
     for m in IMG_TAG.finditer(text):
-        src = img_src(text, m.start(), m.end())
-        if src is not None and not in_code(m.start(), m.end()):
-            spans_found.append((*src, True))
+        if not in_code(m.start(), m.end()):
+            spans_found += [(m.start() + s, m.start() + e, True) for s, e, _ in img_sources(m[0])]
     return spans_found
 
 
@@ -210,18 +211,6 @@ def _image_opens(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int
                     opens.append((token.start(), after.end()))
         last = span_end
     return opens
-
-
-def img_src(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """Where the value (as written, quoted or not) of the ``src`` attribute of the
-    ``<img>`` tag from ``start`` to ``end`` is: the first one, as HTML keeps the first
-    of a repeated name; None if it has none with a value."""
-    pos = start + len("<img")
-    while (attribute := _ATTRIBUTE.match(text, pos, end)) is not None:
-        if attribute.group(1).lower() == "src":
-            return None if attribute.group(2) is None else attribute.span(2)
-        pos = attribute.end()
-    return None
 
 
 def _destination_ends(text: str, starts: list[int]) -> dict[int, int | None]:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from indexer.page_markdown import new_parser, too_deep, within_bounds
+from indexer.page_markdown import new_parser, page_parser, too_deep, within_bounds
 from indexer.vault.html_images import img_sources
 from indexer.vault.link_scan import IMG_TAG, Span, scanned_spans
 
@@ -66,16 +66,17 @@ def image_link_spans(text: str) -> list[Span]:
         if token.type != "inline" or not token.map:
             continue
         opener = tokens[index - 1]
-        if opener.type in ("th_open", "td_open"):
+        if opener.type in ("th_open", "td_open"):  # (each cell moves the row's cursor)
             segments, cursor = _cell_segments(lines, token.content, token.map[0], cursor)
-        elif opener.type == "heading_open" and opener.markup.startswith("#"):
+        if not _INLINE_MAY_HOLD.search(token.content):
+            continue
+        if opener.type == "heading_open" and opener.markup.startswith("#"):
             segments = _heading_segments(lines, token.content, token.map[0])
-        else:  # a paragraph, or a setext heading (its map leaves the underline out)
+        elif opener.type not in ("th_open", "td_open"):  # a paragraph, a setext heading
             segments = _lines_segments(lines, token.content, token.map, trim=True)
-        if _INLINE_MAY_HOLD.search(token.content):
-            env[_TRACED], env[_FOUND] = token.content, []
-            parser.inline.parse(token.content, parser, env, [])
-            spans += _placed(env[_FOUND], segments, text)
+        env[_TRACED], env[_FOUND] = token.content, []
+        parser.inline.parse(token.content, parser, env, [])
+        spans += _placed(env[_FOUND], segments, text)
     for line_pieces in env[_DEFINITIONS]:
         spans += _definition_span(lines, line_pieces)
     return spans
@@ -223,13 +224,12 @@ def _definition_span(lines: _Lines, pieces: list[tuple[int, int, int]]) -> list[
 def reading(text: str) -> list[tuple[str, str]] | None:
     """How the page reads ``text``, but for its links' targets: its definitions' labels,
     each token's type and tag (children included; not its lines: an HTML value over
-    lines is written on one);
-    None past the page's bounds. A rewrite must not change it: a value holding an HTML
-    block's end (``</pre>``) would, once encoded."""
+    lines is written on one); None past the page's bounds. A rewrite must not change
+    it: a value holding an HTML block's end (``</pre>``) would, once encoded."""
     if not within_bounds(text):
         return None
     env: dict[str, Any] = {}
-    stack = list(reversed(_page_parser().parse(text, env)))
+    stack = list(reversed(page_parser().parse(text, env)))
     duplicates = [found["label"] for found in env.get("duplicate_refs", [])]
     signature = [("definition", label) for label in [*env.get("references", {}), *duplicates]]
     while stack:
@@ -237,11 +237,6 @@ def reading(text: str) -> list[tuple[str, str]] | None:
         signature.append((token.type, token.tag))
         stack += reversed(token.children or [])
     return signature
-
-
-@cache
-def _page_parser() -> MarkdownIt:
-    return new_parser(raw_html=True)
 
 
 @cache

@@ -17,7 +17,7 @@ import posixpath
 import re
 from datetime import date, datetime
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from indexer.page_markdown import (
@@ -25,16 +25,13 @@ from indexer.page_markdown import (
     MAX_MARKUP_SIGNS,
     MAX_RENDERED_CHARS,
     MAX_RENDERED_LINES,
-    new_parser,
+    page_parser,
     too_deep,
     within_bounds,
 )
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter, split_frontmatter
 from shared.timestamps import format_timestamp
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
 
 URL_SCHEMES = {"http", "https", "mailto"}
 # Bounds on the work one view takes besides markdown-it's (``indexer.page_markdown``):
@@ -98,18 +95,6 @@ class NoteRenderer:
 
     def __init__(self, api_prefix: str = "/api/v1") -> None:
         self.api_prefix = api_prefix
-        self._parser: MarkdownIt | None = None
-        self._text_parser: MarkdownIt | None = None  # raw HTML shown as text
-
-    def _markdown(self, *, raw_html: bool = True) -> MarkdownIt:
-        parser = self._parser if raw_html else self._text_parser
-        if parser is None:
-            parser = new_parser(raw_html=raw_html)
-            if raw_html:
-                self._parser = parser
-            else:
-                self._text_parser = parser
-        return parser
 
     def note(self, lang: str, path: str, text: str) -> dict[str, Any]:
         """``{properties, frontmatter_error, html}`` of a note's text."""
@@ -163,7 +148,7 @@ class NoteRenderer:
 
     def _render(self, markdown: str, *, raw_html: bool) -> str | None:
         """HTML of ``markdown``; None when it nests as deep as markdown-it parses."""
-        parser = self._markdown(raw_html=raw_html)
+        parser = page_parser(raw_html=raw_html)
         tokens = parser.parse(markdown)
         if too_deep(tokens):
             return None
