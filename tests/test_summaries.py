@@ -21,7 +21,9 @@ from indexer.core import Core
 from indexer.daemon import build_core
 from indexer.jobs.dirty import DirtyFolders
 from indexer.jobs.llm import ModelSettings
+from indexer.jobs.previews import Previews
 from indexer.jobs.summaries import Summaries
+from indexer.jobs.summary_files import Summary
 from indexer.jobs.summary_texts import fallback_overview, most_recent
 from indexer.settings import Settings
 from shared.errors import ForbiddenPathError, InvalidArgumentError, NotFoundError
@@ -696,6 +698,53 @@ async def test_summary_reads_a_folder_and_previews_one_not_made_yet(
         with pytest.raises(error):
             await asyncio.to_thread(summaries.summary, "en", path)
     assert most_recent([], 50) == [] and fallback_overview("en", []) == "# Overview\n"
+
+
+async def test_a_preview_is_kept_until_a_change_below_its_folder(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    """A folder without a summary file (no pass yet, or a vault where none can be
+    written) is previewed once with every folder below it, not at every call; a change
+    below a folder, by a tool or from outside, shows in its next preview."""
+    tree(tmp_path)
+    core = ready(tmp_path, cores)
+    summaries = summaries_of(core)
+    root = await asyncio.to_thread(summaries.summary, "en")
+    assert root["child_count"] == 5 and root["stale"] is True
+    for folder in ["", "t0", "t0/s0", "t3/s4"]:  # kept with the root's: none made again
+        assert summaries.previews.get("en", folder)[0], folder
+    t0 = await asyncio.to_thread(summaries.summary, "en", "t0/s0")
+    assert t0["child_count"] == 2
+
+    core.vault.write("en", "t0/s0/new.md", "# New\n\nthird\n")
+    assert not summaries.previews.get("en", "t0")[0]
+    assert summaries.previews.get("en", "t1")[0]  # not above the change: still kept
+    assert (await asyncio.to_thread(summaries.summary, "en", "t0/s0"))["child_count"] == 3
+    note(tmp_path, "t1/s1/outside.md", "# Outside\n\nfrom another program\n")
+    note(tmp_path, "t9/only.md", "# Only\n\na new folder\n")
+    assert core.index is not None
+    core.index.reconcile()  # (the watcher's way in: the index tells what changed)
+    assert (await asyncio.to_thread(summaries.summary, "en", "t1/s1"))["child_count"] == 3
+    again = await asyncio.to_thread(summaries.summary, "en")
+    assert again["child_count"] == 6 and again["overview"].count("1 notes: note") == 1
+
+
+def test_a_preview_made_across_a_change_is_not_kept() -> None:
+    previews = Previews()
+    made = Summary("a", "abstract", "overview", 1, ["note"], "digest", "fallback")
+    since = previews.epoch()
+    previews.forget("en", ["a/b", "a", ""])  # a change while the preview was made
+    previews.keep("en", {"a": made}, since)
+    assert previews.get("en", "a") == (False, None)
+    previews.keep("en", {"a": made, "a/empty": None}, previews.epoch())
+    assert previews.get("en", "a") == (True, made)
+    assert previews.get("en", "a/empty") == (True, None)  # previewed: no notes below
+    assert previews.get("zh", "a") == (False, None)
+    previews.forget("en", ["a"])
+    assert previews.get("en", "a") == (False, None)
+    small = Previews(limit=2)
+    small.keep("en", {"x": made, "y": made, "z": made}, small.epoch())
+    assert [small.get("en", f)[0] for f in "xyz"] == [False, True, True]
 
 
 async def test_a_moved_folder_is_summarized_again_under_its_new_name(

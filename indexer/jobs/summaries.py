@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from indexer.index.service import NoteIndex
 from indexer.jobs.dirty import Batch, DirtyFolders, affected_folders
 from indexer.jobs.llm import JobModel, ModelError
+from indexer.jobs.previews import Previews
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.summary_files import (
     FolderInput,
@@ -53,6 +54,7 @@ from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
 from shared.errors import InvalidArgumentError, InvalidFrontmatterError, NotFoundError
 from shared.langs import is_lang
+from shared.workspace import OVERVIEW_FILE
 
 log = logging.getLogger("indexer.jobs.summaries")
 # A full pass to retry the folders a model failed on waits this long after one that
@@ -104,10 +106,9 @@ class Summaries:
         self.model = model
         self.max_children = max_children
         self.dirty = DirtyFolders(debounce)
+        self.previews = Previews()
         self.files = SummaryFiles(sandbox, index, written, recorder)
-        self.files.redo = lambda lang, rel: self.dirty.mark(
-            lang, affected_folders(rel, by_others=True)
-        )
+        self.files.redo = lambda lang, rel: self._mark(lang, affected_folders(rel, by_others=True))
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.ready = False  # a full pass has finished: summaries were checked since start
         self.last_pass: PassStats | None = None
@@ -121,14 +122,18 @@ class Summaries:
 
     def vault_changed(self, lang: str, rel: str) -> None:
         """A tool changed ``rel``: its folders' summaries are now stale."""
-        self.dirty.mark(lang, affected_folders(rel))
+        self._mark(lang, affected_folders(rel))
 
     def index_changed(self, lang: str, rel: str, source: str) -> None:
         """The index synced ``rel``; tool changes are already marked by ``vault_changed``
         (and a summary this job wrote is synced as a "tool" change: not marked again).
         Any other change of a summary file was made by hand: that folder is redone."""
         if source != "tool":
-            self.dirty.mark(lang, affected_folders(rel, by_others=True))
+            self._mark(lang, affected_folders(rel, by_others=True))
+
+    def _mark(self, lang: str, folders: list[str]) -> None:
+        self.previews.forget(lang, folders)
+        self.dirty.mark(lang, folders)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -147,11 +152,23 @@ class Summaries:
         found = self.files.read_summary(lang, folder)
         stale = not self.ready or self.dirty.is_dirty(lang, folder)
         if found is None:
-            found = _run_now(_Dag(self, lang, dry=True).run(folder))
+            found = self._preview(lang, folder)
             if found is None:
                 raise NotFoundError(f"{where} holds no notes, so it has no summary")
             stale = True
         return found.result(stale)
+
+    def _preview(self, lang: str, folder: str) -> Summary | None:
+        """The summary ``folder`` would have now (no model, nothing written), kept with
+        those of the folders below it until a change below marks them."""
+        hit, kept = self.previews.get(lang, folder)
+        if hit:
+            return kept
+        since = self.previews.epoch()
+        dag = _Dag(self, lang, dry=True)
+        made = _run_now(dag.run(folder))
+        self.previews.keep(lang, dag.previewed, since)
+        return made
 
     # -- running -------------------------------------------------------------------------
 
@@ -307,6 +324,7 @@ class _Dag:
         self.stats = PassStats()
         self.nodes: dict[str, _Node] = {}
         self.result: Summary | None = None
+        self.previewed: dict[str, Summary | None] = {}  # (dry) every folder's preview
         self._tasks: asyncio.TaskGroup | None = None
 
     async def run(self, top: str) -> Summary | None:
@@ -339,6 +357,10 @@ class _Dag:
         for name in found.folders if found is not None else []:
             sub = f"{folder}/{name}" if folder else name
             existing = None if self.redo(sub) else self.files.read_summary(self.lang, sub)
+            if existing is None and self.dry:
+                hit, existing = self.owner.previews.get(self.lang, sub)
+                if hit and existing is None:
+                    continue  # previewed: it holds no notes
             if existing is None:
                 todo.append(sub)  # to redo, or no summary yet
             else:
@@ -371,6 +393,8 @@ class _Dag:
             summary = await self._make(node.folder, children, existing)
             self.stats.folders += 1
         self.counter.add(done=1)
+        if self.dry:
+            self.previewed[node.folder] = summary
         del self.nodes[node.folder]  # done: only its parent's node is still needed
         if node.parent is None:
             self.result = summary
@@ -445,6 +469,8 @@ class _Dag:
         )
 
     async def _commit(self, folder: str, data: bytes | None) -> None:
+        rel = f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE
+        self.owner.previews.forget(self.lang, affected_folders(rel, by_others=True))
         try:
             await asyncio.to_thread(self.files.commit, self.lang, folder, data)
         except OSError as err:  # a full disk, a read-only vault: the next change retries
