@@ -189,6 +189,27 @@ def test_delete_of_a_big_file_that_grew_outside_keeps_its_history(vault: Vault) 
     assert (root(vault) / "log.txt").read_text() == "small\n"
 
 
+def test_a_big_file_is_not_written_over_and_the_refusal_says_what_to_do(
+    vault: Vault,
+) -> None:
+    """Write, restore and undo over a file another program grew past the limit are
+    refused (history could not keep what they would replace); the message says how to
+    go on, and that way works."""
+    vault.write("en", "log.txt", "small\n")
+    vault.write("en", "log.txt", "second\n", reason="entry:e1")
+    put(vault, "log.txt")
+    for call, args in [
+        (vault.write, ("en", "log.txt", "new\n")),
+        (vault.restore, ("en", "log.txt", 1)),
+        (vault.undo, ("en", "e1")),
+    ]:
+        message = refused(vault, "too_large", call, *args)
+        assert "log.txt" in message and "delete it first" in message, message
+    vault.delete("en", "log.txt")
+    vault.restore("en", "log.txt", 1)
+    assert (root(vault) / "log.txt").read_text() == "small\n"
+
+
 def test_delete_refuses_a_hard_linked_big_file(vault: Vault) -> None:
     path = put(vault, "big.txt")
     os.link(path, root(vault).parent / "elsewhere.txt")

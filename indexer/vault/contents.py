@@ -76,6 +76,12 @@ def existing_bytes(place: Place, max_bytes: int) -> bytes | None:
         data, info = read_bytes(place, max_bytes)
     except NotFoundError:
         return None
+    except TooLargeError:  # grown past the limit by another program
+        raise TooLargeError(
+            f"{place.target.rel} is larger than {max_bytes} bytes, so history cannot keep "
+            "it and it is not replaced; delete it first (its history stays), or make it "
+            "smaller"
+        ) from None
     if info.st_nlink > 1:
         raise ForbiddenPathError("the file has more than one hard link; it is not modified")
     return data
