@@ -21,7 +21,7 @@ from indexer.core import Core
 from indexer.daemon import build_core
 from indexer.jobs.dirty import DirtyFolders
 from indexer.jobs.llm import ModelSettings
-from indexer.jobs.previews import Previews
+from indexer.jobs.previews import ENTRY_CHARS, Previews
 from indexer.jobs.summaries import Summaries
 from indexer.jobs.summary_files import Summary
 from indexer.jobs.summary_texts import fallback_overview, most_recent
@@ -742,8 +742,10 @@ def test_a_preview_made_across_a_change_is_not_kept() -> None:
     assert previews.get("zh", "a") == (False, None)
     previews.forget("en", ["a"])
     assert previews.get("en", "a") == (False, None)
-    small = Previews(limit=2)
+    small = Previews(limit=2 * (ENTRY_CHARS + len("abstract") + len("overview")))
     small.keep("en", {"x": made, "y": made, "z": made}, small.epoch())
+    assert [small.get("en", f)[0] for f in "xyz"] == [False, True, True]
+    small.keep("en", {"y": made}, small.epoch())  # kept again: counted once
     assert [small.get("en", f)[0] for f in "xyz"] == [False, True, True]
 
 

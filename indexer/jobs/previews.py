@@ -17,7 +17,10 @@ from collections.abc import Iterable
 
 from indexer.jobs.summary_files import Summary
 
-MAX_PREVIEWS = 4096  # folders; the least recently used go first
+# What the kept previews may hold, in characters of their texts (a fallback overview
+# lists up to 50 abstracts: about 12 Ki characters at most); the least recently used go.
+MAX_PREVIEW_CHARS = 8 * 1024 * 1024
+ENTRY_CHARS = 256  # what an entry costs besides its texts
 
 Key = tuple[str, str]  # (lang, folder)
 
@@ -25,8 +28,9 @@ Key = tuple[str, str]  # (lang, folder)
 class Previews:
     """Thread-safe store of previews by folder, forgotten when the folder changes."""
 
-    def __init__(self, limit: int = MAX_PREVIEWS) -> None:
+    def __init__(self, limit: int = MAX_PREVIEW_CHARS) -> None:
         self._limit = limit
+        self._size = 0
         self._lock = threading.Lock()
         self._kept: OrderedDict[Key, Summary | None] = OrderedDict()
         self._changes = 0  # how many marks so far: a preview made across one is not kept
@@ -50,14 +54,25 @@ class Previews:
             if self._changes != since:
                 return
             for folder, summary in made.items():
+                self._drop((lang, folder))
                 self._kept[(lang, folder)] = summary
-                self._kept.move_to_end((lang, folder))
-            while len(self._kept) > self._limit:
-                self._kept.popitem(last=False)
+                self._size += _size(summary)
+            while self._size > self._limit:
+                self._drop(next(iter(self._kept)))
 
     def forget(self, lang: str, folders: Iterable[str]) -> None:
         """``folders`` of ``lang`` changed (each folder above a change is among them)."""
         with self._lock:
             self._changes += 1
             for folder in folders:
-                self._kept.pop((lang, folder), None)
+                self._drop((lang, folder))
+
+    def _drop(self, key: Key) -> None:
+        if key in self._kept:
+            self._size -= _size(self._kept.pop(key))
+
+
+def _size(summary: Summary | None) -> int:
+    if summary is None:
+        return ENTRY_CHARS
+    return ENTRY_CHARS + len(summary.abstract) + len(summary.overview)
