@@ -153,13 +153,18 @@ def _float_text(value: float) -> str:
 def _construct_timestamp(loader: Any, node: yaml.ScalarNode) -> date | str:
     """A date or datetime; the text when its fraction of a second has digits past the
     microseconds that Python's datetime holds (``10:30:00.123456789Z``), which PyYAML
-    cut off."""
+    cut off, and when it is no day or time there is (``2023-02-30``, ``0000-01-01``,
+    ``+25:00``): YAML 1.2 (Obsidian) has no date type, so a typo in one value is that
+    value's text, not a block no one can read."""
     match = loader.timestamp_regexp.match(node.value)
     fraction = match["fraction"] if match else None
+    text: str = loader.construct_scalar(node)
     if fraction and fraction[6:].strip("0"):
-        text: str = loader.construct_scalar(node)
         return text
-    moment: date = yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    try:
+        moment: date = yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except (ValueError, OverflowError):
+        return text
     return moment
 
 

@@ -514,6 +514,42 @@ def test_a_date_time_past_microseconds_is_kept_as_written() -> None:
     assert_stable(out)
 
 
+def test_a_date_no_calendar_has_is_its_text() -> None:
+    """One impossible date (a typo: ``2023-02-30``) made the whole block unreadable: a
+    person's note lost its title, tags and type in the index, and a write that held one
+    anywhere was refused. YAML 1.2 (Obsidian) has no date type: it is the value's text."""
+    impossible = [
+        "2023-02-30",
+        "0000-01-01",
+        "2023-13-01",
+        "2023-01-01T10:00:00+25:00",
+        "2023-01-01 25:00:00",
+        "2023-01-01T23:59:60Z",
+    ]
+    for value in impossible:
+        block = f"---\ntitle: Trip\ntags: [travel]\ndue: {value}\nlist: [{value}]\n---\nbody\n"
+        meta, body = parse_frontmatter(block)
+        assert (meta["title"], meta["tags"], meta["due"], meta["list"]) == (
+            "Trip",
+            ["travel"],
+            value,
+            [value],
+        )
+        assert body == "body\n"
+        out = norm(f"---\ntitle: {value}\ndue: {value}\n---\nbody\n")
+        again = parse_frontmatter(out)[0]
+        assert (again["title"], again["due"]) == (value, value)
+        assert_stable(out)
+    with pytest.raises(InvalidFrontmatterError, match="created"):
+        norm("---\ncreated: 2023-02-30\n---\nbody\n")  # (a protected date-time)
+    assert parse_frontmatter("---\nd: 2023-02-28\n---\n")[0]["d"] == date(2023, 2, 28)
+    from indexer.index.parse import parse_note
+
+    person = b"---\ntitle: Japan trip\ntype: plan\ntags: [travel]\ncreated: 2023-02-30\n---\nx\n"
+    row = parse_note(person, "trips/japan.md")
+    assert (row.title, row.type, row.tags) == ("Japan trip", "plan", '["travel"]')
+
+
 def yaml_text(written: str) -> str:
     import yaml
 
