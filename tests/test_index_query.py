@@ -28,7 +28,14 @@ from indexer.index.query import (
     make_snippet,
     parse_query,
 )
-from indexer.index.text import CJK_RUN, WORD, cjk_expand, fold, without_ignored_marks
+from indexer.index.text import (
+    CJK_RUN,
+    WORD,
+    cjk_expand,
+    fold,
+    searchable,
+    without_ignored_marks,
+)
 from shared.errors import InvalidArgumentError
 
 
@@ -95,6 +102,19 @@ def test_snippet_marks_hits_and_cuts_long_text() -> None:
     assert snippet.startswith("…") and snippet.endswith("…")
     assert len(snippet) < 260
     assert "**東京**" in make_snippet("私は東京に住む", parse_query("東京").terms)
+
+
+def test_a_keycap_after_a_word_is_a_break_in_its_snippet_too() -> None:
+    """Search reads a keycap (``1️⃣``) as a symbol, a break: ``running1️⃣`` was found by
+    ``running`` but not marked (its digit was taken for part of the word), nor was a
+    phrase across one."""
+    body = "Steps: running1\ufe0f\u20e3 then swimming2\u20e3 and cycling"
+    assert searchable(body).split()[1:4] == ["running", "then", "swimming"]
+    marked = make_snippet(body, parse_query("running").terms)
+    assert "**running**1\ufe0f\u20e3" in marked
+    across = make_snippet(body, parse_query('"running then swimming"').terms)
+    assert "**running1\ufe0f\u20e3 then swimming**" in across
+    assert "**" not in make_snippet("running1 and running12", parse_query("running").terms)
 
 
 def _lookbehind_first(terms: tuple[Term, ...]) -> re.Pattern[str]:
