@@ -173,6 +173,18 @@ def test_each_condition_alone_blocks_a_run(env: Env, blocker: str | None) -> Non
         )
 
 
+def test_a_vault_without_events_is_not_distilled_until_its_first_event(env: Env) -> None:
+    """At a new vault's first start the empty event log counted as changed: the model
+    wrote USER.md from nothing, and that success held back the first real events for
+    the interval (24 h)."""
+    outcome = env.run()
+    assert outcome.action == "skip" and "empty" in outcome.reason and not env.stub.requests
+    assert not (env.vault_dir() / "USER.md").exists()
+    assert env.task_state().last_success is None
+    env.event("The user prefers Thai food. ชอบอาหารไทย")
+    assert env.run().action == "none" and len(env.stub.requests) == 1
+
+
 def test_force_skips_digest_and_interval_but_never_enabled(env: Env) -> None:
     env.event("something")
     settle(env, InputDigests(env.vault).digest("en"), 0)

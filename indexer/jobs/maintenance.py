@@ -30,7 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from indexer.index.abstract import one_line
 from indexer.jobs.llm import ModelError
-from indexer.jobs.maintenance_input import InputDigests, build_messages, newest_entries
+from indexer.jobs.maintenance_input import (
+    EMPTY_EVENT_LOG,
+    InputDigests,
+    build_messages,
+    newest_entries,
+)
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from shared.errors import NotFoundError, VaultError
@@ -187,6 +192,8 @@ class Maintenance:
         digest = self.digests.digest(lang)
         if force:
             return Decision(True, "forced", digest)
+        if digest == EMPTY_EVENT_LOG:  # a new vault: a run now would hold back the first
+            return Decision(False, "the event log is empty: no events yet", digest)  # events
         if digest == state.last_digest:
             return Decision(False, "the event log is unchanged since the last success", digest)
         now = self.clock()

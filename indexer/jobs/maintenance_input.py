@@ -68,6 +68,9 @@ class EventEntry:
     text: str
 
 
+EMPTY_EVENT_LOG = hashlib.sha256().hexdigest()  # the digest of a vault without events/ files
+
+
 class InputDigests:
     """Digests of the vaults' event logs, cached per vault by its files' stat."""
 
