@@ -56,3 +56,21 @@ def live_server_url(workspace: Workspace) -> str:
             "there (a stale file left by a crash?): start the indexer, then run this again"
         )
     return url
+
+
+def check_no_token_needed(url: str, workspace: Workspace, timeout: float = 2.0) -> None:
+    """With no token file, make sure the server at ``url`` asks for none: one that does
+    (the file deleted, or not copied beside a service's settings) would refuse whatever
+    is made without it (a client's snippet, a page link) with 401 only later."""
+    try:
+        with urllib.request.urlopen(base_url(url) + "/ui/", timeout=timeout):
+            return
+    except urllib.error.HTTPError as err:
+        if err.code != 401:
+            return
+    except (urllib.error.URLError, OSError, ValueError):
+        return
+    raise OperationalError(
+        f"the indexer at {url} asks for a token, but {workspace.token_file} is missing: "
+        "restart the indexer (it writes the file), or write its INDEXER_MCP_TOKEN there"
+    )

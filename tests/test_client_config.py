@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, start_indexer
 
 from indexer.cli import client_config as snippets
 from indexer.cli import workspace_options
@@ -189,6 +189,38 @@ def test_cli_prints_the_snippet_of_a_running_indexer(indexer_server: RunningInde
     assert json.loads(proc.stdout) == {
         "mcpServers": {"vault-memory": {"type": "http", "url": indexer_server.url}}
     }
+
+
+def test_a_missing_token_file_of_a_server_that_asks_for_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A server started with a token whose token file is gone: the snippet came out with
+    no header (exit 0) and ``open --print`` gave a bare page URL, each refused (401) only
+    when used. Both now say what is missing; with the file back, both work."""
+    server = start_indexer(tmp_path / "ws", env={"INDEXER_MCP_TOKEN": "s3cret-token"})
+    try:
+        token_file = server.workspace / "indexer.mcp.token"
+        token_file.unlink()
+        workspace = ["--workspace", str(server.workspace)]
+        for command in (["config-snippet", "--client", "cursor"], ["open", "--print"]):
+            proc = subprocess.run(
+                [sys.executable, "-m", "indexer", *command, *workspace],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert proc.returncode == 1 and proc.stdout == "", (command, proc.stdout)
+            assert "asks for a token" in proc.stderr and "indexer.mcp.token" in proc.stderr
+        token_file.write_text("s3cret-token\n")
+        again = subprocess.run(
+            [sys.executable, "-m", "indexer", "config-snippet", "--client", "cursor", *workspace],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert again.returncode == 0 and "Bearer s3cret-token" in again.stdout, again.stderr
+    finally:
+        server.stop()
 
 
 def test_cli_exits_1_when_no_indexer_runs(tmp_path: Path) -> None:

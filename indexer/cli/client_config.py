@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from indexer.health import live_server_url
+from indexer.health import check_no_token_needed, live_server_url
 from shared.workspace import read_token_file
 
 SERVER_NAME = "vault-memory"
@@ -89,7 +89,10 @@ def cmd_config_snippet(args: argparse.Namespace) -> int:
 
     workspace = resolve_workspace(args)
     url = live_server_url(workspace)
-    sys.stdout.write(config_snippet(args.client, url, read_token_file(workspace.token_file)))
+    token = read_token_file(workspace.token_file)
+    if token is None:
+        check_no_token_needed(url, workspace)
+    sys.stdout.write(config_snippet(args.client, url, token))
     print(
         f"# {_WHERE[args.client]}\n# The URL holds the indexer's current port: start it with a "
         "fixed --port (INDEXER_PORT) so that this snippet stays valid across restarts.",

@@ -16,7 +16,7 @@ import urllib.request
 import webbrowser
 from typing import Any
 
-from indexer.health import base_url, live_server_url
+from indexer.health import base_url, check_no_token_needed, live_server_url
 from shared.errors import OperationalError
 from shared.workspace import Workspace, read_token_file
 
@@ -27,6 +27,7 @@ def page_url(workspace: Workspace, timeout: float = 5.0) -> str:
     base = base_url(mcp_url)
     token = read_token_file(workspace.token_file)
     if token is None:
+        check_no_token_needed(mcp_url, workspace)
         return f"{base}/ui/"
     request = urllib.request.Request(
         f"{base}/api/v1/login-link",
