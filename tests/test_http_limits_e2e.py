@@ -26,6 +26,8 @@ import pytest
 from fastmcp.exceptions import ToolError
 from helpers.indexer_process import QUIET_ENV, RunningIndexer, wait_for
 
+from indexer.web.limits import body_cap
+
 pytestmark = pytest.mark.e2e
 
 FDS = 1024
@@ -232,6 +234,49 @@ def test_a_declared_body_past_the_cap_is_refused_before_it_is_read(
     assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
     assert b'"too_large"' in answer
     assert not (server.workspace / "memory/languages/en/vault/tera.md").exists()
+
+
+def test_a_body_whose_last_part_crosses_the_cap_is_answered_at_once(tmp_path: Path) -> None:
+    """A body whose last part crossed the cap (one byte over, or a non-ASCII note a little
+    past it) waited for a part that never came: the client timed out (30 s for the agent
+    client's write) instead of hearing ``too_large``. Through MCP and REST alike."""
+    with _limited_server(tmp_path, INDEXER_MAX_FILE_BYTES="4096") as small:
+        cap = body_cap(4096)
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}}
+        pad = cap + 1 - len(json.dumps({**call, "pad": ""}).encode())
+        mcp_body = json.dumps({**call, "pad": "x" * pad}).encode()
+        rest_body = json.dumps({"content": "ข" * ((cap - 12) // 3)}, ensure_ascii=False).encode()
+        assert len(mcp_body) == cap + 1 and cap < len(rest_body) <= cap + 3
+        port = port_of(small)
+        for path, body, chunked in [
+            ("/mcp", mcp_body, False),
+            ("/api/v1/en/notes/n.md", rest_body, True),  # no Content-Length: read to refuse
+        ]:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            with sock:
+                length = (
+                    b"Transfer-Encoding: chunked" if chunked else b"Content-Length: %d" % len(body)
+                )
+                method = b"PUT" if chunked else b"POST"
+                sock.sendall(
+                    method
+                    + b" "
+                    + path.encode()
+                    + b" HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+                    + b"Content-Type: application/json\r\n"
+                    + b"Accept: application/json, text/event-stream\r\n"
+                    + length
+                    + b"\r\n\r\n"
+                    + (b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body) if chunked else body)
+                )
+                sock.settimeout(5)  # (the answer comes at once; it never came before)
+                answer = b""
+                while b"too_large" not in answer and (chunk := sock.recv(65536)):
+                    answer += chunk
+            assert b"too_large" in answer, (path, answer[:200])
+            if path == "/mcp":
+                assert b'"id": 7' in answer
+        assert not (small.workspace / "memory/languages/en/vault/n.md").exists()
 
 
 def rss_kib(pid: int, field: str) -> int:

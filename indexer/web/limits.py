@@ -128,17 +128,21 @@ class RequestLimits:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                await self._too_large(scope, receive, send, b"".join(chunks) + chunk)
+                more = bool(message.get("more_body", False))
+                await self._too_large(scope, receive, send, b"".join(chunks) + chunk, more)
                 return None
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send, head: bytes) -> None:
-        """Drain the rest (keeping its tail), then answer ``too_large``."""
+    async def _too_large(
+        self, scope: Scope, receive: Receive, send: Send, head: bytes, more: bool
+    ) -> None:
+        """Drain the rest (keeping its tail), then answer ``too_large``. ``more``: the body
+        goes on (a body whose last part crossed the limit waited for one more, forever)."""
         tail = head[-KEEP:]
         head = head[:KEEP]
-        message: Message = {"more_body": True}
+        message: Message = {"more_body": more}
         while message.get("more_body", False):
             message = await receive()
             if message["type"] == "http.disconnect":
