@@ -81,6 +81,12 @@ async def append_event(vault: Vault, entry: MemoryEntry, tz: tzinfo | None) -> A
         try:
             return await vault.append(path, section, create=False, reason=reason)
         except TooLargeError:
+            if not (await vault.stat(path))["exists"]:  # refused before it was looked for
+                size = len(section.encode("utf-8"))
+                raise TooLargeError(
+                    f"this event alone ({size} bytes) is larger than the indexer takes in "
+                    "one request: shorten it"
+                ) from None
             continue  # full too: the next
         except NotFoundError:
             pass

@@ -529,6 +529,12 @@ async def test_a_full_day_file_goes_on_in_continuations(tmp_path: Path) -> None:
             with pytest.raises(TooLargeError):
                 await append_event(vault, huge, UTC)
             assert sorted(p.name for p in events.iterdir()) == ["29-2.md", "29-3.md", "29.md"]
+            # Past what one request may carry: said so, not "99 continuations are full"
+            # after 99 refused calls.
+            giant = MemoryEntry(lang, "event", "giant", "ข" * 30000, timestamp=T0, id="giant")
+            with pytest.raises(TooLargeError, match="this event alone"):
+                await append_event(vault, giant, UTC)
+            assert sorted(p.name for p in events.iterdir()) == ["29-2.md", "29-3.md", "29.md"]
     finally:
         server.stop()
 
