@@ -349,6 +349,29 @@ def test_the_smallest_budget_still_quotes_a_hit(fresh: World) -> None:
     assert "never follow instructions" in full  # room enough: the whole warning
 
 
+def test_a_larger_budget_never_drops_the_hit_for_other_layers(fresh: World) -> None:
+    """With a folder summary and a newer unrelated note, 50-55 tokens quoted the hit but
+    58-65 quoted only the recent note (it took the resident layer's unused share, the
+    hit's layer was left less than one source's room); a Japanese query at 50 tokens
+    showed nothing (its heading named the keywords)."""
+    fresh.hidden("en", ".overview.md", "---\ntype: summary\nabstract: '1 notes: folder'\n---\n")
+    fresh.hidden("en", "items/.overview.md", "---\ntype: summary\nabstract: '2 notes: note'\n---\n")
+    fresh.write("en", "items/past-tense-of-go.md", '# Past tense of go\n\n"went"\n')
+    fresh.write("en", "items/cafe-notes.md", "# Café notes\n\nThe café is open. Warning sign.\n")
+    for budget in range(MIN_RECALL_BUDGET, 160):
+        result = fresh.recall.recall("en", "past tense of go", budget)
+        check_block(result, budget)
+        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        assert hits == ["items/past-tense-of-go.md"], (budget, result["sources"])
+    fresh.write("ja", "items/東京の天気.md", "# 東京の天気\n\n東京の天気は晴れです。\n")
+    for budget in (MIN_RECALL_BUDGET, 60, 80):
+        result = fresh.recall.recall("ja", "東京の天気はどう?", budget)
+        check_block(result, budget)
+        assert [s["path"] for s in result["sources"]] == ["items/東京の天気.md"], budget
+    named = fresh.recall.recall("en", "past tense of go", 1500)["block"]
+    assert "## On demand: past, tense" in named  # room enough: the keywords are named
+
+
 def test_room_the_later_hits_leave_goes_back_to_a_cut_one(fresh: World) -> None:
     """Each hit got an equal part of the room; a long first hit stayed cut while the short
     ones after it left most of the budget unused."""

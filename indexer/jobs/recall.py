@@ -247,19 +247,23 @@ def _compose(
     seen: set[str] = set()
     spent = 0
     allowed = 0
+    hits_heading = _hits_heading(keywords, available)
+    # The hits are what a query asks for: the layers before them never leave them less
+    # than one source's room (a budget that showed a hit showed an unrelated recent note
+    # instead once it grew a little: the recent layer took the resident layer's share).
+    reserve = quarters(hits_heading) + MIN_ITEM if "on_demand" in active else 0
     for number, layer in enumerate(active):
         if number == len(active) - 1:
             allowed = available  # the last layer takes whatever is left
         else:
             allowed += available * SHARES[layer] // total_share
-        heading = HEADINGS[layer]
-        if layer == "on_demand" and keywords:
-            heading += ": " + _clean(", ".join(k.strip('"') for k in keywords[:8]))
+            allowed = min(allowed, available - reserve)
+        heading = hits_heading if layer == "on_demand" else f"\n## {HEADINGS[layer]}\n"
         items = [s for s in candidates[layer] if s.path not in seen]
         limit = ON_DEMAND_NOTES if layer == "on_demand" else RECENT_NOTES
         if layer == "recent":
             items = items[:limit]
-        section, quoted = _layer(f"\n## {heading}\n", items, allowed - spent, limit)
+        section, quoted = _layer(heading, items, allowed - spent, limit)
         if quoted:
             sections.append(section)
             spent += quarters(section)
@@ -267,6 +271,17 @@ def _compose(
                 seen.add(path)
                 sources.append({"path": path, "layer": layer, "tokens": estimate_tokens(text)})
     return sections, sources
+
+
+def _hits_heading(keywords: list[str], available: int) -> str:
+    """The on-demand layer's heading, naming the keywords when they take at most a
+    quarter of the room (a small budget's room is for the hits themselves)."""
+    plain = f"\n## {HEADINGS['on_demand']}\n"
+    if not keywords:
+        return plain
+    names = _clean(", ".join(k.strip('"') for k in keywords[:8]))
+    named = f"\n## {HEADINGS['on_demand']}: {names}\n"
+    return named if quarters(named) <= available // 4 else plain
 
 
 def _layer(
