@@ -198,6 +198,9 @@ class DeleteAction:
         _check_path("delete", self.path)
 
 
+NAME_KEYS = ("type", "tags", "aliases")  # an edit's values held to a tag's rules
+
+
 @dataclass
 class EditAction:
     """Replace a note's body and/or update frontmatter keys; ``id``/``created`` are kept."""
@@ -215,9 +218,15 @@ class EditAction:
         for text in texts_in([self.body, self.frontmatter]):
             check_utf8("edit: the body or a frontmatter key or value", text)
             check_no_nul("edit: the body or a frontmatter key or value", text)
-        title = (self.frontmatter or {}).get("title")
+        meta = self.frontmatter or {}
+        title = meta.get("title")
         if isinstance(title, str):  # (None removes the key; a number stays a number)
             check_title("edit: the title", title)
+        for key in NAME_KEYS:  # shown as names (a list's items, or one string), as tags are
+            names = meta.get(key)
+            for number, name in enumerate(names if isinstance(names, list) else [names], 1):
+                if isinstance(name, str):
+                    check_tag(f"edit: {key} item {number}", name)
 
 
 Action = DeleteAction | EditAction

@@ -197,6 +197,8 @@ def test_an_edit_may_remove_the_title_or_set_a_number() -> None:
     were refused as 'the title must be a non-empty string'."""
     EditAction("en", "items/a.md", frontmatter={"title": None}).validate()
     EditAction("en", "items/a.md", frontmatter={"title": 2024}).validate()
+    names = {"tags": ["ภาษาไทย", "עברית", 7, None], "aliases": "a, b", "type": None}
+    EditAction("en", "items/a.md", frontmatter={**names, "note": "two\nlines"}).validate()
 
 
 @pytest.mark.parametrize(
@@ -208,8 +210,16 @@ def test_an_edit_may_remove_the_title_or_set_a_number() -> None:
         EditAction("en", "items/a.md", frontmatter={"note": "nul\x00"}),
         EditAction("en", "items/a.md", frontmatter={"title": "a\u2028b"}),
         EditAction("en", "items/a.md", frontmatter={"title": "x" * 3000}),
+        EditAction("en", "items/a.md", frontmatter={"tags": ["ok", "evil\u202etxt.exe"]}),
+        EditAction("en", "items/a.md", frontmatter={"tags": "bell\x07"}),
+        EditAction("en", "items/a.md", frontmatter={"aliases": ["two\nlines"]}),
+        EditAction("en", "items/a.md", frontmatter={"type": "\u2066item"}),
+        EditAction("en", "items/a.md", frontmatter={"tags": ["\u200b"]}),
     ],
-    ids=["body-nul", "title-override", "title-blank", "value-nul", "title-break", "title-long"],
+    ids=[
+        *("body-nul", "title-override", "title-blank", "value-nul", "title-break", "title-long"),
+        *("tag-override", "tag-bell", "alias-break", "type-isolate", "tag-blank"),
+    ],
 )
 def test_an_edit_holding_what_an_entry_may_not_is_refused(action: EditAction) -> None:
     """The edit route wrote a NUL body, or an overridden or blank title, as it was."""
