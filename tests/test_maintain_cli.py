@@ -121,5 +121,13 @@ def test_with_a_server_running_the_write_keeps_its_reason_in_history(
             newest = http.get("/en/history/USER.md").json()["versions"][0]
         assert newest["reason"] == "maintenance:user_profile", newest
         assert (ws / "memory/languages/en/vault/USER.md").read_text().endswith("# U\n\n- A.\n")
+        # The status beside a server says whose settings it shows (a service's own
+        # environment is not this shell's: "model: none" misled).
+        assert main(["maintain", "--workspace", str(ws), "--status"]) == 0
+        assert "the running indexer's own may differ" in capsys.readouterr().out
     finally:
         server.stop()
+    assert main(["maintain", "--workspace", str(ws), "--status"]) == 0
+    assert "may differ" not in capsys.readouterr().out
+    assert main(["maintain", "--workspace", str(ws), "--status", "--lang", "fr"]) == 1
+    assert "there is no vault 'fr'" in capsys.readouterr().err  # (not "no vaults yet")

@@ -66,7 +66,16 @@ def cmd_maintain(args: argparse.Namespace) -> int:
             for row in maintenance.status()
             if (langs is None or row["lang"] in langs) and (tasks is None or row["task"] in tasks)
         ]
+        if langs and langs[0] not in workspace.langs():
+            raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
         _print_status(rows, maintenance, args.json)
+        from indexer.cli.index import server_holds_lock
+
+        if not args.json and server_holds_lock(workspace):
+            print(
+                "(enabled and model are this command's settings, its flags and environment;"
+                " the running indexer's own may differ)"
+            )
         return 0
     if langs and langs[0] not in workspace.langs():
         raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
