@@ -226,6 +226,30 @@ async def test_without_a_model_the_fallback_is_written_and_nothing_is_called(
     assert day["abstract"] == "1 notes: note"
 
 
+async def test_a_forced_pass_without_a_model_keeps_the_models_current_summaries(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """``indexer summarize --force`` from a shell without the server's model wrote the
+    fallback over every summary the model made (and the server then made them again)."""
+    note(tmp_path, "items/go.md", "# Go\n\nwent\n")
+    with_model = make_core(tmp_path, quiet_stub)
+    cores.append(with_model)
+    settle(with_model)
+    await summaries_of(with_model).run_pass()
+    made = (vault(tmp_path) / "items" / ".overview.md").read_bytes()
+    assert summary_file(tmp_path, "items")[0]["generated_by"] == "llm"
+    without = make_core(tmp_path)
+    cores.append(without)
+    settle(without)
+    stats = await summaries_of(without).run_pass(force=True)
+    assert (vault(tmp_path) / "items" / ".overview.md").read_bytes() == made
+    assert stats.fallback == 0 and stats.skipped == 2
+    note(tmp_path, "items/be.md", "# Be\n\nwas\n")  # no longer current: the fallback
+    settle(without)
+    await summaries_of(without).run_pass(force=True)
+    assert summary_file(tmp_path, "items")[0]["generated_by"] == "fallback"
+
+
 async def test_a_zh_vault_gets_the_seeds_chinese_fallback(
     tmp_path: Path, cores: list[Core]
 ) -> None:
