@@ -138,8 +138,9 @@ async def server_error(request: Request, exc: Exception) -> Response:
 class GuardRefusalsAsJson:
     """ASGI middleware outside fastmcp's Host/Origin guard: its plain-text refusal of an
     API request (421 for the Host, 403 for the Origin) is answered as the error body, as
-    every other API refusal is. On other paths (``/mcp``, the page) the refusal keeps its
-    text and gets the security headers every other answer has."""
+    every other API refusal is. On other paths (``/mcp``, ``/health``, the page, a 404)
+    every answer, the guard's refusals included, gets the security headers the API's
+    answers have (``WebGuard`` adds them there)."""
 
     def __init__(self, app: ASGIApp, prefix: str) -> None:
         self.app = app
@@ -154,7 +155,7 @@ class GuardRefusalsAsJson:
         if not on_api:
 
             async def secured(message: Message) -> None:
-                if message["type"] == "http.response.start" and message["status"] in GUARD_REFUSALS:
+                if message["type"] == "http.response.start":
                     headers = MutableHeaders(raw=list(message.get("headers", [])))
                     for name, value in COMMON_HEADERS.items():
                         headers.setdefault(name, value)

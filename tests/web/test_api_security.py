@@ -55,6 +55,25 @@ def test_foreign_host_and_origin_are_refused_as_on_mcp(http: httpx2.Client) -> N
     assert http.get("/api/v1/status", headers=local).status_code == 200
 
 
+def test_every_answer_carries_the_security_headers(http: httpx2.Client) -> None:
+    """The README says every answer does: /health, /mcp, /favicon.ico and / had none."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    accept = {"Accept": "application/json, text/event-stream"}
+    answers = [
+        http.get("/health"),
+        http.get("/favicon.ico"),
+        http.get("/"),
+        http.post("/mcp", json=call, headers=BEARER | accept),
+        http.post("/mcp", json=call, headers=accept),  # no token: 401
+        http.get("/api/v1/status", headers=BEARER),
+    ]
+    for answer in answers:
+        where = (answer.request.url.path, answer.status_code)
+        assert answer.headers["x-content-type-options"] == "nosniff", where
+        assert answer.headers["x-frame-options"] == "DENY", where
+        assert answer.headers["referrer-policy"] == "no-referrer", where
+
+
 def test_the_api_says_a_host_or_origin_refusal_in_its_error_body(http: httpx2.Client) -> None:
     """The API's clients read one error shape; the guard's refusals come in it too."""
     host = http.get("/api/v1/status", headers=BEARER | {"Host": "evil.example"})
