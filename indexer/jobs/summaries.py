@@ -417,16 +417,16 @@ class _Dag:
         made = await self._ask_model(folder, children, shown, digest)
         if made is None:
             made = self._fallback(folder, children, shown, digest)
-            current = existing is not None and existing.children_digest == digest
-            if current and not self.force:
-                self.stats.fallback += 1  # the model failed again: the file stays as it is
-                return existing
-            if current and existing is not None and existing.generated_by == "llm":
-                # Forced without a model (or the model failing): the fallback is no
-                # better than a current model summary (``summarize --force`` from a
-                # shell without the server's model wrote fallbacks over them all).
-                self.stats.skipped += 1
-                return existing
+            if existing is not None and existing.children_digest == digest:
+                if not self.force:
+                    self.stats.fallback += 1  # the model failed again: the file stays
+                    return existing
+                if existing.generated_by == "llm":
+                    # Forced without a model (or the model failing): the fallback is no
+                    # better than a current model summary (``summarize --force`` from a
+                    # shell without the server's model wrote fallbacks over them all).
+                    self.stats.skipped += 1
+                    return existing
         if self.dry:
             return made
         try:

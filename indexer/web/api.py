@@ -40,10 +40,10 @@ from indexer.web.limits import body_cap
 from indexer.web.params import (
     JSON_TYPES,
     REQUIRED,
-    TEXT_TYPES,
     check_url_path,
     decode_text,
     fields,
+    is_text_type,
     json_object,
     media_type,
     not_modified,
@@ -146,11 +146,13 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             body = fields(json_object(await read_body(request, json_cap)), spec)
             if_match = _precondition(request, body["if_match"])
             content, encoding, reason = body["content"], body["encoding"], body["reason"]
-        elif kind in TEXT_TYPES:
+        elif is_text_type(kind):
             content = decode_text(await read_body(request, cap))
             encoding, reason = "utf-8", query_str(request, "reason")
         else:
-            raise UnsupportedMediaTypeError("send the note as text/markdown or a JSON object")
+            raise UnsupportedMediaTypeError(
+                "send the file as a text type (text/markdown, text/plain...) or a JSON object"
+            )
         result = await run_in_threadpool(
             functools.partial(vault.write, lang, path, content, encoding, if_match, reason)
         )

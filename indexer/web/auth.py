@@ -38,7 +38,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from indexer.web.http_errors import COMMON_HEADERS, error_response
-from indexer.web.params import JSON_TYPES, TEXT_TYPES, fields, json_object, read_body
+from indexer.web.params import JSON_TYPES, fields, is_text_type, json_object, read_body
 
 CODE_SECONDS = 60.0
 SESSION_SECONDS = 24 * 3600.0
@@ -161,13 +161,14 @@ def csrf_refusal(method: str, headers: Headers) -> Response | None:
     if method not in UNSAFE_METHODS:
         return None
     kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if kind in JSON_TYPES or (kind in TEXT_TYPES and method != "DELETE"):
+    if kind in JSON_TYPES or (is_text_type(kind) and method != "DELETE"):
         return None
     if method == "DELETE" and headers.get("x-requested-with"):
         return None
-    need = "application/json or text/markdown"
-    if method == "DELETE":
-        need = "application/json, or an X-Requested-With header"
+    need = {
+        "DELETE": "application/json, or an X-Requested-With header",
+        "POST": "application/json",
+    }.get(method, "application/json or a text type (text/markdown, text/plain...)")
     return error_response(
         "unsupported_media_type", f"a {method} needs Content-Type {need} (no form posts)"
     )

@@ -19,7 +19,14 @@ from shared.errors import ConflictError, InvalidArgumentError, TooLargeError
 REQUIRED: Any = object()
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 JSON_TYPES = frozenset({"application/json"})
-TEXT_TYPES = frozenset({"text/markdown", "text/plain", "text/x-markdown"})
+
+
+def is_text_type(kind: str) -> bool:
+    """Any ``text/...`` media type: a note or text file sent as it is (``text/csv`` for a
+    ``.csv``). None is a form's but ``text/plain``, which is one of them anyway."""
+    return kind.startswith("text/") and len(kind) > len("text/")
+
+
 Version = int | str
 
 

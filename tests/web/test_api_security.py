@@ -118,9 +118,23 @@ def test_writes_refuse_form_encodings(
     headers = BEARER | ({"Content-Type": content_type} if content_type else {})
     put = http.put("/api/v1/sb/notes/f.md", content=b"a=b", headers=headers)
     assert put.status_code == 415 and put.json()["error"]["code"] == "unsupported_media_type"
+    assert "a text type" in put.json()["error"]["message"]
     post = http.post("/api/v1/sb/append", content=b"path=f.md&content=x", headers=headers)
     assert post.status_code == 415
+    assert "text/markdown" not in post.json()["error"]["message"]  # (POST takes JSON only)
     assert not note_file(guarded, "sb", "f.md").exists()
+
+
+@pytest.mark.parametrize("content_type", ["text/csv", "text/yaml; charset=utf-8", "text/plain"])
+def test_a_text_file_is_written_as_its_own_text_type(
+    http: httpx2.Client, guarded: RunningIndexer, content_type: str
+) -> None:
+    """README: a write carries JSON "or a text type"; text/csv for a .csv was refused."""
+    name = "t-" + content_type.split(";")[0].replace("/", "-") + ".csv"
+    headers = BEARER | {"Content-Type": content_type}
+    put = http.put(f"/api/v1/sb/notes/data/{name}", content=b"a,b\n1,2\n", headers=headers)
+    assert put.status_code == 201, put.text
+    assert note_file(guarded, "sb", f"data/{name}").read_bytes() == b"a,b\n1,2\n"
 
 
 def test_post_routes_take_json_only_and_delete_needs_a_header(
