@@ -36,6 +36,7 @@ from shared.frontmatter import scalar_value
 from shared.images import detect_image
 from shared.models import (
     MAX_RECALL_BUDGET,
+    MAX_SEARCH_LIMIT,
     MIN_RECALL_BUDGET,
     Action,
     DeleteAction,
@@ -145,7 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     search = sub.add_parser("search", parents=[common], help=about, description=about)
     search.add_argument("query", help='words (all must match) and "quoted phrases"')
     search.add_argument(
-        "--limit", type=whole_number(1), default=10, help="hits to show (default: 10)"
+        "--limit",
+        type=whole_number(1, MAX_SEARCH_LIMIT),
+        default=10,
+        help=f"hits to show, 1-{MAX_SEARCH_LIMIT} (default: 10)",
     )
     search.add_argument(
         "--offset",

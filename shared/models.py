@@ -23,6 +23,7 @@ EntryKind = Literal["knowledge", "event"]
 # The token budgets a recall takes (the server checks them; the client's CLI too).
 MIN_RECALL_BUDGET = 50
 MAX_RECALL_BUDGET = 32_000
+MAX_SEARCH_LIMIT = 100  # hits a search returns at most (its limit's top)
 MAX_ENTRY_CONTENT = 256 * 1024
 MAX_TITLE_CHARS = 200
 MAX_TAG_CHARS = 256  # (as the index's tags filter takes them)

@@ -342,6 +342,7 @@ def test_the_cli_says_what_setting_is_bad_in_one_line(
     [
         ["search", "x", "--limit", "-5"],
         ["search", "x", "--limit", "0"],
+        ["search", "x", "--limit", "101"],  # (the server's refusal exited 1, not 2)
         ["search", "x", "--offset", "-1"],
         ["history", "items/a.md", "--show", "-1"],
         ["history", "items/a.md", "--diff", "0"],

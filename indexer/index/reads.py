@@ -36,12 +36,13 @@ from indexer.index.text import fold, fold_tag
 from indexer.vault.scan import Signature
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError
 from shared.langs import check_lang, is_lang
+from shared.models import MAX_SEARCH_LIMIT
 from shared.workspace import OVERVIEW_FILE
 
 __all__ = ["GrepPlan", "IndexReads", "IndexedNote"]
 
 log = logging.getLogger("indexer.index")
-MAX_LIMIT = 100
+MAX_LIMIT = MAX_SEARCH_LIMIT
 _FOLDER_NOTES = (
     "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
     " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
