@@ -541,6 +541,22 @@ def test_any_llm_failure_falls_back_with_the_reason(
     assert any(reason in line and "deterministic" in line for line in logged), logged
 
 
+def test_a_refused_write_the_model_claims_is_named_in_the_fallback_reason(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """A model that wrote a note without reading it first (refused) and claimed it all
+    the same fell back with "updated_files lists files this merge did not write" only:
+    why the write was refused was not said."""
+    seed(server, lang)
+    claim = final(["items/go.md"], "Merged.")
+    stub.run([tool_call("write", path="items/go.md", content="# Go\n\nwent\n"), claim, claim])
+    notice = run_entry(server, stub, entry(lang), fallback=True)
+    assert notice.ok and notice.method == "fallback", notice.error
+    reason = notice.fallback_reason or ""
+    assert "did not write" in reason and "the vault refused their writes: items/go.md" in reason
+    assert "read it whole" in reason, reason
+
+
 def test_a_failed_merge_that_cannot_be_undone_still_falls_back(
     server: RunningIndexer, stub: LLMStub, lang: str
 ) -> None:

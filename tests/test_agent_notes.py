@@ -167,6 +167,10 @@ def test_confirmation_is_checked_strictly() -> None:
     for text, message in bad:
         with pytest.raises(ValueError, match=message):
             parse_confirmation(text, ["a.md"])
+    # A file claimed whose write the vault refused: the refusal is said, not hidden.
+    refused = {"items/z.md": "conflict: items/z.md changed since it was read"}
+    with pytest.raises(ValueError, match=r"the vault refused their writes: items/z\.md: conflict"):
+        parse_confirmation('{"updated_files": ["items/z.md"], "update_summary": "x"}', [], refused)
 
 
 def test_event_day_and_section() -> None:

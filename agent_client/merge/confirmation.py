@@ -22,8 +22,11 @@ class Confirmation:
     update_summary: str
 
 
-def parse_confirmation(text: str, written: list[str]) -> Confirmation:
-    """Parse the model's final message; ``ValueError`` saying what is wrong with it."""
+def parse_confirmation(
+    text: str, written: list[str], refused: dict[str, str] | None = None
+) -> Confirmation:
+    """Parse the model's final message; ``ValueError`` saying what is wrong with it
+    (``refused``: the last refusal of a write, by path, said for a file claimed)."""
     text = text.strip()
     fenced = _FENCED.match(text)
     if fenced:  # tolerated: a lone ```json fence around the object
@@ -46,6 +49,8 @@ def parse_confirmation(text: str, written: list[str]) -> Confirmation:
         raise ValueError("update_summary must be a non-empty string")
     unknown = [f for f in files if f not in written]
     if unknown:
-        raise ValueError(f"updated_files lists files this merge did not write: {unknown}")
+        why = [f"{f}: {refused[f]}" for f in unknown if refused and f in refused]
+        said = f" (the vault refused their writes: {'; '.join(why)})" if why else ""
+        raise ValueError(f"updated_files lists files this merge did not write: {unknown}{said}")
     missing = [f for f in written if f not in files]
     return Confirmation(updated_files=[*files, *missing], update_summary=summary.strip())

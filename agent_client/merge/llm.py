@@ -174,7 +174,7 @@ async def _loop(
             continue
         text = message.content or ""
         try:
-            return parse_confirmation(text, executor.written)
+            return parse_confirmation(text, executor.written, executor.refused)
         except ValueError as exc:
             if nudged:
                 raise MergeFailed(f"malformed confirmation: {exc}") from None

@@ -112,6 +112,9 @@ def tool_schemas(names: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+MAX_REFUSAL_CHARS = 300  # of a refused write, kept to say why a claimed file is missing
+
+
 class ToolExecutor:
     """Runs the model's tool calls against one lang's vault, writes through a journal."""
 
@@ -124,6 +127,7 @@ class ToolExecutor:
         self._etags: dict[str, str] = {}  # what the model last saw of each path
         self._seen: dict[str, str] = {}  # the whole text the model last read of a path
         self.changed: list[str] = []  # notes written with a text other than the one read
+        self.refused: dict[str, str] = {}  # the last refusal of a write, by path
 
     def check_call(self, name: str, raw_args: str) -> dict[str, Any]:
         """The parsed arguments of a call, or ``MergeFailed`` for a malformed one."""
@@ -162,7 +166,9 @@ class ToolExecutor:
         except VaultError as exc:
             if exc.code == "indexer_offline":
                 raise
-            return str(exc)
+            result = str(exc)
+        if name == "write" and isinstance(result, str):  # refused: said if it is claimed
+            self.refused[as_the_vault_spells(args["path"])] = result[:MAX_REFUSAL_CHARS]
         return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
     async def _read(self, path: str, offset: int, limit: int | None) -> dict[str, Any]:
