@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -21,10 +23,20 @@ def web_middleware(logins: Logins) -> list[Middleware]:
 
 
 def web_routes(core: Core, logins: Logins) -> list[BaseRoute]:
-    """``/api/v1`` (the REST API) and ``/ui`` (the page's static files and its login)."""
+    """``/api/v1`` (the REST API), ``/ui`` (the page's static files and its login), and
+    ``/`` leading to the page."""
     login, login_link = login_endpoints(logins)
     ui = [
         Route("/login", login, methods=["GET"]),
         Mount("/", StaticFiles(directory=UI_DIR, html=True)),
     ]
-    return [Mount(PREFIX, app=api_app(core, login_link)), Mount("/ui", routes=ui)]
+    return [
+        Mount(PREFIX, app=api_app(core, login_link)),
+        Mount("/ui", routes=ui),
+        Route("/", _to_the_page, methods=["GET", "HEAD"]),
+    ]
+
+
+async def _to_the_page(request: Request) -> Response:
+    """The server's own address, opened in a browser, is the page (it was a 404)."""
+    return RedirectResponse("/ui/", status_code=307)

@@ -72,6 +72,8 @@ def test_every_answer_carries_the_security_headers(http: httpx2.Client) -> None:
         assert answer.headers["x-content-type-options"] == "nosniff", where
         assert answer.headers["x-frame-options"] == "DENY", where
         assert answer.headers["referrer-policy"] == "no-referrer", where
+    root = http.get("/")  # the server's own address leads to the page (it was a 404)
+    assert root.status_code == 307 and root.headers["location"] == "/ui/"
 
 
 def test_the_api_says_a_host_or_origin_refusal_in_its_error_body(http: httpx2.Client) -> None:
