@@ -370,6 +370,16 @@ def test_a_larger_budget_never_drops_the_hit_for_other_layers(fresh: World) -> N
         assert [s["path"] for s in result["sources"]] == ["items/東京の天気.md"], budget
     named = fresh.recall.recall("en", "past tense of go", 1500)["block"]
     assert "## On demand: past, tense" in named  # room enough: the keywords are named
+    # A hit whose header (its path and title) needs more than the least room of a source:
+    # the reserve is what the best hit needs, and the keywords' heading leaves it that.
+    long = "projects/travel/2024/japan-trip-planning-notes.md"
+    fresh.write("en", long, "# Japan trip planning notes\n\nBook the ryokan in Kyoto.\n")
+    fresh.write("en", "projects/cafe.md", "# Café\n\nOpen late.\n")
+    for budget in range(52, 160):
+        result = fresh.recall.recall("en", "ryokan kyoto", budget)
+        check_block(result, budget)
+        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        assert hits == [long], (budget, result["sources"])
 
 
 def test_room_the_later_hits_leave_goes_back_to_a_cut_one(fresh: World) -> None:

@@ -247,11 +247,13 @@ def _compose(
     seen: set[str] = set()
     spent = 0
     allowed = 0
-    hits_heading = _hits_heading(keywords, available)
     # The hits are what a query asks for: the layers before them never leave them less
-    # than one source's room (a budget that showed a hit showed an unrelated recent note
+    # than the best one's room (a budget that showed a hit showed an unrelated recent note
     # instead once it grew a little: the recent layer took the resident layer's share).
-    reserve = quarters(hits_heading) + MIN_ITEM if "on_demand" in active else 0
+    best = candidates["on_demand"][0] if candidates.get("on_demand") else None
+    least = quarters(_header(best)) + MIN_ITEM if best is not None else 0
+    hits_heading = _hits_heading(keywords, available, least)
+    reserve = quarters(hits_heading) + least if best is not None else 0
     for number, layer in enumerate(active):
         if number == len(active) - 1:
             allowed = available  # the last layer takes whatever is left
@@ -273,15 +275,17 @@ def _compose(
     return sections, sources
 
 
-def _hits_heading(keywords: list[str], available: int) -> str:
+def _hits_heading(keywords: list[str], available: int, least: int) -> str:
     """The on-demand layer's heading, naming the keywords when they take at most a
-    quarter of the room (a small budget's room is for the hits themselves)."""
+    quarter of the room and leave the best hit its ``least`` (a small budget's room is
+    for the hits themselves)."""
     plain = f"\n## {HEADINGS['on_demand']}\n"
     if not keywords:
         return plain
     names = _clean(", ".join(k.strip('"') for k in keywords[:8]))
     named = f"\n## {HEADINGS['on_demand']}: {names}\n"
-    return named if quarters(named) <= available // 4 else plain
+    fits = quarters(named) <= available // 4 and quarters(named) + least <= available
+    return named if fits else plain
 
 
 def _layer(
@@ -314,8 +318,7 @@ def _layer(
 
 def _render(source: Source, limit: int) -> str:
     """``### path — title`` and the source's quoted text within ``limit``; "" if none fits."""
-    title = cut_chars(_clean(cut_chars(source.title, 4 * MAX_TITLE_CHARS)), MAX_TITLE_CHARS)
-    header = f"\n### {clean_line(source.path)}" + (f" — {title}" if title else "") + "\n"
+    header = _header(source)
     room = limit - quarters(header)
     if room <= 0:
         return ""
@@ -323,6 +326,12 @@ def _render(source: Source, limit: int) -> str:
     if not lines or all(line == _quote("") for line in lines):
         return ""
     return header + "".join(lines)
+
+
+def _header(source: Source) -> str:
+    """A source's line ``### path — title``."""
+    title = cut_chars(_clean(cut_chars(source.title, 4 * MAX_TITLE_CHARS)), MAX_TITLE_CHARS)
+    return f"\n### {clean_line(source.path)}" + (f" — {title}" if title else "") + "\n"
 
 
 def _from_focus(
