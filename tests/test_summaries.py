@@ -766,6 +766,8 @@ def test_a_preview_made_across_a_change_is_not_kept() -> None:
     assert previews.get("zh", "a") == (False, None)
     previews.forget("en", ["a"])
     assert previews.get("en", "a") == (False, None)
+    previews.keep("en", {"a.assets": made, "a/.hidden": made}, previews.epoch())
+    assert previews.get("en", "a.assets") == previews.get("en", "a/.hidden") == (False, None)
     small = Previews(limit=2 * (ENTRY_CHARS + len("abstract") + len("overview")))
     small.keep("en", {"x": made, "y": made, "z": made}, small.epoch())
     assert [small.get("en", f)[0] for f in "xyz"] == [False, True, True]

@@ -29,13 +29,19 @@ def affected_folders(rel: str, *, by_others: bool = False) -> list[str]:
     summary file changed ``by_others`` (edited by hand, damaged, removed) is stale itself
     and is made again; one this job wrote stales only the folders above it."""
     *folders, name = rel.split("/")
-    if any(p.startswith(".") or p.endswith(".assets") for p in folders):
+    if not marked("/".join(folders)):
         return []
     if name == OVERVIEW_FILE and not by_others:
         if not folders:
             return []  # the vault root's summary: nothing reads it
         folders.pop()
     return ["/".join(folders[:depth]) for depth in range(len(folders), -1, -1)]
+
+
+def marked(folder: str) -> bool:
+    """Whether changes in ``folder`` mark folders (a dot-folder's or an ``.assets``
+    folder's files are no notes: no summary reads them, no change there is told)."""
+    return not any(p.startswith(".") or p.endswith(".assets") for p in folder.split("/") if p)
 
 
 class DirtyFolders:

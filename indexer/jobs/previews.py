@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 
+from indexer.jobs.dirty import marked
 from indexer.jobs.summary_files import Summary
 
 # What the kept previews may hold, in characters of their texts (a fallback overview
@@ -54,6 +55,8 @@ class Previews:
             if self._changes != since:
                 return
             for folder, summary in made.items():
+                if not marked(folder):
+                    continue  # no change there would ever be told: made at each call
                 self._drop((lang, folder))
                 self._kept[(lang, folder)] = summary
                 self._size += _size(summary)
