@@ -115,6 +115,8 @@ def test_a_keycap_after_a_word_is_a_break_in_its_snippet_too() -> None:
     across = make_snippet(body, parse_query('"running then swimming"').terms)
     assert "**running1\ufe0f\u20e3 then swimming**" in across
     assert "**" not in make_snippet("running1 and running12", parse_query("running").terms)
+    digit = make_snippet("Do step 2\ufe0f\u20e3 then step 2 again", parse_query("2").terms)
+    assert digit.count("**") == 2 and "step **2** again" in digit  # (a keycap's is no hit)
 
 
 def _lookbehind_first(terms: tuple[Term, ...]) -> re.Pattern[str]:

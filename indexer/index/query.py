@@ -223,7 +223,7 @@ _AFTER_BOUNDARY = r"(?<![^\W_][\s\S])"
 # A keycap (``1️⃣``: a digit, an optional U+FE0F, U+20E3) is a symbol to search, so a
 # break: its digit is no part of the word before it, and it may part a phrase's words.
 _KEYCAP = "[0-9]\ufe0f?\u20e3"
-_NO_WORD_AFTER = rf"(?!(?!{_KEYCAP})[^\W_])"
+_NO_WORD_AFTER = rf"(?!(?!{_KEYCAP})[^\W_]|\ufe0f?\u20e3)"  # (nor a keycap's own digit)
 # Letters that, case ignored, also match a character that is no letter (so may be in
 # the separator before them): Greek iota and the combining ypogegrammeni.
 _MATCH_A_MARK = frozenset("\u0399\u03b9\u1fbe")
