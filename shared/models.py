@@ -226,7 +226,7 @@ class EditAction:
         for key in NAME_KEYS:  # shown as names (a list's items, or one string), as tags are
             names = meta.get(key)
             for number, name in enumerate(names if isinstance(names, list) else [names], 1):
-                if isinstance(name, str):
+                if isinstance(name, str) and name.strip():  # (a blank one is no name: dropped)
                     check_tag(f"edit: {key} item {number}", name)
 
 

@@ -197,7 +197,7 @@ def test_an_edit_may_remove_the_title_or_set_a_number() -> None:
     were refused as 'the title must be a non-empty string'."""
     EditAction("en", "items/a.md", frontmatter={"title": None}).validate()
     EditAction("en", "items/a.md", frontmatter={"title": 2024}).validate()
-    names = {"tags": ["ภาษาไทย", "עברית", 7, None], "aliases": "a, b", "type": None}
+    names = {"tags": ["ภาษาไทย", "עברית", 7, None, " "], "aliases": "a, b", "type": ""}
     EditAction("en", "items/a.md", frontmatter={**names, "note": "two\nlines"}).validate()
 
 
