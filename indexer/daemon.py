@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import gc
 import logging
 import os
@@ -52,7 +53,7 @@ from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
 from indexer.scans import ScanPool
 from indexer.settings import Settings, default_prompts_dir
-from indexer.vault import atomic, fsops
+from indexer.vault import atomic, fsops, outside
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files, remove_temp_files_of
@@ -127,6 +128,7 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
     index.change_listeners.append(external_change_recorder(vault))
     if vault.recorder.enabled:
         index.recheck_listeners.append(vault.recheck_history)
+        index.history_since = functools.partial(outside.history_since_ns, vault)
     model = JobModel(settings.model) if settings.model is not None else None
     jobs = JobRunner()
     maintenance = build_maintenance(settings, vault, index, model)
@@ -180,6 +182,7 @@ def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault | No
     try:
         vault = build_vault(settings, history)
         index.change_listeners.append(external_change_recorder(vault))
+        index.history_since = functools.partial(outside.history_since_ns, vault)
         yield vault
     finally:
         history.close()

@@ -69,6 +69,9 @@ class NoteIndex:
         # being told (a crash, a reconcile stopped part way, ``indexer reindex``): each
         # compares every file it knows with disk; False when it stopped before the end.
         self.recheck_listeners: list[Callable[[Callable[[], bool]], bool]] = []
+        # When the change history outside the index last recorded one (epoch ns; None:
+        # never): an index built anew beside it tells what changed since as "offline".
+        self.history_since: Callable[[], int | None] | None = None
         # ``flush_delay``: the least time an append waits for the background flush.
         self._tool = ToolChanges(self._sync_tool_changes, self._tell_all, min_delay=flush_delay)
         self._sync = ChangeSync(
@@ -190,12 +193,18 @@ class NoteIndex:
         whole_since = self._db.get_state(WHOLE_SINCE)  # the last complete reconcile's start
         if source == "reconcile" and whole_since is not None:
             source = "offline"
+        # An index built anew while history goes on (the file deleted, an upgrade's newer
+        # schema): what changed since history last recorded was made while no indexer
+        # ran (notes made then got no version, deleted ones stayed alive in history).
+        rebuilt_since = None
+        if source == "reconcile" and self.history_since is not None:
+            rebuilt_since = self.history_since()
         started_ns = time.time_ns()
         self._db.set_state("reconcile_running", "1")
         # Listeners may have missed changes this file holds (``open`` after a crash, a
         # reconcile stopped part way: its batches are told at its end, or one made
         # without listeners: ``indexer reindex``): the recheck listeners look at all.
-        behind = self._db.get_state(LISTENERS_BEHIND) == "1"
+        behind = self._db.get_state(LISTENERS_BEHIND) == "1" or rebuilt_since is not None
         self._db.set_state(LISTENERS_BEHIND, "1")
         stats = reconcile.reconcile_all(
             self._db.write, self.workspace, stop=self._stopping.is_set, progress=progress
@@ -208,6 +217,8 @@ class NoteIndex:
         self._tell(stats, source)  # before ``ready``: a listener waiting for it
         if behind and source == "offline" and whole_since is not None:
             self._tell_changed_since(int(whole_since), set(stats.changed))
+        elif rebuilt_since is not None:
+            self._tell_changed_since(rebuilt_since, set())
         self._ready.set()  # has heard every change of the start-up reconcile
         if behind:  # each looks at every file it knows (history: deletions too)
             for recheck in self.recheck_listeners:

@@ -90,6 +90,15 @@ def recheck(vault: Vault, stop: Callable[[], bool]) -> bool:
     return True
 
 
+def history_since_ns(vault: Vault) -> int | None:
+    """When history last recorded a change (epoch ns), None without one: an index built
+    anew beside it (deleted, an upgrade's newer schema) tells files changed since as made
+    while no indexer ran, and has history compared with disk (deletions too)."""
+    store = vault.recorder.store
+    newest = store.newest_ms() if store is not None else None
+    return newest * 1_000_000 if newest is not None else None
+
+
 def recover(vault: Vault) -> tuple[int, int]:
     store = vault.recorder.store
     if store is None:

@@ -266,23 +266,38 @@ def test_indexer_history_before_any_server_served_answers_as_with_no_version(
 def test_history_survives_a_deleted_index_and_sees_edits_made_while_stopped(
     workspace: Path,
 ) -> None:
+    """An index built anew beside a history (deleted, or an upgrade's newer schema): a
+    note made while stopped got no version (an outside overwrite then lost its text) and
+    one deleted while stopped stayed alive in history. What changed since history last
+    recorded is what was made while no indexer ran; a note older than that, first seen
+    now, still gets its version at its first change."""
+    vault_file(workspace, "en", "old.md").parent.mkdir(parents=True)
+    vault_file(workspace, "en", "old.md").write_text("# there before any indexer\n")
     first = start_indexer(workspace, env=NO_SUMMARIES)
     with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
-        http.put("/en/notes/a.md", content=b"# A\n", headers={"Content-Type": "text/markdown"})
+        for name in ("a.md", "gone.md"):
+            http.put(
+                f"/en/notes/{name}", content=b"# A\n", headers={"Content-Type": "text/markdown"}
+            )
     first.stop()
     (workspace / ".indexer" / "index.sqlite").unlink()
     vault_file(workspace, "en", "a.md").write_text("# A, edited while stopped\n")
-    vault_file(workspace, "en", "found.md").write_text("# found: first seen at start-up\n")
+    vault_file(workspace, "en", "found.md").write_text("# found: made while stopped\n")
+    vault_file(workspace, "en", "gone.md").unlink()
     second = start_indexer(workspace, env=NO_SUMMARIES)
     try:
         with httpx2.Client(base_url=second.url.removesuffix("/mcp") + "/api/v1") as http:
             wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
             edited = wait_for_version(workspace, "en", "a.md", lambda v: v["actor"] == "external")
             assert (edited["version"], edited["op"]) == (2, "edit")
-            assert http.get("/en/history/found.md").json()["versions"] == []
+            found = wait_for_version(workspace, "en", "found.md", lambda v: True)
+            assert (found["version"], found["actor"]) == (1, "external")
+            gone = wait_for_version(workspace, "en", "gone.md", lambda v: v["op"] == "delete")
+            assert gone["version"] == 2
+            assert http.get("/en/history/old.md").json()["versions"] == []
     finally:
         second.stop()
-    assert check_history_consistent(workspace) == 2
+    assert check_history_consistent(workspace) == 5
 
 
 def test_a_note_made_while_no_indexer_ran_is_recorded_at_the_next_start(workspace: Path) -> None:

@@ -258,6 +258,12 @@ class HistoryStore:
                 )
             ]
 
+    def newest_ms(self) -> int | None:
+        """When history last recorded a version (epoch ms); None while it holds none."""
+        with self._read(snapshot=False) as conn:
+            newest: int | None = conn.execute("SELECT max(at_ms) FROM versions").fetchone()[0]
+        return newest
+
     def paths(self) -> list[tuple[str, str]]:
         """Every (lang, path) history has seen, sorted."""
         with self._read(snapshot=False) as conn:
