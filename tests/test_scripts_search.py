@@ -291,7 +291,8 @@ def test_what_is_indexed_is_pinned_to_the_schema_version() -> None:
     from indexer.index.schema import _TRIGRAMS_DDL
 
     text = (
-        "---\ntitle: ตลาดน้ำ 東京\ntags: [ไทย, x, no, 010]\nsummary: ខ្មែរ မြန်မာ ລາວ\n---\n"
+        "---\ntitle: ตลาดน้ำ 東京\ntags: [ไทย, x, no, 010]\nsummary: ខ្មែរ မြန်မာ ລາວ\n"
+        "due: 2023-02-30\n---\n"
         "Body ภาษาไทย 中文 한국어 café दिल كَتَبَ סֵפֶר cafe\u0301 Ἀθῆναι ＡＢＣ ｱｲｳ\n"
         "party\U0001f973 data\u200bbase \u2067مرحبا\u2069 Straße Iğdır Đà Łódź Ørsted\n"
         "I \u2764\ufe0flove 1\ufe0f\u20e3First\n"
@@ -301,4 +302,4 @@ def test_what_is_indexed_is_pinned_to_the_schema_version() -> None:
     values = fts_values("th", row.title, row.tags, row.body, row.frontmatter)
     seen = repr((_WORDS_DDL, _TRIGRAMS_DDL, values, trigram_value(row.head, row.body, True)))
     digest = hashlib.sha256(seen.encode()).hexdigest()[:16]
-    assert (SCHEMA_VERSION, digest) == (9, "3370ff5dc2472737"), "bump SCHEMA_VERSION"
+    assert (SCHEMA_VERSION, digest) == (10, "1567f7bf9473e28d"), "bump SCHEMA_VERSION"

@@ -35,7 +35,10 @@ log = logging.getLogger("indexer.index")
 #    for the tags filter, which folded every matching note's tags at each search.
 # 9: ``tag_keys`` (an index stamped 8 before it had the column is rebuilt); a tag's
 #    full-width ``＃`` is dropped as ``#`` is; frontmatter `=`, `<<` and dates as titles.
-SCHEMA_VERSION = 9
+# 10: frontmatter read as it is since 9 changed without a bump (U+0085/U+2028/U+2029 kept,
+#    typed ids as their text, a date no calendar has as its text: a block that held one
+#    was body text, its title, tags and type lost): an older index's rows are rebuilt.
+SCHEMA_VERSION = 10
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
