@@ -288,11 +288,27 @@ def _held_by(workspace: Workspace) -> str:
         pid = workspace.lock_path.read_text(encoding="ascii", errors="replace").strip()[:20]
     except OSError:
         pid = ""
+    if pid.isdigit() and _serving_command(int(pid)):
+        return (
+            f"an indexer serve (pid {pid}) of a version without a serving lock holds the "
+            f"workspace {workspace.root} (it holds {workspace.lock_path}): an indexer "
+            "started before an upgrade; stop it, then start the new one"
+        )
     who = f"an indexer command (pid {pid})" if pid.isdigit() else "an indexer command"
     return (
         f"{who} is working on the workspace {workspace.root} (it holds "
         f"{workspace.lock_path}); try again when it has finished"
     )
+
+
+def _serving_command(pid: int) -> bool:
+    """Whether process ``pid`` runs ``indexer serve`` (read from /proc where there is
+    one): an older server, without the serving lock, never finishes as a command does."""
+    try:
+        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"serve" in arguments and any(b"indexer" in a for a in arguments)
 
 
 LOCK_PATIENCE_SECONDS = 0.5

@@ -231,6 +231,35 @@ def test_a_command_holding_the_lock_is_told_apart_from_a_server(tmp_path: Path) 
     assert not list(ws.root.rglob(".overview.md"))
 
 
+def test_a_server_started_before_an_upgrade_is_named_as_one(tmp_path: Path) -> None:
+    """An ``indexer serve`` of a version without the serving lock holds the workspace
+    lock: ``reindex`` said "an indexer command (pid N) is working ... try again when it
+    has finished", which a server never does. It says to stop that server now."""
+    ws = make_workspace(tmp_path)
+    holding = (
+        "import sys, time\n"
+        "from indexer.daemon import workspace_lock\n"
+        "from pathlib import Path\n"
+        "from shared.workspace import Workspace\n"
+        "with workspace_lock(Workspace(Path(sys.argv[1]))):\n"
+        "    print('held', flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", holding, str(ws.root), "indexer", "serve"],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as old_server:
+        try:
+            assert old_server.stdout is not None and old_server.stdout.readline() == "held\n"
+            refused = cli("reindex", "--workspace", str(ws.root))
+        finally:
+            old_server.kill()
+    assert refused.returncode == 3, refused.stderr
+    assert f"an indexer serve (pid {old_server.pid})" in refused.stderr
+    assert "started before an upgrade; stop it" in refused.stderr
+
+
 def test_workspace_is_required(tmp_path: Path) -> None:
     done = cli("status")
     assert done.returncode == 2 and "--workspace" in done.stderr
