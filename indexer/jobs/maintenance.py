@@ -192,8 +192,8 @@ class Maintenance:
         digest = self.digests.digest(lang)
         if force:
             return Decision(True, "forced", digest)
-        if digest == EMPTY_EVENT_LOG:  # a new vault: a run now would hold back the first
-            return Decision(False, "the event log is empty: no events yet", digest)  # events
+        if digest == EMPTY_EVENT_LOG:  # a run now would hold back a new vault's first events
+            return Decision(False, "the event log is empty: no events yet", digest)
         if digest == state.last_digest:
             return Decision(False, "the event log is unchanged since the last success", digest)
         now = self.clock()
