@@ -42,6 +42,7 @@ import uvicorn
 
 import indexer
 from indexer.core import Core
+from indexer.health import lock_pid, older_server
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.maintenance import Maintenance
@@ -284,13 +285,11 @@ def _held_by(workspace: Workspace) -> str:
             f"another indexer is already serving the workspace {workspace.root} "
             f"(it holds {workspace.lock_path}); stop it first or use another workspace"
         )
-    try:
-        pid = workspace.lock_path.read_text(encoding="ascii", errors="replace").strip()[:20]
-    except OSError:
-        pid = ""
-    if pid.isdigit() and _serving_command(int(pid)):
+    pid = lock_pid(workspace)
+    older = older_server(workspace)
+    if older is not None:
         return (
-            f"an indexer serve (pid {pid}) of a version without a serving lock holds the "
+            f"an indexer serve (pid {older}) of a version without a serving lock holds the "
             f"workspace {workspace.root} (it holds {workspace.lock_path}): an indexer "
             "started before an upgrade; stop it, then start the new one"
         )
@@ -299,16 +298,6 @@ def _held_by(workspace: Workspace) -> str:
         f"{who} is working on the workspace {workspace.root} (it holds "
         f"{workspace.lock_path}); try again when it has finished"
     )
-
-
-def _serving_command(pid: int) -> bool:
-    """Whether process ``pid`` runs ``indexer serve`` (read from /proc where there is
-    one): an older server, without the serving lock, never finishes as a command does."""
-    try:
-        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    return b"serve" in arguments and any(b"indexer" in a for a in arguments)
 
 
 LOCK_PATIENCE_SECONDS = 0.5

@@ -234,7 +234,8 @@ def test_a_command_holding_the_lock_is_told_apart_from_a_server(tmp_path: Path) 
 def test_a_server_started_before_an_upgrade_is_named_as_one(tmp_path: Path) -> None:
     """An ``indexer serve`` of a version without the serving lock holds the workspace
     lock: ``reindex`` said "an indexer command (pid N) is working ... try again when it
-    has finished", which a server never does. It says to stop that server now."""
+    has finished", which a server never does, and ``status`` "server: not running". Both
+    name that server now, to stop."""
     ws = make_workspace(tmp_path)
     holding = (
         "import sys, time\n"
@@ -253,11 +254,15 @@ def test_a_server_started_before_an_upgrade_is_named_as_one(tmp_path: Path) -> N
         try:
             assert old_server.stdout is not None and old_server.stdout.readline() == "held\n"
             refused = cli("reindex", "--workspace", str(ws.root))
+            status = cli("status", "--workspace", str(ws.root))
         finally:
             old_server.kill()
     assert refused.returncode == 3, refused.stderr
     assert f"an indexer serve (pid {old_server.pid})" in refused.stderr
     assert "started before an upgrade; stop it" in refused.stderr
+    assert status.returncode == 0, status.stderr  # (it said "server: not running")
+    assert f"server: an indexer serve (pid {old_server.pid}) of a version" in status.stdout
+    assert "server: not running" in cli("status", "--workspace", str(ws.root)).stdout
 
 
 def test_workspace_is_required(tmp_path: Path) -> None:

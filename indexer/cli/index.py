@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from indexer.cli import resolve_workspace
 from indexer.cli.remote import search_on_server
-from indexer.health import server_health
+from indexer.health import older_server, server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from shared.errors import AlreadyRunningError
@@ -186,6 +186,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"server: running at {url} (version {health.get('version', '?')})")
         if health.get("index_partial"):
             print("server: its index is still catching up with disk (searches may miss notes)")
+    elif (older := older_server(workspace)) is not None:
+        print(
+            f"server: an indexer serve (pid {older}) of a version from before the upgrade "
+            "runs: clients of this version call it stopped; stop it and start it again"
+        )
     elif url:
         print(
             f"server: not running ({workspace.url_file.name} is stale: no indexer of this "
