@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared.errors import ConfigError, IndexerOfflineError
-from shared.workspace import Workspace, read_token_file, read_url_file, server_serving
+from shared.workspace import (
+    Workspace,
+    older_server,
+    read_token_file,
+    read_url_file,
+    server_serving,
+)
 
 
 @dataclass(frozen=True)
@@ -39,7 +45,14 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         )
     if not url.startswith(("http://", "https://")):
         raise IndexerOfflineError(f"{url_file} holds no http(s) URL: {url[:80]!r}")
-    serving = server_serving(Workspace(url_file.parent))
+    workspace = Workspace(url_file.parent)
+    serving = server_serving(workspace)
+    older = older_server(workspace) if serving is False else None
+    if older is not None:  # (an upgrade without a restart: no serving lock to trust)
+        raise IndexerOfflineError(
+            f"the indexer running on {url_file.parent} (pid {older}) is of a version from "
+            "before an upgrade, which this client cannot trust: stop it and start it again"
+        )
     if serving is False or (serving and _instance(url_file) != instance):
         # A URL file a crash left: whatever answers at its port now is no indexer of this
         # workspace, and it would be sent the token before it could be told apart. (The

@@ -42,7 +42,6 @@ import uvicorn
 
 import indexer
 from indexer.core import Core
-from indexer.health import lock_pid, older_server
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.maintenance import Maintenance
@@ -62,7 +61,7 @@ from indexer.vault.vault import Vault
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, guarded_protocol
 from shared.errors import AlreadyRunningError, HistoryStoreError, IndexSchemaError, StartupError
-from shared.workspace import Workspace, server_serving
+from shared.workspace import Workspace, lock_pid, older_server, server_serving
 
 log = logging.getLogger("indexer")
 

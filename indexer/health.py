@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 from shared.errors import OperationalError
 from shared.workspace import Workspace, read_url_file, server_serving, workspace_id
@@ -75,27 +74,3 @@ def check_no_token_needed(url: str, workspace: Workspace, timeout: float = 2.0) 
         f"the indexer at {url} asks for a token, but {workspace.token_file} is missing: "
         "restart the indexer (it writes the file), or write its INDEXER_MCP_TOKEN there"
     )
-
-
-def lock_pid(workspace: Workspace) -> str:
-    """The pid the workspace lock's holder wrote ("" when none can be read)."""
-    try:
-        return workspace.lock_path.read_text(encoding="ascii", errors="replace").strip()[:20]
-    except OSError:
-        return ""
-
-
-def older_server(workspace: Workspace) -> int | None:
-    """The pid of an ``indexer serve`` that wrote the workspace lock but holds no serving
-    lock: a version from before it, still running after an upgrade (it answers, but this
-    version's clients trust a URL file only beside the serving lock). Read from /proc
-    where there is one; None otherwise."""
-    pid = lock_pid(workspace)
-    if not pid.isdigit() or server_serving(workspace):
-        return None
-    try:
-        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return None
-    serving = b"serve" in arguments and any(b"indexer" in a for a in arguments)
-    return int(pid) if serving else None

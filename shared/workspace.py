@@ -198,6 +198,30 @@ def server_serving(workspace: Workspace) -> bool | None:
     return lock_held(path)
 
 
+def lock_pid(workspace: Workspace) -> str:
+    """The pid the workspace lock's holder wrote ("" when none can be read)."""
+    try:
+        return workspace.lock_path.read_text(encoding="ascii", errors="replace").strip()[:20]
+    except OSError:
+        return ""
+
+
+def older_server(workspace: Workspace) -> int | None:
+    """The pid of an ``indexer serve`` that wrote the workspace lock but holds no serving
+    lock: a version from before it, still running after an upgrade (it answers, but this
+    version's clients trust a URL file only beside the serving lock). Read from /proc
+    where there is one; None otherwise."""
+    pid = lock_pid(workspace)
+    if not pid.isdigit() or server_serving(workspace) or not lock_held(workspace.lock_path):
+        return None  # (a pid left by a crash may be another program's by now)
+    try:
+        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    serving = b"serve" in arguments and any(b"indexer" in a for a in arguments)
+    return int(pid) if serving else None
+
+
 def _read_small_file(path: Path) -> bytes | None:
     """The bytes of the regular file ``path``, None when it is missing. Anything else at
     that path is an ``OSError``: a FIFO held the reader until some program wrote to it

@@ -134,6 +134,41 @@ def test_discover_refuses_what_is_not_one_small_file_of_one_line(tmp_path: Path)
     assert time.monotonic() - began < 5
 
 
+def test_a_server_from_before_an_upgrade_is_named_not_called_stopped(tmp_path: Path) -> None:
+    """An ``indexer serve`` of a version without the serving lock, still running after an
+    upgrade, answers; the client said "no indexer is running ... left from one that
+    stopped" (and its Memory Writer dropped every entry as offline). It says what runs."""
+    import subprocess
+    import sys
+
+    url_file, token_file = tmp_path / "indexer.mcp.url", tmp_path / "indexer.mcp.token"
+    url_file.write_text("http://127.0.0.1:9/mcp\n")
+    holding = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from indexer.daemon import workspace_lock\n"
+        "from shared.workspace import Workspace\n"
+        "workspace = Workspace(Path(sys.argv[1]))\n"
+        "with workspace_lock(workspace):\n"
+        "    print('held', flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", holding, str(tmp_path), "indexer", "serve"],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as old_server:
+        try:
+            assert old_server.stdout is not None and old_server.stdout.readline() == "held\n"
+            with pytest.raises(IndexerOfflineError, match="from before an upgrade") as said:
+                discover(url_file, token_file)
+        finally:
+            old_server.kill()
+    assert f"(pid {old_server.pid})" in said.value.message
+    with pytest.raises(IndexerOfflineError, match="left from one that stopped"):
+        discover(url_file, token_file)  # gone: its pid is no server's now
+
+
 def test_a_url_file_left_by_a_stopped_indexer_is_not_followed(tmp_path: Path) -> None:
     """After a crash the URL file names a port anything may take next; the client sent
     it the token before it could tell it apart. No process holding the serving lock: no

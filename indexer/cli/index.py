@@ -19,11 +19,11 @@ from typing import Any, TextIO
 
 from indexer.cli import resolve_workspace
 from indexer.cli.remote import search_on_server
-from indexer.health import older_server, server_health
+from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from shared.errors import AlreadyRunningError
-from shared.workspace import Workspace, read_url_file, server_serving
+from shared.workspace import Workspace, older_server, read_url_file, server_serving
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
