@@ -50,8 +50,9 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
     older = older_server(workspace) if serving is False else None
     if older is not None:  # (an upgrade without a restart: no serving lock to trust)
         raise IndexerOfflineError(
-            f"the indexer running on {url_file.parent} (pid {older}) is of a version from "
-            "before an upgrade, which this client cannot trust: stop it and start it again"
+            f"the indexer running on {url_file.parent} (pid {older}) holds no serving lock"
+            " (started before an upgrade, or its serving file deleted), so this client"
+            " cannot trust it: stop it and start it again"
         )
     if serving is False or (serving and _instance(url_file) != instance):
         # A URL file a crash left: whatever answers at its port now is no indexer of this

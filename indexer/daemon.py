@@ -288,9 +288,10 @@ def _held_by(workspace: Workspace) -> str:
     older = older_server(workspace)
     if older is not None:
         return (
-            f"an indexer serve (pid {older}) of a version without a serving lock holds the "
-            f"workspace {workspace.root} (it holds {workspace.lock_path}): an indexer "
-            "started before an upgrade; stop it, then start the new one"
+            f"an indexer serve (pid {older}) holds the workspace {workspace.root} (it holds "
+            f"{workspace.lock_path}) without a serving lock: one started before an upgrade"
+            f" (or whose {workspace.serving_lock_path.name} file was deleted); stop it, then"
+            " start it again"
         )
     who = f"an indexer command (pid {pid})" if pid.isdigit() else "an indexer command"
     return (

@@ -160,7 +160,7 @@ def test_a_server_from_before_an_upgrade_is_named_not_called_stopped(tmp_path: P
     ) as old_server:
         try:
             assert old_server.stdout is not None and old_server.stdout.readline() == "held\n"
-            with pytest.raises(IndexerOfflineError, match="from before an upgrade") as said:
+            with pytest.raises(IndexerOfflineError, match="started before an upgrade") as said:
                 discover(url_file, token_file)
         finally:
             old_server.kill()

@@ -259,9 +259,9 @@ def test_a_server_started_before_an_upgrade_is_named_as_one(tmp_path: Path) -> N
             old_server.kill()
     assert refused.returncode == 3, refused.stderr
     assert f"an indexer serve (pid {old_server.pid})" in refused.stderr
-    assert "started before an upgrade; stop it" in refused.stderr
+    assert "without a serving lock: one started before an upgrade" in refused.stderr
     assert status.returncode == 0, status.stderr  # (it said "server: not running")
-    assert f"server: an indexer serve (pid {old_server.pid}) of a version" in status.stdout
+    assert f"server: an indexer serve (pid {old_server.pid}) runs without" in status.stdout
     assert "server: not running" in cli("status", "--workspace", str(ws.root)).stdout
 
 

@@ -188,8 +188,9 @@ def cmd_status(args: argparse.Namespace) -> int:
             print("server: its index is still catching up with disk (searches may miss notes)")
     elif (older := older_server(workspace)) is not None:
         print(
-            f"server: an indexer serve (pid {older}) of a version from before the upgrade "
-            "runs: clients of this version call it stopped; stop it and start it again"
+            f"server: an indexer serve (pid {older}) runs without a serving lock (started"
+            " before an upgrade, or its serving file deleted): clients call it stopped;"
+            " stop it and start it again"
         )
     elif url:
         print(
