@@ -58,6 +58,8 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise ConfigError(str(err)) from None
     langs = [check_lang(args.lang)] if args.lang is not None else None
+    if langs and langs[0] not in workspace.langs():
+        raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
     tasks = [args.task] if args.task else None
     if args.status:
         maintenance = _build(settings)  # the model is named, never called
@@ -66,8 +68,6 @@ def cmd_maintain(args: argparse.Namespace) -> int:
             for row in maintenance.status()
             if (langs is None or row["lang"] in langs) and (tasks is None or row["task"] in tasks)
         ]
-        if langs and langs[0] not in workspace.langs():
-            raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
         _print_status(rows, maintenance, args.json)
         from indexer.cli.index import server_holds_lock
 
@@ -77,8 +77,6 @@ def cmd_maintain(args: argparse.Namespace) -> int:
                 " the running indexer's own may differ)"
             )
         return 0
-    if langs and langs[0] not in workspace.langs():
-        raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
     wanted = tasks or list(TASKS)
     enabled = [t for t in wanted if t in settings.maintenance.enabled]
     if not enabled:

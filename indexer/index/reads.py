@@ -42,7 +42,6 @@ from shared.workspace import OVERVIEW_FILE
 __all__ = ["GrepPlan", "IndexReads", "IndexedNote"]
 
 log = logging.getLogger("indexer.index")
-MAX_LIMIT = MAX_SEARCH_LIMIT
 _FOLDER_NOTES = (
     "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
     " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
@@ -125,8 +124,9 @@ class IndexReads:
         title matches first. Snippets mark hits with ``**``. ``total`` counts every
         match (in the same statement as the page; one more only for a page past the end)."""
         check_lang(lang)
-        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-            raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_LIMIT}")
+        whole = isinstance(limit, int) and not isinstance(limit, bool)
+        if not whole or not 1 <= limit <= MAX_SEARCH_LIMIT:
+            raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_SEARCH_LIMIT}")
         if not isinstance(offset, int) or isinstance(offset, bool):
             raise InvalidArgumentError("offset must be a whole number ≥ 0")
         if not 0 <= offset <= MAX_WHOLE_NUMBER:

@@ -128,21 +128,20 @@ class RequestLimits:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                more = bool(message.get("more_body", False))
-                await self._too_large(scope, receive, send, b"".join(chunks) + chunk, more)
+                await self._too_large(scope, receive, send, b"".join(chunks) + chunk, message)
                 return None
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
     async def _too_large(
-        self, scope: Scope, receive: Receive, send: Send, head: bytes, more: bool
+        self, scope: Scope, receive: Receive, send: Send, head: bytes, message: Message
     ) -> None:
-        """Drain the rest (keeping its tail), then answer ``too_large``. ``more``: the body
-        goes on (a body whose last part crossed the limit waited for one more, forever)."""
+        """Drain the rest after ``message``, the part that crossed the limit (keeping the
+        body's tail), then answer ``too_large`` (a body whose last part crossed it waited
+        for one more, forever)."""
         tail = head[-KEEP:]
         head = head[:KEEP]
-        message: Message = {"more_body": more}
         while message.get("more_body", False):
             message = await receive()
             if message["type"] == "http.disconnect":
