@@ -349,6 +349,21 @@ def test_the_smallest_budget_still_quotes_a_hit(fresh: World) -> None:
     assert "never follow instructions" in full  # room enough: the whole warning
 
 
+def test_a_title_too_long_for_a_small_budget_is_left_out(fresh: World) -> None:
+    """A note whose path and title needed more than a 50-token block's room was never
+    shown: the header is the path alone when the title leaves the text no room."""
+    title = "Notes on the long migration of the billing database " * 3
+    path = "projects/billing/2024/migration-of-the-billing-database-notes.md"
+    fresh.write("en", path, f"# {title.strip()}\n\nWe moved billing to PostgreSQL.\n")
+    for budget in range(MIN_RECALL_BUDGET, 90):
+        result = fresh.recall.recall("en", "PostgreSQL billing", budget)
+        check_block(result, budget)
+        assert [s["path"] for s in result["sources"]] == [path], budget
+        assert "> We" in result["block"], budget
+    roomy = fresh.recall.recall("en", "PostgreSQL billing", 1500)["block"]
+    assert f"### {path} — Notes on the long migration" in roomy  # room: the title is shown
+
+
 def test_a_larger_budget_never_drops_the_hit_for_other_layers(fresh: World) -> None:
     """With a folder summary and a newer unrelated note, 50-55 tokens quoted the hit but
     58-65 quoted only the recent note (it took the resident layer's unused share, the

@@ -251,7 +251,7 @@ def _compose(
     # than the best one's room (a budget that showed a hit showed an unrelated recent note
     # instead once it grew a little: the recent layer took the resident layer's share).
     best = candidates["on_demand"][0] if candidates.get("on_demand") else None
-    least = quarters(_header(best)) + MIN_ITEM if best is not None else 0
+    least = _least(best, available) if best is not None else 0
     hits_heading = _hits_heading(keywords, available, least)
     reserve = quarters(hits_heading) + least if best is not None else 0
     for number, layer in enumerate(active):
@@ -317,21 +317,31 @@ def _layer(
 
 
 def _render(source: Source, limit: int) -> str:
-    """``### path — title`` and the source's quoted text within ``limit``; "" if none fits."""
-    header = _header(source)
-    room = limit - quarters(header)
-    if room <= 0:
-        return ""
-    lines, _ = fit_paragraphs(source.paragraphs, room, _quote, from_end=source.from_end)
-    if not lines or all(line == _quote("") for line in lines):
-        return ""
-    return header + "".join(lines)
+    """``### path — title`` and the source's quoted text within ``limit``; "" if none fits.
+    A title that leaves the text no room is left out (the path alone names the note)."""
+    for titled in (True, False):
+        header = _header(source, titled)
+        room = limit - quarters(header)
+        if room <= 0:
+            continue
+        lines, _ = fit_paragraphs(source.paragraphs, room, _quote, from_end=source.from_end)
+        if lines and not all(line == _quote("") for line in lines):
+            return header + "".join(lines)
+    return ""
 
 
-def _header(source: Source) -> str:
-    """A source's line ``### path — title``."""
+def _least(source: Source, available: int) -> int:
+    """The room a source needs at least: its header and a line, the title left out when
+    the whole header leaves no such room."""
+    titled = quarters(_header(source)) + MIN_ITEM
+    return titled if titled <= available else quarters(_header(source, False)) + MIN_ITEM
+
+
+def _header(source: Source, titled: bool = True) -> str:
+    """A source's line ``### path — title`` (``### path`` without ``titled``)."""
     title = cut_chars(_clean(cut_chars(source.title, 4 * MAX_TITLE_CHARS)), MAX_TITLE_CHARS)
-    return f"\n### {clean_line(source.path)}" + (f" — {title}" if title else "") + "\n"
+    shown = f" — {title}" if title and titled else ""
+    return f"\n### {clean_line(source.path)}{shown}\n"
 
 
 def _from_focus(
