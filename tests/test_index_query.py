@@ -112,7 +112,9 @@ def test_a_keycap_after_a_word_is_a_break_in_its_snippet_too() -> None:
     marked = make_snippet(body, parse_query("running").terms)
     assert "**running**1\ufe0f\u20e3" in marked
     across = make_snippet(body, parse_query('"running then swimming"').terms)
-    assert "**" not in across  # (a phrase across one is found, not marked: see _SEPARATOR)
+    assert "**running1\ufe0f\u20e3 then swimming**2\u20e3" in across  # (was not marked)
+    hashed = make_snippet("a #\ufe0f\u20e3b and *\u20e3", parse_query('"a b"').terms)
+    assert hashed.startswith("**a #\ufe0f\u20e3b**")
     assert "**" not in make_snippet("running1 and running12", parse_query("running").terms)
     digit = make_snippet("Do step 2\ufe0f\u20e3 then step 2 again", parse_query("2").terms)
     assert digit.count("**") == 2 and "step **2** again" in digit  # (a keycap's is no hit)

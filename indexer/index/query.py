@@ -221,8 +221,9 @@ _DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
 # text, a character first lets the engine skip to its places.
 _AFTER_BOUNDARY = r"(?<![^\W_][\s\S])"
 # A keycap (``1️⃣``: a digit, an optional U+FE0F, U+20E3) is a symbol to search, so a
-# break: its digit is no part of the word before it. (A phrase's separator does not take
-# one: the alternation tripled the compile of the largest hostile queries.)
+# break: its digit is no part of the word before it. (A snippet's text has its keycaps
+# blanked, ``_blank_keycaps``; a phrase's separator taking one tripled the compile of
+# the largest hostile queries.)
 _KEYCAP = "[0-9]\ufe0f?\u20e3"
 _NO_WORD_AFTER = rf"(?!(?!{_KEYCAP})[^\W_]|\ufe0f?\u20e3)"  # (nor a keycap's own digit)
 # Letters that, case ignored, also match a character that is no letter (so may be in
@@ -307,7 +308,8 @@ def make_snippet(
         if source is None:
             continue
         text, more = source
-        hits = _hits(text, found, begin, HIT_SCAN_CHARS, budget)
+        searched = _blank_keycaps(text)
+        hits = _hits(searched, found, begin, HIT_SCAN_CHARS, budget)
         first = next(hits, None)
         # Read on unless the excerpt and every try of a hit in it lie well inside.
         if size >= len(body) or (first is not None and first[0] + width + found.reach < len(text)):
@@ -317,7 +319,9 @@ def make_snippet(
         return ""
     if first is None and not (text.isascii() and all(t.text.isascii() for t in terms)):
         scanned = text[:LOOSE_SCAN_CHARS]
-        loose_hits = _loose_hits(scanned, highlighter(terms, loose=True), budget)
+        loose_hits = _loose_hits(
+            searched[:LOOSE_SCAN_CHARS], highlighter(terms, loose=True), budget
+        )
         first = next(loose_hits, None)
         if first is not None:
             more = more or len(text) > LOOSE_SCAN_CHARS
@@ -342,6 +346,17 @@ def make_snippet(
     more = more or end < len(text) or cut
     snippet = ("…" if start > 0 else "") + "".join(window) + ("…" if more else "")
     return snippet
+
+
+def _blank_keycaps(text: str) -> str:
+    """``text`` with each keycap (``1️⃣``) as spaces of its length: search reads one as a
+    break, so a phrase goes on across it (the hits' places are the same in ``text``)."""
+    if "\u20e3" not in text:
+        return text
+    return _KEYCAP_RUNS.sub(lambda keycap: " " * len(keycap.group()), text)
+
+
+_KEYCAP_RUNS = re.compile("(?:[#*0-9]?\ufe0f?\u20e3)+")  # (as ``searchable`` reads them)
 
 
 def _source(body: str, size: int) -> tuple[str, bool] | None:
