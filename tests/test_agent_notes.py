@@ -93,6 +93,10 @@ def test_slugs_and_title_keys() -> None:
     assert similarity("二〇二六年十一月一日", "二〇二六年十一月二日") == 0.0
     assert similarity("chapter ⅳ", "chapter ⅴ") == 0.0  # Roman numerals
     assert similarity("项目会议纪要", "项目会议纪要汇总") >= 0.6
+    assert similarity("sprint one retro notes", "sprint two retro notes") == 0.0  # words
+    assert similarity("sprint three retro", "sprint three retro notes") >= 0.6
+    assert similarity("deuxième réunion du projet", "troisième réunion du projet") == 0.0
+    assert similarity("the second draft of the plan", "the first draft of the plan") == 0.0
 
 
 def test_merge_tags_keeps_order_and_splits_strings() -> None:

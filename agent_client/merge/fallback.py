@@ -113,7 +113,8 @@ def similarity(a: str, b: str) -> float:
 
 def _numbers(text: str) -> list[str]:
     """The runs of characters a title counts with (digits of any script, CJK numerals,
-    Roman numerals, circled numbers: ``第一`` and ``第二`` are other notes), sorted."""
+    Roman numerals, circled numbers: ``第一`` and ``第二`` are other notes) and its
+    number words (``sprint one``, ``sprint two``), sorted."""
     runs, run = [], ""
     for char in text:
         if unicodedata.numeric(char, None) is not None:
@@ -121,7 +122,30 @@ def _numbers(text: str) -> list[str]:
         elif run:
             runs.append(run)
             run = ""
-    return sorted([*runs, run] if run else runs)
+    words = [word for word in text.casefold().split() if word in NUMBER_WORDS]
+    return sorted([*runs, run, *words] if run else [*runs, *words])
+
+
+# Number words of the languages most written with spaces between words, from two (one,
+# un, uno and ein are also articles or pronouns there) up to twelve, and the ordinals;
+# not those that are English words too (once, due, sept, elf).
+NUMBER_WORDS = frozenset(
+    """
+    two three four five six seven eight nine ten eleven twelve twenty hundred
+    first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
+    zwei drei vier fünf sechs sieben acht neun zehn zwölf
+    erste zweite dritte vierte fünfte sechste siebte achte neunte zehnte
+    deux trois quatre cinq six huit neuf dix onze douze
+    premier première deuxième troisième quatrième cinquième sixième septième huitième
+    dos tres cuatro cinco seis siete ocho nueve diez doce
+    primero primera segundo segunda tercero tercera cuarto cuarta quinto quinta
+    tre quattro cinque sei sette otto nove dieci undici dodici
+    primo prima secondo seconda terzo terza quarto quarta
+    dois duas três quatro cinco seis sete oito nove dez onze doze
+    два три четыре пять шесть семь восемь девять десять
+    первый второй третий четвёртый пятый
+    """.split()
+)
 
 
 def _grams(text: str) -> set[str]:
