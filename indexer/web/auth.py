@@ -160,6 +160,12 @@ def csrf_refusal(method: str, headers: Headers) -> Response | None:
     method still answers 405)."""
     if method not in UNSAFE_METHODS:
         return None
+    coding = headers.get("content-encoding", "").strip().lower()
+    if coding not in ("", "identity"):  # (a gzip body was read as text, or refused as not UTF-8)
+        return error_response(
+            "unsupported_media_type",
+            f"a body with Content-Encoding {coding[:40]!r} is not taken: send it uncompressed",
+        )
     kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if kind in JSON_TYPES or (is_text_type(kind) and method != "DELETE"):
         return None

@@ -4,6 +4,7 @@ the one-time login link and ``indexer open``."""
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -125,6 +126,28 @@ def test_writes_refuse_form_encodings(
     assert post.status_code == 415
     assert "text/markdown" not in post.json()["error"]["message"]  # (POST takes JSON only)
     assert not note_file(guarded, "sb", "f.md").exists()
+
+
+def test_a_compressed_body_is_refused(http: httpx2.Client, guarded: RunningIndexer) -> None:
+    """RFC 9110: a coding the server does not take is a 415; a br-labelled body was
+    stored as the file's text and a gzip one refused as not UTF-8."""
+    packed = gzip.compress(b"# zipped\n")
+    for coding, body in (("gzip", packed), ("br", b"# plain\n"), ("GZIP, identity", packed)):
+        headers = BEARER | MD | {"Content-Encoding": coding}
+        put = http.put("/api/v1/sb/notes/zipped.md", content=body, headers=headers)
+        assert put.status_code == 415, (coding, put.text)
+        assert "Content-Encoding" in put.json()["error"]["message"]
+        post = http.post(
+            "/api/v1/sb/append",
+            content=b'{"path": "zipped.md", "content": "x"}',
+            headers=BEARER | {"Content-Type": "application/json", "Content-Encoding": coding},
+        )
+        assert post.status_code == 415
+    assert not note_file(guarded, "sb", "zipped.md").exists()
+    plain = BEARER | MD | {"Content-Encoding": "identity"}
+    assert (
+        http.put("/api/v1/sb/notes/zipped.md", content=b"# z\n", headers=plain).status_code == 201
+    )
 
 
 @pytest.mark.parametrize("content_type", ["text/csv", "text/yaml; charset=utf-8", "text/plain"])
