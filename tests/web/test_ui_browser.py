@@ -231,6 +231,21 @@ def test_edit_save_new_and_delete(
     assert not watch.errors
 
 
+def test_a_file_that_is_not_utf8_is_not_opened_in_the_editor(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The API gives such a file as base64: the editor showed that text, and Save
+    replaced the file's bytes with it."""
+    tab, watch = page
+    raw = b"# Latin-1\n\ncaf\xe9 cr\xe8me\n"  # (written by another program: the API
+    note_file(server, "ui", "items/latin1.md").write_bytes(raw)  # takes only UTF-8 notes)
+    visit(tab, base, "#/ui/edit/items/latin1.md")
+    expect(tab.locator(".error")).to_contain_text("items/latin1.md is not UTF-8 text")
+    assert tab.locator("#editor").count() == 0 and tab.locator("#save").count() == 0
+    assert note_file(server, "ui", "items/latin1.md").read_bytes() == raw
+    assert not watch.errors
+
+
 def test_a_conflicting_save_loses_nothing(
     page: tuple[Page, Watch], base: str, server: RunningIndexer
 ) -> None:

@@ -257,7 +257,14 @@ async function edit(lang, path, folder) {
   const isNew = path === null;
   let etag = null;
   let content = "---\ntitle: \n---\n# \n";
-  if (!isNew) ({ etag, data: { content } } = await api("GET", notePath(lang, path)));
+  if (!isNew) {
+    let data;
+    ({ etag, data } = await api("GET", notePath(lang, path)));
+    // Bytes that are not UTF-8 come as base64: saved from the editor, that text would
+    // replace them.
+    if (data.encoding === "base64") throw new Error(`${path} is not UTF-8 text: it cannot be edited here`);
+    content = data.content;
+  }
   const editor = h("textarea", { id: "editor", spellcheck: "false" });
   editor.value = content;
   const pathInput = isNew ? h("input", { id: "new-path", value: folder ? `${folder}/new-note.md` : "new-note.md" }) : null;
