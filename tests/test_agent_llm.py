@@ -224,8 +224,8 @@ def test_arguments_sent_as_a_json_object_are_taken(
         (tool_call("write", raw_arguments='{"path": "items/new.md", '), "not JSON"),
         (tool_call("read", path="items/go.md", lang="fr"), "unknown ['lang']"),
         (tool_call("read", path=["items/go.md"]), "path must be"),
-        (calling({"id": "x", "type": "function"}), "malformed tool call: the call names no"),
-        (calling({"id": "x", "type": "function", "function": None}), "names no function"),
+        (calling({"id": "x", "type": "function"}), "a tool call without a function name"),
+        (calling({"id": "x", "type": "function", "function": None}), "without a function name"),
         (calling(function("read", ["items/go.md"])), "'read' must be a JSON object"),
     ],
 )
@@ -509,7 +509,9 @@ def test_the_token_bound_holds_whatever_usage_the_model_reports(
         ("unreachable", "Connection error"),
         ("bad_base_url", "InvalidURL"),
         ("model_refused", "model 'stub-model' does not exist"),
-        ("bug_in_the_loop", "AttributeError"),
+        ("bug_in_the_loop", "the model's answer holds no message"),  # (was an AttributeError)
+        ("cut_json", "the LLM endpoint's reply is not JSON"),  # (was a JSONDecodeError)
+        ("lone_surrogate", "are not valid text (a lone surrogate)"),  # (a UnicodeEncodeError)
         ("not_a_completion", "did not answer a chat completion: '<html>"),  # (AttributeError)
         ("reply_too_large", "reply is larger than 8 MiB"),  # (read whole: GBs of an endless one)
     ],
@@ -527,6 +529,11 @@ def test_any_llm_failure_falls_back_with_the_reason(
         stub.run([http_error(404, "The model 'stub-model' does not exist", "model_not_found")])
     if case == "bug_in_the_loop":  # a completion whose choice holds no message
         stub.run([RawReply(200, completion(None))])
+    if case == "cut_json":
+        stub.run([RawReply(200, b'{"choices": [')])
+    if case == "lone_surrogate":  # sent back at the next turn, it could not be encoded
+        call = tool_call("write", raw_arguments='{"path": "items/x.md", "content": "a\ud800b"}')
+        stub.run([RawReply(200, json.dumps(completion(call)).encode()), final([], "nothing")])
     if case == "not_a_completion":  # a 200 whose body is no completion object
         stub.run([RawReply(200, "<html>")])
     if case == "reply_too_large":

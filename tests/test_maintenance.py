@@ -506,6 +506,27 @@ def test_arguments_of_any_shape_are_answered_never_a_traceback(env: Env) -> None
     assert sent[0]["function"] == {"name": "read", "arguments": '{"path": "items/go.md"}'}
 
 
+def test_a_lone_surrogate_in_a_call_is_answered_not_sent_back(env: Env) -> None:
+    """A call whose arguments (or id) held a lone surrogate (``\\ud800`` in the reply's
+    JSON) was kept in the conversation, which then could not be sent: the run ended as
+    "the model's reply is not JSON"."""
+    env.vault.write("en", "items/go.md", "# Go\n\nwent, gone\n")
+    env.event("verbs practice")
+    call = {"id": "c\ud800", "type": "function"}
+    call["function"] = {"name": "read", "arguments": '{"path": "items/go\ud800.md"}'}
+    reply = {"role": "assistant", "content": "x\udfff", "tool_calls": [call]}
+    env.stub.run([RawReply(200, json.dumps(completion(reply)).encode()), NONE])
+    outcome = env.run(settings={"max_steps": 3})
+    assert outcome.action == "none", outcome.error
+    sent = env.stub.requests[1]["messages"]
+    (answer,) = [m["content"] for m in sent if m["role"] == "tool"]
+    assert answer == (
+        "error: invalid_argument: the arguments of 'read' are not valid text (a lone surrogate)"
+    )
+    (kept,) = [m for m in sent if m["role"] == "assistant"]
+    assert kept["content"] == "x\ufffd" and kept["tool_calls"][0]["id"] == "c\ufffd"
+
+
 def test_the_loop_is_bounded_in_steps(env: Env) -> None:
     env.event("something")
     env.stub.run([tool_call("find")])

@@ -26,7 +26,7 @@ from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.models import MemoryEntry
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
-from shared.tool_turn import tool_turn, with_note
+from shared.tool_turn import MalformedReply, reply_message, sendable, tool_turn, with_note
 
 logger = logging.getLogger("agent_client.merge.llm")
 
@@ -136,12 +136,17 @@ async def _loop(
     nudged = False
     for _step in range(settings.max_steps):
         remaining = settings.max_tokens - used_tokens
-        response = await llm.chat.completions.create(
-            model=settings.model,
-            messages=messages,  # type: ignore[arg-type]
-            tools=tools,  # type: ignore[arg-type]
-            max_tokens=min(MAX_COMPLETION_TOKENS, remaining),
-        )
+        try:
+            response = await llm.chat.completions.create(
+                model=settings.model,
+                messages=messages,  # type: ignore[arg-type]
+                tools=tools,  # type: ignore[arg-type]
+                max_tokens=min(MAX_COMPLETION_TOKENS, remaining),
+            )
+        except (openai.OpenAIError, ReplyTooLarge):
+            raise
+        except ValueError as exc:  # a 200 whose JSON is cut short: the SDK lets it out
+            raise MergeFailed(f"the LLM endpoint's reply is not JSON ({exc})") from None
         if not isinstance(response, ChatCompletion):  # the SDK hands on a body it cannot read
             body = repr(response)[:120]
             raise MergeFailed(f"the LLM endpoint did not answer a chat completion: {body}")
@@ -152,9 +157,10 @@ async def _loop(
             used_tokens += _estimate(messages)
         if used_tokens > settings.max_tokens:
             raise MergeFailed(f"the merge used more than {settings.max_tokens} tokens")
-        if not response.choices:
-            raise MergeFailed("the LLM answered with no choices")
-        message = response.choices[0].message
+        try:
+            message = reply_message(response)
+        except MalformedReply as exc:
+            raise MergeFailed(str(exc)) from None
         turn = tool_turn(message.content, message.tool_calls or [], MAX_CALLS_PER_TURN)
         if turn.calls:
             messages.append(turn.message)
@@ -179,7 +185,7 @@ async def _loop(
             if nudged:
                 raise MergeFailed(f"malformed confirmation: {exc}") from None
             nudged = True
-            messages.append({"role": "assistant", "content": text})
+            messages.append({"role": "assistant", "content": sendable(text)})
             messages.append(
                 {
                     "role": "user",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from shared.model_output import parse_json_object
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
+from shared.tool_turn import MalformedReply, reply_message
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -147,23 +148,8 @@ class JobModel:
 
 
 def _message_of(response: Any) -> ChatCompletionMessage:
-    """The first choice's message, checked: the SDK builds its objects without validating
-    them, so a malformed body (a null message, a string for a choice, a tool call without
-    a function) would fail later, outside the ``ModelError`` every job falls back on."""
-    choices = getattr(response, "choices", None)
-    if not isinstance(choices, list) or not choices:
-        raise ModelError("the model answered with no choices")
-    message = getattr(choices[0], "message", None)
-    content = getattr(message, "content", None)
-    if message is None or not (content is None or isinstance(content, str)):
-        raise ModelError("the model's answer holds no message")
-    calls = getattr(message, "tool_calls", None)
-    if calls is not None and not isinstance(calls, list):
-        raise ModelError("the model's tool calls are not a list")
-    for call in calls or []:  # (arguments of any shape are the loop's: ``tool_turn``)
-        function = getattr(call, "function", None)
-        if getattr(call, "type", None) == "function" and not isinstance(
-            getattr(function, "name", None), str
-        ):
-            raise ModelError("the model made a tool call without a function name")
-    return message  # type: ignore[no-any-return]
+    """The first choice's message, checked (``reply_message``): a ``ModelError`` else."""
+    try:
+        return reply_message(response)  # type: ignore[no-any-return]
+    except MalformedReply as exc:
+        raise ModelError(str(exc)) from None

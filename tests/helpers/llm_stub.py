@@ -22,7 +22,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 Message = dict[str, Any]
@@ -30,7 +30,7 @@ Message = dict[str, Any]
 
 @dataclass(frozen=True)
 class RawReply:
-    """A response sent as it is: any status, any JSON body."""
+    """A response sent as it is: any status, any JSON body (bytes: those bytes)."""
 
     status: int
     body: Any
@@ -126,6 +126,8 @@ class LLMStub:
             reply = self.script(body, turn)
         finally:
             self.in_flight -= 1
+        if isinstance(reply, RawReply) and isinstance(reply.body, bytes):  # sent as they are
+            return Response(reply.body, reply.status, media_type="application/json")
         if isinstance(reply, RawReply):
             return JSONResponse(reply.body, status_code=reply.status)
         usage = {
