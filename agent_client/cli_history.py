@@ -136,8 +136,10 @@ def undo_text(result: UndoResult) -> str:
     dry = result["dry_run"]
     lines = []
     for done in result["files"]:
-        if not dry and "version" not in done:  # e.g. an image the entry placed, then moved
-            lines.append(f"{done['path']} was already as before the entry")
+        # e.g. an image the entry placed, then moved ("unchanged": a server of this release)
+        if done.get("unchanged") or (not dry and "version" not in done):
+            state = "is" if dry else "was"
+            lines.append(f"{done['path']} {state} already as before the entry")
         elif done["deleted"]:
             verb = "would delete" if dry else "deleted"
             lines.append(f"{verb} {done['path']} (the entry created it)")

@@ -136,6 +136,7 @@ class UndoneFile(TypedDict):
     to_version: int | None  # the version it goes back to; None: the entry created it
     deleted: bool  # the file is removed (the entry created it)
     version: NotRequired[int]  # the version the undo made (absent in a dry run)
+    unchanged: NotRequired[bool]  # already as before the entry (absent from older servers)
 
 
 class UndoResult(TypedDict):

@@ -267,7 +267,15 @@ async def test_history_methods_on_the_handle(settings: ClientSettings, lang: str
         assert plan == {
             "entry_id": "e1",
             "dry_run": True,
-            "files": [{"path": "items/h.md", "from_version": 2, "to_version": 1, "deleted": False}],
+            "files": [
+                {
+                    "path": "items/h.md",
+                    "from_version": 2,
+                    "to_version": 1,
+                    "deleted": False,
+                    "unchanged": False,
+                }
+            ],
         }
         assert (await vault.undo("e1"))["files"][0]["version"] == 3
         assert (await vault.read("items/h.md"))["etag"] == first["etag"]

@@ -205,6 +205,16 @@ def test_an_llm_merge_with_an_image_is_undone_to_the_exact_bytes(
         staged: [reason, reason],  # copied for the model, removed once placed
     }
 
+    code, out, err = cli(capsys, server, lang, "undo", entry.id, "--dry-run")
+    assert code == 0, err
+    assert sorted(out.splitlines()) == sorted(  # (the staged copy was "would delete")
+        [
+            f"{staged} is already as before the entry",
+            f"would delete {asset} (the entry created it)",
+            "would delete items/q3.md (the entry created it)",
+            "would restore items/sales.md to version 1",
+        ]
+    )
     code, out, err = cli(capsys, server, lang, "undo", entry.id)
     assert code == 0, err
     assert sorted(out.splitlines()) == sorted(
@@ -447,7 +457,15 @@ def test_undo_dry_run_changes_nothing_and_a_second_undo_is_refused(
     assert json.loads(out) == {
         "entry_id": entry.id,
         "dry_run": True,
-        "files": [{"path": "items/go.md", "from_version": 2, "to_version": 1, "deleted": False}],
+        "files": [
+            {
+                "path": "items/go.md",
+                "from_version": 2,
+                "to_version": 1,
+                "deleted": False,
+                "unchanged": False,
+            }
+        ],
     }
     assert contents(root) == merged and versions_now(server, lang) == versions
 

@@ -399,6 +399,7 @@ def _undo_one(
         "from_version": latest.version,
         "to_version": None if before is None else before.version,
         "deleted": data is None,
+        "unchanged": data == current,  # (as before the entry already: nothing to do)
     }
     if dry_run or data == current:
         return result

@@ -62,7 +62,14 @@ async def test_history_tools_round_trip(client: Client) -> None:
     await call(client, "write", lang="en", path="c.md", content="# C\n", reason="entry:e9 C")
     undone = await call(client, "undo", lang="en", entry_id="e9")
     assert undone["files"] == [
-        {"path": "c.md", "from_version": 1, "to_version": None, "deleted": True, "version": 2}
+        {
+            "path": "c.md",
+            "from_version": 1,
+            "to_version": None,
+            "deleted": True,
+            "unchanged": False,
+            "version": 2,
+        }
     ]
     assert not (await call(client, "stat", lang="en", path="c.md"))["exists"]
 
