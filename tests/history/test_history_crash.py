@@ -89,6 +89,43 @@ def test_kill_9_during_writes_leaves_history_and_files_consistent(workspace: Pat
         restarted.stop()
 
 
+def test_an_acknowledged_write_keeps_its_version_when_its_note_goes_while_down(
+    workspace: Path,
+) -> None:
+    """A write's version stayed pending until the next history transaction: killed before
+    one, the next start took a note made by a tool and then deleted (or moved away)
+    while no indexer ran for a write that never happened, and dropped its version (the
+    agent's text was gone for good)."""
+    server = start_indexer(workspace, env=NO_SUMMARIES)
+    api = server.url.removesuffix("/mcp") + "/api/v1"
+    texts = {path: f"# {path}\n\nthe agent's text\n" for path in ("gone.md", "moved.md")}
+    etags = {}
+    with httpx2.Client(base_url=api, timeout=10) as http:
+        for path, text in texts.items():
+            reply = http.put(
+                f"/en/notes/{path}",
+                content=text.encode(),
+                headers={"Content-Type": "text/markdown"},
+                params={"reason": "entry:e1 crash test"},
+            )
+            assert reply.status_code == 201, reply.text
+            etags[path] = reply.json()["etag"]
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait()
+    root = Workspace(workspace).vault_dir("en")
+    (root / "gone.md").unlink()
+    (root / "moved.md").rename(root / "elsewhere.md")
+    restarted = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        for path, etag in etags.items():
+            versions = history_versions(workspace, "en", path)
+            assert [v["etag"] for v in versions if v["actor"] == "tool"] == [etag], versions
+            assert versions[-1]["reason"] == "entry:e1 crash test"
+    finally:
+        restarted.stop()
+    assert check_history_consistent(workspace) > 0
+
+
 CRASH_AFTER_THE_RENAME = """
 import os, sys
 from pathlib import Path

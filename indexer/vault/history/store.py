@@ -9,8 +9,8 @@ and the next version is still the highest + 1.
 Recording is two-phase, so that kill -9 at any moment leaves history and files
 consistent. Under the vault's lock of the file, ``begin`` commits the new rows marked
 ``pending`` (blob and row in one transaction: no row ever points at a missing blob);
-the file is then changed; ``commit`` notes that the change is done, and the mark is
-cleared in the next transaction (one transaction per change, not two); ``abort``
+the file is then changed; ``commit`` clears the mark before the caller is answered
+(concurrent changes share that transaction); ``abort``
 deletes the rows of a change that failed. At start-up ``recover`` settles what a crash
 left pending, against the files: a row is dropped only when the file still holds the
 bytes from before the change (it never happened), else kept with its actor and reason
@@ -146,10 +146,19 @@ class HistoryStore:
         return pending
 
     def commit(self, pending: Pending) -> None:
-        """The file changes are done: their rows are final (marked so in the next write
-        transaction, or by ``recover`` after a crash, which keeps them)."""
+        """The file changes are done: their rows are final, marked so before the caller
+        is answered. (Left pending, a row was settled by ``recover`` against the file:
+        a note made by a tool, then deleted or moved away while no indexer ran, looked
+        like a write that never happened, and its version was dropped.) Concurrent
+        changes are marked together, in whichever transaction comes first; a mark the
+        disk refuses (full) is made by the next transaction, or by ``recover``."""
         with self._lock:
             self._settled.extend(pending.ids)
+        try:
+            with self._write(settle_only=True):
+                pass
+        except (StorageError, HistoryStoreError) as err:  # (closed: the server stops)
+            log.warning("history: %s (marked done later)", err)
 
     def abort(self, pending: Pending) -> None:
         """The file changes failed: forget their rows (catch-up rows stay: they are true)."""
@@ -435,16 +444,20 @@ class HistoryStore:
         return 0 if row is None else int(row[0])
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, *, settle_only: bool = False) -> Iterator[sqlite3.Connection]:
         """The writer connection, with the lock held and a transaction open (which also
         clears the pending marks of changes done since the last one). A failure of SQLite
         itself (a full disk, an I/O error) rolls back and becomes ``StorageError``: the
-        change it was recording is not made."""
+        change it was recording is not made. ``settle_only``: no transaction at all when
+        no mark is left to clear (another change's transaction cleared them)."""
         with self._lock:
             conn = self._writer
             if conn is None:
                 raise HistoryStoreError("the history is not open for writing")
             settled = self._settled
+            if settle_only and not settled:
+                yield conn
+                return
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
