@@ -447,8 +447,16 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         on_serving()
         port = server.servers[0].sockets[0].getsockname()[1]
         url = f"http://{connect_host(settings.host)}:{port}/mcp"
+        try:
+            write_private_file(workspace.url_file, url + "\n", 0o644)
+        except OSError as err:  # (a full disk: no client could find the server)
+            server.should_exit = True  # stopped first: uvicorn logs a task cut short
+            await task
+            raise StartupError(
+                f"cannot write {workspace.url_file}: {err.strerror or err}; clients find the"
+                " server through it (free some disk space, then start again)"
+            ) from None
         url_text = url + "\n"
-        write_private_file(workspace.url_file, url_text, 0o644)
         index.start_background()  # once the first calls can be answered
         sweep = threading.Thread(  # spares the temp files of this process's writes
             target=sweep_temp_files, args=(workspace,), daemon=True

@@ -237,6 +237,49 @@ async def test_a_full_disk_is_said_plainly_and_changes_nothing(
         assert (inside / "a.md").read_bytes() == before + b"\nfits now\n"
 
 
+FULL_START = """
+mount -t tmpfs -o size=2m tmpfs "$1" || exit 97
+mkdir -p "$1/memory/languages/en/vault/d"
+printf '# N\\n\\nbody\\n' > "$1/memory/languages/en/vault/d/n.md"
+"$2" -m indexer serve --workspace "$1" 2>/dev/null &
+server=$!
+while [ ! -s "$1/indexer.mcp.url" ]; do sleep 0.05; kill -0 $server || exit 96; done
+sleep 1
+{ kill -KILL $server; wait $server; } 2>/dev/null
+mv "$1/memory/languages/en/vault/d/n.md" "$1/memory/languages/en/vault/d/m.md"
+dd if=/dev/zero of="$1/filler" bs=64k 2>/dev/null
+dd if=/dev/zero of="$1/filler2" bs=512 2>/dev/null
+dd if=/dev/zero of="$1/filler3" bs=1 2>/dev/null
+exec "$2" -m indexer serve --workspace "$1"
+"""
+
+
+def test_a_start_on_a_full_disk_says_why_in_one_line(tmp_path: Path) -> None:
+    """A workspace on a full disk (a tmpfs of the test's own): the start failed on the
+    index's first write with "internal: the history could not record this change ...
+    nothing was changed" and a traceback; it names the disk and the file it needs."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare(1) is missing: cannot give the server a small disk of its own")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", FULL_START, "sh", str(ws), sys.executable],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **QUIET_ENV, "INDEXER_SUMMARIES": "0"},
+    )
+    if done.returncode in (96, 97):
+        pytest.skip(f"no private tmpfs here (unshare -m + mount: {done.stderr.strip()[:200]})")
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if not line[:4].isdigit()]  # (logs)
+    assert lines == [
+        f"indexer serve: cannot write {ws}/indexer.mcp.url: No space left on device; clients"
+        " find the server through it (free some disk space, then start again)"
+    ], done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_an_append_cut_short_by_the_system_is_cut_back(tmp_path: Path) -> None:
     """``fsops.append_at`` in a process whose file size limit stops it part way: the
     error goes up and the file keeps exactly its old bytes (no torn fragment)."""

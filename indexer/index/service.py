@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.watcher import VaultWatcher
+from indexer.sqlite_errors import disk_trouble
 from shared.workspace import Workspace
 
 __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
@@ -57,6 +59,7 @@ class NoteIndex:
         self._db = Connections(self.path)
         self._ready = threading.Event()
         self._stopping = threading.Event()
+        self._behind_at_open = False  # the start's mark a full disk refused (``open``)
         self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
@@ -106,9 +109,19 @@ class NoteIndex:
             self._db.open_readonly()
         else:
             self._db.open_writer(check=check)
-            if check:  # the last process did not stop cleanly: what it indexed may never
-                self._db.set_state(LISTENERS_BEHIND, "1")  # have been told (history)
-            self._db.set_state("reconcile_running", "1")
+            try:
+                if check:  # the last process did not stop cleanly: what it indexed may
+                    self._db.set_state(LISTENERS_BEHIND, "1")  # never have been told
+                self._db.set_state("reconcile_running", "1")
+            except sqlite3.OperationalError as err:
+                trouble = disk_trouble(self.path, err)
+                if trouble is None:
+                    raise
+                # The server still starts (reads and searches work; the catch-up says
+                # partial and retries): a full disk refused the start's marks, which
+                # the first reconcile writes again; the one it reads is kept here.
+                log.warning("index: %s; the catch-up retries until it has room", trouble)
+                self._behind_at_open = check
 
     def close(self) -> None:
         """Stop the watcher and background thread, then close every connection."""
@@ -205,6 +218,7 @@ class NoteIndex:
         # reconcile stopped part way: its batches are told at its end, or one made
         # without listeners: ``indexer reindex``): the recheck listeners look at all.
         behind = self._db.get_state(LISTENERS_BEHIND) == "1" or rebuilt_since is not None
+        behind = behind or self._behind_at_open
         self._db.set_state(LISTENERS_BEHIND, "1")
         stats = reconcile.reconcile_all(
             self._db.write, self.workspace, stop=self._stopping.is_set, progress=progress
