@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,16 @@ def test_status_reports_what_a_running_server_says_of_its_index(tmp_path: Path) 
         assert "server: not running" in text and "no indexer of this workspace" in text
         options = {"limit": 10, "type": None, "tags": None, "path": "", "offset": 0}
         assert search_on_server(other, "en", "n1", **options) is None  # not its results
+        # A stopped (or hung) server holds the workspace: it was "not running", while
+        # `serve` is refused for it.
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            text = cli("status", "--workspace", str(ws.root)).stdout
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        assert "not running" not in text, text
+        pid = server.process.pid
+        assert f"server: not answering: an indexer serve (pid {pid}) holds this" in text
     finally:
         server.stop()
     stopped = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)

@@ -23,7 +23,7 @@ from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from shared.errors import AlreadyRunningError
-from shared.workspace import Workspace, older_server, read_url_file, server_serving
+from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -191,6 +191,13 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"server: an indexer serve (pid {older}) runs without a serving lock (started"
             " before an upgrade, or its serving file deleted): clients call it stopped;"
             " stop it and start it again"
+        )
+    elif server_serving(workspace):  # (a hung or stopped one: `serve` is refused too)
+        pid = lock_pid(workspace)
+        print(
+            f"server: not answering: an indexer serve{f' (pid {pid})' if pid.isdigit() else ''}"
+            " holds this workspace but did not answer within 2 s (starting, very busy,"
+            " stopped or hung): wait, let it go on (kill -CONT), or stop it and start again"
         )
     elif url:
         print(
