@@ -67,6 +67,19 @@ def test_words_all_must_match_and_phrases_are_adjacent(ws: Workspace, index: Not
     assert paths(index.search("en", "verbs fun")) == ["a.md"]
 
 
+def test_the_type_filter_takes_either_normalization(ws: Workspace, index: NoteIndex) -> None:
+    """``type: Ghi chú`` typed composed found only the notes that spell it composed (the
+    tags filter folds both); the type is still compared as written otherwise."""
+    composed, decomposed = "Ghi ch\u00fa", "Ghi chu\u0301"
+    put(ws, "vi", "a.md", note(f"type: {composed}", "alpha"))
+    put(ws, "vi", "b.md", note(f"type: {decomposed}", "alpha"))
+    put(ws, "vi", "c.md", note("type: ghi chú", "alpha"))  # (another case: another type)
+    index.reconcile()
+    for typed in (composed, decomposed):
+        assert sorted(paths(index.search("vi", "alpha", type=typed))) == ["a.md", "b.md"]
+    assert paths(index.search("vi", "alpha", type="x" * 300 + "\u00fa")) == []
+
+
 def test_title_matches_rank_above_body_matches(ws: Workspace, index: NoteIndex) -> None:
     put(ws, "en", "body.md", note("title: Something else", "kangaroo " * 40))
     put(ws, "en", "long.md", note("title: Kangaroo", "word " * 2000 + "kangaroo"))
