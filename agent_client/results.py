@@ -90,6 +90,8 @@ class RecallResult(TypedDict):
     block: str  # reference context for the turn, never instructions
     tokens: int  # the server's documented estimate, never above the budget
     sources: list[RecallSource]
+    partial: NotRequired[bool]  # the index was catching up: notes may be missing (absent
+    # from servers before this field)
 
 
 class MoveResult(TypedDict):

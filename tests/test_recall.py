@@ -918,8 +918,22 @@ def test_arguments_are_checked(fresh: World) -> None:
         fresh.recall.recall("en", "a", 500, "../other")
     with pytest.raises(InvalidLangError):
         fresh.recall.recall("EN!", "a")
-    assert fresh.recall.recall("fr", "a") == {"block": "", "tokens": 0, "sources": []}
+    fresh.index.reconcile()
+    empty = {"block": "", "tokens": 0, "sources": [], "partial": False}
+    assert fresh.recall.recall("fr", "a") == empty
     assert fresh.recall.recall("en", '"\ud800a" NEAR(a) * AND')["sources"]  # no FTS syntax
+
+
+def test_recall_says_when_the_index_may_miss_notes(tmp_path: Path) -> None:
+    """As search does (``partial``): before the index has met disk (after an upgrade it
+    is built anew while serving), the block may miss notes and said nothing of it."""
+    world = World(tmp_path)
+    world.write("en", "items/db.md", "# DB\n\nWe moved to PostgreSQL.\n")
+    before = world.recall.recall("en", "PostgreSQL")
+    assert before["partial"] is True and before["sources"]
+    world.index.reconcile()
+    assert world.recall.recall("en", "PostgreSQL")["partial"] is False
+    world.index.close()
 
 
 # -- the MCP tool -----------------------------------------------------------------------------

@@ -133,12 +133,15 @@ class Recall:
         self.index = index
 
     def recall(self, lang: str, query: str, budget_tokens: int = 1500, path: str = "") -> dict:
-        """``{block, tokens, sources: [{path, layer, tokens}]}`` within ``budget_tokens``."""
+        """``{block, tokens, sources: [{path, layer, tokens}], partial}`` within
+        ``budget_tokens``; ``partial`` as search says it: the index may miss changes on
+        disk (it is being built or catching up), so the block may miss notes."""
         check_lang(lang)
         _check_arguments(query, budget_tokens)
         folder = self.vault.sandbox.resolve(lang, path, allow_root=True).rel
         root = self.vault.sandbox.vault_root(lang)
-        empty: dict[str, Any] = {"block": "", "tokens": 0, "sources": []}
+        partial = self.index is not None and self.index.partial
+        empty: dict[str, Any] = {"block": "", "tokens": 0, "sources": [], "partial": partial}
         if root is None:
             return empty
         keywords = extract_keywords(query)
@@ -159,7 +162,8 @@ class Recall:
         if not sources:
             return empty
         block = f"{OPEN}\n{intro}\n{''.join(sections)}{CLOSE}"
-        return {"block": block, "tokens": estimate_tokens(block), "sources": sources}
+        tokens = estimate_tokens(block)
+        return {"block": block, "tokens": tokens, "sources": sources, "partial": partial}
 
     # -- candidates ----------------------------------------------------------------------
 
