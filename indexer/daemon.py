@@ -127,7 +127,9 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
     vault.grep_planner = index.grep_plan
     index.change_listeners.append(external_change_recorder(vault))
     if vault.recorder.enabled:
-        index.recheck_listeners.append(vault.recheck_history)
+        index.recheck_listeners.append(
+            functools.partial(vault.recheck_history, indexed=index.etags)
+        )
         index.history_since = functools.partial(outside.history_since_ns, vault)
     model = JobModel(settings.model) if settings.model is not None else None
     jobs = JobRunner()

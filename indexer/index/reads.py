@@ -356,6 +356,12 @@ class IndexReads:
                 )
         return notes
 
+    def etags(self) -> list[tuple[str, str, str]]:
+        """(lang, path, etag) of every indexed file (its bytes' hash, as the tools'
+        etags are)."""
+        with self._read() as conn:
+            return conn.execute("SELECT lang, path, hash FROM notes").fetchall()
+
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""
         with self._read() as conn:

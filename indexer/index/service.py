@@ -386,6 +386,10 @@ class NoteIndex:
         """The indexed notes directly inside ``folder`` (its summary included)."""
         return self._reads.folder_notes(lang, folder)
 
+    def etags(self) -> list[tuple[str, str, str]]:
+        """(lang, path, etag) of every indexed file."""
+        return self._reads.etags()
+
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""
         return self._reads.counts()

@@ -12,16 +12,18 @@ records the text it replaces).
 
 After a crash, the index may have taken in changes history never heard of (it hears of
 them after the index's commit): ``recheck`` compares every file history knows with
-disk. ``recover`` settles the versions a crash left pending, and finishes a folder move
-cut short between its rename and its link rewrites. A vault folder that is missing (a
-drive not mounted yet, a folder moved aside) is no deletion of its notes.
+disk, and records the indexed notes whose bytes history holds under another path (a
+folder renamed from outside). ``recover`` settles the versions a crash left pending,
+and finishes a folder move cut short between its rename and its link rewrites. A vault
+folder that is missing (a drive not mounted yet, a folder moved aside) is no deletion of
+its notes.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
@@ -75,18 +77,38 @@ def _no_file_at(vault: Vault, target: Target) -> bool:
     return root is not None and not os.path.isfile(os.path.join(root, target.rel))
 
 
-def recheck(vault: Vault, stop: Callable[[], bool]) -> bool:
+def recheck(
+    vault: Vault,
+    stop: Callable[[], bool],
+    indexed: Callable[[], Iterable[tuple[str, str, str]]] | None = None,
+) -> bool:
     """Compare every file history knows with disk and record what differs (``external``),
     deletions too: after a crash, changes the index took in may never have reached
     history (it hears of them after the index's commit). False when ``stop`` said so
-    before the end."""
+    before the end.
+
+    ``indexed`` gives the index's (lang, path, etag) of every note: one history does not
+    know by its path but whose bytes it holds under another is recorded too. A folder
+    renamed from outside just before a crash left its notes at paths history never
+    heard of (their old paths recorded as deleted), and a rename keeps their ctimes, so
+    nothing at the next start told them apart from notes history had not met yet."""
     store = vault.recorder.store
     if store is None:
         return True
-    for lang, path in store.paths():
+    known = store.paths()
+    for lang, path in known:
         if stop():
             return False
         observe_external(vault, lang, path, unknown=False)
+    if indexed is None:
+        return True
+    held = store.etags()
+    seen = set(known)
+    for count, (lang, path, etag) in enumerate(indexed()):
+        if count % 256 == 0 and stop():
+            return False
+        if etag in held and (lang, path) not in seen:
+            observe_external(vault, lang, path, unknown=True)
     return True
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Protocol
@@ -365,9 +365,14 @@ class Vault:
         """Record a change made outside the tools (told by the watcher or the reconcile)."""
         outside.observe_external(self, lang, path, unknown=unknown)
 
-    def recheck_history(self, stop: Callable[[], bool]) -> bool:
-        """Record what differs between history and disk (after a crash, in the background)."""
-        return outside.recheck(self, stop)
+    def recheck_history(
+        self,
+        stop: Callable[[], bool],
+        indexed: Callable[[], Iterable[tuple[str, str, str]]] | None = None,
+    ) -> bool:
+        """Record what differs between history and disk (after a crash, in the background;
+        ``indexed``: the index's files, see ``outside.recheck``)."""
+        return outside.recheck(self, stop, indexed)
 
     def recover_history(self) -> tuple[int, int]:
         """Settle the versions a crash left pending (at start-up, before serving)."""

@@ -29,6 +29,7 @@ from shared.workspace import Workspace
 
 # Folder summaries are versions too; these tests count the notes' versions only.
 NO_SUMMARIES = {"INDEXER_SUMMARIES": "0"}
+MARKDOWN = {"Content-Type": "text/markdown"}
 
 pytestmark = pytest.mark.e2e
 
@@ -213,6 +214,48 @@ def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: 
         assert (newest["op"], newest["actor"]) == ("edit", "external")
         gone = history_versions(workspace, "en", PATHS[0], 1)[0]
         assert (gone["op"], gone["actor"]) == ("delete", "external")
+    finally:
+        restarted.stop()
+    assert check_history_consistent(workspace) > 0
+
+
+def test_a_folder_renamed_and_indexed_while_history_was_not_listening_reaches_it(
+    workspace: Path,
+) -> None:
+    """A folder renamed from outside, indexed (a watcher's commit before a crash; here
+    ``indexer reindex``) without history hearing of it: the next start recorded the old
+    paths as deleted and nothing at the new ones (a rename keeps the notes' ctimes, and
+    history compared only the files it knew), so the notes seemed gone from history."""
+    server = start_indexer(workspace, env=NO_SUMMARIES)
+    api = server.url.removesuffix("/mcp") + "/api/v1"
+    with httpx2.Client(base_url=api, timeout=30) as http:
+        for n in range(3):
+            text = f"# note {n}\n\nthe agent's text {n}\n".encode()
+            put = http.put(f"/en/notes/old/n{n}.md", content=text, headers=MARKDOWN)
+            assert put.status_code == 201, put.text
+    assert server.stop() == 0
+    vault_dir = Workspace(workspace).vault_dir("en")
+    (vault_dir / "new").mkdir()
+    (vault_dir / "old").rename(vault_dir / "new" / "moved")
+    done = subprocess.run(
+        [sys.executable, "-m", "indexer", "reindex", "--workspace", str(workspace)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    restarted = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+
+        def heard() -> bool:
+            return all(history_versions(workspace, "en", f"new/moved/n{n}.md", 1) for n in range(3))
+
+        wait_for(heard, 30, what="history to record the notes at their new paths")
+        for n in range(3):
+            (newest,) = history_versions(workspace, "en", f"new/moved/n{n}.md", 5)
+            data = (vault_dir / f"new/moved/n{n}.md").read_bytes()
+            assert (newest["etag"], newest["actor"]) == (etag_of(data), "external")
+            gone = history_versions(workspace, "en", f"old/n{n}.md", 1)[0]
+            assert (gone["op"], gone["actor"]) == ("delete", "external")
     finally:
         restarted.stop()
     assert check_history_consistent(workspace) > 0

@@ -273,6 +273,12 @@ class HistoryStore:
             newest: int | None = conn.execute("SELECT max(at_ms) FROM versions").fetchone()[0]
         return newest
 
+    def etags(self) -> set[str]:
+        """The etag of every text history holds (once each)."""
+        with self._read(snapshot=False) as conn:
+            rows = conn.execute("SELECT DISTINCT etag FROM versions WHERE etag IS NOT NULL")
+            return {etag.hex() for (etag,) in rows}
+
     def paths(self) -> list[tuple[str, str]]:
         """Every (lang, path) history has seen, sorted."""
         with self._read(snapshot=False) as conn:
