@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.index import query as query_module
+from indexer.index import snippet_view
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import (
     SNIPPET_SOURCE_CHARS,
@@ -28,6 +29,7 @@ from indexer.index.query import (
     make_snippet,
     parse_query,
 )
+from indexer.index.schema import _WORDS_DDL
 from indexer.index.text import (
     CJK_RUN,
     WORD,
@@ -35,6 +37,7 @@ from indexer.index.text import (
     fold,
     searchable,
     without_ignored_marks,
+    word_text,
 )
 from shared.errors import InvalidArgumentError
 
@@ -124,7 +127,9 @@ def _lookbehind_first(terms: tuple[Term, ...]) -> re.Pattern[str]:
     """The highlight regex written plainly: a word's boundary checked before its start."""
     parts = []
     for term in sorted(terms, key=lambda t: -len(t.text)):
-        words = WORD.findall(term.text)  # the words search matched, not the punctuation
+        words = snippet_view.words_as_searched(
+            term.text
+        )  # the words search matched, not punctuation
         if not words:
             continue
         joined = r"[\W_]+".join("".join(_spelled(w)) for w in words)
@@ -381,3 +386,176 @@ def test_hits_are_the_ones_a_search_of_the_whole_text_finds() -> None:
             assert list(query_module._hits(text, ways, 0, len(text), budget)) == expected
         compared += len(expected)
     assert compared > 500
+
+
+# -- highlights as search reads the text ---------------------------------------------------
+
+
+def _words_table() -> sqlite3.Connection:
+    """The index's word table (its tokenizer), in memory."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(_WORDS_DDL)
+    return conn
+
+
+def _search_finds(body: str, query: str) -> bool:
+    conn = _words_table()
+    conn.execute("INSERT INTO notes_fts (body) VALUES (?)", (word_text(body),))
+    match = parse_query(query).match
+    return (
+        conn.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (match,)).fetchone()[
+            0
+        ]
+        > 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "query", "marked"),
+    [
+        ("ラーメンを食べるplanet東京都。", "planet", "planet"),
+        ("漢字食べるＡＢＣ桜ひらがな。", "ABC", "ＡＢＣ"),  # (found through widths: loose)
+        ("会議は2026年に行う。", "2026", "2026"),
+        ("저는한국어API를 배워요.", "api", "API"),
+        ("ภาษาไทยhelloสวัสดี", "hello", "hello"),
+        ("the tower東京tower", "東京", "東京"),
+        ("go to 東京tower now", '"東京 tower"', "東京tower"),
+        ("a東京b", "a東京b", "a東京b"),
+        ("the data\u200b東京", "data", "data\u200b"),  # (a place that lost one: after it)
+    ],
+)
+def test_a_word_glued_to_a_cjk_run_is_marked(body: str, query: str, marked: str) -> None:
+    """Search splits a CJK, Hangul or Thai run from a word of another script glued to it
+    (``cjk_expand``), so ``planet`` finds ``食べるplanet東京``: its snippet marked nothing
+    (the run's letters were taken for the word's)."""
+    assert _search_finds(body, query)
+    assert f"**{marked}**" in make_snippet(body, parse_query(query).terms)
+
+
+def test_a_word_glued_to_a_cjk_run_keeps_its_own_bounds() -> None:
+    terms = parse_query("plan").terms
+    assert "**" not in make_snippet("食べるplanet東京 and 東京plans", terms)
+    assert make_snippet("東京plan, planet", terms) == "東京**plan**, planet"
+
+
+@pytest.mark.parametrize(
+    ("body", "query"),
+    [
+        ("これはﾃﾞｰﾀﾍﾞｰｽの説明です。", "データベース"),
+        ("これはﾃﾞｰﾀﾍﾞｰｽの説明です。", "ﾃﾞｰﾀﾍﾞｰｽ"),
+        ("ﾊﾟｿｺﾝ を 使う", "パソコン"),
+        ("ﾊﾟｿｺﾝ を 使う", "ﾊﾟｿｺﾝ"),
+        ("新しいﾃﾞｰﾀ", "デ"),
+    ],
+)
+def test_half_width_kana_with_sound_marks_are_marked(body: str, query: str) -> None:
+    """Search reads ``ﾃﾞ`` (a half-width letter and sound mark) as ``デ``: the snippet
+    marked plain half-width ``ｶﾀｶﾅ`` but never a word with a sound mark."""
+    word = searchable(query)
+    assert word in searchable(body)
+    snippet = make_snippet(body, parse_query(query).terms)
+    marked = snippet.split("**")[1]
+    assert searchable(marked) == word, snippet
+
+
+def test_hits_of_letters_two_characters_long_are_all_found() -> None:
+    """A letter may take two characters (``ﾊﾟ``, and ``ハ`` with U+309A as the loose
+    reading leaves it): a search a few places at a time finds every hit all the same."""
+    rng = random.Random(4)
+    for loose in (False, True):
+        found = highlighter(parse_query('パパ "パソコン パ"').terms, loose)
+        for _ in range(200):
+            text = "".join(rng.choices(["ﾊﾟ", "ﾊ", "ｿｺﾝ", " ", "x", "パ"], k=rng.randint(1, 60)))
+            if loose:
+                text = without_ignored_marks(text)[0]
+            expected = [m.span() for m in found.pattern.finditer(text)]
+            for chunk in (0, 1, 3, 8):
+                ways = dataclasses.replace(found, chunk=chunk, check_every=1)
+                budget = query_module._Budget(60.0)
+                assert list(query_module._hits(text, ways, 0, len(text), budget)) == expected
+            assert not expected or all(end - start >= 2 for start, end in expected)
+
+
+@pytest.mark.parametrize("joiner", ["\u00ad", "\u200b", "\u200d", "\u200e", "\u2060", "\ufeff"])
+def test_a_format_character_inside_a_word_joins_it(joiner: str) -> None:
+    """Search drops invisible format characters (``data\\u00adbase`` is ``database``):
+    ``data`` was marked inside it, and a real full-width hit elsewhere was not."""
+    body = f"the data{joiner}base is slow; plain data here"
+    assert word_text(body).split()[1] == "database"
+    assert make_snippet(body, parse_query("data").terms) == (
+        f"the data{joiner}base is slow; plain **data** here"
+    )
+    assert "**" not in make_snippet(f"the data{joiner}base", parse_query("base").terms)
+    full_width = f"the data{joiner}base is slow; full-width Ｄａｔａ here"
+    assert "**Ｄａｔａ**" in make_snippet(full_width, parse_query("data").terms)
+    both = make_snippet(f"a database, a data{joiner}base", parse_query("database").terms)
+    assert both == f"a **database**, a **data{joiner}base**"
+    assert make_snippet(f"東{joiner}京", parse_query("東京").terms) == f"**東{joiner}京**"
+
+
+def test_run_characters_for_re2_are_the_ones_of_cjk_run() -> None:
+    every = "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
+    spelled = re2.compile(f"[{snippet_view.RUN_CHARS}]+")
+    assert [m.span() for m in spelled.finditer(every)] == [
+        m.span() for m in CJK_RUN.finditer(every)
+    ]
+
+
+def test_a_snippet_marks_a_hit_when_search_finds_one() -> None:
+    """Words glued to CJK, Hangul and Thai runs, joined by invisible characters, written
+    in other widths: a note that search finds has a hit marked, one it does not has none."""
+    pieces = [
+        *"  ,", "data", "Data", "base", "Ｄａｔａ", "2026", "東京", "年", "データ", "ﾃﾞｰﾀ",
+        "한국", "ภาษา", "\u00ad", "\u200b", "\u200d", "\u2060",
+    ]  # fmt: skip
+    queries = [
+        "data", "base", "database", "2026", "東京", "データ", "ﾃﾞｰﾀ", "한국", "ภาษา",
+        '"data base"', '"東京 data"', '"2026 年"', "東京data",
+    ]  # fmt: skip
+    conn = _words_table()
+    rng = random.Random(5)
+    found_some = 0
+    for row in range(3000):
+        text = "".join(rng.choices(pieces, k=rng.randint(1, 12)))
+        query = rng.choice(queries)
+        conn.execute("INSERT INTO notes_fts (rowid, body) VALUES (?, ?)", (row, word_text(text)))
+        parsed = parse_query(query)
+        found = conn.execute(
+            "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ? AND rowid = ?",
+            (parsed.match, row),
+        ).fetchone()[0]
+        marked = "**" in make_snippet(text, parsed.terms, width=1000, seconds=60.0)
+        assert marked == bool(found), (text, query)
+        found_some += found
+    assert found_some > 300
+
+
+def test_a_view_maps_its_places_back_to_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text the highlight regex reads (format characters out, spaces in where search
+    splits a CJK run from a glued word) is made a block at a time: made in blocks of any
+    size, it is the same, and each of its characters is the text's at its place."""
+    rng = random.Random(6)
+    pieces = ["ab", "C", "1", "東京", "ก่า", "ﾃﾞ", " ", ",", "\u00ad", "\u200b", "\ufe0f", "é"]
+    for _ in range(500):
+        text = "".join(rng.choices(pieces, k=rng.randint(0, 40)))
+        whole = snippet_view.view_of(text, lambda: False)
+        seen = [searchable(word) for word in WORD.findall(whole.text)]
+        assert seen == snippet_view.words_as_searched(searchable(text)), (
+            text
+        )  # (as search splits it)
+        for block in (1, 2, 5):
+            monkeypatch.setattr(snippet_view, "_VIEW_BLOCK", block)
+            blocks = snippet_view.view_of(text, lambda: False)
+            assert blocks.text.split() == whole.text.split(), text
+        monkeypatch.undo()
+        places = [whole.place(at) for at in range(len(whole.text) + 1)]
+        assert places == sorted(places) and places[-1] == len(text)
+        for at, char in enumerate(whole.text):
+            if at not in whole.spaces:
+                assert text[places[at]] == char, (text, at)
+
+
+def test_a_view_of_a_hostile_text_costs_the_snippet_budget_at_most() -> None:
+    terms = parse_query("zzz data").terms
+    for body in ("a東" * 300_000, "a\u200b" * 300_000, "データdata" * 100_000):
+        assert _cpu_seconds(lambda body=body: make_snippet(body, terms)) < 0.3

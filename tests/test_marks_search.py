@@ -231,13 +231,13 @@ def test_snippets_and_grep_lines_are_cut_between_characters_as_seen() -> None:
 def test_every_format_character_and_selector_is_dropped() -> None:
     """The list of format characters is written out (re has no \\p{Cf}); Python's tables
     are the check. Keycaps are symbols: a word break."""
-    from indexer.index.text import _FORMAT_RUNS, searchable
+    from indexer.index.text import FORMAT_RUNS, searchable
 
     for code in range(0x110000):
         char = chr(code)
         kind = unicodedata.category(char)
         if kind == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
-            assert _FORMAT_RUNS.fullmatch(char), hex(code)
+            assert FORMAT_RUNS.fullmatch(char), hex(code)
     assert searchable("1\ufe0f\u20e3First #\ufe0f\u20e3tag") == " First  tag"
 
 

@@ -7,7 +7,6 @@ nothing searchable is refused with ``InvalidArgumentError``.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import re
@@ -16,6 +15,13 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from indexer.index.snippet_view import (
+    View,
+    blank_keycaps,
+    differs,
+    view_of,
+    words_as_searched,
+)
 from indexer.index.text import (
     CJK_RUN,
     WORD,
@@ -185,13 +191,14 @@ def highlighter(terms: tuple[Term, ...], loose: bool = False) -> Highlighter:
         terms = tuple(_loose(term) for term in terms)
     parts, starts, reach = [], [], 2
     for term in sorted(terms, key=lambda t: -len(t.text)):
-        words = WORD.findall(term.text)  # what search matched: not the punctuation around
+        words = words_as_searched(term.text)  # what search matched: not the punctuation around
         if words:
             part, start = _term_regex(words)
             parts.append(part)
             if start not in starts:
                 starts.append(start)
-            # A letter is one character, or two for one (ß: ss); the lookarounds one more.
+            # A letter is one character, or two for one (ß: ss, デ: ﾃﾞ); the lookarounds
+            # one more.
             reach = max(reach, 2 * len(term.text) + len(words) * MAX_SEPARATOR_CHARS + 2)
     pattern = "|".join(parts) or "(?!)"
     # A search call tries each alternative at each place: its cost is bounded by about
@@ -210,10 +217,27 @@ _CHUNK = 4096
 _CHUNK_WORK = 1 << 22  # a few ms at most
 
 
+def _kana_spellings() -> dict[str, str]:
+    """Each kana that a half-width letter and sound mark stand for (``ﾃﾞ``: ``デ``), as
+    the text may spell it: itself, the two half-width characters, or what the loose
+    reading leaves of them (``テ`` and U+3099, ``text.without_ignored_marks``)."""
+    found: dict[str, str] = {}
+    for code in range(0xFF66, 0xFF9E):  # the half-width katakana letters
+        for mark in "\uff9e\uff9f":  # the voiced and semi-voiced sound marks
+            pair = chr(code) + mark
+            kana = unicodedata.normalize("NFKC", pair)
+            if len(kana) == 1:
+                spellings = dict.fromkeys((kana, pair, without_ignored_marks(pair)[0]))
+                found[kana] = "(?:" + "|".join(map(re.escape, spellings)) + ")"
+    return found
+
+
 # Letters ``searchable`` folds, as a highlight finds them: ``Straße`` for ``strasse``,
-# ``أحمد`` for ``احمد`` (``ss`` apart: ``_DOUBLE_S``).
+# ``أحمد`` for ``احمد`` (``ss`` apart: ``_DOUBLE_S``), ``ﾃﾞｰﾀ`` for ``データ``. (The
+# spellings of a letter never start alike: none is tried twice.)
 _FOLDED_SPELLINGS = {
-    folded: f"[{re.escape(spellings)}]" for folded, spellings in folded_from().items()
+    **{folded: f"[{re.escape(spellings)}]" for folded, spellings in folded_from().items()},
+    **_kana_spellings(),
 }
 _DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
 # Not preceded by a letter or digit, checked after the first character (on the two
@@ -222,7 +246,7 @@ _DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
 _AFTER_BOUNDARY = r"(?<![^\W_][\s\S])"
 # A keycap (``1️⃣``: a digit, an optional U+FE0F, U+20E3) is a symbol to search, so a
 # break: its digit is no part of the word before it. (A snippet's text has its keycaps
-# blanked, ``_blank_keycaps``; a phrase's separator taking one tripled the compile of
+# blanked, ``snippet_view.blank_keycaps``; a phrase's separator taking one tripled the compile of
 # the largest hostile queries.)
 _KEYCAP = "[0-9]\ufe0f?\u20e3"
 _NO_WORD_AFTER = rf"(?!(?!{_KEYCAP})[^\W_]|\ufe0f?\u20e3)"  # (nor a keycap's own digit)
@@ -308,20 +332,20 @@ def make_snippet(
         if source is None:
             continue
         text, more = source
-        searched = _blank_keycaps(text)
-        hits = _hits(searched, found, begin, HIT_SCAN_CHARS, budget)
-        first = next(hits, None)
+        view, first, hits = _first_hits(text, found, begin, width, budget)
         # Read on unless the excerpt and every try of a hit in it lie well inside.
-        if size >= len(body) or (first is not None and first[0] + width + found.reach < len(text)):
+        last = view.place(len(view.text) - found.reach)  # (no try from before reads on)
+        if size >= len(body) or (first is not None and view.place(first[0]) + width < last):
             break
-        begin = max(0, min(first[0] if first else len(text), len(text) - found.reach))
+        begin = max(0, min(first[0] if first else len(view.text), len(view.text) - found.reach))
     if not text:
         return ""
-    if first is None and not (text.isascii() and all(t.text.isascii() for t in terms)):
+    if first is not None:
+        if view.spaces or view.where:  # (most texts are their own view)
+            first, hits = view.span(first), map(view.span, hits)
+    elif not (text.isascii() and all(t.text.isascii() for t in terms)):
         scanned = text[:LOOSE_SCAN_CHARS]
-        loose_hits = _loose_hits(
-            searched[:LOOSE_SCAN_CHARS], highlighter(terms, loose=True), budget
-        )
+        loose_hits = _loose_hits(blank_keycaps(scanned), highlighter(terms, loose=True), budget)
         first = next(loose_hits, None)
         if first is not None:
             more = more or len(text) > LOOSE_SCAN_CHARS
@@ -348,15 +372,26 @@ def make_snippet(
     return snippet
 
 
-def _blank_keycaps(text: str) -> str:
-    """``text`` with each keycap (``1️⃣``) as spaces of its length: search reads one as a
-    break, so a phrase goes on across it (the hits' places are the same in ``text``)."""
-    if "\u20e3" not in text:
-        return text
-    return _KEYCAP_RUNS.sub(lambda keycap: " " * len(keycap.group()), text)
-
-
-_KEYCAP_RUNS = re.compile("(?:[#*0-9]?\ufe0f?\u20e3)+")  # (as ``searchable`` reads them)
+def _first_hits(
+    text: str, found: Highlighter, begin: int, width: int, budget: _Budget
+) -> tuple[View, tuple[int, int] | None, Iterator[tuple[int, int]]]:
+    """The view of ``text`` (a snippet's source) that hits are looked for in, its first
+    hit from ``begin`` on, and the others. Most texts read as they are (are their own
+    view) up to past the excerpt around their first hit, the part a snippet shows: the
+    view of one that does not is made (a scan of all of it). (The view of a prefix is a
+    prefix of the view of the whole text.)"""
+    view = View(blank_keycaps(text))
+    margin = width + found.reach + 24  # past a hit: its excerpt (to a space), tries there
+    checked = begin + 2 * margin  # (most first hits are there: one look at the text)
+    if not differs(view.text[:checked]):
+        hits = _hits(view.text, found, begin, HIT_SCAN_CHARS, budget)
+        first = next(hits, None)
+        end = len(view.text) if first is None else first[0] + margin
+        if end <= checked or not differs(view.text[checked - 1 : end]):
+            return view, first, hits
+    view = view_of(view.text, budget.spent)
+    hits = _hits(view.text, found, begin, HIT_SCAN_CHARS, budget)
+    return view, next(hits, None), hits
 
 
 def _source(body: str, size: int) -> tuple[str, bool] | None:
@@ -453,20 +488,6 @@ def _loose_hits(text: str, found: Highlighter, budget: _Budget) -> Iterator[tupl
     takes in the points that follow its last letter."""
     if budget.seconds <= 0:
         return
-    bare, removed = without_ignored_marks(text)
-    where = [start - before for start, before in _removed_before(removed)]
-    total = list(itertools.accumulate((end - start for start, end in removed), initial=0))
-
-    def place(index: int) -> int:
-        return index + total[bisect.bisect_right(where, index)]
-
-    for start, end in _hits(bare, found, 0, len(bare), budget):
-        yield place(start), place(end)
-
-
-def _removed_before(removed: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """Each removed span's start, with how many characters were removed before it."""
-    before = 0
-    for start, end in removed:
-        yield start, before
-        before += end - start
+    view = View.of(*without_ignored_marks(text))
+    for span in _hits(view.text, found, 0, len(view.text), budget):
+        yield view.span(span)

@@ -97,7 +97,7 @@ _FORMAT_RANGES = (
 )  # fmt: skip
 FORMAT_CHARS = re2.compile(r"[\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}\x{20e3}]")
 _FORMAT_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _FORMAT_RANGES)
-_FORMAT_RUNS = re.compile(f"[{_FORMAT_CLASS}]+")
+FORMAT_RUNS = re.compile(f"[{_FORMAT_CLASS}]+")
 _KEYCAPS = re.compile("[#*0-9]?\u20e3")  # once its selector is gone: ``1\u20e3``
 # Letters case folding and unicode61's accent removal leave apart (no decomposition),
 # and the Arabic-script letters a reader takes as one: the alef with or without its
@@ -277,7 +277,7 @@ def searchable(text: str) -> str:
     if any(lead in data for lead in _MARK_LEADS):
         text = _OPTIONAL_MARKS.sub("", text)
     if FORMAT_CHARS.search(text):
-        text = _FORMAT_RUNS.sub("", text)
+        text = FORMAT_RUNS.sub("", text)
         if "\u20e3" in text:  # a keycap (``1️⃣``) is a symbol: a break
             text = _KEYCAPS.sub(" ", text)
     if _NEWER_SYMBOLS.search(text):
