@@ -63,6 +63,7 @@ exit status:
   1  refused or failed (the message says why)
   2  bad usage (a missing or malformed argument, an invalid vault id)
   3  the indexer is not running on the workspace, or does not answer
+  130  interrupted (Ctrl-C or SIGTERM; what was written is taken back where it can be)
 
 run "agent-client COMMAND --help" for the options of a command.
 """
@@ -279,12 +280,19 @@ def _text(value: str) -> str:
         ) from None
 
 
-def _image_files(paths: list[str]) -> list[str]:
-    """The ``--image`` files, each checked to be a readable file before anything is sent
-    (bad usage, exit 2: it was a failure, exit 1, after connecting)."""
+def _image_files(paths: list[str], max_bytes: int) -> list[str]:
+    """The ``--image`` files, each checked to be a readable image of at most ``max_bytes``
+    before anything is sent (bad usage, exit 2: it was a failure, exit 1, after
+    connecting, named by a Python class)."""
     for path in paths:
         if not os.path.isfile(path) or not os.access(path, os.R_OK):
             raise ValueError(f"--image {path!r:.80}: no such readable file")
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise ValueError(
+                f"--image {path!r:.80}: {size:,} bytes, more than the {max_bytes:,} an image"
+                " may have (AGENT_CLIENT_MAX_IMAGE_BYTES)"
+            )
         with open(path, "rb") as file:
             if detect_image(file.read(4096)) is None:
                 raise ValueError(
@@ -308,7 +316,7 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
         content=_text(args.text),
         tags=args.tags,
         timestamp=_timestamp(args.at),
-        images=_image_files(getattr(args, "images", [])),
+        images=_image_files(getattr(args, "images", []), settings.max_image_bytes),
     )
     sink = CollectingNoticeSink()
     writer = MemoryWriter(settings, sink)

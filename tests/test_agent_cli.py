@@ -164,6 +164,7 @@ def test_python_m_agent_client_and_help_for_users() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "``" not in proc.stdout and "exit status" in proc.stdout
+    assert "  130  interrupted" in proc.stdout  # (the status a Ctrl-C ends with)
     for command in ("remember", "event", "edit", "delete", "search", "read"):
         assert command in proc.stdout
 

@@ -398,6 +398,20 @@ def test_arguments_that_cannot_be_used_are_bad_usage_before_connecting(
     assert said in capsys.readouterr().err
 
 
+def test_an_image_over_the_size_limit_is_bad_usage_before_connecting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It exited 1 with "failed: ValueError: image ... is 69 bytes, more than 10", after
+    connecting (a missing or non-image file was already bad usage)."""
+    image = tmp_path / "p.gif"
+    image.write_bytes(b"GIF89a" + bytes(40))
+    monkeypatch.setenv("AGENT_CLIENT_MAX_IMAGE_BYTES", "10")
+    argv = ["remember", "--title", "t", "--image", str(image), "x"]
+    assert main([*argv, "--workspace", str(tmp_path / "nowhere"), "--lang", "en"]) == 2
+    said = capsys.readouterr().err
+    assert "46 bytes, more than the 10 an image may have" in said and "ValueError" not in said
+
+
 def test_text_from_stdin_without_a_stdin_is_bad_usage(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
