@@ -22,6 +22,8 @@ def continues(char: str) -> bool:
         or 0xE0020 <= code <= 0xE007F  # tags (subdivision flags)
         or code == 0x20E3  # the keycap of 1️⃣
         or 0x1160 <= code <= 0x11FF  # a Hangul syllable's vowel and final jamo
+        or code in (0x0E33, 0x0EB3)  # Thai SARA AM, Lao AM: letters (Lo), but Unicode's
+        # clusters keep them with the consonant before (SpacingMark): น้ำ is one
     )
 
 

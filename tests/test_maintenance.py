@@ -659,6 +659,16 @@ def test_entries_stop_at_the_character_budget(env: Env) -> None:
     assert sum(len(e.text) for e in entries) <= MAX_CHARS
 
 
+def test_a_long_entry_is_cut_where_a_character_ends(env: Env) -> None:
+    """Cut at 3,000 code points, a Thai entry of น้ำ ended inside a character."""
+    water = "\u0e19\u0e49\u0e33"
+    for start in range(3):
+        env.event("ก" * start + water * 1200)
+    for entry in newest_entries(env.vault, "en"):
+        kept = entry.text.removesuffix("\n…[cut]").rstrip()
+        assert kept.endswith(water), kept[-4:]
+
+
 def test_the_user_profile_prompt_keeps_projects_out() -> None:
     text = (default_prompts_dir() / "maintenance/user_profile.md").read_text()
     assert "Never phrase a project decision as a preference" in text

@@ -1027,6 +1027,11 @@ def test_titles_and_cuts_end_where_a_character_as_seen_ends() -> None:
     assert "#" not in cut_to("x" * 30 + "#\ufe0f\u20e3" + "y" * 40, 33)
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
     assert clip(family * 40, 200).removesuffix("…").endswith(family)
+    water = "\u0e19\u0e49\u0e33"  # Thai น้ำ: its SARA AM is a letter that goes with it
+    for limit in range(4, 40):
+        for short in (clip("กกก" + water * 20, limit), cut_to("กกก" + water * 20, limit)):
+            assert not short.removesuffix("…").endswith(("\u0e19\u0e49", "\u0e19")), limit
+    assert clip("ຂ" + "\u0e99\u0eb3" * 30, 12).removesuffix("…").endswith("\u0eb3")  # Lao AM
     assert not clip("t" + "\U0001f1ef\U0001f1f5" * 60, 100).removesuffix("…").endswith("\U0001f1ef")
 
 

@@ -28,6 +28,7 @@ from indexer.vault import fsops
 from indexer.vault.scan import FileEntry, walk_files
 from shared.errors import ForbiddenPathError
 from shared.frontmatter_reader import read_frontmatter
+from shared.graphemes import character_start
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -116,11 +117,13 @@ def newest_entries(vault: Vault, lang: str) -> list[EventEntry]:
             continue
         text = got[0][: vault.max_file_bytes].decode("utf-8", "replace")
         for section in reversed(_sections(text)):
-            if len(section) > MAX_ENTRY_CHARS:
-                section = section[:MAX_ENTRY_CHARS].rstrip() + "\n…[cut]"
+            if len(section) > MAX_ENTRY_CHARS:  # (cut where a character as seen ends)
+                end = character_start(section, MAX_ENTRY_CHARS)
+                section = section[:end].rstrip() + "\n…[cut]"
             if picked and used + len(section) > MAX_CHARS:
                 return picked[::-1]
-            picked.append(EventEntry(rel, section[: MAX_CHARS - used]))
+            room = min(len(section), MAX_CHARS - used)
+            picked.append(EventEntry(rel, section[: character_start(section, room)]))
             used += len(picked[-1].text)
             if len(picked) == MAX_ENTRIES or used >= MAX_CHARS:
                 return picked[::-1]
