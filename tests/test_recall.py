@@ -222,7 +222,9 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
             ["データベース", "デー", "ータ", "タベ", "ベー", "ース", "移行"],
         ),
         ("데이터베이스를 어떻게", ["데이터베이스"]),
-        ("ฐานข้อมูล ที่ เรา", ["ฐานข้อมูล", "ฐานข", "นข้อ", "้อมู"]),
+        ("ฐานข้อมูล ที่ เรา", ["ฐานข้อมูล", "ฐานข้", "นข้อมู"]),  # (no window starts
+        ("ชอบกินส้มตำไหม", ["ชอบกินส้มตำไหม", "ชอบกิ", "บกินส้", "นส้มตำ", "มตำไห"]),  # on a mark)
+        ("おさんぽにいきました", ["おさんぽにいきました", "おさんぽ", "いきました"]),  # (kana)
         ("the of and to what", []),
         ('"\ud800abc" x\udc00yz', ['"\ufffdabc"', "yz"]),  # lone surrogates replaced
         ("", []),
@@ -230,6 +232,16 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
 )
 def test_keywords_drop_stop_words_in_every_script(query: str, expected: list[str]) -> None:
     assert extract_keywords(query) == expected
+
+
+def test_a_query_in_hiragana_alone_recalls_its_notes(fresh: World) -> None:
+    """Its keywords were cut at every kana: nothing was left to look for."""
+    fresh.write("ja", "items/sanpo.md", "# 日記\n\nきょうはおさんぽにいきました。\n")
+    fresh.write("ja", "items/other.md", "# 別\n\n東京の天気\n")
+    for query in ("おさんぽ", "おさんぽにいきました"):
+        result = fresh.recall.recall("ja", query, 1500)
+        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        assert hits == ["items/sanpo.md"], (query, result["sources"])
 
 
 # -- the block ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import re
 import re2
 
 from indexer.index.text import CJK_ONLY_RUN, SPACELESS_RUN
+from shared.graphemes import continues
 
 MAX_KEYWORDS = 24
 
@@ -74,6 +75,7 @@ _STOP_ZH = sorted(
 )
 _STOP_ZH_RE = re.compile("|".join(re.escape(w) for w in _STOP_ZH))
 _HIRAGANA = re.compile("[\u3041-\u309f]+")
+_KANA_PARTICLES = re.compile("[はがをにでともへのやかねよ]")  # (of a hiragana-only query)
 _STOP_TH = frozenset(
     """ที่ ของ และ ใน เป็น การ มี ได้ ไม่ จะ ให้ กับ ว่า นี้ นั้น แต่ หรือ ก็ คือ ไป มา อยู่ แล้ว
     ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา""".split()
@@ -147,7 +149,17 @@ def _cjk_keywords(run: str) -> list[str]:
         out.append(piece)
         if len(piece) > 2:
             out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+    if not out and _HIRAGANA.fullmatch(run):
+        return _kana_keywords(run)
     return out
+
+
+def _kana_keywords(run: str) -> list[str]:
+    """A query written in hiragana alone (``おさんぽ``): it has no kanji or katakana to
+    cut it at, and its words are its kana. The run, and its parts between the
+    particles, of two kana or more."""
+    parts = [part for part in _KANA_PARTICLES.split(run) if len(part) >= 2]
+    return list(dict.fromkeys([run, *parts])) if len(run) >= 2 else []
 
 
 def _korean_word(word: str) -> list[str]:
@@ -159,11 +171,25 @@ def _korean_word(word: str) -> list[str]:
 
 
 def _thai_keywords(run: re.Match[str]) -> list[str]:
-    """A Thai-like chunk without its stop words; long chunks also as 4-character windows."""
+    """A Thai-like chunk without its stop words; long chunks also as windows of 4
+    characters as seen (a consonant with its marks: a window of code points began with a
+    vowel sign, and the heading naming the keywords showed ``ินส้``)."""
     chunk = run.group(0)
     if chunk in _STOP_TH or len(chunk) < 2:
         return []
     out = [chunk]
-    if len(chunk) > 6:
-        out.extend(chunk[i : i + 4] for i in range(0, len(chunk) - 3, 2))
+    letters = _seen_characters(chunk)
+    if len(letters) > 6:
+        out.extend("".join(letters[i : i + 4]) for i in range(0, len(letters) - 3, 2))
     return out
+
+
+def _seen_characters(text: str) -> list[str]:
+    """``text`` cut where a character as seen ends (``graphemes.continues``)."""
+    letters: list[str] = []
+    for char in text:
+        if letters and continues(char):
+            letters[-1] += char
+        else:
+            letters.append(char)
+    return letters
