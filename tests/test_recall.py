@@ -374,6 +374,14 @@ def test_a_title_too_long_for_a_small_budget_is_left_out(fresh: World) -> None:
         assert "> We" in result["block"], budget
     roomy = fresh.recall.recall("en", "PostgreSQL billing", 1500)["block"]
     assert f"### {path} — Notes on the long migration" in roomy  # room: the title is shown
+    # A CJK note quoted as "> ……" alone at 50-52 tokens (its title took the room).
+    body = "今日は天気が良くて、川沿いを散歩しました。\n\nデータベースの設定を調整しました。"
+    fresh.write("ja", "items/データベース調整.md", f"# データベース調整\n\n{body}\n")
+    for budget in range(MIN_RECALL_BUDGET, 90):
+        result = fresh.recall.recall("ja", "データベースの設定はどうした？", budget)
+        check_block(result, budget)
+        quoted = [line for line in result["block"].splitlines() if line.startswith(">")]
+        assert any(line.strip("> …") for line in quoted), (budget, quoted)
 
 
 def test_a_larger_budget_never_drops_the_hit_for_other_layers(fresh: World) -> None:

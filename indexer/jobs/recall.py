@@ -322,14 +322,15 @@ def _layer(
 
 def _render(source: Source, limit: int) -> str:
     """``### path — title`` and the source's quoted text within ``limit``; "" if none fits.
-    A title that leaves the text no room is left out (the path alone names the note)."""
+    A title that leaves the text less than a source's least room is left out (the path
+    alone names the note)."""
     for titled in (True, False):
         header = _header(source, titled)
         room = limit - quarters(header)
-        if room <= 0:
+        if room <= 0 or (titled and room < MIN_ITEM):  # (a title, or room to quote a line)
             continue
         lines, _ = fit_paragraphs(source.paragraphs, room, _quote, from_end=source.from_end)
-        if lines and not all(line == _quote("") for line in lines):
+        if any(line.strip("> …\n") for line in lines):  # (a quote of "……" alone shows nothing)
             return header + "".join(lines)
     return ""
 
