@@ -541,6 +541,34 @@ async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: lis
     assert again[1] == made[1] and again[0]["abstract"] == made[0]["abstract"] != "HACKED"
 
 
+async def test_a_summary_whose_abstract_was_edited_is_made_again(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    """An edit that kept the summary's fields (its children's digest too) was kept for
+    good: its folder was marked, but the pass kept a summary whose children had not
+    changed (README: "A summary you edited is made again")."""
+    note(tmp_path, "f/a.md", "# A\n\nalpha\n")
+    core = ready(tmp_path, cores)
+    await summaries_of(core).run_pass()
+    made = summary_file(tmp_path, "f")
+    path = vault(tmp_path) / "f" / ".overview.md"
+    edited = path.read_text().replace(made[0]["abstract"], "EDITED BY HAND")
+    assert "EDITED BY HAND" in edited
+    path.write_text(edited)
+    later = path.stat().st_mtime + 60  # saved a minute after the job wrote it
+    os.utime(path, (later, later))  # (a save moments after is taken for the job's own)
+    assert core.index is not None
+    core.index.reconcile()  # as the watcher or a restart finds it
+    assert summaries_of(core).summary("en", "f")["stale"] is True
+    await summaries_of(core).run_pass(dirty=summaries_of(core).dirty.take())
+    summaries_of(core).dirty.done()
+    again = summary_file(tmp_path, "f")
+    assert again[0]["abstract"] == made[0]["abstract"] != "EDITED BY HAND"
+    assert summaries_of(core).summary("en", "f")["stale"] is False
+    await summaries_of(core).run_pass()  # made once: kept again at the next pass
+    assert summary_file(tmp_path, "f") == again
+
+
 @pytest.mark.parametrize(
     "text",
     [

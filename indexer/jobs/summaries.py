@@ -22,6 +22,7 @@ import asyncio
 import concurrent.futures
 import logging
 import stat
+import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
@@ -117,6 +118,8 @@ class Summaries:
         self._next_retry = 0.0  # (monotonic) not before: a folder it fails on for good
         self._retry_wait = FIRST_RETRY_WAIT  # was asked again at every change
         self._future: concurrent.futures.Future[None] | None = None
+        self._edited: set[tuple[str, str]] = set()  # summaries edited by hand: made again
+        self._edited_lock = threading.Lock()
 
     # -- listeners (wired in indexer.daemon.build_core) ----------------------------------
 
@@ -127,9 +130,24 @@ class Summaries:
     def index_changed(self, lang: str, rel: str, source: str) -> None:
         """The index synced ``rel``; tool changes are already marked by ``vault_changed``
         (and a summary this job wrote is synced as a "tool" change: not marked again).
-        Any other change of a summary file was made by hand: that folder is redone."""
+        Any other change of a summary file was made by hand: that folder is made again
+        (not kept for its children being the same), unless the index is being built
+        (source "reconcile": the summaries it finds are as they were)."""
         if source != "tool":
+            *folders, name = rel.split("/")
+            if name == OVERVIEW_FILE and source != "reconcile":
+                with self._edited_lock:
+                    self._edited.add((lang, "/".join(folders)))
             self._mark(lang, affected_folders(rel, by_others=True))
+
+    def take_edited(self, lang: str, folder: str) -> bool:
+        """Whether the folder's summary was edited by hand since it was last made (the
+        mark is taken: the pass makes it again)."""
+        with self._edited_lock:
+            if (lang, folder) not in self._edited:
+                return False
+            self._edited.discard((lang, folder))
+            return True
 
     def _mark(self, lang: str, folders: list[str]) -> None:
         self.previews.forget(lang, folders)
@@ -405,9 +423,15 @@ class _Dag:
         """The folder's summary: the current one when nothing changed, else a new one
         (by the model when there is one and it answers well, else the fallback)."""
         digest = children_digest(folder, children)
+        edited = (
+            not self.dry
+            and self.owner.take_edited(self.lang, folder)
+            and existing is not None
+            and saved_after_written(existing)
+        )
         if (
             existing is not None
-            and not self.force
+            and not (self.force or edited)
             and existing.children_digest == digest
             and (existing.generated_by == "llm" or self.model is None)
         ):
@@ -417,7 +441,7 @@ class _Dag:
         made = await self._ask_model(folder, children, shown, digest)
         if made is None:
             made = self._fallback(folder, children, shown, digest)
-            if existing is not None and existing.children_digest == digest:
+            if existing is not None and existing.children_digest == digest and not edited:
                 if not self.force:
                     self.stats.fallback += 1  # the model failed again: the file stays
                     return existing
@@ -482,3 +506,19 @@ class _Dag:
             await asyncio.to_thread(self.files.commit, self.lang, folder, data)
         except OSError as err:  # a full disk, a read-only vault: the next change retries
             log.warning("summaries: cannot write the summary of %s/%s: %s", self.lang, folder, err)
+
+
+EDIT_SLACK_SECONDS = 5.0
+
+
+def saved_after_written(summary: Summary) -> bool:
+    """Whether the summary file was saved well after the job wrote it (its ``updated``):
+    edited by hand. A summary ``indexer summarize`` wrote beside the server (heard as a
+    change by others too) was saved as it was written, and is kept."""
+    if summary.updated is None:
+        return True
+    try:
+        written = datetime.fromisoformat(summary.updated.replace("Z", "+00:00"))
+    except ValueError:
+        return True  # no time of ours: not as the job wrote it
+    return summary.mtime_ns / 1e9 - written.timestamp() > EDIT_SLACK_SECONDS
