@@ -22,8 +22,9 @@ from agent_client.connection import Vault
 from agent_client.notes import ATX_HEADING, render_note
 from agent_client.reasons import entry_reason
 from agent_client.results import AppendResult
-from shared.errors import ConflictError, NotFoundError, TooLargeError
+from shared.errors import ConflictError, InvalidArgumentError, NotFoundError, TooLargeError
 from shared.models import MemoryEntry
+from shared.utf8 import NOT_UTF8_TEXT
 from shared.workspace import day_file
 
 MAX_DAY_PARTS = 100  # a day's file and its continuations (DD-2.md ...) at most
@@ -68,18 +69,26 @@ def event_section(entry: MemoryEntry, local: datetime) -> str:
 async def append_event(vault: Vault, entry: MemoryEntry, tz: tzinfo | None) -> AppendResult:
     """Append the entry's section to its day file, made first (preamble) if missing; a
     day file at the vault's size limit goes on in ``DD-2.md``, ``DD-3.md``... (every
-    event of the rest of the day was refused ``too_large``)."""
+    event of the rest of the day was refused ``too_large``), and so does one that is not
+    UTF-8 (another program's: the server refuses to mix encodings in it)."""
     day, local = day_path(entry.timestamp, tz)
     section = event_section(entry, local)
     try:
         return await _append_to_day(vault, day, section, entry, local)
     except TooLargeError:
         pass
+    except InvalidArgumentError as err:
+        if NOT_UTF8_TEXT not in err.message:
+            raise
     reason = entry_reason(entry)
     for part in range(2, MAX_DAY_PARTS + 1):
         path = part_path(day, part)
         try:
             return await vault.append(path, section, create=False, reason=reason)
+        except InvalidArgumentError as err:
+            if NOT_UTF8_TEXT not in err.message:
+                raise
+            continue
         except TooLargeError:
             if not (await vault.stat(path))["exists"]:  # refused before it was looked for
                 size = len(section.encode("utf-8"))

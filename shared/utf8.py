@@ -10,6 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+NOT_UTF8_TEXT = "is not UTF-8 text"  # (an append's refusal: the writer's events go on in DD-2.md)
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` decodes as UTF-8 (ASCII, the common case, is told at once)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
 
 def utf8_problem(text: str) -> str | None:
     """Why ``text`` cannot travel as UTF-8, or None when it can."""

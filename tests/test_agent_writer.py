@@ -539,6 +539,27 @@ async def test_a_full_day_file_goes_on_in_continuations(tmp_path: Path) -> None:
         server.stop()
 
 
+async def test_a_day_file_that_is_not_utf8_is_never_appended_to(
+    server: RunningIndexer, lang: str
+) -> None:
+    """Another program's Latin-1 day file got the event appended as UTF-8: the file then
+    mixed two encodings, readable as neither. The server refuses the append (nothing
+    changed); the writer's event goes on in ``DD-2.md``."""
+    day = vault_dir(server, lang) / "events/2026/11/29.md"
+    day.parent.mkdir(parents=True, exist_ok=True)
+    latin = b"# Events\n\ncaf\xe9 cr\xe8me\n"
+    day.write_bytes(latin)
+    settings = ClientSettings(workspace=server.workspace, tz=UTC)
+    async with mcp_vault_connection(lang, settings) as vault:
+        with pytest.raises(InvalidArgumentError, match="is not UTF-8 text"):
+            await vault.append("events/2026/11/29.md", "\nmore\n", create=False)
+        entry = MemoryEntry(lang, "event", "Café", "au lait", timestamp=T0, id="latin1")
+        done = await append_event(vault, entry, UTC)
+    assert done["path"] == "events/2026/11/29-2.md"
+    assert day.read_bytes() == latin
+    assert "au lait" in (day.parent / "29-2.md").read_text(encoding="utf-8")
+
+
 async def test_text_that_is_not_utf8_is_refused_before_it_is_sent(
     server: RunningIndexer, lang: str
 ) -> None:

@@ -49,6 +49,7 @@ from shared.errors import (
     InvalidArgumentError,
     NotFoundError,
 )
+from shared.utf8 import NOT_UTF8_TEXT, is_utf8
 
 log = logging.getLogger("indexer.vault")
 ChangeListener = Callable[[str, str], None]
@@ -246,6 +247,11 @@ class Vault:
             fsops.check_if_match(if_match, existing)
             if existing is None and not create:
                 raise NotFoundError(f"{target.rel} does not exist (create=false)")
+            if existing and not is_utf8(existing):  # (a day file another program wrote)
+                raise InvalidArgumentError(
+                    f"{target.rel} {NOT_UTF8_TEXT}: UTF-8 appended to it would mix two"
+                    " encodings; nothing was appended"
+                )
             self._check_size(len(data) + (len(existing) if existing else 0))
             key = (target.lang, target.rel)
             if existing is None and target.is_note and content.lstrip("\ufeff").startswith("---"):
