@@ -1,7 +1,8 @@
 """Deterministic knowledge merge, used when no LLM is configured or the LLM failed.
 
-Find the best existing note (slug, then exact title, then a search hit whose title is
-close enough), append a dated section with the entry's content; or create a new note
+Find the best existing note (slug, then exact frontmatter title, then a search hit whose
+title has no word of its own but function words and forms of the other's words),
+append a dated section with the entry's content; or create a new note
 with clean frontmatter. Re-submitting the same entry does not add its content twice:
 an entry is already there when a section of the note *is* its content (``holds_entry``),
 never because its words occur somewhere in the file (a one-word entry such as "go" is
@@ -10,7 +11,6 @@ in the title, the heading and the slug of its own note).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from datetime import tzinfo
 from typing import Any
@@ -31,6 +31,9 @@ MIN_TITLE_SIMILARITY = 0.6
 
 
 MAX_SLUG_TWINS = 100
+# A write that lost a race is tried again: a create that lost to a note of another title
+# goes to the next name, where it may lose once more, then merges into the fresh text.
+MERGE_ATTEMPTS = 3
 
 
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
@@ -44,7 +47,11 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
     except NotFoundError:
         return None  # no items/ folder yet: nothing to merge into
     for match in titles["matches"]:
-        if _title_of(match["text"]) == wanted:
+        # a body line (a YAML example in a code block) reads as a title too: only the
+        # note's frontmatter title counts
+        if _title_of(match["text"]) == wanted and await _titled(
+            vault, match["path"], wanted, untitled=False
+        ):
             return match["path"]
     if await vault.has_search():
         try:
@@ -71,9 +78,10 @@ async def new_note_path(vault: Vault, title: str) -> str:
     raise ConflictError(f"{MAX_SLUG_TWINS} notes of other titles hold the names of {stem}.md")
 
 
-async def _titled(vault: Vault, path: str, wanted: str) -> bool | None:
+async def _titled(vault: Vault, path: str, wanted: str, *, untitled: bool = True) -> bool | None:
     """Whether the note at ``path`` is the one titled ``wanted`` (a note without a title
-    is taken as it: its name is its title); None when there is no note there."""
+    is ``untitled``: by default taken as it, its name is its title); None when there is
+    no note there."""
     try:
         current = await vault.read(path)
     except NotFoundError:
@@ -87,28 +95,98 @@ async def _titled(vault: Vault, path: str, wanted: str) -> bool | None:
     if unreadable_block(str(current.get("content", ""))):
         return False  # a block that cannot be read: nothing can be added to it
     title = split_note(str(current.get("content", "")))[0].get("title")
-    return title is None or title_key(str(title)) == wanted
+    return untitled if title is None else title_key(str(title)) == wanted
 
 
-def _title_of(line: str) -> str:
+def _title_of(line: str) -> str | None:
     """The title key of a ``title: ...`` frontmatter line, read by the shared YAML reader."""
     try:
         value = parse_yaml_block(line).get("title")
     except InvalidFrontmatterError:
-        return ""
-    return title_key(str(value)) if value is not None else ""
+        return None
+    return title_key(str(value)) if value is not None else None
 
 
 def similarity(a: str, b: str) -> float:
-    """Jaccard overlap of words (and of character pairs, for scripts without spaces);
-    titles that hold other numbers are different notes ("Meeting 2026-11-01" and
-    "Meeting 2026-11-02" share most words; so do "第一季度" and "第二季度")."""
+    """How surely title keys ``a`` and ``b`` name one topic, from 0 to 1.
+
+    Titles that hold other numbers are different notes ("Meeting 2026-11-01" and
+    "Meeting 2026-11-02"; "第一季度" and "第二季度"). Titles written with spaces are
+    compared by words (``_word_similarity``); one word of a script written without
+    spaces (CJK, Thai...) by its character pairs.
+    """
     if _numbers(a) != _numbers(b):
         return 0.0
-    sa, sb = _grams(a), _grams(b)
-    if not sa or not sb:
+    words_a, words_b = set(a.split()), set(b.split())
+    if not words_a or not words_b:
         return 0.0
-    return len(sa & sb) / len(sa | sb)
+    if len(words_a) == 1 == len(words_b) and (_unspaced(a) or _unspaced(b)):
+        pairs_a, pairs_b = _pairs(a), _pairs(b)
+        return len(pairs_a & pairs_b) / len(pairs_a | pairs_b)
+    return _word_similarity(words_a, words_b)
+
+
+def _word_similarity(words_a: set[str], words_b: set[str]) -> float:
+    """The share of words both titles have (a word's variant counts: "plan", "plans"),
+    or 0 when a title has a word of its own that is not a function word: "Favourite
+    drink of Carol" and "... of Dave" are two notes, however many words they share.
+    Merging two topics is worse than a second note on one."""
+    own_a = {w for w in words_a - words_b if not _has_variant(w, words_b)}
+    own_b = {w for w in words_b - words_a if not _has_variant(w, words_a)}
+    if not own_a | own_b <= FUNCTION_WORDS:
+        return 0.0
+    if own_a - ARTICLES and own_b - ARTICLES:
+        return 0.0  # each has a word the other lacks: "to"/"from" Paris, "my"/"your" car
+    shared = (words_a | words_b) - own_a - own_b
+    if shared <= FUNCTION_WORDS:
+        return 0.0  # nothing but function words in common
+    return len(shared) / len(words_a | words_b)
+
+
+def _has_variant(word: str, words: set[str]) -> bool:
+    """Whether ``words`` hold another form of ``word`` (function words have none:
+    "with" and "without" are not one word)."""
+    return word not in FUNCTION_WORDS and any(
+        _variants(word, other) for other in words if other not in FUNCTION_WORDS
+    )
+
+
+def _variants(a: str, b: str) -> bool:
+    """Forms of one word: a common prefix of at least 4 letters covering three quarters
+    of the shorter word (plan/plans/planning, study/studies; not austria/australia)."""
+    prefix = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y or not (x.isalpha() or unicodedata.category(x)[0] == "M"):
+            break
+        prefix += 1
+    return prefix >= 4 and 4 * prefix >= 3 * min(len(a), len(b))
+
+
+# Scripts written without spaces between words: a title there is one "word".
+_UNSPACED_SCRIPTS = (
+    "CJK",
+    "IDEOGRAPHIC",
+    "HIRAGANA",
+    "KATAKANA",
+    "HANGUL",
+    "BOPOMOFO",
+    "THAI",
+    "LAO",
+    "KHMER",
+    "MYANMAR",
+    "TIBETAN",
+    "YI ",
+)
+
+
+def _unspaced(text: str) -> bool:
+    return not text.isascii() and any(
+        unicodedata.name(char, "").startswith(_UNSPACED_SCRIPTS) for char in text
+    )
+
+
+def _pairs(text: str) -> set[str]:
+    return {text[i : i + 2] for i in range(len(text) - 1)} or {text}
 
 
 def _numbers(text: str) -> list[str]:
@@ -147,13 +225,42 @@ NUMBER_WORDS = frozenset(
     """.split()
 )
 
+# Articles (and the possessive "'s" a title key splits off): a title may add, drop or
+# swap them and stay the same topic.
+ARTICLES = frozenset(
+    """
+    the an s
+    der das den dem des ein eine einen einem einer eines
+    le la les l un une
+    el los las lo una unos unas
+    il gli uno
+    os um uma uns umas
+    het een
+    """.split()
+)
 
-def _grams(text: str) -> set[str]:
-    grams = set(text.split())
-    joined = re.sub(r"\s+", "", text)
-    if len(grams) <= 1 and len(joined) > 2:  # CJK and other unspaced text
-        grams = {joined[i : i + 2] for i in range(len(joined) - 1)}
-    return grams
+# Function words of the languages written with spaces that titles are mostly in
+# (English, German, French, Spanish, Italian, Portuguese, Dutch): articles,
+# prepositions, conjunctions, possessives. A title may add or drop some of them and stay
+# the same topic. Not those that are common English words too (die, son, van, do, no,
+# met, am, sin, con, com, i, pelo).
+FUNCTION_WORDS = ARTICLES | frozenset(
+    """
+    a of in on at to for from by with about into onto over under between through
+    during before after without within and or but nor as
+    my your his her its our their
+    zu mit für auf aus bei nach über unter vor im an vom zum zur beim durch gegen ohne um
+    und oder aber von mein meine dein deine sein seine ihr ihre unser unsere euer eure
+    de d du au aux à en dans sur sous avec pour par sans chez vers entre et ou mais
+    mon ma mes ton ta tes sa ses notre nos votre vos leur leurs
+    del al y e o u pero para por sobre hacia desde hasta
+    mi mis tu tus su sus nuestro nuestra nuestros nuestras
+    di da dal dalla dei degli delle della dello nel nella sul sulla alla ai agli alle
+    tra fra ed mio mia miei mie tuo tua suo sua nostro nostra
+    dos das em na nas pela sem meu minha seu nosso nossa
+    op aan bij voor naar uit tot om maar mijn jouw zijn haar ons onze hun
+    """.split()
+)
 
 
 def holds_entry(body: str, content: str, links: list[str]) -> bool:
@@ -210,7 +317,7 @@ async def merge_fallback(
     """Merge ``entry`` into the vault without an LLM; every write goes through ``journal``."""
     vault = journal.vault
     target = await find_best_note(vault, entry)
-    for _ in range(2):
+    for _ in range(MERGE_ATTEMPTS):
         path = target or await new_note_path(vault, entry.title)
         links = await copy_images(journal, path, images)
         assets = [p for p in journal.written if p.startswith(f"{asset_folder(path)}/")]
@@ -230,5 +337,9 @@ async def merge_fallback(
             await journal.write(path, text, if_match=current["etag"])
             return Confirmation([path, *assets], f"Added a section to {path} ({entry.title}).")
         except ConflictError:
-            target = path  # created or changed meanwhile: merge into the fresh text once
+            # changed meanwhile: merge into the fresh text. Created meanwhile: by another
+            # writer, perhaps for a title of the same slug ("C#", "C++"): merge into it
+            # only if it is this entry's note, else take the next free name.
+            if target is not None or await _titled(vault, path, title_key(entry.title)):
+                target = path
     raise ConflictError(f"{path} kept changing while entry {entry.id} was merged into it")

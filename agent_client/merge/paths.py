@@ -97,10 +97,22 @@ def _in_key(char: str) -> bool:
 
 def title_key(title: str) -> str:
     """A comparison key for titles: case, spacing and punctuation do not matter, but
-    signs that are part of a name do (``_NAMING_SIGNS``, symbols)."""
+    signs that are part of a name do (``_NAMING_SIGNS``, symbols), and so does the sign
+    of a number ("-5 degrees" is not "5 degrees"). A title that is punctuation only
+    ("?", "---") is its own key, so each such title is a topic of its own."""
     text = unicodedata.normalize("NFKC", title).lower()
-    kept = "".join(char if _in_key(char) else " " for char in text)
-    return unicodedata.normalize("NFC", " ".join(kept.split()))
+    kept = "".join(
+        char if _in_key(char) or (char == "-" and _signs_number(text, i)) else " "
+        for i, char in enumerate(text)
+    )
+    key = unicodedata.normalize("NFC", " ".join(kept.split()))
+    return key or unicodedata.normalize("NFC", " ".join(text.casefold().split()))
+
+
+def _signs_number(text: str, i: int) -> bool:
+    """Whether the ``-`` at ``text[i]`` is a number's sign: a digit follows it and it
+    starts the title or a word ("-5", "from -3 to 4"; not the dash of "2026-11-01")."""
+    return i + 1 < len(text) and text[i + 1].isdecimal() and (i == 0 or text[i - 1].isspace())
 
 
 def as_the_vault_spells(path: str) -> str:

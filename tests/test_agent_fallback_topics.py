@@ -1,0 +1,160 @@
+"""The deterministic merge puts each entry into the note of its topic, end to end against
+a real ``indexer serve``: never into a note whose body merely has a ``title:`` line, a
+note about another person or place, a note of a number of the other sign, or a note that
+another writer created for another title of the same slug meanwhile."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from helpers.indexer_process import RunningIndexer
+
+from agent_client.connection import Vault
+from agent_client.merge import fallback
+from agent_client.notes import split_note
+from agent_client.notices import CollectingNoticeSink, SystemNotice
+from agent_client.settings import ClientSettings
+from agent_client.writer import MemoryWriter
+from shared.models import MemoryEntry
+
+T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+_langs = itertools.count()
+
+
+@pytest.fixture
+def lang() -> str:
+    return f"en-t{next(_langs):03d}"
+
+
+@pytest.fixture
+def sink() -> CollectingNoticeSink:
+    return CollectingNoticeSink()
+
+
+@pytest.fixture
+def writer(server: RunningIndexer, sink: CollectingNoticeSink) -> Iterator[MemoryWriter]:
+    w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
+    yield w
+    w.close()
+
+
+def vault_dir(server: RunningIndexer, lang: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def remember(
+    writer: MemoryWriter, sink: CollectingNoticeSink, lang: str, title: str, content: str
+) -> SystemNotice:
+    writer.submit([MemoryEntry(lang, "knowledge", title, content, timestamp=T0)])
+    assert writer.flush(60)
+    notice = sink.notices[-1]
+    assert notice.ok and notice.method == "fallback", notice
+    return notice
+
+
+def title_of(server: RunningIndexer, lang: str, path: str) -> str:
+    return str(split_note((vault_dir(server, lang) / path).read_text())[0]["title"])
+
+
+def test_a_title_line_in_a_note_body_is_not_the_notes_title(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    example = "Example:\n\n```yaml\ntitle: Shopping list\n```"
+    remember(writer, sink, lang, "How to write frontmatter", example)
+    items = vault_dir(server, lang) / "items"
+    (items / "yaml.md").write_text(f"{example}\n")  # no frontmatter: its name is its title
+    before = (items / "how-to-write-frontmatter.md").read_text()
+
+    notice = remember(writer, sink, lang, "Shopping list", "milk, eggs")
+    assert notice.updated_files == ["items/shopping-list.md"]
+    assert (items / "how-to-write-frontmatter.md").read_text() == before
+    assert (items / "yaml.md").read_text() == f"{example}\n"
+    # the frontmatter title still finds a note whose file name is another
+    (items / "lists").mkdir()
+    (items / "lists/weekly.md").write_text("---\ntitle: Weekly groceries\n---\n# Weekly\n")
+    notice = remember(writer, sink, lang, "weekly GROCERIES", "bread")
+    assert notice.updated_files == ["items/lists/weekly.md"]
+
+
+@pytest.mark.parametrize(
+    ("first", "content", "second"),
+    [
+        ("Favourite drink of Carol", "Carol drinks tea, unlike Dave.", "Favourite drink of Dave"),
+        ("Flight to Paris on May 3", "AF123; Berlin is booked apart.", "Flight to Berlin on May 3"),
+        ("Train to Paris", "The train from Paris is at 6.", "Train from Paris"),
+    ],
+)
+def test_titles_about_other_people_or_places_get_notes_of_their_own(
+    server: RunningIndexer,
+    writer: MemoryWriter,
+    sink: CollectingNoticeSink,
+    lang: str,
+    first: str,
+    content: str,
+    second: str,
+) -> None:
+    """The first note holds every word of the second title: the search finds it."""
+    (one,) = remember(writer, sink, lang, first, content).updated_files
+    (two,) = remember(writer, sink, lang, second, "the second fact").updated_files
+    assert one != two
+    assert title_of(server, lang, one) == first and title_of(server, lang, two) == second
+    assert "the second fact" not in (vault_dir(server, lang) / one).read_text()
+
+
+def test_a_title_with_a_function_word_more_still_finds_its_note(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    (path,) = remember(writer, sink, lang, "The past tense of go", "went").updated_files
+    notice = remember(writer, sink, lang, "Past tense of go", "gone")
+    assert notice.updated_files == [path] and notice.update_summary.startswith("Added")
+
+
+def test_signed_numbers_and_punctuation_titles_are_topics_of_their_own(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    titles = ["-5 degrees", "5 degrees", "..", "---", "?", "!"]
+    paths = [remember(writer, sink, lang, t, f"fact about {t}").updated_files for t in titles]
+    assert len({tuple(p) for p in paths}) == len(titles)
+    for title, (path,) in zip(titles, paths, strict=True):
+        assert title_of(server, lang, path) == title
+    again = remember(writer, sink, lang, "?", "another fact about ?")
+    assert again.updated_files == paths[titles.index("?")]
+    assert again.update_summary.startswith("Added")
+
+
+@pytest.mark.parametrize(("other", "expected"), [("C++", "items/c-2.md"), ("C#", "items/c.md")])
+def test_a_note_created_meanwhile_is_merged_into_only_when_it_is_this_titles(
+    server: RunningIndexer,
+    writer: MemoryWriter,
+    sink: CollectingNoticeSink,
+    lang: str,
+    monkeypatch: pytest.MonkeyPatch,
+    other: str,
+    expected: str,
+) -> None:
+    """Another writer creates ``items/c.md`` for ``other`` between this merge choosing
+    the name and creating the note there (as two processes racing do)."""
+    choose = fallback.new_note_path
+    raced: list[str] = []
+
+    async def racing(vault: Vault, title: str) -> str:
+        path = await choose(vault, title)
+        if not raced:
+            raced.append(path)
+            text = f"---\ntitle: {other}\ntype: item\n---\n# {other}\n\nthe other writer\n"
+            await vault.write(path, text, if_match="")
+        return path
+
+    monkeypatch.setattr(fallback, "new_note_path", racing)
+    notice = remember(writer, sink, lang, "C#", "a fact about C#")
+    assert raced == ["items/c.md"]
+    assert notice.updated_files == [expected]
+    assert title_of(server, lang, "items/c.md") == other
+    assert title_of(server, lang, expected) == "C#"
+    assert "a fact about C#" in (vault_dir(server, lang) / expected).read_text()
+    if expected != "items/c.md":
+        assert "a fact about C#" not in (vault_dir(server, lang) / "items/c.md").read_text()
