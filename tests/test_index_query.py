@@ -476,6 +476,16 @@ def test_hits_of_letters_two_characters_long_are_all_found() -> None:
             assert not expected or all(end - start >= 2 for start, end in expected)
 
 
+def test_a_long_note_with_format_characters_marks_the_hit_past_its_first_block() -> None:
+    """Past the view's first 16 Ki characters the removed characters were counted twice:
+    the mark landed on other words, or the snippet failed with an IndexError."""
+    for count in (1, 4, 120, 2000):
+        shy = "da\u00adta " * count
+        body = shy + "x" * 17_000 + " " + shy + "filler " * 10 + "Kilimandscharo hier."
+        snippet = make_snippet(body, parse_query("Kilimandscharo").terms, seconds=10)
+        assert "**Kilimandscharo** hier." in snippet, (count, snippet[-80:])
+
+
 @pytest.mark.parametrize("joiner", ["\u00ad", "\u200b", "\u200d", "\u200e", "\u2060", "\ufeff"])
 def test_a_format_character_inside_a_word_joins_it(joiner: str) -> None:
     """Search drops invisible format characters (``data\\u00adbase`` is ``database``):
@@ -547,6 +557,10 @@ def test_a_view_maps_its_places_back_to_the_text(monkeypatch: pytest.MonkeyPatch
             monkeypatch.setattr(snippet_view, "_VIEW_BLOCK", block)
             blocks = snippet_view.view_of(text, lambda: False)
             assert blocks.text.split() == whole.text.split(), text
+            # (the removed characters' counts were added up twice across blocks: hits
+            # marked at the wrong place, or an IndexError past the text's end)
+            words = [blocks.span(m.span()) for m in WORD.finditer(blocks.text)]
+            assert words == [whole.span(m.span()) for m in WORD.finditer(whole.text)], text
         monkeypatch.undo()
         places = [whole.place(at) for at in range(len(whole.text) + 1)]
         assert places == sorted(places) and places[-1] == len(text)

@@ -94,7 +94,8 @@ class View:
         for view in views:
             spaces += (length + at for at in view.spaces)
             where += (bare + at for at in view.where)
-            total += (total[-1] + count for count in view.total[1:])
+            removed = total[-1]  # (before this view: its own counts start at 0)
+            total += (removed + count for count in view.total[1:])
             length += len(view.text)
             bare += len(view.text) - len(view.spaces)
         return cls("".join(view.text for view in views), tuple(spaces), tuple(where), tuple(total))
