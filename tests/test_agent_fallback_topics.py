@@ -158,3 +158,29 @@ def test_a_note_created_meanwhile_is_merged_into_only_when_it_is_this_titles(
     assert "a fact about C#" in (vault_dir(server, lang) / expected).read_text()
     if expected != "items/c.md":
         assert "a fact about C#" not in (vault_dir(server, lang) / "items/c.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Python tip", "Python tips"),
+        ("Cats", "Cat"),
+        ("Project plan", "The project plan"),
+        ("The project plan", "Project plan"),
+    ],
+)
+def test_a_plural_or_an_article_more_is_the_same_topic(
+    server: RunningIndexer,
+    writer: MemoryWriter,
+    sink: CollectingNoticeSink,
+    lang: str,
+    first: str,
+    second: str,
+) -> None:
+    """A note was found by a search for every word of the new title: "Python tips" (or
+    "The project plan") never found "Python tip", and each made a note of its own."""
+    made = remember(writer, sink, lang, first, "one").updated_files
+    again = remember(writer, sink, lang, second, "two").updated_files
+    assert again == made, (made, again)
+    text = (vault_dir(server, lang) / made[0]).read_text()
+    assert "one" in text and "two" in text

@@ -94,6 +94,8 @@ def test_slugs_and_title_keys() -> None:
     assert similarity("chapter ⅳ", "chapter ⅴ") == 0.0  # Roman numerals
     assert similarity("项目会议纪要", "项目会议纪要汇总") >= 0.6
     assert similarity("sprint one retro notes", "sprint two retro notes") == 0.0  # words
+    assert similarity("python tip", "python tips") == similarity("box", "boxes") == 1.0
+    assert similarity("bus", "bu") == 0.0  # (a plural's s on a word of three letters)
     assert similarity("sprint three retro", "the sprint three retros") >= 0.6
     assert similarity("deuxième réunion du projet", "troisième réunion du projet") == 0.0
     assert similarity("the second draft of the plan", "the first draft of the plan") == 0.0

@@ -46,13 +46,21 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
         titles = await vault.grep(r"^title:", path=ITEMS_DIR, limit=1000)
     except NotFoundError:
         return None  # no items/ folder yet: nothing to merge into
+    close: list[tuple[float, str, str]] = []  # (similarity, path, title key)
     for match in titles["matches"]:
         # a body line (a YAML example in a code block) reads as a title too: only the
         # note's frontmatter title counts
-        if _title_of(match["text"]) == wanted and await _titled(
-            vault, match["path"], wanted, untitled=False
-        ):
+        key = _title_of(match["text"])
+        if key == wanted and await _titled(vault, match["path"], wanted, untitled=False):
             return match["path"]
+        score = similarity(key, wanted) if key else 0.0
+        if score >= MIN_TITLE_SIMILARITY:
+            close.append((score, match["path"], key or ""))
+    # The titles close enough ("Python tips" for "Python tip": a search for every word
+    # of the entry's title does not find that note), the closest first.
+    for _, path, key in sorted(close, key=lambda c: -c[0]):
+        if await _titled(vault, path, key, untitled=False):
+            return path
     if await vault.has_search():
         try:
             hits = await vault.search(entry.title, limit=5, path=ITEMS_DIR)
@@ -153,7 +161,11 @@ def _has_variant(word: str, words: set[str]) -> bool:
 
 def _variants(a: str, b: str) -> bool:
     """Forms of one word: a common prefix of at least 4 letters covering three quarters
-    of the shorter word (plan/plans/planning, study/studies; not austria/australia)."""
+    of the shorter word (plan/plans/planning, study/studies; not austria/australia), or
+    a plural's ``s``/``es`` on a word of three letters or more (tip/tips, box/boxes)."""
+    short, long = sorted((a, b), key=len)
+    if len(short) >= 3 and short.isalpha() and long in (short + "s", short + "es"):
+        return True
     prefix = 0
     for x, y in zip(a, b, strict=False):
         if x != y or not (x.isalpha() or unicodedata.category(x)[0] == "M"):
