@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from helpers.indexer_process import QUIET_ENV, RunningIndexer, start_indexer
 
+from agent_client.notices import CollectingNoticeSink
+from agent_client.settings import ClientSettings
+from agent_client.writer import MemoryWriter
 from indexer.index.service import NoteIndex
 from shared.workspace import Workspace
 
@@ -67,6 +70,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture
+def sink() -> CollectingNoticeSink:
+    """The notices a Memory Writer sends, kept."""
+    return CollectingNoticeSink()
+
+
+@pytest.fixture
+def writer(server: RunningIndexer, sink: CollectingNoticeSink) -> Iterator[MemoryWriter]:
+    """A Memory Writer on the module's server (UTC day files), closed afterwards."""
+    w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
+    yield w
+    w.close()
 
 
 @pytest.fixture

@@ -12,11 +12,10 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC
 from pathlib import Path
 
 import pytest
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, vault_dir
 from helpers.llm_stub import LLMStub, running_llm_stub, tool_call
 from openai import OpenAI
 
@@ -64,22 +63,6 @@ _langs = itertools.count()
 @pytest.fixture
 def lang() -> str:
     return f"en-e{next(_langs):03d}"
-
-
-@pytest.fixture
-def sink() -> CollectingNoticeSink:
-    return CollectingNoticeSink()
-
-
-@pytest.fixture
-def writer(server: RunningIndexer, sink: CollectingNoticeSink) -> Iterator[MemoryWriter]:
-    w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
-    yield w
-    w.close()
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
 
 
 def test_the_public_names_are_exactly_all() -> None:

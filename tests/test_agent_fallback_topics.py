@@ -6,18 +6,15 @@ another writer created for another title of the same slug meanwhile."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, vault_dir
 
 from agent_client.connection import Vault
 from agent_client.merge import fallback
 from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
-from agent_client.settings import ClientSettings
 from agent_client.writer import MemoryWriter
 from shared.models import MemoryEntry
 
@@ -28,22 +25,6 @@ _langs = itertools.count()
 @pytest.fixture
 def lang() -> str:
     return f"en-t{next(_langs):03d}"
-
-
-@pytest.fixture
-def sink() -> CollectingNoticeSink:
-    return CollectingNoticeSink()
-
-
-@pytest.fixture
-def writer(server: RunningIndexer, sink: CollectingNoticeSink) -> Iterator[MemoryWriter]:
-    w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
-    yield w
-    w.close()
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
 
 
 def remember(

@@ -11,13 +11,12 @@ import socket
 import struct
 import time
 import zlib
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 
 from agent_client import writer as writer_module
 from agent_client.connection import mcp_vault_connection, open_session
@@ -36,22 +35,6 @@ _langs = itertools.count()
 @pytest.fixture
 def lang() -> str:
     return f"en-w{next(_langs):03d}"
-
-
-@pytest.fixture
-def sink() -> CollectingNoticeSink:
-    return CollectingNoticeSink()
-
-
-@pytest.fixture
-def writer(server: RunningIndexer, sink: CollectingNoticeSink) -> Iterator[MemoryWriter]:
-    w = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
-    yield w
-    w.close()
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
 
 
 def knowledge(lang: str, title: str, content: str, **kw: object) -> MemoryEntry:

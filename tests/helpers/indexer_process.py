@@ -120,3 +120,8 @@ def start_indexer(
             what="the start-up reconcile",
         )
     return RunningIndexer(workspace, proc, url, token, proc.log_path)
+
+
+def vault_dir(server: RunningIndexer, lang: str) -> Path:
+    """The vault folder of ``lang`` in the server's workspace."""
+    return server.workspace / "memory" / "languages" / lang / "vault"
