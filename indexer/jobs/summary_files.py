@@ -278,6 +278,7 @@ class SummaryFiles:
                         atomic.replace_at(fd, OVERVIEW_FILE, data, if_match=if_match, durable=False)
                     else:
                         os.unlink(OVERVIEW_FILE, dir_fd=fd)
+                self._recorder().settle()  # (as a tool's change is: final at once)
             except ConflictError:
                 log.info("%s/%s: the summary file changed meanwhile: done again", lang, rel)
                 if self.redo is not None:
@@ -302,6 +303,7 @@ class SummaryFiles:
                     [change], actor="job:summaries", reason="a hand-written .overview.md kept"
                 ):
                     renames.rename_noreplace(fd, OVERVIEW_FILE, name)
+                recorder.settle()  # (the person's text: its version final at once)
             except FileExistsError:
                 continue
             log.warning("%s/%s: written by hand, not by this job: kept as %s", lang, folder, rel)

@@ -100,6 +100,11 @@ class Recorder:
             raise
         store.commit(pending)
 
+    def settle(self) -> None:
+        """Mark the changes done so far as final (``HistoryStore.settle``)."""
+        if self.store is not None:
+            self.store.settle()
+
     def observe(self, lang: str, path: str, data: bytes | None, *, unknown: bool) -> None:
         """A change seen outside the tools (call with the file's lock held)."""
         if self.store is not None:

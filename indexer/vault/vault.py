@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -401,12 +401,17 @@ class Vault:
         """The file's own lock alone (recording what changed outside the tools)."""
         return self._locks.file(target.lang, target.rel)
 
-    def locked(
-        self, targets: list[Target], *, alone: str | None = None
-    ) -> AbstractContextManager[None]:
+    @contextmanager
+    def locked(self, targets: list[Target], *, alone: str | None = None) -> Iterator[None]:
         """Hold the locks of the files a change touches, and their vault shared (the vault
-        of lang ``alone`` alone: a folder move, which new files must not enter)."""
-        return self._locks.held([(t.lang, t.rel) for t in targets], alone=alone)
+        of lang ``alone`` alone: a folder move, which new files must not enter). Once they
+        are let go, the change's versions are marked final, before it is answered (out of
+        the locks: the next change of the file often marks them in its own transaction)."""
+        try:
+            with self._locks.held([(t.lang, t.rel) for t in targets], alone=alone):
+                yield
+        finally:
+            self.recorder.settle()
 
     def _notify(
         self, target: Target, rel: str | None = None, *, appended: str | None = None

@@ -33,6 +33,7 @@ def record(store: HistoryStore, path: str, before: bytes | None, after: bytes | 
         [change], actor=kw.pop("actor", "tool"), reason=kw.pop("reason", None), at=at
     )
     store.commit(pending)
+    store.settle()  # (as the vault does once the file's lock is let go)
     return pending.versions[("en", path)]
 
 
@@ -110,6 +111,8 @@ def test_done_changes_lose_their_pending_mark_before_they_are_answered(
     )
     assert store.latest("en", "b.md").pending  # type: ignore[union-attr]
     store.commit(pending)
+    assert store.latest("en", "b.md").pending  # type: ignore[union-attr]
+    store.settle()
     reopened = HistoryStore(tmp_path / "history", etag_of)  # (as after kill -9: not closed)
     reopened.open()
     assert not reopened.versions("en", "b.md", 1)[0].pending

@@ -146,14 +146,23 @@ class HistoryStore:
         return pending
 
     def commit(self, pending: Pending) -> None:
-        """The file changes are done: their rows are final, marked so before the caller
-        is answered. (Left pending, a row was settled by ``recover`` against the file:
-        a note made by a tool, then deleted or moved away while no indexer ran, looked
-        like a write that never happened, and its version was dropped.) Concurrent
-        changes are marked together, in whichever transaction comes first; a mark the
-        disk refuses (full) is made by the next transaction, or by ``recover``."""
+        """The file changes are done: their rows are final, marked so by ``settle`` (or
+        the next write transaction) before the caller is answered, or by ``recover``
+        after a crash, which keeps them."""
         with self._lock:
             self._settled.extend(pending.ids)
+
+    def settle(self) -> None:
+        """Mark the changes done so far as final, unless a transaction since did: called
+        once the files' locks are let go, before the changes are answered. (Left pending,
+        a row was settled by ``recover`` against the file: a note made by a tool, then
+        deleted or moved away while no indexer ran, looked like a write that never
+        happened, and its version was dropped.) Changes queued on one file's lock find
+        theirs marked by the next one's ``begin``; a mark the disk refuses (full) is
+        made by the next transaction, or by ``recover``."""
+        with self._lock:
+            if not self._settled:
+                return
         try:
             with self._write(settle_only=True):
                 pass
