@@ -98,6 +98,8 @@ def remember_turn(
     """
     good: list[MemoryEntry] = []
     refused: list[str] = []
+    if isinstance(entries, str | bytes | MemoryEntry | Mapping):
+        entries = [entries]  # one entry given alone (a text was refused a character at a time)
     for number, item in enumerate(entries, 1):
         try:
             entry = item if isinstance(item, MemoryEntry) else entry_from_mapping(item, lang)

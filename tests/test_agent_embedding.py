@@ -146,6 +146,13 @@ def test_remember_turn_queues_the_good_entries_and_reports_the_bad(
     assert (vault_dir(server, lang) / "items/tea.md").exists()
 
     assert remember_turn([{"kind": "event", "title": "t", "content": "c"}], writer=writer).refused
+    # One entry given alone: a text was refused a character at a time, a mapping too.
+    text = remember_turn("remember this", writer=writer, lang=lang)  # type: ignore[arg-type]
+    assert text.queued == [] and text.refused == [
+        "entry 1: an entry must be a MemoryEntry or an object, not str"
+    ]
+    alone = {"kind": "knowledge", "title": "Coffee", "content": "black"}
+    assert len(remember_turn(alone, writer=writer, lang=lang).queued) == 1  # type: ignore[arg-type]
     writer.close()
     closed = remember_turn([good], writer=writer)  # never raises into the host's turn
     assert closed.queued == [] and "closed" in closed.refused[0]
