@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
-from helpers.indexer_process import RunningIndexer, vault_dir
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
 
 from agent_client.connection import Vault
 from agent_client.merge import fallback
 from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
+from agent_client.settings import ClientSettings
 from agent_client.writer import MemoryWriter
 from shared.models import MemoryEntry
 
@@ -165,3 +167,22 @@ def test_a_plural_or_an_article_more_is_the_same_topic(
     assert again == made, (made, again)
     text = (vault_dir(server, lang) / made[0]).read_text()
     assert "one" in text and "two" in text
+
+
+def test_a_full_note_says_so_and_how_to_go_on(tmp_path: Path) -> None:
+    """A note at the size limit refused every later entry of its topic with the limit's
+    words alone ("too_large: ... more than the limit"), whatever the entry."""
+    server = start_indexer(tmp_path / "ws", env={"INDEXER_MAX_FILE_BYTES": "4096"})
+    sink = CollectingNoticeSink()
+    writer = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC), sink)
+    try:
+        remember(writer, sink, "en", "Reading list", "x" * 3000)
+        writer.submit([MemoryEntry("en", "knowledge", "Reading list", "y" * 1500, timestamp=T0)])
+        assert writer.flush(60)
+        failed = sink.notices[-1]
+        assert not failed.ok and "items/reading-list.md is full" in (failed.error or "")
+        assert "split it into notes of their own" in (failed.error or "")
+        assert "y" * 100 not in (vault_dir(server, "en") / "items/reading-list.md").read_text()
+    finally:
+        writer.close()
+        server.stop()

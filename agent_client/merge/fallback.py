@@ -21,7 +21,13 @@ from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import note_path_for, title_key
 from agent_client.notes import ATX_HEADING, render_note, split_note, unreadable_block
-from shared.errors import ConflictError, InvalidFrontmatterError, NotFoundError, VaultError
+from shared.errors import (
+    ConflictError,
+    InvalidFrontmatterError,
+    NotFoundError,
+    TooLargeError,
+    VaultError,
+)
 from shared.frontmatter import parse_yaml_block, string_list
 from shared.images import asset_folder
 from shared.models import MemoryEntry
@@ -346,7 +352,13 @@ async def merge_fallback(
             if holds_entry(split_note(current["content"])[1], entry.content, links):
                 return Confirmation([path], f"{path} already holds this entry; nothing added.")
             text = merged_note(current["content"], entry, links, tz)
-            await journal.write(path, text, if_match=current["etag"])
+            try:
+                await journal.write(path, text, if_match=current["etag"])
+            except TooLargeError as err:  # (every later entry of the topic met it: say why)
+                raise TooLargeError(
+                    f"{err.message}: {path} is full; split it into notes of their own (or"
+                    " raise the indexer's INDEXER_MAX_FILE_BYTES), then submit the entry again"
+                ) from None
             return Confirmation([path, *assets], f"Added a section to {path} ({entry.title}).")
         except ConflictError:
             # changed meanwhile: merge into the fresh text. Created meanwhile: by another
