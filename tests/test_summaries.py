@@ -525,6 +525,16 @@ def test_the_folders_of_a_failed_pass_stay_dirty_until_the_next() -> None:
     assert not dirty.is_dirty("en", "a")
 
 
+async def pass_after_a_hand_edit(core: Core, folder: str) -> None:
+    """The index finds a hand edit of the folder's summary (as the watcher or a restart
+    does), which is then stale; the pass of the folders that marked runs."""
+    assert core.index is not None
+    core.index.reconcile()
+    assert summaries_of(core).summary("en", folder)["stale"] is True
+    await summaries_of(core).run_pass(dirty=summaries_of(core).dirty.take())
+    summaries_of(core).dirty.done()
+
+
 async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: list[Core]) -> None:
     """It was served as current (``stale: false``) until a note of its folder changed."""
     note(tmp_path, "f/a.md", "# A\n\nalpha\n")
@@ -532,11 +542,7 @@ async def test_a_summary_edited_by_hand_is_made_again(tmp_path: Path, cores: lis
     await summaries_of(core).run_pass()
     made = summary_file(tmp_path, "f")
     (vault(tmp_path) / "f" / ".overview.md").write_text("---\nabstract: HACKED\n---\nx\n")
-    assert core.index is not None
-    core.index.reconcile()  # as the watcher or a restart finds it
-    assert summaries_of(core).summary("en", "f")["stale"] is True
-    await summaries_of(core).run_pass(dirty=summaries_of(core).dirty.take())
-    summaries_of(core).dirty.done()
+    await pass_after_a_hand_edit(core, "f")
     again = summary_file(tmp_path, "f")
     assert again[1] == made[1] and again[0]["abstract"] == made[0]["abstract"] != "HACKED"
 
@@ -557,11 +563,7 @@ async def test_a_summary_whose_abstract_was_edited_is_made_again(
     path.write_text(edited)
     later = path.stat().st_mtime + 60  # saved a minute after the job wrote it
     os.utime(path, (later, later))  # (a save moments after is taken for the job's own)
-    assert core.index is not None
-    core.index.reconcile()  # as the watcher or a restart finds it
-    assert summaries_of(core).summary("en", "f")["stale"] is True
-    await summaries_of(core).run_pass(dirty=summaries_of(core).dirty.take())
-    summaries_of(core).dirty.done()
+    await pass_after_a_hand_edit(core, "f")
     again = summary_file(tmp_path, "f")
     assert again[0]["abstract"] == made[0]["abstract"] != "EDITED BY HAND"
     assert summaries_of(core).summary("en", "f")["stale"] is False

@@ -427,7 +427,7 @@ class _Dag:
             not self.dry
             and self.owner.take_edited(self.lang, folder)
             and existing is not None
-            and saved_after_written(existing)
+            and existing.saved_after_written()
         )
         if (
             existing is not None
@@ -506,19 +506,3 @@ class _Dag:
             await asyncio.to_thread(self.files.commit, self.lang, folder, data)
         except OSError as err:  # a full disk, a read-only vault: the next change retries
             log.warning("summaries: cannot write the summary of %s/%s: %s", self.lang, folder, err)
-
-
-EDIT_SLACK_SECONDS = 5.0
-
-
-def saved_after_written(summary: Summary) -> bool:
-    """Whether the summary file was saved well after the job wrote it (its ``updated``):
-    edited by hand. A summary ``indexer summarize`` wrote beside the server (heard as a
-    change by others too) was saved as it was written, and is kept."""
-    if summary.updated is None:
-        return True
-    try:
-        written = datetime.fromisoformat(summary.updated.replace("Z", "+00:00"))
-    except ValueError:
-        return True  # no time of ours: not as the job wrote it
-    return summary.mtime_ns / 1e9 - written.timestamp() > EDIT_SLACK_SECONDS

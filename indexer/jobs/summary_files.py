@@ -55,6 +55,9 @@ _OWN_FIELDS = {("type", "summary"), ("generated_by", "llm"), ("generated_by", "f
 Written = Callable[[str, str], None]
 
 
+EDIT_SLACK_SECONDS = 5.0  # a save this long after the job's write was made by someone
+
+
 @dataclass(frozen=True)
 class Summary:
     """A folder's summary: what ``.overview.md`` holds (``updated`` None: not written)."""
@@ -70,6 +73,18 @@ class Summary:
     mtime_ns: int = 0
     note_id: str | None = None  # the file's id and created, kept when it is rewritten
     created: str | None = None
+
+    def saved_after_written(self) -> bool:
+        """Whether the file was saved well after the job wrote it (its ``updated``):
+        edited by hand. A summary ``indexer summarize`` wrote beside the server (heard as
+        a change by others too) was saved as it was written, and is kept."""
+        if self.updated is None:
+            return True
+        try:
+            written = datetime.fromisoformat(self.updated.replace("Z", "+00:00"))
+        except ValueError:
+            return True  # no time of ours: not as the job wrote it
+        return self.mtime_ns / 1e9 - written.timestamp() > EDIT_SLACK_SECONDS
 
     def as_child(self) -> Child:
         """What the parent folder's summary sees of this one."""

@@ -174,6 +174,18 @@ def test_a_folder_move_cut_short_after_its_rename_is_finished_at_the_next_start(
     assert check_history_consistent(workspace) > 0
 
 
+def reindex_without_history(workspace: Path) -> None:
+    """``indexer reindex``: the index takes in the files, history is not told (as after a
+    start-up reconcile killed part way, or a crash between a watcher's commit and its
+    history record)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "indexer", "reindex", "--workspace", str(workspace)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: Path) -> None:
     """Notes edited while no server ran, then indexed without history hearing of it: by
     ``indexer reindex`` here, as by a start-up reconcile killed after its first batches
@@ -192,12 +204,7 @@ def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: 
     for path in PATHS[1:]:
         (vault_dir / path).write_text(f"# edited while down: {path}\n")
     (vault_dir / PATHS[0]).unlink()  # a deletion's row went with the killed pass too
-    done = subprocess.run(
-        [sys.executable, "-m", "indexer", "reindex", "--workspace", str(workspace)],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
+    reindex_without_history(workspace)
     restarted = start_indexer(workspace, env=NO_SUMMARIES)
     try:
 
@@ -237,12 +244,7 @@ def test_a_folder_renamed_and_indexed_while_history_was_not_listening_reaches_it
     vault_dir = Workspace(workspace).vault_dir("en")
     (vault_dir / "new").mkdir()
     (vault_dir / "old").rename(vault_dir / "new" / "moved")
-    done = subprocess.run(
-        [sys.executable, "-m", "indexer", "reindex", "--workspace", str(workspace)],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
+    reindex_without_history(workspace)
     restarted = start_indexer(workspace, env=NO_SUMMARIES)
     try:
 

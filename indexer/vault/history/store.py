@@ -162,9 +162,9 @@ class HistoryStore:
         made by the next transaction, or by ``recover``."""
         with self._lock:
             if not self._settled:
-                return
-        try:
-            with self._write(settle_only=True):
+                return  # (another transaction cleared them; one that does so meanwhile
+        try:  # leaves the one below empty)
+            with self._write():
                 pass
         except (StorageError, HistoryStoreError) as err:  # (closed: the server stops)
             log.warning("history: %s (marked done later)", err)
@@ -459,20 +459,16 @@ class HistoryStore:
         return 0 if row is None else int(row[0])
 
     @contextmanager
-    def _write(self, *, settle_only: bool = False) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> Iterator[sqlite3.Connection]:
         """The writer connection, with the lock held and a transaction open (which also
         clears the pending marks of changes done since the last one). A failure of SQLite
         itself (a full disk, an I/O error) rolls back and becomes ``StorageError``: the
-        change it was recording is not made. ``settle_only``: no transaction at all when
-        no mark is left to clear (another change's transaction cleared them)."""
+        change it was recording is not made."""
         with self._lock:
             conn = self._writer
             if conn is None:
                 raise HistoryStoreError("the history is not open for writing")
             settled = self._settled
-            if settle_only and not settled:
-                yield conn
-                return
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
