@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from agent_client.cli import main
+from agent_client.command import main
 
 if __name__ == "__main__":
     sys.exit(main())

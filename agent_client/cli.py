@@ -22,6 +22,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent_client import cli_history
+from agent_client.command import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OFFLINE,
+    EXIT_OK,
+    EXIT_USAGE,
+)
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.interrupts import terminate_as_interrupt
 from agent_client.notices import CollectingNoticeSink, SystemNotice
@@ -67,9 +74,6 @@ exit status:
 
 run "agent-client COMMAND --help" for the options of a command.
 """
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_OFFLINE = 0, 1, 2, 3
-EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -158,6 +158,25 @@ def test_an_offline_entry_is_said_in_one_line(tmp_path: Path) -> None:
         assert proc.stderr.count("\n") == 1 and "indexer_offline" in proc.stderr, proc.stderr
 
 
+def test_a_ctrl_c_while_the_command_imports_is_one_line(tmp_path: Path) -> None:
+    """In its first seconds (fastmcp, the MCP SDK and openai importing) a Ctrl-C printed a
+    traceback and ended with a signal's status."""
+    command = [sys.executable, "-m", "agent_client", "remember", "--title", "t", "x"]
+    proc = subprocess.Popen(
+        [*command, "--workspace", str(tmp_path), "--lang", "en"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    maps = Path(f"/proc/{proc.pid}/maps")
+    deadline = time.monotonic() + 30
+    while proc.poll() is None and time.monotonic() < deadline:
+        if "pydantic_core" in maps.read_text():  # loaded by the SDKs' imports
+            break
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert (proc.returncode, out, err) == (130, "", "agent-client: interrupted\n")
+
+
 def test_python_m_agent_client_and_help_for_users() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "agent_client", "--help"], capture_output=True, text=True
