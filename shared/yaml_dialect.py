@@ -136,12 +136,11 @@ def _construct_plain_int(loader: Any, node: yaml.ScalarNode) -> int | str:
 
 def _construct_plain_float(loader: Any, node: yaml.ScalarNode) -> float | str:
     """A float that writes back as written (``2.5``); else the text (``1.10``, ``1e3``,
-    ``1e400``). ``.inf`` and ``.nan`` are floats (refused by ``_check_plain``)."""
+    ``1e400``, ``.inf``, ``.nan``: JSON has no number for those, and a person's
+    ``max: .inf`` made the whole block unreadable)."""
     text: str = loader.construct_scalar(node)
     value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
-    if not math.isfinite(value):
-        return value if "." in text and not any(c.isdigit() for c in text) else text
-    return value if _float_text(value) == text else text
+    return value if math.isfinite(value) and _float_text(value) == text else text
 
 
 def _float_text(value: float) -> str:

@@ -186,3 +186,19 @@ def test_a_full_note_says_so_and_how_to_go_on(tmp_path: Path) -> None:
     finally:
         writer.close()
         server.stop()
+
+
+def test_a_person_s_infinite_number_in_frontmatter_keeps_the_note_theirs(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    """``max_pages: .inf`` made the block unreadable to the writer (no JSON number for it):
+    the next entry of that topic made ``reading-goal-2.md`` beside the person's note."""
+    items = vault_dir(server, lang) / "items"
+    items.mkdir(parents=True)
+    block = "---\ntitle: Reading goal\nmax_pages: .inf\nmin: -.Inf\n---\n"
+    (items / "reading-goal.md").write_text(f"{block}Twelve books a year.\n")
+    notice = remember(writer, sink, lang, "Reading goal", "One of them in Spanish.")
+    assert notice.updated_files == ["items/reading-goal.md"]
+    meta, body = split_note((items / "reading-goal.md").read_text())
+    assert (meta["max_pages"], meta["min"]) == (".inf", "-.Inf")  # as text, written quoted
+    assert "Twelve books" in body and "Spanish" in body

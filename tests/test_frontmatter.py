@@ -115,7 +115,7 @@ def test_line_endings_bom_and_trailing_newline() -> None:
         ("---\n? [a, b]\n: x\n---\n", "not a string"),
         ("---\na: !!python/object/apply:os.system [ls]\n---\n", "not valid YAML"),
         ("---\na: [unclosed\n---\n", "not valid YAML"),
-        ("---\nx: .nan\n---\n", "finite"),
+        ("---\nx: !!float .nan\n---\n", "finite"),
         ("---\ntitle: T\n", "never closed"),
         ("---\nID: x\n---\n", "looks like"),
         ("---\n" + "a: " + "x" * 70_000 + "\n---\n", "larger than"),
@@ -301,11 +301,14 @@ def test_plain_values_keep_what_was_written_where_yaml_readers_differ() -> None:
         "v: 1e-7",
         "v: '0o17'",
         "v: 0" + "1" * 120,  # a leading zero: text, whatever its length
+        "max_reading: .inf",  # (a person's; JSON has no such number)
+        "min: -.Inf",
+        "v: .NaN",
     ],
 )
 def test_a_value_a_rewrite_would_change_is_kept_as_text_and_written_quoted(line: str) -> None:
-    """``5e91234`` read as infinity refused the note (its id too); ``+49...`` lost its
-    plus; ``09123`` and ``1e3`` kept as text were written plain, which YAML 1.2 readers
+    """``5e91234`` read as infinity refused the note (its id too), as ``.inf`` did;
+    ``+49...`` lost its plus; ``09123`` and ``1e3`` kept as text were written plain, which YAML 1.2 readers
     (Obsidian) take for numbers."""
     key, written = line.split(": ", 1)
     out = norm(f"---\n{line}\n---\nb\n")
