@@ -48,7 +48,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from indexer.vault.history import codec, retention, schema, writes
+from indexer.vault.history import codec, recovery, retention, schema, writes
 from indexer.vault.history.codec import Blob
 from indexer.vault.history.rows import (
     VERSION_COLUMNS,
@@ -184,7 +184,7 @@ class HistoryStore:
         if latest is None and not unknown:
             return None
         etag = None if data is None else self._etag_of(data)
-        row = self._catch_up(latest, Change(lang, path, "", data, data), etag)
+        row = writes.catch_up(latest, Change(lang, path, "", data, data), etag)
         if row is None:
             return None
         with self._write() as conn:
@@ -193,17 +193,12 @@ class HistoryStore:
 
     def recover(
         self,
-        current_etag: Callable[[str, str], str | bool | None],
-        finish_move: Callable[[Version, str], bool] | None = None,
+        current_etag: recovery.CurrentEtag,
+        finish_move: recovery.FinishMove | None = None,
     ) -> tuple[int, int]:
-        """Settle the rows a crash left pending against the files; (kept, dropped).
-        ``current_etag`` answers False when a file cannot be looked at (its vault is
-        missing): its row is kept, as a change that happened is never dropped.
-
-        A folder move renames the folder, then rewrites the links of the notes in it: a
-        crash between left notes at their new paths with their old links. Such a note
-        (its bytes still the ones it had at the old path) is given to ``finish_move``
-        with its current etag, to write the bytes its row recorded."""
+        """Settle the rows a crash left pending against the files (``recovery.settle``);
+        (kept, dropped). ``current_etag`` answers False when a file cannot be looked at
+        (its vault is missing): its row is kept."""
         with self._read() as conn:
             rows = [
                 version_of(r)
@@ -211,28 +206,7 @@ class HistoryStore:
                     f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE v.pending = 1"
                 )
             ]
-        moved_from = {(r.batch, r.lang, r.path): r for r in rows if r.op == "move" and not r.etag}
-        keep: list[tuple[int]] = []
-        drop: list[tuple[int]] = []
-        for row in rows:
-            now = current_etag(row.lang, row.path)
-            if now is False:
-                keep.append((row.id,))
-                continue
-            source = moved_from.get((row.batch, row.lang, row.other_path or ""))
-            if (
-                finish_move is not None
-                and row.op == "move"
-                and row.etag is not None
-                and now is not None
-                and now != row.etag
-                and source is not None
-                and now == source.prev_etag
-                and finish_move(row, now)
-            ):
-                now = row.etag
-            happened = now != row.prev_etag or now == row.etag
-            (keep if happened else drop).append((row.id,))
+        keep, drop = recovery.settle(rows, current_etag, finish_move)
         with self._write() as conn:
             conn.executemany("UPDATE versions SET pending = 0 WHERE id = ?", keep)
             conn.executemany("DELETE FROM versions WHERE id = ?", drop)
@@ -383,7 +357,7 @@ class HistoryStore:
         before_etag = None if before is None else change.before_etag or self._etag_of(before)
         after_etag = None if after is None else change.after_etag or self._etag_of(after)
         latest, latest_depth = self._latest_with_depth(change.lang, change.path)
-        catch_up = self._catch_up(latest, change, before_etag)
+        catch_up = writes.catch_up(latest, change, before_etag)
         number = (latest.version if latest is not None else 0) + 1
         base_id: int | None = None
         base_depth = 0
@@ -411,36 +385,6 @@ class HistoryStore:
             path_id=None if latest is None else latest.path_id,
         )
         return writes.Plan(catch_up, row)
-
-    def _catch_up(
-        self, latest: Version | None, change: Change, etag: str | None
-    ) -> writes.Row | None:
-        """A row for ``change.before`` when it is not what history holds last."""
-        before = change.before
-        if latest is None:
-            if before is None:
-                return None
-            op = "baseline"
-        elif latest.etag == etag:
-            return None
-        elif before is None:
-            op = "delete"
-        else:
-            op = "create" if latest.etag is None else "edit"
-        return writes.Row(
-            change.lang,
-            change.path,
-            op,
-            "external",
-            None,
-            etag=etag,
-            prev_etag=None if latest is None else latest.etag,
-            size=None if before is None else len(before),
-            blob=None if before is None else writes.encode(before, None, None, 0),
-            data=before,
-            version=(latest.version if latest is not None else 0) + 1,
-            path_id=None if latest is None else latest.path_id,
-        )
 
     def _latest_with_depth(self, lang: str, path: str) -> tuple[Version | None, int]:
         """The latest version of a path and the chain depth of its blob, in one read."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from indexer.vault.history import codec
 from indexer.vault.history.codec import Blob
-from indexer.vault.history.rows import reason_tag
+from indexer.vault.history.rows import Change, Version, reason_tag
 
 UNKNOWN_ID = -1  # the base of a delta on a blob not inserted yet
 
@@ -112,3 +112,32 @@ def insert_blob(conn: sqlite3.Connection, blob: Blob) -> int:
     )  # fmt: skip
     assert cursor.lastrowid is not None
     return cursor.lastrowid
+
+
+def catch_up(latest: Version | None, change: Change, etag: str | None) -> Row | None:
+    """A row for ``change.before`` when it is not what history holds last."""
+    before = change.before
+    if latest is None:
+        if before is None:
+            return None
+        op = "baseline"
+    elif latest.etag == etag:
+        return None
+    elif before is None:
+        op = "delete"
+    else:
+        op = "create" if latest.etag is None else "edit"
+    return Row(
+        change.lang,
+        change.path,
+        op,
+        "external",
+        None,
+        etag=etag,
+        prev_etag=None if latest is None else latest.etag,
+        size=None if before is None else len(before),
+        blob=None if before is None else encode(before, None, None, 0),
+        data=before,
+        version=(latest.version if latest is not None else 0) + 1,
+        path_id=None if latest is None else latest.path_id,
+    )
