@@ -146,7 +146,7 @@ def test_a_server_from_before_an_upgrade_is_named_not_called_stopped(tmp_path: P
     holding = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from indexer.daemon import workspace_lock\n"
+        "from indexer.workspace_lock import workspace_lock\n"
         "from shared.workspace import Workspace\n"
         "workspace = Workspace(Path(sys.argv[1]))\n"
         "with workspace_lock(workspace):\n"
@@ -217,7 +217,7 @@ def test_a_server_starting_removes_a_crashed_ones_url_file_before_it_says_it_ser
     """A server restarting after a crash said it served (the serving lock) seconds before
     it wrote its URL file: clients took the crashed one's for its, and sent the token to
     whatever had taken that port."""
-    from indexer.daemon import workspace_lock
+    from indexer.workspace_lock import workspace_lock
     from shared.workspace import Workspace, server_serving
 
     workspace = Workspace(tmp_path)

@@ -173,7 +173,7 @@ def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
 
 
 def test_reindex_refused_while_a_server_holds_the_lock(tmp_path: Path) -> None:
-    from indexer.daemon import workspace_lock
+    from indexer.workspace_lock import workspace_lock
 
     ws = make_workspace(tmp_path)
     with workspace_lock(ws, serving=True):  # as `indexer serve` holds it
@@ -195,7 +195,7 @@ def test_a_command_holding_the_lock_is_told_apart_from_a_server(tmp_path: Path) 
     import socket
     import threading
 
-    from indexer.daemon import workspace_lock
+    from indexer.workspace_lock import workspace_lock
 
     ws = make_workspace(tmp_path)
     assert cli("reindex", "--workspace", str(ws.root)).returncode == 0
@@ -250,7 +250,7 @@ def test_a_server_started_before_an_upgrade_is_named_as_one(tmp_path: Path) -> N
     ws = make_workspace(tmp_path)
     holding = (
         "import sys, time\n"
-        "from indexer.daemon import workspace_lock\n"
+        "from indexer.workspace_lock import workspace_lock\n"
         "from pathlib import Path\n"
         "from shared.workspace import Workspace\n"
         "with workspace_lock(Workspace(Path(sys.argv[1]))):\n"
@@ -307,7 +307,7 @@ def test_commands_that_write_without_a_server_hold_the_workspace_lock(
     import threading
 
     from indexer.cli.index import lock_unless_served
-    from indexer.daemon import workspace_lock
+    from indexer.workspace_lock import workspace_lock
     from shared.errors import AlreadyRunningError
 
     ws = Workspace(tmp_path)
@@ -339,7 +339,7 @@ def test_commands_that_write_without_a_server_hold_the_workspace_lock(
 
 
 def _refused(workspace: Workspace) -> bool:
-    from indexer.daemon import workspace_lock
+    from indexer.workspace_lock import workspace_lock
     from shared.errors import AlreadyRunningError
 
     try:
@@ -355,7 +355,7 @@ def test_a_server_starting_while_a_client_looks_at_the_lock_takes_it(tmp_path: P
     import threading
     import time
 
-    from indexer.daemon import workspace_lock
+    from indexer.workspace_lock import workspace_lock
 
     ws = Workspace(tmp_path)
     ws.state_dir.mkdir(parents=True)

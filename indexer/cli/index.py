@@ -75,7 +75,7 @@ def lock_unless_served(workspace: Workspace) -> contextlib.ExitStack | None:
     in one step: a server that started between a look and the command's writes made two
     processes writing one index and one history. ``AlreadyRunningError`` when another
     command holds it (looked at twice: a server takes its serving lock just after)."""
-    from indexer.daemon import workspace_lock
+    from indexer.workspace_lock import workspace_lock
 
     for attempt in range(2):
         stack = contextlib.ExitStack()
