@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from bench.gen_vault import generate
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel, ModelSettings
-from indexer.jobs.summaries import PassStats, Summaries
+from indexer.jobs.summaries import Summaries
+from indexer.jobs.summary_pass import PassStats
 from indexer.vault import atomic
 from indexer.vault.sandbox import Sandbox
 from shared.workspace import Workspace

@@ -20,7 +20,8 @@ from indexer.cli import add_model_options, resolve_workspace
 from indexer.cli.index import lock_unless_served, progress_display
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
-from indexer.jobs.summaries import PassStats, Progress, Summaries
+from indexer.jobs.summaries import Summaries
+from indexer.jobs.summary_pass import PassStats, Progress
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
 from shared.errors import ConfigError, NotFoundError
