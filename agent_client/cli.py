@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent_client import cli_history
-from agent_client.command import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OFFLINE, EXIT_OK, EXIT_USAGE
 from agent_client.connection import Vault, mcp_vault_connection
+from agent_client.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OFFLINE, EXIT_OK, EXIT_USAGE
 from agent_client.interrupts import terminate_as_interrupt
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult

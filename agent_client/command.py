@@ -10,8 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_OFFLINE = 0, 1, 2, 3
-EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
+from agent_client.exit_codes import EXIT_INTERRUPTED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

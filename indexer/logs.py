@@ -3,8 +3,9 @@
 Under attack or a fault, the same line can come thousands of times a second (asyncio
 logged a traceback per failed ``accept()`` once the process ran out of descriptors:
 79 MB in 25 s). ``RepeatLimiter`` lets through the first ``burst`` warnings or errors
-with the same logger, level and message (numbers aside) in each ``window``, drops the rest,
-and says how many were dropped on the next one let through.
+with the same logger, level and message (numbers aside; and subject, for a line that
+names one) in each ``window``, drops the rest, and says how many were dropped on the next
+one let through.
 """
 
 from __future__ import annotations
@@ -45,7 +46,10 @@ class RepeatLimiter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.WARNING:
             return True
-        key = (record.name, record.levelno, _NUMBERS.sub("#", str(record.msg)[:300]))
+        # A line that names its subject (``extra={"limit_key": ...}``) is limited per
+        # subject: one skipped name's warning must not silence every other name's.
+        message = _NUMBERS.sub("#", str(record.msg)[:300])
+        key = (record.name, record.levelno, message + getattr(record, "limit_key", ""))
         now = self._clock()
         with self._lock:
             seen = self._seen.get(key)

@@ -14,7 +14,7 @@ NOTE_SUFFIX = ".md"
 # Names Windows keeps for devices (a vault may be opened there, and synced to it): the
 # server refuses them as file and folder names, and the client's slugs avoid them.
 DEVICE_NAMES = frozenset(
-    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
+    {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(10)}
 )
 TEXT_SUFFIXES = frozenset({".txt", ".xml", ".json", ".yaml", ".csv"})
 

@@ -53,6 +53,10 @@ def check_segment(segment: str) -> None:
         raise ForbiddenPathError(
             "hidden files and folders (names starting with '.') are off limits"
         )
+    if segment.startswith("~"):
+        # ``~`` and ``~name`` are a home folder to a shell (and to a path given as
+        # ``~/x``): refused in any place, so a name is never usable in one and not another.
+        raise ForbiddenPathError("a name must not start with '~' (a shell reads a home folder)")
     if segment != segment.rstrip(" ."):
         raise ForbiddenPathError("a path segment must not end with a dot or a space")
     stem = segment.split(".", 1)[0]
@@ -67,5 +71,7 @@ def check_segment(segment: str) -> None:
             raise ForbiddenPathError(
                 f"the segment {segment!r} reads as a dot-name or a separator once decoded"
             )
-    if segment.split(".", 1)[0].rstrip(" ").upper() in _DEVICE_NAMES:
+    # Windows folds ``COM¹`` to ``COM1`` (a device too).
+    device = unicodedata.normalize("NFKC", segment.split(".", 1)[0]).rstrip(" ").upper()
+    if device in _DEVICE_NAMES:
         raise ForbiddenPathError(f"{segment!r} is a reserved device name on Windows")

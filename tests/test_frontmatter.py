@@ -308,8 +308,8 @@ def test_plain_values_keep_what_was_written_where_yaml_readers_differ() -> None:
 )
 def test_a_value_a_rewrite_would_change_is_kept_as_text_and_written_quoted(line: str) -> None:
     """``5e91234`` read as infinity refused the note (its id too), as ``.inf`` did;
-    ``+49...`` lost its plus; ``09123`` and ``1e3`` kept as text were written plain, which YAML 1.2 readers
-    (Obsidian) take for numbers."""
+    ``+49...`` lost its plus; ``09123`` and ``1e3`` kept as text were written plain,
+    which YAML 1.2 readers (Obsidian) take for numbers."""
     key, written = line.split(": ", 1)
     out = norm(f"---\n{line}\n---\nb\n")
     meta, _ = parse_frontmatter(out)

@@ -42,6 +42,9 @@ HOSTILE_NAMES = [
     "\u202eevil.md".encode(),
     "zero\u200bwidth.md".encode(),
     b"trailing.md ",
+    b"~draft.md",  # (was listed, and refused by read)
+    b"COM0.md",
+    "LPT\u00b3.md".encode(),
 ]
 
 
@@ -247,3 +250,7 @@ def test_reindex_skips_bad_names_and_keeps_the_rest(ws: Workspace) -> None:
     assert done.returncode == 0, done.stderr
     assert "indexed 3 notes" in done.stdout
     assert "skipped bad\\xff\\xfe.md: the name is not valid UTF-8" in done.stderr
+    # Each name's own line: the log's repeat limit kept five of them, and marked the
+    # rest as warned about.
+    warned = [line for line in done.stderr.splitlines() if line.startswith("skipped ")]
+    assert len(warned) == len(HOSTILE_NAMES) + 1, done.stderr  # (+ the deep folder)

@@ -117,6 +117,21 @@ def test_filters_type_tags_and_folder(ws: Workspace, index: NoteIndex) -> None:
             index.search("en", "alpha", type=blank)
 
 
+def test_a_folder_whose_name_starts_with_white_space_is_its_own(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """`` Inbox`` (a name the tools take) was searched as ``Inbox``."""
+    for folder in ("Inbox", " Inbox", "\u3000Inbox"):
+        put(ws, "en", f"{folder}/a.md", "alpha\n")
+    index.reconcile()
+    for folder in ("Inbox", " Inbox", "\u3000Inbox"):
+        assert paths(index.search("en", "alpha", path=folder)) == [f"{folder}/a.md"]
+        assert [r["path"] for r in index.recent("en", 5, folder)] == [f"{folder}/a.md"]
+        assert [r["path"] for r in index.search_any("en", ["alpha"], 5, folder)] == [
+            f"{folder}/a.md"
+        ]
+
+
 @pytest.mark.parametrize(
     "tag", ["Ärger", "Москва", "Éclair", "ΑΘΗΝΑ", "İzmir", "Straße", "東京", "Berlin"]
 )

@@ -198,6 +198,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "interrupts",
         "unreachable",
         "reasons",
+        "exit_codes",
     },
     {"connection"},
     {"sessions"},
@@ -205,6 +206,7 @@ CLIENT_LAYERS: list[set[str]] = [
     {"writer"},
     {"hooks", "cli_history"},
     {"cli"},
+    {"command"},  # (imports the CLI inside its Ctrl-C guard)
     {"__main__", "__init__"},
 ]
 

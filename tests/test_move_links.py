@@ -300,3 +300,26 @@ def test_a_move_rewrites_frontmatter_links_as_values_and_img_src_as_html(
     assert src is not None, body
     assert unquote(html.unescape(src.group(1))) == f"{name}.md.assets/c.png"
     assert files(vault) == [f"d/{name}.md", f"d/{name}.md.assets/c.png"]
+
+
+@pytest.mark.parametrize("space", [" ", "\u00a0", "\u3000"])
+def test_a_move_to_a_name_starting_with_white_space_keeps_its_images_shown(
+    vault: Vault, space: str
+) -> None:
+    """A reader trims a URL's white space: a link ``<  cat.md.assets/i.png>`` was read as
+    ``cat.md.assets/i.png``; it is written percent-encoded."""
+    from markdown_it import MarkdownIt
+
+    text = '# A\n\n![i](a.md.assets/i.png)\n\n<img src="a.md.assets/i.png">\n'
+    vault.write("en", "d/a.md", text)
+    image(vault, "d/a.md.assets/i.png")
+    new_path = f"d/{space}cat.md"
+    vault.move("en", "d/a.md", new_path)
+    new = (root(vault) / new_path).read_text()
+    rendered = MarkdownIt("commonmark").render(new)
+    sources = [html.unescape(s) for s in re.findall(r'src="([^"]*)"', rendered)]
+    assert len(sources) == 2, rendered
+    for source in sources:
+        found = posixpath.normpath(posixpath.join("d", unquote(source.strip())))
+        assert found == f"{new_path}.assets/i.png", new
+    assert (root(vault) / f"{new_path}.assets/i.png").read_bytes() == PNG

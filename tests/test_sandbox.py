@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -196,6 +197,22 @@ def test_long_names_fit_their_temp_file(setup: tuple[Path, Vault]) -> None:
     assert vault.append("en", f"items/{person_made}", "more\n")["size"] == 15
     assert vault.delete("en", f"items/{person_made}")["deleted"]
     assert not (folder / person_made).exists()
+
+
+def test_the_path_limit_is_measured_in_the_form_the_tools_name_it(
+    setup: tuple[Path, Vault],
+) -> None:
+    """A Mac's decomposed (NFD) spelling is longer than the NFC name every listing
+    shows: a path that fits in NFC is taken in either spelling."""
+    _, vault = setup
+    nfc = "/".join(["\u00e9" * 100] * 5) + "/a.md"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert len(nfc.encode()) <= 1024 < len(nfd.encode())
+    assert clean_relpath(nfd) == nfc
+    vault.write("en", nfd, "# long\n")
+    assert vault.read("en", nfc)["content"].endswith("# long\n")
+    with pytest.raises(VaultError, match="longer than 1024 bytes"):
+        clean_relpath(nfc[:-5] + "/" + "a" * 20 + ".md")
 
 
 def test_refused_long_names_and_langs_create_nothing(setup: tuple[Path, Vault]) -> None:

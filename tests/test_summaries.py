@@ -513,6 +513,24 @@ async def test_names_no_tool_can_use_are_left_out_and_break_nothing(
     assert summaries_of(core).summary("en", "")["child_count"] == 1
 
 
+async def test_a_folder_whose_summary_path_would_be_too_long_gets_none(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    """A folder's path of 1012-1023 bytes holds notes the tools reach, but its
+    ``.overview.md`` (13 bytes more) was written where no tool could read or undo it."""
+    top = "/".join(["f" * 200] * 5)  # 1004 bytes
+    for tail in ("ab", "a" * 12, "a" * 7):  # 1007 bytes (summary: 1020), 1017 and 1012
+        note(tmp_path, f"{top}/{tail}/n.md", "# N\n\nbody\n")
+    core = ready(tmp_path, cores)
+    await summaries_of(core).run_pass()
+    root = vault(tmp_path)
+    written = {str(p.relative_to(root)) for p in root.rglob(".overview.md")}
+    assert f"{top}/ab/.overview.md" in written
+    assert all(len(path.encode()) <= 1024 for path in written), sorted(written)
+    for path in written:  # every one of them readable, and its history too
+        assert core.vault.history("en", path)["versions"]
+
+
 def test_the_folders_of_a_failed_pass_stay_dirty_until_the_next() -> None:
     dirty = DirtyFolders()
     dirty.mark("en", ["a", ""])

@@ -435,9 +435,9 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
     if path:
         if not isinstance(path, str):
             raise InvalidArgumentError("path must be a string")
-        folder = path.strip().strip("/")
-        if folder.startswith("./"):
-            folder = folder[2:]
+        # A folder the caller checked (``clean_relpath``): its white space is part of
+        # its name (`` Inbox`` is not ``Inbox``).
+        folder = path.strip("/")
         if folder:
             where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
             params += [folder, folder + "/", folder + "0"]

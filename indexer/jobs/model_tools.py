@@ -19,6 +19,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+from indexer.vault.sandbox import clean_relpath
 from shared.errors import VaultError
 from shared.tool_turn import tool_turn, with_note
 from shared.utf8 import without_surrogates
@@ -149,6 +150,7 @@ class ReadOnlyTools:
                 limit=MAX_LIST,
             )
         assert self.index is not None
+        folder = clean_relpath(folder, allow_root=True)  # (as the search tool checks it)
         found = self.index.search(lang, _text(args, "query"), 10, path=folder)
         return {"results": found["results"]}
 

@@ -32,7 +32,7 @@ from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import atomic, fsops, renames
 from indexer.vault.history.rows import Change
-from indexer.vault.names import MAX_DEPTH
+from indexer.vault.names import MAX_DEPTH, MAX_PATH_BYTES
 from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.scan import list_folder
@@ -235,7 +235,11 @@ class SummaryFiles:
             if depth + 1 > MAX_DEPTH:
                 notes = {}  # too deep for every tool (find, read, the index) to reach
             if folder.count("/") + 2 < MAX_DEPTH:  # a subfolder's summary is one deeper
-                found.folders = [name for name, _ in folders if not name.endswith(".assets")]
+                found.folders = [
+                    name
+                    for name, _ in folders
+                    if not name.endswith(".assets") and _summary_fits(prefix + name)
+                ]
             rows = self.index.folder_notes(lang, folder) if self.index else {}
             for name, on_disk in sorted(notes.items()):
                 child = self._note(fd, on_disk, rows.get(name), name)
@@ -401,6 +405,12 @@ def _made_by_the_job(data: bytes, folder: str) -> bool:
         if key == "title" and value == title:
             return True
     return False
+
+
+def _summary_fits(folder: str) -> bool:
+    """Whether ``<folder>/.overview.md`` is a path every tool takes (a summary longer
+    than ``MAX_PATH_BYTES`` could be written, then never read, listed or undone)."""
+    return len(f"{folder}/{OVERVIEW_FILE}".encode()) <= MAX_PATH_BYTES
 
 
 def _is_note_name(name: str) -> bool:

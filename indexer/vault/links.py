@@ -170,7 +170,9 @@ def _moved_url(url: str, old_path: str, new_path: str, relocate: Relocate) -> st
         relative = "./" + relative
     if relative == plain:
         return None
-    if encoded or _NOT_ITSELF.search(relative):
+    # Encoded too when it starts or ends with white space (a name `` cat.md``): a
+    # reader trims a URL's white space, and would look for ``cat.md.assets/``.
+    if encoded or _NOT_ITSELF.search(relative) or relative != relative.strip():
         relative = quote(relative, safe="/!$'()*+,;=:@~-._")  # (& may spell a reference)
     return relative + qsep + query + sep + fragment
 

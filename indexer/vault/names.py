@@ -39,11 +39,11 @@ __all__ = ["MAX_DEPTH", "MAX_PATH_BYTES", "MAX_SEGMENT_BYTES", "check_char", "ch
 
 log = logging.getLogger("indexer.vault")
 
-# An ASCII name that needs the full check: a refused character, a dot at the start, a
-# dot or space at the end, only spaces before the extension, a percent sign (``%2e%2e``
-# decodes to ``..``), a device name.
+# An ASCII name that needs the full check: a refused character, a dot or ``~`` at the
+# start, a dot or space at the end, only spaces before the extension, a percent sign
+# (``%2e%2e`` decodes to ``..``), a device name.
 _ASCII_SUSPECT = re.compile(
-    r'[\x00-\x1f\x7f\\:<>"|?*%]|[. ]$|^\.|^ +\.|^(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9]) *(?:\.|$)',
+    r'[\x00-\x1f\x7f\\:<>"|?*%]|[. ]$|^[.~]|^ +\.|^(?:CON|PRN|AUX|NUL|COM\d|LPT\d) *(?:\.|$)',
     re.IGNORECASE,
 )
 
@@ -152,7 +152,9 @@ class _WarnOnce:
             if len(self._seen) >= self._limit:
                 self._seen.clear()
             self._seen.add(key)
-        log.warning(message, *args)
+        # Limited per key (``logs.RepeatLimiter``): a thousand bad names are a thousand
+        # lines, each once; the limiter would have kept the first five only, for good.
+        log.warning(message, *args, extra={"limit_key": key})
 
 
 _warn_once = _WarnOnce()

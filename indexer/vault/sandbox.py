@@ -112,13 +112,16 @@ def clean_relpath(path: object, *, allow_root: bool = False, summary: bool = Fal
         raw = path.encode("utf-8")
     except UnicodeEncodeError:
         raise ForbiddenPathError("the path is not valid UTF-8") from None
-    if len(raw) > MAX_PATH_BYTES:
+    if len(raw) > 4 * MAX_PATH_BYTES:  # (before the work below; NFD may be longer)
         raise ForbiddenPathError(f"the path is longer than {MAX_PATH_BYTES} bytes")
     for char in path:
         check_char(char)
     if path.startswith(("/", "~")):
         raise ForbiddenPathError("the path must be relative to the vault root")
     path = unicodedata.normalize("NFC", path)
+    # Measured as the tools name it (NFC): a Mac's decomposed spelling is longer.
+    if len(path.encode("utf-8")) > MAX_PATH_BYTES:
+        raise ForbiddenPathError(f"the path is longer than {MAX_PATH_BYTES} bytes")
     # ``./a.md`` and ``a//b.md`` are harmless spellings of ``a.md`` and ``a/b.md``, and
     # so is ``a/../b.md`` of ``b.md`` (resolved by name: no link on the way is followed);
     # a ``..`` above the vault's root leaves it.

@@ -21,6 +21,9 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("en", "/", FORBIDDEN),
     ("en", "~/secret.md", FORBIDDEN),
     ("en", "~root/secret.md", FORBIDDEN),
+    ("en", "./~new.md", FORBIDDEN),  # (was written, then refused by every other tool)
+    ("en", "items/../~new.md", FORBIDDEN),
+    ("en", "items/~new.md", FORBIDDEN),  # one rule for every place
     ("en", "items/\x00.md", FORBIDDEN),
     ("en", "items/a\nb.md", FORBIDDEN),
     ("en", "items/a\tb.md", FORBIDDEN),
@@ -71,6 +74,10 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("en", "CON.md", FORBIDDEN),
     ("en", "items/aux.notes.md", FORBIDDEN),
     ("en", "lpt1/x.md", FORBIDDEN),
+    ("en", "COM0.md", FORBIDDEN),  # Windows reserves COM0-9, LPT0-9,
+    ("en", "items/lpt0.txt.md", FORBIDDEN),
+    ("en", "COM\u00b9.md", FORBIDDEN),  # and COM¹ (NFKC: COM1)
+    ("en", "LPT\u00b3/x.md", FORBIDDEN),
     ("en", "\uff0e\uff0e/vault2/secret.md", FORBIDDEN),
     ("en", "items/%2e%2e/secret.md", FORBIDDEN),
     ("en", "items/%252e%252e/secret.md", FORBIDDEN),
