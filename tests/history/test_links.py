@@ -275,11 +275,16 @@ def test_unclosed_image_links_take_linear_time(unit: str) -> None:
 
 def test_a_note_of_one_link_repeated_moves_in_linear_time_per_distinct_link() -> None:
     """Each link worked its new path out anew (posixpath's relpath, 20-30 us): a 1 MiB
-    note of ``![](a)`` repeated took 2.9 s of CPU under the move's locks."""
-    text = "![](a)" * ((1 << 20) // 6)
+    note of ``![](a)`` repeated took 2.9 s of CPU under the move's locks, twice what
+    markdown-it takes to parse it (the floor, measured beside it: the machine is shared;
+    the rewrite takes about half of it)."""
+    text = "![](a)" * ((256 << 10) // 6)
+    started = time.thread_time()
+    MarkdownIt("commonmark").parse(text)
+    floor = time.thread_time() - started
     started = time.thread_time()
     moved = moved_note(text)
-    assert time.thread_time() - started < 2.0
+    assert time.thread_time() - started < floor
     assert moved.count("![](../../items/a)") == text.count("![](a)")
 
 
