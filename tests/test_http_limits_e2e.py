@@ -362,3 +362,71 @@ def test_a_lone_surrogate_in_a_rest_body_is_an_invalid_argument(server: RunningI
         status, answer = rest(server, method, path, body)
         assert (status, answer["error"]["code"]) == (400, "invalid_argument"), answer
     assert not (server.workspace / "memory/languages/en/vault/s.md").exists()
+
+
+def test_a_get_with_a_body_takes_its_turn_among_the_large_bodies(
+    own_server: RunningIndexer,
+) -> None:
+    """A GET of /mcp was taken for a session's event stream, which skips the limits,
+    whatever it carried: the SDK then read each body whole, 8 bodies of 20 MiB at once
+    (+155 MiB), where POSTs are read two at a time (+58 MiB for 8, or 12)."""
+    server = own_server
+    pid, port = server.process.pid, port_of(server)
+    base = rss_kib(pid, "VmRSS")
+    size = 20 * MiB
+
+    def send_most(sock: socket.socket) -> None:
+        sock.sendall(
+            b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+            + b"Content-Type: application/json\r\n"
+            + b"Accept: application/json, text/event-stream\r\n"
+            + b"Content-Length: %d\r\n\r\n" % size
+        )
+        sock.settimeout(1)
+        with contextlib.suppress(OSError):  # a body waiting for its turn is not read
+            for _ in range(size // MiB - 1):
+                sock.sendall(b" " * MiB)
+
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(12)]
+    try:
+        with ThreadPoolExecutor(12) as pool:
+            list(pool.map(send_most, socks))
+        time.sleep(0.5)
+        held = rss_kib(pid, "VmRSS") - base
+    finally:
+        for sock in socks:
+            sock.close()
+    assert held < 110 * 1024, f"{held // 1024} MiB held by 12 GET bodies"
+    assert rest(server, "GET", "/api/v1/status")[0] == 200
+
+
+def test_clients_that_never_take_their_answers_are_cut_off(tmp_path: Path) -> None:
+    """Clients that asked and never read: each answer waited for ever to be sent, its
+    request counted in flight; 30 of them and every later call answered 503 (for good:
+    only the body and the headers had time limits), their answers held in memory."""
+    with _limited_server(tmp_path) as server:
+        port = port_of(server)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        text = {"Content-Type": "text/plain"}
+        conn.request("PUT", "/api/v1/en/notes/big.txt", b"\x01" * 1_000_000, text)
+        assert conn.getresponse().status == 201  # its JSON answer: 6 MB (\u0001 each)
+        conn.close()
+        ask = b"GET /api/v1/en/notes/big.txt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port
+        stuck = []
+        for _ in range(int(LIMITS["INDEXER_MAX_REQUESTS"])):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(("127.0.0.1", port))
+            sock.sendall(ask * 2)  # pipelined: a 6 MB answer each, never read
+            stuck.append(sock)
+        try:
+            time.sleep(1)
+            assert rest(server, "GET", "/api/v1/status")[0] == 503  # every place taken
+            wait_for(
+                lambda: rest(server, "GET", "/api/v1/status")[0] == 200,
+                4 * float(LIMITS["INDEXER_BODY_TIMEOUT"]),
+                what="the unread answers' connections cut",
+            )
+        finally:
+            for sock in stuck:
+                sock.close()

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("indexer.vault")
 MAX_HISTORY_LIMIT = 1000
 _PAGE = 200
+_PUT_BACK = " failed; put back"  # the reason's end on a file a failed undo gave back
 
 
 def file_kind(target: Target) -> str | None:
@@ -289,8 +290,11 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     def ours(row: Version) -> bool:
         return first_word(row.reason) == word
 
-    def taken_back(row: Version) -> bool:
-        return row.reason == UNDO_REASON + entry_id
+    def taken_back(row: Version) -> bool | None:
+        """True for an undo of the entry; None for the put-back that cancelled one."""
+        if row.reason == UNDO_REASON + entry_id:
+            return True
+        return None if row.reason == UNDO_REASON + entry_id + _PUT_BACK else False
 
     plans: list[tuple[Target, Place, bytes | None, Version, Version | None]] = []
     conflicts: list[str] = []
@@ -344,20 +348,29 @@ def _undo_target(
     target: Target,
     etag: str | None,
     ours: Callable[[Version], bool],
-    undoes: Callable[[Version], bool],
+    undoes: Callable[[Version], bool | None],
 ) -> tuple[Version, Version | None] | str | None:
     """(the entry's newest version of the file, the version to go back to: the newest
     before the entry's run of versions ending there, None when the entry created the
     file), or why the file cannot be undone, or None when an undo of the entry already
-    took its changes back. Else the file must hold exactly the entry's newest version:
-    changes made since and undone again are fine, others are not."""
+    took its changes back (``undoes`` True; an undo that failed midway was put back,
+    ``undoes`` None, and counts for nothing). Else the file must hold exactly the
+    entry's newest version: changes made since and undone again are fine, others are
+    not."""
     rows = _newest_first(store, target)
     later: Version | None = None
     undone = False
+    put_back = 0  # put-backs met, newest first, each cancelling the next older undo
     for row in rows:
         if ours(row):
             break
-        undone = undone or undoes(row)
+        taken = undoes(row)
+        if taken is None:
+            put_back += 1
+        elif taken and put_back:
+            put_back -= 1
+        elif taken:
+            undone = True
         later = later or row
     else:
         return "history no longer holds the entry's version"
@@ -430,7 +443,7 @@ def _put_back(
     try:
         now = vault._existing_bytes(place)
         change = Change(target.lang, target.rel, "restore", now, before)
-        reason = f"{UNDO_REASON}{entry_id} failed; put back"
+        reason = f"{UNDO_REASON}{entry_id}{_PUT_BACK}"
         with vault.recorder.changing([change], actor="tool", reason=reason):
             if before is not None:
                 place.commit(before)

@@ -14,7 +14,12 @@ answering). ``guarded_protocol(limits)`` is uvicorn's h11 protocol with:
 - a body timeout: a body must keep arriving (no ``body_timeout`` seconds without a
   byte, time during which the server itself holds off reading aside) and be complete
   within ``BODY_ROUNDS`` such periods, else the connection is closed and the request
-  sees a disconnect.
+  sees a disconnect;
+- a read timeout: a client must take its answer, no ``body_timeout`` seconds with the
+  answer held up (the transport's buffer full), else the connection is cut. A client
+  that never read kept its request counted in flight (64 such: every call a 503) and
+  its answer in memory, past the connection cap (a connection ``close``d waits to send
+  its buffer: the ones dropped with an answer unsent are ``abort``ed).
 
 The cap stays below the process's descriptor limit, with room (``RESERVED_FDS``) for
 the vaults, the index and one accept burst (``BACKLOG``, uvicorn's ``backlog``).
@@ -89,6 +94,7 @@ class _GuardedH11Protocol(H11Protocol):
         self._refused = False
         self._last_data = 0.0
         self._body_since = 0.0
+        self._unread: asyncio.TimerHandle | None = None
 
     # -- uvicorn's protocol interface ------------------------------------------------------
 
@@ -117,11 +123,36 @@ class _GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._answer_taken()
         if self._refused:
             return
         super().connection_lost(exc)
 
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._unread is None:
+            self._unread = self.loop.call_later(self.body_timeout, self._answer_not_taken)
+
+    def resume_writing(self) -> None:
+        self._answer_taken()
+        super().resume_writing()
+
+    def timeout_keep_alive_handler(self) -> None:
+        if self.transport.get_write_buffer_size():
+            _drop(self.transport)  # (uvicorn's close would wait to send it, for ever)
+        super().timeout_keep_alive_handler()
+
     # -- timers ------------------------------------------------------------------------------
+
+    def _answer_taken(self) -> None:
+        if self._unread is not None:
+            self._unread.cancel()
+            self._unread = None
+
+    def _answer_not_taken(self) -> None:
+        self._unread = None
+        log.debug("cut a connection that took none of its answer in time")
+        self.transport.abort()
 
     def _follow(self) -> None:
         """Arm the timer the connection's state calls for."""
@@ -160,7 +191,7 @@ class _GuardedH11Protocol(H11Protocol):
             log.debug("closed a connection that sent no complete headers in time")
             if self.conn.trailing_data[0]:
                 self.transport.write(TIMED_OUT)
-            self.transport.close()
+            _drop(self.transport)
         elif self._phase == "body" and state is h11.SEND_BODY:
             now = time.monotonic()
             moving = now - self._last_data < self.body_timeout
@@ -170,7 +201,7 @@ class _GuardedH11Protocol(H11Protocol):
                 self._arm("body")
                 return
             log.debug("closed a connection whose request body did not arrive in time")
-            self.transport.close()
+            _drop(self.transport)
         else:
             self._phase = None
 
@@ -192,5 +223,14 @@ class _GuardedH11Protocol(H11Protocol):
             return False
         oldest = min(idle, key=lambda p: p._idle_since)
         log.debug("dropped the longest idle connection to make room for a new one")
-        oldest.transport.close()
+        _drop(oldest.transport)
         return True
+
+
+def _drop(transport: asyncio.Transport) -> None:
+    """Close a connection now: ``close`` waits until its buffer is sent, which a client
+    that reads nothing never lets happen (its descriptor and answer then stay)."""
+    if transport.get_write_buffer_size() > len(TIMED_OUT):
+        transport.abort()
+    else:
+        transport.close()

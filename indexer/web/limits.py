@@ -85,7 +85,7 @@ class RequestLimits:
             # carries the request's id, found in the body.)
             await _reply(send, 413, _error("too_large", self._too_large_text()))
             return
-        if scope["method"] in ("GET", "HEAD", "OPTIONS") and not declared:
+        if scope["method"] in ("GET", "HEAD", "OPTIONS") and not _has_body(scope):
             await self.app(scope, receive, send)
             return
         if declared is not None and declared <= LARGE_BODY:
@@ -163,8 +163,18 @@ def _mcp(scope: Scope) -> bool:
 
 def _event_stream(scope: Scope) -> bool:
     """A GET of /mcp: a session's stream of server messages (2025 protocol), open as long
-    as the session and idle; it does no work, so it takes no place among the requests."""
-    return scope["method"] == "GET" and _mcp(scope)
+    as the session and idle; it does no work, so it takes no place among the requests.
+    One that sends a body is a request like any other (the SDK reads a body whole: a
+    GET's skipped the bound on large bodies)."""
+    return scope["method"] == "GET" and _mcp(scope) and not _has_body(scope)
+
+
+def _has_body(scope: Scope) -> bool:
+    """Whether the request says a body follows (a length above 0, or chunks)."""
+    for name, value in scope["headers"]:
+        if name == b"transfer-encoding" or (name == b"content-length" and value != b"0"):
+            return True
+    return False
 
 
 def _content_length(scope: Scope) -> int | None:

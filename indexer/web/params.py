@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from indexer.web.http_errors import UnsupportedMediaTypeError
 from shared.errors import ConflictError, InvalidArgumentError, TooLargeError
 
 REQUIRED: Any = object()
@@ -30,9 +31,23 @@ def is_text_type(kind: str) -> bool:
 Version = int | str
 
 
+_UTF8_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
+
+
 def media_type(request: Request) -> str:
-    """The request's media type without parameters, lower case ('' when absent)."""
-    return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    """The body's media type without parameters, lower case ('' when absent); a body
+    declared in a charset other than UTF-8 is refused (415): it was read as UTF-8, and a
+    UTF-16 text was stored as its bytes, NULs and all."""
+    kind, _, parameters = request.headers.get("content-type", "").partition(";")
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        charset = value.strip().strip('"').lower()
+        if name.strip().lower() == "charset" and charset not in _UTF8_CHARSETS:
+            raise UnsupportedMediaTypeError(
+                f"the body is declared as {value.strip()[:40]!r}: send it as UTF-8"
+                " (charset=utf-8, or no charset)"
+            )
+    return kind.strip().lower()
 
 
 def check_url_path(request: Request) -> None:

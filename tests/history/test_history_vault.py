@@ -707,6 +707,35 @@ def test_undo_leaves_alone_what_an_undo_of_the_entry_took_back(vault: Vault) -> 
     assert "items/go.md (already undone)" in message
 
 
+def test_an_undo_that_failed_midway_can_be_done_again_whole(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk filled while undoing the second file: the first was put back. Once there
+    was room, undo answered success for the second file alone, leaving the first with
+    the entry's text, and a third undo said "already undone"."""
+    for path in ("p1/a.md", "p2/b.md"):
+        vault.write("en", path, "# N\n\nbefore\n")
+    before = {k: v[3] for k, v in snapshot(root(vault)).items()}
+    for path in ("p1/a.md", "p2/b.md"):
+        vault.write("en", path, "# N\n\nby the entry\n", reason="entry:E1 merge")
+    commit = Place.commit
+
+    def disk_full_for_p1(place: Place, data: bytes, **kw: Any) -> None:
+        if place.target.rel == "p1/a.md":
+            raise OSError(28, "No space left on device")
+        commit(place, data, **kw)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Place, "commit", disk_full_for_p1)
+        with pytest.raises(OSError, match="No space left"):
+            vault.undo("en", "E1")
+    assert "by the entry" in (root(vault) / "p2/b.md").read_text()  # put back
+    done = vault.undo("en", "E1")
+    assert sorted(f["path"] for f in done["files"]) == ["p1/a.md", "p2/b.md"]
+    assert {k: v[3] for k, v in snapshot(root(vault)).items()} == before
+    assert "already undone" in refused(vault, "conflict", vault.undo, "en", "E1")
+
+
 # -- external changes ----------------------------------------------------------------------
 
 

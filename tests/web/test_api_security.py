@@ -150,6 +150,27 @@ def test_a_compressed_body_is_refused(http: httpx2.Client, guarded: RunningIndex
     )
 
 
+def test_a_body_in_another_charset_is_refused(http: httpx2.Client, guarded: RunningIndexer) -> None:
+    """A UTF-16 body was read as UTF-8 (its NULs are valid UTF-8): stored garbled, 201."""
+    text = "# Hi\nhello there\n"
+    for charset, body in (("utf-16le", text.encode("utf-16le")), ('"ISO-8859-1"', b"# caf\xe9\n")):
+        headers = BEARER | {"Content-Type": f"text/markdown; charset={charset}"}
+        put = http.put("/api/v1/sb/notes/charset.md", content=body, headers=headers)
+        assert put.status_code == 415, (charset, put.text)
+        assert "UTF-8" in put.json()["error"]["message"]
+        post = http.post(
+            "/api/v1/sb/append",
+            content=b'{"path": "charset.md", "content": "x"}',
+            headers=BEARER | {"Content-Type": f"application/json; charset={charset}"},
+        )
+        assert post.status_code == 415, (charset, post.text)
+    assert not note_file(guarded, "sb", "charset.md").exists()
+    for charset in ("UTF-8", '"utf-8"', "us-ascii"):
+        headers = BEARER | {"Content-Type": f"text/markdown; charset={charset}"}
+        put = http.put("/api/v1/sb/notes/charset.md", content=b"# ok\n", headers=headers)
+        assert put.status_code in (200, 201), (charset, put.text)
+
+
 @pytest.mark.parametrize("content_type", ["text/csv", "text/yaml; charset=utf-8", "text/plain"])
 def test_a_text_file_is_written_as_its_own_text_type(
     http: httpx2.Client, guarded: RunningIndexer, content_type: str
