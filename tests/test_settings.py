@@ -60,6 +60,18 @@ def test_a_token_no_client_could_send_is_refused(tmp_path: Path, token: str) -> 
     assert resolve(tmp_path, INDEXER_MCP_TOKEN="s3cr-t_!").token == "s3cr-t_!"
 
 
+@pytest.mark.parametrize(
+    "url", ["http://[::1", "http://127.0.0.1:99999/v1", "localhost:8080/v1", "file:///etc"]
+)
+def test_a_model_url_no_client_could_use_is_refused(tmp_path: Path, url: str) -> None:
+    """Taken as given, each failed every model call with a traceback (httpx's InvalidURL,
+    an OverflowError), and every summaries pass with it, fallback included."""
+    with pytest.raises(ValueError, match="INDEXER_LLM_BASE_URL"):
+        resolve(tmp_path, INDEXER_LLM_BASE_URL=url)
+    for good in ("http://127.0.0.1:8080/v1", "https://api.example.com/v1", "http://[::1]:80"):
+        assert resolve(tmp_path, INDEXER_LLM_BASE_URL=good).model.base_url == good  # type: ignore[union-attr]
+
+
 def test_serve_says_it_in_one_line_and_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -130,6 +142,10 @@ def test_addresses_prompt_folders_and_prompt_files_are_checked_at_start(tmp_path
     for prompt in (tmp_path / "missing.md", empty):
         with pytest.raises(ValueError, match=env):
             resolve(tmp_path, **{env: str(prompt)})
+    (empty / "latin-1.md").write_bytes("# Caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=f"{env}: .* cannot be read as UTF-8"):
+        resolve(tmp_path, **{env: str(empty / "latin-1.md")})  # (each run: a traceback)
+    (empty / "latin-1.md").unlink()
     (empty / "mine.md").write_text("# Mine\n")
     assert resolve(tmp_path, INDEXER_PROMPTS_DIR=str(empty)).prompts_dir == empty
     assert resolve(tmp_path, **{env: str(empty / "mine.md")}).maintenance.prompt_files

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -177,6 +178,36 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     assert refused.returncode == 1 and "no vault for 'xx'" in refused.stderr
     empty = cli(*ws, "--lang", "")  # not "every vault"
     assert empty.returncode == 2 and "'' is not a vault id" in empty.stderr
+
+
+def test_a_ctrl_c_while_summarize_waits_for_the_model_is_one_line(
+    tmp_path: Path, stub: LLMStub
+) -> None:
+    """A long pass is the normal case: Ctrl-C ended it with a traceback and a signal's
+    status (-2)."""
+    vault = tmp_path / "ws" / "memory" / "languages" / "en" / "vault"
+    (vault / "f").mkdir(parents=True)
+    (vault / "f" / "a.md").write_text("# A\n\nnote\n")
+    while stub.in_flight:
+        time.sleep(0.02)
+    stub.delay = 30.0
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "indexer", "summarize", "--workspace", str(tmp_path / "ws")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "INDEXER_LLM_MODEL": "stub", "INDEXER_LLM_BASE_URL": stub.base_url},
+        )
+        wait_for(lambda: stub.in_flight > 0, 30, what="the model asked")
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        stub.delay = 0.0
+    assert process.returncode == 130, err
+    assert (
+        "Traceback" not in err and err.strip().splitlines()[-1] == "indexer summarize: interrupted"
+    )
 
 
 def test_without_a_server_history_hears_the_cli_as_it_hears_the_server(tmp_path: Path) -> None:

@@ -147,6 +147,8 @@ async def _loop(
             raise
         except ValueError as exc:  # a 200 whose JSON is cut short: the SDK lets it out
             raise MergeFailed(f"the LLM endpoint's reply is not JSON ({exc})") from None
+        except RecursionError:  # (nested thousands deep: json's parser gives up)
+            raise MergeFailed("the LLM endpoint's reply is JSON nested too deep") from None
         if not isinstance(response, ChatCompletion):  # the SDK hands on a body it cannot read
             body = repr(response)[:120]
             raise MergeFailed(f"the LLM endpoint did not answer a chat completion: {body}")

@@ -38,6 +38,7 @@ settings table; deploy/env.example in the source): a flag wins over the environm
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_ALREADY_RUNNING = 3
+EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 
 # Libraries must not phone home or print banners from a daemon (set before they import).
 QUIET_LIBRARIES = {
@@ -162,6 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return stdout_closed()
+    except KeyboardInterrupt:  # (a long summarize or maintain: a traceback, status -2)
+        print(f"indexer {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (VaultError, ValueError, OSError) as err:
         # Operational errors say what to do; a refusal keeps its code (as over MCP).
         text = err.message if isinstance(err, OperationalError) else str(err)

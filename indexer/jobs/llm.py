@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from indexer.index.abstract import one_line
 from shared.model_output import parse_json_object
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
 from shared.tool_turn import MalformedReply, reply_message
@@ -24,8 +25,18 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessage
 
 
+MAX_ERROR_CHARS = 1000  # of a model error's text (the endpoint's words with it)
+
+
 class ModelError(Exception):
-    """The model could not be reached, timed out, or answered something unusable."""
+    """The model could not be reached, timed out, or answered something unusable.
+
+    Its text is one line: it quotes the endpoint's own words, which went to the log as
+    sent (a line break forged a log line; an escape sequence drove a terminal)."""
+
+    def __init__(self, message: str) -> None:
+        text = message.encode("utf-8", "backslashreplace").decode("utf-8")
+        super().__init__(one_line(text)[:MAX_ERROR_CHARS])
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,8 @@ class JobModel:
             raise ModelError(f"the model endpoint failed: {type(exc).__name__}: {exc}") from None
         except ValueError as exc:  # a 200 whose JSON is cut short: the SDK lets it out
             raise ModelError(f"the model's reply is not JSON ({exc})") from None
+        except RecursionError:  # (nested thousands deep: json's parser gives up)
+            raise ModelError("the model's reply is JSON nested too deep to read") from None
         finally:
             self._slots.release()
         return _message_of(response)

@@ -231,7 +231,10 @@ class Maintenance:
             assert decision.digest is not None
             try:
                 answer = await self._run(lang, task, decision.digest)
-            except (ModelError, LoopError, AnswerError, InputError, VaultError, OSError) as err:
+            except (
+                ModelError, LoopError, AnswerError, InputError, VaultError, OSError,
+                UnicodeDecodeError,  # (a prompt file changed since the start)
+            ) as err:  # fmt: skip
                 message = _error_text(err)
                 log.warning("maintenance %s/%s failed: %s", lang, task, message)
                 await asyncio.to_thread(self._record_error, lang, task, message)
