@@ -380,11 +380,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     finally:
         if url_text:
             remove_if_ours(workspace.url_file, url_text)
-        if core.jobs is not None:
-            if core.model is not None:  # its HTTP clients live on the jobs loop
-                with contextlib.suppress(Exception):
-                    core.jobs.submit(core.model.close()).result(5)
-            core.jobs.stop()
+        if core.jobs is not None:  # the model's HTTP clients live on the jobs loop
+            core.jobs.stop(then=core.model.close if core.model is not None else None)
         index.close()
         if history is not None:
             history.close()

@@ -90,3 +90,34 @@ async def test_an_event_becomes_user_md_and_comes_back_through_recall(
     ), row
     assert row["last_success"] and row["last_error"] is None
     assert Path(daemon.workspace / ".indexer/maintenance-state.json").exists()
+
+
+def test_a_stop_while_the_model_thinks_is_no_failure(tmp_path: Path, stub: LLMStub) -> None:
+    """The stop closed the model's connections before it cancelled the jobs: the run in
+    flight failed ("Connection error"), was recorded as the model's failure, and the
+    next start waited an hour to retry it."""
+    ws = tmp_path / "ws"
+    day = ws / "memory/languages/en/vault/events/2026/11/29.md"
+    day.parent.mkdir(parents=True)
+    day.write_text("# Events\n\n## Event\n\n- title: Drinks\n\nI prefer green tea.\n")
+    wait_for(lambda: not stub.in_flight, 30, what="the stub idle")
+    stub.delay = 30.0
+    env = {
+        "INDEXER_LLM_MODEL": "stub",
+        "INDEXER_LLM_BASE_URL": stub.base_url,
+        "INDEXER_MAINTENANCE_USER_PROFILE": "1",
+        "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS": "0",
+        "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": "0.2",
+        "INDEXER_SUMMARIES": "0",
+    }
+    running = start_indexer(ws, env=env)
+    try:
+        wait_for(lambda: stub.in_flight > 0, 30, what="maintenance asking the model")
+        assert running.stop() == 0
+    finally:
+        stub.delay = 0.0
+        running.stop()
+    log = running.log()
+    assert "Connection error" not in log and "failed" not in log, log
+    state = ws / ".indexer/maintenance-state.json"
+    assert not state.exists() or '"error"' not in state.read_text(), state.read_text()

@@ -13,7 +13,7 @@ import concurrent.futures
 import contextlib
 import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 log = logging.getLogger("indexer.jobs")
@@ -44,8 +44,14 @@ class JobRunner:
         future.add_done_callback(_log_failure)
         return future
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Cancel the running jobs, then stop the loop and join the thread."""
+    def stop(
+        self,
+        timeout: float = 10.0,
+        then: Callable[[], Coroutine[Any, Any, object]] | None = None,
+    ) -> None:
+        """Cancel the running jobs, run ``then`` on the loop (closing what they used:
+        closed first, a job's request in flight failed, and a stop was recorded as the
+        model's failure), then stop the loop and join the thread."""
         if self._loop.is_closed():
             return
         if not self._started:  # never used: only the loop to close
@@ -57,6 +63,8 @@ class JobRunner:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if then is not None:
+                await then()
 
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(cancel_all(), self._loop).result(timeout)
