@@ -41,6 +41,7 @@ from indexer.jobs.model_tools import (
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
+from shared.frontmatter import parse_frontmatter
 from shared.timestamps import format_timestamp
 from shared.workspace import Workspace
 
@@ -428,6 +429,23 @@ def test_a_person_editing_the_output_during_a_run_wins(env: Env) -> None:
     outcome = env.run()
     assert outcome.action == "error" and "conflict" in (outcome.error or "")
     assert "Edited by a person." in (env.vault_dir() / "USER.md").read_text()
+
+
+def test_the_keys_a_person_added_are_kept_through_a_replace(env: Env) -> None:
+    """The prompt asks the model to keep the frontmatter; an answer of a body alone
+    dropped a person's tags, flags and notes about the file."""
+    env.vault.write(
+        "en",
+        "USER.md",
+        "---\ntags: [profile, mine]\npinned: true\nreviewed_by: alice\n---\n# User profile\n",
+    )
+    env.event("Prefers tea.")
+    env.stub.run([replace_answer("---\npinned: false\n---\n# Profile\n\n- Prefers tea.\n")])
+    assert env.run().action == "replace"
+    meta, body = parse_frontmatter((env.vault_dir() / "USER.md").read_text())
+    assert meta["tags"] == ["profile", "mine"] and meta["reviewed_by"] == "alice"
+    assert meta["pinned"] is False  # the answer's own value wins
+    assert meta["title"] == "Profile" and body == "# Profile\n\n- Prefers tea.\n"
 
 
 def test_a_repeated_file_is_not_rewritten(env: Env) -> None:

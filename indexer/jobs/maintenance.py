@@ -38,7 +38,8 @@ from indexer.jobs.maintenance_input import (
 )
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
-from shared.errors import NotFoundError, VaultError
+from shared.errors import InvalidFrontmatterError, NotFoundError, VaultError
+from shared.frontmatter import parse_frontmatter, render_note
 from shared.model_output import parse_json_object
 from shared.timestamps import format_timestamp
 
@@ -301,11 +302,12 @@ class Maintenance:
             assert answer.content is not None
             if current is not None and answer.content.strip() == current["content"].strip():
                 return Answer("none", f"{answer.reason} (the answer repeated the file)")
+            content = _with_kept_keys(current["content"] if current else None, answer.content)
             await asyncio.to_thread(
                 self.vault.write,
                 lang,
                 output,
-                answer.content,
+                content,
                 if_match=current["etag"] if current else "",
                 reason=f"maintenance:{task}",
                 actor="job:maintenance",
@@ -386,6 +388,34 @@ def _not_after(moment: datetime | None, now: datetime) -> datetime | None:
     """A stored moment, unless it is later than now (a state file from a clock set ahead,
     or edited: year 9999 overflowed the arithmetic, and the task never ran again)."""
     return None if moment is None or moment > now + timedelta(minutes=5) else moment
+
+
+# Keys the write itself sets: ``title`` follows the new text's heading when the answer
+# names none; the vault keeps ``id`` and ``created`` and stamps ``updated``.
+_NOT_CARRIED = frozenset({"title", "updated"})
+
+
+def _with_kept_keys(current: str | None, answer: str) -> str:
+    """The answer with the frontmatter keys of the file as it was that the answer leaves
+    out (a person's ``tags``, ``pinned``...): the prompt asks the model to keep them, and
+    an answer of a body alone dropped them all. The answer's own values win."""
+    if current is None:
+        return answer
+    try:
+        before, _ = parse_frontmatter(current)
+        after, body = parse_frontmatter(answer)
+    except InvalidFrontmatterError:
+        return answer  # (the write says what is wrong with the answer)
+    missing = [key for key in before if key not in after and key not in _NOT_CARRIED]
+    if not missing:
+        return answer
+    merged = {
+        key: after.get(key, value)
+        for key, value in before.items()
+        if key in after or key in missing
+    }
+    merged.update(after)
+    return render_note(merged, body)
 
 
 def _error_text(err: Exception) -> str:
