@@ -20,6 +20,7 @@ from indexer.vault.timeline import check_file
 from shared.cli_usage import whole_number
 from shared.errors import ForbiddenPathError, NotFoundError
 from shared.langs import check_lang
+from shared.terminal_text import for_terminal, is_terminal
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -77,7 +78,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         moved = f" (moved to {row.other_path})" if row.other_path and row.etag is None else ""
         moved = moved or (f" (moved from {row.other_path})" if row.other_path else "")
         reason = f"  {row.reason}" if row.reason else ""
-        print(f"{row.version:>5}  {row.at}  {row.op:<8} {row.actor:<10} {size:>10}{moved}{reason}")
+        line = f"{row.version:>5}  {row.at}  {row.op:<8} {row.actor:<10} {size:>10}{moved}{reason}"
+        print(for_terminal(line, sys.stdout))
     return 0
 
 
@@ -87,6 +89,10 @@ def _show(store: HistoryStore, lang: str, path: str, number: int) -> int:
         raise NotFoundError(f"{lang}/{path} has no version {number}")
     if row.blob is None:
         raise NotFoundError(f"at version {number}, {lang}/{path} did not exist ({row.op})")
-    sys.stdout.buffer.write(store.content(row))
+    data = store.content(row)
+    if is_terminal(sys.stdout):  # a note's escape sequences shown, not obeyed
+        sys.stdout.write(for_terminal(data.decode("utf-8", "backslashreplace"), sys.stdout))
+    else:
+        sys.stdout.buffer.write(data)  # (its exact bytes, to a file or a pipe)
     sys.stdout.flush()
     return 0

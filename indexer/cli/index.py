@@ -23,6 +23,7 @@ from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from shared.errors import AlreadyRunningError
+from shared.terminal_text import for_terminal
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
 
 
@@ -280,7 +281,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     elif "total" in result:
         shown = f"{args.offset + 1}-{args.offset + len(result['results'])}"
         print(f"{result['total']} notes match; showing {shown}")
-    for hit in result["results"]:
-        print(f"{hit['score']:8.3f}  {hit['path']}  {hit['title']}")
-        print(f"          {hit['snippet']}")
+    for hit in result["results"]:  # (a note's escape sequences shown, not obeyed)
+        print(for_terminal(f"{hit['score']:8.3f}  {hit['path']}  {hit['title']}", sys.stdout))
+        print(for_terminal(f"          {hit['snippet']}", sys.stdout))
     return 0

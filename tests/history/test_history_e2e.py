@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import itertools
 import json
@@ -258,6 +259,47 @@ def test_indexer_history_before_any_server_served_answers_as_with_no_version(
     assert cli_main([*ask, "b.md", "--show", "1"]) == 1
     assert capsys.readouterr().err.startswith("indexer history: not_found:")
     assert not (workspace / ".indexer").exists()
+
+
+def test_indexer_history_on_a_terminal_shows_escape_sequences_never_obeys_them(
+    workspace: Path,
+) -> None:
+    """``history --show`` and ``search`` wrote a note's bytes to the terminal (a window
+    retitled, the screen cleared); a pipe still gets the exact bytes."""
+    import os
+    import pty
+
+    from indexer.vault.sandbox import Sandbox
+    from indexer.vault.vault import Vault
+    from shared.workspace import Workspace
+
+    store = HistoryStore(Workspace(workspace).history_dir, etag_of)
+    store.open()
+    try:
+        vault = Vault(Sandbox(Workspace(workspace)), max_file_bytes=1 << 20, history=store)
+        text = "# Esc\n\nhello \x1b]0;PWNED\x07\x1b[2J world\n"
+        vault.write("en", "esc.md", text)
+    finally:
+        store.close()
+    ask = [sys.executable, "-m", "indexer", "history", "--workspace", str(workspace)]
+    show = [*ask, "--lang", "en", "esc.md", "--show", "1"]
+    search = [sys.executable, "-m", "indexer", "search", "--workspace", str(workspace)]
+    for command in (show, [*search, "--lang", "en", "hello"]):
+        leader, follower = pty.openpty()
+        try:
+            done = subprocess.run(command, stdout=follower, timeout=60)
+            os.close(follower)
+            shown = b""
+            with contextlib.suppress(OSError):  # (EIO once the writer is gone)
+                while chunk := os.read(leader, 65536):
+                    shown += chunk
+        finally:
+            os.close(leader)
+        assert done.returncode == 0
+        assert b"\x1b" not in shown and b"\x07" not in shown, shown
+        assert b"\\x1b]0;PWNED\\x07\\x1b[2J" in shown, shown  # spelled out
+    piped = subprocess.run(show, capture_output=True, timeout=60)
+    assert piped.stdout.endswith(text.encode())
 
 
 # -- own servers ---------------------------------------------------------------------------
