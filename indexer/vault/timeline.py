@@ -59,6 +59,9 @@ log = logging.getLogger("indexer.vault")
 MAX_HISTORY_LIMIT = 1000
 _PAGE = 200
 _PUT_BACK = " failed; put back"  # the reason's end on a file a failed undo gave back
+# A file of an entry to undo: its target, its bytes as checked, the entry's newest version
+# of it, and the version to go back to (None: the entry made the file).
+_Plan = tuple[Target, bytes | None, Version, Version | None]
 
 
 def file_kind(target: Target) -> str | None:
@@ -296,18 +299,22 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             return True
         return None if row.reason == UNDO_REASON + entry_id + _PUT_BACK else False
 
-    plans: list[tuple[Target, Place, bytes | None, Version, Version | None]] = []
+    plans: list[_Plan] = []
     conflicts: list[str] = []
-    with vault.locked(targets), ExitStack() as stack:
+    with vault.locked(targets):
+        # Each file is opened while it is checked, and again while it is changed (the
+        # locks keep the tools out; a change is made only over the bytes checked): all
+        # held open at once, an entry that moved a folder of thousands of notes ran out
+        # of descriptors at every try.
         for target in targets:
-            place = stack.enter_context(vault.sandbox.open(target))
-            current = vault._existing_bytes(place)
+            with vault.sandbox.open(target) as place:
+                current = vault._existing_bytes(place)
             etag = None if current is None else fsops.etag_of(current)
             found = _undo_target(store, target, etag, ours, taken_back)
             if isinstance(found, str):
                 conflicts.append(f"{target.rel} ({found})")
             elif found is not None:
-                plans.append((target, place, current, *found))
+                plans.append((target, current, *found))
         if not plans and not conflicts:
             conflicts = [f"{target.rel} (already undone)" for target in targets]
         if conflicts:
@@ -399,13 +406,8 @@ def _newest_first(store: HistoryStore, target: Target) -> Iterator[Version]:
         below = rows[-1].version
 
 
-def _undo_one(
-    vault: Vault,
-    plan: tuple[Target, Place, bytes | None, Version, Version | None],
-    entry_id: str,
-    dry_run: bool,
-) -> dict:
-    target, place, current, latest, before = plan
+def _undo_one(vault: Vault, plan: _Plan, entry_id: str, dry_run: bool) -> dict:
+    target, current, latest, before = plan
     data = vault.recorder.content(before) if before is not None else None
     result: dict[str, Any] = {
         "path": target.rel,
@@ -418,7 +420,10 @@ def _undo_one(
         return result
     change = Change(target.lang, target.rel, "restore" if data else "delete", current, data)
     reason = UNDO_REASON + entry_id
-    with vault.recorder.changing([change], actor="tool", reason=reason) as pending:
+    with (
+        vault.sandbox.open(target) as place,
+        vault.recorder.changing([change], actor="tool", reason=reason) as pending,
+    ):
         if data is not None:  # only over what was checked (see ``restore``)
             place.commit(data, if_match=_etag_or_absent(current))
         elif place.dir_fd is not None:
@@ -433,25 +438,27 @@ def _undo_one(
     return result
 
 
-def _put_back(
-    vault: Vault,
-    plan: tuple[Target, Place, bytes | None, Version, Version | None],
-    entry_id: str,
-) -> None:
+def _put_back(vault: Vault, plan: _Plan, entry_id: str) -> None:
     """Best effort: give a file back the bytes it had before a failed undo."""
-    target, place, before, _, _ = plan
+    target, before, _, _ = plan
     try:
-        now = vault._existing_bytes(place)
-        change = Change(target.lang, target.rel, "restore", now, before)
-        reason = f"{UNDO_REASON}{entry_id}{_PUT_BACK}"
-        with vault.recorder.changing([change], actor="tool", reason=reason):
-            if before is not None:
-                place.commit(before)
-            elif now is not None and place.dir_fd is not None:
-                os.unlink(place.name, dir_fd=place.dir_fd)
+        with vault.sandbox.open(target) as place:
+            _give_back(vault, place, before, entry_id)
         vault._notify(target)
     except Exception:
         log.exception("could not put %s back after a failed undo", target.rel)
+
+
+def _give_back(vault: Vault, place: Place, before: bytes | None, entry_id: str) -> None:
+    target = place.target
+    now = vault._existing_bytes(place)
+    change = Change(target.lang, target.rel, "restore", now, before)
+    reason = f"{UNDO_REASON}{entry_id}{_PUT_BACK}"
+    with vault.recorder.changing([change], actor="tool", reason=reason):
+        if before is not None:
+            place.commit(before)
+        elif now is not None and place.dir_fd is not None:
+            os.unlink(place.name, dir_fd=place.dir_fd)
 
 
 def _remove_empty_folder(name: str, dir_fd: int) -> None:

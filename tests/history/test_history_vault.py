@@ -707,6 +707,29 @@ def test_undo_leaves_alone_what_an_undo_of_the_entry_took_back(vault: Vault) -> 
     assert "items/go.md (already undone)" in message
 
 
+def test_an_entry_that_moved_a_big_folder_is_undone_within_few_descriptors(
+    vault: Vault,
+) -> None:
+    """Undo held every file of the entry open at once, a descriptor per folder of its
+    path each: an entry that moved a folder of 2,600 notes could never be undone ("too
+    many files open", dry run too)."""
+    for n in range(150):
+        (root(vault) / "a/b/c").mkdir(parents=True, exist_ok=True)
+        (root(vault) / f"a/b/c/n{n}.md").write_text(f"# N{n}\n")
+    vault.move("en", "a", "w/x/y", reason="entry:big1 tidy")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    opened = len(os.listdir("/proc/self/fd"))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (opened + 100, hard))
+    try:
+        planned = vault.undo("en", "big1", dry_run=True)
+        done = vault.undo("en", "big1")
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert len(planned["files"]) == len(done["files"]) == 300  # each note: its two paths
+    assert sorted(p.name for p in (root(vault) / "a/b/c").iterdir())[:2] == ["n0.md", "n1.md"]
+    assert len(list((root(vault) / "a/b/c").iterdir())) == 150
+
+
 def test_an_undo_that_failed_midway_can_be_done_again_whole(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
