@@ -188,7 +188,7 @@ def restore(
             " restore a version with content"
         )
     vault._check_size(len(data))
-    assets = _assets_deleted_with(vault, target)
+    assets = _assets_deleted_with(vault, target, row.version)
     with vault.locked([target, *(t for t, _ in assets)]), ExitStack() as stack:
         place = stack.enter_context(vault.sandbox.open(target))
         existing = vault._existing_bytes(place)
@@ -227,16 +227,23 @@ def _etag_or_absent(data: bytes | None) -> str:
     return fsops.etag_of(data) if data is not None else ""
 
 
-def _assets_deleted_with(vault: Vault, target: Target) -> list[tuple[Target, bytes]]:
-    """The images deleted together with note ``target`` by its latest version (a delete),
-    with their bytes before that delete."""
+def _assets_deleted_with(vault: Vault, target: Target, version: int) -> list[tuple[Target, bytes]]:
+    """The images deleted together with note ``target`` by the first delete after its
+    ``version`` (the one restored), with their bytes before that delete. (The latest
+    delete alone was looked at: a note deleted, made again without images and deleted
+    again came back without the images it had at the version restored.)"""
     store = vault.recorder.need()
-    latest = store.latest(target.lang, target.rel)
-    if latest is None or latest.etag is not None or latest.batch is None:
+    deleted = None
+    for row in _newest_first(store, target):
+        if row.version <= version:
+            break
+        if row.etag is None:
+            deleted = row
+    if deleted is None or deleted.batch is None:
         return []
     found = []
     prefix = target.rel + ".assets/"
-    for row in store.batch(latest.batch):
+    for row in store.batch(deleted.batch):
         if not row.path.startswith(prefix) or row.etag is not None:
             continue
         before = store.versions(row.lang, row.path, 1, below=row.version)

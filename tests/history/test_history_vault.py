@@ -285,6 +285,24 @@ def test_a_deleted_note_comes_back_with_its_images(vault: Vault) -> None:
     assert versions(vault, "items/a.md.assets/p.png")[0][1] == "restore"
 
 
+def test_a_note_made_again_and_deleted_again_comes_back_with_its_old_images(
+    vault: Vault,
+) -> None:
+    """Only the latest delete's images were brought back: a note deleted with its image,
+    made again without one and deleted again came back, at the version that had the
+    image, without it."""
+    vault.write("en", "x.md", "# X\n\n![i](x.md.assets/i.png)\n")
+    image(vault, "x.md.assets/i.png")
+    vault.move("en", "x.md", "y.md")
+    with_image = vault.history("en", "y.md")["versions"][0]["version"]
+    vault.delete("en", "y.md")
+    vault.write("en", "y.md", "# Y\n\nsomething else\n")
+    vault.delete("en", "y.md")
+    vault.restore("en", "y.md", with_image)
+    assert "y.md.assets/i.png" in (root(vault) / "y.md").read_text()
+    assert (root(vault) / "y.md.assets/i.png").read_bytes() == PNG
+
+
 # -- move ----------------------------------------------------------------------------------
 
 
