@@ -85,6 +85,23 @@ def refused(vault: Vault, code: str, call, *args, **kwargs) -> str:  # type: ign
 # -- stat ----------------------------------------------------------------------------------
 
 
+def test_grep_finds_in_a_big_note_what_search_finds(tmp_path: Path, vault: Vault) -> None:
+    """Search reads 8 MiB of a note; grep read none of one past the size limit and
+    answered "no match, complete" for text search showed in a snippet."""
+    from indexer.index.service import NoteIndex
+
+    put(vault, "log.md", BIG + b"needleword at the end\n")
+    index = NoteIndex(vault.sandbox.workspace)
+    index.open()
+    try:
+        index.reconcile()
+        assert [r["path"] for r in index.search("en", "needleword")["results"]] == ["log.md"]
+    finally:
+        index.close()
+    found = vault.grep("en", "needleword")
+    assert [m["path"] for m in found["matches"]] == ["log.md"] and not found["truncated"]
+
+
 def test_stat_tells_a_big_files_size_and_etag(vault: Vault) -> None:
     put(vault, "logs/big.txt")
     put(vault, "big.md", b"# Big\n" + BIG)

@@ -17,12 +17,12 @@ from typing import Any
 
 from indexer.index.abstract import note_abstract
 from indexer.index.text import fold, fold_tag, word_text
-from indexer.vault.fsops import etag_of
+from indexer.vault.fsops import MAX_SEARCHED_BYTES, etag_of
 from shared.errors import InvalidFrontmatterError
 from shared.filetypes import is_plain_text_name
 from shared.frontmatter import parse_frontmatter, scalar_text, string_list, title_from_body
 
-MAX_INDEXED_BYTES = 8 * 1024 * 1024
+MAX_INDEXED_BYTES = MAX_SEARCHED_BYTES
 # Frontmatter keys with their own column, or noise for full-text search.
 _NOT_META_TEXT = frozenset({"title", "tags", "id", "created", "updated"})
 

@@ -28,6 +28,9 @@ READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _REFUSED = (errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EMLINK)
 MAX_NAME_BYTES = 255
 LEASE_WAIT = 2.0  # seconds an open waits for another's lease on the file
+# The text searched in a file: what the index reads of it, and grep with it (a file other
+# programs grew past the size limit is still found by both; past this, by name only).
+MAX_SEARCHED_BYTES = 8 * 1024 * 1024
 CHANGED = "the file changed since it was read; read it again and merge"
 _CLOSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsops-close")
 

@@ -265,8 +265,10 @@ def grep(
                 if scanned > vault.grep_max_bytes or time.monotonic() > deadline:
                     return {"matches": matches, "truncated": True}
                 # A note or text file with bytes that are not UTF-8 is searched as the
-                # index has it (U+FFFD for them); an image never is.
-                text = entry.read_text(vault.max_file_bytes, lossy=is_text_name(entry.name))
+                # index has it (U+FFFD for them), as far as search reads it (past the
+                # size limit too: search found what grep said was nowhere); an image never.
+                bound = max(vault.max_file_bytes, fsops.MAX_SEARCHED_BYTES)
+                text = entry.read_text(bound, lossy=is_text_name(entry.name))
                 if text is None:
                     continue
                 scanned += len(text)
