@@ -178,3 +178,24 @@ def test_a_lang_folder_swapped_back_and_forth_still_stops_cleanly(
         aside.rename(lang)
         time.sleep(0.5)
     live.close()  # raised KeyError from watchdog's inotify
+
+
+def test_a_languages_folder_away_for_a_while_is_watched_again_as_it_comes_back(
+    ws: Workspace, live: NoteIndex, tmp_path: Path
+) -> None:
+    """A restore moved the folder away for more than a second: the watcher's restart
+    failed (nothing to watch) and it waited the minute before the next try, polling,
+    while searches said ``partial: false`` and missed saves for up to 10 s."""
+    languages = ws.vault_dir("en").parent.parent
+    languages.rename(tmp_path / "languages-away")
+    wait_for(lambda: live.health()["watcher"]["state"] == "polling", 15, what="the watcher to stop")
+    assert live.partial and "not running" in (live.health()["reason"] or "")
+    (tmp_path / "languages-away").rename(languages)
+    wait_for(
+        lambda: live.health()["watcher"]["state"] == "running",
+        10,  # (the retry waited 60 s)
+        what="the watcher back on the folder",
+    )
+    put(ws, "back.md", "after the restore: medlar")
+    wait_for(lambda: hits(live, "medlar") == ["back.md"], 5, what="a save after the restore")
+    wait_for(lambda: not live.partial, 15, what="the index to catch up")

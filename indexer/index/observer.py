@@ -388,6 +388,7 @@ class Supervisor:
         self._observer: BaseObserver | None = None
         self._root_id: tuple[int, int] | None = None  # the folder the observer watches
         self._retry_at = 0.0
+        self._failed_root: tuple[int, int] | None = None  # the root a start failed on
         self._lock = threading.Lock()
 
     def caught_up(self, timeout: float) -> bool:
@@ -420,6 +421,7 @@ class Supervisor:
                     observer.stop()
             self._observer = None
             self._retry_at = time.monotonic() + RETRY_SECONDS
+            self._failed_root = _identity(self.root)
             self.last_error = f"{type(err).__name__}: {err}"[:300]
             log.warning(
                 "the file watcher could not start (%s); the index is reconciled"
@@ -445,12 +447,19 @@ class Supervisor:
                 with contextlib.suppress(Exception):
                     observer.stop()
                 self._observer = None
-            elif time.monotonic() < self._retry_at:
+            elif time.monotonic() < self._retry_at and not self._root_back():
                 return
             self.restarts += 1
             self._start_locked()
             if self._observer is not None:
                 self.on_lost("the file watcher stopped and was restarted")
+
+    def _root_back(self) -> bool:
+        """The watched folder is another than the one a start failed on (a restore
+        moved it back, or made it again): no reason to wait for the retry (a minute of
+        polling, saves found up to 10 s late)."""
+        now = _identity(self.root)
+        return now is not None and now != self._failed_root
 
     def stop(self) -> None:
         with self._lock:

@@ -149,7 +149,9 @@ class NoteIndex:
         keeper, watcher = self._keeper, self._watcher
         if keeper is None:
             return not self.ready
-        return keeper.partial or (watcher is not None and watcher.catching_up())
+        return keeper.partial or (
+            watcher is not None and (watcher.catching_up() or watcher.polling())
+        )
 
     def health(self) -> dict:
         """Whether the index is caught up and why not, and the watcher's state."""
@@ -157,6 +159,11 @@ class NoteIndex:
         state = keeper.state() if keeper is not None else {"partial": not self.ready}
         if not state["partial"] and self._watcher is not None and self._watcher.catching_up():
             state = {**state, "partial": True, "reason": "applying changes seen on disk"}
+        if not state["partial"] and self._watcher is not None and self._watcher.polling():
+            reason = (
+                "the file watcher is not running: changes on disk are found by a periodic reconcile"
+            )
+            state = {**state, "partial": True, "reason": reason}
         watcher = self._watcher.state() if self._watcher is not None else {"state": "stopped"}
         return {**state, "watcher": watcher}
 

@@ -221,6 +221,12 @@ class VaultWatcher:
 
     # -- the debounce thread ---------------------------------------------------------------
 
+    def polling(self) -> bool:
+        """Whether changes on disk are found only by the periodic reconcile (no observer
+        running): a save may then be missing from search for seconds."""
+        observer = self._observer
+        return observer is not None and observer.state()["state"] == "polling"
+
     def state(self) -> dict:
         """The observer's state: running or polling, restarts (``Supervisor.state``)."""
         observer = self._observer
