@@ -26,9 +26,9 @@ def stub() -> Iterator[LLMStub]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory: pytest.TempPathFactory, stub: LLMStub) -> Iterator[RunningIndexer]:
-    env = {
+def maintaining(stub: LLMStub) -> dict[str, str]:
+    """A server's settings: USER.md kept by the stub at once, no summaries."""
+    return {
         "INDEXER_LLM_MODEL": "stub",
         "INDEXER_LLM_BASE_URL": stub.base_url,
         "INDEXER_MAINTENANCE_USER_PROFILE": "1",
@@ -36,7 +36,11 @@ def daemon(tmp_path_factory: pytest.TempPathFactory, stub: LLMStub) -> Iterator[
         "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": "0.2",
         "INDEXER_SUMMARIES": "0",  # the stub answers maintenance only
     }
-    running = start_indexer(tmp_path_factory.mktemp("maint") / "ws", env=env)
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory, stub: LLMStub) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("maint") / "ws", env=maintaining(stub))
     try:
         yield running
     finally:
@@ -102,15 +106,7 @@ def test_a_stop_while_the_model_thinks_is_no_failure(tmp_path: Path, stub: LLMSt
     day.write_text("# Events\n\n## Event\n\n- title: Drinks\n\nI prefer green tea.\n")
     wait_for(lambda: not stub.in_flight, 30, what="the stub idle")
     stub.delay = 30.0
-    env = {
-        "INDEXER_LLM_MODEL": "stub",
-        "INDEXER_LLM_BASE_URL": stub.base_url,
-        "INDEXER_MAINTENANCE_USER_PROFILE": "1",
-        "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS": "0",
-        "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": "0.2",
-        "INDEXER_SUMMARIES": "0",
-    }
-    running = start_indexer(ws, env=env)
+    running = start_indexer(ws, env=maintaining(stub))
     try:
         wait_for(lambda: stub.in_flight > 0, 30, what="maintenance asking the model")
         assert running.stop() == 0
