@@ -524,6 +524,24 @@ def test_arguments_of_any_shape_are_answered_never_a_traceback(env: Env) -> None
     assert sent[0]["function"] == {"name": "read", "arguments": '{"path": "items/go.md"}'}
 
 
+def test_a_grep_flag_given_as_text_is_refused_not_taken_as_true(env: Env) -> None:
+    """``"fixed": "false"`` was taken as true (any non-empty string): the model asked for
+    a regular expression and got a search for its literal text."""
+    env.vault.write("en", "items/go.md", "# Go\n\nwent, gone\n")
+    env.event("verbs practice")
+    grep = '{"pattern": "w.nt", "fixed": %s}'
+    calls = [
+        {"type": "function", "id": key, "function": {"name": "grep", "arguments": grep % value}}
+        for key, value in (("text", '"false"'), ("flag", "false"))
+    ]
+    env.stub.run([{"role": "assistant", "content": None, "tool_calls": calls}, NONE])
+    assert env.run(settings={"max_steps": 3}).action == "none"
+    messages = env.stub.requests[1]["messages"]
+    answers = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    assert answers["text"] == "error: invalid_argument: fixed must be true or false"
+    assert "went, gone" in answers["flag"]
+
+
 def test_a_lone_surrogate_in_a_call_is_answered_not_sent_back(env: Env) -> None:
     """A call whose arguments (or id) held a lone surrogate (``\\ud800`` in the reply's
     JSON) was kept in the conversation, which then could not be sent: the run ended as

@@ -145,8 +145,8 @@ class ReadOnlyTools:
                 lang,
                 _text(args, "pattern"),
                 folder,
-                fixed=bool(args.get("fixed", False)),
-                ignore_case=bool(args.get("ignore_case", False)),
+                fixed=_flag(args, "fixed"),
+                ignore_case=_flag(args, "ignore_case"),
                 limit=MAX_LIST,
             )
         assert self.index is not None
@@ -217,6 +217,15 @@ def _text(args: dict[str, Any], key: str, default: str | None = None) -> str:
     value = args.get(key, default)
     if not isinstance(value, str):
         raise ValueError(f"{key} must be a string")
+    return value
+
+
+def _flag(args: dict[str, Any], key: str) -> bool:
+    """A true/false argument (``"false"``, a string, was taken as true: a regex search
+    when the model asked for a fixed one)."""
+    value = args.get(key, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} must be true or false")
     return value
 
 
