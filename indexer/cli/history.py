@@ -78,8 +78,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         moved = f" (moved to {row.other_path})" if row.other_path and row.etag is None else ""
         moved = moved or (f" (moved from {row.other_path})" if row.other_path else "")
         reason = f"  {row.reason}" if row.reason else ""
-        line = f"{row.version:>5}  {row.at}  {row.op:<8} {row.actor:<10} {size:>10}{moved}{reason}"
-        print(for_terminal(line, sys.stdout))
+        print(f"{row.version:>5}  {row.at}  {row.op:<8} {row.actor:<10} {size:>10}{moved}{reason}")
     return 0
 
 

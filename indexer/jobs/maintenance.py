@@ -406,14 +406,10 @@ def _with_kept_keys(current: str | None, answer: str) -> str:
         after, body = parse_frontmatter(answer)
     except InvalidFrontmatterError:
         return answer  # (the write says what is wrong with the answer)
-    missing = [key for key in before if key not in after and key not in _NOT_CARRIED]
-    if not missing:
+    if all(key in after or key in _NOT_CARRIED for key in before):
         return answer
-    merged = {
-        key: after.get(key, value)
-        for key, value in before.items()
-        if key in after or key in missing
-    }
+    # The file's keys in its order (the answer's values win), then the answer's new ones.
+    merged = {key: value for key, value in before.items() if key not in _NOT_CARRIED}
     merged.update(after)
     return render_note(merged, body)
 

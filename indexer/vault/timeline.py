@@ -450,22 +450,17 @@ def _put_back(vault: Vault, plan: _Plan, entry_id: str) -> None:
     target, before, _, _ = plan
     try:
         with vault.sandbox.open(target) as place:
-            _give_back(vault, place, before, entry_id)
+            now = vault._existing_bytes(place)
+            change = Change(target.lang, target.rel, "restore", now, before)
+            reason = f"{UNDO_REASON}{entry_id}{_PUT_BACK}"
+            with vault.recorder.changing([change], actor="tool", reason=reason):
+                if before is not None:
+                    place.commit(before)
+                elif now is not None and place.dir_fd is not None:
+                    os.unlink(place.name, dir_fd=place.dir_fd)
         vault._notify(target)
     except Exception:
         log.exception("could not put %s back after a failed undo", target.rel)
-
-
-def _give_back(vault: Vault, place: Place, before: bytes | None, entry_id: str) -> None:
-    target = place.target
-    now = vault._existing_bytes(place)
-    change = Change(target.lang, target.rel, "restore", now, before)
-    reason = f"{UNDO_REASON}{entry_id}{_PUT_BACK}"
-    with vault.recorder.changing([change], actor="tool", reason=reason):
-        if before is not None:
-            place.commit(before)
-        elif now is not None and place.dir_fd is not None:
-            os.unlink(place.name, dir_fd=place.dir_fd)
 
 
 def _remove_empty_folder(name: str, dir_fd: int) -> None:
