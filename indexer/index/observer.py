@@ -408,6 +408,7 @@ class Supervisor:
 
     def _start_locked(self) -> None:
         observer: BaseObserver | None = None
+        tried = _identity(self.root)  # (before: it may come back while the start fails)
         try:  # inotify_init itself may fail (fs.inotify.max_user_instances)
             observer = _new_observer(self.on_lost, self.on_path, self.barrier_dir)
             observer.schedule(
@@ -421,7 +422,7 @@ class Supervisor:
                     observer.stop()
             self._observer = None
             self._retry_at = time.monotonic() + RETRY_SECONDS
-            self._failed_root = _identity(self.root)
+            self._failed_root = tried
             self.last_error = f"{type(err).__name__}: {err}"[:300]
             log.warning(
                 "the file watcher could not start (%s); the index is reconciled"
