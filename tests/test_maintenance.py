@@ -330,6 +330,9 @@ MALFORMED = {
     "bad frontmatter": '{"action": "replace", "reason": "x", "content": "---\\na: [\\n---\\nbody"}',
     "a lone surrogate in the content": '{"action": "replace", "reason": "x", "content": "\\ud800"}',
     "a lone surrogate in the reason": '{"action": "none", "reason": "x \\ud800"}',
+    # frontmatter and no text: USER.md was emptied (the person's keys were kept, alone)
+    "frontmatter alone": '{"action": "replace", "reason": "x", "content": "---\\n---\\n"}',
+    "blank body": '{"action": "replace", "reason": "x", "content": "---\\nt: 1\\n---\\n "}',
 }
 
 

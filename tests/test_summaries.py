@@ -489,6 +489,18 @@ async def test_notes_that_cannot_be_read_are_skipped_with_a_warning(
     assert summary_file(tmp_path, "")[0]["child_count"] == 1  # broken/ is no child
 
 
+async def test_the_pass_log_line_counts_in_words(
+    tmp_path: Path, cores: list[Core], caplog: pytest.LogCaptureFixture
+) -> None:
+    """It said "summaries: 1 folders"."""
+    note(tmp_path, "welcome.md", "# Welcome\n\nStart here.\n")
+    core = ready(tmp_path, cores)
+    with caplog.at_level(logging.INFO, logger="indexer.jobs.summaries"):
+        assert await summaries_of(core)._logged_pass(None)
+    assert "summaries: 1 folder in " in caplog.text
+    assert "the model failed 0 times" in caplog.text
+
+
 async def test_names_no_tool_can_use_are_left_out_and_break_nothing(
     tmp_path: Path, cores: list[Core]
 ) -> None:

@@ -139,6 +139,8 @@ def parse_answer(text: str) -> Answer:
     content = data.get("content")
     if action == "replace" and (not isinstance(content, str) or not content.strip()):
         raise AnswerError('"content" must be the whole new file, a non-empty string')
+    if action == "replace" and not _has_text(content):
+        raise AnswerError('"content" must be the whole new file: it has frontmatter and no text')
     return Answer(action, one_line(reason)[:MAX_REASON_CHARS], content)  # data: no escapes
 
 
@@ -393,6 +395,15 @@ def _not_after(moment: datetime | None, now: datetime) -> datetime | None:
 # Keys the write itself sets: ``title`` follows the new text's heading when the answer
 # names none; the vault keeps ``id`` and ``created`` and stamps ``updated``.
 _NOT_CARRIED = frozenset({"title", "updated"})
+
+
+def _has_text(content: str) -> bool:
+    """Whether a note has a body: a block of frontmatter alone would empty the file (a
+    block that cannot be read is left to the write, which says what is wrong)."""
+    try:
+        return bool(parse_frontmatter(content)[1].strip())
+    except InvalidFrontmatterError:
+        return True
 
 
 def _with_kept_keys(current: str | None, answer: str) -> str:

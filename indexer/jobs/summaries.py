@@ -194,10 +194,10 @@ class Summaries:
             self._retry_fallbacks = True
         if stats.llm or stats.fallback or stats.removed:
             log.info(
-                "summaries: %d folders in %.1fs (%d by model, %d by fallback, %d unchanged, "
-                "%d removed; the model failed %d times)",
-                stats.folders, stats.seconds, stats.llm, stats.fallback, stats.skipped,
-                stats.removed, stats.model_errors,
+                "summaries: %s in %.1fs (%d by model, %d by fallback, %d unchanged, "
+                "%d removed; the model failed %s)",
+                _counted(stats.folders, "folder"), stats.seconds, stats.llm, stats.fallback,
+                stats.skipped, stats.removed, _counted(stats.model_errors, "time"),
             )  # fmt: skip
         return True
 
@@ -243,3 +243,8 @@ def _run_now(job: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(job)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, job).result()
+
+
+def _counted(number: int, noun: str) -> str:
+    """``1 folder``, ``2 folders``: the log is read by people."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -72,7 +72,8 @@ class Logins:
         scheme, _, credentials = (header or "").partition(" ")
         if self.token is None or scheme.lower() != "bearer":  # RFC 9110: any case, as /mcp
             return False
-        given = credentials.strip().encode("utf-8", "surrogateescape")
+        # exactly what follows one space, as /mcp reads it ("Bearer  tok" is refused by both)
+        given = credentials.encode("utf-8", "surrogateescape")
         return hmac.compare_digest(given, self.token.encode("utf-8"))
 
     def mint_code(self) -> str:

@@ -51,6 +51,8 @@ def test_bearer_needs_the_exact_token() -> None:
         "Bearertok",
         "tok",
         "Bearer \udcff",
+        "Bearer  tok",  # two spaces: /mcp refuses it, and so does the API
+        "Bearer\ttok",
     ):
         assert not logins.bearer_ok(header)
     assert not Logins(None).bearer_ok("Bearer tok")
