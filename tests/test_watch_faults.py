@@ -17,6 +17,7 @@ import pytest
 from helpers.indexer_process import wait_for
 
 from indexer.index.service import NoteIndex
+from shared.path_names import MAX_DEPTH
 from shared.workspace import Workspace
 
 DEPTH = 1100
@@ -104,6 +105,31 @@ def test_a_deep_tree_moved_in_does_not_kill_the_watcher(
         wait_for(lambda: not live.partial, 15, what="the index to catch up")
     finally:
         remove_deep_tree(ws.vault_dir("en") / "deep")
+
+
+def test_a_tree_too_deep_to_watch_moved_up_into_range_is_watched_below(
+    ws: Workspace, live: NoteIndex
+) -> None:
+    """watchdog moves the watches of a folder moved within the tree and adds none: the
+    folders that were too deep stayed unwatched after one rename brought them in range,
+    and saves there were never seen (while grep trusted the watcher)."""
+    levels = [f"l{i}" for i in range(MAX_DEPTH + 2)]  # a note at the bottom: too deep
+    bottom = ws.vault_dir("en").joinpath(*levels)
+    bottom.mkdir(parents=True)
+    (bottom / "deep.md").write_text("# Deep\n\nwas too deep\n", encoding="utf-8")
+    put(ws, "marker.md", "written after the deep tree: quince")
+    wait_for(lambda: hits(live, "quince") == ["marker.md"], 15, what="the marker note")
+    assert hits(live, "too deep") == []
+    os.rename(ws.vault_dir("en").joinpath(*levels[:10]), ws.vault_dir("en") / "up")
+    moved = ws.vault_dir("en").joinpath("up", *levels[10:])
+    rel = "/".join(["up", *levels[10:], "deep.md"])
+    wait_for(lambda: hits(live, "too deep") == [rel], 15, what="the note moved into range")
+    (moved / "later.md").write_text("# Later\n\nsaved after the move: medlar\n", "utf-8")
+    (moved / "deep.md").write_text("# Deep\n\nnow edited: loquat\n", encoding="utf-8")
+    later = rel.replace("deep.md", "later.md")
+    wait_for(lambda: hits(live, "medlar") == [later], 15, what="a save below the moved folder")
+    wait_for(lambda: hits(live, "loquat") == [rel], 15, what="an edit below the moved folder")
+    assert live.health()["watcher"]["state"] == "running" and not live.partial
 
 
 def test_a_deep_tree_outside_any_vault_does_not_stop_start_up(ws: Workspace) -> None:

@@ -135,11 +135,15 @@ if InotifyEmitter is not None:
             prefix = self.path.rstrip(b"/") + b"/"
             return path[len(prefix) :].split(b"/") if path.startswith(prefix) else None
 
-        def _add_all_callbacks(self, path: bytes) -> None:
+        def _add_all_callbacks(self, path: bytes, *, new_only: bool = False) -> None:
+            """Watch ``path`` and the folders below it that may hold notes; with
+            ``new_only``, skip those already watched (re-adding one logs a warning)."""
             parts = self._parts(path)
             if parts is None or not _wanted(parts):
                 return
-            self._add_callback(path)
+            watched = self._active_callbacks_by_path if new_only else {}
+            if path not in watched:
+                self._add_callback(path)
             if not self.is_recursive:
                 return
             stack = [(path, parts)]
@@ -158,8 +162,18 @@ if InotifyEmitter is not None:
                         rel = os.fsdecode(b"/".join(child_parts[2:]))
                         skipped(rel + "/", f"not watched: deeper than {MAX_DEPTH - 1} folders")
                         continue
-                    self._add_callback(child)
+                    if child not in watched:
+                        self._add_callback(child)
                     stack.append((child, child_parts))
+
+        def _move_watches(self, move_src_path: bytes, move_dst_path: bytes) -> bool:
+            """watchdog moves the watches of a folder moved within the tree and adds none:
+            a folder moved up brings folders that were too deep to watch into range."""
+            moved = bool(super()._move_watches(move_src_path, move_dst_path))
+            src, dst = self._parts(move_src_path), self._parts(move_dst_path)
+            if moved and self.is_recursive and src and dst and len(dst) < len(src):
+                self._add_all_callbacks(move_dst_path, new_only=True)
+            return moved
 
         def _add_callback(self, path: bytes) -> None:
             mask = self.event_mask
