@@ -145,7 +145,7 @@ def test_highlights_equal_the_plain_regex() -> None:
     rng = random.Random(1)
     alphabet = [*"aAbBéÉßẞİıiI_01 .,-#'\"\n東京都ก่าน้ำςΣσﬁkK", "\u0301", "\u212a", "ǅ"]
     compared = 0
-    for _ in range(20000):
+    for _ in range(6000):
         text = "".join(rng.choices(alphabet, k=rng.randint(0, 30)))
         query = "".join(rng.choices(alphabet, k=rng.randint(1, 8)))
         if rng.random() < 0.3 and len(text) > 2:
@@ -164,7 +164,7 @@ def test_highlights_equal_the_plain_regex() -> None:
             spans = [m.span() for m in fast.finditer(seen)]
             assert spans == [m.span() for m in plain.finditer(seen)], (text, query, loose)
             compared += len(spans)
-    assert compared > 1000
+    assert compared > 300
 
 
 # -- grep literal extraction --------------------------------------------------------------
