@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from helpers.indexer_process import wait_for
+
 from indexer.index.reconcile import is_note_path, walk_notes
 from indexer.index.service import NoteIndex
 from shared.workspace import Workspace
@@ -124,3 +126,35 @@ def test_walk_and_note_paths(tmp_path: Path) -> None:
     assert not is_note_path("a.md.assets/b.md")
     assert not is_note_path("a//b.md")
     assert not is_note_path("a.png")
+
+
+def test_files_dated_past_2262_or_before_1970_are_indexed(tmp_path: Path) -> None:
+    """A file dated after 2262 has a time in nanoseconds past 64 bits: SQLite refused
+    its row, and the reconcile stopped there at every try (no later note was indexed);
+    a watcher batch holding it lost its other notes too."""
+    ws = Workspace(tmp_path / "ws")
+    far = 13569465600 * 10**9  # 2400-01-01
+    future = put(ws, "a-future.md", "a note from the future: quokka")
+    os.utime(future, ns=(far, far))
+    past = put(ws, "b-past.md", "a note before 1970: wombat")
+    os.utime(past, ns=(-(10**18), -(10**18)))
+    for i in range(5):
+        put(ws, f"n{i}.md", f"plain note {i}: numbat")
+    index = NoteIndex(ws, debounce=0.02)
+    index.open()
+    try:
+        stats = index.reconcile()
+        assert (stats.scanned, stats.added) == (7, 7)
+        assert found(index, "quokka") == ["a-future.md"]
+        assert found(index, "wombat") == ["b-past.md"]
+        assert len(found(index, "numbat")) == 5
+        assert index.reconcile().unchanged == 7  # the stored time compares equal
+        index.start_background()
+        future.write_text("edited while served: dingo")
+        os.utime(future, ns=(far + 1, far + 1))
+        put(ws, "later.md", "saved in the same moment: bilby")
+        wait_for(lambda: found(index, "dingo") == ["a-future.md"], 15, what="the edit")
+        wait_for(lambda: found(index, "bilby") == ["later.md"], 15, what="the other note")
+        assert not index.partial
+    finally:
+        index.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from helpers.permissions import immutable, need_immutable
 from helpers.snapshots import snapshot
 
 from indexer.core import Core
@@ -202,21 +202,12 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
         yield c
 
 
-def immutable(path: Path, on: bool) -> bool:
-    """chattr +i/-i: refused even to root (EPERM); False where the tool or flag is missing."""
-    if shutil.which("chattr") is None:
-        return False
-    flag = "+i" if on else "-i"
-    return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
-
-
 async def test_a_refusal_by_the_system_says_so_and_changes_nothing(
     client: Client, tmp_path: Path
 ) -> None:
     await client.call_tool("write", {"lang": "en", "path": "locked/a.md", "content": "# a\n"})
     folder = note_path(tmp_path, "locked")
-    if not immutable(folder, True):
-        pytest.skip("chattr +i is not available here (no e2fsprogs, or a file system without it)")
+    need_immutable(folder)
     try:
         before = snapshot(tmp_path)
         calls = [

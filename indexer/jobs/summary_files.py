@@ -35,7 +35,7 @@ from indexer.vault.history.rows import Change
 from indexer.vault.names import MAX_DEPTH, MAX_PATH_BYTES
 from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
-from indexer.vault.scan import list_folder
+from indexer.vault.scan import list_folder, stored_ns
 from shared.errors import ConflictError, ForbiddenPathError, InvalidFrontmatterError
 from shared.frontmatter import (
     normalize_frontmatter_text,
@@ -365,7 +365,7 @@ class SummaryFiles:
             info = os.stat(OVERVIEW_FILE, dir_fd=fd, follow_symlinks=False)
         except OSError:
             return None
-        if row is None or row.frontmatter is None or row.mtime_ns != info.st_mtime_ns:
+        if row is None or row.frontmatter is None or row.mtime_ns != stored_ns(info.st_mtime_ns):
             return self._summary_at(fd, folder)
         meta = json.loads(row.frontmatter)
         meta = meta if isinstance(meta, dict) else {}

@@ -111,24 +111,42 @@ def _delete_file(
     owns_images = target.is_note or target.is_text  # (a text file once a note)
     if owns_images:
         changes += timeline.asset_deletions(vault, place)
+    images = {c.path: c.before for c in changes if c.path != target.rel}
+    _check_removable(place, dir_fd, images)
     with vault.recorder.changing(changes, actor=actor, reason=reason):
         recorded = next((c.before for c in changes if c.path == target.rel), None)
         if readable and recorded is not None and vault._existing_bytes(place) != recorded:
             raise _ChangedMeanwhile(f"{target.rel} changed while it was deleted")
         os.unlink(place.name, dir_fd=dir_fd)
     if owns_images:
-        images = {c.path: c.before for c in changes if c.path != target.rel}
-        _remove_recorded_images(place, dir_fd, images, vault.max_file_bytes)
+        _remove_recorded_images(vault, place, dir_fd, images)
+
+
+def _check_removable(place: Place, dir_fd: int, images: dict[str, bytes | None]) -> None:
+    """Refuse, before anything changes, a delete whose images could not be removed (a
+    folder of them read-only): the note went, and the refusal said nothing changed."""
+    if not images or not fsops.is_real_dir(place.assets_name, dir_fd):
+        return
+    fd = fsops.open_dir(place.assets_name, dir_fd)
+    with fsops.opened(fd), closing(walk_files(fd, place.target.rel + ".assets")) as files:
+        for entry in files:
+            if entry.rel in images and not os.access(".", os.W_OK | os.X_OK, dir_fd=entry.dir_fd):
+                raise ForbiddenPathError(
+                    f"the images of {place.target.rel} cannot be removed: the system does not"
+                    " let the indexer change their folder (permission denied); nothing was"
+                    " changed"
+                )
 
 
 def _remove_recorded_images(
-    place: Place, dir_fd: int, recorded: dict[str, bytes | None], max_bytes: int
+    vault: Vault, place: Place, dir_fd: int, recorded: dict[str, bytes | None]
 ) -> None:
     """Remove the images of the deleted note that history recorded, as it recorded them,
     then its emptied folders. What history could not keep (a file over the size limit, a
     name no tool can use, a dot-file, one past the depth limit, or one rewritten since it
     was recorded) stays where it is, with a warning: the whole folder went, and such a
-    file was lost for good."""
+    file was lost for good. An image the system keeps from being removed after all (its
+    folder made read-only since the check) stays, and history hears it is there."""
     name = place.assets_name
     if not fsops.is_real_dir(name, dir_fd):
         return
@@ -138,9 +156,14 @@ def _remove_recorded_images(
         with closing(walk) as files:
             for entry in files:
                 data = recorded.get(entry.rel)
-                if data is not None and read_at(entry.dir_fd, entry.name, max_bytes) == data:
-                    with suppress(FileNotFoundError):
-                        os.unlink(entry.name, dir_fd=entry.dir_fd)
+                if data is None or read_at(entry.dir_fd, entry.name, vault.max_file_bytes) != data:
+                    continue
+                try:
+                    os.unlink(entry.name, dir_fd=entry.dir_fd)
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    vault.recorder.observe(place.target.lang, entry.rel, data, unknown=False)
         kept = _prune(fd, MAX_DEPTH)
     if kept:
         log.warning(

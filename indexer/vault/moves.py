@@ -22,6 +22,7 @@ and a listing that changed in between is retried.
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import unicodedata
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from indexer.vault import atomic, fsops, renames
+from indexer.vault import atomic, fsops, oserrors, renames
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
 from indexer.vault.names import printable
@@ -51,6 +52,7 @@ from shared.path_names import MAX_DEPTH, MAX_PATH_BYTES
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
+log = logging.getLogger("indexer.vault")
 ATTEMPTS = 3
 CHANGED_WHILE_MOVED = (
     "the file changed while it was moved (another program saved it); nothing was moved"
@@ -246,7 +248,13 @@ def _move_file_locked(
                 _place_file(dst_fd, dst.name, src.dir_fd, src.name, after, before)
                 dst.rollback()
                 fsops.refuse(err)
-                raise ConflictError(f"the images of {source.rel} could not move ({err})") from None
+                plain = oserrors.describe(err)  # (a read-only folder is no conflict to retry)
+                if plain is not None:
+                    raise plain from None
+                raise ConflictError(
+                    f"the images of {source.rel} could not move ({os.strerror(err.errno or 0)});"
+                    " nothing was moved"
+                ) from None
         os.fsync(dst_fd)
         os.fsync(src.dir_fd)
     vault._notify(source)
@@ -343,6 +351,9 @@ def _move_folder_locked(
         new = vault.sandbox.resolve(source.lang, relocate(rel))
         after = _relinked(data, old, new, relocate) if file_kind(old) in TEXTS else data
         moved.append(_Moved(old, new, data, after))
+    for item in moved:
+        if item.after != item.before:
+            _check_single_link(vault, item.old)
     with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
         dst_fd = dst.make_parent()
         if fsops.lstat_at(dst.name, dst_fd) is not None:
@@ -355,14 +366,49 @@ def _move_folder_locked(
             raise
         os.fsync(dst_fd)
         os.fsync(src.dir_fd)
-        for item in moved:
-            if item.after != item.before:  # a note whose links point out of the folder
-                with vault.sandbox.open(item.new) as place:
-                    place.commit(item.after)
+        relinked: list[_Moved] = []
+        try:
+            for item in moved:
+                if item.after != item.before:  # a note whose links point out of the folder
+                    with vault.sandbox.open(item.new) as place:
+                        place.commit(item.after)
+                    relinked.append(item)
+        except BaseException:  # (a read-only folder, a full disk): the move is taken back
+            _move_back(vault, src, dst, dst_fd, relinked)
+            raise
     for item in moved:
         vault._notify(item.old)
         vault._notify(item.new)
     return {"path": source.rel, "new_path": dest.rel, "etag": None, "files": len(moved)}
+
+
+def _check_single_link(vault: Vault, target: Target) -> None:
+    """A note whose links a folder move rewrites must have one name, as every tool that
+    writes a file asks: the rewrite would split a hard link (its other name keeping the
+    old text)."""
+    with vault.sandbox.open(target) as place:
+        info = place.lstat()
+    if info is not None and info.st_nlink > 1:
+        raise ForbiddenPathError(
+            f"{target.rel} has more than one hard link and its image links would be"
+            " rewritten; nothing was moved"
+        )
+
+
+def _move_back(vault: Vault, src: Place, dst: Place, dst_fd: int, relinked: list[_Moved]) -> None:
+    """Undo a folder move whose links could not all be rewritten: the notes rewritten
+    get their bytes back, and the folder its name (the refusal says nothing changed)."""
+    try:
+        for item in relinked:
+            with vault.sandbox.open(item.new) as place:
+                place.commit(item.before)
+        assert src.dir_fd is not None
+        os.rename(dst.name, src.name, src_dir_fd=dst_fd, dst_dir_fd=src.dir_fd)
+        os.fsync(src.dir_fd)
+        os.fsync(dst_fd)
+        dst.rollback()
+    except Exception:
+        log.exception("a folder move failed and could not be taken back fully")
 
 
 def _check_reach(src: Place, source: Target, dest: Target) -> None:
@@ -438,6 +484,11 @@ def _files_below(place: Place, name: str, rel: str, *, read: int = 0) -> list[tu
             data = read_at(entry.dir_fd, entry.name, read) if read else b""
             if data is None and _larger(entry, read):
                 raise TooLargeError(f"{entry.rel} is larger than the limit; nothing was moved")
+            if data is None and _unreadable(entry):
+                raise ForbiddenPathError(
+                    f"the system does not let the indexer read {entry.rel} (permission"
+                    " denied); nothing was moved"
+                )
             if data is None:
                 raise ConflictError(f"{entry.rel} changed while the move ran; nothing was moved")
             found.append((entry.rel, data))
@@ -447,6 +498,14 @@ def _files_below(place: Place, name: str, rel: str, *, read: int = 0) -> list[tu
 def _larger(entry: FileEntry, limit: int) -> bool:
     try:
         return entry.signature()[0] > limit
+    except OSError:
+        return False
+
+
+def _unreadable(entry: FileEntry) -> bool:
+    """A file that is there but may not be read (not one that changed meanwhile)."""
+    try:
+        return not os.access(entry.name, os.R_OK, dir_fd=entry.dir_fd, follow_symlinks=False)
     except OSError:
         return False
 

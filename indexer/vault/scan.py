@@ -53,7 +53,13 @@ def signature(info: os.stat_result) -> Signature:
     without reading it. The ctime is there for a write that keeps size and mtime (``cp
     -p``, ``rsync -a``, ``touch -r``): no program can set it, and any write or rename
     moves it."""
-    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
+    return info.st_size, stored_ns(info.st_mtime_ns), stored_ns(info.st_ctime_ns)
+
+
+def stored_ns(ns: int) -> int:
+    """A time in nanoseconds as SQLite can keep it: a file dated after 2262 (``touch -d
+    2400-01-01``) has a value past 64 bits, and its row stopped the whole index."""
+    return max(-(2**63), min(ns, 2**63 - 1))
 
 
 @dataclass(frozen=True, slots=True)

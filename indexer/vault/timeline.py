@@ -212,14 +212,30 @@ def restore(
         changes = [Change(target.lang, target.rel, "restore", existing, data)]
         changes += [Change(a.lang, a.rel, "restore", None, d) for a, _, d in back]
         with vault.recorder.changing(changes, actor=actor, reason=reason) as pending:
-            # Only over what was read and recorded: an editor's save meanwhile would be
-            # lost from disk and from history alike.
-            place.commit(data, if_match=_etag_or_absent(existing))
-            for _, asset_place, asset_data in back:
-                asset_place.commit(asset_data, if_match="")
+            # The images first: one the system refuses leaves no note behind (the
+            # refusal says nothing changed). Only over what was read and recorded: an
+            # editor's save meanwhile would be lost from disk and from history alike.
+            made: list[Place] = []
+            try:
+                for _, asset_place, asset_data in back:
+                    asset_place.commit(asset_data, if_match="")
+                    made.append(asset_place)
+                place.commit(data, if_match=_etag_or_absent(existing))
+            except BaseException:
+                for asset_place in made:
+                    _take_out(asset_place)
+                raise
         vault._notify(target)
     version = pending.versions[(target.lang, target.rel)] if pending else None
     return {"path": target.rel, "etag": row.etag, "version": version, "restored_from": row.version}
+
+
+def _take_out(place: Place) -> None:
+    """Remove a file a failed restore had just made, and the folders made for it."""
+    with suppress(OSError):
+        if place.dir_fd is not None:
+            os.unlink(place.name, dir_fd=place.dir_fd)
+    place.rollback()
 
 
 def _etag_or_absent(data: bytes | None) -> str:

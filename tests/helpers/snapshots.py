@@ -19,3 +19,9 @@ def snapshot(root: Path) -> dict[str, tuple]:
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()
             state[str(path)] = (info.st_mode, info.st_size, info.st_mtime_ns, digest)
     return state
+
+
+def contents(root: Path) -> dict[str, tuple]:
+    """``snapshot`` without times: what a change that was taken back must leave as it was
+    (putting things back moves folders' and files' mtimes)."""
+    return {path: (mode, size, digest) for path, (mode, size, _, digest) in snapshot(root).items()}
