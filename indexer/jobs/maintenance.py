@@ -139,7 +139,7 @@ def parse_answer(text: str) -> Answer:
     content = data.get("content")
     if action == "replace" and (not isinstance(content, str) or not content.strip()):
         raise AnswerError('"content" must be the whole new file, a non-empty string')
-    if action == "replace" and not _has_text(content):
+    if isinstance(content, str) and action == "replace" and not _has_text(content):
         raise AnswerError('"content" must be the whole new file: it has frontmatter and no text')
     return Answer(action, one_line(reason)[:MAX_REASON_CHARS], content)  # data: no escapes
 
