@@ -96,14 +96,21 @@ class Workspace:
         return self.languages_dir / lang / "vault"
 
     def langs(self) -> list[str]:
-        """Langs that have a vault folder on disk, sorted."""
-        if not self.languages_dir.is_dir():
+        """Langs that have a vault folder on disk, sorted. A folder the system does not let
+        this process look into is left out (``is_dir`` raised, and one such folder stopped
+        the index of every vault)."""
+        try:
+            names = [p.name for p in self.languages_dir.iterdir()]
+        except OSError:
             return []
-        return sorted(
-            p.name
-            for p in self.languages_dir.iterdir()
-            if is_lang(p.name) and (p / "vault").is_dir()
-        )
+        return sorted(n for n in names if is_lang(n) and _is_dir(self.languages_dir / n / "vault"))
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # (permission denied: Python 3.11 raises it)
+        return False
 
 
 def workspace_id(root: Path) -> str | None:

@@ -10,8 +10,8 @@ from helpers.indexer_process import wait_for
 from watchdog.events import FileSystemEventHandler
 
 from indexer.index.keeper import Keeper
-from indexer.index.observer import Supervisor
 from indexer.index.reconcile import ReconcileStats
+from indexer.index.watch_supervisor import Supervisor
 
 
 def test_the_keeper_retries_until_a_pass_succeeds_and_polls_while_asked() -> None:

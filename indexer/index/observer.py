@@ -11,18 +11,15 @@ the kernel's event queue overflows, it only logs. Here:
   a warning), and a failure inside the reader thread is caught;
 - every way events can be lost (queue overflow, the watch limit, an error while
   handling an event) calls ``on_lost(reason)``: the index then reconciles with disk;
-- ``Supervisor`` restarts an observer that died, and falls back to polling (the index
-  reconciles periodically) while none can start; ``state()`` says which.
+- ``watch_supervisor.Supervisor`` restarts an observer that died, and falls back to
+  polling (the index reconciles periodically) while none can start.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import logging
 import os
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +35,6 @@ from watchdog.events import (
     FileModifiedEvent,
     FileMovedEvent,
     FileSystemEvent,
-    FileSystemEventHandler,
 )
 from watchdog.observers.api import BaseObserver
 
@@ -54,7 +50,6 @@ OnLost = Callable[[str], None]
 OnPath = Callable[[str, str, bool], None]
 # Folder levels below the languages folder that may hold notes: <lang>/vault/... .
 WATCH_DEPTH = 2 + MAX_DEPTH - 1
-RETRY_SECONDS = 60.0
 
 try:
     from watchdog.observers.inotify import InotifyEmitter, InotifyWatchGroup
@@ -107,7 +102,8 @@ def _plain_file_event(event: InotifyEvent) -> bool:
 
 def _event_kind(event: InotifyEvent) -> str | None:
     """The name watchdog gives such an event (``FileSystemEvent.event_type``); None for
-    what the index never needs (attribute changes)."""
+    what the index never needs. A file's attributes changed count as a change: a note
+    the indexer could not read (``chmod 000``) is seen once it is readable again."""
     if event.is_create:
         return "created"
     if event.is_delete or event.is_delete_self:
@@ -116,6 +112,8 @@ def _event_kind(event: InotifyEvent) -> str | None:
         return "moved"
     if event.is_close_write:
         return "closed"
+    if event.is_attrib and not event.is_directory:
+        return "modified"
     return "modified" if event.is_modify else None
 
 
@@ -191,6 +189,11 @@ if InotifyEmitter is not None:
                         " some folders are not watched"
                     )
                 return
+            if wd < 0:  # watchdog passes a folder it may not read over, as a watch of -1
+                self._inotify_fd.remove_callbacks([(wd, self._id)])
+                if path == self.path:
+                    raise PermissionError(errno.EACCES, "the languages folder may not be read")
+                return  # (a chmod of it later is heard, and it is watched then)
             self._active_callbacks_by_path[path] = wd
             self._active_callbacks_by_watch[wd] = path
 
@@ -224,6 +227,8 @@ if InotifyEmitter is not None:
                     self._tell(event, path)
                     if self._relinked(event, path):
                         self._watch_again(path)
+                    elif event.is_attrib and event.is_directory:
+                        self._watch_if_readable(path)
                 if self.on_path is not None and _plain_file_event(event):
                     return  # watchdog's path would only tell the same, later
                 super().on_event(event)
@@ -240,6 +245,18 @@ if InotifyEmitter is not None:
                 return False
             parts = self._parts(path)
             return parts is not None and 1 <= len(parts) <= 2 and _wanted(parts)
+
+        def _watch_if_readable(self, path: bytes) -> None:
+            """A folder whose permissions changed (``chmod``; rare): one that could not be
+            read may be now. Watched where it was not, and looked at again as a folder
+            that came (its notes were passed over while it could not be read)."""
+            if not self.is_recursive:
+                return
+            with self._lock:
+                self._add_all_callbacks(path, new_only=True)
+                watched = path in self._active_callbacks_by_path
+            if watched and self.on_path is not None:
+                self.on_path("created", os.fsdecode(path), True)
 
         def _watch_again(self, path: bytes) -> None:
             """Drop the watches at and below ``path``, and watch what it leads to now."""
@@ -354,145 +371,9 @@ WATCHED_EVENTS: list[type[FileSystemEvent]] = [
 ]
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The folder at ``path`` as (device, inode); None when there is none."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return (found.st_dev, found.st_ino)
-
-
-def _new_observer(
-    on_lost: OnLost, on_path: OnPath | None, barrier_dir: Path | None
-) -> BaseObserver:
+def new_observer(on_lost: OnLost, on_path: OnPath | None, barrier_dir: Path | None) -> BaseObserver:
     if InotifyEmitter is None:
         from watchdog.observers import Observer
 
         return Observer()
     return _BoundedObserver(on_lost, on_path, barrier_dir)
-
-
-class Supervisor:
-    """Runs a watchdog observer on ``root``; restarts it if it dies; polls meanwhile.
-
-    ``on_lost(reason)`` is told whenever events may have been missed (the observer
-    died, restarted, could not start, or dropped events): the index reconciles then.
-    ``on_path(kind, path, is_folder)``, when given, hears every event at once from
-    inotify's reader thread (Linux); plain file events (created, written, closed,
-    deleted) come only there, moves and folders to ``handler`` as well.
-    ``barrier_dir``: a private folder for ``caught_up`` (see ``barrier.Barrier``).
-    """
-
-    def __init__(
-        self,
-        root: Path,
-        handler: FileSystemEventHandler,
-        on_lost: OnLost,
-        on_path: OnPath | None = None,
-        barrier_dir: Path | None = None,
-    ) -> None:
-        self.root = root
-        self.handler = handler
-        self.on_lost = on_lost
-        self.on_path = on_path
-        self.barrier_dir = barrier_dir
-        self.restarts = 0
-        self.last_error: str | None = None
-        self._observer: BaseObserver | None = None
-        self._root_id: tuple[int, int] | None = None  # the folder the observer watches
-        self._retry_at = 0.0
-        self._failed_root: tuple[int, int] | None = None  # the root a start failed on
-        self._lock = threading.Lock()
-
-    def caught_up(self, timeout: float) -> bool:
-        """Whether every change made before this call has been told (see ``on_path``),
-        with every folder watched; False when that cannot be known (no inotify, no
-        barrier, an observer down, a folder left unwatched, ``timeout`` seconds)."""
-        observer = self._observer
-        check = getattr(observer, "caught_up", None)
-        if check is None or _identity(self.root) != self._root_id:
-            return False  # (moved or replaced: inotify follows the folder it watched)
-        return bool(check(timeout))
-
-    def start(self) -> None:
-        """Start watching; on failure the state is "polling" and a retry is scheduled."""
-        with self._lock:
-            self._start_locked()
-
-    def _start_locked(self) -> None:
-        observer: BaseObserver | None = None
-        tried = _identity(self.root)  # (before: it may come back while the start fails)
-        try:  # inotify_init itself may fail (fs.inotify.max_user_instances)
-            observer = _new_observer(self.on_lost, self.on_path, self.barrier_dir)
-            observer.schedule(
-                self.handler, str(self.root), recursive=True, event_filter=WATCHED_EVENTS
-            )
-            observer.start()
-            self._root_id = _identity(self.root)
-        except Exception as err:
-            if observer is not None:
-                with contextlib.suppress(Exception):
-                    observer.stop()
-            self._observer = None
-            self._retry_at = time.monotonic() + RETRY_SECONDS
-            self._failed_root = tried
-            self.last_error = f"{type(err).__name__}: {err}"[:300]
-            log.warning(
-                "the file watcher could not start (%s); the index is reconciled"
-                " periodically instead",
-                self.last_error,
-            )
-            self.on_lost("the file watcher could not start")
-            return
-        self._observer = observer
-
-    def check(self) -> None:
-        """Restart a dead observer; retry a failed start now and then."""
-        with self._lock:
-            observer = self._observer
-            if observer is not None:
-                healthy = getattr(observer, "healthy", observer.is_alive)
-                moved = _identity(self.root) != self._root_id
-                if healthy() and not moved:
-                    return
-                if moved:  # inotify follows the folder it watches wherever it goes
-                    log.warning("the watched folder %s was moved or replaced", self.root)
-                log.warning("the file watcher stopped; restarting it")
-                with contextlib.suppress(Exception):
-                    observer.stop()
-                self._observer = None
-            elif time.monotonic() < self._retry_at and not self._root_back():
-                return
-            self.restarts += 1
-            self._start_locked()
-            if self._observer is not None:
-                self.on_lost("the file watcher stopped and was restarted")
-
-    def _root_back(self) -> bool:
-        """The watched folder is another than the one a start failed on (a restore
-        moved it back, or made it again): no reason to wait for the retry (a minute of
-        polling, saves found up to 10 s late)."""
-        now = _identity(self.root)
-        return now is not None and now != self._failed_root
-
-    def stop(self) -> None:
-        with self._lock:
-            observer, self._observer = self._observer, None
-            self._retry_at = float("inf")
-        if observer is not None:
-            try:  # watchdog forgets a watch whose folder was swapped: it raises KeyError
-                observer.stop()
-            except Exception as err:
-                log.warning(
-                    "the file watcher did not stop cleanly (%s: %s)", type(err).__name__, err
-                )
-            observer.join(timeout=10)
-
-    def state(self) -> dict:
-        """``{"state": "running" | "polling", "restarts": n, "last_error": ...}``."""
-        return {
-            "state": "running" if self._observer is not None else "polling",
-            "restarts": self.restarts,
-            "last_error": self.last_error,
-        }

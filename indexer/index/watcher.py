@@ -20,8 +20,9 @@ from collections.abc import Callable
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from indexer.index.observer import OnLost, Supervisor
+from indexer.index.observer import OnLost
 from indexer.index.reconcile import is_indexed_folder, is_note_path
+from indexer.index.watch_supervisor import Supervisor
 from indexer.vault.names import tool_path
 from shared.langs import is_lang
 from shared.workspace import Workspace

@@ -60,6 +60,8 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
             if not _no_file_at(vault, target):
                 return  # a link to a file, hard links, too big: bytes no tool may take
             data = None  # a folder now, or a folder on the way became a file: gone
+        except OSError:  # (permission denied): nothing can be said of it, no change heard
+            return
         vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
 
 
@@ -135,6 +137,8 @@ def recover(vault: Vault) -> tuple[int, int]:
             data = _current(vault, vault.sandbox.resolve(lang, path))
         except VaultError:
             return None
+        except OSError:  # (permission denied): nothing can be told, the change is kept
+            return False
         return None if data is None else fsops.etag_of(data)
 
     def finish_move(row: Version, etag: str) -> bool:

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,15 +62,27 @@ class RunningIndexer:
         return self.log_path.read_text() if self.log_path and self.log_path.exists() else ""
 
 
-def spawn_indexer(workspace: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
-    """Start ``indexer serve`` without waiting; stderr goes to ``workspace/../serve-*.log``."""
+def spawn_indexer(
+    workspace: Path, *args: str, env: dict | None = None, prefix: Sequence[str] = ()
+) -> subprocess.Popen:
+    """Start ``indexer serve`` without waiting; stderr goes to ``workspace/../serve-*.log``.
+    ``prefix``: a command it runs under (``helpers.permissions.as_plain_user``)."""
     workspace.mkdir(parents=True, exist_ok=True)
     log_path = workspace.parent / f"serve-{workspace.name}-{time.monotonic_ns()}.log"
     full_env = {**os.environ, **QUIET_ENV, **(env or {})}
     full_env.pop("INDEXER_MCP_TOKEN", None) if "--token" in args else None
     with open(log_path, "w") as log_file:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen(
-            [sys.executable, "-m", "indexer", "serve", "--workspace", str(workspace), *args],
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "indexer",
+                "serve",
+                "--workspace",
+                str(workspace),
+                *args,
+            ],
             stdout=subprocess.DEVNULL,
             stderr=log_file,
             env=full_env,
@@ -84,6 +97,7 @@ def start_indexer(
     env: dict | None = None,
     timeout: float = 30,
     settled: bool = True,
+    prefix: Sequence[str] = (),
 ) -> RunningIndexer:
     """Start ``indexer serve`` and wait until its URL file appears and, when ``settled``,
     until its start-up reconcile is done (``/health``: ``index_ready``).
@@ -94,7 +108,7 @@ def start_indexer(
     """
     url_file = workspace / "indexer.mcp.url"
     old = url_file.read_text() if url_file.exists() else None
-    proc = spawn_indexer(workspace, *args, env=env)
+    proc = spawn_indexer(workspace, *args, env=env, prefix=prefix)
 
     def ready() -> str | None:
         if proc.poll() is not None:
@@ -107,18 +121,24 @@ def start_indexer(
                 return text.strip()
         return None
 
-    url = wait_for(ready, timeout, what="the indexer's URL file")
+    try:
+        url = wait_for(ready, timeout, what="the indexer's URL file")
+        if settled:
+            wait_for(
+                lambda: (server_health(url, Workspace(workspace)) or {}).get("index_ready"),
+                timeout,
+                what="the start-up reconcile",
+            )
+    except BaseException:  # a server that never got ready is not left running
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        raise
     token = None
     if "--token" in args:
         token = args[args.index("--token") + 1]
     elif env and env.get("INDEXER_MCP_TOKEN"):
         token = env["INDEXER_MCP_TOKEN"]
-    if settled:
-        wait_for(
-            lambda: (server_health(url, Workspace(workspace)) or {}).get("index_ready"),
-            timeout,
-            what="the start-up reconcile",
-        )
     return RunningIndexer(workspace, proc, url, token, proc.log_path)
 
 

@@ -1,0 +1,121 @@
+"""End to end, a server that meets file permissions as any user's does (as root here,
+without the capabilities that pass over them): folders and notes it may not read
+leave the rest of the index whole, and are seen once they may be read again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from helpers.indexer_process import start_indexer
+from helpers.permissions import as_plain_user
+
+DEADLINE = 15.0
+
+
+def vault(ws: Path, lang: str = "en") -> Path:
+    return ws / "memory" / "languages" / lang / "vault"
+
+
+def put(ws: Path, rel: str, text: str, lang: str = "en") -> Path:
+    path = vault(ws, lang) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def data(client: Client, tool: str, **args) -> dict:
+    return (await client.call_tool(tool, args)).structured_content
+
+
+async def found(client: Client, query: str) -> list[str]:
+    result = await data(client, "search", lang="en", query=query)
+    return sorted(hit["path"] for hit in result["results"])
+
+
+async def eventually(client: Client, query: str, paths: list[str]) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while await found(client, query) != paths:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"search for {query!r} never found {paths}")
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def modes() -> Iterator[dict[Path, int]]:
+    """Paths a test takes permissions from, given back afterwards (path -> mode)."""
+    changed: dict[Path, int] = {}
+    yield changed
+    for path, mode in changed.items():
+        if path.exists():
+            os.chmod(path, mode)
+
+
+def chmod(modes: dict[Path, int], path: Path, mode: int) -> None:
+    modes.setdefault(path, path.stat().st_mode & 0o7777)
+    os.chmod(path, mode)
+
+
+async def test_unreadable_folders_leave_the_index_whole_and_are_seen_once_readable(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """A lang folder without search permission stopped the index of every vault (an
+    error at every retry); a folder or note that could not be read at start was never
+    watched or indexed after its permissions came back (while grep found it)."""
+    ws = tmp_path / "ws"
+    put(ws, "a.md", "# A\n\nalpha\n")
+    put(ws, "locked/n.md", "# N\n\ngamma\n")
+    solo = put(ws, "solo.md", "# Solo\n\ndelta\n")
+    put(ws, "x.md", "# X\n\nciao\n", lang="it")
+    chmod(modes, ws / "memory/languages/it", 0o644)
+    chmod(modes, vault(ws) / "locked", 0o000)
+    chmod(modes, solo, 0o000)
+    server = start_indexer(ws, prefix=as_plain_user())
+    try:
+        async with server.client() as c:
+            assert await found(c, "alpha") == ["a.md"]
+            status = await data(c, "status")
+            assert status["index_ready"] and status["langs"] == {"en": 1}
+            assert await found(c, "gamma") == [] and await found(c, "delta") == []
+            os.chmod(vault(ws) / "locked", 0o755)
+            os.chmod(solo, 0o644)
+            await eventually(c, "gamma", ["locked/n.md"])
+            await eventually(c, "delta", ["solo.md"])
+            put(ws, "locked/later.md", "# Later\n\nepsilon\n")  # the folder is watched now
+            await eventually(c, "epsilon", ["locked/later.md"])
+            assert not (await data(c, "search", lang="en", query="alpha"))["partial"]
+    finally:
+        assert server.stop() == 0
+    assert "Traceback" not in server.log()
+
+
+async def test_a_note_made_unreadable_while_down_does_not_stall_the_start(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """After a crash, the start compares history with every file it knows: one note it
+    may not read raised at every retry, and search said ``partial`` for good."""
+    ws = tmp_path / "ws"
+    server = start_indexer(ws, prefix=as_plain_user())
+    async with server.client() as c:
+        for name in ("secret.md", "b.md"):
+            await data(c, "write", lang="en", path=name, content=f"# {name}\n\nbeta\n")
+    server.stop(signal.SIGKILL)
+    chmod(modes, vault(ws) / "secret.md", 0o000)
+    put(ws, "new.md", "# New\n\nfreshword\n")
+    server = start_indexer(ws, prefix=as_plain_user())
+    try:
+        async with server.client() as c:
+            assert await found(c, "freshword") == ["new.md"]
+            deadline = time.monotonic() + DEADLINE
+            while (await data(c, "search", lang="en", query="beta"))["partial"]:
+                assert time.monotonic() < deadline, "search stayed partial"
+                await asyncio.sleep(0.05)
+    finally:
+        assert server.stop() == 0
+    assert "Traceback" not in server.log()
