@@ -32,15 +32,22 @@ def recorded_trailing(meta: dict[str, Any], body: str) -> str:
 
 
 def shown_text(content: str) -> str:
-    """The text the memory tool shows of the note whose UTF-8 content is ``content``."""
+    """The text the memory tool shows of the note whose UTF-8 content is ``content``.
+    A BOM another program put first is not shown: a write drops it (left in the text,
+    it was written back in the middle of the note, after a new block)."""
+    text = without_bom(content)
     try:
-        block, body = split_frontmatter(clean_text(content))
+        block, body = split_frontmatter(clean_text(text))
         if block is None:
-            return content
+            return text
         meta = parse_yaml_block(block)
     except InvalidFrontmatterError:
-        return content
+        return text
     return recorded_trailing(meta, body)
+
+
+def without_bom(content: str) -> str:
+    return content.removeprefix("\ufeff")
 
 
 def shown_size(content: str) -> int:

@@ -140,6 +140,14 @@ def test_a_note_written_by_a_person_without_frontmatter_is_all_body() -> None:
     assert seen.text == "x\n"  # a count that is not a number is ignored
 
 
+def test_a_bom_another_program_left_is_not_written_back_mid_note() -> None:
+    """Notepad's BOM was shown to the model, and written back after the new block."""
+    seen = files.seen("list.md", "\ufeff# Shopping\r\nmilk\r\n", "e")
+    assert seen.text == "# Shopping\r\nmilk\r\n"
+    stored = _through_the_server("list.md", files.stored("list.md", seen.text + "oat\n"))
+    assert "\ufeff" not in stored and "\n# Shopping\nmilk\noat\n" in stored
+
+
 # Notes as people and programs leave them: no block, an unreadable one, CR line endings
 # with and without a block, BOMs, counts that are no count, a block never closed.
 ODD_NOTES = (

@@ -26,7 +26,7 @@ from typing import Any
 from agent_client.notes import split_note, unreadable_block
 from shared.filetypes import NOTE_SUFFIX
 from shared.frontmatter_reader import VaultYAMLHandler
-from shared.memory_view import TRAILING_NEWLINES, recorded_trailing
+from shared.memory_view import TRAILING_NEWLINES, recorded_trailing, without_bom
 
 _HANDLER = VaultYAMLHandler()
 
@@ -52,10 +52,11 @@ def seen(name: str, content: str, etag: str) -> MemoryFile:
     """The model's view of the vault file ``name`` whose content is ``content``."""
     if not is_note(name):
         return MemoryFile(content, etag, {}, content)
-    problem = unreadable_block(content)
+    text = without_bom(content)  # (``memory_view.shown_text``)
+    problem = unreadable_block(text)
     if problem is not None:
-        return MemoryFile(content, etag, {}, content, problem)
-    meta, body = split_note(content)
+        return MemoryFile(text, etag, {}, content, problem)
+    meta, body = split_note(text)
     return MemoryFile(recorded_trailing(meta, body), etag, meta, content)
 
 

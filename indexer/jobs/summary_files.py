@@ -298,6 +298,9 @@ class SummaryFiles:
                     else:
                         os.unlink(OVERVIEW_FILE, dir_fd=fd)
                 self._recorder().settle()  # (as a tool's change is: final at once)
+            except ForbiddenPathError as err:  # (made read-only by a person: theirs now)
+                log.warning("%s/%s: %s: left as it is", lang, rel, err.message)
+                return True
             except ConflictError:
                 log.info("%s/%s: the summary file changed meanwhile: done again", lang, rel)
                 if self.redo is not None:

@@ -28,6 +28,7 @@ from indexer.vault.fsops import (
     open_regular,
     opened,
     refuse,
+    refuse_read_only,
     write_all,
 )
 from shared.errors import ConflictError
@@ -113,6 +114,8 @@ def replace_at(
     (folder summaries): still atomic for readers, not promised to survive a power cut.
     """
     old = lstat_at(name, dir_fd)
+    if old is not None and mode is None:
+        refuse_read_only(old)
     with _temp_for(name) as temp:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, 0o644 if mode is None else mode, dir_fd=dir_fd)

@@ -105,6 +105,7 @@ def _delete_file(
 ) -> None:
     """Delete the note or file at ``place`` (in ``dir_fd``) with its images, recorded."""
     target = place.target
+    fsops.refuse_read_only(info)
     changes, readable = _deletion(vault, place, info)
     if if_match is not None:
         fsops.check_etag_match(if_match, reading.file_etag(place)[0])

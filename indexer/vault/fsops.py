@@ -226,6 +226,29 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def refuse_read_only(info: os.stat_result) -> None:
+    """A file its permissions keep the indexer from writing (a person's ``chmod a-w``)
+    is left as it is by every tool that would change or remove it, as ``append`` left
+    it: a write swapped a new file in (and gave it the same mode), root wrote anything.
+    Root is held to the write bits as anyone; the system's own refusal still holds."""
+    if stat.S_ISREG(info.st_mode) and not _may_write(info):
+        raise ForbiddenPathError(
+            "the file is read-only (its permissions do not let the indexer write it);"
+            " nothing was changed"
+        )
+
+
+def _may_write(info: os.stat_result) -> bool:
+    uid = os.geteuid()
+    if uid == 0:
+        return bool(info.st_mode & 0o222)
+    if info.st_uid == uid:
+        return bool(info.st_mode & stat.S_IWUSR)
+    if info.st_gid == os.getegid() or info.st_gid in os.getgroups():
+        return bool(info.st_mode & stat.S_IWGRP)
+    return bool(info.st_mode & stat.S_IWOTH)
+
+
 def append_at(
     dir_fd: int, name: str, data: bytes, *, create: bool, sync_dir: bool = False
 ) -> os.stat_result:
@@ -253,6 +276,7 @@ def append_at(
         before = os.fstat(fd)
         if before.st_nlink > 1:
             raise ForbiddenPathError("the file has more than one hard link; it is not modified")
+        refuse_read_only(before)
         try:
             write_all(fd, data)
             os.fsync(fd)

@@ -230,6 +230,9 @@ def _move_file_locked(
         raise ConflictError(f"{dest.rel}.assets already exists; pick another new_path")
     after = _relinked(before, source, dest, relocate)
     vault._check_size(len(after))
+    info = src.lstat()
+    if after != before and info is not None:  # a new file: refused as a write would be
+        fsops.refuse_read_only(info)
     moved = [_Moved(source, dest, before, after)]
     if has_assets:
         moved += _assets_of(vault, src, relocate)
@@ -353,7 +356,7 @@ def _move_folder_locked(
         moved.append(_Moved(old, new, data, after))
     for item in moved:
         if item.after != item.before:
-            _check_single_link(vault, item.old)
+            _check_rewritable(vault, item.old)
     with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
         dst_fd = dst.make_parent()
         if fsops.lstat_at(dst.name, dst_fd) is not None:
@@ -382,17 +385,26 @@ def _move_folder_locked(
     return {"path": source.rel, "new_path": dest.rel, "etag": None, "files": len(moved)}
 
 
-def _check_single_link(vault: Vault, target: Target) -> None:
-    """A note whose links a folder move rewrites must have one name, as every tool that
-    writes a file asks: the rewrite would split a hard link (its other name keeping the
-    old text)."""
+def _check_rewritable(vault: Vault, target: Target) -> None:
+    """A note whose links a folder move rewrites must be one every tool that writes a
+    file may write: one name (the rewrite would split a hard link, its other name
+    keeping the old text) and not read-only."""
     with vault.sandbox.open(target) as place:
         info = place.lstat()
-    if info is not None and info.st_nlink > 1:
+    if info is None:
+        return
+    if info.st_nlink > 1:
         raise ForbiddenPathError(
             f"{target.rel} has more than one hard link and its image links would be"
             " rewritten; nothing was moved"
         )
+    try:
+        fsops.refuse_read_only(info)
+    except ForbiddenPathError:
+        raise ForbiddenPathError(
+            f"{target.rel} is read-only and its image links would be rewritten; nothing"
+            " was moved"
+        ) from None
 
 
 def _move_back(vault: Vault, src: Place, dst: Place, dst_fd: int, relinked: list[_Moved]) -> None:

@@ -153,3 +153,29 @@ def test_moving_a_note_whose_images_may_not_move_is_no_conflict(
     freeze(frozen, root(vault) / "dir/n.md.assets")
     message = refused(vault, "forbidden_path", vault.move, "en", "dir/n.md", "other/n.md")
     assert "permission denied" in message and "Errno" not in message
+
+
+def test_a_read_only_note_is_left_as_it_is_by_every_tool(vault: Vault) -> None:
+    """``append`` was refused by the system (for any user but root) while ``write``,
+    ``restore`` and ``delete`` replaced or removed the note a person had made read-only
+    (and the write gave the new file the same mode)."""
+    image(vault, "top.md.assets/p.png")
+    vault.write("en", "top.md", "# top\n")
+    vault.write("en", "dir/keep.md", "# keep\n\nprecious\n\n![p](../top.md.assets/p.png)\n")
+    vault.write("en", "dir/keep.md", "# keep\n\nprecious, edited\n\n![p](../top.md.assets/p.png)\n")
+    os.chmod(root(vault) / "dir/keep.md", 0o444)
+    calls = [
+        (vault.write, ("en", "dir/keep.md", "# replaced\n")),
+        (vault.append, ("en", "dir/keep.md", "more\n")),
+        (vault.restore, ("en", "dir/keep.md", 1)),
+        (vault.delete, ("en", "dir/keep.md")),
+        (vault.move, ("en", "dir/keep.md", "a/b/keep.md")),  # its link would be rewritten
+        (vault.move, ("en", "dir", "deeper/dir")),
+    ]
+    for call, args in calls:
+        message = refused(vault, "forbidden_path", call, *args)
+        assert "read-only" in message and "nothing was" in message, (call, message)
+    assert vault.move("en", "dir/keep.md", "dir/kept.md")["new_path"] == "dir/kept.md"
+    assert (root(vault) / "dir/kept.md").stat().st_mode & 0o777 == 0o444  # a rename only
+    os.chmod(root(vault) / "dir/kept.md", 0o644)
+    vault.write("en", "dir/kept.md", "# writable again\n")
