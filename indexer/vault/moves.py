@@ -402,8 +402,7 @@ def _check_rewritable(vault: Vault, target: Target) -> None:
         fsops.refuse_read_only(info)
     except ForbiddenPathError:
         raise ForbiddenPathError(
-            f"{target.rel} is read-only and its image links would be rewritten; nothing"
-            " was moved"
+            f"{target.rel} is read-only and its image links would be rewritten; nothing was moved"
         ) from None
 
 
