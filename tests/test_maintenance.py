@@ -370,6 +370,20 @@ def test_a_malformed_completion_is_a_recorded_error(env: Env, message: object) -
     assert env.run(backoff=True).reason.startswith("retrying the failed run after")
 
 
+def test_a_read_only_output_is_left_as_it_is_and_the_model_not_asked(env: Env) -> None:
+    """A person's ``chmod a-w USER.md``: the model was asked at every due check, and
+    its answer could not be written (an error, retried each hour)."""
+    env.vault.write("en", "USER.md", "# User profile\n\n- Mine, by hand.\n")
+    os.chmod(env.vault_dir() / "USER.md", 0o444)
+    env.event("something new")
+    env.stub.run([replace_answer("# User profile\n\n- Rewritten.\n")])
+    for force in (False, True):
+        outcome = env.run(force=force)
+        assert outcome.action == "skip" and "read-only" in outcome.reason
+    assert env.stub.requests == []
+    assert "Mine, by hand" in (env.vault_dir() / "USER.md").read_text()
+
+
 def test_parse_answer_accepts_exactly_the_two_forms() -> None:
     assert parse_answer('{"action": "none", "reason": " r "}').reason == "r"
     answer = parse_answer('```json\n{"action":"replace","reason":"r","content":"# U\\n"}\n```')

@@ -38,7 +38,8 @@ from indexer.jobs.maintenance_input import (
 )
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
-from shared.errors import InvalidFrontmatterError, NotFoundError, VaultError
+from indexer.vault import fsops
+from shared.errors import ForbiddenPathError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import parse_frontmatter, render_note
 from shared.model_output import parse_json_object
 from shared.timestamps import format_timestamp
@@ -191,6 +192,9 @@ class Maintenance:
             return Decision(False, f"disabled (set {TASKS[task].env}=1)", recorded=False)
         if self.model is None:
             return Decision(False, "no model configured (set INDEXER_LLM_MODEL)")
+        output = TASKS[task].output
+        if self._read_only(lang, output):  # (else the model's answer could not be written)
+            return Decision(False, f"{output} is read-only: left as it is (forced runs too)")
         state = self.state.get(lang, task)
         digest = self.digests.digest(lang)
         if force:
@@ -212,6 +216,19 @@ class Maintenance:
                 why = f"retrying the failed run after {format_timestamp(retry)}"
                 return Decision(False, why, digest, recorded=False)
         return Decision(True, "due: the event log changed", digest)
+
+    def _read_only(self, lang: str, path: str) -> bool:
+        """Whether a person made the task's output read-only (``chmod a-w``)."""
+        try:
+            with self.vault.sandbox.open(self.vault.sandbox.resolve(lang, path)) as place:
+                info = place.lstat()
+            if info is not None:
+                fsops.refuse_read_only(info)
+        except ForbiddenPathError:
+            return True
+        except (VaultError, OSError):
+            return False  # (the run says what is wrong)
+        return False
 
     # -- runs ------------------------------------------------------------------------------
 
