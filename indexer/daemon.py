@@ -158,7 +158,7 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
         index=index,
         model=model,
         jobs=jobs,
-        recall=Recall(vault, index),
+        recall=Recall(vault, index, abstracts=settings.summaries),
         maintenance=maintenance,
         scheduler=scheduler,
         summaries=summaries,

@@ -11,6 +11,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass
 from datetime import date
@@ -29,6 +30,20 @@ OVERVIEW_FILE = ".overview.md"
 # Inside a vault (paths relative to the vault root).
 ITEMS_DIR = "items"  # knowledge notes, merged by the Memory Writer
 EVENTS_DIR = "events"  # day files, appended by plain code only
+
+
+def day_file_order(rel: str) -> tuple[tuple[str, ...], str, int]:
+    """A sort key that puts a day's continuations after it, in order: ``DD.md``, then
+    ``DD-2.md`` ... ``DD-10.md`` (by name, ``DD-2.md`` came before ``DD.md`` and
+    ``DD-10.md`` before ``DD-2.md``). Other names sort by name."""
+    *folders, name = rel.split("/")
+    match = _DAY_PART.fullmatch(name)
+    if match is None:
+        return tuple(folders), name, 0
+    return tuple(folders), match[1], int(match[2] or 1)
+
+
+_DAY_PART = re.compile(r"(\d{2})(?:-([1-9]\d{0,5}))?\.md")
 
 
 def day_file(day: date) -> str:

@@ -285,6 +285,26 @@ def test_a_day_file_past_the_file_limit_is_read_to_its_end(tmp_path: Path) -> No
     assert all(text.startswith("## Event") for text in shown)  # no cut entry first
 
 
+def test_the_newest_entries_come_from_a_days_continuations(tmp_path: Path) -> None:
+    """By name, ``03-2.md`` sorts before ``03.md`` and ``03-10.md`` before ``03-2.md``:
+    a day that went on in continuations showed the model its oldest events only."""
+    ws = Workspace(tmp_path / "ws")
+    folder = ws.vault_dir("en") / "events/2026/11"
+    folder.mkdir(parents=True)
+    parts = {"02.md": "day two", "03.md": "old", "03-2.md": "second", "03-10.md": "tenth"}
+    for n in range(3, 10):
+        parts[f"03-{n}.md"] = f"part {n}"
+    for name, text in parts.items():
+        events = "".join(f"\n## Event\n\n{text} {i}\n" for i in range(2))
+        (folder / name).write_text(f"# Events\n{events}", encoding="utf-8")
+    vault = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    shown = [entry.text.rsplit("\n", 1)[-1] for entry in newest_entries(vault, "en")]
+    assert shown == [f"part {n} {i}" for n in range(5, 10) for i in range(2)] + [
+        "tenth 0",
+        "tenth 1",
+    ]
+
+
 # -- runs: none, replace, failures ------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer.core import Core
+from indexer.daemon import build_core
 from indexer.index.service import NoteIndex
 from indexer.jobs.delimiter import _openers
 from indexer.jobs.keywords import extract_keywords
@@ -123,6 +124,8 @@ def test_the_estimate_counts_scripts_differently() -> None:
     assert estimate_tokens("数据库") == 3 and estimate_tokens("ภาษา") == 4
     assert estimate_tokens("éé") == 1  # other alphabets: two characters a token
     assert estimate_tokens("☕✅⭐⌛") == 4 and estimate_tokens("😀") == 1  # emoji: one each
+    # a symbol made an emoji by U+FE0F (counted as other alphabets, half a token, before)
+    assert estimate_tokens("▶️◀️↩️⤴️") == 8 and estimate_tokens("™️ℹ️‼️©️") == 6
     assert estimate_tokens("ქართული") == 7 and estimate_tokens("བོད") == 3  # Georgian, Tibetan
     assert estimate_tokens("") == 0
 
@@ -154,6 +157,13 @@ def test_fitting_keeps_whole_paragraphs_then_whole_lines() -> None:
 def test_a_single_long_line_is_cut_at_a_space_with_an_ellipsis() -> None:
     lines, cut = fit_paragraphs([["alpha beta gamma delta epsilon"]], 20, quote)
     assert cut and lines == ["> alpha beta…\n"] and quarters(lines[0]) <= 20
+    # A URL was cut inside (only a plain space within the last 40 characters was looked
+    # for), and no-break or ideographic spaces were never used.
+    url = "The runbook is at https://git.example.com/infra/platform/docs/arch/deploy.md now"
+    lines, _ = fit_paragraphs([[url]], 60, quote)
+    assert lines == ["> The runbook is at…\n"]
+    lines, _ = fit_paragraphs([["データベース\u3000設定の調整\u3000をしました" * 3]], 60, quote)
+    assert lines[0].endswith("設定の調整…\n") and quarters(lines[0]) <= 60
 
 
 def test_fitting_renders_no_more_lines_than_the_room_can_show() -> None:
@@ -1094,3 +1104,24 @@ def test_a_run_of_marks_costs_no_more_than_its_length_where_the_focus_is_looked_
     result = fresh.recall.recall("en", "zz", 1500)
     assert time.process_time() - started < 2.0
     assert "marks.md" in [s["path"] for s in result["sources"]]
+
+
+def test_without_the_summaries_job_no_folder_summary_is_quoted(tmp_path: Path) -> None:
+    """With ``INDEXER_SUMMARIES=0`` the ``summary`` tool says the feature is absent, and
+    recall quoted the summaries an earlier run left (drifting out of date) anyway."""
+    ws = Workspace(tmp_path / "ws")
+    overview = ws.vault_dir("en") / "items" / ".overview.md"
+    overview.parent.mkdir(parents=True)
+    overview.write_text("---\ntype: summary\nabstract: '1 notes: note'\n---\n", "utf-8")
+    (ws.vault_dir("en") / "items" / "n.md").write_text("# N\n\nkiwi orchard\n")
+    for enabled in (True, False):
+        core = build_core(Settings(workspace=ws, summaries=enabled))
+        assert core.index is not None and core.recall is not None
+        try:
+            core.index.reconcile()
+            block = core.recall.recall("en", "kiwi", 400)["block"]
+        finally:
+            if core.jobs is not None:
+                core.jobs.stop()
+            core.index.close()
+        assert ("1 notes: note" in block) is enabled and "kiwi orchard" in block

@@ -174,6 +174,11 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     assert model.returncode == 0, model.stderr
     assert model.stdout.splitlines()[1].split()[:5] == ["4", "4", "0", "0", "0"]
     assert len(stub.requests) == 4
+    stub.run(lambda request, turn: say("not the JSON asked for"))
+    failed = cli(*ws, "--force", "--llm-model", "stub", "--llm-base-url", stub.base_url)
+    assert failed.stdout.splitlines()[1].split()[:5] == ["4", "0", "0", "4", "0"]
+    # (it said "those folders got the fallback": a forced pass keeps the model's summaries)
+    assert "failed 4 time(s): 0 folder(s) got the fallback summary; a folder" in failed.stdout
     refused = cli(*ws, "--lang", "xx")
     assert refused.returncode == 1 and "no vault for 'xx'" in refused.stderr
     empty = cli(*ws, "--lang", "")  # not "every vault"

@@ -90,8 +90,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     print(table(stats))
     if stats.unreadable:
         print(f"{stats.unreadable} note(s) could not be read and were left out (see the log)")
-    if stats.model_errors:
-        print(f"the model failed {stats.model_errors} time(s): those folders got the fallback")
+    if stats.model_errors:  # (a forced pass keeps a model's summary rather than fall back)
+        print(
+            f"the model failed {stats.model_errors} time(s): {stats.fallback} folder(s) got"
+            " the fallback summary; a folder the model had summarized keeps that summary"
+        )
     return 0
 
 

@@ -29,6 +29,7 @@ from indexer.vault.scan import FileEntry, walk_files
 from shared.errors import ForbiddenPathError
 from shared.frontmatter_reader import read_frontmatter
 from shared.graphemes import character_start
+from shared.workspace import day_file_order
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -106,7 +107,7 @@ class InputDigests:
 def newest_entries(vault: Vault, lang: str) -> list[EventEntry]:
     """The newest ``MAX_ENTRIES`` entries, oldest first, within ``MAX_CHARS`` in all."""
     with _event_files(vault, lang) as files:
-        paths = sorted(f.rel for f in files)
+        paths = sorted((f.rel for f in files), key=day_file_order)
     root = vault.sandbox.vault_root(lang)
     picked: list[EventEntry] = []
     used = 0

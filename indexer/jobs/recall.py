@@ -128,9 +128,12 @@ def _untitled(paragraphs: Iterable[list[str]], title: str) -> Iterator[list[str]
 class Recall:
     """Builds recall blocks from a workspace's vaults and its index."""
 
-    def __init__(self, vault: Vault, index: NoteIndex | None) -> None:
+    def __init__(self, vault: Vault, index: NoteIndex | None, *, abstracts: bool = True) -> None:
+        """``abstracts``: quote folder summaries (off with the summaries job: the ones
+        an earlier run left are kept by no one and drift out of date)."""
         self.vault = vault
         self.index = index
+        self.abstracts = abstracts
 
     def recall(self, lang: str, query: str, budget_tokens: int = 1500, path: str = "") -> dict:
         """``{block, tokens, sources: [{path, layer, tokens}], partial}`` within
@@ -197,6 +200,8 @@ class Recall:
                 if not isinstance(title, str) or not title.strip():
                     title = title_from_body(body) or name
                 found.append(Source(name, title, body, lines=lines))
+        if not self.abstracts:
+            return found
         folders = [""]
         parts = folder.split("/") if folder else []
         folders += ["/".join(parts[: i + 1]) for i in range(len(parts))]

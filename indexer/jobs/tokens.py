@@ -8,7 +8,9 @@ per character, by script, and rounds the total up:
 - other alphabets (accented Latin, Cyrillic, Greek, Arabic, Hebrew...): 2 quarters;
 - Han, kana, hangul, CJK punctuation and full-width forms, Thai, Lao, Khmer, Myanmar,
   Tibetan, Georgian, Armenian, Ethiopic, the Indic scripts, emoji (those in the BMP's
-  symbol blocks too) and other characters beyond the BMP: 4 quarters (a token each).
+  arrow, shape and symbol blocks too, and the variation selector that makes ``™️``
+  or ``ℹ️`` an emoji: those count 1.5) and other characters beyond the BMP: 4
+  quarters (a token each).
 
 Common BPE tokenizers spend about 4 ASCII characters and at most about one CJK or Thai
 character per token, so the estimate errs on the safe side for those. Quarters add up
@@ -34,7 +36,8 @@ _HEAVY_RUN = re.compile(
     "\u1200-\u139f"  # Ethiopic
     "\u1100-\u11ff"  # Hangul Jamo
     "\u1780-\u17ff"  # Khmer
-    "\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"  # emoji in the BMP (symbols, dingbats)
+    "\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff"  # BMP emoji
+    "\ufe00-\ufe0f"  # variation selectors: U+FE0F makes ™ ℹ © ‼ and others emoji
     "\u2e80-\u9fff"  # CJK radicals, punctuation, kana, Bopomofo, CJK ideographs
     "\ua960-\ua97f\uac00-\ud7ff"  # Hangul
     "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"  # compatibility ideographs, full-width forms
@@ -50,6 +53,7 @@ _SPACES = re.compile(r"\s*")
 _THROUGH_LAST_BREAK = re.compile(r"(?s:.*)[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 _BLANK_LINE = re.compile(rf"{_INLINE_SPACE}*(?:{_BREAK}|\Z)")
 _PARAGRAPH_END = re.compile(rf"{_BREAK}{_INLINE_SPACE}*(?:{_BREAK}|\Z)")
+_SPACE = re.compile(r"\s")  # (any white space: no-break, U+3000...)
 _WINDOW = 1 << 14  # characters split into lines at a time
 ELLIPSIS = "…"
 
@@ -69,8 +73,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
-    """The longest start of ``text`` plus ``suffix`` within ``limit`` quarters, cut after a
-    space when one is near (else between characters); "" when not even a little fits."""
+    """The longest start of ``text`` plus ``suffix`` within ``limit`` quarters, cut at its
+    last white space past a quarter of that (else between characters); "" when not even
+    a little fits."""
     room = limit - quarters(suffix)
     if room <= 0:
         return ""
@@ -86,8 +91,13 @@ def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
             high = mid - 1
     if low == 0:
         return ""
-    space = text.rfind(" ", max(0, low - 40), low)
-    end = space if space > low // 2 else character_start(text, low)  # sees what follows
+    # At the last white space that fits past a quarter of the room (a URL or path is
+    # not cut inside; a line's "> " is no place), else between characters
+    # (``character_start`` sees what follows).
+    space = _SPACE.search(text[low::-1])  # the last one at or before ``low``
+    end = low - space.start() if space is not None else 0
+    if end <= low // 4:
+        end = character_start(text, low)
     if end == 0:
         return ""
     return text[:end].rstrip() + suffix
