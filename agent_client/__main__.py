@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from agent_client.command import main
+from shared.cli_usage import exit_with
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_with(main())

@@ -2,5 +2,7 @@
 
 from __future__ import annotations
 
+from shared.cli_usage import EXIT_INTERRUPTED
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_OFFLINE = 0, 1, 2, 3
-EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
+__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OFFLINE", "EXIT_OK", "EXIT_USAGE"]

@@ -1,7 +1,6 @@
 """``python -m indexer``: the same as the ``indexer`` command."""
 
-import sys
-
 from indexer.cli import main
+from shared.cli_usage import exit_with
 
-sys.exit(main())
+exit_with(main())

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from shared.errors import MAX_WHOLE_NUMBER
+
+EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 
 
 def refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
@@ -53,3 +57,18 @@ def stdout_closed() -> int:
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
     return 1
+
+
+def exit_with(code: int) -> NoReturn:
+    """End the process with ``code``, and after a Ctrl-C with nothing else.
+
+    Under ``python -m``, CPython 3.11 ends a process by SIGINT (status -2) whatever it
+    returns once a ``KeyboardInterrupt`` has left an ``exec`` of a string, as it does
+    when Ctrl-C lands while the SDKs build their classes, though the command caught it.
+    """
+    if code != EXIT_INTERRUPTED:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)

@@ -177,6 +177,26 @@ def test_a_ctrl_c_while_the_command_imports_is_one_line(tmp_path: Path) -> None:
     assert (proc.returncode, out, err) == (130, "", "agent-client: interrupted\n")
 
 
+def test_a_ctrl_c_caught_inside_exec_still_ends_with_130(tmp_path: Path) -> None:
+    """Under ``python -m`` CPython 3.11 ended by SIGINT (-2) once a ``KeyboardInterrupt``
+    had left an ``exec`` of a string, caught or not: the SDKs' imports build classes so,
+    and 1 Ctrl-C in a few while the command imported ended with a signal's status."""
+    (tmp_path / "caught_in_exec.py").write_text(
+        "import sys\n"
+        "from shared.cli_usage import EXIT_INTERRUPTED, exit_with\n"
+        "try:\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', file=sys.stderr)\n"
+        "exit_with(EXIT_INTERRUPTED)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "caught_in_exec"], capture_output=True, text=True, env=env
+    )
+    assert (proc.returncode, proc.stderr) == (130, "interrupted\n")
+
+
 def test_python_m_agent_client_and_help_for_users() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "agent_client", "--help"], capture_output=True, text=True

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from shared.cli_usage import refuse_options_before_command, stdout_closed
+from shared.cli_usage import EXIT_INTERRUPTED, refuse_options_before_command, stdout_closed
 from shared.errors import (
     AlreadyRunningError,
     ConfigError,
@@ -38,7 +38,6 @@ settings table; deploy/env.example in the source): a flag wins over the environm
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_ALREADY_RUNNING = 3
-EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 
 # Libraries must not phone home or print banners from a daemon (set before they import).
 QUIET_LIBRARIES = {
