@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from indexer.vault import no_wait
 from indexer.vault.names import equivalent_name
 from shared.errors import ConflictError, ForbiddenPathError
 
@@ -141,6 +142,7 @@ def _open_leased(name: str, dir_fd: int, flags: int, mode: int) -> int:
         try:
             return os.open(name, flags, mode, dir_fd=dir_fd)
         except BlockingIOError:
+            no_wait.may_wait()  # (on the event loop: the call moves to a thread)
             if time.monotonic() >= deadline:
                 raise ConflictError(
                     "another program holds a lease on the file and keeps it; try again"

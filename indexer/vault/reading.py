@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from indexer.vault import fsops, timeline
+from indexer.vault import fsops, no_wait, timeline
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import open_file, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
@@ -79,6 +79,7 @@ def read(
         raise InvalidArgumentError("offset and limit must be whole numbers ≥ 0")
     result: dict[str, Any] = {"path": target.rel}
     if version is not None:
+        no_wait.may_wait()  # (history's database, not one small file)
         data, row = timeline.version_bytes(vault, target, version)
         result.update(etag=row.etag, size=len(data), mtime=row.at_ms / 1000)
         result["version"] = row.version
@@ -113,6 +114,8 @@ def stat(vault: Vault, lang: str, path: str) -> dict:
             return _stat_result(target, "dir", info, None)
         if target.dir_only:
             raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
+        if info.st_size > vault.max_file_bytes:
+            no_wait.may_wait()  # (hashed whole: seconds for a file of GiB)
         etag, info = file_etag(place)
     return _stat_result(target, "file", info, etag)
 

@@ -37,6 +37,7 @@ from indexer.web.http_errors import (
     server_error,
 )
 from indexer.web.limits import body_cap
+from indexer.web.loop_calls import on_loop_unless_waiting
 from indexer.web.params import (
     JSON_TYPES,
     REQUIRED,
@@ -106,10 +107,10 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         check_url_path(request)
         return request.path_params["lang"], request.path_params.get("path", "")
 
-    def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
+    async def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
         lang, path = lang_path(request)
         version = version_value(query_str(request, "version"))
-        return vault.read(lang, path, offset, limit, version)  # type: ignore[arg-type]
+        return await on_loop_unless_waiting(vault.read, lang, path, offset, limit, version)
 
     async def status(request: Request) -> Response:
         result = await run_in_threadpool(core.status)
@@ -131,7 +132,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
 
     async def read(request: Request) -> Response:
         offset = query_int(request, "offset", 0)
-        result = read_note(request, offset, query_optional_int(request, "limit"))
+        result = await read_note(request, offset, query_optional_int(request, "limit"))
         if not_modified(request, result["etag"]):
             return Response(status_code=304, headers={"ETag": quote_etag(result["etag"])})
         return _tool_json(result, result["etag"])
@@ -168,11 +169,11 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
 
     async def stat(request: Request) -> Response:
         lang, path = lang_path(request)
-        return _tool_json(vault.stat(lang, path))
+        return _tool_json(await on_loop_unless_waiting(vault.stat, lang, path))
 
     async def raw(request: Request) -> Response:
         """A file's bytes with its own type (images for the rendered page)."""
-        result = read_note(request)
+        result = await read_note(request)
         headers = {"ETag": quote_etag(result["etag"]), "Cache-Control": "no-cache"}
         if not_modified(request, result["etag"]):
             return Response(status_code=304, headers=headers)
@@ -187,7 +188,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     async def render(request: Request) -> Response:
         """A note as sanitized HTML plus its frontmatter as plain properties."""
         lang = request.path_params["lang"]
-        result = read_note(request)
+        result = await read_note(request)
         if result.get("encoding") == "base64":
             raise InvalidArgumentError(f"{result['path']} is not a text note")
         rendered = await run_in_threadpool(renderer.note, lang, result["path"], result["content"])

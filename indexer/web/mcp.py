@@ -29,6 +29,7 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 import indexer
 from indexer.core import Core
 from indexer.vault import oserrors
+from indexer.web.loop_calls import on_loop_unless_waiting
 from indexer.web.tools import files, history, index, recall, summaries
 from shared.errors import MAX_WHOLE_NUMBER, VaultError
 from shared.utf8 import utf8_problem
@@ -87,13 +88,14 @@ def _refusal(name: str, err: Exception) -> ToolError:
 def on_loop(fn: Callable[..., dict]) -> Callable[..., Any]:
     """Run a quick tool body on the event loop itself, skipping the thread-pool hop.
 
-    Only for calls bounded by one small file (``read``/``stat`` of at most
-    ``max_file_bytes``): the hop and the GIL hand-off back cost more than the work.
+    Only for read-only calls of one small file (``read``/``stat``): the hop and the GIL
+    hand-off back cost more than the work. One that would wait (a lease, a large file
+    to hash) goes to a thread (``on_loop_unless_waiting``).
     """
 
     @functools.wraps(fn)
     async def wrapper(*args: Any, **kwargs: Any) -> dict:
-        return fn(*args, **kwargs)
+        return await on_loop_unless_waiting(fn, *args, **kwargs)
 
     return wrapper
 
@@ -110,9 +112,7 @@ class Registrar:
         """``@tools.tool(...)``: ``quick`` runs on the event loop (see ``on_loop``)."""
 
         def register(fn: Callable[..., Any]) -> Any:
-            body = refusals(fn)
-            if quick:
-                body = on_loop(body)
+            body = refusals(on_loop(fn) if quick else fn)
             description = kw.pop("description", None) or inspect.getdoc(fn)
             body.__doc__ = None  # else fastmcp imports griffe (0.2 s of start-up) to parse it
             annotations = {"readOnlyHint": True} if read_only else kw.pop("annotations", None)
