@@ -1,7 +1,8 @@
 """Cutting text where a character as a reader sees it ends, near enough (no Unicode
 segmentation library): never between a letter and its marks, inside an emoji sequence
 (joiner, variation selector, skin tone, tag), inside an Indic conjunct (a virama and the
-letter after it) or between the two halves of a flag."""
+letter after it), between the two halves of a flag, after a prepended mark (the Arabic
+number sign before its digits) or before a half-width kana's voicing mark."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ import unicodedata
 
 _ZWJ = "\u200d"
 _REGIONAL, _REGIONAL_LAST = 0x1F1E6, 0x1F1FF
+# Unicode's Prepend characters (GraphemeBreakProperty): one cluster with what follows.
+_PREPEND = frozenset(
+    [*range(0x0600, 0x0606), 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x0D4E, 0x110BD]
+    + [0x110CD, 0x111C2, 0x111C3, 0x1193F, 0x11941, 0x11A3A, *range(0x11A84, 0x11A8A)]
+    + [0x11D46, 0x11F02]
+)
 
 
 def continues(char: str) -> bool:
@@ -16,7 +23,8 @@ def continues(char: str) -> bool:
     code = ord(char)
     return (
         unicodedata.category(char) in ("Mn", "Mc", "Me")
-        or char == _ZWJ
+        or char in (_ZWJ, "\u200c")  # joiners (a ZWNJ is Extend too)
+        or code in (0xFF9E, 0xFF9F)  # half-width kana's voicing marks: ｶﾞ is one
         or 0xFE00 <= code <= 0xFE0F  # variation selectors
         or 0x1F3FB <= code <= 0x1F3FF  # skin tones
         or 0xE0020 <= code <= 0xE007F  # tags (subdivision flags)
@@ -30,7 +38,10 @@ def continues(char: str) -> bool:
 def character_start(text: str, end: int) -> int:
     """``end``, moved back to where a character as seen starts (see the module)."""
     while 0 < end < len(text) and (
-        continues(text[end]) or text[end - 1] == _ZWJ or _after_virama(text, end)
+        continues(text[end])
+        or text[end - 1] == _ZWJ
+        or ord(text[end - 1]) in _PREPEND
+        or _after_virama(text, end)
     ):
         end -= 1
     flags = 0

@@ -251,6 +251,22 @@ def test_a_cut_never_splits_an_indic_conjunct(word: str) -> None:
         assert cut == 0 or unicodedata.combining(word[cut - 1]) != 9, (word, end, cut)
 
 
+@pytest.mark.parametrize(
+    ("text", "limit", "kept"),
+    [
+        ("ｶﾞｷﾞｸﾞ", 3, "ｶﾞ"),  # half-width kana and their voicing marks
+        ("ﾊﾟﾋﾟ", 1, ""),
+        ("\u0600١٢ x", 1, ""),  # the Arabic number sign goes with its digits
+        ("ab\u200ccd", 2, "a"),  # a ZWNJ belongs to the letter before it
+    ],
+)
+def test_a_cut_keeps_a_cluster_whole(text: str, limit: int, kept: str) -> None:
+    """Recall cut ``ｷﾞ`` into ``ｷ`` (another syllable), and after an Arabic number sign."""
+    from shared.graphemes import cut_chars
+
+    assert cut_chars(text, limit) == kept
+
+
 def test_hebrew_maqaf_still_separates_words(ws: Workspace, index: NoteIndex) -> None:
     """Only vowel points go: the maqaf (a hyphen) keeps ``בית־ספר`` two words."""
     put(ws, "he", "a.md", "# a\n\nבית־ספר גדול\n")
