@@ -115,11 +115,11 @@ def start_indexer(
             raise RuntimeError(
                 f"indexer exited with {proc.returncode}: {proc.log_path.read_text()}"
             )
-        if url_file.exists():
+        try:  # (a killed server's stale file is removed by the new one as it starts)
             text = url_file.read_text()
-            if text != old and text.endswith("\n"):
-                return text.strip()
-        return None
+        except FileNotFoundError:
+            return None
+        return text.strip() if text != old and text.endswith("\n") else None
 
     try:
         url = wait_for(ready, timeout, what="the indexer's URL file")
