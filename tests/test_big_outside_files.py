@@ -14,17 +14,15 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from helpers.history import vault_with_history
 from helpers.snapshots import snapshot
 
 from indexer.core import Core
 from indexer.settings import Settings
 from indexer.vault.fsops import etag_of
-from indexer.vault.history.store import HistoryStore
-from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server
 from shared.errors import VaultError
-from shared.workspace import Workspace
 
 LIMIT = 4096
 BIG = b"line of a log\n" * (LIMIT // 7)  # twice the limit
@@ -33,11 +31,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
-    ws = Workspace(tmp_path / "ws")
-    store = HistoryStore(ws.history_dir, etag_of)
-    store.open()
-    yield Vault(Sandbox(ws), max_file_bytes=LIMIT, history=store)
-    store.close()
+    with vault_with_history(tmp_path, LIMIT) as made:
+        yield made
 
 
 @pytest.fixture

@@ -18,25 +18,20 @@ import httpx2
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from helpers.history import vault_with_history
 from helpers.indexer_process import RunningIndexer, vault_dir
 
 from indexer.vault.fsops import etag_of
-from indexer.vault.history.store import HistoryStore
 from indexer.vault.no_wait import WouldWait, without_waiting
-from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
-from shared.workspace import Workspace
 
 LIMIT = 4096
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
-    ws = Workspace(tmp_path / "ws")
-    store = HistoryStore(ws.history_dir, etag_of)
-    store.open()
-    yield Vault(Sandbox(ws), max_file_bytes=LIMIT, history=store)
-    store.close()
+    with vault_with_history(tmp_path, LIMIT) as made:
+        yield made
 
 
 @contextlib.contextmanager

@@ -16,12 +16,26 @@ from pathlib import Path
 from helpers.indexer_process import wait_for
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import HistoryStore, Version
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
 from shared.workspace import Workspace
 
 
 def entry_reason(entry_id: str, title: str) -> str:
     """The reason the Memory Writer passes on every write for an entry (SPEC)."""
     return f"entry:{entry_id} {title}"
+
+
+@contextmanager
+def vault_with_history(root: Path, max_file_bytes: int) -> Iterator[Vault]:
+    """An in-process vault on a new workspace under ``root``, its history open."""
+    ws = Workspace(root / "ws")
+    store = HistoryStore(ws.history_dir, etag_of)
+    store.open()
+    try:
+        yield Vault(Sandbox(ws), max_file_bytes=max_file_bytes, history=store)
+    finally:
+        store.close()
 
 
 def vault_file(workspace: Path, lang: str, path: str) -> Path:
