@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import random
 import re
 import time
@@ -1013,6 +1014,27 @@ def test_recent_notes_follow_writes(fresh: World) -> None:
         "items/old.md",
     ]
     assert fresh.index.recent("en", 5, "elsewhere") == []
+
+
+def test_a_note_dated_in_the_far_future_does_not_hold_the_recent_layer(fresh: World) -> None:
+    """A note whose mtime a program set to 2446 (ext4's last year) was the most recent
+    for good, above the note written a second after it; its change time, which no
+    program sets, places it."""
+    future = 2**40
+    for name in ("a", "b"):
+        fresh.write("en", f"old/{name}.md", f"# Old {name}\n\nstale text\n")
+        note = fresh.ws.vault_dir("en") / f"old/{name}.md"
+        os.utime(note, (future, future))
+        fresh.index.note_changed("en", f"old/{name}.md")
+    time.sleep(0.01)
+    fresh.write("en", "today.md", "# Today\n\nwhat I did just now\n")
+    assert [r["path"] for r in fresh.index.recent("en", 3)] == [
+        "today.md",
+        "old/b.md",
+        "old/a.md",
+    ]
+    kept = fresh.index.folder_notes("en", "old")["a.md"].mtime_ns
+    assert kept == 2**63 - 1  # its own time, kept within 64 bits
 
 
 def test_a_cut_line_never_splits_a_character_as_seen() -> None:

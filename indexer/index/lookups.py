@@ -22,17 +22,22 @@ OVERVIEW_IDS = f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? 
 def recent(
     conn: sqlite3.Connection, lang: str, limit: int, where: str, params: list[Any]
 ) -> list[dict[str, Any]]:
-    """The ``limit`` notes of ``lang`` with the newest mtime (newest first), folder
-    summaries left out.
+    """The ``limit`` notes of ``lang`` changed last (newest first), folder summaries
+    left out.
 
-    The order is found on the covering index ``notes_stat`` (no bodies are read for it);
-    only the chosen rows are fetched whole.
+    A note's time is its mtime, or its ctime when that is earlier: a program may set any
+    mtime (a bad clock, an archive tool: ext4 keeps years up to 2446), while the ctime is
+    the kernel's own clock at the last change, later than the mtime for every note
+    written since. Five notes dated 2446 held the layer for good, above the note written
+    a second ago. The order is found on the covering index ``notes_stat`` (no bodies are
+    read for it); only the chosen rows are fetched whole.
     """
     ids = [
         rowid
         for (rowid,) in conn.execute(
             "SELECT n.id FROM notes AS n INDEXED BY notes_stat WHERE n.lang = ?"
-            f" AND NOT {OVERVIEW_ROWS}{where} ORDER BY n.mtime_ns DESC, n.path LIMIT ?",
+            f" AND NOT {OVERVIEW_ROWS}{where}"
+            " ORDER BY min(n.mtime_ns, n.ctime_ns) DESC, n.path LIMIT ?",
             (lang, *params, limit),
         )
     ]
