@@ -113,6 +113,31 @@ def test_deleting_a_text_file_deletes_its_images_as_a_note_does(vault: Vault) ->
     assert rows[0]["op"] == "delete"  # restorable, like a note's images
 
 
+def folders(vault: Vault) -> list[str]:
+    base = root(vault)
+    return sorted(str(p.relative_to(base)) for p in base.rglob("*") if p.is_dir())
+
+
+def test_an_images_folder_emptied_by_a_move_or_a_delete_goes(vault: Vault) -> None:
+    """Moving a note's last image to another note and back left an empty
+    ``x.md.assets/`` (undo always cleared it); so did deleting the last image."""
+    vault.write("en", "a.md", "# A\n![i](a.md.assets/i.png)\n")
+    vault.write("en", "x.md", "# X\n")
+    image(vault, "a.md.assets/i.png")
+    image(vault, "a.md.assets/j.png")
+    vault.move("en", "a.md.assets/j.png", "x.md.assets/j.png")
+    assert folders(vault) == ["a.md.assets", "x.md.assets"]  # i.png is still there
+    vault.move("en", "a.md.assets/i.png", "x.md.assets/i.png")
+    assert folders(vault) == ["x.md.assets"]
+    vault.move("en", "x.md.assets/i.png", "a.md.assets/i.png")
+    vault.delete("en", "x.md.assets/j.png")
+    assert folders(vault) == ["a.md.assets"]
+    assert files(vault) == ["a.md", "a.md.assets/i.png", "x.md"]
+    (root(vault) / "a.md.assets/notes.pdf").write_bytes(b"%PDF")  # not an image of ours
+    vault.delete("en", "a.md.assets/i.png")
+    assert files(vault) == ["a.md", "a.md.assets/notes.pdf", "x.md"]  # kept, and its folder
+
+
 def test_a_note_cannot_move_into_its_own_assets_folder(vault: Vault) -> None:
     vault.write("en", "d/m.md", "# M\n![i](m.md.assets/i.png)\n")
     image(vault, "d/m.md.assets/i.png")

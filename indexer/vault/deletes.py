@@ -87,6 +87,8 @@ def _delete_locked(
             _delete_file(
                 vault, place, place.dir_fd, info, reason=reason, actor=actor, if_match=if_match
             )
+            if target.is_asset:  # its *.assets/ folder goes when it was the last image
+                timeline.remove_emptied_folders(vault, target)
         else:
             raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
         vault._notify(target)

@@ -39,7 +39,7 @@ from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
 from indexer.vault.scan import FileEntry, walk_files
-from indexer.vault.timeline import file_kind, read_at
+from indexer.vault.timeline import file_kind, read_at, remove_emptied_folders
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -260,6 +260,8 @@ def _move_file_locked(
                 ) from None
         os.fsync(dst_fd)
         os.fsync(src.dir_fd)
+    if file_kind(source) == "asset":
+        remove_emptied_folders(vault, source)
     vault._notify(source)
     vault._notify(dest)
     return {"path": source.rel, "new_path": dest.rel, "etag": fsops.etag_of(after)}

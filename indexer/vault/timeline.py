@@ -357,14 +357,18 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             raise
     if not dry_run:  # an *.assets/ folder the entry's images were all that was in goes too
         for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.is_asset}.values():
-            _remove_if_empty(vault, target.lang, target.rel.rsplit("/", 1)[0])
+            remove_emptied_folders(vault, target)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": undone[::-1]}
 
 
-def _remove_if_empty(vault: Vault, lang: str, folder: str) -> None:
-    """rmdir ``folder`` when nothing is left in it (else leave it as it is)."""
-    target = vault.sandbox.resolve(lang, folder)
-    with suppress(VaultError), vault.sandbox.open(target) as place:
+def remove_emptied_folders(vault: Vault, image: Target) -> None:
+    """rmdir the ``*.assets/`` folder of ``image`` (gone from it) when nothing is left in
+    it: a tool made it for images, and moving or deleting the last one left
+    ``x.md.assets/`` behind, empty (undo always cleared it). Anything left keeps it."""
+    if not image.is_asset:
+        return
+    folder = vault.sandbox.resolve(image.lang, image.rel.rsplit("/", 1)[0])
+    with suppress(VaultError), vault.sandbox.open(folder) as place:
         if place.lstat() is not None:
             place.remove_empty_folder()
 
