@@ -32,18 +32,22 @@ ITEMS_DIR = "items"  # knowledge notes, merged by the Memory Writer
 EVENTS_DIR = "events"  # day files, appended by plain code only
 
 
-def day_file_order(rel: str) -> tuple[tuple[str, ...], str, int]:
+def day_file_order(rel: str) -> tuple[tuple[str, ...], str, int, int]:
     """A sort key that puts a day's continuations after it, in order: ``DD.md``, then
     ``DD-2.md`` ... ``DD-10.md`` (by name, ``DD-2.md`` came before ``DD.md`` and
-    ``DD-10.md`` before ``DD-2.md``). Other names sort by name."""
+    ``DD-10.md`` before ``DD-2.md``); a ``DD-1.md`` someone made comes right after
+    ``DD.md`` (it sorted level with it, in whatever order the folder was listed). Other
+    names sort by name."""
     *folders, name = rel.split("/")
     match = _DAY_PART.fullmatch(name)
     if match is None:
-        return tuple(folders), name, 0
-    return tuple(folders), match[1], int(match[2] or 1)
+        return tuple(folders), name, 0, 0
+    if match[2] is None:
+        return tuple(folders), match[1], 1, 0
+    return tuple(folders), match[1], int(match[2]), 1
 
 
-_DAY_PART = re.compile(r"(\d{2})(?:-([1-9]\d{0,5}))?\.md")
+_DAY_PART = re.compile(r"([0-9]{2})(?:-([1-9][0-9]{0,5}))?\.md")  # (ASCII: not ٣١.md)
 
 
 def day_file(day: date) -> str:

@@ -43,7 +43,7 @@ from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.frontmatter import parse_frontmatter
 from shared.timestamps import format_timestamp
-from shared.workspace import Workspace
+from shared.workspace import Workspace, day_file_order
 
 START = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 NONE = say('{"action": "none", "reason": "nothing new"}')
@@ -303,6 +303,17 @@ def test_the_newest_entries_come_from_a_days_continuations(tmp_path: Path) -> No
         "tenth 0",
         "tenth 1",
     ]
+
+
+@pytest.mark.parametrize("listed", [0, 1])
+def test_a_day_sorts_before_its_one_and_other_digits_are_no_day(listed: int) -> None:
+    """``DD-1.md`` sorted level with ``DD.md`` (the folder's listing chose), and an
+    Arabic-Indic ``٣١.md`` was taken for a day."""
+    names = ["events/2026/11/03.md", "events/2026/11/03-1.md"][:: 1 - 2 * listed]
+    assert sorted(names, key=day_file_order) == ["events/2026/11/03.md", "events/2026/11/03-1.md"]
+    days = ["events/2026/11/02-2.md", "events/2026/11/02.md"]
+    assert sorted(days, key=day_file_order) == ["events/2026/11/02.md", "events/2026/11/02-2.md"]
+    assert day_file_order("events/2026/11/٣١.md") == (("events", "2026", "11"), "٣١.md", 0, 0)
 
 
 # -- runs: none, replace, failures ------------------------------------------------------------

@@ -24,8 +24,8 @@ Span = tuple[int, int, bool]  # a link's place in the text (start, end), and is 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t\r\n]|$)")  # (ASCII, as CommonMark)
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t\r\n]|$)")
 _BACKTICKS = re.compile(r"`+")
 _BRACKET = re.compile(r"\\.|!?\[|\]", re.DOTALL)  # (an escaped character is text)
 _LINK_OPEN = re.compile(r"\(\s*")

@@ -210,6 +210,15 @@ def test_a_note_past_the_page_bounds_still_has_its_images_moved() -> None:
     assert moved(text) == text.replace(IMG, "went.md.assets/a.png")
 
 
+@pytest.mark.parametrize(("marker", "is_list"), [("3.", True), ("٣.", False)])
+def test_past_the_page_bounds_only_ascii_digits_make_a_list(marker: str, is_list: bool) -> None:
+    """CommonMark's list markers are ASCII digits followed by a space or tab: the linear
+    scan took ``٣.`` for one, and the indented code after it for list content."""
+    filler = "word " * (MAX_RENDERED_CHARS // 5)
+    text = f"{filler}\n\n{marker} item\n\n    ![a]({IMG})\n"
+    assert (moved(text) != text) is is_list
+
+
 @pytest.mark.parametrize(
     "unit",
     ["![a](", "[", "> ", "- ", "| a |\n", "<img ", "`", "[r]: x\n", "<div>\n"],
