@@ -142,6 +142,30 @@ def test_two_writers_racing_create_one_preamble(server: RunningIndexer, lang: st
         assert positions == sorted(positions)
 
 
+def test_three_writers_merging_into_one_note_lose_no_entry(
+    server: RunningIndexer, lang: str
+) -> None:
+    """Three agents' writers merging one topic at once keep winning in turn: with three
+    tries back to back, 5 to 8 of 45 entries failed as conflicts (their text lost)."""
+    settings = ClientSettings(workspace=server.workspace, tz=UTC)
+    sinks = [CollectingNoticeSink() for _ in range(3)]
+    writers = [MemoryWriter(settings, s) for s in sinks]
+    batches = [
+        [knowledge(lang, "日本語の勉強", f"fact-{w}-{i}") for i in range(15)] for w in range(3)
+    ]
+    try:
+        for w, batch in zip(writers, batches, strict=True):
+            w.submit(batch)
+        assert all(w.flush(120) for w in writers)
+    finally:
+        for w in writers:
+            w.close()
+    assert [n.error for s in sinks for n in s.notices if not n.ok] == []
+    text = (vault_dir(server, lang) / "items/日本語の勉強.md").read_text()
+    lost = [e.content for batch in batches for e in batch if f"\n{e.content}\n" not in text]
+    assert lost == []
+
+
 async def test_racing_day_file_creation_writes_one_preamble(
     server: RunningIndexer, lang: str
 ) -> None:

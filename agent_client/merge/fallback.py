@@ -11,6 +11,8 @@ in the title, the heading and the slug of its own note).
 
 from __future__ import annotations
 
+import asyncio
+import random
 import unicodedata
 from datetime import tzinfo
 from typing import Any
@@ -39,7 +41,11 @@ MIN_TITLE_SIMILARITY = 0.6
 MAX_SLUG_TWINS = 100
 # A write that lost a race is tried again: a create that lost to a note of another title
 # goes to the next name, where it may lose once more, then merges into the fresh text.
-MERGE_ATTEMPTS = 3
+# Writers of other agents merging into one note at once keep winning in turn: three
+# tries back to back lost 5 to 8 of 45 entries of three writers; each try after a lost
+# one waits a random while, up to twice as long each time (2.6 s in all at most).
+MERGE_ATTEMPTS = 10
+RETRY_WAIT_SECONDS = (0.01, 0.5)  # the first longest wait, and the cap
 
 
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
@@ -335,7 +341,10 @@ async def merge_fallback(
     """Merge ``entry`` into the vault without an LLM; every write goes through ``journal``."""
     vault = journal.vault
     target = await find_best_note(vault, entry)
-    for _ in range(MERGE_ATTEMPTS):
+    for attempt in range(MERGE_ATTEMPTS):
+        if attempt:
+            first, cap = RETRY_WAIT_SECONDS
+            await asyncio.sleep(random.uniform(0, min(cap, first * 2**attempt)))
         path = target or await new_note_path(vault, entry.title)
         links = await copy_images(journal, path, images)
         assets = [p for p in journal.written if p.startswith(f"{asset_folder(path)}/")]
