@@ -203,6 +203,48 @@ def test_titles_differing_only_in_vowel_signs_are_different_notes() -> None:
     assert slugify("कि") != slugify("का")
 
 
+# Titles search reads alike, which made two notes (and two names in a race).
+READ_ALIKE = [
+    ("Straße", "STRASSE"),  # case folded, not lowered
+    ("İstanbul", "Istanbul"),  # lower() made "i" and a combining dot
+    ("كَتَبَ الدَّرْسَ", "كتب الدرس"),  # harakat
+    ("كتــــب الدرس", "كتب الدرس"),  # tatweel
+    ("שָׁלוֹם עוֹלָם", "שלום עולם"),  # niqqud
+    ("data\u200bbase tuning", "database tuning"),  # a zero-width space inside a word
+    ("data\u00adbase tuning", "database tuning"),  # a soft hyphen
+    ("Project ＡＢＣ", "Project ABC"),  # full width
+    ("ｶﾀｶﾅ練習", "カタカナ練習"),  # half width, voiced marks
+    ("ﬁle notes", "file notes"),  # a ligature
+    ("𝐀𝐁𝐂 plan", "ABC plan"),  # mathematical bold
+    ("ﻛﺘﺐ", "كتب"),  # Arabic presentation forms
+    ("أحمد", "احمد"),  # alef with or without hamza (the key only)
+]
+
+
+@pytest.mark.parametrize(("one", "other"), READ_ALIKE)
+def test_titles_search_reads_alike_are_one_topic(one: str, other: str) -> None:
+    assert title_key(one) == title_key(other)
+    if one not in ("أحمد", "Straße"):  # (a name keeps these letters as typed)
+        assert slugify(one) == slugify(other)  # one name: two writers at once make one note
+
+
+def test_what_search_reads_apart_stays_apart() -> None:
+    """The old NFKC key merged "10² facts" into "102 facts"; NFKC rewrote Thai ``ำ``."""
+    assert title_key("10² facts") != title_key("102 facts")
+    assert slugify("2⁵ rule") == "2⁵-rule"
+    assert slugify("ทำงาน") == "ทำงาน"
+    assert slugify("ΟΔΥΣΣΕΥΣ") == "οδυσσευς"  # a final sigma stays one in a name
+    assert slugify("Straße") == "straße"  # as typed, where the key has "ss"
+
+
+def test_a_title_read_alike_goes_to_the_first_note(server: RunningIndexer, lang: str) -> None:
+    first, second = run(
+        server,
+        [knowledge(lang, "كَتَبَ الدَّرْسَ", "one"), knowledge(lang, "كتــــب الدرس", "two")],
+    )
+    assert first.updated_files == second.updated_files == ["items/كتب-الدرس.md"]
+
+
 def test_signs_that_name_things_make_titles_different() -> None:
     keys = {title_key(t) for t in ("C++ templates", "C# templates", "C templates", "C/C++")}
     assert len(keys) == 4

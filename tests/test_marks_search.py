@@ -294,7 +294,7 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
     import re
 
     from indexer.index.text import _GREEK_BASES as _GREEK
-    from indexer.index.text import _OPTIONAL_MARKS, searchable
+    from indexer.index.text import OPTIONAL_MARKS, searchable
 
     def _compatible(text: str) -> str:
         ranges = ((0xF900, 0xFDFF), (0xFE70, 0xFEFE), (0xFF00, 0xFFEF))
@@ -368,7 +368,7 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         plain = _compatible(unicodedata.normalize("NFC", text)).translate(_GREEK)
-        plain = _OPTIONAL_MARKS.sub("", plain)
+        plain = OPTIONAL_MARKS.sub("", plain)
         plain = "".join(c for c in plain if unicodedata.category(c) != "Cf" and c != "\ufe0f")
         plain = re.sub("[" + "".join(map(chr, newer)) + "]+", " ", plain).translate(folds)
         assert searchable(text) == plain, text

@@ -14,11 +14,13 @@ space.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import unicodedata
 
 from shared.filetypes import DEVICE_NAMES
 from shared.invisible import spelled
+from shared.reader_folds import ARABIC_FOLDS, FORMAT_RUNS, OPTIONAL_MARKS
 from shared.workspace import ITEMS_DIR
 
 MAX_SLUG_CHARS = 80
@@ -69,16 +71,51 @@ def _cut(slug: str) -> str:
 def slugify(title: str) -> str:
     """``"Past tense of 'go'"`` -> ``"past-tense-of-go"``; letters of any script are kept.
 
-    NFC, not NFKC: a compatibility fold rewrites some scripts (Thai "ำ" becomes two
-    characters). A name that folds to a device name ("ＣＯＮ", "COM¹": Windows
-    refuses the superscripts too) is kept off those as well.
+    The title as a reader takes it (``as_read``: ``ＡＢＣ`` is ``abc``, ``كَتَبَ`` is
+    ``كتب``, ``data\u200bbase`` is ``database``), so titles with one key get one name
+    even when two writers make the note at once. A name that folds to a device name
+    ("ＣＯＮ", "COM¹": Windows refuses the superscripts too) is kept off those as well.
     """
-    text = spelled(unicodedata.normalize("NFC", title).lower())
+    text = spelled(as_read(title).lower())
     slug = unicodedata.normalize("NFC", _cut("-".join(words(text)).strip("-_")))
     slug = spelled(slug).rstrip(_JOINERS).strip("-_") or "note"  # what a cut left alone
     if unicodedata.normalize("NFKC", slug).upper() in DEVICE_NAMES:
         slug += "-note"  # "con.md" is refused by the server: a device name on Windows
     return slug
+
+
+# Compatibility forms a reader takes for their plain letters (their decomposition's
+# tag): full- and half-width, styled (mathematical ``𝐀``), Arabic presentation forms.
+# Not superscripts or subscripts (``10²`` is not ``102``), fractions or circled numbers,
+# nor the compatibility letters that are spelling (Thai ``ำ``: NFKC rewrote it).
+_PLAIN_FORMS = frozenset(
+    ("<wide>", "<narrow>", "<font>", "<isolated>", "<initial>", "<medial>", "<final>")
+)
+_LIGATURES = range(0xFB00, 0xFB18)  # ``ﬁ``, ``ﬆ``, the Armenian ones: their letters
+_DOTTED_I = str.maketrans({"İ": "I"})  # (lower() makes "i" and a combining dot of it)
+
+
+@functools.cache
+def _plain(char: str) -> str:
+    tag = unicodedata.decomposition(char).split(" ", 1)[0]
+    if tag in _PLAIN_FORMS or ord(char) in _LIGATURES:
+        return unicodedata.normalize("NFKC", char)
+    return char
+
+
+def as_read(title: str) -> str:
+    """``title`` as a reader (and search) takes it, letters kept as typed otherwise: NFC,
+    compatibility forms as their plain letters (``_PLAIN_FORMS``), without the format
+    characters that spell nothing inside a word (a zero-width space, a soft hyphen, a
+    bidi mark: joiners stay) and without the vowel points Arabic and Hebrew may carry or
+    not (harakat, tatweel, niqqud), ``İ`` as ``I``. Search reads these alike, and two
+    titles it reads alike made two notes."""
+    text = unicodedata.normalize("NFC", title)
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFC", "".join(map(_plain, text)))
+    text = FORMAT_RUNS.sub(lambda run: "".join(c for c in run[0] if c in _JOINERS), text)
+    return OPTIONAL_MARKS.sub("", text).translate(_DOTTED_I)
 
 
 def note_path_for(title: str) -> str:
@@ -96,17 +133,21 @@ def _in_key(char: str) -> bool:
 
 
 def title_key(title: str) -> str:
-    """A comparison key for titles: case, spacing and punctuation do not matter, but
-    signs that are part of a name do (``_NAMING_SIGNS``, symbols), and so does the sign
-    of a number ("-5 degrees" is not "5 degrees"). A title that is punctuation only
-    ("?", "---") is its own key, so each such title is a topic of its own."""
-    text = unicodedata.normalize("NFKC", title).lower()
+    """A comparison key for titles: case, spacing and punctuation do not matter, nor what
+    search reads alike (``as_read``; the Arabic letters a reader takes as one, the
+    joiners), but signs that are part of a name do (``_NAMING_SIGNS``, symbols), and so
+    does the sign of a number ("-5 degrees" is not "5 degrees"). A title that is
+    punctuation only ("?", "---") is its own key, so each such title is a topic of its
+    own."""
+    text = as_read(title).casefold()
+    if not text.isascii():
+        text = "".join(ARABIC_FOLDS.get(c, c) for c in text if c not in _JOINERS)
     kept = "".join(
         char if _in_key(char) or (char == "-" and _signs_number(text, i)) else " "
         for i, char in enumerate(text)
     )
     key = unicodedata.normalize("NFC", " ".join(kept.split()))
-    return key or unicodedata.normalize("NFC", " ".join(text.casefold().split()))
+    return key or unicodedata.normalize("NFC", " ".join(text.split()))
 
 
 def _signs_number(text: str, i: int) -> bool:

@@ -47,6 +47,15 @@ from collections.abc import Iterator
 
 import re2
 
+from shared.reader_folds import (
+    ARABIC_FOLDS,
+    FORMAT_CLASS,
+    FORMAT_RANGES,
+    FORMAT_RUNS,
+    LETTER_FOLDS,
+    OPTIONAL_MARKS,
+)
+
 # Letters and numbers of the CJK scripts (punctuation and symbols excluded, since
 # unicode61 treats those as separators): kana, han, hangul, iteration marks.
 _CJK_CHARS = (
@@ -74,49 +83,18 @@ CJK_ONLY_RUN = re.compile(f"[{_CJK_CHARS}]+")
 SPACELESS_RUN = re.compile(f"[{_SPACELESS_CHARS}]+")
 # What the word table keeps as token characters, near enough: letters, digits, marks.
 WORD = re2.compile(r"[\pL\pN\pM]+")
-# Vowel points that Arabic and Hebrew text may carry or not (harakat and tatweel; niqqud
-# and cantillation), never their letters or punctuation (maqaf, sof pasuq).
-_OPTIONAL_MARKS = re.compile(
-    "[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
-    "\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8"
-    "\u06ea-\u06ed]+"
-)
 _MARK_LEADS = (b"\xd6", b"\xd7", b"\xd8", b"\xd9", b"\xdb")
-# Invisible format characters (category Cf, Unicode 14: a test checks the list against
-# Python's tables) and variation selectors (which choose a glyph: ``❤️`` is ``❤``):
-# dropped from words. RE2 finds them at a few ns a character (re: 25-45 ns); re takes
-# them out (RE2's Python binding costs about 5 us a match: 8 s for 1 MB of ``a\u200b``).
-_FORMAT_RANGES = (
-    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD),
-    (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E),
-    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
-    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
-    (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
-    (0xE0020, 0xE007F),
-    (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),  # the variation selectors
-)  # fmt: skip
 FORMAT_CHARS = re2.compile(r"[\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}\x{20e3}]")
-_FORMAT_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _FORMAT_RANGES)
-FORMAT_RUNS = re.compile(f"[{_FORMAT_CLASS}]+")
 _KEYCAPS = re.compile("[#*0-9]?\u20e3")  # once its selector is gone: ``1\u20e3``
-# Letters case folding and unicode61's accent removal leave apart (no decomposition),
-# and the Arabic-script letters a reader takes as one: the alef with or without its
-# hamza or madda, teh marbuta and heh, alef maksura and yeh, and the Persian keheh and
-# yeh typed for the Arabic kaf and yeh (and the other way round).
-_ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
-_LETTER_FOLDS = str.maketrans(
-    {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
-     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h"}
-)  # fmt: skip
 
 
 def _one_letter_folds() -> Iterator[tuple[str, str]]:
     """(letter, the letter it folds to) of every fold of one letter into one (not
     ``ß`` -> ``ss``): the Latin ones and the Arabic-script ones."""
-    for code, folded in _LETTER_FOLDS.items():
+    for code, folded in LETTER_FOLDS.items():
         if isinstance(folded, str) and len(folded) == 1:
             yield chr(code), folded
-    yield from _ARABIC_FOLDS.items()
+    yield from ARABIC_FOLDS.items()
 
 
 def folded_from() -> dict[str, str]:
@@ -205,21 +183,21 @@ def _loose_table() -> dict[int, str]:
         if marks and base.isalpha() and all(unicodedata.category(m) == "Mn" for m in marks):
             table[chr(code)] = base
     for code in range(0x0590, 0x0700):
-        if _OPTIONAL_MARKS.fullmatch(chr(code)):
+        if OPTIONAL_MARKS.fullmatch(chr(code)):
             table[chr(code)] = ""
     table.update(_one_letter_folds())
     for code in (*range(0xFE70, 0xFEFF), *range(0xFF01, 0xFFEF)):  # compatibility forms
         plain = unicodedata.normalize("NFKC", chr(code))
         if len(plain) == 1 and plain != chr(code):
             table[chr(code)] = plain
-    for low, high in _FORMAT_RANGES:  # invisible, and not read
+    for low, high in FORMAT_RANGES:  # invisible, and not read
         for code in range(low, high + 1):
             table[chr(code)] = ""
     return str.maketrans(table)
 
 
 # What the loose reading takes out of a text (its spans are mapped back to the text).
-_TAKEN_OUT = re.compile(f"{_OPTIONAL_MARKS.pattern}|[{_FORMAT_CLASS}]+")
+_TAKEN_OUT = re.compile(f"{OPTIONAL_MARKS.pattern}|[{FORMAT_CLASS}]+")
 
 
 def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
@@ -275,7 +253,7 @@ def searchable(text: str) -> str:
     if any(lead in data for lead in _GREEK_LEADS):
         text = text.translate(_GREEK_BASES)
     if any(lead in data for lead in _MARK_LEADS):
-        text = _OPTIONAL_MARKS.sub("", text)
+        text = OPTIONAL_MARKS.sub("", text)
     if FORMAT_CHARS.search(text):
         text = FORMAT_RUNS.sub("", text)
         if "\u20e3" in text:  # a keycap (``1️⃣``) is a symbol: a break
@@ -286,20 +264,20 @@ def searchable(text: str) -> str:
     if folded.search(text) is not None:  # (RE2: a few ns a character; most texts have none)
         text = text.translate(folds)
     if _ARABIC_FOLDED.search(text) is not None:  # common there: replace runs at memchr speed
-        for letter, folded_letter in _ARABIC_FOLDS.items():
+        for letter, folded_letter in ARABIC_FOLDS.items():
             text = text.replace(letter, folded_letter)
     return text
 
 
-_ARABIC_FOLDED = re2.compile("[" + "".join(_ARABIC_FOLDS) + "]")
+_ARABIC_FOLDED = re2.compile("[" + "".join(ARABIC_FOLDS) + "]")
 
 
 @functools.cache
 def _folds() -> tuple[dict[int, str], re2._Regexp]:
-    """The letter folds (``_LETTER_FOLDS``) and the case unicode61 leaves apart
+    """The letter folds (``LETTER_FOLDS``) and the case unicode61 leaves apart
     (``_newer_case``) as one table, and a pattern finding any letter it folds (a
     translate costs 100 ns a character: only a text holding one pays it)."""
-    table = {**_LETTER_FOLDS, **_newer_case()}
+    table = {**LETTER_FOLDS, **_newer_case()}
     letters = "".join(f"\\x{{{code:x}}}" for code in sorted(table))
     return table, re2.compile(f"[{letters}]")
 

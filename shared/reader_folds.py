@@ -1,0 +1,42 @@
+"""The letters a reader takes as one, for both sides: search reads words so
+(``indexer.index.text.searchable``), and the Memory Writer compares titles so
+(``agent_client.merge.paths.title_key``); a title search finds as the same is then one
+note, not two (``كتب`` and ``كَتَبَ``, ``İstanbul`` and ``Istanbul``).
+
+Plain data and ``re`` only: the indexer adds its own faster scans (RE2) around them.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Vowel points that Arabic and Hebrew text may carry or not (harakat and tatweel; niqqud
+# and cantillation), never their letters or punctuation (maqaf, sof pasuq).
+OPTIONAL_MARKS = re.compile(
+    "[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
+    "\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8"
+    "\u06ea-\u06ed]+"
+)
+# Invisible format characters (category Cf, Unicode 14: a test checks the list against
+# Python's tables) and variation selectors (which choose a glyph: ``❤️`` is ``❤``):
+# dropped from words (``data\u200bbase`` is ``database``).
+FORMAT_RANGES = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD),
+    (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+    (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),  # the variation selectors
+)  # fmt: skip
+FORMAT_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in FORMAT_RANGES)
+FORMAT_RUNS = re.compile(f"[{FORMAT_CLASS}]+")
+# Letters case folding and accent removal leave apart (no decomposition), and the
+# Arabic-script letters a reader takes as one: the alef with or without its hamza or
+# madda, teh marbuta and heh, alef maksura and yeh, and the Persian keheh and yeh typed
+# for the Arabic kaf and yeh (and the other way round).
+ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
+LETTER_FOLDS = str.maketrans(
+    {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h"}
+)  # fmt: skip
