@@ -5,8 +5,10 @@ leave the rest of the index whole, and are seen once they may be read again."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,3 +121,47 @@ async def test_a_note_made_unreadable_while_down_does_not_stall_the_start(
     finally:
         assert server.stop() == 0
     assert "Traceback" not in server.log()
+
+
+def chmod_when_written(path: Path, mode: int) -> threading.Thread:
+    """A thread that takes ``mode`` away from ``path`` the moment it is next written (as
+    a backup or sync tool may at any time), by inotify; started and armed on return."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init()
+    if fd < 0 or libc.inotify_add_watch(fd, str(path).encode(), 0x2) < 0:  # IN_MODIFY
+        pytest.skip("inotify is not available here")
+
+    def run() -> None:
+        try:
+            os.read(fd, 4096)
+            os.chmod(path, mode)
+        finally:
+            os.close(fd)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+async def test_an_append_that_landed_is_answered_as_done(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """A note made unreadable between the append and the server's look at it: the call
+    said "permission denied; nothing was changed" though the text was there (and in
+    history), and a client trying again appended it twice."""
+    ws = tmp_path / "ws"
+    note = put(ws, "events/day.md", "# Day\n\nfirst event\n")
+    server = start_indexer(ws, prefix=as_plain_user())
+    try:
+        async with server.client() as c:
+            modes.setdefault(note, 0o644)
+            watcher = chmod_when_written(note, 0o200)
+            done = await data(c, "append", lang="en", path="events/day.md", content="second\n")
+            watcher.join(5)
+            assert note.read_bytes() == b"# Day\n\nfirst event\nsecond\n"  # (root reads)
+            os.chmod(note, 0o644)
+            assert done["etag"] == (await data(c, "read", lang="en", path="events/day.md"))["etag"]
+            versions = (await data(c, "history", lang="en", path="events/day.md"))["versions"]
+            assert versions[0]["op"] == "append" and versions[0]["etag"] == done["etag"]
+    finally:
+        assert server.stop() == 0

@@ -48,6 +48,7 @@ from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
+    VaultError,
 )
 from shared.utf8 import NOT_UTF8_TEXT, is_utf8
 
@@ -299,6 +300,8 @@ class Vault:
                     now: bytes | None = contents.read_bytes(place, self.max_file_bytes)[0]
                 except NotFoundError:  # deleted by someone else right after the append
                     now = None
+                except (VaultError, OSError):  # (made unreadable meanwhile: it has landed,
+                    now = expected  # and an error said nothing changed; a retry doubled it)
                 if now != expected:  # someone else wrote to the file meanwhile
                     if now is not None:
                         etag = self.digests.of(key, now).etag
