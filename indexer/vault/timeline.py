@@ -329,15 +329,28 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
         # locks keep the tools out; a change is made only over the bytes checked): all
         # held open at once, an entry that moved a folder of thousands of notes ran out
         # of descriptors at every try.
+        read_only: list[str] = []
         for target in targets:
             with vault.sandbox.open(target) as place:
                 current = vault._existing_bytes(place)
+                info = place.lstat()
             etag = None if current is None else fsops.etag_of(current)
             found = _undo_target(store, target, etag, ours, taken_back)
             if isinstance(found, str):
                 conflicts.append(f"{target.rel} ({found})")
             elif found is not None:
                 plans.append((target, current, *found))
+                changes = found[1] is None or found[1].etag != etag
+                if current is not None and info is not None and changes and _read_only(info):
+                    read_only.append(target.rel)  # (a note it made was deleted all the same)
+        if read_only and not conflicts:
+            raise ForbiddenPathError(
+                f"entry {entry_id} cannot be undone, nothing was changed: "
+                + ", ".join(read_only[:5])
+                + (f" and {len(read_only) - 5} more" if len(read_only) > 5 else "")
+                + (" is" if len(read_only) == 1 else " are")
+                + " read-only (permissions that do not let the indexer change it)"
+            )
         if not plans and not conflicts:
             conflicts = [f"{target.rel} (already undone)" for target in targets]
         if conflicts:
@@ -371,6 +384,14 @@ def remove_emptied_folders(vault: Vault, image: Target) -> None:
     with suppress(VaultError), vault.sandbox.open(folder) as place:
         if place.lstat() is not None:
             place.remove_empty_folder()
+
+
+def _read_only(info: os.stat_result) -> bool:
+    try:
+        fsops.refuse_read_only(info)
+    except ForbiddenPathError:
+        return True
+    return False
 
 
 def _who(row: Version) -> str:

@@ -677,6 +677,23 @@ def test_undo_refuses_when_anyone_changed_a_file_since(vault: Vault) -> None:
     assert "changed since by external" in refused(vault, "conflict", vault.undo, "en", "e1")
 
 
+@pytest.mark.parametrize("locked", ["items/went.md", "items/go.md"])
+def test_undo_leaves_a_read_only_file_and_all_the_rest_as_they_are(
+    vault: Vault, locked: str
+) -> None:
+    """A note the entry made, made read-only since, was deleted by undo (``delete``
+    refuses it, and so did undo of a note the entry changed, midway)."""
+    vault.write("en", "items/go.md", "# Go\n")
+    merge(vault, "e1")
+    (root(vault) / locked).chmod(0o444)
+    before = snapshot(root(vault))
+    message = refused(vault, "forbidden_path", vault.undo, "en", "e1")
+    assert f"{locked} is read-only" in message and "nothing was changed" in message
+    assert snapshot(root(vault)) == before
+    (root(vault) / locked).chmod(0o644)
+    vault.undo("en", "e1")  # as it was: the whole entry goes
+
+
 def test_undo_keeps_an_edit_made_between_two_writes_of_the_entry(vault: Vault) -> None:
     vault.write("en", "items/go.md", "# Go\n")
     reason = "entry:e1 Go"
