@@ -165,3 +165,27 @@ async def test_an_append_that_landed_is_answered_as_done(
             assert versions[0]["op"] == "append" and versions[0]["etag"] == done["etag"]
     finally:
         assert server.stop() == 0
+
+
+async def test_find_with_sizes_passes_over_what_may_not_be_read(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """One note or folder the indexer may not read failed ``find(sizes=true)`` for the
+    whole vault (the memory tool's listing), where a plain ``find`` passed over it."""
+    ws = tmp_path / "ws"
+    put(ws, "a.md", "# A\n\nalpha\n")
+    put(ws, "b.txt", "plain\n")
+    chmod(modes, put(ws, "secret.md", "# S\n"), 0o000)
+    put(ws, "shut/c.md", "# C\n")
+    chmod(modes, vault(ws) / "shut", 0o644)  # listed, not entered
+    server = start_indexer(ws, prefix=as_plain_user())
+    try:
+        async with server.client() as c:
+            plain = await data(c, "find", lang="en", pattern="**/*")
+            sized = await data(c, "find", lang="en", pattern="**/*", sizes=True)
+    finally:
+        assert server.stop() == 0
+    assert sized["paths"] == plain["paths"]
+    assert "secret.md" in sized["paths"] and "a.md" in sized["paths"]
+    assert sized["sizes"] == {"a.md": 11, "b.txt": 6}
+    assert "secret.md" not in sized["body_sizes"]

@@ -37,7 +37,7 @@ from indexer.vault.scan import (
     signature,
     walk_files,
 )
-from shared.errors import ForbiddenPathError, InvalidArgumentError
+from shared.errors import ForbiddenPathError, InvalidArgumentError, VaultError
 from shared.filetypes import NOTE_SUFFIX, is_text_name
 from shared.memory_view import shown_size
 
@@ -190,10 +190,13 @@ class _Measured:
                 self.sizes[entry.rel] = entry.entry.stat(follow_symlinks=False).st_size
                 return
             fd = fsops.open_regular(entry.name, entry.dir_fd)
-        except (FileNotFoundError, IsADirectoryError):
-            return  # gone, or now a folder, since the walk listed it
+        except (OSError, VaultError):  # gone, now a folder, or may not be read (a person's
+            return  # chmod): no size, as a plain find lists it (it failed the whole call)
         with fsops.opened(fd):
-            measured = self._note(fd, max_bytes)
+            try:
+                measured = self._note(fd, max_bytes)
+            except OSError:  # (a read the disk refused)
+                return
         if measured is None:
             return  # no size: the caller measures this note itself
         self.sizes[entry.rel], body = measured
