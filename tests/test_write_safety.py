@@ -225,3 +225,43 @@ async def test_a_refusal_by_the_system_says_so_and_changes_nothing(
         assert snapshot(tmp_path) == before
     finally:
         immutable(folder, False)
+
+
+def test_a_folder_made_read_only_mid_write_never_makes_a_done_write_an_error(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The folder turned read-only just after the swap: the old text could not be
+    removed, and the write that had landed was answered "nothing was changed". Just
+    before the swap: refused, and the temp file left is said in the log."""
+    vault.write("en", "d/n.md", "# n\n")
+    folder, path = note_path(tmp_path, "d"), note_path(tmp_path, "d/n.md")
+    exchange = renames.exchange
+    need_immutable(folder)
+    immutable(folder, False)
+
+    def locked_after(dir_fd: int, a: str, b: str) -> bool:
+        done = exchange(dir_fd, a, b)
+        immutable(folder, True)
+        return done
+
+    def locked_before(dir_fd: int, a: str, b: str) -> bool:
+        immutable(folder, True)
+        return exchange(dir_fd, a, b)
+
+    try:
+        monkeypatch.setattr(renames, "exchange", locked_after)
+        etag = vault.read("en", "d/n.md")["etag"]
+        vault.write("en", "d/n.md", "# n\nmine\n", if_match=etag)
+        assert path.read_text().endswith("\n# n\nmine\n")
+        immutable(folder, False)
+        monkeypatch.setattr(renames, "exchange", locked_before)
+        etag = vault.read("en", "d/n.md")["etag"]
+        with pytest.raises(PermissionError):  # (forbidden_path at the tool boundary)
+            vault.write("en", "d/n.md", "# n\nrefused\n", if_match=etag)
+        assert path.read_text().endswith("\n# n\nmine\n")
+    finally:
+        immutable(folder, False)
+    left = sorted(p.name for p in folder.iterdir() if p.name != "n.md")
+    assert len(left) == 2 and all(name.startswith(".n.md.tmp.") for name in left)
+    said = [r.getMessage() for r in caplog.records if "could not remove the temp file" in r.message]
+    assert [name in " ".join(said) for name in left] == [True, True]

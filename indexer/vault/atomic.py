@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import logging
 import os
 import secrets
 import stat
@@ -33,6 +34,7 @@ from indexer.vault.fsops import (
 )
 from shared.errors import ConflictError
 
+log = logging.getLogger("indexer.vault")
 _NO_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS)
 TEMP_STEM_BYTES = 200
 
@@ -129,8 +131,7 @@ def replace_at(
                 os.close(fd)
             _swap_in(dir_fd, temp, name, if_match)
         except BaseException:
-            with suppress(FileNotFoundError):
-                os.unlink(temp, dir_fd=dir_fd)
+            _remove_temp(dir_fd, temp)
             raise
     if durable:
         os.fsync(dir_fd)
@@ -200,7 +201,7 @@ def _swap_if_unchanged(
         out = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
         same = _identity(out) == _identity(os.fstat(fd))
         if same and not (renames.lease_broken(fd) if leased else _hash_fd(fd) != if_match):
-            os.unlink(temp, dir_fd=dir_fd)  # the replaced file
+            _remove_temp(dir_fd, temp)  # the replaced file (the write is done: never an error)
             return
         renames.exchange(dir_fd, temp, name)  # an edit landed between the check and the swap
         back = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
@@ -213,6 +214,22 @@ def _swap_if_unchanged(
         if guard is not None:
             renames.release_lease(guard)
             os.close(guard)
+
+
+def _remove_temp(dir_fd: int, temp: str) -> None:
+    """Remove a write's temp file; one the system keeps (its folder made read-only
+    meanwhile) is said in the log and left to the start-up sweep. Its error never stands
+    for the write's: a swap that had landed was answered "nothing was changed"."""
+    try:
+        os.unlink(temp, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except OSError as err:
+        log.warning(
+            "could not remove the temp file %s (%s); the next start removes it",
+            temp,
+            err.strerror,
+        )
 
 
 def _guard(temp: str, dir_fd: int) -> int | None:
