@@ -8,6 +8,7 @@ import asyncio
 import ctypes
 import os
 import signal
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -189,3 +190,26 @@ async def test_find_with_sizes_passes_over_what_may_not_be_read(
     assert "secret.md" in sized["paths"] and "a.md" in sized["paths"]
     assert sized["sizes"] == {"a.md": 11, "b.txt": 6}
     assert "secret.md" not in sized["body_sizes"]
+
+
+async def test_a_write_keeps_the_group_of_a_shared_note(tmp_path: Path) -> None:
+    """A note of another user in a group the indexer's user is in: the write could not
+    give it back to its owner (only root may) and dropped its group as well, so the
+    group's other members could no longer read it."""
+    if os.geteuid() != 0:
+        pytest.skip("the test makes a note of another user, which needs root")
+    ws = tmp_path / "ws"
+    note = put(ws, "shared.md", "# Shared\n")
+    os.chown(note, 4242, 4343)
+    os.chmod(note, 0o660)
+    prefix = [*as_plain_user(), "--groups=4343"]
+    prefix[1] += ",-chown"  # (root without the power to give files away: any user)
+    server = start_indexer(ws, prefix=prefix)
+    try:
+        async with server.client() as c:
+            await data(c, "write", lang="en", path="shared.md", content="# Shared\n\nmore\n")
+    finally:
+        assert server.stop() == 0
+    info = note.stat()
+    assert (info.st_gid, stat.S_IMODE(info.st_mode)) == (4343, 0o660)
+    assert "more" in note.read_text()

@@ -145,8 +145,11 @@ def _set_owner_and_mode(fd: int, old: os.stat_result | None, mode: int | None) -
     if old is None or not stat.S_ISREG(old.st_mode):
         return
     if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
-        with suppress(PermissionError):  # only root (or a group member) may
+        try:  # only root may give the file to another user
             os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:  # a member of its group keeps the group (a shared note
+            with suppress(PermissionError):  # its other members could no longer read)
+                os.fchown(fd, -1, old.st_gid)
     os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
 
 
