@@ -203,7 +203,7 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
 
 
 async def test_a_refusal_by_the_system_says_so_and_changes_nothing(
-    client: Client, tmp_path: Path
+    client: Client, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     await client.call_tool("write", {"lang": "en", "path": "locked/a.md", "content": "# a\n"})
     folder = note_path(tmp_path, "locked")
@@ -223,6 +223,8 @@ async def test_a_refusal_by_the_system_says_so_and_changes_nothing(
             assert "permission denied" in text and "nothing was changed" in text
             assert str(tmp_path) not in text
         assert snapshot(tmp_path) == before
+        said = caplog.text  # the log says which call (it said "tool write: ..." only)
+        assert "tool write en/locked/new.md: " in said and "tool delete en/locked/a.md: " in said
     finally:
         immutable(folder, False)
 

@@ -55,7 +55,7 @@ def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 return await fn(*args, **kwargs)  # type: ignore[no-any-return]
             except Exception as err:
-                raise _refusal(fn.__name__, err) from None
+                raise _refusal(_called(fn.__name__, kwargs), err) from None
 
         return waited
 
@@ -64,24 +64,31 @@ def refusals(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)  # type: ignore[no-any-return]
         except Exception as err:
-            raise _refusal(fn.__name__, err) from None
+            raise _refusal(_called(fn.__name__, kwargs), err) from None
 
     return wrapper
 
 
-def _refusal(name: str, err: Exception) -> ToolError:
+def _called(name: str, args: dict[str, Any]) -> str:
+    """A tool call as a log line names it: the tool and its vault and path (a warning
+    "permission denied" said which tool only)."""
+    where = "/".join(_shown(args[key]) for key in ("lang", "path") if key in args)
+    return f"{name} {where}" if where else name
+
+
+def _refusal(call: str, err: Exception) -> ToolError:
     """The tool error a client sees for ``err`` (logged when it was not a refusal)."""
     if isinstance(err, VaultError):
         if err.code == "internal":  # the server's own failure: the operator must hear of it
-            log.error("tool %s failed: %s", name, err)
+            log.error("tool %s failed: %s", call, err)
         return ToolError(str(err))
     if isinstance(err, FileNotFoundError):
         return ToolError("not_found: the file disappeared while the call ran")
     described = oserrors.describe(err) if isinstance(err, OSError) else None
     if described is None:
-        log.error("tool %s failed", name, exc_info=err)
+        log.error("tool %s failed", call, exc_info=err)
         return ToolError(INTERNAL)
-    log.warning("tool %s: %s (%s)", name, described.message, getattr(err, "strerror", ""))
+    log.warning("tool %s: %s (%s)", call, described.message, getattr(err, "strerror", ""))
     return ToolError(str(described))
 
 
