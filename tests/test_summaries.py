@@ -472,6 +472,26 @@ async def test_a_folder_of_500_children_shows_the_50_most_recent(
     assert "- note number 499…" in body and "- note number 449…" not in body
 
 
+async def test_notes_dated_in_the_far_future_are_not_the_most_recent_for_good(
+    tmp_path: Path, cores: list[Core]
+) -> None:
+    """A note whose mtime a program set to 2446 was shown ahead of the 50 notes written
+    after it, for good; its change time (the kernel's) places it."""
+    far = note(tmp_path, "big/far.md", "# Far\n\nfrom a bad clock\n")
+    os.utime(far, (2**40, 2**40))
+    time.sleep(0.02)
+    for i in range(50):
+        note(tmp_path, f"big/n{i:02d}.md", f"# N{i}\n\nnote number {i}\n")
+    core = make_core(tmp_path)
+    cores.append(core)
+    await summaries_of(core).run_pass()  # from the files (the index may not have them)
+    assert "from a bad clock" not in summary_file(tmp_path, "big")[1]
+    settle(core)
+    await summaries_of(core).run_pass(force=True)  # from the index's rows
+    body = summary_file(tmp_path, "big")[1]
+    assert "from a bad clock" not in body and "- note number 0…" in body
+
+
 async def test_notes_that_cannot_be_read_are_skipped_with_a_warning(
     tmp_path: Path, cores: list[Core], caplog: pytest.LogCaptureFixture
 ) -> None:

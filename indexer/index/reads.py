@@ -45,7 +45,8 @@ __all__ = ["GrepPlan", "IndexReads", "IndexedNote"]
 
 log = logging.getLogger("indexer.index")
 _FOLDER_NOTES = (
-    "SELECT path, mtime_ns, type, abstract, exact FROM notes INDEXED BY notes_stat"
+    "SELECT path, mtime_ns, min(mtime_ns, ctime_ns), type, abstract, exact"
+    " FROM notes INDEXED BY notes_stat"
     " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
 )
 _OVERVIEW_COUNTS = (
@@ -90,6 +91,7 @@ class IndexedNote:
     abstract: str
     exact: bool
     frontmatter: str | None
+    changed_ns: int  # when it last changed: its mtime, or its ctime when earlier
 
 
 class IndexReads:
@@ -342,8 +344,10 @@ class IndexReads:
         with self._read() as conn:
             rows = conn.execute(_FOLDER_NOTES, (lang, prefix, upper, len(prefix) + 1))
             notes = {
-                path[len(prefix) :]: IndexedNote(mtime_ns, kind, abstract, bool(exact), None)
-                for path, mtime_ns, kind, abstract, exact in rows
+                path[len(prefix) :]: IndexedNote(
+                    mtime_ns, kind, abstract, bool(exact), None, changed_ns
+                )
+                for path, mtime_ns, changed_ns, kind, abstract, exact in rows
             }
             overview = notes.get(OVERVIEW_FILE)
             if overview is not None:
@@ -352,7 +356,12 @@ class IndexReads:
                     (lang, prefix + OVERVIEW_FILE),
                 ).fetchone()
                 notes[OVERVIEW_FILE] = IndexedNote(
-                    overview.mtime_ns, overview.type, overview.abstract, overview.exact, meta
+                    overview.mtime_ns,
+                    overview.type,
+                    overview.abstract,
+                    overview.exact,
+                    meta,
+                    overview.changed_ns,
                 )
         return notes
 

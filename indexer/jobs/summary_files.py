@@ -350,17 +350,17 @@ class SummaryFiles:
         if row is not None:
             if not row.exact:
                 return None
-            return Child(name, row.abstract, note_category(row.type), row.mtime_ns)
+            return Child(name, row.abstract, note_category(row.type), row.changed_ns)
         got = _read_head(fd, on_disk)
         if got is None:
             return None
-        text, mtime_ns = got
+        text, changed_ns = got
         meta, body = read_frontmatter(text)
         title = meta.get("title")
         if not isinstance(title, str) or not title.strip():
             title = title_from_body(body) or PurePosixPath(name).stem
         abstract = note_abstract(meta, body, title)
-        return Child(name, abstract, note_category(meta.get("type")), mtime_ns)
+        return Child(name, abstract, note_category(meta.get("type")), changed_ns)
 
     def _indexed_summary(self, fd: int, folder: str, row: IndexedNote | None) -> Summary | None:
         """The folder's summary from its index row when that is current, else its file."""
@@ -421,8 +421,8 @@ def _is_note_name(name: str) -> bool:
 
 
 def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:
-    """The first ``HEAD_BYTES`` of a regular file as text, and its mtime; None when it
-    cannot be read or is not UTF-8."""
+    """The first ``HEAD_BYTES`` of a regular file as text, and when it last changed
+    (``Child.changed_ns``); None when it cannot be read or is not UTF-8."""
     try:
         fd = fsops.open_regular(name, dir_fd)
     except (OSError, ForbiddenPathError):
@@ -430,14 +430,14 @@ def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:
     with fsops.opened(fd):
         try:
             data = fsops.read_all(fd, HEAD_BYTES)
-            mtime_ns = os.fstat(fd).st_mtime_ns
+            info = os.fstat(fd)
         except OSError:
             return None
     try:  # a character cut at the end of a long file's head is not an error
         text = codecs.getincrementaldecoder("utf-8")().decode(data[:HEAD_BYTES], final=False)
     except UnicodeDecodeError:
         return None
-    return text, mtime_ns
+    return text, min(info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _read_bytes(fd: int, name: str) -> bytes | None:

@@ -33,14 +33,16 @@ _CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab a
 class Child:
     """One child of a folder as its summary sees it (seed 001's ``ChildSummary``).
 
-    ``name`` is a file name, or a subfolder's name with a trailing ``/``; ``mtime_ns``
-    orders children by recency (a note's file, a subfolder's summary file).
+    ``name`` is a file name, or a subfolder's name with a trailing ``/``; ``changed_ns``
+    orders children by recency: a note's mtime, or its ctime when that is earlier (a
+    program may set any mtime: five notes dated 2446 were the "most recent" for good; the
+    kernel sets the ctime), a subfolder's summary file's.
     """
 
     name: str
     abstract: str
     category: str
-    mtime_ns: int
+    changed_ns: int
 
     @property
     def is_directory(self) -> bool:
@@ -76,7 +78,7 @@ def children_digest(folder: str, children: Iterable[Child]) -> str:
 def most_recent(children: list[Child], limit: int) -> list[Child]:
     """The ``limit`` most recently updated children, in name order (what is shown)."""
     if len(children) > limit:
-        children = sorted(children, key=lambda c: (-c.mtime_ns, c.name))[:limit]
+        children = sorted(children, key=lambda c: (-c.changed_ns, c.name))[:limit]
     return sorted(children, key=lambda c: c.name)
 
 
