@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import gc
 import logging
@@ -244,6 +245,50 @@ def remove_if_ours(path: Path, text: str) -> None:
         pass
 
 
+def remove_url_file(path: Path, text: str) -> None:
+    """``remove_if_ours`` at shutdown: one that fails is a warning, and the stop goes on
+    (clients follow the file only while a server holds ``serving``; the next start
+    replaces it)."""
+    try:
+        remove_if_ours(path, text)
+    except OSError as err:
+        log.warning(
+            "could not remove %s (%s): clients pass it over while no server runs, and the"
+            " next start replaces it",
+            path,
+            err.strerror or err,
+        )
+
+
+def run_all(steps: list[Callable[[], object]]) -> BaseException | None:
+    """Run every step whatever an earlier one raised; the first error is returned (a
+    step cut short must not leave the rest of a shutdown undone)."""
+    first: BaseException | None = None
+    for step in steps:
+        try:
+            step()
+        except Exception as err:
+            if first is None:
+                first = err
+            else:
+                log.exception("while stopping, after an earlier error")
+    return first
+
+
+def what_to_do(err: OSError) -> str:
+    """Advice that fits why a file of the workspace could not be written."""
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some disk space, then start again"
+    if err.errno in (errno.EACCES, errno.EPERM):
+        return (
+            "the system does not let this user write it: run the indexer as the user who"
+            " owns the workspace, or make the workspace folder writable, then start again"
+        )
+    if err.errno == errno.EROFS:
+        return "the workspace is on a read-only file system: mount it read-write, then start again"
+    return "fix that, then start again"
+
+
 def take_clean_mark(workspace: Workspace) -> bool:
     """Whether the last server stopped cleanly; the mark goes (for good: the folder is
     fsync'd), so a crash from now on is seen at the next start."""
@@ -358,12 +403,12 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         url = f"http://{connect_host(settings.host)}:{port}/mcp"
         try:
             write_private_file(workspace.url_file, url + "\n", 0o644)
-        except OSError as err:  # (a full disk: no client could find the server)
+        except OSError as err:  # (no client could find the server)
             server.should_exit = True  # stopped first: uvicorn logs a task cut short
             await task
             raise StartupError(
                 f"cannot write {workspace.url_file}: {err.strerror or err}; clients find the"
-                " server through it (free some disk space, then start again)"
+                f" server through it ({what_to_do(err)})"
             ) from None
         url_text = url + "\n"
         index.start_background()  # once the first calls can be answered
@@ -378,16 +423,31 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         await task
         stopped_cleanly = True
     finally:
+        # Each step runs whatever an earlier one did: a URL file that could not be
+        # removed (the workspace made read-only meanwhile) left the index and history
+        # open, no clean mark and no "stopped" line, and the exit failed.
         if url_text:
-            remove_if_ours(workspace.url_file, url_text)
+            remove_url_file(workspace.url_file, url_text)
+        steps: list[Callable[[], object]] = []
         if core.jobs is not None:  # the model's HTTP clients live on the jobs loop
-            core.jobs.stop(then=core.model.close if core.model is not None else None)
-        index.close()
+            then = core.model.close if core.model is not None else None
+            steps.append(functools.partial(core.jobs.stop, then=then))
+        steps.append(index.close)
         if history is not None:
-            history.close()
-        if stopped_cleanly:
-            leave_clean_mark(workspace)
+            steps.append(history.close)
+        error = run_all(steps)
+        if stopped_cleanly and error is None:
+            try:
+                leave_clean_mark(workspace)
+            except OSError as err:
+                log.warning(
+                    "could not write %s (%s): the next start checks the index and history whole",
+                    workspace.clean_mark,
+                    err.strerror or err,
+                )
         log.info("indexer stopped")
+        if error is not None:
+            raise error
 
 
 def run(settings: Settings) -> None:

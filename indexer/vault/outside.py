@@ -15,8 +15,8 @@ them after the index's commit): ``recheck`` compares every file history knows wi
 disk, and records the indexed notes whose bytes history holds under another path (a
 folder renamed from outside). ``recover`` settles the versions a crash left pending,
 and finishes a folder move cut short between its rename and its link rewrites. A vault
-folder that is missing (a drive not mounted yet, a folder moved aside) is no deletion of
-its notes.
+folder that is missing (a drive not mounted yet, a folder moved aside) or that this user
+may not enter (its permissions taken away) is no deletion of its notes.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
         return
     try:
         target = vault.sandbox.resolve(lang, path)
-    except VaultError:
+    except (VaultError, OSError):  # a vault this user may not enter: nothing can be said
         return
     if file_kind(target) is None:
         return
@@ -68,14 +68,18 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
 def _vault_present(vault: Vault, lang: str) -> bool:
     try:
         return vault.sandbox.vault_root(lang) is not None
-    except VaultError:  # a file, a link to nothing: not there either
+    except (VaultError, OSError):  # a file, a link to nothing, kept out: not there either
         return False
 
 
 def _no_file_at(vault: Vault, target: Target) -> bool:
     """Whether no file is at ``target``'s path any more (a folder in its place, or one
-    of its folders replaced by a file): the note is gone, as a delete would have it."""
-    root = vault.sandbox.vault_root(target.lang)
+    of its folders replaced by a file): the note is gone, as a delete would have it.
+    False when the vault may not be entered (nothing can be told of its notes)."""
+    try:
+        root = vault.sandbox.vault_root(target.lang)
+    except (VaultError, OSError):
+        return False
     return root is not None and not os.path.isfile(os.path.join(root, target.rel))
 
 

@@ -312,7 +312,9 @@ class Sandbox:
         self._roots: dict[str, tuple[str, Path, tuple[int, int]]] = {}
 
     def vault_root(self, lang: str, *, create: bool = False) -> Path | None:
-        """Real path of the lang's vault folder (the operator may link it); None if missing.
+        """Real path of the lang's vault folder (the operator may link it); None if missing,
+        ``ForbiddenPathError`` if this user may not look into it (a vault kept out is no
+        empty vault: its notes are not gone).
 
         The real path found last is kept while the folder (links followed) and that
         real path are still one folder: two ``stat`` calls, not a ``realpath`` (an
@@ -333,8 +335,15 @@ class Sandbox:
                 if err.errno in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP):
                     raise ForbiddenPathError(f"the vault of {lang!r} is not a folder") from None
                 raise
-        elif not folder.is_dir():
-            return None
+        else:
+            try:
+                if not folder.is_dir():
+                    return None
+            except PermissionError:  # (Python 3.11 raises it) not missing: kept out
+                raise ForbiddenPathError(
+                    f"the system does not let the indexer's user into the vault of {lang!r}"
+                    " (permission denied); nothing was changed"
+                ) from None
         real = Path(os.path.realpath(folder))
         try:
             found = os.stat(real)

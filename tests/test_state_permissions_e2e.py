@@ -1,0 +1,144 @@
+"""End to end, a server meeting file permissions on the workspace's own files and
+folders (as root here, without the capabilities that pass over them): each refusal is
+one plain line that says what to do, never a traceback, and a stop is never cut short."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from helpers.indexer_process import spawn_indexer, start_indexer
+from helpers.permissions import as_plain_user
+
+from shared.workspace import Workspace
+
+DEADLINE = 15.0
+
+
+def put(ws: Path, rel: str, text: str, lang: str = "en") -> Path:
+    path = ws / "memory" / "languages" / lang / "vault" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def modes() -> Iterator[dict[Path, int]]:
+    """Paths a test takes permissions from, given back afterwards (path -> mode)."""
+    changed: dict[Path, int] = {}
+    yield changed
+    for path, mode in changed.items():
+        if path.exists():
+            os.chmod(path, mode)
+
+
+def chmod(modes: dict[Path, int], path: Path, mode: int) -> None:
+    modes.setdefault(path, path.stat().st_mode & 0o7777)
+    os.chmod(path, mode)
+
+
+def indexed(ws: Path) -> None:
+    """Serve ``ws`` once and stop: its state folder and index are made."""
+    put(ws, "a.md", "# A\n\nalpha\n")
+    assert start_indexer(ws).stop() == 0
+
+
+def failed_start(ws: Path) -> tuple[int, str]:
+    """The exit status and the output of a start, as a plain user, that must fail."""
+    proc = spawn_indexer(ws, prefix=as_plain_user())
+    status = proc.wait(timeout=60)
+    return status, Path(proc.log_path).read_text()  # type: ignore[attr-defined]
+
+
+def test_a_read_only_index_stops_the_start_with_a_plain_message(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """A read-only index (mode 0444) ended the start on a raw ``sqlite3.OperationalError``
+    traceback. It is not replaced: a file made read-only may be so on purpose."""
+    ws = tmp_path / "ws"
+    indexed(ws)
+    index = Workspace(ws).index_path
+    chmod(modes, index, 0o444)
+    status, output = failed_start(ws)
+    assert status == 1
+    assert "Traceback" not in output
+    last = output.strip().splitlines()[-1]
+    assert last.startswith(f"indexer serve: the index {index} cannot be written")
+    assert "make the file writable" in last and "rebuilt from the vaults" in last
+    assert index.stat().st_mode & 0o777 == 0o444  # left as the user made it
+
+
+def test_an_unwritable_workspace_gets_advice_that_fits(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """The URL file could not be written for want of permission, and the message said to
+    free some disk space."""
+    ws = tmp_path / "ws"
+    indexed(ws)
+    chmod(modes, ws, 0o555)
+    status, output = failed_start(ws)
+    assert status == 1
+    last = output.strip().splitlines()[-1]
+    assert last.startswith(f"indexer serve: cannot write {ws / 'indexer.mcp.url'}: Permission")
+    assert "disk space" not in last
+    assert "run the indexer as the user who owns the workspace" in last
+
+
+def test_a_url_file_that_cannot_be_removed_does_not_cut_the_stop_short(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """The workspace made read-only while serving: removing the URL file raised first at
+    the stop, which then skipped closing the index and history and the clean-shutdown
+    mark, and exited 1 on a raw ``[Errno 13]``."""
+    ws = tmp_path / "ws"
+    put(ws, "a.md", "# A\n\nalpha\n")
+    server = start_indexer(ws, prefix=as_plain_user())
+    chmod(modes, ws, 0o555)
+    assert server.stop() == 0
+    log = server.log()
+    assert "Traceback" not in log and "Errno" not in log
+    assert f"could not remove {ws / 'indexer.mcp.url'} (Permission denied)" in log
+    assert log.strip().splitlines()[-1].endswith("indexer stopped")
+    assert Workspace(ws).clean_mark.exists()
+
+
+async def search(client: Client, lang: str, query: str) -> dict:
+    return (await client.call_tool("search", {"lang": lang, "query": query})).structured_content
+
+
+async def test_an_unreadable_vault_is_one_plain_warning_and_search_says_partial(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """A lang folder shut at start logged a PermissionError traceback for each note the
+    start-up reconcile dropped ("change listener failed"), no line said the vault could
+    not be read, and search on it answered nothing with ``partial: false``."""
+    ws = tmp_path / "ws"
+    for number in range(20):
+        put(ws, f"n{number}.md", f"# N{number}\n\nbody {number}\n")
+    put(ws, "x.md", "# X\n\nciao\n", lang="it")
+    assert start_indexer(ws).stop() == 0
+    lang_folder = ws / "memory" / "languages" / "en"
+    chmod(modes, lang_folder, 0o000)
+    server = start_indexer(ws, prefix=as_plain_user())
+    try:
+        async with server.client() as c:
+            other = await search(c, "it", "ciao")
+            assert other["total"] == 1 and not other["partial"]
+            assert (await search(c, "en", "body"))["partial"]
+            os.chmod(lang_folder, 0o755)
+            deadline = time.monotonic() + DEADLINE
+            while (found := await search(c, "en", "body"))["total"] != 20 or found["partial"]:
+                assert time.monotonic() < deadline, f"the vault never came back: {found}"
+                await asyncio.sleep(0.05)
+    finally:
+        assert server.stop() == 0
+    log = server.log()
+    assert "Traceback" not in log and "change listener failed" not in log
+    warned = [line for line in log.splitlines() if "the vault en cannot be read" in line]
+    assert len(warned) == 1
+    assert f"(Permission denied: {lang_folder})" in warned[0]
