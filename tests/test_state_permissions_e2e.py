@@ -116,7 +116,8 @@ async def test_an_unreadable_vault_is_one_plain_warning_and_search_says_partial(
 ) -> None:
     """A lang folder shut at start logged a PermissionError traceback for each note the
     start-up reconcile dropped ("change listener failed"), no line said the vault could
-    not be read, and search on it answered nothing with ``partial: false``."""
+    not be read, and search on it answered nothing with ``partial: false``: its notes
+    stay in the index (they are not gone), and search says it is partial."""
     ws = tmp_path / "ws"
     for number in range(20):
         put(ws, f"n{number}.md", f"# N{number}\n\nbody {number}\n")
@@ -129,7 +130,8 @@ async def test_an_unreadable_vault_is_one_plain_warning_and_search_says_partial(
         async with server.client() as c:
             other = await search(c, "it", "ciao")
             assert other["total"] == 1 and not other["partial"]
-            assert (await search(c, "en", "body"))["partial"]
+            kept = await search(c, "en", "body")  # what was indexed stays found
+            assert kept["partial"] and kept["total"] == 20, kept
             os.chmod(lang_folder, 0o755)
             deadline = time.monotonic() + DEADLINE
             while (found := await search(c, "en", "body"))["total"] != 20 or found["partial"]:
@@ -142,3 +144,33 @@ async def test_an_unreadable_vault_is_one_plain_warning_and_search_says_partial(
     warned = [line for line in log.splitlines() if "the vault en cannot be read" in line]
     assert len(warned) == 1
     assert f"(Permission denied: {lang_folder})" in warned[0]
+
+
+async def test_a_folder_made_unreadable_while_serving_keeps_its_notes_found(
+    tmp_path: Path, modes: dict[Path, int]
+) -> None:
+    """A folder a person shuts (chmod 000) while the server runs: the watcher and every
+    reconcile after took its notes out of the index, as if deleted."""
+    ws = tmp_path / "ws"
+    put(ws, "open/a.md", "# A\n\nlantern\n")
+    put(ws, "shut/b.md", "# B\n\nlantern\n")
+    server = start_indexer(ws, prefix=as_plain_user())
+    try:
+        async with server.client() as c:
+            assert (await search(c, "en", "lantern"))["total"] == 2
+            chmod(modes, ws / "memory/languages/en/vault/shut", 0o000)
+            put(ws, "open/c.md", "# C\n\nlantern\n")  # a change the watcher syncs after
+            deadline = time.monotonic() + DEADLINE
+            while (await search(c, "en", "lantern"))["total"] != 3:
+                assert time.monotonic() < deadline, "the new note was never indexed"
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)  # (the watcher heard the chmod too)
+            assert (await search(c, "en", "lantern"))["total"] == 3
+    finally:
+        assert server.stop() == 0
+    server = start_indexer(ws, prefix=as_plain_user())  # a start's reconcile keeps them too
+    try:
+        async with server.client() as c:
+            assert (await search(c, "en", "lantern"))["total"] == 3
+    finally:
+        assert server.stop() == 0

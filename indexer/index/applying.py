@@ -131,16 +131,18 @@ class ChangeSync:
     ) -> None:
         """Every note below ``folder`` (rows and files) whose stat differs is synced."""
         rows = {
-            path: (size, mtime, ctime)
+            (lang, path): (size, mtime, ctime)
             for path, size, mtime, ctime in conn.execute(
                 "SELECT path, size, mtime_ns, ctime_ns FROM notes WHERE lang = ?"
                 " AND (? = '' OR (path > ? AND path < ?))",
                 (lang, folder, folder + "/", folder + "0"),
             )
         }
-        for f in reconcile.walk_notes(self.workspace, lang, folder):
+        kept_out: set[str] = set()
+        for f in reconcile.walk_notes(self.workspace, lang, folder, kept_out):
             stats.linked[(lang, f.rel)] = f.linked
-            if rows.pop(f.rel, None) != f.signature:
+            if rows.pop((lang, f.rel), None) != f.signature:
                 reconcile.sync_file(conn, self.workspace, lang, f.rel, stats)
-        for rel in rows:
+        reconcile.keep_below(rows, lang, kept_out)  # (made unreadable: not gone)
+        for _, rel in rows:
             reconcile.sync_file(conn, self.workspace, lang, rel, stats)

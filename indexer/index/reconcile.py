@@ -100,26 +100,38 @@ def is_indexed_folder(rel: str) -> bool:
     return all(not p.startswith(".") and not p.endswith(".assets") for p in parts)
 
 
-def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[VaultFile]:
+def walk_notes(
+    workspace: Workspace, lang: str, under: str = "", kept_out: set[str] | None = None
+) -> Iterator[VaultFile]:
     """Note files (and folder summaries) of ``lang``'s vault below folder ``under``, by the
     vault's one walker (folders opened by descriptor, links never followed, ``*.assets``
-    and dot-folders pruned)."""
+    and dot-folders pruned). ``kept_out`` gathers the folders the system does not let
+    the indexer read (``""``: the vault, or ``under``): their notes are not gone."""
     try:
         top = os.open(workspace.vault_dir(lang), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
+    except OSError as err:
+        if kept_out is not None and isinstance(err, PermissionError):
+            kept_out.add("")
         return
     try:
         for segment in [p for p in under.split("/") if p]:
             child = fsops.open_dir(segment, top)
             os.close(top)
             top = child
-    except (OSError, ForbiddenPathError):
+    except (OSError, ForbiddenPathError) as err:
         os.close(top)
+        if kept_out is not None and isinstance(err, PermissionError):
+            kept_out.add(under)
         return
     # (a write's temp file beside a note near the path limit is longer than it: passed
     # over below by name, never warned about)
     walk = walk_files(
-        top, under, hidden_files=True, skip_folder=_is_assets, any_length=is_temp_name
+        top,
+        under,
+        hidden_files=True,
+        skip_folder=_is_assets,
+        any_length=is_temp_name,
+        refused=None if kept_out is None else kept_out.add,
     )
     with fsops.opened(top), contextlib.closing(walk) as files:
         for entry in files:
@@ -135,6 +147,18 @@ def walk_notes(workspace: Workspace, lang: str, under: str = "") -> Iterator[Vau
 
 def _is_assets(name: str) -> bool:
     return name.endswith(".assets")
+
+
+def keep_below(rows: dict[tuple[str, str], Signature], lang: str, folders: set[str]) -> None:
+    """Leave out of ``rows`` (the notes to remove) those of ``lang`` below ``folders``:
+    a folder the indexer may not read (a person's chmod) is no deletion of its notes,
+    which search lost until it could be read again."""
+    if not folders:
+        return
+    prefixes = tuple(f + "/" for f in folders if f)
+    for key in [k for k in rows if k[0] == lang]:
+        if "" in folders or key[1].startswith(prefixes):
+            del rows[key]
 
 
 def vault_langs(workspace: Workspace) -> list[str]:
@@ -268,8 +292,10 @@ def reconcile_all(
             )
         }
     todo: list[VaultFile] = []
-    for lang in vault_langs(workspace):
-        for f in walk_notes(workspace, lang):
+    langs = vault_langs(workspace)  # and the langs known (a languages folder not listed)
+    for lang in [*langs, *sorted({lang for lang, _ in known} - set(langs))]:
+        kept_out: set[str] = set()
+        for f in walk_notes(workspace, lang, kept_out=kept_out):
             stats.scanned += 1
             if f.linked:  # the others are not kept: the whole set is replaced after
                 stats.linked[(f.lang, f.rel)] = True
@@ -278,6 +304,7 @@ def reconcile_all(
                 stats.unchanged += 1
             else:
                 todo.append(f)
+        keep_below(known, lang, kept_out)
     total = stats.scanned
     done = stats.unchanged
     if progress:

@@ -149,6 +149,7 @@ def walk_files(
     skip_file: SkipFile | None = None,
     folders: bool = False,
     any_length: Callable[[str], bool] | None = None,
+    refused: Callable[[str], None] | None = None,
 ) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
 
@@ -160,7 +161,9 @@ def walk_files(
     ``MAX_DEPTH`` and paths longer than ``MAX_PATH_BYTES`` are skipped with a warning,
     but for a file whose name ``any_length`` passes: a write's temp file is up to 22
     bytes longer than its note's name, and the temp-file sweep must see it beside a note
-    near the limit (its ``rel`` is then longer than a tool accepts).
+    near the limit (its ``rel`` is then longer than a tool accepts). ``refused(path)``
+    hears each subfolder the system does not let this process open or list (its
+    permissions): the index keeps what it knew below such a folder.
 
     Depth first, a folder's files before its subfolders, without recursion. Uses the
     directory entries' types (no ``stat`` per file); one descriptor is open per level
@@ -189,12 +192,16 @@ def walk_files(
                 continue
             try:
                 child = fsops.open_dir(raw, fd)
-            except (OSError, ForbiddenPathError):
+            except (OSError, ForbiddenPathError) as err:
+                if refused is not None and _kept_out(err):
+                    refused(prefix + name)
                 continue  # gone, or swapped for a link since the listing: skipped
             try:
                 files, subfolders = list_folder(child, child_prefix, hidden_files, skip_file)
-            except OSError:
+            except OSError as err:
                 os.close(child)
+                if refused is not None and _kept_out(err):
+                    refused(prefix + name)
                 continue
             frames.append((child, child_prefix, iter(subfolders)))
             if folders:
@@ -204,6 +211,11 @@ def walk_files(
         for fd, _, _ in frames:
             if fd != top_fd:
                 os.close(fd)
+
+
+def _kept_out(err: Exception) -> bool:
+    """Whether ``err`` is the system keeping this process out (not a folder gone)."""
+    return isinstance(err, PermissionError)
 
 
 _TOO_DEEP = (
