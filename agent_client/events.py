@@ -23,7 +23,7 @@ from agent_client.notes import ATX_HEADING, render_note
 from agent_client.reasons import entry_reason
 from agent_client.results import AppendResult
 from shared.errors import ConflictError, InvalidArgumentError, NotFoundError, TooLargeError
-from shared.models import MemoryEntry
+from shared.models import LINE_BREAKS, MemoryEntry
 from shared.utf8 import NOT_UTF8_TEXT
 from shared.workspace import day_file
 
@@ -59,11 +59,18 @@ def event_section(entry: MemoryEntry, local: datetime) -> str:
     return (
         f"\n## Event\n\n"
         f"- time: {local.isoformat(timespec='seconds')}\n"
-        f"- title: {' '.join(entry.title.split())}\n"
+        f"- title: {_one_line(entry.title)}\n"
         f"- tags: {tags}\n"
         f"- entry: {entry.id}\n\n"
         f"{body}\n"
     )
+
+
+def _one_line(title: str) -> str:
+    """The title as given (an ideographic or no-break space is spelling, as in the note
+    of a knowledge entry); a line break, which ``check_title`` refuses anyway, would end
+    the line: a space."""
+    return "".join(" " if char in LINE_BREAKS else char for char in title)
 
 
 async def append_event(vault: Vault, entry: MemoryEntry, tz: tzinfo | None) -> AppendResult:

@@ -202,3 +202,75 @@ def test_a_person_s_infinite_number_in_frontmatter_keeps_the_note_theirs(
     meta, body = split_note((items / "reading-goal.md").read_text())
     assert (meta["max_pages"], meta["min"]) == (".inf", "-.Inf")  # as text, written quoted
     assert "Twelve books" in body and "Spanish" in body
+
+
+def test_a_person_s_note_without_frontmatter_is_titled_by_its_heading(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    """A note without a frontmatter title took any entry whose slug is its file name,
+    whatever its heading said: a 東京 fact went into 東京.md headed "大阪旅行の計画"."""
+    items = vault_dir(server, lang) / "items"
+    items.mkdir(parents=True)
+    people = {
+        "note.md": "# Shopping list\n\nmilk, eggs\n",
+        "東京.md": "# 大阪旅行の計画\n\n新幹線で行く\n",
+        "京都.md": "# 京都\n\n寺が多い\n",
+        "paris.md": "The Eiffel tower.\n",  # no heading either: its name is its title
+    }
+    for name, text in people.items():
+        (items / name).write_text(text)
+
+    assert remember(writer, sink, lang, "Note", "a note").updated_files == ["items/note-2.md"]
+    tokyo = remember(writer, sink, lang, "東京", "東京の人口は1400万人")
+    assert tokyo.updated_files == ["items/東京-2.md"]
+    for name in ("note.md", "東京.md"):
+        assert (items / name).read_text() == people[name]
+    assert title_of(server, lang, "items/東京-2.md") == "東京"
+    # a heading or a file name of the entry's title is its note
+    kyoto = remember(writer, sink, lang, "京都", "金閣寺がある")
+    paris = remember(writer, sink, lang, "Paris", "The Louvre.")
+    assert (kyoto.updated_files, paris.updated_files) == (["items/京都.md"], ["items/paris.md"])
+    assert "金閣寺がある" in (items / "京都.md").read_text()
+    assert "The Louvre." in (items / "paris.md").read_text()
+
+
+def test_titles_of_symbols_only_are_named_by_their_symbols(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    """Every title without a letter or digit went to note.md, note-2.md...; "Travel 🇯🇵"
+    and "Travel 🇫🇷" to travel.md and travel-2.md."""
+    named = {
+        "🎉": "items/party-popper.md",
+        "🎉🎉": "items/party-popper-party-popper.md",
+        "❤️": "items/heavy-black-heart.md",
+        "?!": "items/question-mark-exclamation-mark.md",
+        "🇯🇵": "items/jp.md",
+        "Travel 🇯🇵": "items/travel-jp.md",
+        "Travel 🇫🇷": "items/travel-fr.md",
+        "Note": "items/note.md",
+    }
+    for title, path in named.items():
+        assert remember(writer, sink, lang, title, f"about {title}").updated_files == [path]
+        assert title_of(server, lang, path) == title
+    again = remember(writer, sink, lang, "🎉", "party on Friday")
+    assert again.updated_files == ["items/party-popper.md"]
+    assert again.update_summary.startswith("Added")
+
+
+def test_a_title_whose_names_are_all_taken_is_refused_with_what_to_do(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    """After ``MAX_SLUG_TWINS`` notes of other titles at a slug's names, an entry was
+    refused ``conflict``, as if something changed meanwhile: trying again met the same."""
+    items = vault_dir(server, lang) / "items"
+    items.mkdir(parents=True)
+    names = ["cap.md", *(f"cap-{n}.md" for n in range(2, fallback.MAX_SLUG_TWINS + 1))]
+    for n, name in enumerate(names, 1):
+        (items / name).write_text(f"---\ntitle: Cap {n}\n---\n# Cap {n}\n")
+    writer.submit([MemoryEntry(lang, "knowledge", "Cap", "a fact", timestamp=T0)])
+    assert writer.flush(60)
+    refused = sink.notices[-1]
+    assert not refused.ok
+    assert (refused.error or "").startswith("invalid_argument: items/cap.md to items/cap-100.md")
+    assert "give the entry a title with more words of its own" in (refused.error or "")
+    assert sorted(p.name for p in items.iterdir()) == sorted(names)

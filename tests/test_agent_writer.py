@@ -197,7 +197,7 @@ def test_fallback_creates_then_merges_by_slug_and_by_title(
     meta, body = split_note(note.read_text())
     assert meta["title"] == 'Past tense of "go"' and meta["type"] == "item"
     assert meta["tags"] == ["grammar", "verbs"] and meta["id"] and meta["created"]
-    assert body.startswith('# Past tense of "go"\n\nwent\n')
+    assert body.startswith('# Past tense of "go"\n\n## 2026-11-29: Past tense of "go"\n\nwent\n')
     assert "## 2026-11-29: past tense of go!\n\ngone (participle)\n" in body
     assert [n.method for n in sink.notices] == ["fallback", "fallback"]
     assert sink.notices[0].update_summary.startswith("Created items/past-tense-of-go.md")

@@ -2,17 +2,20 @@
 
 Find the best existing note (slug, then exact frontmatter title, then a search hit whose
 title has no word of its own but function words and forms of the other's words),
-append a dated section with the entry's content; or create a new note
-with clean frontmatter. Re-submitting the same entry does not add its content twice:
-an entry is already there when a section of the note *is* its content (``holds_entry``),
-never because its words occur somewhere in the file (a one-word entry such as "go" is
-in the title, the heading and the slug of its own note).
+append a dated section with the entry's content; or create a new note with clean
+frontmatter, the entry's content in a dated section there too (the first fact of a topic
+has its date as the later ones). Re-submitting the same entry does not add its content
+twice: an entry is already there when a section of the note *is* its content
+(``holds_entry``), never because its words occur somewhere in the file (a one-word entry
+such as "go" is in the title, the heading and the slug of its own note).
 """
 
 from __future__ import annotations
 
 import asyncio
+import posixpath
 import random
+import re
 import unicodedata
 from datetime import tzinfo
 from typing import Any
@@ -25,12 +28,13 @@ from agent_client.merge.paths import note_path_for, title_key
 from agent_client.notes import ATX_HEADING, render_note, split_note, unreadable_block
 from shared.errors import (
     ConflictError,
+    InvalidArgumentError,
     InvalidFrontmatterError,
     NotFoundError,
     TooLargeError,
     VaultError,
 )
-from shared.frontmatter import parse_yaml_block, string_list
+from shared.frontmatter import parse_yaml_block, string_list, title_from_body
 from shared.images import asset_folder
 from shared.models import MemoryEntry
 from shared.workspace import ITEMS_DIR
@@ -51,7 +55,7 @@ RETRY_WAIT_SECONDS = (0.01, 0.5)  # the first longest wait, and the cap
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
     """The existing note this entry belongs to, or None."""
     wanted = title_key(entry.title)
-    slug_path = note_path_for(entry.title)
+    slug_path = slug_path_for(entry.title)
     if await _titled(vault, slug_path, wanted):
         return slug_path
     try:
@@ -61,9 +65,9 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
     close: list[tuple[float, str, str]] = []  # (similarity, path, title key)
     for match in titles["matches"]:
         # a body line (a YAML example in a code block) reads as a title too: only the
-        # note's frontmatter title counts
+        # note's own title counts (``_titled``)
         key = _title_of(match["text"])
-        if key == wanted and await _titled(vault, match["path"], wanted, untitled=False):
+        if key == wanted and await _titled(vault, match["path"], wanted):
             return match["path"]
         score = similarity(key, wanted) if key else 0.0
         if score >= MIN_TITLE_SIMILARITY:
@@ -71,7 +75,7 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
     # The titles close enough ("Python tips" for "Python tip": a search for every word
     # of the entry's title does not find that note), the closest first.
     for _, path, key in sorted(close, key=lambda c: -c[0]):
-        if await _titled(vault, path, key, untitled=False):
+        if await _titled(vault, path, key):
             return path
     if await vault.has_search():
         try:
@@ -88,20 +92,68 @@ async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
 
 async def new_note_path(vault: Vault, title: str) -> str:
     """Where a new note for ``title`` goes: its slug path, unless a note of another title
-    holds it ("C#" and "C++" share a slug); then ``<slug>-2.md``, ``-3``..."""
+    holds it ("C#" and "C++" share a slug); then ``<slug>-2.md``, ``-3``...
+
+    ``InvalidArgumentError`` (not ``conflict``: nothing changed meanwhile, and trying
+    again finds the same) when all ``MAX_SLUG_TWINS`` names are taken."""
     wanted = title_key(title)
-    stem = note_path_for(title).removesuffix(".md")
+    stem = slug_path_for(title).removesuffix(".md")
     for number in range(1, MAX_SLUG_TWINS + 1):
         path = f"{stem}.md" if number == 1 else f"{stem}-{number}.md"
         if await _titled(vault, path, wanted) is not False:
             return path
-    raise ConflictError(f"{MAX_SLUG_TWINS} notes of other titles hold the names of {stem}.md")
+    raise InvalidArgumentError(
+        f"{stem}.md to {stem}-{MAX_SLUG_TWINS}.md hold notes of other titles: give the entry"
+        " a title with more words of its own, or move some of those notes into a folder"
+    )
 
 
-async def _titled(vault: Vault, path: str, wanted: str, *, untitled: bool = True) -> bool | None:
-    """Whether the note at ``path`` is the one titled ``wanted`` (a note without a title
-    is ``untitled``: by default taken as it, its name is its title); None when there is
-    no note there."""
+def slug_path_for(title: str) -> str:
+    """``note_path_for``, with a flag as its letters ("Travel 🇯🇵": ``travel-jp``), and a
+    title without a letter or digit ("🎉", "?!") named by its symbols (``party-popper``,
+    ``question-mark-exclamation-mark``): each such title went to ``note.md``,
+    ``note-2.md``..., names that say nothing, and the 101st was refused."""
+    text = _FLAGS.sub(lambda flag: f" {_flag_letters(flag[0])} ", title)
+    path = note_path_for(text)
+    if path == note_path_for("note") and "note" not in title_key(text).split():
+        return note_path_for(symbol_names(text))  # (no names either: still note.md)
+    return path
+
+
+# A flag: two regional indicators (🇯🇵 is J P), or a black flag, tag letters and a cancel
+# tag (🏴 g b s c t: Scotland).
+_FLAGS = re.compile(
+    "[\U0001f1e6-\U0001f1ff]{2}|\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]+\U000e007f"
+)
+_SKIN_TONES = range(0x1F3FB, 0x1F400)
+
+
+def _flag_letters(flag: str) -> str:
+    return "".join(
+        chr(ord(c) - 0x1F1E6 + ord("a")) if ord(c) < 0xE0000 else chr(ord(c) - 0xE0000)
+        for c in flag.strip("\U0001f3f4\U000e007f")
+    )
+
+
+def symbol_names(title: str) -> str:
+    """The Unicode names of the characters of ``title`` (``PARTY POPPER``), without what
+    only shapes the one before (variation selectors, skin tones, joiners, marks) and
+    spaces; a character this Python has no name for by its code (``u1fa77``)."""
+    names = [
+        unicodedata.name(char, f"u{ord(char):04x}")
+        for char in title
+        if not char.isspace()
+        and unicodedata.category(char) not in ("Cf", "Cc", "Mn", "Me")
+        and ord(char) not in _SKIN_TONES
+    ]
+    return " ".join(names)
+
+
+async def _titled(vault: Vault, path: str, wanted: str) -> bool | None:
+    """Whether the note at ``path`` is the one titled ``wanted``; None when there is no
+    note there. A note without a frontmatter title (a person's) is titled as the vault
+    titles it: its first ``# `` heading, else its file name; a note headed "Shopping list"
+    in ``note.md`` is no note of "🎉"."""
     try:
         current = await vault.read(path)
     except NotFoundError:
@@ -114,8 +166,11 @@ async def _titled(vault: Vault, path: str, wanted: str, *, untitled: bool = True
         return False  # bytes that are not UTF-8 (its base64 would be merged into)
     if unreadable_block(str(current.get("content", ""))):
         return False  # a block that cannot be read: nothing can be added to it
-    title = split_note(str(current.get("content", "")))[0].get("title")
-    return untitled if title is None else title_key(str(title)) == wanted
+    meta, body = split_note(str(current.get("content", "")))
+    title = meta.get("title")
+    if title is None or title == "":
+        title = title_from_body(body) or posixpath.basename(path).removesuffix(".md")
+    return title_key(str(title)) == wanted
 
 
 def _title_of(line: str) -> str | None:
@@ -318,21 +373,27 @@ def merge_tags(old: Any, new: list[str]) -> list[str]:
     return string_list("tags", [*string_list("tags", old, strict=False), *new], strict=False)
 
 
-def new_note(entry: MemoryEntry, links: list[str]) -> str:
-    body = f"# {entry.title}\n\n{entry.content.strip()}\n"
-    if links:
-        body += "\n" + "\n".join(links) + "\n"
-    return render_note({"title": entry.title, "type": "item", "tags": list(entry.tags)}, body)
+def new_note(entry: MemoryEntry, links: list[str], tz: tzinfo | None) -> str:
+    """A note of the entry alone: its heading, then the entry's dated section as a later
+    entry adds one (``created`` is the vault's: when the note was written)."""
+    meta = {"title": entry.title, "type": "item", "tags": list(entry.tags)}
+    return render_note(meta, f"# {entry.title}\n\n{_section(entry, links, tz)}")
 
 
 def merged_note(text: str, entry: MemoryEntry, links: list[str], tz: tzinfo | None) -> str:
     meta, body = split_note(text)
     meta["tags"] = merge_tags(meta.get("tags"), entry.tags)
+    return render_note(meta, body.rstrip("\n") + "\n\n" + _section(entry, links, tz))
+
+
+def _section(entry: MemoryEntry, links: list[str], tz: tzinfo | None) -> str:
+    """``## <day>: <title>``, the entry's content, its image links; the day of the entry's
+    time (``remember --at``) in the configured zone."""
     day = entry.timestamp.astimezone(tz).date().isoformat()  # YYYY-MM-DD, even before 1000
     section = f"## {day}: {entry.title}\n\n{entry.content.strip()}\n"
     if links:
         section += "\n" + "\n".join(links) + "\n"
-    return render_note(meta, body.rstrip("\n") + "\n\n" + section)
+    return section
 
 
 async def merge_fallback(
@@ -350,7 +411,7 @@ async def merge_fallback(
         assets = [p for p in journal.written if p.startswith(f"{asset_folder(path)}/")]
         try:
             if target is None:
-                await journal.write(path, new_note(entry, links), if_match="")
+                await journal.write(path, new_note(entry, links, tz), if_match="")
                 return Confirmation([path, *assets], f"Created {path} ({entry.title}).")
             current = await vault.read(path)
             if current.get("encoding", "utf-8") != "utf-8" or unreadable_block(current["content"]):

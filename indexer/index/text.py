@@ -47,6 +47,7 @@ from collections.abc import Iterator
 
 import re2
 
+from shared.frontmatter import tag_key
 from shared.reader_folds import (
     ARABIC_FOLDS,
     FORMAT_CLASS,
@@ -344,12 +345,10 @@ def fold(text: str) -> str:
 
 def fold_tag(tag: str) -> str:
     """A tag as the search filter compares tags, the same in any script and either
-    normalization: NFC, compatibility forms as their plain letters as search reads them
-    (``ＡＩ`` is ``AI``), case folded like ``fold`` (SQLite's ``lower`` folds ASCII only:
-    ``Ärger`` was not ``ärger``, nor ``Москва`` itself), NFC again."""
+    normalization (``shared.frontmatter.tag_key``, by which a note keeps each tag once):
+    NFC, compatibility forms as their plain letters (``ＡＩ`` is ``AI``; a full-width
+    ``＃`` is the ``#`` a tag may start with), case folded like ``fold`` (SQLite's
+    ``lower`` folds ASCII only: ``Ärger`` was not ``ärger``)."""
     if tag.isascii() and "\x00" not in tag:
         return tag.lower()
-    text = unicodedata.normalize("NFC", stream_safe(tag))
-    text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
-    # (a full-width ``＃``, as Japanese input types it, is the ``#`` a tag may start with)
-    return unicodedata.normalize("NFC", fold(text)).lstrip("#").strip()
+    return tag_key(stream_safe(tag))
