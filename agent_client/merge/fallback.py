@@ -196,7 +196,9 @@ def similarity(a: str, b: str) -> float:
     if not words_a or not words_b:
         return 0.0
     if len(words_a) == 1 == len(words_b) and (_unspaced(a) or _unspaced(b)):
-        pairs_a, pairs_b = _pairs(a), _pairs(b)
+        if (set(a) ^ set(b)) - UNSPACED_FUNCTION_CHARS:
+            return 0.0  # a character of its own: "张三的妻子的电话号码", "好きではない"
+        pairs_a, pairs_b = _pairs(_content(a)), _pairs(_content(b))
         return len(pairs_a & pairs_b) / len(pairs_a | pairs_b)
     return _word_similarity(words_a, words_b)
 
@@ -256,6 +258,18 @@ _UNSPACED_SCRIPTS = (
     "TIBETAN",
     "YI ",
 )
+
+
+# The particles a title written without spaces may add or drop and stay one topic, as
+# function words in ``_word_similarity`` (``東京の天気``, ``東京天気``): Japanese case
+# particles, Chinese 的/之/和/与, Korean particles. Any other character of its own makes
+# another topic (another person, a negation: ``ไม่ชอบกาแฟ``), as a word of its own does.
+UNSPACED_FUNCTION_CHARS = frozenset("のがはをにへでともや的之和与與及了의은는이가을를에도와과들")
+
+
+def _content(text: str) -> str:
+    """``text`` without its particles (all of it when it is particles only)."""
+    return "".join(c for c in text if c not in UNSPACED_FUNCTION_CHARS) or text
 
 
 def _unspaced(text: str) -> bool:
