@@ -120,6 +120,8 @@ def test_slugs_and_title_keys() -> None:
         ("sprint three retro", "sprint three retro notes"),  # a word of its own
         ("Anna", "Hanna"),
         ("Geburtstag von Carol", "Geburtstag von Dave"),
+        ("Haus Regeln", "Hausaufgaben Regeln"),  # a compound is no form of its first word
+        ("Kinder Zeitplan", "Kindergarten Zeitplan"),
     ],
 )
 def test_titles_with_a_word_of_their_own_are_other_topics(one: str, other: str) -> None:

@@ -230,8 +230,10 @@ def _has_variant(word: str, words: set[str]) -> bool:
 
 def _variants(a: str, b: str) -> bool:
     """Forms of one word: a common prefix of at least 4 letters covering three quarters
-    of the shorter word (plan/plans/planning, study/studies; not austria/australia), or
-    a plural's ``s``/``es`` on a word of three letters or more (tip/tips, box/boxes)."""
+    of the shorter word, with at most ``MAX_ENDING`` letters after it in the longer
+    (plan/plans/planning, study/studies; not austria/australia, nor the compounds
+    Haus/Hausaufgaben, Kinder/Kindergarten), or a plural's ``s``/``es`` on a word of
+    three letters or more (tip/tips, box/boxes)."""
     short, long = sorted((a, b), key=len)
     if len(short) >= 3 and short.isalpha() and long in (short + "s", short + "es"):
         return True
@@ -240,7 +242,10 @@ def _variants(a: str, b: str) -> bool:
         if x != y or not (x.isalpha() or unicodedata.category(x)[0] == "M"):
             break
         prefix += 1
-    return prefix >= 4 and 4 * prefix >= 3 * min(len(a), len(b))
+    return prefix >= 4 and 4 * prefix >= 3 * len(short) and len(long) - prefix <= MAX_ENDING
+
+
+MAX_ENDING = 4  # letters an inflection adds (plan-ning, manage-ment, organization-al)
 
 
 # Scripts written without spaces between words: a title there is one "word".
