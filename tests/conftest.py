@@ -41,6 +41,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture
+def modes() -> Iterator[dict[Path, int]]:
+    """Paths a test takes permissions from (``helpers.permissions.chmod``), given back
+    afterwards (path -> mode)."""
+    changed: dict[Path, int] = {}
+    yield changed
+    for path, mode in changed.items():
+        if path.exists():
+            os.chmod(path, mode)
+
+
+@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -121,18 +121,27 @@ def test_event_day_follows_the_configured_time_zone(server: RunningIndexer, lang
     )
 
 
-def test_two_writers_racing_create_one_preamble(server: RunningIndexer, lang: str) -> None:
+def writers_at_once(
+    server: RunningIndexer, batches: list[list[MemoryEntry]]
+) -> list[CollectingNoticeSink]:
+    """One writer per batch (as agents in other processes), all submitted at once and
+    flushed; their sinks."""
     settings = ClientSettings(workspace=server.workspace, tz=UTC)
-    sinks = [CollectingNoticeSink(), CollectingNoticeSink()]
+    sinks = [CollectingNoticeSink() for _ in batches]
     writers = [MemoryWriter(settings, s) for s in sinks]
-    batches = [[event(lang, f"w{w}-{i}") for i in range(6)] for w in range(2)]
     try:
         for w, batch in zip(writers, batches, strict=True):
             w.submit(batch)
-        assert all(w.flush(60) for w in writers)
+        assert all(w.flush(120) for w in writers)
     finally:
         for w in writers:
             w.close()
+    return sinks
+
+
+def test_two_writers_racing_create_one_preamble(server: RunningIndexer, lang: str) -> None:
+    batches = [[event(lang, f"w{w}-{i}") for i in range(6)] for w in range(2)]
+    sinks = writers_at_once(server, batches)
     assert all(n.ok for s in sinks for n in s.notices)
     text = (vault_dir(server, lang) / "events/2026/11/29.md").read_text()
     assert text.count("---\n") == 2 and text.count("# Events 2026-11-29") == 1
@@ -147,19 +156,10 @@ def test_three_writers_merging_into_one_note_lose_no_entry(
 ) -> None:
     """Three agents' writers merging one topic at once keep winning in turn: with three
     tries back to back, 5 to 8 of 45 entries failed as conflicts (their text lost)."""
-    settings = ClientSettings(workspace=server.workspace, tz=UTC)
-    sinks = [CollectingNoticeSink() for _ in range(3)]
-    writers = [MemoryWriter(settings, s) for s in sinks]
     batches = [
         [knowledge(lang, "日本語の勉強", f"fact-{w}-{i}") for i in range(15)] for w in range(3)
     ]
-    try:
-        for w, batch in zip(writers, batches, strict=True):
-            w.submit(batch)
-        assert all(w.flush(120) for w in writers)
-    finally:
-        for w in writers:
-            w.close()
+    sinks = writers_at_once(server, batches)
     assert [n.error for s in sinks for n in s.notices if not n.ok] == []
     text = (vault_dir(server, lang) / "items/日本語の勉強.md").read_text()
     lost = [e.content for batch in batches for e in batch if f"\n{e.content}\n" not in text]

@@ -11,13 +11,12 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastmcp import Client
 from helpers.indexer_process import start_indexer
-from helpers.permissions import as_plain_user
+from helpers.permissions import as_plain_user, chmod
 
 DEADLINE = 15.0
 
@@ -48,21 +47,6 @@ async def eventually(client: Client, query: str, paths: list[str]) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"search for {query!r} never found {paths}")
         await asyncio.sleep(0.05)
-
-
-@pytest.fixture
-def modes() -> Iterator[dict[Path, int]]:
-    """Paths a test takes permissions from, given back afterwards (path -> mode)."""
-    changed: dict[Path, int] = {}
-    yield changed
-    for path, mode in changed.items():
-        if path.exists():
-            os.chmod(path, mode)
-
-
-def chmod(modes: dict[Path, int], path: Path, mode: int) -> None:
-    modes.setdefault(path, path.stat().st_mode & 0o7777)
-    os.chmod(path, mode)
 
 
 async def test_unreadable_folders_leave_the_index_whole_and_are_seen_once_readable(

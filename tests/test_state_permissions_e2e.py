@@ -7,13 +7,11 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from fastmcp import Client
 from helpers.indexer_process import spawn_indexer, start_indexer
-from helpers.permissions import as_plain_user
+from helpers.permissions import as_plain_user, chmod
 
 from shared.workspace import Workspace
 
@@ -25,21 +23,6 @@ def put(ws: Path, rel: str, text: str, lang: str = "en") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def modes() -> Iterator[dict[Path, int]]:
-    """Paths a test takes permissions from, given back afterwards (path -> mode)."""
-    changed: dict[Path, int] = {}
-    yield changed
-    for path, mode in changed.items():
-        if path.exists():
-            os.chmod(path, mode)
-
-
-def chmod(modes: dict[Path, int], path: Path, mode: int) -> None:
-    modes.setdefault(path, path.stat().st_mode & 0o7777)
-    os.chmod(path, mode)
 
 
 def indexed(ws: Path) -> None:

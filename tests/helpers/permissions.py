@@ -34,3 +34,9 @@ def as_plain_user() -> list[str]:
     if setpriv is None:
         pytest.skip("setpriv (util-linux) is not available to run a command as a plain user")
     return [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+
+
+def chmod(modes: dict[Path, int], path: Path, mode: int) -> None:
+    """``os.chmod``, the old mode kept in ``modes`` (the fixture gives it back)."""
+    modes.setdefault(path, path.stat().st_mode & 0o7777)
+    os.chmod(path, mode)
