@@ -79,3 +79,6 @@ class Barrier:
 
     def on_queue_overflow(self) -> None:
         pass  # the watch group tells on_lost
+
+    def on_events_lost(self) -> None:
+        pass  # (watchdog 7.1.1 calls it after every callback's on_queue_overflow)
