@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
-from indexer.vault import fsops
+from indexer.vault import fsops, oserrors
 from indexer.vault.contents import text_lines
 from indexer.vault.diffs import unified_diff
 from indexer.vault.history.rows import first_word
@@ -363,10 +363,16 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
         try:
             for plan in reversed(plans):  # an image before its note (whose folder then goes)
                 undone.append(_undo_one(vault, plan, entry_id, dry_run))
-        except BaseException:  # a disk error midway: put back what was undone
+        except BaseException as err:  # a disk error midway: put back what was undone
             for plan, result in zip(reversed(plans), undone, strict=False):
                 if "version" in result:
                     _put_back(vault, plan, entry_id)
+            failed = plans[-1 - len(undone)][0].rel  # (the one it was undoing)
+            described = oserrors.describe(err) if isinstance(err, OSError) else None
+            if described is not None:  # said of which file (the entry has several)
+                described.message = f"{failed}: {described.message}"
+                described.args = (described.message,)
+                raise described from None
             raise
     if not dry_run:  # an *.assets/ folder the entry's images were all that was in goes too
         for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.is_asset}.values():

@@ -23,7 +23,7 @@ from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
 from indexer.vault.vault import Vault
-from shared.errors import VaultError
+from shared.errors import StorageError, VaultError
 from shared.workspace import Workspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
@@ -785,8 +785,9 @@ def test_an_undo_that_failed_midway_can_be_done_again_whole(
 
     with monkeypatch.context() as patched:
         patched.setattr(Place, "commit", disk_full_for_p1)
-        with pytest.raises(OSError, match="No space left"):
-            vault.undo("en", "E1")
+        with pytest.raises(StorageError, match=r": p1/a\.md: no space is left") as refusal:
+            vault.undo("en", "E1")  # (which file: the entry has two)
+        assert "nothing was changed" in refusal.value.message
     assert "by the entry" in (root(vault) / "p2/b.md").read_text()  # put back
     done = vault.undo("en", "E1")
     assert sorted(f["path"] for f in done["files"]) == ["p1/a.md", "p2/b.md"]
