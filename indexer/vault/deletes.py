@@ -16,7 +16,7 @@ import stat
 from contextlib import closing, suppress
 from typing import TYPE_CHECKING
 
-from indexer.vault import fsops, moves, reading, timeline
+from indexer.vault import asset_folders, fsops, moves, reading, timeline
 from indexer.vault.contents import WRITABLE
 from indexer.vault.history.store import Change
 from indexer.vault.names import MAX_DEPTH
@@ -88,7 +88,7 @@ def _delete_locked(
                 vault, place, place.dir_fd, info, reason=reason, actor=actor, if_match=if_match
             )
             if target.is_asset:  # its *.assets/ folder goes when it was the last image
-                timeline.remove_emptied_folders(vault, target)
+                asset_folders.remove_emptied_folder(vault.sandbox, target)
         else:
             raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
         vault._notify(target)

@@ -233,11 +233,16 @@ def refuse_read_only(info: os.stat_result) -> None:
     is left as it is by every tool that would change or remove it, as ``append`` left
     it: a write swapped a new file in (and gave it the same mode), root wrote anything.
     Root is held to the write bits as anyone; the system's own refusal still holds."""
-    if stat.S_ISREG(info.st_mode) and not _may_write(info):
+    if read_only(info):
         raise ForbiddenPathError(
             "the file is read-only (its permissions do not let the indexer write it);"
             " nothing was changed"
         )
+
+
+def read_only(info: os.stat_result) -> bool:
+    """A regular file ``refuse_read_only`` refuses."""
+    return stat.S_ISREG(info.st_mode) and not _may_write(info)
 
 
 def _may_write(info: os.stat_result) -> bool:

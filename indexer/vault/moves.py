@@ -32,6 +32,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from indexer.vault import atomic, fsops, oserrors, renames
+from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
 from indexer.vault.names import printable
@@ -39,7 +40,7 @@ from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
 from indexer.vault.scan import FileEntry, walk_files
-from indexer.vault.timeline import file_kind, read_at, remove_emptied_folders
+from indexer.vault.timeline import file_kind, read_at
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -261,7 +262,7 @@ def _move_file_locked(
         os.fsync(dst_fd)
         os.fsync(src.dir_fd)
     if file_kind(source) == "asset":
-        remove_emptied_folders(vault, source)
+        remove_emptied_folder(vault.sandbox, source)
     vault._notify(source)
     vault._notify(dest)
     return {"path": source.rel, "new_path": dest.rel, "etag": fsops.etag_of(after)}

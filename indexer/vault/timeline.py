@@ -35,6 +35,7 @@ from contextlib import ExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
 from indexer.vault import fsops, oserrors
+from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.contents import text_lines
 from indexer.vault.diffs import unified_diff
 from indexer.vault.history.rows import first_word
@@ -341,7 +342,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             elif found is not None:
                 plans.append((target, current, *found))
                 changes = found[1] is None or found[1].etag != etag
-                if current is not None and info is not None and changes and _read_only(info):
+                if current is not None and info is not None and changes and fsops.read_only(info):
                     read_only.append(target.rel)  # (a note it made was deleted all the same)
         if read_only and not conflicts:
             raise ForbiddenPathError(
@@ -376,28 +377,8 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             raise
     if not dry_run:  # an *.assets/ folder the entry's images were all that was in goes too
         for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.is_asset}.values():
-            remove_emptied_folders(vault, target)
+            remove_emptied_folder(vault.sandbox, target)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": undone[::-1]}
-
-
-def remove_emptied_folders(vault: Vault, image: Target) -> None:
-    """rmdir the ``*.assets/`` folder of ``image`` (gone from it) when nothing is left in
-    it: a tool made it for images, and moving or deleting the last one left
-    ``x.md.assets/`` behind, empty (undo always cleared it). Anything left keeps it."""
-    if not image.is_asset:
-        return
-    folder = vault.sandbox.resolve(image.lang, image.rel.rsplit("/", 1)[0])
-    with suppress(VaultError), vault.sandbox.open(folder) as place:
-        if place.lstat() is not None:
-            place.remove_empty_folder()
-
-
-def _read_only(info: os.stat_result) -> bool:
-    try:
-        fsops.refuse_read_only(info)
-    except ForbiddenPathError:
-        return True
-    return False
 
 
 def _who(row: Version) -> str:
