@@ -15,6 +15,17 @@ LOW_SPACE_BYTES = 1 << 20  # less free space than this beside the file: SQLite's
 # error" on opening (the -wal and -shm files it writes even to read) is a full disk
 
 
+# SQLite's names for a file it may open but not write (another user's, mode 0444, a
+# read-only disk): it opens such a file read-only without a word, and the first write fails.
+_NOT_ALLOWED = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
+
+
+def not_allowed(err: Exception) -> bool:
+    """Whether ``err`` is SQLite refusing a file this user may not write: no damage (a
+    good file moved aside or rebuilt would be lost for nothing)."""
+    return str(getattr(err, "sqlite_errorname", "")).startswith(_NOT_ALLOWED)
+
+
 def disk_trouble(path: Path, err: Exception) -> str | None:
     """What a full or failing disk did to the open of the SQLite file ``path`` (words for
     a message), or None when ``err`` is no such thing."""

@@ -25,13 +25,13 @@ import math
 import os
 import re
 import time
-import unicodedata
 from datetime import UTC, date, datetime
 from typing import Any
 
 import yaml
 
 from shared.errors import InvalidFrontmatterError
+from shared.reader_folds import tag_key
 from shared.yaml_dialect import (
     MAX_INT_DIGITS,
     NoteDumper,
@@ -421,7 +421,8 @@ def title_from_body(body: str) -> str:
 
 def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
     """``"a, b"``, ``"#a #b"`` or a list: unique non-empty strings (tags lose a leading
-    ``#``, and are unique as the tags filter of search compares them: ``tag_key``).
+    ``#``, and are unique as the tags filter of search compares them:
+    ``reader_folds.tag_key``).
 
     ``strict`` refuses odd values (what a write may store); lenient mode skips them (what
     the index makes of a note a person wrote).
@@ -452,29 +453,6 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
         if text:
             result.setdefault(tag_key(text) if key == "tags" else text, text)
     return list(result.values())
-
-
-# As ``indexer.index.text.fold_tag`` (the tags filter of search; ``shared`` cannot import
-# it): compatibility forms a reader takes for the plain letters (CJK compatibility
-# ideographs, ligatures, Arabic presentation forms, full- and half-width forms), and
-# casefold with the Turkish dotted and dotless i.
-_COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]+")
-_TAG_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00": "\ufffd"})
-# Longer tags are compared as written: no filter takes them (``MAX_TAG_CHARS`` of
-# ``shared.models``), and NFC of a long run of marks takes quadratic time.
-_MAX_FOLDED_TAG = 256
-
-
-def tag_key(tag: str) -> str:
-    """A tag as the tags filter of search compares it: ``café`` typed composed or not,
-    ``ＡＢＣ`` and ``abc`` are one tag; a note keeps each tag once by it."""
-    if tag.isascii() and "\x00" not in tag:
-        return tag.lower()
-    if len(tag) > _MAX_FOLDED_TAG:
-        return tag
-    text = unicodedata.normalize("NFC", tag)
-    text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
-    return unicodedata.normalize("NFC", text.translate(_TAG_FOLDS).casefold()).lstrip("#").strip()
 
 
 def _timestamp(key: str, value: Any) -> datetime:

@@ -4,11 +4,14 @@
 note, not two (``كتب`` and ``كَتَبَ``, ``İstanbul`` and ``Istanbul``).
 
 Plain data and ``re`` only: the indexer adds its own faster scans (RE2) around them.
+A tag is compared by ``tag_key`` on both sides too: the tags filter of search, and a
+note keeping each tag once.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Vowel points that Arabic and Hebrew text may carry or not (harakat and tatweel; niqqud
 # and cantillation), never their letters or punctuation (maqaf, sof pasuq).
@@ -40,3 +43,28 @@ LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
      "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h"}
 )  # fmt: skip
+# Compatibility forms a reader takes for the plain letters: CJK compatibility ideographs,
+# ligatures, Arabic presentation forms, full- and half-width forms. (Not NFKC as a whole:
+# it would also split Thai and Lao ``ำ``, which their bigrams keep whole.)
+COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]+")
+# str.casefold plus the Turkish dotted/dotless i, so that any case-insensitive match (RE2
+# or Python re) is a substring after folding. A NUL becomes U+FFFD (on both sides): the
+# trigram tokenizer stops at a NUL, and the text after it was never a grep candidate.
+CASE_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00": "\ufffd"})
+# Longer tags are compared as written: no filter takes them (``MAX_TAG_CHARS`` of
+# ``shared.models``), and NFC of a long run of marks takes quadratic time.
+_MAX_FOLDED_TAG = 256
+
+
+def tag_key(tag: str) -> str:
+    """A tag as the tags filter of search compares it, and a note keeps each tag once by:
+    ``café`` typed composed or not, ``ＡＢＣ`` and ``abc``, ``Ärger`` and ``ärger`` are one
+    tag (a full-width ``＃``, as Japanese input types it, is the ``#`` a tag may start
+    with)."""
+    if tag.isascii() and "\x00" not in tag:
+        return tag.lower()
+    if len(tag) > _MAX_FOLDED_TAG:
+        return tag
+    text = unicodedata.normalize("NFC", tag)
+    text = COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
+    return unicodedata.normalize("NFC", text.translate(CASE_FIXES).casefold()).lstrip("#").strip()

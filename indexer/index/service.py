@@ -12,11 +12,8 @@ commit, appends deferred until the next read of the index) and the reads
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import errno
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -32,10 +29,10 @@ from indexer.index.local_fs import LocalFolders
 from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
+from indexer.index.vault_access import VaultAccess
 from indexer.index.watcher import VaultWatcher
-from indexer.sqlite_errors import disk_trouble
+from indexer.sqlite_errors import disk_trouble, not_allowed
 from shared.errors import IndexSchemaError
-from shared.langs import is_lang
 from shared.workspace import Workspace
 
 __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
@@ -97,11 +94,7 @@ class NoteIndex:
         self._linked_lock = threading.Lock()
         self._local = LocalFolders()
         self._reads = IndexReads(self._db, flush=self._tool.flush, partial=lambda: self.partial)
-        # The langs whose vault this user may not read now, warned about once; and every
-        # lang seen, to tell them when the languages folder itself is shut.
-        self._refused: set[str] = set()
-        self._langs_seen: set[str] | None = None
-        self._refused_lock = threading.Lock()
+        self._access = VaultAccess(workspace, self._indexed_langs)
 
     @property
     def _generation(self) -> int:
@@ -126,7 +119,7 @@ class NoteIndex:
                     self._db.set_state(LISTENERS_BEHIND, "1")  # never have been told
                 self._db.set_state("reconcile_running", "1")
             except sqlite3.OperationalError as err:
-                if str(getattr(err, "sqlite_errorname", "")).startswith(_NOT_ALLOWED):
+                if not_allowed(err):
                     self._db.close()
                     raise IndexSchemaError(_unwritable(self.path, err)) from None
                 trouble = disk_trouble(self.path, err)
@@ -225,7 +218,7 @@ class NoteIndex:
         index that has been whole before tells ``offline`` (made while no indexer ran),
         one building the index tells ``reconcile`` (what was there before it)."""
         self._tool.flush()  # the tools' appends are told as theirs
-        self._check_vaults()
+        self._access.check()
         whole_since = self._db.get_state(WHOLE_SINCE)  # the last complete reconcile's start
         if source == "reconcile" and whole_since is not None:
             source = "offline"
@@ -338,56 +331,12 @@ class NoteIndex:
         """Sync what the watcher saw (``applying.ChangeSync``); a vault root that changed
         (its permissions, maybe) is looked at again."""
         if any(rel == "" for _, rel in folders):
-            self._check_vaults()
+            self._access.check()
         self._sync.apply_changes(files, folders)
 
-    def _check_vaults(self) -> None:
-        """Warn once about each vault this user may not read, and say when it may again:
-        its notes are missing from search meanwhile (a tool call on it says why)."""
-        with self._refused_lock:
-            langs = self._langs_seen
-            if langs is None:  # the langs indexed before: the languages folder may be shut
-                with self._db.read() as conn:
-                    langs = {row[0] for row in conn.execute("SELECT DISTINCT lang FROM notes")}
-            # (the languages folder shut or missing: the langs seen before tell)
-            with contextlib.suppress(OSError), os.scandir(self.workspace.languages_dir) as found:
-                langs |= {entry.name for entry in found if is_lang(entry.name)}
-            self._langs_seen = langs
-            refused = {lang: why for lang in langs if (why := self._vault_refused(lang))}
-            for lang in sorted(refused.keys() - self._refused):
-                log.warning(
-                    "the vault %s cannot be read (%s: %s): its notes are missing from search"
-                    " until the indexer's user may read that folder again",
-                    lang, refused[lang], self._refused_at(lang),
-                )  # fmt: skip
-            for lang in sorted(self._refused - refused.keys()):
-                log.info("the vault %s can be read again", lang)
-            self._refused = set(refused)
-
-    def _refused_at(self, lang: str) -> Path:
-        """The folder that keeps this user out of ``lang``'s vault: the parent of the
-        first one it may not look at (no search permission), else the vault (no read)."""
-        vault = self.workspace.vault_dir(lang)
-        for path in (vault.parent.parent, vault.parent, vault):
-            try:
-                os.stat(path)
-            except PermissionError:
-                return path.parent
-            except OSError:
-                break
-        return vault
-
-    def _vault_refused(self, lang: str) -> str | None:
-        """Why this user may not read ``lang``'s vault folder (None: it may, or there is
-        none): a vault kept out is no empty vault."""
-        try:
-            fd = os.open(
-                self.workspace.vault_dir(lang), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-            )
-        except OSError as err:
-            return err.strerror if err.errno in (errno.EACCES, errno.EPERM) else None
-        os.close(fd)
-        return None
+    def _indexed_langs(self) -> set[str]:
+        with self._db.read() as conn:
+            return {row[0] for row in conn.execute("SELECT DISTINCT lang FROM notes")}
 
     # -- queries (``reads.IndexReads``) -------------------------------------------------
 
@@ -404,7 +353,7 @@ class NoteIndex:
         """BM25-ranked notes of ``lang`` holding every word and phrase of ``query``;
         ``partial`` too while this user may not read the vault (its notes are missing)."""
         found = self._reads.search(lang, query, limit, type, tags, path, offset)
-        if not found["partial"] and self._vault_refused(lang) is not None:
+        if not found["partial"] and self._access.refused(lang) is not None:
             found["partial"] = True
         return found
 
@@ -479,11 +428,6 @@ class NoteIndex:
     def problems(self, lang: str | None = None) -> list[tuple[str, str, str]]:
         """(lang, path, reason) of every note whose text could not be fully understood."""
         return self._reads.problems(lang)
-
-
-# SQLite's names for a file it may open but not write (another user's, mode 0444, a
-# read-only disk): it opens such a file read-only without a word, and the first write fails.
-_NOT_ALLOWED = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
 
 
 def _unwritable(path: Path, err: sqlite3.Error) -> str:

@@ -47,14 +47,16 @@ from collections.abc import Iterator
 
 import re2
 
-from shared.frontmatter import tag_key
 from shared.reader_folds import (
     ARABIC_FOLDS,
+    CASE_FIXES,
+    COMPATIBLE,
     FORMAT_CLASS,
     FORMAT_RANGES,
     FORMAT_RUNS,
     LETTER_FOLDS,
     OPTIONAL_MARKS,
+    tag_key,
 )
 
 # Letters and numbers of the CJK scripts (punctuation and symbols excluded, since
@@ -158,15 +160,6 @@ def _greek_bases() -> dict[int, str]:
 
 _GREEK_BASES = _greek_bases()
 _GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
-# Compatibility forms a reader takes for the plain letters: CJK compatibility ideographs,
-# ligatures, Arabic presentation forms, full- and half-width forms. (Not NFKC as a whole:
-# it would also split Thai and Lao ``ำ``, which their bigrams keep whole.)
-_COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]+")
-# Folding for the grep trigram table: str.casefold plus the Turkish dotted/dotless i,
-# so that any case-insensitive match (RE2 or Python re) is a substring after folding.
-# A NUL becomes U+FFFD (on both sides): the trigram tokenizer stops at a NUL, and the
-# text after it was never a grep candidate.
-_FOLD_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00": "\ufffd"})
 
 
 @functools.cache
@@ -248,8 +241,8 @@ def searchable(text: str) -> str:
     # A regex costs about 20 ns a character; a byte search for the UTF-8 lead bytes of
     # those scripts costs about 1 ns, and most texts have none.
     data = text.encode("utf-8", "surrogatepass")
-    if b"\xef" in data and _COMPATIBLE.search(text):  # U+F000-U+FFFF
-        text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
+    if b"\xef" in data and COMPATIBLE.search(text):  # U+F000-U+FFFF
+        text = COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
         data = text.encode("utf-8", "surrogatepass")
     if any(lead in data for lead in _GREEK_LEADS):
         text = text.translate(_GREEK_BASES)
@@ -340,12 +333,12 @@ def _expand_run(match: re.Match[str]) -> str:
 
 def fold(text: str) -> str:
     """Case-folded text for the trigram table (per-character, so substrings survive)."""
-    return text.translate(_FOLD_FIXES).casefold()
+    return text.translate(CASE_FIXES).casefold()
 
 
 def fold_tag(tag: str) -> str:
     """A tag as the search filter compares tags, the same in any script and either
-    normalization (``shared.frontmatter.tag_key``, by which a note keeps each tag once):
+    normalization (``shared.reader_folds.tag_key``, by which a note keeps each tag once):
     NFC, compatibility forms as their plain letters (``ＡＩ`` is ``AI``; a full-width
     ``＃`` is the ``#`` a tag may start with), case folded like ``fold`` (SQLite's
     ``lower`` folds ASCII only: ``Ärger`` was not ``ärger``)."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import os
 import stat
-import unicodedata
 from contextlib import ExitStack, closing, suppress
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -33,9 +32,9 @@ from typing import TYPE_CHECKING
 
 from indexer.vault import atomic, fsops, oserrors, renames
 from indexer.vault.asset_folders import remove_emptied_folder
+from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
-from indexer.vault.names import printable
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Target
@@ -48,7 +47,6 @@ from shared.errors import (
     NotFoundError,
     TooLargeError,
 )
-from shared.path_names import MAX_DEPTH, MAX_PATH_BYTES
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -350,7 +348,7 @@ def _move_folder_locked(
         raise NotFoundError(f"the folder {source.rel} does not exist")
     if dst.lstat() is not None:
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
-    _check_reach(src, source, dest)
+    check_reach(src, source, dest)
     moved = []
     for rel, data in _files_below(src, src.name, source.rel, read=vault.max_file_bytes):
         old = vault.sandbox.resolve(source.lang, rel)
@@ -423,58 +421,6 @@ def _move_back(vault: Vault, src: Place, dst: Place, dst_fd: int, relinked: list
         dst.rollback()
     except Exception:
         log.exception("a folder move failed and could not be taken back fully")
-
-
-def _check_reach(src: Place, source: Target, dest: Target) -> None:
-    """Refuse a folder move that would put anything below the folder (an empty folder
-    or a dot-file too, which no listing names) deeper or longer than a path may be: it
-    would be out of every tool's reach until moved back. What is already out of reach
-    may move where it stays so (a move up or to a shorter name is never refused). Paths
-    are measured as the vault names them (NFC); one folder is open per level, and a
-    folder that cannot be opened is passed over (as every listing passes it over)."""
-    grows = len(dest.rel.split("/")) - len(source.rel.split("/"))
-    if grows <= 0 and _size(dest.rel) <= _size(source.rel):
-        return
-    max_below = MAX_DEPTH - len(dest.rel.split("/"))  # levels a path may have below it
-    max_bytes = MAX_PATH_BYTES - _size(dest.rel) - 1  # bytes after "<new_path>/"
-    assert src.dir_fd is not None
-    top = fsops.open_dir(src.name, src.dir_fd)
-    levels = [(top, "", 1, os.scandir(top))]  # each: folder, its path below, level, entries
-    try:
-        while levels:
-            fd, below, level, entries = levels[-1]
-            entry = next(entries, None)
-            if entry is None:
-                levels.pop()
-                entries.close()
-                os.close(fd)
-                continue
-            rel = below + entry.name
-            if level > max_below or _size(rel) > max_bytes:
-                raise ForbiddenPathError(
-                    f"{dest.rel}/{printable(rel)} would be deeper than {MAX_DEPTH} names or"
-                    f" longer than {MAX_PATH_BYTES} bytes (out of every tool's reach);"
-                    " nothing was moved"
-                )
-            if not entry.is_dir(follow_symlinks=False):
-                continue
-            try:
-                child = fsops.open_dir(entry.name, fd)
-            except (OSError, ForbiddenPathError):
-                continue  # may not be opened (or gone): no listing reaches below it
-            try:
-                levels.append((child, rel + "/", level + 1, os.scandir(child)))
-            except OSError:
-                os.close(child)
-    finally:
-        for fd, _, _, entries in levels:
-            entries.close()
-            os.close(fd)
-
-
-def _size(path: str) -> int:
-    """The bytes of a path as the vault names it (NFC), whatever the disk spells."""
-    return len(os.fsencode(unicodedata.normalize("NFC", path)))
 
 
 def _folder_files(vault: Vault, folder: Target) -> list[str]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from indexer.sqlite_errors import disk_trouble
+from indexer.sqlite_errors import disk_trouble, not_allowed
 from shared.errors import HistoryStoreError
 
 SCHEMA_VERSION = 1
@@ -166,12 +166,9 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute("COMMIT")
 
 
-_NOT_ALLOWED = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")
-
-
 def _damaged(path: Path, err: Exception) -> HistoryStoreError:
     said = " ".join(str(err).split())[:300]  # one line, whatever SQLite reported
-    if str(getattr(err, "sqlite_errorname", "")).startswith(_NOT_ALLOWED):
+    if not_allowed(err):
         return HistoryStoreError(  # not damage: moving a good history aside would lose it
             f"the history {path} cannot be opened for writing by this user ({said}): run "
             "the indexer as the user who owns the workspace, or make it writable (history "
