@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from fastmcp import Client
 from helpers.indexer_process import spawn_indexer, start_indexer
 from helpers.permissions import as_plain_user, chmod
 
+from indexer.health import server_health
 from shared.workspace import Workspace
 
 DEADLINE = 15.0
@@ -115,11 +118,24 @@ async def test_an_unreadable_vault_is_one_plain_warning_and_search_says_partial(
             assert other["total"] == 1 and not other["partial"]
             kept = await search(c, "en", "body")  # what was indexed stays found
             assert kept["partial"] and kept["total"] == 20, kept
+            # status, /health and `indexer status` tell it too (they said all was whole)
+            status = (await c.call_tool("status", {})).data
+            assert status["index_partial"] and "cannot be read" in status["sync"]["reason"]
+            assert list(status["sync"]["unreadable_vaults"]) == ["en"]
+            health = server_health(server.url, Workspace(ws)) or {}
+            assert health["index_partial"] and list(health["unreadable_vaults"]) == ["en"]
+            told = subprocess.run(
+                [sys.executable, "-m", "indexer", "status", "--workspace", str(ws)],
+                capture_output=True,
+                text=True,
+            )
+            assert f"the vault en cannot be read (Permission denied ({lang_folder}))" in told.stdout
             os.chmod(lang_folder, 0o755)
             deadline = time.monotonic() + DEADLINE
             while (found := await search(c, "en", "body"))["total"] != 20 or found["partial"]:
                 assert time.monotonic() < deadline, f"the vault never came back: {found}"
                 await asyncio.sleep(0.05)
+            assert (server_health(server.url, Workspace(ws)) or {})["unreadable_vaults"] == {}
     finally:
         assert server.stop() == 0
     log = server.log()

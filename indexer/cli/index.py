@@ -167,6 +167,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             # what the server knows: a read-only look at the file cannot tell
             "index_ready": health.get("index_ready") if health else None,
             "index_partial": health.get("index_partial") if health else None,
+            "unreadable_vaults": health.get("unreadable_vaults", {}) if health else None,
         },
         "index": None,
     }
@@ -185,7 +186,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"workspace: {workspace.root}")
     if health:
         print(f"server: running at {url} (version {health.get('version', '?')})")
-        if health.get("index_partial"):
+        kept_out = health.get("unreadable_vaults") or {}
+        for lang, why in kept_out.items():
+            print(f"server: the vault {lang} cannot be read ({why}): its notes may be out of date")
+        if health.get("index_partial") and not kept_out:
             print("server: its index is still catching up with disk (searches may miss notes)")
     elif (older := older_server(workspace)) is not None:
         print(

@@ -172,8 +172,17 @@ class NoteIndex:
                 "the file watcher is not running: changes on disk are found by a periodic reconcile"
             )
             state = {**state, "partial": True, "reason": reason}
+        kept_out = self._access.kept_out()
+        if kept_out and not state["partial"]:
+            langs = ", ".join(kept_out)
+            reason = f"the vault {langs} cannot be read: its notes in search may be out of date"
+            state = {**state, "partial": True, "reason": reason}
         watcher = self._watcher.state() if self._watcher is not None else {"state": "stopped"}
-        return {**state, "watcher": watcher}
+        return {**state, "unreadable_vaults": kept_out, "watcher": watcher}
+
+    def unreadable_vaults(self) -> dict[str, str]:
+        """The vaults this user may not read now, and why (their notes stay indexed)."""
+        return self._access.kept_out()
 
     def mark_behind(self, reason: str) -> None:
         """The index may miss changes (``reason``): results are partial until a

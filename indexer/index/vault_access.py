@@ -55,6 +55,17 @@ class VaultAccess:
                 log.info("the vault %s can be read again", lang)
             self._refused = set(refused)
 
+    def kept_out(self) -> dict[str, str]:
+        """Each vault this user may not read now and why, naming the folder that keeps
+        it out (looked at now: ``status`` and ``/health`` tell what the log told)."""
+        with self._lock:
+            langs = set(self._langs_seen or ()) | self._refused
+        return {
+            lang: f"{why} ({self._refused_at(lang)})"
+            for lang in sorted(langs)
+            if (why := self.refused(lang))
+        }
+
     def refused(self, lang: str) -> str | None:
         """Why this user may not read ``lang``'s vault folder (None: it may, or there is
         none): a vault kept out is no empty vault."""

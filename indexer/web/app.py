@@ -43,12 +43,15 @@ def build_app(core: Core) -> Starlette:
         index = core.index
         ready = index.ready if index is not None else False
         partial = index.partial if index is not None else True
+        # (a vault this user may not read: its notes stay indexed, maybe out of date)
+        kept_out = index.unreadable_vaults() if index is not None else {}
         return JSONResponse(
             {
                 "status": "ok",
                 "version": indexer.__version__,
                 "index_ready": ready,
-                "index_partial": partial,
+                "index_partial": partial or bool(kept_out),
+                "unreadable_vaults": kept_out,
                 "workspace_id": served,
             }
         )
