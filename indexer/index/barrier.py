@@ -3,8 +3,9 @@
 One inotify instance delivers its events in one order, whatever folder they come from.
 ``Barrier.wait`` creates a file named by a new ticket in a private folder watched by the
 same instance, and waits until the reader has seen that name: every event of a change
-made before the call has then been read (and told to the watcher, which hears events
-from the reader thread at once). Linux only: it is imported where inotify is.
+made before the call has then been read and handed out (and told to the watcher, which
+hears events from the reader thread at once; watchdog reads on one thread and hands the
+events out in order from another). Linux only: it is imported where inotify is.
 """
 
 from __future__ import annotations

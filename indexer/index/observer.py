@@ -2,17 +2,24 @@
 
 watchdog's inotify observer walks a folder tree recursively (``os.walk``, recursive on
 Python 3.11) when it adds watches and when a folder is created or moved in: a tree of a
-thousand nested folders raises ``RecursionError`` in its reader thread, which dies
-quietly (no edit is seen again), or in ``start()`` (the server fails to start). When
-the kernel's event queue overflows, it only logs. Here:
+thousand nested folders raises ``RecursionError`` in the thread that hands inotify's
+events to the watch groups (watchdog stops then: no edit is seen again), or in
+``start()`` (the server fails to start). When the kernel's event queue overflows, it
+rebuilds its watches and queues an ``EventsLostEvent``, which the index's event filter
+leaves out. Here:
 
 - watches are added by an iterative walk, only where notes can be: ``<lang>/vault/``
   and up to ``MAX_DEPTH`` folders below (deeper folders and dot-folders are skipped with
-  a warning), and a failure inside the reader thread is caught;
+  a warning), into watchdog's tree of watched folders; a failure while handling an
+  event is caught;
 - every way events can be lost (queue overflow, the watch limit, an error while
   handling an event) calls ``on_lost(reason)``: the index then reconciles with disk;
 - ``watch_supervisor.Supervisor`` restarts an observer that died, and falls back to
   polling (the index reconciles periodically) while none can start.
+
+"The reader thread" below: watchdog's ``InotifyFD`` reads on one thread and hands what
+it read to the watch groups (and the barrier) from another, in the kernel's order; the
+watch groups' code runs on the second. If that one fails, watchdog stops the reader too.
 """
 
 from __future__ import annotations
@@ -133,15 +140,19 @@ if InotifyEmitter is not None:
             prefix = self.path.rstrip(b"/") + b"/"
             return path[len(prefix) :].split(b"/") if path.startswith(prefix) else None
 
-        def _add_all_callbacks(self, path: bytes, *, new_only: bool = False) -> None:
-            """Watch ``path`` and the folders below it that may hold notes; with
-            ``new_only``, skip those already watched (re-adding one logs a warning)."""
+        def _watched(self, path: bytes) -> bool:
+            """Whether ``path`` has a watch of this group (a folder of watchdog's tree
+            with a watch descriptor; the tree also holds folders only as parents)."""
+            node = self._find_node_by_path(path)
+            return node is not None and node.wd >= 0
+
+        def _add_all_callbacks(self, path: bytes) -> None:
+            """Watch ``path`` and the folders below it that may hold notes (those
+            already watched are left as they are: see ``_add_callback``)."""
             parts = self._parts(path)
             if parts is None or not _wanted(parts):
                 return
-            watched = self._active_callbacks_by_path if new_only else {}
-            if path not in watched:
-                self._add_callback(path)
+            self._add_callback(path)
             if not self.is_recursive:
                 return
             stack = [(path, parts)]
@@ -160,8 +171,7 @@ if InotifyEmitter is not None:
                         rel = os.fsdecode(b"/".join(child_parts[2:]))
                         skipped(rel + "/", f"not watched: deeper than {MAX_DEPTH - 1} folders")
                         continue
-                    if child not in watched:
-                        self._add_callback(child)
+                    self._add_callback(child)
                     stack.append((child, child_parts))
 
         def _move_watches(self, move_src_path: bytes, move_dst_path: bytes) -> bool:
@@ -170,10 +180,12 @@ if InotifyEmitter is not None:
             moved = bool(super()._move_watches(move_src_path, move_dst_path))
             src, dst = self._parts(move_src_path), self._parts(move_dst_path)
             if moved and self.is_recursive and src and dst and len(dst) < len(src):
-                self._add_all_callbacks(move_dst_path, new_only=True)
+                self._add_all_callbacks(move_dst_path)
             return moved
 
         def _add_callback(self, path: bytes) -> None:
+            if self._watched(path):  # (watching it again would only warn)
+                return
             mask = self.event_mask
             if os.path.islink(path):  # an operator's linked lang or vault folder: its target
                 mask = Mask(mask & ~InotifyConstants.IN_DONT_FOLLOW)
@@ -194,16 +206,22 @@ if InotifyEmitter is not None:
                 if path == self.path:
                     raise PermissionError(errno.EACCES, "the languages folder may not be read")
                 return  # (a chmod of it later is heard, and it is watched then)
-            self._active_callbacks_by_path[path] = wd
-            self._active_callbacks_by_watch[wd] = path
+            if self._insert_node(path, wd) is None:  # (a path outside the root)
+                self._inotify_fd.remove_callbacks([(wd, self._id)])
 
         def _recursive_simulate(self, src_path: bytes) -> list[InotifyEvent]:
             """Created events for what a new folder already holds, from the watched
-            folders below it (no walk of its own)."""
-            prefix = src_path.rstrip(b"/") + b"/"
+            folders below it in watchdog's tree (no walk of the disk below, which
+            ``os.walk`` does recursively)."""
+            top = self._find_node_by_path(src_path)
+            stack = [(top, src_path)] if top is not None else []
             events = []
-            for root, wd_root in list(self._active_callbacks_by_path.items()):
-                if root != src_path and not root.startswith(prefix):
+            while stack:
+                node, root = stack.pop()
+                stack.extend(
+                    (child, os.path.join(root, name)) for name, child in node.children.items()
+                )
+                if node.wd < 0:
                     continue
                 try:
                     with os.scandir(root) as entries:
@@ -214,7 +232,7 @@ if InotifyEmitter is not None:
                     flags = int(InotifyConstants.IN_CREATE)
                     if is_dir:
                         flags |= InotifyConstants.IN_ISDIR
-                    events.append(InotifyEvent(wd_root, Mask(flags), 0, name))
+                    events.append(InotifyEvent(node.wd, Mask(flags), 0, name))
             return events
 
         def on_event(self, event: InotifyEvent) -> None:
@@ -253,21 +271,17 @@ if InotifyEmitter is not None:
             if not self.is_recursive:
                 return
             with self._lock:
-                self._add_all_callbacks(path, new_only=True)
-                watched = path in self._active_callbacks_by_path
+                self._add_all_callbacks(path)
+                watched = self._watched(path)
             if watched and self.on_path is not None:
                 self.on_path("created", os.fsdecode(path), True)
 
         def _watch_again(self, path: bytes) -> None:
             """Drop the watches at and below ``path``, and watch what it leads to now."""
-            prefix = path + b"/"
             with self._lock:
-                stale = [
-                    wd
-                    for watched, wd in self._active_callbacks_by_path.items()
-                    if watched == path or watched.startswith(prefix)
-                ]
-                self._remove_callbacks(stale)
+                node = self._find_node_by_path(path)
+                if node is not None and node is not self._root:
+                    self._remove_node_and_watches(node, path)
                 if os.path.isdir(path):
                     self._add_all_callbacks(path)
 
@@ -281,8 +295,10 @@ if InotifyEmitter is not None:
             if kind is not None and self.on_path is not None:
                 self.on_path(kind, os.fsdecode(path), event.is_directory)
 
-        def on_queue_overflow(self) -> None:
-            super().on_queue_overflow()
+        def on_events_lost(self) -> None:
+            """After every group rebuilt its watches (``on_queue_overflow``): the
+            index's reconcile then sees the folders as they are watched."""
+            super().on_events_lost()
             self.on_lost("the kernel's file event queue overflowed (events were lost)")
 
     class _BoundedEmitter(InotifyEmitter):  # type: ignore[misc]
@@ -317,7 +333,7 @@ if InotifyEmitter is not None:
             isinstance(group, _BoundedGroup)
             and group.complete
             and group.is_active
-            and group.path in group._active_callbacks_by_path
+            and group._watched(group.path)
         )
 
     class _BoundedObserver(BaseObserver):
