@@ -67,6 +67,18 @@ def test_words_all_must_match_and_phrases_are_adjacent(ws: Workspace, index: Not
     assert paths(index.search("en", "verbs fun")) == ["a.md"]
 
 
+def test_a_note_found_by_its_title_alone_with_no_body(ws: Workspace, index: NoteIndex) -> None:
+    """A hit whose body is empty (frontmatter only, a heading-less empty file found by
+    its name) failed the whole search: SQLite's ``substr`` of an empty blob is NULL."""
+    put(ws, "en", "quokka.md", note("title: Quokka facts", ""))
+    put(ws, "en", "quokka-two.md", note("title: Quokka more", "\n"))
+    put(ws, "en", "quokka 3.md", "")
+    index.reconcile()
+    found = index.search("en", "quokka")
+    assert sorted(paths(found)) == ["quokka 3.md", "quokka-two.md", "quokka.md"]
+    assert all(hit["snippet"] == "" for hit in found["results"]), found
+
+
 def test_the_type_filter_takes_either_normalization(ws: Workspace, index: NoteIndex) -> None:
     """``type: Ghi chú`` typed composed found only the notes that spell it composed (the
     tags filter folds both); the type is still compared as written otherwise."""

@@ -50,7 +50,8 @@ PAGE_SNIPPETS_CPU_SECONDS = 0.5
 # substr of text stops at a NUL), enough for the characters a snippet reads; loading
 # every body whole held 100 x 8 MiB at once.
 SNIPPET_SOURCE_BYTES = 4 * SNIPPET_SOURCE_CHARS
-SNIPPET_SOURCE_SQL = f"substr(CAST(body AS BLOB), 1, {SNIPPET_SOURCE_BYTES + 1})"
+# (``coalesce``: SQLite before 3.41 gives NULL for any ``substr`` of an empty blob)
+SNIPPET_SOURCE_SQL = f"coalesce(substr(CAST(body AS BLOB), 1, {SNIPPET_SOURCE_BYTES + 1}), x'')"
 _NOT_SPACE = re.compile(r"\S")
 # How much of a note a snippet reads, in turn: most notes and most first hits are short.
 _READS = (16_384, 131_072, SNIPPET_SOURCE_CHARS)
