@@ -68,11 +68,26 @@ def test_children_beyond_max_children_are_counted_not_listed() -> None:
     children = [Child(f"n{i:03d}.md", f"note {i}", "note", i) for i in range(500)]
     shown = most_recent(children, 50)
     assert [c.name for c in shown] == [f"n{i:03d}.md" for i in range(450, 500)]
-    overview = fallback_overview("en", shown, hidden=450)
+    overview = fallback_overview("en", children, shown)
     assert overview.count("\n- ") == 50 and overview.endswith("\n(450 more not listed)\n")
-    assert "## note (50)" in overview
+    assert "## note (500)" in overview
     assert fallback_abstract("en", children) == "500 notes: note"
-    assert fallback_overview("zh", shown, hidden=450).endswith("（另有 450 条未列出）\n")
+    assert fallback_overview("zh", children, shown).endswith("（另有 450 条未列出）\n")
+
+
+def test_each_category_counts_all_its_children_and_lists_its_newest() -> None:
+    """Beyond ``max_children``: a category's heading counted only the children listed
+    (``## person (50)`` for 60), and a category of older children was not there at all."""
+    people = [Child(f"p{i:02d}.md", f"person {i}", "person", 100 + i) for i in range(60)]
+    projects = [Child(f"x{i}.md", f"project {i}", "project", i) for i in range(5)]
+    children = people + projects
+    overview = fallback_overview("en", children, most_recent(children, 50))
+    assert "## person (60)" in overview and "## project (5)" in overview
+    assert "- project 4…" in overview and "- project 3…" not in overview  # its newest
+    assert "\n(10 more not listed)\n" in overview and "\n(4 more not listed)\n" in overview
+    assert overview.count("\n- ") == 51
+    zh = fallback_overview("zh-Hans", children, most_recent(children, 50))
+    assert "## project (5条)" in zh and "（另有 4 条未列出）" in zh
 
 
 def test_a_long_fallback_abstract_is_cut_to_200_characters() -> None:
@@ -96,6 +111,34 @@ def test_a_notes_abstract_comes_from_its_frontmatter_then_its_first_paragraph() 
     stored = parse_note(b"---\ntitle: T\ndescription: Said once\n---\n# T\n\nBody.\n", "t.md")
     assert stored.abstract == "Said once"  # the index keeps each note's abstract
     assert first_paragraph("\x00bell\x07 and\ttab") == "bell and tab"
+
+
+@pytest.mark.parametrize(
+    ("body", "abstract"),
+    [
+        ("```python\nimport pandas as pd\n```\nSo liest man eine CSV-Datei ein.\n", "So liest"),
+        ("| Tag | km |\n|---|---|\n| Mo | 5 |\n\nLauf war gut.\n", "Lauf war gut."),
+        ("<!-- template: daily -->\n%%privat%%\nStimmung: 7/10\n", "Stimmung: 7/10"),
+        ("%%\nhidden\n%%\n\n<div>\nraw\n</div>\n\nShown text\n", "Shown text"),
+        ("<!--\nmulti\nline -->\n***\n    code\n\nAfter all that\n", "After all that"),
+        ("~~~\nfenced\n```\nstill fenced\n~~~\nProse\n", "Prose"),
+        ("| only | a table |\n|---|---|\n", "| only | a table | |---|---|"),  # nothing else
+        ("- a list\n- of items\n", "- a list - of items"),
+    ],
+)
+def test_an_abstract_is_the_first_paragraph_of_prose(body: str, abstract: str) -> None:
+    """Code, a table, an HTML or Obsidian comment came first and was the abstract (a
+    folder summary listed ``\u0060\u0060\u0060python import pandas…``, a hidden comment)."""
+    assert note_abstract({}, body, "T").startswith(abstract)
+
+
+def test_a_block_that_cannot_be_read_is_no_abstract_or_title() -> None:
+    """An unquoted ``title: Decision: x`` makes the block unreadable (searched as text):
+    the abstract was its ``--- id: ... title:`` lines."""
+    text = "---\nid: 01J\ntitle: Decision: auth tokens\n---\n# Auth tokens\n\nWe rotate them.\n"
+    stored = parse_note(text.encode(), "auth.md")
+    assert stored.abstract == "We rotate them." and stored.title == "Auth tokens"
+    assert "title: Decision" in stored.body  # (still found by search)
 
 
 def test_a_notes_category_is_its_type_or_note() -> None:

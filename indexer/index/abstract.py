@@ -36,10 +36,68 @@ def clip(text: str, limit: int) -> str:
 
 
 def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS) -> str:
-    """The first run of non-blank lines of a Markdown body that is not a heading, on one
-    line (its first ``limit`` characters: an abstract needs no more)."""
+    """The first paragraph of prose of a Markdown body, on one line (its first ``limit``
+    characters: an abstract needs no more); else the first run of non-blank lines that
+    is not a heading (a note of only a table or code still says something)."""
+    prose = _first_prose(body)
+    if prose:
+        return one_line(prose[:limit])
     found = _PARAGRAPH.search(body)
     return one_line(found.group(0)[:limit]) if found else ""
+
+
+def past_broken_block(text: str) -> str:
+    """A note whose frontmatter cannot be read, without that block (``---`` to ``---``):
+    its abstract is its text, not its ``id: ... title: ...`` lines."""
+    if not text.startswith("---\n"):
+        return text
+    end = text.find("\n---\n", 3)
+    return text[end + 5 :] if end != -1 else text
+
+
+# Lines that open what is not prose: a fence, an HTML block or comment, an Obsidian
+# comment, a table row, a thematic break, a block of indented code.
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_NOT_PROSE = re.compile(r" {0,3}(?:\||(?:[-*_][ \t]*){3,}$)| {4}|\t")
+_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
+
+
+def _first_prose(body: str) -> str:
+    """The first paragraph that is prose: outside fenced code, HTML blocks and
+    comments, Obsidian comments and tables (what a reader does not take for the note's
+    text; an HTML block ends at a blank line, as in CommonMark)."""
+    lines: list[str] = []
+    closing: str | None = None  # what ends the block being skipped ("": a blank line)
+    for line in body.split("\n"):
+        if closing is not None:
+            fence = _FENCE.match(line)
+            if closing == "" and not line.strip():
+                closing = None
+            elif closing.startswith(("```", "~~~")):
+                if fence and fence.group(1).startswith(closing) and not line[fence.end() :].strip():
+                    closing = None
+            elif closing and closing in line:
+                closing = None
+            continue
+        if not line.strip() or _HEADING.match(line):
+            if lines:
+                break
+            continue
+        if lines:
+            lines.append(line)
+            continue
+        text = line.lstrip()
+        if fence := _FENCE.match(line):
+            closing = fence.group(1)
+        elif text.startswith("<!--"):
+            closing = None if "-->" in text[4:] else "-->"
+        elif text.startswith("%%"):
+            closing = None if "%%" in text[2:] else "%%"
+        elif re.match(r"<[A-Za-z/!?]", text):
+            closing = ""
+        elif not _NOT_PROSE.match(line):
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def note_abstract(meta: dict[str, Any], body: str, title: str) -> str:

@@ -15,7 +15,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer.index.abstract import note_abstract
+from indexer.index.abstract import note_abstract, past_broken_block
 from indexer.index.text import fold, fold_tag, word_text
 from indexer.vault.fsops import MAX_SEARCHED_BYTES, etag_of
 from shared.errors import InvalidFrontmatterError
@@ -81,19 +81,21 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
     except InvalidFrontmatterError as err:
         meta, body = {}, text
         problem = f"invalid frontmatter, indexed as body text: {err.message}"
+    # (a block that cannot be read is searched as text, but is no abstract)
+    prose = past_broken_block(body) if body is text else body
     joined = text.endswith(body)
     head = text[: len(text) - len(body)] if joined else text
     meta = _jsonable(meta)
     title = meta.get("title")  # (a typed one as written: `true`, as a write keeps it)
     title = scalar_text(title) if isinstance(title, str | int | float) else ""
     if title == "":
-        title = title_from_body(body) or stem
+        title = title_from_body(prose) or stem
     kind = meta.get("type")
     tags = string_list("tags", meta.get("tags"), strict=False)
     return NoteRow(
         title=title,
         type=None if kind is None or isinstance(kind, dict | list) else scalar_text(kind),
-        abstract=note_abstract(meta, body, title),
+        abstract=note_abstract(meta, prose, title),
         tags=json.dumps(tags, ensure_ascii=False),
         tag_keys=json.dumps(list(dict.fromkeys(fold_tag(t) for t in tags)), ensure_ascii=False),
         frontmatter=json.dumps(meta, ensure_ascii=False),

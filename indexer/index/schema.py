@@ -38,7 +38,9 @@ log = logging.getLogger("indexer.index")
 # 10: frontmatter read as it is since 9 changed without a bump (U+0085/U+2028/U+2029 kept,
 #    typed ids as their text, a date no calendar has as its text: a block that held one
 #    was body text, its title, tags and type lost): an older index's rows are rebuilt.
-SCHEMA_VERSION = 10
+# 11: a note's abstract is its first paragraph of prose (not code, a table or a comment),
+#    and never a frontmatter block that cannot be read (nor is its title).
+SCHEMA_VERSION = 11
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from indexer.index.abstract import note_abstract
+from indexer.index.abstract import note_abstract, past_broken_block
 from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import atomic, fsops, renames
@@ -356,6 +356,8 @@ class SummaryFiles:
             return None
         text, changed_ns = got
         meta, body = read_frontmatter(text)
+        if body is text:  # (no block, or one that cannot be read: not the abstract)
+            body = past_broken_block(text)
         title = meta.get("title")
         if not isinstance(title, str) or not title.strip():
             title = title_from_body(body) or PurePosixPath(name).stem

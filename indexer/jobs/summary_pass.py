@@ -270,7 +270,7 @@ class FolderPass:
         return Summary(
             folder,
             fallback_abstract(self.lang, children),
-            fallback_overview(self.lang, shown, len(children) - len(shown)),
+            fallback_overview(self.lang, children, shown),
             len(children),
             categories(children),
             digest,

@@ -23,7 +23,7 @@ OVERVIEW_CHARS = 16_000
 FALLBACK_ITEM_CHARS = 50
 # Part of every digest: bump it when the texts or the prompt change, so that summaries
 # made by an older indexer are made again.
-SUMMARY_FORMAT = 1
+SUMMARY_FORMAT = 2
 FOLDER_CATEGORY = "folder"
 NOTE_CATEGORY = "note"
 _CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
@@ -105,27 +105,36 @@ def markdown_text(text: str) -> str:
     return _MARKDOWN_SIGNS.sub(r"\\\1", text)
 
 
-def fallback_overview(lang: str, shown: list[Child], hidden: int = 0) -> str:
+def fallback_overview(lang: str, children: list[Child], shown: list[Child] | None = None) -> str:
     """``# Overview``, then per category ``## <category> (<count>)`` and one line per
     child, the first 50 characters of its abstract (the seed's wording for ``zh-*``).
 
-    ``hidden`` children (beyond ``max_children``) are only counted, on a last line.
+    Only ``shown`` (the ``max_children`` most recent; default all) have a line; each
+    category counts all its children, says how many it does not list, and lists at
+    least its newest child (a category of older ones was left out altogether).
     """
     zh = is_zh(lang)
+    listed = list(children if shown is None else shown)
+    newest = sorted(children, key=lambda c: (-c.changed_ns, c.name))
+    for category in categories(children):
+        if not any(child.category == category for child in listed):
+            listed.append(next(c for c in newest if c.category == category))
     groups: dict[str, list[Child]] = {}
-    for child in shown:
+    for child in listed:
         groups.setdefault(child.category, []).append(child)
+    totals: dict[str, int] = {}
+    for child in children:
+        totals[child.category] = totals.get(child.category, 0) + 1
     lines = ["# 目录内容概览" if zh else "# Overview"]
     for category, items in groups.items():
         lines.append("")
-        shown_category = markdown_text(category)
-        count = f"{len(items)}条" if zh else str(len(items))
-        lines.append(f"## {shown_category} ({count})")
+        total = totals.get(category, len(items))
+        lines.append(f"## {markdown_text(category)} ({f'{total}条' if zh else total})")
         for item in items:
             cut = markdown_text(cut_chars(item.abstract, FALLBACK_ITEM_CHARS))
             lines.append(f"- {cut}..." if zh else f"- {cut}…")
-    if hidden:
-        lines += ["", f"（另有 {hidden} 条未列出）" if zh else f"({hidden} more not listed)"]
+        if (left := total - len(items)) > 0:
+            lines.append(f"（另有 {left} 条未列出）" if zh else f"({left} more not listed)")
     return "\n".join(lines) + "\n"
 
 
