@@ -86,7 +86,8 @@ def add_background_options(parser: argparse.ArgumentParser) -> None:
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """The background model's flags (``serve``, and commands that run a job at once)."""
     model = parser.add_argument_group(
-        "background model (optional; without one every job takes its deterministic path)"
+        "background model (optional; without one, folder summaries take their fallback"
+        " and maintenance skips its tasks, saying why in its state)"
     )
     model.add_argument("--llm-model", help="chat model for summaries and maintenance")
     model.add_argument("--llm-base-url", help="OpenAI-compatible API base URL of that model")
