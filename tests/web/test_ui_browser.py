@@ -152,6 +152,9 @@ def test_pick_a_vault_and_browse_folders(page: tuple[Page, Watch], base: str) ->
     tab.select_option("#vault-picker", "ui")
     settled(tab, "#/ui")
     expect(tab.locator("ul.folders")).to_contain_text("events/")
+    # every note below a folder, said apart from its summary's count of direct children
+    expect(tab.locator("ul.folders li.folder", has_text="items/")).to_contain_text("2 notes inside")
+    expect(tab.locator("ul.folders li.folder", has_text="events/")).to_contain_text("1 note inside")
     tab.click("text=items/")
     settled(tab, "#/ui/browse/items")
     expect(tab.locator("ul.notes")).to_contain_text("go.md")

@@ -159,6 +159,8 @@ async function summaryOf(lang, path) {
   }
 }
 
+const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+
 async function browse(lang, folder) {
   const query = `pattern=${encodeURIComponent("**/*.md")}&limit=10000&path=${encodeURIComponent(folder)}`;
   const [{ data }, summary] = await Promise.all([api("GET", `/${seg(lang)}/notes?${query}`), summaryOf(lang, folder)]);
@@ -175,7 +177,8 @@ async function browse(lang, folder) {
     const abstract = h("div", { class: "abstract muted" });
     summaryOf(lang, prefix + name).then((s) => { if (s) abstract.textContent = s.abstract; });
     return h("li", { class: "folder" }, h("a", { href: link(lang, "browse", prefix + name), text: `${name}/` }),
-      h("span", { class: "muted", text: ` ${folders.get(name)} notes` }), abstract);
+      // (every note below it: a summary's abstract counts its direct children)
+      h("span", { class: "muted", text: ` ${plural(folders.get(name), "note")} inside` }), abstract);
   });
   const summaryHistory = summary && summary.updated && state.features.history
     ? h("a", { class: "button", id: "summary-history", href: link(lang, "history", prefix + SUMMARY_FILE), text: "Summary history" })
