@@ -39,10 +39,13 @@ def day_path(when: datetime, tz: tzinfo | None) -> tuple[str, datetime]:
 
 
 def preamble(local: datetime, part: int = 1) -> str:
+    """A day file's start. Its ``description`` is what a folder summary says of it (its
+    abstract; else the first paragraph, the same sentence in every day file)."""
     day = local.date().isoformat()  # four-digit years, as the day file's path
     title = f"Events {day}" if part == 1 else f"Events {day} ({part})"
     body = f"# {title}\n\nOne section per event, in the order they were logged.\n"
-    return render_note({"title": title, "type": "events", "tags": ["events"]}, body)
+    meta = {"title": title, "type": "events", "tags": ["events"], "description": title}
+    return render_note(meta, body)
 
 
 def part_path(path: str, part: int) -> str:

@@ -97,6 +97,8 @@ def test_events_append_in_order_with_one_preamble(
     text = (vault_dir(server, lang) / "events/2026/11/29.md").read_text()
     meta, body = split_note(text)
     assert meta["type"] == "events" and meta["id"]
+    # what a folder summary says of the day (its first paragraph is every day file's)
+    assert meta["description"] == "Events 2026-11-29"
     assert body.count("# Events 2026-11-29") == 1
     assert body.count("\n## Event\n") == 5
     positions = [text.index(f"- entry: {e.id}") for e in entries]
