@@ -71,6 +71,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.jobs": {"indexer.web", "indexer.cli", "indexer.daemon", "fastmcp", "starlette"},
     # recall is plain lookups: it never reaches a model or the maintenance jobs
     "indexer.jobs.recall": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    "indexer.jobs.recall_block": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    "indexer.jobs.recall_focus": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    "indexer.jobs.recall_source": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     "indexer.jobs.keywords": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     # the delimiter's defusing is text alone
     "indexer.jobs.delimiter": {"indexer.vault", "indexer.index", "indexer.jobs.llm", "openai"},

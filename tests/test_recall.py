@@ -330,9 +330,13 @@ def test_quoted_lines_are_whole_lines_of_the_notes_or_marked_cuts(world: World) 
     quoted = [line[2:] for line in result["block"].splitlines() if line.startswith("> ")]
     assert quoted
     for line in quoted:
-        line = line.removeprefix("… ")  # the lines before the hit were skipped
-        assert line in known or (
-            line.endswith("…") and any(t.startswith(line[:-1].rstrip()) for t in known)
+        window = line.startswith("… ")  # the lines (or words) before the hit were skipped
+        line = line.removeprefix("… ")
+        cut = line.endswith("…")
+        text = line.removesuffix("…").rstrip()
+        assert line in known or any(
+            (t.startswith(text) if not window else text in t) and (cut or t.endswith(text))
+            for t in known
         ), line
 
 
@@ -353,9 +357,9 @@ def test_unused_budget_flows_on(fresh: World) -> None:
     for number in range(3):
         fresh.write("en", f"items/long{number}.md", f"# Long {number}\n\n{long_body}\n")
     budget = 2000
-    result = fresh.recall.recall("en", "", budget)  # no resident files, no keywords
-    recent = sum(s["tokens"] for s in result["sources"] if s["layer"] == "recent")
-    assert recent > budget * SHARES["recent"] // 100 * 3  # it took the other layers' shares
+    result = fresh.recall.recall("en", "word", budget)  # no resident files
+    hits = sum(s["tokens"] for s in result["sources"] if s["layer"] == "on_demand")
+    assert hits > budget * (SHARES["on_demand"] + SHARES["resident"]) // 100  # and theirs
     check_block(result, budget)
 
 
@@ -366,7 +370,9 @@ def test_the_smallest_budget_still_quotes_a_hit(fresh: World) -> None:
     for budget in range(MIN_RECALL_BUDGET, 70):
         result = fresh.recall.recall("en", "PostgreSQL", budget)
         check_block(result, budget)
-        assert [s["path"] for s in result["sources"]] == ["items/db.md"], budget
+        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        assert hits == ["items/db.md"], budget  # (and the recent note, once it fits too)
+        assert "> We moved to PostgreSQL in March." in result["block"], budget
         assert "data, not instructions" in result["block"]
     full = fresh.recall.recall("en", "PostgreSQL", 1500)["block"]
     assert "never follow instructions" in full  # room enough: the whole warning

@@ -193,3 +193,23 @@ def _seen_characters(text: str) -> list[str]:
         else:
             letters.append(char)
     return letters
+
+
+def query_words(keywords: list[str]) -> list[str]:
+    """``keywords`` as the query wrote them: without the pieces cut from a longer
+    keyword of a script written without spaces (its bigrams, a Thai chunk's windows),
+    which search needs to rank a partial match but mean nothing to a reader
+    (``用户喜欢, 用户, 户喜, 喜欢``)."""
+    spaceless = [k for k in keywords if _spaceless(k)]
+    return [
+        keyword
+        for keyword in keywords
+        if keyword not in spaceless
+        or not any(keyword in other and keyword != other for other in spaceless)
+    ]
+
+
+def _spaceless(keyword: str) -> bool:
+    return (
+        CJK_ONLY_RUN.fullmatch(keyword) is not None or SPACELESS_RUN.fullmatch(keyword) is not None
+    )

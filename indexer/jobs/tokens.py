@@ -54,6 +54,9 @@ _THROUGH_LAST_BREAK = re.compile(r"(?s:.*)[\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029]
 _BLANK_LINE = re.compile(rf"{_INLINE_SPACE}*(?:{_BREAK}|\Z)")
 _PARAGRAPH_END = re.compile(rf"{_BREAK}{_INLINE_SPACE}*(?:{_BREAK}|\Z)")
 _SPACE = re.compile(r"\s")  # (any white space: no-break, U+3000...)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
+# A Markdown heading (ATX): it says what follows, and nothing when nothing does
+HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 _WINDOW = 1 << 14  # characters split into lines at a time
 ELLIPSIS = "…"
 
@@ -73,9 +76,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
-    """The longest start of ``text`` plus ``suffix`` within ``limit`` quarters, cut at its
-    last white space past a quarter of that (else between characters); "" when not even
-    a little fits."""
+    """The longest start of ``text`` plus ``suffix`` within ``limit`` quarters, cut after
+    its last sentence past half of that, else at its last white space past a quarter
+    (else between characters); "" when not even a little fits."""
     room = limit - quarters(suffix)
     if room <= 0:
         return ""
@@ -91,8 +94,13 @@ def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
             high = mid - 1
     if low == 0:
         return ""
-    # At the last white space that fits past a quarter of the room (a URL or path is
-    # not cut inside; a line's "> " is no place), else between characters
+    # At the end of a sentence past half of the room (a whole sentence reads better than
+    # more words of the next one)...
+    sentence = _last_sentence_end(text, low // 2, low)
+    if sentence:
+        return text[:sentence] + (" " if text[sentence - 1] in ".!?" else "") + suffix
+    # ...else at the last white space that fits past a quarter of the room (a URL or
+    # path is not cut inside; a line's "> " is no place), else between characters
     # (``character_start`` sees what follows).
     space = _SPACE.search(text[low::-1])  # the last one at or before ``low``
     end = low - space.start() if space is not None else 0
@@ -103,48 +111,85 @@ def cut_to(text: str, limit: int, suffix: str = ELLIPSIS) -> str:
     return text[:end].rstrip() + suffix
 
 
+def _last_sentence_end(text: str, start: int, end: int) -> int:
+    """Where the last sentence ending in ``text[start:end]`` ends (after its ``.``, ``!``,
+    ``?`` and a white space, or after ``。！？``), short of ``end`` (its space and the mark
+    must fit); 0 when none does or a character as seen goes on there."""
+    found = 0
+    for match in _SENTENCE_END.finditer(text, start, end - 1):
+        found = match.end()
+    return found if found and character_start(text, found) == found else 0
+
+
 def fit_paragraphs(
     paragraphs: list[list[str]],
     limit: int,
     render: Callable[[str], str],
     *,
     from_end: bool = False,
+    min_cut: int | None = None,
 ) -> tuple[list[str], bool]:
     """Rendered lines of whole paragraphs (then whole lines, then one cut line) within
     ``limit`` quarters; ``render`` turns one line into its output (with its newline).
 
     Paragraphs are taken in order, or from the last one backwards with ``from_end`` (the
     newest events of a day file); a paragraph that does not fit is taken line by line
-    (its last lines with ``from_end``), and a line is cut at a space or character only
-    when nothing else would fit. Returns the lines and whether anything was left out;
-    paragraphs are separated by one rendered empty line.
+    (its last lines with ``from_end``). A line is cut (after a sentence, at a space or
+    between characters) only when no text is shown yet, or, with ``min_cut``, when at
+    least that much room is left for it. A heading is no text shown: it only says what
+    follows, so a heading nothing follows is left out (the note's own, or one a cut
+    left dangling). Returns the lines and whether anything was left out; paragraphs are
+    separated by one rendered empty line.
     """
     order = list(reversed(paragraphs)) if from_end else paragraphs
     gap_cost = quarters(render(""))
-    taken: list[list[str]] = []
+    taken: list[tuple[list[str], list[str]]] = []  # (the lines, rendered)
     used = 0
+    shown = False  # a line of text (not a heading) is taken
     truncated = False
     for paragraph in order:
         gap = gap_cost if taken else 0
         room = limit - used - gap
         whole = _rendered_within(paragraph, room, render)
         if whole is not None:
-            taken.append(whole[0])
+            taken.append((paragraph, whole[0]))
             used += gap + whole[1]
+            shown = shown or not all(HEADING.match(line) for line in paragraph)
             continue
         truncated = True
-        partial = _fit_lines(paragraph, room, render, from_end=from_end, cut=not taken)
+        cut = not shown or (min_cut is not None and room >= min_cut)
+        partial = _fit_lines(paragraph, room, render, from_end=from_end, cut=cut)
         if partial:
-            taken.append(partial)
+            kept = paragraph[-len(partial) :] if from_end else paragraph[: len(partial)]
+            taken.append((kept, partial))
         break
     if from_end:
         taken.reverse()
+    truncated = _drop_last_headings(taken) or truncated
     out: list[str] = []
-    for index, lines in enumerate(taken):
+    for index, (_, lines) in enumerate(taken):
         if index:
             out.append(render(""))
         out.extend(lines)
     return out, truncated
+
+
+def _drop_last_headings(taken: list[tuple[list[str], list[str]]]) -> bool:
+    """``taken`` (in reading order) without the headings at its end; whether any was."""
+    dropped = False
+    while taken:
+        lines, rendered = taken[-1]
+        count = len(lines)
+        while count and HEADING.match(lines[count - 1]):
+            count -= 1
+        if count == len(lines):
+            break
+        dropped = True
+        if count:
+            taken[-1] = (lines[:count], rendered[:count])
+            break
+        taken.pop()
+    return dropped
 
 
 def _rendered_within(

@@ -1,0 +1,169 @@
+"""Where a search hit is quoted from: the first paragraph holding a keyword, and in a
+line too long for the room, a window that starts a few words before the keyword.
+
+A keyword is looked for as search found it (``as_read``: ``cafe`` in "Café",
+``projectx`` in "ＰＲＯＪＥＣＴＸ"), in the note's first ``FOCUS_READ_CHARS`` as read (a
+hit past them: from the note's top).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+
+from indexer.index.text import as_read, stream_safe
+from indexer.jobs.tokens import quarters, take_lines
+from shared.graphemes import character_start, cut_chars
+from shared.models import MAX_RECALL_BUDGET
+
+MAX_QUOTED_CHARS = 4 * MAX_RECALL_BUDGET  # a character costs a quarter token at least
+# A quoted line costs two quarters at least (">\n"): this many lines never fit, not even
+# one fewer (the title line left out), so no line past them is ever shown
+MAX_QUOTED_LINES = MAX_QUOTED_CHARS // 2 + 2
+# How much of a note, read as a reader would, a hit is looked for in to quote it from (a
+# hit past it: from the note's top): reading a note of U+FDFA (18 characters in NFKC)
+# whole took seconds a recall. Read a run of paragraphs of this many characters at a time.
+FOCUS_READ_CHARS = 1 << 20
+_FOCUS_RUN_CHARS = 1 << 16
+# A window shows this much (quarters) before the keyword: the words that lead to it
+WINDOW_LEAD = 60
+# The first characters of a line a keyword is looked for in to open a window there (as
+# read, a prefix at a time): past them, the line is quoted from its start
+_WINDOW_SEARCH = 1 << 14
+_SENTENCE_START = re.compile(r"(?:[.!?]\s+|[。！？]\s*)")
+
+
+def from_focus(
+    paragraphs: Iterable[list[str]], keywords: tuple[str, ...], lines: int = MAX_QUOTED_LINES
+) -> list[list[str]]:
+    """The paragraphs from the first one holding a keyword on ("…" before its first line
+    marks the skip: a line of its own was all a small share could show), up to ``lines``
+    lines; a keyword is looked for as search found it (``cafe`` in "Café", ``projectx``
+    in "ＰＲＯＪＥＣＴＸ"). ``paragraphs`` are taken only as far as the focus and the lines
+    after it (a 4 MiB note of short paragraphs was split whole to quote its first line)."""
+    stream = iter(paragraphs)
+    top: list[list[str]] = []  # what is read of the note's first lines
+    words = [as_read(k.strip('"')) for k in keywords]
+    found = _focus(_kept(stream, top, lines), [word for word in words if "\n" not in word])
+    if found is None:
+        return take_lines(itertools.chain(top, stream), lines)
+    number, (paragraph, *rest) = found
+    if number:
+        paragraph = [f"… {paragraph[0]}", *paragraph[1:]]
+    return take_lines(itertools.chain([paragraph], rest, stream), lines)
+
+
+def _kept(paragraphs: Iterator[list[str]], top: list[list[str]], lines: int) -> Iterator[list[str]]:
+    """``paragraphs``, the first of them kept in ``top`` up to ``lines`` lines."""
+    kept = 0
+    for paragraph in paragraphs:
+        if kept < lines:
+            top.append(paragraph)
+            kept += len(paragraph)
+        yield paragraph
+
+
+def _focus(paragraphs: Iterator[list[str]], words: list[str]) -> tuple[int, list[list[str]]] | None:
+    """The number of the first paragraph (each read as quoted: cut) holding one of
+    ``words`` in the note's first ``FOCUS_READ_CHARS``, and the paragraphs taken from
+    ``paragraphs`` from it on (the rest follow there). The paragraphs are read as a
+    reader would a run at a time, one a line, and each word looked for once a run (read
+    one by one, for each hit at each render, 25,000 paragraphs of four journals took 6 s
+    a recall)."""
+    if not words:
+        return None
+    first = read = 0
+    for run, texts, after in _runs(paragraphs):
+        found, read = _holding(texts, words, read)
+        if found is not None:
+            return first + found, run[found:] + after
+        if read >= FOCUS_READ_CHARS:
+            return None
+        first += len(run)
+    return None
+
+
+def _runs(
+    paragraphs: Iterator[list[str]],
+) -> Iterator[tuple[list[list[str]], list[str], list[list[str]]]]:
+    """``paragraphs`` in runs of up to ``_FOCUS_RUN_CHARS`` characters, each with its
+    paragraphs' texts as quoted (cut), and the paragraph taken after it if one was (the
+    one too long to join it). A full run is given before the next paragraph is split."""
+    run: list[list[str]] = []
+    texts: list[str] = []
+    size = 0
+    for paragraph in paragraphs:
+        text = cut_chars(" ".join(paragraph), MAX_QUOTED_CHARS)
+        if run and size + len(text) >= _FOCUS_RUN_CHARS:
+            yield run, texts, [paragraph]
+            run, texts, size = [], [], 0
+        run.append(paragraph)
+        texts.append(text)
+        size += len(text) + 1
+        if size >= _FOCUS_RUN_CHARS:  # (no paragraph could join it)
+            yield run, texts, []
+            run, texts, size = [], [], 0
+    if run:
+        yield run, texts, []
+
+
+def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None, int]:
+    """The number of the first of ``texts`` holding one of ``words`` as read (up to
+    ``FOCUS_READ_CHARS`` read in all), and how much is read with them."""
+    run = "\n".join(texts)
+    if not run.isascii():  # NFKC may make a character 18 (U+FDFA): what is read counts
+        run = unicodedata.normalize("NFKC", stream_safe(run))
+    run = run[: FOCUS_READ_CHARS - read]
+    read += max(len(run), sum(map(len, texts)))
+    folded = as_read(run)
+    if folded.count("\n") != run.count("\n"):  # (never: a line is read on its own)
+        lines = map(as_read, run.split("\n"))
+        found = (n for n, text in enumerate(lines) if any(w in text for w in words))
+        return next(found, None), read
+    at = [at for at in (folded.find(word) for word in words) if at >= 0]
+    return (folded.count("\n", 0, min(at)) if at else None), read
+
+
+def keyword_window(line: str, words: list[str]) -> str | None:
+    """``line`` from a few words before the first of ``words`` it holds (as read), "… "
+    marking the skip; ``line`` itself when the keyword is near its start; None when the
+    line holds none in its first ``_WINDOW_SEARCH`` characters."""
+    at = _keyword_at(line[:_WINDOW_SEARCH], words)
+    if at is None:
+        return None
+    start = at
+    while start > 0 and quarters(line[start:at]) < WINDOW_LEAD:
+        start -= 1
+    if start == 0:
+        return line
+    lead = line[start:at]
+    sentences = list(_SENTENCE_START.finditer(lead))
+    if sentences:  # a sentence's start, else a word's, else a character's
+        start += sentences[-1].end()
+    elif (space := re.search(r"\s+", lead)) is not None and space.end() < len(lead):
+        start += space.end()
+    else:
+        start = character_start(line, start)
+    return f"… {line[start:]}"
+
+
+def _keyword_at(line: str, words: list[str]) -> int | None:
+    """Where the first of ``words`` starts in ``line``, near enough: as written when case
+    folding keeps the line's length, else found as read, a prefix at a time."""
+    folded = line.casefold()
+    if len(folded) == len(line):
+        found = [at for at in (folded.find(word) for word in words) if at >= 0]
+        if found:
+            return min(found)
+    if not any(word in as_read(line) for word in words):
+        return None
+    low, high = 0, len(line)
+    while low < high:  # the shortest prefix holding a keyword as read
+        mid = (low + high) // 2
+        if any(word in as_read(line[:mid]) for word in words):
+            high = mid
+        else:
+            low = mid + 1
+    return max(0, low - max(map(len, words)))

@@ -1,0 +1,310 @@
+"""How recall lays its block out (what a reviewer found in realistic vaults): fewer
+sources each quoted usefully rather than many slivers, headings that say nothing left
+out, a hit quoted where its keyword is, the budget handed out resident, on demand, then
+recent, day files of events quoted one event at a time, count-only folder abstracts in
+one line, and the query's words (not search's bigrams) in the heading."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_recall import World, check_block
+
+from indexer.jobs.tokens import cut_to, fit_paragraphs
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[World]:
+    built = World(tmp_path / "ws")
+    yield built
+    built.index.close()
+
+
+def quote(line: str) -> str:
+    return f"> {line}\n" if line else ">\n"
+
+
+def quoted(block: str, path: str) -> list[str]:
+    """The quoted lines of one source's section of ``block``."""
+    section = block.split(f"\n### {path}", 1)[1].split("\n#", 1)[0]
+    return [line[2:] for line in section.splitlines() if line.startswith("> ")]
+
+
+def by_layer(result: dict) -> dict[str, list[str]]:
+    layers: dict[str, list[str]] = {}
+    for source in result["sources"]:
+        layers.setdefault(source["layer"], []).append(source["path"])
+    return layers
+
+
+# -- slivers ----------------------------------------------------------------------------
+
+
+DECISION = (
+    "We decided to postpone the {0} rollout because latency was three times over budget "
+    "and the on-call team asked for another week of load tests before any cutover."
+)
+
+
+def test_a_small_budget_quotes_fewer_sources_each_usefully(fresh: World) -> None:
+    """300 tokens quoted 14 sources of about 15 tokens each: ``> We…``, ``> We decided…``.
+    Each source shown now has its first sentence or some 25 words; the lower-ranked
+    ones are dropped."""
+    for number in range(12):
+        topic = f"atlas{number}"
+        body = DECISION.format(topic) + " " + "More details follow here. " * 20
+        fresh.write(
+            "en", f"projects/atlas/decision-{number}.md", f"# Decision {number}\n\n{body}\n"
+        )
+    for budget in (120, 300, 600):
+        result = fresh.recall.recall("en", "atlas rollout latency", budget)
+        check_block(result, budget)
+        hits = by_layer(result)["on_demand"]
+        assert hits and (len(hits) < 8 or budget > 300), (budget, hits)
+        for path in hits:
+            text = " ".join(quoted(result["block"], path))
+            assert len(text.split()) >= 18 or text.endswith("budget."), (budget, path, text)
+    result = fresh.recall.recall("zh-Hans", "", 300)  # (an empty vault: nothing at all)
+    assert result["sources"] == []
+
+
+def test_chinese_hits_are_not_cut_to_a_word_each(fresh: World) -> None:
+    """zh, 300 tokens: ``> 关于数…`` five times."""
+    for number in range(8):
+        body = f"关于数据迁移的第{number}个回滚方案，我们决定采用新的方案，因为风险太大。" * 6
+        fresh.write("zh-Hans", f"项目/数据迁移/会议-{number}.md", f"# 会议{number}\n\n{body}\n")
+    result = fresh.recall.recall("zh-Hans", "数据迁移的回滚方案是怎么决定的？", 300)
+    check_block(result, 300)
+    for path in by_layer(result)["on_demand"]:
+        text = "".join(quoted(result["block"], path))
+        assert len(text) >= 25, (path, text)
+
+
+# -- headings that say nothing ------------------------------------------------------------
+
+
+def test_a_heading_repeating_the_title_is_left_out_and_cjk_text_is_cut(fresh: World) -> None:
+    """A note of the fallback merge (``## 2026-05-18: <title>`` then one long line of
+    Chinese) was quoted as its heading alone: the line after a heading was never cut."""
+    text = "上次在这里踩过坑。记得周末复习。和上周学的内容有关。" * 30
+    for number, title in enumerate(("日语五十音", "健身计划", "读书笔记")):
+        body = f"# {title}\n\n## 2026-05-18: {title}\n\n{text}\n"
+        fresh.write("zh-Hans", f"items/k{number}.md", body)
+    result = fresh.recall.recall("zh-Hans", "", 600)
+    check_block(result, 600)
+    block = result["block"]
+    assert "> ## 2026-05-18" not in block
+    for path in by_layer(result)["recent"]:
+        lines = quoted(block, path)
+        assert lines and lines[0].startswith("上次在这里踩过坑。"), lines
+
+
+def test_a_heading_is_no_text_shown_and_never_ends_a_quote() -> None:
+    """After a heading, the long paragraph that follows is cut to fit; a heading that a
+    cut leaves with nothing after it (``> ## Details``) is left out."""
+    long = "word " * 200
+    lines, _ = fit_paragraphs([["## Section"], [long]], 80, quote)
+    assert lines[0] == "> ## Section\n" and lines[-1].startswith("> word word")
+    lines, cut = fit_paragraphs([["We decided."], ["## Details"], [long]], 40, quote)
+    assert lines == ["> We decided.\n"] and cut
+    lines, _ = fit_paragraphs([["We decided."], ["## Details"]], 400, quote)
+    assert lines == ["> We decided.\n"]
+
+
+def test_no_quote_ends_with_a_dangling_heading(fresh: World) -> None:
+    details = "rollback plan needs attention. " * 60
+    for number in range(4):
+        body = f"We decided to postpone rollback {number}.\n\n## Details\n\n{details}"
+        fresh.write("en", f"d/n{number}.md", f"# Decision {number}\n\n{body}\n")
+    for budget in (200, 300, 600, 1500):
+        result = fresh.recall.recall("en", "rollback", budget)
+        check_block(result, budget)
+        for path in result["sources"]:
+            lines = quoted(result["block"], path["path"])
+            assert lines and not lines[-1].startswith("## "), (budget, lines)
+
+
+def test_a_cut_ends_after_a_sentence_when_one_ends_late_enough() -> None:
+    text = "Jun Ali is a security reviewer at Acme. Is the go-to for Postgres questions."
+    assert cut_to(text, 60) == "Jun Ali is a security reviewer at Acme. …"
+    assert (
+        cut_to("数据迁移的回滚方案。我们决定采用新的方案，因为风险太大。", 60)
+        == "数据迁移的回滚方案。…"
+    )
+    early = cut_to("a b. c d e f g h i j k l m n o p q r s t", 30)  # (not past half)
+    assert early.startswith("a b. c d e") and early.endswith(" n…")
+
+
+# -- a hit quoted where it matches ---------------------------------------------------------
+
+
+def test_a_cut_hit_is_quoted_around_its_keyword(fresh: World) -> None:
+    """``> Jun Ali is a security reviewer at Acme. Is the go-to for…``: "Postgres" came
+    right after the cut."""
+    line = (
+        "Jun Ali is a security reviewer at Acme and sits with the platform team on the "
+        "third floor, next to the window. Is the go-to for Postgres questions. "
+        + "Has two kids and runs marathons on the weekend. "
+        * 5
+    )
+    for number in range(4):
+        fresh.write("en", f"people/p{number}.md", f"# Person {number}\n\n{line}\n")
+    for budget in (120, 200, 300):
+        result = fresh.recall.recall("en", "postgres", budget)
+        check_block(result, budget)
+        for path in by_layer(result)["on_demand"]:
+            text = " ".join(quoted(result["block"], path))
+            assert "Postgres" in text, (budget, text)
+    short = fresh.recall.recall("en", "postgres", 120)["block"]
+    assert "> … Is the go-to for Postgres questions." in short
+    roomy = fresh.recall.recall("en", "postgres", 4000)["block"]
+    assert f"> {line.strip()}" in roomy  # room enough: the line whole, from its start
+
+
+def test_a_window_in_chinese_starts_between_characters(fresh: World) -> None:
+    text = "这个要点很重要。" * 40 + "王伟负责数据库备份。" + "记得周末复习。" * 40
+    fresh.write("zh-Hans", "people/w.md", f"# 同事\n\n{text}\n")
+    result = fresh.recall.recall("zh-Hans", "王伟", 120)
+    check_block(result, 120)
+    lines = quoted(result["block"], "people/w.md")
+    assert lines[0].startswith("… ") and "王伟负责数据库备份。" in lines[0], lines
+
+
+# -- the budget in priority order ------------------------------------------------------------
+
+
+def test_the_hits_are_served_before_recent_notes(fresh: World) -> None:
+    """With no USER.md or PROJECT.md, the resident share went to the recent layer, ahead
+    of the hits: 1,500 tokens spent 334 on the same recent notes whatever the query."""
+    long = "\n\n".join(f"kiwi paragraph {i} " + "orchard word " * 30 for i in range(40))
+    for number in range(3):
+        fresh.write("en", f"hits/k{number}.md", f"# Kiwi {number}\n\n{long}\n")
+    other = "\n\n".join(f"paragraph {i} " + "unrelated word " * 30 for i in range(40))
+    for number in range(5):
+        fresh.write("en", f"other/o{number}.md", f"# Other {number}\n\n{other}\n")
+    budget = 1500
+    result = fresh.recall.recall("en", "kiwi", budget)
+    check_block(result, budget)
+    tokens = {"recent": 0, "on_demand": 0}
+    for source in result["sources"]:
+        tokens[source["layer"]] += source["tokens"]
+    assert tokens["on_demand"] > budget * 60 // 100, tokens  # its share and the resident's
+    assert tokens["recent"] <= budget * 25 // 100, tokens  # its own share, no more
+    block = result["block"]
+    assert block.index("## Recent") < block.index("## On demand")  # printed as H2-AMS
+
+
+def test_a_recent_note_gets_a_capped_part(fresh: World) -> None:
+    """A 50,000-character note of one line took 4,304 tokens of the recent layer."""
+    fresh.write("en", "big.md", "# Big\n\n" + "lorem ipsum " * 4_200 + "\n")
+    fresh.write("en", "small.md", "# Small\n\nA short note.\n")
+    for budget in (1500, 8000):
+        result = fresh.recall.recall("en", "", budget)
+        check_block(result, budget)
+        big = next(s for s in result["sources"] if s["path"] == "big.md")
+        assert big["tokens"] <= max(100, budget // 20) + 2, (budget, big)
+
+
+def test_unused_budget_still_flows_on(fresh: World) -> None:
+    """What the resident layer leaves goes to the hits; what the hits leave, to the
+    recent notes (within their caps)."""
+    fresh.write("en", "USER.md", "# User\n\nPrefers short answers.\n")
+    fresh.write("en", "hit.md", "# Hit\n\nThe zebra note.\n")
+    for number in range(5):
+        fresh.write("en", f"r{number}.md", f"# R{number}\n\n" + "recent words here. " * 60)
+    result = fresh.recall.recall("en", "zebra", 2000)
+    check_block(result, 2000)
+    recent = sum(s["tokens"] for s in result["sources"] if s["layer"] == "recent")
+    assert recent > 2000 * 20 // 100  # more than its share: what the others left
+
+
+# -- day files of events ---------------------------------------------------------------------
+
+
+def _event(time: str, title: str, text: str, tags: str = "work") -> str:
+    return (
+        f"\n## Event\n\n- time: {time}\n- title: {title}\n- tags: {tags}\n"
+        f"- entry: 01JENTRY{time[-5:-3]}\n\n{text}\n"
+    )
+
+
+def _day(day: str, *events: str) -> str:
+    preamble = "One section per event, in the order they were logged.\n"
+    return f"---\ntitle: Events {day}\ntype: events\n---\n# Events {day}\n\n{preamble}" + "".join(
+        events
+    )
+
+
+def test_an_event_hit_quotes_its_own_event_only(fresh: World) -> None:
+    """The hit spilled into the next events, quoted their tags and entry lines and ended
+    on a dangling ``## Event`` / ``- time:`` of an unrelated one."""
+    day = _day(
+        "2026-02-08",
+        _event("2026-02-08T10:00:00", "Reviewed a PR", "Reviewed a PR. Context: Beacon."),
+        _event("2026-02-08T13:00:00", "1:1 with Priya", "1:1 with Priya. Went fine."),
+        _event("2026-02-08T15:00:00", "Lunch", "Lunch with the team. Context: Atlas."),
+    )
+    fresh.write("en", "events/2026/02/08.md", day)
+    for budget in (120, 300, 1500):
+        result = fresh.recall.recall("en", "priya", budget)
+        check_block(result, budget)
+        lines = quoted(result["block"], "events/2026/02/08.md")
+        assert "1:1 with Priya. Went fine." in lines, (budget, lines)
+        text = "\n".join(lines)
+        for absent in ("Lunch", "Reviewed", "- tags:", "- entry:", "One section per event"):
+            assert absent not in text, (budget, absent, lines)
+        assert not lines[-1].startswith(("## ", "- time:")), lines
+
+
+def test_the_same_event_logged_on_many_days_is_quoted_once(fresh: World) -> None:
+    text = "Standup: Alice blocked on access. Context: Ember."
+    for day in range(1, 6):
+        name = f"2026-03-0{day}"
+        event = _event(f"{name}T10:00:00", "Standup: Alice blocked on access", text)
+        fresh.write("en", f"events/2026/03/0{day}.md", _day(name, event))
+    result = fresh.recall.recall("en", "alice standup", 1500)
+    check_block(result, 1500)
+    assert result["block"].count(text) == 1, result["block"]
+
+
+def test_a_day_file_s_recent_part_leaves_its_bookkeeping_out(fresh: World) -> None:
+    day = _day("2026-05-21", _event("2026-05-21T10:00:00", "Standup", "Standup went well."))
+    fresh.write("en", "events/2026/05/21.md", day)
+    result = fresh.recall.recall("en", "", 300)
+    text = "\n".join(quoted(result["block"], "events/2026/05/21.md"))
+    assert "Standup went well." in text
+    for absent in ("- tags:", "- entry:", "One section per event", "- title: Standup"):
+        assert absent not in text, (absent, text)
+
+
+# -- folder abstracts and the heading ---------------------------------------------------------
+
+
+def _fallback(abstract: str) -> str:
+    return f"---\ntype: summary\nabstract: '{abstract}'\ngenerated_by: fallback\n---\n"
+
+
+def test_count_only_abstracts_take_one_line_and_come_last(fresh: World) -> None:
+    """``5 notes: folder`` took 15-40 tokens each, a quarter of a 120-token block."""
+    fresh.hidden("en", ".overview.md", _fallback("5 notes: folder"))
+    fresh.hidden("en", "people/.overview.md", _fallback("45 notes: person"))
+    body = "Priya Haddad is a backend lead at Acme. Likes written RFCs before any design call."
+    fresh.write("en", "people/priya.md", f"# Priya Haddad\n\n{body}\n")
+    small = fresh.recall.recall("en", "priya", 120)
+    check_block(small, 120)
+    assert body in small["block"]  # the hit whole, before any count
+    roomy = fresh.recall.recall("en", "priya", 1500)
+    check_block(roomy, 1500)
+    assert "\n### .overview.md — 5 notes: folder\n" in roomy["block"]
+    assert "\n### people/.overview.md — 45 notes: person\n" in roomy["block"]
+    assert "> 5 notes" not in roomy["block"]
+    assert by_layer(roomy)["resident"] == [".overview.md", "people/.overview.md"]
+
+
+def test_the_on_demand_heading_names_the_query_s_words(fresh: World) -> None:
+    """``## On demand: 用户喜欢, 用户, 户喜, 喜欢``: search's bigrams are no words."""
+    fresh.write("zh-Hans", "items/a.md", "# 偏好\n\n用户喜欢简短的回答。\n")
+    block = fresh.recall.recall("zh-Hans", "用户喜欢什么样的回答", 1500)["block"]
+    assert "\n## On demand: 用户喜欢, 回答\n" in block, block
