@@ -8,6 +8,7 @@ hit past them: from the note's top).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -45,7 +46,7 @@ def from_focus(
     after it (a 4 MiB note of short paragraphs was split whole to quote its first line)."""
     stream = iter(paragraphs)
     top: list[list[str]] = []  # what is read of the note's first lines
-    words = [as_read(k.strip('"')) for k in keywords]
+    words = [read_keyword(k) for k in keywords]
     found = _focus(_kept(stream, top, lines), [word for word in words if "\n" not in word])
     if found is None:
         return take_lines(itertools.chain(top, stream), lines)
@@ -53,6 +54,13 @@ def from_focus(
     if number:
         paragraph = [f"… {paragraph[0]}", *paragraph[1:]]
     return take_lines(itertools.chain([paragraph], rest, stream), lines)
+
+
+@functools.lru_cache(maxsize=1024)
+def read_keyword(keyword: str) -> str:
+    """A keyword (a phrase's quotes dropped) as a reader takes it in: the same few, for
+    each source of every recall (``as_read`` was a third of a recall's time)."""
+    return as_read(keyword.strip('"'))
 
 
 def _kept(paragraphs: Iterator[list[str]], top: list[list[str]], lines: int) -> Iterator[list[str]]:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from indexer.index.text import as_read
-from indexer.jobs.recall_focus import MAX_QUOTED_LINES, from_focus, keyword_window
+from indexer.jobs.recall_focus import MAX_QUOTED_LINES, from_focus, keyword_window, read_keyword
 from indexer.jobs.tokens import HEADING, iter_paragraphs, paragraphs_of
 
 GIST_CHARS = 2000  # two sources quoting the same first this many characters are one
@@ -82,7 +82,7 @@ class Source:
     @functools.cached_property
     def words(self) -> list[str]:
         """The focus keywords as a reader takes them in (as search found them)."""
-        return [w for w in (as_read(k.strip('"')) for k in self.focus) if w and "\n" not in w]
+        return [w for w in map(read_keyword, self.focus) if w and "\n" not in w]
 
     @functools.cached_property
     def windowed(self) -> list[list[str]] | None:
