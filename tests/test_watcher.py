@@ -127,6 +127,26 @@ def test_rename_and_folder_moves(ws: Workspace, live: NoteIndex) -> None:
     eventually(lambda: hits(live, "damson") == [], "a deleted folder")
 
 
+def test_a_folder_moved_into_new_folders_stays_watched(ws: Workspace, live: NoteIndex) -> None:
+    """``Q/a`` moved to ``R/x/a`` with ``R/x`` made just before (as the ``move`` tool
+    does): the walk of the new ``R/`` watched ``R/x/a`` before the move was read (the
+    kernel gives a folder one watch), and the move then removed that watch with the old
+    place's: edits below the moved folder were never seen (watchdog 7.1.1)."""
+    vault = ws.vault_dir("en")
+    put(ws, "Q/a/top.md", "quince top")
+    put(ws, "Q/a/sub/low.md", "quince low")
+    eventually(lambda: hits(live, "quince") == ["Q/a/sub/low.md", "Q/a/top.md"], "new notes")
+    (vault / "R" / "x").mkdir(parents=True)
+    os.replace(vault / "Q" / "a", vault / "R" / "x" / "a")
+    moved = ["R/x/a/sub/low.md", "R/x/a/top.md"]
+    eventually(lambda: hits(live, "quince") == moved, "the moved folder")
+    time.sleep(1.0)  # (the unpaired move out, held back 0.5 s by watchdog, is read)
+    for rel, word in (("top.md", "medlar"), ("sub/low.md", "loquat")):
+        with open(vault / "R/x/a" / rel, "a", encoding="utf-8") as note:
+            note.write(f"\n{word}\n")
+        eventually(lambda w=word, r=rel: hits(live, w) == [f"R/x/a/{r}"], f"the edit {word}")
+
+
 def test_many_files_at_once_like_git_checkout(
     ws: Workspace, live: NoteIndex, tmp_path: Path
 ) -> None:

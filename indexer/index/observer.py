@@ -176,12 +176,56 @@ if InotifyEmitter is not None:
 
         def _move_watches(self, move_src_path: bytes, move_dst_path: bytes) -> bool:
             """watchdog moves the watches of a folder moved within the tree and adds none:
-            a folder moved up brings folders that were too deep to watch into range."""
+            a folder moved up brings folders that were too deep to watch into range.
+
+            A folder moved into new folders (``move`` of ``Q/a`` to ``R/x/a``, making
+            ``R/x``) is often watched at its new place before the move is read: the walk
+            of the new ``R/`` found it, and the kernel gave it the watch it had (one per
+            folder). watchdog then removed the new place's watches as a folder moved over
+            it, which were the moved folder's own: its old nodes go instead (every watch
+            a new node holds is kept: ``_remove_node_and_watches``)."""
+            old = self._find_node_by_path(move_src_path)
+            new = self._find_node_by_path(move_dst_path)
+            if old is not None and new is not None and old is not new and old is not self._root:
+                self._remove_node_and_watches(old, move_src_path)
+                return True
             moved = bool(super()._move_watches(move_src_path, move_dst_path))
             src, dst = self._parts(move_src_path), self._parts(move_dst_path)
             if moved and self.is_recursive and src and dst and len(dst) < len(src):
                 self._add_all_callbacks(move_dst_path)
             return moved
+
+        def _remove_node_and_watches(self, node: Any, path: bytes) -> list[bytes]:
+            """watchdog's, except that a kernel watch another node holds stays: a folder
+            moved into new folders (``move`` of ``Q/a`` to ``R/x/a``, making ``R/x``) is
+            watched at its new place by the walk of the new ``R/`` before its move is read
+            (the kernel gives a folder one watch), and the move, unpaired or not, then
+            removed the old place's watches: the moved folder went unwatched."""
+            if node is self._root:
+                return []
+            parent = node.parent
+            if parent is not None and parent.children.get(node.name) is node:
+                parent.children.pop(node.name, None)
+            below: list[bytes] = []
+            stale = []
+            stack: list[tuple[Any, bytes]] = [(node, path)]
+            while stack:
+                current, current_path = stack.pop()
+                if current is not node:
+                    below.append(current_path)
+                wd = current.wd
+                if wd >= 0 and self._nodes_by_wd.get(wd) is current:
+                    stale.append(wd)
+                    del self._nodes_by_wd[wd]
+                stack.extend(
+                    (c, os.path.join(current_path, n)) for n, c in current.children.items()
+                )
+                current.children.clear()
+                current.parent = None
+            if stale:
+                self._remove_callbacks(stale)
+                self._move_event_grouper.purge_events_for_wds(set(stale))
+            return below
 
         def _add_callback(self, path: bytes) -> None:
             if self._watched(path):  # (watching it again would only warn)
