@@ -8,11 +8,12 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from helpers.indexer_process import wait_for
 
+from indexer.daemon import external_change_recorder
 from indexer.index.service import NoteIndex
 from indexer.index.tool_changes import ToolChanges
 from indexer.vault import fsops
@@ -126,6 +127,66 @@ def test_an_outside_change_to_a_pending_file_is_told_as_the_watchers(
     index.flush()
     assert sorted(heard) == [("events/a.md", "tool"), ("events/b.md", "watcher")]
     assert hits(index, "editor") == ["events/b.md"]
+
+
+def test_a_pending_file_gone_outside_is_told_as_the_watchers_and_recorded(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    """An append not indexed yet, then another program deletes (or renames) the file:
+    the flush took the missing file for the tool's own change, and history kept the
+    append as the note's last version for good."""
+    vault, index = slow
+    index.change_listeners.append(external_change_recorder(vault))
+    vault.append("en", "events/a.md", "# A\n")
+    vault.append("en", "events/b.md", "# B\n")
+    vault.append("en", "events/a.md", "more\n")
+    vault.append("en", "events/b.md", "more\n")
+    (ws.vault_dir("en") / "events/a.md").unlink()
+    os.rename(ws.vault_dir("en") / "events/b.md", ws.vault_dir("en") / "events/c.md")
+    index.flush()
+    for gone in ("events/a.md", "events/b.md"):
+        newest = vault.history("en", gone)["versions"][0]
+        assert (newest["op"], newest["actor"]) == ("delete", "external"), newest
+
+
+def test_an_outside_change_right_after_a_write_is_recorded(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    """Another program edits or renames the note between the write's swap and its sync
+    (put there by a hook): the sync took the outside bytes for the tool's, and history
+    never heard of them (disk and history disagreed for good)."""
+    vault, index = slow
+    index.change_listeners.append(external_change_recorder(vault))
+    path = ws.vault_dir("en") / "notes/n.md"
+
+    class OutsideFirst:
+        def __init__(self, change: Callable[[], None]) -> None:
+            self.change = change
+
+        def note_changed(self, lang: str, rel: str, etag: str | None = None) -> None:
+            self.change()
+            index.note_changed(lang, rel, etag)
+
+        def note_appended(self, lang: str, rel: str, etag: str) -> None:
+            index.note_appended(lang, rel, etag)
+
+    vault.write("en", "notes/n.md", "# N\n\nfirst\n")
+    vault.index_sync = OutsideFirst(lambda: path.write_text("# N\n\nan editor's save\n"))
+    vault.write("en", "notes/n.md", "# N\n\nsecond\n")  # (returns: no deadlock)
+    edited = fsops.etag_of(path.read_bytes())
+    wait_for(
+        lambda: vault.history("en", "notes/n.md")["versions"][0]["etag"] == edited,
+        5,
+        what="the editor's save in history",
+    )
+    assert vault.history("en", "notes/n.md")["versions"][0]["actor"] == "external"
+    vault.index_sync = OutsideFirst(lambda: os.rename(path, path.with_name("moved.md")))
+    vault.write("en", "notes/n.md", "# N\n\nthird\n")
+    wait_for(
+        lambda: vault.history("en", "notes/n.md")["versions"][0]["op"] == "delete",
+        5,
+        what="the rename in history",
+    )
 
 
 def test_concurrent_writes_are_searchable_when_each_returns(

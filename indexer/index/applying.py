@@ -50,22 +50,28 @@ class ChangeSync:
 
     def sync_tool_changes(self, batch: dict[Key, str | None]) -> Told:
         """Sync the files of ``batch`` in one transaction; a change whose file no longer
-        holds the bytes the tool left (``etag``) was made outside the tools meanwhile."""
+        holds the bytes the tool left (``etag``), or is gone, was made outside the tools
+        meanwhile (history compares it with its latest version: telling a tool's own
+        change so records nothing twice)."""
         stats = ReconcileStats()
         told: Told = []
         try:
             with self._db.write() as conn:
                 for lang, rel in batch:
                     reconcile.sync_file(conn, self.workspace, lang, rel, stats)
-                for lang, rel in stats.changed:
+                changed = set(stats.changed)
+                for lang, rel in [*stats.changed, *(key for key in batch if key not in changed)]:
                     etag = batch.get((lang, rel))
                     source = "tool"
-                    if etag is not None:
+                    if etag is not None:  # (gone, or other bytes: changed outside since)
                         row = conn.execute(
                             "SELECT hash FROM notes WHERE lang = ? AND path = ?", (lang, rel)
                         ).fetchone()
-                        source = "tool" if row is None or row[0] == etag else "watcher"
-                    told.append((lang, rel, source))
+                        source = "tool" if row is not None and row[0] == etag else "watcher"
+                    if (lang, rel) in changed or source == "watcher":
+                        # (a file the tool made and another program took away before it
+                        # was indexed changed nothing here, but history holds it)
+                        told.append((lang, rel, source))
         except (sqlite3.Error, OSError) as err:
             log.warning("could not index %d changed file(s): %s", len(batch), err)
             self._mark_behind(f"a write to the index failed ({err})")

@@ -310,14 +310,15 @@ class NoteIndex:
         self._db.checkpoint()
         return stats
 
-    def note_changed(self, lang: str, relpath: str) -> None:
-        """A tool call wrote, appended or deleted ``lang``/``relpath``: sync it before
-        returning (concurrent calls share one transaction: ``tool_changes``)."""
+    def note_changed(self, lang: str, relpath: str, etag: str | None = None) -> None:
+        """A tool call wrote, appended or deleted ``lang``/``relpath`` (a write leaving
+        ``etag``): sync it before returning (concurrent calls share one transaction:
+        ``tool_changes``)."""
         if self._db.writer is None or not reconcile.is_note_path(relpath):
             return
         if self._watcher is not None:
             self._watcher.tools_changed(lang, relpath)
-        self._tool.changed((lang, relpath))
+        self._tool.changed((lang, relpath), etag)
 
     def note_appended(self, lang: str, relpath: str, etag: str) -> None:
         """A tool call appended to ``lang``/``relpath`` (leaving ``etag``): sync it before

@@ -31,7 +31,7 @@ log = logging.getLogger("indexer.index")
 
 Key = tuple[str, str]  # (lang, path)
 Told = list[tuple[str, str, str]]  # (lang, path, source)
-# Sync a batch {key: etag left by the tool (None: a write)} in one transaction; returns
+# Sync a batch {key: etag left by the tool (None: not told)} in one transaction; returns
 # what changed and from where. Never raises (a failure marks the index behind).
 Sync = Callable[[dict[Key, str | None]], Told]
 Tell = Callable[[Told], None]
@@ -73,12 +73,14 @@ class ToolChanges:
 
     # -- writes ------------------------------------------------------------------------
 
-    def changed(self, key: Key) -> None:
-        """Index ``key`` now; returns once that is committed (by us or a leader)."""
+    def changed(self, key: Key, etag: str | None = None) -> None:
+        """Index ``key`` now; returns once that is committed (by us or a leader).
+        ``etag``: what the tool left there (None: gone, or not told), to tell an outside
+        change made in the meantime from the tool's own."""
         with self._queue_lock:
             self._writes_queued += 1
             ticket = self._writes_queued
-            self._writes[key] = None
+            self._writes[key] = etag
         told: Told = []
         with self._commit_lock:
             if self._writes_done < ticket:
@@ -87,8 +89,15 @@ class ToolChanges:
                     upto = self._writes_queued
                 told = self._sync(batch)
                 self._writes_done = upto
-        if told:
-            self._tell(told)
+        own = [change for change in told if change[2] == "tool"]
+        if own:
+            self._tell(own)
+        if outside := [change for change in told if change[2] != "tool"]:
+            # Made outside the tools while a tool held the note (rare): history reads
+            # it under the note's lock, which the tool holds until this call returns
+            threading.Thread(
+                target=self._tell, args=(outside,), name="index-tell-outside", daemon=True
+            ).start()
 
     # -- appends -----------------------------------------------------------------------
 

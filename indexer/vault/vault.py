@@ -61,7 +61,7 @@ class IndexSync(Protocol):
     """The index's side of the tools' changes: a change is indexed before the call
     returns; an append may be indexed later, but before anything reads the index."""
 
-    def note_changed(self, lang: str, relpath: str) -> None: ...
+    def note_changed(self, lang: str, relpath: str, etag: str | None = None) -> None: ...
 
     def note_appended(self, lang: str, relpath: str, etag: str) -> None: ...
 
@@ -211,7 +211,7 @@ class Vault:
                 read = "" if existing is None else before_etag or fsops.etag_of(existing)
                 with self.recorder.changing([change], actor=actor, reason=reason):
                     place.commit(data, if_match=read)
-            self._notify(target)
+            self._notify(target, left=etag)
         return {
             "path": target.rel,
             "etag": etag,
@@ -417,17 +417,22 @@ class Vault:
             self.recorder.settle()
 
     def _notify(
-        self, target: Target, rel: str | None = None, *, appended: str | None = None
+        self,
+        target: Target,
+        rel: str | None = None,
+        *,
+        appended: str | None = None,
+        left: str | None = None,
     ) -> None:
         """Tell the index, then the listeners, that ``rel`` (default: the target) changed
-        (``appended``: by an append, which left this etag); their failure must not turn
-        a done change into an error."""
+        (``appended``: by an append, which left this etag; ``left``: a write left it);
+        their failure must not turn a done change into an error."""
         rel = target.rel if rel is None else rel
         index = self.index_sync
         if index is not None:
             try:
                 if appended is None:
-                    index.note_changed(target.lang, rel)
+                    index.note_changed(target.lang, rel, left)
                 else:
                     index.note_appended(target.lang, rel, appended)
             except Exception:
