@@ -303,6 +303,17 @@ def test_count_only_abstracts_take_one_line_and_come_last(fresh: World) -> None:
     assert by_layer(roomy)["resident"] == [".overview.md", "people/.overview.md"]
 
 
+def test_a_section_s_heading_is_paid_when_its_notes_are_picked_again(fresh: World) -> None:
+    """USER.md and a count-only root abstract share ``## Resident``: the abstract paid
+    nothing for it (USER.md had), then USER.md was picked again with what was left and
+    paid nothing either. A third of the budgets went over, 1,500 by two tokens."""
+    lines = "\n".join(f"Line {number} of what the user prefers." for number in range(400))
+    fresh.write("en", "USER.md", f"# User\n\n{lines}\n")
+    fresh.hidden("en", ".overview.md", _fallback("12 notes: note"))
+    for budget in range(50, 3001, 7):
+        check_block(fresh.recall.recall("en", "", budget), budget)
+
+
 def test_the_on_demand_heading_names_the_query_s_words(fresh: World) -> None:
     """``## On demand: 用户喜欢, 用户, 户喜, 喜欢``: search's bigrams are no words."""
     fresh.write("zh-Hans", "items/a.md", "# 偏好\n\n用户喜欢简短的回答。\n")

@@ -18,6 +18,7 @@ defused.
 
 from __future__ import annotations
 
+import logging
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 __all__ = ["CLOSE", "OPEN", "SHARES", "Recall", "Source", "_from_focus", "_quote"]
+
+log = logging.getLogger("indexer.jobs.recall")
 
 MAX_QUERY_BYTES = 10 * 1024
 RESIDENT_FILES = ("USER.md", "PROJECT.md")
@@ -111,12 +114,18 @@ class Recall:
             ],
         }
         intro = INTRO if budget_tokens >= SHORT_INTRO_BELOW else SHORT_INTRO
-        sections, sources = compose(candidates, budget_tokens, query_words(keywords), intro)
-        if not sources:
-            return empty
-        block = f"{OPEN}\n{intro}\n{sections}{CLOSE}"
-        tokens = estimate_tokens(block)
-        return {"block": block, "tokens": tokens, "sources": sources, "partial": partial}
+        room = budget_tokens
+        for _ in range(3):  # (once: the layers' sums are the block's; a guard against a slip)
+            sections, sources = compose(candidates, room, query_words(keywords), intro)
+            if not sources:
+                return empty
+            block = f"{OPEN}\n{intro}\n{sections}{CLOSE}"
+            tokens = estimate_tokens(block)
+            if tokens <= budget_tokens:
+                return {"block": block, "tokens": tokens, "sources": sources, "partial": partial}
+            log.warning("recall: a block of %d tokens for a budget of %d", tokens, room)
+            room -= tokens - budget_tokens
+        return empty
 
     # -- candidates ----------------------------------------------------------------------
 

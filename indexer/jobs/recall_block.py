@@ -102,6 +102,7 @@ class _Fill:
     listed: dict[str, int]  # the resident sources' places, abstracts included
     picked: dict[str, Picked] = field(default_factory=dict)
     cost: dict[str, int] = field(default_factory=dict)
+    payer: dict[str, str] = field(default_factory=dict)  # section -> the part paying its heading
 
     def heading(self, part: str) -> str:
         if part == "on_demand":
@@ -109,13 +110,10 @@ class _Fill:
         return f"\n## {HEADINGS[_SECTION_OF.get(part, part)]}\n"
 
     def heading_cost(self, part: str) -> int:
-        """The heading's cost, unless a part printed in the same section paid it."""
-        section = _SECTION_OF.get(part, part)
-        paid = any(
-            _SECTION_OF.get(other, other) == section and self.picked.get(other)
-            for other in self.picked
-            if other != part
-        )
+        """The heading's cost, unless another part printed in the same section paid it
+        (a part picked again must not count on a heading only it had paid)."""
+        payer = self.payer.get(_SECTION_OF.get(part, part))
+        paid = payer is not None and payer != part and bool(self.picked.get(payer))
         return 0 if paid else quarters(self.heading(part))
 
     def items(self, part: str) -> list[Source]:
@@ -137,17 +135,23 @@ class _Fill:
             self.picked[part] = got
             self.cost[part] = paid + sum(quarters(text) for _, text in got)
             self.left -= self.cost[part]
+            if paid:
+                self.payer[_SECTION_OF.get(part, part)] = part
 
     def more(self, part: str) -> None:
         """The part picked again with what is left added to its room."""
         if part not in self.picked or self.left < MIN_ITEM:
             return
+        section = _SECTION_OF.get(part, part)
+        payer = self.payer.get(section)
         before, cost = self.picked.pop(part), self.cost.pop(part)
         self.left += cost
         self.part(part, self.left)
         if part not in self.picked:  # (never: the same sources fit in more room)
             self.picked[part], self.cost[part] = before, cost
             self.left -= cost
+            if payer is not None:
+                self.payer[section] = payer
 
     def wanted(self, part: str) -> int:
         """What the part would take with room enough (its sources within their caps)."""
