@@ -132,6 +132,27 @@ def test_an_abstract_is_the_first_paragraph_of_prose(body: str, abstract: str) -
     assert note_abstract({}, body, "T").startswith(abstract)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\r\ntitle: [unclosed\r\nid: abc\r\n---\r\nThe real prose.\r\n",
+        "\ufeff---\ntitle: [unclosed\n---\nThe real prose.\n",
+        "---\ntitle: [unclosed\n...\nThe real prose.\n",
+        "---  \ntitle: [unclosed\n---\t\nThe real prose.\n",
+    ],
+)
+def test_a_block_that_cannot_be_read_is_skipped_in_every_spelling(text: str) -> None:
+    """Only ``---\\n`` blocks were skipped: CRLF, a BOM or a ``...`` end left the YAML
+    lines in the abstract (``--- title: [unclosed id: abc123 --- The real prose.``)."""
+    assert parse_note(text.encode(), "n.md").abstract == "The real prose."
+
+
+def test_a_comment_is_never_an_abstract() -> None:
+    """A comment never closed was the abstract (hidden text shown) when nothing else was."""
+    assert note_abstract({}, "<!-- a comment that never ends\nmore\n", "T") == "T"
+    assert note_abstract({}, "%% private\n", "T") == "T"
+
+
 def test_a_block_that_cannot_be_read_is_no_abstract_or_title() -> None:
     """An unquoted ``title: Decision: x`` makes the block unreadable (searched as text):
     the abstract was its ``--- id: ... title:`` lines."""

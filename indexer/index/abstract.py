@@ -42,17 +42,26 @@ def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS) -> str:
     prose = _first_prose(body)
     if prose:
         return one_line(prose[:limit])
-    found = _PARAGRAPH.search(body)
-    return one_line(found.group(0)[:limit]) if found else ""
+    for found in _PARAGRAPH.finditer(body):  # (a comment is hidden text: never shown)
+        if not found.group(0).lstrip().startswith(("<!--", "%%")):
+            return one_line(found.group(0)[:limit])
+    return ""
 
 
 def past_broken_block(text: str) -> str:
-    """A note whose frontmatter cannot be read, without that block (``---`` to ``---``):
-    its abstract is its text, not its ``id: ... title: ...`` lines."""
-    if not text.startswith("---\n"):
+    """A note whose frontmatter cannot be read, without that block (``---`` to ``---``
+    or ``...``, in any line ending, after a BOM): its abstract is its text, not its
+    ``id: ... title: ...`` lines."""
+    start = 1 if text.startswith("\ufeff") else 0
+    opening = _BLOCK_OPEN.match(text, start)
+    if opening is None:
         return text
-    end = text.find("\n---\n", 3)
-    return text[end + 5 :] if end != -1 else text
+    closing = _BLOCK_CLOSE.search(text, opening.end())
+    return text[closing.end() :] if closing is not None else text
+
+
+_BLOCK_OPEN = re.compile(r"---[ \t]*\r?\n")
+_BLOCK_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\r?\Z)", re.MULTILINE)
 
 
 # Lines that open what is not prose: a fence, an HTML block or comment, an Obsidian
