@@ -319,3 +319,100 @@ def test_the_on_demand_heading_names_the_query_s_words(fresh: World) -> None:
     fresh.write("zh-Hans", "items/a.md", "# 偏好\n\n用户喜欢简短的回答。\n")
     block = fresh.recall.recall("zh-Hans", "用户喜欢什么样的回答", 1500)["block"]
     assert "\n## On demand: 用户喜欢, 回答\n" in block, block
+
+
+# -- what a reviewer found after the rework ---------------------------------------------------
+
+
+def test_an_event_hit_quotes_its_text_not_only_its_time_and_title(fresh: World) -> None:
+    """One event of a long text among six other hits: at 61-458 tokens the day file was
+    quoted as ``> - time: …`` and ``> - title: Planning session`` alone."""
+    text = "We discussed the zebrafish tank and " + "many other long details of the plan " * 30
+    event = _event("2026-11-28T10:00:00", "Planning session", text)
+    fresh.write("en", "events/2026/11/28.md", _day("2026-11-28", event))
+    for number in range(6):
+        body = f"zebrafish note {number} " + "words " * 40
+        fresh.write("en", f"items/n{number}.md", f"# N{number}\n\n{body}\n")
+    for budget in (61, 80, 120, 200, 300, 458):
+        result = fresh.recall.recall("en", "zebrafish", budget)
+        check_block(result, budget)
+        if "events/2026/11/28.md" not in by_layer(result).get("on_demand", []):
+            continue
+        lines = quoted(result["block"], "events/2026/11/28.md")
+        assert any("zebrafish" in line for line in lines), (budget, lines)
+
+
+def test_a_keyword_window_never_starts_inside_a_url(fresh: World) -> None:
+    """``> … xample.com/infra/…/zebrafish-runbook.md for it. …``: the window started
+    inside the URL (its lead held no space), and the end was then cut inside it too."""
+    filler = "Some words that lead nowhere in particular and keep going for a while. " * 6
+    url = "https://git.example.com/infra/platform/documentation/architecture/deploy/zebrafish-runbook.md"
+    fresh.write("en", "url.md", f"# U\n\n{filler}See {url} for it. {filler}\n")
+    link = f"[the zebrafish runbook with a long name of many words]({url})"
+    fresh.write("en", "link.md", f"# L\n\n{filler}See {link} for it. {filler}\n")
+    for budget in (60, 80, 100, 200):
+        for path in ("url.md", "link.md"):
+            result = fresh.recall.recall("en", "zebrafish", budget)
+            check_block(result, budget)
+            if path not in by_layer(result).get("on_demand", []):
+                continue
+            lines = quoted(result["block"], path)
+            assert lines and "xample.com" not in lines[0].split("https://git.")[0], lines
+            if path == "url.md" and lines[0].startswith("… "):
+                assert lines[0].startswith("… https://git.example.com/"), lines
+
+
+def test_a_day_file_written_tight_leaves_its_bookkeeping_out(fresh: World) -> None:
+    """``## Event`` followed by its facts with no blank line (another program's day file)
+    quoted ``> ## Event``, ``> - tags: secret-tag`` and ``> - entry: ENTRY-ID``."""
+    day = (
+        "# Events 2026-11-28\n\nOne section per event.\n\n## Event\n- time: 2026-11-28T10:00:00Z\n"
+        "- title: Zoo\n- tags: secret-tag\n- entry: ENTRY-ID\n\nFed the zebrafish.\n"
+    )
+    fresh.write("en", "events/2026/11/28.md", day)
+    for query in ("zebrafish", ""):
+        result = fresh.recall.recall("en", query, 400)
+        check_block(result, 400)
+        text = "\n".join(quoted(result["block"], "events/2026/11/28.md"))
+        assert "Fed the zebrafish." in text, (query, text)
+        assert text.startswith("## Event\n- time:" if not query else "- time:"), text
+        for absent in ("secret-tag", "ENTRY-ID", "One section per event"):
+            assert absent not in text, (query, absent, text)
+
+
+def test_the_same_title_only_event_on_many_days_is_quoted_once(fresh: World) -> None:
+    for day in range(1, 5):
+        name = f"2026-11-0{day}"
+        event = f"\n## Event\n\n- time: {name}T10:00:00\n- title: zebrafish visit\n- tags: zoo\n"
+        fresh.write("en", f"events/2026/11/0{day}.md", _day(name, event))
+    result = fresh.recall.recall("en", "zebrafish", 1500)
+    check_block(result, 1500)
+    assert result["block"].count("> zebrafish visit\n") == 1, result["block"]  # (its text)
+
+
+def test_a_focused_heading_is_never_shown_alone(fresh: World) -> None:
+    """The focus marked ``… ## Zebrafish care``: no longer read as a heading, it was
+    quoted with nothing after it."""
+    care = "Feed them twice a day and keep the water clean. " * 20
+    fresh.write("en", "a.md", f"# A\n\nIntro paragraph.\n\n## Zebrafish care\n\n{care}\n")
+    fresh.write("en", "b.md", "# B\n\nIntro paragraph.\n\n## Zebrafish only heading\n")
+    for budget in (50, 52, 60, 80, 120, 300):
+        result = fresh.recall.recall("en", "zebrafish", budget)
+        check_block(result, budget)
+        for source in result["sources"]:
+            lines = quoted(result["block"], source["path"])
+            assert lines and not lines[-1].removeprefix("… ").startswith("#"), (budget, lines)
+
+
+def test_closing_hashes_and_setext_headings_are_headings(fresh: World) -> None:
+    closing = "# Closing title #\n\n## Closing title ##\n\nSome text under closing.\n"
+    fresh.write("en", "closing.md", closing)
+    setext = "# Setext\n\nzebrafish text.\n\nSub heading\n-----------\n"
+    fresh.write("en", "setext.md", setext)
+    result = fresh.recall.recall("en", "", 400)
+    check_block(result, 400)
+    assert quoted(result["block"], "closing.md") == ["Some text under closing."]
+    result = fresh.recall.recall("en", "zebrafish", 400)
+    assert quoted(result["block"], "setext.md") == ["zebrafish text."], result["block"]
+    lines, _ = fit_paragraphs([["We decided."], ["Details", "-------"]], 400, quote)
+    assert lines == ["> We decided.\n"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from indexer.index.text import as_read
 from indexer.jobs.delimiter import clean_line
 from indexer.jobs.recall_focus import MAX_QUOTED_CHARS
-from indexer.jobs.recall_source import Source
+from indexer.jobs.recall_source import EVENT_LABELS, Source
 from indexer.jobs.tokens import HEADING, cut_to, estimate_tokens, fit_paragraphs, quarters
 from shared.graphemes import cut_chars
 
@@ -236,13 +236,13 @@ def _need(source: Source, least: bool = False) -> tuple[int, int] | None:
 
 def _quote_need(source: Source) -> int | None:
     """The quote of the source's first line of text (its last, from the end), or of
-    ``MIN_QUOTE`` of it, with the headings (and an event's time) before it; None when it
-    has no text."""
+    ``MIN_QUOTE`` of it, with the headings (and an event's time and title) before it;
+    None when it has no text."""
     cost = 0
     paragraphs = source.paragraphs[::-1] if source.from_end else source.paragraphs
     for paragraph in paragraphs:
         for line in paragraph[::-1] if source.from_end else paragraph:
-            if HEADING.match(line) or (source.events and line.startswith("- time: ")):
+            if HEADING.match(line) or (source.events and EVENT_LABELS.match(line)):
                 cost += 0 if source.from_end else quarters(_quote(line))
                 continue
             whole = quarters(_quote(line)) if len(line) <= MIN_QUOTE else MIN_QUOTE + 4
@@ -264,17 +264,22 @@ def _render(source: Source, limit: int, quote_need: int) -> str:
         room = limit - quarters(header)
         if room <= 0 or (titled and room < quote_need):  # (a title, or room to quote)
             continue
-        lines = _fit(source.paragraphs, room, source.from_end)
+        lines = _fit(source.paragraphs, room, source.from_end, source.events)
         if source.windowed is not None and not _holds(lines, source.words):
-            windowed = _fit(source.windowed, room, False)
+            windowed = _fit(source.windowed, room, False, source.events)
             lines = windowed if _holds(windowed, source.words) else lines
         if any(line.strip("> …\n") for line in lines):  # (a quote of "……" alone shows nothing)
             return header + "".join(lines)
     return ""
 
 
-def _fit(paragraphs: list[list[str]], room: int, from_end: bool) -> list[str]:
-    return fit_paragraphs(paragraphs, room, _quote, from_end=from_end, min_cut=MIN_QUOTE)[0]
+def _fit(paragraphs: list[list[str]], room: int, from_end: bool, events: bool) -> list[str]:
+    """The quoted lines within ``room`` (an event's time and title only say what follows)."""
+    labels = EVENT_LABELS if events else None
+    fitted = fit_paragraphs(
+        paragraphs, room, _quote, from_end=from_end, min_cut=MIN_QUOTE, labels=labels
+    )
+    return fitted[0]
 
 
 def _holds(lines: list[str], words: list[str]) -> bool:

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 
 from indexer.index.text import as_read, stream_safe
-from indexer.jobs.tokens import quarters, take_lines
+from indexer.jobs.tokens import HEADING, quarters, take_lines
 from shared.graphemes import character_start, cut_chars
 from shared.models import MAX_RECALL_BUDGET
 
@@ -34,6 +34,8 @@ WINDOW_LEAD = 60
 # read, a prefix at a time): past them, the line is quoted from its start
 _WINDOW_SEARCH = 1 << 14
 _SENTENCE_START = re.compile(r"(?:[.!?]\s+|[。！？]\s*)")
+_LAST_SPACE = re.compile(r".*\s", re.DOTALL)
+_LINK = re.compile(r"!?\[[^\]\n]*\]\([^)\n]*\)")  # a Markdown link (or image)
 
 
 def from_focus(
@@ -51,7 +53,7 @@ def from_focus(
     if found is None:
         return take_lines(itertools.chain(top, stream), lines)
     number, (paragraph, *rest) = found
-    if number:
+    if number and not HEADING.match(paragraph[0]):  # (a heading says it starts there)
         paragraph = [f"… {paragraph[0]}", *paragraph[1:]]
     return take_lines(itertools.chain([paragraph], rest, stream), lines)
 
@@ -152,8 +154,22 @@ def keyword_window(line: str, words: list[str]) -> str | None:
         start += sentences[-1].end()
     elif (space := re.search(r"\s+", lead)) is not None and space.end() < len(lead):
         start += space.end()
-    else:
-        start = character_start(line, start)
+    else:  # (a URL's or a path's: from its start, or from the keyword's own word)
+        space = _LAST_SPACE.match(line, 0, start)
+        word = space.end() if space else 0
+        if quarters(line[word:at]) <= 2 * WINDOW_LEAD:
+            start = word
+        else:
+            least, start = start, at
+            while start > least and line[start - 1].isalnum():
+                start -= 1
+            start = character_start(line, start)
+    if "](" in line[:at]:  # never inside a Markdown link either
+        for link in _LINK.finditer(line, max(0, start - _WINDOW_SEARCH), at):
+            if link.start() < start < link.end():
+                start = link.start()
+    if start == 0:
+        return line
     return f"… {line[start:]}"
 
 

@@ -27,6 +27,8 @@ _DATED = re.compile(r"\d{4}-\d{2}-\d{2}\s*[:：-]?\s*")  # the date of a merged 
 _SECTION = re.compile(r"##[ \t]")  # an event's section (its text's headings are escaped)
 _BOOKKEEPING = re.compile(r"- (?:tags|entry):")
 _METADATA = re.compile(r"- (?:time|title|tags|entry):")
+EVENT_LABELS = re.compile(r"- (?:time|title):")  # they say which event the text is
+_CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")  # ``## Title ##``: the #s closing it
 
 
 @dataclass(frozen=True)
@@ -92,16 +94,17 @@ class Source:
         keyword is at the quote's start."""
         if not self.words or not self.paragraphs:
             return None
-        first, *rest = self.paragraphs
-        for number, line in enumerate(first):
-            window = keyword_window(line, self.words)
-            if window is None:
-                continue
-            if window == line and number == 0:
-                return None
-            if window == line and not line.startswith("… "):
-                window = f"… {line}"
-            return [[window, *first[number + 1 :]], *rest]
+        # (a note's focus is its first paragraph; an event's text is past its facts)
+        for at, paragraph in enumerate(self.paragraphs if self.events else self.paragraphs[:1]):
+            for number, line in enumerate(paragraph):
+                window = keyword_window(line, self.words)
+                if window is None:
+                    continue
+                if window == line and number == 0 and at == 0:
+                    return None
+                if window == line and not line.startswith("… "):
+                    window = f"… {line}"
+                return [[window, *paragraph[number + 1 :]], *self.paragraphs[at + 1 :]]
         return None
 
     @functools.cached_property
@@ -132,7 +135,7 @@ def _first_untitled(paragraphs: Iterable[list[str]], title: str) -> Iterator[lis
     first = next(stream, None)
     if first is None:
         return
-    if first[0].strip() == f"# {title}".strip():
+    if _CLOSING_HASHES.sub("", first[0].strip()) == f"# {title}".strip():
         first = first[1:]
     if first:
         yield first
@@ -151,7 +154,8 @@ def _repeats(line: str, title: str) -> bool:
     """Whether ``line`` is a heading saying ``title`` (and perhaps a date) alone."""
     if not HEADING.match(line) or not title.strip():
         return False
-    text = _DATED.sub("", line.strip().lstrip("#").strip(), count=1)
+    text = _CLOSING_HASHES.sub("", line.strip()).lstrip("#").strip()
+    text = _DATED.sub("", text, count=1)
     return as_read(text.strip()) == as_read(title.strip())
 
 
@@ -161,7 +165,7 @@ def _sections(paragraphs: Iterable[list[str]]) -> Iterator[list[list[str]]]:
     section at all."""
     current: list[list[str]] = []
     seen = False
-    for paragraph in paragraphs:
+    for paragraph in _at_sections(paragraphs):
         if _SECTION.match(paragraph[0]):
             if current and seen:
                 yield _untitled_event(current)
@@ -177,9 +181,35 @@ def _sections(paragraphs: Iterable[list[str]]) -> Iterator[list[list[str]]]:
         yield _untitled_event(current) if seen else current
 
 
+def _at_sections(paragraphs: Iterable[list[str]]) -> Iterator[list[str]]:
+    """``paragraphs``, each ``## `` line a paragraph of its own (another program may write
+    an event's facts right under its heading, with no blank line)."""
+    for paragraph in paragraphs:
+        if len(paragraph) == 1:
+            yield paragraph
+            continue
+        group: list[str] = []
+        for line in paragraph:
+            if _SECTION.match(line):
+                if group:
+                    yield group
+                yield [line]
+                group = []
+            else:
+                group.append(line)
+        if group:
+            yield group
+
+
 def _untitled_event(section: list[list[str]]) -> list[list[str]]:
     """An event's section without its ``- title:`` line when its text starts with the
-    title (the agent client writes both: the same words twice)."""
+    title (the agent client writes both: the same words twice); a title-only event's
+    title as its text."""
+    if len(section) == 2 and section[1][-1].startswith("- title: "):
+        title = section[1][-1][9:].strip()
+        return (
+            [section[0], section[1][:-1], [title]] if len(section[1]) > 1 else [section[0], [title]]
+        )
     if len(section) < 3:
         return section
     facts, text = section[1], section[2][0]

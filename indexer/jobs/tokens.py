@@ -57,6 +57,8 @@ _SPACE = re.compile(r"\s")  # (any white space: no-break, U+3000...)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
 # A Markdown heading (ATX): it says what follows, and nothing when nothing does
 HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+# A setext heading's underline: the paragraph's lines above it are its heading
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
 _WINDOW = 1 << 14  # characters split into lines at a time
 ELLIPSIS = "…"
 
@@ -128,6 +130,7 @@ def fit_paragraphs(
     *,
     from_end: bool = False,
     min_cut: int | None = None,
+    labels: re.Pattern[str] | None = None,
 ) -> tuple[list[str], bool]:
     """Rendered lines of whole paragraphs (then whole lines, then one cut line) within
     ``limit`` quarters; ``render`` turns one line into its output (with its newline).
@@ -138,7 +141,8 @@ def fit_paragraphs(
     between characters) only when no text is shown yet, or, with ``min_cut``, when at
     least that much room is left for it. A heading is no text shown: it only says what
     follows, so a heading nothing follows is left out (the note's own, or one a cut
-    left dangling). Returns the lines and whether anything was left out; paragraphs are
+    left dangling); so are the lines matching ``labels`` (an event's time and title).
+    Returns the lines and whether anything was left out; paragraphs are
     separated by one rendered empty line.
     """
     order = list(reversed(paragraphs)) if from_end else paragraphs
@@ -154,7 +158,7 @@ def fit_paragraphs(
         if whole is not None:
             taken.append((paragraph, whole[0]))
             used += gap + whole[1]
-            shown = shown or not all(HEADING.match(line) for line in paragraph)
+            shown = shown or _heading_lines(paragraph, labels) < len(paragraph)
             continue
         truncated = True
         cut = not shown or (min_cut is not None and room >= min_cut)
@@ -165,7 +169,7 @@ def fit_paragraphs(
         break
     if from_end:
         taken.reverse()
-    truncated = _drop_last_headings(taken) or truncated
+    truncated = _drop_last_headings(taken, labels) or truncated
     out: list[str] = []
     for index, (_, lines) in enumerate(taken):
         if index:
@@ -174,14 +178,14 @@ def fit_paragraphs(
     return out, truncated
 
 
-def _drop_last_headings(taken: list[tuple[list[str], list[str]]]) -> bool:
+def _drop_last_headings(
+    taken: list[tuple[list[str], list[str]]], labels: re.Pattern[str] | None = None
+) -> bool:
     """``taken`` (in reading order) without the headings at its end; whether any was."""
     dropped = False
     while taken:
         lines, rendered = taken[-1]
-        count = len(lines)
-        while count and HEADING.match(lines[count - 1]):
-            count -= 1
+        count = len(lines) - _heading_lines(lines, labels)
         if count == len(lines):
             break
         dropped = True
@@ -190,6 +194,19 @@ def _drop_last_headings(taken: list[tuple[list[str], list[str]]]) -> bool:
             break
         taken.pop()
     return dropped
+
+
+def _heading_lines(lines: list[str], labels: re.Pattern[str] | None = None) -> int:
+    """How many of ``lines`` at their end only say what follows: ATX headings (and lines
+    matching ``labels``), or all of them when they end with a setext underline."""
+    if len(lines) > 1 and _SETEXT_UNDERLINE.match(lines[-1]) and not HEADING.match(lines[-2]):
+        return len(lines)
+    count = len(lines)
+    while count and (
+        HEADING.match(lines[count - 1]) or (labels and labels.match(lines[count - 1]))
+    ):
+        count -= 1
+    return len(lines) - count
 
 
 def _rendered_within(
