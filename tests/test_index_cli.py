@@ -84,6 +84,7 @@ def test_status_reports_what_a_running_server_says_of_its_index(tmp_path: Path) 
             "url": server.url,
             "index_ready": True,
             "index_partial": False,
+            "unreadable_vaults": {},
         }
         text = cli("status", "--workspace", str(ws.root)).stdout
         assert f"server: running at {server.url}" in text and "catching up" not in text
