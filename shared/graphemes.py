@@ -32,6 +32,7 @@ def continues(char: str) -> bool:
         or 0xE0020 <= code <= 0xE007F  # tags (subdivision flags)
         or code == 0x20E3  # the keycap of 1️⃣
         or 0x1160 <= code <= 0x11FF  # a Hangul syllable's vowel and final jamo
+        or 0xD7B0 <= code <= 0xD7FB  # (and their extended ones)
         or code in (0x0E33, 0x0EB3)  # Thai SARA AM, Lao AM: letters (Lo), but Unicode's
         # clusters keep them with the consonant before (SpacingMark): น้ำ is one
     )
@@ -44,12 +45,23 @@ def character_start(text: str, end: int) -> int:
         or text[end - 1] == _ZWJ
         or ord(text[end - 1]) in _PREPEND
         or _after_virama(text, end)
+        or _after_leading_jamo(text, end)
     ):
         end -= 1
     flags = 0
     while flags < end and _REGIONAL <= ord(text[end - 1 - flags]) <= _REGIONAL_LAST:
         flags += 1
     return end - flags % 2
+
+
+def _after_leading_jamo(text: str, end: int) -> bool:
+    """A leading Hangul jamo and the jamo or syllable after it are one syllable as seen
+    (``ᄀ`` + ``가``): no cut between them."""
+    before, after = ord(text[end - 1]), ord(text[end])
+    leading = 0x1100 <= before <= 0x115F or 0xA960 <= before <= 0xA97C
+    return leading and (
+        0x1100 <= after <= 0x115F or 0xA960 <= after <= 0xA97C or 0xAC00 <= after <= 0xD7A3
+    )
 
 
 def _after_virama(text: str, end: int) -> bool:

@@ -258,6 +258,10 @@ def test_a_cut_never_splits_an_indic_conjunct(word: str) -> None:
         ("ﾊﾟﾋﾟ", 1, ""),
         ("\u0600١٢ x", 1, ""),  # the Arabic number sign goes with its digits
         ("ab\u200ccd", 2, "a"),  # a ZWNJ belongs to the letter before it
+        ("\u1100\uac00x", 1, ""),  # a leading jamo before a syllable: one syllable
+        ("\ua960\u1100\u1161x", 2, ""),  # extended leading jamo, then a jamo syllable
+        ("\uac00\ud7b0x", 1, ""),  # an extended vowel jamo goes with its syllable
+        ("\uac00\ud7cbx", 1, ""),  # an extended final jamo too
     ],
 )
 def test_a_cut_keeps_a_cluster_whole(text: str, limit: int, kept: str) -> None:
