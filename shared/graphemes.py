@@ -57,11 +57,12 @@ def character_start(text: str, end: int) -> int:
 def _after_leading_jamo(text: str, end: int) -> bool:
     """A leading Hangul jamo and the jamo or syllable after it are one syllable as seen
     (``ᄀ`` + ``가``): no cut between them."""
-    before, after = ord(text[end - 1]), ord(text[end])
-    leading = 0x1100 <= before <= 0x115F or 0xA960 <= before <= 0xA97C
-    return leading and (
-        0x1100 <= after <= 0x115F or 0xA960 <= after <= 0xA97C or 0xAC00 <= after <= 0xD7A3
-    )
+    after = ord(text[end])
+    return _leading_jamo(ord(text[end - 1])) and (_leading_jamo(after) or 0xAC00 <= after <= 0xD7A3)
+
+
+def _leading_jamo(code: int) -> bool:
+    return 0x1100 <= code <= 0x115F or 0xA960 <= code <= 0xA97C
 
 
 def _after_virama(text: str, end: int) -> bool:

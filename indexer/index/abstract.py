@@ -15,6 +15,9 @@ from typing import Any
 from shared.graphemes import cut_chars
 
 ABSTRACT_CHARS = 200
+# Prose is looked for in a note's first this many characters, line by line (a fence
+# never closed in a note of megabytes was read whole); past them, its first paragraph.
+PROSE_WINDOW = 1 << 16
 # A line that is not blank and not an ATX heading, then more such lines.
 _LINE = r"[ \t]*(?!#{1,6}(?:[ \t]|$))\S[^\n]*"
 _PARAGRAPH = re.compile(rf"^{_LINE}(?:\n{_LINE})*", re.MULTILINE)
@@ -39,13 +42,17 @@ def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS) -> str:
     """The first paragraph of prose of a Markdown body, on one line (its first ``limit``
     characters: an abstract needs no more); else the first run of non-blank lines that
     is not a heading (a note of only a table or code still says something)."""
-    prose = _first_prose(body)
+    prose = _first_prose(body[:PROSE_WINDOW], limit)
     if prose:
         return one_line(prose[:limit])
     for found in _PARAGRAPH.finditer(body):  # (a comment is hidden text: never shown)
         if not found.group(0).lstrip().startswith(("<!--", "%%")):
             return one_line(found.group(0)[:limit])
     return ""
+
+
+_BLOCK_OPEN = re.compile(r"---[ \t]*\r?\n")
+_BLOCK_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\r?\Z)", re.MULTILINE)
 
 
 def past_broken_block(text: str) -> str:
@@ -60,32 +67,36 @@ def past_broken_block(text: str) -> str:
     return text[closing.end() :] if closing is not None else text
 
 
-_BLOCK_OPEN = re.compile(r"---[ \t]*\r?\n")
-_BLOCK_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\r?\Z)", re.MULTILINE)
-
-
 # Lines that open what is not prose: a fence, an HTML block or comment, an Obsidian
 # comment, a table row, a thematic break, a block of indented code.
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _NOT_PROSE = re.compile(r" {0,3}(?:\||(?:[-*_][ \t]*){3,}$)| {4}|\t")
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
+_HTML_BLOCK = re.compile(r"<[A-Za-z/!?]")
 
 
-def _first_prose(body: str) -> str:
+def _first_prose(body: str, limit: int) -> str:
     """The first paragraph that is prose: outside fenced code, HTML blocks and
     comments, Obsidian comments and tables (what a reader does not take for the note's
-    text; an HTML block ends at a blank line, as in CommonMark)."""
+    text; an HTML block ends at a blank line, as in CommonMark); its first ``limit``
+    characters or more."""
     lines: list[str] = []
+    size = 0
     closing: str | None = None  # what ends the block being skipped ("": a blank line)
-    for line in body.split("\n"):
+    for line in body.split("\n"):  # (a window of the note: ``PROSE_WINDOW``)
         if closing is not None:
-            fence = _FENCE.match(line)
-            if closing == "" and not line.strip():
-                closing = None
+            if closing == "":
+                ended = not line.strip()
             elif closing.startswith(("```", "~~~")):
-                if fence and fence.group(1).startswith(closing) and not line[fence.end() :].strip():
-                    closing = None
-            elif closing and closing in line:
+                fence = _FENCE.match(line)
+                ended = (
+                    fence is not None
+                    and fence.group(1).startswith(closing)
+                    and not line[fence.end() :].strip()
+                )
+            else:
+                ended = closing in line
+            if ended:
                 closing = None
             continue
         if not line.strip() or _HEADING.match(line):
@@ -94,6 +105,9 @@ def _first_prose(body: str) -> str:
             continue
         if lines:
             lines.append(line)
+            size += len(line) + 1
+            if size >= limit:  # (an abstract needs no more)
+                break
             continue
         text = line.lstrip()
         if fence := _FENCE.match(line):
@@ -102,10 +116,11 @@ def _first_prose(body: str) -> str:
             closing = None if "-->" in text[4:] else "-->"
         elif text.startswith("%%"):
             closing = None if "%%" in text[2:] else "%%"
-        elif re.match(r"<[A-Za-z/!?]", text):
+        elif _HTML_BLOCK.match(text):
             closing = ""
         elif not _NOT_PROSE.match(line):
             lines.append(line)
+            size = len(line) + 1
     return "\n".join(lines)
 
 

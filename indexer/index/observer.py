@@ -178,12 +178,9 @@ if InotifyEmitter is not None:
             """watchdog moves the watches of a folder moved within the tree and adds none:
             a folder moved up brings folders that were too deep to watch into range.
 
-            A folder moved into new folders (``move`` of ``Q/a`` to ``R/x/a``, making
-            ``R/x``) is often watched at its new place before the move is read: the walk
-            of the new ``R/`` found it, and the kernel gave it the watch it had (one per
-            folder). watchdog then removed the new place's watches as a folder moved over
-            it, which were the moved folder's own: its old nodes go instead (every watch
-            a new node holds is kept: ``_remove_node_and_watches``)."""
+            A folder already watched at its new place (see ``_remove_node_and_watches``)
+            keeps those nodes, and its old ones go: watchdog removed the new place's, as
+            a folder moved over it, and with them the moved folder's one watch."""
             old = self._find_node_by_path(move_src_path)
             new = self._find_node_by_path(move_dst_path)
             if old is not None and new is not None and old is not new and old is not self._root:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -122,13 +123,11 @@ def fallback_overview(lang: str, children: list[Child], shown: list[Child] | Non
     groups: dict[str, list[Child]] = {}
     for child in listed:
         groups.setdefault(child.category, []).append(child)
-    totals: dict[str, int] = {}
-    for child in children:
-        totals[child.category] = totals.get(child.category, 0) + 1
+    totals = Counter(child.category for child in children)
     lines = ["# 目录内容概览" if zh else "# Overview"]
     for category, items in groups.items():
         lines.append("")
-        total = totals.get(category, len(items))
+        total = totals[category]
         lines.append(f"## {markdown_text(category)} ({f'{total}条' if zh else total})")
         for item in items:
             cut = markdown_text(cut_chars(item.abstract, FALLBACK_ITEM_CHARS))
