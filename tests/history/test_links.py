@@ -279,12 +279,15 @@ def test_a_note_of_one_link_repeated_moves_in_linear_time_per_distinct_link() ->
     markdown-it takes to parse it (the floor, measured beside it: the machine is shared;
     the rewrite takes about half of it)."""
     text = "![](a)" * ((256 << 10) // 6)
-    started = time.thread_time()
-    MarkdownIt("commonmark").parse(text)
-    floor = time.thread_time() - started
-    started = time.thread_time()
-    moved = moved_note(text)
-    assert time.thread_time() - started < floor
+    floor = took = float("inf")
+    for _ in range(3):  # the least of three each: a busy machine slows either at times
+        started = time.thread_time()
+        MarkdownIt("commonmark").parse(text)
+        floor = min(floor, time.thread_time() - started)
+        started = time.thread_time()
+        moved = moved_note(text)
+        took = min(took, time.thread_time() - started)
+    assert took < floor
     assert moved.count("![](../../items/a)") == text.count("![](a)")
 
 
