@@ -25,7 +25,7 @@ from agent_client.results import AppendResult
 from shared.errors import ConflictError, InvalidArgumentError, NotFoundError, TooLargeError
 from shared.models import LINE_BREAKS, MemoryEntry
 from shared.utf8 import NOT_UTF8_TEXT
-from shared.workspace import day_file
+from shared.workspace import DAY_FILE_PREAMBLE, day_file
 
 MAX_DAY_PARTS = 100  # a day's file and its continuations (DD-2.md ...) at most
 # A line of an event's text that reads as the section's own ``- entry: <id>`` line.
@@ -43,7 +43,7 @@ def preamble(local: datetime, part: int = 1) -> str:
     abstract; else the first paragraph, the same sentence in every day file)."""
     day = local.date().isoformat()  # four-digit years, as the day file's path
     title = f"Events {day}" if part == 1 else f"Events {day} ({part})"
-    body = f"# {title}\n\nOne section per event, in the order they were logged.\n"
+    body = f"# {title}\n\n{DAY_FILE_PREAMBLE}\n"
     meta = {"title": title, "type": "events", "tags": ["events"], "description": title}
     return render_note(meta, body)
 

@@ -51,7 +51,11 @@ PROTECTED_KEYS = ("id", "created")
 LIST_KEYS = ("tags", "aliases")
 
 # CommonMark ATX h1: a closing run of '#' counts only when preceded by a space ("# C#").
-_HEADING_RE = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
+# A ``# `` heading, or the opening of fenced code (whose lines are no heading)
+_TITLE_OR_FENCE = re.compile(
+    r"^#[ \t]+(?P<title>.+?)(?:[ \t]+#+)?[ \t]*$|^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$",
+    re.MULTILINE,
+)
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _INT_LIMIT = 10**MAX_INT_DIGITS
 
@@ -414,9 +418,22 @@ def _writer_id(value: Any) -> str:
 
 
 def title_from_body(body: str) -> str:
-    """The text of the first ``# `` heading (CommonMark closing ``#``s dropped), or ``""``."""
-    match = _HEADING_RE.search(body)
-    return match.group(1).strip() if match else ""
+    """The text of the first ``# `` heading (CommonMark closing ``#``s dropped), or ``""``;
+    a ``# `` line in fenced code is code (a shell block's ``# install deps``), not one."""
+    at = 0
+    while (match := _TITLE_OR_FENCE.search(body, at)) is not None:
+        if match["title"] is not None:
+            return match["title"].strip()
+        fence = match["fence"]
+        if fence[0] == "`" and "`" in match["info"]:  # (not a fence: CommonMark)
+            at = match.end()
+            continue
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*\r?$", re.M)
+        end = closing.search(body, match.end())
+        if end is None:  # (a fence never closed runs to the end)
+            return ""
+        at = end.end()
+    return ""
 
 
 def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:

@@ -30,6 +30,10 @@ OVERVIEW_FILE = ".overview.md"
 # Inside a vault (paths relative to the vault root).
 ITEMS_DIR = "items"  # knowledge notes, merged by the Memory Writer
 EVENTS_DIR = "events"  # day files, appended by plain code only
+# The paragraph under a day file's title, as the agent client writes it: the same in
+# every day file, so never what a summary says of one (older day files carry no
+# ``description``; their abstract is their title)
+DAY_FILE_PREAMBLE = "One section per event, in the order they were logged."
 
 
 def day_file_order(rel: str) -> tuple[tuple[str, ...], str, int, int]:

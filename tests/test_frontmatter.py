@@ -606,6 +606,22 @@ def test_heading_title_strips_only_a_closing_hash_sequence(heading: str, title: 
     assert meta["title"] == title
 
 
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("```sh\n# install deps\n```\n# Real\n", "Real"),
+        ("```\r\n# no\r\n```\r\n# Yes\r\n", "Yes"),
+        ("~~~~\n# no\n~~~\n# still code\n~~~~\n# Yes\n", "Yes"),
+        ("```not`a fence\n# Yes\n", "Yes"),
+        ("   ```\n# no\n    ```\n# still code\n```\n# Yes\n", "Yes"),
+        ("```\n# never closed\n", "stem"),
+    ],
+)
+def test_a_heading_in_fenced_code_is_no_title(body: str, title: str) -> None:
+    meta, out = parse_frontmatter(norm(body, stem="stem"))
+    assert meta["title"] == title and out.replace("\r\n", "\n") == body.replace("\r\n", "\n")
+
+
 # -- red-team finding 9: ids -------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from indexer.jobs.summary_texts import (
     prompt_messages,
     read_answer,
 )
+from shared.workspace import DAY_FILE_PREAMBLE
 
 # Seed 001's own example: 3 preferences and 2 events.
 SEED_CHILDREN = [
@@ -160,6 +161,27 @@ def test_a_block_that_cannot_be_read_is_no_abstract_or_title() -> None:
     stored = parse_note(text.encode(), "auth.md")
     assert stored.abstract == "We rotate them." and stored.title == "Auth tokens"
     assert "title: Decision" in stored.body  # (still found by search)
+
+
+def test_a_day_files_preamble_is_no_abstract_its_title_is() -> None:
+    """Day files written before they carried a ``description`` said "One section per
+    event…" each: a month's overview was that line nineteen times."""
+    text = (
+        "---\ntitle: Events 2026-03-01\ntype: events\n---\n# Events 2026-03-01\n\n"
+        f"{DAY_FILE_PREAMBLE}\n\n## Event\n\n- time: 09:00\n\nFed the cat.\n"
+    )
+    assert parse_note(text.encode(), "events/2026/03/01.md").abstract == "Events 2026-03-01"
+    # (a note of another type saying the same keeps it: it is that note's own text)
+    other = text.replace("type: events", "type: note")
+    assert parse_note(other.encode(), "a.md").abstract == DAY_FILE_PREAMBLE
+
+
+def test_a_shell_comment_in_code_is_no_title() -> None:
+    """A note without a title whose first ``# `` line was in a code block was titled by
+    it (``install deps``), in search results, recall and summaries."""
+    body = "Setup.\n\n```sh\n# install deps\nmake\n```\n\n# Build notes\n"
+    assert parse_note(body.encode(), "setup.md").title == "Build notes"
+    assert parse_note(b"~~~\n# only code\n~~~\n", "setup.md").title == "setup"
 
 
 def test_a_notes_category_is_its_type_or_note() -> None:

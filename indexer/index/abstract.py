@@ -2,9 +2,10 @@
 
 The frontmatter's ``abstract``, ``summary`` or ``description`` (the first that is text),
 else the body's first paragraph (a run of non-blank lines that is not a heading), else
-the title; on one line, at most ``ABSTRACT_CHARS`` characters. The index computes it
-once per note version (``parse_note``), so reading thousands of abstracts costs no
-parsing.
+the title (also for a day file of events whose first paragraph is the agent client's
+preamble, the same in every one); on one line, at most ``ABSTRACT_CHARS`` characters.
+The index computes it once per note version (``parse_note``), so reading thousands of
+abstracts costs no parsing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from typing import Any
 
 from shared.graphemes import cut_chars
+from shared.workspace import DAY_FILE_PREAMBLE
 
 ABSTRACT_CHARS = 200
 # Prose is looked for in a note's first this many characters, line by line (a fence
@@ -130,4 +132,7 @@ def note_abstract(meta: dict[str, Any], body: str, title: str) -> str:
         value = meta.get(key)
         if isinstance(value, str) and one_line(value[: 4 * ABSTRACT_CHARS]):
             return clip(one_line(value[: 4 * ABSTRACT_CHARS]), ABSTRACT_CHARS)
-    return clip(first_paragraph(body) or one_line(title), ABSTRACT_CHARS)
+    paragraph = first_paragraph(body)
+    if paragraph == DAY_FILE_PREAMBLE and meta.get("type") == "events":
+        paragraph = ""  # (a day file written before it had a description: its title)
+    return clip(paragraph or one_line(title), ABSTRACT_CHARS)

@@ -40,7 +40,9 @@ log = logging.getLogger("indexer.index")
 #    was body text, its title, tags and type lost): an older index's rows are rebuilt.
 # 11: a note's abstract is its first paragraph of prose (not code, a table or a comment),
 #    and never a frontmatter block that cannot be read (nor is its title).
-SCHEMA_VERSION = 11
+# 12: a title from the body is its first ``# `` heading outside fenced code (a shell
+#    block's ``# install`` was one); a day file's preamble is no abstract.
+SCHEMA_VERSION = 12
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
