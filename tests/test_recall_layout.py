@@ -362,6 +362,18 @@ def test_a_keyword_window_never_starts_inside_a_url(fresh: World) -> None:
                 assert lines[0].startswith("… https://git.example.com/"), lines
 
 
+def test_a_keyword_deep_in_a_long_line_opens_a_window(fresh: World) -> None:
+    """A keyword past a line's first 16,384 characters opened no window: the line was
+    quoted from its start, the hit cut away."""
+    line = " ".join(f"word{n}" for n in range(4000)) + " zebrafish were fed at noon today"
+    fresh.write("en", "long.md", f"# Long\n\n{line}\n")
+    for budget in (60, 150, 400):
+        result = fresh.recall.recall("en", "zebrafish", budget)
+        check_block(result, budget)
+        lines = quoted(result["block"], "long.md")
+        assert lines and lines[0].startswith("… ") and "zebrafish" in lines[0], (budget, lines)
+
+
 def test_a_day_file_written_tight_leaves_its_bookkeeping_out(fresh: World) -> None:
     """``## Event`` followed by its facts with no blank line (another program's day file)
     quoted ``> ## Event``, ``> - tags: secret-tag`` and ``> - entry: ENTRY-ID``."""

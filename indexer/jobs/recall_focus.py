@@ -30,8 +30,9 @@ FOCUS_READ_CHARS = 1 << 20
 _FOCUS_RUN_CHARS = 1 << 16
 # A window shows this much (quarters) before the keyword: the words that lead to it
 WINDOW_LEAD = 60
-# The first characters of a line a keyword is looked for in to open a window there (as
-# read, a prefix at a time): past them, the line is quoted from its start
+# The first characters of a line a keyword is looked for in to open a window there: as
+# written (case folded) in the first ``FOCUS_READ_CHARS``, as read (a prefix at a time)
+# in the first ``_WINDOW_SEARCH``; past them, the line is quoted from its start
 _WINDOW_SEARCH = 1 << 14
 _SENTENCE_START = re.compile(r"(?:[.!?]\s+|[。！？]\s*)")
 _LAST_SPACE = re.compile(r".*\s", re.DOTALL)
@@ -139,8 +140,8 @@ def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None,
 def keyword_window(line: str, words: list[str]) -> str | None:
     """``line`` from a few words before the first of ``words`` it holds (as read), "… "
     marking the skip; ``line`` itself when the keyword is near its start; None when the
-    line holds none in its first ``_WINDOW_SEARCH`` characters."""
-    at = _keyword_at(line[:_WINDOW_SEARCH], words)
+    line holds none where it is looked for (``_WINDOW_SEARCH``)."""
+    at = _keyword_at(line[:FOCUS_READ_CHARS], words)
     if at is None:
         return None
     start = at
@@ -175,12 +176,14 @@ def keyword_window(line: str, words: list[str]) -> str | None:
 
 def _keyword_at(line: str, words: list[str]) -> int | None:
     """Where the first of ``words`` starts in ``line``, near enough: as written when case
-    folding keeps the line's length, else found as read, a prefix at a time."""
+    folding keeps the line's length, else found as read, a prefix at a time (in its
+    first ``_WINDOW_SEARCH`` characters: each prefix is read anew)."""
     folded = line.casefold()
     if len(folded) == len(line):
         found = [at for at in (folded.find(word) for word in words) if at >= 0]
         if found:
             return min(found)
+    line = line[:_WINDOW_SEARCH]
     if not any(word in as_read(line) for word in words):
         return None
     low, high = 0, len(line)
