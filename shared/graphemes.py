@@ -54,6 +54,14 @@ def character_start(text: str, end: int) -> int:
     return end - flags % 2
 
 
+def character_end(text: str, at: int) -> int:
+    """``at``, moved on to where the character as seen that holds it ends (a mark after
+    a highlighted word is the word's last letter's: ``الطالبُ``, ``กรุงเทพ``)."""
+    while at < len(text) and character_start(text, at) != at:
+        at += 1
+    return at
+
+
 def _after_leading_jamo(text: str, end: int) -> bool:
     """A leading Hangul jamo and the jamo or syllable after it are one syllable as seen
     (``ᄀ`` + ``가``): no cut between them."""

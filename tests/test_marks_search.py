@@ -134,6 +134,10 @@ def test_compatibility_forms_and_greek_accents_are_one_word(
         ("donaudampfschiff", "das Donau\u00addampf\u00adschiff", "Donau\u00addampf\u00adschiff"),
         ("می‌خواهم", "من می‌خواهم", "می‌خواهم"),
         ("میخواهم", "من می‌خواهم", "می‌خواهم"),
+        # a mark after the hit is its last letter's (``**الطالب**ُ`` left it outside)
+        ("الطالب", "جاء الطالبُ اليوم", "الطالبُ"),
+        ("كتاب", "هذا كتابٌ جديد", "كتابٌ"),
+        ("กร", "ไป กรุงเทพ วันนี้", "กรุ"),
     ],
 )
 def test_snippets_mark_what_search_matched_whatever_its_accents(

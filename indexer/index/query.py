@@ -31,7 +31,7 @@ from indexer.index.text import (
     without_ignored_marks,
 )
 from shared.errors import InvalidArgumentError
-from shared.graphemes import character_start
+from shared.graphemes import character_end, character_start
 
 MAX_QUERY_BYTES = 10 * 1024
 MAX_TERMS = 64
@@ -364,6 +364,8 @@ def make_snippet(
     for hit_start, hit_end in itertools.chain([first] if first else [], hits):
         if hit_start >= end:
             break
+        # (a mark never left outside its letter: ``**الطالب**ُ``)
+        hit_start, hit_end = character_start(text, hit_start), character_end(text, hit_end)
         if hit_start >= done and hit_end <= end:
             window += [text[done:hit_start], mark, text[hit_start:hit_end], mark]
             done = hit_end
