@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -21,7 +22,11 @@ from helpers.hostile import HOSTILE
 from helpers.indexer_process import RunningIndexer, wait_for
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 
+import indexer.web
+from shared.filetypes import NOTE_SUFFIX, TEXT_SUFFIXES
+
 MD = {"Content-Type": "text/markdown"}
+TEXT = {"Content-Type": "text/plain"}
 
 
 def png(width: int, height: int) -> bytes:
@@ -307,6 +312,57 @@ def test_hostile_text_in_search_results_and_raw_files_is_inert(
     expect(tab.locator("body")).to_contain_text("<script>")
     assert tab.evaluate("window.__pwned") is None
     assert watch.dialogs == []
+
+
+def test_plain_text_files_are_listed_beside_notes(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """Browse asked for ``*.md`` only: a ``.txt`` the page's own "New note" made, and a
+    folder holding only Claude's memory files, were never shown."""
+    tab, watch = page
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        for path in ("texts/prefs.json", "texts/todo.txt", "claude/memories/notes.yaml"):
+            assert http.put(f"/tx/notes/{path}", content=b"plain text\n", headers=TEXT).is_success
+        assert http.put("/tx/notes/texts/a.md", content=b"# A\n", headers=MD).is_success
+        image = {"content": base64.b64encode(PNG).decode(), "encoding": "base64"}
+        assert http.put("/tx/notes/texts/a.md.assets/p.png", json=image).is_success
+    visit(tab, base, "#/tx")
+    expect(tab.locator("ul.folders li.folder", has_text="claude/")).to_contain_text("1 note inside")
+    visit(tab, base, "#/tx/browse/texts")
+    names = tab.locator("ul.notes a").all_text_contents()
+    assert sorted(names) == ["a.md", "prefs.json", "todo.txt"], names  # (no .assets/)
+    assert tab.locator("ul.folders").count() == 0
+    assert not watch.errors
+
+
+def test_the_pages_text_suffixes_are_the_servers() -> None:
+    """The page lists a folder's text files by suffix: the server's list, not a copy."""
+    script = (Path(indexer.web.__file__).parent / "ui" / "app.js").read_text(encoding="utf-8")
+    listed = re.search(r"const TEXT_SUFFIXES = \[([^\]]*)\]", script)
+    assert listed is not None
+    assert sorted(re.findall(r'"([^"]+)"', listed[1])) == sorted({NOTE_SUFFIX, *TEXT_SUFFIXES})
+
+
+def test_names_from_a_vault_never_reorder_what_is_beside_them(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """A title ending in an unclosed U+202E showed the path beside it reversed
+    (``dm.troper/idib``); a Hebrew folder's breadcrumb put ``.md`` on the first folder."""
+    tab, watch = page
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        note = "---\ntitle: Quarterly report \u202e\n---\nbidi marker\n"
+        assert http.put("/bd/notes/bidi/report.md", content=note.encode(), headers=MD)
+        hebrew = "/bd/notes/" + quote("עברית/תיקייה/שלום.md")
+        assert http.put(hebrew, content=b"# shalom\n", headers=MD).is_success
+    visit(tab, base, "#/bd/search?q=bidi")
+    isolated = "e => getComputedStyle(e).unicodeBidi"
+    result = tab.locator("ol.search-results > li").first
+    assert result.locator("a").evaluate(isolated) == "isolate"
+    assert result.locator("span.path").evaluate(isolated) == "isolate"
+    visit(tab, base, "#/bd/note/" + quote("עברית/תיקייה/שלום.md"))
+    for crumb in tab.locator("nav.crumbs > *").all():
+        assert crumb.evaluate(isolated) == "isolate"
+    assert not watch.errors
 
 
 def test_summaries_show_abstracts_when_the_core_has_them(

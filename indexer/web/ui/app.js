@@ -51,8 +51,14 @@ const isSummary = (path) => path.split("/").pop() === SUMMARY_FILE;
 
 // ---- DOM -------------------------------------------------------------------------
 
+// Inline elements whose text may come from a vault (names, titles, snippets): each is
+// its own bidi island (dir=auto isolates), so a title's unclosed U+202E or a Hebrew folder
+// never reorders the path beside it or the breadcrumb around it.
+const ISOLATED = new Set(["a", "span", "q", "mark", "code", "strong", "em", "option"]);
+
 function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
+  if (ISOLATED.has(tag)) node.dir = "auto";
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "text") node.textContent = value;
@@ -161,13 +167,19 @@ async function summaryOf(lang, path) {
 
 const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
 
+// The files a vault holds as text (shared/filetypes.py: notes, and the plain text files
+// Claude's memory tool keeps); a folder's images are in its notes' *.assets/ folders.
+const TEXT_SUFFIXES = [".md", ".txt", ".xml", ".json", ".yaml", ".csv"];
+const isTextFile = (path) => TEXT_SUFFIXES.some((suffix) => path.endsWith(suffix))
+  && !path.split("/").slice(0, -1).some((part) => part.endsWith(".assets"));
+
 async function browse(lang, folder) {
-  const query = `pattern=${encodeURIComponent("**/*.md")}&limit=10000&path=${encodeURIComponent(folder)}`;
+  const query = `pattern=${encodeURIComponent("**/*")}&limit=10000&path=${encodeURIComponent(folder)}`;
   const [{ data }, summary] = await Promise.all([api("GET", `/${seg(lang)}/notes?${query}`), summaryOf(lang, folder)]);
   const prefix = folder ? folder + "/" : "";
   const folders = new Map();
   const notes = [];
-  for (const path of data.paths) {
+  for (const path of data.paths.filter(isTextFile)) {
     const rest = path.slice(prefix.length);
     const slash = rest.indexOf("/");
     if (slash === -1) notes.push(path);
@@ -193,7 +205,7 @@ async function browse(lang, folder) {
     folderItems.length ? h("ul", { class: "folders" }, folderItems) : null,
     h("ul", { class: "notes" }, notes.sort().map((path) =>
       h("li", {}, h("a", { href: link(lang, "note", path), text: path.slice(prefix.length) })))),
-    data.truncated ? h("p", { class: "muted", text: "Only the first 10,000 notes are listed." }) : null,
+    data.truncated ? h("p", { class: "muted", text: "Only the first 10,000 files are listed." }) : null,
     !folders.size && !notes.length ? h("p", { class: "muted", text: "No notes here." }) : null,
   );
 }
