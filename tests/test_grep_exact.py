@@ -84,7 +84,7 @@ def _brute_force(root: Path, regex: re.Pattern[str]) -> list[Match]:
         for name, raw in chosen.items():
             text = (where / raw).read_bytes().decode("utf-8", "replace")  # as rg reads it
             rel = name if prefix == "." else f"{prefix}/{name}"
-            lines = text.split("\n")
+            lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")  # (--crlf)
             if not lines[-1]:
                 lines.pop()  # a final newline starts no line (grep and rg agree)
             for number, line in enumerate(lines, start=1):

@@ -93,8 +93,8 @@ def test_a_skipped_name_still_hides_its_twin(
 def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
     """The fast path (str.find, no re2) gives exactly the lines a per-line substring test
     gives: several hits on a line, hits on the first and last line, no final newline,
-    overlapping hits, CJK, astral and decomposed characters, CR before LF, and a literal
-    spanning lines (in no line)."""
+    overlapping hits, CJK, astral and decomposed characters, CR before LF (a CRLF line
+    end is a line end, as read), and a literal spanning lines (in no line)."""
     rnd = random.Random(15)
     pieces = ["a", "b", "ab", "\n", "\r", "東", "京", "é", "e\u0301", " ", "A", "🙂", "\n\n"]
     for _ in range(5000):
@@ -102,7 +102,7 @@ def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
         literal = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 3)))
         expected = [
             (number, line[:MAX_LINE_CHARS])
-            for number, line in enumerate(text.split("\n"), start=1)
+            for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), start=1)
             if literal in line
         ]
         matcher = LineMatcher(literal, fixed=True, ignore_case=False)
@@ -110,6 +110,21 @@ def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
     long_line = "x" * 1000 + "needle" + "y" * 10
     (hit,) = LineMatcher("needle", fixed=True, ignore_case=False).matching_lines(long_line)
     assert hit == (1, long_line[:MAX_LINE_CHARS])
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_a_windows_file_is_read_as_lines_like_any_other(fixed: bool) -> None:
+    """A CRLF file's lines ended in ``\r``: ``here$`` and ``^---$`` matched none of them,
+    every line shown carried the ``\r``; a first line after a BOM missed ``^---``."""
+    text = "\ufeff---\r\ntitle: T\r\n---\r\nit is here\r\nTODO: fix\r\nlast here"
+    cases = {"here$": [(4, "it is here"), (6, "last here")], "^---$": [(1, "---"), (3, "---")]}
+    cases |= {"^TODO: fix$": [(5, "TODO: fix")], "^---": [(1, "---"), (3, "---")]}
+    if fixed:
+        cases = {"here": [(4, "it is here"), (6, "last here")], "---": [(1, "---"), (3, "---")]}
+    for pattern, lines in cases.items():
+        matcher = LineMatcher(pattern, fixed=fixed, ignore_case=False)
+        assert list(matcher.matching_lines(text)) == lines, pattern
+        assert list(matcher.matching_lines(text.replace("\r\n", "\n"))) == lines, pattern
 
 
 @pytest.mark.parametrize("pattern", ["^$", "^", ".*", "x*", "$"])
@@ -124,7 +139,7 @@ def test_no_line_after_the_last_newline(pattern: str) -> None:
         "a\nb\n": [(1, "a"), (2, "b")] if every else [],
         "a\n\n": [(1, "a"), (2, "")] if every else [(2, "")],
         "\n": [(1, "")],
-        "a\r\n": [(1, "a\r")] if every else [],
+        "a\r\n": [(1, "a")] if every else [],  # (a CRLF line end, as ``rg --crlf``)
     }
     for text, expected in cases.items():
         assert list(matcher.matching_lines(text)) == expected, (pattern, text)

@@ -406,6 +406,7 @@ class LineMatcher:
         """(1-based line number, line text) for every matching line; ``TimeUp`` once
         ``deadline`` (``time.monotonic``) passes (a regex is tried line by line: a 4 MiB
         file of short lines took 10 s)."""
+        text = _as_lines(text)
         if self._literal is not None:
             yield from _lines_holding(text, self._literal)
             return
@@ -419,6 +420,15 @@ class LineMatcher:
                 raise TimeUp
             if self._line.search(line) is not None:
                 yield number, _trimmed(line)
+
+
+def _as_lines(text: str) -> str:
+    """A file's text as its lines are read: without a byte order mark, a CRLF line end
+    as LF (a Windows file's lines ended in ``\r``, so ``here$`` matched none of them and
+    ``^---`` missed a first line after a BOM). Line numbers stay the file's."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n") if "\r\n" in text else text
 
 
 class TimeUp(Exception):
