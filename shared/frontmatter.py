@@ -448,6 +448,8 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
         return []
     if isinstance(value, str):
         items: list[Any] = value.split(",") if "," in value else value.split()
+        if key == "tags" and "," in value:  # ``"#a #b, c"``: three tags, not "a #b"
+            items = [tag for item in items for tag in _hashtags(item)]
     elif isinstance(value, list):
         items = value
     elif strict:
@@ -470,6 +472,15 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
         if text:
             result.setdefault(tag_key(text) if key == "tags" else text, text)
     return list(result.values())
+
+
+def _hashtags(item: str) -> list[str]:
+    """An item of a comma list of tags: its ``#words`` when it holds only such, several
+    (a tag may hold spaces: ``past tense``, but never starts a second ``#`` word)."""
+    words = item.split()
+    if len(words) > 1 and all(word.startswith(("#", "＃")) for word in words):
+        return words
+    return [item]
 
 
 def _timestamp(key: str, value: Any) -> datetime:

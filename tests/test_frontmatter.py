@@ -57,6 +57,9 @@ def test_canonical_key_order_and_unknown_keys_kept_in_order() -> None:
         ("[a, '#b', a, '']", ["a", "b"]),
         ("[1, 2024]", ["1", "2024"]),
         ("single", ["single"]),
+        ("'#a #b, c'", ["a", "b", "c"]),  # (was "a #b": one tag of two)
+        ("'past tense, #x #y'", ["past tense", "x", "y"]),
+        ("'a #b, c'", ["a #b", "c"]),  # (a tag holding a #, as written)
     ],
 )
 def test_tags_become_a_list_of_unique_strings(raw: str, expected: list[str]) -> None:

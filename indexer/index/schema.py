@@ -41,7 +41,8 @@ log = logging.getLogger("indexer.index")
 # 11: a note's abstract is its first paragraph of prose (not code, a table or a comment),
 #    and never a frontmatter block that cannot be read (nor is its title).
 # 12: a title from the body is its first ``# `` heading outside fenced code (a shell
-#    block's ``# install`` was one); a day file's preamble is no abstract.
+#    block's ``# install`` was one); a day file's preamble is no abstract; tags
+#    ``"#a #b, c"`` are three.
 SCHEMA_VERSION = 12
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
