@@ -45,11 +45,16 @@ def check_size(size: int, max_bytes: int) -> None:
 def open_file(place: Place) -> int:
     """The descriptor of the regular file at ``place``; ``not_found`` when missing, and
     ``invalid_argument`` for a folder."""
+    return open_file_stat(place)[0]
+
+
+def open_file_stat(place: Place) -> tuple[int, os.stat_result]:
+    """``open_file``, with the file's ``fstat``."""
     rel = place.target.rel
     if place.dir_fd is None:
         raise NotFoundError(f"{rel or '/'} does not exist")
     try:
-        return fsops.open_regular(place.name, place.dir_fd)
+        return fsops.open_regular_stat(place.name, place.dir_fd)
     except FileNotFoundError:
         raise NotFoundError(f"{rel or '/'} does not exist") from None
     except IsADirectoryError:
@@ -59,9 +64,8 @@ def open_file(place: Place) -> int:
 def read_bytes(place: Place, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """A regular file's whole content and stat; refuses a folder or a file too large."""
     rel = place.target.rel
-    fd = open_file(place)
+    fd, info = open_file_stat(place)
     with fsops.opened(fd):
-        info = os.fstat(fd)
         if info.st_size > max_bytes:
             raise TooLargeError(f"{rel} is larger than {max_bytes} bytes")
         data = fsops.read_all(fd, max_bytes)

@@ -105,13 +105,21 @@ def open_regular(name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o
 
     ``O_NONBLOCK`` keeps a FIFO swapped in from blocking the open; ``fstat`` then refuses it.
     """
+    return open_regular_stat(name, dir_fd, flags, mode)[0]
+
+
+def open_regular_stat(
+    name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o644
+) -> tuple[int, os.stat_result]:
+    """``open_regular``, with the ``fstat`` it checked the file by (a reader needs no
+    second one)."""
     try:
         fd = _open_leased(name, dir_fd, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     except FileNotFoundError:
         other = None if flags & os.O_CREAT else equivalent_name(dir_fd, name)
         if other is None:
             raise
-        return open_regular(other, dir_fd, flags, mode)
+        return open_regular_stat(other, dir_fd, flags, mode)
     except OSError as err:
         if err.errno == errno.EISDIR:
             raise IsADirectoryError(name) from None
@@ -120,16 +128,16 @@ def open_regular(name: str, dir_fd: int, flags: int = READ_FLAGS, mode: int = 0o
         refuse(err)
         raise
     try:
-        kind = os.fstat(fd).st_mode
+        info = os.fstat(fd)
     except BaseException:
         os.close(fd)
         raise
-    if not stat.S_ISREG(kind):
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        if stat.S_ISDIR(kind):
+        if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(name)
         raise ForbiddenPathError("the path is not a regular file")
-    return fd
+    return fd, info
 
 
 def _open_leased(name: str, dir_fd: int, flags: int, mode: int) -> int:
@@ -205,14 +213,13 @@ def read_under(
             child = open_dir(segment, fd)
             os.close(fd)
             fd = child
-        file_fd = open_regular(name, fd)
+        file_fd, info = open_regular_stat(name, fd)
     except (OSError, ForbiddenPathError):
         return None
     finally:
         os.close(fd)
     with opened(file_fd):
         try:
-            info = os.fstat(file_fd)
             if tail and info.st_size > max_bytes:
                 os.lseek(file_fd, info.st_size - max_bytes, os.SEEK_SET)
                 return read_all(file_fd, max_bytes - 1), info

@@ -207,7 +207,10 @@ class Place:
             return None
         if not self.target.rel:
             return os.fstat(self.dir_fd)
-        info = fsops.lstat_at(self.name, self.dir_fd)
+        return self.checked_entry(fsops.lstat_at(self.name, self.dir_fd))
+
+    def checked_entry(self, info: os.stat_result | None) -> os.stat_result | None:
+        """``info`` (the target's entry), unless it is a link or a special file."""
         if info is not None:
             if stat.S_ISLNK(info.st_mode):
                 raise ForbiddenPathError(f"{self.target.rel!r} is a symbolic link")
@@ -408,9 +411,14 @@ class Sandbox:
             if place.missing:
                 yield place
                 return
-            if target.rel and fsops.lstat_at(target.name, fd) is None:
-                place.disk_name = equivalent_name(fd, target.name)
-            place.lstat()  # refuses a link or a special file before anything is done
+            # A link or a special file is refused before anything is done.
+            found = fsops.lstat_at(target.name, fd) if target.rel else None
+            if found is not None:
+                place.checked_entry(found)  # (the entry under the name asked for: one lstat)
+            else:
+                if target.rel:
+                    place.disk_name = equivalent_name(fd, target.name)
+                place.lstat()
             yield place
 
 
