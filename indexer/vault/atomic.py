@@ -150,7 +150,11 @@ def _set_owner_and_mode(fd: int, old: os.stat_result | None, mode: int | None) -
         except PermissionError:  # a member of its group keeps the group (a shared note
             with suppress(PermissionError):  # its other members could no longer read)
                 os.fchown(fd, -1, old.st_gid)
-    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
+    wanted = stat.S_IMODE(old.st_mode) & 0o777
+    # Mostly the mode it was created with: a chmod then would only wake the file watcher
+    # (an attribute event of the temp file, which it drops).
+    if stat.S_IMODE(os.fstat(fd).st_mode) != wanted:
+        os.fchmod(fd, wanted)
 
 
 def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
