@@ -76,7 +76,7 @@ class HistoryStore:
         self.path = folder / schema.FILE_NAME
         self._etag_of = etag_of
         self._readonly = readonly
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # (``settle`` looks, then writes, under it)
         self._writer: sqlite3.Connection | None = None
         self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._connections: list[sqlite3.Connection] = []
@@ -160,12 +160,12 @@ class HistoryStore:
         happened, and its version was dropped.) Changes queued on one file's lock find
         theirs marked by the next one's ``begin``; a mark the disk refuses (full) is
         made by the next transaction, or by ``recover``."""
-        with self._lock:
-            if not self._settled:
-                return  # (another transaction cleared them; one that does so meanwhile
-        try:  # leaves the one below empty)
-            with self._write():
-                pass
+        try:
+            with self._lock:  # (held from the look to the mark: no empty transaction)
+                if not self._settled:
+                    return  # (another transaction cleared them)
+                with self._write():
+                    pass
         except (StorageError, HistoryStoreError) as err:  # (closed: the server stops)
             log.warning("history: %s (marked done later)", err)
 
