@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from agent_client.discovery import discover
+from agent_client.merge.llm import make_llm
 from agent_client.settings import SETTINGS_HELP, ClientSettings
 from shared.errors import IndexerOfflineError
 
@@ -37,6 +38,19 @@ def test_llm_is_configured_only_with_a_model(tmp_path: Path) -> None:
     assert ClientSettings.resolve({"llm": "off"}, env).llm is None
     with pytest.raises(ValueError, match="AGENT_CLIENT_LLM"):
         ClientSettings.resolve({"llm": "maybe"}, env)
+
+
+def test_an_empty_openai_base_url_is_the_sdks_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line ``OPENAI_BASE_URL=`` of deploy/env.example, loaded into the environment,
+    was the URL the SDK called: every merge failed ("missing an 'http://' or 'https://'
+    protocol") and fell back."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "")
+    env = {"AGENT_CLIENT_WORKSPACE": str(tmp_path), "VAULT_LLM_MODEL": "m", "OPENAI_BASE_URL": ""}
+    llm = ClientSettings.resolve({}, env).llm
+    assert llm is not None
+    assert str(make_llm(llm).base_url) == "https://api.openai.com/v1/"
 
 
 def test_the_fallback_switch_takes_on_or_off_and_refuses_the_rest(tmp_path: Path) -> None:

@@ -238,3 +238,19 @@ async def test_a_raw_deflate_reply_is_read_and_a_cut_one_is_a_model_error() -> N
         with pytest.raises(ModelError, match="nested too deep"):
             await job.chat([{"role": "user", "content": "x"}])
         await job.close()
+
+
+async def test_an_empty_openai_base_url_is_the_sdks_default(
+    stub: LLMStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``OPENAI_BASE_URL=`` (deploy/env.example's "empty: the SDK's default") was taken
+    as the URL itself: every call failed as a connection error. Set, it is the endpoint."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "")
+    job = JobModel(ModelSettings(model="stub", base_url=None))
+    assert str(job._client().base_url) == "https://api.openai.com/v1/"
+    await job.close()
+    monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+    stub.run([say('{"abstract": "a"}')])
+    job = JobModel(ModelSettings(model="stub", base_url=None))
+    assert await job.complete_json([{"role": "user", "content": "x"}]) == {"abstract": "a"}
+    await job.close()

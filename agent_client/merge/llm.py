@@ -24,6 +24,7 @@ from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
+from shared.model_endpoint import base_url
 from shared.models import MemoryEntry
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
 from shared.tool_turn import MalformedReply, reply_message, sendable, tool_turn, with_note
@@ -39,7 +40,7 @@ def make_llm(settings: LLMSettings) -> AsyncOpenAI:
     """The OpenAI SDK client for ``settings`` (no retries: the fallback is the retry;
     a reply is read only so far: ``shared.reply_bound``)."""
     return AsyncOpenAI(
-        base_url=settings.base_url,
+        base_url=base_url(settings.base_url),
         api_key=settings.api_key,
         timeout=settings.request_timeout,
         max_retries=0,

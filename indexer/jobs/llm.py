@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from indexer.index.abstract import one_line
+from shared.model_endpoint import base_url
 from shared.model_output import parse_json_object
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
 from shared.tool_turn import MalformedReply, reply_message
@@ -148,7 +149,7 @@ class JobModel:
             client = self._clients.get(key)
             if client is None:
                 client = AsyncOpenAI(
-                    base_url=self.settings.base_url,
+                    base_url=base_url(self.settings.base_url),
                     api_key=self.settings.api_key,
                     timeout=self.settings.timeout,
                     max_retries=0,
