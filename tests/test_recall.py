@@ -237,12 +237,36 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
         ("ชอบกินส้มตำไหม", ["ชอบกินส้มตำไหม", "ชอบกิ", "บกินส้", "นส้มตำ", "มตำไห"]),  # on a mark)
         ("おさんぽにいきました", ["おさんぽにいきました", "おさんぽ", "いきました"]),  # (kana)
         ("the of and to what", []),
+        ("what do we know about AI", ["ai"]),  # (an acronym, not Italian "ai")
+        ("WHAT IS THE PLAN", ["plan"]),  # (capitals throughout: no acronyms)
+        ("茶", ["茶"]),  # a Han character alone is a word
+        ("书在哪里", ["书"]),
+        ("猫が好き", ["猫", "好"]),
+        ("我有什么计划", ["计划"]),  # (有 alone is grammar)
         ('"\ud800abc" x\udc00yz', ['"\ufffdabc"', "yz"]),  # lone surrogates replaced
         ("", []),
     ],
 )
 def test_keywords_drop_stop_words_in_every_script(query: str, expected: list[str]) -> None:
     assert extract_keywords(query) == expected
+
+
+def test_an_acronym_and_a_single_han_character_recall_their_notes(fresh: World) -> None:
+    """Search found them; recall's keywords dropped ``AI`` (an Italian stop word) and
+    every Han character alone (茶, 书), so the on-demand layer had nothing."""
+    fresh.write("en", "topics/ai.md", "# AI\n\nWe use AI models for triage.\n")
+    fresh.write("en", "topics/other.md", "# Garden\n\nTomatoes and basil.\n")
+    fresh.write("zh-Hans", "items/tea.md", "# 饮品\n\n我每天早上喝茶。\n")
+    fresh.write("zh-Hans", "items/book.md", "# 书架\n\n那本书在客厅。\n")
+    fresh.write("zh-Hans", "items/other.md", "# 天气\n\n今天下雨。\n")
+    for lang, query, path in (
+        ("en", "what do we know about AI", "topics/ai.md"),
+        ("zh-Hans", "茶", "items/tea.md"),
+        ("zh-Hans", "书在哪里", "items/book.md"),
+    ):
+        result = fresh.recall.recall(lang, query, 1500)
+        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        assert hits == [path], (query, result["sources"])
 
 
 def test_a_query_in_hiragana_alone_recalls_its_notes(fresh: World) -> None:

@@ -4,12 +4,14 @@
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
 are common stop words (English, French, German, Spanish, Portuguese, Italian, Dutch,
-Korean particles stripped). Scripts written without spaces reuse the index's text
-machinery (``indexer.index.text``): a Chinese or Japanese run is cut at stop characters
-(Chinese function words, Japanese hiragana, which mostly spells particles and endings),
-and each remaining piece of two or more characters becomes a keyword together with its
-bigrams (the index's own unit, so a partial match still ranks); a Thai, Lao, Khmer or
-Myanmar chunk becomes a keyword, with its 4-character windows when it is long.
+Korean particles stripped), unless written in capitals (an acronym: ``AI``). Scripts
+written without spaces reuse the index's text machinery (``indexer.index.text``): a
+Chinese or Japanese run is cut at stop characters (Chinese function words, Japanese
+hiragana, which mostly spells particles and endings), and each remaining piece of two
+or more characters becomes a keyword together with its bigrams (the index's own unit,
+so a partial match still ranks), a Han character alone one of its own unless it is
+mostly grammar; a Thai, Lao, Khmer or Myanmar chunk becomes a keyword, with its
+4-character windows when it is long.
 "Quoted phrases" are kept as phrases.
 """
 
@@ -68,12 +70,19 @@ STOP_WORDS = frozenset(_STOP_EN + _STOP_FR + _STOP_DE + _STOP_ES + _STOP_PT + _S
 _STOP_ZH = sorted(
     """我们 你们 他们 她们 它们 咱们 什么 怎么 怎样 如何 为什么 哪些 哪个 这个 那个 这些
     那些 关于 有关 还有 或者 以及 但是 因为 所以 如果 就是 还是 是否 已经 一下 一些 可以
-    应该 没有 记得 告诉 请问 一个 的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就
-    把 被 请 和 与 及 或 是 在""".split(),
+    应该 没有 记得 告诉 请问 一个 哪里 哪儿 什么时候 什么样 这样 那样 多少 怎么样
+    的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就 把 被 请 和 与 及 或 是 在
+    谁 哪""".split(),
     key=len,
     reverse=True,
 )
 _STOP_ZH_RE = re.compile("|".join(re.escape(w) for w in _STOP_ZH))
+# A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
+# join other words, or serve as grammar: alone, they are no keyword.
+_NOT_ALONE = frozenset(
+    "有不地个要会说去来很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等"
+)
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
 _HIRAGANA = re.compile("[\u3041-\u309f]+")
 _KANA_PARTICLES = re.compile("[はがをにでともへのやかねよ]")  # (of a hiragana-only query)
 _STOP_TH = frozenset(
@@ -120,11 +129,16 @@ def _is_cjk(run: re.Match[str]) -> bool:
 
 
 def _words(text: str) -> list[str]:
-    """Lower-cased words of a spaced script, minus stop words and single letters."""
+    """Lower-cased words of a spaced script, minus stop words and single letters; a
+    word in capitals is an acronym (``AI``, ``US``), never a stop word, unless the whole
+    text is in capitals."""
     out: list[str] = []
+    shouted = not any(char.islower() for char in text)
     for match in _WORD.finditer(text):
-        word = match.group(0).lower().replace("’", "'")
-        if len(word) < 2 or word in STOP_WORDS:
+        written = match.group(0)
+        word = written.lower().replace("’", "'")
+        acronym = not shouted and written.isupper()
+        if len(word) < 2 or (word in STOP_WORDS and not acronym):
             continue
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
@@ -143,12 +157,16 @@ def _cjk_keywords(run: str) -> list[str]:
     for chunk in _HIRAGANA.split(run):
         pieces.extend(p for p in _STOP_ZH_RE.split(chunk) if p)
     out: list[str] = []
+    alone: list[str] = []  # (after the longer words: they rank them)
     for piece in pieces:
         if len(piece) < 2:
+            if _HAN.fullmatch(piece) and piece not in _NOT_ALONE:
+                alone.append(piece)  # 茶, 书在哪里: a word of its own, else nothing was left
             continue
         out.append(piece)
         if len(piece) > 2:
             out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+    out += alone
     if not out and _HIRAGANA.fullmatch(run):
         return _kana_keywords(run)
     return out
