@@ -247,7 +247,9 @@ def test_snippets_highlight_thai_hits(ws: Workspace, index: NoteIndex) -> None:
     body = "เมื่อวานนี้ฉันไปตลาดน้ำกับเพื่อน ที่ตลาดน้ำมีผลไม้มากมาย"
     snippet = make_snippet(body, parse_query("ตลาดน้ำ").terms)
     assert snippet.count("**ตลาดน้ำ**") == 2
-    assert "**้ำ**" in make_snippet(body, parse_query("้ำ").terms)  # starts on a mark
+    # a query starting on a mark marks the whole character it is part of (a mark alone
+    # between ** showed as an orphan)
+    assert "**น้ำ**" in make_snippet(body, parse_query("้ำ").terms)
     put(ws, "th", "a.md", "---\ntitle: ตลาด\n---\n" + body + " Python")
     index.reconcile()
     (hit,) = index.search("th", "ตลาดน้ำ python")["results"]
