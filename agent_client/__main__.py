@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from agent_client.command import main
-from shared.cli_usage import exit_with
+from agent_client.command import run
 
 if __name__ == "__main__":
-    exit_with(main())
+    run()

@@ -158,9 +158,12 @@ def test_an_offline_entry_is_said_in_one_line(tmp_path: Path) -> None:
         assert proc.stderr.count("\n") == 1 and "indexer_offline" in proc.stderr, proc.stderr
 
 
-def test_a_ctrl_c_while_the_command_imports_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_ctrl_c_while_the_command_imports_is_one_line(
+    tmp_path: Path, sent: signal.Signals
+) -> None:
     """In its first seconds (fastmcp, the MCP SDK and openai importing) a Ctrl-C printed a
-    traceback and ended with a signal's status."""
+    traceback and ended with a signal's status; a SIGTERM killed it (status 143)."""
     command = [sys.executable, "-m", "agent_client", "remember", "--title", "t", "x"]
     proc = subprocess.Popen(
         [*command, "--workspace", str(tmp_path), "--lang", "en"],
@@ -172,7 +175,7 @@ def test_a_ctrl_c_while_the_command_imports_is_one_line(tmp_path: Path) -> None:
         if "pydantic_core" in maps.read_text():  # loaded by the SDKs' imports
             break
         time.sleep(0.005)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sent)
     out, err = proc.communicate(timeout=30)
     assert (proc.returncode, out, err) == (130, "", "agent-client: interrupted\n")
 
@@ -362,3 +365,23 @@ def test_an_interrupted_remember_takes_its_writes_back(
     assert proc.returncode == 130, err
     assert "interrupted" in err and "agent-client undo " in err and "Traceback" not in err, err
     assert [p for p in vault.rglob("*") if p.is_file()] == []  # taken back
+
+
+def test_a_sigterm_after_the_result_is_printed_ends_with_its_status(
+    server: RunningIndexer,
+) -> None:
+    """The seconds a finished command takes to wind down (its connections and threads
+    closing) ended by SIGTERM with status 143, after printing that the entry was saved."""
+    env = {**os.environ, "AGENT_CLIENT_WORKSPACE": str(server.workspace)}
+    command = [sys.executable, "-m", "agent_client", "remember", "--no-llm", "--lang", "en-late"]
+    proc = subprocess.Popen(
+        [*command, "--title", "Late signal", "a note saved before the signal"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    printed = proc.stdout.readline()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert printed and proc.returncode == 0, (printed, proc.returncode, err)
+    vault = server.workspace / "memory" / "languages" / "en-late" / "vault"
+    assert [p.name for p in vault.rglob("*.md")] == ["late-signal.md"]
