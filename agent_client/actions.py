@@ -58,8 +58,9 @@ def apply_edit(text: str, action: EditAction) -> str:
     for key in PROTECTED_KEYS:
         if key in meta:
             new_meta[key] = meta[key]
-    new_body = body if action.body is None else action.body
-    return render_note(new_meta, new_body)
+    if action.body is None:  # (the body as it is: its leading blank lines were dropped)
+        return render_note(new_meta, body, body_as_is=True)
+    return render_note(new_meta, action.body)
 
 
 async def _edit(vault: Vault, action: EditAction) -> ActionResult:

@@ -37,12 +37,15 @@ def unreadable_block(text: str) -> str | None:
     return None
 
 
-def render_note(meta: dict[str, Any], body: str) -> str:
-    """Frontmatter block + body, with exactly one trailing newline.
+def render_note(meta: dict[str, Any], body: str, *, body_as_is: bool = False) -> str:
+    """Frontmatter block + body, with exactly one trailing newline (``body_as_is``: the
+    body byte for byte, as an edit of the frontmatter alone keeps it).
 
     ``InvalidFrontmatterError`` for a value YAML cannot hold (or a block too large).
     """
     block = _HANDLER.export(meta)
+    if body_as_is:
+        return f"---\n{block}\n---\n{body}"
     return f"---\n{block}\n---\n{body.strip(chr(10))}\n"
 
 

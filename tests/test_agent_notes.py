@@ -195,6 +195,14 @@ def test_edit_keeps_protected_fields() -> None:
     assert meta["k"] == 1 and body == "# Go\n\nwent\n"
 
 
+def test_an_edit_of_the_frontmatter_alone_keeps_the_body_byte_for_byte() -> None:
+    """``edit --set k=v`` dropped the blank lines a body began with (a ``write`` keeps
+    them)."""
+    note = "---\nid: 01ABC\ntitle: Dave\n---\n\n\nDave body.\n\n"
+    edited = apply_edit(note, EditAction("en", "dave.md", frontmatter={"k": "v"}))
+    assert edited == "---\nid: 01ABC\ntitle: Dave\nk: v\n---\n\n\nDave body.\n\n"
+
+
 def test_edit_refuses_a_note_whose_block_cannot_be_read() -> None:
     """A repeated key made the block unreadable, so the edit took it for body text and
     wrote a second block on top (its tags ended up as body text); a new body dropped it."""
