@@ -38,28 +38,39 @@ def continues(char: str) -> bool:
     )
 
 
-def character_start(text: str, end: int) -> int:
-    """``end``, moved back to where a character as seen starts (see the module)."""
-    while 0 < end < len(text) and (
-        continues(text[end])
-        or text[end - 1] == _ZWJ
-        or ord(text[end - 1]) in _PREPEND
-        or _after_virama(text, end)
-        or _after_leading_jamo(text, end)
-    ):
+def character_start(text: str, end: int, least: int = 0) -> int:
+    """``end``, moved back to where a character as seen starts (see the module); never
+    before ``least`` (a bound on the walk back over a run of marks)."""
+    while least < end < len(text) and _inside(text, end):
         end -= 1
     flags = 0
-    while flags < end and _REGIONAL <= ord(text[end - 1 - flags]) <= _REGIONAL_LAST:
+    while flags < end - least and _REGIONAL <= ord(text[end - 1 - flags]) <= _REGIONAL_LAST:
         flags += 1
     return end - flags % 2
 
 
-def character_end(text: str, at: int) -> int:
+def character_end(text: str, at: int, most: int | None = None) -> int:
     """``at``, moved on to where the character as seen that holds it ends (a mark after
-    a highlighted word is the word's last letter's: ``الطالبُ``, ``กรุงเทพ``)."""
-    while at < len(text) and character_start(text, at) != at:
+    a highlighted word is the word's last letter's: ``الطالبُ``, ``กรุงเทพ``); never past
+    ``most``. One walk forward (from each place back, a run of marks was quadratic)."""
+    limit = len(text) if most is None else min(most, len(text))
+    while 0 < at < limit and _inside(text, at):
+        at += 1
+    flag = 0 < at < limit and _REGIONAL <= ord(text[at]) <= _REGIONAL_LAST
+    if flag and character_start(text, at, max(0, at - 64)) != at:  # (a flag's second)
         at += 1
     return at
+
+
+def _inside(text: str, at: int) -> bool:
+    """Whether ``at`` (0 < at < len) is inside a character as seen, flags apart."""
+    return (
+        continues(text[at])
+        or text[at - 1] == _ZWJ
+        or ord(text[at - 1]) in _PREPEND
+        or _after_virama(text, at)
+        or _after_leading_jamo(text, at)
+    )
 
 
 def _after_leading_jamo(text: str, end: int) -> bool:

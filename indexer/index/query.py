@@ -304,6 +304,9 @@ def snippet_source(data: bytes) -> tuple[str, bool]:
     return text[:SNIPPET_SOURCE_CHARS], cut or len(text) > SNIPPET_SOURCE_CHARS
 
 
+_WIDEN = 32  # characters a highlight is widened by, at most, to hold whole characters
+
+
 def make_snippet(
     body: str,
     terms: tuple[Term, ...],
@@ -360,13 +363,19 @@ def make_snippet(
     if end < len(text):
         space = text.find(" ", end, end + 20)
         end = space if space != -1 else max(start, character_start(text, end))
-    window, done = [], start
+    window: list[str] = []
+    done = start
     for hit_start, hit_end in itertools.chain([first] if first else [], hits):
         if hit_start >= end:
             break
-        # (a mark never left outside its letter: ``**الطالب**ُ``)
-        hit_start, hit_end = character_start(text, hit_start), character_end(text, hit_end)
-        if hit_start >= done and hit_end <= end:
+        # (a mark never left outside its letter: ``**الطالب**ُ``; a few at most: a hit
+        # before a million marks)
+        hit_start = character_start(text, hit_start, max(start, hit_start - _WIDEN))
+        hit_end = character_end(text, hit_end, min(end, hit_end + _WIDEN))
+        if hit_start < done < hit_end <= end and window and window[-1] == mark:
+            window[-1:] = [text[done:hit_end], mark]  # (one with the hit it overlaps)
+            done = hit_end
+        elif hit_start >= done and hit_end <= end:
             window += [text[done:hit_start], mark, text[hit_start:hit_end], mark]
             done = hit_end
     window.append(text[done:end])
