@@ -239,6 +239,8 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
         ("the of and to what", []),
         ("what do we know about AI", ["ai"]),  # (an acronym, not Italian "ai")
         ("WHAT IS THE PLAN", ["plan"]),  # (capitals throughout: no acronyms)
+        ("AI技术是什么", ["ai", "技术"]),  # (one word in capitals beside Chinese: an acronym)
+        ("猫 AI", ["猫", "ai"]),
         ("茶", ["茶"]),  # a Han character alone is a word
         ("书在哪里", ["书"]),
         ("猫が好き", ["猫", "好"]),

@@ -80,7 +80,7 @@ _STOP_ZH_RE = re.compile("|".join(re.escape(w) for w in _STOP_ZH))
 # A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
 # join other words, or serve as grammar: alone, they are no keyword.
 _NOT_ALONE = frozenset(
-    "有不地个要会说去来很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等"
+    "有不地个要会说去来很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等样用"
 )
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
 _HIRAGANA = re.compile("[\u3041-\u309f]+")
@@ -109,12 +109,13 @@ def extract_keywords(query: str) -> list[str]:
         if _WORD.search(cleaned):
             found.append(f'"{cleaned}"')
     rest = _QUOTED.sub(" ", query)
+    shouted = _shouted(rest)
     position = 0
     for run in _spaceless_runs(rest):
-        found.extend(_words(rest[position : run.start()]))
+        found.extend(_words(rest[position : run.start()], shouted))
         found.extend(_cjk_keywords(run.group(0)) if _is_cjk(run) else _thai_keywords(run))
         position = run.end()
-    found.extend(_words(rest[position:]))
+    found.extend(_words(rest[position:], shouted))
     unique = list(dict.fromkeys(found))
     return unique[:MAX_KEYWORDS]
 
@@ -128,12 +129,19 @@ def _is_cjk(run: re.Match[str]) -> bool:
     return CJK_ONLY_RUN.fullmatch(run.group(0)) is not None
 
 
-def _words(text: str) -> list[str]:
+def _shouted(query: str) -> bool:
+    """Whether ``query`` is written in capitals throughout (``WHAT IS THE PLAN``): more
+    than one word in capitals and no small letter (``AI技术是什么`` is one acronym)."""
+    if any(char.islower() for char in query):
+        return False
+    return sum(1 for word in _WORD.finditer(query) if word.group(0).isupper()) > 1
+
+
+def _words(text: str, shouted: bool) -> list[str]:
     """Lower-cased words of a spaced script, minus stop words and single letters; a
     word in capitals is an acronym (``AI``, ``US``), never a stop word, unless the whole
-    text is in capitals."""
+    query is in capitals (``shouted``)."""
     out: list[str] = []
-    shouted = not any(char.islower() for char in text)
     for match in _WORD.finditer(text):
         written = match.group(0)
         word = written.lower().replace("’", "'")

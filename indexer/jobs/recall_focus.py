@@ -174,15 +174,24 @@ def keyword_window(line: str, words: list[str]) -> str | None:
     return f"… {line[start:]}"
 
 
+@functools.lru_cache(maxsize=256)
+def _ignoring_case(word: str) -> re.Pattern[str]:
+    return re.compile(re.escape(word), re.IGNORECASE)
+
+
 def _keyword_at(line: str, words: list[str]) -> int | None:
-    """Where the first of ``words`` starts in ``line``, near enough: as written when case
-    folding keeps the line's length, else found as read, a prefix at a time (in its
-    first ``_WINDOW_SEARCH`` characters: each prefix is read anew)."""
+    """Where the first of ``words`` starts in ``line``, near enough: as written, case
+    folded (or ignored letter by letter when folding changes the line's length), else
+    found as read, a prefix at a time (in its first ``_WINDOW_SEARCH`` characters: each
+    prefix is read anew)."""
     folded = line.casefold()
     if len(folded) == len(line):
         found = [at for at in (folded.find(word) for word in words) if at >= 0]
-        if found:
-            return min(found)
+    else:  # (a ß or an İ anywhere: case ignored letter by letter, places kept)
+        hits = (_ignoring_case(word).search(line) for word in words)
+        found = [hit.start() for hit in hits if hit is not None]
+    if found:
+        return min(found)
     line = line[:_WINDOW_SEARCH]
     if not any(word in as_read(line) for word in words):
         return None
