@@ -51,14 +51,8 @@ const isSummary = (path) => path.split("/").pop() === SUMMARY_FILE;
 
 // ---- DOM -------------------------------------------------------------------------
 
-// Inline elements whose text may come from a vault (names, titles, snippets): each is
-// its own bidi island (dir=auto isolates), so a title's unclosed U+202E or a Hebrew folder
-// never reorders the path beside it or the breadcrumb around it.
-const ISOLATED = new Set(["a", "span", "q", "mark", "code", "strong", "em", "option"]);
-
 function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
-  if (ISOLATED.has(tag)) node.dir = "auto";
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "text") node.textContent = value;
@@ -173,13 +167,24 @@ const TEXT_SUFFIXES = [".md", ".txt", ".xml", ".json", ".yaml", ".csv"];
 const isTextFile = (path) => TEXT_SUFFIXES.some((suffix) => path.endsWith(suffix))
   && !path.split("/").slice(0, -1).some((part) => part.endsWith(".assets"));
 
+async function textFiles(lang, folder) {
+  // One listing per suffix: "**/*" counted a note's images and PDFs against the limit.
+  const listed = await Promise.all(TEXT_SUFFIXES.map((suffix) => {
+    const query = `pattern=${encodeURIComponent(`**/*${suffix}`)}&limit=10000&path=${encodeURIComponent(folder)}`;
+    return api("GET", `/${seg(lang)}/notes?${query}`);
+  }));
+  return {
+    paths: listed.flatMap(({ data }) => data.paths).filter(isTextFile),
+    truncated: listed.some(({ data }) => data.truncated),
+  };
+}
+
 async function browse(lang, folder) {
-  const query = `pattern=${encodeURIComponent("**/*")}&limit=10000&path=${encodeURIComponent(folder)}`;
-  const [{ data }, summary] = await Promise.all([api("GET", `/${seg(lang)}/notes?${query}`), summaryOf(lang, folder)]);
+  const [data, summary] = await Promise.all([textFiles(lang, folder), summaryOf(lang, folder)]);
   const prefix = folder ? folder + "/" : "";
   const folders = new Map();
   const notes = [];
-  for (const path of data.paths.filter(isTextFile)) {
+  for (const path of data.paths) {
     const rest = path.slice(prefix.length);
     const slash = rest.indexOf("/");
     if (slash === -1) notes.push(path);
@@ -205,7 +210,7 @@ async function browse(lang, folder) {
     folderItems.length ? h("ul", { class: "folders" }, folderItems) : null,
     h("ul", { class: "notes" }, notes.sort().map((path) =>
       h("li", {}, h("a", { href: link(lang, "note", path), text: path.slice(prefix.length) })))),
-    data.truncated ? h("p", { class: "muted", text: "Only the first 10,000 files are listed." }) : null,
+    data.truncated ? h("p", { class: "muted", text: "Only the first 10,000 files of a kind are listed." }) : null,
     !folders.size && !notes.length ? h("p", { class: "muted", text: "No notes here." }) : null,
   );
 }
