@@ -24,7 +24,7 @@ from typing import Any
 from agent_client import cli_history
 from agent_client.connection import Vault, mcp_vault_connection
 from agent_client.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OFFLINE, EXIT_OK, EXIT_USAGE
-from agent_client.interrupts import end_on_terminate, terminate_as_interrupt
+from agent_client.interrupts import result_decided, terminate_as_interrupt
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
@@ -331,15 +331,15 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     finally:
         writer_log.removeFilter(said_twice)
     if not finished or not sink.notices:
-        end_on_terminate(EXIT_FAILED)
-        print("agent-client: the writer did not finish in time", file=sys.stderr)
+        with result_decided(EXIT_FAILED):
+            print("agent-client: the writer did not finish in time", file=sys.stderr)
         return EXIT_FAILED
     notice = sink.notices[-1]
     code = EXIT_OK if notice.ok else EXIT_FAILED
     if not notice.ok and (notice.error or "").startswith("indexer_offline"):
         code = EXIT_OFFLINE
-    end_on_terminate(code)  # (the result stands: a stop now takes nothing back)
-    _print_notice(notice, args.json)
+    with result_decided(code):  # (the result stands: a stop now takes nothing back)
+        _print_notice(notice, args.json)
     return code
 
 

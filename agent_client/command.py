@@ -39,6 +39,9 @@ def run() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``agent-client`` (``agent_client.cli``), its import included."""
+    for name in ("stdout", "stderr"):  # (started with it closed, ``>&-``: print failed)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
     try:
         with terminate_as_interrupt():
             from agent_client import cli

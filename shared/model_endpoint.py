@@ -15,6 +15,9 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def base_url(configured: str | None) -> str:
-    """The endpoint to call: ``configured``, else a non-empty ``OPENAI_BASE_URL``, else
-    the SDK's default."""
-    return configured or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
+    """The endpoint to call: ``configured``, else ``OPENAI_BASE_URL``, else the SDK's
+    default (a value of white space alone is none)."""
+    for url in (configured, os.environ.get("OPENAI_BASE_URL")):
+        if url and url.strip():
+            return url.strip()
+    return DEFAULT_BASE_URL

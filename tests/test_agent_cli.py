@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -385,3 +386,12 @@ def test_a_sigterm_after_the_result_is_printed_ends_with_its_status(
     assert printed and proc.returncode == 0, (printed, proc.returncode, err)
     vault = server.workspace / "memory" / "languages" / "en-late" / "vault"
     assert [p.name for p in vault.rglob("*.md")] == ["late-signal.md"]
+
+
+def test_a_command_started_with_stdout_closed_says_one_line(tmp_path: Path) -> None:
+    """``agent-client ... >&-`` ended in a traceback (``'NoneType' ... 'flush'``)."""
+    command = f"exec {shlex.quote(sys.executable)} -m agent_client remember --title t x >&-"
+    env = {**os.environ, "AGENT_CLIENT_WORKSPACE": str(tmp_path), "AGENT_CLIENT_LANG": "en"}
+    proc = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "indexer_offline" in proc.stderr

@@ -51,6 +51,8 @@ def test_an_empty_openai_base_url_is_the_sdks_default(
     llm = ClientSettings.resolve({}, env).llm
     assert llm is not None
     assert str(make_llm(llm).base_url) == "https://api.openai.com/v1/"
+    blank = ClientSettings.resolve({}, {**env, "OPENAI_BASE_URL": " "}).llm
+    assert blank is not None and str(make_llm(blank).base_url) == "https://api.openai.com/v1/"
 
 
 def test_the_fallback_switch_takes_on_or_off_and_refuses_the_rest(tmp_path: Path) -> None:
