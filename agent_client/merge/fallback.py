@@ -26,6 +26,7 @@ from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import note_path_for, title_key
 from agent_client.notes import ATX_HEADING, render_note, split_note, unreadable_block
+from shared.body_title import title_from_body
 from shared.errors import (
     ConflictError,
     InvalidArgumentError,
@@ -34,7 +35,7 @@ from shared.errors import (
     TooLargeError,
     VaultError,
 )
-from shared.frontmatter import parse_yaml_block, string_list, title_from_body
+from shared.frontmatter import parse_yaml_block, string_list
 from shared.images import asset_folder
 from shared.models import MemoryEntry
 from shared.workspace import ITEMS_DIR

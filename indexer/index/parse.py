@@ -18,9 +18,10 @@ from typing import Any
 from indexer.index.abstract import note_abstract, past_broken_block
 from indexer.index.text import fold, fold_tag, word_text
 from indexer.vault.fsops import MAX_SEARCHED_BYTES, etag_of
+from shared.body_title import title_from_body
 from shared.errors import InvalidFrontmatterError
 from shared.filetypes import is_plain_text_name
-from shared.frontmatter import parse_frontmatter, scalar_text, string_list, title_from_body
+from shared.frontmatter import parse_frontmatter, scalar_text, string_list
 
 MAX_INDEXED_BYTES = MAX_SEARCHED_BYTES
 # Frontmatter keys with their own column, or noise for full-text search.

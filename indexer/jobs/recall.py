@@ -39,8 +39,8 @@ from indexer.jobs.recall_focus import from_focus as _from_focus
 from indexer.jobs.recall_source import Source
 from indexer.jobs.tokens import estimate_tokens
 from indexer.vault import fsops
+from shared.body_title import title_from_body
 from shared.errors import InvalidArgumentError
-from shared.frontmatter import title_from_body
 from shared.frontmatter_reader import read_frontmatter
 from shared.langs import check_lang
 from shared.models import MAX_RECALL_BUDGET, MIN_RECALL_BUDGET
