@@ -352,6 +352,8 @@ def test_names_from_a_vault_never_reorder_what_is_beside_them(
     with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
         note = "---\ntitle: Quarterly report \u202e\n---\nbidi marker\n"
         assert http.put("/bd/notes/bidi/report.md", content=note.encode(), headers=MD)
+        tagged = '---\ntags: ["\\u202eone", two]\n---\ntext\n'
+        assert http.put("/bd/notes/bidi/tagged.md", content=tagged.encode(), headers=MD)
         hebrew = "/bd/notes/" + quote("עברית/תיקייה/שלום.md")
         assert http.put(hebrew, content=b"# shalom\n", headers=MD).is_success
     visit(tab, base, "#/bd/search?q=bidi")
@@ -364,6 +366,10 @@ def test_names_from_a_vault_never_reorder_what_is_beside_them(
     visit(tab, base, "#/bd/note/" + quote("עברית/תיקייה/שלום.md"))
     for crumb in tab.locator("nav.crumbs > *").all():
         assert crumb.evaluate(isolated) == "isolate"
+    visit(tab, base, "#/bd/note/bidi/tagged.md")  # (one tag's U+202E reversed the others)
+    tags = tab.locator("table.properties tr", has_text="tags").locator(".item")
+    assert tags.all_text_contents() == ["\u202eone", "two"]
+    assert [tag.evaluate(isolated) for tag in tags.all()] == ["isolate", "isolate"]
     assert not watch.errors
 
 

@@ -111,7 +111,11 @@ function value(v) {
 }
 
 function propertiesTable(properties) {
-  const rows = Object.entries(properties).map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: value(v) })));
+  // A list's items each a bidi island: one tag's unclosed U+202E reversed the others.
+  const cell = (v) => (Array.isArray(v)
+    ? h("td", {}, v.flatMap((x, i) => [i ? ", " : null, h("span", { class: "item", text: value(x) })]))
+    : h("td", { text: value(v) }));
+  const rows = Object.entries(properties).map(([k, v]) => h("tr", {}, h("th", { text: k }), cell(v)));
   return rows.length ? h("table", { class: "properties" }, h("tbody", {}, rows)) : null;
 }
 
