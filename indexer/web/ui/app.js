@@ -168,8 +168,7 @@ const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "
 // The files a vault holds as text (shared/filetypes.py: notes, and the plain text files
 // Claude's memory tool keeps); a folder's images are in its notes' *.assets/ folders.
 const TEXT_SUFFIXES = [".md", ".txt", ".xml", ".json", ".yaml", ".csv"];
-const isTextFile = (path) => TEXT_SUFFIXES.some((suffix) => path.endsWith(suffix))
-  && !path.split("/").slice(0, -1).some((part) => part.endsWith(".assets"));
+const outsideAssets = (path) => !path.split("/").slice(0, -1).some((part) => part.endsWith(".assets"));
 
 async function textFiles(lang, folder) {
   // One listing per suffix: "**/*" counted a note's images and PDFs against the limit.
@@ -178,7 +177,7 @@ async function textFiles(lang, folder) {
     return api("GET", `/${seg(lang)}/notes?${query}`);
   }));
   return {
-    paths: listed.flatMap(({ data }) => data.paths).filter(isTextFile),
+    paths: listed.flatMap(({ data }) => data.paths).filter(outsideAssets),
     truncated: listed.some(({ data }) => data.truncated),
   };
 }
