@@ -9,7 +9,8 @@ length in the same paragraph, links in code spans and code blocks are text) but 
 blocks with a small reader of its own: a fence in an HTML block, or a paragraph that a
 thematic break, a setext underline, a quote or a table row ends, may be read otherwise.
 The ``src`` of an ``<img>`` tag is read as HTML reads the tag's attributes
-(``html_images``, as the markdown-it path reads them).
+(``html_images``, as the markdown-it path reads them); an Obsidian wikilink's target by
+``WIKILINK``, as both paths read it.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
+from typing import Literal
 
 from indexer.vault.html_images import img_sources
 
-Span = tuple[int, int, bool]  # a link's place in the text (start, end), and is it HTML's
+# What a link is: a Markdown destination, an HTML ``src`` value, an Obsidian wikilink's target
+Kind = Literal["markdown", "html", "wiki"]
+Span = tuple[int, int, Kind]  # a link's place in the text (start, end), and its kind
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
@@ -46,18 +50,20 @@ _ATTRIBUTE = re.compile(
     rf"""(?:{_HTML_SPACE}*+={_HTML_SPACE}*+("[^"]*+"|'[^']*+'|{UNQUOTED_CHAR}++))?+"""
 )
 IMG_TAG = re.compile(rf"<img(?:{_ATTRIBUTE.pattern})*+{_HTML_SPACE}*+/?>", re.IGNORECASE)
+# An Obsidian wikilink, ``[[target]]``, or an embed, ``![[target|200]]``: its target (group
+# 1) ends at ``|`` (``\|`` in a table row), ``#`` or ``]]`` and holds no bracket, backslash
+# or line end. Possessive: read once from each ``[[``, up to the next bracket at most.
+WIKILINK = re.compile(r"\[\[([^\[\]|#\\\r\n]*+)(?:\\?+[|#][^\[\]\r\n]*+)?+\]\]")
 
 
 def scanned_spans(text: str) -> list[Span]:
-    """The image links of Markdown ``text`` (destinations and ``src`` values, as
-    written), found in one pass."""
+    """The image links of Markdown ``text`` (destinations, ``src`` values and wikilinks'
+    targets, as written), found in one pass."""
     found: list[Span] = []
     offset = 0
     for chunk, prose in _blocks(text):
         if prose:
-            found += [
-                (offset + s, offset + e, is_html) for s, e, is_html in _paragraph_spans(chunk)
-            ]
+            found += [(offset + s, offset + e, kind) for s, e, kind in _paragraph_spans(chunk)]
         offset += len(chunk)
     return found
 
@@ -183,13 +189,16 @@ def _paragraph_spans(text: str) -> list[Span]:
     for alt_end, start in opens:
         found = dest_ends.get(start)
         if found is not None and not in_code(alt_end, found):
-            spans_found.append((start, found, False))
+            spans_found.append((start, found, "markdown"))
     for m in _REFERENCE.finditer(text):
         if not in_code(m.start(), m.end()):
-            spans_found.append((m.start(2), m.end(2), False))
+            spans_found.append((m.start(2), m.end(2), "markdown"))
     for m in IMG_TAG.finditer(text):
         if not in_code(m.start(), m.end()):
-            spans_found += [(m.start() + s, m.start() + e, True) for s, e, _ in img_sources(m[0])]
+            spans_found += [(m.start() + s, m.start() + e, "html") for s, e, _ in img_sources(m[0])]
+    for m in WIKILINK.finditer(text):
+        if m.end(1) > m.start(1) and not in_code(m.start(), m.end()):
+            spans_found.append((m.start(1), m.end(1), "wiki"))
     return spans_found
 
 

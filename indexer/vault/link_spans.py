@@ -5,7 +5,9 @@ the move, and text it takes for one (in a code block, an HTML block, a quote's c
 is changed. So a note the page renders is read by the page's own parser, markdown-it
 (``indexer.page_markdown``), and the links are the ones it makes: Markdown images
 ``![alt](dest)``, reference definitions (which reference-style images use), and the
-``src`` of ``<img>`` tags, inline or in HTML blocks (as HTML reads a tag's attributes).
+``src`` of ``<img>`` tags, inline or in HTML blocks (as HTML reads a tag's attributes),
+and the targets of Obsidian wikilinks, ``![[cat.md.assets/p.png|200]]`` (text to the
+page, but where Obsidian shows an image: a wikilink in code is text there too).
 
 markdown-it's tokens say which lines a block spans but not where an inline link sits,
 so its image and raw-HTML rules are wrapped to note the spans they read, in the text of
@@ -26,15 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 from indexer.page_markdown import new_parser, page_parser, too_deep, within_bounds
 from indexer.vault.html_images import img_sources
-from indexer.vault.link_scan import IMG_TAG, Span, scanned_spans
+from indexer.vault.link_scan import IMG_TAG, WIKILINK, Span, scanned_spans
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_block import StateBlock
     from markdown_it.rules_inline import StateInline
 
-_MAY_HOLD = re.compile(r"\][(:]|<img", re.IGNORECASE)  # what any of the links needs
-_INLINE_MAY_HOLD = re.compile(r"\]\(|<img", re.IGNORECASE)
+_MAY_HOLD = re.compile(r"\][(:]|<img|\[\[", re.IGNORECASE)  # what any of the links needs
+_INLINE_MAY_HOLD = re.compile(r"\]\(|<img|\[\[", re.IGNORECASE)
 _LINE_END = re.compile(r"\r\n|\r|\n")  # (markdown-it reads each as one "\n")
 # env keys: the text whose inline parse is traced, the spans found in it, definitions
 _TRACED, _FOUND, _DEFINITIONS = "vault.traced", "vault.found", "vault.definitions"
@@ -42,7 +44,7 @@ Segment = tuple[int, int, int]  # a run of a block's text (start, end) and where
 
 
 def image_link_spans(text: str) -> list[Span]:
-    """(start, end, is HTML) of each image link's destination as written in Markdown
+    """(start, end, kind) of each image link's destination as written in Markdown
     ``text`` (an HTML ``src`` value with its quotes), in no particular order."""
     if not _MAY_HOLD.search(text):
         return []
@@ -165,13 +167,13 @@ def _placed(found: list[Span], segments: list[Segment], text: str) -> list[Span]
     runs over segments only where they are joined (else it is left alone)."""
     starts = [segment[0] for segment in segments]
     placed: list[Span] = []
-    for begin, end, is_html in found:
+    for begin, end, kind in found:
         first = last = bisect_right(starts, begin) - 1
         while first >= 0 and end > segments[last][1] and _joined(segments, last, text):
             last += 1
         if first >= 0 and end <= segments[last][1]:
             start = begin + segments[first][2] - segments[first][0]
-            placed.append((start, end + segments[last][2] - segments[last][0], is_html))
+            placed.append((start, end + segments[last][2] - segments[last][0], kind))
     return placed
 
 
@@ -194,7 +196,7 @@ def _block_sources(html: str) -> list[Span]:
     ``_traced_html``)."""
     first = len(html) - len(html.lstrip(" \t"))
     return [
-        (start, end, True)
+        (start, end, "html")
         for start, end, tag in img_sources(html)
         if tag != first or IMG_TAG.match(html, tag)
     ]
@@ -218,7 +220,7 @@ def _definition_span(lines: _Lines, pieces: list[tuple[int, int, int]]) -> list[
     while pos < len(string) and string[pos] in " \t\n":
         pos += 1
     result = parseLinkDestination(string, pos, len(string))
-    return _placed([(pos, result.pos, False)], segments, lines.text) if result.ok else []
+    return _placed([(pos, result.pos, "markdown")], segments, lines.text) if result.ok else []
 
 
 def reading(text: str) -> list[tuple[str, str]] | None:
@@ -242,10 +244,11 @@ def reading(text: str) -> list[tuple[str, str]] | None:
 @cache
 def _parser() -> MarkdownIt:
     """The page's parser, its inline reading left to ``image_link_spans`` (only blocks
-    that may hold a link are read) and its rules for images, raw HTML and reference
-    definitions wrapped to note where their links are."""
+    that may hold a link are read), its rules for images, raw HTML and reference
+    definitions wrapped to note where their links are, and one that notes wikilinks."""
     parser = new_parser(raw_html=True)
     parser.core.ruler.disable("inline")
+    parser.inline.ruler.before("link", "vault_wikilink", _traced_wikilink)
     _wrap(parser.inline.ruler, "image", _traced_image)
     _wrap(parser.inline.ruler, "html_inline", _traced_html)
     _wrap(parser.block.ruler, "reference", _traced_definition)
@@ -266,7 +269,7 @@ def _traced_image(image: Callable[[StateInline, bool], bool]) -> Any:
         if not silent and state.src is state.env.get(_TRACED):  # (not an alt text's)
             span = _destination(state, start)
             if span is not None:
-                state.env[_FOUND].append((*span, False))
+                state.env[_FOUND].append((*span, "markdown"))
         return True
 
     return rule
@@ -286,6 +289,16 @@ def _destination(state: StateInline, start: int) -> tuple[int, int] | None:
     return (pos, result.pos) if result.ok else None
 
 
+def _traced_wikilink(state: StateInline, silent: bool) -> bool:
+    """Notes the wikilink at ``[[`` and reads nothing: the page reads it as text, and
+    the other rules read on as they would (code spans were read before it is reached)."""
+    if not silent and state.src is state.env.get(_TRACED):
+        found = WIKILINK.match(state.src, state.pos, state.posMax)
+        if found is not None and found.end(1) > found.start(1):
+            state.env[_FOUND].append((found.start(1), found.end(1), "wiki"))
+    return False
+
+
 def _traced_html(html_inline: Callable[[StateInline, bool], bool]) -> Any:
     def rule(state: StateInline, silent: bool) -> bool:
         start = state.pos
@@ -298,7 +311,7 @@ def _traced_html(html_inline: Callable[[StateInline, bool], bool]) -> Any:
             tag = state.src[start : state.pos]
             strict = IMG_TAG.fullmatch(tag) is not None
             state.env[_FOUND] += [
-                (start + s, start + e, True)
+                (start + s, start + e, "html")
                 for s, e, _ in img_sources(tag)
                 if strict or tag[s] in "'\""  # (a quoted value reads alike)
             ]

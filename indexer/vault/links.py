@@ -15,6 +15,11 @@ to be (a space, unbalanced parentheses), an HTML attribute with HTML's escapes (
 quote and ``&`` as entities). A link spelled in NFD names the file the vault names in
 NFC; one that is rewritten is written in NFC. Links in the frontmatter's string values
 are rewritten as values (``shared.frontmatter_edit``): the block stays valid YAML.
+
+Obsidian's wikilinks and embeds, ``![[cat.md.assets/cat.png|200]]``, name a file as
+Obsidian resolves them: from the note's folder, else from the vault's root (``.md`` may
+be left out). One whose file moves names its new place in the same way, as written (no
+encoding: a name a wikilink cannot hold, ``#`` or ``|``, leaves it as it was, logged).
 """
 
 from __future__ import annotations
@@ -44,35 +49,55 @@ _TABS_AND_LINE_ENDS = re.compile(r"[\t\n\r]")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 Move = Callable[[str], str | None]  # a link's URL -> its new URL, None if it stays
+Moving = Callable[[str], bool]  # whether the file at this vault path is one that moves
 Edit = tuple[int, int, str]  # start, end, replacement
 # What a path cannot hold as it is in a URL (an escape, a fragment, a query) or in a
 # Markdown destination (a backslash escape, a character reference, the ``<`` and ``>``
 # that only a ``<...>`` destination may not hold): such a path is percent-encoded.
+_NOT_IN_WIKILINK = re.compile(r"[\[\]|#^\\\r\n]")  # (what ends a target, or no file holds)
 _NOT_ITSELF = re.compile(r"[%#?\\<>|`]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
 
-def rewrite_links(text: str, old_path: str, new_path: str, relocate: Relocate) -> str:
+def rewrite_links(
+    text: str, old_path: str, new_path: str, relocate: Relocate, moving: Moving | None = None
+) -> str:
     """``text`` of the note that was at ``old_path`` and is now at ``new_path``, with
-    each relative image link pointing where its target is after the move."""
+    each relative image link pointing where its target is after the move. ``moving``
+    tells the files that move (by default, those ``relocate`` moves): a wikilink may
+    name one from the note's folder or from the root, and only one of them moved."""
+    moves = moving or (lambda path: relocate(path) != path)
 
     @functools.lru_cache(maxsize=4096)  # (a note may repeat one link a hundred thousand times)
     def move(url: str) -> str | None:
         return _moved_url(url, old_path, new_path, relocate)
 
-    head, body = edit_string_values(text, lambda value: _rewrite_markdown(value, move))
-    return head + _rewrite_markdown(body, move)
+    @functools.lru_cache(maxsize=4096)
+    def move_wiki(target: str) -> str | None:
+        return _moved_wikilink(target, old_path, new_path, relocate, moves)
+
+    def rewrite(markdown: str) -> str:
+        return _rewrite_markdown(markdown, move, move_wiki)
+
+    head, body = edit_string_values(text, rewrite)
+    return head + rewrite(body)
 
 
-def _rewrite_markdown(text: str, move: Move) -> str:
+def _rewrite_markdown(text: str, move: Move, move_wiki: Move) -> str:
     """Markdown ``text`` with the image links a reader sees moved. A rewrite of HTML
-    values that would change how the page reads the note (hostile HTML: a value holding
-    a block's end) is made without them, else not at all (logged)."""
+    values or wikilinks that would change how the page reads the note (hostile HTML: a
+    value holding a block's end; a new name holding a backtick) is made without them,
+    else not at all (logged)."""
     edits: list[tuple[int, int, str, bool]] = []
-    for start, end, is_html in image_link_spans(text):
+    for start, end, kind in image_link_spans(text):
         written = text[start:end]
-        moved = _html_attribute(written, move) if is_html else _markdown_link(written, move)
+        if kind == "html":
+            moved = _html_attribute(written, move)
+        elif kind == "wiki":
+            moved = _wikilink_target(written, move_wiki)
+        else:
+            moved = _markdown_link(written, move)
         if moved != written:
-            edits.append((start, end, moved, is_html))
+            edits.append((start, end, moved, kind != "markdown"))
     if not edits:
         return text
     rewritten = _apply(text, [edit[:3] for edit in edits])
@@ -86,6 +111,16 @@ def _rewrite_markdown(text: str, move: Move) -> str:
         return rewritten
     log.warning("image links left as they were: rewriting them changed how the note reads")
     return text
+
+
+def _wikilink_target(written: str, move: Move) -> str:
+    """A wikilink's target moved, the white space around it kept."""
+    target = written.strip()
+    moved = move(target) if target else None
+    if moved is None:
+        return written
+    start = written.index(target)
+    return written[:start] + moved + written[start + len(target) :]
 
 
 def _markdown_link(dest: str, move: Move) -> str:
@@ -175,6 +210,45 @@ def _moved_url(url: str, old_path: str, new_path: str, relocate: Relocate) -> st
     if encoded or _NOT_ITSELF.search(relative) or relative != relative.strip():
         relative = quote(relative, safe="/!$'()*+,;=:@~-._")  # (& may spell a reference)
     return relative + qsep + query + sep + fragment
+
+
+def _moved_wikilink(
+    target: str, old_path: str, new_path: str, relocate: Relocate, moving: Moving
+) -> str | None:
+    """A wikilink's ``target`` as it names its file from ``new_path``; None when that
+    file does not move, or the link is right already. Obsidian reads a target from the
+    note's folder (only so with ``./`` or ``../``), else from the vault's root, and a
+    note's without its ``.md``; the link keeps its way of naming."""
+    if _SCHEME.match(target):
+        return None
+    explicit = target.startswith(("./", "../"))
+    here, there = posixpath.dirname(old_path), posixpath.dirname(new_path)
+    candidates = [(True, posixpath.join(here, target))]
+    if not explicit:
+        candidates.append((False, target.lstrip("/")))
+    for relative, joined in candidates:
+        path = unicodedata.normalize("NFC", posixpath.normpath(joined))
+        if path in (".", "..") or path.startswith("../"):
+            continue
+        file = next((name for name in (path, path + ".md") if moving(name)), None)
+        if file is None:
+            continue
+        moved = relocate(file)
+        moved = moved if file == path else moved.removesuffix(".md")
+        new = moved if not relative else posixpath.relpath(moved, there or ".")
+        if relative and target.startswith("./") and not new.startswith("../"):
+            new = "./" + new
+        elif relative and not explicit and new.startswith("../"):
+            new = moved  # (read from the root: a bare ``../`` is read from the folder)
+        elif not relative and target.startswith("/"):
+            new = "/" + new
+        if new == target:
+            return None
+        if _NOT_IN_WIKILINK.search(new):
+            log.warning("a wikilink to %s left as it was: its new name cannot be one", moved)
+            return None
+        return new
+    return None
 
 
 def _needs_angles(dest: str) -> bool:

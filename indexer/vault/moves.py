@@ -227,14 +227,14 @@ def _move_file_locked(
     has_assets = file_kind(source) in TEXTS and fsops.is_real_dir(assets_name, src.dir_fd)
     if has_assets and dst.dir_fd is not None and fsops.lstat_at(dst.assets_name, dst.dir_fd):
         raise ConflictError(f"{dest.rel}.assets already exists; pick another new_path")
-    after = _relinked(before, source, dest, relocate)
+    assets = _assets_of(vault, src, relocate) if has_assets else []
+    moving = {source.rel, *(item.old.rel for item in assets)}
+    after = _relinked(before, source, dest, relocate, moving)
     vault._check_size(len(after))
     info = src.lstat()
     if after != before and info is not None:  # a new file: refused as a write would be
         fsops.refuse_read_only(info)
-    moved = [_Moved(source, dest, before, after)]
-    if has_assets:
-        moved += _assets_of(vault, src, relocate)
+    moved = [_Moved(source, dest, before, after), *assets]
     with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
         dst_fd = dst.make_parent()
         try:
@@ -350,10 +350,12 @@ def _move_folder_locked(
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
     check_reach(src, source, dest)
     moved = []
-    for rel, data in _files_below(src, src.name, source.rel, read=vault.max_file_bytes):
+    below = _files_below(src, src.name, source.rel, read=vault.max_file_bytes)
+    moving = {rel for rel, _ in below}
+    for rel, data in below:
         old = vault.sandbox.resolve(source.lang, rel)
         new = vault.sandbox.resolve(source.lang, relocate(rel))
-        after = _relinked(data, old, new, relocate) if file_kind(old) in TEXTS else data
+        after = _relinked(data, old, new, relocate, moving) if file_kind(old) in TEXTS else data
         moved.append(_Moved(old, new, data, after))
     for item in moved:
         if item.after != item.before:
@@ -470,13 +472,14 @@ def _unreadable(entry: FileEntry) -> bool:
         return False
 
 
-def _relinked(data: bytes, old: Target, new: Target, relocate: Relocate) -> bytes:
-    """A note's bytes with its relative image links fixed for its new place."""
+def _relinked(data: bytes, old: Target, new: Target, relocate: Relocate, moving: set[str]) -> bytes:
+    """A note's bytes with its relative image links fixed for its new place; ``moving``
+    holds the vault paths of the files that move."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    return rewrite_links(text, old.rel, new.rel, relocate).encode("utf-8")
+    return rewrite_links(text, old.rel, new.rel, relocate, moving.__contains__).encode("utf-8")
 
 
 def _changes(moved: list[_Moved]) -> list[Change]:
