@@ -129,6 +129,23 @@ def test_filters_type_tags_and_folder(ws: Workspace, index: NoteIndex) -> None:
             index.search("en", "alpha", type=blank)
 
 
+def test_a_tag_finds_the_tags_nested_below_it(ws: Workspace, index: NoteIndex) -> None:
+    """``project`` found only ``project``, never ``project/alpha`` (Obsidian's tag search
+    finds both); a tag is a whole segment (not ``projects``, nor ``project-x``)."""
+    put(ws, "en", "a.md", note("tags: [project]", "alpha"))
+    put(ws, "en", "b.md", note("tags: [Project/Alpha/deep]", "alpha"))
+    put(ws, "en", "c.md", note("tags: [projects, project-x, project0, 'project.x']", "alpha"))
+    put(ws, "en", "d.md", note("tags: [其他/项目/子项]", "alpha"))
+    index.reconcile()
+    assert sorted(paths(index.search("en", "alpha", tags=["project"]))) == ["a.md", "b.md"]
+    assert paths(index.search("en", "alpha", tags=["#PROJECT/alpha"])) == ["b.md"]
+    assert paths(index.search("en", "alpha", tags=["project/alpha/deep"])) == ["b.md"]
+    assert paths(index.search("en", "alpha", tags=["project/al"])) == []
+    assert paths(index.search("en", "alpha", tags=["alpha"])) == []  # (a segment below: no)
+    assert paths(index.search("en", "alpha", tags=["其他/项目"])) == ["d.md"]
+    assert paths(index.search("en", "alpha", tags=["project", "alpha/deep"])) == []
+
+
 def test_a_folder_whose_name_starts_with_white_space_is_its_own(
     ws: Workspace, index: NoteIndex
 ) -> None:

@@ -438,9 +438,14 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
         tags = list(dict.fromkeys(fold_tag(t) for t in tags))
         if "" in tags:  # found nothing, silently; no note's tag is blank
             raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
+        # A tag finds the tags nested below it too (``project`` finds ``project/alpha``,
+        # as Obsidian's tag search does): those sort between ``project/`` and ``project0``.
         for tag in tags:
-            where += " AND EXISTS (SELECT 1 FROM json_each(n.tag_keys) WHERE value = ?)"
-            params.append(tag)
+            where += (
+                " AND EXISTS (SELECT 1 FROM json_each(n.tag_keys)"
+                " WHERE value = ? OR (value > ? AND value < ?))"
+            )
+            params += [tag, tag + "/", tag + "0"]
     if path:
         if not isinstance(path, str):
             raise InvalidArgumentError("path must be a string")
