@@ -185,6 +185,33 @@ def test_undo_of_a_text_file_move_puts_the_images_back(vault: Vault) -> None:
     assert not (root(vault) / "d/n.md.assets").exists()
 
 
+def test_undo_of_a_move_puts_back_the_files_no_tool_writes_that_it_carried(
+    vault: Vault,
+) -> None:
+    """A PDF beside a note's images and an image in a subfolder of them moved along
+    unrecorded: the undo said it was done and left them, in an ``.assets/`` folder with
+    no note, which then refused the note's move back there. A folder's PDF too."""
+    vault.write("en", "x/n.md", "# N\n![p](n.md.assets/p.png) [d](n.md.assets/doc.pdf)\n")
+    image(vault, "x/n.md.assets/p.png")
+    (root(vault) / "x/n.md.assets/scans").mkdir()
+    (root(vault) / "x/n.md.assets/scans/deep.png").write_bytes(PNG)
+    (root(vault) / "x/n.md.assets/doc.pdf").write_bytes(b"%PDF-1.4 attachment")
+    (root(vault) / "d").mkdir()
+    (root(vault) / "d/scan.pdf").write_bytes(b"%PDF scan")
+    vault.write("en", "d/a.md", "# A\n")
+    before = {name: (root(vault) / name).read_bytes() for name in files(vault)}
+    vault.move("en", "x/n.md", "y/n.md", reason="entry:e1 move")
+    vault.move("en", "d", "e/d", reason="entry:e2 move")
+    assert "y/n.md.assets/scans/deep.png" in files(vault)
+    assert [row["op"] for row in vault.history("en", "e/d/scan.pdf")["versions"]] == ["move"]
+    vault.undo("en", "e2")
+    vault.undo("en", "e1")
+    assert {name: (root(vault) / name).read_bytes() for name in files(vault)} == before
+    assert not (root(vault) / "y/n.md.assets").exists()
+    vault.move("en", "x/n.md", "y/n.md")  # (refused before: "y/n.md.assets already exists")
+    assert "y/n.md.assets/scans/deep.png" in files(vault)
+
+
 def test_undo_takes_a_round_trip_back_one_move_at_a_time(vault: Vault) -> None:
     vault.write("en", "d/n.md", "# N\n![i](n.md.assets/i.png)\n")
     image(vault, "d/n.md.assets/i.png")

@@ -13,11 +13,24 @@ from indexer.vault.sandbox import Sandbox, Target
 from shared.errors import VaultError
 
 
-def remove_emptied_folder(sandbox: Sandbox, image: Target) -> None:
-    """rmdir the ``*.assets/`` folder of ``image`` (gone from it) when nothing is left."""
-    if not image.is_asset:
+def remove_emptied_folder(sandbox: Sandbox, file: Target) -> None:
+    """rmdir the folders of ``file`` (gone from them) inside its ``*.assets/`` folder,
+    that one included, as far up as nothing is left in them (an attachment may lie in
+    a subfolder, ``x.md.assets/scans/p.png``)."""
+    if not file.in_assets:
         return
-    folder = sandbox.resolve(image.lang, image.rel.rsplit("/", 1)[0])
-    with suppress(VaultError), sandbox.open(folder) as place:
+    folders = file.folders
+    while not folders[-1].endswith(".assets"):
+        if not _removed(sandbox, file.lang, "/".join(folders)):
+            return
+        folders = folders[:-1]
+    _removed(sandbox, file.lang, "/".join(folders))
+
+
+def _removed(sandbox: Sandbox, lang: str, rel: str) -> bool:
+    """Whether the folder ``rel`` was removed (it was there, and empty)."""
+    with suppress(VaultError, OSError), sandbox.open(sandbox.resolve(lang, rel)) as place:
         if place.lstat() is not None:
             place.remove_empty_folder()
+            return True
+    return False

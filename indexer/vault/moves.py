@@ -483,11 +483,11 @@ def _relinked(data: bytes, old: Target, new: Target, relocate: Relocate, moving:
 
 
 def _changes(moved: list[_Moved]) -> list[Change]:
-    """History rows of a move: each file leaves its old path and arrives at its new."""
+    """History rows of a move: each file leaves its old path and arrives at its new;
+    those the tools do not write too (a PDF beside a note's images, an image in a
+    subfolder of them), as a delete records them: an undo puts every one back."""
     changes = []
     for item in moved:
-        if file_kind(item.old) is None:
-            continue  # not a file the tools write: it moves along, unrecorded
         lang = item.old.lang
         changes.append(Change(lang, item.old.rel, "move", item.before, None, item.new.rel))
         changes.append(Change(lang, item.new.rel, "move", None, item.after, item.old.rel))

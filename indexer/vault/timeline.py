@@ -375,8 +375,8 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
                 described.args = (described.message,)
                 raise described from None
             raise
-    if not dry_run:  # an *.assets/ folder the entry's images were all that was in goes too
-        for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.is_asset}.values():
+    if not dry_run:  # an *.assets/ folder the entry's files were all that was in goes too
+        for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.in_assets}.values():
             remove_emptied_folder(vault.sandbox, target)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": undone[::-1]}
 
