@@ -1,4 +1,4 @@
-"""Where a long note's image links are: a linear scan for notes past the page's bounds.
+"""Where a long note's links are: a linear scan for notes past the page's bounds.
 
 A note the page renders is read with markdown-it (``link_spans``); one past its bounds
 (``indexer.page_markdown``) is shown as plain text there, but other Markdown programs
@@ -57,8 +57,8 @@ WIKILINK = re.compile(r"\[\[([^\[\]|#\\\r\n]*+)(?:\\?+[|#][^\[\]\r\n]*+)?+\]\]")
 
 
 def scanned_spans(text: str) -> list[Span]:
-    """The image links of Markdown ``text`` (destinations, ``src`` values and wikilinks'
-    targets, as written), found in one pass."""
+    """The links of Markdown ``text`` (images' and links' destinations, ``src`` values
+    and wikilinks' targets, as written), found in one pass."""
     found: list[Span] = []
     offset = 0
     for chunk, prose in _blocks(text):
@@ -184,7 +184,7 @@ def _paragraph_spans(text: str) -> list[Span]:
         return index < len(spans) and spans[index][0] < end
 
     spans_found: list[Span] = []
-    opens = _image_opens(text, spans)
+    opens = _link_opens(text, spans)
     dest_ends = _destination_ends(text, [start for _, start in opens])
     for alt_end, start in opens:
         found = dest_ends.get(start)
@@ -202,22 +202,31 @@ def _paragraph_spans(text: str) -> list[Span]:
     return spans_found
 
 
-def _image_opens(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """(its ``]``, where its destination starts) of each ``![alt](`` of one paragraph,
-    brackets matched as CommonMark matches them, in one pass: a ``]`` closes the last
-    ``[`` or ``![`` still open; escaped ones and those in code spans are text. (A regex
-    read the alt text from each ``![`` on, to the paragraph's end: quadratic.)"""
+def _link_opens(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(its ``]``, where its destination starts) of each ``![alt](`` and ``[text](`` of
+    one paragraph, brackets matched as CommonMark matches them, in one pass: a ``]``
+    closes the last ``[`` or ``![`` still open; escaped ones and those in code spans
+    are text, and a link makes the ``[`` still open before it text (a link holds no
+    link). (A regex read the alt text from each ``![`` on, to the paragraph's end:
+    quadratic.)"""
     opens: list[tuple[int, int]] = []
     images: list[bool] = []  # the brackets open: whether each opens an image
+    inactive = 0  # the links open below this depth of ``images`` are text
     last = 0
     for span_start, span_end in [*spans, (len(text), len(text))]:
         for token in _BRACKET.finditer(text, last, span_start):
             if token.group() in ("[", "!["):
                 images.append(token.group() == "![")
-            elif token.group() == "]" and images and images.pop():
+            elif token.group() == "]" and images:
+                image, depth = images.pop(), len(images)
+                active = image or depth >= inactive
+                inactive = min(inactive, depth)
                 after = _LINK_OPEN.match(text, token.end())
-                if after is not None:
-                    opens.append((token.start(), after.end()))
+                if after is None or not active:
+                    continue
+                opens.append((token.start(), after.end()))
+                if not image:
+                    inactive = len(images)
         last = span_end
     return opens
 

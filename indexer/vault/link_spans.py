@@ -1,21 +1,22 @@
-"""Where a note's image links are, as the page's Markdown parser reads them.
+"""Where a note's links are, as the page's Markdown parser reads them.
 
-A move must rewrite exactly the images a reader sees: one it misses is broken after
-the move, and text it takes for one (in a code block, an HTML block, a quote's code)
-is changed. So a note the page renders is read by the page's own parser, markdown-it
+A move must rewrite exactly the links a reader sees: one it misses is broken after the
+move, and text it takes for one (in a code block, an HTML block, a quote's code) is
+changed. So a note the page renders is read by the page's own parser, markdown-it
 (``indexer.page_markdown``), and the links are the ones it makes: Markdown images
-``![alt](dest)``, reference definitions (which reference-style images use), and the
-``src`` of ``<img>`` tags, inline or in HTML blocks (as HTML reads a tag's attributes),
-and the targets of Obsidian wikilinks, ``![[cat.md.assets/p.png|200]]`` (text to the
-page, but where Obsidian shows an image: a wikilink in code is text there too).
+``![alt](dest)`` and links ``[text](dest)``, reference definitions (which
+reference-style ones use), the ``src`` of ``<img>`` tags, inline or in HTML blocks (as
+HTML reads a tag's attributes), and the targets of Obsidian wikilinks,
+``![[cat.md.assets/p.png|200]]`` (text to the page, but where Obsidian shows an image or
+a link: a wikilink in code is text there too).
 
 markdown-it's tokens say which lines a block spans but not where an inline link sits,
-so its image and raw-HTML rules are wrapped to note the spans they read, in the text of
-each block, and that text is then aligned to the note's lines: markdown-it builds it
-from line ends after the containers' markers and indents, with the block's outer white
-space trimmed (or, in a table cell, ``\\|`` read as ``|``). A span that does not align
-exactly is left alone. A note past the page's bounds is shown there as plain text: its
-links are found by the linear scan of ``link_scan`` instead.
+so its image, link and raw-HTML rules are wrapped to note the spans they read, in the
+text of each block, and that text is then aligned to the note's lines: markdown-it
+builds it from line ends after the containers' markers and indents, with the block's
+outer white space trimmed (or, in a table cell, ``\\|`` read as ``|``). A span that does
+not align exactly is left alone. A note past the page's bounds is shown there as plain
+text: its links are found by the linear scan of ``link_scan`` instead.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ _TRACED, _FOUND, _DEFINITIONS = "vault.traced", "vault.found", "vault.definition
 Segment = tuple[int, int, int]  # a run of a block's text (start, end) and where it is
 
 
-def image_link_spans(text: str) -> list[Span]:
-    """(start, end, kind) of each image link's destination as written in Markdown
-    ``text`` (an HTML ``src`` value with its quotes), in no particular order."""
+def link_target_spans(text: str) -> list[Span]:
+    """(start, end, kind) of each link's destination as written in Markdown ``text``
+    (an HTML ``src`` value with its quotes, a wikilink's target), in no particular order."""
     if not _MAY_HOLD.search(text):
         return []
     if not within_bounds(text):
@@ -243,13 +244,14 @@ def reading(text: str) -> list[tuple[str, str]] | None:
 
 @cache
 def _parser() -> MarkdownIt:
-    """The page's parser, its inline reading left to ``image_link_spans`` (only blocks
-    that may hold a link are read), its rules for images, raw HTML and reference
+    """The page's parser, its inline reading left to ``link_target_spans`` (only blocks
+    that may hold a link are read), its rules for images, links, raw HTML and reference
     definitions wrapped to note where their links are, and one that notes wikilinks."""
     parser = new_parser(raw_html=True)
     parser.core.ruler.disable("inline")
     parser.inline.ruler.before("link", "vault_wikilink", _traced_wikilink)
     _wrap(parser.inline.ruler, "image", _traced_image)
+    _wrap(parser.inline.ruler, "link", _traced_link)
     _wrap(parser.inline.ruler, "html_inline", _traced_html)
     _wrap(parser.block.ruler, "reference", _traced_definition)
     return parser
@@ -262,12 +264,25 @@ def _wrap(ruler: Any, name: str, wrapper: Callable[[Any], Any]) -> None:
 
 
 def _traced_image(image: Callable[[StateInline, bool], bool]) -> Any:
+    return _traced_destination(image, label_at=1, nested=False)
+
+
+def _traced_link(link: Callable[[StateInline, bool], bool]) -> Any:
+    return _traced_destination(link, label_at=0, nested=True)
+
+
+def _traced_destination(
+    read: Callable[[StateInline, bool], bool], label_at: int, nested: bool
+) -> Any:
+    """An image or link rule (``read``), noting where the destination of each image or
+    link it reads is (its label ``label_at`` characters after its start)."""
+
     def rule(state: StateInline, silent: bool) -> bool:
         start = state.pos
-        if not image(state, silent):
+        if not read(state, silent):
             return False
         if not silent and state.src is state.env.get(_TRACED):  # (not an alt text's)
-            span = _destination(state, start)
+            span = _destination(state, start + label_at, nested)
             if span is not None:
                 state.env[_FOUND].append((*span, "markdown"))
         return True
@@ -275,10 +290,11 @@ def _traced_image(image: Callable[[StateInline, bool], bool]) -> Any:
     return rule
 
 
-def _destination(state: StateInline, start: int) -> tuple[int, int] | None:
-    """Where the destination of the image read from ``start`` is, found as markdown-it's
-    image rule found it; None for a reference-style image (its definition has it)."""
-    label_end = state.md.helpers.parseLinkLabel(state, start + 1, False)
+def _destination(state: StateInline, label: int, nested: bool) -> tuple[int, int] | None:
+    """Where the destination of the image or link whose label is at ``label`` is, found
+    as markdown-it's rule found it (``nested``: its flag for a link's label, where no
+    link may be); None for a reference-style one (its definition has it)."""
+    label_end = state.md.helpers.parseLinkLabel(state, label, nested)
     pos = label_end + 1
     if label_end < 0 or pos >= state.posMax or state.src[pos] != "(":
         return None

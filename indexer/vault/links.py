@@ -1,14 +1,15 @@
-"""Rewriting a moved note's relative image links so that they still resolve.
+"""Rewriting a moved note's relative links so that they still resolve.
 
 A note embeds its images with links relative to its own folder, usually into its own
 ``<name>.md.assets/`` folder: ``![a cat](cat.md.assets/cat.png)``. When the note moves
 (alone, or with its folder) its images move too, and a link must then name their new
-place as seen from the note's new folder. Handled: the image links a reader sees
+place as seen from the note's new folder; a link to another note (``[dog](dog.md)``)
+must name that note from the new folder. Handled: the links a reader sees
 (``link_spans``, which reads the note as the page does): Markdown images ``![alt](dest
-"title")`` (``<dest>`` too), reference definitions ``[id]: dest``, and the ``src``
-attribute of an HTML ``<img>`` tag; links in code are text, left alone, as are absolute
-URLs, ``/rooted`` and ``#anchor`` links and links
-leaving the vault. A link is written back in its own style: percent-encoded if it was
+"title")`` and links ``[text](dest)`` (``<dest>`` too), reference definitions ``[id]:
+dest``, and the ``src`` attribute of an HTML ``<img>`` tag; links in code are text,
+left alone, as are absolute URLs, ``/rooted`` and ``#anchor`` links and links leaving
+the vault. A link is written back in its own style: percent-encoded if it was
 (or if its new path holds what a URL or Markdown reads otherwise: ``%``, ``#``,
 ``&amp;``), with its ``./`` if it had one; a Markdown one in ``<...>`` if it was or needs
 to be (a space, unbalanced parentheses), an HTML attribute with HTML's escapes (its
@@ -34,7 +35,7 @@ from collections.abc import Callable
 from urllib.parse import quote, unquote
 
 from indexer.vault.link_scan import UNQUOTED_CHAR
-from indexer.vault.link_spans import image_link_spans, reading
+from indexer.vault.link_spans import link_target_spans, reading
 from shared.frontmatter_edit import edit_string_values
 
 Relocate = Callable[[str], str]  # vault path of a file before the move -> after
@@ -62,7 +63,7 @@ def rewrite_links(
     text: str, old_path: str, new_path: str, relocate: Relocate, moving: Moving | None = None
 ) -> str:
     """``text`` of the note that was at ``old_path`` and is now at ``new_path``, with
-    each relative image link pointing where its target is after the move. ``moving``
+    each relative link pointing where its target is after the move. ``moving``
     tells the files that move (by default, those ``relocate`` moves): a wikilink may
     name one from the note's folder or from the root, and only one of them moved."""
     moves = moving or (lambda path: relocate(path) != path)
@@ -83,12 +84,12 @@ def rewrite_links(
 
 
 def _rewrite_markdown(text: str, move: Move, move_wiki: Move) -> str:
-    """Markdown ``text`` with the image links a reader sees moved. A rewrite of HTML
+    """Markdown ``text`` with the links a reader sees moved. A rewrite of HTML
     values or wikilinks that would change how the page reads the note (hostile HTML: a
     value holding a block's end; a new name holding a backtick) is made without them,
     else not at all (logged)."""
     edits: list[tuple[int, int, str, bool]] = []
-    for start, end, kind in image_link_spans(text):
+    for start, end, kind in link_target_spans(text):
         written = text[start:end]
         if kind == "html":
             moved = _html_attribute(written, move)
@@ -109,7 +110,7 @@ def _rewrite_markdown(text: str, move: Move, move_wiki: Move) -> str:
     rewritten = _apply(text, [edit[:3] for edit in edits if not edit[3]])
     if reading(rewritten) == before:
         return rewritten
-    log.warning("image links left as they were: rewriting them changed how the note reads")
+    log.warning("links left as they were: rewriting them changed how the note reads")
     return text
 
 

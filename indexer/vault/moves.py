@@ -2,7 +2,7 @@
 
 A note or text file moves with its ``<name>.assets/`` folder (``a.md.assets/`` becomes
 ``a.txt.assets/`` and back: the folder follows the file whatever its text type, as the
-links into it do), and its own relative image links are rewritten to still resolve
+links into it do), and its own relative links are rewritten to still resolve
 (``links``); a folder moves in one ``rename`` and each note or text file in it gets
 the same treatment. Refused: paths that leave the vault or name another
 lang (``forbidden_path``, by the sandbox), a file changing kind (a note must stay a
@@ -113,7 +113,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
     as it is, by a new name for the same bytes, so the limit never pins a file where
     it is; relative links in it are not rewritten (that needs its text). A note, or
     a file with an ``.assets/`` folder of its own, is refused (``too_large``): it
-    moves with its image links rewritten, which needs its whole text. History gets
+    moves with its links rewritten, which needs its whole text. History gets
     no rows: it keeps no text over the limit (the watcher records none either)."""
     _check_oversized_kinds(vault, source, dest)
     with vault.locked([source, dest]), ExitStack() as stack:
@@ -129,7 +129,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
         if fsops.is_real_dir(src.assets_name, src.dir_fd):
             raise TooLargeError(
                 f"{source.rel} is larger than {vault.max_file_bytes} bytes and has an"
-                " .assets/ folder: its image links cannot be rewritten; it was not moved"
+                " .assets/ folder: its links cannot be rewritten; it was not moved"
             )
         dst_fd = dst.make_parent()
         try:
@@ -156,7 +156,7 @@ def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
     if kind == "note":
         raise TooLargeError(
             f"{source.rel} is a note larger than {limit} bytes; a note moves with its"
-            " image links rewritten, which needs its whole text: it was not moved"
+            " links rewritten, which needs its whole text: it was not moved"
         )
     if dest_kind == "note":
         raise TooLargeError(
@@ -398,14 +398,14 @@ def _check_rewritable(vault: Vault, target: Target) -> None:
         return
     if info.st_nlink > 1:
         raise ForbiddenPathError(
-            f"{target.rel} has more than one hard link and its image links would be"
+            f"{target.rel} has more than one hard link and its links would be"
             " rewritten; nothing was moved"
         )
     try:
         fsops.refuse_read_only(info)
     except ForbiddenPathError:
         raise ForbiddenPathError(
-            f"{target.rel} is read-only and its image links would be rewritten; nothing was moved"
+            f"{target.rel} is read-only and its links would be rewritten; nothing was moved"
         ) from None
 
 
@@ -473,7 +473,7 @@ def _unreadable(entry: FileEntry) -> bool:
 
 
 def _relinked(data: bytes, old: Target, new: Target, relocate: Relocate, moving: set[str]) -> bytes:
-    """A note's bytes with its relative image links fixed for its new place; ``moving``
+    """A note's bytes with its relative links fixed for its new place; ``moving``
     holds the vault paths of the files that move."""
     try:
         text = data.decode("utf-8")

@@ -363,7 +363,7 @@ class Vault:
         *,
         actor: str = "tool",
     ) -> dict:
-        """Move a file (a note with its .assets/ folder and image links) or a folder."""
+        """Move a file (a note with its .assets/ folder and links) or a folder."""
         return moves.move(self, lang, path, new_path, if_match, reason, actor)
 
     def undo(self, lang: str, entry_id: str, dry_run: bool = False) -> dict:

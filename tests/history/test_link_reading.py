@@ -63,6 +63,8 @@ def shown(text: str, note: str) -> list[tuple[object, ...]]:
         if token.type == "image":
             out.append(("image", target(str(token.attrGet("src")), note), token.content))
             continue
+        if token.type == "link_open":  # (a link names a file as an image does)
+            out.append(("link", target(str(token.attrGet("href")), note)))
         if token.type in ("html_inline", "html_block"):
             masked = _SRC.sub("src=#", token.content)
             out.append((token.type, masked, browser_images(token.content, note)))
@@ -95,6 +97,10 @@ def assert_moved_as_shown(text: str) -> str:
 
 CASES = {
     # markdown-it's blocks, which the move's own block reader used to read otherwise
+    "links beside images": f"[doc](go.md.assets/d.pdf) [up](../x.md#h) ![a]({IMG})\n",
+    "an image in a link": f"[![a]({IMG})](go.md.assets/b.png 'big')\n",
+    "a link in a link is the link": "[o [a](x.md) c](y.md) [`c](z.md)`](w.md)\n",
+    "links in a table and a quote": "| [a](x.md) \\| b |\n|---|\n\n> [q](../q.md)\n",
     "fence line in an html block": f"<div>\n```\n</div>\n\n![a]({IMG})\n",
     "fence after a line separator": f"text\u2028```\n\n![a]({IMG})\n",
     "fence after a form feed": f"text\x0c```\n\n![a]({IMG}) and `x`\n",
@@ -151,7 +157,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
-def test_the_images_moved_are_the_ones_the_page_shows(text: str) -> None:
+def test_the_images_and_links_moved_are_the_ones_the_page_shows(text: str) -> None:
     assert_moved_as_shown(text)
 
 

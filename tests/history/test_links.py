@@ -49,7 +49,6 @@ def test_relative_image_links_follow_the_move(before: str, after: str) -> None:
         "![escape](../../../../etc/a.png)",
         "`![code](go.md.assets/cat.png)`",
         "```\n![fenced](go.md.assets/cat.png)\n```",
-        "[a plain link](go.md.assets/cat.png)",
     ],
 )
 def test_other_links_are_left_alone(text: str) -> None:
@@ -258,8 +257,25 @@ def test_alt_text_brackets_are_matched_as_commonmark_matches_them(before: str, a
     assert moved_note(before + "\n") == after + "\n"
 
 
-def test_an_escaped_bang_makes_a_plain_link_left_alone() -> None:
-    assert moved_note("\\![a](go.md.assets/c.png)\n") == "\\![a](go.md.assets/c.png)\n"
+def test_an_escaped_bang_makes_a_plain_link_which_moves_too() -> None:
+    assert moved_note("\\![a](go.md.assets/c.png)\n") == "\\![a](went.md.assets/c.png)\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("[dog](dog.md)", "[dog](../../items/dog.md)"),
+        ("[doc](go.md.assets/doc.pdf#page=2)", "[doc](went.md.assets/doc.pdf#page=2)"),
+        ("[d]: dog.md\n\n[dog][d]", "[d]: ../../items/dog.md\n\n[dog][d]"),
+        ("[me](go.md) [up](../index.md 'Index')", "[me](went.md) [up](../../index.md 'Index')"),
+        ("[site](https://example.com) [top](#top)", "[site](https://example.com) [top](#top)"),
+    ],
+)
+def test_a_moved_notes_own_links_name_the_same_files(before: str, after: str) -> None:
+    """Only images moved: ``[dog](dog.md)`` then named a note that is not there (while
+    ``[d]: dog.md``, a definition, was moved), and a link into the note's own
+    ``.assets/`` named the folder's old place."""
+    assert moved_note(before + "\n") == after + "\n"
 
 
 @pytest.mark.parametrize("unit", ["![a](", "![a](()", "![a\\](", "![[a]](", "![a]( "])

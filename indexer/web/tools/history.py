@@ -52,8 +52,8 @@ def register(tools: Registrar, core: Core) -> None:
         if_match: IfMatch = None,
         reason: Reason = None,
     ) -> dict:
-        """Move a note (its .assets/ folder and image links follow), an image, or a whole
-        folder, inside the vault; conflict if new_path exists."""
+        """Move a note (its .assets/ folder follows, its relative links are rewritten), an
+        image, or a whole folder, inside the vault; conflict if new_path exists."""
         return vault.move(lang, path, new_path, if_match, reason)
 
     @tools.tool(annotations={"destructiveHint": True})
