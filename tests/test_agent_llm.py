@@ -89,6 +89,9 @@ def entry(
     return MemoryEntry(lang, "knowledge", title, content, ["grammar"], T0, **kw)
 
 
+MERGED = "- gone: the past participle\n"  # (the entry's words, as a model merges them)
+
+
 def seed(server: RunningIndexer, lang: str, rel: str = "items/go.md", text: str = NOTE) -> Path:
     path = vault_dir(server, lang) / rel
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -307,13 +310,13 @@ def test_writing_an_unread_note_is_refused_to_the_model(
             assert "before writing it" in last_tool_result(request)
             return tool_call("read", path="items/go.md")
         if turn == 2:
-            return tool_call("write", path="items/go.md", content=read_content(request) + "ok\n")
+            return tool_call("write", path="items/go.md", content=read_content(request) + MERGED)
         return final(["items/go.md"], "ok")
 
     stub.run(script)
     notice = run_entry(server, stub, entry(lang))
     assert notice.ok, notice.error
-    assert "blind" not in path.read_text() and path.read_text().endswith("ok\n")
+    assert "blind" not in path.read_text() and path.read_text().endswith(MERGED)
 
 
 def test_the_model_writes_notes_under_items_only_however_it_spells_them(
@@ -729,7 +732,7 @@ def test_an_llm_merge_logs_no_request_lines_at_info(
 ) -> None:
     stub.run(
         [
-            tool_call("write", path="items/quiet.md", content="# Quiet\n"),
+            tool_call("write", path="items/quiet.md", content="# Quiet\n\n" + MERGED),
             final(["items/quiet.md"], "Created."),
         ]
     )
@@ -757,14 +760,14 @@ def test_a_partial_read_is_not_enough_to_write_a_note(
             assert "read it whole" in last_tool_result(request)
             return tool_call("read", path="items/go.md")
         if turn == 3:
-            return tool_call("write", path="items/go.md", content=read_content(request) + "ok\n")
+            return tool_call("write", path="items/go.md", content=read_content(request) + MERGED)
         return final(["items/go.md"], "ok")
 
     stub.run(script)
     notice = run_entry(server, stub, entry(lang))
     assert notice.ok, notice.error
     text = path.read_text()
-    assert "- line 49\n" in text and text.endswith("ok\n") and "x\n" not in text
+    assert "- line 49\n" in text and text.endswith(MERGED) and "x\n" not in text
 
 
 def test_a_failed_merge_never_takes_back_an_earlier_entry_with_the_same_id(

@@ -22,6 +22,7 @@ from openai.types.chat import ChatCompletion
 from agent_client.connection import PROMPT_NAMES, Vault
 from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
+from agent_client.merge.coverage import MIN_ADDED, added_lines, entry_share
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.model_endpoint import base_url
@@ -112,6 +113,7 @@ async def merge_with_llm(
             raise MergeFailed(str(cut)) from None
         raise MergeFailed(f"the LLM endpoint failed: {describe_failure(exc)}") from exc
     require_a_change(executor, confirmation)
+    require_the_entry(executor, entry)
     return confirmation
 
 
@@ -124,6 +126,22 @@ def require_a_change(executor: ToolExecutor, confirmation: Confirmation) -> None
     wrote = f"rewrote {executor.written} unchanged" if executor.written else "wrote nothing"
     summary = confirmation.update_summary[:200]
     raise MergeFailed(f"the model changed no note (it {wrote}; its summary: {summary!r})")
+
+
+def require_the_entry(executor: ToolExecutor, entry: MemoryEntry) -> None:
+    """``MergeFailed`` when the lines the merge added hold too few of the entry's words
+    (``coverage``): the model wrote something else, and the entry would be nowhere
+    while the merge said it was done."""
+    added = "\n".join(
+        added_lines(executor.originals.get(path, ""), executor.final_text(path))
+        for path in executor.changed
+    )
+    share = entry_share(entry.content, added)
+    if share is not None and share < MIN_ADDED:
+        raise MergeFailed(
+            f"the notes the model wrote hold {share:.0%} of the entry's words"
+            f" ({', '.join(executor.changed[:3])}): the entry is not in them"
+        )
 
 
 async def _loop(

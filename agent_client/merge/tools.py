@@ -12,6 +12,9 @@ never names a lang). The executor enforces the merge's safety rules:
   model, which may write again once (a second conflict abandons the merge);
 - ``changed`` lists the notes written with a text other than the one the model read:
   a merge that changed none is no merge, whatever the model confirms;
+- a ``write`` that keeps less than half the words of a note as it was read is refused
+  (``coverage``): a merge adds to a note, and a note written back as its frontmatter
+  alone lost what it held;
 - every write carries the entry's reason (the journal adds it; the model's ``write``
   schema has no ``reason``: the model cannot name another entry).
 """
@@ -22,6 +25,7 @@ import json
 import re
 from typing import Any
 
+from agent_client.merge.coverage import MIN_KEPT, kept_share
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import as_the_vault_spells
 from shared.errors import ConflictError, InvalidFrontmatterError, VaultError
@@ -126,8 +130,13 @@ class ToolExecutor:
         self.written: list[str] = []  # notes the model wrote, in the order of first write
         self._etags: dict[str, str] = {}  # what the model last saw of each path
         self._seen: dict[str, str] = {}  # the whole text the model last read of a path
+        self.originals: dict[str, str] = {}  # a note's whole text before the merge wrote it
         self.changed: list[str] = []  # notes written with a text other than the one read
         self.refused: dict[str, str] = {}  # the last refusal of a write, by path
+
+    def final_text(self, path: str) -> str:
+        """The text the merge last wrote to (or read back from) ``path``."""
+        return self._seen.get(path, "")
 
     def check_call(self, name: str, raw_args: str) -> dict[str, Any]:
         """The parsed arguments of a call, or ``MergeFailed`` for a malformed one."""
@@ -182,6 +191,8 @@ class ToolExecutor:
         if whole:  # a write needs the whole text read: a part written back cut the note
             self._etags[path] = result["etag"]
             self._seen[path] = result["content"]
+            if path not in self.written:
+                self.originals[path] = result["content"]
         return {"path": path, "content": result["content"], "size": result["size"]}
 
     async def _write(self, asked: str, content: str) -> dict[str, Any] | str:
@@ -198,6 +209,14 @@ class ToolExecutor:
             return (
                 f"invalid_argument: keep the frontmatter keys of {path} as you read them"
                 f" (a person added them); missing: {', '.join(dropped)}"
+            )
+        original = self.originals.get(path)
+        kept = None if original is None else kept_share(original, content)
+        if kept is not None and kept < MIN_KEPT:
+            return (
+                f"invalid_argument: a merge adds to {path} and keeps what it holds; your"
+                f" text keeps {kept:.0%} of its words. Write the whole note again: its text"
+                " as you read it, with the entry merged in"
             )
         if_match = self._etags.get(path)
         if if_match is None:
@@ -237,6 +256,8 @@ class ToolExecutor:
             return f"conflict: {path} changed since you read it and is now gone ({exc})"
         self._etags[path] = fresh["etag"]
         self._seen[path] = fresh["content"]
+        if path not in self.written:  # (what the merge keeps is now someone else's text)
+            self.originals[path] = fresh["content"]
         return (
             f"conflict: {path} was changed by someone else after you read it. Its current "
             "text is below; apply your change to this text and write the whole note again.\n\n"

@@ -1,0 +1,76 @@
+"""How much of one text another holds, word by word: the checks on a model's merge.
+
+A merge must add the entry to a note and keep what the note held. A model may say it
+did while it wrote unrelated text (the entry then nowhere, the merge "successful") or
+wrote back a note's frontmatter alone (forty facts gone). Both are told by the words
+of a text: those of the entry among the lines the merge added, those of the note as it
+was read among the note as written. Words, not bytes: a merge rewords, reorders and
+reformats (a list item for a sentence), and still holds the same words.
+
+A word is a run of letters, digits and marks, folded (NFKC, case); in the scripts
+written without spaces (Han, kana, Thai, Lao, Myanmar, Khmer) each pair of characters
+of a run is one, so a reworded sentence still shares most of them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import re2
+
+from shared.frontmatter import split_frontmatter
+
+# A note whose body has fewer words is not judged (a short note may well be rewritten)
+MIN_NOTE_WORDS = 20
+# The share of a note's words a merge must keep, and of an entry's words it must add
+MIN_KEPT = 0.5
+MIN_ADDED = 1 / 3
+MIN_ENTRY_WORDS = 3  # an entry of fewer words is not judged
+
+_WORD = re2.compile(r"[\pL\pN\pM]+")
+_SPACELESS = re.compile(
+    "[\u3005-\u3007\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\U00020000-\U0003134f]+"
+)
+
+
+def words(text: str) -> set[str]:
+    """The distinct words of ``text`` (see the module's note)."""
+    found: set[str] = set()
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        last = 0
+        for run in _SPACELESS.finditer(word):
+            if run.start() > last:
+                found.add(word[last : run.start()])
+            chars = run.group()
+            found.update(chars[i : i + 2] for i in range(max(len(chars) - 1, 1)))
+            last = run.end()
+        if last < len(word):
+            found.add(word[last:])
+    return found
+
+
+def kept_share(read: str, written: str) -> float | None:
+    """The share of the words of the body of a note as ``read`` that the body as
+    ``written`` still holds; None for a note too short to judge."""
+    before = words(split_frontmatter(read)[1])
+    if len(before) < MIN_NOTE_WORDS:
+        return None
+    return len(before & words(split_frontmatter(written)[1])) / len(before)
+
+
+def added_lines(read: str, written: str) -> str:
+    """The lines of ``written``'s body that the body as ``read`` did not hold."""
+    before = {line.strip() for line in split_frontmatter(read)[1].splitlines()}
+    lines = split_frontmatter(written)[1].splitlines()
+    return "\n".join(line for line in lines if line.strip() not in before)
+
+
+def entry_share(entry: str, added: str) -> float | None:
+    """The share of the words of ``entry`` that ``added`` holds; None for an entry too
+    short to judge."""
+    wanted = words(entry)
+    if len(wanted) < MIN_ENTRY_WORDS:
+        return None
+    return len(wanted & words(added)) / len(wanted)

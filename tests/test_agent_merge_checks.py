@@ -1,0 +1,161 @@
+"""What a model's merge must do, checked in the client: add the entry, keep the note.
+
+A model that wrote unrelated text ("merged", the entry nowhere) or wrote a note back as
+its frontmatter alone (forty facts gone, "merged") was taken at its word. Real SDK,
+scripted local model, real ``indexer serve`` (as ``test_agent_llm``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from helpers.indexer_process import RunningIndexer
+from helpers.llm_stub import LLMStub, final, last_tool_result, tool_call
+from test_agent_llm import entry, lang, read_content, run_entry, seed, stub, vault_dir
+
+from agent_client.merge.coverage import entry_share, kept_share, words
+
+__all__ = ["lang", "stub"]  # (the fixtures, shared with the LLM path's tests)
+
+FACTS = "".join(f"- fact {n}: the build server {n} runs on port {8000 + n}\n" for n in range(40))
+PROJECT = f"---\ntitle: Project facts\ntype: item\n---\n# Project facts\n\n{FACTS}"
+FACTS_ZH = "".join(f"- 第{n}条：服务器{n}号运行在端口{8000 + n}上\n" for n in range(40))
+
+
+def vault_text(server: RunningIndexer, lang: str) -> str:
+    return "\n".join(p.read_text() for p in sorted(vault_dir(server, lang).rglob("*.md")))
+
+
+def test_a_merge_that_writes_something_else_falls_back_and_the_entry_is_kept(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    stub.run(
+        [
+            tool_call("write", path="items/allergy.md", content="# Unrelated\n\nLorem ipsum.\n"),
+            final(["items/allergy.md"], "merged"),
+        ]
+    )
+    item = entry(lang, "Allergy", "The user is allergic to penicillin.")
+    notice = run_entry(server, stub, item, fallback=True)
+    assert notice.ok and notice.method == "fallback", notice
+    assert "entry's words" in (notice.fallback_reason or "")
+    text = vault_text(server, lang)
+    assert "allergic to penicillin" in text and "Lorem ipsum" not in text
+
+
+def test_without_the_fallback_such_a_merge_fails_and_changes_nothing(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang, "items/project-facts.md", PROJECT)
+    stub.run(
+        [
+            tool_call("read", path="items/project-facts.md"),
+            tool_call("write", path="items/project-facts.md", content=PROJECT + "- unrelated\n"),
+            final(["items/project-facts.md"], "merged"),
+        ]
+    )
+    notice = run_entry(server, stub, entry(lang, "Allergy", "The user is allergic to penicillin."))
+    assert not notice.ok and notice.method == "none"
+    assert path.read_text() == PROJECT
+
+
+def test_a_write_that_drops_what_a_note_held_is_refused_to_the_model(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang, "items/project-facts.md", PROJECT)
+    said: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("read", path="items/project-facts.md")
+        if turn == 1:  # the frontmatter and the entry alone
+            wiped = PROJECT.split("# Project facts")[0] + "- deadline: 2027-01-15\n"
+            return tool_call("write", path="items/project-facts.md", content=wiped)
+        if turn == 2:
+            said.append(last_tool_result(request))
+            return tool_call("read", path="items/project-facts.md")
+        if turn == 3:
+            content = read_content(request) + "- deadline: 2027-01-15\n"
+            return tool_call("write", path="items/project-facts.md", content=content)
+        return final(["items/project-facts.md"], "merged")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang, "Deadline", "The deadline is 2027-01-15."))
+    assert notice.ok and notice.method == "llm", notice.error
+    assert said[0].startswith("invalid_argument: a merge adds to items/project-facts.md")
+    assert "your text keeps 1% of its words" in said[0]
+    text = path.read_text()
+    assert FACTS in text and text.endswith("- deadline: 2027-01-15\n")
+
+
+def test_a_model_that_insists_on_dropping_a_note_ends_in_the_fallback(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang, "items/project-facts.md", PROJECT)
+    wiped = PROJECT.split("# Project facts")[0] + "# Project facts\n\n- deadline: 2027-01-15\n"
+    stub.run(
+        [
+            tool_call("read", path="items/project-facts.md"),
+            tool_call("write", path="items/project-facts.md", content=wiped),
+            final(["items/project-facts.md"], "merged"),
+        ]
+    )
+    notice = run_entry(
+        server, stub, entry(lang, "Deadline", "The deadline is 2027-01-15."), fallback=True
+    )
+    assert notice.ok and notice.method == "fallback", notice
+    text = vault_text(server, lang)
+    assert FACTS in path.read_text() and "2027-01-15" in text
+
+
+def test_a_merge_that_rewords_and_reorders_is_a_merge(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """Reworded, reordered, a fact edited: still most of the note's words, and the
+    entry's, in any script."""
+    reordered = "".join(reversed(FACTS.splitlines(keepends=True)))[: len(FACTS) * 3 // 4]
+    path = seed(server, lang, "items/project-facts.md", PROJECT)
+    zh = seed(server, lang, "items/服务器.md", f"# 服务器\n\n{FACTS_ZH}")
+    stub.run(
+        [
+            tool_call("read", path="items/project-facts.md"),
+            tool_call("read", path="items/服务器.md"),
+            tool_call(
+                "write",
+                path="items/project-facts.md",
+                content=PROJECT.replace(FACTS, reordered) + "- Staging moved to port 9000.\n",
+            ),
+            tool_call(
+                "write",
+                path="items/服务器.md",
+                content=f"# 服务器\n\n{FACTS_ZH}- 预发布环境改用端口9000\n",
+            ),
+            final(["items/project-facts.md", "items/服务器.md"], "merged"),
+        ]
+    )
+    item = entry(lang, "Staging", "Staging now runs on port 9000. 预发布环境现在用端口9000。")
+    notice = run_entry(server, stub, item)
+    assert notice.ok and notice.method == "llm", notice.error
+    assert "port 9000" in path.read_text() and "端口9000" in zh.read_text()
+
+
+@pytest.mark.parametrize(
+    ("entry_text", "added", "judged"),
+    [
+        ("The user is allergic to penicillin.", "- Allergic to penicillin", True),
+        ("The user is allergic to penicillin.", "# Unrelated\n\nLorem ipsum.", False),
+        ("用户对青霉素过敏。", "- 对青霉素过敏（2026）", True),
+        ("ผู้ใช้แพ้ยาเพนิซิลลิน", "- แพ้ยาเพนิซิลลิน", True),
+        ("المستخدم يعاني من حساسية البنسلين", "- حساسية البنسلين لدى المستخدم", True),
+        ("المستخدم يعاني من حساسية البنسلين", "- ملاحظات عامة عن المشروع", False),
+    ],
+)
+def test_an_entrys_words_are_told_in_any_script(entry_text: str, added: str, judged: bool) -> None:
+    share = entry_share(entry_text, added)
+    assert share is not None and (share >= 1 / 3) is judged, share
+
+
+def test_a_short_note_or_entry_is_not_judged() -> None:
+    assert entry_share("tea", "coffee") is None
+    assert kept_share("# A\n\none two three\n", "# A\n") is None
+    assert words("Ｆｕｌｌ width 東京都") == {"full", "width", "東京", "京都"}
