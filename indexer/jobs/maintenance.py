@@ -13,7 +13,8 @@ the bounded read-only tool loop (``model_tools``) and takes its final answer onl
 is exactly ``{"action": "none", "reason"}`` or ``{"action": "replace", "reason",
 "content"}``; anything else is an error and nothing is written. A replace is a normal
 note write (frontmatter normalized, ``id``/``created`` kept, the index told) with
-``reason="maintenance:<task>"``, guarded by the etag read when the prompt was built.
+``reason="maintenance:<task>"``, guarded by the etag read when the prompt was built;
+a credential the model wrote into it is redacted first (``secrets``).
 A failed run leaves ``last_success``/``last_digest`` as they were, so it is retried
 when next due. What happened is recorded in ``maintenance_state``.
 """
@@ -38,6 +39,7 @@ from indexer.jobs.maintenance_input import (
 )
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
+from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import parse_frontmatter, render_note
@@ -321,7 +323,16 @@ class Maintenance:
             assert answer.content is not None
             if current is not None and answer.content.strip() == current["content"].strip():
                 return Answer("none", f"{answer.reason} (the answer repeated the file)")
-            content = _with_kept_keys(current["content"] if current else None, answer.content)
+            written, redacted = redact_secrets(answer.content)
+            if redacted:
+                log.warning(
+                    "maintenance (%s, %s): %d credential(s) in the model's %s were redacted",
+                    lang,
+                    task,
+                    redacted,
+                    output,
+                )
+            content = _with_kept_keys(current["content"] if current else None, written)
             await asyncio.to_thread(
                 self.vault.write,
                 lang,

@@ -1,0 +1,82 @@
+"""Credentials a maintenance model copies into USER.md are redacted before it is written
+(the file is quoted at the top of every recall block, to the agent's model)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+from test_maintenance import Env, env, replace_answer, stub
+
+from indexer.jobs.secrets import REDACTED, redact_secrets
+
+__all__ = ["env", "stub"]  # (the fixtures, shared with the maintenance tests)
+
+SECRETS = {
+    "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz012345": "OPENAI_API_KEY=[redacted]",
+    "key sk-ant-api03-abcdefghijklmnopqrstuvwx": "key [redacted]",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": (
+        "aws_secret_access_key = [redacted]"
+    ),
+    "id AKIAIOSFODNN7EXAMPLE here": "id [redacted] here",
+    "password: hunter22": "password: [redacted]",
+    '"api_key": "0123456789abcdef"': '"api_key": "[redacted]"',
+    "postgres://admin:s3cr3t@db.local/app": "postgres://admin:[redacted]@db.local/app",
+    "Authorization: Bearer abcdefghijklmnop1234567890": "Authorization: Bearer [redacted]",
+    "密码：abc12345": "密码：[redacted]",
+    "пароль: qwerty123": "пароль: [redacted]",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789": "[redacted]",
+    "xoxb-1234567890-abcdefghij": "[redacted]",
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----": (
+        "[redacted]"
+    ),
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA (cut)": "[redacted]",
+}
+PLAIN = [
+    "- Prefers tea.",
+    "password: manager",
+    "Uses a password manager.",
+    "token budget: 1500",
+    "The secret: patience",
+    "Skips ask-me-anything sessions",
+    "https://example.com/a:b@c",
+    "Reads sk-learn docs",
+]
+
+
+@pytest.mark.parametrize(("text", "redacted"), SECRETS.items())
+def test_credentials_are_redacted(text: str, redacted: str) -> None:
+    assert redact_secrets(f"- {text}\n- Likes hiking.\n") == (f"- {redacted}\n- Likes hiking.\n", 1)
+
+
+@pytest.mark.parametrize("text", PLAIN)
+def test_ordinary_words_stay(text: str) -> None:
+    assert redact_secrets(text) == (text, 0)
+
+
+def test_a_models_user_md_is_written_without_the_credentials_it_copied(
+    env: Env, caplog: pytest.LogCaptureFixture
+) -> None:
+    env.event("Set OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz012345 today.")
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+    content = f"# User profile\n\n- Prefers tea.\n- Their key: OPENAI_API_KEY={key}\n"
+    env.stub.run([replace_answer(content)])
+    with caplog.at_level(logging.WARNING, logger="indexer.jobs"):
+        assert env.run().action == "replace"
+    text = (env.vault_dir() / "USER.md").read_text()
+    assert key not in text and f"OPENAI_API_KEY={REDACTED}" in text and "Prefers tea" in text
+    said = [r.getMessage() for r in caplog.records]
+    assert any("1 credential(s)" in line and key not in line for line in said), said
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN X PRIVATE KEY-----\nAAAAAAAAAAAAAAAAAAAA-"],
+)
+def test_unended_key_blocks_take_linear_time(unit: str) -> None:
+    """A start line repeated, never ended, was read to the text's end from each: 20,000
+    of them took a minute."""
+    started = time.process_time()
+    redact_secrets((unit + " ") * 20_000)
+    assert time.process_time() - started < 2
