@@ -158,3 +158,31 @@ def test_a_refused_move_leaves_the_embeds_and_the_files_as_they_were(vault: Vaul
     with pytest.raises(VaultError):
         vault.move("en", "animals/cat.md", "pets/kitty.md")
     assert {name: (root(vault) / name).read_bytes() for name in files(vault)} == before
+
+
+# -- Markdown links from the vault's root (Obsidian's "absolute path in vault") -------------
+
+
+def test_a_root_link_into_the_moved_images_gets_their_new_root_path() -> None:
+    """``items/cat.md.assets/p.png`` in ``items/cat.md`` names no file from the note's
+    folder; from the root it names the moving image. It became
+    ``../../items/items/cat.md.assets/p.png``, which names nothing either way."""
+    text = "![abs](items/cat.md.assets/p.png) ![rel](cat.md.assets/p.png)\n"
+    after = moved(text, "items/cat.md", "archive/2024/cat.md")
+    assert after == "![abs](archive/2024/cat.md.assets/p.png) ![rel](cat.md.assets/p.png)\n"
+
+
+def test_a_link_is_read_from_the_root_only_where_it_names_nothing_from_the_folder(
+    vault: Vault,
+) -> None:
+    base = root(vault)
+    for name in ("attachments/p.png", "items/pics/q.png"):
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / name).write_bytes(PNG)
+    text = "# Cat\n\n![a](attachments/p.png) ![b](pics/q.png) ![c](nowhere/x.png)\n"
+    vault.write("en", "items/cat.md", text)
+    vault.move("en", "items/cat.md", "archive/2024/cat.md")
+    after = (base / "archive/2024/cat.md").read_text()
+    assert after.endswith(
+        "![a](attachments/p.png) ![b](../../items/pics/q.png) ![c](../../items/nowhere/x.png)\n"
+    )

@@ -51,6 +51,7 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 Move = Callable[[str], str | None]  # a link's URL -> its new URL, None if it stays
 Moving = Callable[[str], bool]  # whether the file at this vault path is one that moves
+Exists = Callable[[str], bool]  # whether there is a file or folder at this vault path
 Edit = tuple[int, int, str]  # start, end, replacement
 # What a path cannot hold as it is in a URL (an escape, a fragment, a query) or in a
 # Markdown destination (a backslash escape, a character reference, the ``<`` and ``>``
@@ -60,17 +61,24 @@ _NOT_ITSELF = re.compile(r"[%#?\\<>|`]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-
 
 
 def rewrite_links(
-    text: str, old_path: str, new_path: str, relocate: Relocate, moving: Moving | None = None
+    text: str,
+    old_path: str,
+    new_path: str,
+    relocate: Relocate,
+    moving: Moving | None = None,
+    exists: Exists | None = None,
 ) -> str:
     """``text`` of the note that was at ``old_path`` and is now at ``new_path``, with
     each relative link pointing where its target is after the move. ``moving``
-    tells the files that move (by default, those ``relocate`` moves): a wikilink may
-    name one from the note's folder or from the root, and only one of them moved."""
+    tells the files that move (by default, those ``relocate`` moves) and ``exists``
+    what is there before the move (by default, nothing): a link may name a file from
+    the note's folder or from the root, and only one of them is there."""
     moves = moving or (lambda path: relocate(path) != path)
+    there = exists or (lambda path: False)
 
     @functools.lru_cache(maxsize=4096)  # (a note may repeat one link a hundred thousand times)
     def move(url: str) -> str | None:
-        return _moved_url(url, old_path, new_path, relocate)
+        return _moved_url(url, old_path, new_path, relocate, moves, there)
 
     @functools.lru_cache(maxsize=4096)
     def move_wiki(target: str) -> str | None:
@@ -184,9 +192,13 @@ def _apply(text: str, edits: list[Edit]) -> str:
     return "".join(parts)
 
 
-def _moved_url(url: str, old_path: str, new_path: str, relocate: Relocate) -> str | None:
+def _moved_url(
+    url: str, old_path: str, new_path: str, relocate: Relocate, moving: Moving, exists: Exists
+) -> str | None:
     """``url`` as seen from ``new_path``; None when it is not a relative link into the
-    vault, or already right."""
+    vault, or already right. A link names a file from the note's folder; one that names
+    none from there but a file from the vault's root (Obsidian's "absolute path in
+    vault") is read from the root: left as it is, or given its file's new path."""
     link, sep, fragment = url.partition("#")
     if not link or _SCHEME.match(link) or link.startswith(("/", "\\")):
         return None
@@ -198,6 +210,12 @@ def _moved_url(url: str, old_path: str, new_path: str, relocate: Relocate) -> st
         return None  # leaves the vault (or is the vault itself): not ours to change
     # The vault names files in NFC; a link may be spelled in NFD (typed on a Mac).
     composed = unicodedata.normalize("NFC", target)
+    rooted = unicodedata.normalize("NFC", posixpath.normpath(plain))
+    if not moving(composed) and not plain.startswith(("./", "../")) and rooted != ".":
+        if moving(rooted):
+            return _written_url(relocate(rooted), plain, encoded) + qsep + query + sep + fragment
+        if not exists(composed) and exists(rooted):
+            return None
     moved = relocate(composed)
     if moved == composed:  # not moved: the link keeps its own spelling
         moved = target
@@ -206,11 +224,19 @@ def _moved_url(url: str, old_path: str, new_path: str, relocate: Relocate) -> st
         relative = "./" + relative
     if relative == plain:
         return None
+    return _written_url(relative, plain, encoded) + qsep + query + sep + fragment
+
+
+def _written_url(path: str, plain: str, encoded: bool) -> str:
+    """A link's new ``path`` as a URL, percent-encoded if the link was (``plain`` and
+    ``encoded``: what it read, and whether it was) or the path needs it."""
+    if path == plain:
+        return plain
     # Encoded too when it starts or ends with white space (a name `` cat.md``): a
     # reader trims a URL's white space, and would look for ``cat.md.assets/``.
-    if encoded or _NOT_ITSELF.search(relative) or relative != relative.strip():
-        relative = quote(relative, safe="/!$'()*+,;=:@~-._")  # (& may spell a reference)
-    return relative + qsep + query + sep + fragment
+    if encoded or _NOT_ITSELF.search(path) or path != path.strip():
+        return quote(path, safe="/!$'()*+,;=:@~-._")  # (& may spell a reference)
+    return path
 
 
 def _moved_wikilink(

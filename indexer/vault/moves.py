@@ -34,9 +34,10 @@ from indexer.vault import atomic, fsops, oserrors, renames
 from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
-from indexer.vault.links import Relocate, relocate_note, relocate_prefix, rewrite_links
+from indexer.vault.links import Relocate, relocate_note, relocate_prefix
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
+from indexer.vault.relinking import relinked
 from indexer.vault.sandbox import Place, Target
 from indexer.vault.scan import FileEntry, walk_files
 from indexer.vault.timeline import file_kind, read_at
@@ -229,7 +230,7 @@ def _move_file_locked(
         raise ConflictError(f"{dest.rel}.assets already exists; pick another new_path")
     assets = _assets_of(vault, src, relocate) if has_assets else []
     moving = {source.rel, *(item.old.rel for item in assets)}
-    after = _relinked(before, source, dest, relocate, moving)
+    after = relinked(vault, before, source, dest, relocate, moving)
     vault._check_size(len(after))
     info = src.lstat()
     if after != before and info is not None:  # a new file: refused as a write would be
@@ -355,7 +356,9 @@ def _move_folder_locked(
     for rel, data in below:
         old = vault.sandbox.resolve(source.lang, rel)
         new = vault.sandbox.resolve(source.lang, relocate(rel))
-        after = _relinked(data, old, new, relocate, moving) if file_kind(old) in TEXTS else data
+        after = (
+            relinked(vault, data, old, new, relocate, moving) if file_kind(old) in TEXTS else data
+        )
         moved.append(_Moved(old, new, data, after))
     for item in moved:
         if item.after != item.before:
@@ -372,15 +375,15 @@ def _move_folder_locked(
             raise
         os.fsync(dst_fd)
         os.fsync(src.dir_fd)
-        relinked: list[_Moved] = []
+        rewritten: list[_Moved] = []
         try:
             for item in moved:
                 if item.after != item.before:  # a note whose links point out of the folder
                     with vault.sandbox.open(item.new) as place:
                         place.commit(item.after)
-                    relinked.append(item)
+                    rewritten.append(item)
         except BaseException:  # (a read-only folder, a full disk): the move is taken back
-            _move_back(vault, src, dst, dst_fd, relinked)
+            _move_back(vault, src, dst, dst_fd, rewritten)
             raise
     for item in moved:
         vault._notify(item.old)
@@ -470,16 +473,6 @@ def _unreadable(entry: FileEntry) -> bool:
         return not os.access(entry.name, os.R_OK, dir_fd=entry.dir_fd, follow_symlinks=False)
     except OSError:
         return False
-
-
-def _relinked(data: bytes, old: Target, new: Target, relocate: Relocate, moving: set[str]) -> bytes:
-    """A note's bytes with its relative links fixed for its new place; ``moving``
-    holds the vault paths of the files that move."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data
-    return rewrite_links(text, old.rel, new.rel, relocate, moving.__contains__).encode("utf-8")
 
 
 def _changes(moved: list[_Moved]) -> list[Change]:
