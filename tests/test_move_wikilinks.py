@@ -186,3 +186,16 @@ def test_a_link_is_read_from_the_root_only_where_it_names_nothing_from_the_folde
     assert after.endswith(
         "![a](attachments/p.png) ![b](../../items/pics/q.png) ![c](../../items/nowhere/x.png)\n"
     )
+
+
+def test_a_propertys_bare_path_to_a_moving_file_moves_and_a_title_stays() -> None:
+    """``cover: n.md.assets/p.png`` (banner and cover plugins keep a path so) still
+    named the old folder; a value naming the note without ``.md`` is no path."""
+    text = (
+        "---\ntitle: cat\ncover: cat.md.assets/p.png\nimages: [./cat.md.assets/a b.png]\n"
+        "source: dog.md.assets/p.png\n---\n# Cat\n"
+    )
+    meta = parse_frontmatter(moved(text))[0]
+    assert meta["title"] == "cat" and meta["source"] == "dog.md.assets/p.png"
+    assert meta["cover"] == "kitty.md.assets/p.png"
+    assert meta["images"] == ["./kitty.md.assets/a b.png"]

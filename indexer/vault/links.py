@@ -56,6 +56,7 @@ Edit = tuple[int, int, str]  # start, end, replacement
 # What a path cannot hold as it is in a URL (an escape, a fragment, a query) or in a
 # Markdown destination (a backslash escape, a character reference, the ``<`` and ``>``
 # that only a ``<...>`` destination may not hold): such a path is percent-encoded.
+_ONE_LINE = re.compile(r"[^\r\n\x85\u2028\u2029]+")
 _NOT_IN_WIKILINK = re.compile(r"[\[\]|#^\\\r\n]")  # (what ends a target, or no file holds)
 _NOT_ITSELF = re.compile(r"[%#?\\<>|`]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
@@ -87,7 +88,16 @@ def rewrite_links(
     def rewrite(markdown: str) -> str:
         return _rewrite_markdown(markdown, move, move_wiki)
 
-    head, body = edit_string_values(text, rewrite)
+    def rewrite_value(value: str) -> str:
+        """A property's value: a bare path to a moving file (``cover: cat.md.assets/
+        p.png``, as Obsidian's plugins keep them) is moved, else its Markdown links."""
+        if value and value == value.strip() and _ONE_LINE.fullmatch(value):
+            moved = _moved_wikilink(value, old_path, new_path, relocate, moves, note_names=False)
+            if moved is not None:
+                return moved
+        return rewrite(value)
+
+    head, body = edit_string_values(text, rewrite_value)
     return head + rewrite(body)
 
 
@@ -240,12 +250,19 @@ def _written_url(path: str, plain: str, encoded: bool) -> str:
 
 
 def _moved_wikilink(
-    target: str, old_path: str, new_path: str, relocate: Relocate, moving: Moving
+    target: str,
+    old_path: str,
+    new_path: str,
+    relocate: Relocate,
+    moving: Moving,
+    *,
+    note_names: bool = True,
 ) -> str | None:
     """A wikilink's ``target`` as it names its file from ``new_path``; None when that
     file does not move, or the link is right already. Obsidian reads a target from the
     note's folder (only so with ``./`` or ``../``), else from the vault's root, and a
-    note's without its ``.md``; the link keeps its way of naming."""
+    note's without its ``.md`` (unless not ``note_names``: a property's bare path names
+    a file as it is, and ``title: cat`` is no link); the link keeps its way of naming."""
     if _SCHEME.match(target):
         return None
     explicit = target.startswith(("./", "../"))
@@ -257,7 +274,8 @@ def _moved_wikilink(
         path = unicodedata.normalize("NFC", posixpath.normpath(joined))
         if path in (".", "..") or path.startswith("../"):
             continue
-        file = next((name for name in (path, path + ".md") if moving(name)), None)
+        names = (path, path + ".md") if note_names else (path,)
+        file = next((name for name in names if moving(name)), None)
         if file is None:
             continue
         moved = relocate(file)
