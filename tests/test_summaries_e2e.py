@@ -330,3 +330,33 @@ def test_a_hand_edit_of_a_summary_comes_back_by_every_route(tmp_path: Path) -> N
         asyncio.run(by_mcp())
     finally:
         server.stop()
+
+
+def test_summaries_written_by_the_cli_while_a_server_runs_are_recorded_at_once(
+    tmp_path: Path,
+) -> None:
+    """README: while a server runs, it indexes and records what ``indexer summarize``
+    writes. It indexed it, but history got the text only at the server's next write of
+    that summary (as an outside edit then), or never; so for a hand edit."""
+    ws = tmp_path / "ws"
+    vault = ws / "memory" / "languages" / "en" / "vault"
+    (vault / "proj").mkdir(parents=True)
+    (vault / "proj" / "a.md").write_text("# A\n\nFirst note.\n")
+    server = start_indexer(ws, env={"INDEXER_SUMMARIES_DEBOUNCE": "0.1", "INDEXER_LLM_MODEL": ""})
+    try:
+        overview = vault / "proj" / ".overview.md"
+        wait_for(overview.exists, 30, what="the first summary")
+        overview.write_text(overview.read_text() + "\nMY REMARK\n")
+        done = cli("--workspace", str(ws), "--force")
+        assert done.returncode == 0, done.stderr
+        made = overview.read_bytes()
+        assert b"MY REMARK" not in made
+
+        def recorded() -> list[bytes]:
+            with history_store(ws) as store:
+                return [store.content(v) for v in store.versions("en", "proj/.overview.md", 50)]
+
+        wait_for(lambda: made in recorded(), 10, what="the CLI's summary in history")
+        assert any(b"MY REMARK" in text for text in recorded())
+    finally:
+        server.stop()

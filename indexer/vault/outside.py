@@ -41,8 +41,8 @@ log = logging.getLogger("indexer.vault")
 def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> None:
     if not vault.recorder.enabled:
         return
-    try:
-        target = vault.sandbox.resolve(lang, path)
+    try:  # (a folder's summary too: a hand edit, or ``indexer summarize`` while served)
+        target = vault.sandbox.resolve(lang, path, summary=True)
     except (VaultError, OSError):  # a vault this user may not enter: nothing can be said
         return
     if file_kind(target) is None:
