@@ -39,14 +39,23 @@ FORMAT_RUNS = re.compile(f"[{FORMAT_CLASS}]+")
 # madda, teh marbuta and heh, alef maksura and yeh, and the Persian keheh and yeh typed
 # for the Arabic kaf and yeh (and the other way round).
 ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
+# Russian ``ё`` is optional in print (``еще`` is ``ещё``): it is ``е``.
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
-     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h"}
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е"}
 )  # fmt: skip
-# Compatibility forms a reader takes for the plain letters: CJK compatibility ideographs,
-# ligatures, Arabic presentation forms, full- and half-width forms. (Not NFKC as a whole:
-# it would also split Thai and Lao ``ำ``, which their bigrams keep whole.)
-COMPATIBLE = re.compile("[\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef]+")
+# Compatibility forms a reader takes for the plain letters: Latin ligatures and digraphs
+# (``ĳ``, ``ǆ``, a long ``ſ``), the Armenian ``և``, super- and subscripts, letterlike
+# symbols, number forms, enclosed letters and digits (``ⓒ``, ``①``), mathematical
+# letters (``𝐒𝐭𝐫𝐚𝐬𝐬𝐞``, pasted from social media), CJK compatibility ideographs,
+# ligatures, Arabic presentation forms, full- and half-width forms. (Not NFKC as a
+# whole: it would also split Thai and Lao ``ำ``, which their bigrams keep whole.)
+COMPATIBLE_CLASS = (
+    "\u0132\u0133\u013f\u0140\u0149\u017f\u01c4-\u01cc\u01f1-\u01f3\u0587"
+    "\u2070-\u209f\u2100-\u2189\u2460-\u24ff"
+    "\uf900-\ufaff\ufb00-\ufdff\ufe70-\ufefe\uff00-\uffef\U0001d400-\U0001d7ff"
+)
+COMPATIBLE = re.compile(f"[{COMPATIBLE_CLASS}]+")
 # str.casefold plus the Turkish dotted/dotless i, so that any case-insensitive match (RE2
 # or Python re) is a substring after folding. A NUL becomes U+FFFD (on both sides): the
 # trigram tokenizer stops at a NUL, and the text after it was never a grep candidate.

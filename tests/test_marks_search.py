@@ -94,6 +94,12 @@ def test_arabic_and_hebrew_are_found_with_or_without_vowel_points(
         ("アイウ", "ｱｲｳ"),  # half-width katakana
         ("كتب", "ﻛﺘﺐ"),  # Arabic presentation forms
         ("fish", "ﬁsh"),  # a ligature
+        ("Երեւան", "Երևան"),  # the Armenian ech-yiwn ligature, in everyday use
+        ("ijsbeer", "ĳsbeer"),  # a Dutch digraph letter
+        ("Strasse", "𝐒𝐭𝐫𝐚𝐬𝐬𝐞"),  # mathematical bold, pasted from social media
+        ("cafe", "ⓒⓐⓕⓔ"),  # enclosed letters
+        ("ежик", "ёжик"),  # Russian ё is optional in print
+        ("еще", "ЕЩЁ"),
     ],
 )
 def test_compatibility_forms_and_greek_accents_are_one_word(
@@ -118,6 +124,8 @@ def test_compatibility_forms_and_greek_accents_are_one_word(
         ("كتب", "هو كَتَبَ الرسالة", "كَتَبَ"),
         ("שלום", "אמר שָׁלוֹם לכולם", "שָׁלוֹם"),
         ("xyzzy", "the ＸＹＺＺＹ code", "ＸＹＺＺＹ"),  # full width
+        ("cafe", "the ⓒⓐⓕⓔ sign", "ⓒⓐⓕⓔ"),  # enclosed letters
+        ("еще", "он ещё здесь", "ещё"),
         ("アイウ", "half ｱｲｳ width", "ｱｲｳ"),
         ("lodz", "in Łódź today", "Łódź"),
         ("igdir", "to IĞDIR now", "IĞDIR"),

@@ -43,7 +43,9 @@ log = logging.getLogger("indexer.index")
 # 12: a title from the body is its first ``# `` heading outside fenced code (a shell
 #    block's ``# install`` was one); a day file's preamble is no abstract; tags
 #    ``"#a #b, c"`` are three.
-SCHEMA_VERSION = 12
+# 13: compatibility letters past U+F000-U+FFFF are their plain letters too (``ĳ``, the
+#    Armenian ``և``, enclosed and mathematical letters); Russian ``ё`` is ``е``.
+SCHEMA_VERSION = 13
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"

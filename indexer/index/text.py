@@ -51,6 +51,7 @@ from shared.reader_folds import (
     ARABIC_FOLDS,
     CASE_FIXES,
     COMPATIBLE,
+    COMPATIBLE_CLASS,
     FORMAT_CLASS,
     FORMAT_RANGES,
     FORMAT_RUNS,
@@ -162,6 +163,13 @@ _GREEK_BASES = _greek_bases()
 _GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
 
 
+def _compatible_codes() -> Iterator[int]:
+    """The code points of ``COMPATIBLE``'s ranges (the highlight's table maps those NFKC
+    makes one other character)."""
+    for low, high in re.findall("(.)(?:-(.))?", COMPATIBLE_CLASS, re.DOTALL):
+        yield from range(ord(low), ord(high or low) + 1)
+
+
 @functools.cache
 def _loose_table() -> dict[int, str]:
     """For ``without_ignored_marks`` (built at its first use): each Latin or Greek letter
@@ -180,7 +188,7 @@ def _loose_table() -> dict[int, str]:
         if OPTIONAL_MARKS.fullmatch(chr(code)):
             table[chr(code)] = ""
     table.update(_one_letter_folds())
-    for code in (*range(0xFE70, 0xFEFF), *range(0xFF01, 0xFFEF)):  # compatibility forms
+    for code in _compatible_codes():  # compatibility forms
         plain = unicodedata.normalize("NFKC", chr(code))
         if len(plain) == 1 and plain != chr(code):
             table[chr(code)] = plain
@@ -241,7 +249,7 @@ def searchable(text: str) -> str:
     # A regex costs about 20 ns a character; a byte search for the UTF-8 lead bytes of
     # those scripts costs about 1 ns, and most texts have none.
     data = text.encode("utf-8", "surrogatepass")
-    if b"\xef" in data and COMPATIBLE.search(text):  # U+F000-U+FFFF
+    if _COMPATIBLE_ANY.search(text) is not None:
         text = COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
         data = text.encode("utf-8", "surrogatepass")
     if any(lead in data for lead in _GREEK_LEADS):
@@ -264,6 +272,8 @@ def searchable(text: str) -> str:
 
 
 _ARABIC_FOLDED = re2.compile("[" + "".join(ARABIC_FOLDS) + "]")
+# (RE2, a few ns a character: a text without one, most, pays no more)
+_COMPATIBLE_ANY = re2.compile(f"[{COMPATIBLE_CLASS}]")
 
 
 @functools.cache

@@ -86,7 +86,13 @@ def register(tools: Registrar, core: Core) -> None:
     @tools.tool(read_only=True)
     async def grep(
         lang: Lang,
-        pattern: Annotated[str, Field(description="RE2 regex, or a literal with fixed=true")],
+        pattern: Annotated[
+            str,
+            Field(
+                description="RE2 regex (\\w, \\d, \\b are ASCII: a word of any script is"
+                " [\\pL\\pM\\pN]+), or a literal with fixed=true"
+            ),
+        ],
         path: Folder = "",
         glob: str = "**/*.md",
         fixed: bool = False,
