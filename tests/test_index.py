@@ -79,16 +79,22 @@ def test_a_note_found_by_its_title_alone_with_no_body(ws: Workspace, index: Note
     assert all(hit["snippet"] == "" for hit in found["results"]), found
 
 
-def test_the_type_filter_takes_either_normalization(ws: Workspace, index: NoteIndex) -> None:
-    """``type: Ghi chú`` typed composed found only the notes that spell it composed (the
-    tags filter folds both); the type is still compared as written otherwise."""
+def test_the_type_filter_folds_as_the_tags_filter_does(ws: Workspace, index: NoteIndex) -> None:
+    """``type: Ghi chú`` typed composed found only the notes that spell it composed, and
+    ``Item`` or a full-width ``ｉｔｅｍ`` no ``type: item`` (the tags filter folds all)."""
     composed, decomposed = "Ghi ch\u00fa", "Ghi chu\u0301"
     put(ws, "vi", "a.md", note(f"type: {composed}", "alpha"))
     put(ws, "vi", "b.md", note(f"type: {decomposed}", "alpha"))
-    put(ws, "vi", "c.md", note("type: ghi chú", "alpha"))  # (another case: another type)
+    put(ws, "vi", "c.md", note("type: ghi chú", "alpha"))
+    put(ws, "vi", "d.md", note("type: item", "alpha"))
+    put(ws, "vi", "e.md", note("type: Café", "alpha"))
     index.reconcile()
-    for typed in (composed, decomposed):
-        assert sorted(paths(index.search("vi", "alpha", type=typed))) == ["a.md", "b.md"]
+    for typed in (composed, decomposed, "GHI CHÚ"):
+        assert sorted(paths(index.search("vi", "alpha", type=typed))) == ["a.md", "b.md", "c.md"]
+    for typed in ("Item", "ｉｔｅｍ", "ITEM"):
+        assert paths(index.search("vi", "alpha", type=typed)) == ["d.md"]
+    assert paths(index.search("vi", "alpha", type="café")) == ["e.md"]
+    assert paths(index.search("vi", "alpha", type="items")) == []
     assert paths(index.search("vi", "alpha", type="x" * 300 + "\u00fa")) == []
 
 

@@ -17,8 +17,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
-from unicodedata import normalize
 
 from indexer.index import lookups
 from indexer.index import schema as index_schema
@@ -55,8 +53,6 @@ _OVERVIEW_COUNTS = (
 )
 MAX_TAGS = 32
 MAX_TAG_CHARS = 256  # (a tag names a topic; NFC of a huge one held the GIL for minutes)
-MAX_TYPE_SPELLED = 256  # a longer type filter is compared as it is (no normalization)
-NFORMS: tuple[Literal["NFC", "NFD"], ...] = ("NFC", "NFD")
 # What a grep may skip by: every exactly indexed note of a lang, or one of them.
 _INDEXED_ALL = (
     "SELECT path, size, mtime_ns, ctime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ?"
@@ -417,13 +413,10 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
             raise InvalidArgumentError("type must be a string")
         if not type_.strip():  # found nothing, silently; no note's type is blank
             raise InvalidArgumentError("type must name a type (or be left out)")
-        # A type is compared as written, in either normalization (``Ghi chú`` typed
-        # composed found only the notes that spell it composed; tags were folded).
-        spellings = [type_]
-        if not type_.isascii() and len(type_) <= MAX_TYPE_SPELLED:
-            spellings = list(dict.fromkeys([type_, *(normalize(f, type_) for f in NFORMS)]))
-        where += f" AND n.type IN ({','.join('?' * len(spellings))})"
-        params += spellings
+        # A type is compared as a tag is (``type_key``): ``Item``, ``ｉｔｅｍ`` and
+        # ``item`` are one, and ``Ghi chú`` typed composed or decomposed.
+        where += " AND n.type_key = ?"
+        params.append(fold_tag(type_))
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")

@@ -27,6 +27,7 @@ from indexer.index.parse import (
     parse_note,
     trigram_value,
 )
+from indexer.index.text import fold_tag
 from indexer.vault import fsops
 from indexer.vault.names import tool_path
 from indexer.vault.scan import Signature, signature, walk_files
@@ -180,12 +181,17 @@ _SELECT_OLD = (
     " ctime_ns FROM notes WHERE lang = ? AND path = ?"
 )
 _INSERT_NOTE = (
-    "INSERT INTO notes (id, lang, path, title, type, abstract, tags, tag_keys, frontmatter,"
-    " body, head, joined, exact, size, mtime_ns, ctime_ns, hash, problem)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO notes (id, lang, path, title, type, type_key, abstract, tags, tag_keys,"
+    " frontmatter, body, head, joined, exact, size, mtime_ns, ctime_ns, hash, problem)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_WORDS = "INSERT INTO notes_fts (rowid, title, tags, body, meta, lang) VALUES (?,?,?,?,?,?)"
 _INSERT_TRIGRAMS = "INSERT INTO notes_tri (rowid, text) VALUES (?,?)"
+
+
+def _type_key(kind: str | None) -> str | None:
+    """A note's type as the type filter compares it: as a tag (case, width, spelling)."""
+    return None if kind is None else fold_tag(kind)
 
 
 def next_id(conn: sqlite3.Connection) -> int:
@@ -200,9 +206,9 @@ def insert_rows(
     for offset, (f, row) in enumerate(items):
         rowid = start_id + offset
         notes.append(
-            (rowid, f.lang, f.rel, row.title, row.type, row.abstract, row.tags, row.tag_keys,
-             row.frontmatter, row.body, row.head, int(row.joined), int(row.exact), f.size,
-             f.mtime_ns, f.ctime_ns, row.hash, row.problem)
+            (rowid, f.lang, f.rel, row.title, row.type, _type_key(row.type), row.abstract,
+             row.tags, row.tag_keys, row.frontmatter, row.body, row.head, int(row.joined),
+             int(row.exact), f.size, f.mtime_ns, f.ctime_ns, row.hash, row.problem)
         )  # fmt: skip
         words.append((rowid, *row.words, lang_token(f.lang)))
         trigrams.append((rowid, trigram_value(row.head, row.body, row.joined)))

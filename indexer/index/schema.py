@@ -44,7 +44,8 @@ log = logging.getLogger("indexer.index")
 #    block's ``# install`` was one); a day file's preamble is no abstract; tags
 #    ``"#a #b, c"`` are three.
 # 13: compatibility letters past U+F000-U+FFFF are their plain letters too (``ĳ``, the
-#    Armenian ``և``, enclosed and mathematical letters); Russian ``ё`` is ``е``.
+#    Armenian ``և``, enclosed and mathematical letters); Russian ``ё`` is ``е``; rows keep
+#    their type folded (``type_key``), as their tags.
 SCHEMA_VERSION = 13
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
@@ -159,6 +160,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
             "path": str,
             "title": str,
             "type": str,
+            "type_key": str,  # the type as the filter compares it (``text.fold_tag``)
             "abstract": str,  # before the body: read without loading the body's pages
             "tags": str,
             "tag_keys": str,  # the tags as the filter compares them (``text.fold_tag``)
