@@ -446,15 +446,18 @@ async def open_session(
             f"cannot connect to the indexer at {endpoint.url} ({why}); is "
             f"`indexer serve --workspace {settings.workspace}` running?"
         ) from exc
-    served = await _served_workspace(client, settings.call_timeout)
-    if served is not None and served != Path(settings.workspace).resolve():
-        with contextlib.suppress(Exception):
-            await client.__aexit__(None, None, None)
-        raise IndexerOfflineError(
-            f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
-            f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
-        )
+    # From here on the client is connected: its session runs in a task of its own
+    # (fastmcp's), holding the transport's task groups. It is closed on every way out,
+    # a cancellation (an interrupt) while the workspace is asked for included: left
+    # open, the loop's shutdown finalized its generators from another task, and pages
+    # of anyio's "cancel scope in a different task" came before the interrupt's line.
     try:
+        served = await _served_workspace(client, settings.call_timeout)
+        if served is not None and served != Path(settings.workspace).resolve():
+            raise IndexerOfflineError(
+                f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
+                f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
+            )
         yield VaultSession(client, endpoint, settings.call_timeout)
     finally:
         # Closing a client whose server is already gone may raise; nothing to save then.

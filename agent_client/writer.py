@@ -200,7 +200,13 @@ class MemoryWriter:
     # -- the consumer thread ---------------------------------------------------------
 
     def _run_loop(self) -> None:
-        loop = asyncio.new_event_loop()
+        # Closed as ``asyncio.run`` closes its loop: a task still pending at the end (a
+        # connection's own task, say) is cancelled and awaited in that task before the
+        # async generators are closed. A generator closed while its task still ran was
+        # finalized from another task: anyio's "cancel scope in a different task" and
+        # "generator didn't stop after athrow()", printed by the loop's error handler.
+        runner = asyncio.Runner()
+        loop = runner.get_loop()
         try:
             while True:
                 try:
@@ -243,8 +249,7 @@ class MemoryWriter:
             if self._llm is not None:
                 with contextlib.suppress(Exception):
                     loop.run_until_complete(self._llm.close())
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
+            runner.close()
 
     async def _process_batch(self, entries: list[MemoryEntry], told: set[int]) -> None:
         """Each entry in turn; ``told`` gets the position of each one told of."""

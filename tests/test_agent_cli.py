@@ -368,6 +368,51 @@ def test_an_interrupted_remember_takes_its_writes_back(
     assert [p for p in vault.rglob("*") if p.is_file()] == []  # taken back
 
 
+# Run as ``python -c HELD_AT_WORKSPACE_CHECK ARGS``: the command, its session held where it
+# asks the indexer which workspace it serves (a file named by $HELD_MARK says it is there).
+HELD_AT_WORKSPACE_CHECK = """
+import asyncio, os, pathlib
+import agent_client.connection as connection
+asked = connection._served_workspace
+async def held(client, timeout):
+    pathlib.Path(os.environ["HELD_MARK"]).touch()
+    await asyncio.sleep(60)
+    return await asked(client, timeout)
+connection._served_workspace = held
+from agent_client.command import run
+run()
+"""
+
+
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupt_as_the_session_opens_prints_one_line(
+    server: RunningIndexer, tmp_path: Path, sent: signal.Signals
+) -> None:
+    """A stop after the client connected, while it asked which workspace the indexer
+    serves, left the connection's own task running: the writer's loop, closing, then
+    finalized its generators from another task, and pages of asyncio and anyio errors
+    ("Attempted to exit cancel scope in a different task", "generator didn't stop after
+    athrow()") came before the command's line (about 1 interrupted run in 60)."""
+    lang = f"en-open-{sent.name.lower()}"
+    mark = tmp_path / "held"
+    env = {**os.environ, "AGENT_CLIENT_WORKSPACE": str(server.workspace), "HELD_MARK": str(mark)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HELD_AT_WORKSPACE_CHECK, "remember", "--no-llm", "--lang", lang,
+         "--title", "Opening", "said while the session opened"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not mark.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert mark.exists(), proc.communicate(timeout=30)
+    proc.send_signal(sent)
+    out, err = proc.communicate(timeout=30)
+    assert (proc.returncode, out) == (130, ""), err
+    assert err.startswith("agent-client: interrupted: ") and err.count("\n") == 1, err
+    vault = server.workspace / "memory" / "languages" / lang / "vault"
+    assert [p for p in vault.rglob("*") if p.is_file()] == []
+
+
 def test_a_sigterm_after_the_result_is_printed_ends_with_its_status(
     server: RunningIndexer,
 ) -> None:

@@ -11,6 +11,7 @@ import socket
 import time
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
@@ -333,3 +334,35 @@ async def test_a_url_file_naming_another_workspaces_indexer_is_stale(tmp_path: P
         assert not (other.workspace / "memory/languages/en/vault/x.md").exists()
     finally:
         other.stop()
+
+
+async def test_a_session_cancelled_as_it_opens_is_closed(
+    settings: ClientSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelled (an interrupt) once connected, while it asked which workspace the server
+    serves, ``open_session`` left the client's own session task running: closed later
+    from another task (the loop's shutdown), its generators printed pages of anyio's
+    "Attempted to exit cancel scope in a different task"."""
+    from agent_client import connection
+
+    asked, held = connection._served_workspace, asyncio.Event()
+
+    async def hold(client: Any, timeout: float) -> Path | None:
+        held.set()
+        await asyncio.sleep(60)
+        return await asked(client, timeout)
+
+    monkeypatch.setattr(connection, "_served_workspace", hold)
+    before = asyncio.all_tasks()
+
+    async def open_one() -> None:
+        async with open_session(settings):
+            pass
+
+    opening = asyncio.create_task(open_one())
+    await asyncio.wait_for(held.wait(), 30)
+    opening.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await opening
+    left = [t for t in asyncio.all_tasks() - before if not t.done()]
+    assert left == [], left  # the client's session task is gone with it

@@ -4,6 +4,7 @@ fallback merges, images, actions, isolation of failures, and the offline rules."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import signal
@@ -11,6 +12,7 @@ import socket
 import struct
 import time
 import zlib
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -19,6 +21,7 @@ import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 
 from agent_client import writer as writer_module
+from agent_client.actions import ActionResult
 from agent_client.connection import mcp_vault_connection, open_session
 from agent_client.events import append_event, appended_already
 from agent_client.notes import split_note
@@ -599,6 +602,48 @@ def test_an_event_with_images_says_they_were_not_kept(
     (notice,) = sink.notices
     assert notice.ok and "1 image(s) were not kept" in notice.update_summary
     assert any("keeps no images" in r.getMessage() for r in caplog.records)
+
+
+def test_the_writers_loop_ends_a_task_left_running_in_that_task(
+    writer: MemoryWriter,
+    lang: str,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task still running when the writer stopped (as an MCP client's own session task
+    is, left by a connection cut off while it opened) kept its async generators open: the
+    loop's shutdown closed them from another task, and asyncio's error handler printed
+    anyio's "Attempted to exit cancel scope in a different task" to the terminal. As
+    ``asyncio.run`` does, it is cancelled first, and unwinds in its own task."""
+    import anyio
+
+    unwound: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def session() -> AsyncIterator[None]:
+        async with anyio.create_task_group() as group:
+            group.start_soon(anyio.sleep_forever)
+            try:
+                yield
+            finally:
+                unwound.append("in its own task")
+                group.cancel_scope.cancel()
+
+    async def runs_on() -> None:  # (as fastmcp's ``Client._session_runner``)
+        async with session():
+            await asyncio.sleep(60)
+
+    async def leaves_a_task(vault: object, action: object) -> ActionResult:
+        asyncio.get_running_loop().create_task(runs_on())
+        await asyncio.sleep(0.05)  # (it is in its generator now)
+        return ActionResult("x.md", deleted=True)
+
+    monkeypatch.setattr(writer_module, "run_action", leaves_a_task)
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        assert writer.execute_action(DeleteAction(lang, "x.md")).result(30).deleted
+        writer.close(10)
+    assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
+    assert unwound == ["in its own task"]
 
 
 def test_a_sink_may_stop_the_writer_and_duplicate_ids_are_each_told(tmp_path: Path) -> None:
