@@ -13,7 +13,14 @@ from helpers.indexer_process import RunningIndexer
 from helpers.llm_stub import LLMStub, final, last_tool_result, tool_call
 from test_agent_llm import entry, lang, read_content, run_entry, seed, stub, vault_dir
 
-from agent_client.merge.coverage import entry_share, kept_share, words
+from agent_client.merge.coverage import (
+    MIN_KEPT,
+    MIN_LENGTH,
+    entry_share,
+    kept_share,
+    length_share,
+    words,
+)
 
 __all__ = ["lang", "stub"]  # (the fixtures, shared with the LLM path's tests)
 
@@ -143,7 +150,18 @@ def test_a_merge_that_rewords_and_reorders_is_a_merge(
     ("entry_text", "added", "judged"),
     [
         ("The user is allergic to penicillin.", "- Allergic to penicillin", True),
+        ("The user is allergic to penicillin.", "- Penicillin allergy", True),
+        ("The user is allergic to penicillin.", "- Allergies: penicillin", True),
         ("The user is allergic to penicillin.", "# Unrelated\n\nLorem ipsum.", False),
+        ("Der Benutzer hat eine Allergie gegen Penicillin.", "- Penicillinallergie", True),
+        ("Kullanıcının penisiline alerjisi var.", "- Penisilin alerjisi", True),
+        ("Käyttäjä on allerginen penisilliinille.", "- Allergia: penisilliini", True),
+        ("사용자는 페니실린에 알레르기가 있다.", "- 페니실린 알레르기 (사용자)", True),
+        ("사용자는 매일 아침 여섯 시에 일어난다.", "- 기상: 매일 아침 여섯 시", True),
+        ("사용자는 매일 아침 여섯 시에 일어난다.", "- 회의: 금요일 오후", False),
+        ("Пользователь страдает аллергией на пенициллин.", "- Аллергия: пенициллин", True),
+        ("उपयोगकर्ता को पेनिसिलिन से एलर्जी है।", "- एलर्जी: पेनिसिलिन", True),
+        ("المستخدم لديه حساسية من البنسلين.", "- الحساسية: البنسلين", True),
         ("用户对青霉素过敏。", "- 对青霉素过敏（2026）", True),
         ("ผู้ใช้แพ้ยาเพนิซิลลิน", "- แพ้ยาเพนิซิลลิน", True),
         ("المستخدم يعاني من حساسية البنسلين", "- حساسية البنسلين لدى المستخدم", True),
@@ -153,6 +171,19 @@ def test_a_merge_that_rewords_and_reorders_is_a_merge(
 def test_an_entrys_words_are_told_in_any_script(entry_text: str, added: str, judged: bool) -> None:
     share = entry_share(entry_text, added)
     assert share is not None and (share >= 1 / 3) is judged, share
+
+
+def test_a_running_log_cut_to_its_last_quarter_is_no_merge() -> None:
+    """Its lines share most of their words: the share of words kept missed it."""
+    services = ("api", "web", "db")
+    lines = [
+        f"- 2026-11-{d:02d} 10:00 deploy of {s} finished ok" for d in range(1, 29) for s in services
+    ]
+    note = "# Log\n\n" + "\n".join(lines) + "\n"
+    cut = "# Log\n\n" + "\n".join(lines[-21:]) + "\n"
+    kept, length = kept_share(note, cut), length_share(note, cut)
+    assert kept is not None and kept >= MIN_KEPT
+    assert length is not None and length < MIN_LENGTH
 
 
 def test_a_short_note_or_entry_is_not_judged() -> None:

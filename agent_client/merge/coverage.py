@@ -9,11 +9,16 @@ reformats (a list item for a sentence), and still holds the same words.
 
 A word is a run of letters, digits and marks, folded (NFKC, case); in the scripts
 written without spaces (Han, kana, Thai, Lao, Myanmar, Khmer) each pair of characters
-of a run is one, so a reworded sentence still shares most of them.
+of a run is one, so a reworded sentence still shares most of them. An entry's word is
+found by its stem, anywhere in the added text: its first three fifths (``allerg`` of
+``allergic`` in ``Allergies:``, ``penici`` of ``penicillin`` in ``Penicillinallergie``,
+``페니실`` of ``페니실린에``), an Arabic word without its article; its short words
+(fewer than four letters, two in Hangul: ``the``, ``is``) are not counted.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -25,10 +30,12 @@ from shared.frontmatter import split_frontmatter
 MIN_NOTE_WORDS = 20
 # The share of a note's words a merge must keep, and of an entry's words it must add
 MIN_KEPT = 0.5
+MIN_LENGTH = 1 / 3  # and of its length
 MIN_ADDED = 1 / 3
 MIN_ENTRY_WORDS = 3  # an entry of fewer words is not judged
 
 _WORD = re2.compile(r"[\pL\pN\pM]+")
+_HANGUL = re.compile("[\uac00-\ud7a3]")
 _SPACELESS = re.compile(
     "[\u3005-\u3007\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
     "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\U00020000-\U0003134f]+"
@@ -60,6 +67,16 @@ def kept_share(read: str, written: str) -> float | None:
     return len(before & words(split_frontmatter(written)[1])) / len(before)
 
 
+def length_share(read: str, written: str) -> float | None:
+    """The length of the body as ``written`` over its length as ``read`` (white space
+    runs as one); None for a note too short to judge. Words alone miss a running log
+    cut to its last quarter: its lines share most of their words."""
+    before = split_frontmatter(read)[1]
+    if len(words(before)) < MIN_NOTE_WORDS:
+        return None
+    return len(" ".join(split_frontmatter(written)[1].split())) / len(" ".join(before.split()))
+
+
 def added_lines(read: str, written: str) -> str:
     """The lines of ``written``'s body that the body as ``read`` did not hold."""
     before = {line.strip() for line in split_frontmatter(read)[1].splitlines()}
@@ -68,9 +85,27 @@ def added_lines(read: str, written: str) -> str:
 
 
 def entry_share(entry: str, added: str) -> float | None:
-    """The share of the words of ``entry`` that ``added`` holds; None for an entry too
-    short to judge."""
-    wanted = words(entry)
-    if len(wanted) < MIN_ENTRY_WORDS:
+    """The share of the words of ``entry`` whose stems ``added`` holds; None for an entry
+    of too few words to judge."""
+    stems = {_stem(word) for word in words(entry) if _counted(word)}
+    if len(stems) < MIN_ENTRY_WORDS:
         return None
-    return len(wanted & words(added)) / len(wanted)
+    text = " ".join(sorted(words(added)))
+    return sum(stem in text for stem in stems) / len(stems)
+
+
+def _counted(word: str) -> bool:
+    """Whether an entry's word counts: a pair of a spaceless script, or a word of four
+    letters or more (two in Hangul, whose syllables are dense)."""
+    if _SPACELESS.fullmatch(word) or (len(word) >= 2 and _HANGUL.search(word)):
+        return True
+    return len(word) >= 4
+
+
+def _stem(word: str) -> str:
+    """The part of a word that its inflections and compounds keep."""
+    if _SPACELESS.fullmatch(word):
+        return word
+    if word.startswith("ال") and len(word) >= 5:  # (the Arabic article)
+        word = word[2:]
+    return word[: max(2 if _HANGUL.search(word) else 3, math.ceil(len(word) * 3 / 5))]

@@ -12,9 +12,9 @@ never names a lang). The executor enforces the merge's safety rules:
   model, which may write again once (a second conflict abandons the merge);
 - ``changed`` lists the notes written with a text other than the one the model read:
   a merge that changed none is no merge, whatever the model confirms;
-- a ``write`` that keeps less than half the words of a note as it was read is refused
-  (``coverage``): a merge adds to a note, and a note written back as its frontmatter
-  alone lost what it held;
+- a ``write`` that keeps less than half the words of a note as it was read, or a third
+  of its length, is refused (``coverage``): a merge adds to a note, and a note written
+  back as its frontmatter alone lost what it held;
 - every write carries the entry's reason (the journal adds it; the model's ``write``
   schema has no ``reason``: the model cannot name another entry).
 """
@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from agent_client.merge.coverage import MIN_KEPT, kept_share
+from agent_client.merge.coverage import MIN_KEPT, MIN_LENGTH, kept_share, length_share
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import as_the_vault_spells
 from shared.errors import ConflictError, InvalidFrontmatterError, VaultError
@@ -211,12 +211,12 @@ class ToolExecutor:
                 f" (a person added them); missing: {', '.join(dropped)}"
             )
         original = self.originals.get(path)
-        kept = None if original is None else kept_share(original, content)
-        if kept is not None and kept < MIN_KEPT:
+        lost = None if original is None else _dropped_text(original, content)
+        if lost is not None:
             return (
                 f"invalid_argument: a merge adds to {path} and keeps what it holds; your"
-                f" text keeps {kept:.0%} of its words. Write the whole note again: its text"
-                " as you read it, with the entry merged in"
+                f" text {lost}. Write the whole note again: its text as you read it,"
+                " with the entry merged in"
             )
         if_match = self._etags.get(path)
         if if_match is None:
@@ -263,6 +263,17 @@ class ToolExecutor:
             "text is below; apply your change to this text and write the whole note again.\n\n"
             + fresh["content"]
         )
+
+
+def _dropped_text(read: str, written: str) -> str | None:
+    """What a write of ``read`` as ``written`` drops, said for the model, or None."""
+    kept = kept_share(read, written)
+    if kept is not None and kept < MIN_KEPT:
+        return f"keeps {kept:.0%} of its words"
+    length = length_share(read, written)
+    if length is not None and length < MIN_LENGTH:
+        return f"is {length:.0%} of its length"
+    return None
 
 
 def _dropped_keys(read: str | None, written: str) -> list[str]:
