@@ -62,6 +62,18 @@ def test_other_wikilinks_and_those_in_code_are_left_alone(text: str) -> None:
     assert moved(f"# Cat\n\n{text}\n") == f"# Cat\n\n{text}\n"
 
 
+def test_a_wikilink_from_the_notes_folder_names_the_same_file_from_its_new_one() -> None:
+    """Obsidian's "relative path to file" links (``./``, ``../``) to files that stay
+    were left naming nothing from the new folder (the Markdown ones were moved)."""
+    text = "[[./dog]] [[../zoo/lion|Lion]] ![[../zoo/lion.md.assets/p.png]] [[dog]]\n"
+    after = moved(text, new="pets/deep/kitty.md")
+    assert after == (
+        "[[../../animals/dog]] [[../../zoo/lion|Lion]] ![[../../zoo/lion.md.assets/p.png]]"
+        " [[dog]]\n"
+    )
+    assert moved(text, new="animals/kitty.md") == text
+
+
 def test_a_table_cells_escaped_pipe_stays_and_only_the_target_changes() -> None:
     text = "| a | b |\n|---|---|\n| ![[cat.md.assets/p.png\\|200]] | [[cat\\|me]] |\n"
     assert (
@@ -75,6 +87,12 @@ def test_a_frontmatter_property_holding_a_wikilink_follows_as_a_value() -> None:
     meta = parse_frontmatter(moved(text))[0]
     assert meta["cover"] == "[[kitty.md.assets/p.png]]"
     assert meta["up"] == ["[[kitty]]"]
+
+
+def test_a_footnote_of_a_long_note_is_text_too() -> None:
+    filler = "lorem ipsum dolor\n" * (MAX_RENDERED_CHARS // 18 + 1)
+    text = f"x[^1]\n\n{filler}\n[^1]: Ibid.\n"
+    assert moved(text) == text
 
 
 def test_a_long_note_read_by_the_linear_scan_moves_its_wikilinks_too() -> None:

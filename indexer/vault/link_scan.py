@@ -36,7 +36,8 @@ _LINK_OPEN = re.compile(r"\(\s*")
 _ANGLED = re.compile(r"<(?:[^<>\\\n]|\\.)*>")
 # In a destination: an escaped character (a pair), a parenthesis, or what ends it
 _DEST_TOKEN = re.compile(r"\\\S|[()]|[\s\x00-\x1f]")
-_REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)", re.MULTILINE)
+# A reference definition (not a footnote's, ``[^1]: Ibid.``, which Obsidian shows as text)
+_REFERENCE = re.compile(r"^( {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*)(<[^<>\n]*>|\S+)", re.MULTILINE)
 # An <img> tag as CommonMark (the page's markdown-it) takes raw HTML for a tag: its name,
 # then attributes, each white space, a name and maybe ``=`` and a value (quoted, or
 # unquoted without spaces, quotes, ``=<>```), then ``/>`` or ``>``; anything else is text.

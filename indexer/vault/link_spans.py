@@ -340,8 +340,9 @@ def _traced_definition(reference: Callable[[StateBlock, int, int, bool], bool]) 
     def rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
         if not reference(state, start_line, end_line, silent):
             return False
-        if not silent:  # (markdown-it read each line from its first character on)
-            pieces = []
+        first = state.bMarks[start_line] + state.tShift[start_line]
+        if not silent and not state.src.startswith("[^", first):  # (a footnote's text)
+            pieces = []  # (markdown-it read each line from its first character on)
             for number in range(start_line, state.line):
                 line_start = state.src.rfind("\n", 0, state.bMarks[number]) + 1
                 begin = state.bMarks[number] + state.tShift[number]

@@ -213,6 +213,8 @@ def _moved_url(
     if not link or _SCHEME.match(link) or link.startswith(("/", "\\")):
         return None
     link, qsep, query = link.partition("?")
+    if not link:
+        return None  # a query alone (``?q=1``): this page's, as an anchor is
     encoded = "%" in link
     plain = unquote(link) if encoded else link
     target = posixpath.normpath(posixpath.join(posixpath.dirname(old_path), plain))
@@ -232,6 +234,8 @@ def _moved_url(
     relative = posixpath.relpath(moved, posixpath.dirname(new_path) or ".")
     if plain.startswith("./") and not relative.startswith("../"):
         relative = "./" + relative
+    if plain.endswith("/") and not relative.endswith("/"):
+        relative += "/"  # (a folder's link, as written)
     if relative == plain:
         return None
     return _written_url(relative, plain, encoded) + qsep + query + sep + fragment
@@ -258,11 +262,12 @@ def _moved_wikilink(
     *,
     note_names: bool = True,
 ) -> str | None:
-    """A wikilink's ``target`` as it names its file from ``new_path``; None when that
-    file does not move, or the link is right already. Obsidian reads a target from the
-    note's folder (only so with ``./`` or ``../``), else from the vault's root, and a
-    note's without its ``.md`` (unless not ``note_names``: a property's bare path names
-    a file as it is, and ``title: cat`` is no link); the link keeps its way of naming."""
+    """A wikilink's ``target`` as it names its file from ``new_path``; None when it
+    names it already. Obsidian reads a target from the note's folder (only so with
+    ``./`` or ``../``, which then name any file from there), else from the vault's
+    root, and a note's without its ``.md`` (unless not ``note_names``: a property's bare
+    path names a file as it is, and ``title: cat`` is no link); the link keeps its way
+    of naming."""
     if _SCHEME.match(target):
         return None
     explicit = target.startswith(("./", "../"))
@@ -276,7 +281,9 @@ def _moved_wikilink(
             continue
         names = (path, path + ".md") if note_names else (path,)
         file = next((name for name in names if moving(name)), None)
-        if file is None:
+        if file is None and relative and explicit:
+            file = path  # a file that stays, named from the note's folder, which moves
+        elif file is None:
             continue
         moved = relocate(file)
         moved = moved if file == path else moved.removesuffix(".md")

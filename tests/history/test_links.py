@@ -269,6 +269,10 @@ def test_an_escaped_bang_makes_a_plain_link_which_moves_too() -> None:
         ("[d]: dog.md\n\n[dog][d]", "[d]: ../../items/dog.md\n\n[dog][d]"),
         ("[me](go.md) [up](../index.md 'Index')", "[me](went.md) [up](../../index.md 'Index')"),
         ("[site](https://example.com) [top](#top)", "[site](https://example.com) [top](#top)"),
+        ("[q](?q=1) [q](?q=1#x)", "[q](?q=1) [q](?q=1#x)"),  # (this page's, as an anchor)
+        ("[folder](sub/) [up](../other/)", "[folder](../../items/sub/) [up](../../other/)"),
+        # a footnote's text is no destination, though CommonMark reads a definition there
+        ("x[^1]\n\n[^1]: Ibid.\n[^a]: Wikipedia", "x[^1]\n\n[^1]: Ibid.\n[^a]: Wikipedia"),
     ],
 )
 def test_a_moved_notes_own_links_name_the_same_files(before: str, after: str) -> None:
