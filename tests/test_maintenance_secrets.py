@@ -32,6 +32,16 @@ SECRETS = {
         "[redacted]"
     ),
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA (cut)": "[redacted]",
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQVYBGRkZGQBDADJ3y5m8kq0i4Kx7B1": "[redacted]",
+    "API key: 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c": "API key: [redacted]",
+    "password: hunter2": "password: [redacted]",
+    "DB_PASS=Tr0ub4dor": "DB_PASS=[redacted]",
+    "Their password is hunter22": "Their password is [redacted]",
+    "redis://:s3cret@cache.local:6379": "redis://:[redacted]@cache.local:6379",
+    "Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l": "Authorization: Basic [redacted]",
+    "glpat-AbCdEfGhIjKlMnOpQrSt": "[redacted]",
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh": "[redacted]",
+    "AccountKey=AbCdEfGhIjKlMnOpQrStUvWxYz0": "AccountKey=[redacted]",
 }
 PLAIN = [
     "- Prefers tea.",
@@ -42,6 +52,15 @@ PLAIN = [
     "Skips ask-me-anything sessions",
     "https://example.com/a:b@c",
     "Reads sk-learn docs",
+    "Token: ERC-20 research",
+    "secret: Santa_2024 exchange list",
+    "api_key: ${OPENAI_API_KEY} (read from the environment)",
+    "token: $GITHUB_TOKEN",
+    "api_key=os.environ['OPENAI_API_KEY']",
+    "secret_key: settings.SECRET_KEY",
+    "access_token: stored-in-keychain",
+    "passphrase: diceware-style",
+    "pwd: /home/alice/projects",
 ]
 
 
@@ -53,6 +72,11 @@ def test_credentials_are_redacted(text: str, redacted: str) -> None:
 @pytest.mark.parametrize("text", PLAIN)
 def test_ordinary_words_stay(text: str) -> None:
     assert redact_secrets(text) == (text, 0)
+
+
+def test_a_key_block_cut_short_takes_no_line_after_its_key() -> None:
+    text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234567890abcdefghij\nName: Alice\n"
+    assert redact_secrets(text) == ("[redacted]\nName: Alice\n", 1)
 
 
 def test_a_models_user_md_is_written_without_the_credentials_it_copied(

@@ -5,9 +5,10 @@ the agent uses: an API key the maintenance model copied there from an event (its
 prompt says not to) would travel with every turn. So the values of what looks like a
 credential are replaced by ``[redacted]`` before the file is written: well-known key
 formats (OpenAI, Anthropic, AWS, GitHub, Slack, Google, Stripe), JSON web tokens,
-bearer tokens, private key blocks, the password in a URL, and the value of a
-``password``/``token``/``api_key``-like key of 8 characters or more. Ordinary words
-stay: "token budget: 1500", "password manager: yes".
+bearer and basic authorization, private key blocks (PEM, PGP), the password in a URL,
+and the value of a ``password``/``token``/``api_key``-like key that looks like one
+(``_looks_secret``). Ordinary words stay: "token budget: 1500", "Token: ERC-20",
+"password manager: yes", "api_key: $OPENAI_API_KEY" (where a key is kept is no key).
 """
 
 from __future__ import annotations
@@ -20,34 +21,43 @@ _KNOWN = re.compile(
     r"\bsk-[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic (sk-ant-, sk-proj-)
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key ids
     r"|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{22,}"  # GitHub
-    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"  # Slack
-    r"|\bAIza[0-9A-Za-z_-]{35}"  # Google API keys
+    r"|\bglpat-[A-Za-z0-9_-]{20,}"  # GitLab
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"
+    r"|\bAIza[0-9A-Za-z_-]{30,}"  # Google API keys
+    r"|\bSK[0-9a-f]{32}\b"  # Twilio
     r"|\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}"  # Stripe
+    r"|\bhf_[A-Za-z0-9]{30,}|\bnpm_[A-Za-z0-9]{36}|\bpypi-[A-Za-z0-9_-]{50,}"  # HF, npm, PyPI
+    r"|\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"  # SendGrid
+    r"|\b[MN][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"  # Discord bots
     r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JSON web tokens
 )
-_BEARER = re.compile(r"(?i)\b(bearer[ \t]+)[A-Za-z0-9._~+/-]{16,}=*")
-# A private key block to its end line (read up to the next block's start at most: linear
-# time); one cut short, to the last line of its key text
+_AUTHORIZATION = re.compile(r"(?i)\b((?:bearer|basic)[ \t]+)[A-Za-z0-9._~+/-]{12,}=*")
+# A private key block (PEM, PGP) to its end line (read up to the next block's start at
+# most: linear time); one cut short, to the last line of its key text
 _PRIVATE_KEY = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
-    r"(?:(?:[^-]++|-(?!----(?:BEGIN|END) ))*+-----END [A-Z0-9 ]*PRIVATE KEY-----"
-    r"|(?:\r?\n(?:[A-Za-z0-9+/=]{16,}[^\r\n]*|[A-Za-z-]+: [^\r\n]*))*)",
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:(?:[^-]++|-(?!----(?:BEGIN|END) ))*+-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+    r"|(?:\r?\n(?:[A-Za-z0-9+/=]{16,}[^\r\n]*|(?:Proc-Type|DEK-Info|Version|Comment): [^\r\n]*"
+    r"|[ \t]*(?=\r?\n)))*)",
     re.DOTALL,
 )
-_URL_PASSWORD = re.compile(r"(://[^\s/:@]+:)[^\s/@]+(@)")
+_URL_PASSWORD = re.compile(r"(://[^\s/:@]*:)[^\s/@]+(@)")
 _REPLACED = (
     (_PRIVATE_KEY, REDACTED),
     (_KNOWN, REDACTED),
-    (_BEARER, rf"\g<1>{REDACTED}"),
+    (_AUTHORIZATION, rf"\g<1>{REDACTED}"),
     (_URL_PASSWORD, rf"\g<1>{REDACTED}\g<2>"),
 )
-# A key naming a credential, then ``:`` or ``=`` (quoted or not), then its value
+# A key naming a credential, then ``:``, ``=`` or `` is `` (quoted or not), then its value
 _ASSIGNED = re.compile(
-    r"(?i)((?:\b|_)(?:api[_-]?key|apikey|secret(?:[_-]?key)?|access[_-]?key|client[_-]?secret"
-    r"|auth[_-]?token|access[_-]?token|token|password|passwd|pwd|passphrase)"
-    r"|密码|パスワード|비밀번호|пароль|contraseña|passwort|mot de passe)"
-    r"""(["']?[ \t]*[:=：][ \t]*["']?)([^\s"'`,;]{8,})"""
+    r"(?i)((?:\b|_)(?:(pass(?:word|wd)?|passphrase)|api[ _-]?key|apikey|secret(?:[_-]?key)?"
+    r"|access[_-]?key|client[_-]?secret|account[_-]?key|auth[_-]?token|access[_-]?token|token)"
+    r"|(密码|パスワード|비밀번호|пароль|contraseña|passwort|mot de passe))"
+    r"""(["']?(?:[ \t]*[:=：][ \t]*|[ \t]+is[ \t]+)["']?)([^\s"'`,;]{6,})"""
 )
+# A value that names where the secret is, not the secret: ``$TOKEN``, ``${KEY}``,
+# ``os.environ[...]``, ``settings.SECRET_KEY``, ``<your key>``
+_REFERENCE = re.compile(r"(?i)^[$%<{]|environ|getenv|process\.env|settings\.|config\.")
 
 
 def redact_secrets(text: str) -> tuple[str, int]:
@@ -56,10 +66,11 @@ def redact_secrets(text: str) -> tuple[str, int]:
 
     def assigned(match: re.Match[str]) -> str:
         nonlocal count
-        if not _looks_secret(match.group(3)):
+        password = match.group(2) is not None or match.group(3) is not None
+        if not _looks_secret(match.group(5), password):
             return match.group(0)
         count += 1
-        return match.group(1) + match.group(2) + REDACTED
+        return match.group(1) + match.group(4) + REDACTED
 
     for pattern, replacement in _REPLACED:
         text, found = pattern.subn(replacement, text)
@@ -67,9 +78,17 @@ def redact_secrets(text: str) -> tuple[str, int]:
     return _ASSIGNED.sub(assigned, text), count
 
 
-def _looks_secret(value: str) -> bool:
-    """A value of one word holding a digit or a symbol, or long: not a plain word
-    ("password: manager"), which a profile may well say; not one already redacted."""
-    if value.startswith(REDACTED):
+def _looks_secret(value: str, password: bool) -> bool:
+    """A value that looks like a credential, not words a profile may well say
+    ("manager", "stored-in-keychain", "ERC-20", "Santa_2024") nor where one is kept: a
+    password of 6 characters or more with a digit, a symbol or both cases; any other of
+    12 or more with a digit, or of 24 or more."""
+    if value.startswith(REDACTED) or _REFERENCE.search(value):
         return False
-    return any(not char.isalpha() for char in value) or len(value) >= 24
+    if len(value) >= 24:
+        return True
+    digit = any(char.isdigit() for char in value)
+    if not password:
+        return digit and len(value) >= 12
+    plain = value.replace("-", "").replace("_", "").replace(".", "")
+    return digit or not plain.isalpha() or (not plain.islower() and not plain.isupper())
