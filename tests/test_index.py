@@ -150,6 +150,11 @@ def test_a_tag_finds_the_tags_nested_below_it(ws: Workspace, index: NoteIndex) -
     assert paths(index.search("en", "alpha", tags=["alpha"])) == []  # (a segment below: no)
     assert paths(index.search("en", "alpha", tags=["其他/项目"])) == ["d.md"]
     assert paths(index.search("en", "alpha", tags=["project", "alpha/deep"])) == []
+    assert sorted(paths(index.search("en", "alpha", tags=["project/"]))) == ["a.md", "b.md"]
+    assert paths(index.search("en", "alpha", tags=["project/alpha/"])) == ["b.md"]
+    put(ws, "en", "e.md", note("tags: [area/]", "alpha"))
+    index.reconcile()
+    assert paths(index.search("en", "alpha", tags=["area"])) == ["e.md"]
 
 
 def test_a_folder_whose_name_starts_with_white_space_is_its_own(

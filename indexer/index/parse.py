@@ -47,6 +47,12 @@ class NoteRow:
     words: tuple[str, str, str, str]  # FTS columns title, tags, body, meta (not stored)
 
 
+def _tag_key(tag: str) -> str:
+    """A tag as the filter compares it: folded, without a closing ``/`` (``project/``
+    is ``project``, and a parent of ``project/alpha``)."""
+    return fold_tag(tag).rstrip("/")
+
+
 def parse_note(data: bytes, relpath: str) -> NoteRow:
     """Build the row of a note from its bytes; ``relpath`` gives the fallback title.
 
@@ -98,7 +104,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         type=None if kind is None or isinstance(kind, dict | list) else scalar_text(kind),
         abstract=note_abstract(meta, prose, title),
         tags=json.dumps(tags, ensure_ascii=False),
-        tag_keys=json.dumps(list(dict.fromkeys(fold_tag(t) for t in tags)), ensure_ascii=False),
+        tag_keys=json.dumps(list(dict.fromkeys(_tag_key(t) for t in tags)), ensure_ascii=False),
         frontmatter=json.dumps(meta, ensure_ascii=False),
         body=body,
         head=head,

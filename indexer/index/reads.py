@@ -428,7 +428,7 @@ def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str,
             raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         if any(len(t) > MAX_TAG_CHARS for t in tags):
             raise InvalidArgumentError(f"a tag is at most {MAX_TAG_CHARS} characters")
-        tags = list(dict.fromkeys(fold_tag(t) for t in tags))
+        tags = list(dict.fromkeys(fold_tag(t).rstrip("/") for t in tags))  # (as ``tag_keys``)
         if "" in tags:  # found nothing, silently; no note's tag is blank
             raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
         # A tag finds the tags nested below it too (``project`` finds ``project/alpha``,
