@@ -1,0 +1,78 @@
+"""What an undone move leaves at its new place: dot-files, and the folders it made.
+
+A move carries a folder's dot-files (a Finder ``.DS_Store`` in a note's ``.assets/``, a
+folder's ``.overview.md``) and makes the folders on the way to its new place. History
+keeps neither (no tool may name a dot-file), so an undo, which works file by file from
+history, put every file back and left those: a ``.DS_Store`` in an ``.assets/`` folder
+whose note was gone then refused the note's move back there. So once the files are back,
+each folder they left keeps its dot-files only if the folder they came back to is gone;
+otherwise those go back too, and the folders emptied go, up to the first one that holds
+anything (an empty folder the move did not make goes too: nothing tells them apart).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import posixpath
+import stat
+from collections.abc import Iterable
+from contextlib import suppress
+
+from indexer.vault import fsops, renames
+from indexer.vault.sandbox import Sandbox
+from shared.errors import VaultError
+
+log = logging.getLogger("indexer.vault")
+
+
+def bring_back(sandbox: Sandbox, lang: str, folders: Iterable[tuple[str, str]]) -> None:
+    """For each (folder a file left by the undo, folder it came back to), and their
+    parents side by side (a folder moved whole), deepest first: the dot-files left there
+    go back (never into the vault's root), and the folders emptied go."""
+    paired: dict[str, str | None] = {}
+    for left, back in folders:
+        while left and back and left != back:
+            paired[left] = back
+            left, back = posixpath.dirname(left), posixpath.dirname(back)
+        while left and left != back:
+            paired.setdefault(left, None)
+            left = posixpath.dirname(left)
+    for left in sorted(paired, key=lambda folder: -folder.count("/")):
+        home = paired[left]
+        with suppress(VaultError, OSError):
+            if home is not None:
+                _bring_back(sandbox, lang, left, home)
+            _remove_if_empty(sandbox, lang, left)
+
+
+def _bring_back(sandbox: Sandbox, lang: str, left: str, back: str) -> None:
+    with (
+        sandbox.open(sandbox.resolve(lang, left)) as there,
+        sandbox.open(sandbox.resolve(lang, back)) as home,
+    ):
+        left_fd, home_fd = there.folder_fd(), home.folder_fd()
+        if left_fd is None or home_fd is None:
+            return  # (the folder they came back to is gone: the dot-files stay)
+        with os.scandir(left_fd) as entries:
+            names = [entry.name for entry in entries]
+        if any(not name.startswith(".") for name in names):
+            return  # something else is there: not only what the move carried
+        for name in names:
+            info = fsops.lstat_at(name, left_fd)
+            if info is None or not stat.S_ISREG(info.st_mode):
+                continue
+            try:
+                if not renames.move_noreplace(left_fd, name, home_fd, name):
+                    os.link(name, name, src_dir_fd=left_fd, dst_dir_fd=home_fd)
+                    os.unlink(name, dir_fd=left_fd)
+            except FileExistsError:
+                log.info("%s/%s stays: %s has its own", left, name, back or "the vault")
+
+
+def _remove_if_empty(sandbox: Sandbox, lang: str, folder: str) -> None:
+    """rmdir ``folder`` when it is empty (a lone folder summary goes with its folder)."""
+    with sandbox.open(sandbox.resolve(lang, folder)) as place:
+        if place.lstat() is not None:
+            with suppress(VaultError):
+                place.remove_empty_folder()
