@@ -26,6 +26,7 @@ from indexer.index.text import (
     CJK_RUN,
     WORD,
     folded_from,
+    run_units,
     searchable,
     stream_safe,
     without_ignored_marks,
@@ -141,9 +142,9 @@ def _query_text(text: str) -> tuple[str, bool]:
     prefix = False
     for run in CJK_RUN.finditer(text):
         out.append(text[last : run.start()])
-        chars = run.group(0)
+        chars = run_units(run.group(0))  # (a stacked consonant is one: ``text.run_units``)
         followed = WORD.search(text, run.end()) is not None
-        tokens = [chars[i : i + 2] for i in range(len(chars) - 1)]
+        tokens = [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
         if len(chars) == 1 or followed:
             tokens.append(chars[-1])
         prefix = len(chars) == 1 and not followed

@@ -45,7 +45,8 @@ log = logging.getLogger("indexer.index")
 #    ``"#a #b, c"`` are three.
 # 13: compatibility letters past U+F000-U+FFFF are their plain letters too (``ĳ``, the
 #    Armenian ``և``, enclosed and mathematical letters); Russian ``ё`` is ``е``; rows keep
-#    their type folded (``type_key``), as their tags.
+#    their type folded (``type_key``), as their tags, and their tags without a closing
+#    ``/``; a Khmer or Myanmar stacked consonant is one unit of its run's bigrams.
 SCHEMA_VERSION = 13
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).

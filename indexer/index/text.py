@@ -334,11 +334,25 @@ def cjk_expand(text: str) -> str:
 
 
 def _expand_run(match: re.Match[str]) -> str:
-    run = match.group(0)
-    if len(run) == 1:
-        return f" {run} "
-    pairs = " ".join(run[i : i + 2] for i in range(len(run) - 1))
-    return f" {pairs} {run[-1]} "
+    units = run_units(match.group(0))
+    if len(units) == 1:
+        return f" {units[0]} "
+    pairs = " ".join(units[i] + units[i + 1] for i in range(len(units) - 1))
+    return f" {pairs} {units[-1]} "
+
+
+# A stacking sign and the consonant it puts below the one before (Khmer coeng, Myanmar's
+# invisible virama): one unit of a run's bigrams, so that a word is not found from
+# inside a stack (``ត្រី``, fish, inside ``តន្ត្រី``, music; ``ဘာ`` inside ``ကမ္ဘာ``).
+_STACKED = re.compile("[\u17d2\u1039].|.", re.DOTALL)
+
+
+def run_units(run: str) -> list[str]:
+    """The characters of a spaceless run as its bigrams pair them: one each, but for a
+    stacked consonant, which is one with its stacking sign."""
+    if "\u17d2" not in run and "\u1039" not in run:
+        return list(run)
+    return _STACKED.findall(run)
 
 
 def fold(text: str) -> str:
