@@ -338,11 +338,14 @@ def _traced_html(html_inline: Callable[[StateInline, bool], bool]) -> Any:
 
 def _traced_definition(reference: Callable[[StateBlock, int, int, bool], bool]) -> Any:
     def rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        # A footnote (``[^1]: Ibid.``, as Obsidian reads it) is text, its links links:
+        # read as a paragraph, not as a definition whose destination is ``Ibid.``.
+        if state.src.startswith("[^", state.bMarks[start_line] + state.tShift[start_line]):
+            return False
         if not reference(state, start_line, end_line, silent):
             return False
-        first = state.bMarks[start_line] + state.tShift[start_line]
-        if not silent and not state.src.startswith("[^", first):  # (a footnote's text)
-            pieces = []  # (markdown-it read each line from its first character on)
+        if not silent:  # (markdown-it read each line from its first character on)
+            pieces = []
             for number in range(start_line, state.line):
                 line_start = state.src.rfind("\n", 0, state.bMarks[number]) + 1
                 begin = state.bMarks[number] + state.tShift[number]

@@ -273,6 +273,7 @@ def test_an_escaped_bang_makes_a_plain_link_which_moves_too() -> None:
         ("[folder](sub/) [up](../other/)", "[folder](../../items/sub/) [up](../../other/)"),
         # a footnote's text is no destination, though CommonMark reads a definition there
         ("x[^1]\n\n[^1]: Ibid.\n[^a]: Wikipedia", "x[^1]\n\n[^1]: Ibid.\n[^a]: Wikipedia"),
+        ("x[^2]\n\n[^2]: [dog](dog.md)", "x[^2]\n\n[^2]: [dog](../../items/dog.md)"),
     ],
 )
 def test_a_moved_notes_own_links_name_the_same_files(before: str, after: str) -> None:
