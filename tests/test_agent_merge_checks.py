@@ -14,8 +14,10 @@ from helpers.llm_stub import LLMStub, final, last_tool_result, tool_call
 from test_agent_llm import entry, lang, read_content, run_entry, seed, stub, vault_dir
 
 from agent_client.merge.coverage import (
+    MIN_ADDED,
     MIN_KEPT,
     MIN_LENGTH,
+    added_lines,
     entry_share,
     kept_share,
     length_share,
@@ -162,6 +164,14 @@ def test_a_merge_that_rewords_and_reorders_is_a_merge(
         ("Пользователь страдает аллергией на пенициллин.", "- Аллергия: пенициллин", True),
         ("उपयोगकर्ता को पेनिसिलिन से एलर्जी है।", "- एलर्जी: पेनिसिलिन", True),
         ("المستخدم لديه حساسية من البنسلين.", "- الحساسية: البنسلين", True),
+        ("Người dùng thích uống cà phê sữa đá", "- Thích cà phê sữa đá", True),
+        ("ተጠቃሚው ቡና መጠጣት ይወዳል", "- ቡና መጠጣት ይወዳል", True),  # Ethiopic syllables
+        ("用户住在北京已经五年了", "- 居住地：北京（五年）", True),
+        ("毎朝コーヒーを飲みます", "- 朝はコーヒー派", True),
+        ("用户对青霉素过敏。", "- 项目使用的是新的服务器", False),
+        # a stem where a word starts, a short word whole: not ``use`` in ``used``
+        ("The user is allergic to penicillin.", "- Smaller caches are used.", False),
+        ("The user prefers dark mode in every editor", "- Standard modules are used", False),
         ("用户对青霉素过敏。", "- 对青霉素过敏（2026）", True),
         ("ผู้ใช้แพ้ยาเพนิซิลลิน", "- แพ้ยาเพนิซิลลิน", True),
         ("المستخدم يعاني من حساسية البنسلين", "- حساسية البنسلين لدى المستخدم", True),
@@ -170,7 +180,15 @@ def test_a_merge_that_rewords_and_reorders_is_a_merge(
 )
 def test_an_entrys_words_are_told_in_any_script(entry_text: str, added: str, judged: bool) -> None:
     share = entry_share(entry_text, added)
-    assert share is not None and (share >= 1 / 3) is judged, share
+    assert share is not None and (share >= MIN_ADDED) is judged, share
+
+
+def test_a_list_marked_again_adds_no_line() -> None:
+    """A merge that only re-marked a note's list (``-`` to ``*``) added every line."""
+    note = "# Facts\n\n- the build server runs on port 8001\n- backups at 03:00\n"
+    written = note.replace("- ", "* ") + "* nothing else\n"
+    assert added_lines(note, written) == "* nothing else"
+    assert entry_share("The build server now runs on port 9443", added_lines(note, written)) == 0
 
 
 def test_a_running_log_cut_to_its_last_quarter_is_no_merge() -> None:

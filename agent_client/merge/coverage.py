@@ -10,10 +10,11 @@ reformats (a list item for a sentence), and still holds the same words.
 A word is a run of letters, digits and marks, folded (NFKC, case); in the scripts
 written without spaces (Han, kana, Thai, Lao, Myanmar, Khmer) each pair of characters
 of a run is one, so a reworded sentence still shares most of them. An entry's word is
-found by its stem, anywhere in the added text: its first three fifths (``allerg`` of
-``allergic`` in ``Allergies:``, ``penici`` of ``penicillin`` in ``Penicillinallergie``,
-``페니실`` of ``페니실린에``), an Arabic word without its article; its short words
-(fewer than four letters, two in Hangul: ``the``, ``is``) are not counted.
+found by its stem at the start of a word of the added text (its first three fifths,
+four letters at least: ``aller`` of ``allergic`` in ``Allergies:``, ``페니실`` of
+``페니실린에``; not ``use`` of ``user`` in ``used``), or whole inside one (``allergie`` in
+``Penicillinallergie``), an Arabic word without its article; its short words (fewer
+than four letters, two in Hangul and Ethiopic: ``the``, ``is``) are not counted.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ MIN_NOTE_WORDS = 20
 # The share of a note's words a merge must keep, and of an entry's words it must add
 MIN_KEPT = 0.5
 MIN_LENGTH = 1 / 3  # and of its length
-MIN_ADDED = 1 / 3
+MIN_ADDED = 1 / 4
 MIN_ENTRY_WORDS = 3  # an entry of fewer words is not judged
 
 _WORD = re2.compile(r"[\pL\pN\pM]+")
-_HANGUL = re.compile("[\uac00-\ud7a3]")
+_HAN = re.compile("[\u3005\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_SYLLABIC = re.compile("[\uac00-\ud7a3\u1200-\u137f]")  # Hangul, Ethiopic
+_LIST_MARK = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+")
 _SPACELESS = re.compile(
     "[\u3005-\u3007\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
     "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\U00020000-\U0003134f]+"
@@ -78,34 +81,56 @@ def length_share(read: str, written: str) -> float | None:
 
 
 def added_lines(read: str, written: str) -> str:
-    """The lines of ``written``'s body that the body as ``read`` did not hold."""
-    before = {line.strip() for line in split_frontmatter(read)[1].splitlines()}
-    lines = split_frontmatter(written)[1].splitlines()
-    return "\n".join(line for line in lines if line.strip() not in before)
+    """The lines of ``written`` (its frontmatter too: an entry may be a property) that
+    ``read`` did not hold, a list item's marker aside (a list re-marked adds nothing)."""
+    before = {_line_key(line) for line in read.splitlines()}
+    return "\n".join(line for line in written.splitlines() if _line_key(line) not in before)
+
+
+def _line_key(line: str) -> str:
+    return _LIST_MARK.sub("", line).strip()
 
 
 def entry_share(entry: str, added: str) -> float | None:
-    """The share of the words of ``entry`` whose stems ``added`` holds; None for an entry
-    of too few words to judge."""
-    stems = {_stem(word) for word in words(entry) if _counted(word)}
-    if len(stems) < MIN_ENTRY_WORDS:
+    """The share of the words of ``entry`` that ``added`` holds, each found by its stem
+    at a word's start, or whole inside a word (a compound); None for an entry of too
+    few words to judge."""
+    wanted = {part for word in words(entry) if _counted(word) for part in _han_apart(word)}
+    if len(wanted) < MIN_ENTRY_WORDS:
         return None
-    text = " ".join(sorted(words(added)))
-    return sum(stem in text for stem in stems) / len(stems)
+    held = {part for word in words(added) for part in _han_apart(word)}
+    found = sum(_held(word, held) for word in wanted)
+    return found / len(wanted)
+
+
+def _han_apart(word: str) -> list[str]:
+    """A pair of Han or kana as its two characters (a reworded Chinese or Japanese
+    sentence keeps its characters more than their pairs: ``住在北京`` as ``居住地：北京``)."""
+    return list(word) if _HAN.fullmatch(word) else [word]
+
+
+def _held(word: str, held: set[str]) -> bool:
+    if _SPACELESS.fullmatch(word):
+        return word in held
+    stem, whole = _stem(word), _without_article(word)
+    return any(other.startswith(stem) or (len(whole) >= 5 and whole in other) for other in held)
 
 
 def _counted(word: str) -> bool:
     """Whether an entry's word counts: a pair of a spaceless script, or a word of four
-    letters or more (two in Hangul, whose syllables are dense)."""
-    if _SPACELESS.fullmatch(word) or (len(word) >= 2 and _HANGUL.search(word)):
+    letters or more (two in Hangul and Ethiopic, whose syllables are dense)."""
+    if _SPACELESS.fullmatch(word) or (len(word) >= 2 and _SYLLABIC.search(word)):
         return True
     return len(word) >= 4
 
 
+def _without_article(word: str) -> str:
+    return word[2:] if word.startswith("ال") and len(word) >= 5 else word
+
+
 def _stem(word: str) -> str:
-    """The part of a word that its inflections and compounds keep."""
-    if _SPACELESS.fullmatch(word):
-        return word
-    if word.startswith("ال") and len(word) >= 5:  # (the Arabic article)
-        word = word[2:]
-    return word[: max(2 if _HANGUL.search(word) else 3, math.ceil(len(word) * 3 / 5))]
+    """The part of a word that its inflections keep: all of a short one (``user`` is
+    not in ``used``), else its first three fifths, four letters at least."""
+    word = _without_article(word)
+    shortest = 2 if _SYLLABIC.search(word) else 4
+    return word[: max(shortest, math.ceil(len(word) * 3 / 5))]
