@@ -215,25 +215,29 @@ def test_undo_of_a_move_puts_back_the_files_no_tool_writes_that_it_carried(
 def test_undo_of_a_move_brings_back_its_dot_files_and_removes_the_folders_it_made(
     vault: Vault,
 ) -> None:
-    """A Finder ``.DS_Store`` in ``.assets/`` and a folder's summary moved along, and
-    history cannot keep them: the undo left them, with the folders the move made, and
-    the note's move back was refused ("... .assets already exists")."""
+    """A Finder ``.DS_Store`` in ``.assets/`` moved along, and history cannot keep it:
+    the undo left it, with the folders the move made, and the note's move back was
+    refused ("... .assets already exists"). A folder's own dot-files are left alone."""
     base = root(vault)
     vault.write("en", "x/n.md", "# N\n![p](n.md.assets/p.png)\n")
     image(vault, "x/n.md.assets/p.png")
     (base / "x/n.md.assets/.DS_Store").write_bytes(b"finder")
     vault.write("en", "d/sub/a.md", "# A\n")
-    (base / "d/.overview.md").write_text("# d\n")
     (base / "keep").mkdir()
+    (base / "keep/.DS_Store").write_bytes(b"keep's own")
     (base / "keep/other.md").write_text("# Other\n")
+    (base / "held").mkdir()
+    (base / "held/.overview.md").write_text("# held\n")
     before = {name: (base / name).read_bytes() for name in files(vault)}
     vault.move("en", "x/n.md", "keep/deep/n.md", reason="entry:e1 move")
     vault.move("en", "d", "new/place/d", reason="entry:e2 move")
+    vault.write("en", "held/n2.md", "# N2\n", reason="entry:e3 write")
+    vault.undo("en", "e3")
     vault.undo("en", "e2")
     vault.undo("en", "e1")
     assert {name: (base / name).read_bytes() for name in files(vault)} == before
-    assert sorted(p.name for p in base.iterdir()) == ["d", "keep", "x"]
-    assert [p.name for p in (base / "keep").iterdir()] == ["other.md"]
+    assert sorted(p.name for p in base.iterdir()) == ["d", "held", "keep", "x"]
+    assert sorted(p.name for p in (base / "keep").iterdir()) == [".DS_Store", "other.md"]
     vault.move("en", "x/n.md", "keep/deep/n.md")  # (refused before)
     assert (base / "keep/deep/n.md.assets/.DS_Store").read_bytes() == b"finder"
 

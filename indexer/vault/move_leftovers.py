@@ -1,13 +1,15 @@
 """What an undone move leaves at its new place: dot-files, and the folders it made.
 
-A move carries a folder's dot-files (a Finder ``.DS_Store`` in a note's ``.assets/``, a
-folder's ``.overview.md``) and makes the folders on the way to its new place. History
-keeps neither (no tool may name a dot-file), so an undo, which works file by file from
-history, put every file back and left those: a ``.DS_Store`` in an ``.assets/`` folder
-whose note was gone then refused the note's move back there. So once the files are back,
-each folder they left keeps its dot-files only if the folder they came back to is gone;
-otherwise those go back too, and the folders emptied go, up to the first one that holds
-anything (an empty folder the move did not make goes too: nothing tells them apart).
+A move carries a note's ``.assets/`` folder whole, dot-files too (a Finder
+``.DS_Store``), and makes the folders on the way to its new place. History keeps no
+dot-file (no tool may name one), so an undo, which works file by file from history,
+put every file back and left those: a ``.DS_Store`` in an ``.assets/`` folder whose
+note was gone then refused the note's move back there. So once the files are back, the
+dot-files left in an ``.assets/`` folder (or one below it) go back to the one its files
+came back to, if that is there; then each folder a file left goes if it is empty, and
+its parents while they are. Only inside ``.assets/`` is a dot-file known to be the
+move's: elsewhere (a folder moved whole, with its summary) they stay, and so does their
+folder. An empty folder the move did not make goes too: nothing tells them apart.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ log = logging.getLogger("indexer.vault")
 
 def bring_back(sandbox: Sandbox, lang: str, folders: Iterable[tuple[str, str]]) -> None:
     """For each (folder a file left by the undo, folder it came back to), and their
-    parents side by side (a folder moved whole), deepest first: the dot-files left there
-    go back (never into the vault's root), and the folders emptied go."""
+    parents side by side while both are in ``.assets/`` folders, deepest first: the
+    dot-files left there go back, and the folders emptied go."""
     paired: dict[str, str | None] = {}
     for left, back in folders:
-        while left and back and left != back:
+        while _in_assets(left) and _in_assets(back) and left != back:
             paired[left] = back
             left, back = posixpath.dirname(left), posixpath.dirname(back)
         while left and left != back:
@@ -44,6 +46,11 @@ def bring_back(sandbox: Sandbox, lang: str, folders: Iterable[tuple[str, str]]) 
             if home is not None:
                 _bring_back(sandbox, lang, left, home)
             _remove_if_empty(sandbox, lang, left)
+
+
+def _in_assets(folder: str) -> bool:
+    """Whether ``folder`` is a note's ``.assets/`` folder or one below it."""
+    return any(part.endswith(".assets") for part in folder.split("/"))
 
 
 def _bring_back(sandbox: Sandbox, lang: str, left: str, back: str) -> None:
@@ -71,8 +78,12 @@ def _bring_back(sandbox: Sandbox, lang: str, left: str, back: str) -> None:
 
 
 def _remove_if_empty(sandbox: Sandbox, lang: str, folder: str) -> None:
-    """rmdir ``folder`` when it is empty (a lone folder summary goes with its folder)."""
+    """rmdir ``folder`` when nothing at all is in it."""
     with sandbox.open(sandbox.resolve(lang, folder)) as place:
-        if place.lstat() is not None:
-            with suppress(VaultError):
-                place.remove_empty_folder()
+        fd = place.folder_fd()
+        if fd is None or place.dir_fd is None:
+            return
+        with os.scandir(fd) as entries:
+            if next(entries, None) is not None:
+                return
+        os.rmdir(place.name, dir_fd=place.dir_fd)
