@@ -323,7 +323,7 @@ class Maintenance:
             assert answer.content is not None
             if current is not None and answer.content.strip() == current["content"].strip():
                 return Answer("none", f"{answer.reason} (the answer repeated the file)")
-            written, redacted = redact_secrets(answer.content)
+            written, redacted = await asyncio.to_thread(redact_secrets, answer.content)
             if redacted:
                 log.warning(
                     "maintenance (%s, %s): %d credential(s) in the model's %s were redacted",

@@ -17,8 +17,11 @@ import re
 
 REDACTED = "[redacted]"
 
+# Each starts only where a run of key characters starts (``_RUN``): one that fails is
+# then read once, not again from each ``eyJ`` or ``sk-`` inside it (quadratic).
+_RUN = r"(?<![A-Za-z0-9_.-])"
 _KNOWN = re.compile(
-    r"\bsk-[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic (sk-ant-, sk-proj-)
+    _RUN + r"sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key ids
     r"|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{22,}"  # GitHub
     r"|\bglpat-[A-Za-z0-9_-]{20,}"  # GitLab
@@ -27,11 +30,11 @@ _KNOWN = re.compile(
     r"|\bSK[0-9a-f]{32}\b"  # Twilio
     r"|\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}"  # Stripe
     r"|\bhf_[A-Za-z0-9]{30,}|\bnpm_[A-Za-z0-9]{36}|\bpypi-[A-Za-z0-9_-]{50,}"  # HF, npm, PyPI
-    r"|\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"  # SendGrid
-    r"|\b[MN][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"  # Discord bots
-    r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JSON web tokens
+    r"|" + _RUN + r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"  # SendGrid
+    r"|" + _RUN + r"[MN][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"  # Discord
+    r"|" + _RUN + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JWTs
 )
-_AUTHORIZATION = re.compile(r"(?i)\b((?:bearer|basic)[ \t]+)[A-Za-z0-9._~+/-]{12,}=*")
+_AUTHORIZATION = re.compile(r"(?i)\b((?:bearer|basic|token)[ \t]+)[A-Za-z0-9._~+/-]{16,}=*")
 # A private key block (PEM, PGP) to its end line (read up to the next block's start at
 # most: linear time); one cut short, to the last line of its key text
 _PRIVATE_KEY = re.compile(
@@ -49,15 +52,19 @@ _REPLACED = (
     (_URL_PASSWORD, rf"\g<1>{REDACTED}\g<2>"),
 )
 # A key naming a credential, then ``:``, ``=`` or `` is `` (quoted or not), then its value
+# (groups 2-4: a password's key; a bare ``pass`` is a boarding pass, not a password)
 _ASSIGNED = re.compile(
-    r"(?i)((?:\b|_)(?:(pass(?:word|wd)?|passphrase)|api[ _-]?key|apikey|secret(?:[_-]?key)?"
-    r"|access[_-]?key|client[_-]?secret|account[_-]?key|auth[_-]?token|access[_-]?token|token)"
-    r"|(密码|パスワード|비밀번호|пароль|contraseña|passwort|mot de passe))"
-    r"""(["']?(?:[ \t]*[:=：][ \t]*|[ \t]+is[ \t]+)["']?)([^\s"'`,;]{6,})"""
+    r"(?i)((?:\b(password|passwd|passphrase|passwort|kennwort)|_(pass|pwd|passwd|password))"
+    r"|(?:\b|_)(?:api[ _-]?key|apikey|secret(?:[_-]?key)?|access[_-]?key|client[_-]?secret"
+    r"|account[_-]?key|auth[_-]?token|access[_-]?token|token)"
+    r"|(密码|パスワード|비밀번호|пароль|contraseña|mot de passe))"
+    r"""(["']?(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|ist|est|es)[ \t]+|[ \t]*是[ \t]*)["'`]?)"""
+    r"([^\s\"'`,;]{6,})"
 )
 # A value that names where the secret is, not the secret: ``$TOKEN``, ``${KEY}``,
 # ``os.environ[...]``, ``settings.SECRET_KEY``, ``<your key>``
-_REFERENCE = re.compile(r"(?i)^[$%<{]|environ|getenv|process\.env|settings\.|config\.")
+_REFERENCE = re.compile(r"(?i)^[$%<{/~]|environ|getenv|process\.env|settings\.|config\.")
+_PROSE_END = re.compile(r"-[a-z]{4,}$")  # ``1Password-managed``, ``4096-context``
 
 
 def redact_secrets(text: str) -> tuple[str, int]:
@@ -66,11 +73,11 @@ def redact_secrets(text: str) -> tuple[str, int]:
 
     def assigned(match: re.Match[str]) -> str:
         nonlocal count
-        password = match.group(2) is not None or match.group(3) is not None
-        if not _looks_secret(match.group(5), password):
+        password = any(match.group(group) is not None for group in (2, 3, 4))
+        if not _looks_secret(match.group(6), password):
             return match.group(0)
         count += 1
-        return match.group(1) + match.group(4) + REDACTED
+        return match.group(1) + match.group(5) + REDACTED
 
     for pattern, replacement in _REPLACED:
         text, found = pattern.subn(replacement, text)
@@ -80,15 +87,18 @@ def redact_secrets(text: str) -> tuple[str, int]:
 
 def _looks_secret(value: str, password: bool) -> bool:
     """A value that looks like a credential, not words a profile may well say
-    ("manager", "stored-in-keychain", "ERC-20", "Santa_2024") nor where one is kept: a
-    password of 6 characters or more with a digit, a symbol or both cases; any other of
-    12 or more with a digit, or of 24 or more."""
-    if value.startswith(REDACTED) or _REFERENCE.search(value):
+    ("manager", "stored-in-keychain", "ERC-20", "Santa_2024", "12文字以上",
+    "1Password-managed") nor where one is kept ("$TOKEN", a path): ASCII, then a password
+    of 6 characters or more with a digit, a symbol or both cases; any other of 16 or
+    more with a digit, or of 24 or more."""
+    if not value.isascii() or value.startswith(REDACTED) or _REFERENCE.search(value):
+        return False
+    if _PROSE_END.search(value):
         return False
     if len(value) >= 24:
         return True
     digit = any(char.isdigit() for char in value)
     if not password:
-        return digit and len(value) >= 12
+        return digit and len(value) >= 16
     plain = value.replace("-", "").replace("_", "").replace(".", "")
     return digit or not plain.isalpha() or (not plain.islower() and not plain.isupper())
