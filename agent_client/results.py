@@ -49,6 +49,10 @@ class FindResult(TypedDict):
     # gone since the listing, or a note the server had no time to measure.
     sizes: NotRequired[dict[str, int]]
     body_sizes: NotRequired[dict[str, int]]
+    # With ``dirs`` (servers that have it): how many entries below the path no tool can
+    # reach (hidden, refused names, too deep), and the first few, printable.
+    unlisted: NotRequired[int]
+    unlisted_sample: NotRequired[list[str]]
 
 
 class GrepMatch(TypedDict):

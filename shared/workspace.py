@@ -26,6 +26,10 @@ STATE_DIR = ".indexer"
 # A folder's directory summary (SPEC "Directory summaries"): a dot-file, so that editors
 # and ``find``/``grep`` leave it out of the way; written by the indexer's summaries job.
 OVERVIEW_FILE = ".overview.md"
+# What a folder's delete takes with it: its summary, and the view settings macOS's
+# Finder leaves in every folder it shows (regenerated, nobody's data: a folder that
+# held one could never be deleted through the tools).
+FOLDER_OWN_FILES = frozenset({OVERVIEW_FILE, ".DS_Store"})
 
 # Inside a vault (paths relative to the vault root).
 ITEMS_DIR = "items"  # knowledge notes, merged by the Memory Writer

@@ -17,8 +17,8 @@ from fastmcp import Client, FastMCP
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from agent_client.claude_memory.paths import check
-from agent_client.claude_memory.store import MemoryStore
-from agent_client.claude_memory.texts import ListedItem
+from agent_client.claude_memory.store import MAX_LISTED, MemoryStore
+from agent_client.claude_memory.texts import ListedItem, Listing, view_directory
 from agent_client.connection import VaultSession
 from agent_client.discovery import Endpoint
 from agent_client.events import append_event
@@ -183,7 +183,8 @@ async def _listing(server: FastMCP) -> tuple[list[ListedItem], list[str]]:
     calls = Calls()
     server.add_middleware(calls)
     async with session_on(server) as session:
-        listed = await MemoryStore(session.vault("en"), "memories").listing(check("/memories"))
+        listing = await MemoryStore(session.vault("en"), "memories").listing(check("/memories"))
+        listed = listing.items
     return listed, calls.names
 
 
@@ -229,3 +230,25 @@ async def test_a_memory_listing_measures_the_notes_the_server_had_no_time_for(
     listed, names = await _listing(create_server(Core(settings, vault)))
     assert listed == measured
     assert names.count("find") == 2 and names.count("read") == 3
+
+
+async def test_a_memory_listing_past_the_vaults_largest_find_is_cut_and_says_so(
+    workspace: Workspace,
+) -> None:
+    """``view`` of a folder of more than ``MAX_LISTED`` files: the first of them and a
+    last line saying the listing is cut (it was ``too_large``, advising to view a
+    folder below, which a folder of files has not)."""
+    vault = ServerVault(Sandbox(workspace), max_file_bytes=1 << 20)
+    vault.write("en", "memories/a.txt", "a")
+    folder = workspace.vault_dir("en") / "memories"
+    for i in range(MAX_LISTED + 2):
+        (folder / f"f{i:05d}.txt").write_bytes(b"x\n")
+    settings = Settings(workspace=workspace, max_file_bytes=1 << 20)
+    async with session_on(create_server(Core(settings, vault))) as session:
+        listing = await MemoryStore(session.vault("en"), "memories").listing(check("/memories"))
+    assert listing.cut and len(listing.items) == MAX_LISTED
+    assert listing.items[:2] == [ListedItem("a.txt", 1), ListedItem("f00000.txt", 2)]
+    shown = view_directory("/memories", listing)
+    assert shown.splitlines()[-1].startswith("(listing cut: /memories holds more files")
+    assert f"; {MAX_LISTED} are shown." in shown
+    assert "listing cut" not in view_directory("/memories", Listing(listing.items))

@@ -151,6 +151,15 @@ def test_other_file_types_are_refused_by_create(
         text = refused(memory, command="create", path=f"/memories/sub/{name}", file_text="x")
         assert text.startswith(f"forbidden_path: /memories/sub/{name}: only .md notes and text")
     assert snapshot(vault_dir(server, "en")) == before
+    # a rename to such a name says the same (not "must keep its kind")
+    ok(memory, command="create", path="/memories/a.txt", file_text="A\n")
+    before = snapshot(vault_dir(server, "en"))
+    for name in ("no-suffix", "notes.TXT", "x.yml"):
+        new = f"/memories/{name}"
+        text = refused(memory, command="rename", old_path="/memories/a.txt", new_path=new)
+        assert text.startswith(f"forbidden_path: /memories/a.txt -> {new}: {new}: only .md notes")
+    assert snapshot(vault_dir(server, "en")) == before
+    ok(memory, command="delete", path="/memories/a.txt")
     # read and listed, though: a person may have put one there
     folder = vault_dir(server, "en") / memory.folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -172,18 +181,50 @@ def test_documented_differences_of_names_and_folders(
     server: RunningIndexer, memory: VaultMemoryTool
 ) -> None:
     """Names are stored in NFC (two spellings of é are one file); a folder holding a
-    hidden file loses its visible files, then the delete stops with a coded error."""
+    file no tool can reach (hidden, a name the vault refuses, too deep: made by another
+    program) is refused before anything in it is deleted, as the README says; Finder's
+    ``.DS_Store`` goes with its folder."""
     ok(memory, command="create", path="/memories/cafe\u0301.txt", file_text="one")
     text = refused(memory, command="create", path="/memories/caf\u00e9.txt", file_text="two")
     assert text == "File /memories/caf\u00e9.txt already exists"
     assert ok(memory, command="view", path="/memories").endswith("3B\t/memories/caf\u00e9.txt")
-    ok(memory, command="create", path="/memories/d/e/x.txt", file_text="x")
-    folder = vault_dir(server, "en") / memory.folder / "d"
-    (folder / "e" / ".hidden.txt").write_text("kept")
-    text = refused(memory, command="delete", path="/memories/d")
-    assert text.startswith("invalid_argument: /memories/d: "), text
-    assert text.endswith("(part of the command was done before this)")
-    assert sorted(p.name for p in folder.rglob("*")) == [".hidden.txt", "e"]
+    root = vault_dir(server, "en") / memory.folder
+    deep = "/".join(f"d{i}" for i in range(33))
+    unreachable = {
+        "hidden": "e/.hidden.txt",
+        "icon": "Icon\r",  # macOS's custom folder icon
+        "colon": "ratio 3:2.txt",
+        "device": "e/CON.txt",
+        "space": "x.txt ",
+        "deep": f"{deep}/leaf.txt",
+    }
+    for folder, name in unreachable.items():
+        for i in range(3):
+            ok(memory, command="create", path=f"/memories/{folder}/e/keep{i}.md", file_text="k")
+        (root / folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / folder / name).write_bytes(b"another program's\n")
+    before = snapshot(vault_dir(server, "en"))
+    for folder, name in unreachable.items():
+        text = refused(memory, command="delete", path=f"/memories/{folder}")
+        assert text.startswith(
+            f"forbidden_path: /memories/{folder} holds 1 file(s) or folder(s) no tool can reach"
+        ), text
+        shown = name.replace("\r", "\\u000d")
+        assert f"'{shown}'" in text or f"'{deep[:40]}" in text, text
+        assert "were deleted" not in text
+    assert snapshot(vault_dir(server, "en")) == before  # nothing deleted
+    # what Finder leaves in every folder it shows goes with the folder
+    ok(memory, command="create", path="/memories/seen/in/finder.md", file_text="f")
+    for folder in (root / "seen", root / "seen" / "in"):
+        (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    assert (
+        ok(memory, command="delete", path="/memories/seen") == "Successfully deleted /memories/seen"
+    )
+    assert not (root / "seen").exists()
+    # emptying the memory folder takes what the vault shows and leaves the rest
+    print(memory.clear_all_memory())
+    left = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    assert left == sorted(f"{folder}/{name}" for folder, name in unreachable.items())
 
 
 # -- the sandbox's hostile paths, below /memories ----------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -652,3 +653,43 @@ async def test_find_lists_folders_with_dirs(client: Client, tmp_path: Path) -> N
     assert len(limited["paths"]) == 2 and limited["truncated"] is True
     await call(client, "delete", lang="en", path="m/empty")
     assert not (vault_dir(tmp_path) / "m/empty").exists()
+
+
+async def test_find_with_dirs_counts_what_no_tool_can_reach(client: Client, tmp_path: Path) -> None:
+    """``dirs``: ``unlisted`` counts the entries below ``path`` the walk leaves out (a
+    folder that lists empty may not be), whatever the pattern; not a folder's summary or
+    Finder's ``.DS_Store``, which its delete takes with it."""
+    await call(client, "write", lang="en", path="m/a.txt", content="a")
+    m = vault_dir(tmp_path) / "m"
+    (m / ".hidden").mkdir()
+    (m / ".hidden" / "x.md").write_text("x")  # inside a left-out folder: not walked
+    (m / "sub").mkdir()
+    (m / "sub" / "ratio 3:2.md").write_text("x")
+    (m / "sub" / "Icon\r").write_text("")
+    (m / "sub" / "link.md").symlink_to(m / "a.txt")
+    os.mkfifo(m / "sub" / "pipe.txt")
+    (m / "sub" / ".overview.md").write_text("# sub\n")
+    (m / "sub" / ".DS_Store").write_bytes(b"\0")
+    found = await call(client, "find", lang="en", pattern="*.md", path="m", dirs=True)
+    assert found["paths"] == []
+    assert found["unlisted"] == 5
+    assert sorted(found["unlisted_sample"]) == [
+        "m/.hidden",
+        "m/sub/Icon\\u000d",
+        "m/sub/link.md",
+        "m/sub/pipe.txt",
+        "m/sub/ratio 3:2.md",
+    ]
+    assert "unlisted" not in await call(client, "find", lang="en", path="m")  # (the SPEC's shape)
+    for name in ("ratio 3:2.md", "Icon\r", "link.md", "pipe.txt"):
+        (m / "sub" / name).unlink()
+    assert (await call(client, "find", lang="en", pattern="**", path="m/sub", dirs=True))[
+        "unlisted"
+    ] == 0
+    # the folder's summary and .DS_Store go with it; another dot-file keeps it
+    await call(client, "delete", lang="en", path="m/sub")
+    assert not (m / "sub").exists()
+    (m / "kept").mkdir()
+    (m / "kept" / ".private").write_text("x")
+    await refused(client, "delete", "invalid_argument", lang="en", path="m/kept")
+    assert (m / "kept" / ".private").exists()

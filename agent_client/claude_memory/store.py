@@ -25,7 +25,7 @@ from anthropic.lib.tools import ToolError
 from agent_client.claude_memory import files, texts
 from agent_client.claude_memory.paths import ROOT as ROOT_SHOWN
 from agent_client.claude_memory.paths import MemoryPath, vault_path
-from agent_client.claude_memory.texts import ListedItem
+from agent_client.claude_memory.texts import ListedItem, Listing
 from agent_client.connection import Vault
 from agent_client.results import FindResult
 from shared.errors import (
@@ -140,9 +140,10 @@ class MemoryStore:
         self.changed = True
         return None
 
-    async def listing(self, path: MemoryPath) -> list[ListedItem]:
+    async def listing(self, path: MemoryPath) -> Listing:
         """The folder's files and folders two levels deep, hidden ones left out, in the
-        SDK's order, with the sizes the model would see."""
+        SDK's order, with the sizes the model would see; past the vault's largest
+        ``find`` on a level, the first ``MAX_LISTED`` of it (``cut``)."""
         base = self._vp(path.parts)
         try:
             levels = await asyncio.gather(
@@ -151,17 +152,12 @@ class MemoryStore:
             )
         except NotFoundError:
             if path.is_root:
-                return []  # the folder appears with the first file written
+                return Listing([])  # the folder appears with the first file written
             raise ToolError(
                 f"The path {path.shown} does not exist. Please provide a valid path."
             ) from None
         except VaultError as err:
             raise self._refusal(err, path.shown) from None
-        if any(level["truncated"] for level in levels):
-            raise ToolError(
-                f"too_large: {path.shown} holds more than {MAX_LISTED} files and folders "
-                "two levels deep; view one of its folders"
-            )
         prefix = unicodedata.normalize("NFC", base) + "/"  # the vault answers in NFC
         found = [p.removeprefix(prefix) for level in levels for p in level["paths"]]
         sizes: dict[str, int | None] = {**_given_sizes(levels, prefix, found)}
@@ -172,11 +168,12 @@ class MemoryStore:
         gate = asyncio.Semaphore(CONCURRENT_READS)
         measured = await asyncio.gather(*(self._size(path, rel, gate) for rel in unsized))
         sizes.update(zip(unsized, measured, strict=True))
-        return [
+        items = [
             ListedItem(rel, size)
             for rel in texts.listing_order(found)
             if (size := sizes[rel]) is not None
         ]
+        return Listing(items, cut=any(level["truncated"] for level in levels))
 
     async def _size(self, path: MemoryPath, rel: str, gate: asyncio.Semaphore) -> int | None:
         """What the listing shows: a folder's constant, a file's size as the model sees it
@@ -233,13 +230,7 @@ class MemoryStore:
             rounds += 1
             entries = found["paths"]
             file_paths = [p for p in entries if not p.endswith("/")]
-            alien = [p for p in file_paths if not _deletable(p)]
-            if alien:
-                raise ToolError(
-                    f"forbidden_path: {path.shown} holds files the vault does not delete "
-                    f"(only notes, text files and images): {alien[0][len(vp) + 1 :]}"
-                    + ("" if not self.changed else "; the files before it were deleted")
-                )
+            self._check_deletable(path, found, file_paths)
             for entry in file_paths:
                 await self._quietly(
                     self.vault.delete(entry, reason=self.reason), path, missing_ok=True
@@ -248,14 +239,45 @@ class MemoryStore:
             for entry in sorted(
                 (p for p in entries if p.endswith("/")), key=lambda p: -p.count("/")
             ):
-                await self._quietly(
-                    self.vault.delete(entry.rstrip("/"), reason=self.reason), path, missing_ok=True
-                )
+                try:
+                    await self._quietly(
+                        self.vault.delete(entry.rstrip("/"), reason=self.reason),
+                        path,
+                        missing_ok=True,
+                    )
+                except ToolError as err:
+                    if not path.is_root or not str(err).startswith("invalid_argument: "):
+                        raise
+                    # emptying the memory folder: a folder holding what no tool reaches
+                    # (another program's) stays, as those files do
             if not found["truncated"] or rounds >= MAX_DELETE_ROUNDS:
                 break
         if not path.is_root:
             await self._quietly(self.vault.delete(vp, reason=self.reason), path, missing_ok=True)
             self.changed = True
+
+    def _check_deletable(self, path: MemoryPath, found: FindResult, file_paths: list[str]) -> None:
+        """Refuse a folder's delete before anything in it is deleted when it holds what
+        the vault does not delete (a PDF) or cannot reach (a hidden file, a name it
+        refuses, a folder too deep: made by another program): its folders would stay."""
+        below = unicodedata.normalize("NFC", self._vp(path.parts)) + "/"
+        done = "" if not self.changed else "; the files before it were deleted"
+        alien = [p for p in file_paths if not _deletable(p)]
+        if alien:
+            raise ToolError(
+                f"forbidden_path: {path.shown} holds files the vault does not delete "
+                f"(only notes, text files and images): {alien[0].removeprefix(below)}{done}"
+            )
+        unlisted = found.get("unlisted", 0)
+        if unlisted and not path.is_root:  # (emptying the memory folder leaves them)
+            sample = ", ".join(
+                f"'{p.removeprefix(below)}'" for p in found.get("unlisted_sample", [])
+            )
+            raise ToolError(
+                f"forbidden_path: {path.shown} holds {unlisted} file(s) or folder(s) no tool"
+                f" can reach (hidden, named as the vault refuses, or too deep: {sample});"
+                f" a person can remove them with another program{done}"
+            )
 
     async def move(self, old: MemoryPath, new: MemoryPath) -> None:
         """``move`` a file or folder; ``Changed`` if ``new`` appeared meanwhile."""

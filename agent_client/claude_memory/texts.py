@@ -61,13 +61,29 @@ def view_file(shown: str, content: str, view_range: Sequence[int] | None) -> str
     )
 
 
-def view_directory(shown: str, items: Iterable[ListedItem]) -> str:
-    """The listing of a folder: itself, then each item (already in the SDK's order)."""
+@dataclass(frozen=True)
+class Listing:
+    """A folder's items two levels deep; ``cut`` when a level held more than the vault
+    lists in one call (the first of them, in the vault's walk order, are the items)."""
+
+    items: list[ListedItem]
+    cut: bool = False
+
+
+def view_directory(shown: str, listing: Listing) -> str:
+    """The listing of a folder: itself, then each item (already in the SDK's order); a
+    cut listing says so at its end (the SDK lists everything, however long)."""
     header = (
         f"Here're the files and directories up to 2 levels deep in {shown}, excluding hidden items:"
     )
     lines = [f"{format_size(DIRECTORY_SIZE)}\t{shown}"]
-    lines.extend(f"{format_size(item.size)}\t{shown}/{item.rel}" for item in items)
+    lines.extend(f"{format_size(item.size)}\t{shown}/{item.rel}" for item in listing.items)
+    if listing.cut:
+        lines.append(
+            f"(listing cut: {shown} holds more files and folders than the vault lists at"
+            f" once; {len(listing.items)} are shown. View a folder below it to see all of that"
+            " folder, or view a file by its path)"
+        )
     return f"{header}\n" + "\n".join(lines)
 
 

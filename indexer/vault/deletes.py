@@ -31,7 +31,7 @@ from shared.errors import (
     NotFoundError,
     TooLargeError,
 )
-from shared.workspace import OVERVIEW_FILE
+from shared.workspace import FOLDER_OWN_FILES, OVERVIEW_FILE
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -79,7 +79,7 @@ def _delete_locked(
         if stat.S_ISDIR(info.st_mode):
             if if_match is not None:
                 raise InvalidArgumentError(f"{target.rel} is a folder: it has no etag")
-            if place.remove_empty_folder():  # its summary went with it
+            if place.remove_empty_folder(FOLDER_OWN_FILES):  # its summary went with it
                 vault._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
         elif target.dir_only:
             raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")

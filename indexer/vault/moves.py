@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from indexer.vault import atomic, fsops, oserrors, renames
 from indexer.vault.asset_folders import remove_emptied_folder
+from indexer.vault.contents import WRITABLE
 from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
@@ -164,6 +165,7 @@ def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
             f"{source.rel} is larger than {limit} bytes, too large to become the note"
             f" {dest.rel}; move it to a text file name"
         )
+    _check_writable_kind(dest)
     dest.check_text_place()
     suffixes = {PurePosixPath(t.rel).suffix.lower() for t in (source, dest)}
     if dest_kind != kind or (kind == "asset" and len(suffixes) > 1):
@@ -171,6 +173,13 @@ def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
             f"{source.rel} must keep its kind: a text file moves to a text path, an"
             " image to a *.assets/ folder with the same extension"
         )
+
+
+def _check_writable_kind(dest: Target) -> None:
+    """A destination no file may have (``.yml``, ``.TXT``, no suffix) is refused as a
+    write there is, not as a change of kind: the model learns which names work."""
+    if file_kind(dest) is None:
+        raise ForbiddenPathError(f"{dest.rel}: only {WRITABLE} are writable")
 
 
 def _move_file(
@@ -185,6 +194,7 @@ def _move_file(
     if kind is None:
         raise ForbiddenPathError("only notes, their images and text files can be moved")
     dest_kind = file_kind(dest)
+    _check_writable_kind(dest)
     # a note and a plain text file may become one another
     same_kind = dest_kind == kind or (kind in TEXTS and dest_kind in TEXTS)
     if not same_kind or (kind == "asset" and _suffix(source.rel) != _suffix(dest.rel)):

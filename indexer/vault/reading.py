@@ -145,17 +145,26 @@ def find(
     ``max_file_bytes``): a memory listing then needs one call, not a read of every note.
     A body measured is kept (``body_sizes.BodySizes``) until its file changes; the notes
     not measured within ``find_sizes_max_seconds`` have no size, as a file gone (or
-    turned into a folder) since the walk saw it: the caller measures them itself."""
+    turned into a folder) since the walk saw it: the caller measures them itself.
+
+    With ``dirs``, also ``unlisted``: how many entries below ``path`` no tool can reach
+    (dot-names, names the vault refuses, links, folders too deep; whatever the pattern,
+    as far as the walk went), and ``unlisted_sample``, the first few of them (printable):
+    a folder that lists empty may still hold files another program made."""
     _check_limit(limit)
     regex = compile_glob(pattern)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     paths: list[str] = []
     truncated = False
     measured = _Measured(vault.body_sizes, time.monotonic() + vault.find_sizes_max_seconds)
+    unlisted = _Unlisted()
     with vault.sandbox.open(target) as place:
         top = place.walk_start()
         if top is not None:
-            with contextlib.closing(walk_files(top, target.rel, folders=dirs)) as entries:
+            walk = walk_files(
+                top, target.rel, folders=dirs, left_out=unlisted.add if dirs else None
+            )
+            with contextlib.closing(walk) as entries:
                 for entry in entries:
                     if regex.fullmatch(_below(entry.rel, target.rel)):
                         if len(paths) == limit:
@@ -167,7 +176,24 @@ def find(
     result: dict[str, Any] = {"paths": paths, "truncated": truncated}
     if sizes:
         result.update(sizes=measured.sizes, body_sizes=measured.body_sizes)
+    if dirs:
+        result.update(unlisted=unlisted.count, unlisted_sample=unlisted.sample)
     return result
+
+
+class _Unlisted:
+    """``find``'s count of the entries its walk left out, with the first few."""
+
+    SAMPLE = 5
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.sample: list[str] = []
+
+    def add(self, path: str) -> None:
+        self.count += 1
+        if len(self.sample) < self.SAMPLE:
+            self.sample.append(path)
 
 
 class _Measured:

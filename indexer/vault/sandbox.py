@@ -45,6 +45,9 @@ from shared.images import IMAGE_SUFFIXES
 from shared.langs import check_lang
 from shared.workspace import OVERVIEW_FILE, Workspace
 
+# What an emptied folder's removal takes with it (``Place.remove_empty_folder``).
+OWN_SUMMARY = frozenset({OVERVIEW_FILE})
+
 
 @dataclass(frozen=True)
 class Target:
@@ -277,23 +280,27 @@ class Place:
             raise NotFoundError(f"{rel} does not exist")
         return fd
 
-    def remove_empty_folder(self) -> bool:
+    def remove_empty_folder(self, own_files: frozenset[str] = OWN_SUMMARY) -> bool:
         """``rmdir`` the target folder; a folder with anything in it is refused, but for
-        its summary (``.overview.md``, the indexer's own): that goes with the folder.
-        Returns whether a summary went."""
+        its own files (its summary, the indexer's own; with ``FOLDER_OWN_FILES``, as a
+        ``delete`` asks, a Finder ``.DS_Store`` too): those go with the folder. Returns
+        whether a summary went."""
         fd = self.folder_fd()
         if fd is None or self.dir_fd is None:
             raise NotFoundError(f"{self.target.rel} does not exist")
         with os.scandir(fd) as entries:
-            names = [entry.name for entry in itertools.islice(entries, 2)]
-        summary_only = names == [OVERVIEW_FILE]
+            found = [
+                (entry.name, entry.is_file(follow_symlinks=False))
+                for entry in itertools.islice(entries, len(own_files) + 1)
+            ]
+        own = all(is_file and name in own_files for name, is_file in found)
         try:
-            if names and not summary_only:
+            if not own:
                 raise OSError(errno.ENOTEMPTY, "not empty")
-            if summary_only:
-                os.unlink(OVERVIEW_FILE, dir_fd=fd)
+            for name, _ in found:
+                os.unlink(name, dir_fd=fd)
             os.rmdir(self.name, dir_fd=self.dir_fd)
-            return summary_only
+            return any(name == OVERVIEW_FILE for name, _ in found)
         except OSError as err:
             fsops.refuse(err)
             raise InvalidArgumentError(f"{self.target.rel} is a folder that is not empty") from None

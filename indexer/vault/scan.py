@@ -30,6 +30,7 @@ from indexer.vault.names import (
 )
 from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
 from shared.graphemes import character_start
+from shared.workspace import FOLDER_OWN_FILES
 
 MAX_PATTERN_CHARS = 2000
 MAX_GLOB_CHARS = 500
@@ -42,6 +43,8 @@ MAX_PROGRAM_SIZE = 10_000
 RE2_MAX_MEM = 32 << 20
 # ``skip_file(vault path, entry)``: whether a walk leaves a file out (see walk_files).
 SkipFile = Callable[[str, os.DirEntry[str]], bool]
+# ``left_out(printable vault path)``: hears each entry a walk cannot list (see walk_files).
+LeftOut = Callable[[str], None]
 _GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 
@@ -94,14 +97,20 @@ class FileEntry:
 
 
 def list_folder(
-    fd: int, prefix: str, hidden_files: bool, skip_file: SkipFile | None = None
+    fd: int,
+    prefix: str,
+    hidden_files: bool,
+    skip_file: SkipFile | None = None,
+    left_out: LeftOut | None = None,
 ) -> tuple[list[tuple[str, os.DirEntry[str]]], list[tuple[str, str]]]:
     """(files as (name, entry), subfolders as (name, name on disk)) of an open folder,
     sorted by name. Names are what the tools use (NFC); a name no tool could use is
     skipped with a warning (``names.reachable_names``). Dot-names are skipped (dot-files
     kept, as they are, when ``hidden_files``: the temp-file sweep needs them). A file
     ``skip_file`` passes over is left out, but its name still counts when the names of
-    the folder are told apart (so it never lets a twin of it through)."""
+    the folder are told apart (so it never lets a twin of it through). ``left_out(path)``
+    hears every other entry left out (but ``FOLDER_OWN_FILES``: a folder's delete takes
+    them)."""
     files: list[tuple[str, os.DirEntry[str]]] = []
     folders: list[tuple[str, str]] = []
     odd_files: dict[str, os.DirEntry[str]] = {}
@@ -113,6 +122,8 @@ def list_folder(
             if raw[0] == ".":
                 if hidden_files and entry.is_file(follow_symlinks=False):
                     files.append((raw, entry))
+                elif left_out is not None and raw not in FOLDER_OWN_FILES:
+                    left_out(prefix + printable(raw))
             elif entry.is_dir(follow_symlinks=False):
                 if is_plain(raw):
                     folders.append((raw, raw))
@@ -125,16 +136,22 @@ def list_folder(
                     files.append((raw, entry))
                 else:
                     odd_files[raw] = entry
+            elif left_out is not None:  # a symbolic link, a FIFO, a socket
+                left_out(prefix + printable(raw))
     if odd_files or odd_folders:
         plain = {name for name, _ in files} | {name for name, _ in folders}
         plain.update(raw for raw in passed if is_plain(raw))
         odd_passed = {raw for raw in passed if not is_plain(raw)}
         names = [*odd_files, *odd_folders, *odd_passed]
-        for raw, name in reachable_names(names, plain, prefix).items():
+        reachable = reachable_names(names, plain, prefix)
+        for raw, name in reachable.items():
             if raw in odd_folders:
                 folders.append((name, raw))
             elif raw not in odd_passed:
                 files.append((name, odd_files[raw]))
+        if left_out is not None:
+            for raw in sorted(set(odd_files).union(odd_folders).difference(reachable)):
+                left_out(prefix + printable(raw))
     files.sort(key=_first)
     folders.sort()
     return files, folders
@@ -150,6 +167,7 @@ def walk_files(
     folders: bool = False,
     any_length: Callable[[str], bool] | None = None,
     refused: Callable[[str], None] | None = None,
+    left_out: LeftOut | None = None,
 ) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
 
@@ -163,7 +181,10 @@ def walk_files(
     bytes longer than its note's name, and the temp-file sweep must see it beside a note
     near the limit (its ``rel`` is then longer than a tool accepts). ``refused(path)``
     hears each subfolder the system does not let this process open or list (its
-    permissions): the index keeps what it knew below such a folder.
+    permissions): the index keeps what it knew below such a folder. ``left_out(path)``
+    hears each entry not yielded for any of these reasons, nor for being a dot-name, a
+    symbolic link or a FIFO (not those ``skip_folder``/``skip_file`` pass over): a
+    caller can tell a folder that looks empty from one that is.
 
     Depth first, a folder's files before its subfolders, without recursion. Uses the
     directory entries' types (no ``stat`` per file); one descriptor is open per level
@@ -173,8 +194,8 @@ def walk_files(
     prefix = start + "/" if start else ""
     frames: list[tuple[int, str, Iterator[tuple[str, str]]]] = []
     try:
-        files, subfolders = list_folder(top_fd, prefix, hidden_files, skip_file)
-        yield from _usable(files, top_fd, prefix, any_length)
+        files, subfolders = list_folder(top_fd, prefix, hidden_files, skip_file, left_out)
+        yield from _usable(files, top_fd, prefix, any_length, left_out)
         frames.append((top_fd, prefix, iter(subfolders)))
         while frames:
             fd, prefix, pending = frames[-1]
@@ -189,28 +210,40 @@ def walk_files(
             child_prefix = prefix + name + "/"
             if child_prefix.count("/") >= MAX_DEPTH or _size(child_prefix) >= MAX_PATH_BYTES:
                 skipped(printable(child_prefix), _TOO_DEEP)
+                if left_out is not None:
+                    left_out(printable(child_prefix))
                 continue
             try:
                 child = fsops.open_dir(raw, fd)
             except (OSError, ForbiddenPathError) as err:
-                if refused is not None and _kept_out(err):
-                    refused(prefix + name)
+                if _kept_out(err):
+                    _tell(refused, left_out, prefix + name)
                 continue  # gone, or swapped for a link since the listing: skipped
             try:
-                files, subfolders = list_folder(child, child_prefix, hidden_files, skip_file)
+                files, subfolders = list_folder(
+                    child, child_prefix, hidden_files, skip_file, left_out
+                )
             except OSError as err:
                 os.close(child)
-                if refused is not None and _kept_out(err):
-                    refused(prefix + name)
+                if _kept_out(err):
+                    _tell(refused, left_out, prefix + name)
                 continue
             frames.append((child, child_prefix, iter(subfolders)))
             if folders:
                 yield FileEntry(prefix + name, fd, None, is_folder=True)
-            yield from _usable(files, child, child_prefix, any_length)
+            yield from _usable(files, child, child_prefix, any_length, left_out)
     finally:
         for fd, _, _ in frames:
             if fd != top_fd:
                 os.close(fd)
+
+
+def _tell(refused: Callable[[str], None] | None, left_out: LeftOut | None, path: str) -> None:
+    """A folder the system keeps this process out of: its caller's hooks hear it."""
+    if refused is not None:
+        refused(path)
+    if left_out is not None:
+        left_out(printable(path) + "/")
 
 
 def _kept_out(err: Exception) -> bool:
@@ -229,11 +262,15 @@ def _usable(
     fd: int,
     prefix: str,
     any_length: Callable[[str], bool] | None,
+    left_out: LeftOut | None = None,
 ) -> Iterator[FileEntry]:
     """The entries of one folder whose vault path a tool accepts (depth, length), and
-    those ``any_length`` passes whatever their length."""
+    those ``any_length`` passes whatever their length (``left_out`` hears the others)."""
     if files and prefix.count("/") >= MAX_DEPTH:
         skipped(printable(prefix), _TOO_DEEP)
+        if left_out is not None:
+            for name, _ in files:
+                left_out(printable(prefix + name))
         return
     used = _size(prefix)
     check = used + MAX_SEGMENT_BYTES > MAX_PATH_BYTES  # else every name fits
@@ -244,6 +281,8 @@ def _usable(
             and (any_length is None or not any_length(name))
         ):
             skipped(printable(prefix + name), f"the path is longer than {MAX_PATH_BYTES} bytes")
+            if left_out is not None:
+                left_out(printable(prefix + name))
             continue
         yield FileEntry(prefix + name, fd, entry)
 

@@ -69,7 +69,12 @@ def register(tools: Registrar, core: Core) -> None:
         path: Folder = "",
         limit: int = 200,
         dirs: Annotated[
-            bool, Field(description="also list matching folders, as paths ending in '/'")
+            bool,
+            Field(
+                description="also list matching folders, as paths ending in '/', and give"
+                " `unlisted`: how many entries below `path` no tool can reach (dot-files,"
+                " names the vault refuses, links), with `unlisted_sample`, the first few"
+            ),
         ] = False,
         sizes: Annotated[
             bool,
