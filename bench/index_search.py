@@ -370,7 +370,7 @@ def print_table(results: list[dict]) -> None:
 
 def cjk_designs(vault: Path, queries: dict[str, str], workdir: Path) -> None:
     """Bigrams in unicode61 (chosen) vs a trigram table (+ LIKE for 2-char words)."""
-    from indexer.index.query import parse_query
+    from indexer.index.query_parse import parse_query
     from indexer.index.text import CJK_RUN, cjk_expand
 
     texts = [p.read_text(encoding="utf-8") for p in sorted(vault.rglob("*.md"))]

@@ -86,7 +86,7 @@ def sqlite_top10_ms(index: Path, query: str, runs: int) -> float:
     """p50 ms of SQLite alone ranking ``query``'s top 10 by BM25 in ``index`` (read-only):
     the floor under a search, which adds the title-first order, the total, the rows'
     snippets and the MCP round trip."""
-    from indexer.index.query import parse_query  # the bench's only look inside the indexer
+    from indexer.index.query_parse import parse_query  # the bench's only look inside the indexer
     from indexer.index.schema import BM25_WEIGHTS
 
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)

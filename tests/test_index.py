@@ -67,6 +67,31 @@ def test_words_all_must_match_and_phrases_are_adjacent(ws: Workspace, index: Not
     assert paths(index.search("en", "verbs fun")) == ["a.md"]
 
 
+def test_an_or_in_capitals_between_words_makes_alternatives(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """Agents write ``penicillin OR amoxicillin``: it found only notes holding both and
+    a word "or"; now either side, each side's words all required, the rest as before."""
+    put(ws, "en", "a.md", note("title: A", "allergic to penicillin"))
+    put(ws, "en", "b.md", note("title: B", "amoxicillin makes a rash"))
+    put(ws, "en", "c.md", note("title: C", "cat food or dog food, both bought"))
+    put(ws, "en", "d.md", note("title: D", "dog toys and cat beds"))
+    put(ws, "en", "e.md", note("title: E", "東京 or 大阪, which is bigger"))
+    index.reconcile()
+    found = index.search("en", "penicillin OR amoxicillin")
+    assert sorted(paths(found)) == ["a.md", "b.md"] and found["total"] == 2
+    assert "**penicillin**" in found["results"][0]["snippet"] + found["results"][1]["snippet"]
+    assert sorted(paths(index.search("en", "cat food OR dog toys"))) == ["c.md", "d.md"]
+    assert paths(index.search("en", '"cat food" OR "dog food" both')) == ["c.md"]
+    assert sorted(paths(index.search("en", "大阪 OR penicillin"))) == ["a.md", "e.md"]
+    # lowercase, or an OR with nothing on one side, is the word
+    assert paths(index.search("en", "cat or dog")) == ["c.md"]
+    assert paths(index.search("en", "OR bought")) == ["c.md"]
+    assert sorted(paths(index.search("en", "OR"))) == ["c.md", "e.md"]
+    assert paths(index.search("en", "dog OR", path="", limit=5)) == ["c.md"]
+    assert index.search("en", "penicillin OR amoxicillin", offset=1)["total"] == 2
+
+
 def test_a_note_found_by_its_title_alone_with_no_body(ws: Workspace, index: NoteIndex) -> None:
     """A hit whose body is empty (frontmatter only, a heading-less empty file found by
     its name) failed the whole search: SQLite's ``substr`` of an empty blob is NULL."""

@@ -21,14 +21,13 @@ from indexer.index import snippet_view
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import (
     SNIPPET_SOURCE_CHARS,
-    Term,
     _loose,
     _spelled,
     highlight_patterns,
     highlighter,
     make_snippet,
-    parse_query,
 )
+from indexer.index.query_parse import Term, parse_query
 from indexer.index.schema import _WORDS_DDL
 from indexer.index.text import (
     CJK_RUN,
@@ -53,7 +52,11 @@ def test_words_all_required_and_phrases_kept() -> None:
     [
         ('"unbalanced phrase', '"unbalanced phrase"'),
         ('say "hi', '"say" AND "hi"'),
-        ("NEAR(a b) OR c* ^d", '"NEAR(a" AND "b)" AND "OR" AND "c*" AND "^d"'),
+        ("NEAR(a b) OR c* ^d", '("NEAR(a" AND "b)") OR ("c*" AND "^d")'),
+        ("NEAR(a b) or c* ^d", '"NEAR(a" AND "b)" AND "or" AND "c*" AND "^d"'),
+        ("a OR OR b", '("a") OR ("OR" AND "b")'),
+        ("OR a OR", '"OR" AND "a"'),
+        ('a OR "b OR c"', '("a") OR ("b OR c")'),
         ('col:umn "quo""te"', '"col:umn" AND "quo" AND "te"'),
         ("東京", '"東京"'),
         ("都", '"都" *'),

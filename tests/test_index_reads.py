@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from indexer.index.parse import lang_token
-from indexer.index.query import make_snippet, parse_any, parse_query
+from indexer.index.query import make_snippet
+from indexer.index.query_parse import parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.service import NoteIndex
 from shared.errors import InvalidArgumentError

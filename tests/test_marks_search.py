@@ -15,7 +15,8 @@ import unicodedata
 
 import pytest
 
-from indexer.index.query import make_snippet, parse_query
+from indexer.index.query import make_snippet
+from indexer.index.query_parse import parse_query
 from indexer.index.service import NoteIndex
 from indexer.jobs.keywords import extract_keywords
 from shared.workspace import Workspace

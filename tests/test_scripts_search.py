@@ -14,7 +14,8 @@ import unicodedata
 
 import pytest
 
-from indexer.index.query import make_snippet, parse_query
+from indexer.index.query import make_snippet
+from indexer.index.query_parse import parse_query
 from indexer.index.schema import _WORDS_DDL, SCHEMA_VERSION
 from indexer.index.service import NoteIndex
 from indexer.index.text import CJK_RUN, TOKEN_CHARS

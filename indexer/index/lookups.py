@@ -11,7 +11,7 @@ import sqlite3
 from typing import Any
 
 from indexer.index.parse import lang_token
-from indexer.index.query import ParsedQuery
+from indexer.index.query_parse import ParsedQuery
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 
 # The rows of folder summaries (``.overview.md``) of one lang: recall quotes them as

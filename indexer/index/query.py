@@ -1,9 +1,4 @@
-"""User queries -> safe FTS5 expressions, and the snippets that show their hits.
-
-User input never reaches FTS5 syntax: every word and phrase is re-quoted here (CJK and
-other spaceless runs expanded as ``text.cjk_expand`` indexes them), and a query with
-nothing searchable is refused with ``InvalidArgumentError``.
-"""
+"""The snippets that show a query's hits (``query_parse`` reads the query)."""
 
 from __future__ import annotations
 
@@ -15,6 +10,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from indexer.index.query_parse import Term
 from indexer.index.snippet_view import (
     View,
     blank_keycaps,
@@ -24,18 +20,12 @@ from indexer.index.snippet_view import (
 )
 from indexer.index.text import (
     CJK_RUN,
-    WORD,
     folded_from,
-    run_units,
-    searchable,
     stream_safe,
     without_ignored_marks,
 )
-from shared.errors import InvalidArgumentError
 from shared.graphemes import character_end, character_start
 
-MAX_QUERY_BYTES = 10 * 1024
-MAX_TERMS = 64
 # How far into a note a snippet looks for a hit through accents (a few ms at most), and
 # for a hit at all (64 terms over a 4 MiB note took 21 s: about 1 s over this many).
 LOOSE_SCAN_CHARS = 16_384
@@ -56,102 +46,6 @@ SNIPPET_SOURCE_SQL = f"coalesce(substr(CAST(body AS BLOB), 1, {SNIPPET_SOURCE_BY
 _NOT_SPACE = re.compile(r"\S")
 # How much of a note a snippet reads, in turn: most notes and most first hits are short.
 _READS = (16_384, 131_072, SNIPPET_SOURCE_CHARS)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
-
-
-@dataclass(frozen=True)
-class Term:
-    """One thing the user asked for: a word or a quoted phrase (already cleaned)."""
-
-    text: str
-    phrase: bool
-
-
-@dataclass(frozen=True)
-class ParsedQuery:
-    """The FTS5 MATCH expression of a query, and the terms to highlight."""
-
-    match: str
-    terms: tuple[Term, ...]
-
-
-def parse_query(query: object) -> ParsedQuery:
-    """Words (all must match) and "phrases" -> a safe FTS5 expression.
-
-    Unbalanced quotes close at the end of the query; words with nothing searchable
-    (punctuation only) are dropped; nothing left means ``InvalidArgumentError``.
-    """
-    if not isinstance(query, str):
-        raise InvalidArgumentError("the query must be a string")
-    if len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
-        raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_BYTES} bytes")
-    cleaned = searchable(_CONTROL.sub(" ", query.replace("\ufeff", " ")))
-    terms: list[Term] = []
-    seen: set[tuple[str, bool]] = set()
-    for quoted, bare in _QUERY_PART.findall(cleaned):
-        phrase = bool(quoted.strip()) and bare == ""
-        text = " ".join((quoted if phrase else bare).split())
-        if not text or not WORD.search(text) or (text, phrase) in seen:
-            continue
-        seen.add((text, phrase))
-        terms.append(Term(text, phrase))
-    if not terms:
-        raise InvalidArgumentError(
-            "the query has no searchable words (give words or a quoted phrase)"
-        )
-    if len(terms) > MAX_TERMS:
-        raise InvalidArgumentError(f"the query has more than {MAX_TERMS} words and phrases")
-    return ParsedQuery(" AND ".join(_fts_term(t) for t in terms), tuple(terms))
-
-
-def parse_any(keywords: list[str]) -> ParsedQuery:
-    """Keywords (words, or "phrases" in quotes) -> an FTS5 expression matching notes that
-    hold ANY of them (recall ranks them by BM25); ``InvalidArgumentError`` when none is
-    searchable."""
-    terms: list[Term] = []
-    for keyword in keywords:
-        phrase = len(keyword) > 2 and keyword.startswith('"') and keyword.endswith('"')
-        text = " ".join((keyword[1:-1] if phrase else keyword).replace('"', " ").split())
-        text = searchable(text)
-        if text and WORD.search(text) and Term(text, phrase) not in terms:
-            terms.append(Term(text, phrase))
-    if not terms:
-        raise InvalidArgumentError("no searchable keywords")
-    terms = terms[:MAX_TERMS]
-    return ParsedQuery(" OR ".join(_fts_term(t) for t in terms), tuple(terms))
-
-
-def _fts_term(term: Term) -> str:
-    """One term as an FTS5 string, CJK runs as in the index (see ``_query_text``)."""
-    text, prefix = _query_text(term.text)
-    quoted = '"' + text.replace('"', '""') + '"'
-    return quoted + " *" if prefix else quoted
-
-
-def _query_text(text: str) -> tuple[str, bool]:
-    """Expand CJK runs the way ``cjk_expand`` does, minus what the text may not have.
-
-    In the index a run ends with its last character as a token; a query run that is
-    followed by nothing (``東京``) must not require it, since the text may go on
-    (``東京都``); one followed by another token (``東京 tower``) must. A lone CJK
-    character at the end becomes a prefix (it may start a longer run's bigram).
-    """
-    out: list[str] = []
-    last = 0
-    prefix = False
-    for run in CJK_RUN.finditer(text):
-        out.append(text[last : run.start()])
-        chars = run_units(run.group(0))  # (a stacked consonant is one: ``text.run_units``)
-        followed = WORD.search(text, run.end()) is not None
-        tokens = [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
-        if len(chars) == 1 or followed:
-            tokens.append(chars[-1])
-        prefix = len(chars) == 1 and not followed
-        out.append(" " + " ".join(tokens) + " ")
-        last = run.end()
-    out.append(text[last:])
-    return " ".join("".join(out).split()), prefix
 
 
 def _loose(term: Term) -> Term:

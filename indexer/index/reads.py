@@ -27,10 +27,9 @@ from indexer.index.query import (
     SNIPPET_CPU_SECONDS,
     SNIPPET_SOURCE_SQL,
     make_snippet,
-    parse_any,
-    parse_query,
     snippet_source,
 )
+from indexer.index.query_parse import parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.text import fold, fold_tag
 from indexer.vault.scan import Signature

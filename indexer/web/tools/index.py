@@ -28,7 +28,13 @@ def register(tools: Registrar, core: Core) -> None:
     @tools.tool(read_only=True)
     def search(
         lang: Lang,
-        query: Annotated[str, Field(description='words (all must match) and "phrases"')],
+        query: Annotated[
+            str,
+            Field(
+                description='words (all must match) and "phrases"; OR in capitals between'
+                " them for alternatives (cat food OR dog food)"
+            ),
+        ],
         limit: int = 10,
         type: str | None = None,
         tags: list[str] | None = None,

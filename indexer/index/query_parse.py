@@ -1,0 +1,139 @@
+"""User queries -> safe FTS5 expressions.
+
+User input never reaches FTS5 syntax: every word and phrase is re-quoted here (CJK and
+other spaceless runs expanded as ``text.cjk_expand`` indexes them), but for an ``OR`` in
+capitals between words; a query with nothing searchable is refused with
+``InvalidArgumentError``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from indexer.index.text import CJK_RUN, WORD, run_units, searchable
+from shared.errors import InvalidArgumentError
+
+__all__ = ["MAX_QUERY_BYTES", "MAX_TERMS", "ParsedQuery", "Term", "parse_any", "parse_query"]
+
+MAX_QUERY_BYTES = 10 * 1024
+MAX_TERMS = 64
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
+
+
+@dataclass(frozen=True)
+class Term:
+    """One thing the user asked for: a word or a quoted phrase (already cleaned)."""
+
+    text: str
+    phrase: bool
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    """The FTS5 MATCH expression of a query, and the terms to highlight."""
+
+    match: str
+    terms: tuple[Term, ...]
+
+
+def parse_query(query: object) -> ParsedQuery:
+    """Words (all must match) and "phrases" -> a safe FTS5 expression; an ``OR`` in
+    capitals between two of them makes alternatives (``cat food OR dog food``: both
+    words of either pair), as agents write queries. Any other syntax is text.
+
+    Unbalanced quotes close at the end of the query; words with nothing searchable
+    (punctuation only) are dropped; nothing left means ``InvalidArgumentError``; an
+    ``OR`` with no word on one side is the word "or".
+    """
+    if not isinstance(query, str):
+        raise InvalidArgumentError("the query must be a string")
+    if len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
+        raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    cleaned = searchable(_CONTROL.sub(" ", query.replace("\ufeff", " ")))
+    parts: list[Term | None] = []  # None: an OR between words
+    for quoted, bare in _QUERY_PART.findall(cleaned):
+        if bare == "OR":
+            parts.append(None)
+            continue
+        phrase = bool(quoted.strip()) and bare == ""
+        text = " ".join((quoted if phrase else bare).split())
+        if text and WORD.search(text):
+            parts.append(Term(text, phrase))
+    groups = _alternatives(parts)
+    terms = list(dict.fromkeys(term for group in groups for term in group))
+    if not terms:
+        raise InvalidArgumentError(
+            "the query has no searchable words (give words or a quoted phrase)"
+        )
+    if sum(map(len, groups)) > MAX_TERMS:
+        raise InvalidArgumentError(f"the query has more than {MAX_TERMS} words and phrases")
+    matches = [" AND ".join(_fts_term(t) for t in group) for group in groups]
+    if len(matches) == 1:
+        return ParsedQuery(matches[0], tuple(terms))
+    return ParsedQuery(" OR ".join(f"({m})" for m in matches), tuple(terms))
+
+
+def _alternatives(parts: list[Term | None]) -> list[list[Term]]:
+    """The query's words grouped by its ORs (each group's words all required, a word
+    once a group); an OR at either end, or beside another, is the word "or"."""
+    groups: list[list[Term]] = [[]]
+    for i, part in enumerate(parts):
+        if part is None:
+            if groups[-1] and any(later is not None for later in parts[i + 1 :]):
+                groups.append([])
+                continue
+            part = Term("OR", phrase=False)
+        if part not in groups[-1]:
+            groups[-1].append(part)
+    return groups
+
+
+def parse_any(keywords: list[str]) -> ParsedQuery:
+    """Keywords (words, or "phrases" in quotes) -> an FTS5 expression matching notes that
+    hold ANY of them (recall ranks them by BM25); ``InvalidArgumentError`` when none is
+    searchable."""
+    terms: list[Term] = []
+    for keyword in keywords:
+        phrase = len(keyword) > 2 and keyword.startswith('"') and keyword.endswith('"')
+        text = " ".join((keyword[1:-1] if phrase else keyword).replace('"', " ").split())
+        text = searchable(text)
+        if text and WORD.search(text) and Term(text, phrase) not in terms:
+            terms.append(Term(text, phrase))
+    if not terms:
+        raise InvalidArgumentError("no searchable keywords")
+    terms = terms[:MAX_TERMS]
+    return ParsedQuery(" OR ".join(_fts_term(t) for t in terms), tuple(terms))
+
+
+def _fts_term(term: Term) -> str:
+    """One term as an FTS5 string, CJK runs as in the index (see ``_query_text``)."""
+    text, prefix = _query_text(term.text)
+    quoted = '"' + text.replace('"', '""') + '"'
+    return quoted + " *" if prefix else quoted
+
+
+def _query_text(text: str) -> tuple[str, bool]:
+    """Expand CJK runs the way ``cjk_expand`` does, minus what the text may not have.
+
+    In the index a run ends with its last character as a token; a query run that is
+    followed by nothing (``東京``) must not require it, since the text may go on
+    (``東京都``); one followed by another token (``東京 tower``) must. A lone CJK
+    character at the end becomes a prefix (it may start a longer run's bigram).
+    """
+    out: list[str] = []
+    last = 0
+    prefix = False
+    for run in CJK_RUN.finditer(text):
+        out.append(text[last : run.start()])
+        chars = run_units(run.group(0))  # (a stacked consonant is one: ``text.run_units``)
+        followed = WORD.search(text, run.end()) is not None
+        tokens = [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
+        if len(chars) == 1 or followed:
+            tokens.append(chars[-1])
+        prefix = len(chars) == 1 and not followed
+        out.append(" " + " ".join(tokens) + " ")
+        last = run.end()
+    out.append(text[last:])
+    return " ".join("".join(out).split()), prefix
