@@ -160,6 +160,24 @@ def test_filters_type_tags_and_folder(ws: Workspace, index: NoteIndex) -> None:
             index.search("en", "alpha", type=blank)
 
 
+def test_the_tags_filter_finds_inline_tags_as_obsidian_does(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """A vault kept in Obsidian tags notes in their text (``#project``): the filter found
+    frontmatter tags only. Code holds none, nor does a plain text file."""
+    put(ws, "en", "a.md", note("", "# Plan\nWork on #project/alpha today."))
+    put(ws, "en", "b.md", note("tags: [other]", "Also #Project and #中文标签。"))
+    put(ws, "en", "c.md", note("", "```\n#project in code\n```\nplain text, #123"))
+    put(ws, "en", "d.txt", "a text file #project")
+    put(ws, "en", "e.md", note("", "#other only"))
+    index.reconcile()
+    assert sorted(paths(index.search("en", "project", tags=["project"]))) == ["a.md", "b.md"]
+    assert paths(index.search("en", "project", tags=["project/alpha"])) == ["a.md"]
+    assert paths(index.search("en", "also", tags=["other", "中文标签"])) == ["b.md"]
+    assert sorted(paths(index.search("en", "other", tags=["other"]))) == ["b.md", "e.md"]
+    assert paths(index.search("en", "plain", tags=["123"])) == []
+
+
 def test_a_tag_finds_the_tags_nested_below_it(ws: Workspace, index: NoteIndex) -> None:
     """``project`` found only ``project``, never ``project/alpha`` (Obsidian's tag search
     finds both); a tag is a whole segment (not ``projects``, nor ``project-x``)."""

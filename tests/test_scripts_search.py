@@ -336,9 +336,12 @@ def test_what_is_indexed_is_pinned_to_the_schema_version() -> None:
         "I \u2764\ufe0flove 1\ufe0f\u20e3First\n"
         "ᲛᲗᲐᲕᲐᲠᲘ ꮳꮃꭹ \U0001e900\U000104b0\n"
         "ĳsbeer Երևան \U0001d412\U0001d42d ⓒⓐⓕⓔ ёжик\n"
+        "#inline/tag `#code` #ไทย #123\n"
     )
     row = parse_note(text.encode(), "a.md")
     values = fts_values("th", row.title, row.tags, row.body, row.frontmatter)
-    seen = repr((_WORDS_DDL, _TRIGRAMS_DDL, values, trigram_value(row.head, row.body, True)))
+    seen = repr(
+        (_WORDS_DDL, _TRIGRAMS_DDL, values, trigram_value(row.head, row.body, True), row.tag_keys)
+    )
     digest = hashlib.sha256(seen.encode()).hexdigest()[:16]
-    assert (SCHEMA_VERSION, digest) == (13, "5c12fde3344f6421"), "bump SCHEMA_VERSION"
+    assert (SCHEMA_VERSION, digest) == (14, "c5b109ad55c34441"), "bump SCHEMA_VERSION"

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from indexer.index.abstract import note_abstract, past_broken_block
+from indexer.index.inline_tags import inline_tags
 from indexer.index.text import fold, fold_tag, word_text
 from indexer.vault.fsops import MAX_SEARCHED_BYTES, etag_of
 from shared.body_title import title_from_body
@@ -104,7 +105,10 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         type=None if kind is None or isinstance(kind, dict | list) else scalar_text(kind),
         abstract=note_abstract(meta, prose, title),
         tags=json.dumps(tags, ensure_ascii=False),
-        tag_keys=json.dumps(list(dict.fromkeys(_tag_key(t) for t in tags)), ensure_ascii=False),
+        tag_keys=json.dumps(
+            list(dict.fromkeys(_tag_key(t) for t in [*tags, *inline_tags(prose)])),
+            ensure_ascii=False,
+        ),
         frontmatter=json.dumps(meta, ensure_ascii=False),
         body=body,
         head=head,

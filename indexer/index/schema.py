@@ -47,7 +47,9 @@ log = logging.getLogger("indexer.index")
 #    Armenian ``և``, enclosed and mathematical letters); Russian ``ё`` is ``е``; rows keep
 #    their type folded (``type_key``), as their tags, and their tags without a closing
 #    ``/``; a Khmer or Myanmar stacked consonant is one unit of its run's bigrams.
-SCHEMA_VERSION = 13
+# 14: rows' ``tag_keys`` hold a note's inline ``#tags`` too (``inline_tags``), as
+#    Obsidian's tag search finds them.
+SCHEMA_VERSION = 14
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
