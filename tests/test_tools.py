@@ -17,6 +17,7 @@ from indexer.core import Core
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.sandbox import Sandbox
+from indexer.vault.scan import compile_glob
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server, refusals
 from shared.errors import VaultError
@@ -670,7 +671,9 @@ async def test_find_with_dirs_counts_what_no_tool_can_reach(client: Client, tmp_
     os.mkfifo(m / "sub" / "pipe.txt")
     (m / "sub" / ".overview.md").write_text("# sub\n")
     (m / "sub" / ".DS_Store").write_bytes(b"\0")
-    found = await call(client, "find", lang="en", pattern="*.md", path="m", dirs=True)
+    top = await call(client, "find", lang="en", pattern="*.md", path="m", dirs=True)
+    assert top["paths"] == [] and top["unlisted"] == 1  # (as far as the walk goes)
+    found = await call(client, "find", lang="en", pattern="**/*.md", path="m", dirs=True)
     assert found["paths"] == []
     assert found["unlisted"] == 5
     assert sorted(found["unlisted_sample"]) == [
@@ -693,3 +696,24 @@ async def test_find_with_dirs_counts_what_no_tool_can_reach(client: Client, tmp_
     (m / "kept" / ".private").write_text("x")
     await refused(client, "delete", "invalid_argument", lang="en", path="m/kept")
     assert (m / "kept" / ".private").exists()
+
+
+async def test_a_glob_without_double_stars_walks_only_as_deep_as_it_reaches(
+    client: Client, tmp_path: Path
+) -> None:
+    """``*.md`` walked the whole vault to list its top level (a memory listing of a
+    large tree walked it all twice): a glob that cannot match deeper is not walked
+    deeper, and lists exactly what the whole walk would."""
+    for rel in ("a.md", "x/b.md", "x/y/c.md", "x/y/z/d.md", "w/e.txt", "w/v/f.md"):
+        await call(client, "write", lang="en", path=rel, content="# t\n")
+    (vault_dir(tmp_path) / "x/y/z/.hidden").write_text("deep")
+    everything = (await call(client, "find", lang="en", pattern="**", dirs=True))["paths"]
+    for pattern in ("*", "*.md", "*/*", "x/*", "*/*.md", "x/y/*", "*/*/*", "?/*/*/*", "*/[vy]/*"):
+        found = await call(client, "find", lang="en", pattern=pattern, dirs=True)
+        regex = compile_glob(pattern)
+        assert found["paths"] == [p for p in everything if regex.fullmatch(p.rstrip("/"))], pattern
+        assert found["unlisted"] == (1 if pattern in ("?/*/*/*", "*/[vy]/*") else 0), pattern
+        plain = await call(client, "find", lang="en", pattern=pattern)
+        assert plain["paths"] == [p for p in found["paths"] if not p.endswith("/")]
+    greps = await call(client, "grep", lang="en", pattern="t", glob="*/*.md")
+    assert {m["path"] for m in greps["matches"]} == {"x/b.md"}

@@ -34,6 +34,7 @@ from indexer.vault.scan import (
     SkipFile,
     TimeUp,
     compile_glob,
+    glob_depth,
     signature,
     walk_files,
 )
@@ -162,7 +163,11 @@ def find(
         top = place.walk_start()
         if top is not None:
             walk = walk_files(
-                top, target.rel, folders=dirs, left_out=unlisted.add if dirs else None
+                top,
+                target.rel,
+                folders=dirs,
+                left_out=unlisted.add if dirs else None,
+                max_depth=glob_depth(pattern),
             )
             with contextlib.closing(walk) as entries:
                 for entry in entries:
@@ -286,7 +291,8 @@ def grep(
         plan = planner(lang, pattern, fixed, ignore_case, deadline) if planner else None
         scanned = 0
         skip = _vouched(plan) if plan is not None else None
-        with contextlib.closing(walk_files(top, target.rel, skip_file=skip)) as entries:
+        walk = walk_files(top, target.rel, skip_file=skip, max_depth=glob_depth(glob))
+        with contextlib.closing(walk) as entries:
             for entry in entries:
                 if not regex.fullmatch(_below(entry.rel, target.rel)):
                     continue

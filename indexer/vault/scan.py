@@ -168,6 +168,7 @@ def walk_files(
     any_length: Callable[[str], bool] | None = None,
     refused: Callable[[str], None] | None = None,
     left_out: LeftOut | None = None,
+    max_depth: int | None = None,
 ) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
 
@@ -184,7 +185,9 @@ def walk_files(
     permissions): the index keeps what it knew below such a folder. ``left_out(path)``
     hears each entry not yielded for any of these reasons, nor for being a dot-name, a
     symbolic link or a FIFO (not those ``skip_folder``/``skip_file`` pass over): a
-    caller can tell a folder that looks empty from one that is.
+    caller can tell a folder that looks empty from one that is. ``max_depth``: the walk
+    lists no folder deeper than that many levels below ``start`` (a glob without ``**``
+    matches nothing there).
 
     Depth first, a folder's files before its subfolders, without recursion. Uses the
     directory entries' types (no ``stat`` per file); one descriptor is open per level
@@ -212,6 +215,10 @@ def walk_files(
                 skipped(printable(child_prefix), _TOO_DEEP)
                 if left_out is not None:
                     left_out(printable(child_prefix))
+                continue
+            if max_depth is not None and len(frames) >= max_depth:
+                if folders:  # (a folder at the deepest level, not listed)
+                    yield FileEntry(prefix + name, fd, None, is_folder=True)
                 continue
             try:
                 child = fsops.open_dir(raw, fd)
@@ -390,6 +397,15 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
         return re2.compile(_glob_regex(pattern), _re2_options())
     except re2.error:
         raise InvalidArgumentError(f"the glob pattern {pattern!r} is not valid") from None
+
+
+def glob_depth(pattern: str) -> int | None:
+    """How many folder levels deep every path ``pattern`` matches lies (``*.md``: 1,
+    ``*/*``: 2), or None when it may match at any depth (``**``, a bracket that may
+    hold ``/``)."""
+    if "**" in pattern or "[" in pattern:
+        return None
+    return pattern.count("/") + 1
 
 
 def _lines_holding(text: str, literal: str) -> Iterator[tuple[int, str]]:
