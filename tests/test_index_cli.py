@@ -73,6 +73,36 @@ def test_status_reports_counts_and_no_server(tmp_path: Path) -> None:
     assert report["index"]["size_bytes"] > 0
 
 
+def test_status_names_the_files_no_tool_can_reach(tmp_path: Path) -> None:
+    """A note another program named ``ratio 3:2.md`` is left out of every listing and
+    search with one log line: ``status`` counts such names, dot-names aside."""
+    ws = make_workspace(tmp_path)
+    en = ws.vault_dir("en")
+    (en / "ratio 3:2.md").write_text("invisible")
+    (en / "items" / "CON.txt").write_text("invisible")
+    deep = en / "/".join(f"d{i}" for i in range(33))
+    deep.mkdir(parents=True)
+    (deep / "leaf.md").write_text("too deep")
+    (en / ".obsidian").mkdir()
+    (en / ".obsidian" / "a:b.json").write_text("{}")  # hidden by design: not counted
+    (en / ".DS_Store").write_text("")
+    done = cli("status", "--workspace", str(ws.root))
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("unreachable in en:"))
+    assert line.startswith("unreachable in en: 3 files or folders no tool can list"), line
+    assert "'ratio 3:2.md'" in line and "'items/CON.txt'" in line and "d31/'" in line
+    assert "unreachable in ja" not in done.stdout
+    report = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)
+    assert report["unreachable"]["en"]["count"] == 3
+    assert report["unreachable"]["en"]["partial"] is False
+    for name in ("ratio 3:2.md", "items/CON.txt"):
+        (en / name).unlink()
+    (deep / "leaf.md").unlink()
+    for i in range(33, 0, -1):
+        (en / "/".join(f"d{j}" for j in range(i))).rmdir()
+    assert "unreachable" not in cli("status", "--workspace", str(ws.root)).stdout
+
+
 def test_status_reports_what_a_running_server_says_of_its_index(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
     server = start_indexer(ws.root, env={"INDEXER_SUMMARIES": "0"})

@@ -22,7 +22,9 @@ from indexer.cli.remote import search_on_server
 from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
+from indexer.vault.unreachable import unreachable
 from shared.errors import AlreadyRunningError
+from shared.langs import is_lang
 from shared.terminal_text import for_terminal
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
 
@@ -180,6 +182,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             report["index"] = {"error": str(err)}
         finally:
             index.close()
+    report["unreachable"] = {
+        lang: vars(found)
+        for lang in workspace.langs()
+        if is_lang(lang) and (found := unreachable(workspace.vault_dir(lang))).count
+    }
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -223,6 +230,14 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(f"files with problems: {info['problems']}")
         for lang, count in info["langs"].items():
             print(f"  {lang}: {count} notes")
+    for lang, found in report["unreachable"].items():
+        names = ", ".join(repr(name) for name in found["sample"])
+        more = " at least" if found["partial"] else ""
+        print(
+            f"unreachable in {lang}:{more} {found['count']} files or folders no tool can"
+            f" list, search or read (a name the vault refuses, or too deep): {names}; rename"
+            " or move them"
+        )
     return 0
 
 
