@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import importlib.metadata
 import json
 import logging
 import math
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"agent-client {_package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in (
         ("remember", "merge a piece of knowledge into the vault's notes"),
@@ -143,7 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("path", help="the note, relative to the vault, e.g. items/go.md")
     about = "search the vault's notes; prints path, title and a snippet per hit"
     search = sub.add_parser("search", parents=[common], help=about, description=about)
-    search.add_argument("query", help='words (all must match) and "quoted phrases"')
+    search.add_argument(
+        "query", nargs="+", help='words (all must match) and "quoted phrases"; OR between them'
+    )
     search.add_argument(
         "--limit",
         type=whole_number(1, MAX_SEARCH_LIMIT),
@@ -162,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
         "token budget; call it at the start of an agent turn"
     )
     recall = sub.add_parser("recall", parents=[common], help=about, description=about)
-    recall.add_argument("query", help="the user's request, as written")
+    recall.add_argument("query", nargs="+", help="the user's request, as written")
     recall.add_argument(
         "--budget",
         type=whole_number(MIN_RECALL_BUDGET, MAX_RECALL_BUDGET),
@@ -178,11 +182,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _package_version() -> str:
+    """The installed package's version (the checkout's, when not installed)."""
+    try:
+        return importlib.metadata.version("vault-memory")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     refuse_options_before_command(parser, argv)
     args = parser.parse_args(argv)
+    if isinstance(getattr(args, "query", None), list):  # words unquoted: one query
+        args.query = " ".join(args.query)
     _configure_logging(args.log_level)
     try:
         _check_utf8_arguments(args)

@@ -88,6 +88,11 @@ def test_remember_event_read_search_edit_delete(
 
     code, out, _ = run(capsys, "search", "--workspace", ws, "--lang", "en", "moon")
     assert code == 0 and "items/kanji.md" in out
+    # words unquoted are one query (was: "unrecognized arguments"), as for the indexer
+    code, out, _ = run(capsys, "search", "--workspace", ws, "--lang", "en", "moon", "means")
+    assert code == 0 and "items/kanji.md" in out
+    code, out, _ = run(capsys, "recall", "--workspace", ws, "--lang", "en", "what", "moon")
+    assert code == 0 and "kanji" in out
 
     code, out, _ = run(
         capsys,

@@ -380,6 +380,12 @@ def test_the_indexer_says_where_options_go_too(
     with pytest.raises(SystemExit) as exited:
         indexer_main(["--help"])
     assert exited.value.code == 0
+    capsys.readouterr()
+    for run, name in ((indexer_main, "indexer"), (main, "agent-client")):
+        with pytest.raises(SystemExit) as exited:  # (was: "options go after the command")
+            run(["--version"])
+        assert exited.value.code == 0
+        assert capsys.readouterr().out.startswith(f"{name} 0.")
 
 
 @pytest.mark.parametrize(

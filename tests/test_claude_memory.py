@@ -823,7 +823,8 @@ except ImportError as err:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert "pip install 'vault-memory[claude]'" in proc.stdout
+    assert "install vault-memory with its claude extra" in proc.stdout
+    assert "pip install 'anthropic>=2.14.0'" in proc.stdout
 
 
 def test_with_the_extra_anthropic_is_imported_only_when_the_tool_is_used() -> None:

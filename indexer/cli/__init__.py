@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import indexer
 from shared.cli_usage import EXIT_INTERRUPTED, refuse_options_before_command, stdout_closed
 from shared.errors import (
     AlreadyRunningError,
@@ -32,8 +33,8 @@ configuration for Claude Desktop, Cursor and other MCP clients.
 """
 EPILOG = """\
 exit codes: 0 done, 1 failed, 2 bad usage or settings, 3 another indexer already
-serves the workspace. Every flag can also be set in the environment (the README's
-settings table; deploy/env.example in the source): a flag wins over the environment.
+serves the workspace. Every setting (the README's settings table; deploy/env.example
+in the source) can also be set in the environment: a flag wins over the environment.
 """
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -124,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"indexer {indexer.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = workspace_options()
     for module in (serve, index, history, summarize, maintain, client_config, open):
