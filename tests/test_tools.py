@@ -717,3 +717,26 @@ async def test_a_glob_without_double_stars_walks_only_as_deep_as_it_reaches(
         assert plain["paths"] == [p for p in found["paths"] if not p.endswith("/")]
     greps = await call(client, "grep", lang="en", pattern="t", glob="*/*.md")
     assert {m["path"] for m in greps["matches"]} == {"x/b.md"}
+
+
+async def test_find_with_dirs_counts_a_ds_store_or_summary_that_is_no_file(
+    client: Client, tmp_path: Path
+) -> None:
+    """A ``.DS_Store`` or ``.overview.md`` that is a folder, a link or a FIFO is not what
+    a folder's delete takes with it (it takes regular files only): ``unlisted`` counts
+    it, or the memory tool's delete passes its check and fails 'not empty' once the
+    folder's visible files are gone."""
+    await call(client, "write", lang="en", path="m/a.txt", content="a")
+    m = vault_dir(tmp_path) / "m"
+    for name, make in {
+        "dir": lambda p: p.mkdir(),
+        "link": lambda p: p.symlink_to(m / "a.txt"),
+        "fifo": os.mkfifo,
+    }.items():
+        for own in (".DS_Store", ".overview.md"):
+            (m / name / own.strip(".")).mkdir(parents=True)
+            make(m / name / own.strip(".") / own)
+    found = await call(client, "find", lang="en", pattern="**", path="m", dirs=True)
+    assert found["unlisted"] == 6
+    for folder in ("m/dir/DS_Store", "m/link/overview.md"):
+        await refused(client, "delete", "invalid_argument", lang="en", path=folder)

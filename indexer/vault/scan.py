@@ -109,8 +109,8 @@ def list_folder(
     kept, as they are, when ``hidden_files``: the temp-file sweep needs them). A file
     ``skip_file`` passes over is left out, but its name still counts when the names of
     the folder are told apart (so it never lets a twin of it through). ``left_out(path)``
-    hears every other entry left out (but ``FOLDER_OWN_FILES``: a folder's delete takes
-    them)."""
+    hears every other entry left out (but a regular file of ``FOLDER_OWN_FILES``: a
+    folder's delete takes it)."""
     files: list[tuple[str, os.DirEntry[str]]] = []
     folders: list[tuple[str, str]] = []
     odd_files: dict[str, os.DirEntry[str]] = {}
@@ -122,7 +122,7 @@ def list_folder(
             if raw[0] == ".":
                 if hidden_files and entry.is_file(follow_symlinks=False):
                     files.append((raw, entry))
-                elif left_out is not None and raw not in FOLDER_OWN_FILES:
+                elif left_out is not None and not _own_file(raw, entry):
                     left_out(prefix + printable(raw))
             elif entry.is_dir(follow_symlinks=False):
                 if is_plain(raw):
@@ -243,6 +243,12 @@ def walk_files(
         for fd, _, _ in frames:
             if fd != top_fd:
                 os.close(fd)
+
+
+def _own_file(raw: str, entry: os.DirEntry[str]) -> bool:
+    """A folder's own file, which its delete takes with it (``Place.remove_empty_folder``):
+    only a regular file so named (a folder, a link or a FIFO so named stays)."""
+    return raw in FOLDER_OWN_FILES and entry.is_file(follow_symlinks=False)
 
 
 def _tell(refused: Callable[[str], None] | None, left_out: LeftOut | None, path: str) -> None:
