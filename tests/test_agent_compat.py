@@ -13,11 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from anthropic.lib.tools import ToolError
 from fastmcp import Client, FastMCP
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
+from agent_client.claude_memory import store as store_module
 from agent_client.claude_memory.paths import check
-from agent_client.claude_memory.store import MAX_LISTED, MemoryStore
+from agent_client.claude_memory.store import MAX_LISTED, Kind, MemoryStore
 from agent_client.claude_memory.texts import ListedItem, Listing, view_directory
 from agent_client.connection import VaultSession
 from agent_client.discovery import Endpoint
@@ -252,3 +254,36 @@ async def test_a_memory_listing_past_the_vaults_largest_find_is_cut_and_says_so(
     assert shown.splitlines()[-1].startswith("(listing cut: /memories holds more files")
     assert f"; {MAX_LISTED} are shown." in shown
     assert "listing cut" not in view_directory("/memories", Listing(listing.items))
+
+
+async def test_a_folder_delete_past_the_vaults_largest_find_checks_all_before_deleting(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder of more than ``MAX_LISTED`` entries (3 here): a hidden file past the
+    first listing refuses the delete before anything is deleted (the first find counted
+    only as far as it went: 10,000 notes went, then ``forbidden_path``); a subfolder
+    listed before all it holds is taken in a later round (it was 'not empty', after its
+    first files went)."""
+    monkeypatch.setattr(store_module, "MAX_LISTED", 3)
+    vault = ServerVault(Sandbox(workspace), max_file_bytes=1 << 20)
+    for i in range(4):
+        vault.write("en", f"memories/top/n{i}.md", f"# n{i}\n")
+        vault.write("en", f"memories/sub/a/n{i}.md", f"# n{i}\n")
+    hidden = workspace.vault_dir("en") / "memories/top/b/.hidden.txt"
+    hidden.parent.mkdir()
+    hidden.write_text("another program's\n")
+    settings = Settings(workspace=workspace, max_file_bytes=1 << 20)
+    async with session_on(create_server(Core(settings, vault))) as session:
+        store = MemoryStore(session.vault("en"), "memories")
+        with pytest.raises(ToolError, match=r"forbidden_path: .*'b/\.hidden\.txt'") as refused:
+            await store.delete(check("/memories/top"), Kind.DIR)
+        assert "were deleted" not in str(refused.value)
+        assert sorted(p.name for p in hidden.parent.parent.iterdir()) == [
+            "b",
+            "n0.md",
+            "n1.md",
+            "n2.md",
+            "n3.md",
+        ]
+        await store.delete(check("/memories/sub"), Kind.DIR)
+    assert not (workspace.vault_dir("en") / "memories/sub").exists()

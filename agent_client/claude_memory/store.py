@@ -41,6 +41,7 @@ from shared.images import ASSETS_SUFFIX, IMAGE_SUFFIXES
 
 MAX_LISTED = 10_000  # the vault's largest find
 MAX_DELETE_ROUNDS = 100  # of MAX_LISTED entries each
+_ONLY_DOT_NAMES = "**/.*"  # a find that lists nothing (the walk yields no dot-name)
 CONCURRENT_READS = 8
 T = TypeVar("T")
 
@@ -228,6 +229,8 @@ class MemoryStore:
             except VaultError as err:
                 raise self._refusal(err, path.shown) from None
             rounds += 1
+            if rounds == 1 and found["truncated"] and not path.is_root:
+                found = await self._whole_count(path, found)
             entries = found["paths"]
             file_paths = [p for p in entries if not p.endswith("/")]
             self._check_deletable(path, found, file_paths)
@@ -246,15 +249,34 @@ class MemoryStore:
                         missing_ok=True,
                     )
                 except ToolError as err:
-                    if not path.is_root or not str(err).startswith("invalid_argument: "):
+                    if not (path.is_root or found["truncated"]) or not str(err).startswith(
+                        "invalid_argument: "
+                    ):
                         raise
                     # emptying the memory folder: a folder holding what no tool reaches
-                    # (another program's) stays, as those files do
+                    # (another program's) stays, as those files do; a listing cut short
+                    # lists a folder before all it holds: the next round takes it
             if not found["truncated"] or rounds >= MAX_DELETE_ROUNDS:
                 break
         if not path.is_root:
             await self._quietly(self.vault.delete(vp, reason=self.reason), path, missing_ok=True)
             self.changed = True
+
+    async def _whole_count(self, path: MemoryPath, found: FindResult) -> FindResult:
+        """A first listing cut short counts what no tool reaches only as far as it went:
+        count it below the whole folder (a walk that lists nothing, as no name it yields
+        is a dot-name) before anything is deleted."""
+        try:
+            whole = await self.vault.find(_ONLY_DOT_NAMES, self._vp(path.parts), 1, dirs=True)
+        except VaultError as err:
+            raise self._refusal(err, path.shown) from None
+        if "unlisted" not in whole:
+            return found  # (a server without the count)
+        return {
+            **found,
+            "unlisted": whole["unlisted"],
+            "unlisted_sample": whole.get("unlisted_sample", []),
+        }
 
     def _check_deletable(self, path: MemoryPath, found: FindResult, file_paths: list[str]) -> None:
         """Refuse a folder's delete before anything in it is deleted when it holds what
