@@ -740,3 +740,17 @@ async def test_find_with_dirs_counts_a_ds_store_or_summary_that_is_no_file(
     assert found["unlisted"] == 6
     for folder in ("m/dir/DS_Store", "m/link/overview.md"):
         await refused(client, "delete", "invalid_argument", lang="en", path=folder)
+
+
+async def test_find_with_dirs_shows_a_left_out_twin_apart_from_the_name_listed(
+    client: Client, tmp_path: Path
+) -> None:
+    """A second spelling of a listed name (NFD beside NFC) is left out; its sample must
+    not read exactly as the name listed beside it (the memory tool's refusal named
+    'café.txt' while café.txt was there to see, and deletable)."""
+    await call(client, "write", lang="en", path="m/caf\u00e9.txt", content="a")
+    (vault_dir(tmp_path) / "m" / "cafe\u0301.txt").write_text("another program's")
+    found = await call(client, "find", lang="en", pattern="**", path="m", dirs=True)
+    assert found["paths"] == ["m/caf\u00e9.txt"]
+    assert found["unlisted"] == 1
+    assert found["unlisted_sample"] == ["m/cafe\\u0301.txt"]

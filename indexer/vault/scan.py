@@ -151,7 +151,7 @@ def list_folder(
                 files.append((name, odd_files[raw]))
         if left_out is not None:
             for raw in sorted(set(odd_files).union(odd_folders).difference(reachable)):
-                left_out(prefix + printable(raw))
+                left_out(prefix + _shown_apart(raw))
     files.sort(key=_first)
     folders.sort()
     return files, folders
@@ -243,6 +243,16 @@ def walk_files(
         for fd, _, _ in frames:
             if fd != top_fd:
                 os.close(fd)
+
+
+def _shown_apart(raw: str) -> str:
+    """A left-out name, printable; one not in NFC (a second spelling of a name the tools
+    list, ``café`` as ``e`` and U+0301) with all but ASCII escaped, so that it never
+    reads exactly as the name listed beside it."""
+    shown = printable(raw)
+    if unicodedata.is_normalized("NFC", shown):
+        return shown
+    return "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in shown)
 
 
 def _own_file(raw: str, entry: os.DirEntry[str]) -> bool:
