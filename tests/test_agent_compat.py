@@ -256,6 +256,30 @@ async def test_a_memory_listing_past_the_vaults_largest_find_is_cut_and_says_so(
     assert "listing cut" not in view_directory("/memories", Listing(listing.items))
 
 
+async def test_a_cut_memory_listing_names_the_folders_of_the_items_it_shows(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A level cut short lists its files (the walk gives a folder after all of them):
+    a folder whose items the next level lists is shown too (it was left out, its items
+    shown without it, and the cut line said to view a folder the listing did not name)."""
+    monkeypatch.setattr(store_module, "MAX_LISTED", 3)
+    vault = ServerVault(Sandbox(workspace), max_file_bytes=1 << 20)
+    for i in range(4):
+        vault.write("en", f"memories/f{i}.txt", "x")
+    vault.write("en", "memories/sub/s.txt", "s")
+    settings = Settings(workspace=workspace, max_file_bytes=1 << 20)
+    async with session_on(create_server(Core(settings, vault))) as session:
+        listing = await MemoryStore(session.vault("en"), "memories").listing(check("/memories"))
+    assert listing.cut
+    assert [item.rel for item in listing.items] == [
+        "f0.txt",
+        "f1.txt",
+        "f2.txt",
+        "sub/",
+        "sub/s.txt",
+    ]
+
+
 async def test_a_folder_delete_past_the_vaults_largest_find_checks_all_before_deleting(
     workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -161,6 +161,11 @@ class MemoryStore:
             raise self._refusal(err, path.shown) from None
         prefix = unicodedata.normalize("NFC", base) + "/"  # the vault answers in NFC
         found = [p.removeprefix(prefix) for level in levels for p in level["paths"]]
+        cut = any(level["truncated"] for level in levels)
+        if cut:  # a level's walk gives its folders after all its files: one cut off may
+            # hold items the next level lists, shown under a folder the model can view
+            parents = {rel.split("/", 1)[0] + "/" for rel in found if "/" in rel.rstrip("/")}
+            found.extend(sorted(parents.difference(found)))
         sizes: dict[str, int | None] = {**_given_sizes(levels, prefix, found)}
         # A server without find's sizes gives none; today's leaves out a file gone since
         # it listed it and the notes it had no time to measure: each is measured by a
@@ -174,7 +179,7 @@ class MemoryStore:
             for rel in texts.listing_order(found)
             if (size := sizes[rel]) is not None
         ]
-        return Listing(items, cut=any(level["truncated"] for level in levels))
+        return Listing(items, cut=cut)
 
     async def _size(self, path: MemoryPath, rel: str, gate: asyncio.Semaphore) -> int | None:
         """What the listing shows: a folder's constant, a file's size as the model sees it
