@@ -38,6 +38,7 @@ from indexer.vault.scan import (
     signature,
     walk_files,
 )
+from indexer.vault.tempfiles import is_temp_name
 from shared.errors import ForbiddenPathError, InvalidArgumentError, VaultError
 from shared.filetypes import NOTE_SUFFIX, is_text_name
 from shared.memory_view import shown_size
@@ -187,7 +188,9 @@ def find(
 
 
 class _Unlisted:
-    """``find``'s count of the entries its walk left out, with the first few."""
+    """``find``'s count of the entries its walk left out, with the first few; not a
+    write's temp file (``.<name>.tmp.<hex>``, there for a moment): a memory folder's
+    delete was refused while a summary was being written into it."""
 
     SAMPLE = 5
 
@@ -196,6 +199,8 @@ class _Unlisted:
         self.sample: list[str] = []
 
     def add(self, path: str) -> None:
+        if is_temp_name(path.rsplit("/", 1)[-1]):
+            return
         self.count += 1
         if len(self.sample) < self.SAMPLE:
             self.sample.append(path)

@@ -70,7 +70,16 @@ SCHEMAS: dict[str, Any] = {
             "features": {"type": "object"},
         },
     ),
-    "Find": _obj({"paths": PATHS, "truncated": BOOL}),
+    "Find": _obj(
+        {"paths": PATHS, "truncated": BOOL},
+        {
+            "unlisted": {
+                "type": "integer",
+                "description": "with dirs: entries below the path no tool can reach",
+            },
+            "unlisted_sample": {**PATHS, "description": "with dirs: the first few of them"},
+        },
+    ),
     "Read": _obj(
         {"path": STR, "content": STR, "etag": STR, "size": INT, "mtime": NUM},
         {"encoding": {"enum": ["utf-8", "base64"]}},
