@@ -150,6 +150,7 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
             debounce=settings.summaries_debounce,
             written=index.note_changed,  # a summary is searchable once written
             recorder=vault.recorder,  # and a version in history
+            file_lock=vault.file_lock,  # (as the watcher's record of a change beside it)
         )
         vault.listeners.append(summaries.vault_changed)
         index.change_listeners.append(summaries.index_changed)

@@ -869,3 +869,23 @@ async def test_a_moved_folder_is_summarized_again_under_its_new_name(
     assert stats.fallback == 2  # new/ (its title) and the root (its child's name)
     assert summary_file(tmp_path, "new")[0]["title"] == "new/"
     assert "- 1 notes: note…" in summary_file(tmp_path, "")[1]
+
+
+async def test_a_summary_is_recorded_under_its_file_lock(tmp_path: Path, cores: list[Core]) -> None:
+    """The watcher records a change made beside the job (``indexer summarize`` while
+    served) under the file's lock; the job recorded its own summary without it: both took
+    the same next version, and one failed (UNIQUE constraint failed: versions.path_id,
+    versions.version), the whole summaries pass or the record of the change."""
+    note(tmp_path, "a/n.md", "# N\n\nA note.\n")
+    core = ready(tmp_path, cores)
+    lock = core.vault.file_lock("en", "a/.overview.md")
+    lock.acquire()
+    try:
+        task = asyncio.ensure_future(summaries_of(core).run_pass())
+        await asyncio.sleep(1.0)
+        assert not (vault(tmp_path) / "a" / ".overview.md").exists()  # waits for the lock
+    finally:
+        lock.release()
+    await asyncio.wait_for(task, 30)
+    assert summary_file(tmp_path, "a")[0]["type"] == "summary"
+    assert core.vault.history("en", "a/.overview.md")["versions"]

@@ -28,7 +28,7 @@ from indexer.jobs.dirty import Batch, DirtyFolders, affected_folders
 from indexer.jobs.llm import JobModel
 from indexer.jobs.previews import Previews
 from indexer.jobs.runner import JobRunner
-from indexer.jobs.summary_files import Summary, SummaryFiles, Written
+from indexer.jobs.summary_files import FileLock, Summary, SummaryFiles, Written
 from indexer.jobs.summary_pass import (
     FolderPass,
     PassCounter,
@@ -65,6 +65,7 @@ class Summaries:
         written: Written | None = None,
         clock: Clock | None = None,
         recorder: Recorder | None = None,
+        file_lock: FileLock | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.index = index
@@ -72,7 +73,7 @@ class Summaries:
         self.max_children = max_children
         self.dirty = DirtyFolders(debounce)
         self.previews = Previews()
-        self.files = SummaryFiles(sandbox, index, written, recorder)
+        self.files = SummaryFiles(sandbox, index, written, recorder, file_lock)
         self.files.redo = lambda lang, rel: self._mark(lang, affected_folders(rel, by_others=True))
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.ready = False  # a full pass has finished: summaries were checked since start

@@ -21,7 +21,7 @@ import logging
 import os
 import stat
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
@@ -53,6 +53,7 @@ MAX_SUMMARY_BYTES = 4 << 20  # a summary read back for history (500 children ≈
 KEPT_NAME = "overview-by-hand.md"  # what a hand-written .overview.md becomes
 _OWN_FIELDS = {("type", "summary"), ("generated_by", "llm"), ("generated_by", "fallback")}
 Written = Callable[[str, str], None]
+FileLock = Callable[[str, str], AbstractContextManager[Any]]
 
 
 EDIT_SLACK_SECONDS = 5.0  # a save this long after the job's write was made by someone
@@ -185,11 +186,17 @@ class SummaryFiles:
         index: NoteIndex | None = None,
         written: Written | None = None,
         recorder: Recorder | None = None,
+        file_lock: FileLock | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.index = index
         self.written = written  # told (lang, path) after a summary file changed
         self.recorder = recorder  # history: each summary written is a version
+        # The vault's lock of a file (lang, path), held while a summary is recorded: the
+        # watcher records a change made beside the job (``indexer summarize`` while
+        # served, a hand edit) under it; without it both took the same next version and
+        # one failed (UNIQUE constraint), the whole pass or the record of the edit.
+        self.file_lock: FileLock = file_lock or (lambda lang, path: nullcontext())
         # Told (lang, path) when the folder's summary must be made again: a note made of
         # a hand-written .overview.md (a child not counted yet), or a summary file that
         # changed while it was being written.
@@ -290,8 +297,11 @@ class SummaryFiles:
             # (A link is replaced as it is: its target is never written.)
             if_match = None if link else "" if before is None else fsops.etag_of(before)
             try:
-                with self._recorder().changing(
-                    [change], actor="job:summaries", reason="folder summary"
+                with (
+                    self.file_lock(lang, rel),
+                    self._recorder().changing(
+                        [change], actor="job:summaries", reason="folder summary"
+                    ),
                 ):
                     if data is not None:  # derived data: one lost in a crash is made again
                         atomic.replace_at(fd, OVERVIEW_FILE, data, if_match=if_match, durable=False)

@@ -404,6 +404,11 @@ class Vault:
         """The file's own lock alone (recording what changed outside the tools)."""
         return self._locks.file(target.lang, target.rel)
 
+    def file_lock(self, lang: str, rel: str) -> threading.Lock:
+        """A file's own lock, for a job that writes and records a file the tools do not (a
+        folder's summary): held while it records, as ``observe_external`` holds it."""
+        return self._locks.file(lang, rel)
+
     @contextmanager
     def locked(self, targets: list[Target], *, alone: str | None = None) -> Iterator[None]:
         """Hold the locks of the files a change touches, and their vault shared (the vault
