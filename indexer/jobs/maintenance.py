@@ -37,6 +37,11 @@ from indexer.jobs.maintenance_input import (
     build_messages,
     newest_entries,
 )
+from indexer.jobs.maintenance_output import (
+    too_long,
+    without_controls,
+    without_summary_keys,
+)
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from indexer.jobs.secrets import redact_secrets
@@ -293,6 +298,8 @@ class Maintenance:
             current = await asyncio.to_thread(self.vault.read, lang, output)
         except NotFoundError:
             current = None
+        if current is not None and (why := too_long(current["content"], output)):
+            raise InputError(f"{why}; it is left as it is, for a person")
         if current is not None and current.get("encoding", "utf-8") != "utf-8":
             # (read answers base64: a model shown that would rewrite a file it never read)
             raise InputError(
@@ -323,7 +330,10 @@ class Maintenance:
             assert answer.content is not None
             if current is not None and answer.content.strip() == current["content"].strip():
                 return Answer("none", f"{answer.reason} (the answer repeated the file)")
-            written, redacted = await asyncio.to_thread(redact_secrets, answer.content)
+            if why := too_long(answer.content, output):
+                raise AnswerError(why)
+            cleaned = without_controls(answer.content)
+            written, redacted = await asyncio.to_thread(redact_secrets, cleaned)
             if redacted:
                 log.warning(
                     "maintenance (%s, %s): %d credential(s) in the model's %s were redacted",
@@ -332,7 +342,8 @@ class Maintenance:
                     redacted,
                     output,
                 )
-            content = _with_kept_keys(current["content"] if current else None, written)
+            before = current["content"] if current else None
+            content = without_summary_keys(_with_kept_keys(before, written), before)
             await asyncio.to_thread(
                 self.vault.write,
                 lang,
