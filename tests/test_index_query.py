@@ -20,6 +20,7 @@ from indexer.index import query as query_module
 from indexer.index import snippet_view
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import (
+    HIT_SCAN_CHARS,
     SNIPPET_SOURCE_CHARS,
     _loose,
     _spelled,
@@ -385,10 +386,32 @@ def test_hits_are_the_ones_a_search_of_the_whole_text_finds() -> None:
         expected = [m.span() for m in found.pattern.finditer(text)]
         for chunk in (0, 1, 5, 64):  # 0: one try a place where a hit may start
             ways = dataclasses.replace(found, chunk=chunk, check_every=1)
-            budget = query_module._Budget(60.0)
-            assert list(query_module._hits(text, ways, 0, len(text), budget)) == expected
+            for end in (len(text), HIT_SCAN_CHARS):  # (a snippet asks past a short text)
+                budget = query_module._Budget(60.0)
+                assert list(query_module._hits(text, ways, 0, end, budget)) == expected
         compared += len(expected)
     assert compared > 500
+
+
+def test_a_short_text_is_searched_in_one_call() -> None:
+    """A cheap pattern is searched up to the text's end, not up to ``HIT_SCAN_CHARS``
+    (a snippet asks that far: every short note took 64 calls finding nothing)."""
+    found = highlighter(parse_query("ขันแน่").terms)
+    assert found.chunk
+    calls = 0
+
+    class Counted:
+        def search(self, text: str, at: int, stop: int) -> re.Match[str] | None:
+            nonlocal calls
+            calls += 1
+            return found.pattern.search(text, at, stop)
+
+    counted = dataclasses.replace(found, pattern=Counted())  # type: ignore[arg-type]
+    text = "ลมย่ย ขันแน่ เกบทิน " * 20
+    budget = query_module._Budget(60.0)
+    spans = list(query_module._hits(text, counted, 0, HIT_SCAN_CHARS, budget))
+    assert spans == [m.span() for m in found.pattern.finditer(text)]
+    assert calls == len(spans) + 1
 
 
 # -- highlights as search reads the text ---------------------------------------------------

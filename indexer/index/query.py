@@ -375,6 +375,7 @@ def _searched(
     text: str, found: Highlighter, at: int, end: int, budget: _Budget
 ) -> Iterator[tuple[int, int]]:
     """``_hits`` of a cheap pattern, ``found.chunk`` places a call."""
+    end = min(end, len(text))  # (no search past the text: a short note took 64 calls)
     while at < end:
         stop = min(end, at + found.chunk + found.reach)
         hit = found.pattern.search(text, at, stop)
