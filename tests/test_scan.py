@@ -10,15 +10,8 @@ from pathlib import Path
 import pytest
 import re2
 
-from indexer.vault.scan import (
-    MAX_LINE_CHARS,
-    LineMatcher,
-    SuffixGlob,
-    _glob_regex,
-    _re2_options,
-    compile_glob,
-    walk_files,
-)
+from indexer.vault.globs import SuffixGlob, _glob_regex, compile_glob
+from indexer.vault.scan import MAX_LINE_CHARS, LineMatcher, re2_options, walk_files
 
 PATHS = ["a.md", "x/a.md", "x/y/b.md", "md", "a.mdx", "a/b", "a.md/b", "x/y/z.txt", "日/ノ.md"]
 SUFFIX_GLOBS = ["**/*.md", "*.md", "**/*", "*", "**/*.txt", "*x", "*.md.assets"]
@@ -29,7 +22,7 @@ OTHER_GLOBS = ["items/*.md", "**/n[0-2].md", "*a*b", "?.md", "**/x/*.md"]
 def test_suffix_fast_path_equals_the_regex(pattern: str) -> None:
     fast = compile_glob(pattern)
     assert isinstance(fast, SuffixGlob)
-    slow = re2.compile(_glob_regex(pattern), _re2_options())
+    slow = re2.compile(_glob_regex(pattern), re2_options())
     for path in PATHS:
         assert bool(fast.fullmatch(path)) == bool(slow.fullmatch(path)), (pattern, path)
 

@@ -16,8 +16,8 @@ from helpers.snapshots import snapshot
 from indexer.core import Core
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault.body_sizes import BodySizes
+from indexer.vault.globs import compile_glob
 from indexer.vault.sandbox import Sandbox
-from indexer.vault.scan import compile_glob
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server, refusals
 from shared.errors import VaultError
@@ -340,7 +340,7 @@ async def test_glob_patterns_run_in_linear_time(client: Client) -> None:
 
 
 def test_glob_semantics() -> None:
-    from indexer.vault.scan import compile_glob
+    from indexer.vault.globs import compile_glob
 
     cases = {
         "**/*.md": (["a.md", "x/y/a.md"], ["a.txt", ".md/x"]),

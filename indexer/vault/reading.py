@@ -26,6 +26,7 @@ from indexer.vault import fsops, no_wait, timeline
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import open_file, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
+from indexer.vault.globs import compile_glob, glob_depth
 from indexer.vault.sandbox import Place, Sandbox, Target
 from indexer.vault.scan import (
     FileEntry,
@@ -33,8 +34,6 @@ from indexer.vault.scan import (
     Signature,
     SkipFile,
     TimeUp,
-    compile_glob,
-    glob_depth,
     signature,
     walk_files,
 )

@@ -14,7 +14,6 @@ import time
 import unicodedata
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
 import re2
 
@@ -33,7 +32,6 @@ from shared.graphemes import character_start
 from shared.workspace import FOLDER_OWN_FILES
 
 MAX_PATTERN_CHARS = 2000
-MAX_GLOB_CHARS = 500
 MAX_LINE_CHARS = 500
 # RE2 stays linear, but once a pattern's DFA no longer fits its memory it falls back to
 # an NFA costing ~program size per byte: ``.{1000}.{1000}x`` or ``[\\p{L}]{200}`` scan
@@ -45,7 +43,6 @@ RE2_MAX_MEM = 32 << 20
 SkipFile = Callable[[str, os.DirEntry[str]], bool]
 # ``left_out(printable vault path)``: hears each entry a walk cannot list (see walk_files).
 LeftOut = Callable[[str], None]
-_GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 
 Signature = tuple[int, int, int]
@@ -337,91 +334,13 @@ def read_text_at(dir_fd: int, name: str, max_bytes: int, *, lossy: bool = False)
         os.close(fd)
 
 
-def _re2_options(*, literal: bool = False, case_sensitive: bool = True) -> re2.Options:
+def re2_options(*, literal: bool = False, case_sensitive: bool = True) -> re2.Options:
     options = re2.Options()
     options.literal = literal
     options.case_sensitive = case_sensitive
     options.log_errors = False
     options.max_mem = RE2_MAX_MEM
     return options
-
-
-def _glob_regex(pattern: str) -> str:
-    """Translate a glob: ``**/`` spans folders, ``**`` anything, ``*``/``?`` one segment."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "*":
-            run = len(pattern) - i - len(pattern[i:].lstrip("*"))
-            i += run
-            if run >= 2 and pattern.startswith("/", i):
-                token, i = "(?:[^/]+/)*", i + 1
-            else:
-                token = ".*" if run >= 2 else "[^/]*"
-            # ``**/**/`` is ``**/``, and ``*`` right after ``**`` adds nothing.
-            last = out[-1] if out else ""
-            if last != token and not (token == "[^/]*" and last == ".*"):
-                out.append(token)
-            continue
-        if char == "?":
-            out.append("[^/]")
-        elif char == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append(f"[{body}]")
-            i = end
-        elif char in _GLOB_SPECIAL or char in "[]*?":
-            out.append("\\" + char)
-        else:
-            out.append(char)
-        i += 1
-    return "".join(out)
-
-
-class SuffixGlob:
-    """``**/*<suffix>`` or ``*<suffix>`` (the usual ``**/*.md``) as a plain string test.
-
-    Calling RE2 from Python costs ~13 µs a path, most of a 100k-file grep's time; this
-    shape needs only ``endswith`` (the suffix has no wildcard and no ``/``).
-    """
-
-    def __init__(self, suffix: str, any_folder: bool) -> None:
-        self.suffix = suffix
-        self.any_folder = any_folder
-
-    def fullmatch(self, path: str) -> bool:
-        return path.endswith(self.suffix) and (self.any_folder or "/" not in path)
-
-
-@lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
-    """A compiled glob; use ``.fullmatch(path)`` (RE2: linear whatever the pattern)."""
-    if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_GLOB_CHARS:
-        raise InvalidArgumentError(
-            f"the glob pattern must be a non-empty string of ≤ {MAX_GLOB_CHARS} chars"
-        )
-    # The paths it is matched against are NFC (as the tools name them): a pattern typed
-    # or copied in NFD (macOS) found nothing.
-    pattern = unicodedata.normalize("NFC", pattern)
-    for prefix, any_folder in (("**/*", True), ("*", False)):
-        suffix = pattern[len(prefix) :]
-        if pattern.startswith(prefix) and not any(c in suffix for c in "*?[/"):
-            return SuffixGlob(suffix, any_folder)
-    try:
-        return re2.compile(_glob_regex(pattern), _re2_options())
-    except re2.error:
-        raise InvalidArgumentError(f"the glob pattern {pattern!r} is not valid") from None
-
-
-def glob_depth(pattern: str) -> int | None:
-    """How many folder levels deep every path ``pattern`` matches lies (``*.md``: 1,
-    ``*/*``: 2), or None when it may match at any depth (``**``, a bracket that may
-    hold ``/``)."""
-    if "**" in pattern or "[" in pattern:
-        return None
-    return pattern.count("/") + 1
 
 
 def _lines_holding(text: str, literal: str) -> Iterator[tuple[int, str]]:
@@ -450,7 +369,7 @@ class LineMatcher:
             raise InvalidArgumentError("the grep pattern must be a non-empty string")
         if len(pattern) > MAX_PATTERN_CHARS:
             raise InvalidArgumentError(f"the grep pattern is longer than {MAX_PATTERN_CHARS} chars")
-        options = _re2_options(literal=fixed, case_sensitive=not ignore_case)
+        options = re2_options(literal=fixed, case_sensitive=not ignore_case)
         # A literal whose case matters is plain substring search, which str.find does
         # without splitting the text or entering re2 once per line.
         self._literal = pattern if fixed and not ignore_case else None
