@@ -46,6 +46,9 @@ SECRETS = {
     "密码是 abc12345x": "密码是 [redacted]",
     "MYSQL_PWD=Sup3rS3cret": "MYSQL_PWD=[redacted]",
     "Authorization: Token 0123456789abcdef0123456789abcdef": "Authorization: Token [redacted]",
+    "| password | hunter2hunter2 |": "| password | [redacted] |",
+    "PGPASSWORD=Sup3rS3cret psql": "PGPASSWORD=[redacted] psql",
+    "パスワードは abc12345x": "パスワードは [redacted]",
 }
 PLAIN = [
     "- Prefers tea.",

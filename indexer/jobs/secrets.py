@@ -51,14 +51,16 @@ _REPLACED = (
     (_AUTHORIZATION, rf"\g<1>{REDACTED}"),
     (_URL_PASSWORD, rf"\g<1>{REDACTED}\g<2>"),
 )
-# A key naming a credential, then ``:``, ``=`` or `` is `` (quoted or not), then its value
-# (groups 2-4: a password's key; a bare ``pass`` is a boarding pass, not a password)
+# A key naming a credential (``PGPASSWORD`` too), then ``:``, ``=``, `` is `` or a table's
+# ``|`` (quoted or not), then its value (groups 2-4: a password's key; a bare ``pass``
+# is a boarding pass, not a password)
 _ASSIGNED = re.compile(
-    r"(?i)((?:\b(password|passwd|passphrase|passwort|kennwort)|_(pass|pwd|passwd|password))"
+    r"(?i)((?:\b(password|passwd|passphrase|passwort|kennwort)"
+    r"|(?:_|\B(?=passw))(pass|pwd|passwd|password))"
     r"|(?:\b|_)(?:api[ _-]?key|apikey|secret(?:[_-]?key)?|access[_-]?key|client[_-]?secret"
     r"|account[_-]?key|auth[_-]?token|access[_-]?token|token)"
     r"|(密码|パスワード|비밀번호|пароль|contraseña|mot de passe))"
-    r"""(["']?(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|ist|est|es)[ \t]+|[ \t]*是[ \t]*)["'`]?)"""
+    r"""(["']?(?:[ \t]*[:=：|][ \t]*|[ \t]+(?:is|ist|est|es)[ \t]+|[ \t]*[是は][ \t]*)["'`]?)"""
     r"([^\s\"'`,;]{6,})"
 )
 # A value that names where the secret is, not the secret: ``$TOKEN``, ``${KEY}``,
