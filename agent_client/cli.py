@@ -453,6 +453,8 @@ async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) 
         elif await vault.has_search():
             result = await vault.search(args.query, limit=args.limit, offset=args.offset)
             text = _search_text(args.query, result, args.offset)
+            if not result["results"] and not args.offset:
+                text += await _no_such_vault(vault, lang)
         else:
             result, text = await _grep_instead(vault, args)
     if args.json:
@@ -460,6 +462,16 @@ async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) 
     elif text:
         print(for_terminal(text.rstrip("\n"), sys.stdout))
     return EXIT_OK
+
+
+async def _no_such_vault(vault: Vault, lang: str) -> str:
+    """A word after "no notes match" when the vault itself has no notes (a typo in
+    ``--lang`` looked like an empty result), naming the vaults that have some."""
+    langs = (await vault.status()).get("langs") or {}
+    if not isinstance(langs, dict) or langs.get(lang):
+        return ""
+    others = ", ".join(sorted(str(name) for name in langs)) or "none"
+    return f" The vault {lang!r} has no notes (vaults with notes: {others})."
 
 
 def _print_binary(path: str, content: str) -> int:

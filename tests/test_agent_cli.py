@@ -93,6 +93,11 @@ def test_remember_event_read_search_edit_delete(
     assert code == 0 and "items/kanji.md" in out
     code, out, _ = run(capsys, "recall", "--workspace", ws, "--lang", "en", "what", "moon")
     assert code == 0 and "kanji" in out
+    code, out, _ = run(capsys, "search", "--workspace", ws, "--lang", "zz", "moon")
+    assert code == 0 and "No notes match 'moon'. The vault 'zz' has no notes" in out, out
+    assert "(vaults with notes: en)" in out
+    code, out, _ = run(capsys, "search", "--workspace", ws, "--lang", "en", "nothinglikeit")
+    assert code == 0 and out.strip() == "No notes match 'nothinglikeit'.", out
 
     code, out, _ = run(
         capsys,
