@@ -490,3 +490,28 @@ def test_dot_segments_in_the_address_never_reach_another_vault(
     assert not note_file(server, "ux", "notes/typed.md").exists()
     assert not note_file(server, "ux", "typed.md").exists()
     assert watch.dialogs == [] and watch.errors == [], watch.errors
+
+
+def test_delete_removes_only_the_note_as_shown(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A write after the page showed the note (an agent's) is not deleted unseen: the
+    page's Delete sends the shown note's etag, and a refusal is said, not thrown."""
+    tab, watch = page
+    with httpx2.Client(base_url=base + "/api/v1") as http:
+        http.put("/ui/notes/items/doomed.md", content=b"# Doomed\n\nold draft\n", headers=MD)
+        visit(tab, base, "#/ui/note/items/doomed.md")
+        newer = b"# Doomed\n\nnew facts an agent just saved\n"
+        assert http.put("/ui/notes/items/doomed.md", content=newer, headers=MD).is_success
+    watch.accept_dialogs = True
+    tab.click("#delete")
+    expect(tab.locator("#view > .error")).to_contain_text("Not deleted")
+    assert watch.dialogs == ["Delete items/doomed.md?"]
+    assert "new facts an agent just saved" in note_file(server, "ui", "items/doomed.md").read_text()
+    assert not watch.errors
+    tab.reload()  # shown again: now it deletes
+    settled(tab, "#/ui/note/items/doomed.md")
+    tab.click("#delete")
+    settled(tab, "#/ui/browse/items")
+    assert not note_file(server, "ui", "items/doomed.md").exists()
+    assert not watch.errors

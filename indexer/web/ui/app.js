@@ -257,7 +257,7 @@ async function note(lang, path, version) {
       h("button", { id: "restore", onclick: () => restore(lang, path, version) }, "Restore this version")]
     : [isSummary(path) ? null : h("a", { class: "button", id: "edit", href: link(lang, "edit", path), text: "Edit" }),
       state.features.history ? h("a", { class: "button", id: "history", href: link(lang, "history", path), text: "History" }) : null,
-      isSummary(path) ? null : h("button", { class: "danger", id: "delete", onclick: () => remove(lang, path) }, "Delete")];
+      isSummary(path) ? null : h("button", { class: "danger", id: "delete", onclick: () => remove(lang, path, data.etag) }, "Delete")];
   show(
     crumbs(lang, path, true),
     version ? h("p", { class: "banner", text: `Version ${version} (read-only)` }) : null,
@@ -269,9 +269,17 @@ async function note(lang, path, version) {
   );
 }
 
-async function remove(lang, path) {
+async function remove(lang, path, etag) {
   if (!confirm(`Delete ${path}?`)) return;
-  await api("DELETE", notePath(lang, path));
+  // Only the note as shown: a write since (an agent's) is not deleted unseen.
+  try {
+    await api("DELETE", notePath(lang, path), { headers: { "If-Match": `"${etag}"` } });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 412) {
+      return fail(new ApiError(412, "conflict", "Not deleted: the note changed since this page showed it. Reload to see it."));
+    }
+    return fail(err);
+  }
   flash(`Deleted ${path}.`);
   location.hash = link(lang, "browse", path.split("/").slice(0, -1).join("/"));
 }
