@@ -515,3 +515,27 @@ def test_delete_removes_only_the_note_as_shown(
     settled(tab, "#/ui/browse/items")
     assert not note_file(server, "ui", "items/doomed.md").exists()
     assert not watch.errors
+
+
+def test_a_folder_of_more_than_ten_thousand_notes_hides_nothing_beside_it(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The folder view is built from a listing cut at 10,000 files: a folder holding more
+    hid every folder and note whose name sorts after it (no way to reach them)."""
+    tab, watch = page
+    vault = note_file(server, "big", "")
+    (vault / "archive").mkdir(parents=True)
+    for i in range(10_001):
+        (vault / "archive" / f"n{i:05d}.md").write_text(f"# n{i}\n")
+    (vault / "projects").mkdir()
+    (vault / "projects" / "plan.md").write_text("# Plan\n")
+    (vault / "todo.md").write_text("# Todo\n")
+    visit(tab, base, "#/big")
+    folders = tab.locator("ul.folders a")
+    expect(folders).to_have_text(["archive/", "projects/"])
+    expect(tab.locator("ul.notes a")).to_have_text(["todo.md"])
+    expect(tab.locator("text=Only the first 10,000 files")).to_have_count(1)
+    folders.nth(1).click()
+    settled(tab, "#/big/browse/projects")
+    expect(tab.locator("ul.notes a")).to_have_text(["plan.md"])
+    assert not watch.errors

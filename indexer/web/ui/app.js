@@ -182,6 +182,23 @@ async function textFiles(lang, folder) {
   };
 }
 
+// A listing cut at 10,000 files holds no name that sorts after the cut: a folder of more
+// notes than that hid every folder and note after it. Then the folder's own entries are
+// listed alone (folders there are not counted).
+async function directChildren(lang, folder, prefix, folders, notes) {
+  const query = `pattern=*&dirs=true&limit=10000&path=${encodeURIComponent(folder)}`;
+  const { data } = await api("GET", `/${seg(lang)}/notes?${query}`);
+  const listed = new Set(notes);
+  for (const path of data.paths) {
+    const name = path.slice(prefix.length).replace(/\/$/, "");
+    if (path.endsWith("/")) {
+      if (!name.endsWith(".assets") && !folders.has(name)) folders.set(name, null);
+    } else if (TEXT_SUFFIXES.some((suffix) => path.endsWith(suffix)) && !listed.has(path)) {
+      notes.push(path);
+    }
+  }
+}
+
 async function browse(lang, folder) {
   const [data, summary] = await Promise.all([textFiles(lang, folder), summaryOf(lang, folder)]);
   const prefix = folder ? folder + "/" : "";
@@ -193,12 +210,13 @@ async function browse(lang, folder) {
     if (slash === -1) notes.push(path);
     else folders.set(rest.slice(0, slash), (folders.get(rest.slice(0, slash)) || 0) + 1);
   }
+  if (data.truncated) await directChildren(lang, folder, prefix, folders, notes);
   const folderItems = [...folders.keys()].sort().map((name) => {
     const abstract = h("div", { class: "abstract muted" });
     summaryOf(lang, prefix + name).then((s) => { if (s) abstract.textContent = s.abstract; });
     return h("li", { class: "folder" }, h("a", { href: link(lang, "browse", prefix + name), text: `${name}/` }),
       // (every note below it: a summary's abstract counts its direct children)
-      h("span", { class: "muted", text: ` ${plural(folders.get(name), "note")} inside` }), abstract);
+      h("span", { class: "muted", text: folders.get(name) === null ? " (not counted)" : ` ${plural(folders.get(name), "note")} inside` }), abstract);
   });
   const summaryHistory = summary && summary.updated && state.features.history
     ? h("a", { class: "button", id: "summary-history", href: link(lang, "history", prefix + SUMMARY_FILE), text: "Summary history" })
