@@ -3,14 +3,13 @@
 A thin layer over the library: each command builds the settings once, runs one writer
 submission, action or tool call, and maps every error to one line and an exit code here
 (0 done, 1 refused or failed, 2 bad usage, 3 indexer offline). ``history`` and ``undo``
-live in ``cli_history``.
+live in ``cli_history``, ``read``, ``search`` and ``recall`` in ``cli_query``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import importlib.metadata
 import json
 import logging
@@ -22,12 +21,10 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_client import cli_history
-from agent_client.connection import Vault, mcp_vault_connection
+from agent_client import cli_history, cli_query
 from agent_client.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OFFLINE, EXIT_OK, EXIT_USAGE
 from agent_client.interrupts import result_decided, terminate_as_interrupt
 from agent_client.notices import CollectingNoticeSink, SystemNotice
-from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
 from agent_client.terminal import TerminalFormatter, for_terminal
 from agent_client.transport_logs import NOISY_LOGGERS
@@ -242,7 +239,7 @@ def _run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
         return _action(args, settings, lang)
     if args.command in ("history", "undo"):
         return asyncio.run(cli_history.run(args, settings, lang))
-    return asyncio.run(_query(args, settings, lang))
+    return asyncio.run(cli_query.run(args, settings, lang))
 
 
 # Arguments never sent to the indexer: a local path may hold any bytes.
@@ -438,86 +435,6 @@ def _action(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     else:
         print(f"{'deleted' if result.deleted else 'edited'} {result.path}")
     return EXIT_OK
-
-
-async def _query(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
-    async with mcp_vault_connection(lang, settings) as vault:
-        if args.command == "read":
-            result: Any = await vault.read(args.path)
-            if result.get("encoding") == "base64" and not args.json:
-                return _print_binary(args.path, result["content"])
-            text = result["content"]
-        elif args.command == "recall":
-            result = await vault.recall(args.query, budget_tokens=args.budget, path=args.path)
-            text = result["block"]
-        elif await vault.has_search():
-            result = await vault.search(args.query, limit=args.limit, offset=args.offset)
-            text = _search_text(args.query, result, args.offset)
-            if not result["results"] and not args.offset:
-                text += await _no_such_vault(vault, lang)
-        else:
-            result, text = await _grep_instead(vault, args)
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False))
-    elif text:
-        print(for_terminal(text.rstrip("\n"), sys.stdout))
-    return EXIT_OK
-
-
-async def _no_such_vault(vault: Vault, lang: str) -> str:
-    """A word after "no notes match" when the vault itself has no notes (a typo in
-    ``--lang`` looked like an empty result), naming the vaults that have some."""
-    langs = (await vault.status()).get("langs") or {}
-    if not isinstance(langs, dict) or langs.get(lang):
-        return ""
-    others = ", ".join(sorted(str(name) for name in langs)) or "none"
-    return f" The vault {lang!r} has no notes (vaults with notes: {others})."
-
-
-def _print_binary(path: str, content: str) -> int:
-    """An image read: its bytes when the output goes to a file or a pipe; on a terminal,
-    one line saying what it is (the bytes would only garble it)."""
-    data = base64.b64decode(content)
-    if sys.stdout.isatty():
-        print(f"{path} is an image ({len(data):,} bytes); redirect the output to save it")
-    else:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    return EXIT_OK
-
-
-def _search_text(query: str, result: SearchResult, offset: int) -> str:
-    hits = result["results"]
-    total = result.get("total")
-    if not hits:
-        where = f" after the first {offset}" if offset else ""
-        return f"No notes match {query!r}{where}."
-    lines: list[str] = []
-    for hit in hits:
-        lines.append(f"{hit['path']}  {hit['title']}")
-        snippet = " ".join(hit["snippet"].split())
-        if snippet:
-            lines.append(f"    {snippet}")
-    shown = f"{offset + 1}-{offset + len(hits)}"
-    if total is not None:
-        lines.append(f"({shown} of {total})")
-    elif offset:
-        lines.append(f"({shown})")
-    if result["partial"]:
-        lines.append("(the index is still catching up: some notes may be missing)")
-    return "\n".join(lines)
-
-
-async def _grep_instead(vault: Vault, args: argparse.Namespace) -> tuple[Any, str]:
-    """An indexer without search: a case-insensitive grep for the query text."""
-    result = await vault.grep(
-        args.query, fixed=True, ignore_case=True, limit=args.limit + args.offset
-    )
-    matches = result["matches"][args.offset :]
-    if not matches:
-        return result, f"No lines match {args.query!r}."
-    return result, "\n".join(f"{m['path']}:{m['line']}: {m['text']}" for m in matches)
 
 
 if __name__ == "__main__":

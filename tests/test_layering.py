@@ -207,7 +207,7 @@ CLIENT_LAYERS: list[set[str]] = [
     {"sessions"},
     {"merge", "events", "actions", "claude_memory"},
     {"writer"},
-    {"hooks", "cli_history"},
+    {"hooks", "cli_history", "cli_query"},
     {"cli"},
     {"command"},  # (imports the CLI inside its Ctrl-C guard)
     {"__main__", "__init__"},
