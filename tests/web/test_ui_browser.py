@@ -517,6 +517,37 @@ def test_delete_removes_only_the_note_as_shown(
     assert not watch.errors
 
 
+def test_restore_replaces_only_the_note_as_the_history_showed_it(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """Restore read the note's etag when clicked: a write after the history view loaded
+    (an agent's) was replaced unseen. It sends the etag the view was shown with."""
+    tab, watch = page
+    with httpx2.Client(base_url=base + "/api/v1") as http:
+        first = http.put("/ui/notes/items/kept.md", content=b"# Kept\n\nfirst\n", headers=MD)
+        second = b"# Kept\n\nsecond\n"
+        http.put(
+            "/ui/notes/items/kept.md",
+            content=second,
+            headers=MD | {"If-Match": first.headers["etag"]},
+        )
+        visit(tab, base, "#/ui/history/items/kept.md")
+        expect(tab.locator("table.history-table tbody tr")).to_have_count(2)
+        newer = b"# Kept\n\nnew facts an agent just saved\n"
+        assert http.put("/ui/notes/items/kept.md", content=newer, headers=MD).is_success
+    watch.accept_dialogs = True
+    tab.locator("table.history-table tbody tr").last.locator("button.restore").click()
+    expect(tab.locator("#view > .error")).to_contain_text("Not restored")
+    assert "new facts an agent just saved" in note_file(server, "ui", "items/kept.md").read_text()
+    assert not watch.errors
+    tab.reload()  # shown again: now it restores
+    expect(tab.locator("table.history-table tbody tr")).to_have_count(3)
+    tab.locator("table.history-table tbody tr").last.locator("button.restore").click()
+    settled(tab, "#/ui/note/items/kept.md")
+    assert "first" in note_file(server, "ui", "items/kept.md").read_text()
+    assert not watch.errors
+
+
 def test_a_folder_of_more_than_ten_thousand_notes_hides_nothing_beside_it(
     page: tuple[Page, Watch], base: str, server: RunningIndexer
 ) -> None:

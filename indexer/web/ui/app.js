@@ -269,10 +269,11 @@ async function search(lang, q) {
 async function note(lang, path, version) {
   const suffix = version ? `?version=${encodeURIComponent(version)}` : "";
   const { data } = await api("GET", `/${seg(lang)}/render/${enc(path)}${suffix}`);
+  const current = version ? await shownEtag(lang, path) : data.etag;
   const title = data.properties.title || path.split("/").pop();
   const actions = version
     ? [h("a", { class: "button", href: link(lang, "note", path), text: "Current version" }),
-      h("button", { id: "restore", onclick: () => restore(lang, path, version) }, "Restore this version")]
+      h("button", { id: "restore", onclick: () => restore(lang, path, version, current) }, "Restore this version")]
     : [isSummary(path) ? null : h("a", { class: "button", id: "edit", href: link(lang, "edit", path), text: "Edit" }),
       state.features.history ? h("a", { class: "button", id: "history", href: link(lang, "history", path), text: "History" }) : null,
       isSummary(path) ? null : h("button", { class: "danger", id: "delete", onclick: () => remove(lang, path, data.etag) }, "Delete")];
@@ -376,6 +377,7 @@ async function edit(lang, path, folder) {
 
 async function history(lang, path) {
   const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=100`);
+  const current = await shownEtag(lang, path);
   const versions = data.versions || [];
   const diffBox = h("pre", { class: "diff", hidden: true });
   const pick = (id, withCurrent) => h("select", { id }, withCurrent ? h("option", { value: "", text: "current file" }) : null,
@@ -399,7 +401,7 @@ async function history(lang, path) {
         h("td", { class: "row-actions" },
           h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
           h("button", { class: "diff-current", onclick: () => showDiff(v.version, "").catch(fail) }, "diff with current"), " ",
-          h("button", { class: "restore", onclick: () => restore(lang, path, v.version) }, "restore"))))))
+          h("button", { class: "restore", onclick: () => restore(lang, path, v.version, current) }, "restore"))))))
       : h("p", { class: "muted", text: "No versions recorded." }),
     versions.length ? h("div", { class: "actions" }, "Diff ", from, " → ", to,
       h("button", { id: "show-diff", onclick: () => showDiff(from.value, to.value).catch(fail) }, "Show diff")) : null,
@@ -412,18 +414,26 @@ function diffClass(line) {
   return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
 }
 
-async function restore(lang, path, version) {
-  if (!confirm(`Restore version ${version} of ${path}?`)) return;
-  let ifMatch = null;
+// The file's etag as a view showed it ("" when there is none): a restore from that view
+// replaces only that file, not a write made since (an agent's), which it would hide.
+async function shownEtag(lang, path) {
   try {
-    ifMatch = (await api("GET", notePath(lang, path))).etag;
+    return (await api("GET", notePath(lang, path))).etag;
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 404)) return fail(err);
+    if (err instanceof ApiError && err.status === 404) return "";
+    throw err;
   }
+}
+
+async function restore(lang, path, version, ifMatch) {
+  if (!confirm(`Restore version ${version} of ${path}?`)) return;
   const body = { path, version: /^\d+$/.test(String(version)) ? Number(version) : version, if_match: ifMatch };
   try {
     await api("POST", `/${seg(lang)}/restore`, { body, type: "json" });
   } catch (err) {
+    if (err instanceof ApiError && err.status === 412) {
+      return fail(new ApiError(412, "conflict", "Not restored: the note changed since this page showed it. Reload to see it."));
+    }
     return fail(err);
   }
   flash(`Restored version ${version} of ${path}.`);
