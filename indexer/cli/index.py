@@ -183,7 +183,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         finally:
             index.close()
     report["unreachable"] = {
-        lang: vars(found)
+        lang: found.report()
         for lang in workspace.langs()
         if is_lang(lang) and (found := unreachable(workspace.vault_dir(lang))).count
     }

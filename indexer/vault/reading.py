@@ -38,6 +38,7 @@ from indexer.vault.scan import (
     walk_files,
 )
 from indexer.vault.tempfiles import is_temp_name
+from indexer.vault.unreachable import Unreachable
 from shared.errors import ForbiddenPathError, InvalidArgumentError, VaultError
 from shared.filetypes import NOTE_SUFFIX, is_text_name
 from shared.memory_view import shown_size
@@ -158,7 +159,9 @@ def find(
     paths: list[str] = []
     truncated = False
     measured = _Measured(vault.body_sizes, time.monotonic() + vault.find_sizes_max_seconds)
-    unlisted = _Unlisted()
+    # (a write's temp file is there for a moment: a memory folder's delete was refused
+    # while a summary was being written into it)
+    unlisted = Unreachable(is_temp_name)
     with vault.sandbox.open(target) as place:
         top = place.walk_start()
         if top is not None:
@@ -184,25 +187,6 @@ def find(
     if dirs:
         result.update(unlisted=unlisted.count, unlisted_sample=unlisted.sample)
     return result
-
-
-class _Unlisted:
-    """``find``'s count of the entries its walk left out, with the first few; not a
-    write's temp file (``.<name>.tmp.<hex>``, there for a moment): a memory folder's
-    delete was refused while a summary was being written into it."""
-
-    SAMPLE = 5
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.sample: list[str] = []
-
-    def add(self, path: str) -> None:
-        if is_temp_name(path.rsplit("/", 1)[-1]):
-            return
-        self.count += 1
-        if len(self.sample) < self.SAMPLE:
-            self.sample.append(path)
 
 
 class _Measured:

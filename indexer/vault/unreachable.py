@@ -1,4 +1,4 @@
-"""The files and folders of a vault no tool can reach, for ``indexer status``.
+"""Entries of a vault no tool can reach, counted for ``indexer status`` and ``find``.
 
 A name the vault refuses (``ratio 3:2.md``, ``CON.txt``, a control character) or a
 folder too deep, made by another program, is left out of every listing, search and
@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from indexer.vault.scan import walk_files
 
@@ -21,24 +23,33 @@ SAMPLE = 5
 
 @dataclass
 class Unreachable:
-    """How many entries of a vault no tool reaches, the first few (printable), and
-    whether the count was cut short by its time budget."""
+    """How many entries a walk left out (``walk_files``' ``left_out``), the first few
+    (printable), and whether the count was cut short by its time budget; an entry whose
+    name ``ignored`` passes is not counted."""
 
+    ignored: Callable[[str], bool] = field(default=lambda name: False, repr=False)
     count: int = 0
     sample: list[str] = field(default_factory=list)
     partial: bool = False
 
     def add(self, path: str) -> None:
-        if path.rstrip("/").rsplit("/", 1)[-1].startswith("."):
-            return  # hidden by design
+        if self.ignored(path.rstrip("/").rsplit("/", 1)[-1]):
+            return
         self.count += 1
         if len(self.sample) < SAMPLE:
             self.sample.append(path)
 
+    def report(self) -> dict[str, Any]:
+        return {"count": self.count, "sample": self.sample, "partial": self.partial}
+
+
+def _dot_name(name: str) -> bool:
+    return name.startswith(".")  # hidden by design
+
 
 def unreachable(vault_dir: Path, seconds: float = 2.0) -> Unreachable:
     """Walk ``vault_dir`` (at most ``seconds``) for the entries no tool can reach."""
-    found = Unreachable()
+    found = Unreachable(_dot_name)
     try:
         top = os.open(vault_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:

@@ -402,7 +402,7 @@ class Vault:
 
     def _lock(self, target: Target) -> threading.Lock:
         """The file's own lock alone (recording what changed outside the tools)."""
-        return self._locks.file(target.lang, target.rel)
+        return self.file_lock(target.lang, target.rel)
 
     def file_lock(self, lang: str, rel: str) -> threading.Lock:
         """A file's own lock, for a job that writes and records a file the tools do not (a
