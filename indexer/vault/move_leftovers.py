@@ -22,10 +22,27 @@ from collections.abc import Iterable
 from contextlib import suppress
 
 from indexer.vault import fsops, renames
+from indexer.vault.history.store import Version
 from indexer.vault.sandbox import Sandbox
 from shared.errors import VaultError
 
 log = logging.getLogger("indexer.vault")
+
+
+def after_undo(
+    sandbox: Sandbox, lang: str, undone: Iterable[tuple[str, Version, Version | None]]
+) -> None:
+    """After an undo of (path, the entry's newest version, the one gone back to) each:
+    the files the entry had moved there and the undo took away left their folders."""
+    bring_back(
+        sandbox,
+        lang,
+        [  # (the folder a file the entry moved there left, the one it is back in)
+            (posixpath.dirname(rel), posixpath.dirname(latest.other_path))
+            for rel, latest, before in undone
+            if latest.op == "move" and latest.other_path is not None and before is None
+        ],
+    )
 
 
 def bring_back(sandbox: Sandbox, lang: str, folders: Iterable[tuple[str, str]]) -> None:

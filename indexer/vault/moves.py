@@ -27,7 +27,6 @@ import os
 import stat
 from contextlib import ExitStack, closing, suppress
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from indexer.vault import atomic, fsops, oserrors, renames
@@ -165,21 +164,28 @@ def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
             f"{source.rel} is larger than {limit} bytes, too large to become the note"
             f" {dest.rel}; move it to a text file name"
         )
-    _check_writable_kind(dest)
-    dest.check_text_place()
-    suffixes = {PurePosixPath(t.rel).suffix.lower() for t in (source, dest)}
-    if dest_kind != kind or (kind == "asset" and len(suffixes) > 1):
-        raise ForbiddenPathError(
-            f"{source.rel} must keep its kind: a text file moves to a text path, an"
-            " image to a *.assets/ folder with the same extension"
-        )
+    _check_kinds(source, dest)
 
 
-def _check_writable_kind(dest: Target) -> None:
-    """A destination no file may have (``.yml``, ``.TXT``, no suffix) is refused as a
-    write there is, not as a change of kind: the model learns which names work."""
-    if file_kind(dest) is None:
+def _check_kinds(source: Target, dest: Target) -> str:
+    """The kind of ``source``, which ``dest`` must keep (a note and a plain text file may
+    become one another); a destination no file may have (``.yml``, ``.TXT``, no suffix)
+    is refused as a write there is, not as a change of kind: the caller learns which
+    names work."""
+    kind = file_kind(source)
+    if kind is None:
+        raise ForbiddenPathError("only notes, their images and text files can be moved")
+    dest_kind = file_kind(dest)
+    if dest_kind is None:
         raise ForbiddenPathError(f"{dest.rel}: only {WRITABLE} are writable")
+    same_kind = dest_kind == kind or (kind in TEXTS and dest_kind in TEXTS)
+    if not same_kind or (kind == "asset" and _suffix(source.rel) != _suffix(dest.rel)):
+        raise ForbiddenPathError(
+            f"{source.rel} must keep its kind: a note or text file moves to a note or text"
+            " path, an image to a *.assets/ folder with the same extension"
+        )
+    dest.check_text_place()
+    return kind
 
 
 def _move_file(
@@ -190,19 +196,7 @@ def _move_file(
     reason: str | None,
     actor: str,
 ) -> dict:
-    kind = file_kind(source)
-    if kind is None:
-        raise ForbiddenPathError("only notes, their images and text files can be moved")
-    dest_kind = file_kind(dest)
-    _check_writable_kind(dest)
-    # a note and a plain text file may become one another
-    same_kind = dest_kind == kind or (kind in TEXTS and dest_kind in TEXTS)
-    if not same_kind or (kind == "asset" and _suffix(source.rel) != _suffix(dest.rel)):
-        raise ForbiddenPathError(
-            f"{source.rel} must keep its kind: a note or text file moves to a note or text"
-            " path, an image to a *.assets/ folder with the same extension"
-        )
-    dest.check_text_place()
+    kind = _check_kinds(source, dest)
     relocate = relocate_note(source.rel, dest.rel)
     for _ in range(ATTEMPTS):
         assets = asset_paths(vault, source) if kind in TEXTS else []

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import os
-import posixpath
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, suppress
@@ -379,12 +378,8 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     if not dry_run:  # an *.assets/ folder the entry's files were all that was in goes too
         for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.in_assets}.values():
             remove_emptied_folder(vault.sandbox, target)
-        moved_back = [  # (the folder a file the entry moved there left, the one it is back in)
-            (posixpath.dirname(t.rel), posixpath.dirname(latest.other_path))
-            for t, _, latest, before in plans
-            if latest.op == "move" and latest.other_path is not None and before is None
-        ]
-        move_leftovers.bring_back(vault.sandbox, lang, moved_back)
+        undone_files = [(t.rel, latest, before) for t, _, latest, before in plans]
+        move_leftovers.after_undo(vault.sandbox, lang, undone_files)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": undone[::-1]}
 
 
