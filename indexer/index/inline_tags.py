@@ -56,8 +56,8 @@ def _code_ranges(body: str) -> list[tuple[int, int]]:
     """(start, end) of each fenced block (a fence never closed runs to the end) and code
     span outside them, in order."""
     fences: list[tuple[int, int]] = []
-    at = 0
-    while ("```" in body or "~~~" in body) and (match := _FENCE.search(body, at)) is not None:
+    at = 0 if "```" in body or "~~~" in body else len(body)
+    while (match := _FENCE.search(body, at)) is not None:
         fence, info = match[1], match[2]
         if fence[0] == "`" and "`" in info:
             at = match.end()  # (not a fence, CommonMark says: a code span's ticks)
