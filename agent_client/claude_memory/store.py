@@ -214,22 +214,24 @@ class MemoryStore:
             return len(seen.text.encode("utf-8"))
         return int(got["size"])
 
-    async def delete(self, path: MemoryPath, kind: Kind) -> None:
+    async def delete(self, path: MemoryPath, kind: Kind) -> tuple[int, list[str]]:
         """Delete a file, or a folder with everything in it (files first, then the
         folders, deepest first; the memory folder itself stays). A folder holding a file
-        the vault does not manage is refused before anything is deleted."""
+        the vault does not manage is refused before anything is deleted. Returns how many
+        entries no tool reaches stay, and the first few (emptying the memory folder leaves
+        them, and so their folders)."""
         vp = self._vp(path.parts)
         if kind is Kind.FILE:
             await self._quietly(self.vault.delete(vp, reason=self.reason), path)
             self.changed = True
-            return
+            return 0, []
         rounds = 0
         while True:
             try:
                 found = await self.vault.find("**", vp, MAX_LISTED, dirs=True)
             except NotFoundError:
                 if path.is_root:
-                    return
+                    return 0, []
                 raise ToolError(f"The path {path.shown} does not exist") from None
             except VaultError as err:
                 raise self._refusal(err, path.shown) from None
@@ -266,6 +268,9 @@ class MemoryStore:
         if not path.is_root:
             await self._quietly(self.vault.delete(vp, reason=self.reason), path, missing_ok=True)
             self.changed = True
+        below = unicodedata.normalize("NFC", vp) + "/"
+        sample = [f"{path.shown}/{p.removeprefix(below)}" for p in found.get("unlisted_sample", [])]
+        return found.get("unlisted", 0), sample
 
     async def _whole_count(self, path: MemoryPath, found: FindResult) -> FindResult:
         """A first listing cut short counts what no tool reaches only as far as it went:

@@ -145,3 +145,14 @@ def insert(shown: str, content: str, insert_line: int, insert_text: str) -> tupl
     if not new_content.endswith("\n"):
         new_content += "\n"
     return new_content, f"The file {shown} has been edited."
+
+
+def cleared_but(left: int, sample: Sequence[str]) -> str:
+    """``clear_all_memory``'s answer when another program's files stay: what no tool
+    reaches is left with its folders, and the model should not think them gone."""
+    names = ", ".join(f"'{name}'" for name in sample)
+    return (
+        f"Memory cleared, except {left} file(s) or folder(s) no tool can reach (hidden,"
+        " named as the vault refuses, or too deep; a person can remove them with another"
+        f" program), which stay with their folders: {names}"
+    )

@@ -271,10 +271,11 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
                 continue
 
     async def clear_all_memory(self) -> str:
-        """Delete everything in the memory folder (the folder stays)."""
+        """Delete everything in the memory folder (the folder stays). Files of another
+        program that no tool reaches stay, with their folders: the answer says so."""
         async with self._store("clear_all_memory") as store:
-            await store.delete(paths.check(paths.ROOT), Kind.DIR)
-        return "All memory cleared"
+            left, sample = await store.delete(paths.check(paths.ROOT), Kind.DIR)
+        return texts.cleared_but(left, sample) if left else "All memory cleared"
 
 
 class VaultMemoryTool(BetaAbstractMemoryTool):
