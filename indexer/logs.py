@@ -18,6 +18,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+# The levels `--log-level` and INDEXER_LOG_LEVEL take (by name).
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
 _NUMBERS = re.compile(r"0x[0-9a-f]+|\d+(?:\.\d+)?")  # fds, times, addresses vary
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 MAX_KEYS = 1000

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from indexer.jobs.llm import ModelSettings
 from indexer.jobs.maintenance import TASKS, MaintenanceSettings
+from indexer.logs import LOG_LEVELS
 from shared.switches import parse_switch
 from shared.workspace import Workspace
 
@@ -161,7 +162,7 @@ class Settings:
             host=_host(pick("host", "INDEXER_HOST")),
             port=_whole("INDEXER_PORT", pick("port", "INDEXER_PORT"), 0, 65535),
             token=_token(pick("token", "INDEXER_MCP_TOKEN")),
-            log_level=pick("log_level", "INDEXER_LOG_LEVEL").upper(),
+            log_level=_log_level(pick("log_level", "INDEXER_LOG_LEVEL")),
             prompts_dir=Path(prompts) if prompts else default_prompts_dir(),
             max_file_bytes=_whole(
                 "INDEXER_MAX_FILE_BYTES",
@@ -347,6 +348,17 @@ def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSetting
 def _switch(pick: Callable[[str, str], str], flag: str, env: str) -> bool:
     """An on/off setting (``shared.switches``), named by its variable when refused."""
     return parse_switch(env, pick(flag, env))
+
+
+def _log_level(text: str) -> str:
+    """A logging level by name, refused with the variable's name (logging's own error
+    named neither it nor the levels)."""
+    level = text.strip().upper()
+    if level not in LOG_LEVELS:
+        raise ValueError(
+            f"INDEXER_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {text!r:.60}"
+        )
+    return level
 
 
 def _host(text: str) -> str:

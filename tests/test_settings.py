@@ -130,6 +130,9 @@ def test_addresses_prompt_folders_and_prompt_files_are_checked_at_start(tmp_path
         with pytest.raises(ValueError, match="INDEXER_HOST must be"):
             resolve(tmp_path, INDEXER_HOST=host)
     assert resolve(tmp_path, INDEXER_HOST="[::1]").host == "::1"
+    with pytest.raises(ValueError, match="INDEXER_LOG_LEVEL must be one of DEBUG, INFO"):
+        resolve(tmp_path, INDEXER_LOG_LEVEL="LOUD")  # was logging's "Unknown level: 'LOUD'"
+    assert resolve(tmp_path, INDEXER_LOG_LEVEL=" debug ").log_level == "DEBUG"
     assert resolve(tmp_path, INDEXER_HOST="my-box.local").host == "my-box.local"
     empty = tmp_path / "empty"
     empty.mkdir()

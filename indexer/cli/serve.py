@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from indexer.cli import add_background_options
+from indexer.logs import LOG_LEVELS
 from shared.errors import ConfigError
 
 
@@ -31,7 +32,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--log-level",
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        choices=LOG_LEVELS,
         type=str.upper,
         help="DEBUG logs one line per tool call (default INFO)",
     )
