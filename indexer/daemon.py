@@ -124,12 +124,11 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
         raise
     vault.index_sync = index  # writes indexed before they return, appends before a read
     vault.grep_planner = index.grep_plan
-    index.change_listeners.append(external_change_recorder(vault))
+    record_outside_changes(index, vault)
     if vault.recorder.enabled:
         index.recheck_listeners.append(
             functools.partial(vault.recheck_history, indexed=index.etags)
         )
-        index.history_since = functools.partial(outside.history_since_ns, vault)
     model = JobModel(settings.model) if settings.model is not None else None
     jobs = JobRunner()
     maintenance = build_maintenance(settings, vault, index, model)
@@ -183,11 +182,20 @@ def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault | No
         return
     try:
         vault = build_vault(settings, history)
-        index.change_listeners.append(external_change_recorder(vault))
-        index.history_since = functools.partial(outside.history_since_ns, vault)
+        record_outside_changes(index, vault)
         yield vault
     finally:
         history.close()
+
+
+def record_outside_changes(index: NoteIndex, vault: Vault) -> None:
+    """Have history record what the index sees changed outside the tools: each change,
+    and first the text it replaced when history had none (the index's copy)."""
+    index.change_listeners.append(external_change_recorder(vault))
+    if vault.recorder.enabled:
+        index.history_since = functools.partial(outside.history_since_ns, vault)
+        index.history_lacks = functools.partial(outside.history_lacks, vault)
+        index.keep_before = functools.partial(outside.keep_before, vault)
 
 
 def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:

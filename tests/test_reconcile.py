@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from helpers.indexer_process import wait_for
 
+from indexer.index.befores import Befores
 from indexer.index.reconcile import is_note_path, walk_notes
 from indexer.index.service import NoteIndex
+from indexer.vault.fsops import etag_of
 from shared.workspace import Workspace
 
 
@@ -158,3 +161,22 @@ def test_files_dated_past_2262_or_before_1970_are_indexed(tmp_path: Path) -> Non
         assert not index.partial
     finally:
         index.close()
+
+
+def test_befores_keep_only_exact_texts_history_lacks_within_their_room(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The texts an outside change replaced are kept for history only when the row held
+    the file's exact text (its hash says so), history has no version, and the pass's
+    bound of bytes has room (a warning, once, past it)."""
+    text = "---\ntitle: A\n---\n# A\n"
+    head, body = text[:16], text[16:]
+    befores = Befores(lambda lang, path: path != "known.md", room=2 * len(text))
+    befores.keep("en", "known.md", head, body, True, etag_of(text.encode()))
+    befores.keep("en", "big.md", "", "", True, etag_of(b"x" * 10))  # (not indexed: no text)
+    befores.keep("en", "a.md", head, body, True, etag_of(text.encode()))
+    befores.keep("en", "whole.md", text, "", False, etag_of(text.encode()))
+    befores.keep("en", "c.md", head, body, True, etag_of(text.encode()))
+    befores.keep("en", "d.md", head, body, True, etag_of(text.encode()))
+    assert befores.texts == {("en", "a.md"): text.encode(), ("en", "whole.md"): text.encode()}
+    assert caplog.text.count("changed at once from outside") == 1

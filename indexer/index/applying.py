@@ -17,6 +17,7 @@ import sqlite3
 from collections.abc import Callable
 
 from indexer.index import reconcile
+from indexer.index.befores import Befores
 from indexer.index.connections import Connections
 from indexer.index.reconcile import ReconcileStats
 from indexer.index.tool_changes import Key, Told, ToolChanges
@@ -40,6 +41,7 @@ class ChangeSync:
         mark_behind: Callable[[str], None],
         tell: Callable[[ReconcileStats, str], None],
         seen_links: Callable[[ReconcileStats], None] = lambda stats: None,
+        befores: Callable[[], Befores | None] = lambda: None,
     ) -> None:
         self.workspace = workspace
         self._db = db
@@ -47,6 +49,7 @@ class ChangeSync:
         self._mark_behind = mark_behind
         self._seen_links = seen_links
         self._tell = tell
+        self._befores = befores
 
     def sync_tool_changes(self, batch: dict[Key, str | None]) -> Told:
         """Sync the files of ``batch`` in one transaction; a change whose file no longer
@@ -100,7 +103,7 @@ class ChangeSync:
         files = self._differing({key for key in files if not self._tool.pending(key)})
         if not files and not folders:
             return
-        stats = ReconcileStats()
+        stats = ReconcileStats(befores=self._befores())
         with self._db.write() as conn:
             for lang, rel in sorted(files):
                 reconcile.sync_file(conn, self.workspace, lang, rel, stats)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
+from indexer.index.befores import Befores
 from indexer.index.parse import (
     MAX_INDEXED_BYTES,
     NoteRow,
@@ -63,6 +64,9 @@ class ReconcileStats:
     # whole pass names only the linked ones: it replaces the set): edits through another
     # name make no event the watcher hears
     linked: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # the texts rows held before this pass replaced or removed them (for history), when
+    # asked: a tool's own sync is not (history has its text)
+    befores: Befores | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +238,13 @@ def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
     conn.execute("DELETE FROM notes WHERE id = ?", (rowid,))
 
 
+def _keep_before(stats: ReconcileStats, rel: str, old: tuple) -> None:
+    """The text of a row about to be replaced or removed, for history (``befores``)."""
+    if stats.befores is not None:
+        _, lang, _, _, body, _, head, joined, _, _, digest = old[:11]
+        stats.befores.keep(lang, rel, head, body, bool(joined), digest)
+
+
 def sync_file(
     conn: sqlite3.Connection, workspace: Workspace, lang: str, rel: str, stats: ReconcileStats
 ) -> None:
@@ -243,6 +254,7 @@ def sync_file(
     stats.linked[(lang, rel)] = got is not None and got[1].st_nlink > 1
     if got is None:
         if old is not None:
+            _keep_before(stats, rel, old)
             delete_row(conn, old)
             stats.removed += 1
             stats.changed.append((lang, rel))
@@ -263,6 +275,7 @@ def sync_file(
         stats.unchanged += 1
         return
     if old is not None:
+        _keep_before(stats, rel, old)
         delete_row(conn, old)
         insert_rows(conn, old[0], [(f, row)])
         stats.updated += 1
@@ -285,11 +298,12 @@ def reconcile_all(
     *,
     stop: Callable[[], bool],
     progress: Progress | None = None,
+    befores: Befores | None = None,
 ) -> ReconcileStats:
     """Bring every row in line with disk. ``writer()`` is a context manager giving the
     writer connection with the lock held and a transaction open (one per batch)."""
     started = time.monotonic()
-    stats = ReconcileStats()
+    stats = ReconcileStats(befores=befores)
     with writer() as conn:  # the covering index notes_stat answers this
         known: dict[tuple[str, str], Signature] = {
             (lang, path): (size, mtime, ctime)

@@ -23,6 +23,7 @@ from pathlib import Path
 from indexer.index import reconcile
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
+from indexer.index.befores import Befores, Wanted
 from indexer.index.connections import Connections
 from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
@@ -78,6 +79,11 @@ class NoteIndex:
         # When the change history outside the index last recorded one (epoch ns; None:
         # never): an index built anew beside it tells what changed since as "offline".
         self.history_since: Callable[[], int | None] | None = None
+        # History's side of an outside change: ``history_lacks(lang, path)`` says it has
+        # no version of the note, and ``keep_before(lang, path, text)`` records the text
+        # the index held before the change (``befores``), told before the change itself.
+        self.history_lacks: Wanted | None = None
+        self.keep_before: Callable[[str, str, bytes], None] | None = None
         # ``flush_delay``: the least time an append waits for the background flush.
         self._tool = ToolChanges(self._sync_tool_changes, self._tell_all, min_delay=flush_delay)
         self._sync = ChangeSync(
@@ -87,6 +93,7 @@ class NoteIndex:
             mark_behind=self.mark_behind,
             tell=self._tell,
             seen_links=self._seen_links,
+            befores=self._befores,
         )
         # Files with other names (hard links): edits through those make no event here,
         # so grep never takes the watcher's word for them (``changed_since_indexed``).
@@ -246,7 +253,11 @@ class NoteIndex:
         behind = behind or self._behind_at_open
         self._db.set_state(LISTENERS_BEHIND, "1")
         stats = reconcile.reconcile_all(
-            self._db.write, self.workspace, stop=self._stopping.is_set, progress=progress
+            self._db.write,
+            self.workspace,
+            stop=self._stopping.is_set,
+            progress=progress,
+            befores=self._befores(),
         )
         with self._linked_lock:  # every file was seen: the whole set
             self._linked = {key for key, linked in stats.linked.items() if linked}
@@ -276,8 +287,21 @@ class NoteIndex:
                 else:
                     self._linked.discard(key)
 
+    def _befores(self) -> Befores | None:
+        """A pass's keeper of replaced texts, when history wants them."""
+        wanted = self.history_lacks
+        return None if wanted is None or self.keep_before is None else Befores(wanted)
+
     def _tell(self, stats: ReconcileStats, source: str) -> None:
-        """Tell the change listeners what changed; their failure is logged, never raised."""
+        """Tell the change listeners what changed (history first the texts the changes
+        replaced: ``befores``); a listener's failure is logged, never raised."""
+        if stats.befores is not None and self.keep_before is not None:
+            for (lang, path), data in stats.befores.texts.items():
+                try:
+                    self.keep_before(lang, path, data)
+                except Exception:
+                    log.exception("could not keep the former text of %s/%s", lang, path)
+            stats.befores.texts.clear()
         self._tell_all([(lang, path, source) for lang, path in stats.changed])
 
     def _tell_changed_since(self, since_ns: int, told: set[tuple[str, str]]) -> None:

@@ -65,6 +65,30 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
         vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
 
 
+def history_lacks(vault: Vault, lang: str, path: str) -> bool:
+    """Whether history has no version of the note (the index then keeps the text an
+    outside change replaces: ``indexer.index.befores``)."""
+    store = vault.recorder.store
+    return store is not None and store.latest(lang, path) is None
+
+
+def keep_before(vault: Vault, lang: str, path: str, data: bytes) -> None:
+    """Record ``data``, the text the index held before an outside change of a note
+    history never saw, as that note's first version (``baseline``), before the change
+    itself is recorded: an edit or a deletion by another program can be undone. Not
+    when history has met the note meanwhile (a tool's write recorded the text it
+    replaced), nor for more bytes than a tool may write."""
+    if not vault.recorder.enabled or len(data) > vault.max_file_bytes:
+        return
+    try:
+        target = vault.sandbox.resolve(lang, path, summary=True)
+    except (VaultError, OSError):
+        return
+    with vault._lock(target):
+        if vault.recorder.need().latest(target.lang, target.rel) is None:
+            vault.recorder.observe(target.lang, target.rel, data, unknown=True)
+
+
 def _vault_present(vault: Vault, lang: str) -> bool:
     try:
         return vault.sandbox.vault_root(lang) is not None

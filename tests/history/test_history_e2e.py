@@ -365,6 +365,63 @@ def test_a_note_made_while_no_indexer_ran_is_recorded_at_the_next_start(workspac
     assert check_history_consistent(workspace) == 2
 
 
+def test_a_note_history_never_saw_keeps_the_text_another_program_replaced(
+    workspace: Path,
+) -> None:
+    """The notes found when the index was built get a version at their first change;
+    when another program made that change (an edit, a deletion), their text was lost to
+    ``restore``, though the index held it. It is their first version now (``baseline``),
+    while serving and at the next start; a text the index did not hold exactly (not
+    UTF-8) gets none, as before."""
+    before = {
+        "edited.md": b"# Edited\n\nas it was\n",
+        "deleted.md": b"---\ntitle: Deleted\n---\n# Deleted\n\nkeep me\n",
+        "offline.md": b"# Offline\n\nbefore\n",
+        "latin1.md": b"# caf\xe9\n",
+        "notes.txt": "plain text, \u6771\u4eac\n".encode(),
+    }
+    for name, data in before.items():
+        vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
+        vault_file(workspace, "en", name).write_bytes(data)
+    first = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
+            wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+        for name in ("edited.md", "latin1.md", "notes.txt"):
+            edit_outside(workspace, "en", name, "# changed in an editor\n")
+        vault_file(workspace, "en", "deleted.md").unlink()
+        wait_for_version(workspace, "en", "deleted.md", lambda v: v["op"] == "delete")
+
+        async def check() -> None:
+            async with first.client() as c:
+                for name in ("edited.md", "deleted.md", "notes.txt"):
+                    old = await call(c, "read", lang="en", path=name, version=1)
+                    assert old["content"].encode() == before[name], name
+                done = await call(c, "restore", lang="en", path="deleted.md", version=1)
+                assert done["version"] == 3
+            assert vault_file(workspace, "en", "deleted.md").read_bytes() == before["deleted.md"]
+
+        asyncio.run(check())
+        ops = [(v["op"], v["actor"]) for v in history_versions(workspace, "en", "edited.md")]
+        assert ops == [("edit", "external"), ("baseline", "external")]
+        assert [v["op"] for v in history_versions(workspace, "en", "latin1.md")] == ["baseline"]
+    finally:
+        first.stop()
+    vault_file(workspace, "en", "offline.md").write_text("# Offline\n\nedited while stopped\n")
+    second = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        wait_for_version(workspace, "en", "offline.md", lambda v: v["op"] == "edit")
+        rows = history_versions(workspace, "en", "offline.md")
+        assert [(v["version"], v["op"]) for v in rows] == [(2, "edit"), (1, "baseline")]
+        with history_store(workspace) as store:
+            first_version = store.get("en", "offline.md", 1)
+            assert first_version is not None
+            assert store.content(first_version) == before["offline.md"]
+    finally:
+        second.stop()
+    check_history_consistent(workspace)
+
+
 @pytest.mark.parametrize("damage", ["garbage", "newer"])
 def test_an_unusable_history_stops_the_start_in_one_line(workspace: Path, damage: str) -> None:
     folder = workspace / ".indexer" / "history"

@@ -1,0 +1,57 @@
+"""The texts a change from outside replaced, as the index held them, for history.
+
+History records a note's text at its first change through a tool; a note the index met
+when it was built, and that another program then edits or deletes, had no version:
+its text was lost to ``restore``. The index holds that text (``head`` and ``body`` make
+the file's exact text, checked against the row's hash), so a sync that replaces or
+removes such a row keeps it here, and the history listener records it before the
+change. Only the notes history does not know are kept (``wanted``), within a bound of
+bytes per pass: a folder of a hundred thousand notes deleted at once must not hold them
+all in memory (past the bound they go unrecorded, as before, with one warning).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from indexer.vault.fsops import etag_of
+
+log = logging.getLogger("indexer.index")
+
+MAX_BEFORE_BYTES = 64 * 1024 * 1024
+
+Wanted = Callable[[str, str], bool]
+
+
+@dataclass
+class Befores:
+    """The replaced texts of one sync pass, by (lang, path)."""
+
+    wanted: Wanted
+    room: int = MAX_BEFORE_BYTES
+    texts: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    full: bool = False
+
+    def keep(self, lang: str, path: str, head: str, body: str, joined: bool, digest: str) -> None:
+        """Keep the row's text if it is the file's exact text and history wants it."""
+        if (lang, path) in self.texts or not self.wanted(lang, path):
+            return
+        try:
+            data = (head + body if joined else head).encode("utf-8")
+        except UnicodeEncodeError:  # (a lone surrogate: not a file's strict decoding)
+            return
+        if etag_of(data) != digest:  # too large to index, not UTF-8: not its text
+            return
+        if len(data) > self.room:
+            if not self.full:
+                self.full = True
+                log.warning(
+                    "history: more than %d MiB of notes changed at once from outside; the"
+                    " texts of the rest, never recorded, are not kept",
+                    MAX_BEFORE_BYTES // (1024 * 1024),
+                )
+            return
+        self.room -= len(data)
+        self.texts[(lang, path)] = data
