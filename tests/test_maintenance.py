@@ -540,6 +540,24 @@ def test_a_repeated_file_is_not_rewritten(env: Env) -> None:
     assert snapshot(env.vault_dir()) == before
 
 
+def test_a_repeated_body_without_the_frontmatter_is_not_rewritten(env: Env) -> None:
+    """The prompt asks for a file that starts with ``# User profile``: a model repeating
+    the profile as it was, without the frontmatter it was shown, rewrote USER.md at every
+    run (only ``updated`` changed), a new version in history each time."""
+    env.vault.write("en", "USER.md", "---\ntags: [mine]\n---\n# User profile\n\n- Same.\n")
+    env.event("something")
+    env.stub.run([replace_answer("# User profile\n\n- Same.\n")])
+    before = snapshot(env.vault_dir())
+    outcome = env.run()
+    assert outcome.action == "none" and "repeated the file" in outcome.reason, outcome
+    assert snapshot(env.vault_dir()) == before
+    user_md = (env.vault_dir() / "USER.md").read_bytes()
+    env.event("something else")
+    env.stub.run([replace_answer("---\ntags: mine\n---\n# User profile\n\n- Same.\n\n")])
+    assert env.run(force=True).action == "none"  # the same note, spelled otherwise
+    assert (env.vault_dir() / "USER.md").read_bytes() == user_md
+
+
 # -- the read-only tool loop ----------------------------------------------------------------
 
 

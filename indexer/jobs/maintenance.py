@@ -47,7 +47,7 @@ from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError, NotFoundError, VaultError
-from shared.frontmatter import parse_frontmatter, render_note
+from shared.frontmatter import normalize_frontmatter_text, parse_frontmatter, render_note
 from shared.model_output import parse_json_object
 from shared.timestamps import format_timestamp
 
@@ -344,6 +344,8 @@ class Maintenance:
                 )
             before = current["content"] if current else None
             content = without_summary_keys(_with_kept_keys(before, written), before)
+            if before is not None and _same_note(content, before):  # (the body alone, say)
+                return Answer("none", f"{answer.reason} (the answer repeated the file)")
             await asyncio.to_thread(
                 self.vault.write,
                 lang,
@@ -462,6 +464,21 @@ def _with_kept_keys(current: str | None, answer: str) -> str:
     merged = {key: value for key, value in before.items() if key not in _NOT_CARRIED}
     merged.update(after)
     return render_note(merged, body)
+
+
+_SAME_MOMENT = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def _same_note(content: str, current: str) -> bool:
+    """Whether writing ``content`` over ``current`` would change nothing but ``updated``:
+    both as the vault writes them (frontmatter normalized, ``id`` and ``created`` kept),
+    at one moment. An answer of the body alone, as the prompt asks, is the file it
+    repeats once the file's keys are carried over."""
+    try:
+        written = normalize_frontmatter_text(content, current, now=_SAME_MOMENT)
+        return written == normalize_frontmatter_text(current, current, now=_SAME_MOMENT)
+    except (InvalidFrontmatterError, ValueError):
+        return False  # (the write says what is wrong)
 
 
 def _error_text(err: Exception) -> str:
