@@ -442,3 +442,28 @@ def test_a_highlight_is_widened_in_linear_time_and_joins_what_it_overlaps() -> N
         assert time.process_time() - started < 1.0
         assert snippet.startswith("**needle**") or snippet == "needl…"  # (é of 1M marks)
     assert "**กรุงเทพ**" in make_snippet("ไป กรุงเทพ วันนี้", parse_query("กร ุงเทพ").terms)
+
+
+def test_a_prefix_is_folded_as_a_word_is(ws: Workspace, index: NoteIndex) -> None:
+    """``Ünic*`` finds ``unicode`` as ``Ünicode`` would: case, accents, Greek tonos, the
+    letters ``searchable`` folds (``ß``, ``ł``, the alef's hamza) and the vowel points
+    search ignores are folded in a prefix too; its snippet marks the whole word."""
+    put(ws, "xx", "latin.md", "# a\n\nunicode and Łódźka and STRASSENBAHN\n")
+    put(ws, "xx", "greek.md", "# b\n\nΚαλημέρα κόσμε\n")
+    put(ws, "xx", "cyrillic.md", "# c\n\nМосква река\n")
+    put(ws, "xx", "arabic.md", "# d\n\nقرأ أحمدُ الكتاب\n")
+    index.reconcile()
+    for query, path, marked in [
+        ("Ünic*", "latin.md", "unicode"),
+        ("UNICO*", "latin.md", "unicode"),
+        ("lodz*", "latin.md", "Łódźka"),
+        ("straß*", "latin.md", "STRASSENBAHN"),
+        ("καλημε*", "greek.md", "Καλημέρα"),
+        ("ΚΑΛΉ*", "greek.md", "Καλημέρα"),
+        ("моск*", "cyrillic.md", "Москва"),
+        ("احم*", "arabic.md", "أحمدُ"),
+        ("الْكِتَا*", "arabic.md", "الكتاب"),
+    ]:
+        result = index.search("xx", query)
+        assert [hit["path"] for hit in result["results"]] == [path], query
+        assert f"**{marked}**" in result["results"][0]["snippet"], query

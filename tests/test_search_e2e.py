@@ -100,6 +100,21 @@ async def test_hostile_queries_never_break_the_tool(indexer_server: RunningIndex
             await c.call_tool("search", {"lang": "en", "query": "plain", "limit": 0})
 
 
+async def test_a_prefix_query_through_the_server(indexer_server: RunningIndexer) -> None:
+    """``datab*`` finds and marks ``database`` (it was the word ``datab``: nothing found,
+    nothing said); a prefix too short is refused saying so; grep reads ``*`` as a regex."""
+    async with indexer_server.client() as c:
+        await data(c, "write", lang="en", path="db.md", content="Tuning the Database.\n")
+        await data(c, "write", lang="en", path="data.md", content="Plain data here.\n")
+        result = await data(c, "search", lang="en", query="datab* OR postg*")
+        assert [hit["path"] for hit in result["results"]] == ["db.md"]
+        assert "**Database**" in result["results"][0]["snippet"]
+        with pytest.raises(ToolError, match=r"^invalid_argument: .*at least 3 characters"):
+            await c.call_tool("search", {"lang": "en", "query": "da*"})
+        grep = await data(c, "grep", lang="en", pattern="datab*", ignore_case=True)
+        assert {m["path"] for m in grep["matches"]} == {"data.md", "db.md"}
+
+
 async def test_grep_through_the_server_equals_a_full_scan(indexer_server: RunningIndexer) -> None:
     root = vault(indexer_server.workspace)
     for n in range(40):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -51,7 +52,7 @@ _READS = (16_384, 131_072, SNIPPET_SOURCE_CHARS)
 def _loose(term: Term) -> Term:
     """``term`` as it is looked for in a text without the marks search ignores."""
     text = without_ignored_marks(term.text)[0]
-    return Term(text or term.text, term.phrase)
+    return dataclasses.replace(term, text=text or term.text)
 
 
 @dataclass(frozen=True)
@@ -89,17 +90,22 @@ def highlighter(terms: tuple[Term, ...], loose: bool = False) -> Highlighter:
     for term in sorted(terms, key=lambda t: -len(t.text)):
         words = words_as_searched(term.text)  # what search matched: not the punctuation around
         if words:
-            part, start = _term_regex(words)
+            part, start = _term_regex(words, term.prefix)
             parts.append(part)
             if start not in starts:
                 starts.append(start)
             # A letter is one character, or two for one (ß: ss, デ: ﾃﾞ); the lookarounds
-            # one more.
-            reach = max(reach, 2 * len(term.text) + len(words) * MAX_SEPARATOR_CHARS + 2)
+            # one more; a prefix's word goes on for PREFIX_REST_CHARS at most.
+            rest = PREFIX_REST_CHARS if term.prefix else 0
+            reach = max(reach, 2 * len(term.text) + len(words) * MAX_SEPARATOR_CHARS + 2 + rest)
     pattern = "|".join(parts) or "(?!)"
     # A search call tries each alternative at each place: its cost is bounded by about
-    # the places it may try times the pattern's length.
-    cheap = (_CHUNK + reach) * len(pattern) <= _CHUNK_WORK
+    # the places it may try times the pattern's length (a class of characters, however
+    # long, is one look: a prefix's rest counts as a few characters).
+    weight = len(pattern)
+    if any(term.prefix for term in terms):
+        weight -= pattern.count(_word_goes_on()) * (len(_word_goes_on()) - 8)
+    cheap = (_CHUNK + reach) * weight <= _CHUNK_WORK
     return Highlighter(
         re.compile(pattern, re.IGNORECASE),
         re.compile("|".join(starts) or "(?!)", re.IGNORECASE),
@@ -151,11 +157,37 @@ _NO_WORD_AFTER = rf"(?!(?!{_KEYCAP})[^\W_]|\ufe0f?\u20e3)"  # (nor a keycap's ow
 _MATCH_A_MARK = frozenset("\u0399\u03b9\u1fbe")
 MAX_SEPARATOR_CHARS = 64
 _SEPARATOR = rf"[\W_]{{1,{MAX_SEPARATOR_CHARS}}}"
+# How far a prefix's hit goes on past the prefix, at most (``datab*``: **database**): a
+# try reads no further (``Highlighter.reach``); a longer word is marked that far.
+PREFIX_REST_CHARS = 64
 
 
-def _term_regex(words: list[str]) -> tuple[str, str]:
+@functools.cache
+def _word_goes_on() -> str:
+    """A character the word of a prefix goes on with, as search reads it: a letter, a
+    digit or a combining mark (a token character, ``schema``), not a CJK (or Thai...)
+    run's (``cjk_expand`` cuts a word there) nor a keycap's digit (a break). Made once,
+    when a prefix is first highlighted (the marks' table, a few tens of ms)."""
+    marks: list[list[int]] = []
+    for code in range(0x300, 0x20000):  # (no mark lies elsewhere but selectors, dropped)
+        if unicodedata.category(chr(code))[0] == "M":
+            if marks and marks[-1][1] == code - 1:
+                marks[-1][1] = code
+            else:
+                marks.append([code, code])
+    spelled = "".join(
+        re.escape(chr(low)) + (f"-{re.escape(chr(high))}" if high > low else "")
+        for low, high in marks
+    )
+    run = CJK_RUN.pattern[:-1]  # (its class, without the ``+``)
+    return rf"(?:(?!{_KEYCAP}|{run})(?:[^\W_]|[{spelled}]))"
+
+
+def _term_regex(words: list[str], prefix: bool = False) -> tuple[str, str]:
     """The regex of a term of ``words`` (``foo_bar``: two words, one hit), and the regex
-    of its first character where a hit may start."""
+    of its first character where a hit may start. ``prefix``: the last word may go on
+    (the hit takes in the rest of it); a prefix's last word never ends a CJK run
+    (``query_parse``)."""
     units = [_spelled(w) for w in words]  # each word, as letters that match it
     first = units[0][0]
     start = "(?:s|ß)" if first == _DOUBLE_S else first
@@ -166,6 +198,10 @@ def _term_regex(words: list[str]) -> tuple[str, str]:
         else:
             units[0][0] = first + _AFTER_BOUNDARY
     right = "" if CJK_RUN.match(words[-1][-1]) else _NO_WORD_AFTER
+    if prefix:
+        right = f"{_word_goes_on()}{{0,{PREFIX_REST_CHARS}}}+"
+        if words[-1][-1] in "sS" and units[-1][-1] != _DOUBLE_S:  # (``stras*``: Straße)
+            units[-1][-1] = f"(?:{units[-1][-1]}|ß)"
     regex = "".join(units[0])
     for index in range(1, len(words)):
         word = "".join(units[index])
