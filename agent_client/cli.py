@@ -143,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     about = "search the vault's notes; prints path, title and a snippet per hit"
     search = sub.add_parser("search", parents=[common], help=about, description=about)
     search.add_argument(
-        "query", nargs="+", help='words (all must match) and "quoted phrases"; OR between them'
+        "query",
+        nargs="+",
+        help='words (all must match) and "quoted phrases"; OR between them; datab* a prefix',
     )
     search.add_argument(
         "--limit",

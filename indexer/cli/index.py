@@ -55,7 +55,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         ),
     )
     search.add_argument("--lang", required=True, help="vault id, e.g. en, ja, zh-Hans")
-    search.add_argument("query", nargs="+", metavar="QUERY", help='words and "phrases"')
+    search.add_argument("query", nargs="+", metavar="QUERY", help='words, "phrases", datab*')
     search.add_argument("--limit", type=int, default=10, help="results, 1-100 (default 10)")
     search.add_argument("--offset", type=int, default=0, help="skip this many results (paging)")
     search.add_argument("--type", help="only notes of this frontmatter type")

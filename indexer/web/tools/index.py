@@ -32,7 +32,8 @@ def register(tools: Registrar, core: Core) -> None:
             str,
             Field(
                 description='words (all must match) and "phrases"; OR in capitals between'
-                " them for alternatives (cat food OR dog food)"
+                " them for alternatives (cat food OR dog food); a word ending in * is a"
+                " prefix of 3+ characters (datab* finds database)"
             ),
         ],
         limit: int = 10,
