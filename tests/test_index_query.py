@@ -89,6 +89,9 @@ def test_a_word_ending_in_a_star_is_a_prefix() -> None:
         "wo*rd": '"wo*rd"',
         "datab-*": '"datab-*"',
         '"a phrase*"': '"a phrase*"',
+        # A number is the number (``5* hotel``: a rating; it was refused as too short).
+        "5* hotel": '"5*" AND "hotel"',
+        "2024*": '"2024*"',
     }
     assert {query: parse_query(query).match for query in expected} == expected
     assert parse_query("datab*").terms == (Term("datab", phrase=False, prefix=True),)

@@ -67,7 +67,8 @@ def parse_query(query: object) -> ParsedQuery:
     (punctuation only) are dropped; nothing left means ``InvalidArgumentError``; an
     ``OR`` with no word on one side is the word "or". A prefix of fewer than
     ``MIN_PREFIX_CHARS`` characters is refused (``InvalidArgumentError``); one ending in a
-    CJK or Thai run is the word (a run is found inside longer runs already).
+    CJK or Thai run is the word (a run is found inside longer runs already), and so is a
+    number (``5* hotel``: a rating).
     """
     if not isinstance(query, str):
         raise InvalidArgumentError("the query must be a string")
@@ -107,6 +108,8 @@ def _word(bare: str) -> Term:
         return Term(stem, phrase=False)  # (``東京*``: ``東京`` finds ``東京都`` already)
     last = WORD.findall(stem)[-1]
     last = last[_last_run_end(last) :]  # (``東京data*``: the prefix is ``data``)
+    if last.isdecimal():
+        return Term(bare, phrase=False)  # (``5*`` is a rating: the number, as before)
     if len(last) < MIN_PREFIX_CHARS:
         raise InvalidArgumentError(
             f"the prefix {bare!r} is too short: give at least {MIN_PREFIX_CHARS} characters"
