@@ -20,13 +20,11 @@ import pytest
 from helpers.browser import chromium
 from helpers.hostile import HOSTILE
 from helpers.indexer_process import RunningIndexer, wait_for
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
+from helpers.ui_page import MD, TEXT, Watch, note_file, settled, visit, watched_page
+from playwright.sync_api import Browser, Page, expect
 
 import indexer.web
 from shared.filetypes import NOTE_SUFFIX, TEXT_SUFFIXES
-
-MD = {"Content-Type": "text/markdown"}
-TEXT = {"Content-Type": "text/plain"}
 
 
 def png(width: int, height: int) -> bytes:
@@ -67,9 +65,6 @@ The past tense of *go* is **went**; the participle is *gone*.
 See also [be](be.md).
 """
 SHOTS = os.environ.get("UI_SCREENSHOTS")
-# API refusals the page expects (a 412 conflict, a hostile note's broken image) are
-# logged by Chromium too; they are not errors of the page.
-EXPECTED_REFUSAL = "Failed to load resource: the server responded with a status of 4"
 
 
 @pytest.fixture(scope="module")
@@ -97,56 +92,16 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-class Watch:
-    """What a page did that it should not: dialogs, errors, CSP reports."""
-
-    def __init__(self, page: Page) -> None:
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        page.on("dialog", self._dialog)
-        page.on("pageerror", lambda err: self.errors.append(str(err)))
-        page.on("console", self._console)
-        self.accept_dialogs = False
-
-    def _dialog(self, dialog: Dialog) -> None:
-        self.dialogs.append(dialog.message)
-        dialog.accept() if self.accept_dialogs else dialog.dismiss()
-
-    def _console(self, message: ConsoleMessage) -> None:
-        expected = message.text.startswith(EXPECTED_REFUSAL)
-        if message.type in ("error", "warning") and not expected:
-            self.errors.append(message.text)
-
-
 @pytest.fixture
 def page(browser: Browser) -> Iterator[tuple[Page, Watch]]:
-    context = browser.new_context(viewport={"width": 1100, "height": 780})
-    tab = context.new_page()
-    tab.set_default_timeout(10_000)
-    try:
-        yield tab, Watch(tab)
-    finally:
-        context.close()
-
-
-def visit(page: Page, base: str, hash_: str) -> None:
-    page.goto(f"{base}/ui/{hash_}")
-    settled(page, hash_)
-
-
-def settled(page: Page, hash_: str) -> None:
-    """Wait until the page has finished rendering the view of ``hash_``."""
-    page.wait_for_selector(f'body[data-ready="{hash_}"]', state="attached")
+    with watched_page(browser) as watched:
+        yield watched
 
 
 def shoot(page: Page, name: str) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SHOTS) / f"ui-{name}.png"))
-
-
-def note_file(server: RunningIndexer, lang: str, path: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault" / path
 
 
 def test_pick_a_vault_and_browse_folders(page: tuple[Page, Watch], base: str) -> None:

@@ -1,0 +1,64 @@
+"""What the browser page's tests share: a watched tab, and waiting for a view."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
+
+from helpers.indexer_process import RunningIndexer
+
+MD = {"Content-Type": "text/markdown"}
+TEXT = {"Content-Type": "text/plain"}
+# API refusals the page expects (a 412 conflict, a hostile note's broken image) are
+# logged by Chromium too; they are not errors of the page.
+EXPECTED_REFUSAL = "Failed to load resource: the server responded with a status of 4"
+
+
+class Watch:
+    """What a page did that it should not: dialogs, errors, CSP reports."""
+
+    def __init__(self, page: Page) -> None:
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        page.on("dialog", self._dialog)
+        page.on("pageerror", lambda err: self.errors.append(str(err)))
+        page.on("console", self._console)
+        self.accept_dialogs = False
+
+    def _dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.accept() if self.accept_dialogs else dialog.dismiss()
+
+    def _console(self, message: ConsoleMessage) -> None:
+        expected = message.text.startswith(EXPECTED_REFUSAL)
+        if message.type in ("error", "warning") and not expected:
+            self.errors.append(message.text)
+
+
+@contextmanager
+def watched_page(browser: Browser) -> Iterator[tuple[Page, Watch]]:
+    """A tab of its own (a fresh context), closed afterwards."""
+    context = browser.new_context(viewport={"width": 1100, "height": 780})
+    tab = context.new_page()
+    tab.set_default_timeout(10_000)
+    try:
+        yield tab, Watch(tab)
+    finally:
+        context.close()
+
+
+def visit(page: Page, base: str, hash_: str) -> None:
+    page.goto(f"{base}/ui/{hash_}")
+    settled(page, hash_)
+
+
+def settled(page: Page, hash_: str) -> None:
+    """Wait until the page has finished rendering the view of ``hash_``."""
+    page.wait_for_selector(f'body[data-ready="{hash_}"]', state="attached")
+
+
+def note_file(server: RunningIndexer, lang: str, path: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault" / path
