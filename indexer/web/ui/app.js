@@ -375,13 +375,32 @@ async function edit(lang, path, folder) {
   editor.focus();
 }
 
+// A version with no etag records that the file did not exist then: a deletion, or the
+// move that took it elsewhere. It has no text to view, diff or restore (the server
+// refuses those); the version before it holds the text as it was.
+const hasText = (v) => typeof v.etag === "string" && v.etag !== "";
+
+function changeCell(lang, v) {
+  if (v.moved_to) return h("td", {}, "moved to ", h("a", { href: link(lang, "note", v.moved_to), text: v.moved_to }));
+  if (v.moved_from) return h("td", {}, "moved from ", h("a", { href: link(lang, "history", v.moved_from), text: v.moved_from }));
+  return h("td", { text: v.op ?? "" });
+}
+
+function absentBanner(path, newest, current) {
+  if (current !== "" || !newest) return null;
+  const text = newest.moved_to ? `${path} was moved to ${newest.moved_to}; the versions below are from before.`
+    : newest.op === "delete" ? `${path} was deleted. Restore a version (the one before the deletion holds its last text) to bring it back.`
+      : `${path} does not exist now. Restore a version to bring it back.`;
+  return h("p", { class: "banner", text });
+}
+
 async function history(lang, path) {
   const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=100`);
   const current = await shownEtag(lang, path);
   const versions = data.versions || [];
   const diffBox = h("pre", { class: "diff", hidden: true });
   const pick = (id, withCurrent) => h("select", { id }, withCurrent ? h("option", { value: "", text: "current file" }) : null,
-    versions.map((v) => h("option", { value: String(v.version), text: `${v.version} · ${v.at || ""}` })));
+    versions.map((v) => h("option", { value: String(v.version), text: `${v.version} · ${v.at || ""}${hasText(v) ? "" : ` · ${v.op}`}` })));
   const from = pick("diff-from", false);
   const to = pick("diff-to", true);
   if (versions.length > 1) from.value = String(versions[1].version); // the one before the newest
@@ -391,17 +410,21 @@ async function history(lang, path) {
     diffBox.hidden = false;
     diffBox.replaceChildren(...d.diff.split("\n").map((line) => h("span", { class: diffClass(line), text: `${line}\n` })));
   }
+  const rowActions = (v) => (hasText(v)
+    ? [h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
+      h("button", { class: "diff-current", onclick: () => showDiff(v.version, "").catch(fail) }, "diff with current"), " ",
+      h("button", { class: "restore", onclick: () => restore(lang, path, v.version, current) }, "restore")]
+    : h("span", { class: "muted", text: v.moved_to ? "no text here: see its new place" : "no text: the file did not exist" }));
   show(
     crumbs(lang, path, true),
     h("h1", { text: `History of ${path.split("/").pop()}` }),
+    absentBanner(path, versions[0], current),
     versions.length ? h("table", { class: "history-table" },
       h("thead", {}, h("tr", {}, ["version", "when", "change", "by", "reason", "size", ""].map((t) => h("th", { text: t })))),
-      h("tbody", {}, versions.map((v) => h("tr", { "data-version": String(v.version) },
-        [v.version, v.at, v.op, v.actor, v.reason, v.size].map((t) => h("td", { text: t ?? "" })),
-        h("td", { class: "row-actions" },
-          h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
-          h("button", { class: "diff-current", onclick: () => showDiff(v.version, "").catch(fail) }, "diff with current"), " ",
-          h("button", { class: "restore", onclick: () => restore(lang, path, v.version, current) }, "restore"))))))
+      h("tbody", {}, versions.map((v) => h("tr", { "data-version": String(v.version), "data-op": v.op },
+        h("td", { text: v.version ?? "" }), h("td", { text: v.at ?? "" }), changeCell(lang, v),
+        [v.actor, v.reason, v.size].map((t) => h("td", { text: t ?? "" })),
+        h("td", { class: "row-actions" }, rowActions(v))))))
       : h("p", { class: "muted", text: "No versions recorded." }),
     versions.length ? h("div", { class: "actions" }, "Diff ", from, " → ", to,
       h("button", { id: "show-diff", onclick: () => showDiff(from.value, to.value).catch(fail) }, "Show diff")) : null,
