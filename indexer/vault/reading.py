@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from indexer.vault import fsops, no_wait, timeline
 from indexer.vault.body_sizes import BodySizes
-from indexer.vault.contents import open_file, read_bytes, text_lines
+from indexer.vault.contents import open_file, open_file_stat, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
 from indexer.vault.globs import compile_glob, glob_depth
 from indexer.vault.sandbox import Place, Sandbox, Target
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 MAX_LIMIT = 10_000
 GREP_MAX_SECONDS = 10.0
 GREP_MAX_BYTES = 256 << 20
+HEAD_MAX_BYTES = 64 * 1024  # the beginning of a file ``head`` gives at most
 FIND_SIZES_MAX_SECONDS = 2.0  # measuring notes' bodies; the caller measures the rest
 
 
@@ -100,6 +101,34 @@ def read(
         lines = text_lines(text)
         end = None if limit is None else offset + limit
         text = "".join(lines[offset:end])
+    result.update(content=text, encoding="utf-8")
+    return result
+
+
+def head(vault: Vault, lang: str, path: str, max_bytes: int = HEAD_MAX_BYTES) -> dict:
+    """The first ``max_bytes`` (at most ``HEAD_MAX_BYTES``) of a file, whatever its size:
+    what a file over ``max_file_bytes`` (made by another program) begins with, which
+    ``read`` refuses whole. ``truncated``: the file holds more. Text is cut before a
+    character the cut would split; bytes that are not UTF-8 come as base64, as ``read``
+    gives them. Read-only, no lock, never more than ``HEAD_MAX_BYTES`` in memory."""
+    target = vault._file_target(lang, path, summary=True)
+    if not _is_count(max_bytes) or not 1 <= max_bytes <= HEAD_MAX_BYTES:
+        raise InvalidArgumentError(f"bytes must be between 1 and {HEAD_MAX_BYTES}")
+    with vault.sandbox.open(target) as place:
+        fd, info = open_file_stat(place)
+        with fsops.opened(fd):
+            data = fsops.read_all(fd, max_bytes)
+    truncated = len(data) > max_bytes
+    data = data[:max_bytes]
+    result: dict[str, Any] = {"path": target.rel, "size": info.st_size, "truncated": truncated}
+    result["max_file_bytes"] = vault.max_file_bytes
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if not (truncated and exc.reason == "unexpected end of data"):
+            result.update(content=base64.b64encode(data).decode("ascii"), encoding="base64")
+            return result
+        text = data[: exc.start].decode("utf-8")  # (a character the cut split)
     result.update(content=text, encoding="utf-8")
     return result
 

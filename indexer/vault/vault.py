@@ -112,6 +112,10 @@ class Vault:
     def stat(self, lang: str, path: str) -> dict:
         return reading.stat(self, lang, path)
 
+    def head(self, lang: str, path: str, max_bytes: int = reading.HEAD_MAX_BYTES) -> dict:
+        """A file's first bytes, whatever its size (``reading.head``)."""
+        return reading.head(self, lang, path, max_bytes)
+
     def find(
         self,
         lang: str,

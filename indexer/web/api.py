@@ -64,6 +64,7 @@ PREFIX = "/api/v1"
 JSON_CAP_EXTRA = 64 * 1024  # room for the JSON around a base64 image
 OPTIONAL_STR: tuple[Any, Any] = (str, None)
 VERSION = (int, str)
+HEAD_BYTES = 16 * 1024  # a file's beginning, by default
 
 
 def _feature(obj: object, method: str, what: str) -> Callable[..., Any]:
@@ -170,6 +171,13 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     async def stat(request: Request) -> Response:
         lang, path = lang_path(request)
         return _tool_json(await on_loop_unless_waiting(vault.stat, lang, path))
+
+    async def head(request: Request) -> Response:
+        """A file's beginning, whatever its size (the page shows what a file too large
+        to read begins with)."""
+        lang, path = lang_path(request)
+        max_bytes = query_int(request, "bytes", HEAD_BYTES)
+        return _tool_json(await on_loop_unless_waiting(vault.head, lang, path, max_bytes))
 
     async def raw(request: Request) -> Response:
         """A file's bytes with its own type (images for the rendered page)."""
@@ -320,6 +328,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         ("PUT", note, write),
         ("DELETE", note, delete),
         ("GET", "/{lang}/stat/{path:path}", stat),
+        ("GET", "/{lang}/head/{path:path}", head),
         ("GET", "/{lang}/raw/{path:path}", raw),
         ("GET", "/{lang}/render/{path:path}", render),
         ("POST", "/{lang}/append", append),

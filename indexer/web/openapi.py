@@ -93,6 +93,10 @@ SCHEMAS: dict[str, Any] = {
             "etag": NSTR,
         },
     ),
+    "Head": _obj(
+        {"path": STR, "size": INT, "truncated": BOOL, "content": STR},
+        {"encoding": {"enum": ["utf-8", "base64"]}, "max_file_bytes": INT},
+    ),
     "Render": _obj(
         {"path": STR, "etag": STR, "html": STR, "properties": {"type": "object"}},
         {"frontmatter_error": NSTR, "size": INT, "mtime": NUM},
@@ -262,6 +266,18 @@ def document() -> dict:
         "/{lang}/notes/{path}": note_ops,
         "/{lang}/stat/{path}": {
             "get": _op("stat (tool `stat`)", [LANG, PATH], {"200": ("Stat", "")}, READ_ERRORS)
+        },
+        "/{lang}/head/{path}": {
+            "get": _op(
+                "a file's first bytes whatever its size (one over the read limit too)",
+                [
+                    LANG,
+                    PATH,
+                    _q("bytes", {**COUNT, "minimum": 1, "maximum": 65536}, "default 16384"),
+                ],
+                {"200": ("Head", "the beginning; truncated: the file holds more")},
+                READ_ERRORS,
+            )
         },
         "/{lang}/raw/{path}": {
             "get": _op(

@@ -99,3 +99,56 @@ def test_a_moved_notes_history_points_to_where_it_went(page: tuple[Page, Watch],
     settled(tab, "#/hs/note/new/place.md?version=1")
     expect(tab.locator("article.note-body")).to_contain_text("moving text")
     assert not watch.errors
+
+
+def test_a_note_over_the_read_limit_is_shown_for_what_it_is_and_deleted(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A note another program grew past the read limit showed only a too_large error:
+    no Delete, no History (its history view failed on the same read)."""
+    big = note_file(server, "hb", "logs/huge.md")
+    big.parent.mkdir(parents=True)
+    lines = [f"line {i} of a log another program keeps — é\n" for i in range(400)]
+    big.write_text("# Huge log\n\n" + "".join(lines))
+    size = big.stat().st_size
+    assert size > MAX_FILE_BYTES
+    tab, watch = page
+    visit(tab, base, "#/hb/note/logs/huge.md")
+    banner = tab.locator("p.too-large")
+    expect(banner).to_contain_text(f"{size:,} bytes")
+    expect(banner).to_contain_text(f"{MAX_FILE_BYTES:,} bytes")
+    expect(tab.locator("pre.file-start")).to_contain_text("line 0 of a log")
+    expect(tab.locator("#edit")).to_have_count(0)
+    tab.click("#history")
+    settled(tab, "#/hb/history/logs/huge.md")
+    expect(tab.locator("#view > .error")).to_have_count(0)
+    visit(tab, base, "#/hb/note/logs/huge.md")
+    watch.accept_dialogs = True
+    tab.click("#delete")
+    settled(tab, "#/hb/browse/logs")
+    assert watch.dialogs == ["Delete logs/huge.md?"]
+    assert not big.exists()
+    assert not watch.errors
+
+
+def test_head_gives_a_files_beginning_whatever_its_size(base: str, server: RunningIndexer) -> None:
+    """``/head`` (the page's one view into such a file) reads at most its bytes= and
+    never splits a character; the tools' read still refuses the file."""
+    big = note_file(server, "hh", "big.md")
+    big.parent.mkdir(parents=True)
+    big.write_bytes(b"# Big\n" + "é".encode() * MAX_FILE_BYTES)
+    with httpx2.Client(base_url=base + "/api/v1") as http:
+        assert http.get("/hh/notes/big.md").status_code == 413
+        start = http.get("/hh/head/big.md", params={"bytes": 9}).json()
+        assert start == {
+            "path": "big.md",
+            "size": 6 + 2 * MAX_FILE_BYTES,
+            "truncated": True,
+            "max_file_bytes": MAX_FILE_BYTES,
+            "content": "# Big\né",  # (the 9th byte began a second é)
+            "encoding": "utf-8",
+        }
+        whole = http.get("/hh/head/big.md").json()
+        assert len(whole["content"].encode()) <= 16 * 1024
+        assert http.get("/hh/head/big.md", params={"bytes": 65537}).status_code == 400
+        assert http.get("/hh/head/missing.md").status_code == 404

@@ -268,7 +268,13 @@ async function search(lang, q) {
 
 async function note(lang, path, version) {
   const suffix = version ? `?version=${encodeURIComponent(version)}` : "";
-  const { data } = await api("GET", `/${seg(lang)}/render/${enc(path)}${suffix}`);
+  let data;
+  try {
+    ({ data } = await api("GET", `/${seg(lang)}/render/${enc(path)}${suffix}`));
+  } catch (err) {
+    if (version || !(err instanceof ApiError && err.status === 413)) throw err;
+    return oversized(lang, path);
+  }
   const current = version ? await shownEtag(lang, path) : data.etag;
   const title = data.properties.title || path.split("/").pop();
   const actions = version
@@ -285,6 +291,27 @@ async function note(lang, path, version) {
     data.frontmatter_error ? h("p", { class: "error", text: `Frontmatter: ${data.frontmatter_error}` }) : null,
     propertiesTable(data.properties),
     htmlBlock(data.html, "note-body"),
+  );
+}
+
+const bytes = (n) => (n < 1024 * 1024 ? plural(n, "byte") : `${(n / 1024 / 1024).toFixed(1)} MiB (${plural(n, "byte")})`);
+
+// A file over the server's read limit (made by another program): read whole, rendered
+// and edited nowhere, but seen for what it is, its beginning as plain text, and deleted.
+async function oversized(lang, path) {
+  const [{ data: info }, { data: start }] = await Promise.all([
+    api("GET", `/${seg(lang)}/stat/${enc(path)}`), api("GET", `/${seg(lang)}/head/${enc(path)}`)]);
+  const text = start.encoding === "utf-8";
+  show(
+    crumbs(lang, path, true),
+    h("h1", { class: "note-title", text: path.split("/").pop() }),
+    h("p", { class: "banner too-large", text: `This file is ${bytes(info.size)}, over the limit of ${bytes(start.max_file_bytes)} `
+      + "the server reads whole: it cannot be shown, edited or restored over here. It can be deleted." }),
+    h("div", { class: "actions" },
+      state.features.history ? h("a", { class: "button", id: "history", href: link(lang, "history", path), text: "History" }) : null,
+      isSummary(path) ? null : h("button", { class: "danger", id: "delete", onclick: () => remove(lang, path, info.etag) }, "Delete")),
+    h("h2", { text: text ? `Its first ${bytes(new TextEncoder().encode(start.content).length)}, as plain text` : "Its beginning is not UTF-8 text" }),
+    text ? h("pre", { class: "file-start", text: start.content }) : null,
   );
 }
 
@@ -439,13 +466,9 @@ function diffClass(line) {
 
 // The file's etag as a view showed it ("" when there is none): a restore from that view
 // replaces only that file, not a write made since (an agent's), which it would hide.
+// (stat, not read: a file over the read limit has an etag too)
 async function shownEtag(lang, path) {
-  try {
-    return (await api("GET", notePath(lang, path))).etag;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return "";
-    throw err;
-  }
+  return (await api("GET", `/${seg(lang)}/stat/${enc(path)}`)).data.etag || "";
 }
 
 async function restore(lang, path, version, ifMatch) {
