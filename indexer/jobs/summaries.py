@@ -141,6 +141,18 @@ class Summaries:
             stale = True
         return found.result(stale)
 
+    def abstracts(self, lang: str, folders: list[str]) -> dict[str, str | None]:
+        """Each folder's abstract as its summary file holds it, else as a preview already
+        made (None: neither; none is made here, so a folder of thousands of subfolders
+        is one quick call: the page's folder listing)."""
+        found: dict[str, str | None] = {}
+        for folder in folders:
+            summary = self.files.read_summary(lang, folder)
+            if summary is None:
+                summary = self.previews.get(lang, folder)[1]
+            found[folder] = summary.abstract if summary is not None else None
+        return found
+
     def _preview(self, lang: str, folder: str) -> Summary | None:
         """The summary ``folder`` would have now (no model, nothing written), kept with
         those of the folders below it until a change below marks them."""

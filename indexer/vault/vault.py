@@ -29,7 +29,16 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Protocol
 
-from indexer.vault import contents, deletes, fsops, moves, outside, reading, timeline
+from indexer.vault import (
+    contents,
+    deletes,
+    folder_listing,
+    fsops,
+    moves,
+    outside,
+    reading,
+    timeline,
+)
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import APPENDABLE, WRITABLE
 from indexer.vault.digests import Digests
@@ -128,6 +137,11 @@ class Vault:
         """Files (and with ``dirs`` folders) below ``path`` whose path matches ``pattern``;
         with ``sizes``, their sizes and notes' body sizes (``reading.find``)."""
         return reading.find(self, lang, pattern, path, limit, dirs, sizes)
+
+    def list_folder(self, lang: str, path: str = "", limit: int = reading.MAX_LIMIT) -> dict:
+        """A folder's own text files and its subfolders with their counts, in one walk
+        (``folder_listing``)."""
+        return folder_listing.list_folder(self, lang, path, limit)
 
     def grep(
         self,

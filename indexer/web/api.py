@@ -65,6 +65,7 @@ JSON_CAP_EXTRA = 64 * 1024  # room for the JSON around a base64 image
 OPTIONAL_STR: tuple[Any, Any] = (str, None)
 VERSION = (int, str)
 HEAD_BYTES = 16 * 1024  # a file's beginning, by default
+MAX_LISTED = 10_000  # a folder's own files listed, by default (find's most)
 
 
 def _feature(obj: object, method: str, what: str) -> Callable[..., Any]:
@@ -130,6 +131,20 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         limit = query_int(request, "limit", 200)
         dirs = query_bool(request, "dirs", False)
         return _tool_json(await core.scans.run(vault.find, lang, pattern, path, limit, dirs))
+
+    async def folder(request: Request) -> Response:
+        """A folder for the page in one call: one walk (``Vault.list_folder``), and its
+        subfolders' abstracts when the core has summaries (None: none made yet)."""
+        lang = request.path_params["lang"]
+        path = query_str(request, "path", "") or ""
+        limit = query_int(request, "limit", MAX_LISTED)
+        result = await core.scans.run(vault.list_folder, lang, path, limit)
+        if core.summaries is not None:
+            folders = [item["path"] for item in result["folders"]]
+            found = await run_in_threadpool(core.summaries.abstracts, lang, folders)
+            for item in result["folders"]:
+                item["abstract"] = found.get(item["path"])
+        return _tool_json(result)
 
     async def read(request: Request) -> Response:
         offset = query_int(request, "offset", 0)
@@ -324,6 +339,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         ("GET", "/openapi.json", openapi_json),
         ("POST", "/login-link", login_link),
         ("GET", "/{lang}/notes", find),
+        ("GET", "/{lang}/folder", folder),
         ("GET", note, read),
         ("PUT", note, write),
         ("DELETE", note, delete),

@@ -80,6 +80,22 @@ SCHEMAS: dict[str, Any] = {
             "unlisted_sample": {**PATHS, "description": "with dirs: the first few of them"},
         },
     ),
+    "Folder": _obj(
+        {
+            "path": STR,
+            "files": {**PATHS, "description": "the folder's own text files"},
+            "folders": {
+                "type": "array",
+                "items": _obj(
+                    {"path": STR, "files": {"type": ["integer", "null"]}},
+                    {"abstract": NSTR},
+                ),
+                "description": "subfolders (but *.assets/), each with its text files below",
+            },
+            "truncated": BOOL,
+            "counted": BOOL,
+        }
+    ),
     "Read": _obj(
         {"path": STR, "content": STR, "etag": STR, "size": INT, "mtime": NUM},
         {"encoding": {"enum": ["utf-8", "base64"]}},
@@ -260,6 +276,15 @@ def document() -> dict:
                     _q("dirs", BOOL, "also list matching folders (paths ending in /)"),
                 ],
                 {"200": ("Find", "matching paths")},
+                READ_ERRORS,
+            )
+        },
+        "/{lang}/folder": {
+            "get": _op(
+                "a folder in one walk: its own text files, its subfolders with the count of "
+                "text files below each (null: not counted in time) and their abstracts",
+                [LANG, _q("path", STR), _limit(10_000, 10_000)],
+                {"200": ("Folder", "the folder")},
                 READ_ERRORS,
             )
         },

@@ -1,0 +1,83 @@
+"""A folder view in one walk and one request for its subfolders' abstracts: the page
+walked the folder once per text suffix and asked ``/summary`` once per subfolder
+(3,002 requests for a folder of 3,000 subfolders)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+from helpers.browser import chromium
+from helpers.indexer_process import RunningIndexer, wait_for
+from helpers.ui_page import MD, Watch, note_file, visit, watched_page
+from playwright.sync_api import Browser, Page, expect
+
+SUBFOLDERS = 120
+
+
+@pytest.fixture(scope="module")
+def base(server: RunningIndexer) -> str:
+    return server.url.removesuffix("/mcp")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[tuple[Page, Watch]]:
+    with watched_page(browser) as watched:
+        yield watched
+
+
+def test_a_folder_of_many_subfolders_is_one_request_with_their_abstracts(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    with httpx2.Client(base_url=base + "/api/v1") as http:
+        if not http.get("/status").json()["features"]["summaries"]:
+            pytest.skip("the core has no summaries")
+    vault = note_file(server, "fo", "")
+    for i in range(SUBFOLDERS):
+        (vault / "big" / f"s{i:03d}").mkdir(parents=True)
+        (vault / "big" / f"s{i:03d}" / "n.md").write_text(f"# Note {i}\n\nabout topic {i}\n")
+    (vault / "big" / "s000" / "more.txt").write_text("plain\n")
+    (vault / "big" / "top.md").write_text("# Top\n")
+    last = vault / "big" / f"s{SUBFOLDERS - 1:03d}" / ".overview.md"
+    wait_for(lambda: last.exists() and (vault / "big" / ".overview.md").exists(), 60)
+    tab, watch = page
+    asked: list[str] = []
+    tab.on(
+        "request",
+        lambda r: asked.append(r.url.split("/api/v1/", 1)[1]) if "/api/v1/" in r.url else None,
+    )
+    visit(tab, base, "#/fo/browse/big")
+    folders = tab.locator("ul.folders li.folder")
+    expect(folders).to_have_count(SUBFOLDERS)
+    expect(folders.first).to_contain_text("2 notes inside")
+    expect(folders.nth(1)).to_contain_text("1 note inside")
+    for i in (0, SUBFOLDERS - 1):
+        expect(folders.nth(i).locator(".abstract")).not_to_be_empty()
+    expect(tab.locator("ul.notes a")).to_have_text(["top.md"])
+    tab.wait_for_load_state("networkidle")
+    kinds = sorted(url.split("?")[0] for url in asked)
+    assert kinds == ["fo/folder", "fo/summary", "status"], kinds
+    assert not watch.errors
+
+
+def test_the_folder_route_answers_the_listing_with_abstracts(
+    base: str, server: RunningIndexer
+) -> None:
+    with httpx2.Client(base_url=base + "/api/v1") as http:
+        assert http.put("/fr/notes/a/b/n.md", content=b"# N\n", headers=MD).is_success
+        assert http.put("/fr/notes/a/top.md", content=b"# T\n", headers=MD).is_success
+        listed = http.get("/fr/folder", params={"path": "a"}).json()
+        assert listed["path"] == "a" and listed["files"] == ["a/top.md"]
+        assert [(f["path"], f["files"]) for f in listed["folders"]] == [("a/b", 1)]
+        assert listed["truncated"] is False and listed["counted"] is True
+        assert "abstract" in listed["folders"][0]  # (None until its summary is made)
+        assert http.get("/fr/folder", params={"path": "nowhere"}).status_code == 404
+        assert http.get("/fr/folder", params={"path": "a/top.md"}).status_code == 400
+        assert http.get("/fr/folder", params={"path": "a", "limit": 0}).status_code == 400
