@@ -1,123 +1,11 @@
 // Vault memory's browser page: plain DOM over the REST API at /api/v1, no framework.
-// Rule of the file: text from the vault goes into the page through textContent only;
-// the one exception is a note's HTML, which the server has sanitized (nh3) and the
-// page's Content-Security-Policy would stop from running script anyway.
+// Its views and routing; lib.js holds the API client and the DOM helpers. Rule of the
+// page: text from the vault goes in through textContent only (see lib.js's htmlBlock).
 
-const API = "/api/v1";
-const state = { status: null, features: {}, lang: null };
-const view = document.getElementById("view");
-
-// ---- HTTP ------------------------------------------------------------------------
-
-class ApiError extends Error {
-  constructor(status, code, message) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-async function api(method, path, { body, type, headers = {} } = {}) {
-  const init = { method, headers: { ...headers }, credentials: "same-origin" };
-  if (body !== undefined) {
-    init.body = type === "json" ? JSON.stringify(body) : body;
-    init.headers["Content-Type"] = type === "json" ? "application/json" : "text/markdown; charset=utf-8";
-  }
-  if (method === "DELETE") init.headers["X-Requested-With"] = "vault-memory-ui";
-  const response = await fetch(API + path, init);
-  const data = response.status === 304 ? null : await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (data && data.error) || { code: "internal", message: response.statusText };
-    throw new ApiError(response.status, error.code, error.message);
-  }
-  return { data, etag: data && data.etag, status: response.status };
-}
-
-// One path segment of an API request. "." and ".." are refused here: the browser takes
-// them as steps up even percent-encoded (a typed ../../ja/x.md saved into another vault).
-const LANG = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
-function seg(s) {
-  if (s === "." || s === ".." || s.includes("/")) throw new ApiError(403, "forbidden_path", "a path must not hold '.' or '..' segments");
-  return encodeURIComponent(s);
-}
-const enc = (path) => path.split("/").map(seg).join("/");
-const notePath = (lang, path) => `/${seg(lang)}/notes/${enc(path)}`;
-const hashPath = (path) => path.split("/").map(encodeURIComponent).join("/");
-const link = (lang, kind, path = "") => `#/${encodeURIComponent(lang)}/${kind}/${hashPath(path)}`.replace(/\/$/, "");
-// A folder's summary file: written by the indexer, read-only here, but its history
-// (a hand edit the indexer wrote over) can be read and restored.
-const SUMMARY_FILE = ".overview.md";
-const isSummary = (path) => path.split("/").pop() === SUMMARY_FILE;
-
-// ---- DOM -------------------------------------------------------------------------
-
-function h(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child !== null && child !== undefined && child !== false) {
-      node.append(child instanceof Node ? child : String(child));
-    }
-  }
-  return node;
-}
-
-function show(...nodes) {
-  view.replaceChildren(...nodes.filter((node) => node !== null && node !== undefined));
-  window.scrollTo(0, 0);
-}
-
-function say(text, kind = "ok") {
-  const box = document.getElementById("message");
-  box.textContent = text;
-  box.className = kind;
-  box.hidden = !text;
-}
-
-function flash(text) {
-  // Shown once the next view has loaded (a save or delete navigates away).
-  state.flash = text;
-}
-
-function errorBox(err) {
-  if (err instanceof ApiError && err.status === 401) {
-    return h("div", { class: "error" }, h("strong", { text: "Login needed. " }),
-      "Open the page again with ", h("code", { text: "indexer open --workspace W" }), ".");
-  }
-  const code = err instanceof ApiError ? err.code : "error";
-  return h("div", { class: "error" }, h("strong", { text: `${code}: ` }), err.message);
-}
-
-function crumbs(lang, path, last) {
-  const parts = path ? path.split("/") : [];
-  const items = [h("a", { href: `#/${seg(lang)}`, text: lang })];
-  parts.forEach((part, i) => {
-    const sub = parts.slice(0, i + 1).join("/");
-    const isLast = i === parts.length - 1 && last;
-    items.push(" / ", isLast ? h("span", { text: part }) : h("a", { href: link(lang, "browse", sub), text: part }));
-  });
-  return h("nav", { class: "crumbs" }, items);
-}
-
-function value(v) {
-  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(", ");
-  if (v !== null && typeof v === "object") return JSON.stringify(v);
-  return String(v);
-}
-
-function propertiesTable(properties) {
-  // A list's items each a bidi island: one tag's unclosed U+202E reversed the others.
-  const cell = (v) => (Array.isArray(v)
-    ? h("td", {}, v.flatMap((x, i) => [i ? ", " : null, h("span", { class: "item", text: value(x) })]))
-    : h("td", { text: value(v) }));
-  const rows = Object.entries(properties).map(([k, v]) => h("tr", {}, h("th", { text: k }), cell(v)));
-  return rows.length ? h("table", { class: "properties" }, h("tbody", {}, rows)) : null;
-}
+import {
+  ApiError, LANG, SUMMARY_FILE, api, crumbs, enc, errorBox, fail, flash, h, htmlBlock, isSummary, link,
+  notePath, plural, propertiesTable, say, seg, show, state, value,
+} from "./lib.js";
 
 // ---- views -----------------------------------------------------------------------
 
@@ -163,7 +51,6 @@ async function summaryOf(lang, path) {
   }
 }
 
-const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
 
 // A folder in one request: one walk on the server lists its own text files (notes, and
 // the plain text files Claude's memory tool keeps; not images) and its subfolders, each
@@ -198,13 +85,6 @@ async function browse(lang, folder) {
     data.counted ? null : h("p", { class: "muted", text: "The folder is too large to count every note below it in time." }),
     !folderItems.length && !data.files.length ? h("p", { class: "muted", text: "No notes here." }) : null,
   );
-}
-
-function htmlBlock(html, cls) {
-  // The only place HTML enters the page: sanitized on the server, and CSP-confined.
-  const node = h("article", { class: cls });
-  node.innerHTML = html;
-  return node;
 }
 
 function snippet(text) {
@@ -451,11 +331,6 @@ async function restore(lang, path, version, ifMatch) {
 }
 
 // ---- routing ---------------------------------------------------------------------
-
-function fail(err) {
-  view.querySelectorAll(":scope > .error").forEach((old) => old.remove());
-  view.prepend(errorBox(err));
-}
 
 async function loadStatus() {
   state.status = (await api("GET", "/status")).data;
