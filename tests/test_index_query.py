@@ -28,7 +28,7 @@ from indexer.index.query import (
     highlighter,
     make_snippet,
 )
-from indexer.index.query_parse import Term, parse_any, parse_query
+from indexer.index.query_parse import ParsedQuery, Term, parse_any, parse_query
 from indexer.index.schema import _WORDS_DDL
 from indexer.index.text import (
     CJK_RUN,
@@ -591,8 +591,20 @@ def test_a_snippet_marks_a_hit_when_search_finds_one() -> None:
         "data", "base", "database", "2026", "東京", "データ", "ﾃﾞｰﾀ", "한국", "ภาษา",
         '"data base"', '"東京 data"', '"2026 年"', "東京data",
     ]  # fmt: skip
+    assert _marks_agree_with_search(pieces, queries, seed=5) > 300
+
+
+def _marks_agree_with_search(
+    pieces: list[str],
+    queries: list[str],
+    seed: int,
+    each: Callable[[str, ParsedQuery], None] = lambda text, parsed: None,
+) -> int:
+    """3,000 random notes of ``pieces``, each searched for one of ``queries``: a snippet
+    marks a hit exactly when search finds the note (``each`` checks more of each);
+    returns how many were found."""
     conn = _words_table()
-    rng = random.Random(5)
+    rng = random.Random(seed)
     found_some = 0
     for row in range(3000):
         text = "".join(rng.choices(pieces, k=rng.randint(1, 12)))
@@ -606,7 +618,8 @@ def test_a_snippet_marks_a_hit_when_search_finds_one() -> None:
         marked = "**" in make_snippet(text, parsed.terms, width=1000, seconds=60.0)
         assert marked == bool(found), (text, query)
         found_some += found
-    assert found_some > 300
+        each(text, parsed)
+    return found_some
 
 
 @pytest.mark.parametrize(
@@ -645,28 +658,16 @@ def test_a_snippet_marks_a_prefix_hit_when_search_finds_one() -> None:
         "dat*", "DAT*", "datab*", "bas*", "東京dat*", "stras*", "straß*", "datae*",
         "Ｄａｔ*", "dataı*", "e-dat*", "dat* OR bas*",
     ]  # fmt: skip
-    conn = _words_table()
-    rng = random.Random(7)
-    found_some = 0
-    for row in range(3000):
-        text = "".join(rng.choices(pieces, k=rng.randint(1, 12)))
-        query = rng.choice(queries)
-        conn.execute("INSERT INTO notes_fts (rowid, body) VALUES (?, ?)", (row, word_text(text)))
-        parsed = parse_query(query)
-        found = conn.execute(
-            "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ? AND rowid = ?",
-            (parsed.match, row),
-        ).fetchone()[0]
-        marked = "**" in make_snippet(text, parsed.terms, width=1000, seconds=60.0)
-        assert marked == bool(found), (text, query)
-        found_some += found
+
+    def hits_as_a_whole_search(text: str, parsed: ParsedQuery) -> None:
         highlight = highlighter(parsed.terms)
         expected = [m.span() for m in highlight.pattern.finditer(text)]
         for chunk in (0, 1, 5, 64):
             ways = dataclasses.replace(highlight, chunk=chunk, check_every=1)
             budget = query_module._Budget(60.0)
             assert list(query_module._hits(text, ways, 0, len(text), budget)) == expected
-    assert found_some > 500
+
+    assert _marks_agree_with_search(pieces, queries, seed=7, each=hits_as_a_whole_search) > 500
 
 
 def test_a_prefix_hit_in_a_long_word_is_marked_as_far_as_a_try_reads() -> None:

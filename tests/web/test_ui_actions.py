@@ -8,10 +8,9 @@ from collections.abc import Iterator
 
 import httpx2
 import pytest
-from helpers.browser import chromium
 from helpers.indexer_process import RunningIndexer, start_indexer
-from helpers.ui_page import MD, Watch, note_file, settled, visit, watched_page
-from playwright.sync_api import Browser, Page, expect
+from helpers.ui_page import MD, Watch, note_file, settled, visit
+from playwright.sync_api import Page, expect
 
 MAX_FILE_BYTES = 4096
 DELETE = {"X-Requested-With": "test"}
@@ -31,18 +30,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]
 @pytest.fixture(scope="module")
 def base(server: RunningIndexer) -> str:
     return server.url.removesuffix("/mcp")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[tuple[Page, Watch]]:
-    with watched_page(browser) as watched:
-        yield watched
 
 
 def test_a_deleted_notes_history_restores_the_text_before_the_deletion(

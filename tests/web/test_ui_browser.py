@@ -10,17 +10,15 @@ import base64
 import os
 import struct
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx2
 import pytest
-from helpers.browser import chromium
 from helpers.hostile import HOSTILE
 from helpers.indexer_process import RunningIndexer, wait_for
-from helpers.ui_page import MD, TEXT, Watch, note_file, settled, visit, watched_page
-from playwright.sync_api import Browser, Page, expect
+from helpers.ui_page import MD, TEXT, Watch, note_file, settled, visit
+from playwright.sync_api import Page, expect
 
 
 def png(width: int, height: int) -> bytes:
@@ -80,18 +78,6 @@ def base(server: RunningIndexer) -> str:
             note += f"{text}\n\nhostile marker {name}\n"
             assert http.put(f"/ux/notes/xss/{name}.md", content=note.encode(), headers=MD)
     return root
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[tuple[Page, Watch]]:
-    with watched_page(browser) as watched:
-        yield watched
 
 
 def shoot(page: Page, name: str) -> None:

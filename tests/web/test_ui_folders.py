@@ -4,14 +4,11 @@ walked the folder once per text suffix and asked ``/summary`` once per subfolder
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx2
 import pytest
-from helpers.browser import chromium
 from helpers.indexer_process import RunningIndexer, wait_for
-from helpers.ui_page import MD, Watch, note_file, visit, watched_page
-from playwright.sync_api import Browser, Page, expect
+from helpers.ui_page import MD, Watch, note_file, visit
+from playwright.sync_api import Page, expect
 
 SUBFOLDERS = 120
 
@@ -19,18 +16,6 @@ SUBFOLDERS = 120
 @pytest.fixture(scope="module")
 def base(server: RunningIndexer) -> str:
     return server.url.removesuffix("/mcp")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[tuple[Page, Watch]]:
-    with watched_page(browser) as watched:
-        yield watched
 
 
 def test_a_folder_of_many_subfolders_is_one_request_with_their_abstracts(

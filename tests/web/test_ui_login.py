@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 import httpx2
 import pytest
-from helpers.browser import chromium
 from helpers.indexer_process import RunningIndexer, start_indexer
 from playwright.sync_api import Browser, expect
 
@@ -30,12 +29,6 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 def open_link(server: RunningIndexer) -> str:
