@@ -136,3 +136,29 @@ def test_no_line_after_the_last_newline(pattern: str) -> None:
     }
     for text, expected in cases.items():
         assert list(matcher.matching_lines(text)) == expected, (pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "good", "bad"),
+    [
+        ("**/*.{md,canvas}", ["a.md", "x/b.canvas"], ["c.base", "d.md.bak"]),
+        ("*.{png,svg}", ["a.png", "b.svg"], ["x/a.png", "a.jpg"]),
+        ("{items,events/**}/*.md", ["items/a.md", "events/2026/01.md"], ["notes/a.md"]),
+        ("a{b,{c,d}e}.md", ["ab.md", "ace.md", "ade.md"], ["ae.md", "a{b.md"]),
+        ("x{1}.md", ["x{1}.md"], ["x1.md"]),
+        ("x{.md", ["x{.md"], ["x.md"]),
+    ],
+)
+def test_braces_are_alternatives_as_in_rg(pattern: str, good: list[str], bad: list[str]) -> None:
+    """``**/*.{md,canvas}`` (rg's glob, and agents' glob tools) found nothing: the
+    braces were read as text. Braces without a comma stay text, as in a shell."""
+    regex = compile_glob(pattern)
+    assert all(regex.fullmatch(p) for p in good), pattern
+    assert not any(regex.fullmatch(p) for p in bad), pattern
+
+
+def test_a_walk_for_alternatives_of_other_depths_goes_deep_enough() -> None:
+    from indexer.vault.globs import glob_depth
+
+    assert glob_depth("{*.md,x/*.md}") is None
+    assert glob_depth("x{1}.md") == 1

@@ -16,12 +16,43 @@ MAX_GLOB_CHARS = 500
 _GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
 
 
+def _alternatives(pattern: str, start: int) -> tuple[list[str], int] | None:
+    """The alternatives of the ``{a,b}`` opening at ``start`` and the index of its
+    ``}``, or None when that ``{`` opens none (no closing brace, or no comma at its own
+    level: ``{1}`` is the text it spells, as in a shell)."""
+    depth, last, parts = 0, start + 1, []
+    for i in range(start + 1, len(pattern)):
+        char = pattern[i]
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char == "}":
+            parts.append(pattern[last:i])
+            return (parts, i) if len(parts) > 1 else None
+        elif char == "," and not depth:
+            parts.append(pattern[last:i])
+            last = i + 1
+    return None
+
+
+def has_alternatives(pattern: str) -> bool:
+    """Whether ``pattern`` holds a ``{a,b}`` alternation."""
+    return any(c == "{" and _alternatives(pattern, i) for i, c in enumerate(pattern))
+
+
 def _glob_regex(pattern: str) -> str:
-    """Translate a glob: ``**/`` spans folders, ``**`` anything, ``*``/``?`` one segment."""
+    """Translate a glob: ``**/`` spans folders, ``**`` anything, ``*``/``?`` one segment,
+    ``{a,b}`` either (as ``rg --glob`` and agents' glob tools read it: ``**/*.{md,txt}``)."""
     out: list[str] = []
     i = 0
     while i < len(pattern):
         char = pattern[i]
+        if char == "{" and (found := _alternatives(pattern, i)) is not None:
+            parts, i = found
+            out.append("(?:" + "|".join(_glob_regex(part) for part in parts) + ")")
+            i += 1
+            continue
         if char == "*":
             run = len(pattern) - i - len(pattern[i:].lstrip("*"))
             i += run
@@ -77,7 +108,7 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
     pattern = unicodedata.normalize("NFC", pattern)
     for prefix, any_folder in (("**/*", True), ("*", False)):
         suffix = pattern[len(prefix) :]
-        if pattern.startswith(prefix) and not any(c in suffix for c in "*?[/"):
+        if pattern.startswith(prefix) and not any(c in suffix for c in "*?[/{"):
             return SuffixGlob(suffix, any_folder)
     try:
         return re2.compile(_glob_regex(pattern), re2_options())
@@ -88,7 +119,7 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
 def glob_depth(pattern: str) -> int | None:
     """How many folder levels deep every path ``pattern`` matches lies (``*.md``: 1,
     ``*/*``: 2), or None when it may match at any depth (``**``, a bracket that may
-    hold ``/``)."""
-    if "**" in pattern or "[" in pattern:
+    hold ``/``, alternatives of other depths)."""
+    if "**" in pattern or "[" in pattern or has_alternatives(pattern):
         return None
     return pattern.count("/") + 1
