@@ -405,3 +405,20 @@ def test_a_move_to_a_name_starting_with_white_space_keeps_its_images_shown(
         found = posixpath.normpath(posixpath.join("d", unquote(source.strip())))
         assert found == f"{new_path}.assets/i.png", new
     assert (root(vault) / f"{new_path}.assets/i.png").read_bytes() == PNG
+
+
+def test_a_link_naming_no_file_from_its_folder_or_the_root_is_left_as_written(
+    vault: Vault,
+) -> None:
+    """An Obsidian vault's ``![x](shot.png)`` names ``Attachments/shot.png`` by its
+    name (Obsidian's shortest-path links): a move rewrote it to ``../../Bases/shot.png``,
+    a path where nothing is, and the image was gone. A link to a file that is there
+    from the note's folder is still rewritten."""
+    vault.write("en", "Bases/Intro.md", "![A base](shot.png#interface)\n\n[views](Views.md)\n")
+    vault.write("en", "Bases/Views.md", "# Views\n")
+    (root(vault) / "Attachments").mkdir()
+    (root(vault) / "Attachments/shot.png").write_bytes(PNG)
+    vault.move("en", "Bases/Intro.md", "Archive/Old/Intro.md")
+    text = (root(vault) / "Archive/Old/Intro.md").read_text()
+    assert "![A base](shot.png#interface)" in text
+    assert "[views](../../Bases/Views.md)" in text

@@ -68,18 +68,22 @@ def rewrite_links(
     relocate: Relocate,
     moving: Moving | None = None,
     exists: Exists | None = None,
+    found: Exists | None = None,
 ) -> str:
     """``text`` of the note that was at ``old_path`` and is now at ``new_path``, with
     each relative link pointing where its target is after the move. ``moving``
     tells the files that move (by default, those ``relocate`` moves) and ``exists``
     what is there before the move (by default, nothing): a link may name a file from
-    the note's folder or from the root, and only one of them is there."""
+    the note's folder or from the root, and only one of them is there. ``found``
+    tells whether a file elsewhere has that path as its name or its path's end (by
+    default, none): a plain link naming such a file, and none from the folder or the
+    root, is left as it is, as Obsidian finds it by its name."""
     moves = moving or (lambda path: relocate(path) != path)
     there = exists or (lambda path: False)
 
     @functools.lru_cache(maxsize=4096)  # (a note may repeat one link a hundred thousand times)
     def move(url: str) -> str | None:
-        return _moved_url(url, old_path, new_path, relocate, moves, there)
+        return _moved_url(url, old_path, new_path, relocate, moves, there, found)
 
     @functools.lru_cache(maxsize=4096)
     def move_wiki(target: str) -> str | None:
@@ -203,7 +207,13 @@ def _apply(text: str, edits: list[Edit]) -> str:
 
 
 def _moved_url(
-    url: str, old_path: str, new_path: str, relocate: Relocate, moving: Moving, exists: Exists
+    url: str,
+    old_path: str,
+    new_path: str,
+    relocate: Relocate,
+    moving: Moving,
+    exists: Exists,
+    found: Exists | None = None,
 ) -> str | None:
     """``url`` as seen from ``new_path``; None when it is not a relative link into the
     vault, or already right. A link names a file from the note's folder; one that names
@@ -227,6 +237,12 @@ def _moved_url(
         if moving(rooted):
             return _written_url(relocate(rooted), plain, encoded) + qsep + query + sep + fragment
         if not exists(composed) and exists(rooted):
+            return None
+        if found is not None and not exists(composed) and not exists(rooted) and found(rooted):
+            # Names no file from the folder nor from the root, but one elsewhere by its
+            # name or the end of its path: Obsidian finds it so (its "shortest path"
+            # links: ``![](shot.png)`` for ``Attachments/shot.png``), wherever the note
+            # is; rewritten, it would name a path where nothing is.
             return None
     moved = relocate(composed)
     if moved == composed:  # not moved: the link keeps its own spelling

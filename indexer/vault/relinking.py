@@ -7,12 +7,14 @@ move, which the vault's sandbox answers.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import unicodedata
 from typing import TYPE_CHECKING
 
 from indexer.vault.links import Relocate, rewrite_links
 from indexer.vault.sandbox import Target
+from indexer.vault.scan import walk_files
 from shared.errors import VaultError
 
 if TYPE_CHECKING:
@@ -28,8 +30,10 @@ def relinked(
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    exists = _Listings(vault, old.lang).exists
-    rewritten = rewrite_links(text, old.rel, new.rel, relocate, moving.__contains__, exists)
+    listings = _Listings(vault, old.lang)
+    rewritten = rewrite_links(
+        text, old.rel, new.rel, relocate, moving.__contains__, listings.exists, listings.found
+    )
     return rewritten.encode("utf-8")
 
 
@@ -41,6 +45,33 @@ class _Listings:
     def __init__(self, vault: Vault, lang: str) -> None:
         self.vault, self.lang = vault, lang
         self.listed: dict[str, frozenset[str]] = {}
+        self.by_name: dict[str, list[str]] | None = None
+
+    def found(self, rel: str) -> bool:
+        """Whether a file of the vault is at ``rel`` or at a path ending with
+        ``/<rel>`` (how Obsidian resolves a link by name); the vault is walked once,
+        only for a link that names no file from its note's folder nor the root."""
+        if self.by_name is None:
+            self.by_name = self._files()
+        rel = unicodedata.normalize("NFC", rel)
+        paths = self.by_name.get(rel.rpartition("/")[2], ())
+        return any(path == rel or path.endswith("/" + rel) for path in paths)
+
+    def _files(self) -> dict[str, list[str]]:
+        by_name: dict[str, list[str]] = {}
+        sandbox = self.vault.sandbox
+        try:
+            target = sandbox.resolve(self.lang, "", allow_root=True)
+            with sandbox.open(target) as place:
+                top = place.walk_start()
+                if top is None:
+                    return by_name
+                with contextlib.closing(walk_files(top, "")) as entries:
+                    for entry in entries:
+                        by_name.setdefault(entry.rel.rpartition("/")[2], []).append(entry.rel)
+        except (VaultError, OSError):
+            pass
+        return by_name
 
     def exists(self, rel: str) -> bool:
         folder, _, name = rel.rpartition("/")
