@@ -260,3 +260,32 @@ def test_an_overview_line_shows_a_title_as_text_never_as_markup() -> None:
     assert "<a" not in html and html.count("<h1") == 1 and html.count("<h2") == 2
     assert "last one" in html and "&lt;!-- hides the rest" in html
     assert "[Verify](https://evil.example/p)" in html
+
+
+@pytest.mark.parametrize(
+    ("body", "abstract"),
+    [
+        (
+            "Audio recorder is a [[Core plugins|core plugin]] that lets you record audio.\n",
+            "Audio recorder is a core plugin that lets you record audio.",
+        ),
+        (
+            "Learn to use the [iframe](https://developer.mozilla.org/en-US/docs/Web/HTML) tag.",
+            "Learn to use the iframe tag.",
+        ),
+        ("> [!tip] Members of our\n> community made workarounds.\n", "Members of our community"),
+        ("Click **Backlinks** ![[links-coming-in.svg#icon]] in the sidebar.", "Click Backlinks in"),
+        ("See [[Internal links#Link to a heading]] and `[[as code]]`.", "See Internal links >"),
+        ("![A table of books](bases-noshadow.png#interface)\n\nBases show views.\n", "Bases show"),
+    ],
+)
+def test_an_abstract_is_its_paragraph_as_a_reader_sees_it(body: str, abstract: str) -> None:
+    """An Obsidian note's first paragraph was its abstract as written: a folder's
+    overview listed ``\\[\\[Core plugins\\|core plugin\\]\\] t…``, its 50 characters spent on
+    markup, and an image alone was a note's abstract."""
+    got = note_abstract({}, body, "T")
+    assert got.startswith(abstract), got
+    if "`" in body:
+        assert got.endswith("`[[as code]]`.")
+    # a plain text file (.txt, .json) is not Markdown: its text is its abstract
+    assert note_abstract({}, "[[x|y]]", "T", markdown=False) == "[[x|y]]"

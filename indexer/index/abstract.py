@@ -40,16 +40,26 @@ def clip(text: str, limit: int) -> str:
     return cut_chars(text, limit, "…")
 
 
-def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS) -> str:
+def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS, *, plain: bool = False) -> str:
     """The first paragraph of prose of a Markdown body, on one line (its first ``limit``
     characters: an abstract needs no more); else the first run of non-blank lines that
-    is not a heading (a note of only a table or code still says something)."""
-    prose = _first_prose(body[:PROSE_WINDOW], limit)
-    if prose:
-        return one_line(prose[:limit])
+    is not a heading (a note of only a table or code still says something). ``plain``:
+    as a reader sees it (``plain_text``)."""
+    shown = plain_text if plain else str
+    window = body[:PROSE_WINDOW]
+    for _ in range(8):  # (a paragraph of images alone shows no words: the next one)
+        prose = _first_prose(window, limit)
+        if not prose:
+            break
+        if text := one_line(shown(prose[:limit])):
+            return text
+        at = window.find(prose)
+        if at < 0:
+            break
+        window = window[at + len(prose) :]
     for found in _PARAGRAPH.finditer(body):  # (a comment is hidden text: never shown)
         if not found.group(0).lstrip().startswith(("<!--", "%%")):
-            return one_line(found.group(0)[:limit])
+            return one_line(shown(found.group(0)[:limit]))
     return ""
 
 
@@ -126,13 +136,50 @@ def _first_prose(body: str, limit: int) -> str:
     return "\n".join(lines)
 
 
-def note_abstract(meta: dict[str, Any], body: str, title: str) -> str:
-    """A note's abstract (see the module's docstring)."""
+# Markup that a reader of an abstract sees as its text: Obsidian's embeds (shown as the
+# file, not words) and wikilinks (their alias, else their target, ``a#h`` as Obsidian
+# shows it: ``a > h``), Markdown images and links (their text), a callout's ``[!type]``,
+# a quote's ``>``, and emphasis, highlight and strike marks around words.
+_EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]")
+_WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
+_IMAGE = re.compile(r"!\[[^\[\]\n]*\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)")
+_LINK = re.compile(r"\[([^\[\]\n]+)\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)")
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+(?:\[![^\]\n]*\][+-]?[ \t]*)?", re.MULTILINE)
+_MARKS = re.compile(r"(\*\*|==|~~)(?=\S)([^\n]*?\S)\1")
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+
+
+def _link_text(found: re.Match[str]) -> str:
+    target, alias = found.group(1), found.group(2)
+    if alias is not None and alias.strip():
+        return alias.strip()
+    target = target.split("#^", 1)[0] if not target.startswith("#^") else target[2:]
+    return " > ".join(part.strip() for part in target.split("#") if part.strip())
+
+
+def plain_text(markdown: str) -> str:
+    """The text a reader sees of a paragraph's Markdown (see ``_EMBED`` and the
+    others): a folder summary read ``[[Core plugins|core plugin]]`` and
+    ``[iframe](https://developer.mozilla.org/...)`` where a reader sees "core plugin" and
+    "iframe", its 50 characters spent on markup."""
+    parts = _CODE_SPAN.split(_QUOTE.sub("", markdown))
+    for i in range(0, len(parts), 2):  # (what is in a code span is shown as written)
+        text = _EMBED.sub("", parts[i])
+        text = _IMAGE.sub("", text)
+        text = _WIKILINK.sub(_link_text, text)
+        text = _LINK.sub(r"\1", text)
+        parts[i] = _MARKS.sub(r"\2", text)
+    return "".join(parts)
+
+
+def note_abstract(meta: dict[str, Any], body: str, title: str, *, markdown: bool = True) -> str:
+    """A note's abstract (see the module's docstring); a ``markdown`` body's first
+    paragraph as a reader sees it (``plain_text``)."""
     for key in ("abstract", "summary", "description"):
         value = meta.get(key)
         if isinstance(value, str) and one_line(value[: 4 * ABSTRACT_CHARS]):
             return clip(one_line(value[: 4 * ABSTRACT_CHARS]), ABSTRACT_CHARS)
-    paragraph = first_paragraph(body)
+    paragraph = first_paragraph(body, plain=markdown)
     if paragraph == DAY_FILE_PREAMBLE and meta.get("type") == "events":
         paragraph = ""  # (a day file written before it had a description: its title)
     return clip(paragraph or one_line(title), ABSTRACT_CHARS)

@@ -80,7 +80,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         problem = "not valid UTF-8 (undecodable bytes shown as U+FFFD)"
     if plain:
         words = _word_columns(stem, [], text, {})
-        abstract = note_abstract({}, text, stem)
+        abstract = note_abstract({}, text, stem, markdown=False)
         return NoteRow(
             stem, kind, abstract, "[]", "[]", "{}", text, "", True, exact, digest, problem, words
         )

@@ -49,7 +49,9 @@ log = logging.getLogger("indexer.index")
 #    ``/``; a Khmer or Myanmar stacked consonant is one unit of its run's bigrams.
 # 14: rows' ``tag_keys`` hold a note's inline ``#tags`` too (``inline_tags``), as
 #    Obsidian's tag search finds them.
-SCHEMA_VERSION = 14
+# 15: a note's abstract from its first paragraph is its text as a reader sees it: links
+#    and wikilinks as their text, embeds and images left out, no quote or callout marks.
+SCHEMA_VERSION = 15
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
