@@ -711,3 +711,22 @@ def test_a_view_of_a_hostile_text_costs_the_snippet_budget_at_most() -> None:
     terms = parse_query("zzz data").terms
     for body in ("a東" * 300_000, "a\u200b" * 300_000, "データdata" * 100_000):
         assert _cpu_seconds(lambda body=body: make_snippet(body, terms)) < 0.3
+
+
+@pytest.mark.parametrize(
+    ("body", "query", "snippet"),
+    [
+        ("Click **Create note** now to make a note.", "note", "Click Create **note** now"),
+        ("**创建时间戳笔记**（按钮）", "笔记", "创建时间戳**笔记**（按钮）"),
+        ("The **Backlinks** tab", "backlinks", "The **Backlinks** tab"),
+    ],
+)
+def test_a_snippets_marks_are_its_hits_alone(body: str, query: str, snippet: str) -> None:
+    """A hit inside the note's own ``**bold**`` gave ``Click **Create **note**** now``:
+    the page (and an agent) read "Create " as the hit and "note" as plain text."""
+    from indexer.index.query import make_snippet
+    from indexer.index.query_parse import parse_query
+
+    got = make_snippet(body, parse_query(query).terms)
+    assert got.startswith(snippet), got
+    assert got.count("**") % 2 == 0

@@ -296,6 +296,12 @@ def make_snippet(
         end = space if space != -1 else max(start, character_start(text, end))
     window: list[str] = []
     done = start
+
+    def own(piece: str) -> str:
+        """The note's text without the mark (its own ``**bold**``): a snippet's marks
+        are the hits alone (``**Create **note**** now`` showed "Create " marked)."""
+        return piece.replace(mark, "") if mark else piece
+
     for hit_start, hit_end in itertools.chain([first] if first else [], hits):
         if hit_start >= end:
             break
@@ -304,12 +310,12 @@ def make_snippet(
         hit_start = character_start(text, hit_start, max(start, hit_start - _WIDEN))
         hit_end = character_end(text, hit_end, min(end, hit_end + _WIDEN))
         if hit_start < done < hit_end <= end and window and window[-1] == mark:
-            window[-1:] = [text[done:hit_end], mark]  # (one with the hit it overlaps)
+            window[-1:] = [own(text[done:hit_end]), mark]  # (one with the hit it overlaps)
             done = hit_end
         elif hit_start >= done and hit_end <= end:
-            window += [text[done:hit_start], mark, text[hit_start:hit_end], mark]
+            window += [own(text[done:hit_start]), mark, own(text[hit_start:hit_end]), mark]
             done = hit_end
-    window.append(text[done:end])
+    window.append(own(text[done:end]))
     more = more or end < len(text) or cut
     snippet = ("…" if start > 0 else "") + "".join(window) + ("…" if more else "")
     return snippet
