@@ -830,3 +830,27 @@ def test_the_snippets_of_a_page_share_a_budget(
     found = {h["path"]: h["snippet"] for h in index.search("en", "alpha")["results"]}
     assert time.process_time() - began < 0.25  # (0.1 s and more a long note before)
     assert found["long.md"].startswith("alpha é") and found["long.md"].endswith("…")
+
+
+def test_a_search_with_no_words_lists_the_notes_a_type_or_tags_filter_keeps(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """Asking for "the notes tagged x" was not possible (an empty query was refused, filters
+    or not): with a type or tags filter, no words lists every note it keeps, the latest
+    changed first, with its abstract; without a filter it is still refused."""
+    put(ws, "en", "old.md", note("tags: [project]", "The oldest plan."))
+    put(ws, "en", "nested.md", note("", "Work on #project/alpha."))
+    put(ws, "en", "items/typed.md", note("type: item\ntags: [project]", "An item."))
+    put(ws, "en", "other.md", note("tags: [other]", "Unrelated."))
+    for age, name in enumerate(("items/typed.md", "nested.md", "old.md")):
+        os.utime(ws.vault_dir("en") / name, (1_700_000_000 - age, 1_700_000_000 - age))
+    index.reconcile()
+    found = index.search("en", "", tags=["project"])
+    assert paths(found) == ["items/typed.md", "nested.md", "old.md"]
+    assert found["total"] == 3 and found["results"][2]["snippet"] == "The oldest plan."
+    assert paths(index.search("en", "  ", tags=["project"], limit=1, offset=1)) == ["nested.md"]
+    assert paths(index.search("en", "", type="item")) == ["items/typed.md"]
+    assert paths(index.search("en", "", tags=["project"], path="items")) == ["items/typed.md"]
+    for bare in ({}, {"path": "items"}):
+        with pytest.raises(InvalidArgumentError, match="no searchable words"):
+            index.search("en", "", **bare)

@@ -132,6 +132,8 @@ class IndexReads:
             raise InvalidArgumentError("offset must be a whole number ≥ 0")
         if not 0 <= offset <= MAX_WHOLE_NUMBER:
             raise InvalidArgumentError(f"offset must be from 0 to {MAX_WHOLE_NUMBER}")
+        if isinstance(query, str) and not query.strip() and (type is not None or tags):
+            return self._filtered(lang, limit, type, tags, path, offset)
         parsed = parse_query(query)
         where, params = _filters(type, tags, path)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -191,6 +193,37 @@ class IndexReads:
                     "snippet": make_snippet(body, parsed.terms, seconds=seconds, cut=cut),
                 }
             )
+        partial = self._partial() if not self._db.readonly else running
+        return {"results": results, "partial": partial, "total": total}
+
+    def _filtered(
+        self,
+        lang: str,
+        limit: int,
+        type_: str | None,
+        tags: list[str] | None,
+        path: str,
+        offset: int,
+    ) -> dict:
+        """A search with no words but a type or tags filter: every note it keeps, the
+        latest changed first, each with its abstract as the snippet (score 0: nothing
+        ranks them). An agent asks for "the notes tagged x" so; it was refused."""
+        where, params = _filters(type_, tags, path)
+        if type_ is None:
+            where += f" AND NOT {OVERVIEW_ROWS}"
+        source = f"FROM notes AS n WHERE n.lang = ?{where}"
+        with self._read() as conn:
+            total = conn.execute(f"SELECT count(*) {source}", (lang, *params)).fetchone()[0]
+            rows = conn.execute(
+                f"SELECT n.path, n.title, n.abstract {source}"
+                " ORDER BY min(n.mtime_ns, n.ctime_ns) DESC, n.path LIMIT ? OFFSET ?",
+                (lang, *params, limit, offset),
+            ).fetchall()
+            running = self._db.readonly and Connections.state(conn, "reconcile_running") == "1"
+        results = [
+            {"path": p, "title": title, "score": 0.0, "snippet": abstract}
+            for p, title, abstract in rows
+        ]
         partial = self._partial() if not self._db.readonly else running
         return {"results": results, "partial": partial, "total": total}
 
