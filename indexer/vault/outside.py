@@ -30,7 +30,7 @@ from indexer.vault import fsops
 from indexer.vault.history.store import Version
 from indexer.vault.sandbox import Target
 from indexer.vault.timeline import file_kind
-from shared.errors import VaultError
+from shared.errors import HistoryStoreError, VaultError
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -69,7 +69,11 @@ def history_lacks(vault: Vault, lang: str, path: str) -> bool:
     """Whether history has no version of the note (the index then keeps the text an
     outside change replaces: ``indexer.index.befores``)."""
     store = vault.recorder.store
-    return store is not None and store.latest(lang, path) is None
+    try:
+        return store is not None and store.latest(lang, path) is None
+    except HistoryStoreError as err:  # (closed at shutdown, damaged): the sync goes on
+        log.warning("history: could not look up %s/%s: %s", lang, path, err.message)
+        return False
 
 
 def keep_before(vault: Vault, lang: str, path: str, data: bytes) -> None:

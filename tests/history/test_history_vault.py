@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
-from indexer.vault import atomic, fsops, renames, timeline
+from indexer.vault import atomic, fsops, outside, renames, timeline
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
@@ -796,6 +796,28 @@ def test_an_undo_that_failed_midway_can_be_done_again_whole(
 
 
 # -- external changes ----------------------------------------------------------------------
+
+
+def test_the_text_an_outside_change_replaced_is_kept_once_and_only_when_unknown(
+    vault: Vault,
+) -> None:
+    """The index's copy of a note's text before an outside change is recorded for a note
+    history never saw (``outside.keep_before``), not over a version history has, not
+    past the size a tool may write; a closed history answers that it knows nothing,
+    so an index sync at shutdown goes on."""
+    root(vault).mkdir(parents=True)
+    (root(vault) / "n.md").write_text("# changed since\n")
+    assert outside.history_lacks(vault, "en", "n.md")
+    outside.keep_before(vault, "en", "n.md", b"# as the index held it\n")
+    outside.keep_before(vault, "en", "n.md", b"# a second copy\n")  # (known now)
+    outside.keep_before(vault, "en", "big.md", b"x" * ((1 << 20) + 1))
+    assert versions(vault, "n.md") == [(1, "baseline", "external", None)]
+    assert vault.read("en", "n.md", version=1)["content"] == "# as the index held it\n"
+    assert not outside.history_lacks(vault, "en", "n.md")
+    refused(vault, "not_found", vault.history, "en", "big.md")
+    assert vault.recorder.store is not None
+    vault.recorder.store.close()
+    assert not outside.history_lacks(vault, "en", "other.md")
 
 
 def test_external_changes_are_recorded_once(vault: Vault) -> None:
