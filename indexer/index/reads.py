@@ -31,7 +31,8 @@ from indexer.index.query import (
 )
 from indexer.index.query_parse import parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
-from indexer.index.text import fold, fold_tag
+from indexer.index.search_filters import search_filters
+from indexer.index.text import fold
 from indexer.vault.scan import Signature
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError
 from shared.langs import check_lang, is_lang
@@ -50,8 +51,6 @@ _OVERVIEW_COUNTS = (
     f"SELECT lang, count(*) FROM notes INDEXED BY notes_overviews WHERE {OVERVIEW_ROWS}"
     " GROUP BY lang"
 )
-MAX_TAGS = 32
-MAX_TAG_CHARS = 256  # (a tag names a topic; NFC of a huge one held the GIL for minutes)
 # What a grep may skip by: every exactly indexed note of a lang, or one of them.
 _INDEXED_ALL = (
     "SELECT path, size, mtime_ns, ctime_ns, exact FROM notes INDEXED BY notes_stat WHERE lang = ?"
@@ -111,6 +110,16 @@ class IndexReads:
         with self._db.read() as conn:
             yield conn
 
+    def _reconciling(self, conn: sqlite3.Connection) -> bool:
+        """Whether a read-only index (a CLI beside no server) is being reconciled, as
+        ``conn``'s snapshot says."""
+        return self._db.readonly and Connections.state(conn, "reconcile_running") == "1"
+
+    def _partial_after(self, reconciling: bool) -> bool:
+        """A search's ``partial``: the index's own word, or for a read-only one whether
+        it was being reconciled (``_reconciling``)."""
+        return self._partial() if not self._db.readonly else reconciling
+
     def search(
         self,
         lang: str,
@@ -135,7 +144,7 @@ class IndexReads:
         if isinstance(query, str) and not query.strip() and (type is not None or tags):
             return self._filtered(lang, limit, type, tags, path, offset)
         parsed = parse_query(query)
-        where, params = _filters(type, tags, path)
+        where, params = search_filters(type, tags, path)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         source = "FROM notes_fts"
         if where:  # CROSS JOIN keeps the FTS table as the outer loop
@@ -178,7 +187,7 @@ class IndexReads:
                     [h[0] for h in hits],
                 )
             }
-            running = self._db.readonly and Connections.state(conn, "reconcile_running") == "1"
+            running = self._reconciling(conn)
         results = []
         began = time.thread_time()  # (the snippets of a page share a budget of CPU time)
         for rowid, rank, _ in hits:
@@ -193,8 +202,7 @@ class IndexReads:
                     "snippet": make_snippet(body, parsed.terms, seconds=seconds, cut=cut),
                 }
             )
-        partial = self._partial() if not self._db.readonly else running
-        return {"results": results, "partial": partial, "total": total}
+        return {"results": results, "partial": self._partial_after(running), "total": total}
 
     def _filtered(
         self,
@@ -208,7 +216,7 @@ class IndexReads:
         """A search with no words but a type or tags filter: every note it keeps, the
         latest changed first, each with its abstract as the snippet (score 0: nothing
         ranks them). An agent asks for "the notes tagged x" so; it was refused."""
-        where, params = _filters(type_, tags, path)
+        where, params = search_filters(type_, tags, path)
         if type_ is None:
             where += f" AND NOT {OVERVIEW_ROWS}"
         source = f"FROM notes AS n WHERE n.lang = ?{where}"
@@ -219,13 +227,12 @@ class IndexReads:
                 " ORDER BY min(n.mtime_ns, n.ctime_ns) DESC, n.path LIMIT ? OFFSET ?",
                 (lang, *params, limit, offset),
             ).fetchall()
-            running = self._db.readonly and Connections.state(conn, "reconcile_running") == "1"
+            running = self._reconciling(conn)
         results = [
             {"path": p, "title": title, "score": 0.0, "snippet": abstract}
             for p, title, abstract in rows
         ]
-        partial = self._partial() if not self._db.readonly else running
-        return {"results": results, "partial": partial, "total": total}
+        return {"results": results, "partial": self._partial_after(running), "total": total}
 
     def recent(self, lang: str, limit: int = 5, path: str = "") -> list[dict]:
         """The ``limit`` most recently changed notes of ``lang`` (below folder ``path``),
@@ -236,7 +243,7 @@ class IndexReads:
         cached = self._recent_cache
         if cached is not None and cached[0] == key and not self._db.readonly:
             return cached[1]  # nothing was written since (shared: callers must not change it)
-        where, params = _filters(None, None, path)
+        where, params = search_filters(None, None, path)
         with self._read() as conn:
             rows = lookups.recent(conn, lang, limit, where, params)
         self._recent_cache = (key, rows)
@@ -250,7 +257,7 @@ class IndexReads:
             parsed = parse_any(keywords)
         except InvalidArgumentError:
             return []
-        where, params = _filters(None, None, path)
+        where, params = search_filters(None, None, path)
         with self._read() as conn:
             return lookups.search_any(conn, lang, parsed, limit, where, params)
 
@@ -435,52 +442,6 @@ class IndexReads:
                 " AND (? IS NULL OR lang = ?) ORDER BY lang, path",
                 (lang, lang),
             ).fetchall()
-
-
-def _filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:
-    """SQL conditions (on alias ``n``) for the type, tags and folder filters."""
-    where, params = "", []
-    if type_ is not None:
-        if not isinstance(type_, str):
-            raise InvalidArgumentError("type must be a string")
-        if not type_.strip():  # found nothing, silently; no note's type is blank
-            raise InvalidArgumentError("type must name a type (or be left out)")
-        # A type is compared as a tag is (``type_key``): ``Item``, ``ｉｔｅｍ`` and
-        # ``item`` are one, and ``Ghi chú`` typed composed or decomposed.
-        where += " AND n.type_key = ?"
-        params.append(fold_tag(type_))
-    if tags:
-        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            raise InvalidArgumentError("tags must be a list of strings")
-        # As a note's tags are read (``string_list``), then folded as the index keeps them
-        # (``tag_keys``); counted and measured before they are folded (NFC of a huge one
-        # is slow).
-        tags = list(dict.fromkeys(t.strip().lstrip("#").strip() for t in tags))
-        if len(tags) > MAX_TAGS:
-            raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
-        if any(len(t) > MAX_TAG_CHARS for t in tags):
-            raise InvalidArgumentError(f"a tag is at most {MAX_TAG_CHARS} characters")
-        tags = list(dict.fromkeys(fold_tag(t).rstrip("/") for t in tags))  # (as ``tag_keys``)
-        if "" in tags:  # found nothing, silently; no note's tag is blank
-            raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
-        # A tag finds the tags nested below it too (``project`` finds ``project/alpha``,
-        # as Obsidian's tag search does): those sort between ``project/`` and ``project0``.
-        for tag in tags:
-            where += (
-                " AND EXISTS (SELECT 1 FROM json_each(n.tag_keys)"
-                " WHERE value = ? OR (value > ? AND value < ?))"
-            )
-            params += [tag, tag + "/", tag + "0"]
-    if path:
-        if not isinstance(path, str):
-            raise InvalidArgumentError("path must be a string")
-        # A folder the caller checked (``clean_relpath``): its white space is part of
-        # its name (`` Inbox`` is not ``Inbox``).
-        folder = path.strip("/")
-        if folder:
-            where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
-            params += [folder, folder + "/", folder + "0"]
-    return where, params
 
 
 def _narrowed(

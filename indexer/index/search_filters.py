@@ -1,0 +1,56 @@
+"""The filters a search takes besides its words: a type, tags (a note must have them
+all, nested ones included) and a folder, checked and made SQL conditions."""
+
+from __future__ import annotations
+
+from indexer.index.text import fold_tag
+from shared.errors import InvalidArgumentError
+from shared.models import MAX_TAG_CHARS  # (a tag names a topic; NFC of a huge one is slow)
+
+MAX_TAGS = 32
+
+
+def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tuple[str, list]:
+    """SQL conditions (on alias ``n``) for the type, tags and folder filters."""
+    where, params = "", []
+    if type_ is not None:
+        if not isinstance(type_, str):
+            raise InvalidArgumentError("type must be a string")
+        if not type_.strip():  # found nothing, silently; no note's type is blank
+            raise InvalidArgumentError("type must name a type (or be left out)")
+        # A type is compared as a tag is (``type_key``): ``Item``, ``ｉｔｅｍ`` and
+        # ``item`` are one, and ``Ghi chú`` typed composed or decomposed.
+        where += " AND n.type_key = ?"
+        params.append(fold_tag(type_))
+    if tags:
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidArgumentError("tags must be a list of strings")
+        # As a note's tags are read (``string_list``), then folded as the index keeps them
+        # (``tag_keys``); counted and measured before they are folded (NFC of a huge one
+        # is slow).
+        tags = list(dict.fromkeys(t.strip().lstrip("#").strip() for t in tags))
+        if len(tags) > MAX_TAGS:
+            raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
+        if any(len(t) > MAX_TAG_CHARS for t in tags):
+            raise InvalidArgumentError(f"a tag is at most {MAX_TAG_CHARS} characters")
+        tags = list(dict.fromkeys(fold_tag(t).rstrip("/") for t in tags))  # (as ``tag_keys``)
+        if "" in tags:  # found nothing, silently; no note's tag is blank
+            raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
+        # A tag finds the tags nested below it too (``project`` finds ``project/alpha``,
+        # as Obsidian's tag search does): those sort between ``project/`` and ``project0``.
+        for tag in tags:
+            where += (
+                " AND EXISTS (SELECT 1 FROM json_each(n.tag_keys)"
+                " WHERE value = ? OR (value > ? AND value < ?))"
+            )
+            params += [tag, tag + "/", tag + "0"]
+    if path:
+        if not isinstance(path, str):
+            raise InvalidArgumentError("path must be a string")
+        # A folder the caller checked (``clean_relpath``): its white space is part of
+        # its name (`` Inbox`` is not ``Inbox``).
+        folder = path.strip("/")
+        if folder:
+            where += " AND (n.path = ? OR (n.path > ? AND n.path < ?))"
+            params += [folder, folder + "/", folder + "0"]
+    return where, params
