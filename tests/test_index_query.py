@@ -92,6 +92,9 @@ def test_a_word_ending_in_a_star_is_a_prefix() -> None:
         # A number is the number (``5* hotel``: a rating; it was refused as too short).
         "5* hotel": '"5*" AND "hotel"',
         "2024*": '"2024*"',
+        # Markdown's emphasis, as agents paste it: the word, never a prefix.
+        "**important**": '"**important**"',
+        "*important*": '"*important*"',
     }
     assert {query: parse_query(query).match for query in expected} == expected
     assert parse_query("datab*").terms == (Term("datab", phrase=False, prefix=True),)

@@ -7,6 +7,8 @@ one line, and the query's words (not search's bigrams) in the heading."""
 from __future__ import annotations
 
 import itertools
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -433,3 +435,25 @@ def test_closing_hashes_and_setext_headings_are_headings(fresh: World) -> None:
     assert quoted(result["block"], "setext.md") == ["zebrafish text."], result["block"]
     lines, _ = fit_paragraphs([["We decided."], ["Details", "-------"]], 400, quote)
     assert lines == ["> We decided.\n"]
+
+
+def test_the_live_note_comes_before_its_short_stale_copy(fresh: World) -> None:
+    """A month-old copy of a plan (short: BM25 favours it) ranked above the note it was
+    copied from, which went on growing; of notes of one title the newest comes first,
+    in the places search gave them, and notes of other titles keep theirs."""
+    fresh.write("en", "archive/launch.md", "# Launch Plan\n\nLaunch in March.\n")
+    old = time.time() - 30 * 86400
+    os.utime(fresh.ws.vault_dir("en") / "archive/launch.md", (old, old))
+    fresh.index.note_changed("en", "archive/launch.md")
+    fresh.write("en", "other.md", "# Launch party\n\nThe launch party is on Friday.\n")
+    later = "\n\n".join(f"Week {n}: the launch checklist grew by a step." for n in range(12))
+    fresh.write("en", "plans/launch.md", f"# launch  plan\n\nLaunch moved to May.\n\n{later}\n")
+    hits = fresh.recall._hits("en", ["launch"], "")
+    places = {hit["path"]: at for at, hit in enumerate(hits)}
+    by_bm25 = [h["path"] for h in fresh.index.search_any("en", ["launch"], 12)]
+    assert by_bm25.index("archive/launch.md") < by_bm25.index("plans/launch.md")  # the case
+    assert places["plans/launch.md"] == by_bm25.index("archive/launch.md")
+    assert places["archive/launch.md"] == by_bm25.index("plans/launch.md")
+    assert places["other.md"] == by_bm25.index("other.md")
+    result = fresh.recall.recall("en", "launch", 200)
+    assert by_layer(result)["on_demand"][0] == "plans/launch.md"

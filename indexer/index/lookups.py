@@ -88,14 +88,23 @@ def search_any(
 
 
 def _rows(conn: sqlite3.Connection, ids: list[int]) -> list[dict[str, Any]]:
-    """Rows by id, in the order of ``ids``."""
+    """Rows by id, in the order of ``ids``; ``changed_ns`` is the time ``recent`` orders by."""
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
     found = {
-        rowid: {"id": rowid, "path": path, "title": title, "type": kind, "body": body}
-        for rowid, path, title, kind, body in conn.execute(
-            f"SELECT id, path, title, type, body FROM notes WHERE id IN ({marks})", ids
+        rowid: {
+            "id": rowid,
+            "path": path,
+            "title": title,
+            "type": kind,
+            "body": body,
+            "changed_ns": changed_ns,
+        }
+        for rowid, path, title, kind, body, changed_ns in conn.execute(
+            "SELECT id, path, title, type, body, min(mtime_ns, ctime_ns) FROM notes"
+            f" WHERE id IN ({marks})",
+            ids,
         )
     }
     return [found[rowid] for rowid in ids if rowid in found]

@@ -100,9 +100,10 @@ def parse_query(query: object) -> ParsedQuery:
 
 
 def _word(bare: str) -> Term:
-    """A word as written (``datab*``: a prefix, see ``parse_query``)."""
+    """A word as written (``datab*``: a prefix, see ``parse_query``; ``**bold**``, as
+    Markdown's emphasis is pasted, the word)."""
     stem = bare.rstrip("*")
-    if stem == bare or not WORD.search(stem[-1:]):
+    if stem == bare or bare.startswith("*") or not WORD.search(stem[-1:]):
         return Term(bare, phrase=False)
     if CJK_RUN.search(stem[-1:]):
         return Term(stem, phrase=False)  # (``東京*``: ``東京`` finds ``東京都`` already)

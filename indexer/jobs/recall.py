@@ -22,6 +22,7 @@ import logging
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from indexer.index.text import as_read
 from indexer.jobs.keywords import extract_keywords, query_words
 from indexer.jobs.recall_block import (
     CLOSE,
@@ -132,7 +133,7 @@ class Recall:
     def _hits(self, lang: str, keywords: list[str], folder: str) -> list[dict]:
         if self.index is None or not keywords:
             return []
-        return self.index.search_any(lang, keywords, ON_DEMAND_NOTES + 4, folder)
+        return newest_copy_first(self.index.search_any(lang, keywords, ON_DEMAND_NOTES + 4, folder))
 
     def _recent(self, lang: str, folder: str, lines: int) -> list[Source]:
         if self.index is None:
@@ -189,6 +190,24 @@ class Recall:
         if got is None:
             return None
         return got[0][: self.vault.max_file_bytes].decode("utf-8", "replace")
+
+
+def newest_copy_first(hits: list[dict]) -> list[dict]:
+    """``hits`` with the notes of one title in the order they were changed, newest first,
+    in the places BM25 gave them: a short stale copy (``archive/Plan.md``) ranked above
+    the live note it was copied from, as BM25 favours short notes, and recall quoted the
+    old text first (or alone, in a small budget)."""
+    places: dict[str, list[int]] = {}
+    for at, hit in enumerate(hits):
+        key = " ".join(as_read(hit["title"]).split())
+        if key:
+            places.setdefault(key, []).append(at)
+    ordered = list(hits)
+    for group in places.values():
+        newest = sorted((hits[at] for at in group), key=lambda hit: -hit["changed_ns"])
+        for at, hit in zip(group, newest, strict=True):
+            ordered[at] = hit
+    return ordered
 
 
 def _check_arguments(query: object, budget_tokens: object) -> None:
