@@ -160,13 +160,16 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     for n in range(3):
         (vault / f"f{n}").mkdir(parents=True)
         (vault / f"f{n}" / "a.md").write_text(f"# A{n}\n\nnote {n}\n")
+    (vault / "pictures").mkdir()  # (no note: looked at, no summary)
+    (vault / "pictures" / "cat.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     ws = ["--workspace", str(tmp_path / "ws")]
     first = cli(*ws)
     assert first.returncode == 0, first.stderr
-    assert "summarize: 4/4 folders" in first.stderr
-    heads, values = first.stdout.splitlines()[:2]
+    assert "summarize: 5/5 folders looked at" in first.stderr
+    heads, values, noteless = first.stdout.splitlines()[:3]
     assert heads == "folders  by model  by fallback  skipped  removed  seconds"
     assert values.split()[:5] == ["4", "0", "4", "0", "0"]
+    assert noteless == "1 folder(s) hold no note: no summary"  # (it said 5/5, then 4)
     again = cli(*ws, "--lang", "en")
     assert again.stdout.splitlines()[1].split()[:5] == ["4", "0", "0", "4", "0"]
     stub.run(answer)

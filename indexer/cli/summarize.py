@@ -82,12 +82,14 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                 written=None if served else index.note_changed,
                 recorder=recorder,
             )
-            line = "summarize: {done}/{total} folders"
+            line = "summarize: {done}/{total} folders looked at"
             with progress_display(sys.stderr, "summarizing folders", line) as show:
                 stats = asyncio.run(_run(summaries, langs, args.force, show))
     finally:
         index.close()
     print(table(stats))
+    if stats.noteless:  # (the progress counted them: it said 22/22, the table 18)
+        print(f"{stats.noteless} folder(s) hold no note: no summary")
     if stats.unreadable:
         print(f"{stats.unreadable} note(s) could not be read and were left out (see the log)")
     if stats.model_errors:  # (a forced pass keeps a model's summary rather than fall back)

@@ -49,12 +49,14 @@ class PassStats:
     fallback: int = 0
     skipped: int = 0
     removed: int = 0
+    noteless: int = 0  # folders looked at that hold no note (now): no summary
     unreadable: int = 0  # notes skipped because they could not be read
     model_errors: int = 0
     seconds: float = 0.0
 
     def add(self, other: PassStats) -> None:
-        for name in ("folders", "llm", "fallback", "skipped", "removed", "unreadable"):
+        names = ("folders", "llm", "fallback", "skipped", "removed", "noteless", "unreadable")
+        for name in names:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.model_errors += other.model_errors
 
@@ -180,6 +182,7 @@ class FolderPass:
         self.stats.unreadable += len(found.unreadable) if found is not None else 0
         summary: Summary | None = None
         if not children:
+            self.stats.noteless += 1
             if found is not None and found.unreadable:
                 log.warning("summaries: no note of %s/%s could be read", self.lang, node.folder)
             if existing is not None and not self.dry:
