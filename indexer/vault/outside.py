@@ -90,7 +90,7 @@ def keep_before(vault: Vault, lang: str, path: str, data: bytes) -> None:
         return
     with vault._lock(target):
         if vault.recorder.need().latest(target.lang, target.rel) is None:
-            vault.recorder.observe(target.lang, target.rel, data, unknown=True)
+            vault.recorder.observe(target.lang, target.rel, data, unknown=True, kept=True)
 
 
 def _vault_present(vault: Vault, lang: str) -> bool:

@@ -105,10 +105,13 @@ class Recorder:
         if self.store is not None:
             self.store.settle()
 
-    def observe(self, lang: str, path: str, data: bytes | None, *, unknown: bool) -> None:
-        """A change seen outside the tools (call with the file's lock held)."""
+    def observe(
+        self, lang: str, path: str, data: bytes | None, *, unknown: bool, kept: bool = False
+    ) -> None:
+        """A change seen outside the tools (call with the file's lock held); ``kept``:
+        the text such a change replaced, as the index kept it."""
         if self.store is not None:
-            self.store.observe(lang, path, data, self.clock(), unknown=unknown)
+            self.store.observe(lang, path, data, self.clock(), unknown=unknown, kept=kept)
 
     def need(self) -> HistoryStore:
         """The store, or ``not_found`` when this vault keeps no history."""

@@ -422,6 +422,70 @@ def test_a_note_history_never_saw_keeps_the_text_another_program_replaced(
     check_history_consistent(workspace)
 
 
+def test_a_rename_by_another_program_links_the_two_histories(workspace: Path) -> None:
+    """A note renamed in a file manager or Obsidian reached history as a deletion and a
+    new file, two histories that said nothing of each other: the old versions looked
+    lost to a reader of the new path's. The deletion now names where the note went
+    (``moved_to``) and the new file where it came from (``moved_from``), while serving
+    and for a rename made while no indexer ran; a deletion and a new file of other
+    bytes, or empty ones, stay apart."""
+    for name, text in {
+        "seen.md": "# Seen at start\n\nnever changed by a tool\n",
+        "folder/one.md": "# One\n\nin a folder\n",
+        "folder/two.md": "# Two\n\nin a folder too\n",
+        "gone.md": "# Gone\n\ndeleted for good\n",
+        "empty.md": "",
+        "offline.md": "# Offline\n\nrenamed while stopped\n",
+    }.items():
+        vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
+        vault_file(workspace, "en", name).write_text(text)
+    first = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
+            wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+
+            async def write() -> None:
+                async with first.client() as c:
+                    await call(c, "write", lang="en", path="known.md", content="# Known\n\nv1\n")
+
+            asyncio.run(write())
+            moves = {"seen.md": "renamed/seen.md", "known.md": "known-renamed.md"}
+            for old, new in moves.items():
+                vault_file(workspace, "en", new).parent.mkdir(parents=True, exist_ok=True)
+                vault_file(workspace, "en", old).rename(vault_file(workspace, "en", new))
+            vault_file(workspace, "en", "folder").rename(vault_file(workspace, "en", "moved"))
+            moves |= {"folder/one.md": "moved/one.md", "folder/two.md": "moved/two.md"}
+            vault_file(workspace, "en", "gone.md").unlink()
+            vault_file(workspace, "en", "other.md").write_text("# Other\n\nnew text\n")
+            vault_file(workspace, "en", "empty.md").unlink()
+            vault_file(workspace, "en", "empty-too.md").write_text("")
+            for old, new in moves.items():
+                moved_from = wait_for_version(workspace, "en", new, lambda v: "moved_from" in v)
+                assert moved_from["moved_from"] == old and moved_from["actor"] == "external"
+                gone = history_versions(workspace, "en", old)[0]
+                assert (gone["op"], gone.get("moved_to")) == ("delete", new), old
+            assert http.get("/en/history/known-renamed.md").json()["versions"][0]["moved_from"] == (
+                "known.md"
+            )
+            for path in ("other.md", "empty-too.md"):
+                made = wait_for_version(workspace, "en", path, lambda v: v["etag"] is not None)
+                assert "moved_from" not in made, path
+            for path in ("gone.md", "empty.md"):
+                gone = wait_for_version(workspace, "en", path, lambda v: v["op"] == "delete")
+                assert "moved_to" not in gone, path
+    finally:
+        first.stop()
+    vault_file(workspace, "en", "offline.md").rename(vault_file(workspace, "en", "offline-2.md"))
+    second = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        made = wait_for_version(workspace, "en", "offline-2.md", lambda v: "moved_from" in v)
+        assert made["moved_from"] == "offline.md"
+        assert history_versions(workspace, "en", "offline.md")[0]["moved_to"] == "offline-2.md"
+    finally:
+        second.stop()
+    check_history_consistent(workspace)
+
+
 @pytest.mark.parametrize("damage", ["garbage", "newer"])
 def test_an_unusable_history_stops_the_start_in_one_line(workspace: Path, damage: str) -> None:
     folder = workspace / ".indexer" / "history"

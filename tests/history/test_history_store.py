@@ -130,6 +130,49 @@ def test_observe_records_external_changes_and_first_sightings_only_when_asked(
     assert gone is not None and (gone.version, gone.op, gone.etag) == (2, "delete", None)
 
 
+def moved(store: HistoryStore, path: str) -> str | None:
+    """Where the newest version of ``path`` says it went or came from."""
+    shown = store.versions("en", path, 1)[0].public()
+    return shown.get("moved_to", shown.get("moved_from"))
+
+
+def test_a_deletion_and_a_new_file_of_the_same_bytes_name_each_other(
+    store: HistoryStore,
+) -> None:
+    """A rename by another program is a deletion and a new file, told in either order;
+    history links them (ops unchanged), once, within a minute, never an empty file, a
+    file with itself, another lang's, or the text an outside change replaced."""
+    text = b"# Plan\n\nthe text\n"
+    store.observe("en", "a.md", text, NOW, unknown=True)
+    store.observe("en", "a.md", None, NOW, unknown=False)  # deleted...
+    store.observe("en", "b.md", text, NOW, unknown=True)  # ...then seen at its new name
+    assert (moved(store, "a.md"), moved(store, "b.md")) == ("b.md", "a.md")
+    assert [v.op for v in store.versions("en", "b.md", 5)] == ["baseline"]
+    store.observe("en", "c.md", text, NOW, unknown=True)  # a copy made later: taken once
+    assert moved(store, "c.md") is None
+    store.observe("en", "d.md", b"# D\n", NOW, unknown=True)  # the new name seen first,
+    store.observe("en", "e.md", b"# D\n", NOW, unknown=True, kept=True)  # the old text
+    store.observe("en", "e.md", None, NOW, unknown=False)  # (no new file), then its deletion
+    assert (moved(store, "e.md"), moved(store, "d.md")) == ("d.md", "e.md")
+    store.observe("en", "g.md", b"# G\n", NOW, unknown=True)  # made and deleted: itself
+    store.observe("en", "g.md", None, NOW, unknown=False)
+    assert moved(store, "g.md") is None
+    store.observe("en", "g.md", b"# G\n", NOW + timedelta(minutes=2), unknown=True)
+    assert moved(store, "g.md") is None  # (back at its own path, after the window too)
+    store.observe("en", "old.md", b"# Old\n", NOW, unknown=True)
+    store.observe("en", "old.md", None, NOW, unknown=False)
+    store.observe("en", "late.md", b"# Old\n", NOW + timedelta(minutes=2), unknown=True)
+    assert moved(store, "late.md") is None
+    store.observe("en", "empty.md", b"", NOW, unknown=True)
+    store.observe("en", "empty.md", None, NOW, unknown=False)
+    store.observe("en", "empty2.md", b"", NOW, unknown=True)
+    assert moved(store, "empty2.md") is None
+    store.observe("fr", "x.md", b"# X\n", NOW, unknown=True)
+    store.observe("fr", "x.md", None, NOW, unknown=False)
+    store.observe("en", "x.md", b"# X\n", NOW, unknown=True)
+    assert moved(store, "x.md") is None
+
+
 def test_reasons_are_found_by_entry_without_matching_a_longer_id(store: HistoryStore) -> None:
     record(store, "a.md", None, b"a\n", reason="entry:1 First")
     record(store, "b.md", None, b"b\n", reason="entry:10 Tenth")

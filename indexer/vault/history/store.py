@@ -50,6 +50,7 @@ from typing import Any
 
 from indexer.vault.history import codec, recovery, retention, schema, writes
 from indexer.vault.history.codec import Blob
+from indexer.vault.history.pairing import OutsideRenames
 from indexer.vault.history.rows import (
     VERSION_COLUMNS,
     VERSIONS_FROM,
@@ -82,6 +83,7 @@ class HistoryStore:
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
         self._settled: list[int] = []  # rows whose change is done; cleared in the next write
+        self._renames = OutsideRenames(etag_of(b""))
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -175,11 +177,21 @@ class HistoryStore:
             conn.executemany("DELETE FROM versions WHERE id = ?", [(i,) for i in pending.ids])
 
     def observe(
-        self, lang: str, path: str, data: bytes | None, at: datetime, *, unknown: bool
+        self,
+        lang: str,
+        path: str,
+        data: bytes | None,
+        at: datetime,
+        *,
+        unknown: bool,
+        kept: bool = False,
     ) -> Version | None:
         """Record a change seen outside the tools (actor ``external``), if ``data`` (None:
         the file is absent) is not the latest version. A file history never saw is
-        recorded only when ``unknown`` is set. Call with the file's lock held."""
+        recorded only when ``unknown`` is set. A deletion and a new file of the same
+        bytes name each other (``pairing``: a rename); ``kept``: ``data`` is the text an
+        outside change replaced, kept by the index (no new file). Call with the file's
+        lock held."""
         latest = self.latest(lang, path)
         if latest is None and not unknown:
             return None
@@ -187,8 +199,19 @@ class HistoryStore:
         row = writes.catch_up(latest, Change(lang, path, "", data, data), etag)
         if row is None:
             return None
+        at_ms = millis(at)
+        partner = None if kept else self._renames.partner(row, at_ms)  # (a rename)
+        if partner is not None:
+            row.other_path = partner.path
         with self._write() as conn:
-            writes.insert_row(conn, row, millis(at))
+            row_id = writes.insert_row(conn, row, at_ms)
+            if partner is not None:
+                conn.execute(
+                    "UPDATE versions SET other_path = ? WHERE id = ? AND other_path IS NULL",
+                    (path, partner.row_id),
+                )
+        if partner is None and not kept:
+            self._renames.remember(row, row_id, at_ms)
         return self.latest(lang, path)
 
     def recover(
