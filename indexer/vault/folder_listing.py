@@ -15,7 +15,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING
 
-from indexer.vault.reading import MAX_LIMIT, _below, _check_limit
+from indexer.vault.reading import MAX_LIMIT, below, check_limit
 from indexer.vault.sandbox import Target
 from indexer.vault.scan import FileEntry, walk_files
 from shared.filetypes import is_text_name
@@ -64,7 +64,7 @@ def list_folder(
     text files (at most ``limit``; ``truncated`` when it holds more), and its subfolders
     (but ``*.assets/``), each with the count of text files anywhere below it (None when
     the walk ran out of time before counting it: ``counted`` is then false)."""
-    _check_limit(limit)
+    check_limit(limit)
     deadline = time.monotonic() + (max_seconds or FOLDER_MAX_SECONDS)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     listing = _Listing(limit)
@@ -76,7 +76,7 @@ def list_folder(
             walk = walk_files(top, target.rel, folders=True, skip_folder=_is_assets)
             with contextlib.closing(walk) as entries:
                 for entry in entries:
-                    rest = _below(entry.rel, target.rel)
+                    rest = below(entry.rel, target.rel)
                     if entry.is_folder and "/" not in rest:
                         current = entry.rel
                     listing.add(entry, rest)
@@ -111,4 +111,4 @@ def _list_level(vault: Vault, target: Target, listing: _Listing) -> None:
                 if entry.is_folder:
                     listing.counts.setdefault(entry.rel, None)
                 elif entry.rel not in seen:
-                    listing.add(entry, _below(entry.rel, target.rel))
+                    listing.add(entry, below(entry.rel, target.rel))

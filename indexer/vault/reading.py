@@ -182,7 +182,7 @@ def find(
     (dot-names, names the vault refuses, links, folders too deep; whatever the pattern,
     as far as the walk went), and ``unlisted_sample``, the first few of them (printable):
     a folder that lists empty may still hold files another program made."""
-    _check_limit(limit)
+    check_limit(limit)
     regex = compile_glob(pattern)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     paths: list[str] = []
@@ -203,7 +203,7 @@ def find(
             )
             with contextlib.closing(walk) as entries:
                 for entry in entries:
-                    if regex.fullmatch(_below(entry.rel, target.rel)):
+                    if regex.fullmatch(below(entry.rel, target.rel)):
                         if len(paths) == limit:
                             truncated = True
                             break
@@ -293,7 +293,7 @@ def grep(
 ) -> dict:
     """``deadline`` (``time.monotonic``) ends the scan (``truncated``); by default
     ``grep_max_seconds`` from now (a caller that queued the call passes its start)."""
-    _check_limit(limit)
+    check_limit(limit)
     matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
     regex = compile_glob(glob)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
@@ -311,7 +311,7 @@ def grep(
         walk = walk_files(top, target.rel, skip_file=skip, max_depth=glob_depth(glob))
         with contextlib.closing(walk) as entries:
             for entry in entries:
-                if not regex.fullmatch(_below(entry.rel, target.rel)):
+                if not regex.fullmatch(below(entry.rel, target.rel)):
                     continue
                 if plan is not None and entry.rel not in plan.candidates:
                     indexed = plan.indexed.get(entry.rel)
@@ -398,11 +398,12 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _check_limit(limit: int) -> None:
+def check_limit(limit: int) -> None:
+    """A listing's ``limit`` (find, grep, the page's folder view): 1 to ``MAX_LIMIT``."""
     if not _is_count(limit) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidArgumentError(f"limit must be between 1 and {MAX_LIMIT}")
 
 
-def _below(rel: str, start: str) -> str:
+def below(rel: str, start: str) -> str:
     """``rel`` relative to the walk's start folder (what globs are matched against)."""
     return rel[len(start) + 1 :] if start else rel
