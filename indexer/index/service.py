@@ -252,13 +252,18 @@ class NoteIndex:
         behind = self._db.get_state(LISTENERS_BEHIND) == "1" or rebuilt_since is not None
         behind = behind or self._behind_at_open
         self._db.set_state(LISTENERS_BEHIND, "1")
-        stats = reconcile.reconcile_all(
-            self._db.write,
-            self.workspace,
-            stop=self._stopping.is_set,
-            progress=progress,
-            befores=self._befores(),
-        )
+        befores = self._befores()
+        try:
+            stats = reconcile.reconcile_all(
+                self._db.write,
+                self.workspace,
+                stop=self._stopping.is_set,
+                progress=progress,
+                befores=befores,
+            )
+        except reconcile.Stopped:  # the batches committed hold the new texts: keep the old
+            self._keep_befores(befores)
+            raise
         with self._linked_lock:  # every file was seen: the whole set
             self._linked = {key for key, linked in stats.linked.items() if linked}
         self._db.set_state("last_reconcile", reconcile.now_iso())
@@ -295,14 +300,19 @@ class NoteIndex:
     def _tell(self, stats: ReconcileStats, source: str) -> None:
         """Tell the change listeners what changed (history first the texts the changes
         replaced: ``befores``); a listener's failure is logged, never raised."""
-        if stats.befores is not None and self.keep_before is not None:
-            for (lang, path), data in stats.befores.texts.items():
-                try:
-                    self.keep_before(lang, path, data)
-                except Exception:
-                    log.exception("could not keep the former text of %s/%s", lang, path)
-            stats.befores.texts.clear()
+        self._keep_befores(stats.befores)
         self._tell_all([(lang, path, source) for lang, path in stats.changed])
+
+    def _keep_befores(self, befores: Befores | None) -> None:
+        """Have history record the texts a pass's changes replaced (``keep_before``)."""
+        if befores is None or self.keep_before is None:
+            return
+        for (lang, path), data in befores.texts.items():
+            try:
+                self.keep_before(lang, path, data)
+            except Exception:
+                log.exception("could not keep the former text of %s/%s", lang, path)
+        befores.texts.clear()
 
     def _tell_changed_since(self, since_ns: int, told: set[tuple[str, str]]) -> None:
         """An earlier start-up reconcile, cut short (a crash, a kill), indexed changes

@@ -18,6 +18,9 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
+from indexer.daemon import record_outside_changes
+from indexer.index.reconcile import Stopped
+from indexer.index.service import NoteIndex
 from indexer.vault import atomic, fsops, outside, renames, timeline
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import Change, HistoryStore
@@ -818,6 +821,38 @@ def test_the_text_an_outside_change_replaced_is_kept_once_and_only_when_unknown(
     assert vault.recorder.store is not None
     vault.recorder.store.close()
     assert not outside.history_lacks(vault, "en", "other.md")
+
+
+def test_a_reconcile_stopped_part_way_keeps_the_texts_its_batches_replaced(
+    vault: Vault,
+) -> None:
+    """A reconcile stopped between batches (``indexer serve`` stopped during its start-up
+    catch-up of edits made while it was down) has committed rows holding the new texts:
+    the texts they replaced are recorded then, or they are lost (the next start finds
+    the rows current and records the edited text as the note's first version)."""
+    root(vault).mkdir(parents=True)
+    for name in ("a.md", "b.md", "gone.md"):
+        (root(vault) / name).write_text(f"# {name} as it was\n")
+    index = NoteIndex(vault.sandbox.workspace)
+    index.open()
+    try:
+        record_outside_changes(index, vault)
+        index.reconcile()  # (builds the index: no versions)
+        for name in ("a.md", "b.md"):
+            (root(vault) / name).write_text("# edited while stopped\n")
+        (root(vault) / "gone.md").unlink()
+
+        def stop_after_a_batch(done: int, total: int) -> None:
+            if done:
+                index._stopping.set()  # (as ``close``: before the deletions' batch)
+
+        with pytest.raises(Stopped):
+            index.reconcile(stop_after_a_batch)
+    finally:
+        index.close()
+    for name in ("a.md", "b.md"):
+        assert versions(vault, name) == [(1, "baseline", "external", None)]
+        assert vault.read("en", name, version=1)["content"] == f"# {name} as it was\n"
 
 
 def test_external_changes_are_recorded_once(vault: Vault) -> None:
