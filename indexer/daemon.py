@@ -190,12 +190,14 @@ def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault | No
 
 def record_outside_changes(index: NoteIndex, vault: Vault) -> None:
     """Have history record what the index sees changed outside the tools: each change,
-    and first the text it replaced when history had none (the index's copy)."""
+    and first the text it replaced when history had none (the index's copy), also when
+    a tool's change comes before the index's sync of it (``Recorder.held``)."""
     index.change_listeners.append(external_change_recorder(vault))
     if vault.recorder.enabled:
         index.history_since = functools.partial(outside.history_since_ns, vault)
         index.history_lacks = functools.partial(outside.history_lacks, vault)
         index.keep_before = functools.partial(outside.keep_before, vault)
+        vault.recorder.held = functools.partial(index.held_text, limit=vault.max_file_bytes)
 
 
 def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:

@@ -25,9 +25,10 @@ MAX_BEFORE_BYTES = 64 * 1024 * 1024
 Wanted = Callable[[str, str], bool]
 
 
-@dataclass
+@dataclass(eq=False)
 class Befores:
-    """The replaced texts of one sync pass, by (lang, path)."""
+    """The replaced texts of one sync pass, by (lang, path) (hashed as itself: a pass's
+    texts are found while not recorded yet, ``NoteIndex.held_text``)."""
 
     wanted: Wanted
     room: int = MAX_BEFORE_BYTES
@@ -38,11 +39,8 @@ class Befores:
         """Keep the row's text if it is the file's exact text and history wants it."""
         if (lang, path) in self.texts or not self.wanted(lang, path):
             return
-        try:
-            data = (head + body if joined else head).encode("utf-8")
-        except UnicodeEncodeError:  # (a lone surrogate: not a file's strict decoding)
-            return
-        if etag_of(data) != digest:  # too large to index, not UTF-8: not its text
+        data = exact_text(head, body, joined, digest)
+        if data is None:
             return
         if len(data) > self.room:
             if not self.full:
@@ -55,3 +53,13 @@ class Befores:
             return
         self.room -= len(data)
         self.texts[(lang, path)] = data
+
+
+def exact_text(head: str, body: str, joined: bool, digest: str) -> bytes | None:
+    """The file's bytes as a row holds them (``head`` and ``body``), or None when its
+    hash says they are not the file's exact text (too large to index, not UTF-8)."""
+    try:
+        data = (head + body if joined else head).encode("utf-8")
+    except UnicodeEncodeError:  # (a lone surrogate: not a file's strict decoding)
+        return None
+    return data if etag_of(data) == digest else None

@@ -17,13 +17,14 @@ import logging
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
 from indexer.index import reconcile
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
-from indexer.index.befores import Befores, Wanted
+from indexer.index.befores import Befores, Wanted, exact_text
 from indexer.index.connections import Connections
 from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
@@ -99,6 +100,10 @@ class NoteIndex:
         # so grep never takes the watcher's word for them (``changed_since_indexed``).
         self._linked: set[Key] = set()
         self._linked_lock = threading.Lock()
+        # The passes' replaced texts not recorded yet (``held_text``): their rows hold the
+        # new texts already (a start-up reconcile's batches stay untold to its end).
+        self._untold: weakref.WeakSet[Befores] = weakref.WeakSet()
+        self._untold_lock = threading.Lock()
         self._local = LocalFolders()
         self._reads = IndexReads(self._db, flush=self._tool.flush, partial=lambda: self.partial)
         self._access = VaultAccess(workspace, self._indexed_langs)
@@ -295,7 +300,12 @@ class NoteIndex:
     def _befores(self) -> Befores | None:
         """A pass's keeper of replaced texts, when history wants them."""
         wanted = self.history_lacks
-        return None if wanted is None or self.keep_before is None else Befores(wanted)
+        if wanted is None or self.keep_before is None:
+            return None
+        befores = Befores(wanted)
+        with self._untold_lock:
+            self._untold.add(befores)
+        return befores
 
     def _tell(self, stats: ReconcileStats, source: str) -> None:
         """Tell the change listeners what changed (history first the texts the changes
@@ -460,6 +470,27 @@ class NoteIndex:
     def etags(self) -> list[tuple[str, str, str]]:
         """(lang, path, etag) of every indexed file."""
         return self._reads.etags()
+
+    def held_text(self, lang: str, path: str, limit: int) -> bytes | None:
+        """The file's exact text as its row holds it (at most ``limit`` bytes), else None:
+        what a change not synced yet replaced (``Recorder.held``); before it, a pass's
+        text not recorded yet (its row holds the new one: read after the row, a pass
+        committed meanwhile has it). A failing index fails no tool."""
+        data = None
+        try:
+            with self._db.read() as conn:
+                row = conn.execute(
+                    "SELECT head, body, joined, hash FROM notes WHERE lang = ? AND path = ?",
+                    (lang, path),
+                ).fetchone()
+            if row is not None:
+                data = exact_text(row[0], row[1], bool(row[2]), row[3])
+        except sqlite3.Error as err:
+            log.warning("could not read the indexed text of %s/%s: %s", lang, path, err)
+        with self._untold_lock:
+            untold = [befores.texts.get((lang, path)) for befores in self._untold]
+        data = next((text for text in untold if text is not None), data)
+        return data if data is not None and len(data) <= limit else None
 
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""

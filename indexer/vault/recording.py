@@ -77,6 +77,8 @@ class Recorder:
     def __init__(self, store: HistoryStore | None, clock: Callable[[], datetime]) -> None:
         self.store = store
         self.clock = clock
+        # ``held(lang, path)``: the text the index holds for a file (None: none exact).
+        self.held: Callable[[str, str], bytes | None] | None = None
 
     @property
     def enabled(self) -> bool:
@@ -92,6 +94,7 @@ class Recorder:
         if store is None or not changes:
             yield None
             return
+        self._keep_held(store, changes)
         pending = store.begin(changes, actor=actor, reason=reason, at=self.clock())
         try:
             yield pending
@@ -99,6 +102,20 @@ class Recorder:
             store.abort(pending)
             raise
         store.commit(pending)
+
+    def _keep_held(self, store: HistoryStore, changes: list[Change]) -> None:
+        """Record first, as a note's first version, the text the index held of a file
+        history never saw when another program changed it since (the index not synced
+        yet): the change's catch-up then records that program's change, not a baseline
+        of it (the index's text was lost)."""
+        if self.held is None:
+            return
+        for change in changes:
+            if store.latest(change.lang, change.path) is not None:
+                continue
+            data = self.held(change.lang, change.path)
+            if data is not None and data != change.before:
+                store.observe(change.lang, change.path, data, self.clock(), unknown=True, kept=True)
 
     def settle(self) -> None:
         """Mark the changes done so far as final (``HistoryStore.settle``)."""

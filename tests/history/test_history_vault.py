@@ -855,6 +855,65 @@ def test_a_reconcile_stopped_part_way_keeps_the_texts_its_batches_replaced(
         assert vault.read("en", name, version=1)["content"] == f"# {name} as it was\n"
 
 
+def test_a_tool_change_before_the_index_saw_an_outside_one_keeps_the_text_it_held(
+    vault: Vault,
+) -> None:
+    """A note history never saw, changed by another program and then by a tool before
+    the watcher's pass (its debounce, a start-up reconcile not there yet, polling): the
+    tool recorded the other program's text as the first version, and the text the index
+    held before was lost. It comes first now (baseline), then the outside change."""
+    root(vault).mkdir(parents=True)
+    for name in ("edited.md", "deleted.md"):
+        (root(vault) / name).write_text(f"# {name} as it was\n")
+    index = NoteIndex(vault.sandbox.workspace)
+    index.open()
+    try:
+        record_outside_changes(index, vault)
+        vault.index_sync = index
+        index.reconcile()  # (builds the index: no versions)
+        (root(vault) / "edited.md").write_text("# saved in an editor\n")
+        (root(vault) / "deleted.md").unlink()
+        for name in ("edited.md", "deleted.md"):
+            vault.write("en", name, "# written by a tool\n")
+    finally:
+        index.close()
+    ops = {name: [v[1] for v in versions(vault, name)] for name in ("edited.md", "deleted.md")}
+    assert ops == {
+        "edited.md": ["write", "edit", "baseline"],
+        "deleted.md": ["write", "delete", "baseline"],
+    }
+    for name in ("edited.md", "deleted.md"):
+        assert vault.read("en", name, version=1)["content"] == f"# {name} as it was\n"
+    assert vault.read("en", "edited.md", version=2)["content"] == "# saved in an editor\n"
+
+
+def test_a_tool_change_during_a_reconcile_keeps_the_text_its_batch_replaced(
+    vault: Vault,
+) -> None:
+    """A start-up reconcile records the texts its batches replaced at its end: a tool's
+    change of such a note meanwhile (served already) found the new text in the index
+    and recorded it as the first version; the text the pass kept comes first now."""
+    root(vault).mkdir(parents=True)
+    (root(vault) / "n.md").write_text("# as it was\n")
+    index = NoteIndex(vault.sandbox.workspace)
+    index.open()
+    try:
+        record_outside_changes(index, vault)
+        vault.index_sync = index
+        index.reconcile()  # (builds the index: no versions)
+        (root(vault) / "n.md").write_text("# edited while stopped\n")
+
+        def write_after_the_batch(done: int, total: int) -> None:
+            if done and not vault.recorder.need().paths():
+                vault.write("en", "n.md", "# written by a tool\n")
+
+        index.reconcile(write_after_the_batch)
+    finally:
+        index.close()
+    assert [v[1] for v in versions(vault, "n.md")] == ["write", "edit", "baseline"]
+    assert vault.read("en", "n.md", version=1)["content"] == "# as it was\n"
+
+
 def test_external_changes_are_recorded_once(vault: Vault) -> None:
     (root(vault) / "seen").mkdir(parents=True)
     (root(vault) / "seen/at-start.md").write_text("# found at start-up\n")
