@@ -12,6 +12,7 @@ all in memory (past the bound they go unrecorded, as before, with one warning).
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,10 @@ MAX_BEFORE_BYTES = 64 * 1024 * 1024
 
 Wanted = Callable[[str, str], bool]
 
+# The order texts are kept in (inside the index's write transactions, one at a time): of
+# two passes holding a note's text, the first kept is the older (``first_kept``).
+_KEPT = itertools.count()
+
 
 @dataclass(eq=False)
 class Befores:
@@ -34,6 +39,7 @@ class Befores:
     room: int = MAX_BEFORE_BYTES
     texts: dict[tuple[str, str], bytes] = field(default_factory=dict)
     full: bool = False
+    order: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def keep(self, lang: str, path: str, head: str, body: str, joined: bool, digest: str) -> None:
         """Keep the row's text if it is the file's exact text and history wants it."""
@@ -52,7 +58,15 @@ class Befores:
                 )
             return
         self.room -= len(data)
+        self.order[(lang, path)] = next(_KEPT)
         self.texts[(lang, path)] = data
+
+
+def first_kept(passes: list[Befores], key: tuple[str, str]) -> bytes | None:
+    """The oldest text of ``key`` the passes hold (a start-up reconcile's, told at its
+    end, and a watcher's pass over a later edit of the same note)."""
+    found = [(b.order.get(key, -1), b.texts.get(key)) for b in passes]
+    return min(((n, text) for n, text in found if text is not None), default=(0, None))[1]
 
 
 def exact_text(head: str, body: str, joined: bool, digest: str) -> bytes | None:

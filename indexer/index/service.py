@@ -24,7 +24,7 @@ from pathlib import Path
 from indexer.index import reconcile
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
-from indexer.index.befores import Befores, Wanted, exact_text
+from indexer.index.befores import Befores, Wanted, exact_text, first_kept
 from indexer.index.connections import Connections
 from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
@@ -317,9 +317,10 @@ class NoteIndex:
         """Have history record the texts a pass's changes replaced (``keep_before``)."""
         if befores is None or self.keep_before is None:
             return
-        for (lang, path), data in befores.texts.items():
+        for (lang, path), data in list(befores.texts.items()):
+            first = self._first_untold((lang, path))  # (a reconcile's older text)
             try:
-                self.keep_before(lang, path, data)
+                self.keep_before(lang, path, data if first is None else first)
             except Exception:
                 log.exception("could not keep the former text of %s/%s", lang, path)
         befores.texts.clear()
@@ -487,10 +488,15 @@ class NoteIndex:
                 data = exact_text(row[0], row[1], bool(row[2]), row[3])
         except sqlite3.Error as err:
             log.warning("could not read the indexed text of %s/%s: %s", lang, path, err)
-        with self._untold_lock:
-            untold = [befores.texts.get((lang, path)) for befores in self._untold]
-        data = next((text for text in untold if text is not None), data)
+        kept = self._first_untold((lang, path))
+        data = data if kept is None else kept
         return data if data is not None and len(data) <= limit else None
+
+    def _first_untold(self, key: Key) -> bytes | None:
+        """The oldest text of ``key`` a pass kept and history has not recorded yet."""
+        with self._untold_lock:
+            passes = list(self._untold)
+        return first_kept(passes, key)
 
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""

@@ -914,6 +914,35 @@ def test_a_tool_change_during_a_reconcile_keeps_the_text_its_batch_replaced(
     assert vault.read("en", "n.md", version=1)["content"] == "# as it was\n"
 
 
+def test_an_edit_seen_during_a_reconcile_keeps_the_text_the_reconcile_replaced(
+    vault: Vault,
+) -> None:
+    """A note edited while no indexer ran, then again while the start-up reconcile is
+    still going on: the watcher's pass records its own replaced text (the reconcile's new
+    one) as the first version before the reconcile records the older text it kept at
+    its end: the oldest text kept is the note's baseline."""
+    root(vault).mkdir(parents=True)
+    (root(vault) / "n.md").write_text("# as it was\n")
+    index = NoteIndex(vault.sandbox.workspace)
+    index.open()
+    try:
+        record_outside_changes(index, vault)
+        index.reconcile()  # (builds the index: no versions)
+        (root(vault) / "n.md").write_text("# edited while stopped\n")
+
+        def edit_after_the_batch(done: int, total: int) -> None:
+            if done and not vault.recorder.need().paths():
+                (root(vault) / "n.md").write_text("# edited again\n")
+                index._apply_changes({("en", "n.md")}, set())  # (the watcher's pass)
+
+        index.reconcile(edit_after_the_batch)
+    finally:
+        index.close()
+    texts = [vault.read("en", "n.md", version=v[0])["content"] for v in versions(vault, "n.md")]
+    assert texts[-1] == "# as it was\n"
+    assert texts[0] == "# edited again\n"
+
+
 def test_external_changes_are_recorded_once(vault: Vault) -> None:
     (root(vault) / "seen").mkdir(parents=True)
     (root(vault) / "seen/at-start.md").write_text("# found at start-up\n")
