@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import logging
+import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -62,11 +64,27 @@ class Befores:
         self.texts[(lang, path)] = data
 
 
-def first_kept(passes: list[Befores], key: tuple[str, str]) -> bytes | None:
-    """The oldest text of ``key`` the passes hold (a start-up reconcile's, told at its
-    end, and a watcher's pass over a later edit of the same note)."""
-    found = [(b.order.get(key, -1), b.texts.get(key)) for b in passes]
-    return min(((n, text) for n, text in found if text is not None), default=(0, None))[1]
+class Untold:
+    """The passes whose kept texts history has not recorded yet: their rows hold the new
+    texts already (a start-up reconcile's batches are told at its end), so a tool's
+    change, or a later pass, asks here first for the text a note had."""
+
+    def __init__(self) -> None:
+        self._passes: weakref.WeakSet[Befores] = weakref.WeakSet()
+        self._lock = threading.Lock()
+
+    def add(self, befores: Befores) -> Befores:
+        with self._lock:
+            self._passes.add(befores)
+        return befores
+
+    def first(self, key: tuple[str, str]) -> bytes | None:
+        """The oldest text of ``key`` the passes hold (a start-up reconcile's, told at its
+        end, and a watcher's pass over a later edit of the same note)."""
+        with self._lock:
+            passes = list(self._passes)
+        found = [(b.order.get(key, -1), b.texts.get(key)) for b in passes]
+        return min(((n, text) for n, text in found if text is not None), default=(0, None))[1]
 
 
 def exact_text(head: str, body: str, joined: bool, digest: str) -> bytes | None:

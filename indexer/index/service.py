@@ -17,14 +17,13 @@ import logging
 import sqlite3
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 
 from indexer.index import reconcile
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
-from indexer.index.befores import Befores, Wanted, exact_text, first_kept
+from indexer.index.befores import Befores, Untold, Wanted
 from indexer.index.connections import Connections
 from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
@@ -100,10 +99,7 @@ class NoteIndex:
         # so grep never takes the watcher's word for them (``changed_since_indexed``).
         self._linked: set[Key] = set()
         self._linked_lock = threading.Lock()
-        # The passes' replaced texts not recorded yet (``held_text``): their rows hold the
-        # new texts already (a start-up reconcile's batches stay untold to its end).
-        self._untold: weakref.WeakSet[Befores] = weakref.WeakSet()
-        self._untold_lock = threading.Lock()
+        self._untold = Untold()  # the passes' replaced texts not recorded yet
         self._local = LocalFolders()
         self._reads = IndexReads(self._db, flush=self._tool.flush, partial=lambda: self.partial)
         self._access = VaultAccess(workspace, self._indexed_langs)
@@ -302,10 +298,7 @@ class NoteIndex:
         wanted = self.history_lacks
         if wanted is None or self.keep_before is None:
             return None
-        befores = Befores(wanted)
-        with self._untold_lock:
-            self._untold.add(befores)
-        return befores
+        return self._untold.add(Befores(wanted))
 
     def _tell(self, stats: ReconcileStats, source: str) -> None:
         """Tell the change listeners what changed (history first the texts the changes
@@ -318,7 +311,7 @@ class NoteIndex:
         if befores is None or self.keep_before is None:
             return
         for (lang, path), data in list(befores.texts.items()):
-            first = self._first_untold((lang, path))  # (a reconcile's older text)
+            first = self._untold.first((lang, path))  # (a reconcile's older text)
             try:
                 self.keep_before(lang, path, data if first is None else first)
             except Exception:
@@ -477,26 +470,10 @@ class NoteIndex:
         what a change not synced yet replaced (``Recorder.held``); before it, a pass's
         text not recorded yet (its row holds the new one: read after the row, a pass
         committed meanwhile has it). A failing index fails no tool."""
-        data = None
-        try:
-            with self._db.read() as conn:
-                row = conn.execute(
-                    "SELECT head, body, joined, hash FROM notes WHERE lang = ? AND path = ?",
-                    (lang, path),
-                ).fetchone()
-            if row is not None:
-                data = exact_text(row[0], row[1], bool(row[2]), row[3])
-        except sqlite3.Error as err:
-            log.warning("could not read the indexed text of %s/%s: %s", lang, path, err)
-        kept = self._first_untold((lang, path))
+        data = self._reads.exact_text(lang, path)
+        kept = self._untold.first((lang, path))
         data = data if kept is None else kept
         return data if data is not None and len(data) <= limit else None
-
-    def _first_untold(self, key: Key) -> bytes | None:
-        """The oldest text of ``key`` a pass kept and history has not recorded yet."""
-        with self._untold_lock:
-            passes = list(self._untold)
-        return first_kept(passes, key)
 
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""
