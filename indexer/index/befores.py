@@ -54,8 +54,8 @@ class Befores:
             if not self.full:
                 self.full = True
                 log.warning(
-                    "history: more than %d MiB of notes changed at once from outside; the"
-                    " texts of the rest, never recorded, are not kept",
+                    "history: more than %d MiB of notes it never recorded changed at once"
+                    " from outside; the texts that did not fit are not kept",
                     MAX_BEFORE_BYTES // (1024 * 1024),
                 )
             return
