@@ -22,6 +22,7 @@ from indexer.index import lookups
 from indexer.index import schema as index_schema
 from indexer.index.befores import exact_text
 from indexer.index.connections import Connections
+from indexer.index.file_names import IndexedNames
 from indexer.index.grep_plan import grep_trigram_match
 from indexer.index.query import (
     PAGE_SNIPPETS_CPU_SECONDS,
@@ -102,6 +103,7 @@ class IndexReads:
         self._cache_lock = threading.Lock()
         self._indexed_cache: tuple[str, int, dict[str, Signature]] | None = None
         self._recent_cache: tuple[tuple[str, int, str, int], list[dict]] | None = None
+        self._names = IndexedNames()
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -421,6 +423,13 @@ class IndexReads:
         etags are)."""
         with self._read() as conn:
             return conn.execute("SELECT lang, path, hash FROM notes").fetchall()
+
+    def paths_named(self, lang: str, keys: list[str]) -> dict[str, list[str]]:
+        """Indexed paths by file name key (``file_names``), for the page's links."""
+        check_lang(lang)
+        self._flush()  # (an append may have made a note)
+        generation = None if self._db.readonly else self._db.generation
+        return self._names.find(self._read, lang, keys, generation)
 
     def counts(self) -> dict[str, int]:
         """Notes per lang (folder summaries are not notes)."""

@@ -461,6 +461,10 @@ class NoteIndex:
         """The indexed notes directly inside ``folder`` (its summary included)."""
         return self._reads.folder_notes(lang, folder)
 
+    def paths_named(self, lang: str, keys: list[str]) -> dict[str, list[str]]:
+        """Indexed note paths whose file name (ASCII lower case) is one of ``keys``."""
+        return self._reads.paths_named(lang, keys)
+
     def etags(self) -> list[tuple[str, str, str]]:
         """(lang, path, etag) of every indexed file."""
         return self._reads.etags()

@@ -58,6 +58,7 @@ from indexer.web.params import (
     write_precondition,
 )
 from indexer.web.render import NoteRenderer
+from indexer.web.vault_names import vault_lookup
 from shared.errors import InvalidArgumentError, NotFoundError
 
 PREFIX = "/api/v1"
@@ -101,7 +102,7 @@ async def _json_body(request: Request, cap: int) -> dict[str, Any]:
 def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     """Every route of the API (relative to ``/api/v1``); ``openapi.json`` describes them."""
     vault = core.vault
-    renderer = NoteRenderer(PREFIX)
+    renderer = NoteRenderer(PREFIX, vault_lookup(core))
     cap = vault.max_file_bytes
     json_cap = body_cap(cap)  # a note JSON-escaped, or an image in base64
 

@@ -4,8 +4,9 @@ Note text is untrusted (an LLM or a pasted web page wrote it), so the HTML that 
 here holds no script, no event handler, no style and no link but http(s)/mailto and
 the vault's own: ``nh3`` (the Rust ``ammonia`` sanitizer) rebuilds the HTML from an
 allow-list, whatever markdown-it passed through. The page's Content-Security-Policy
-is the second, independent layer. Relative links are resolved against the note's
-folder: images and files to the API's raw route, other notes to the page's own view.
+is the second, independent layer. Links, wikilinks and embeds are resolved in the
+vault (``link_targets``, ``wikilinks``): images and files to the API's raw route, other
+notes to the page's own view, what the vault does not hold marked unresolved.
 Frontmatter never becomes HTML: it leaves as plain JSON values for a properties table.
 """
 
@@ -25,10 +26,11 @@ from indexer.page_markdown import (
     MAX_MARKUP_SIGNS,
     MAX_RENDERED_CHARS,
     MAX_RENDERED_LINES,
-    page_parser,
     too_deep,
     within_bounds,
 )
+from indexer.web.link_targets import NameLookup, resolve_links
+from indexer.web.wikilinks import UNRESOLVED, wiki_parser
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter, split_frontmatter
 from shared.timestamps import format_timestamp
@@ -93,8 +95,9 @@ def allowed() -> tuple[set[str], dict[str, set[str]]]:
 class NoteRenderer:
     """Markdown -> sanitized HTML, and frontmatter -> plain properties."""
 
-    def __init__(self, api_prefix: str = "/api/v1") -> None:
+    def __init__(self, api_prefix: str = "/api/v1", lookup: NameLookup | None = None) -> None:
         self.api_prefix = api_prefix
+        self.lookup = lookup  # the vault's files by name (None: links read as written)
 
     def note(self, lang: str, path: str, text: str) -> dict[str, Any]:
         """``{properties, frontmatter_error, html}`` of a note's text."""
@@ -124,9 +127,9 @@ class NoteRenderer:
                 f" {MAX_RENDERED_LINES} lines or {MAX_MARKUP_SIGNS} marks of markup: shown"
                 f" as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
             )
-        rendered = self._render(markdown, raw_html=True)
+        rendered = self._render(lang, path, markdown, raw_html=True)
         if rendered is not None and _depth(rendered) > MAX_HTML_DEPTH:
-            rendered = self._render(markdown, raw_html=False)
+            rendered = self._render(lang, path, markdown, raw_html=False)
         if rendered is None:  # (markdown-it stops there, dropping what is deeper and the
             return (  # rest of the list)
                 f"<p><em>Lists or quotes nested deeper than {MAX_MARKDOWN_NESTING // 2}"
@@ -144,14 +147,17 @@ class NoteRenderer:
             url_schemes=URL_SCHEMES,
             link_rel="noopener noreferrer nofollow",
             strip_comments=True,
+            allowed_classes={"a": {UNRESOLVED}, "span": {UNRESOLVED}},
         )
 
-    def _render(self, markdown: str, *, raw_html: bool) -> str | None:
-        """HTML of ``markdown``; None when it nests as deep as markdown-it parses."""
-        parser = page_parser(raw_html=raw_html)
+    def _render(self, lang: str, path: str, markdown: str, *, raw_html: bool) -> str | None:
+        """HTML of ``markdown``, its links resolved; None when it nests as deep as
+        markdown-it parses."""
+        parser = wiki_parser(raw_html=raw_html)
         tokens = parser.parse(markdown)
         if too_deep(tokens):
             return None
+        resolve_links(tokens, lang, path, self.lookup)
         return str(parser.renderer.render(tokens, parser.options, {}))
 
     def _url(self, lang: str, folder: str, value: str, *, is_image: bool) -> str | None:
