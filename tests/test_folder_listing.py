@@ -52,6 +52,7 @@ def test_one_walk_lists_own_files_and_counts_below_each_subfolder(vault: Vault) 
     assert listed == {
         "path": "top",
         "files": ["top/a.md", "top/prefs.json"],
+        "others": ["top/photo.png"],
         "folders": [{"path": "top/empty", "files": 0}, {"path": "top/sub", "files": 3}],
         "truncated": False,
         "counted": True,
@@ -91,7 +92,22 @@ def test_refusals(vault: Vault) -> None:
     assert vault.list_folder("xx") == {
         "path": "",
         "files": [],
+        "others": [],
         "folders": [],
         "truncated": False,
         "counted": True,
     }
+
+
+def test_a_folder_of_pictures_lists_them(vault: Vault) -> None:
+    """An Obsidian vault keeps its pictures in a folder of their own (``Attachments/``):
+    it listed as empty."""
+    make(vault, "en", "n.md", "Attachments/b.png", "Attachments/a.jpg", "Attachments/.x.png")
+    make(vault, "en", "Attachments/deeper/c.png", "n.md.assets/p.png")
+    top = vault.list_folder("en", "")
+    assert top["files"] == ["n.md"] and top["others"] == []
+    shown = vault.list_folder("en", "Attachments")
+    assert shown["files"] == [] and shown["others"] == ["Attachments/a.jpg", "Attachments/b.png"]
+    assert shown["folders"] == [{"path": "Attachments/deeper", "files": 0}]
+    cut = vault.list_folder("en", "Attachments", limit=1)
+    assert cut["others"] == ["Attachments/a.jpg"] and cut["truncated"]

@@ -1,5 +1,7 @@
-"""A folder as the page shows it, from one walk: its own text files, and each of its
-subfolders with how many text files lie below it (``*.assets/`` folders left out).
+"""A folder as the page shows it, from one walk: its own text files, its other files
+(pictures: an Obsidian vault keeps them in folders of their own, which listed as
+empty), and each of its subfolders with how many text files lie below it
+(``*.assets/`` folders left out).
 
 The page listed a folder by calling ``find`` once per text suffix (six walks of the
 whole subtree, each cut at 10,000 files) and then ``summary`` once per subfolder; this
@@ -36,6 +38,7 @@ class _Listing:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.files: list[str] = []
+        self.others: list[str] = []  # the folder's own files that are not text
         self.counts: dict[str, int | None] = {}  # direct subfolder -> text files below
         self.truncated = False
 
@@ -45,13 +48,14 @@ class _Listing:
             if not slash:
                 self.counts.setdefault(entry.rel, 0)
             return
-        if not is_text_name(rest):
-            return
         if not slash:
-            if len(self.files) < self.limit:
-                self.files.append(entry.rel)
+            own = self.files if is_text_name(rest) else self.others
+            if len(own) < self.limit:
+                own.append(entry.rel)
             else:
                 self.truncated = True
+            return
+        if not is_text_name(rest):
             return
         folder = entry.rel[: len(entry.rel) - len(rest)] + top
         self.counts[folder] = (self.counts.get(folder) or 0) + 1
@@ -60,8 +64,9 @@ class _Listing:
 def list_folder(
     vault: Vault, lang: str, path: str = "", limit: int = MAX_LIMIT, max_seconds: float = 0
 ) -> dict:
-    """``{path, files, folders: [{path, files}], truncated, counted}``: the folder's own
-    text files (at most ``limit``; ``truncated`` when it holds more), and its subfolders
+    """``{path, files, others, folders: [{path, files}], truncated, counted}``: the
+    folder's own text files and its other files (at most ``limit`` of each; ``truncated``
+    when it holds more), and its subfolders
     (but ``*.assets/``), each with the count of text files anywhere below it (None when
     the walk ran out of time before counting it: ``counted`` is then false)."""
     check_limit(limit)
@@ -91,6 +96,7 @@ def list_folder(
     return {
         "path": target.rel,
         "files": listing.files,
+        "others": listing.others,
         "folders": folders,
         "truncated": listing.truncated,
         "counted": counted,
@@ -99,7 +105,7 @@ def list_folder(
 
 def _list_level(vault: Vault, target: Target, listing: _Listing) -> None:
     """The folder's own entries the cut walk did not reach (their counts None)."""
-    seen = set(listing.files)
+    seen = set(listing.files) | set(listing.others)
     listing.truncated = False
     with vault.sandbox.open(target) as place:
         top = place.walk_start()

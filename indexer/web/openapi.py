@@ -84,6 +84,7 @@ SCHEMAS: dict[str, Any] = {
         {
             "path": STR,
             "files": {**PATHS, "description": "the folder's own text files"},
+            "others": {**PATHS, "description": "the folder's own other files (pictures)"},
             "folders": {
                 "type": "array",
                 "items": _obj(
@@ -281,8 +282,8 @@ def document() -> dict:
         },
         "/{lang}/folder": {
             "get": _op(
-                "a folder in one walk: its own text files, its subfolders with the count of "
-                "text files below each (null: not counted in time) and their abstracts",
+                "a folder in one walk: its own text and other files, its subfolders with the"
+                " count of text files below each (null: not counted in time) and their abstracts",
                 [LANG, _q("path", STR), _limit(10_000, 10_000)],
                 {"200": ("Folder", "the folder")},
                 READ_ERRORS,

@@ -53,7 +53,8 @@ async function summaryOf(lang, path) {
 
 
 // A folder in one request: one walk on the server lists its own text files (notes, and
-// the plain text files Claude's memory tool keeps; not images) and its subfolders, each
+// the plain text files Claude's memory tool keeps), its other files (pictures: opened
+// through the raw route) and its subfolders, each
 // with the count of text files below it and its summary's abstract. (The page walked
 // the folder once per text suffix, then asked /summary once per subfolder: 3,002
 // requests for a folder of 3,000.)
@@ -81,9 +82,11 @@ async function browse(lang, folder) {
     folderItems.length ? h("ul", { class: "folders" }, folderItems) : null,
     h("ul", { class: "notes" }, data.files.sort().map((path) =>
       h("li", {}, h("a", { href: link(lang, "note", path), text: path.slice(prefix.length) })))),
+    (data.others || []).length ? h("ul", { class: "files" }, data.others.sort().map((path) =>
+      h("li", {}, h("a", { href: `/api/v1/${seg(lang)}/raw/${enc(path)}`, text: path.slice(prefix.length) })))) : null,
     data.truncated ? h("p", { class: "muted", text: "Only the first 10,000 files of this folder are listed." }) : null,
     data.counted ? null : h("p", { class: "muted", text: "The folder is too large to count every note below it in time." }),
-    !folderItems.length && !data.files.length ? h("p", { class: "muted", text: "No notes here." }) : null,
+    !folderItems.length && !data.files.length && !(data.others || []).length ? h("p", { class: "muted", text: "No notes here." }) : null,
   );
 }
 
