@@ -69,3 +69,12 @@ def test_a_folder_of_pictures_lists_them(page: tuple[Page, Watch], base: str) ->
     expect(shown).to_have_attribute("href", "/api/v1/ob/raw/Attachments/shot.png")
     expect(tab.get_by_text("No notes here.")).to_have_count(0)
     assert not watch.errors
+
+
+def test_a_link_to_nothing_looks_unlike_a_link(page: tuple[Page, Watch], base: str) -> None:
+    tab, watch = page
+    visit(tab, base, "#/ob/note/Guides/Start%20here.md")
+    missing = tab.locator("article.note-body span.unresolved")
+    style = missing.evaluate("e => getComputedStyle(e).textDecorationStyle")
+    assert style == "dotted" and missing.get_attribute("title") == "Not found in the vault: Nowhere"
+    assert not watch.errors
