@@ -3,8 +3,10 @@ anywhere in its vault): file name key -> paths, per lang, kept until the index c
 
 SQLite has no file-name function, and an expression for one cost 130 ms a query over
 100,000 notes; reading the paths (one pass over the ``(lang, path)`` index) and keeping
-them by name until the next commit makes a render's lookup a few dict reads. A
-read-only index (another process writes it) is read again at each lookup.
+them by name until the next commit makes a render's lookup a few dict reads (0.3 ms
+for 2,000 names). The first render after a commit reads them again: 200 ms for
+100,000 notes, 2 ms for 1,000. A read-only index (another process writes it) is read
+again at each lookup.
 """
 
 from __future__ import annotations
