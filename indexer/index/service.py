@@ -470,13 +470,11 @@ class NoteIndex:
         return self._reads.etags()
 
     def held_text(self, lang: str, path: str, limit: int) -> bytes | None:
-        """The file's exact text as its row holds it (at most ``limit`` bytes), else None:
-        what a change not synced yet replaced (``Recorder.held``); before it, a pass's
-        text not recorded yet (its row holds the new one: read after the row, a pass
-        committed meanwhile has it). A failing index fails no tool."""
+        """What a change not synced yet replaced (``Recorder.held``, at most ``limit``
+        bytes): a pass's text not recorded yet (read after the row: a pass committed
+        meanwhile has it), else the row's exact text. A failing index fails no tool."""
         data = self._reads.exact_text(lang, path)
-        kept = self._untold.first((lang, path))
-        data = data if kept is None else kept
+        data = kept if (kept := self._untold.first((lang, path))) is not None else data
         return data if data is not None and len(data) <= limit else None
 
     def counts(self) -> dict[str, int]:
