@@ -271,6 +271,31 @@ def test_an_acronym_and_a_single_han_character_recall_their_notes(fresh: World) 
         assert hits == [path], (query, result["sources"])
 
 
+@pytest.mark.parametrize(
+    ("lang", "text", "query"),
+    [
+        ("si", "ශ්‍රී ලංකාව ලස්සනයි", "ශ්‍රී"),  # a ZWJ after the virama (Sri)
+        ("bn", "র‍্যাব বাহিনী এসেছে", "র‍্যাব"),  # a ZWJ before it (the ya-phala)
+        ("fa", "من می‌خواهم بروم", "می‌خواهم"),  # Persian's ZWNJ, in most verbs
+        ("mn", "ᠮᠣᠩᠭᠣᠯ\u180eᠠ ᠬᠡᠯᠡ", "ᠮᠣᠩᠭᠣᠯ\u180eᠠ"),  # the vowel separator
+        ("en", "a data\u200bbase here", "data\u200bbase"),  # a zero-width space
+    ],
+)
+def test_a_word_with_an_invisible_joiner_recalls_its_note(
+    fresh: World, lang: str, text: str, query: str
+) -> None:
+    """Search reads these as one word (``searchable`` drops the joiner); the keywords
+    cut them there (``ශ්`` and ``රී``, or ``্যাব`` without its first letter), and the
+    on-demand layer found nothing."""
+    fresh.write(lang, "topic/a.md", f"# a\n\n{text}\n")
+    fresh.write(lang, "other/b.md", "# b\n\nnothing of the kind\n")
+    assert [hit["path"] for hit in fresh.index.search(lang, query)["results"]] == ["topic/a.md"]
+    assert extract_keywords(query) == [query.lower()]
+    result = fresh.recall.recall(lang, query, 1500)
+    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    assert hits == ["topic/a.md"], result["sources"]
+
+
 def test_a_query_in_hiragana_alone_recalls_its_notes(fresh: World) -> None:
     """Its keywords were cut at every kana: nothing was left to look for."""
     fresh.write("ja", "items/sanpo.md", "# 日記\n\nきょうはおさんぽにいきました。\n")
