@@ -63,6 +63,13 @@ def check_segment(segment: str) -> None:
     if all(char.isspace() or char in _BLANK or is_selector(char) for char in stem):
         raise ForbiddenPathError("a name must show something before its extension, not spaces")
     if not segment.isascii():
+        if unicodedata.category(segment[0])[0] == "M":
+            # No word starts with one: it is drawn on the character before it, the ``/``
+            # (``a/\u0338b.md`` reads as ``a/b.md``), or on nothing (a name of marks alone).
+            raise ForbiddenPathError(
+                f"a name must not start with the combining mark U+{ord(segment[0]):04X}:"
+                " it would be drawn on the character before it and read as another name"
+            )
         check_in_context(segment)
     if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
         raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")

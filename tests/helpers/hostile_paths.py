@@ -100,6 +100,14 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("en", "items/a \u200d.md", FORBIDDEN),
     ("en", "items/x\U000e0067.md", FORBIDDEN),  # a tag outside a flag
     ("en", "items/\U0001f3f4\U000e0067\U000e0062.md", FORBIDDEN),  # a flag never ended
+    # a name starting with a combining mark: drawn on the "/" before it, or on nothing
+    ("en", "items/\u0338b.md", FORBIDDEN),  # a long solidus overlay: "items/b.md"
+    ("en", "items/\u0301.md", FORBIDDEN),  # marks alone
+    ("en", "items/\u0301\u0302\u0303.md", FORBIDDEN),
+    ("en", "\u0301/x.md", FORBIDDEN),  # a folder's name too
+    ("en", "items/\u093f.md", FORBIDDEN),  # a vowel sign without its consonant
+    ("en", "items/\u20dd.md", FORBIDDEN),  # an enclosing circle
+    ("en", "items/\u05b0.md", FORBIDDEN),  # a Hebrew point
 ]
 # Names with the same characters where they spell something: emoji, ideograph variants,
 # keycaps, braille words, Persian's zero-width non-joiner, a family emoji.
