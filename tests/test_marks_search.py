@@ -160,6 +160,31 @@ def test_snippets_mark_what_search_matched_whatever_its_accents(
     assert f"**{marked}**" in make_snippet(far, parse_query(query).terms, width=80)
 
 
+@pytest.mark.parametrize(
+    ("query", "marked"),
+    [
+        ("Երևան", "Երևան"),  # typed as in the note
+        ("Երեւան", "Երևան"),  # the two letters the ligature stands for
+        ("բարև", "Բարև"),
+        ("և", "և"),  # "and": the ligature alone
+        ("Երե*", "Երևան"),  # a prefix ending on the ligature's first letter
+        ("ԵՐԵՎԱՆ", ""),  # (another word: վ is no ւ)
+    ],
+)
+def test_armenian_ligatures_are_highlighted_where_search_finds_them(
+    ws: Workspace, index: NoteIndex, query: str, marked: str
+) -> None:
+    """Eastern Armenian writes ``եւ`` as one letter, ``և``, in everyday text (Yerevan,
+    hello, and); search reads it as the two: ``Երևան`` found the note and its snippet
+    marked nothing, even typed as in the note."""
+    put(ws, "hy", "a.md", "# a\n\nԲարև, Երևան և Գյումրի\n")
+    index.reconcile()
+    results = index.search("hy", query)["results"]
+    assert [hit["path"] for hit in results] == (["a.md"] if marked else [])
+    if marked:
+        assert f"**{marked}**" in results[0]["snippet"]
+
+
 def test_highlights_do_not_fold_what_search_does_not() -> None:
     assert "**" not in make_snippet("मेरा दाल", parse_query("दिल").terms)
     assert "**" not in make_snippet("один йод", parse_query("иод").terms)  # Cyrillic й

@@ -142,6 +142,21 @@ _FOLDED_SPELLINGS = {
     **_kana_spellings(),
 }
 _DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
+# Two letters a text may write as one ligature (``searchable`` reads each as its two
+# letters): ``ss`` and ``ß``, and Armenian's everyday ``և`` (``Երևան``, ``բարև``) and its
+# ``ﬓ ﬔ ﬕ ﬖ ﬗ``. The query ``Երևան`` found ``Երևան`` and highlighted nothing.
+_PAIRS = {
+    "ss": _DOUBLE_S,
+    **{unicodedata.normalize("NFKC", lig): f"(?>{unicodedata.normalize('NFKC', lig)}|{lig})"
+       for lig in "\u0587\ufb13\ufb14\ufb15\ufb16\ufb17"},
+}  # fmt: skip
+_PAIR_SPLIT = re.compile("(" + "|".join(_PAIRS) + ")", re.IGNORECASE)
+# A pair's unit -> its first character's regex (where a hit may start), and a
+# prefix's last letter -> the ligatures that letter may begin (``stras*``: Straße).
+_PAIR_STARTS = {
+    unit: f"[{pair[0]}{unit[-2]}]" if pair != "ss" else "(?:s|ß)" for pair, unit in _PAIRS.items()
+}
+_LIGATURES_AFTER = {"s": "ß", "ե": "և", "մ": "ﬓﬔﬕﬗ", "վ": "ﬖ"}
 # Not preceded by a letter or digit, checked after the first character (on the two
 # characters up to there): a lookbehind first would be tried at every position of the
 # text, a character first lets the engine skip to its places.
@@ -190,18 +205,19 @@ def _term_regex(words: list[str], prefix: bool = False) -> tuple[str, str]:
     (``query_parse``)."""
     units = [_spelled(w) for w in words]  # each word, as letters that match it
     first = units[0][0]
-    start = "(?:s|ß)" if first == _DOUBLE_S else first
+    start = _PAIR_STARTS.get(first, first)
     if not CJK_RUN.match(words[0][0]):
         start += _AFTER_BOUNDARY
-        if first == _DOUBLE_S:  # one letter or two: the boundary is checked before
+        if first in _PAIR_STARTS:  # one letter or two: the boundary is checked before
             units[0][0] = r"(?<![^\W_])" + first
         else:
             units[0][0] = first + _AFTER_BOUNDARY
     right = "" if CJK_RUN.match(words[-1][-1]) else _NO_WORD_AFTER
     if prefix:
         right = f"{_word_goes_on()}{{0,{PREFIX_REST_CHARS}}}+"
-        if words[-1][-1] in "sS" and units[-1][-1] != _DOUBLE_S:  # (``stras*``: Straße)
-            units[-1][-1] = f"(?:{units[-1][-1]}|ß)"
+        ligatures = _LIGATURES_AFTER.get(words[-1][-1].lower())
+        if ligatures and units[-1][-1] not in _PAIR_STARTS:  # (``stras*``: Straße)
+            units[-1][-1] = f"(?:{units[-1][-1]}|[{ligatures}])"
     regex = "".join(units[0])
     for index in range(1, len(words)):
         word = "".join(units[index])
@@ -219,9 +235,9 @@ def _spelled(word: str) -> list[str]:
     """``word`` (as ``searchable`` left it) as regexes, one a letter (``ss``: one for
     both), that match its spellings in a text."""
     units: list[str] = []
-    for piece in re.split("(ss)", word, flags=re.IGNORECASE):
-        if piece.lower() == "ss":
-            units.append(_DOUBLE_S)
+    for piece in _PAIR_SPLIT.split(word):
+        if piece.lower() in _PAIRS:
+            units.append(_PAIRS[piece.lower()])
         else:
             units += [_FOLDED_SPELLINGS.get(c.lower(), re.escape(c)) for c in piece]
     return units
