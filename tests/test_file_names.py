@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from helpers.history import vault_with_history
 
+from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.vault import file_names
 from indexer.vault.file_names import FileNames, name_key
 from indexer.vault.vault import Vault
+from indexer.web.vault_names import vault_lookup
 from shared.workspace import Workspace
 
 
@@ -70,3 +74,24 @@ def test_other_files_are_found_by_name_from_a_listing_kept_a_while(
     assert names.find("en", ["shot.png"]) and not walks  # nothing missing: no walk
     assert names.find("en", ["new.png"], retry=False) == {} and not walks
     assert names.find("en", ["new.png"]) == {"new.png": ["new.png"]} and walks == ["en"]
+
+
+def test_a_link_to_a_note_never_walks_the_vault_again(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # [[Note]] asks for "note.md" and for a file named "note" as is: the vault lacks the
+    # latter, and asking it with a retry walked the whole vault on each render past 15 s
+    ws = vault.sandbox.workspace
+    put(ws, "en", "Note.md")
+    lookup = vault_lookup(cast(Core, SimpleNamespace(vault=vault, index=None)))
+    assert lookup("en", ["note.md", "note"]) == {"note.md": ["Note.md"]}
+    walks: list[str] = []
+    real = FileNames._walk
+    monkeypatch.setattr(
+        FileNames, "_walk", lambda self, lang: walks.append(lang) or real(self, lang)
+    )
+    monkeypatch.setattr(file_names, "NAMES_RETRY_SECONDS", -1.0)
+    assert lookup("en", ["note.md", "note", "v1.2"]) == {"note.md": ["Note.md"]}
+    assert not walks
+    put(ws, "en", "new.png", b"png")  # a picture just added is still found
+    assert lookup("en", ["new.png"]) == {"new.png": ["new.png"]} and walks == ["en"]
