@@ -57,13 +57,23 @@ def resolve_links(
         return
     found: Mapping[str, Sequence[str]] | None = None
     if lookup is not None:
-        keys = {name_key(posixpath.basename(n)) for link in links for n in link.names}
-        found = lookup(lang, sorted(keys)[:MAX_LOOKED_UP]) if keys else {}
+        keys = _keys(links)
+        found = lookup(lang, keys) if keys else {}
     for link in links:
         target = link.known or _choose(link, folder, found)
         if target is None and found is None:
             target = link.candidates[0] if link.candidates else None
         _point(link, folder, target)
+
+
+def _keys(links: Sequence[_Link]) -> list[str]:
+    """The name keys to ask, at most ``MAX_LOOKED_UP``: each link's first name, in the
+    note's order, before the other names it may have (``shot.png.md`` for
+    ``![[shot.png]]``). Cut in sorted order, the other names took half the room, and a
+    note of 1,900 pictures found only the 980 whose names sorted first."""
+    names = [link.names[:1] for link in links] + [link.names[1:] for link in links]
+    keys = (name_key(posixpath.basename(n)) for group in names for n in group)
+    return list(dict.fromkeys(keys))[:MAX_LOOKED_UP]
 
 
 def _inline(tokens: Sequence[Token]) -> Iterator[Token]:

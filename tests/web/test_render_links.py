@@ -168,3 +168,11 @@ def test_a_note_of_many_wikilinks_takes_bounded_work() -> None:
     took = time.perf_counter() - started
     assert lookup.calls == [2_000], lookup.calls  # one lookup, bounded in names
     assert html.count('class="unresolved"') == 3_800 and took < 3, took
+
+
+def test_a_note_of_many_pictures_finds_each_up_to_the_lookup_bound() -> None:
+    # each ![[p.png]] also asks for a note "p.png.md": those names come after every
+    # link's own, so 1,900 pictures are all found (cut in sorted order, 920 were not)
+    files = [f"pics/{i % 7}/p{i}.png" for i in range(1_900)]
+    html = render(" ".join(f"![[p{i}.png]]" for i in range(1_900)), files=files)
+    assert html.count("<img") == 1_900 and "unresolved" not in html
