@@ -95,3 +95,17 @@ def test_a_link_to_a_note_never_walks_the_vault_again(
     assert not walks
     put(ws, "en", "new.png", b"png")  # a picture just added is still found
     assert lookup("en", ["new.png"]) == {"new.png": ["new.png"]} and walks == ["en"]
+
+
+def test_a_text_file_in_an_assets_folder_is_found_beside_the_indexed_notes(
+    vault: Vault,
+) -> None:
+    # the index leaves *.assets/ out: a link to a file there was marked not found
+    ws = vault.sandbox.workspace
+    put(ws, "en", "d/n.md.assets/table.csv", b"a,b\n")
+    index = SimpleNamespace(paths_named=lambda lang, keys: {"n.md": ["d/n.md"]})
+    lookup = vault_lookup(cast(Core, SimpleNamespace(vault=vault, index=index)))
+    assert lookup("en", ["n.md", "table.csv"]) == {
+        "n.md": ["d/n.md"],
+        "table.csv": ["d/n.md.assets/table.csv"],
+    }

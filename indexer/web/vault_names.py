@@ -1,6 +1,7 @@
 """The page's ``NameLookup``: notes by name from the index (kept current by its
 watcher), other files (pictures) from a listing of the vault kept for a while
-(``FileNames``); without an index, everything from that listing. Only a missing name
+(``FileNames``); without an index, or for a text file the index lacks (one in a
+note's ``*.assets/`` folder), from that listing. Only a missing name
 with a file's suffix (``![[shot.png]]``) makes the listing walked again: every
 ``[[Note]]`` also asks for a file named ``Note`` as is, which a vault seldom holds, and
 asking it with a retry walked the whole vault every ``NAMES_RETRY_SECONDS`` on a render
@@ -31,7 +32,8 @@ def vault_lookup(core: Core) -> NameLookup:
         if texts and index is not None:
             try:
                 found.update(index.paths_named(lang, texts))
-                texts = []
+                texts = [key for key in texts if key not in found]  # (in *.assets/:
+                # the index leaves those folders out, the listing holds them)
             except VaultError:
                 pass  # (the index is offline: the listing answers)
         if texts or bare:  # (a note link to nothing is common: it never makes a walk again)
