@@ -4,6 +4,7 @@ restore, diff, read(version=), move and undo, including their refusals."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import os
 import resource
@@ -823,6 +824,22 @@ def test_the_text_an_outside_change_replaced_is_kept_once_and_only_when_unknown(
     assert not outside.history_lacks(vault, "en", "other.md")
 
 
+@contextlib.contextmanager
+def built_index(vault: Vault, *, synced: bool = False) -> Iterator[NoteIndex]:
+    """An index built over the vault's files (history has no version of them yet), whose
+    syncs history hears; ``synced``: the tools' writes sync it too, as while serving."""
+    index = NoteIndex(vault.sandbox.workspace)
+    index.open()
+    try:
+        record_outside_changes(index, vault)
+        if synced:
+            vault.index_sync = index
+        index.reconcile()
+        yield index
+    finally:
+        index.close()
+
+
 def test_a_reconcile_stopped_part_way_keeps_the_texts_its_batches_replaced(
     vault: Vault,
 ) -> None:
@@ -833,11 +850,7 @@ def test_a_reconcile_stopped_part_way_keeps_the_texts_its_batches_replaced(
     root(vault).mkdir(parents=True)
     for name in ("a.md", "b.md", "gone.md"):
         (root(vault) / name).write_text(f"# {name} as it was\n")
-    index = NoteIndex(vault.sandbox.workspace)
-    index.open()
-    try:
-        record_outside_changes(index, vault)
-        index.reconcile()  # (builds the index: no versions)
+    with built_index(vault) as index:
         for name in ("a.md", "b.md"):
             (root(vault) / name).write_text("# edited while stopped\n")
         (root(vault) / "gone.md").unlink()
@@ -848,8 +861,6 @@ def test_a_reconcile_stopped_part_way_keeps_the_texts_its_batches_replaced(
 
         with pytest.raises(Stopped):
             index.reconcile(stop_after_a_batch)
-    finally:
-        index.close()
     for name in ("a.md", "b.md"):
         assert versions(vault, name) == [(1, "baseline", "external", None)]
         assert vault.read("en", name, version=1)["content"] == f"# {name} as it was\n"
@@ -865,18 +876,11 @@ def test_a_tool_change_before_the_index_saw_an_outside_one_keeps_the_text_it_hel
     root(vault).mkdir(parents=True)
     for name in ("edited.md", "deleted.md"):
         (root(vault) / name).write_text(f"# {name} as it was\n")
-    index = NoteIndex(vault.sandbox.workspace)
-    index.open()
-    try:
-        record_outside_changes(index, vault)
-        vault.index_sync = index
-        index.reconcile()  # (builds the index: no versions)
+    with built_index(vault, synced=True):
         (root(vault) / "edited.md").write_text("# saved in an editor\n")
         (root(vault) / "deleted.md").unlink()
         for name in ("edited.md", "deleted.md"):
             vault.write("en", name, "# written by a tool\n")
-    finally:
-        index.close()
     ops = {name: [v[1] for v in versions(vault, name)] for name in ("edited.md", "deleted.md")}
     assert ops == {
         "edited.md": ["write", "edit", "baseline"],
@@ -895,12 +899,7 @@ def test_a_tool_change_during_a_reconcile_keeps_the_text_its_batch_replaced(
     and recorded it as the first version; the text the pass kept comes first now."""
     root(vault).mkdir(parents=True)
     (root(vault) / "n.md").write_text("# as it was\n")
-    index = NoteIndex(vault.sandbox.workspace)
-    index.open()
-    try:
-        record_outside_changes(index, vault)
-        vault.index_sync = index
-        index.reconcile()  # (builds the index: no versions)
+    with built_index(vault, synced=True) as index:
         (root(vault) / "n.md").write_text("# edited while stopped\n")
 
         def write_after_the_batch(done: int, total: int) -> None:
@@ -908,8 +907,6 @@ def test_a_tool_change_during_a_reconcile_keeps_the_text_its_batch_replaced(
                 vault.write("en", "n.md", "# written by a tool\n")
 
         index.reconcile(write_after_the_batch)
-    finally:
-        index.close()
     assert [v[1] for v in versions(vault, "n.md")] == ["write", "edit", "baseline"]
     assert vault.read("en", "n.md", version=1)["content"] == "# as it was\n"
 
@@ -923,11 +920,7 @@ def test_an_edit_seen_during_a_reconcile_keeps_the_text_the_reconcile_replaced(
     its end: the oldest text kept is the note's baseline."""
     root(vault).mkdir(parents=True)
     (root(vault) / "n.md").write_text("# as it was\n")
-    index = NoteIndex(vault.sandbox.workspace)
-    index.open()
-    try:
-        record_outside_changes(index, vault)
-        index.reconcile()  # (builds the index: no versions)
+    with built_index(vault) as index:
         (root(vault) / "n.md").write_text("# edited while stopped\n")
 
         def edit_after_the_batch(done: int, total: int) -> None:
@@ -936,8 +929,6 @@ def test_an_edit_seen_during_a_reconcile_keeps_the_text_the_reconcile_replaced(
                 index._apply_changes({("en", "n.md")}, set())  # (the watcher's pass)
 
         index.reconcile(edit_after_the_batch)
-    finally:
-        index.close()
     texts = [vault.read("en", "n.md", version=v[0])["content"] for v in versions(vault, "n.md")]
     assert texts[-1] == "# as it was\n"
     assert texts[0] == "# edited again\n"
