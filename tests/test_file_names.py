@@ -109,3 +109,16 @@ def test_a_text_file_in_an_assets_folder_is_found_beside_the_indexed_notes(
         "n.md": ["d/n.md"],
         "table.csv": ["d/n.md.assets/table.csv"],
     }
+
+
+def test_a_render_whose_note_links_the_index_resolves_never_walks_the_vault(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the "note" of [[Note]] (no suffix: no tool writes such a file) made the first render
+    # and one every 5 minutes walk the whole vault, though the index had answered
+    walks: list[str] = []
+    monkeypatch.setattr(FileNames, "_walk", lambda self, lang: walks.append(lang) or {})
+    index = SimpleNamespace(paths_named=lambda lang, keys: {"note.md": ["d/Note.md"]})
+    lookup = vault_lookup(cast(Core, SimpleNamespace(vault=vault, index=index)))
+    assert lookup("en", ["note.md", "note", "v1.2"]) == {"note.md": ["d/Note.md"]}
+    assert not walks

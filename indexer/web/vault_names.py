@@ -1,10 +1,10 @@
 """The page's ``NameLookup``: notes by name from the index (kept current by its
 watcher), other files (pictures) from a listing of the vault kept for a while
 (``FileNames``); without an index, or for a text file the index lacks (one in a
-note's ``*.assets/`` folder), from that listing. Only a missing name
-with a file's suffix (``![[shot.png]]``) makes the listing walked again: every
-``[[Note]]`` also asks for a file named ``Note`` as is, which a vault seldom holds, and
-asking it with a retry walked the whole vault every ``NAMES_RETRY_SECONDS`` on a render
+note's ``*.assets/`` folder), from that listing. Only a missing name with a file's
+suffix (``![[shot.png]]``) makes the listing walked again, and a name without one is
+never asked: every ``[[Note]]`` also named a file ``Note`` as is, which a vault seldom
+holds, and asking it walked the whole vault every ``NAMES_RETRY_SECONDS`` on a render
 whose links all resolved (0.8 s for 100,000 files, every render waiting for it)."""
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ def vault_lookup(core: Core) -> NameLookup:
     def lookup(lang: str, keys: Collection[str]) -> dict[str, list[str]]:
         texts = [key for key in keys if is_text_name(key)]
         others = [key for key in keys if not is_text_name(key) and is_file_name(key)]
-        bare = [key for key in keys if not (is_text_name(key) or is_file_name(key))]
+        # (a name without a suffix is not asked: no tool writes such a file, Obsidian
+        # lists none, and asking for the ``Note`` of every ``[[Note]]`` walked the vault)
         found: dict[str, list[str]] = {}
         index = core.index
         if texts and index is not None:
@@ -36,8 +37,8 @@ def vault_lookup(core: Core) -> NameLookup:
                 # the index leaves those folders out, the listing holds them)
             except VaultError:
                 pass  # (the index is offline: the listing answers)
-        if texts or bare:  # (a note link to nothing is common: it never makes a walk again)
-            found.update(files.find(lang, texts + bare, retry=False))
+        if texts:  # (a note link to nothing is common: it never makes a walk again)
+            found.update(files.find(lang, texts, retry=False))
         if others:
             found.update(files.find(lang, others))
         return found
