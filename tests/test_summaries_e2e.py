@@ -336,12 +336,13 @@ def test_a_hand_edit_of_a_summary_comes_back_by_every_route(tmp_path: Path) -> N
         server.stop()
 
 
-def test_summaries_written_by_the_cli_while_a_server_runs_are_recorded_at_once(
+def test_summarize_while_a_server_runs_is_the_servers_pass_recorded_as_its_job(
     tmp_path: Path,
 ) -> None:
-    """README: while a server runs, it indexes and records what ``indexer summarize``
-    writes. It indexed it, but history got the text only at the server's next write of
-    that summary (as an outside edit then), or never; so for a hand edit."""
+    """While a server runs, ``indexer summarize`` has it run the pass: written by the
+    command, the summaries were recorded as another program's edits with no reason
+    (and the server's own pass could write the same folder at once); a hand edit made
+    before is kept in history."""
     ws = tmp_path / "ws"
     vault = ws / "memory" / "languages" / "en" / "vault"
     (vault / "proj").mkdir(parents=True)
@@ -351,16 +352,46 @@ def test_summaries_written_by_the_cli_while_a_server_runs_are_recorded_at_once(
         overview = vault / "proj" / ".overview.md"
         wait_for(overview.exists, 30, what="the first summary")
         overview.write_text(overview.read_text() + "\nMY REMARK\n")
+        (vault / "proj" / "b.md").write_text("# B\n\nSecond note.\n")
         done = cli("--workspace", str(ws), "--force")
         assert done.returncode == 0, done.stderr
+        assert "the running indexer summarizes" in done.stderr
+        assert "(by the running indexer, with its own model settings)" in done.stdout
+        assert done.stdout.splitlines()[1].split()[:3] == ["2", "0", "2"]
         made = overview.read_bytes()
-        assert b"MY REMARK" not in made
+        assert b"MY REMARK" not in made and b"child_count: 2" in made
 
-        def recorded() -> list[bytes]:
+        def recorded() -> list[tuple[bytes | None, str, str | None]]:
             with history_store(ws) as store:
-                return [store.content(v) for v in store.versions("en", "proj/.overview.md", 50)]
+                return [
+                    (store.content(v), v.actor, v.reason)
+                    for v in store.versions("en", "proj/.overview.md", 50)
+                ]
 
-        wait_for(lambda: made in recorded(), 10, what="the CLI's summary in history")
-        assert any(b"MY REMARK" in text for text in recorded())
+        assert recorded()[0] == (made, "job:summaries", "folder summary")
+        assert any(b"MY REMARK" in (text or b"") for text, _, _ in recorded())
+        assert all(reason for text, _, reason in recorded() if b"MY REMARK" not in (text or b""))
+        with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:
+            for body, code in [
+                ({"lang": "xx-bad!"}, "invalid_lang"),
+                ({"lang": "fr"}, "not_found"),
+                ({"force": "yes"}, "invalid_argument"),
+                ({"langs": ["en"]}, "invalid_argument"),
+            ]:
+                refused = http.post("/summarize", json=body)
+                assert refused.json()["error"]["code"] == code, body
+            assert http.post("/summarize", content=b"lang=en").status_code == 415
+        assert recorded()[0][0] == made  # (nothing written by the refusals)
     finally:
         server.stop()
+    off = start_indexer(ws, env={"INDEXER_SUMMARIES": "0", "INDEXER_LLM_MODEL": ""})
+    try:  # (its summaries off: the command writes them itself, as before)
+        (vault / "proj" / "c.md").write_text("# C\n\nThird note.\n")
+        done = cli("--workspace", str(ws))
+        assert done.returncode == 0, done.stderr
+        assert "(by the running indexer" not in done.stdout
+        wait_for(lambda: b"child_count: 3" in overview.read_bytes(), 10, what="the summary")
+        with httpx2.Client(base_url=off.url.removesuffix("/mcp") + "/api/v1") as http:
+            assert http.post("/summarize", json={}).json()["error"]["code"] == "not_found"
+    finally:
+        off.stop()

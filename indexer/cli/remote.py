@@ -1,6 +1,7 @@
 """Asking the running indexer instead of using its files: ``indexer search`` while a
-server holds the workspace, and the writes of ``indexer maintain`` (the server owns the
-history store: a write through it is recorded with its reason, not as an outside edit).
+server holds the workspace, the writes of ``indexer maintain`` and the pass of ``indexer
+summarize`` (the server owns the history store: a write through it is recorded with its
+reason, not as an outside edit, and its own summaries pass never runs beside another).
 
 The server indexes a note's appends in the background and before any read of its own,
 so the index file can lag behind what the server has answered (at least 0.2 s, at most
@@ -20,6 +21,7 @@ from shared.errors import ERRORS_BY_CODE, IndexerOfflineError, VaultError
 from shared.workspace import Workspace, read_token_file, read_url_file
 
 TIMEOUT_SECONDS = 30.0
+PASS_TIMEOUT_SECONDS = 24 * 3600.0  # a summaries pass by a slow model over a large vault
 
 
 def search_on_server(
@@ -66,29 +68,51 @@ def write_on_server(
 ) -> dict:
     """``write`` through the running server's REST API; its refusal as the typed
     ``VaultError`` it names, ``IndexerOfflineError`` when it does not answer."""
+    body = {"content": content, "if_match": if_match, "reason": reason}
+    route = f"/{quote(lang, safe='')}/notes/{quote(path)}"
+    return _send(workspace, "PUT", route, body, TIMEOUT_SECONDS, "write", "nothing written")
+
+
+def summarize_on_server(workspace: Workspace, lang: str | None, force: bool) -> dict:
+    """A summaries pass run by the running server (its writes recorded as its job's),
+    what it did as the pass's counts; refusals as for ``write_on_server`` (``not_found``:
+    its summaries are off)."""
+    body = {"lang": lang, "force": force}
+    return _send(workspace, "POST", "/summarize", body, PASS_TIMEOUT_SECONDS, "pass", "")
+
+
+def _send(
+    workspace: Workspace,
+    method: str,
+    route: str,
+    body: dict,
+    timeout: float,
+    what: str,
+    outcome: str,
+) -> dict:
+    """``body`` as JSON to ``route`` of the running server's API: its JSON answer."""
     server = _answering_server(workspace)
     if server is None:
         raise IndexerOfflineError(  # stopped meanwhile, or its URL file is not its own
             f"the indexer holding {workspace.root} does not answer at the address in "
-            f"{workspace.url_file.name}; nothing written"
+            f"{workspace.url_file.name}" + (f"; {outcome}" if outcome else "")
         )
     base, auth = server
-    body = {"content": content, "if_match": if_match, "reason": reason}
     request = urllib.request.Request(
-        f"{base}/api/v1/{quote(lang, safe='')}/notes/{quote(path)}",
+        f"{base}/api/v1{route}",
         data=json.dumps(body).encode(),
-        method="PUT",
+        method=method,
         headers={"Content-Type": "application/json", **auth},
     )
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             answer = json.loads(response.read())
     except urllib.error.HTTPError as err:
         raise _refusal(err) or IndexerOfflineError(f"the indexer answered {err.code}") from None
     except (urllib.error.URLError, OSError, ValueError) as err:
-        raise IndexerOfflineError(f"the indexer did not answer the write: {err}") from None
+        raise IndexerOfflineError(f"the indexer did not answer the {what}: {err}") from None
     if not isinstance(answer, dict):
-        raise IndexerOfflineError("the indexer's answer to the write was not understood")
+        raise IndexerOfflineError(f"the indexer's answer to the {what} was not understood")
     return answer
 
 

@@ -3,8 +3,10 @@
 The same pass the server runs in the background: folders whose children did not change
 are skipped (no model call, no write) unless ``--force``. Without a server the index is
 first brought up to date with disk (the summaries read notes from it), and history
-records what that finds changed and each summary written; while a server runs, the index
-is only read and the server indexes (and records) the summaries written here.
+records what that finds changed and each summary written. While a server runs, it runs
+the pass (with its own model settings): written here, its summaries were recorded as
+another program's edits, with no reason, and the server's own pass could write the same
+folder at once; if its summaries are off, the pass runs here on a read-only index.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import os
 import sys
 from typing import Any
@@ -24,8 +27,9 @@ from indexer.jobs.summaries import Summaries
 from indexer.jobs.summary_pass import PassStats, Progress
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
-from shared.errors import ConfigError, NotFoundError
+from shared.errors import ConfigError, IndexerOfflineError, NotFoundError
 from shared.langs import check_lang
+from shared.workspace import Workspace
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -59,6 +63,10 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         langs = [lang]
     held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
     served = held is None
+    if served:
+        asked = _on_server(workspace, langs, args.force)
+        if asked is not None:
+            return _report(asked, served=True)
     index = NoteIndex(workspace)
     try:
         with contextlib.ExitStack() as stack:
@@ -87,7 +95,35 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                 stats = asyncio.run(_run(summaries, langs, args.force, show))
     finally:
         index.close()
+    return _report(stats, served=False)
+
+
+def _on_server(workspace: Workspace, langs: list[str] | None, force: bool) -> PassStats | None:
+    """The pass run by the server holding ``workspace`` (its writes recorded as its own
+    job's, never beside its background pass); None when its summaries are off."""
+    from indexer.cli.remote import summarize_on_server
+
+    print("summarize: the running indexer summarizes the folders", file=sys.stderr)
+    try:
+        answer = summarize_on_server(workspace, langs[0] if langs else None, force)
+    except NotFoundError:
+        return None  # (summaries off there: this command writes them, read-only index)
+    except IndexerOfflineError as err:  # (it holds the workspace but does not answer)
+        print(f"summarize: {err}; the folders are summarized here", file=sys.stderr)
+        return None
+    names = {field.name for field in dataclasses.fields(PassStats)}
+    counts = {key: value for key, value in answer.items() if key in names}
+    try:
+        return PassStats(**counts)
+    except TypeError:
+        raise IndexerOfflineError("the indexer's answer to the pass was not understood") from None
+
+
+def _report(stats: PassStats, *, served: bool) -> int:
+    """The table, and what it does not say."""
     print(table(stats))
+    if served:
+        print("(by the running indexer, with its own model settings)")
     if stats.noteless:  # (the progress counted them: it said 22/22, the table 18)
         print(f"{stats.noteless} folder(s) hold no note: no summary")
     if stats.unreadable:

@@ -85,6 +85,7 @@ class Summaries:
         self._future: concurrent.futures.Future[None] | None = None
         self._edited: set[tuple[str, str]] = set()  # summaries edited by hand: made again
         self._edited_lock = threading.Lock()
+        self._passes = asyncio.Lock()  # one pass at a time on the jobs loop (``asked_pass``)
 
     # -- listeners (wired in indexer.daemon.build_core) ----------------------------------
 
@@ -187,11 +188,19 @@ class Summaries:
             if ok and self._retry_fallbacks and time.monotonic() >= self._next_retry:
                 await self._logged_pass(None, retry=True)  # the model answers again
 
+    async def asked_pass(self, langs: list[str] | None, *, force: bool) -> PassStats:
+        """A pass asked for from outside (``indexer summarize`` beside the server: its
+        writes are then this job's, recorded with their reason, not another program's),
+        one at a time with the background ones: two never write one folder at once."""
+        async with self._passes:
+            return await self.run_pass(langs, force=force)
+
     async def _logged_pass(self, batch: Batch | None, *, retry: bool = False) -> bool:
         """One pass, logged; notes when the model failed (the folders it left with the
         fallback are tried again, in a full pass, after a pass where it answered)."""
         try:
-            stats = await self.run_pass(dirty=batch)
+            async with self._passes:
+                stats = await self.run_pass(dirty=batch)
         except Exception:
             log.exception("a directory summaries pass failed")
             return False

@@ -12,7 +12,9 @@ security headers are ``auth.WebGuard``'s job, before routing.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import dataclasses
 import functools
 import mimetypes
 import time
@@ -60,6 +62,7 @@ from indexer.web.params import (
 from indexer.web.render import NoteRenderer
 from indexer.web.vault_names import vault_lookup
 from shared.errors import InvalidArgumentError, NotFoundError
+from shared.langs import check_lang
 
 PREFIX = "/api/v1"
 JSON_CAP_EXTRA = 64 * 1024  # room for the JSON around a base64 image
@@ -334,11 +337,28 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             result["overview_html"] = await run_in_threadpool(renderer.html, lang, where, overview)
         return _tool_json(result)
 
+    async def summarize(request: Request) -> Response:
+        """A summaries pass now, on the jobs thread (``indexer summarize`` beside it)."""
+        spec = {"lang": OPTIONAL_STR, "force": (bool, False)}
+        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
+        summaries, jobs = core.summaries, core.jobs
+        if summaries is None or jobs is None:
+            raise NotFoundError("directory summaries are off in this indexer (feature absent)")
+        langs = None
+        if body["lang"] is not None:
+            langs = [check_lang(body["lang"])]
+            if langs[0] not in vault.sandbox.workspace.langs():
+                raise NotFoundError(f"there is no vault for {langs[0]!r}")
+        asked = summaries.asked_pass(langs, force=body["force"])
+        stats = await asyncio.wrap_future(jobs.submit(asked))
+        return JSONResponse(dataclasses.asdict(stats))
+
     note = "/{lang}/notes/{path:path}"
     table: list[tuple[str, str, Callable[..., Any]]] = [
         ("GET", "/status", status),
         ("GET", "/openapi.json", openapi_json),
         ("POST", "/login-link", login_link),
+        ("POST", "/summarize", summarize),
         ("GET", "/{lang}/notes", find),
         ("GET", "/{lang}/folder", folder),
         ("GET", note, read),

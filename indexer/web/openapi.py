@@ -152,6 +152,11 @@ SCHEMAS: dict[str, Any] = {
     "MoveBody": _body({"path": STR, "new_path": STR}, {"if_match": NSTR, "reason": NSTR}),
     "RestoreBody": _body({"path": STR, "version": VERSION}, {"if_match": NSTR, "reason": NSTR}),
     "RecallBody": _body({"query": STR}, {"budget_tokens": INT, "path": STR}),
+    "SummarizeBody": _body({}, {"lang": NSTR, "force": BOOL}),
+    "Summarized": _obj(
+        {"folders": INT, "llm": INT, "fallback": INT, "skipped": INT, "removed": INT},
+        {"noteless": INT, "unreadable": INT, "model_errors": INT, "seconds": NUM},
+    ),
 }
 
 
@@ -263,6 +268,17 @@ def document() -> dict:
                 {"200": ("LoginLink", "path of the link, valid once for expires_in seconds")},
                 ("400", "401", "415"),
                 {"application/json": {"schema": _body({})}},
+                required=False,
+            )
+        },
+        "/summarize": {
+            "post": _op(
+                "a directory summaries pass now, by the server (`indexer summarize` beside it;"
+                " lang null: every vault; force: redo unchanged folders); answers when done",
+                [],
+                {"200": ("Summarized", "what the pass did")},
+                ("400", "401", "404", "415"),
+                _json("SummarizeBody"),
                 required=False,
             )
         },
