@@ -1204,3 +1204,13 @@ def test_without_the_summaries_job_no_folder_summary_is_quoted(tmp_path: Path) -
                 core.jobs.stop()
             core.index.close()
         assert ("1 notes: note" in block) is enabled and "kiwi orchard" in block
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("I❤️love tea", ["love", "tea"]), ("\u0301abc def", ["abc", "def"]), ("👍🏽great", ["great"])],
+)
+def test_a_keyword_never_starts_with_a_mark(query: str, expected: list[str]) -> None:
+    """A mark after an emoji (its variation selector) is the emoji's, not the next word's:
+    ``I❤️love`` gave recall's heading the keyword ``\\ufe0flove``."""
+    assert extract_keywords(query) == expected

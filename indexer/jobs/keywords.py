@@ -94,13 +94,15 @@ _KO_PARTICLE_TEXT = "을 를 은 는 이 가 에 에서 의 로 으로 와 과 �
 _KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
 _STOP_KO = frozenset("무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것".split())
 _QUOTED = re.compile(r'"([^"]+)"')
-# Letters, digits and marks (a Devanagari vowel sign is part of its word), as indexed;
+# A letter or digit, then letters, digits and marks (a Devanagari vowel sign is part of
+# its word, as indexed; a mark after an emoji is the emoji's: ``I❤️love`` gave the
+# keyword ``\ufe0flove`` to recall's heading);
 # the invisible characters search drops inside a word (``text.searchable``) join it:
 # Persian's ZWNJ (``می‌خواهم``), the ZWJ of Sinhala's ``ශ්‍රී`` or Bengali's ``র‍্যাব``,
 # Mongolian's vowel separator, a zero-width space. (They cut it: ``ශ්`` and ``රී`` found
 # nothing, since search reads one word there.)
 _INVISIBLE = "".join(f"\\x{{{low:x}}}-\\x{{{high:x}}}" for low, high in FORMAT_RANGES)
-_WORD = re2.compile(rf"[\pL\pN\pM]+(?:(?:['’]|[{_INVISIBLE}]+)[\pL\pN\pM]+)*")
+_WORD = re2.compile(rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’]|[{_INVISIBLE}]+)[\pL\pN\pM]+)*")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
