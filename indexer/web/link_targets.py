@@ -43,6 +43,7 @@ class _Link:
     candidates: list[str]  # vault paths read from the note's folder or the root
     names: list[str]  # the link's path as written, for the by-name search
     known: str | None = None  # a target needing no lookup ([[#Heading]]: the note)
+    fragment: str = ""  # the heading it names (``[[Note#Heading]]``, ``[x](n.md#Heading)``)
 
 
 def resolve_links(
@@ -87,15 +88,16 @@ def _link(token: Token, note_path: str) -> _Link | None:
     folder = posixpath.dirname(note_path)
     if token.type == "wikilink":
         path = token.meta["target"]
+        heading = token.meta.get("heading", "")
         if not path:  # [[#Heading]]: the note itself
-            return _Link(token, True, [], [], known=note_path)
+            return _Link(token, True, [], [], known=note_path, fragment=heading)
         if not _plain(path):
             return _Link(token, True, [], [])
         names = [path, path + NOTE_SUFFIX] if is_file_name(path) else [path + NOTE_SUFFIX, path]
         if path.lower().endswith(NOTE_SUFFIX):
             names = [path]
         candidates = [p for n in names for p in (_within(folder, n), _within("", n)) if p]
-        return _Link(token, True, list(dict.fromkeys(candidates)), names)
+        return _Link(token, True, list(dict.fromkeys(candidates)), names, fragment=heading)
     attr = "href" if token.type == "link_open" else "src" if token.type == "image" else None
     value = token.attrGet(attr) if attr else None
     if not isinstance(value, str):
@@ -107,7 +109,7 @@ def _link(token: Token, note_path: str) -> _Link | None:
     target = _within(folder, path) if _plain(path) else None
     if target is None:
         return None  # (a path out of the vault: the filter drops it)
-    return _Link(token, False, [target], [path])
+    return _Link(token, False, [target], [path], fragment=unquote(parts.fragment))
 
 
 def _plain(path: str) -> bool:
@@ -159,6 +161,8 @@ def _point(link: _Link, folder: str, target: str | None) -> None:
     renderer's attribute filter makes it a route), or mark the token unresolved."""
     token = link.token
     href = None if target is None else quote(_relative(target, folder))
+    if href is not None and link.fragment:  # (the page opens the note at that heading)
+        href += "#" + quote(link.fragment, safe="")
     if link.wiki:
         token.meta["href"] = href
     elif token.type == "image":

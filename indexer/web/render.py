@@ -177,7 +177,9 @@ class NoteRenderer:
         if target.startswith("../") or target in ("..", "."):
             return None
         if target.endswith(".md") and not is_image:
-            return f"#/{lang}/note/{quote(target)}"
+            heading = unquote(parts.fragment).strip()  # (the page scrolls to it)
+            at = f"?heading={quote(heading, safe='')}" if heading else ""
+            return f"#/{lang}/note/{quote(target)}{at}"
         return f"{self.api_prefix}/{lang}/raw/{quote(target)}"
 
 

@@ -71,6 +71,7 @@ def parse_inner(inner: str, embed: bool) -> dict[str, Any]:
         "target": path,
         "embed": embed,
         "text": shown,
+        "heading": heading,
         "width": size.group(1) if size else None,
         "height": size.group(2) if size else None,
         "href": None,  # (set by link_targets: a URL relative to the note's folder)

@@ -59,7 +59,11 @@ def render(markdown: str, path: str = "notes/n.md", files: list[str] = FILES) ->
         ("[[Guides/Start here]]", '<a href="#/en/note/Guides/Start%20here.md"'),
         ("[[guides/start HERE.md]]", '<a href="#/en/note/Guides/Start%20here.md"'),
         ("[[top]]", '<a href="#/en/note/top.md"'),
-        ("[[#Heading]]", '<a href="#/en/note/notes/n.md"'),
+        ("[[#Heading]]", '<a href="#/en/note/notes/n.md?heading=Heading"'),
+        # (a heading is where the page opens the note)
+        ("[[Start here#Heading two]]", 'Start%20here.md?heading=Heading%20two"'),
+        ("[x](../top.md#A%20part)", '<a href="#/en/note/top.md?heading=A%20part"'),
+        ('[[top#"><b>x?y=1|t]]', '<a href="#/en/note/top.md?heading=%22%3E%3Cb%3Ex%3Fy%3D1"'),
         ("![[Start here]]", '<a href="#/en/note/Guides/Start%20here.md"'),
         ("![[Engelsk ordbok.png]]", '<img src="/api/v1/en/raw/Attachments/Engelsk%20ordbok.png"'),
         ("![[Engelsk ordbok.png|300]]", 'alt="Engelsk ordbok.png" width="300">'),

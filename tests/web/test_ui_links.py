@@ -23,6 +23,11 @@ Read [[Linking notes|the links]], or [[Nowhere]].
 """
 
 
+PARAGRAPHS = "\n\n".join(f"Paragraph {n}." for n in range(200))
+LONG = f"# Long\n\n{PARAGRAPHS}\n\n## Far Away\n\nhere\n"
+START += "\nSee [[Long#Part#far away|the far part]].\n"
+
+
 @pytest.fixture(scope="module")
 def base(server: RunningIndexer) -> str:
     """Vault ``ob`` as Obsidian keeps one: notes in folders, pictures in Attachments/."""
@@ -31,6 +36,7 @@ def base(server: RunningIndexer) -> str:
         for path, text in (
             ("Guides/Start here.md", START),
             ("Other/Linking notes.md", "# Linking notes\n\nLinks join notes.\n"),
+            ("Other/Long.md", LONG),
         ):
             assert http.put(f"/ob/notes/{path}", content=text.encode(), headers=MD).is_success
     picture = note_file(server, "ob", "Attachments/shot.png")
@@ -77,4 +83,17 @@ def test_a_link_to_nothing_looks_unlike_a_link(page: tuple[Page, Watch], base: s
     missing = tab.locator("article.note-body span.unresolved")
     style = missing.evaluate("e => getComputedStyle(e).textDecorationStyle")
     assert style == "dotted" and missing.get_attribute("title") == "Not found in the vault: Nowhere"
+    assert not watch.errors
+
+
+def test_a_link_to_a_heading_opens_the_note_there(page: tuple[Page, Watch], base: str) -> None:
+    """``[[Note#Heading]]`` opened the note at its top (the page's routes use the URL's
+    fragment): the link carries the heading, the page scrolls to it."""
+    tab, watch = page
+    visit(tab, base, "#/ob/note/Guides/Start%20here.md")
+    tab.locator("article.note-body a", has_text="the far part").click()
+    expect(tab.locator("h1.note-title")).to_have_text("Long")
+    heading = tab.locator("article.note-body h2", has_text="Far Away")
+    expect(heading).to_be_in_viewport()
+    assert tab.evaluate("window.scrollY") > 0
     assert not watch.errors

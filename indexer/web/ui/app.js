@@ -113,7 +113,7 @@ async function search(lang, q) {
   );
 }
 
-async function note(lang, path, version) {
+async function note(lang, path, version, heading) {
   const suffix = version ? `?version=${encodeURIComponent(version)}` : "";
   let data;
   try {
@@ -139,6 +139,16 @@ async function note(lang, path, version) {
     propertiesTable(data.properties),
     htmlBlock(data.html, "note-body"),
   );
+  if (heading) scrollToHeading(heading);
+}
+
+// A link to a heading (Obsidian's [[Note#Heading]], [[Note#Part#Heading]] below a part):
+// the note opens there, at the first heading whose text reads the same, case aside.
+function scrollToHeading(heading) {
+  const wanted = heading.split("#").pop().trim().toLowerCase();
+  const found = [...document.querySelectorAll(".note-body :is(h1, h2, h3, h4, h5, h6)")]
+    .find((element) => element.textContent.trim().toLowerCase() === wanted);
+  if (found) found.scrollIntoView();
 }
 
 const bytes = (n) => (n < 1024 * 1024 ? plural(n, "byte") : `${(n / 1024 / 1024).toFixed(1)} MiB (${plural(n, "byte")})`);
@@ -370,7 +380,7 @@ async function route() {
     else if (lang === "status") await statusView();
     else if (kind === "browse") await browse(state.lang, path);
     else if (kind === "search") await search(state.lang, params.get("q") || "");
-    else if (kind === "note") await note(state.lang, path, params.get("version"));
+    else if (kind === "note") await note(state.lang, path, params.get("version"), params.get("heading"));
     else if (kind === "edit") await edit(state.lang, path);
     else if (kind === "new") await edit(state.lang, null, path);
     else if (kind === "history") await history(state.lang, path);
