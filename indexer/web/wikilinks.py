@@ -98,7 +98,7 @@ def render_wikilink(
 ) -> str:
     """A wikilink as HTML: a link, an image (an embedded picture), or unresolved text."""
     meta = tokens[idx].meta
-    text = html.escape(meta["text"])
+    text = html.escape(html.unescape(meta["text"]))  # (``Tom &amp; Jerry``, as Markdown reads)
     href = meta["href"]
     if href is None:
         title = html.escape(f"Not found in the vault: {meta['target']}")

@@ -63,6 +63,7 @@ def render(markdown: str, path: str = "notes/n.md", files: list[str] = FILES) ->
         # (a heading is where the page opens the note)
         ("[[Start here#Heading two]]", 'Start%20here.md?heading=Heading%20two"'),
         ("[x](../top.md#A%20part)", '<a href="#/en/note/top.md?heading=A%20part"'),
+        ("[[top|Tom &amp; Jerry &lt;3]]", ">Tom &amp; Jerry &lt;3</a>"),  # (not &amp;amp;)
         ('[[top#"><b>x?y=1|t]]', '<a href="#/en/note/top.md?heading=%22%3E%3Cb%3Ex%3Fy%3D1"'),
         ("![[Start here]]", '<a href="#/en/note/Guides/Start%20here.md"'),
         ("![[Engelsk ordbok.png]]", '<img src="/api/v1/en/raw/Attachments/Engelsk%20ordbok.png"'),
