@@ -58,22 +58,31 @@ class FileNames:
         return {key: names[key] for key in keys if key in names}
 
     def _walk(self, lang: str) -> dict[str, list[str]]:
-        """Every file of ``lang``'s vault that the tools can name, by name key (dot
-        names left out, as ``find`` leaves them)."""
-        names: dict[str, list[str]] = {}
-        deadline = time.monotonic() + NAMES_MAX_SECONDS
-        try:
-            target = self.vault.sandbox.resolve(lang, "", allow_root=True)
-            with self.vault.sandbox.open(target) as place:
-                top = place.walk_start()
-                if top is None:
-                    return names
-                with contextlib.closing(walk_files(top, "")) as entries:
-                    for count, entry in enumerate(entries):
-                        name = entry.rel.rsplit("/", 1)[-1]
-                        names.setdefault(name_key(name), []).append(entry.rel)
-                        if count >= MAX_NAMED_FILES or time.monotonic() > deadline:
-                            break
-        except (OSError, VaultError):
-            pass  # (no vault yet, or not readable: nothing is found by name)
-        return names
+        return names_in_vault(self.vault, lang, seconds=NAMES_MAX_SECONDS, most=MAX_NAMED_FILES)
+
+
+def names_in_vault(
+    vault: Vault, lang: str, *, seconds: float | None = None, most: int | None = None
+) -> dict[str, list[str]]:
+    """Every file of ``lang``'s vault that the tools can name, by ``name_key`` (dot names
+    left out, as ``find`` leaves them), from one walk: at most ``seconds`` long and
+    ``most`` files when given (what it saw is kept)."""
+    names: dict[str, list[str]] = {}
+    deadline = None if seconds is None else time.monotonic() + seconds
+    try:
+        target = vault.sandbox.resolve(lang, "", allow_root=True)
+        with vault.sandbox.open(target) as place:
+            top = place.walk_start()
+            if top is None:
+                return names
+            with contextlib.closing(walk_files(top, "")) as entries:
+                for count, entry in enumerate(entries):
+                    name = entry.rel.rsplit("/", 1)[-1]
+                    names.setdefault(name_key(name), []).append(entry.rel)
+                    if (most is not None and count >= most) or (
+                        deadline is not None and time.monotonic() > deadline
+                    ):
+                        break
+    except (OSError, VaultError):
+        pass  # (no vault yet, or not readable: nothing is found by name)
+    return names

@@ -7,14 +7,13 @@ move, which the vault's sandbox answers.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import unicodedata
 from typing import TYPE_CHECKING
 
+from indexer.vault.file_names import name_key, names_in_vault
 from indexer.vault.links import Relocate, rewrite_links
 from indexer.vault.sandbox import Target
-from indexer.vault.scan import walk_files
 from shared.errors import VaultError
 
 if TYPE_CHECKING:
@@ -52,26 +51,10 @@ class _Listings:
         ``/<rel>`` (how Obsidian resolves a link by name); the vault is walked once,
         only for a link that names no file from its note's folder nor the root."""
         if self.by_name is None:
-            self.by_name = self._files()
+            self.by_name = names_in_vault(self.vault, self.lang)
         rel = unicodedata.normalize("NFC", rel)
-        paths = self.by_name.get(rel.rpartition("/")[2], ())
+        paths = self.by_name.get(name_key(rel.rpartition("/")[2]), ())
         return any(path == rel or path.endswith("/" + rel) for path in paths)
-
-    def _files(self) -> dict[str, list[str]]:
-        by_name: dict[str, list[str]] = {}
-        sandbox = self.vault.sandbox
-        try:
-            target = sandbox.resolve(self.lang, "", allow_root=True)
-            with sandbox.open(target) as place:
-                top = place.walk_start()
-                if top is None:
-                    return by_name
-                with contextlib.closing(walk_files(top, "")) as entries:
-                    for entry in entries:
-                        by_name.setdefault(entry.rel.rpartition("/")[2], []).append(entry.rel)
-        except (VaultError, OSError):
-            pass
-        return by_name
 
     def exists(self, rel: str) -> bool:
         folder, _, name = rel.rpartition("/")
