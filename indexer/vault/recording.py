@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-from indexer.vault.history.store import Change, HistoryStore, Pending, Version
+from indexer.vault.history.store import Change, Held, HistoryStore, Pending, Version
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 
 MAX_REASON_CHARS = 500
@@ -78,7 +78,7 @@ class Recorder:
         self.store = store
         self.clock = clock
         # ``held(lang, path)``: the text the index holds for a file (None: none exact).
-        self.held: Callable[[str, str], bytes | None] | None = None
+        self.held: Held | None = None
 
     @property
     def enabled(self) -> bool:
@@ -94,28 +94,13 @@ class Recorder:
         if store is None or not changes:
             yield None
             return
-        self._keep_held(store, changes)
-        pending = store.begin(changes, actor=actor, reason=reason, at=self.clock())
+        pending = store.begin(changes, actor=actor, reason=reason, at=self.clock(), held=self.held)
         try:
             yield pending
         except BaseException:
             store.abort(pending)
             raise
         store.commit(pending)
-
-    def _keep_held(self, store: HistoryStore, changes: list[Change]) -> None:
-        """Record first, as a note's first version, the text the index held of a file
-        history never saw when another program changed it since (the index not synced
-        yet): the change's catch-up then records that program's change, not a baseline
-        of it (the index's text was lost)."""
-        if self.held is None:
-            return
-        for change in changes:
-            if store.latest(change.lang, change.path) is not None:
-                continue
-            data = self.held(change.lang, change.path)
-            if data is not None and data != change.before:
-                store.observe(change.lang, change.path, data, self.clock(), unknown=True, kept=True)
 
     def settle(self) -> None:
         """Mark the changes done so far as final (``HistoryStore.settle``)."""

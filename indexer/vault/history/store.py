@@ -67,6 +67,7 @@ from shared.errors import HistoryStoreError, StorageError
 
 log = logging.getLogger("indexer.history")
 EtagOf = Callable[[bytes], str]
+Held = Callable[[str, str], bytes | None]  # a file's text as the index holds it
 
 
 class HistoryStore:
@@ -122,12 +123,21 @@ class HistoryStore:
     # -- recording -----------------------------------------------------------------------
 
     def begin(
-        self, changes: list[Change], *, actor: str, reason: str | None, at: datetime
+        self,
+        changes: list[Change],
+        *,
+        actor: str,
+        reason: str | None,
+        at: datetime,
+        held: Held | None = None,
     ) -> Pending:
         """Record ``changes`` (one operation) as pending rows, after catch-up rows for
-        any ``before`` that is not the latest version. Call with each file's lock held."""
+        any ``before`` that is not the latest version. ``held``: the text the index holds
+        of a file history never saw, recorded first when another program changed it since
+        (the catch-up then records that program's change: the index's text was lost).
+        Call with each file's lock held."""
         at_ms = millis(at)
-        plans = [self._plan(change, actor, reason) for change in changes]
+        plans = [self._plan(change, actor, reason, held, at) for change in changes]
         pending = Pending()
         with self._write() as conn:
             for plan in plans:
@@ -373,13 +383,20 @@ class HistoryStore:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _plan(self, change: Change, actor: str, reason: str | None) -> writes.Plan:
+    def _plan(
+        self, change: Change, actor: str, reason: str | None, held: Held | None, at: datetime
+    ) -> writes.Plan:
         """The rows and blobs of one change, computed before taking the write lock: one
         read of the latest version, then hashing and compressing."""
         before, after = change.before, change.after
         before_etag = None if before is None else change.before_etag or self._etag_of(before)
         after_etag = None if after is None else change.after_etag or self._etag_of(after)
-        latest, latest_depth = self._latest_with_depth(change.lang, change.path)
+        lang, path = change.lang, change.path
+        latest, latest_depth = self._latest_with_depth(lang, path)
+        text = held(lang, path) if latest is None and held is not None else None
+        kept = text not in (None, before)  # (``begin``'s ``held``)
+        if kept and self.observe(lang, path, text, at, unknown=True, kept=True):
+            latest, latest_depth = self._latest_with_depth(lang, path)
         catch_up = writes.catch_up(latest, change, before_etag)
         number = (latest.version if latest is not None else 0) + 1
         base_id: int | None = None
@@ -451,7 +468,7 @@ class HistoryStore:
                         conn.execute("ROLLBACK")
                     raise
             except sqlite3.Error as err:
-                raise _unwritable(err) from None
+                raise writes.unwritable(err) from None
             if settled:
                 self._settled = []
 
@@ -479,13 +496,3 @@ class HistoryStore:
             raise HistoryStoreError(f"the history cannot be read ({err})") from None
         finally:
             self._readers.put(conn)
-
-
-def _unwritable(err: sqlite3.Error) -> StorageError:
-    """The coded error for a history write SQLite refused."""
-    full = getattr(err, "sqlite_errorname", "") == "SQLITE_FULL"
-    why = "the disk is full" if full else f"the disk failed the write: {err}"
-    return StorageError(
-        f"the history could not record this change ({why}); nothing was changed",
-        http_status=507 if full else 500,
-    )

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from indexer.vault.history import codec
 from indexer.vault.history.codec import Blob
 from indexer.vault.history.rows import Change, Version, reason_tag
+from shared.errors import StorageError
 
 UNKNOWN_ID = -1  # the base of a delta on a blob not inserted yet
 
@@ -140,4 +141,14 @@ def catch_up(latest: Version | None, change: Change, etag: str | None) -> Row | 
         data=before,
         version=(latest.version if latest is not None else 0) + 1,
         path_id=None if latest is None else latest.path_id,
+    )
+
+
+def unwritable(err: sqlite3.Error) -> StorageError:
+    """The coded error for a history write SQLite refused."""
+    full = getattr(err, "sqlite_errorname", "") == "SQLITE_FULL"
+    why = "the disk is full" if full else f"the disk failed the write: {err}"
+    return StorageError(
+        f"the history could not record this change ({why}); nothing was changed",
+        http_status=507 if full else 500,
     )
