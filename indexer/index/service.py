@@ -470,9 +470,8 @@ class NoteIndex:
         return self._reads.etags()
 
     def held_text(self, lang: str, path: str, limit: int) -> bytes | None:
-        """What a change not synced yet replaced (``Recorder.held``, at most ``limit``
-        bytes): a pass's text not recorded yet (read after the row: a pass committed
-        meanwhile has it), else the row's exact text. A failing index fails no tool."""
+        """What a change not synced yet replaced (at most ``limit`` bytes): a pass's text
+        not recorded yet (asked after the row is read), else the row's exact text."""
         data = self._reads.exact_text(lang, path)
         data = kept if (kept := self._untold.first((lang, path))) is not None else data
         return data if data is not None and len(data) <= limit else None
