@@ -15,6 +15,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
@@ -45,6 +46,17 @@ pytestmark = pytest.mark.e2e
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 CLIENTS, APPENDS = 8, 100
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    """One server for the module, without folder summaries: the background pass could
+    write a summary between a test's two looks at the vault."""
+    running = start_indexer(tmp_path_factory.mktemp("history") / "ws", env=NO_SUMMARIES)
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 async def call(client: Client, tool: str, **args: object) -> dict:
