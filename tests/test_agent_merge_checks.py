@@ -23,6 +23,7 @@ from agent_client.merge.coverage import (
     length_share,
     words,
 )
+from shared.workspace import OVERVIEW_FILE
 
 __all__ = ["lang", "stub"]  # (the fixtures, shared with the LLM path's tests)
 
@@ -32,7 +33,9 @@ FACTS_ZH = "".join(f"- 第{n}条：服务器{n}号运行在端口{8000 + n}上\n
 
 
 def vault_text(server: RunningIndexer, lang: str) -> str:
-    return "\n".join(p.read_text() for p in sorted(vault_dir(server, lang).rglob("*.md")))
+    """Every note of the vault, concatenated (not the folder summaries, which quote them)."""
+    notes = sorted(vault_dir(server, lang).rglob("*.md"))
+    return "\n".join(p.read_text() for p in notes if p.name != OVERVIEW_FILE)
 
 
 def test_a_merge_that_writes_something_else_falls_back_and_the_entry_is_kept(

@@ -29,7 +29,7 @@ from agent_client.settings import ClientSettings, LLMSettings
 from agent_client.writer import MemoryWriter
 from shared import path_names as names
 from shared.models import MemoryEntry
-from shared.workspace import day_file
+from shared.workspace import OVERVIEW_FILE, day_file
 
 T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 _langs = itertools.count()
@@ -78,8 +78,9 @@ def knowledge(lang: str, title: str, content: str, **kw: Any) -> MemoryEntry:
 
 
 def vault_text(server: RunningIndexer, lang: str) -> str:
-    """Every note of the vault, concatenated."""
-    return "\n".join(p.read_text() for p in sorted(vault_dir(server, lang).rglob("*.md")))
+    """Every note of the vault, concatenated (not the folder summaries, which quote them)."""
+    notes = sorted(vault_dir(server, lang).rglob("*.md"))
+    return "\n".join(p.read_text() for p in notes if p.name != OVERVIEW_FILE)
 
 
 def png_bytes() -> bytes:
