@@ -1,7 +1,7 @@
-"""``read`` and ``stat`` run on the server's event loop; one that would wait moves to a
-thread. A lease another program keeps on a note (a file server slow to give it back)
-made each read of it stall every client for ``LEASE_WAIT`` (2 s), and a stat of a
-multi-GiB file for the seconds its hash took."""
+"""``read``, ``stat`` and ``search`` run on the server's event loop; one that would wait
+or takes long moves to a thread. A lease another program keeps on a note (a file server
+slow to give it back) made each read of it stall every client for ``LEASE_WAIT`` (2 s),
+and a stat of a multi-GiB file for the seconds its hash took."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import contextlib
 import fcntl
 import os
 import signal
+import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,9 +23,13 @@ from fastmcp.exceptions import ToolError
 from helpers.history import vault_with_history
 from helpers.indexer_process import RunningIndexer, vault_dir
 
+from indexer.index.loop_bound import bounded_on_loop
+from indexer.index.service import NoteIndex
 from indexer.vault.fsops import etag_of
-from indexer.vault.no_wait import WouldWait, without_waiting
+from indexer.vault.no_wait import TookLong, WouldWait, may_take_long, without_waiting
 from indexer.vault.vault import Vault
+from indexer.web.loop_calls import on_loop_unless_waiting
+from shared.workspace import Workspace
 
 LIMIT = 4096
 
@@ -118,3 +124,69 @@ async def test_a_leased_note_stalls_no_other_client(indexer_server: RunningIndex
     assert (free, free_status) == ("free\n", 200)
     assert leased.startswith("conflict:") and leased_status == 412
     assert max(done["mcp other"], done["rest other"]) < min(done["mcp leased"], done["rest leased"])
+
+
+# -- search on the loop -------------------------------------------------------------------
+
+
+def test_a_statement_past_the_loops_time_is_interrupted_there_only() -> None:
+    """On the loop, a long statement stops at the call's time there (``TookLong``); on a
+    thread it runs to its end."""
+    conn = sqlite3.connect(":memory:")
+    long = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+    sql = f"{long} SELECT count(*) FROM n"
+    started = time.perf_counter()
+    with without_waiting(0.01), pytest.raises(TookLong), bounded_on_loop(conn):
+        conn.execute(sql, (10**9,)).fetchone()
+    assert time.perf_counter() - started < 1  # (the whole count takes minutes)
+    with without_waiting(0.01), bounded_on_loop(conn):  # a quick one is answered
+        assert conn.execute(sql, (100,)).fetchone() == (100,)
+    with bounded_on_loop(conn):  # on a thread: no bound
+        assert conn.execute(sql, (200_000,)).fetchone() == (200_000,)
+    assert conn.execute(sql, (10,)).fetchone() == (10,)  # (no handler left behind)
+
+
+def test_a_search_moves_off_the_loop_for_appends_to_index_or_when_it_takes_long(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    root = ws.vault_dir("en")
+    root.mkdir(parents=True)
+    for n in range(40):
+        (root / f"n{n}.md").write_text(f"# Note {n}\n\nthe giraffe number {n}\n")
+    index.reconcile()
+    with without_waiting(5):  # on the loop: answered there (given the time, on any machine)
+        assert index.search("en", "giraffe")["total"] == 40
+    note = root / "n1.md"
+    note.write_text(note.read_text() + "an okapi too\n")
+    index.note_appended("en", "n1.md", etag_of(note.read_bytes()))
+    with without_waiting(5), pytest.raises(WouldWait):  # the append is indexed first
+        index.search("en", "okapi")
+    assert [r["path"] for r in index.search("en", "okapi")["results"]] == ["n1.md"]
+    with without_waiting(0), pytest.raises(TookLong):  # its time on the loop is over
+        index.search("en", "giraffe")
+
+
+async def test_a_tool_that_took_long_on_the_loop_goes_to_a_thread_until_quick_again() -> None:
+    """After a call gave up on the loop, the next of its tool and lang go to a thread at
+    once (not every call paying its time on the loop again); one quick there sends the
+    next back to the loop."""
+    loop_thread = threading.current_thread()
+    where: list[str] = []
+
+    def work(lang: str, busy: float) -> str:
+        on_loop = threading.current_thread() is loop_thread
+        where.append("loop" if on_loop else "thread")
+        ends = time.thread_time() + busy
+        while time.thread_time() < ends:  # (CPU: what a search spends)
+            may_take_long()
+        return lang
+
+    assert await on_loop_unless_waiting(work, lang="xx", busy=0.05) == "xx"
+    assert where == ["loop", "thread"]
+    await on_loop_unless_waiting(work, lang="xx", busy=0.05)
+    assert where[2:] == ["thread"]  # straight there: it took long there too
+    await on_loop_unless_waiting(work, lang="yy", busy=0)
+    assert where[3:] == ["loop"]  # another lang is tried on the loop
+    await on_loop_unless_waiting(work, lang="xx", busy=0)
+    await on_loop_unless_waiting(work, lang="xx", busy=0)
+    assert where[4:] == ["thread", "loop"]  # quick on the thread: back to the loop

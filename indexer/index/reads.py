@@ -24,6 +24,7 @@ from indexer.index.befores import exact_text
 from indexer.index.connections import Connections
 from indexer.index.file_names import IndexedNames
 from indexer.index.grep_plan import grep_trigram_match
+from indexer.index.loop_bound import bounded_on_loop
 from indexer.index.query import (
     PAGE_SNIPPETS_CPU_SECONDS,
     SNIPPET_CPU_SECONDS,
@@ -35,6 +36,7 @@ from indexer.index.query_parse import parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.search_filters import search_filters
 from indexer.index.text import fold
+from indexer.vault.no_wait import may_take_long
 from indexer.vault.scan import Signature
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError
 from shared.langs import check_lang, is_lang
@@ -164,7 +166,7 @@ class IndexReads:
             " SELECT id, rank, (SELECT count(*) FROM hits) FROM hits"
             " ORDER BY in_title DESC, rank LIMIT ? OFFSET ?"
         )
-        with self._read() as conn:
+        with self._read() as conn, bounded_on_loop(conn):
             match = lookups.in_lang(conn, lang, parsed.match)
             try:
                 hits = conn.execute(sql, (match, *params, limit, offset)).fetchall()
@@ -194,6 +196,7 @@ class IndexReads:
         results = []
         began = time.thread_time()  # (the snippets of a page share a budget of CPU time)
         for rowid, rank, _ in hits:
+            may_take_long()  # (on the loop: past its time there, the call moves to a thread)
             note_path, title, body, cut = rows[rowid]
             left = PAGE_SNIPPETS_CPU_SECONDS - (time.thread_time() - began)
             seconds = max(0.0, min(SNIPPET_CPU_SECONDS, left))

@@ -27,6 +27,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from indexer.vault.no_wait import may_wait
+
 log = logging.getLogger("indexer.index")
 
 Key = tuple[str, str]  # (lang, path)
@@ -126,6 +128,7 @@ class ToolChanges:
         wanted = self._appends_queued
         if self._appends_done >= wanted:
             return
+        may_wait()  # (a search on the event loop moves to a thread: this takes the lock)
         told: Told = []
         with self._flush_lock:
             if self._appends_done >= wanted:

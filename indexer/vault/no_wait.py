@@ -1,18 +1,23 @@
 """Calls made on the event loop itself must not wait: where one would, it is moved.
 
-``read`` and ``stat`` run on the server's event loop (the thread hop costs more than a
-small file's work), and the loop serves every client: a lease another program keeps on
-a note (``LEASE_WAIT``, 2 s) or a multi-GiB file to hash stalled them all. Inside
-``without_waiting`` such a call raises ``WouldWait`` before it waits, and the caller
-runs it again on a thread. Only read-only calls are made so: nothing has changed when
-one gives up.
+``read``, ``stat`` and ``search`` run on the server's event loop (the thread hop costs
+more than their usual work: on a loaded machine, waking a worker thread alone took
+longer than a search), and the loop serves every client: a lease another program keeps
+on a note (``LEASE_WAIT``, 2 s), a multi-GiB file to hash or a search of a word in
+every note stalled them all. Inside ``without_waiting`` such a call raises
+``WouldWait`` before it waits (``may_wait``), or ``TookLong`` once its time on the loop
+is over (``may_take_long``), and the caller runs it again on a thread. Only read-only
+calls are made so: nothing has changed when one gives up.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+LOOP_SECONDS = 0.005  # how long a call may hold the loop (every other client waits)
 
 _on_loop = threading.local()
 
@@ -21,10 +26,16 @@ class WouldWait(Exception):
     """The call would wait here (a lease, a large file): run it on a thread instead."""
 
 
+class TookLong(WouldWait):
+    """The call's time on the loop is over: run it on a thread (and the next like it)."""
+
+
 @contextmanager
-def without_waiting() -> Iterator[None]:
-    """In the block (on this thread), ``may_wait`` raises ``WouldWait``."""
+def without_waiting(seconds: float = LOOP_SECONDS) -> Iterator[None]:
+    """In the block (on this thread), ``may_wait`` raises ``WouldWait``, and
+    ``may_take_long`` raises ``TookLong`` once ``seconds`` have passed."""
     _on_loop.active = True
+    _on_loop.deadline = time.perf_counter() + seconds
     try:
         yield
     finally:
@@ -35,3 +46,16 @@ def may_wait() -> None:
     """Mark a point that may block: inside ``without_waiting``, give up here."""
     if getattr(_on_loop, "active", False):
         raise WouldWait
+
+
+def loop_deadline() -> float | None:
+    """When the call's time on the loop is over (``time.perf_counter``), or None when it
+    runs on a thread (work of any length may go on)."""
+    return _on_loop.deadline if getattr(_on_loop, "active", False) else None
+
+
+def may_take_long() -> None:
+    """Mark a point in work of unknown length: past the call's time on the loop, give up."""
+    deadline = loop_deadline()
+    if deadline is not None and time.perf_counter() > deadline:
+        raise TookLong

@@ -95,9 +95,10 @@ def _refusal(call: str, err: Exception) -> ToolError:
 def on_loop(fn: Callable[..., dict]) -> Callable[..., Any]:
     """Run a quick tool body on the event loop itself, skipping the thread-pool hop.
 
-    Only for read-only calls of one small file (``read``/``stat``): the hop and the GIL
-    hand-off back cost more than the work. One that would wait (a lease, a large file
-    to hash) goes to a thread (``on_loop_unless_waiting``).
+    Only for read-only calls that are quick as a rule (``read``/``stat`` of one small
+    file, ``search``): the hop and the GIL hand-off back cost more than the work. One
+    that would wait (a lease, a large file to hash, appends to index first) or takes
+    longer than ``no_wait.LOOP_SECONDS`` goes to a thread (``on_loop_unless_waiting``).
     """
 
     @functools.wraps(fn)

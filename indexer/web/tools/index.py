@@ -25,7 +25,7 @@ def register(tools: Registrar, core: Core) -> None:
     if index is None:
         return
 
-    @tools.tool(read_only=True)
+    @tools.tool(read_only=True, quick=True)  # (on the event loop while it is quick)
     def search(
         lang: Lang,
         query: Annotated[
