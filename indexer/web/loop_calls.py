@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -12,35 +13,58 @@ from starlette.concurrency import run_in_threadpool
 from indexer.vault.no_wait import LOOP_SECONDS, TookLong, WouldWait, without_waiting
 
 T = TypeVar("T")
+Key = tuple[str, str]  # (tool, lang)
 
-_MAX_KEYS = 256  # (a lang is any string until the tool checks it)
-_took_long: set[tuple[str, str]] = set()  # (tool, lang) of calls that took long of late
+LONG_CALL_WINDOW = 30.0  # seconds calls like one that took long go to a thread at once
+
+
+class LongCalls:
+    """The (tool, lang) of calls that took long of late: the next ones go to a thread at
+    once for ``window`` seconds after the last that took long, on the loop or on a
+    thread (in a vault where searches take long, each would else give its time on the
+    loop away first; one slow search in a quick vault sends the next there a while)."""
+
+    def __init__(self, window: float = LONG_CALL_WINDOW, most: int = 256) -> None:
+        self.window = window
+        self.most = most  # (a lang is any string until the tool checks it)
+        self._until: dict[Key, float] = {}
+        self._lock = threading.Lock()
+
+    def __contains__(self, key: Key) -> bool:
+        return time.monotonic() < self._until.get(key, 0.0)
+
+    def took_long(self, key: Key) -> None:
+        with self._lock:
+            if len(self._until) >= self.most:
+                self._until.clear()
+            self._until[key] = time.monotonic() + self.window
+
+
+LONG_CALLS = LongCalls()
 
 
 async def on_loop_unless_waiting(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` on the loop itself (a small file's ``read`` or ``stat``, a
     search of a vault of ordinary size: the thread hop costs more than the work), or on
     a thread when it meets something it would wait for or takes long (``no_wait``): the
-    loop serves every other client meanwhile. After a call of a tool and lang took long,
-    the next ones go to a thread at once, until one of them is quick again there."""
+    loop serves every other client meanwhile (``LongCalls``: the next go there at once)."""
     key = (getattr(fn, "__qualname__", ""), repr(kwargs.get("lang"))[:100])
-    if key not in _took_long:
+    if key not in LONG_CALLS:
         try:
             with without_waiting():
                 return fn(*args, **kwargs)
         except TookLong:
-            if len(_took_long) >= _MAX_KEYS:
-                _took_long.clear()
-            _took_long.add(key)
+            LONG_CALLS.took_long(key)
         except WouldWait:
             pass
     return await run_in_threadpool(functools.partial(_timed, key, fn, *args, **kwargs))
 
 
-def _timed(key: tuple[str, str], fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``fn`` on a thread; a call that took little CPU there sends the next to the loop."""
+def _timed(key: Key, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn`` on a thread; one that took half the loop's time in CPU there counts as one
+    that took long (its CPU: the wall clock of a loaded machine says little)."""
     began = time.thread_time()
     result = fn(*args, **kwargs)
-    if time.thread_time() - began < LOOP_SECONDS / 2:
-        _took_long.discard(key)
+    if time.thread_time() - began >= LOOP_SECONDS / 2:
+        LONG_CALLS.took_long(key)
     return result
