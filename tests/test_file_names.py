@@ -3,6 +3,7 @@ and a vault listing of the other files (walked again only when old, or missing a
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -74,6 +75,22 @@ def test_other_files_are_found_by_name_from_a_listing_kept_a_while(
     assert names.find("en", ["shot.png"]) and not walks  # nothing missing: no walk
     assert names.find("en", ["new.png"], retry=False) == {} and not walks
     assert names.find("en", ["new.png"]) == {"new.png": ["new.png"]} and walks == ["en"]
+
+
+def test_a_listing_no_render_used_while_fresh_is_dropped(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vault's listing (25 MB at 100,000 files) was kept for the life of the server."""
+    ws = vault.sandbox.workspace
+    put(ws, "en", "a.png", b"png")
+    put(ws, "fr", "b.png", b"png")
+    names = FileNames(vault)
+    assert names.find("en", ["a.png"]) and names.find("fr", ["b.png"])
+    assert sorted(names._listings) == ["en", "fr"]
+    monkeypatch.setattr(file_names, "NAMES_FRESH_SECONDS", 0.2)
+    time.sleep(0.3)
+    assert names.find("en", ["a.png"]) == {"a.png": ["a.png"]}  # (walked again)
+    assert sorted(names._listings) == ["en"]
 
 
 def test_a_link_to_a_note_never_walks_the_vault_again(

@@ -55,7 +55,15 @@ class FileNames:
             if age > NAMES_FRESH_SECONDS or (retry and missing and age > NAMES_RETRY_SECONDS):
                 names = self._walk(lang)
                 self._listings[lang] = (time.monotonic(), names)
+            self._drop_stale(now)
         return {key: names[key] for key in keys if key in names}
+
+    def _drop_stale(self, now: float) -> None:
+        """Forget the listings no render used while they were fresh (about 250 bytes a
+        file: 25 MB for a vault of 100,000; one that old is walked again anyway)."""
+        for lang, (made, _) in list(self._listings.items()):
+            if now - made > NAMES_FRESH_SECONDS:
+                del self._listings[lang]
 
     def _walk(self, lang: str) -> dict[str, list[str]]:
         return names_in_vault(self.vault, lang, seconds=NAMES_MAX_SECONDS, most=MAX_NAMED_FILES)
