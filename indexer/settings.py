@@ -254,8 +254,10 @@ def _token(text: str) -> str | None:
 
 
 def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
-    """The background jobs' model, or None when ``INDEXER_LLM_MODEL`` is not set."""
+    """The background jobs' model, or None when ``INDEXER_LLM_MODEL`` is not set (its URL
+    is checked all the same: ``ftp://x`` was taken until a model was set, days later)."""
     model = pick("llm_model", "INDEXER_LLM_MODEL")
+    base_url = _model_url(pick("llm_base_url", "INDEXER_LLM_BASE_URL"))
     if not model:
         return None
     concurrency = _whole(
@@ -273,7 +275,7 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
     )
     return ModelSettings(
         model=model,
-        base_url=_model_url(pick("llm_base_url", "INDEXER_LLM_BASE_URL")) or None,
+        base_url=base_url or None,
         api_key=pick("llm_api_key", "INDEXER_LLM_API_KEY") or "unused",
         max_concurrency=concurrency,
         timeout=timeout,

@@ -68,6 +68,8 @@ def test_a_model_url_no_client_could_use_is_refused(tmp_path: Path, url: str) ->
     an OverflowError), and every summaries pass with it, fallback included."""
     with pytest.raises(ValueError, match="INDEXER_LLM_BASE_URL"):
         resolve(tmp_path, INDEXER_LLM_BASE_URL=url)
+    with pytest.raises(ValueError, match="INDEXER_LLM_BASE_URL"):  # before a model is set
+        resolve(tmp_path, INDEXER_LLM_BASE_URL=url, INDEXER_LLM_MODEL="")
     for good in ("http://127.0.0.1:8080/v1", "https://api.example.com/v1", "http://[::1]:80"):
         assert resolve(tmp_path, INDEXER_LLM_BASE_URL=good).model.base_url == good  # type: ignore[union-attr]
 
