@@ -60,6 +60,28 @@ async def test_read_your_writes_through_mcp(indexer_server: RunningIndexer) -> N
         assert status["index_ready"] is True and status["langs"] == {}
 
 
+async def test_searches_on_the_loop_beside_appends_read_their_writes(
+    indexer_server: RunningIndexer,
+) -> None:
+    """``search`` runs on the event loop and moves to a thread when appends wait to be
+    indexed: four clients appending and searching at once each find their own text at
+    once, and a search of every note beside them answers whole."""
+    async with indexer_server.client() as first:
+        await ready(first)
+        for n in range(4):
+            await data(first, "write", lang="en", path=f"c{n}.md", content=f"# C{n}\n\nokapi\n")
+
+    async def client(n: int) -> None:
+        async with indexer_server.client() as c:
+            for round_ in range(15):
+                word = f"zebu{n}x{round_}"
+                await data(c, "append", lang="en", path=f"c{n}.md", content=f"\n{word}\n")
+                assert await found(c, "en", word) == [f"c{n}.md"]
+                assert await found(c, "en", "okapi") == [f"c{i}.md" for i in range(4)]
+
+    await asyncio.gather(*(client(n) for n in range(4)))
+
+
 async def test_external_edits_become_visible(indexer_server: RunningIndexer) -> None:
     root = vault(indexer_server.workspace)
     async with indexer_server.client() as c:
