@@ -92,6 +92,34 @@ def test_an_or_in_capitals_between_words_makes_alternatives(
     assert index.search("en", "penicillin OR amoxicillin", offset=1)["total"] == 2
 
 
+def test_a_minus_or_not_in_capitals_leaves_out_the_notes_holding_a_word(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """Agents write ``python -java`` as search engines read it: the ``-java`` was the
+    word java, so the notes found were the ones it meant to leave out."""
+    put(ws, "en", "a.md", note("title: A", "python and java together"))
+    put(ws, "en", "b.md", note("title: B", "python alone, no coffee"))
+    put(ws, "en", "c.md", note("title: C", "python with java script tricks"))
+    put(ws, "en", "d.md", note("title: D", "the command ls -la lists python files"))
+    put(ws, "en", "e.md", note("title: E", "ruby gems, java beans"))
+    index.reconcile()
+    alone = index.search("en", "python -java")
+    assert sorted(paths(alone)) == ["b.md", "d.md"] and alone["total"] == 2
+    assert "**python**" in alone["results"][0]["snippet"]  # (the words left out: no mark)
+    assert sorted(paths(index.search("en", "python NOT java"))) == ["b.md", "d.md"]
+    assert sorted(paths(index.search("en", 'python -"java script"'))) == ["a.md", "b.md", "d.md"]
+    assert sorted(paths(index.search("en", "python -jav*"))) == ["b.md", "d.md"]
+    assert sorted(paths(index.search("en", "python -java OR ruby"))) == ["b.md", "d.md", "e.md"]
+    assert sorted(paths(index.search("en", "python -java -la"))) == ["b.md"]
+    # quoted, inside a word, doubled or before a number, a minus is text; "not" is a word
+    assert paths(index.search("en", '"ls -la"')) == ["d.md"]
+    assert paths(index.search("en", "coffee --no")) == ["b.md"]
+    assert paths(index.search("en", "python NOT")) == []  # (the word "not")
+    for refused in ("-java", "NOT java", "python OR -java", '-"java script"'):
+        with pytest.raises(InvalidArgumentError, match="only leaves words out"):
+            index.search("en", refused)
+
+
 def test_a_note_found_by_its_title_alone_with_no_body(ws: Workspace, index: NoteIndex) -> None:
     """A hit whose body is empty (frontmatter only, a heading-less empty file found by
     its name) failed the whole search: SQLite's ``substr`` of an empty blob is NULL."""

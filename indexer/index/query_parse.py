@@ -35,7 +35,9 @@ MAX_QUERY_BYTES = 10 * 1024
 MAX_TERMS = 64
 MIN_PREFIX_CHARS = 3  # characters of the word before a ``*`` (see the module)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
+# a quoted phrase (``-`` before it, at a word's start: left out), or a run of anything else
+_QUERY_PART = re.compile(r'(?:(?<!\S)(-))?"([^"]*)"?|([^\s"]+)')
+_LEFT_OUT = re.compile(r"-(?=[^\W\d_])")  # ``-word``: not ``--flag``, ``-5`` or ``-``
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Term:
     text: str
     phrase: bool
     prefix: bool = False
+    left_out: bool = False  # ``-word`` or ``NOT word``: the notes holding it are not found
 
 
 @dataclass(frozen=True)
@@ -59,16 +62,19 @@ class ParsedQuery:
 def parse_query(query: object) -> ParsedQuery:
     """Words (all must match) and "phrases" -> a safe FTS5 expression; an ``OR`` in
     capitals between two of them makes alternatives (``cat food OR dog food``: both
-    words of either pair), and a word ending in ``*`` is a prefix (``datab*`` finds
-    ``database``), as agents write queries. Any other syntax is text (a ``*`` inside
-    quotes or not at a word's end too).
+    words of either pair), a word ending in ``*`` is a prefix (``datab*`` finds
+    ``database``), and ``-`` or ``NOT`` in capitals before a word or phrase leaves out
+    the notes holding it (``python -java``, ``python NOT "java script"``), as agents
+    write queries. Any other syntax is text (a ``*`` inside quotes or not at a word's
+    end too; ``--flag`` and ``-5`` are words).
 
     Unbalanced quotes close at the end of the query; words with nothing searchable
-    (punctuation only) are dropped; nothing left means ``InvalidArgumentError``; an
-    ``OR`` with no word on one side is the word "or". A prefix of fewer than
-    ``MIN_PREFIX_CHARS`` characters is refused (``InvalidArgumentError``); one ending in a
-    CJK or Thai run is the word (a run is found inside longer runs already), and so is a
-    number (``5* hotel``: a rating).
+    (punctuation only) are dropped; nothing left means ``InvalidArgumentError``, and so
+    does a query (or an alternative) that only leaves out; an ``OR`` with no word on one
+    side is the word "or", a ``NOT`` with none after it the word "not". A prefix of
+    fewer than ``MIN_PREFIX_CHARS`` characters is refused (``InvalidArgumentError``); one
+    ending in a CJK or Thai run is the word (a run is found inside longer runs already),
+    and so is a number (``5* hotel``: a rating).
     """
     if not isinstance(query, str):
         raise InvalidArgumentError("the query must be a string")
@@ -76,27 +82,59 @@ def parse_query(query: object) -> ParsedQuery:
         raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_BYTES} bytes")
     cleaned = searchable(_CONTROL.sub(" ", query.replace("\ufeff", " ")))
     parts: list[Term | None] = []  # None: an OR between words
-    for quoted, bare in _QUERY_PART.findall(cleaned):
-        if bare == "OR":
-            parts.append(None)
+    for minus, quoted, bare in _QUERY_PART.findall(cleaned):
+        if bare in ("OR", "NOT"):
+            parts.append(None if bare == "OR" else Term(bare, phrase=False))
             continue
         phrase = bool(quoted.strip()) and bare == ""
+        left_out = bool(minus) or _LEFT_OUT.match(bare) is not None
         if phrase and WORD.search(quoted):
-            parts.append(Term(" ".join(quoted.split()), phrase=True))
+            parts.append(Term(" ".join(quoted.split()), phrase=True, left_out=left_out))
         elif not phrase and WORD.search(bare):
-            parts.append(_word(bare))
-    groups = _alternatives(parts)
-    terms = list(dict.fromkeys(term for group in groups for term in group))
-    if not terms:
+            word = _word(bare[1:] if left_out else bare)
+            parts.append(Term(word.text, False, word.prefix, left_out))
+    groups = _alternatives(_nots(parts))
+    terms = list(dict.fromkeys(t for group in groups for t in group if not t.left_out))
+    if not any(groups):
         raise InvalidArgumentError(
             "the query has no searchable words (give words or a quoted phrase)"
         )
+    if any(all(t.left_out for t in group) for group in groups):
+        raise InvalidArgumentError(
+            "the query only leaves words out: give a word or phrase to find beside them"
+        )
     if sum(map(len, groups)) > MAX_TERMS:
         raise InvalidArgumentError(f"the query has more than {MAX_TERMS} words and phrases")
-    matches = [" AND ".join(_fts_term(t) for t in group) for group in groups]
+    matches = [_group_match(group) for group in groups]
     if len(matches) == 1:
         return ParsedQuery(matches[0], tuple(terms))
     return ParsedQuery(" OR ".join(f"({m})" for m in matches), tuple(terms))
+
+
+def _nots(parts: list[Term | None]) -> list[Term | None]:
+    """The ``NOT`` in capitals before a word or phrase taken as its ``-``; one with none
+    after it (at the end, before an ``OR``) is the word "not"."""
+    out: list[Term | None] = []
+    leave_out = False
+    for i, part in enumerate(parts):
+        if part is not None and part == Term("NOT", phrase=False):
+            if i + 1 < len(parts) and parts[i + 1] is not None:
+                leave_out = True
+                continue
+        elif part is not None and leave_out:
+            part = Term(part.text, part.phrase, part.prefix, left_out=True)
+        leave_out = False
+        out.append(part)
+    return out
+
+
+def _group_match(group: list[Term]) -> str:
+    """One alternative's FTS5 expression: its words all required, those left out not."""
+    found = " AND ".join(_fts_term(t) for t in group if not t.left_out)
+    left_out = [_fts_term(t) for t in group if t.left_out]
+    if not left_out:
+        return found
+    return f"({found}) NOT ({' OR '.join(left_out)})"
 
 
 def _word(bare: str) -> Term:

@@ -33,8 +33,9 @@ def register(tools: Registrar, core: Core) -> None:
             Field(
                 description='words (all must match) and "phrases"; OR in capitals between'
                 " them for alternatives (cat food OR dog food); a word ending in * is a"
-                " prefix of 3+ characters (datab* finds database); empty with a type or"
-                " tags filter: every note it keeps, latest first"
+                " prefix of 3+ characters (datab* finds database); -word or NOT word"
+                ' leaves out the notes holding it (python -java; quote "ls -la" to find'
+                " it); empty with a type or tags filter: every note it keeps, latest first"
             ),
         ],
         limit: int = 10,
