@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import re2
 
 from indexer.vault import fsops
+from indexer.vault.dotted_i import dotted_i_matcher, fold_dotted_i
 from indexer.vault.names import (
     MAX_DEPTH,
     MAX_PATH_BYTES,
@@ -391,6 +392,11 @@ class LineMatcher:
             if isinstance(reason, bytes):
                 reason = reason.decode("utf-8", "replace")
             raise InvalidArgumentError(f"the grep pattern is not valid ({reason})") from None
+        self._dotted = (
+            dotted_i_matcher(pattern, fixed=fixed, options=options, whole_text=prefilter)
+            if ignore_case
+            else None
+        )
 
     def matching_lines(self, text: str, deadline: float | None = None) -> Iterator[tuple[int, str]]:
         """(1-based line number, line text) for every matching line; ``TimeUp`` once
@@ -400,15 +406,24 @@ class LineMatcher:
         if self._literal is not None:
             yield from _lines_holding(text, self._literal)
             return
-        if self._text is not None and self._text.search(text) is None:
+        dotted = self._dotted if self._dotted is not None and self._dotted.applies(text) else None
+        folded = fold_dotted_i(text) if dotted is not None else text
+        if (
+            self._text is not None
+            and self._text.search(text) is None
+            and (dotted is None or dotted.text is None or dotted.text.search(folded) is None)
+        ):
             return
         lines = text.split("\n")
         if not lines[-1]:
             lines.pop()  # after a final newline (or in an empty file) there is no line
+        folded_lines = folded.split("\n") if dotted is not None else lines
         for number, line in enumerate(lines, start=1):
             if deadline is not None and number % 4096 == 0 and time.monotonic() > deadline:
                 raise TimeUp
-            if self._line.search(line) is not None:
+            if self._line.search(line) is not None or (
+                dotted is not None and dotted.line.search(folded_lines[number - 1]) is not None
+            ):
                 yield number, _trimmed(line)
 
 

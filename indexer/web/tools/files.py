@@ -101,7 +101,10 @@ def register(tools: Registrar, core: Core) -> None:
         path: Folder = "",
         glob: str = "**/*.md",
         fixed: bool = False,
-        ignore_case: bool = False,
+        ignore_case: Annotated[
+            bool,
+            Field(description="case-insensitive in every script; the Turkish İ and ı are i"),
+        ] = False,
         limit: int = 100,
     ) -> dict:
         """Lines matching a pattern (linear-time regex), as {path, line, text}."""
