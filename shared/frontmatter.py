@@ -445,8 +445,10 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
         text = scalar_text(item).strip()
         if key == "tags":
             text = text.lstrip("#").strip()
-        if text:
-            result.setdefault(tag_key(text) if key == "tags" else text, text)
+        # (a tag whose key is empty shows nothing: a zero-width space alone is no tag)
+        unique = tag_key(text) if key == "tags" else text
+        if text and unique:
+            result.setdefault(unique, text)
     return list(result.values())
 
 

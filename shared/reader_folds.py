@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from shared.invisible import SHOW_NOTHING
+
 # Vowel points that Arabic and Hebrew text may carry or not (harakat and tatweel; niqqud
 # and cantillation), never their letters or punctuation (maqaf, sof pasuq).
 OPTIONAL_MARKS = re.compile(
@@ -60,6 +62,13 @@ COMPATIBLE = re.compile(f"[{COMPATIBLE_CLASS}]+")
 # or Python re) is a substring after folding. A NUL becomes U+FFFD (on both sides): the
 # trigram tokenizer stops at a NUL, and the text after it was never a grep candidate.
 CASE_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00": "\ufffd"})
+# What a tag's key leaves out: what shows nothing (format characters such as a zero-width
+# space, joiner or bidi mark, variation selectors, the letters that show nothing), so that
+# a tag made only of them is none and ``a\u200b`` is ``a``; and the vowel points Arabic
+# and Hebrew tags are typed with or without, as search reads words (``שָׁלוֹם`` is ``שלום``).
+_UNSEEN_IN_TAGS = re.compile(
+    f"[{FORMAT_CLASS}{''.join(sorted(SHOW_NOTHING))}]+|{OPTIONAL_MARKS.pattern}"
+)
 # Longer tags are compared as written: no filter takes them (``MAX_TAG_CHARS`` of
 # ``shared.models``), and NFC of a long run of marks takes quadratic time.
 _MAX_FOLDED_TAG = 256
@@ -69,11 +78,14 @@ def tag_key(tag: str) -> str:
     """A tag as the tags filter of search compares it, and a note keeps each tag once by:
     ``café`` typed composed or not, ``ＡＢＣ`` and ``abc``, ``Ärger`` and ``ärger`` are one
     tag (a full-width ``＃``, as Japanese input types it, is the ``#`` a tag may start
-    with)."""
+    with), and so are ``a`` and ``a\u200b``, ``שלום`` and ``שָׁלוֹם`` (``_UNSEEN_IN_TAGS``;
+    Latin accents stay: ``résumé`` is not ``resume``). An empty key: no tag."""
     if tag.isascii() and "\x00" not in tag:
         return tag.lower()
     if len(tag) > _MAX_FOLDED_TAG:
         return tag
     text = unicodedata.normalize("NFC", tag)
     text = COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
-    return unicodedata.normalize("NFC", text.translate(CASE_FIXES).casefold()).lstrip("#").strip()
+    text = _UNSEEN_IN_TAGS.sub("", text)
+    text = unicodedata.normalize("NFC", text.translate(CASE_FIXES).casefold())
+    return text.strip().lstrip("#").strip()

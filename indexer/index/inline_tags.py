@@ -4,7 +4,8 @@ Obsidian's tag search finds ``#project`` written in the text as it finds a front
 ``tags: [project]``; a vault kept in Obsidian often has no other tags. A tag starts with
 ``#`` at the start of a line or after white space, and goes on while its characters are
 letters, digits, marks, symbols (emoji), ``_``, ``-`` or ``/``; one of digits alone
-(``#123``, an issue number) is none, nor is a heading's ``# `` or a link's ``(#part)``.
+(``#123``, an issue number) is none, nor one of invisible characters alone (a zero-width
+space: ``shared.reader_folds.tag_key``), nor a heading's ``# `` or a link's ``(#part)``.
 Fenced code and code spans hold no tags. Linear time: code spans are looked for within
 their line and a bounded length.
 """
@@ -15,6 +16,8 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
+
+from shared.reader_folds import tag_key
 
 MAX_INLINE_TAGS = 1000  # per note: a hostile note of tags is no index of megabytes
 _MAX_SPAN = 1000  # characters a code span is looked for in (longer: its ticks are text)
@@ -45,7 +48,8 @@ def inline_tags(body: str) -> list[str]:
         if inside >= 0 and match.start() < code[inside][1]:
             continue
         tag = _until_punctuation(match[1])
-        if tag and not tag.isdigit():
+        key = tag_key(tag)  # (``#\u200b`` shows nothing, ``#\u200b123`` is ``#123``)
+        if key and not key.isdigit():
             found[tag] = None
             if len(found) == MAX_INLINE_TAGS:
                 break

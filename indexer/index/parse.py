@@ -106,7 +106,7 @@ def parse_note(data: bytes, relpath: str) -> NoteRow:
         abstract=note_abstract(meta, prose, title),
         tags=json.dumps(tags, ensure_ascii=False),
         tag_keys=json.dumps(
-            list(dict.fromkeys(_tag_key(t) for t in [*tags, *inline_tags(prose)])),
+            list(dict.fromkeys(k for t in [*tags, *inline_tags(prose)] if (k := _tag_key(t)))),
             ensure_ascii=False,
         ),
         frontmatter=json.dumps(meta, ensure_ascii=False),

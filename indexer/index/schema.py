@@ -51,7 +51,10 @@ log = logging.getLogger("indexer.index")
 #    Obsidian's tag search finds them.
 # 15: a note's abstract from its first paragraph is its text as a reader sees it: links
 #    and wikilinks as their text, embeds and images left out, no quote or callout marks.
-SCHEMA_VERSION = 15
+# 16: a tag's (and a type's) key leaves out invisible characters and Arabic and Hebrew
+#    vowel points (``reader_folds.tag_key``): ``a\u200b`` is ``a``, ``שָׁלוֹם`` is
+#    ``שלום``, a tag of a zero-width space alone is none.
+SCHEMA_VERSION = 16
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"

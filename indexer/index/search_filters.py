@@ -16,12 +16,13 @@ def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tupl
     if type_ is not None:
         if not isinstance(type_, str):
             raise InvalidArgumentError("type must be a string")
-        if not type_.strip():  # found nothing, silently; no note's type is blank
-            raise InvalidArgumentError("type must name a type (or be left out)")
         # A type is compared as a tag is (``type_key``): ``Item``, ``ｉｔｅｍ`` and
         # ``item`` are one, and ``Ghi chú`` typed composed or decomposed.
+        key = fold_tag(type_)
+        if not type_.strip() or not key:  # found nothing, silently: a blank or invisible type
+            raise InvalidArgumentError("type must name a type (or be left out)")
         where += " AND n.type_key = ?"
-        params.append(fold_tag(type_))
+        params.append(key)
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
