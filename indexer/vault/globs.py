@@ -1,5 +1,12 @@
 """Globs for ``find`` and ``grep``: compiled once, matched in linear time (RE2), and how
 deep a walk must go for one.
+
+A name may hold ``[``, ``]``, ``{``, ``}`` and ``,`` (``notes [draft]/a.md``), which a
+glob reads as a class or alternatives; never ``\\``, ``*`` or ``?``, which the vault
+refuses in names. So a glob's ``\\`` escapes the next character, as in ``rg --glob``
+(``notes \\[draft\\]/*.md``), and a glob that spells a path letter for letter matches
+that path too (``notes [draft]/a.md``, as an agent passes a path it was given): neither
+takes a match from any other glob.
 """
 
 from __future__ import annotations
@@ -21,9 +28,12 @@ def _alternatives(pattern: str, start: int) -> tuple[list[str], int] | None:
     ``}``, or None when that ``{`` opens none (no closing brace, or no comma at its own
     level: ``{1}`` is the text it spells, as in a shell)."""
     depth, last, parts = 0, start + 1, []
+    escaped = False
     for i in range(start + 1, len(pattern)):
         char = pattern[i]
-        if char == "{":
+        if escaped or char == "\\":
+            escaped = not escaped
+        elif char == "{":
             depth += 1
         elif char == "}" and depth:
             depth -= 1
@@ -38,16 +48,30 @@ def _alternatives(pattern: str, start: int) -> tuple[list[str], int] | None:
 
 def has_alternatives(pattern: str) -> bool:
     """Whether ``pattern`` holds a ``{a,b}`` alternation."""
-    return any(c == "{" and _alternatives(pattern, i) for i, c in enumerate(pattern))
+    return any(
+        c == "{" and not _escaped(pattern, i) and _alternatives(pattern, i)
+        for i, c in enumerate(pattern)
+    )
+
+
+def _escaped(pattern: str, at: int) -> bool:
+    """Whether the character at ``at`` follows an odd run of ``\\``."""
+    run = len(pattern[:at]) - len(pattern[:at].rstrip("\\"))
+    return run % 2 == 1
 
 
 def _glob_regex(pattern: str) -> str:
     """Translate a glob: ``**/`` spans folders, ``**`` anything, ``*``/``?`` one segment,
-    ``{a,b}`` either (as ``rg --glob`` and agents' glob tools read it: ``**/*.{md,txt}``)."""
+    ``{a,b}`` either (as ``rg --glob`` and agents' glob tools read it: ``**/*.{md,txt}``),
+    ``\\x`` the character ``x``."""
     out: list[str] = []
     i = 0
     while i < len(pattern):
         char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(_literal(pattern[i + 1]))
+            i += 2
+            continue
         if char == "{" and (found := _alternatives(pattern, i)) is not None:
             parts, i = found
             out.append("(?:" + "|".join(_glob_regex(part) for part in parts) + ")")
@@ -73,12 +97,15 @@ def _glob_regex(pattern: str) -> str:
                 body = "^" + body[1:]
             out.append(f"[{body}]")
             i = end
-        elif char in _GLOB_SPECIAL or char in "[]*?":
-            out.append("\\" + char)
         else:
-            out.append(char)
+            out.append(_literal(char))
         i += 1
     return "".join(out)
+
+
+def _literal(char: str) -> str:
+    """``char`` as RE2 reads it as itself."""
+    return "\\" + char if char in _GLOB_SPECIAL or char in "[]*?" else char
 
 
 class SuffixGlob:
@@ -96,8 +123,22 @@ class SuffixGlob:
         return path.endswith(self.suffix) and (self.any_folder or "/" not in path)
 
 
+class SpelledGlob:
+    """A glob holding ``[`` or ``{`` that may also spell a path: its matches (``glob``;
+    None when it is no valid glob), and the path it spells."""
+
+    def __init__(self, glob: re2._Regexp | None, spelled: str) -> None:
+        self.glob = glob
+        self.spelled = spelled
+
+    def fullmatch(self, path: str) -> bool:
+        if path == self.spelled:
+            return True
+        return self.glob is not None and self.glob.fullmatch(path) is not None
+
+
 @lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
+def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob | SpelledGlob:
     """A compiled glob; use ``.fullmatch(path)`` (RE2: linear whatever the pattern)."""
     if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_GLOB_CHARS:
         raise InvalidArgumentError(
@@ -108,12 +149,17 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob:
     pattern = unicodedata.normalize("NFC", pattern)
     for prefix, any_folder in (("**/*", True), ("*", False)):
         suffix = pattern[len(prefix) :]
-        if pattern.startswith(prefix) and not any(c in suffix for c in "*?[/{"):
+        if pattern.startswith(prefix) and not any(c in suffix for c in "*?[/{\\"):
             return SuffixGlob(suffix, any_folder)
+    # (no name holds ``* ? \\``: a pattern with one spells no path)
+    spells_a_name = ("[" in pattern or "{" in pattern) and not any(c in pattern for c in "*?\\")
     try:
-        return re2.compile(_glob_regex(pattern), re2_options())
+        glob = re2.compile(_glob_regex(pattern), re2_options())
     except re2.error:
+        if spells_a_name:  # (``notes [z-a].md``: no glob, but a name)
+            return SpelledGlob(None, pattern)
         raise InvalidArgumentError(f"the glob pattern {pattern!r} is not valid") from None
+    return SpelledGlob(glob, pattern) if spells_a_name else glob
 
 
 def glob_depth(pattern: str) -> int | None:

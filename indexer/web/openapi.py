@@ -287,7 +287,11 @@ def document() -> dict:
                 "find (tool `find`)",
                 [
                     LANG,
-                    _q("pattern", STR, "glob, ** spans folders"),
+                    _q(
+                        "pattern",
+                        STR,
+                        "glob: ** spans folders, \\ escapes; a path it spells matches it",
+                    ),
                     _q("path", STR),
                     _limit(10_000, 200),
                     _q("dirs", BOOL, "also list matching folders (paths ending in /)"),

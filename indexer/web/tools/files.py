@@ -65,7 +65,13 @@ def register(tools: Registrar, core: Core) -> None:
     @tools.tool(read_only=True)
     async def find(
         lang: Lang,
-        pattern: Annotated[str, Field(description="glob; ** spans folders")] = "**/*.md",
+        pattern: Annotated[
+            str,
+            Field(
+                description="glob; ** spans folders, \\ escapes a character ([ { * ?);"
+                " a pattern spelling a path finds that path too (notes [draft]/a.md)"
+            ),
+        ] = "**/*.md",
         path: Folder = "",
         limit: int = 200,
         dirs: Annotated[
