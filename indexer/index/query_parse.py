@@ -38,6 +38,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # a quoted phrase (``-`` before it, at a word's start: left out), or a run of anything else
 _QUERY_PART = re.compile(r'(?:(?<!\S)(-))?"([^"]*)"?|([^\s"]+)')
 _LEFT_OUT = re.compile(r"-(?=[^\W\d_])")  # ``-word``: not ``--flag``, ``-5`` or ``-``
+# What joins a clitic or an ending to its word (``it's``, ``don’t``, Hebrew ``ארה״ב``): a
+# prefix whose last part after one is short is that word, its ``*`` ignored (a contraction
+# or a possessive is whole; ``s*`` would walk every word starting with ``s``).
+_APOSTROPHES = frozenset("'\u2019\u05f3\u05f4")
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,8 @@ def parse_query(query: object) -> ParsedQuery:
     (punctuation only) are dropped; nothing left means ``InvalidArgumentError``, and so
     does a query (or an alternative) that only leaves out; an ``OR`` with no word on one
     side is the word "or", a ``NOT`` with none after it the word "not". A prefix of
-    fewer than ``MIN_PREFIX_CHARS`` characters is refused (``InvalidArgumentError``); one
+    fewer than ``MIN_PREFIX_CHARS`` characters is refused (``InvalidArgumentError``), but
+    for one whose last part after an apostrophe is short (``it's*``: the word); one
     ending in a CJK or Thai run is the word (a run is found inside longer runs already),
     and so is a number (``5* hotel``: a rating).
     """
@@ -145,14 +150,18 @@ def _word(bare: str) -> Term:
         return Term(bare, phrase=False)
     if CJK_RUN.search(stem[-1:]):
         return Term(stem, phrase=False)  # (``東京*``: ``東京`` finds ``東京都`` already)
-    last = WORD.findall(stem)[-1]
+    parts = list(WORD.finditer(stem))
+    last = parts[-1].group(0)
     last = last[_last_run_end(last) :]  # (``東京data*``: the prefix is ``data``)
     if last.isdecimal():
         return Term(bare, phrase=False)  # (``5*`` is a rating: the number, as before)
     if len(last) < MIN_PREFIX_CHARS:
+        if len(parts) > 1 and stem[parts[-2].end() : parts[-1].start()] in _APOSTROPHES:
+            return Term(stem, phrase=False)  # (``it's*``: the word ``it's``)
+        part = f" (its last part, {last!r})" if len(parts) > 1 or last != parts[0][0] else ""
         raise InvalidArgumentError(
-            f"the prefix {bare!r} is too short: give at least {MIN_PREFIX_CHARS} characters"
-            " before the * (datab*), or the whole word"
+            f"the prefix {bare!r} is too short{part}: give at least {MIN_PREFIX_CHARS}"
+            " characters before the * (datab*), or the whole word"
         )
     return Term(stem, phrase=False, prefix=True)
 
