@@ -48,6 +48,8 @@ def test_regex_constructs_around_the_dotted_letters() -> None:
     assert _lines("^[a-ı]stanbul", fixed=False, ignore_case=True) == [1, 2, 3, 4]
     assert _lines("^İ{1}stanbul$", fixed=False, ignore_case=True) == [1, 2, 3, 4]
     assert _lines("(?-i:İ)stanbul", fixed=False, ignore_case=True) == [1]
+    assert _lines("(?i)istanbul", fixed=False, ignore_case=False) == [1, 2, 3, 4]
+    assert _lines("(?i:ı)stanbul", fixed=False, ignore_case=False) == [4]  # (not throughout)
     assert _lines("\\bilik\\b", fixed=False, ignore_case=True, text="a ılık\nb ILIK\n") == [1, 2]
 
 

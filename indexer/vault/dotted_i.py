@@ -4,12 +4,13 @@ leaves apart from ``i`` and ``I``.
 RE2 folds case by Unicode's simple case folding, which has every one-letter case pair
 of every script but these two: the dotted capital ``İ`` (U+0130, whose lower case is
 ``i`` plus a dot above) and the dotless ``ı`` (U+0131, whose capital is ``I``), so
-``istanbul`` missed ``İstanbul`` and ``ılık`` missed ``ILIK``. With ``ignore_case`` the
-four letters ``i I İ ı`` are one letter, as search reads them (``İ`` and ``ı`` are ``i``
-there): a line matches when the pattern matches it, or when the pattern and the line
-with ``İ`` and ``ı`` written ``i`` match (each letter replaced by one letter, so the
-lines stay the lines). The trigram table holds ``İ`` and ``ı`` as ``i`` already
-(``shared.reader_folds.CASE_FIXES``), so the index's candidates hold such lines.
+``istanbul`` missed ``İstanbul`` and ``ılık`` missed ``ILIK``. With ``ignore_case`` (or
+a pattern starting ``(?i)``) the four letters ``i I İ ı`` are one letter, as search
+reads them (``İ`` and ``ı`` are ``i`` there): a line matches when the pattern matches
+it, or when the pattern and the line with ``İ`` and ``ı`` written ``i`` match (each
+letter replaced by one letter, so the lines stay the lines). The trigram table holds
+``İ`` and ``ı`` as ``i`` already (``shared.reader_folds.CASE_FIXES``), so the index's
+candidates hold such lines.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ DOTTED_I = ("\u0130", "\u0131")
 # range (or none). So does a pattern that turns case folding off inside (``(?-i:İ)``).
 _FOLDABLE = re.compile("(?<!-)[\u0130\u0131](?!-)")
 _CASE_ON_AGAIN = re.compile(r"\(\?[imsU]*-[msU]*i")
+_CASE_OFF_FIRST = re.compile(r"\(\?[msU]*i[imsU]*\)")
+
+
+def folds_case(pattern: str) -> bool:
+    """Whether a regex folds case throughout, as ``ignore_case`` does: ``(?i)...``."""
+    return _CASE_OFF_FIRST.match(pattern) is not None
 
 
 def fold_dotted_i(text: str) -> str:

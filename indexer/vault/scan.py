@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import re2
 
 from indexer.vault import fsops
-from indexer.vault.dotted_i import dotted_i_matcher, fold_dotted_i
+from indexer.vault.dotted_i import dotted_i_matcher, fold_dotted_i, folds_case
 from indexer.vault.names import (
     MAX_DEPTH,
     MAX_PATH_BYTES,
@@ -394,7 +394,7 @@ class LineMatcher:
             raise InvalidArgumentError(f"the grep pattern is not valid ({reason})") from None
         self._dotted = (
             dotted_i_matcher(pattern, fixed=fixed, options=options, whole_text=prefilter)
-            if ignore_case
+            if ignore_case or (not fixed and folds_case(pattern))
             else None
         )
 
