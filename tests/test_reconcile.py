@@ -172,11 +172,16 @@ def test_befores_keep_only_exact_texts_history_lacks_within_their_room(
     text = "---\ntitle: A\n---\n# A\n"
     head, body = text[:16], text[16:]
     befores = Befores(lambda lang, path: path != "known.md", room=2 * len(text))
-    befores.keep("en", "known.md", head, body, True, etag_of(text.encode()))
-    befores.keep("en", "big.md", "", "", True, etag_of(b"x" * 10))  # (not indexed: no text)
-    befores.keep("en", "a.md", head, body, True, etag_of(text.encode()))
-    befores.keep("en", "whole.md", text, "", False, etag_of(text.encode()))
-    befores.keep("en", "c.md", head, body, True, etag_of(text.encode()))
-    befores.keep("en", "d.md", head, body, True, etag_of(text.encode()))
-    assert befores.texts == {("en", "a.md"): text.encode(), ("en", "whole.md"): text.encode()}
+    digest = etag_of(text.encode())
+    kept = [
+        befores.keep("en", "known.md", head, body, True, digest),
+        befores.keep("en", "big.md", "", "", True, etag_of(b"x" * 10)),  # (not indexed)
+        befores.keep("en", "a.md", head, body, True, digest),
+        befores.keep("en", "whole.md", text, "", False, digest),
+        befores.keep("en", "a.md", head, body, True, digest),  # (kept once)
+        befores.keep("en", "c.md", head, body, True, digest),
+        befores.keep("en", "d.md", head, body, True, digest),
+    ]
+    assert kept == [None, None, text.encode(), text.encode(), None, None, None]
+    assert befores.kept == {("en", "a.md"), ("en", "whole.md")}
     assert caplog.text.count("changed at once from outside") == 1

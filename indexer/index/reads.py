@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from indexer.index import lookups
 from indexer.index import schema as index_schema
-from indexer.index.befores import exact_text
 from indexer.index.connections import Connections
 from indexer.index.file_names import IndexedNames
 from indexer.index.grep_plan import grep_trigram_match
@@ -254,21 +253,6 @@ class IndexReads:
             rows = lookups.recent(conn, lang, limit, where, params)
         self._recent_cache = (key, rows)
         return rows
-
-    def exact_text(self, lang: str, path: str) -> bytes | None:
-        """The file's bytes as its row holds them, None when the row's hash says they
-        are not its exact text (or there is no row, or the index cannot be read). No
-        flush: asked inside a tool's change, under the file's lock."""
-        try:
-            with self._db.read() as conn:
-                row = conn.execute(
-                    "SELECT head, body, joined, hash FROM notes WHERE lang = ? AND path = ?",
-                    (lang, path),
-                ).fetchone()
-        except sqlite3.Error as err:
-            log.warning("could not read the indexed text of %s/%s: %s", lang, path, err)
-            return None
-        return None if row is None else exact_text(row[0], row[1], bool(row[2]), row[3])
 
     def search_any(self, lang: str, keywords: list[str], limit: int = 10, path: str = "") -> list:
         """Notes holding ANY of ``keywords`` (words or "phrases"), best BM25 first, with

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
+from indexer.index import kept_texts
 from indexer.index.befores import Befores
 from indexer.index.parse import (
     MAX_INDEXED_BYTES,
@@ -238,11 +239,14 @@ def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
     conn.execute("DELETE FROM notes WHERE id = ?", (rowid,))
 
 
-def _keep_before(stats: ReconcileStats, rel: str, old: tuple) -> None:
-    """The text of a row about to be replaced or removed, for history (``befores``)."""
+def _keep_before(conn: sqlite3.Connection, stats: ReconcileStats, rel: str, old: tuple) -> None:
+    """The text of a row about to be replaced or removed, for history (``befores``),
+    kept in the transaction that replaces it (``kept_texts``: it survives a kill)."""
     if stats.befores is not None:
         _, lang, _, _, body, _, head, joined, _, _, digest = old[:11]
-        stats.befores.keep(lang, rel, head, body, bool(joined), digest)
+        data = stats.befores.keep(lang, rel, head, body, bool(joined), digest)
+        if data is not None:
+            kept_texts.put(conn, lang, rel, data)
 
 
 def sync_file(
@@ -254,7 +258,7 @@ def sync_file(
     stats.linked[(lang, rel)] = got is not None and got[1].st_nlink > 1
     if got is None:
         if old is not None:
-            _keep_before(stats, rel, old)
+            _keep_before(conn, stats, rel, old)
             delete_row(conn, old)
             stats.removed += 1
             stats.changed.append((lang, rel))
@@ -275,7 +279,7 @@ def sync_file(
         stats.unchanged += 1
         return
     if old is not None:
-        _keep_before(stats, rel, old)
+        _keep_before(conn, stats, rel, old)
         delete_row(conn, old)
         insert_rows(conn, old[0], [(f, row)])
         stats.updated += 1

@@ -55,6 +55,13 @@ log = logging.getLogger("indexer.index")
 #    vowel points (``reader_folds.tag_key``): ``a\u200b`` is ``a``, ``שָׁלוֹם`` is
 #    ``שלום``, a tag of a zero-width space alone is none.
 SCHEMA_VERSION = 16
+# The texts replaced rows held that history has not recorded yet (``kept_texts``):
+# made on open in an index of any version, with no bump (an older indexer sharing the
+# file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.
+BEFORES_DDL = (
+    "CREATE TABLE IF NOT EXISTS befores (lang TEXT NOT NULL, path TEXT NOT NULL,"
+    " data BLOB NOT NULL, UNIQUE (lang, path))"
+)
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
@@ -108,6 +115,7 @@ def open_index(path: Path, *, check: bool = True) -> sqlite3.Connection:
         conn = connect(path)
         if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
             create_schema(conn)
+        conn.execute(BEFORES_DDL)
     except sqlite3.Error as err:
         trouble = disk_trouble(path, err)
         if trouble is None:

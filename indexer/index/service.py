@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from indexer.index import reconcile
+from indexer.index import kept_texts, reconcile
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
-from indexer.index.befores import Befores, Untold, Wanted
+from indexer.index.befores import Befores, Wanted
 from indexer.index.connections import Connections
 from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
@@ -99,7 +99,6 @@ class NoteIndex:
         # so grep never takes the watcher's word for them (``changed_since_indexed``).
         self._linked: set[Key] = set()
         self._linked_lock = threading.Lock()
-        self._untold = Untold()  # the passes' replaced texts not recorded yet
         self._local = LocalFolders()
         self._reads = IndexReads(self._db, flush=self._tool.flush, partial=lambda: self.partial)
         self._access = VaultAccess(workspace, self._indexed_langs)
@@ -253,6 +252,8 @@ class NoteIndex:
         behind = self._db.get_state(LISTENERS_BEHIND) == "1" or rebuilt_since is not None
         behind = behind or self._behind_at_open
         self._db.set_state(LISTENERS_BEHIND, "1")
+        if self.keep_before is not None:  # (texts kept by a pass killed before it told)
+            kept_texts.record(self._db, None, self.keep_before)
         befores = self._befores()
         try:
             stats = reconcile.reconcile_all(
@@ -298,7 +299,7 @@ class NoteIndex:
         wanted = self.history_lacks
         if wanted is None or self.keep_before is None:
             return None
-        return self._untold.add(Befores(wanted))
+        return Befores(wanted)
 
     def _tell(self, stats: ReconcileStats, source: str) -> None:
         """Tell the change listeners what changed (history first the texts the changes
@@ -307,16 +308,9 @@ class NoteIndex:
         self._tell_all([(lang, path, source) for lang, path in stats.changed])
 
     def _keep_befores(self, befores: Befores | None) -> None:
-        """Have history record the texts a pass's changes replaced (``keep_before``)."""
-        if befores is None or self.keep_before is None:
-            return
-        for (lang, path), data in list(befores.texts.items()):
-            first = self._untold.first((lang, path))  # (a reconcile's older text)
-            try:
-                self.keep_before(lang, path, data if first is None else first)
-            except Exception:
-                log.exception("could not keep the former text of %s/%s", lang, path)
-        befores.texts.clear()
+        """Have history record the texts a pass kept, then forget them (``kept_texts``)."""
+        if befores is not None and self.keep_before is not None:
+            kept_texts.record(self._db, befores.kept, self.keep_before)
 
     def _tell_changed_since(self, since_ns: int, told: set[tuple[str, str]]) -> None:
         """An earlier start-up reconcile, cut short (a crash, a kill), indexed changes
@@ -471,9 +465,8 @@ class NoteIndex:
 
     def held_text(self, lang: str, path: str, limit: int) -> bytes | None:
         """What a change not synced yet replaced (at most ``limit`` bytes): a pass's text
-        not recorded yet (asked after the row is read), else the row's exact text."""
-        data = self._reads.exact_text(lang, path)
-        data = kept if (kept := self._untold.first((lang, path))) is not None else data
+        not recorded yet, else the row's exact text (``kept_texts.held``)."""
+        data = kept_texts.held(self._db, lang, path)
         return data if data is not None and len(data) <= limit else None
 
     def counts(self) -> dict[str, int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -338,3 +339,58 @@ def test_notes_made_while_down_reach_history_after_a_start_killed_mid_reconcile(
     finally:
         restarted.stop()
     assert check_history_consistent(workspace) >= count
+
+
+def _count(database: Path, sql: str) -> int:
+    """One number read from a SQLite file a running server writes (0 before it has it)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as conn:
+            return int(conn.execute(sql).fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize("moment", ["first batches", "half the rows", "history recording"])
+def test_texts_changed_while_down_survive_a_kill_9_during_the_start_up_reconcile(
+    workspace: Path, moment: str
+) -> None:
+    """Notes history never saw, edited or deleted while no server ran: the start-up
+    reconcile replaces their rows, whose texts were history's only copy of what they
+    were (``baseline``). They were kept in memory until the pass's end: a kill -9 during
+    the pass lost them, and the next start recorded the edited text as the first
+    version. Killed after its first batches, half way, or while history records them,
+    the next start records every old text, byte for byte."""
+    vault_dir = Workspace(workspace).vault_dir("en")
+    (vault_dir / "n").mkdir(parents=True)
+    count, deleted = 1500, 100
+    old = {f"n/k{i}.md": f"# note {i}\r\n\nas it was, ünï {i}\n".encode() for i in range(count)}
+    for path, data in old.items():
+        (vault_dir / path).write_bytes(data)
+    assert start_indexer(workspace, env=NO_SUMMARIES).stop() == 0  # (history saw none)
+    for i, path in enumerate(old):
+        if i < deleted:
+            (vault_dir / path).unlink()
+        else:
+            (vault_dir / path).write_text(f"# note {i}\n\nedited while down {i}\n")
+    killed = start_indexer(workspace, env=NO_SUMMARIES, settled=False)
+    index, history = Workspace(workspace).index_path, Workspace(workspace).history_dir
+    edited_rows = "SELECT count(*) FROM notes WHERE instr(body, 'edited while down')"
+    at = {
+        "first batches": lambda: _count(index, edited_rows) > 0,
+        "half the rows": lambda: _count(index, edited_rows) >= (count - deleted) // 2,
+        "history recording": lambda: (
+            _count(history / "history.sqlite", "SELECT count(*) FROM versions") > 0
+        ),
+    }[moment]
+    wait_for(at, 60, interval=0.005, what=f"the start-up reconcile's {moment}")
+    killed.stop(signal.SIGKILL)
+    told = "SELECT value = '0' FROM state WHERE key = 'listeners_behind'"
+    assert not _count(index, told), "the start-up reconcile had told its changes"
+    start_indexer(workspace, env=NO_SUMMARIES).stop()
+    lost = {}
+    with history_store(workspace) as store:
+        for path, data in old.items():
+            first = store.get("en", path, 1)
+            if first is None or first.op != "baseline" or store.content(first) != data:
+                lost[path] = None if first is None else (first.op, store.content(first)[:40])
+    assert not lost, f"{len(lost)} old texts lost, e.g. {next(iter(lost.items()))}"
