@@ -197,6 +197,7 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> None:
         index.history_since = functools.partial(outside.history_since_ns, vault)
         index.history_lacks = functools.partial(outside.history_lacks, vault)
         index.keep_before = functools.partial(outside.keep_before, vault)
+        index.history_durable = functools.partial(outside.history_durable, vault)
         vault.recorder.held = functools.partial(index.held_text, limit=vault.max_file_bytes)
 
 

@@ -11,7 +11,8 @@ the next start recorded the edited text as the note's first version.
 
 Of two passes keeping a note's text, the first kept is the older (``INSERT OR IGNORE``):
 the note's baseline, also for a tool's change made before it is recorded (``held``).
-A text recorded is deleted; recorded again (a kill between), history already holds the
+A text recorded is deleted once history's file is synced (a power loss may lose its
+last commits otherwise); recorded again (a kill between), history already holds the
 note and ``keep_before`` does nothing. (The table: ``schema.BEFORES_DDL``.)
 """
 
@@ -58,10 +59,16 @@ def held(db: Connections, lang: str, path: str) -> bytes | None:
     return None if row is None else exact_text(row[0], row[1], bool(row[2]), row[3])
 
 
-def record(db: Connections, keys: Iterable[Key] | None, keep_before: KeepBefore) -> None:
+def record(
+    db: Connections,
+    keys: Iterable[Key] | None,
+    keep_before: KeepBefore,
+    durable: Callable[[], None],
+) -> None:
     """Have history record the kept texts of ``keys`` (None: every text kept), then
-    delete them; a text history refused (``keep_before`` raised) stays for the next
-    start."""
+    delete them once ``durable`` made history's commits survive a power loss (its
+    ``synchronous=NORMAL`` syncs them later); a text history refused (``keep_before``
+    raised) stays for the next reconcile."""
     if keys is None:
         with db.read() as conn:
             keys = conn.execute("SELECT lang, path FROM befores").fetchall()
@@ -80,9 +87,15 @@ def record(db: Connections, keys: Iterable[Key] | None, keep_before: KeepBefore)
                 log.exception("could not keep the former text of %s/%s", lang, path)
                 continue
             done.append((lang, path))
-        if done:
-            with db.write() as conn:
-                conn.executemany("DELETE FROM befores WHERE lang = ? AND path = ?", done)
+        if not done:
+            continue
+        try:
+            durable()
+        except OSError as err:  # (kept for the next reconcile)
+            log.warning("history: could not sync its file: %s", err)
+            continue
+        with db.write() as conn:
+            conn.executemany("DELETE FROM befores WHERE lang = ? AND path = ?", done)
 
 
 def _text(conn: sqlite3.Connection, lang: str, path: str) -> bytes | None:

@@ -84,6 +84,7 @@ class NoteIndex:
         # the index held before the change (``befores``), told before the change itself.
         self.history_lacks: Wanted | None = None
         self.keep_before: Callable[[str, str, bytes], None] | None = None
+        self.history_durable: Callable[[], None] = lambda: None  # (its commits: fsync'd)
         # ``flush_delay``: the least time an append waits for the background flush.
         self._tool = ToolChanges(self._sync_tool_changes, self._tell_all, min_delay=flush_delay)
         self._sync = ChangeSync(
@@ -253,7 +254,7 @@ class NoteIndex:
         behind = behind or self._behind_at_open
         self._db.set_state(LISTENERS_BEHIND, "1")
         if self.keep_before is not None:  # (texts kept by a pass killed before it told)
-            kept_texts.record(self._db, None, self.keep_before)
+            kept_texts.record(self._db, None, self.keep_before, self.history_durable)
         befores = self._befores()
         try:
             stats = reconcile.reconcile_all(
@@ -310,7 +311,7 @@ class NoteIndex:
     def _keep_befores(self, befores: Befores | None) -> None:
         """Have history record the texts a pass kept, then forget them (``kept_texts``)."""
         if befores is not None and self.keep_before is not None:
-            kept_texts.record(self._db, befores.kept, self.keep_before)
+            kept_texts.record(self._db, befores.kept, self.keep_before, self.history_durable)
 
     def _tell_changed_since(self, since_ns: int, told: set[tuple[str, str]]) -> None:
         """An earlier start-up reconcile, cut short (a crash, a kill), indexed changes

@@ -93,6 +93,23 @@ def keep_before(vault: Vault, lang: str, path: str, data: bytes) -> None:
             vault.recorder.observe(target.lang, target.rel, data, unknown=True, kept=True)
 
 
+def history_durable(vault: Vault) -> None:
+    """Make history's last commits survive a power loss (its WAL, ``synchronous=NORMAL``,
+    is synced at checkpoints only): the index then lets go of the texts it kept for it
+    (``indexer.index.kept_texts``)."""
+    store = vault.recorder.store
+    if store is None:
+        return
+    try:
+        fd = os.open(f"{store.path}-wal", os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:  # (checkpointed: the file itself was synced)
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _vault_present(vault: Vault, lang: str) -> bool:
     try:
         return vault.sandbox.vault_root(lang) is not None
