@@ -20,6 +20,7 @@ import pytest
 from helpers.snapshots import snapshot
 
 from indexer.daemon import record_outside_changes
+from indexer.index import reconcile
 from indexer.index.reconcile import Stopped
 from indexer.index.service import NoteIndex
 from indexer.vault import atomic, fsops, outside, renames, timeline
@@ -864,6 +865,32 @@ def test_a_reconcile_stopped_part_way_keeps_the_texts_its_batches_replaced(
     for name in ("a.md", "b.md"):
         assert versions(vault, name) == [(1, "baseline", "external", None)]
         assert vault.read("en", name, version=1)["content"] == f"# {name} as it was\n"
+
+
+def test_the_texts_a_killed_reconcile_replaced_are_recorded_at_the_next_start(
+    vault: Vault,
+) -> None:
+    """A start-up reconcile killed after its batches (kill -9: no ``Stopped``, nothing
+    told) left rows holding the new texts; the texts they replaced were kept in memory
+    and lost. They stay in the index's file until history has them (``kept_texts``): a
+    tool's change meanwhile finds them, and the next start records them first."""
+    root(vault).mkdir(parents=True)
+    for name in ("a.md", "gone.md"):
+        (root(vault) / name).write_text(f"# {name} as it was\n")
+    with built_index(vault) as index:
+        (root(vault) / "a.md").write_text("# edited while stopped\n")
+        (root(vault) / "gone.md").unlink()
+        reconcile.reconcile_all(
+            index._db.write, index.workspace, stop=lambda: False, befores=index._befores()
+        )  # (then killed: never told)
+        assert index.held_text("en", "a.md", 1000) == b"# a.md as it was\n"
+    assert vault.recorder.need().paths() == []
+    with built_index(vault):  # (the next start)
+        pass
+    for name in ("a.md", "gone.md"):
+        assert versions(vault, name)[-1] == (1, "baseline", "external", None)
+        assert vault.read("en", name, version=1)["content"] == f"# {name} as it was\n"
+    assert [v[1] for v in versions(vault, "a.md")] == ["edit", "baseline"]
 
 
 def test_a_tool_change_before_the_index_saw_an_outside_one_keeps_the_text_it_held(
