@@ -440,14 +440,13 @@ def test_a_key_the_model_keeps_in_a_block_yaml_refuses_is_the_vaults_to_say(
 
 def test_time_and_token_budgets(server: RunningIndexer, stub: LLMStub, lang: str) -> None:
     stub.run([tool_call("find")])
-    stub.delay = 2.0
-    started = time.monotonic()
+    stub.hold = threading.Event()  # the model never answers: only the time limit ends it
     try:
         notice = run_entry(server, stub, entry(lang), timeout=0.5)
     finally:
-        stub.delay = 0.0
+        stub.hold.set()
+        stub.hold = None
     assert not notice.ok and "longer than 0.5 s" in (notice.error or "")
-    assert time.monotonic() - started < 2.0
 
     stub.usage_per_turn = 50_000
     try:
