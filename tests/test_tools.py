@@ -330,13 +330,14 @@ async def test_prompts_and_resources_are_served(client: Client) -> None:
 
 async def test_glob_patterns_run_in_linear_time(client: Client) -> None:
     await call(client, "write", lang="en", path="items/" + "a" * 60 + ".md", content="# a\n")
-    started = time.monotonic()
+    started = time.process_time()  # (the server is in this process; CPU time, as wall
+    # time under CPU contention is many times it)
     for pattern in ("*a" * 7 + "b", "*a" * 40 + "b", "**/" * 30 + "*a" * 20 + "b", "*" * 400):
         out = await call(client, "find", lang="en", pattern=pattern, path="items")
         assert out["paths"] == ([] if pattern.endswith("b") else ["items/" + "a" * 60 + ".md"])
         hits = await call(client, "grep", lang="en", pattern="^# a$", glob=pattern)
         assert len(hits["matches"]) == (0 if pattern.endswith("b") else 1)
-    assert time.monotonic() - started < 1
+    assert time.process_time() - started < 1
 
 
 def test_glob_semantics() -> None:
