@@ -58,15 +58,17 @@ async def test_unreachable_and_slow_models_fail_fast_without_retries() -> None:
 
 async def test_a_slow_model_times_out(stub: LLMStub) -> None:
     stub.run([say("{}")])
-    stub.delay = 1.0
+    stub.hold = threading.Event()  # no answer until the test is done
     try:
-        job = model(stub, timeout=0.3)
+        # 2 s: a loaded machine took more than 0.3 s to let the stub read the request
+        job = model(stub, timeout=2.0)
         with pytest.raises(ModelError, match="longer than"):
             await job.chat([{"role": "user", "content": "x"}])
         assert len(stub.requests) == 1  # no retry
         await job.close()
     finally:
-        stub.delay = 0.0
+        stub.hold.set()
+        stub.hold = None
 
 
 async def test_concurrency_is_bounded(stub: LLMStub) -> None:
