@@ -20,6 +20,9 @@ from helpers.indexer_process import RunningIndexer, wait_for
 from helpers.ui_page import MD, TEXT, Watch, note_file, settled, visit
 from playwright.sync_api import Page, expect
 
+from indexer.health import server_health
+from shared.workspace import Workspace
+
 
 def png(width: int, height: int) -> bytes:
     """A small gradient picture, made here (no image files in the repository)."""
@@ -501,3 +504,11 @@ def test_a_folder_of_more_than_ten_thousand_notes_hides_nothing_beside_it(
     settled(tab, "#/big/browse/projects")
     expect(tab.locator("ul.notes a")).to_have_text(["plan.md"])
     assert not watch.errors
+
+    # The server indexes the notes (and records them in history) in the background; a
+    # stop first applies what is left, over the 15 s it is given on a loaded machine.
+    def caught_up() -> bool:
+        found = server_health(server.url, Workspace(server.workspace)) or {}
+        return found.get("index_partial") is False
+
+    wait_for(caught_up, 90, what="the notes indexed")
