@@ -28,7 +28,6 @@ from indexer.index.service import NoteIndex
 from indexer.vault.fsops import etag_of
 from indexer.vault.no_wait import TookLong, WouldWait, may_take_long, without_waiting
 from indexer.vault.vault import Vault
-from indexer.web import loop_calls
 from indexer.web.loop_calls import on_loop_unless_waiting
 from shared.workspace import Workspace
 
@@ -168,13 +167,10 @@ def test_a_search_moves_off_the_loop_for_appends_to_index_or_when_it_takes_long(
     assert index.search("en", "giraffe")["total"] == 300  # (its reader is left as it was)
 
 
-async def test_a_tool_that_took_long_goes_to_a_thread_for_a_while(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def test_a_tool_that_took_long_goes_to_a_thread_until_quick_there_a_few_times() -> None:
     """After a call gave up on the loop, the next of its tool and lang go to a thread at
     once (not every call paying its time on the loop again: at 100,000 notes most
-    searches take long), for a while after the last that took long, there too."""
-    monkeypatch.setattr(loop_calls, "LONG_CALLS", loop_calls.LongCalls(window=1.0))
+    searches take long), until some in a row were quick there."""
     loop_thread = threading.current_thread()
     where: list[str] = []
 
@@ -188,15 +184,11 @@ async def test_a_tool_that_took_long_goes_to_a_thread_for_a_while(
 
     assert await on_loop_unless_waiting(work, lang="xx", busy=0.05) == "xx"
     assert where == ["loop", "thread"]
-    await on_loop_unless_waiting(work, lang="xx", busy=0)
-    assert where[2:] == ["thread"]  # straight there
     await on_loop_unless_waiting(work, lang="yy", busy=0)
-    assert where[3:] == ["loop"]  # another lang is tried on the loop
-    await asyncio.sleep(0.3)
-    await on_loop_unless_waiting(work, lang="xx", busy=0.05)  # long on the thread: a while more
-    await asyncio.sleep(0.3)
+    assert where[2:] == ["loop"]  # another lang is tried on the loop
+    for busy in (0, 0, 0.05, 0, 0):  # a long one there starts the count again
+        await on_loop_unless_waiting(work, lang="xx", busy=busy)
+    assert where[3:] == ["thread"] * 5
     await on_loop_unless_waiting(work, lang="xx", busy=0)
-    assert where[4:] == ["thread", "thread"]
-    await asyncio.sleep(1.2)
     await on_loop_unless_waiting(work, lang="xx", busy=0)
-    assert where[6:] == ["loop"]  # the while is over
+    assert where[8:] == ["thread", "loop"]  # three quick in a row: back to the loop

@@ -15,29 +15,39 @@ from indexer.vault.no_wait import LOOP_SECONDS, TookLong, WouldWait, without_wai
 T = TypeVar("T")
 Key = tuple[str, str]  # (tool, lang)
 
-LONG_CALL_WINDOW = 30.0  # seconds calls like one that took long go to a thread at once
+QUICK_TO_RETURN = 3  # calls in a row quick on a thread before the next is tried on the loop
 
 
 class LongCalls:
     """The (tool, lang) of calls that took long of late: the next ones go to a thread at
-    once for ``window`` seconds after the last that took long, on the loop or on a
-    thread (in a vault where searches take long, each would else give its time on the
-    loop away first; one slow search in a quick vault sends the next there a while)."""
+    once, until ``quick`` of them in a row were quick there (in a vault where searches
+    take long, each would else give its time on the loop away first; the first search
+    after a start, on a cold cache, sends the next few there)."""
 
-    def __init__(self, window: float = LONG_CALL_WINDOW, most: int = 256) -> None:
-        self.window = window
+    def __init__(self, quick: int = QUICK_TO_RETURN, most: int = 256) -> None:
+        self.quick = quick
         self.most = most  # (a lang is any string until the tool checks it)
-        self._until: dict[Key, float] = {}
+        self._streaks: dict[Key, int] = {}  # key -> quick calls in a row since
         self._lock = threading.Lock()
 
     def __contains__(self, key: Key) -> bool:
-        return time.monotonic() < self._until.get(key, 0.0)
+        return key in self._streaks
 
     def took_long(self, key: Key) -> None:
         with self._lock:
-            if len(self._until) >= self.most:
-                self._until.clear()
-            self._until[key] = time.monotonic() + self.window
+            if len(self._streaks) >= self.most:
+                self._streaks.clear()
+            self._streaks[key] = 0
+
+    def was_quick(self, key: Key) -> None:
+        with self._lock:
+            streak = self._streaks.get(key)
+            if streak is None:
+                return
+            if streak + 1 >= self.quick:
+                del self._streaks[key]
+            else:
+                self._streaks[key] = streak + 1
 
 
 LONG_CALLS = LongCalls()
@@ -67,4 +77,6 @@ def _timed(key: Key, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     result = fn(*args, **kwargs)
     if time.thread_time() - began >= LOOP_SECONDS / 2:
         LONG_CALLS.took_long(key)
+    else:
+        LONG_CALLS.was_quick(key)
     return result
