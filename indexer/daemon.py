@@ -448,7 +448,9 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         if history is not None:
             steps.append(history.close)
         error = run_all(steps)
-        if stopped_cleanly and error is None:
+        if not index.closed_whole:  # (what it applied after: told to no history)
+            log.warning("the watcher was still applying outside changes when the index closed")
+        if stopped_cleanly and error is None and index.closed_whole:
             try:
                 leave_clean_mark(workspace)
             except OSError as err:

@@ -479,3 +479,52 @@ def test_changes_held_back_behind_a_batch_or_its_rest_make_searches_partial(
         eventually(lambda: not watcher.catching_up(), "the save applied after the rest")
     finally:
         watcher.stop()
+
+
+def test_a_stop_says_whether_the_batch_being_applied_ended(ws: Workspace) -> None:
+    """The server leaves its clean mark only when the watcher's batch ended: one cut
+    short (100,000 outside changes at a SIGTERM) went on applying after the index and
+    history closed, and the next start, finding the mark, never told history of it."""
+    hold = threading.Event()
+    applying = threading.Event()
+
+    def apply(files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
+        applying.set()
+        hold.wait(10)
+
+    ws.vault_dir("en").mkdir(parents=True)
+    watcher = VaultWatcher(ws, apply, debounce=0.02, max_delay=0.1)
+    watcher.start()
+    try:
+        put(ws, "a.md", "# A\n")
+        assert applying.wait(10)
+        assert watcher.stop(timeout=0.2) is False  # still applying
+    finally:
+        hold.set()
+    idle = VaultWatcher(ws, apply, debounce=0.02, max_delay=0.1)
+    idle.start()
+    assert idle.stop(timeout=5) is True
+
+
+def test_a_batch_the_index_closing_cuts_is_taken_back_and_found_at_the_next_start(
+    ws: Workspace,
+) -> None:
+    """A batch of outside changes stops when the index closes (not after its 10 s): it
+    is rolled back whole, and the next start's reconcile syncs its files."""
+    index = NoteIndex(ws)
+    index.open()
+    index.reconcile()
+    names = {("en", f"n{n}.md") for n in range(50)}
+    for _, rel in names:
+        put(ws, rel, f"# {rel}\n\nokapi\n")
+    index._stopping.set()  # (what close does first)
+    index._sync.apply_changes(names, set())
+    assert index.search("en", "okapi")["total"] == 0  # taken back, whole
+    index.close()
+    again = NoteIndex(ws)
+    again.open()
+    try:
+        again.reconcile()
+        assert again.search("en", "okapi")["total"] == 50
+    finally:
+        again.close()

@@ -42,6 +42,7 @@ class ChangeSync:
         tell: Callable[[ReconcileStats, str], None],
         seen_links: Callable[[ReconcileStats], None] = lambda stats: None,
         befores: Callable[[], Befores | None] = lambda: None,
+        stopping: Callable[[], bool] = lambda: False,
     ) -> None:
         self.workspace = workspace
         self._db = db
@@ -50,6 +51,7 @@ class ChangeSync:
         self._seen_links = seen_links
         self._tell = tell
         self._befores = befores
+        self._stopping = stopping
 
     def sync_tool_changes(self, batch: dict[Key, str | None]) -> Told:
         """Sync the files of ``batch`` in one transaction; a change whose file no longer
@@ -85,9 +87,13 @@ class ChangeSync:
         return told
 
     def apply_changes(self, files: set[tuple[str, str]], folders: set[tuple[str, str]]) -> None:
-        """Sync what the watcher saw; a batch that fails leaves the index behind."""
+        """Sync what the watcher saw; a batch that fails leaves the index behind, and one
+        the index's close cuts short is taken back whole (the next start's reconcile
+        finds its files changed, their old rows and texts as they were)."""
         try:
             self._apply(files, folders)
+        except reconcile.Stopped:
+            log.info("the index closed: %d outside change(s) left for the next start", len(files))
         except Exception as err:
             log.warning("could not apply %d change(s) to the index: %s", len(files), err)
             self._mark_behind(f"a write to the index failed ({err})")
@@ -106,13 +112,20 @@ class ChangeSync:
         stats = ReconcileStats(befores=self._befores())
         with self._db.write() as conn:
             for lang, rel in sorted(files):
+                self._stop_if_closing()
                 reconcile.sync_file(conn, self.workspace, lang, rel, stats)
             for lang, folder in sorted(folders):
+                self._stop_if_closing()
                 self._sync_folder(conn, lang, folder, stats)
         self._seen_links(stats)
         for lang, path, reason in stats.invalid:
             log.warning("%s/%s: %s", lang, path, reason)
         self._tell(stats, "watcher")
+
+    def _stop_if_closing(self) -> None:
+        """The index is closing: the batch is rolled back (``reconcile.Stopped``)."""
+        if self._stopping():
+            raise reconcile.Stopped
 
     def _differing(self, files: set[Key]) -> set[Key]:
         """The files whose row does not match their stat signature (without the write
@@ -151,7 +164,9 @@ class ChangeSync:
         for f in reconcile.walk_notes(self.workspace, lang, folder, kept_out):
             stats.linked[(lang, f.rel)] = f.linked
             if rows.pop((lang, f.rel), None) != f.signature:
+                self._stop_if_closing()
                 reconcile.sync_file(conn, self.workspace, lang, f.rel, stats)
         reconcile.keep_below(rows, lang, kept_out)  # (made unreadable: not gone)
         for _, rel in rows:
+            self._stop_if_closing()
             reconcile.sync_file(conn, self.workspace, lang, rel, stats)

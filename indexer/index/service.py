@@ -63,6 +63,7 @@ class NoteIndex:
         self._db = Connections(self.path)
         self._ready = threading.Event()
         self._stopping = threading.Event()
+        self.closed_whole = True  # False: the watcher's batch went on past ``close``
         self._behind_at_open = False  # the start's mark a full disk refused (``open``)
         self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
@@ -95,6 +96,7 @@ class NoteIndex:
             tell=self._tell,
             seen_links=self._seen_links,
             befores=self._befores,
+            stopping=self._stopping.is_set,
         )
         # Files with other names (hard links): edits through those make no event here,
         # so grep never takes the watcher's word for them (``changed_since_indexed``).
@@ -143,7 +145,7 @@ class NoteIndex:
         """Stop the watcher and background thread, then close every connection."""
         self._stopping.set()
         if self._watcher is not None:
-            self._watcher.stop()
+            self.closed_whole = self._watcher.stop()
             self._watcher = None
         if self._keeper is not None:
             self._keeper.stop()

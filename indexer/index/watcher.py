@@ -36,6 +36,7 @@ _FOLDER_EVENTS = {"created", "deleted", "moved"}
 CHECK_SECONDS = 1.0  # how often the watcher checks that its observer is alive (busy or not)
 BULK_FILES = 50  # a batch this large is a checkout or a copy: the index is catching up
 TOOLS_SECONDS = 5.0  # how long the paths of a tool's write are taken as the tools' own
+STOP_SECONDS = 10.0  # how long a stop waits for the batch being applied to end
 # A batch that took long (a big note edited outside: 1 s for 4 MiB, under the index's
 # write lock) is followed by a rest of this many times its cost, so that a program saving
 # it every half second holds a quarter of a core, not all of it and every tool's write;
@@ -90,14 +91,19 @@ class VaultWatcher:
         self._thread = threading.Thread(target=self._run, name="index-watcher", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = STOP_SECONDS) -> bool:
+        """Stop watching; whether the batch being applied (if any) ended within
+        ``timeout`` (one of 100,000 outside changes may not: its thread goes on, and
+        what it applies after the index closes never reaches history)."""
         with self._cond:
             self._stopped = True
             self._cond.notify_all()
         if self._observer is not None:
             self._observer.stop()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=timeout)
+            return not self._thread.is_alive()
+        return True
 
     # -- called from the observer thread -------------------------------------------------
 
