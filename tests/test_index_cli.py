@@ -188,6 +188,20 @@ def test_search_with_filters_and_json(tmp_path: Path) -> None:
     assert text.returncode == 0 and "東京.md" in text.stdout and "**東京**" in text.stdout
 
 
+def test_search_takes_a_word_after_a_minus_as_the_querys(tmp_path: Path) -> None:
+    """``indexer search python -java`` was refused: argparse took ``-java`` for an
+    option it did not know."""
+    ws = make_workspace(tmp_path)
+    (ws.vault_dir("en") / "items/n3.md").write_text("---\ntitle: Note 3\n---\nshared java\n")
+    base = ("search", "--workspace", str(ws.root), "--lang", "en")
+    for query in (["shared", "-java"], ["--", "shared", "-java"], ["shared", "NOT", "java"]):
+        done = cli(*base, "--limit", "50", "--json", *query)
+        assert done.returncode == 0, done.stderr
+        found = {hit["path"] for hit in json.loads(done.stdout)["results"]}
+        assert "items/n3.md" not in found and "items/n4.md" in found
+    assert cli(*base, "-h").stdout.startswith("usage:")
+
+
 def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
     done = cli("search", "--workspace", str(ws.root), "--lang", "en", '"')

@@ -158,7 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     refuse_options_before_command(parser, argv)
-    args = parser.parse_args(argv)
+    from indexer.cli.index import minus_words_as_query  # (imported by build_parser)
+
+    args = parser.parse_args(minus_words_as_query(argv))
     try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # here, where a reader gone is caught, not at the exit

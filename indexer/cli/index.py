@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -63,6 +65,28 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     search.add_argument("--path", default="", help="only notes below this folder")
     search.add_argument("--json", action="store_true", help="print the tool's JSON result")
     search.set_defaults(func=cmd_search)
+
+
+_LEFT_OUT_WORD = re.compile(r"-[^\W\d_]")  # ``-java``: a word the query leaves out
+_SEARCH_VALUES = frozenset(
+    {"--workspace", "--lang", "--limit", "--offset", "--type", "--tag", "--path"}
+)
+
+
+def minus_words_as_query(argv: list[str]) -> list[str]:
+    """``indexer search python -java``: a word after a minus belongs to the query (it
+    leaves the notes holding it out), not an option argparse does not know (which it
+    refused); a leading space makes argparse take it as the query's (the query's words
+    are joined and split on white space again)."""
+    if not argv or argv[0] != "search":
+        return argv
+    out = argv[:1]
+    for before, arg in itertools.pairwise(argv):
+        if "--" in out or before in _SEARCH_VALUES or arg == "-h":
+            out.append(arg)
+        else:
+            out.append(" " + arg if _LEFT_OUT_WORD.match(arg) else arg)
+    return out
 
 
 def server_holds_lock(workspace: Workspace) -> bool:
