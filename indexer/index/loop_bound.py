@@ -1,15 +1,45 @@
-"""SQLite statements of a call made on the event loop stop when its time there is over."""
+"""SQLite statements stopped once a deadline passes: a grep's narrowing query past its
+time, a call made on the event loop past its time there."""
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from indexer.vault.no_wait import TookLong, loop_deadline
 
-_STEPS = 2000  # virtual machine steps between two looks at the thread's CPU clock (1 us)
+_STEPS = 2000  # virtual machine steps between two looks at the clock (about 1 us each)
+
+
+class DeadlinePassed(Exception):
+    """A statement was interrupted because its deadline passed (``interrupted_past``)."""
+
+
+@contextmanager
+def interrupted_past(
+    conn: sqlite3.Connection, past: Callable[[], bool], steps: int = _STEPS
+) -> Iterator[None]:
+    """A statement of ``conn`` run in the block is interrupted once ``past()`` says so
+    (asked every ``steps`` virtual machine steps), and ``DeadlinePassed`` raised; any
+    other SQLite error is raised as it is."""
+    passed = False
+
+    def check() -> bool:
+        nonlocal passed
+        passed = past()
+        return passed
+
+    conn.set_progress_handler(check, steps)
+    try:
+        yield
+    except sqlite3.OperationalError:
+        if passed:
+            raise DeadlinePassed from None
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)
 
 
 @contextmanager
@@ -21,19 +51,8 @@ def bounded_on_loop(conn: sqlite3.Connection) -> Iterator[None]:
     if deadline is None:
         yield
         return
-    passed = False
-
-    def past() -> bool:
-        nonlocal passed
-        passed = time.thread_time() > deadline
-        return passed
-
-    conn.set_progress_handler(past, _STEPS)
     try:
-        yield
-    except sqlite3.OperationalError:
-        if passed:
-            raise TookLong from None
-        raise
-    finally:
-        conn.set_progress_handler(None, 0)
+        with interrupted_past(conn, lambda: time.thread_time() > deadline):
+            yield
+    except DeadlinePassed:
+        raise TookLong from None

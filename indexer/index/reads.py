@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 from indexer.index import lookups
@@ -23,7 +23,7 @@ from indexer.index import schema as index_schema
 from indexer.index.connections import Connections
 from indexer.index.file_names import IndexedNames
 from indexer.index.grep_plan import grep_trigram_match
-from indexer.index.loop_bound import bounded_on_loop
+from indexer.index.loop_bound import DeadlinePassed, bounded_on_loop, interrupted_past
 from indexer.index.query import (
     PAGE_SNIPPETS_CPU_SECONDS,
     SNIPPET_CPU_SECONDS,
@@ -464,20 +464,12 @@ def _narrowed(
 ) -> set[str]:
     """The paths ``narrowing`` selects, or (once ``deadline`` passed, before or while it
     ran) those of ``unnarrowed``, the superset it narrows."""
-    if deadline is None or time.monotonic() < deadline:
-        passed = False
-
-        def check() -> bool:
-            nonlocal passed
-            passed = deadline is not None and time.monotonic() > deadline
-            return passed
-
-        conn.set_progress_handler(check, 100)
-        try:
+    if deadline is None:
+        return {path for (path,) in conn.execute(*narrowing)}
+    if time.monotonic() < deadline:
+        with (
+            suppress(DeadlinePassed),
+            interrupted_past(conn, lambda: time.monotonic() > deadline, steps=100),
+        ):
             return {path for (path,) in conn.execute(*narrowing)}
-        except sqlite3.OperationalError:
-            if not passed:
-                raise
-        finally:
-            conn.set_progress_handler(None, 0)
     return {path for (path,) in conn.execute(*unnarrowed)}
