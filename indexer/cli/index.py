@@ -13,7 +13,6 @@ import contextlib
 import itertools
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -67,7 +66,6 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     search.set_defaults(func=cmd_search)
 
 
-_LEFT_OUT_WORD = re.compile(r"-[^\W\d_]")  # ``-java``: a word the query leaves out
 _SEARCH_VALUES = frozenset(
     {"--workspace", "--lang", "--limit", "--offset", "--type", "--tag", "--path"}
 )
@@ -80,12 +78,14 @@ def minus_words_as_query(argv: list[str]) -> list[str]:
     are joined and split on white space again)."""
     if not argv or argv[0] != "search":
         return argv
+    from indexer.index.query_parse import LEFT_OUT
+
     out = argv[:1]
     for before, arg in itertools.pairwise(argv):
         if "--" in out or before in _SEARCH_VALUES or arg == "-h":
             out.append(arg)
         else:
-            out.append(" " + arg if _LEFT_OUT_WORD.match(arg) else arg)
+            out.append(" " + arg if LEFT_OUT.match(arg) else arg)
     return out
 
 

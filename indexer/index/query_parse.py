@@ -16,12 +16,13 @@ characters at least (a vowel sign is one: it tells words apart).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from indexer.index.text import CJK_RUN, WORD, run_units, searchable
 from shared.errors import InvalidArgumentError
 
 __all__ = [
+    "LEFT_OUT",
     "MAX_QUERY_BYTES",
     "MAX_TERMS",
     "MIN_PREFIX_CHARS",
@@ -37,7 +38,7 @@ MIN_PREFIX_CHARS = 3  # characters of the word before a ``*`` (see the module)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # a quoted phrase (``-`` before it, at a word's start: left out), or a run of anything else
 _QUERY_PART = re.compile(r'(?:(?<!\S)(-))?"([^"]*)"?|([^\s"]+)')
-_LEFT_OUT = re.compile(r"-(?=[^\W\d_])")  # ``-word``: not ``--flag``, ``-5`` or ``-``
+LEFT_OUT = re.compile(r"-(?=[^\W\d_])")  # ``-word``: not ``--flag``, ``-5`` or ``-``
 # What joins a clitic or an ending to its word (``it's``, ``don’t``, Hebrew ``ארה״ב``): a
 # prefix whose last part after one is short is that word, its ``*`` ignored (a contraction
 # or a possessive is whole; ``s*`` would walk every word starting with ``s``).
@@ -92,12 +93,11 @@ def parse_query(query: object) -> ParsedQuery:
             parts.append(None if bare == "OR" else Term(bare, phrase=False))
             continue
         phrase = bool(quoted.strip()) and bare == ""
-        left_out = bool(minus) or _LEFT_OUT.match(bare) is not None
+        left_out = bool(minus) or LEFT_OUT.match(bare) is not None
         if phrase and WORD.search(quoted):
             parts.append(Term(" ".join(quoted.split()), phrase=True, left_out=left_out))
         elif not phrase and WORD.search(bare):
-            word = _word(bare[1:] if left_out else bare)
-            parts.append(Term(word.text, False, word.prefix, left_out))
+            parts.append(replace(_word(bare[1:] if left_out else bare), left_out=left_out))
     groups = _alternatives(_nots(parts))
     terms = list(dict.fromkeys(t for group in groups for t in group if not t.left_out))
     if not any(groups):
@@ -127,7 +127,7 @@ def _nots(parts: list[Term | None]) -> list[Term | None]:
                 leave_out = True
                 continue
         elif part is not None and leave_out:
-            part = Term(part.text, part.phrase, part.prefix, left_out=True)
+            part = replace(part, left_out=True)
         leave_out = False
         out.append(part)
     return out
