@@ -24,7 +24,7 @@ from indexer.daemon import build_core
 from indexer.index.service import NoteIndex
 from indexer.jobs.delimiter import _openers
 from indexer.jobs.keywords import extract_keywords
-from indexer.jobs.recall import CLOSE, OPEN, SHARES, Recall
+from indexer.jobs.recall import CLOSE, OPEN, SHARES, Recall, lines_shown
 from indexer.jobs.tokens import estimate_tokens, fit_paragraphs, paragraphs_of, quarters
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
@@ -1214,3 +1214,57 @@ def test_a_keyword_never_starts_with_a_mark(query: str, expected: list[str]) -> 
     """A mark after an emoji (its variation selector) is the emoji's, not the next word's:
     ``I❤️love`` gave recall's heading the keyword ``\\ufe0flove``."""
     assert extract_keywords(query) == expected
+
+
+def test_a_note_quoted_at_every_turn_is_split_once_and_an_edit_shows_at_once(
+    fresh: World,
+) -> None:
+    """USER.md and the recent notes are the same at every turn: what a recall split and
+    rendered of them is kept (by their text), and a changed note is read anew."""
+    fresh.write("en", "USER.md", "# User\n\nPrefers short answers.\n")
+    fresh.write("en", "items/plan.md", "# Plan\n\nShip the importer on Friday.\n")
+    first = fresh.recall.recall("en", "importer", 600)
+    lines = lines_shown(600)
+    resident = fresh.recall._resident(str(fresh.ws.vault_dir("en")), "", [], lines)
+    assert "paragraphs" in vars(resident[0])  # the one the recall split
+    assert resident[0] is fresh.recall._resident(str(fresh.ws.vault_dir("en")), "", [], lines)[0]
+    assert fresh.recall.recall("en", "importer", 600) == first
+    fresh.write("en", "USER.md", "# User\n\nPrefers long answers with examples.\n")
+    second = fresh.recall.recall("en", "importer", 600)
+    assert "Prefers long answers with examples." in second["block"]
+    assert "short answers" not in second["block"]
+
+
+async def test_the_recall_tool_runs_on_the_event_loop_while_quick(
+    client: Client, fresh: World
+) -> None:
+    """As ``search`` does: the thread hop cost more than a recall of an ordinary vault."""
+    import threading
+
+    fresh.write("en", "items/plan.md", "# Plan\n\nShip the importer on Friday.\n")
+    threads: list[str] = []
+    real = fresh.recall.recall
+
+    def watched(*args: object, **kwargs: object) -> dict:
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    fresh.recall.recall = watched  # type: ignore[method-assign]
+    result = await client.call_tool("recall", {"lang": "en", "query": "importer"})
+    assert "Ship the importer" in result.structured_content["block"]
+    assert threads == [threading.current_thread().name]
+
+
+def test_a_recall_past_its_time_on_the_loop_gives_up_there_and_runs_on_a_thread(
+    fresh: World,
+) -> None:
+    from indexer.vault.no_wait import TookLong, without_waiting
+
+    for n in range(40):
+        fresh.write("en", f"items/n{n}.md", f"# Note {n}\n\nThe importer ships on day {n}.\n")
+    with without_waiting(0), pytest.raises(TookLong):  # its time on the loop is over
+        fresh.recall.recall("en", "importer", 1500)
+    with without_waiting(5):  # given the time, answered there
+        on_loop = fresh.recall.recall("en", "importer", 1500)
+    assert on_loop == fresh.recall.recall("en", "importer", 1500)  # (and as on a thread)
+    assert "The importer ships" in on_loop["block"]

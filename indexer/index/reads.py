@@ -249,7 +249,7 @@ class IndexReads:
         if cached is not None and cached[0] == key and not self._db.readonly:
             return cached[1]  # nothing was written since (shared: callers must not change it)
         where, params = search_filters(None, None, path)
-        with self._read() as conn:
+        with self._read() as conn, bounded_on_loop(conn):
             rows = lookups.recent(conn, lang, limit, where, params)
         self._recent_cache = (key, rows)
         return rows
@@ -263,7 +263,7 @@ class IndexReads:
         except InvalidArgumentError:
             return []
         where, params = search_filters(None, None, path)
-        with self._read() as conn:
+        with self._read() as conn, bounded_on_loop(conn):  # (recall runs on the loop too)
             return lookups.search_any(conn, lang, parsed, limit, where, params)
 
     def grep_plan(

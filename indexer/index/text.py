@@ -47,6 +47,7 @@ from collections.abc import Iterator
 
 import re2
 
+from indexer.index.nfkc import nfkc
 from shared.reader_folds import (
     ARABIC_FOLDS,
     CASE_FIXES,
@@ -198,6 +199,12 @@ def _loose_table() -> dict[int, str]:
     return str.maketrans(table)
 
 
+@functools.cache
+def _loose_letters() -> re2._Regexp:
+    """Any character ``_loose_table`` changes (RE2: a few ns a character)."""
+    return re2.compile("[" + "".join(f"\\x{{{code:x}}}" for code in sorted(_loose_table())) + "]")
+
+
 # What the loose reading takes out of a text (its spans are mapped back to the text).
 _TAKEN_OUT = re.compile(f"{OPTIONAL_MARKS.pattern}|[{FORMAT_CLASS}]+")
 
@@ -207,6 +214,8 @@ def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
     points and invisible format characters, as search reads them, and the spans of what
     was taken out: ``cafe`` is found in what is left of "Café", ``database`` in
     ``data\u200bbase`` (``query.make_snippet``)."""
+    if _loose_letters().search(text) is None:  # (a translate costs 50 ns a character)
+        return text, []
     bare = text.translate(_loose_table())
     if len(bare) == len(text):
         return bare, []
@@ -246,6 +255,13 @@ def searchable(text: str) -> str:
         return text
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", stream_safe(text))
+    if _searchable_changes().search(text) is None:  # (one look instead of each step's own)
+        return text
+    return _searchable_steps(text)
+
+
+def _searchable_steps(text: str) -> str:
+    """``searchable``'s steps after NFC, each where its characters are."""
     # A regex costs about 20 ns a character; a byte search for the UTF-8 lead bytes of
     # those scripts costs about 1 ns, and most texts have none.
     data = text.encode("utf-8", "surrogatepass")
@@ -272,6 +288,18 @@ def searchable(text: str) -> str:
 
 
 _ARABIC_FOLDED = re2.compile("[" + "".join(ARABIC_FOLDS) + "]")
+
+
+@functools.cache
+def _searchable_changes() -> re2._Regexp:
+    """Any character one of ``searchable``'s steps after NFC looks for (Greek, Hebrew and
+    Arabic by their whole blocks): a text without one, most, is read once, not six
+    times."""
+    scripts = r"[\x{370}-\x{3ff}\x{1f00}-\x{1fff}\x{580}-\x{6ff}]"
+    looked_for = (_COMPATIBLE_ANY, FORMAT_CHARS, _NEWER_SYMBOLS, _folds()[1], _ARABIC_FOLDED)
+    return re2.compile("|".join([scripts, *(pattern.pattern for pattern in looked_for)]))
+
+
 # (RE2, a few ns a character: a text without one, most, pays no more)
 _COMPATIBLE_ANY = re2.compile(f"[{COMPATIBLE_CLASS}]")
 
@@ -316,7 +344,7 @@ def as_read(text: str) -> str:
     letters (NFKC), then as search reads it (``searchable``: invisible characters gone;
     Latin and Greek letters bare, Arabic and Hebrew without points), case folded."""
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", stream_safe(text))
+        text = nfkc(stream_safe(text))
     return without_ignored_marks(searchable(text))[0].casefold()
 
 

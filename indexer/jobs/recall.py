@@ -37,7 +37,7 @@ from indexer.jobs.recall_block import (
     compose,
 )
 from indexer.jobs.recall_focus import from_focus as _from_focus
-from indexer.jobs.recall_source import Source
+from indexer.jobs.recall_source import Source, known
 from indexer.jobs.tokens import estimate_tokens
 from indexer.vault import fsops
 from shared.body_title import title_from_body
@@ -139,13 +139,15 @@ class Recall:
         if self.index is None:
             return []
         return [
-            Source(
-                row["path"],
-                row["title"],
-                row["body"],
-                from_end=_is_events(row),
-                lines=lines,
-                events=_is_events(row),
+            known(
+                Source(
+                    row["path"],
+                    row["title"],
+                    row["body"],
+                    from_end=_is_events(row),
+                    lines=lines,
+                    events=_is_events(row),
+                )
             )
             for row in self.index.recent(lang, RECENT_NOTES + 4, folder)
         ]
@@ -161,7 +163,7 @@ class Recall:
                 title = meta.get("title")
                 if not isinstance(title, str) or not title.strip():
                     title = title_from_body(body) or name
-                found.append(Source(name, title, body, lines=lines))
+                found.append(known(Source(name, title, body, lines=lines)))
         if not self.abstracts:
             return found
         folders = [""]
@@ -178,10 +180,10 @@ class Recall:
             if not isinstance(abstract, str) or not abstract.strip():
                 continue
             if meta.get("generated_by") == "fallback":  # counts alone: one header line
-                found.append(Source(rel, abstract, "", compact=True))
+                found.append(known(Source(rel, abstract, "", compact=True)))
             else:
                 title = f"abstract of folder {name or '/'}"
-                found.append(Source(rel, title, abstract, lines=lines))
+                found.append(known(Source(rel, title, abstract, lines=lines)))
         return found
 
     def _read(self, root: str, rel: str) -> str | None:

@@ -27,6 +27,7 @@ from indexer.jobs.delimiter import clean_line
 from indexer.jobs.recall_focus import MAX_QUOTED_CHARS
 from indexer.jobs.recall_source import EVENT_LABELS, Source
 from indexer.jobs.tokens import HEADING, cut_to, estimate_tokens, fit_paragraphs, quarters
+from indexer.vault.no_wait import may_take_long
 from shared.graphemes import cut_chars
 
 SHARES = {"resident": 35, "recent": 20, "on_demand": 45}  # percent
@@ -191,6 +192,7 @@ def _layer(items: list[Source], room: int, most: int, cap: int | None, lead: boo
     for item in items:
         if len(chosen) == most:
             break
+        may_take_long()  # (on the event loop: past its time there, recall moves to a thread)
         if item.gist is not None and item.gist in gists:
             continue  # the same text as a source before
         needs = _need(item)
@@ -256,6 +258,19 @@ def _render(source: Source, limit: int, quote_need: int) -> str:
     A title that leaves the text less than ``quote_need`` is left out (the path alone
     names the note). A hit whose keyword a cut would leave out is quoted from a few
     words before it."""
+    memo = source.renders
+    text = memo.get((limit, quote_need))
+    if text is None:
+        if len(memo) >= _RENDERS_KEPT:
+            memo.clear()
+        text = memo[limit, quote_need] = _rendered(source, limit, quote_need)
+    return text
+
+
+_RENDERS_KEPT = 64  # a source's renders remembered (a few rooms a recall, the same each turn)
+
+
+def _rendered(source: Source, limit: int, quote_need: int) -> str:
     if source.compact:
         header = _header(source)
         return header if quarters(header) <= limit else ""

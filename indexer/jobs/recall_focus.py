@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator
 
+from indexer.index.nfkc import nfkc
 from indexer.index.text import as_read, stream_safe
 from indexer.jobs.tokens import HEADING, quarters, take_lines
+from indexer.vault.no_wait import may_take_long
 from shared.graphemes import character_start, cut_chars
 from shared.models import MAX_RECALL_BUDGET
 
@@ -87,6 +88,7 @@ def _focus(paragraphs: Iterator[list[str]], words: list[str]) -> tuple[int, list
         return None
     first = read = 0
     for run, texts, after in _runs(paragraphs):
+        may_take_long()  # (on the event loop: past its time there, recall moves to a thread)
         found, read = _holding(texts, words, read)
         if found is not None:
             return first + found, run[found:] + after
@@ -125,7 +127,7 @@ def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None,
     ``FOCUS_READ_CHARS`` read in all), and how much is read with them."""
     run = "\n".join(texts)
     if not run.isascii():  # NFKC may make a character 18 (U+FDFA): what is read counts
-        run = unicodedata.normalize("NFKC", stream_safe(run))
+        run = nfkc(stream_safe(run))
     run = run[: FOCUS_READ_CHARS - read]
     read += max(len(run), sum(map(len, texts)))
     folded = as_read(run)

@@ -82,6 +82,12 @@ class Source:
         return section
 
     @functools.cached_property
+    def renders(self) -> dict[tuple[int, int], str]:
+        """What ``recall_block`` rendered of this source, by room and quote need: fitting
+        a layer renders a source with the same room several times."""
+        return {}
+
+    @functools.cached_property
     def words(self) -> list[str]:
         """The focus keywords as a reader takes them in (as search found them)."""
         return [w for w in map(read_keyword, self.focus) if w and "\n" not in w]
@@ -231,3 +237,23 @@ def _split_at_blanks(lines: list[str]) -> Iterator[list[str]]:
             group = []
     if group:
         yield group
+
+
+# A note up to this size that recurs unchanged (USER.md, PROJECT.md, the recent notes,
+# quoted at every turn) is split and rendered once: ``known``
+_KNOWN_BODY_CHARS = 1 << 16
+_KNOWN_SOURCES = 256
+
+
+def known(source: Source) -> Source:
+    """The instance of ``source`` an earlier recall made, with what it split and rendered
+    (a third of a recall was splitting and fitting the resident and recent notes anew);
+    ``source`` itself for a hit (its focus is the turn's query) or a long note."""
+    if source.focus or len(source.body) > _KNOWN_BODY_CHARS:
+        return source
+    return _known(source)
+
+
+@functools.lru_cache(maxsize=_KNOWN_SOURCES)
+def _known(source: Source) -> Source:
+    return source

@@ -20,6 +20,7 @@ parts that fit their quarter budgets fits the whole budget.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -67,6 +68,20 @@ def quarters(text: str) -> int:
     """The estimate of ``text`` in quarter tokens (exactly additive)."""
     if text.isascii():
         return len(text)
+    if len(text) <= _REMEMBERED:
+        return _short_quarters(text)
+    return _quarters(text)
+
+
+_REMEMBERED = 256  # characters: fitting a recall block counts its lines again and again
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_quarters(text: str) -> int:
+    return _quarters(text)
+
+
+def _quarters(text: str) -> int:
     non_ascii = len(text) - len(text.encode("ascii", "ignore"))
     heavy = sum(map(len, _HEAVY_RUN.findall(text)))  # runs: far fewer objects than chars
     return len(text) + non_ascii + 2 * heavy  # ASCII 1, other 1 + 1, heavy 1 + 1 + 2

@@ -18,7 +18,7 @@ def register(tools: Registrar, core: Core) -> None:
     if recaller is None:
         return
 
-    @tools.tool(read_only=True)
+    @tools.tool(read_only=True, quick=True)  # (on the event loop while it is quick)
     def recall(
         lang: Lang,
         query: Annotated[str, Field(description="the user's request, in natural language")],
