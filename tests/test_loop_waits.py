@@ -165,6 +165,11 @@ def test_a_search_moves_off_the_loop_for_appends_to_index_or_when_it_takes_long(
     with without_waiting(0), pytest.raises(TookLong):  # its time on the loop is over
         index.search("en", "giraffe")
     assert index.search("en", "giraffe")["total"] == 300  # (its reader is left as it was)
+    # A prefix's walk through FTS5's words is one step no deadline stops: to a thread
+    for prefix in ("giraf*", "長"):
+        with without_waiting(5), pytest.raises(WouldWait):
+            index.search("en", prefix)
+    assert index.search("en", "giraf*")["total"] == 300
 
 
 async def test_a_tool_that_took_long_goes_to_a_thread_until_quick_there_a_few_times() -> None:
