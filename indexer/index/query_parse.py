@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from indexer.index.arabic_article import with_article
 from indexer.index.text import CJK_RUN, WORD, run_units, searchable
 from shared.errors import InvalidArgumentError
 
@@ -112,8 +113,8 @@ def parse_query(query: object) -> ParsedQuery:
         raise InvalidArgumentError(f"the query has more than {MAX_TERMS} words and phrases")
     matches = [_group_match(group) for group in groups]
     if len(matches) == 1:
-        return ParsedQuery(matches[0], tuple(terms))
-    return ParsedQuery(" OR ".join(f"({m})" for m in matches), tuple(terms))
+        return ParsedQuery(matches[0], _with_spellings(terms))
+    return ParsedQuery(" OR ".join(f"({m})" for m in matches), _with_spellings(terms))
 
 
 def _nots(parts: list[Term | None]) -> list[Term | None]:
@@ -201,15 +202,33 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
     if not terms:
         raise InvalidArgumentError("no searchable keywords")
     terms = terms[:MAX_TERMS]
-    return ParsedQuery(" OR ".join(_fts_term(t) for t in terms), tuple(terms))
+    return ParsedQuery(" OR ".join(_fts_term(t) for t in terms), _with_spellings(terms))
 
 
 def _fts_term(term: Term) -> str:
     """One term as an FTS5 string, CJK runs as in the index (see ``_query_text``); a
-    prefix's last word may go on (``"datab" *``: FTS5 reads the ``*`` after a phrase so)."""
+    prefix's last word may go on (``"datab" *``: FTS5 reads the ``*`` after a phrase so);
+    an Arabic word is also found with the article (``arabic_article``)."""
     text, prefix = _query_text(term.text)
     quoted = '"' + text.replace('"', '""') + '"'
-    return quoted + " *" if prefix or term.prefix else quoted
+    if prefix or term.prefix:
+        return quoted + " *"
+    spellings = () if term.phrase else with_article(term.text)
+    if not spellings:
+        return quoted
+    return "(" + " OR ".join([quoted, *(f'"{spelling}"' for spelling in spellings)]) + ")"
+
+
+def _with_spellings(terms: list[Term]) -> tuple[Term, ...]:
+    """``terms``, and each Arabic word's spellings with the article after it: a snippet
+    marks the word the note holds (``البيانات`` for ``بيانات``)."""
+    spelled = [
+        Term(spelling, phrase=False)
+        for term in terms
+        if not term.phrase and not term.prefix
+        for spelling in with_article(term.text)
+    ]
+    return tuple(dict.fromkeys([*terms, *spelled]))
 
 
 def _query_text(text: str) -> tuple[str, bool]:
