@@ -228,6 +228,28 @@ def read_under(
             return None
 
 
+def lstat_under(root: str, rel: str) -> os.stat_result | None:
+    """The entry ``rel`` below the folder ``root`` itself, walking folders by descriptor
+    as the sandbox does (links never followed); None when it is missing. A folder on the
+    way that is a link or a file: ``forbidden_path``; others (permission denied) go up."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        *folders, name = rel.split("/")
+        for segment in folders:
+            child = open_dir(segment, fd)
+            os.close(fd)
+            fd = child
+        found = lstat_at(name, fd)
+        if found is None:
+            other = equivalent_name(fd, name)
+            found = None if other is None else lstat_at(other, fd)
+        return found
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ from indexer.vault import fsops
 from indexer.vault.history.store import Version
 from indexer.vault.sandbox import Target
 from indexer.vault.timeline import file_kind
-from shared.errors import HistoryStoreError, VaultError
+from shared.errors import ForbiddenPathError, HistoryStoreError, VaultError
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -58,8 +59,8 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
                 data = vault._existing_bytes(place)
         except (VaultError, IsADirectoryError):
             if not _no_file_at(vault, target):
-                return  # a link to a file, hard links, too big: bytes no tool may take
-            data = None  # a folder now, or a folder on the way became a file: gone
+                return  # hard links, too big: a file still, bytes no tool may take
+            data = None  # a folder or a link now, or a folder on the way became a file: gone
         except OSError:  # (permission denied): nothing can be said of it, no change heard
             return
         vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
@@ -118,14 +119,21 @@ def _vault_present(vault: Vault, lang: str) -> bool:
 
 
 def _no_file_at(vault: Vault, target: Target) -> bool:
-    """Whether no file is at ``target``'s path any more (a folder in its place, or one
-    of its folders replaced by a file): the note is gone, as a delete would have it.
-    False when the vault may not be entered (nothing can be told of its notes)."""
+    """Whether no plain file is at ``target``'s path any more, as the sandbox walks it
+    (links never followed): a folder, a symbolic link or a special file in its place, or
+    one of its folders replaced by a file or a link. The vault serves no note there (the
+    index dropped it too): it is gone, as a delete would have it. False when the vault
+    or a folder on the way may not be entered (nothing can be told of its notes)."""
     try:
         root = vault.sandbox.vault_root(target.lang)
+        if root is None:
+            return False
+        found = fsops.lstat_under(str(root), target.rel)
+    except ForbiddenPathError:  # a folder on the way is a link or a file now
+        return True
     except (VaultError, OSError):
         return False
-    return root is not None and not os.path.isfile(os.path.join(root, target.rel))
+    return found is None or not stat.S_ISREG(found.st_mode)
 
 
 def recheck(

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -493,6 +494,46 @@ def test_a_rename_by_another_program_links_the_two_histories(workspace: Path) ->
         made = wait_for_version(workspace, "en", "offline-2.md", lambda v: "moved_from" in v)
         assert made["moved_from"] == "offline.md"
         assert history_versions(workspace, "en", "offline.md")[0]["moved_to"] == "offline-2.md"
+    finally:
+        second.stop()
+    check_history_consistent(workspace)
+
+
+def test_a_note_replaced_by_a_link_is_deleted_while_served_and_while_stopped(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """Another program's ``rm n.md; ln -s elsewhere.md n.md``, or a link renamed over a
+    note: the note is gone for the tools (the sandbox refuses links) and for search, and
+    history records its deletion, after the text it had for a note it never saw."""
+    (tmp_path / "outside.md").write_text("# outside the vault\n")
+    for name in ("elsewhere.md", "seen.md", "offline.md"):
+        vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
+        vault_file(workspace, "en", name).write_text(f"# {name} as it was\n")
+    first = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
+            wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+            http.put(
+                "/en/notes/known.md", content=b"# K\n", headers={"Content-Type": "text/markdown"}
+            )
+            for name in ("known.md", "seen.md"):
+                vault_file(workspace, "en", name).unlink()
+                vault_file(workspace, "en", name).symlink_to("elsewhere.md")
+            for name, before in (("known.md", "write"), ("seen.md", "baseline")):
+                wait_for_version(workspace, "en", name, lambda v: v["op"] == "delete")
+                assert [v["op"] for v in history_versions(workspace, "en", name)][1] == before
+    finally:
+        first.stop()
+    temp = vault_file(workspace, "en", "link.tmp")
+    temp.symlink_to(tmp_path / "outside.md")
+    os.replace(temp, vault_file(workspace, "en", "offline.md"))
+    second = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        wait_for_version(workspace, "en", "offline.md", lambda v: v["op"] == "delete")
+        with history_store(workspace) as store:
+            kept = store.get("en", "offline.md", 1)
+            assert kept is not None and kept.op == "baseline"
+            assert store.content(kept) == b"# offline.md as it was\n"
     finally:
         second.stop()
     check_history_consistent(workspace)

@@ -163,13 +163,61 @@ def test_a_note_whose_place_became_a_folder_or_whose_folder_became_a_file_is_del
         vault.observe_external("en", path)
         newest = vault.history("en", path)["versions"][0]
         assert (newest["op"], newest["etag"], newest["actor"]) == ("delete", None, "external")
-    (root / "dir.md").rmdir()
-    (root / "dir.md").symlink_to(root / "fx")  # a link to a file: not gone, not readable
-    vault.write("en", "ln.md", "# ln\n")
-    (root / "ln.md").unlink()
-    (root / "ln.md").symlink_to(root / "fx")
-    vault.observe_external("en", "ln.md")
-    assert vault.history("en", "ln.md")["versions"][0]["op"] == "write"
+    vault.write("en", "big.md", "# big\n")
+    (root / "big.md").write_bytes(b"x" * (vault.max_file_bytes + 1))  # a file still
+    vault.observe_external("en", "big.md")
+    assert vault.history("en", "big.md")["versions"][0]["op"] == "write"
+
+
+def stored(vault: Vault, path: str) -> list[tuple]:
+    """(version, op, actor) newest first, from the store: ``history`` refuses a path
+    that is a link now."""
+    return [(v.version, v.op, v.actor) for v in vault.recorder.need().versions("en", path, 100)]
+
+
+def test_a_note_replaced_by_a_link_is_deleted(vault: Vault, tmp_path: Path) -> None:
+    """Another program's ``rm n.md; ln -s elsewhere.md n.md``, a link renamed over a note,
+    or a note's folder replaced by a link: the vault serves no note there (the sandbox
+    refuses links) and the index dropped it, but history kept it alive, as the last
+    version a restore would see as current."""
+    (tmp_path / "outside.md").write_text("# outside the vault\n")
+    (root(vault) / "sub").mkdir(parents=True)
+    (root(vault) / "elsewhere.md").write_text("# elsewhere\n")
+    for path in ("rm.md", "replaced.md", "sub/n.md"):
+        vault.write("en", path, f"# {path}\n")
+    (root(vault) / "rm.md").unlink()
+    (root(vault) / "rm.md").symlink_to("elsewhere.md")
+    (root(vault) / "replaced.tmp").symlink_to(tmp_path / "outside.md")
+    os.replace(root(vault) / "replaced.tmp", root(vault) / "replaced.md")
+    (root(vault) / "sub").rename(tmp_path / "sub")
+    (root(vault) / "sub").symlink_to(tmp_path / "sub")
+    for path in ("rm.md", "replaced.md", "sub/n.md"):
+        vault.observe_external("en", path, unknown=False)
+        assert stored(vault, path) == [(2, "delete", "external"), (1, "write", "tool")], path
+
+
+def test_a_note_replaced_by_a_link_while_served_or_stopped_keeps_its_text(
+    vault: Vault, tmp_path: Path
+) -> None:
+    """The same seen by the index: the watcher's pass and the next start's reconcile
+    record the deletion, after the text the index held for a note history never saw."""
+    root(vault).mkdir(parents=True)
+    (root(vault) / "elsewhere.md").write_text("# elsewhere\n")
+    for name in ("served.md", "stopped.md"):
+        (root(vault) / name).write_text(f"# {name} as it was\n")
+    with built_index(vault) as index:
+        (root(vault) / "served.md").unlink()
+        (root(vault) / "served.md").symlink_to("elsewhere.md")
+        index._apply_changes({("en", "served.md")}, set())  # (the watcher's pass)
+    (root(vault) / "link.tmp").symlink_to("elsewhere.md")
+    os.replace(root(vault) / "link.tmp", root(vault) / "stopped.md")
+    with built_index(vault):  # (the next start)
+        pass
+    store = vault.recorder.need()
+    for name in ("served.md", "stopped.md"):
+        assert stored(vault, name) == [(2, "delete", "external"), (1, "baseline", "external")]
+        first = store.get("en", name, 1)
+        assert first is not None and store.content(first) == f"# {name} as it was\n".encode()
 
 
 def test_a_vault_folder_gone_is_no_deletion_of_its_notes(vault: Vault, tmp_path: Path) -> None:
