@@ -214,6 +214,34 @@ async def test_the_watcher_records_edits_once_and_never_a_tool_write_twice(
     ]
 
 
+async def test_a_move_onto_a_note_deleted_outside_comes_after_that_deletion(
+    server: RunningIndexer,
+) -> None:
+    """Another program deletes a note, and a tool moves another note to its path after
+    the watcher heard of the deletion or before (within its debounce): the target's
+    history shows the deletion before the move's arrival, and undo of the move brings
+    back no text of the deleted note."""
+    lang, ws = "hv", server.workspace
+    names = ("heard.md", "unheard.md")
+    async with server.client() as c:
+        for name in (*names, *(f"from/{name}" for name in names)):
+            await call(c, "write", lang=lang, path=name, content=f"# {name}\n")
+        for number, name in enumerate(names):
+            vault_file(ws, lang, name).unlink()
+            if name == "heard.md":
+                wait_for_version(ws, lang, name, lambda v: v["op"] == "delete")
+            reason = entry_reason(f"E{number}", "move")
+            await call(c, "move", lang=lang, path=f"from/{name}", new_path=name, reason=reason)
+        edit_outside(ws, lang, "later.md", "# later\n")  # (the watcher's pass came since)
+        for number, name in enumerate(names):
+            listed = await call(c, "history", lang=lang, path=name)
+            ops = [(v["op"], v["actor"]) for v in listed["versions"]]
+            assert ops == [("move", "tool"), ("delete", "external"), ("write", "tool")], name
+            await call(c, "undo", lang=lang, entry_id=f"E{number}")
+            assert not vault_file(ws, lang, name).exists()
+            assert vault_file(ws, lang, f"from/{name}").read_text().endswith(f"# from/{name}\n")
+
+
 def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     lang = "hz"
     with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:

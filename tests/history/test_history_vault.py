@@ -1009,6 +1009,36 @@ def test_an_edit_seen_during_a_reconcile_keeps_the_text_the_reconcile_replaced(
     assert texts[0] == "# edited again\n"
 
 
+def test_a_move_onto_a_note_deleted_outside_comes_after_that_deletion(vault: Vault) -> None:
+    """A tool's move into a path another program emptied (``rm``), whether the watcher
+    had recorded the deletion or not, and whether history knew the note or only the
+    index did: the deletion comes between the old text and the move's arrival, so an
+    undo of the move takes the arrival away and brings back no text of the old note."""
+    root(vault).mkdir(parents=True)
+    for name in ("unknown.md", "unknown-heard.md"):
+        (root(vault) / name).write_text(f"# {name} as it was\n")
+    names = ("known.md", "known-heard.md", "unknown.md", "unknown-heard.md", "dir/n.md")
+    with built_index(vault, synced=True) as index:
+        for name in ("known.md", "known-heard.md", "dir/n.md"):
+            vault.write("en", name, f"# {name} by a tool\n")
+        for name in names:
+            (root(vault) / name).unlink()
+        (root(vault) / "dir").rmdir()
+        heard = {("en", "known-heard.md"), ("en", "unknown-heard.md"), ("en", "dir/n.md")}
+        index._apply_changes(heard, set())  # (the watcher's pass: not of the other two)
+        for number, name in enumerate(names):
+            source = f"from/{name}"
+            vault.write("en", source, f"# moved into {name}\n")
+            vault.move("en", source.removesuffix("/n.md"), name.removesuffix("/n.md"),
+                       reason=f"entry:E{number} move")  # fmt: skip
+            first = "baseline" if name.startswith("unknown") else "write"
+            ops = [(v[1], v[2]) for v in versions(vault, name)]
+            assert ops == [("move", "tool"), ("delete", "external"), (first, ops[-1][1])], name
+            vault.undo("en", f"E{number}")
+            assert not (root(vault) / name).exists(), name
+            assert (root(vault) / source).exists(), name
+
+
 def test_external_changes_are_recorded_once(vault: Vault) -> None:
     (root(vault) / "seen").mkdir(parents=True)
     (root(vault) / "seen/at-start.md").write_text("# found at start-up\n")
