@@ -44,6 +44,7 @@ from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.maintenance import Maintenance
 from indexer.jobs.maintenance_state import StateFile
+from indexer.jobs.maintenance_tasks import OutputWriter
 from indexer.jobs.recall import Recall
 from indexer.jobs.retention import prune_history
 from indexer.jobs.runner import JobRunner
@@ -90,11 +91,17 @@ def build_vault(settings: Settings, history: HistoryStore | None) -> Vault:
 
 
 def build_maintenance(
-    settings: Settings, vault: Vault, index: NoteIndex | None, model: JobModel | None
+    settings: Settings,
+    vault: Vault,
+    index: NoteIndex | None,
+    model: JobModel | None,
+    *,
+    write: OutputWriter | None = None,
 ) -> Maintenance:
     """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``). Their
     prompts come from ``INDEXER_PROMPTS_DIR`` when it has ``maintenance/``, else from the
-    shipped texts (a folder of the MCP prompts alone failed every run)."""
+    shipped texts (a folder of the MCP prompts alone failed every run). ``write``: how a
+    replace is written (the running server's, for ``indexer maintain`` beside it)."""
     prompts_dir = settings.prompts_dir
     if not (prompts_dir / "maintenance").is_dir():
         prompts_dir = default_prompts_dir()
@@ -105,6 +112,7 @@ def build_maintenance(
         index=index,
         model=model,
         prompts_dir=prompts_dir,
+        write=write,
     )
 
 

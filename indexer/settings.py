@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.jobs.llm import ModelSettings
-from indexer.jobs.maintenance import TASKS, MaintenanceSettings
+from indexer.jobs.maintenance import MaintenanceSettings
+from indexer.jobs.maintenance_tasks import TASKS
 from indexer.logs import LOG_LEVELS
 from shared.switches import parse_switch
 from shared.workspace import Workspace

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from helpers.history import history_store
 from helpers.indexer_process import start_indexer
 from helpers.llm_stub import LLMStub, running_llm_stub, say
 
@@ -105,12 +106,15 @@ def test_refusals(ws: Path, capsys: pytest.CaptureFixture, extra: list[str], mes
     assert not (ws / ".indexer/maintenance-state.json").exists()
 
 
-def test_with_a_server_running_the_write_keeps_its_reason_in_history(
+def test_with_a_server_running_the_write_is_recorded_as_the_scheduler_records_it(
     ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
 ) -> None:
     """The server owns history: the write was made beside it and recorded, when the
-    watcher saw it, as an outside edit (actor external, no reason). It goes through the
-    server now, with ``maintenance:user_profile`` (SPEC: a replace is a normal write)."""
+    watcher saw it, as an outside edit (actor external, no reason); then through its
+    REST write, as a tool's. It goes through the server as the maintenance job's now
+    (SPEC: ``maintenance:<task>``), as the server's scheduler and a run with no server
+    record it."""
+    job = ("job:maintenance", "maintenance:user_profile")
     server = start_indexer(ws, env={"INDEXER_SUMMARIES": "0"})
     try:
         stub.run([REPLACE])
@@ -119,7 +123,7 @@ def test_with_a_server_running_the_write_keeps_its_reason_in_history(
         assert capsys.readouterr().out == "en user_profile: replace (new habit)\n"
         with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:
             newest = http.get("/en/history/USER.md").json()["versions"][0]
-        assert newest["reason"] == "maintenance:user_profile", newest
+        assert (newest["actor"], newest["reason"]) == job, newest
         assert (ws / "memory/languages/en/vault/USER.md").read_text().endswith("# U\n\n- A.\n")
         # The status beside a server says whose settings it shows (a service's own
         # environment is not this shell's: "model: none" misled).
@@ -127,6 +131,12 @@ def test_with_a_server_running_the_write_keeps_its_reason_in_history(
         assert "the running indexer's own may differ" in capsys.readouterr().out
     finally:
         server.stop()
+    again = {"action": "replace", "reason": "newer habit", "content": "# U\n\n- B.\n"}
+    stub.run([say(json.dumps(again))])
+    assert main([*args, *model_flags(stub), "--force"]) == 0  # (no server: written here)
+    with history_store(ws) as store:
+        alone = store.versions("en", "USER.md", 1)[0]
+        assert (alone.actor, alone.reason) == job and store.content(alone).endswith(b"- B.\n")
     assert main(["maintain", "--workspace", str(ws), "--status"]) == 0
     assert "may differ" not in capsys.readouterr().out
     assert main(["maintain", "--workspace", str(ws), "--status", "--lang", "fr"]) == 1

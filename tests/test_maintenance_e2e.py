@@ -75,6 +75,9 @@ async def test_an_event_becomes_user_md_and_comes_back_through_recall(
             "/api/v1/en/recall", json={"query": "what should I drink?", "budget_tokens": 400}
         )
     assert response.status_code == 200 and response.json() == recalled
+    with httpx2.Client(base_url=base) as http:
+        written = http.get("/api/v1/en/history/USER.md").json()["versions"][-1]
+    assert (written["actor"], written["reason"]) == ("job:maintenance", "maintenance:user_profile")
 
     command = ["maintain", "--workspace", str(daemon.workspace), "--status", "--json"]
     status = subprocess.run(

@@ -13,13 +13,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 from typing import Any
 
 from indexer.cli import add_background_options, resolve_workspace
 from indexer.index.abstract import one_line
-from indexer.jobs.maintenance import TASKS, Maintenance, Outcome
+from indexer.jobs.maintenance import Maintenance, Outcome
+from indexer.jobs.maintenance_tasks import TASKS
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import ConfigError, NotFoundError
@@ -96,35 +98,16 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     return 1 if any(o.action == "error" for o in outcomes) else 0
 
 
-class _WritesThroughServer(Vault):
-    """The vaults, read here; written through the running server, which owns the
-    history store and records each write with its reason (``maintenance:<task>``)."""
-
-    def write(
-        self,
-        lang: str,
-        path: str,
-        content: str,
-        encoding: str = "utf-8",
-        if_match: str | None = None,
-        reason: str | None = None,
-        *,
-        actor: str = "tool",
-    ) -> dict:
-        from indexer.cli.remote import write_on_server
-
-        workspace = self.sandbox.workspace
-        return write_on_server(workspace, lang, path, content, if_match, reason or "")
-
-
 def _build(settings: Any, *, served: bool | None = None) -> Maintenance:
     """A Maintenance over the vaults, with the index read-only (for the model's search).
 
     With no server running, its writes are recorded in history here; a running server
-    owns the history store, so they go through it (its REST API). ``served``: whether a
-    server runs, when the caller knows (it holds the workspace lock otherwise).
+    owns the history store, so they go through it (``remote.maintenance_on_server``),
+    recorded there as its own scheduler's. ``served``: whether a server runs, when the
+    caller knows (it holds the workspace lock otherwise).
     """
     from indexer.cli.index import server_holds_lock
+    from indexer.cli.remote import maintenance_on_server
     from indexer.daemon import build_maintenance, build_vault, open_history
     from indexer.index.service import NoteIndex
     from indexer.jobs.llm import JobModel
@@ -138,11 +121,10 @@ def _build(settings: Any, *, served: bool | None = None) -> Maintenance:
         index = None
     model = JobModel(settings.model) if settings.model is not None else None
     if served if served is not None else server_holds_lock(settings.workspace):
-        sandbox = Sandbox(settings.workspace)
-        vault: Vault = _WritesThroughServer(sandbox, max_file_bytes=settings.max_file_bytes)
-    else:
-        vault = build_vault(settings, open_history(settings))
-    return build_maintenance(settings, vault, index, model)
+        vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
+        write = functools.partial(maintenance_on_server, settings.workspace)
+        return build_maintenance(settings, vault, index, model, write=write)
+    return build_maintenance(settings, build_vault(settings, open_history(settings)), index, model)
 
 
 async def _run(

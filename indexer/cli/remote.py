@@ -1,7 +1,7 @@
 """Asking the running indexer instead of using its files: ``indexer search`` while a
 server holds the workspace, the writes of ``indexer maintain`` and the pass of ``indexer
-summarize`` (the server owns the history store: a write through it is recorded with its
-reason, not as an outside edit, and its own summaries pass never runs beside another).
+summarize`` (the server owns the history store: a write through it is recorded as its own
+job's, not as an outside edit, and its own summaries pass never runs beside another).
 
 The server indexes a note's appends in the background and before any read of its own,
 so the index file can lag behind what the server has answered (at least 0.2 s, at most
@@ -63,19 +63,20 @@ def search_on_server(
     return answer if isinstance(answer, dict) and "results" in answer else None
 
 
-def write_on_server(
-    workspace: Workspace, lang: str, path: str, content: str, if_match: str | None, reason: str
+def maintenance_on_server(
+    workspace: Workspace, lang: str, task: str, content: str, if_match: str | None
 ) -> dict:
-    """``write`` through the running server's REST API; its refusal as the typed
-    ``VaultError`` it names, ``IndexerOfflineError`` when it does not answer."""
-    body = {"content": content, "if_match": if_match, "reason": reason}
-    route = f"/{quote(lang, safe='')}/notes/{quote(path)}"
-    return _send(workspace, "PUT", route, body, TIMEOUT_SECONDS, "write", "nothing written")
+    """A maintenance task's replace written by the running server, recorded there as
+    its own scheduler's would be (``maintenance_tasks.write_output``); its refusal as
+    the typed ``VaultError`` it names, ``IndexerOfflineError`` when it does not answer."""
+    body = {"task": task, "content": content, "if_match": if_match}
+    route = f"/{quote(lang, safe='')}/maintenance"
+    return _send(workspace, "POST", route, body, TIMEOUT_SECONDS, "write", "nothing written")
 
 
 def summarize_on_server(workspace: Workspace, lang: str | None, force: bool) -> dict:
     """A summaries pass run by the running server (its writes recorded as its job's),
-    what it did as the pass's counts; refusals as for ``write_on_server`` (``not_found``:
+    what it did as the pass's counts; refusals as for ``maintenance_on_server`` (``not_found``:
     its summaries are off)."""
     body = {"lang": lang, "force": force}
     return _send(workspace, "POST", "/summarize", body, PASS_TIMEOUT_SECONDS, "pass", "")

@@ -13,8 +13,9 @@ the bounded read-only tool loop (``model_tools``) and takes its final answer onl
 is exactly ``{"action": "none", "reason"}`` or ``{"action": "replace", "reason",
 "content"}``; anything else is an error and nothing is written. A replace is a normal
 note write (frontmatter normalized, ``id``/``created`` kept, the index told) with
-``reason="maintenance:<task>"``, guarded by the etag read when the prompt was built;
-a credential the model wrote into it is redacted first (``secrets``).
+``reason="maintenance:<task>"`` (``maintenance_tasks``: the same wherever it runs),
+guarded by the etag read when the prompt was built; a credential the model wrote into it
+is redacted first (``secrets``).
 A failed run leaves ``last_success``/``last_digest`` as they were, so it is retried
 when next due. What happened is recorded in ``maintenance_state``.
 """
@@ -22,6 +23,7 @@ when next due. What happened is recorded in ``maintenance_state``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -43,6 +45,7 @@ from indexer.jobs.maintenance_output import (
     without_summary_keys,
 )
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
+from indexer.jobs.maintenance_tasks import TASKS, OutputWriter, write_output
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
@@ -60,19 +63,6 @@ log = logging.getLogger("indexer.jobs")
 Clock = Callable[[], datetime]
 MAX_REASON_CHARS = 500
 MAX_ERROR_CHARS = 500
-
-
-@dataclass(frozen=True)
-class Task:
-    name: str
-    output: str  # at the vault root
-    env: str  # the setting that enables it
-
-
-TASKS: dict[str, Task] = {
-    "user_profile": Task("user_profile", "USER.md", "INDEXER_MAINTENANCE_USER_PROFILE"),
-    "project_review": Task("project_review", "PROJECT.md", "INDEXER_MAINTENANCE_PROJECT_REVIEW"),
-}
 
 
 @dataclass(frozen=True)
@@ -165,8 +155,12 @@ class Maintenance:
         model: JobModel | None,
         prompts_dir: Path,
         clock: Clock | None = None,
+        write: OutputWriter | None = None,
     ) -> None:
+        """``write``: how a replace is written (``maintenance_tasks``), through the
+        running server when ``indexer maintain`` runs beside it; else through ``vault``."""
         self.settings = settings
+        self.write: OutputWriter = write or functools.partial(write_output, vault)
         self.state = state
         self.vault = vault
         self.index = index
@@ -346,15 +340,8 @@ class Maintenance:
             content = without_summary_keys(_with_kept_keys(before, written), before)
             if before is not None and _same_note(content, before):  # (the body alone, say)
                 return Answer("none", f"{answer.reason} (the answer repeated the file)")
-            await asyncio.to_thread(
-                self.vault.write,
-                lang,
-                output,
-                content,
-                if_match=current["etag"] if current else "",
-                reason=f"maintenance:{task}",
-                actor="job:maintenance",
-            )
+            etag = current["etag"] if current else ""
+            await asyncio.to_thread(self.write, lang, task, content, etag)
         return answer
 
     def prompt(self, task: str) -> str:

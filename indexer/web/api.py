@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from indexer.core import Core
+from indexer.jobs.maintenance_tasks import write_output
 from indexer.vault.sandbox import clean_relpath
 from indexer.web import openapi
 from indexer.web.auth import csrf_refusal
@@ -353,6 +354,17 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         stats = await asyncio.wrap_future(jobs.submit(asked))
         return JSONResponse(dataclasses.asdict(stats))
 
+    async def maintenance(request: Request) -> Response:
+        """A maintenance task's replace, written as the server's scheduler writes it
+        (``indexer maintain`` beside the server: the server owns history)."""
+        lang = request.path_params["lang"]
+        spec = {"task": (str, REQUIRED), "content": (str, REQUIRED), "if_match": OPTIONAL_STR}
+        body = fields(await _json_body(request, json_cap), spec)
+        if_match = _precondition(request, body["if_match"])
+        call = functools.partial(write_output, vault, lang, body["task"], body["content"], if_match)
+        result = await run_in_threadpool(call)
+        return _tool_json(result, result["etag"], 201 if result["created"] else 200)
+
     note = "/{lang}/notes/{path:path}"
     table: list[tuple[str, str, Callable[..., Any]]] = [
         ("GET", "/status", status),
@@ -372,6 +384,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         ("POST", "/{lang}/move", move),
         ("POST", "/{lang}/restore", restore),
         ("POST", "/{lang}/recall", recall),
+        ("POST", "/{lang}/maintenance", maintenance),
         ("GET", "/{lang}/search", search),
         ("GET", "/{lang}/grep", grep),
         ("GET", "/{lang}/history/{path:path}", history),

@@ -12,6 +12,7 @@ import functools
 from typing import Any
 
 import indexer
+from indexer.jobs.maintenance_tasks import TASKS
 
 LANG_PATTERN = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 ERRORS = {
@@ -153,6 +154,7 @@ SCHEMAS: dict[str, Any] = {
     "RestoreBody": _body({"path": STR, "version": VERSION}, {"if_match": NSTR, "reason": NSTR}),
     "RecallBody": _body({"query": STR}, {"budget_tokens": INT, "path": STR}),
     "SummarizeBody": _body({}, {"lang": NSTR, "force": BOOL}),
+    "MaintenanceBody": _body({"task": {"enum": sorted(TASKS)}, "content": STR}, {"if_match": NSTR}),
     "Summarized": _obj(
         {"folders": INT, "llm": INT, "fallback": INT, "skipped": INT, "removed": INT},
         {"noteless": INT, "unreadable": INT, "model_errors": INT, "seconds": NUM},
@@ -248,6 +250,12 @@ def document() -> dict:
         "move": ("move (tool `move`; needs history)", "MoveBody", "Moved"),
         "restore": ("restore (tool `restore`; needs history)", "RestoreBody", "Restored"),
         "recall": ("recall (tool `recall`)", "RecallBody", "Recall"),
+        "maintenance": (
+            "a maintenance task's USER.md/PROJECT.md, recorded as the server's own job's"
+            " (`indexer maintain` beside it)",
+            "MaintenanceBody",
+            "Written",
+        ),
     }
     paths: dict[str, Any] = {
         "/status": {
