@@ -407,8 +407,11 @@ def document() -> dict:
         },
     }
     for name, (summary, body, result) in posts.items():
+        answers = {"200": (result, "")}
+        if name == "maintenance":  # (a write: its file created, or replaced)
+            answers = {"200": (result, "replaced"), "201": (result, "created")}
         paths[f"/{{lang}}/{name}"] = {
-            "post": _op(summary, [LANG], {"200": (result, "")}, WRITE_ERRORS, _json(body))
+            "post": _op(summary, [LANG], answers, WRITE_ERRORS, _json(body))
         }
     return {
         "openapi": "3.1.0",
