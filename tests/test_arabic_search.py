@@ -81,3 +81,35 @@ def test_only_arabic_words_of_three_letters_or_more_take_the_article() -> None:
         assert with_article(word) == ()
     assert parse_query("data").match == '"data"'
     assert parse_query("بيانات").match.startswith('("بيانات" OR "البيانات"')
+
+
+def test_a_question_finds_the_word_with_the_article_or_without() -> None:
+    from indexer.jobs.keywords import extract_keywords
+
+    assert extract_keywords("ماذا قررنا بشأن البيانات؟") == ["قررنا", "بيانات"]
+    assert extract_keywords("متى ترحيل قاعدة البيانات والنسخ الاحتياطي؟") == [
+        "ترحيل",
+        "قاعدة",
+        "بيانات",
+        "نسخ",
+        "احتياطي",
+    ]
+
+
+def test_recall_quotes_a_note_that_says_the_word_without_the_article(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    from indexer.jobs.recall import Recall
+    from indexer.vault.sandbox import Sandbox
+    from indexer.vault.vault import Vault
+
+    root = ws.vault_dir("ar")
+    root.mkdir(parents=True)
+    filler = "".join(f"فقرة {n} عن موضوع آخر تماما.\n\n" for n in range(30))
+    (root / "plan.md").write_text(f"# خطة\n\n{filler}نقل بيانات العملاء يوم الأحد.\n")
+    (root / "other.md").write_text("# أخرى\n\nلا شيء هنا عن ذلك.\n")
+    index.reconcile()
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    result = recall.recall("ar", "ماذا قررنا بشأن البيانات؟", 400)
+    assert [s["path"] for s in result["sources"] if s["layer"] == "on_demand"] == ["plan.md"]
+    assert "> … نقل بيانات العملاء يوم الأحد." in result["block"]  # (quoted where it is)

@@ -26,3 +26,15 @@ def with_article(word: str) -> tuple[str, ...]:
     if _ARABIC_WORD.fullmatch(word) is None or word.startswith(("ال", "لل")):
         return ()
     return tuple(form + word for form in ARTICLE_FORMS)
+
+
+def without_article(word: str) -> str:
+    """``word`` without the article joined to it (``والبيانات``: ``بيانات``), when three
+    Arabic letters or more are left; else ``word``. For a question in natural language
+    (recall): the notes may say the word with the article or without, and its bare form
+    finds both (``with_article``)."""
+    for form in sorted(ARTICLE_FORMS, key=len, reverse=True):
+        rest = word[len(form) :]
+        if word.startswith(form) and _ARABIC_WORD.fullmatch(rest) is not None:
+            return rest
+    return word

@@ -4,14 +4,14 @@
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
 are common stop words (English, French, German, Spanish, Portuguese, Italian, Dutch,
-Korean particles stripped), unless written in capitals (an acronym: ``AI``). Scripts
-written without spaces reuse the index's text machinery (``indexer.index.text``): a
-Chinese or Japanese run is cut at stop characters (Chinese function words, Japanese
-hiragana, which mostly spells particles and endings), and each remaining piece of two
-or more characters becomes a keyword together with its bigrams (the index's own unit,
-so a partial match still ranks), a Han character alone one of its own unless it is
-mostly grammar; a Thai, Lao, Khmer or Myanmar chunk becomes a keyword, with its
-4-character windows when it is long.
+Arabic, its article taken off; Korean particles stripped), unless written in capitals
+(an acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
+(``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
+function words, Japanese hiragana, which mostly spells particles and endings), and each
+remaining piece of two or more characters becomes a keyword together with its bigrams
+(the index's own unit, so a partial match still ranks), a Han character alone one of its
+own unless it is mostly grammar; a Thai, Lao, Khmer or Myanmar chunk becomes a keyword,
+with its 4-character windows when it is long.
 "Quoted phrases" are kept as phrases.
 """
 
@@ -21,6 +21,7 @@ import re
 
 import re2
 
+from indexer.index.arabic_article import without_article
 from indexer.index.text import CJK_ONLY_RUN, SPACELESS_RUN
 from shared.graphemes import continues
 from shared.reader_folds import FORMAT_RANGES
@@ -64,7 +65,13 @@ _STOP_NL = """de het een en of maar dat die wie wat hoe waar wanneer waarom ik j
 zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn waren ben bent heb
 hebt heeft hadden met van voor in op aan bij uit naar over niet geen ook nog wel al zo
 als dan""".split()
-STOP_WORDS = frozenset(_STOP_EN + _STOP_FR + _STOP_DE + _STOP_ES + _STOP_PT + _STOP_IT + _STOP_NL)
+# Arabic question words, pronouns and particles (the article is taken off first)
+_STOP_AR = """ما ماذا متى كيف أين اين لماذا هل من في على إلى الى عن مع هذا هذه ذلك تلك التي
+الذي الذين قد لقد كان كانت يكون بشأن حول نحن أنا انا أنت انت هو هي هم لنا لي لك به بها
+كل بعض أو او ثم لكن لا لم لن إن ان أن بين عند قبل بعد منذ أي اي قلنا قال قالت""".split()
+STOP_WORDS = frozenset(
+    _STOP_EN + _STOP_FR + _STOP_DE + _STOP_ES + _STOP_PT + _STOP_IT + _STOP_NL + _STOP_AR
+)
 # Chinese function words and question words (longest first when cutting). Single
 # characters only when they are nearly always function words (有, 不, 地... also start
 # content words, so they stay).
@@ -156,6 +163,7 @@ def _words(text: str, shouted: bool) -> list[str]:
         acronym = not shouted and written.isupper()
         if len(word) < 2 or (word in STOP_WORDS and not acronym):
             continue
+        word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
             word = tail if len(head) <= 2 and len(tail) > len(head) else head
