@@ -241,8 +241,8 @@ def _split_at_blanks(lines: list[str]) -> Iterator[list[str]]:
 
 # A note up to this size that recurs unchanged (USER.md, PROJECT.md, the recent notes,
 # quoted at every turn) is split and rendered once: ``known``
-_KNOWN_BODY_CHARS = 1 << 16
-_KNOWN_SOURCES = 256
+_KNOWN_BODY_CHARS = 1 << 15
+_KNOWN_SOURCES = 64  # (a few MB at most: a dozen a vault and folder)
 
 
 def known(source: Source) -> Source:
