@@ -4,14 +4,15 @@
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
 are common stop words (English, French, German, Spanish, Portuguese, Italian, Dutch,
-Arabic, its article taken off; Korean particles stripped), unless written in capitals
-(an acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
-(``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
-function words, Japanese hiragana, which mostly spells particles and endings), and each
-remaining piece of two or more characters becomes a keyword together with its bigrams
-(the index's own unit, so a partial match still ranks), a Han character alone one of its
-own unless it is mostly grammar; a Thai, Lao, Khmer or Myanmar chunk becomes a keyword,
-with its 4-character windows when it is long.
+Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic, its article taken off; Korean
+particles stripped), unless written in capitals (an acronym: ``AI``). Scripts written
+without spaces reuse the index's text machinery (``indexer.index.text``): a Chinese or
+Japanese run is cut at stop characters (Chinese function words, Japanese hiragana, which
+mostly spells particles and endings), and each remaining piece of two or more characters
+becomes a keyword together with its bigrams (the index's own unit, so a partial match
+still ranks), a Han character alone one of its own unless it is mostly grammar; a Thai,
+Lao, Khmer or Myanmar chunk becomes a keyword, with its 4-character windows when it is
+long.
 "Quoted phrases" are kept as phrases.
 """
 
@@ -69,9 +70,25 @@ als dan""".split()
 _STOP_AR = """ما ماذا متى كيف أين اين لماذا هل من في على إلى الى عن مع هذا هذه ذلك تلك التي
 الذي الذين قد لقد كان كانت يكون بشأن حول نحن أنا انا أنت انت هو هي هم لنا لي لك به بها
 كل بعض أو او ثم لكن لا لم لن إن ان أن بين عند قبل بعد منذ أي اي قلنا قال قالت""".split()
+# Russian and Ukrainian, Hebrew, Persian, Hindi: question words, pronouns, particles (the
+# words of these scripts never spell a name in another language's list)
+_STOP_RU = """что чего чем как когда где куда откуда почему зачем кто кого кому какой какая
+какие каком это этот эта эти тот та те то и а но или да нет не ни в во на с со к ко по о
+об от до из за для при про у же ли бы был была были было быть есть мы вы я ты он она оно
+они нас вас нам вам мне меня тебе него нее неё них ему ей им наш ваш мой твой его её их
+свой так там тут уже еще ещё очень все всё весь вся сказал сказала говорили скажи
+напомни помнишь насчет насчёт про що як коли де чому хто який яка які це цей ця ці та й і
+але або ні на з із до від для при про ми ви ти він вона воно вони нам вам мені його її
+наш ваш мій твій так вже ще дуже все щодо""".split()
+_STOP_HE = """מה מי מתי איך איפה למה האם של את על עם אל זה זאת זו אלה הוא היא הם הן אני
+אתה את אנחנו אתם לי לך לנו לו לה כי אם גם רק כל לא כן יש אין היה היתה היו לגבי אודות""".split()
+_STOP_FA = """چه چی چرا کی کجا چطور آیا که را از به در با برای این آن ما من تو او شما آنها
+ایشان است هست بود بودند شد می نمی هم یا اما ولی تا درباره مورد""".split()
+_STOP_HI = """क्या कब कहाँ कहां क्यों कैसे कौन है हैं था थी थे हो के की का को में से पर और
+या लेकिन यह वह ये वे हम मैं तुम आप उस इस उन इन हमने मैंने ने भी तो ही नहीं बारे किया कि""".split()
 STOP_WORDS = frozenset(
     _STOP_EN + _STOP_FR + _STOP_DE + _STOP_ES + _STOP_PT + _STOP_IT + _STOP_NL + _STOP_AR
-)
+) | frozenset(_STOP_RU + _STOP_HE + _STOP_FA + _STOP_HI)
 # Chinese function words and question words (longest first when cutting). Single
 # characters only when they are nearly always function words (有, 不, 地... also start
 # content words, so they stay).
