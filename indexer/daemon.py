@@ -58,7 +58,7 @@ from indexer.vault.sandbox import Sandbox
 from indexer.vault.tempfiles import remove_orphan_temp_files, remove_temp_files_of
 from indexer.vault.vault import Vault
 from indexer.web.app import build_app
-from indexer.web.connections import BACKLOG, guarded_protocol
+from indexer.web.connections import BACKLOG, MAX_HEAD_BYTES, guarded_protocol
 from indexer.workspace_lock import workspace_lock
 from shared.errors import HistoryStoreError, IndexSchemaError, StartupError
 from shared.workspace import Workspace
@@ -372,6 +372,7 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
         lifespan="on",
         timeout_graceful_shutdown=2,
         access_log=False,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,  # (h11's own: 16 KiB)
     )
 
 

@@ -460,3 +460,17 @@ def test_clients_that_never_take_their_answers_are_cut_off(tmp_path: Path) -> No
         finally:
             for sock in stuck:
                 sock.close()
+
+
+@pytest.mark.parametrize("size", [170_000, 1_000_000])
+def test_a_request_line_past_the_limit_is_answered_and_the_server_serves_on(
+    server: RunningIndexer, size: int
+) -> None:
+    """A query string of 170 KB reset the connection (h11 refused it, and the close with
+    the request's rest unread sent the client a reset before the answer)."""
+    for _ in range(3):  # (TCP cuts the request differently from one try to the next)
+        status, answer = rest(server, "GET", "/api/v1/en/search?q=" + "word+" * (size // 5))
+        assert status == 400 and answer["error"]["code"] == "invalid_argument"
+        assert "under 64 KiB" in answer["error"]["message"]
+    assert rest(server, "GET", "/api/v1/en/search?q=cats")[0] == 200
+    assert health(server)

@@ -48,6 +48,24 @@ BUSY = (
     + _BUSY_BODY
 )
 TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+# A request h11 cannot read: malformed, or its line and headers longer than this (a
+# query string of 10 KB, search's limit, is 30 KB percent-encoded)
+MAX_HEAD_BYTES = 64 * 1024
+_UNREADABLE_BODY = (
+    b'{"error": {"code": "invalid_argument", "message": "the request could not be read:'
+    b" its line and headers must be well formed and under 64 KiB (a query string too"
+    b' long? send the query in a POST body)"}}'
+)
+UNREADABLE = (
+    b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n"
+    + f"content-length: {len(_UNREADABLE_BODY)}\r\n\r\n".encode()
+    + _UNREADABLE_BODY
+)
+# After that answer, what the client still sends is read and dropped for this long (or
+# this much) before the connection closes: closed with a request's rest unread, the
+# kernel resets it and the client never reads the answer
+DRAIN_SECONDS = 2.0
+DRAIN_BYTES = 16 << 20
 # asyncio accepts up to ``backlog`` connections in one go before any is refused, and a
 # refused or dropped connection's descriptor is freed a loop turn later: the cap leaves
 # room for two such bursts plus the vaults, the index and the process itself.
@@ -95,6 +113,7 @@ class _GuardedH11Protocol(H11Protocol):
         self._last_data = 0.0
         self._body_since = 0.0
         self._unread: asyncio.TimerHandle | None = None
+        self._drained: int | None = None  # bytes dropped after an unreadable request
 
     # -- uvicorn's protocol interface ------------------------------------------------------
 
@@ -111,6 +130,11 @@ class _GuardedH11Protocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
+            return
+        if self._drained is not None:  # (the rest of a request that could not be read)
+            self._drained += len(data)
+            if self._drained > DRAIN_BYTES:
+                self.transport.abort()
             return
         self._last_data = time.monotonic()
         super().data_received(data)
@@ -136,6 +160,18 @@ class _GuardedH11Protocol(H11Protocol):
     def resume_writing(self) -> None:
         self._answer_taken()
         super().resume_writing()
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot read: uvicorn answered in plain text and closed at once,
+        so a long request's unread rest made the kernel reset the connection and the
+        client saw no answer (a 160 KB query string). A JSON 400, then the rest drained
+        for a moment before the connection closes (uvicorn has logged ``msg``)."""
+        self.transport.write(UNREADABLE)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self._disarm()
+        self._drained = 0
+        self._timer = self.loop.call_later(DRAIN_SECONDS, self.transport.close)
 
     def timeout_keep_alive_handler(self) -> None:
         if self.transport.get_write_buffer_size():
