@@ -264,6 +264,8 @@ def test_snippets_and_grep_lines_are_cut_between_characters_as_seen() -> None:
             line = _trimmed(filler * count * 4)
             assert len(line) <= MAX_LINE_CHARS
             assert filler != flags or len(line) % 2 == 0
+    # one character as seen longer than the cut: cut inside it, not shown as ""
+    assert _trimmed("e" + "\u0301" * 50_000 + " tail") == "e" + "\u0301" * (MAX_LINE_CHARS - 1)
 
 
 def test_every_format_character_and_selector_is_dropped() -> None:

@@ -442,7 +442,9 @@ class TimeUp(Exception):
 
 def _trimmed(line: str) -> str:
     """A matching line as grep shows it: its first ``MAX_LINE_CHARS`` characters, cut
-    where a character as seen ends (not between a flag's halves or a letter's marks)."""
+    where a character as seen ends (not between a flag's halves or a letter's marks);
+    a first character longer than that (a letter with 50,000 marks) is cut inside (it
+    showed as ``""``)."""
     if len(line) <= MAX_LINE_CHARS:
         return line
-    return line[: character_start(line, MAX_LINE_CHARS)]
+    return line[: character_start(line, MAX_LINE_CHARS) or MAX_LINE_CHARS]
