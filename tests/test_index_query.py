@@ -121,6 +121,14 @@ def test_unsearchable_queries_are_invalid_argument(query: str) -> None:
         parse_query(query)
 
 
+@pytest.mark.parametrize("query", ["🐍", "❤️ 👩\u200d💻", "!!!", "→"])
+def test_a_query_of_emoji_or_symbols_is_told_that_grep_finds_them(query: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="no searchable words") as refused:
+        parse_query(query)
+    assert "emoji, symbols and punctuation are not searched as words: grep" in str(refused.value)
+    assert repr(query) in str(refused.value)
+
+
 def test_non_string_query_is_invalid_argument() -> None:
     with pytest.raises(InvalidArgumentError):
         parse_query(None)

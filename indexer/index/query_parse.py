@@ -39,6 +39,7 @@ MIN_PREFIX_CHARS = 3  # characters of the word before a ``*`` (see the module)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # a quoted phrase (``-`` before it, at a word's start: left out), or a run of anything else
 _QUERY_PART = re.compile(r'(?:(?<!\S)(-))?"([^"]*)"?|([^\s"]+)')
+_SYMBOL = re.compile(r"[^\w\s\-\"*]")  # (what the query holds beside words)
 LEFT_OUT = re.compile(r"-(?=[^\W\d_])")  # ``-word``: not ``--flag``, ``-5`` or ``-``
 # What joins a clitic or an ending to its word (``it's``, ``don’t``, Hebrew ``ארה״ב``): a
 # prefix whose last part after one is short is that word, its ``*`` ignored (a contraction
@@ -102,9 +103,7 @@ def parse_query(query: object) -> ParsedQuery:
     groups = _alternatives(_nots(parts))
     terms = list(dict.fromkeys(t for group in groups for t in group if not t.left_out))
     if not any(groups):
-        raise InvalidArgumentError(
-            "the query has no searchable words (give words or a quoted phrase)"
-        )
+        raise InvalidArgumentError(_nothing_searchable(query))
     if any(all(t.left_out for t in group) for group in groups):
         raise InvalidArgumentError(
             "the query only leaves words out: give a word or phrase to find beside them"
@@ -115,6 +114,18 @@ def parse_query(query: object) -> ParsedQuery:
     if len(matches) == 1:
         return ParsedQuery(matches[0], _with_spellings(terms))
     return ParsedQuery(" OR ".join(f"({m})" for m in matches), _with_spellings(terms))
+
+
+def _nothing_searchable(query: str) -> str:
+    """Why a query found no word to search, and what finds what it holds: emoji,
+    symbols and punctuation are word breaks to the index, but ``grep`` reads them."""
+    message = "the query has no searchable words (give words or a quoted phrase)"
+    if _SYMBOL.search(query):
+        shown = " ".join(query.split())[:40]
+        message += (
+            f"; emoji, symbols and punctuation are not searched as words: grep {shown!r} finds them"
+        )
+    return message
 
 
 def _nots(parts: list[Term | None]) -> list[Term | None]:
