@@ -240,6 +240,7 @@ def test_move_of_a_big_text_file_moves_it_as_it_is(vault: Vault) -> None:
         "path": "in/big.txt",
         "new_path": "out/deeper/big.log.txt",
         "etag": etag_of(BIG),
+        "relinked": [],
     }
     before["out/deeper/big.log.txt"] = before.pop("in/big.txt")
     assert files(vault) == before

@@ -333,3 +333,18 @@ def test_index_from_a_newer_version_is_refused_clearly(workspace: Path) -> None:
     log = proc.log_path.read_text()  # type: ignore[attr-defined]
     assert "999" in log and "Traceback" not in log
     assert not (workspace / "indexer.mcp.url").exists()
+
+
+async def test_a_move_over_http_relinks_the_notes_that_link_to_it(
+    indexer_server: RunningIndexer,
+) -> None:
+    async with indexer_server.client() as c:
+        await data(c, "write", lang="en", path="items/plan.md", content="# Plan\n")
+        see = "# See\n\n[the plan](../items/plan.md) and [[items/plan|Plan]]\n"
+        await data(c, "write", lang="en", path="notes/see.md", content=see)
+        moved = await data(c, "move", lang="en", path="items/plan.md", new_path="done/plan.md")
+        assert moved["relinked"] == ["notes/see.md"]
+        text = (vault(indexer_server.workspace) / "notes/see.md").read_text()
+        assert "[the plan](../done/plan.md) and [[done/plan|Plan]]" in text
+        found = await data(c, "grep", lang="en", pattern="done/plan", fixed=True)
+        assert [m["path"] for m in found["matches"]] == ["notes/see.md"]

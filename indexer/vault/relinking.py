@@ -29,14 +29,14 @@ def relinked(
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    listings = _Listings(vault, old.lang)
+    listings = Listings(vault, old.lang)
     rewritten = rewrite_links(
         text, old.rel, new.rel, relocate, moving.__contains__, listings.exists, listings.found
     )
     return rewritten.encode("utf-8")
 
 
-class _Listings:
+class Listings:
     """Whether a file or folder is at a vault path, told by its folder's listing, each
     folder listed once: a note of 70,000 distinct links naming nothing took 6.8 s to
     move (a walk to each path's folder, twice a link), its files locked meanwhile."""

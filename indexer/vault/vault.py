@@ -39,6 +39,7 @@ from indexer.vault import (
     reading,
     timeline,
 )
+from indexer.vault.backlinks import relink_after_move
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import APPENDABLE, WRITABLE
 from indexer.vault.digests import Digests
@@ -381,8 +382,11 @@ class Vault:
         *,
         actor: str = "tool",
     ) -> dict:
-        """Move a file (a note with its .assets/ folder and links) or a folder."""
-        return moves.move(self, lang, path, new_path, if_match, reason, actor)
+        """Move a file (a note with its .assets/ folder and links) or a folder; the links
+        to them in other notes follow (``backlinks``)."""
+        moved = moves.move(self, lang, path, new_path, if_match, reason, actor)
+        moved["relinked"] = relink_after_move(self, lang, moved, reason, actor)
+        return moved
 
     def undo(self, lang: str, entry_id: str, dry_run: bool = False) -> dict:
         """Put back every file an entry's writes changed, all or nothing."""

@@ -57,7 +57,7 @@ async def test_history_tools_round_trip(client: Client) -> None:
     back = await call(client, "restore", lang="en", path="a.md", version=1, reason="undo it")
     assert back == {"path": "a.md", "etag": first["etag"], "version": 3, "restored_from": 1}
     moved = await call(client, "move", lang="en", path="a.md", new_path="b/a.md")
-    assert moved == {"path": "a.md", "new_path": "b/a.md", "etag": first["etag"]}
+    assert moved == {"path": "a.md", "new_path": "b/a.md", "etag": first["etag"], "relinked": []}
     await call(client, "delete", lang="en", path="b/a.md", reason="gone")
     await call(client, "write", lang="en", path="c.md", content="# C\n", reason="entry:e9 C")
     undone = await call(client, "undo", lang="en", entry_id="e9")

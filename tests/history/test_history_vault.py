@@ -373,6 +373,7 @@ def test_a_note_moves_with_its_images_and_links(vault: Vault) -> None:
         "path": "items/go.md",
         "new_path": "archive/verbs/went.md",
         "etag": etag_of(new.encode()),
+        "relinked": [],
     }
     assert (root(vault) / "archive/verbs/went.md.assets/went.png").read_bytes() == PNG
     assert not (root(vault) / "items/go.md").exists()

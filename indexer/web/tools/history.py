@@ -53,7 +53,8 @@ def register(tools: Registrar, core: Core) -> None:
         reason: Reason = None,
     ) -> dict:
         """Move a note (its .assets/ folder follows, its relative links are rewritten), an
-        image, or a whole folder, inside the vault; conflict if new_path exists."""
+        image, or a whole folder, inside the vault; conflict if new_path exists. Links
+        to what moved in other notes follow (their paths: `relinked`)."""
         return vault.move(lang, path, new_path, if_match, reason)
 
     @tools.tool(annotations={"destructiveHint": True})
