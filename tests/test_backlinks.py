@@ -41,6 +41,14 @@ def put(vault: Vault, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def seen(vault: Vault) -> None:
+    """The index has seen what other programs wrote (the server's watcher tells it within
+    a moment)."""
+    index = vault.index_sync
+    assert isinstance(index, NoteIndex)
+    index.reconcile()
+
+
 def test_links_in_other_notes_name_the_moved_note_and_its_images(vault: Vault) -> None:
     vault.write("en", "items/cat.md", "# Cat\n\n![p](cat.md.assets/p.png)\n")
     put(vault, "items/cat.md.assets/p.png", "png")
@@ -53,6 +61,7 @@ def test_links_in_other_notes_name_the_moved_note_and_its_images(vault: Vault) -
     put(vault, "notes/about.md", about)
     put(vault, "notes/elsewhere.md", "[a cat](../other/cat.md)\n")
     put(vault, "other/cat.md", "# Another cat\n")
+    seen(vault)
     moved = vault.move("en", "items/cat.md", "animals/cat.md")
     assert moved["relinked"] == ["notes/about.md"]
     expected = (
@@ -70,6 +79,7 @@ def test_a_folder_move_and_names_in_any_script(vault: Vault) -> None:
     vault.write("en", "items/dog.md", "# Dog\n")
     put(vault, "index.md", "[m](items/%E7%8C%AB%20%E7%AC%94%E8%AE%B0.md) [[items/dog]]\n")
     put(vault, "notes/n.md", "[[items/猫 笔记|猫]] and [d](../items/dog.md)\n")
+    seen(vault)
     moved = vault.move("en", "items", "pets")
     assert moved["relinked"] == ["index.md", "notes/n.md"]
     assert (vault_dir(vault) / "index.md").read_text() == (
@@ -103,3 +113,11 @@ def test_a_name_too_short_to_look_for_is_left_and_said(
     assert moved["relinked"] == []
     assert "(../items/ab.md)" in (vault_dir(vault) / "notes/n.md").read_text()
     assert "its name is too short" in caplog.text
+
+
+def test_without_an_index_the_notes_are_found_by_reading_them(tmp_path: Path) -> None:
+    with vault_with_history(tmp_path, 1 << 20) as bare:  # (no index: grep reads every note)
+        bare.write("en", "items/plan.md", "# Plan\n")
+        put(bare, "notes/see.md", "[plan](../items/plan.md)\n")
+        assert bare.move("en", "items/plan.md", "done/plan.md")["relinked"] == ["notes/see.md"]
+        assert (vault_dir(bare) / "notes/see.md").read_text() == "[plan](../done/plan.md)\n"
