@@ -5,6 +5,7 @@ stays, an undo of the move's entry puts the notes back."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from helpers.history import vault_with_history
 
 from indexer.index.service import NoteIndex
+from indexer.vault import backlinks
 from indexer.vault.vault import Vault
 
 FRONT = "---\ntitle:   About   # hand-written\ntags: [a,  b]\n---\n"
@@ -121,3 +123,99 @@ def test_without_an_index_the_notes_are_found_by_reading_them(tmp_path: Path) ->
         put(bare, "notes/see.md", "[plan](../items/plan.md)\n")
         assert bare.move("en", "items/plan.md", "done/plan.md")["relinked"] == ["notes/see.md"]
         assert (vault_dir(bare) / "notes/see.md").read_text() == "[plan](../done/plan.md)\n"
+
+
+def test_a_read_only_or_hard_linked_note_is_left_and_answered_as_skipped(vault: Vault) -> None:
+    vault.write("en", "items/plan.md", "# Plan\n")
+    put(vault, "notes/locked.md", "[plan](../items/plan.md)\n")
+    put(vault, "notes/linked.md", "[plan](../items/plan.md) too\n")
+    put(vault, "notes/open.md", "[plan](../items/plan.md) as well\n")
+    folder = vault_dir(vault)
+    (folder / "notes/locked.md").chmod(0o444)
+    os.link(folder / "notes/linked.md", tmp_link := folder.parent / "linked-elsewhere.md")
+    seen(vault)
+    before = {rel: (folder / rel).read_bytes() for rel in ("notes/locked.md", "notes/linked.md")}
+    moved = vault.move("en", "items/plan.md", "done/plan.md")
+    assert moved["relinked"] == ["notes/open.md"]
+    skipped = {skip["path"]: skip["error"] for skip in moved["relink_skipped"]}
+    assert set(skipped) == {"notes/locked.md", "notes/linked.md"}
+    assert "read-only" in skipped["notes/locked.md"]
+    assert "hard link" in skipped["notes/linked.md"]
+    for rel, data in before.items():
+        assert (folder / rel).read_bytes() == data
+        assert all(v["op"] != "write" for v in vault.history("en", rel)["versions"])
+    assert tmp_link.read_bytes() == before["notes/linked.md"]
+
+
+def test_a_link_by_name_follows_a_rename_that_leaves_the_name_finding_nothing(
+    vault: Vault,
+) -> None:
+    vault.write("en", "items/cat.md", "# Cat\n")
+    vault.write("en", "items/dog.md", "# Dog\n")
+    put(vault, "other/dog.md", "# Another dog\n")
+    put(vault, "notes/n.md", "[[cat]], [[cat|Kitty]], [[Cat#Fur]], [c](cat.md) and [[dog]]\n")
+    seen(vault)
+    moved = vault.move("en", "items/cat.md", "items/kitten.md")
+    assert moved["relinked"] == ["notes/n.md"]
+    assert (vault_dir(vault) / "notes/n.md").read_text() == (
+        "[[kitten]], [[kitten|Kitty]], [[kitten#Fur]], [c](kitten.md) and [[dog]]\n"
+    )
+    put(vault, "notes/d.md", "[[dog]] and [[items/dog]]\n")
+    seen(vault)
+    moved = vault.move("en", "items/dog.md", "items/puppy.md")  # ([[dog]] finds other/dog.md)
+    assert moved["relinked"] == ["notes/d.md"]
+    assert (vault_dir(vault) / "notes/d.md").read_text() == "[[dog]] and [[items/puppy]]\n"
+
+
+def test_a_new_name_held_twice_is_written_as_the_full_path(vault: Vault) -> None:
+    vault.write("en", "zoo/pets/cat.md", "# Cat\n")
+    put(vault, "elsewhere/kitten.md", "# Another kitten\n")
+    put(vault, "notes/n.md", "[[pets/cat]] and ![[cat]]\n")
+    seen(vault)
+    vault.move("en", "zoo/pets/cat.md", "zoo/pets/kitten.md")
+    assert (vault_dir(vault) / "notes/n.md").read_text() == (
+        "[[pets/kitten]] and ![[zoo/pets/kitten]]\n"
+    )
+    vault.move("en", "zoo/pets", "zoo/animals")  # (a folder's name, at a path's end)
+    assert (vault_dir(vault) / "notes/n.md").read_text() == (
+        "[[animals/kitten]] and ![[zoo/animals/kitten]]\n"
+    )
+
+
+def test_a_note_changed_between_its_read_and_its_rewrite_is_read_again(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.write("en", "items/plan.md", "# Plan\n")
+    put(vault, "notes/see.md", "[plan](../items/plan.md)\n")
+    seen(vault)
+    real = backlinks.rewrite_links
+    calls: list[str] = []
+
+    def meanwhile(text: str, *args: object) -> str:
+        """Another program saves the note while its links are rewritten, once."""
+        if not calls:
+            put(vault, "notes/see.md", text + "Added meanwhile.\n")
+        calls.append(text)
+        return real(text, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(backlinks, "rewrite_links", meanwhile)
+    assert vault.move("en", "items/plan.md", "done/plan.md")["relinked"] == ["notes/see.md"]
+    assert len(calls) == 2
+    assert (vault_dir(vault) / "notes/see.md").read_text() == (
+        "[plan](../done/plan.md)\nAdded meanwhile.\n"
+    )
+
+
+def test_the_notes_past_the_bounds_are_answered_as_skipped(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(backlinks, "MAX_NOTES", 1)
+    vault.write("en", "items/plan.md", "# Plan\n")
+    for name in ("a", "b", "c"):
+        put(vault, f"notes/{name}.md", "[plan](../items/plan.md)\n")
+    seen(vault)
+    moved = vault.move("en", "items/plan.md", "done/plan.md")
+    assert moved["relinked"] == ["notes/a.md"]
+    assert [skip["path"] for skip in moved["relink_skipped"]] == ["notes/b.md", "notes/c.md"]
+    assert "not looked at" in moved["relink_skipped"][0]["error"]
+    assert (vault_dir(vault) / "notes/c.md").read_text() == "[plan](../items/plan.md)\n"

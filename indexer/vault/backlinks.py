@@ -11,12 +11,18 @@ staying where it is), its bytes otherwise as they were (no frontmatter normaliza
 only its links change), one write each with the move's reason, so that an ``undo`` of
 the move's entry puts them back too.
 
+A link naming a file by its name or its path's end (``[[cat]]``, ``![](p.png)``, as
+Obsidian finds them) still finds it after a move that keeps the name, and is left; after
+a move that renames it, so that the name finds nothing, it names the file's new name
+(``[[kitten]]``; its full path when that name is not the only one).
+
 Best effort, bounded: a name shorter than three characters has no trigram to narrow the
 search (every note would be read: not looked for), at most ``MAX_NOTES`` notes are
 rewritten and for ``_SECONDS`` at most (a folder named ``project`` is a word many notes
-hold, each read to look at its links), a note another program changed meanwhile is left
-(each is logged). A link naming a file by its bare name (``[[cat]]``) still finds it
-after a move that keeps the name, as Obsidian reads it, and is left.
+hold, each read to look at its links). A note a write would refuse (read-only, hard
+linked, too large) is left and answered in ``relink_skipped`` with why, as are the
+notes left past the bounds; a note another program changes between its read and its
+rewrite is read again.
 """
 
 from __future__ import annotations
@@ -26,11 +32,10 @@ import time
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from indexer.vault import fsops
-from indexer.vault.history.store import Change
-from indexer.vault.links import Moving, Relocate, relocate_note, relocate_prefix, rewrite_links
+from indexer.vault.file_names import name_key
+from indexer.vault.links import relocate_note, relocate_prefix, rewrite_links
 from indexer.vault.relinking import Listings
-from shared.errors import VaultError
+from shared.errors import ConflictError, VaultError
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -38,60 +43,124 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_NOTES = 1000  # other notes rewritten after one move, at most
+MAX_SKIPPED = 100  # notes answered as skipped, at most (the rest are logged)
 _GREP_LINES = 10_000  # matching lines looked at to find them (grep's most)
 _SECONDS = 10.0  # the search for them and their rewrites, at most
 _LEAST_NAME = 3  # characters: a shorter name has no trigram
+_TRIES = 3  # reads of a note another program keeps changing meanwhile
+_PAST_BOUNDS = (
+    f"not looked at: a move rewrites the links of {MAX_NOTES} other notes at most,"
+    f" for {_SECONDS:.0f} s at most"
+)
 
 
-def relink_after_move(
-    vault: Vault, lang: str, moved: dict, reason: str | None, actor: str
-) -> list[str]:
+def relink_after_move(vault: Vault, lang: str, moved: dict, reason: str | None, actor: str) -> None:
     """After ``move`` answered ``moved`` (``path``, ``new_path``; ``files`` for a
-    folder), the other notes' links to what moved rewritten; their paths."""
+    folder), the other notes' links to what moved rewritten: their paths added to it as
+    ``relinked``, the notes left (and why) as ``relink_skipped`` when there are any."""
     old, new = moved["path"], moved["new_path"]
     name = old.rpartition("/")[2]
-    if "files" in moved:  # a folder, and all it held
-        relocate = relocate_prefix(old, new)
-        return relink_others(vault, lang, name, relocate, lambda p: p.startswith(old + "/"),
-                             reason, actor)  # fmt: skip
-    relocate = relocate_note(old, new)  # (a note, and its .assets/ folder)
+    folder = "files" in moved  # (a folder, and all it held; else a note and its .assets/)
+    move = _Move(old, new, folder)
+    name = name if folder else name.removesuffix(".md")
+    relinked, skipped = relink_others(vault, lang, name, move, reason, actor)
+    moved["relinked"] = relinked
+    if skipped:
+        moved["relink_skipped"] = skipped
 
-    def moving(path: str) -> bool:
-        return path == old or path.startswith(old + ".assets/")
 
-    return relink_others(vault, lang, name.removesuffix(".md"), relocate, moving, reason, actor)
+class _Move:
+    """What moved: each file's new path (``relocate``) and old one (``back``), and
+    whether a path is a moved file's before the move (``moving``) or after (``arrived``)."""
+
+    def __init__(self, old: str, new: str, folder: bool) -> None:
+        self.old, self.new, self.folder = old, new, folder
+        if folder:
+            self.relocate, self.back = relocate_prefix(old, new), relocate_prefix(new, old)
+        else:
+            self.relocate, self.back = relocate_note(old, new), relocate_note(new, old)
+
+    def moving(self, path: str) -> bool:
+        return self._below(path, self.old)
+
+    def arrived(self, path: str) -> bool:
+        return self._below(path, self.new)
+
+    def _below(self, path: str, top: str) -> bool:
+        if self.folder:
+            return path.startswith(top + "/")
+        return path == top or path.startswith(top + ".assets/")
+
+
+class _Renamed:
+    """What a link naming a moved file by its name or its path's end names now: the
+    file's new name (or path end of as many parts), its full path when that is not the
+    only file so named; None when the name still finds a file, or found no moved one."""
+
+    def __init__(self, listings: Listings, move: _Move) -> None:
+        self.listings, self.move = listings, move
+        self._arrived: list[str] | None = None
+        self._answers: dict[str, str | None] = {}
+
+    def __call__(self, rel: str) -> str | None:
+        if rel not in self._answers:
+            self._answers[rel] = self._renamed(rel)
+        return self._answers[rel]
+
+    def _renamed(self, rel: str) -> str | None:
+        if not rel or self.listings.found(rel):
+            return None
+        if self._arrived is None:  # (the files that moved, where they are now)
+            by_name = self.listings.by_name or {}
+            self._arrived = [p for paths in by_name.values() for p in paths if self.move.arrived(p)]
+        key = name_key(rel)
+        named = [p for p in self._arrived if _ends_with(name_key(self.move.back(p)), key)]
+        if len(named) != 1:
+            return None  # (none; or several, which the name could not tell apart)
+        new = named[0]
+        parts = rel.count("/") + 1
+        end = "/".join(new.split("/")[-parts:])
+        return end if self.listings.ending(end) == [new] else new
+
+
+def _ends_with(path: str, rel: str) -> bool:
+    return path == rel or path.endswith("/" + rel)
 
 
 def relink_others(
-    vault: Vault,
-    lang: str,
-    name: str,
-    relocate: Relocate,
-    moving: Moving,
-    reason: str | None,
-    actor: str,
-) -> list[str]:
+    vault: Vault, lang: str, name: str, move: _Move, reason: str | None, actor: str
+) -> tuple[list[str], list[dict]]:
     """Rewrite the links to moved files in the other notes of ``lang`` that hold
     ``name`` (the moved note's name without ``.md``, or the moved folder's); returns the
-    paths of the notes rewritten."""
+    paths of the notes rewritten, and the notes left with why."""
     if len(name) < _LEAST_NAME:
         log.info("links to %s in other notes not looked for: its name is too short", name)
-        return []
+        return [], []
     listings = Listings(vault, lang)
+    renamed = _Renamed(listings, move)
     rewritten: list[str] = []
+    skipped: list[dict] = []
     deadline = time.monotonic() + _SECONDS
     for path in sorted(_holding(vault, lang, {name, quote(name)}, deadline)):
-        if moving(path) or moving(relocate(path)) or path.startswith("."):
+        if move.moving(path) or move.arrived(path) or path.startswith("."):
             continue  # (the moved notes' own links were rewritten with them)
         if len(rewritten) == MAX_NOTES or time.monotonic() > deadline:
-            log.warning("links to %s: the other notes past %s were left as they were", name, path)
-            break
+            if not any(skip["error"] == _PAST_BOUNDS for skip in skipped):
+                log.warning("links to %s: the notes from %s on were left as they were", name, path)
+            _skip(skipped, path, _PAST_BOUNDS)
+            continue
         try:
-            if _relink(vault, lang, path, relocate, moving, listings, reason, actor):
+            if _relink_again(vault, lang, path, move, listings, renamed, reason, actor):
                 rewritten.append(path)
         except VaultError as err:
             log.warning("links in %s left as they were: %s", path, err)
-    return rewritten
+            _skip(skipped, path, str(err))
+    return rewritten, skipped
+
+
+def _skip(skipped: list[dict], path: str, why: str) -> None:
+    if len(skipped) < MAX_SKIPPED:
+        skipped.append({"path": path, "error": why})
 
 
 def _holding(vault: Vault, lang: str, literals: set[str], deadline: float) -> set[str]:
@@ -118,49 +187,63 @@ def _holding(vault: Vault, lang: str, literals: set[str], deadline: float) -> se
     return paths
 
 
+def _relink_again(
+    vault: Vault,
+    lang: str,
+    path: str,
+    move: _Move,
+    listings: Listings,
+    renamed: _Renamed,
+    reason: str | None,
+    actor: str,
+) -> bool:
+    """``_relink``, read again while another program changes the note in between."""
+    for attempt in range(_TRIES):
+        try:
+            return _relink(vault, lang, path, move, listings, renamed, reason, actor)
+        except ConflictError:
+            if attempt == _TRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
 def _relink(
     vault: Vault,
     lang: str,
     path: str,
-    relocate: Relocate,
-    moving: Moving,
+    move: _Move,
     listings: Listings,
+    renamed: _Renamed,
     reason: str | None,
     actor: str,
 ) -> bool:
-    """One note's links to moved files rewritten, under its lock; whether it changed."""
+    """One note's links to moved files rewritten, under its lock; whether it changed.
+    Refused as a write refuses it: a hard-linked or read-only note, one too large."""
     target = vault.sandbox.resolve(lang, path)
     if not target.is_note:
         return False
     with vault.locked(vault._with_owner(target)), vault.sandbox.open(target) as place:
         existing = vault._existing_bytes(place)
-        if existing is None or len(existing) > vault.max_file_bytes:
-            return False
+        if existing is None:
+            return False  # (deleted meanwhile)
         try:
             text = existing.decode("utf-8")
         except UnicodeDecodeError:
-            return False
+            return False  # (not a note the tools read: its links are not read either)
         after = rewrite_links(
-            text, path, path, relocate, moving, listings.exists, listings.found
+            text,
+            path,
+            path,
+            move.relocate,
+            move.moving,
+            listings.exists,
+            listings.found,
+            renamed,
         ).encode("utf-8")
         if after == existing:
             return False
         vault._check_size(len(after))
-        key = (target.lang, target.rel)
-        before_etag = vault.digests.known_etag(key, existing)
-        hashes = vault.digests.of(key, after)
-        change = Change(
-            target.lang,
-            target.rel,
-            "write",
-            existing,
-            after,
-            after_etag=hashes.etag,
-            after_sha=hashes.sha,
-            before_etag=before_etag,
-        )
-        read = before_etag or fsops.etag_of(existing)
-        with vault.recorder.changing([change], actor=actor, reason=reason):
-            place.commit(after, if_match=read)
+        hashes = vault.digests.of((target.lang, target.rel), after)
+        vault._commit_recorded(place, existing, after, hashes.etag, hashes.sha, actor, reason)
         vault._notify(target, left=hashes.etag)
     return True

@@ -52,6 +52,7 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 Move = Callable[[str], str | None]  # a link's URL -> its new URL, None if it stays
 Moving = Callable[[str], bool]  # whether the file at this vault path is one that moves
 Exists = Callable[[str], bool]  # whether there is a file or folder at this vault path
+Renamed = Callable[[str], str | None]  # a name that finds nothing -> its renamed file's
 Edit = tuple[int, int, str]  # start, end, replacement
 # What a path cannot hold as it is in a URL (an escape, a fragment, a query) or in a
 # Markdown destination (a backslash escape, a character reference, the ``<`` and ``>``
@@ -69,6 +70,7 @@ def rewrite_links(
     moving: Moving | None = None,
     exists: Exists | None = None,
     found: Exists | None = None,
+    renamed: Renamed | None = None,
 ) -> str:
     """``text`` of the note that was at ``old_path`` and is now at ``new_path``, with
     each relative link pointing where its target is after the move. ``moving``
@@ -77,17 +79,18 @@ def rewrite_links(
     the note's folder or from the root, and only one of them is there. ``found``
     tells whether a file elsewhere has that path as its name or its path's end (by
     default, none): a plain link naming such a file, and none from the folder or the
-    root, is left as it is, as Obsidian finds it by its name."""
+    root, is left as it is, as Obsidian finds it by its name; one that names nothing any
+    more is given the name ``renamed`` answers (a file found by its name was renamed)."""
     moves = moving or (lambda path: relocate(path) != path)
     there = exists or (lambda path: False)
 
     @functools.lru_cache(maxsize=4096)  # (a note may repeat one link a hundred thousand times)
     def move(url: str) -> str | None:
-        return _moved_url(url, old_path, new_path, relocate, moves, there, found)
+        return _moved_url(url, old_path, new_path, relocate, moves, there, found, renamed)
 
     @functools.lru_cache(maxsize=4096)
     def move_wiki(target: str) -> str | None:
-        return _moved_wikilink(target, old_path, new_path, relocate, moves)
+        return _moved_wikilink(target, old_path, new_path, relocate, moves, renamed=renamed)
 
     def rewrite(markdown: str) -> str:
         return _rewrite_markdown(markdown, move, move_wiki)
@@ -214,6 +217,7 @@ def _moved_url(
     moving: Moving,
     exists: Exists,
     found: Exists | None = None,
+    renamed: Renamed | None = None,
 ) -> str | None:
     """``url`` as seen from ``new_path``; None when it is not a relative link into the
     vault, or already right. A link names a file from the note's folder; one that names
@@ -244,6 +248,10 @@ def _moved_url(
             # links: ``![](shot.png)`` for ``Attachments/shot.png``), wherever the note
             # is; rewritten, it would name a path where nothing is.
             return None
+        if renamed is not None and not exists(composed) and not exists(rooted):
+            new_name = renamed(rooted)  # (it found a file by name, which the move renamed)
+            if new_name is not None:
+                return _written_url(new_name, plain, encoded) + qsep + query + sep + fragment
     moved = relocate(composed)
     if moved == composed:  # not moved: the link keeps its own spelling
         moved = target
@@ -277,6 +285,7 @@ def _moved_wikilink(
     moving: Moving,
     *,
     note_names: bool = True,
+    renamed: Renamed | None = None,
 ) -> str | None:
     """A wikilink's ``target`` as it names its file from ``new_path``; None when it
     names it already. Obsidian reads a target from the note's folder (only so with
@@ -310,13 +319,35 @@ def _moved_wikilink(
             new = moved  # (read from the root: a bare ``../`` is read from the folder)
         elif not relative and target.startswith("/"):
             new = "/" + new
-        if new == target:
-            return None
-        if _NOT_IN_WIKILINK.search(new):
-            log.warning("a wikilink to %s left as it was: its new name cannot be one", moved)
-            return None
-        return new
+        return _wikilink_or_none(new, target)
+    if renamed is not None and not explicit and note_names:
+        return _renamed_wikilink(target, renamed)
     return None
+
+
+def _renamed_wikilink(target: str, renamed: Renamed) -> str | None:
+    """A wikilink that found its file by name (``[[cat]]``, ``[[b/cat]]``) and finds
+    nothing after a move renamed the file: the name ``renamed`` gives it."""
+    path = unicodedata.normalize("NFC", posixpath.normpath(target.lstrip("/")))
+    if path in (".", "..") or path.startswith("../"):
+        return None
+    for name in (path + ".md", path):
+        new = renamed(name)
+        if new is not None:
+            new = new.removesuffix(".md") if name != path else new
+            return _wikilink_or_none("/" + new if target.startswith("/") else new, target)
+    return None
+
+
+def _wikilink_or_none(new: str, target: str) -> str | None:
+    """``new``, the target a wikilink is given, unless it is ``target`` already or a
+    name a wikilink cannot hold."""
+    if new == target:
+        return None
+    if _NOT_IN_WIKILINK.search(new):
+        log.warning("a wikilink to %s left as it was: its new name cannot be one", new)
+        return None
+    return new
 
 
 def _needs_angles(dest: str) -> bool:

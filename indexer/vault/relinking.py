@@ -50,11 +50,15 @@ class Listings:
         """Whether a file of the vault is at ``rel`` or at a path ending with
         ``/<rel>`` (how Obsidian resolves a link by name); the vault is walked once,
         only for a link that names no file from its note's folder nor the root."""
+        return bool(self.ending(rel))
+
+    def ending(self, rel: str) -> list[str]:
+        """The vault's files at ``rel`` or at a path ending with ``/<rel>``."""
         if self.by_name is None:
             self.by_name = names_in_vault(self.vault, self.lang)
         rel = unicodedata.normalize("NFC", rel)
         paths = self.by_name.get(name_key(rel.rpartition("/")[2]), ())
-        return any(path == rel or path.endswith("/" + rel) for path in paths)
+        return [path for path in paths if path == rel or path.endswith("/" + rel)]
 
     def exists(self, rel: str) -> bool:
         folder, _, name = rel.rpartition("/")

@@ -209,27 +209,13 @@ class Vault:
             fsops.check_if_match(if_match, existing)
             if target.is_note:
                 data = self._normalized(target, data.decode("utf-8"), existing)
-            key = (target.lang, target.rel)
-            before_etag = None if existing is None else self.digests.known_etag(key, existing)
             if target.is_asset:
                 etag, sha = fsops.etag_of(data), None
             else:  # a text file: what its next append starts from
-                hashes = self.digests.of(key, data)
+                hashes = self.digests.of((target.lang, target.rel), data)
                 etag, sha = hashes.etag, hashes.sha
             if data != existing:
-                change = Change(
-                    target.lang,
-                    target.rel,
-                    "write",
-                    existing,
-                    data,
-                    after_etag=etag,
-                    after_sha=sha,
-                    before_etag=before_etag,
-                )
-                read = "" if existing is None else before_etag or fsops.etag_of(existing)
-                with self.recorder.changing([change], actor=actor, reason=reason):
-                    place.commit(data, if_match=read)
+                self._commit_recorded(place, existing, data, etag, sha, actor, reason)
             self._notify(target, left=etag)
         return {
             "path": target.rel,
@@ -237,6 +223,36 @@ class Vault:
             "created": existing is None,
             "size": len(data),
         }
+
+    def _commit_recorded(
+        self,
+        place: Place,
+        existing: bytes | None,
+        data: bytes,
+        etag: str,
+        sha: bytes | None,
+        actor: str,
+        reason: str | None,
+    ) -> None:
+        """``data`` (its ``etag`` and ``sha``) replaces ``existing``, the bytes read
+        under the file's lock (None: no file), recorded as one version: a write's end,
+        and a rewrite of another note's links after a move (``backlinks``)."""
+        target = place.target
+        key = (target.lang, target.rel)
+        before_etag = None if existing is None else self.digests.known_etag(key, existing)
+        change = Change(
+            target.lang,
+            target.rel,
+            "write",
+            existing,
+            data,
+            after_etag=etag,
+            after_sha=sha,
+            before_etag=before_etag,
+        )
+        read = "" if existing is None else before_etag or fsops.etag_of(existing)
+        with self.recorder.changing([change], actor=actor, reason=reason):
+            place.commit(data, if_match=read)
 
     def append(
         self,
@@ -385,7 +401,7 @@ class Vault:
         """Move a file (a note with its .assets/ folder and links) or a folder; the links
         to them in other notes follow (``backlinks``)."""
         moved = moves.move(self, lang, path, new_path, if_match, reason, actor)
-        moved["relinked"] = relink_after_move(self, lang, moved, reason, actor)
+        relink_after_move(self, lang, moved, reason, actor)
         return moved
 
     def undo(self, lang: str, entry_id: str, dry_run: bool = False) -> dict:

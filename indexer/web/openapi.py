@@ -122,7 +122,16 @@ SCHEMAS: dict[str, Any] = {
     "Written": _obj({"path": STR, "etag": STR, "created": BOOL, "size": INT}),
     "Appended": _obj({"path": STR, "etag": STR, "size": INT}),
     "Deleted": _obj({"path": STR, "deleted": {"const": True}}),
-    "Moved": _obj({"path": STR, "new_path": STR, "etag": NSTR}, {"files": INT}),
+    "Moved": _obj(
+        {"path": STR, "new_path": STR, "etag": NSTR, "relinked": {"type": "array", "items": STR}},
+        {
+            "files": INT,
+            "relink_skipped": {
+                "type": "array",
+                "items": _obj({"path": STR, "error": STR}),
+            },
+        },
+    ),
     "Restored": _obj({"path": STR, "etag": STR, "version": INT}, {"restored_from": INT}),
     "Search": _obj(
         {

@@ -54,7 +54,8 @@ def register(tools: Registrar, core: Core) -> None:
     ) -> dict:
         """Move a note (its .assets/ folder follows, its relative links are rewritten), an
         image, or a whole folder, inside the vault; conflict if new_path exists. Links
-        to what moved in other notes follow (their paths: `relinked`)."""
+        to what moved in other notes follow (their paths: `relinked`; those a write
+        would refuse, as read-only, are left: `relink_skipped`, {path, error})."""
         return vault.move(lang, path, new_path, if_match, reason)
 
     @tools.tool(annotations={"destructiveHint": True})
