@@ -280,6 +280,15 @@ def remove_url_file(path: Path, text: str) -> None:
         )
 
 
+def after_start(workspace: Workspace) -> None:
+    """Once serving: the temp files of earlier processes' writes swept (this one's
+    spared), and the text tables the first query past ASCII would wait for built."""
+    sweep_temp_files(workspace)
+    from indexer.index.text import build_tables  # (loaded by then: the index reads text)
+
+    build_tables()
+
+
 def run_all(steps: list[Callable[[], object]]) -> BaseException | None:
     """Run every step whatever an earlier one raised; the first error is returned (a
     step cut short must not leave the rest of a shutdown undone)."""
@@ -433,9 +442,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             ) from None
         url_text = url + "\n"
         index.start_background()  # once the first calls can be answered
-        sweep = threading.Thread(  # spares the temp files of this process's writes
-            target=sweep_temp_files, args=(workspace,), daemon=True
-        )
+        sweep = threading.Thread(target=after_start, args=(workspace,), daemon=True)
         sweep.start()
         # Off while starting (``indexer serve``): on again once the watcher and the
         # reconcile run, so that its first pass (start-up's garbage) does not delay them.

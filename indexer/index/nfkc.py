@@ -41,6 +41,11 @@ def nfkc(text: str) -> str:
     return text
 
 
+def warm() -> None:
+    """Build the class ``nfkc`` looks for in a long text now (see ``text.build_tables``)."""
+    _changed()
+
+
 @functools.cache
 def _changed() -> re2._Regexp:
     """Any of ``changed_codes`` (built at the first use: 30 ms)."""

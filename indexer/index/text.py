@@ -48,6 +48,7 @@ from collections.abc import Iterator
 import re2
 
 from indexer.index.nfkc import nfkc
+from indexer.index.nfkc import warm as build_nfkc_class
 from shared.reader_folds import (
     ARABIC_FOLDS,
     CASE_FIXES,
@@ -203,6 +204,15 @@ def _loose_table() -> dict[int, str]:
 def _loose_letters() -> re2._Regexp:
     """Any character ``_loose_table`` changes (RE2: a few ns a character)."""
     return re2.compile("[" + "".join(f"\\x{{{code:x}}}" for code in sorted(_loose_table())) + "]")
+
+
+def build_tables() -> None:
+    """Build the character classes and tables the first search, recall or snippet of
+    text past ASCII would build (the case unicode61 leaves apart, NFKC's changes: 40
+    ms): on a thread once the server serves, so that no caller waits for them."""
+    _searchable_changes()
+    _loose_letters()
+    build_nfkc_class()
 
 
 # What the loose reading takes out of a text (its spans are mapped back to the text).
