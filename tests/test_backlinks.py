@@ -13,7 +13,7 @@ import pytest
 from helpers.history import vault_with_history
 
 from indexer.index.service import NoteIndex
-from indexer.vault import backlinks
+from indexer.vault import backlinks, relinking
 from indexer.vault.vault import Vault
 
 FRONT = "---\ntitle:   About   # hand-written\ntags: [a,  b]\n---\n"
@@ -219,3 +219,20 @@ def test_the_notes_past_the_bounds_are_answered_as_skipped(
     assert [skip["path"] for skip in moved["relink_skipped"]] == ["notes/b.md", "notes/c.md"]
     assert "not looked at" in moved["relink_skipped"][0]["error"]
     assert (vault_dir(vault) / "notes/c.md").read_text() == "[plan](../items/plan.md)\n"
+
+
+def test_a_move_keeping_the_name_does_not_walk_the_vault_for_links_by_name(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.write("en", "items/cat.md", "# Cat\n")
+    put(vault, "notes/n.md", "[[cat]] and [c](cat.md) and [[items/cat]]\n")
+    seen(vault)
+
+    def walked(*args: object, **kwargs: object) -> dict[str, list[str]]:
+        raise AssertionError("the vault was walked (a second at 100,000 notes)")
+
+    monkeypatch.setattr(relinking, "names_in_vault", walked)
+    assert vault.move("en", "items/cat.md", "pets/cat.md")["relinked"] == ["notes/n.md"]
+    assert (vault_dir(vault) / "notes/n.md").read_text() == (
+        "[[cat]] and [c](cat.md) and [[pets/cat]]\n"
+    )

@@ -108,7 +108,10 @@ class _Renamed:
         return self._answers[rel]
 
     def _renamed(self, rel: str) -> str | None:
-        if not rel or self.listings.found(rel):
+        old_name = self.move.old.rpartition("/")[2]
+        if old_name == self.move.new.rpartition("/")[2] or name_key(old_name) not in name_key(rel):
+            return None  # (a name the move kept still finds its file; the vault is not walked)
+        if self.listings.found(rel):
             return None
         if self._arrived is None:  # (the files that moved, where they are now)
             by_name = self.listings.by_name or {}

@@ -237,21 +237,23 @@ def _moved_url(
     # The vault names files in NFC; a link may be spelled in NFD (typed on a Mac).
     composed = unicodedata.normalize("NFC", target)
     rooted = unicodedata.normalize("NFC", posixpath.normpath(plain))
+    same_folder = posixpath.dirname(old_path) == posixpath.dirname(new_path)
     if not moving(composed) and not plain.startswith(("./", "../")) and rooted != ".":
         if moving(rooted):
             return _written_url(relocate(rooted), plain, encoded) + qsep + query + sep + fragment
-        if not exists(composed) and exists(rooted):
+        if exists(rooted) and not exists(composed):
             return None
-        if found is not None and not exists(composed) and not exists(rooted) and found(rooted):
-            # Names no file from the folder nor from the root, but one elsewhere by its
-            # name or the end of its path: Obsidian finds it so (its "shortest path"
-            # links: ``![](shot.png)`` for ``Attachments/shot.png``), wherever the note
-            # is; rewritten, it would name a path where nothing is.
-            return None
-        if renamed is not None and not exists(composed) and not exists(rooted):
-            new_name = renamed(rooted)  # (it found a file by name, which the move renamed)
-            if new_name is not None:
+        if not exists(composed) and not exists(rooted):
+            # Names no file from the folder nor from the root: one found by its name or
+            # the end of its path, as Obsidian finds it (its "shortest path" links:
+            # ``![](shot.png)`` for ``Attachments/shot.png``), wherever the note is.
+            new_name = None if renamed is None else renamed(rooted)
+            if new_name is not None:  # (a file the move renamed, which the name found)
                 return _written_url(new_name, plain, encoded) + qsep + query + sep + fragment
+            if same_folder or (found is not None and found(rooted)):
+                return None  # (rewritten, it would name a path where nothing is)
+    if not moving(composed) and same_folder:
+        return None  # (neither the file it names nor its note's folder moves)
     moved = relocate(composed)
     if moved == composed:  # not moved: the link keeps its own spelling
         moved = target
