@@ -20,6 +20,7 @@ SECRETS = {
         "aws_secret_access_key = [redacted]"
     ),
     "id AKIAIOSFODNN7EXAMPLE here": "id [redacted] here",
+    "secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY (prod)": "secret [redacted] (prod)",
     "password: hunter22": "password: [redacted]",
     '"api_key": "0123456789abcdef"': '"api_key": "[redacted]"',
     "postgres://admin:s3cr3t@db.local/app": "postgres://admin:[redacted]@db.local/app",
@@ -75,6 +76,8 @@ PLAIN = [
     "password is 1Password-managed",
     "passwd: /etc/passwd",
     "sk-learn-compatible-transformers-everywhere",
+    "commit 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a fixed it",
+    "docs/Getting-Started/Install/Configuration2024/Linux.md",
 ]
 
 
@@ -86,6 +89,11 @@ def test_credentials_are_redacted(text: str, redacted: str) -> None:
 @pytest.mark.parametrize("text", PLAIN)
 def test_ordinary_words_stay(text: str) -> None:
     assert redact_secrets(text) == (text, 0)
+
+
+def test_an_aws_secret_after_its_key_id_without_a_name() -> None:
+    text = "- AWS: AKIAIOSFODNN7EXAMPLE / je7MtGbClwBF+2Zp9Utk/h3yCo8nvbEXAMPLEKEY\n"
+    assert redact_secrets(text) == ("- AWS: [redacted] / [redacted]\n", 2)
 
 
 def test_a_key_block_cut_short_takes_no_line_after_its_key() -> None:

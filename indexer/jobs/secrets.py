@@ -4,7 +4,8 @@ USER.md and PROJECT.md are quoted at the top of every recall block, to whatever 
 the agent uses: an API key the maintenance model copied there from an event (its
 prompt says not to) would travel with every turn. So the values of what looks like a
 credential are replaced by ``[redacted]`` before the file is written: well-known key
-formats (OpenAI, Anthropic, AWS, GitHub, Slack, Google, Stripe), JSON web tokens,
+formats (OpenAI, Anthropic, AWS keys and secrets, GitHub, Slack, Google, Stripe), JSON
+web tokens,
 bearer and basic authorization, private key blocks (PEM, PGP), the password in a URL,
 and the value of a ``password``/``token``/``api_key``-like key that looks like one
 (``_looks_secret``). Ordinary words stay: "token budget: 1500", "Token: ERC-20",
@@ -23,6 +24,10 @@ _RUN = r"(?<![A-Za-z0-9_.-])"
 _KNOWN = re.compile(
     _RUN + r"sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key ids
+    # AWS secret access keys (40 of base64's letters with both cases and a digit; a
+    # git hash has no capital): named or not, as after an access key id
+    r"|" + _RUN + r"(?<![/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+    r"(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_.-])"
     r"|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{22,}"  # GitHub
     r"|\bglpat-[A-Za-z0-9_-]{20,}"  # GitLab
     r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"
