@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, replace
 
 from indexer.index.arabic_article import with_article
+from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.text import CJK_RUN, WORD, run_units, searchable
 from shared.errors import InvalidArgumentError
 
@@ -219,25 +220,32 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
 def _fts_term(term: Term) -> str:
     """One term as an FTS5 string, CJK runs as in the index (see ``_query_text``); a
     prefix's last word may go on (``"datab" *``: FTS5 reads the ``*`` after a phrase so);
-    an Arabic word is also found with the article (``arabic_article``)."""
+    an Arabic word is also found with the article (``arabic_article``), a Hebrew word
+    with the one-letter words joined to it (``hebrew_prefixes``)."""
     text, prefix = _query_text(term.text)
     quoted = '"' + text.replace('"', '""') + '"'
     if prefix or term.prefix:
         return quoted + " *"
-    spellings = () if term.phrase else with_article(term.text)
+    spellings = () if term.phrase else joined_spellings(term.text)
     if not spellings:
         return quoted
     return "(" + " OR ".join([quoted, *(f'"{spelling}"' for spelling in spellings)]) + ")"
 
 
+def joined_spellings(word: str) -> tuple[str, ...]:
+    """The other spellings of ``word`` with the short words its script joins to the next
+    one: Arabic's article, Hebrew's one-letter words (else none)."""
+    return with_article(word) or with_prefixes(word)
+
+
 def _with_spellings(terms: list[Term]) -> tuple[Term, ...]:
-    """``terms``, and each Arabic word's spellings with the article after it: a snippet
-    marks the word the note holds (``البيانات`` for ``بيانات``)."""
+    """``terms``, and each Arabic or Hebrew word's spellings after them: a snippet marks
+    the word the note holds (``البيانات`` for ``بيانات``, ``הנתונים`` for ``נתונים``)."""
     spelled = [
         Term(spelling, phrase=False)
         for term in terms
         if not term.phrase and not term.prefix
-        for spelling in with_article(term.text)
+        for spelling in joined_spellings(term.text)
     ]
     return tuple(dict.fromkeys([*terms, *spelled]))
 

@@ -1,0 +1,35 @@
+"""A Hebrew word is found with the one-letter words joined to it: ``נתונים`` (data)
+finds ``הנתונים`` (the data), ``והנתונים`` (and the data), ``בנתונים`` (in data),
+``שהנתונים`` (that the data).
+
+Hebrew writes the article ``ה`` and the particles ``ו`` (and), ``ב`` (in), ``ל`` (to),
+``מ`` (from), ``ש`` (that), ``כ`` (as) as part of the next word, often two of them
+(``וה``, ``שב``, ``כש``), so the index holds ``הנתונים`` as one word. A query's Hebrew
+word of three letters or more is searched as itself or one of these spellings (an OR
+in FTS5, as ``arabic_article`` does for Arabic's article: nothing new in the index);
+a phrase and a prefix are searched as written. A word typed with one of them is found
+with more joined before it (``הנתונים``: ``והנתונים``), never without it: they are also
+many words' own first letters (``הסבר``, explanation; ``מדבר``, desert), which only a
+morphology tells apart.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The one-letter words, alone and in the pairs prose joins most (and + the, that + the,
+# from + the, and + in/to/from/as/that, that + in/to/from, as + that)
+PREFIXES = (
+    "ה", "ו", "ב", "ל", "מ", "ש", "כ",
+    "וה", "שה", "מה", "וב", "ול", "ומ", "וכ", "וש", "שב", "של", "שמ", "כש",
+)  # fmt: skip
+# A word of Hebrew letters only (as ``searchable`` leaves it: no points), three at least
+_HEBREW_WORD = re.compile("[\u05d0-\u05ea]{3,}")
+
+
+def with_prefixes(word: str) -> tuple[str, ...]:
+    """The spellings of ``word`` with a one-letter word (or two) joined to it, or ()
+    when ``word`` is not one Hebrew word of three letters or more."""
+    if _HEBREW_WORD.fullmatch(word) is None:
+        return ()
+    return tuple(prefix + word for prefix in PREFIXES)

@@ -1,0 +1,77 @@
+"""A Hebrew word is found with the one-letter words joined to it (``נתונים`` finds
+``הנתונים``, ``והנתונים``, ``בנתונים``, ``שהנתונים``), on a real NoteIndex over real files;
+a phrase and a prefix are searched as written, and a word typed with one is not found
+without it (its first letter may be the word's own)."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.index.hebrew_prefixes import with_prefixes
+from indexer.index.query_parse import parse_query
+from indexer.index.service import NoteIndex
+from shared.workspace import Workspace
+
+NOTES = {
+    "the.md": "# פגישה\n\nנעביר את הנתונים ביום שישי.\n",
+    "and-the.md": "# הערה\n\nבדקנו את התוכנית והנתונים יחד.\n",
+    "in.md": "# דוח\n\nמצאנו שגיאה בנתונים החדשים.\n",
+    "that-the.md": "# סיכום\n\nהוחלט שהנתונים יגובו כל לילה.\n",
+    "bare.md": "# טבלה\n\nאלה נתונים ראשוניים מהסקר.\n",
+    "pointed.md": "# מנוקד\n\nשמרנו את הַנְּתוּנִים בשרת.\n",
+    "other-word.md": "# הודעה\n\nנתון אחד בלבד, ונתן הסביר אותו.\n",
+}
+
+
+@pytest.fixture
+def hebrew(ws: Workspace, index: NoteIndex) -> NoteIndex:
+    root = ws.vault_dir("he")
+    root.mkdir(parents=True)
+    for name, text in NOTES.items():
+        (root / name).write_text(text, encoding="utf-8")
+    index.reconcile()
+    return index
+
+
+def found(index: NoteIndex, query: str) -> set[str]:
+    return {hit["path"] for hit in index.search("he", query, limit=50)["results"]}
+
+
+def test_a_word_is_found_with_the_one_letter_words_joined_to_it(hebrew: NoteIndex) -> None:
+    every = {"the.md", "and-the.md", "in.md", "that-the.md", "bare.md", "pointed.md"}
+    assert found(hebrew, "נתונים") == every
+    assert found(hebrew, "נתונים שישי") == {"the.md"}  # (every word still required)
+
+
+def test_a_phrase_a_prefix_and_a_word_typed_with_one_are_as_written(hebrew: NoteIndex) -> None:
+    assert found(hebrew, '"נתונים"') == {"bare.md"}
+    with_the = {"the.md", "pointed.md", "and-the.md", "that-the.md"}  # (not without it)
+    assert found(hebrew, "הנתונים") == with_the
+    assert found(hebrew, "נתון") == {"other-word.md"}  # another word, not a part of one
+    assert found(hebrew, "נתוני*") == {"bare.md"}
+
+
+def test_leaving_a_word_out_leaves_out_its_joined_spellings(hebrew: NoteIndex) -> None:
+    assert found(hebrew, "לילה") == {"that-the.md"}
+    assert found(hebrew, "לילה -נתונים") == set()
+    assert found(hebrew, "פגישה -נתון") == {"the.md"}
+
+
+def test_the_snippet_marks_the_word_the_note_holds(hebrew: NoteIndex) -> None:
+    hits = {h["path"]: h["snippet"] for h in hebrew.search("he", "נתונים")["results"]}
+    assert "**הנתונים**" in hits["the.md"]
+    assert "**שהנתונים**" in hits["that-the.md"]
+    assert "**נתונים**" in hits["bare.md"]
+    assert "**הַנְּתוּנִים**" in hits["pointed.md"]
+
+
+def test_recall_finds_the_joined_spellings(hebrew: NoteIndex) -> None:
+    paths = {hit["path"] for hit in hebrew.search_any("he", ["נתונים"], 10)}
+    assert {"the.md", "in.md", "bare.md"} <= paths
+
+
+def test_only_hebrew_words_of_three_letters_or_more_take_them() -> None:
+    assert with_prefixes("נתונים")[:3] == ("הנתונים", "ונתונים", "בנתונים")
+    for word in ("של", "data", "נתונים2", "بيانات", "נתו\u05bcנים"):
+        assert with_prefixes(word) == ()
+    assert parse_query("נתונים").match.startswith('("נתונים" OR "הנתונים"')
