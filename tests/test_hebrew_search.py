@@ -75,3 +75,36 @@ def test_only_hebrew_words_of_three_letters_or_more_take_them() -> None:
     for word in ("של", "data", "נתונים2", "بيانات", "נתו\u05bcנים"):
         assert with_prefixes(word) == ()
     assert parse_query("נתונים").match.startswith('("נתונים" OR "הנתונים"')
+
+
+def test_a_question_finds_the_word_with_the_article_or_without() -> None:
+    from indexer.jobs.keywords import extract_keywords
+
+    assert extract_keywords("מתי נעביר את הנתונים והתוכנית של הלקוח?") == [
+        "נעביר",
+        "נתונים",
+        "תוכנית",
+        "לקוח",
+    ]
+    # A short word keeps it; one whose own first letter it is still finds itself.
+    assert extract_keywords("מה ההחלטה על הבית?") == ["החלטה", "הבית"]
+    assert "הבית" in with_prefixes("בית") and "החלטה" in with_prefixes("חלטה")
+
+
+def test_recall_quotes_a_note_that_says_the_word_without_the_article(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    from indexer.jobs.recall import Recall
+    from indexer.vault.sandbox import Sandbox
+    from indexer.vault.vault import Vault
+
+    root = ws.vault_dir("he")
+    root.mkdir(parents=True)
+    filler = "".join(f"פסקה {n} על נושא אחר לגמרי.\n\n" for n in range(30))
+    (root / "plan.md").write_text(f"# תוכנית\n\n{filler}העברת נתונים של לקוחות ביום ראשון.\n")
+    (root / "other.md").write_text("# אחר\n\nאין כאן כלום על זה.\n")
+    index.reconcile()
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    result = recall.recall("he", "מה החלטנו לגבי הנתונים?", 400)
+    assert [s["path"] for s in result["sources"] if s["layer"] == "on_demand"] == ["plan.md"]
+    assert "> … העברת נתונים של לקוחות ביום ראשון." in result["block"]

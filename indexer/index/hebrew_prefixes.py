@@ -10,7 +10,9 @@ in FTS5, as ``arabic_article`` does for Arabic's article: nothing new in the ind
 a phrase and a prefix are searched as written. A word typed with one of them is found
 with more joined before it (``הנתונים``: ``והנתונים``), never without it: they are also
 many words' own first letters (``הסבר``, explanation; ``מדבר``, desert), which only a
-morphology tells apart.
+morphology tells apart. A question's word for recall loses its article (``without_the``)
+when four letters or more are left: its bare form finds both, and a word whose own first
+letter it was is still found (``החלטה``: ``חלטה`` is no word, and finds ``החלטה``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ PREFIXES = (
 )  # fmt: skip
 # A word of Hebrew letters only (as ``searchable`` leaves it: no points), three at least
 _HEBREW_WORD = re.compile("[\u05d0-\u05ea]{3,}")
+_WITH_THE = re.compile("(?:[וש]?ה)([\u05d0-\u05ea]{4,})")
 
 
 def with_prefixes(word: str) -> tuple[str, ...]:
@@ -33,3 +36,12 @@ def with_prefixes(word: str) -> tuple[str, ...]:
     if _HEBREW_WORD.fullmatch(word) is None:
         return ()
     return tuple(prefix + word for prefix in PREFIXES)
+
+
+def without_the(word: str) -> str:
+    """``word`` without the article joined to it (``הנתונים``, ``והנתונים``: ``נתונים``)
+    when four Hebrew letters or more are left; else ``word``. For a question in natural
+    language (recall): its bare form finds the word with the article or without
+    (``with_prefixes``), and a word typed with the article is still found."""
+    bare = _WITH_THE.fullmatch(word)
+    return word if bare is None else bare.group(1)

@@ -4,8 +4,8 @@
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
 are common stop words (English, French, German, Spanish, Portuguese, Italian, Dutch,
-Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic, its article taken off; Korean
-particles stripped), unless written in capitals (an acronym: ``AI``). Scripts written
+Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic; the Arabic and Hebrew article taken
+off; Korean particles stripped), unless written in capitals (an acronym: ``AI``). Scripts written
 without spaces reuse the index's text machinery (``indexer.index.text``): a Chinese or
 Japanese run is cut at stop characters (Chinese function words, Japanese hiragana, which
 mostly spells particles and endings), and each remaining piece of two or more characters
@@ -23,6 +23,7 @@ import re
 import re2
 
 from indexer.index.arabic_article import without_article
+from indexer.index.hebrew_prefixes import without_the
 from indexer.index.text import CJK_ONLY_RUN, SPACELESS_RUN
 from shared.graphemes import continues
 from shared.reader_folds import FORMAT_RANGES
@@ -181,6 +182,7 @@ def _words(text: str, shouted: bool) -> list[str]:
         if len(word) < 2 or (word in STOP_WORDS and not acronym):
             continue
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
+        word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
             word = tail if len(head) <= 2 and len(tail) > len(head) else head
