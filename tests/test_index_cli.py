@@ -210,6 +210,11 @@ def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     bad_lang = cli("search", "--workspace", str(ws.root), "--lang", "EN!", "x")
     assert bad_lang.returncode == 2 and "invalid_lang" in bad_lang.stderr
+    no_vault = cli("search", "--workspace", str(ws.root), "--lang", "zz", "x")
+    assert no_vault.returncode == 1 and no_vault.stdout == ""  # (not "no notes match")
+    assert no_vault.stderr == (
+        f"indexer search: not_found: there is no vault 'zz' in {ws.root} (its vaults: en, ja)\n"
+    )
     for outside in ("../..", "/etc"):  # "no notes match" without a server, refused with one
         bad_path = cli(
             "search", "--workspace", str(ws.root), "--lang", "en", "--path", outside, "x"

@@ -24,8 +24,8 @@ from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable
-from shared.errors import AlreadyRunningError
-from shared.langs import is_lang
+from shared.errors import AlreadyRunningError, NotFoundError
+from shared.langs import check_lang, is_lang
 from shared.terminal_text import for_terminal
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
 
@@ -302,6 +302,12 @@ def search_index_file(
 
 def cmd_search(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args)
+    lang = check_lang(args.lang)
+    if lang not in (langs := workspace.langs()):  # (a typo answered "no notes match")
+        raise NotFoundError(
+            f"there is no vault {lang!r} in {workspace.root} (its vaults:"
+            f" {', '.join(langs) or 'none yet'})"
+        )
     query = " ".join(args.query)
     options: dict[str, Any] = {
         "limit": args.limit,
