@@ -5,6 +5,8 @@ the article, a phrase and a prefix are searched as written."""
 from __future__ import annotations
 
 import pytest
+from helpers.indexed_notes import found as found_in
+from helpers.indexed_notes import index_notes
 
 from indexer.index.arabic_article import with_article
 from indexer.index.query_parse import parse_query
@@ -24,16 +26,11 @@ NOTES = {
 
 @pytest.fixture
 def arabic(ws: Workspace, index: NoteIndex) -> NoteIndex:
-    root = ws.vault_dir("ar")
-    root.mkdir(parents=True)
-    for name, text in NOTES.items():
-        (root / name).write_text(text, encoding="utf-8")
-    index.reconcile()
-    return index
+    return index_notes(ws, index, "ar", NOTES)
 
 
 def found(index: NoteIndex, query: str) -> set[str]:
-    return {hit["path"] for hit in index.search("ar", query, limit=50)["results"]}
+    return found_in(index, "ar", query)
 
 
 def test_a_word_is_found_with_the_article_joined_to_it(arabic: NoteIndex) -> None:

@@ -6,6 +6,8 @@ without it (its first letter may be the word's own)."""
 from __future__ import annotations
 
 import pytest
+from helpers.indexed_notes import found as found_in
+from helpers.indexed_notes import index_notes
 
 from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.query_parse import parse_query
@@ -25,16 +27,11 @@ NOTES = {
 
 @pytest.fixture
 def hebrew(ws: Workspace, index: NoteIndex) -> NoteIndex:
-    root = ws.vault_dir("he")
-    root.mkdir(parents=True)
-    for name, text in NOTES.items():
-        (root / name).write_text(text, encoding="utf-8")
-    index.reconcile()
-    return index
+    return index_notes(ws, index, "he", NOTES)
 
 
 def found(index: NoteIndex, query: str) -> set[str]:
-    return {hit["path"] for hit in index.search("he", query, limit=50)["results"]}
+    return found_in(index, "he", query)
 
 
 def test_a_word_is_found_with_the_one_letter_words_joined_to_it(hebrew: NoteIndex) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -140,7 +141,7 @@ def relink_others(
         log.info("links to %s in other notes not looked for: its name is too short", name)
         return [], []
     listings = Listings(vault, lang)
-    renamed = _Renamed(listings, move)
+    relinking = _Relinking(vault, lang, move, listings, _Renamed(listings, move), reason, actor)
     rewritten: list[str] = []
     skipped: list[dict] = []
     deadline = time.monotonic() + _SECONDS
@@ -153,7 +154,7 @@ def relink_others(
             _skip(skipped, path, _PAST_BOUNDS)
             continue
         try:
-            if _relink_again(vault, lang, path, move, listings, renamed, reason, actor):
+            if _relink_again(relinking, path):
                 rewritten.append(path)
         except VaultError as err:
             log.warning("links in %s left as they were: %s", path, err)
@@ -190,39 +191,36 @@ def _holding(vault: Vault, lang: str, literals: set[str], deadline: float) -> se
     return paths
 
 
-def _relink_again(
-    vault: Vault,
-    lang: str,
-    path: str,
-    move: _Move,
-    listings: Listings,
-    renamed: _Renamed,
-    reason: str | None,
-    actor: str,
-) -> bool:
+@dataclass
+class _Relinking:
+    """One move's rewrite of other notes' links: what moved, what the vault holds now,
+    and the write's actor and reason."""
+
+    vault: Vault
+    lang: str
+    move: _Move
+    listings: Listings
+    renamed: _Renamed
+    reason: str | None
+    actor: str
+
+
+def _relink_again(relinking: _Relinking, path: str) -> bool:
     """``_relink``, read again while another program changes the note in between."""
     for attempt in range(_TRIES):
         try:
-            return _relink(vault, lang, path, move, listings, renamed, reason, actor)
+            return _relink(relinking, path)
         except ConflictError:
             if attempt == _TRIES - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _relink(
-    vault: Vault,
-    lang: str,
-    path: str,
-    move: _Move,
-    listings: Listings,
-    renamed: _Renamed,
-    reason: str | None,
-    actor: str,
-) -> bool:
+def _relink(relinking: _Relinking, path: str) -> bool:
     """One note's links to moved files rewritten, under its lock; whether it changed.
     Refused as a write refuses it: a hard-linked or read-only note, one too large."""
-    target = vault.sandbox.resolve(lang, path)
+    vault, move, listings = relinking.vault, relinking.move, relinking.listings
+    target = vault.sandbox.resolve(relinking.lang, path)
     if not target.is_note:
         return False
     with vault.locked(vault._with_owner(target)), vault.sandbox.open(target) as place:
@@ -241,12 +239,14 @@ def _relink(
             move.moving,
             listings.exists,
             listings.found,
-            renamed,
+            relinking.renamed,
         ).encode("utf-8")
         if after == existing:
             return False
         vault._check_size(len(after))
         hashes = vault.digests.of((target.lang, target.rel), after)
-        vault._commit_recorded(place, existing, after, hashes.etag, hashes.sha, actor, reason)
+        vault._commit_recorded(
+            place, existing, after, hashes.etag, hashes.sha, relinking.actor, relinking.reason
+        )
         vault._notify(target, left=hashes.etag)
     return True
