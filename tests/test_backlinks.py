@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -236,3 +237,11 @@ def test_a_move_keeping_the_name_does_not_walk_the_vault_for_links_by_name(
     assert (vault_dir(vault) / "notes/n.md").read_text() == (
         "[[cat]] and [c](cat.md) and [[pets/cat]]\n"
     )
+
+
+def test_a_link_spelled_in_nfd_follows_the_move(vault: Vault) -> None:
+    vault.write("en", "items/café.md", "# Café\n")
+    put(vault, "notes/n.md", unicodedata.normalize("NFD", "[[items/café]] and [[café]]\n"))
+    seen(vault)
+    assert vault.move("en", "items/café.md", "places/bistro.md")["relinked"] == ["notes/n.md"]
+    assert (vault_dir(vault) / "notes/n.md").read_text() == "[[places/bistro]] and [[bistro]]\n"

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -145,7 +146,9 @@ def relink_others(
     rewritten: list[str] = []
     skipped: list[dict] = []
     deadline = time.monotonic() + _SECONDS
-    for path in sorted(_holding(vault, lang, {name, quote(name)}, deadline)):
+    # (as written, percent-encoded, and in NFD: typed on a Mac, copied from its files)
+    spellings = {name, quote(name), unicodedata.normalize("NFD", name)}
+    for path in sorted(_holding(vault, lang, spellings, deadline)):
         if move.moving(path) or move.arrived(path) or path.startswith("."):
             continue  # (the moved notes' own links were rewritten with them)
         if len(rewritten) == MAX_NOTES or time.monotonic() > deadline:
