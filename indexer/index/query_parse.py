@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from indexer.index.arabic_article import with_article
 from indexer.index.hebrew_prefixes import with_prefixes
+from indexer.index.persian_forms import with_affixes
 from indexer.index.text import CJK_RUN, WORD, run_units, searchable
 from shared.errors import InvalidArgumentError
 
@@ -220,8 +221,9 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
 def _fts_term(term: Term) -> str:
     """One term as an FTS5 string, CJK runs as in the index (see ``_query_text``); a
     prefix's last word may go on (``"datab" *``: FTS5 reads the ``*`` after a phrase so);
-    an Arabic word is also found with the article (``arabic_article``), a Hebrew word
-    with the one-letter words joined to it (``hebrew_prefixes``)."""
+    an Arabic-script word is also found with the article (``arabic_article``) and the
+    Persian plural and verb prefixes (``persian_forms``), a Hebrew word with the
+    one-letter words joined to it (``hebrew_prefixes``)."""
     text, prefix = _query_text(term.text)
     quoted = '"' + text.replace('"', '""') + '"'
     if prefix or term.prefix:
@@ -233,9 +235,9 @@ def _fts_term(term: Term) -> str:
 
 
 def joined_spellings(word: str) -> tuple[str, ...]:
-    """The other spellings of ``word`` with the short words its script joins to the next
-    one: Arabic's article, Hebrew's one-letter words (else none)."""
-    return with_article(word) or with_prefixes(word)
+    """The other spellings of ``word`` with what its script joins to it: Arabic's
+    article, Persian's plural and verb prefixes, Hebrew's one-letter words (else none)."""
+    return (*with_article(word), *with_affixes(word)) or with_prefixes(word)
 
 
 def _with_spellings(terms: list[Term]) -> tuple[Term, ...]:

@@ -4,15 +4,15 @@
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
 are common stop words (English, French, German, Spanish, Portuguese, Italian, Dutch,
-Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic; the Arabic and Hebrew article taken
-off; Korean particles stripped), unless written in capitals (an acronym: ``AI``). Scripts written
-without spaces reuse the index's text machinery (``indexer.index.text``): a Chinese or
-Japanese run is cut at stop characters (Chinese function words, Japanese hiragana, which
-mostly spells particles and endings), and each remaining piece of two or more characters
-becomes a keyword together with its bigrams (the index's own unit, so a partial match
-still ranks), a Han character alone one of its own unless it is mostly grammar; a Thai,
-Lao, Khmer or Myanmar chunk becomes a keyword, with its 4-character windows when it is
-long.
+Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic; the Arabic and Hebrew article and
+the Persian plural taken off; Korean particles stripped), unless written in capitals (an
+acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
+(``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
+function words, Japanese hiragana, which mostly spells particles and endings), and each
+remaining piece of two or more characters becomes a keyword together with its bigrams
+(the index's own unit, so a partial match still ranks), a Han character alone one of its
+own unless it is mostly grammar; a Thai, Lao, Khmer or Myanmar chunk becomes a keyword,
+with its 4-character windows when it is long.
 "Quoted phrases" are kept as phrases.
 """
 
@@ -24,6 +24,7 @@ import re2
 
 from indexer.index.arabic_article import without_article
 from indexer.index.hebrew_prefixes import without_the
+from indexer.index.persian_forms import without_plural
 from indexer.index.text import CJK_ONLY_RUN, SPACELESS_RUN
 from shared.graphemes import continues
 from shared.reader_folds import FORMAT_RANGES
@@ -183,6 +184,7 @@ def _words(text: str, shouted: bool) -> list[str]:
             continue
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
+        word = without_plural(word)  # (Persian: ``داده‌ها`` finds ``داده`` too)
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
             word = tail if len(head) <= 2 and len(tail) > len(head) else head
