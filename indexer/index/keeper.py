@@ -5,7 +5,8 @@ The index can fall behind in ways nobody sees at once: the kernel drops file eve
 (a full disk). Each of these calls ``Keeper.behind(reason)``; the keeper's thread then
 reconciles the whole index with disk, retries with a growing pause until a pass
 succeeds, and meanwhile ``partial`` is true (search results say so, ``status`` shows
-why). While no watcher runs (``polling()``), it reconciles every ``poll_seconds``.
+why). While no watcher runs (``polling()``), it reconciles every ``poll_seconds``. Its
+``tidier`` merges the full-text index's segments while the index is idle (``tidy``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from collections.abc import Callable
 
 from indexer.index.reconcile import ReconcileStats, Stopped
+from indexer.index.tidy import Tidier
 
 log = logging.getLogger("indexer.index")
 
@@ -33,8 +35,10 @@ class Keeper:
         *,
         polling: Callable[[], bool] = lambda: False,
         poll_seconds: float = POLL_SECONDS,
+        tidier: Tidier | None = None,
     ) -> None:
         self._reconcile = reconcile
+        self._tidier = tidier  # (its own thread, started and stopped with this one)
         self._polling = polling
         self._poll_seconds = poll_seconds
         self._lock = threading.Lock()
@@ -50,8 +54,12 @@ class Keeper:
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="index-keeper", daemon=True)
         self._thread.start()
+        if self._tidier is not None:
+            self._tidier.start()
 
     def stop(self, timeout: float = 30) -> None:
+        if self._tidier is not None:
+            self._tidier.stop(timeout)
         with self._lock:
             self._stopping = True
         self._wake.set()

@@ -29,6 +29,7 @@ from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
 from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
+from indexer.index.tidy import Tidier
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.vault_access import VaultAccess
 from indexer.index.watcher import VaultWatcher
@@ -206,7 +207,7 @@ class NoteIndex:
         self._watcher = VaultWatcher(
             self.workspace, self._apply_changes, debounce=self._debounce, on_lost=self.mark_behind
         )
-        self._keeper = Keeper(self._catch_up, polling=self._polling)
+        self._keeper = Keeper(self._catch_up, polling=self._polling, tidier=Tidier(self._db))
         self._watcher.start()
         self._keeper.start()
 
