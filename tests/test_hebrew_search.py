@@ -83,9 +83,12 @@ def test_a_question_finds_the_word_with_the_article_or_without() -> None:
         "תוכנית",
         "לקוח",
     ]
-    # A short word keeps it; one whose own first letter it is still finds itself.
-    assert extract_keywords("מה ההחלטה על הבית?") == ["החלטה", "הבית"]
+    # Three letters left lose it too (two would not be searched with the prefixes);
+    # a word whose own first letter it is still finds itself.
+    assert extract_keywords("מה ההחלטה על הבית?") == ["החלטה", "בית"]
+    assert extract_keywords("לאן הלך?") == ["הלך"]
     assert "הבית" in with_prefixes("בית") and "החלטה" in with_prefixes("חלטה")
+    assert "הסבר" in with_prefixes("סבר")
 
 
 def test_recall_quotes_a_note_that_says_the_word_without_the_article(
@@ -105,3 +108,20 @@ def test_recall_quotes_a_note_that_says_the_word_without_the_article(
     result = recall.recall("he", "מה החלטנו לגבי הנתונים?", 400)
     assert [s["path"] for s in result["sources"] if s["layer"] == "on_demand"] == ["plan.md"]
     assert "> … העברת נתונים של לקוחות ביום ראשון." in result["block"]
+
+
+def test_recall_finds_a_three_letter_word_asked_with_the_article(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    from indexer.jobs.recall import Recall
+    from indexer.vault.sandbox import Sandbox
+    from indexer.vault.vault import Vault
+
+    root = ws.vault_dir("he")
+    root.mkdir(parents=True)
+    (root / "home.md").write_text("# משפחה\n\nקנינו בית חדש בחיפה.\n")
+    (root / "other.md").write_text("# אחר\n\nאין כאן כלום על זה.\n")
+    index.reconcile()
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    result = recall.recall("he", "מה עם הבית?", 400)
+    assert [s["path"] for s in result["sources"] if s["layer"] == "on_demand"] == ["home.md"]

@@ -11,8 +11,9 @@ a phrase and a prefix are searched as written. A word typed with one of them is 
 with more joined before it (``הנתונים``: ``והנתונים``), never without it: they are also
 many words' own first letters (``הסבר``, explanation; ``מדבר``, desert), which only a
 morphology tells apart. A question's word for recall loses its article (``without_the``)
-when four letters or more are left: its bare form finds both, and a word whose own first
-letter it was is still found (``החלטה``: ``חלטה`` is no word, and finds ``החלטה``).
+when three letters or more are left (``הבית``: ``בית``): its bare form finds both, and a
+word whose own first letter it was is still found (``החלטה``: ``חלטה`` is no word, and
+finds ``החלטה``); two would not be searched with the prefixes, so ``הלך`` stays.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ PREFIXES = (
 )  # fmt: skip
 # A word of Hebrew letters only (as ``searchable`` leaves it: no points), three at least
 _HEBREW_WORD = re.compile("[\u05d0-\u05ea]{3,}")
-_WITH_THE = re.compile("(?:[וש]?ה)([\u05d0-\u05ea]{4,})")
+_WITH_THE = re.compile("(?:[וש]?ה)([\u05d0-\u05ea]{3,})")
 
 
 def with_prefixes(word: str) -> tuple[str, ...]:
@@ -40,7 +41,7 @@ def with_prefixes(word: str) -> tuple[str, ...]:
 
 def without_the(word: str) -> str:
     """``word`` without the article joined to it (``הנתונים``, ``והנתונים``: ``נתונים``)
-    when four Hebrew letters or more are left; else ``word``. For a question in natural
+    when three Hebrew letters or more are left; else ``word``. For a question in natural
     language (recall): its bare form finds the word with the article or without
     (``with_prefixes``), and a word typed with the article is still found."""
     bare = _WITH_THE.fullmatch(word)
