@@ -4,7 +4,6 @@ stays, an undo of the move's entry puts the notes back."""
 
 from __future__ import annotations
 
-import logging
 import os
 import unicodedata
 from collections.abc import Iterator
@@ -106,16 +105,41 @@ def test_an_undo_of_the_moves_entry_puts_the_other_notes_back(vault: Vault) -> N
     assert (vault_dir(vault) / "items/plan.md").exists()
 
 
-def test_a_name_too_short_to_look_for_is_left_and_said(
-    vault: Vault, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_short_name_is_looked_for_in_its_links(vault: Vault) -> None:
     vault.write("en", "items/ab.md", "# AB\n")
-    vault.write("en", "notes/n.md", "[ab](../items/ab.md)\n")
-    with caplog.at_level(logging.INFO):
-        moved = vault.move("en", "items/ab.md", "done/ab.md")
-    assert moved["relinked"] == []
-    assert "(../items/ab.md)" in (vault_dir(vault) / "notes/n.md").read_text()
-    assert "its name is too short" in caplog.text
+    vault.write("en", "items/猫.md", "# 猫\n")
+    vault.write("en", "x/a.md", "# A\n")
+    put(vault, "notes/n.md", "[ab](../items/ab.md) [[items/ab|AB]] and [[items/猫]]\n")
+    put(vault, "notes/m.md", "[a](<../x/a.md>) ![[x/a]] (a) [[a]]\n")
+    put(vault, "notes/other.md", "# Other\n\nab, 猫 and a word: abc.\n")
+    seen(vault)
+    assert vault.move("en", "items/ab.md", "done/ab.md")["relinked"] == ["notes/n.md"]
+    assert vault.move("en", "items/猫.md", "animals/猫.md")["relinked"] == ["notes/n.md"]
+    assert vault.move("en", "x/a.md", "y/a.md")["relinked"] == ["notes/m.md"]
+    assert (vault_dir(vault) / "notes/n.md").read_text() == (
+        "[ab](../done/ab.md) [[done/ab|AB]] and [[animals/猫]]\n"
+    )
+    assert (vault_dir(vault) / "notes/m.md").read_text() == "[a](<../y/a.md>) ![[y/a]] (a) [[a]]\n"
+    assert (vault_dir(vault) / "notes/other.md").read_text().endswith("abc.\n")
+    # A rename leaving the short name finding nothing: its bare links name the new one.
+    put(vault, "notes/k.md", "[[ab]] and [[ab|x]]\n")
+    seen(vault)
+    moved = vault.move("en", "done/ab.md", "done/abc.md")
+    assert moved["relinked"] == ["notes/k.md", "notes/n.md"]
+    assert (vault_dir(vault) / "notes/k.md").read_text() == "[[abc]] and [[abc|x]]\n"
+    assert (
+        (vault_dir(vault) / "notes/n.md")
+        .read_text()
+        .startswith("[ab](../done/abc.md) [[done/abc|AB]]")
+    )
+
+
+def test_a_short_names_link_spellings_are_long_enough_to_narrow() -> None:
+    assert backlinks.link_spellings("cat") == {"cat"}
+    assert backlinks.link_spellings("ab") == {"[[ab", "(ab", "<ab", "/ab"}
+    one = backlinks.link_spellings("猫")
+    assert "[[猫" in one and "(猫)" in one and "/猫]" in one and "(猫." in one
+    assert all(len(spelling) >= 3 for spelling in one)
 
 
 def test_without_an_index_the_notes_are_found_by_reading_them(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ Obsidian finds them) still finds it after a move that keeps the name, and is lef
 a move that renames it, so that the name finds nothing, it names the file's new name
 (``[[kitten]]``; its full path when that name is not the only one).
 
-Best effort, bounded: a name shorter than three characters has no trigram to narrow the
-search (every note would be read: not looked for), at most ``MAX_NOTES`` notes are
+Best effort, bounded: a name shorter than three characters has no trigram of its own to
+narrow the search, and is looked for with what a link puts around it (``[[ab``, ``/ab]``,
+``(ab.``: ``link_spellings``); at most ``MAX_NOTES`` notes are
 rewritten and for ``_SECONDS`` at most (a folder named ``project`` is a word many notes
 hold, each read to look at its links). A note a write would refuse (read-only, hard
 linked, too large) is left and answered in ``relink_skipped`` with why, as are the
@@ -48,7 +49,12 @@ MAX_NOTES = 1000  # other notes rewritten after one move, at most
 MAX_SKIPPED = 100  # notes answered as skipped, at most (the rest are logged)
 _GREP_LINES = 10_000  # matching lines looked at to find them (grep's most)
 _SECONDS = 10.0  # the search for them and their rewrites, at most
-_LEAST_NAME = 3  # characters: a shorter name has no trigram
+_LEAST_NAME = 3  # characters: a shorter name has no trigram (looked for in its links)
+# What a link puts before a file or folder name (``[[n``, ``(n``, ``<n``, ``../n``) and
+# after it (``n]]``, ``n|x``, ``n#h``, ``n^b``, ``n.md``, ``n)``, ``n>``, ``n/x``,
+# ``(n "title")``)
+_BEFORE = ("[[", "(", "<", "/")
+_AFTER = ("]", "|", "#", "^", ".", ")", ">", "/", " ")
 _TRIES = 3  # reads of a note another program keeps changing meanwhile
 _PAST_BOUNDS = (
     f"not looked at: a move rewrites the links of {MAX_NOTES} other notes at most,"
@@ -138,9 +144,6 @@ def relink_others(
     """Rewrite the links to moved files in the other notes of ``lang`` that hold
     ``name`` (the moved note's name without ``.md``, or the moved folder's); returns the
     paths of the notes rewritten, and the notes left with why."""
-    if len(name) < _LEAST_NAME:
-        log.info("links to %s in other notes not looked for: its name is too short", name)
-        return [], []
     listings = Listings(vault, lang)
     relinking = _Relinking(vault, lang, move, listings, _Renamed(listings, move), reason, actor)
     rewritten: list[str] = []
@@ -148,7 +151,8 @@ def relink_others(
     deadline = time.monotonic() + _SECONDS
     # (as written, percent-encoded, and in NFD: typed on a Mac, copied from its files)
     spellings = {name, quote(name), unicodedata.normalize("NFD", name)}
-    for path in sorted(_holding(vault, lang, spellings, deadline)):
+    literals = {literal for spelling in spellings for literal in link_spellings(spelling)}
+    for path in sorted(_holding(vault, lang, literals, deadline)):
         if move.moving(path) or move.arrived(path) or path.startswith("."):
             continue  # (the moved notes' own links were rewritten with them)
         if len(rewritten) == MAX_NOTES or time.monotonic() > deadline:
@@ -163,6 +167,22 @@ def relink_others(
             log.warning("links in %s left as they were: %s", path, err)
             _skip(skipped, path, str(err))
     return rewritten, skipped
+
+
+def link_spellings(name: str) -> set[str]:
+    """Text every link naming ``name`` holds, of three characters at least (what the
+    index narrows a search by): the name itself, else the name with what a link puts
+    before it, and after it too where that is still short (``ab``: ``[[ab``, ``(ab``,
+    ``/ab``; ``x``: ``[[x``, ``(x)``, ``(x.``, ``/x]``, ...)."""
+    if len(name) >= _LEAST_NAME:
+        return {name}
+    found: set[str] = set()
+    for before in _BEFORE:
+        if len(before + name) >= _LEAST_NAME:
+            found.add(before + name)
+        else:
+            found.update(before + name + after for after in _AFTER)
+    return found
 
 
 def _skip(skipped: list[dict], path: str, why: str) -> None:
