@@ -269,3 +269,16 @@ def test_a_link_spelled_in_nfd_follows_the_move(vault: Vault) -> None:
     seen(vault)
     assert vault.move("en", "items/café.md", "places/bistro.md")["relinked"] == ["notes/n.md"]
     assert (vault_dir(vault) / "notes/n.md").read_text() == "[[places/bistro]] and [[bistro]]\n"
+
+
+def test_a_note_not_indexed_yet_is_looked_at_when_the_index_cannot_vouch(vault: Vault) -> None:
+    """No watcher here (as at a start, or after lost events): what the index has not
+    seen is found by reading the files whose stat differs from their rows."""
+    vault.write("en", "items/cat.md", "# Cat\n")
+    put(vault, "notes/old.md", "[c](../items/cat.md)\n")
+    seen(vault)
+    put(vault, "notes/new.md", "[[items/cat]]\n")  # saved a moment before the move
+    put(vault, "notes/old.md", "[c](../items/cat.md) again\n")
+    moved = vault.move("en", "items/cat.md", "pets/cat.md")
+    assert moved["relinked"] == ["notes/new.md", "notes/old.md"]
+    assert (vault_dir(vault) / "notes/new.md").read_text() == "[[pets/cat]]\n"

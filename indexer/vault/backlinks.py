@@ -4,8 +4,9 @@ A move rewrites the moved notes' own links (``relinking``); a link in another no
 moved file (``[cat](../items/cat.md)``, ``![p](../items/cat.md.assets/p.png)``,
 ``[[items/cat]]``) pointed where nothing was. After the move, the notes that name a
 moved file are found by the index for the name of the moved note or folder (its
-trigrams, as grep's plan: a note saved by another program a moment before, which the
-index has not seen yet, may be missed; without an index, by grep), and each one's links
+trigrams, as grep's plan, with the notes the watcher saw change and the index has not
+applied yet; by grep, which reads those, when the watcher cannot tell them or there is
+no index), and each one's links
 to moved files are rewritten by the same rules (``links.rewrite_links``, the note itself
 staying where it is), its bytes otherwise as they were (no frontmatter normalization:
 only its links change), one write each with the move's reason, so that an ``undo`` of
@@ -194,16 +195,17 @@ def _holding(vault: Vault, lang: str, literals: set[str], deadline: float) -> se
     """The notes of ``lang`` holding any of ``literals`` (case ignored): the index's
     notes holding it (a grep waits for the watcher to vouch for every file, 35 ms of a
     move at 10,000 notes), and a note changed since it indexed them is looked at too;
-    without an index, a grep."""
+    without an index, or a watcher vouching for what it has not indexed yet, a grep."""
     if vault.grep_planner is not None:
         plans = [vault.grep_planner(lang, literal, True, True, deadline) for literal in literals]
-        if all(plan is not None for plan in plans):
+        if all(plan is not None and plan.changed is not None for plan in plans):
             return {
                 path
                 for plan in plans
                 if plan is not None
                 for path in (*plan.candidates, *(plan.changed or ()))
             }
+        # (the watcher cannot vouch for the files: grep reads those whose stat differs)
     paths: set[str] = set()
     for literal in literals:
         found = vault.grep(lang, literal, fixed=True, ignore_case=True, limit=_GREP_LINES,
