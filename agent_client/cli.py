@@ -99,9 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         cmd = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
         cmd.add_argument("--title", required=True, help="a short name for it (one line)")
-        cmd.add_argument(
-            "--tag", action="append", default=[], dest="tags", help="a topic label; repeatable"
-        )
+        tag_help = "a topic label; repeatable"
+        if name == "event":  # (maintenance without a model files tagged events)
+            tag_help += " (preference, habit, decision, goal, todo... put it in USER.md/PROJECT.md)"
+        cmd.add_argument("--tag", action="append", default=[], dest="tags", help=tag_help)
         cmd.add_argument(
             "--at",
             metavar="TIME",

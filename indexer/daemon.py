@@ -411,9 +411,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     if core.scheduler is not None and core.scheduler.start():
         tasks = ", ".join(core.scheduler.maintenance.enabled_tasks)
         if core.model is None:
-            log.warning(
-                "maintenance (%s) is enabled but no model is set (INDEXER_LLM_MODEL)", tasks
-            )
+            log.info("maintenance: %s without a model (the tagged entries are added)", tasks)
         else:
             log.info("maintenance: %s with the model %s", tasks, core.model.name)
     if core.summaries is not None and core.jobs is not None:

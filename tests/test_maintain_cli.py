@@ -92,7 +92,6 @@ def test_force_and_a_failing_run(ws: Path, stub: LLMStub, capsys: pytest.Capture
     ("extra", "message"),
     [
         ([], "no maintenance task is enabled: set INDEXER_MAINTENANCE_USER_PROFILE=1"),
-        (["--maintenance-user-profile"], "maintenance needs a model: set INDEXER_LLM_MODEL"),
         (["--maintenance-user-profile", "--lang", "fr"], "there is no vault 'fr'"),
         (["--maintenance-user-profile", "--lang", ""], "'' is not a vault id"),  # not "all"
         (["--maintenance-min-interval-hours", "-1"], "MAINTENANCE_MIN_INTERVAL_HOURS must"),
@@ -141,3 +140,25 @@ def test_with_a_server_running_the_write_is_recorded_as_the_scheduler_records_it
     assert "may differ" not in capsys.readouterr().out
     assert main(["maintain", "--workspace", str(ws), "--status", "--lang", "fr"]) == 1
     assert "there is no vault 'fr'" in capsys.readouterr().err  # (not "no vaults yet")
+
+
+def test_without_a_model_the_tagged_entries_are_added(
+    ws: Path, capsys: pytest.CaptureFixture
+) -> None:
+    day = ws / "memory/languages/en/vault/events/2026/12/01.md"
+    day.parent.mkdir(parents=True, exist_ok=True)
+    day.write_text(
+        "# Events 2026-12-01\n\n## Event\n\n- time: 2026-12-01T09:00:00+00:00\n"
+        "- title: Answers\n- tags: preference\n- entry: e1\n\nShort answers, in English.\n",
+        encoding="utf-8",
+    )
+    base = ["maintain", "--workspace", str(ws), "--maintenance-user-profile"]
+    assert main(base) == 0
+    assert "en user_profile: replace (without a model: 1 tagged entry added" in (
+        capsys.readouterr().out
+    )
+    user = (ws / "memory/languages/en/vault/USER.md").read_text(encoding="utf-8")
+    assert user.endswith("# User profile\n\n## Preferences\n\n- Answers: Short answers, in"
+                         " English. (2026-12-01)\n")  # fmt: skip
+    assert main([*base, "--status"]) == 0
+    assert "model: none: the tagged entries are added" in capsys.readouterr().out

@@ -228,11 +228,50 @@ def test_the_models_texts_hold_no_terminal_escapes(env: Env) -> None:
     assert env.run(force=True).reason == "gpj.exe"
 
 
-def test_without_a_model_nothing_is_called_and_the_state_says_why(env: Env) -> None:
-    env.event("something")
-    outcome = env.run(model=None)
-    assert outcome.action == "skip" and "no model configured" in outcome.reason
-    assert env.task_state().reason == outcome.reason and env.stub.requests == []
+def agent_event(title: str, tags: str, text: str, time: str = "2026-11-29T10:00:00+01:00") -> str:
+    """An event as the Memory Writer logs it (``agent_client.events``)."""
+    return f"- time: {time}\n- title: {title}\n- tags: {tags}\n- entry: e-{title}\n\n{text}"
+
+
+def test_without_a_model_the_tagged_entries_are_added_and_nothing_is_called(env: Env) -> None:
+    env.event(agent_event("Short answers", "preference", "Keep replies short. Five lines."))
+    env.event(agent_event("Database", "decision", "We chose PostgreSQL for JSON."))
+    env.event(agent_event("Token", "preference", "api_key=sk-live-4f9a8b7c6d5e4f3a2b1c0d9e"))
+    env.event("Lunch was good.")
+    user = env.run(model=None)
+    assert user.action == "replace" and user.reason.startswith("without a model: 1 tagged")
+    project = env.run(model=None, task="project_review")
+    assert project.action == "replace" and env.stub.requests == []
+    text = (env.vault_dir() / "USER.md").read_text(encoding="utf-8")
+    assert text.endswith("# User profile\n\n## Preferences\n\n- Short answers: Keep replies"
+                         " short. (2026-11-29)\n")  # fmt: skip
+    assert "PostgreSQL" not in text and "sk-live" not in text and "Lunch" not in text
+    assert "- Database: We chose PostgreSQL for JSON. (2026-11-29)" in (
+        env.vault_dir() / "PROJECT.md"
+    ).read_text(encoding="utf-8")
+    state = env.task_state()
+    assert state.last_action == "replace" and state.last_entry == "events/2026/11/29.md#3"
+    # Nothing new: not due; forced, nothing to add.
+    assert env.run(model=None).action == "skip"
+    assert env.run(model=None, force=True).action == "none"
+
+
+def test_without_a_model_a_persons_text_and_deletions_are_kept(env: Env) -> None:
+    env.event(agent_event("Mornings", "habit", "Works best before noon."))
+    env.run(model=None)
+    path = env.vault_dir() / "USER.md"
+    mine = path.read_text(encoding="utf-8").replace(
+        "- Mornings: Works best before noon. (2026-11-29)", "I am Ana; I write in Spanish."
+    )
+    path.write_text(mine, encoding="utf-8")  # a person's edit: the line deleted, text added
+    env.event(agent_event("Tone", "style", "No emoji, please."), day="2026/11/30")
+    assert env.run(model=None, force=True).action == "replace"
+    text = path.read_text(encoding="utf-8")
+    assert "I am Ana; I write in Spanish." in text and "Mornings" not in text
+    assert "- Tone: No emoji, please. (2026-11-29)" in text
+    path.unlink()  # deleted: made whole again from the log
+    assert env.run(model=None, force=True).action == "replace"
+    assert "Mornings" in path.read_text(encoding="utf-8")
 
 
 # -- digest ---------------------------------------------------------------------------------
@@ -834,6 +873,7 @@ def test_the_state_file_is_written_atomically_and_privately(env: Env) -> None:
         "last_digest",
         "last_error",
         "reason",
+        "last_entry",
     }
     assert stat.S_IMODE(env.ws.maintenance_state.stat().st_mode) == 0o600
     assert not [p for p in env.ws.state_dir.iterdir() if ".tmp." in p.name]

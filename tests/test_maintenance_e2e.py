@@ -120,3 +120,39 @@ def test_a_stop_while_the_model_thinks_is_no_failure(tmp_path: Path, stub: LLMSt
     assert "Connection error" not in log and "failed" not in log, log
     state = ws / ".indexer/maintenance-state.json"
     assert not state.exists() or '"error"' not in state.read_text(), state.read_text()
+
+
+async def test_without_a_model_a_tagged_event_reaches_user_md_and_recall(tmp_path: Path) -> None:
+    """The deterministic path in the daemon's scheduler: an event the Memory Writer logs
+    with a ``preference`` tag is a line of USER.md, which recall brings back."""
+    env = {
+        "INDEXER_MAINTENANCE_USER_PROFILE": "1",
+        "INDEXER_MAINTENANCE_PROJECT_REVIEW": "1",
+        "INDEXER_MAINTENANCE_MIN_INTERVAL_HOURS": "0",
+        "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": "0.2",
+        "INDEXER_SUMMARIES": "0",
+    }
+    running = start_indexer(tmp_path / "ws", env=env)
+    try:
+        async with running.client() as client:
+            event = (
+                "# Events\n\n## Event\n\n- time: 2026-11-29T10:00:00+01:00\n- title: Drinks\n"
+                "- tags: preference\n- entry: e1\n\nGreen tea, never coffee. Mornings only.\n"
+            )
+            day = {"lang": "en", "path": "events/2026/11/29.md", "content": event}
+            await client.call_tool("append", day)
+            user = running.workspace / "memory/languages/en/vault/USER.md"
+            wait_for(user.exists, 20, what="USER.md from the scheduler, without a model")
+            assert user.read_text(encoding="utf-8").endswith(
+                "# User profile\n\n## Preferences\n\n- Drinks: Green tea, never coffee."
+                " (2026-11-29)\n"
+            )
+            result = await client.call_tool(
+                "recall", {"lang": "en", "query": "what should I drink?", "budget_tokens": 400}
+            )
+        recalled = result.structured_content
+        assert recalled["sources"][0]["path"] == "USER.md"
+        assert "Green tea, never coffee." in recalled["block"]
+        assert not (running.workspace / "memory/languages/en/vault/PROJECT.md").exists()
+    finally:
+        running.stop()

@@ -35,7 +35,8 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         help="run the USER.md / PROJECT.md maintenance now, or show its state (--status)",
         description=(
             "Run the due maintenance tasks (USER.md, PROJECT.md distilled from events/ by "
-            "the background model), or print their state with --status. Tasks are enabled "
+            "the background model; without one, the entries tagged for each file are added "
+            "to it), or print their state with --status. Tasks are enabled "
             "with INDEXER_MAINTENANCE_USER_PROFILE=1 / INDEXER_MAINTENANCE_PROJECT_REVIEW=1 "
             "or the flags below."
         ),
@@ -84,10 +85,6 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     if not enabled:
         names = " / ".join(f"{TASKS[t].env}=1" for t in wanted)
         raise ConfigError(f"no maintenance task is enabled: set {names} (or the flags)")
-    if settings.model is None:
-        raise ConfigError(
-            "maintenance needs a model: set INDEXER_LLM_MODEL (or --llm-model); nothing ran"
-        )
     from indexer.cli.index import lock_unless_served
 
     held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
@@ -156,7 +153,8 @@ def _print_status(rows: list[dict], maintenance: Maintenance, as_json: bool) -> 
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     print(f"state: {maintenance.state.path}")
-    print(f"model: {maintenance.model.name if maintenance.model else 'none (INDEXER_LLM_MODEL)'}")
+    model = maintenance.model.name if maintenance.model else "none: the tagged entries are added"
+    print(f"model: {model}")
     if not rows:
         print("no vaults yet")
         return

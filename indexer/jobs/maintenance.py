@@ -5,10 +5,11 @@ person: preferences, level, habits) and ``project_review`` keeps ``PROJECT.md`` 
 active threads, decisions). A task is **due** only when all three of seed 002's
 conditions hold: it is enabled; the digest of the vault's ``events/`` files changed
 since its last success; ``min_interval_hours`` passed since that success. ``force``
-skips the last two, never the first. Without a model nothing is ever called: the task
-is skipped, and its state says why.
+skips the last two, never the first. Without a model nothing is ever called: a run takes
+its deterministic path (``maintenance_extract``: the entries tagged for the file are
+added to it, a line each).
 
-A run builds the prompt (``maintenance_input``), lets the model read the vault through
+A run with a model builds the prompt (``maintenance_input``), lets the model read the vault through
 the bounded read-only tool loop (``model_tools``) and takes its final answer only if it
 is exactly ``{"action": "none", "reason"}`` or ``{"action": "replace", "reason",
 "content"}``; anything else is an error and nothing is written. A replace is a normal
@@ -33,10 +34,13 @@ from typing import TYPE_CHECKING, Any
 
 from indexer.index.abstract import one_line
 from indexer.jobs.llm import ModelError
+from indexer.jobs.maintenance_answer import Answer, AnswerError, parse_answer
+from indexer.jobs.maintenance_extract import MAX_SECTIONS, Extracted, extracted
 from indexer.jobs.maintenance_input import (
     EMPTY_EVENT_LOG,
     InputDigests,
     build_messages,
+    event_sections,
     newest_entries,
 )
 from indexer.jobs.maintenance_output import (
@@ -51,7 +55,6 @@ from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import normalize_frontmatter_text, parse_frontmatter, render_note
-from shared.model_output import parse_json_object
 from shared.timestamps import format_timestamp
 
 if TYPE_CHECKING:
@@ -61,7 +64,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("indexer.jobs")
 Clock = Callable[[], datetime]
-MAX_REASON_CHARS = 500
 MAX_ERROR_CHARS = 500
 
 
@@ -101,45 +103,8 @@ class Outcome:
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class Answer:
-    action: str
-    reason: str
-    content: str | None = None
-
-
-class AnswerError(ValueError):
-    """The model's final answer is not one of the two allowed JSON objects."""
-
-
 class InputError(ValueError):
     """The task's input cannot be shown to the model as it is."""
-
-
-def parse_answer(text: str) -> Answer:
-    """The model's final answer, strictly: ``none`` with a reason, or ``replace`` with a
-    reason and the whole new file; ``AnswerError`` for anything else."""
-    try:
-        data = parse_json_object(text)
-    except ValueError as err:
-        raise AnswerError(str(err)) from None
-    action = data.get("action")
-    if action not in ("none", "replace"):
-        raise AnswerError(f'"action" must be "none" or "replace", not {action!r}')
-    expected = {"action", "reason"} | ({"content"} if action == "replace" else set())
-    if set(data) != expected:
-        raise AnswerError(
-            f'a "{action}" answer has exactly the keys {sorted(expected)}, not {sorted(data)}'
-        )
-    reason = data["reason"]
-    if not isinstance(reason, str) or not one_line(reason):
-        raise AnswerError('"reason" must be a non-empty string')
-    content = data.get("content")
-    if action == "replace" and (not isinstance(content, str) or not content.strip()):
-        raise AnswerError('"content" must be the whole new file, a non-empty string')
-    if isinstance(content, str) and action == "replace" and not _has_text(content):
-        raise AnswerError('"content" must be the whole new file: it has frontmatter and no text')
-    return Answer(action, one_line(reason)[:MAX_REASON_CHARS], content)  # data: no escapes
 
 
 class Maintenance:
@@ -191,8 +156,6 @@ class Maintenance:
         """
         if task not in self.settings.enabled:
             return Decision(False, f"disabled (set {TASKS[task].env}=1)", recorded=False)
-        if self.model is None:
-            return Decision(False, "no model configured (set INDEXER_LLM_MODEL)")
         output = TASKS[task].output
         if self._read_only(lang, output):  # (else the model's answer could not be written)
             return Decision(False, f"{output} is read-only: left as it is (forced runs too)")
@@ -285,8 +248,8 @@ class Maintenance:
         return outcomes
 
     async def _run(self, lang: str, task: str, digest: str) -> Answer:
-        """One model run: prompt, read-only tool loop, strict answer, write on replace."""
-        assert self.model is not None
+        """One run: the model's (prompt, read-only tool loop, strict answer) or, without
+        one, the deterministic path's answer; written on replace."""
         output = TASKS[task].output
         try:
             current = await asyncio.to_thread(self.vault.read, lang, output)
@@ -300,30 +263,51 @@ class Maintenance:
                 f"{output} is not UTF-8 text (saved in another encoding?): it is left as it"
                 " is, unread by the model; save it as UTF-8 for the next run"
             )
+        text = current["content"] if current else None
+        if self.model is None:  # (the deterministic path)
+            found = await asyncio.to_thread(self._extracted, lang, task, text)
+            answer = Answer(found.action, found.reason, found.content, found.mark)
+        else:
+            answer = parse_answer(await self._asked(lang, task, digest, text))
+        return await self._written(lang, task, answer, current)
+
+    def _extracted(self, lang: str, task: str, current: str | None) -> Extracted:
+        after = self.state.get(lang, task).last_entry  # (the entries taken before)
+        return extracted(event_sections(self.vault, lang, MAX_SECTIONS), task, current, after)
+
+    async def _asked(self, lang: str, task: str, digest: str, current: str | None) -> str:
+        """The model's final answer to the task's prompt, after its read-only tool calls."""
+        assert self.model is not None
+        output = TASKS[task].output
         entries = await asyncio.to_thread(newest_entries, self.vault, lang)
         messages = build_messages(
             prompt=self.prompt(task),
             task=task,
             lang=lang,
             output=output,
-            current=current["content"] if current else None,
+            current=current,
             entries=entries,
             digest=digest,
             last_digest=self.state.get(lang, task).last_digest,
         )
         tools = ReadOnlyTools(self.vault, self.index, lang)
-        text = await run_tool_loop(
+        return await run_tool_loop(
             self.model,
             messages,
             tools,
             max_steps=self.settings.max_steps,
             timeout=self.settings.timeout,
         )
-        answer = parse_answer(text)
+
+    async def _written(self, lang: str, task: str, answer: Answer, current: dict | None) -> Answer:
+        """``answer``, its file written on a replace that changes it (cleaned first)."""
+        output = TASKS[task].output
         if answer.action == "replace":
             assert answer.content is not None
             if current is not None and answer.content.strip() == current["content"].strip():
-                return Answer("none", f"{answer.reason} (the answer repeated the file)")
+                return replace(
+                    answer, action="none", reason=f"{answer.reason} (the answer repeated the file)"
+                )
             if why := too_long(answer.content, output):
                 raise AnswerError(why)
             cleaned = without_controls(answer.content)
@@ -339,7 +323,9 @@ class Maintenance:
             before = current["content"] if current else None
             content = without_summary_keys(_with_kept_keys(before, written), before)
             if before is not None and _same_note(content, before):  # (the body alone, say)
-                return Answer("none", f"{answer.reason} (the answer repeated the file)")
+                return replace(
+                    answer, action="none", reason=f"{answer.reason} (the answer repeated the file)"
+                )
             etag = current["etag"] if current else ""
             await asyncio.to_thread(self.write, lang, task, content, etag)
         return answer
@@ -386,6 +372,7 @@ class Maintenance:
                 last_digest=digest,
                 last_error=None,
                 reason=answer.reason,
+                last_entry=answer.mark or s.last_entry,
             ),
         )
 
@@ -423,15 +410,6 @@ def _not_after(moment: datetime | None, now: datetime) -> datetime | None:
 # Keys the write itself sets: ``title`` follows the new text's heading when the answer
 # names none; the vault keeps ``id`` and ``created`` and stamps ``updated``.
 _NOT_CARRIED = frozenset({"title", "updated"})
-
-
-def _has_text(content: str) -> bool:
-    """Whether a note has a body: a block of frontmatter alone would empty the file (a
-    block that cannot be read is left to the write, which says what is wrong)."""
-    try:
-        return bool(parse_frontmatter(content)[1].strip())
-    except InvalidFrontmatterError:
-        return True
 
 
 def _with_kept_keys(current: str | None, answer: str) -> str:

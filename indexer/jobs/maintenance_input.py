@@ -131,6 +131,27 @@ def newest_entries(vault: Vault, lang: str) -> list[EventEntry]:
     return picked[::-1]
 
 
+def event_sections(vault: Vault, lang: str, most: int) -> list[tuple[str, int, str]]:
+    """The newest ``most`` sections of the event log, (day file, the section's number in
+    it, text) oldest first: the input of maintenance without a model
+    (``maintenance_extract``)."""
+    with _event_files(vault, lang) as files:
+        paths = sorted((f.rel for f in files), key=day_file_order)
+    root = vault.sandbox.vault_root(lang)
+    picked: list[tuple[str, int, str]] = []
+    for rel in reversed(paths):
+        got = fsops.read_under(str(root), rel, vault.max_file_bytes, tail=True) if root else None
+        if got is None:
+            continue
+        text = got[0][: vault.max_file_bytes].decode("utf-8", "replace")
+        sections = _sections(text)
+        for number in range(len(sections) - 1, -1, -1):
+            picked.append((rel, number, sections[number]))
+            if len(picked) == most:
+                return picked[::-1]
+    return picked[::-1]
+
+
 def build_messages(
     *,
     prompt: str,

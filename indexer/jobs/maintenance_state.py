@@ -4,11 +4,13 @@ The file maps ``lang -> task -> TaskState``. It is the troubleshooting view of s
 ``last_action`` (``none|replace|skip|error``), ``last_run`` (when a run last finished),
 ``last_success`` and ``last_digest`` (when and on which inputs a run last succeeded:
 the due rules compare against these), ``last_error`` (why the last failed run failed,
-kept until a run succeeds) and ``reason`` (the model's reason, or why the task was
-skipped). Both the daemon's scheduler and ``indexer maintain`` update it, so every
-update is a read-modify-write under an exclusive ``flock`` and lands by an atomic
-replace (temp file, fsync, rename). A run holds a per-task ``flock`` for its whole
-length: never two runs of one task at once, in one process or across two.
+kept until a run succeeds), ``reason`` (the model's reason, or why the task was
+skipped) and ``last_entry`` (without a model: the newest event entry a run took, so a
+line a person deleted is not added again). Both the daemon's scheduler and ``indexer
+maintain`` update it, so every update is a read-modify-write under an exclusive
+``flock`` and lands by an atomic replace (temp file, fsync, rename). A run holds a
+per-task ``flock`` for its whole length: never two runs of one task at once, in one
+process or across two.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class TaskState:
     last_digest: str | None = None
     last_error: str | None = None
     reason: str | None = None
+    last_entry: str | None = None  # without a model: the newest event entry taken
 
     @classmethod
     def from_json(cls, data: object) -> TaskState:

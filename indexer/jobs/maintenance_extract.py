@@ -1,0 +1,266 @@
+"""Maintenance without a model: USER.md and PROJECT.md gather the events tagged for them.
+
+The SPEC's jobs each have a deterministic path when no model is set; this is
+maintenance's. It cannot weigh what an entry means, so it goes by what the entry says it
+is: its tags (the Memory Writer's ``- tags:`` line, a ``#tag`` in its text) and the words
+of a section's own heading (``## Decision``). A tag names the file and its section
+(``TAGS``: ``preference`` -> USER.md's ``## Preferences``, ``decision`` -> PROJECT.md's
+``## Decisions``...), so the two files keep apart as the prompts keep them: an entry that
+says nothing of what it is goes nowhere.
+
+Each such entry of the newest ``MAX_SECTIONS`` of the event log is one line, its title
+and the first sentence of its text, dated: ``- Short answers: Keep replies under five
+lines. (2026-11-30)``. The file is added to, never rewritten: a line is added under its
+section's heading (made, in the tasks' order, when the file has none) when the file does
+not say it yet; a person's text stays as it is. A section keeps the newest
+``MAX_DATED_LINES`` dated lines: older ones go. An entry holding a credential is left
+out (``secrets``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from indexer.index.abstract import one_line
+from indexer.jobs.maintenance_input import EVENTS
+from indexer.jobs.secrets import redact_secrets
+from shared.frontmatter_reader import read_frontmatter
+from shared.graphemes import cut_chars
+from shared.workspace import day_file_order
+
+MAX_SECTIONS = 500  # the newest sections of the event log looked at
+MAX_DATED_LINES = 30  # a section's dated lines kept (the newest)
+MAX_LINE_CHARS = 240  # one entry's line (a cut ends with "…")
+
+# The files' titles and sections, in the order a new file has them
+TITLES = {"user_profile": "User profile", "project_review": "Project"}
+SECTIONS = {
+    "user_profile": ("Preferences", "Level and background", "Habits", "About"),
+    "project_review": ("Goals", "Active threads", "Decisions", "Facts", "Done"),
+}
+# A tag (folded: lower case, no "#") -> (task, section). A few languages' words too.
+_TAG_WORDS = {
+    ("user_profile", "Preferences"): "preference preferences pref prefers likes dislikes"
+    " style tone 偏好 喜好 好み 선호 préférence präferenz предпочтение",
+    ("user_profile", "Level and background"): "level background skill skills learning"
+    " mistake mistakes difficulty 水平 背景 レベル 수준",
+    ("user_profile", "Habits"): "habit habits routine schedule 习惯 習慣 습관 habitude"
+    " gewohnheit привычка",
+    ("user_profile", "About"): "user profile personal about-me aboutme me 用户 個人 사용자",
+    ("project_review", "Goals"): "goal goals objective objectives milestone 目标 目標 목표"
+    " objectif ziel цель",
+    ("project_review", "Active threads"): "todo to-do task tasks wip in-progress blocked"
+    " blocker next plan thread 待办 任务 タスク 할일",
+    ("project_review", "Decisions"): "decision decisions decided adr 决定 決定 결정 décision"
+    " entscheidung решение",
+    ("project_review", "Facts"): "fact facts bug fix issue deadline architecture"
+    " component 事实 事実 사실",
+    ("project_review", "Done"): "done finished completed shipped 完成 完了 완료",
+}
+TAGS = {word: key for key, words in _TAG_WORDS.items() for word in words.split()}
+
+_FIELD = re.compile(r"^- (time|title|tags|entry):[ \t]*(.*)$", re.M)
+_INLINE_TAG = re.compile(r"(?:^|\s)#([^\s#.,;:!?()\[\]{}\"']+)")
+_HEADING = re.compile(r"^##[ \t]+(.*)$", re.M)
+_DAY = re.compile(r"(\d{4})/(\d{2})/(\d{2})(?:-\d+)?\.md$")
+_DATED = re.compile(r"^- .* \((\d{4}-\d{2}-\d{2})\)$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What the deterministic path makes of the file: ``replace`` with its new text, or
+    ``none``; and why."""
+
+    action: str
+    reason: str
+    content: str | None = None
+    mark: str | None = None  # the newest entry looked at: "<day file>#<number>"
+
+
+@dataclass(frozen=True)
+class Item:
+    section: str
+    line: str  # "- <statement> (<date>)"
+    statement: str
+
+
+def extracted(
+    sections: list[tuple[str, int, str]], task: str, current: str | None, after: str | None
+) -> Extracted:
+    """The file ``current`` (None: none yet) with the lines it lacks of the ``task``'s
+    entries among ``sections`` ((day file, number in it, text), oldest first) that come
+    after the entry ``after`` (an earlier run's ``mark``; None, or no file: all of them:
+    a line a person deleted is not added again, a file deleted is made whole again)."""
+    mark = _mark(*sections[-1][:2]) if sections else after
+    if after is not None and current is not None:
+        sections = [s for s in sections if _after(s[0], s[1], after)]
+    items = [item for rel, _, text in sections if (item := _item(rel, text, task)) is not None]
+    if not items:
+        why = f"without a model: no new entry of the event log is tagged for {_name(task)}"
+        return Extracted("none", why, mark=mark)
+    meta_text, body = _split(current)
+    said = _folded(body)
+    new = [item for item in _unique(items) if _folded(item.statement) not in said]
+    if not new:
+        why = "without a model: every new tagged entry is in the file already"
+        return Extracted("none", why, mark=mark)
+    lines = body.splitlines() if body.strip() else [f"# {TITLES[task]}"]
+    for item in new:
+        lines = _added(lines, task, item)
+    for section in SECTIONS[task]:
+        lines = _kept_newest(lines, section)
+    text = meta_text + "\n".join(lines).strip("\n") + "\n"
+    kinds = ", ".join(dict.fromkeys(item.section for item in new))
+    noun = "entry" if len(new) == 1 else "entries"
+    why = f"without a model: {len(new)} tagged {noun} added ({kinds})"
+    return Extracted("replace", why, text, mark)
+
+
+def _mark(rel: str, number: int) -> str:
+    return f"{rel}#{number}"
+
+
+def _after(rel: str, number: int, mark: str) -> bool:
+    """Whether the entry ``number`` of the day file ``rel`` comes after ``mark``'s (day
+    files in their order, ``DD-2.md`` after ``DD.md``; a mark not read: every entry)."""
+    marked_rel, _, marked = mark.rpartition("#")
+    if not marked.isdigit():
+        return True
+    if rel != marked_rel:
+        return day_file_order(rel) > day_file_order(marked_rel)
+    return number > int(marked)
+
+
+def _name(task: str) -> str:
+    return "USER.md" if task == "user_profile" else "PROJECT.md"
+
+
+def _item(rel: str, text: str, task: str) -> Item | None:
+    """The line of one section for ``task``'s file, or None (not tagged for it, or it
+    holds a credential)."""
+    fields = {name: value.strip() for name, value in _FIELD.findall(text)}
+    heading = _HEADING.match(text)
+    heading_text = heading.group(1).strip() if heading else ""
+    tags = [tag for tag in re.split(r"[,\s]+", fields.get("tags", "")) if tag and tag != "-"]
+    tags += _INLINE_TAG.findall(text)
+    if heading_text.casefold() != "event":
+        tags += re.split(r"[\s:,/]+", heading_text)
+    sections = [TAGS.get(_tag_key(tag)) for tag in tags]
+    section = next((found[1] for found in sections if found and found[0] == task), None)
+    if section is None or redact_secrets(text)[1]:
+        return None
+    title = one_line(fields.get("title", ""))
+    if title == "-" or not title:
+        title = "" if heading_text.casefold() == "event" else one_line(heading_text)
+    statement = _statement(title, _first_sentence(_body(text)))
+    if not statement:
+        return None
+    date = _date(fields.get("time", ""), rel)
+    suffix = f" ({date})" if date else ""
+    statement = cut_chars(statement, MAX_LINE_CHARS - len(suffix) - 2, "…")
+    return Item(section, f"- {statement}{suffix}", statement)
+
+
+def _tag_key(tag: str) -> str:
+    """A tag as ``TAGS`` holds it: compatibility forms plain, case folded, without "#",
+    the last part of a nested tag (``work/decision``)."""
+    key = unicodedata.normalize("NFKC", tag).casefold().strip().lstrip("#")
+    return key.rsplit("/", 1)[-1].replace("_", "-")
+
+
+def _body(text: str) -> str:
+    """A section's text without its heading and its ``- field:`` lines."""
+    lines = text.splitlines()
+    if lines and lines[0].startswith("## "):
+        lines = lines[1:]
+    return "\n".join(line for line in lines if not _FIELD.match(line)).strip()
+
+
+def _first_sentence(body: str) -> str:
+    paragraph = body.split("\n\n", 1)[0].strip().lstrip("-*> ").strip()
+    first = one_line(paragraph)
+    return _SENTENCE_END.split(first, 1)[0] if first else ""
+
+
+def _statement(title: str, sentence: str) -> str:
+    if title and sentence and not _folded(sentence).startswith(_folded(title)):
+        return f"{title}: {sentence}"
+    return sentence or title
+
+
+def _date(time: str, rel: str) -> str:
+    if re.match(r"\d{4}-\d{2}-\d{2}", time):
+        return time[:10]
+    day = _DAY.search(rel)
+    return f"{day[1]}-{day[2]}-{day[3]}" if day and rel.startswith(f"{EVENTS}/") else ""
+
+
+def _unique(items: list[Item]) -> list[Item]:
+    """Each statement once: its newest line (the entries come oldest first)."""
+    newest = {_folded(item.statement): item for item in items}
+    return [item for item in items if newest[_folded(item.statement)] is item]
+
+
+def _folded(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _split(current: str | None) -> tuple[str, str]:
+    """(the frontmatter block as written, or "", the body) of the current file."""
+    if current is None:
+        return "", ""
+    meta, body = read_frontmatter(current)
+    if not meta and not current.startswith("---"):
+        return "", current
+    head = current[: len(current) - len(body)] if current.endswith(body) else ""
+    return head, body
+
+
+def _added(lines: list[str], task: str, item: Item) -> list[str]:
+    """``lines`` with ``item``'s line at the end of its section (made when missing,
+    after the sections that come before it)."""
+    order = SECTIONS[task]
+    where = _section_span(lines, item.section)
+    if where is None:
+        later = [span for name in order[order.index(item.section) + 1 :]
+                 if (span := _section_span(lines, name)) is not None]  # fmt: skip
+        at = min(start for start, _ in later) if later else len(lines)
+        block = [f"## {item.section}", "", item.line, ""]
+        if at and lines[at - 1].strip():
+            block.insert(0, "")
+        return lines[:at] + block + lines[at:]
+    start, end = where
+    last = end
+    while last > start + 1 and not lines[last - 1].strip():
+        last -= 1
+    return [*lines[:last], item.line, *lines[last:]]
+
+
+def _section_span(lines: list[str], name: str) -> tuple[int, int] | None:
+    """(the heading's line, the line after the section's last) of ``## <name>``."""
+    wanted = _folded(name)
+    for at, line in enumerate(lines):
+        if line.startswith("## ") and _folded(line[3:]) == wanted:
+            end = next(
+                (i for i in range(at + 1, len(lines)) if re.match(r"#{1,2} ", lines[i])),
+                len(lines),
+            )
+            return at, end
+    return None
+
+
+def _kept_newest(lines: list[str], section: str) -> list[str]:
+    """``lines`` with only the newest ``MAX_DATED_LINES`` dated lines of ``section``."""
+    span = _section_span(lines, section)
+    if span is None:
+        return lines
+    start, end = span
+    dated = [i for i in range(start, end) if _DATED.match(lines[i])]
+    if len(dated) <= MAX_DATED_LINES:
+        return lines
+    by_age = sorted(dated, key=lambda i: (_DATED.match(lines[i])[1], i))  # type: ignore[index]
+    dropped = set(by_age[: len(dated) - MAX_DATED_LINES])
+    return [line for i, line in enumerate(lines) if i not in dropped]

@@ -1,0 +1,126 @@
+"""Maintenance without a model (``maintenance_extract``): the entries tagged for USER.md
+and PROJECT.md, a line each, added under their section; a person's text kept."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from indexer.jobs.maintenance_extract import MAX_DATED_LINES, MAX_LINE_CHARS, extracted
+
+DAY = "events/2026/11/29.md"
+
+
+def event(title: str, tags: str, text: str, day: str = "2026-11-29") -> str:
+    return f"## Event\n\n- time: {day}T10:00:00+01:00\n- title: {title}\n- tags: {tags}\n\n{text}\n"
+
+
+def sections(*texts: str, rel: str = DAY) -> list[tuple[str, int, str]]:
+    return [(rel, number, text) for number, text in enumerate(texts)]
+
+
+def test_each_tag_goes_to_its_file_and_section_and_untagged_entries_nowhere() -> None:
+    log = sections(
+        event("Tone", "preference", "Plain words."),
+        event("Go", "learning", "Knows Python well, learning Go."),
+        event("Early", "routine", "Starts at 7."),
+        event("Cache", "decision", "SQLite, not Redis."),
+        event("Launch", "milestone", "Beta by March."),
+        event("Parser", "wip", "Rewriting the parser."),
+        event("Old bug", "done", "Fixed the crash on empty files."),
+        "## Event\n\nA chat about the weather.\n",
+    )
+    user = extracted(log, "user_profile", None, None).content
+    project = extracted(log, "project_review", None, None).content
+    assert user == (
+        "# User profile\n\n## Preferences\n\n- Tone: Plain words. (2026-11-29)\n\n"
+        "## Level and background\n\n- Go: Knows Python well, learning Go. (2026-11-29)\n\n"
+        "## Habits\n\n- Early: Starts at 7. (2026-11-29)\n"
+    )
+    assert project is not None and "weather" not in project and "Plain" not in project
+    headings = [line for line in project.splitlines() if line.startswith("#")]
+    assert headings == ["# Project", "## Goals", "## Active threads", "## Decisions", "## Done"]
+
+
+def test_tags_inline_nested_in_other_languages_and_section_headings_count() -> None:
+    log = sections(
+        "## Event\n\nPrefers tea over coffee #Preference\n",
+        event("朝型", "習慣", "毎朝6時に起きる。それから散歩。"),
+        event("Stack", "work/Decision", "Rust for the CLI."),
+        "## Decision: drop Redis\n\nThe cache lives in SQLite now. It is enough.\n",
+        event("Ｔｏｎｅ", "ＳＴＹＬＥ", "Formal."),  # full-width tags and title
+    )
+    user = extracted(log, "user_profile", None, None).content or ""
+    assert "- Prefers tea over coffee #Preference (2026-11-29)" in user
+    assert "- 朝型: 毎朝6時に起きる。 (2026-11-29)" in user  # its first sentence
+    assert "- Ｔｏｎｅ: Formal. (2026-11-29)" in user
+    project = extracted(log, "project_review", None, None).content or ""
+    assert "- Stack: Rust for the CLI. (2026-11-29)" in project
+    assert "- Decision: drop Redis: The cache lives in SQLite now. (2026-11-29)" in project
+
+
+def test_a_persons_file_keeps_its_text_and_gets_the_missing_lines_only() -> None:
+    mine = (
+        "---\ntitle: Me\ntags: [me]\n---\n# About me\n\nI am Ana.\n\n"
+        "## Preferences\n\n- Dark mode everywhere.\n- Tone: Plain words.\n\n## Notes\n\nfree\n"
+    )
+    log = sections(
+        event("Tone", "preference", "Plain words."),  # said already (without its date)
+        event("Fonts", "preference", "Large fonts."),
+        event("Walks", "habit", "Walks at noon."),
+    )
+    found = extracted(log, "user_profile", mine, None)
+    assert found.action == "replace" and found.mark == f"{DAY}#2"
+    assert found.content == (
+        "---\ntitle: Me\ntags: [me]\n---\n# About me\n\nI am Ana.\n\n## Preferences\n\n"
+        "- Dark mode everywhere.\n- Tone: Plain words.\n- Fonts: Large fonts. (2026-11-29)\n\n"
+        "## Notes\n\nfree\n\n## Habits\n\n- Walks at noon. (2026-11-29)\n"
+    )
+    again = extracted(log, "user_profile", found.content, None)
+    assert again.action == "none" and again.content is None
+
+
+def test_only_the_entries_after_the_mark_are_taken_while_the_file_is_there() -> None:
+    first = sections(event("A", "goal", "First."), event("B", "goal", "Second."))
+    later = [*first, ("events/2026/11/29-2.md", 0, event("C", "goal", "Third."))]
+    later.append(("events/2026/11/30.md", 0, event("D", "goal", "Fourth.", day="2026-11-30")))
+    current = "# Project\n\n## Goals\n\n- B: Second. (2026-11-29)\n"  # A was deleted
+    found = extracted(later, "project_review", current, f"{DAY}#1")
+    assert found.mark == "events/2026/11/30.md#0"
+    assert "First" not in (found.content or "") and "Third" in (found.content or "")
+    assert "Fourth" in (found.content or "")
+    assert extracted(later, "project_review", None, f"{DAY}#1").content is not None
+    nothing = extracted(later, "project_review", current, "events/2026/11/30.md#0")
+    assert nothing.action == "none" and nothing.mark == "events/2026/11/30.md#0"
+
+
+def test_a_section_keeps_its_newest_dated_lines_and_a_persons_lines() -> None:
+    log = [
+        (f"events/2026/{month:02d}/01.md", 0, event(f"T{month}", "todo", f"Item {month}.",
+                                                     day=f"2026-{month:02d}-01"))
+        for month in range(1, 13)
+    ]  # fmt: skip
+    current = "# Project\n\n## Active threads\n\n- Mine, undated.\n" + "".join(
+        f"- Old {n}: x. (2025-01-{n + 1:02d})\n" for n in range(MAX_DATED_LINES)
+    )
+    text = extracted(log, "project_review", current, None).content or ""
+    dated = [line for line in text.splitlines() if line.endswith(")")]
+    assert len(dated) == MAX_DATED_LINES and "- Mine, undated." in text
+    assert "- T12: Item 12. (2026-12-01)" in text and "Old 11:" not in text and "Old 12:" in text
+
+
+def test_a_long_entry_is_cut_where_a_character_ends() -> None:
+    flag = "🇯🇵"
+    decomposed = unicodedata.normalize("NFD", "é")
+    log = sections(event("Long", "preference", (flag + decomposed) * 200 + "."))
+    line = (extracted(log, "user_profile", None, None).content or "").splitlines()[-1]
+    assert len(line) <= MAX_LINE_CHARS and line.endswith("… (2026-11-29)")
+    cut = line.removeprefix("- Long: ").removesuffix("… (2026-11-29)")
+    assert ((flag + decomposed) * 200).startswith(cut)
+    assert not cut.endswith("e") and len(cut.split(decomposed)[-1]) in (0, len(flag))
+
+
+def test_an_entry_holding_a_credential_and_an_empty_log_give_nothing() -> None:
+    log = sections(event("Key", "preference", "token: ghp_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e"))
+    found = extracted(log, "user_profile", None, None)
+    assert found.action == "none" and "no new entry" in found.reason
+    assert extracted([], "user_profile", None, None).action == "none"
