@@ -124,3 +124,20 @@ def test_an_entry_holding_a_credential_and_an_empty_log_give_nothing() -> None:
     found = extracted(log, "user_profile", None, None)
     assert found.action == "none" and "no new entry" in found.reason
     assert extracted([], "user_profile", None, None).action == "none"
+
+
+def test_a_chinese_or_japanese_vault_gets_its_own_headings_and_keeps_english_ones() -> None:
+    log = sections(
+        event("喝茶", "偏好", "只喝绿茶。"), event("DB", "decision", "选了 PostgreSQL。")
+    )
+    assert extracted(log, "user_profile", None, None, "zh-Hans").content == (
+        "# 用户画像\n\n## 偏好\n\n- 喝茶: 只喝绿茶。 (2026-11-29)\n"
+    )
+    assert (extracted(log, "project_review", None, None, "ja").content or "").startswith(
+        "# プロジェクト\n\n## 決定事項\n\n- DB: 选了 PostgreSQL。"
+    )
+    english = "# User profile\n\n## Preferences\n\n- Mine.\n"
+    assert extracted(log, "user_profile", english, None, "zh-Hant").content == (
+        "# User profile\n\n## Preferences\n\n- Mine.\n- 喝茶: 只喝绿茶。 (2026-11-29)\n"
+    )
+    assert "## Preferences" in (extracted(log, "user_profile", None, None, "fr").content or "")

@@ -273,7 +273,8 @@ class Maintenance:
 
     def _extracted(self, lang: str, task: str, current: str | None) -> Extracted:
         after = self.state.get(lang, task).last_entry  # (the entries taken before)
-        return extracted(event_sections(self.vault, lang, MAX_SECTIONS), task, current, after)
+        found = event_sections(self.vault, lang, MAX_SECTIONS)
+        return extracted(found, task, current, after, lang)
 
     async def _asked(self, lang: str, task: str, digest: str, current: str | None) -> str:
         """The model's final answer to the task's prompt, after its read-only tool calls."""

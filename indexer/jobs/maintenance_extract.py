@@ -12,15 +12,18 @@ Each such entry of the newest ``MAX_SECTIONS`` of the event log is one line, its
 and the first sentence of its text, dated: ``- Short answers: Keep replies under five
 lines. (2026-11-30)``. The file is added to, never rewritten: a line is added under its
 section's heading (made, in the tasks' order, when the file has none) when the file does
-not say it yet; a person's text stays as it is. A section keeps the newest
-``MAX_DATED_LINES`` dated lines: older ones go. An entry holding a credential is left
-out (``secrets``).
+not say it yet; a person's text stays as it is. The titles and sections are English but
+in a Chinese or Japanese vault (``_LOCAL``), where the English ones are still found. A
+section keeps the newest ``MAX_DATED_LINES`` dated lines: older ones go. An entry
+holding a credential is left out (``secrets``). The entries after the last one a run took
+(``mark``) are looked at, so a line a person deleted is not added again.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from indexer.index.abstract import one_line
@@ -36,6 +39,20 @@ MAX_LINE_CHARS = 240  # one entry's line (a cut ends with "…")
 
 # The files' titles and sections, in the order a new file has them
 TITLES = {"user_profile": "User profile", "project_review": "Project"}
+# The titles and sections in a Chinese (``zh-*``, the seed's language) or Japanese vault
+_LOCAL = {
+    "zh": {
+        "User profile": "用户画像", "Preferences": "偏好", "Level and background": "水平与背景",
+        "Habits": "习惯", "About": "关于", "Project": "项目", "Goals": "目标",
+        "Active threads": "进行中", "Decisions": "决定", "Facts": "事实", "Done": "已完成",
+    },
+    "ja": {
+        "User profile": "ユーザープロフィール", "Preferences": "好み",
+        "Level and background": "レベルと背景", "Habits": "習慣", "About": "について",
+        "Project": "プロジェクト", "Goals": "目標", "Active threads": "進行中",
+        "Decisions": "決定事項", "Facts": "事実", "Done": "完了",
+    },
+}  # fmt: skip
 SECTIONS = {
     "user_profile": ("Preferences", "Level and background", "Habits", "About"),
     "project_review": ("Goals", "Active threads", "Decisions", "Facts", "Done"),
@@ -88,7 +105,11 @@ class Item:
 
 
 def extracted(
-    sections: list[tuple[str, int, str]], task: str, current: str | None, after: str | None
+    sections: list[tuple[str, int, str]],
+    task: str,
+    current: str | None,
+    after: str | None,
+    lang: str = "en",
 ) -> Extracted:
     """The file ``current`` (None: none yet) with the lines it lacks of the ``task``'s
     entries among ``sections`` ((day file, number in it, text), oldest first) that come
@@ -107,11 +128,12 @@ def extracted(
     if not new:
         why = "without a model: every new tagged entry is in the file already"
         return Extracted("none", why, mark=mark)
-    lines = body.splitlines() if body.strip() else [f"# {TITLES[task]}"]
+    words = _words(lang)
+    lines = body.splitlines() if body.strip() else [f"# {words(TITLES[task])}"]
     for item in new:
-        lines = _added(lines, task, item)
+        lines = _added(lines, task, item, words)
     for section in SECTIONS[task]:
-        lines = _kept_newest(lines, section)
+        lines = _kept_newest(lines, section, words)
     text = meta_text + "\n".join(lines).strip("\n") + "\n"
     kinds = ", ".join(dict.fromkeys(item.section for item in new))
     noun = "entry" if len(new) == 1 else "entries"
@@ -219,16 +241,22 @@ def _split(current: str | None) -> tuple[str, str]:
     return head, body
 
 
-def _added(lines: list[str], task: str, item: Item) -> list[str]:
+def _words(lang: str) -> Callable[[str], str]:
+    """A title or section's name in ``lang``'s vault (English but for ``zh-*`` and ``ja``)."""
+    local = _LOCAL.get(lang.split("-")[0].casefold(), {})
+    return lambda name: local.get(name, name)
+
+
+def _added(lines: list[str], task: str, item: Item, words: Callable[[str], str]) -> list[str]:
     """``lines`` with ``item``'s line at the end of its section (made when missing,
     after the sections that come before it)."""
     order = SECTIONS[task]
-    where = _section_span(lines, item.section)
+    where = _section_span(lines, item.section, words)
     if where is None:
         later = [span for name in order[order.index(item.section) + 1 :]
-                 if (span := _section_span(lines, name)) is not None]  # fmt: skip
+                 if (span := _section_span(lines, name, words)) is not None]  # fmt: skip
         at = min(start for start, _ in later) if later else len(lines)
-        block = [f"## {item.section}", "", item.line, ""]
+        block = [f"## {words(item.section)}", "", item.line, ""]
         if at and lines[at - 1].strip():
             block.insert(0, "")
         return lines[:at] + block + lines[at:]
@@ -239,11 +267,14 @@ def _added(lines: list[str], task: str, item: Item) -> list[str]:
     return [*lines[:last], item.line, *lines[last:]]
 
 
-def _section_span(lines: list[str], name: str) -> tuple[int, int] | None:
-    """(the heading's line, the line after the section's last) of ``## <name>``."""
-    wanted = _folded(name)
+def _section_span(
+    lines: list[str], name: str, words: Callable[[str], str]
+) -> tuple[int, int] | None:
+    """(the heading's line, the line after the section's last) of ``## <name>``, in the
+    vault's language or in English."""
+    wanted = {_folded(name), _folded(words(name))}
     for at, line in enumerate(lines):
-        if line.startswith("## ") and _folded(line[3:]) == wanted:
+        if line.startswith("## ") and _folded(line[3:]) in wanted:
             end = next(
                 (i for i in range(at + 1, len(lines)) if re.match(r"#{1,2} ", lines[i])),
                 len(lines),
@@ -252,9 +283,9 @@ def _section_span(lines: list[str], name: str) -> tuple[int, int] | None:
     return None
 
 
-def _kept_newest(lines: list[str], section: str) -> list[str]:
+def _kept_newest(lines: list[str], section: str, words: Callable[[str], str]) -> list[str]:
     """``lines`` with only the newest ``MAX_DATED_LINES`` dated lines of ``section``."""
-    span = _section_span(lines, section)
+    span = _section_span(lines, section, words)
     if span is None:
         return lines
     start, end = span
