@@ -7,8 +7,6 @@ stale one.
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 
 from shared.errors import OperationalError
 from shared.workspace import Workspace, read_url_file, server_serving, workspace_id
@@ -31,6 +29,9 @@ def server_health(url: str, workspace: Workspace, timeout: float = 2.0) -> dict 
     whatever took its port is asked nothing, and is sent no token after)."""
     if server_serving(workspace) is False:
         return None
+    import urllib.error  # (with http.client, 30 ms of every command's start, `serve`'s too)
+    import urllib.request
+
     try:
         with urllib.request.urlopen(health_url(url), timeout=timeout) as response:
             data = json.loads(response.read())
@@ -62,6 +63,9 @@ def check_no_token_needed(url: str, workspace: Workspace, timeout: float = 2.0) 
     """With no token file, make sure the server at ``url`` asks for none: one that does
     (the file deleted, or not copied beside a service's settings) would refuse whatever
     is made without it (a client's snippet, a page link) with 401 only later."""
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(base_url(url) + "/ui/", timeout=timeout):
             return
