@@ -202,16 +202,20 @@ def _alternatives(parts: list[Term | None]) -> list[list[Term]]:
 
 
 def parse_any(keywords: list[str]) -> ParsedQuery:
-    """Keywords (words, or "phrases" in quotes) -> an FTS5 expression matching notes that
-    hold ANY of them (recall ranks them by BM25); ``InvalidArgumentError`` when none is
-    searchable."""
+    """Keywords (words, "phrases" in quotes, or a word's start before a ``*``) -> an
+    FTS5 expression matching notes that hold ANY of them (recall ranks them by BM25);
+    ``InvalidArgumentError`` when none is searchable."""
     terms: list[Term] = []
     for keyword in keywords:
         phrase = len(keyword) > 2 and keyword.startswith('"') and keyword.endswith('"')
-        text = " ".join((keyword[1:-1] if phrase else keyword).replace('"', " ").split())
+        start = keyword[:-1] if not phrase and keyword.endswith("*") else None
+        prefix = start is not None and len(start) >= MIN_PREFIX_CHARS and " " not in start
+        text = start if prefix and start is not None else keyword
+        text = " ".join((text[1:-1] if phrase else text).replace('"', " ").split())
         text = searchable(text)
-        if text and WORD.search(text) and Term(text, phrase) not in terms:
-            terms.append(Term(text, phrase))
+        term = Term(text, phrase, prefix)
+        if text and WORD.search(text) and term not in terms:
+            terms.append(term)
     if not terms:
         raise InvalidArgumentError("no searchable keywords")
     terms = terms[:MAX_TERMS]

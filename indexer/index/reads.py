@@ -264,6 +264,8 @@ class IndexReads:
             parsed = parse_any(keywords)
         except InvalidArgumentError:
             return []
+        if '" *' in parsed.match:  # (recall's word starts: as a prefix search, to a thread)
+            may_wait()
         where, params = search_filters(None, None, path)
         with self._read() as conn, bounded_on_loop(conn):  # (recall runs on the loop too)
             return lookups.search_any(conn, lang, parsed, limit, where, params)

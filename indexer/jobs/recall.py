@@ -39,6 +39,7 @@ from indexer.jobs.recall_block import (
 from indexer.jobs.recall_focus import from_focus as _from_focus
 from indexer.jobs.recall_source import Source, known
 from indexer.jobs.tokens import estimate_tokens
+from indexer.jobs.word_stems import looked_up_all
 from indexer.vault import fsops
 from shared.body_title import title_from_body
 from shared.errors import InvalidArgumentError
@@ -133,7 +134,10 @@ class Recall:
     def _hits(self, lang: str, keywords: list[str], folder: str) -> list[dict]:
         if self.index is None or not keywords:
             return []
-        return newest_copy_first(self.index.search_any(lang, keywords, ON_DEMAND_NOTES + 4, folder))
+        looked_up = looked_up_all(lang, keywords)  # (a word's start where endings change)
+        return newest_copy_first(
+            self.index.search_any(lang, looked_up, ON_DEMAND_NOTES + 4, folder)
+        )
 
     def _recent(self, lang: str, folder: str, lines: int) -> list[Source]:
         if self.index is None:
