@@ -99,8 +99,11 @@ def test_a_word_ending_in_a_star_is_a_prefix() -> None:
     assert {query: parse_query(query).match for query in expected} == expected
     assert parse_query("datab*").terms == (Term("datab", phrase=False, prefix=True),)
     assert parse_query('"datab*"').terms == (Term("datab*", phrase=True),)
-    # Recall's keywords are words (a bold ``**word**`` left in one is no prefix).
-    assert parse_any(["datab*"]).match == '"datab*"'
+    # Recall's keywords are words (a bold ``**word**`` left in one is no prefix); a word's
+    # start before a ``*`` is a prefix (recall's lookup in an inflecting vault).
+    assert parse_any(["**datab**"]).match == '"**datab**"'
+    assert parse_any(["*datab*"]).match == '"*datab*"'
+    assert parse_any(["datab*"]).match == '"datab" *'
 
 
 @pytest.mark.parametrize("query", ["a*", "ab*", "x OR ab*", "e-m*", "東京ab*", "éa*"])

@@ -209,7 +209,10 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
     for keyword in keywords:
         phrase = len(keyword) > 2 and keyword.startswith('"') and keyword.endswith('"')
         start = keyword[:-1] if not phrase and keyword.endswith("*") else None
-        prefix = start is not None and len(start) >= MIN_PREFIX_CHARS and " " not in start
+        prefix = (  # (a word's start alone: ``**bold**`` stays the word)
+            start is not None and len(start) >= MIN_PREFIX_CHARS and start[-1:].isalnum()
+            and not any(char in start for char in ' *"')
+        )  # fmt: skip
         text = start if prefix and start is not None else keyword
         text = " ".join((text[1:-1] if phrase else text).replace('"', " ").split())
         text = searchable(text)
