@@ -33,6 +33,17 @@ def test_a_russian_question_finds_another_form_of_its_word(ws: Workspace, index:
     assert found(index, "ru", "данными") == set()  # search is exact
 
 
+def test_the_note_is_quoted_where_another_form_of_the_word_is(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    filler = "".join(f"Абзац {n} совсем о другом деле.\n\n" for n in range(40))
+    notes = {"long.md": f"# Журнал\n\n{filler}Резервные копии данных лежат в облаке.\n"}
+    index_notes(ws, index, "ru", notes)
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    block = recall.recall("ru", "Где резервная копия данными?", 300)["block"]
+    assert "> … Резервные копии данных лежат в облаке." in block
+
+
 def test_a_german_compound_and_plural_are_found_in_a_german_vault_only(
     ws: Workspace, index: NoteIndex
 ) -> None:

@@ -96,7 +96,8 @@ class Recall:
         if root is None:
             return empty
         keywords = extract_keywords(query)
-        hits = self._hits(lang, keywords, folder)
+        looked_up = looked_up_all(lang, keywords)  # (a word's start where endings change)
+        hits = self._hits(lang, looked_up, folder)
         matched = {h["path"] for h in hits[:ON_DEMAND_NOTES]}
         lines = lines_shown(budget_tokens)
         candidates = {
@@ -108,7 +109,7 @@ class Recall:
                     h["path"],
                     h["title"],
                     h["body"],
-                    focus=tuple(keywords),
+                    focus=tuple(word.removesuffix("*") for word in looked_up),
                     lines=lines,
                     events=_is_events(h),
                 )
@@ -134,10 +135,7 @@ class Recall:
     def _hits(self, lang: str, keywords: list[str], folder: str) -> list[dict]:
         if self.index is None or not keywords:
             return []
-        looked_up = looked_up_all(lang, keywords)  # (a word's start where endings change)
-        return newest_copy_first(
-            self.index.search_any(lang, looked_up, ON_DEMAND_NOTES + 4, folder)
-        )
+        return newest_copy_first(self.index.search_any(lang, keywords, ON_DEMAND_NOTES + 4, folder))
 
     def _recent(self, lang: str, folder: str, lines: int) -> list[Source]:
         if self.index is None:
