@@ -59,3 +59,25 @@ def without_surrogates(value: object) -> object:
     if isinstance(value, list):
         return [without_surrogates(item) for item in value]
     return value
+
+
+def whole_characters(data: bytes, *, cut_before: bool = False, cut_after: bool = False) -> str:
+    """``data`` decoded (bytes that are not UTF-8 as U+FFFD), but a character that a
+    cut of the file split at either edge (``cut_before``: ``data`` is a file's tail;
+    ``cut_after``: its head) is left out, not shown as a U+FFFD of its own."""
+    if cut_before:
+        skip = 0
+        while skip < min(3, len(data)) and 0x80 <= data[skip] <= 0xBF:
+            skip += 1  # (continuation bytes of a character that began before the cut)
+        data = data[skip:]
+    if cut_after:
+        for back in range(1, min(4, len(data)) + 1):
+            byte = data[-back]
+            if byte < 0x80:
+                break  # (ASCII: nothing was split)
+            if byte >= 0xC0:  # the last character's lead byte: is all of it there?
+                needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+                if back < needed:
+                    data = data[:-back]
+                break
+    return data.decode("utf-8", "replace")

@@ -55,6 +55,7 @@ from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import normalize_frontmatter_text, parse_frontmatter, render_note
+from shared.graphemes import cut_chars
 from shared.timestamps import format_timestamp
 
 if TYPE_CHECKING:
@@ -455,4 +456,4 @@ def _error_text(err: Exception) -> str:
     else:
         kind = "vault" if isinstance(err, VaultError) else "error"  # a read or a write
     text = f"{kind}: {err}".encode("utf-8", "backslashreplace").decode("utf-8")
-    return one_line(text)[:MAX_ERROR_CHARS]  # a model endpoint's text: no terminal escapes
+    return cut_chars(one_line(text), MAX_ERROR_CHARS)  # (a model endpoint's: no escapes)

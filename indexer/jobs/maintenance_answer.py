@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from indexer.index.abstract import one_line
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter
+from shared.graphemes import cut_chars
 from shared.model_output import parse_json_object
 
 MAX_REASON_CHARS = 500
@@ -52,7 +53,8 @@ def parse_answer(text: str) -> Answer:
         raise AnswerError('"content" must be the whole new file, a non-empty string')
     if isinstance(content, str) and action == "replace" and not _has_text(content):
         raise AnswerError('"content" must be the whole new file: it has frontmatter and no text')
-    return Answer(action, one_line(reason)[:MAX_REASON_CHARS], content)  # data: no escapes
+    reason = cut_chars(one_line(reason), MAX_REASON_CHARS)  # (a character as seen kept whole)
+    return Answer(action, reason, content)  # data: no escapes
 
 
 def _has_text(content: str) -> bool:

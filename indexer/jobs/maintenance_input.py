@@ -29,6 +29,7 @@ from indexer.vault.scan import FileEntry, walk_files
 from shared.errors import ForbiddenPathError
 from shared.frontmatter_reader import read_frontmatter
 from shared.graphemes import character_start
+from shared.utf8 import whole_characters
 from shared.workspace import day_file_order
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def newest_entries(vault: Vault, lang: str) -> list[EventEntry]:
         got = fsops.read_under(str(root), rel, vault.max_file_bytes, tail=True) if root else None
         if got is None:
             continue
-        text = got[0][: vault.max_file_bytes].decode("utf-8", "replace")
+        text = _tail_text(got, vault.max_file_bytes)
         for section in reversed(_sections(text)):
             if len(section) > MAX_ENTRY_CHARS:  # (cut where a character as seen ends)
                 end = character_start(section, MAX_ENTRY_CHARS)
@@ -143,7 +144,7 @@ def event_sections(vault: Vault, lang: str, most: int) -> list[tuple[str, int, s
         got = fsops.read_under(str(root), rel, vault.max_file_bytes, tail=True) if root else None
         if got is None:
             continue
-        text = got[0][: vault.max_file_bytes].decode("utf-8", "replace")
+        text = _tail_text(got, vault.max_file_bytes)
         sections = _sections(text)
         for number in range(len(sections) - 1, -1, -1):
             picked.append((rel, number, sections[number]))
@@ -201,6 +202,12 @@ def _sections(text: str) -> list[str]:
         return [body.strip()] if body.strip() else []
     ends = [*starts[1:], len(body)]
     return [body[s:e].strip() for s, e in zip(starts, ends, strict=True) if body[s:e].strip()]
+
+
+def _tail_text(got: tuple[bytes, os.stat_result], limit: int) -> str:
+    """A day file's text as read from its end: a character the cut split left out."""
+    data, info = got
+    return whole_characters(data[:limit], cut_before=info.st_size > limit)
 
 
 def _defused(text: str) -> str:

@@ -46,6 +46,7 @@ from shared.errors import InvalidArgumentError
 from shared.frontmatter_reader import read_frontmatter
 from shared.langs import check_lang
 from shared.models import MAX_RECALL_BUDGET, MIN_RECALL_BUDGET
+from shared.utf8 import whole_characters
 
 if TYPE_CHECKING:
     from indexer.index.service import NoteIndex
@@ -193,7 +194,8 @@ class Recall:
         got = fsops.read_under(root, rel, self.vault.max_file_bytes)
         if got is None:
             return None
-        return got[0][: self.vault.max_file_bytes].decode("utf-8", "replace")
+        data, limit = got[0], self.vault.max_file_bytes
+        return whole_characters(data[:limit], cut_after=len(data) > limit)
 
 
 def newest_copy_first(hits: list[dict]) -> list[dict]:
