@@ -85,7 +85,7 @@ async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> 
 def _check(args: argparse.Namespace) -> None:
     """Bad usage found before connecting (``ValueError``: exit 2)."""
     if args.command == "undo":
-        if not ENTRY_ID_RE.match(args.entry_id):
+        if not ENTRY_ID_RE.fullmatch(args.entry_id):
             raise ValueError(f"{args.entry_id!r} is not an entry id (letters, digits, _ . : -)")
         return
     if not 1 <= args.limit <= MAX_LIMIT:

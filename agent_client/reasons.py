@@ -3,12 +3,14 @@
 The Memory Writer passes ``entry:<entry id> <title>`` on every change it makes for an
 entry: the server's ``undo(entry_id)`` finds an entry's changes by that first word, and
 a person reading ``history`` sees which entry caused each one. The server takes one line
-of at most 500 characters without control characters; a title may hold a tab or another
-invisible character, so those become spaces.
+of at most 500 characters without control characters or characters that hide or reorder
+it (``shared.invisible.hides_in_line``); a title may hold a tab or a bidi override, so
+those become spaces (a joiner in an emoji or a Persian word stays).
 """
 
 from __future__ import annotations
 
+from shared.invisible import hides_in_line
 from shared.models import MemoryEntry
 
 MAX_REASON_CHARS = 500
@@ -16,5 +18,5 @@ MAX_REASON_CHARS = 500
 
 def entry_reason(entry: MemoryEntry) -> str:
     """``entry:<id> <title>``, the title on one line, cut to 500 characters."""
-    title = " ".join("".join(c if c.isprintable() else " " for c in entry.title).split())
+    title = " ".join("".join(" " if hides_in_line(c) else c for c in entry.title).split())
     return f"entry:{entry.id} {title}"[:MAX_REASON_CHARS].rstrip()

@@ -59,6 +59,21 @@ def allowed_anywhere(char: str) -> bool:
     return char in (ZWNJ, ZWJ) or char in VISIBLE_FORMAT or is_tag(char)
 
 
+# Format characters a line of text needs in some scripts: the soft hyphen, and the marks
+# that set the direction of a neutral character (left-to-right, right-to-left, Arabic).
+_TEXT_MARKS = frozenset("\u00ad\u200e\u200f\u061c")
+
+
+def hides_in_line(char: str) -> bool:
+    """Whether ``char`` in a one-line text (a change's reason) hides or reorders what it
+    shows: a control or line break, a lone surrogate, a bidi override, embedding or
+    isolate (``\u202e`` turns what follows around), a zero-width space, a BOM..."""
+    category = unicodedata.category(char)
+    if category in ("Cc", "Cs", "Zl", "Zp"):  # (Cs: a lone surrogate is no text)
+        return True
+    return category == "Cf" and not (allowed_anywhere(char) or char in _TEXT_MARKS)
+
+
 def check_in_context(segment: str) -> None:
     """Refuse a joiner, selector or tag that spells nothing where it stands."""
     for index, char in enumerate(segment):

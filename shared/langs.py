@@ -2,7 +2,9 @@
 
 ``<lang>`` names a folder (``W/memory/languages/<lang>/vault``) and travels in every tool
 call, so it is checked the same way everywhere: a BCP 47-like tag (``en``, ``ja``,
-``zh-Hans``), at most ``MAX_LANG_CHARS`` characters.
+``zh-Hans``), at most ``MAX_LANG_CHARS`` characters, and not a name Windows keeps for a
+device (``con``, ``nul``...: refused as a file's name too, so a workspace copies anywhere;
+``con-x`` is a folder like any other).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 
 from shared.errors import InvalidLangError
+from shared.filetypes import DEVICE_NAMES
 
 LANG_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 MAX_LANG_CHARS = 35
@@ -21,6 +24,7 @@ def is_lang(value: object) -> bool:
         isinstance(value, str)
         and len(value) <= MAX_LANG_CHARS
         and LANG_RE.fullmatch(value) is not None
+        and value.upper() not in DEVICE_NAMES
     )
 
 
@@ -29,7 +33,7 @@ def check_lang(value: object) -> str:
     if not is_lang(value):
         raise InvalidLangError(
             f"{str(value)[:40]!r} is not a vault id (expected e.g. 'en', 'ja', 'zh-Hans',"
-            f" at most {MAX_LANG_CHARS} characters)"
+            f" at most {MAX_LANG_CHARS} characters, not a device name such as 'con')"
         )
     assert isinstance(value, str)
     return value

@@ -131,7 +131,7 @@ _MADE_ID = re.compile(r"^[0-9a-f]{32}$")
 def is_made_id(entry_id: str) -> bool:
     """Whether ``entry_id`` has the form ``new_entry_id`` gives: new for certain. An id
     the host set may come again (an entry submitted twice, or one id for two entries)."""
-    return _MADE_ID.match(entry_id) is not None
+    return _MADE_ID.fullmatch(entry_id) is not None
 
 
 @dataclass
@@ -149,7 +149,7 @@ class MemoryEntry:
 
     def validate(self) -> None:
         check_lang(self.lang)
-        if not isinstance(self.id, str) or not ENTRY_ID_RE.match(self.id):
+        if not isinstance(self.id, str) or not ENTRY_ID_RE.fullmatch(self.id):
             raise ValueError(
                 f"entry {self.id!r}: id must be 1-128 letters, digits and _ . : - "
                 "(starting with a letter or digit)"

@@ -262,9 +262,17 @@ def test_the_reason_of_an_entry_is_one_clean_line() -> None:
     reason = entry_reason(long)
     assert 495 <= len(reason) <= 500 and reason.startswith("entry:" + "k" * 128 + " word word")
     assert reason.split(" ", 1)[0] == "entry:" + long.id  # undo finds it by the first word
+    # a bidi override or a zero-width space would be refused by the server; an emoji's
+    # or a Persian word's joiner is text and stays
+    hidden = MemoryEntry(
+        "en", "event", "fix\u202etxt.exe\u200b 👩\u200d💻 می\u200cخواهم", "x", id="e2"
+    )
+    assert entry_reason(hidden) == "entry:e2 fix txt.exe 👩\u200d💻 می\u200cخواهم"
 
 
-@pytest.mark.parametrize("bad", ["", "has space", "-leading", "x" * 129, "tab\tinside", "é"])
+@pytest.mark.parametrize(
+    "bad", ["", "has space", "-leading", "x" * 129, "tab\tinside", "é", "e1\n", "e1\r\n"]
+)
 def test_an_entry_id_must_name_it_in_history(bad: str) -> None:
     with pytest.raises(ValueError, match="id must be"):
         MemoryEntry("en", "event", "t", "x", id=bad).validate()

@@ -151,22 +151,30 @@ def test_a_write_through_dot_dot_lands_inside(setup: tuple[Path, Vault]) -> None
     assert vault.read("en", "other/x/../n.md")["path"] == "other/n.md"
 
 
-def test_trailing_slash_means_a_folder(setup: tuple[Path, Vault]) -> None:
+# Each names a folder only (``clean_relpath`` drops the ending): never the file ``a.md``.
+FOLDER_ENDINGS = ["/", "/.", "/./", "/x/..", "/x/../", "//."]
+
+
+@pytest.mark.parametrize("ending", FOLDER_ENDINGS)
+def test_a_folder_spelling_never_reaches_a_file(setup: tuple[Path, Vault], ending: str) -> None:
     root, vault = setup
     before = snapshot(root)
     for op in (
-        lambda: vault.read("en", "items/a.md/"),
-        lambda: vault.write("en", "items/a.md/", "# x\n"),
-        lambda: vault.write("en", "items/new.md/", "# x\n"),
-        lambda: vault.append("en", "items/a.md/", "x\n"),
-        lambda: vault.stat("en", "items/a.md/"),
-        lambda: vault.delete("en", "items/a.md/"),
+        lambda: vault.read("en", f"items/a.md{ending}"),
+        lambda: vault.write("en", f"items/a.md{ending}", "# x\n"),
+        lambda: vault.write("en", f"items/new.md{ending}", "# x\n"),
+        lambda: vault.append("en", f"items/a.md{ending}", "x\n"),
+        lambda: vault.stat("en", f"items/a.md{ending}"),
+        lambda: vault.delete("en", f"items/a.md{ending}"),
+        lambda: vault.move("en", f"items/a.md{ending}", "items/b.md"),
+        lambda: vault.move("en", "items/a.md", f"items/b.md{ending}"),
     ):
         with pytest.raises(VaultError) as info:
             op()
         assert info.value.code == FORBIDDEN
+        assert "folder" in info.value.message
     assert snapshot(root) == before
-    assert vault.stat("en", "items/")["type"] == "dir"
+    assert vault.stat("en", f"items{ending}")["type"] == "dir"
     assert vault.find("en", path="items/")["paths"] == ["items/a.md"]
 
 

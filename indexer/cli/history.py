@@ -18,7 +18,7 @@ from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.timeline import check_file
 from shared.cli_usage import whole_number
-from shared.errors import ForbiddenPathError, NotFoundError
+from shared.errors import NotFoundError
 from shared.langs import check_lang
 from shared.terminal_text import for_terminal, is_terminal
 
@@ -46,9 +46,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args)
     lang = check_lang(args.lang)
     sandbox = Sandbox(workspace)
-    target = sandbox.resolve(lang, args.path, summary=True)  # as the history tool
-    if target.dir_only:
-        raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
+    target = sandbox.resolve_file(lang, args.path, summary=True)  # as the history tool
     path = target.rel
     store = HistoryStore(workspace.history_dir, fsops.etag_of, readonly=True)
     rows = []

@@ -91,7 +91,7 @@ def _own_temp_file(event: InotifyEvent) -> bool:
     """An event of a write's temp file other than its rename: nothing the index hears
     of (the watcher ignores dot-files), and 3 of the 5 events every write makes."""
     return not (event.is_moved_from or event.is_moved_to or event.is_directory) and bool(
-        TEMP_NAME_RE.match(event.name)
+        TEMP_NAME_RE.fullmatch(event.name)
     )
 
 

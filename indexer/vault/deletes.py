@@ -21,7 +21,7 @@ from indexer.vault.contents import WRITABLE
 from indexer.vault.history.store import Change
 from indexer.vault.names import MAX_DEPTH
 from indexer.vault.recording import check_actor, check_reason
-from indexer.vault.sandbox import Place, Target
+from indexer.vault.sandbox import FOLDER_ENDINGS, Place, Target
 from indexer.vault.scan import walk_files
 from indexer.vault.timeline import read_at
 from shared.errors import (
@@ -82,7 +82,9 @@ def _delete_locked(
             if place.remove_empty_folder(FOLDER_OWN_FILES):  # its summary went with it
                 vault._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
         elif target.dir_only:
-            raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
+            raise ForbiddenPathError(
+                f"{target.rel!r} is a file; a path ending in {FOLDER_ENDINGS} names a folder"
+            )
         elif timeline.file_kind(target) is not None:
             _delete_file(
                 vault, place, place.dir_fd, info, reason=reason, actor=actor, if_match=if_match

@@ -38,7 +38,7 @@ from indexer.vault.links import Relocate, relocate_note, relocate_prefix
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.relinking import relinked
-from indexer.vault.sandbox import Place, Target
+from indexer.vault.sandbox import NOT_A_FILE, Place, Target
 from indexer.vault.scan import FileEntry, walk_files
 from indexer.vault.timeline import file_kind, read_at
 from shared.errors import (
@@ -100,7 +100,7 @@ def move(
             raise InvalidArgumentError("if_match applies to a file; a folder has no etag")
         return _move_folder(vault, source, dest, reason, actor)
     if source.dir_only or dest.dir_only:
-        raise ForbiddenPathError("a file path must not end with '/'")
+        raise ForbiddenPathError(NOT_A_FILE)
     if stat.S_ISREG(info.st_mode) and info.st_size > vault.max_file_bytes:
         return _move_oversized(vault, source, dest, if_match)  # no history rows: see there
     return _move_file(vault, source, dest, if_match, reason, actor)

@@ -27,7 +27,7 @@ from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import open_file, open_file_stat, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
 from indexer.vault.globs import compile_glob, glob_depth
-from indexer.vault.sandbox import Place, Sandbox, Target
+from indexer.vault.sandbox import FOLDER_ENDINGS, Place, Sandbox, Target
 from indexer.vault.scan import (
     FileEntry,
     LineMatcher,
@@ -144,7 +144,9 @@ def stat(vault: Vault, lang: str, path: str) -> dict:
         if stat_mode.S_ISDIR(info.st_mode):
             return _stat_result(target, "dir", info, None)
         if target.dir_only:
-            raise ForbiddenPathError(f"{target.rel!r} is a file; a path ending in '/' is not")
+            raise ForbiddenPathError(
+                f"{target.rel!r} is a file; a path ending in {FOLDER_ENDINGS} names a folder"
+            )
         if info.st_size > vault.max_file_bytes:
             no_wait.may_wait()  # (hashed whole: seconds for a file of GiB)
         etag, info = file_etag(place)

@@ -15,13 +15,13 @@ expose ``actor``; a job passes it as a keyword.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
 from indexer.vault.history.store import Change, Held, HistoryStore, Pending, Version
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
+from shared.invisible import hides_in_line
 
 MAX_REASON_CHARS = 500
 UNDO_REASON = "undo entry:"  # + the entry's id: the reason of every version undo writes
@@ -32,7 +32,8 @@ __all__ = ["Change", "Recorder", "check_actor", "check_reason", "check_version"]
 
 def check_reason(reason: object) -> str | None:
     """A change's optional reason: text of at most 500 characters, no control characters
-    (one line, shown as is in history), not undo's own; '' counts as none."""
+    and none that hide or reorder it (one line, shown as is in history), not undo's own;
+    '' counts as none."""
     if reason is None or reason == "":
         return None
     if not isinstance(reason, str):
@@ -46,16 +47,17 @@ def check_reason(reason: object) -> str | None:
             f"a reason starting with {UNDO_REASON!r} is kept for the versions undo writes"
         )
     for char in reason:
-        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+        if hides_in_line(char):
             raise InvalidArgumentError(
-                f"reason contains the control character U+{ord(char):04X}; use one plain line"
+                f"reason contains the control or invisible character U+{ord(char):04X}"
+                " (it would hide or reorder what history shows); use one plain line"
             )
     return reason
 
 
 def check_actor(actor: str) -> str:
     """``tool``, ``external`` or ``job:<name>`` (a programming error otherwise)."""
-    if not isinstance(actor, str) or not ACTOR_RE.match(actor):
+    if not isinstance(actor, str) or not ACTOR_RE.fullmatch(actor):
         raise ValueError(f"actor must be 'tool', 'external' or 'job:<name>', not {actor!r}")
     return actor
 

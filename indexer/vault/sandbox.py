@@ -45,6 +45,8 @@ from shared.images import IMAGE_SUFFIXES
 from shared.langs import check_lang
 from shared.workspace import OVERVIEW_FILE, Workspace
 
+FOLDER_ENDINGS = "'/', '/.' or '/..'"  # (how only a folder's path ends: ``names_folder``)
+NOT_A_FILE = f"a file path must not end with {FOLDER_ENDINGS} (that names a folder)"
 # What an emptied folder's removal takes with it (``Place.remove_empty_folder``).
 OWN_SUMMARY = frozenset({OVERVIEW_FILE})
 
@@ -53,7 +55,8 @@ OWN_SUMMARY = frozenset({OVERVIEW_FILE})
 class Target:
     """A checked path: ``rel`` is the clean vault-relative path; ``abs`` is for messages only.
 
-    ``dir_only`` is set when the caller wrote a trailing ``/`` (the path must be a folder).
+    ``dir_only`` is set when the caller's path can only name a folder: it ends in ``/``,
+    ``/.`` or ``/..`` (``a.md/.`` is no spelling of the file ``a.md``).
     """
 
     lang: str
@@ -103,6 +106,12 @@ class Target:
             and parts[-2].endswith(".assets")
             and PurePosixPath(self.rel).suffix.lower() in IMAGE_SUFFIXES
         )
+
+
+def names_folder(path: object) -> bool:
+    """Whether ``path`` ends as only a folder's name does: in ``/``, ``/.`` or ``/..``
+    (``clean_relpath`` drops those; a file's spelling would be let through as the file)."""
+    return isinstance(path, str) and (path.endswith("/") or path.split("/")[-1] in (".", ".."))
 
 
 def clean_relpath(path: object, *, allow_root: bool = False, summary: bool = False) -> str:
@@ -393,8 +402,15 @@ class Sandbox:
         root = self.vault_root(lang, create=create_vault)
         if root is None:
             root = Path(os.path.realpath(self.workspace.vault_dir(lang)))
-        dir_only = isinstance(path, str) and path.endswith("/") and bool(rel)
+        dir_only = bool(rel) and names_folder(path)
         return Target(lang, rel, root / rel if rel else root, root, dir_only)
+
+    def resolve_file(self, lang: str, path: object, *, summary: bool = False) -> Target:
+        """``resolve`` for a tool that takes a file only: a folder's spelling is refused."""
+        target = self.resolve(lang, path, summary=summary)
+        if target.dir_only:
+            raise ForbiddenPathError(NOT_A_FILE)
+        return target
 
     @contextmanager
     def open(self, target: Target) -> Iterator[Place]:

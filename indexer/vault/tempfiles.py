@@ -25,7 +25,7 @@ _TOKEN = re.compile(r"[0-9a-f]{16}")
 
 def is_temp_name(name: str) -> bool:
     """Whether ``name`` is a write's temp file's (``.<name>.tmp.<16 hex digits>``)."""
-    return TEMP_RE.match(name) is not None
+    return TEMP_RE.fullmatch(name) is not None
 
 
 def remove_orphan_temp_files(root: Path, spare: Callable[[str], bool] | None = None) -> int:

@@ -82,9 +82,7 @@ def file_kind(target: Target) -> str | None:
 
 
 def history(vault: Vault, lang: str, path: str, limit: int) -> dict:
-    target = vault.sandbox.resolve(lang, path, summary=True)
-    if target.dir_only:
-        raise ForbiddenPathError("history is kept per file; a path ending in '/' is a folder")
+    target = vault.sandbox.resolve_file(lang, path, summary=True)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_HISTORY_LIMIT:
         raise InvalidArgumentError(f"limit must be between 1 and {MAX_HISTORY_LIMIT}")
     rows = vault.recorder.need().versions(target.lang, target.rel, limit)
@@ -105,7 +103,7 @@ def version_bytes(vault: Vault, target: Target, number: object) -> tuple[bytes, 
 def diff(
     vault: Vault, lang: str, path: str, from_version: object, to_version: object | None
 ) -> dict:
-    target = vault.sandbox.resolve(lang, path, summary=True)
+    target = vault.sandbox.resolve_file(lang, path, summary=True)
     old_row = vault.recorder.version(target.lang, target.rel, from_version, "from_version")
     old = vault.recorder.content(old_row) or b""
     if to_version is None:
@@ -303,7 +301,7 @@ def read_at(dir_fd: int, name: str, max_bytes: int) -> bytes | None:
 
 
 def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
-    if not isinstance(entry_id, str) or not ENTRY_ID_RE.match(entry_id):
+    if not isinstance(entry_id, str) or not ENTRY_ID_RE.fullmatch(entry_id):
         raise InvalidArgumentError("entry_id must be the id of a memory entry (letters, digits)")
     if not isinstance(dry_run, bool):
         raise InvalidArgumentError("dry_run must be true or false")

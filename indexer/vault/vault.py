@@ -433,10 +433,7 @@ class Vault:
 
     def _file_target(self, lang: str, path: str, *, summary: bool = False) -> Target:
         """A file's target (``summary``: a folder's ``.overview.md`` too)."""
-        target = self.sandbox.resolve(lang, path, summary=summary)
-        if target.dir_only:
-            raise ForbiddenPathError("a file path must not end with '/'")
-        return target
+        return self.sandbox.resolve_file(lang, path, summary=summary)
 
     def _lock(self, target: Target) -> threading.Lock:
         """The file's own lock alone (recording what changed outside the tools)."""

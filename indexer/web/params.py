@@ -144,10 +144,36 @@ def decode_text(data: bytes) -> str:
         raise InvalidArgumentError("the body is not valid UTF-8") from None
 
 
+class _BodyError(ValueError):
+    """A body that parses but says two things, or a number JSON has not."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys each appear once: ``{"path": "a", "path": "b"}`` is refused
+    (which one a reader takes differs: a proxy may check the first, the tool use the last)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _BodyError(f"the body names the field {key[:100]!r} twice")
+            seen.add(key)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN`` and ``Infinity`` are Python's, not JSON's: refused as not valid JSON."""
+    raise _BodyError(f"the body is not valid JSON ({name} is no JSON number)")
+
+
 def json_object(data: bytes) -> dict[str, Any]:
     text = decode_text(data)
     try:
-        value = json.loads(text or "null")
+        value = json.loads(
+            text or "null", object_pairs_hook=_unique_keys, parse_constant=_no_constant
+        )
+    except _BodyError as err:
+        raise InvalidArgumentError(str(err)) from None
     except (ValueError, RecursionError):
         raise InvalidArgumentError("the body is not valid JSON") from None
     if not isinstance(value, dict):

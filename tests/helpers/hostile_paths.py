@@ -66,6 +66,8 @@ HOSTILE: list[tuple[str, str, str]] = [
     (".indexer", "lock", BAD_LANG),
     ("vault", "secret.md", BAD_LANG),
     ("en-", "a.md", BAD_LANG),
+    ("con", "a.md", BAD_LANG),  # a vault id names a folder: no device name, as for files
+    ("nul", "a.md", BAD_LANG),
     ("en" + "-abcdefgh" * 40, "a.md", BAD_LANG),
     ("en", "items/a\u200bb.md", FORBIDDEN),
     ("en", "items/a\ufeffb.md", FORBIDDEN),

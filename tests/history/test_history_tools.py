@@ -90,5 +90,12 @@ async def test_refusals_carry_their_codes(client: Client) -> None:
     await refused(client, "history", "invalid_lang", lang="EN!", path="a.md")
     await refused(client, "undo", "not_found", lang="en", entry_id="e2")
     await refused(client, "undo", "invalid_argument", lang="en", entry_id="e 1")
+    await refused(client, "undo", "invalid_argument", lang="en", entry_id="e1\n")
+    for folder_spelling in ("a.md/", "a.md/.", "a.md/x/.."):  # a folder's, never the file's
+        await refused(client, "diff", "forbidden_path", lang="en", path=folder_spelling,
+                      from_version=1)  # fmt: skip
+        await refused(client, "history", "forbidden_path", lang="en", path=folder_spelling)
+        await refused(client, "restore", "forbidden_path", lang="en", path=folder_spelling,
+                      version=1)  # fmt: skip
     await call(client, "write", lang="en", path="a.md", content="# A2\n")
     await refused(client, "undo", "conflict", lang="en", entry_id="e1")

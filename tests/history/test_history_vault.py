@@ -129,7 +129,12 @@ def test_a_write_that_changes_nothing_adds_no_version(vault: Vault) -> None:
 @pytest.mark.parametrize(
     "reason",
     # "undo entry:X" is undo's own: such a write made ``undo X`` answer "already undone"
-    ["x" * 501, "two\nlines", "tab\there", "bell\x07", "\u2028", 42, "undo entry:e1"],
+    [
+        *("x" * 501, "two\nlines", "tab\there", "bell\x07", "\u2028", 42, "undo entry:e1"),
+        # what reorders or hides the line history shows: a bidi override turns
+        # "entry:e1 fix \u202etxt.exe" around, a zero-width space or BOM hides a word
+        *("entry:e1 \u202etxt.exe", "a\u2066b\u2069", "a\u200bb", "\ufeffa", "a\u2060b"),
+    ],
 )
 def test_a_bad_reason_is_refused_by_every_changing_method(vault: Vault, reason: object) -> None:
     vault.write("en", "a.md", "# A\n")
@@ -142,6 +147,10 @@ def test_a_bad_reason_is_refused_by_every_changing_method(vault: Vault, reason: 
     ]:
         refused(vault, "invalid_argument", call, *args, reason=reason)
     vault.write("en", "a.md", "# C\n", reason="é" * 500)  # 500 characters is fine
+    # joiners in an emoji or a Persian word and the direction marks of RTL text are text
+    for reason in ("👩\u200d💻 done", "می\u200cخواهم", "\u05e9\u05dc\u05d5\u05dd\u200f 2"):
+        vault.write("en", "a.md", f"# {reason}\n", reason=reason)
+        assert vault.history("en", "a.md", 1)["versions"][0]["reason"] == reason
 
 
 # -- read, history, diff -------------------------------------------------------------------

@@ -283,6 +283,36 @@ def test_numbers_sqlite_cannot_hold_and_bad_utf8_paths_are_refused(
     assert (vault_dir(server, "ov") / "été.md").exists()
 
 
+def test_bodies_that_say_two_things_and_folder_spellings_of_a_file_are_refused(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """A repeated key took the last value (a proxy checking the first saw another call);
+    ``NaN`` is no JSON; ``a.md/.`` named the file ``a.md``: read, replaced, deleted."""
+    assert http.put("/tw/notes/a.md", content=b"# a\n", headers=MD).status_code == 201
+    before = (vault_dir(server, "tw") / "a.md").read_bytes()
+    twice = b'{"path": "b.md", "content": "x\\n", "path": "a.md"}'
+    cases = [
+        (http.post("/tw/append", content=twice, headers=JSON), "invalid_argument"),
+        (
+            http.post("/tw/restore", content=b'{"path": "a.md", "version": NaN}', headers=JSON),
+            "invalid_argument",
+        ),
+        (http.get("/tw/notes/a.md/%2E"), "forbidden_path"),
+        (http.put("/tw/notes/a.md/%2E", content=b"# gone\n", headers=MD), "forbidden_path"),
+        (http.put("/tw/notes/a.md/x/%2E%2E", content=b"# gone\n", headers=MD), "forbidden_path"),
+        (http.delete("/tw/notes/a.md/%2E", headers=DELETE), "forbidden_path"),
+        (http.get("/tw/history/a.md/%2E"), "forbidden_path"),
+        (http.get("/tw/diff/a.md/%2E", params={"from": 1}), "forbidden_path"),
+        (http.get("/con/notes"), "invalid_lang"),
+    ]
+    for response, code in cases:
+        assert error_of(response) == code, (response.request.url, response.text)
+        assert response.status_code in (400, 403, 404), response.request.url
+    assert "twice" in error_message(cases[0][0]) and "'path'" in error_message(cases[0][0])
+    assert (vault_dir(server, "tw") / "a.md").read_bytes() == before
+    assert sorted(p.name for p in vault_dir(server, "tw").iterdir()) == ["a.md"]
+
+
 def test_features_the_core_lacks_answer_404(http: httpx2.Client) -> None:
     features = http.get("/status").json()["features"]
     checks = {
