@@ -28,9 +28,11 @@ from dataclasses import dataclass
 
 from indexer.index.abstract import one_line
 from indexer.jobs.maintenance_input import EVENTS
+from indexer.jobs.maintenance_tasks import TASKS
 from indexer.jobs.secrets import redact_secrets
 from shared.frontmatter_reader import read_frontmatter
 from shared.graphemes import cut_chars
+from shared.reader_folds import tag_key
 from shared.workspace import day_file_order
 
 MAX_SECTIONS = 500  # the newest sections of the event log looked at
@@ -120,7 +122,7 @@ def extracted(
         sections = [s for s in sections if _after(s[0], s[1], after)]
     items = [item for rel, _, text in sections if (item := _item(rel, text, task)) is not None]
     if not items:
-        why = f"without a model: no new entry of the event log is tagged for {_name(task)}"
+        why = f"without a model: no new entry of the event log is tagged for {TASKS[task].output}"
         return Extracted("none", why, mark=mark)
     meta_text, body = _split(current)
     said = _folded(body)
@@ -156,10 +158,6 @@ def _after(rel: str, number: int, mark: str) -> bool:
     return number > int(marked)
 
 
-def _name(task: str) -> str:
-    return "USER.md" if task == "user_profile" else "PROJECT.md"
-
-
 def _item(rel: str, text: str, task: str) -> Item | None:
     """The line of one section for ``task``'s file, or None (not tagged for it, or it
     holds a credential)."""
@@ -187,10 +185,9 @@ def _item(rel: str, text: str, task: str) -> Item | None:
 
 
 def _tag_key(tag: str) -> str:
-    """A tag as ``TAGS`` holds it: compatibility forms plain, case folded, without "#",
-    the last part of a nested tag (``work/decision``)."""
-    key = unicodedata.normalize("NFKC", tag).casefold().strip().lstrip("#")
-    return key.rsplit("/", 1)[-1].replace("_", "-")
+    """A tag as ``TAGS`` holds it: as search's tag filter compares it (full-width and case
+    folded, without "#"), the last part of a nested tag (``work/decision``)."""
+    return tag_key(tag).strip().lstrip("#").rsplit("/", 1)[-1].replace("_", "-")
 
 
 def _body(text: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import re
 import secrets
@@ -107,28 +108,19 @@ class InputDigests:
 
 def newest_entries(vault: Vault, lang: str) -> list[EventEntry]:
     """The newest ``MAX_ENTRIES`` entries, oldest first, within ``MAX_CHARS`` in all."""
-    with _event_files(vault, lang) as files:
-        paths = sorted((f.rel for f in files), key=day_file_order)
-    root = vault.sandbox.vault_root(lang)
     picked: list[EventEntry] = []
     used = 0
-    for rel in reversed(paths):
-        # The newest entries are at a day file's end, however long it grew.
-        got = fsops.read_under(str(root), rel, vault.max_file_bytes, tail=True) if root else None
-        if got is None:
-            continue
-        text = _tail_text(got, vault.max_file_bytes)
-        for section in reversed(_sections(text)):
-            if len(section) > MAX_ENTRY_CHARS:  # (cut where a character as seen ends)
-                end = character_start(section, MAX_ENTRY_CHARS)
-                section = section[:end].rstrip() + "\n…[cut]"
-            if picked and used + len(section) > MAX_CHARS:
-                return picked[::-1]
-            room = min(len(section), MAX_CHARS - used)
-            picked.append(EventEntry(rel, section[: character_start(section, room)]))
-            used += len(picked[-1].text)
-            if len(picked) == MAX_ENTRIES or used >= MAX_CHARS:
-                return picked[::-1]
+    for rel, _, section in _newest_sections(vault, lang):
+        if len(section) > MAX_ENTRY_CHARS:  # (cut where a character as seen ends)
+            end = character_start(section, MAX_ENTRY_CHARS)
+            section = section[:end].rstrip() + "\n…[cut]"
+        if picked and used + len(section) > MAX_CHARS:
+            break
+        room = min(len(section), MAX_CHARS - used)
+        picked.append(EventEntry(rel, section[: character_start(section, room)]))
+        used += len(picked[-1].text)
+        if len(picked) == MAX_ENTRIES or used >= MAX_CHARS:
+            break
     return picked[::-1]
 
 
@@ -136,21 +128,22 @@ def event_sections(vault: Vault, lang: str, most: int) -> list[tuple[str, int, s
     """The newest ``most`` sections of the event log, (day file, the section's number in
     it, text) oldest first: the input of maintenance without a model
     (``maintenance_extract``)."""
+    return list(itertools.islice(_newest_sections(vault, lang), most))[::-1]
+
+
+def _newest_sections(vault: Vault, lang: str) -> Iterator[tuple[str, int, str]]:
+    """The event log's sections, newest first: (day file, the section's number in it,
+    text). A day file is read from its end, however long it grew (the newest are there)."""
     with _event_files(vault, lang) as files:
         paths = sorted((f.rel for f in files), key=day_file_order)
     root = vault.sandbox.vault_root(lang)
-    picked: list[tuple[str, int, str]] = []
     for rel in reversed(paths):
         got = fsops.read_under(str(root), rel, vault.max_file_bytes, tail=True) if root else None
         if got is None:
             continue
-        text = _tail_text(got, vault.max_file_bytes)
-        sections = _sections(text)
+        sections = _sections(_tail_text(got, vault.max_file_bytes))
         for number in range(len(sections) - 1, -1, -1):
-            picked.append((rel, number, sections[number]))
-            if len(picked) == most:
-                return picked[::-1]
-    return picked[::-1]
+            yield rel, number, sections[number]
 
 
 def build_messages(
