@@ -1,6 +1,8 @@
 """A note's title from its body: the text of its first ``# `` heading (SPEC: a missing
 frontmatter block gets ``title`` from it), read as a Markdown reader does, in linear
-time: a ``# `` line in fenced code is code, a heading's closing ``#``s are dropped.
+time: a ``# `` line in fenced code is code, a heading's closing ``#``s are dropped. A
+first-level heading written as a line underlined with ``=`` (setext, as in many READMEs)
+is one too, when it is a paragraph of its own.
 """
 
 from __future__ import annotations
@@ -9,9 +11,16 @@ import re
 
 # A ``# `` heading, or the opening of fenced code (whose lines are no heading)
 _TITLE_OR_FENCE = re.compile(
-    r"^#[ \t]+(?P<title>[^\n]+)$|^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$",
+    r"^#[ \t]+(?P<title>[^\n]+)$|^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$"
+    r"|^(?P<setext> {0,3}[^ \t\r\n][^\n]*)\n {0,3}=+[ \t]*\r?$",
     re.MULTILINE,
 )
+# What the line above an ``=`` underline may not be to make a heading: another block's
+# start (an ATX heading, a list item, a quote, a break); its underline is then text.
+# A line that ends the block above it (so the next line starts a paragraph): a heading,
+# a fence, a thematic break.
+_BLOCK_LINE = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|\r?$)|`{3,}|~{3,}|(?:[-*_][ \t]*){3,}\r?$)")
+_NOT_SETEXT = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|\r?$)|[-+*][ \t]|[0-9]{1,9}[.)][ \t]|>|=)")
 
 
 def title_from_body(body: str) -> str:
@@ -24,6 +33,11 @@ def title_from_body(body: str) -> str:
     while (match := _TITLE_OR_FENCE.search(body, at)) is not None:
         if match["title"] is not None:
             return _without_closing_hashes(match["title"])
+        if match["setext"] is not None:
+            if _setext_title(body, match):
+                return match["setext"].strip()
+            at = match.end("setext")  # (its underline may still open a fence: no)
+            continue
         fence = match["fence"]
         if fence[0] == "`" and "`" in match["info"]:  # (not a fence: CommonMark)
             at = match.end()
@@ -58,6 +72,16 @@ def _in_list_item(body: str, start: int, indent: int, looks: list[int]) -> bool:
         if line.strip() and len(line) - len(line.lstrip(" ")) < indent:
             return _LIST_ITEM.match(line) is not None
     return False
+
+
+def _setext_title(body: str, match: re.Match[str]) -> bool:
+    """Whether the underlined line is a paragraph of its own, after a blank line, a
+    heading, a fence or a break (a line of text further up would make the whole
+    paragraph the heading: no title is guessed from that)."""
+    start = match.start()
+    before = body[body.rfind("\n", 0, max(0, start - 1)) + 1 : max(0, start - 1)]
+    apart = start == 0 or not before.strip() or _BLOCK_LINE.match(before) is not None
+    return apart and not _NOT_SETEXT.match(match["setext"])
 
 
 def _without_closing_hashes(text: str) -> str:

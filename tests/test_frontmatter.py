@@ -629,6 +629,35 @@ def test_a_heading_in_fenced_code_is_no_title(body: str, title: str) -> None:
     assert meta["title"] == title and out.replace("\r\n", "\n") == body.replace("\r\n", "\n")
 
 
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("Project Atlas\n=============\n\nbody\n", "Project Atlas"),  # (a README's title)
+        ("Tagebuch 2026\r\n===\r\ntext\r\n", "Tagebuch 2026"),
+        ("  學習筆記  \n=\n", "學習筆記"),
+        ("```\nno\n===\n```\nYes\n===\n", "Yes"),
+        ("## Sub\nTop\n===\n", "Top"),  # (a heading ends the block above)
+        ("intro line\nTwo lines\n===\n# Real\n", "Real"),  # (a paragraph's: not guessed)
+        ("- item\n===\n", "stem"),
+        ("> quote\n===\n", "stem"),
+        ("  # atx\n===\n", "stem"),
+        ("    code\n===\n", "stem"),
+        ("Sub\n---\n# Title\n", "Title"),  # (``-`` underlines a second level)
+        ("# First\nSecond\n===\n", "First"),
+    ],
+)
+def test_a_first_level_heading_underlined_with_equals_is_a_title(body: str, title: str) -> None:
+    meta, _ = parse_frontmatter(norm(body, stem="stem"))
+    assert meta["title"] == title
+
+
+def test_underlined_lines_are_read_in_linear_time() -> None:
+    """Every line a candidate (text over ``=``) after a paragraph's line: none a title."""
+    started = time.process_time()
+    meta, _ = parse_frontmatter(norm("intro\n" + "x\n=\n" * 50_000, stem="s"))
+    assert time.process_time() - started < 1.0 and meta["title"] == "s"
+
+
 def test_a_heading_with_a_long_gap_is_read_in_linear_time() -> None:
     """``# a`` + 40,000 spaces + ``b`` took 15.8 s (a regex for the closing #s)."""
     started = time.process_time()

@@ -67,6 +67,16 @@ def test_words_all_must_match_and_phrases_are_adjacent(ws: Workspace, index: Not
     assert paths(index.search("en", "verbs fun")) == ["a.md"]
 
 
+def test_a_note_without_frontmatter_is_titled_by_its_underlined_heading(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """A README's ``Title`` over ``=====``: the file's name was the title."""
+    put(ws, "en", "readme.md", "Project Atlas\n=============\n\nMaps for the field trip.\n")
+    index.reconcile()
+    (hit,) = index.search("en", "atlas")["results"]
+    assert hit["title"] == "Project Atlas"
+
+
 def test_an_or_in_capitals_between_words_makes_alternatives(
     ws: Workspace, index: NoteIndex
 ) -> None:

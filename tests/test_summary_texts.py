@@ -125,6 +125,10 @@ def test_a_notes_abstract_comes_from_its_frontmatter_then_its_first_paragraph() 
         ("~~~\nfenced\n```\nstill fenced\n~~~\nProse\n", "Prose"),
         ("| only | a table |\n|---|---|\n", "| only | a table | |---|---|"),  # nothing else
         ("- a list\n- of items\n", "- a list - of items"),
+        # an underlined heading is a heading (it was "Einkauf ======= Milch und Brot")
+        ("Einkauf\n=======\nMilch und Brot.\n", "Milch und Brot."),
+        ("买菜\r\n===\r\n\r\nSection\r\n-------\r\n牛奶和面包。\r\n", "牛奶和面包。"),
+        ("Para one\n\n---\n\nnext\n", "Para one"),  # (a break after a blank line)
     ],
 )
 def test_an_abstract_is_the_first_paragraph_of_prose(body: str, abstract: str) -> None:

@@ -84,14 +84,15 @@ def past_broken_block(text: str) -> str:
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _NOT_PROSE = re.compile(r" {0,3}(?:\||(?:[-*_][ \t]*){3,}$)| {4}|\t")
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*\r?$")  # (the lines above: a heading)
 _HTML_BLOCK = re.compile(r"<[A-Za-z/!?]")
 
 
 def _first_prose(body: str, limit: int) -> str:
     """The first paragraph that is prose: outside fenced code, HTML blocks and
-    comments, Obsidian comments and tables (what a reader does not take for the note's
-    text; an HTML block ends at a blank line, as in CommonMark); its first ``limit``
-    characters or more."""
+    comments, Obsidian comments, tables and headings (``#`` or underlined), what a
+    reader does not take for the note's text (an HTML block ends at a blank line, as in
+    CommonMark); its first ``limit`` characters or more."""
     lines: list[str] = []
     size = 0
     closing: str | None = None  # what ends the block being skipped ("": a blank line)
@@ -116,6 +117,9 @@ def _first_prose(body: str, limit: int) -> str:
                 break
             continue
         if lines:
+            if _SETEXT_UNDERLINE.match(line):  # ``Title`` over ``=====``: no prose
+                lines, size = [], 0
+                continue
             lines.append(line)
             size += len(line) + 1
             if size >= limit:  # (an abstract needs no more)

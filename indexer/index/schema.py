@@ -54,7 +54,9 @@ log = logging.getLogger("indexer.index")
 # 16: a tag's (and a type's) key leaves out invisible characters and Arabic and Hebrew
 #    vowel points (``reader_folds.tag_key``): ``a\u200b`` is ``a``, ``שָׁלוֹם`` is
 #    ``שלום``, a tag of a zero-width space alone is none.
-SCHEMA_VERSION = 16
+# 17: a title from the body may be a first-level heading underlined with ``=`` (setext),
+#    and an underlined heading (``=`` or ``-``) is no abstract (``Title ====`` was one).
+SCHEMA_VERSION = 17
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.
