@@ -82,6 +82,29 @@ async def test_searches_on_the_loop_beside_appends_read_their_writes(
     await asyncio.gather(*(client(n) for n in range(4)))
 
 
+async def test_a_vault_id_in_another_case_is_refused_never_a_second_vault(
+    indexer_server: RunningIndexer,
+) -> None:
+    """``zh-hans`` for the vault ``zh-Hans`` (a language tag's case means nothing): a
+    write made a second vault, a search answered "no match"; both say which id to use."""
+    languages = indexer_server.workspace / "memory" / "languages"
+    async with indexer_server.client() as c:
+        await ready(c)
+        await data(c, "write", lang="zh-Hans", path="猫.md", content="# 猫\n\n猫咪 cat\n")
+        for tool, args in [
+            ("search", {"query": "cat"}),
+            ("write", {"path": "b.md", "content": "x"}),
+            ("append", {"path": "b.md", "content": "x"}),
+            ("read", {"path": "猫.md"}),
+            ("find", {}),
+            ("recall", {"query": "cat"}),
+        ]:
+            with pytest.raises(ToolError, match=r"invalid_lang: .*use 'zh-Hans'"):
+                await c.call_tool(tool, {"lang": "zh-hans", **args})
+        assert sorted(p.name for p in languages.iterdir()) == ["zh-Hans"]
+        assert await found(c, "zh-Hans", "cat") == ["猫.md"]
+
+
 async def test_external_edits_become_visible(indexer_server: RunningIndexer) -> None:
     root = vault(indexer_server.workspace)
     async with indexer_server.client() as c:

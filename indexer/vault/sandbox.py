@@ -38,6 +38,7 @@ from indexer.vault.names import (
 from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
+    InvalidLangError,
     NotFoundError,
 )
 from shared.filetypes import NOTE_SUFFIX, is_plain_text_name
@@ -347,6 +348,7 @@ class Sandbox:
             except OSError:
                 pass
         folder = self.workspace.vault_dir(check_lang(lang))
+        self.check_case(lang)
         if create:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
@@ -372,6 +374,25 @@ class Sandbox:
             raise ForbiddenPathError(f"the vault of {lang!r} is not a folder")
         self._roots[lang] = (str(folder), real, (found.st_dev, found.st_ino))
         return real
+
+    def check_case(self, lang: str) -> None:
+        """Refuse ``lang`` spelled in another case than its vault's folder: a vault id is
+        a language tag, whose case means nothing (``zh-Hans`` is ``zh-hans``); it would
+        make a second vault (on a file system that ignores case: index one vault twice),
+        or search an empty one."""
+        check_lang(lang)
+        try:
+            names = os.listdir(self.workspace.languages_dir)
+        except OSError:
+            return
+        if lang in names:
+            return
+        twin = next((n for n in names if n.lower() == lang.lower() and n != lang), None)
+        if twin is not None:
+            raise InvalidLangError(
+                f"the vault of this language is {twin!r} (a vault id's case means nothing:"
+                f" {lang!r} names the same one); use {twin!r}"
+            )
 
     def open_root(self, lang: str, stack: ExitStack, *, create: bool = False) -> int | None:
         """A descriptor of the real vault root (closed with ``stack``), or None if missing."""

@@ -292,6 +292,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         kind = query_str(request, "type") or None  # type= is no filter, as limit= is
         tags = request.query_params.getlist("tag") or None
         path = clean_relpath(query_str(request, "path", "") or "", allow_root=True)
+        core.vault.sandbox.check_case(lang)
         call = functools.partial(index.search, lang, query, limit, kind, tags, path, offset)
         return _tool_json(await run_in_threadpool(call))
 

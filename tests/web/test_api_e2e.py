@@ -289,6 +289,7 @@ def test_bodies_that_say_two_things_and_folder_spellings_of_a_file_are_refused(
     """A repeated key took the last value (a proxy checking the first saw another call);
     ``NaN`` is no JSON; ``a.md/.`` named the file ``a.md``: read, replaced, deleted."""
     assert http.put("/tw/notes/a.md", content=b"# a\n", headers=MD).status_code == 201
+    assert http.put("/tw-Latn/notes/a.md", content=b"# a\n", headers=MD).status_code == 201
     before = (vault_dir(server, "tw") / "a.md").read_bytes()
     twice = b'{"path": "b.md", "content": "x\\n", "path": "a.md"}'
     cases = [
@@ -304,6 +305,8 @@ def test_bodies_that_say_two_things_and_folder_spellings_of_a_file_are_refused(
         (http.get("/tw/history/a.md/%2E"), "forbidden_path"),
         (http.get("/tw/diff/a.md/%2E", params={"from": 1}), "forbidden_path"),
         (http.get("/con/notes"), "invalid_lang"),
+        (http.get("/tw-latn/search", params={"q": "a"}), "invalid_lang"),  # (tw-Latn's)
+        (http.put("/tw-latn/notes/a.md", content=b"# a\n", headers=MD), "invalid_lang"),
     ]
     for response, code in cases:
         assert error_of(response) == code, (response.request.url, response.text)
@@ -311,6 +314,7 @@ def test_bodies_that_say_two_things_and_folder_spellings_of_a_file_are_refused(
     assert "twice" in error_message(cases[0][0]) and "'path'" in error_message(cases[0][0])
     assert (vault_dir(server, "tw") / "a.md").read_bytes() == before
     assert sorted(p.name for p in vault_dir(server, "tw").iterdir()) == ["a.md"]
+    assert not vault_dir(server, "tw-latn").exists()
 
 
 def test_features_the_core_lacks_answer_404(http: httpx2.Client) -> None:

@@ -47,4 +47,5 @@ def register(tools: Registrar, core: Core) -> None:
         """Ranked full-text search (BM25, CJK aware) with highlighted snippets; `total`
         counts all matches, page with `offset`."""
         folder = clean_relpath(path, allow_root=True)  # `..` above the root is refused
+        core.vault.sandbox.check_case(lang)
         return index.search(lang, query, limit, type, tags, folder, offset)
