@@ -180,3 +180,23 @@ def test_search_any_equals_the_plain_statement(
                 assert [(r["path"], r["score"]) for r in found] == expected, (lang, keywords)
                 checked += bool(expected)
     assert checked > 100
+
+
+def test_search_any_leaves_out_summaries_that_crowd_the_best_places(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """Summaries are dropped from the best 2 x limit; when they take so many places that
+    fewer notes are left, the ranking is made again without them: the same notes."""
+    vault = ws.vault_dir("en")
+    for folder in ("", "a", "b", "c", "d"):
+        summary = vault / folder / ".overview.md"
+        summary.parent.mkdir(parents=True, exist_ok=True)
+        summary.write_text(f"---\ntype: summary\ntitle: kappa kappa\n---\nkappa {folder}\n")
+    for i in range(12):
+        (vault / "a" / f"n{i}.md").write_text(f"---\ntitle: n{i}\n---\n{'kappa ' * (i + 1)}x\n")
+    index.reconcile()
+    for limit in (1, 2, 3, 5, 8, 20):
+        expected = reference_any(index.path, "en", ["kappa"], limit, "")
+        found = index.search_any("en", ["kappa"], limit)
+        assert [(r["path"], r["score"]) for r in found] == expected, limit
+        assert len(found) == min(limit, 12)
