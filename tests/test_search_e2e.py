@@ -105,6 +105,26 @@ async def test_a_vault_id_in_another_case_is_refused_never_a_second_vault(
         assert await found(c, "zh-Hans", "cat") == ["猫.md"]
 
 
+async def test_a_tools_first_write_to_a_new_vault_leaves_search_whole(
+    indexer_server: RunningIndexer,
+) -> None:
+    """The vault's folder a tool made at its first write was heard as another program's
+    change: searches said ``partial`` for the next half second (18 of the first 20)."""
+    async with indexer_server.client() as c:
+        await ready(c)
+
+        async def whole() -> bool:
+            return not (await data(c, "status"))["sync"]["partial"]
+
+        await eventually(whole, "no change left to apply")
+        for number in range(20):
+            path = f"new/depth{number % 3}/n{number}.md"
+            await data(c, "write", lang="nn-NO", path=path, content=f"# n\n\nword{number}\n")
+            result = await data(c, "search", lang="nn-NO", query=f"word{number}")
+            assert result["partial"] is False, number
+            assert [hit["path"] for hit in result["results"]] == [path]
+
+
 async def test_external_edits_become_visible(indexer_server: RunningIndexer) -> None:
     root = vault(indexer_server.workspace)
     async with indexer_server.client() as c:

@@ -143,9 +143,10 @@ class VaultWatcher:
         return {rel for file_lang, rel in files if file_lang == lang}
 
     def tools_changed(self, lang: str, rel: str) -> None:
-        """A tool changed ``rel`` (and made its folders, maybe): the index has it already,
-        so their events are not a change the index is catching up with."""
-        folders = rel.split("/")[:-1]
+        """A tool changed ``rel`` (and made its folders, maybe, and the vault at its first
+        write: ``(lang, "")``): the index has it already, so their events are not a
+        change the index is catching up with."""
+        folders = ["", *rel.split("/")[:-1]]
         now = time.monotonic()
         with self._cond:
             if len(self._tools) > 4 * BULK_FILES:
@@ -153,7 +154,7 @@ class VaultWatcher:
             until = now + TOOLS_SECONDS
             self._tools[(lang, rel)] = until
             for end in range(1, len(folders) + 1):
-                self._tools[(lang, "/".join(folders[:end]))] = until
+                self._tools[(lang, "/".join(folders[1:end]))] = until
 
     def catching_up(self) -> bool:
         """Whether the watcher heard a folder change (created, moved in, deleted) or many
