@@ -289,7 +289,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         query = query_str(request, "q", "") or ""
         limit = query_int(request, "limit", 10)
         offset = query_int(request, "offset", 0)
-        kind = query_str(request, "type") or None  # type= is no filter, as limit= is
+        kind = query_str(request, "type") or None  # (type= is a string: no filter)
         tags = request.query_params.getlist("tag") or None
         path = clean_relpath(query_str(request, "path", "") or "", allow_root=True)
         core.vault.sandbox.check_case(lang)

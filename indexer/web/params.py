@@ -83,7 +83,7 @@ def query_str(request: Request, name: str, default: str | None = None) -> str | 
 
 def query_optional_int(request: Request, name: str) -> int | None:
     text = query_str(request, name)
-    if text is None or text == "":
+    if text is None:
         return None
     if not (text.isascii() and text.lstrip("-").isdigit()):
         raise InvalidArgumentError(f"{name} must be a whole number, not {text[:40]!r}")
@@ -99,7 +99,7 @@ def query_int(request: Request, name: str, default: int) -> int:
 
 def query_bool(request: Request, name: str, default: bool) -> bool:
     text = query_str(request, name)
-    if text is None or text == "":
+    if text is None:
         return default
     if text.lower() in ("true", "1", "yes"):
         return True

@@ -217,6 +217,10 @@ def test_refusals_use_the_spec_codes_and_statuses(
         ),
         (http.get("/re/notes", params={"limit": "many"}), 400, "invalid_argument"),
         (http.get("/re/notes", params={"limit": 0}), 400, "invalid_argument"),
+        # an empty value is no number or truth (it was taken as the default)
+        (http.get("/re/notes", params={"limit": ""}), 400, "invalid_argument"),
+        (http.get("/re/notes", params={"dirs": ""}), 400, "invalid_argument"),
+        (http.get("/re/grep", params={"pattern": "x", "fixed": ""}), 400, "invalid_argument"),
         (http.get("/re/grep", params={"pattern": "(", "limit": 1}), 400, "invalid_argument"),
         (http.get("/re/grep"), 400, "invalid_argument"),
         (http.post("/re/append", json={"path": "a.md"}), 400, "invalid_argument"),
