@@ -283,7 +283,7 @@ def document() -> dict:
                 "a one-time login link for the page (bearer token only; `indexer open`)",
                 [],
                 {"200": ("LoginLink", "path of the link, valid once for expires_in seconds")},
-                ("400", "401", "415"),
+                ("400", "401", "413", "415"),  # (413: a body past 1 KiB)
                 {"application/json": {"schema": _body({})}},
                 required=False,
             )
@@ -363,7 +363,12 @@ def document() -> dict:
                 "search (tool `search`; snippets mark hits with **)",
                 [
                     LANG,
-                    _q("q", STR, 'words and "phrases"', required=True),
+                    _q(
+                        "q",
+                        STR,
+                        'words and "phrases"; none (or empty) with type or tag: every note'
+                        " the filter keeps, latest first",
+                    ),
                     _limit(100, 10),
                     _q("offset", COUNT),
                     _q("type", STR),
