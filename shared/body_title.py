@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import re
 
-# A ``# `` heading, or the opening of fenced code (whose lines are no heading)
+# A ``# `` heading, the opening of fenced code (whose lines are no heading), or a line
+# underlined with ``=`` (a heading when ``_setext_title`` says so)
 _TITLE_OR_FENCE = re.compile(
     r"^#[ \t]+(?P<title>[^\n]+)$|^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$"
     r"|^(?P<setext> {0,3}[^ \t\r\n][^\n]*)\n {0,3}=+[ \t]*\r?$",
     re.MULTILINE,
 )
-# What the line above an ``=`` underline may not be to make a heading: another block's
-# start (an ATX heading, a list item, a quote, a break); its underline is then text.
 # A line that ends the block above it (so the next line starts a paragraph): a heading,
 # a fence, a thematic break.
 _BLOCK_LINE = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|\r?$)|`{3,}|~{3,}|(?:[-*_][ \t]*){3,}\r?$)")
+# What the line above an ``=`` underline may not be to make a heading: another block's
+# start (an ATX heading, a list item, a quote, a line of ``=``); its underline is text.
 _NOT_SETEXT = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|\r?$)|[-+*][ \t]|[0-9]{1,9}[.)][ \t]|>|=)")
 
 
@@ -36,7 +37,7 @@ def title_from_body(body: str) -> str:
         if match["setext"] is not None:
             if _setext_title(body, match):
                 return match["setext"].strip()
-            at = match.end("setext")  # (its underline may still open a fence: no)
+            at = match.end("setext")  # (the search goes on from its underline)
             continue
         fence = match["fence"]
         if fence[0] == "`" and "`" in match["info"]:  # (not a fence: CommonMark)

@@ -111,8 +111,10 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     json_cap = body_cap(cap)  # a note JSON-escaped, or an image in base64
 
     def lang_path(request: Request) -> tuple[str, str]:
+        """The route's vault and path; a vault id that is none is said first (400), not
+        after the headers' preconditions (a weak If-Match answered 412)."""
         check_url_path(request)
-        return request.path_params["lang"], request.path_params.get("path", "")
+        return check_lang(request.path_params["lang"]), request.path_params.get("path", "")
 
     async def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
         lang, path = lang_path(request)

@@ -206,6 +206,11 @@ def test_refusals_use_the_spec_codes_and_statuses(
 ) -> None:
     cases = [
         (http.get("/EN/notes"), 400, "invalid_lang"),
+        (  # the vault id first, the If-Match after (a weak etag answered 412)
+            http.put("/EN/notes/a.md", content=b"x", headers=MD | {"If-Match": 'W/"x"'}),
+            400,
+            "invalid_lang",
+        ),
         (http.get("/re/notes/..%2F..%2F..%2Fetc%2Fpasswd"), 403, "forbidden_path"),
         (http.get("/re/notes/%2Fetc%2Fpasswd"), 403, "forbidden_path"),
         (http.put("/re/notes/x.py", content=b"x", headers=MD), 403, "forbidden_path"),
