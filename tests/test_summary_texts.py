@@ -230,6 +230,11 @@ def test_a_model_answer_is_data_cut_to_size() -> None:
     )
     assert len(abstract) == 200 and "\n" not in abstract and abstract.startswith("A --- key")
     assert overview == "# O\n- x\n"
+    # a bidi override turned the text around (maintenance dropped it; summaries kept it)
+    abstract, overview = read_answer(
+        {"abstract": "notes \u202egpj.exe", "overview": "# O\n\u2067x\u2069 \u202ey\n"}
+    )
+    assert (abstract, overview) == ("notes gpj.exe", "# O\nx y\n")
 
 
 @pytest.mark.parametrize(
