@@ -16,6 +16,9 @@ _TITLE_OR_FENCE = re.compile(
     r"|^(?P<setext> {0,3}[^ \t\r\n][^\n]*)\n {0,3}=+[ \t]*\r?$",
     re.MULTILINE,
 )
+# A setext heading's underline: the paragraph's lines above it are its heading (``=``:
+# the first level, ``-``: the second)
+SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*\r?$")
 # A line that ends the block above it (so the next line starts a paragraph): a heading,
 # a fence, a thematic break.
 _BLOCK_LINE = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|\r?$)|`{3,}|~{3,}|(?:[-*_][ \t]*){3,}\r?$)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from shared.body_title import SETEXT_UNDERLINE
 from shared.graphemes import cut_chars
 from shared.workspace import DAY_FILE_PREAMBLE
 
@@ -84,7 +85,6 @@ def past_broken_block(text: str) -> str:
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _NOT_PROSE = re.compile(r" {0,3}(?:\||(?:[-*_][ \t]*){3,}$)| {4}|\t")
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
-_SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*\r?$")  # (the lines above: a heading)
 _HTML_BLOCK = re.compile(r"<[A-Za-z/!?]")
 
 
@@ -117,7 +117,7 @@ def _first_prose(body: str, limit: int) -> str:
                 break
             continue
         if lines:
-            if _SETEXT_UNDERLINE.match(line):  # ``Title`` over ``=====``: no prose
+            if SETEXT_UNDERLINE.match(line):  # ``Title`` over ``=====``: no prose
                 lines, size = [], 0
                 continue
             lines.append(line)

@@ -24,6 +24,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
+from shared.body_title import SETEXT_UNDERLINE
 from shared.graphemes import character_start
 
 # Runs of the characters counted as one whole token (4 quarters).
@@ -58,8 +59,6 @@ _SPACE = re.compile(r"\s")  # (any white space: no-break, U+3000...)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
 # A Markdown heading (ATX): it says what follows, and nothing when nothing does
 HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
-# A setext heading's underline: the paragraph's lines above it are its heading
-_SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
 _WINDOW = 1 << 14  # characters split into lines at a time
 ELLIPSIS = "…"
 
@@ -214,7 +213,7 @@ def _drop_last_headings(
 def _heading_lines(lines: list[str], labels: re.Pattern[str] | None = None) -> int:
     """How many of ``lines`` at their end only say what follows: ATX headings (and lines
     matching ``labels``), or all of them when they end with a setext underline."""
-    if len(lines) > 1 and _SETEXT_UNDERLINE.match(lines[-1]) and not HEADING.match(lines[-2]):
+    if len(lines) > 1 and SETEXT_UNDERLINE.match(lines[-1]) and not HEADING.match(lines[-2]):
         return len(lines)
     count = len(lines)
     while count and (

@@ -112,7 +112,7 @@ class Target:
 def names_folder(path: object) -> bool:
     """Whether ``path`` ends as only a folder's name does: in ``/``, ``/.`` or ``/..``
     (``clean_relpath`` drops those; a file's spelling would be let through as the file)."""
-    return isinstance(path, str) and (path.endswith("/") or path.split("/")[-1] in (".", ".."))
+    return isinstance(path, str) and (path.endswith("/") or path.rpartition("/")[2] in (".", ".."))
 
 
 def clean_relpath(path: object, *, allow_root: bool = False, summary: bool = False) -> str:
@@ -381,6 +381,8 @@ class Sandbox:
         make a second vault (on a file system that ignores case: index one vault twice),
         or search an empty one."""
         check_lang(lang)
+        if lang in self._roots:  # (found as spelled before: no listing at every call)
+            return
         try:
             names = os.listdir(self.workspace.languages_dir)
         except OSError:
