@@ -66,6 +66,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_LLM_API_KEY": ("", "API key of that endpoint (a local server may need none)"),
     "INDEXER_LLM_MAX_CONCURRENCY": ("10", "most model requests in flight across all jobs"),
     "INDEXER_LLM_TIMEOUT": ("60", "seconds one model request may take"),
+    "INDEXER_LLM_MAX_TOKENS": ("2048", "most tokens one model answer may hold"),
     "INDEXER_MAINTENANCE_USER_PROFILE": (
         "0",
         "1: keep USER.md (the person) distilled from events/ (--maintenance-user-profile)",
@@ -274,12 +275,16 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
         DAY_SECONDS,
         above=True,
     )
+    max_tokens = _whole(
+        "INDEXER_LLM_MAX_TOKENS", pick("llm_max_tokens", "INDEXER_LLM_MAX_TOKENS"), 1, 1_000_000
+    )
     return ModelSettings(
         model=model,
         base_url=base_url or None,
         api_key=pick("llm_api_key", "INDEXER_LLM_API_KEY") or "unused",
         max_concurrency=concurrency,
         timeout=timeout,
+        max_tokens=max_tokens,
     )
 
 

@@ -15,6 +15,7 @@ from shared.utf8 import texts_in, utf8_problem
 
 _FENCED = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\s*\Z", re.S)
 MAX_ANSWER_CHARS = 1_000_000
+MAX_NUMBER_DIGITS = 4_300  # Python's own bound on an int read from text (sys.int_info)
 
 
 def parse_json_object(text: object) -> dict[str, Any]:
@@ -29,7 +30,7 @@ def parse_json_object(text: object) -> dict[str, Any]:
     if fenced:
         text = fenced.group(1).strip()
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError as exc:
         raise ValueError(f"the answer is not JSON ({exc.msg} at {exc.pos})") from None
     except RecursionError:
@@ -39,3 +40,11 @@ def parse_json_object(text: object) -> dict[str, Any]:
     if any(utf8_problem(text) for text in texts_in(data)):
         raise ValueError("the answer holds a lone UTF-16 surrogate (no text can store it)")
     return data
+
+
+def _integer(digits: str) -> int:
+    """An integer of the answer; a longer one than Python reads is refused in words
+    (``int`` said "use sys.set_int_max_str_digits()", to the log and the job's state)."""
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"the answer holds a number of {len(digits):,} digits")
+    return int(digits)

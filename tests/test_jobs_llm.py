@@ -11,7 +11,7 @@ import zlib
 from collections.abc import Iterator
 
 import pytest
-from helpers.llm_stub import LLMStub, RawReply, http_error, running_llm_stub, say
+from helpers.llm_stub import LLMStub, RawReply, completion, http_error, running_llm_stub, say
 
 from indexer.jobs.llm import JobModel, ModelError, ModelSettings
 
@@ -130,6 +130,40 @@ async def test_an_endpoint_s_error_text_is_one_line_without_escapes(stub: LLMStu
     text = str(raised.value)
     assert "quota 2026-12-03 CRITICAL" in text
     assert "\n" not in text and "\x1b" not in text and "\x07" not in text
+
+
+async def test_an_answer_with_a_number_too_long_to_read_is_malformed_in_words(
+    stub: LLMStub,
+) -> None:
+    """Python's own message (``use sys.set_int_max_str_digits()``) went to the log and to
+    maintenance's state; a short number and a long string of digits still read."""
+    stub.run([say('{"action": "none", "reason": ' + "9" * 100_000 + "}")])
+    job = model(stub)
+    with pytest.raises(ModelError, match="a number of 100,000 digits") as raised:
+        await job.complete_json([{"role": "user", "content": "x"}])
+    assert "set_int_max_str_digits" not in str(raised.value)
+    stub.run([say('{"n": -' + "9" * 4_300 + ', "s": "' + "9" * 100_000 + '"}')])
+    answer = await job.complete_json([{"role": "user", "content": "x"}])
+    assert answer["n"] == -int("9" * 4_300) and len(answer["s"]) == 100_000
+    await job.close()
+
+
+async def test_an_answer_cut_short_at_max_tokens_says_so(stub: LLMStub) -> None:
+    """A model stopped by ``max_tokens`` (``finish_reason: length``) left a JSON answer
+    unreadable ("malformed: not JSON"), or a whole one that stops mid-note: the error
+    names the limit and its setting, and the request sent it."""
+    cut = completion(say('{"abstract": "a", "overview": "# O\\n- one'), 3)
+    cut["choices"][0]["finish_reason"] = "length"
+    whole = completion(say('{"abstract": "a", "overview": "# O"}'), 4)
+    whole["choices"][0]["finish_reason"] = "length"
+    stub.run([RawReply(200, cut), RawReply(200, whole), say('{"abstract": "a"}')])
+    job = model(stub, max_tokens=300)
+    for _ in range(2):
+        with pytest.raises(ModelError, match=r"cut short at 300 tokens \(INDEXER_LLM_MAX_TOKENS\)"):
+            await job.complete_json([{"role": "user", "content": "x"}])
+    assert await job.complete_json([{"role": "user", "content": "x"}]) == {"abstract": "a"}
+    assert [request["max_tokens"] for request in stub.requests] == [300, 300, 300]
+    await job.close()
 
 
 async def test_an_answer_with_a_lone_surrogate_is_malformed(stub: LLMStub) -> None:

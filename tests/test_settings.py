@@ -31,6 +31,7 @@ NUMBERS = [
     "INDEXER_MAINTENANCE_MAX_STEPS",
     "INDEXER_LLM_MAX_CONCURRENCY",
     "INDEXER_LLM_TIMEOUT",
+    "INDEXER_LLM_MAX_TOKENS",
 ]
 
 
@@ -72,6 +73,17 @@ def test_a_model_url_no_client_could_use_is_refused(tmp_path: Path, url: str) ->
         resolve(tmp_path, INDEXER_LLM_BASE_URL=url, INDEXER_LLM_MODEL="")
     for good in ("http://127.0.0.1:8080/v1", "https://api.example.com/v1", "http://[::1]:80"):
         assert resolve(tmp_path, INDEXER_LLM_BASE_URL=good).model.base_url == good  # type: ignore[union-attr]
+
+
+def test_a_model_answers_length_is_a_setting(tmp_path: Path) -> None:
+    """2048 tokens held a summary, not a rewritten USER.md of some thousand words (the
+    answer was cut and every maintenance run failed): the limit is the user's to raise."""
+    assert resolve(tmp_path).model.max_tokens == 2048  # type: ignore[union-attr]
+    raised = resolve(tmp_path, INDEXER_LLM_MAX_TOKENS="16384")
+    assert raised.model.max_tokens == 16384  # type: ignore[union-attr]
+    for odd in ("0", "2.5", "1000001"):
+        with pytest.raises(ValueError, match="INDEXER_LLM_MAX_TOKENS"):
+            resolve(tmp_path, INDEXER_LLM_MAX_TOKENS=odd)
 
 
 def test_serve_says_it_in_one_line_and_exits_2(

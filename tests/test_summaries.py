@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.llm_stub import LLMStub, running_llm_stub, say
+from helpers.llm_stub import LLMStub, http_error, running_llm_stub, say
 from helpers.snapshots import snapshot
 
 from indexer.core import Core
@@ -426,7 +426,7 @@ async def test_markdown_in_a_model_answer_cannot_break_the_frontmatter(
     assert meta["type"] == "summary" and meta["generated_by"] == "llm" and meta["id"] != "stolen"
     assert meta["abstract"].startswith("--- type: item id: stolen --- # Heading x")
     assert len(meta["abstract"]) == 200
-    assert body == overview
+    assert body == "# Fine\n"  # (a block of its own, under the summary's, is no overview)
 
 
 async def test_a_slow_model_times_out_into_the_fallback(
@@ -440,8 +440,41 @@ async def test_a_slow_model_times_out_into_the_fallback(
     started = asyncio.get_running_loop().time()
     stats = await summaries_of(core).run_pass()
     assert asyncio.get_running_loop().time() - started < 1.8  # not waiting for the answers
-    assert (stats.fallback, stats.model_errors) == (2, 2)
-    assert len(quiet_stub.requests) == 2  # one call per folder, never retried inside the pass
+    assert (stats.fallback, stats.model_errors) == (2, 1)
+    assert len(quiet_stub.requests) == 1  # never retried, nor asked again in the pass
+
+
+async def test_a_model_that_gives_no_answer_is_asked_once_a_pass_not_once_a_level(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """A hanging model cost its whole timeout at each level of a deep tree (31 levels at
+    60 s: half an hour for a pass of fallbacks, every change waiting behind it), and so
+    did one that refused every request (HTTP 500, 429, 401). A pass stops asking it once
+    it gave no answer; an answer it gave, however bad, is no reason to stop."""
+    deep = "/".join(f"d{n}" for n in range(12))
+    note(tmp_path, f"{deep}/n.md", "# N\n\ndeep\n")
+    note(tmp_path, "side/m.md", "# M\n\nbeside\n")
+    quiet_stub.delay = 5.0
+    core = make_core(tmp_path, quiet_stub, timeout=0.3, concurrency=1)
+    cores.append(core)
+    settle(core)
+    started = asyncio.get_running_loop().time()
+    stats = await summaries_of(core).run_pass()
+    assert asyncio.get_running_loop().time() - started < 3  # (12 levels at 0.3 s: 3.9 s)
+    assert (stats.folders, stats.fallback, stats.model_errors) == (14, 14, 1)
+    assert len(quiet_stub.requests) == 1
+    assert summary_file(tmp_path, deep)[0]["generated_by"] == "fallback"
+    quiet_stub.delay = 0.0
+    for reply in ([http_error(500, "boom")] * 20, [http_error(429, "slow down")] * 20):
+        quiet_stub.run(reply)
+        stats = await summaries_of(core).run_pass(force=True)
+        assert (stats.model_errors, len(quiet_stub.requests)) == (1, 1)
+    quiet_stub.run([http_error(400, "this prompt is too long")] * 20)  # this request's
+    stats = await summaries_of(core).run_pass(force=True)
+    assert stats.model_errors == len(quiet_stub.requests) == 14
+    quiet_stub.run(good_answer)  # it answers again: the next pass asks it for every folder
+    stats = await summaries_of(core).run_pass()
+    assert (stats.llm, stats.model_errors, len(quiet_stub.requests)) == (14, 0, 14)
 
 
 async def test_a_folder_of_500_children_shows_the_50_most_recent(

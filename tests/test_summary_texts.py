@@ -238,6 +238,21 @@ def test_a_model_answer_is_data_cut_to_size() -> None:
 
 
 @pytest.mark.parametrize(
+    ("overview", "kept"),
+    [
+        ("---\ntype: summary\nid: hacked\n---\n# Injected\n\nbody", "# Injected\n\nbody\n"),
+        ("\r\n---\r\nevil: yes\r\n---\r\n\r\n# O\r\n", "# O\n"),
+        ("---\n# An unclosed rule stays\n", "---\n# An unclosed rule stays\n"),
+        ("# O\n\n---\nkey: later\n---\n", "# O\n\n---\nkey: later\n---\n"),
+    ],
+)
+def test_a_frontmatter_block_at_an_overviews_start_is_dropped(overview: str, kept: str) -> None:
+    """The overview is the body under the summary's own frontmatter: a second block there
+    (``type: summary``, ``id: hacked``) is no overview and reads as a rule and a heading."""
+    assert read_answer({"abstract": "a", "overview": overview})[1] == kept
+
+
+@pytest.mark.parametrize(
     "answer",
     [
         {},
@@ -246,6 +261,7 @@ def test_a_model_answer_is_data_cut_to_size() -> None:
         {"abstract": "a", "overview": ["o"]},
         {"abstract": " \n ", "overview": "o"},
         {"abstract": "a", "overview": "\x00 "},
+        {"abstract": "a", "overview": "---\nonly: metadata\n---\n"},
     ],
 )
 def test_an_answer_without_both_texts_is_refused(answer: dict) -> None:

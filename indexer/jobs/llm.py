@@ -27,17 +27,21 @@ if TYPE_CHECKING:
 
 
 MAX_ERROR_CHARS = 1000  # of a model error's text (the endpoint's words with it)
+_DOWN_STATUSES = frozenset({401, 403, 404, 408, 429})  # (and every 5xx)
 
 
 class ModelError(Exception):
     """The model could not be reached, timed out, or answered something unusable.
 
     Its text is one line: it quotes the endpoint's own words, which went to the log as
-    sent (a line break forged a log line; an escape sequence drove a terminal)."""
+    sent (a line break forged a log line; an escape sequence drove a terminal). ``down``:
+    the endpoint gave no answer at all (timed out, unreachable, refused every request), so
+    the next call, whatever it asks, will most likely fail the same way."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, down: bool = False) -> None:
         text = message.encode("utf-8", "backslashreplace").decode("utf-8")
         super().__init__(one_line(text)[:MAX_ERROR_CHARS])
+        self.down = down
 
 
 @dataclass(frozen=True)
@@ -92,19 +96,26 @@ class JobModel:
             async with asyncio.timeout(limit):
                 response = await self._client().chat.completions.create(**kwargs)
         except TimeoutError:
-            raise ModelError(f"the model took longer than {limit:g} s") from None
+            raise ModelError(f"the model took longer than {limit:g} s", down=True) from None
         except (ReplyTooLarge, openai.OpenAIError) as exc:
             cut = too_large(exc)
             if cut is not None:
                 raise ModelError(str(cut)) from None
-            raise ModelError(f"the model endpoint failed: {type(exc).__name__}: {exc}") from None
+            text = f"the model endpoint failed: {type(exc).__name__}: {exc}"
+            raise ModelError(text, down=_is_down(exc)) from None
         except ValueError as exc:  # a 200 whose JSON is cut short: the SDK lets it out
             raise ModelError(f"the model's reply is not JSON ({exc})") from None
         except RecursionError:  # (nested thousands deep: json's parser gives up)
             raise ModelError("the model's reply is JSON nested too deep to read") from None
         finally:
             self._slots.release()
-        return _message_of(response)
+        message = _message_of(response)
+        if getattr(response.choices[0], "finish_reason", None) == "length":
+            raise ModelError(
+                f"the model's answer was cut short at {kwargs['max_tokens']:,} tokens"
+                " (INDEXER_LLM_MAX_TOKENS): a JSON answer or a note cut there is unusable"
+            )
+        return message
 
     async def complete_json(
         self, messages: list[dict[str, Any]], *, timeout: float | None = None
@@ -134,7 +145,7 @@ class JobModel:
             waiting.add_done_callback(self._give_back)
             raise
         if not acquired:
-            raise ModelError(f"no model slot free within {timeout:g} s")
+            raise ModelError(f"no model slot free within {timeout:g} s", down=True)
 
     def _give_back(self, waiting: asyncio.Future[bool]) -> None:
         if not waiting.cancelled() and waiting.exception() is None and waiting.result():
@@ -159,6 +170,18 @@ class JobModel:
                 )
                 self._clients[key] = client
             return client
+
+
+def _is_down(exc: Exception) -> bool:
+    """Whether an SDK error says the endpoint answers no request now (unreachable, the
+    key refused, rate-limited, failing) rather than refusing this one (400, 413, 422: a
+    prompt too long for it, say)."""
+    import openai
+
+    if isinstance(exc, openai.APIConnectionError):  # (its timeout too)
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in _DOWN_STATUSES or status >= 500)
 
 
 def _message_of(response: Any) -> ChatCompletionMessage:

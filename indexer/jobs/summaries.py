@@ -31,6 +31,7 @@ from indexer.jobs.runner import JobRunner
 from indexer.jobs.summary_files import FileLock, Summary, SummaryFiles, Written
 from indexer.jobs.summary_pass import (
     FolderPass,
+    ModelGate,
     PassCounter,
     PassStats,
     Progress,
@@ -241,12 +242,16 @@ class Summaries:
             langs = sorted(dirty)
         elif langs is None:
             langs = [lang for lang in self.sandbox.workspace.langs() if is_lang(lang)]
-        slots = asyncio.Semaphore(self.model.settings.max_concurrency) if self.model else None
+        gate = (
+            ModelGate(asyncio.Semaphore(self.model.settings.max_concurrency))
+            if self.model
+            else None
+        )
         for lang in langs:
             redo: Callable[[str], bool] = everything
             if dirty is not None:
                 redo = dirty[lang].__contains__
-            dag = FolderPass(self, lang, redo=redo, force=force, slots=slots, counter=counter)
+            dag = FolderPass(self, lang, redo=redo, force=force, gate=gate, counter=counter)
             await dag.run("")
             stats.add(dag.stats)
         stats.seconds = time.monotonic() - started

@@ -69,6 +69,16 @@ def nothing(folder: str) -> bool:
     return False
 
 
+@dataclass
+class ModelGate:
+    """The model's turns in one pass: at most ``slots`` calls at once, and none once it
+    gave no answer at all (``ModelError.down``): a hanging model cost its whole timeout
+    at each level of a 31-level tree, 31 minutes for one pass of fallbacks."""
+
+    slots: asyncio.Semaphore
+    down: bool = False
+
+
 class PassCounter:
     """Folders found and done across a pass, for a progress display."""
 
@@ -107,7 +117,7 @@ class FolderPass:
         redo: Callable[[str], bool] = nothing,
         force: bool = False,
         dry: bool = False,
-        slots: asyncio.Semaphore | None = None,
+        gate: ModelGate | None = None,
         counter: PassCounter | None = None,
     ) -> None:
         self.owner = owner
@@ -117,7 +127,7 @@ class FolderPass:
         self.force = force
         self.dry = dry
         self.model = None if dry else owner.model
-        self.slots = slots or asyncio.Semaphore(1)
+        self.gate = gate or ModelGate(asyncio.Semaphore(1))
         self.counter = counter or PassCounter(None)
         self.stats = PassStats()
         self.nodes: dict[str, _Node] = {}
@@ -250,19 +260,26 @@ class FolderPass:
     async def _ask_model(
         self, folder: str, children: list[Child], shown: list[Child], digest: str
     ) -> Summary | None:
-        if self.model is None:
+        if self.model is None or self.gate.down:
             return None
         messages = prompt_messages(self.lang, folder, shown, len(children))
         try:
-            async with self.slots:
+            async with self.gate.slots:
+                if self.gate.down:  # (it went down while this call waited for a slot)
+                    return None
                 answer = await self.model.complete_json(messages)
             abstract, overview = read_answer(answer)
         except (ModelError, ValueError) as err:
             self.stats.model_errors += 1
+            down = isinstance(err, ModelError) and err.down
+            self.gate.down = self.gate.down or down
             # One warning a pass (the pass's line counts them): a model that is down
             # would otherwise log once per folder.
             level = logging.WARNING if self.stats.model_errors == 1 else logging.DEBUG
-            log.log(level, "summaries: %s/%s: the model failed (%s)", self.lang, folder, err)
+            rest = "; the pass's other folders get the fallback" if down else ""
+            log.log(
+                level, "summaries: %s/%s: the model failed (%s)%s", self.lang, folder, err, rest
+            )
             return None
         cats = categories(children)
         return Summary(folder, abstract, overview, len(children), cats, digest, "llm")

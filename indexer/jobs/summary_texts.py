@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexer.index.abstract import ABSTRACT_CHARS, clip, one_line
+from shared.errors import InvalidFrontmatterError
+from shared.frontmatter import split_frontmatter
 from shared.graphemes import cut_chars
 
 OVERVIEW_CHARS = 16_000
@@ -185,7 +187,20 @@ def read_answer(answer: dict[str, Any]) -> tuple[str, str]:
     if not isinstance(abstract, str) or not isinstance(overview, str):
         raise ValueError('the answer needs string fields "abstract" and "overview"')
     abstract = clip(one_line(_CONTROL_IN_TEXT.sub("", abstract)), ABSTRACT_CHARS)
-    overview = clip(_CONTROL_IN_TEXT.sub("", overview).strip(), OVERVIEW_CHARS)
+    overview = clip(
+        _without_frontmatter(_CONTROL_IN_TEXT.sub("", overview).strip()), OVERVIEW_CHARS
+    )
     if not abstract or not overview:
         raise ValueError("the answer's abstract or overview is empty")
     return abstract, overview + "\n"
+
+
+def _without_frontmatter(overview: str) -> str:
+    """The overview without a frontmatter block of its own at its start: it is the body
+    under the summary's frontmatter, where a second block (``type``, ``id: hacked``) is
+    no overview and reads as a rule and a heading; an unclosed ``---`` line stays."""
+    try:
+        block, body = split_frontmatter(overview)
+    except InvalidFrontmatterError:
+        return overview
+    return overview if block is None else body.strip()
