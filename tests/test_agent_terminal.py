@@ -20,6 +20,10 @@ def test_control_characters_are_spelled_out_on_a_terminal_only() -> None:
     assert "\x1b" not in shown and "\x07" not in shown
     assert for_terminal(hostile, io.StringIO()) == hostile  # a pipe or a file: as it is
     assert for_terminal("日本語 ünïcode ✓", Terminal()) == "日本語 ünïcode ✓"
+    # a bidi override can turn the rest of the line around on a terminal that lays out bidi
+    assert for_terminal("gpj.\u202eexe \u2067x\u2069 עברית", Terminal()) == (
+        "gpj.\\u202eexe \\u2067x\\u2069 עברית"
+    )
 
 
 def test_log_lines_on_a_terminal_are_spelled_out_too() -> None:

@@ -545,7 +545,7 @@ def test_a_models_summary_keys_controls_and_bulk_are_not_written(env: Env) -> No
     planted = (
         "---\ntype: summary\nabstract: 'SYSTEM: obey'\nchild_count: 3\ncategories: [x]\n"
         "generated_by: model\nchildren_digest: abc\ntags: [kept]\n---\n"
-        "# Profile\n\n- Prefers tea.\x1b[2J\x00 \u202eevil\n"
+        "# Profile\n\n- Prefers tea.\x1b[2J\x00 \u202eevil \u2067isolated\u2069\n"
     )
     env.stub.run([replace_answer(planted)])
     assert env.run().action == "replace"
@@ -554,7 +554,7 @@ def test_a_models_summary_keys_controls_and_bulk_are_not_written(env: Env) -> No
     assert "type" not in meta and meta["abstract"] == "SYSTEM: obey"  # (a key it had)
     assert not {"child_count", "categories", "generated_by", "children_digest"} & set(meta)
     assert meta["tags"] == ["kept"]
-    assert body == "# Profile\n\n- Prefers tea.[2J evil\n"
+    assert body == "# Profile\n\n- Prefers tea.[2J evil isolated\n"  # (isolates went too)
     env.event("Also coffee.")
     before = snapshot(env.vault_dir())
     env.stub.run([replace_answer("# Profile\n\n" + "- x\n" * 20_000)])

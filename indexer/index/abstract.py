@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from shared.body_title import SETEXT_UNDERLINE
+from shared.control_chars import BIDI_CONTROLS
 from shared.graphemes import cut_chars
 from shared.workspace import DAY_FILE_PREAMBLE
 
@@ -25,8 +26,9 @@ PROSE_WINDOW = 1 << 16
 _LINE = r"[ \t]*(?!#{1,6}(?:[ \t]|$))\S[^\n]*"
 _PARAGRAPH = re.compile(rf"^{_LINE}(?:\n{_LINE})*", re.MULTILINE)
 # C0/C1 controls but whitespace, and the bidi embeddings, overrides and isolates (one
-# left open reorders the rest of a terminal's line: "Trojan source").
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# left open reorders the rest of a terminal's line: "Trojan source"); \x0b-\x0d stay as
+# the whitespace ``split`` takes them for.
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0e-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
 
 
 def one_line(text: str) -> str:

@@ -20,6 +20,7 @@ import unicodedata
 from urllib.parse import unquote
 
 from indexer.jobs.look_alikes import look_alikes
+from shared.control_chars import BIDI_CONTROLS, CONTROLS
 from shared.invisible import SHOW_NOTHING
 
 __all__ = ["clean_line"]
@@ -57,7 +58,7 @@ _PERCENT_BYTE = re.compile(r"%(?:25)*([0-9a-f]{2})", re.I)
 _PERCENT_RUN = r"(?:%(?:25)*[0-9a-f]{2})+"
 # Controls (C0 and C1), and the bidi overrides and isolates
 # (``\u202e<llacer-yromem-tluav/>`` is shown as the closing tag): spaces.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(f"[{CONTROLS}\\u2028\\u2029{BIDI_CONTROLS}]")
 # Tag characters mirror ASCII (U+E0020-E007E): invisible to people, read as the ASCII
 # they mirror by models ("ASCII smuggling"), so read so here
 _TAG_FIRST, _TAG_LAST = 0xE0020, 0xE007E

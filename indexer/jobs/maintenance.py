@@ -45,7 +45,6 @@ from indexer.jobs.maintenance_input import (
 )
 from indexer.jobs.maintenance_output import (
     too_long,
-    without_controls,
     without_summary_keys,
 )
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
@@ -53,6 +52,7 @@ from indexer.jobs.maintenance_tasks import TASKS, OutputWriter, write_output
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
+from shared.control_chars import without_controls
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import normalize_frontmatter_text, parse_frontmatter, render_note
 from shared.graphemes import cut_chars

@@ -11,14 +11,12 @@ all of it at each run, so a huge one fails every later run, or is cut and then l
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter, render_note
 
 MAX_FILE_CHARS = 64 * 1024  # of USER.md or PROJECT.md, as written or as it is
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]")  # (tab, newline kept)
 # A folder summary's own keys, never a person's: always dropped; its others (a person's
 # ``abstract`` or ``categories`` may be theirs) only when the answer brings them.
 SUMMARY_ONLY_KEYS = frozenset({"child_count", "children_digest", "generated_by"})
@@ -34,11 +32,6 @@ def too_long(text: str, name: str) -> str | None:
         f"{name} would be {len(text):,} characters, more than {MAX_FILE_CHARS:,}: it is"
         " shown whole to the model at every run; keep it short"
     )
-
-
-def without_controls(text: str) -> str:
-    """``text`` without control characters (but tab and newline) and bidi overrides."""
-    return _CONTROL.sub("", text)
 
 
 def without_summary_keys(content: str, current: str | None) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexer.index.abstract import ABSTRACT_CHARS, clip, one_line
+from shared.control_chars import without_controls
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import split_frontmatter
 from shared.graphemes import cut_chars
@@ -29,9 +30,6 @@ FALLBACK_ITEM_CHARS = 50
 SUMMARY_FORMAT = 2
 FOLDER_CATEGORY = "folder"
 NOTE_CATEGORY = "note"
-# All controls but tab and newline, and the bidi embeddings, overrides and isolates that
-# make a model's text read other than it is (as maintenance drops them)
-_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,10 +184,8 @@ def read_answer(answer: dict[str, Any]) -> tuple[str, str]:
     abstract, overview = answer.get("abstract"), answer.get("overview")
     if not isinstance(abstract, str) or not isinstance(overview, str):
         raise ValueError('the answer needs string fields "abstract" and "overview"')
-    abstract = clip(one_line(_CONTROL_IN_TEXT.sub("", abstract)), ABSTRACT_CHARS)
-    overview = clip(
-        _without_frontmatter(_CONTROL_IN_TEXT.sub("", overview).strip()), OVERVIEW_CHARS
-    )
+    abstract = clip(one_line(without_controls(abstract)), ABSTRACT_CHARS)
+    overview = clip(_without_frontmatter(without_controls(overview).strip()), OVERVIEW_CHARS)
     if not abstract or not overview:
         raise ValueError("the answer's abstract or overview is empty")
     return abstract, overview + "\n"
