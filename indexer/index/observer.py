@@ -96,14 +96,18 @@ def _own_temp_file(event: InotifyEvent) -> bool:
 
 
 def _plain_file_event(event: InotifyEvent) -> bool:
-    """A file created, written, closed after writing, changed in its attributes or
-    deleted: all the watcher needs is its path (no pairing, no watches to add)."""
-    return not (event.is_directory or event.is_moved_from or event.is_moved_to) and (
+    """A file created, written, closed after writing, changed in its attributes, deleted,
+    or moved (each half of a move names its path, as each half of a write's exchange
+    does): all the watcher needs is its path (no watches to add or move, and so no
+    pairing: watchdog pairs the halves of a folder's move, which keep going its way)."""
+    return not event.is_directory and (
         event.is_create
         or event.is_modify
         or event.is_close_write
         or event.is_attrib
         or event.is_delete
+        or event.is_moved_from
+        or event.is_moved_to
     )
 
 
