@@ -9,6 +9,8 @@ from __future__ import annotations
 import unicodedata
 
 _ZWJ = "\u200d"
+# Signs of combining class 9 (virama) that are shown and join nothing to what follows
+_VISIBLE_KILLERS = frozenset("\u103a\u0e3a")
 _REGIONAL, _REGIONAL_LAST = 0x1F1E6, 0x1F1FF
 # Unicode's Prepend characters (GraphemeBreakProperty): one cluster with what follows.
 _PREPEND = frozenset(
@@ -86,8 +88,15 @@ def _leading_jamo(code: int) -> bool:
 
 def _after_virama(text: str, end: int) -> bool:
     """A letter after a virama (``स्`` + ``त``) is one conjunct with it in Devanagari and
-    the other Indic scripts: no cut between them."""
-    return unicodedata.combining(text[end - 1]) == 9 and unicodedata.category(text[end]) == "Lo"
+    the other Indic scripts: no cut between them. A visible killer ends its syllable
+    (Myanmar's asat, Thai's phinthu: ``မြန်မာ`` is ``မြန်`` + ``မာ``); Myanmar stacks
+    with U+1039."""
+    before = text[end - 1]
+    return (
+        unicodedata.combining(before) == 9
+        and before not in _VISIBLE_KILLERS
+        and unicodedata.category(text[end]) == "Lo"
+    )
 
 
 def cut_chars(text: str, limit: int, suffix: str = "") -> str:

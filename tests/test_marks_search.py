@@ -302,6 +302,8 @@ def test_a_cut_never_splits_an_indic_conjunct(word: str) -> None:
         ("\ua960\u1100\u1161x", 2, ""),  # extended leading jamo, then a jamo syllable
         ("\uac00\ud7b0x", 1, ""),  # an extended vowel jamo goes with its syllable
         ("\uac00\ud7cbx", 1, ""),  # an extended final jamo too
+        ("မြန်မာ", 4, "မြန်"),  # Myanmar's asat ends its syllable (a visible killer)
+        ("ဗုဒ္ဓ", 4, "ဗု"),  # its virama (U+1039) stacks the letter after it
     ],
 )
 def test_a_cut_keeps_a_cluster_whole(text: str, limit: int, kept: str) -> None:
