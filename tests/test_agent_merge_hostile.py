@@ -18,7 +18,15 @@ from typing import Any
 
 import pytest
 from helpers.indexer_process import RunningIndexer
-from helpers.llm_stub import LLMStub, final, last_tool_result, running_llm_stub, tool_call
+from helpers.llm_stub import (
+    LLMStub,
+    RawReply,
+    completion,
+    final,
+    last_tool_result,
+    running_llm_stub,
+    tool_call,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,6 +159,23 @@ def test_an_llm_merge_that_changed_no_note_falls_back(
     assert vault_text(server, lang).count("unique-marker-7f3a") == 1
     assert seed.read_text() == NOTE
     assert not (vault_dir(server, lang) / "items/x-bad.md").exists()
+
+
+def test_a_reply_cut_at_the_token_limit_runs_none_of_its_calls(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """A reply stopped by ``max_tokens`` (``finish_reason: length``) had its whole calls
+    run: the first note written, the one the model was writing when it was cut lost (or
+    written cut, had its arguments still parsed). The merge falls back instead."""
+    cut = completion(tool_call("write", path="items/cut.md", content="# Cut\n\n- half of"))
+    cut["choices"][0]["finish_reason"] = "length"
+    stub.run([RawReply(200, cut)])
+    (notice,) = run(server, [knowledge(lang, "Cut reply", "whole-marker-9c1e")], stub)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "cut short at its token limit" in (notice.fallback_reason or "")
+    assert not (vault_dir(server, lang) / "items/cut.md").exists()
+    assert vault_text(server, lang).count("whole-marker-9c1e") == 1
+    assert len(stub.requests) == 1
 
 
 def test_without_the_fallback_a_merge_that_changed_nothing_fails(

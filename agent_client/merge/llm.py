@@ -182,6 +182,13 @@ async def _loop(
             message = reply_message(response)
         except MalformedReply as exc:
             raise MergeFailed(str(exc)) from None
+        if getattr(response.choices[0], "finish_reason", None) == "length":
+            # A reply stopped by max_tokens: its last tool call's note or its confirmation
+            # is cut, and the calls before it are half of what the model meant to do.
+            raise MergeFailed(
+                f"the model's reply was cut short at its token limit"
+                f" ({min(MAX_COMPLETION_TOKENS, remaining):,}); none of it was run"
+            )
         turn = tool_turn(message.content, message.tool_calls or [], MAX_CALLS_PER_TURN)
         if turn.calls:
             messages.append(turn.message)
