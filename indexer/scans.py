@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 import anyio.to_thread
 from anyio import CapacityLimiter
 
+from indexer.one_cpu import on_any_cpu
+
 T = TypeVar("T")
 
 
@@ -39,5 +41,11 @@ class ScanPool:
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         if self._limiter is None:  # made in the running event loop
             self._limiter = CapacityLimiter(self.threads)
-        call = functools.partial(fn, *args, **kwargs)
+        call = functools.partial(_on_any_cpu, fn, *args, **kwargs)
         return await anyio.to_thread.run_sync(call, limiter=self._limiter)
+
+
+def _on_any_cpu(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn`` on any CPU (``indexer.one_cpu``: the server's other threads keep to one)."""
+    with on_any_cpu():
+        return fn(*args, **kwargs)

@@ -49,6 +49,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_ALLOWED_HOSTS": ("", "extra Host header values accepted, comma-separated"),
     "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
     "INDEXER_ECHO_TOOL": ("0", "1 registers an `echo` tool, the floor of bench/mcp_latency.py"),
+    "INDEXER_ONE_CPU": ("1", "1 keeps the server's threads on one CPU (0: the kernel moves them)"),
     "INDEXER_HISTORY_DAYS": ("90", "days every version is kept (older: the last 20 per file)"),
     "INDEXER_MAX_CONNECTIONS": (
         "256",
@@ -132,6 +133,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     echo_tool: bool = False
+    one_cpu: bool = True
     history_days: int = 90
     model: ModelSettings | None = None
     maintenance: MaintenanceSettings = field(default_factory=MaintenanceSettings)
@@ -175,6 +177,7 @@ class Settings:
             allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
             allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
             echo_tool=_switch(pick, "echo_tool", "INDEXER_ECHO_TOOL"),
+            one_cpu=_switch(pick, "one_cpu", "INDEXER_ONE_CPU"),
             history_days=_history_days(pick("history_days", "INDEXER_HISTORY_DAYS")),
             model=_model_settings(pick),
             maintenance=_maintenance_settings(pick),

@@ -109,7 +109,13 @@ def test_a_command_on_a_mistyped_workspace_makes_nothing(
 
 
 @pytest.mark.parametrize(
-    "env", ["INDEXER_SUMMARIES", "INDEXER_ECHO_TOOL", "INDEXER_MAINTENANCE_USER_PROFILE"]
+    "env",
+    [
+        "INDEXER_SUMMARIES",
+        "INDEXER_ECHO_TOOL",
+        "INDEXER_MAINTENANCE_USER_PROFILE",
+        "INDEXER_ONE_CPU",
+    ],
 )
 def test_an_on_off_setting_refuses_what_is_neither(tmp_path: Path, env: str) -> None:
     """``maybe`` or ``2`` turned the feature off, silently (the client refused them)."""

@@ -47,6 +47,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     gc.disable()
     from indexer.cli import configure_logging
     from indexer.daemon import run
+    from indexer.one_cpu import pin_to_one_cpu
     from indexer.settings import Settings
 
     try:
@@ -54,5 +55,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise ConfigError(str(err)) from None
     configure_logging(settings.log_level)
+    if settings.one_cpu:  # (before the server's threads start: they inherit it)
+        pin_to_one_cpu()
     run(settings)
     return 0

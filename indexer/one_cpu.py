@@ -1,0 +1,84 @@
+"""Keeping the server's threads on one CPU, where the interpreter's lock is handed over.
+
+The server's Python runs one thread at a time (the GIL): the event loop, the tool calls'
+worker threads and the watcher's threads take turns. A write hands the lock over a few
+hundred times (each file operation and SQLite step lets it go); between threads on two
+CPUs each handover waits for the other CPU to wake its thread, and the lock sat idle:
+8 clients writing measured 4.6 ms a write spread over both CPUs, 3.6 ms on one (its
+CPU time spent waking threads halved), and ``echo`` gained nothing either way. What the
+server's threads do outside the lock (SQLite, fsync, hashing) is little beside it.
+
+So ``indexer serve`` keeps its threads on the CPU it starts on (``INDEXER_ONE_CPU=1``,
+the default, on Linux with two CPUs or more; ``0`` lets the kernel move them): the
+cost is that the kernel cannot move the server off a CPU another program keeps busy.
+A scan (``grep``, ``find``) runs on every CPU the server was allowed (``on_any_cpu``):
+its regex matching and reads run outside the lock, one scan thread a CPU.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+log = logging.getLogger("indexer")
+# (the CPUs the process was allowed, the one its threads were pinned to), once pinned
+_pin: tuple[set[int], set[int]] | None = None
+
+
+def pin_to_one_cpu() -> int | None:
+    """Keep every thread of this process, and those it starts later, on the CPU this
+    one runs on now; returns it, or None where there is nothing to choose (one CPU
+    allowed, not Linux) or the kernel refused."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    allowed = os.sched_getaffinity(0)
+    if len(allowed) < 2:
+        return None
+    cpu = current_cpu()
+    if cpu not in allowed:
+        cpu = min(allowed)
+    global _pin
+    try:
+        for thread in _threads():  # (a thread's CPUs are its own; new ones inherit them)
+            os.sched_setaffinity(thread, {cpu})
+    except OSError as err:  # (a container's seccomp policy, say)
+        log.warning("the server's threads may move between CPUs (%s)", err)
+        return None
+    _pin = (allowed, {cpu})
+    return cpu
+
+
+@contextmanager
+def on_any_cpu() -> Iterator[None]:
+    """The calling thread on every CPU the process was allowed for the block, then back
+    on the server's one (a no-op where ``pin_to_one_cpu`` pinned nothing)."""
+    pin = _pin
+    if pin is None:
+        yield
+        return
+    os.sched_setaffinity(0, pin[0])
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, pin[1])
+
+
+def current_cpu() -> int | None:
+    """The CPU the calling process last ran on (``/proc/self/stat``'s 39th field)."""
+    try:
+        stat = Path("/proc/thread-self/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    return int(fields[36]) if len(fields) > 36 and fields[36].isdigit() else None
+
+
+def _threads() -> list[int]:
+    """This process's threads (``0``, the calling one, where they cannot be listed)."""
+    try:
+        return [int(name) for name in os.listdir("/proc/self/task")]
+    except OSError:
+        return [0]

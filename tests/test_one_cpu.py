@@ -1,0 +1,91 @@
+"""``indexer serve`` keeps its threads on one CPU (``INDEXER_ONE_CPU``): the GIL is
+handed over between them hundreds of times a write, and across two CPUs each handover
+waited for the other CPU to wake its thread."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from helpers.indexer_process import RunningIndexer, start_indexer
+
+from indexer.one_cpu import current_cpu
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
+    reason="a choice of CPUs (Linux, two or more)",
+)
+
+
+def allowed_cpus(pid: int) -> dict[int, str]:
+    """Each thread of ``pid`` and the CPUs it may run on (``Cpus_allowed_list``)."""
+    found = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                found[int(tid)] = line.split(":", 1)[1].strip()
+    return found
+
+
+async def threads_after_a_write(server: RunningIndexer) -> dict[int, str]:
+    async with server.client() as client:  # (a write starts worker threads)
+        await client.call_tool("write", {"lang": "en", "path": "items/a.md", "content": "# A\n"})
+        await client.call_tool("search", {"lang": "en", "query": "a"})
+    return allowed_cpus(server.process.pid)
+
+
+def test_the_cpu_a_process_runs_on_is_read() -> None:
+    assert current_cpu() in os.sched_getaffinity(0)
+
+
+async def test_serve_keeps_every_thread_on_the_cpu_it_started_on(tmp_path: Path) -> None:
+    server = start_indexer(tmp_path / "ws")
+    try:
+        cpus = await threads_after_a_write(server)
+    finally:
+        server.stop()
+    assert len(cpus) > 5, cpus  # (the loop, workers, the watcher's, the index's threads)
+    (only,) = set(cpus.values())
+    assert only.isdigit() and int(only) in os.sched_getaffinity(0)
+
+
+async def test_with_one_cpu_off_the_kernel_moves_them(tmp_path: Path) -> None:
+    server = start_indexer(tmp_path / "ws", env={"INDEXER_ONE_CPU": "0"})
+    try:
+        cpus = await threads_after_a_write(server)
+    finally:
+        server.stop()
+    mine = allowed_cpus(os.getpid())[threading.get_native_id()]  # (what it was started with)
+    assert set(cpus.values()) == {mine}
+
+
+def test_a_scan_runs_on_every_cpu_and_its_thread_returns_to_the_servers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """grep's regex matching and reads run outside the GIL: its scan threads are not
+    held to the server's one CPU (each scan thread has a CPU of its own where there are
+    enough)."""
+    from indexer import one_cpu
+    from indexer.scans import ScanPool
+
+    before = os.sched_getaffinity(0)
+    monkeypatch.setattr(one_cpu, "_threads", lambda: [0])  # (this thread only: pytest's)
+    monkeypatch.setattr(one_cpu, "_pin", None)
+
+    async def in_a_scan() -> set[int]:
+        return await ScanPool(1).run(os.sched_getaffinity, 0)
+
+    try:
+        cpu = one_cpu.pin_to_one_cpu()
+        assert cpu is not None and os.sched_getaffinity(0) == {cpu}
+        in_scan = asyncio.run(in_a_scan())
+        with one_cpu.on_any_cpu():
+            inside = os.sched_getaffinity(0)
+        after = os.sched_getaffinity(0)
+    finally:
+        os.sched_setaffinity(0, before)
+    assert in_scan == inside == before and after == {cpu}
