@@ -9,8 +9,10 @@ CPU time spent waking threads halved), and ``echo`` gained nothing either way. W
 server's threads do outside the lock (SQLite, fsync, hashing) is little beside it.
 
 So ``indexer serve`` keeps its threads on the CPU it starts on (``INDEXER_ONE_CPU=1``,
-the default, on Linux with two CPUs or more; ``0`` lets the kernel move them): the
-cost is that the kernel cannot move the server off a CPU another program keeps busy.
+the default, on Linux with two CPUs or more; ``0`` lets the kernel move them), or on one
+of the fastest where the CPUs differ (a hybrid chip's performance cores: an efficiency
+core would be the server's for good). The cost is that the kernel cannot move the
+server off a CPU another program keeps busy (its balancing may move that program).
 A scan (``grep``, ``find``) runs on every CPU the server was allowed (``on_any_cpu``):
 its regex matching and reads run outside the lock, one scan thread a CPU.
 """
@@ -24,6 +26,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 log = logging.getLogger("indexer")
+SYS_CPUS = Path("/sys/devices/system/cpu")
+# A CPU within this share of the fastest's capacity counts as one of the fastest (a
+# hybrid chip's performance cores differ a little among themselves: "favored" cores)
+FAST_SHARE = 0.9
 # (the CPUs the process was allowed, the one its threads were pinned to), once pinned
 _pin: tuple[set[int], set[int]] | None = None
 
@@ -37,9 +43,10 @@ def pin_to_one_cpu() -> int | None:
     allowed = os.sched_getaffinity(0)
     if len(allowed) < 2:
         return None
+    fast = fastest(allowed)
     cpu = current_cpu()
-    if cpu not in allowed:
-        cpu = min(allowed)
+    if cpu not in fast:
+        cpu = min(fast)
     global _pin
     try:
         for thread in _threads():  # (a thread's CPUs are its own; new ones inherit them)
@@ -64,6 +71,27 @@ def on_any_cpu() -> Iterator[None]:
         yield
     finally:
         os.sched_setaffinity(0, pin[1])
+
+
+def fastest(allowed: set[int], cpus: Path = SYS_CPUS) -> set[int]:
+    """The ``allowed`` CPUs of (nearly) the highest capacity: by the kernel's
+    ``cpu_capacity`` (hybrid and big.LITTLE chips), else by ``cpufreq``'s maximum
+    frequency; all of them where a CPU's figure cannot be read."""
+    for name in ("cpu_capacity", "cpufreq/cpuinfo_max_freq"):
+        speeds = {cpu: _number(cpus / f"cpu{cpu}" / name) for cpu in allowed}
+        known = {cpu: speed for cpu, speed in speeds.items() if speed is not None}
+        if len(known) == len(allowed) and max(known.values()) > 0:
+            top = max(known.values())
+            return {cpu for cpu, speed in known.items() if speed >= FAST_SHARE * top}
+    return set(allowed)
+
+
+def _number(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def current_cpu() -> int | None:

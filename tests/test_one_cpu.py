@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
 
-from indexer.one_cpu import current_cpu
+from indexer.one_cpu import current_cpu, fastest
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or len(os.sched_getaffinity(0)) < 2,
@@ -40,6 +40,36 @@ async def threads_after_a_write(server: RunningIndexer) -> dict[int, str]:
 
 def test_the_cpu_a_process_runs_on_is_read() -> None:
     assert current_cpu() in os.sched_getaffinity(0)
+
+
+def cpu_files(root: Path, name: str, figures: dict[int, str]) -> Path:
+    for cpu, figure in figures.items():
+        path = root / f"cpu{cpu}" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(figure + "\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("name", "figures", "allowed", "kept"),
+    [
+        # a hybrid chip: two performance cores (one "favored", a little faster), two
+        # efficiency cores; the server goes on a performance one
+        ("cpu_capacity", {0: "1024", 1: "980", 2: "410", 3: "410"}, {0, 1, 2, 3}, {0, 1}),
+        ("cpu_capacity", {0: "1024", 1: "980", 2: "410", 3: "410"}, {2, 3}, {2, 3}),
+        ("cpufreq/cpuinfo_max_freq", {0: "2400000", 1: "5000000"}, {0, 1}, {1}),
+        ("cpu_capacity", {0: "1024", 1: "1024"}, {0, 1}, {0, 1}),  # (the same: all)
+        ("cpu_capacity", {0: "1024"}, {0, 1}, {0, 1}),  # one unknown: all
+        ("cpu_capacity", {0: "fast", 1: "1024"}, {0, 1}, {0, 1}),
+        ("cpu_capacity", {0: "0", 1: "0"}, {0, 1}, {0, 1}),
+    ],
+)
+def test_the_cpu_is_one_of_the_fastest(
+    tmp_path: Path, name: str, figures: dict[int, str], allowed: set[int], kept: set[int]
+) -> None:
+    """An efficiency core chosen at the start would have been the server's for good."""
+    assert fastest(allowed, cpu_files(tmp_path, name, figures)) == kept
+    assert fastest(allowed, tmp_path / "none") == allowed
 
 
 async def test_serve_keeps_every_thread_on_the_cpu_it_started_on(tmp_path: Path) -> None:
