@@ -914,3 +914,30 @@ def test_settings_from_environment_and_flags(tmp_path: Path) -> None:
     assert Settings.resolve({}, {"INDEXER_WORKSPACE": "w"}).maintenance.enabled == frozenset()
     with pytest.raises(ValueError, match="INDEXER_MAINTENANCE"):
         Settings.resolve({}, {**environ, "INDEXER_MAINTENANCE_MAX_STEPS": "0"})
+
+
+def test_a_run_of_several_tasks_stops_asking_a_model_that_gave_no_answer(env: Env) -> None:
+    """``indexer maintain`` ran every vault's tasks one after another, each waiting the
+    whole timeout of a hanging model (ten vaults: twenty timeouts). The first that gets
+    no answer is an error; the others are skipped, unrecorded, due at the next run; a
+    model that answers badly is no reason to stop."""
+    for lang in ("en", "fr"):
+        env.event("Prefers tea. #user", lang=lang)
+    env.stub.delay = 2.0
+    slow = JobModel(ModelSettings(model="stub", base_url=env.stub.base_url, timeout=0.3))
+    outcomes = env.loop(lambda m: m.run_due(["en", "fr"], force=True), model=slow)
+    env.stub.delay = 0.0
+    assert [(o.lang, o.task, o.action) for o in outcomes] == [
+        ("en", "user_profile", "error"),
+        ("en", "project_review", "skip"),
+        ("fr", "user_profile", "skip"),
+        ("fr", "project_review", "skip"),
+    ]
+    assert outcomes[0].model_down and "longer than 0.3 s" in (outcomes[0].error or "")
+    assert "the model gave no answer" in outcomes[1].reason
+    assert len(env.stub.requests) == 1
+    assert env.task_state("fr").last_run is None  # (not recorded: due as before)
+    env.stub.run([say("not json")])  # an answer, however bad: every task is asked
+    outcomes = env.loop(lambda m: m.run_due(["en", "fr"], force=True))
+    assert [o.action for o in outcomes] == ["error"] * 4
+    assert not any(o.model_down for o in outcomes)

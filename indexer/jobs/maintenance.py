@@ -102,6 +102,7 @@ class Outcome:
     action: str  # none | replace | skip | error
     reason: str
     error: str | None = None
+    model_down: bool = False  # the model gave no answer at all (``ModelError.down``)
 
 
 class InputError(ValueError):
@@ -223,7 +224,8 @@ class Maintenance:
                 message = _error_text(err)
                 log.warning("maintenance %s/%s failed: %s", lang, task, message)
                 await asyncio.to_thread(self._record_error, lang, task, message)
-                return Outcome(lang, task, "error", "the run failed", message)
+                down = isinstance(err, ModelError) and err.down
+                return Outcome(lang, task, "error", "the run failed", message, down)
             except Exception as err:  # a bug or an answer nothing foresaw: still recorded
                 message = _error_text(err)
                 log.exception("maintenance %s/%s failed unexpectedly", lang, task)
@@ -241,10 +243,15 @@ class Maintenance:
         force: bool = False,
         backoff: bool = False,
     ) -> list[Outcome]:
-        """Every (lang, task) asked for (default: all vaults, every task), one by one."""
-        outcomes = []
+        """Every (lang, task) asked for (default: all vaults, every task), one by one; once
+        the model gave no answer at all, the rest are skipped (a hanging model cost its
+        whole timeout at each of them, one after another)."""
+        outcomes: list[Outcome] = []
         for lang in langs if langs is not None else self.langs():
             for task in tasks if tasks is not None else list(TASKS):
+                if any(outcome.model_down for outcome in outcomes):
+                    outcomes.append(Outcome(lang, task, "skip", _NOT_ASKED))
+                    continue
                 outcomes.append(await self.run_task(lang, task, force=force, backoff=backoff))
         return outcomes
 
@@ -446,6 +453,9 @@ def _same_note(content: str, current: str) -> bool:
         return written == normalize_frontmatter_text(current, current, now=_SAME_MOMENT)
     except (InvalidFrontmatterError, ValueError):
         return False  # (the write says what is wrong)
+
+
+_NOT_ASKED = "not run: the model gave no answer to an earlier task of this run"
 
 
 def _error_text(err: Exception) -> str:
