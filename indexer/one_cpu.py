@@ -19,10 +19,10 @@ its regex matching and reads run outside the lock, one scan thread a CPU.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 log = logging.getLogger("indexer")
@@ -36,8 +36,9 @@ _pin: tuple[set[int], set[int]] | None = None
 
 def pin_to_one_cpu() -> int | None:
     """Keep every thread of this process, and those it starts later, on the CPU this
-    one runs on now; returns it, or None where there is nothing to choose (one CPU
-    allowed, not Linux) or the kernel refused."""
+    one runs on now (or on one of the ``fastest``, where it is not); returns it, or None
+    where there is nothing to choose (one CPU allowed, not Linux) or the kernel
+    refused."""
     if not hasattr(os, "sched_setaffinity"):
         return None
     allowed = os.sched_getaffinity(0)
@@ -58,19 +59,23 @@ def pin_to_one_cpu() -> int | None:
     return cpu
 
 
-@contextmanager
+@contextlib.contextmanager
 def on_any_cpu() -> Iterator[None]:
     """The calling thread on every CPU the process was allowed for the block, then back
-    on the server's one (a no-op where ``pin_to_one_cpu`` pinned nothing)."""
+    on the server's one (a no-op where ``pin_to_one_cpu`` pinned nothing). A refusal
+    (a CPU taken out of the process's set meanwhile) leaves the thread as it is: the
+    scan goes on."""
     pin = _pin
     if pin is None:
         yield
         return
-    os.sched_setaffinity(0, pin[0])
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, pin[0])
     try:
         yield
     finally:
-        os.sched_setaffinity(0, pin[1])
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, pin[1])
 
 
 def fastest(allowed: set[int], cpus: Path = SYS_CPUS) -> set[int]:
@@ -95,7 +100,7 @@ def _number(path: Path) -> int | None:
 
 
 def current_cpu() -> int | None:
-    """The CPU the calling process last ran on (``/proc/self/stat``'s 39th field)."""
+    """The CPU the calling thread last ran on (its ``stat``'s 39th field)."""
     try:
         stat = Path("/proc/thread-self/stat").read_text()
     except OSError:

@@ -119,3 +119,15 @@ def test_a_scan_runs_on_every_cpu_and_its_thread_returns_to_the_servers(
     finally:
         os.sched_setaffinity(0, before)
     assert in_scan == inside == before and after == {cpu}
+
+
+def test_a_cpu_gone_from_the_set_leaves_a_scan_going(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container's CPU set changed after the start: the kernel refuses both moves; the
+    scan runs where it was."""
+    from indexer import one_cpu
+
+    before = os.sched_getaffinity(0)
+    monkeypatch.setattr(one_cpu, "_pin", ({100_000}, {100_001}))
+    with one_cpu.on_any_cpu():
+        inside = os.sched_getaffinity(0)
+    assert inside == before == os.sched_getaffinity(0)
