@@ -758,6 +758,42 @@ async def test_a_hand_save_in_the_moment_a_kept_file_left_is_not_overwritten(
     assert summary_file(tmp_path, "b")[0]["type"] == "summary"
 
 
+async def test_fallbacks_are_retried_on_a_timer_without_a_change(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """Only a pass where the model answered started the retry of the folders it left
+    with the fallback: with no change after the outage they kept it for good (a helper's
+    run: 2.5 minutes of a working model, ten fallbacks, no request). Now the retry comes
+    on a timer (1 minute, doubling while the model still fails)."""
+    for n in range(2):
+        note(tmp_path, f"f{n}/a.md", f"# A{n}\n\nnote {n}\n")
+    core = make_core(tmp_path, quiet_stub, debounce=0.05)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    summaries._retry_wait = 0.3  # (the first wait, 60 s in use)
+    quiet_stub.run([http_error(500, "down")])
+    loop = asyncio.create_task(summaries.run_forever())
+    folders = ["f0", "f1", ""]
+    try:
+        while not summaries.ready:
+            await asyncio.sleep(0.02)
+        assert {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} == {"fallback"}
+        await asyncio.sleep(0.5)  # a retry on the timer, failing again (the next waits longer)
+        failed_again = len(quiet_stub.requests)
+        assert failed_again >= 1
+        quiet_stub.run(good_answer)  # back; nothing is written meanwhile
+        deadline = time.monotonic() + 15
+        while {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} != {"llm"}:
+            assert time.monotonic() < deadline, quiet_stub.requests
+            await asyncio.sleep(0.05)
+        asked = len(quiet_stub.requests)
+        await asyncio.sleep(1.5)  # every folder by the model: no retry more
+    finally:
+        loop.cancel()
+    assert len(quiet_stub.requests) == asked == 3
+
+
 async def test_a_folder_the_model_always_fails_is_not_asked_at_every_change(
     tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
 ) -> None:

@@ -83,6 +83,7 @@ class Summaries:
         self._retry_fallbacks = False  # and it has answered since: a full pass is due
         self._next_retry = 0.0  # (monotonic) not before: a folder it fails on for good
         self._retry_wait = FIRST_RETRY_WAIT  # was asked again at every change
+        self._retry_at: float | None = None  # (monotonic) the fallbacks' retry on a timer
         self._future: concurrent.futures.Future[None] | None = None
         self._edited: set[tuple[str, str]] = set()  # summaries edited by hand: made again
         self._edited_lock = threading.Lock()
@@ -183,11 +184,26 @@ class Summaries:
         await self._logged_pass(None)
         self.dirty.done()
         while True:
-            batch = await self.dirty.next_batch()
+            batch = await self._next_batch_or_retry()
+            if batch is None:  # the time to try the model again on the fallbacks came
+                await self._logged_pass(None, retry=True)
+                continue
             ok = await self._logged_pass(batch)
             self.dirty.done(failed=not ok)
             if ok and self._retry_fallbacks and time.monotonic() >= self._next_retry:
                 await self._logged_pass(None, retry=True)  # the model answers again
+
+    async def _next_batch_or_retry(self) -> Batch | None:
+        """The next batch of dirty folders; None once the retry time came while folders
+        have the fallback (without a change they kept it for good once the model was
+        back: only a pass where it answered started their retry)."""
+        if not self._fallbacks_left or self._retry_at is None:
+            return await self.dirty.next_batch()
+        wait = max(0.0, self._retry_at - time.monotonic())
+        try:  # (cancelled while it waits: nothing taken)
+            return await asyncio.wait_for(self.dirty.next_batch(), wait)
+        except TimeoutError:
+            return None
 
     async def asked_pass(self, langs: list[str] | None, *, force: bool) -> PassStats:
         """A pass asked for from outside (``indexer summarize`` beside the server: its
@@ -210,9 +226,12 @@ class Summaries:
             if retry:  # a retry that failed again: the next waits longer
                 self._next_retry = time.monotonic() + self._retry_wait
                 self._retry_wait = min(self._retry_wait * 2, MAX_RETRY_WAIT)
+                self._retry_at = self._next_retry
+            elif self._retry_at is None:  # the first failure: a retry on a timer, change or not
+                self._retry_at = time.monotonic() + self._retry_wait
         elif batch is None:
             self._fallbacks_left = self._retry_fallbacks = False  # every folder was seen
-            self._retry_wait = FIRST_RETRY_WAIT
+            self._retry_wait, self._retry_at = FIRST_RETRY_WAIT, None
         elif stats.llm and self._fallbacks_left:
             self._retry_fallbacks = True
         if stats.llm or stats.fallback or stats.removed:
