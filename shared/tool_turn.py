@@ -50,7 +50,14 @@ def reply_message(response: Any) -> Any:
     """The first choice's message of a chat completion, checked: the SDK builds its
     objects without validating them, so a malformed body (a null message, a string for
     a choice, a tool call without a function) failed later with a Python error of its
-    own, outside what the loops fall back on. ``MalformedReply`` says what is wrong."""
+    own, outside what the loops fall back on; a body that is not JSON (an HTML page, an
+    event stream) is handed over as its text, which read as "no choices".
+    ``MalformedReply`` says what is wrong."""
+    if isinstance(response, str):  # (the SDK's answer to a body that is not JSON)
+        raise MalformedReply(
+            f"the model endpoint's reply is not JSON but text of {len(response):,}"
+            f" characters, beginning {response[:60]!r}"
+        )
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list) or not choices:
         raise MalformedReply("the model answered with no choices")

@@ -9,6 +9,8 @@ import threading
 import time
 import zlib
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 from helpers.llm_stub import LLMStub, RawReply, completion, http_error, running_llm_stub, say
@@ -164,6 +166,66 @@ async def test_an_answer_cut_short_at_max_tokens_says_so(stub: LLMStub) -> None:
     assert await job.complete_json([{"role": "user", "content": "x"}]) == {"abstract": "a"}
     assert [request["max_tokens"] for request in stub.requests] == [300, 300, 300]
     await job.close()
+
+
+@pytest.mark.parametrize(
+    ("media_type", "body"),
+    [
+        ("text/html", b"<!DOCTYPE html><html><body>Bad gateway \xe2\x80\xae page</body></html>"),
+        ("text/event-stream", b'data: {"choices": []}\n\ndata: [DONE]\n\n'),
+    ],
+)
+async def test_a_reply_that_is_not_json_is_said_to_be_text(
+    stub: LLMStub, media_type: str, body: bytes
+) -> None:
+    """The SDK hands a body of another type over as its text, which read as "the model
+    answered with no choices" (a helper's hostile model: a proxy's HTML page, a stream)."""
+    stub.run([RawReply(200, body, media_type)])
+    job = model(stub)
+    with pytest.raises(ModelError, match=r"not JSON but text of [0-9]+ characters") as raised:
+        await job.chat([{"role": "user", "content": "x"}])
+    await job.close()
+    assert not raised.value.down
+    assert repr(body[:12].decode())[1:-1] in str(raised.value)
+    assert "\u202e" not in str(raised.value)  # (quoted as its escape)
+
+
+@pytest.mark.parametrize(
+    ("status", "header", "expected"),
+    [
+        (429, "30", 30.0),
+        (503, "0", 0.0),
+        (429, "9" * 5000, 3600.0),  # at most an hour
+        (429, "soon", None),
+        (429, "-5", None),
+        (429, "Wed, 21 Oct 2015 07:28:00 GMT", 0.0),  # a date gone by
+        (429, None, None),
+    ],
+)
+async def test_a_refusal_s_retry_after_is_read(
+    stub: LLMStub, status: int, header: str | None, expected: float | None
+) -> None:
+    """A 429's ``Retry-After: 3600`` was not read: the jobs asked again at once (a
+    helper's hostile model: 40 requests in 27 s). The error carries the wait."""
+    headers = {"retry-after": header} if header is not None else None
+    stub.run([RawReply(status, {"error": {"message": "slow down"}}, headers=headers)])
+    job = model(stub)
+    with pytest.raises(ModelError) as raised:
+        await job.chat([{"role": "user", "content": "x"}])
+    await job.close()
+    assert raised.value.down and raised.value.retry_after == expected
+    if expected is not None:
+        assert f"it asks to wait {expected:,.0f} s" in str(raised.value)
+
+
+async def test_a_retry_after_date_is_read_as_seconds_from_now(stub: LLMStub) -> None:
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=120), usegmt=True)
+    stub.run([RawReply(429, {"error": {"message": "later"}}, headers={"retry-after": when})])
+    job = model(stub)
+    with pytest.raises(ModelError) as raised:
+        await job.chat([{"role": "user", "content": "x"}])
+    await job.close()
+    assert raised.value.retry_after is not None and 100 < raised.value.retry_after <= 120
 
 
 async def test_an_answer_with_a_lone_surrogate_is_malformed(stub: LLMStub) -> None:

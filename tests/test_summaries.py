@@ -4,21 +4,23 @@ OpenAI-compatible stub (driven by the real openai SDK) as the model."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.llm_stub import LLMStub, http_error, running_llm_stub, say
+from helpers.llm_stub import LLMStub, RawReply, Script, http_error, running_llm_stub, say
 from helpers.snapshots import snapshot
 
 from indexer.core import Core
 from indexer.daemon import build_core
+from indexer.jobs import summaries as summaries_module
 from indexer.jobs.dirty import DirtyFolders
 from indexer.jobs.llm import ModelSettings
 from indexer.jobs.previews import ENTRY_CHARS, Previews
@@ -152,6 +154,47 @@ def ready(tmp_path: Path, cores: list[Core]) -> Core:
 def summaries_of(core: Core) -> Summaries:
     assert core.summaries is not None
     return core.summaries
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    tmp_path: Path, stub: LLMStub, cores: list[Core], notes: list[str], script: Script
+) -> AsyncIterator[tuple[Core, Summaries]]:
+    """A core whose summaries run in the background as the server's do (short debounce),
+    over one note in each folder of ``notes``, the model answering by ``script``: yielded
+    once the start-up pass is done."""
+    for folder in notes:
+        note(tmp_path, f"{folder}/a.md", f"# A {folder}\n\nnote of {folder}\n")
+    core = make_core(tmp_path, stub, debounce=0.05)
+    cores.append(core)
+    settle(core)
+    summaries = summaries_of(core)
+    stub.run(script)
+    loop = asyncio.create_task(summaries.run_forever())
+    try:
+        while not summaries.ready:
+            await asyncio.sleep(0.02)
+        yield core, summaries
+    finally:
+        loop.cancel()
+
+
+def made_by(tmp_path: Path, folders: list[str]) -> set[str]:
+    """How the folders' summary files were made (``llm``, ``fallback``; ``none`` yet)."""
+    made = set()
+    for folder in folders:
+        path = vault(tmp_path) / folder / ".overview.md"
+        made.add(
+            str(summary_file(tmp_path, folder)[0]["generated_by"]) if path.exists() else "none"
+        )
+    return made
+
+
+async def until(done: Callable[[], bool], what: Callable[[], object], seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, what()
+        await asyncio.sleep(0.05)
 
 
 # -- the DAG ---------------------------------------------------------------------------
@@ -380,35 +423,18 @@ async def test_fallbacks_are_redone_once_the_model_answers_again(
     """After an outage only the folders of the next change got the model; the others
     kept the fallback until a restart. A pass where the model answers again is now
     followed by a full one, which redoes every fallback (and nothing else)."""
-    for n in range(3):
-        note(tmp_path, f"f{n}/a.md", f"# A{n}\n\nnote {n}\n")
-    core = make_core(tmp_path, quiet_stub, debounce=0.05)
-    cores.append(core)
-    settle(core)
-    summaries = summaries_of(core)
-    quiet_stub.run([say("not json at all")])  # the model is down
-    loop = asyncio.create_task(summaries.run_forever())
-    try:
-        while not summaries.ready:
-            await asyncio.sleep(0.02)
-        folders = ["f0", "f1", "f2", ""]
-        assert {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} == {"fallback"}
-        quiet_stub.run(good_answer)  # back
-        asked = len(quiet_stub.requests)
+    folders = ["f0", "f1", "f2", ""]
+    bad = [say("not json at all")]  # the model answers nonsense
+    async with serving(tmp_path, quiet_stub, cores, folders[:3], bad) as (core, _):
+        assert made_by(tmp_path, folders) == {"fallback"}
+        quiet_stub.run(good_answer)  # good again
         core.vault.write("en", "f0/b.md", "# B\n\nanother\n")
         # f0 and the root for the change, then f1 and f2 (fallbacks) and the root above them
         expected = ["/", "/", "f0/", "f1/", "f2/"]
-        deadline = time.monotonic() + 30
-        while sorted(asked_folders(quiet_stub)[asked:]) != expected:
-            assert time.monotonic() < deadline, asked_folders(quiet_stub)[asked:]
-            await asyncio.sleep(0.05)
-        while {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} != {"llm"}:
-            assert time.monotonic() < deadline, [summary_file(tmp_path, f)[0] for f in folders]
-            await asyncio.sleep(0.05)
+        await until(lambda: sorted(asked_folders(quiet_stub)) == expected, quiet_stub.requests)
+        await until(lambda: made_by(tmp_path, folders) == {"llm"}, quiet_stub.requests)
         await asyncio.sleep(0.3)  # time for a pass too many
-    finally:
-        loop.cancel()
-    assert sorted(asked_folders(quiet_stub)[asked:]) == expected  # and nothing more
+    assert sorted(asked_folders(quiet_stub)) == expected  # and nothing more
 
 
 async def test_markdown_in_a_model_answer_cannot_break_the_frontmatter(
@@ -759,39 +785,71 @@ async def test_a_hand_save_in_the_moment_a_kept_file_left_is_not_overwritten(
 
 
 async def test_fallbacks_are_retried_on_a_timer_without_a_change(
-    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only a pass where the model answered started the retry of the folders it left
     with the fallback: with no change after the outage they kept it for good (a helper's
     run: 2.5 minutes of a working model, ten fallbacks, no request). Now the retry comes
     on a timer (1 minute, doubling while the model still fails)."""
-    for n in range(2):
-        note(tmp_path, f"f{n}/a.md", f"# A{n}\n\nnote {n}\n")
-    core = make_core(tmp_path, quiet_stub, debounce=0.05)
-    cores.append(core)
-    settle(core)
-    summaries = summaries_of(core)
-    summaries._retry_wait = 0.3  # (the first wait, 60 s in use)
-    quiet_stub.run([http_error(500, "down")])
-    loop = asyncio.create_task(summaries.run_forever())
+    monkeypatch.setattr(summaries_module, "FIRST_RETRY_WAIT", 0.3)  # (60 s in use)
+    monkeypatch.setattr(summaries_module, "MODEL_DOWN_WAIT", 0.3)  # (60 s in use)
     folders = ["f0", "f1", ""]
-    try:
-        while not summaries.ready:
-            await asyncio.sleep(0.02)
-        assert {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} == {"fallback"}
-        await asyncio.sleep(0.5)  # a retry on the timer, failing again (the next waits longer)
-        failed_again = len(quiet_stub.requests)
-        assert failed_again >= 1
+    down = [http_error(500, "down")]
+    async with serving(tmp_path, quiet_stub, cores, folders[:2], down):
+        assert made_by(tmp_path, folders) == {"fallback"}
+        asked = len(quiet_stub.requests)  # (f0 and f1 at once, or only the first)
+        await until(lambda: len(quiet_stub.requests) > asked, quiet_stub.requests)  # again
         quiet_stub.run(good_answer)  # back; nothing is written meanwhile
-        deadline = time.monotonic() + 15
-        while {summary_file(tmp_path, f)[0]["generated_by"] for f in folders} != {"llm"}:
-            assert time.monotonic() < deadline, quiet_stub.requests
-            await asyncio.sleep(0.05)
+        await until(lambda: made_by(tmp_path, folders) == {"llm"}, quiet_stub.requests)
         asked = len(quiet_stub.requests)
         await asyncio.sleep(1.5)  # every folder by the model: no retry more
-    finally:
-        loop.cancel()
     assert len(quiet_stub.requests) == asked == 3
+
+
+async def test_a_model_that_gave_no_answer_is_not_asked_at_every_change(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a model gave no answer at all, the pass of every later change asked it again,
+    each waiting its whole timeout for a hanging one (a helper's run: until the retry).
+    Changes within a minute of it get the fallback without asking; after it, the next
+    change asks (and, answered, starts the retry of the fallbacks)."""
+    monkeypatch.setattr(summaries_module, "MODEL_DOWN_WAIT", 1.5)  # (60 s in use)
+    down = [http_error(503, "overloaded")]
+    async with serving(tmp_path, quiet_stub, cores, ["f0"], down) as (core, summaries):
+        assert len(quiet_stub.requests) == 1 and made_by(tmp_path, ["f0", ""]) == {"fallback"}
+        started = time.monotonic()
+        for n in (1, 2):
+            core.vault.write("en", f"f{n}/a.md", f"# A{n}\n\nnote {n}\n")
+            await until(lambda: (vault(tmp_path) / f"f{n}" / ".overview.md").exists(), n)  # noqa: B023
+        assert time.monotonic() - started < 1.2
+        assert len(quiet_stub.requests) == 1  # (three before: one for each change)
+        assert made_by(tmp_path, ["f0", "f1", "f2", ""]) == {"fallback"}
+        await asyncio.sleep(max(0.0, started + 1.6 - time.monotonic()))
+        quiet_stub.run(good_answer)
+        core.vault.write("en", "f3/a.md", "# A3\n\nnote 3\n")
+        folders = ["f0", "f1", "f2", "f3", ""]
+        await until(lambda: made_by(tmp_path, folders) == {"llm"}, quiet_stub.requests)
+        assert summaries.last_pass is not None and summaries.last_pass.model_errors == 0
+
+
+async def test_a_refusal_s_retry_after_holds_the_model_off(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 429 with ``Retry-After`` was asked again at the next change and the next retry
+    (40 requests in 27 s against ``Retry-After: 3600``): it now holds both off as long."""
+    monkeypatch.setattr(summaries_module, "FIRST_RETRY_WAIT", 0.2)
+    monkeypatch.setattr(summaries_module, "MODEL_DOWN_WAIT", 0.2)
+    limited = RawReply(429, {"error": {"message": "rate limited"}}, headers={"Retry-After": "2"})
+    async with serving(tmp_path, quiet_stub, cores, ["f0"], [limited]) as (core, _):
+        started = time.monotonic()
+        core.vault.write("en", "f1/a.md", "# A1\n\nnote 1\n")
+        await until(lambda: (vault(tmp_path) / "f1" / ".overview.md").exists(), "f1")
+        await asyncio.sleep(0.8)  # past the retry's and the down wait's own times
+        assert len(quiet_stub.requests) == 1
+        quiet_stub.run(good_answer)
+        folders = ["f0", "f1", ""]
+        await until(lambda: made_by(tmp_path, folders) == {"llm"}, quiet_stub.requests)
+        assert time.monotonic() - started >= 1.5
 
 
 async def test_a_folder_the_model_always_fails_is_not_asked_at_every_change(
@@ -805,26 +863,11 @@ async def test_a_folder_the_model_always_fails_is_not_asked_at_every_change(
             return say("not json at all")
         return good_answer(request, turn)
 
-    note(tmp_path, "bad/x.md", "# X\n\nx\n")
-    note(tmp_path, "a/y.md", "# Y\n\ny\n")
-    core = make_core(tmp_path, quiet_stub, debounce=0.05)
-    cores.append(core)
-    settle(core)
-    summaries = summaries_of(core)
-    quiet_stub.run(fails_on_bad)
-    loop = asyncio.create_task(summaries.run_forever())
-    try:
-        while not summaries.ready:
-            await asyncio.sleep(0.02)
+    async with serving(tmp_path, quiet_stub, cores, ["bad", "a"], fails_on_bad) as (core, _):
         for n in range(3):
             core.vault.write("en", f"a/n{n}.md", f"# N{n}\n\nnote {n}\n")
-            deadline = time.monotonic() + 15
-            while asked_folders(quiet_stub).count("a/") < n + 2:
-                assert time.monotonic() < deadline, asked_folders(quiet_stub)
-                await asyncio.sleep(0.05)
+            await until(lambda: asked_folders(quiet_stub).count("a/") >= n + 2, quiet_stub.requests)  # noqa: B023
             await asyncio.sleep(0.5)
-    finally:
-        loop.cancel()
     # the start-up pass, then one retry after the first change; none after the others
     assert asked_folders(quiet_stub).count("bad/") == 2, asked_folders(quiet_stub)
     store = core.vault.recorder.store

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from indexer.index.abstract import one_line
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 
 MAX_ERROR_CHARS = 1000  # of a model error's text (the endpoint's words with it)
+MAX_RETRY_AFTER = 3600.0  # seconds: an endpoint asking for a day is asked again in an hour
 _DOWN_STATUSES = frozenset({401, 403, 404, 408, 429})  # (and every 5xx)
 
 
@@ -36,12 +39,16 @@ class ModelError(Exception):
     Its text is one line: it quotes the endpoint's own words, which went to the log as
     sent (a line break forged a log line; an escape sequence drove a terminal). ``down``:
     the endpoint gave no answer at all (timed out, unreachable, refused every request), so
-    the next call, whatever it asks, will most likely fail the same way."""
+    the next call, whatever it asks, will most likely fail the same way; ``retry_after``:
+    the seconds its ``Retry-After`` header asked callers to wait (a 429 or 503), if any."""
 
-    def __init__(self, message: str, *, down: bool = False) -> None:
+    def __init__(
+        self, message: str, *, down: bool = False, retry_after: float | None = None
+    ) -> None:
         text = message.encode("utf-8", "backslashreplace").decode("utf-8")
         super().__init__(one_line(text)[:MAX_ERROR_CHARS])
         self.down = down
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -102,7 +109,10 @@ class JobModel:
             if cut is not None:
                 raise ModelError(str(cut)) from None
             text = f"the model endpoint failed: {type(exc).__name__}: {exc}"
-            raise ModelError(text, down=_is_down(exc)) from None
+            wait = retry_after(exc)
+            if wait is not None:
+                text += f" (it asks to wait {wait:,.0f} s)"
+            raise ModelError(text, down=_is_down(exc), retry_after=wait) from None
         except ValueError as exc:  # a 200 whose JSON is cut short: the SDK lets it out
             raise ModelError(f"the model's reply is not JSON ({exc})") from None
         except RecursionError:  # (nested thousands deep: json's parser gives up)
@@ -182,6 +192,28 @@ def _is_down(exc: Exception) -> bool:
         return True
     status = getattr(exc, "status_code", None)
     return isinstance(status, int) and (status in _DOWN_STATUSES or status >= 500)
+
+
+def retry_after(exc: Exception) -> float | None:
+    """The seconds an error response's ``Retry-After`` asks for (a number, or an HTTP
+    date), at most ``MAX_RETRY_AFTER``; None if it says none (or nonsense)."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    said = headers.get("retry-after") if headers is not None else None
+    if not isinstance(said, str) or not said.strip():
+        return None
+    said = said.strip()
+    if said.isascii() and said.isdecimal():
+        seconds = float(said[:9])  # (a 100,000-digit number waits the most, not forever)
+    else:
+        try:
+            when = parsedate_to_datetime(said)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
 def _message_of(response: Any) -> ChatCompletionMessage:

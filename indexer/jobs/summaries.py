@@ -48,6 +48,10 @@ log = logging.getLogger("indexer.jobs.summaries")
 # failed again, doubling up to the most (a folder the model never answers well).
 FIRST_RETRY_WAIT = 60.0
 MAX_RETRY_WAIT = 3600.0
+# A model that gave no answer at all (a timeout, no connection, HTTP 5xx) is not asked
+# by the passes of the next changes for this long (or what its Retry-After asked): a
+# hanging one cost each of them its whole timeout. The timed retries ask it still.
+MODEL_DOWN_WAIT = 60.0
 Clock = Callable[[], datetime]
 T = TypeVar("T")
 
@@ -81,9 +85,11 @@ class Summaries:
         self.last_pass: PassStats | None = None
         self._fallbacks_left = False  # the model failed: some folders have the fallback
         self._retry_fallbacks = False  # and it has answered since: a full pass is due
-        self._next_retry = 0.0  # (monotonic) not before: a folder it fails on for good
-        self._retry_wait = FIRST_RETRY_WAIT  # was asked again at every change
         self._retry_at: float | None = None  # (monotonic) the fallbacks' retry on a timer
+        self._retry_wait = FIRST_RETRY_WAIT  # the wait after it, doubling while it fails
+        self._retry_failed = False  # a retry failed: the next waits for its time, not
+        # the model's next answer (a folder it always fails on was asked at every change)
+        self._down_until = 0.0  # (monotonic) the model gave no answer: not asked before
         self._future: concurrent.futures.Future[None] | None = None
         self._edited: set[tuple[str, str]] = set()  # summaries edited by hand: made again
         self._edited_lock = threading.Lock()
@@ -190,7 +196,7 @@ class Summaries:
                 continue
             ok = await self._logged_pass(batch)
             self.dirty.done(failed=not ok)
-            if ok and self._retry_fallbacks and time.monotonic() >= self._next_retry:
+            if ok and self._retry_fallbacks and not self._retry_failed:
                 await self._logged_pass(None, retry=True)  # the model answers again
 
     async def _next_batch_or_retry(self) -> Batch | None:
@@ -214,32 +220,40 @@ class Summaries:
 
     async def _logged_pass(self, batch: Batch | None, *, retry: bool = False) -> bool:
         """One pass, logged; notes when the model failed (the folders it left with the
-        fallback are tried again, in a full pass, after a pass where it answered)."""
+        fallback are tried again, in a full pass, after a pass where it answered or when
+        the timer says). A batch pass does not ask a model that gave no answer lately."""
+        unasked = batch is not None and time.monotonic() < self._down_until
         try:
             async with self._passes:
-                stats = await self.run_pass(dirty=batch)
+                stats = await self.run_pass(dirty=batch, ask_model=not unasked)
         except Exception:
             log.exception("a directory summaries pass failed")
             return False
-        if stats.model_errors:
+        now = time.monotonic()
+        if stats.model_down:
+            self._down_until = now + max(MODEL_DOWN_WAIT, stats.retry_after)
+        if stats.model_errors or (unasked and stats.fallback):
             self._fallbacks_left, self._retry_fallbacks = True, False
+            if retry or self._retry_at is None:  # the first failure: a retry on a timer,
+                self._retry_at = now + self._retry_wait  # change or not
             if retry:  # a retry that failed again: the next waits longer
-                self._next_retry = time.monotonic() + self._retry_wait
                 self._retry_wait = min(self._retry_wait * 2, MAX_RETRY_WAIT)
-                self._retry_at = self._next_retry
-            elif self._retry_at is None:  # the first failure: a retry on a timer, change or not
-                self._retry_at = time.monotonic() + self._retry_wait
+                self._retry_failed = True
+            self._retry_at = max(self._retry_at, self._down_until)
         elif batch is None:
-            self._fallbacks_left = self._retry_fallbacks = False  # every folder was seen
-            self._retry_wait, self._retry_at = FIRST_RETRY_WAIT, None
+            self._fallbacks_left = self._retry_fallbacks = self._retry_failed = False
+            self._retry_wait, self._retry_at = FIRST_RETRY_WAIT, None  # every folder was seen
         elif stats.llm and self._fallbacks_left:
-            self._retry_fallbacks = True
+            self._retry_fallbacks = True  # (after a failed retry: the timer's, not now)
         if stats.llm or stats.fallback or stats.removed:
+            failed = _counted(stats.model_errors, "time")
+            if unasked:
+                failed = "0 times: not asked, it gave no answer lately"
             log.info(
                 "summaries: %s in %.1fs (%d by model, %d by fallback, %d unchanged, "
                 "%d removed; the model failed %s)",
                 _counted(stats.folders, "folder"), stats.seconds, stats.llm, stats.fallback,
-                stats.skipped, stats.removed, _counted(stats.model_errors, "time"),
+                stats.skipped, stats.removed, failed,
             )  # fmt: skip
         return True
 
@@ -250,10 +264,12 @@ class Summaries:
         dirty: Batch | None = None,
         force: bool = False,
         progress: Progress | None = None,
+        ask_model: bool = True,
     ) -> PassStats:
         """One pass over ``langs`` (default: every vault): every folder, or only the
         ``dirty`` ones (and folders below them that have no summary yet); ``force``
-        redoes each folder it visits."""
+        redoes each folder it visits; not ``ask_model``: the model's folders too get the
+        fallback."""
         started = time.monotonic()
         stats = PassStats()
         counter = PassCounter(progress)
@@ -262,7 +278,7 @@ class Summaries:
         elif langs is None:
             langs = [lang for lang in self.sandbox.workspace.langs() if is_lang(lang)]
         gate = (
-            ModelGate(asyncio.Semaphore(self.model.settings.max_concurrency))
+            ModelGate(asyncio.Semaphore(self.model.settings.max_concurrency), down=not ask_model)
             if self.model
             else None
         )

@@ -52,6 +52,8 @@ class PassStats:
     noteless: int = 0  # folders looked at that hold no note (now): no summary
     unreadable: int = 0  # notes skipped because they could not be read
     model_errors: int = 0
+    model_down: bool = False  # one gave no answer at all (``ModelGate.down``)
+    retry_after: float = 0.0  # the seconds the endpoint asked callers to wait
     seconds: float = 0.0
 
     def add(self, other: PassStats) -> None:
@@ -59,6 +61,8 @@ class PassStats:
         for name in names:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.model_errors += other.model_errors
+        self.model_down = self.model_down or other.model_down
+        self.retry_after = max(self.retry_after, other.retry_after)
 
 
 def everything(folder: str) -> bool:
@@ -73,10 +77,12 @@ def nothing(folder: str) -> bool:
 class ModelGate:
     """The model's turns in one pass: at most ``slots`` calls at once, and none once it
     gave no answer at all (``ModelError.down``): a hanging model cost its whole timeout
-    at each level of a 31-level tree, 31 minutes for one pass of fallbacks."""
+    at each level of a 31-level tree, 31 minutes for one pass of fallbacks. A gate
+    made ``down`` asks nothing (the model gave no answer a pass ago)."""
 
     slots: asyncio.Semaphore
     down: bool = False
+    retry_after: float = 0.0  # the most seconds an answer's ``Retry-After`` asked for
 
 
 class PassCounter:
@@ -273,6 +279,10 @@ class FolderPass:
             self.stats.model_errors += 1
             down = isinstance(err, ModelError) and err.down
             self.gate.down = self.gate.down or down
+            self.stats.model_down = self.stats.model_down or down
+            if isinstance(err, ModelError) and err.retry_after is not None:
+                self.gate.retry_after = max(self.gate.retry_after, err.retry_after)
+                self.stats.retry_after = self.gate.retry_after
             # One warning a pass (the pass's line counts them): a model that is down
             # would otherwise log once per folder.
             level = logging.WARNING if self.stats.model_errors == 1 else logging.DEBUG

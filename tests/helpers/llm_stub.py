@@ -30,10 +30,13 @@ Message = dict[str, Any]
 
 @dataclass(frozen=True)
 class RawReply:
-    """A response sent as it is: any status, any JSON body (bytes: those bytes)."""
+    """A response sent as it is: any status, any JSON body (bytes: those bytes, of
+    ``media_type``), with any ``headers`` (a ``Retry-After``)."""
 
     status: int
     body: Any
+    media_type: str = "application/json"
+    headers: dict[str, str] | None = None
 
 
 Script = Callable[[dict[str, Any], int], "Message | RawReply"]
@@ -112,7 +115,7 @@ class LLMStub:
         else:
             self.script = script
 
-    async def _complete(self, request: Request) -> JSONResponse:
+    async def _complete(self, request: Request) -> Response:
         body = await request.json()
         turn = len(self.requests)
         self.requests.append(body)
@@ -127,9 +130,9 @@ class LLMStub:
         finally:
             self.in_flight -= 1
         if isinstance(reply, RawReply) and isinstance(reply.body, bytes):  # sent as they are
-            return Response(reply.body, reply.status, media_type="application/json")
+            return Response(reply.body, reply.status, reply.headers, reply.media_type)
         if isinstance(reply, RawReply):
-            return JSONResponse(reply.body, status_code=reply.status)
+            return JSONResponse(reply.body, reply.status, reply.headers)
         usage = {
             "prompt_tokens": None if self.usage_per_turn is None else self.usage_per_turn - 10,
             "completion_tokens": 10,
