@@ -50,6 +50,7 @@ from indexer.jobs.retention import prune_history
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
+from indexer.one_cpu import where_pinned
 from indexer.scans import ScanPool
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault import atomic, fsops, outside
@@ -445,7 +446,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         # Off while starting (``indexer serve``): on again once the watcher and the
         # reconcile run, so that its first pass (start-up's garbage) does not delay them.
         gc.enable()
-        log.info("indexer %s serving %s (workspace %s)", indexer.__version__, url, workspace.root)
+        place = (indexer.__version__, url, workspace.root, where_pinned())
+        log.info("indexer %s serving %s (workspace %s%s)", *place)
         await task
         stopped_cleanly = True
     finally:

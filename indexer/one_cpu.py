@@ -59,6 +59,14 @@ def pin_to_one_cpu() -> int | None:
     return cpu
 
 
+def where_pinned() -> str:
+    """For the "serving" log line: the server's CPU, if its threads were pinned."""
+    if _pin is None:
+        return ""
+    allowed = ",".join(str(cpu) for cpu in sorted(_pin[0]))
+    return f"; its threads on CPU {min(_pin[1])} of {allowed}"
+
+
 @contextlib.contextmanager
 def on_any_cpu() -> Iterator[None]:
     """The calling thread on every CPU the process was allowed for the block, then back

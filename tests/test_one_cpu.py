@@ -81,6 +81,8 @@ async def test_serve_keeps_every_thread_on_the_cpu_it_started_on(tmp_path: Path)
     assert len(cpus) > 5, cpus  # (the loop, workers, the watcher's, the index's threads)
     (only,) = set(cpus.values())
     assert only.isdigit() and int(only) in os.sched_getaffinity(0)
+    allowed = ",".join(str(cpu) for cpu in sorted(os.sched_getaffinity(0)))
+    assert f"; its threads on CPU {only} of {allowed})" in server.log()  # the "serving" line
 
 
 async def test_with_one_cpu_off_the_kernel_moves_them(tmp_path: Path) -> None:
@@ -91,6 +93,7 @@ async def test_with_one_cpu_off_the_kernel_moves_them(tmp_path: Path) -> None:
         server.stop()
     mine = allowed_cpus(os.getpid())[threading.get_native_id()]  # (what it was started with)
     assert set(cpus.values()) == {mine}
+    assert "serving" in server.log() and "its threads on CPU" not in server.log()
 
 
 def test_a_scan_runs_on_every_cpu_and_its_thread_returns_to_the_servers(
