@@ -807,13 +807,18 @@ async def test_fallbacks_are_retried_on_a_timer_without_a_change(
 
 
 async def test_a_model_that_gave_no_answer_is_not_asked_at_every_change(
-    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    quiet_stub: LLMStub,
+    cores: list[Core],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """After a model gave no answer at all, the pass of every later change asked it again,
     each waiting its whole timeout for a hanging one (a helper's run: until the retry).
     Changes within a minute of it get the fallback without asking; after it, the next
     change asks (and, answered, starts the retry of the fallbacks)."""
     monkeypatch.setattr(summaries_module, "MODEL_DOWN_WAIT", 1.5)  # (60 s in use)
+    caplog.set_level(logging.INFO, "indexer.jobs.summaries")
     down = [http_error(503, "overloaded")]
     async with serving(tmp_path, quiet_stub, cores, ["f0"], down) as (core, summaries):
         assert len(quiet_stub.requests) == 1 and made_by(tmp_path, ["f0", ""]) == {"fallback"}
@@ -823,6 +828,7 @@ async def test_a_model_that_gave_no_answer_is_not_asked_at_every_change(
             await until(lambda: (vault(tmp_path) / f"f{n}" / ".overview.md").exists(), n)  # noqa: B023
         assert time.monotonic() - started < 1.2
         assert len(quiet_stub.requests) == 1  # (three before: one for each change)
+        assert "removed; the model not asked: it gave no answer lately)" in caplog.text
         assert made_by(tmp_path, ["f0", "f1", "f2", ""]) == {"fallback"}
         await asyncio.sleep(max(0.0, started + 1.6 - time.monotonic()))
         quiet_stub.run(good_answer)

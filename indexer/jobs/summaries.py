@@ -246,12 +246,12 @@ class Summaries:
         elif stats.llm and self._fallbacks_left:
             self._retry_fallbacks = True  # (after a failed retry: the timer's, not now)
         if stats.llm or stats.fallback or stats.removed:
-            failed = _counted(stats.model_errors, "time")
+            failed = f"the model failed {_counted(stats.model_errors, 'time')}"
             if unasked:
-                failed = "0 times: not asked, it gave no answer lately"
+                failed = "the model not asked: it gave no answer lately"
             log.info(
                 "summaries: %s in %.1fs (%d by model, %d by fallback, %d unchanged, "
-                "%d removed; the model failed %s)",
+                "%d removed; %s)",
                 _counted(stats.folders, "folder"), stats.seconds, stats.llm, stats.fallback,
                 stats.skipped, stats.removed, failed,
             )  # fmt: skip
