@@ -242,7 +242,11 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
         ("AI技术是什么", ["ai", "技术"]),  # (one word in capitals beside Chinese: an acronym)
         ("猫 AI", ["猫", "ai"]),
         ("茶", ["茶"]),  # a Han character alone is a word
-        ("书在哪里", ["书"]),
+        ("书在哪里", ["书在", "书"]),  # (在 may end a word: 现在)
+        ("目的地是首都", ["目的地", "目的", "的地", "首都", "目", "首"]),  # not 地是首
+        ("東京都庁", ["東京", "都庁", "庁"]),
+        ("现在的工作", ["工作", "现在", "现"]),
+        ("我在北京", ["北京"]),  # (a pronoun, a stop between: no word)
         ("猫が好き", ["猫", "好"]),
         ("我有什么计划", ["计划"]),  # (有 alone is grammar)
         ('"\ud800abc" x\udc00yz', ['"\ufffdabc"', "yz"]),  # lone surrogates replaced
@@ -276,6 +280,36 @@ def test_an_acronym_and_a_single_han_character_recall_their_notes(fresh: World) 
         result = fresh.recall.recall(lang, query, 1500)
         hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
         assert hits == [path], (query, result["sources"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "wanted", "other", "query", "heading"),
+    [
+        (
+            "zh-CN",
+            "下个月要申请日本签证，目的地是首都东京。",
+            "我的目标是每天跑步。",
+            "目的地",
+            "目的地",
+        ),
+        ("zh-CN", "北京是中国的首都。", "首先要吃早饭。", "首都在哪里", "首都"),
+        ("zh-CN", "他的成就很大。", "我们完成了工作。", "成就", "成就"),
+        ("zh-CN", "世界和平很重要。", "平时我走路。", "和平", "和平"),
+        ("ja", "京都の寺に行った。", "東京の駅は大きい。", "京都", "京都"),
+        ("ja", "和食が好きです。", "食堂は混んでいる。", "和食", "和食"),
+    ],
+)
+def test_a_stop_character_inside_a_word_is_part_of_its_keyword(
+    fresh: World, lang: str, wanted: str, other: str, query: str, heading: str
+) -> None:
+    """Chinese stop characters cut the query's words: 目的地 asked for 目 (and found 目标
+    first), 京都 for 京 (東京), 首都 and 和平 for nothing (a helper's vaults in 15 scripts)."""
+    fresh.write(lang, "a/wanted.md", f"# a\n\n{wanted}\n")
+    fresh.write(lang, "b/other.md", f"# b\n\n{other}\n")
+    result = fresh.recall.recall(lang, query, 1500)
+    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    assert hits[:1] == ["a/wanted.md"], (query, result["sources"])
+    assert f"## On demand: {heading}\n" in result["block"]
 
 
 @pytest.mark.parametrize(

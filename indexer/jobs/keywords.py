@@ -105,6 +105,10 @@ _STOP_ZH = sorted(
     reverse=True,
 )
 _STOP_ZH_RE = re.compile("|".join(re.escape(w) for w in _STOP_ZH))
+# Stop characters that also spell content words with the character beside them (首都 and
+# 都市, 现在, 和平, 成就, 申请; Japanese 京都, 和食): such a pair is a keyword too. The
+# others (particles, pronouns) only between two characters that are alone (目的地).
+_STOP_IN_WORDS = frozenset("都在和就请是把被与及或也")
 # A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
 # join other words, or serve as grammar: alone, they are no keyword.
 _NOT_ALONE = frozenset(
@@ -129,7 +133,7 @@ _QUOTED = re.compile(r'"([^"]+)"')
 # Mongolian's vowel separator, a zero-width space. (They cut it: ``ශ්`` and ``රී`` found
 # nothing, since search reads one word there.)
 _INVISIBLE = "".join(f"\\x{{{low:x}}}-\\x{{{high:x}}}" for low, high in FORMAT_RANGES)
-_WORD = re2.compile(rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’]|[{_INVISIBLE}]+)[\pL\pN\pM]+)*")
+_WORD = re2.compile(rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’ʼ]|[{_INVISIBLE}]+)[\pL\pN\pM]+)*")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -179,7 +183,7 @@ def _words(text: str, shouted: bool) -> list[str]:
     out: list[str] = []
     for match in _WORD.finditer(text):
         written = match.group(0)
-        word = written.lower().replace("’", "'")
+        word = written.lower().replace("’", "'").replace("ʼ", "'")
         acronym = not shouted and written.isupper()
         if len(word) < 2 or (word in STOP_WORDS and not acronym):
             continue
@@ -200,11 +204,13 @@ def _cjk_keywords(run: str) -> list[str]:
     if _HANGUL.fullmatch(run):
         return _korean_word(run)
     pieces: list[str] = []
+    joined: list[str] = []
     for chunk in _HIRAGANA.split(run):
         pieces.extend(p for p in _STOP_ZH_RE.split(chunk) if p)
+        joined.extend(_across_stops(chunk))
     out: list[str] = []
     alone: list[str] = []  # (after the longer words: they rank them)
-    for piece in pieces:
+    for piece in pieces + joined:
         if len(piece) < 2:
             if _HAN.fullmatch(piece) and piece not in _NOT_ALONE:
                 alone.append(piece)  # 茶, 书在哪里: a word of its own, else nothing was left
@@ -216,6 +222,45 @@ def _cjk_keywords(run: str) -> list[str]:
     if not out and _HIRAGANA.fullmatch(run):
         return _kana_keywords(run)
     return out
+
+
+def _across_stops(chunk: str) -> list[str]:
+    """The words a stop character of ``chunk`` may be part of, as keywords beside the
+    pieces it cuts: a particle between two pieces of one character (``目的地``), then
+    one of ``_STOP_IN_WORDS`` after such a piece (``首都``, ``现在``), then before one
+    (``都市``; ``東京都庁``: ``都庁``); each piece in one word at most (``目的地是首都``:
+    not ``地是首``). Cut alone, 目的地 asked for 目 (and found 目标), 京都 for 京
+    (東京), 首都 for nothing."""
+    parts: list[tuple[str, bool]] = []  # (text, a stop?)
+    at = 0
+    for stop in _STOP_ZH_RE.finditer(chunk):
+        if stop.start() > at:
+            parts.append((chunk[at : stop.start()], False))
+        parts.append((stop.group(0), True))
+        at = stop.end()
+    if at < len(chunk):
+        parts.append((chunk[at:], False))
+
+    def lone(number: int) -> bool:  # a piece of one character, in no word yet
+        if not 0 <= number < len(parts) or number in used:
+            return False
+        text, is_stop = parts[number]
+        return len(text) == 1 and not is_stop
+
+    words: dict[int, str] = {}
+    used: set[int] = set()
+    stops = [n for n, (text, is_stop) in enumerate(parts) if is_stop and len(text) == 1]
+    for number in stops:
+        if parts[number][0] not in _STOP_IN_WORDS and lone(number - 1) and lone(number + 1):
+            words[number] = parts[number - 1][0] + parts[number][0] + parts[number + 1][0]
+            used |= {number - 1, number + 1}
+    for side in (-1, 1):
+        for number in stops:
+            if parts[number][0] in _STOP_IN_WORDS and number not in words and lone(number + side):
+                pair = (parts[number + side][0], parts[number][0])
+                words[number] = "".join(pair if side < 0 else pair[::-1])
+                used.add(number + side)
+    return [words[number] for number in sorted(words)]
 
 
 def _kana_keywords(run: str) -> list[str]:
