@@ -283,6 +283,30 @@ def test_an_acronym_and_a_single_han_character_recall_their_notes(fresh: World) 
 
 
 @pytest.mark.parametrize(
+    ("lang", "school", "market", "query"),
+    [
+        (
+            "th",
+            "เด็กๆ ไปโรงเรียนทุกวันจันทร์และเรียนหนังสือเก่ง",
+            "เมื่อวานซื้อทุเรียนหมอนทองที่ตลาดราคาแพงมาก",
+            "ทุเรียนหมอนทอง",
+        ),
+        ("zh-CN", "孩子们每天去学校上课。", "中午大家在学校食堂吃饭。", "学校食堂"),
+    ],
+)
+def test_a_hit_is_quoted_where_the_whole_keyword_is_not_a_piece_of_it(
+    fresh: World, lang: str, school: str, market: str, query: str
+) -> None:
+    """A Thai chunk's 4-character windows and a Chinese word's bigrams rank a partial
+    match; the quote began at the first paragraph holding any of them: ``เรียน`` of
+    ``ทุเรียน`` quoted the school paragraph, the durian one was not shown (a helper's
+    vaults in 15 scripts)."""
+    fresh.write(lang, "r/fruit.md", f"# 1\n\n{school}\n\n{market}\n")
+    block = fresh.recall.recall(lang, query, 70, path="r")["block"]
+    assert market[:8] in block and school[:8] not in block, block
+
+
+@pytest.mark.parametrize(
     ("lang", "wanted", "other", "query", "heading"),
     [
         (

@@ -1,6 +1,11 @@
 """Where a search hit is quoted from: the first paragraph holding a keyword, and in a
 line too long for the room, a window that starts a few words before the keyword.
 
+A keyword that is part of another (a bigram of a Chinese word, a window of a long Thai
+chunk) counts only where the paragraphs looked at together hold none of the whole ones:
+``ทุเรียนหมอนทอง`` was quoted from a paragraph about school (``เรียน``, one of its
+windows) before the one about durian.
+
 A keyword is looked for as search found it (``as_read``: ``cafe`` in "Café",
 ``projectx`` in "ＰＲＯＪＥＣＴＸ"), in the note's first ``FOCUS_READ_CHARS`` as read (a
 hit past them: from the note's top).
@@ -135,8 +140,20 @@ def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None,
         lines = map(as_read, run.split("\n"))
         found = (n for n, text in enumerate(lines) if any(w in text for w in words))
         return next(found, None), read
-    at = [at for at in (folded.find(word) for word in words) if at >= 0]
-    return (folded.count("\n", 0, min(at)) if at else None), read
+    for tier in tiers(tuple(words)):
+        at = [at for at in (folded.find(word) for word in tier) if at >= 0]
+        if at:
+            return folded.count("\n", 0, min(at)), read
+    return None, read
+
+
+@functools.lru_cache(maxsize=256)
+def tiers(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """``words`` as looked for: those no other one holds first, then the pieces of the
+    longer ones (a Chinese word's bigrams, a Thai chunk's windows), if any."""
+    whole = tuple(w for w in words if not any(w in other and w != other for other in words))
+    pieces = tuple(w for w in words if w not in whole)
+    return (whole, pieces) if pieces else (whole,)
 
 
 def keyword_window(line: str, words: list[str]) -> str | None:
@@ -182,6 +199,16 @@ def _ignoring_case(word: str) -> re.Pattern[str]:
 
 
 def _keyword_at(line: str, words: list[str]) -> int | None:
+    """Where the first of ``words`` starts in ``line`` (of the whole ones, else of the
+    pieces: ``tiers``), near enough (``_word_at``)."""
+    for tier in tiers(tuple(words)):
+        at = _word_at(line, tier)
+        if at is not None:
+            return at
+    return None
+
+
+def _word_at(line: str, words: tuple[str, ...]) -> int | None:
     """Where the first of ``words`` starts in ``line``, near enough: as written, case
     folded (or ignored letter by letter when folding changes the line's length), else
     found as read, a prefix at a time (in its first ``_WINDOW_SEARCH`` characters: each
