@@ -33,6 +33,9 @@ FORMAT_RANGES = (
     (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
     (0xE0020, 0xE007F),
     (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),  # the variation selectors
+    (0x034F, 0x034F), (0x180B, 0x180D), (0x180F, 0x180F),  # marks that show nothing: the
+    # grapheme joiner (``ירושלַ͏ִם``, as Unicode spells Jerusalem pointed), Mongolian's
+    # free variation selectors
 )  # fmt: skip
 FORMAT_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in FORMAT_RANGES)
 FORMAT_RUNS = re.compile(f"[{FORMAT_CLASS}]+")
@@ -41,10 +44,11 @@ FORMAT_RUNS = re.compile(f"[{FORMAT_CLASS}]+")
 # madda, teh marbuta and heh, alef maksura and yeh, and the Persian keheh and yeh typed
 # for the Arabic kaf and yeh (and the other way round).
 ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
-# Russian ``ё`` is optional in print (``еще`` is ``ещё``): it is ``е``.
+# Russian ``ё`` is optional in print (``еще`` is ``ещё``): it is ``е``. The modifier
+# letter apostrophe (Ukrainian's ``мʼясо``) is the apostrophe typed for it (``м'ясо``).
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
-     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е"}
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'"}
 )  # fmt: skip
 # Compatibility forms a reader takes for the plain letters: Latin ligatures and digraphs
 # (``ĳ``, ``ǆ``, a long ``ſ``), the Armenian ``և``, super- and subscripts, letterlike

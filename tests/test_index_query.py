@@ -569,7 +569,9 @@ def test_a_long_note_with_format_characters_marks_the_hit_past_its_first_block()
         assert "**Kilimandscharo** hier." in snippet, (count, snippet[-80:])
 
 
-@pytest.mark.parametrize("joiner", ["\u00ad", "\u200b", "\u200d", "\u200e", "\u2060", "\ufeff"])
+@pytest.mark.parametrize(
+    "joiner", ["\u00ad", "\u200b", "\u200d", "\u200e", "\u2060", "\ufeff", "\u034f", "\u180b"]
+)
 def test_a_format_character_inside_a_word_joins_it(joiner: str) -> None:
     """Search drops invisible format characters (``data\\u00adbase`` is ``database``):
     ``data`` was marked inside it, and a real full-width hit elsewhere was not."""
@@ -584,6 +586,26 @@ def test_a_format_character_inside_a_word_joins_it(joiner: str) -> None:
     both = make_snippet(f"a database, a data{joiner}base", parse_query("database").terms)
     assert both == f"a **database**, a **data{joiner}base**"
     assert make_snippet(f"東{joiner}京", parse_query("東京").terms) == f"**東{joiner}京**"
+
+
+@pytest.mark.parametrize(
+    ("body", "query"),
+    [
+        ("ביקרנו בירושלַ\u034fִם", "בירושלם"),  # Jerusalem as Unicode spells it pointed
+        ("ביקרנו בירושלַ\u034fִם", "בירושלִַם"),
+        ("co\u034fmes", "comes"),
+        ("мʼясо свіже", "м'ясо"),  # Ukrainian's apostrophe, the modifier letter
+        ("м'ясо свіже", "мʼясо"),
+        ("м’ясо свіже", "мʼясо"),
+        ("lʼorange", "orange"),
+    ],
+)
+def test_a_grapheme_joiner_and_a_modifier_apostrophe_are_found(body: str, query: str) -> None:
+    """A grapheme joiner (a mark showing nothing) hid the word it was in from search; a
+    word written with the modifier letter apostrophe was one word, found by no other
+    apostrophe (a helper's vaults in 15 scripts)."""
+    assert _search_finds(body, query)
+    assert "**" in make_snippet(body, parse_query(query).terms)
 
 
 def test_run_characters_for_re2_are_the_ones_of_cjk_run() -> None:

@@ -56,7 +56,10 @@ log = logging.getLogger("indexer.index")
 #    ``שלום``, a tag of a zero-width space alone is none.
 # 17: a title from the body may be a first-level heading underlined with ``=`` (setext),
 #    and an underlined heading (``=`` or ``-``) is no abstract (``Title ====`` was one).
-SCHEMA_VERSION = 17
+# 18: what shows nothing though it is a mark (the grapheme joiner U+034F, Mongolian's free
+#    variation selectors) is left out of words as format characters are, and the
+#    modifier letter apostrophe (``мʼясо``) is the apostrophe.
+SCHEMA_VERSION = 18
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import re2
 
-from indexer.index.text import CJK_RUN, FORMAT_CHARS, FORMAT_RUNS, WORD
+from indexer.index.text import CJK_RUN, FORMAT_CHARS, FORMAT_RUNS, SHOWING_NOTHING, WORD
 
 
 def words_as_searched(text: str) -> list[str]:
@@ -117,7 +117,7 @@ class View:
 RUN_CHARS = re.sub(r"\\u([0-9a-f]{4})", r"\\x{\1}", CJK_RUN.pattern[1:-2])
 _OTHER_WORD = rf"(?:[^\PL{RUN_CHARS}]|[^\PN{RUN_CHARS}])"
 _GLUED = re2.compile(rf"[{RUN_CHARS}]{_OTHER_WORD}|{_OTHER_WORD}[{RUN_CHARS}]")
-_FORMAT_IN_WORD = r"[\pL\pN\pM][\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}]+(?:[\pL\pN\pM]|$)"
+_FORMAT_IN_WORD = rf"[\pL\pN\pM][{SHOWING_NOTHING}]+(?:[\pL\pN\pM]|$)"
 _VIEW_DIFFERS = re2.compile(f"{_GLUED.pattern}|{_FORMAT_IN_WORD}")
 # The view of a text is made this many characters at a time (a few ms at most), until
 # the snippet's CPU time is spent (hits past the part made are not looked for).

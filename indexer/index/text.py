@@ -90,7 +90,10 @@ SPACELESS_RUN = re.compile(f"[{_SPACELESS_CHARS}]+")
 # What the word table keeps as token characters, near enough: letters, digits, marks.
 WORD = re2.compile(r"[\pL\pN\pM]+")
 _MARK_LEADS = (b"\xd6", b"\xd7", b"\xd8", b"\xd9", b"\xdb")
-FORMAT_CHARS = re2.compile(r"[\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}\x{20e3}]")
+# (RE2's class of) what ``searchable`` takes out as showing nothing: format characters,
+# variation selectors, the marks that show nothing (``reader_folds.FORMAT_RANGES``)
+SHOWING_NOTHING = r"\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}\x{34f}\x{180b}-\x{180d}\x{180f}"
+FORMAT_CHARS = re2.compile(rf"[{SHOWING_NOTHING}\x{{20e3}}]")  # (and a keycap's sign)
 _KEYCAPS = re.compile("[#*0-9]?\u20e3")  # once its selector is gone: ``1\u20e3``
 
 
