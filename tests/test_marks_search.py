@@ -461,6 +461,16 @@ def test_a_long_run_of_marks_is_read_in_linear_time() -> None:
     assert cut == "a" + "\u0301" * 30 + "\u034f" + "\u0301" * 30 + "\u034f" + "\u0301"
 
 
+@pytest.mark.parametrize("marks", [10, 200, 5000])
+def test_a_hit_after_a_letter_under_hundreds_of_marks_is_shown(marks: int) -> None:
+    """The snippet began where the letter the marks sit on begins, so 200 marks filled it
+    and the hit after them was not shown; 5,000 left "……" (a helper's hostile notes)."""
+    body = "some words before T" + "\u0301" * marks + f" guava{marks} and words after"
+    snippet = make_snippet(body, parse_query(f"guava{marks}").terms)
+    assert snippet.endswith(f" **guava{marks}** and words after")
+    assert snippet.lstrip("…")[0] != "\u0301"  # (never a mark without its letter)
+
+
 def test_a_highlight_is_widened_in_linear_time_and_joins_what_it_overlaps() -> None:
     """Widening a hit to a whole character walked back over a run of marks from each
     place: a hit before a million marks took 26 s of CPU (the snippet's own bound is

@@ -305,7 +305,11 @@ def make_snippet(
     if first is not None and first[0] > width // 3:
         start = first[0] - width // 3
         space = text.rfind(" ", start - 20, start)
-        start = space + 1 if space != -1 else character_start(text, start)
+        if space != -1:
+            start = space + 1
+        else:  # (a letter under hundreds of marks: from the hit's place, not the letter's)
+            back = character_start(text, start)
+            start = back if first[0] - back < width else character_end(text, start, first[0])
     end = min(len(text), start + width)
     if end < len(text):
         space = text.find(" ", end, end + 20)
