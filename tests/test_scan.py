@@ -11,7 +11,7 @@ import pytest
 import re2
 
 from indexer.vault.globs import SuffixGlob, _glob_regex, compile_glob
-from indexer.vault.scan import MAX_LINE_CHARS, LineMatcher, re2_options, walk_files
+from indexer.vault.scan import MATCH_LEAD, MAX_LINE_CHARS, LineMatcher, re2_options, walk_files
 
 PATHS = ["a.md", "x/a.md", "x/y/b.md", "md", "a.mdx", "a/b", "a.md/b", "x/y/z.txt", "日/ノ.md"]
 SUFFIX_GLOBS = ["**/*.md", "*.md", "**/*", "*", "**/*.txt", "*x", "*.md.assets"]
@@ -102,7 +102,28 @@ def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
         assert list(matcher.matching_lines(text)) == expected, (text, literal)
     long_line = "x" * 1000 + "needle" + "y" * 10
     (hit,) = LineMatcher("needle", fixed=True, ignore_case=False).matching_lines(long_line)
-    assert hit == (1, long_line[:MAX_LINE_CHARS])
+    assert hit == (1, "…" + long_line[1000 - MATCH_LEAD :])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fixed", "ignore_case"),
+    [("needle", True, False), ("NEEDLE", True, True), ("ne+dle", False, False)],
+)
+def test_a_match_far_into_a_long_line_is_shown(
+    pattern: str, fixed: bool, ignore_case: bool
+) -> None:
+    """A line longer than grep shows was shown from its start: a match past its first
+    500 characters (a note of one line of 1 MB, in Thai) was not in the result."""
+    matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
+    early = "needle " + "x" * 1000
+    assert list(matcher.matching_lines(early)) == [(1, early[:MAX_LINE_CHARS])]
+    far = "ก่" * 200_000 + " the needle here " + "ข" * 100_000
+    ((number, shown),) = matcher.matching_lines(far)
+    assert number == 1 and shown.startswith("…ก่") and "the needle here ขขข" in shown
+    assert len(shown) == MAX_LINE_CHARS and MATCH_LEAD < shown.index("needle") <= MATCH_LEAD + 2
+    marks = "e" + "\u0301" * 5000 + " needle"  # (never a mark without its letter first)
+    ((_, shown),) = matcher.matching_lines(marks)
+    assert "needle" in shown and shown[1] != "\u0301"
 
 
 @pytest.mark.parametrize("fixed", [False, True])

@@ -29,11 +29,12 @@ from indexer.vault.names import (
     skipped,
 )
 from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
-from shared.graphemes import character_start
+from shared.graphemes import character_end, character_start, within_character
 from shared.workspace import FOLDER_OWN_FILES
 
 MAX_PATTERN_CHARS = 2000
 MAX_LINE_CHARS = 500
+MATCH_LEAD = 100  # characters a long line shows before a match past its first ones
 # RE2 stays linear, but once a pattern's DFA no longer fits its memory it falls back to
 # an NFA costing ~program size per byte: ``.{1000}.{1000}x`` or ``[\\p{L}]{200}`` scan
 # ~50 KB/s. Measured: below 10k instructions with a 32 MiB budget every probe ran at
@@ -357,7 +358,7 @@ def _lines_holding(text: str, literal: str) -> Iterator[tuple[int, str]]:
         end = text.find("\n", found)
         if end < 0:
             end = len(text)
-        yield number, _trimmed(text[start:end])
+        yield number, _trimmed(text[start:end], found - start)
         counted = end
         found = text.find(literal, end + 1)
 
@@ -421,10 +422,11 @@ class LineMatcher:
         for number, line in enumerate(lines, start=1):
             if deadline is not None and number % 4096 == 0 and time.monotonic() > deadline:
                 raise TimeUp
-            if self._line.search(line) is not None or (
-                dotted is not None and dotted.line.search(folded_lines[number - 1]) is not None
-            ):
-                yield number, _trimmed(line)
+            hit = self._line.search(line)
+            if hit is None and dotted is not None:
+                hit = dotted.line.search(folded_lines[number - 1])  # (its places: near enough)
+            if hit is not None:
+                yield number, _trimmed(line, hit.start())
 
 
 def _as_lines(text: str) -> str:
@@ -440,11 +442,21 @@ class TimeUp(Exception):
     """A scan's deadline passed."""
 
 
-def _trimmed(line: str) -> str:
+def _trimmed(line: str, at: int = 0) -> str:
     """A matching line as grep shows it: its first ``MAX_LINE_CHARS`` characters, cut
     where a character as seen ends (not between a flag's halves or a letter's marks);
     a first character longer than that (a letter with 50,000 marks) is cut inside (it
-    showed as ``""``)."""
+    showed as ``""``). A match at ``at`` past them is shown from ``MATCH_LEAD``
+    characters before it, "…" marking the skip (a long line showed its start, not the
+    match: a note of one line of 1 MB)."""
     if len(line) <= MAX_LINE_CHARS:
         return line
+    at = min(at, len(line))
+    if at > MAX_LINE_CHARS - 2 * MATCH_LEAD:
+        start = character_start(line, at - MATCH_LEAD, at - 2 * MATCH_LEAD)
+        if within_character(line, start):  # (a letter under hundreds of marks: after it)
+            start = character_end(line, start, at)
+        line = "…" + line[start:]
+        if len(line) <= MAX_LINE_CHARS:
+            return line
     return line[: character_start(line, MAX_LINE_CHARS) or MAX_LINE_CHARS]
