@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from indexer.index.nfkc import nfkc
-from indexer.index.text import as_read, stream_safe
+from indexer.index.text import CJK_RUN, as_read, stream_safe
 from indexer.jobs.tokens import HEADING, quarters, take_lines
 from indexer.vault.no_wait import may_take_long
 from shared.graphemes import character_start, cut_chars
@@ -149,10 +149,15 @@ def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None,
 
 @functools.lru_cache(maxsize=256)
 def tiers(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """``words`` as looked for: those no other one holds first, then the pieces of the
-    longer ones (a Chinese word's bigrams, a Thai chunk's windows), if any."""
-    whole = tuple(w for w in words if not any(w in other and w != other for other in words))
-    pieces = tuple(w for w in words if w not in whole)
+    """``words`` as looked for: the pieces of longer ones in a script written without
+    spaces (a Chinese word's bigrams, a Thai chunk's windows: what search ranks a partial
+    match by) after the others, if any."""
+    pieces = tuple(
+        word
+        for word in words
+        if CJK_RUN.fullmatch(word) and any(word in other and word != other for other in words)
+    )
+    whole = tuple(word for word in words if word not in pieces)
     return (whole, pieces) if pieces else (whole,)
 
 
