@@ -88,7 +88,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     """The background model's flags (``serve``, and commands that run a job at once)."""
     model = parser.add_argument_group(
         "background model (optional; without one, folder summaries take their fallback"
-        " and maintenance skips its tasks, saying why in its state)"
+        " and maintenance its deterministic path: tagged entries added, a dated line each)"
     )
     model.add_argument("--llm-model", help="chat model for summaries and maintenance")
     model.add_argument("--llm-base-url", help="OpenAI-compatible API base URL of that model")

@@ -11,9 +11,10 @@ one ``/mcp`` has). Then ``WebGuard``:
   works once; ``GET /ui/login?code=`` trades it for an ``HttpOnly; SameSite=Strict``
   cookie holding a random session id (the token itself never reaches the browser).
 - CSRF (``csrf_refusal``, applied by each API write route): a write (PUT/POST/DELETE)
-  must carry a JSON or text content type, or for DELETE an ``X-Requested-With``
-  header. A form on another site cannot PUT or DELETE at all, and POSTs only form or
-  text/plain types: POST routes take JSON only (checked where they parse). A
+  must carry a JSON or text content type (the SPEC's rule), or for DELETE, which has
+  no body, an ``X-Requested-With`` header. A form on another site cannot PUT or DELETE
+  at all, and POSTs only form or text/plain types: POST routes take JSON only (checked
+  where they parse). A
   cross-site script that sets such a type or header needs a CORS preflight, which this
   server never grants; the Origin guard refuses a foreign origin anyway, and the
   Strict cookie is never sent cross-site.
@@ -168,12 +169,12 @@ def csrf_refusal(method: str, headers: Headers) -> Response | None:
             f"a body with Content-Encoding {coding[:40]!r} is not taken: send it uncompressed",
         )
     kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if kind in JSON_TYPES or (is_text_type(kind) and method != "DELETE"):
+    if kind in JSON_TYPES or is_text_type(kind):  # (a POST route then takes JSON only)
         return None
     if method == "DELETE" and headers.get("x-requested-with"):
         return None
     need = {
-        "DELETE": "application/json, or an X-Requested-With header",
+        "DELETE": "application/json or a text type, or an X-Requested-With header",
         "POST": "application/json",
     }.get(method, "application/json or a text type (text/markdown, text/plain...)")
     return error_response(

@@ -248,7 +248,7 @@ def document() -> dict:
             {"text/markdown": {"schema": STR}, "text/plain": {"schema": STR}} | _json("WriteBody"),
         ),
         "delete": _op(
-            "delete (tool `delete`); needs X-Requested-With or a JSON content type",
+            "delete (tool `delete`); needs X-Requested-With, or a JSON or text content type",
             [LANG, PATH, REASON, REQUESTED_WITH],
             {"200": ("Deleted", "deleted")},
             ("400", "401", "403", "404", "415"),

@@ -199,10 +199,18 @@ def test_post_routes_take_json_only_and_delete_needs_a_header(
     )
     bare = http.delete("/api/v1/sc/notes/d.md", headers=BEARER)
     assert bare.status_code == 415 and note_file(guarded, "sc", "d.md").exists()
+    assert "or a text type, or an X-Requested-With header" in bare.json()["error"]["message"]
     with_json = http.request(
         "DELETE", "/api/v1/sc/notes/d.md", headers=BEARER | {"Content-Type": "application/json"}
     )
     assert with_json.status_code == 200 and not note_file(guarded, "sc", "d.md").exists()
+    # the SPEC: "Writes need a JSON or text content type" (a DELETE with text/plain: 415)
+    for kind in ("text/plain", "text/markdown; charset=utf-8"):
+        http.put("/api/v1/sc/notes/d.md", content=b"# d\n", headers=BEARER | MD)
+        as_text = http.request(
+            "DELETE", "/api/v1/sc/notes/d.md", headers=BEARER | {"Content-Type": kind}
+        )
+        assert as_text.status_code == 200 and not note_file(guarded, "sc", "d.md").exists()
 
 
 def test_security_headers(http: httpx2.Client) -> None:
