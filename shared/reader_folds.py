@@ -50,6 +50,22 @@ LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
      "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'"}
 )  # fmt: skip
+
+
+def _greek_bases() -> dict[int, str]:
+    """Each Greek letter with accents (tonos, dialytika, the polytonic marks) -> the bare
+    letter: Greek is read without its accents (``ΚΑΛΗΜΕΡΑ`` is written without them), as
+    Latin is by unicode61."""
+    table: dict[int, str] = {}
+    for code in (*range(0x0370, 0x0400), *range(0x1F00, 0x2000)):
+        decomposed = unicodedata.normalize("NFD", chr(code))
+        base, marks = decomposed[0], decomposed[1:]
+        if marks and base.isalpha() and all(unicodedata.category(m) == "Mn" for m in marks):
+            table[code] = base
+    return table
+
+
+GREEK_BASES = _greek_bases()
 # Compatibility forms a reader takes for the plain letters: Latin ligatures and digraphs
 # (``ĳ``, ``ǆ``, a long ``ſ``), the Armenian ``և``, super- and subscripts, letterlike
 # symbols, number forms, enclosed letters and digits (``ⓒ``, ``①``), mathematical

@@ -151,6 +151,10 @@ def test_a_note_created_meanwhile_is_merged_into_only_when_it_is_this_titles(
         ("Cats", "Cat"),
         ("Project plan", "The project plan"),
         ("The project plan", "Project plan"),
+        ("ılık", "ILIK"),  # (search's folds: Turkish's dotless i, Greek capitals, ё)
+        ("Καλημέρα σημειώσεις", "ΚΑΛΗΜΕΡΑ ΣΗΜΕΙΩΣΕΙΣ"),
+        ("Ёлка", "Елка"),
+        ("داده\u200cهای من", "داده های من"),
     ],
 )
 def test_a_plural_or_an_article_more_is_the_same_topic(

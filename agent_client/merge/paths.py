@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 import unicodedata
 
 from shared.filetypes import DEVICE_NAMES
+from shared.graphemes import character_start
 from shared.invisible import spelled
-from shared.reader_folds import ARABIC_FOLDS, FORMAT_RUNS, OPTIONAL_MARKS
+from shared.reader_folds import ARABIC_FOLDS, FORMAT_RUNS, GREEK_BASES, LETTER_FOLDS, OPTIONAL_MARKS
 from shared.workspace import ITEMS_DIR
 
 MAX_SLUG_CHARS = 80
@@ -30,6 +32,8 @@ MAX_SLUG_BYTES = 200
 # Zero-width (non-)joiners are spelling inside Persian and Indic words; the server
 # accepts them, and only them, of the invisible format characters.
 _JOINERS = "\u200c\u200d"
+_VOWELS_BEFORE = "\u0e40\u0e41\u0e42\u0e43\u0e44\u0ec0\u0ec1\u0ec2\u0ec3\u0ec4"  # เ แ โ ใ ไ
+_ZWNJ_AFTER_ARABIC = re.compile("(?<=[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff])\u200c")
 
 
 def _starts_word(char: str) -> bool:
@@ -58,13 +62,17 @@ def words(text: str) -> list[str]:
 
 
 def _cut(slug: str) -> str:
-    """``slug`` within ``MAX_SLUG_CHARS`` and ``MAX_SLUG_BYTES``, never cutting a letter
-    from its marks (a cut inside a cluster drops the whole cluster)."""
+    """``slug`` within ``MAX_SLUG_CHARS`` and ``MAX_SLUG_BYTES``, never cutting a
+    character as seen (a cut inside a cluster drops the whole cluster: a letter's marks,
+    an Indic conjunct, ``क्ष`` not ``क्``), nor leaving a Thai or Lao vowel written before
+    its consonant without it (``เ``)."""
     end = min(len(slug), MAX_SLUG_CHARS)
     while end > 0 and len(slug[:end].encode("utf-8")) > MAX_SLUG_BYTES:
         end -= 1
-    while 0 < end < len(slug) and not _starts_word(slug[end]) and slug[end] != "-":
-        end -= 1  # slug[end] is a mark or joiner of the character before it
+    if end < len(slug):
+        end = character_start(slug, end)
+        while end > 0 and slug[end - 1] in _VOWELS_BEFORE:
+            end -= 1
     return slug[:end].rstrip(_JOINERS).strip("-_")
 
 
@@ -135,12 +143,15 @@ def _in_key(char: str) -> bool:
 def title_key(title: str) -> str:
     """A comparison key for titles: case, spacing and punctuation do not matter, nor what
     search reads alike (``as_read``; the Arabic letters a reader takes as one, the
-    joiners), but signs that are part of a name do (``_NAMING_SIGNS``, symbols), and so
-    does the sign of a number ("-5 degrees" is not "5 degrees"). A title that is
-    punctuation only ("?", "---") is its own key, so each such title is a topic of its
-    own."""
+    joiners, the letters search folds: ``ılık`` is ``ILIK``, ``Ёлка`` is ``Елка``,
+    ``ΚΑΛΗΜΕΡΑ`` is ``Καλημέρα``; a Persian ZWNJ is a space), but signs that are part
+    of a name do (``_NAMING_SIGNS``, symbols), and so does the sign of a number ("-5
+    degrees" is not "5 degrees"). A title that is punctuation only ("?", "---") is its
+    own key, so each such title is a topic of its own."""
     text = as_read(title).casefold()
     if not text.isascii():
+        text = _ZWNJ_AFTER_ARABIC.sub(" ", text)  # (Persian's داده‌ها is typed داده ها too)
+        text = text.translate(LETTER_FOLDS).translate(GREEK_BASES)  # (ı, ё, ß; accents)
         text = "".join(ARABIC_FOLDS.get(c, c) for c in text if c not in _JOINERS)
     kept = "".join(
         char if _in_key(char) or (char == "-" and _signs_number(text, i)) else " "

@@ -57,6 +57,7 @@ from shared.reader_folds import (
     FORMAT_CLASS,
     FORMAT_RANGES,
     FORMAT_RUNS,
+    GREEK_BASES,
     LETTER_FOLDS,
     OPTIONAL_MARKS,
     tag_key,
@@ -152,19 +153,7 @@ _NEWER_SYMBOLS = re2.compile(_regex_class(_NEWER_RANGES, r"\x{{{:x}}}"))
 _NEWER_SYMBOL_RUNS = re.compile(_regex_class(_NEWER_RANGES, r"\U{:08x}") + "+")
 
 
-def _greek_bases() -> dict[int, str]:
-    """Each Greek letter with accents (tonos, dialytika, the polytonic marks) -> the bare
-    letter: Greek is searched without its accents, as Latin is by unicode61."""
-    table: dict[int, str] = {}
-    for code in (*range(0x0370, 0x0400), *range(0x1F00, 0x2000)):
-        decomposed = unicodedata.normalize("NFD", chr(code))
-        base, marks = decomposed[0], decomposed[1:]
-        if marks and base.isalpha() and all(unicodedata.category(m) == "Mn" for m in marks):
-            table[code] = base
-    return table
-
-
-_GREEK_BASES = _greek_bases()
+_GREEK_BASES = GREEK_BASES
 _GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
 
 
