@@ -71,10 +71,12 @@ def within_character(text: str, at: int) -> bool:
 
 
 def _inside(text: str, at: int) -> bool:
-    """Whether ``at`` (0 < at < len) is inside a character as seen, flags apart."""
+    """Whether ``at`` (0 < at < len) is inside a character as seen, flags apart (a ZWJ
+    joins what follows it unless a space, a punctuation mark or a control: Malayalam's
+    ``ന്‍`` ends its word)."""
     return (
         continues(text[at])
-        or text[at - 1] == _ZWJ
+        or (text[at - 1] == _ZWJ and unicodedata.category(text[at])[0] not in "ZPC")
         or ord(text[at - 1]) in _PREPEND
         or _after_virama(text, at)
         or _after_leading_jamo(text, at)

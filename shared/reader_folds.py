@@ -46,9 +46,16 @@ FORMAT_RUNS = re.compile(f"[{FORMAT_CLASS}]+")
 ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
 # Russian ``ё`` is optional in print (``еще`` is ``ещё``): it is ``е``. The modifier
 # letter apostrophe (Ukrainian's ``мʼясо``) is the apostrophe typed for it (``м'ясо``).
+# Malayalam's atomic chillus are their consonant and virama (``അവൻ`` is also typed
+# ``അവന്‍``, the ZWJ after the virama: Unicode has them searched alike).
+CHILLUS = {
+    "ൺ": "ണ്", "ൻ": "ന്", "ർ": "ര്",
+    "ൽ": "ല്", "ൾ": "ള്", "ൿ": "ക്",
+    "ൔ": "മ്", "ൕ": "യ്", "ൖ": "ഴ്",
+}  # fmt: skip
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
-     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'"}
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'", **CHILLUS}
 )  # fmt: skip
 
 

@@ -262,6 +262,7 @@ def test_titles_search_reads_alike_are_one_topic(one: str, other: str) -> None:
         ("Καλημέρα σημειώσεις", "ΚΑΛΗΜΕΡΑ ΣΗΜΕΙΩΣΕΙΣ"),  # Greek capitals go without accents
         ("Ёлка", "Елка"),  # Russian's ё, optional in print
         ("داده\u200cهای من", "داده های من"),  # Persian's ZWNJ, often typed as a space
+        ("അവൻ", "അവന്\u200d"),  # Malayalam's atomic chillu, and its old spelling
     ],
 )
 def test_titles_search_folds_alike_are_one_topic(one: str, other: str) -> None:

@@ -598,14 +598,20 @@ def test_a_format_character_inside_a_word_joins_it(joiner: str) -> None:
         ("м'ясо свіже", "мʼясо"),
         ("м’ясо свіже", "мʼясо"),
         ("lʼorange", "orange"),
+        ("അവൻ വന്നു", "അവന്\u200d"),  # Malayalam's atomic chillu and its old spelling
+        ("അവന്\u200d വന്നു", "അവൻ"),
+        ("അവർ പറഞ്ഞു", "അവര്\u200d"),
     ],
 )
 def test_a_grapheme_joiner_and_a_modifier_apostrophe_are_found(body: str, query: str) -> None:
     """A grapheme joiner (a mark showing nothing) hid the word it was in from search; a
     word written with the modifier letter apostrophe was one word, found by no other
-    apostrophe (a helper's vaults in 15 scripts)."""
+    apostrophe; Malayalam's atomic chillu and its spelling with a virama and ZWJ found
+    only themselves (a helper's vaults in 15 scripts)."""
     assert _search_finds(body, query)
-    assert "**" in make_snippet(body, parse_query(query).terms)
+    snippet = make_snippet(body, parse_query(query).terms)
+    assert snippet.count("**") == 2, snippet
+    assert "\u200d **" not in snippet  # (a ZWJ ending a word does not take the space in)
 
 
 def test_run_characters_for_re2_are_the_ones_of_cjk_run() -> None:

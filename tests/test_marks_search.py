@@ -281,6 +281,18 @@ def test_every_format_character_and_selector_is_dropped() -> None:
     assert searchable("1\ufe0f\u20e3First #\ufe0f\u20e3tag") == " First  tag"
 
 
+def test_a_zwj_ending_a_word_does_not_join_the_space_after_it() -> None:
+    """Malayalam's old chillu (``ന്‍``: a virama and a ZWJ) ends its word: the highlight
+    took the space after it in (``**അവന്‍ **വന്നു``)."""
+    from shared.graphemes import character_end, character_start
+
+    text = "അവന്\u200d വന്നു"
+    assert character_end(text, 5) == 5 and character_start(text, 5) == 5
+    family = "\U0001f468\u200d\U0001f469"  # (an emoji sequence stays one)
+    assert character_start(family, 2) == 0
+    assert make_snippet(text, parse_query("അവൻ").terms) == "**അവന്\u200d** വന്നു"
+
+
 @pytest.mark.parametrize("word", ["नमस्ते", "স্কুল", "ಕನ್ನಡ", "ക്ഷേത്രം"])
 def test_a_cut_never_splits_an_indic_conjunct(word: str) -> None:
     """A virama joins the letter after it (``स्`` + ``ते``): a snippet began with ``ते``."""

@@ -26,6 +26,7 @@ from indexer.index.text import (
     without_ignored_marks,
 )
 from shared.graphemes import character_end, character_start
+from shared.reader_folds import CHILLUS
 
 # How far into a note a snippet looks for a hit through accents (a few ms at most), and
 # for a hit at all (64 terms over a 4 MiB note took 21 s: about 1 s over this many).
@@ -149,6 +150,7 @@ _PAIRS = {
     "ss": _DOUBLE_S,
     **{unicodedata.normalize("NFKC", lig): f"(?>{unicodedata.normalize('NFKC', lig)}|{lig})"
        for lig in "\u0587\ufb13\ufb14\ufb15\ufb16\ufb17"},
+    **{pair: f"(?>{pair}|{chillu})" for chillu, pair in CHILLUS.items()},  # (Malayalam)
 }  # fmt: skip
 _PAIR_SPLIT = re.compile("(" + "|".join(_PAIRS) + ")", re.IGNORECASE)
 # A pair's unit -> its first character's regex (where a hit may start), and a
