@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from indexer.index.abstract import one_line
+from indexer.index.inline_tags import inline_tags
 from indexer.jobs.maintenance_input import EVENTS
 from indexer.jobs.maintenance_tasks import TASKS
 from indexer.jobs.secrets import redact_secrets
@@ -80,12 +81,15 @@ _TAG_WORDS = {
 }
 TAGS = {word: key for key, words in _TAG_WORDS.items() for word in words.split()}
 
-_FIELD = re.compile(r"^- (time|title|tags|entry):[ \t]*(.*)$", re.M)
-_INLINE_TAG = re.compile(r"(?:^|\s)#([^\s#.,;:!?()\[\]{}\"']+)")
+_FIELD = re.compile(r"- (time|title|tags|entry):[ \t]*(.*)")
 _HEADING = re.compile(r"^##[ \t]+(.*)$", re.M)
 _DAY = re.compile(r"(\d{4})/(\d{2})/(\d{2})(?:-\d+)?\.md$")
 _DATED = re.compile(r"^- .* \((\d{4}-\d{2}-\d{2})\)$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+_DATED_SUFFIX = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
+# A sentence ends at . ! ? and their Arabic, Urdu, Devanagari (danda), Armenian forms
+# before a space, or at the CJK, Myanmar and Ethiopic ones
+_SENTENCE_END = re.compile(r"(?<=[.!?؟۔।॥։])\s+|(?<=[。！？။።])")
+_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,7 @@ def extracted(
         why = f"without a model: no new entry of the event log is tagged for {TASKS[task].output}"
         return Extracted("none", why, mark=mark)
     meta_text, body = _split(current)
-    said = _folded(body)
+    said = _said(body)
     new = [item for item in _unique(items) if _folded(item.statement) not in said]
     if not new:
         why = "without a model: every new tagged entry is in the file already"
@@ -161,11 +165,11 @@ def _after(rel: str, number: int, mark: str) -> bool:
 def _item(rel: str, text: str, task: str) -> Item | None:
     """The line of one section for ``task``'s file, or None (not tagged for it, or it
     holds a credential)."""
-    fields = {name: value.strip() for name, value in _FIELD.findall(text)}
+    fields, body = _fields_and_body(text)
     heading = _HEADING.match(text)
     heading_text = heading.group(1).strip() if heading else ""
     tags = [tag for tag in re.split(r"[,\s]+", fields.get("tags", "")) if tag and tag != "-"]
-    tags += _INLINE_TAG.findall(text)
+    tags += inline_tags(body)
     if heading_text.casefold() != "event":
         tags += re.split(r"[\s:,/]+", heading_text)
     sections = [TAGS.get(_tag_key(tag)) for tag in tags]
@@ -175,7 +179,7 @@ def _item(rel: str, text: str, task: str) -> Item | None:
     title = one_line(fields.get("title", ""))
     if title == "-" or not title:
         title = "" if heading_text.casefold() == "event" else one_line(heading_text)
-    statement = _statement(title, _first_sentence(_body(text)))
+    statement = _statement(title, _first_sentence(body))
     if not statement:
         return None
     date = _date(fields.get("time", ""), rel)
@@ -190,12 +194,22 @@ def _tag_key(tag: str) -> str:
     return tag_key(tag).strip().lstrip("#").rsplit("/", 1)[-1].replace("_", "-")
 
 
-def _body(text: str) -> str:
-    """A section's text without its heading and its ``- field:`` lines."""
+def _fields_and_body(text: str) -> tuple[dict[str, str], str]:
+    """A section's own ``- field:`` lines (those right after its heading, as the Memory
+    Writer writes them: each its first), and its text after them. A ``- tags:`` line in
+    the text is text: it changed the entry's tags, title and date (an entry tagged
+    ``decision`` went to USER.md, a date far ahead kept its line for good)."""
     lines = text.splitlines()
     if lines and lines[0].startswith("## "):
         lines = lines[1:]
-    return "\n".join(line for line in lines if not _FIELD.match(line)).strip()
+    at = 0
+    while at < len(lines) and not lines[at].strip():
+        at += 1
+    fields: dict[str, str] = {}
+    while at < len(lines) and (field := _FIELD.fullmatch(lines[at])) is not None:
+        fields.setdefault(field[1], field[2].strip())
+        at += 1
+    return fields, "\n".join(lines[at:]).strip()
 
 
 def _first_sentence(body: str) -> str:
@@ -221,6 +235,17 @@ def _unique(items: list[Item]) -> list[Item]:
     """Each statement once: its newest line (the entries come oldest first)."""
     newest = {_folded(item.statement): item for item in items}
     return [item for item in items if newest[_folded(item.statement)] is item]
+
+
+def _said(body: str) -> set[str]:
+    """What the file's lines say, each as a statement is compared (without a list mark
+    and a date): a line is added when none says it (a statement found inside a longer
+    line, ``Editor.`` in ``- Editor: Prefers dark mode in the editor.``, was taken as
+    said)."""
+    return {
+        _folded(_DATED_SUFFIX.sub("", _LIST_MARK.sub("", line.strip())))
+        for line in body.splitlines()
+    }
 
 
 def _folded(text: str) -> str:
