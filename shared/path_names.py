@@ -71,8 +71,12 @@ def check_segment(segment: str) -> None:
                 " it would be drawn on the character before it and read as another name"
             )
         check_in_context(segment)
-    if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
-        raise ForbiddenPathError(f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes")
+    size = len(segment.encode("utf-8"))
+    if size > MAX_SEGMENT_BYTES:  # (NFC, as names are kept: ``क़`` is 3 bytes typed, 6 so)
+        kept = "" if segment.isascii() else " in NFC, the form names are kept in"
+        raise ForbiddenPathError(
+            f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes ({size:,} bytes{kept})"
+        )
     for variant in (unicodedata.normalize("NFKC", segment), unquote(unquote(segment))):
         if variant.startswith(".") or "/" in variant or "\\" in variant:
             raise ForbiddenPathError(

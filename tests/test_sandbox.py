@@ -106,6 +106,16 @@ def test_clean_relpath_normalizes() -> None:
         clean_relpath(".//./")
 
 
+def test_a_name_longer_in_nfc_than_typed_says_so() -> None:
+    """``क़`` (U+0958) is 3 bytes typed and 6 in NFC: a name of 198 bytes was refused as
+    "longer than 255 bytes" (a helper's memory tool against the SDK's): the message
+    names its size as kept."""
+    with pytest.raises(VaultError, match=r"longer than 255 bytes \(393 bytes in NFC, the form"):
+        clean_relpath("\u0958" * 65 + ".md")
+    with pytest.raises(VaultError, match=r"longer than 255 bytes \(259 bytes\)$"):
+        clean_relpath("n" * 256 + ".md")
+
+
 def test_dot_dot_inside_the_vault_is_resolved_by_name() -> None:
     """ "Refuse only what would leave the vault": ``a/../b.md`` is ``b.md``."""
     assert clean_relpath("a/../b.md") == "b.md"
