@@ -892,5 +892,9 @@ def test_a_search_with_no_words_lists_the_notes_a_type_or_tags_filter_keeps(
     assert paths(index.search("en", "", type="item")) == ["items/typed.md"]
     assert paths(index.search("en", "", tags=["project"], path="items")) == ["items/typed.md"]
     for bare in ({}, {"path": "items"}):
-        with pytest.raises(InvalidArgumentError, match="no searchable words"):
+        with pytest.raises(InvalidArgumentError, match="no searchable words") as refused:
             index.search("en", "", **bare)
+        assert "empty query" not in str(refused.value)
+    for symbols in ("*", "🥳", '""'):  # (no words, with a filter: what lists them says so)
+        with pytest.raises(InvalidArgumentError, match="an empty query lists every note"):
+            index.search("en", symbols, type="item")

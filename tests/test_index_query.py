@@ -55,7 +55,8 @@ def test_words_all_required_and_phrases_kept() -> None:
         ('say "hi', '"say" AND "hi"'),
         ("NEAR(a b) OR *c ^d", '("NEAR(a" AND "b)") OR ("*c" AND "^d")'),
         ("NEAR(a b) or *c ^d", '"NEAR(a" AND "b)" AND "or" AND "*c" AND "^d"'),
-        ("a OR OR b", '("a") OR ("OR" AND "b")'),
+        ("a OR OR b", '"a" AND "OR" AND "b"'),  # (each OR beside another: the word)
+        ("OR OR near", '"OR" AND "near"'),
         ("OR a OR", '"OR" AND "a"'),
         ('a OR "b OR c"', '("a") OR ("b OR c")'),
         ('col:umn "quo""te"', '"col:umn" AND "quo" AND "te"'),
@@ -67,6 +68,20 @@ def test_words_all_required_and_phrases_kept() -> None:
 )
 def test_user_syntax_is_quoted(query: str, match: str) -> None:
     assert parse_query(query).match == match
+
+
+@pytest.mark.parametrize(
+    ("body", "query", "snippet"),
+    [
+        ("# 数据库 数据库索引", "数据 库", "# **数据库** **数据库**索引"),
+        ("東京タワー", "東 京", "**東京**タワー"),
+        ("ภาษาไทย ง่าย", "ภาษา ไทย", "**ภาษาไทย** ง่าย"),
+    ],
+)
+def test_hits_that_touch_are_marked_as_one(body: str, query: str, snippet: str) -> None:
+    """``**数据****库**`` renders its inner ``****`` as text in CommonMark (a helper's
+    queries): touching hits are one mark."""
+    assert make_snippet(body, parse_query(query).terms) == snippet
 
 
 def test_a_word_ending_in_a_star_is_a_prefix() -> None:

@@ -331,8 +331,9 @@ def make_snippet(
         # before a million marks)
         hit_start = character_start(text, hit_start, max(start, hit_start - _WIDEN))
         hit_end = character_end(text, hit_end, min(end, hit_end + _WIDEN))
-        if hit_start < done < hit_end <= end and window and window[-1] == mark:
-            window[-1:] = [own(text[done:hit_end]), mark]  # (one with the hit it overlaps)
+        if hit_start <= done < hit_end <= end and window and window[-1] == mark:
+            # (one with the hit it overlaps or touches: ``**数据****库**`` read as text)
+            window[-1:] = [own(text[done:hit_end]), mark]
             done = hit_end
         elif hit_start >= done and hit_end <= end:
             window += [own(text[done:hit_start]), mark, own(text[hit_start:hit_end]), mark]

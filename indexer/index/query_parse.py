@@ -192,7 +192,11 @@ def _alternatives(parts: list[Term | None]) -> list[list[Term]]:
     groups: list[list[Term]] = [[]]
     for i, part in enumerate(parts):
         if part is None:
-            if groups[-1] and any(later is not None for later in parts[i + 1 :]):
+            before, after = (
+                parts[i - 1] if i else None,
+                parts[i + 1] if i + 1 < len(parts) else None,
+            )
+            if before is not None and after is not None:  # (``a OR OR b``: two words "or")
                 groups.append([])
                 continue
             part = Term("OR", phrase=False)

@@ -147,7 +147,14 @@ class IndexReads:
             raise InvalidArgumentError(f"offset must be from 0 to {MAX_WHOLE_NUMBER}")
         if isinstance(query, str) and not query.strip() and (type is not None or tags):
             return self._filtered(lang, limit, type, tags, path, offset)
-        parsed = parse_query(query)
+        try:
+            parsed = parse_query(query)
+        except InvalidArgumentError as err:
+            if (type is not None or tags) and "no searchable words" in err.message:
+                raise InvalidArgumentError(
+                    f"{err.message}; an empty query lists every note the filter keeps"
+                ) from None
+            raise
         if '" *' in parsed.match:  # a prefix (``datab*``, one CJK character; or a look-alike)
             may_wait()  # FTS5 walks its words in one step no deadline stops (9 ms at 100k)
         where, params = search_filters(type, tags, path)
