@@ -21,7 +21,7 @@ from datetime import datetime
 
 from indexer.vault.history.store import Change, Held, HistoryStore, Pending, Version
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
-from shared.invisible import hides_in_line
+from shared.invisible import SHOW_NOTHING, hides_in_line
 
 MAX_REASON_CHARS = 500
 UNDO_REASON = "undo entry:"  # + the entry's id: the reason of every version undo writes
@@ -52,7 +52,18 @@ def check_reason(reason: object) -> str | None:
                 f"reason contains the control or invisible character U+{ord(char):04X}"
                 " (it would hide or reorder what history shows); use one plain line"
             )
+    if reason.strip() and not any(_shown(char) for char in reason):
+        raise InvalidArgumentError(
+            "reason shows nothing (only marks of direction, fillers or other invisible"
+            " characters: history would list it blank); give words, or no reason"
+        )
     return reason
+
+
+def _shown(char: str) -> bool:
+    """Whether a reason's character shows something (a direction mark, a soft hyphen, a
+    Hangul filler, a tag character: nothing)."""
+    return char.isprintable() and not char.isspace() and char not in SHOW_NOTHING
 
 
 def check_actor(actor: str) -> str:

@@ -134,6 +134,8 @@ def test_a_write_that_changes_nothing_adds_no_version(vault: Vault) -> None:
         # what reorders or hides the line history shows: a bidi override turns
         # "entry:e1 fix \u202etxt.exe" around, a zero-width space or BOM hides a word
         *("entry:e1 \u202etxt.exe", "a\u2066b\u2069", "a\u200bb", "\ufeffa", "a\u2060b"),
+        # a reason that shows nothing: history listed it blank (a helper's hostile reasons)
+        *("\u200f", "\u200e\u061c", "\u3164", "\u115f \u17b4", "\u034f"),
     ],
 )
 def test_a_bad_reason_is_refused_by_every_changing_method(vault: Vault, reason: object) -> None:
