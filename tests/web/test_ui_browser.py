@@ -305,6 +305,31 @@ def test_names_from_a_vault_never_reorder_what_is_beside_them(
     assert not watch.errors
 
 
+def test_a_right_to_left_note_reads_right_to_left(page: tuple[Page, Watch], base: str) -> None:
+    """A Hebrew or Arabic note was laid out left to right: its words in the reverse order,
+    ``ו-123`` as ``123-ו``, the full stop at the far right (a helper's look at the page)."""
+    tab, watch = page
+    text = "# שלום\n\nהערה חדשה עם Mixed English ו-123.\n\nAn English line.\n"
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        path = "/rt/notes/" + quote("items/עברית.md")
+        assert http.put(path, content=text.encode(), headers=MD).is_success
+    visit(tab, base, "#/rt/note/" + quote("items/עברית.md"))
+    sides = """p => {
+        const range = document.createRange(); range.selectNodeContents(p);
+        const text = range.getBoundingClientRect(), box = p.getBoundingClientRect();
+        return [Math.round(text.left - box.left), Math.round(box.right - text.right)];
+    }"""
+    hebrew, english = tab.locator(".note-body p").all()
+    left, right = hebrew.evaluate(sides)
+    assert right < 5 < left, (left, right)  # against the right edge
+    left, right = english.evaluate(sides)
+    assert left < 5 < right, (left, right)
+    assert tab.locator("h1.note-title").evaluate("e => getComputedStyle(e).unicodeBidi") == (
+        "plaintext"
+    )
+    assert not watch.errors
+
+
 def test_summaries_show_abstracts_when_the_core_has_them(
     page: tuple[Page, Watch], base: str
 ) -> None:
