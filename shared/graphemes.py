@@ -64,12 +64,6 @@ def character_end(text: str, at: int, most: int | None = None) -> int:
     return at
 
 
-def within_character(text: str, at: int) -> bool:
-    """Whether ``at`` is inside a character as seen (a bounded ``character_start`` may
-    stop there: the character starts further back)."""
-    return 0 < at < len(text) and _inside(text, at)
-
-
 def _inside(text: str, at: int) -> bool:
     """Whether ``at`` (0 < at < len) is inside a character as seen, flags apart (a ZWJ
     joins what follows it unless a space, a punctuation mark or a control: Malayalam's

@@ -351,8 +351,8 @@ def test_searchable_is_the_plain_rule_whatever_the_shortcut() -> None:
     import random
     import re
 
-    from indexer.index.text import _GREEK_BASES as _GREEK
     from indexer.index.text import OPTIONAL_MARKS, searchable
+    from shared.reader_folds import GREEK_BASES as _GREEK
 
     def _compatible(text: str) -> str:
         ranges = ((0xF900, 0xFDFF), (0xFE70, 0xFEFE), (0xFF00, 0xFFEF))

@@ -93,7 +93,7 @@ WORD = re2.compile(r"[\pL\pN\pM]+")
 _MARK_LEADS = (b"\xd6", b"\xd7", b"\xd8", b"\xd9", b"\xdb")
 # (RE2's class of) what ``searchable`` takes out as showing nothing: format characters,
 # variation selectors, the marks that show nothing (``reader_folds.FORMAT_RANGES``)
-SHOWING_NOTHING = r"\p{Cf}\x{fe00}-\x{fe0f}\x{e0100}-\x{e01ef}\x{34f}\x{180b}-\x{180d}\x{180f}"
+SHOWING_NOTHING = "".join(f"\\x{{{low:x}}}-\\x{{{high:x}}}" for low, high in FORMAT_RANGES)
 FORMAT_CHARS = re2.compile(rf"[{SHOWING_NOTHING}\x{{20e3}}]")  # (and a keycap's sign)
 _KEYCAPS = re.compile("[#*0-9]?\u20e3")  # once its selector is gone: ``1\u20e3``
 
@@ -153,7 +153,6 @@ _NEWER_SYMBOLS = re2.compile(_regex_class(_NEWER_RANGES, r"\x{{{:x}}}"))
 _NEWER_SYMBOL_RUNS = re.compile(_regex_class(_NEWER_RANGES, r"\U{:08x}") + "+")
 
 
-_GREEK_BASES = GREEK_BASES
 _GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
 
 
@@ -271,7 +270,7 @@ def _searchable_steps(text: str) -> str:
         text = COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
         data = text.encode("utf-8", "surrogatepass")
     if any(lead in data for lead in _GREEK_LEADS):
-        text = text.translate(_GREEK_BASES)
+        text = text.translate(GREEK_BASES)
     if any(lead in data for lead in _MARK_LEADS):
         text = OPTIONAL_MARKS.sub("", text)
     if FORMAT_CHARS.search(text):

@@ -25,9 +25,8 @@ import re2
 from indexer.index.arabic_article import without_article
 from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
-from indexer.index.text import CJK_ONLY_RUN, SPACELESS_RUN
+from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN
 from shared.graphemes import continues
-from shared.reader_folds import FORMAT_RANGES
 
 MAX_KEYWORDS = 24
 
@@ -132,8 +131,7 @@ _QUOTED = re.compile(r'"([^"]+)"')
 # Persian's ZWNJ (``می‌خواهم``), the ZWJ of Sinhala's ``ශ්‍රී`` or Bengali's ``র‍্যাব``,
 # Mongolian's vowel separator, a zero-width space. (They cut it: ``ශ්`` and ``රී`` found
 # nothing, since search reads one word there.)
-_INVISIBLE = "".join(f"\\x{{{low:x}}}-\\x{{{high:x}}}" for low, high in FORMAT_RANGES)
-_WORD = re2.compile(rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’ʼ]|[{_INVISIBLE}]+)[\pL\pN\pM]+)*")
+_WORD = re2.compile(rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’ʼ]|[{SHOWING_NOTHING}]+)[\pL\pN\pM]+)*")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -83,9 +83,10 @@ class Summaries:
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.ready = False  # a full pass has finished: summaries were checked since start
         self.last_pass: PassStats | None = None
-        self._fallbacks_left = False  # the model failed: some folders have the fallback
-        self._retry_fallbacks = False  # and it has answered since: a full pass is due
-        self._retry_at: float | None = None  # (monotonic) the fallbacks' retry on a timer
+        self._retry_fallbacks = False  # the model answered since it failed: a full pass is due
+        # (monotonic) the retry on a timer of the folders the model left with the fallback
+        # (None: no folder has one)
+        self._retry_at: float | None = None
         self._retry_wait = FIRST_RETRY_WAIT  # the wait after it, doubling while it fails
         self._retry_failed = False  # a retry failed: the next waits for its time, not
         # the model's next answer (a folder it always fails on was asked at every change)
@@ -203,7 +204,7 @@ class Summaries:
         """The next batch of dirty folders; None once the retry time came while folders
         have the fallback (without a change they kept it for good once the model was
         back: only a pass where it answered started their retry)."""
-        if not self._fallbacks_left or self._retry_at is None:
+        if self._retry_at is None:
             return await self.dirty.next_batch()
         wait = max(0.0, self._retry_at - time.monotonic())
         try:  # (cancelled while it waits: nothing taken)
@@ -233,7 +234,7 @@ class Summaries:
         if stats.model_down:
             self._down_until = now + max(MODEL_DOWN_WAIT, stats.retry_after)
         if stats.model_errors or (unasked and stats.fallback):
-            self._fallbacks_left, self._retry_fallbacks = True, False
+            self._retry_fallbacks = False
             if retry or self._retry_at is None:  # the first failure: a retry on a timer,
                 self._retry_at = now + self._retry_wait  # change or not
             if retry:  # a retry that failed again: the next waits longer
@@ -241,9 +242,9 @@ class Summaries:
                 self._retry_failed = True
             self._retry_at = max(self._retry_at, self._down_until)
         elif batch is None:
-            self._fallbacks_left = self._retry_fallbacks = self._retry_failed = False
+            self._retry_fallbacks = self._retry_failed = False
             self._retry_wait, self._retry_at = FIRST_RETRY_WAIT, None  # every folder was seen
-        elif stats.llm and self._fallbacks_left:
+        elif stats.llm and self._retry_at is not None:
             self._retry_fallbacks = True  # (after a failed retry: the timer's, not now)
         if stats.llm or stats.fallback or stats.removed:
             failed = f"the model failed {_counted(stats.model_errors, 'time')}"

@@ -29,7 +29,7 @@ from indexer.vault.names import (
     skipped,
 )
 from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
-from shared.graphemes import character_end, character_start, within_character
+from shared.graphemes import character_end, character_start
 from shared.workspace import FOLDER_OWN_FILES
 
 MAX_PATTERN_CHARS = 2000
@@ -453,9 +453,9 @@ def _trimmed(line: str, at: int = 0) -> str:
         return line
     at = min(at, len(line))
     if at > MAX_LINE_CHARS - 2 * MATCH_LEAD:
-        start = character_start(line, at - MATCH_LEAD, at - 2 * MATCH_LEAD)
-        if within_character(line, start):  # (a letter under hundreds of marks: after it)
-            start = character_end(line, start, at)
+        start = character_start(line, at - MATCH_LEAD)
+        if at - start > 2 * MATCH_LEAD:  # (a letter under hundreds of marks: after it)
+            start = character_end(line, at - MATCH_LEAD, at)
         line = "…" + line[start:]
         if len(line) <= MAX_LINE_CHARS:
             return line
