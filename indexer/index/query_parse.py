@@ -16,12 +16,13 @@ characters at least (a vowel sign is one: it tells words apart).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 
 from indexer.index.arabic_article import with_article
 from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.persian_forms import with_affixes
-from indexer.index.text import CJK_RUN, WORD, run_units, searchable
+from indexer.index.text import CJK_RUN, SPACELESS_RUN, WORD, run_units, searchable
 from shared.errors import InvalidArgumentError
 
 __all__ = [
@@ -62,10 +63,12 @@ class Term:
 
 @dataclass(frozen=True)
 class ParsedQuery:
-    """The FTS5 MATCH expression of a query, and the terms to highlight."""
+    """The FTS5 MATCH expression of a query, and the terms to highlight; ``walks``: a
+    prefix in it may walk many words of the index (``datab*``, one CJK character)."""
 
     match: str
     terms: tuple[Term, ...]
+    walks: bool = False
 
 
 def parse_query(query: object) -> ParsedQuery:
@@ -98,9 +101,9 @@ def parse_query(query: object) -> ParsedQuery:
             continue
         phrase = bool(quoted.strip()) and bare == ""
         left_out = bool(minus) or LEFT_OUT.match(bare) is not None
-        if phrase and WORD.search(quoted):
+        if phrase and _has_word(quoted):
             parts.append(Term(" ".join(quoted.split()), phrase=True, left_out=left_out))
-        elif not phrase and WORD.search(bare):
+        elif not phrase and _has_word(bare):
             parts.append(replace(_word(bare[1:] if left_out else bare), left_out=left_out))
     groups = _alternatives(_nots(parts))
     terms = list(dict.fromkeys(t for group in groups for t in group if not t.left_out))
@@ -113,9 +116,22 @@ def parse_query(query: object) -> ParsedQuery:
     if sum(map(len, groups)) > MAX_TERMS:
         raise InvalidArgumentError(f"the query has more than {MAX_TERMS} words and phrases")
     matches = [_group_match(group) for group in groups]
+    walks = _walks([t for group in groups for t in group])
     if len(matches) == 1:
-        return ParsedQuery(matches[0], _with_spellings(terms))
-    return ParsedQuery(" OR ".join(f"({m})" for m in matches), _with_spellings(terms))
+        return ParsedQuery(matches[0], _with_spellings(terms), walks)
+    return ParsedQuery(" OR ".join(f"({m})" for m in matches), _with_spellings(terms), walks)
+
+
+def _walks(terms: list[Term]) -> bool:
+    """Whether a prefix among ``terms`` may walk many words of the index: a word's start
+    (``datab*``) or a lone CJK or Thai character, not a bigram that may go on with marks."""
+    return any(t.prefix or _query_text(t.text)[1] == _WIDE for t in terms)
+
+
+def _has_word(text: str) -> bool:
+    """Whether ``text`` holds something to search: a letter, digit or mark, but not the
+    marks of a Thai-like run alone (``่``: they belong to a letter before them)."""
+    return WORD.search(text) is not None and WORD.search(_query_text(text)[0]) is not None
 
 
 def _nothing_searchable(query: str) -> str:
@@ -221,12 +237,13 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
         text = " ".join((text[1:-1] if phrase else text).replace('"', " ").split())
         text = searchable(text)
         term = Term(text, phrase, prefix)
-        if text and WORD.search(text) and term not in terms:
+        if text and _has_word(text) and term not in terms:
             terms.append(term)
     if not terms:
         raise InvalidArgumentError("no searchable keywords")
     terms = terms[:MAX_TERMS]
-    return ParsedQuery(" OR ".join(_fts_term(t) for t in terms), _with_spellings(terms))
+    match = " OR ".join(_fts_term(t) for t in terms)
+    return ParsedQuery(match, _with_spellings(terms), _walks(terms))
 
 
 def _fts_term(term: Term) -> str:
@@ -237,7 +254,7 @@ def _fts_term(term: Term) -> str:
     one-letter words joined to it (``hebrew_prefixes``)."""
     text, prefix = _query_text(term.text)
     quoted = '"' + text.replace('"', '""') + '"'
-    if prefix or term.prefix:
+    if prefix is not None or term.prefix:
         return quoted + " *"
     spellings = () if term.phrase else joined_spellings(term.text)
     if not spellings:
@@ -263,25 +280,42 @@ def _with_spellings(terms: list[Term]) -> tuple[Term, ...]:
     return tuple(dict.fromkeys([*terms, *spelled]))
 
 
-def _query_text(text: str) -> tuple[str, bool]:
+# What a query's last token is when it is a prefix (``_query_text``).
+_WIDE = "a character"  # a lone CJK or Thai character: any bigram it starts
+_MARKS = "a bigram"  # a Thai-like bigram: the same with marks on its last letter
+
+
+def _query_text(text: str) -> tuple[str, str | None]:
     """Expand CJK runs the way ``cjk_expand`` does, minus what the text may not have.
 
     In the index a run ends with its last character as a token; a query run that is
     followed by nothing (``東京``) must not require it, since the text may go on
     (``東京都``); one followed by another token (``東京 tower``) must. A lone CJK
-    character at the end becomes a prefix (it may start a longer run's bigram).
+    character at the end becomes a prefix (it may start a longer run's bigram: ``_WIDE``),
+    and so does the last bigram of a Thai-like run there (its last letter may carry
+    marks in the text, ``กินข`` of ``กินข้าว``: ``_MARKS``); the marks a run starts on
+    belong to a letter before it, and are left out (``่า``: ``า``).
     """
     out: list[str] = []
     last = 0
-    prefix = False
+    prefix: str | None = None
     for run in CJK_RUN.finditer(text):
         out.append(text[last : run.start()])
-        chars = run_units(run.group(0))  # (a stacked consonant is one: ``text.run_units``)
+        chars = run_units(run.group(0))  # (a character as seen is one: ``text.run_units``)
+        if unicodedata.category(chars[0][0]).startswith("M"):
+            chars = chars[1:]
+            if not chars:  # (marks alone: no character to find)
+                out.append(" ")
+                last = run.end()
+                continue
         followed = WORD.search(text, run.end()) is not None
         tokens = [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
         if len(chars) == 1 or followed:
             tokens.append(chars[-1])
-        prefix = len(chars) == 1 and not followed
+        prefix = None
+        if not followed:
+            marked = SPACELESS_RUN.match(chars[-1]) is not None
+            prefix = _WIDE if len(chars) == 1 else _MARKS if marked else None
         out.append(" " + " ".join(tokens) + " ")
         last = run.end()
     out.append(text[last:])

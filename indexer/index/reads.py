@@ -155,7 +155,7 @@ class IndexReads:
                     f"{err.message}; an empty query lists every note the filter keeps"
                 ) from None
             raise
-        if '" *' in parsed.match:  # a prefix (``datab*``, one CJK character; or a look-alike)
+        if parsed.walks:  # a prefix (``datab*``, one CJK character)
             may_wait()  # FTS5 walks its words in one step no deadline stops (9 ms at 100k)
         where, params = search_filters(type, tags, path)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -271,7 +271,7 @@ class IndexReads:
             parsed = parse_any(keywords)
         except InvalidArgumentError:
             return []
-        if '" *' in parsed.match:  # (recall's word starts: as a prefix search, to a thread)
+        if parsed.walks:  # (recall's word starts: as a prefix search, to a thread)
             may_wait()
         where, params = search_filters(None, None, path)
         with self._read() as conn, bounded_on_loop(conn):  # (recall runs on the loop too)

@@ -59,7 +59,9 @@ log = logging.getLogger("indexer.index")
 # 18: what shows nothing though it is a mark (the grapheme joiner U+034F, Mongolian's free
 #    variation selectors) is left out of words as format characters are, and the
 #    modifier letter apostrophe (``мʼясо``) is the apostrophe.
-SCHEMA_VERSION = 18
+# 19: Thai, Lao, Khmer and Myanmar runs are cut into bigrams of characters as seen (a
+#    letter with its marks), not of code points.
+SCHEMA_VERSION = 19
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.

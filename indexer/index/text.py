@@ -9,8 +9,12 @@ substring; a single character is the prefix query ``都*``. The measurements beh
 choice are in ``bench/index_search.py`` (``--cjk-designs``).
 
 Thai, Lao, Khmer and Myanmar are also written without spaces between words, so their
-runs are cut into bigrams the same way (by code point, so that a substring starting or
-ending on a vowel sign or tone mark is found too; no segmenter, nothing to download).
+runs are cut into bigrams the same way, of characters as seen: a letter with the vowel
+signs and tone marks written on it is one (``ก่า`` is the one bigram ``ก่ า``; by code
+point it was two, ``ก่ ่า``, and ``่า`` is in most Thai texts: ranking a 3-character query
+cost what a common word's does). A query's last bigram is a prefix (``"ก่า" *``): the text
+may write marks on its last letter that the query stopped before; a query that starts
+on a mark is searched without it (no segmenter, nothing to download).
 Their combining marks (categories Mn/Mc) are separators to unicode61, which would cut
 ``น้ำ`` into ``น`` and ``ำ`` and lose the tone: the index declares every character of
 these runs a token character (``TOKEN_CHARS``, see ``schema``).
@@ -370,18 +374,29 @@ def _expand_run(match: re.Match[str]) -> str:
     return f" {pairs} {units[-1]} "
 
 
-# A stacking sign and the consonant it puts below the one before (Khmer coeng, Myanmar's
-# invisible virama): one unit of a run's bigrams, so that a word is not found from
-# inside a stack (``ត្រី``, fish, inside ``តន្ត្រី``, music; ``ဘာ`` inside ``ကမ္ဘာ``).
-_STACKED = re.compile("[\u17d2\u1039].|.", re.DOTALL)
+# The combining marks of the spaceless scripts (vowel signs, tone marks, Myanmar's
+# medials): each is one character as seen with the letter before it.
+RUN_MARKS = "".join(
+    chr(code)
+    for low, high in _SPACELESS_RANGES
+    for code in range(low, high + 1)
+    if unicodedata.category(chr(code)).startswith("M")
+)
+_ANY_RUN_MARK = re.compile(f"[{RUN_MARKS}]")
+# A unit of a run's bigrams: a character and the marks on it; a stacking sign and the
+# consonant it puts below (Khmer coeng, Myanmar's invisible virama) with the letter
+# above, so that a word is not found from inside a stack (``ត្រី``, fish, inside
+# ``តន្ត្រី``, music; ``ဘာ`` inside ``ကမ္ဘာ``).
+_UNIT = re.compile(f"(?:[\u17d2\u1039].|.)(?:[\u17d2\u1039].|[{RUN_MARKS}])*", re.DOTALL)
 
 
 def run_units(run: str) -> list[str]:
-    """The characters of a spaceless run as its bigrams pair them: one each, but for a
-    stacked consonant, which is one with its stacking sign."""
-    if "\u17d2" not in run and "\u1039" not in run:
+    """The characters of a spaceless run as its bigrams pair them: characters as seen,
+    a letter with its marks and the consonants stacked below it (a run that starts on a
+    mark: that mark and those after it, one)."""
+    if _ANY_RUN_MARK.search(run) is None:
         return list(run)
-    return _STACKED.findall(run)
+    return _UNIT.findall(run)
 
 
 def fold(text: str) -> str:
