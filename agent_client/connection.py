@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, cast
@@ -106,6 +107,7 @@ class VaultSession:
                     raise InvalidArgumentError(
                         f"the argument {key!r} is not valid UTF-8 text: {problem}"
                     )
+        handled = sys.exc_info()[1]  # (what the caller handles: no part of why we failed)
         for pause in (*BUSY_PAUSES, None):
             try:
                 result = await self._client.call_tool(name, args, timeout=self._call_timeout)
@@ -114,7 +116,7 @@ class VaultSession:
                 raise error_from_message(str(exc)) from None
             except MCPError as exc:
                 if not str(exc).startswith("unavailable:"):
-                    raise self._offline(f"tool {name!r}", exc) from exc
+                    raise self._offline(f"tool {name!r}", exc, handled) from exc
                 if pause is None:
                     raise IndexerOfflineError(
                         f"tool {name!r} at {self.endpoint.url}: the indexer stayed busy for "
@@ -122,7 +124,7 @@ class VaultSession:
                     ) from None
                 await asyncio.sleep(pause)
             except Exception as exc:
-                raise self._offline(f"tool {name!r}", exc) from exc
+                raise self._offline(f"tool {name!r}", exc, handled) from exc
         data = result.structured_content
         if not isinstance(data, dict):
             raise VaultError(f"tool {name!r} returned no JSON object")
@@ -139,10 +141,11 @@ class VaultSession:
 
     async def _tool_params(self) -> dict[str, frozenset[str]]:
         if self._tools is None:
+            handled = sys.exc_info()[1]
             try:
                 tools = await self._client.list_tools()
             except Exception as exc:
-                raise self._offline("list_tools", exc) from exc
+                raise self._offline("list_tools", exc, handled) from exc
             self._tools = {t.name: frozenset(t.input_schema.get("properties", {})) for t in tools}
         return self._tools
 
@@ -153,6 +156,7 @@ class VaultSession:
         return self._prompts[name]
 
     async def _load_prompt(self, name: str) -> str:
+        handled = sys.exc_info()[1]
         try:
             result = await self._client.get_prompt(name)
             texts = [getattr(m.content, "text", "") for m in result.messages]
@@ -160,18 +164,20 @@ class VaultSession:
                 return "\n\n".join(t for t in texts if t)
         except Exception as exc:
             if is_offline(exc):
-                raise self._offline(f"prompt {name!r}", exc) from exc
+                raise self._offline(f"prompt {name!r}", exc, handled) from exc
         try:
             contents = await self._client.read_resource(f"vault://prompts/{name}")
         except Exception as exc:
             if is_offline(exc):
-                raise self._offline(f"resource {name!r}", exc) from exc
+                raise self._offline(f"resource {name!r}", exc, handled) from exc
             raise NotFoundError(f"the indexer serves no prompt {name!r} ({exc})") from None
         return "\n\n".join(getattr(c, "text", "") for c in contents)
 
-    def _offline(self, what: str, exc: BaseException) -> IndexerOfflineError:
+    def _offline(
+        self, what: str, exc: BaseException, handled: BaseException | None
+    ) -> IndexerOfflineError:
         self.broken = True
-        why = why_unreachable(exc, self._call_timeout)
+        why = why_unreachable(exc, self._call_timeout, handled)
         return IndexerOfflineError(f"{what} at {self.endpoint.url} failed: {why}")
 
 

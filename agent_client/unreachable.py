@@ -10,9 +10,13 @@ import httpx2
 _BEARER = re.compile(r"(?i)bearer\s+\S+")
 
 
-def why_unreachable(exc: BaseException, timeout: float) -> str:
-    """What went wrong on the way to the server, in words (``RuntimeError`` says nothing)."""
-    chain = _causes(exc)
+def why_unreachable(
+    exc: BaseException, timeout: float, handled: BaseException | None = None
+) -> str:
+    """What went wrong on the way to the server, in words (``RuntimeError`` says nothing).
+    ``handled``: what the caller was handling when it made the call (the chain's context
+    reaches it, and its words are not the transport's: a merge's failure being undone)."""
+    chain = _causes(exc, handled)
     for seen in chain:
         if isinstance(seen, ConnectionRefusedError):
             return "connection refused"
@@ -26,11 +30,11 @@ def why_unreachable(exc: BaseException, timeout: float) -> str:
     return _BEARER.sub("Bearer ***", said)  # a header value an error quotes (never the token)
 
 
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc``, its cause, the cause's cause..., each once."""
+def _causes(exc: BaseException, handled: BaseException | None) -> list[BaseException]:
+    """``exc``, its cause, the cause's cause..., each once, up to ``handled``."""
     chain: list[BaseException] = []
     seen: BaseException | None = exc
-    while seen is not None and seen not in chain:
+    while seen is not None and seen not in chain and seen is not handled:
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__
     return chain

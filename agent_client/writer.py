@@ -121,8 +121,11 @@ class MemoryWriter:
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until everything queued before this call is done; False on timeout."""
         thread = self._thread
-        if thread is None or (self._closed and not thread.is_alive()):
-            return True  # nothing was queued, or the writer stopped: nothing left to wait for
+        if thread is None:
+            return True  # nothing was queued
+        if self._closed:  # (everything queued is before its stop: the thread's end)
+            thread.join(timeout)
+            return not thread.is_alive()
         marker = _Flush(threading.Event())
         self._put(marker)
         return marker.done.wait(timeout)

@@ -858,6 +858,69 @@ def test_a_merge_cut_short_by_a_restart_is_undone_then_merged_once(
         servers[-1].stop()
 
 
+def unrelated_write_then_garbage(stub: LLMStub, gone: Any) -> None:
+    """Script ``stub`` to write a note unrelated to the entry, then (after ``gone()``,
+    the first time: the indexer stops or restarts) to answer with no confirmation."""
+    went: list[bool] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        tools = sum(1 for m in request["messages"] if m["role"] == "tool")
+        if tools == 0:
+            return tool_call("write", path="items/beta.md", content="# Beta\n\nUNRELATED\n")
+        if not went:
+            went.append(True)
+            gone()
+        return say("garbage")
+
+    stub.run(script)
+
+
+def test_a_failed_merge_is_taken_back_on_the_indexer_that_restarted_meanwhile(
+    tmp_path: Path, stub: LLMStub
+) -> None:
+    """The model wrote, the indexer restarted while it thought, then it gave no
+    confirmation: the undo went to the old connection and failed, the journal had
+    forgotten the write already, and the fallback merged on top of the model's unrelated
+    note ("undone" in the log, nothing undone)."""
+    servers = [start_indexer(tmp_path / "ws")]
+    seed(servers[0], "en")
+
+    def restart() -> None:
+        servers[-1].stop()
+        servers.append(start_indexer(tmp_path / "ws"))
+
+    unrelated_write_then_garbage(stub, restart)
+    try:
+        notice = run_entry(servers[-1], stub, entry("en", id="e-gone"), fallback=True)
+        assert notice.ok and notice.method == "fallback", notice.error
+        notes = (vault_dir(servers[-1], "en") / "items").glob("[!.]*.md")  # (no summary)
+        texts = [note.read_text() for note in notes]
+        assert not any("UNRELATED" in text for text in texts), texts
+        assert any("gone: past participle" in text for text in texts)
+    finally:
+        servers[-1].stop()
+
+
+def test_a_failed_merge_the_indexer_left_says_what_may_have_landed(
+    tmp_path: Path, stub: LLMStub
+) -> None:
+    """The same with the indexer stopped for good: the notice said the merge's failure
+    in the words of the offline error ("tool 'undo' ... failed: 0"), and not that the
+    model's write may have landed."""
+    server = start_indexer(tmp_path / "ws")
+    seed(server, "en")
+    unrelated_write_then_garbage(stub, server.stop)
+    try:
+        notice = run_entry(server, stub, entry("en", id="e-left"), fallback=True)
+    finally:
+        server.stop()
+    error = notice.error or ""
+    assert not notice.ok
+    assert "failed: Connection closed" in error or "connection refused" in error, error
+    assert "confirmation" not in error  # (the merge's failure is not why the call failed)
+    assert "agent-client undo e-left" in error, error
+
+
 def think_after_writing(stub: LLMStub) -> threading.Event:
     """Script ``stub`` to read items/go.md, write it with a line added, then hold its
     next answer until the event returned is set (the model "thinks" after its write)."""
@@ -876,6 +939,26 @@ def think_after_writing(stub: LLMStub) -> threading.Event:
     stub.run(script)
     stub.hold = hold
     return hold
+
+
+def test_flush_after_a_close_that_timed_out_waits_for_the_writer(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """``close`` gave up waiting while a merge ran; a ``flush`` after it raised "the
+    memory writer is closed" where it waits, False on its timeout."""
+    seed(server, lang)
+    hold = think_after_writing(stub)
+    llm = LLMSettings(model="stub-model", base_url=stub.base_url, max_tokens=20000)
+    writer = MemoryWriter(ClientSettings(workspace=server.workspace, tz=UTC, llm=llm))
+    writer.submit([entry(lang)])
+    deadline = time.monotonic() + 20
+    while len(stub.requests) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    writer.close(0.1)
+    assert writer.flush(0.1) is False
+    hold.set()
+    assert writer.flush(20) is True
+    assert "gone: past participle" in (vault_dir(server, lang) / "items/go.md").read_text()
 
 
 def test_cancel_takes_back_the_entry_being_merged_and_drops_the_queue(

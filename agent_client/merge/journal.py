@@ -102,21 +102,24 @@ class WriteJournal:
         when nothing was written, else why something stays."""
         if not self.attempted:
             return None
-        written, self._created, self.attempted = self.written, {}, False
-        unanswered, self._unanswered = self._unanswered, None
+        # (Forgotten once settled: an indexer gone meanwhile raises, and the merge stays
+        # to be taken back on the next session, ``MergeCutShort``.)
+        written, unanswered = self.written, self._unanswered
+        why: str | None = None
         if not await self.vault.has_history():
             why = "this indexer keeps no history to undo with"
         elif not self.id_new:
-            return await self._put_back_each(written, unanswered)
+            why = await self._put_back_each(written, unanswered)
         else:
             try:
                 await self.vault.undo(self.entry_id)
-                return None
             except ConflictError as exc:  # "entry X cannot be undone, nothing was changed: ..."
                 why = "changed since: " + exc.message.partition(": ")[2]
             except NotFoundError:
-                return None  # none of its writes landed
-        logger.warning("entry %s: the writes to %s stay: %s", self.entry_id, written, why)
+                pass  # none of its writes landed
+        self._created, self.attempted, self._unanswered = {}, False, None
+        if why is not None and self.id_new:
+            logger.warning("entry %s: the writes to %s stay: %s", self.entry_id, written, why)
         return why
 
     async def _put_back_each(self, written: list[str], unanswered: str | None) -> str | None:
@@ -126,6 +129,8 @@ class WriteJournal:
         for path in reversed(written):
             try:
                 now = await self.vault.stat(path)
+                if not now.get("exists", True) and path not in self._before:
+                    continue  # we made it, and it is gone (a put back cut short before)
                 if now.get("etag") != self._after.get(path):
                     kept.append(f"{path} (changed since)")
                 elif path not in self._before:  # we made it
