@@ -26,7 +26,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from indexer.sqlite_lib import sqlite3
 
 if __package__ in (None, ""):  # run as a script (bench/__main__.py does that)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -22,12 +22,13 @@ import argparse
 import asyncio
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from indexer.sqlite_lib import sqlite3
 
 if __package__ in (None, ""):  # run as a script (bench/__main__.py does that)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import time
 from pathlib import Path
+
+from indexer.sqlite_lib import sqlite3
 
 QUIET = {
     "FASTMCP_SHOW_SERVER_BANNER": "false",

@@ -4,13 +4,13 @@ writes by re-reading only the rows they wrote, and always equals a full read."""
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from indexer.index.service import NoteIndex
+from indexer.sqlite_lib import sqlite3
 from shared.workspace import Workspace
 
 LANGS = ("en", "de")
@@ -109,10 +109,10 @@ def test_the_map_follows_writes_deletes_renames_and_a_rebuild(
             index.flush(),
         ),
     ]
-    for step in steps:
+    for number, step in enumerate(steps):
         step()
         for lang in ("en", "en", "de", "en"):  # the map is kept for one lang at a time
-            assert plan_map(index, lang) == full_read(index, lang)
+            assert plan_map(index, lang) == full_read(index, lang), number
         index.search("en", "needle")  # a read that is no grep changes nothing
     seen.clear()  # switching langs read the other lang whole
     for step in steps[:2]:

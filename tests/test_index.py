@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import random
-import sqlite3
 import threading
 import time
 import unicodedata
@@ -18,6 +17,7 @@ import pytest
 from indexer.index.parse import lang_token
 from indexer.index.schema import SCHEMA_VERSION
 from indexer.index.service import NoteIndex
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import IndexSchemaError, InvalidArgumentError, InvalidLangError, OperationalError

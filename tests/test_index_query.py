@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -39,6 +38,7 @@ from indexer.index.text import (
     without_ignored_marks,
     word_text,
 )
+from indexer.sqlite_lib import sqlite3
 from shared.errors import InvalidArgumentError
 
 

@@ -6,7 +6,6 @@ same scores, snippets and totals."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from indexer.index.query import make_snippet
 from indexer.index.query_parse import parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.service import NoteIndex
+from indexer.sqlite_lib import sqlite3
 from shared.errors import InvalidArgumentError
 from shared.workspace import Workspace
 

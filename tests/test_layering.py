@@ -116,7 +116,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.logs": {"indexer.web", "indexer.index", "indexer.vault", "indexer.cli"},
 }
 # Only these may talk to SQLite directly.
-SQLITE_OWNERS = ("indexer.index", "indexer.vault.history", "bench")
+SQLITE_OWNERS = ("indexer.index", "indexer.vault.history", "indexer.sqlite_lib", "bench")
+SQLITE_MODULES = ("sqlite3", "sqlite_utils", "indexer.sqlite_lib")
 
 
 def module_name(path: Path) -> str:
@@ -161,7 +162,7 @@ def test_import_rules(path: Path) -> None:
             bad = sorted(n for n in names for b in banned if under(n, b))
             assert not bad, f"{name} imports {bad} (rule for {owner})"
     if not any(under(name, owner) for owner in SQLITE_OWNERS):
-        bad = sorted(n for n in names if under(n, "sqlite3") or under(n, "sqlite_utils"))
+        bad = sorted(n for n in names for m in SQLITE_MODULES if under(n, m))
         assert not bad, f"{name} talks to SQLite directly ({bad}); go through the index"
 
 

@@ -10,7 +10,6 @@ import contextlib
 import fcntl
 import os
 import signal
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from helpers.indexer_process import RunningIndexer, vault_dir
 
 from indexer.index.loop_bound import bounded_on_loop
 from indexer.index.service import NoteIndex
+from indexer.sqlite_lib import sqlite3  # (the module the index uses: its errors are caught)
 from indexer.vault.fsops import etag_of
 from indexer.vault.no_wait import TookLong, WouldWait, may_take_long, without_waiting
 from indexer.vault.vault import Vault

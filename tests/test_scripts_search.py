@@ -9,7 +9,6 @@ with the combining vowels, tone marks and stacked consonants of each script.
 from __future__ import annotations
 
 import random
-import sqlite3
 import unicodedata
 
 import pytest
@@ -19,6 +18,7 @@ from indexer.index.query_parse import parse_query
 from indexer.index.schema import _WORDS_DDL, SCHEMA_VERSION
 from indexer.index.service import NoteIndex
 from indexer.index.text import CJK_RUN, TOKEN_CHARS
+from indexer.sqlite_lib import sqlite3
 from shared.errors import InvalidArgumentError
 from shared.workspace import Workspace
 

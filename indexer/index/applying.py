@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 from collections.abc import Callable
 
 from indexer.index import reconcile
@@ -21,6 +20,7 @@ from indexer.index.befores import Befores
 from indexer.index.connections import Connections
 from indexer.index.reconcile import ReconcileStats
 from indexer.index.tool_changes import Key, Told, ToolChanges
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.scan import signature
 from shared.workspace import Workspace
 

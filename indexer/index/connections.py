@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from pathlib import Path
 from indexer.index import schema as index_schema
 from indexer.index.text import fold
 from indexer.sqlite_errors import disk_trouble
+from indexer.sqlite_lib import sqlite3
 from shared.errors import IndexSchemaError, OperationalError
 
 __all__ = ["Changed", "Connections"]

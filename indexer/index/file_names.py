@@ -11,11 +11,11 @@ again at each lookup.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
 
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.file_names import name_key
 
 Reader = Callable[[], AbstractContextManager[sqlite3.Connection]]

@@ -19,11 +19,11 @@ note and ``keep_before`` does nothing. (The table: ``schema.BEFORES_DDL``.)
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable, Iterable
 
 from indexer.index.befores import exact_text
 from indexer.index.connections import Connections
+from indexer.sqlite_lib import sqlite3
 
 log = logging.getLogger("indexer.index")
 

@@ -7,12 +7,12 @@ reading files again. They run on a reader connection of ``NoteIndex`` (see its
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from indexer.index.parse import lang_token
 from indexer.index.query_parse import ParsedQuery
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
+from indexer.sqlite_lib import sqlite3
 
 # The rows of folder summaries (``.overview.md``) of one lang: recall quotes them as
 # abstracts, never as recent or matching notes, and a default search leaves them out.

@@ -3,11 +3,11 @@ time, a call made on the event loop past its time there."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.no_wait import TookLong, loop_deadline
 
 _STEPS = 2000  # virtual machine steps between two looks at the clock (about 1 us each)

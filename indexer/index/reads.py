@@ -11,7 +11,6 @@ the index current, so that the read side is read in one place. Thread-safe.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +34,7 @@ from indexer.index.query_parse import parse_any, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.search_filters import search_filters
 from indexer.index.text import fold
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.no_wait import may_take_long, may_wait
 from indexer.vault.scan import Signature
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError

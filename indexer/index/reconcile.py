@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -30,6 +29,7 @@ from indexer.index.parse import (
     trigram_value,
 )
 from indexer.index.text import fold_tag
+from indexer.sqlite_lib import sqlite3
 from indexer.vault import fsops
 from indexer.vault.names import tool_path
 from indexer.vault.scan import Signature, signature, walk_files

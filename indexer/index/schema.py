@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sqlite3
 from pathlib import Path
 
 from indexer.index.text import TOKEN_CHARS
 from indexer.sqlite_errors import disk_trouble
+from indexer.sqlite_lib import sqlite3
 from shared.errors import IndexSchemaError
 
 log = logging.getLogger("indexer.index")

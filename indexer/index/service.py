@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.vault_access import VaultAccess
 from indexer.index.watcher import VaultWatcher
 from indexer.sqlite_errors import disk_trouble, not_allowed
+from indexer.sqlite_lib import sqlite3
 from shared.errors import IndexSchemaError
 from shared.workspace import Workspace
 

@@ -45,7 +45,6 @@ import contextlib
 import functools
 import logging
 import re
-import sqlite3
 import unicodedata
 from collections.abc import Iterator
 
@@ -53,6 +52,7 @@ import re2
 
 from indexer.index.nfkc import nfkc
 from indexer.index.nfkc import warm as build_nfkc_class
+from indexer.sqlite_lib import sqlite3
 from shared.reader_folds import (
     ARABIC_FOLDS,
     CASE_FIXES,

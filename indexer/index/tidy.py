@@ -13,11 +13,11 @@ FTS5 has nothing left to merge or a write comes (then again once idle).
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 
 from indexer.index.connections import Connections
+from indexer.sqlite_lib import sqlite3
 
 log = logging.getLogger("indexer.index")
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ from helpers.indexer_process import start_indexer, wait_for
 
 from indexer.daemon import build_vault, open_history
 from indexer.settings import Settings
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.fsops import etag_of
 from shared.errors import NotFoundError
 from shared.workspace import Workspace

@@ -13,7 +13,6 @@ import hashlib
 import itertools
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -36,6 +35,7 @@ from helpers.indexer_process import RunningIndexer, spawn_indexer, start_indexer
 from helpers.snapshots import snapshot
 
 from indexer.cli import main as cli_main
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.fsops import etag_of
 from indexer.vault.history import schema
 from indexer.vault.history.store import HistoryStore

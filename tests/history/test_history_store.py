@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.fsops import etag_of
 from indexer.vault.history import codec, schema
 from indexer.vault.history.store import Change, HistoryStore

@@ -16,7 +16,7 @@ range of the newest row ids, cheap to look at).
 
 from __future__ import annotations
 
-import sqlite3
+from indexer.sqlite_lib import sqlite3
 
 
 def crowded_paths(conn: sqlite3.Connection, keep: int) -> list[int]:

@@ -30,10 +30,10 @@ after a power loss the last commits may be lost, never half of one (see ``store`
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from indexer.sqlite_errors import disk_trouble, not_allowed
+from indexer.sqlite_lib import sqlite3
 from shared.errors import HistoryStoreError
 
 SCHEMA_VERSION = 1

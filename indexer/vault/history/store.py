@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -48,6 +47,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.history import codec, recovery, retention, schema, writes
 from indexer.vault.history.codec import Blob
 from indexer.vault.history.pairing import OutsideRenames

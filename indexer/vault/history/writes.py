@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
+from indexer.sqlite_lib import sqlite3
 from indexer.vault.history import codec
 from indexer.vault.history.codec import Blob
 from indexer.vault.history.rows import Change, Version, reason_tag
