@@ -200,3 +200,39 @@ def test_search_any_leaves_out_summaries_that_crowd_the_best_places(
         found = index.search_any("en", ["kappa"], limit)
         assert [(r["path"], r["score"]) for r in found] == expected, limit
         assert len(found) == min(limit, 12)
+
+
+def test_folder_summaries_have_ids_below_zero_and_notes_above(tmp_path: Path) -> None:
+    """A default search leaves summaries out by ``rowid > 0`` (a bound FTS5 walks to, where
+    a ``NOT IN`` of them tested every match): a note's id must never be 0 or less, not even
+    after only summaries were indexed, nor a summary's above 0."""
+    ws = Workspace(tmp_path / "ws")
+    vault = ws.vault_dir("en")
+    (vault / "items").mkdir(parents=True)
+    summary = "---\ntitle: s\ntype: summary\n---\nalpha\n"
+    for rel in (".overview.md", "items/.overview.md"):
+        (vault / rel).write_text(summary, encoding="utf-8")
+    index = NoteIndex(ws)
+    index.open()
+    try:
+        index.reconcile()  # summaries only: -1, -2
+        (vault / "items/.overview.md").unlink()
+        index.note_changed("en", "items/.overview.md")
+        for rel in ("a.md", "items/b.md"):  # one at a time, then a summary again
+            (vault / rel).write_text("alpha\n", encoding="utf-8")
+            index.note_changed("en", rel)
+        (vault / "items/.overview.md").write_text(summary, encoding="utf-8")
+        index.note_changed("en", "items/.overview.md")
+        (vault / "c.md").write_text("alpha\n", encoding="utf-8")
+        index.reconcile()  # (a batch of new files)
+        with sqlite3.connect(index.path) as conn:
+            ids = dict(conn.execute("SELECT path, id FROM notes").fetchall())
+        assert ids[".overview.md"] < 0 and ids["items/.overview.md"] < 0
+        assert min(ids["a.md"], ids["items/b.md"], ids["c.md"]) >= 1
+        assert len(set(ids.values())) == len(ids)
+        found = index.search("en", "alpha")
+        assert sorted(hit["path"] for hit in found["results"]) == ["a.md", "c.md", "items/b.md"]
+        assert found["total"] == 3
+        assert index.search("en", "alpha", type="summary")["total"] == 2
+    finally:
+        index.close()

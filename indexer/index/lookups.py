@@ -14,10 +14,6 @@ from indexer.index.query_parse import ParsedQuery
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.sqlite_lib import sqlite3
 
-# The rows of folder summaries (``.overview.md``) of one lang: recall quotes them as
-# abstracts, never as recent or matching notes, and a default search leaves them out.
-OVERVIEW_IDS = f"SELECT id FROM notes INDEXED BY notes_overviews WHERE lang = ? AND {OVERVIEW_ROWS}"
-
 
 def recent(
     conn: sqlite3.Connection, lang: str, limit: int, where: str, params: list[Any]
@@ -69,27 +65,14 @@ def search_any(
     params: list[Any],
 ) -> list[dict[str, Any]]:
     """Notes of ``lang`` matching ``parsed`` (an OR of keywords), best BM25 first;
-    folder summaries left out.
-
-    They are left out of the best ``2 * limit`` (a keyword as common as a vault's every
-    fifth note ranks thousands of rows: a ``NOT IN`` of the summaries cost a sixth of
-    that); only when they took so many places that fewer than ``limit`` notes are left
-    is the ranking made again without them. The same notes either way."""
+    folder summaries (ids below 0: ``reconcile.insert_rows``) left out."""
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     match = in_lang(conn, lang, parsed.match)
     sql = f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank FROM notes_fts"
     if where:
         sql += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
-    sql += " WHERE notes_fts MATCH ?"
-    ranked = f"{where} ORDER BY rank LIMIT ?"
-    wider = 2 * limit
-    hits = conn.execute(sql + ranked, (match, *params, wider)).fetchall()
-    summaries = _summary_ids(conn, [rowid for rowid, _ in hits])
-    if summaries:
-        hits = [hit for hit in hits if hit[0] not in summaries]
-        if len(hits) < limit and len(hits) + len(summaries) == wider:
-            without = f" AND notes_fts.rowid NOT IN ({OVERVIEW_IDS})"
-            hits = conn.execute(sql + without + ranked, (match, lang, *params, limit)).fetchall()
+    sql += f" WHERE notes_fts MATCH ? AND notes_fts.rowid > 0{where} ORDER BY rank LIMIT ?"
+    hits = conn.execute(sql, (match, *params, limit)).fetchall()
     hits = hits[:limit]
     rows = {row["id"]: row for row in _rows(conn, [rowid for rowid, _ in hits])}
     result = []
@@ -98,15 +81,6 @@ def search_any(
         row["score"] = round(-rank, 4)
         result.append(row)
     return result
-
-
-def _summary_ids(conn: sqlite3.Connection, ids: list[int]) -> set[int]:
-    """Which of ``ids`` are folder summaries."""
-    if not ids:
-        return set()
-    marks = ",".join("?" * len(ids))
-    sql = f"SELECT id FROM notes WHERE id IN ({marks}) AND {OVERVIEW_ROWS}"
-    return {rowid for (rowid,) in conn.execute(sql, ids)}
 
 
 def _rows(conn: sqlite3.Connection, ids: list[int]) -> list[dict[str, Any]]:

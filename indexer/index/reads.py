@@ -162,9 +162,8 @@ class IndexReads:
         source = "FROM notes_fts"
         if where:  # CROSS JOIN keeps the FTS table as the outer loop
             source += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
-        if type is None:  # folder summaries only when asked for (type="summary")
-            where += f" AND notes_fts.rowid NOT IN ({lookups.OVERVIEW_IDS})"
-            params.append(lang)
+        if type is None:  # folder summaries (ids below 0) only when asked for
+            where += " AND notes_fts.rowid > 0"
         # Every match is ranked once into ``hits`` (SQLite materializes a CTE used twice),
         # which the page and its total both read: the match is not walked again to count.
         sql = (

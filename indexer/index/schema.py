@@ -61,7 +61,9 @@ log = logging.getLogger("indexer.index")
 #    modifier letter apostrophe (``мʼясо``) is the apostrophe.
 # 19: Thai, Lao, Khmer and Myanmar runs are cut into bigrams of characters as seen (a
 #    letter with its marks), not of code points.
-SCHEMA_VERSION = 19
+# 20: a folder summary's row has an id below 0 (a note's above): ``rowid > 0`` leaves
+#    summaries out of a search.
+SCHEMA_VERSION = 20
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.
