@@ -19,11 +19,15 @@ from shared.models import Action, DeleteAction, EditAction
 
 @dataclass(frozen=True)
 class ActionResult:
-    """What an action did: the path, and the new etag for an edit."""
+    """What an action did: the path, and the new etag for an edit; ``changed`` False when
+    the edit left the note as it was (nothing written), ``ignored`` what of the request
+    changed nothing (a protected key set, a key removed that the note has not)."""
 
     path: str
     deleted: bool = False
     etag: str | None = None
+    changed: bool = True
+    ignored: tuple[str, ...] = ()
 
 
 # The reason recorded in history for a change the user asked the chat agent for.
@@ -63,13 +67,30 @@ def apply_edit(text: str, action: EditAction) -> str:
     return render_note(new_meta, action.body)
 
 
+def ignored_by(text: str, action: EditAction) -> tuple[str, ...]:
+    """What of ``action`` changes nothing in ``text``, in words: a protected key it sets,
+    a key it removes that the note has not."""
+    meta, _ = split_note(text)
+    ignored = []
+    for key, value in (action.frontmatter or {}).items():
+        if key in PROTECTED_KEYS:
+            ignored.append(f"{key} is kept as it is")
+        elif value is None and key not in meta:
+            ignored.append(f"the note has no {key} to remove")
+    return tuple(ignored)
+
+
 async def _edit(vault: Vault, action: EditAction) -> ActionResult:
     for attempt in range(2):
         current = await vault.read(action.path)
+        edited = apply_edit(current["content"], action)
+        ignored = ignored_by(current["content"], action)
+        if edited == current["content"]:  # (written, it changed only ``updated``)
+            return ActionResult(action.path, etag=current["etag"], changed=False, ignored=ignored)
         try:
             result = await vault.write(
                 action.path,
-                apply_edit(current["content"], action),
+                edited,
                 if_match=current["etag"],
                 reason=ACTION_REASON.format(kind="edit"),
             )
@@ -77,5 +98,5 @@ async def _edit(vault: Vault, action: EditAction) -> ActionResult:
             if attempt:
                 raise
             continue
-        return ActionResult(path=action.path, etag=result["etag"])
+        return ActionResult(path=action.path, etag=result["etag"], ignored=ignored)
     raise AssertionError("unreachable")

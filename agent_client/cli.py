@@ -30,7 +30,7 @@ from agent_client.terminal import TerminalFormatter, for_terminal
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.cli_usage import refuse_options_before_command, stdout_closed, whole_number
-from shared.errors import IndexerOfflineError, VaultError
+from shared.errors import ConfigError, IndexerOfflineError, VaultError
 from shared.frontmatter import scalar_value
 from shared.images import detect_image
 from shared.models import (
@@ -55,7 +55,8 @@ EPILOG = """\
 settings:
   --workspace and --lang default to AGENT_CLIENT_WORKSPACE and AGENT_CLIENT_LANG.
   Knowledge is merged by the LLM named in VAULT_LLM_MODEL (with OPENAI_BASE_URL and
-  OPENAI_API_KEY), or deterministically without one. deploy/env.example lists them all.
+  OPENAI_API_KEY), or deterministically without one. deploy/env.example lists them
+  all (in the source, not in the wheel).
 
 exit status:
   0  done
@@ -218,7 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"agent-client: {exc}", file=sys.stderr)
         return EXIT_OFFLINE
     except ValueError as exc:  # before VaultError: a bad lang is both, and bad usage
-        print(f"agent-client: {exc}", file=sys.stderr)
+        said = exc.message if isinstance(exc, ConfigError) else str(exc)
+        print(f"agent-client: {said}", file=sys.stderr)
         return EXIT_USAGE
     except VaultError as exc:
         print(f"agent-client: {exc}", file=sys.stderr)
@@ -435,8 +437,12 @@ def _action(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
         writer.close(1.0)
     if args.json:
         print(json.dumps(asdict(result)))
+    elif result.deleted:
+        print(f"deleted {result.path}")
     else:
-        print(f"{'deleted' if result.deleted else 'edited'} {result.path}")
+        print(f"edited {result.path}" if result.changed else f"unchanged {result.path}")
+    for what in result.ignored:
+        print(f"agent-client: {what}", file=sys.stderr)
     return EXIT_OK
 
 

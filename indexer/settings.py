@@ -17,6 +17,7 @@ from indexer.jobs.llm import ModelSettings
 from indexer.jobs.maintenance import MaintenanceSettings
 from indexer.jobs.maintenance_tasks import TASKS
 from indexer.logs import LOG_LEVELS
+from shared.errors import ConfigError, words_of
 from shared.switches import parse_switch
 from shared.workspace import Workspace
 
@@ -144,14 +145,28 @@ class Settings:
 
     @classmethod
     def resolve(cls, flags: Mapping[str, object], environ: Mapping[str, str]) -> Settings:
-        """Build settings from parsed CLI ``flags`` (None = not given) and ``environ``."""
+        """Build settings from parsed CLI ``flags`` (None = not given) and ``environ``;
+        a bad value is refused by the name it was given by (``--port``, ``INDEXER_PORT``)."""
+        given: dict[str, str] = {}  # variable -> the flag that set it instead
 
         def pick(flag: str, env: str) -> str:
             value = flags.get(flag)
             if value is not None:
+                given[env] = "--" + flag.replace("_", "-")
                 return str(value)
             return environ.get(env) or SETTINGS_HELP[env][0]  # empty: the default
 
+        try:
+            return cls._resolved(pick)
+        except ValueError as err:
+            said = words_of(err)
+            named = said.split(" ", 1)[0].rstrip(":")
+            if named in given:
+                said = given[named] + said[len(named) :]
+            raise ConfigError(said) from None
+
+    @classmethod
+    def _resolved(cls, pick: Callable[[str, str], str]) -> Settings:
         workspace = pick("workspace", "INDEXER_WORKSPACE")
         if not workspace:
             raise ValueError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")

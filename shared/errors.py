@@ -45,6 +45,12 @@ class VaultError(Exception):
         return f"{self.code}: {self.message}"
 
 
+def words_of(err: BaseException) -> str:
+    """What ``err`` says, without a ``VaultError``'s code: a setting refused again as a
+    ``ConfigError`` read "config: config: ..." once, the code said twice."""
+    return err.message if isinstance(err, VaultError) else str(err)
+
+
 class InvalidLangError(VaultError, ValueError):
     """Also a ``ValueError``: a bad lang in an entry is a bad value, whoever checks it."""
 

@@ -117,6 +117,22 @@ def test_remember_event_read_search_edit_delete(
     assert code == 0 and json.loads(out)["path"] == "items/kanji.md"
     note = (server.workspace / "memory/languages/en/vault/items/kanji.md").read_text()
     assert "level: N5" in note and "rewritten" in note and "sun" not in note
+    # An edit that changes nothing writes nothing, and says what it did not do ("edited",
+    # and a version in history where only ``updated`` changed).
+    path = server.workspace / "memory/languages/en/vault/items/kanji.md"
+    edit = ("edit", "--workspace", ws, "--lang", "en", "items/kanji.md")
+    for asked, said in [
+        (["--set", "id=zzz"], "agent-client: id is kept as it is\n"),
+        (["--unset", "nosuch"], "agent-client: the note has no nosuch to remove\n"),
+        (["--set", "level=N5"], ""),
+    ]:
+        code, out, err = run(capsys, *edit, *asked)
+        assert (code, out, err) == (0, "unchanged items/kanji.md\n", said), asked
+        assert path.read_text() == note
+    code, out, err = run(capsys, *edit, "--set", "id=zzz", "--set", "level=N4")
+    assert code == 0 and out == "edited items/kanji.md\n"
+    assert err == "agent-client: id is kept as it is\n"
+    assert "level: N4" in path.read_text() and "zzz" not in path.read_text()
 
     code, out, _ = run(capsys, "delete", "--workspace", ws, "--lang", "en", "items/kanji.md")
     assert code == 0 and out.strip() == "deleted items/kanji.md"

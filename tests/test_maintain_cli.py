@@ -94,8 +94,8 @@ def test_force_and_a_failing_run(ws: Path, stub: LLMStub, capsys: pytest.Capture
         ([], "no maintenance task is enabled: set INDEXER_MAINTENANCE_USER_PROFILE=1"),
         (["--maintenance-user-profile", "--lang", "fr"], "there is no vault 'fr'"),
         (["--maintenance-user-profile", "--lang", ""], "'' is not a vault id"),  # not "all"
-        (["--maintenance-min-interval-hours", "-1"], "MAINTENANCE_MIN_INTERVAL_HOURS must"),
-        (["--maintenance-min-interval-hours", "inf"], "MAINTENANCE_MIN_INTERVAL_HOURS must"),
+        (["--maintenance-min-interval-hours", "-1"], "--maintenance-min-interval-hours must"),
+        (["--maintenance-min-interval-hours", "inf"], "--maintenance-min-interval-hours must"),
     ],
 )
 def test_refusals(ws: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str) -> None:

@@ -32,8 +32,10 @@ def test_every_package_is_listed_in_pyproject() -> None:
         for init in (ROOT / top).rglob("__init__.py")
     }
     assert on_disk <= listed, f"add to pyproject's packages: {sorted(on_disk - listed)}"
-    mapped = {name for name in listed - on_disk}
+    data = set(config["package-data"]) - on_disk - set(config.get("package-dir", {}))
+    mapped = listed - on_disk - data
     assert mapped == set(config.get("package-dir", {})), "a listed package does not exist"
+    assert data <= listed, "a folder of data files is no listed package (setuptools warns)"
 
 
 @pytest.fixture(scope="module")

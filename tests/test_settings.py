@@ -95,6 +95,27 @@ def test_serve_says_it_in_one_line_and_exits_2(
     assert err.count("\n") == 1 and "INDEXER_MAX_CONNECTIONS must be" in err
 
 
+def test_a_bad_value_is_named_as_it_was_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--port 99999`` was refused as ``INDEXER_PORT``, which the user never set; and a
+    setting refused twice over said its code twice ("config: INDEXER_ONE_CPU ...")."""
+    ws = str(tmp_path / "ws")
+    assert main(["serve", "--workspace", ws, "--port", "99999"]) == 2
+    assert capsys.readouterr().err == (
+        "indexer serve: --port must be a whole number from 0 to 65535, not '99999'\n"
+    )
+    monkeypatch.setenv("INDEXER_PORT", "x")
+    assert main(["serve", "--workspace", ws, "--host", "bad host!"]) == 2
+    assert "indexer serve: --host must be" in capsys.readouterr().err
+    assert main(["serve", "--workspace", ws]) == 2
+    assert capsys.readouterr().err.startswith("indexer serve: INDEXER_PORT must be")
+    monkeypatch.setenv("INDEXER_PORT", "0")
+    monkeypatch.setenv("INDEXER_ONE_CPU", "maybe")
+    assert main(["serve", "--workspace", ws]) == 2
+    assert capsys.readouterr().err.startswith("indexer serve: INDEXER_ONE_CPU must be 1 or 0")
+
+
 @pytest.mark.parametrize(
     "command", [["reindex"], ["summarize"], ["maintain", "--status"], ["status"]]
 )

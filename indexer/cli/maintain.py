@@ -24,7 +24,7 @@ from indexer.jobs.maintenance import Maintenance, Outcome
 from indexer.jobs.maintenance_tasks import TASKS
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
-from shared.errors import ConfigError, NotFoundError
+from shared.errors import ConfigError, NotFoundError, words_of
 from shared.langs import check_lang
 
 
@@ -59,7 +59,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     try:
         settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
     except ValueError as err:
-        raise ConfigError(str(err)) from None
+        raise ConfigError(words_of(err)) from None
     langs = [check_lang(args.lang)] if args.lang is not None else None
     if langs and langs[0] not in workspace.langs():
         raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")

@@ -9,7 +9,7 @@ from typing import Any
 
 from indexer.cli import add_background_options
 from indexer.logs import LOG_LEVELS
-from shared.errors import ConfigError
+from shared.errors import ConfigError, words_of
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -53,7 +53,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         settings = Settings.resolve(vars(args), os.environ)
     except ValueError as err:
-        raise ConfigError(str(err)) from None
+        raise ConfigError(words_of(err)) from None
     configure_logging(settings.log_level)
     if settings.one_cpu:  # (before the server's threads start: they inherit it)
         pin_to_one_cpu()

@@ -27,7 +27,7 @@ from indexer.jobs.summaries import Summaries
 from indexer.jobs.summary_pass import PassStats, Progress
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
-from shared.errors import ConfigError, IndexerOfflineError, NotFoundError
+from shared.errors import ConfigError, IndexerOfflineError, NotFoundError, words_of
 from shared.langs import check_lang
 from shared.workspace import Workspace
 
@@ -54,7 +54,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     try:
         settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
     except ValueError as err:
-        raise ConfigError(str(err)) from None
+        raise ConfigError(words_of(err)) from None
     langs = None
     if args.lang is not None:  # "" is a bad lang, not "every vault"
         lang = check_lang(args.lang)
