@@ -127,13 +127,13 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
     try:
         vault = build_vault(settings, history)
         index = NoteIndex(settings.workspace)
+        record_outside_changes(index, vault)  # (before ``open``: an older index's texts)
         index.open(check=check)
     except BaseException:
         history.close()
         raise
     vault.index_sync = index  # writes indexed before they return, appends before a read
     vault.grep_planner = index.grep_plan
-    record_outside_changes(index, vault)
     if vault.recorder.enabled:
         index.recheck_listeners.append(
             functools.partial(vault.recheck_history, indexed=index.etags)

@@ -416,3 +416,23 @@ def test_a_server_starting_while_a_client_looks_at_the_lock_takes_it(tmp_path: P
     began = time.monotonic()
     with workspace_lock(ws, serving=True):
         assert 0.05 < time.monotonic() - began < 1.0
+
+
+def test_status_of_a_newer_index_says_to_upgrade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "run `indexer reindex`", which refuses a newer index."""
+    from indexer.index.schema import SCHEMA_VERSION
+    from indexer.sqlite_lib import sqlite3
+
+    ws = tmp_path / "ws"
+    (ws / "memory/languages/en/vault").mkdir(parents=True)
+    (ws / "memory/languages/en/vault/a.md").write_text("alpha\n")
+    assert main(["reindex", "--workspace", str(ws)]) == 0
+    with sqlite3.connect(ws / ".indexer/index.sqlite") as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    capsys.readouterr()
+    main(["status", "--workspace", str(ws)])
+    said = "".join(capsys.readouterr())
+    assert "upgrade the indexer, or delete the file" in said, said
+    assert "reindex" not in said

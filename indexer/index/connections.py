@@ -66,10 +66,10 @@ class Connections:
         self._readers: collections.deque[sqlite3.Connection] = collections.deque()
         self._all: list[sqlite3.Connection] = []
 
-    def open_writer(self, *, check: bool) -> None:
+    def open_writer(self, *, check: bool, carry: index_schema.Carry | None = None) -> None:
         """Create or migrate the file (see ``index_schema.open_index``)."""
         self.readonly = False
-        self.writer = index_schema.open_index(self.path, check=check)
+        self.writer = index_schema.open_index(self.path, check=check, carry=carry)
         self._all.append(self.writer)
         for sql in _TRACKING:
             self.writer.execute(sql)
@@ -99,6 +99,12 @@ class Connections:
                 "its -shm file beside it even to read; run as the workspace's owner, or "
                 "search through a running server"
             ) from None
+        if version > index_schema.SCHEMA_VERSION:  # (reindex refuses it too)
+            raise IndexSchemaError(
+                f"the index {self.path} has schema version {version}, newer than this "
+                f"indexer's {index_schema.SCHEMA_VERSION}: upgrade the indexer, or delete the"
+                " file to rebuild it"
+            )
         if version != index_schema.SCHEMA_VERSION:
             raise IndexSchemaError(
                 f"the index {self.path} has schema version {version}, this indexer "

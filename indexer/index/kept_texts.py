@@ -64,15 +64,16 @@ def record(
     keys: Iterable[Key] | None,
     keep_before: KeepBefore,
     durable: Callable[[], None],
-) -> None:
+) -> int:
     """Have history record the kept texts of ``keys`` (None: every text kept), then
     delete them once ``durable`` made history's commits survive a power loss (its
     ``synchronous=NORMAL`` syncs them later); a text history refused (``keep_before``
-    raised) stays for the next reconcile."""
+    raised) stays for the next reconcile. How many were recorded."""
     if keys is None:
         with db.read() as conn:
             keys = conn.execute("SELECT lang, path FROM befores").fetchall()
     todo = list(keys)
+    recorded = 0
     for start in range(0, len(todo), CHUNK):
         chunk = todo[start : start + CHUNK]
         with db.read() as conn:
@@ -87,6 +88,7 @@ def record(
                 log.exception("could not keep the former text of %s/%s", lang, path)
                 continue
             done.append((lang, path))
+        recorded += len(done)
         if not done:
             continue
         try:
@@ -96,6 +98,7 @@ def record(
             continue
         with db.write() as conn:
             conn.executemany("DELETE FROM befores WHERE lang = ? AND path = ?", done)
+    return recorded
 
 
 def _text(conn: sqlite3.Connection, lang: str, path: str) -> bytes | None:

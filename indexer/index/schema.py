@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from indexer.index.text import TOKEN_CHARS
@@ -109,22 +110,38 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def open_index(path: Path, *, check: bool = True) -> sqlite3.Connection:
+# What of an older index is kept in the new one: ``upgrade.changed_texts``, given the
+# old file; they go in the new file's ``befores`` (lang, path, data).
+Carry = Callable[[sqlite3.Connection], list[tuple[str, str, bytes]]]
+
+
+def open_index(path: Path, *, check: bool = True, carry: Carry | None = None) -> sqlite3.Connection:
     """Open (creating or recreating as needed) the index at ``path`` for writing.
 
     Raises ``IndexSchemaError`` for a newer schema; recreates an older or corrupt file
-    (``check`` runs ``PRAGMA quick_check``, which reads the whole file).
+    (``check`` runs ``PRAGMA quick_check``, which reads the whole file), an older one
+    after ``carry`` read from it the texts history may need (kept in the new file).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    carried: list[tuple[str, str, bytes]] = []
     try:
         reason = _problem(path, check)
         if reason is not None:
+            if carry is not None:
+                carried = _carried(path, carry)
             log.warning("index %s %s: recreating it from the vaults", path, reason)
             delete_index_files(path)
         conn = connect(path)
         if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
             create_schema(conn)
         conn.execute(BEFORES_DDL)
+        if carried:
+            conn.execute("BEGIN")
+            conn.executemany(
+                "INSERT OR IGNORE INTO befores (lang, path, data) VALUES (?, ?, ?)", carried
+            )
+            conn.execute("COMMIT")
+            log.info("index: kept %d texts of the older index for history", len(carried))
     except sqlite3.Error as err:
         trouble = disk_trouble(path, err)
         if trouble is None:
@@ -134,6 +151,23 @@ def open_index(path: Path, *, check: bool = True) -> sqlite3.Connection:
             " the disk, then start again"
         ) from None
     return conn
+
+
+def _carried(path: Path, carry: Carry) -> list[tuple[str, str, bytes]]:
+    """What ``carry`` reads from the file at ``path`` if it is an index of an older
+    schema (a damaged one is not read); nothing when it cannot be read."""
+    try:
+        old = connect(path, readonly=True)
+    except sqlite3.Error:
+        return []
+    try:
+        version = old.execute("PRAGMA user_version").fetchone()[0]
+        return carry(old) if 0 < version < SCHEMA_VERSION else []
+    except (sqlite3.Error, OSError, ValueError) as err:
+        log.warning("index: the older index's texts could not be read (%s)", err)
+        return []
+    finally:
+        old.close()
 
 
 def _problem(path: Path, check: bool) -> str | None:

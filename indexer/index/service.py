@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from indexer.index import kept_texts, reconcile
+from indexer.index import kept_texts, reconcile, upgrade
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
 from indexer.index.befores import Befores, Wanted
@@ -124,7 +124,7 @@ class NoteIndex:
         if readonly:
             self._db.open_readonly()
         else:
-            self._db.open_writer(check=check)
+            self._db.open_writer(check=check, carry=self._carried)
             try:
                 if check:  # the last process did not stop cleanly: what it indexed may
                     self._db.set_state(LISTENERS_BEHIND, "1")  # never have been told
@@ -256,8 +256,11 @@ class NoteIndex:
         behind = self._db.get_state(LISTENERS_BEHIND) == "1" or rebuilt_since is not None
         behind = behind or self._behind_at_open
         self._db.set_state(LISTENERS_BEHIND, "1")
-        if self.keep_before is not None:  # (texts kept by a pass killed before it told)
-            kept_texts.record(self._db, None, self.keep_before, self.history_durable)
+        if self.keep_before is not None:  # (texts kept by a pass killed before it told,
+            # or an older index's: history meets those notes now, and the recheck looks
+            # at them all, the deleted ones too)
+            kept = kept_texts.record(self._db, None, self.keep_before, self.history_durable)
+            behind = behind or kept > 0
         befores = self._befores()
         try:
             stats = reconcile.reconcile_all(
@@ -297,6 +300,12 @@ class NoteIndex:
                     self._linked.add(key)
                 else:
                     self._linked.discard(key)
+
+    def _carried(self, old: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
+        """What an index of an older schema held that history lacks, read before the file
+        is recreated (``upgrade``); nothing when no history listens."""
+        befores = self._befores()
+        return [] if befores is None else upgrade.changed_texts(old, self.workspace, befores)
 
     def _befores(self) -> Befores | None:
         """A pass's keeper of replaced texts, when history wants them."""

@@ -387,7 +387,8 @@ _ANY_RUN_MARK = re.compile(f"[{RUN_MARKS}]")
 # consonant it puts below (Khmer coeng, Myanmar's invisible virama) with the letter
 # above, so that a word is not found from inside a stack (``ត្រី``, fish, inside
 # ``តន្ត្រី``, music; ``ဘာ`` inside ``ကမ္ဘာ``).
-_UNIT = re.compile(f"(?:[\u17d2\u1039].|.)(?:[\u17d2\u1039].|[{RUN_MARKS}])*", re.DOTALL)
+_STACK = "\u17d2[\u1780-\u17ff]|\u1039[\u1000-\u109f]"  # (a consonant of its own script)
+_UNIT = re.compile(f"(?:{_STACK}|.)(?:{_STACK}|[{RUN_MARKS}])*", re.DOTALL)
 
 
 def run_units(run: str) -> list[str]:

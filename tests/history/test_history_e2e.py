@@ -383,6 +383,45 @@ def test_history_survives_a_deleted_index_and_sees_edits_made_while_stopped(
     assert check_history_consistent(workspace) == 5
 
 
+def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(workspace: Path) -> None:
+    """An index of an older schema is recreated from the vaults: the texts it held of the
+    notes history never recorded went with it, so a note another program deleted or
+    overwrote while no indexer ran could not be restored (after a start with the same
+    schema it could: ``op: baseline``)."""
+    from indexer.index.schema import SCHEMA_VERSION
+
+    old = {"seed.md": b"# Seed\n\nthere before the first index\n", "p.md": b"# P\n\nfirst\n"}
+    for name, data in old.items():
+        vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
+        vault_file(workspace, "en", name).write_bytes(data)
+    first = start_indexer(workspace, env=NO_SUMMARIES)
+    with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
+        wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+    first.stop()
+    with sqlite3.connect(workspace / ".indexer" / "index.sqlite") as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")  # (an older indexer's)
+    vault_file(workspace, "en", "seed.md").unlink()
+    vault_file(workspace, "en", "p.md").write_bytes(b"# P\n\noverwritten by an editor\n")
+    second = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        gone = wait_for_version(workspace, "en", "seed.md", lambda v: v["op"] == "delete")
+        edited = wait_for_version(workspace, "en", "p.md", lambda v: v["op"] == "edit")
+        assert gone["version"] == 2 and edited["version"] == 2
+        with httpx2.Client(base_url=second.url.removesuffix("/mcp") + "/api/v1") as http:
+            for name, data in old.items():
+                (first_version,) = [
+                    v
+                    for v in http.get(f"/en/history/{name}").json()["versions"]
+                    if v["version"] == 1
+                ]
+                assert first_version["op"] == "baseline", name
+                shown = http.get(f"/en/notes/{name}", params={"version": 1}).json()
+                assert shown["content"].encode() == data, name
+    finally:
+        second.stop()
+    assert "recreating it from the vaults" in second.log_path.read_text()
+
+
 def test_a_note_made_while_no_indexer_ran_is_recorded_at_the_next_start(workspace: Path) -> None:
     """SPEC: changes seen by the start-up reconcile are recorded too. A note created
     while stopped had no version at all (only the notes history knew were compared);
