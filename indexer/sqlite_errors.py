@@ -43,3 +43,14 @@ def _full(path: Path) -> bool:
     except OSError:
         return False
     return info.f_bavail * info.f_frsize < LOW_SPACE_BYTES
+
+
+def unwritable_index(path: Path, err: Exception) -> str:
+    """The start-up message for an index this user may not write. It is not replaced: the
+    index is derived, but a file made read-only may be so on purpose."""
+    said = " ".join(str(err).split())[:300]
+    return (
+        f"the index {path} cannot be written by this user ({said}): run the indexer as the"
+        " user who owns the workspace, or make the file writable, or delete it to have it"
+        " rebuilt from the vaults (SQLite also writes the -wal and -shm files beside it)"
+    )

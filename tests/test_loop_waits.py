@@ -146,6 +146,36 @@ def test_a_statement_past_the_loops_time_is_interrupted_there_only() -> None:
     assert conn.execute(sql, (10,)).fetchone() == (10,)  # (no handler left behind)
 
 
+async def test_a_statement_on_a_thread_stops_once_its_caller_gave_up() -> None:
+    """A search of many words whose client timed out ran on to its end on its thread
+    (eight of them held the CPU for 7 s, every other client slowed): the cancelled call
+    tells its thread, and the statement stops at SQLite's next progress check."""
+    long = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+    ended: list[tuple[str, float]] = []
+
+    def count(lang: str, upto: int) -> int:
+        conn = sqlite3.connect(":memory:")
+        try:
+            with bounded_on_loop(conn):
+                return int(conn.execute(f"{long} SELECT count(*) FROM n", (upto,)).fetchone()[0])
+        except BaseException as exc:
+            ended.append((type(exc).__name__, time.perf_counter()))
+            raise
+        finally:
+            conn.close()
+
+    began = time.perf_counter()
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(on_loop_unless_waiting(count, lang="aa", upto=10**10), 0.3)
+    deadline = time.perf_counter() + 5
+    while len(ended) < 2 and time.perf_counter() < deadline:  # (the loop's try, the thread's)
+        await asyncio.sleep(0.01)
+    assert [name for name, _ in ended] == ["TookLong", "Abandoned"]
+    assert ended[-1][1] - began < 1.5  # (the whole count takes minutes)
+    # a call nobody gave up on runs to its end on the thread
+    assert await on_loop_unless_waiting(count, lang="aa", upto=300_000) == 300_000
+
+
 def test_a_search_moves_off_the_loop_for_appends_to_index_or_when_it_takes_long(
     ws: Workspace, index: NoteIndex
 ) -> None:

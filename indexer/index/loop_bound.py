@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from indexer.sqlite_lib import sqlite3
-from indexer.vault.no_wait import TookLong, loop_deadline
+from indexer.vault.no_wait import Abandoned, TookLong, caller_gone, loop_deadline
 
 _STEPS = 2000  # virtual machine steps between two looks at the clock (about 1 us each)
 
@@ -46,10 +46,19 @@ def interrupted_past(
 def bounded_on_loop(conn: sqlite3.Connection) -> Iterator[None]:
     """On the loop (``no_wait.without_waiting``), a statement of ``conn`` run in the block
     past the call's time there is interrupted and ``TookLong`` raised (the call runs
-    again on a thread); on a thread, statements take the time they take."""
+    again on a thread); on a thread, statements take the time they take, unless the
+    caller gave up (``no_wait.abandoned_when``): then ``Abandoned`` is raised."""
     deadline = loop_deadline()
     if deadline is None:
-        yield
+        gone = caller_gone()
+        if gone is None:
+            yield
+            return
+        try:
+            with interrupted_past(conn, gone.is_set):
+                yield
+        except DeadlinePassed:
+            raise Abandoned from None
         return
     try:
         with interrupted_past(conn, lambda: time.thread_time() > deadline):

@@ -105,7 +105,7 @@ def parse_query(query: object) -> ParsedQuery:
             parts.append(Term(" ".join(quoted.split()), phrase=True, left_out=left_out))
         elif not phrase and _has_word(bare):
             parts.append(replace(_word(bare[1:] if left_out else bare), left_out=left_out))
-    groups = _alternatives(_nots(parts))
+    groups = _distinct(_alternatives(_nots(parts)))
     terms = list(dict.fromkeys(t for group in groups for t in group if not t.left_out))
     if not any(groups):
         raise InvalidArgumentError(_nothing_searchable(query))
@@ -219,6 +219,18 @@ def _alternatives(parts: list[Term | None]) -> list[list[Term]]:
         if part not in groups[-1]:
             groups[-1].append(part)
     return groups
+
+
+def _distinct(groups: list[list[Term]]) -> list[list[Term]]:
+    """Each alternative once (``the OR the OR ...``: FTS5 walked every copy, 32 of them
+    0.9 s at 10,000 notes where one took 37 ms)."""
+    seen: set[frozenset[Term]] = set()
+    out = []
+    for group in groups:
+        if frozenset(group) not in seen:
+            seen.add(frozenset(group))
+            out.append(group)
+    return out
 
 
 def parse_any(keywords: list[str]) -> ParsedQuery:

@@ -17,7 +17,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from indexer.index import kept_texts, reconcile, upgrade
 from indexer.index import schema as index_schema
@@ -32,7 +31,7 @@ from indexer.index.tidy import Tidier
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.vault_access import VaultAccess
 from indexer.index.watcher import VaultWatcher
-from indexer.sqlite_errors import disk_trouble, not_allowed
+from indexer.sqlite_errors import disk_trouble, not_allowed, unwritable_index
 from indexer.sqlite_lib import sqlite3
 from shared.errors import IndexSchemaError
 from shared.workspace import Workspace
@@ -132,7 +131,7 @@ class NoteIndex:
             except sqlite3.OperationalError as err:
                 if not_allowed(err):
                     self._db.close()
-                    raise IndexSchemaError(_unwritable(self.path, err)) from None
+                    raise IndexSchemaError(unwritable_index(self.path, err)) from None
                 trouble = disk_trouble(self.path, err)
                 if trouble is None:
                     raise
@@ -493,14 +492,3 @@ class NoteIndex:
     def problems(self, lang: str | None = None) -> list[tuple[str, str, str]]:
         """(lang, path, reason) of every note whose text could not be fully understood."""
         return self._reads.problems(lang)
-
-
-def _unwritable(path: Path, err: sqlite3.Error) -> str:
-    """The startup message for an index this user may not write. It is not replaced: the
-    index is derived, but a file made read-only may be so on purpose."""
-    said = " ".join(str(err).split())[:300]
-    return (
-        f"the index {path} cannot be written by this user ({said}): run the indexer as the"
-        " user who owns the workspace, or make the file writable, or delete it to have it"
-        " rebuilt from the vaults (SQLite also writes the -wal and -shm files beside it)"
-    )

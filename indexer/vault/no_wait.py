@@ -30,6 +30,10 @@ class TookLong(WouldWait):
     """The call's time on the loop is over: run it on a thread (and the next like it)."""
 
 
+class Abandoned(Exception):
+    """The call's caller went away (its request was cancelled): its thread stops here."""
+
+
 @contextmanager
 def without_waiting(seconds: float = LOOP_SECONDS) -> Iterator[None]:
     """In the block (on this thread), ``may_wait`` raises ``WouldWait``, and
@@ -61,3 +65,20 @@ def may_take_long() -> None:
     deadline = loop_deadline()
     if deadline is not None and time.thread_time() > deadline:
         raise TookLong
+
+
+@contextmanager
+def abandoned_when(gone: threading.Event) -> Iterator[None]:
+    """In the block (a call on a thread), ``gone`` set means its caller gave up: a
+    statement bounded by ``loop_bound`` then stops (a search of many words went on for
+    seconds after its client's timeout, holding the CPU every other client needed)."""
+    _on_loop.gone = gone
+    try:
+        yield
+    finally:
+        _on_loop.gone = None
+
+
+def caller_gone() -> threading.Event | None:
+    """The event set once this thread's caller gave up (``abandoned_when``), if any."""
+    return getattr(_on_loop, "gone", None)

@@ -8,9 +8,15 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from starlette.concurrency import run_in_threadpool
+import anyio.to_thread
 
-from indexer.vault.no_wait import LOOP_SECONDS, TookLong, WouldWait, without_waiting
+from indexer.vault.no_wait import (
+    LOOP_SECONDS,
+    TookLong,
+    WouldWait,
+    abandoned_when,
+    without_waiting,
+)
 
 T = TypeVar("T")
 Key = tuple[str, str]  # (tool, lang)
@@ -67,14 +73,22 @@ async def on_loop_unless_waiting(fn: Callable[..., T], *args: Any, **kwargs: Any
             LONG_CALLS.took_long(key)
         except WouldWait:
             pass
-    return await run_in_threadpool(functools.partial(_timed, key, fn, *args, **kwargs))
+    gone = threading.Event()
+    try:  # (a request cancelled, its client gone: the thread is told, not waited for)
+        call = functools.partial(_timed, key, gone, fn, *args, **kwargs)
+        return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+    except BaseException:
+        gone.set()
+        raise
 
 
-def _timed(key: Key, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``fn`` on a thread; one that took half the loop's time in CPU there counts as one
-    that took long (its CPU: the wall clock of a loaded machine says little)."""
+def _timed(key: Key, gone: threading.Event, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn`` on a thread (its statements stop once ``gone`` is set: ``loop_bound``); one
+    that took half the loop's time in CPU there counts as one that took long (its CPU:
+    the wall clock of a loaded machine says little)."""
     began = time.thread_time()
-    result = fn(*args, **kwargs)
+    with abandoned_when(gone):
+        result = fn(*args, **kwargs)
     if time.thread_time() - began >= LOOP_SECONDS / 2:
         LONG_CALLS.took_long(key)
     else:
