@@ -233,8 +233,11 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
             ["データベース", "デー", "ータ", "タベ", "ベー", "ース", "移行"],
         ),
         ("데이터베이스를 어떻게", ["데이터베이스"]),
-        ("ฐานข้อมูล ที่ เรา", ["ฐานข้อมูล", "ฐานข้", "นข้อมู"]),  # (no window starts
-        ("ชอบกินส้มตำไหม", ["ชอบกินส้มตำไหม", "ชอบกิ", "บกินส้", "นส้มตำ", "มตำไห"]),  # on a mark)
+        ("ฐานข้อมูล ที่ เรา", ["ฐานข้อมูล", "ฐานข้", "นข้อมู"]),  # (no window starts on a mark)
+        (
+            "ชอบกินส้มตำไหม",
+            ["ชอบกินส้มตำไหม", "ชอบกินส้มตำ", "ชอบกิ", "บกินส้", "นส้มตำ", "มตำไห"],
+        ),  # (ไหม, "?", apart)
         ("おさんぽにいきました", ["おさんぽにいきました", "おさんぽ", "いきました"]),  # (kana)
         ("the of and to what", []),
         ("what do we know about AI", ["ai"]),  # (an acronym, not Italian "ai")
@@ -280,6 +283,17 @@ def test_an_acronym_and_a_single_han_character_recall_their_notes(fresh: World) 
         result = fresh.recall.recall(lang, query, 1500)
         hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
         assert hits == [path], (query, result["sources"])
+
+
+def test_a_thai_question_word_glued_to_the_last_word_is_left_out(fresh: World) -> None:
+    """``น้ำมันไหม`` (oil?) is one chunk of six characters as seen, too short for windows:
+    recall looked for the whole chunk only, and found no note about oil."""
+    fresh.write("th", "items/oil.md", "# พลังงาน\n\nราคาน้ำมันขึ้นอีกแล้ว\n")
+    fresh.write("th", "items/rice.md", "# อาหาร\n\nกินข้าวกับแกงเขียวหวาน\n")
+    for query in ("น้ำมันไหม", "ราคาน้ำมันเท่าไหร่ครับ"):
+        result = fresh.recall.recall("th", query, 1500)
+        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        assert hits == ["items/oil.md"], (query, result["sources"])
 
 
 @pytest.mark.parametrize(

@@ -120,6 +120,16 @@ _STOP_TH = frozenset(
     """ที่ ของ และ ใน เป็น การ มี ได้ ไม่ จะ ให้ กับ ว่า นี้ นั้น แต่ หรือ ก็ คือ ไป มา อยู่ แล้ว
     ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา""".split()
 )
+# What a Thai question or a polite sentence ends with, glued to its last word (``น้ำมันไหม``,
+# oil?): the chunk without it is a keyword too (a short chunk has no windows to find it).
+_TH_ENDINGS = tuple(
+    sorted(
+        """ไหม มั้ย หรือเปล่า หรือไม่ เท่าไหร่ เท่าไร อย่างไร ยังไง อะไร ที่ไหน ไหน บ้าง ครับ ค่ะ คะ
+        นะ จ้ะ จ๊ะ""".split(),
+        key=len,
+        reverse=True,
+    )
+)
 _KO_PARTICLE_TEXT = "을 를 은 는 이 가 에 에서 의 로 으로 와 과 도 만 에게 한테 께서 이나 나"
 _KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
 _STOP_KO = frozenset("무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것".split())
@@ -288,7 +298,21 @@ def _thai_keywords(run: re.Match[str]) -> list[str]:
     letters = _seen_characters(chunk)
     if len(letters) > 6:
         out.extend("".join(letters[i : i + 4]) for i in range(0, len(letters) - 3, 2))
+    stem = _without_endings(chunk)
+    if stem != chunk and len(_seen_characters(stem)) >= 2 and stem not in _STOP_TH:
+        out.insert(1, stem)
     return out
+
+
+def _without_endings(chunk: str) -> str:
+    """``chunk`` without the question and politeness words glued to its end (twice at
+    most: ``ราคาเท่าไหร่ครับ``), never down to nothing."""
+    for _ in range(2):
+        ending = next((e for e in _TH_ENDINGS if chunk.endswith(e) and chunk != e), None)
+        if ending is None:
+            break
+        chunk = chunk[: -len(ending)]
+    return chunk
 
 
 def _seen_characters(text: str) -> list[str]:
