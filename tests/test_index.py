@@ -898,3 +898,32 @@ def test_a_search_with_no_words_lists_the_notes_a_type_or_tags_filter_keeps(
     for symbols in ("*", "🥳", '""'):  # (no words, with a filter: what lists them says so)
         with pytest.raises(InvalidArgumentError, match="an empty query lists every note"):
             index.search("en", symbols, type="item")
+
+
+def test_texts_carried_from_an_older_index_survive_a_kill_before_they_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They were held in memory from the old file's deletion until the new one's
+    ``befores`` held them: a kill there lost them, and the next start found an index of
+    this schema and nothing to carry (a helper killed the first start after an upgrade)."""
+    from indexer.index import schema
+
+    path = tmp_path / "index.sqlite"
+    schema.open_index(path).execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    texts = [("en", "a.md", b"the text before"), ("ja", "b.md", "前の文".encode())]
+
+    def killed(conn: object) -> None:
+        raise KeyboardInterrupt  # (as a kill would leave it: schema made, befores empty)
+
+    monkeypatch.setattr(schema, "create_schema", killed)
+    with pytest.raises(KeyboardInterrupt):
+        schema.open_index(path, carry=lambda old: texts)
+    monkeypatch.undo()
+    conn = schema.open_index(path)  # the next start: the index is new, nothing to carry
+    kept = conn.execute("SELECT lang, path, data FROM befores ORDER BY lang").fetchall()
+    assert kept == texts
+    assert not list(tmp_path.glob("*carried*"))
+    conn.close()
+    conn = schema.open_index(path)  # (kept once)
+    assert conn.execute("SELECT count(*) FROM befores").fetchone()[0] == 2
+    conn.close()

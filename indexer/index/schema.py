@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from indexer.index import carried_file
 from indexer.index.text import TOKEN_CHARS
 from indexer.sqlite_errors import disk_trouble
 from indexer.sqlite_lib import sqlite3
@@ -123,26 +124,20 @@ def open_index(path: Path, *, check: bool = True, carry: Carry | None = None) ->
     after ``carry`` read from it the texts history may need (kept in the new file).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    carried: list[tuple[str, str, bytes]] = []
     try:
         reason = _problem(path, check)
         if reason is not None:
-            if carry is not None:
-                carried = _carried(path, carry)
+            carried = _carried(path, carry) if carry is not None else []
+            if carried:  # (on disk before the old file goes: ``carried_file``)
+                carried_file.save(path, carried)
             log.warning("index %s %s: recreating it from the vaults", path, reason)
             delete_index_files(path)
         conn = connect(path)
         if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
             create_schema(conn)
         conn.execute(BEFORES_DDL)
-        if carried:
-            conn.execute("BEGIN")
-            conn.executemany(
-                "INSERT OR IGNORE INTO befores (lang, path, data) VALUES (?, ?, ?)", carried
-            )
-            conn.execute("COMMIT")
-            log.info("index: kept %d texts of the older index for history", len(carried))
-    except sqlite3.Error as err:
+        carried_file.keep(conn, path)
+    except (sqlite3.Error, OSError) as err:
         trouble = disk_trouble(path, err)
         if trouble is None:
             raise
