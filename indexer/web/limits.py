@@ -13,7 +13,8 @@ body itself before the app sees it:
   once: the others wait unread (the kernel and the 64 KiB flow-control buffer hold their
   bytes), so 100 clients sending 4 MiB each cost a few bodies' memory, not 100; after
   the last large one, freed memory is given back to the system (``malloc_trim``);
-- a client that goes away mid-body is one debug line, not a traceback.
+- a client that goes away mid-body is one debug line, not a traceback; one that goes
+  away after its body, before its answer, has its call cancelled.
 
 ``tune_mcp_transport`` raises the MCP SDK's own 4 MiB body limit to ``body_cap`` (that
 limit answered a plain-text 413, and JSON escaping made a 2.2 MB note of ``"`` lines hit
@@ -102,10 +103,15 @@ class RequestLimits:
                 await anyio.to_thread.run_sync(_give_memory_back)
 
     async def _with_body(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The app on the whole body; cancelled if the client goes away before its answer
+        (``_gone``): a client of the newer MCP protocol cancels a call so, and the MCP
+        library answering in JSON never reads the stream again to hear it (a search
+        moved to a thread ran to its end, its place among those in flight held)."""
         body = await self._read(scope, receive, send)
         if body is None:
             return
         replayed = False
+        answered = False
 
         async def replay() -> Message:
             nonlocal replayed
@@ -114,7 +120,29 @@ class RequestLimits:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        await self.app(scope, replay, send)
+        async def sending(message: Message) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                answered = True
+            await send(message)
+
+        error: Exception | None = None
+        async with anyio.create_task_group() as group:
+
+            async def gone() -> None:
+                await receive()  # (after the whole body: only the client's going away)
+                if not answered:
+                    log.debug("a client went away before its answer: its call is cancelled")
+                    group.cancel_scope.cancel()
+
+            group.start_soon(gone)
+            try:
+                await self.app(scope, replay, sending)
+            except Exception as exc:  # (raised as it is after the group, not in one)
+                error = exc
+            group.cancel_scope.cancel()
+        if error is not None:
+            raise error
 
     async def _read(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The whole body; None when the request was answered (too large) or is gone."""
