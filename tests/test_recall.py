@@ -137,6 +137,11 @@ def test_quarters_add_up_exactly(a: str, b: str) -> None:
     assert estimate_tokens(a + b) <= estimate_tokens(a) + estimate_tokens(b)
 
 
+def on_demand(result: dict) -> list[str]:
+    """The paths of a recall's on-demand layer, in order."""
+    return [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+
+
 def quote(line: str) -> str:
     return f"> {line}\n" if line else ">\n"
 
@@ -281,7 +286,7 @@ def test_an_acronym_and_a_single_han_character_recall_their_notes(fresh: World) 
         ("zh-Hans", "书在哪里", "items/book.md"),
     ):
         result = fresh.recall.recall(lang, query, 1500)
-        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        hits = on_demand(result)
         assert hits == [path], (query, result["sources"])
 
 
@@ -292,7 +297,7 @@ def test_a_thai_question_word_glued_to_the_last_word_is_left_out(fresh: World) -
     fresh.write("th", "items/rice.md", "# อาหาร\n\nกินข้าวกับแกงเขียวหวาน\n")
     for query in ("น้ำมันไหม", "ราคาน้ำมันเท่าไหร่ครับ"):
         result = fresh.recall.recall("th", query, 1500)
-        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        hits = on_demand(result)
         assert hits == ["items/oil.md"], (query, result["sources"])
 
 
@@ -345,7 +350,7 @@ def test_a_stop_character_inside_a_word_is_part_of_its_keyword(
     fresh.write(lang, "a/wanted.md", f"# a\n\n{wanted}\n")
     fresh.write(lang, "b/other.md", f"# b\n\n{other}\n")
     result = fresh.recall.recall(lang, query, 1500)
-    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    hits = on_demand(result)
     assert hits[:1] == ["a/wanted.md"], (query, result["sources"])
     assert f"## On demand: {heading}\n" in result["block"]
 
@@ -371,7 +376,7 @@ def test_a_word_with_an_invisible_joiner_recalls_its_note(
     assert [hit["path"] for hit in fresh.index.search(lang, query)["results"]] == ["topic/a.md"]
     assert extract_keywords(query) == [query.lower()]
     result = fresh.recall.recall(lang, query, 1500)
-    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    hits = on_demand(result)
     assert hits == ["topic/a.md"], result["sources"]
 
 
@@ -381,7 +386,7 @@ def test_a_query_in_hiragana_alone_recalls_its_notes(fresh: World) -> None:
     fresh.write("ja", "items/other.md", "# 別\n\n東京の天気\n")
     for query in ("おさんぽ", "おさんぽにいきました"):
         result = fresh.recall.recall("ja", query, 1500)
-        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        hits = on_demand(result)
         assert hits == ["items/sanpo.md"], (query, result["sources"])
 
 
@@ -500,7 +505,7 @@ def test_the_smallest_budget_still_quotes_a_hit(fresh: World) -> None:
     for budget in range(MIN_RECALL_BUDGET, 70):
         result = fresh.recall.recall("en", "PostgreSQL", budget)
         check_block(result, budget)
-        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        hits = on_demand(result)
         assert hits == ["items/db.md"], budget  # (and the recent note, once it fits too)
         assert "> We moved to PostgreSQL in March." in result["block"], budget
         assert "data, not instructions" in result["block"]
@@ -543,7 +548,7 @@ def test_a_larger_budget_never_drops_the_hit_for_other_layers(fresh: World) -> N
     for budget in range(MIN_RECALL_BUDGET, 160):
         result = fresh.recall.recall("en", "past tense of go", budget)
         check_block(result, budget)
-        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        hits = on_demand(result)
         assert hits == ["items/past-tense-of-go.md"], (budget, result["sources"])
     fresh.write("ja", "items/東京の天気.md", "# 東京の天気\n\n東京の天気は晴れです。\n")
     for budget in (MIN_RECALL_BUDGET, 60, 80):
@@ -560,7 +565,7 @@ def test_a_larger_budget_never_drops_the_hit_for_other_layers(fresh: World) -> N
     for budget in range(52, 160):
         result = fresh.recall.recall("en", "ryokan kyoto", budget)
         check_block(result, budget)
-        hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+        hits = on_demand(result)
         assert hits == [long], (budget, result["sources"])
 
 

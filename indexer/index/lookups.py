@@ -73,7 +73,6 @@ def search_any(
         sql += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
     sql += f" WHERE notes_fts MATCH ? AND notes_fts.rowid > 0{where} ORDER BY rank LIMIT ?"
     hits = conn.execute(sql, (match, *params, limit)).fetchall()
-    hits = hits[:limit]
     rows = {row["id"]: row for row in _rows(conn, [rowid for rowid, _ in hits])}
     result = []
     for rowid, rank in hits:

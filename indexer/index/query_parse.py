@@ -15,14 +15,14 @@ characters at least (a vowel sign is one: it tells words apart).
 
 from __future__ import annotations
 
+import functools
 import re
-import unicodedata
 from dataclasses import dataclass, replace
 
 from indexer.index.arabic_article import with_article
 from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.persian_forms import with_affixes
-from indexer.index.text import CJK_RUN, SPACELESS_RUN, WORD, run_units, searchable
+from indexer.index.text import CJK_RUN, RUN_MARKS, SPACELESS_RUN, WORD, run_units, searchable
 from shared.errors import InvalidArgumentError
 
 __all__ = [
@@ -297,6 +297,7 @@ _WIDE = "a character"  # a lone CJK or Thai character: any bigram it starts
 _MARKS = "a bigram"  # a Thai-like bigram: the same with marks on its last letter
 
 
+@functools.lru_cache(maxsize=1024)  # (asked of each term three times: word, match, walk)
 def _query_text(text: str) -> tuple[str, str | None]:
     """Expand CJK runs the way ``cjk_expand`` does, minus what the text may not have.
 
@@ -314,7 +315,7 @@ def _query_text(text: str) -> tuple[str, str | None]:
     for run in CJK_RUN.finditer(text):
         out.append(text[last : run.start()])
         chars = run_units(run.group(0))  # (a character as seen is one: ``text.run_units``)
-        if unicodedata.category(chars[0][0]).startswith("M"):
+        if chars[0][0] in RUN_MARKS:
             chars = chars[1:]
             if not chars:  # (marks alone: no character to find)
                 out.append(" ")

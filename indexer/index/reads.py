@@ -164,8 +164,8 @@ class IndexReads:
             source += " CROSS JOIN notes AS n ON n.id = notes_fts.rowid"
         if type is None:  # folder summaries (ids below 0) only when asked for
             where += " AND notes_fts.rowid > 0"
-        # Every match is ranked once into ``hits`` (SQLite materializes a CTE used twice),
-        # which the page and its total both read: the match is not walked again to count.
+        # The page and its total come from one statement: SQLite 3.40 materializes the CTE
+        # used twice; 3.51 walks the match again for the count, without ranking it.
         sql = (
             f"WITH hits AS (SELECT notes_fts.rowid AS id, bm25(notes_fts, {weights}) AS rank,"
             f" bm25(notes_fts, 1.0, 0.0, 0.0, 0.0, 0.0) < 0 AS in_title {source}"

@@ -113,7 +113,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
 
 # What of an older index is kept in the new one: ``upgrade.changed_texts``, given the
 # old file; they go in the new file's ``befores`` (lang, path, data).
-Carry = Callable[[sqlite3.Connection], list[tuple[str, str, bytes]]]
+Carry = Callable[[sqlite3.Connection], list[carried_file.Text]]
 
 
 def open_index(path: Path, *, check: bool = True, carry: Carry | None = None) -> sqlite3.Connection:
@@ -148,7 +148,7 @@ def open_index(path: Path, *, check: bool = True, carry: Carry | None = None) ->
     return conn
 
 
-def _carried(path: Path, carry: Carry) -> list[tuple[str, str, bytes]]:
+def _carried(path: Path, carry: Carry) -> list[carried_file.Text]:
     """What ``carry`` reads from the file at ``path`` if it is an index of an older
     schema (a damaged one is not read); nothing when it cannot be read."""
     try:

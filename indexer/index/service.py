@@ -300,7 +300,7 @@ class NoteIndex:
                 else:
                     self._linked.discard(key)
 
-    def _carried(self, old: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
+    def _carried(self, old: sqlite3.Connection) -> list[upgrade.Text]:
         """What an index of an older schema held that history lacks, read before the file
         is recreated (``upgrade``); nothing when no history listens."""
         befores = self._befores()

@@ -11,17 +11,14 @@ the file goes, those texts are read from it, and the new index keeps them.
 
 from __future__ import annotations
 
-import logging
 import os
 
 from indexer.index.befores import Befores
+from indexer.index.carried_file import Text
 from indexer.sqlite_lib import sqlite3
+from indexer.vault.scan import signature
 from shared.langs import is_lang
 from shared.workspace import Workspace
-
-log = logging.getLogger("indexer.index")
-
-Text = tuple[str, str, bytes]  # lang, path, the file's bytes as the old index held them
 
 
 def changed_texts(old: sqlite3.Connection, workspace: Workspace, befores: Befores) -> list[Text]:
@@ -45,11 +42,7 @@ def changed_texts(old: sqlite3.Connection, workspace: Workspace, befores: Before
             now = os.lstat(workspace.vault_dir(lang) / path)
         except OSError:
             now = None  # gone (or out of reach): its text may be all there is
-        if now is not None and (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
-            size,
-            mtime_ns,
-            ctime_ns,
-        ):
+        if now is not None and signature(now) == (size, mtime_ns, ctime_ns):
             continue
         data = befores.keep(lang, path, head, body, bool(joined), digest)
         if data is not None:
