@@ -353,8 +353,9 @@ def test_the_lang_token_finds_only_notes_holding_it(
     index.reconcile()
     token = lang_token("en")
     assert token == "l656e"
-    found = index.search("en", token)
-    assert (paths(found), found["total"]) == (["c.md"], 1)
+    for spelled in (token, "L656E", "ľ656e", "l656*"):  # (FTS5 folds case and marks)
+        found = index.search("en", spelled)
+        assert (paths(found), found["total"]) == (["c.md"], 1), spelled
     assert paths(index.search("en", f'"{token} written"')) == ["c.md"]
     assert [hit["path"] for hit in index.search_any("en", [token, "zzz"])] == ["c.md"]
     assert index.search("zh-Hans", lang_token("zh-Hans"))["total"] == 0

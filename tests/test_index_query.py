@@ -791,3 +791,34 @@ def test_a_snippets_marks_are_its_hits_alone(body: str, query: str, snippet: str
     got = make_snippet(body, parse_query(query).terms)
     assert got.startswith(snippet), got
     assert got.count("**") % 2 == 0
+
+
+@pytest.mark.parametrize(
+    ("query", "one_walk"),
+    [
+        ("python", True),
+        ("datab*", True),
+        ("cat OR dog", True),
+        ("会好", True),  # one bigram
+        ("東", True),  # a prefix of one character's bigrams
+        ("ก่า", True),  # one bigram of characters as seen
+        ("بيانات", True),  # the word and its spellings with the article: alternatives
+        ("cat dog", False),
+        ('"cat food"', False),
+        ("cat -dog", False),
+        ("cat NOT dog", False),
+        ("一多也会", False),  # three bigrams in a phrase
+        ("e-mail", False),  # two tokens to FTS5
+        ("cat OR dog food", False),
+    ],
+)
+def test_a_query_found_in_one_walk_is_told(query: str, one_walk: bool) -> None:
+    """A search walks a word's list again to count its notes (cheap), but keeps the notes
+    of a match that checks lists against each other (``reads.search``): the two differ
+    in speed only, so the choice must be right where it is cheap."""
+    assert parse_query(query).one_walk is one_walk
+
+
+def test_recall_keywords_are_alternatives_found_in_one_walk() -> None:
+    assert parse_any(["cat", "dog", "datab*"]).one_walk
+    assert not parse_any(["cat", '"cat food"']).one_walk

@@ -64,11 +64,14 @@ class Term:
 @dataclass(frozen=True)
 class ParsedQuery:
     """The FTS5 MATCH expression of a query, and the terms to highlight; ``walks``: a
-    prefix in it may walk many words of the index (``datab*``, one CJK character)."""
+    prefix in it may walk many words of the index (``datab*``, one CJK character);
+    ``one_walk``: its notes are found in one walk of the index's lists of notes, none
+    checked against another (``_one_walk``)."""
 
     match: str
     terms: tuple[Term, ...]
     walks: bool = False
+    one_walk: bool = False
 
 
 def parse_query(query: object) -> ParsedQuery:
@@ -117,15 +120,30 @@ def parse_query(query: object) -> ParsedQuery:
         raise InvalidArgumentError(f"the query has more than {MAX_TERMS} words and phrases")
     matches = [_group_match(group) for group in groups]
     walks = _walks([t for group in groups for t in group])
-    if len(matches) == 1:
-        return ParsedQuery(matches[0], _with_spellings(terms), walks)
-    return ParsedQuery(" OR ".join(f"({m})" for m in matches), _with_spellings(terms), walks)
+    match = matches[0] if len(matches) == 1 else " OR ".join(f"({m})" for m in matches)
+    return ParsedQuery(match, _with_spellings(terms), walks, _one_walk(groups))
 
 
 def _walks(terms: list[Term]) -> bool:
     """Whether a prefix among ``terms`` may walk many words of the index: a word's start
     (``datab*``) or a lone CJK or Thai character, not a bigram that may go on with marks."""
     return any(t.prefix or _query_text(t.text)[1] == _WIDE for t in terms)
+
+
+def _one_walk(groups: list[list[Term]]) -> bool:
+    """Whether each alternative is one word (or a word's start), nothing left out: the
+    notes are then found in one walk of each word's list. Others (``a b``, ``"a b"``,
+    ``a -b``, a CJK run of two bigrams) check one list against another, costly to walk
+    a second time to count them (``reads.search``)."""
+    return all(
+        len(group) == 1 and not group[0].left_out and _one_token(group[0]) for group in groups
+    )
+
+
+def _one_token(term: Term) -> bool:
+    """Whether ``term`` is one token of the index (its other spellings are too)."""
+    text = _query_text(term.text)[0]
+    return WORD.fullmatch(text) is not None
 
 
 def _has_word(text: str) -> bool:
@@ -255,7 +273,8 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
         raise InvalidArgumentError("no searchable keywords")
     terms = terms[:MAX_TERMS]
     match = " OR ".join(_fts_term(t) for t in terms)
-    return ParsedQuery(match, _with_spellings(terms), _walks(terms))
+    one_walk = _one_walk([[t] for t in terms])
+    return ParsedQuery(match, _with_spellings(terms), _walks(terms), one_walk)
 
 
 def _fts_term(term: Term) -> str:
