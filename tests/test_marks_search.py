@@ -67,6 +67,33 @@ def test_nfc_and_nfd_spellings_are_one_word(ws: Workspace, index: NoteIndex) -> 
 
 
 @pytest.mark.parametrize(
+    ("lang", "one", "two", "other"),
+    [
+        ("th", "น้ำ", "น้\u0e4d\u0e32", "น้า"),  # water; (aunt: no SARA AM)
+        ("th", "คำถาม", "ค\u0e4d\u0e32ถาม", "คาถา"),  # question; (a spell)
+        ("lo", "ນ້ຳ", "ນ້\u0ecd\u0eb2", "ນ້າ"),  # water in Lao
+    ],
+)
+def test_sara_am_is_found_in_both_its_spellings(
+    ws: Workspace, index: NoteIndex, lang: str, one: str, two: str, other: str
+) -> None:
+    """Thai's and Lao's SARA AM, one letter or NIKHAHIT + SARA AA (alike on screen; NFC
+    keeps them apart): either finds both, and the snippet marks what the note holds.
+    Before, each found its own spelling alone."""
+    put(ws, lang, "one.md", f"ดื่ม {one} เย็น\n")
+    put(ws, lang, "two.md", f"ดื่ม {two} เย็น\n")
+    put(ws, lang, "other.md", f"# c\n\nดื่ม {other} เย็น\n")
+    put(ws, lang, "split.md", f"# d\n\nดื่ม {two[:-1]} {two[-1]}\n")  # (not the word)
+    index.reconcile()
+    for query in (one, two, f'"ดื่ม {one}"', f'"ดื่ม {two} เย็น"', f"{one[:-1]}{one[-1]}"):
+        assert found(index, lang, query) == ({"one.md", "two.md"}, 2), query
+    snippets = {hit["path"]: hit["snippet"] for hit in index.search(lang, two)["results"]}
+    assert snippets == {"one.md": f"ดื่ม **{one}** เย็น", "two.md": f"ดื่ม **{two}** เย็น"}
+    assert [hit["path"] for hit in index.search_any(lang, [one])] != []
+    assert {hit["path"] for hit in index.search_any(lang, [two])} == {"one.md", "two.md"}
+
+
+@pytest.mark.parametrize(
     ("plain", "pointed"),
     [
         ("كتب", "كَتَبَ"),

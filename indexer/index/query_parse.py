@@ -19,6 +19,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 
+from indexer.index import sara_am
 from indexer.index.arabic_article import with_article
 from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.persian_forms import with_affixes
@@ -141,9 +142,10 @@ def _one_walk(groups: list[list[Term]]) -> bool:
 
 
 def _one_token(term: Term) -> bool:
-    """Whether ``term`` is one token of the index (its other spellings are too)."""
-    text = _query_text(term.text)[0]
-    return WORD.fullmatch(text) is not None
+    """Whether ``term`` is one token of the index in each of its spellings (those with
+    what a script joins to a word are too)."""
+    spellings = (term.text, *sara_am.other_spellings(term.text))
+    return all(WORD.fullmatch(_query_text(text)[0]) is not None for text in spellings)
 
 
 def _has_word(text: str) -> bool:
@@ -278,16 +280,23 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
 
 
 def _fts_term(term: Term) -> str:
-    """One term as an FTS5 string, CJK runs as in the index (see ``_query_text``); a
-    prefix's last word may go on (``"datab" *``: FTS5 reads the ``*`` after a phrase so);
-    an Arabic-script word is also found with the article (``arabic_article``) and the
-    Persian plural and verb prefixes (``persian_forms``), a Hebrew word with the
-    one-letter words joined to it (``hebrew_prefixes``)."""
-    text, prefix = _query_text(term.text)
+    """One term as an FTS5 string, found in each of its spellings of Thai's or Lao's
+    SARA AM too (``sara_am``)."""
+    forms = [_fts_form(term, text) for text in (term.text, *sara_am.other_spellings(term.text))]
+    return forms[0] if len(forms) == 1 else "(" + " OR ".join(forms) + ")"
+
+
+def _fts_form(term: Term, written: str) -> str:
+    """``term`` spelled ``written`` as an FTS5 string, CJK runs as in the index (see
+    ``_query_text``); a prefix's last word may go on (``"datab" *``: FTS5 reads the ``*``
+    after a phrase so); an Arabic-script word is also found with the article
+    (``arabic_article``) and the Persian plural and verb prefixes (``persian_forms``), a
+    Hebrew word with the one-letter words joined to it (``hebrew_prefixes``)."""
+    text, prefix = _query_text(written)
     quoted = '"' + text.replace('"', '""') + '"'
     if prefix is not None or term.prefix:
         return quoted + " *"
-    spellings = () if term.phrase else joined_spellings(term.text)
+    spellings = () if term.phrase else joined_spellings(written)
     if not spellings:
         return quoted
     return "(" + " OR ".join([quoted, *(f'"{spelling}"' for spelling in spellings)]) + ")"
@@ -300,15 +309,18 @@ def joined_spellings(word: str) -> tuple[str, ...]:
 
 
 def _with_spellings(terms: list[Term]) -> tuple[Term, ...]:
-    """``terms``, and each Arabic or Hebrew word's spellings after them: a snippet marks
-    the word the note holds (``البيانات`` for ``بيانات``, ``הנתונים`` for ``נתונים``)."""
+    """``terms``, and their other spellings after them: a snippet marks the word the note
+    holds (``البيانات`` for ``بيانات``, ``הנתונים`` for ``נתונים``, ``น้ํา`` for ``น้ำ``)."""
     spelled = [
+        replace(term, text=text) for term in terms for text in sara_am.other_spellings(term.text)
+    ]
+    joined = [
         Term(spelling, phrase=False)
-        for term in terms
+        for term in [*terms, *spelled]
         if not term.phrase and not term.prefix
         for spelling in joined_spellings(term.text)
     ]
-    return tuple(dict.fromkeys([*terms, *spelled]))
+    return tuple(dict.fromkeys([*terms, *spelled, *joined]))
 
 
 # What a query's last token is when it is a prefix (``_query_text``).

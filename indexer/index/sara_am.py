@@ -1,0 +1,43 @@
+"""Thai's and Lao's vowel SARA AM is found in both its spellings: ``ำ`` (one letter, as
+keyboards type it) and ``ํ`` + ``า`` (NIKHAHIT and SARA AA, as NFKC and some converters
+write it), which look alike on screen.
+
+NFC keeps the two apart, so the index holds what the note holds: ``น้ำ`` (water) and
+``น้ํา`` were other words, and a search for one never found the other. A query's word
+or phrase with either spelling is searched as itself or the other (an OR in FTS5, as
+``arabic_article`` does for Arabic's article: nothing new in the index), and a
+snippet marks whichever the note holds. A tone mark between NIKHAHIT and SARA AA
+(``ํ้า``) is read as before SARA AM (``้ำ``), the order NFKC gives.
+"""
+
+from __future__ import annotations
+
+import re
+
+# (consonants, tone marks, SARA AM, NIKHAHIT, SARA AA) of Thai, then of Lao
+_SCRIPTS = (
+    ("\u0e01-\u0e2e", "\u0e48-\u0e4b", "\u0e33", "\u0e4d", "\u0e32"),
+    ("\u0e81-\u0eae\u0edc-\u0edf", "\u0ec8-\u0ecb", "\u0eb3", "\u0ecd", "\u0eb2"),
+)
+# Each after its consonant (and tone mark): one a query starts on has none, and its
+# NIKHAHIT would be a mark before the query's first letter, which search drops.
+_JOIN = [
+    (re.compile(f"([{letters}][{tones}]?){nikhahit}([{tones}]?){aa}"), rf"\1\2{am}")
+    for letters, tones, am, nikhahit, aa in _SCRIPTS
+]
+_SPLIT = [
+    (re.compile(f"([{letters}][{tones}]?){am}"), rf"\1{nikhahit}{aa}")
+    for letters, tones, am, nikhahit, aa in _SCRIPTS
+]
+
+
+def other_spellings(text: str) -> tuple[str, ...]:
+    """``text`` with its SARA AM in the other spellings: every one as one letter, and
+    every one as two (where ``text`` mixes them, either); () for a text without it."""
+    joined = text
+    for pattern, letters in _JOIN:
+        joined = pattern.sub(letters, joined)
+    split = joined
+    for pattern, letters in _SPLIT:
+        split = pattern.sub(letters, split)
+    return tuple(dict.fromkeys(s for s in (joined, split) if s != text))
