@@ -5,6 +5,7 @@ event's title with its own spaces, a tag once however it is spelled."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import unicodedata
 from datetime import UTC, datetime, timedelta, timezone
@@ -17,6 +18,7 @@ from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
 from agent_client.writer import MemoryWriter
+from shared.errors import ConflictError
 from shared.frontmatter import string_list
 from shared.models import MemoryEntry
 
@@ -55,6 +57,34 @@ def test_the_entry_that_creates_a_note_keeps_its_date(
     assert meta["title"] == "東京の天気"
     again = remember(writer, sink, first)  # the same entry once more: already there
     assert again.update_summary.endswith("already holds this entry; nothing added.")
+
+
+def test_another_entry_of_the_same_text_has_a_section_of_its_own(
+    server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
+) -> None:
+    """A second entry (another id) whose content a section already was got "already
+    holds this entry" and wrote nothing: the undo of the first then deleted the note, and
+    with it the fact the second one's notice said was saved."""
+    first = MemoryEntry(lang, "knowledge", "Deploy", "run make deploy", timestamp=T0)
+    second = MemoryEntry(lang, "knowledge", "Deploy", "run make deploy", timestamp=T0)
+    (path,) = remember(writer, sink, first).updated_files
+    saved = remember(writer, sink, second)
+    note = vault_dir(server, lang) / path
+
+    async def undo(entry: MemoryEntry) -> None:
+        settings = ClientSettings(workspace=server.workspace, tz=UTC)
+        async with mcp_vault_connection(lang, settings) as vault:
+            with contextlib.suppress(ConflictError):  # a later entry changed the note
+                await vault.undo(entry.id)
+
+    asyncio.run(undo(first))
+    assert note.exists(), f"the second entry's fact is gone; its notice: {saved.update_summary}"
+    assert saved.update_summary.startswith(f"Added a section to {path}")
+    assert split_note(note.read_text())[1].count("run make deploy") == 2
+    asyncio.run(undo(second))  # the first entry's section stays
+    assert split_note(note.read_text())[1].count("run make deploy") == 1
+    asyncio.run(undo(first))
+    assert not note.exists()
 
 
 def test_an_event_title_keeps_its_spaces(

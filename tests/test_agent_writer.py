@@ -213,8 +213,9 @@ def test_fallback_creates_then_merges_by_slug_and_by_title(
     (vault_dir(server, lang) / "items/verbs/irregular.md").write_text(
         "---\ntitle: Irregular verbs\n---\n# Irregular verbs\n\nsee list\n"
     )
-    writer.submit([knowledge(lang, "irregular VERBS", "be, have, do")])
-    writer.submit([knowledge(lang, "irregular VERBS", "be, have, do")])  # again: no duplicate
+    verbs = knowledge(lang, "irregular VERBS", "be, have, do")
+    writer.submit([verbs])
+    writer.submit([verbs])  # the same entry again: no duplicate
     assert writer.flush(30)
     text = (vault_dir(server, lang) / "items/verbs/irregular.md").read_text()
     assert text.count("be, have, do") == 1
@@ -244,14 +245,17 @@ def test_short_entries_are_compared_whole_not_as_substrings(
     server: RunningIndexer, writer: MemoryWriter, sink: CollectingNoticeSink, lang: str
 ) -> None:
     title = "Past tense of go"
-    writer.submit([knowledge(lang, title, "went", tags=["grammar"])])
+    went = knowledge(lang, title, "went", tags=["grammar"])
+    writer.submit([went])
     # each word is in the note already, in its title, heading, frontmatter or tags
     words = ["go", "item", "grammar", "Past tense", "past-tense-of-go"]
-    writer.submit([knowledge(lang, title, word) for word in words])
+    entries = [knowledge(lang, title, word) for word in words]
+    writer.submit(entries)
     assert writer.flush(30)
     assert [n.update_summary.split()[0] for n in sink.notices] == ["Created"] + ["Added"] * 5
 
-    writer.submit([knowledge(lang, title, "  go\n\n"), knowledge(lang, title, "went")])
+    # the same entries again (one spaced otherwise): each is held by its own section
+    writer.submit([knowledge(lang, title, "  go\n\n", id=entries[0].id), went])
     assert writer.flush(30)
     assert all("already holds" in n.update_summary for n in sink.notices[-2:])
     body = split_note((vault_dir(server, lang) / "items/past-tense-of-go.md").read_text())[1]

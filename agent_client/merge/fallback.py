@@ -7,7 +7,10 @@ frontmatter, the entry's content in a dated section there too (the first fact of
 has its date as the later ones). Re-submitting the same entry does not add its content
 twice: an entry is already there when a section of the note *is* its content
 (``holds_entry``), never because its words occur somewhere in the file (a one-word entry
-such as "go" is in the title, the heading and the slug of its own note).
+such as "go" is in the title, the heading and the slug of its own note), and only when
+the note's history has a write of this entry's id (``merged_before``): another entry of
+the same text gets a section of its own, else the undo of the first one took its fact
+away with the note.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import note_path_for, title_key
 from agent_client.notes import ATX_HEADING, render_note, split_note, unreadable_block
+from agent_client.reasons import entry_reason
 from shared.body_title import title_from_body
 from shared.errors import (
     ConflictError,
@@ -51,6 +55,7 @@ MAX_SLUG_TWINS = 100
 # one waits a random while, up to twice as long each time (2.6 s in all at most).
 MERGE_ATTEMPTS = 10
 RETRY_WAIT_SECONDS = (0.01, 0.5)  # the first longest wait, and the cap
+MAX_HISTORY_VERSIONS = 1000  # the server's cap: an older write of the entry is not seen
 
 
 async def find_best_note(vault: Vault, entry: MemoryEntry) -> str | None:
@@ -384,6 +389,16 @@ def holds_entry(body: str, content: str, links: list[str]) -> bool:
     return False
 
 
+async def merged_before(vault: Vault, path: str, entry: MemoryEntry) -> bool:
+    """Whether ``path`` has a version written for this entry (reason ``entry:<id> ...``,
+    as undo finds an entry's writes); True on a server without history (no undo either)."""
+    if not await vault.has_history():
+        return True
+    own = entry_reason(entry).split(" ", 1)[0]
+    versions = (await vault.history(path, limit=MAX_HISTORY_VERSIONS))["versions"]
+    return any((v.get("reason") or "").split(" ", 1)[0] == own for v in versions)
+
+
 def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.split("\n") if line.strip()]
 
@@ -439,7 +454,8 @@ async def merge_fallback(
                 # second block on it): a note of its own (the name is taken: ``new_note_path``)
                 target = None
                 continue
-            if holds_entry(split_note(current["content"])[1], entry.content, links):
+            body = split_note(current["content"])[1]
+            if holds_entry(body, entry.content, links) and await merged_before(vault, path, entry):
                 return Confirmation([path], f"{path} already holds this entry; nothing added.")
             text = merged_note(current["content"], entry, links, tz)
             try:
