@@ -356,8 +356,12 @@ def test_the_lang_token_finds_only_notes_holding_it(
     for spelled in (token, "L656E", "ľ656e", "l656*"):  # (FTS5 folds case and marks)
         found = index.search("en", spelled)
         assert (paths(found), found["total"]) == (["c.md"], 1), spelled
+    for short in ("l\u0308\u0308*", "\u0308\u0308\u0308*", "nothing l\u0308\u0308*"):
+        with pytest.raises(InvalidArgumentError, match="too short"):  # (FTS5: ``l*``, ``*``)
+            index.search("en", short)
     assert paths(index.search("en", f'"{token} written"')) == ["c.md"]
     assert [hit["path"] for hit in index.search_any("en", [token, "zzz"])] == ["c.md"]
+    assert [hit["path"] for hit in index.search_any("en", ["token\x00", "\x00"])] == ["c.md"]
     assert index.search("zh-Hans", lang_token("zh-Hans"))["total"] == 0
     assert sorted(paths(index.search("en", "note"))) == ["a.md", "b.md", "c.md"]
 

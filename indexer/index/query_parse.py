@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 
 from indexer.index import sara_am
@@ -41,6 +42,10 @@ MAX_QUERY_BYTES = 10 * 1024
 MAX_TERMS = 64
 MIN_PREFIX_CHARS = 3  # characters of the word before a ``*`` (see the module)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# The marks FTS5's tokenizer drops from a word (remove_diacritics): a prefix is counted
+# without them (``l̈̈*`` was the prefix ``l``, which the lang column's token starts, and
+# three of them alone the empty prefix: every note).
+_DROPPED_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # a quoted phrase (``-`` before it, at a word's start: left out), or a run of anything else
 _QUERY_PART = re.compile(r'(?:(?<!\S)(-))?"([^"]*)"?|([^\s"]+)')
 _SYMBOL = re.compile(r"[^\w\s\-\"*]")  # (what the query holds beside words)
@@ -205,7 +210,7 @@ def _word(bare: str) -> Term:
     last = last[_last_run_end(last) :]  # (``東京data*``: the prefix is ``data``)
     if last.isdecimal():
         return Term(bare, phrase=False)  # (``5*`` is a rating: the number, as before)
-    if len(last) < MIN_PREFIX_CHARS:
+    if _kept_length(last) < MIN_PREFIX_CHARS:
         if len(parts) > 1 and stem[parts[-2].end() : parts[-1].start()] in _APOSTROPHES:
             return Term(stem, phrase=False)  # (``it's*``: the word ``it's``)
         part = f" (its last part, {last!r})" if len(parts) > 1 or last != parts[0][0] else ""
@@ -214,6 +219,12 @@ def _word(bare: str) -> Term:
             " characters before the * (datab*), or the whole word"
         )
     return Term(stem, phrase=False, prefix=True)
+
+
+def _kept_length(word: str) -> int:
+    """The characters of ``word`` FTS5 keeps (``_DROPPED_MARKS`` left out, each letter's
+    own too: ``é`` is ``e`` there)."""
+    return len(_DROPPED_MARKS.sub("", unicodedata.normalize("NFD", word)))
 
 
 def _last_run_end(word: str) -> int:
@@ -258,11 +269,11 @@ def parse_any(keywords: list[str]) -> ParsedQuery:
     FTS5 expression matching notes that hold ANY of them (recall ranks them by BM25);
     ``InvalidArgumentError`` when none is searchable."""
     terms: list[Term] = []
-    for keyword in keywords:
+    for keyword in (_CONTROL.sub(" ", k).strip() for k in keywords):  # (``\x00`` broke FTS5)
         phrase = len(keyword) > 2 and keyword.startswith('"') and keyword.endswith('"')
         start = keyword[:-1] if not phrase and keyword.endswith("*") else None
         prefix = (  # (a word's start alone: ``**bold**`` stays the word)
-            start is not None and len(start) >= MIN_PREFIX_CHARS and start[-1:].isalnum()
+            start is not None and _kept_length(start) >= MIN_PREFIX_CHARS and start[-1:].isalnum()
             and not any(char in start for char in ' *"')
         )  # fmt: skip
         text = start if prefix and start is not None else keyword

@@ -29,15 +29,26 @@ _SPLIT = [
     (re.compile(f"([{letters}][{tones}]?){am}"), rf"\1{nikhahit}{aa}")
     for letters, tones, am, nikhahit, aa in _SCRIPTS
 ]
+# The split spelling typed with NIKHAHIT before the tone mark (``ํ้า``)
+_SPLIT_TONE_LAST = [
+    (re.compile(f"([{letters}])([{tones}]){am}"), rf"\1{nikhahit}\2{aa}")
+    for letters, tones, am, nikhahit, aa in _SCRIPTS
+]
 
 
 def other_spellings(text: str) -> tuple[str, ...]:
     """``text`` with its SARA AM in the other spellings: every one as one letter, and
-    every one as two (where ``text`` mixes them, either); () for a text without it."""
+    every one as two (a tone mark before NIKHAHIT, as NFKC writes it, or after, as some
+    type it); () for a text without it. A word that mixes the spellings in the text is
+    found by a query spelled as it is (``กำนํา``)."""
     joined = text
     for pattern, letters in _JOIN:
         joined = pattern.sub(letters, joined)
-    split = joined
+    split, tone_last = joined, joined
     for pattern, letters in _SPLIT:
         split = pattern.sub(letters, split)
-    return tuple(dict.fromkeys(s for s in (joined, split) if s != text))
+    for pattern, letters in _SPLIT_TONE_LAST:
+        tone_last = pattern.sub(letters, tone_last)
+    for pattern, letters in _SPLIT:
+        tone_last = pattern.sub(letters, tone_last)
+    return tuple(dict.fromkeys(s for s in (joined, split, tone_last) if s != text))
