@@ -51,7 +51,7 @@ def test_reindex_prints_plain_progress_and_problems(tmp_path: Path) -> None:
     done = cli("reindex", "--workspace", str(ws.root))
     assert done.returncode == 0, done.stderr
     assert "reindex: 15/15 notes" in done.stderr
-    assert "indexed 14 notes and 1 folder summaries" in done.stdout  # as status counts
+    assert "indexed 14 notes and 1 folder summary" in done.stdout  # as status counts
     assert "en/bad.md: invalid frontmatter" in done.stdout
     assert ws.index_path.exists()
 
@@ -65,7 +65,7 @@ def test_status_reports_counts_and_no_server(tmp_path: Path) -> None:
     done = cli("status", "--workspace", str(ws.root))
     assert done.returncode == 0, done.stderr
     assert "server: not running" in done.stdout
-    assert "en: 13 notes" in done.stdout and "ja: 1 notes" in done.stdout
+    assert "en: 13 notes" in done.stdout and "ja: 1 note\n" in done.stdout
     assert "last reconcile: 20" in done.stdout
     report = json.loads(cli("status", "--workspace", str(ws.root), "--json").stdout)
     assert report["server"]["running"] is False

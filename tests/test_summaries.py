@@ -264,9 +264,9 @@ async def test_without_a_model_the_fallback_is_written_and_nothing_is_called(
     )
     root, root_body = summary_file(tmp_path, "")
     assert root["abstract"] == "2 notes: folder"
-    assert root_body == "# Overview\n\n## folder (2)\n- 1 notes: folder…\n- 2 notes: note, item…\n"
+    assert root_body == "# Overview\n\n## folder (2)\n- 1 note: folder…\n- 2 notes: note, item…\n"
     day, _ = summary_file(tmp_path, "events/2026/11")
-    assert day["abstract"] == "1 notes: note"
+    assert day["abstract"] == "1 note: note"
 
 
 async def test_a_forced_pass_without_a_model_keeps_the_models_current_summaries(
@@ -358,7 +358,7 @@ async def test_an_emptied_folder_loses_its_summary(tmp_path: Path, cores: list[C
     stats = await summaries.run_pass(dirty=summaries.dirty.take())
     assert stats.removed == 1 and stats.fallback == 1  # a/ removed, the root redone
     assert not (vault(tmp_path) / "a" / ".overview.md").exists()
-    assert summary_file(tmp_path, "")[0]["abstract"] == "1 notes: folder"
+    assert summary_file(tmp_path, "")[0]["abstract"] == "1 note: folder"
     assert core.index is not None
     core.vault.delete("en", "b/two.md")
     assert set(core.index.folder_notes("en", "b")) == {".overview.md"}
@@ -895,7 +895,7 @@ async def test_summary_reads_a_folder_and_previews_one_not_made_yet(
     preview = await asyncio.to_thread(summaries.summary, "en", "./items/")
     assert preview == {
         "path": "items",
-        "abstract": "1 notes: note",
+        "abstract": "1 note: note",
         "overview": "# Overview\n\n## note (1)\n- went…\n",
         "child_count": 1,
         "categories": ["note"],
@@ -906,7 +906,7 @@ async def test_summary_reads_a_folder_and_previews_one_not_made_yet(
     assert snapshot(tmp_path / "ws" / "memory") == before  # a preview writes nothing
     await summaries.run_pass()
     made = await asyncio.to_thread(summaries.summary, "en")
-    assert made["path"] == "" and made["abstract"] == "1 notes: folder"
+    assert made["path"] == "" and made["abstract"] == "1 note: folder"
     assert made["stale"] is False and made["updated"].endswith("Z")
     core.vault.write("en", "items/be.md", "# Be\n\nwas\n")
     assert (await asyncio.to_thread(summaries.summary, "en", "items"))["stale"] is True
@@ -948,7 +948,7 @@ async def test_a_preview_is_kept_until_a_change_below_its_folder(
     core.index.reconcile()  # (the watcher's way in: the index tells what changed)
     assert (await asyncio.to_thread(summaries.summary, "en", "t1/s1"))["child_count"] == 3
     again = await asyncio.to_thread(summaries.summary, "en")
-    assert again["child_count"] == 6 and again["overview"].count("1 notes: note") == 1
+    assert again["child_count"] == 6 and again["overview"].count("1 note: note") == 1
 
 
 def test_a_preview_made_across_a_change_is_not_kept() -> None:
@@ -986,7 +986,7 @@ async def test_a_moved_folder_is_summarized_again_under_its_new_name(
     stats = await summaries.run_pass(dirty=summaries.dirty.take())
     assert stats.fallback == 2  # new/ (its title) and the root (its child's name)
     assert summary_file(tmp_path, "new")[0]["title"] == "new/"
-    assert "- 1 notes: note…" in summary_file(tmp_path, "")[1]
+    assert "- 1 note: note…" in summary_file(tmp_path, "")[1]
 
 
 async def test_a_summary_is_recorded_under_its_file_lock(tmp_path: Path, cores: list[Core]) -> None:

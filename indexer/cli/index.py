@@ -23,6 +23,7 @@ from indexer.health import server_health
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable
+from shared.counted import counted
 from shared.errors import AlreadyRunningError, NotFoundError
 from shared.langs import check_lang, is_lang
 from shared.terminal_text import for_terminal
@@ -139,8 +140,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         finally:
             index.close()
     summaries = stats.added - notes
-    also = f" and {summaries} folder summaries" if summaries else ""
-    print(f"indexed {notes} notes{also} in {stats.seconds:.1f}s ({workspace.index_path})")
+    also = f" and {counted(summaries, 'folder summary', 'folder summaries')}" if summaries else ""
+    print(
+        f"indexed {counted(notes, 'note')}{also} in {stats.seconds:.1f}s ({workspace.index_path})"
+    )
     for lang, path, reason in stats.invalid:
         print(f"  {lang}/{path}: {reason}")
     return 0
@@ -247,12 +250,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     elif "error" in info:
         print(f"index: unreadable ({info['error']})")
     else:
-        print(f"index: {info['size_bytes'] / 1e6:.1f} MB, {info['notes']} notes")
+        print(f"index: {info['size_bytes'] / 1e6:.1f} MB, {counted(info['notes'], 'note')}")
         print(f"last reconcile: {info['last_reconcile'] or 'never'}")
         if info["problems"]:
             print(f"files with problems: {info['problems']}")
         for lang, count in info["langs"].items():
-            print(f"  {lang}: {count} notes")
+            print(f"  {lang}: {counted(count, 'note')}")
     for lang, found in report["unreachable"].items():
         names = ", ".join(repr(name) for name in found["sample"])
         more = " at least" if found["partial"] else ""
@@ -330,7 +333,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no notes match" if not args.offset else f"no more results past {args.offset}")
     elif "total" in result:
         shown = f"{args.offset + 1}-{args.offset + len(result['results'])}"
-        print(f"{result['total']} notes match; showing {shown}")
+        matches = "note matches" if result["total"] == 1 else "notes match"
+        print(f"{result['total']} {matches}; showing {shown}")
     for hit in result["results"]:  # (a note's escape sequences shown, not obeyed)
         print(for_terminal(f"{hit['score']:8.3f}  {hit['path']}  {hit['title']}", sys.stdout))
         print(for_terminal(f"          {hit['snippet']}", sys.stdout))

@@ -19,6 +19,7 @@ from typing import Any
 
 from indexer.index.abstract import ABSTRACT_CHARS, clip, one_line
 from shared.control_chars import without_controls
+from shared.counted import counted
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import split_frontmatter
 from shared.graphemes import cut_chars
@@ -94,7 +95,7 @@ def fallback_abstract(lang: str, children: list[Child]) -> str:
     if is_zh(lang):
         text = f"包含 {len(children)} 条{'、'.join(names)}相关记忆"
     else:
-        text = f"{len(children)} notes: {', '.join(names)}"
+        text = f"{counted(len(children), 'note')}: {', '.join(names)}"
     return clip(text, ABSTRACT_CHARS)
 
 
