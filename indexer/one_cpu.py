@@ -11,8 +11,8 @@ server's threads do outside the lock (SQLite, fsync, hashing) is little beside i
 So ``indexer serve`` keeps its threads on the CPU it starts on (``INDEXER_ONE_CPU=1``,
 the default, on Linux with two CPUs or more; ``0`` lets the kernel move them), or on one
 of the fastest where the CPUs differ (a hybrid chip's performance cores: an efficiency
-core would be the server's for good). The cost is that the kernel cannot move the
-server off a CPU another program keeps busy (its balancing may move that program).
+core would be the server's for good). The kernel cannot move the server off a CPU another
+program keeps busy: ``cpu_review`` does (``move_to``).
 A scan (``grep``, ``find``) runs on every CPU the server was allowed (``on_any_cpu``):
 its regex matching and reads run outside the lock, one scan thread a CPU.
 """
@@ -59,6 +59,28 @@ def pin_to_one_cpu() -> int | None:
     return cpu
 
 
+def pinned() -> tuple[set[int], set[int]] | None:
+    """(the CPUs the process was allowed, the one its threads are on), once pinned."""
+    return _pin
+
+
+def move_to(cpu: int) -> bool:
+    """Move every thread of this process to ``cpu`` (``cpu_review``: the one they were
+    on is kept busy by other programs); False where the kernel refused."""
+    global _pin
+    if _pin is None:
+        return False
+    try:
+        for thread in _threads():
+            with contextlib.suppress(ProcessLookupError):  # (a thread that just ended)
+                os.sched_setaffinity(thread, {cpu})
+    except OSError as err:
+        log.warning("the server's threads could not move to CPU %d (%s)", cpu, err)
+        return False
+    _pin = (_pin[0], {cpu})
+    return True
+
+
 def where_pinned() -> str:
     """For the "serving" log line: the server's CPU, if its threads were pinned."""
     if _pin is None:
@@ -82,8 +104,8 @@ def on_any_cpu() -> Iterator[None]:
     try:
         yield
     finally:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, pin[1])
+        with contextlib.suppress(OSError):  # (the server's CPU now: ``move_to`` may move it)
+            os.sched_setaffinity(0, (_pin or pin)[1])
 
 
 def fastest(allowed: set[int], cpus: Path = SYS_CPUS) -> set[int]:

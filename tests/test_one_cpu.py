@@ -8,6 +8,7 @@ import asyncio
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,82 @@ def test_a_cpu_gone_from_the_set_leaves_a_scan_going(monkeypatch: pytest.MonkeyP
     with one_cpu.on_any_cpu():
         inside = os.sched_getaffinity(0)
     assert inside == before == os.sched_getaffinity(0)
+
+
+def proc_stat(ticks: dict[int, tuple[int, int]]) -> str:
+    """A ``/proc/stat`` text whose CPUs had (busy, idle) ticks, busy all user time."""
+    lines = ["cpu  1 2 3 4 5 6 7 8 0 0"]
+    lines += [f"cpu{cpu} {busy} 0 0 {idle} 0 0 0 0 0 0" for cpu, (busy, idle) in ticks.items()]
+    return "\n".join([*lines, "intr 1 2 3", "ctxt 5"]) + "\n"
+
+
+def self_stat(ticks: int) -> str:
+    """A ``/proc/self/stat`` text of a process that ran ``ticks`` (user time)."""
+    return f"42 (a (strange) name) S 1 1 1 0 -1 0 0 0 0 0 {ticks} 0 0 0 20 0 9 0\n"
+
+
+def test_the_ticks_are_read_from_proc() -> None:
+    from indexer.cpu_review import Ticks, cpu_ticks, own_ticks
+
+    found = cpu_ticks(proc_stat({0: (300, 700), 1: (50, 950)}))
+    assert found == {0: Ticks(300, 1000), 1: Ticks(50, 1000)}
+    assert own_ticks(self_stat(77)) == 77
+    assert set(cpu_ticks(Path("/proc/stat").read_text())) >= os.sched_getaffinity(0)
+    assert own_ticks(Path("/proc/self/stat").read_text()) > 0
+
+
+@pytest.mark.parametrize(
+    ("pinned_busy", "own", "other_busy", "moved"),
+    [
+        (900, 100, 100, True),  # others took 80% of the server's CPU; the other is calm
+        (900, 900, 100, False),  # the server itself was the busy one
+        (900, 100, 700, False),  # the other CPU is no calmer by 25%
+        (500, 0, 0, False),  # others took half: not more than half
+        (1000, 0, 740, True),  # calmer by 26%
+    ],
+)
+def test_the_server_moves_only_off_a_cpu_others_keep_busy(
+    pinned_busy: int, own: int, other_busy: int, moved: bool
+) -> None:
+    from indexer.cpu_review import Ticks, better_cpu
+
+    before = {0: Ticks(0, 0), 1: Ticks(0, 0)}
+    after = {0: Ticks(pinned_busy, 1000), 1: Ticks(other_busy, 1000)}
+    assert better_cpu(before, after, own, 0, {1}) == (1 if moved else None)
+    assert better_cpu(before, before, own, 0, {1}) is None  # (no time passed)
+
+
+def test_a_busy_cpu_is_left_for_a_calm_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The review thread reads ``/proc`` (here its files' stand-ins), and once other
+    programs keep the server's CPU busy, the server's threads move to the calm one (this
+    test's: the review thread's own, ``_threads``) and the log says so."""
+    from indexer import cpu_review, one_cpu
+
+    before = os.sched_getaffinity(0)
+    stat, own = tmp_path / "stat", tmp_path / "self"
+    monkeypatch.setattr(one_cpu, "_threads", lambda: [0])
+    monkeypatch.setattr(one_cpu, "_pin", None)
+    monkeypatch.setattr(one_cpu, "fastest", lambda allowed: set(allowed))
+    monkeypatch.setattr(cpu_review, "PROC_STAT", stat)
+    monkeypatch.setattr(cpu_review, "SELF_STAT", own)
+    caplog.set_level("INFO", logger="indexer")
+    try:
+        cpu = one_cpu.pin_to_one_cpu()
+        assert cpu is not None
+        other = min(before - {cpu})
+        stat.write_text(proc_stat({cpu: (100, 900), other: (100, 900)}))
+        own.write_text(self_stat(50))
+        assert cpu_review.start_review(0.02) is not None
+        time.sleep(0.2)  # (rounds in which nothing changed: it stays)
+        assert one_cpu.pinned() == (before, {cpu})
+        stat.write_text(proc_stat({cpu: (1000, 1000), other: (200, 1800)}))
+        own.write_text(self_stat(150))  # (the server's own 100 ticks of the 900)
+        deadline = time.monotonic() + 10
+        while one_cpu.pinned() != (before, {other}) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        os.sched_setaffinity(0, before)
+    assert one_cpu.pinned() == (before, {other})
+    assert f"moved from CPU {cpu} to CPU {other}" in caplog.text

@@ -46,6 +46,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # cost 0.1-0.2 s of every start. ``daemon`` turns the collector back on once serving.
     gc.disable()
     from indexer.cli import configure_logging
+    from indexer.cpu_review import start_review
     from indexer.daemon import run
     from indexer.one_cpu import pin_to_one_cpu
     from indexer.settings import Settings
@@ -57,5 +58,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level)
     if settings.one_cpu:  # (before the server's threads start: they inherit it)
         pin_to_one_cpu()
+        start_review()
     run(settings)
     return 0
