@@ -55,6 +55,7 @@ from indexer.web.params import (
     query_int,
     query_optional_int,
     query_str,
+    query_version,
     quote_etag,
     read_body,
     version_value,
@@ -118,7 +119,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
 
     async def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
         lang, path = lang_path(request)
-        version = version_value(query_str(request, "version"))
+        version = query_version(request, "version")
         return await on_loop_unless_waiting(vault.read, lang, path, offset, limit, version)
 
     async def status(request: Request) -> Response:
@@ -323,10 +324,10 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
 
     async def diff(request: Request) -> Response:
         lang, path = lang_path(request)
-        start = version_value(query_str(request, "from"), "from")
+        start = query_version(request, "from")
         if start is None:
             raise InvalidArgumentError("diff needs from= (a version from history)")
-        end = version_value(query_str(request, "to"), "to")
+        end = query_version(request, "to")
         call = functools.partial(vault.diff, lang, path, start, end)  # type: ignore[arg-type]
         return _tool_json(await run_in_threadpool(call))
 

@@ -108,6 +108,15 @@ def query_bool(request: Request, name: str, default: bool) -> bool:
     raise InvalidArgumentError(f"{name} must be true or false, not {text[:40]!r}")
 
 
+def query_version(request: Request, name: str) -> Version | None:
+    """A version given in the query (``version_value``), None when absent; given empty
+    (``?version=``) it is refused, as an empty number is (it read the current text)."""
+    text = query_str(request, name)
+    if text == "":
+        raise InvalidArgumentError(f"{name} is empty: give a version from history, or leave it out")
+    return version_value(text, name)
+
+
 def version_value(value: object, name: str = "version") -> Version | None:
     """A version as history gives it: a whole number (digits in a query) or an opaque id."""
     if value is None or value == "":

@@ -225,6 +225,8 @@ def test_refusals_use_the_spec_codes_and_statuses(
         # an empty value is no number or truth (it was taken as the default)
         (http.get("/re/notes", params={"limit": ""}), 400, "invalid_argument"),
         (http.get("/re/notes", params={"dirs": ""}), 400, "invalid_argument"),
+        (http.get("/re/notes/a.md", params={"version": ""}), 400, "invalid_argument"),
+        (http.get("/re/diff/a.md", params={"from": 1, "to": ""}), 400, "invalid_argument"),
         (http.get("/re/grep", params={"pattern": "x", "fixed": ""}), 400, "invalid_argument"),
         (http.get("/re/grep", params={"pattern": "(", "limit": 1}), 400, "invalid_argument"),
         (http.get("/re/grep"), 400, "invalid_argument"),
