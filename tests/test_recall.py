@@ -238,6 +238,7 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
             ["データベース", "デー", "ータ", "タベ", "ベー", "ース", "移行"],
         ),
         ("데이터베이스를 어떻게", ["데이터베이스"]),
+        ("고양이 사료는 어디", ["고양", "고양이", "사료"]),  # (이 may be the noun's: cat)
         ("ฐานข้อมูล ที่ เรา", ["ฐานข้อมูล", "ฐานข้", "นข้อมู"]),  # (no window starts on a mark)
         (
             "ชอบกินส้มตำไหม",
@@ -353,6 +354,15 @@ def test_a_stop_character_inside_a_word_is_part_of_its_keyword(
     hits = on_demand(result)
     assert hits[:1] == ["a/wanted.md"], (query, result["sources"])
     assert f"## On demand: {heading}\n" in result["block"]
+
+
+def test_a_korean_noun_ending_like_a_particle_is_kept_whole(fresh: World) -> None:
+    """``고양이`` (cat) lost its ``이`` as a particle: ``고양`` also found ``고양시`` (the
+    city), a shorter note ranked first. The word is kept beside its stem now."""
+    fresh.write("ko", "a/cat.md", "# a\n\n우리 고양이 사료를 어제 많이 샀다\n")
+    fresh.write("ko", "b/city.md", "# b\n\n고양시 날씨\n")
+    result = fresh.recall.recall("ko", "고양이 어디 있어", 1500)
+    assert on_demand(result)[:1] == ["a/cat.md"], result["sources"]
 
 
 @pytest.mark.parametrize(

@@ -132,6 +132,9 @@ _TH_ENDINGS = tuple(
 )
 _KO_PARTICLE_TEXT = "을 를 은 는 이 가 에 에서 의 로 으로 와 과 도 만 에게 한테 께서 이나 나"
 _KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
+# Particles that also end many nouns (고양이 cat, 전문가 expert, 고속도로 highway, 사과
+# apple): the word is kept beside its stem (고양 alone also found 고양시, the city)
+_KO_NOUN_ENDINGS = frozenset("이 가 도 로 과 의 나 만".split())
 _STOP_KO = frozenset("무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것".split())
 _QUOTED = re.compile(r'"([^"]+)"')
 # A letter or digit, then letters, digits and marks (a Devanagari vowel sign is part of
@@ -280,11 +283,19 @@ def _kana_keywords(run: str) -> list[str]:
 
 
 def _korean_word(word: str) -> list[str]:
+    """A Korean word without its particle (``데이터베이스를``: ``데이터베이스``), and as
+    written too where the particle may be the noun's own last syllable (``_KO_NOUN_ENDINGS``:
+    ``고양이`` gives ``고양`` and ``고양이``, ranking the cat's notes above the city's)."""
+    whole = word
     for particle in _KO_PARTICLES:
         if word.endswith(particle) and len(word) - len(particle) >= 2:
             word = word[: -len(particle)]
             break
-    return [] if len(word) < 2 or word in _STOP_KO else [word]
+    if len(word) < 2 or word in _STOP_KO:
+        return []
+    if word != whole and whole[len(word) :] in _KO_NOUN_ENDINGS:
+        return [word, whole]
+    return [word]
 
 
 def _thai_keywords(run: re.Match[str]) -> list[str]:
