@@ -26,7 +26,14 @@ from indexer.index.loop_bound import bounded_on_loop
 from indexer.index.service import NoteIndex
 from indexer.sqlite_lib import sqlite3  # (the module the index uses: its errors are caught)
 from indexer.vault.fsops import etag_of
-from indexer.vault.no_wait import TookLong, WouldWait, may_take_long, without_waiting
+from indexer.vault.no_wait import (
+    Abandoned,
+    TookLong,
+    WouldWait,
+    abandoned_when,
+    may_take_long,
+    without_waiting,
+)
 from indexer.vault.vault import Vault
 from indexer.web.loop_calls import on_loop_unless_waiting
 from shared.workspace import Workspace
@@ -174,6 +181,27 @@ async def test_a_statement_on_a_thread_stops_once_its_caller_gave_up() -> None:
     assert ended[-1][1] - began < 1.5  # (the whole count takes minutes)
     # a call nobody gave up on runs to its end on the thread
     assert await on_loop_unless_waiting(count, lang="aa", upto=300_000) == 300_000
+
+
+def test_a_search_whose_caller_gave_up_stops_before_its_snippets(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """A page's snippets (up to half a second of CPU) were made after the search's
+    request was cancelled: the thread now stops at the next one (``may_take_long``)."""
+    root = ws.vault_dir("en")
+    root.mkdir(parents=True)
+    for n in range(20):
+        (root / f"n{n}.md").write_text(f"# Note {n}\n\nthe giraffe number {n}\n")
+    index.reconcile()
+    gone = threading.Event()
+    with abandoned_when(gone):
+        assert index.search("en", "giraffe")["total"] == 20  # (nobody gave up)
+        gone.set()
+        with pytest.raises(Abandoned):
+            index.search("en", "giraffe")
+        with pytest.raises(Abandoned):  # (recall's loops mark their steps so too)
+            may_take_long()
+    may_take_long()  # (outside: nothing to give up)
 
 
 def test_a_search_moves_off_the_loop_for_appends_to_index_or_when_it_takes_long(

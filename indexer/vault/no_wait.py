@@ -61,10 +61,15 @@ def loop_deadline() -> float | None:
 
 
 def may_take_long() -> None:
-    """Mark a point in work of unknown length: past the call's time on the loop, give up."""
+    """Mark a point in work of unknown length: past the call's time on the loop, give up;
+    on a thread whose caller gave up (``abandoned_when``), stop (``Abandoned``: a page's
+    snippets, up to half a second of CPU, went on after a search was cancelled)."""
     deadline = loop_deadline()
     if deadline is not None and time.thread_time() > deadline:
         raise TookLong
+    gone = caller_gone()
+    if gone is not None and gone.is_set():
+        raise Abandoned
 
 
 @contextmanager
