@@ -24,7 +24,7 @@ from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable
 from shared.counted import counted
-from shared.errors import AlreadyRunningError, NotFoundError
+from shared.errors import AlreadyRunningError, IndexSchemaError, NotFoundError
 from shared.langs import check_lang, is_lang
 from shared.terminal_text import for_terminal
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
@@ -121,6 +121,29 @@ def lock_unless_served(workspace: Workspace) -> contextlib.ExitStack | None:
 # -- reindex -------------------------------------------------------------------------------
 
 
+def _record_changes_first(workspace: Workspace) -> None:
+    """Have history record what changed in the vaults since the index last saw them (and
+    the texts those changes replaced, from the index's copy), as a start would, before
+    the index that holds those texts is rebuilt: a note another program overwrote or
+    deleted while no indexer ran could not be restored after a reindex."""
+    from indexer.daemon import history_hearing
+    from indexer.settings import Settings
+
+    try:
+        settings = Settings.resolve({"workspace": str(workspace.root)}, os.environ)
+    except ValueError:  # a setting a reindex does not use: history's defaults do
+        settings = Settings(workspace=workspace)
+    index = NoteIndex(workspace)
+    try:
+        with history_hearing(settings, index):
+            index.open()
+            index.reconcile()
+    except IndexSchemaError:  # a newer index: the rebuild says so
+        pass
+    finally:
+        index.close()
+
+
 def cmd_reindex(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args, existing=True)
     held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
@@ -131,6 +154,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         )
     index = NoteIndex(workspace)
     with held:
+        _record_changes_first(workspace)
         try:
             index.open()
             line = "reindex: {done}/{total} notes"

@@ -422,6 +422,41 @@ def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(workspace: Pa
     assert "recreating it from the vaults" in second.log_path.read_text()
 
 
+def test_a_reindex_keeps_the_texts_of_notes_changed_while_stopped(workspace: Path) -> None:
+    """``indexer reindex`` rebuilds the index, whose copies were the texts history never
+    recorded: a note another program deleted or overwrote while no indexer ran could not
+    be restored after it. It records the changes first, as a start does."""
+    old = {"seed.md": b"# Seed\n\nthere before the first index\n", "p.md": b"# P\n\nfirst\n"}
+    for name, data in old.items():
+        vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
+        vault_file(workspace, "en", name).write_bytes(data)
+    first = start_indexer(workspace, env=NO_SUMMARIES)
+    with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
+        wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
+    first.stop()
+    vault_file(workspace, "en", "seed.md").unlink()
+    vault_file(workspace, "en", "p.md").write_bytes(b"# P\n\noverwritten by an editor\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "indexer", "reindex", "--workspace", str(workspace)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **NO_SUMMARIES},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    second = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        with httpx2.Client(base_url=second.url.removesuffix("/mcp") + "/api/v1") as http:
+            for name, data in old.items():
+                versions = http.get(f"/en/history/{name}").json()["versions"]
+                ops = sorted((v["version"], v["op"]) for v in versions)
+                assert ops == [(1, "baseline"), (2, "delete" if name == "seed.md" else "edit")]
+                shown = http.get(f"/en/notes/{name}", params={"version": 1}).json()
+                assert shown["content"].encode() == data, name
+    finally:
+        second.stop()
+
+
 def test_a_note_made_while_no_indexer_ran_is_recorded_at_the_next_start(workspace: Path) -> None:
     """SPEC: changes seen by the start-up reconcile are recorded too. A note created
     while stopped had no version at all (only the notes history knew were compared);
