@@ -822,3 +822,18 @@ def test_a_query_found_in_one_walk_is_told(query: str, one_walk: bool) -> None:
 def test_recall_keywords_are_alternatives_found_in_one_walk() -> None:
     assert parse_any(["cat", "dog", "datab*"]).one_walk
     assert not parse_any(["cat", '"cat food"']).one_walk
+
+
+@pytest.mark.parametrize(
+    ("query", "match"),
+    [
+        ("“java script”", '"java script"'),  # (a phone's or word processor's quotes)
+        ("„so weit“ gut", '"so weit" AND "gut"'),  # (German)
+        ("«ainsi font»", '"ainsi font"'),  # (French)
+        ("-“java script” python", '("python") NOT ("java script")'),
+        ("“open only", '"“open" AND "only"'),  # (one alone is text, as before)
+    ],
+)
+def test_typographic_quotes_in_a_pair_quote_a_phrase(query: str, match: str) -> None:
+    """``“java script”`` was two words: only ASCII ``"`` made a phrase."""
+    assert parse_query(query).match == match

@@ -49,6 +49,11 @@ _DROPPED_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20
 # a quoted phrase (``-`` before it, at a word's start: left out), or a run of anything else
 _QUERY_PART = re.compile(r'(?:(?<!\S)(-))?"([^"]*)"?|([^\s"]+)')
 _SYMBOL = re.compile(r"[^\w\s\-\"*]")  # (what the query holds beside words)
+# A phrase in typographic quotes, as phones, word processors and other languages write
+# one (“java script”, „so“, «ainsi»): read as ASCII quotes when they come in a pair.
+_TYPOGRAPHIC = re.compile(
+    '[\u201c\u201e\u201f\u00ab]([^\u201c\u201d\u201e\u201f\u00ab\u00bb"]*)[\u201d\u201c\u00bb]'
+)
 LEFT_OUT = re.compile(r"-(?=[^\W\d_])")  # ``-word``: not ``--flag``, ``-5`` or ``-``
 # What joins a clitic or an ending to its word (``it's``, ``don’t``, Hebrew ``ארה״ב``): a
 # prefix whose last part after one is short is that word, its ``*`` ignored (a contraction
@@ -103,6 +108,7 @@ def parse_query(query: object) -> ParsedQuery:
     if len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
         raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_BYTES} bytes")
     cleaned = searchable(_CONTROL.sub(" ", query.replace("\ufeff", " ")))
+    cleaned = _TYPOGRAPHIC.sub(r'"\1"', cleaned)
     parts: list[Term | None] = []  # None: an OR between words
     for minus, quoted, bare in _QUERY_PART.findall(cleaned):
         if bare in ("OR", "NOT"):
