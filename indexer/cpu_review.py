@@ -85,25 +85,28 @@ def start_review(seconds: float = REVIEW_SECONDS) -> threading.Thread | None:
     """Review the server's CPU every ``seconds`` on a daemon thread (where its threads
     were pinned and another of the fastest CPUs may take them)."""
     pin = one_cpu.pinned()
-    if pin is None or len(one_cpu.fastest(pin[0])) < 2:
+    fast = one_cpu.fastest(pin[0]) if pin is not None else set()
+    if len(fast) < 2:
         return None
-    thread = threading.Thread(target=_review, args=(seconds,), name="cpu-review", daemon=True)
+    thread = threading.Thread(target=_review, args=(seconds, fast), name="cpu-review", daemon=True)
     thread.start()
     return thread
 
 
-def _review(seconds: float) -> None:
+def _review(seconds: float, fast: set[int]) -> None:
+    """Every ``seconds``, move the server's threads to one of ``fast`` (its fastest
+    CPUs, read once) where ``better_cpu`` says so."""
     try:
-        before, own_before = cpu_ticks(PROC_STAT.read_text()), own_ticks(SELF_STAT.read_text())
+        before = _ticks()
         while True:
             time.sleep(seconds)
-            after, own_after = cpu_ticks(PROC_STAT.read_text()), own_ticks(SELF_STAT.read_text())
+            after = _ticks()
             pin = one_cpu.pinned()
             if pin is None:
                 return
-            allowed, (cpu,) = pin[0], tuple(pin[1])
-            choices = one_cpu.fastest(allowed) - {cpu}
-            target = better_cpu(before, after, own_after - own_before, cpu, choices)
+            (cpu,) = pin[1]
+            own = after[1] - before[1]
+            target = better_cpu(before[0], after[0], own, cpu, fast - {cpu})
             if target is not None and one_cpu.move_to(target):
                 log.info(
                     "the server's threads moved from CPU %d to CPU %d: other programs kept"
@@ -112,6 +115,11 @@ def _review(seconds: float) -> None:
                     target,
                     cpu,
                 )
-            before, own_before = after, own_after
+            before = after
     except (OSError, ValueError) as err:  # (no /proc: nothing to review)
         log.debug("the CPU review stopped: %s", err)
+
+
+def _ticks() -> tuple[dict[int, Ticks], int]:
+    """Each CPU's ticks and this process's own, now."""
+    return cpu_ticks(PROC_STAT.read_text()), own_ticks(SELF_STAT.read_text())

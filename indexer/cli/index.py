@@ -126,22 +126,29 @@ def _record_changes_first(workspace: Workspace) -> None:
     the texts those changes replaced, from the index's copy), as a start would, before
     the index that holds those texts is rebuilt: a note another program overwrote or
     deleted while no indexer ran could not be restored after a reindex."""
+    index = NoteIndex(workspace)
+    try:
+        _reconcile_heard(workspace, index)
+    except IndexSchemaError:  # a newer index: the rebuild says so
+        pass
+    finally:
+        index.close()
+
+
+def _reconcile_heard(workspace: Workspace, index: NoteIndex) -> None:
+    """Open ``index`` and reconcile it with disk while history records what it finds
+    changed outside the tools (``daemon.history_hearing``), for a command run while no
+    server does."""
     from indexer.daemon import history_hearing
     from indexer.settings import Settings
 
     try:
         settings = Settings.resolve({"workspace": str(workspace.root)}, os.environ)
-    except ValueError:  # a setting a reindex does not use: history's defaults do
+    except ValueError:  # a setting the command does not use: history's defaults do
         settings = Settings(workspace=workspace)
-    index = NoteIndex(workspace)
-    try:
-        with history_hearing(settings, index):
-            index.open()
-            index.reconcile()
-    except IndexSchemaError:  # a newer index: the rebuild says so
-        pass
-    finally:
-        index.close()
+    with history_hearing(settings, index):
+        index.open()
+        index.reconcile()
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
@@ -309,16 +316,7 @@ def search_index_file(
         if held is None:
             index.open(readonly=True)
             return index.search(lang, query, **options)
-        from indexer.daemon import history_hearing
-        from indexer.settings import Settings
-
-        try:
-            settings = Settings.resolve({"workspace": str(workspace.root)}, os.environ)
-        except ValueError:  # a setting a search does not use: history's defaults do
-            settings = Settings(workspace=workspace)
-        with history_hearing(settings, index):
-            index.open()
-            index.reconcile()
+        _reconcile_heard(workspace, index)
         return index.search(lang, query, **options)
     finally:
         index.close()

@@ -36,11 +36,17 @@ _SPLIT_TONE_LAST = [
 ]
 
 
+# SARA AM or NIKHAHIT, Thai and Lao: a text without them has no other spelling
+_ANY = re.compile("[\u0e33\u0e4d\u0eb3\u0ecd]")
+
+
 def other_spellings(text: str) -> tuple[str, ...]:
     """``text`` with its SARA AM in the other spellings: every one as one letter, and
     every one as two (a tone mark before NIKHAHIT, as NFKC writes it, or after, as some
     type it); () for a text without it. A word that mixes the spellings in the text is
     found by a query spelled as it is (``กำนํา``)."""
+    if _ANY.search(text) is None:  # (most queries: asked three times a term)
+        return ()
     joined = text
     for pattern, letters in _JOIN:
         joined = pattern.sub(letters, joined)

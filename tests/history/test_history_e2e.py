@@ -383,13 +383,9 @@ def test_history_survives_a_deleted_index_and_sees_edits_made_while_stopped(
     assert check_history_consistent(workspace) == 5
 
 
-def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(workspace: Path) -> None:
-    """An index of an older schema is recreated from the vaults: the texts it held of the
-    notes history never recorded went with it, so a note another program deleted or
-    overwrote while no indexer ran could not be restored (after a start with the same
-    schema it could: ``op: baseline``)."""
-    from indexer.index.schema import SCHEMA_VERSION
-
+def indexed_then_stopped(workspace: Path) -> dict[str, bytes]:
+    """Two notes, indexed by a server that then stopped (history has not seen them);
+    returns their texts."""
     old = {"seed.md": b"# Seed\n\nthere before the first index\n", "p.md": b"# P\n\nfirst\n"}
     for name, data in old.items():
         vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
@@ -398,6 +394,17 @@ def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(workspace: Pa
     with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
         wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
     first.stop()
+    return old
+
+
+def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(workspace: Path) -> None:
+    """An index of an older schema is recreated from the vaults: the texts it held of the
+    notes history never recorded went with it, so a note another program deleted or
+    overwrote while no indexer ran could not be restored (after a start with the same
+    schema it could: ``op: baseline``)."""
+    from indexer.index.schema import SCHEMA_VERSION
+
+    old = indexed_then_stopped(workspace)
     with sqlite3.connect(workspace / ".indexer" / "index.sqlite") as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")  # (an older indexer's)
     vault_file(workspace, "en", "seed.md").unlink()
@@ -426,14 +433,7 @@ def test_a_reindex_keeps_the_texts_of_notes_changed_while_stopped(workspace: Pat
     """``indexer reindex`` rebuilds the index, whose copies were the texts history never
     recorded: a note another program deleted or overwrote while no indexer ran could not
     be restored after it. It records the changes first, as a start does."""
-    old = {"seed.md": b"# Seed\n\nthere before the first index\n", "p.md": b"# P\n\nfirst\n"}
-    for name, data in old.items():
-        vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
-        vault_file(workspace, "en", name).write_bytes(data)
-    first = start_indexer(workspace, env=NO_SUMMARIES)
-    with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
-        wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
-    first.stop()
+    old = indexed_then_stopped(workspace)
     vault_file(workspace, "en", "seed.md").unlink()
     vault_file(workspace, "en", "p.md").write_bytes(b"# P\n\noverwritten by an editor\n")
     done = subprocess.run(
