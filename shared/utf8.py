@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from shared.errors import InvalidArgumentError
+
 NOT_UTF8_TEXT = "is not UTF-8 text"  # (an append's refusal: the writer's events go on in DD-2.md)
 
 
@@ -31,6 +33,15 @@ def utf8_problem(text: str) -> str | None:
     except UnicodeEncodeError as exc:
         return f"{text[exc.start]!r} at index {exc.start} is a lone surrogate, not a character"
     return None
+
+
+def check_text(what: str, text: str) -> None:
+    """``InvalidArgumentError`` naming ``what`` when ``text`` holds a lone surrogate:
+    SQLite and re2 take UTF-8, and a caller that passes text on unchecked (the CLI's
+    ``indexer search``, a job) got a ``UnicodeEncodeError`` from deep inside a search."""
+    problem = utf8_problem(text)
+    if problem is not None:
+        raise InvalidArgumentError(f"{what} is not valid text: {problem}")
 
 
 def texts_in(value: object) -> Iterator[str]:

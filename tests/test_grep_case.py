@@ -11,6 +11,7 @@ from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.scan import LineMatcher
 from indexer.vault.vault import Vault
+from shared.errors import InvalidArgumentError
 from shared.workspace import Workspace
 
 TEXT = "İstanbul\nISTANBUL\nistanbul\nıstanbul\nILIK su\nılık su\nIlık su\nother line\n"
@@ -77,3 +78,10 @@ def test_the_index_plan_keeps_the_matches(ws: Workspace, index: NoteIndex, tmp_p
             for vault in (planned, plain):
                 found = vault.grep("en", pattern, fixed=fixed, ignore_case=True)
                 assert sorted(m["path"] for m in found["matches"]) == expected, pattern
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_a_lone_surrogate_in_the_pattern_is_refused_by_name(fixed: bool) -> None:
+    # (re2 reads UTF-8: it raised UnicodeEncodeError to a caller that did not check)
+    with pytest.raises(InvalidArgumentError, match="the grep pattern is not valid text"):
+        LineMatcher("\ud800abc", fixed=fixed, ignore_case=False)

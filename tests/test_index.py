@@ -419,6 +419,39 @@ def test_limit_out_of_range(index: NoteIndex, limit: int) -> None:
         index.search("en", "word", limit=limit)
 
 
+@pytest.mark.parametrize("limit", [0, -1, 101, 2**63, True, 1.5])
+def test_search_any_and_recent_refuse_a_limit_out_of_range(index: NoteIndex, limit: int) -> None:
+    # (2**63 raised OverflowError in SQLite; -1 is no limit to SQLite: every note read)
+    with pytest.raises(InvalidArgumentError, match="limit must be an integer from 1 to 100"):
+        index.search_any("en", ["word"], limit=limit)
+    with pytest.raises(InvalidArgumentError, match="limit must be an integer from 1 to 100"):
+        index.recent("en", limit=limit)
+
+
+def test_a_lone_surrogate_is_refused_wherever_it_would_reach_sqlite(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    put(ws, "en", "a.md", note("type: t\ntags: [x]", "abc word"))
+    index.reconcile()
+    bad = "\ud800abc"  # (the CLI and direct callers pass it on: UnicodeEncodeError in SQLite)
+    refusals = [
+        ("the query", lambda: index.search("en", bad)),
+        ("type", lambda: index.search("en", "abc", type=bad)),
+        ("a tag", lambda: index.search("en", "", tags=["x", bad])),
+        ("path", lambda: index.search("en", "abc", path=bad)),
+        ("a keyword", lambda: index.search_any("en", ["abc", bad])),
+        ("path", lambda: index.search_any("en", ["abc"], path=bad)),
+        ("path", lambda: index.recent("en", path=bad)),
+    ]
+    for what, call in refusals:
+        with pytest.raises(InvalidArgumentError, match=f"^invalid_argument: {what} is not"):
+            call()
+    # a grep plan proves nothing of it (no UTF-8 text holds one): every file is read
+    assert index.grep_plan("en", bad, True, False) is None
+    assert index.grep_plan("en", bad + "def", False, True) is None
+    assert paths(index.search("en", "abc")) == ["a.md"]
+
+
 def test_invalid_lang_is_refused(index: NoteIndex) -> None:
     with pytest.raises(InvalidLangError):
         index.search("../en", "word")

@@ -27,7 +27,7 @@ from indexer.index.query import (
     highlighter,
     make_snippet,
 )
-from indexer.index.query_parse import ParsedQuery, Term, parse_any, parse_query
+from indexer.index.query_parse import ParsedQuery, Term, any_keywords, parse_any, parse_query
 from indexer.index.schema import _WORDS_DDL
 from indexer.index.text import (
     CJK_RUN,
@@ -154,6 +154,32 @@ def test_a_query_of_emoji_or_symbols_is_told_that_grep_finds_them(query: str) ->
 def test_non_string_query_is_invalid_argument() -> None:
     with pytest.raises(InvalidArgumentError):
         parse_query(None)
+
+
+@pytest.mark.parametrize("query", ["\ud800abc", '"ab \udfff"', "abc\udc80*", "a OR \ud83d"])
+def test_a_lone_surrogate_in_a_query_is_refused_by_name(query: str) -> None:
+    # (the CLI's ``indexer search`` passes argv on: it raised UnicodeEncodeError in SQLite)
+    with pytest.raises(InvalidArgumentError, match=r"the query is not valid text.*lone surrogate"):
+        parse_query(query)
+
+
+@pytest.mark.parametrize(
+    ("keywords", "refusal"),
+    [
+        (["fine", "\ud800abc"], "a keyword is not valid text"),
+        ("abc", "keywords must be a list of strings"),
+        (["abc", 5], "keywords must be a list of strings"),
+    ],
+)
+def test_keywords_that_are_no_text_are_refused(keywords: object, refusal: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=refusal):
+        any_keywords(keywords)
+
+
+def test_keywords_with_nothing_searchable_are_no_error() -> None:
+    assert any_keywords(["!!!", ""]) is None  # (recall asks with what it found)
+    parsed = any_keywords(["abc"])
+    assert parsed is not None and parsed.match == '"abc"'
 
 
 @settings(max_examples=300, deadline=None)

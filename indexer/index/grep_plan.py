@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexer.index.text import fold
+from shared.utf8 import utf8_problem
 
 try:  # private CPython modules, see the module docstring
     import re._constants as sre_c
@@ -51,6 +52,8 @@ def grep_trigram_match(pattern: str, fixed: bool) -> GrepQuery | None:
     read differently from RE2 gives None, and so does any parse error, or a parser that
     fails the check of ``PARSER_OK``.
     """
+    if utf8_problem(pattern) is not None:
+        return None  # (a lone surrogate: no UTF-8 text holds it, nor can SQLite bind it)
     if fixed:
         node = _literal_node(pattern)
     else:

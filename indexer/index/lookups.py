@@ -13,6 +13,8 @@ from indexer.index.parse import lang_token
 from indexer.index.query_parse import ParsedQuery
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.sqlite_lib import sqlite3
+from shared.errors import InvalidArgumentError
+from shared.models import MAX_SEARCH_LIMIT
 
 
 def recent(
@@ -28,6 +30,7 @@ def recent(
     a second ago. The order is found on the covering index ``notes_stat`` (no bodies are
     read for it); only the chosen rows are fetched whole.
     """
+    check_limit(limit)
     ids = [
         rowid
         for (rowid,) in conn.execute(
@@ -73,6 +76,7 @@ def search_any(
 ) -> list[dict[str, Any]]:
     """Notes of ``lang`` matching ``parsed`` (an OR of keywords), best BM25 first;
     folder summaries (ids below 0: ``reconcile.insert_rows``) left out."""
+    check_limit(limit)
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     match = in_lang(conn, lang, parsed.match)[0]
     sql = f"SELECT notes_fts.rowid, bm25(notes_fts, {weights}) AS rank FROM notes_fts"
@@ -87,6 +91,14 @@ def search_any(
         row["score"] = round(-rank, 4)
         result.append(row)
     return result
+
+
+def check_limit(limit: object) -> None:
+    """``InvalidArgumentError`` unless ``limit`` is a whole number from 1 to
+    ``MAX_SEARCH_LIMIT``, as ``search`` takes: one past SQLite's 64 bits raised
+    ``OverflowError``, and a negative one (no limit to SQLite) read every note."""
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_SEARCH_LIMIT:
+        raise InvalidArgumentError(f"limit must be an integer from 1 to {MAX_SEARCH_LIMIT}")
 
 
 def _rows(conn: sqlite3.Connection, ids: list[int]) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.persian_forms import with_affixes
 from indexer.index.text import CJK_RUN, RUN_MARKS, SPACELESS_RUN, WORD, run_units, searchable
 from shared.errors import InvalidArgumentError
+from shared.utf8 import check_text
 
 __all__ = [
     "LEFT_OUT",
@@ -34,6 +35,7 @@ __all__ = [
     "MIN_PREFIX_CHARS",
     "ParsedQuery",
     "Term",
+    "any_keywords",
     "parse_any",
     "parse_query",
 ]
@@ -107,6 +109,7 @@ def parse_query(query: object) -> ParsedQuery:
         raise InvalidArgumentError("the query must be a string")
     if len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
         raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    check_text("the query", query)
     cleaned = searchable(_CONTROL.sub(" ", query.replace("\ufeff", " ")))
     cleaned = _TYPOGRAPHIC.sub(r'"\1"', cleaned)
     parts: list[Term | None] = []  # None: an OR between words
@@ -268,6 +271,20 @@ def _distinct(groups: list[list[Term]]) -> list[list[Term]]:
             seen.add(frozenset(group))
             out.append(group)
     return out
+
+
+def any_keywords(keywords: object) -> ParsedQuery | None:
+    """``parse_any`` of ``keywords``, None when none is searchable (recall asks with the
+    words it found: none is no error); ``InvalidArgumentError`` for what is no list of
+    strings or holds a lone surrogate (it was a ``TypeError`` or ``UnicodeEncodeError``)."""
+    if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
+        raise InvalidArgumentError("keywords must be a list of strings")
+    for keyword in keywords:
+        check_text("a keyword", keyword)
+    try:
+        return parse_any(keywords)
+    except InvalidArgumentError:
+        return None
 
 
 def parse_any(keywords: list[str]) -> ParsedQuery:

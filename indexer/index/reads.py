@@ -30,7 +30,7 @@ from indexer.index.query import (
     make_snippet,
     snippet_source,
 )
-from indexer.index.query_parse import parse_any, parse_query
+from indexer.index.query_parse import any_keywords, parse_query
 from indexer.index.schema import BM25_WEIGHTS, OVERVIEW_ROWS
 from indexer.index.search_filters import search_filters
 from indexer.index.text import fold
@@ -272,9 +272,8 @@ class IndexReads:
         """Notes holding ANY of ``keywords`` (words or "phrases"), best BM25 first, with
         their bodies: {path, title, type, body, score}; [] when no keyword is searchable."""
         check_lang(lang)
-        try:
-            parsed = parse_any(keywords)
-        except InvalidArgumentError:
+        parsed = any_keywords(keywords)
+        if parsed is None:
             return []
         if parsed.walks:  # (recall's word starts: as a prefix search, to a thread)
             may_wait()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from indexer.index.text import fold_tag
 from shared.errors import InvalidArgumentError
 from shared.models import MAX_TAG_CHARS  # (a tag names a topic; NFC of a huge one is slow)
+from shared.utf8 import check_text
 
 MAX_TAGS = 32
 
@@ -16,6 +17,7 @@ def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tupl
     if type_ is not None:
         if not isinstance(type_, str):
             raise InvalidArgumentError("type must be a string")
+        check_text("type", type_)  # (SQLite binds UTF-8: a lone surrogate is none)
         # A type is compared as a tag is (``type_key``): ``Item``, ``ｉｔｅｍ`` and
         # ``item`` are one, and ``Ghi chú`` typed composed or decomposed.
         key = fold_tag(type_)
@@ -26,6 +28,8 @@ def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tupl
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
+        for tag in tags:
+            check_text("a tag", tag)
         # As a note's tags are read (``string_list``), then folded as the index keeps them
         # (``tag_keys``); counted and measured before they are folded (NFC of a huge one
         # is slow).
@@ -48,6 +52,7 @@ def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tupl
     if path:
         if not isinstance(path, str):
             raise InvalidArgumentError("path must be a string")
+        check_text("path", path)
         # A folder the caller checked (``clean_relpath``): its white space is part of
         # its name (`` Inbox`` is not ``Inbox``).
         folder = path.strip("/")

@@ -30,6 +30,7 @@ from indexer.vault.names import (
 )
 from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
 from shared.graphemes import character_end, character_start
+from shared.utf8 import check_text
 from shared.workspace import FOLDER_OWN_FILES
 
 MAX_PATTERN_CHARS = 2000
@@ -371,6 +372,7 @@ class LineMatcher:
             raise InvalidArgumentError("the grep pattern must be a non-empty string")
         if len(pattern) > MAX_PATTERN_CHARS:
             raise InvalidArgumentError(f"the grep pattern is longer than {MAX_PATTERN_CHARS} chars")
+        check_text("the grep pattern", pattern)  # (re2 reads UTF-8: it raised UnicodeEncodeError)
         options = re2_options(literal=fixed, case_sensitive=not ignore_case)
         # A literal whose case matters is plain substring search, which str.find does
         # without splitting the text or entering re2 once per line.
