@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
 from helpers.history import history_store
 from helpers.indexer_process import start_indexer
-from helpers.llm_stub import LLMStub, running_llm_stub, say
+from helpers.llm_stub import LLMStub, RawReply, running_llm_stub, say
 
 from indexer.cli import main
 
@@ -162,3 +166,49 @@ def test_without_a_model_the_tagged_entries_are_added(
                          " English. (2026-12-01)\n")  # fmt: skip
     assert main([*base, "--status"]) == 0
     assert "model: none: the tagged entries are added" in capsys.readouterr().out
+
+
+def busy(seconds: str) -> RawReply:
+    """A 429 whose ``Retry-After`` asks for ``seconds``."""
+    body = {"error": {"message": "slow down", "type": "rate_limit", "code": None}}
+    return RawReply(429, body, headers={"retry-after": seconds})
+
+
+def test_a_short_retry_after_is_waited_out_and_the_run_tried_once_more(
+    ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
+) -> None:
+    """A 429 ended the run at once (and the next task asked again at once): the endpoint's
+    second of quiet was not kept, nor was the run tried again after it."""
+    times: list[float] = []
+
+    def script(request: dict, turn: int) -> Any:
+        times.append(time.monotonic())
+        return busy("1") if turn == 0 else REPLACE
+
+    stub.run(script)
+    args = ["maintain", "--workspace", str(ws), "--lang", "en", "--task", "user_profile"]
+    assert main([*args, "--maintenance-user-profile", *model_flags(stub)]) == 0
+    assert len(times) == 2 and times[1] - times[0] >= 1.0
+    assert "en user_profile: replace (new habit)" in capsys.readouterr().out
+
+
+def test_a_long_retry_after_stops_the_run_and_names_when_to_retry(
+    ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
+) -> None:
+    """A Retry-After of an hour: the command stops at once, saying when to try again, and
+    nobody (another task, the next command, the daemon) asks before then."""
+    stub.run([busy("3600")])
+    args = ["maintain", "--workspace", str(ws), "--lang", "en", "--maintenance-user-profile"]
+    args += ["--maintenance-project-review", *model_flags(stub)]
+    started = time.monotonic()
+    assert main(args) == 1
+    assert time.monotonic() - started < 10 and len(stub.requests) == 1
+    out = capsys.readouterr().out
+    said = re.search(r"the model endpoint asks to retry after (\S+)\)", out)
+    assert said is not None, out
+    when = datetime.fromisoformat(said[1])
+    assert timedelta(minutes=59) < when - datetime.now(UTC) <= timedelta(hours=1, seconds=2)
+    assert "project_review: skip (not run: the model gave no answer" in out
+    assert main([*args, "--force"]) == 1  # a forced run waits too, and says till when
+    assert f"asked not to be asked before {said[1]}" in capsys.readouterr().out
+    assert len(stub.requests) == 1

@@ -874,6 +874,7 @@ def test_the_state_file_is_written_atomically_and_privately(env: Env) -> None:
         "last_error",
         "reason",
         "last_entry",
+        "retry_at",
     }
     assert stat.S_IMODE(env.ws.maintenance_state.stat().st_mode) == 0o600
     assert not [p for p in env.ws.state_dir.iterdir() if ".tmp." in p.name]
@@ -941,3 +942,26 @@ def test_a_run_of_several_tasks_stops_asking_a_model_that_gave_no_answer(env: En
     outcomes = env.loop(lambda m: m.run_due(["en", "fr"], force=True))
     assert [o.action for o in outcomes] == ["error"] * 4
     assert not any(o.model_down for o in outcomes)
+
+
+def test_the_scheduler_defers_every_run_to_after_the_endpoints_retry_after(env: Env) -> None:
+    """A 429 asking for 30 minutes, with a 6-minute interval: the next check after the
+    6-minute backoff asked it again (and the other task at its own check), as if the
+    endpoint had said nothing."""
+    env.settings = replace(env.settings, min_interval_hours=0.1)
+    env.event("something")
+    body = {"error": {"message": "slow down"}}
+    env.stub.run([RawReply(429, body, headers={"retry-after": "1800"})])
+    failed = env.run(backoff=True)
+    assert failed.action == "error" and "retry after 2026-11-29T20:30:00Z" in failed.reason
+    env.stub.run([NONE])
+    for minutes in (10, 19):
+        env.clock.advance(minutes=minutes)
+        for task in ("user_profile", "project_review"):
+            outcome = env.run(task=task, backoff=True)
+            assert outcome.action == "skip", outcome
+            assert outcome.reason.endswith("not to be asked before 2026-11-29T20:30:00Z")
+    assert len(env.stub.requests) == 0
+    env.clock.advance(minutes=1)
+    assert env.run(backoff=True).action == "none" and len(env.stub.requests) == 1
+    assert env.task_state().retry_at is None

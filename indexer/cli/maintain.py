@@ -27,6 +27,10 @@ from indexer.vault.vault import Vault
 from shared.errors import ConfigError, NotFoundError, words_of
 from shared.langs import check_lang
 
+# A model endpoint's Retry-After up to this long is waited out, and the task tried once
+# more; a longer one ends the command, naming the moment to try again.
+MAX_WAIT = 30.0
+
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
     maintain = commands.add_parser(
@@ -92,7 +96,8 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         maintenance = _build(settings, served=held is None)
         outcomes = asyncio.run(_run(maintenance, langs, enabled, args.force))
     _print_outcomes(outcomes, args.json)
-    return 1 if any(o.action == "error" for o in outcomes) else 0
+    held_back = any(o.action == "error" or o.retry_after is not None for o in outcomes)
+    return 1 if held_back else 0
 
 
 def _build(settings: Any, *, served: bool | None = None) -> Maintenance:
@@ -128,7 +133,7 @@ async def _run(
     maintenance: Maintenance, langs: list[str] | None, tasks: list[str], force: bool
 ) -> list[Outcome]:
     try:
-        return await maintenance.run_due(langs, tasks, force=force)
+        return await maintenance.run_due(langs, tasks, force=force, wait_up_to=MAX_WAIT)
     finally:
         if maintenance.model is not None:
             await maintenance.model.close()

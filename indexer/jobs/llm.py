@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from indexer.index.abstract import one_line
 from shared.model_endpoint import base_url
 from shared.model_output import parse_json_object
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large
+from shared.retry_after import retry_after_seconds
 from shared.tool_turn import MalformedReply, reply_message
 
 if TYPE_CHECKING:
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
 
 
 MAX_ERROR_CHARS = 1000  # of a model error's text (the endpoint's words with it)
-MAX_RETRY_AFTER = 3600.0  # seconds: an endpoint asking for a day is asked again in an hour
 _DOWN_STATUSES = frozenset({401, 403, 404, 408, 429})  # (and every 5xx)
 
 
@@ -195,25 +193,10 @@ def _is_down(exc: Exception) -> bool:
 
 
 def retry_after(exc: Exception) -> float | None:
-    """The seconds an error response's ``Retry-After`` asks for (a number, or an HTTP
-    date), at most ``MAX_RETRY_AFTER``; None if it says none (or nonsense)."""
+    """The seconds an error response's ``Retry-After`` asks for (``shared.retry_after``)."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
-    said = headers.get("retry-after") if headers is not None else None
-    if not isinstance(said, str) or not said.strip():
-        return None
-    said = said.strip()
-    if said.isascii() and said.isdecimal():
-        seconds = float(said[:9])  # (a 100,000-digit number waits the most, not forever)
-    else:
-        try:
-            when = parsedate_to_datetime(said)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return None
-        if when.tzinfo is None:
-            return None
-        seconds = (when - datetime.now(UTC)).total_seconds()
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+    return retry_after_seconds(headers.get("retry-after") if headers is not None else None)
 
 
 def _message_of(response: Any) -> ChatCompletionMessage:

@@ -47,7 +47,7 @@ from indexer.jobs.maintenance_output import (
     too_long,
     without_summary_keys,
 )
-from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
+from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time, quiet_end
 from indexer.jobs.maintenance_tasks import TASKS, OutputWriter, write_output
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from indexer.jobs.secrets import redact_secrets
@@ -91,6 +91,7 @@ class Decision:
     # False: nothing worth writing to the state (disabled; the backoff after a failure,
     # whose error the state keeps showing)
     recorded: bool = True
+    retry_after: float | None = None  # not due until the endpoint's Retry-After is over
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class Outcome:
     reason: str
     error: str | None = None
     model_down: bool = False  # the model gave no answer at all (``ModelError.down``)
+    retry_after: float | None = None  # seconds until the endpoint may be asked again
 
 
 class InputError(ValueError):
@@ -163,13 +165,16 @@ class Maintenance:
             return Decision(False, f"{output} is read-only: left as it is (forced runs too)")
         state = self.state.get(lang, task)
         digest = self.digests.digest(lang)
+        now = self.clock()  # (a 429/503's Retry-After, any task's, any process's, holds all)
+        if self.model is not None and (until := self.state.quiet_until(now)) is not None:
+            why = f"the model endpoint asked not to be asked before {format_timestamp(until)}"
+            return Decision(False, why, recorded=False, retry_after=(until - now).total_seconds())
         if force:
             return Decision(True, "forced", digest)
         if digest == EMPTY_EVENT_LOG:  # a run now would hold back a new vault's first events
             return Decision(False, "the event log is empty: no events yet", digest)
         if digest == state.last_digest:
             return Decision(False, "the event log is unchanged since the last success", digest)
-        now = self.clock()
         interval = timedelta(hours=self.settings.min_interval_hours)
         last_success = _not_after(parse_time(state.last_success), now)
         if last_success is not None and now < last_success + interval:
@@ -206,14 +211,16 @@ class Maintenance:
         if not decision.due:
             if decision.recorded:
                 await asyncio.to_thread(self._record_skip, lang, task, decision.reason)
-            return Outcome(lang, task, "skip", decision.reason)
+            return Outcome(lang, task, "skip", decision.reason, retry_after=decision.retry_after)
         with self.state.run_lock(lang, task) as acquired:
             if not acquired:
                 return Outcome(lang, task, "skip", "another run of this task is in progress")
             # again under the lock: a run elsewhere may have just succeeded on these inputs
             decision = await asyncio.to_thread(self.check, lang, task, force=force, backoff=backoff)
             if not decision.due:
-                return Outcome(lang, task, "skip", decision.reason)
+                return Outcome(
+                    lang, task, "skip", decision.reason, retry_after=decision.retry_after
+                )
             assert decision.digest is not None
             try:
                 answer = await self._run(lang, task, decision.digest)
@@ -223,9 +230,10 @@ class Maintenance:
             ) as err:  # fmt: skip
                 message = _error_text(err)
                 log.warning("maintenance %s/%s failed: %s", lang, task, message)
-                await asyncio.to_thread(self._record_error, lang, task, message)
+                asked = err.retry_after if isinstance(err, ModelError) else None
+                why, wait = await asyncio.to_thread(self._record_error, lang, task, message, asked)
                 down = isinstance(err, ModelError) and err.down
-                return Outcome(lang, task, "error", "the run failed", message, down)
+                return Outcome(lang, task, "error", why, message, down, wait)
             except Exception as err:  # a bug or an answer nothing foresaw: still recorded
                 message = _error_text(err)
                 log.exception("maintenance %s/%s failed unexpectedly", lang, task)
@@ -242,17 +250,29 @@ class Maintenance:
         *,
         force: bool = False,
         backoff: bool = False,
+        wait_up_to: float = 0.0,
     ) -> list[Outcome]:
         """Every (lang, task) asked for (default: all vaults, every task), one by one; once
         the model gave no answer at all, the rest are skipped (a hanging model cost its
-        whole timeout at each of them, one after another)."""
+        whole timeout at each, one after another). A ``Retry-After`` up to ``wait_up_to``
+        seconds is waited out, and the task tried once more (``indexer maintain``'s)."""
         outcomes: list[Outcome] = []
+        waited = False
         for lang in langs if langs is not None else self.langs():
             for task in tasks if tasks is not None else list(TASKS):
-                if any(outcome.model_down for outcome in outcomes):
-                    outcomes.append(Outcome(lang, task, "skip", _NOT_ASKED))
+                down = next((o for o in outcomes if o.model_down), None)
+                if down is not None:
+                    why = _NOT_ASKED + (f" ({down.reason})" if down.retry_after else "")
+                    outcomes.append(Outcome(lang, task, "skip", why))
                     continue
-                outcomes.append(await self.run_task(lang, task, force=force, backoff=backoff))
+                outcome = await self.run_task(lang, task, force=force, backoff=backoff)
+                wait = outcome.retry_after
+                if wait is not None and wait <= wait_up_to and not waited:
+                    log.warning("maintenance: the model endpoint asked to wait %.0f s", wait)
+                    waited = True  # (once per run: an endpoint that asks again is left)
+                    await asyncio.sleep(wait)
+                    outcome = await self.run_task(lang, task, force=force, backoff=backoff)
+                outcomes.append(outcome)
         return outcomes
 
     async def _run(self, lang: str, task: str, digest: str) -> Answer:
@@ -355,8 +375,14 @@ class Maintenance:
         if (current.last_action, current.reason) != ("skip", reason):  # else: no lock, no write
             self.state.update(lang, task, lambda s: replace(s, last_action="skip", reason=reason))
 
-    def _record_error(self, lang: str, task: str, message: str) -> None:
+    def _record_error(
+        self, lang: str, task: str, message: str, retry_after: float | None = None
+    ) -> tuple[str, float | None]:
+        """Record a failure, and the moment an endpoint's ``Retry-After`` ends (which holds
+        every run until then: ``check``); the outcome's reason and seconds to that."""
         now = self._now()
+        retry_at = quiet_end(self.clock(), retry_after) if retry_after else None
+        until = format_timestamp(retry_at) if retry_at is not None else None
         self.state.update(
             lang,
             task,
@@ -366,8 +392,13 @@ class Maintenance:
                 last_run=now,
                 last_error=message,
                 reason="the run failed; it is retried when next due",
+                retry_at=until,
             ),
         )
+        if retry_at is None:
+            return "the run failed", None
+        wait = max(0.0, (retry_at - self.clock()).total_seconds())
+        return f"the run failed; the model endpoint asks to retry after {until}", wait
 
     def _record_success(self, lang: str, task: str, answer: Answer, digest: str) -> None:
         now = self._now()

@@ -22,11 +22,12 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from indexer.vault import atomic, fsops
 from indexer.vault.tempfiles import remove_temp_files_of
+from shared.retry_after import MAX_RETRY_AFTER
 
 log = logging.getLogger("indexer.jobs")
 ACTIONS = ("none", "replace", "skip", "error")
@@ -44,6 +45,8 @@ class TaskState:
     last_error: str | None = None
     reason: str | None = None
     last_entry: str | None = None  # without a model: the newest event entry taken
+    # the moment the model endpoint asked not to be asked before (its Retry-After)
+    retry_at: str | None = None
 
     @classmethod
     def from_json(cls, data: object) -> TaskState:
@@ -67,6 +70,14 @@ def parse_time(value: str | None) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else None
+
+
+def quiet_end(now: datetime, seconds: float) -> datetime:
+    """The moment a ``Retry-After`` of ``seconds`` ends, rounded up to the second (the
+    file keeps whole seconds: not a moment before)."""
+    later = now + timedelta(seconds=seconds)
+    whole = later.replace(microsecond=0)
+    return whole + timedelta(seconds=1) if whole < later else whole
 
 
 class StateFile:
@@ -106,6 +117,14 @@ class StateFile:
             }
         self._cache = (key, states)
         return states
+
+    def quiet_until(self, now: datetime) -> datetime | None:
+        """The latest ``retry_at`` of any task still ahead: the model endpoint is asked
+        nothing before it (a moment further than ``MAX_RETRY_AFTER`` ahead: a clock set
+        back or an edit, not believed)."""
+        latest = now + timedelta(seconds=MAX_RETRY_AFTER + 1)
+        moments = [parse_time(t.retry_at) for ts in self.load().values() for t in ts.values()]
+        return max((m for m in moments if m is not None and now < m <= latest), default=None)
 
     def get(self, lang: str, task: str) -> TaskState:
         return self.load().get(lang, {}).get(task, TaskState())
