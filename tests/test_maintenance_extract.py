@@ -140,7 +140,31 @@ def test_a_chinese_or_japanese_vault_gets_its_own_headings_and_keeps_english_one
     assert extracted(log, "user_profile", english, None, "zh-Hant").content == (
         "# User profile\n\n## Preferences\n\n- Mine.\n- 喝茶: 只喝绿茶。 (2026-11-29)\n"
     )
-    assert "## Preferences" in (extracted(log, "user_profile", None, None, "fr").content or "")
+    assert "## Preferences" in (extracted(log, "user_profile", None, None, "sw").content or "")
+
+
+def test_a_vault_in_another_known_language_gets_its_headings() -> None:
+    """The path without a model named its files' titles and sections in English but in
+    Chinese and Japanese vaults, where a model writes in the vault's language."""
+    log = sections(
+        event("Thé", "préférence", "Seulement du thé vert."),
+        event("DB", "decision", "PostgreSQL retenu."),
+    )
+    assert extracted(log, "user_profile", None, None, "fr").content == (
+        "# Profil utilisateur\n\n## Préférences\n\n- Thé: Seulement du thé vert. (2026-11-29)\n"
+    )
+    for lang, title, section in (
+        ("ru", "# Проект", "## Решения"),
+        ("pt-BR", "# Projeto", "## Decisões"),
+        ("ko", "# 프로젝트", "## 결정 사항"),
+        ("de", "# Projekt", "## Entscheidungen"),
+    ):
+        text = extracted(log, "project_review", None, None, lang).content or ""
+        assert text.startswith(f"{title}\n\n{section}\n\n- DB: PostgreSQL retenu."), lang
+    english = "# User profile\n\n## Preferences\n\n- Mine.\n"  # (made before: kept)
+    assert extracted(log, "user_profile", english, None, "fr").content == (
+        english + "- Thé: Seulement du thé vert. (2026-11-29)\n"
+    )
 
 
 def test_field_lines_in_an_entry_s_text_are_its_text() -> None:

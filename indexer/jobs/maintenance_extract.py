@@ -12,8 +12,9 @@ Each such entry of the newest ``MAX_SECTIONS`` of the event log is one line, its
 and the first sentence of its text, dated: ``- Short answers: Keep replies under five
 lines. (2026-11-30)``. The file is added to, never rewritten: a line is added under its
 section's heading (made, in the tasks' order, when the file has none) when the file does
-not say it yet; a person's text stays as it is. The titles and sections are English but
-in a Chinese or Japanese vault (``_LOCAL``), where the English ones are still found. A
+not say it yet; a person's text stays as it is. The titles and sections are in the
+vault's language where ``maintenance_words`` knows it, English elsewhere (English ones
+are found in any vault). A
 section keeps the newest ``MAX_DATED_LINES`` dated lines: older ones go. An entry
 holding a credential is left out (``secrets``). The entries after the last one a run took
 (``mark``) are looked at, so a line a person deleted is not added again.
@@ -30,6 +31,7 @@ from indexer.index.abstract import one_line
 from indexer.index.inline_tags import inline_tags
 from indexer.jobs.maintenance_input import EVENTS
 from indexer.jobs.maintenance_tasks import TASKS
+from indexer.jobs.maintenance_words import SECTIONS, TAGS, TITLES, local_words
 from indexer.jobs.secrets import redact_secrets
 from shared.frontmatter_reader import read_frontmatter
 from shared.graphemes import cut_chars
@@ -40,46 +42,6 @@ MAX_SECTIONS = 500  # the newest sections of the event log looked at
 MAX_DATED_LINES = 30  # a section's dated lines kept (the newest)
 MAX_LINE_CHARS = 240  # one entry's line (a cut ends with "…")
 
-# The files' titles and sections, in the order a new file has them
-TITLES = {"user_profile": "User profile", "project_review": "Project"}
-# The titles and sections in a Chinese (``zh-*``, the seed's language) or Japanese vault
-_LOCAL = {
-    "zh": {
-        "User profile": "用户画像", "Preferences": "偏好", "Level and background": "水平与背景",
-        "Habits": "习惯", "About": "关于", "Project": "项目", "Goals": "目标",
-        "Active threads": "进行中", "Decisions": "决定", "Facts": "事实", "Done": "已完成",
-    },
-    "ja": {
-        "User profile": "ユーザープロフィール", "Preferences": "好み",
-        "Level and background": "レベルと背景", "Habits": "習慣", "About": "について",
-        "Project": "プロジェクト", "Goals": "目標", "Active threads": "進行中",
-        "Decisions": "決定事項", "Facts": "事実", "Done": "完了",
-    },
-}  # fmt: skip
-SECTIONS = {
-    "user_profile": ("Preferences", "Level and background", "Habits", "About"),
-    "project_review": ("Goals", "Active threads", "Decisions", "Facts", "Done"),
-}
-# A tag (folded: lower case, no "#") -> (task, section). A few languages' words too.
-_TAG_WORDS = {
-    ("user_profile", "Preferences"): "preference preferences pref prefers likes dislikes"
-    " style tone 偏好 喜好 好み 선호 préférence präferenz предпочтение",
-    ("user_profile", "Level and background"): "level background skill skills learning"
-    " mistake mistakes difficulty 水平 背景 レベル 수준",
-    ("user_profile", "Habits"): "habit habits routine schedule 习惯 習慣 습관 habitude"
-    " gewohnheit привычка",
-    ("user_profile", "About"): "user profile personal about-me aboutme me 用户 個人 사용자",
-    ("project_review", "Goals"): "goal goals objective objectives milestone 目标 目標 목표"
-    " objectif ziel цель",
-    ("project_review", "Active threads"): "todo to-do task tasks wip in-progress blocked"
-    " blocker next plan thread 待办 任务 タスク 할일",
-    ("project_review", "Decisions"): "decision decisions decided adr 决定 決定 결정 décision"
-    " entscheidung решение",
-    ("project_review", "Facts"): "fact facts bug fix issue deadline architecture"
-    " component 事实 事実 사실",
-    ("project_review", "Done"): "done finished completed shipped 完成 完了 완료",
-}
-TAGS = {word: key for key, words in _TAG_WORDS.items() for word in words.split()}
 
 _FIELD = re.compile(r"- (time|title|tags|entry):[ \t]*(.*)")
 _HEADING = re.compile(r"^##[ \t]+(.*)$", re.M)
@@ -134,7 +96,7 @@ def extracted(
     if not new:
         why = "without a model: every new tagged entry is in the file already"
         return Extracted("none", why, mark=mark)
-    words = _words(lang)
+    words = local_words(lang)
     lines = body.splitlines() if body.strip() else [f"# {words(TITLES[task])}"]
     for item in new:
         lines = _added(lines, task, item, words)
@@ -261,12 +223,6 @@ def _split(current: str | None) -> tuple[str, str]:
         return "", current
     head = current[: len(current) - len(body)] if current.endswith(body) else ""
     return head, body
-
-
-def _words(lang: str) -> Callable[[str], str]:
-    """A title or section's name in ``lang``'s vault (English but for ``zh-*`` and ``ja``)."""
-    local = _LOCAL.get(lang.split("-")[0].casefold(), {})
-    return lambda name: local.get(name, name)
 
 
 def _added(lines: list[str], task: str, item: Item, words: Callable[[str], str]) -> list[str]:

@@ -1,0 +1,79 @@
+"""The words of maintenance without a model (``maintenance_extract``): its files'
+titles and sections in a vault's language, and the tags that send an entry to them.
+
+A model writes USER.md and PROJECT.md in the vault's language (the prompts say so); the
+path without one names its titles and sections in the languages below and in English
+elsewhere. A file's English headings are still found in any vault (one made before its
+language was here, or by a person), so no section is made twice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+# The files' titles and sections, in the order a new file has them
+TITLES = {"user_profile": "User profile", "project_review": "Project"}
+SECTIONS = {
+    "user_profile": ("Preferences", "Level and background", "Habits", "About"),
+    "project_review": ("Goals", "Active threads", "Decisions", "Facts", "Done"),
+}
+_NAMES = (
+    "User profile", "Preferences", "Level and background", "Habits", "About",
+    "Project", "Goals", "Active threads", "Decisions", "Facts", "Done",
+)  # fmt: skip
+# Each language's names, in ``_NAMES``' order (a language tag's first subtag: ``pt-BR``).
+_LOCAL_NAMES = {
+    "zh": "用户画像|偏好|水平与背景|习惯|关于|项目|目标|进行中|决定|事实|已完成",
+    "ja": "ユーザープロフィール|好み|レベルと背景|習慣|について|プロジェクト|目標|進行中"
+    "|決定事項|事実|完了",
+    "ko": "사용자 프로필|선호|수준과 배경|습관|소개|프로젝트|목표|진행 중|결정 사항|사실|완료",
+    "fr": "Profil utilisateur|Préférences|Niveau et parcours|Habitudes|À propos|Projet"
+    "|Objectifs|En cours|Décisions|Faits|Terminé",
+    "de": "Benutzerprofil|Vorlieben|Kenntnisstand und Hintergrund|Gewohnheiten|Persönliches"
+    "|Projekt|Ziele|Laufende Themen|Entscheidungen|Fakten|Erledigt",
+    "es": "Perfil de usuario|Preferencias|Nivel y experiencia|Hábitos|Acerca de|Proyecto"
+    "|Objetivos|En curso|Decisiones|Hechos|Terminado",
+    "pt": "Perfil do usuário|Preferências|Nível e formação|Hábitos|Sobre|Projeto|Objetivos"
+    "|Em andamento|Decisões|Fatos|Concluído",
+    "it": "Profilo utente|Preferenze|Livello e formazione|Abitudini|Informazioni|Progetto"
+    "|Obiettivi|In corso|Decisioni|Fatti|Completato",
+    "nl": "Gebruikersprofiel|Voorkeuren|Niveau en achtergrond|Gewoonten|Over|Project|Doelen"
+    "|Lopend|Beslissingen|Feiten|Afgerond",
+    "pl": "Profil użytkownika|Preferencje|Poziom i doświadczenie|Nawyki|O użytkowniku"
+    "|Projekt|Cele|W toku|Decyzje|Fakty|Zrobione",
+    "ru": "Профиль пользователя|Предпочтения|Уровень и опыт|Привычки|О пользователе|Проект"
+    "|Цели|В работе|Решения|Факты|Сделано",
+    "uk": "Профіль користувача|Уподобання|Рівень і досвід|Звички|Про користувача|Проєкт"
+    "|Цілі|У роботі|Рішення|Факти|Зроблено",
+}
+_LOCAL = {
+    lang: dict(zip(_NAMES, names.split("|"), strict=True)) for lang, names in _LOCAL_NAMES.items()
+}
+
+# A tag (folded: lower case, no "#") -> (task, section). A few languages' words too.
+_TAG_WORDS = {
+    ("user_profile", "Preferences"): "preference preferences pref prefers likes dislikes"
+    " style tone 偏好 喜好 好み 선호 préférence präferenz предпочтение preferencia"
+    " preferência preferenza voorkeur preferencja",
+    ("user_profile", "Level and background"): "level background skill skills learning"
+    " mistake mistakes difficulty 水平 背景 レベル 수준 niveau nivel nível livello"
+    " poziom уровень",
+    ("user_profile", "Habits"): "habit habits routine schedule 习惯 習慣 습관 habitude"
+    " gewohnheit привычка hábito abitudine gewoonte nawyk",
+    ("user_profile", "About"): "user profile personal about-me aboutme me 用户 個人 사용자",
+    ("project_review", "Goals"): "goal goals objective objectives milestone 目标 目標 목표"
+    " objectif ziel цель objetivo obiettivo doel",
+    ("project_review", "Active threads"): "todo to-do task tasks wip in-progress blocked"
+    " blocker next plan thread 待办 任务 タスク 할일",
+    ("project_review", "Decisions"): "decision decisions decided adr 决定 決定 결정 décision"
+    " entscheidung решение decisión decisão decisione beslissing decyzja",
+    ("project_review", "Facts"): "fact facts bug fix issue deadline architecture"
+    " component 事实 事実 사실",
+    ("project_review", "Done"): "done finished completed shipped 完成 完了 완료",
+}
+TAGS = {word: key for key, words in _TAG_WORDS.items() for word in words.split()}
+
+
+def local_words(lang: str) -> Callable[[str], str]:
+    """A title or section's name in ``lang``'s vault (English where ``_LOCAL`` has none)."""
+    local = _LOCAL.get(lang.split("-")[0].casefold(), {})
+    return lambda name: local.get(name, name)
