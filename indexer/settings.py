@@ -58,6 +58,10 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     ),
     "INDEXER_HEADER_TIMEOUT": ("10", "seconds a client may take to send a request's headers"),
     "INDEXER_BODY_TIMEOUT": ("30", "seconds a client may take to send a request's body"),
+    "INDEXER_MIN_BODY_RATE": (
+        "16384",
+        "bytes a second a body must average after its first 5 s (0: no floor)",
+    ),
     "INDEXER_MAX_REQUESTS": ("64", "most requests in flight; more are answered 503 at once"),
     "INDEXER_MAX_LARGE_BODIES": ("4", "most bodies over 256 KiB handled at once (others wait)"),
     "INDEXER_SESSION_IDLE_TIMEOUT": ("300", "seconds an idle MCP session (2025 protocol) is kept"),
@@ -113,6 +117,9 @@ class ServerLimits:
     max_connections: int = 256
     header_timeout: float = 10.0
     body_timeout: float = 30.0
+    # 16 KiB/s: a 1 MB note over a 128 kbit/s link passes (61 s, within the 4 body
+    # timeouts any body gets); stalled senders leave the large-body places in 5 s
+    min_body_rate: int = 16 * 1024
     max_requests: int = 64
     max_large_bodies: int = 4
     session_idle_timeout: float = 300.0
@@ -226,6 +233,9 @@ def _limits(pick: Callable[[str, str], str]) -> ServerLimits:
         max_connections=count("INDEXER_MAX_CONNECTIONS"),
         header_timeout=seconds("INDEXER_HEADER_TIMEOUT"),
         body_timeout=seconds("INDEXER_BODY_TIMEOUT"),
+        min_body_rate=_whole(
+            "INDEXER_MIN_BODY_RATE", pick("min_body_rate", "INDEXER_MIN_BODY_RATE"), 0, 1 << 30
+        ),
         max_requests=count("INDEXER_MAX_REQUESTS"),
         max_large_bodies=count("INDEXER_MAX_LARGE_BODIES"),
         session_idle_timeout=seconds("INDEXER_SESSION_IDLE_TIMEOUT"),

@@ -15,6 +15,11 @@ answering). ``guarded_protocol(limits)`` is uvicorn's h11 protocol with:
   byte, time during which the server itself holds off reading aside) and be complete
   within ``BODY_ROUNDS`` such periods, else the connection is closed and the request
   sees a disconnect;
+- a body rate: after a grace (``BODY_GRACE``, at most ``body_timeout``), a body must
+  have arrived at ``min_body_rate`` bytes a second on average, else it is closed as
+  above. Four clients declaring 1 MB and sending a byte every 20 s held the four places
+  for large bodies (``limits.RequestLimits``) for 4 body timeouts, and every large
+  write waited behind them; now they are cut after the grace;
 - a read timeout: a client must take its answer, no ``body_timeout`` seconds with the
   answer held up (the transport's buffer full), else the connection is cut. A client
   that never read kept its request counted in flight (64 such: every call a 503) and
@@ -23,6 +28,8 @@ answering). ``guarded_protocol(limits)`` is uvicorn's h11 protocol with:
 
 The cap stays below the process's descriptor limit, with room (``RESERVED_FDS``) for
 the vaults, the index and one accept burst (``BACKLOG``, uvicorn's ``backlog``).
+Time during which the server holds off reading (a body waiting for its turn, unread)
+counts against neither the body timeout's rounds of silence nor the rate.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import time
 from typing import Any, Literal
 
 import h11
+from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from indexer.settings import ServerLimits
@@ -73,6 +81,10 @@ BACKLOG = 128
 RESERVED_FDS = 2 * BACKLOG + 64
 Phase = Literal["headers", "body"] | None
 BODY_ROUNDS = 4  # a body trickling in may take at most this many body timeouts
+# Seconds a body may take to get going (slow start, a busy client) before its average
+# rate is held to ``min_body_rate``; at most ``body_timeout``
+BODY_GRACE = 5.0
+RATE_CHECK = 0.25  # the shortest wait between two looks at a body's rate
 
 
 def connection_cap(limits: ServerLimits) -> int:
@@ -95,6 +107,7 @@ def guarded_protocol(limits: ServerLimits) -> type[H11Protocol]:
         max_connections = cap
         header_timeout = limits.header_timeout
         body_timeout = limits.body_timeout
+        min_body_rate = limits.min_body_rate
 
     return Guarded
 
@@ -103,6 +116,7 @@ class _GuardedH11Protocol(H11Protocol):
     max_connections = 256
     header_timeout = 10.0
     body_timeout = 30.0
+    min_body_rate = 16 * 1024  # bytes a second; 0: no floor
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -112,6 +126,10 @@ class _GuardedH11Protocol(H11Protocol):
         self._refused = False
         self._last_data = 0.0
         self._body_since = 0.0
+        self._received = 0  # bytes, over the connection's life
+        self._chunk_start = 0  # ``_received`` before the latest chunk
+        self._body_start = 0  # ``_received`` when the body began (its first chunk in)
+        self._held_start = 0.0  # the flow's held time when the body began
         self._unread: asyncio.TimerHandle | None = None
         self._drained: int | None = None  # bytes dropped after an unreadable request
 
@@ -126,6 +144,7 @@ class _GuardedH11Protocol(H11Protocol):
             transport.close()
             return
         super().connection_made(transport)
+        self.flow = _TimedFlow(transport)
         self._arm("headers")
 
     def data_received(self, data: bytes) -> None:
@@ -137,6 +156,8 @@ class _GuardedH11Protocol(H11Protocol):
                 self.transport.abort()
             return
         self._last_data = time.monotonic()
+        self._chunk_start = self._received
+        self._received += len(data)
         super().data_received(data)
         self._follow()
 
@@ -202,15 +223,36 @@ class _GuardedH11Protocol(H11Protocol):
         elif state is h11.SEND_BODY:
             if self._phase != "body":
                 self._body_since = time.monotonic()
-                self._arm("body")
+                self._body_start = self._chunk_start
+                self._held_start = self._held(self._body_since)
+                self._arm("body", self._body_wait(self._body_since))
         else:
             self._disarm()
 
-    def _arm(self, phase: Phase) -> None:
+    def _arm(self, phase: Phase, seconds: float | None = None) -> None:
         self._disarm()
         self._phase = phase
-        seconds = self.header_timeout if phase == "headers" else self.body_timeout
+        if seconds is None:
+            seconds = self.header_timeout if phase == "headers" else self.body_timeout
         self._timer = self.loop.call_later(seconds, self._expired)
+
+    def _held(self, now: float) -> float:
+        flow = self.flow
+        return flow.held(now) if isinstance(flow, _TimedFlow) else 0.0
+
+    def _rate_deadline(self, now: float) -> float:
+        """When the body's average falls below ``min_body_rate`` if no more arrives: the
+        grace, plus a second per ``min_body_rate`` bytes in, plus time held unread."""
+        if self.min_body_rate <= 0:
+            return float("inf")
+        grace = min(BODY_GRACE, self.body_timeout)
+        arrived = self._received - self._body_start
+        held = self._held(now) - self._held_start
+        return self._body_since + held + grace + arrived / self.min_body_rate
+
+    def _body_wait(self, now: float) -> float:
+        """Seconds until the body's next look: a body timeout, or sooner its rate's."""
+        return max(RATE_CHECK, min(self.body_timeout, self._rate_deadline(now) - now))
 
     def _disarm(self) -> None:
         if self._timer is not None:
@@ -231,12 +273,16 @@ class _GuardedH11Protocol(H11Protocol):
         elif self._phase == "body" and state is h11.SEND_BODY:
             now = time.monotonic()
             moving = now - self._last_data < self.body_timeout
-            if self.flow.read_paused or (  # the server holds off reading: not the client's fault
-                moving and now - self._body_since < BODY_ROUNDS * self.body_timeout
-            ):
+            if self.flow.read_paused:  # the server holds off reading: not the client's fault
                 self._arm("body")
                 return
-            log.debug("closed a connection whose request body did not arrive in time")
+            if moving and now - self._body_since < BODY_ROUNDS * self.body_timeout:
+                if now < self._rate_deadline(now):
+                    self._arm("body", self._body_wait(now))
+                    return
+                log.debug("closed a connection whose request body arrives too slowly")
+            else:
+                log.debug("closed a connection whose request body did not arrive in time")
             _drop(self.transport)
         else:
             self._phase = None
@@ -261,6 +307,30 @@ class _GuardedH11Protocol(H11Protocol):
         log.debug("dropped the longest idle connection to make room for a new one")
         _drop(oldest.transport)
         return True
+
+
+class _TimedFlow(FlowControl):
+    """uvicorn's flow control, counting the time reading was paused: a body waiting unread
+    for its turn is not sending slowly."""
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        super().__init__(transport)
+        self._held = 0.0
+        self._paused_at = 0.0
+
+    def pause_reading(self) -> None:
+        if not self.read_paused:
+            self._paused_at = time.monotonic()
+        super().pause_reading()
+
+    def resume_reading(self) -> None:
+        if self.read_paused:
+            self._held += time.monotonic() - self._paused_at
+        super().resume_reading()
+
+    def held(self, now: float) -> float:
+        """Seconds reading was paused, so far."""
+        return self._held + (now - self._paused_at if self.read_paused else 0.0)
 
 
 def _drop(transport: asyncio.Transport) -> None:
