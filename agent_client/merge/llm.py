@@ -11,6 +11,7 @@ the writes through the journal. ``IndexerOfflineError`` passes through.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from typing import Any
@@ -23,6 +24,7 @@ from agent_client.connection import PROMPT_NAMES, Vault
 from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
 from agent_client.merge.coverage import MIN_ADDED, added_lines, entry_share
+from agent_client.merge.quiet import Pacer, quiet_of
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
 from shared.model_endpoint import base_url
@@ -38,8 +40,9 @@ BASE_TOOLS = ["read", "find", "grep", "stat", "write"]
 
 
 def make_llm(settings: LLMSettings) -> AsyncOpenAI:
-    """The OpenAI SDK client for ``settings`` (no retries: the fallback is the retry;
-    a reply is read only so far: ``shared.reply_bound``)."""
+    """The OpenAI SDK client for ``settings`` (no retries of its own: a ``Retry-After``
+    is kept across entries by ``merge.quiet``, and the fallback is the retry; a reply is
+    read only so far: ``shared.reply_bound``)."""
     return AsyncOpenAI(
         base_url=base_url(settings.base_url),
         api_key=settings.api_key,
@@ -102,9 +105,10 @@ async def merge_with_llm(
             "content": envelope(entry, "search" in executor.offered, images, suggested_path),
         },
     ]
+    pacer = Pacer(quiet_of(llm), asyncio.get_running_loop().time() + settings.timeout)
     try:
         async with asyncio.timeout(settings.timeout):
-            confirmation = await _loop(llm, settings, executor, messages)
+            confirmation = await _loop(llm, pacer, settings, executor, messages)
     except TimeoutError:
         raise MergeFailed(f"the merge took longer than {settings.timeout:g} s") from None
     except (ReplyTooLarge, openai.OpenAIError) as exc:
@@ -146,6 +150,7 @@ def require_the_entry(executor: ToolExecutor, entry: MemoryEntry) -> None:
 
 async def _loop(
     llm: AsyncOpenAI,
+    pacer: Pacer,
     settings: LLMSettings,
     executor: ToolExecutor,
     messages: list[dict[str, Any]],
@@ -155,13 +160,15 @@ async def _loop(
     nudged = False
     for _step in range(settings.max_steps):
         remaining = settings.max_tokens - used_tokens
+        request = functools.partial(
+            llm.chat.completions.create,
+            model=settings.model,
+            messages=messages,
+            tools=tools,
+            max_tokens=min(MAX_COMPLETION_TOKENS, remaining),
+        )
         try:
-            response = await llm.chat.completions.create(
-                model=settings.model,
-                messages=messages,  # type: ignore[arg-type]
-                tools=tools,  # type: ignore[arg-type]
-                max_tokens=min(MAX_COMPLETION_TOKENS, remaining),
-            )
+            response = await pacer.ask(request)
         except (openai.OpenAIError, ReplyTooLarge):
             raise
         except ValueError as exc:  # a 200 whose JSON is cut short: the SDK lets it out
