@@ -251,7 +251,16 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
         ("AI技术是什么", ["ai", "技术"]),  # (one word in capitals beside Chinese: an acronym)
         ("猫 AI", ["猫", "ai"]),
         ("茶", ["茶"]),  # a Han character alone is a word
-        ("书在哪里", ["书在", "书"]),  # (在 may end a word: 现在)
+        ("书在哪里", ["书"]),  # (在 before a place is "be at"; it may end a word: 现在)
+        ("存在哪个文件夹", ["文件夹", "文件", "件夹", "存"]),  # (saved where, not 存在)
+        ("都去哪里了", []),  # (an adverb opening the question, grammar after it)
+        ("我们都吃了什么", ["吃"]),
+        ("上周开会都说了什么", ["上周开会", "上周", "周开", "开会"]),  # not 都说
+        ("都市", ["都市", "市"]),  # (the pair asked alone is a word)
+        ("下个月要申请", ["下个月", "下个", "个月", "申请", "申"]),  # (要 after a word)
+        ("签证申请需要什么材料", ["签证", "材料", "申请", "需要", "申", "需"]),
+        ("我想申请Python课程", ["申请", "申", "python", "课程"]),  # not 想申
+        ("要件定義の書類", ["要件定義", "要件", "件定", "定義", "書類"]),  # (要 opening a word)
         ("目的地是首都", ["目的地", "目的", "的地", "首都", "目", "首"]),  # not 地是首
         ("東京都庁", ["東京", "都庁", "庁"]),
         ("现在的工作", ["工作", "现在", "现"]),
@@ -340,6 +349,9 @@ def test_a_hit_is_quoted_where_the_whole_keyword_is_not_a_piece_of_it(
         ("zh-CN", "他的成就很大。", "我们完成了工作。", "成就", "成就"),
         ("zh-CN", "世界和平很重要。", "平时我走路。", "和平", "和平"),
         ("ja", "京都の寺に行った。", "東京の駅は大きい。", "京都", "京都"),
+        ("zh-CN", "那本书在客厅。", "他在哪里都不知道。", "书在哪里", "书"),  # not 书在
+        # (要申 and 月要 were keywords; 申请 was none: 请 cut it from the long piece)
+        ("zh-CN", "我们申请了新的服务器。", "下周要开会。", "下周要申请", "下周, 申请"),
         ("ja", "和食が好きです。", "食堂は混んでいる。", "和食", "和食"),
     ],
 )

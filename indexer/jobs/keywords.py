@@ -98,16 +98,27 @@ _STOP_ZH = sorted(
     """我们 你们 他们 她们 它们 咱们 什么 怎么 怎样 如何 为什么 哪些 哪个 这个 那个 这些
     那些 关于 有关 还有 或者 以及 但是 因为 所以 如果 就是 还是 是否 已经 一下 一些 可以
     应该 没有 记得 告诉 请问 一个 哪里 哪儿 什么时候 什么样 这样 那样 多少 怎么样
-    的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就 把 被 请 和 与 及 或 是 在
-    谁 哪""".split(),
+    这里 那里 这儿 那儿 的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就 把 被 请
+    和 与 及 或 是 在 要 谁 哪""".split(),
     key=len,
     reverse=True,
 )
 _STOP_ZH_RE = re.compile("|".join(re.escape(w) for w in _STOP_ZH))
 # Stop characters that also spell content words with the character beside them (首都 and
-# 都市, 现在, 和平, 成就, 申请; Japanese 京都, 和食): such a pair is a keyword too. The
-# others (particles, pronouns) only between two characters that are alone (目的地).
-_STOP_IN_WORDS = frozenset("都在和就请是把被与及或也")
+# 都市, 现在, 和平, 成就, 申请, 重要; Japanese 京都, 和食): such a pair is a keyword too.
+# The others (particles, pronouns) only between two characters that are alone (目的地).
+_STOP_IN_WORDS = frozenset("都在和就请是把被与及或也要")
+# Adverbs: with no word before them (a question's start, after a pronoun), they modify
+# the verb after them (都去哪里了, 我们都吃了什么), a word only when asked alone (都市).
+_ADVERBS = frozenset("都也就")
+# 要 (will, want) after a word; opening a chunk, the start of one (要件定義, 要求是什么).
+_OPENS_WORDS = frozenset("要")
+# 请 is "please" only where a clause starts: after any character it ends its word, a
+# long piece's last one too (签证申请需要: 申请, not the piece 签证申 alone).
+_ENDS_AFTER_ANY = frozenset("请")
+# 在 before a place (书在哪里, where is the book) is the verb "be at", not 现在's end.
+_AT = "在"
+_PLACES = ("哪", "这里", "那里", "这儿", "那儿")
 # A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
 # join other words, or serve as grammar: alone, they are no keyword.
 _NOT_ALONE = frozenset(
@@ -217,8 +228,9 @@ def _cjk_keywords(run: str) -> list[str]:
     pieces: list[str] = []
     joined: list[str] = []
     for chunk in _HIRAGANA.split(run):
-        pieces.extend(p for p in _STOP_ZH_RE.split(chunk) if p)
-        joined.extend(_across_stops(chunk))
+        parts = _parts(chunk)
+        pieces.extend(text for text, is_stop in parts if not is_stop)
+        joined.extend(_across_stops(parts))
     out: list[str] = []
     alone: list[str] = []  # (after the longer words: they rank them)
     for piece in pieces + joined:
@@ -235,22 +247,34 @@ def _cjk_keywords(run: str) -> list[str]:
     return out
 
 
-def _across_stops(chunk: str) -> list[str]:
-    """The words a stop character of ``chunk`` may be part of, as keywords beside the
+def _parts(chunk: str) -> list[tuple[str, bool]]:
+    """``chunk`` cut at its stop words: ``(text, a stop?)`` in order. A character
+    before ``_ENDS_AFTER_ANY`` is a piece of its own, the start of that word (签证申请:
+    签证 and 申, which 请 joins); one of ``_OPENS_WORDS`` opening it is no stop."""
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for stop in _STOP_ZH_RE.finditer(chunk):
+        if stop.start() == 0 and stop.group(0) in _OPENS_WORDS:
+            continue
+        piece = chunk[at : stop.start()]
+        if len(piece) > 1 and stop.group(0) in _ENDS_AFTER_ANY and piece[-1] not in _NOT_ALONE:
+            parts += [(piece[:-1], False), (piece[-1], False)]
+        elif piece:
+            parts.append((piece, False))
+        parts.append((stop.group(0), True))
+        at = stop.end()
+    if at < len(chunk):
+        parts.append((chunk[at:], False))
+    return parts
+
+
+def _across_stops(parts: list[tuple[str, bool]]) -> list[str]:
+    """The words a stop character of a chunk (its ``parts``) may be part of, as keywords beside the
     pieces it cuts: a particle between two pieces of one character (``目的地``), then
     one of ``_STOP_IN_WORDS`` after such a piece (``首都``, ``现在``), then before one
     (``都市``; ``東京都庁``: ``都庁``); each piece in one word at most (``目的地是首都``:
     not ``地是首``). Cut alone, 目的地 asked for 目 (and found 目标), 京都 for 京
     (東京), 首都 for nothing."""
-    parts: list[tuple[str, bool]] = []  # (text, a stop?)
-    at = 0
-    for stop in _STOP_ZH_RE.finditer(chunk):
-        if stop.start() > at:
-            parts.append((chunk[at : stop.start()], False))
-        parts.append((stop.group(0), True))
-        at = stop.end()
-    if at < len(chunk):
-        parts.append((chunk[at:], False))
 
     def lone(number: int) -> bool:  # a piece of one character, in no word yet
         if not 0 <= number < len(parts) or number in used:
@@ -267,11 +291,30 @@ def _across_stops(chunk: str) -> list[str]:
             used |= {number - 1, number + 1}
     for side in (-1, 1):
         for number in stops:
-            if parts[number][0] in _STOP_IN_WORDS and number not in words and lone(number + side):
+            if number in words or not _may_pair(parts, number, side):
+                continue
+            if lone(number + side):
                 pair = (parts[number + side][0], parts[number][0])
                 words[number] = "".join(pair if side < 0 else pair[::-1])
                 used.add(number + side)
     return [words[number] for number in sorted(words)]
+
+
+def _may_pair(parts: list[tuple[str, bool]], number: int, side: int) -> bool:
+    """Whether stop ``number`` of ``parts`` may spell a word with the character on
+    ``side``: not grammar beside grammar (都去, 都要, 不是), not 在 before a place
+    (书在哪里: the book, not 书在), not an adverb opening a clause (都去哪里了)."""
+    stop = parts[number][0]
+    if stop not in _STOP_IN_WORDS or not 0 <= number + side < len(parts):
+        return False
+    text, is_stop = parts[number + side]
+    if is_stop or text[-1 if side < 0 else 0] in _NOT_ALONE:
+        return False
+    if side < 0:
+        after = parts[number + 1][0] if number + 1 < len(parts) else ""
+        return not (stop == _AT and after.startswith(_PLACES))
+    opens = number == 0 or parts[number - 1][1]
+    return not (stop in _ADVERBS and opens and len(parts) > 2)
 
 
 def _kana_keywords(run: str) -> list[str]:
