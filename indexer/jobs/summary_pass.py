@@ -23,6 +23,7 @@ from indexer.jobs.summary_texts import (
     Child,
     categories,
     children_digest,
+    english_fallback,
     fallback_abstract,
     fallback_overview,
     most_recent,
@@ -226,10 +227,20 @@ class FolderPass:
             and existing is not None
             and existing.saved_after_written()
         )
+        # A fallback in English, written before the vault's language had words of its
+        # own, is no current one: it is written again in them.
+        current = (
+            existing is not None
+            and existing.children_digest == digest
+            and not (
+                existing.generated_by == "fallback"
+                and english_fallback(self.lang, children, existing.abstract)
+            )
+        )
         if (
             existing is not None
+            and current
             and not (self.force or edited)
-            and existing.children_digest == digest
             and (existing.generated_by == "llm" or self.model is None)
         ):
             self.stats.skipped += 1
@@ -238,7 +249,7 @@ class FolderPass:
         made = await self._ask_model(folder, children, shown, digest)
         if made is None:
             made = self._fallback(folder, children, shown, digest)
-            if existing is not None and existing.children_digest == digest and not edited:
+            if existing is not None and current and not edited:
                 if not self.force:
                     self.stats.fallback += 1  # the model failed again: the file stays
                     return existing

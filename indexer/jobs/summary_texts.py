@@ -2,7 +2,8 @@
 
 Pure functions, no I/O (a note's own abstract is ``indexer.index.abstract``'s). The
 fallback is seed 001's ``_fallback_abstract`` and ``_fallback_overview`` (SPEC "Directory
-summaries"): in English, and in the seed's own Chinese wording for ``zh-*`` vaults. A
+summaries"): its fixed words in the vault's language (``summary_words``; the seed's own
+Chinese wording for ``zh-*`` vaults, English for a language it has none of). A
 model's answer is data: ``read_answer`` keeps two strings of it, on one line and cut to
 size for the abstract, or refuses it.
 """
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexer.index.abstract import ABSTRACT_CHARS, clip, one_line
+from indexer.jobs.summary_words import ENGLISH, summary_words
 from shared.control_chars import without_controls
-from shared.counted import counted
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import split_frontmatter
 from shared.graphemes import cut_chars
@@ -27,7 +28,8 @@ from shared.graphemes import cut_chars
 OVERVIEW_CHARS = 16_000
 FALLBACK_ITEM_CHARS = 50
 # Part of every digest: bump it when the texts or the prompt change, so that summaries
-# made by an older indexer are made again.
+# made by an older indexer are made again. (A language's fallback words that are new need
+# none: a pass writes an English fallback again in them, ``english_fallback``.)
 SUMMARY_FORMAT = 2
 FOLDER_CATEGORY = "folder"
 NOTE_CATEGORY = "note"
@@ -51,11 +53,6 @@ class Child:
     @property
     def is_directory(self) -> bool:
         return self.name.endswith("/")
-
-
-def is_zh(lang: str) -> bool:
-    """Whether a vault gets the seed's Chinese wording (``zh``, ``zh-Hans``, ...)."""
-    return lang == "zh" or lang.startswith("zh-")
 
 
 def note_category(kind: object) -> str:
@@ -90,13 +87,18 @@ def most_recent(children: list[Child], limit: int) -> list[Child]:
 
 
 def fallback_abstract(lang: str, children: list[Child]) -> str:
-    """``"<n> notes: <category>, ..."`` (the seed: ``包含 <n> 条<分类>相关记忆``)."""
-    names = categories(children)
-    if is_zh(lang):
-        text = f"包含 {len(children)} 条{'、'.join(names)}相关记忆"
-    else:
-        text = f"{counted(len(children), 'note')}: {', '.join(names)}"
+    """``"<n> notes: <category>, ..."`` in the vault's language (the seed:
+    ``包含 <n> 条<分类>相关记忆``; ``5 заметок: ...``)."""
+    text = summary_words(lang).abstract_text(len(children), categories(children))
     return clip(text, ABSTRACT_CHARS)
+
+
+def english_fallback(lang: str, children: list[Child], abstract: str) -> bool:
+    """Whether ``abstract`` is the English fallback's in a vault whose language now has
+    words of its own: a summary written before them, to be written again in them (an
+    abstract that reads back otherwise than written is never one: no rewrite each pass)."""
+    english = clip(ENGLISH.abstract_text(len(children), categories(children)), ABSTRACT_CHARS)
+    return abstract == english != fallback_abstract(lang, children)
 
 
 # What Markdown (or HTML in it) could read as syntax in a line of plain text.
@@ -111,13 +113,14 @@ def markdown_text(text: str) -> str:
 
 def fallback_overview(lang: str, children: list[Child], shown: list[Child] | None = None) -> str:
     """``# Overview``, then per category ``## <category> (<count>)`` and one line per
-    child, the first 50 characters of its abstract (the seed's wording for ``zh-*``).
+    child, the first 50 characters of its abstract (in the vault's language: the seed's
+    wording for ``zh-*``, ``# Vue d'ensemble`` for ``fr``).
 
     Only ``shown`` (the ``max_children`` most recent; default all) have a line; each
     category counts all its children, says how many it does not list, and lists at
     least its newest child (a category of older ones was left out altogether).
     """
-    zh = is_zh(lang)
+    words = summary_words(lang)
     listed = list(children if shown is None else shown)
     newest = sorted(children, key=lambda c: (-c.changed_ns, c.name))
     for category in categories(children):
@@ -127,16 +130,16 @@ def fallback_overview(lang: str, children: list[Child], shown: list[Child] | Non
     for child in listed:
         groups.setdefault(child.category, []).append(child)
     totals = Counter(child.category for child in children)
-    lines = ["# 目录内容概览" if zh else "# Overview"]
+    lines = [f"# {words.title}"]
     for category, items in groups.items():
         lines.append("")
         total = totals[category]
-        lines.append(f"## {markdown_text(category)} ({f'{total}条' if zh else total})")
+        lines.append(f"## {markdown_text(category)} ({words.count_text(total)})")
         for item in items:
             cut = markdown_text(cut_chars(item.abstract, FALLBACK_ITEM_CHARS))
-            lines.append(f"- {cut}..." if zh else f"- {cut}…")
+            lines.append(f"- {cut}{words.ellipsis}")
         if (left := total - len(items)) > 0:
-            lines.append(f"（另有 {left} 条未列出）" if zh else f"({left} more not listed)")
+            lines.append(words.more_text(left))
     return "\n".join(lines) + "\n"
 
 
