@@ -312,6 +312,47 @@ def test_a_thai_question_word_glued_to_the_last_word_is_left_out(fresh: World) -
 
 
 @pytest.mark.parametrize(
+    ("lang", "query", "wanted", "other"),
+    [
+        ("my", "ရန်ကုန်မိုး", "ရန်ကုန်မှာမိုးရွာနေတယ်", "မန္တလေးရထားထွက်တယ်"),
+        ("th", "ฝนตก", "พรุ่งนี้ฝนจะตกหนัก", "แมวนอนบนโซฟา"),
+        ("th", "แมวชื่ออะไร", "แมวของฉันชื่อส้ม", "รถไฟออกหกโมง"),
+        ("lo", "ຝົນຕົກບໍ", "ມື້ນີ້ຝົນຕົກໜັກ", "ແມວນອນເທິງໂຊຟາ"),
+        ("km", "ឆ្មាដេកនៅឯណា", "ឆ្មារបស់ខ្ញុំដេកលើសាឡុង", "រថភ្លើងចេញម៉ោងប្រាំមួយ"),
+    ],
+)
+def test_a_short_spaceless_question_finds_its_words_apart(
+    fresh: World, lang: str, query: str, wanted: str, other: str
+) -> None:
+    """A chunk of six characters as seen or fewer had no windows: ``ရန်ကုန်မိုး`` (Yangon
+    rain) was looked for whole only, and the note saying Yangon and rain apart was not
+    found; a question word glued to it (Lao ``ບໍ``, Khmer ``នៅឯណា``) is left out too."""
+    fresh.write(lang, "w/wanted.md", f"# 1\n\n{wanted}\n")
+    fresh.write(lang, "w/other.md", f"# 2\n\n{other}\n")
+    result = fresh.recall.recall(lang, query, 1500)
+    assert on_demand(result) == ["w/wanted.md"], (query, extract_keywords(query))
+
+
+@pytest.mark.parametrize(
+    ("lang", "oil", "gold", "query"),
+    [
+        ("th", "ราคาน้ำมันดีเซลวันนี้ลดลง", "ราคาทองคำแท่งวันนี้ขึ้น", "ราคาทองคำวันนี้"),
+        ("th", "ราคาผักที่ตลาดแพงขึ้น", "ราคาทองแท่งขึ้นอีก", "ราคาทองเท่าไหร่"),
+        ("lo", "ລາຄານ້ຳມັນມື້ນີ້ຫຼຸດລົງ", "ລາຄາຄຳແທ່ງມື້ນີ້ຂຶ້ນສູງ", "ລາຄາຄຳມື້ນີ້"),
+        ("my", "ဆီဈေးနှုန်းဒီနေ့ကျဆင်းတယ်", "ရွှေဈေးနှုန်းတွေဒီနေ့တက်တယ်", "ရွှေဈေးနှုန်းဒီနေ့"),
+    ],
+)
+def test_a_hit_is_quoted_where_most_of_the_question_is(
+    fresh: World, lang: str, oil: str, gold: str, query: str
+) -> None:
+    """No paragraph holds the whole chunk: the first holding any of its windows was
+    quoted, the oil price's (``ราคา``, price) before the gold price's."""
+    fresh.write(lang, "r/prices.md", f"# 1\n\n{oil}\n\n{gold}\n")
+    block = fresh.recall.recall(lang, query, 70, path="r")["block"]
+    assert gold[:8] in block and oil[:8] not in block, block
+
+
+@pytest.mark.parametrize(
     ("lang", "school", "market", "query"),
     [
         (

@@ -26,6 +26,7 @@ from indexer.index.arabic_article import without_article
 from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
 from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN
+from indexer.jobs.short_chunks import OTHER_ENDINGS, pairs
 from shared.graphemes import continues
 
 MAX_KEYWORDS = 24
@@ -136,7 +137,8 @@ _STOP_TH = frozenset(
 _TH_ENDINGS = tuple(
     sorted(
         """ไหม มั้ย หรือเปล่า หรือไม่ เท่าไหร่ เท่าไร อย่างไร ยังไง อะไร ที่ไหน ไหน บ้าง ครับ ค่ะ คะ
-        นะ จ้ะ จ๊ะ""".split(),
+        นะ จ้ะ จ๊ะ""".split()
+        + OTHER_ENDINGS,
         key=len,
         reverse=True,
     )
@@ -344,7 +346,8 @@ def _korean_word(word: str) -> list[str]:
 def _thai_keywords(run: re.Match[str]) -> list[str]:
     """A Thai-like chunk without its stop words; long chunks also as windows of 4
     characters as seen (a consonant with its marks: a window of code points began with a
-    vowel sign, and the heading naming the keywords showed ``ินส้``)."""
+    vowel sign, and the heading naming the keywords showed ``ินส้``); a short one, or
+    one short without the question word glued to its end, as its pairs."""
     chunk = run.group(0)
     if chunk in _STOP_TH or len(chunk) < 2:
         return []
@@ -353,7 +356,10 @@ def _thai_keywords(run: re.Match[str]) -> list[str]:
     if len(letters) > 6:
         out.extend("".join(letters[i : i + 4]) for i in range(0, len(letters) - 3, 2))
     stem = _without_endings(chunk)
-    if stem != chunk and len(_seen_characters(stem)) >= 2 and stem not in _STOP_TH:
+    kept = len(_seen_characters(stem))
+    if kept <= 6:  # (too short for windows of its own: its pairs, ``short_chunks``)
+        out.extend(pairs(stem))
+    if stem != chunk and kept >= 2 and stem not in _STOP_TH:
         out.insert(1, stem)
     return out
 

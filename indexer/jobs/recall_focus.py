@@ -4,7 +4,8 @@ line too long for the room, a window that starts a few words before the keyword.
 A keyword that is part of another (a bigram of a Chinese word, a window of a long Thai
 chunk) counts only where the paragraphs looked at together hold none of the whole ones:
 ``ทุเรียนหมอนทอง`` was quoted from a paragraph about school (``เรียน``, one of its
-windows) before the one about durian.
+windows) before the one about durian. Of the pieces, the paragraph holding the most of
+them (in the first run of paragraphs holding any) is quoted.
 
 A keyword is looked for as search found it (``as_read``: ``cafe`` in "Café",
 ``projectx`` in "ＰＲＯＪＥＣＴＸ"), in the note's first ``FOCUS_READ_CHARS`` as read (a
@@ -19,7 +20,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from indexer.index.nfkc import nfkc
-from indexer.index.text import CJK_RUN, as_read, stream_safe
+from indexer.index.text import CJK_RUN, as_read, run_units, stream_safe
 from indexer.jobs.tokens import HEADING, quarters, take_lines
 from indexer.vault.no_wait import may_take_long
 from shared.graphemes import character_start, cut_chars
@@ -140,11 +141,28 @@ def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None,
         lines = map(as_read, run.split("\n"))
         found = (n for n, text in enumerate(lines) if any(w in text for w in words))
         return next(found, None), read
-    for tier in tiers(tuple(words)):
+    looked = tiers(tuple(words))
+    for number, tier in enumerate(looked):
         at = [at for at in (folded.find(word) for word in tier) if at >= 0]
+        if at and number:  # (pieces: where the most of them are)
+            return _most_held(folded.split("\n"), tier, looked[0]), read
         if at:
             return folded.count("\n", 0, min(at)), read
     return None, read
+
+
+def _most_held(texts: list[str], pieces: tuple[str, ...], whole: tuple[str, ...]) -> int:
+    """The number of the first of ``texts`` holding the most of ``pieces`` (by their
+    length), then of the whole words' bigrams: ``ราคา`` (price), a window of
+    ``ราคาทองคำวันนี้`` (today's gold price), quoted the oil price's paragraph before the
+    one holding ``ราคาทอง`` and ``ทองคำ``."""
+    units = [run_units(word) for word in whole if CJK_RUN.fullmatch(word)]
+    pairs = {a + b for each in units for a, b in itertools.pairwise(each)}
+    held = [
+        (sum(len(piece) for piece in pieces if piece in text), sum(p in text for p in pairs))
+        for text in texts
+    ]
+    return held.index(max(held))
 
 
 @functools.lru_cache(maxsize=256)
