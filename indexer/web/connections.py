@@ -56,13 +56,15 @@ BUSY = (
     + _BUSY_BODY
 )
 TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
-# A request h11 cannot read: malformed, or its line and headers longer than this (a
-# query string of 10 KB, search's limit, is 30 KB percent-encoded)
+# A request h11 cannot read: malformed (a URL holding raw UTF-8, as `curl "...?q=北京"`
+# sends it, among them), or its line and headers longer than this (a query string of
+# 10 KB, search's limit, is 30 KB percent-encoded)
 MAX_HEAD_BYTES = 64 * 1024
 _UNREADABLE_BODY = (
     b'{"error": {"code": "invalid_argument", "message": "the request could not be read:'
-    b" its line and headers must be well formed and under 64 KiB (a query string too"
-    b' long? send the query in a POST body)"}}'
+    b" its line and headers must be well formed, a URL's characters other than ASCII"
+    b" percent-encoded (curl -G --data-urlencode 'q=...'), and under 64 KiB (a query"
+    b' string too long? send the query in a POST body)"}}'
 )
 UNREADABLE = (
     b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n"
