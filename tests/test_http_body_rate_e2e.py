@@ -147,3 +147,53 @@ def test_a_body_waiting_its_turn_is_not_too_slow(tmp_path: Path) -> None:
             second.close()
         for answer in answers:
             assert answer.split(b" ", 2)[1] in (b"200", b"201"), answer[:300]
+
+
+def _send_at(sock: socket.socket, data: bytes, rate: float, step: int = 4096) -> None:
+    for at in range(0, len(data), step):
+        sock.sendall(data[at : at + step])
+        time.sleep(step / rate)
+
+
+def _status(sock: socket.socket, timeout: float = 60) -> bytes:
+    sock.settimeout(timeout)
+    got = b""
+    with contextlib.suppress(OSError):
+        while b"\r\n" not in got and (chunk := sock.recv(65536)):
+            got += chunk
+    return got.split(b"\r\n")[0]
+
+
+@contextlib.contextmanager
+def _places_held(port: int, seconds: float) -> Iterator[None]:
+    """The four large-body places held about ``seconds`` by PUTs well above the rate."""
+    body = b"# h\n" + b"x" * 300_000  # (over 256 KiB: a large body)
+    rate = len(body) / seconds
+
+    def hold(n: int) -> None:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(_put_head(port, f"held{n}.md", len(body)))
+            _send_at(sock, body, rate)
+            assert _status(sock)[:12] in (b"HTTP/1.1 200", b"HTTP/1.1 201")
+
+    holders = [threading.Thread(target=hold, args=(n,), daemon=True) for n in range(4)]
+    for holder in holders:
+        holder.start()
+    time.sleep(0.5)
+    try:
+        yield
+    finally:
+        for holder in holders:
+            holder.join()
+
+
+def test_a_client_waiting_for_100_continue_is_not_cut(server: RunningIndexer) -> None:
+    """``Expect: 100-continue`` sends nothing until the server asks: waiting for a large
+    body's place longer than the grace, it was cut as a slow sender."""
+    port = port_of(server)
+    with _places_held(port, 2 * GRACE), socket.create_connection(("127.0.0.1", port)) as sock:
+        head = _put_head(port, "expects.md", len(LARGE_NOTE))
+        sock.sendall(head[:-2] + b"Expect: 100-continue\r\n\r\n")
+        assert _status(sock).startswith(b"HTTP/1.1 100")
+        sock.sendall(LARGE_NOTE)
+        assert _status(sock)[:12] in (b"HTTP/1.1 200", b"HTTP/1.1 201")

@@ -117,6 +117,9 @@ _OPENS_WORDS = frozenset("要")
 # 请 is "please" only where a clause starts: after any character it ends its word, a
 # long piece's last one too (签证申请需要: 申请, not the piece 签证申 alone).
 _ENDS_AFTER_ANY = frozenset("请")
+# 要 ends a word after these (纪要 minutes, 概要, 摘要, 重要, 主要, 需要, 必要): a long
+# piece gives its last one up to it (会议纪要: 会议 and 纪要, not the piece 会议纪 alone).
+_BEFORE_YAO = frozenset("纪概摘重主需必简提首次紧扼")
 # 在 before a place (书在哪里, where is the book) is the verb "be at", not 现在's end.
 _AT = "在"
 _PLACES = ("哪", "这里", "那里", "这儿", "那儿")
@@ -259,7 +262,9 @@ def _parts(chunk: str) -> list[tuple[str, bool]]:
         if stop.start() == 0 and stop.group(0) in _OPENS_WORDS:
             continue
         piece = chunk[at : stop.start()]
-        if len(piece) > 1 and stop.group(0) in _ENDS_AFTER_ANY and piece[-1] not in _NOT_ALONE:
+        word = stop.group(0)
+        ends = word in _ENDS_AFTER_ANY or (word == "要" and piece[-1:] in _BEFORE_YAO)
+        if len(piece) > 1 and ends and piece[-1] not in _NOT_ALONE:
             parts += [(piece[:-1], False), (piece[-1], False)]
         elif piece:
             parts.append((piece, False))

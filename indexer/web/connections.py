@@ -224,12 +224,16 @@ class _GuardedH11Protocol(H11Protocol):
                 self._disarm()  # idle between requests: uvicorn's keep-alive timeout
         elif state is h11.SEND_BODY:
             if self._phase != "body":
-                self._body_since = time.monotonic()
-                self._body_start = self._chunk_start
-                self._held_start = self._held(self._body_since)
-                self._arm("body", self._body_wait(self._body_since))
+                self._start_body(time.monotonic(), self._chunk_start)
         else:
             self._disarm()
+
+    def _start_body(self, now: float, received: int) -> None:
+        """The body's clocks start (again): ``received`` bytes before it."""
+        self._body_since = now
+        self._body_start = received
+        self._held_start = self._held(now)
+        self._arm("body", self._body_wait(now))
 
     def _arm(self, phase: Phase, seconds: float | None = None) -> None:
         self._disarm()
@@ -274,6 +278,13 @@ class _GuardedH11Protocol(H11Protocol):
             _drop(self.transport)
         elif self._phase == "body" and state is h11.SEND_BODY:
             now = time.monotonic()
+            if self.conn.they_are_waiting_for_100_continue:
+                # (``Expect: 100-continue``, its body not asked for yet: waiting for a large
+                # body's place, it was cut after the grace though it had sent all it may)
+                self._last_data = now
+                self._start_body(now, self._received)
+                self._arm("body", RATE_CHECK)
+                return
             moving = now - self._last_data < self.body_timeout
             if self.flow.read_paused:  # the server holds off reading: not the client's fault
                 self._arm("body")
