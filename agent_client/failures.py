@@ -17,18 +17,36 @@ MAX_CHARS = 500
 
 def describe_failure(exc: BaseException) -> str:
     """``exc`` (and its cause) in one line of at most ``MAX_CHARS`` characters."""
+    text = _own(exc)
+    if not isinstance(exc, VaultError | openai.APIStatusError):
+        cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+        if cause is not None:
+            text += _cause_part(text, cause)
+    return " ".join(text.split())[:MAX_CHARS]
+
+
+def _own(exc: BaseException) -> str:
+    """``exc`` alone: a vault refusal as it is, an endpoint's refusal as status and message."""
     if isinstance(exc, VaultError):
-        text = str(exc)
-    elif isinstance(exc, openai.APIStatusError):
+        return str(exc)
+    if isinstance(exc, openai.APIStatusError):
         body = exc.body if isinstance(exc.body, dict) else {}
         message = body.get("message") or exc.message
-        text = f"{type(exc).__name__} (HTTP {exc.status_code}): {message}"
-    else:
-        text = _typed(exc)
-        cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
-        if cause is not None and str(cause) and str(cause) not in text:
-            text += f" ({_typed(cause)})"
-    return " ".join(text.split())[:MAX_CHARS]
+        return f"{type(exc).__name__} (HTTP {exc.status_code}): {message}"
+    return _typed(exc)
+
+
+def _cause_part(text: str, cause: BaseException) -> str:
+    """What the cause adds to ``text``: a wrapper that already quotes it (``MergeFailed``
+    with "the LLM endpoint failed: <cause described>") would otherwise say it twice."""
+    own = _own(cause)
+    if own in text:
+        return ""
+    said = own.partition(": ")[2].strip() or str(cause).strip()
+    if said and (said in text or str(cause) in text):  # its message is there, its type?
+        name = type(cause).__name__
+        return "" if name in text else f" ({name})"
+    return f" ({own})"
 
 
 def _typed(exc: BaseException) -> str:

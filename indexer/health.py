@@ -45,18 +45,25 @@ def server_health(url: str, workspace: Workspace, timeout: float = 2.0) -> dict 
 def live_server_url(workspace: Workspace) -> str:
     """The MCP URL of the indexer serving ``workspace`` now; ``OperationalError`` saying
     what to do when there is no URL file or nothing answers at it (a crash left it)."""
+    return live_server(workspace)[0]
+
+
+def live_server(workspace: Workspace) -> tuple[str, dict]:
+    """``live_server_url`` with what its ``/health`` said (``config-snippet`` reads
+    ``port_fixed`` there: only the server knows whether ``--port`` chose its port)."""
     url = read_url_file(workspace.url_file)
     if url is None:
         raise OperationalError(
             f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
             f"(indexer serve --workspace {workspace.root})"
         )
-    if server_health(url, workspace) is None:
+    health = server_health(url, workspace)
+    if health is None:
         raise OperationalError(
             f"{workspace.url_file} says {url}, but no indexer of this workspace answers "
             "there (a stale file left by a crash?): start the indexer, then run this again"
         )
-    return url
+    return url, health
 
 
 def check_no_token_needed(url: str, workspace: Workspace, timeout: float = 2.0) -> None:

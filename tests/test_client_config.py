@@ -189,6 +189,36 @@ def test_cli_prints_the_snippet_of_a_running_indexer(indexer_server: RunningInde
     assert json.loads(proc.stdout) == {
         "mcpServers": {"vault-memory": {"type": "http", "url": indexer_server.url}}
     }
+    assert "fixed --port" in proc.stderr  # (a free port: another one after a restart)
+
+
+@pytest.mark.parametrize("how", ["--port", "INDEXER_PORT"])
+def test_no_fixed_port_advice_for_an_indexer_started_on_a_fixed_port(
+    tmp_path: Path, how: str
+) -> None:
+    """The snippet said to start the indexer "with a fixed --port" even when it had been."""
+    port = str(free_port())
+    args, env = (("--port", port), None) if how == "--port" else ((), {"INDEXER_PORT": port})
+    server = start_indexer(tmp_path / "ws", *args, env=env)
+    try:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "indexer",
+                "config-snippet",
+                "--workspace",
+                str(server.workspace),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        server.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert f":{port}/mcp" in proc.stdout and "Streamable HTTP" in proc.stderr
+    assert "--port" not in proc.stderr, proc.stderr
 
 
 def test_a_missing_token_file_of_a_server_that_asks_for_one_is_refused(

@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from indexer.health import check_no_token_needed, live_server_url
+from indexer.health import check_no_token_needed, live_server
 from shared.workspace import read_token_file
 
 SERVER_NAME = "vault-memory"
@@ -88,14 +88,16 @@ def cmd_config_snippet(args: argparse.Namespace) -> int:
     from indexer.cli import resolve_workspace
 
     workspace = resolve_workspace(args)
-    url = live_server_url(workspace)
+    url, health = live_server(workspace)
     token = read_token_file(workspace.token_file)
     if token is None:
         check_no_token_needed(url, workspace)
     sys.stdout.write(config_snippet(args.client, url, token))
-    print(
-        f"# {_WHERE[args.client]}\n# The URL holds the indexer's current port: start it with a "
-        "fixed --port (INDEXER_PORT) so that this snippet stays valid across restarts.",
-        file=sys.stderr,
-    )
+    print(f"# {_WHERE[args.client]}", file=sys.stderr)
+    if health.get("port_fixed") is not True:  # (an older server does not say: advised)
+        print(
+            "# The URL holds the indexer's current port: start it with a fixed --port "
+            "(INDEXER_PORT) so that this snippet stays valid across restarts.",
+            file=sys.stderr,
+        )
     return 0

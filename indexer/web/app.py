@@ -53,6 +53,8 @@ def build_app(core: Core) -> Starlette:
                 "index_partial": partial or bool(kept_out),
                 "unreadable_vaults": kept_out,
                 "workspace_id": served,
+                # (``config-snippet``: a snippet stays valid across restarts only then)
+                "port_fixed": settings.port != 0,
             }
         )
 
