@@ -165,8 +165,8 @@ def _status(sock: socket.socket, timeout: float = 60) -> bytes:
 
 
 @contextlib.contextmanager
-def _places_held(port: int, seconds: float) -> Iterator[None]:
-    """The four large-body places held about ``seconds`` by PUTs well above the rate."""
+def _places_held(port: int, seconds: float, places: int = 4) -> Iterator[None]:
+    """The ``places`` large-body places held about ``seconds`` by PUTs well above the rate."""
     body = b"# h\n" + b"x" * 300_000  # (over 256 KiB: a large body)
     rate = len(body) / seconds
 
@@ -176,7 +176,7 @@ def _places_held(port: int, seconds: float) -> Iterator[None]:
             _send_at(sock, body, rate)
             assert _status(sock)[:12] in (b"HTTP/1.1 200", b"HTTP/1.1 201")
 
-    holders = [threading.Thread(target=hold, args=(n,), daemon=True) for n in range(4)]
+    holders = [threading.Thread(target=hold, args=(n,), daemon=True) for n in range(places)]
     for holder in holders:
         holder.start()
     time.sleep(0.5)
@@ -197,3 +197,37 @@ def test_a_client_waiting_for_100_continue_is_not_cut(server: RunningIndexer) ->
         assert _status(sock).startswith(b"HTTP/1.1 100")
         sock.sendall(LARGE_NOTE)
         assert _status(sock)[:12] in (b"HTTP/1.1 200", b"HTTP/1.1 201")
+
+
+def test_a_body_held_for_its_turn_may_take_longer_than_the_rounds(tmp_path: Path) -> None:
+    """Time a body waits unread for a large-body place is not counted in its
+    ``BODY_ROUNDS`` body timeouts: a fast client held ~4.5 s, then sending on at 0.9 MB/s,
+    was cut at the first look after it got the place, its rounds spent waiting. (The
+    body is far larger than the socket buffers: reading really is paused while it waits.)
+    """
+    body_timeout = 1.5  # (4 rounds: 6 s)
+    limits = {"INDEXER_BODY_TIMEOUT": str(body_timeout), "INDEXER_MAX_LARGE_BODIES": "1"}
+    body = b"# w\n" + b"w" * 4_000_000  # (under INDEXER_MAX_FILE_BYTES, 4 MiB)
+    step, rate = 64 * 1024, 0.9e6  # bytes a second, once it has the place: ~4.5 s
+    with _limited_server(tmp_path, **limits) as server:
+        port = port_of(server)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 32 * 1024)
+        sock.connect(("127.0.0.1", port))
+        held = 0.0
+        with sock, _places_held(port, 5.0, places=1):
+            started = due = time.monotonic()
+            sock.sendall(_put_head(port, "waited.md", len(body)))
+            with contextlib.suppress(OSError):  # (cut: the status says so)
+                for at in range(0, len(body), step):
+                    before = time.monotonic()
+                    sock.sendall(body[at : at + step])
+                    after = time.monotonic()
+                    held = max(held, after - before)
+                    due = (after if after - before > 0.5 else due) + step / rate
+                    time.sleep(max(0.0, due - time.monotonic()))
+            status = _status(sock)
+            took = time.monotonic() - started
+        assert held > 3.0, f"never held ({held:.1f} s): the socket buffers took the body"
+        assert status[:12] in (b"HTTP/1.1 200", b"HTTP/1.1 201"), (status, f"{took:.1f} s")
+        assert took > (BODY_ROUNDS + 1) * body_timeout, f"took {took:.1f} s"

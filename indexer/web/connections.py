@@ -289,7 +289,10 @@ class _GuardedH11Protocol(H11Protocol):
             if self.flow.read_paused:  # the server holds off reading: not the client's fault
                 self._arm("body")
                 return
-            if moving and now - self._body_since < BODY_ROUNDS * self.body_timeout:
+            # (time held unread is not the client's: a body waiting for its place, then
+            # sent at a good rate, was cut at the first look once it had the place)
+            taken = now - self._body_since - (self._held(now) - self._held_start)
+            if moving and taken < BODY_ROUNDS * self.body_timeout:
                 if now < self._rate_deadline(now):
                     self._arm("body", self._body_wait(now))
                     return
