@@ -52,8 +52,8 @@ def test_a_note_of_tags_keeps_the_first_thousand() -> None:
         "``` `\n" * 100_000,
         "#" * 500_000,
         " #" * 300_000,
-        " #t ``a`" * 300_000,
-        " #t " + "`" * 40 + "`a" * 600_000,
+        " #t ``a`" * 100_000,  # (0.4 s alone; 2.4 MB took 1.1 s, 2.05 s on a loaded machine)
+        " #t " + "`" * 40 + "`a" * 300_000,
         " #t\n```" + "\n~~~\n```x" * 100_000,
     ],
 )
