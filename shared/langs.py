@@ -37,3 +37,9 @@ def check_lang(value: object) -> str:
         )
     assert isinstance(value, str)
     return value
+
+
+def language_of(lang: str) -> str:
+    """The language a vault id names, for words kept per language: its first subtag,
+    folded (``pt-BR``: ``pt``; ``zh-Hans``: ``zh``)."""
+    return lang.split("-")[0].casefold()

@@ -6,7 +6,7 @@ keep the same quiet: a number of seconds or an HTTP date, at most ``MAX_RETRY_AF
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 MAX_RETRY_AFTER = 3600.0  # seconds: an endpoint asking for a day is asked again in an hour
@@ -28,3 +28,11 @@ def retry_after_seconds(said: object) -> float | None:
             return None
         seconds = (when - datetime.now(UTC)).total_seconds()
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+def quiet_end(now: datetime, seconds: float) -> datetime:
+    """The moment a ``Retry-After`` of ``seconds`` from ``now`` ends, rounded up to the
+    second (a time said or kept in whole seconds: not a moment before)."""
+    later = now + timedelta(seconds=seconds)
+    whole = later.replace(microsecond=0)
+    return whole + timedelta(seconds=1) if whole < later else whole

@@ -15,7 +15,7 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import openai
@@ -23,7 +23,7 @@ from openai import AsyncOpenAI
 
 from agent_client.failures import describe_failure
 from agent_client.merge.tools import MergeFailed
-from shared.retry_after import retry_after_seconds
+from shared.retry_after import quiet_end, retry_after_seconds
 from shared.timestamps import format_timestamp
 
 logger = logging.getLogger("agent_client.merge.llm")
@@ -48,9 +48,7 @@ class EndpointQuiet:
         if not wait:  # (none, or 0: an ordinary failure, not asked again within this merge)
             return False
         self.until = time.monotonic() + wait
-        later = datetime.now(UTC) + timedelta(seconds=wait)
-        whole = later.replace(microsecond=0)  # rounded up: not a moment before
-        when = format_timestamp(whole + timedelta(seconds=1) if whole < later else whole)
+        when = format_timestamp(quiet_end(datetime.now(UTC), wait))
         self.message = f"the LLM endpoint asks to retry after {when} ({describe_failure(exc)})"
         return True
 

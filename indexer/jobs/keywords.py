@@ -135,9 +135,9 @@ _STOP_TH = frozenset(
     """ที่ ของ และ ใน เป็น การ มี ได้ ไม่ จะ ให้ กับ ว่า นี้ นั้น แต่ หรือ ก็ คือ ไป มา อยู่ แล้ว
     ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา""".split()
 )
-# What a Thai question or a polite sentence ends with, glued to its last word (``น้ำมันไหม``,
-# oil?): the chunk without it is a keyword too (a short chunk has no windows to find it).
-_TH_ENDINGS = tuple(
+# What a Thai (Lao, Myanmar, Khmer: ``short_chunks``) question or polite sentence ends with,
+# glued to its last word (``น้ำมันไหม``, oil?): the chunk without it is a keyword too.
+_ENDINGS = tuple(
     sorted(
         """ไหม มั้ย หรือเปล่า หรือไม่ เท่าไหร่ เท่าไร อย่างไร ยังไง อะไร ที่ไหน ไหน บ้าง ครับ ค่ะ คะ
         นะ จ้ะ จ๊ะ""".split()
@@ -276,12 +276,12 @@ def _parts(chunk: str) -> list[tuple[str, bool]]:
 
 
 def _across_stops(parts: list[tuple[str, bool]]) -> list[str]:
-    """The words a stop character of a chunk (its ``parts``) may be part of, as keywords beside the
-    pieces it cuts: a particle between two pieces of one character (``目的地``), then
-    one of ``_STOP_IN_WORDS`` after such a piece (``首都``, ``现在``), then before one
-    (``都市``; ``東京都庁``: ``都庁``); each piece in one word at most (``目的地是首都``:
-    not ``地是首``). Cut alone, 目的地 asked for 目 (and found 目标), 京都 for 京
-    (東京), 首都 for nothing."""
+    """The words a stop character of a chunk (its ``parts``) may be part of, as keywords
+    beside the pieces it cuts: a particle between two pieces of one character
+    (``目的地``), then one of ``_STOP_IN_WORDS`` after such a piece (``首都``, ``现在``),
+    then before one (``都市``; ``東京都庁``: ``都庁``); each piece in one word at most
+    (``目的地是首都``: not ``地是首``). Cut alone, 目的地 asked for 目 (and found 目标), 京都
+    for 京 (東京), 首都 for nothing."""
 
     def lone(number: int) -> bool:  # a piece of one character, in no word yet
         if not 0 <= number < len(parts) or number in used:
@@ -373,7 +373,7 @@ def _without_endings(chunk: str) -> str:
     """``chunk`` without the question and politeness words glued to its end (twice at
     most: ``ราคาเท่าไหร่ครับ``), never down to nothing."""
     for _ in range(2):
-        ending = next((e for e in _TH_ENDINGS if chunk.endswith(e) and chunk != e), None)
+        ending = next((e for e in _ENDINGS if chunk.endswith(e) and chunk != e), None)
         if ending is None:
             break
         chunk = chunk[: -len(ending)]

@@ -47,7 +47,7 @@ from indexer.jobs.maintenance_output import (
     too_long,
     without_summary_keys,
 )
-from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time, quiet_end
+from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
 from indexer.jobs.maintenance_tasks import TASKS, OutputWriter, write_output
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from indexer.jobs.secrets import redact_secrets
@@ -56,6 +56,7 @@ from shared.control_chars import without_controls
 from shared.errors import ForbiddenPathError, InvalidFrontmatterError, NotFoundError, VaultError
 from shared.frontmatter import normalize_frontmatter_text, parse_frontmatter, render_note
 from shared.graphemes import cut_chars
+from shared.retry_after import quiet_end
 from shared.timestamps import format_timestamp
 
 if TYPE_CHECKING:
@@ -252,10 +253,9 @@ class Maintenance:
         backoff: bool = False,
         wait_up_to: float = 0.0,
     ) -> list[Outcome]:
-        """Every (lang, task) asked for (default: all vaults, every task), one by one; once
-        the model gave no answer at all, the rest are skipped (a hanging model cost its
-        whole timeout at each, one after another). A ``Retry-After`` up to ``wait_up_to``
-        seconds is waited out, and the task tried once more (``indexer maintain``'s)."""
+        """Every (lang, task) asked for (default: all), one by one; once the model gave no
+        answer at all, the rest are skipped (a hanging model cost its whole timeout at each).
+        A ``Retry-After`` up to ``wait_up_to`` s is waited out and the task tried once more."""
         outcomes: list[Outcome] = []
         waited = False
         for lang in langs if langs is not None else self.langs():

@@ -72,14 +72,6 @@ def parse_time(value: str | None) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
-def quiet_end(now: datetime, seconds: float) -> datetime:
-    """The moment a ``Retry-After`` of ``seconds`` ends, rounded up to the second (the
-    file keeps whole seconds: not a moment before)."""
-    later = now + timedelta(seconds=seconds)
-    whole = later.replace(microsecond=0)
-    return whole + timedelta(seconds=1) if whole < later else whole
-
-
 class StateFile:
     """The state file of one workspace (``path``), with its lock files beside it."""
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from shared.langs import language_of
+
 # The files' titles and sections, in the order a new file has them
 TITLES = {"user_profile": "User profile", "project_review": "Project"}
 SECTIONS = {
@@ -75,5 +77,5 @@ TAGS = {word: key for key, words in _TAG_WORDS.items() for word in words.split()
 
 def local_words(lang: str) -> Callable[[str], str]:
     """A title or section's name in ``lang``'s vault (English where ``_LOCAL`` has none)."""
-    local = _LOCAL.get(lang.split("-")[0].casefold(), {})
+    local = _LOCAL.get(language_of(lang), {})
     return lambda name: local.get(name, name)

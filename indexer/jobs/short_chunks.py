@@ -1,5 +1,5 @@
 """Keywords of a short Thai, Lao, Khmer or Myanmar chunk, and the question words glued
-to the end of one in Lao, Khmer and Myanmar (Thai's are ``keywords._TH_ENDINGS``).
+to the end of one in Lao, Khmer and Myanmar (Thai's are in ``keywords._ENDINGS``).
 
 A chunk of six characters as seen or fewer has no 4-character windows, so recall looked
 for it whole only: ``ရန်ကုန်မိုး`` (Yangon rain) found no note saying ``ရန်ကုန်မှာ

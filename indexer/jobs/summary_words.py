@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from shared.langs import language_of
+
 
 def _one_other(count: int) -> int:
     """English, German, Spanish, Italian, Dutch: singular for 1 only."""
@@ -77,7 +79,7 @@ class SummaryWords:
 
 ENGLISH = SummaryWords("Overview", ("{n} note", "{n} notes"), ("({n} more not listed)",))
 
-# A language tag's first subtag (``pt-BR``: ``pt``), folded.
+# By ``language_of`` a vault id (``pt-BR``: ``pt``).
 _WORDS = {
     "zh": SummaryWords(
         "目录内容概览",
@@ -145,4 +147,4 @@ _WORDS = {
 
 def summary_words(lang: str) -> SummaryWords:
     """The fallback's words in ``lang``'s vault (English where ``_WORDS`` has none)."""
-    return _WORDS.get(lang.split("-")[0].casefold(), ENGLISH)
+    return _WORDS.get(language_of(lang), ENGLISH)

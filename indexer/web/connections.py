@@ -224,7 +224,9 @@ class _GuardedH11Protocol(H11Protocol):
                 self._disarm()  # idle between requests: uvicorn's keep-alive timeout
         elif state is h11.SEND_BODY:
             if self._phase != "body":
-                self._start_body(time.monotonic(), self._chunk_start)
+                now = time.monotonic()
+                self._start_body(now, self._chunk_start)
+                self._arm("body", self._body_wait(now))
         else:
             self._disarm()
 
@@ -233,7 +235,6 @@ class _GuardedH11Protocol(H11Protocol):
         self._body_since = now
         self._body_start = received
         self._held_start = self._held(now)
-        self._arm("body", self._body_wait(now))
 
     def _arm(self, phase: Phase, seconds: float | None = None) -> None:
         self._disarm()
@@ -246,6 +247,10 @@ class _GuardedH11Protocol(H11Protocol):
         flow = self.flow
         return flow.held(now) if isinstance(flow, _TimedFlow) else 0.0
 
+    def _body_seconds(self, now: float) -> float:
+        """Seconds the body has taken so far, time held unread aside (not the client's)."""
+        return now - self._body_since - (self._held(now) - self._held_start)
+
     def _rate_deadline(self, now: float) -> float:
         """When the body's average falls below ``min_body_rate`` if no more arrives: the
         grace, plus a second per ``min_body_rate`` bytes in, plus time held unread."""
@@ -253,8 +258,7 @@ class _GuardedH11Protocol(H11Protocol):
             return float("inf")
         grace = min(BODY_GRACE, self.body_timeout)
         arrived = self._received - self._body_start
-        held = self._held(now) - self._held_start
-        return self._body_since + held + grace + arrived / self.min_body_rate
+        return now - self._body_seconds(now) + grace + arrived / self.min_body_rate
 
     def _body_wait(self, now: float) -> float:
         """Seconds until the body's next look: a body timeout, or sooner its rate's."""
@@ -289,10 +293,9 @@ class _GuardedH11Protocol(H11Protocol):
             if self.flow.read_paused:  # the server holds off reading: not the client's fault
                 self._arm("body")
                 return
-            # (time held unread is not the client's: a body waiting for its place, then
-            # sent at a good rate, was cut at the first look once it had the place)
-            taken = now - self._body_since - (self._held(now) - self._held_start)
-            if moving and taken < BODY_ROUNDS * self.body_timeout:
+            # (a body waiting for its place, then sent at a good rate, was cut at the first
+            # look once it had the place: time held unread is not counted)
+            if moving and self._body_seconds(now) < BODY_ROUNDS * self.body_timeout:
                 if now < self._rate_deadline(now):
                     self._arm("body", self._body_wait(now))
                     return
