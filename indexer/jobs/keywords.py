@@ -8,11 +8,11 @@ Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic; the Arabic and Hebrew articl
 the Persian plural taken off; Korean particles stripped), unless written in capitals (an
 acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
 (``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
-function words, Japanese hiragana, which mostly spells particles and endings), and each
-remaining piece of two or more characters becomes a keyword together with its bigrams
-(the index's own unit, so a partial match still ranks), a Han character alone one of its
-own unless it is mostly grammar; a Thai, Lao, Khmer or Myanmar chunk becomes a keyword,
-with its 4-character windows when it is long.
+function words; in a Japanese question, its hiragana, which mostly spells particles and
+endings: ``han_keywords``), and each remaining piece of two or more characters becomes a
+keyword together with its bigrams (the index's own unit, so a partial match still ranks);
+a Thai, Lao, Khmer or Myanmar chunk becomes a keyword, with its 4-character windows when
+it is long.
 "Quoted phrases" are kept as phrases.
 """
 
@@ -26,6 +26,7 @@ from indexer.index.arabic_article import without_article
 from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
 from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN
+from indexer.jobs.han_keywords import han_keywords, japanese
 from indexer.jobs.short_chunks import OTHER_ENDINGS, pairs
 from shared.graphemes import continues
 
@@ -92,45 +93,6 @@ _STOP_HI = """क्या कब कहाँ कहां क्यों क�
 STOP_WORDS = frozenset(
     _STOP_EN + _STOP_FR + _STOP_DE + _STOP_ES + _STOP_PT + _STOP_IT + _STOP_NL + _STOP_AR
 ) | frozenset(_STOP_RU + _STOP_HE + _STOP_FA + _STOP_HI)
-# Chinese function words and question words (longest first when cutting). Single
-# characters only when they are nearly always function words (有, 不, 地... also start
-# content words, so they stay).
-_STOP_ZH = sorted(
-    """我们 你们 他们 她们 它们 咱们 什么 怎么 怎样 如何 为什么 哪些 哪个 这个 那个 这些
-    那些 关于 有关 还有 或者 以及 但是 因为 所以 如果 就是 还是 是否 已经 一下 一些 可以
-    应该 没有 记得 告诉 请问 一个 哪里 哪儿 什么时候 什么样 这样 那样 多少 怎么样
-    这里 那里 这儿 那儿 的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就 把 被 请
-    和 与 及 或 是 在 要 谁 哪""".split(),
-    key=len,
-    reverse=True,
-)
-_STOP_ZH_RE = re.compile("|".join(re.escape(w) for w in _STOP_ZH))
-# Stop characters that also spell content words with the character beside them (首都 and
-# 都市, 现在, 和平, 成就, 申请, 重要; Japanese 京都, 和食): such a pair is a keyword too.
-# The others (particles, pronouns) only between two characters that are alone (目的地).
-_STOP_IN_WORDS = frozenset("都在和就请是把被与及或也要")
-# Adverbs: with no word before them (a question's start, after a pronoun), they modify
-# the verb after them (都去哪里了, 我们都吃了什么), a word only when asked alone (都市).
-_ADVERBS = frozenset("都也就")
-# 要 (will, want) after a word; opening a chunk, the start of one (要件定義, 要求是什么).
-_OPENS_WORDS = frozenset("要")
-# 请 is "please" only where a clause starts: after any character it ends its word, a
-# long piece's last one too (签证申请需要: 申请, not the piece 签证申 alone).
-_ENDS_AFTER_ANY = frozenset("请")
-# 要 ends a word after these (纪要 minutes, 概要, 摘要, 重要, 主要, 需要, 必要): a long
-# piece gives its last one up to it (会议纪要: 会议 and 纪要, not the piece 会议纪 alone).
-_BEFORE_YAO = frozenset("纪概摘重主需必简提首次紧扼")
-# 在 before a place (书在哪里, where is the book) is the verb "be at", not 现在's end.
-_AT = "在"
-_PLACES = ("哪", "这里", "那里", "这儿", "那儿")
-# A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
-# join other words, or serve as grammar: alone, they are no keyword.
-_NOT_ALONE = frozenset(
-    "有不地个要会说去来很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等样用"
-)
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
-_HIRAGANA = re.compile("[\u3041-\u309f]+")
-_KANA_PARTICLES = re.compile("[はがをにでともへのやかねよ]")  # (of a hiragana-only query)
 _STOP_TH = frozenset(
     """ที่ ของ และ ใน เป็น การ มี ได้ ไม่ จะ ให้ กับ ว่า นี้ นั้น แต่ หรือ ก็ คือ ไป มา อยู่ แล้ว
     ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา""".split()
@@ -176,10 +138,14 @@ def extract_keywords(query: str) -> list[str]:
             found.append(f'"{cleaned}"')
     rest = _QUOTED.sub(" ", query)
     shouted = _shouted(rest)
+    in_japanese = japanese(rest)
     position = 0
     for run in _spaceless_runs(rest):
         found.extend(_words(rest[position : run.start()], shouted))
-        found.extend(_cjk_keywords(run.group(0)) if _is_cjk(run) else _thai_keywords(run))
+        if _is_cjk(run):
+            found.extend(_cjk_keywords(run.group(0), in_japanese))
+        else:
+            found.extend(_thai_keywords(run))
         position = run.end()
     found.extend(_words(rest[position:], shouted))
     unique = list(dict.fromkeys(found))
@@ -226,110 +192,11 @@ def _words(text: str, shouted: bool) -> list[str]:
     return out
 
 
-def _cjk_keywords(run: str) -> list[str]:
-    """Pieces of a Han/kana/hangul run between stop characters, with their bigrams."""
+def _cjk_keywords(run: str, in_japanese: bool) -> list[str]:
+    """A Korean word without its particle, or a Chinese or Japanese run's keywords."""
     if _HANGUL.fullmatch(run):
         return _korean_word(run)
-    pieces: list[str] = []
-    joined: list[str] = []
-    for chunk in _HIRAGANA.split(run):
-        parts = _parts(chunk)
-        pieces.extend(text for text, is_stop in parts if not is_stop)
-        joined.extend(_across_stops(parts))
-    out: list[str] = []
-    alone: list[str] = []  # (after the longer words: they rank them)
-    for piece in pieces + joined:
-        if len(piece) < 2:
-            if _HAN.fullmatch(piece) and piece not in _NOT_ALONE:
-                alone.append(piece)  # 茶, 书在哪里: a word of its own, else nothing was left
-            continue
-        out.append(piece)
-        if len(piece) > 2:
-            out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
-    out += alone
-    if not out and _HIRAGANA.fullmatch(run):
-        return _kana_keywords(run)
-    return out
-
-
-def _parts(chunk: str) -> list[tuple[str, bool]]:
-    """``chunk`` cut at its stop words: ``(text, a stop?)`` in order. A character
-    before ``_ENDS_AFTER_ANY`` is a piece of its own, the start of that word (签证申请:
-    签证 and 申, which 请 joins); one of ``_OPENS_WORDS`` opening it is no stop."""
-    parts: list[tuple[str, bool]] = []
-    at = 0
-    for stop in _STOP_ZH_RE.finditer(chunk):
-        if stop.start() == 0 and stop.group(0) in _OPENS_WORDS:
-            continue
-        piece = chunk[at : stop.start()]
-        word = stop.group(0)
-        ends = word in _ENDS_AFTER_ANY or (word == "要" and piece[-1:] in _BEFORE_YAO)
-        if len(piece) > 1 and ends and piece[-1] not in _NOT_ALONE:
-            parts += [(piece[:-1], False), (piece[-1], False)]
-        elif piece:
-            parts.append((piece, False))
-        parts.append((stop.group(0), True))
-        at = stop.end()
-    if at < len(chunk):
-        parts.append((chunk[at:], False))
-    return parts
-
-
-def _across_stops(parts: list[tuple[str, bool]]) -> list[str]:
-    """The words a stop character of a chunk (its ``parts``) may be part of, as keywords
-    beside the pieces it cuts: a particle between two pieces of one character
-    (``目的地``), then one of ``_STOP_IN_WORDS`` after such a piece (``首都``, ``现在``),
-    then before one (``都市``; ``東京都庁``: ``都庁``); each piece in one word at most
-    (``目的地是首都``: not ``地是首``). Cut alone, 目的地 asked for 目 (and found 目标), 京都
-    for 京 (東京), 首都 for nothing."""
-
-    def lone(number: int) -> bool:  # a piece of one character, in no word yet
-        if not 0 <= number < len(parts) or number in used:
-            return False
-        text, is_stop = parts[number]
-        return len(text) == 1 and not is_stop
-
-    words: dict[int, str] = {}
-    used: set[int] = set()
-    stops = [n for n, (text, is_stop) in enumerate(parts) if is_stop and len(text) == 1]
-    for number in stops:
-        if parts[number][0] not in _STOP_IN_WORDS and lone(number - 1) and lone(number + 1):
-            words[number] = parts[number - 1][0] + parts[number][0] + parts[number + 1][0]
-            used |= {number - 1, number + 1}
-    for side in (-1, 1):
-        for number in stops:
-            if number in words or not _may_pair(parts, number, side):
-                continue
-            if lone(number + side):
-                pair = (parts[number + side][0], parts[number][0])
-                words[number] = "".join(pair if side < 0 else pair[::-1])
-                used.add(number + side)
-    return [words[number] for number in sorted(words)]
-
-
-def _may_pair(parts: list[tuple[str, bool]], number: int, side: int) -> bool:
-    """Whether stop ``number`` of ``parts`` may spell a word with the character on
-    ``side``: not grammar beside grammar (都去, 都要, 不是), not 在 before a place
-    (书在哪里: the book, not 书在), not an adverb opening a clause (都去哪里了)."""
-    stop = parts[number][0]
-    if stop not in _STOP_IN_WORDS or not 0 <= number + side < len(parts):
-        return False
-    text, is_stop = parts[number + side]
-    if is_stop or text[-1 if side < 0 else 0] in _NOT_ALONE:
-        return False
-    if side < 0:
-        after = parts[number + 1][0] if number + 1 < len(parts) else ""
-        return not (stop == _AT and after.startswith(_PLACES))
-    opens = number == 0 or parts[number - 1][1]
-    return not (stop in _ADVERBS and opens and len(parts) > 2)
-
-
-def _kana_keywords(run: str) -> list[str]:
-    """A query written in hiragana alone (``おさんぽ``): it has no kanji or katakana to
-    cut it at, and its words are its kana. The run, and its parts between the
-    particles, of two kana or more."""
-    parts = [part for part in _KANA_PARTICLES.split(run) if len(part) >= 2]
-    return list(dict.fromkeys([run, *parts])) if len(run) >= 2 else []
+    return han_keywords(run, in_japanese)
 
 
 def _korean_word(word: str) -> list[str]:

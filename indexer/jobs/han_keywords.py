@@ -1,0 +1,234 @@
+"""Keywords of a Chinese or Japanese run (Han, kana), for ``keywords``.
+
+Without a dictionary, a Chinese question is cut at stop characters: function and
+question words (的, 了, 吗, 我们, 什么, 哪里, 几点), and the grammar characters that also
+spell content words (都 all / 首都 capital, 在 at / 现在 now, 要 will / 重要 important, 就
+then / 就业 employment). Each remaining piece of two or more characters is a keyword with
+its bigrams (the index's own unit, so a partial match still ranks), a Han character alone
+one of its own unless it is mostly grammar. Such a stop character is a keyword with the
+character alone beside it where it may spell a word there (``_across_stops``), and a
+short list of common words holding one (``_WORDS``) is read before cutting, where the
+rules around it read it wrong. A Japanese question writes its grammar in hiragana: it is
+cut there only, and its kanji are content (東京都, 都市計画, 就職活動).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+# Chinese function words and question words (longest first when cutting). Single
+# characters only when they are nearly always function words (有, 不, 地... also start
+# content words, so they stay). Question words of "which", "what time", "how long";
+# pronouns (大家 everyone, 自己 oneself); adverbs of doubt (也许, 或许: maybe); 在于 (lies
+# in), 正在 (is doing).
+_STOP_ZH_WORDS = """我们 你们 他们 她们 它们 咱们 大家 自己 什么 怎么 怎样 如何 为什么 哪些
+    哪个 哪天 哪家 哪种 哪位 哪年 哪次 几点 几号 几天 几个 几次 多久 这个 那个 这些 那些
+    关于 有关 还有 或者 以及 但是 因为 所以 如果 就是 还是 是否 已经 一下 一些 可以 应该
+    没有 记得 告诉 请问 一个 哪里 哪儿 什么时候 什么样 这样 那样 多少 怎么样 这里 那里 这儿
+    那儿 也许 或许 在于 正在 的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就 把 被
+    请 和 与 及 或 是 在 要 谁 哪""".split()
+# A verb placing something, then 在 (at): the question asks where, and its word is the
+# thing placed (我的书放在哪儿了: 书, not 书放). Not 存在 (exist, and save at).
+_PUT_AT = "放在 住在 停在 留在 写在 记在 挂在 坐在 站在 躺在 藏在 丢在 忘在 落在 摆在".split()
+_STOP_ZH = _STOP_ZH_WORDS + _PUT_AT
+# Common words holding a stop character that the rules below read wrong: the stop opens
+# a clause (都市, 就业, 在线: read as the adverb or the preposition), or follows a longer
+# piece (去过成都, 从首都出发). Each is its stop with the character alone beside it,
+# paired first, whatever its place. Only words no common word overlaps: not 京都 (東京都
+# holds it: 東京都庁 is 東京 and 都庁), 现在 (出现在哪里), 请假 (申请假期).
+_WORDS = frozenset("成都 首都 都市 就业 在线".split())
+_CUTS = re.compile(
+    "|".join(re.escape(w) for w in sorted([*_STOP_ZH, *_WORDS], key=len, reverse=True))
+)
+# Stop characters that also spell content words with the character beside them (首都 and
+# 都市, 现在, 和平, 成就, 申请, 重要; Japanese 京都, 和食): such a pair is a keyword too.
+# The others (particles, pronouns) only between two characters that are alone (目的地);
+# 是 (is) in no word at all (会议要求是什么: not 求是).
+_STOP_IN_WORDS = frozenset("都在和就请把被与及或也要")
+_IS = "是"
+# Adverbs: with no word before them (a question's start, after a pronoun), they modify
+# the verb after them (都去哪里了, 我们都吃了什么), a word only when asked alone (都市).
+_ADVERBS = frozenset("都也就")
+# 把 and 被 after a pronoun mark the noun after them (我把书放在哪里了: 书, not 把书;
+# 他被骗了); elsewhere they may start one (我的被子, 如何把握).
+_BEFORE_NOUNS = frozenset("把被")
+_PRONOUNS = frozenset("我 你 他 她 它 我们 你们 他们 她们 它们 咱们 大家 自己 这 那 谁".split())
+# 都 (all) comes before its verb: closing a clause (its end, or before a final particle),
+# it ends a name (成都, 東京都, 想去京都: 京都).
+_ALL = "都"
+_FINALS = frozenset("吗呢吧啊呀的")
+# 要 (will, want) after a word; opening a chunk, the start of one (要件定義, 要求是什么).
+_OPENS_WORDS = frozenset("要")
+# 请 is "please" only where a clause starts: after any character it ends its word, a
+# long piece's last one too (签证申请需要: 申请, not the piece 签证申 alone).
+_ENDS_AFTER_ANY = frozenset("请")
+# 要 ends a word after these (纪要 minutes, 概要, 摘要, 重要, 主要, 需要, 必要): a long
+# piece gives its last one up to it (会议纪要: 会议 and 纪要, not the piece 会议纪 alone).
+_BEFORE_YAO = frozenset("纪概摘重主需必简提首次紧扼")
+# 在 before a place (书在哪里, where is the book) is the verb "be at", not 现在's end;
+# after 存 (save), "at" (照片存在哪里: 照片 and 存, not 照片存).
+_AT = "在"
+_PLACES = ("哪", "这里", "那里", "这儿", "那儿")
+_SAVE = "存"
+# A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
+# join other words, or serve as grammar: alone, they are no keyword; a piece of nothing
+# else is none either (去过成都: 去过, 我想去京都: 想去).
+_NOT_ALONE = frozenset(
+    "有不地个要会说去来很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等样用"
+)
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+_HIRAGANA = re.compile("[\u3041-\u309f]+")
+# Japanese writes a loanword in katakana: a word of its own beside kanji (在留カード).
+_KATAKANA = "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_KATAKANA_OR_NOT = re.compile(f"[{_KATAKANA}]+|[^{_KATAKANA}]+")
+_KANA_PARTICLES = re.compile("[はがをにでともへのやかねよ]")  # (of a hiragana-only query)
+
+
+def japanese(query: str) -> bool:
+    """Whether ``query`` is Japanese: it has hiragana (Chinese never does)."""
+    return _HIRAGANA.search(query) is not None
+
+
+def han_keywords(run: str, in_japanese: bool) -> list[str]:
+    """Pieces of a Han/kana run between stop characters (hiragana in Japanese), with
+    their bigrams, then the stop characters' words, then the Han characters alone."""
+    pieces: list[str] = []
+    joined: list[str] = []
+    for chunk in _HIRAGANA.split(run):
+        if in_japanese:
+            pieces.extend(_KATAKANA_OR_NOT.findall(chunk))
+            continue
+        parts = _parts(chunk)
+        pieces.extend(text for text, is_stop in parts if not is_stop)
+        joined.extend(_across_stops(parts))
+    out: list[str] = []
+    alone: list[str] = []  # (after the longer words: they rank them)
+    for piece in pieces + joined:
+        if len(piece) < 2:
+            if _HAN.fullmatch(piece) and piece not in _NOT_ALONE:
+                alone.append(piece)  # 茶, 书在哪里: a word of its own, else nothing was left
+            continue
+        if _grammar(piece):
+            continue
+        out.append(piece)
+        if len(piece) > 2:
+            out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+    out += alone
+    if not out and _HIRAGANA.fullmatch(run):
+        return _kana_keywords(run)
+    return out
+
+
+def _parts(chunk: str) -> list[tuple[str, bool]]:
+    """``chunk`` cut at its stop words: ``(text, a stop?)`` in order. A word of
+    ``_WORDS`` is its stop and the character alone beside it. A character before
+    ``_ENDS_AFTER_ANY`` is a piece of its own, the start of that word (签证申请: 签证 and
+    申, which 请 joins), and so is one before 要 after ``_BEFORE_YAO``, before 在 a place
+    after 存, before 都 closing a clause after grammar (想去京都); after content, that 都
+    ends the piece (``_ALL``: 東京都). One of ``_OPENS_WORDS`` opening the chunk is no
+    stop."""
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for cut in _CUTS.finditer(chunk):
+        word = cut.group(0)
+        if cut.start() == 0 and word in _OPENS_WORDS:
+            continue
+        piece = chunk[at : cut.start()]
+        at = cut.end()
+        if piece:
+            parts.append((piece, False))
+        if word in _WORDS:  # (成都: 成 alone, 都 the stop _across_stops joins to it)
+            parts += [(char, char in _STOP_IN_WORDS) for char in word]
+            continue
+        closes = word == _ALL and (at == len(chunk) or chunk[at] in _FINALS)
+        if closes and len(piece) > 1 and not _grammar(piece[:-1]):
+            parts[-1] = (piece + word, False)  # 東京都
+            continue
+        saved = word == _AT and piece[-1:] == _SAVE and chunk.startswith(_PLACES, at)
+        ends = word in _ENDS_AFTER_ANY or (word == "要" and piece[-1:] in _BEFORE_YAO)
+        ends = ends or closes or saved
+        if len(piece) > 1 and ends and piece[-1] not in _NOT_ALONE:
+            parts[-1:] = [(piece[:-1], False), (piece[-1], False)]
+        parts.append((word, True))
+    if at < len(chunk):
+        parts.append((chunk[at:], False))
+    return parts
+
+
+def _grammar(text: str) -> bool:
+    """Whether ``text`` is grammar alone: no keyword (去过, 想去)."""
+    return all(char in _NOT_ALONE for char in text)
+
+
+def _across_stops(parts: list[tuple[str, bool]]) -> list[str]:
+    """The words a stop character of a chunk (its ``parts``) may be part of, as keywords
+    beside the pieces it cuts: one of ``_WORDS`` (``成都``), a particle between two
+    pieces of one character (``目的地``), then one of ``_STOP_IN_WORDS`` after such a
+    piece (``首都``, ``现在``), then before one (``都市``; ``東京都庁``: ``都庁``); each
+    piece in one word at most (``目的地是首都``: not ``地是首``). Cut alone, 目的地 asked
+    for 目 (and found 目标), 京都 for 京 (東京), 首都 for nothing."""
+
+    def lone(number: int) -> bool:  # a piece of one character, in no word yet
+        if not 0 <= number < len(parts) or number in used:
+            return False
+        text, is_stop = parts[number]
+        return len(text) == 1 and not is_stop
+
+    words: dict[int, str] = {}
+    used: set[int] = set()
+    stops = [n for n, (text, is_stop) in enumerate(parts) if is_stop and len(text) == 1]
+    for number, side in itertools.product(stops, (-1, 1)):
+        if number not in words and lone(number + side):
+            word = _spelled(parts, number, side)
+            if word in _WORDS:
+                words[number] = word
+                used.add(number + side)
+    for number in stops:
+        if number in words:
+            continue
+        particle = parts[number][0] not in _STOP_IN_WORDS and parts[number][0] != _IS
+        if particle and lone(number - 1) and lone(number + 1):
+            words[number] = parts[number - 1][0] + parts[number][0] + parts[number + 1][0]
+            used |= {number - 1, number + 1}
+    for side in (-1, 1):
+        for number in stops:
+            if number in words or not _may_pair(parts, number, side):
+                continue
+            if lone(number + side):
+                words[number] = _spelled(parts, number, side)
+                used.add(number + side)
+    return [words[number] for number in sorted(words)]
+
+
+def _spelled(parts: list[tuple[str, bool]], number: int, side: int) -> str:
+    """Stop ``number`` of ``parts`` with the part on ``side`` of it, in their order."""
+    pair = (parts[number + side][0], parts[number][0])
+    return "".join(pair if side < 0 else pair[::-1])
+
+
+def _may_pair(parts: list[tuple[str, bool]], number: int, side: int) -> bool:
+    """Whether stop ``number`` of ``parts`` may spell a word with the character on
+    ``side``: not grammar beside grammar (都去, 都要, 不是), not 在 before a place (书在哪里:
+    the book, not 书在), not an adverb opening a clause (都去哪里了), not 把 or 被 after a
+    pronoun (我把书: 书)."""
+    stop = parts[number][0]
+    if stop not in _STOP_IN_WORDS or not 0 <= number + side < len(parts):
+        return False
+    text, is_stop = parts[number + side]
+    if is_stop or text[-1 if side < 0 else 0] in _NOT_ALONE:
+        return False
+    if side < 0:
+        after = parts[number + 1][0] if number + 1 < len(parts) else ""
+        return not (stop == _AT and after.startswith(_PLACES))
+    before = parts[number - 1] if number > 0 else ("", True)
+    adverb = stop in _ADVERBS and before[1] and len(parts) > 2
+    return not adverb and not (stop in _BEFORE_NOUNS and before[0] in _PRONOUNS)
+
+
+def _kana_keywords(run: str) -> list[str]:
+    """A query written in hiragana alone (``おさんぽ``): it has no kanji or katakana to
+    cut it at, and its words are its kana. The run, and its parts between the
+    particles, of two kana or more."""
+    parts = [part for part in _KANA_PARTICLES.split(run) if len(part) >= 2]
+    return list(dict.fromkeys([run, *parts])) if len(run) >= 2 else []
