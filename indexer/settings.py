@@ -65,6 +65,10 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_MAX_REQUESTS": ("64", "most requests in flight; more are answered 503 at once"),
     "INDEXER_MAX_LARGE_BODIES": ("4", "most bodies over 256 KiB handled at once (others wait)"),
     "INDEXER_SESSION_IDLE_TIMEOUT": ("300", "seconds an idle MCP session (2025 protocol) is kept"),
+    "INDEXER_SESSION_HANDSHAKE_TIMEOUT": (
+        "15",
+        "seconds an MCP session (2025 protocol) may wait for a request after initialize",
+    ),
     "INDEXER_MAX_SESSIONS": ("200", "most MCP sessions (2025 protocol) open at once"),
     "INDEXER_SCAN_THREADS": ("0", "threads for grep and find (0: CPUs - 1, from 1 to 4)"),
     "INDEXER_LLM_MODEL": ("", "chat model for background jobs (empty: none, never called)"),
@@ -123,6 +127,9 @@ class ServerLimits:
     max_requests: int = 64
     max_large_bodies: int = 4
     session_idle_timeout: float = 300.0
+    # A client sends its next request (notifications/initialized) at once after
+    # initialize: a session silent that long was abandoned (``indexer.web.sessions``)
+    session_handshake_timeout: float = 15.0
     max_sessions: int = 200
     scan_threads: int = 0  # 0: indexer.scans.default_threads()
 
@@ -239,6 +246,7 @@ def _limits(pick: Callable[[str, str], str]) -> ServerLimits:
         max_requests=count("INDEXER_MAX_REQUESTS"),
         max_large_bodies=count("INDEXER_MAX_LARGE_BODIES"),
         session_idle_timeout=seconds("INDEXER_SESSION_IDLE_TIMEOUT"),
+        session_handshake_timeout=seconds("INDEXER_SESSION_HANDSHAKE_TIMEOUT"),
         max_sessions=count("INDEXER_MAX_SESSIONS"),
         scan_threads=_whole(
             "INDEXER_SCAN_THREADS", pick("scan_threads", "INDEXER_SCAN_THREADS"), 0, 1024

@@ -83,7 +83,12 @@ def build_app(core: Core) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app_: Starlette) -> AsyncIterator[Any]:
         async with started(app_) as state:  # fastmcp builds the session manager here
-            tune_mcp_transport(app, max_body=cap, max_sessions=limits.max_sessions)
+            tune_mcp_transport(
+                app,
+                max_body=cap,
+                max_sessions=limits.max_sessions,
+                handshake_timeout=limits.session_handshake_timeout,
+            )
             yield state
 
     app.router.lifespan_context = lifespan

@@ -18,7 +18,8 @@ body itself before the app sees it:
 
 ``tune_mcp_transport`` raises the MCP SDK's own 4 MiB body limit to ``body_cap`` (that
 limit answered a plain-text 413, and JSON escaping made a 2.2 MB note of ``"`` lines hit
-it) and lowers its cap on open sessions.
+it), lowers its cap on open sessions and hooks ``sessions.guard_sessions`` (sessions that
+never get past ``initialize`` give their place up).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from typing import Any
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from indexer.web.sessions import guard_sessions
 
 log = logging.getLogger("indexer.web")
 
@@ -274,9 +277,12 @@ def _give_memory_back() -> None:
         trim(0)
 
 
-def tune_mcp_transport(app: Any, *, max_body: int, max_sessions: int) -> None:
-    """Set the MCP session manager's body limit and session cap (call after its lifespan
-    started: fastmcp builds the manager then)."""
+def tune_mcp_transport(
+    app: Any, *, max_body: int, max_sessions: int, handshake_timeout: float
+) -> None:
+    """Set the MCP session manager's body limit and session cap, and close its sessions
+    that never get past ``initialize`` (``sessions.guard_sessions``). Call it after the
+    manager's lifespan started: fastmcp builds the manager then."""
     for route in getattr(app, "routes", []):
         endpoint = getattr(route, "app", None)
         while endpoint is not None and not hasattr(endpoint, "session_manager"):
@@ -288,5 +294,6 @@ def tune_mcp_transport(app: Any, *, max_body: int, max_sessions: int) -> None:
         if limit is not None and hasattr(limit, "max_body_size"):
             limit.max_body_size = max_body
         manager.max_sessions = max_sessions
+        guard_sessions(manager, handshake_timeout=handshake_timeout)
         return
     log.warning("could not find the MCP session manager to set its limits")
