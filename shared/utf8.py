@@ -44,6 +44,16 @@ def check_text(what: str, text: str) -> None:
         raise InvalidArgumentError(f"{what} is not valid text: {problem}")
 
 
+def field_not_text(fields: Mapping[str, object]) -> str | None:
+    """The name of the first of ``fields`` (a call's arguments, a JSON object) whose name or
+    value (nested) holds text that cannot travel as UTF-8, or None: every frontend names
+    the argument it refuses alike (the MCP tools, their HTTP transport, the REST bodies)."""
+    for key, value in fields.items():
+        if any(utf8_problem(text) is not None for text in texts_in([key, value])):
+            return key
+    return None
+
+
 def texts_in(value: object) -> Iterator[str]:
     """Every string in a JSON-like value, keys included (frontmatter, tool arguments and
     model answers nest)."""

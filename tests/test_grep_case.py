@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.snapshots import snapshot
 
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.scan import LineMatcher
 from indexer.vault.vault import Vault
-from shared.errors import InvalidArgumentError
+from shared.errors import ForbiddenPathError, InvalidArgumentError
 from shared.workspace import Workspace
 
 TEXT = "İstanbul\nISTANBUL\nistanbul\nıstanbul\nILIK su\nılık su\nIlık su\nother line\n"
@@ -85,3 +86,24 @@ def test_a_lone_surrogate_in_the_pattern_is_refused_by_name(fixed: bool) -> None
     # (re2 reads UTF-8: it raised UnicodeEncodeError to a caller that did not check)
     with pytest.raises(InvalidArgumentError, match="the grep pattern is not valid text"):
         LineMatcher("\ud800abc", fixed=fixed, ignore_case=False)
+
+
+@pytest.mark.parametrize("glob", ["**/*\ud800.md", "\ud800*", "items/\udc80.md", "{a.md,\udfff}"])
+def test_a_lone_surrogate_in_the_glob_or_the_path_is_refused_by_name(
+    ws: Workspace, glob: str
+) -> None:
+    """A glob holding one raised UnicodeEncodeError from RE2 (an internal error over a
+    transport), or matched nothing, silently (``**/*`` and a suffix: no RE2); the path was
+    already refused as no path."""
+    vault = Vault(Sandbox(ws), max_file_bytes=1 << 20)
+    vault.write("en", "items/a.md", "# a\nalpha\n")
+    before = snapshot(ws.root)
+    with pytest.raises(InvalidArgumentError, match=r"^invalid_argument: the glob pattern is not"):
+        vault.grep("en", "alpha", "", glob)
+    with pytest.raises(InvalidArgumentError, match=r"^invalid_argument: the glob pattern is not"):
+        vault.find("en", glob)  # (find's pattern is a glob too)
+    with pytest.raises(ForbiddenPathError, match=r"^forbidden_path: the path is not valid UTF-8"):
+        vault.grep("en", "alpha", "items/\ud800", "**/*.md")
+    assert snapshot(ws.root) == before
+    found = vault.grep("en", "alpha", "items", "*.md")["matches"]
+    assert [match["path"] for match in found] == ["items/a.md"]

@@ -6,22 +6,30 @@ nothing, and the DEBUG line of the call is still written.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from helpers.history import vault_with_history
 from helpers.snapshots import snapshot
+from starlette.applications import Starlette
 
 from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
+from indexer.web.app import build_app
 from indexer.web.mcp import create_server
+from shared.errors import InvalidArgumentError
 from shared.workspace import Workspace
 
 LONE = "\ud800"
@@ -160,3 +168,163 @@ async def test_a_number_sqlite_cannot_hold_is_an_invalid_argument(
     if judged.is_error:  # a refusal with its code (too big a limit, no such version)
         text = judged.content[0].text  # type: ignore[union-attr]
         assert text.split(":")[0] in {"invalid_argument", "not_found"}, text
+
+
+VaultCall = Callable[[Vault, str], object]
+# Each vault method with a lone surrogate in one of its string arguments, and the name the
+# refusal gives it: for a caller that is no transport (the CLI, a job), the vault refuses
+# it itself. (Content raised UnicodeEncodeError, a glob too or matched nothing, an etag
+# was a conflict, a reason "the control or invisible character U+D800".)
+CORE: dict[str, tuple[VaultCall, str]] = {
+    "write content": (lambda v, e: v.write("en", "a.md", f"# a\n{LONE}\n"), "content"),
+    "write reason": (lambda v, e: v.write("en", "a.md", "# b\n", reason=LONE), "reason"),
+    "write if_match": (lambda v, e: v.write("en", "a.md", "# b\n", if_match=e + LONE), "if_match"),
+    "append content": (lambda v, e: v.append("en", "a.md", f"x{LONE}\n"), "content"),
+    "append if_match": (lambda v, e: v.append("en", "a.md", "x\n", if_match=LONE), "if_match"),
+    "find pattern": (lambda v, e: v.find("en", f"**/*{LONE}.md"), "the glob pattern"),
+    "grep glob": (lambda v, e: v.grep("en", "alpha", "", f"{LONE}*"), "the glob pattern"),
+    "move if_match": (lambda v, e: v.move("en", "a.md", "b.md", LONE), "if_match"),
+    "move reason": (lambda v, e: v.move("en", "a.md", "b.md", reason=LONE), "reason"),
+    "delete if_match": (lambda v, e: v.delete("en", "a.md", if_match=LONE), "if_match"),
+    "restore if_match": (lambda v, e: v.restore("en", "a.md", 1, if_match=LONE), "if_match"),
+}
+
+
+@pytest.mark.parametrize("case", CORE)
+def test_the_vault_itself_refuses_a_lone_surrogate_by_name(tmp_path: Path, case: str) -> None:
+    call, name = CORE[case]
+    with vault_with_history(tmp_path, 1 << 20) as vault:
+        etag = vault.write("en", "a.md", "# a\nalpha\n")["etag"]
+        before = snapshot(tmp_path / "ws/memory"), vault.history("en", "a.md")
+        with pytest.raises(InvalidArgumentError) as info:
+            call(vault, etag)
+        assert (snapshot(tmp_path / "ws/memory"), vault.history("en", "a.md")) == before
+    assert str(info.value).startswith(f"invalid_argument: {name} is not valid text: "), info.value
+    assert "lone surrogate" in str(info.value)
+
+
+TOKEN = "tok-" + "s" * 32
+Answer = tuple[int, dict[str, Any]]
+
+
+@contextlib.asynccontextmanager
+async def served(tmp_path: Path) -> AsyncIterator[Starlette]:
+    """The whole app (token set), its lifespan running, served in-process as ASGI (in the
+    test's own task: the lifespan's task group must be left where it was entered)."""
+    ws = Workspace(tmp_path / "ws")
+    settings = Settings(workspace=ws, max_file_bytes=1 << 20, token=TOKEN)
+    vault = Vault(Sandbox(ws), max_file_bytes=settings.max_file_bytes)
+    vault.write("en", "a.md", "# a\nalpha\n")
+    app = build_app(Core(settings, vault, None))
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+async def post_mcp(
+    app: Starlette, message: dict[str, Any], *, token: str | None = TOKEN, session: str = ""
+) -> tuple[int, dict[str, Any], dict[bytes, bytes]]:
+    """POST one JSON-RPC message to /mcp as ``json.dumps`` writes it (a lone surrogate as
+    its escape, ``\\ud800``): the status, the JSON answered and the headers."""
+    body = json.dumps(message).encode()
+    headers = [
+        (b"host", b"127.0.0.1"),
+        (b"content-type", b"application/json"),
+        (b"accept", b"application/json, text/event-stream"),
+        (b"content-length", b"%d" % len(body)),
+        (b"mcp-protocol-version", b"2025-11-25"),
+    ]
+    headers += [(b"authorization", f"Bearer {token}".encode())] if token else []
+    headers += [(b"mcp-session-id", session.encode())] if session else []
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST"}
+    scope |= {"scheme": "http", "path": "/mcp", "raw_path": b"/mcp", "root_path": ""}
+    scope |= {"query_string": b"", "headers": headers, "client": ("127.0.0.1", 1)}
+    scope |= {"server": ("127.0.0.1", 80)}
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop()
+        await anyio.sleep_forever()  # (the client stays: the call is not cancelled)
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    data = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], json.loads(data) if data else {}, dict(start["headers"])
+
+
+def tool_call(name: str, arguments: dict[str, Any], call_id: int = 7) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params}
+
+
+async def open_session(app: Starlette) -> str:
+    client = {"name": "raw", "version": "0"}
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+    start = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+    status, _, headers = await post_mcp(app, start)
+    assert status == 200, status
+    session = headers[b"mcp-session-id"].decode()
+    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await post_mcp(app, done, session=session))[0] == 202
+    return session
+
+
+HTTP_CASES = [
+    ("grep", {"lang": "en", "pattern": "alpha", "path": f"x{LONE}"}, "path"),
+    ("grep", {"lang": "en", "pattern": "alpha", "glob": f"**/*{LONE}"}, "glob"),
+    ("grep", {"lang": "en", "pattern": f"al{LONE}"}, "pattern"),
+    ("write", {"lang": "en", "path": "new.md", "content": f"# n\n{LONE}\n"}, "content"),
+    ("write", {"lang": "en", "path": f"n{LONE}.md", "content": "# n\n"}, "path"),
+    ("append", {"lang": "en", "path": "a.md", "content": "x\udfff"}, "content"),
+    ("move", {"lang": "en", "path": "a.md", "new_path": f"b{LONE}.md"}, "new_path"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "key"), HTTP_CASES)
+async def test_over_http_a_lone_surrogate_is_a_tool_error_naming_the_argument(
+    tmp_path: Path, tool: str, args: dict[str, Any], key: str
+) -> None:
+    """The MCP library's JSON parser refused the whole body: HTTP 400, a JSON-RPC parse
+    error without an id ("unexpected end of hex escape"), which no client could tie to
+    its call. It is the tool boundary's refusal now, after the token check."""
+    async with served(tmp_path) as app:
+        session = await open_session(app)
+        before = snapshot(tmp_path)
+        unauthorized = await post_mcp(app, tool_call(tool, args), token=None, session=session)
+        status, answer, _ = await post_mcp(app, tool_call(tool, args), session=session)
+    assert unauthorized[0] == 401
+    assert status == 200 and answer["id"] == 7, answer
+    assert answer["result"]["isError"] is True
+    assert answer["result"]["content"][0]["text"] == (
+        f"invalid_argument: the argument {key!r} is not valid Unicode text (it holds a lone"
+        " UTF-16 surrogate, which no file or index can store)"
+    )
+    assert snapshot(tmp_path) == before
+
+
+async def test_over_http_escaped_pairs_pass_and_other_requests_are_refused_by_name(
+    tmp_path: Path,
+) -> None:
+    emoji = tool_call("write", {"lang": "en", "path": "e.md", "content": "# e 😀\n"})
+    named = tool_call(f"gr{LONE}ep", {"lang": "en", "pattern": "alpha"})
+    read = {"jsonrpc": "2.0", "id": 8, "method": "resources/read", "params": {"uri": LONE}}
+    async with served(tmp_path) as app:
+        session = await open_session(app)
+        status, written, _ = await post_mcp(app, emoji, session=session)  # (\\ud83d\\ude00)
+        before = snapshot(tmp_path)
+        misnamed = (await post_mcp(app, named, session=session))[1]
+        unread = (await post_mcp(app, read, session=session))[1]
+        assert snapshot(tmp_path) == before
+    assert status == 200 and written["result"]["isError"] is False, written
+    assert "# e 😀" in (tmp_path / "ws/memory/languages/en/vault/e.md").read_text()
+    assert misnamed["result"]["content"][0]["text"].startswith(
+        "invalid_argument: the request's 'name' is not valid Unicode text"
+    )
+    assert unread["id"] == 8 and unread["error"]["message"].startswith(
+        "invalid_argument: the request's 'uri' is not valid Unicode text"
+    )

@@ -222,6 +222,42 @@ def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
         assert bad_path.returncode == 1 and "forbidden_path" in bad_path.stderr, bad_path.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["x\udcffy"], "the query"),  # (a byte that is not UTF-8 in argv: b"x\xffy")
+        (["--type", "\udcff", "shared"], "type"),
+        (["--tag", "t1", "--tag", "t\udcff", "shared"], "a tag"),
+    ],
+)
+def test_search_beside_a_server_refuses_what_is_not_utf8_before_asking(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+    args: list[str],
+    named: str,
+) -> None:
+    """Beside a server, the query, a type or a tag went into the search's URL unchecked:
+    "indexer search: 'utf-8' codec can't encode character '\\udcff'...". Refused now as
+    the index refuses them, before the server is asked."""
+    import indexer.cli.index as index_cli
+    from indexer.cli import remote
+
+    ws = make_workspace(tmp_path)
+    asked: list[Workspace] = []
+
+    def answering(workspace: Workspace) -> tuple[str, dict[str, str]]:
+        asked.append(workspace)
+        return "http://127.0.0.1:9", {}  # (nothing listens there: never reached)
+
+    monkeypatch.setattr(index_cli, "server_holds_lock", lambda workspace: True)
+    monkeypatch.setattr(remote, "_answering_server", answering)
+    code = main(["search", "--workspace", str(ws.root), "--lang", "en", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"indexer search: invalid_argument: {named} is not"), err
+    assert "lone surrogate" in err and asked == []
+
+
 def test_reindex_refused_while_a_server_holds_the_lock(tmp_path: Path) -> None:
     from indexer.workspace_lock import workspace_lock
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import re
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable
 
 import pytest
@@ -193,6 +195,38 @@ def test_any_text_either_searches_or_is_refused(query: str) -> None:
     except InvalidArgumentError:
         return
     conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (parsed.match,)).fetchone()
+
+
+# Text with one lone surrogate in it (``st.text`` draws none: it leaves category Cs out).
+WITH_A_LONE_SURROGATE = st.tuples(
+    st.text(max_size=100), st.integers(0xD800, 0xDFFF).map(chr), st.text(max_size=100)
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(WITH_A_LONE_SURROGATE)
+def test_a_query_holding_a_lone_surrogate_is_always_refused_by_name(query: str) -> None:
+    """However a query comes, it is refused by name before anything runs: given to the
+    index (the CLI, a job), as a tool argument over HTTP (the MCP library's JSON parser
+    refused the whole body: HTTP 400, a parse error with no id), in a REST query string
+    (``%ED%A0%80``: "the query string", no name)."""
+    from starlette.requests import Request
+
+    from indexer.web.mcp_text import body_refusal
+    from indexer.web.params import check_query_string
+
+    with pytest.raises(InvalidArgumentError, match=r"^invalid_argument: the query is not valid"):
+        parse_query(query)
+    arguments = {"lang": "en", "query": query}
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call"}
+    call["params"] = {"name": "search", "arguments": arguments}
+    answer = body_refusal(json.dumps(call).encode())  # (as every JSON writer escapes it)
+    assert answer is not None and answer["id"] == 3 and answer["result"]["isError"]
+    refusal = answer["result"]["content"][0]["text"]
+    assert refusal.startswith("invalid_argument: the argument 'query' is not valid Unicode")
+    escaped = urllib.parse.quote(query, errors="surrogatepass").encode()
+    with pytest.raises(InvalidArgumentError, match=r"^invalid_argument: the query parameter 'q'"):
+        check_query_string(Request({"type": "http", "query_string": b"limit=5&q=" + escaped}))
 
 
 def test_cjk_expansion_bigrams_plus_last_char() -> None:

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from indexer.cli import resolve_workspace
 from indexer.health import server_health
+from indexer.index.search_filters import search_filters
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable
@@ -27,6 +28,7 @@ from shared.counted import counted
 from shared.errors import AlreadyRunningError, IndexSchemaError, NotFoundError
 from shared.langs import check_lang, is_lang
 from shared.terminal_text import for_terminal
+from shared.utf8 import check_text
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
 
 
@@ -340,6 +342,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         "path": clean_relpath(args.path, allow_root=True),  # as the server checks it
         "offset": args.offset,
     }
+    # Refused as the index refuses them, before a server is asked: a byte that is not
+    # UTF-8 (a lone surrogate in argv) failed to go into its URL (UnicodeEncodeError).
+    check_text("the query", query)
+    search_filters(options["type"], options["tags"], options["path"])
     serving = server_holds_lock(workspace)
     from indexer.cli.remote import search_on_server  # (urllib: 30 ms of `serve`'s start)
 

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from indexer.vault import no_wait
 from indexer.vault.names import equivalent_name
 from shared.errors import ConflictError, ForbiddenPathError
+from shared.utf8 import check_text
 
 log = logging.getLogger("indexer.vault")
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -54,6 +55,7 @@ def check_etag_match(if_match: str | None, etag: str | None) -> None:
     one too large to be read whole is."""
     if if_match is None:
         return
+    check_text("if_match", if_match)  # (no etag holds a lone surrogate: it said "changed")
     if if_match == "":
         if etag is not None:
             raise ConflictError("the file already exists (if_match='' means it must not)")

@@ -18,6 +18,7 @@ import re2
 
 from indexer.vault.scan import re2_options
 from shared.errors import InvalidArgumentError
+from shared.utf8 import check_text
 
 MAX_GLOB_CHARS = 500
 _GLOB_SPECIAL = frozenset("\\.+()|{}^$#&~- \t\n\r\v\f")
@@ -144,6 +145,8 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob | SpelledGlob:
         raise InvalidArgumentError(
             f"the glob pattern must be a non-empty string of ≤ {MAX_GLOB_CHARS} chars"
         )
+    # (RE2 reads UTF-8: a lone surrogate raised UnicodeEncodeError, or matched nothing)
+    check_text("the glob pattern", pattern)
     # The paths it is matched against are NFC (as the tools name them): a pattern typed
     # or copied in NFD (macOS) found nothing.
     pattern = unicodedata.normalize("NFC", pattern)

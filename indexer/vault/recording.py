@@ -22,6 +22,7 @@ from datetime import datetime
 from indexer.vault.history.store import Change, Held, HistoryStore, Pending, Version
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 from shared.invisible import SHOW_NOTHING, hides_in_line
+from shared.utf8 import check_text
 
 MAX_REASON_CHARS = 500
 UNDO_REASON = "undo entry:"  # + the entry's id: the reason of every version undo writes
@@ -46,6 +47,7 @@ def check_reason(reason: object) -> str | None:
         raise InvalidArgumentError(
             f"a reason starting with {UNDO_REASON!r} is kept for the versions undo writes"
         )
+    check_text("reason", reason)  # (it was "the control or invisible character U+D800")
     for char in reason:
         if hides_in_line(char):
             raise InvalidArgumentError(

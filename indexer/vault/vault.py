@@ -60,7 +60,7 @@ from shared.errors import (
     NotFoundError,
     VaultError,
 )
-from shared.utf8 import NOT_UTF8_TEXT, is_utf8
+from shared.utf8 import NOT_UTF8_TEXT, check_text, is_utf8
 
 log = logging.getLogger("indexer.vault")
 ChangeListener = Callable[[str, str], None]
@@ -183,6 +183,7 @@ class Vault:
             if not (target.is_note or target.is_text):
                 raise ForbiddenPathError(f"only {WRITABLE} are writable")
             target.check_text_place()
+            check_text("content", content)  # (it raised UnicodeEncodeError)
             data = content.encode("utf-8")
         elif encoding == "base64":
             data = contents.decode_image(target, content)
@@ -276,6 +277,7 @@ class Vault:
         target.check_text_place()
         if not isinstance(content, str) or not content:
             raise InvalidArgumentError("content must be a non-empty string")
+        check_text("content", content)
         data = content.encode("utf-8")
         self._check_size(len(data))
         with self.locked([target]), self.sandbox.open(target) as place:

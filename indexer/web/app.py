@@ -28,6 +28,7 @@ from indexer.web.auth import Logins
 from indexer.web.http_errors import GuardRefusalsAsJson
 from indexer.web.limits import RequestLimits, body_cap, tune_mcp_transport
 from indexer.web.mcp import create_server
+from indexer.web.mcp_text import refuse_lone_surrogates
 from indexer.web.mount import web_middleware, web_routes
 from shared.workspace import workspace_id
 
@@ -76,6 +77,7 @@ def build_app(core: Core) -> Starlette:
         middleware=[*web_middleware(logins), bounded],
         session_idle_timeout=limits.session_idle_timeout,
     )
+    refuse_lone_surrogates(app)  # (the MCP library's parser refused the whole body)
     app.router.routes.extend(web_routes(core, logins))
     app.add_middleware(GuardRefusalsAsJson, prefix=PREFIX)  # outermost: around the guard
     started = app.router.lifespan_context

@@ -72,7 +72,7 @@ class RequestLimits:
             return
         if self._in_flight >= self.max_requests:
             log.warning("refused a request: %d requests are in flight", self._in_flight)
-            await _reply(send, 503, _busy(scope))
+            await reply(send, 503, _busy(scope))
             return
         self._in_flight += 1
         try:
@@ -87,7 +87,7 @@ class RequestLimits:
             # could only be refused, and a client declaring more than it sends held a
             # large-body place until the body timeout. (``/mcp`` reads on: its refusal
             # carries the request's id, found in the body.)
-            await _reply(send, 413, _error("too_large", self._too_large_text()))
+            await reply(send, 413, _error("too_large", self._too_large_text()))
             return
         if scope["method"] in ("GET", "HEAD", "OPTIONS") and not _has_body(scope):
             await self.app(scope, receive, send)
@@ -180,9 +180,9 @@ class RequestLimits:
             tail = (tail + message.get("body", b""))[-KEEP:]
         text = self._too_large_text()
         if _mcp(scope):
-            await _reply(send, 200, _jsonrpc_refusal(head, tail, f"too_large: {text}"))
+            await reply(send, 200, _jsonrpc_refusal(head, tail, f"too_large: {text}"))
         else:
-            await _reply(send, 413, _error("too_large", text))
+            await reply(send, 413, _error("too_large", text))
 
     def _too_large_text(self) -> str:
         return f"the request is larger than the limit of {self.max_body} bytes"
@@ -234,12 +234,18 @@ def _busy(scope: Scope) -> dict:
 
 
 def _jsonrpc_refusal(head: bytes, tail: bytes, text: str) -> dict:
-    """A tool error for a tools/call (found by its id in the body's head or tail), else a
-    JSON-RPC error; the message starts with the SPEC code either way."""
+    """``jsonrpc_refusal`` of a body too large to parse: its id and method found in the
+    body's head or tail."""
     found = _ID.search(head[:512]) or _last(_ID, tail[-512:])
     request_id: Any = json.loads(found.group(1)) if found else None
     method = _METHOD.search(head[:512]) or _last(_METHOD, tail[-512:])
-    if method is not None and method.group(1) == b"tools/call" and request_id is not None:
+    return jsonrpc_refusal(request_id, method.group(1).decode() if method else None, text)
+
+
+def jsonrpc_refusal(request_id: Any, method: str | None, text: str) -> dict:
+    """A tool error for a tools/call, else a JSON-RPC error; the message starts with the
+    SPEC code either way."""
+    if method == "tools/call" and request_id is not None:
         result = {"content": [{"type": "text", "text": text}], "isError": True}
         result["resultType"] = "complete"  # as every tool result (2026-07-28 needs it)
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
@@ -253,7 +259,8 @@ def _last(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
     return found
 
 
-async def _reply(send: Send, status: int, payload: dict) -> None:
+async def reply(send: Send, status: int, payload: dict) -> None:
+    """Answer ``payload`` as JSON with ``status``; the app never sees the request."""
     body = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
     if status == 503:

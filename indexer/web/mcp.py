@@ -30,9 +30,9 @@ import indexer
 from indexer.core import Core
 from indexer.vault import oserrors
 from indexer.web.loop_calls import on_loop_unless_waiting
+from indexer.web.mcp_text import not_text_refusal
 from indexer.web.tools import files, history, index, recall, summaries
 from shared.errors import MAX_WHOLE_NUMBER, VaultError
-from shared.utf8 import utf8_problem
 
 log = logging.getLogger("indexer.tools")
 
@@ -142,12 +142,9 @@ class ToolBoundary(Middleware):
         args = context.message.arguments or {}
         outcome = "ok"
         try:
-            bad = first_bad(args, _not_utf8)
-            if bad is not None:
-                raise ToolError(
-                    f"invalid_argument: {bad} is not valid Unicode text (it holds a lone"
-                    " UTF-16 surrogate, which no file or index can store)"
-                )
+            not_text = not_text_refusal(args)  # (over HTTP: ``mcp_text``, before parsing)
+            if not_text is not None:
+                raise ToolError(not_text)
             huge = first_bad(args, _huge)
             if huge is not None:
                 raise ToolError(
@@ -191,11 +188,6 @@ def first_bad(
             if found is not None:
                 return found
     return None
-
-
-def _not_utf8(value: object) -> bool:
-    """A string UTF-8 cannot encode (a lone surrogate)."""
-    return isinstance(value, str) and utf8_problem(value) is not None
 
 
 def _huge(value: object) -> bool:

@@ -16,8 +16,10 @@ from starlette.requests import Request
 
 from indexer.web.http_errors import UnsupportedMediaTypeError
 from shared.errors import ConflictError, InvalidArgumentError, TooLargeError
+from shared.utf8 import field_not_text
 
 REQUIRED: Any = object()
+NOT_UTF8_ESCAPES = "is not valid UTF-8 once its %-escapes are decoded"
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 JSON_TYPES = frozenset({"application/json"})
 
@@ -57,20 +59,37 @@ def check_url_path(request: Request) -> None:
 
 
 def check_query_string(request: Request) -> None:
-    """Refuse a query string whose %-escapes do not decode as UTF-8: Starlette decodes
-    them to U+FFFD, so a search or a path in a query would be another than the one sent."""
-    _check_escapes(request.scope.get("query_string") or b"", "the query string")
+    """Refuse a query string whose %-escapes do not decode as UTF-8 (``%ED%A0%80``, a lone
+    surrogate, among them), naming the parameter: Starlette decodes them to U+FFFD, so a
+    search or a path in a query would be another than the one sent."""
+    raw = request.scope.get("query_string") or b""
+    if _decodes(raw):
+        return
+    for pair in raw.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        if not _decodes(name):
+            raise InvalidArgumentError(f"a query parameter's name {NOT_UTF8_ESCAPES}")
+        if not _decodes(value):
+            shown = urllib.parse.unquote_plus(name.decode("ascii", "replace"))[:100]
+            raise InvalidArgumentError(f"the query parameter {shown!r} {NOT_UTF8_ESCAPES}")
+    # (not reached: when every name and value decodes, so does the whole)
+    raise InvalidArgumentError(f"the query string {NOT_UTF8_ESCAPES}")
 
 
 def _check_escapes(raw: bytes, what: str) -> None:
+    if not _decodes(raw):
+        raise InvalidArgumentError(f"{what} {NOT_UTF8_ESCAPES}")
+
+
+def _decodes(raw: bytes) -> bool:
+    """Whether ``raw`` (part of a URL) is UTF-8 once its %-escapes are decoded."""
     if b"%" not in raw and raw.isascii():
-        return
+        return True
     try:
         urllib.parse.unquote_to_bytes(raw).decode("utf-8")
     except UnicodeDecodeError:
-        raise InvalidArgumentError(
-            f"{what} is not valid UTF-8 once its %-escapes are decoded"
-        ) from None
+        return False
+    return True
 
 
 def query_str(request: Request, name: str, default: str | None = None) -> str | None:
@@ -187,13 +206,12 @@ def json_object(data: bytes) -> dict[str, Any]:
         raise InvalidArgumentError("the body is not valid JSON") from None
     if not isinstance(value, dict):
         raise InvalidArgumentError("the body must be a JSON object")
-    try:  # "\ud800" is valid JSON but no text: no file or index can store it
-        if _SURROGATE.search(text):
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
+    # "\ud800" is valid JSON but no text: no file or index can store it
+    bad = field_not_text(value) if _SURROGATE.search(text) else None
+    if bad is not None:
         raise InvalidArgumentError(
-            "the body holds a lone UTF-16 surrogate (\\ud800-\\udfff): not valid text"
-        ) from None
+            f"the field {bad!r} holds a lone UTF-16 surrogate (\\ud800-\\udfff): not valid text"
+        )
     return value
 
 

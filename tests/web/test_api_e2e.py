@@ -294,6 +294,41 @@ def test_numbers_sqlite_cannot_hold_and_bad_utf8_paths_are_refused(
     assert (vault_dir(server, "ov") / "été.md").exists()
 
 
+def test_a_lone_surrogate_is_refused_naming_its_parameter_or_field(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """Each was refused, but as "the query string" or "the body" only: which of grep's
+    path, glob or pattern (or which field of a body) was meant, the caller had to guess."""
+    assert http.put("/ls/notes/a.md", content=b"# a\nalpha\n", headers=MD).status_code == 201
+    vault = vault_dir(server, "ls")
+    before = sorted((p.name, p.read_bytes()) for p in vault.rglob("*.md"))
+    lone = "%ED%A0%80"  # U+D800 as UTF-8 would spell it (CESU-8): no UTF-8
+    for query, named in (
+        (f"/ls/grep?pattern=alpha&path=x{lone}", "path"),
+        (f"/ls/grep?pattern=alpha&glob={lone}*.md", "glob"),
+        (f"/ls/grep?glob=**&pattern=al{lone}", "pattern"),
+        (f"/ls/notes?limit=5&pattern=**/{lone}", "pattern"),
+        (f"/ls/search?q=alpha&tag=ok&tag={lone}", "tag"),
+    ):
+        refused = http.get(query)
+        assert (refused.status_code, error_of(refused)) == (400, "invalid_argument"), query
+        assert error_message(refused) == (
+            f"the query parameter {named!r} is not valid UTF-8 once its %-escapes are decoded"
+        )
+    for method, route, body, field in (
+        ("PUT", "/ls/notes/a.md", {"content": "# a\n\ud800\n"}, "content"),
+        ("PUT", "/ls/notes/a.md", {"content": "# b\n", "reason": "x\udfff"}, "reason"),
+        ("POST", "/ls/append", {"path": "a.md", "content": "more \udc80"}, "content"),
+        ("POST", "/ls/move", {"path": "a.md", "new_path": "b\ud800.md"}, "new_path"),
+        ("POST", "/ls/recall", {"query": "alpha \ud800"}, "query"),
+    ):
+        sent = json.dumps(body).encode()  # (the surrogate as its JSON escape)
+        refused = http.request(method, route, content=sent, headers=JSON)
+        assert (refused.status_code, error_of(refused)) == (400, "invalid_argument"), body
+        assert error_message(refused).startswith(f"the field {field!r} holds a lone UTF-16")
+    assert sorted((p.name, p.read_bytes()) for p in vault.rglob("*.md")) == before
+
+
 def test_bodies_that_say_two_things_and_folder_spellings_of_a_file_are_refused(
     http: httpx2.Client, server: RunningIndexer
 ) -> None:
