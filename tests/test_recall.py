@@ -263,9 +263,11 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
         ("要件定義の書類", ["要件定義", "要件", "件定", "定義", "書類"]),  # (要 opening a word)
         ("会议纪要在哪里", ["会议", "纪要", "纪"]),  # (要 ending a word after a long piece)
         ("年度重要事项", ["年度", "事项", "重要", "重"]),
+        # (katakana: Japanese, its kanji content. Read as Chinese, 要 cut 概要書 in two:
+        # 概要 and 書 alone; 概要書, the word, now with 概要 among its bigrams)
         (
             "プロジェクト概要書",
-            ["プロジェクト", "プロ", "ロジ", "ジェ", "ェク", "クト", "概要", "概", "書"],
+            ["プロジェクト", "プロ", "ロジ", "ジェ", "ェク", "クト", "概要書", "概要", "要書"],
         ),
         ("目的地是首都", ["目的地", "目的", "的地", "首都", "目", "首"]),  # not 地是首
         ("東京都庁", ["東京", "都庁", "庁"]),

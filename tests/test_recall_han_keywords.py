@@ -1,7 +1,9 @@
 """Recall's keywords of Chinese and Japanese questions: the content words a person would
-search for, with the stop characters that are also part of words (都, 要, 在, 也, 就) read
-as words where they are (成都, 東京都, 都市, 就业, 现在) and as grammar where they are not
-(我们都去过, 放在哪儿, 也许); and recall finding and quoting the note that says them."""
+search for, with the stop characters that are also part of words (都, 要, 在, 也, 就, 和,
+请) read as words where they are (成都, 東京都, 都市, 就业, 现在, 和平公园, 请假流程) and as
+grammar where they are not (我们都去过, 放在哪儿, 也许, 公司现在的, 下周要交, 猫和狗), measure
+words as grammar (那本书), a run with katakana as Japanese (在留カード更新); and recall
+finding and quoting the note that says them."""
 
 from __future__ import annotations
 
@@ -69,6 +71,80 @@ QUESTIONS = [
     ("重要な書類の場所", "重要 書類 場所"),
     ("来週の会議はいつですか", "来週 会議"),
     ("会議の要点をまとめて", "会議 要点"),
+    # 现在 (now) after a word, not its end (出现, 实现 are words: 在 is "at" after them)
+    ("公司现在的情况", "公司 情况"),  # fixed (公司现, 情况)
+    ("公司现在有多少员工", "公司 员工"),  # fixed (公司现, 员工)
+    ("会议现在开始了吗", "会议 开始"),  # fixed (会议现, 开始)
+    ("报告现在在哪里", "报告"),  # fixed (报告现)
+    ("我们现在的问题", "问题"),  # fixed (问题, 现在: after a pronoun, now)
+    ("他现在在哪里", ""),  # fixed (现在)
+    ("出现在哪里", "出现"),
+    ("这个问题出现在哪个版本", "问题出现 版本"),
+    ("实现在线支付", "实现 在线 支付"),
+    # 要 (will) before a verb, after a word: 要 spells a word only with 求, 点, 件...
+    ("下周要交的报告", "下周 报告 交"),  # fixed (下周, 报告, 要交)
+    ("明天要开的会议", "明天 会议 开"),  # fixed (明天, 会议, 要开)
+    ("书要还了吗", "书"),  # fixed (书要)
+    ("要求是什么", "要求"),
+    ("重要的事情", "重要 事情"),
+    ("我们需要准备什么材料", "需要 准备 材料"),
+    ("他们都要参加培训吗", "参加培训"),
+    # a stop opening the question, then a longer piece: the word it starts
+    ("和平公园在哪里", "和平公园"),  # fixed (平公园)
+    ("和平饭店的电话", "和平饭店 电话"),  # fixed (平饭店, 电话)
+    ("请假流程是什么", "请假流程"),  # fixed (假流程)
+    ("请求超时怎么办", "请求超时"),  # fixed (求超时, 办)
+    ("请问会议室在哪里", "会议室"),
+    ("我想请假三天", "请假三天"),  # fixed (假三天: 请 after grammar)
+    ("发现问题要及时报告", "发现问题 及时报告"),  # fixed (时报告)
+    ("请帮我找一下合同", "合同"),  # fixed (帮我找, 合同)
+    ("都江堰的门票", "都江堰 门票"),  # fixed (江堰, 门票)
+    ("都江堰在哪里", "都江堰"),  # fixed (江堰)
+    ("都讨论了什么", "讨论"),  # (the adverb before a verb: not 都讨论)
+    ("和客户的会议记录", "客户 会议记录"),  # (with the client: not 和客)
+    ("我和同事的聊天记录", "同事 聊天记录"),
+    ("猫和狗的照片", "猫 狗 照片"),  # fixed (猫和, 狗, 照片)
+    ("北京和上海哪个贵", "北京 上海 贵"),
+    ("首都都有哪些博物馆", "首都 博物馆"),
+    # two words of _WORDS overlapping: both, and what each leaves
+    ("变成都市", "变成 成都 都市"),  # fixed (成都, 变, 市)
+    ("成都市的人口", "成都 都市 人口"),  # (成都, 人口 before: 都市, the other reading, too)
+    # 被 and 把 mark the noun before or after them
+    ("书被偷了", "书 偷"),  # fixed (书被, 偷)
+    ("妈妈把书放在哪里", "妈妈 书"),  # fixed (妈妈, 把书)
+    ("把握机会", "把握机会"),  # fixed (握机会)
+    ("被偷的钱包", "钱包 偷"),  # fixed (钱包, 被偷)
+    ("被告的律师", "被告 律师"),
+    # a measure word after 这, 那, a number: grammar
+    ("那本书在哪里", "书"),  # fixed (本书)
+    ("这部电影的导演是谁", "电影 导演"),  # fixed (部电影, 导演)
+    ("三张照片放在哪里了", "照片"),  # fixed (三张照片)
+    ("这次会议的结论", "会议 结论"),  # fixed (次会议, 结论)
+    ("这部分内容在哪里", "部分内容"),  # (部分 is a word)
+    ("这项目的预算", "项目 预算"),
+    ("这家公司的地址", "公司 地址"),  # fixed (家公司, 地址)
+    ("一个月的预算", "预算"),  # fixed (预算, 月)
+    ("几个人参加会议", "参加会议"),  # fixed (人参加会议: 人参, ginseng)
+    ("三个人参加了会议", "参加 会议"),  # fixed (三个人参加)
+    # 有 (have) before a question word: the verb, not the word's end (所有 is one)
+    ("公司有什么规定", "公司 规定"),  # fixed (公司有, 规定)
+    ("这段代码有什么问题", "代码 问题"),  # fixed (段代码有, 问题)
+    ("所有的文件在哪里", "所有 文件"),
+    # 目的 (purpose): 的 ends a word after 目 alone
+    ("旅行的目的是什么", "旅行 目的"),  # fixed (旅行, 目)
+    ("项目的进度", "项目 进度"),
+    # Japanese without hiragana: its katakana tells it
+    ("在留カード更新", "在留 カード 更新"),  # fixed (留カード更新)
+    ("マイナンバーカード申請", "マイナンバーカード 申請"),  # fixed (マイナンバーカード申請)
+    ("要件定義書レビュー", "要件定義書 レビュー"),  # fixed (要件定義書レビュー)
+    ("京都旅行プラン", "京都旅行 プラン"),  # fixed (旅行プラン, 京都)
+    ("データベース移行計画", "データベース 移行計画"),  # fixed (データベース移行計画)
+    ("在留カードの期限", "在留 カード 期限"),
+    ("都内のホテル", "都内 ホテル"),
+    ("和室のある旅館", "和室 旅館"),
+    ("請求書の送付先", "請求書 送付先"),
+    ("現在の状況は", "現在 状況"),
+    ("要点をまとめてください", "要点"),
 ]
 
 
@@ -92,6 +168,9 @@ def test_a_question_gives_the_words_a_person_would_search_for(question: str, wor
         ("主要问题", ["问题", "主要", "主"]),
         ("东京都", ["东京都", "东京", "京都"]),  # (都 closing a clause ends a name)
         ("東京都庁", ["東京", "都庁", "庁"]),  # (as before: no kana, read as Chinese)
+        ("变成都市", ["变成", "成都", "都市", "变", "成", "市"]),  # (both readings)
+        ("和平公园", ["平公园", "平公", "公园", "和平公园", "和平"]),
+        ("在留カード更新", ["在留", "カード", "カー", "ード", "更新"]),  # (katakana: Japanese)
     ],
 )
 def test_the_listed_questions_give_these_keywords(question: str, expected: list[str]) -> None:
@@ -120,6 +199,17 @@ def recall(ws: Workspace, index: NoteIndex) -> Iterator[Recall]:
         ("zh-CN", "那本书在客厅的书架上。", "我把衣服放在柜子里了。", "我的书放在哪儿了", "书"),
         ("zh-CN", "今年的就业率比去年高。", "今天的天气情况很好。", "就业情况怎么样", "情况, 就业"),
         ("zh-CN", "都市的夜晚很热闹。", "乡下的生活很安静。", "都市生活", "生活, 都市"),
+        ("zh-CN", "公司的情况很好。", "现在是晚上九点。", "公司现在的情况", "公司, 情况"),
+        ("zh-CN", "这次旅行的目的是休息。", "目前项目进展顺利。", "旅行的目的是什么", "旅行, 目的"),
+        ("zh-CN", "和平公园的樱花开了。", "公园里有很多人。", "和平公园在哪里", "和平公园"),
+        ("zh-CN", "书在客厅的桌子上。", "本周的计划很满。", "那本书在哪里", "书"),
+        (
+            "ja",
+            "在留カードの更新は入管で。",
+            "カードを留めた。",
+            "在留カード更新",
+            "在留, カード, 更新",
+        ),
     ],
 )
 def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
@@ -127,7 +217,8 @@ def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
 ) -> None:
     """The other note was found first, or alone: 東京都 asked for 東京 (the other note
     said it more often), 成都 for 去过成 or 从成, 书 for 书放 (nothing found), 就业 for
-    业情况, 都市 for 市生活 (the other notes said 情况, 生活)."""
+    业情况, 都市 for 市生活 (the other notes said 情况, 生活); 公司 for 公司现, 目的 for 目
+    (目前), 和平公园 for 平公园 (公园), 书 for 本书 (nothing), 在留 for 留カード (留)."""
     recall.vault.write(lang, "a/wanted.md", f"# a\n\n{wanted}\n")
     recall.vault.write(lang, "b/other.md", f"# b\n\n{other}\n")
     result = recall.recall(lang, question, 1500)

@@ -8,11 +8,11 @@ Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic; the Arabic and Hebrew articl
 the Persian plural taken off; Korean particles stripped), unless written in capitals (an
 acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
 (``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
-function words; in a Japanese question, its hiragana, which mostly spells particles and
-endings: ``han_keywords``), and each remaining piece of two or more characters becomes a
-keyword together with its bigrams (the index's own unit, so a partial match still ranks);
-a Thai, Lao, Khmer or Myanmar chunk becomes a keyword, with its 4-character windows when
-it is long.
+function words; in a Japanese question or a run holding katakana, its hiragana, which
+mostly spells particles and endings, and its katakana: ``han_keywords``), and each
+remaining piece of two or more characters becomes a keyword together with its bigrams
+(the index's own unit, so a partial match still ranks); a Thai, Lao, Khmer or Myanmar
+chunk becomes a keyword, with its 4-character windows when it is long.
 "Quoted phrases" are kept as phrases.
 """
 
