@@ -12,7 +12,9 @@ function words; in a Japanese question or a run holding katakana, its hiragana, 
 mostly spells particles and endings, and its katakana: ``han_keywords``), and each
 remaining piece of two or more characters becomes a keyword together with its bigrams
 (the index's own unit, so a partial match still ranks); a Thai, Lao, Khmer or Myanmar
-chunk becomes a keyword, with its 4-character windows when it is long.
+chunk becomes a keyword, with its 4-character windows when it is long, its pairs when
+short (``short_chunks``), and its syllables of two letters or more (``syllables``: a
+word the question glues to others, which a note says apart).
 "Quoted phrases" are kept as phrases.
 """
 
@@ -27,10 +29,13 @@ from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
 from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN
 from indexer.jobs.han_keywords import han_keywords, japanese
-from indexer.jobs.short_chunks import OTHER_ENDINGS, pairs
+from indexer.jobs.short_chunks import OTHER_ENDINGS, OTHER_STOPS, pairs
+from indexer.jobs.syllables import closes, syllables
+from indexer.jobs.syllables import letters as syllable_letters
 from shared.graphemes import continues
 
 MAX_KEYWORDS = 24
+_STACKING = "\u17d2\u1039"  # Khmer's coeng, Myanmar's virama: the next consonant goes below
 
 _STOP_EN = """a about above after again against all also am an and any are aren't as at be
 because been before being below between both but by can can't cannot could couldn't did
@@ -129,7 +134,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def extract_keywords(query: str) -> list[str]:
     """Keywords of ``query`` in order of appearance, without duplicates, at most
-    ``MAX_KEYWORDS``; a quoted phrase is one keyword (written with its quotes)."""
+    ``MAX_KEYWORDS``; a quoted phrase is one keyword (written with its quotes). The
+    syllables of Thai-like chunks come last: the cap never takes a window's place for
+    them (every part of a long chunk stays in a keyword)."""
     query = _SURROGATE.sub("\ufffd", query)  # SQLite cannot bind a lone surrogate
     found: list[str] = []
     for phrase in _QUOTED.findall(query):
@@ -140,15 +147,18 @@ def extract_keywords(query: str) -> list[str]:
     shouted = _shouted(rest)
     in_japanese = japanese(rest)
     position = 0
+    syllables_found: list[str] = []  # (after the rest: what room the cap leaves)
     for run in _spaceless_runs(rest):
         found.extend(_words(rest[position : run.start()], shouted))
         if _is_cjk(run):
             found.extend(_cjk_keywords(run.group(0), in_japanese))
         else:
-            found.extend(_thai_keywords(run))
+            chunk_keywords, pieces = _thai_keywords(run)
+            found.extend(chunk_keywords)
+            syllables_found.extend(pieces)
         position = run.end()
     found.extend(_words(rest[position:], shouted))
-    unique = list(dict.fromkeys(found))
+    unique = list(dict.fromkeys(found + syllables_found))
     return unique[:MAX_KEYWORDS]
 
 
@@ -215,24 +225,71 @@ def _korean_word(word: str) -> list[str]:
     return [word]
 
 
-def _thai_keywords(run: re.Match[str]) -> list[str]:
-    """A Thai-like chunk without its stop words; long chunks also as windows of 4
-    characters as seen (a consonant with its marks: a window of code points began with a
-    vowel sign, and the heading naming the keywords showed ``ินส้``); a short one, or
-    one short without the question word glued to its end, as its pairs."""
+def _thai_keywords(run: re.Match[str]) -> tuple[list[str], list[str]]:
+    """A Thai-like chunk without its stop words, and without the question word glued to
+    its end (``_without_endings``) too, then a long stem's windows (``_windows``), a
+    short one's pairs (``short_chunks``); and apart, its syllables of two letters or more
+    (``_syllables``)."""
     chunk = run.group(0)
-    if chunk in _STOP_TH or len(chunk) < 2:
-        return []
+    while chunk and continues(chunk[0]):  # (a mark of what is before: search drops it)
+        chunk = chunk[1:]
+    if _stop(chunk) or len(chunk) < 2:
+        return [], []
     out = [chunk]
-    letters = _seen_characters(chunk)
-    if len(letters) > 6:
-        out.extend("".join(letters[i : i + 4]) for i in range(0, len(letters) - 3, 2))
     stem = _without_endings(chunk)
-    kept = len(_seen_characters(stem))
-    if kept <= 6:  # (too short for windows of its own: its pairs, ``short_chunks``)
-        out.extend(pairs(stem))
-    if stem != chunk and kept >= 2 and stem not in _STOP_TH:
-        out.insert(1, stem)
+    letters = _seen_characters(stem)
+    if stem != chunk and len(letters) >= 2 and not _stop(stem):
+        out.append(stem)
+    sought, apart = _syllables(stem)
+    if len(letters) > 6:
+        out.extend(_windows(letters))
+    else:  # (too short for windows of its own: its pairs, ``short_chunks``)
+        out.extend(pairs(stem, apart))
+    return out, sought
+
+
+def _syllables(stem: str) -> tuple[list[str], set[int]]:
+    """The syllables of ``stem`` sought alone (``syllables``; two letters or more, no
+    stop word): a word its pairs and windows reach only in part (``แมว`` of ``แมวกิน``:
+    ``แม`` and ``มว`` also found ``แม่ชอบดูมวย``) or only glued to its neighbours
+    (``အိပ်`` of ``ကြောင်ဘယ်မှာအိပ်``, where does the cat sleep, in a note saying
+    ``ကြောင်`` and ``အိပ်`` apart); and where (in its ``run_units``) a pair would join
+    two of them, saying nothing they do not (``วกิ`` of ``แมวกิน`` found ``แล้วกิน``)."""
+    pieces = syllables(stem)
+    words = ["".join(piece) for piece in pieces]
+    alone = [
+        word != stem and syllable_letters(word) >= 2 and not _stop(word) and word not in _ENDINGS
+        for word in words
+    ]
+    apart: set[int] = set()
+    at = -1
+    for number, piece in enumerate(pieces[:-1]):
+        at += len(piece)
+        if alone[number] and alone[number + 1]:
+            apart.add(at)
+    return [word for word, sought in zip(words, alone, strict=True) if sought], apart
+
+
+def _stop(word: str) -> bool:
+    return word in _STOP_TH or word in OTHER_STOPS
+
+
+def _windows(letters: list[str]) -> list[str]:
+    """Windows of 4 characters as seen (a consonant with its marks: a window of code
+    points began with a vowel sign, and the heading naming the keywords showed ``ินส้``),
+    one every 2, the last ending where the stem ends (``ကြောင်ဘယ်မှာအိပ်``: its
+    ``အိပ်``, sleep, was in no window but the one glued to the question word ``လဲ``); a
+    Myanmar window never starts on the consonant closing a syllable (``ယ်မှာအိပ်``: half
+    of ``ဘယ်``)."""
+    starts = list(range(0, len(letters) - 3, 2))
+    if starts[-1] + 4 < len(letters):
+        starts.append(len(letters) - 4)
+    out = []
+    for start in starts:
+        end = start + 4
+        while start < end - 2 and closes(letters[start]):
+            start += 1
+        out.append("".join(letters[start:end]))
     return out
 
 
@@ -248,10 +305,13 @@ def _without_endings(chunk: str) -> str:
 
 
 def _seen_characters(text: str) -> list[str]:
-    """``text`` cut where a character as seen ends (``graphemes.continues``)."""
+    """``text`` cut where a character as seen ends (``graphemes.continues``), a consonant
+    stacked below another (Khmer's coeng, Myanmar's virama) kept with it, as the index
+    pairs them (``run_units``): a window of ``តម្លៃមាសថ្ងៃនេះ`` began inside ``ម្លៃ``
+    and ended on ``ថ្``, half of ``ថ្ងៃ``."""
     letters: list[str] = []
     for char in text:
-        if letters and continues(char):
+        if letters and (continues(char) or letters[-1][-1] in _STACKING):
             letters[-1] += char
         else:
             letters.append(char)

@@ -5,7 +5,8 @@ A keyword that is part of another (a bigram of a Chinese word, a window of a lon
 chunk) counts only where the paragraphs looked at together hold none of the whole ones:
 ``ทุเรียนหมอนทอง`` was quoted from a paragraph about school (``เรียน``, one of its
 windows) before the one about durian. Of the pieces, the paragraph holding the most of
-them (in the first run of paragraphs holding any) is quoted.
+them (in the first run of paragraphs holding any) is quoted, and so is the paragraph
+holding the most of a question's chunks when it has two or more (``ราคา ทองคำ``).
 
 A keyword is looked for as search found it (``as_read``: ``cafe`` in "Café",
 ``projectx`` in "ＰＲＯＪＥＣＴＸ"), in the note's first ``FOCUS_READ_CHARS`` as read (a
@@ -144,7 +145,7 @@ def _holding(texts: list[str], words: list[str], read: int) -> tuple[int | None,
     looked = tiers(tuple(words))
     for number, tier in enumerate(looked):
         at = [at for at in (folded.find(word) for word in tier) if at >= 0]
-        if at and number:  # (pieces: where the most of them are)
+        if at and (number or (len(at) > 1 and _chunks(tier) > 1)):  # (where the most are)
             return _most_held(folded.split("\n"), tier, looked[0]), read
         if at:
             return folded.count("\n", 0, min(at)), read
@@ -163,6 +164,14 @@ def _most_held(texts: list[str], pieces: tuple[str, ...], whole: tuple[str, ...]
         for text in texts
     ]
     return held.index(max(held))
+
+
+def _chunks(words: tuple[str, ...]) -> int:
+    """How many of ``words`` are chunks of a script written without spaces: a question
+    of two (``ราคา ทองคำ``, price, gold) is quoted where the most of them are, not from
+    the first paragraph holding either (the oil price's, before the gold price's); words
+    written with spaces keep the first paragraph holding one."""
+    return sum(CJK_RUN.fullmatch(word) is not None for word in words)
 
 
 @functools.lru_cache(maxsize=256)
