@@ -76,6 +76,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.jobs.recall_source": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     "indexer.jobs.keywords": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     "indexer.jobs.han_keywords": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
+    "indexer.jobs.stop_words": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},
     # the delimiter's defusing is text alone
     "indexer.jobs.delimiter": {"indexer.vault", "indexer.index", "indexer.jobs.llm", "openai"},
     "indexer.jobs.tokens": {"indexer.jobs.llm", "indexer.jobs.maintenance", "openai"},

@@ -3,10 +3,10 @@
 "What did we decide about the database migration?" should search for ``decide``,
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
-are common stop words (English, French, German, Spanish, Portuguese, Italian, Dutch,
-Russian, Ukrainian, Hebrew, Persian, Hindi, Arabic; the Arabic and Hebrew article and
-the Persian plural taken off; Korean particles stripped), unless written in capitals (an
-acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
+are common stop words (``stop_words``: 30-odd languages, one set; the Arabic and Hebrew
+article and the Persian plural taken off; Korean particles stripped; Armenian's question
+and emphasis marks, written on a word's vowel, taken out), unless written in capitals
+(an acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
 (``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
 function words; in a Japanese question or a run holding katakana, its hiragana, which
 mostly spells particles and endings, and its katakana: ``han_keywords``), and each
@@ -30,6 +30,7 @@ from indexer.index.persian_forms import without_plural
 from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN
 from indexer.jobs.han_keywords import han_keywords, japanese
 from indexer.jobs.short_chunks import OTHER_ENDINGS, OTHER_STOPS, pairs
+from indexer.jobs.stop_words import is_stop
 from indexer.jobs.syllables import closes, syllables
 from indexer.jobs.syllables import letters as syllable_letters
 from shared.graphemes import continues
@@ -37,67 +38,6 @@ from shared.graphemes import continues
 MAX_KEYWORDS = 24
 _STACKING = "\u17d2\u1039"  # Khmer's coeng, Myanmar's virama: the next consonant goes below
 
-_STOP_EN = """a about above after again against all also am an and any are aren't as at be
-because been before being below between both but by can can't cannot could couldn't did
-didn't do does doesn't doing don't down during each few for from further had has have
-having he her here hers herself him himself his how i i'm if in into is isn't it it's its
-itself just let's me more most my myself no nor not now of off on once only or other our
-ours ourselves out over own same she should so some such than that that's the their theirs
-them themselves then there these they this those through to too under until up very was
-we were what when where which while who whom why will with would you your yours yourself
-yourselves tell know remember recall please thanks thank last ago anything something
-everything did say said mention mentioned talk talked discuss discussed think thought
-get got give gave make made want wanted like us ok okay yes yeah also again still""".split()
-_STOP_FR = """le la les un une des du de d l et ou mais donc or ni car que qui quoi dont où
-ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs je tu il
-elle on nous vous ils elles me te se lui y en au aux avec pour par dans sur sous sans chez
-est sont été être avoir a ai as avons avez ont fait faire pas ne plus très bien aussi
-comme quand comment pourquoi quel quelle quels quelles c'est j'ai qu'est-ce""".split()
-_STOP_DE = """der die das den dem des ein eine einer eines einem einen und oder aber doch
-denn dass daß wer was wie wo wann warum welche welcher welches ich du er sie es wir ihr
-mich dich sich uns euch mein dein sein ihr unser euer ist sind war waren bin bist sein
-haben hat hatte hatten habe wird werden wurde mit von zu zum zur im in an am auf aus bei
-für über unter nach vor nicht kein keine noch auch nur schon sehr so als wenn ob""".split()
-_STOP_ES = """el la los las un una unos unas y o pero que qué quien quién cual cuál como
-cómo cuando cuándo donde dónde por para con sin sobre de del al en es son fue era ser
-estar está están he ha han hay yo tú él ella nosotros vosotros ellos ellas me te se le
-lo les mi mis tu tus su sus nuestro muy más ya no sí también este esta estos estas""".split()
-_STOP_PT = """o a os as um uma uns umas e ou mas que quem qual como quando onde por para
-com sem sobre de do da dos das no na nos nas em é são foi era ser estar está estão eu tu
-ele ela nós vós eles elas me te se lhe meu minha seu sua nosso muito mais já não sim
-também este esta isso isto""".split()
-_STOP_IT = """il lo la i gli le un uno una e o ma che chi cui come quando dove perché per
-con senza su di del della dei degli delle da dal dalla in nel nella è sono era essere ho
-ha hanno io tu lui lei noi voi loro mi ti si ci vi mio tuo suo nostro molto più già non
-sì anche questo questa quello quella""".split()
-_STOP_NL = """de het een en of maar dat die wie wat hoe waar wanneer waarom ik jij je hij
-zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn waren ben bent heb
-hebt heeft hadden met van voor in op aan bij uit naar over niet geen ook nog wel al zo
-als dan""".split()
-# Arabic question words, pronouns and particles (the article is taken off first)
-_STOP_AR = """ما ماذا متى كيف أين اين لماذا هل من في على إلى الى عن مع هذا هذه ذلك تلك التي
-الذي الذين قد لقد كان كانت يكون بشأن حول نحن أنا انا أنت انت هو هي هم لنا لي لك به بها
-كل بعض أو او ثم لكن لا لم لن إن ان أن بين عند قبل بعد منذ أي اي قلنا قال قالت""".split()
-# Russian and Ukrainian, Hebrew, Persian, Hindi: question words, pronouns, particles (the
-# words of these scripts never spell a name in another language's list)
-_STOP_RU = """что чего чем как когда где куда откуда почему зачем кто кого кому какой какая
-какие каком это этот эта эти тот та те то и а но или да нет не ни в во на с со к ко по о
-об от до из за для при про у же ли бы был была были было быть есть мы вы я ты он она оно
-они нас вас нам вам мне меня тебе него нее неё них ему ей им наш ваш мой твой его её их
-свой так там тут уже еще ещё очень все всё весь вся сказал сказала говорили скажи
-напомни помнишь насчет насчёт про що як коли де чому хто який яка які це цей ця ці та й і
-але або ні на з із до від для при про ми ви ти він вона воно вони нам вам мені його її
-наш ваш мій твій так вже ще дуже все щодо""".split()
-_STOP_HE = """מה מי מתי איך איפה למה האם של את על עם אל זה זאת זו אלה הוא היא הם הן אני
-אתה את אנחנו אתם לי לך לנו לו לה כי אם גם רק כל לא כן יש אין היה היתה היו לגבי אודות
-לאן מאיפה כמה איזה איזו אילו מדוע""".split()
-_STOP_FA = """چه چی چرا کی کجا چطور آیا که را از به در با برای این آن ما من تو او شما آنها
-ایشان است هست بود بودند شد می نمی هم یا اما ولی تا درباره مورد""".split()
-_STOP_HI = """क्या कब कहाँ कहां क्यों कैसे कौन है हैं था थी थे हो के की का को में से पर और
-या लेकिन यह वह ये वे हम मैं तुम आप उस इस उन इन हमने मैंने ने भी तो ही नहीं बारे किया कि""".split()
-STOP_WORDS = frozenset(
-    _STOP_EN + _STOP_FR + _STOP_DE + _STOP_ES + _STOP_PT + _STOP_IT + _STOP_NL + _STOP_AR
-) | frozenset(_STOP_RU + _STOP_HE + _STOP_FA + _STOP_HI)
 _STOP_TH = frozenset(
     """ที่ ของ และ ใน เป็น การ มี ได้ ไม่ จะ ให้ กับ ว่า นี้ นั้น แต่ หรือ ก็ คือ ไป มา อยู่ แล้ว
     ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา""".split()
@@ -118,7 +58,13 @@ _KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
 # Particles that also end many nouns (고양이 cat, 전문가 expert, 고속도로 highway, 사과
 # apple): the word is kept beside its stem (고양 alone also found 고양시, the city)
 _KO_NOUN_ENDINGS = frozenset("이 가 도 로 과 의 나 만".split())
-_STOP_KO = frozenset("무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것".split())
+# (checked once the particle is off: 어디에서 is 어디, 무엇을 무엇; a particle after one
+# syllable stays: 누가, 제가)
+_STOP_KO = frozenset(
+    """무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것 어디서 누가 무슨 어느
+    어떤 뭘 뭔 뭐가 제가 내가 나는 저는 저의 나의 너의 우리 저희 당신 있어 있어요 있나요 있니
+    있습니까 입니다 입니까""".split()
+)
 _QUOTED = re.compile(r'"([^"]+)"')
 # A letter or digit, then letters, digits and marks (a Devanagari vowel sign is part of
 # its word, as indexed; a mark after an emoji is the emoji's: ``I❤️love`` gave the
@@ -129,6 +75,9 @@ _QUOTED = re.compile(r'"([^"]+)"')
 # nothing, since search reads one word there.)
 _WORD = re2.compile(rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’ʼ]|[{SHOWING_NOTHING}]+)[\pL\pN\pM]+)*")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
+# Armenian's question, emphasis and exclamation marks, written on the stressed vowel
+# (``Որտե՞ղ``, where?): they cut the word in two (``որտե``), neither a stop word
+_ARMENIAN_MARKS = re.compile("[\u055b\u055c\u055e]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -184,11 +133,11 @@ def _words(text: str, shouted: bool) -> list[str]:
     word in capitals is an acronym (``AI``, ``US``), never a stop word, unless the whole
     query is in capitals (``shouted``)."""
     out: list[str] = []
-    for match in _WORD.finditer(text):
+    for match in _WORD.finditer(_ARMENIAN_MARKS.sub("", text)):
         written = match.group(0)
         word = written.lower().replace("’", "'").replace("ʼ", "'")
         acronym = not shouted and written.isupper()
-        if len(word) < 2 or (word in STOP_WORDS and not acronym):
+        if len(word) < 2 or (is_stop(word) and not acronym):
             continue
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
@@ -196,7 +145,7 @@ def _words(text: str, shouted: bool) -> list[str]:
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
             word = tail if len(head) <= 2 and len(tail) > len(head) else head
-            if len(word) < 2 or word in STOP_WORDS:
+            if len(word) < 2 or is_stop(word):
                 continue
         out.append(word)
     return out

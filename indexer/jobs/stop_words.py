@@ -1,0 +1,236 @@
+"""Stop words of the languages written with spaces, for recall's keywords (``keywords``).
+
+A question's function words (where, what, my, is, of, and) match nearly every note of
+its language: looking them up is slow in a large vault, and a note holding only ``saya``
+or ``của`` many times was quoted before the one about the cat. Each list holds question
+words, personal and possessive pronouns, copulas and the most common prepositions,
+conjunctions and articles of one language, and nothing more.
+
+The set is one for every language, since a question does not say which it is in: a word
+is left out of a list when another language uses it as a content word recall must find
+(English ``go``, ``pod``, ``jest``, ``min``, ``mint``; Portuguese ``dia``, day; French
+``l'IA``; German ``Ei``, egg; Vietnamese ``sen``, lotus; Spanish ``cine``; names such as
+Kim, Hans, Yang, Meg). Those left out are named beside each list.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_EN = """a about above after again against all also am an and any are aren't as at be
+because been before being below between both but by can can't cannot could couldn't did
+didn't do does doesn't doing don't down during each few for from further had has have
+having he her here hers herself him himself his how i i'm if in into is isn't it it's its
+itself just let's me more most my myself no nor not now of off on once only or other our
+ours ourselves out over own same she should so some such than that that's the their theirs
+them themselves then there these they this those through to too under until up very was
+we were what when where which while who whom why will with would you your yours yourself
+yourselves tell know remember recall please thanks thank last ago anything something
+everything did say said mention mentioned talk talked discuss discussed think thought
+get got give gave make made want wanted like us ok okay yes yeah also again still"""
+_FR = """le la les un une des du de d l et ou mais donc or ni car que qui quoi dont où
+ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs je tu il
+elle on nous vous ils elles me te se lui y en au aux avec pour par dans sur sous sans chez
+est sont été être avoir a ai as avons avez ont fait faire pas ne plus très bien aussi
+comme quand comment pourquoi quel quelle quels quelles c'est j'ai qu'est-ce"""
+# German possessives as declined (not seine: the Seine; nor mir, dir, wen: peace in
+# Croatian, a directory, a name)
+_DE = """der die das den dem des ein eine einer eines einem einen und oder aber doch
+denn dass daß wer was wie wo wann warum welche welcher welches ich du er sie es wir ihr
+mich dich sich uns euch mein dein sein ihr unser euer ist sind war waren bin bist sein
+haben hat hatte hatten habe wird werden wurde mit von zu zum zur im in an am auf aus bei
+für über unter nach vor nicht kein keine noch auch nur schon sehr so als wenn ob
+meine meinen meinem meiner meines deine deinen deinem deiner deines seinen seinem seiner
+seines ihre ihren ihrem ihrer ihres unsere unseren unserem unserer unseres eure euren
+eurem eurer wohin woher wieso weshalb wem ihm ihn ihnen"""
+_ES = """el la los las un una unos unas y o pero que qué quien quién cual cuál como
+cómo cuando cuándo donde dónde por para con sin sobre de del al en es son fue era ser
+estar está están he ha han hay yo tú él ella nosotros vosotros ellos ellas me te se le
+lo les mi mis tu tus su sus nuestro muy más ya no sí también este esta estos estas"""
+_PT = """o a os as um uma uns umas e ou mas que quem qual como quando onde por para
+com sem sobre de do da dos das no na nos nas em é são foi era ser estar está estão eu tu
+ele ela nós vós eles elas me te se lhe meu minha seu sua nosso muito mais já não sim
+também este esta isso isto"""
+_IT = """il lo la i gli le un uno una e o ma che chi cui come quando dove perché per
+con senza su di del della dei degli delle da dal dalla in nel nella è sono era essere ho
+ha hanno io tu lui lei noi voi loro mi ti si ci vi mio tuo suo nostro molto più già non
+sì anche questo questa quello quella"""
+_NL = """de het een en of maar dat die wie wat hoe waar wanneer waarom ik jij je hij
+zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn waren ben bent heb
+hebt heeft hadden met van voor in op aan bij uit naar over niet geen ook nog wel al zo
+als dan"""
+# Not: co (Vietnamese, shrink), go, pod, ale, ten, one, jest (English), oni (Japanese),
+# ono, nam (Vietnamese, south), po (the river)
+_PL = """gdzie kiedy kto kogo komu czego czym dlaczego czemu jak jaki jaka jakie jakiego
+który która które którego których czy ja ty on ona my wy mnie mi cię ciebie jego jej ich
+nas was wam mój moja moje mojego mojej moich moim moją mojemu twój twoja twoje twojego
+twojej twoich nasz nasza nasze naszego naszej naszych wasz wasza wasze swój swoja swoje
+swojego swojej są był była było były być będzie będą lub albo oraz że we ze na do od
+dla przy za nad przez się nie tak to ta te tego tej tym"""
+# Not: co, ale, pod, po, ten (as Polish's), pro (English), ano (Portuguese, year), tato
+# (Portuguese, touch), toto
+_CS = """kde kdy kdo proč jak jaký jaká jaké který která které čí já ty on ona my vy mě
+mne mi tě tebe jeho její jejich můj moje moji mého mém mou tvůj tvoje tvého náš naše
+našeho váš vaše svůj svoje jsou jsem jsi jsme byl byla bylo byli být bude nebo že ve se
+na do od při za nad přes ke ze to ta ty tento tohle ne"""
+_RU = """что чего чем как когда где куда откуда почему зачем кто кого кому какой какая
+какие каком это этот эта эти тот та те то и а но или да нет не ни в во на с со к ко по о
+об от до из за для при про у же ли бы был была были было быть есть мы вы я ты он она оно
+они нас вас нам вам мне меня тебе него нее неё них ему ей им наш ваш мой твой его её их
+свой так там тут уже еще ещё очень все всё весь вся сказал сказала говорили скажи
+напомни помнишь насчет насчёт про моя моё мое мои моего моей моих моим мою моему твоя
+твоё твое твои твоего твоей наша наше наши нашей нашего нашу ваша ваше ваши вашей вашего
+своя своё свои своего своей свою который которая которое которые какое чей чья чьё чьи
+будет этой этого этом себя себе"""
+# Not: ось (an axis in Russian)
+_UK = """що як коли де чому хто який яка які це цей ця ці та й і але або ні на з із до
+від для при про ми ви ти він вона воно вони нам вам мені його її наш ваш мій твій так
+вже ще дуже все щодо моя моє мої мого моєї моїх мою моїй моєму твоя твоє твої твого
+твоєї наша наше наші нашого нашої ваша ваше ваші свій своя своє свої свого своєї їхній
+їхня їхнє їхні їх мене тебе нас вас куди звідки навіщо котрий чий чия яке якої якого був
+була було були бути буде у в за над під між через то той те там тут я"""
+# Not: kim (a name), sen (Vietnamese, lotus), sana (Italian, healthy), beni (Italian,
+# goods), seni (Indonesian, art), ama, var (English), kimi (a name, a model), bana
+# (Swedish, a track)
+_TR = """nerede nereye nereden neresi nerde ne neyi neden niçin niye nasıl hangi hangisi
+kaç kimin kime biz siz onlar benim senin onun bizim sizin onların ona onu bunu
+şunu bunlar şunlar bu şu ve veya ile için de da ki mi mı mu mü midir mıdır değil yok
+gibi daha çok"""
+# Single syllables that are function words only (ở, one character, is dropped anyway:
+# here for when its marks are typed apart). Not: bạn (also friend), anh (English,
+# the language), chị, ông, bà, họ, mình, nó (Portuguese, knot), để (put: "để ở đâu"), từ
+# (word), đến, về, cho (a name), mà (Catalan, hand), sao (star), bao, giờ (hour), thế (thế
+# giới, world), một, kia (a car), tao
+_VI = """của tôi chúng là có được đã đang sẽ bị không này đó ấy thì các những rồi chưa
+nhé vậy hả đâu ở gì nào khi nhiêu tại trong với và vì nhưng hoặc cái chiếc"""
+# Indonesian and Malay. Not: ada (a language, a name), dia (Portuguese, day), ia
+# (French, l'IA), yang (a name; yin and yang)
+_ID = """apa apakah siapa siapakah mana manakah kapan bila bilakah mengapa kenapa
+bagaimana berapa ke dari pada untuk dengan dalam oleh tentang kepada saya aku kamu anda
+engkau kau awak kami kita mereka beliau ini itu adalah ialah sudah telah akan sedang
+tidak tak bukan juga atau tetapi tapi"""
+_EL = """πού που πότε ποτέ τι τί ποιος ποια ποιο ποιοι ποιες ποιον ποιας πώς πως γιατί
+πόσο πόσα πόσοι είναι ήταν είμαι είσαι είμαστε έχω έχει έχουν θα να ο η το οι τα του
+της των τον την τη ένα ένας μια μία και ή αλλά με σε στο στη στην στον στα στους στις
+από για κατά μετά μου σου μας σας τους εγώ εσύ αυτός αυτή αυτό αυτά εμείς εσείς αυτοί
+δεν μην ότι αν"""
+# Swedish, Danish, Norwegian (Bokmål, Nynorsk). Not: var, min, mine, dine, sine, sit,
+# men, dig, ham, med, till (English), om (Romanian, man), hans, mina, dina, sina, meg
+# (names), deg (degrees), vår (spring), vara (goods), ei (German, egg), kva (kVA)
+_NORDIC = """vad när vem vilken vilket vilka varför hur jag du hon det vi ni de mig honom
+henne oss er dem mitt ditt sitt vårt våra ert hennes deras är har hade och eller att som
+på av för från en ett inte också hvor hvad hvornår hvem hvilken hvilket hvilke hvorfor
+hvordan jeg hun hende hendes os mit dit vores jeres deres være havde og af til fra et
+ikke også hvis hva når dere våre hadde ikkje kvar kven korleis kvifor eg vart"""
+# Not: ei, oli (Italian, oils), olla (Spanish, pot), tai (tai chi), vain (English)
+_FI = """missä mistä mihin mikä mitä mitkä milloin kuka ketkä kenen kenelle miksi miten
+kuinka millainen minä sinä hän me te he minun sinun hänen meidän teidän heidän minulla
+sinulla minua on ovat ole ja mutta että kun jos se ne tämä tuo nämä myös"""
+# Not: care, sale, tale, mine (English), cine (Spanish, cinema), nu (French, naked), cu
+# (copper), ca (calcium; Catalan, dog), fi (wi-fi), dar (Portuguese, give), mele
+# (Italian, apples), mei, ei
+_RO = """unde ce când cand cum cât câte eu tu el ea noi voi ele tine meu mea tău ta
+său sa nostru noastră vostru voastră lor este sunt era fost al ai am au și şi sau că
+în la pe din de spre pentru despre un unui unei da acest această aceasta acesta asta acel acea"""
+# Not: kit, volt, mint (English), meg (a name)
+_HU = """hol hová hova honnan mi mit mikor ki kinek miért hogyan hogy melyik milyen mennyi
+én te ők ti engem téged nekem neked az egy és vagy de hanem is van vannak lesz nem ez
+ezt azt ezek azok már csak még nincs vagyok"""
+# Not: nani (Italian, dwarfs), mimi, sisi, yao, hadi (names), wake, lake (English), cha
+# (Vietnamese, father), kuna (a currency)
+_SW = """wapi nini lini vipi gani je wewe yeye ninyi wao wangu wako wetu wenu yangu yako
+yake yetu yenu changu chako chake langu lako zangu zako zake ni na ya wa za kwa katika
+kutoka lakini huyu hii hiyo hapa"""
+_BN = """কোথায় কী কি কখন কে কেন কীভাবে কিভাবে কোন কোনটি কত আমি তুমি আপনি সে তিনি আমরা
+তোমরা তারা আমার তোমার আপনার তার তাঁর আমাদের তাদের এবং আর কিন্তু বা অথবা হয় ছিল আছে হবে এই
+সেই ওই এটা সেটা এর থেকে জন্য দিয়ে মধ্যে না নয়"""
+# Not: پر (Persian, feather), تم (Persian, a theme), کس (Persian, someone)
+_UR = """کہاں کیا کب کون کیوں کیسے کونسا میں آپ وہ ہم یہ میرا میری میرے تمہارا تمہاری
+تمہارے آپکا ہمارا ہماری ہمارے اپنا اپنی اپنے کا کی کے کو سے اور یا لیکن ہے ہیں تھا تھی
+تھے ہو نہیں بھی تو ہی اس ان ساتھ لیے لئے گا گی گے"""
+_TA = """எங்கே எங்கு என்ன எப்போது யார் ஏன் எப்படி எந்த எது நான் நீ நீங்கள் அவன் அவள்
+அவர் அவர்கள் நாம் நாங்கள் என் என்னுடைய உன் உங்கள் உன்னுடைய அவரது அவனுடைய எங்கள் நம் இது
+அது இந்த அந்த மற்றும் அல்லது ஆனால் உள்ளது இருக்கிறது இருந்தது ஆகும் இல்லை ஒரு பற்றி"""
+_TE = """ఎక్కడ ఏమిటి ఏమి ఏం ఎప్పుడు ఎవరు ఎందుకు ఎలా ఏది నేను నువ్వు మీరు అతను ఆమె
+వారు మేము మనం నా నీ మీ అతని వారి మా మన ఇది అది మరియు లేదా కానీ ఉంది ఉన్నాయి ఉన్నది
+లేదు కాదు ఒక గురించి లో"""
+# Hindi (its possessives too); Marathi below leaves out कोण (who: an angle in Hindi)
+_HI = """क्या कब कहाँ कहां क्यों कैसे कौन है हैं था थी थे हो के की का को में से पर और
+या लेकिन यह वह ये वे हम मैं तुम आप उस इस उन इन हमने मैंने ने भी तो ही नहीं बारे किया कि
+मेरा मेरी मेरे तेरा तेरी तेरे हमारा हमारी हमारे तुम्हारा तुम्हारी तुम्हारे आपका आपकी आपके
+उसका उसकी उसके उनका उनकी उनके अपना अपनी अपने किस किसने कितना कितनी कितने"""
+_MR = """कुठे कुठं काय कधी केव्हा कसे कसा कशी कसं कोणता कोणती कोणते कोणी मी तू ती ते
+आम्ही तुम्ही आपण माझा माझी माझे माझ्या तुझा तुझी तुझे तुझ्या त्याचा त्याची त्याचे
+त्याच्या तिचा तिची तिचे आमचा आमची आमचे आमच्या तुमचा तुमची तुमचे तुमच्या आहे आहेत होता
+होती होते आणि किंवा पण हा हे मध्ये साठी नाही"""
+_NE = """कता कहिले किन कसरी कुन कति कसको तिमी तपाईं तपाईँ उनी हामी उनीहरू मेरो तिम्रो
+तपाईंको उसको उनको हाम्रो यो त्यो यी वा तर छन् थियो थिए होइन मा बाट लागि पनि सँग संग"""
+_KA = """სად რა როდის ვინ რატომ როგორ რომელი რამდენი მე შენ ის ჩვენ თქვენ ისინი ჩემი
+ჩემს ჩემმა შენი შენს მისი მის ჩვენი ჩვენს თქვენი თქვენს მათი მათ არის იყო არ და ან
+მაგრამ რომ ეს იმ ამ თუ კი ასევე"""
+# (the question mark written on a word's vowel, ``որտե՞ղ``, is taken off first)
+_HY = """որտեղ ինչ երբ ով ինչու ինչպես որ որը ես դու նա մենք դուք նրանք իմ քո նրա մեր
+ձեր նրանց են էր էին եմ ենք ու կամ բայց այս այդ այն մի հետ համար մասին վրա մեջ չէ չի"""
+_AM = """የት ምን መቼ ማን ለምን እንዴት የትኛው ስንት እኔ አንተ አንቺ እሱ እሷ እኛ እናንተ እነሱ
+እርስዎ የኔ የእኔ ያንተ የአንተ የሱ የእሱ የሷ የኛ የእኛ ነው ናቸው ነበር ነበረ አይደለም እና ወይም ግን
+ይህ ይህን ያን ላይ ውስጥ ጋር ስለ ነኝ ነህ ነሽ"""
+_SI = """කොහේද කොහෙද කොහේ කොහෙ මොකක්ද මොනවද කවදාද කවදා කවුද කවුරු ඇයි කොහොමද කොහොම
+කුමක්ද කුමන මම ඔබ ඔයා එයා ඔහු ඇය අපි ඔවුන් මගේ ඔබේ ඔයාගේ එයාගේ ඔහුගේ ඇයගේ අපේ අපගේ
+ඔවුන්ගේ සහ හා හෝ නමුත් වේ ඇත තිබේ තියෙනවා නැත නැහැ මේ ඒ මෙය එය ගැන සමඟ සඳහා තුළ"""
+# Arabic question words, pronouns and particles (the article is taken off first)
+_AR = """ما ماذا متى كيف أين اين لماذا هل من في على إلى الى عن مع هذا هذه ذلك تلك التي
+الذي الذين قد لقد كان كانت يكون بشأن حول نحن أنا انا أنت انت هو هي هم لنا لي لك به بها
+كل بعض أو او ثم لكن لا لم لن إن ان أن بين عند قبل بعد منذ أي اي قلنا قال قالت"""
+_HE = """מה מי מתי איך איפה למה האם של את על עם אל זה זאת זו אלה הוא היא הם הן אני
+אתה את אנחנו אתם לי לך לנו לו לה כי אם גם רק כל לא כן יש אין היה היתה היו לגבי אודות
+לאן מאיפה כמה איזה איזו אילו מדוע"""
+_FA = """چه چی چرا کی کجا چطور آیا که را از به در با برای این آن ما من تو او شما آنها
+ایشان است هست بود بودند شد می نمی هم یا اما ولی تا درباره مورد"""
+
+LISTS: dict[str, str] = {
+    "en": _EN,
+    "fr": _FR,
+    "de": _DE,
+    "es": _ES,
+    "pt": _PT,
+    "it": _IT,
+    "nl": _NL,
+    "pl": _PL,
+    "cs": _CS,
+    "ru": _RU,
+    "uk": _UK,
+    "tr": _TR,
+    "vi": _VI,
+    "id": _ID,
+    "el": _EL,
+    "sv-da-no": _NORDIC,
+    "fi": _FI,
+    "ro": _RO,
+    "hu": _HU,
+    "sw": _SW,
+    "bn": _BN,
+    "ur": _UR,
+    "ta": _TA,
+    "te": _TE,
+    "hi": _HI,
+    "mr": _MR,
+    "ne": _NE,
+    "ka": _KA,
+    "hy": _HY,
+    "am": _AM,
+    "si": _SI,
+    "ar": _AR,
+    "he": _HE,
+    "fa": _FA,
+}
+# (in NFC: Vietnamese typed with combining tone marks, Bengali's য় as two characters)
+STOP_WORDS = frozenset(
+    unicodedata.normalize("NFC", word) for text in LISTS.values() for word in text.split()
+)
+
+
+def is_stop(word: str) -> bool:
+    """Whether the lower-cased ``word`` is a stop word, however its accents are encoded."""
+    return word in STOP_WORDS or (
+        not word.isascii() and unicodedata.normalize("NFC", word) in STOP_WORDS
+    )

@@ -1,0 +1,203 @@
+"""Recall's stop words beyond the first dozen languages (``indexer.jobs.stop_words``): a
+question's function words (where, my, is) are no keywords, so they neither slow the
+lookup nor quote a note holding only them; and, the set being one for every language,
+none is a word another language asks about (``go``, ``dia``, ``Ei``, ``sen``, Kim)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from indexer.index.service import NoteIndex
+from indexer.jobs.keywords import extract_keywords
+from indexer.jobs.recall import Recall
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.workspace import Workspace
+
+# (question, its keywords). Each kept a question word, pronoun or copula before.
+QUESTIONS = [
+    ("Gdzie śpi mój kot?", ["śpi", "kot"]),  # pl
+    ("Kiedy mój pies był u weterynarza?", ["pies", "weterynarza"]),
+    ("Gdzie są moje klucze?", ["klucze"]),
+    ("Де спить моя кішка?", ["спить", "кішка"]),  # uk
+    ("Коли мій собака був у ветеринара?", ["собака", "ветеринара"]),
+    ("Kde spí moje kočka?", ["spí", "kočka"]),  # cs
+    ("Kdy byl můj pes u veterináře?", ["pes", "veterináře"]),
+    ("Kedim nerede uyuyor?", ["kedim", "uyuyor"]),  # tr
+    ("Benim anahtarlarım nerede?", ["anahtarlarım"]),
+    ("Con mèo của tôi ngủ ở đâu?", ["mèo", "ngủ"]),  # vi
+    ("Khi nào tôi đã mua chiếc xe đạp?", ["mua", "xe", "đạp"]),
+    ("Chìa khóa của tôi ở đâu?", ["chìa", "khóa"]),
+    ("Di mana kucing saya tidur?", ["kucing", "tidur"]),  # id
+    ("Kapan paspor saya habis?", ["paspor", "habis"]),
+    ("Bila kucing saya makan?", ["kucing", "makan"]),  # ms
+    ("Πού κοιμάται η γάτα μου;", ["κοιμάται", "γάτα"]),  # el
+    ("Πότε λήγει το διαβατήριό μου;", ["λήγει", "διαβατήριό"]),
+    ("Vad heter hennes hund?", ["heter", "hund"]),  # sv
+    ("När går tåget?", ["går", "tåget"]),
+    ("Hvornår kommer toget til Aarhus?", ["kommer", "toget", "aarhus"]),  # da
+    ("Hvad hedder hendes hund?", ["hedder", "hund"]),
+    ("Hvor er mine nøgler?", ["mine", "nøgler"]),  # (mine: English)
+    ("Hva heter katten hennes?", ["heter", "katten"]),  # no
+    ("Når går toget til Bergen?", ["går", "toget", "bergen"]),
+    ("Kvar er katten?", ["katten"]),  # nn
+    ("Missä kissani nukkuu?", ["kissani", "nukkuu"]),  # fi
+    ("Milloin passini vanhenee?", ["passini", "vanhenee"]),
+    ("Unde doarme pisica mea?", ["doarme", "pisica"]),  # ro
+    ("Când pleacă trenul spre Cluj?", ["pleacă", "trenul", "cluj"]),
+    ("Hol alszik a macskám?", ["alszik", "macskám"]),  # hu
+    ("Mikor indul a vonat Budapestre?", ["indul", "vonat", "budapestre"]),
+    ("Paka wangu analala wapi?", ["paka", "analala"]),  # sw
+    ("Jina la mbwa wako ni nini?", ["jina", "mbwa"]),
+    ("Treni inaondoka lini?", ["treni", "inaondoka"]),
+    ("আমার বিড়াল কোথায় ঘুমায়?", ["বিড়াল", "ঘুমায়"]),  # bn
+    ("ট্রেন কখন ছাড়বে?", ["ট্রেন", "ছাড়বে"]),
+    ("میری بلی کہاں سوتی ہے؟", ["بلی", "سوتی"]),  # ur
+    ("ٹرین کب چلے گی؟", ["ٹرین", "چلے"]),
+    ("என் பூனை எங்கே தூங்குகிறது?", ["பூனை", "தூங்குகிறது"]),  # ta
+    ("ரயில் எப்போது புறப்படும்?", ["ரயில்", "புறப்படும்"]),
+    ("నా పిల్లి ఎక్కడ నిద్రపోతుంది?", ["పిల్లి", "నిద్రపోతుంది"]),  # te
+    ("రైలు ఎప్పుడు బయలుదేరుతుంది?", ["రైలు", "బయలుదేరుతుంది"]),
+    ("माझी मांजर कुठे झोपते?", ["मांजर", "झोपते"]),  # mr
+    ("ट्रेन कधी सुटते?", ["ट्रेन", "सुटते"]),
+    ("मेरो बिरालो कहाँ सुत्छ?", ["बिरालो", "सुत्छ"]),  # ne
+    ("रेल कहिले छुट्छ?", ["रेल", "छुट्छ"]),
+    ("სად სძინავს ჩემს კატას?", ["სძინავს", "კატას"]),  # ka
+    ("როდის გადის მატარებელი?", ["გადის", "მატარებელი"]),
+    # (hy: the question mark on the vowel cut the word: որտե, րբ were keywords)
+    ("Որտե՞ղ է քնում իմ կատուն:", ["քնում", "կատուն"]),
+    ("Ե՞րբ է մեկնում գնացքը:", ["մեկնում", "գնացքը"]),
+    ("ድመቴ የት ነው የምትተኛው?", ["ድመቴ", "የምትተኛው"]),  # am
+    ("ባቡሩ መቼ ይነሳል?", ["ባቡሩ", "ይነሳል"]),
+    ("මගේ පූසා කොහේද නිදාගන්නේ?", ["පූසා", "නිදාගන්නේ"]),  # si
+    ("දුම්රිය කවදාද පිටත් වෙන්නේ?", ["දුම්රිය", "පිටත්", "වෙන්නේ"]),
+    # the lists there were: German, Russian possessives; Korean forms; Hindi possessives
+    ("Wo schläft meine Katze?", ["schläft", "katze"]),
+    ("Wo liegen deine Schlüssel?", ["liegen", "schlüssel"]),
+    ("Wann kommt unsere Tochter?", ["kommt", "tochter"]),
+    ("Где спит моя кошка?", ["спит", "кошка"]),
+    ("Когда приедет наша дочь?", ["приедет", "дочь"]),
+    ("고양이는 어디서 자요?", ["고양이", "자요"]),
+    ("제가 어디서 열쇠를 잃어버렸어요?", ["열쇠", "잃어버렸어요"]),
+    ("우리 기차는 언제 출발해요?", ["기차", "출발해요"]),
+    ("मेरी बिल्ली कहाँ सोती है?", ["बिल्ली", "सोती"]),
+    ("हमारी ट्रेन कब चलेगी?", ["ट्रेन", "चलेगी"]),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), QUESTIONS)
+def test_a_question_s_function_words_are_no_keywords(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+def test_a_stop_word_is_one_however_its_accents_are_encoded() -> None:
+    """Vietnamese typed with combining tone marks, Bengali's য় as one code point."""
+    decomposed = unicodedata.normalize("NFD", "Con mèo của tôi ngủ ở đâu?")
+    found = [unicodedata.normalize("NFC", k) for k in extract_keywords(decomposed)]
+    assert found == ["mèo", "ngủ"]
+    assert extract_keywords("আমার চাবি কোথা\u09df?") == ["চাবি"]
+
+
+# Words a question in another language asks about, left out of the lists on purpose
+# (``stop_words`` names why beside each list); names are lower-cased like any word.
+CONTENT_WORDS = {
+    "en": "go pod jest min mint kit volt vain ten one ale pro wake lake care sale tale mine "
+    "dine sine sit dig ham med till men var dir",
+    "pt": "dia ano tato nó dar",
+    "fr": "ia seine nu",
+    "de": "ei",
+    "it": "mele beni oli sana nani",
+    "es": "cine olla ama",
+    "ca": "ca mà",
+    "vi": "sen nam co sao cho từ bạn anh để đến về thế giờ bao kia",
+    "id": "seni ada",
+    "sv": "bana vår vara",
+    "ro": "om",
+    "hr": "mir kuna",
+    "zh": "tai tao",
+    "names": "kim hans yang yao meg mina dina sina mimi sisi hadi kimi",
+    "other": "cu fi po oni ono mei cha deg toto kva",
+    "fa": "پر تم کس",
+    "hi": "कोण",
+    "ru": "ось том",
+}
+
+
+def test_no_stop_word_is_a_word_another_language_asks_about() -> None:
+    from indexer.jobs.stop_words import STOP_WORDS, is_stop
+
+    for lang, words in CONTENT_WORDS.items():
+        stopped = [word for word in words.split() if is_stop(word)]
+        assert not stopped, (lang, stopped)
+        assert all(extract_keywords(word) == [word] for word in words.split()), lang
+    assert len(STOP_WORDS) > 1500
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Hoa sen của tôi nở khi nào?", ["hoa", "sen", "nở"]),  # (sen: Turkish "you")
+        ("Từ điển của tôi ở đâu?", ["từ", "điển"]),  # (từ: from, and word)
+        ("Di mana pameran seni saya?", ["pameran", "seni"]),  # (seni: Turkish "you")
+        ("Kapan Kim dan Yang datang?", ["kim", "yang", "datang"]),  # (names)
+        ("Vad händer i vår?", ["händer", "vår"]),  # (vår: our, and spring)
+        ("Wohin fließt die Seine?", ["fließt", "seine"]),  # (the river, not "his")
+        ("Wem gehört das Ei?", ["gehört", "ei"]),  # (Finnish "not")
+        ("Dlaczego pod się restartuje?", ["pod", "restartuje"]),  # (Polish "under")
+        # (var and min: Swedish "where" and "my", English "var" and "min")
+        ("Var sover min katt? Vilken katt?", ["var", "sover", "min", "katt"]),
+    ],
+)
+def test_a_word_left_out_of_the_lists_stays_a_keyword(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (lang, question, the note about the asked thing, the function words of the question)
+FILLED = [
+    (
+        "id",
+        "Di mana kucing saya tidur?",
+        "Catatan rumah. Kucing tidur di atas sofa biru dekat jendela ruang tamu setiap siang.",
+        "saya mana",
+    ),
+    (
+        "vi",
+        "Con mèo của tôi ngủ ở đâu?",
+        "Ghi chú nhà. Mèo ngủ trên ghế sofa màu xanh gần cửa sổ phòng khách mỗi buổi trưa.",
+        "của tôi đâu",
+    ),
+    (
+        "pl",
+        "Gdzie śpi mój kot?",
+        "Notatki domowe. Kot zwykle śpi na niebieskiej kanapie przy oknie w salonie.",
+        "mój gdzie",
+    ),
+    (
+        "de",
+        "Wo schläft meine Katze?",
+        "Notizen zum Haus. Die Katze schläft mittags auf dem blauen Sofa am Fenster.",
+        "meine",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lang", "question", "about", "function_words"), FILLED)
+def test_a_note_of_function_words_is_not_quoted_for_them(
+    ws: Workspace, index: NoteIndex, lang: str, question: str, about: str, function_words: str
+) -> None:
+    """A short note holding the question's function words 30 times was the first hit,
+    quoted before the note about the cat."""
+    root = ws.vault_dir(lang)
+    root.mkdir(parents=True)
+    (root / "cat.md").write_text(f"# 1\n\n{about}\n", encoding="utf-8")
+    words = " ".join([function_words] * 30)
+    (root / "words.md").write_text(f"# 2\n\n{words}\n", encoding="utf-8")
+    for number, text in enumerate(("alpha beta gamma", "delta epsilon", "zeta eta theta")):
+        (root / f"other{number}.md").write_text(f"# 3\n\n{text}\n", encoding="utf-8")
+    index.reconcile()
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    result = recall.recall(lang, question, 400)
+    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    assert hits == ["cat.md"], (extract_keywords(question), result["sources"])
