@@ -56,16 +56,18 @@ def field_not_text(fields: Mapping[str, object]) -> str | None:
 
 def texts_in(value: object) -> Iterator[str]:
     """Every string in a JSON-like value, keys included (frontmatter, tool arguments and
-    model answers nest)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from texts_in(key)
-            yield from texts_in(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from texts_in(item)
+    model answers nest), in order. Walked with a stack of its own: JSON nested deeper
+    than Python recurses (a body ``json.loads`` still reads) raised ``RecursionError``,
+    a 500 and a traceback where a lone surrogate's refusal was due."""
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, Mapping):
+            stack.extend(reversed([text for pair in value.items() for text in pair]))
+        elif isinstance(value, list | tuple):
+            stack.extend(reversed(value))
 
 
 def without_surrogates(value: object) -> object:

@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from indexer.vault.vault import Vault
 from indexer.web.app import build_app
 from indexer.web.mcp import create_server
 from shared.errors import InvalidArgumentError
+from shared.utf8 import field_not_text
 from shared.workspace import Workspace
 
 LONE = "\ud800"
@@ -225,7 +227,13 @@ async def post_mcp(
 ) -> tuple[int, dict[str, Any], dict[bytes, bytes]]:
     """POST one JSON-RPC message to /mcp as ``json.dumps`` writes it (a lone surrogate as
     its escape, ``\\ud800``): the status, the JSON answered and the headers."""
-    body = json.dumps(message).encode()
+    return await post_raw(app, json.dumps(message).encode(), token=token, session=session)
+
+
+async def post_raw(
+    app: Starlette, body: bytes, *, token: str | None = TOKEN, session: str = ""
+) -> tuple[int, dict[str, Any], dict[bytes, bytes]]:
+    """POST ``body`` to /mcp: the status, the JSON answered and the headers."""
     headers = [
         (b"host", b"127.0.0.1"),
         (b"content-type", b"application/json"),
@@ -328,3 +336,34 @@ async def test_over_http_escaped_pairs_pass_and_other_requests_are_refused_by_na
     assert unread["id"] == 8 and unread["error"]["message"].startswith(
         "invalid_argument: the request's 'uri' is not valid Unicode text"
     )
+
+
+def test_a_lone_surrogate_nested_deeper_than_python_recurses_is_still_named() -> None:
+    """The walk over every string of a value recursed: a lone surrogate nested deeper
+    than Python's recursion limit raised ``RecursionError`` (for the REST bodies and the
+    MCP arguments alike), where its refusal was due."""
+    deep: object = [LONE]
+    for _ in range(3 * sys.getrecursionlimit()):
+        deep = [deep]
+    assert field_not_text({"ok": "text", "x": {"y": deep}}) == "x"
+    assert field_not_text({"x": [[["text"]]], "y": "😀"}) is None
+
+
+async def test_over_http_a_deeply_nested_lone_surrogate_is_refused_or_left_to_the_parser(
+    tmp_path: Path,
+) -> None:
+    """A body nested just below the depth where ``json.loads`` gives up (which depth that
+    is depends on the stack below the app): ``json.loads`` read it, and the check of its
+    strings raised ``RecursionError``, a 500 and uvicorn's traceback. Each depth is now
+    the refusal or, deeper, the MCP library's own parse error."""
+    async with served(tmp_path) as app:
+        session = await open_session(app)
+        for depth in range(850, 1050):
+            nested = "[" * depth + json.dumps(LONE) + "]" * depth
+            call = tool_call("grep", {"lang": "en", "pattern": "alpha", "x": 0}, depth)
+            body = json.dumps(call).replace("0}", nested + "}", 1)
+            status, answer, _ = await post_raw(app, body.encode(), session=session)
+            assert status in (200, 400), (depth, status)
+            if status == 200:
+                assert answer["id"] == depth and answer["result"]["isError"] is True
+                assert "the argument 'x' is not valid Unicode text" in str(answer)

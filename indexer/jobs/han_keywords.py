@@ -47,6 +47,9 @@ _CUTS = re.compile(
     "|".join(re.escape(w) for w in sorted([*_STOP_ZH, *_WORDS], key=len, reverse=True))
 )
 _WORDS_AT = re.compile("|".join(sorted(_WORDS)))
+# Each overlap is one more reading of the whole chunk: a question holds one or two (a
+# chunk repeating one, 成都市成都市..., was read once per overlap: 10 s for 10 KB).
+_MOST_OVERLAPS = 4
 # Stop characters that also spell content words with the character beside them (首都 and
 # 都市, 现在, 和平, 成就, 申请, 重要; Japanese 京都, 和食): such a pair is a keyword too.
 # The others (particles, pronouns) only between two characters that are alone (目的地);
@@ -160,7 +163,7 @@ def han_keywords(run: str, in_japanese: bool) -> list[str]:
         if in_japanese:
             pieces.extend(_KATAKANA_OR_NOT.findall(chunk))
             continue
-        for skip in [-1, *_overlapped(chunk)]:
+        for skip in [-1, *_overlapped(chunk)[:_MOST_OVERLAPS]]:
             parts = _parts(chunk, skip)
             pieces.extend(text for text, is_stop in parts if not is_stop)
             joined.extend(_across_stops(parts, later_first=skip >= 0) + _opened(parts))
