@@ -8,6 +8,7 @@ are marked ``e2e`` here, by what their module uses, so that ``make test-fast`` (
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,11 @@ from shared.workspace import Workspace
 
 for _key, _value in QUIET_ENV.items():
     os.environ.setdefault(_key, _value)
+# Started in the background of a shell without job control, pytest has SIGINT ignored, and
+# every process a test starts inherits that: the Ctrl-C tests' commands then run on and
+# fail. A handler of our own is reset to the default in each child.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 FIXED_NOW = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 # A module mentioning one of these starts real processes: its tests are end to end.
