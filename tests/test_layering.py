@@ -113,6 +113,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "indexer.web.mcp": {"indexer.web.api"},
     "indexer.web.api": {"indexer.web.mcp", "indexer.web.tools"},
     "indexer.core": {"indexer.web", "indexer.cli", "indexer.daemon"},
+    # what the commands build while no server serves: never the web stack (1.2 s a run)
+    "indexer.wiring": {"indexer.web", "indexer.cli", "indexer.daemon", "uvicorn", "fastmcp", "mcp"},
     # the scan pool and the log setup serve every layer and know none of them
     "indexer.scans": {"indexer.web", "indexer.index", "indexer.vault", "indexer.cli"},
     "indexer.logs": {"indexer.web", "indexer.index", "indexer.vault", "indexer.cli"},

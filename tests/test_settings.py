@@ -204,8 +204,9 @@ def test_a_prompts_folder_of_odd_files_serves_what_it_can(tmp_path: Path) -> Non
 
     from fastmcp import Client
 
-    from indexer.daemon import build_core, build_maintenance
+    from indexer.daemon import build_core
     from indexer.web.mcp import create_server
+    from indexer.wiring import build_maintenance
 
     folder = tmp_path / "prompts"
     (folder / "dir.md").mkdir(parents=True)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 import pytest
 from helpers.indexer_process import wait_for
 
-from indexer.daemon import external_change_recorder
 from indexer.index.service import NoteIndex
 from indexer.index.tool_changes import ToolChanges
 from indexer.vault import fsops
@@ -21,6 +20,7 @@ from indexer.vault.digests import Digests
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
+from indexer.wiring import external_change_recorder
 from shared.workspace import Workspace
 
 DAY = "---\ntitle: Events\ntype: events\n---\n# Events\n"

@@ -139,10 +139,10 @@ def _record_changes_first(workspace: Workspace) -> None:
 
 def _reconcile_heard(workspace: Workspace, index: NoteIndex) -> None:
     """Open ``index`` and reconcile it with disk while history records what it finds
-    changed outside the tools (``daemon.history_hearing``), for a command run while no
+    changed outside the tools (``wiring.history_hearing``), for a command run while no
     server does."""
-    from indexer.daemon import history_hearing
     from indexer.settings import Settings
+    from indexer.wiring import history_hearing
 
     try:
         settings = Settings.resolve({"workspace": str(workspace.root)}, os.environ)

@@ -110,9 +110,9 @@ def _build(settings: Any, *, served: bool | None = None) -> Maintenance:
     """
     from indexer.cli.index import server_holds_lock
     from indexer.cli.remote import maintenance_on_server
-    from indexer.daemon import build_maintenance, build_vault, open_history
     from indexer.index.service import NoteIndex
     from indexer.jobs.llm import JobModel
+    from indexer.wiring import build_maintenance, build_vault, open_history
 
     index: NoteIndex | None = NoteIndex(settings.workspace)
     assert index is not None

@@ -76,7 +76,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             if served:  # (its watcher records the summaries written here)
                 index.open(readonly=True)
             else:  # history records the edits the reconcile finds, and each summary
-                from indexer.daemon import history_hearing
+                from indexer.wiring import history_hearing
 
                 vault = stack.enter_context(history_hearing(settings, index))
                 recorder = vault.recorder if vault is not None else None

@@ -21,10 +21,10 @@ import pytest
 from helpers.history import check_history_consistent, history_store, history_versions
 from helpers.indexer_process import start_indexer, wait_for
 
-from indexer.daemon import build_vault, open_history
 from indexer.settings import Settings
 from indexer.sqlite_lib import sqlite3
 from indexer.vault.fsops import etag_of
+from indexer.wiring import build_vault, open_history
 from shared.errors import NotFoundError
 from shared.workspace import Workspace
 
@@ -131,7 +131,7 @@ def test_an_acknowledged_write_keeps_its_version_when_its_note_goes_while_down(
 CRASH_AFTER_THE_RENAME = """
 import os, sys
 from pathlib import Path
-from indexer.daemon import build_vault, open_history
+from indexer.wiring import build_vault, open_history
 from indexer.settings import Settings
 from indexer.vault.sandbox import Place
 from shared.workspace import Workspace

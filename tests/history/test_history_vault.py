@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
-from indexer.daemon import record_outside_changes
 from indexer.index import reconcile
 from indexer.index.reconcile import Stopped
 from indexer.index.service import NoteIndex
@@ -28,6 +27,7 @@ from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import Change, HistoryStore
 from indexer.vault.sandbox import Place, Sandbox
 from indexer.vault.vault import Vault
+from indexer.wiring import record_outside_changes
 from shared.errors import StorageError, VaultError
 from shared.workspace import Workspace
 

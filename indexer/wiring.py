@@ -1,0 +1,124 @@
+"""The vaults, history and maintenance built from the settings: for the server
+(``daemon.build_core``) and for the commands that run while none serves (``indexer
+search``, ``summarize``, ``reindex``, ``maintain``). Apart from the daemon so that those
+commands never import the web stack (fastmcp, uvicorn: 1.2 s of every run's 2 s).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+from collections.abc import Callable, Iterator
+
+from indexer.index.service import NoteIndex
+from indexer.jobs.llm import JobModel
+from indexer.jobs.maintenance import Maintenance
+from indexer.jobs.maintenance_state import StateFile
+from indexer.jobs.maintenance_tasks import OutputWriter
+from indexer.settings import Settings, default_prompts_dir
+from indexer.vault import fsops, outside
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.errors import HistoryStoreError
+
+log = logging.getLogger("indexer")
+
+
+def open_history(settings: Settings, *, check: bool = True) -> HistoryStore:
+    """The history store, fully checked unless ``check`` is off (``HistoryStoreError``
+    for an unusable one)."""
+    history = HistoryStore(settings.workspace.history_dir, fsops.etag_of)
+    history.open(check=check)
+    return history
+
+
+def build_vault(settings: Settings, history: HistoryStore | None) -> Vault:
+    """The vaults of the workspace, recording every change in ``history`` (``build_core``,
+    and ``indexer maintain`` on its own); settles what a crash left half-done."""
+    vault = Vault(
+        Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes, history=history
+    )
+    kept, dropped = vault.recover_history() if history is not None else (0, 0)
+    if kept or dropped:
+        log.warning(
+            "history: %d change(s) cut short by a crash were done, %d were not", kept, dropped
+        )
+    return vault
+
+
+def build_maintenance(
+    settings: Settings,
+    vault: Vault,
+    index: NoteIndex | None,
+    model: JobModel | None,
+    *,
+    write: OutputWriter | None = None,
+) -> Maintenance:
+    """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``). Their
+    prompts come from ``INDEXER_PROMPTS_DIR`` when it has ``maintenance/``, else from the
+    shipped texts (a folder of the MCP prompts alone failed every run). ``write``: how a
+    replace is written (the running server's, for ``indexer maintain`` beside it)."""
+    prompts_dir = settings.prompts_dir
+    if not (prompts_dir / "maintenance").is_dir():
+        prompts_dir = default_prompts_dir()
+    return Maintenance(
+        settings.maintenance,
+        state=StateFile(settings.workspace.maintenance_state),
+        vault=vault,
+        index=index,
+        model=model,
+        prompts_dir=prompts_dir,
+        write=write,
+    )
+
+
+@contextlib.contextmanager
+def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault | None]:
+    """The vaults recording in history what ``index`` finds changed outside the tools,
+    for a command that reconciles the index while no server runs (``indexer search``,
+    ``indexer summarize``): else the server started next finds nothing new, and the
+    edits made while none ran get no version of their own. A history that cannot be
+    opened is the server's to report: the command runs without it (None), warning."""
+    try:
+        history = open_history(settings, check=False)  # (the full check reads it whole)
+    except HistoryStoreError as err:
+        log.warning("%s; this command records nothing in history", err.message)
+        yield None
+        return
+    try:
+        vault = build_vault(settings, history)
+        record_outside_changes(index, vault)
+        yield vault
+    finally:
+        history.close()
+
+
+def record_outside_changes(index: NoteIndex, vault: Vault) -> None:
+    """Have history record what the index sees changed outside the tools: each change,
+    and first the text it replaced when history had none (the index's copy), also when
+    a tool's change comes before the index's sync of it (``Recorder.held``)."""
+    index.change_listeners.append(external_change_recorder(vault))
+    if vault.recorder.enabled:
+        index.history_since = functools.partial(outside.history_since_ns, vault)
+        index.history_lacks = functools.partial(outside.history_lacks, vault)
+        index.keep_before = functools.partial(outside.keep_before, vault)
+        index.history_durable = functools.partial(outside.history_durable, vault)
+        vault.recorder.held = functools.partial(index.held_text, limit=vault.max_file_bytes)
+
+
+def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
+    """An index change listener that records in history what changed outside the tools
+    (the tools record their own changes): a note first seen while serving (by the
+    watcher, or a reconcile after lost events or while polling) or made while no
+    indexer ran (the start-up reconcile of an index that was whole before) is recorded;
+    one found by the reconcile that builds the index is not: it was there before, and
+    gets its first version at its first change (see ``indexer.vault.outside``)."""
+
+    def record(lang: str, path: str, source: str) -> None:
+        if source != "tool":
+            unknown = source in ("watcher", "catch_up", "offline")
+            vault.observe_external(lang, path, unknown=unknown)
+
+    return record
