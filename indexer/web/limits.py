@@ -113,15 +113,8 @@ class RequestLimits:
         body = await self._read(scope, receive, send)
         if body is None:
             return
-        replayed = False
         answered = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+        replay = replaying(body, receive)
 
         async def sending(message: Message) -> None:
             nonlocal answered
@@ -257,6 +250,21 @@ def _last(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
     for found in pattern.finditer(data):  # noqa: B007 - the last one is wanted
         pass
     return found
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives ``body`` (read whole already) as one message, then what
+    ``receive`` gives (the client's disconnect)."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 async def reply(send: Send, status: int, payload: dict) -> None:

@@ -19,9 +19,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from indexer.web.limits import jsonrpc_refusal, reply
+from indexer.web.limits import jsonrpc_refusal, replaying, reply
 from shared.utf8 import field_not_text
 
 log = logging.getLogger("indexer.web")
@@ -97,16 +97,7 @@ class NotTextRefusals:
             log.debug("refused a request holding a lone surrogate: %s", _said(answer))
             await reply(send, 200, answer)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
 
 def _said(answer: dict) -> str:
