@@ -1169,7 +1169,13 @@ def test_arguments_are_checked(fresh: World) -> None:
     fresh.index.reconcile()
     empty = {"block": "", "tokens": 0, "sources": [], "partial": False}
     assert fresh.recall.recall("fr", "a") == empty
-    assert fresh.recall.recall("en", '"\ud800a" NEAR(a) * AND')["sources"]  # no FTS syntax
+    assert fresh.recall.recall("en", '"a" NEAR(a) * AND')["sources"]  # no FTS syntax
+    # A lone surrogate is refused by name, as every transport refuses it (recall swapped
+    # it for U+FFFD and searched on: a caller of the core never heard of it).
+    with pytest.raises(
+        InvalidArgumentError, match=r"^invalid_argument: query is not valid text: .*lone surrogate"
+    ):
+        fresh.recall.recall("en", '"\ud800a" NEAR(a)')
 
 
 def test_recall_says_when_the_index_may_miss_notes(tmp_path: Path) -> None:

@@ -68,6 +68,27 @@ def test_hostile_path_is_refused_and_changes_nothing(
     assert snapshot(root) == before
 
 
+@pytest.mark.parametrize(("lang", "path", "code"), HOSTILE)
+def test_a_moves_refusal_says_which_of_its_paths_it_refuses(
+    setup: tuple[Path, Vault], lang: str, path: str, code: str
+) -> None:
+    """A move takes two paths, and the sandbox's words ("the path leaves the vault") did
+    not say which: a refusal met while resolving the destination names ``new_path``."""
+    root, vault = setup
+    vault.write("en", "c.md", "# c\n")
+    before = snapshot(root)
+    with pytest.raises(VaultError) as source:
+        vault.move(lang, path, "items/b.md")
+    with pytest.raises(VaultError) as dest:
+        vault.move(lang, "c.md", path)
+    assert source.value.code == dest.value.code == code
+    assert "new_path" not in source.value.message
+    if code == FORBIDDEN and not source.value.message.startswith("'"):  # (a name, not a rule)
+        assert dest.value.message.startswith("new_path"), dest.value.message
+        assert "the path" not in dest.value.message
+    assert snapshot(root) == before
+
+
 def test_hard_linked_file_can_be_read_but_not_modified(setup: tuple[Path, Vault]) -> None:
     root, vault = setup
     note = root / "ws/memory/languages/en/vault/hard.md"

@@ -46,7 +46,7 @@ from shared.errors import InvalidArgumentError
 from shared.frontmatter_reader import read_frontmatter
 from shared.langs import check_lang
 from shared.models import MAX_RECALL_BUDGET, MIN_RECALL_BUDGET
-from shared.utf8 import whole_characters
+from shared.utf8 import check_text, whole_characters
 
 if TYPE_CHECKING:
     from indexer.index.service import NoteIndex
@@ -221,6 +221,7 @@ def _check_arguments(query: object, budget_tokens: object) -> None:
         raise InvalidArgumentError("query must be a string")
     if len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
         raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    check_text("query", query)
     if (
         not isinstance(budget_tokens, int)
         or isinstance(budget_tokens, bool)

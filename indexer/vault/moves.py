@@ -70,6 +70,30 @@ class _Moved:
     after: bytes
 
 
+def _resolve_new_path(vault: Vault, lang: str, new_path: str) -> Target:
+    """``new_path`` resolved, its refusal naming it: the sandbox says "the path", and a
+    move has two (a caller could not tell which of them left the vault)."""
+    try:
+        return vault.sandbox.resolve(lang, new_path)
+    except ForbiddenPathError as exc:
+        raise _naming_new_path(exc) from None
+
+
+def _open_new_path(stack: ExitStack, vault: Vault, dest: Target) -> Place:
+    """The destination's folder opened on ``stack``, a refusal naming ``new_path``."""
+    try:
+        return stack.enter_context(vault.sandbox.open(dest))
+    except ForbiddenPathError as exc:
+        raise _naming_new_path(exc) from None
+
+
+def _naming_new_path(exc: ForbiddenPathError) -> ForbiddenPathError:
+    said = exc.message
+    if said.startswith("the path"):
+        return ForbiddenPathError("new_path" + said[len("the path") :])
+    return ForbiddenPathError(f"new_path: {said}")
+
+
 def move(
     vault: Vault,
     lang: str,
@@ -80,13 +104,13 @@ def move(
     actor: str,
 ) -> dict:
     source = vault.sandbox.resolve(lang, path)
-    dest = vault.sandbox.resolve(lang, new_path)
+    dest = _resolve_new_path(vault, lang, new_path)
     reason = check_reason(reason)
     check_actor(actor)
     if source.rel == dest.rel:
         raise InvalidArgumentError("new_path is the same as path")
     if dest.rel.startswith(source.rel + "/"):
-        raise InvalidArgumentError("a folder cannot move into itself")
+        raise InvalidArgumentError("new_path lies inside path (nothing can move into itself)")
     if dest.rel.startswith(source.rel + ".assets/"):
         raise InvalidArgumentError("a file cannot move into its own .assets/ folder")
     if source.rel.startswith(dest.rel + "/"):
@@ -119,7 +143,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
     _check_oversized_kinds(vault, source, dest)
     with vault.locked([source, dest]), ExitStack() as stack:
         src = stack.enter_context(vault.sandbox.open(source))
-        dst = stack.enter_context(vault.sandbox.open(dest))
+        dst = _open_new_path(stack, vault, dest)
         etag, info = file_etag(src)
         if info.st_nlink > 1:
             raise ForbiddenPathError("the file has more than one hard link; it is not moved")
@@ -205,7 +229,7 @@ def _move_file(
         targets += [vault.sandbox.resolve(source.lang, relocate(a)) for a in assets]
         with vault.locked(targets), ExitStack() as stack:
             src = stack.enter_context(vault.sandbox.open(source))
-            dst = stack.enter_context(vault.sandbox.open(dest))
+            dst = _open_new_path(stack, vault, dest)
             if kind in TEXTS and asset_paths(vault, source) != assets:
                 continue  # an image came or went meanwhile: list and lock again
             return _move_file_locked(vault, src, dst, relocate, if_match, reason, actor)
@@ -337,7 +361,7 @@ def _move_folder(
             targets += [vault.sandbox.resolve(source.lang, relocate(rel)) for rel in listed]
             with vault.locked(targets), ExitStack() as stack:
                 src = stack.enter_context(vault.sandbox.open(source))
-                dst = stack.enter_context(vault.sandbox.open(dest))
+                dst = _open_new_path(stack, vault, dest)
                 if _folder_files(vault, source) != listed:
                     continue  # another program's files came or went
                 return _move_folder_locked(vault, src, dst, relocate, reason, actor)
