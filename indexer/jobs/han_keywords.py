@@ -12,15 +12,20 @@ rules around it read it wrong (both words where two overlap: 变成都市). Some
 words only with a few characters (要求 and 纪要, 和平, 请假, 目的): elsewhere they are
 grammar (下周要交的报告, 猫和狗). A stop opening the question starts the longer piece after
 it where it may (和平公园, 请假流程, 都江堰); 现在 after a word is "now" (公司现在的情况), a
-measure word after 这, 那 or a number grammar (那本书: 书). A Japanese question writes its
-grammar in hiragana and its loanwords in katakana (a run holding either is Japanese: 在留
-カード更新): it is cut there only, and its kanji are content (東京都, 都市計画, 就職活動).
+measure word after 这, 那 or a number grammar (那本书: 书; not in a name: 五台山), and so
+are a verb of one character after 要 (我要交报告: 报告) and what is said of a noun after
+最 or 很 (哪本书最好: 书). A Japanese question writes its grammar in hiragana and its
+loanwords in katakana (a run holding either is Japanese: 在留カード更新), and its kanji
+in characters simplified Chinese does not write (在留資格: ``han_script``): it is cut at
+its kana only, and its kanji are content (東京都, 都市計画, 就職活動).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+
+from indexer.jobs.han_script import HIRAGANA
 
 # Chinese function words and question words (longest first when cutting). Single
 # characters only when they are nearly always function words (有, 不, 地... also start
@@ -47,6 +52,8 @@ _CUTS = re.compile(
     "|".join(re.escape(w) for w in sorted([*_STOP_ZH, *_WORDS], key=len, reverse=True))
 )
 _WORDS_AT = re.compile("|".join(sorted(_WORDS)))
+# A city, county, district or province after a name of ``_WORDS``: its word (成都市).
+_PLACE_SUFFIXES = frozenset("市县区省")
 # Each overlap is one more reading of the whole chunk: a question holds one or two (a
 # chunk repeating one, 成都市成都市..., was read once per overlap: 10 s for 10 KB).
 _MOST_OVERLAPS = 4
@@ -79,7 +86,9 @@ _ENDS_AFTER_ANY = frozenset("请")
 # (下周要交的报告, 书要还了吗: no word). 的 ends 目的 (purpose; 旅行的: no word); 被 ends none
 # after its noun (书被偷了: 书, the book was stolen). 和 starts 和平, 和谐, 和解 (和客户:
 # with the client), 请 starts 请假, 请求, 请示, 请教 (请帮: please help), 及 及时, 及格;
-# 把 starts 把握, 把关 (把文件: the file), 被 被子, 被告, 被动 (被偷的钱包: stolen).
+# 把 starts 把握, 把关 (把文件: the file), 被 被子, 被告, 被动 (被偷的钱包: stolen); 在
+# 在家, 在职, 在校, 在乎 (在北京, 在意大利: at), the adverbs 就 就诊, 就职, 就餐, 就近 (就去:
+# then go) and 也 也门 (Yemen; 也去: also go), wherever they are (我要就诊, 医院就诊流程).
 _ONLY_AFTER = {
     "要": frozenset("纪概摘重主需必简提首次紧扼"),
     "的": frozenset("目"),
@@ -92,6 +101,9 @@ _ONLY_BEFORE = {
     "及": frozenset("时格早"),
     "把": frozenset("握关柄手"),
     "被": frozenset("子告单动迫"),
+    "在": frozenset("家职校读乎逃册"),
+    "就": frozenset("诊职餐读近医绪"),
+    "也": frozenset("门"),
 }
 # 和, 与, 及, 或 before a content word join two (猫和狗: cat and dog, not 猫和); at a
 # clause's end, after one character, they end a word (总和是多少, 温和的人).
@@ -130,14 +142,27 @@ _MEASURE_WORDS = frozenset(
 # People and months counted after a measure (几个人参加会议, 三个月): grammar too (人参,
 # ginseng, was a keyword).
 _COUNTED = frozenset("人月")
+# A measure that counts no place (台 machines, 本 books), before a place's last character
+# closing the piece, is part of its name (五台山, 七台河, 九台区); 座, 条, 个... count
+# places (一座山: 山).
+_COUNTS_PLACES = frozenset("座条个家所间")
+_PLACE_ENDS = frozenset("山岭峰岛湖河江寺塔桥城村镇县区市路街港湾峡沟")
+# After 要 (will, want), 可以 or 应该, a verb: a piece of three characters opening with
+# one of these is the verb and its object, the word sought (我要交报告: 报告; 我要打印文件,
+# 提交报告: a verb of two, kept). Not 洗 (洗衣机), nor 玩 (玩具车): nouns of three.
+_MODALS = frozenset("要 可以 应该".split())
+_VERBS = frozenset("交买卖订看读写学吃喝找查做拿送带寄借换填改删问搬租穿修退领缴听开打发收存办")
+# 最 (most) and 很 (very) after a noun start what is said of it (哪本书最好: 书, not
+# 书最好; 这个问题很重要: 问题), unless 最 starts a time word (最近, 最后, 最初, 最终).
+_DEGREES = {"最": frozenset("近后初终"), "很": frozenset()}
+_DEGREE_AT = re.compile(f"[{''.join(_DEGREES)}]")
 # A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
 # join other words, or serve as grammar: alone, they are no keyword; a piece of nothing
 # else is none either (去过成都: 去过, 我想去京都: 想去).
 _NOT_ALONE = frozenset(
-    "有不地个要会说去来很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等样用找查前后"
+    "有不地个要会说去来回很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等样用找查前后"
 )
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
-_HIRAGANA = re.compile("[\u3041-\u309f]+")
 # Japanese writes a loanword in katakana: a word of its own beside kanji (在留カード).
 _KATAKANA = "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 _KATAKANA_OR_NOT = re.compile(f"[{_KATAKANA}]+|[^{_KATAKANA}]+")
@@ -145,28 +170,25 @@ _HAS_KATAKANA = re.compile(f"[{_KATAKANA}]")
 _KANA_PARTICLES = re.compile("[はがをにでともへのやかねよ]")  # (of a hiragana-only query)
 
 
-def japanese(query: str) -> bool:
-    """Whether ``query`` is Japanese: it has hiragana (Chinese never does). A run of it
-    holding katakana is Japanese too (``han_keywords``)."""
-    return _HIRAGANA.search(query) is not None
-
-
 def han_keywords(run: str, in_japanese: bool) -> list[str]:
     """Pieces of a Han/kana run between stop characters (hiragana in Japanese, or in a
     run holding katakana: Chinese writes none), with their bigrams, then the stop
     characters' words, then the Han characters alone. Where two words of ``_WORDS``
-    overlap (变成都市), both readings' (变, 成都, 市 and 变成, 都市)."""
+    overlap (变成都市), both readings' (变, 成都, 市 and 变成, 都市), unless the second
+    leaves the first word's first character alone (成都市: 成, no word)."""
     in_japanese = in_japanese or _HAS_KATAKANA.search(run) is not None
     pieces: list[str] = []
     joined: list[str] = []
-    for chunk in _HIRAGANA.split(run):
+    for chunk in HIRAGANA.split(run):
         if in_japanese:
             pieces.extend(_KATAKANA_OR_NOT.findall(chunk))
             continue
-        for skip in [-1, *_overlapped(chunk)[:_MOST_OVERLAPS]]:
-            parts = _parts(chunk, skip)
+        skips = [-1, *_overlapped(chunk)[:_MOST_OVERLAPS]]
+        readings = [(skip, parts) for skip in skips if (parts := _parts(chunk, skip))]
+        for skip, parts in readings:
             pieces.extend(text for text, is_stop in parts if not is_stop)
-            joined.extend(_across_stops(parts, later_first=skip >= 0) + _opened(parts))
+            named = len(readings) == 1
+            joined.extend(_across_stops(parts, skip >= 0, named) + _opened(parts))
     out: list[str] = []
     alone: list[str] = []  # (after the longer words: they rank them)
     for piece in pieces + joined:
@@ -180,7 +202,7 @@ def han_keywords(run: str, in_japanese: bool) -> list[str]:
         if len(piece) > 2:
             out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
     out += alone
-    if not out and _HIRAGANA.fullmatch(run):
+    if not out and HIRAGANA.fullmatch(run):
         return _kana_keywords(run)
     return out
 
@@ -205,13 +227,17 @@ def _parts(chunk: str, skip: int = -1) -> list[tuple[str, bool]]:
     (想去京都); after content, that 都 ends the piece (``_ALL``: 東京都). 现在 after a
     longer piece is a stop (``_NOW``), and 有 ending one before a question word
     (``_HAVE``). One of ``_OPENS_WORDS`` opening the chunk is no stop. Measure words
-    then (``_without_measures``)."""
+    then, a verb after a modal and what is said after 最 or 很 (``_without_measures``,
+    ``_without_verbs``, ``_without_predicates``). None (``[]``) where ``skip``'s character
+    would be alone or after grammar only (成都市, 去过成都市: the word's, no other reading)."""
     parts: list[tuple[str, bool]] = []
     at = position = 0
     while (cut := _CUTS.search(chunk, position)) is not None:
         word = cut.group(0)
         position = cut.end()
         if cut.start() == skip:
+            if _grammar(chunk[at:skip]):
+                return []  # (成都市: 成 alone is no word)
             position = skip + 1  # (the word's stop, then, in the next word)
             continue
         if cut.start() == 0 and word in _OPENS_WORDS:
@@ -242,7 +268,7 @@ def _parts(chunk: str, skip: int = -1) -> list[tuple[str, bool]]:
         parts.append((word, True))
     if at < len(chunk):
         parts.append((chunk[at:], False))
-    return _without_measures(parts)
+    return _without_predicates(_without_verbs(_without_measures(parts)))
 
 
 def _ends_in_now(piece: str, rest: str, before: list[tuple[str, bool]]) -> bool:
@@ -258,8 +284,8 @@ def _ends_in_now(piece: str, rest: str, before: list[tuple[str, bool]]) -> bool:
 
 def _without_measures(parts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     """``parts`` with a measure word opening a piece after 这, 那, 哪 or a number a
-    stop (那本书: 书, not 本书; 三张照片: 照片), and a person or month counted after one
-    (几个人参加会议: 参加会议, not 人参)."""
+    stop (那本书: 书, not 本书; 三张照片: 照片; not in a place's name: 五台山), and a
+    person or month counted after one (几个人参加会议: 参加会议, not 人参)."""
     out: list[tuple[str, bool]] = []
     for text, is_stop in parts:
         before = out[-1] if out else ("", True)
@@ -270,6 +296,8 @@ def _without_measures(parts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
         determined = numbers > 0 or before[0][-1:] in _DETERMINERS
         measure = text[numbers : numbers + 2]  # (with the character after it)
         measured = determined and len(measure) == 2 and measure[0] in _MEASURES
+        named = measure[0] not in _COUNTS_PLACES and measure[1:] in _PLACE_ENDS
+        measured = measured and not (named and len(text) == numbers + 2)  # (五台山)
         if measured and measure not in _MEASURE_WORDS:
             before = (text[: numbers + 1], True)
             out.append(before)
@@ -282,12 +310,50 @@ def _without_measures(parts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     return out
 
 
+def _without_verbs(parts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """``parts`` with a verb of ``_VERBS`` opening a piece of three after a modal
+    (``_MODALS``) a stop: its object is the word (我要交报告: 报告)."""
+    out: list[tuple[str, bool]] = []
+    modal = False
+    for part in parts:
+        text, is_stop = part
+        if modal and not is_stop and len(text) == 3 and text[0] in _VERBS:
+            out += [(text[0], True), (text[1:], False)]
+        else:
+            out.append(part)
+        modal = is_stop and text in _MODALS
+    return out
+
+
+def _without_predicates(parts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """``parts`` with what a piece says of its noun after a degree adverb (``_DEGREES``)
+    a stop of its own: the noun is the word (书最好: 书)."""
+    if _DEGREE_AT.search("".join(text for text, _ in parts), 1) is None:
+        return parts
+    out: list[tuple[str, bool]] = []
+    for text, is_stop in parts:
+        at = 0 if is_stop else _says(text)
+        out += [(text[:at], False), (text[at:], True)] if at else [(text, is_stop)]
+    return out
+
+
+def _says(text: str) -> int:
+    """Where in ``text`` a degree adverb after its first character starts what it says
+    (not 最近), or 0."""
+    for adverb in _DEGREE_AT.finditer(text, 1):
+        if text[adverb.end() : adverb.end() + 1] not in _DEGREES[adverb.group()]:
+            return adverb.start()
+    return 0
+
+
 def _grammar(text: str) -> bool:
     """Whether ``text`` is grammar alone: no keyword (去过, 想去)."""
     return all(char in _NOT_ALONE for char in text)
 
 
-def _across_stops(parts: list[tuple[str, bool]], later_first: bool = False) -> list[str]:
+def _across_stops(
+    parts: list[tuple[str, bool]], later_first: bool = False, named: bool = True
+) -> list[str]:
     """The words a stop character of a chunk (its ``parts``) may be part of, as keywords
     beside the pieces it cuts: one of ``_WORDS`` (``成都``), a particle between two
     pieces of one character (``目的地``; not a pronoun: 帮我查), then one of
@@ -295,7 +361,9 @@ def _across_stops(parts: list[tuple[str, bool]], later_first: bool = False) -> l
     ``東京都庁``: ``都庁``); each piece in one word at most (``目的地是首都``: not
     ``地是首``). Cut alone, 目的地 asked for 目 (and found 目标), 京都 for 京 (東京), 首都
     for nothing. ``later_first``: a stop spells the word of ``_WORDS`` after it before
-    the one before it (an overlap's other reading: 首都市民 read with 都市, not 首都)."""
+    the one before it (an overlap's other reading: 变成都市 read with 都市, not 成都).
+    ``named``: a word of ``_WORDS`` before a place's suffix is one word with it (成都市;
+    not where the chunk has another reading: 变成都市)."""
 
     def lone(number: int) -> bool:  # a piece of one character, in no word yet
         if not 0 <= number < len(parts) or number in used:
@@ -312,6 +380,10 @@ def _across_stops(parts: list[tuple[str, bool]], later_first: bool = False) -> l
             if word in _WORDS:
                 words[number] = word
                 used.add(number + side)
+                suffixed = lone(number + 1) and parts[number + 1][0] in _PLACE_SUFFIXES
+                if named and side < 0 and suffixed:
+                    words[number] += parts[number + 1][0]  # 成都市
+                    used.add(number + 1)
     for number in stops:
         if number in words:
             continue
@@ -360,7 +432,7 @@ def _may_pair(parts: list[tuple[str, bool]], number: int, side: int) -> bool:
         conjunction = stop in _CONJUNCTIONS and not after[1]
         return not conjunction and not (stop == _AT and after[0].startswith(_PLACES))
     before = parts[number - 1] if number > 0 else ("", True)
-    adverb = stop in _ADVERBS and before[1] and len(parts) > 2
+    adverb = stop in _ADVERBS and only is None and before[1] and len(parts) > 2
     marks = stop in _BEFORE_NOUNS and (before[0] in _PRONOUNS or not before[1])
     return not adverb and not marks
 
@@ -368,22 +440,23 @@ def _may_pair(parts: list[tuple[str, bool]], number: int, side: int) -> bool:
 def _opened(parts: list[tuple[str, bool]]) -> list[str]:
     """The words a stop opening a clause (the chunk, or after a stop or grammar) spells
     with the longer piece after it (a piece of one character pairs in ``_across_stops``):
-    和平公园, 请假流程, 请问请假流程, 我想请假三天, 及时报告, 都江堰.
-    Where the stop starts such a word (``_ONLY_BEFORE``: not 和客户, with the client); an
-    adverb opening the chunk, before a noun's next words (``_NOUN_NEXT``: not 都讨论了什么).
-    Cut alone, 和平公园 asked for 平公园, 都江堰 for 江堰."""
+    和平公园, 请假流程, 请问请假流程, 我想请假三天, 及时报告, 在家办公, 都江堰.
+    Where the stop starts such a word (``_ONLY_BEFORE``: not 和客户, with the client; an
+    adverb anywhere: 医院就诊流程); an adverb opening the chunk, before a noun's next
+    words (``_NOUN_NEXT``: not 都讨论了什么). Cut alone, 和平公园 asked for 平公园, 都江堰
+    for 江堰, 在家办公 for 家办公."""
     words: list[str] = []
     for number, (stop, is_stop) in enumerate(parts[:-1]):
         text, next_is_stop = parts[number + 1]
         if not is_stop or next_is_stop or len(text) < 2 or text[0] in _NOT_ALONE:
             continue
-        if stop in _ONLY_BEFORE:
-            before = parts[number - 1] if number else ("", True)
-            opens = before[1] or _grammar(before[0])  # (我想请假三天)
-            opens = opens and text[0] in _ONLY_BEFORE[stop]
+        before = parts[number - 1] if number else ("", True)
+        after = parts[number + 2][0] if number + 2 < len(parts) else ""
+        listed = text[0] in _ONLY_BEFORE.get(stop, ())
+        if stop in _ADVERBS:  # (a word it starts, anywhere: 医院就诊流程)
+            opens = listed or (number == 0 and after[:1] in _NOUN_NEXT)
         else:
-            after = parts[number + 2][0] if number + 2 < len(parts) else ""
-            opens = number == 0 and stop in _ADVERBS and after[:1] in _NOUN_NEXT
+            opens = listed and (before[1] or _grammar(before[0]))  # (我想请假三天)
         if opens:
             words.append(stop + text)
     return words
