@@ -9,6 +9,10 @@ named by its code (``error_from_message``); anything that means "no server to ta
 (no URL file, connection refused, timeout, the server vanished mid-call) becomes
 ``IndexerOfflineError`` and marks the session broken so the caller reconnects.
 
+A server that lost the client's MCP session (2025 protocol: the client's when a busy
+server refused its ``server/discover`` probe) to a restart or its idle timeout answers
+404: the call is made again, once, on a new connection (``session_gone``: it never ran).
+
 History: the changing methods take an optional ``reason`` (kept with the version the
 change makes). It is sent only to a server that keeps history (it offers the
 ``history`` tool): an older one validates its arguments strictly and would refuse it.
@@ -20,17 +24,16 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-import httpx2
 from fastmcp import Client
-from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
 from agent_client.discovery import Endpoint, discover
+from agent_client.mcp_client import close_client, connect_client
 from agent_client.results import (
     AppendResult,
     DeleteResult,
@@ -49,7 +52,7 @@ from agent_client.results import (
 )
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
-from agent_client.unreachable import is_offline, why_unreachable
+from agent_client.unreachable import is_offline, session_gone, why_unreachable
 from shared.errors import (
     IndexerOfflineError,
     InvalidArgumentError,
@@ -62,6 +65,7 @@ from shared.utf8 import texts_in, utf8_problem
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
 logger = logging.getLogger("agent_client.connection")
+T = TypeVar("T")
 
 
 # Pauses before calling again a server that said it is busy (``unavailable``): 6 s in all.
@@ -71,11 +75,20 @@ BUSY_PAUSES = (0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 1.5, 1.5)
 class VaultSession:
     """One live connection to the indexer; not bound to a lang."""
 
-    def __init__(self, client: Client[Any], endpoint: Endpoint, call_timeout: float) -> None:
+    def __init__(
+        self,
+        client: Client[Any],
+        endpoint: Endpoint,
+        call_timeout: float,
+        *,
+        settings: ClientSettings | None = None,
+    ) -> None:
         self.endpoint = endpoint
         self.broken = False
         self._client = client
         self._call_timeout = call_timeout
+        self._settings = settings  # to connect again with (None: never, an in-memory server)
+        self._reconnecting = asyncio.Lock()
         self._tools: dict[str, frozenset[str]] | None = None  # name -> its parameters
         self._prompts: dict[str, str] = {}
 
@@ -90,6 +103,38 @@ class VaultSession:
         """Ask for the prompts again: the server reads them from files that can be edited
         while it runs. Its tools stay those of its start (``Endpoint.instance``)."""
         self._prompts.clear()
+
+    async def close(self) -> None:
+        await close_client(self._client)
+
+    async def _on_client(self, use: Callable[[Client[Any]], Awaitable[T]]) -> T:
+        """``use(client)``; once more on a new connection when the server no longer knows
+        this client's session: it refused the request before any tool saw it, so even a
+        write is not made twice. ``IndexerOfflineError`` when no connection can be made."""
+        client = self._client
+        try:
+            return await use(client)
+        except MCPError as exc:
+            if self._settings is None or not session_gone(exc):
+                raise
+        await self._reconnect(client, self._settings)
+        return await use(self._client)
+
+    async def _reconnect(self, gone: Client[Any], settings: ClientSettings) -> None:
+        async with self._reconnecting:
+            if self._client is not gone:
+                return  # (a call made meanwhile connected again already)
+            self.broken = True  # until connected again
+            endpoint = discover(settings.url_file, settings.token_file)
+            self._client = await _open_client(settings, endpoint)
+            self.broken = False
+            if endpoint != self.endpoint:  # a restart: its tools may have changed
+                self.endpoint, self._tools = endpoint, None
+                self._prompts.clear()
+        logger.info(
+            "the indexer at %s had lost this client's session: connected again", endpoint.url
+        )
+        await close_client(gone)
 
     async def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Call one tool; its JSON result, or the typed error it was refused with.
@@ -110,10 +155,14 @@ class VaultSession:
         handled = sys.exc_info()[1]  # (what the caller handles: no part of why we failed)
         for pause in (*BUSY_PAUSES, None):
             try:
-                result = await self._client.call_tool(name, args, timeout=self._call_timeout)
+                result = await self._on_client(
+                    lambda client: client.call_tool(name, args, timeout=self._call_timeout)
+                )
                 break
             except ToolError as exc:
                 raise error_from_message(str(exc)) from None
+            except IndexerOfflineError:  # (it could not connect again)
+                raise
             except MCPError as exc:
                 if not str(exc).startswith("unavailable:"):
                     raise self._offline(f"tool {name!r}", exc, handled) from exc
@@ -143,7 +192,9 @@ class VaultSession:
         if self._tools is None:
             handled = sys.exc_info()[1]
             try:
-                tools = await self._client.list_tools()
+                tools = await self._on_client(lambda client: client.list_tools())
+            except IndexerOfflineError:
+                raise
             except Exception as exc:
                 raise self._offline("list_tools", exc, handled) from exc
             self._tools = {t.name: frozenset(t.input_schema.get("properties", {})) for t in tools}
@@ -158,15 +209,21 @@ class VaultSession:
     async def _load_prompt(self, name: str) -> str:
         handled = sys.exc_info()[1]
         try:
-            result = await self._client.get_prompt(name)
+            result = await self._on_client(lambda client: client.get_prompt(name))
             texts = [getattr(m.content, "text", "") for m in result.messages]
             if any(texts):
                 return "\n\n".join(t for t in texts if t)
+        except IndexerOfflineError:
+            raise
         except Exception as exc:
             if is_offline(exc):
                 raise self._offline(f"prompt {name!r}", exc, handled) from exc
         try:
-            contents = await self._client.read_resource(f"vault://prompts/{name}")
+            contents = await self._on_client(
+                lambda client: client.read_resource(f"vault://prompts/{name}")
+            )
+        except IndexerOfflineError:
+            raise
         except Exception as exc:
             if is_offline(exc):
                 raise self._offline(f"resource {name!r}", exc, handled) from exc
@@ -179,18 +236,6 @@ class VaultSession:
         self.broken = True
         why = why_unreachable(exc, self._call_timeout, handled)
         return IndexerOfflineError(f"{what} at {self.endpoint.url} failed: {why}")
-
-
-async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
-    """Whether the server says 401 to this client's token (the MCP client's own error
-    for it says only "Server returned an error response")."""
-    headers = {"Authorization": f"Bearer {endpoint.token}"} if endpoint.token else {}
-    try:
-        async with httpx2.AsyncClient(timeout=timeout) as http:
-            answer = await http.get(endpoint.url, headers=headers)
-    except (httpx2.HTTPError, httpx2.InvalidURL):  # (no HTTPError: it went up as a traceback)
-        return False
-    return answer.status_code == 401
 
 
 class Vault:
@@ -406,6 +451,26 @@ async def _served_workspace(client: Client[Any], timeout: float) -> Path | None:
     return Path(served).resolve() if isinstance(served, str) else None
 
 
+async def _open_client(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:
+    """A client connected to the indexer at ``endpoint``, which serves the settings'
+    workspace; else ``IndexerOfflineError``."""
+    client = await connect_client(settings, endpoint)
+    # Connected: its session runs in a task of its own (fastmcp's). Closed on every way
+    # out, a cancellation (an interrupt) as the workspace is asked for included: left open,
+    # the loop's shutdown finalized it from another task (pages of anyio's errors).
+    try:
+        served = await _served_workspace(client, settings.call_timeout)
+        if served is not None and served != Path(settings.workspace).resolve():
+            raise IndexerOfflineError(
+                f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
+                f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
+            )
+    except BaseException:
+        await close_client(client)
+        raise
+    return client
+
+
 @contextlib.asynccontextmanager
 async def open_session(
     settings: ClientSettings, endpoint: Endpoint | None = None
@@ -416,59 +481,12 @@ async def open_session(
     """
     quiet_transport_logs()
     endpoint = endpoint or discover(settings.url_file, settings.token_file)
-
-    def http_client(
-        headers: dict[str, str] | None = None,
-        timeout: httpx2.Timeout | None = None,
-        auth: httpx2.Auth | None = None,
-        **kwargs: Any,
-    ) -> httpx2.AsyncClient:
-        # Connecting is bounded by connect_timeout; a call by call_timeout (in the session).
-        read = max(settings.call_timeout, 300.0)
-        timeout = httpx2.Timeout(read, connect=settings.connect_timeout)
-        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **kwargs)
-
-    transport = StreamableHttpTransport(
-        endpoint.url, auth=endpoint.token, httpx_client_factory=http_client
-    )
-    client: Client[Any] = Client(
-        transport, timeout=settings.call_timeout, init_timeout=settings.connect_timeout
-    )
+    client = await _open_client(settings, endpoint)
+    session = VaultSession(client, endpoint, settings.call_timeout, settings=settings)
     try:
-        async with asyncio.timeout(settings.connect_timeout):
-            await client.__aenter__()
-    except Exception as exc:
-        with contextlib.suppress(Exception):
-            await client.__aexit__(None, None, None)
-        why = why_unreachable(exc, settings.connect_timeout)
-        answered = why != "connection refused" and not why.startswith("no answer")
-        if answered and await _token_refused(endpoint, settings.connect_timeout):
-            held = "its token" if endpoint.token else f"no token ({settings.token_file} is missing)"
-            raise IndexerOfflineError(
-                f"the indexer at {endpoint.url} answers but refuses {held} (HTTP 401):"
-                f" {settings.token_file} must hold the token `indexer serve` was given"
-            ) from exc
-        raise IndexerOfflineError(
-            f"cannot connect to the indexer at {endpoint.url} ({why}); is "
-            f"`indexer serve --workspace {settings.workspace}` running?"
-        ) from exc
-    # From here on the client is connected: its session runs in a task of its own
-    # (fastmcp's), holding the transport's task groups. It is closed on every way out,
-    # a cancellation (an interrupt) while the workspace is asked for included: left
-    # open, the loop's shutdown finalized its generators from another task, and pages
-    # of anyio's "cancel scope in a different task" came before the interrupt's line.
-    try:
-        served = await _served_workspace(client, settings.call_timeout)
-        if served is not None and served != Path(settings.workspace).resolve():
-            raise IndexerOfflineError(
-                f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
-                f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
-            )
-        yield VaultSession(client, endpoint, settings.call_timeout)
+        yield session
     finally:
-        # Closing a client whose server is already gone may raise; nothing to save then.
-        with contextlib.suppress(Exception):
-            await client.__aexit__(None, None, None)
+        await session.close()
 
 
 @contextlib.asynccontextmanager

@@ -1,11 +1,13 @@
 """Telling why the indexer could not be reached, in words, from an exception chain
-(the MCP client raises ``RuntimeError`` and exception groups that say nothing)."""
+(the MCP client raises ``RuntimeError`` and exception groups that say nothing), and
+whether it no longer knows the client's MCP session (``session_gone``)."""
 
 from __future__ import annotations
 
 import re
 
 import httpx2
+from mcp.shared.exceptions import MCPError
 
 _BEARER = re.compile(r"(?i)bearer\s+\S+")
 
@@ -49,3 +51,28 @@ def is_offline(exc: BaseException) -> bool:
         seen = seen.__cause__
     text = str(exc)
     return "timed out" in text or "closed" in text or "error response" in text
+
+
+# The JSON-RPC errors of an HTTP 404 to a request naming an MCP session (2025 protocol)
+# that the server does not have: its session manager's, its closed transport's, and the
+# MCP client's own words for a 404 with no JSON-RPC body.
+_SESSION_GONE = frozenset(
+    {"Session not found", "Not Found: Session has been terminated", "Session terminated"}
+)
+_INVALID_REQUEST = -32600
+
+
+def session_gone(exc: BaseException) -> bool:
+    """Whether the server refused a request because it does not know its session (it
+    restarted, or closed the session after its idle timeout).
+
+    Such a request was never run: the MCP library (``mcp`` 2.3) looks the session up
+    before it reads the request, and a terminated session's transport answers 404 before
+    it hands the message on. Once handed on, a request whose session then closes is
+    answered 500 ("Session terminated before the request completed", in the JSON answers
+    the indexer gives), so the indexer's own 404 for a request reaching a closing session
+    (``indexer.web.sessions``: only when no answer began) is of one not handed on either.
+    """
+    return (
+        isinstance(exc, MCPError) and exc.code == _INVALID_REQUEST and exc.message in _SESSION_GONE
+    )

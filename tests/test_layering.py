@@ -208,6 +208,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "reasons",
         "exit_codes",
     },
+    {"mcp_client"},
     {"connection"},
     {"sessions"},
     {"merge", "events", "actions", "claude_memory"},
