@@ -12,10 +12,11 @@ function words; in a Japanese question (hiragana, or kanji simplified Chinese do
 write: ``han_script``) or a run holding katakana, its hiragana, which mostly spells
 particles and endings, and its katakana: ``han_keywords``), and each remaining piece
 of two or more characters becomes a keyword together with its bigrams (the index's own
-unit, so a partial match still ranks); a Thai, Lao, Khmer or Myanmar
-chunk becomes a keyword, with its 4-character windows when it is long, its pairs when
-short (``short_chunks``), and its syllables of two letters or more (``syllables``: a
-word the question glues to others, which a note says apart).
+unit, so a partial match still ranks); a Thai, Lao, Khmer or Myanmar chunk becomes a
+keyword, without the question words glued to it (``question_words``), with its
+4-character windows when it is long, its pairs when short (``short_chunks``), and its
+syllables but bare letters (``syllables``: a word the question glues to others, which a
+note says apart).
 "Quoted phrases" are kept as phrases.
 """
 
@@ -31,10 +32,10 @@ from indexer.index.persian_forms import without_plural
 from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN
 from indexer.jobs.han_keywords import han_keywords
 from indexer.jobs.han_script import japanese
-from indexer.jobs.short_chunks import OTHER_ENDINGS, OTHER_STOPS, pairs
+from indexer.jobs.question_words import ENDINGS, without_endings, without_question_words
+from indexer.jobs.short_chunks import OTHER_STOPS, pairs
 from indexer.jobs.stop_words import is_stop
-from indexer.jobs.syllables import closes, syllables
-from indexer.jobs.syllables import letters as syllable_letters
+from indexer.jobs.syllables import bare, closes, syllables
 from shared.graphemes import continues
 
 MAX_KEYWORDS = 24
@@ -42,18 +43,7 @@ _STACKING = "\u17d2\u1039"  # Khmer's coeng, Myanmar's virama: the next consonan
 
 _STOP_TH = frozenset(
     """ที่ ของ และ ใน เป็น การ มี ได้ ไม่ จะ ให้ กับ ว่า นี้ นั้น แต่ หรือ ก็ คือ ไป มา อยู่ แล้ว
-    ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา""".split()
-)
-# What a Thai (Lao, Myanmar, Khmer: ``short_chunks``) question or polite sentence ends with,
-# glued to its last word (``น้ำมันไหม``, oil?): the chunk without it is a keyword too.
-_ENDINGS = tuple(
-    sorted(
-        """ไหม มั้ย หรือเปล่า หรือไม่ เท่าไหร่ เท่าไร อย่างไร ยังไง อะไร ที่ไหน ไหน บ้าง ครับ ค่ะ คะ
-        นะ จ้ะ จ๊ะ""".split()
-        + OTHER_ENDINGS,
-        key=len,
-        reverse=True,
-    )
+    ครับ ค่ะ คะ นะ ไหม อะไร อย่างไร ยังไง เมื่อ เรา ผม ฉัน คุณ เขา นี่""".split()
 )
 _KO_PARTICLE_TEXT = "을 를 은 는 이 가 에 에서 의 로 으로 와 과 도 만 에게 한테 께서 이나 나"
 _KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
@@ -177,48 +167,61 @@ def _korean_word(word: str) -> list[str]:
 
 
 def _thai_keywords(run: re.Match[str]) -> tuple[list[str], list[str]]:
-    """A Thai-like chunk without its stop words, and without the question word glued to
-    its end (``_without_endings``) too, then a long stem's windows (``_windows``), a
-    short one's pairs (``short_chunks``); and apart, its syllables of two letters or more
-    (``_syllables``)."""
+    """A Thai-like chunk without its stop words, and without the question words glued
+    to its end or standing between its syllables (``question_words``: the parts around
+    them), then a long part's windows (``_windows``), a short one's pairs
+    (``short_chunks``); and apart, its syllables but bare letters (``_syllables``)."""
     chunk = run.group(0)
     while chunk and continues(chunk[0]):  # (a mark of what is before: search drops it)
         chunk = chunk[1:]
     if _stop(chunk) or len(chunk) < 2:
         return [], []
     out = [chunk]
-    stem = _without_endings(chunk)
-    letters = _seen_characters(stem)
-    if stem != chunk and len(letters) >= 2 and not _stop(stem):
-        out.append(stem)
-    sought, apart = _syllables(stem)
-    if len(letters) > 6:
-        out.extend(_windows(letters))
-    else:  # (too short for windows of its own: its pairs, ``short_chunks``)
-        out.extend(pairs(stem, apart))
+    parts = without_question_words(without_endings(chunk))
+    out.extend(part for part in parts if part != chunk and _sought(part))
+    sought: list[str] = []
+    for part in parts:
+        pieces, apart = _syllables(part)
+        letters = _seen_characters(part)
+        if len(letters) > 6:
+            out.extend(_windows(letters))
+        else:  # (too short for windows of its own: its pairs, ``short_chunks``)
+            out.extend(pairs(part, apart))
+        sought.extend(pieces)
     return out, sought
 
 
 def _syllables(stem: str) -> tuple[list[str], set[int]]:
-    """The syllables of ``stem`` sought alone (``syllables``; two letters or more, no
-    stop word): a word its pairs and windows reach only in part (``แมว`` of ``แมวกิน``:
-    ``แม`` and ``มว`` also found ``แม่ชอบดูมวย``) or only glued to its neighbours
+    """The syllables of ``stem`` sought alone (``syllables``; no bare letter, no stop
+    word): a word its pairs and windows reach only in part (``แมว`` of ``แมวกิน``:
+    ``แม`` and ``มว`` also found ``แม่ชอบดูมวย``), only glued to its neighbours
     (``အိပ်`` of ``ကြောင်ဘယ်မှာအိပ်``, where does the cat sleep, in a note saying
-    ``ကြောင်`` and ``အိပ်`` apart); and where (in its ``run_units``) a pair would join
-    two of them, saying nothing they do not (``วกิ`` of ``แมวกิน`` found ``แล้วกิน``)."""
+    ``ကြောင်`` and ``အိပ်`` apart), or in none (``ခွေး``, dog, of ``ခွေးကိုက်``: one
+    letter and its vowel); and where (in its ``run_units``) a pair would join two
+    syllables that say it all, each of two letters or more or a stop word (``วกิ`` of
+    ``แมวกิน`` found ``แล้วกิน``; ``ก็ก`` of ``ก็กลับ``, ``ก็กิน``). (Around a syllable of
+    one letter, which may be a piece of a longer word, ``วิ`` of ``วิทยุ``, the pairs
+    stay.)"""
     pieces = syllables(stem)
     words = ["".join(piece) for piece in pieces]
-    alone = [
-        word != stem and syllable_letters(word) >= 2 and not _stop(word) and word not in _ENDINGS
-        for word in words
-    ]
+    says_it = [_letters(word) >= 2 or _stop(word) or word in ENDINGS for word in words]
     apart: set[int] = set()
     at = -1
     for number, piece in enumerate(pieces[:-1]):
         at += len(piece)
-        if alone[number] and alone[number + 1]:
+        if says_it[number] and says_it[number + 1]:
             apart.add(at)
-    return [word for word, sought in zip(words, alone, strict=True) if sought], apart
+    return [word for word in words if word != stem and _sought(word)], apart
+
+
+def _letters(word: str) -> int:
+    return sum(not continues(char) for char in word)
+
+
+def _sought(word: str) -> bool:
+    """Whether a part or a syllable of a chunk is a keyword alone: no bare letter
+    (``syllables.bare``), stop word or question word."""
+    return not bare(word) and not _stop(word) and word not in ENDINGS
 
 
 def _stop(word: str) -> bool:
@@ -242,17 +245,6 @@ def _windows(letters: list[str]) -> list[str]:
             start += 1
         out.append("".join(letters[start:end]))
     return out
-
-
-def _without_endings(chunk: str) -> str:
-    """``chunk`` without the question and politeness words glued to its end (twice at
-    most: ``ราคาเท่าไหร่ครับ``), never down to nothing."""
-    for _ in range(2):
-        ending = next((e for e in _ENDINGS if chunk.endswith(e) and chunk != e), None)
-        if ending is None:
-            break
-        chunk = chunk[: -len(ending)]
-    return chunk
 
 
 def _seen_characters(text: str) -> list[str]:

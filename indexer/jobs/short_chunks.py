@@ -1,6 +1,6 @@
-"""Keywords of a short Thai, Lao, Khmer or Myanmar chunk, and the question words glued
-to the end of one and the stop words in Lao, Khmer and Myanmar (Thai's are in
-``keywords``: ``_ENDINGS``, ``_STOP_TH``).
+"""Keywords of a short Thai, Lao, Khmer or Myanmar chunk, and the stop words in Lao,
+Khmer and Myanmar (Thai's are in ``keywords``: ``_STOP_TH``; the question words of all
+four in ``question_words``).
 
 A chunk of six characters as seen or fewer has no 4-character windows, so recall looked
 for it whole only: ``ရန်ကုန်မိုး`` (Yangon rain) found no note saying ``ရန်ကုန်မှာ
@@ -17,21 +17,16 @@ from indexer.index.text import run_units
 from indexer.jobs.syllables import closes
 from shared.graphemes import continues
 
-# Glued to a question's last word: without them, a short question has a stem to pair
-# (``ຝົນຕົກບໍ``, rain?, is ``ຝົນຕົກ``). Lao, then Myanmar, then Khmer.
-OTHER_ENDINGS = """ບໍ ບໍ່ ແມ່ນບໍ ໄດ້ບໍ ຫຍັງ ຢູ່ໃສ ໃສ ເທົ່າໃດ ແນວໃດ ເດີ ແດ່ ນໍ
-    လား သလား ပါသလား လဲ သလဲ နည်း ရှင် ခင်ဗျာ နော်
-    ទេ ឬទេ ដែរឬទេ ទេ៎ នៅឯណា ឯណា ប៉ុន្មាន យ៉ាងម៉េច អ្វី បាទ ចាស""".split()
 # Their grammar words, pronouns and question words (Thai's are ``keywords._STOP_TH``): never
-# a keyword alone, a chunk or a syllable of one (``syllables``: ການ, ការ, တယ်). Lao, then
-# Myanmar, then Khmer.
+# a keyword alone, a chunk or a syllable of one (``syllables``: ການ, ការ, တယ်; particles of
+# one letter and its vowel: ກໍ, တော့, ဖို့, ថា). Lao, then Myanmar, then Khmer.
 OTHER_STOPS = frozenset(
     """ແລະ ຂອງ ໃນ ທີ່ ແມ່ນ ເປັນ ມີ ໄດ້ ບໍ່ ຈະ ກັບ ໃຫ້ ວ່າ ແຕ່ ຫຼື ນີ້ ນັ້ນ ຂ້ອຍ ເຮົາ ເຈົ້າ ໃດ
-    ເມື່ອ ຢູ່ ການ ຄວາມ
+    ເມື່ອ ຢູ່ ການ ຄວາມ ກໍ ກໍ່
     တယ် သည် ပါ ကို က မှာ နဲ့ နှင့် ရဲ့ တွေ များ ဘယ် ဘာ ဒီ အဲဒီ ကျွန်တော် ကျွန် ကျွန်မ ငါ သူ
-    မင်း ခဲ့ မယ် ပြီ လည်း ဖြစ် ရှိ
+    မင်း ခဲ့ မယ် ပြီ လည်း ဖြစ် ရှိ တော့ ရော ကော ပေါ့ သေး မှ ဖို့ သို့ လို့ ကြ ထဲ တို့
     និង នៃ ក្នុង ជា បាន ដែល នៅ ពី ទៅ ការ ខ្ញុំ យើង គាត់ វា នេះ នោះ ហើយ ឬ តែ មាន ណា ពេលណា
-    ដើម្បី សម្រាប់ ក៏""".split()
+    ដើម្បី សម្រាប់ ក៏ ថា គឺ""".split()
 )
 
 

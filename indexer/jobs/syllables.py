@@ -11,8 +11,12 @@ stays whole):
 - Thai and Lao: before a vowel written before its consonant (``เ แ โ ใ ไ``), and before a
   consonant carrying a vowel sign or a tone mark, unless it is the second of an initial
   cluster (``ปล่อย``, ``เปลี่ยน``, ``หลับ``): ``แมว|กิน``, ``หมา|กัด``, ``ปลา|ว่าย``;
+  and before a consonant after a syllable whose end the script shows (``_closed``):
+  ``ก็|กลับ``, ``เป็น|คน``, ``ดัง|กล่าว``, ``นำ|อย่าง``, ``ละ|คร``;
 - Khmer: before a letter carrying a vowel sign, a sign or a stacked consonant (a bare
-  consonant closes the syllable before it): ``ឆ្មា|ស៊ី``, ``ដេក|នៅ``;
+  consonant closes the syllable before it): ``ឆ្មា|ស៊ី``, ``ដេក|នៅ``. (A bare consonant
+  before one carrying a vowel may start a syllable, ``ថ`` of ``ថវិកា``, but closes one
+  far more often: ``ពេល|ណា``, ``ការ|ងារ``. Khmer writes neither apart.)
 - Myanmar: before every letter but a closing consonant (it carries the asat, ``်``):
   ``ကြောင်|ဘယ်|မှာ|အိပ်``.
 """
@@ -24,13 +28,22 @@ import re
 from indexer.index.text import run_units
 from shared.graphemes import continues
 
-_LEADING_VOWELS = frozenset("เแโใไເແໂໃໄ")
+LEADING_VOWELS = frozenset("เแโใไເແໂໃໄ")
+_ASAT = "\u103a"  # Myanmar: the consonant closing a syllable carries it
 # Marks written on a syllable's last letter, not on its first (Thai thanthakhat, nikhahit
 # and yamakkan, Lao's cancellation mark, Khmer's bantoc and toandakhiat)
 _CLOSING_MARKS = frozenset("\u0e4c\u0e4d\u0e4e\u0ecc\u17cb\u17cd")
-_ASAT = "\u103a"  # Myanmar: the consonant closing a syllable carries it
 # Myanmar's vowel signs and medials: the asat beside one is part of the vowel (``တော်``)
 _MYANMAR_VOWELS = re.compile("[\u102b-\u1036\u103b-\u103e]")
+# Thai and Lao signs after which one consonant, and no more, ends the syllable: mai
+# han-akat and Lao's mai kan and mai kon (``กัน``, ``ຝົນ``; ``ตัว``: ว ends the vowel), mai
+# taikhu (``เป็น``)
+_ONE_FINAL = frozenset("\u0e31\u0e47\u0eb1\u0ebb")
+_MAI_TAIKHU = "\u0e47"
+# Vowels that end their syllable: SARA A (``ละ``), SARA AM (``นำ``; its m is the final), Lao's
+# niggahita (``ບໍ``)
+_OPEN_ENDS = frozenset("ะำະຳ\u0ecd")
+_VOWEL_O = frozenset("อອ")  # (after mai taikhu, a loan's vowel: ``ล็อก``)
 # The second letter of an initial cluster, after the first (any first: ``_ANY``)
 _ANY = ""
 _CLUSTER_SECONDS = {
@@ -44,9 +57,11 @@ _CLUSTER_SECONDS = {
 def syllables(stem: str) -> list[list[str]]:
     """``stem`` cut where a syllable surely starts (see the module): each piece as its
     characters as the index pairs them (``run_units``)."""
+    units = run_units(stem)
     pieces: list[list[str]] = []
-    for unit in run_units(stem):
-        if pieces and not _starts(unit, pieces[-1]):
+    for at, unit in enumerate(units):
+        after = units[at + 1] if at + 1 < len(units) else ""
+        if pieces and not _starts(unit, pieces[-1], after):
             pieces[-1].append(unit)
         else:
             pieces.append([unit])
@@ -60,31 +75,70 @@ def closes(unit: str) -> bool:
     return _ASAT in unit and _MYANMAR_VOWELS.search(unit) is None
 
 
-def letters(piece: str) -> int:
-    """How many letters ``piece`` holds (its marks apart): a piece of one is never sought
-    alone (a lone Thai letter walks every bigram it starts; Myanmar's one-letter
-    syllables are mostly particles, ``ကို``, ``မှာ``)."""
-    return sum(not continues(char) for char in piece)
+def half(unit: str) -> bool:
+    """Whether ``unit`` (a character as the index pairs them) only ends a syllable: a
+    Myanmar closing consonant (``closes``), or a letter carrying a closing mark (``ស់``
+    of ``ណាស់``, ``ร์``)."""
+    return closes(unit) or any(char in _CLOSING_MARKS for char in unit)
 
 
-def _starts(unit: str, piece: list[str]) -> bool:
+def bare(piece: str) -> bool:
+    """Whether ``piece`` is one letter and nothing of a vowel or tone on it (a bare
+    consonant, or one carrying only a closing mark): never sought alone, it walks every
+    bigram it starts and means nothing. One letter with its vowel signs, medials or tone
+    marks is a syllable, often a word (``ခွေး``, dog; ``စား``, eat; ``ស៊ី``; ``ดู``)."""
+    letters = [char for char in piece if not continues(char)]
+    signs = [c for c in piece if continues(c) and c not in _CLOSING_MARKS and c != _ASAT]
+    return len(letters) < 2 and not signs
+
+
+def _starts(unit: str, piece: list[str], after: str) -> bool:
     """Whether ``unit`` (a character as the index pairs them) starts a syllable after
-    the units of ``piece``."""
+    the units of ``piece``, ``after`` coming next."""
     first = unit[0]
     if "\u1000" <= first <= "\u109f":  # Myanmar
         return not closes(unit)
-    if first in _LEADING_VOWELS or "\u17a3" <= first <= "\u17b3":  # (Khmer's vowel letters)
+    if first in LEADING_VOWELS or "\u17a3" <= first <= "\u17b3":  # (Khmer's vowel letters)
         return True
-    if piece[-1] in _LEADING_VOWELS:
+    if piece[-1] in LEADING_VOWELS:
         return False
+    if _consonant(first) and _closed(piece, first) and not _silent(unit, after):
+        return True
     marked = any(continues(char) and char not in _CLOSING_MARKS for char in unit[1:])
     return marked and not _second_of_cluster(first, piece)
+
+
+def _closed(piece: list[str], next_letter: str) -> bool:
+    """Whether the Thai or Lao syllable ending ``piece`` shows it is whole: its vowel
+    ends it (``_OPEN_ENDS``), or its one final consonant came after a sign that takes
+    one (``_ONE_FINAL``), or it is a consonant with mai taikhu alone (``ก็``: one
+    before ``อ`` is a loan's, ``ล็อก``)."""
+    last = piece[-1]
+    if not _OPEN_ENDS.isdisjoint(last):  # (a tone mark may follow: ``ບໍ່``)
+        return True
+    if len(piece) == 1 and last[-1] == _MAI_TAIKHU:
+        return next_letter not in _VOWEL_O
+    if len(last) != 1 or not _consonant(last) or len(piece) < 2:
+        return False
+    if not _ONE_FINAL.isdisjoint(piece[-2]):
+        return not (last in _VOWEL_O and _MAI_TAIKHU in piece[-2])  # (its vowel: ``ล็อ``)
+    return len(piece) > 2 and piece[-2] in _VOWEL_O and _MAI_TAIKHU in piece[-3]
+
+
+def _silent(unit: str, after: str) -> bool:
+    """Whether ``unit`` carries a closing mark or comes before one that does: a silent
+    letter of the syllable before (``จันทร์``, ``สัตว์``)."""
+    return half(unit) or half(after)
+
+
+def _consonant(char: str) -> bool:
+    return "\u0e01" <= char <= "\u0e2e" or "\u0e81" <= char <= "\u0eae" or char in "ໜໝໞໟ"
 
 
 def _second_of_cluster(first: str, piece: list[str]) -> bool:
     """Whether ``first`` is the second consonant of an initial cluster whose first,
     bare, is all of ``piece`` (after a vowel written before it)."""
-    initial = piece[1:] if piece[0] in _LEADING_VOWELS else piece
+    initial = piece[1:] if piece[0] in LEADING_VOWELS else piece
     if len(initial) != 1 or len(initial[0]) != 1:
         return False
     return first in _CLUSTER_SECONDS[_ANY] or first in _CLUSTER_SECONDS.get(initial[0], ())
