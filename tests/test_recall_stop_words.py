@@ -1,7 +1,8 @@
 """Recall's stop words beyond the first dozen languages (``indexer.jobs.stop_words``): a
 question's function words (where, my, is) are no keywords, so they neither slow the
 lookup nor quote a note holding only them; and, the set being one for every language,
-none is a word another language asks about (``go``, ``dia``, ``Ei``, ``sen``, Kim)."""
+none is a word another language asks about (``go``, ``dia``, ``Ei``, ``sen``, Kim), unless
+the question shows its language (``var`` and ``min`` in ``Var är min katt?``)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ QUESTIONS = [
     ("När går tåget?", ["går", "tåget"]),
     ("Hvornår kommer toget til Aarhus?", ["kommer", "toget", "aarhus"]),  # da
     ("Hvad hedder hendes hund?", ["hedder", "hund"]),
-    ("Hvor er mine nøgler?", ["mine", "nøgler"]),  # (mine: English)
+    ("Hvor er mine nøgler?", ["nøgler"]),  # (mine: English, but the question is Danish)
     ("Hva heter katten hennes?", ["heter", "katten"]),  # no
     ("Når går toget til Bergen?", ["går", "toget", "bergen"]),
     ("Kvar er katten?", ["katten"]),  # nn
@@ -146,12 +147,90 @@ def test_no_stop_word_is_a_word_another_language_asks_about() -> None:
         ("Wohin fließt die Seine?", ["fließt", "seine"]),  # (the river, not "his")
         ("Wem gehört das Ei?", ["gehört", "ei"]),  # (Finnish "not")
         ("Dlaczego pod się restartuje?", ["pod", "restartuje"]),  # (Polish "under")
-        # (var and min: Swedish "where" and "my", English "var" and "min")
-        ("Var sover min katt? Vilken katt?", ["var", "sover", "min", "katt"]),
     ],
 )
 def test_a_word_left_out_of_the_lists_stays_a_keyword(query: str, expected: list[str]) -> None:
     assert extract_keywords(query) == expected
+
+
+# (question, its keywords): an ambiguous stop word (``stop_words.AMBIGUOUS_LISTS``) goes
+# when the question's other stop words show its language. Each was a keyword before.
+SHOWN = [
+    ("Var är min katt?", ["katt"]),  # sv (är): var, min
+    ("Var sover min katt? Vilken katt?", ["sover", "katt"]),
+    ("Hvor har du lagt mine nøgler?", ["lagt", "nøgler"]),  # da: mine
+    ("Hvornår kom han hjem med min cykel?", ["kom", "hjem", "cykel"]),  # da: med, min
+    ("Hva heter katten min?", ["heter", "katten"]),  # no: min
+    ("Når kommer du til meg?", ["kommer"]),  # no: meg
+    ("Gdzie jest mój kot?", ["kot"]),  # pl: jest
+    ("Kiedy go widziałeś?", ["widziałeś"]),  # pl: go
+    ("Kde je ten pes?", ["pes"]),  # cs: ten
+    ("Kapan dia datang?", ["datang"]),  # id: dia
+    ("Di mana buku yang saya beli?", ["buku", "beli"]),  # id: yang
+    # pt: num goes; dia (Indonesian "he") stays, the question being Portuguese
+    ("Onde fica o café num dia de chuva?", ["fica", "café", "dia", "chuva"]),
+    ("Nó ngủ ở đâu?", ["ngủ"]),  # vi: nó
+    ("Dime, ¿dónde está mi gato?", ["gato"]),  # es: dime
+    ("Wie macht man das?", ["macht"]),  # de: man
+    ("Wo liegt seine Brille?", ["liegt", "brille"]),  # de: seine
+    ("Hoe doet men dat?", ["doet"]),  # nl: men
+    ("Dove è la mia macchina?", ["macchina"]),  # it: mia
+    ("Sen nerede yaşıyorsun?", ["yaşıyorsun"]),  # tr: sen
+    ("Care este parola ta?", ["parola"]),  # ro: care
+    ("Missä kissa oli eilen?", ["kissa", "eilen"]),  # fi: oli
+    ("Mikor volt a vonat?", ["vonat"]),  # hu: volt
+    ("Paka wake yuko wapi?", ["paka", "yuko"]),  # sw: wake
+    ("Де ось мій ключ?", ["ключ"]),  # uk: ось
+    ("تم کہاں رہتے ہو؟", ["رہتے"]),  # ur: تم
+    ("कोण आला आहे?", ["आला"]),  # mr: कोण
+    ("VAR ÄR MIN KATT?", ["katt"]),  # (in capitals throughout: no acronyms)
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), SHOWN)
+def test_an_ambiguous_stop_word_goes_where_the_question_shows_its_language(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): the same words stay where the question shows another
+# language, or none, or writes them as a name.
+KEPT = [
+    ("What is the min value of var x?", ["min", "value", "var"]),  # en
+    ("Where did the men go?", ["men", "go"]),
+    ("Is the jest config in the pod?", ["jest", "config", "pod"]),
+    ("How much is a dime worth?", ["much", "dime", "worth"]),
+    ("Which care plan is mine?", ["care", "plan", "mine"]),
+    ("What is the min size du reports?", ["min", "size", "reports"]),  # (du: Swedish too)
+    ("Que dia é hoje?", ["dia", "hoje"]),  # pt: dia (Indonesian "he")
+    ("Como desfazer um nó?", ["desfazer", "nó"]),  # pt: nó (Vietnamese "it")
+    ("Где ось вращения?", ["ось", "вращения"]),  # ru: ось (Ukrainian "here")
+    ("min katt", ["min", "katt"]),  # (no stop word: no language shown)
+    ("Var ligger min config?", ["var", "ligger", "min", "config"]),
+    ("Er min kat syg?", ["min", "kat", "syg"]),  # (er: Danish and German alike)
+    ("Hvor ligger Mine Street?", ["ligger", "mine", "street"]),  # (a name)
+    ("Kapan Kim dan Yang datang?", ["kim", "yang", "datang"]),
+    ("Wohin fließt die Seine?", ["fließt", "seine"]),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), KEPT)
+def test_an_ambiguous_stop_word_stays_where_its_language_is_not_shown(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
+def test_no_ambiguous_word_is_a_stop_word_or_alone_dropped() -> None:
+    """An ambiguous word in a plain list would never be a keyword; alone, it shows no
+    language."""
+    from indexer.jobs.stop_words import AMBIGUOUS, AMBIGUOUS_LISTS, LISTS, STOP_WORDS
+
+    assert not AMBIGUOUS & STOP_WORDS
+    assert set(AMBIGUOUS_LISTS) <= set(LISTS)
+    assert len(AMBIGUOUS) > 80
+    assert all(extract_keywords(word) == [word] for word in AMBIGUOUS)
 
 
 # (lang, question, the note about the asked thing, the function words of the question)
@@ -173,6 +252,18 @@ FILLED = [
         "Gdzie śpi mój kot?",
         "Notatki domowe. Kot zwykle śpi na niebieskiej kanapie przy oknie w salonie.",
         "mój gdzie",
+    ),
+    (  # (var and min were keywords: their note came first)
+        "sv",
+        "Var är min katt?",
+        "Anteckningar om huset. Vår katt sover på den blå soffan vid fönstret varje dag.",
+        "var min",
+    ),
+    (
+        "da",
+        "Hvor er mine nøgler?",
+        "Noter om huset. Nøgler til bilen hænger på krogen ved hoveddøren.",
+        "mine",
     ),
     (
         "de",

@@ -3,26 +3,28 @@
 "What did we decide about the database migration?" should search for ``decide``,
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
-are common stop words (``stop_words``: 30-odd languages, one set; the Arabic and Hebrew
-article and the Persian plural taken off; Korean particles stripped; Armenian's question
-and emphasis marks, written on a word's vowel, taken out), unless written in capitals
-(an acronym: ``AI``). Scripts written without spaces reuse the index's text machinery
-(``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
-function words; in a Japanese question (hiragana, or kanji simplified Chinese does not
-write: ``han_script``) or a run holding katakana, its hiragana, which mostly spells
-particles and endings, and its katakana: ``han_keywords``), and each remaining piece
-of two or more characters becomes a keyword together with its bigrams (the index's own
-unit, so a partial match still ranks); a Thai, Lao, Khmer or Myanmar chunk becomes a
-keyword, without the question words glued to it (``question_words``), with its
-4-character windows when it is long, its pairs when short (``short_chunks``), and its
-syllables but bare letters (``syllables``: a word the question glues to others, which a
-note says apart).
+are common stop words (``stop_words``: 30-odd languages, one set, and the ambiguous
+words the question's language makes stop words, unless capitalized inside a sentence:
+``min`` in ``Var är min katt?``; the Arabic and Hebrew article and the Persian plural
+taken off; Korean particles stripped; Armenian's question and emphasis marks, written on
+a word's vowel, taken out), unless written in capitals (an acronym: ``AI``). Scripts
+written without spaces reuse the index's text machinery (``indexer.index.text``): a
+Chinese or Japanese run is cut at stop characters (Chinese function words; in a Japanese
+question (hiragana, or kanji simplified Chinese does not write: ``han_script``) or a run
+holding katakana, its hiragana, which mostly spells particles and endings, and its
+katakana: ``han_keywords``), and each remaining piece of two or more characters becomes
+a keyword together with its bigrams (the index's own unit, so a partial match still
+ranks); a Thai, Lao, Khmer or Myanmar chunk becomes a keyword, without the question
+words glued to it (``question_words``), with its 4-character windows when it is long,
+its pairs when short (``short_chunks``), and its syllables but bare letters
+(``syllables``: a word the question glues to others, which a note says apart).
 "Quoted phrases" are kept as phrases.
 """
 
 from __future__ import annotations
 
 import re
+import string
 
 import re2
 
@@ -34,7 +36,7 @@ from indexer.jobs.han_keywords import han_keywords
 from indexer.jobs.han_script import japanese
 from indexer.jobs.question_words import ENDINGS, without_endings, without_question_words
 from indexer.jobs.short_chunks import OTHER_STOPS, pairs
-from indexer.jobs.stop_words import is_stop
+from indexer.jobs.stop_words import is_stop, shown_stops
 from indexer.jobs.syllables import bare, closes, syllables
 from shared.graphemes import continues
 
@@ -71,6 +73,11 @@ _HANGUL = re.compile("[\uac00-\ud7a3]+")
 # (``Որտե՞ղ``, where?): they cut the word in two (``որտե``), neither a stop word
 _ARMENIAN_MARKS = re.compile("[\u055b\u055c\u055e]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What a sentence's first word follows (a capital there is no name's)
+_SENTENCE_ENDS = frozenset(".!?;:…¿¡\n\r")
+# Punctuation around a word, for ``shown_stops``'s words: cut at spaces, since a pass of
+# ``_WORD`` (re2) costs as much as the rest of ``extract_keywords``
+_AROUND = string.punctuation + "¿¡«»“”„‘’…–—؟،؛।॥։።"
 
 
 def extract_keywords(query: str) -> list[str]:
@@ -86,11 +93,13 @@ def extract_keywords(query: str) -> list[str]:
             found.append(f'"{cleaned}"')
     rest = _QUOTED.sub(" ", query)
     shouted = _shouted(rest)
+    # (ambiguous stop words, ``stop_words``: ``min`` in a Swedish question, not an English one)
+    shown = shown_stops(word.strip(_AROUND) for word in _lowered(rest).split())
     in_japanese = japanese(rest)
     position = 0
     syllables_found: list[str] = []  # (after the rest: what room the cap leaves)
     for run in _spaceless_runs(rest):
-        found.extend(_words(rest[position : run.start()], shouted))
+        found.extend(_words(rest[position : run.start()], shouted, shown))
         if _is_cjk(run):
             found.extend(_cjk_keywords(run.group(0), in_japanese))
         else:
@@ -98,7 +107,7 @@ def extract_keywords(query: str) -> list[str]:
             found.extend(chunk_keywords)
             syllables_found.extend(pieces)
         position = run.end()
-    found.extend(_words(rest[position:], shouted))
+    found.extend(_words(rest[position:], shouted, shown))
     unique = list(dict.fromkeys(found + syllables_found))
     return unique[:MAX_KEYWORDS]
 
@@ -120,16 +129,23 @@ def _shouted(query: str) -> bool:
     return sum(1 for word in _WORD.finditer(query) if word.group(0).isupper()) > 1
 
 
-def _words(text: str, shouted: bool) -> list[str]:
-    """Lower-cased words of a spaced script, minus stop words and single letters; a
-    word in capitals is an acronym (``AI``, ``US``), never a stop word, unless the whole
-    query is in capitals (``shouted``)."""
+def _words(text: str, shouted: bool, shown: frozenset[str]) -> list[str]:
+    """Lower-cased words of a spaced script, minus stop words (the ambiguous ones the
+    question ``shown`` to be: ``stop_words.shown_stops``) and single letters; a word in
+    capitals is an acronym (``AI``, ``US``), never a stop word, unless the whole query is
+    in capitals (``shouted``); an ambiguous one capitalized inside a sentence is a name
+    (``Kapan Kim dan Yang datang?``, ``Wohin fließt die Seine?``), never a stop word."""
     out: list[str] = []
-    for match in _WORD.finditer(_ARMENIAN_MARKS.sub("", text)):
+    text = _ARMENIAN_MARKS.sub("", text)
+    for match in _WORD.finditer(text):
         written = match.group(0)
-        word = written.lower().replace("’", "'").replace("ʼ", "'")
+        word = _lowered(written)
         acronym = not shouted and written.isupper()
-        if len(word) < 2 or (is_stop(word) and not acronym):
+        if shown and not shouted and written != written.lower():
+            shown_here = shown if _opens_sentence(text, match.start()) else frozenset()
+        else:
+            shown_here = shown
+        if len(word) < 2 or (is_stop(word, shown_here) and not acronym):
             continue
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
@@ -137,10 +153,20 @@ def _words(text: str, shouted: bool) -> list[str]:
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
             word = tail if len(head) <= 2 and len(tail) > len(head) else head
-            if len(word) < 2 or is_stop(word):
+            if len(word) < 2 or is_stop(word, shown_here):
                 continue
         out.append(word)
     return out
+
+
+def _lowered(written: str) -> str:
+    return written.lower().replace("’", "'").replace("ʼ", "'")
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    while at > 0 and text[at - 1] in " \t":
+        at -= 1
+    return at == 0 or text[at - 1] in _SENTENCE_ENDS
 
 
 def _cjk_keywords(run: str, in_japanese: bool) -> list[str]:

@@ -7,15 +7,22 @@ words, personal and possessive pronouns, copulas and the most common preposition
 conjunctions and articles of one language, and nothing more.
 
 The set is one for every language, since a question does not say which it is in: a word
-is left out of a list when another language uses it as a content word recall must find
-(English ``go``, ``pod``, ``jest``, ``min``, ``mint``; Portuguese ``dia``, day; French
-``l'IA``; German ``Ei``, egg; Vietnamese ``sen``, lotus; Spanish ``cine``; names such as
-Kim, Hans, Yang, Meg). Those left out are named beside each list.
+another language uses as a content word recall must find (English ``go``, ``jest``,
+``min``, ``mint``; Portuguese ``dia``, day; French ``l'IA``; German ``Ei``, egg;
+Vietnamese ``sen``, lotus; Spanish ``cine``; names such as Kim, Hans, Yang, Meg) is no
+stop word of that set but an ambiguous one, in a second list beside its language's
+(``AMBIGUOUS_LISTS``): a stop word only where the question's other stop words show it is
+in that language (``shown_stops``: Swedish ``Var är min katt?`` drops ``var`` and ``min``,
+English ``what is the min value of var x`` keeps them). A word its own language asks
+about too (Vietnamese ``từ``, word; Swedish ``vår``, spring; Polish ``pod``, a
+Kubernetes pod) is in neither list. Each list's comment names its ambiguous words and why.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable
 
 _EN = """a about above after again against all also am an and any are aren't as at be
 because been before being below between both but by can can't cannot could couldn't did
@@ -33,8 +40,8 @@ ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs
 elle on nous vous ils elles me te se lui y en au aux avec pour par dans sur sous sans chez
 est sont été être avoir a ai as avons avez ont fait faire pas ne plus très bien aussi
 comme quand comment pourquoi quel quelle quels quelles c'est j'ai qu'est-ce"""
-# German possessives as declined (not seine: the Seine; nor mir, dir, wen: peace in
-# Croatian, a directory, a name)
+# German possessives as declined. Ambiguous: seine (the Seine), mir (peace in Croatian),
+# dir (a directory), wen (a name), man (English)
 _DE = """der die das den dem des ein eine einer eines einem einen und oder aber doch
 denn dass daß wer was wie wo wann warum welche welcher welches ich du er sie es wir ihr
 mich dich sich uns euch mein dein sein ihr unser euer ist sind war waren bin bist sein
@@ -43,36 +50,48 @@ für über unter nach vor nicht kein keine noch auch nur schon sehr so als wenn 
 meine meinen meinem meiner meines deine deinen deinem deiner deines seinen seinem seiner
 seines ihre ihren ihrem ihrer ihres unsere unseren unserem unserer unseres eure euren
 eurem eurer wohin woher wieso weshalb wem ihm ihn ihnen"""
+_DE_AMBIGUOUS = "seine mir dir wen man"
+# Ambiguous: dime (tell me), soy (English)
 _ES = """el la los las un una unos unas y o pero que qué quien quién cual cuál como
 cómo cuando cuándo donde dónde por para con sin sobre de del al en es son fue era ser
 estar está están he ha han hay yo tú él ella nosotros vosotros ellos ellas me te se le
 lo les mi mis tu tus su sus nuestro muy más ya no sí también este esta estos estas"""
+_ES_AMBIGUOUS = "dime soy"
+# Ambiguous: num (in a; English), pro (for the; English)
 _PT = """o a os as um uma uns umas e ou mas que quem qual como quando onde por para
 com sem sobre de do da dos das no na nos nas em é são foi era ser estar está estão eu tu
 ele ela nós vós eles elas me te se lhe meu minha seu sua nosso muito mais já não sim
 também este esta isso isto"""
+_PT_AMBIGUOUS = "num pro"
+# Ambiguous: mia (a name)
 _IT = """il lo la i gli le un uno una e o ma che chi cui come quando dove perché per
 con senza su di del della dei degli delle da dal dalla in nel nella è sono era essere ho
 ha hanno io tu lui lei noi voi loro mi ti si ci vi mio tuo suo nostro molto più già non
 sì anche questo questa quello quella"""
-_NL = """de het een en of maar dat die wie wat hoe waar wanneer waarom ik jij je hij
+_IT_AMBIGUOUS = "mia"
+# Ambiguous: men (one), hem (him; English)
+_NL = """hun de het een en of maar dat die wie wat hoe waar wanneer waarom ik jij je hij
 zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn waren ben bent heb
 hebt heeft hadden met van voor in op aan bij uit naar over niet geen ook nog wel al zo
 als dan"""
-# Not: co (Vietnamese, shrink), go, pod, ale, ten, one, jest (English), oni (Japanese),
-# ono, nam (Vietnamese, south), po (the river)
+_NL_AMBIGUOUS = "men hem"
+# Ambiguous: co (Vietnamese, shrink), go, ale, ten, one, jest (English), oni (Japanese),
+# ono, nam (Vietnamese, south), po (the river). Not at all: pod (a Polish question asks
+# about Kubernetes' pods, lower-cased: ``Dlaczego pod się restartuje?``)
 _PL = """gdzie kiedy kto kogo komu czego czym dlaczego czemu jak jaki jaka jakie jakiego
 który która które którego których czy ja ty on ona my wy mnie mi cię ciebie jego jej ich
 nas was wam mój moja moje mojego mojej moich moim moją mojemu twój twoja twoje twojego
 twojej twoich nasz nasza nasze naszego naszej naszych wasz wasza wasze swój swoja swoje
 swojego swojej są był była było były być będzie będą lub albo oraz że we ze na do od
 dla przy za nad przez się nie tak to ta te tego tej tym"""
-# Not: co, ale, pod, po, ten (as Polish's), pro (English), ano (Portuguese, year), tato
-# (Portuguese, touch), toto
+_PL_AMBIGUOUS = "co go ale ten one jest oni ono nam po"
+# Ambiguous: co, ale, po, ten (as Polish's), pro (English), ano (Portuguese, year), tato
+# (Portuguese, touch), toto (a name). Not at all: pod (as Polish's)
 _CS = """kde kdy kdo proč jak jaký jaká jaké který která které čí já ty on ona my vy mě
 mne mi tě tebe jeho její jejich můj moje moji mého mém mou tvůj tvoje tvého náš naše
 našeho váš vaše svůj svoje jsou jsem jsi jsme byl byla bylo byli být bude nebo že ve se
-na do od při za nad přes ke ze to ta ty tento tohle ne"""
+na do od při za nad přes ke ze to ta ty tento tohle ne je"""
+_CS_AMBIGUOUS = "co ale po ten pro ano tato toto"
 _RU = """что чего чем как когда где куда откуда почему зачем кто кого кому какой какая
 какие каком это этот эта эти тот та те то и а но или да нет не ни в во на с со к ко по о
 об от до из за для при про у же ли бы был была были было быть есть мы вы я ты он она оно
@@ -82,79 +101,93 @@ _RU = """что чего чем как когда где куда откуда �
 твоё твое твои твоего твоей наша наше наши нашей нашего нашу ваша ваше ваши вашей вашего
 своя своё свои своего своей свою который которая которое которые какое чей чья чьё чьи
 будет этой этого этом себя себе"""
-# Not: ось (an axis in Russian)
+# Ambiguous: ось (an axis in Russian)
 _UK = """що як коли де чому хто який яка які це цей ця ці та й і але або ні на з із до
 від для при про ми ви ти він вона воно вони нам вам мені його її наш ваш мій твій так
 вже ще дуже все щодо моя моє мої мого моєї моїх мою моїй моєму твоя твоє твої твого
 твоєї наша наше наші нашого нашої ваша ваше ваші свій своя своє свої свого своєї їхній
 їхня їхнє їхні їх мене тебе нас вас куди звідки навіщо котрий чий чия яке якої якого був
 була було були бути буде у в за над під між через то той те там тут я"""
-# Not: kim (a name), sen (Vietnamese, lotus), sana (Italian, healthy), beni (Italian,
-# goods), seni (Indonesian, art), ama, var (English), kimi (a name, a model), bana
-# (Swedish, a track)
-_TR = """nerede nereye nereden neresi nerde ne neyi neden niçin niye nasıl hangi hangisi
+_UK_AMBIGUOUS = "ось"
+# Ambiguous: kim (a name), sen (Vietnamese, lotus), sana (Italian, healthy), beni
+# (Italian, goods), seni (Indonesian, art), ama, var (English), kimi (a name, a model),
+# bana (Swedish, a track)
+_TR = """ben nerede nereye nereden neresi nerde ne neyi neden niçin niye nasıl hangi hangisi
 kaç kimin kime biz siz onlar benim senin onun bizim sizin onların ona onu bunu
 şunu bunlar şunlar bu şu ve veya ile için de da ki mi mı mu mü midir mıdır değil yok
 gibi daha çok"""
+_TR_AMBIGUOUS = "kim sen sana beni seni ama var kimi bana"
 # Single syllables that are function words only (ở, one character, is dropped anyway:
-# here for when its marks are typed apart). Not: bạn (also friend), anh (English,
-# the language), chị, ông, bà, họ, mình, nó (Portuguese, knot), để (put: "để ở đâu"), từ
-# (word), đến, về, cho (a name), mà (Catalan, hand), sao (star), bao, giờ (hour), thế (thế
-# giới, world), một, kia (a car), tao
+# here for when its marks are typed apart). Ambiguous: nó (Portuguese, knot), mà
+# (Catalan, hand), cho (a name), kia (a car), tao (Chinese). Not at all, since a
+# Vietnamese question asks about them too: bạn (also friend), anh (English, the
+# language), chị, ông, bà, họ, mình, để (put: "để ở đâu"), từ (word), đến, về, sao (star),
+# bao, giờ (hour), thế (thế giới, world), một
 _VI = """của tôi chúng là có được đã đang sẽ bị không này đó ấy thì các những rồi chưa
 nhé vậy hả đâu ở gì nào khi nhiêu tại trong với và vì nhưng hoặc cái chiếc"""
-# Indonesian and Malay. Not: ada (a language, a name), dia (Portuguese, day), ia
+_VI_AMBIGUOUS = "nó mà cho kia tao"
+# Indonesian and Malay. Ambiguous: ada (a language, a name), dia (Portuguese, day), ia
 # (French, l'IA), yang (a name; yin and yang)
-_ID = """apa apakah siapa siapakah mana manakah kapan bila bilakah mengapa kenapa
+_ID = """di dan apa apakah siapa siapakah mana manakah kapan bila bilakah mengapa kenapa
 bagaimana berapa ke dari pada untuk dengan dalam oleh tentang kepada saya aku kamu anda
 engkau kau awak kami kita mereka beliau ini itu adalah ialah sudah telah akan sedang
 tidak tak bukan juga atau tetapi tapi"""
+_ID_AMBIGUOUS = "ada dia ia yang"
 _EL = """πού που πότε ποτέ τι τί ποιος ποια ποιο ποιοι ποιες ποιον ποιας πώς πως γιατί
 πόσο πόσα πόσοι είναι ήταν είμαι είσαι είμαστε έχω έχει έχουν θα να ο η το οι τα του
 της των τον την τη ένα ένας μια μία και ή αλλά με σε στο στη στην στον στα στους στις
 από για κατά μετά μου σου μας σας τους εγώ εσύ αυτός αυτή αυτό αυτά εμείς εσείς αυτοί
 δεν μην ότι αν"""
-# Swedish, Danish, Norwegian (Bokmål, Nynorsk). Not: var, min, mine, dine, sine, sit,
-# men, dig, ham, med, till (English), om (Romanian, man), hans, mina, dina, sina, meg
-# (names), deg (degrees), vår (spring), vara (goods), ei (German, egg), kva (kVA)
-_NORDIC = """vad när vem vilken vilket vilka varför hur jag du hon det vi ni de mig honom
-henne oss er dem mitt ditt sitt vårt våra ert hennes deras är har hade och eller att som
+# Swedish, Danish, Norwegian (Bokmål, Nynorsk). Ambiguous: var, min, mine, dine, sine,
+# sit, men, dig, ham, med, till, sig, seg (English), om (Romanian, man), hans, mina,
+# dina, sina, meg (names), deg (degrees), ei (German, egg), kva (kVA). Not at all: vår
+# (spring), vara (goods), since a Swedish question asks about them too
+_NORDIC = """vad när vem vilken vilket vilka varför hur jag du hon han den det vi ni de
+mig honom henne oss er dem mitt ditt sitt vårt våra ert hennes deras är har hade och eller att som
 på av för från en ett inte också hvor hvad hvornår hvem hvilken hvilket hvilke hvorfor
 hvordan jeg hun hende hendes os mit dit vores jeres deres være havde og af til fra et
-ikke også hvis hva når dere våre hadde ikkje kvar kven korleis kvifor eg vart"""
-# Not: ei, oli (Italian, oils), olla (Spanish, pot), tai (tai chi), vain (English)
+ikke også hvis hva når dere våre hadde ikkje kvar kven korleis kvifor eg vart at din"""
+_NORDIC_AMBIGUOUS = """var min mine dine sine sit men dig ham med till sig seg om hans mina
+dina sina meg deg ei kva"""
+# Ambiguous: ei (German, egg), oli (Italian, oils), olla (Spanish, pot), tai (tai chi),
+# vain (English)
 _FI = """missä mistä mihin mikä mitä mitkä milloin kuka ketkä kenen kenelle miksi miten
 kuinka millainen minä sinä hän me te he minun sinun hänen meidän teidän heidän minulla
 sinulla minua on ovat ole ja mutta että kun jos se ne tämä tuo nämä myös"""
-# Not: care, sale, tale, mine (English), cine (Spanish, cinema), nu (French, naked), cu
-# (copper), ca (calcium; Catalan, dog), fi (wi-fi), dar (Portuguese, give), mele
-# (Italian, apples), mei, ei
+_FI_AMBIGUOUS = "ei oli olla tai vain"
+# Ambiguous: care, sale, tale, mine (English), cine (Spanish, cinema), nu (French,
+# naked), cu (copper), ca (calcium; Catalan, dog), fi (wi-fi), dar (Portuguese, give),
+# mele (Italian, apples), mei (Chinese), ei (German, egg)
 _RO = """unde ce când cand cum cât câte eu tu el ea noi voi ele tine meu mea tău ta
 său sa nostru noastră vostru voastră lor este sunt era fost al ai am au și şi sau că
 în la pe din de spre pentru despre un unui unei da acest această aceasta acesta asta acel acea"""
-# Not: kit, volt, mint (English), meg (a name)
+_RO_AMBIGUOUS = "care sale tale mine cine nu cu ca fi dar mele mei ei"
+# Ambiguous: kit, volt, mint (English), meg (a name)
 _HU = """hol hová hova honnan mi mit mikor ki kinek miért hogyan hogy melyik milyen mennyi
 én te ők ti engem téged nekem neked az egy és vagy de hanem is van vannak lesz nem ez
 ezt azt ezek azok már csak még nincs vagyok"""
-# Not: nani (Italian, dwarfs), mimi, sisi, yao, hadi (names), wake, lake (English), cha
-# (Vietnamese, father), kuna (a currency)
+_HU_AMBIGUOUS = "kit volt mint meg"
+# Ambiguous: nani (Italian, dwarfs), mimi, sisi, yao, hadi (names), wake, lake
+# (English), cha (Vietnamese, father), kuna (a currency)
 _SW = """wapi nini lini vipi gani je wewe yeye ninyi wao wangu wako wetu wenu yangu yako
 yake yetu yenu changu chako chake langu lako zangu zako zake ni na ya wa za kwa katika
 kutoka lakini huyu hii hiyo hapa"""
+_SW_AMBIGUOUS = "nani mimi sisi yao hadi wake lake cha kuna"
 _BN = """কোথায় কী কি কখন কে কেন কীভাবে কিভাবে কোন কোনটি কত আমি তুমি আপনি সে তিনি আমরা
 তোমরা তারা আমার তোমার আপনার তার তাঁর আমাদের তাদের এবং আর কিন্তু বা অথবা হয় ছিল আছে হবে এই
 সেই ওই এটা সেটা এর থেকে জন্য দিয়ে মধ্যে না নয়"""
-# Not: پر (Persian, feather), تم (Persian, a theme), کس (Persian, someone)
+# Ambiguous: پر (Persian, feather), تم (Persian, a theme), کس (Persian, someone)
 _UR = """کہاں کیا کب کون کیوں کیسے کونسا میں آپ وہ ہم یہ میرا میری میرے تمہارا تمہاری
 تمہارے آپکا ہمارا ہماری ہمارے اپنا اپنی اپنے کا کی کے کو سے اور یا لیکن ہے ہیں تھا تھی
 تھے ہو نہیں بھی تو ہی اس ان ساتھ لیے لئے گا گی گے"""
+_UR_AMBIGUOUS = "پر تم کس"
 _TA = """எங்கே எங்கு என்ன எப்போது யார் ஏன் எப்படி எந்த எது நான் நீ நீங்கள் அவன் அவள்
 அவர் அவர்கள் நாம் நாங்கள் என் என்னுடைய உன் உங்கள் உன்னுடைய அவரது அவனுடைய எங்கள் நம் இது
 அது இந்த அந்த மற்றும் அல்லது ஆனால் உள்ளது இருக்கிறது இருந்தது ஆகும் இல்லை ஒரு பற்றி"""
 _TE = """ఎక్కడ ఏమిటి ఏమి ఏం ఎప్పుడు ఎవరు ఎందుకు ఎలా ఏది నేను నువ్వు మీరు అతను ఆమె
 వారు మేము మనం నా నీ మీ అతని వారి మా మన ఇది అది మరియు లేదా కానీ ఉంది ఉన్నాయి ఉన్నది
 లేదు కాదు ఒక గురించి లో"""
-# Hindi (its possessives too); Marathi below leaves out कोण (who: an angle in Hindi)
+# Hindi (its possessives too); Marathi below has कोण (who) ambiguous: an angle in Hindi
 _HI = """क्या कब कहाँ कहां क्यों कैसे कौन है हैं था थी थे हो के की का को में से पर और
 या लेकिन यह वह ये वे हम मैं तुम आप उस इस उन इन हमने मैंने ने भी तो ही नहीं बारे किया कि
 मेरा मेरी मेरे तेरा तेरी तेरे हमारा हमारी हमारे तुम्हारा तुम्हारी तुम्हारे आपका आपकी आपके
@@ -163,6 +196,7 @@ _MR = """कुठे कुठं काय कधी केव्हा कस
 आम्ही तुम्ही आपण माझा माझी माझे माझ्या तुझा तुझी तुझे तुझ्या त्याचा त्याची त्याचे
 त्याच्या तिचा तिची तिचे आमचा आमची आमचे आमच्या तुमचा तुमची तुमचे तुमच्या आहे आहेत होता
 होती होते आणि किंवा पण हा हे मध्ये साठी नाही"""
+_MR_AMBIGUOUS = "कोण"
 _NE = """कता कहिले किन कसरी कुन कति कसको तिमी तपाईं तपाईँ उनी हामी उनीहरू मेरो तिम्रो
 तपाईंको उसको उनको हाम्रो यो त्यो यी वा तर छन् थियो थिए होइन मा बाट लागि पनि सँग संग"""
 _KA = """სად რა როდის ვინ რატომ როგორ რომელი რამდენი მე შენ ის ჩვენ თქვენ ისინი ჩემი
@@ -223,14 +257,83 @@ LISTS: dict[str, str] = {
     "he": _HE,
     "fa": _FA,
 }
-# (in NFC: Vietnamese typed with combining tone marks, Bengali's য় as two characters)
-STOP_WORDS = frozenset(
-    unicodedata.normalize("NFC", word) for text in LISTS.values() for word in text.split()
-)
+# Stop words only in a question that shows its language (``shown_stops``)
+AMBIGUOUS_LISTS: dict[str, str] = {
+    "de": _DE_AMBIGUOUS,
+    "es": _ES_AMBIGUOUS,
+    "pt": _PT_AMBIGUOUS,
+    "it": _IT_AMBIGUOUS,
+    "nl": _NL_AMBIGUOUS,
+    "pl": _PL_AMBIGUOUS,
+    "cs": _CS_AMBIGUOUS,
+    "uk": _UK_AMBIGUOUS,
+    "tr": _TR_AMBIGUOUS,
+    "vi": _VI_AMBIGUOUS,
+    "id": _ID_AMBIGUOUS,
+    "sv-da-no": _NORDIC_AMBIGUOUS,
+    "fi": _FI_AMBIGUOUS,
+    "ro": _RO_AMBIGUOUS,
+    "hu": _HU_AMBIGUOUS,
+    "sw": _SW_AMBIGUOUS,
+    "ur": _UR_AMBIGUOUS,
+    "mr": _MR_AMBIGUOUS,
+}
 
 
-def is_stop(word: str) -> bool:
-    """Whether the lower-cased ``word`` is a stop word, however its accents are encoded."""
-    return word in STOP_WORDS or (
-        not word.isascii() and unicodedata.normalize("NFC", word) in STOP_WORDS
-    )
+def _words(text: str) -> frozenset[str]:
+    # (in NFC: Vietnamese typed with combining tone marks, Bengali's য় as two characters)
+    return frozenset(unicodedata.normalize("NFC", word) for word in text.split())
+
+
+_LISTED = {lang: _words(text) for lang, text in LISTS.items()}
+_AMBIGUOUS = {lang: _words(text) for lang, text in AMBIGUOUS_LISTS.items()}
+STOP_WORDS = frozenset(word for words in _LISTED.values() for word in words)
+AMBIGUOUS = frozenset(word for words in _AMBIGUOUS.values() for word in words)
+_NONE: frozenset[str] = frozenset()
+
+
+def _lists_of() -> dict[str, list[str]]:
+    """Each stop word's lists (``de``: French, Spanish, Dutch, Nordic...)."""
+    lists: dict[str, list[str]] = {}
+    for lang, listed in _LISTED.items():
+        for word in listed:
+            lists.setdefault(word, []).append(lang)
+    return lists
+
+
+_LISTS_OF = _lists_of()
+
+
+def is_stop(word: str, shown: frozenset[str] = _NONE) -> bool:
+    """Whether the lower-cased ``word`` is a stop word, however its accents are encoded;
+    an ambiguous one only among ``shown`` (``shown_stops``)."""
+    if word in STOP_WORDS or word in shown:
+        return True
+    if word.isascii():
+        return False
+    word = unicodedata.normalize("NFC", word)
+    return word in STOP_WORDS or word in shown
+
+
+def shown_stops(words: Iterable[str]) -> frozenset[str]:
+    """The ambiguous words among a question's lower-cased ``words`` that its language
+    makes stop words: the question's languages are the lists holding the most of its
+    (unambiguous) stop words, at least one, and a word is a stop word when it is ambiguous
+    in each of them. ``Var är min katt?`` is Swedish (``är``), so ``var`` and ``min`` go;
+    ``what is the min value of var x`` is English, and ``min katt`` shows nothing: they
+    stay (recall never drops a keyword on a guess). A stop word of two lists counts for
+    both (``er``: Danish and German): one shared with the language where the ambiguous
+    word means something never tips the balance."""
+    present = {w if w.isascii() else unicodedata.normalize("NFC", w) for w in words}
+    present = {word for word in present if len(word) > 1}  # (a, i, o: of many languages)
+    if present.isdisjoint(AMBIGUOUS):
+        return _NONE
+    counts = Counter(lang for word in present for lang in _LISTS_OF.get(word, ()))
+    if not counts:
+        return _NONE
+    most = max(counts.values())
+    shown = AMBIGUOUS.intersection(present)
+    for lang, count in counts.items():
+        if count == most:
+            shown &= _AMBIGUOUS.get(lang, _NONE)
+    return shown
