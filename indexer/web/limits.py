@@ -37,6 +37,7 @@ import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from indexer.web.sessions import guard_sessions
+from shared.utf8 import utf8_problem
 
 log = logging.getLogger("indexer.web")
 
@@ -230,19 +231,33 @@ def _jsonrpc_refusal(head: bytes, tail: bytes, text: str) -> dict:
     """``jsonrpc_refusal`` of a body too large to parse: its id and method found in the
     body's head or tail."""
     found = _ID.search(head[:512]) or _last(_ID, tail[-512:])
-    request_id: Any = json.loads(found.group(1)) if found else None
+    try:  # (the pattern finds what looks like one: "\\q", 007 or bytes not UTF-8 were a 500)
+        request_id: Any = json.loads(found.group(1)) if found else None
+    except ValueError:
+        request_id = None
     method = _METHOD.search(head[:512]) or _last(_METHOD, tail[-512:])
     return jsonrpc_refusal(request_id, method.group(1).decode() if method else None, text)
 
 
 def jsonrpc_refusal(request_id: Any, method: str | None, text: str) -> dict:
     """A tool error for a tools/call, else a JSON-RPC error; the message starts with the
-    SPEC code either way."""
+    SPEC code either way. An id that is none (``is_request_id``) is answered as null."""
+    request_id = request_id if is_request_id(request_id) else None
     if method == "tools/call" and request_id is not None:
         result = {"content": [{"type": "text", "text": text}], "isError": True}
         result["resultType"] = "complete"  # as every tool result (2026-07-28 needs it)
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": text}}
+
+
+def is_request_id(value: object) -> bool:
+    """Whether ``value`` is an id an answer can echo: MCP's ids are strings and whole
+    numbers. Echoed, a float id of ``1e400`` or ``NaN`` was ``Infinity``/``NaN`` (no JSON),
+    a string holding a lone surrogate its escape (which the client's own parser refuses),
+    an object or ``true`` an id no client sent a request under."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and utf8_problem(value) is None)
 
 
 def _last(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:

@@ -9,22 +9,36 @@ HTTP 400 and a JSON-RPC parse error without an id ("unexpected end of hex escape
 the client could not tell which call failed, or why. ``NotTextRefusals`` wraps the MCP
 endpoint, inside the token check, and answers such a request itself with the refusal
 the tool boundary gives (``not_text_refusal``): a tool error for ``tools/call``, a
-JSON-RPC error for any other request. Nothing runs; the session is not looked at.
+JSON-RPC error for any other request, and a 400 with a JSON-RPC error naming the field
+for a notification (which has no id to answer). Nothing runs.
+
+It also answers a request whose id is no string or whole number (null, ``1.5``, an
+object): the library took such a call for a notification, answered 202, did nothing,
+and its client waited for an answer that never came; and a compressed body, with the
+REST API's 415 (the library's answer was "Parse error: expected value"). A request
+naming a session this server does not hold is left to the library, whatever its body:
+its 404 tells the client to open a new session.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from indexer.web.limits import jsonrpc_refusal, replaying, reply
+from indexer.web.limits import is_request_id, jsonrpc_refusal, replaying, reply
+from indexer.web.sessions import unknown_session
 from shared.utf8 import field_not_text
 
 log = logging.getLogger("indexer.web")
+
+# A top-level id that is no string or whole number may follow (null, true, an object, 1.5)
+_ODD_ID = re.compile(rb'"id"\s*:\s*(?:[^\s"0-9-]|-?[0-9]+[.eE])')
+_BAD_ID = "invalid_argument: the request's id is not a string or a whole number"
 
 
 def not_text_refusal(arguments: Mapping[str, object]) -> str | None:
@@ -40,48 +54,62 @@ def not_text_refusal(arguments: Mapping[str, object]) -> str | None:
 
 
 def body_refusal(body: bytes) -> dict | None:
-    """The JSON-RPC answer to a request whose body holds a lone surrogate; None for any
-    other body (the library parses it, and says what else may be wrong with it)."""
+    """The JSON-RPC answer to a request whose body holds a lone surrogate, or whose id is
+    none (``is_request_id``); None for any other body (the library parses it, and says
+    what else may be wrong with it). An answer without an id goes out as a 400."""
     # Only a body with a surrogate's escape (``\\ud8``-``\\udf``, maybe half of an escaped
-    # emoji's pair) is parsed twice: 0.13 s for 36 MB of escaped emoji, none for others.
-    if b"\\ud" not in body and b"\\uD" not in body:
+    # emoji's pair) or an odd id is parsed twice: 0.13 s for 36 MB of escaped emoji.
+    if b"\\ud" not in body and b"\\uD" not in body and _ODD_ID.search(body) is None:
         return None
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        return None
-    request_id = message.get("id")
-    if request_id is None:  # a notification: there is no call to answer
-        return None
+    if not isinstance(message, dict):
+        return None  # (a batch, a bare value: the library refuses them, 400)
+    method, request_id = message.get("method"), message.get("id")
+    request = isinstance(method, str) and "id" in message
+    # The library took a call with such an id for a notification: 202, nothing done, its
+    # client waiting. (A notification with ``"id": null``, as JSON-RPC 1.0 wrote one, and
+    # an id holding a lone surrogate, refused by name below, are not refused so.)
+    odd = request and not is_request_id(request_id) and not isinstance(request_id, str)
+    if odd and not str(method).startswith("notifications/"):
+        return jsonrpc_refusal(None, method, _BAD_ID)
     params = message.get("params")
     arguments = params.get("arguments") if isinstance(params, dict) else None
     text = not_text_refusal(arguments) if isinstance(arguments, dict) else None
-    if text is None:  # elsewhere: a tool's name, a resource's URI, the id
+    if text is None:  # elsewhere: a tool's name, a resource's URI, the id, a notification's
         bad = field_not_text(params) if isinstance(params, dict) else None
         bad = bad if bad is not None else field_not_text(message)
         if bad is None:  # (only escaped pairs: characters outside the BMP)
             return None
+        what = "request" if request else "message"
         text = (
-            f"invalid_argument: the request's {bad!r} is not valid Unicode text (it holds a"
+            f"invalid_argument: the {what}'s {bad!r} is not valid Unicode text (it holds a"
             " lone UTF-16 surrogate)"
         )
-    if field_not_text({"id": request_id}) is not None:
-        request_id = None  # (echoed, it would be no JSON text either)
-    return jsonrpc_refusal(request_id, message["method"], text)
+    return jsonrpc_refusal(request_id if request else None, method, text)
 
 
 class NotTextRefusals:
-    """ASGI wrapper of the MCP endpoint: a POST whose body holds a lone surrogate is
-    answered here (``body_refusal``); any other request goes on, its body replayed."""
+    """ASGI wrapper of the MCP endpoint: a POST whose body holds a lone surrogate or an
+    id that is none (``body_refusal``), or is compressed, is answered here; any other
+    request goes on, its body replayed."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http" or scope["method"] != "POST" or self._gone(scope):
             await self.app(scope, receive, send)
+            return
+        coding = _coding(scope)
+        if coding not in ("", "identity"):  # (the library: "Parse error: expected value")
+            text = (
+                f"unsupported_media_type: a body with Content-Encoding {coding[:40]!r} is not"
+                " taken: send it uncompressed"
+            )
+            await reply(send, 415, jsonrpc_refusal(None, None, text))
             return
         chunks: list[bytes] = []
         while True:
@@ -94,10 +122,23 @@ class NotTextRefusals:
         body = b"".join(chunks)
         answer = body_refusal(body)
         if answer is not None:
-            log.debug("refused a request holding a lone surrogate: %s", _said(answer))
-            await reply(send, 200, answer)
+            log.debug("refused a request: %s", _said(answer))
+            await reply(send, 200 if answer["id"] is not None else 400, answer)
             return
         await self.app(scope, replaying(body, receive), send)
+
+    def _gone(self, scope: Scope) -> bool:
+        """A request for a session this server does not hold is the library's to answer
+        (404: the client opens a new one), whatever its body."""
+        return unknown_session(getattr(self.app, "session_manager", None), scope)
+
+
+def _coding(scope: Scope) -> str:
+    """The request's Content-Encoding, as the REST API reads it (``auth.csrf_refusal``)."""
+    for name, value in scope["headers"]:
+        if name == b"content-encoding":
+            return value.decode("latin-1").strip().lower()
+    return ""
 
 
 def _said(answer: dict) -> str:

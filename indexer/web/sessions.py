@@ -75,6 +75,19 @@ def guard_sessions(manager: Any, *, handshake_timeout: float) -> bool:
     return True
 
 
+def unknown_session(manager: Any, scope: Scope) -> bool:
+    """Whether the request names a session (``Mcp-Session-Id``) that ``manager`` does not
+    hold: ended, expired, or another server's. The library answers it 404 before reading
+    its body, the answer that tells the client to open a new session."""
+    sessions = getattr(manager, "_server_instances", None)
+    if not isinstance(sessions, dict):
+        return False
+    for name, value in scope["headers"]:
+        if name == b"mcp-session-id":
+            return value.decode("latin-1") not in sessions
+    return False
+
+
 class SessionGuard:
     """Watches every session the manager admits (see the module docstring)."""
 
