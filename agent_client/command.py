@@ -1,10 +1,11 @@
 """The ``agent-client`` command's entry point, light on purpose.
 
-The CLI imports fastmcp, the MCP SDK and openai (2-3 s on a cold start); a Ctrl-C in
-those seconds ended in a traceback. Here the import runs inside the same guard as the
-command, so an early Ctrl-C ends as a late one does: one line and exit status 130; and
-SIGTERM is taken as Ctrl-C from the start (it killed the process outright, status 143,
-while the command imported). Once the command is done, the process ends at once with
+The CLI once imported fastmcp, the MCP SDK and openai as it started (2-3 s; now they
+come as a session opens and as a model merge begins), and a Ctrl-C in those seconds
+ended in a traceback. Here the import runs inside the same guard as the command, so an
+early Ctrl-C ends as a late one does: one line and exit status 130; and SIGTERM is taken
+as Ctrl-C from the start (it killed the process outright, status 143, while the command
+imported). Once the command is done, the process ends at once with
 its status: the interpreter's wind-down (0.6 s of freeing what the SDKs built) had
 SIGTERM back to its default, so a stop in it ended a command that had printed its
 result with status 143.

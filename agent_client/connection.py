@@ -16,6 +16,10 @@ server refused its ``server/discover`` probe) to a restart or its idle timeout a
 History: the changing methods take an optional ``reason`` (kept with the version the
 change makes). It is sent only to a server that keeps history (it offers the
 ``history`` tool): an older one validates its arguments strictly and would refuse it.
+
+The MCP client (fastmcp and the MCP SDK: over a second to import) is imported as a
+session opens, once the URL file names a server: ``--help``, bad usage and an indexer
+that is not running answer without it.
 """
 
 from __future__ import annotations
@@ -26,14 +30,9 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
-
-from fastmcp import Client
-from fastmcp.exceptions import ToolError
-from mcp.shared.exceptions import MCPError
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agent_client.discovery import Endpoint, discover
-from agent_client.mcp_client import close_client, connect_client
 from agent_client.results import (
     AppendResult,
     DeleteResult,
@@ -62,6 +61,9 @@ from shared.errors import (
 )
 from shared.langs import check_lang
 from shared.utf8 import texts_in, utf8_problem
+
+if TYPE_CHECKING:
+    from fastmcp import Client
 
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
 logger = logging.getLogger("agent_client.connection")
@@ -105,12 +107,14 @@ class VaultSession:
         self._prompts.clear()
 
     async def close(self) -> None:
-        await close_client(self._client)
+        await _close_client(self._client)
 
     async def _on_client(self, use: Callable[[Client[Any]], Awaitable[T]]) -> T:
         """``use(client)``; once more on a new connection when the server no longer knows
         this client's session: it refused the request before any tool saw it, so even a
         write is not made twice. ``IndexerOfflineError`` when no connection can be made."""
+        from mcp.shared.exceptions import MCPError  # (loaded with the client: ``open_session``)
+
         client = self._client
         try:
             return await use(client)
@@ -134,7 +138,7 @@ class VaultSession:
         logger.info(
             "the indexer at %s had lost this client's session: connected again", endpoint.url
         )
-        await close_client(gone)
+        await _close_client(gone)
 
     async def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Call one tool; its JSON result, or the typed error it was refused with.
@@ -145,6 +149,9 @@ class VaultSession:
 
         Text that is not UTF-8 (a lone surrogate) is refused here: sent, it would break
         the transport, which looks like an offline indexer."""
+        from fastmcp.exceptions import ToolError  # (loaded with the client: ``open_session``)
+        from mcp.shared.exceptions import MCPError
+
         for key, value in args.items():
             for text in texts_in(value):
                 problem = utf8_problem(text)
@@ -453,7 +460,10 @@ async def _served_workspace(client: Client[Any], timeout: float) -> Path | None:
 
 async def _open_client(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:
     """A client connected to the indexer at ``endpoint``, which serves the settings'
-    workspace; else ``IndexerOfflineError``."""
+    workspace; else ``IndexerOfflineError``. (The MCP client is imported here, once a
+    server is named: see the module.)"""
+    from agent_client.mcp_client import connect_client
+
     client = await connect_client(settings, endpoint)
     # Connected: its session runs in a task of its own (fastmcp's). Closed on every way
     # out, a cancellation (an interrupt) as the workspace is asked for included: left open,
@@ -466,9 +476,15 @@ async def _open_client(settings: ClientSettings, endpoint: Endpoint) -> Client[A
                 f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
             )
     except BaseException:
-        await close_client(client)
+        await _close_client(client)
         raise
     return client
+
+
+async def _close_client(client: Client[Any]) -> None:
+    from agent_client.mcp_client import close_client
+
+    await close_client(client)
 
 
 @contextlib.asynccontextmanager

@@ -4,13 +4,20 @@ An entry that fails or falls back tells the host *why* in ``SystemNotice.error``
 ``fallback_reason``; the same text goes to the log. A vault refusal is already
 ``"<code>: <message>"``; an LLM endpoint's refusal shows its status and message; anything
 else shows its type, its message and its cause (``Connection error.`` alone says little).
+
+The OpenAI SDK is not imported here (0.5 s; a command without a model never needs it):
+an error can be one of its types only once something imported it (``_endpoint_refusal``).
 """
 
 from __future__ import annotations
 
-import openai
+import sys
+from typing import TYPE_CHECKING, TypeGuard
 
 from shared.errors import VaultError
+
+if TYPE_CHECKING:
+    from openai import APIStatusError
 
 MAX_CHARS = 500
 
@@ -18,7 +25,7 @@ MAX_CHARS = 500
 def describe_failure(exc: BaseException) -> str:
     """``exc`` (and its cause) in one line of at most ``MAX_CHARS`` characters."""
     text = _own(exc)
-    if not isinstance(exc, VaultError | openai.APIStatusError):
+    if not (isinstance(exc, VaultError) or _endpoint_refusal(exc)):
         cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
         if cause is not None:
             text += _cause_part(text, cause)
@@ -29,11 +36,18 @@ def _own(exc: BaseException) -> str:
     """``exc`` alone: a vault refusal as it is, an endpoint's refusal as status and message."""
     if isinstance(exc, VaultError):
         return str(exc)
-    if isinstance(exc, openai.APIStatusError):
+    if _endpoint_refusal(exc):
         body = exc.body if isinstance(exc.body, dict) else {}
         message = body.get("message") or exc.message
         return f"{type(exc).__name__} (HTTP {exc.status_code}): {message}"
     return _typed(exc)
+
+
+def _endpoint_refusal(exc: BaseException) -> TypeGuard[APIStatusError]:
+    """Whether ``exc`` is the OpenAI SDK's error for an HTTP error status. Looked up among
+    the loaded modules: while the SDK was never imported, nothing raised one of its errors."""
+    refusal = getattr(sys.modules.get("openai"), "APIStatusError", None)
+    return isinstance(refusal, type) and isinstance(exc, refusal)
 
 
 def _cause_part(text: str, cause: BaseException) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import httpx2
-from mcp.shared.exceptions import MCPError
 
 _BEARER = re.compile(r"(?i)bearer\s+\S+")
 
@@ -73,6 +72,8 @@ def session_gone(exc: BaseException) -> bool:
     the indexer gives), so the indexer's own 404 for a request reaching a closing session
     (``indexer.web.sessions``: only when no answer began) is of one not handed on either.
     """
+    from mcp.shared.exceptions import MCPError  # (loaded with the client: ``connection``)
+
     return (
         isinstance(exc, MCPError) and exc.code == _INVALID_REQUEST and exc.message in _SESSION_GONE
     )

@@ -22,15 +22,13 @@ import logging
 import queue
 import threading
 from dataclasses import dataclass
-
-from openai import AsyncOpenAI
+from typing import TYPE_CHECKING
 
 from agent_client.actions import ActionResult, run_action
 from agent_client.connection import Vault
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
-from agent_client.merge.llm import make_llm
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
 from agent_client.results import AppendResult
 from agent_client.sessions import SessionKeeper
@@ -38,6 +36,9 @@ from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from shared.errors import IndexerOfflineError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 logger = logging.getLogger("agent_client.writer")
 
@@ -402,10 +403,13 @@ class MemoryWriter:
         )
 
     def _llm_client(self) -> AsyncOpenAI:
-        """The OpenAI SDK client, made on first use (bad settings fail the merge, not us)."""
+        """The OpenAI SDK client, made on first use (bad settings fail the merge, not us).
+        The model's side (the SDK: 0.5 s) is imported only then."""
         if self._llm is None:
             if self.settings.llm is None:
                 raise RuntimeError("no LLM configured")
+            from agent_client.merge.llm import make_llm
+
             self._llm = make_llm(self.settings.llm)
         return self._llm
 

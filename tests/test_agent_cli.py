@@ -186,26 +186,41 @@ def test_an_offline_entry_is_said_in_one_line(tmp_path: Path) -> None:
         assert proc.stderr.count("\n") == 1 and "indexer_offline" in proc.stderr, proc.stderr
 
 
+# Run as ``python -c SIGNALLED_IN_IMPORT MODULE SIGNUM ARGS``: the command, which sends
+# itself SIGNUM as MODULE begins to import (a Ctrl-C in the seconds an import takes).
+SIGNALLED_IN_IMPORT = """
+import os, sys
+module, signum = sys.argv[1], int(sys.argv[2])
+del sys.argv[1:3]
+class Signal:
+    def find_spec(self, name, path=None, target=None):
+        if name == module:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signum)
+        return None
+sys.meta_path.insert(0, Signal())
+from agent_client.command import run
+run()
+"""
+
+
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_ctrl_c_while_the_command_imports_is_one_line(
-    tmp_path: Path, sent: signal.Signals
+    server: RunningIndexer, tmp_path: Path, sent: signal.Signals
 ) -> None:
-    """In its first seconds (fastmcp, the MCP SDK and openai importing) a Ctrl-C printed a
-    traceback and ended with a signal's status; a SIGTERM killed it (status 143)."""
-    command = [sys.executable, "-m", "agent_client", "remember", "--title", "t", "x"]
-    proc = subprocess.Popen(
-        [*command, "--workspace", str(tmp_path), "--lang", "en"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    maps = Path(f"/proc/{proc.pid}/maps")
-    deadline = time.monotonic() + 30
-    while proc.poll() is None and time.monotonic() < deadline:
-        if "pydantic_core" in maps.read_text():  # loaded by the SDKs' imports
-            break
-        time.sleep(0.005)
-    proc.send_signal(sent)
-    out, err = proc.communicate(timeout=30)
-    assert (proc.returncode, out, err) == (130, "", "agent-client: interrupted\n")
+    """A Ctrl-C while the command imported (fastmcp, the MCP SDK and openai, seconds)
+    printed a traceback and ended with a signal's status; a SIGTERM killed it (status
+    143). The SDKs now come as a session opens: a stop there is one line too."""
+    for moment, command in (
+        ("agent_client.writer", ["event", "--workspace", str(tmp_path), "--title", "t", "x"]),
+        ("fastmcp", ["search", "--workspace", str(server.workspace), "apple"]),
+    ):
+        args = [sys.executable, "-c", SIGNALLED_IN_IMPORT, moment, str(int(sent))]
+        proc = subprocess.run(
+            [*args, *command, "--lang", "en"], capture_output=True, text=True, timeout=60
+        )
+        said = (proc.returncode, proc.stdout, proc.stderr)
+        assert said == (130, "", "agent-client: interrupted\n"), (moment, said)
 
 
 def test_a_ctrl_c_caught_inside_exec_still_ends_with_130(tmp_path: Path) -> None:

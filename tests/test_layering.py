@@ -5,7 +5,8 @@ only on the standard library, PyYAML and python-frontmatter (and httpx2, which c
 with the OpenAI SDK, for the bound on a model's reply both sides read). Inside the indexer, the
 vault knows nothing of the index, jobs or protocols, and objects are built in the
 composition root only. Inside agent_client, each module imports only the layers below
-it: the writer composes the merge, never the reverse, and nothing imports the CLI."""
+it: the writer composes the merge, never the reverse, and nothing imports the CLI; and
+what ``agent-client`` loads as it starts imports no SDK that only some commands use."""
 
 from __future__ import annotations
 
@@ -267,3 +268,61 @@ def test_only_the_claude_memory_backend_imports_anthropic() -> None:
         uses = sorted(n for n in imported(path) if under(n, "anthropic"))
         if uses and not under(name, "agent_client.claude_memory"):
             raise AssertionError(f"{name} imports {uses}: only agent_client.claude_memory may")
+
+
+# Where ``agent-client`` starts: what these import as they load comes before every answer.
+CLI_START = ("agent_client.command", "agent_client.cli")
+# Imported when used (a session opening, a model merge): over a second and 0.5 s.
+NOT_AT_CLI_START = ("fastmcp", "mcp", "openai")
+
+
+def loaded_with(path: Path) -> set[str]:
+    """What ``path`` imports as it loads: not in functions (run later), nor under ``if
+    TYPE_CHECKING:`` (type hints only). Absolute names (agent_client and shared use no
+    relative imports)."""
+    names: set[str] = set()
+    todo: list[ast.AST] = [ast.parse(path.read_text(), str(path))]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            todo += node.orelse
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            todo += ast.iter_child_nodes(node)
+    return names
+
+
+def source_of(name: str) -> Path | None:
+    """The file of our module (or package) ``name``; None for another's."""
+    base = ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def test_the_cli_start_imports_no_sdk() -> None:
+    """``agent-client --help`` took 3 s, 2 of them fastmcp, the MCP SDK and openai, which
+    only a session (``agent_client.connection``) or a model merge (``merge.llm``) needs."""
+    seen: dict[str, str] = {}  # our module -> the one that imported it first
+    todo = [(name, "") for name in CLI_START]
+    while todo:
+        name, by = todo.pop()
+        if name in seen:
+            continue
+        seen[name] = by
+        path = source_of(name)
+        assert path is not None, name
+        for imported_name in sorted(loaded_with(path)):
+            bad = [sdk for sdk in NOT_AT_CLI_START if under(imported_name, sdk)]
+            assert not bad, f"{name} (imported by {by or 'the script'}) imports {imported_name}"
+            parts = imported_name.split(".")
+            for end in range(1, len(parts) + 1):  # a package's __init__ loads first
+                ours = ".".join(parts[:end])
+                if parts[0] in {"agent_client", "shared"} and source_of(ours) is not None:
+                    todo.append((ours, name))

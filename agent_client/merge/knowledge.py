@@ -10,6 +10,9 @@ not serve, a model setting the SDK or the endpoint refuses, an endpoint that is 
 malformed answer or a bug in the loop all end in the fallback, the reason in the notice
 (``fallback_reason``) and the log. An offline indexer is not an LLM failure: its
 ``IndexerOfflineError`` goes up, and the writer drops the entry as the SPEC says.
+
+The LLM merge (``merge.llm``, and with it the OpenAI SDK: 0.5 s) is imported when a
+model merge begins: the deterministic merge and the rest of the client never need it.
 """
 
 from __future__ import annotations
@@ -17,9 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
-
-from openai import AsyncOpenAI
+from typing import TYPE_CHECKING, Literal
 
 from agent_client.connection import Vault
 from agent_client.failures import describe_failure
@@ -27,15 +28,17 @@ from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.fallback import merge_fallback, new_note_path
 from agent_client.merge.images import ImageFile, copy_images, load_images, place_images
 from agent_client.merge.journal import WriteJournal
-from agent_client.merge.llm import BASE_TOOLS, merge_with_llm
 from agent_client.merge.tools import MergeFailed, ToolExecutor
 from agent_client.settings import ClientSettings, LLMSettings
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import MemoryEntry
 
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
 logger = logging.getLogger("agent_client.merge")
 
-LLMClientFactory = Callable[[], AsyncOpenAI]
+LLMClientFactory = Callable[[], "AsyncOpenAI"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,8 @@ async def _merge_with_llm(
     settings: LLMSettings,
     llm_client: LLMClientFactory,
 ) -> Confirmation:
+    from agent_client.merge.llm import BASE_TOOLS, merge_with_llm  # (the SDK: only now)
+
     vault = journal.vault
     offered = [*BASE_TOOLS, "search"] if await vault.has_search() else list(BASE_TOOLS)
     executor = ToolExecutor(journal, offered)

@@ -1,0 +1,94 @@
+"""``agent-client`` imports only what a command uses.
+
+Every command imported fastmcp and the MCP SDK (1.4 s) and openai (0.6 s): ``--help``
+took 3 s. The MCP client is needed once a session opens, the OpenAI SDK once a model
+merge runs. Each command here runs in a fresh interpreter, as the ``agent-client``
+script runs it, and says which of the SDKs it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers.indexer_process import RunningIndexer
+from helpers.llm_stub import final, running_llm_stub, tool_call
+
+SDKS = ("fastmcp", "mcp", "openai")
+
+COMMAND = """
+import json, sys
+from agent_client.command import main
+try:
+    code = main(sys.argv[2:])
+except SystemExit as exc:  # (argparse: --help, bad usage)
+    code = exc.code
+sdks = sys.argv[1].split(",")
+print(json.dumps([code, sorted({name.split(".")[0] for name in sys.modules} & set(sdks))]))
+"""
+
+
+def run(command: list[str], **env: str) -> tuple[int, list[str], list[str]]:
+    """``agent-client COMMAND`` in a fresh interpreter: its status, the SDKs it imported
+    and the lines it printed before saying so."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_CLIENT_", "VAULT_"))}
+    args = [sys.executable, "-c", COMMAND, ",".join(SDKS), *command]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, env={**base, **env})
+    *printed, last = done.stdout.splitlines() or [""]
+    assert last.startswith("["), (command, done.stdout, done.stderr)
+    code, imported = json.loads(last)
+    return code, imported, printed
+
+
+def test_commands_that_never_connect_import_no_sdk(tmp_path: Path) -> None:
+    """Help, bad usage and an indexer that is not running: answered in a few tenths of
+    a second (a model configured changes nothing: no merge runs)."""
+    offline = ["--workspace", str(tmp_path), "--lang", "en"]
+    model = {"VAULT_LLM_MODEL": "stub-model", "OPENAI_API_KEY": "unused"}
+    for command, status in (
+        (["--help"], 0),
+        (["remember", "--help"], 0),
+        (["search"], 2),
+        (["history", "items/a.md", "--limit", "0", *offline], 2),
+        (["search", *offline, "apple"], 3),
+        (["event", *offline, "--title", "t", "x"], 3),
+        (["remember", *offline, "--title", "t", "x"], 3),
+    ):
+        assert run(command, **model)[:2] == (status, []), command
+
+
+def test_a_server_without_a_model_never_imports_openai(server: RunningIndexer) -> None:
+    """A deterministic merge (a model configured, ``--no-llm``), an event, a search."""
+    ws = ["--workspace", str(server.workspace), "--lang", "en-startup"]
+    model = {"VAULT_LLM_MODEL": "stub-model", "OPENAI_API_KEY": "unused"}
+    for command in (
+        ["remember", *ws, "--no-llm", "--title", "Apples", "an apple a day"],
+        ["event", *ws, "--title", "Lunch", "ate an apple"],
+        ["search", *ws, "apple"],
+    ):
+        assert run(command, **model)[:2] == (0, ["fastmcp", "mcp"]), command
+
+
+def test_a_model_merge_imports_openai_and_merges(server: RunningIndexer) -> None:
+    """The model's side, imported only when the merge begins, still merges."""
+    note = "---\ntitle: Plums\n---\n# Plums\n\na plum is a fruit\n"
+    with running_llm_stub() as stub:
+        stub.run(
+            [
+                tool_call("write", path="items/plums.md", content=note),
+                final(["items/plums.md"], "Created the note."),
+            ]
+        )
+        command = ["remember", "--workspace", str(server.workspace), "--lang", "en-startup"]
+        code, imported, printed = run(
+            [*command, "--json", "--title", "Plums", "a plum is a fruit"],
+            VAULT_LLM_MODEL="stub-model",
+            OPENAI_BASE_URL=stub.base_url,
+            OPENAI_API_KEY="unused",
+        )
+    assert (code, imported) == (0, ["fastmcp", "mcp", "openai"])
+    notice = json.loads(printed[-1])
+    assert notice["method"] == "llm" and notice["updated_files"] == ["items/plums.md"]
