@@ -1,17 +1,19 @@
 """Talk to the indexer's Vault MCP server: one session, lang-bound typed handles.
 
-``open_session(settings)`` discovers the URL, connects within ``connect_timeout`` and
-yields a ``VaultSession``; ``session.vault(lang)`` is a ``Vault`` handle with one typed
-method per tool. ``mcp_vault_connection(lang)`` does both for one-off use.
+``open_session(settings)`` discovers the URL, connects within ``connect_timeout`` (a
+busy server asked again, as a call is: ``mcp_client``) and yields a ``VaultSession``;
+``session.vault(lang)`` is a ``Vault`` handle with one typed method per tool.
+``mcp_vault_connection(lang)`` does both for one-off use.
 
 Errors are mapped here, in one place: a tool refusal becomes the ``VaultError`` subclass
 named by its code (``error_from_message``); anything that means "no server to talk to"
 (no URL file, connection refused, timeout, the server vanished mid-call) becomes
 ``IndexerOfflineError`` and marks the session broken so the caller reconnects.
 
-A server that lost the client's MCP session (2025 protocol: the client's when a busy
-server refused its ``server/discover`` probe) to a restart or its idle timeout answers
-404: the call is made again, once, on a new connection (``session_gone``: it never ran).
+A server that lost the client's MCP session (2025 protocol: the client's when the
+server refused its ``server/discover`` probe other than as busy) to a restart or its
+idle timeout answers 404: the call is made again, once, on a new connection
+(``session_gone``: it never ran).
 
 History: the changing methods take an optional ``reason`` (kept with the version the
 change makes). It is sent only to a server that keeps history (it offers the
@@ -29,7 +31,6 @@ import contextlib
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agent_client.discovery import Endpoint, discover
@@ -51,7 +52,13 @@ from agent_client.results import (
 )
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
-from agent_client.unreachable import is_offline, session_gone, why_unreachable
+from agent_client.unreachable import (
+    BUSY_PAUSES,
+    is_offline,
+    said_busy,
+    session_gone,
+    why_unreachable,
+)
 from shared.errors import (
     IndexerOfflineError,
     InvalidArgumentError,
@@ -68,10 +75,6 @@ if TYPE_CHECKING:
 PROMPT_NAMES = ("mem_entry_spec", "envelope_spec", "vault_spec")
 logger = logging.getLogger("agent_client.connection")
 T = TypeVar("T")
-
-
-# Pauses before calling again a server that said it is busy (``unavailable``): 6 s in all.
-BUSY_PAUSES = (0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 1.5, 1.5)
 
 
 class VaultSession:
@@ -171,7 +174,7 @@ class VaultSession:
             except IndexerOfflineError:  # (it could not connect again)
                 raise
             except MCPError as exc:
-                if not str(exc).startswith("unavailable:"):
+                if not said_busy(exc):
                     raise self._offline(f"tool {name!r}", exc, handled) from exc
                 if pause is None:
                     raise IndexerOfflineError(
@@ -445,40 +448,13 @@ class Vault:
         return await self.session.call("status", {})
 
 
-async def _served_workspace(client: Client[Any], timeout: float) -> Path | None:
-    """The workspace the server serves (its ``status``), or None when it does not say.
-    A URL file left by a crash can name a port another workspace's indexer took since:
-    writes would land in that workspace."""
-    try:
-        async with asyncio.timeout(timeout):
-            result = await client.call_tool("status", {}, raise_on_error=False)
-    except Exception:  # the session's first call tells what is wrong, as before
-        return None
-    served = None if result.is_error else (result.structured_content or {}).get("workspace")
-    return Path(served).resolve() if isinstance(served, str) else None
-
-
 async def _open_client(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:
     """A client connected to the indexer at ``endpoint``, which serves the settings'
-    workspace; else ``IndexerOfflineError``. (The MCP client is imported here, once a
-    server is named: see the module.)"""
+    workspace, once it has a place for it; else ``IndexerOfflineError``. (The MCP client
+    is imported here, once a server is named: see the module.)"""
     from agent_client.mcp_client import connect_client
 
-    client = await connect_client(settings, endpoint)
-    # Connected: its session runs in a task of its own (fastmcp's). Closed on every way
-    # out, a cancellation (an interrupt) as the workspace is asked for included: left open,
-    # the loop's shutdown finalized it from another task (pages of anyio's errors).
-    try:
-        served = await _served_workspace(client, settings.call_timeout)
-        if served is not None and served != Path(settings.workspace).resolve():
-            raise IndexerOfflineError(
-                f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
-                f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
-            )
-    except BaseException:
-        await _close_client(client)
-        raise
-    return client
+    return await connect_client(settings, endpoint)
 
 
 async def _close_client(client: Client[Any]) -> None:

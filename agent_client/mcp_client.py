@@ -3,26 +3,90 @@
 A connect that fails is ``IndexerOfflineError`` saying why in words: refused, no
 answer, or a token the server refuses (HTTP 401, which the MCP client words only
 "Server returned an error response").
+
+A server at its cap of requests in flight refuses at the door (503 ``unavailable``):
+the connect is made again after ``BUSY_PAUSES``, as a call is. The MCP client (protocol
+2026-07-28) first probes ``server/discover``, and takes any JSON-RPC refusal of the
+probe for a server of the 2025 protocol (``mcp.client._probe.negotiate_auto``): it
+falls back at once to ``initialize``, whose MCP session a restart or the server's idle
+timeout can end. A probe refused as busy is raised as ``_Busy`` instead (no JSON-RPC
+error: the MCP client passes it up rather than falling back), so a busy server is
+asked again and the client lands on the current protocol once it has a place.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncGenerator
+from pathlib import Path
 from typing import Any
 
 import httpx2
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
+from fastmcp.client.transports.base import TransportOptions
+from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
 
 from agent_client.discovery import Endpoint
 from agent_client.settings import ClientSettings
-from agent_client.unreachable import why_unreachable
+from agent_client.unreachable import BUSY_PAUSES, said_busy, why_unreachable
 from shared.errors import IndexerOfflineError
 
 
+class _Busy(Exception):
+    """The server refused a step of connecting as busy (its words: ``str``)."""
+
+
+class _ProbingTransport(StreamableHttpTransport):
+    """Streamable HTTP whose ``server/discover`` probe, refused as busy, is ``_Busy``
+    rather than the MCP client's cue to fall back to the 2025 protocol. (The MCP
+    client keeps a transport's own ``send_discover`` and calls it to probe.)"""
+
+    @contextlib.asynccontextmanager
+    async def connect_session(
+        self,
+        *,
+        transport_options: TransportOptions | None = None,
+        **session_kwargs: Any,
+    ) -> AsyncGenerator[ClientSession, None]:
+        async with super().connect_session(
+            transport_options=transport_options, **session_kwargs
+        ) as session:
+            probe = session.send_discover
+
+            async def send_discover(version: str) -> dict[str, Any]:
+                try:
+                    return await probe(version)
+                except MCPError as exc:
+                    if said_busy(exc):
+                        raise _Busy(str(exc)) from None
+                    raise
+
+            session.send_discover = send_discover  # type: ignore[method-assign]
+            yield session
+
+
 async def connect_client(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:
-    """A client connected to ``endpoint``; the caller closes it (``close_client``)."""
+    """A client connected to the indexer at ``endpoint``, which serves the settings'
+    workspace; the caller closes it (``close_client``). Else ``IndexerOfflineError``,
+    after about ``sum(BUSY_PAUSES)`` seconds of asking again when the server is busy."""
+    for pause in (*BUSY_PAUSES, None):
+        try:
+            return await _connect_once(settings, endpoint)
+        except _Busy as exc:
+            if pause is None:
+                raise IndexerOfflineError(
+                    f"cannot connect to the indexer at {endpoint.url}: it stayed busy for "
+                    f"{sum(BUSY_PAUSES):g} s ({exc})"
+                ) from None
+            await asyncio.sleep(pause)
+    raise AssertionError("unreachable")  # (the last pause, None, returns or raises)
+
+
+async def _connect_once(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:
+    """``connect_client`` once; ``_Busy`` when the server refused a step as busy."""
 
     def http_client(
         headers: dict[str, str] | None = None,
@@ -35,7 +99,7 @@ async def connect_client(settings: ClientSettings, endpoint: Endpoint) -> Client
         timeout = httpx2.Timeout(read, connect=settings.connect_timeout)
         return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **kwargs)
 
-    transport = StreamableHttpTransport(
+    transport = _ProbingTransport(
         endpoint.url, auth=endpoint.token, httpx_client_factory=http_client
     )
     client: Client[Any] = Client(
@@ -46,6 +110,9 @@ async def connect_client(settings: ClientSettings, endpoint: Endpoint) -> Client
             await client.__aenter__()
     except Exception as exc:
         await close_client(client)
+        busy = _busy_in(exc)
+        if busy is not None:
+            raise busy from None
         why = why_unreachable(exc, settings.connect_timeout)
         answered = why != "connection refused" and not why.startswith("no answer")
         if answered and await _token_refused(endpoint, settings.connect_timeout):
@@ -58,7 +125,60 @@ async def connect_client(settings: ClientSettings, endpoint: Endpoint) -> Client
             f"cannot connect to the indexer at {endpoint.url} ({why}); is "
             f"`indexer serve --workspace {settings.workspace}` running?"
         ) from exc
+    # Connected: its session runs in a task of its own (fastmcp's). Closed on every way
+    # out, a cancellation (an interrupt) as the workspace is asked for included: left open,
+    # the loop's shutdown finalized it from another task (pages of anyio's errors).
+    try:
+        served = await _served_workspace(client, settings.call_timeout)
+        if served is not None and served != Path(settings.workspace).resolve():
+            raise IndexerOfflineError(
+                f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
+                f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
+            )
+    except BaseException:
+        await close_client(client)
+        raise
     return client
+
+
+async def _served_workspace(client: Client[Any], timeout: float) -> Path | None:
+    """The workspace the server serves (its ``status``), or None when it does not say.
+    A URL file left by a crash can name a port another workspace's indexer took since:
+    writes would land in that workspace. ``_Busy`` when the server refused to say."""
+    try:
+        async with asyncio.timeout(timeout):
+            result = await client.call_tool("status", {}, raise_on_error=False)
+    except MCPError as exc:
+        if said_busy(exc):
+            raise _Busy(str(exc)) from None
+        return None  # the session's first call tells what is wrong, as before
+    except Exception:
+        return None
+    served = None if result.is_error else (result.structured_content or {}).get("workspace")
+    return Path(served).resolve() if isinstance(served, str) else None
+
+
+def _busy_in(exc: BaseException) -> _Busy | None:
+    """The busy refusal behind a failed connect, if one is: the probe's (``_Busy``) or,
+    after a fallback for another reason, the 2025 ``initialize``'s; in the chain of
+    causes or in an exception group the MCP client raised."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        one = todo.pop()
+        if id(one) in seen:
+            continue
+        seen.add(id(one))
+        if isinstance(one, _Busy):
+            return one
+        if said_busy(one):
+            return _Busy(str(one))
+        if isinstance(one, BaseExceptionGroup):
+            todo.extend(one.exceptions)
+        below = one.__cause__ or one.__context__
+        if below is not None:
+            todo.append(below)
+    return None
 
 
 async def close_client(client: Client[Any]) -> None:

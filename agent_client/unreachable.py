@@ -1,6 +1,7 @@
 """Telling why the indexer could not be reached, in words, from an exception chain
-(the MCP client raises ``RuntimeError`` and exception groups that say nothing), and
-whether it no longer knows the client's MCP session (``session_gone``)."""
+(the MCP client raises ``RuntimeError`` and exception groups that say nothing), whether
+it no longer knows the client's MCP session (``session_gone``), and whether it refused a
+request as busy (``said_busy``: asked again after ``BUSY_PAUSES``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import re
 import httpx2
 
 _BEARER = re.compile(r"(?i)bearer\s+\S+")
+
+# Pauses before asking again a server that said it is busy (``unavailable``): 6 s in all.
+BUSY_PAUSES = (0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 1.5, 1.5)
 
 
 def why_unreachable(
@@ -77,3 +81,11 @@ def session_gone(exc: BaseException) -> bool:
     return (
         isinstance(exc, MCPError) and exc.code == _INVALID_REQUEST and exc.message in _SESSION_GONE
     )
+
+
+def said_busy(exc: BaseException) -> bool:
+    """Whether the server refused a request at its cap of requests in flight: a 503 at
+    the door, the request unread (``indexer.web.limits``), so nothing of it ran."""
+    from mcp.shared.exceptions import MCPError  # (loaded with the client: ``connection``)
+
+    return isinstance(exc, MCPError) and exc.message.startswith("unavailable:")

@@ -414,13 +414,13 @@ def test_an_interrupted_remember_takes_its_writes_back(
 # asks the indexer which workspace it serves (a file named by $HELD_MARK says it is there).
 HELD_AT_WORKSPACE_CHECK = """
 import asyncio, os, pathlib
-import agent_client.connection as connection
-asked = connection._served_workspace
+import agent_client.mcp_client as mcp_client
+asked = mcp_client._served_workspace
 async def held(client, timeout):
     pathlib.Path(os.environ["HELD_MARK"]).touch()
     await asyncio.sleep(60)
     return await asked(client, timeout)
-connection._served_workspace = held
+mcp_client._served_workspace = held
 from agent_client.command import run
 run()
 """

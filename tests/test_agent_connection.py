@@ -12,11 +12,18 @@ import time
 from datetime import UTC
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
 
-from agent_client.connection import PROMPT_NAMES, mcp_vault_connection, open_session
+from agent_client.connection import (
+    BUSY_PAUSES,
+    PROMPT_NAMES,
+    mcp_vault_connection,
+    open_session,
+)
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from shared.errors import (
@@ -202,6 +209,90 @@ async def test_a_busy_server_is_asked_again_and_every_call_is_answered(
         running.stop()
 
 
+# One request in flight at most; a body may trickle in (by default one under 16 KB a
+# second is cut after 5 s, which would free the place a test holds)
+ONE_PLACE = {"INDEXER_MAX_REQUESTS": "1", "INDEXER_MIN_BODY_RATE": "0"}
+
+
+def held_request(url: str) -> socket.socket:
+    """A request to ``url`` kept in flight until the socket closes: its headers and the
+    first byte of its body sent, the rest never."""
+    parts = urlsplit(url)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=10)
+    sock.sendall(
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".encode()
+    )
+    return sock
+
+
+async def hold_the_only_place(running: RunningIndexer) -> socket.socket:
+    """A request that holds the place of a server capped at one request in flight, once
+    the server refuses others (503 ``unavailable``)."""
+    held = held_request(running.url)
+    async with httpx2.AsyncClient() as http:
+        for _ in range(250):  # (the server takes the held request in as it reads it)
+            answer = await http.post(running.url, json={"jsonrpc": "2.0", "id": 1})
+            if answer.status_code == 503 and "unavailable:" in answer.text:
+                return held
+            await asyncio.sleep(0.02)
+    held.close()
+    raise AssertionError("the held request never took the server's place")
+
+
+async def free_once_refused(running: RunningIndexer, held: socket.socket) -> None:
+    """Close ``held`` (free the place) once the server has refused one request more than
+    it had (each refusal is a line of its log, the first five a minute)."""
+    refused = running.log().count("refused a request")
+    while running.log().count("refused a request") == refused:
+        await asyncio.sleep(0.01)
+    held.close()
+
+
+async def test_connecting_to_a_busy_server_waits_and_ends_on_the_current_protocol(
+    tmp_path: Path,
+) -> None:
+    """A server whose one place is taken refuses the client's ``server/discover`` probe
+    503 ``unavailable``, and its ``initialize`` (the 2025 protocol's) as well: connecting
+    failed at once as "cannot connect to the indexer" (or, the place freed in between,
+    landed on the 2025 protocol, whose MCP session a restart loses). It now waits as a
+    call does; once the place frees it connects, on the 2026 protocol."""
+    running = start_indexer(tmp_path / "ws", env=ONE_PLACE)
+    held = await hold_the_only_place(running)
+    try:
+        settings = ClientSettings(workspace=running.workspace, tz=UTC)
+        freeing = asyncio.create_task(free_once_refused(running, held))
+        started = time.monotonic()
+        async with open_session(settings) as session:
+            waited = time.monotonic() - started
+            assert freeing.done()  # the server refused the client before it got in
+            client = session._client  # (how it connected: no part of the session's API)
+            assert client.transport.get_session_id() is None  # no Mcp-Session-Id
+            assert client.protocol_version == "2026-07-28"
+            assert client.initialize_result is None  # (the 2025 handshake's)
+            written = await session.vault("en").write("a.md", "# A\n")
+            assert written["created"]
+        assert waited < sum(BUSY_PAUSES)
+    finally:
+        held.close()
+        running.stop()
+
+
+async def test_a_server_busy_past_the_pauses_is_offline_saying_so(tmp_path: Path) -> None:
+    running = start_indexer(tmp_path / "ws", env=ONE_PLACE)
+    held = await hold_the_only_place(running)
+    try:
+        settings = ClientSettings(workspace=running.workspace, tz=UTC)
+        started = time.monotonic()
+        with pytest.raises(IndexerOfflineError, match=r"stayed busy for 6\.05 s"):
+            async with open_session(settings):
+                pass
+        assert sum(BUSY_PAUSES) <= time.monotonic() - started < sum(BUSY_PAUSES) + 2
+    finally:
+        held.close()
+        running.stop()
+
+
 async def test_a_connection_logs_no_request_lines_at_info(
     settings: ClientSettings, lang: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -345,16 +436,16 @@ async def test_a_session_cancelled_as_it_opens_is_closed(
     serves, ``open_session`` left the client's own session task running: closed later
     from another task (the loop's shutdown), its generators printed pages of anyio's
     "Attempted to exit cancel scope in a different task"."""
-    from agent_client import connection
+    from agent_client import mcp_client
 
-    asked, held = connection._served_workspace, asyncio.Event()
+    asked, held = mcp_client._served_workspace, asyncio.Event()
 
     async def hold(client: Any, timeout: float) -> Path | None:
         held.set()
         await asyncio.sleep(60)
         return await asked(client, timeout)
 
-    monkeypatch.setattr(connection, "_served_workspace", hold)
+    monkeypatch.setattr(mcp_client, "_served_workspace", hold)
     before = asyncio.all_tasks()
 
     async def open_one() -> None:

@@ -4,13 +4,14 @@ server's idle timeout (``INDEXER_SESSION_IDLE_TIMEOUT``, 1 s here) and restarts.
 Against this indexer the client speaks MCP 2026-07-28, which has no sessions (no
 ``Mcp-Session-Id``): an idle timeout or a restart on the same port has nothing of it to
 end, and its next call just works. It falls back to the 2025 protocol, which has
-sessions, when the server refuses its ``server/discover`` probe: a busy indexer does
-(503 ``unavailable``), and when its ``initialize`` right after gets in, the connection
-keeps that session for its whole life. Its open event stream (GET) keeps it from
-idling out, but after a restart on the same port, or once the server ended it (as its
-idle timeout ends one), every call failed as "indexer offline" ("Session not found",
-HTTP 404): now the client connects again, once, and calls again. The server refuses
-such a request before any tool sees it, so even a write is made once.
+sessions, when the server refuses its ``server/discover`` probe (other than as busy: a
+busy indexer's 503 ``unavailable`` made it fall back too, until connecting learned to
+wait for a place), and the connection keeps that session for its whole life. Its open
+event stream (GET) keeps it from idling out, but after a restart on the same port, or
+once the server ended it (as its idle timeout ends one), every call failed as "indexer
+offline" ("Session not found", HTTP 404): now the client connects again, once, and calls
+again. The server refuses such a request before any tool sees it, so even a write is
+made once.
 """
 
 from __future__ import annotations
@@ -150,9 +151,9 @@ def test_the_writer_and_the_memory_tool_go_on_past_the_idle_timeout_and_a_restar
 
 
 async def session_2025(settings: ClientSettings) -> tuple[VaultSession, Client[Any]]:
-    """A connection on the 2025 protocol, as the agent client's own is when the server was
-    busy as it connected (its ``server/discover`` refused 503, its ``initialize`` not);
-    and its client (the one it begins with)."""
+    """A connection on the 2025 protocol, as the agent client's own is when the server
+    refused its ``server/discover`` probe (other than as busy); and its client (the one
+    it begins with)."""
     endpoint = discover(settings.url_file, settings.token_file)
     client: Client[Any] = Client(StreamableHttpTransport(endpoint.url), mode="legacy")
     await client.__aenter__()
