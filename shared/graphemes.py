@@ -40,6 +40,16 @@ def continues(char: str) -> bool:
     )
 
 
+def unmarked(text: str) -> str:
+    """``text`` without what opens it that belongs to a character before it (a mark, a
+    joiner, a selector, a half-width voicing mark): a piece cut out of a run may open
+    with one, and a keyword that does is a mark hanging on nothing."""
+    start = 0
+    while start < len(text) and continues(text[start]):
+        start += 1
+    return text[start:]
+
+
 def character_start(text: str, end: int, least: int = 0) -> int:
     """``end``, moved back to where a character as seen starts (see the module); never
     before ``least`` (a bound on the walk back over a run of marks)."""

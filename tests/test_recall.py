@@ -10,21 +10,23 @@ import os
 import random
 import re
 import time
+import unicodedata
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from indexer.core import Core
 from indexer.daemon import build_core
 from indexer.index.service import NoteIndex
+from indexer.index.text import stream_safe
 from indexer.jobs.delimiter import _openers
-from indexer.jobs.keywords import extract_keywords
-from indexer.jobs.recall import CLOSE, OPEN, SHARES, Recall, lines_shown
+from indexer.jobs.keywords import MAX_KEYWORDS, extract_keywords
+from indexer.jobs.recall import CLOSE, MAX_QUERY_BYTES, OPEN, SHARES, Recall, lines_shown
 from indexer.jobs.tokens import estimate_tokens, fit_paragraphs, paragraphs_of, quarters
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
@@ -251,6 +253,7 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
         ("the of and to what", []),
         ("what do we know about AI", ["ai"]),  # (an acronym, not Italian "ai")
         ("WHAT IS THE PLAN", ["plan"]),  # (capitals throughout: no acronyms)
+        ("ｗｈａｔ ｉｓ ｔｈｅ ｐｌａｎ", ["plan"]),  # (full-width: as search reads it)
         ("AI技术是什么", ["ai", "技术"]),  # (one word in capitals beside Chinese: an acronym)
         ("猫 AI", ["猫", "ai"]),
         ("茶", ["茶"]),  # a Han character alone is a word
@@ -291,6 +294,15 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
 )
 def test_keywords_drop_stop_words_in_every_script(query: str, expected: list[str]) -> None:
     assert extract_keywords(query) == expected
+
+
+@pytest.mark.parametrize(
+    "query", ["고양이 사료는 어디", "Chìa khóa của tôi ở đâu?", "Où est le café ?"]
+)
+def test_a_decomposed_question_gives_the_keywords_of_it_composed(query: str) -> None:
+    """A Korean question typed in jamo (as macOS writes file names) gave pairs of jamo
+    (``\\u1169\\u110b``) and no word; search reads the question composed (NFC)."""
+    assert extract_keywords(unicodedata.normalize("NFD", query)) == extract_keywords(query)
 
 
 def test_an_acronym_and_a_single_han_character_recall_their_notes(fresh: World) -> None:
@@ -1374,12 +1386,94 @@ def test_without_the_summaries_job_no_folder_summary_is_quoted(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     ("query", "expected"),
-    [("I❤️love tea", ["love", "tea"]), ("\u0301abc def", ["abc", "def"]), ("👍🏽great", ["great"])],
+    [
+        ("I❤️love tea", ["love", "tea"]),
+        ("\u0301abc def", ["abc", "def"]),
+        ("👍🏽great", ["great"]),
+        ("l'\u0301database", ["database"]),  # (after an apostrophe: was \u0301database)
+        ('"\u0301abc def"', ['"abc def"']),  # (a quoted phrase: was "\u0301abc def")
+        ('"\u0e47一" x', ['"一"']),
+    ],
 )
 def test_a_keyword_never_starts_with_a_mark(query: str, expected: list[str]) -> None:
     """A mark after an emoji (its variation selector) is the emoji's, not the next word's:
-    ``I❤️love`` gave recall's heading the keyword ``\\ufe0flove``."""
+    ``I❤️love`` gave recall's heading the keyword ``\\ufe0flove``; a mark after an
+    apostrophe or opening a quoted phrase, the keyword ``\\u0301database``."""
     assert extract_keywords(query) == expected
+
+
+# Pieces of questions in the scripts keywords reads apart, and what comes between them:
+# marks, joiners, variation selectors, fullwidth forms, kana beside kanji, Han of
+# Extensions B to G, private use, unassigned code points, stop words, quotes, capitals
+_PIECES = [
+    *"database Migration AI what die Var är min katt l' ' ’s \" . ? ( - ".split(" "),
+    *"数据库 迁移 在 都 成都市 们 們 過 几 三 東京都庁 在留資格 カード の は ｶﾞ 々 。".split(),
+    *"แมว กิน อะไร เมื่อไหร่ ก็ ์ ຫຍັງ ກິນ ကြောင် ဘာ စား လဲ ္ ဘယ် သဘာဝ ឆ្មា ស៊ី អ្វី ណា".split(),
+    *"البيانات ال הנתונים ה داده\u200cها ها 고양이 를 Որտե՞ղ ＡＢＣ １２３ İ ß Σ ǅ".split(),
+    *"\u0301 \u0316 \u200d \u200c \ufe0f \U000e0100 \u00ad \u2060 \u0e4c \u103a \u17d2".split(),
+    *"\U00020000 \U0002a700 \U0002b740 \U0002ceb0 \U00030000 \U00031350 \ue000".split(),
+    *"\U000f0000 \u0378 \U0003ffff ❤️ 👍🏽 \U0001f1ef\U0001f1f5".split(),
+    " ",
+    "\n",
+]
+_RANGES = [
+    (0x20, 0x7F), (0x300, 0x36F), (0x370, 0x4FF), (0x530, 0x6FF), (0x900, 0x97F),
+    (0xE00, 0xEFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x1780, 0x17FF), (0x2000, 0x206F),
+    (0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0xE000, 0xF8FF),
+    (0xF900, 0xFAFF), (0xFE00, 0xFE0F), (0xFF00, 0xFFEF), (0x20000, 0x323AF),
+    (0xE0100, 0xE01EF),
+]  # fmt: skip
+_MIXED = st.lists(
+    st.sampled_from(_PIECES) | st.one_of(*(st.integers(a, b).map(chr) for a, b in _RANGES)),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text() | _MIXED)
+@example("几")  # (a Chinese piece of numerals alone: IndexError)
+@example("会议在三楼还是四")
+@example("l'\u0301database")
+def test_keywords_of_any_text_are_few_and_written_in_it(query: str) -> None:
+    """Whatever the question, keywords never fail, stay under the cap, and each is
+    written in the question (in NFC, its width forms plain, lower-cased, Armenian marks
+    off, a phrase's spaces one), never empty nor opening with a combining mark. A
+    question of numerals alone between Chinese stops (三, 几, 会议在三楼还是四) failed
+    recall with an IndexError."""
+    keywords = extract_keywords(query)
+    assert len(keywords) <= MAX_KEYWORDS
+    text = re.sub("[\uff01-\uffef]+", lambda m: unicodedata.normalize("NFKC", m[0]), query)
+    text = unicodedata.normalize("NFC", stream_safe(text)).replace("’", "'").replace("ʼ", "'")
+    text = " ".join(re.sub("[\u055b\u055c\u055e]", "", text).split()).casefold()
+    for keyword in keywords:
+        bare = keyword[1:-1] if len(keyword) > 2 and keyword[0] == keyword[-1] == '"' else keyword
+        assert bare and unicodedata.category(bare[0])[0] != "M", keywords
+        assert bare.casefold() in text, (keyword, keywords)
+
+
+# Questions of the largest size recall takes, repeating what each rule walks: a question
+# word (Myanmar, Thai), a stop character, a stop word list, two scripts every character
+_HOSTILE = [
+    "ဘာ", "ဘယ်", "သဘာဝ", "เมื่อไหร่", "แมวกินอะไร", "ก็ก", "ກິນຫຍັງ", "ឆ្មាស៊ីអ្វី", "ពេលណា",
+    "在", "都", "成都市", "变成都市", "公司现在", "书最好", "我要交报告", "三个人", "一二三",
+    "我們都去過台北", "在留資格の", "都カ", "고양이를 ", "البيانات ", "Որտե՞ղ ", "A ",
+    "Var är min ", "die con sin ", "\"x", "a\u0301", "ＡＢＣ", "\U00020000", "กa", "在ก", "ဘa",
+    "a在กဘ្ال",
+    " ".join(
+        "what is the where are wie ist der dove è la var är min où est le gdzie jest".split() * 20
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("unit", _HOSTILE)
+def test_a_hostile_question_of_the_largest_size_is_read_quickly(unit: str) -> None:
+    """Each rule of keywords walks the question once: none goes quadratic on a question
+    repeating what it looks for (measured: 5-75 ms each, 16 KB up to 160 ms)."""
+    question = unit * (MAX_QUERY_BYTES // len(unit.encode()))
+    began = time.process_time()
+    keywords = extract_keywords(question)
+    assert time.process_time() - began < 0.5
+    assert len(keywords) <= MAX_KEYWORDS
 
 
 def test_a_note_quoted_at_every_turn_is_split_once_and_an_edit_shows_at_once(

@@ -5,8 +5,9 @@ grammar where they are not (我们都去过, 放在哪儿, 也许, 公司现在�
 words as grammar (那本书) unless they name a place (五台山), a one-character verb after
 要 and what is said after 最 or 很 no part of the noun's word (我要交报告, 哪本书最好: 报告,
 书), a run with katakana as Japanese (在留カード更新), and a run of kanji simplified Chinese
-does not write without Chinese grammar too (在留資格); and recall finding and quoting the
-note that says them."""
+does not write without Chinese grammar too (在留資格); a question in traditional
+characters cut as in simplified (我們都去過台北); and recall finding and quoting the note
+that says them."""
 
 from __future__ import annotations
 
@@ -239,7 +240,8 @@ def test_a_long_question_of_distinct_kanji_is_read_quickly() -> None:
     began = time.process_time()
     keywords = extract_keywords(question)
     assert time.process_time() - began < 0.5
-    assert keywords[0] == question  # (no Chinese grammar: read as Japanese, whole)
+    # (們 and characters Japanese does not write: Chinese, cut at its traditional stops)
+    assert keywords and all(keyword in question for keyword in keywords)
 
 
 def _simplified(char: str) -> bool:
@@ -288,6 +290,15 @@ def recall(ws: Workspace, index: NoteIndex) -> Iterator[Recall]:
         ("zh-CN", "也门位于阿拉伯半岛南部。", "门口停着车，门开着。", "也门在哪里", "也门"),
         ("zh-CN", "这是我读过的书。", "最好的办法是早点睡。", "哪本书最好", "书"),
         ("zh-CN", "周五前提交季度报告。", "交通卡在抽屉里。", "我要交报告", "报告"),
+        ("zh-TW", "我們去了台北的夜市。", "我們都很好，他們都在家。", "我們都去過台北", "去過台北"),
+        (
+            "zh-TW",
+            "報告由王小明在週五寫完。",
+            "這份文件誰都可以看，這份是草稿。",
+            "這份報告是誰寫的？",
+            "報告, 寫",
+        ),
+        ("zh-CN", "会议在三楼的大会议室。", "四月的计划。", "会议在三楼还是四", "会议, 三楼, 四"),
     ],
 )
 def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
@@ -298,7 +309,9 @@ def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
     业情况, 都市 for 市生活 (the other notes said 情况, 生活); 公司 for 公司现, 目的 for 目
     (目前), 和平公园 for 平公园 (公园), 书 for 本书 (nothing), 在留 for 留カード (留);
     五台山 for 山, 也门 for 门 (the other notes said them more often), 书 for 书最好 (最好:
-    the other note alone); 在留資格 for 留資格, 报告 for 交报告 (the heading named them)."""
+    the other note alone); 在留資格 for 留資格, 报告 for 交报告 (the heading named them);
+    in traditional characters, 台北 for 們都 too, 報告 for 這份 (no stop was one there: the
+    other note first); 会议在三楼还是四 failed (IndexError: 四, a numeral alone)."""
     recall.vault.write(lang, "a/wanted.md", f"# a\n\n{wanted}\n")
     recall.vault.write(lang, "b/other.md", f"# b\n\n{other}\n")
     result = recall.recall(lang, question, 1500)
@@ -333,3 +346,47 @@ def test_a_question_seeking_nothing_recalls_no_note_on_demand(recall: Recall) ->
     result = recall.recall("zh-CN", "这个人是谁", 1500)
     assert extract_keywords("这个人是谁") == []
     assert [s["layer"] for s in result["sources"]] == ["recent"]
+
+
+# (a question in traditional characters, its keywords): as the same question's in
+# simplified characters, in its own spelling. Each kept a traditional stop before (們,
+# 這, 麼, 嗎, 裡, 過, 誰...: 我們都去過台北 gave 們都 and 們 too).
+TRADITIONAL = [
+    ("我們都去過台北", ["去過台北", "去過", "過台", "台北"]),  # (我们都去过台北)
+    ("這份報告是誰寫的？", ["報告", "寫"]),
+    ("你記得我們上次開會說了什麼嗎？", ["上次開會說", "上次", "次開", "開會", "會說"]),
+    ("伺服器的密碼在哪裡？", ["伺服器", "伺服", "服器", "密碼"]),
+    ("為什麼會議取消了", ["會議取消", "會議", "議取", "取消"]),
+    ("那本書在哪裡", ["書"]),
+    ("我們公司現在的情況", ["公司", "情況"]),  # (現在 after a word: now)
+    ("會議紀要在哪裡", ["會議", "紀要", "紀"]),
+    ("他們在線上開會", ["上開會", "上開", "開會", "在線", "線"]),
+    ("這個專案的負責人是誰？", ["專案", "負責人", "負責", "責人"]),
+    ("這裏的天氣怎麼樣", ["天氣"]),  # (Hong Kong's 裏)
+    ("妳們甚麼時候回來", []),  # (Taiwan's 妳, 甚麼)
+]
+
+
+@pytest.mark.parametrize(("question", "expected"), TRADITIONAL)
+def test_a_question_in_traditional_characters_is_cut_as_in_simplified(
+    question: str, expected: list[str]
+) -> None:
+    assert extract_keywords(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("会议在三楼还是四", ["会议", "三楼", "四"]),  # (IndexError: 四 alone, a numeral)
+        ("一二三", ["一二三", "一二", "二三"]),
+        ("几", []),  # (how many)
+        ("報告書は誰が書きましたか？", ["報告書", "報告", "告書", "書"]),  # (not 誰, who)
+        ("何を決めましたか", ["決"]),  # (not 何, what)
+        # (half-width kana as search reads them: its pairs were ﾞｰ, ﾀﾍ)
+        ("ﾃﾞｰﾀﾍﾞｰｽの移行", ["データベース", "デー", "ータ", "タベ", "ベー", "ース", "移行"]),
+    ],
+)
+def test_numerals_question_words_and_half_width_kana_give_these_keywords(
+    question: str, expected: list[str]
+) -> None:
+    assert extract_keywords(question) == expected

@@ -229,10 +229,24 @@ def test_a_question_word_is_taken_out_wherever_it_stands(
         "ល្អណាស់",  # (very good: ណា, which, with a closing letter after it)
         "ผ้าไหมราคา",  # (silk: ไหม asks only at the end)
         "ใคร่ครวญ",  # (to ponder: ใคร, who, with a tone mark)
+        "သဘာဝဓာတ်ငွေ့",  # (natural gas: ဘာ inside သဘာဝ, nature)
+        "ဒီဇင်ဘာလ",  # (December, and the months September to November: ending in ဘာ)
+        "စက်တင်ဘာ",
+        "အောက်တိုဘာလမှာ",
     ],
 )
 def test_a_word_that_only_begins_like_a_question_word_is_kept(chunk: str) -> None:
+    """(``သဘာဝ``, ``ဒီဇင်ဘာ``: ``ဘာ`` was cut out of them, and the parts around it,
+    ``ဒီဇင်`` and ``လ``, sought apart; the word in no keyword but the whole chunk.)"""
     assert without_question_words(chunk) == [chunk]
+
+
+def test_a_word_holding_a_question_word_is_sought_beside_one() -> None:
+    """``ဒီဇင်ဘာလမှာဘာလုပ်မလဲ`` (what to do in December?): the second ``ဘာ`` is taken out,
+    not the first."""
+    keywords = extract_keywords("ဒီဇင်ဘာလမှာဘာလုပ်မလဲ")
+    assert "ဒီဇင်ဘာလမှာ" in keywords and "လုပ်မ" in keywords, keywords
+    assert "ဒီဇင်" not in keywords, keywords
 
 
 @pytest.mark.parametrize(

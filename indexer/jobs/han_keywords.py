@@ -14,10 +14,12 @@ grammar (下周要交的报告, 猫和狗). A stop opening the question starts t
 it where it may (和平公园, 请假流程, 都江堰); 现在 after a word is "now" (公司现在的情况), a
 measure word after 这, 那 or a number grammar (那本书: 书; not in a name: 五台山), and so
 are a verb of one character after 要 (我要交报告: 报告) and what is said of a noun after
-最 or 很 (哪本书最好: 书). A Japanese question writes its grammar in hiragana and its
-loanwords in katakana (a run holding either is Japanese: 在留カード更新), and its kanji
-in characters simplified Chinese does not write (在留資格: ``han_script``): it is cut at
-its kana only, and its kanji are content (東京都, 都市計画, 就職活動).
+最 or 很 (哪本书最好: 书). Each list is written in simplified characters and read in
+traditional ones too (``han_traditional``: 我們都去過台北 as 我们都去过台北). A Japanese
+question writes its grammar in hiragana and its loanwords in katakana (a run holding
+either is Japanese: 在留カード更新), and its kanji in characters simplified Chinese does
+not write (在留資格: ``han_script``): it is cut at its kana only, and its kanji are
+content (東京都, 都市計画, 就職活動).
 """
 
 from __future__ import annotations
@@ -25,35 +27,42 @@ from __future__ import annotations
 import itertools
 import re
 
+from indexer.index.text import run_units
 from indexer.jobs.han_script import HIRAGANA
+from indexer.jobs.han_traditional import with_traditional, with_traditional_table
+from shared.graphemes import unmarked
 
 # Chinese function words and question words (longest first when cutting). Single
 # characters only when they are nearly always function words (有, 不, 地... also start
 # content words, so they stay). Question words of "which", "what time", "how long";
 # pronouns (大家 everyone, 自己 oneself); adverbs of doubt (也许, 或许: maybe); 在于 (lies
 # in), 正在 (is doing).
-_STOP_ZH_WORDS = """我们 你们 他们 她们 它们 咱们 大家 自己 什么 怎么 怎样 如何 为什么 哪些
+_STOP_ZH_WORDS = with_traditional(
+    """我们 你们 他们 她们 它们 咱们 大家 自己 什么 怎么 怎样 如何 为什么 哪些
     哪个 哪天 哪家 哪种 哪位 哪年 哪次 几点 几号 几天 几个 几次 多久 这个 那个 这些 那些
     关于 有关 还有 或者 以及 但是 因为 所以 如果 就是 还是 是否 已经 一下 一些 可以 应该
     没有 记得 告诉 请问 帮我 一个 哪里 哪儿 什么时候 什么样 这样 那样 多少 怎么样 怎么办 这里
     那里 这儿 那儿 也许 或许 在于 正在 的 了 吗 呢 吧 啊 呀 么 我 你 他 她 它 们 这 那 也 都 就
     把 被 请 和 与 及 或 是 在 要 谁 哪""".split()
+)
 # A verb placing something, then 在 (at): the question asks where, and its word is the
 # thing placed (我的书放在哪儿了: 书, not 书放). Not 存在 (exist, and save at).
-_PUT_AT = "放在 住在 停在 留在 写在 记在 挂在 坐在 站在 躺在 藏在 丢在 忘在 落在 摆在".split()
+_PUT_AT = with_traditional(
+    "放在 住在 停在 留在 写在 记在 挂在 坐在 站在 躺在 藏在 丢在 忘在 落在 摆在".split()
+)
 _STOP_ZH = _STOP_ZH_WORDS + _PUT_AT
 # Common words holding a stop character that the rules below read wrong: the stop opens
 # a clause (都市, 就业, 在线: read as the adverb or the preposition), or follows a longer
 # piece (去过成都, 从首都出发). Each is its stop with the character alone beside it,
 # paired first, whatever its place. Only words no common word overlaps: not 京都 (東京都
 # holds it: 東京都庁 is 東京 and 都庁), 现在 (出现在哪里), 请假 (申请假期).
-_WORDS = frozenset("成都 首都 都市 就业 在线".split())
+_WORDS = frozenset(with_traditional("成都 首都 都市 就业 在线".split()))
 _CUTS = re.compile(
     "|".join(re.escape(w) for w in sorted([*_STOP_ZH, *_WORDS], key=len, reverse=True))
 )
 _WORDS_AT = re.compile("|".join(sorted(_WORDS)))
 # A city, county, district or province after a name of ``_WORDS``: its word (成都市).
-_PLACE_SUFFIXES = frozenset("市县区省")
+_PLACE_SUFFIXES = frozenset(with_traditional("市县区省"))
 # Each overlap is one more reading of the whole chunk: a question holds one or two (a
 # chunk repeating one, 成都市成都市..., was read once per overlap: 10 s for 10 KB).
 _MOST_OVERLAPS = 4
@@ -61,7 +70,7 @@ _MOST_OVERLAPS = 4
 # 都市, 现在, 和平, 成就, 申请, 重要; Japanese 京都, 和食): such a pair is a keyword too.
 # The others (particles, pronouns) only between two characters that are alone (目的地);
 # 是 (is) in no word at all (会议要求是什么: not 求是).
-_STOP_IN_WORDS = frozenset("都在和就请把被与及或也要")
+_STOP_IN_WORDS = frozenset(with_traditional("都在和就请把被与及或也要"))
 _IS = "是"
 # Adverbs: with no word before them (a question's start, after a pronoun), they modify
 # the verb after them (都去哪里了, 我们都吃了什么), a word only when asked alone (都市).
@@ -69,16 +78,18 @@ _ADVERBS = frozenset("都也就")
 # 把 and 被 after a pronoun or a noun mark the noun after them (我把书放在哪里了, 妈妈把
 # 书: 书, not 把书; 他被骗了); elsewhere they may start one (我的被子, 如何把握).
 _BEFORE_NOUNS = frozenset("把被")
-_PRONOUNS = frozenset("我 你 他 她 它 我们 你们 他们 她们 它们 咱们 大家 自己 这 那 谁".split())
+_PRONOUNS = frozenset(
+    with_traditional("我 你 他 她 它 我们 你们 他们 她们 它们 咱们 大家 自己 这 那 谁".split())
+)
 # 都 (all) comes before its verb: closing a clause (its end, or before a final particle),
 # it ends a name (成都, 東京都, 想去京都: 京都).
 _ALL = "都"
-_FINALS = frozenset("吗呢吧啊呀的")
+_FINALS = frozenset(with_traditional("吗呢吧啊呀的"))
 # 要 (will, want) after a word; opening a chunk, the start of one (要件定義, 要求是什么).
 _OPENS_WORDS = frozenset("要")
 # 请 is "please" only where a clause starts: after any character it ends its word, a
 # long piece's last one too (签证申请需要: 申请, not the piece 签证申 alone).
-_ENDS_AFTER_ANY = frozenset("请")
+_ENDS_AFTER_ANY = frozenset(with_traditional("请"))
 # Stops that spell a word only after these characters (``_ONLY_AFTER``) or before them
 # (``_ONLY_BEFORE``); beside any other, grammar. 要 (will) ends a word after 纪 (纪要
 # minutes), 概要, 摘要, 重要, 主要, 需要, 必要: a long piece gives its last one up to it
@@ -89,55 +100,60 @@ _ENDS_AFTER_ANY = frozenset("请")
 # 把 starts 把握, 把关 (把文件: the file), 被 被子, 被告, 被动 (被偷的钱包: stolen); 在
 # 在家, 在职, 在校, 在乎 (在北京, 在意大利: at), the adverbs 就 就诊, 就职, 就餐, 就近 (就去:
 # then go) and 也 也门 (Yemen; 也去: also go), wherever they are (我要就诊, 医院就诊流程).
-_ONLY_AFTER = {
-    "要": frozenset("纪概摘重主需必简提首次紧扼"),
-    "的": frozenset("目"),
-    "被": frozenset(),
-}
-_ONLY_BEFORE = {
-    "要": frozenset("求点素件闻领紧害务"),
-    "和": frozenset("平谐解睦约服尚弦"),
-    "请": frozenset("假求示教柬帖"),
-    "及": frozenset("时格早"),
-    "把": frozenset("握关柄手"),
-    "被": frozenset("子告单动迫"),
-    "在": frozenset("家职校读乎逃册"),
-    "就": frozenset("诊职餐读近医绪"),
-    "也": frozenset("门"),
-}
+_ONLY_AFTER = with_traditional_table({"要": "纪概摘重主需必简提首次紧扼", "的": "目", "被": ""})
+_ONLY_BEFORE = with_traditional_table(
+    {
+        "要": "求点素件闻领紧害务",
+        "和": "平谐解睦约服尚弦",
+        "请": "假求示教柬帖",
+        "及": "时格早",
+        "把": "握关柄手",
+        "被": "子告单动迫",
+        "在": "家职校读乎逃册",
+        "就": "诊职餐读近医绪",
+        "也": "门",
+    }
+)
 # 和, 与, 及, 或 before a content word join two (猫和狗: cat and dog, not 猫和); at a
 # clause's end, after one character, they end a word (总和是多少, 温和的人).
-_CONJUNCTIONS = frozenset("和与及或")
+_CONJUNCTIONS = frozenset(with_traditional("和与及或"))
 # An adverb opening the question starts a word before a noun's next words (都江堰在哪里,
 # 都江堰的门票, 都江堰), not before a verb's (都讨论了什么: 了).
 _NOUN_NEXT = ("", "的", "在", "是", "哪")
 # 在 before a place (书在哪里, where is the book) is the verb "be at", not 现在's end;
 # after 存 (save), "at" (照片存在哪里: 照片 and 存, not 照片存).
 _AT = "在"
-_PLACES = ("哪", "这里", "那里", "这儿", "那儿")
+_PLACES = tuple(with_traditional(("哪", "这里", "那里", "这儿", "那儿")))
 _SAVE = "存"
 # 有 (have) ending a piece before a question word is the verb (公司有什么规定: 公司, not
 # 公司有), unless it ends a word there (所有, 拥有, 具有).
 _HAVE = "有"
-_ASKING = ("什么", "多少", "哪", "几", "谁")
+_ASKING = tuple(with_traditional(("什么", "多少", "哪", "几", "谁")))
 _ENDING_IN_HAVE = frozenset(
-    "所有 拥有 具有 含有 享有 持有 占有 富有 只有 特有 共有 私有 国有 固有".split()
+    with_traditional(
+        "所有 拥有 具有 含有 享有 持有 占有 富有 只有 特有 共有 私有 国有 固有".split()
+    )
 )
 # 现在 (now) after a longer piece is the time word, not the piece's end (公司现在的情况:
 # 公司, 报告现在在哪里: 报告), unless the piece ends in a word ending in 现, where 在 is
 # "at" (出现在哪里, 体现在哪些方面), or 在 comes before a place.
-_NOW = "现"
+_NOW = frozenset(with_traditional("现"))
 _ENDING_IN_NOW = frozenset(
-    "出现 发现 实现 表现 体现 呈现 展现 显现 涌现 浮现 再现 重现 复现 兑现 提现 变现 闪现".split()
+    with_traditional(
+        """出现 发现 实现 表现 体现 呈现 展现 显现 涌现 浮现 再现 重现 复现 兑现 提现 变现
+        闪现""".split()
+    )
 )
 # A measure word after 这, 那, 哪 or a number (那本书, 三张照片, 这次会议) is grammar: the
 # noun is what follows it. Not where it starts a word there (这部分, 这项目, 一次性).
-_DETERMINERS = frozenset("这那哪")
-_NUMERALS = "一二两三四五六七八九十百千万几半〇"
-_MEASURES = frozenset("本个张件条只位部台辆篇份种家项场座所段封间次批套")
+_DETERMINERS = frozenset(with_traditional("这那哪"))
+_NUMERALS = "".join(with_traditional("一二两三四五六七八九十百千万几半〇"))
+_MEASURES = frozenset(with_traditional("本个张件条只隻位部台辆篇份种家项场座所段封间次批套"))
 _MEASURE_WORDS = frozenset(
-    """部分 部门 部署 条件 条款 位置 本地 本人 本身 本来 台风 种类 种子 家庭 家人 家里 家具
-    项目 场景 场地 场所 场合 座位 所有 所谓 段落 份额 只有 次数 次性 套餐""".split()
+    with_traditional(
+        """部分 部门 部署 条件 条款 位置 本地 本人 本身 本来 台风 种类 种子 家庭 家人 家里 家具
+        项目 场景 场地 场所 场合 座位 所有 所谓 段落 份额 只有 次数 次性 套餐""".split()
+    )
 )
 # People and months counted after a measure (几个人参加会议, 三个月): grammar too (人参,
 # ginseng, was a keyword).
@@ -145,22 +161,27 @@ _COUNTED = frozenset("人月")
 # A measure that counts no place (台 machines, 本 books), before a place's last character
 # closing the piece, is part of its name (五台山, 七台河, 九台区); 座, 条, 个... count
 # places (一座山: 山).
-_COUNTS_PLACES = frozenset("座条个家所间")
-_PLACE_ENDS = frozenset("山岭峰岛湖河江寺塔桥城村镇县区市路街港湾峡沟")
+_COUNTS_PLACES = frozenset(with_traditional("座条个家所间"))
+_PLACE_ENDS = frozenset(with_traditional("山岭峰岛湖河江寺塔桥城村镇县区市路街港湾峡沟"))
 # After 要 (will, want), 可以 or 应该, a verb: a piece of three characters opening with
 # one of these is the verb and its object, the word sought (我要交报告: 报告; 我要打印文件,
 # 提交报告: a verb of two, kept). Not 洗 (洗衣机), nor 玩 (玩具车): nouns of three.
-_MODALS = frozenset("要 可以 应该".split())
-_VERBS = frozenset("交买卖订看读写学吃喝找查做拿送带寄借换填改删问搬租穿修退领缴听开打发收存办")
+_MODALS = frozenset(with_traditional("要 可以 应该".split()))
+_VERBS = frozenset(
+    with_traditional("交买卖订看读写学吃喝找查做拿送带寄借换填改删问搬租穿修退领缴听开打发收存办")
+)
 # 最 (most) and 很 (very) after a noun start what is said of it (哪本书最好: 书, not
 # 书最好; 这个问题很重要: 问题), unless 最 starts a time word (最近, 最后, 最初, 最终).
-_DEGREES = {"最": frozenset("近后初终"), "很": frozenset()}
+_DEGREES = with_traditional_table({"最": "近后初终", "很": ""})
 _DEGREE_AT = re.compile(f"[{''.join(_DEGREES)}]")
 # A Han character alone is a word (茶 tea, 猫 cat, 书 book), but these mostly begin or
 # join other words, or serve as grammar: alone, they are no keyword; a piece of nothing
-# else is none either (去过成都: 去过, 我想去京都: 想去).
+# else is none either (去过成都: 去过, 我想去京都: 想去). Nor are what, who and how many
+# (何, 谁, 几: Japanese writes 何 and 誰 between its kana, 誰が書きましたか).
 _NOT_ALONE = frozenset(
-    "有不地个要会说去来回很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等样用找查前后"
+    with_traditional(
+        "有不地个要会说去来回很上下中大小对多能想让给着过得到从为以之于其而又再才只还更最没将向等样用找查前后何谁几"
+    )
 )
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
 # Japanese writes a loanword in katakana: a word of its own beside kanji (在留カード).
@@ -192,6 +213,7 @@ def han_keywords(run: str, in_japanese: bool) -> list[str]:
     out: list[str] = []
     alone: list[str] = []  # (after the longer words: they rank them)
     for piece in pieces + joined:
+        piece = unmarked(piece)  # (a mark after a stop: no keyword opens with it)
         if len(piece) < 2:
             if _HAN.fullmatch(piece) and piece not in _NOT_ALONE:
                 alone.append(piece)  # 茶, 书在哪里: a word of its own, else nothing was left
@@ -199,8 +221,9 @@ def han_keywords(run: str, in_japanese: bool) -> list[str]:
         if _grammar(piece):
             continue
         out.append(piece)
-        if len(piece) > 2:
-            out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+        units = run_units(piece)  # (as the index pairs them: a character with its marks)
+        if len(units) > 2:
+            out.extend(map("".join, itertools.pairwise(units)))
     out += alone
     if not out and HIRAGANA.fullmatch(run):
         return _kana_keywords(run)
@@ -246,7 +269,7 @@ def _parts(chunk: str, skip: int = -1) -> list[tuple[str, bool]]:
         at = cut.end()
         if word == _AT and _ends_in_now(piece, chunk[at:], parts[-1:]):
             parts += [(piece[:-1], False)] if len(piece) > 1 else []
-            parts.append((_NOW + word, True))  # 公司现在的情况: 公司
+            parts.append((piece[-1] + word, True))  # 公司现在的情况: 公司
             continue
         if piece:
             parts.append((piece, False))
@@ -276,9 +299,9 @@ def _ends_in_now(piece: str, rest: str, before: list[tuple[str, bool]]) -> bool:
     ``rest``, ends 现在 (now): after a word (公司现在的情况), or 现 alone after a pronoun
     (他现在在哪里); not after a word ending in 现 (出现在哪里: ``_ENDING_IN_NOW``), nor
     after a word before a place. Opening the question, 现在 stays a word (现在的工作)."""
-    if piece == _NOW:
+    if piece in _NOW:
         return any(is_stop and text in _PRONOUNS for text, is_stop in before)
-    ends = len(piece) > 1 and piece[-1] == _NOW and piece[-2:] not in _ENDING_IN_NOW
+    ends = len(piece) > 1 and piece[-1] in _NOW and piece[-2:] not in _ENDING_IN_NOW
     return ends and not rest.startswith(_PLACES)
 
 
@@ -296,8 +319,8 @@ def _without_measures(parts: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
         determined = numbers > 0 or before[0][-1:] in _DETERMINERS
         measure = text[numbers : numbers + 2]  # (with the character after it)
         measured = determined and len(measure) == 2 and measure[0] in _MEASURES
-        named = measure[0] not in _COUNTS_PLACES and measure[1:] in _PLACE_ENDS
-        measured = measured and not (named and len(text) == numbers + 2)  # (五台山)
+        if measured and len(text) == numbers + 2:  # (五台山; 三 alone has no measure)
+            measured = measure[0] in _COUNTS_PLACES or measure[1] not in _PLACE_ENDS
         if measured and measure not in _MEASURE_WORDS:
             before = (text[: numbers + 1], True)
             out.append(before)

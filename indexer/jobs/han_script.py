@@ -9,8 +9,8 @@ within JIS X 0208. One holding a character outside GB2312 (資, 庁, 駅: a Japa
 traditional one Japanese shares) and no sign of Chinese is Japanese. A sign of Chinese is a
 character Japanese does not write (outside JIS X 0208: 说, 們's 们, 嗎) or Chinese grammar
 (的, 是, 哪, 這: a traditional question holds some, a Japanese compound none). Without
-grammar, a traditional Chinese phrase read as Japanese loses nothing but a cut at 在 or 都
-(在臺灣工作: the whole, with its bigrams).
+grammar, a traditional Chinese phrase read as Japanese is sought whole, with its bigrams,
+not cut at its stops (在臺灣工作; 我要交報告 asks for 我要 too, 報告 among them).
 """
 
 from __future__ import annotations

@@ -25,20 +25,21 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 
 import re2
 
 from indexer.index.arabic_article import without_article
 from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
-from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN
+from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN, stream_safe
 from indexer.jobs.han_keywords import han_keywords
 from indexer.jobs.han_script import japanese
 from indexer.jobs.question_words import ENDINGS, without_endings, without_question_words
 from indexer.jobs.short_chunks import OTHER_STOPS, pairs
 from indexer.jobs.stop_words import is_stop, shown_stops
 from indexer.jobs.syllables import bare, closes, syllables
-from shared.graphemes import continues
+from shared.graphemes import continues, unmarked
 
 MAX_KEYWORDS = 24
 _STACKING = "\u17d2\u1039"  # Khmer's coeng, Myanmar's virama: the next consonant goes below
@@ -57,7 +58,7 @@ _KO_NOUN_ENDINGS = frozenset("이 가 도 로 과 의 나 만".split())
 _STOP_KO = frozenset(
     """무엇 뭐 어떻게 왜 언제 어디 누구 그리고 그러나 하지만 그 이 저 것 어디서 누가 무슨 어느
     어떤 뭘 뭔 뭐가 제가 내가 나는 저는 저의 나의 너의 우리 저희 당신 있어 있어요 있나요 있니
-    있습니까 입니다 입니까""".split()
+    있습니까 입니다 입니까 대해 관해""".split()
 )
 _QUOTED = re.compile(r'"([^"]+)"')
 # A letter or digit, then letters, digits and marks (a Devanagari vowel sign is part of
@@ -66,29 +67,44 @@ _QUOTED = re.compile(r'"([^"]+)"')
 # the invisible characters search drops inside a word (``text.searchable``) join it:
 # Persian's ZWNJ (``می‌خواهم``), the ZWJ of Sinhala's ``ශ්‍රී`` or Bengali's ``র‍্যাব``,
 # Mongolian's vowel separator, a zero-width space. (They cut it: ``ශ්`` and ``රී`` found
-# nothing, since search reads one word there.)
-_WORD = re2.compile(rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’ʼ]|[{SHOWING_NOTHING}]+)[\pL\pN\pM]+)*")
+# nothing, since search reads one word there.) After an apostrophe, a letter or digit
+# (``l'\u0301x`` gave the keyword ``\u0301x``, a mark opening it).
+_WORD = re2.compile(
+    rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’ʼ][\pL\pN]|[{SHOWING_NOTHING}]+[\pL\pN\pM])[\pL\pN\pM]*)*"
+)
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
 # Armenian's question, emphasis and exclamation marks, written on the stressed vowel
 # (``Որտե՞ղ``, where?): they cut the word in two (``որտե``), neither a stop word
 _ARMENIAN_MARKS = re.compile("[\u055b\u055c\u055e]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_WIDTH_FORMS = re.compile("[\uff01-\uffef]+")
 # What a sentence's first word follows (a capital there is no name's)
 _SENTENCE_ENDS = frozenset(".!?;:…¿¡\n\r")
+# What may stand between them and the word: spaces, an opening bracket or quote, a list's
+# bullet, emphasis (``(Var är min katt?)``, ``- Dove sono le chiavi?``: no names)
+_OPENING = frozenset(" \t([{«‹“‘„\"'*_-–—•>#")
 # Punctuation around a word, for ``shown_stops``'s words: cut at spaces, since a pass of
 # ``_WORD`` (re2) costs as much as the rest of ``extract_keywords``
 _AROUND = string.punctuation + "¿¡«»“”„‘’…–—؟،؛।॥։።"
 
 
 def extract_keywords(query: str) -> list[str]:
-    """Keywords of ``query`` in order of appearance, without duplicates, at most
+    """Keywords of ``query`` (in NFC) in order of appearance, without duplicates, at most
     ``MAX_KEYWORDS``; a quoted phrase is one keyword (written with its quotes). The
     syllables of Thai-like chunks come last: the cap never takes a window's place for
     them (every part of a long chunk stays in a keyword)."""
     query = _SURROGATE.sub("\ufffd", query)  # SQLite cannot bind a lone surrogate
+    # Full- and half-width forms as their letters, as search reads them: a half-width
+    # kana and its voicing mark are one (``ﾃﾞｰﾀ``: ``データ``; its pairs were ``ﾞｰ``,
+    # ``ﾀﾍ``), ``ＷＨＡＴ`` a stop word. (Not every compatibility form: ``ﷺ`` is 18.)
+    query = _WIDTH_FORMS.sub(lambda forms: unicodedata.normalize("NFKC", forms.group()), query)
+    # In NFC, as search reads it (a Korean question typed in jamo gave pairs of jamo,
+    # ``\u1169\u110b``, and no syllable); ``stream_safe``: linear on a long run of marks
+    if not unicodedata.is_normalized("NFC", query):
+        query = unicodedata.normalize("NFC", stream_safe(query))
     found: list[str] = []
     for phrase in _QUOTED.findall(query):
-        cleaned = " ".join(phrase.split())
+        cleaned = unmarked(" ".join(phrase.split()))  # ("\u0301abc": abc)
         if _WORD.search(cleaned):
             found.append(f'"{cleaned}"')
     rest = _QUOTED.sub(" ", query)
@@ -164,7 +180,7 @@ def _lowered(written: str) -> str:
 
 
 def _opens_sentence(text: str, at: int) -> bool:
-    while at > 0 and text[at - 1] in " \t":
+    while at > 0 and text[at - 1] in _OPENING:
         at -= 1
     return at == 0 or text[at - 1] in _SENTENCE_ENDS
 
@@ -197,9 +213,7 @@ def _thai_keywords(run: re.Match[str]) -> tuple[list[str], list[str]]:
     to its end or standing between its syllables (``question_words``: the parts around
     them), then a long part's windows (``_windows``), a short one's pairs
     (``short_chunks``); and apart, its syllables but bare letters (``_syllables``)."""
-    chunk = run.group(0)
-    while chunk and continues(chunk[0]):  # (a mark of what is before: search drops it)
-        chunk = chunk[1:]
+    chunk = unmarked(run.group(0))
     if _stop(chunk) or len(chunk) < 2:
         return [], []
     out = [chunk]

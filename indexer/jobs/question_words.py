@@ -12,8 +12,8 @@ about something else) ranked with or above the one about the cat. Two rules:
   written) is taken out wherever it stands between two syllables, the chunk cut there:
   ``ใคร|กินขนม``, ``ကြောင်|ဘာ|စား``. Not inside a character as the index pairs them
   (``ကမ္ဘာ``, world, holds ``ဘာ`` under a stack), nor where the letter after it closes
-  its syllable (``ណាស់``, very), nor where it begins a word (``ဘာသာ``, language:
-  ``_WORDS_OPENING_ONE``).
+  its syllable (``ណាស់``, very), nor where it is part of a word (``ဘာသာ``, language;
+  ``သဘာဝ``, nature; ``ဒီဇင်ဘာ``, December: ``_WORDS_HOLDING_ONE``).
 """
 
 from __future__ import annotations
@@ -41,9 +41,17 @@ _ANYWHERE_TEXT = """อะไร ที่ไหน ไหน เมื่อไ
 _ANYWHERE: dict[str, list[str]] = {}
 for _word in sorted(set(_ANYWHERE_TEXT.split()), key=len, reverse=True):
     _ANYWHERE.setdefault(_word[0], []).append(_word)
-# Words that begin with a question word as written: language or religion, meditation,
-# the left side, the left hand
-_WORDS_OPENING_ONE = ("ဘာသာ", "ဘာဝနာ", "ဘယ်ဘက်", "ဘယ်ဖက်", "ဘယ်လက်")
+# Common words holding a question word as written: language or religion, meditation, the
+# left side, the left hand; nature, and the months September to December (``ဒီဇင်ဘာလ``:
+# ``ဘာ`` cut out of it left ``ဒီဇင်`` and ``လ``)
+_WORDS_HOLDING_ONE = "ဘာသာ ဘာဝနာ ဘယ်ဘက် ဘယ်ဖက် ဘယ်လက် သဘာဝ စက်တင်ဘာ အောက်တိုဘာ နိုဝင်ဘာ ဒီဇင်ဘာ".split()
+# (each with where in it a question word starts)
+_HOLDING = [
+    (word, inside)
+    for word in _WORDS_HOLDING_ONE
+    for inside in range(len(word))
+    if word.startswith(tuple(_ANYWHERE.get(word[inside], ())), inside)
+]
 # What goes on a syllable begun before it: Thai and Lao vowels written after a consonant
 _GOES_ON = frozenset("ะาำๅະາຳ")
 
@@ -85,7 +93,7 @@ def _question_word(stem: str, units: list[str], offset: int, unit_at: dict[int, 
     at = unit_at[offset]
     if not candidates or (at and units[at - 1] in LEADING_VOWELS):
         return None
-    if stem.startswith(_WORDS_OPENING_ONE, offset):
+    if any(inside <= offset and stem.startswith(w, offset - inside) for w, inside in _HOLDING):
         return None
     for word in candidates:
         end = offset + len(word)

@@ -39,42 +39,43 @@ _FR = """le la les un une des du de d l et ou mais donc or ni car que qui quoi d
 ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs je tu il
 elle on nous vous ils elles me te se lui y en au aux avec pour par dans sur sous sans chez
 est sont été être avoir a ai as avons avez ont fait faire pas ne plus très bien aussi
-comme quand comment pourquoi quel quelle quels quelles c'est j'ai qu'est-ce"""
+comme quand comment pourquoi quel quelle quels quelles combien c'est j'ai qu'est-ce"""
 # German possessives as declined. Ambiguous: seine (the Seine), mir (peace in Croatian),
-# dir (a directory), wen (a name), man (English)
-_DE = """der die das den dem des ein eine einer eines einem einen und oder aber doch
+# dir (a directory), wen (a name), man, die (English: can a dog die of it?)
+_DE = """der das den dem des ein eine einer eines einem einen und oder aber doch
 denn dass daß wer was wie wo wann warum welche welcher welches ich du er sie es wir ihr
 mich dich sich uns euch mein dein sein ihr unser euer ist sind war waren bin bist sein
 haben hat hatte hatten habe wird werden wurde mit von zu zum zur im in an am auf aus bei
 für über unter nach vor nicht kein keine noch auch nur schon sehr so als wenn ob
 meine meinen meinem meiner meines deine deinen deinem deiner deines seinen seinem seiner
 seines ihre ihren ihrem ihrer ihres unsere unseren unserem unserer unseres eure euren
-eurem eurer wohin woher wieso weshalb wem ihm ihn ihnen"""
-_DE_AMBIGUOUS = "seine mir dir wen man"
-# Ambiguous: dime (tell me), soy (English)
+eurem eurer wohin woher wieso weshalb wem ihm ihn ihnen kann kannst können beim vom"""
+_DE_AMBIGUOUS = "seine mir dir wen man die"
+# Ambiguous: dime (tell me), soy, con (a con artist), sin (a sine), era, hay (English)
 _ES = """el la los las un una unos unas y o pero que qué quien quién cual cuál como
-cómo cuando cuándo donde dónde por para con sin sobre de del al en es son fue era ser
-estar está están he ha han hay yo tú él ella nosotros vosotros ellos ellas me te se le
-lo les mi mis tu tus su sus nuestro muy más ya no sí también este esta estos estas"""
-_ES_AMBIGUOUS = "dime soy"
-# Ambiguous: num (in a; English), pro (for the; English)
+cómo cuando cuándo donde dónde cuánto cuánta cuántos cuántas por para sobre de del al en
+es son fue ser estar está están he ha han yo tú él ella nosotros vosotros ellos ellas me
+te se le lo les mi mis tu tus su sus nuestro muy más ya no sí también este esta estos
+estas"""
+_ES_AMBIGUOUS = "dime soy con sin era hay"
+# Ambiguous: num (in a; English), pro (for the; English), era (English)
 _PT = """o a os as um uma uns umas e ou mas que quem qual como quando onde por para
-com sem sobre de do da dos das no na nos nas em é são foi era ser estar está estão eu tu
+com sem sobre de do da dos das no na nos nas em é são foi ser estar está estão eu tu
 ele ela nós vós eles elas me te se lhe meu minha seu sua nosso muito mais já não sim
-também este esta isso isto"""
-_PT_AMBIGUOUS = "num pro"
-# Ambiguous: mia (a name)
-_IT = """il lo la i gli le un uno una e o ma che chi cui come quando dove perché per
-con senza su di del della dei degli delle da dal dalla in nel nella è sono era essere ho
-ha hanno io tu lui lei noi voi loro mi ti si ci vi mio tuo suo nostro molto più già non
-sì anche questo questa quello quella"""
-_IT_AMBIGUOUS = "mia"
-# Ambiguous: men (one), hem (him; English)
-_NL = """hun de het een en of maar dat die wie wat hoe waar wanneer waarom ik jij je hij
-zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn waren ben bent heb
-hebt heeft hadden met van voor in op aan bij uit naar over niet geen ook nog wel al zo
-als dan"""
-_NL_AMBIGUOUS = "men hem"
+também este esta isso isto quanto quantos quantas"""
+_PT_AMBIGUOUS = "num pro era"
+# Ambiguous: mia (a name), cosa (what; Spanish, thing), dove, con, era (English)
+_IT = """il lo la i gli le un uno una e o ma che chi cui come quando perché per quale
+quali quanto quanti quante senza su di del della dei degli delle da dal dalla in nel
+nella è sono essere ho ha abbiamo avete hanno io tu lui lei noi voi loro mi ti si ci vi
+mio tuo suo nostro molto più già non sì anche questo questa quello quella"""
+_IT_AMBIGUOUS = "mia cosa dove con era"
+# Ambiguous: men (one), hem (him), die (that), ben (am; English, and Ben)
+_NL = """hun de het een en of maar dat dit deze wie wat welke hoe hoeveel waar wanneer
+waarom ik jij je hij zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn
+waren bent heb hebt heeft hebben hadden met van voor in op aan bij uit naar over niet
+geen ook nog wel al zo als dan"""
+_NL_AMBIGUOUS = "men hem die ben"
 # Ambiguous: co (Vietnamese, shrink), go, ale, ten, one, jest (English), oni (Japanese),
 # ono, nam (Vietnamese, south), po (the river). Not at all: pod (a Polish question asks
 # about Kubernetes' pods, lower-cased: ``Dlaczego pod się restartuje?``)
@@ -100,32 +101,33 @@ _RU = """что чего чем как когда где куда откуда �
 напомни помнишь насчет насчёт про моя моё мое мои моего моей моих моим мою моему твоя
 твоё твое твои твоего твоей наша наше наши нашей нашего нашу ваша ваше ваши вашей вашего
 своя своё свои своего своей свою который которая которое которые какое чей чья чьё чьи
-будет этой этого этом себя себе"""
+будет этой этого этом себя себе сколько"""
 # Ambiguous: ось (an axis in Russian)
 _UK = """що як коли де чому хто який яка які це цей ця ці та й і але або ні на з із до
 від для при про ми ви ти він вона воно вони нам вам мені його її наш ваш мій твій так
 вже ще дуже все щодо моя моє мої мого моєї моїх мою моїй моєму твоя твоє твої твого
 твоєї наша наше наші нашого нашої ваша ваше ваші свій своя своє свої свого своєї їхній
 їхня їхнє їхні їх мене тебе нас вас куди звідки навіщо котрий чий чия яке якої якого був
-була було були бути буде у в за над під між через то той те там тут я"""
+була було були бути буде у в за над під між через то той те там тут я скільки"""
 _UK_AMBIGUOUS = "ось"
 # Ambiguous: kim (a name), sen (Vietnamese, lotus), sana (Italian, healthy), beni
 # (Italian, goods), seni (Indonesian, art), ama, var (English), kimi (a name, a model),
-# bana (Swedish, a track)
-_TR = """ben nerede nereye nereden neresi nerde ne neyi neden niçin niye nasıl hangi hangisi
+# bana (Swedish, a track), ben (Ben)
+_TR = """nerede nereye nereden neresi nerde ne neyi neden niçin niye nasıl hangi hangisi
 kaç kimin kime biz siz onlar benim senin onun bizim sizin onların ona onu bunu
 şunu bunlar şunlar bu şu ve veya ile için de da ki mi mı mu mü midir mıdır değil yok
 gibi daha çok"""
-_TR_AMBIGUOUS = "kim sen sana beni seni ama var kimi bana"
+_TR_AMBIGUOUS = "kim sen sana beni seni ama var kimi bana ben"
 # Single syllables that are function words only (ở, one character, is dropped anyway:
 # here for when its marks are typed apart). Ambiguous: nó (Portuguese, knot), mà
-# (Catalan, hand), cho (a name), kia (a car), tao (Chinese). Not at all, since a
+# (Catalan, hand), cho (a name), kia (a car), tao (Chinese), con (the classifier of
+# animals, and child; English, a con artist). Not at all, since a
 # Vietnamese question asks about them too: bạn (also friend), anh (English, the
 # language), chị, ông, bà, họ, mình, để (put: "để ở đâu"), từ (word), đến, về, sao (star),
 # bao, giờ (hour), thế (thế giới, world), một
 _VI = """của tôi chúng là có được đã đang sẽ bị không này đó ấy thì các những rồi chưa
 nhé vậy hả đâu ở gì nào khi nhiêu tại trong với và vì nhưng hoặc cái chiếc"""
-_VI_AMBIGUOUS = "nó mà cho kia tao"
+_VI_AMBIGUOUS = "nó mà cho kia tao con"
 # Indonesian and Malay. Ambiguous: ada (a language, a name), dia (Portuguese, day), ia
 # (French, l'IA), yang (a name; yin and yang)
 _ID = """di dan apa apakah siapa siapakah mana manakah kapan bila bilakah mengapa kenapa
@@ -157,11 +159,11 @@ sinulla minua on ovat ole ja mutta että kun jos se ne tämä tuo nämä myös""
 _FI_AMBIGUOUS = "ei oli olla tai vain"
 # Ambiguous: care, sale, tale, mine (English), cine (Spanish, cinema), nu (French,
 # naked), cu (copper), ca (calcium; Catalan, dog), fi (wi-fi), dar (Portuguese, give),
-# mele (Italian, apples), mei (Chinese), ei (German, egg)
+# mele (Italian, apples), mei (Chinese), ei (German, egg), era (English)
 _RO = """unde ce când cand cum cât câte eu tu el ea noi voi ele tine meu mea tău ta
-său sa nostru noastră vostru voastră lor este sunt era fost al ai am au și şi sau că
+său sa nostru noastră vostru voastră lor este sunt fost al ai am au și şi sau că
 în la pe din de spre pentru despre un unui unei da acest această aceasta acesta asta acel acea"""
-_RO_AMBIGUOUS = "care sale tale mine cine nu cu ca fi dar mele mei ei"
+_RO_AMBIGUOUS = "care sale tale mine cine nu cu ca fi dar mele mei ei era"
 # Ambiguous: kit, volt, mint (English), meg (a name)
 _HU = """hol hová hova honnan mi mit mikor ki kinek miért hogyan hogy melyik milyen mennyi
 én te ők ti engem téged nekem neked az egy és vagy de hanem is van vannak lesz nem ez
@@ -325,7 +327,9 @@ def shown_stops(words: Iterable[str]) -> frozenset[str]:
     both (``er``: Danish and German): one shared with the language where the ambiguous
     word means something never tips the balance."""
     present = {w if w.isascii() else unicodedata.normalize("NFC", w) for w in words}
-    present = {word for word in present if len(word) > 1}  # (a, i, o: of many languages)
+    # (a single Latin letter, a, i, o, d, is of many languages, or a variable's name; one
+    # of another script is its language's word: Italian è, Vietnamese ở)
+    present = {word for word in present if len(word) > 1 or not word.isascii()}
     if present.isdisjoint(AMBIGUOUS):
         return _NONE
     counts = Counter(lang for word in present for lang in _LISTS_OF.get(word, ()))
