@@ -35,6 +35,7 @@ from indexer.vault.contents import WRITABLE
 from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
+from indexer.vault.new_path import open_new_path, resolve_new_path
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.relinking import relinked
@@ -70,30 +71,6 @@ class _Moved:
     after: bytes
 
 
-def _resolve_new_path(vault: Vault, lang: str, new_path: str) -> Target:
-    """``new_path`` resolved, its refusal naming it: the sandbox says "the path", and a
-    move has two (a caller could not tell which of them left the vault)."""
-    try:
-        return vault.sandbox.resolve(lang, new_path)
-    except ForbiddenPathError as exc:
-        raise _naming_new_path(exc) from None
-
-
-def _open_new_path(stack: ExitStack, vault: Vault, dest: Target) -> Place:
-    """The destination's folder opened on ``stack``, a refusal naming ``new_path``."""
-    try:
-        return stack.enter_context(vault.sandbox.open(dest))
-    except ForbiddenPathError as exc:
-        raise _naming_new_path(exc) from None
-
-
-def _naming_new_path(exc: ForbiddenPathError) -> ForbiddenPathError:
-    said = exc.message
-    if said.startswith("the path"):
-        return ForbiddenPathError("new_path" + said[len("the path") :])
-    return ForbiddenPathError(f"new_path: {said}")
-
-
 def move(
     vault: Vault,
     lang: str,
@@ -104,7 +81,7 @@ def move(
     actor: str,
 ) -> dict:
     source = vault.sandbox.resolve(lang, path)
-    dest = _resolve_new_path(vault, lang, new_path)
+    dest = resolve_new_path(vault.sandbox, lang, new_path)
     reason = check_reason(reason)
     check_actor(actor)
     if source.rel == dest.rel:
@@ -143,7 +120,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
     _check_oversized_kinds(vault, source, dest)
     with vault.locked([source, dest]), ExitStack() as stack:
         src = stack.enter_context(vault.sandbox.open(source))
-        dst = _open_new_path(stack, vault, dest)
+        dst = open_new_path(stack, vault.sandbox, dest)
         etag, info = file_etag(src)
         if info.st_nlink > 1:
             raise ForbiddenPathError("the file has more than one hard link; it is not moved")
@@ -229,7 +206,7 @@ def _move_file(
         targets += [vault.sandbox.resolve(source.lang, relocate(a)) for a in assets]
         with vault.locked(targets), ExitStack() as stack:
             src = stack.enter_context(vault.sandbox.open(source))
-            dst = _open_new_path(stack, vault, dest)
+            dst = open_new_path(stack, vault.sandbox, dest)
             if kind in TEXTS and asset_paths(vault, source) != assets:
                 continue  # an image came or went meanwhile: list and lock again
             return _move_file_locked(vault, src, dst, relocate, if_match, reason, actor)
@@ -361,7 +338,7 @@ def _move_folder(
             targets += [vault.sandbox.resolve(source.lang, relocate(rel)) for rel in listed]
             with vault.locked(targets), ExitStack() as stack:
                 src = stack.enter_context(vault.sandbox.open(source))
-                dst = _open_new_path(stack, vault, dest)
+                dst = open_new_path(stack, vault.sandbox, dest)
                 if _folder_files(vault, source) != listed:
                     continue  # another program's files came or went
                 return _move_folder_locked(vault, src, dst, relocate, reason, actor)
