@@ -16,23 +16,13 @@ from typing import Any
 import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
+from helpers.raw_mcp import HEADERS, initialize
 from helpers.snapshots import snapshot
 
 from indexer.web.limits import body_cap
 
 MAX_FILE_BYTES = 4096
-HEADERS = {
-    "Content-Type": "application/json",
-    "Accept": "application/json, text/event-stream",
-    "Mcp-Protocol-Version": "2025-11-25",
-}
-CLIENT = {"name": "hostile", "version": "0"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT},
-}
+INITIALIZE = initialize("hostile")
 LONE = "\ud800"
 
 

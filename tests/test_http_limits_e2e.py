@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from fastmcp.exceptions import ToolError
 from helpers.indexer_process import QUIET_ENV, RunningIndexer, wait_for
+from helpers.raw_mcp import HEADERS, initialize
 
 from indexer.web.limits import body_cap
 
@@ -335,12 +336,7 @@ def post_mcp(port: int, request: dict, headers: dict[str, str]) -> tuple[int, st
             "POST",
             "/mcp",
             body=json.dumps(request),
-            headers={
-                "Content-Type": "application/json",
-                "Accept": "application/json, text/event-stream",
-                "Mcp-Protocol-Version": "2025-11-25",
-                **headers,
-            },
+            headers={**HEADERS, **headers},
         )
         answer = conn.getresponse()
         answer.read()
@@ -351,10 +347,7 @@ def post_mcp(port: int, request: dict, headers: dict[str, str]) -> tuple[int, st
 
 def initialize_raw(port: int) -> str:
     """Open a session of the 2025 protocol and abandon it (no DELETE)."""
-    client = {"name": "raw", "version": "0"}
-    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
-    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
-    status, session = post_mcp(port, request, {})
+    status, session = post_mcp(port, initialize("raw"), {})
     assert status == 200 and session, status
     return session
 

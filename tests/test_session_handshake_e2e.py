@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.raw_mcp import HEADERS, initialize
 
 MAX_SESSIONS = 5
 HANDSHAKE = 1.0
@@ -28,18 +29,7 @@ ENV = {
     "INDEXER_SESSION_HANDSHAKE_TIMEOUT": str(HANDSHAKE),
     "INDEXER_SESSION_IDLE_TIMEOUT": "300",
 }
-HEADERS = {
-    "Content-Type": "application/json",
-    "Accept": "application/json, text/event-stream",
-    "Mcp-Protocol-Version": "2025-11-25",
-}
-CLIENT_INFO = {"name": "abandoned", "version": "0"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO},
-}
+INITIALIZE = initialize("abandoned")
 STATUS = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "status", "arguments": {}}}
 
 
