@@ -34,6 +34,7 @@ from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server
 from shared.errors import ForbiddenPathError, InvalidArgumentError, InvalidLangError
 from shared.models import MIN_RECALL_BUDGET
+from shared.reader_folds import FORMAT_RUNS, OPTIONAL_MARKS
 from shared.workspace import Workspace
 
 EN_WORDS = (
@@ -464,6 +465,24 @@ def test_a_word_with_an_invisible_joiner_recalls_its_note(
     result = fresh.recall.recall(lang, query, 1500)
     hits = on_demand(result)
     assert hits == ["topic/a.md"], result["sources"]
+
+
+@pytest.mark.parametrize(
+    ("query", "word"),
+    [
+        ("ฐาน\u00adข้อมูล", "ฐานข้อมูล"),  # a soft hyphen (database)
+        ("แมว\ufe0fกิน", "แมวกิน"),  # a variation selector
+        ("ຫຍັງ\u2060ກິນ", "ຫຍັງກິນ"),  # a word joiner
+    ],
+)
+def test_an_invisible_character_inside_a_thai_like_run_does_not_cut_it(
+    query: str, word: str
+) -> None:
+    """Search drops it (``searchable``) and reads one run; keywords cut the run there,
+    and the whole word was never sought."""
+    keywords = extract_keywords(query)
+    assert keywords[0] == word, keywords
+    assert not any(char in keyword for keyword in keywords for char in "\u00ad\ufe0f\u2060")
 
 
 def test_a_query_in_hiragana_alone_recalls_its_notes(fresh: World) -> None:
@@ -1445,10 +1464,11 @@ def test_keywords_of_any_text_are_few_and_written_in_it(query: str) -> None:
     text = re.sub("[\uff01-\uffef]+", lambda m: unicodedata.normalize("NFKC", m[0]), query)
     text = unicodedata.normalize("NFC", stream_safe(text)).replace("’", "'").replace("ʼ", "'")
     text = " ".join(re.sub("[\u055b\u055c\u055e]", "", text).split()).casefold()
+    text = FORMAT_RUNS.sub("", OPTIONAL_MARKS.sub("", text))  # (as search reads them)
     for keyword in keywords:
         bare = keyword[1:-1] if len(keyword) > 2 and keyword[0] == keyword[-1] == '"' else keyword
         assert bare and unicodedata.category(bare[0])[0] != "M", keywords
-        assert bare.casefold() in text, (keyword, keywords)
+        assert FORMAT_RUNS.sub("", bare.casefold()) in text, (keyword, keywords)
 
 
 # Questions of the largest size recall takes, repeating what each rule walks: a question

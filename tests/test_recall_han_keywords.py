@@ -299,6 +299,13 @@ def recall(ws: Workspace, index: NoteIndex) -> Iterator[Recall]:
             "報告, 寫",
         ),
         ("zh-CN", "会议在三楼的大会议室。", "四月的计划。", "会议在三楼还是四", "会议, 三楼, 四"),
+        (
+            "zh-CN",
+            "葛城的历史很长。",
+            "葛根汤的历史，葛粉的历史，城墙的历史。",
+            "葛\U000e0100城的历史",
+            "葛城, 历史",
+        ),
     ],
 )
 def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
@@ -331,6 +338,9 @@ def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
         ("臺北市的人口", False),  # (traditional, 的: Chinese grammar)
         ("會議記錄", False),  # (錄: a form Japanese does not write)
         ("Database 设计", False),
+        # (a rare character, 𠀀 of Extension B, in none of the three sets: it tells nothing)
+        ("我在𠀀城工作", False),
+        ("在留資格𠀀", True),
     ],
 )
 def test_a_question_of_kanji_is_japanese_by_the_characters_it_writes(
@@ -384,6 +394,13 @@ def test_a_question_in_traditional_characters_is_cut_as_in_simplified(
         ("何を決めましたか", ["決"]),  # (not 何, what)
         # (half-width kana as search reads them: its pairs were ﾞｰ, ﾀﾍ)
         ("ﾃﾞｰﾀﾍﾞｰｽの移行", ["データベース", "デー", "ータ", "タベ", "ベー", "ース", "移行"]),
+        # (what search drops inside a run, as it does: a variation selector, a zero-width
+        # space, a soft hyphen; the run was cut there, and 葛 alone was no keyword)
+        ("葛\U000e0100城的历史", ["葛城", "历史"]),
+        ("東京\u200b都庁", ["東京都庁", "東京", "京都", "都庁"]),
+        ("데이터\u00ad베이스를", ["데이터베이스"]),
+        # (a rare character made the question Japanese: not cut at 在)
+        ("我在𠀀城工作", ["𠀀城工作", "𠀀城", "城工", "工作"]),
     ],
 )
 def test_numerals_question_words_and_half_width_kana_give_these_keywords(

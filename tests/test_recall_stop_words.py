@@ -120,6 +120,25 @@ def test_a_stop_word_is_one_however_its_accents_are_encoded() -> None:
     assert extract_keywords("আমার চাবি কোথা\u09df?") == ["চাবি"]
 
 
+# (question, its keywords) written with what search drops: Arabic's vowel marks and
+# tatweel, Hebrew's points, an invisible character inside a word. Each kept its stop words
+# before (``مَن`` is ``من``, who), and the pointed word its article and points.
+AS_SEARCHED = [
+    ("مَن", []),
+    ("مَا هِيَ قاعدة البيانات؟", ["قاعدة", "بيانات"]),
+    ("مـتـى الاجتماع؟", ["اجتماع"]),  # (tatweel)
+    ("أَيْنَ القِطَّة؟", ["قطة"]),
+    ("מָה הַשָּׁעָה?", ["שעה"]),
+    ("wh\u00adat is the data\u00adbase", ["data\u00adbase"]),  # (a soft hyphen)
+    ("th\u200be plan", ["plan"]),  # (a zero-width space)
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), AS_SEARCHED)
+def test_a_stop_word_is_one_as_search_reads_it(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
 # Words a question in another language asks about, left out of the lists on purpose
 # (``stop_words`` names why beside each list); names are lower-cased like any word.
 CONTENT_WORDS = {
@@ -314,6 +333,12 @@ FILLED = [
         "Wo schläft meine Katze?",
         "Notizen zum Haus. Die Katze schläft mittags auf dem blauen Sofa am Fenster.",
         "meine",
+    ),
+    (  # (written with its vowel marks, ما and هي were keywords: their note came first)
+        "ar",
+        "مَا هِيَ البَيانَاتُ؟",
+        "ملاحظات عن العمل. البيانات محفوظة في الخادم الرئيسي كل يوم.",
+        "ما هي",
     ),
 ]
 

@@ -32,12 +32,16 @@ def japanese(query: str) -> bool:
     if HIRAGANA.search(query) is not None:
         return True
     han = "".join(dict.fromkeys(_HAN.findall(query)))
-    not_simplified = _outside(han, "gb2312")
-    if not not_simplified or not _CHINESE_GRAMMAR.isdisjoint(han):
+    outside_gb = _outside(han, "gb2312")
+    if not outside_gb or not _CHINESE_GRAMMAR.isdisjoint(han):
         return False
-    # (a character in none of the three, a rare one, tells nothing)
-    chinese_forms = _outside(han, "shift_jis") - (not_simplified & _outside(han, "big5"))
-    return not chinese_forms
+    outside_jis, outside_big5 = _outside(han, "shift_jis"), _outside(han, "big5")
+    # A character in none of the three, a rare one (most of Extensions B to G: 𠀀), tells
+    # nothing: not that simplified Chinese does not write it (咱们的𠀀地方 was Japanese),
+    # nor that Japanese does not
+    not_simplified = outside_gb - (outside_jis & outside_big5)
+    chinese_forms = outside_jis - (outside_gb & outside_big5)
+    return bool(not_simplified) and not chinese_forms
 
 
 def _outside(text: str, codec: str) -> set[str]:

@@ -18,7 +18,11 @@ ranks); a Thai, Lao, Khmer or Myanmar chunk becomes a keyword, without the quest
 words glued to it (``question_words``), with its 4-character windows when it is long,
 its pairs when short (``short_chunks``), and its syllables but bare letters
 (``syllables``: a word the question glues to others, which a note says apart).
-"Quoted phrases" are kept as phrases.
+"Quoted phrases" are kept as phrases. The question is read as search reads it
+(``indexer.index.text.searchable``): without Arabic and Hebrew points (``مَن`` is the
+stop word ``من``), and without the invisible characters inside a run written without
+spaces (``葛\\U000e0100城`` is ``葛城``); in a spaced script's word they stay, but are
+not read when its stop words are (``wh\\u00adat``).
 """
 
 from __future__ import annotations
@@ -32,7 +36,14 @@ import re2
 from indexer.index.arabic_article import without_article
 from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
-from indexer.index.text import CJK_ONLY_RUN, SHOWING_NOTHING, SPACELESS_RUN, stream_safe
+from indexer.index.text import (
+    CJK_ONLY_RUN,
+    CJK_RUN,
+    FORMAT_CHARS,
+    SHOWING_NOTHING,
+    SPACELESS_RUN,
+    stream_safe,
+)
 from indexer.jobs.han_keywords import han_keywords
 from indexer.jobs.han_script import japanese
 from indexer.jobs.question_words import ENDINGS, without_endings, without_question_words
@@ -40,6 +51,7 @@ from indexer.jobs.short_chunks import OTHER_STOPS, pairs
 from indexer.jobs.stop_words import is_stop, shown_stops
 from indexer.jobs.syllables import bare, closes, syllables
 from shared.graphemes import continues, unmarked
+from shared.reader_folds import FORMAT_CLASS, FORMAT_RUNS, OPTIONAL_MARKS
 
 MAX_KEYWORDS = 24
 _STACKING = "\u17d2\u1039"  # Khmer's coeng, Myanmar's virama: the next consonant goes below
@@ -77,6 +89,12 @@ _HANGUL = re.compile("[\uac00-\ud7a3]+")
 # (``Որտե՞ղ``, where?): they cut the word in two (``որտե``), neither a stop word
 _ARMENIAN_MARKS = re.compile("[\u055b\u055c\u055e]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What search drops (``text.searchable``) between two characters of a run written without
+# spaces: a variation selector, a zero-width space or joiner, a soft hyphen (``葛\U000e0100城``
+# is indexed ``葛城``; the run was cut there, and ``葛`` alone is no keyword). Inside a word
+# of a spaced script they join it already (``_WORD``) and stay, as written.
+_RUN_CHAR = CJK_RUN.pattern.removesuffix("+")
+_IN_RUN_FORMAT = re.compile(f"(?<={_RUN_CHAR})[{FORMAT_CLASS}]+(?={_RUN_CHAR})")
 _WIDTH_FORMS = re.compile("[\uff01-\uffef]+")
 # What a sentence's first word follows (a capital there is no name's)
 _SENTENCE_ENDS = frozenset(".!?;:…¿¡\n\r")
@@ -102,6 +120,12 @@ def extract_keywords(query: str) -> list[str]:
     # ``\u1169\u110b``, and no syllable); ``stream_safe``: linear on a long run of marks
     if not unicodedata.is_normalized("NFC", query):
         query = unicodedata.normalize("NFC", stream_safe(query))
+    # Without Arabic and Hebrew points, as search reads them (``مَن`` is the stop word
+    # ``من``, ``البَيانات`` loses its article); invisible characters out of runs (above)
+    if not query.isascii():
+        query = OPTIONAL_MARKS.sub("", query)
+        if FORMAT_CHARS.search(query) is not None:
+            query = _IN_RUN_FORMAT.sub("", query)
     found: list[str] = []
     for phrase in _QUOTED.findall(query):
         cleaned = unmarked(" ".join(phrase.split()))  # ("\u0301abc": abc)
@@ -110,7 +134,7 @@ def extract_keywords(query: str) -> list[str]:
     rest = _QUOTED.sub(" ", query)
     shouted = _shouted(rest)
     # (ambiguous stop words, ``stop_words``: ``min`` in a Swedish question, not an English one)
-    shown = shown_stops(word.strip(_AROUND) for word in _lowered(rest).split())
+    shown = shown_stops(_plain(word.strip(_AROUND)) for word in _lowered(rest).split())
     in_japanese = japanese(rest)
     position = 0
     syllables_found: list[str] = []  # (after the rest: what room the cap leaves)
@@ -161,7 +185,8 @@ def _words(text: str, shouted: bool, shown: frozenset[str]) -> list[str]:
             shown_here = shown if _opens_sentence(text, match.start()) else frozenset()
         else:
             shown_here = shown
-        if len(word) < 2 or (is_stop(word, shown_here) and not acronym):
+        plain = _plain(word)
+        if len(plain) < 2 or (is_stop(plain, shown_here) and not acronym):
             continue
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
@@ -169,10 +194,21 @@ def _words(text: str, shouted: bool, shown: frozenset[str]) -> list[str]:
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
             word = tail if len(head) <= 2 and len(tail) > len(head) else head
-            if len(word) < 2 or is_stop(word, shown_here):
+            if _dropped(word, shown_here):
                 continue
         out.append(word)
     return out
+
+
+def _dropped(word: str, shown: frozenset[str]) -> bool:
+    """Whether ``word`` is a single letter or a stop word, as search reads it: without
+    the invisible characters it may hold (``wh\\u00adat``, ``th\\u200be``)."""
+    plain = _plain(word)
+    return len(plain) < 2 or is_stop(plain, shown)
+
+
+def _plain(word: str) -> str:
+    return FORMAT_RUNS.sub("", word) if FORMAT_CHARS.search(word) else word
 
 
 def _lowered(written: str) -> str:
