@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agent_client.discovery import Endpoint, discover
+from agent_client.off_loop import import_off_loop
 from agent_client.results import (
     AppendResult,
     DeleteResult,
@@ -451,7 +452,8 @@ class Vault:
 async def _open_client(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:
     """A client connected to the indexer at ``endpoint``, which serves the settings'
     workspace, once it has a place for it; else ``IndexerOfflineError``. (The MCP client
-    is imported here, once a server is named: see the module.)"""
+    is imported here, once a server is named, off the event loop: see the module.)"""
+    await import_off_loop("agent_client.mcp_client")
     from agent_client.mcp_client import connect_client
 
     return await connect_client(settings, endpoint)

@@ -92,3 +92,49 @@ def test_a_model_merge_imports_openai_and_merges(server: RunningIndexer) -> None
     assert (code, imported) == (0, ["fastmcp", "mcp", "openai"])
     notice = json.loads(printed[-1])
     assert notice["method"] == "llm" and notice["updated_files"] == ["items/plums.md"]
+
+
+FIRST_CONNECT = """
+import asyncio, json, sys, time
+from pathlib import Path
+
+from agent_client.connection import mcp_vault_connection
+from agent_client.settings import ClientSettings
+
+
+async def main() -> None:
+    longest = 0.0
+
+    async def tick() -> None:  # (a host's other work: a stream it is writing out)
+        nonlocal longest
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            longest, last = max(longest, now - last), now
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    async with mcp_vault_connection("en", ClientSettings(workspace=Path(sys.argv[1]))) as vault:
+        await vault.stat("none.md")
+    took = time.monotonic() - started
+    ticker.cancel()
+    print(json.dumps([took, longest, "fastmcp" in sys.modules]))
+
+
+asyncio.run(main())
+"""
+
+
+def test_the_first_connection_imports_the_mcp_client_off_the_event_loop(
+    server: RunningIndexer,
+) -> None:
+    """The MCP client is imported as the first session opens, inside the host's event
+    loop: imported there, it froze the loop for as long as it took (1-2 s: an agent's
+    streamed answer stopped at its first memory write). On a thread, the loop goes on."""
+    args = [sys.executable, "-c", FIRST_CONNECT, str(server.workspace)]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    took, longest, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert loaded and took > 0.3, (took, done.stderr)  # (the import's time was spent here)
+    assert longest < took / 3, (longest, took)

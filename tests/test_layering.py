@@ -208,6 +208,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "unreachable",
         "reasons",
         "exit_codes",
+        "off_loop",
     },
     {"mcp_client"},
     {"connection"},

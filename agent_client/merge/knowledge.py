@@ -29,6 +29,7 @@ from agent_client.merge.fallback import merge_fallback, new_note_path
 from agent_client.merge.images import ImageFile, copy_images, load_images, place_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.tools import MergeFailed, ToolExecutor
+from agent_client.off_loop import import_off_loop
 from agent_client.settings import ClientSettings, LLMSettings
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import MemoryEntry
@@ -124,7 +125,8 @@ async def _merge_with_llm(
     settings: LLMSettings,
     llm_client: LLMClientFactory,
 ) -> Confirmation:
-    from agent_client.merge.llm import BASE_TOOLS, merge_with_llm  # (the SDK: only now)
+    await import_off_loop("agent_client.merge.llm")  # (the SDK: only now, off the loop)
+    from agent_client.merge.llm import BASE_TOOLS, merge_with_llm
 
     vault = journal.vault
     offered = [*BASE_TOOLS, "search"] if await vault.has_search() else list(BASE_TOOLS)
