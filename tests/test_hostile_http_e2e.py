@@ -167,6 +167,12 @@ async def test_what_held_already_holds(
     assert answer["id"] == 7 and "'content' is not valid Unicode text" in str(answer)
     batch = b"[" + write_call("b1.md", content=LONE) + b"," + write_call("b2.md") + b"]"
     assert (await http.post(url, content=batch, headers=headers)).status_code == 400
+    # A batch of valid calls: refused whole, in words (it was pages of validation errors)
+    valid = b" \n[" + write_call("b3.md") + b"," + write_call("b4.md", call_id='"8"') + b"]"
+    refused = await http.post(url, content=valid, headers=headers)
+    assert refused.status_code == 400 and refused.json()["id"] is None
+    said = refused.json()["error"]["message"]
+    assert said.startswith("invalid_argument: a JSON-RPC batch") and len(said) < 200, said
 
     async def chunks() -> AsyncIterator[bytes]:
         body = write_call("c.md", content=f"# {LONE}\n")

@@ -39,6 +39,11 @@ log = logging.getLogger("indexer.web")
 # A top-level id that is no string or whole number may follow (null, true, an object, 1.5)
 _ODD_ID = re.compile(rb'"id"\s*:\s*(?:[^\s"0-9-]|-?[0-9]+[.eE])')
 _BAD_ID = "invalid_argument: the request's id is not a string or a whole number"
+_BATCH_START = re.compile(rb"\s*\[")
+_BATCH = (
+    "invalid_argument: a JSON-RPC batch (an array of messages) is not taken: MCP sends one"
+    " message a request since its 2025-06-18 version"
+)
 
 
 def not_text_refusal(arguments: Mapping[str, object]) -> str | None:
@@ -56,7 +61,10 @@ def not_text_refusal(arguments: Mapping[str, object]) -> str | None:
 def body_refusal(body: bytes) -> dict | None:
     """The JSON-RPC answer to a request whose body holds a lone surrogate, or whose id is
     none (``is_request_id``); None for any other body (the library parses it, and says
-    what else may be wrong with it). An answer without an id goes out as a 400."""
+    what else may be wrong with it). An answer without an id goes out as a 400. A batch
+    is refused whole, in words (the library's answer was pages of its validation errors)."""
+    if _BATCH_START.match(body) is not None:
+        return jsonrpc_refusal(None, None, _BATCH)
     # Only a body with a surrogate's escape (``\\ud8``-``\\udf``, maybe half of an escaped
     # emoji's pair) or an odd id is parsed twice: 0.13 s for 36 MB of escaped emoji.
     if b"\\ud" not in body and b"\\uD" not in body and _ODD_ID.search(body) is None:
