@@ -54,7 +54,7 @@ from agent_client.results import (
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from agent_client.unreachable import (
-    BUSY_PAUSES,
+    asked_while_busy,
     is_offline,
     said_busy,
     session_gone,
@@ -154,7 +154,6 @@ class VaultSession:
         Text that is not UTF-8 (a lone surrogate) is refused here: sent, it would break
         the transport, which looks like an offline indexer."""
         from fastmcp.exceptions import ToolError  # (loaded with the client: ``open_session``)
-        from mcp.shared.exceptions import MCPError
 
         for key, value in args.items():
             for text in texts_in(value):
@@ -164,27 +163,20 @@ class VaultSession:
                         f"the argument {key!r} is not valid UTF-8 text: {problem}"
                     )
         handled = sys.exc_info()[1]  # (what the caller handles: no part of why we failed)
-        for pause in (*BUSY_PAUSES, None):
-            try:
-                result = await self._on_client(
+        try:
+            result = await asked_while_busy(
+                lambda: self._on_client(
                     lambda client: client.call_tool(name, args, timeout=self._call_timeout)
-                )
-                break
-            except ToolError as exc:
-                raise error_from_message(str(exc)) from None
-            except IndexerOfflineError:  # (it could not connect again)
-                raise
-            except MCPError as exc:
-                if not said_busy(exc):
-                    raise self._offline(f"tool {name!r}", exc, handled) from exc
-                if pause is None:
-                    raise IndexerOfflineError(
-                        f"tool {name!r} at {self.endpoint.url}: the indexer stayed busy for "
-                        f"{sum(BUSY_PAUSES):g} s ({exc})"
-                    ) from None
-                await asyncio.sleep(pause)
-            except Exception as exc:
-                raise self._offline(f"tool {name!r}", exc, handled) from exc
+                ),
+                said_busy,
+                f"tool {name!r} at {self.endpoint.url}: the indexer",
+            )
+        except ToolError as exc:
+            raise error_from_message(str(exc)) from None
+        except IndexerOfflineError:  # (it could not connect again, or stayed busy)
+            raise
+        except Exception as exc:
+            raise self._offline(f"tool {name!r}", exc, handled) from exc
         data = result.structured_content
         if not isinstance(data, dict):
             raise VaultError(f"tool {name!r} returned no JSON object")

@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 
 from agent_client.discovery import Endpoint
 from agent_client.settings import ClientSettings
-from agent_client.unreachable import BUSY_PAUSES, said_busy, why_unreachable
+from agent_client.unreachable import asked_while_busy, said_busy, why_unreachable
 from shared.errors import IndexerOfflineError
 
 
@@ -72,17 +72,11 @@ async def connect_client(settings: ClientSettings, endpoint: Endpoint) -> Client
     """A client connected to the indexer at ``endpoint``, which serves the settings'
     workspace; the caller closes it (``close_client``). Else ``IndexerOfflineError``,
     after about ``sum(BUSY_PAUSES)`` seconds of asking again when the server is busy."""
-    for pause in (*BUSY_PAUSES, None):
-        try:
-            return await _connect_once(settings, endpoint)
-        except _Busy as exc:
-            if pause is None:
-                raise IndexerOfflineError(
-                    f"cannot connect to the indexer at {endpoint.url}: it stayed busy for "
-                    f"{sum(BUSY_PAUSES):g} s ({exc})"
-                ) from None
-            await asyncio.sleep(pause)
-    raise AssertionError("unreachable")  # (the last pause, None, returns or raises)
+    return await asked_while_busy(
+        lambda: _connect_once(settings, endpoint),
+        lambda exc: isinstance(exc, _Busy),
+        f"cannot connect to the indexer at {endpoint.url}: it",
+    )
 
 
 async def _connect_once(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:

@@ -5,14 +5,20 @@ request as busy (``said_busy``: asked again after ``BUSY_PAUSES``)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import httpx2
+
+from shared.errors import IndexerOfflineError
 
 _BEARER = re.compile(r"(?i)bearer\s+\S+")
 
 # Pauses before asking again a server that said it is busy (``unavailable``): 6 s in all.
 BUSY_PAUSES = (0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 1.5, 1.5)
+T = TypeVar("T")
 
 
 def why_unreachable(
@@ -89,3 +95,23 @@ def said_busy(exc: BaseException) -> bool:
     from mcp.shared.exceptions import MCPError  # (loaded with the client: ``connection``)
 
     return isinstance(exc, MCPError) and exc.message.startswith("unavailable:")
+
+
+async def asked_while_busy(
+    ask: Callable[[], Awaitable[T]], busy: Callable[[BaseException], bool], who: str
+) -> T:
+    """``ask()``, made again after each of ``BUSY_PAUSES`` while it fails as ``busy`` says
+    (the server refused it unread); then ``IndexerOfflineError``: "<who> stayed busy for
+    <the pauses' sum> s". Any other failure goes up as it is."""
+    for pause in (*BUSY_PAUSES, None):
+        try:
+            return await ask()
+        except Exception as exc:
+            if not busy(exc):
+                raise
+            if pause is None:
+                raise IndexerOfflineError(
+                    f"{who} stayed busy for {sum(BUSY_PAUSES):g} s ({exc})"
+                ) from None
+        await asyncio.sleep(pause)
+    raise AssertionError("unreachable")  # (the last pause, None, returns or raises)

@@ -19,13 +19,13 @@ import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
 
 from agent_client.connection import (
-    BUSY_PAUSES,
     PROMPT_NAMES,
     mcp_vault_connection,
     open_session,
 )
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
+from agent_client.unreachable import BUSY_PAUSES
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
