@@ -5,7 +5,8 @@ grammar where they are not (我们都去过, 放在哪儿, 也许, 公司现在�
 words as grammar (那本书) unless they name a place (五台山), a one-character verb after
 要 and what is said after 最 or 很 no part of the noun's word (我要交报告, 哪本书最好: 报告,
 书), a run with katakana as Japanese (在留カード更新), and a run of kanji simplified Chinese
-does not write without Chinese grammar too (在留資格); a question in traditional
+does not write without Chinese grammar too (在留資格), unless it shows traditional Chinese
+otherwise (我要交報告, 幾個人參加會議: ``han_script``); a question in traditional
 characters cut as in simplified (我們都去過台北); and recall finding and quoting the note
 that says them."""
 
@@ -162,6 +163,17 @@ QUESTIONS = [
     ("終了時間", "終了時間"),  # fixed (時間 終)
     ("東京都庁", "東京都庁"),  # fixed (東京 都庁)
     ("臺北市的人口", "臺北市 人口"),  # (traditional Chinese: 的 says so)
+    ("要件定義", "要件定義"),  # (in Big5 too, but no sign of Chinese: Japanese)
+    ("就職活動", "就職活動"),
+    ("自我紹介", "自我紹介"),  # (自我: a Japanese word holding 我)
+    # traditional Chinese without grammar, read as Japanese before (whole, not cut):
+    # an old form Japanese writes otherwise (會, 參, 臺), 我, a Chinese function word
+    ("我要交報告", "報告"),  # fixed (我要交報告: whole, as Japanese)
+    ("幾個人參加會議", "參加會議"),  # fixed (幾個人參加會議)
+    ("在臺灣工作", "臺灣工作"),  # fixed (在臺灣工作)
+    ("明天要開會", "明天 開會"),  # fixed (明天要開會)
+    ("幫我查一下報告", "報告"),
+    ("可以看報告", "報告"),  # fixed (可以看報告)
     # 在, 就, 也 starting the words they start (_ONLY_BEFORE), not "at", "then", "also"
     ("在家办公", "在家办公"),  # fixed (家办公)
     ("我在家办公", "在家办公"),  # fixed (家办公)
@@ -291,6 +303,14 @@ def recall(ws: Workspace, index: NoteIndex) -> Iterator[Recall]:
         ("zh-CN", "这是我读过的书。", "最好的办法是早点睡。", "哪本书最好", "书"),
         ("zh-CN", "周五前提交季度报告。", "交通卡在抽屉里。", "我要交报告", "报告"),
         ("zh-TW", "我們去了台北的夜市。", "我們都很好，他們都在家。", "我們都去過台北", "去過台北"),
+        ("zh-TW", "週五前提交季度報告。", "交通卡在抽屜裡。", "我要交報告", "報告"),
+        (
+            "zh-TW",
+            "參加會議的人很多。",
+            "人參茶很好喝，人參很貴。",
+            "幾個人參加會議",
+            "參加會議",
+        ),
         (
             "zh-TW",
             "報告由王小明在週五寫完。",
@@ -318,7 +338,9 @@ def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
     五台山 for 山, 也门 for 门 (the other notes said them more often), 书 for 书最好 (最好:
     the other note alone); 在留資格 for 留資格, 报告 for 交报告 (the heading named them);
     in traditional characters, 台北 for 們都 too, 報告 for 這份 (no stop was one there: the
-    other note first); 会议在三楼还是四 failed (IndexError: 四, a numeral alone)."""
+    other note first); 会议在三楼还是四 failed (IndexError: 四, a numeral alone); 我要交報告
+    and 幾個人參加會議, read as Japanese, named 我要交報告 and 幾個人參加會議 whole (and 人參,
+    ginseng: the other note first)."""
     recall.vault.write(lang, "a/wanted.md", f"# a\n\n{wanted}\n")
     recall.vault.write(lang, "b/other.md", f"# b\n\n{other}\n")
     result = recall.recall(lang, question, 1500)
@@ -341,6 +363,18 @@ def test_a_word_holding_a_stop_character_recalls_and_quotes_its_note(
         # (a rare character, 𠀀 of Extension B, in none of the three sets: it tells nothing)
         ("我在𠀀城工作", False),
         ("在留資格𠀀", True),
+        # (all in Big5 and JIS X 0208: traditional Chinese where it shows it, by an old
+        # form Japanese writes otherwise, 我, a Chinese function word; else Japanese)
+        ("我要交報告", False),
+        ("幾個人參加會議", False),
+        ("在臺灣工作", False),
+        ("如果下週交報告", False),
+        ("可以看報告", False),
+        ("要件定義", True),
+        ("自我紹介", True),
+        ("怪我報告書", True),  # (怪我, injury: a Japanese word holding 我)
+        ("会議室予約", True),  # (会 outside Big5, 議 outside GB2312: no Chinese text)
+        ("東京都庁舎", True),
     ],
 )
 def test_a_question_of_kanji_is_japanese_by_the_characters_it_writes(

@@ -5,14 +5,16 @@
 sentence. Words of languages written with spaces are lower-cased and dropped when they
 are common stop words (``stop_words``: 30-odd languages, one set, and the ambiguous
 words the question's language makes stop words, unless capitalized inside a sentence:
-``min`` in ``Var är min katt?``; the Arabic and Hebrew article and the Persian plural
-taken off; Korean particles stripped; Armenian's question and emphasis marks, written on
-a word's vowel, taken out), unless written in capitals (an acronym: ``AI``). Scripts
-written without spaces reuse the index's text machinery (``indexer.index.text``): a
-Chinese or Japanese run is cut at stop characters (Chinese function words; in a Japanese
-question (hiragana, or kanji simplified Chinese does not write: ``han_script``) or a run
-holding katakana, its hiragana, which mostly spells particles and endings, and its
-katakana: ``han_keywords``), and each remaining piece of two or more characters becomes
+``min`` in ``Var är min katt?``, but not those a Vietnamese question writes as words:
+``di`` of ``di động``, ``question_language``; the Arabic and Hebrew article and the
+Persian plural taken off; Korean particles stripped; Armenian's question and emphasis
+marks, written on a word's vowel, taken out), unless written in capitals (an acronym:
+``AI``). Scripts written without spaces reuse the index's text machinery
+(``indexer.index.text``): a Chinese or Japanese run is cut at stop characters (Chinese
+function words; in a Japanese question (hiragana, or kanji simplified Chinese does not
+write, with no sign of traditional Chinese: ``han_script``) or a run holding katakana,
+its hiragana, which mostly spells particles and endings, and its katakana:
+``han_keywords``), and each remaining piece of two or more characters becomes
 a keyword together with its bigrams (the index's own unit, so a partial match still
 ranks); a Thai, Lao, Khmer or Myanmar chunk becomes a keyword, without the question
 words glued to it (``question_words``), with its 4-character windows when it is long,
@@ -46,9 +48,10 @@ from indexer.index.text import (
 )
 from indexer.jobs.han_keywords import han_keywords
 from indexer.jobs.han_script import japanese
+from indexer.jobs.question_language import Shown, shown_stops
 from indexer.jobs.question_words import ENDINGS, without_endings, without_question_words
 from indexer.jobs.short_chunks import OTHER_STOPS, pairs
-from indexer.jobs.stop_words import is_stop, shown_stops
+from indexer.jobs.stop_words import is_stop
 from indexer.jobs.syllables import bare, closes, syllables
 from shared.graphemes import continues, unmarked
 from shared.reader_folds import FORMAT_CLASS, FORMAT_RUNS, OPTIONAL_MARKS
@@ -133,7 +136,8 @@ def extract_keywords(query: str) -> list[str]:
             found.append(f'"{cleaned}"')
     rest = _QUOTED.sub(" ", query)
     shouted = _shouted(rest)
-    # (ambiguous stop words, ``stop_words``: ``min`` in a Swedish question, not an English one)
+    # (ambiguous stop words, ``question_language``: ``min`` in a Swedish question, not an
+    # English one; Vietnamese ``di`` kept in a Vietnamese question)
     shown = shown_stops(_plain(word.strip(_AROUND)) for word in _lowered(rest).split())
     in_japanese = japanese(rest)
     position = 0
@@ -169,24 +173,24 @@ def _shouted(query: str) -> bool:
     return sum(1 for word in _WORD.finditer(query) if word.group(0).isupper()) > 1
 
 
-def _words(text: str, shouted: bool, shown: frozenset[str]) -> list[str]:
+def _words(text: str, shouted: bool, shown: Shown) -> list[str]:
     """Lower-cased words of a spaced script, minus stop words (the ambiguous ones the
-    question ``shown`` to be: ``stop_words.shown_stops``) and single letters; a word in
-    capitals is an acronym (``AI``, ``US``), never a stop word, unless the whole query is
-    in capitals (``shouted``); an ambiguous one capitalized inside a sentence is a name
-    (``Kapan Kim dan Yang datang?``, ``Wohin fließt die Seine?``), never a stop word."""
+    question ``shown`` to be, not those it writes as words: ``question_language``) and
+    single letters; a word in capitals is an acronym (``AI``, ``US``), never a stop word,
+    unless the whole query is in capitals (``shouted``); an ambiguous one capitalized
+    inside a sentence is a name (``Kapan Kim dan Yang datang?``, ``Wohin fließt die
+    Seine?``), never a stop word."""
     out: list[str] = []
     text = _ARMENIAN_MARKS.sub("", text)
     for match in _WORD.finditer(text):
         written = match.group(0)
         word = _lowered(written)
         acronym = not shouted and written.isupper()
-        if shown and not shouted and written != written.lower():
-            shown_here = shown if _opens_sentence(text, match.start()) else frozenset()
-        else:
-            shown_here = shown
+        stops = shown.stops
+        if stops and not shouted and written != written.lower():
+            stops = stops if _opens_sentence(text, match.start()) else frozenset()
         plain = _plain(word)
-        if len(plain) < 2 or (is_stop(plain, shown_here) and not acronym):
+        if len(plain) < 2 or (_stop_word(plain, stops, shown.kept) and not acronym):
             continue
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
@@ -194,17 +198,23 @@ def _words(text: str, shouted: bool, shown: frozenset[str]) -> list[str]:
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
             head, _, tail = word.partition("'")
             word = tail if len(head) <= 2 and len(tail) > len(head) else head
-            if _dropped(word, shown_here):
+            if _dropped(word, stops, shown.kept):
                 continue
         out.append(word)
     return out
 
 
-def _dropped(word: str, shown: frozenset[str]) -> bool:
+def _dropped(word: str, stops: frozenset[str], kept: frozenset[str]) -> bool:
     """Whether ``word`` is a single letter or a stop word, as search reads it: without
     the invisible characters it may hold (``wh\\u00adat``, ``th\\u200be``)."""
     plain = _plain(word)
-    return len(plain) < 2 or is_stop(plain, shown)
+    return len(plain) < 2 or _stop_word(plain, stops, kept)
+
+
+def _stop_word(plain: str, stops: frozenset[str], kept: frozenset[str]) -> bool:
+    """Whether ``plain`` is a stop word, an ambiguous one among ``stops``, unless the
+    question writes it as a word (``kept``: Vietnamese ``di``)."""
+    return is_stop(plain, stops) and plain not in kept
 
 
 def _plain(word: str) -> str:

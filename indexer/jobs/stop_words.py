@@ -12,17 +12,18 @@ another language uses as a content word recall must find (English ``go``, ``jest
 Vietnamese ``sen``, lotus; Spanish ``cine``; names such as Kim, Hans, Yang, Meg) is no
 stop word of that set but an ambiguous one, in a second list beside its language's
 (``AMBIGUOUS_LISTS``): a stop word only where the question's other stop words show it is
-in that language (``shown_stops``: Swedish ``Var är min katt?`` drops ``var`` and ``min``,
-English ``what is the min value of var x`` keeps them). A word its own language asks
-about too (Vietnamese ``từ``, word; Swedish ``vår``, spring; Polish ``pod``, a
+in that language (``question_language``: Swedish ``Var är min katt?`` drops ``var`` and
+``min``, English ``what is the min value of var x`` keeps them). A word its own language
+asks about too (Vietnamese ``từ``, word; Swedish ``vår``, spring; Polish ``pod``, a
 Kubernetes pod) is in neither list. Each list's comment names its ambiguous words and why.
+A stop word of these lists that a Vietnamese question writes as a word of its own (``di``
+of ``di động``, mobile; ``ti vi``; ``máy in``, printer) stays in one
+(``question_language``).
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections import Counter
-from collections.abc import Iterable
 
 _EN = """a about above after again against all also am an and any are aren't as at be
 because been before being below between both but by can can't cannot could couldn't did
@@ -259,7 +260,7 @@ LISTS: dict[str, str] = {
     "he": _HE,
     "fa": _FA,
 }
-# Stop words only in a question that shows its language (``shown_stops``)
+# Stop words only in a question that shows its language (``question_language``)
 AMBIGUOUS_LISTS: dict[str, str] = {
     "de": _DE_AMBIGUOUS,
     "es": _ES_AMBIGUOUS,
@@ -288,9 +289,10 @@ def _words(text: str) -> frozenset[str]:
 
 
 _LISTED = {lang: _words(text) for lang, text in LISTS.items()}
-_AMBIGUOUS = {lang: _words(text) for lang, text in AMBIGUOUS_LISTS.items()}
+# Each language's ambiguous words (``question_language.shown_stops`` reads them)
+AMBIGUOUS_OF = {lang: _words(text) for lang, text in AMBIGUOUS_LISTS.items()}
 STOP_WORDS = frozenset(word for words in _LISTED.values() for word in words)
-AMBIGUOUS = frozenset(word for words in _AMBIGUOUS.values() for word in words)
+AMBIGUOUS = frozenset(word for words in AMBIGUOUS_OF.values() for word in words)
 _NONE: frozenset[str] = frozenset()
 
 
@@ -303,41 +305,15 @@ def _lists_of() -> dict[str, list[str]]:
     return lists
 
 
-_LISTS_OF = _lists_of()
+LISTS_OF = _lists_of()
 
 
 def is_stop(word: str, shown: frozenset[str] = _NONE) -> bool:
     """Whether the lower-cased ``word`` is a stop word, however its accents are encoded;
-    an ambiguous one only among ``shown`` (``shown_stops``)."""
+    an ambiguous one only among ``shown`` (``question_language.shown_stops``)."""
     if word in STOP_WORDS or word in shown:
         return True
     if word.isascii():
         return False
     word = unicodedata.normalize("NFC", word)
     return word in STOP_WORDS or word in shown
-
-
-def shown_stops(words: Iterable[str]) -> frozenset[str]:
-    """The ambiguous words among a question's lower-cased ``words`` that its language
-    makes stop words: the question's languages are the lists holding the most of its
-    (unambiguous) stop words, at least one, and a word is a stop word when it is ambiguous
-    in each of them. ``Var är min katt?`` is Swedish (``är``), so ``var`` and ``min`` go;
-    ``what is the min value of var x`` is English, and ``min katt`` shows nothing: they
-    stay (recall never drops a keyword on a guess). A stop word of two lists counts for
-    both (``er``: Danish and German): one shared with the language where the ambiguous
-    word means something never tips the balance."""
-    present = {w if w.isascii() else unicodedata.normalize("NFC", w) for w in words}
-    # (a single Latin letter, a, i, o, d, is of many languages, or a variable's name; one
-    # of another script is its language's word: Italian è, Vietnamese ở)
-    present = {word for word in present if len(word) > 1 or not word.isascii()}
-    if present.isdisjoint(AMBIGUOUS):
-        return _NONE
-    counts = Counter(lang for word in present for lang in _LISTS_OF.get(word, ()))
-    if not counts:
-        return _NONE
-    most = max(counts.values())
-    shown = AMBIGUOUS.intersection(present)
-    for lang, count in counts.items():
-        if count == most:
-            shown &= _AMBIGUOUS.get(lang, _NONE)
-    return shown
