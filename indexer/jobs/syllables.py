@@ -12,11 +12,15 @@ stays whole):
   consonant carrying a vowel sign or a tone mark, unless it is the second of an initial
   cluster (``ปล่อย``, ``เปลี่ยน``, ``หลับ``): ``แมว|กิน``, ``หมา|กัด``, ``ปลา|ว่าย``;
   and before a consonant after a syllable whose end the script shows (``_closed``):
-  ``ก็|กลับ``, ``เป็น|คน``, ``ดัง|กล่าว``, ``นำ|อย่าง``, ``ละ|คร``;
+  ``ก็|กลับ``, ``เป็น|คน``, ``ดัง|กล่าว``, ``นำ|อย่าง``, ``ละ|คร``; where that cut
+  falls inside a cluster whose first letter cannot end the syllable before (ห and อ,
+  never finals; any first after a syllable that has its final or takes none), it moves
+  before the cluster (``_leads_cluster``): ``ครอบ|ครัว``, ``ถึง|อย่าง``, ``ข้าง|หน้า``,
+  ``ใน|กลุ่ม`` (not ``ปาก|รับ``: ก may be ปาก's final);
 - Khmer: before a letter carrying a vowel sign, a sign or a stacked consonant (a bare
-  consonant closes the syllable before it): ``ឆ្មា|ស៊ី``, ``ដេក|នៅ``. (A bare consonant
-  before one carrying a vowel may start a syllable, ``ថ`` of ``ថវិកា``, but closes one
-  far more often: ``ពេល|ណា``, ``ការ|ងារ``. Khmer writes neither apart.)
+  consonant closes the syllable before it): ``ឆ្មា|ស៊ី``, ``ដេក|នៅ``, ``ពេល|ណា``,
+  ``ការ|ងារ``; but a bare letter that ends no syllable but in rare loans (``ថ``, ``អ``)
+  starts one after a syllable with its vowel: ``ពី|ថវិ|កា``.
 - Myanmar: before every letter but a closing consonant (it carries the asat, ``်``):
   ``ကြောင်|ဘယ်|မှာ|အိပ်``.
 """
@@ -44,6 +48,20 @@ _MAI_TAIKHU = "\u0e47"
 # niggahita (``ບໍ``)
 _OPEN_ENDS = frozenset("ะำະຳ\u0ecd")
 _VOWEL_O = frozenset("อອ")  # (after mai taikhu, a loan's vowel: ``ล็อก``)
+_TONE_MARKS = frozenset("\u0e48\u0e49\u0e4a\u0e4b\u0ec8\u0ec9\u0eca\u0ecb")
+_NO_FINAL = frozenset("ใไໃໄ")  # (leading vowels whose syllable takes no final)
+# Thai and Lao vowel signs written above or below a consonant, and those of them after
+# which ว is a final (``หิว``; ``ตัว``: ว is part of the vowel)
+_VOWEL_SIGNS = frozenset(
+    "\u0e31\u0e34\u0e35\u0e36\u0e37\u0e38\u0e39\u0e47\u0eb1\u0eb4\u0eb5\u0eb6\u0eb7\u0eb8\u0eb9\u0ebb"
+)
+_AFTER_VOWEL_SIGNS = _VOWEL_SIGNS - frozenset("\u0e31\u0eb1\u0ebb")
+# Khmer letters that end a syllable only in rare Indic loans (the aspirates but ខ, a
+# common final: ``មុខ``) or never (អ, a vowel's carrier)
+_KHMER_INITIALS = frozenset("ឆឈឋឌឍថផអ")
+# The first letters of a Thai initial cluster, by its second (true clusters and those
+# written so: ``จริง``, ``สร้าง``, ``ฝรั่ง``, ``สวย``); Lao writes its own with ຫ
+_CLUSTER_FIRSTS = {"ร": "กขคตทปพบดฟจซศสฝ", "ล": "กขคปพผบฟส", "ว": "กขคส"}
 # The second letter of an initial cluster, after the first (any first: ``_ANY``)
 _ANY = ""
 _CLUSTER_SECONDS = {
@@ -63,6 +81,8 @@ def syllables(stem: str) -> list[list[str]]:
         after = units[at + 1] if at + 1 < len(units) else ""
         if pieces and not _starts(unit, pieces[-1], after):
             pieces[-1].append(unit)
+        elif pieces and _leads_cluster(pieces[-1], unit):
+            pieces.append([pieces[-1].pop(), unit])
         else:
             pieces.append([unit])
     return pieces
@@ -131,8 +151,80 @@ def _silent(unit: str, after: str) -> bool:
     return half(unit) or half(after)
 
 
+def _toned(unit: str) -> bool:
+    """Whether ``unit`` is a Thai or Lao consonant with no vowel sign, only tone marks."""
+    return _consonant(unit[0]) and all(char in _TONE_MARKS for char in unit[1:])
+
+
 def _consonant(char: str) -> bool:
     return "\u0e01" <= char <= "\u0e2e" or "\u0e81" <= char <= "\u0eae" or char in "ໜໝໞໟ"
+
+
+def _leads_cluster(piece: list[str], unit: str) -> bool:
+    """Whether the bare consonant ending ``piece`` starts, with ``unit`` (a consonant
+    carrying a vowel or tone), a syllable rather than ending the one before: a Khmer
+    letter that ends no syllable but in rare loans (``អំ|ពី|ថវិ|កា``; ``ពេល|ណា``, ល is a
+    final), ห, never a final (``ข้าง|หน้า``), อ where the syllable before has
+    its vowel (``ถึง|อย่าง``; ``ขอ|ยืม``: อ is the vowel), or any first of a cluster where
+    the syllable before is whole (``ครอบ|ครัว``, ``ใน|กลุ่ม``; ``ปาก|รับ`` stays: ก may
+    be its final)."""
+    first, rest = piece[-1], piece[:-1]
+    if not rest or len(first) != 1:
+        return False
+    if first in _KHMER_INITIALS:  # (after a syllable with its vowel: ``រ|ថ`` of ``រថ`` stays)
+        return "\u1780" <= unit[0] <= "\u17a2" and any(len(u) > 1 for u in rest)
+    if not _clusters(first, unit[0]):
+        return False
+    if first in "หຫ":
+        return True
+    if first in _VOWEL_O:
+        return _vowel_seen(rest)
+    return _whole(rest)
+
+
+def _clusters(first: str, second: str) -> bool:
+    """Whether ``first`` then ``second`` is a Thai or Lao initial cluster."""
+    return first in _CLUSTER_FIRSTS.get(second, "") or second in _CLUSTER_SECONDS.get(first, ())
+
+
+def _vowel_seen(rest: list[str]) -> bool:
+    """Whether the last syllable of ``rest`` (a piece's first units) has its vowel, so
+    that an ``อ`` after it is no vowel of its own but a consonant."""
+    last = rest[-1]
+    if last in _VOWEL_O:  # (the vowel: ``ขอ``, ``เพื่อ``)
+        return len(rest) > 1
+    if rest[0] in LEADING_VOWELS and rest[0] not in "เເ" and all(map(_toned, rest[1:])):
+        return True  # (``แต่``, ``โต``; เ-อ is a vowel: ``เธอ``)
+    return "\u0e37" not in last and (
+        not _VOWEL_SIGNS.isdisjoint(last) or _whole(rest)
+    )  # (ื: ``มือ``)
+
+
+def _whole(rest: list[str]) -> bool:
+    """Whether the last syllable of ``rest`` (a piece's first units) can take no more:
+    its vowel takes no final (ไ, ใ, เ-า) or its final is written: a bare consonant after
+    a vowel (``ครอบ``, ``ถึง``, ``ผม``), not one after a leading vowel (``เทศ``: ท is
+    the initial) nor ย or ว written as part of the vowel (``เรีย``, ``ตัว``), or a letter
+    with a closing mark (``ศาสตร์``)."""
+    last = rest[-1]
+    if rest[0] in _NO_FINAL and all(map(_toned, rest[1:])):
+        return True  # (``ใน``, ``ไม่``, ``ไกล``)
+    if rest[0] in "เເ" and last in "าາ" and all(map(_toned, rest[1:-1])):
+        return True  # (เ-า: ``เจ้า``)
+    if not _CLOSING_MARKS.isdisjoint(last):
+        return True
+    if len(last) != 1 or not _consonant(last) or last in _VOWEL_O or len(rest) < 2:
+        return False
+    before = rest[-2]
+    if before in LEADING_VOWELS or (_clusters(before, last) and len(rest) == 2):
+        return False  # (``หน`` of ``หนด``: the initial)
+    if before == last == "ร":  # (ร หัน, a vowel before a final: ``พรรค``)
+        return False
+    if last in "ยຍ":
+        return "\u0e35" not in before  # (เ-ีย)
+    if last in "วວ":
+        return before in "าາ" or not _AFTER_VOWEL_SIGNS.isdisjoint(before) or before in "ยຍ"
+    return True
 
 
 def _second_of_cluster(first: str, piece: list[str]) -> bool:
