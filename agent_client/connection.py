@@ -13,7 +13,9 @@ named by its code (``error_from_message``); anything that means "no server to ta
 A server that lost the client's MCP session (2025 protocol: the client's when the
 server refused its ``server/discover`` probe other than as busy) to a restart or its
 idle timeout answers 404: the call is made again, once, on a new connection
-(``session_gone``: it never ran).
+(``session_gone``: it never ran). A call that failed on the way to an indexer that
+restarted on another port since is made again there, once, if it may be
+(``repeats``: a read, or a call none of whose requests left this client).
 
 History: the changing methods take an optional ``reason`` (kept with the version the
 change makes). It is sent only to a server that keeps history (it offers the
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agent_client.discovery import Endpoint, discover
 from agent_client.off_loop import import_off_loop
+from agent_client.repeats import READ_ONLY_TOOLS, moved_to, noting
 from agent_client.results import (
     AppendResult,
     DeleteResult,
@@ -113,35 +116,45 @@ class VaultSession:
     async def close(self) -> None:
         await _close_client(self._client)
 
-    async def _on_client(self, use: Callable[[Client[Any]], Awaitable[T]]) -> T:
+    async def _on_client(self, use: Callable[[Client[Any]], Awaitable[T]], *, read_only: bool) -> T:
         """``use(client)``; once more on a new connection when the server no longer knows
         this client's session: it refused the request before any tool saw it, so even a
-        write is not made twice. ``IndexerOfflineError`` when no connection can be made."""
-        from mcp.shared.exceptions import MCPError  # (loaded with the client: ``open_session``)
-
-        client = self._client
+        write is not made twice; or when the indexer restarted elsewhere, if ``repeats``
+        says the call may be made again. ``IndexerOfflineError`` if none can be made."""
+        client, endpoint, settings = self._client, self.endpoint, self._settings
         try:
-            return await use(client)
-        except MCPError as exc:
-            if self._settings is None or not session_gone(exc):
+            with noting() as sending:
+                return await use(client)
+        except Exception as exc:
+            lost = session_gone(exc)
+            moved = None if lost else moved_to(settings, endpoint, exc, read_only, sending)
+            if settings is None or not (lost or moved):
                 raise
-        await self._reconnect(client, self._settings)
+        await self._reconnect(client, settings, moved)
         return await use(self._client)
 
-    async def _reconnect(self, gone: Client[Any], settings: ClientSettings) -> None:
+    async def _reconnect(
+        self, gone: Client[Any], settings: ClientSettings, moved: Endpoint | None = None
+    ) -> None:
+        """Connect again in place of ``gone``: to ``moved``, where the indexer restarted,
+        else to the indexer the URL file names (which lost this client's session)."""
         async with self._reconnecting:
             if self._client is not gone:
                 return  # (a call made meanwhile connected again already)
             self.broken = True  # until connected again
-            endpoint = discover(settings.url_file, settings.token_file)
+            endpoint = moved or discover(settings.url_file, settings.token_file)
             self._client = await _open_client(settings, endpoint)
             self.broken = False
-            if endpoint != self.endpoint:  # a restart: its tools may have changed
-                self.endpoint, self._tools = endpoint, None
+            before, self.endpoint = self.endpoint, endpoint
+            if endpoint != before:  # a restart: its tools may have changed
+                self._tools = None
                 self._prompts.clear()
-        logger.info(
-            "the indexer at %s had lost this client's session: connected again", endpoint.url
-        )
+        if moved is not None:
+            logger.info("the indexer at %s restarted at %s: connected there", before.url, moved.url)
+        else:
+            logger.info(
+                "the indexer at %s had lost this client's session: connected again", endpoint.url
+            )
         await _close_client(gone)
 
     async def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +179,8 @@ class VaultSession:
         try:
             result = await asked_while_busy(
                 lambda: self._on_client(
-                    lambda client: client.call_tool(name, args, timeout=self._call_timeout)
+                    lambda client: client.call_tool(name, args, timeout=self._call_timeout),
+                    read_only=name in READ_ONLY_TOOLS,
                 ),
                 said_busy,
                 f"tool {name!r} at {self.endpoint.url}: the indexer",
@@ -195,7 +209,7 @@ class VaultSession:
         if self._tools is None:
             handled = sys.exc_info()[1]
             try:
-                tools = await self._on_client(lambda client: client.list_tools())
+                tools = await self._on_client(lambda client: client.list_tools(), read_only=True)
             except IndexerOfflineError:
                 raise
             except Exception as exc:
@@ -212,7 +226,7 @@ class VaultSession:
     async def _load_prompt(self, name: str) -> str:
         handled = sys.exc_info()[1]
         try:
-            result = await self._on_client(lambda client: client.get_prompt(name))
+            result = await self._on_client(lambda client: client.get_prompt(name), read_only=True)
             texts = [getattr(m.content, "text", "") for m in result.messages]
             if any(texts):
                 return "\n\n".join(t for t in texts if t)
@@ -223,7 +237,7 @@ class VaultSession:
                 raise self._offline(f"prompt {name!r}", exc, handled) from exc
         try:
             contents = await self._on_client(
-                lambda client: client.read_resource(f"vault://prompts/{name}")
+                lambda client: client.read_resource(f"vault://prompts/{name}"), read_only=True
             )
         except IndexerOfflineError:
             raise

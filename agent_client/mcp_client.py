@@ -30,6 +30,7 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from agent_client.discovery import Endpoint
+from agent_client.repeats import NotingTransport
 from agent_client.settings import ClientSettings
 from agent_client.unreachable import asked_while_busy, said_busy, why_unreachable
 from shared.errors import IndexerOfflineError
@@ -91,7 +92,11 @@ async def _connect_once(settings: ClientSettings, endpoint: Endpoint) -> Client[
         # Connecting is bounded by connect_timeout; a call by call_timeout (in the session).
         read = max(settings.call_timeout, 300.0)
         timeout = httpx2.Timeout(read, connect=settings.connect_timeout)
-        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, **kwargs)
+        # Each request's fate is noted for the call that made it (``repeats``).
+        transport = NotingTransport(httpx2.AsyncHTTPTransport())
+        return httpx2.AsyncClient(
+            headers=headers, timeout=timeout, auth=auth, transport=transport, **kwargs
+        )
 
     transport = _ProbingTransport(
         endpoint.url, auth=endpoint.token, httpx_client_factory=http_client

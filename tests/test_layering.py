@@ -210,6 +210,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "exit_codes",
         "off_loop",
     },
+    {"repeats"},
     {"mcp_client"},
     {"connection"},
     {"sessions"},

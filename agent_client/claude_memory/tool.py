@@ -5,7 +5,9 @@ checks, so that its answers and errors are the same (see ``texts`` and ``paths``
 file system calls are vault tool calls (``store``). Read-modify-write commands
 (``str_replace``, ``insert``) write with ``if_match`` and start again from a fresh read
 when the file changed meanwhile: an edit made by a person or another agent is never
-overwritten. One MCP session per tool object, reopened after the indexer went away.
+overwritten. One MCP session per tool object, reopened after the indexer went away; a
+call that finds it restarted on another port in the middle of a command is made there
+when that cannot change anything twice (``agent_client.repeats``).
 
 The sync class runs the async one on an event loop of its own, in a private thread, so
 it works from the SDK's tool runner and from code that is itself inside an event loop.

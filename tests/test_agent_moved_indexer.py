@@ -1,0 +1,159 @@
+"""An indexer that restarts on another port in the middle of a client's command.
+
+The client reaches the indexer through a forwarding stand-in for its port
+(``helpers.mcp_proxy``), which restarts the real ``indexer serve`` (``--port 0``: a new
+port) at an exact point of a command, then stops listening: the old port refuses, and the
+URL file names the new one. A memory-tool command that met this failed as
+``indexer_offline`` (its next call found the old port refused); now a call is made again
+on the new indexer, once, when that cannot change anything twice (``agent_client.repeats``):
+a read, or a call none of whose requests left the client. A write whose answer was lost
+on the way may have landed: it is not made again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
+from helpers.mcp_proxy import DROP, McpProxy, Seen
+from helpers.memory_tool import outcome
+
+from agent_client import VaultMemoryTool
+from agent_client.connection import open_session
+from agent_client.discovery import discover
+from agent_client.repeats import READ_ONLY_TOOLS
+from agent_client.results import Version
+from agent_client.settings import ClientSettings
+from shared.errors import IndexerOfflineError
+
+
+class Moving:
+    """A real indexer reached through ``proxy``, whose port the URL file names, until
+    ``restart_elsewhere`` (run by the proxy at a chosen request) moves it."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.running: RunningIndexer = start_indexer(workspace)
+        self.proxy = McpProxy(self.running.url)
+        self.restarts = 0
+        url_file = workspace / "indexer.mcp.url"  # (as the server writes it: a rename)
+        (workspace / "url.tmp").write_text(self.proxy.url + "\n")
+        os.replace(workspace / "url.tmp", url_file)
+
+    def restart_elsewhere(self) -> None:
+        """Stop the indexer, start it again on a new port (it writes the URL file), and
+        close the proxy's port: a later connection to it is refused."""
+        self.running.stop()
+        self.running = start_indexer(self.workspace)
+        assert self.running.url != self.proxy.url
+        self.proxy.close_port()
+        self.restarts += 1
+
+    def after(self, tool: str, then: str | None = None) -> None:
+        """Restart elsewhere once the first ``tool`` call after now is answered by the old
+        indexer, before the client has the answer; ``then``: ``DROP`` it on the way."""
+
+        def hook(seen: Seen) -> str | None:
+            if seen.tool != tool or self.restarts:
+                return None
+            self.restart_elsewhere()
+            return then
+
+        self.proxy.after = hook
+
+    def stop(self) -> None:
+        self.proxy.stop()
+        self.running.stop()
+
+
+@pytest.fixture
+def moving(tmp_path: Path) -> Iterator[Moving]:
+    served = Moving(tmp_path / "ws")
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+def settings_of(moving: Moving) -> ClientSettings:
+    return ClientSettings(workspace=moving.workspace, tz=UTC)
+
+
+def memory(tool: VaultMemoryTool, **inp: Any) -> str:
+    text, is_error = outcome(tool, inp)
+    assert not is_error, text
+    return str(text)
+
+
+def test_a_memory_tool_edit_goes_on_at_the_new_port(moving: Moving) -> None:
+    """``str_replace`` reads the file from the indexer, which then restarts on a new
+    port; its write finds the old port refused (nothing of it sent) and is made at the
+    new port: the command succeeds, its change is on disk once, one version in history."""
+    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    try:
+        memory(tool, command="create", path="/memories/m.md", file_text="one\n")
+        moving.after("read")
+        said = memory(
+            tool, command="str_replace", path="/memories/m.md", old_str="one", new_str="two"
+        )
+        assert said.startswith("The memory file has been edited.")
+        assert moving.restarts == 1
+        assert moving.proxy.calls("write") == 1  # the create's: the edit's went to the new port
+        assert memory(tool, command="view", path="/memories/m.md").endswith("\ttwo\n     2\t")
+    finally:
+        tool.close()
+    text = (vault_dir(moving.running, "en") / "memories/m.md").read_text()
+    assert text.endswith("\n---\ntwo\n") and text.count("two") == 1, text
+    versions = asyncio.run(history(settings_of(moving), "memories/m.md"))
+    assert [(v["op"], v["reason"]) for v in versions] == [
+        ("write", "memory_tool:str_replace"),
+        ("write", "memory_tool:create"),
+    ]
+
+
+async def history(settings: ClientSettings, path: str) -> list[Version]:
+    async with open_session(settings) as session:
+        return (await session.vault("en").history(path))["versions"]
+
+
+@pytest.mark.parametrize("tool", ["stat", "append"])
+async def test_a_call_whose_answer_was_lost_is_made_again_only_if_it_reads(
+    moving: Moving, tool: str
+) -> None:
+    """The old indexer ran the call, then restarted elsewhere, and its answer never came:
+    a ``stat`` is asked again at the new port and answered; an ``append`` may have landed
+    (it had), so it is not made again: the client says the indexer is offline, and the
+    line is in the note once. The next call goes to the new port."""
+    async with open_session(settings_of(moving)) as session:
+        vault = session.vault("en")
+        await vault.write("a.md", "# A\n")
+        moving.after(tool, then=DROP)
+        if tool == "stat":
+            assert (await vault.stat("a.md"))["exists"]
+            assert moving.proxy.calls("stat") == 1  # the old indexer's; then the new one's
+        else:
+            with pytest.raises(IndexerOfflineError):
+                await vault.append("a.md", "appended\n")
+        assert moving.restarts == 1
+        landed = "appended\n" if tool == "append" else ""
+        assert (await vault.read("a.md"))["content"].endswith(f"\n# A\n{landed}")
+        assert session.endpoint == discover(
+            moving.workspace / "indexer.mcp.url", moving.workspace / "indexer.mcp.token"
+        )
+    text = (vault_dir(moving.running, "en") / "a.md").read_text()
+    assert text.endswith(f"\n# A\n{landed}") and text.count("appended") == (1 if landed else 0)
+
+
+async def test_the_read_only_tools_are_those_the_indexer_marks_so(moving: Moving) -> None:
+    """``READ_ONLY_TOOLS`` (made again after a lost answer) are the tools the indexer
+    marks ``readOnlyHint``: a tool that changes something is never among them."""
+    async with moving.running.client() as client:
+        tools = await client.list_tools()
+    marked = {t.name for t in tools if t.annotations and t.annotations.read_only_hint}
+    assert marked == READ_ONLY_TOOLS
