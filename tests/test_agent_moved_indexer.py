@@ -157,3 +157,35 @@ async def test_the_read_only_tools_are_those_the_indexer_marks_so(moving: Moving
         tools = await client.list_tools()
     marked = {t.name for t in tools if t.annotations and t.annotations.read_only_hint}
     assert marked == READ_ONLY_TOOLS
+
+
+@pytest.mark.parametrize(
+    ("command", "lost"),
+    [("str_replace", "write"), ("delete", "delete")],
+)
+def test_a_memory_tool_change_whose_answer_was_lost_says_it_may_have_landed(
+    moving: Moving, command: str, lost: str
+) -> None:
+    """The old indexer made the change, restarted elsewhere, and its answer never came:
+    the change is not made again (it may have landed: here it had), and the model is told
+    to look before trying again, not that nothing was changed."""
+    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    inputs = {
+        "str_replace": {"path": "/memories/m.md", "old_str": "one", "new_str": "two"},
+        "delete": {"path": "/memories/m.md"},
+    }[command]
+    try:
+        memory(tool, command="create", path="/memories/m.md", file_text="one\n")
+        moving.after(lost, then=DROP)
+        text, is_error = outcome(tool, {"command": command, **inputs})
+    finally:
+        tool.close()
+    assert moving.restarts == 1
+    said = "its change may or may not have been made: view the path before trying again"
+    assert is_error and said in str(text) and "nothing was changed" not in str(text), text
+    folder = vault_dir(moving.running, "en") / "memories"
+    landed = {
+        "str_replace": lambda: (folder / "m.md").read_text().endswith("\ntwo\n"),
+        "delete": lambda: not (folder / "m.md").exists(),
+    }[command]
+    assert landed(), sorted(p.name for p in folder.iterdir())

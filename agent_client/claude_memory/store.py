@@ -65,9 +65,22 @@ class MemoryStore:
         self.folder = folder
         self.reason = reason  # kept in history with each change ("memory_tool:<command>")
         self.changed = False  # whether this command already changed something
+        # whether a change was sent and its answer never came (the indexer went offline
+        # meanwhile): it may have been made
+        self.unsure = False
 
     def _vp(self, parts: tuple[str, ...]) -> str:
         return vault_path(self.folder, parts)
+
+    async def _changing(self, call: Awaitable[T]) -> T:
+        """Await a call that changes the vault; one the indexer did not answer, gone
+        offline, leaves ``unsure`` set: it may have landed (the tool says so)."""
+        try:
+            result = await call
+        except IndexerOfflineError:
+            self.unsure = True
+            raise
+        return result
 
     async def kind(self, parts: tuple[str, ...], shown: str) -> Kind:
         """What ``parts`` is; the folder itself is always a folder (made on first write)."""
@@ -115,7 +128,10 @@ class MemoryStore:
         ``Changed`` when the file is no longer the one read (nothing written then)."""
         try:
             content = files.stored(path.name, text, meta)
-            await self.vault.write(self._vp(path.parts), content, if_match=etag, reason=self.reason)
+            write = self.vault.write(
+                self._vp(path.parts), content, if_match=etag, reason=self.reason
+            )
+            await self._changing(write)
         except ConflictError:
             raise Changed from None
         except VaultError as err:
@@ -126,9 +142,9 @@ class MemoryStore:
         """Write a new file; None when done, else what is already at ``path`` (a file, a
         folder, or a file on the way): then nothing was written."""
         try:
-            await self.vault.write(
-                self._vp(path.parts), files.stored(path.name, text), if_match="", reason=self.reason
-            )
+            content = files.stored(path.name, text)
+            write = self.vault.write(self._vp(path.parts), content, if_match="", reason=self.reason)
+            await self._changing(write)
         except ConflictError:
             return Kind.FILE
         except VaultError as err:
@@ -222,7 +238,7 @@ class MemoryStore:
         them, and so their folders)."""
         vp = self._vp(path.parts)
         if kind is Kind.FILE:
-            await self._quietly(self.vault.delete(vp, reason=self.reason), path)
+            await self._quietly(self._changing(self.vault.delete(vp, reason=self.reason)), path)
             self.changed = True
             return 0, []
         rounds = 0
@@ -242,19 +258,17 @@ class MemoryStore:
             file_paths = [p for p in entries if not p.endswith("/")]
             self._check_deletable(path, found, file_paths)
             for entry in file_paths:
-                await self._quietly(
-                    self.vault.delete(entry, reason=self.reason), path, missing_ok=True
-                )
+                deleting = self._changing(self.vault.delete(entry, reason=self.reason))
+                await self._quietly(deleting, path, missing_ok=True)
                 self.changed = True
             for entry in sorted(
                 (p for p in entries if p.endswith("/")), key=lambda p: -p.count("/")
             ):
                 try:
-                    await self._quietly(
-                        self.vault.delete(entry.rstrip("/"), reason=self.reason),
-                        path,
-                        missing_ok=True,
+                    deleting = self._changing(
+                        self.vault.delete(entry.rstrip("/"), reason=self.reason)
                     )
+                    await self._quietly(deleting, path, missing_ok=True)
                 except ToolError as err:
                     if not (path.is_root or found["truncated"]) or not str(err).startswith(
                         "invalid_argument: "
@@ -266,7 +280,8 @@ class MemoryStore:
             if not found["truncated"] or rounds >= MAX_DELETE_ROUNDS:
                 break
         if not path.is_root:
-            await self._quietly(self.vault.delete(vp, reason=self.reason), path, missing_ok=True)
+            deleting = self._changing(self.vault.delete(vp, reason=self.reason))
+            await self._quietly(deleting, path, missing_ok=True)
             self.changed = True
         below = unicodedata.normalize("NFC", vp) + "/"
         sample = [f"{path.shown}/{p.removeprefix(below)}" for p in found.get("unlisted_sample", [])]
@@ -314,7 +329,8 @@ class MemoryStore:
     async def move(self, old: MemoryPath, new: MemoryPath) -> None:
         """``move`` a file or folder; ``Changed`` if ``new`` appeared meanwhile."""
         try:
-            await self.vault.move(self._vp(old.parts), self._vp(new.parts), reason=self.reason)
+            move = self.vault.move(self._vp(old.parts), self._vp(new.parts), reason=self.reason)
+            await self._changing(move)
         except ConflictError as err:
             if await self.kind(new.parts, new.shown) in (Kind.FILE, Kind.DIR):
                 raise Changed from None

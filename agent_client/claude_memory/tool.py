@@ -107,8 +107,7 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
                 )
                 yield store
             except IndexerOfflineError as err:
-                done = store is not None and store.changed
-                outcome = "the command stopped part way" if done else "nothing was changed"
+                outcome = _offline_outcome(store)
                 log.warning("memory tool: %s", err.message)  # its paths are for people only
                 raise ToolError(
                     f"indexer_offline: the memory store (the vault indexer) is offline; "
@@ -420,3 +419,14 @@ def _clean_folder(folder: str) -> str:
             f" and {MAX_PATH_BYTES} bytes)"
         )
     return "/".join(parts)
+
+
+def _offline_outcome(store: MemoryStore | None) -> str:
+    """What a command cut short by the indexer going offline did: a change whose answer
+    never came may have been made (``MemoryStore.unsure``): the model is told to look
+    before doing it again (an ``str_replace`` made twice, or a create)."""
+    if store is not None and store.changed:
+        return "the command stopped part way"
+    if store is not None and store.unsure:
+        return "its change may or may not have been made: view the path before trying again"
+    return "nothing was changed"
