@@ -138,7 +138,7 @@ def extract_keywords(query: str) -> list[str]:
     shouted = _shouted(rest)
     # (ambiguous stop words, ``question_language``: ``min`` in a Swedish question, not an
     # English one; Vietnamese ``di`` kept in a Vietnamese question)
-    shown = shown_stops(_plain(word.strip(_AROUND)) for word in _lowered(rest).split())
+    shown = shown_stops(_question_words(rest))
     in_japanese = japanese(rest)
     position = 0
     syllables_found: list[str] = []  # (after the rest: what room the cap leaves)
@@ -154,6 +154,18 @@ def extract_keywords(query: str) -> list[str]:
     found.extend(_words(rest[position:], shouted, shown))
     unique = list(dict.fromkeys(found + syllables_found))
     return unique[:MAX_KEYWORDS]
+
+
+def _question_words(text: str) -> list[str]:
+    """The lower-cased words of ``text`` for ``shown_stops``, with the elided head of
+    each (``dell'anno``: ``dell``, an ambiguous Italian stop word)."""
+    words = []
+    for token in _lowered(text).split():
+        word = _plain(token.strip(_AROUND))
+        words.append(word)
+        if "'" in word:
+            words.append(word.partition("'")[0])
+    return words
 
 
 def _spaceless_runs(text: str) -> list[re.Match[str]]:
@@ -195,9 +207,10 @@ def _words(text: str, shouted: bool, shown: Shown) -> list[str]:
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
         word = without_plural(word)  # (Persian: ``داده‌ها`` finds ``داده`` too)
-        if "'" in word:  # "user's" -> "user"; "l'école" -> "école"
+        if "'" in word:  # "user's" -> "user"; "l'école" -> "école"; "dell'anno" -> "anno"
             head, _, tail = word.partition("'")
-            word = tail if len(head) <= 2 and len(tail) > len(head) else head
+            elided = len(tail) > len(head) if len(head) <= 2 else _dropped(head, stops, shown.kept)
+            word = tail if elided else head
             if _dropped(word, stops, shown.kept):
                 continue
         out.append(word)
