@@ -33,8 +33,15 @@ lint: $(STAMP)
 
 # Three workers on two cores: most of a test's time is a server process starting or
 # answering, waiting rather than computing (a full run: 386 s, against 500-650 s with two).
+# Work stealing: each worker takes a third of the tests in order and steals from the
+# others' ends once done, so a module's tests mostly stay on one worker and its
+# fixtures (a server, a browser) start once. The default (load) hands the run's last
+# tests out a few at a time: the web modules started their server and browser on two or
+# three workers (a full run's web set-ups over 0.8 s: 15 taking 61 s, against 8 taking
+# 33 s; tests/web alone: 129-154 CPU-s, against 112-114 s). (``loadfile`` would run
+# one of test_api_fuzz's 33 cases: they share a node id.)
 test: $(STAMP) $(NODE_STAMP) lint
-	$(BIN)/pytest -q -n 3
+	$(BIN)/pytest -q -n 3 --dist worksteal
 
 # Unit and in-memory tests only (no server processes, browser or npm clients): < 1 min.
 test-fast: $(STAMP)

@@ -1,6 +1,9 @@
 """End to end: search through a real ``indexer serve`` over HTTP, the index kept current by
 tool writes (read-your-writes), by the watcher (external edits) and by the start-up
-reconcile; grep through the server equals a full scan."""
+reconcile; grep through the server equals a full scan.
+
+The tests that only need a running server share the module's (``server``, each with a
+vault of its own); the restart tests start their own."""
 
 from __future__ import annotations
 
@@ -45,8 +48,8 @@ async def ready(client: Client) -> None:
     await eventually(check, "index_ready")
 
 
-async def test_read_your_writes_through_mcp(indexer_server: RunningIndexer) -> None:
-    async with indexer_server.client() as c:
+async def test_read_your_writes_through_mcp(server: RunningIndexer) -> None:
+    async with server.client() as c:
         await ready(c)
         text = "---\ntitle: 東京の電車\ntags: [travel]\n---\nThe trains of Tokyo are punctual.\n"
         await data(c, "write", lang="ja", path="items/trains.md", content=text)
@@ -57,38 +60,39 @@ async def test_read_your_writes_through_mcp(indexer_server: RunningIndexer) -> N
         await data(c, "delete", lang="ja", path="items/trains.md")
         assert await found(c, "ja", "punctual") == []
         status = await data(c, "status")
-        assert status["index_ready"] is True and status["langs"] == {}
+        assert status["index_ready"] is True and "ja" not in status["langs"]
 
 
 async def test_searches_on_the_loop_beside_appends_read_their_writes(
-    indexer_server: RunningIndexer,
+    server: RunningIndexer,
 ) -> None:
     """``search`` runs on the event loop and moves to a thread when appends wait to be
     indexed: four clients appending and searching at once each find their own text at
     once, and a search of every note beside them answers whole."""
-    async with indexer_server.client() as first:
+    lang = "en-loop"
+    async with server.client() as first:
         await ready(first)
         for n in range(4):
-            await data(first, "write", lang="en", path=f"c{n}.md", content=f"# C{n}\n\nokapi\n")
+            await data(first, "write", lang=lang, path=f"c{n}.md", content=f"# C{n}\n\nokapi\n")
 
     async def client(n: int) -> None:
-        async with indexer_server.client() as c:
+        async with server.client() as c:
             for round_ in range(15):
                 word = f"zebu{n}x{round_}"
-                await data(c, "append", lang="en", path=f"c{n}.md", content=f"\n{word}\n")
-                assert await found(c, "en", word) == [f"c{n}.md"]
-                assert await found(c, "en", "okapi") == [f"c{i}.md" for i in range(4)]
+                await data(c, "append", lang=lang, path=f"c{n}.md", content=f"\n{word}\n")
+                assert await found(c, lang, word) == [f"c{n}.md"]
+                assert await found(c, lang, "okapi") == [f"c{i}.md" for i in range(4)]
 
     await asyncio.gather(*(client(n) for n in range(4)))
 
 
 async def test_a_vault_id_in_another_case_is_refused_never_a_second_vault(
-    indexer_server: RunningIndexer,
+    server: RunningIndexer,
 ) -> None:
     """``zh-hans`` for the vault ``zh-Hans`` (a language tag's case means nothing): a
     write made a second vault, a search answered "no match"; both say which id to use."""
-    languages = indexer_server.workspace / "memory" / "languages"
-    async with indexer_server.client() as c:
+    languages = server.workspace / "memory" / "languages"
+    async with server.client() as c:
         await ready(c)
         await data(c, "write", lang="zh-Hans", path="猫.md", content="# 猫\n\n猫咪 cat\n")
         for tool, args in [
@@ -101,16 +105,17 @@ async def test_a_vault_id_in_another_case_is_refused_never_a_second_vault(
         ]:
             with pytest.raises(ToolError, match=r"invalid_lang: .*use 'zh-Hans'"):
                 await c.call_tool(tool, {"lang": "zh-hans", **args})
-        assert sorted(p.name for p in languages.iterdir()) == ["zh-Hans"]
+        zh = [p.name for p in languages.iterdir() if p.name.casefold() == "zh-hans"]
+        assert zh == ["zh-Hans"]
         assert await found(c, "zh-Hans", "cat") == ["猫.md"]
 
 
 async def test_a_tools_first_write_to_a_new_vault_leaves_search_whole(
-    indexer_server: RunningIndexer,
+    server: RunningIndexer,
 ) -> None:
     """The vault's folder a tool made at its first write was heard as another program's
     change: searches said ``partial`` for the next half second (18 of the first 20)."""
-    async with indexer_server.client() as c:
+    async with server.client() as c:
         await ready(c)
 
         async def whole() -> bool:
@@ -125,16 +130,17 @@ async def test_a_tools_first_write_to_a_new_vault_leaves_search_whole(
             assert [hit["path"] for hit in result["results"]] == [path]
 
 
-async def test_external_edits_become_visible(indexer_server: RunningIndexer) -> None:
-    root = vault(indexer_server.workspace)
-    async with indexer_server.client() as c:
+async def test_external_edits_become_visible(server: RunningIndexer) -> None:
+    lang = "en-ext"
+    root = vault(server.workspace, lang)
+    async with server.client() as c:
         await ready(c)
         (root / "ext").mkdir(parents=True)
         (root / "ext" / "a.md").write_text("an outside quince\n")
 
         async def visible(query: str, expected: list[str]):
             async def check() -> bool:
-                return await found(c, "en", query) == expected
+                return await found(c, lang, query) == expected
 
             return check
 
@@ -149,52 +155,55 @@ async def test_external_edits_become_visible(indexer_server: RunningIndexer) -> 
         await eventually(await visible("medlar", []), "an external delete")
 
 
-async def test_hostile_queries_never_break_the_tool(indexer_server: RunningIndexer) -> None:
-    async with indexer_server.client() as c:
-        await data(c, "write", lang="en", path="a.md", content="plain words here\n")
+async def test_hostile_queries_never_break_the_tool(server: RunningIndexer) -> None:
+    lang = "en-hostile"
+    async with server.client() as c:
+        await data(c, "write", lang=lang, path="a.md", content="plain words here\n")
         for query in ['"', "NEAR(a b)", "a:b", "*", "x" * 10_000, "東", '"unbalanced here']:
             try:
-                result = await data(c, "search", lang="en", query=query)
+                result = await data(c, "search", lang=lang, query=query)
                 assert isinstance(result["results"], list)
             except ToolError as err:
                 assert str(err).startswith("invalid_argument: "), str(err)
         for query in ["", "x" * 10_241]:
             with pytest.raises(ToolError, match=r"^invalid_argument: "):
-                await c.call_tool("search", {"lang": "en", "query": query})
+                await c.call_tool("search", {"lang": lang, "query": query})
         with pytest.raises(ToolError, match=r"^invalid_argument: "):
-            await c.call_tool("search", {"lang": "en", "query": "plain", "limit": 0})
+            await c.call_tool("search", {"lang": lang, "query": "plain", "limit": 0})
 
 
-async def test_a_prefix_query_through_the_server(indexer_server: RunningIndexer) -> None:
+async def test_a_prefix_query_through_the_server(server: RunningIndexer) -> None:
     """``datab*`` finds and marks ``database`` (it was the word ``datab``: nothing found,
     nothing said); a prefix too short is refused saying so; grep reads ``*`` as a regex."""
-    async with indexer_server.client() as c:
-        await data(c, "write", lang="en", path="db.md", content="Tuning the Database.\n")
-        await data(c, "write", lang="en", path="data.md", content="Plain data here.\n")
-        result = await data(c, "search", lang="en", query="datab* OR postg*")
+    lang = "en-prefix"
+    async with server.client() as c:
+        await data(c, "write", lang=lang, path="db.md", content="Tuning the Database.\n")
+        await data(c, "write", lang=lang, path="data.md", content="Plain data here.\n")
+        result = await data(c, "search", lang=lang, query="datab* OR postg*")
         assert [hit["path"] for hit in result["results"]] == ["db.md"]
         assert "**Database**" in result["results"][0]["snippet"]
         with pytest.raises(ToolError, match=r"^invalid_argument: .*at least 3 characters"):
-            await c.call_tool("search", {"lang": "en", "query": "da*"})
-        grep = await data(c, "grep", lang="en", pattern="datab*", ignore_case=True)
+            await c.call_tool("search", {"lang": lang, "query": "da*"})
+        grep = await data(c, "grep", lang=lang, pattern="datab*", ignore_case=True)
         assert {m["path"] for m in grep["matches"]} == {"data.md", "db.md"}
 
 
-async def test_grep_through_the_server_equals_a_full_scan(indexer_server: RunningIndexer) -> None:
-    root = vault(indexer_server.workspace)
+async def test_grep_through_the_server_equals_a_full_scan(server: RunningIndexer) -> None:
+    lang = "en-grep"
+    root = vault(server.workspace, lang)
     for n in range(40):
         (root / f"d{n % 4}").mkdir(parents=True, exist_ok=True)
         (root / f"d{n % 4}" / f"f{n}.md").write_text(f"line {n}\nNeedle{n % 7} in Hay\n")
-    async with indexer_server.client() as c:
+    async with server.client() as c:
         await ready(c)
         await eventually(
-            lambda: _count_is(c, 40), "40 notes indexed"
+            lambda: _count_is(c, lang, 40), "40 notes indexed"
         )  # the watcher or the reconcile
         (root / "late.md").write_text("needle3 written after indexing\n")
         with (root / "d1" / "f1.md").open("a") as out:  # indexed, then appended to
             out.write("needle3 appended\n")
         (root / "d2" / "f2.md").write_text("line 2\nNeedle3 in Hay\n")  # the same size
-        result = await data(c, "grep", lang="en", pattern="needle3", ignore_case=True, limit=1000)
+        result = await data(c, "grep", lang=lang, pattern="needle3", ignore_case=True, limit=1000)
         paths = sorted({m["path"] for m in result["matches"]})
         expected = sorted(
             p.relative_to(root).as_posix()
@@ -204,8 +213,8 @@ async def test_grep_through_the_server_equals_a_full_scan(indexer_server: Runnin
         assert paths == expected and {"late.md", "d1/f1.md", "d2/f2.md"} <= set(paths)
 
 
-async def _count_is(c: Client, count: int) -> bool:
-    return (await data(c, "status"))["langs"].get("en") in (count, count + 1)
+async def _count_is(c: Client, lang: str, count: int) -> bool:
+    return (await data(c, "status"))["langs"].get(lang) in (count, count + 1)
 
 
 async def found_after_start(workspace: Path, query: str) -> list[str]:

@@ -1,4 +1,8 @@
-"""End to end: a real ``indexer serve`` subprocess, spoken to over HTTP by real MCP clients."""
+"""End to end: a real ``indexer serve`` subprocess, spoken to over HTTP by real MCP clients.
+
+The tests that only need a running server share the module's (``server``, each with a
+lang of its own); the ones about a start, a stop, flags or a crash start their own.
+"""
 
 from __future__ import annotations
 
@@ -33,72 +37,74 @@ async def data(client: Client, tool: str, **args) -> dict:
     return (await client.call_tool(tool, args)).structured_content
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_every_tool_over_http(indexer_server: RunningIndexer, mode: str) -> None:
-    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", indexer_server.url)
-    async with indexer_server.client(mode=mode) as c:
+@pytest.mark.parametrize(("mode", "lang"), [("auto", "en"), ("legacy", "en-legacy")])
+async def test_every_tool_over_http(server: RunningIndexer, mode: str, lang: str) -> None:
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", server.url)
+    async with server.client(mode=mode) as c:
         names = {t.name for t in await c.list_tools()}
         assert {"read", "write", "stat", "append", "find", "grep", "delete", "status"} <= names
-        w = await data(c, "write", lang="en", path="items/go.md", content="# Go\nwent\n")
-        r = await data(c, "read", lang="en", path="items/go.md")
+        w = await data(c, "write", lang=lang, path="items/go.md", content="# Go\nwent\n")
+        r = await data(c, "read", lang=lang, path="items/go.md")
         assert r["etag"] == w["etag"] and r["content"].endswith("# Go\nwent\n")
-        assert (await data(c, "stat", lang="en", path="items/go.md"))["exists"] is True
-        await data(c, "append", lang="en", path="items/go.md", content="\n## more\n")
-        assert (await data(c, "find", lang="en"))["paths"] == ["items/go.md"]
-        g = await data(c, "grep", lang="en", pattern="^## more$")
+        assert (await data(c, "stat", lang=lang, path="items/go.md"))["exists"] is True
+        await data(c, "append", lang=lang, path="items/go.md", content="\n## more\n")
+        assert (await data(c, "find", lang=lang))["paths"] == ["items/go.md"]
+        g = await data(c, "grep", lang=lang, pattern="^## more$")
         assert g["matches"][0]["path"] == "items/go.md"
         status = await data(c, "status")
-        assert status["langs"]["en"] == 1
-        assert status["workspace"] == str(indexer_server.workspace.resolve())
-        assert await data(c, "delete", lang="en", path="items/go.md") == {
+        assert status["langs"][lang] == 1
+        assert status["workspace"] == str(server.workspace.resolve())
+        assert await data(c, "delete", lang=lang, path="items/go.md") == {
             "path": "items/go.md",
             "deleted": True,
         }
         with pytest.raises(ToolError, match=r"^forbidden_path: "):
-            await c.call_tool("read", {"lang": "en", "path": "../../../../etc/passwd"})
+            await c.call_tool("read", {"lang": lang, "path": "../../../../etc/passwd"})
         prompt = await c.get_prompt("vault_spec")
         assert prompt.messages[0].content.text.strip()
 
 
-async def test_if_match_conflict_over_http(indexer_server: RunningIndexer) -> None:
-    async with indexer_server.client() as c:
-        first = await data(c, "write", lang="en", path="n.md", content="# n\n", if_match="")
-        note = vault(indexer_server.workspace) / "n.md"
+async def test_if_match_conflict_over_http(server: RunningIndexer) -> None:
+    lang = "en-ifmatch"
+    async with server.client() as c:
+        first = await data(c, "write", lang=lang, path="n.md", content="# n\n", if_match="")
+        note = vault(server.workspace, lang) / "n.md"
         note.write_text(note.read_text() + "a human edit\n")  # someone edits in an editor
         before = note.read_bytes()
         with pytest.raises(ToolError, match=r"^conflict: "):
             await c.call_tool(
                 "write",
-                {"lang": "en", "path": "n.md", "content": "# llm\n", "if_match": first["etag"]},
+                {"lang": lang, "path": "n.md", "content": "# llm\n", "if_match": first["etag"]},
             )
         assert note.read_bytes() == before
 
 
-async def test_binary_asset_write_over_http(indexer_server: RunningIndexer) -> None:
-    async with indexer_server.client() as c:
+async def test_binary_asset_write_over_http(server: RunningIndexer) -> None:
+    lang = "en-binary"
+    async with server.client() as c:
         content = base64.b64encode(PNG).decode()
         await data(
             c,
             "write",
-            lang="en",
+            lang=lang,
             path="items/a.md.assets/p.png",
             content=content,
             encoding="base64",
         )
-    assert (vault(indexer_server.workspace) / "items/a.md.assets/p.png").read_bytes() == PNG
+    assert (vault(server.workspace, lang) / "items/a.md.assets/p.png").read_bytes() == PNG
 
 
-async def test_concurrent_appends_never_interleave(indexer_server: RunningIndexer) -> None:
-    clients, per_client = 8, 100
+async def test_concurrent_appends_never_interleave(server: RunningIndexer) -> None:
+    clients, per_client, lang = 8, 100, "en-appends"
 
     async def writer(n: int) -> None:
-        async with indexer_server.client() as c:
+        async with server.client() as c:
             for i in range(per_client):
                 section = f"## s{n}-{i}\n" + f"payload {n} {i} " * 3 + "\nend\n"
-                await c.call_tool("append", {"lang": "en", "path": "log.md", "content": section})
+                await c.call_tool("append", {"lang": lang, "path": "log.md", "content": section})
 
     await asyncio.gather(*(writer(n) for n in range(clients)))
-    text = (vault(indexer_server.workspace) / "log.md").read_text()
+    text = (vault(server.workspace, lang) / "log.md").read_text()
     sections = text.split("## ")[1:]
     assert len(sections) == clients * per_client
     seen = set()
@@ -146,11 +152,11 @@ def test_stale_url_file_is_replaced(workspace: Path) -> None:
         server.stop()
 
 
-def test_second_instance_is_refused(indexer_server: RunningIndexer) -> None:
-    second = spawn_indexer(indexer_server.workspace)
+def test_second_instance_is_refused(server: RunningIndexer) -> None:
+    second = spawn_indexer(server.workspace)
     assert second.wait(timeout=30) != 0
     assert "already serving" in second.log_path.read_text()  # type: ignore[attr-defined]
-    assert (indexer_server.workspace / "indexer.mcp.url").read_text().strip() == indexer_server.url
+    assert (server.workspace / "indexer.mcp.url").read_text().strip() == server.url
 
 
 async def test_sigkill_during_writes_leaves_no_torn_or_temp_files(workspace: Path) -> None:
@@ -235,8 +241,8 @@ def post(url: str, headers: dict[str, str]) -> int:
         return err.code
 
 
-def test_foreign_host_and_origin_are_refused(indexer_server: RunningIndexer) -> None:
-    url = indexer_server.url
+def test_foreign_host_and_origin_are_refused(server: RunningIndexer) -> None:
+    url = server.url
     port = url.rsplit(":", 1)[1].split("/")[0]
     assert post(url, {"Host": "evil.example:80"}) == 421
     assert post(url, {"Origin": "http://evil.example"}) == 403
@@ -247,8 +253,8 @@ def test_foreign_host_and_origin_are_refused(indexer_server: RunningIndexer) -> 
     )
 
 
-def test_url_answers_without_redirect(indexer_server: RunningIndexer) -> None:
-    assert post(indexer_server.url, {}) not in (301, 302, 307, 308)
+def test_url_answers_without_redirect(server: RunningIndexer) -> None:
+    assert post(server.url, {}) not in (301, 302, 307, 308)
 
 
 async def test_token_is_required_when_set(workspace: Path) -> None:
@@ -303,8 +309,8 @@ def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2 and "workspace" in result.stderr
 
 
-def test_port_in_use_is_one_clear_line(indexer_server: RunningIndexer, tmp_path: Path) -> None:
-    port = indexer_server.url.rsplit(":", 1)[1].split("/")[0]
+def test_port_in_use_is_one_clear_line(server: RunningIndexer, tmp_path: Path) -> None:
+    port = server.url.rsplit(":", 1)[1].split("/")[0]
     other = tmp_path / "other"
     proc = spawn_indexer(other, "--port", port)
     assert proc.wait(timeout=30) == 1
@@ -335,16 +341,15 @@ def test_index_from_a_newer_version_is_refused_clearly(workspace: Path) -> None:
     assert not (workspace / "indexer.mcp.url").exists()
 
 
-async def test_a_move_over_http_relinks_the_notes_that_link_to_it(
-    indexer_server: RunningIndexer,
-) -> None:
-    async with indexer_server.client() as c:
-        await data(c, "write", lang="en", path="items/plan.md", content="# Plan\n")
+async def test_a_move_over_http_relinks_the_notes_that_link_to_it(server: RunningIndexer) -> None:
+    lang = "en-move"
+    async with server.client() as c:
+        await data(c, "write", lang=lang, path="items/plan.md", content="# Plan\n")
         see = "# See\n\n[the plan](../items/plan.md) and [[items/plan|Plan]]\n"
-        await data(c, "write", lang="en", path="notes/see.md", content=see)
-        moved = await data(c, "move", lang="en", path="items/plan.md", new_path="done/plan.md")
+        await data(c, "write", lang=lang, path="notes/see.md", content=see)
+        moved = await data(c, "move", lang=lang, path="items/plan.md", new_path="done/plan.md")
         assert moved["relinked"] == ["notes/see.md"]
-        text = (vault(indexer_server.workspace) / "notes/see.md").read_text()
+        text = (vault(server.workspace, lang) / "notes/see.md").read_text()
         assert "[the plan](../done/plan.md) and [[done/plan|Plan]]" in text
-        found = await data(c, "grep", lang="en", pattern="done/plan", fixed=True)
+        found = await data(c, "grep", lang=lang, pattern="done/plan", fixed=True)
         assert [m["path"] for m in found["matches"]] == ["notes/see.md"]

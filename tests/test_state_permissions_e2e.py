@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 from fastmcp import Client
 from helpers.indexer_process import spawn_indexer, start_indexer
 from helpers.permissions import as_plain_user, chmod
@@ -28,10 +30,24 @@ def put(ws: Path, rel: str, text: str, lang: str = "en") -> Path:
     return path
 
 
-def indexed(ws: Path) -> None:
-    """Serve ``ws`` once and stop: its state folder and index are made."""
-    put(ws, "a.md", "# A\n\nalpha\n")
+@pytest.fixture(scope="module")
+def served_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace of twenty English notes and an Italian one, served once and stopped
+    (its state folder, index and history made): served once for the module, copied by
+    each test that starts from it (``indexed``)."""
+    ws = tmp_path_factory.mktemp("served-once") / "ws"
+    for number in range(20):
+        put(ws, f"n{number}.md", f"# N{number}\n\nbody {number}\n")
+    put(ws, "x.md", "# X\n\nciao\n", lang="it")
     assert start_indexer(ws).stop() == 0
+    return ws
+
+
+def indexed(served_once: Path, tmp_path: Path) -> Path:
+    """A copy of ``served_once`` (a workspace a server indexed and stopped on)."""
+    ws = tmp_path / "ws"
+    shutil.copytree(served_once, ws, symlinks=True)
+    return ws
 
 
 def failed_start(ws: Path) -> tuple[int, str]:
@@ -42,12 +58,11 @@ def failed_start(ws: Path) -> tuple[int, str]:
 
 
 def test_a_read_only_index_stops_the_start_with_a_plain_message(
-    tmp_path: Path, modes: dict[Path, int]
+    served_once: Path, tmp_path: Path, modes: dict[Path, int]
 ) -> None:
     """A read-only index (mode 0444) ended the start on a raw ``sqlite3.OperationalError``
     traceback. It is not replaced: a file made read-only may be so on purpose."""
-    ws = tmp_path / "ws"
-    indexed(ws)
+    ws = indexed(served_once, tmp_path)
     index = Workspace(ws).index_path
     chmod(modes, index, 0o444)
     status, output = failed_start(ws)
@@ -60,12 +75,11 @@ def test_a_read_only_index_stops_the_start_with_a_plain_message(
 
 
 def test_an_unwritable_workspace_gets_advice_that_fits(
-    tmp_path: Path, modes: dict[Path, int]
+    served_once: Path, tmp_path: Path, modes: dict[Path, int]
 ) -> None:
     """The URL file could not be written for want of permission, and the message said to
     free some disk space."""
-    ws = tmp_path / "ws"
-    indexed(ws)
+    ws = indexed(served_once, tmp_path)
     chmod(modes, ws, 0o555)
     status, output = failed_start(ws)
     assert status == 1
@@ -98,17 +112,13 @@ async def search(client: Client, lang: str, query: str) -> dict:
 
 
 async def test_an_unreadable_vault_is_one_plain_warning_and_search_says_partial(
-    tmp_path: Path, modes: dict[Path, int]
+    served_once: Path, tmp_path: Path, modes: dict[Path, int]
 ) -> None:
     """A lang folder shut at start logged a PermissionError traceback for each note the
     start-up reconcile dropped ("change listener failed"), no line said the vault could
     not be read, and search on it answered nothing with ``partial: false``: its notes
     stay in the index (they are not gone), and search says it is partial."""
-    ws = tmp_path / "ws"
-    for number in range(20):
-        put(ws, f"n{number}.md", f"# N{number}\n\nbody {number}\n")
-    put(ws, "x.md", "# X\n\nciao\n", lang="it")
-    assert start_indexer(ws).stop() == 0
+    ws = indexed(served_once, tmp_path)  # twenty notes in en, one in it
     lang_folder = ws / "memory" / "languages" / "en"
     chmod(modes, lang_folder, 0o000)
     server = start_indexer(ws, prefix=as_plain_user())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -350,9 +351,28 @@ def _count(database: Path, sql: str) -> int:
         return 0
 
 
+OLD_COUNT = 1500
+OLD_TEXTS = {
+    f"n/k{i}.md": f"# note {i}\r\n\nas it was, ünï {i}\n".encode() for i in range(OLD_COUNT)
+}
+
+
+@pytest.fixture(scope="module")
+def served_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace of ``OLD_TEXTS`` that a server indexed and stopped on, history seeing
+    none of them: made (and served) once, copied by each test that starts from it."""
+    workspace = tmp_path_factory.mktemp("served-once") / "ws"
+    vault_dir = Workspace(workspace).vault_dir("en")
+    (vault_dir / "n").mkdir(parents=True)
+    for path, data in OLD_TEXTS.items():
+        (vault_dir / path).write_bytes(data)
+    assert start_indexer(workspace, env=NO_SUMMARIES).stop() == 0  # (history saw none)
+    return workspace
+
+
 @pytest.mark.parametrize("moment", ["first batches", "half the rows", "history recording"])
 def test_texts_changed_while_down_survive_a_kill_9_during_the_start_up_reconcile(
-    workspace: Path, moment: str
+    served_once: Path, workspace: Path, moment: str
 ) -> None:
     """Notes history never saw, edited or deleted while no server ran: the start-up
     reconcile replaces their rows, whose texts were history's only copy of what they
@@ -360,13 +380,9 @@ def test_texts_changed_while_down_survive_a_kill_9_during_the_start_up_reconcile
     the pass lost them, and the next start recorded the edited text as the first
     version. Killed after its first batches, half way, or while history records them,
     the next start records every old text, byte for byte."""
+    shutil.copytree(served_once, workspace, symlinks=True, dirs_exist_ok=True)
     vault_dir = Workspace(workspace).vault_dir("en")
-    (vault_dir / "n").mkdir(parents=True)
-    count, deleted = 1500, 100
-    old = {f"n/k{i}.md": f"# note {i}\r\n\nas it was, ünï {i}\n".encode() for i in range(count)}
-    for path, data in old.items():
-        (vault_dir / path).write_bytes(data)
-    assert start_indexer(workspace, env=NO_SUMMARIES).stop() == 0  # (history saw none)
+    count, deleted, old = OLD_COUNT, 100, OLD_TEXTS
     for i, path in enumerate(old):
         if i < deleted:
             (vault_dir / path).unlink()

@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -383,28 +384,40 @@ def test_history_survives_a_deleted_index_and_sees_edits_made_while_stopped(
     assert check_history_consistent(workspace) == 5
 
 
-def indexed_then_stopped(workspace: Path) -> dict[str, bytes]:
-    """Two notes, indexed by a server that then stopped (history has not seen them);
-    returns their texts."""
-    old = {"seed.md": b"# Seed\n\nthere before the first index\n", "p.md": b"# P\n\nfirst\n"}
-    for name, data in old.items():
+OLD_TEXTS = {"seed.md": b"# Seed\n\nthere before the first index\n", "p.md": b"# P\n\nfirst\n"}
+
+
+@pytest.fixture(scope="module")
+def served_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two notes (``OLD_TEXTS``), indexed by a server that then stopped (history has not
+    seen them): served once for the module, copied by each test that starts from it."""
+    workspace = tmp_path_factory.mktemp("served-once") / "ws"
+    for name, data in OLD_TEXTS.items():
         vault_file(workspace, "en", name).parent.mkdir(parents=True, exist_ok=True)
         vault_file(workspace, "en", name).write_bytes(data)
     first = start_indexer(workspace, env=NO_SUMMARIES)
     with httpx2.Client(base_url=first.url.removesuffix("/mcp") + "/api/v1") as http:
         wait_for(lambda: http.get("/status").json()["index_ready"], 30, what="the reconcile")
     first.stop()
-    return old
+    return workspace
 
 
-def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(workspace: Path) -> None:
+def indexed_then_stopped(served_once: Path, workspace: Path) -> dict[str, bytes]:
+    """``workspace`` made a copy of ``served_once``; returns the two notes' texts."""
+    shutil.copytree(served_once, workspace, symlinks=True, dirs_exist_ok=True)
+    return dict(OLD_TEXTS)
+
+
+def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(
+    served_once: Path, workspace: Path
+) -> None:
     """An index of an older schema is recreated from the vaults: the texts it held of the
     notes history never recorded went with it, so a note another program deleted or
     overwrote while no indexer ran could not be restored (after a start with the same
     schema it could: ``op: baseline``)."""
     from indexer.index.schema import SCHEMA_VERSION
 
-    old = indexed_then_stopped(workspace)
+    old = indexed_then_stopped(served_once, workspace)
     with sqlite3.connect(workspace / ".indexer" / "index.sqlite") as db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")  # (an older indexer's)
     vault_file(workspace, "en", "seed.md").unlink()
@@ -429,11 +442,13 @@ def test_an_upgrade_keeps_the_texts_of_notes_changed_while_stopped(workspace: Pa
     assert "recreating it from the vaults" in second.log_path.read_text()
 
 
-def test_a_reindex_keeps_the_texts_of_notes_changed_while_stopped(workspace: Path) -> None:
+def test_a_reindex_keeps_the_texts_of_notes_changed_while_stopped(
+    served_once: Path, workspace: Path
+) -> None:
     """``indexer reindex`` rebuilds the index, whose copies were the texts history never
     recorded: a note another program deleted or overwrote while no indexer ran could not
     be restored after it. It records the changes first, as a start does."""
-    old = indexed_then_stopped(workspace)
+    old = indexed_then_stopped(served_once, workspace)
     vault_file(workspace, "en", "seed.md").unlink()
     vault_file(workspace, "en", "p.md").write_bytes(b"# P\n\noverwritten by an editor\n")
     done = subprocess.run(
