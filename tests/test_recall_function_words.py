@@ -57,6 +57,9 @@ def test_an_added_word_another_language_asks_about_stays(query: str, expected: l
 
 
 # English questions and their keywords before these words were added: none was lost.
+# Six lost an English word another language's list held as a plain stop word (son, van,
+# sans, den, del, car): those are ambiguous now, stop words where the question shows
+# that language (``FOREIGN_STOPS``).
 ENGLISH = [
     (
         "Where did I put the sale receipts from the hardware store?",
@@ -72,35 +75,60 @@ ENGLISH = [
         ["next", "solar", "eclipse", "visible", "lisbon"],
     ),
     ("Who was the tallest man in the marathon team?", ["tallest", "man", "marathon", "team"]),
-    ("Which dentist did my son see last winter?", ["dentist", "see", "winter"]),
+    ("Which dentist did my son see last winter?", ["dentist", "son", "see", "winter"]),
     ("Why does the kettle make noise when the water boils?", ["kettle", "noise", "water", "boils"]),
     ("How much ore does the mine produce per day?", ["much", "ore", "mine", "produce", "day"]),
     ("What did the doctor say about my sore arm?", ["doctor", "sore", "arm"]),
-    ("Where are the spare tires for the van?", ["spare", "tires"]),
+    ("Where are the spare tires for the van?", ["spare", "tires", "van"]),
     (
         "Is the old mill on the hill still open to visitors?",
         ["old", "mill", "hill", "open", "visitors"],
     ),
     ("Can I bring my dog on the ferry to the island?", ["bring", "dog", "ferry", "island"]),
-    ("What fonts are sans serif in the design system?", ["fonts", "serif", "design", "system"]),
+    (
+        "What fonts are sans serif in the design system?",
+        ["fonts", "sans", "serif", "design", "system"],
+    ),
     ("How long should the pasta boil in the pan?", ["long", "pasta", "boil", "pan"]),
     ("Who sang the aria at the opera gala?", ["sang", "aria", "opera", "gala"]),
-    ("When does the den mother collect the dues?", ["mother", "collect", "dues"]),
+    ("When does the den mother collect the dues?", ["den", "mother", "collect", "dues"]),
     ("Did the elf costume arrive before the parade?", ["elf", "costume", "arrive", "parade"]),
     ("What was the score of the final in Dallas?", ["score", "final", "dallas"]),
     ("Where is the ante room of the old palace?", ["ante", "room", "old", "palace"]),
     ("How far is the lake from the camp site?", ["far", "lake", "camp", "site"]),
     ("Which era does the fossil belong to?", ["era", "fossil", "belong"]),
     ("What is the dose of the cough syrup for kids?", ["dose", "cough", "syrup", "kids"]),
-    ("Who owns the red car parked by the gate?", ["owns", "red", "parked", "gate"]),
+    ("Who owns the red car parked by the gate?", ["owns", "red", "car", "parked", "gate"]),
     ("How many legs does a spider have?", ["many", "legs", "spider"]),
     ("Where did we store the camping gear and the tent?", ["store", "camping", "gear", "tent"]),
     ("What time does the bakery sell fresh bread?", ["time", "bakery", "sell", "fresh", "bread"]),
     ("Is the sole of my boot worth repairing?", ["sole", "boot", "worth", "repairing"]),
-    ("What does del do in Python?", ["python"]),
+    ("What does del do in Python?", ["del", "python"]),
     ("When was the tale of the two cities written?", ["tale", "two", "cities", "written"]),
     ("Which band played at the fair on Sunday?", ["band", "played", "fair", "sunday"]),
 ]
+
+
+# (question, its keywords): the words English asks about are still stop words where the
+# question shows their own language.
+FOREIGN_STOPS = [
+    ("Wo war der Hund gestern?", ["hund", "gestern"]),  # de: war
+    ("Hat der Hund gegessen?", ["hund", "gegessen"]),  # de: hat
+    ("Où est mon fils, car il pleut?", ["fils", "pleut"]),  # fr: car
+    ("Waar is de auto van Jan?", ["auto", "jan"]),  # nl: van
+    ("Hol van a macskám?", ["macskám"]),  # hu: van
+    ("Hvor er den nye bilen?", ["nye", "bilen"]),  # no: den
+    ("¿Dónde están los libros del niño?", ["libros", "niño"]),  # es: del
+    ("Dove sono le chiavi del garage?", ["chiavi", "garage"]),  # it: del
+    ("¿Dónde son las fiestas?", ["fiestas"]),  # es: son
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), FOREIGN_STOPS)
+def test_an_english_word_is_a_stop_word_in_its_other_language(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
 
 
 @pytest.mark.parametrize(("query", "expected"), ENGLISH)

@@ -38,9 +38,10 @@ everything did say said mention mentioned talk talked discuss discussed think th
 get got give gave make made want wanted like us ok okay yes yeah also again still"""
 # Ambiguous: cela (Portuguese, cell), pendant, aura, font, tel (English), sera (Italian,
 # evening), telle (Norwegian, count)
-_FR = """le la les un une des du de d l et ou mais donc or ni car que qui quoi dont où
-ce cet cette ces mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs je tu il
-elle on nous vous ils elles me te se lui y en au aux avec pour par dans sur sous sans chez
+# Also ambiguous, English words too: son, car, sans (English: a son, a car, sans-serif)
+_FR = """le la les un une des du de d l et ou mais donc or ni que qui quoi dont où
+ce cet cette ces mon ma mes ton ta tes sa ses notre nos votre vos leur leurs je tu il
+elle on nous vous ils elles me te se lui y en au aux avec pour par dans sur sous chez
 est sont été être avoir a ai as avons avez ont fait faire pas ne plus très bien aussi
 comme quand comment pourquoi quel quelle quels quelles combien c'est j'ai qu'est-ce
 à ça ceci celà ceux celle celles celui chaque contre depuis derrière devant dès durant
@@ -49,14 +50,15 @@ parce quoique moi toi soi eux aucun aucune autre autres même mêmes suis sommes
 était étaient étais étant serait soit avait avaient avais aurait vont va vais vas ici
 lequel laquelle lesquels lesquelles duquel auquel auxquels tout tous toute toutes rien
 trop tant tels telles lors jusqu lorsqu puisqu quoiqu quelqu"""
-_FR_AMBIGUOUS = "cela pendant sera aura font tel telle"
+_FR_AMBIGUOUS = "cela pendant sera aura font tel telle son car sans"
 # German possessives as declined. Ambiguous: seine (the Seine), mir (peace in Croatian),
 # dir (a directory), wen (a name), man, die, dies (English: can a dog die of it?), allen,
 # anders (names), aller, dort, hier, ans (French), bis (Indonesian, bus), ins, jeden (one)
-_DE = """der das den dem des ein eine einer eines einem einen und oder aber doch
+# Also ambiguous, English words too: den, hat, war, bin (English)
+_DE = """der das dem des ein eine einer eines einem einen und oder aber doch
 denn dass daß wer was wie wo wann warum welche welcher welches ich du er sie es wir ihr
-mich dich sich uns euch mein dein sein ihr unser euer ist sind war waren bin bist sein
-haben hat hatte hatten habe wird werden wurde mit von zu zum zur im in an am auf aus bei
+mich dich sich uns euch mein dein sein ihr unser euer ist sind waren bist sein
+haben hatte hatten habe wird werden wurde mit von zu zum zur im in an am auf aus bei
 für über unter nach vor nicht kein keine noch auch nur schon sehr so als wenn ob
 meine meinen meinem meiner meines deine deinen deinem deiner deines seinen seinem seiner
 seines ihre ihren ihrem ihrer ihres unsere unseren unserem unserer unseres eure euren
@@ -66,13 +68,16 @@ dieser dieses durch etwas gegen hinter indem jede jedem jeder jedes jene jetzt k
 keinen keiner keines muss musste müssen nachdem nichts ohne seid selbst soll sollen
 sollte sondern sonst weil werde wieder wirst wollen wollte während würde würden zwischen
 aufs übers"""
-_DE_AMBIGUOUS = "seine mir dir wen man die allen aller anders bis dies dort hier ins jeden ans"
+_DE_AMBIGUOUS = (
+    "seine mir dir wen man die allen aller anders bis dies dort hier ins jeden ans den hat war bin"
+)
 # Ambiguous: dime (tell me), soy, con (a con artist), sin (a sine), era, hay, ante, tan
 # (English), bajo (low), todo (a to-do), algo, hasta (Turkish, ill), mía (Vietnamese,
 # sugarcane), suya (Turkish, to water)
+# Also ambiguous, English words too: son (English), del (a key, an operator)
 _ES = """el la los las un una unos unas y o pero que qué quien quién cual cuál como
-cómo cuando cuándo donde dónde cuánto cuánta cuántos cuántas por para sobre de del al en
-es son fue ser estar está están he ha han yo tú él ella nosotros vosotros ellos ellas me
+cómo cuando cuándo donde dónde cuánto cuánta cuántos cuántas por para sobre de al en
+es fue ser estar está están he ha han yo tú él ella nosotros vosotros ellos ellas me
 te se le lo les mi mis tu tus su sus nuestro muy más ya no sí también este esta estos
 estas
 hacia mediante según tras aunque porque pues sino mientras esa esas ese eso esos aquel
@@ -83,7 +88,7 @@ hemos tengo tiene tienen tenía puede pueden puedo cuáles quiénes cuales quien
 adonde cuanto cuanta cuantos cuantas aquí allí ahí allá acá así mucho mucha muchos
 muchas otro otra otros otras cada mismo tanto aún todavía toda todos todas nada desde
 durante entre contra"""
-_ES_AMBIGUOUS = "dime soy con sin era hay ante bajo todo algo hasta mía suya tan"
+_ES_AMBIGUOUS = "dime soy con sin era hay ante bajo todo algo hasta mía suya tan son del"
 # Ambiguous: num (in a; English), pro (for the; English), era, sob, todo, algo (English),
 # pelo, pelos (Spanish, hair), dele, dela, neste (Nordic), pois (French, peas), seria
 # (Italian, serious), ali (Ali), lá (Vietnamese, leaf), só (Hungarian, salt), tua
@@ -105,8 +110,9 @@ _PT_AMBIGUOUS = "num pro era pelo pelos todo algo dele dela neste sob pois seria
 # south), mai (French, May), verso (Spanish, verse), dalle (French, slabs), mie, tua, sia
 # (Indonesian), ero (Finnish, difference), fosse (French, pit), hai (Vietnamese, two),
 # sta, stai, sto, stava (Dutch, Romanian, Slavic, Swedish words)
+# Also ambiguous, English words too: del (a key, an operator)
 _IT = """il lo la i gli le un uno una e o ma che chi cui come quando perché per quale
-quali quanto quanti quante senza su di del della dei degli delle da dal dalla in nel
+quali quanto quanti quante senza su di della dei degli delle da dal dalla in nel
 nella è sono essere ho ha abbiamo avete hanno io tu lui lei noi voi loro mi ti si ci vi
 mio tuo suo nostro molto più già non sì anche questo questa quello quella
 sulla sullo sulle sui sugli alla alle allo agli nei nello negli nelle dagli dallo dello
@@ -115,16 +121,17 @@ quindi allora dunque invece esso essa essi esse egli miei tuoi suoi nostra nostr
 vostra vostre vostri vostro questi queste quelli qualcosa qualcuno ogni tutto tutti
 tutta tutte siamo siete siano erano eri avevo aveva avevano stanno qua lì dov"""
 _IT_AMBIGUOUS = """mia cosa dove con era sul col ed ad li mai verso dalle cos dell nell quell mie
-tua tue sue quest sia ero fosse fu hai sta stai sto stava"""
+tua tue sue quest sia ero fosse fu hai sta stai sto stava del"""
 # Ambiguous: men (one), hem (him), die (that), ben (am; English, and Ben), door, tot, hen
 # (English), meer (German, sea), hier (French, yesterday), kan (Turkish, blood)
+# Also ambiguous, English words too: van (English, a vehicle)
 _NL = """hun de het een en of maar dat dit deze wie wat welke hoe hoeveel waar wanneer
 waarom ik jij je hij zij ze wij we jullie mij mijn jouw zijn haar ons onze is was zijn
-waren bent heb hebt heeft hebben hadden met van voor in op aan bij uit naar over niet
+waren bent heb hebt heeft hebben hadden met voor in op aan bij uit naar over niet
 geen ook nog wel al zo als dan
 alles andere daar dus geweest iemand iets kon kunnen niets omdat onder tegen toch toen
 uw veel werd worden wordt zal zelf zich zonder zou welk wiens jou"""
-_NL_AMBIGUOUS = "men hem die ben door tot meer hen hier kan"
+_NL_AMBIGUOUS = "men hem die ben door tot meer hen hier kan van"
 # Ambiguous: co (Vietnamese, shrink), go, ale, ten, one, jest (English), oni (Japanese),
 # ono, nam (Vietnamese, south), po (the river). Not at all: pod (a Polish question asks
 # about Kubernetes' pods, lower-cased: ``Dlaczego pod się restartuje?``)
@@ -232,7 +239,8 @@ _EL = """πού που πότε ποτέ τι τί ποιος ποια ποιο 
 # (spring), vara (goods), since a Swedish question asks about them too
 # Also ambiguous: mange (French, eats), ska, bland, sedan (English), mer, mot, ville,
 # dette (French), vid (a video), disse (Portuguese, said), kunde (German, customer), kan
-_NORDIC = """vad när vem vilken vilket vilka varför hur jag du hon han den det vi ni de
+# Also ambiguous, English words too: den (English)
+_NORDIC = """vad när vem vilken vilket vilka varför hur jag du hon han det vi ni de
 mig honom henne oss er dem mitt ditt sitt vårt våra ert hennes deras är har hade och eller att som
 på av för från en ett inte också hvor hvad hvornår hvem hvilken hvilket hvilke hvorfor
 hvordan jeg hun hende hendes os mit dit vores jeres deres være havde og af til fra et
@@ -243,7 +251,7 @@ kanske kunne mellan meget mycket många måste någon något några noget nogle 
 samma själv selv skal skall skulle så sådan utan vil vill vars varje än även över upp ut"""
 _NORDIC_AMBIGUOUS = """var min mine dine sine sit men dig ham med till sig seg om hans mina
 dina sina
-meg deg ei kva mange ska mer mot ville vid bland dette disse kan kunde sedan"""
+meg deg ei kva mange ska mer mot ville vid bland dette disse kan kunde sedan den"""
 # Ambiguous: ei (German, egg), oli (Italian, oils), olla (Spanish, pot), tai (tai chi),
 # vain (English)
 # Also ambiguous: eli, jo (names), sen (as Turkish's), minut (Czech, Swedish, minute)
@@ -273,15 +281,16 @@ acele cel cele doar fara peste alte"""
 # Ambiguous: kit, volt, mint (English), meg (a name)
 # Also ambiguous: ami (French, friend), ellen, amit (names), mert (Turkish, brave),
 # voltam (Portuguese, they return)
+# Also ambiguous, English words too: van (English, a vehicle)
 _HU = """hol hová hova honnan mi mit mikor ki kinek miért hogyan hogy melyik milyen mennyi
-én te ők ti engem téged nekem neked az egy és vagy de hanem is van vannak lesz nem ez
+én te ők ti engem téged nekem neked az egy és vagy de hanem is vannak lesz nem ez
 ezt azt ezek azok már csak még nincs vagyok
 abban ahhoz ahogy ahol aki akik akkor alatt amely amelyek amelyet amelynek amikor amíg
 annak arra arról azon azonban aztán azért benne bár ebben eddig ehhez ekkor ennek erre
 ezen ezzel ezért hiszen illetve ilyen itt kell között mellett mindig minden mivel míg
 neki olyan ott pedig szerint tehát valaki valami vagyis vele volna voltak által így úgy
 után"""
-_HU_AMBIGUOUS = "kit volt mint meg ami ellen amit mert voltam"
+_HU_AMBIGUOUS = "kit volt mint meg ami ellen amit mert voltam van"
 # Ambiguous: nani (Italian, dwarfs), mimi, sisi, yao, hadi (names), wake, lake
 # (English), cha (Vietnamese, father), kuna (a currency)
 _SW = """wapi nini lini vipi gani je wewe yeye ninyi wao wangu wako wetu wenu yangu yako
