@@ -18,12 +18,16 @@ asks about too (Vietnamese ``từ``, word; Swedish ``vår``, spring; Polish ``po
 Kubernetes pod) is in neither list. Each list's comment names its ambiguous words and why.
 A stop word of these lists that a Vietnamese question writes as a word of its own (``di``
 of ``di động``, mobile; ``ti vi``; ``máy in``, printer) stays in one
-(``question_language``).
+(``question_language``). The lists of the scripts other than Latin, Cyrillic and Greek
+are in ``stop_words_scripts``.
 """
 
 from __future__ import annotations
 
 import unicodedata
+
+from indexer.jobs.stop_words_scripts import SCRIPT_AMBIGUOUS_LISTS, SCRIPT_LISTS
+from shared.reader_folds import FORMAT_RUNS
 
 _EN = """a about above after again against all also am an and any are aren't as at be
 because been before being below between both but by can can't cannot could couldn't did
@@ -291,60 +295,21 @@ ezen ezzel ezért hiszen illetve ilyen itt kell között mellett mindig minden m
 neki olyan ott pedig szerint tehát valaki valami vagyis vele volna voltak által így úgy
 után"""
 _HU_AMBIGUOUS = "kit volt mint meg ami ellen amit mert voltam van"
-# Ambiguous: nani (Italian, dwarfs), mimi, sisi, yao, hadi (names), wake, lake
-# (English), cha (Vietnamese, father), kuna (a currency)
+# Ambiguous: nani (Italian, dwarfs), mimi, sisi, yao, hadi (names), wake, lake, vile
+# (English), cha (Vietnamese, father), kuna (a currency), kama (Finnish, stuff), pia
+# (Portuguese, a sink; Finnish, soon), hata, ili (Turkish, error, province), kabla
+# (Polish, cable), kati, sasa (names), ipo (English, an IPO), hao (Vietnamese, waste),
+# nao (Portuguese, not), kila (Czech, kilos), chao (ciao), letu
+# (Czech, flight), lao (Lao), zao (Croatian, evil), kile (Croatian), hiki (Finnish, sweat).
+# Not at all: basi (also a bus)
 _SW = """wapi nini lini vipi gani je wewe yeye ninyi wao wangu wako wetu wenu yangu yako
 yake yetu yenu changu chako chake langu lako zangu zako zake ni na ya wa za kwa katika
-kutoka lakini huyu hii hiyo hapa"""
-_SW_AMBIGUOUS = "nani mimi sisi yao hadi wake lake cha kuna"
-_BN = """কোথায় কী কি কখন কে কেন কীভাবে কিভাবে কোন কোনটি কত আমি তুমি আপনি সে তিনি আমরা
-তোমরা তারা আমার তোমার আপনার তার তাঁর আমাদের তাদের এবং আর কিন্তু বা অথবা হয় ছিল আছে হবে এই
-সেই ওই এটা সেটা এর থেকে জন্য দিয়ে মধ্যে না নয়"""
-# Ambiguous: پر (Persian, feather), تم (Persian, a theme), کس (Persian, someone)
-_UR = """کہاں کیا کب کون کیوں کیسے کونسا میں آپ وہ ہم یہ میرا میری میرے تمہارا تمہاری
-تمہارے آپکا ہمارا ہماری ہمارے اپنا اپنی اپنے کا کی کے کو سے اور یا لیکن ہے ہیں تھا تھی
-تھے ہو نہیں بھی تو ہی اس ان ساتھ لیے لئے گا گی گے"""
-_UR_AMBIGUOUS = "پر تم کس"
-_TA = """எங்கே எங்கு என்ன எப்போது யார் ஏன் எப்படி எந்த எது நான் நீ நீங்கள் அவன் அவள்
-அவர் அவர்கள் நாம் நாங்கள் என் என்னுடைய உன் உங்கள் உன்னுடைய அவரது அவனுடைய எங்கள் நம் இது
-அது இந்த அந்த மற்றும் அல்லது ஆனால் உள்ளது இருக்கிறது இருந்தது ஆகும் இல்லை ஒரு பற்றி"""
-_TE = """ఎక్కడ ఏమిటి ఏమి ఏం ఎప్పుడు ఎవరు ఎందుకు ఎలా ఏది నేను నువ్వు మీరు అతను ఆమె
-వారు మేము మనం నా నీ మీ అతని వారి మా మన ఇది అది మరియు లేదా కానీ ఉంది ఉన్నాయి ఉన్నది
-లేదు కాదు ఒక గురించి లో"""
-# Hindi (its possessives too); Marathi below has कोण (who) ambiguous: an angle in Hindi
-_HI = """क्या कब कहाँ कहां क्यों कैसे कौन है हैं था थी थे हो के की का को में से पर और
-या लेकिन यह वह ये वे हम मैं तुम आप उस इस उन इन हमने मैंने ने भी तो ही नहीं बारे किया कि
-मेरा मेरी मेरे तेरा तेरी तेरे हमारा हमारी हमारे तुम्हारा तुम्हारी तुम्हारे आपका आपकी आपके
-उसका उसकी उसके उनका उनकी उनके अपना अपनी अपने किस किसने कितना कितनी कितने"""
-_MR = """कुठे कुठं काय कधी केव्हा कसे कसा कशी कसं कोणता कोणती कोणते कोणी मी तू ती ते
-आम्ही तुम्ही आपण माझा माझी माझे माझ्या तुझा तुझी तुझे तुझ्या त्याचा त्याची त्याचे
-त्याच्या तिचा तिची तिचे आमचा आमची आमचे आमच्या तुमचा तुमची तुमचे तुमच्या आहे आहेत होता
-होती होते आणि किंवा पण हा हे मध्ये साठी नाही"""
-_MR_AMBIGUOUS = "कोण"
-_NE = """कता कहिले किन कसरी कुन कति कसको तिमी तपाईं तपाईँ उनी हामी उनीहरू मेरो तिम्रो
-तपाईंको उसको उनको हाम्रो यो त्यो यी वा तर छन् थियो थिए होइन मा बाट लागि पनि सँग संग"""
-_KA = """სად რა როდის ვინ რატომ როგორ რომელი რამდენი მე შენ ის ჩვენ თქვენ ისინი ჩემი
-ჩემს ჩემმა შენი შენს მისი მის ჩვენი ჩვენს თქვენი თქვენს მათი მათ არის იყო არ და ან
-მაგრამ რომ ეს იმ ამ თუ კი ასევე"""
-# (the question mark written on a word's vowel, ``որտե՞ղ``, is taken off first)
-_HY = """որտեղ ինչ երբ ով ինչու ինչպես որ որը ես դու նա մենք դուք նրանք իմ քո նրա մեր
-ձեր նրանց են էր էին եմ ենք ու կամ բայց այս այդ այն մի հետ համար մասին վրա մեջ չէ չի"""
-_AM = """የት ምን መቼ ማን ለምን እንዴት የትኛው ስንት እኔ አንተ አንቺ እሱ እሷ እኛ እናንተ እነሱ
-እርስዎ የኔ የእኔ ያንተ የአንተ የሱ የእሱ የሷ የኛ የእኛ ነው ናቸው ነበር ነበረ አይደለም እና ወይም ግን
-ይህ ይህን ያን ላይ ውስጥ ጋር ስለ ነኝ ነህ ነሽ"""
-_SI = """කොහේද කොහෙද කොහේ කොහෙ මොකක්ද මොනවද කවදාද කවදා කවුද කවුරු ඇයි කොහොමද කොහොම
-කුමක්ද කුමන මම ඔබ ඔයා එයා ඔහු ඇය අපි ඔවුන් මගේ ඔබේ ඔයාගේ එයාගේ ඔහුගේ ඇයගේ අපේ අපගේ
-ඔවුන්ගේ සහ හා හෝ නමුත් වේ ඇත තිබේ තියෙනවා නැත නැහැ මේ ඒ මෙය එය ගැන සමඟ සඳහා තුළ"""
-# Arabic question words, pronouns and particles (the article is taken off first)
-_AR = """ما ماذا متى كيف أين اين لماذا هل من في على إلى الى عن مع هذا هذه ذلك تلك التي
-الذي الذين قد لقد كان كانت يكون بشأن حول نحن أنا انا أنت انت هو هي هم لنا لي لك به بها
-كل بعض أو او ثم لكن لا لم لن إن ان أن بين عند قبل بعد منذ أي اي قلنا قال قالت"""
-_HE = """מה מי מתי איך איפה למה האם של את על עם אל זה זאת זו אלה הוא היא הם הן אני
-אתה את אנחנו אתם לי לך לנו לו לה כי אם גם רק כל לא כן יש אין היה היתה היו לגבי אודות
-לאן מאיפה כמה איזה איזו אילו מדוע"""
-_FA = """چه چی چرا کی کجا چطور آیا که را از به در با برای این آن ما من تو او شما آنها
-ایشان است هست بود بودند شد می نمی هم یا اما ولی تا درباره مورد"""
-
+kutoka lakini huyu hii hiyo hapa
+kwamba baada juu chini ndani nje pamoja kuwa yupo huo hizo huyo yule hicho hivi hivyo
+tena ndiyo hapana ngapi naye nawe wote zaidi alikuwa ilikuwa walikuwa kwenye zetu zenu
+chetu chenu lenu"""
+_SW_AMBIGUOUS = """nani mimi sisi yao hadi wake lake cha kuna kama pia hata ili kabla kati sasa
+ipo hao vile nao kila chao letu lao zao kile hiki"""
 LISTS: dict[str, str] = {
     "en": _EN,
     "fr": _FR,
@@ -366,20 +331,7 @@ LISTS: dict[str, str] = {
     "ro": _RO,
     "hu": _HU,
     "sw": _SW,
-    "bn": _BN,
-    "ur": _UR,
-    "ta": _TA,
-    "te": _TE,
-    "hi": _HI,
-    "mr": _MR,
-    "ne": _NE,
-    "ka": _KA,
-    "hy": _HY,
-    "am": _AM,
-    "si": _SI,
-    "ar": _AR,
-    "he": _HE,
-    "fa": _FA,
+    **SCRIPT_LISTS,
 }
 # Stop words only in a question that shows its language (``question_language``)
 AMBIGUOUS_LISTS: dict[str, str] = {
@@ -400,14 +352,16 @@ AMBIGUOUS_LISTS: dict[str, str] = {
     "ro": _RO_AMBIGUOUS,
     "hu": _HU_AMBIGUOUS,
     "sw": _SW_AMBIGUOUS,
-    "ur": _UR_AMBIGUOUS,
-    "mr": _MR_AMBIGUOUS,
+    **SCRIPT_AMBIGUOUS_LISTS,
 }
 
 
 def _words(text: str) -> frozenset[str]:
-    # (in NFC: Vietnamese typed with combining tone marks, Bengali's য় as two characters)
-    return frozenset(unicodedata.normalize("NFC", word) for word in text.split())
+    # (in NFC: Vietnamese typed with combining tone marks, Bengali's য় as two characters;
+    # without the invisible characters keywords drops before reading them: Persian's ZWNJ)
+    return frozenset(
+        FORMAT_RUNS.sub("", unicodedata.normalize("NFC", word)) for word in text.split()
+    )
 
 
 _LISTED = {lang: _words(text) for lang, text in LISTS.items()}
