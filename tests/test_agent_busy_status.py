@@ -16,10 +16,9 @@ import os
 import time
 from collections.abc import Iterator
 from datetime import UTC
-from pathlib import Path
 
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer
 from helpers.mcp_proxy import McpProxy, Reply, Seen, busy_reply
 
 from agent_client.connection import open_session
@@ -43,23 +42,27 @@ class BusyAtStatus:
 
 
 @pytest.fixture
-def running(tmp_path: Path) -> Iterator[RunningIndexer]:
-    served = start_indexer(tmp_path / "ws")
-    try:
-        yield served
-    finally:
-        served.stop()
+def running(server: RunningIndexer) -> RunningIndexer:
+    """The module's indexer (its URL file named by the stand-in for one test at a time)."""
+    return server
+
+
+def name_in_url_file(running: RunningIndexer, url: str) -> None:
+    """Write ``url`` to the URL file as the server writes it: a rename."""
+    (running.workspace / "url.tmp").write_text(url + "\n")
+    os.replace(running.workspace / "url.tmp", running.workspace / "indexer.mcp.url")
 
 
 @pytest.fixture
 def proxy(running: RunningIndexer) -> Iterator[McpProxy]:
-    """The stand-in, named by the URL file (written as the server writes it: a rename)."""
+    """The stand-in, named by the URL file until the test ends (the server's own URL is
+    then put back, for the module's next test)."""
     served = McpProxy(running.url)
-    (running.workspace / "url.tmp").write_text(served.url + "\n")
-    os.replace(running.workspace / "url.tmp", running.workspace / "indexer.mcp.url")
+    name_in_url_file(running, served.url)
     try:
         yield served
     finally:
+        name_in_url_file(running, running.url)
         served.stop()
 
 
@@ -76,10 +79,10 @@ async def test_a_status_refused_busy_is_asked_again_until_answered(
         assert busy.refused == 3 and proxy.calls("status") == 4
         assert sum(1 for s in proxy.seen if s.method == "server/discover") == 4
         assert session._client.protocol_version == "2026-07-28"  # (no fall back to 2025)
-        written = await session.vault("en").write("a.md", "# A\n")
+        written = await session.vault("en-busy").write("a.md", "# A\n")
         assert written["created"]
     assert sum(BUSY_PAUSES[:3]) <= waited < sum(BUSY_PAUSES)
-    assert (running.workspace / "memory/languages/en/vault/a.md").is_file()
+    assert (running.workspace / "memory/languages/en-busy/vault/a.md").is_file()
 
 
 async def test_a_status_busy_past_the_pauses_fails_saying_so_in_one_line(

@@ -412,21 +412,19 @@ async def test_undo_removes_the_images_folder_it_emptied(
         assert (await vault.find("**", "items", dirs=True))["paths"] == ["items/i.md"]
 
 
-async def test_a_url_file_naming_another_workspaces_indexer_is_stale(tmp_path: Path) -> None:
-    """A crash leaves W's URL file naming a port that another workspace's indexer took
-    since: the client wrote into that other workspace (exit 0)."""
-    other = start_indexer(tmp_path / "other")
-    try:
-        mine = tmp_path / "mine"
-        mine.mkdir()
-        (mine / "indexer.mcp.url").write_text(other.url + "\n")  # left by a crash
-        settings = ClientSettings(workspace=mine)
-        with pytest.raises(IndexerOfflineError, match=r"stale: the indexer at .* serves another"):
-            async with mcp_vault_connection("en", settings) as vault:
-                await vault.write("x.md", "# x\n")
-        assert not (other.workspace / "memory/languages/en/vault/x.md").exists()
-    finally:
-        other.stop()
+async def test_a_url_file_naming_another_workspaces_indexer_is_stale(
+    server: RunningIndexer, lang: str, tmp_path: Path
+) -> None:
+    """A crash leaves W's URL file naming a port that another workspace's indexer (the
+    module's) took since: the client wrote into that other workspace (exit 0)."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "indexer.mcp.url").write_text(server.url + "\n")  # left by a crash
+    settings = ClientSettings(workspace=mine)
+    with pytest.raises(IndexerOfflineError, match=r"stale: the indexer at .* serves another"):
+        async with mcp_vault_connection(lang, settings) as vault:
+            await vault.write("x.md", "# x\n")
+    assert not (server.workspace / "memory/languages" / lang / "vault/x.md").exists()
 
 
 async def test_a_session_cancelled_as_it_opens_is_closed(
