@@ -76,11 +76,10 @@ class MemoryStore:
         """Await a call that changes the vault; one the indexer did not answer, gone
         offline, leaves ``unsure`` set: it may have landed (the tool says so)."""
         try:
-            result = await call
+            return await call
         except IndexerOfflineError:
             self.unsure = True
             raise
-        return result
 
     async def kind(self, parts: tuple[str, ...], shown: str) -> Kind:
         """What ``parts`` is; the folder itself is always a folder (made on first write)."""
