@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from indexer.index.query_parse import Term
+from indexer.index.snippet_markup import without_markup
 from indexer.index.snippet_view import (
     View,
     blank_keycaps,
@@ -368,22 +369,24 @@ def _first_hits(
 
 def _source(body: str, size: int) -> tuple[str, bool] | None:
     """The first ``size`` characters of ``body`` (ending before white space, so that no
-    word is cut: a prefix of what more characters would give), one space for each run
-    of white space, NFC as the terms are (``searchable``); and whether text follows.
+    word is cut: a prefix of what more characters would give), without the Markdown
+    marks that say nothing (``snippet_markup``), one space for each run of white space,
+    NFC as the terms are (``searchable``); and whether text follows.
     None when ``size`` characters hold no such end (the last size cuts anyway)."""
     more = False
+    piece = body
     if len(body) > size:
         more = _NOT_SPACE.search(body, size) is not None
         end = size
         while end > size - 64 and not body[end].isspace():
             end -= 1
         if body[end].isspace():
-            body = body[:end]
+            piece = body[:end]
         elif size < SNIPPET_SOURCE_CHARS:
             return None
         else:
-            body = body[:size]
-    text = " ".join(body.split())
+            piece = body[:size]
+    text = " ".join(without_markup(piece, body).split())
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", stream_safe(text))
     return text, more
