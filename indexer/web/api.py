@@ -44,6 +44,7 @@ from indexer.web.loop_calls import on_loop_unless_waiting
 from indexer.web.params import (
     JSON_TYPES,
     REQUIRED,
+    check_query_names,
     check_url_path,
     decode_text,
     fields,
@@ -168,7 +169,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         if kind in JSON_TYPES:
             spec = {"content": (str, REQUIRED), "encoding": (str, "utf-8")}
             spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
-            body = fields(json_object(await read_body(request, json_cap)), spec)
+            body = _write_body(await read_body(request, json_cap), spec)
             if_match = _precondition(request, body["if_match"])
             content, encoding, reason = body["content"], body["encoding"], body["reason"]
         elif is_text_type(kind):
@@ -398,7 +399,8 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     routes: dict[str, Route] = {}
     by_path: dict[str, dict[str, Callable[..., Any]]] = {}
     for method, path, endpoint in table:
-        by_path.setdefault(path, {})[method] = _csrf_checked(refusals(endpoint))
+        known = _known_queries(endpoint, openapi.query_names(path, method))
+        by_path.setdefault(path, {})[method] = _csrf_checked(refusals(known))
     for path, methods in by_path.items():
         routes[path] = Route(path, _dispatch(methods), methods=list(methods))
     return list(routes.values())
@@ -411,6 +413,20 @@ def _csrf_checked(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     async def checked(request: Request) -> Response:
         refusal = csrf_refusal(request.method, request.headers)
         return refusal if refusal is not None else await endpoint(request)
+
+    return checked
+
+
+def _known_queries(endpoint: Callable[..., Any], known: frozenset[str]) -> Callable[..., Any]:
+    """Refuse a URL whose %-escapes are no UTF-8 (on every route: ``/api/v1/%FF/notes``
+    was answered "'\ufffd' is not a vault id") and the query parameters ``openapi.json``
+    does not list for the route."""
+
+    @functools.wraps(endpoint)
+    async def checked(request: Request) -> Response:
+        check_url_path(request)
+        check_query_names(request, known)
+        return await endpoint(request)  # type: ignore[no-any-return]
 
     return checked
 
@@ -433,6 +449,20 @@ def api_app(core: Core, login_link: Callable[..., Any]) -> Starlette:
         routes=api_routes(core, login_link),
         exception_handlers={HTTPException: http_exception, Exception: server_error},
     )
+
+
+def _write_body(data: bytes, spec: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
+    """A PUT's JSON body, the tool's arguments; one of another shape says how to send a
+    file as it is: a ``.json`` file PUT as ``application/json`` was refused as having
+    "unknown field(s)", or written as its ``content`` field alone when it had one."""
+    try:
+        return fields(json_object(data), spec)
+    except InvalidArgumentError as err:
+        raise InvalidArgumentError(
+            f'{err.message} (a JSON body holds the write\'s arguments: {{"content": <the'
+            ' file\'s text>, "encoding", "if_match", "reason"}; to store a file as it'
+            " is, a .json file too, send it with a text type such as text/plain)"
+        ) from None
 
 
 def _precondition(request: Request, in_body: str | None) -> str | None:

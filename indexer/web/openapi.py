@@ -230,6 +230,14 @@ REQUESTED_WITH = _param(
 )
 
 
+def query_names(route: str, method: str) -> frozenset[str]:
+    """The query parameters this document lists for a route's operation (``route`` as in
+    the route table, ``{path:path}`` and all): the API takes no others."""
+    item = document()["paths"].get(route.replace(":path}", "}"), {})
+    params = item.get(method.lower(), {}).get("parameters", [])
+    return frozenset(p["name"] for p in params if p["in"] == "query")
+
+
 @functools.cache
 def document() -> dict:
     """The whole OpenAPI document (built once)."""

@@ -92,6 +92,27 @@ def _decodes(raw: bytes) -> bool:
     return True
 
 
+def check_query_names(request: Request, known: frozenset[str]) -> None:
+    """Refuse a query parameter the route does not take, as a JSON body's unknown field
+    is refused: ignored, a misspelt ``?versoin=3`` read the current text, and a
+    ``?if_match=<etag>`` on a PUT or DELETE let the change go ahead regardless."""
+    check_query_string(request)
+    unknown = sorted(set(request.query_params.keys()) - known)
+    if not unknown:
+        return
+    names = ", ".join(repr(name[:40]) for name in unknown[:5])
+    takes = ", ".join(sorted(known)) or "none"
+    hint = ""
+    if any(name.lower().replace("-", "_") in _HEADER_NAMES for name in unknown):
+        hint = "; a precondition goes in the If-Match (or If-None-Match: *) header"
+    raise InvalidArgumentError(
+        f"unknown query parameter(s) {names} (this route takes: {takes}){hint}"
+    )
+
+
+_HEADER_NAMES = frozenset({"if_match", "if_none_match", "etag"})
+
+
 def query_str(request: Request, name: str, default: str | None = None) -> str | None:
     check_query_string(request)
     values = request.query_params.getlist(name)
