@@ -70,3 +70,38 @@ SHOWN = [
 @pytest.mark.parametrize(("query", "expected"), SHOWN)
 def test_an_ambiguous_word_is_a_stop_word_in_its_language(query: str, expected: list[str]) -> None:
     assert extract_keywords(query) == expected
+
+
+# (question, its keywords): Marathi's का, की, या, तो, ही and Nepali's के, को, कि are
+# Hindi's stop words too; listed in their own lists they show their language, whose
+# ambiguous words go (each kept the word named beside it before, read as Hindi), as do
+# the function words the lists left out (Nepali कस्तो, how)
+SISTERS_SHOWN = [
+    ("तो आता घरी आहे का?", ["घरी"]),  # mr: आता (now)
+    ("ही गाडी आता येथे आहे का?", ["गाडी"]),  # mr: आता (ही, this; येथे, here)
+    ("आज मौसम कस्तो छ?", ["आज", "मौसम"]),  # ne: कस्तो (how)
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), SISTERS_SHOWN)
+def test_a_sister_language_s_own_function_words_show_it(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): a question tied between sister languages (sharing a script)
+# drops a word only where each of them stops it, since the ambiguous words of one are
+# content words of the other. Persian تب was dropped before (the tie went to Urdu,
+# whose word it is), كي kept; the Hindi questions tie now that Marathi lists का, की.
+SISTER_TIES = [
+    ("تب یا سرفه؟", ["تب", "سرفه"]),  # fa: fever (Urdu تب, then), tied on یا (or)
+    ("देरी का कारण", ["देरी", "कारण"]),  # hi: the reason (Marathi कारण, because)
+    ("वर की तलाश", ["वर", "तलाश"]),  # hi: a groom (Marathi वर, on)
+    ("كي آمد یا رفت؟", ["آمد", "رفت"]),  # fa or ur: کی typed كي, a stop word of both
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), SISTER_TIES)
+def test_a_tie_between_sister_languages_drops_what_both_stop(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected

@@ -107,6 +107,7 @@ _OPENING = frozenset(" \t([{«‹“‘„\"'*_-–—•>#")
 # Punctuation around a word, for ``shown_stops``'s words: cut at spaces, since a pass of
 # ``_WORD`` (re2) costs as much as the rest of ``extract_keywords``
 _AROUND = string.punctuation + "¿¡«»“”„‘’…–—؟،؛।॥։።"
+_TOKEN = re.compile(r"\S+")
 
 
 def extract_keywords(query: str) -> list[str]:
@@ -138,7 +139,7 @@ def extract_keywords(query: str) -> list[str]:
     shouted = _shouted(rest)
     # (ambiguous stop words, ``question_language``: ``min`` in a Swedish question, not an
     # English one; Vietnamese ``di`` kept in a Vietnamese question)
-    shown = shown_stops(_question_words(rest))
+    shown = shown_stops(*_question_words(rest, shouted))
     in_japanese = japanese(rest)
     position = 0
     syllables_found: list[str] = []  # (after the rest: what room the cap leaves)
@@ -156,16 +157,24 @@ def extract_keywords(query: str) -> list[str]:
     return unique[:MAX_KEYWORDS]
 
 
-def _question_words(text: str) -> list[str]:
+def _question_words(text: str, shouted: bool) -> tuple[list[str], set[str]]:
     """The lower-cased words of ``text`` for ``shown_stops``, with the elided head of
-    each (``dell'anno``: ``dell``, an ambiguous Italian stop word)."""
+    each (``dell'anno``: ``dell``, an ambiguous Italian stop word); and those written
+    with a capital inside a sentence, names (``Hà Nội`` in ``the phở in Hà Nội``), unless
+    the question is ``shouted``."""
     words = []
-    for token in _lowered(text).split():
-        word = _plain(token.strip(_AROUND))
+    names = set()
+    for token in _TOKEN.finditer(text):
+        written = token.group().strip(_AROUND)
+        word = _plain(_lowered(written))
         words.append(word)
         if "'" in word:
             words.append(word.partition("'")[0])
-    return words
+        if not shouted and written != written.lower():
+            at = token.start() + token.group().index(written[:1])
+            if not _opens_sentence(text, at):
+                names.add(word)
+    return words, names
 
 
 def _spaceless_runs(text: str) -> list[re.Match[str]]:

@@ -1,51 +1,47 @@
 """Which languages a question shows, for the stop words that depend on it (``keywords``).
 
-The stop word lists (``stop_words``) are one set for every language; two kinds of word
-in them are read by the question's language. An ambiguous word (``min``: Swedish "my",
-English "minimum") is a stop word only where the question shows that language (``Var är
-min katt?``). A stop word of other languages that a Vietnamese question writes as a word
-of its own, a syllable written without marks (``di`` of ``di động``, mobile: Indonesian
-"at"; ``ti vi``, television: Italian pronouns; ``in`` of ``máy in``, printer), stays a
-keyword where the question is Vietnamese: its stop words (``của``, ``tôi``, ``ở``) and
-its letters (ơ, ư, đ, a hook or a dot under a vowel: ``động``) show it. A question
-showing no language keeps both kinds as they are (the first a keyword, the second not).
+The stop word lists (``stop_words``) are one set for every language; three kinds of
+word in them are read by the question's language. An ambiguous word (``min``: Swedish
+"my", English "minimum") is a stop word only where the question shows that language
+(``Var är min katt?``); so is an Arabic-script stop word spelled with the letters its
+writers mix (``stop_word_variants``: ``علی`` for Arabic ``على``, but Persian for Ali).
+A stop word of other languages that a Vietnamese question writes as a word of its own,
+a syllable written without marks (``di`` of ``di động``, mobile: Indonesian "at"; ``ti
+vi``, television: Italian pronouns; ``in`` of ``máy in``, printer; ``an`` of ``an
+toàn``, safe), stays a keyword where the question is Vietnamese (``vietnamese_words``:
+its stop words, ``của``, ``tôi``, ``ở``, its letters, ơ, ư, đ, ộ, and the accents of a
+question written wholly in its syllables show it), unless the question shows that
+language in other words (``Where is the phở in Hà Nội?``). A question showing no
+language keeps the first two kinds as keywords, the third not.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from indexer.jobs.stop_word_variants import VARIANTS, VARIANTS_OF
 from indexer.jobs.stop_words import AMBIGUOUS, AMBIGUOUS_OF, LISTS_OF, STOP_WORDS
+from indexer.jobs.stop_words_scripts import SISTERS
+from indexer.jobs.vietnamese_words import VIETNAMESE, vietnamese_count, vietnamese_kept
 
 _NONE: frozenset[str] = frozenset()
-_VIETNAMESE = "vi"
-# Letters Vietnamese alone of the listed languages writes: ơ, ư, đ, ĩ, ũ and the vowels
-# with a hook above or a dot below (U+1EA0-U+1EF9: ả, ạ, ộ, ở). Not à, á, ã, ê, ô, ă:
-# French's, Portuguese's, Romanian's too.
-_VIETNAMESE_LETTERS = re.compile("[\u01a1\u01b0\u0111\u0129\u0169\u1ea0-\u1ef9]")
-# A Vietnamese syllable without marks: an initial consonant, a vowel (or two or three:
-# oa, uy, oai) and a final consonant, each as Vietnamese spells them (``di``, ``ti``,
-# ``in``, ``tai``, ``an``, ``the``: vải the, gauze; not ``and``, ``you``, ``is``)
-_SYLLABLE = re.compile(
-    "(?:ngh|ng|nh|ch|gh|gi|kh|ph|qu|th|tr|[bcdghklmnprstvx])?"
-    "(?:oai|oay|oao|oeo|uay|uya|uyu|uoi|ai|ao|au|ay|eo|ia|iu|oa|oe|oi|ua|ue|ui|uo|uy|[aeiouy])"
-    "(?:ch|ng|nh|[cmnpt])?"
-)
 # English has no ambiguous list: the ambiguous words are mostly English ones (go, ten,
 # one, die, era), which an English question asks about; a tie with English is no
 # evidence against them (``go to market``: Polish "him" and "to")
 _ENGLISH = "en"
+# The words read by the question's language: ambiguous ones, and Arabic-script stop
+# words as their writers also spell them
+_READ = AMBIGUOUS | frozenset(VARIANTS)
 
 
 @dataclass(frozen=True)
 class Shown:
     """What a question's language makes of the words of the stop lists: ``stops``, the
-    ambiguous ones that are its stop words; ``kept``, other languages' stop words that
-    it writes as words (Vietnamese ``di``)."""
+    ambiguous ones (and the variant spellings) that are its stop words; ``kept``, other
+    languages' stop words that it writes as words (Vietnamese ``di``)."""
 
     stops: frozenset[str] = _NONE
     kept: frozenset[str] = _NONE
@@ -54,58 +50,71 @@ class Shown:
 NOTHING_SHOWN = Shown()
 
 
-def shown_stops(words: Iterable[str]) -> Shown:
-    """What a question's lower-cased ``words`` show (``Shown``). The question's
-    languages are the lists holding the most of its (unambiguous) stop words, at least
-    one, a word of Vietnamese letters counting for Vietnamese; a tie goes to those
-    holding the most of its ambiguous words too (``Dove dorme il gatto?``: Italian,
-    whose ``dove`` is, not French: ``il`` is both), unless English is tied or nothing
-    else would be left to search for (``_languages``). An ambiguous
-    word is a stop word when it is ambiguous in each of the question's languages.
+def shown_stops(words: Iterable[str], names: Iterable[str] = ()) -> Shown:
+    """What a question's lower-cased ``words`` show (``Shown``); ``names``, those written
+    with a capital inside a sentence, show no language by their accents
+    (``vietnamese_words``). The question's languages are the lists holding the most of its
+    (unambiguous) stop words, at least one, a word written as Vietnamese alone writes
+    counting for Vietnamese; a tie goes to those holding the most of its ambiguous words
+    too (``Dove dorme il gatto?``: Italian, whose ``dove`` is, not French: ``il`` is
+    both), unless English is tied or nothing else would be left to search for
+    (``_languages``). A word read by the language (ambiguous, or a variant spelling) is a
+    stop word when each of the question's languages stops it: a tie between sister
+    languages drops what both stop (``كي``, Persian and Urdu ``کی`` typed on an Arabic
+    keyboard, in ``كي آمد یا رفت؟``), not what one asks about (``यस हप्ता के गर्ने?``
+    ties Nepali and Hindi on ``के``: Nepali's ``यस``, this, is Hindi's yes).
     ``Var är min katt?`` is Swedish (``är``), so ``var`` and ``min`` go; ``what is the
     min value of var x`` is English, and ``min katt`` shows nothing: they stay. A stop
     word of two lists counts for both (``er``: Danish and German)."""
-    present = {w if w.isascii() else unicodedata.normalize("NFC", w) for w in words}
+    present = {_nfc(word) for word in words}
     # (a single Latin letter, a, i, o, d, is of many languages, or a variable's name; one
     # of another script is its language's word: Italian è, Vietnamese ở)
     present = {word for word in present if len(word) > 1 or not word.isascii()}
+    named = {_nfc(name) for name in names}
     counts = Counter(lang for word in present for lang in LISTS_OF.get(word, ()))
-    counts[_VIETNAMESE] += sum(1 for word in present if _vietnamese_letters(word))
+    counts[VIETNAMESE] += vietnamese_count(present, named)
     languages = _languages(+counts, present)
     if not languages:
         return NOTHING_SHOWN
-    stops = AMBIGUOUS.intersection(present)
-    for lang in languages:
-        stops &= AMBIGUOUS_OF.get(lang, _NONE)
-    kept = _NONE
-    if _VIETNAMESE in languages:
-        kept = frozenset(
-            word
-            for word in STOP_WORDS.intersection(present)
-            if languages.isdisjoint(LISTS_OF[word]) and _SYLLABLE.fullmatch(word)
-        )
-    return Shown(stops, kept)
+    stops = frozenset(
+        word
+        for word in _READ.intersection(present)
+        if all(_stopped(word, lang) for lang in languages)
+    )
+    return Shown(stops, vietnamese_kept(present, languages, named))
+
+
+def _stopped(word: str, lang: str) -> bool:
+    """Whether ``lang`` stops ``word``: listed, ambiguous or spelled as its writers do."""
+    return (
+        lang in LISTS_OF.get(word, ())
+        or word in AMBIGUOUS_OF.get(lang, _NONE)
+        or word in VARIANTS_OF.get(lang, _NONE)
+    )
 
 
 def _languages(counts: Counter[str], present: set[str]) -> frozenset[str]:
     """The languages holding the most of the question's words (``counts``); among
     several, those holding the most of its ambiguous ones (in ``present``) too, unless
     English is one of them, or the question has no other word to search for (``la
-    cosa``: Spanish "the thing", or Italian)."""
+    cosa``: Spanish "the thing", or Italian), or they are sisters sharing a script
+    (``stop_words_scripts.SISTERS``), whose ambiguous words are each other's content
+    words: ``देरी का कारण`` (the delay's reason) is Hindi or Marathi, whose ``कारण``
+    (because) is Hindi's reason, and ``تب یا سرفه؟`` (fever or cough?) Persian or Urdu."""
     if not counts:
         return _NONE
     most = max(counts.values())
     tied = [lang for lang, count in counts.items() if count == most]
-    searched = not present <= STOP_WORDS | AMBIGUOUS
-    if len(tied) > 1 and _ENGLISH not in tied and searched:
+    searched = not present <= STOP_WORDS | _READ
+    if len(tied) > 1 and _ENGLISH not in tied and searched and not _sisters(tied):
         held = {lang: len(AMBIGUOUS_OF.get(lang, _NONE) & present) for lang in tied}
         tied = [lang for lang in tied if held[lang] == max(held.values())]
     return frozenset(tied)
 
 
-def _vietnamese_letters(word: str) -> bool:
-    """Whether ``word``, no stop word of Vietnamese's (those count already), holds a
-    letter Vietnamese alone writes."""
-    if word.isascii() or _VIETNAMESE in LISTS_OF.get(word, ()):
-        return False
-    return _VIETNAMESE_LETTERS.search(word) is not None
+def _sisters(languages: list[str]) -> bool:
+    return any(sisters.issuperset(languages) for sisters in SISTERS)
+
+
+def _nfc(word: str) -> str:
+    return word if word.isascii() else unicodedata.normalize("NFC", word)

@@ -4,16 +4,18 @@ Greek, for recall's keywords (``stop_words`` holds the rest and reads these).
 Each list holds its language's question words, pronouns (with their common case forms:
 Hindi ``मुझे``, Tamil ``எனக்கு``), postpositions and prepositions, conjunctions, particles
 and copulas or auxiliaries, as written alone, audited against stopwords-iso and
-stop-words where they have the language. Three scripts are shared: Arabic's (Arabic,
-Persian, Urdu) and Devanagari (Hindi, Marathi, Nepali), so a function word of one that
-is a content word of another (Persian ``جدا``, separate; Hindi ``मलाई``, cream) is an
-ambiguous stop word (``stop_words.AMBIGUOUS_LISTS``), each named with why. A word its own
+stop-words where they have the language. Two scripts are shared (``SISTERS``): Arabic's
+(Arabic, Persian, Urdu) and Devanagari (Hindi, Marathi, Nepali), so a function word of
+one that is a content word of another (Persian ``جدا``, separate; Hindi ``मलाई``, cream)
+is an ambiguous stop word (``stop_words.AMBIGUOUS_LISTS``), each named with why. A word its own
 language asks about too (Bengali ``হল``, a hall; Hindi ``बीच``, a beach; Hebrew ``שם``, a
 name) is in neither list. Words are written without the invisible characters search
 drops (Persian ``می‌شود`` is ``میشود``) and without Arabic and Hebrew points: keywords
 are compared so (``keywords``). Search folds the Arabic-script letters a reader takes as
 one (``ى`` and ``ي``, ``أ`` and ``ا``); the stop words do not, so an Arabic word is listed
-with and without its hamza (``إذا``, ``اذا``) and as commonly misspelt (``فى``, ``التى``).
+with and without its hamza (``إذا``, ``اذا``) and as commonly misspelt (``فى``, ``التى``),
+and one typed on a sister's keyboard is read where its language is shown
+(``stop_word_variants``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ _HI = """क्या कब कहाँ कहां क्यों कैस
 सकते सबसे सभी हुआ हुई हुए होना होने मुझे मुझको तुम्हें हमें आपको क्योंकि अगर बल्कि ताकि
 जबकि रहा रही रहे गया गई गए ऊपर बिना सामने पीछे अब कभी कहीं कैसा कैसी"""
 _HI_AMBIGUOUS = "साथ"
+# Hindi's function words too, Marathi's as well: का (why), की (or), या (this), तो, ही.
 # Ambiguous, Hindi words too: कोण (an angle), खाली (empty), वर (a groom), आता (comes),
 # जर (gold), कारण (a reason), आधी (half), पूर्वी (eastern), तुला (Libra), कोठे
 # (storehouses), तरी (gravy)
@@ -78,8 +81,10 @@ _MR = """कुठे कुठं काय कधी केव्हा कस
 म्हणून सगळे सर्व काही खूप फक्त नंतर सोबत शिवाय बद्दल विषयी पासून कडे आहोत आहेस आहात
 होतो होत्या असे असा अशी असेल नव्हते नाहीत मला त्याला तिला आम्हाला तुम्हाला त्यांना
 त्यांचा त्यांची त्यांचे त्यांच्या त्या त्याने तिने कुठून किती कोणाला कोणाचा कोणाची कोणाचे
-मात्र याचा याची याच्या पर्यंत"""
+मात्र याचा याची याच्या पर्यंत का की या तो ही व न तर तसेच म्हणजे त्यामुळे येथे इथे तिथे आपल्या
+त्यांनी यांनी"""
 _MR_AMBIGUOUS = "कोण खाली वर आता जर कारण आधी पूर्वी तुला कोठे तरी"
+# Hindi's function words too, Nepali's as well: के (what), को (who), हो, कि.
 # Ambiguous, Hindi words too: मलाई (cream), मैले (dirty), ले (take), लाई (brought), देखि,
 # तल (the bottom), नै, छु, यस (yes)
 _NE = """कता कहिले किन कसरी कुन कति कसको तिमी तपाईं तपाईँ उनी हामी उनीहरू मेरो तिम्रो
@@ -88,7 +93,7 @@ _NE = """कता कहिले किन कसरी कुन कति �
 उहाँ उहाँको उनीहरूको हाम्रा मेरा तिम्रा सम्म भन्दा माथि अगाडि पछि भित्र बाहिर बारेमा जस्तै
 जस्तो कसले कसलाई त्यहाँ अहिले सबै केही धेरै मात्र तथा अनि किनभने किनकि त्यसैले भने छौं
 छौ छिन् छैन छैनन् हुन्छ हुन्छन् भयो भएको थिइन् हुनेछ त्यस यसको त्यसको यिनी तिनी तिनीहरू
-आफ्नो आफ्ना"""
+आफ्नो आफ्ना के को हो छ र कि कस्तो कस्ती हुन् थ्यो"""
 _NE_AMBIGUOUS = "मलाई मैले ले लाई देखि तल नै छु यस"
 _KA = """სად რა როდის ვინ რატომ როგორ რომელი რამდენი მე შენ ის ჩვენ თქვენ ისინი ჩემი
 ჩემს ჩემმა შენი შენს მისი მის ჩვენი ჩვენს თქვენი თქვენს მათი მათ არის იყო არ და ან
@@ -126,7 +131,7 @@ _AR = """ما ماذا متى كيف أين اين لماذا هل من في ع�
 اللذين اللتين اللواتي هناك هنا هؤلاء أولئك إذا اذا حتى عندما بينما لأن لان كما غير ليس
 كانوا تكون سوف لدي لدى لديك عليه عليها فيه فيها منه منها عنه إليه لها لهم أنه انه أنها
 انها إنه أيضا ايضا فقط أما إلا الا دون خلال حيث فوق تحت أمام وراء ضد أنتم وهو وهي وفي
-ومن ولا ولكن فى التى الذى عليك إليك معه معها"""
+ومن ولا ولكن فى التى الذى عليك إليك معه معها هذة انتم اليه اليك اولئك"""
 _AR_AMBIGUOUS = "كم لو مثل ليست له جدا بل خلف نحو هما هن"
 # Not at all: פה (also a mouth), שם (a name), דרך (a road), אף (a nose)
 _HE = """מה מי מתי איך איפה למה האם של את על עם אל זה זאת זו אלה הוא היא הם הן אני
@@ -144,7 +149,7 @@ _FA = """چه چی چرا کی کجا چطور آیا که را از به در �
 چگونه چند چقدر کدام چیست کیست زیر روی پس بعد قبل بین میان اگر چون زیرا نیز هر هیچ
 خود خیلی دیگر باید هستم هستند هستیم هستی هستید نیست نیستم بودم بوده باشد شده شود میشود نمیشود
 دارد دارم داشت داشتم آنجا اینجا اینها مانند بدون توسط همین همان آنچه چیزی کسی یه الان
-هنوز فقط"""
+هنوز فقط کجاست حتی"""
 _FA_AMBIGUOUS = "بر پیش همه ام اند وی مرا مثل"
 
 SCRIPT_LISTS: dict[str, str] = {
@@ -163,6 +168,8 @@ SCRIPT_LISTS: dict[str, str] = {
     "he": _HE,
     "fa": _FA,
 }
+# The languages sharing a script: their ambiguous words are each other's content words
+SISTERS: tuple[frozenset[str], ...] = (frozenset({"ar", "fa", "ur"}), frozenset({"hi", "mr", "ne"}))
 SCRIPT_AMBIGUOUS_LISTS: dict[str, str] = {
     "ur": _UR_AMBIGUOUS,
     "hi": _HI_AMBIGUOUS,

@@ -1,0 +1,57 @@
+"""Arabic-script stop words as their writers also type them, for the stop words that
+depend on the question's language (``question_language``).
+
+Search reads ی, ى and ي as one letter, and ک and ك (``shared.reader_folds.ARABIC_FOLDS``);
+the stop words are compared as written, since a word folded so is often another
+language's: Arabic ``على`` (on) is Persian ``علی`` (Ali). So a stop word spelled with a
+letter of its sister's keyboard is a stop word of its language where the question
+shows that language, as an ambiguous one is (``stop_words.AMBIGUOUS_LISTS``): Arabic
+typed on a Persian keyboard (ی for ي and ى, ک for ك: ``علی`` in ``هل القطة علی
+الطاولة؟``, but Ali in ``علی کجاست؟``); Persian and Urdu typed on an Arabic keyboard (ي
+or ى for ی, ك for ک: ``كي``, ``كيا``, ``نيچے``). The letters a language's writers mix
+within it (Arabic's ى and ي, ة and ه, the alef with or without its hamza) are not
+folded, since the words they make are its own too (``علي``, the name Ali, and
+``على``; ``امام``, an imam, and ``أمام``, before): the common misspellings of its stop
+words are listed as words (``فى``, ``هذة``, ``انتم``).
+"""
+
+from __future__ import annotations
+
+from indexer.jobs.stop_words import AMBIGUOUS, AMBIGUOUS_OF, LISTS_OF, STOP_WORDS
+
+# Each language's letters -> the letters its sister's keyboard types for them
+_TYPED_FOR: dict[str, dict[str, str]] = {
+    "ar": {"ي": "ی", "ى": "ی", "ك": "ک"},
+    "fa": {"ی": "يى", "ک": "ك"},
+    "ur": {"ی": "يى", "ک": "ك"},
+}
+
+
+def _spellings(word: str, typed_for: dict[str, str]) -> list[str]:
+    """``word`` with each of its letters as written or as the sister's keyboard types it
+    (``typed_for``): every combination (a word has few such letters)."""
+    spellings = [""]
+    for char in word:
+        options = char + typed_for.get(char, "")
+        spellings = [head + option for head in spellings for option in options]
+    return spellings
+
+
+def _variants() -> dict[str, frozenset[str]]:
+    """Each other spelling of a listed (or ambiguous) stop word of Arabic, Persian or
+    Urdu -> the languages whose stop word it spells; no spelling listed as a word."""
+    langs: dict[str, set[str]] = {}
+    for lang, typed_for in _TYPED_FOR.items():
+        words = {w for w, of in LISTS_OF.items() if lang in of} | AMBIGUOUS_OF.get(lang, set())
+        for word in words:
+            for spelling in _spellings(word, typed_for):
+                if spelling not in STOP_WORDS and spelling not in AMBIGUOUS:
+                    langs.setdefault(spelling, set()).add(lang)
+    return {spelling: frozenset(of) for spelling, of in langs.items()}
+
+
+VARIANTS = _variants()
+VARIANTS_OF: dict[str, frozenset[str]] = {
+    lang: frozenset(spelling for spelling, of in VARIANTS.items() if lang in of)
+    for lang in _TYPED_FOR
+}

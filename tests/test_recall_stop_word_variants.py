@@ -1,0 +1,85 @@
+"""Arabic-script stop words typed on a sister language's keyboard
+(``indexer.jobs.stop_word_variants``): Arabic with Persian ی and ک, Persian and Urdu with
+Arabic ي, ى and ك, are stop words where the question shows their language; the same
+spellings are kept where they are the other language's words (Persian ``علی``, Ali;
+``کیف``, a bag), and Arabic's own ي and ى, and hamza, stay apart (``علي``, Ali;
+``امام``, an imam)."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.index.service import NoteIndex
+from indexer.jobs.keywords import extract_keywords
+from indexer.jobs.recall import Recall
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.workspace import Workspace
+
+# (question, its keywords): each kept the function word typed so before
+TYPED = [
+    ("هل القطة علی الطاولة؟", ["قطة", "طاولة"]),  # ar: على with Persian ی
+    ("ماذا قال المدير فی الاجتماع؟", ["مدير", "اجتماع"]),  # ar: في
+    ("هل ذهبت الی المدرسة؟", ["ذهبت", "مدرسة"]),  # ar: الى
+    ("هل هذه السیارة لک؟", ["سیارة"]),  # ar: لك with Persian ک
+    ("آن مرد كي آمد؟", ["مرد", "آمد"]),  # fa: کی (when) with Arabic ك and ي
+    ("این کتاب برای کيست؟", ["کتاب"]),  # fa: کیست with Arabic ي
+    ("چه كسي اين را نوشت؟", ["نوشت"]),  # fa: کسی
+    ("كيا بلي ميز كے نيچے سوتي ہے؟", ["بلي", "ميز", "سوتي"]),  # ur: کیا, کے, نیچے
+    ("يه کس کي کتاب ہے؟", ["يه", "کتاب"]),  # ur: کی (يه: Persian's یه, not Urdu's یہ)
+    ("آن مرد كى آمد؟", ["مرد", "آمد"]),  # fa: with Arabic ى
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), TYPED)
+def test_a_function_word_typed_on_a_sister_keyboard_is_no_keyword(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): the same spellings where they are words, and Arabic's own
+# letters, which its words mix (each kept before too; کجاست, where is, was a keyword)
+WORDS = [
+    ("علی کجا است؟", ["علی"]),  # fa: Ali (Arabic على, on)
+    ("خانه علی کجاست؟", ["خانه", "علی"]),  # (کجاست, where is: a stop word now)
+    ("کیف من کجاست؟", ["کیف"]),  # fa: my bag (Arabic كيف, how)
+    ("کیف قرمز", ["کیف", "قرمز"]),  # (no language shown)
+    ("کان طلا کجاست؟", ["کان", "طلا"]),  # fa: a gold mine (Arabic كان, was)
+    ("ماں بہت کم سوتی ہے", ["ماں", "کم", "سوتی"]),  # ur: little (Arabic كم, how many)
+    ("متى الاجتماع مع علي؟", ["اجتماع", "علي"]),  # ar: Ali (على, on: ى and ي apart)
+    ("من هو امام المسجد؟", ["امام", "مسجد"]),  # ar: an imam (أمام, before)
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), WORDS)
+def test_the_same_spelling_stays_where_it_is_a_word(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): Arabic's common misspellings, listed as words
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("هذة السيارة لكم؟", ["سيارة", "لكم"]), ("هل انتم في البيت؟", ["بيت"])],
+)
+def test_an_arabic_misspelling_is_a_stop_word(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+def test_an_arabic_question_typed_on_a_persian_keyboard_recalls_its_note(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """``هل القطة علی الطاولة؟`` kept ``علی``, which search reads as ``على`` (on): a note
+    saying it many times came before the one about the cat."""
+    root = ws.vault_dir("ar")
+    root.mkdir(parents=True)
+    (root / "cat.md").write_text("# 1\n\nالقطة نائمة فوق الطاولة.\n", encoding="utf-8")
+    (root / "on.md").write_text("# 2\n\n" + " ".join(["على"] * 30) + "\n", encoding="utf-8")
+    for number, text in enumerate(("ألف باء", "تاء ثاء", "جيم حاء")):
+        (root / f"other{number}.md").write_text(f"# 3\n\n{text}\n", encoding="utf-8")
+    index.reconcile()
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    question = "هل القطة علی الطاولة؟"
+    result = recall.recall("ar", question, 400)
+    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    assert hits == ["cat.md"], (extract_keywords(question), result["sources"])

@@ -1,0 +1,118 @@
+"""Which words a question writes as Vietnamese (``indexer.jobs.vietnamese_words``): another
+language's stop word that Vietnamese writes as a syllable (``an`` of ``an toàn``, safe;
+``in``, to print; ``em``, ``nem``, ``voi``) stays a keyword where the question is
+Vietnamese, though written with only the accents French and Portuguese share (à, ê, á),
+and goes where the question shows that language in other words (``from``, ``is``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.index.service import NoteIndex
+from indexer.jobs.keywords import extract_keywords
+from indexer.jobs.recall import Recall
+from indexer.jobs.vietnamese_words import syllable
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.workspace import Workspace
+
+# (question, its keywords): each dropped the word another language stops before, its
+# Vietnamese shown by the accents only, or tied with the languages of that word
+SHARED_ACCENTS = [
+    ("Xe an toàn không?", ["xe", "an", "toàn"]),  # is the car safe? (English "an")
+    ("Cà phê an toàn", ["cà", "phê", "an", "toàn"]),  # (no stop word of Vietnamese)
+    ("Máy in màu", ["máy", "in", "màu"]),  # colour printer (English "in")
+    ("In tài liệu", ["in", "tài", "liệu"]),  # print the documents
+    ("Em bé khóc", ["em", "bé", "khóc"]),  # the baby cries (Portuguese "em")
+    ("Em bé bị ho", ["em", "bé", "ho"]),  # the baby coughs (Italian "ho")
+    ("Quán nem nào ngon", ["quán", "nem", "ngon"]),  # which spring-roll shop (Portuguese)
+    ("Con voi màu gì", ["voi", "màu"]),  # the elephant's colour (Italian "voi")
+    ("Em bé ăn cháo chưa?", ["em", "bé", "ăn", "cháo"]),
+    ("MÁY IN MÀU", ["máy", "in", "màu"]),  # (in capitals)
+    ("Máy in Canon màu", ["máy", "in", "canon", "màu"]),  # (a name inside)
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), SHARED_ACCENTS)
+def test_a_vietnamese_word_stays_in_a_question_written_with_shared_accents(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): a question of French, Portuguese, Spanish or Italian
+# monosyllables with accents, and one naming Vietnamese places, read as before
+NOT_VIETNAMESE = [
+    ("Le thé", ["thé"]),  # fr
+    ("Du thé, là?", ["thé"]),  # (là: Vietnamese "is" too)
+    ("Me dá o pé", ["dá", "pé"]),  # pt
+    ("Nó de pé", ["nó", "pé"]),
+    ("Tem chá?", ["chá"]),
+    ("Tem pão lá?", ["pão"]),
+    ("¿Té con leche?", ["té", "con", "leche"]),  # es
+    ("Già, ma più là?", []),  # it (già, più: Italian stop words; là: Vietnamese's)
+    ("The phở in Hà Nội", ["phở", "hà", "nội"]),  # en (Hà Nội: a name)
+    ("Where is the phở in Hà Nội?", ["phở", "hà", "nội"]),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), NOT_VIETNAMESE)
+def test_a_question_of_other_languages_monosyllables_is_not_read_as_vietnamese(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): an English stop word Vietnamese writes as a syllable goes
+# where the question shows English in a word Vietnamese does not write (``from``)
+MIXED = [
+    ("Giá vé máy bay from Hà Nội to Đà Nẵng là bao nhiêu?",
+     ["giá", "vé", "máy", "bay", "hà", "nội", "đà", "nẵng", "bao"]),
+    ("Đặt vé tàu from Huế to Hà Nội cho tôi", ["đặt", "vé", "tàu", "huế", "hà", "nội"]),
+    ("Cho tôi biết quán phở ngon nhất to visit with my family",
+     ["biết", "quán", "phở", "ngon", "nhất", "visit", "family"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("query", "expected"), MIXED)
+def test_an_english_word_goes_where_the_question_shows_english(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Máy in của tôi ở đâu?", ["máy", "in"]),  # (English "in": no English shown)
+        ("Tôi muốn in tài liệu này", ["muốn", "in", "tài", "liệu"]),
+        ("Cái máy in này có an toàn không", ["máy", "in", "an", "toàn"]),  # (in and an)
+        ("Phở in Hà Nội", ["phở", "in", "hà", "nội"]),  # (nothing else shows English)
+    ],
+)
+def test_a_vietnamese_question_keeps_its_syllables(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+def test_vietnamese_words_are_syllables_and_others_are_not() -> None:
+    """With their tones, letters and vowel groups (``người``, ``khuẩn``, ``truyện``);
+    not ``café``, ``and``, ``is``, ``pão`` aside (Vietnamese writes ``bão``)."""
+    vietnamese = "người khuẩn truyện quyển được giữa những nhiêu chiếc thoại khuya toàn máy"
+    assert all(syllable(word) for word in vietnamese.split())
+    assert not any(syllable(word) for word in "café and is where año niño über".split())
+
+
+def test_a_vietnamese_question_recalls_the_note_of_its_word(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """``Máy in màu`` (colour printer) searched for ``máy`` and ``màu`` (``in``, English):
+    the note about the colour of the car came first."""
+    root = ws.vault_dir("vi")
+    root.mkdir(parents=True)
+    (root / "printer.md").write_text("# 1\n\nMáy in ở phòng họp, in màu.\n", encoding="utf-8")
+    (root / "car.md").write_text("# 2\n\nMáy xe màu đỏ, máy xe màu xanh.\n", encoding="utf-8")
+    index.reconcile()
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    result = recall.recall("vi", "Máy in màu", 400)
+    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    assert hits[:1] == ["printer.md"], (extract_keywords("Máy in màu"), result["sources"])
