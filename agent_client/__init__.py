@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from agent_client.actions import ActionResult as ActionResult
     from agent_client.claude_memory import AsyncVaultMemoryTool as AsyncVaultMemoryTool
     from agent_client.claude_memory import VaultMemoryTool as VaultMemoryTool
-    from agent_client.connection import Vault as Vault
     from agent_client.connection import mcp_vault_connection as mcp_vault_connection
     from agent_client.hooks import MEMORY_WRITER_ACTION as MEMORY_WRITER_ACTION
     from agent_client.hooks import TurnReceipt as TurnReceipt
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     from agent_client.notices import SystemNotice as SystemNotice
     from agent_client.settings import ClientSettings as ClientSettings
     from agent_client.settings import LLMSettings as LLMSettings
+    from agent_client.vault import Vault as Vault
     from agent_client.writer import MemoryWriter as MemoryWriter
     from agent_client.writer import configure_writer as configure_writer
     from agent_client.writer import get_writer as get_writer
@@ -51,7 +51,7 @@ _CLAUDE = ("AsyncVaultMemoryTool", "VaultMemoryTool")
 # the MCP SDK, openai: seconds) against a Ctrl-C (``agent_client.command``).
 _HOMES = {
     "ActionResult": "agent_client.actions",
-    "Vault": "agent_client.connection",
+    "Vault": "agent_client.vault",
     "mcp_vault_connection": "agent_client.connection",
     "MEMORY_WRITER_ACTION": "agent_client.hooks",
     "TurnReceipt": "agent_client.hooks",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_client.connection import Vault
 from agent_client.notes import render_note, split_note, unreadable_block
+from agent_client.vault import Vault
 from shared.errors import ConflictError, InvalidFrontmatterError
 from shared.frontmatter import PROTECTED_KEYS
 from shared.models import Action, DeleteAction, EditAction

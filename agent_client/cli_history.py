@@ -16,10 +16,11 @@ import json
 import sys
 from typing import Any
 
-from agent_client.connection import Vault, mcp_vault_connection
+from agent_client.connection import mcp_vault_connection
 from agent_client.results import HistoryResult, UndoResult, Version
 from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
+from agent_client.vault import Vault
 from shared.cli_usage import whole_number
 from shared.models import ENTRY_ID_RE
 

@@ -9,11 +9,12 @@ import json
 import sys
 from typing import Any
 
-from agent_client.connection import Vault, mcp_vault_connection
+from agent_client.connection import mcp_vault_connection
 from agent_client.exit_codes import EXIT_OK
 from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
+from agent_client.vault import Vault
 
 
 async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:

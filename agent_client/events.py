@@ -18,10 +18,10 @@ import contextlib
 import re
 from datetime import datetime, tzinfo
 
-from agent_client.connection import Vault
 from agent_client.notes import ATX_HEADING, render_note
 from agent_client.reasons import entry_reason
 from agent_client.results import AppendResult
+from agent_client.vault import Vault
 from shared.errors import ConflictError, InvalidArgumentError, NotFoundError, TooLargeError
 from shared.models import LINE_BREAKS, MemoryEntry
 from shared.utf8 import NOT_UTF8_TEXT

@@ -69,6 +69,17 @@ class _ProbingTransport(StreamableHttpTransport):
             yield session
 
 
+def _indexer_http(**kwargs: Any) -> httpx2.AsyncClient:
+    """An HTTP client for the indexer, whose every request goes through
+    ``NotingTransport`` (its fate noted for the call that made it: ``repeats``) and never
+    through a proxy the environment names (``HTTP_PROXY``, ``HTTPS_PROXY``,
+    ``ALL_PROXY``): the indexer runs on this machine (its URL file is in the workspace),
+    and a proxy set for the outside world cannot reach this machine's loopback, and
+    would be sent the token."""
+    transport = NotingTransport(httpx2.AsyncHTTPTransport())
+    return httpx2.AsyncClient(transport=transport, trust_env=False, **kwargs)
+
+
 async def connect_client(settings: ClientSettings, endpoint: Endpoint) -> Client[Any]:
     """A client connected to the indexer at ``endpoint``, which serves the settings'
     workspace; the caller closes it (``close_client``). Else ``IndexerOfflineError``,
@@ -92,11 +103,7 @@ async def _connect_once(settings: ClientSettings, endpoint: Endpoint) -> Client[
         # Connecting is bounded by connect_timeout; a call by call_timeout (in the session).
         read = max(settings.call_timeout, 300.0)
         timeout = httpx2.Timeout(read, connect=settings.connect_timeout)
-        # Each request's fate is noted for the call that made it (``repeats``).
-        transport = NotingTransport(httpx2.AsyncHTTPTransport())
-        return httpx2.AsyncClient(
-            headers=headers, timeout=timeout, auth=auth, transport=transport, **kwargs
-        )
+        return _indexer_http(headers=headers, timeout=timeout, auth=auth, **kwargs)
 
     transport = _ProbingTransport(
         endpoint.url, auth=endpoint.token, httpx_client_factory=http_client
@@ -192,7 +199,7 @@ async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
     for it says only "Server returned an error response")."""
     headers = {"Authorization": f"Bearer {endpoint.token}"} if endpoint.token else {}
     try:
-        async with httpx2.AsyncClient(timeout=timeout) as http:
+        async with _indexer_http(timeout=timeout) as http:
             answer = await http.get(endpoint.url, headers=headers)
     except (httpx2.HTTPError, httpx2.InvalidURL):  # (no HTTPError: it went up as a traceback)
         return False

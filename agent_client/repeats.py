@@ -21,7 +21,9 @@ The MCP client sends a request from a task of its own and reports any transport 
 as "Connection closed", so which requests went out is noted below it: an ``httpx``
 transport (``NotingTransport``) records each request's fate in the ``Sending`` of the
 call that made it, found through a context variable (the MCP client runs a request's
-POST in the context of the task that sent it).
+POST in the context of the task that sent it). The memory tool asks the same of a change
+cut short (``noting(changing=True)`` counts a call's requests for the noting around it):
+one none of whose requests connected was not made; any other may have been.
 """
 
 from __future__ import annotations
@@ -64,14 +66,24 @@ _SENDING: contextvars.ContextVar[Sending | None] = contextvars.ContextVar(
 
 
 @contextlib.contextmanager
-def noting() -> Iterator[Sending]:
-    """Note the fate of the requests made within (by this task and those it starts)."""
+def noting(*, changing: bool = False) -> Iterator[Sending]:
+    """Note the fate of the requests made within (by this task and those it starts).
+
+    The requests of a ``changing`` call (one that may change something) count for the
+    noting around it too, if any: a memory-tool change asks whether any request of its
+    own left this client, not those of the reads it made on the way (the tool list) or
+    of connecting again. One of which nothing was noted (a client without
+    ``NotingTransport``) counts there as sent: nothing is known of it."""
+    outer = _SENDING.get()
     sending = Sending()
     token = _SENDING.set(sending)
     try:
         yield sending
     finally:
         _SENDING.reset(token)
+        if changing and outer is not None:
+            outer.refused += sending.refused
+            outer.sent += sending.sent or (0 if sending.refused else 1)
 
 
 def moved_to(

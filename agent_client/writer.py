@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_client.actions import ActionResult, run_action
-from agent_client.connection import Vault
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
@@ -34,6 +33,7 @@ from agent_client.results import AppendResult
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
+from agent_client.vault import Vault
 from shared.errors import IndexerOfflineError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 

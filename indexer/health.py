@@ -1,15 +1,30 @@
 """Asking a running indexer whether it is alive: ``GET /health`` beside its MCP URL.
 
 Used by the CLI (``status``, ``config-snippet``, ``open``) to tell a live URL file from a
-stale one.
+stale one. Every request the CLI makes to the running indexer goes through ``open_local``.
 """
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from shared.errors import OperationalError
 from shared.workspace import Workspace, read_url_file, server_serving, workspace_id
+
+if TYPE_CHECKING:
+    import urllib.request
+
+
+def open_local(request: str | urllib.request.Request, timeout: float) -> Any:
+    """``urlopen`` for the indexer on this machine, never through a proxy the environment
+    names (``HTTP_PROXY``...: urllib uses it for every host but those ``NO_PROXY`` lists):
+    a proxy set for the outside world cannot reach this machine's loopback (the server
+    looked dead), and would be sent the token."""
+    import urllib.request  # (with http.client, 30 ms of every command's start)
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    return opener.open(request, timeout=timeout)
 
 
 def base_url(url: str) -> str:
@@ -30,10 +45,9 @@ def server_health(url: str, workspace: Workspace, timeout: float = 2.0) -> dict 
     if server_serving(workspace) is False:
         return None
     import urllib.error  # (with http.client, 30 ms of every command's start, `serve`'s too)
-    import urllib.request
 
     try:
-        with urllib.request.urlopen(health_url(url), timeout=timeout) as response:
+        with open_local(health_url(url), timeout) as response:
             data = json.loads(response.read())
     except (urllib.error.URLError, OSError, ValueError):
         return None
@@ -71,10 +85,9 @@ def check_no_token_needed(url: str, workspace: Workspace, timeout: float = 2.0) 
     (the file deleted, or not copied beside a service's settings) would refuse whatever
     is made without it (a client's snippet, a page link) with 401 only later."""
     import urllib.error
-    import urllib.request
 
     try:
-        with urllib.request.urlopen(base_url(url) + "/ui/", timeout=timeout):
+        with open_local(base_url(url) + "/ui/", timeout):
             return
     except urllib.error.HTTPError as err:
         if err.code != 401:

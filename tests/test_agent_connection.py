@@ -19,14 +19,11 @@ import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
 
-from agent_client.connection import (
-    PROMPT_NAMES,
-    mcp_vault_connection,
-    open_session,
-)
+from agent_client.connection import mcp_vault_connection, open_session
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.unreachable import BUSY_PAUSES
+from agent_client.vault import PROMPT_NAMES
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
 
-from agent_client.connection import Vault
 from agent_client.merge import fallback
 from agent_client.notes import split_note
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
+from agent_client.vault import Vault
 from agent_client.writer import MemoryWriter
 from shared.models import MemoryEntry
 from shared.workspace import OVERVIEW_FILE

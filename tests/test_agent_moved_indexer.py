@@ -7,12 +7,17 @@ URL file names the new one. A memory-tool command that met this failed as
 ``indexer_offline`` (its next call found the old port refused); now a call is made again
 on the new indexer, once, when that cannot change anything twice (``agent_client.repeats``):
 a read, or a call none of whose requests left the client. A write whose answer was lost
-on the way may have landed: it is not made again.
+on the way may have landed: it is not made again (the Memory Writer settles its own).
+
+The stand-in may also only stop listening (no new start named): the memory tool tells
+the model a change none of whose requests connected changed nothing, and one whose
+answer was lost may have been made.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Iterator
 from datetime import UTC
@@ -24,10 +29,10 @@ from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
 from helpers.mcp_proxy import DROP, McpProxy, Seen
 from helpers.memory_tool import outcome
 
-from agent_client import VaultMemoryTool
+from agent_client import CollectingNoticeSink, MemoryEntry, MemoryWriter, VaultMemoryTool
 from agent_client.connection import open_session
 from agent_client.discovery import discover
-from agent_client.repeats import READ_ONLY_TOOLS
+from agent_client.repeats import READ_ONLY_TOOLS, noting
 from agent_client.results import Version
 from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError
@@ -189,3 +194,121 @@ def test_a_memory_tool_change_whose_answer_was_lost_says_it_may_have_landed(
         "delete": lambda: not (folder / "m.md").exists(),
     }[command]
     assert landed(), sorted(p.name for p in folder.iterdir())
+
+
+def cut_after(moving: Moving, tool: str | None, then: str | None = None) -> None:
+    """Close the stand-in's port (the indexer gone, no new start named) once the first
+    ``tool`` call after now is answered, before the client has the answer (``then``:
+    ``DROP`` it on the way); with no ``tool``, at once."""
+    if tool is None:
+        moving.proxy.close_port()
+        return
+
+    def hook(seen: Seen) -> str | None:
+        if seen.tool != tool:
+            return None
+        moving.proxy.after = lambda seen: None
+        moving.proxy.close_port()
+        return then
+
+    moving.proxy.after = hook
+
+
+CHANGES: dict[str, dict[str, Any]] = {
+    "create": {"path": "/memories/n.md", "file_text": "new\n"},
+    "str_replace": {"path": "/memories/m.md", "old_str": "one", "new_str": "two"},
+    "insert": {"path": "/memories/m.md", "insert_line": 0, "insert_text": "zero\n"},
+    "delete": {"path": "/memories/m.md"},
+    "rename": {"old_path": "/memories/m.md", "new_path": "/memories/r.md"},
+}
+# The memory folder after each change made: its files, and m.md's body.
+MADE: dict[str, tuple[list[str], str | None]] = {
+    "create": (["m.md", "n.md"], "one\n"),
+    "str_replace": (["m.md"], "two\n"),
+    "insert": (["m.md"], "zero\none\n"),
+    "delete": ([], None),
+    "rename": (["r.md"], None),
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "cut_at", "then"),
+    [
+        ("create", None, None),
+        ("str_replace", "read", None),
+        ("insert", "read", None),
+        ("delete", "stat", None),
+        ("str_replace", "write", DROP),
+        ("create", "write", DROP),
+        ("delete", "delete", DROP),
+        ("rename", "move", DROP),
+    ],
+)
+def test_a_change_refused_before_it_was_sent_is_said_to_be_unchanged(
+    moving: Moving, command: str, cut_at: str | None, then: str | None
+) -> None:
+    """The indexer's port closes in the middle of a memory-tool change, no new start
+    named (nothing to make it again on). A change none of whose requests connected was
+    not made: the model is told "nothing was changed" (it was told the change "may or
+    may not have been made" though not a byte of it left); one whose request went out
+    and whose answer was lost may have landed (here it had): the model is told so."""
+    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    try:
+        memory(tool, command="create", path="/memories/m.md", file_text="one\n")
+        writes = moving.proxy.calls("write")
+        cut_after(moving, cut_at, then)
+        text, is_error = outcome(tool, {"command": command, **CHANGES[command]})
+    finally:
+        tool.close()
+    made = then == DROP
+    assert moving.restarts == 0 and is_error, text
+    maybe = "its change may or may not have been made: view the path before trying again"
+    said = maybe if made else "nothing was changed"
+    offline = "indexer_offline: the memory store (the vault indexer) is offline"
+    assert f"{offline}; {said}. Try again later." == str(text), text
+    assert moving.proxy.calls("write") == writes + (1 if made and cut_at == "write" else 0)
+    folder = vault_dir(moving.running, "en") / "memories"
+    names, body = MADE[command] if made else (["m.md"], "one\n")
+    assert sorted(p.name for p in folder.iterdir()) == names
+    if body is not None:
+        assert (folder / "m.md").read_text().endswith(f"\n---\n{body}")
+
+
+def test_what_a_change_sent_counts_only_its_own_requests() -> None:
+    """A command's noting counts the requests of the changing calls made within, not
+    those of a read (the tool list) or of connecting again; a changing call of which
+    nothing was noted (no ``NotingTransport`` under it) counts as sent: nothing is known,
+    so the model is told to look."""
+    with noting() as command:
+        with noting():  # a read, or connecting again
+            pass
+        assert (command.refused, command.sent) == (0, 0)
+        with noting(changing=True):
+            pass
+    assert (command.refused, command.sent) == (0, 1)
+
+
+def test_the_writer_merges_again_at_the_new_start_an_entry_whose_write_was_lost(
+    moving: Moving, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A knowledge merge's write reaches the old indexer, which restarts elsewhere; its
+    answer never comes. The call is not made again (it was sent), so the Memory Writer's
+    own retry settles it (``SessionKeeper.moved``): the merge's writes are taken back at
+    the new start, and the entry is merged there once: one note, its text once."""
+    sink = CollectingNoticeSink()
+    writer = MemoryWriter(settings_of(moving), sink)
+    try:
+        writer.submit([MemoryEntry("en", "knowledge", "Kiwi", "A kiwi is a fruit.")])
+        assert writer.flush(60)
+        moving.after("write", then=DROP)
+        with caplog.at_level(logging.INFO, logger="agent_client.writer"):
+            writer.submit([MemoryEntry("en", "knowledge", "Mango", "A mango is a fruit.")])
+            assert writer.flush(60)
+    finally:
+        writer.close()
+    assert moving.restarts == 1
+    assert [(n.ok, n.error) for n in sink.notices] == [(True, None), (True, None)]
+    assert any("the indexer restarted; trying it there" in r.getMessage() for r in caplog.records)
+    items = vault_dir(moving.running, "en") / "items"
+    assert sorted(p.name for p in items.glob("[!.]*.md")) == ["kiwi.md", "mango.md"]
+    assert (items / "mango.md").read_text().count("A mango is a fruit.") == 1

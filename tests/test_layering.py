@@ -210,7 +210,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "exit_codes",
         "off_loop",
     },
-    {"repeats"},
+    {"repeats", "vault"},
     {"mcp_client"},
     {"connection"},
     {"sessions"},

@@ -26,8 +26,9 @@ from agent_client.claude_memory import files, texts
 from agent_client.claude_memory.paths import ROOT as ROOT_SHOWN
 from agent_client.claude_memory.paths import MemoryPath, vault_path
 from agent_client.claude_memory.texts import ListedItem, Listing
-from agent_client.connection import Vault
+from agent_client.repeats import noting
 from agent_client.results import FindResult
+from agent_client.vault import Vault
 from shared.errors import (
     ConflictError,
     IndexerOfflineError,
@@ -65,8 +66,8 @@ class MemoryStore:
         self.folder = folder
         self.reason = reason  # kept in history with each change ("memory_tool:<command>")
         self.changed = False  # whether this command already changed something
-        # whether a change was sent and its answer never came (the indexer went offline
-        # meanwhile): it may have been made
+        # whether a change was sent (or may have been) and its answer never came (the
+        # indexer went offline meanwhile): it may have been made
         self.unsure = False
 
     def _vp(self, parts: tuple[str, ...]) -> str:
@@ -74,12 +75,15 @@ class MemoryStore:
 
     async def _changing(self, call: Awaitable[T]) -> T:
         """Await a call that changes the vault; one the indexer did not answer, gone
-        offline, leaves ``unsure`` set: it may have landed (the tool says so)."""
-        try:
-            return await call
-        except IndexerOfflineError:
-            self.unsure = True
-            raise
+        offline, leaves ``unsure`` set if a request of it left this client (or nothing
+        is known of its requests): it may have landed (the tool says so). One none of
+        whose requests connected was not made."""
+        with noting() as sending:
+            try:
+                return await call
+            except IndexerOfflineError:
+                self.unsure = self.unsure or sending.sent > 0
+                raise
 
     async def kind(self, parts: tuple[str, ...], shown: str) -> Kind:
         """What ``parts`` is; the folder itself is always a folder (made on first write)."""

@@ -23,13 +23,13 @@ import unicodedata
 from datetime import tzinfo
 from typing import Any
 
-from agent_client.connection import Vault
 from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.paths import note_path_for, title_key
 from agent_client.notes import ATX_HEADING, render_note, split_note, unreadable_block
 from agent_client.reasons import entry_reason
+from agent_client.vault import Vault
 from shared.body_title import title_from_body
 from shared.errors import (
     ConflictError,

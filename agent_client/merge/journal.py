@@ -23,9 +23,9 @@ import contextlib
 import logging
 import posixpath
 
-from agent_client.connection import Vault
 from agent_client.reasons import entry_reason
 from agent_client.results import WriteResult
+from agent_client.vault import Vault
 from shared.errors import ConflictError, NotFoundError, VaultError
 from shared.images import ASSETS_SUFFIX
 from shared.models import MemoryEntry, is_made_id

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from agent_client.connection import Vault
 from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.fallback import merge_fallback, new_note_path
@@ -31,6 +30,7 @@ from agent_client.merge.journal import WriteJournal
 from agent_client.merge.tools import MergeFailed, ToolExecutor
 from agent_client.off_loop import import_off_loop
 from agent_client.settings import ClientSettings, LLMSettings
+from agent_client.vault import Vault
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import MemoryEntry
 

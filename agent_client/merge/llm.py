@@ -20,13 +20,13 @@ import openai
 from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 from openai.types.chat import ChatCompletion
 
-from agent_client.connection import PROMPT_NAMES, Vault
 from agent_client.failures import describe_failure
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
 from agent_client.merge.coverage import MIN_ADDED, added_lines, entry_share
 from agent_client.merge.quiet import Pacer, quiet_of
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
+from agent_client.vault import PROMPT_NAMES, Vault
 from shared.model_endpoint import base_url
 from shared.models import MemoryEntry
 from shared.reply_bound import REQUEST_HEADERS, ReplyTooLarge, bound_reply, too_large

@@ -14,7 +14,7 @@ import json
 import webbrowser
 from typing import Any
 
-from indexer.health import base_url, check_no_token_needed, live_server_url
+from indexer.health import base_url, check_no_token_needed, live_server_url, open_local
 from shared.errors import OperationalError
 from shared.workspace import Workspace, read_token_file
 
@@ -37,7 +37,7 @@ def page_url(workspace: Workspace, timeout: float = 5.0) -> str:
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with open_local(request, timeout) as response:
             answer = json.loads(response.read())
     except urllib.error.HTTPError as err:
         raise OperationalError(

@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import quote, urlencode
 
-from indexer.health import base_url, server_health
+from indexer.health import base_url, open_local, server_health
 from shared.errors import ERRORS_BY_CODE, IndexerOfflineError, VaultError
 from shared.workspace import Workspace, read_token_file, read_url_file
 
@@ -51,7 +51,7 @@ def search_on_server(
         f"{base}/api/v1/{quote(lang, safe='')}/search?{urlencode(params)}", headers=auth
     )
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+        with open_local(request, TIMEOUT_SECONDS) as response:
             answer = json.loads(response.read())
     except urllib.error.HTTPError as err:
         refusal = _refusal(err)
@@ -106,7 +106,7 @@ def _send(
         headers={"Content-Type": "application/json", **auth},
     )
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with open_local(request, timeout) as response:
             answer = json.loads(response.read())
     except urllib.error.HTTPError as err:
         raise _refusal(err) or IndexerOfflineError(f"the indexer answered {err.code}") from None
