@@ -561,6 +561,23 @@ def test_rename_onto_a_name_whose_images_folder_exists_says_so(
     assert text == "The destination /memories/b.md already exists"
 
 
+def test_rename_takes_the_links_to_the_file_along(memory: VaultMemoryTool) -> None:
+    """Unlike the SDK's tool (README: the differences), a ``rename`` is the vault's
+    ``move``: links to the file in other notes follow it, and a note moved to another
+    folder keeps its relative links working; ``view`` shows the text as it now is."""
+    ok(memory, command="create", path="/memories/a.md", file_text="See [b](b.md) and [[b]].\n")
+    ok(memory, command="create", path="/memories/b.md", file_text="B, linking [a](a.md).\n")
+    ok(memory, command="rename", old_path="/memories/b.md", new_path="/memories/c.md")
+    assert "See [b](c.md) and [[c]]." in ok(memory, command="view", path="/memories/a.md")
+    ok(memory, command="rename", old_path="/memories/c.md", new_path="/memories/sub/c.md")
+    assert "B, linking [a](../a.md)." in ok(memory, command="view", path="/memories/sub/c.md")
+    assert "[b](sub/c.md)" in ok(memory, command="view", path="/memories/a.md")
+    text = refused(
+        memory, command="str_replace", path="/memories/a.md", old_str="[b](b.md)", new_str="b"
+    )
+    assert "did not appear verbatim" in text
+
+
 def test_text_files_inside_an_images_folder_are_refused(
     memory: VaultMemoryTool, server: RunningIndexer
 ) -> None:
