@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import os
 import random
 import re
@@ -27,6 +28,7 @@ from indexer.index.text import stream_safe
 from indexer.jobs.delimiter import _openers
 from indexer.jobs.keywords import MAX_KEYWORDS, extract_keywords
 from indexer.jobs.recall import CLOSE, MAX_QUERY_BYTES, OPEN, SHARES, Recall, lines_shown
+from indexer.jobs.recall_copies import SAME_TEXT
 from indexer.jobs.tokens import estimate_tokens, fit_paragraphs, paragraphs_of, quarters
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
@@ -522,8 +524,10 @@ def check_block(result: dict, budget: int) -> None:
     assert block.count(OPEN) == 1 and block.count(CLOSE) == 1
     for source in sources:
         assert f"\n### {source['path']}" in block
-    for line in block.splitlines()[2:-1]:  # between the intro and the close
-        assert line == "" or line.startswith(("## ", "### ", ">")), line
+    lines = block.splitlines()[1:-1]
+    for before, line in itertools.pairwise(lines):  # between the intro and the close
+        named = line == SAME_TEXT.strip() and before.startswith("### ")  # (a copy of a note)
+        assert named or line == "" or line.startswith(("## ", "### ", ">")), line
 
 
 @settings(
@@ -1315,8 +1319,8 @@ def test_a_hit_in_a_long_one_line_paragraph_is_quoted_not_only_its_skip_mark(
 ) -> None:
     """Model-written notes keep a paragraph on one line: a share smaller than that line
     quoted the note as "…" alone (the mark took the place of the cut line)."""
-    for n in range(3):
-        body = "Intro without the word.\n\nThe zebra " + "lorem ipsum " * 200
+    for n in range(3):  # (three texts: notes of one text are quoted once)
+        body = "Intro without the word.\n\nThe zebra " + f"lorem ipsum{n} " * 200
         fresh.write("en", f"n{n}.md", f"# Note {n}\n\n{body}\n")
     for budget in (300, 1500):
         result = fresh.recall.recall("en", "zebra", budget)

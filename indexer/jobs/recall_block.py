@@ -15,6 +15,8 @@ whole first line, or ``MIN_QUOTE`` of it: a sliver of "We…" says nothing), bes
 the lower-ranked ones are dropped rather than every one cut short. The block's first
 source (the best hit) is shown with less when nothing more fits. A recent note gets at
 most ``recent_most`` (it reminds of what is going on; a hit is quoted where it matches).
+Notes quoting the same text are quoted once, the others named under it (``recall_copies``:
+their header lines alone come out of the room).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 
 from indexer.index.text import as_read
 from indexer.jobs.delimiter import clean_line
+from indexer.jobs.recall_copies import SAME_TEXT, Naming, Said, named, quoting, under
 from indexer.jobs.recall_focus import MAX_QUOTED_CHARS
 from indexer.jobs.recall_source import EVENT_LABELS, Source
 from indexer.jobs.tokens import HEADING, cut_to, estimate_tokens, fit_paragraphs, quarters
@@ -78,7 +81,8 @@ def compose(
     lead = next((part for part in ("on_demand", *PRIORITY) if parts[part]), "")
     listed = {source.path: number for number, source in enumerate(candidates["resident"])}
     recent_most = max(RECENT_MOST, budget_tokens // 5)  # (quarters: a twentieth)
-    fill = _Fill(available, parts, hits_heading, lead, recent_most, listed)
+    chars = 4 * budget_tokens  # (what a block shows of a source: a quarter a character)
+    fill = _Fill(available, parts, hits_heading, lead, recent_most, listed, chars)
     # The layers before the hits never leave them less than the best one's room (a
     # budget that showed a hit showed an unrelated note instead once it grew a little).
     reserve = quarters(hits_heading) + least if best is not None else 0
@@ -102,9 +106,12 @@ class _Fill:
     lead: str  # the part whose first source may be shown with less than a useful part
     recent_most: int
     listed: dict[str, int]  # the resident sources' places, abstracts included
+    chars: int  # the most characters of a source the block shows
     picked: dict[str, Picked] = field(default_factory=dict)
     cost: dict[str, int] = field(default_factory=dict)
     payer: dict[str, str] = field(default_factory=dict)  # section -> the part paying its heading
+    under: dict[str, list[Source]] = field(default_factory=dict)  # named by a later part
+    saids: dict[int, Said | None] = field(default_factory=dict)  # what the sources quote
 
     def heading(self, part: str) -> str:
         if part == "on_demand":
@@ -119,7 +126,7 @@ class _Fill:
         return 0 if paid else quarters(self.heading(part))
 
     def items(self, part: str) -> list[Source]:
-        """The part's candidates that no other part quotes (by path, or by text)."""
+        """The part's candidates that no other part quotes or names (by path, or by text)."""
         paths = {s.path for other, got in self.picked.items() if other != part for s, _ in got}
         gists = {s.gist for other, got in self.picked.items() if other != part for s, _ in got}
         gists.discard(None)
@@ -127,18 +134,35 @@ class _Fill:
         return items[:RECENT_NOTES] if part == "recent" else items
 
     def part(self, part: str, limit: int) -> None:
-        """Pick the part's sources within ``limit`` quarters (its heading included)."""
+        """Pick the part's sources within ``limit`` quarters (its heading included); the
+        notes of a text another part quotes are named under it, if their lines fit."""
         if not self.parts[part]:
             return
         paid = self.heading_cost(part)
         cap = self.recent_most if part == "recent" else None
-        got = _layer(self.items(part), limit - paid, _MOST[part], cap, part == self.lead)
+        naming = Naming(self.saids, self.chars, {}, self.under)
+        naming.elsewhere = quoting(naming, self.picked, part)
+        got = _layer(self.items(part), limit - paid, _MOST[part], cap, part == self.lead, naming)
         if got:
             self.picked[part] = got
             self.cost[part] = paid + sum(quarters(text) for _, text in got)
             self.left -= self.cost[part]
             if paid:
                 self.payer[_SECTION_OF.get(part, part)] = part
+        for note, source in naming.late:
+            self._name_under(source, note)
+
+    def _name_under(self, source: Source, note: Source) -> None:
+        """Name ``note`` under ``source``, quoted by another part, if its lines fit."""
+        if any(s.path == note.path for got in self.picked.values() for s, _ in got):
+            return  # (a note may be a hit and recent: named or quoted once)
+        text = _header(note) + SAME_TEXT
+        holder = next(part for part, got in self.picked.items() if any(s is source for s, _ in got))
+        if quarters(text) <= self.left:
+            self.picked[holder] = under(self.picked[holder], source, (note, text))
+            self.cost[holder] += quarters(text)
+            self.left -= quarters(text)
+            self.under.setdefault(source.path, []).append(note)  # (when picked again)
 
     def more(self, part: str) -> None:
         """The part picked again with what is left added to its room."""
@@ -170,8 +194,7 @@ class _Fill:
         for layer in ("resident", "recent", "on_demand"):
             got = self.picked.get(layer, [])
             if layer == "resident":  # the count-only abstracts where they were listed
-                got = [*got, *self.picked.get("abstracts", [])]
-                got.sort(key=lambda picked: self.listed[picked[0].path])
+                got = self._in_listed_order([*got, *self.picked.get("abstracts", [])])
             if not got:
                 continue
             sections.append(self.heading(layer) + "".join(text for _, text in got))
@@ -181,47 +204,102 @@ class _Fill:
                 )
         return "".join(sections), sources
 
+    def _in_listed_order(self, got: Picked) -> Picked:
+        """``got`` in the order the resident sources were listed, each followed by the
+        notes named under it (of its text: they may be no resident source)."""
+        runs: list[Picked] = []
+        for picked in got:
+            if runs and named(picked[1]):
+                runs[-1].append(picked)
+            else:
+                runs.append([picked])
+        runs.sort(key=lambda run: self.listed[run[0][0].path])
+        return [picked for run in runs for picked in run]
 
-def _layer(items: list[Source], room: int, most: int, cap: int | None, lead: bool) -> Picked:
+
+def _layer(
+    items: list[Source], room: int, most: int, cap: int | None, lead: bool, naming: Naming
+) -> Picked:
     """Up to ``most`` of ``items`` within ``room`` quarters, best first: as many as the
     room holds each its ``_need`` of (the first one, with ``lead``, a word if no more
     fits); each is then given an equal part of the room (at least its need, at most
-    ``cap``), and what they leave goes to the ones that were cut, best first."""
-    chosen: list[tuple[Source, int, int]] = []  # (source, need, the quote's need)
+    ``cap``), and what they leave goes to the ones that were cut, best first. A note of
+    the text of one before it is named under that one (its lines: ``_same_as``), and
+    one of the text another part quotes is left for it (``naming.late``)."""
+    chosen: list[tuple[Source, int, int, Picked]] = []  # (source, need, quote's, named)
     gists: set[str | None] = set()
+    texts: dict[Said, int] = {}  # what the chosen ones quote: their places
+    shown: set[str] = set()  # the paths chosen or named (a note may be a hit and recent)
+    shown.update(note.path for notes in naming.under.values() for note in notes)
     needed = 0
     for item in items:
         if len(chosen) == most:
             break
         may_take_long()  # (on the event loop: past its time there, recall moves to a thread)
-        if item.gist is not None and item.gist in gists:
+        if item.path in shown or (item.gist is not None and item.gist in gists):
             continue  # the same text as a source before
+        said = naming.said(item)
+        if said is not None and naming.elsewhere and said in naming.elsewhere:
+            naming.late.append((item, naming.elsewhere[said]))
+            continue
+        at = texts.get(said) if said is not None and texts else None
+        if at is not None:
+            source, need, quote, names = chosen[at]
+            found = _same_as([item], room - needed)
+            chosen[at] = (source, need + _cost(found), quote, names + found)
+            needed += _cost(found)
+            shown.update(note.path for note, _ in found)
+            continue
         needs = _need(item)
         if needs is not None and needed + needs[0] > room and lead and not chosen:
             needs = _need(item, least=True)  # (the best one: a word, if no more fits)
         if needs is None or needed + needs[0] > room:
             continue
-        chosen.append((item, *needs))
+        names = _same_as(naming.under.get(item.path, []), room - needed - needs[0])
+        shown.add(item.path)
+        if said is not None:
+            texts[said] = len(chosen)
+        chosen.append((item, needs[0] + (_cost(names) if names else 0), needs[1], names))
         gists.add(item.gist)
-        needed += needs[0]
+        needed += chosen[-1][1]
     picked: Picked = []
     equal = room // max(1, len(chosen))
-    for number, (item, need, quote) in enumerate(chosen):
-        later = sum(n for _, n, _ in chosen[number + 1 :])
-        share = min(max(need, equal), room - later)
+    for number, (item, need, quote, names) in enumerate(chosen):
+        later = sum(n for _, n, _, _ in chosen[number + 1 :])
+        lines = _cost(names) if names else 0
+        share = min(max(need, equal), room - later) - lines
         text = _render(item, min(share, cap) if cap else share, quote)
         if text:
             picked.append((item, text))
-            room -= quarters(text)
+            picked.extend(names)
+            room -= quarters(text) + lines
     for number, (item, text) in enumerate(picked):
         if room < MIN_ITEM:
             break
+        if named(text):
+            continue  # (named under another: its line alone)
         limit = quarters(text) + room
         more = _render(item, min(limit, cap) if cap else limit, MIN_ITEM)
         if quarters(text) < quarters(more) <= limit:
             room -= quarters(more) - quarters(text)
             picked[number] = (item, more)
     return picked
+
+
+def _same_as(notes: list[Source], room: int) -> Picked:
+    """The notes of ``notes`` whose lines fit ``room``, each its header and
+    ``SAME_TEXT``: the text they hold is quoted once, above them."""
+    found: Picked = []
+    for note in notes:
+        text = _header(note) + SAME_TEXT
+        if quarters(text) <= room:
+            found.append((note, text))
+            room -= quarters(text)
+    return found
+
+
+def _cost(picked: Picked) -> int:
+    return sum(quarters(text) for _, text in picked)
 
 
 def _need(source: Source, least: bool = False) -> tuple[int, int] | None:

@@ -88,6 +88,12 @@ class Source:
         return {}
 
     @functools.cached_property
+    def openings(self) -> dict[int, str]:
+        """The start of what it quotes as ``recall_copies`` compares it, by the most
+        characters a block shows: a note quoted at every turn is read for it once."""
+        return {}
+
+    @functools.cached_property
     def words(self) -> list[str]:
         """The focus keywords as a reader takes them in (as search found them)."""
         return [w for w in map(read_keyword, self.focus) if w and "\n" not in w]
