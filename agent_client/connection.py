@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_client.discovery import Endpoint, discover
 from agent_client.off_loop import import_off_loop
-from agent_client.repeats import READ_ONLY_TOOLS, moved_to, noting
+from agent_client.repeats import READ_ONLY_TOOLS, Sending, moved_to, noting
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from agent_client.unreachable import (
@@ -105,7 +105,7 @@ class VaultSession:
         client, endpoint, settings = self._client, self.endpoint, self._settings
         try:
             with noting(changing=not read_only) as sending:
-                return await use(client)
+                return await _noted(use(client), sending)
         except Exception as exc:
             lost = session_gone(exc)
             moved = None if lost else moved_to(settings, endpoint, exc, read_only, sending)
@@ -113,8 +113,8 @@ class VaultSession:
                 raise
         with noting():  # (connecting again changes nothing: no request of the call's)
             await self._reconnect(client, settings, moved)
-        with noting(changing=not read_only):
-            return await use(self._client)
+        with noting(changing=not read_only) as sending:
+            return await _noted(use(self._client), sending)
 
     async def _reconnect(
         self, gone: Client[Any], settings: ClientSettings, moved: Endpoint | None = None
@@ -280,3 +280,14 @@ async def mcp_vault_connection(
     check_lang(lang)
     async with open_session(settings or ClientSettings.resolve()) as session:
         yield session.vault(lang)
+
+
+async def _noted(call: Awaitable[T], sending: Sending) -> T:
+    """``call``, its requests noted in ``sending``; one the server refused unread (busy,
+    or its session gone) ran nothing, whatever answer came back."""
+    try:
+        return await call
+    except Exception as exc:
+        if session_gone(exc) or said_busy(exc):
+            sending.ran_nothing()
+        raise

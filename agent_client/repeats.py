@@ -59,6 +59,13 @@ class Sending:
         request noted: a client without ``NotingTransport``, so nothing is known.)"""
         return self.refused > 0 and self.sent == 0
 
+    def ran_nothing(self) -> None:
+        """The server answered that it ran none of the call's requests (busy at its cap,
+        or asked in a session it no longer has: each refused unread): as if refused at
+        the port, so a memory-tool change cut short later is told it changed nothing."""
+        self.refused += self.sent or 1
+        self.sent = 0
+
 
 _SENDING: contextvars.ContextVar[Sending | None] = contextvars.ContextVar(
     "vault_memory_sending", default=None

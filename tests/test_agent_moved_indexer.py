@@ -17,6 +17,7 @@ answer was lost may have been made.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from typing import Any
 
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
-from helpers.mcp_proxy import DROP, McpProxy, Seen
+from helpers.mcp_proxy import DROP, McpProxy, Reply, Seen, busy_reply
 from helpers.memory_tool import outcome
 
 from agent_client import CollectingNoticeSink, MemoryEntry, MemoryWriter, VaultMemoryTool
@@ -36,6 +37,8 @@ from agent_client.repeats import READ_ONLY_TOOLS, noting
 from agent_client.results import Version
 from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError
+
+JSON = {"content-type": "application/json"}
 
 
 class Moving:
@@ -272,6 +275,40 @@ def test_a_change_refused_before_it_was_sent_is_said_to_be_unchanged(
     assert sorted(p.name for p in folder.iterdir()) == names
     if body is not None:
         assert (folder / "m.md").read_text().endswith(f"\n---\n{body}")
+
+
+@pytest.mark.parametrize("refusal", ["busy", "session gone"])
+@pytest.mark.parametrize(("command", "refused_tool"), [("create", "write"), ("delete", "delete")])
+def test_a_change_refused_unread_then_offline_is_said_to_be_unchanged(
+    moving: Moving, refusal: str, command: str, refused_tool: str
+) -> None:
+    """The indexer refuses a change's request unread (busy at its cap: a 503; or a
+    session it no longer knows: a 404), then its port closes before the client asks
+    again: nothing of the change ran, and the model is told "nothing was changed" (it
+    was told the change "may or may not have been made": an answer had come back)."""
+    gone = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Session not found"}}
+    reply = busy_reply() if refusal == "busy" else Reply(404, json.dumps(gone).encode(), JSON)
+
+    def answer(seen: Seen) -> Reply | None:
+        if seen.tool != refused_tool:
+            return None
+        moving.proxy.answer = lambda seen: None
+        moving.proxy.close_port()
+        return reply
+
+    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    try:
+        memory(tool, command="create", path="/memories/m.md", file_text="one\n")
+        asked = moving.proxy.calls(refused_tool)
+        moving.proxy.answer = answer
+        text, is_error = outcome(tool, {"command": command, **CHANGES[command]})
+    finally:
+        tool.close()
+    offline = "indexer_offline: the memory store (the vault indexer) is offline"
+    assert is_error and str(text) == f"{offline}; nothing was changed. Try again later.", text
+    assert moving.proxy.calls(refused_tool) == asked + 1
+    folder = vault_dir(moving.running, "en") / "memories"
+    assert sorted(p.name for p in folder.iterdir()) == ["m.md"]
 
 
 def test_what_a_change_sent_counts_only_its_own_requests() -> None:
