@@ -10,6 +10,7 @@ came back to, if that is there; then each folder a file left goes if it is empty
 its parents while they are. Only inside ``.assets/`` is a dot-file known to be the
 move's: elsewhere (a folder moved whole, with its summary) they stay, and so does their
 folder. An empty folder the move did not make goes too: nothing tells them apart.
+The same holds for the folders a note the entry wrote (not moved) was the only file in.
 """
 
 from __future__ import annotations
@@ -30,19 +31,23 @@ log = logging.getLogger("indexer.vault")
 
 
 def after_undo(
-    sandbox: Sandbox, lang: str, undone: Iterable[tuple[str, Version, Version | None]]
+    sandbox: Sandbox, lang: str, undone: Iterable[tuple[str, Version, Version | None, Version]]
 ) -> None:
-    """After an undo of (path, the entry's newest version, the one gone back to) each:
-    the files the entry had moved there and the undo took away left their folders."""
-    bring_back(
-        sandbox,
-        lang,
-        [  # (the folder a file the entry moved there left, the one it is back in)
-            (posixpath.dirname(rel), posixpath.dirname(latest.other_path))
-            for rel, latest, before in undone
-            if latest.op == "move" and latest.other_path is not None and before is None
-        ],
-    )
+    """After an undo of (path, the entry's newest version, the one gone back to, the
+    entry's oldest) each: the files the entry had put there and the undo took away left
+    their folders. A file the entry moved there and then rewrote (a link that followed
+    its image's move) is one it moved; one it wrote there leaves its folder to go up to
+    the vault's (while they are empty): an undone entry leaves no empty folder behind."""
+    bring_back(sandbox, lang, [_left(*file) for file in undone if file[2] is None])
+
+
+def _left(rel: str, latest: Version, before: Version | None, first: Version) -> tuple[str, str]:
+    """(the folder the file the undo took away left, the one it is back in: "" when
+    the entry made it)."""
+    came = latest if latest.op == "move" else first
+    if came.op == "move" and came.other_path is not None:
+        return posixpath.dirname(rel), posixpath.dirname(came.other_path)
+    return posixpath.dirname(rel), ""
 
 
 def bring_back(sandbox: Sandbox, lang: str, folders: Iterable[tuple[str, str]]) -> None:

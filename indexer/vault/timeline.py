@@ -61,8 +61,9 @@ MAX_HISTORY_LIMIT = 1000
 _PAGE = 200
 _PUT_BACK = " failed; put back"  # the reason's end on a file a failed undo gave back
 # A file of an entry to undo: its target, its bytes as checked, the entry's newest version
-# of it, and the version to go back to (None: the entry made the file).
-_Plan = tuple[Target, bytes | None, Version, Version | None]
+# of it, the version to go back to (None: the entry made the file), and the entry's
+# oldest version of it (how the file came there: a write, or a move from where).
+_Plan = tuple[Target, bytes | None, Version, Version | None, Version]
 
 
 def file_kind(target: Target) -> str | None:
@@ -376,7 +377,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     if not dry_run:  # an *.assets/ folder the entry's files were all that was in goes too
         for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.in_assets}.values():
             remove_emptied_folder(vault.sandbox, target)
-        undone_files = [(t.rel, latest, before) for t, _, latest, before in plans]
+        undone_files = [(t.rel, latest, before, first) for t, _, latest, before, first in plans]
         move_leftovers.after_undo(vault.sandbox, lang, undone_files)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": undone[::-1]}
 
@@ -391,14 +392,14 @@ def _undo_target(
     etag: str | None,
     ours: Callable[[Version], bool],
     undoes: Callable[[Version], bool | None],
-) -> tuple[Version, Version | None] | str | None:
+) -> tuple[Version, Version | None, Version] | str | None:
     """(the entry's newest version of the file, the version to go back to: the newest
     before the entry's run of versions ending there, None when the entry created the
-    file), or why the file cannot be undone, or None when an undo of the entry already
-    took its changes back (``undoes`` True; an undo that failed midway was put back,
-    ``undoes`` None, and counts for nothing). Else the file must hold exactly the
-    entry's newest version: changes made since and undone again are fine, others are
-    not."""
+    file, the oldest of that run), or why the file cannot be undone, or None when an
+    undo of the entry already took its changes back (``undoes`` True; an undo that
+    failed midway was put back, ``undoes`` None, and counts for nothing). Else the file
+    must hold exactly the entry's newest version: changes made since and undone again
+    are fine, others are not."""
     rows = _newest_first(store, target)
     later: Version | None = None
     undone = False
@@ -423,10 +424,10 @@ def _undo_target(
     newest, oldest = row, row
     for row in rows:
         if not ours(row):
-            return newest, row
+            return newest, row, oldest
         oldest = row
     if oldest.prev_etag is None:
-        return newest, None
+        return newest, None, oldest
     return "history no longer holds its text from before the entry"
 
 
@@ -442,7 +443,7 @@ def _newest_first(store: HistoryStore, target: Target) -> Iterator[Version]:
 
 
 def _undo_one(vault: Vault, plan: _Plan, entry_id: str, dry_run: bool) -> dict:
-    target, current, latest, before = plan
+    target, current, latest, before, _ = plan
     data = vault.recorder.content(before) if before is not None else None
     result: dict[str, Any] = {
         "path": target.rel,
@@ -475,7 +476,7 @@ def _undo_one(vault: Vault, plan: _Plan, entry_id: str, dry_run: bool) -> dict:
 
 def _put_back(vault: Vault, plan: _Plan, entry_id: str) -> None:
     """Best effort: give a file back the bytes it had before a failed undo."""
-    target, before, _, _ = plan
+    target, before, *_ = plan
     try:
         with vault.sandbox.open(target) as place:
             now = vault._existing_bytes(place)

@@ -243,6 +243,47 @@ async def test_a_move_onto_a_note_deleted_outside_comes_after_that_deletion(
             assert vault_file(ws, lang, f"from/{name}").read_text().endswith(f"# from/{name}\n")
 
 
+def tree(root: Path) -> dict[str, str]:
+    """Every file below ``root`` with its sha256, and every folder (""): what an undo
+    must give back, folders it made gone too."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else ""
+        for p in sorted(root.rglob("*"))
+    }
+
+
+async def test_an_undone_entry_leaves_no_folder_it_made(server: RunningIndexer) -> None:
+    """An entry moves a note into a new folder, then its image to a new name (the note's
+    link follows: the note's newest version is a write, not a move), and writes a note in
+    a folder of its own: the undo put every file back and left the two new folders,
+    empty."""
+    lang, ws = "ht", server.workspace
+    root = vault_file(ws, lang, "")
+    note, moved = "ملاحظات/笔记 一.md", "新 フォルダ/노트 ✓.md"
+    async with server.client() as c:
+        await call(
+            c, "write", lang=lang, path=note, content="# 一\n\n![](笔记%20一.md.assets/p.png)\n"
+        )
+        await call(
+            c, "write", lang=lang, path=f"{note}.assets/p.png",
+            content=base64.b64encode(PNG).decode(), encoding="base64",
+        )  # fmt: skip
+        await call(
+            c, "write", lang=lang, path="ссылки.md", content="# s\n\n[n](<ملاحظات/笔记 一.md>)\n"
+        )
+        before = tree(root)
+        reason = entry_reason("F1", "reorganize")
+        await call(c, "move", lang=lang, path=note, new_path=moved, reason=reason)
+        image = await call(
+            c, "move", lang=lang, path=f"{moved}.assets/p.png",
+            new_path=f"{moved}.assets/תמונה 1.png", reason=reason,
+        )  # fmt: skip
+        assert moved in image["relinked"]
+        await call(c, "write", lang=lang, path="नया/गहरा/टिप्पणी.md", content="# n\n", reason=reason)
+        await call(c, "undo", lang=lang, entry_id="F1")
+    assert tree(root) == before
+
+
 def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     lang = "hz"
     with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:
