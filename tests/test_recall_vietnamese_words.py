@@ -33,6 +33,22 @@ SHARED_ACCENTS = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Ai là giám đốc?", ["giám", "đốc"]),  # who is the director? (ai: who)
+        ("ai là người viết AI?", ["người", "viết", "ai"]),  # AI in capitals: the acronym
+        ("ok máy in màu", ["máy", "in", "màu"]),  # (ok shows no language)
+        ("OK, máy in màu nào tốt?", ["ok", "máy", "in", "màu", "tốt"]),
+        ("is it ok to go?", ["go"]),  # (an English question: as before)
+    ],
+)
+def test_a_vietnamese_question_word_goes_and_ok_shows_no_language(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
 @pytest.mark.parametrize(("query", "expected"), SHARED_ACCENTS)
 def test_a_vietnamese_word_stays_in_a_question_written_with_shared_accents(
     query: str, expected: list[str]

@@ -25,7 +25,12 @@ from dataclasses import dataclass
 from indexer.jobs.stop_word_variants import VARIANTS, VARIANTS_OF
 from indexer.jobs.stop_words import AMBIGUOUS, AMBIGUOUS_OF, LISTS_OF, STOP_WORDS
 from indexer.jobs.stop_words_scripts import SISTERS
-from indexer.jobs.vietnamese_words import VIETNAMESE, vietnamese_count, vietnamese_kept
+from indexer.jobs.vietnamese_words import (
+    EVERY_LANGUAGE,
+    VIETNAMESE,
+    vietnamese_count,
+    vietnamese_kept,
+)
 
 _NONE: frozenset[str] = frozenset()
 # English has no ambiguous list: the ambiguous words are mostly English ones (go, ten,
@@ -71,7 +76,8 @@ def shown_stops(words: Iterable[str], names: Iterable[str] = ()) -> Shown:
     # of another script is its language's word: Italian è, Vietnamese ở)
     present = {word for word in present if len(word) > 1 or not word.isascii()}
     named = {_nfc(name) for name in names}
-    counts = Counter(lang for word in present for lang in LISTS_OF.get(word, ()))
+    shown_by = present - EVERY_LANGUAGE  # (``ok`` shows no language: ``ok máy in màu``)
+    counts = Counter(lang for word in shown_by for lang in LISTS_OF.get(word, ()))
     counts[VIETNAMESE] += vietnamese_count(present, named)
     languages = _languages(+counts, present)
     if not languages:

@@ -23,7 +23,7 @@ from indexer.jobs.stop_words import AMBIGUOUS, AMBIGUOUS_OF, LISTS_OF, STOP_WORD
 _TYPED_FOR: dict[str, dict[str, str]] = {
     "ar": {"ي": "ی", "ى": "ی", "ك": "ک"},
     "fa": {"ی": "يى", "ک": "ك"},
-    "ur": {"ی": "يى", "ک": "ك"},
+    "ur": {"ی": "يى", "ک": "ك", "ہ": "ه", "ھ": "ه"},  # (ہ and ھ: Arabic's one he)
 }
 
 

@@ -203,15 +203,15 @@ belki benden bizden bizi bize bunda bundan bunun diye hep hepsi hiç ise kimden 
 onlardan onları sanki sizden sizi tüm yani çünkü şuna şunda şundan dahi ancak fakat
 burada orada şurada buraya oraya misin mısın musun müsün miyim mıyım muyum müyüm"""
 _TR_AMBIGUOUS = "kim sen sana beni seni ama var kimi bana ben hem size acaba buna senden"
-# Single syllables that are function words only (ở, one character, is dropped anyway:
-# here for when its marks are typed apart). Ambiguous: nó (Portuguese, knot), mà
-# (Catalan, hand), cho (a name), kia (a car), tao (Chinese), con (the classifier of
-# animals, and child; English, a con artist). Not at all, since a
-# Vietnamese question asks about them too: bạn (also friend), anh (English, the
-# language), chị, ông, bà, họ, mình, để (put: "để ở đâu"), từ (word), đến, về, sao (star),
-# bao, giờ (hour), thế (thế giới, world), một
+# Single syllables that are function words only (ai, who: ``AI`` stays an acronym; ở,
+# one character, is dropped anyway: here for when its marks are typed apart).
+# Ambiguous: nó (Portuguese, knot), mà (Catalan, hand), cho (a name), kia (a car), tao
+# (Chinese), con (the classifier of animals, and child; English, a con artist). Not at
+# all, since a Vietnamese question asks about them too: bạn (also friend), anh (English,
+# the language), chị, ông, bà, họ, mình, để (put: "để ở đâu"), từ (word), đến, về, sao
+# (star), bao, giờ (hour), thế (thế giới, world), một
 # Also ambiguous: hay (or; English), theo (a name)
-_VI = """của tôi chúng là có được đã đang sẽ bị không này đó ấy thì các những rồi chưa
+_VI = """ai của tôi chúng là có được đã đang sẽ bị không này đó ấy thì các những rồi chưa
 nhé vậy hả đâu ở gì nào khi nhiêu tại trong với và vì nhưng hoặc cái chiếc
 bởi bằng cũng còn giữa hơn nếu nên như rằng rất trên dưới vào vẫn vừa đây đều mỗi cả
 trước cùng nhau"""

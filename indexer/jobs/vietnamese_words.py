@@ -47,6 +47,8 @@ _TONES = re.compile("(?<=[aeiouy\u0302\u0306\u031b])[\u0300\u0301\u0303\u0309\u0
 # Portuguese's nasal vowels (pão, põe): Vietnamese writes them too (bão), but they show
 # no more Vietnamese than Portuguese
 _NASAL = re.compile("[\u00e3\u00f5]")
+# English stop words written alike in every language: they show no language
+EVERY_LANGUAGE = frozenset({"ok", "okay"})
 
 
 def vietnamese_count(present: Set[str], names: Set[str]) -> int:
@@ -59,7 +61,7 @@ def vietnamese_count(present: Set[str], names: Set[str]) -> int:
     ``phê``; not ``pé``, ``dá``, ``thé``), or once one such or a letter Vietnamese alone
     writes shows it, on any (``cà`` of ``cà phê``, ``bé`` of ``em bé bị ho``)."""
     count = sum(1 for word in present if _letters(word))
-    words = [word for word in present - names if any(char.isalpha() for char in word)]
+    words = [w for w in present - names - EVERY_LANGUAGE if any(char.isalpha() for char in w)]
     if all(syllable(word) for word in words):
         marked = [word for word in words if _marked(word)]
         if any(_own(word) for word in marked) or any(_only_ours(word) for word in present):
@@ -77,7 +79,7 @@ def vietnamese_kept(present: Set[str], languages: Set[str], names: Set[str]) -> 
         return _NONE
     foreign = {
         lang
-        for word in present - names
+        for word in present - names - EVERY_LANGUAGE
         if word in LISTS_OF and not syllable(word)
         for lang in LISTS_OF[word]
     }
