@@ -41,6 +41,8 @@ SHARED_ACCENTS = [
         ("ok máy in màu", ["máy", "in", "màu"]),  # (ok shows no language)
         ("OK, máy in màu nào tốt?", ["ok", "máy", "in", "màu", "tốt"]),
         ("is it ok to go?", ["go"]),  # (an English question: as before)
+        ("wifi máy in màu", ["wifi", "máy", "in", "màu"]),  # (nor do loanwords: in stays)
+        ("email máy in màu", ["email", "máy", "in", "màu"]),
     ],
 )
 def test_a_vietnamese_question_word_goes_and_ok_shows_no_language(
@@ -69,6 +71,7 @@ NOT_VIETNAMESE = [
     ("Già, ma più là?", []),  # it (già, più: Italian stop words; là: Vietnamese's)
     ("The phở in Hà Nội", ["phở", "hà", "nội"]),  # en (Hà Nội: a name)
     ("Where is the phở in Hà Nội?", ["phở", "hà", "nội"]),
+    ("Tem chá aí?", ["chá", "aí"]),  # pt: aí (there) is no Vietnamese syllable (ái)
 ]
 
 
@@ -108,6 +111,32 @@ def test_an_english_word_goes_where_the_question_shows_english(
 )
 def test_a_vietnamese_question_keeps_its_syllables(query: str, expected: list[str]) -> None:
     assert extract_keywords(query) == expected
+
+
+# (question, its keywords): a Vietnamese stop word capitalized inside a sentence is a
+# name's syllable; lower-case, or opening the question, it is the stop word
+NAMES = [
+    ("Kim tự tháp ở Ai Cập có từ khi nào?", ["kim", "tự", "tháp", "ai", "cập", "từ"]),
+    ("Ai đi Ai Cập?", ["đi", "ai", "cập"]),  # who goes to Egypt?
+    ("Núi Ba Vì cao bao nhiêu?", ["núi", "ba", "vì", "cao", "bao"]),
+    ("Chợ Cái Răng mở cửa lúc mấy giờ?", ["chợ", "cái", "răng", "mở", "cửa", "lúc", "mấy", "giờ"]),
+    ("Anh ấy về vì mưa", ["anh", "về", "mưa"]),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), NAMES)
+def test_a_vietnamese_stop_word_in_a_name_stays(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+def test_a_syllable_carries_its_tone_where_vietnamese_writes_it() -> None:
+    """On the vowel with a hat or horn, the last before a final consonant, the first
+    of an open pair (``oa``, ``oe``, ``uy``: either); Portuguese ``aí``, ``baú``,
+    Italian ``più``, French ``tué`` are no syllables. Misplaced tones typed often in
+    Vietnamese (``tòan``, ``ngòai``, ``qúa``) are read as typed."""
+    vietnamese = "ái báu tài mía của người cửa mặt tuần hòa hoà thủy thuỷ ngoài tòan ngòai qúa"
+    assert all(syllable(word) for word in vietnamese.split())
+    assert not any(syllable(word) for word in "aí baú traí più tué ngoaì".split())
 
 
 def test_vietnamese_words_are_syllables_and_others_are_not() -> None:

@@ -200,27 +200,29 @@ def _words(text: str, shouted: bool, shown: Shown) -> list[str]:
     single letters; a word in capitals is an acronym (``AI``, ``US``), never a stop word,
     unless the whole query is in capitals (``shouted``); an ambiguous one capitalized
     inside a sentence is a name (``Kapan Kim dan Yang datang?``, ``Wohin fließt die
-    Seine?``), never a stop word."""
+    Seine?``), never a stop word, and so is a Vietnamese one in a Vietnamese question
+    (``shown.named``: ``Ai đi Ai Cập?`` seeks ``Ai Cập``, not who)."""
     out: list[str] = []
     text = _ARMENIAN_MARKS.sub("", text)
     for match in _WORD.finditer(text):
         written = match.group(0)
         word = _lowered(written)
         acronym = not shouted and written.isupper()
-        stops = shown.stops
-        if stops and not shouted and written != written.lower():
-            stops = stops if _opens_sentence(text, match.start()) else frozenset()
+        stops, kept = shown.stops, shown.kept
+        capital = not shouted and written != written.lower()
+        if (stops or shown.named) and capital and not _opens_sentence(text, match.start()):
+            stops, kept = frozenset(), kept | shown.named  # (a name: ``Ai Cập``)
         plain = _plain(word)
-        if len(plain) < 2 or (_stop_word(plain, stops, shown.kept) and not acronym):
+        if len(plain) < 2 or (_stop_word(plain, stops, kept) and not acronym):
             continue
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
         word = without_plural(word)  # (Persian: ``داده‌ها`` finds ``داده`` too)
         if "'" in word:  # "user's" -> "user"; "l'école" -> "école"; "dell'anno" -> "anno"
             head, _, tail = word.partition("'")
-            elided = len(tail) > len(head) if len(head) <= 2 else _dropped(head, stops, shown.kept)
+            elided = len(tail) > len(head) if len(head) <= 2 else _dropped(head, stops, kept)
             word = tail if elided else head
-            if _dropped(word, stops, shown.kept):
+            if _dropped(word, stops, kept):
                 continue
         out.append(word)
     return out

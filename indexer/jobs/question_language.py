@@ -30,6 +30,7 @@ from indexer.jobs.vietnamese_words import (
     VIETNAMESE,
     vietnamese_count,
     vietnamese_kept,
+    vietnamese_names,
 )
 
 _NONE: frozenset[str] = frozenset()
@@ -46,10 +47,13 @@ _READ = AMBIGUOUS | frozenset(VARIANTS)
 class Shown:
     """What a question's language makes of the words of the stop lists: ``stops``, the
     ambiguous ones (and the variant spellings) that are its stop words; ``kept``, other
-    languages' stop words that it writes as words (Vietnamese ``di``)."""
+    languages' stop words that it writes as words (Vietnamese ``di``); ``named``, its
+    own stop words that are words where capitalized inside a sentence, a name's
+    syllables (Vietnamese ``Ai Cập``, Egypt)."""
 
     stops: frozenset[str] = _NONE
     kept: frozenset[str] = _NONE
+    named: frozenset[str] = _NONE
 
 
 NOTHING_SHOWN = Shown()
@@ -87,7 +91,8 @@ def shown_stops(words: Iterable[str], names: Iterable[str] = ()) -> Shown:
         for word in _READ.intersection(present)
         if all(_stopped(word, lang) for lang in languages)
     )
-    return Shown(stops, vietnamese_kept(present, languages, named))
+    kept = vietnamese_kept(present, languages, named)
+    return Shown(stops, kept, vietnamese_names(named, languages))
 
 
 def _stopped(word: str, lang: str) -> bool:

@@ -8,11 +8,12 @@ letter of its sister's keyboard is a stop word of its language where the questio
 shows that language, as an ambiguous one is (``stop_words.AMBIGUOUS_LISTS``): Arabic
 typed on a Persian keyboard (ی for ي and ى, ک for ك: ``علی`` in ``هل القطة علی
 الطاولة؟``, but Ali in ``علی کجاست؟``); Persian and Urdu typed on an Arabic keyboard (ي
-or ى for ی, ك for ک: ``كي``, ``كيا``, ``نيچے``). The letters a language's writers mix
-within it (Arabic's ى and ي, ة and ه, the alef with or without its hamza) are not
-folded, since the words they make are its own too (``علي``, the name Ali, and
-``على``; ``امام``, an imam, and ``أمام``, before): the common misspellings of its stop
-words are listed as words (``فى``, ``هذة``, ``انتم``).
+or ى for ی, ك for ک: ``كي``, ``كيا``, ``نيچے``), and Urdu's own letters as a keyboard
+without them types them (ه for ہ and ھ, a yeh for ے: ``يه``, ``بهي``, ``سي``). The
+letters a language's writers mix within it (Arabic's ى and ي, ة and ه, the alef with
+or without its hamza) are not folded, since the words they make are its own too
+(``علي``, the name Ali, and ``على``; ``امام``, an imam, and ``أمام``, before): the
+common misspellings of its stop words are listed as words (``فى``, ``هذة``, ``انتم``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from indexer.jobs.stop_words import AMBIGUOUS, AMBIGUOUS_OF, LISTS_OF, STOP_WORD
 _TYPED_FOR: dict[str, dict[str, str]] = {
     "ar": {"ي": "ی", "ى": "ی", "ك": "ک"},
     "fa": {"ی": "يى", "ک": "ك"},
-    "ur": {"ی": "يى", "ک": "ك", "ہ": "ه", "ھ": "ه"},  # (ہ and ھ: Arabic's one he)
+    # (ہ and ھ: Arabic's one he; ے, which neither Arabic nor Persian writes, as their yeh:
+    # ``يه`` for ``یہ``, ``تها`` for ``تھا``, ``سي`` for ``سے``; search folds none of them)
+    "ur": {"ی": "يى", "ک": "ك", "ہ": "ه", "ھ": "ه", "ے": "يىی"},
 }
 
 

@@ -9,7 +9,9 @@ Portuguese (``cà phê an toàn``: à, ê). A stop word of another language writ
 such a syllable without marks (``an`` of ``an toàn``, safe; ``in``, to print; ``em``,
 ``nem``, ``voi``) is a Vietnamese word where the question is Vietnamese, unless the
 question shows that language in words Vietnamese does not write (``Where is the phở
-in Hà Nội?``: ``where``, ``is``).
+in Hà Nội?``: ``where``, ``is``). A syllable carries its tone where Vietnamese puts it
+(``ái``; Portuguese ``aí``, there, is none). Vietnamese's own stop words capitalized
+inside a sentence are a name's syllables (``Ai Cập``, Egypt; ``ai``, who).
 """
 
 from __future__ import annotations
@@ -44,11 +46,22 @@ _OWN_INITIALS = frozenset("kh ng ngh nh gh ph tr".split())
 # The tones, after a vowel (or its circumflex, breve or horn) as NFD writes them: grave,
 # acute, tilde, hook above, dot below (a tilde on n is Spanish's ñ)
 _TONES = re.compile("(?<=[aeiouy\u0302\u0306\u031b])[\u0300\u0301\u0303\u0309\u0323]")
+# The vowels with a hat, breve or horn, which carry the tone of theirs (``người``, ``cửa``)
+_HATTED = frozenset("\u00e2\u0103\u00ea\u00f4\u01a1\u01b0")
+# The vowel pairs whose tone goes on either, also opening three (the old ``hòa``,
+# ``thủy``; the new ``hoà``, ``thuỷ``; typed so before a final too: ``tòan``, ``ngòai``);
+# any other open pair carries it on its first (``tài``, ``mía``, ``của``)
+_EITHER = frozenset("oa oe uy".split())
 # Portuguese's nasal vowels (pão, põe): Vietnamese writes them too (bão), but they show
 # no more Vietnamese than Portuguese
 _NASAL = re.compile("[\u00e3\u00f5]")
-# English stop words written alike in every language: they show no language
-EVERY_LANGUAGE = frozenset({"ok", "okay"})
+# Words written alike in every language, loanwords from English: they show no language
+# (the stop words ``ok``, ``okay``), nor keep a question from being written wholly in
+# Vietnamese syllables (``wifi máy in màu``, ``mật khẩu email``)
+EVERY_LANGUAGE = frozenset(
+    """ok okay email e-mail wifi wi-fi internet online offline web website app apps laptop
+    smartphone video videos pdf usb""".split()
+)
 
 
 def vietnamese_count(present: Set[str], names: Set[str]) -> int:
@@ -91,10 +104,23 @@ def vietnamese_kept(present: Set[str], languages: Set[str], names: Set[str]) -> 
     )
 
 
+def vietnamese_names(names: Set[str], languages: Set[str]) -> frozenset[str]:
+    """Vietnamese's own stop words among the ``names`` of a Vietnamese question (of
+    ``languages``), capitalized inside a sentence: a name's syllables there (``Ai Cập``,
+    Egypt; ``núi Ba Vì``; ``Cao Bằng``), since Vietnamese capitalizes nothing else;
+    stop words elsewhere (``Ai đi Ai Cập?``: who goes to Egypt?)."""
+    if VIETNAMESE not in languages:
+        return _NONE
+    return frozenset(
+        word for word in names if VIETNAMESE in LISTS_OF.get(word, ()) and syllable(word)
+    )
+
+
 def syllable(word: str) -> bool:
     """Whether the lower-cased ``word`` is written as one Vietnamese syllable, with or
-    without its tone (``an``, ``toàn``, ``người``)."""
-    return _SYLLABLE.fullmatch(_toneless(word)) is not None
+    without its tone, and that on the vowel Vietnamese puts it (``an``, ``toàn``,
+    ``người``; not Portuguese ``aí``, there, nor ``baú``: ``ái``, ``báu``)."""
+    return _spelled(word) is not None
 
 
 def _own(word: str) -> bool:
@@ -102,17 +128,54 @@ def _own(word: str) -> bool:
     rarely write as a word: closed by a consonant (``toàn``, ``khóc``), of two or three
     vowels (``máy``, ``màu``), or opened by an initial of Vietnamese's (``phê``), not a
     consonant and a vowel (``pé``, ``là``, ``thé``, ``chá``)."""
-    spelled = _SYLLABLE.fullmatch(_toneless(word))
+    spelled = _spelled(word)
     if spelled is None:
         return False
     initial, vowels, final = spelled.groups()
     return initial in _OWN_INITIALS or len(vowels) > 1 or final is not None
 
 
-def _toneless(word: str) -> str:
+def _spelled(word: str) -> re.Match[str] | None:
+    """``word`` read as a syllable (``_SYLLABLE``, its tone aside), if it is one: one
+    tone at most, on the vowel that carries it (``_placed``)."""
     if word.isascii():
-        return word
-    return unicodedata.normalize("NFC", _TONES.sub("", unicodedata.normalize("NFD", word)))
+        return _SYLLABLE.fullmatch(word)
+    decomposed = unicodedata.normalize("NFD", word)
+    tone = _TONES.search(decomposed)
+    if tone is None:
+        return _SYLLABLE.fullmatch(unicodedata.normalize("NFC", decomposed))
+    start, end = tone.span()
+    if _TONES.search(decomposed, end) is not None:
+        return None
+    # (a dot below comes before a hat in NFD: ``ậ`` is a, dot, hat; composed again whole)
+    toneless = unicodedata.normalize("NFC", decomposed[:start] + decomposed[end:])
+    spelled = _SYLLABLE.fullmatch(toneless)
+    # (the letter carrying the tone: the last before it)
+    letter = len(unicodedata.normalize("NFC", decomposed[:start])) - 1
+    return spelled if spelled is not None and _placed(spelled, letter) else None
+
+
+def _placed(spelled: re.Match[str], letter: int) -> bool:
+    """Whether the tone on the ``letter``-th letter of the syllable ``spelled`` sits
+    where Vietnamese writes it: on its vowel with a hat or horn (the last: ``người``,
+    ``cửa``); else on a lone vowel, on the last before a final consonant (``toàn``), the
+    middle of three (``ngoài``), the first of two (``tài``, ``mía``; ``oa``, ``oe``,
+    ``uy`` either: ``hòa``, ``hoà``; and the ``u`` of ``qu``, as often typed: ``qúa``).
+    Portuguese ``aí`` is no Vietnamese syllable."""
+    start, end = spelled.span(2)
+    if spelled.group(1) == "qu" and letter == start - 1:
+        letter = start
+    if not start <= letter < end:
+        return False
+    vowels, at = spelled.group(2), letter - start
+    hatted = [number for number, vowel in enumerate(vowels) if vowel in _HATTED]
+    if hatted:
+        return at == hatted[-1]
+    if len(vowels) == 1 or (vowels[:2] in _EITHER and at < 2):
+        return True
+    if spelled.group(3) is not None:
+        return at == len(vowels) - 1
+    return at == (1 if len(vowels) == 3 else 0)
 
 
 def _only_ours(word: str) -> bool:
