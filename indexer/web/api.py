@@ -114,8 +114,8 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
 
     def lang_path(request: Request) -> tuple[str, str]:
         """The route's vault and path; a vault id that is none is said first (400), not
-        after the headers' preconditions (a weak If-Match answered 412)."""
-        check_url_path(request)
+        after the headers' preconditions (a weak If-Match answered 412). (Its URL's
+        escapes were checked before the route ran: ``_known_queries``.)"""
         return check_lang(request.path_params["lang"]), request.path_params.get("path", "")
 
     async def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
