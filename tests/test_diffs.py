@@ -80,7 +80,7 @@ def test_one_change_in_a_long_file_of_repeated_lines_is_quick() -> None:
     old = [f"entry {n % 101}\n" for n in range(60_000)]
     new = list(old)
     new[30_000] = "changed\n"
-    began = time.process_time()
+    began = time.thread_time()
     diff = list(unified_diff(old, new, "a", "b"))
-    assert time.process_time() - began < 1.0
+    assert time.thread_time() - began < 1.0
     assert apply(old, diff) == new and diff[2] == "@@ -29998,7 +29998,7 @@\n"

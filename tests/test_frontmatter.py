@@ -653,16 +653,16 @@ def test_a_first_level_heading_underlined_with_equals_is_a_title(body: str, titl
 
 def test_underlined_lines_are_read_in_linear_time() -> None:
     """Every line a candidate (text over ``=``) after a paragraph's line: none a title."""
-    started = time.process_time()
+    started = time.thread_time()
     meta, _ = parse_frontmatter(norm("intro\n" + "x\n=\n" * 50_000, stem="s"))
-    assert time.process_time() - started < 1.0 and meta["title"] == "s"
+    assert time.thread_time() - started < 1.0 and meta["title"] == "s"
 
 
 def test_a_heading_with_a_long_gap_is_read_in_linear_time() -> None:
     """``# a`` + 40,000 spaces + ``b`` took 15.8 s (a regex for the closing #s)."""
-    started = time.process_time()
+    started = time.thread_time()
     meta, _ = parse_frontmatter(norm("# a" + " " * 40_000 + "b\n", stem="s"))
-    assert time.process_time() - started < 1.0
+    assert time.thread_time() - started < 1.0
     assert meta["title"] == "a"  # (cut to the longest title, then trimmed)
 
 
@@ -857,7 +857,7 @@ def test_many_tags_are_read_in_linear_time() -> None:
     """Each tag was looked for in the list of those before it: 15,000 tags took 1.8 s to
     index, every time the note changed."""
     tags = [f"t{n}" for n in range(20_000)]
-    started = time.process_time()
+    started = time.thread_time()
     assert string_list("tags", [*tags, "#t1", "t2"]) == tags
     assert string_list("tags", ", ".join(tags), strict=False) == tags
-    assert time.process_time() - started < 1.0
+    assert time.thread_time() - started < 1.0

@@ -321,13 +321,13 @@ def test_a_tag_too_long_to_be_one_is_refused_before_it_is_read(
     and a million tags were all folded before their count was checked."""
     put(ws, "en", "a.md", note("tags: [grammar]", "alpha"))
     index.reconcile()
-    started = time.process_time()
+    started = time.thread_time()
     marks = "a" + "\u0301\u0316" * 40_000
     with pytest.raises(InvalidArgumentError, match="at most 256 characters"):
         index.search("en", "alpha", tags=[marks])
     with pytest.raises(InvalidArgumentError, match="at most 32 tags"):
         index.search("en", "alpha", tags=[f"t{n}" for n in range(200_000)])
-    assert time.process_time() - started < 1.0
+    assert time.thread_time() - started < 1.0
 
 
 def test_langs_are_separate(ws: Workspace, index: NoteIndex) -> None:
@@ -855,14 +855,14 @@ def test_grep_keeps_its_budget_inside_one_file_of_many_lines(ws: Workspace) -> N
     put(ws, "en", "lines.md", "\n" * 400_000 + "zzz\n")
     vault = Vault(Sandbox(ws), max_file_bytes=4 << 20)
     vault.grep_max_seconds = 0.005
-    started = time.process_time()  # CPU time: the wall time of a loaded machine varies
+    started = time.thread_time()  # this thread's CPU time: the wall time of a loaded machine varies
     found = vault.grep("en", "zzz", ignore_case=True)
-    cut = time.process_time() - started
+    cut = time.thread_time() - started
     assert found == {"matches": [], "truncated": True}
     vault.grep_max_seconds = 60
-    started = time.process_time()
+    started = time.thread_time()
     assert vault.grep("en", "zzz", ignore_case=True)["matches"][0]["line"] == 400_001
-    assert cut < (time.process_time() - started) / 4  # (about 1/40 of the whole file's)
+    assert cut < (time.thread_time() - started) / 4  # (about 1/40 of the whole file's)
 
 
 def test_snippets_read_only_the_start_of_a_body_and_past_a_nul(
@@ -904,9 +904,9 @@ def test_the_snippets_of_a_page_share_a_budget(
     # Ki characters took 0.1 s a note)
     put(ws, "en", "long.md", "alpha " + "e\u0301" * 300_000 + "\n")
     index.reconcile()
-    began = time.process_time()
+    began = time.thread_time()
     found = {h["path"]: h["snippet"] for h in index.search("en", "alpha")["results"]}
-    assert time.process_time() - began < 0.25  # (0.1 s and more a long note before)
+    assert time.thread_time() - began < 0.25  # (0.1 s and more a long note before)
     assert found["long.md"].startswith("alpha é") and found["long.md"].endswith("…")
 
 

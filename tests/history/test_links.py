@@ -239,9 +239,9 @@ def test_unclosed_img_tags_take_linear_time(unit: str) -> None:
     """Each ``<img`` without a ``>`` was read to the paragraph's end: quadratic, under the
     move's locks (244 KiB took 136 s)."""
     text = "# T\n\n" + unit * ((1 << 20) // len(unit)) + "\n\n<img src='go.md.assets/c.png'>\n"
-    started = time.process_time()
+    started = time.thread_time()
     moved = moved_note(text)
-    assert time.process_time() - started < 2.0
+    assert time.thread_time() - started < 2.0
     assert moved.endswith("<img src='went.md.assets/c.png'>\n")
 
 
@@ -288,9 +288,9 @@ def test_unclosed_image_links_take_linear_time(unit: str) -> None:
     """Each ``![a](`` had its alt text or destination read to the paragraph's end (in
     Python, a character at a time): quadratic, under the move's locks (98 KiB: 132 s)."""
     text = "# T\n\n" + unit * ((1 << 20) // len(unit)) + "\n\n![c](go.md.assets/c.png)\n"
-    started = time.process_time()
+    started = time.thread_time()
     moved = moved_note(text)
-    assert time.process_time() - started < 3.0
+    assert time.thread_time() - started < 3.0
     assert moved.endswith("![c](went.md.assets/c.png)\n")
 
 
