@@ -101,9 +101,14 @@ class McpProxy:
 
     def close_port(self) -> None:
         """Stop listening and close the connections kept alive between requests (call it
-        from ``answer`` or ``after``, or from another thread)."""
+        from ``answer`` or ``after``, or from another thread: then done once it returns, so
+        that no request the caller sends next reaches a connection not yet closed)."""
         if threading.current_thread() is not self._thread:
-            self._loop.call_soon_threadsafe(self.close_port)
+
+            async def close() -> None:
+                self.close_port()
+
+            self._run(close())
             return
         self._closing = True
         if self._server is not None:
