@@ -406,7 +406,7 @@ def test_offline_batches_are_dropped_with_errors_fast(
         with caplog.at_level(logging.ERROR, logger="agent_client.writer"):
             started = time.perf_counter()
             w.submit(entries)  # no URL file at all
-            assert time.perf_counter() - started < 0.05  # submit never waits
+            assert time.perf_counter() - started < 0.5  # submit never waits (a connect: 1 s)
             assert w.flush(5)
             (tmp_path / "indexer.mcp.url").write_text(f"http://127.0.0.1:{dead_port()}/mcp\n")
             w.submit(entries)  # a URL file pointing at a dead port

@@ -129,6 +129,6 @@ def test_a_models_user_md_is_written_without_the_credentials_it_copied(
 def test_what_never_ends_a_credential_takes_linear_time(unit: str) -> None:
     """A start repeated and never ended was read to the text's end from each: 20,000
     key block starts took a minute."""
-    started = time.process_time()
+    started = time.thread_time()
     redact_secrets(unit * 65_536)
-    assert time.process_time() - started < 2
+    assert time.thread_time() - started < 2

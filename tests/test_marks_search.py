@@ -491,16 +491,16 @@ def test_a_long_run_of_marks_is_read_in_linear_time() -> None:
     from indexer.index.text import as_read, fold_tag, searchable, stream_safe
 
     run = "a" + "\u0301\u0316" * 60_000  # above (230), then below (220): out of order
-    started = time.process_time()
+    started = time.thread_time()
     for read in (searchable, as_read, fold_tag):
         assert read(run)
-    assert time.process_time() - started < 1.0  # (seconds each before)
+    assert time.thread_time() - started < 1.0  # (seconds each before)
     assert stream_safe("e\u0301 café") == "e\u0301 café"  # ordinary text: as it is
     # the halfwidth sound marks are letters NFKC makes marks: counted in a run too
     assert "\u034f" in stream_safe("a" + "\u0301\uff9e" * 20)
-    started = time.process_time()
+    started = time.thread_time()
     assert as_read("a" + "\u0301\uff9e" * 40_000)
-    assert time.process_time() - started < 1.0
+    assert time.thread_time() - started < 1.0
     cut = stream_safe("a" + "\u0301" * 61)
     assert cut == "a" + "\u0301" * 30 + "\u034f" + "\u0301" * 30 + "\u034f" + "\u0301"
 
@@ -520,9 +520,9 @@ def test_a_highlight_is_widened_in_linear_time_and_joins_what_it_overlaps() -> N
     place: a hit before a million marks took 26 s of CPU (the snippet's own bound is
     0.05 s). A hit pulled back into the character the one before ended in was dropped."""
     for text in ("needle" + "\u0301" * 1_000_000, "needle " + ("\u0301" * 20 + "\u200d") * 10_000):
-        started = time.process_time()
+        started = time.thread_time()
         snippet = make_snippet(text, parse_query("needle").terms)
-        assert time.process_time() - started < 1.0
+        assert time.thread_time() - started < 1.0
         assert snippet.startswith("**needle**") or snippet == "needl…"  # (é of 1M marks)
     assert "**กรุงเทพ**" in make_snippet("ไป กรุงเทพ วันนี้", parse_query("กร ุงเทพ").terms)
 

@@ -217,12 +217,12 @@ def test_a_huge_paragraph_of_short_lines_is_recalled_at_once(fresh: World) -> No
     body = "".join(f"v&%{number}\n" for number in range(100_000))
     for number in range(3):
         fresh.write("en", f"dump{number}.md", f"# Dump {number}\n{body}")
-    started = time.process_time()
+    started = time.thread_time()
     for budget in (50, 1500):
         result = fresh.recall.recall("en", "", budget)
         check_block(result, budget)
         assert "> v&%0\n> v&%1\n" in result["block"]
-    assert time.process_time() - started < 1.0
+    assert time.thread_time() - started < 1.0
 
 
 # -- keywords -------------------------------------------------------------------------------
@@ -893,9 +893,9 @@ def test_a_huge_line_is_cut_before_it_is_read(fresh: World) -> None:
     """A 4 MiB note of one line of ligatures took 36 s to recall (each render read the
     whole line as a reader would, holding every other request meanwhile)."""
     fresh.write("en", "lig.md", "# Lig\n\nkeyword zz\n\n" + "\ufdfa" * 340_000 + "\n")
-    started = time.process_time()
+    started = time.thread_time()
     result = fresh.recall.recall("en", "zz", 32_000)
-    assert time.process_time() - started < 2.0  # (a quarter of the 4 MiB note's 36 s)
+    assert time.thread_time() - started < 2.0  # (a quarter of the 4 MiB note's 36 s)
     assert "lig.md" in [s["path"] for s in result["sources"]] and result["tokens"] <= 32_000
 
 
@@ -909,9 +909,9 @@ def test_hostile_lines_near_the_name_answer_at_once(fresh: World) -> None:
     fresh.write("en", "ent.md", "# Ent\n\nddkey also\n\nvault" + "&vault;" * 16_000 + "\n")
     zeros = "&#" + "0" * 4400 + "60;"  # (html.unescape's int() of them raised)
     fresh.write("en", "zeros.md", f"# Zeros\n\nddkey again {zeros} %26%23{zeros[2:]}\n")
-    started = time.process_time()
+    started = time.thread_time()
     result = fresh.recall.recall("en", "ddkey", 1500)
-    assert time.process_time() - started < 2.0
+    assert time.thread_time() - started < 2.0
     assert {"ref.md", "sep.md", "ent.md", "zeros.md"} <= {s["path"] for s in result["sources"]}
 
 
@@ -945,7 +945,7 @@ def test_looking_for_the_name_stays_linear() -> None:
 
     for line in ("vault" + "-" * 120_000 + "x", "vault-" * 20_000, "<" + "vault " * 20_000 + "."):
         assert _quote(line) == f"> {line}\n"
-    started = time.process_time()
+    started = time.thread_time()
     for line in (  # elongation marks, escaped ampersands, tag characters
         "vault" + "\u0640" * 120_000 + "x",
         "&" + "amp;" * 30_000 + "x vault-memory-recall",
@@ -959,7 +959,7 @@ def test_looking_for_the_name_stays_linear() -> None:
         "vault" + "l" * 120_000 + "x",
     ):
         assert _quote(line) == f"> {line}\n"
-    assert time.process_time() - started < 2.0
+    assert time.thread_time() - started < 2.0
 
 
 @pytest.mark.parametrize(
@@ -1049,10 +1049,10 @@ def test_the_focus_is_looked_for_in_the_note_s_start_only() -> None:
     from indexer.jobs.recall import Source
 
     blessings = "\ufdfa" * 20 + "\n\n"
-    started = time.process_time()
+    started = time.thread_time()
     far = Source("b.md", "B", f"# B\n\nintro\n\n{blessings * 62_000}zebra\n", focus=("zebra",))
     assert far.paragraphs[0] == ["intro"]  # the hit is past what is read: from the top
-    assert time.process_time() - started < 1.5
+    assert time.thread_time() - started < 1.5
     near = Source("n.md", "N", f"# N\n\nintro\n\n{blessings * 2_000}zebra\n", focus=("zebra",))
     assert near.paragraphs == [["… zebra"]]
 
@@ -1090,13 +1090,13 @@ def test_blank_lines_are_not_split_to_show_nothing() -> None:
     from indexer.jobs.recall import Source
 
     with _no_gc():
-        started = time.process_time()
+        started = time.thread_time()
         for filler in ("\n", " \n", "\r\n\u3000\n"):
             body = "kiwi\n" + filler * (4_000_000 // len(filler)) + "zebra\n" + filler * 1000
             for focus, from_end in (((), False), ((), True), (("kiwi",), False)):
                 source = Source("b.md", "B", body, from_end=from_end, focus=focus)
                 assert source.paragraphs == [["kiwi"], ["zebra"]]
-        assert time.process_time() - started < 0.6
+        assert time.thread_time() - started < 0.6
 
 
 _BREAKS = ["\n", "\r", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
@@ -1380,9 +1380,9 @@ def test_a_run_of_marks_costs_no_more_than_its_length_where_the_focus_is_looked_
     """The focus reading (NFKC) of a paragraph of 80,000 marks out of order took 4 s of
     CPU a note a recall: the marks are cut as the index cuts them before NFC."""
     fresh.write("en", "marks.md", "# Marks\n\na" + "\u0301\u0316" * 40_000 + "\n\nzz here\n")
-    started = time.process_time()
+    started = time.thread_time()
     result = fresh.recall.recall("en", "zz", 1500)
-    assert time.process_time() - started < 2.0
+    assert time.thread_time() - started < 2.0
     assert "marks.md" in [s["path"] for s in result["sources"]]
 
 
@@ -1494,9 +1494,9 @@ def test_a_hostile_question_of_the_largest_size_is_read_quickly(unit: str) -> No
     """Each rule of keywords walks the question once: none goes quadratic on a question
     repeating what it looks for (measured: 5-75 ms each, 16 KB up to 160 ms)."""
     question = unit * (MAX_QUERY_BYTES // len(unit.encode()))
-    began = time.process_time()
+    began = time.thread_time()
     keywords = extract_keywords(question)
-    assert time.process_time() - began < 0.5
+    assert time.thread_time() - began < 0.5
     assert len(keywords) <= MAX_KEYWORDS
 
 

@@ -235,9 +235,9 @@ def test_a_question_of_many_overlapping_words_is_read_quickly() -> None:
     once more: a question of the largest size recall takes repeating one took 10 s (and
     20 KB, 49 s). Two overlaps still give both readings of each."""
     question = "成都市" * (MAX_QUERY_BYTES // len("成都市".encode()))
-    began = time.process_time()
+    began = time.thread_time()
     keywords = extract_keywords(question)
-    assert time.process_time() - began < 1.0
+    assert time.thread_time() - began < 1.0
     assert {"成都", "都市"} <= set(keywords)
     assert {"变成", "成都", "都市", "首都", "市民"} <= set(extract_keywords("变成都市首都市民"))
 
@@ -249,9 +249,9 @@ def test_a_long_question_of_distinct_kanji_is_read_quickly() -> None:
     kanji = [chr(code) for code in range(0x4E00, 0x9FA6)]
     question = "".join(char for char in kanji if not _simplified(char))
     question = question[: MAX_QUERY_BYTES // 3]
-    began = time.process_time()
+    began = time.thread_time()
     keywords = extract_keywords(question)
-    assert time.process_time() - began < 0.5
+    assert time.thread_time() - began < 0.5
     # (們 and characters Japanese does not write: Chinese, cut at its traditional stops)
     assert keywords and all(keyword in question for keyword in keywords)
 

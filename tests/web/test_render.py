@@ -42,9 +42,9 @@ def test_hostile_markup_comes_out_inert(hostile: str) -> None:
 def test_a_view_takes_bounded_work_and_stays_inert(note: str) -> None:
     """A note built to take minutes of a worker thread (which nothing can stop: the
     server could not shut down while it rendered) is shown as text instead."""
-    started = time.process_time()
+    started = time.thread_time()
     html = NoteRenderer().html("en", "items/x.md", f"# T\n\n{note}\nend\n")
-    assert time.process_time() - started < 3.0  # (11 s to hours before)
+    assert time.thread_time() - started < 3.0  # (11 s to hours before)
     assert "<script" not in html.lower() and "end" in html
 
 
