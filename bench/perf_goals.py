@@ -319,8 +319,9 @@ async def search_and_grep(
 # -- 5: start-up -------------------------------------------------------------------------
 
 
-async def start_once(workspace: Path) -> tuple[float, float]:
-    """Seconds from exec to the URL file, and to the first tool answer."""
+async def start_once(workspace: Path) -> tuple[float, float, float]:
+    """Seconds from exec to the URL file, to the first tool answer, and from SIGTERM
+    to the process's exit (a restart waits for it; so does every end-to-end test)."""
     server = Server(workspace)
     try:
         url = server.wait_url(timeout=120)
@@ -329,8 +330,9 @@ async def start_once(workspace: Path) -> tuple[float, float]:
             await client.call_tool("echo", {"text": "x"})
         to_answer = time.perf_counter() - server.started
     finally:
+        stopping = time.perf_counter()
         server.stop()
-    return to_url, to_answer
+    return to_url, to_answer, time.perf_counter() - stopping
 
 
 def interpreter_start(code: str = "pass") -> float:
@@ -376,17 +378,20 @@ async def startup(root: Path, vault_ws: Path, notes: int, runs: int) -> list[Row
         async with serving(vault_ws) as (_, client):  # a restart is what is measured
             await wait_ready(client)
     for label, workspace, goal, prepare in cases:
-        urls, answers = [], []
+        urls, answers, stops = [], [], []
         for _ in range(runs):
             prepare()
-            to_url, to_answer = await start_once(workspace)
+            to_url, to_answer, to_exit = await start_once(workspace)
             urls.append(to_url)
             answers.append(to_answer)
+            stops.append(to_exit)
         url_s, answer_s = statistics.median(urls), statistics.median(answers)
         rows.append(
             (f"start {label}: exec->URL file s", f"{url_s:.2f}", ratio(url_s, imports), goal)
         )
         rows.append((f"start {label}: exec->first answer s", f"{answer_s:.2f}", "", "-"))
+        stop_s = statistics.median(stops)
+        rows.append((f"stop {label}: SIGTERM->exit s", f"{stop_s:.2f}", ratio(stop_s, floor), "-"))
     return rows
 
 

@@ -60,4 +60,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         pin_to_one_cpu()
         start_review()
     run(settings)
+    # Served and closed: what is left is the interpreter's finalization, whose collections
+    # walked every object the start built (0.25-0.35 s of each stop, a third of a stop's
+    # time). Frozen objects are not walked; atexit handlers and thread joins still run.
+    gc.freeze()
     return 0
