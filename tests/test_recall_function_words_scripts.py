@@ -39,6 +39,23 @@ def test_a_common_function_word_is_no_keyword(query: str, expected: list[str]) -
     assert extract_keywords(query) == expected
 
 
+# (question, its keywords): each kept the Urdu postposition or auxiliary beside it before
+URDU = [
+    ("علی نے کتاب پڑھی", ["علی", "کتاب", "پڑھی"]),  # نے, the ergative: Ali read the book
+    ("میں نے کھانا کب کھایا؟", ["کھانا", "کھایا"]),  # نے
+    ("وہ کہاں تھیں؟", []),  # تھیں: where were they?
+    ("کیا بارش ہوگی؟", ["بارش"]),  # ہوگی: will it rain?
+    ("وہ کبھی کہیں نہیں گیا", []),  # کبھی, کہیں: he never went anywhere
+    ("بلی میز کے سامنے سوتی ہے", ["بلی", "میز", "سوتی"]),  # سامنے, in front of
+    ("کیا میں یہ کتاب پڑھ سکتا ہوں؟", ["کتاب", "پڑھ"]),  # سکتا, can
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), URDU)
+def test_an_urdu_postposition_or_auxiliary_is_no_keyword(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
 # (question, its keywords): a word the question asks about stays, though it is a function
 # word of another language of its script, or spelt as one.
 CONTENT_WORDS = [

@@ -61,6 +61,45 @@ def test_the_same_spelling_stays_where_it_is_a_word(query: str, expected: list[s
     assert extract_keywords(query) == expected
 
 
+# (question, its keywords): Urdu and Persian typed wholly on an Arabic keyboard (ي, ك, ه
+# for ی, ک, ہ and ھ; a yeh for ے, ن for ں) show their language by those spellings alone;
+# each kept them before (``هي``, Urdu's ہے typed so, is Arabic's she)
+ARABIC_KEYBOARD = [
+    ("يه كس كي كتاب هي؟", ["كتاب"]),  # ur: یہ کس کی کتاب ہے؟ whose book is this?
+    ("يه كس كى كتاب هى؟", ["كتاب"]),  # (with ى)
+    ("وه كب آيا تها؟", ["آيا"]),  # ur: وہ کب آیا تھا؟ when did he come?
+    ("ميري بلي كهان سوتي هي؟", ["بلي", "سوتي"]),  # ur: میری بلی کہاں سوتی ہے؟
+    ("تم كهان رهتي هو؟", ["رهتي"]),  # ur: تم کہاں رہتے ہو؟ (هو: Arabic's he)
+    ("اين كتاب براي كيست؟", ["كتاب"]),  # fa: این کتاب برای کیست؟ (اين: Arabic's where)
+    ("اين كار را كي كردي؟", ["كار", "كردي"]),  # fa: کی, when
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), ARABIC_KEYBOARD)
+def test_a_question_typed_wholly_on_an_arabic_keyboard_shows_its_language(
+    query: str, expected: list[str]
+) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): Arabic questions whose words Persian and Urdu also type so
+# stay Arabic, as before (each the same before)
+STILL_ARABIC = [
+    ("ذهبت إلى السوق كي أشتري الخبز", ["ذهبت", "سوق", "كي", "أشتري", "خبز"]),  # كي, so that
+    ("هو كي يكون هنا", ["كي"]),  # (هو, he; هنا, here: as many Arabic as typed Urdu)
+    ("يا ولي العهد", ["يا", "ولي", "عهد"]),  # (the article: Arabic's; ولی, Persian but)
+    ("من هو ولي العهد؟", ["ولي", "عهد"]),
+    ("هل هي في البيت؟", ["بيت"]),
+    ("كيف حالك يا صديقي؟", ["حالك", "يا", "صديقي"]),
+    ("كیف قرمز", ["كیف", "قرمز"]),  # (a Persian letter: no Arabic keyboard)
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), STILL_ARABIC)
+def test_an_arabic_question_is_not_read_as_persian_or_urdu(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
 # (question, its keywords): Arabic's common misspellings, listed as words
 @pytest.mark.parametrize(
     ("query", "expected"),

@@ -6,6 +6,8 @@ and goes where the question shows that language in other words (``from``, ``is``
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from indexer.index.service import NoteIndex
@@ -129,6 +131,50 @@ def test_a_vietnamese_stop_word_in_a_name_stays(query: str, expected: list[str])
     assert extract_keywords(query) == expected
 
 
+# (question, its keywords): a name of several syllables may open the question, its
+# first a stop word elsewhere (each lost ``ai`` before); not one before a lower-case word
+OPENING_NAMES = [
+    ("Ai Cập ở đâu?", ["ai", "cập"]),  # where is Egypt?
+    ("Ai Cập", ["ai", "cập"]),
+    ("Tôi muốn đi du lịch. Ai Cập có đẹp không?", ["muốn", "đi", "du", "lịch", "ai", "cập", "đẹp"]),
+]  # fmt: skip
+NOT_OPENING_NAMES = [
+    ("Ai đi Ai Cập?", ["đi", "ai", "cập"]),  # (the first: who)
+    ("Ai đi chợ?", ["đi", "chợ"]),
+    ("Ai, Cập là ai?", ["cập"]),  # (a comma between)
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), OPENING_NAMES + NOT_OPENING_NAMES)
+def test_a_name_may_open_the_question(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+# (question, its keywords): every word capitalized, capitals name nothing (each kept
+# the stop words as a name's syllables before)
+TITLE_CASE = [
+    ("Tôi Ở Đâu", []),  # where am I?
+    ("Ai Là Giám Đốc Công Ty?", ["giám", "đốc", "công", "ty"]),
+    ("Con Mèo Của Tôi Ngủ Ở Đâu?", ["mèo", "ngủ"]),
+    ("Var Är Min Katt?", ["katt"]),  # sv: min, my
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), TITLE_CASE)
+def test_in_title_case_capitals_name_nothing(query: str, expected: list[str]) -> None:
+    assert extract_keywords(query) == expected
+
+
+def test_a_syllable_is_read_alike_composed_or_with_its_marks_apart() -> None:
+    """Read letter by letter as NFC writes them, or decomposed where a mark stands
+    alone: the same answers (``người`` and ``ngu\u031bo\u031b\u0300i``)."""
+    words = "người toàn hòa hoà qúa ậy cửa aí baú tòan pão über café ngoaì ǘ ṍ"
+    for word in words.split():
+        decomposed = unicodedata.normalize("NFD", word)
+        assert bool(syllable(word)) == bool(syllable(decomposed)), word
+    assert syllable("to\u0300an") and not syllable("toa\u0300n\u0301")
+
+
 def test_a_syllable_carries_its_tone_where_vietnamese_writes_it() -> None:
     """On the vowel with a hat or horn, the last before a final consonant, the first
     of an open pair (``oa``, ``oe``, ``uy``: either); Portuguese ``aí``, ``baú``,
@@ -161,3 +207,17 @@ def test_a_vietnamese_question_recalls_the_note_of_its_word(
     result = recall.recall("vi", "Máy in màu", 400)
     hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
     assert hits[:1] == ["printer.md"], (extract_keywords("Máy in màu"), result["sources"])
+
+
+def test_a_question_opening_with_a_name_recalls_its_note(ws: Workspace, index: NoteIndex) -> None:
+    """``Ai Cập ở đâu?`` (where is Egypt?) searched for ``cập`` alone (``ai``, who, a
+    stop word): the note saying ``cập nhật`` (to update) often came first."""
+    root = ws.vault_dir("vi")
+    root.mkdir(parents=True)
+    (root / "egypt.md").write_text("# 1\n\nAi Cập ở châu Phi.\n", encoding="utf-8")
+    (root / "update.md").write_text("# 2\n\nCập nhật máy, cập nhật, cập nhật.\n", encoding="utf-8")
+    index.reconcile()
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+    result = recall.recall("vi", "Ai Cập ở đâu?", 400)
+    hits = [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+    assert hits[:1] == ["egypt.md"], (extract_keywords("Ai Cập ở đâu?"), result["sources"])

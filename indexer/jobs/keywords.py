@@ -4,8 +4,9 @@
 ``database`` and ``migration``, any of them (ranked by BM25), not for every word of the
 sentence. Words of languages written with spaces are lower-cased and dropped when they
 are common stop words (``stop_words``: 30-odd languages, one set, and the ambiguous
-words the question's language makes stop words, unless capitalized inside a sentence:
-``min`` in ``Var är min katt?``, but not those a Vietnamese question writes as words:
+words the question's language makes stop words, unless capitalized inside a sentence
+(and not every word is: ``Var Är Min Katt?``): ``min`` in ``Var är min katt?``, but not
+those a Vietnamese question writes as words:
 ``di`` of ``di động``, ``question_language``; the Arabic and Hebrew article and the
 Persian plural taken off; Korean particles stripped; Armenian's question and emphasis
 marks, written on a word's vowel, taken out), unless written in capitals (an acronym:
@@ -53,6 +54,7 @@ from indexer.jobs.question_words import ENDINGS, without_endings, without_questi
 from indexer.jobs.short_chunks import OTHER_STOPS, pairs
 from indexer.jobs.stop_words import is_stop
 from indexer.jobs.syllables import bare, closes, syllables
+from indexer.jobs.vietnamese_words import syllable
 from shared.graphemes import continues, unmarked
 from shared.reader_folds import FORMAT_CLASS, FORMAT_RUNS, OPTIONAL_MARKS
 
@@ -108,6 +110,8 @@ _OPENING = frozenset(" \t([{«‹“‘„\"'*_-–—•>#")
 # ``_WORD`` (re2) costs as much as the rest of ``extract_keywords``
 _AROUND = string.punctuation + "¿¡«»“”„‘’…–—؟،؛।॥։።"
 _TOKEN = re.compile(r"\S+")
+# The word after another, spaces alone between them (``_name_follows``)
+_FOLLOWING = re.compile(r"[ \t\u00a0]+(\S+)")
 
 
 def extract_keywords(query: str) -> list[str]:
@@ -137,14 +141,16 @@ def extract_keywords(query: str) -> list[str]:
             found.append(f'"{cleaned}"')
     rest = _QUOTED.sub(" ", query)
     shouted = _shouted(rest)
+    # (a capital names nothing where every word has one: ``Tôi Ở Đâu``, where am I?)
+    blind = shouted or _titled(rest)
     # (ambiguous stop words, ``question_language``: ``min`` in a Swedish question, not an
     # English one; Vietnamese ``di`` kept in a Vietnamese question)
-    shown = shown_stops(*_question_words(rest, shouted))
+    shown = shown_stops(*_question_words(rest, blind))
     in_japanese = japanese(rest)
     position = 0
     syllables_found: list[str] = []  # (after the rest: what room the cap leaves)
     for run in _spaceless_runs(rest):
-        found.extend(_words(rest[position : run.start()], shouted, shown))
+        found.extend(_words(rest[position : run.start()], shouted, blind, shown))
         if _is_cjk(run):
             found.extend(_cjk_keywords(run.group(0), in_japanese))
         else:
@@ -152,16 +158,17 @@ def extract_keywords(query: str) -> list[str]:
             found.extend(chunk_keywords)
             syllables_found.extend(pieces)
         position = run.end()
-    found.extend(_words(rest[position:], shouted, shown))
+    found.extend(_words(rest[position:], shouted, blind, shown))
     unique = list(dict.fromkeys(found + syllables_found))
     return unique[:MAX_KEYWORDS]
 
 
-def _question_words(text: str, shouted: bool) -> tuple[list[str], set[str]]:
+def _question_words(text: str, blind: bool) -> tuple[list[str], set[str]]:
     """The lower-cased words of ``text`` for ``shown_stops``, with the elided head of
     each (``dell'anno``: ``dell``, an ambiguous Italian stop word); and those written
-    with a capital inside a sentence, names (``Hà Nội`` in ``the phở in Hà Nội``), unless
-    the question is ``shouted``."""
+    with a capital inside a sentence, names (``Hà Nội`` in ``the phở in Hà Nội``), or
+    opening it before a name's syllable (``_name_follows``: ``Ai Cập ở đâu?``), unless
+    capitals say nothing in the question (``blind``: in capitals or title case)."""
     words = []
     names = set()
     for token in _TOKEN.finditer(text):
@@ -170,9 +177,9 @@ def _question_words(text: str, shouted: bool) -> tuple[list[str], set[str]]:
         words.append(word)
         if "'" in word:
             words.append(word.partition("'")[0])
-        if not shouted and written != written.lower():
+        if not blind and written != written.lower():
             at = token.start() + token.group().index(written[:1])
-            if not _opens_sentence(text, at):
+            if not _opens_sentence(text, at) or _name_follows(text, at + len(written)):
                 names.add(word)
     return words, names
 
@@ -194,14 +201,16 @@ def _shouted(query: str) -> bool:
     return sum(1 for word in _WORD.finditer(query) if word.group(0).isupper()) > 1
 
 
-def _words(text: str, shouted: bool, shown: Shown) -> list[str]:
+def _words(text: str, shouted: bool, blind: bool, shown: Shown) -> list[str]:
     """Lower-cased words of a spaced script, minus stop words (the ambiguous ones the
     question ``shown`` to be, not those it writes as words: ``question_language``) and
     single letters; a word in capitals is an acronym (``AI``, ``US``), never a stop word,
     unless the whole query is in capitals (``shouted``); an ambiguous one capitalized
     inside a sentence is a name (``Kapan Kim dan Yang datang?``, ``Wohin fließt die
     Seine?``), never a stop word, and so is a Vietnamese one in a Vietnamese question
-    (``shown.named``: ``Ai đi Ai Cập?`` seeks ``Ai Cập``, not who)."""
+    (``shown.named``: ``Ai đi Ai Cập?`` seeks ``Ai Cập``, not who), also opening the
+    sentence before a name's syllable (``Ai Cập ở đâu?``); unless capitals say nothing
+    in the question (``blind``: in capitals or title case, ``Tôi Ở Đâu``)."""
     out: list[str] = []
     text = _ARMENIAN_MARKS.sub("", text)
     for match in _WORD.finditer(text):
@@ -209,9 +218,11 @@ def _words(text: str, shouted: bool, shown: Shown) -> list[str]:
         word = _lowered(written)
         acronym = not shouted and written.isupper()
         stops, kept = shown.stops, shown.kept
-        capital = not shouted and written != written.lower()
-        if (stops or shown.named) and capital and not _opens_sentence(text, match.start()):
+        capital = bool(stops or shown.named) and not blind and written != written.lower()
+        if capital and not _opens_sentence(text, match.start()):
             stops, kept = frozenset(), kept | shown.named  # (a name: ``Ai Cập``)
+        elif capital and shown.named and _name_follows(text, match.end()):
+            kept = kept | shown.named  # (a name opening the sentence: ``Ai Cập ở đâu?``)
         plain = _plain(word)
         if len(plain) < 2 or (_stop_word(plain, stops, kept) and not acronym):
             continue
@@ -247,6 +258,27 @@ def _plain(word: str) -> str:
 
 def _lowered(written: str) -> str:
     return written.lower().replace("’", "'").replace("ʼ", "'")
+
+
+def _titled(text: str) -> bool:
+    """Whether every word of ``text`` written with letters that have capitals opens with
+    one, and there are more than two (``Tôi Ở Đâu``; two, ``Ai Cập``, ``Hà Nội``, are as
+    likely a name)."""
+    words = [word for word in text.split() if word.lower() != word.upper()]
+    if len(words) < 3:
+        return False
+    return all(next(c for c in word if c.lower() != c.upper()).isupper() for word in words)
+
+
+def _name_follows(text: str, end: int) -> bool:
+    """Whether the word ending at ``end`` is followed, after spaces alone, by a
+    capitalized Vietnamese syllable (``Cập`` of ``Ai Cập ở đâu?``): a name of several
+    syllables may open a sentence, its first a stop word elsewhere (``ai``, who)."""
+    following = _FOLLOWING.match(text, end)
+    if following is None:
+        return False
+    word = following.group(1).rstrip(_AROUND)
+    return word[:1].isupper() and syllable(_lowered(word))
 
 
 def _opens_sentence(text: str, at: int) -> bool:

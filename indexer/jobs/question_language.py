@@ -4,7 +4,9 @@ The stop word lists (``stop_words``) are one set for every language; three kinds
 word in them are read by the question's language. An ambiguous word (``min``: Swedish
 "my", English "minimum") is a stop word only where the question shows that language
 (``Var är min katt?``); so is an Arabic-script stop word spelled with the letters its
-writers mix (``stop_word_variants``: ``علی`` for Arabic ``على``, but Persian for Ali).
+writers mix (``stop_word_variants``: ``علی`` for Arabic ``على``, but Persian for Ali),
+and Persian's and Urdu's typed wholly on an Arabic keyboard show their language where
+they outnumber every language's stop words as written (``يه كس كي كتاب هي؟``: Urdu).
 A stop word of other languages that a Vietnamese question writes as a word of its own,
 a syllable written without marks (``di`` of ``di động``, mobile: Indonesian "at"; ``ti
 vi``, television: Italian pronouns; ``in`` of ``máy in``, printer; ``an`` of ``an
@@ -22,7 +24,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from indexer.jobs.stop_word_variants import VARIANTS, VARIANTS_OF
+from indexer.index.arabic_article import without_article
+from indexer.jobs.stop_word_variants import ARABIC_KEYBOARD, OTHER_KEYBOARD, VARIANTS, VARIANTS_OF
 from indexer.jobs.stop_words import AMBIGUOUS, AMBIGUOUS_OF, LISTS_OF, STOP_WORDS
 from indexer.jobs.stop_words_scripts import SISTERS
 from indexer.jobs.vietnamese_words import (
@@ -41,6 +44,8 @@ _ENGLISH = "en"
 # The words read by the question's language: ambiguous ones, and Arabic-script stop
 # words as their writers also spell them
 _READ = AMBIGUOUS | frozenset(VARIANTS)
+# (once: their union, built for each question, took half of ``extract_keywords``'s time)
+_LISTED_OR_READ = STOP_WORDS | _READ
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,7 @@ def shown_stops(words: Iterable[str], names: Iterable[str] = ()) -> Shown:
     shown_by = present - EVERY_LANGUAGE  # (``ok`` shows no language: ``ok máy in màu``)
     counts = Counter(lang for word in shown_by for lang in LISTS_OF.get(word, ()))
     counts[VIETNAMESE] += vietnamese_count(present, named)
-    languages = _languages(+counts, present)
+    languages = _languages(+_typed_on_arabic_keyboard(counts, shown_by), present)
     if not languages:
         return NOTHING_SHOWN
     stops = frozenset(
@@ -93,6 +98,31 @@ def shown_stops(words: Iterable[str], names: Iterable[str] = ()) -> Shown:
     )
     kept = vietnamese_kept(present, languages, named)
     return Shown(stops, kept, vietnamese_names(named, languages))
+
+
+def _typed_on_arabic_keyboard(counts: Counter[str], words: set[str]) -> Counter[str]:
+    """``counts`` with Persian's and Urdu's stop words as an Arabic keyboard types them
+    (``stop_word_variants.ARABIC_KEYBOARD``: ``يه كس كي كتاب هي؟`` is Urdu's ``یہ کس کی
+    کتاب ہے؟``, whose ``هي`` is Arabic's she), where the question is typed wholly on one,
+    writes no Arabic article or ``ة`` (``يا ولي العهد``: Arabic, not Persian's ``یا ولی``),
+    and they outnumber the stop words any language has as written: an Arabic question
+    shows more Arabic (``هو كي يكون هنا``: Arabic's ``كي``, so that, is Persian's ``کی``)."""
+    typed = Counter(
+        lang
+        for word in words
+        for lang in ARABIC_KEYBOARD.get(word, _NONE)
+        if lang not in LISTS_OF.get(word, ())
+    )
+    if not typed or any(OTHER_KEYBOARD.search(word) or _arabic_signs(word) for word in words):
+        return counts
+    combined = counts + typed
+    return combined if max(combined.values()) > max(counts.values(), default=0) else counts
+
+
+def _arabic_signs(word: str) -> bool:
+    """Whether ``word`` is written as Arabic alone writes: with its article (``العهد``)
+    or its ``ة``, which Persian and Urdu spell with their ``ه`` or ``ت``."""
+    return word.endswith("ة") or without_article(word) != word
 
 
 def _stopped(word: str, lang: str) -> bool:
@@ -116,7 +146,7 @@ def _languages(counts: Counter[str], present: set[str]) -> frozenset[str]:
         return _NONE
     most = max(counts.values())
     tied = [lang for lang, count in counts.items() if count == most]
-    searched = not present <= STOP_WORDS | _READ
+    searched = not present <= _LISTED_OR_READ
     if len(tied) > 1 and _ENGLISH not in tied and searched and not _sisters(tied):
         held = {lang: len(AMBIGUOUS_OF.get(lang, _NONE) & present) for lang in tied}
         tied = [lang for lang in tied if held[lang] == max(held.values())]

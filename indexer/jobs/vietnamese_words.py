@@ -11,7 +11,8 @@ such a syllable without marks (``an`` of ``an toàn``, safe; ``in``, to print; `
 question shows that language in words Vietnamese does not write (``Where is the phở
 in Hà Nội?``: ``where``, ``is``). A syllable carries its tone where Vietnamese puts it
 (``ái``; Portuguese ``aí``, there, is none). Vietnamese's own stop words capitalized
-inside a sentence are a name's syllables (``Ai Cập``, Egypt; ``ai``, who).
+inside a sentence, or opening it before another capitalized syllable, are a name's
+syllables (``Ai Cập``, Egypt; ``ai``, who).
 """
 
 from __future__ import annotations
@@ -46,6 +47,14 @@ _OWN_INITIALS = frozenset("kh ng ngh nh gh ph tr".split())
 # The tones, after a vowel (or its circumflex, breve or horn) as NFD writes them: grave,
 # acute, tilde, hook above, dot below (a tilde on n is Spanish's ñ)
 _TONES = re.compile("(?<=[aeiouy\u0302\u0306\u031b])[\u0300\u0301\u0303\u0309\u0323]")
+# The letters of a syllable (``_SYLLABLE``) and its vowels each with a tone, as NFC writes
+# them (``à``, ``ậ``, ``ợ``): one character each -> the vowel without it
+_SYLLABLE_LETTERS = frozenset("abcdeghiklmnopqrstuvxy\u0103\u00e2\u00ea\u00f4\u01a1\u01b0\u0111")
+_TONE_OFF = {
+    unicodedata.normalize("NFC", vowel + tone): vowel
+    for vowel in "aeiouy\u0103\u00e2\u00ea\u00f4\u01a1\u01b0"
+    for tone in "\u0300\u0301\u0303\u0309\u0323"
+}
 # The vowels with a hat, breve or horn, which carry the tone of theirs (``người``, ``cửa``)
 _HATTED = frozenset("\u00e2\u0103\u00ea\u00f4\u01a1\u01b0")
 # The vowel pairs whose tone goes on either, also opening three (the old ``hòa``,
@@ -137,9 +146,28 @@ def _own(word: str) -> bool:
 
 def _spelled(word: str) -> re.Match[str] | None:
     """``word`` read as a syllable (``_SYLLABLE``, its tone aside), if it is one: one
-    tone at most, on the vowel that carries it (``_placed``)."""
+    tone at most, on the vowel that carries it (``_placed``). Read letter by letter as
+    NFC writes them (``_TONE_OFF``); decomposed only where a mark stands alone."""
     if word.isascii():
         return _SYLLABLE.fullmatch(word)
+    at = -1
+    for number, char in enumerate(word):
+        if char in _TONE_OFF:
+            if at >= 0:
+                return None  # (two tones)
+            at = number
+        elif char not in _SYLLABLE_LETTERS:
+            # (a letter no syllable writes: none, unless a mark apart composes one)
+            return _decomposed(word) if any(map(unicodedata.combining, word)) else None
+    if at < 0:
+        return _SYLLABLE.fullmatch(word)
+    spelled = _SYLLABLE.fullmatch(word[:at] + _TONE_OFF[word[at]] + word[at + 1 :])
+    return spelled if spelled is not None and _placed(spelled, at) else None
+
+
+def _decomposed(word: str) -> re.Match[str] | None:
+    """``_spelled`` for a word holding a mark apart (``to\\u0300an``): its tone found
+    in NFD."""
     decomposed = unicodedata.normalize("NFD", word)
     tone = _TONES.search(decomposed)
     if tone is None:
@@ -162,18 +190,18 @@ def _placed(spelled: re.Match[str], letter: int) -> bool:
     middle of three (``ngoài``), the first of two (``tài``, ``mía``; ``oa``, ``oe``,
     ``uy`` either: ``hòa``, ``hoà``; and the ``u`` of ``qu``, as often typed: ``qúa``).
     Portuguese ``aí`` is no Vietnamese syllable."""
-    start, end = spelled.span(2)
-    if spelled.group(1) == "qu" and letter == start - 1:
-        letter = start
-    if not start <= letter < end:
+    initial, vowels, final = spelled.groups()
+    at = letter - len(initial or "")  # (the syllable is the whole word: its vowels' start)
+    if initial == "qu" and at == -1:
+        at = 0
+    if not 0 <= at < len(vowels):
         return False
-    vowels, at = spelled.group(2), letter - start
-    hatted = [number for number, vowel in enumerate(vowels) if vowel in _HATTED]
-    if hatted:
-        return at == hatted[-1]
+    for number in range(len(vowels) - 1, -1, -1):  # (the last with a hat or horn)
+        if vowels[number] in _HATTED:
+            return at == number
     if len(vowels) == 1 or (vowels[:2] in _EITHER and at < 2):
         return True
-    if spelled.group(3) is not None:
+    if final is not None:
         return at == len(vowels) - 1
     return at == (1 if len(vowels) == 3 else 0)
 
