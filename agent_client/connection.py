@@ -89,6 +89,14 @@ class VaultSession:
     def alive(self) -> bool:
         return not self.broken and self._client.is_connected()
 
+    @property
+    def session_id(self) -> str | None:
+        """The server's MCP session of this connection: the 2025 protocol's (the 2026
+        protocol has none), as the MCP client took it from the server's answers."""
+        get = getattr(self._client.transport, "get_session_id", None)
+        found = get() if callable(get) else None
+        return found if isinstance(found, str) and found else None
+
     def forget_prompts(self) -> None:
         """Ask for the prompts again: the server reads them from files that can be edited
         while it runs. Its tools stay those of its start (``Endpoint.instance``)."""
@@ -246,6 +254,14 @@ async def _open_client(settings: ClientSettings, endpoint: Endpoint) -> Client[A
     from agent_client.mcp_client import connect_client
 
     return await connect_client(settings, endpoint)
+
+
+async def end_session(endpoint: Endpoint, session_id: str, timeout: float) -> bool:
+    """End an MCP session on the server without its connection (``mcp_client``)."""
+    await import_off_loop("agent_client.mcp_client")
+    from agent_client.mcp_client import delete_session
+
+    return await delete_session(endpoint, session_id, timeout)
 
 
 async def _close_client(client: Client[Any]) -> None:

@@ -194,6 +194,24 @@ async def close_client(client: Client[Any]) -> None:
         await client.__aexit__(None, None, None)
 
 
+async def delete_session(endpoint: Endpoint, session_id: str, timeout: float) -> bool:
+    """End the MCP session ``session_id`` (2025 protocol) on the server with the HTTP
+    DELETE the MCP client sends as it closes, from a client of the caller's event loop:
+    for a connection whose own objects belong to a loop that is gone. The same token
+    (the server keeps a session to the credential that opened it), no protocol version
+    header (the server then routes the request to its sessions). True when the server
+    ended it or no longer had it (404)."""
+    headers = {"Mcp-Session-Id": session_id}
+    if endpoint.token:
+        headers["Authorization"] = f"Bearer {endpoint.token}"
+    try:
+        async with _indexer_http(timeout=timeout) as http:
+            answer = await http.delete(endpoint.url, headers=headers)
+    except (httpx2.HTTPError, httpx2.InvalidURL):
+        return False
+    return answer.status_code in (200, 204, 404)
+
+
 async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
     """Whether the server says 401 to this client's token (the MCP client's own error
     for it says only "Server returned an error response")."""

@@ -4,11 +4,22 @@ its calls, reopened when the indexer restarts or fails (``SessionKeeper``)."""
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
-from agent_client.connection import VaultSession, open_session
+from agent_client.connection import VaultSession, end_session, open_session
 from agent_client.discovery import Endpoint, discover
 from agent_client.settings import ClientSettings
 from shared.errors import IndexerOfflineError
+
+
+@dataclass(frozen=True)
+class LeftSession:
+    """An MCP session (2025 protocol) a keeper let go of without closing its connection,
+    whose event loop is gone: the server keeps it until its idle timeout (and counts it
+    against its cap of sessions) unless told (``end_left``)."""
+
+    endpoint: Endpoint
+    session_id: str
 
 
 class SessionKeeper:
@@ -77,3 +88,27 @@ class SessionKeeper:
         stack, self._stack, self._session = self._stack, None, None
         if stack is not None:
             await stack.aclose()
+
+    def abandon(self) -> LeftSession | None:
+        """Let the connection go without closing it, for a keeper whose event loop is
+        gone (its streams and tasks cannot be awaited on another loop, nor its sockets
+        closed from one); the session that leaves on the server, if it has one."""
+        session, self._stack, self._session = self._session, None, None
+        session_id = session.session_id if session is not None else None
+        if session is None or session_id is None:
+            return None
+        return LeftSession(session.endpoint, session_id)
+
+
+async def end_left(left: LeftSession, settings: ClientSettings) -> bool:
+    """End ``left`` on the server (an HTTP DELETE of its session, as the MCP client sends
+    when it closes), within ``connect_timeout``; only while the URL file names the same
+    start of the indexer: after a restart the session went with the old start, and
+    whatever answers at its old port now is not sent the token. True when it ended."""
+    try:
+        endpoint = discover(settings.url_file, settings.token_file)
+    except IndexerOfflineError:
+        return False
+    if endpoint != left.endpoint:
+        return False
+    return await end_session(endpoint, left.session_id, settings.connect_timeout)

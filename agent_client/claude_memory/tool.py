@@ -7,7 +7,9 @@ file system calls are vault tool calls (``store``). Read-modify-write commands
 when the file changed meanwhile: an edit made by a person or another agent is never
 overwritten. One MCP session per tool object, reopened after the indexer went away; a
 call that finds it restarted on another port in the middle of a command is made there
-when that cannot change anything twice (``agent_client.repeats``).
+when that cannot change anything twice (``agent_client.repeats``). Used from a new
+event loop (``asyncio.run`` again), the tool opens a new session there, and first ends
+the old loop's on the server (``_let_go``): the old connection cannot be closed.
 
 The sync class runs the async one on an event loop of its own, in a private thread, so
 it works from the SDK's tool runner and from code that is itself inside an event loop.
@@ -39,7 +41,7 @@ from anthropic.types.beta import (
 from agent_client.claude_memory import files, paths, texts
 from agent_client.claude_memory.files import is_note
 from agent_client.claude_memory.store import Changed, Kind, MemoryStore
-from agent_client.sessions import SessionKeeper
+from agent_client.sessions import LeftSession, SessionKeeper, end_left
 from agent_client.settings import ClientSettings
 from shared.errors import ForbiddenPathError, IndexerOfflineError
 from shared.langs import check_lang
@@ -73,12 +75,18 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._keeper: SessionKeeper | None = None
         self._lock: asyncio.Lock | None = None
+        self._left: LeftSession | None = None  # the session of a loop left, to end
 
     async def aclose(self) -> None:
         """Close the MCP session (a later command opens a new one)."""
         keeper, self._keeper = self._keeper, None
+        left, self._left = self._left, None
         if keeper is not None and self._loop is asyncio.get_running_loop():
             await keeper.close()
+        elif keeper is not None:
+            left = _let_go(keeper, self._loop)
+        if left is not None:
+            await end_left(left, self.settings)
 
     async def __aenter__(self) -> AsyncVaultMemoryTool:
         return self
@@ -93,9 +101,14 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
         changes are kept in history with ``reason="memory_tool:<command>"``."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:  # a new event loop (asyncio.run again): a new session
+            if self._keeper is not None:
+                self._left = _let_go(self._keeper, self._loop)
             self._loop, self._keeper, self._lock = loop, None, asyncio.Lock()
         assert self._lock is not None
         async with self._lock:
+            left, self._left = self._left, None
+            if left is not None:  # (before a new one opens: the server's cap counts both)
+                await end_left(left, self.settings)
             if self._keeper is None:
                 self._keeper = SessionKeeper(self.settings)
             store: MemoryStore | None = None
@@ -375,6 +388,16 @@ class _LoopThread:
         thread.join(timeout=5)
         if not thread.is_alive():
             loop.close()
+
+
+def _let_go(keeper: SessionKeeper, loop: asyncio.AbstractEventLoop | None) -> LeftSession | None:
+    """The session of the event loop a tool leaves, for the new loop to end on the server
+    (``end_left``): its connection's objects belong to the old loop, which ``asyncio.run``
+    closed, and cannot be awaited on another. Not while that loop still runs (in another
+    thread): a command of it may be using the session; it stays open there."""
+    if loop is not None and loop.is_running():
+        return None
+    return keeper.abandon()
 
 
 def _is_utf8(text: object) -> bool:

@@ -2,10 +2,12 @@
 browser page at ``/ui`` and ``/health``, in one Starlette app over one ``Core``.
 
 Host/Origin protection (DNS rebinding) comes from fastmcp's ``http_app`` and covers every
-route of the app it returns; the bearer token guards ``/mcp`` (fastmcp's auth) and
-``/api/v1`` and ``/ui`` (``WebGuard``: the token or the page's login cookie). ``/health``
-answers without the token (liveness checks, stale-URL detection), so it says nothing
-about the machine: which workspace it serves is a digest (``workspace_id``), not a path.
+route of the app it returns; fastmcp matches names only, so ``ExactHostOrigin`` refuses
+first what is not exactly a Host and Origin this server answers to. The bearer token
+guards ``/mcp`` (fastmcp's auth) and ``/api/v1`` and ``/ui`` (``WebGuard``: the token or
+the page's login cookie). ``/health`` answers without the token (liveness checks,
+stale-URL detection), so it says nothing about the machine: which workspace it serves is
+a digest (``workspace_id``), not a path.
 Bounds on connections and requests: ``connections`` (uvicorn's protocol) and ``limits``
 (``RequestLimits``, the MCP session manager's limits).
 """
@@ -25,6 +27,7 @@ import indexer
 from indexer.core import Core
 from indexer.web.api import PREFIX
 from indexer.web.auth import Logins
+from indexer.web.host_origin import ExactHostOrigin
 from indexer.web.http_errors import GuardRefusalsAsJson
 from indexer.web.limits import RequestLimits, body_cap, tune_mcp_transport
 from indexer.web.mcp import create_server
@@ -72,14 +75,18 @@ def build_app(core: Core) -> Starlette:
         path="/mcp",
         json_response=True,
         host_origin_protection=True,
-        allowed_hosts=list(settings.allowed_hosts) or None,
-        allowed_origins=list(settings.allowed_origins) or None,
+        # (lists, even empty: None would read FASTMCP_HTTP_ALLOWED_* instead of ours)
+        allowed_hosts=list(settings.allowed_hosts),
+        allowed_origins=list(settings.allowed_origins),
         middleware=[*web_middleware(logins), bounded],
         session_idle_timeout=limits.session_idle_timeout,
     )
     refuse_lone_surrogates(app)  # (the MCP library's parser refused the whole body)
     app.router.routes.extend(web_routes(core, logins))
-    app.add_middleware(GuardRefusalsAsJson, prefix=PREFIX)  # outermost: around the guard
+    app.add_middleware(
+        ExactHostOrigin, hosts=settings.allowed_hosts, origins=settings.allowed_origins
+    )  # (around fastmcp's guard: both refuse alike)
+    app.add_middleware(GuardRefusalsAsJson, prefix=PREFIX)  # outermost: around the guards
     started = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

@@ -12,7 +12,8 @@ that:
 - ``close_port()`` stops listening: later connections are refused, the connections
   kept alive close, and the one the current answer goes back on closes after it.
 
-A GET (the 2025 protocol's event stream) is answered 405, as a server without one does.
+A GET (the 2025 protocol's event stream) is answered 405, as a server without one does;
+so is a DELETE (the end of a 2025 session) unless ``forward_deletes``.
 The point is to put the real indexer's answers, and the client's failures, at exact
 points of a client's calls; nothing of the agent client runs here.
 """
@@ -70,8 +71,11 @@ class McpProxy:
         target: str,
         answer: Callable[[Seen], Reply | None] = lambda seen: None,
         after: Callable[[Seen], str | None] = lambda seen: None,
+        *,
+        forward_deletes: bool = False,
     ) -> None:
         self.target = target
+        self.forwarded = {"POST", "DELETE"} if forward_deletes else {"POST"}
         self.answer = answer
         self.after = after
         self.seen: list[Seen] = []
@@ -146,7 +150,8 @@ class McpProxy:
                 body = await reader.readexactly(size)
                 seen = _seen(http_method, body)
                 self.seen.append(seen)
-                reply = self.answer(seen) if http_method == "POST" else Reply(405, b"")
+                forwarded = http_method in self.forwarded
+                reply = self.answer(seen) if forwarded else Reply(405, b"")
                 if reply is None:
                     reply = await self._forward(http_method, headers, body)
                     if self.after(seen) == DROP:

@@ -52,8 +52,10 @@ def test_foreign_host_and_origin_are_refused_as_on_mcp(http: httpx2.Client) -> N
         for refused in (host, origin):  # the guard's refusals had none outside the API
             assert refused.headers["x-content-type-options"] == "nosniff", path
             assert refused.headers["x-frame-options"] == "DENY", path
-    local = BEARER | {"Origin": "http://127.0.0.1:9"}
-    assert http.get("/api/v1/status", headers=local).status_code == 200
+    page = BEARER | {"Origin": str(http.base_url).rstrip("/")}  # the page's own origin
+    assert http.get("/api/v1/status", headers=page).status_code == 200
+    other = BEARER | {"Origin": "http://127.0.0.1:9"}  # another program's page (it passed)
+    assert http.get("/api/v1/status", headers=other).status_code == 403
 
 
 def test_every_answer_carries_the_security_headers(http: httpx2.Client) -> None:
