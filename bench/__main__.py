@@ -14,6 +14,7 @@ BENCHMARKS = (
     "recall_bench.py",
     "summaries_bench.py",
     "history_bench.py",
+    "undo_bench.py",
     "lost_update.py",
     "grep_contention.py",
     "large_writes.py",

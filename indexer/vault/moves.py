@@ -7,9 +7,10 @@ links into it do), and its own relative links are rewritten to still resolve
 the same treatment. Refused: paths that leave the vault or name another
 lang (``forbidden_path``, by the sandbox), a file changing kind (a note must stay a
 ``.md`` note, an image an image in a ``*.assets/`` folder), a ``*.assets/`` folder on
-its own, a folder into itself (``invalid_argument``), and any existing ``new_path``
-(``conflict``; a file is moved with ``link(2)``, which never replaces a file that
-appears at the last moment).
+its own, a folder into itself (``invalid_argument``), and any existing ``new_path``,
+a folder too (``conflict``; a file is moved with ``link(2)``, which never replaces a
+file that appears at the last moment); those said before locking: ``move_checks``. A
+file whose name stays (moved to another folder) keeps its spelling on disk (NFD).
 
 History gets, for each file moved, a version with op ``move`` on the old path (the
 file is gone from there, ``moved_to``) and one on the new path (its bytes there,
@@ -25,16 +26,17 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import unicodedata
 from contextlib import ExitStack, closing, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from indexer.vault import atomic, fsops, oserrors, renames
+from indexer.vault import atomic, fsops, move_checks, oserrors, renames
 from indexer.vault.asset_folders import remove_emptied_folder
-from indexer.vault.contents import WRITABLE
 from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
+from indexer.vault.move_checks import TEXTS
 from indexer.vault.new_path import open_new_path, resolve_new_path
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
@@ -58,7 +60,6 @@ ATTEMPTS = 3
 CHANGED_WHILE_MOVED = (
     "the file changed while it was moved (another program saved it); nothing was moved"
 )
-TEXTS = ("note", "text")  # file kinds that hold links and own an .assets/ folder
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,10 @@ def move(
         if if_match is not None:
             raise InvalidArgumentError("if_match applies to a file; a folder has no etag")
         return _move_folder(vault, source, dest, reason, actor)
-    if source.dir_only or dest.dir_only:
+    if source.dir_only:
+        raise ForbiddenPathError(NOT_A_FILE)
+    move_checks.check_no_folder(vault, source, dest)
+    if dest.dir_only:
         raise ForbiddenPathError(NOT_A_FILE)
     if stat.S_ISREG(info.st_mode) and info.st_size > vault.max_file_bytes:
         return _move_oversized(vault, source, dest, if_match)  # no history rows: see there
@@ -117,7 +121,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
     a file with an ``.assets/`` folder of its own, is refused (``too_large``): it
     moves with its links rewritten, which needs its whole text. History gets
     no rows: it keeps no text over the limit (the watcher records none either)."""
-    _check_oversized_kinds(vault, source, dest)
+    move_checks.check_oversized_kinds(vault, source, dest)
     with vault.locked([source, dest]), ExitStack() as stack:
         src = stack.enter_context(vault.sandbox.open(source))
         dst = open_new_path(stack, vault.sandbox, dest)
@@ -148,47 +152,6 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
     return {"path": source.rel, "new_path": dest.rel, "etag": etag}
 
 
-def _check_oversized_kinds(vault: Vault, source: Target, dest: Target) -> None:
-    """A file over the limit moves only to a path of its own kind, and never as a
-    note (``too_large``, naming the file); the kinds are those ``move`` allows."""
-    kind, dest_kind = file_kind(source), file_kind(dest)
-    if kind is None:
-        raise ForbiddenPathError("only notes, their images and text files can be moved")
-    limit = vault.max_file_bytes
-    if kind == "note":
-        raise TooLargeError(
-            f"{source.rel} is a note larger than {limit} bytes; a note moves with its"
-            " links rewritten, which needs its whole text: it was not moved"
-        )
-    if dest_kind == "note":
-        raise TooLargeError(
-            f"{source.rel} is larger than {limit} bytes, too large to become the note"
-            f" {dest.rel}; move it to a text file name"
-        )
-    _check_kinds(source, dest)
-
-
-def _check_kinds(source: Target, dest: Target) -> str:
-    """The kind of ``source``, which ``dest`` must keep (a note and a plain text file may
-    become one another); a destination no file may have (``.yml``, ``.TXT``, no suffix)
-    is refused as a write there is, not as a change of kind: the caller learns which
-    names work."""
-    kind = file_kind(source)
-    if kind is None:
-        raise ForbiddenPathError("only notes, their images and text files can be moved")
-    dest_kind = file_kind(dest)
-    if dest_kind is None:
-        raise ForbiddenPathError(f"{dest.rel}: only {WRITABLE} are writable")
-    same_kind = dest_kind == kind or (kind in TEXTS and dest_kind in TEXTS)
-    if not same_kind or (kind == "asset" and _suffix(source.rel) != _suffix(dest.rel)):
-        raise ForbiddenPathError(
-            f"{source.rel} must keep its kind: a note or text file moves to a note or text"
-            " path, an image to a *.assets/ folder with the same extension"
-        )
-    dest.check_text_place()
-    return kind
-
-
 def _move_file(
     vault: Vault,
     source: Target,
@@ -197,7 +160,7 @@ def _move_file(
     reason: str | None,
     actor: str,
 ) -> dict:
-    kind = _check_kinds(source, dest)
+    kind = move_checks.check_kinds(source, dest)
     relocate = relocate_note(source.rel, dest.rel)
     for _ in range(ATTEMPTS):
         assets = asset_paths(vault, source) if kind in TEXTS else []
@@ -241,19 +204,22 @@ def _move_file_locked(
     if after != before and info is not None:  # a new file: refused as a write would be
         fsops.refuse_read_only(info)
     moved = [_Moved(source, dest, before, after), *assets]
+    # A name that stays keeps its spelling on disk (a Mac's NFD), its images' folder too:
+    # moved to another folder, nothing is renamed (and undo brings it back so).
+    kept = unicodedata.normalize("NFC", src.name) == dst.name
+    name, images = (src.name, assets_name) if kept else (dst.name, dst.name + ".assets")
     with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
         dst_fd = dst.make_parent()
         try:
-            _place_file(src.dir_fd, src.name, dst_fd, dst.name, before, after)
+            place_file(src.dir_fd, src.name, dst_fd, name, before, after)
         except BaseException:
             dst.rollback()
             raise
         if has_assets:
             try:
-                os.rename(assets_name, dst.name + ".assets", src_dir_fd=src.dir_fd,
-                          dst_dir_fd=dst_fd)  # fmt: skip
+                os.rename(assets_name, images, src_dir_fd=src.dir_fd, dst_dir_fd=dst_fd)
             except OSError as err:
-                _place_file(dst_fd, dst.name, src.dir_fd, src.name, after, before)
+                place_file(dst_fd, name, src.dir_fd, src.name, after, before)
                 dst.rollback()
                 fsops.refuse(err)
                 plain = oserrors.describe(err)  # (a read-only folder is no conflict to retry)
@@ -272,7 +238,7 @@ def _move_file_locked(
     return {"path": source.rel, "new_path": dest.rel, "etag": fsops.etag_of(after)}
 
 
-def _place_file(
+def place_file(
     src_fd: int, src_name: str, dst_fd: int, dst_name: str, before: bytes, after: bytes
 ) -> None:
     """Move one file, never over an existing one: renamed in one step when its bytes stay
@@ -490,8 +456,3 @@ def _changes(moved: list[_Moved]) -> list[Change]:
         changes.append(Change(lang, item.old.rel, "move", item.before, None, item.new.rel))
         changes.append(Change(lang, item.new.rel, "move", None, item.after, item.old.rel))
     return changes
-
-
-def _suffix(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name.rsplit(".", 1)[-1].lower() if "." in name else ""

@@ -244,14 +244,16 @@ class Place:
         self.stack.callback(os.close, fd)
         return fd
 
-    def make_parent(self) -> int:
-        """The target's folder, creating the vault and missing folders (each fsync'd)."""
+    def make_parent(self, spellings: list[str] | None = None) -> int:
+        """The target's folder, creating the vault and missing folders (each fsync'd);
+        ``spellings``: the names on disk to make the missing folders under."""
         if self.base_fd is None:
             self.base_fd = self.sandbox.open_root(self.target.lang, self.stack, create=True)
             self.missing = self.target.folders
         fd = self.base_fd
         assert fd is not None
-        for segment in self.missing:
+        names = spellings if spellings and len(spellings) == len(self.missing) else self.missing
+        for segment in names:
             child, created = fsops.make_dir(segment, fd)
             if created:
                 self.created.append((fd, segment))

@@ -14,8 +14,8 @@ lost-update window is said there.
 
 The read-only tools live in ``reading`` (read, stat, find, grep), the bytes' checks
 (size limit, images, frontmatter normalization) in ``contents``, the history views and
-operations in ``timeline`` (history, diff, restore, undo), ``outside`` (external changes) and
-``moves`` (move of a file or a folder), ``deletes``; the methods here delegate to them,
+operations in ``timeline`` (history, diff, restore) and ``undo``, ``outside`` (external
+changes), ``moves`` (of a file or a folder), ``deletes``; the methods here delegate to them,
 so that the tools' surface stays in one class while this module keeps the changes: write
 and append, with the per-file locks and the telling of the index and listeners.
 """
@@ -38,6 +38,7 @@ from indexer.vault import (
     outside,
     reading,
     timeline,
+    undo,
 )
 from indexer.vault.backlinks import relink_after_move
 from indexer.vault.body_sizes import BodySizes
@@ -408,7 +409,7 @@ class Vault:
 
     def undo(self, lang: str, entry_id: str, dry_run: bool = False) -> dict:
         """Put back every file an entry's writes changed, all or nothing."""
-        return timeline.undo(self, lang, entry_id, dry_run)
+        return undo.undo(self, lang, entry_id, dry_run)
 
     def observe_external(self, lang: str, path: str, *, unknown: bool = True) -> None:
         """Record a change made outside the tools (told by the watcher or the reconcile)."""

@@ -284,6 +284,28 @@ async def test_an_undone_entry_leaves_no_folder_it_made(server: RunningIndexer) 
     assert tree(root) == before
 
 
+async def test_a_note_moved_onto_a_folder_is_a_conflict_through_mcp_and_rest(
+    server: RunningIndexer,
+) -> None:
+    """It was refused as "only .md notes ... are writable" (of the folder's name),
+    not as the conflict a note moved onto a note is; nothing on disk changes."""
+    lang = "hq"
+    root = vault_file(server.workspace, lang, "")
+    async with server.client() as c:
+        await call(c, "write", lang=lang, path="a.md", content="# A\n")
+        await call(c, "write", lang=lang, path="archive/b.md", content="# B\n")
+        state = snapshot(root)
+        for new_path in ("archive", "archive/"):
+            with pytest.raises(ToolError, match=r"^conflict: archive already exists \(a folder\)"):
+                await c.call_tool("move", {"lang": lang, "path": "a.md", "new_path": new_path})
+    with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:
+        answer = http.post(f"/{lang}/move", json={"path": "a.md", "new_path": "archive"})
+    assert answer.status_code == 412
+    assert answer.json()["error"]["code"] == "conflict"
+    assert "archive/a.md" in answer.json()["error"]["message"]  # where it could go
+    assert snapshot(root) == state
+
+
 def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     lang = "hz"
     with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:

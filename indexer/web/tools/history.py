@@ -1,4 +1,5 @@
-"""History tools: history, diff, restore, move, undo (see ``indexer.vault.timeline``)."""
+"""History tools: history, diff, restore, move, undo (see ``indexer.vault.timeline``,
+``moves`` and ``undo``)."""
 
 from __future__ import annotations
 

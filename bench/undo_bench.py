@@ -1,0 +1,130 @@
+"""Undo of a big folder move: what it costs against the move it takes back.
+
+Run: ``python -m bench.undo_bench [--notes N]`` (default 3,000). A folder of N notes
+(in folders of 100, each note linking to the next) is moved by one entry, then the
+entry is undone; the move is the floor, measured in the same run on the same files
+(both record history for the same 2N paths):
+
+- in process, the vault with history and the index attached: move and undo wall
+  time, and the ``fsync`` calls the undo made per file and the time in them (it wrote
+  each note anew, with two: 27 s for 3,000 notes, 16 s of it in ``fsync``);
+- through a real ``indexer serve`` and an MCP client (the watcher running too).
+
+Goals: undo ≤ 2x the move; fsyncs per file ≤ 0.1 (a folder's, not a file's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fastmcp import Client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from helpers.indexer_process import start_indexer
+
+from bench.history_bench import setup
+from shared.workspace import Workspace
+
+ENTRY = "bench1"
+REASON = f"entry:{ENTRY} tidy"
+
+
+def make_notes(vault_dir: Path, notes: int) -> None:
+    """``topics/gNN/nNNNNN.md``: N notes in folders of 100, written as another program
+    would (history first sees them in the move); the first of each folder links out of
+    ``topics``."""
+    for n in range(notes):
+        folder = vault_dir / "topics" / f"g{n // 100:02}"
+        folder.mkdir(parents=True, exist_ok=True)
+        text = f"# Note {n}\n\nSome words about note {n}.\n\n[next](n{n + 1:05}.md)\n"
+        if n % 100 == 0:  # a link out of the folder: the move rewrites it, undo writes back
+            text += "\n[home](../../index.md)\n"
+        (folder / f"n{n:05}.md").write_text(text)
+
+
+def in_process(root: Path, notes: int) -> dict[str, float]:
+    """Move and undo wall seconds through the vault, and the undo's fsyncs."""
+    ws = Workspace(root / "inproc")
+    make_notes(ws.vault_dir("en"), notes)
+    with setup(ws.root, True) as vault:
+        began = time.perf_counter()
+        vault.move("en", "topics", "archive/topics", reason=REASON)
+        moved = time.perf_counter() - began
+        fsync, calls, spent = os.fsync, [0], [0.0]
+
+        def counted(fd: Any) -> None:
+            start = time.perf_counter()
+            fsync(fd)
+            calls[0] += 1
+            spent[0] += time.perf_counter() - start
+
+        os.fsync = counted
+        try:
+            began = time.perf_counter()
+            done = vault.undo("en", ENTRY)
+            undone = time.perf_counter() - began
+        finally:
+            os.fsync = fsync
+    assert len(done["files"]) == 2 * notes
+    return {"move": moved, "undo": undone, "fsyncs": calls[0], "fsync_s": spent[0]}
+
+
+def served(root: Path, notes: int) -> dict[str, float]:
+    """Move and undo wall seconds through MCP on a real ``indexer serve``."""
+    ws = root / "served"
+    make_notes(Workspace(ws).vault_dir("en"), notes)
+    server = start_indexer(ws, env={"INDEXER_SUMMARIES": "0"}, timeout=600)
+
+    async def run() -> dict[str, float]:
+        async with Client(server.url, auth=server.token, timeout=600) as client:
+            args = {"lang": "en", "path": "topics", "new_path": "archive/topics"}
+            began = time.perf_counter()
+            await client.call_tool("move", {**args, "reason": REASON})
+            moved = time.perf_counter() - began
+            began = time.perf_counter()
+            await client.call_tool("undo", {"lang": "en", "entry_id": ENTRY})
+            return {"move": moved, "undo": time.perf_counter() - began}
+
+    try:
+        return asyncio.run(run())
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=3000)
+    args = parser.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, measured in (("vault", in_process), ("MCP, served", served)):
+            times = measured(Path(tmp), args.notes)
+            undo, move = times["undo"], times["move"]
+            rows.append((
+                f"{label}: undo / move of a {args.notes}-note folder",
+                f"{undo:.2f} / {move:.2f} s = {undo / move:.2f}x",
+                "≤ 2x",
+            ))  # fmt: skip
+            if "fsyncs" in times:
+                per_file = times["fsyncs"] / args.notes
+                rows.append((
+                    f"{label}: fsync calls of the undo per note (seconds in them)",
+                    f"{times['fsyncs']:.0f} / {args.notes} = {per_file:.3f}"
+                    f" ({times['fsync_s']:.2f} s)",
+                    "≤ 0.1",
+                ))  # fmt: skip
+    print("| measure | result | goal |\n|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

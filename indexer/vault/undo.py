@@ -1,0 +1,270 @@
+"""``undo``: put back everything one memory entry changed.
+
+The Memory Writer passes ``reason="entry:<id> <title>"`` on each write for an entry;
+the files of the entry are those with a version whose reason's first word is
+``entry:<id>``. Each file must hold exactly the entry's newest version of it (else
+``conflict``: someone changed it since, and nothing at all is changed; a later change
+that was itself undone is no obstacle); it then goes back to the version just before
+the entry's run of versions ending there (or is deleted when the entry created it).
+Checks and changes run with every file's lock held, so the all-or-nothing holds
+against concurrent writers. An edit by someone else between two writes of the entry is
+kept (as the writer's old journal did: their text wins over our undo). The undo's own
+versions carry ``reason="undo entry:<id>"``, which does not match the entry again. A
+file whose changes by the entry an undo of the entry already took back is left alone,
+whatever came since (the writer's rollback of a failed merge is such an undo, and the
+entry's later writes may go to other files); an undo that finds nothing else to do
+refuses (``conflict``, already undone). If retention has pruned the version an undo
+needs, it refuses rather than guess.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any
+
+from indexer.vault import fsops, move_leftovers, oserrors, undo_moves
+from indexer.vault.asset_folders import remove_emptied_folder
+from indexer.vault.history.rows import first_word
+from indexer.vault.history.store import Change, HistoryStore, Version
+from indexer.vault.recording import UNDO_REASON
+from indexer.vault.sandbox import Target
+from indexer.vault.timeline import etag_or_absent, newest_first
+from shared.errors import (
+    ConflictError,
+    ForbiddenPathError,
+    InvalidArgumentError,
+    NotFoundError,
+)
+from shared.langs import check_lang
+from shared.models import ENTRY_ID_RE
+
+if TYPE_CHECKING:
+    from indexer.vault.vault import Vault
+
+log = logging.getLogger("indexer.vault")
+_PUT_BACK = " failed; put back"  # the reason's end on a file a failed undo gave back
+# A file of an entry to undo: its target, its bytes as checked, the entry's newest version
+# of it, the version to go back to (None: the entry made the file), and the entry's
+# oldest version of it (how the file came there: a write, or a move from where).
+_Plan = tuple[Target, bytes | None, Version, Version | None, Version]
+
+
+def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
+    if not isinstance(entry_id, str) or not ENTRY_ID_RE.fullmatch(entry_id):
+        raise InvalidArgumentError("entry_id must be the id of a memory entry (letters, digits)")
+    if not isinstance(dry_run, bool):
+        raise InvalidArgumentError("dry_run must be true or false")
+    store = vault.recorder.need()
+    word = f"entry:{entry_id}"
+    paths = store.paths_with_reason(check_lang(lang), word)
+    if not paths:
+        raise NotFoundError(f"no change in this vault was made for entry {entry_id}")
+    targets = [vault.sandbox.resolve(lang, p, summary=True) for p in paths]
+
+    def ours(row: Version) -> bool:
+        return first_word(row.reason) == word
+
+    def taken_back(row: Version) -> bool | None:
+        """True for an undo of the entry; None for the put-back that cancelled one."""
+        if row.reason == UNDO_REASON + entry_id:
+            return True
+        return None if row.reason == UNDO_REASON + entry_id + _PUT_BACK else False
+
+    plans: list[_Plan] = []
+    conflicts: list[str] = []
+    with vault.locked(targets):
+        # Each file is opened while it is checked, and again while it is changed (the
+        # locks keep the tools out; a change is made only over the bytes checked): all
+        # held open at once, an entry that moved a folder of thousands of notes ran out
+        # of descriptors at every try.
+        read_only: list[str] = []
+        for target in targets:
+            with vault.sandbox.open(target) as place:
+                current = vault._existing_bytes(place)
+                info = place.lstat()
+            etag = None if current is None else fsops.etag_of(current)
+            found = _undo_target(store, target, etag, ours, taken_back)
+            if isinstance(found, str):
+                conflicts.append(f"{target.rel} ({found})")
+            elif found is not None:
+                plans.append((target, current, *found))
+                changes = found[1] is None or found[1].etag != etag
+                if current is not None and info is not None and changes and fsops.read_only(info):
+                    read_only.append(target.rel)  # (a note it made was deleted all the same)
+        if read_only and not conflicts:
+            raise ForbiddenPathError(
+                f"entry {entry_id} cannot be undone, nothing was changed: "
+                + ", ".join(read_only[:5])
+                + (f" and {len(read_only) - 5} more" if len(read_only) > 5 else "")
+                + (" is" if len(read_only) == 1 else " are")
+                + " read-only (permissions that do not let the indexer change it)"
+            )
+        if not plans and not conflicts:
+            conflicts = [f"{target.rel} (already undone)" for target in targets]
+        if conflicts:
+            raise ConflictError(
+                f"entry {entry_id} cannot be undone, nothing was changed: "
+                + "; ".join(conflicts[:5])
+                + (f" and {len(conflicts) - 5} more" if len(conflicts) > 5 else "")
+            )
+        results = _undo_all(vault, plans, entry_id, dry_run)
+    if not dry_run:  # an *.assets/ folder the entry's files were all that was in goes too
+        for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.in_assets}.values():
+            remove_emptied_folder(vault.sandbox, target)
+        undone_files = [(t.rel, latest, before, first) for t, _, latest, before, first in plans]
+        move_leftovers.after_undo(vault.sandbox, lang, undone_files)
+    return {"entry_id": entry_id, "dry_run": dry_run, "files": results}
+
+
+def _undo_all(vault: Vault, plans: list[_Plan], entry_id: str, dry_run: bool) -> list[dict]:
+    """Undo each plan (an image before its note, whose folder then goes; a file moved
+    by the entry renamed back, ``undo_moves``); their results in the plans' order. A
+    disk error midway puts back what was undone, and is said of the file it hit."""
+    paired = {} if dry_run else undo_moves.pairs(plans)
+    results: dict[int, dict] = {}
+    done: list[int] = []  # in the order undone
+    index = len(plans) - 1
+    try:
+        with undo_moves.FolderSyncs() as syncs:
+            for index in reversed(range(len(plans))):
+                other = paired.get(index)
+                if index in results:
+                    continue
+                if other is None:
+                    results[index] = _undo_one(vault, plans[index], entry_id, dry_run)
+                    done.append(index)
+                    continue
+                home, away = (index, other) if plans[index][1] is None else (other, index)
+                back = undo_moves.move_back(vault, plans[home], plans[away], entry_id, syncs)
+                if back is None:  # (two file systems: written back, then deleted)
+                    index = home
+                    results[home] = _undo_one(vault, plans[home], entry_id, dry_run)
+                    done.append(home)
+                    index = away
+                    results[away] = _undo_one(vault, plans[away], entry_id, dry_run)
+                    done.append(away)
+                    continue
+                results[home], results[away] = back
+                done += [away, home]  # (put back in this order: the file is never absent)
+                if syncs.full:  # (once the results are kept: a failure puts them back)
+                    syncs.flush()
+            syncs.flush()
+    except BaseException as err:
+        for undone in done:
+            if "version" in results[undone]:
+                _put_back(vault, plans[undone], entry_id)
+        failed = plans[index][0].rel  # (the one it was undoing)
+        described = oserrors.describe(err) if isinstance(err, OSError) else None
+        if described is not None:  # said of which file (the entry has several)
+            described.message = f"{failed}: {described.message}"
+            described.args = (described.message,)
+            raise described from None
+        raise
+    return [results[i] for i in range(len(plans))]
+
+
+def _who(row: Version) -> str:
+    return f"{row.actor} in version {row.version}" + (f", {row.reason!r}" if row.reason else "")
+
+
+def _undo_target(
+    store: HistoryStore,
+    target: Target,
+    etag: str | None,
+    ours: Callable[[Version], bool],
+    undoes: Callable[[Version], bool | None],
+) -> tuple[Version, Version | None, Version] | str | None:
+    """(the entry's newest version of the file, the version to go back to: the newest
+    before the entry's run of versions ending there, None when the entry created the
+    file, the oldest of that run), or why the file cannot be undone, or None when an
+    undo of the entry already took its changes back (``undoes`` True; an undo that
+    failed midway was put back, ``undoes`` None, and counts for nothing). Else the file
+    must hold exactly the entry's newest version: changes made since and undone again
+    are fine, others are not."""
+    rows = newest_first(store, target)
+    later: Version | None = None
+    undone = False
+    put_back = 0  # put-backs met, newest first, each cancelling the next older undo
+    for row in rows:
+        if ours(row):
+            break
+        taken = undoes(row)
+        if taken is None:
+            put_back += 1
+        elif taken and put_back:
+            put_back -= 1
+        elif taken:
+            undone = True
+        later = later or row
+    else:
+        return "history no longer holds the entry's version"
+    if undone:
+        return None
+    if row.etag != etag:
+        return f"changed since by {_who(later)}" if later else "edited on disk since"
+    newest, oldest = row, row
+    for row in rows:
+        if not ours(row):
+            return newest, row, oldest
+        oldest = row
+    if oldest.prev_etag is None:
+        return newest, None, oldest
+    return "history no longer holds its text from before the entry"
+
+
+def _undo_one(vault: Vault, plan: _Plan, entry_id: str, dry_run: bool) -> dict:
+    target, current, latest, before, _ = plan
+    data = vault.recorder.content(before) if before is not None else None
+    result: dict[str, Any] = {
+        "path": target.rel,
+        "from_version": latest.version,
+        "to_version": None if before is None else before.version,
+        "deleted": data is None,
+        "unchanged": data == current,  # (as before the entry already: nothing to do)
+    }
+    if dry_run or data == current:
+        return result
+    change = Change(target.lang, target.rel, "restore" if data else "delete", current, data)
+    reason = UNDO_REASON + entry_id
+    with (
+        vault.sandbox.open(target) as place,
+        vault.recorder.changing([change], actor="tool", reason=reason) as pending,
+    ):
+        if data is not None:  # only over what was checked (see ``restore``)
+            place.commit(data, if_match=etag_or_absent(current))
+        elif place.dir_fd is not None:
+            if vault._existing_bytes(place) != current:
+                raise ConflictError(f"{target.rel} changed while the undo ran; nothing was changed")
+            os.unlink(place.name, dir_fd=place.dir_fd)
+            if target.is_note:
+                _remove_empty_folder(place.assets_name, place.dir_fd)
+    vault._notify(target)
+    if pending is not None:
+        result["version"] = pending.versions[(target.lang, target.rel)]
+    return result
+
+
+def _put_back(vault: Vault, plan: _Plan, entry_id: str) -> None:
+    """Best effort: give a file back the bytes it had before a failed undo."""
+    target, before, *_ = plan
+    try:
+        with vault.sandbox.open(target) as place:
+            now = vault._existing_bytes(place)
+            change = Change(target.lang, target.rel, "restore", now, before)
+            reason = f"{UNDO_REASON}{entry_id}{_PUT_BACK}"
+            with vault.recorder.changing([change], actor="tool", reason=reason):
+                if before is not None:
+                    place.commit(before)
+                elif now is not None and place.dir_fd is not None:
+                    os.unlink(place.name, dir_fd=place.dir_fd)
+        vault._notify(target)
+    except Exception:
+        log.exception("could not put %s back after a failed undo", target.rel)
+
+
+def _remove_empty_folder(name: str, dir_fd: int) -> None:
+    with suppress(OSError):
+        os.rmdir(name, dir_fd=dir_fd)
