@@ -47,8 +47,14 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_LOG_LEVEL": ("INFO", "log level: DEBUG logs one line per tool call (--log-level)"),
     "INDEXER_PROMPTS_DIR": ("", "folder of the prompt texts served over MCP (default: shipped)"),
     "INDEXER_MAX_FILE_BYTES": ("4194304", "largest file read or written through the tools"),
-    "INDEXER_ALLOWED_HOSTS": ("", "extra Host header values accepted, comma-separated"),
-    "INDEXER_ALLOWED_ORIGINS": ("", "extra Origin values accepted, comma-separated"),
+    "INDEXER_ALLOWED_HOSTS": (
+        "",
+        "extra Host values accepted, comma-separated: name (at the served port), name:port, name:*",
+    ),
+    "INDEXER_ALLOWED_ORIGINS": (
+        "",
+        "extra Origin values accepted, comma-separated: scheme://name[:port] (:* any port), null",
+    ),
     "INDEXER_ECHO_TOOL": ("0", "1 registers an `echo` tool, the floor of bench/mcp_latency.py"),
     "INDEXER_ONE_CPU": ("1", "1 keeps the server's threads on one CPU (0: the kernel moves them)"),
     "INDEXER_HISTORY_DAYS": ("90", "days every version is kept (older: the last 20 per file)"),
