@@ -278,10 +278,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"{sizes['history'] / sizes['vault']:.2f}x",
                 goal,
             ))  # fmt: skip
+    print_table(rows)
+    return 0
+
+
+def print_table(rows: list[tuple[str, str, str]]) -> None:
+    """``rows`` of (measure, result, goal) as a Markdown table (``undo_bench`` too)."""
     print("| measure | result | goal |\n|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
-    return 0
 
 
 if __name__ == "__main__":

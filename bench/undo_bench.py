@@ -29,7 +29,7 @@ from fastmcp import Client
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from helpers.indexer_process import start_indexer
 
-from bench.history_bench import setup
+from bench.history_bench import print_table, setup
 from shared.workspace import Workspace
 
 ENTRY = "bench1"
@@ -120,9 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                     f" ({times['fsync_s']:.2f} s)",
                     "≤ 0.1",
                 ))  # fmt: skip
-    print("| measure | result | goal |\n|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_table(rows)
     return 0
 
 

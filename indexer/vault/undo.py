@@ -32,6 +32,7 @@ from indexer.vault.history.store import Change, HistoryStore, Version
 from indexer.vault.recording import UNDO_REASON
 from indexer.vault.sandbox import Target
 from indexer.vault.timeline import etag_or_absent, newest_first
+from indexer.vault.undo_moves import Plan
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -46,10 +47,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("indexer.vault")
 _PUT_BACK = " failed; put back"  # the reason's end on a file a failed undo gave back
-# A file of an entry to undo: its target, its bytes as checked, the entry's newest version
-# of it, the version to go back to (None: the entry made the file), and the entry's
-# oldest version of it (how the file came there: a write, or a move from where).
-_Plan = tuple[Target, bytes | None, Version, Version | None, Version]
 
 
 def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
@@ -73,7 +70,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             return True
         return None if row.reason == UNDO_REASON + entry_id + _PUT_BACK else False
 
-    plans: list[_Plan] = []
+    plans: list[Plan] = []
     conflicts: list[str] = []
     with vault.locked(targets):
         # Each file is opened while it is checked, and again while it is changed (the
@@ -119,7 +116,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     return {"entry_id": entry_id, "dry_run": dry_run, "files": results}
 
 
-def _undo_all(vault: Vault, plans: list[_Plan], entry_id: str, dry_run: bool) -> list[dict]:
+def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> list[dict]:
     """Undo each plan (an image before its note, whose folder then goes; a file moved
     by the entry renamed back, ``undo_moves``); their results in the plans' order. A
     disk error midway puts back what was undone, and is said of the file it hit."""
@@ -215,7 +212,7 @@ def _undo_target(
     return "history no longer holds its text from before the entry"
 
 
-def _undo_one(vault: Vault, plan: _Plan, entry_id: str, dry_run: bool) -> dict:
+def _undo_one(vault: Vault, plan: Plan, entry_id: str, dry_run: bool) -> dict:
     target, current, latest, before, _ = plan
     data = vault.recorder.content(before) if before is not None else None
     result: dict[str, Any] = {
@@ -247,7 +244,7 @@ def _undo_one(vault: Vault, plan: _Plan, entry_id: str, dry_run: bool) -> dict:
     return result
 
 
-def _put_back(vault: Vault, plan: _Plan, entry_id: str) -> None:
+def _put_back(vault: Vault, plan: Plan, entry_id: str) -> None:
     """Best effort: give a file back the bytes it had before a failed undo."""
     target, before, *_ = plan
     try:

@@ -34,8 +34,9 @@ from shared.errors import ConflictError
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
-# As ``undo``'s: target, bytes as checked, the entry's newest version, the one to go back
-# to (None: the entry made the file), the entry's oldest.
+# A file of an entry to undo: its target, its bytes as checked, the entry's newest version
+# of it, the version to go back to (None: the entry made the file), and the entry's
+# oldest version of it (how the file came there: a write, or a move from where).
 Plan = tuple[Target, bytes | None, Version, Version | None, Version]
 MAX_OPEN_FOLDERS = 32  # folders held open to sync at once (descriptors are few)
 
