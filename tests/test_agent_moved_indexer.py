@@ -17,6 +17,7 @@ answer was lost may have been made.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import os
@@ -45,9 +46,11 @@ class Moving:
     """A real indexer reached through ``proxy``, whose port the URL file names, until
     ``restart_elsewhere`` (run by the proxy at a chosen request) moves it."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, running: RunningIndexer | None = None) -> None:
         self.workspace = workspace
-        self.running: RunningIndexer = start_indexer(workspace)
+        self.running: RunningIndexer = running or start_indexer(workspace)
+        self.own = running is None  # (a module's indexer, shared, is never stopped here)
+        self.folder = "memories"  # the memory tool's, in the vault
         self.proxy = McpProxy(self.running.url)
         self.restarts = 0
         url_file = workspace / "indexer.mcp.url"  # (as the server writes it: a rename)
@@ -77,12 +80,39 @@ class Moving:
 
     def stop(self) -> None:
         self.proxy.stop()
-        self.running.stop()
+        if self.own:
+            self.running.stop()
 
 
 @pytest.fixture
 def moving(tmp_path: Path) -> Iterator[Moving]:
+    """An indexer of the test's own, which the test restarts elsewhere."""
     served = Moving(tmp_path / "ws")
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    """The module's indexer, for the tests that only close the stand-in's port."""
+    running = start_indexer(tmp_path_factory.mktemp("module") / "ws")
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+_folders = itertools.count()
+
+
+@pytest.fixture
+def cut(shared: RunningIndexer) -> Iterator[Moving]:
+    """A stand-in of the test's own for the module's indexer (never restarted: only
+    its port closes), the URL file naming it, and a memory folder of the test's own."""
+    served = Moving(shared.workspace, shared)
+    served.folder = f"m{next(_folders):03d}"
     try:
         yield served
     finally:
@@ -91,6 +121,10 @@ def moving(tmp_path: Path) -> Iterator[Moving]:
 
 def settings_of(moving: Moving) -> ClientSettings:
     return ClientSettings(workspace=moving.workspace, tz=UTC)
+
+
+def memory_tool(moving: Moving) -> VaultMemoryTool:
+    return VaultMemoryTool("en", folder=moving.folder, settings=settings_of(moving))
 
 
 def memory(tool: VaultMemoryTool, **inp: Any) -> str:
@@ -158,10 +192,10 @@ async def test_a_call_whose_answer_was_lost_is_made_again_only_if_it_reads(
     assert text.endswith(f"\n# A\n{landed}") and text.count("appended") == (1 if landed else 0)
 
 
-async def test_the_read_only_tools_are_those_the_indexer_marks_so(moving: Moving) -> None:
+async def test_the_read_only_tools_are_those_the_indexer_marks_so(shared: RunningIndexer) -> None:
     """``READ_ONLY_TOOLS`` (made again after a lost answer) are the tools the indexer
     marks ``readOnlyHint``: a tool that changes something is never among them."""
-    async with moving.running.client() as client:
+    async with shared.client() as client:
         tools = await client.list_tools()
     marked = {t.name for t in tools if t.annotations and t.annotations.read_only_hint}
     assert marked == READ_ONLY_TOOLS
@@ -248,29 +282,29 @@ MADE: dict[str, tuple[list[str], str | None]] = {
     ],
 )
 def test_a_change_refused_before_it_was_sent_is_said_to_be_unchanged(
-    moving: Moving, command: str, cut_at: str | None, then: str | None
+    cut: Moving, command: str, cut_at: str | None, then: str | None
 ) -> None:
     """The indexer's port closes in the middle of a memory-tool change, no new start
     named (nothing to make it again on). A change none of whose requests connected was
     not made: the model is told "nothing was changed" (it was told the change "may or
     may not have been made" though not a byte of it left); one whose request went out
     and whose answer was lost may have landed (here it had): the model is told so."""
-    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    tool = memory_tool(cut)
     try:
         memory(tool, command="create", path="/memories/m.md", file_text="one\n")
-        writes = moving.proxy.calls("write")
-        cut_after(moving, cut_at, then)
+        writes = cut.proxy.calls("write")
+        cut_after(cut, cut_at, then)
         text, is_error = outcome(tool, {"command": command, **CHANGES[command]})
     finally:
         tool.close()
     made = then == DROP
-    assert moving.restarts == 0 and is_error, text
+    assert cut.restarts == 0 and is_error, text
     maybe = "its change may or may not have been made: view the path before trying again"
     said = maybe if made else "nothing was changed"
     offline = "indexer_offline: the memory store (the vault indexer) is offline"
     assert f"{offline}; {said}. Try again later." == str(text), text
-    assert moving.proxy.calls("write") == writes + (1 if made and cut_at == "write" else 0)
-    folder = vault_dir(moving.running, "en") / "memories"
+    assert cut.proxy.calls("write") == writes + (1 if made and cut_at == "write" else 0)
+    folder = vault_dir(cut.running, "en") / cut.folder
     names, body = MADE[command] if made else (["m.md"], "one\n")
     assert sorted(p.name for p in folder.iterdir()) == names
     if body is not None:
@@ -280,7 +314,7 @@ def test_a_change_refused_before_it_was_sent_is_said_to_be_unchanged(
 @pytest.mark.parametrize("refusal", ["busy", "session gone"])
 @pytest.mark.parametrize(("command", "refused_tool"), [("create", "write"), ("delete", "delete")])
 def test_a_change_refused_unread_then_offline_is_said_to_be_unchanged(
-    moving: Moving, refusal: str, command: str, refused_tool: str
+    cut: Moving, refusal: str, command: str, refused_tool: str
 ) -> None:
     """The indexer refuses a change's request unread (busy at its cap: a 503; or a
     session it no longer knows: a 404), then its port closes before the client asks
@@ -292,22 +326,22 @@ def test_a_change_refused_unread_then_offline_is_said_to_be_unchanged(
     def answer(seen: Seen) -> Reply | None:
         if seen.tool != refused_tool:
             return None
-        moving.proxy.answer = lambda seen: None
-        moving.proxy.close_port()
+        cut.proxy.answer = lambda seen: None
+        cut.proxy.close_port()
         return reply
 
-    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    tool = memory_tool(cut)
     try:
         memory(tool, command="create", path="/memories/m.md", file_text="one\n")
-        asked = moving.proxy.calls(refused_tool)
-        moving.proxy.answer = answer
+        asked = cut.proxy.calls(refused_tool)
+        cut.proxy.answer = answer
         text, is_error = outcome(tool, {"command": command, **CHANGES[command]})
     finally:
         tool.close()
     offline = "indexer_offline: the memory store (the vault indexer) is offline"
     assert is_error and str(text) == f"{offline}; nothing was changed. Try again later.", text
-    assert moving.proxy.calls(refused_tool) == asked + 1
-    folder = vault_dir(moving.running, "en") / "memories"
+    assert cut.proxy.calls(refused_tool) == asked + 1
+    folder = vault_dir(cut.running, "en") / cut.folder
     assert sorted(p.name for p in folder.iterdir()) == ["m.md"]
 
 
