@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable
 
 from indexer.index import reconcile
+from indexer.index.batch_sync import sync_files
 from indexer.index.befores import Befores
 from indexer.index.connections import Connections
 from indexer.index.reconcile import ReconcileStats
@@ -62,8 +63,7 @@ class ChangeSync:
         told: Told = []
         try:
             with self._db.write() as conn:
-                for lang, rel in batch:
-                    reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+                sync_files(conn, self.workspace, batch, stats)
                 changed = set(stats.changed)
                 for lang, rel in [*stats.changed, *(key for key in batch if key not in changed)]:
                     etag = batch.get((lang, rel))
@@ -111,12 +111,12 @@ class ChangeSync:
             return
         stats = ReconcileStats(befores=self._befores())
         with self._db.write() as conn:
-            for lang, rel in sorted(files):
-                self._stop_if_closing()
-                reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+            keys = sorted(files)
             for lang, folder in sorted(folders):
                 self._stop_if_closing()
-                self._sync_folder(conn, lang, folder, stats)
+                keys += self._folder_keys(conn, lang, folder, stats)
+            # (a folder moved: its notes' rows re-keyed, not made anew)
+            sync_files(conn, self.workspace, keys, stats, self._stop_if_closing)
         self._seen_links(stats)
         for lang, path, reason in stats.invalid:
             log.warning("%s/%s: %s", lang, path, reason)
@@ -148,10 +148,10 @@ class ChangeSync:
                     differing.add((lang, rel))
         return differing
 
-    def _sync_folder(
+    def _folder_keys(
         self, conn: sqlite3.Connection, lang: str, folder: str, stats: ReconcileStats
-    ) -> None:
-        """Every note below ``folder`` (rows and files) whose stat differs is synced."""
+    ) -> list[Key]:
+        """The notes below ``folder`` (rows and files) whose stat differs from their row."""
         rows = {
             (lang, path): (size, mtime, ctime)
             for path, size, mtime, ctime in conn.execute(
@@ -161,12 +161,10 @@ class ChangeSync:
             )
         }
         kept_out: set[str] = set()
+        keys = []
         for f in reconcile.walk_notes(self.workspace, lang, folder, kept_out):
             stats.linked[(lang, f.rel)] = f.linked
             if rows.pop((lang, f.rel), None) != f.signature:
-                self._stop_if_closing()
-                reconcile.sync_file(conn, self.workspace, lang, f.rel, stats)
+                keys.append((lang, f.rel))
         reconcile.keep_below(rows, lang, kept_out)  # (made unreadable: not gone)
-        for _, rel in rows:
-            self._stop_if_closing()
-            reconcile.sync_file(conn, self.workspace, lang, rel, stats)
+        return keys + list(rows)

@@ -4,7 +4,9 @@ Never fails on content: a file whose frontmatter cannot be read is indexed with 
 whole text as the body and the reason kept in ``problem`` (the file is not touched).
 The FTS inputs are derived from the stored row by ``fts_values``/``trigram_value`` and
 nothing else, because contentless FTS5 tables need the very same values to delete a
-row: change what they compute and you must bump ``index_schema.SCHEMA_VERSION``.
+row: change what they compute and you must bump ``index_schema.SCHEMA_VERSION``. A
+row depends on the file's path only through its name (a fallback title, a text file's
+type): ``batch_sync`` re-keys the row of a file moved with the same name and bytes.
 """
 
 from __future__ import annotations

@@ -181,7 +181,7 @@ def read_note(workspace: Workspace, lang: str, rel: str) -> tuple[bytes, os.stat
 
 # -- row writes (caller holds the write lock and a transaction) -----------------------
 
-_SELECT_OLD = (
+SELECT_OLD = (
     "SELECT id, lang, title, tags, body, frontmatter, head, joined, size, mtime_ns, hash,"
     " ctime_ns FROM notes WHERE lang = ? AND path = ?"
 )
@@ -251,7 +251,7 @@ def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
     conn.execute("DELETE FROM notes WHERE id = ?", (rowid,))
 
 
-def _keep_before(conn: sqlite3.Connection, stats: ReconcileStats, rel: str, old: tuple) -> None:
+def keep_before(conn: sqlite3.Connection, stats: ReconcileStats, rel: str, old: tuple) -> None:
     """The text of a row about to be replaced or removed, for history (``befores``),
     kept in the transaction that replaces it (``kept_texts``: it survives a kill)."""
     if stats.befores is not None:
@@ -265,12 +265,25 @@ def sync_file(
     conn: sqlite3.Connection, workspace: Workspace, lang: str, rel: str, stats: ReconcileStats
 ) -> None:
     """Make the row of ``lang``/``rel`` match the disk: upsert, touch, remove or nothing."""
-    old = conn.execute(_SELECT_OLD, (lang, rel)).fetchone()
+    old = conn.execute(SELECT_OLD, (lang, rel)).fetchone()
     got = read_note(workspace, lang, rel) if is_note_path(rel) else None
+    sync_read(conn, lang, rel, old, got, stats)
+
+
+def sync_read(
+    conn: sqlite3.Connection,
+    lang: str,
+    rel: str,
+    old: tuple | None,
+    got: tuple[bytes, os.stat_result] | None,
+    stats: ReconcileStats,
+) -> None:
+    """``sync_file`` once its row (``SELECT_OLD``) and file (``read_note``) were read,
+    under the write lock."""
     stats.linked[(lang, rel)] = got is not None and got[1].st_nlink > 1
     if got is None:
         if old is not None:
-            _keep_before(conn, stats, rel, old)
+            keep_before(conn, stats, rel, old)
             delete_row(conn, old)
             stats.removed += 1
             stats.changed.append((lang, rel))
@@ -291,7 +304,7 @@ def sync_file(
         stats.unchanged += 1
         return
     if old is not None:
-        _keep_before(conn, stats, rel, old)
+        keep_before(conn, stats, rel, old)
         delete_row(conn, old)
         insert_rows(conn, [(f, row)], old[0])
         stats.updated += 1

@@ -358,11 +358,17 @@ class NoteIndex:
         """A tool call wrote, appended or deleted ``lang``/``relpath`` (a write leaving
         ``etag``): sync it before returning (concurrent calls share one transaction:
         ``tool_changes``)."""
-        if self._db.writer is None or not reconcile.is_note_path(relpath):
+        self.notes_changed([(lang, relpath, etag)])
+
+    def notes_changed(self, changes: list[tuple[str, str, str | None]]) -> None:
+        """``note_changed`` of many files in one transaction (a folder moved, an entry
+        undone: a row whose file only moved is re-keyed, ``batch_sync``)."""
+        wanted = {(lang, rel): etag for lang, rel, etag in changes if reconcile.is_note_path(rel)}
+        if self._db.writer is None or not wanted:
             return
         if self._watcher is not None:
-            self._watcher.tools_changed(lang, relpath)
-        self._tool.changed((lang, relpath), etag)
+            self._watcher.tools_changed_all(list(wanted))
+        self._tool.changed_all(wanted)
 
     def note_appended(self, lang: str, relpath: str, etag: str) -> None:
         """A tool call appended to ``lang``/``relpath`` (leaving ``etag``): sync it before

@@ -79,10 +79,15 @@ class ToolChanges:
         """Index ``key`` now; returns once that is committed (by us or a leader).
         ``etag``: what the tool left there (None: gone, or not told), to tell an outside
         change made in the meantime from the tool's own."""
+        self.changed_all({key: etag})
+
+    def changed_all(self, changes: dict[Key, str | None]) -> None:
+        """Index every key of ``changes`` (key: etag, as ``changed`` takes them) now, in
+        one transaction: a folder moved or an entry undone commits once, not per file."""
         with self._queue_lock:
             self._writes_queued += 1
             ticket = self._writes_queued
-            self._writes[key] = etag
+            self._writes.update(changes)
         told: Told = []
         with self._commit_lock:
             if self._writes_done < ticket:

@@ -146,15 +146,21 @@ class VaultWatcher:
         """A tool changed ``rel`` (and made its folders, maybe, and the vault at its first
         write: ``(lang, "")``): the index has it already, so their events are not a
         change the index is catching up with."""
-        folders = ["", *rel.split("/")[:-1]]
+        self.tools_changed_all([(lang, rel)])
+
+    def tools_changed_all(self, keys: list[tuple[str, str]]) -> None:
+        """``tools_changed`` for each (lang, rel) of one call (a folder moved): the
+        expired entries are dropped once, not once per file."""
         now = time.monotonic()
         with self._cond:
             if len(self._tools) > 4 * BULK_FILES:
                 self._tools = {key: until for key, until in self._tools.items() if until > now}
             until = now + TOOLS_SECONDS
-            self._tools[(lang, rel)] = until
-            for end in range(1, len(folders) + 1):
-                self._tools[(lang, "/".join(folders[1:end]))] = until
+            for lang, rel in keys:
+                folders = rel.split("/")[:-1]
+                self._tools[(lang, rel)] = until
+                for end in range(len(folders) + 1):
+                    self._tools[(lang, "/".join(folders[:end]))] = until
 
     def catching_up(self) -> bool:
         """Whether the watcher heard a folder change (created, moved in, deleted) or many

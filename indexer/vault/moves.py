@@ -14,7 +14,8 @@ file whose name stays (moved to another folder) keeps its spelling on disk (NFD)
 
 History gets, for each file moved, a version with op ``move`` on the old path (the
 file is gone from there, ``moved_to``) and one on the new path (its bytes there,
-``moved_from``), all in one batch; listeners (the index) hear both paths.
+``moved_from``), all in one batch; listeners (the index) hear both paths, every file's
+together (the index syncs them in one transaction, a moved note's row re-keyed).
 
 Locks: every file involved (old and new paths) is locked before anything is read, in
 the vault's one global order; the files are listed before locking and again after,
@@ -147,8 +148,7 @@ def _move_oversized(vault: Vault, source: Target, dest: Target, if_match: str | 
             os.unlink(src.name, dir_fd=src.dir_fd)
         os.fsync(dst_fd)
         os.fsync(src.dir_fd)
-    vault._notify(source)
-    vault._notify(dest)
+    vault._notify_all([source, dest])
     return {"path": source.rel, "new_path": dest.rel, "etag": etag}
 
 
@@ -233,8 +233,7 @@ def _move_file_locked(
         os.fsync(src.dir_fd)
     if file_kind(source) == "asset":
         remove_emptied_folder(vault.sandbox, source)
-    vault._notify(source)
-    vault._notify(dest)
+    vault._notify_all([source, dest])
     return {"path": source.rel, "new_path": dest.rel, "etag": fsops.etag_of(after)}
 
 
@@ -356,9 +355,7 @@ def _move_folder_locked(
         except BaseException:  # (a read-only folder, a full disk): the move is taken back
             _move_back(vault, src, dst, dst_fd, rewritten)
             raise
-    for item in moved:
-        vault._notify(item.old)
-        vault._notify(item.new)
+    vault._notify_all(target for item in moved for target in (item.old, item.new))
     return {"path": source.rel, "new_path": dest.rel, "etag": None, "files": len(moved)}
 
 

@@ -119,8 +119,10 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
 def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> list[dict]:
     """Undo each plan (an image before its note, whose folder then goes; a file moved
     by the entry renamed back, ``undo_moves``); their results in the plans' order. A
-    disk error midway puts back what was undone, and is said of the file it hit."""
+    disk error midway puts back what was undone, and is said of the file it hit. The
+    files changed are told to the index together (``told``), in one transaction."""
     paired = {} if dry_run else undo_moves.pairs(plans)
+    told: list[Target] = []
     results: dict[int, dict] = {}
     done: list[int] = []  # in the order undone
     index = len(plans) - 1
@@ -131,17 +133,17 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
                 if index in results:
                     continue
                 if other is None:
-                    results[index] = _undo_one(vault, plans[index], entry_id, dry_run)
+                    results[index] = _undo_one(vault, plans[index], entry_id, dry_run, told)
                     done.append(index)
                     continue
                 home, away = (index, other) if plans[index][1] is None else (other, index)
-                back = undo_moves.move_back(vault, plans[home], plans[away], entry_id, syncs)
+                back = undo_moves.move_back(vault, plans[home], plans[away], entry_id, syncs, told)
                 if back is None:  # (two file systems: written back, then deleted)
                     index = home
-                    results[home] = _undo_one(vault, plans[home], entry_id, dry_run)
+                    results[home] = _undo_one(vault, plans[home], entry_id, dry_run, told)
                     done.append(home)
                     index = away
-                    results[away] = _undo_one(vault, plans[away], entry_id, dry_run)
+                    results[away] = _undo_one(vault, plans[away], entry_id, dry_run, told)
                     done.append(away)
                     continue
                 results[home], results[away] = back
@@ -150,6 +152,7 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
                     syncs.flush()
             syncs.flush()
     except BaseException as err:
+        vault._notify_all(told)  # (what was undone; each put-back tells its own)
         for undone in done:
             if "version" in results[undone]:
                 _put_back(vault, plans[undone], entry_id)
@@ -160,6 +163,7 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
             described.args = (described.message,)
             raise described from None
         raise
+    vault._notify_all(told)
     return [results[i] for i in range(len(plans))]
 
 
@@ -212,7 +216,8 @@ def _undo_target(
     return "history no longer holds its text from before the entry"
 
 
-def _undo_one(vault: Vault, plan: Plan, entry_id: str, dry_run: bool) -> dict:
+def _undo_one(vault: Vault, plan: Plan, entry_id: str, dry_run: bool, told: list[Target]) -> dict:
+    """Undo one file by writing (or deleting) it; it is added to ``told``."""
     target, current, latest, before, _ = plan
     data = vault.recorder.content(before) if before is not None else None
     result: dict[str, Any] = {
@@ -238,7 +243,7 @@ def _undo_one(vault: Vault, plan: Plan, entry_id: str, dry_run: bool) -> dict:
             os.unlink(place.name, dir_fd=place.dir_fd)
             if target.is_note:
                 _remove_empty_folder(place.assets_name, place.dir_fd)
-    vault._notify(target)
+    told.append(target)
     if pending is not None:
         result["version"] = pending.versions[(target.lang, target.rel)]
     return result

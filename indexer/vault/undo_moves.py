@@ -103,10 +103,11 @@ def pairs(plans: list[Plan]) -> dict[int, int]:
 
 
 def move_back(
-    vault: Vault, home: Plan, away: Plan, entry_id: str, syncs: FolderSyncs
+    vault: Vault, home: Plan, away: Plan, entry_id: str, syncs: FolderSyncs, told: list[Target]
 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """Rename the file of ``away`` (its new place) back to ``home`` (its old one), as
-    undo of both; their results as ``undo`` gives them. None, with nothing done, when
+    undo of both; their results as ``undo`` gives them, both paths added to ``told``
+    (the index hears the whole undo's files at once). None, with nothing done, when
     the two places are on two file systems now (a disk mounted in the vault since the
     move: no rename goes between them; each file is undone on its own)."""
     target, _, latest, before, _ = home
@@ -144,8 +145,7 @@ def move_back(
                 os.rmdir(src.assets_name, dir_fd=src.dir_fd)
         syncs.add(src.dir_fd)
         syncs.add(dst_fd)
-    vault._notify(there)
-    vault._notify(target)
+    told += [there, target]
     away_result = _result(there, there_latest, None, gone=True)
     home_result = _result(target, latest, before, gone=False)
     if pending is not None:

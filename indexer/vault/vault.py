@@ -27,7 +27,6 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Protocol
 
 from indexer.vault import (
     contents,
@@ -37,6 +36,7 @@ from indexer.vault import (
     moves,
     outside,
     reading,
+    telling,
     timeline,
     undo,
 )
@@ -54,6 +54,7 @@ from indexer.vault.reading import (
 )
 from indexer.vault.recording import Recorder, check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
+from indexer.vault.telling import ChangeListener, IndexSync
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -64,17 +65,7 @@ from shared.errors import (
 from shared.utf8 import NOT_UTF8_TEXT, check_text, is_utf8
 
 log = logging.getLogger("indexer.vault")
-ChangeListener = Callable[[str, str], None]
 Clock = Callable[[], datetime]
-
-
-class IndexSync(Protocol):
-    """The index's side of the tools' changes: a change is indexed before the call
-    returns; an append may be indexed later, but before anything reads the index."""
-
-    def note_changed(self, lang: str, relpath: str, etag: str | None = None) -> None: ...
-
-    def note_appended(self, lang: str, relpath: str, etag: str) -> None: ...
 
 
 WRITE_ATTEMPTS = 3  # a write without if_match, over a file another program keeps saving
@@ -468,23 +459,16 @@ class Vault:
         left: str | None = None,
     ) -> None:
         """Tell the index, then the listeners, that ``rel`` (default: the target) changed
-        (``appended``: by an append, which left this etag; ``left``: a write left it);
-        their failure must not turn a done change into an error."""
+        (``telling.tell``: ``appended`` by an append, which left this etag; ``left``: a
+        write left it)."""
         rel = target.rel if rel is None else rel
-        index = self.index_sync
-        if index is not None:
-            try:
-                if appended is None:
-                    index.note_changed(target.lang, rel, left)
-                else:
-                    index.note_appended(target.lang, rel, appended)
-            except Exception:
-                log.exception("the index failed to take the change of %s:%s", target.lang, rel)
-        for listener in self.listeners:
-            try:
-                listener(target.lang, rel)
-            except Exception:
-                log.exception("change listener failed for %s:%s", target.lang, rel)
+        index, listeners = self.index_sync, self.listeners
+        telling.tell(index, listeners, target.lang, rel, appended=appended, left=left)
+
+    def _notify_all(self, targets: Iterable[Target]) -> None:
+        """Tell of many files one call changed, together (``telling.tell_all``)."""
+        keys = [(target.lang, target.rel) for target in targets]
+        telling.tell_all(self.index_sync, self.listeners, keys)
 
     def _check_size(self, size: int) -> None:
         contents.check_size(size, self.max_file_bytes)
