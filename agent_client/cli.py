@@ -134,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=VALUE",
         help="set a frontmatter key; VALUE is read as YAML: 5 is a number, true a "
-        "boolean, anything else (a date too) text; repeatable",
+        "boolean, tags=[a, b] a list (tags and aliases), anything else (a date too) "
+        "text; repeatable",
     )
     edit.add_argument(
         "--unset", action="append", default=[], metavar="KEY", help="remove a frontmatter key"
@@ -402,14 +403,26 @@ def _print_notice(notice: SystemNotice, as_json: bool) -> None:
         print(for_terminal(reason, sys.stderr), file=sys.stderr)
 
 
-def frontmatter_value(text: str) -> Any:
+def frontmatter_value(text: str, key: str = "") -> Any:
     """A ``--set`` value as the server reads frontmatter: ``5`` a number, ``true`` a
     boolean; anything else stays the text typed (``yes``, ``010``, a date too: the note
-    keeps what was written)."""
+    keeps what was written). For ``tags`` and ``aliases``, lists, a list in brackets
+    (``[a, b]``) is that list: as text, the server would split it at its commas into the
+    tags ``[a`` and ``b]``."""
     value = scalar_value(text)
+    if key in _LIST_KEYS and text.lstrip().startswith("[") and _plain_list(value):
+        return value
     if isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value)):
         return value
     return text
+
+
+_LIST_KEYS = frozenset({"tags", "aliases"})
+
+
+def _plain_list(value: Any) -> bool:
+    """Whether ``value`` is a list of texts and whole numbers (no dates, maps, nulls)."""
+    return isinstance(value, list) and all(isinstance(item, str | int) for item in value)
 
 
 def _action(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
@@ -422,7 +435,7 @@ def _action(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
             key, sep, value = item.partition("=")
             if not sep or not key.strip():
                 raise ValueError(f"--set wants KEY=VALUE, not {item!r}")
-            frontmatter[key.strip()] = frontmatter_value(value)
+            frontmatter[key.strip()] = frontmatter_value(value, key.strip())
         frontmatter.update({key: None for key in args.unset})
         body = _text(args.body) if args.body is not None else None
         action = EditAction(lang, args.path, body=body, frontmatter=frontmatter or None)

@@ -339,6 +339,32 @@ def test_set_reads_values_as_yaml_scalars(
     assert meta["due"] == "2026-12-01" and meta["owner"] == "me"
 
 
+def test_set_reads_a_list_in_brackets_for_tags_and_aliases(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--set tags=[a, b]`` sets two tags (as text, the server split it at its comma
+    into ``[a`` and ``b]``); another key, or a list of more than texts, keeps the text."""
+    common = ("--workspace", str(server.workspace), "--lang", "ko-set")
+    assert run(capsys, "remember", *common, "--title", "고양이", "참치를 좋아함")[0] == 0
+    note = server.workspace / "memory/languages/ko-set/vault/items/고양이.md"
+    code, _, err = run(
+        capsys,
+        "edit",
+        *common,
+        "items/고양이.md",
+        *("--set", "tags=[동물, 고양이]", "--set", "aliases=[Cat, 猫]"),
+        *("--set", "title=[a, b]"),
+    )
+    assert code == 0, err
+    meta = parse_frontmatter(note.read_text())[0]
+    assert meta["tags"] == ["동물", "고양이"] and meta["aliases"] == ["Cat", "猫"]
+    assert meta["title"] == "[a, b]"
+    assert frontmatter_value("[동물, 고양이]", "tags") == ["동물", "고양이"]
+    assert frontmatter_value("[a, b]", "title") == "[a, b]"
+    for odd in ("[2026-12-01]", "[a, [b]]", "[a, null]", "a, b"):
+        assert frontmatter_value(odd, "tags") == odd
+
+
 def test_search_pages_with_offset(
     server: RunningIndexer, capsys: pytest.CaptureFixture[str]
 ) -> None:

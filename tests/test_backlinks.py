@@ -92,6 +92,20 @@ def test_a_folder_move_and_names_in_any_script(vault: Vault) -> None:
     ).read_text() == "[[pets/猫 笔记|猫]] and [d](../pets/dog.md)\n"
 
 
+def test_a_link_written_as_obsidian_writes_it_follows_the_move(vault: Vault) -> None:
+    """Obsidian encodes a link's spaces and keeps its letters (``猫%20笔记.md``): the
+    note holding it is found (the name is in it neither as typed nor encoded in full),
+    and its link keeps that style."""
+    vault.write("en", "items/猫 笔记.md", "# 猫\n")
+    put(vault, "notes/n.md", "见 [猫](../items/猫%20笔记.md) 和 ![图](../items/猫%20笔记.md)\n")
+    seen(vault)
+    moved = vault.move("en", "items/猫 笔记.md", "pets/猫#1 笔记.md")
+    assert moved["relinked"] == ["notes/n.md"]
+    assert (vault_dir(vault) / "notes/n.md").read_text() == (
+        "见 [猫](../pets/猫%231%20笔记.md) 和 ![图](../pets/猫%231%20笔记.md)\n"
+    )
+
+
 def test_an_undo_of_the_moves_entry_puts_the_other_notes_back(vault: Vault) -> None:
     vault.write("en", "items/plan.md", "# Plan\n")
     vault.write("en", "notes/see.md", "# See\n\n[plan](../items/plan.md)\n")

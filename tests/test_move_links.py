@@ -422,3 +422,57 @@ def test_a_link_naming_no_file_from_its_folder_or_the_root_is_left_as_written(
     text = (root(vault) / "Archive/Old/Intro.md").read_text()
     assert "![A base](shot.png#interface)" in text
     assert "[views](../../Bases/Views.md)" in text
+
+
+@pytest.mark.parametrize("new", ["笔记/猫 图片 2.md", "笔记/猫#2 100%.md"])
+def test_a_move_keeps_the_letters_of_an_obsidian_style_link_readable(
+    vault: Vault, new: str
+) -> None:
+    """Obsidian writes a link with only its space encoded (``猫%20图片.md``); a move,
+    and a new name holding ``#`` or ``%``, encode what must be and leave the letters
+    as they were typed (they were percent-encoded in full: ``%E7%8C%AB...``)."""
+    vault.write("en", "d/猫 图片.md", "# 猫\n\n![小猫](猫%20图片.md.assets/小猫%201.png)\n")
+    image(vault, "d/猫 图片.md.assets/小猫 1.png")
+    vault.write("en", "d/索引.md", "# 索引\n\n[猫](猫%20图片.md) [Ю](<猫 图片.md>)\n")
+    vault.move("en", "d/猫 图片.md", new)
+    name = posixpath.basename(new)
+    spelled = name.replace("%", "%25").replace("#", "%23").replace(" ", "%20")
+    moved = (root(vault) / new).read_text()
+    assert f"![小猫]({spelled}.assets/小猫%201.png)" in moved
+    index = (root(vault) / "d/索引.md").read_text()
+    angled = spelled if "#" in name else name  # (once encoded, its space is too)
+    assert f"[猫](../笔记/{spelled}) [Ю](<../笔记/{angled}>)" in index
+    link = re.search(r"!\[小猫\]\(([^)]*)\)", moved)
+    assert link is not None
+    target = posixpath.join(posixpath.dirname(new), unquote(link.group(1)))
+    assert (root(vault) / target).read_bytes() == PNG
+
+
+def test_a_link_that_encoded_its_letters_stays_encoded_in_full(vault: Vault) -> None:
+    encoded = quote("猫 图片.md.assets/小猫.png")
+    vault.write("en", "d/猫 图片.md", f"# 猫\n\n![a]({encoded})\n")
+    image(vault, "d/猫 图片.md.assets/小猫.png")
+    vault.move("en", "d/猫 图片.md", "d/狗 图片.md")
+    text = (root(vault) / "d/狗 图片.md").read_text()
+    assert f"![a]({quote('狗 图片.md.assets/小猫.png')})" in text
+
+
+@pytest.mark.parametrize("char", ["\u3000", "\u00a0", "\u200e", "\u2028"])
+def test_invisible_characters_of_a_new_name_are_encoded_in_a_readable_link(
+    vault: Vault, char: str
+) -> None:
+    """A letter stays as typed; a space, a mark of direction or a line separator in
+    the new name is encoded (a reader would trim, drop or break on it)."""
+    text = moved_note("![i](a%20b.md.assets/猫.png)\n", "d/a b.md", f"d/x{char}猫.md")
+    assert text == f"![i](x{quote(char)}猫.md.assets/猫.png)\n"
+
+
+@pytest.mark.parametrize("name", ["می\u200cخواهم", "क्\u200dष", "👨\u200d💻"])
+def test_a_joiner_inside_a_word_stays_as_typed_in_a_readable_link(vault: Vault, name: str) -> None:
+    """Persian writes U+200C inside words, Devanagari and emoji join with U+200D: part
+    of the word, shown as the word, as the vault names the file."""
+    vault.write("en", "d/a b.md", "# a\n\n![i](a%20b.md.assets/p.png)\n")
+    image(vault, "d/a b.md.assets/p.png")
+    vault.move("en", "d/a b.md", f"d/{name} 2.md")
+    assert f"![i]({name}%202.md.assets/p.png)" in (root(vault) / f"d/{name} 2.md").read_text()
+    assert (root(vault) / f"d/{name} 2.md.assets/p.png").read_bytes() == PNG

@@ -287,6 +287,26 @@ def test_an_overview_line_shows_a_title_as_text_never_as_markup() -> None:
     assert "[Verify](https://evil.example/p)" in html
 
 
+def test_an_abstract_that_starts_as_a_list_item_stays_one_line_of_text() -> None:
+    """USER.md's first paragraph is a list (``- تفضيل: ...``), and so may be a note's:
+    its overview line read ``- - تفضيل``, a list nested in the line's own."""
+    from indexer.web.render import NoteRenderer
+
+    listed = [
+        Child("USER.md", "- تفضيل: يفضل المستخدم الإجابات القصيرة", "note", 4),
+        Child("b.md", "+ 高橋さんの好み", "note", 3),
+        Child("c.md", "1. שלב ראשון", "note", 2),
+        Child("d.md", "2) второй шаг", "note", 1),
+        Child("e.md", "-5 °C at night, 10.5 mm of rain", "note", 0),
+    ]
+    overview = fallback_overview("en", listed)
+    html = NoteRenderer().html("en", "", overview)
+    assert html.count("<ul") == 1 and "<ol" not in html and html.count("<li") == 5
+    for shown in ("- تفضيل", "+ 高橋さんの好み", "1. שלב ראשון", "2) второй шаг", "-5 °C"):
+        assert shown in html
+    assert "- -5 °C at night" in overview  # (no marker: left as it is)
+
+
 @pytest.mark.parametrize(
     ("body", "abstract"),
     [

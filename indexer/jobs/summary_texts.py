@@ -103,12 +103,17 @@ def english_fallback(lang: str, children: list[Child], abstract: str) -> bool:
 
 # What Markdown (or HTML in it) could read as syntax in a line of plain text.
 _MARKDOWN_SIGNS = re.compile(r"([\\`*_\[\]<>#!|~&])")
+# A list item's marker at the start (``- a``, ``+ a``, ``1. a``, ``2) a``): in an
+# overview's ``- `` line it would nest a list (a USER.md whose first paragraph is a list)
+_LIST_MARKER = re.compile(r"\A(?:[-+]|[0-9]{1,9}[.)])(?=[ \t]|\Z)")
 
 
 def markdown_text(text: str) -> str:
     """``text`` as Markdown that shows it as it is: a note's title or type in an overview
-    line never becomes a link, a heading, an HTML comment that hides the rest..."""
-    return _MARKDOWN_SIGNS.sub(r"\\\1", text)
+    line never becomes a link, a heading, an HTML comment that hides the rest, a list
+    inside the line's own..."""
+    escaped = _MARKDOWN_SIGNS.sub(r"\\\1", text)
+    return _LIST_MARKER.sub(lambda m: m[0][:-1] + "\\" + m[0][-1], escaped)
 
 
 def fallback_overview(lang: str, children: list[Child], shown: list[Child] | None = None) -> str:

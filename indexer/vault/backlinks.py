@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from indexer.vault.file_names import name_key
-from indexer.vault.links import relocate_note, relocate_prefix, rewrite_links
+from indexer.vault.links import readable_quote, relocate_note, relocate_prefix, rewrite_links
 from indexer.vault.relinking import Listings
 from shared.errors import ConflictError, VaultError
 
@@ -150,8 +150,9 @@ def relink_others(
     rewritten: list[str] = []
     skipped: list[dict] = []
     deadline = time.monotonic() + _SECONDS
-    # (as written, percent-encoded, and in NFD: typed on a Mac, copied from its files)
-    spellings = {name, quote(name), unicodedata.normalize("NFD", name)}
+    # (as written, percent-encoded in full or as Obsidian writes it, ``猫%20图片``, and
+    # in NFD: typed on a Mac, copied from its files)
+    spellings = {name, quote(name), readable_quote(name), unicodedata.normalize("NFD", name)}
     literals = {literal for spelling in spellings for literal in link_spellings(spelling)}
     for path in sorted(_holding(vault, lang, literals, deadline)):
         if move.moving(path) or move.arrived(path) or path.startswith("."):

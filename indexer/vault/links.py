@@ -11,11 +11,13 @@ dest``, and the ``src`` attribute of an HTML ``<img>`` tag; links in code are te
 left alone, as are absolute URLs, ``/rooted`` and ``#anchor`` links and links leaving
 the vault. A link is written back in its own style: percent-encoded if it was
 (or if its new path holds what a URL or Markdown reads otherwise: ``%``, ``#``,
-``&amp;``), with its ``./`` if it had one; a Markdown one in ``<...>`` if it was or needs
-to be (a space, unbalanced parentheses), an HTML attribute with HTML's escapes (its
-quote and ``&`` as entities). A link spelled in NFD names the file the vault names in
-NFC; one that is rewritten is written in NFC. Links in the frontmatter's string values
-are rewritten as values (``shared.frontmatter_edit``): the block stays valid YAML.
+``&amp;``), its letters of other scripts encoded only if it encoded such letters
+(``猫%20图片.md`` stays readable), with its ``./`` if it had one; a Markdown one in
+``<...>`` if it was or needs to be (a space, unbalanced parentheses), an HTML
+attribute with HTML's escapes (its quote and ``&`` as entities). A link spelled in NFD
+names the file the vault names in NFC; one that is rewritten is written in NFC. Links
+in the frontmatter's string values are rewritten as values (``shared.frontmatter_edit``):
+the block stays valid YAML.
 
 Obsidian's wikilinks and embeds, ``![[cat.md.assets/cat.png|200]]``, name a file as
 Obsidian resolves them: from the note's folder, else from the vault's root (``.md`` may
@@ -60,6 +62,9 @@ Edit = tuple[int, int, str]  # start, end, replacement
 _ONE_LINE = re.compile(r"[^\r\n\x85\u2028\u2029]+")
 _NOT_IN_WIKILINK = re.compile(r"[\[\]|#^\\\r\n]")  # (what ends a target, or no file holds)
 _NOT_ITSELF = re.compile(r"[%#?\\<>|`]|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_URL_SAFE = "/!$'()*+,;=:@~-._"  # (& may spell a reference)
+# A percent-encoded byte of a non-ASCII character's UTF-8: a link written wholly encoded
+_ENCODED_NON_ASCII = re.compile(r"%[89A-Fa-f][0-9A-Fa-f]")
 
 
 def rewrite_links(
@@ -240,7 +245,7 @@ def _moved_url(
     same_folder = posixpath.dirname(old_path) == posixpath.dirname(new_path)
     if not moving(composed) and not plain.startswith(("./", "../")) and rooted != ".":
         if moving(rooted):
-            return _written_url(relocate(rooted), plain, encoded) + qsep + query + sep + fragment
+            return _written_url(relocate(rooted), plain, link) + qsep + query + sep + fragment
         if exists(rooted) and not exists(composed):
             return None
         if not exists(composed) and not exists(rooted):
@@ -249,7 +254,7 @@ def _moved_url(
             # ``![](shot.png)`` for ``Attachments/shot.png``), wherever the note is.
             new_name = None if renamed is None else renamed(rooted)
             if new_name is not None:  # (a file the move renamed, which the name found)
-                return _written_url(new_name, plain, encoded) + qsep + query + sep + fragment
+                return _written_url(new_name, plain, link) + qsep + query + sep + fragment
             if same_folder or (found is not None and found(rooted)):
                 return None  # (rewritten, it would name a path where nothing is)
     if not moving(composed) and same_folder:
@@ -264,19 +269,48 @@ def _moved_url(
         relative += "/"  # (a folder's link, as written)
     if relative == plain:
         return None
-    return _written_url(relative, plain, encoded) + qsep + query + sep + fragment
+    return _written_url(relative, plain, link) + qsep + query + sep + fragment
 
 
-def _written_url(path: str, plain: str, encoded: bool) -> str:
+def _written_url(path: str, plain: str, link: str) -> str:
     """A link's new ``path`` as a URL, percent-encoded if the link was (``plain`` and
-    ``encoded``: what it read, and whether it was) or the path needs it."""
+    ``link``: what it read, and how it was written) or the path needs it. Letters of
+    other scripts stay as they are unless the link encoded such letters: Obsidian
+    writes ``猫%20图片.md`` (only the space encoded), and a move must not turn a
+    person's readable links into ``%E7%8C%AB...``."""
     if path == plain:
         return plain
     # Encoded too when it starts or ends with white space (a name `` cat.md``): a
     # reader trims a URL's white space, and would look for ``cat.md.assets/``.
-    if encoded or _NOT_ITSELF.search(path) or path != path.strip():
-        return quote(path, safe="/!$'()*+,;=:@~-._")  # (& may spell a reference)
+    if "%" in link or _NOT_ITSELF.search(path) or path != path.strip():
+        if _ENCODED_NON_ASCII.search(link):
+            return quote(path, safe=_URL_SAFE)
+        return readable_quote(path)
     return path
+
+
+def readable_quote(path: str) -> str:
+    """``path`` percent-encoded as a person writes it in a link of their own script (as
+    Obsidian does): what a URL reads otherwise encoded (``%20``, ``%23``), letters kept."""
+    return "".join(ch if _shown_as_itself(ch) else quote(ch, safe=_URL_SAFE) for ch in path)
+
+
+def _shown_as_itself(character: str) -> bool:
+    """Whether a character may stay unencoded in a URL written in a person's own
+    script: a visible non-ASCII one (not white space, a control, a format character or
+    a separator, which a reader may trim, drop or show as nothing), or a joiner that is
+    part of a word (Persian ``می‌خواهم``, Devanagari ``क्‍ष``, the emoji ``👨‍💻``: the vault
+    names no file with a joiner that joins nothing)."""
+    if character in _JOINERS:
+        return True
+    return (
+        not character.isascii()
+        and not character.isspace()
+        and unicodedata.category(character)[0] not in "CZ"
+    )
+
+
+_JOINERS = frozenset("\u200c\u200d")  # ZERO WIDTH NON-JOINER and JOINER
 
 
 def _moved_wikilink(
