@@ -34,7 +34,12 @@ from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from indexer.web.mcp import create_server
-from shared.errors import ForbiddenPathError, InvalidArgumentError, InvalidLangError
+from shared.errors import (
+    ForbiddenPathError,
+    InvalidArgumentError,
+    InvalidLangError,
+    NotFoundError,
+)
 from shared.models import MIN_RECALL_BUDGET
 from shared.reader_folds import FORMAT_RUNS, OPTIONAL_MARKS
 from shared.workspace import Workspace
@@ -1213,6 +1218,31 @@ def test_arguments_are_checked(fresh: World) -> None:
         fresh.recall.recall("en", '"\ud800a" NEAR(a)')
 
 
+def test_a_path_that_names_nothing_or_a_file_is_refused_as_summary_refuses_it(
+    fresh: World,
+) -> None:
+    """``--path 文法`` (the folder is ``items/文法``) was an empty block, never a word of
+    why; a file's path too. Refused as ``summary`` refuses them; nothing on disk moves."""
+    fresh.write("ja", "items/文法/過去形.md", "# 過去形\n\n過去形の作り方。\n")
+    fresh.index.reconcile()
+    before = sorted(fresh.ws.languages_dir.rglob("*"))
+    with pytest.raises(NotFoundError, match=r"^not_found: 文法 does not exist$"):
+        fresh.recall.recall("ja", "過去形", 500, "文法")
+    with pytest.raises(NotFoundError, match=r"^not_found: items/文法/いま does not exist$"):
+        fresh.recall.recall("ja", "過去形", 500, "items/文法/いま/")
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"^invalid_argument: items/文法/過去形.md is a file; recall takes a folder$",
+    ):
+        fresh.recall.recall("ja", "過去形", 500, "items/文法/過去形.md")
+    with pytest.raises(NotFoundError, match=r"^not_found: items does not exist$"):
+        fresh.recall.recall("fr", "a", 500, "items")  # a vault not made yet
+    assert sorted(fresh.ws.languages_dir.rglob("*")) == before
+    found = fresh.recall.recall("ja", "過去形", 500, "items/文法/")
+    assert [s["path"] for s in found["sources"]] == ["items/文法/過去形.md"]
+    assert fresh.recall.recall("ja", "過去形", 500, "./items//文法")["sources"] == found["sources"]
+
+
 def test_recall_says_when_the_index_may_miss_notes(tmp_path: Path) -> None:
     """As search does (``partial``): before the index has met disk (after an upgrade it
     is built anew while serving), the block may miss notes and said nothing of it."""
@@ -1256,6 +1286,10 @@ async def test_the_recall_tool(client: Client, fresh: World) -> None:
     assert data["tokens"] <= 1500 and "Prefers short answers." in data["block"]
     with pytest.raises(ToolError, match=r"^invalid_argument: budget_tokens"):
         await client.call_tool("recall", {"lang": "en", "query": "x", "budget_tokens": 10})
+    with pytest.raises(ToolError, match=r"^not_found: notes does not exist$"):
+        await client.call_tool("recall", {"lang": "en", "query": "x", "path": "notes"})
+    with pytest.raises(ToolError, match=r"^invalid_argument: USER.md is a file; recall takes"):
+        await client.call_tool("recall", {"lang": "en", "query": "x", "path": "USER.md"})
     prompts = {p.name for p in await client.list_prompts()}
     assert not prompts & {"user_profile", "project_review"}  # maintenance prompts stay private
 

@@ -124,7 +124,7 @@ def test_a_notes_abstract_comes_from_its_frontmatter_then_its_first_paragraph() 
         ("<!--\nmulti\nline -->\n***\n    code\n\nAfter all that\n", "After all that"),
         ("~~~\nfenced\n```\nstill fenced\n~~~\nProse\n", "Prose"),
         ("| only | a table |\n|---|---|\n", "| only | a table | |---|---|"),  # nothing else
-        ("- a list\n- of items\n", "- a list - of items"),
+        ("- a list\n- of items\n", "a list - of items"),
         # an underlined heading is a heading (it was "Einkauf ======= Milch und Brot")
         ("Einkauf\n=======\nMilch und Brot.\n", "Milch und Brot."),
         ("买菜\r\n===\r\n\r\nSection\r\n-------\r\n牛奶和面包。\r\n", "牛奶和面包。"),
@@ -305,6 +305,36 @@ def test_an_abstract_that_starts_as_a_list_item_stays_one_line_of_text() -> None
     for shown in ("- تفضيل", "+ 高橋さんの好み", "1. שלב ראשון", "2) второй шаг", "-5 °C"):
         assert shown in html
     assert "- -5 °C at night" in overview  # (no marker: left as it is)
+
+
+@pytest.mark.parametrize(
+    ("body", "abstract"),
+    [
+        ("- a preference for short answers\n- tea, not coffee\n", "a preference for short"),
+        ("* تفضيل: يفضل المستخدم الإجابات القصيرة\n", "تفضيل: يفضل"),
+        ("+ 高橋さんの好み\n+ 緑茶\n", "高橋さんの好み + 緑茶"),
+        ("   -\tüben: Präteritum\n", "üben: Präteritum"),
+        ("- [ ] 买牛奶\n- [x] 交房租\n", "买牛奶 - [x] 交房租"),
+        ("> - a quoted item\n", "a quoted item"),
+        ("-\n\nThe next paragraph\n", "The next paragraph"),  # (an empty item says nothing)
+        # a number is seen, and may be a date: "3. Oktober" is no step of a list
+        ("3. Oktober: Tag der Deutschen Einheit\n", "3. Oktober: Tag"),
+        ("1) שלב ראשון\n", "1) שלב ראשון"),
+        ("-5 °C at night\n", "-5 °C at night"),
+        ("*Emphasis* first\n", "*Emphasis* first"),
+        ("+1 from the team\n", "+1 from the team"),
+    ],
+)
+def test_an_abstract_leaves_out_the_bullet_its_paragraph_starts_with(
+    body: str, abstract: str
+) -> None:
+    """A note (USER.md as maintenance writes it) whose first paragraph is a list had
+    ``- a preference...`` as its abstract: search hits, summaries and the page showed
+    the bullet as a dash. The index's row holds the same abstract."""
+    got = note_abstract({}, body, "T")
+    assert got.startswith(abstract), got
+    assert parse_note(f"---\ntitle: T\n---\n{body}".encode(), "a.md").abstract == got
+    assert note_abstract({}, "- a line\n", "T", markdown=False) == "- a line"  # (a .txt file)
 
 
 @pytest.mark.parametrize(

@@ -126,6 +126,25 @@ async def test_if_match_protects_against_lost_updates(client: Client, tmp_path: 
     assert snapshot(tmp_path) == before
 
 
+async def test_if_match_star_writes_only_over_a_file_that_exists(
+    client: Client, tmp_path: Path
+) -> None:
+    """``if_match="*"`` (REST's ``If-Match: *``, whose JSON body is this argument) was
+    compared as an etag: "changed since it was read" of a file never read. It means
+    "must exist": refused for a missing file, any content otherwise."""
+    before = snapshot(tmp_path)
+    message = await refused(
+        client, "write", "conflict", lang="en", path="a.md", content="# A\n", if_match="*"
+    )
+    assert message == "conflict: the file does not exist (if_match='*' means it must)"
+    assert snapshot(tmp_path) == before
+    await call(client, "write", lang="en", path="a.md", content="# A\n")
+    (vault_dir(tmp_path) / "a.md").write_text("# A\nedited in an editor\n")
+    written = await call(client, "write", lang="en", path="a.md", content="# B\n", if_match="*")
+    assert written["created"] is False
+    assert (vault_dir(tmp_path) / "a.md").read_text().endswith("# B\n")
+
+
 async def test_append_and_create_flag(client: Client, tmp_path: Path) -> None:
     await refused(
         client, "append", "not_found", lang="en", path="log.md", content="x", create=False

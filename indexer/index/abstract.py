@@ -145,12 +145,16 @@ def _first_prose(body: str, limit: int) -> str:
 # Markup that a reader of an abstract sees as its text: Obsidian's embeds (shown as the
 # file, not words) and wikilinks (their alias, else their target, ``a#h`` as Obsidian
 # shows it: ``a > h``), Markdown images and links (their text), a callout's ``[!type]``,
-# a quote's ``>``, and emphasis, highlight and strike marks around words.
+# a quote's ``>``, the bullet it starts with (``-``, ``*``, ``+``, and a task's box: a
+# reader sees a dot, never the character; later items keep theirs, as the items'
+# bounds), and emphasis, highlight and strike marks around words. A number (``1.``,
+# ``1)``) stays: a reader sees it, and ``3. Oktober`` is a date, not a list's step.
 _EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]")
 _WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
 _IMAGE = re.compile(r"!\[[^\[\]\n]*\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)")
 _LINK = re.compile(r"\[([^\[\]\n]+)\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)")
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+(?:\[![^\]\n]*\][+-]?[ \t]*)?", re.MULTILINE)
+_BULLET = re.compile(r"\A {0,3}[-*+](?:[ \t]+(?:\[[ xX]\](?:[ \t]+|$))?|$)")
 _MARKS = re.compile(r"(\*\*|==|~~)(?=\S)([^\n]*?\S)\1")
 _CODE_SPAN = re.compile(r"(`[^`\n]*`)")
 
@@ -167,8 +171,9 @@ def plain_text(markdown: str) -> str:
     """The text a reader sees of a paragraph's Markdown (see ``_EMBED`` and the
     others): a folder summary read ``[[Core plugins|core plugin]]`` and
     ``[iframe](https://developer.mozilla.org/...)`` where a reader sees "core plugin" and
-    "iframe", its 50 characters spent on markup."""
-    parts = _CODE_SPAN.split(_QUOTE.sub("", markdown))
+    "iframe", its 50 characters spent on markup; a first paragraph that is a list was
+    ``- a preference ...``, a bullet no reader sees in a line of text."""
+    parts = _CODE_SPAN.split(_BULLET.sub("", _QUOTE.sub("", markdown), count=1))
     for i in range(0, len(parts), 2):  # (what is in a code span is shown as written)
         text = _EMBED.sub("", parts[i])
         text = _IMAGE.sub("", text)

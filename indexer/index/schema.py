@@ -65,7 +65,10 @@ log = logging.getLogger("indexer.index")
 #    letter with its marks), not of code points.
 # 20: a folder summary's row has an id below 0 (a note's above): ``rowid > 0`` leaves
 #    summaries out of a search.
-SCHEMA_VERSION = 20
+# 21: a note's abstract leaves out the bullet its first paragraph starts with (``- ``,
+#    ``* ``, ``+ ``, a task's ``[ ]``): not an FTS input, but a row of a note unchanged
+#    since is never parsed again, and kept ``- a preference`` as its abstract.
+SCHEMA_VERSION = 21
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.

@@ -19,6 +19,7 @@ defused.
 from __future__ import annotations
 
 import logging
+import stat
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,7 @@ from indexer.jobs.tokens import estimate_tokens
 from indexer.jobs.word_stems import looked_up_all
 from indexer.vault import fsops
 from shared.body_title import title_from_body
-from shared.errors import InvalidArgumentError
+from shared.errors import InvalidArgumentError, NotFoundError
 from shared.frontmatter_reader import read_frontmatter
 from shared.langs import check_lang
 from shared.models import MAX_RECALL_BUDGET, MIN_RECALL_BUDGET
@@ -90,7 +91,7 @@ class Recall:
         disk (it is being built or catching up), so the block may miss notes."""
         check_lang(lang)
         _check_arguments(query, budget_tokens)
-        folder = self.vault.sandbox.resolve(lang, path, allow_root=True).rel
+        folder = self._folder(lang, path)
         root = self.vault.sandbox.vault_root(lang)
         partial = self.index is not None and self.index.partial
         empty: dict[str, Any] = {"block": "", "tokens": 0, "sources": [], "partial": partial}
@@ -130,6 +131,21 @@ class Recall:
             log.warning("recall: a block of %d tokens for a budget of %d", tokens, room)
             room -= tokens - budget_tokens
         return empty
+
+    def _folder(self, lang: str, path: str) -> str:
+        """``path`` as a folder of the vault, refused as ``summary`` refuses it: a path
+        that names nothing or names a file narrowed the block to nothing, and the caller
+        never heard why (the vault root of a vault not made yet is an empty block)."""
+        target = self.vault.sandbox.resolve(lang, path, allow_root=True)
+        if not target.rel:
+            return ""
+        with self.vault.sandbox.open(target) as place:
+            info = place.lstat()
+        if info is None:
+            raise NotFoundError(f"{target.rel} does not exist")
+        if not stat.S_ISDIR(info.st_mode):
+            raise InvalidArgumentError(f"{target.rel} is a file; recall takes a folder")
+        return target.rel
 
     # -- candidates ----------------------------------------------------------------------
 

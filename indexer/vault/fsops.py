@@ -34,6 +34,7 @@ LEASE_WAIT = 2.0  # seconds an open waits for another's lease on the file
 # programs grew past the size limit is still found by both; past this, by name only).
 MAX_SEARCHED_BYTES = 8 * 1024 * 1024
 CHANGED = "the file changed since it was read; read it again and merge"
+ANY = "*"  # the ``if_match`` of any content, HTTP's ``If-Match: *``: the file must exist
 _CLOSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsops-close")
 
 
@@ -45,7 +46,8 @@ def etag_of(data: bytes) -> str:
 
 def check_if_match(if_match: str | None, existing: bytes | None) -> None:
     """``conflict`` unless the file is as the caller last read it: ``if_match`` is its
-    etag, ``""`` means "must not exist", None asks nothing."""
+    etag, ``""`` means "must not exist", ``"*"`` "must exist, as it is now" (HTTP's
+    ``If-Match: *``; no etag, a hex digest, is ``*``), None asks nothing."""
     if if_match is not None:  # (the etag is computed only when asked about)
         check_etag_match(if_match, None if existing is None else etag_of(existing))
 
@@ -59,6 +61,9 @@ def check_etag_match(if_match: str | None, etag: str | None) -> None:
     if if_match == "":
         if etag is not None:
             raise ConflictError("the file already exists (if_match='' means it must not)")
+    elif if_match == ANY:
+        if etag is None:
+            raise ConflictError("the file does not exist (if_match='*' means it must)")
     elif etag is None:
         raise ConflictError("the file no longer exists; read it again before writing")
     elif etag != if_match:

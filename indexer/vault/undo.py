@@ -171,6 +171,16 @@ def _who(row: Version) -> str:
     return f"{row.actor} in version {row.version}" + (f", {row.reason!r}" if row.reason else "")
 
 
+def _changed_since(later: Version | None) -> str:
+    """Why a file no longer holds the entry's version: the newest change since, named
+    as ``history`` shows it (a move away says where to; "changed" said nothing of it)."""
+    if later is None:
+        return "edited on disk since"
+    if later.op == "move" and later.etag is None and later.other_path is not None:
+        return f"moved since to {later.other_path} by {_who(later)}: move it back first"
+    return f"changed since by {_who(later)}"
+
+
 def _undo_target(
     store: HistoryStore,
     target: Target,
@@ -205,7 +215,7 @@ def _undo_target(
     if undone:
         return None
     if row.etag != etag:
-        return f"changed since by {_who(later)}" if later else "edited on disk since"
+        return _changed_since(later)
     newest, oldest = row, row
     for row in rows:
         if not ours(row):

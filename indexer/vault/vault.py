@@ -184,8 +184,9 @@ class Vault:
         self._check_size(len(data))
         # Without ``if_match`` the last writer wins, but over what it read and recorded
         # only: a save by another program in between is read and recorded, then written
-        # over (it was lost from history); it keeps changing: ``conflict``.
-        attempts = 1 if if_match is not None else WRITE_ATTEMPTS
+        # over (it was lost from history); it keeps changing: ``conflict``. ``if_match="*"``
+        # asks only that the file exist: the last writer wins as well.
+        attempts = WRITE_ATTEMPTS if if_match in (None, fsops.ANY) else 1
         for attempt in range(attempts):
             try:
                 return self._write_once(target, data, if_match, actor, reason)

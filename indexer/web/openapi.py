@@ -223,7 +223,9 @@ def _json(schema: str) -> dict:
 
 REASON = _q("reason", STR, "why, at most 500 characters (kept in history)")
 VERSION_Q = _q("version", {"type": "string"}, "an older version from history (read-only)")
-IF_MATCH = _param("If-Match", "header", STR, doc='"<etag>" you read: refuse if it changed')
+IF_MATCH = _param(
+    "If-Match", "header", STR, doc='"<etag>" you read: refuse if it changed; *: if it exists'
+)
 IF_NONE_MATCH = _param("If-None-Match", "header", STR, doc="* on a write: must not exist yet")
 REQUESTED_WITH = _param(
     "X-Requested-With", "header", {"type": "string", "minLength": 1}, True, "any value (CSRF)"

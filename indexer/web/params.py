@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from indexer.vault.fsops import ANY
 from indexer.web.http_errors import UnsupportedMediaTypeError
 from shared.errors import ConflictError, InvalidArgumentError, TooLargeError
 from shared.utf8 import field_not_text
@@ -280,7 +281,8 @@ def _etags(header: str) -> list[str]:
 
 
 def write_precondition(request: Request) -> str | None:
-    """``If-Match: <etag>`` -> that etag; ``If-None-Match: *`` -> '' (must not exist)."""
+    """``If-Match: <etag>`` -> that etag; ``If-None-Match: *`` -> '' (must not exist);
+    ``If-Match: *`` -> '*' (must exist: any content, RFC 9110 13.1.1)."""
     if_match = request.headers.get("if-match")
     if_none = request.headers.get("if-none-match")
     if if_match is not None and if_none is not None:
@@ -291,9 +293,13 @@ def write_precondition(request: Request) -> str | None:
         return ""
     if if_match is None:
         return None
+    if if_match.strip() == "*":
+        return ANY
     tags = _etags(if_match)
-    if len(tags) != 1 or tags[0] == "*":
-        raise InvalidArgumentError("If-Match takes exactly one etag (read the note first)")
+    if len(tags) != 1 or tags[0] == "*":  # (a list, or "*" in quotes or in a list)
+        raise InvalidArgumentError(
+            "If-Match takes exactly one etag (read the note first), or * (the file must exist)"
+        )
     if if_match.strip().startswith("W/"):  # RFC 9110: If-Match compares strong etags only
         raise ConflictError("a weak etag never matches If-Match; send the note's etag")
     return tags[0]

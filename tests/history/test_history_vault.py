@@ -742,6 +742,27 @@ def test_undo_refuses_when_anyone_changed_a_file_since(vault: Vault) -> None:
     assert "changed since by external" in refused(vault, "conflict", vault.undo, "en", "e1")
 
 
+def test_undo_after_a_later_move_says_where_the_note_went(vault: Vault) -> None:
+    """It said "changed since by tool in version 2" of a note another call had moved:
+    nothing of the move, or of where the note is now (``history`` shows both)."""
+    vault.write("en", "items/go.md", "# Go\n")
+    merge(vault, "e1")
+    vault.move("en", "items/go.md", "grammar/go.md", reason="tidy")
+    moved = vault.history("en", "items/go.md", 1)["versions"][0]
+    assert moved["moved_to"] == "grammar/go.md"
+    message = refused(vault, "conflict", vault.undo, "en", "e1")
+    assert (
+        f"items/go.md (moved since to grammar/go.md by tool in version {moved['version']},"
+        " 'tidy': move it back first)"
+    ) in message, message
+    vault.move("en", "grammar/go.md", "items/go.md")  # back: the undo goes through
+    assert [f["path"] for f in vault.undo("en", "e1")["files"]] == [
+        "items/go.md",
+        "items/went.md",
+        "items/went.md.assets/w.png",
+    ]
+
+
 @pytest.mark.parametrize("locked", ["items/went.md", "items/go.md"])
 def test_undo_leaves_a_read_only_file_and_all_the_rest_as_they_are(
     vault: Vault, locked: str

@@ -99,8 +99,8 @@ def test_if_match_and_if_none_match(http: httpx2.Client, server: RunningIndexer)
         "/rb/notes/n.md", content=b"x", headers=MD | {"If-Match": current, "If-None-Match": "*"}
     )
     assert both.status_code == 400 and error_of(both) == "invalid_argument"
-    star = http.put("/rb/notes/n.md", content=b"x", headers=MD | {"If-Match": "*"})
-    assert star.status_code == 400
+    listed = http.put("/rb/notes/n.md", content=b"x", headers=MD | {"If-Match": f"{current}, *"})
+    assert listed.status_code == 400 and error_of(listed) == "invalid_argument"
 
 
 def test_delete_and_append_honour_preconditions(

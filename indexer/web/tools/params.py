@@ -13,4 +13,6 @@ Reason = Annotated[
     str | None,
     Field(description="why, kept in history (≤ 500 chars, one line), e.g. 'entry:<id> <title>'"),
 ]
-IfMatch = Annotated[str | None, Field(description="etag you read; '' = must not exist yet")]
+IfMatch = Annotated[
+    str | None, Field(description="etag you read; '' = must not exist yet; '*' = must exist")
+]

@@ -1,0 +1,103 @@
+"""What an acceptance pass found the REST API refused or let through, against a real
+``indexer serve``: ``If-Match: *`` on every route that takes If-Match, and recall's
+``path`` naming nothing or a file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from helpers.indexer_process import RunningIndexer
+
+from shared.workspace import OVERVIEW_FILE
+
+MD = {"Content-Type": "text/markdown; charset=utf-8"}
+DELETE = {"X-Requested-With": "test"}
+
+
+@pytest.fixture(scope="module")
+def http(server: RunningIndexer) -> Iterator[httpx2.Client]:
+    base = server.url.removesuffix("/mcp") + "/api/v1"
+    with httpx2.Client(base_url=base, timeout=30) as client:
+        yield client
+
+
+def vault_dir(server: RunningIndexer, lang: str) -> Path:
+    return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def error_of(response: httpx2.Response) -> str:
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    return str(body["error"]["code"])
+
+
+def error_message(response: httpx2.Response) -> str:
+    return str(response.json()["error"]["message"])
+
+
+def test_if_match_star_asks_only_that_the_file_exist(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """``If-Match: *`` (RFC 9110 13.1.1: any current content) was refused, 400 "takes
+    exactly one etag". On a missing file every route refuses it as a stale etag is
+    refused (412, the same body) and makes nothing; on an existing one the change goes
+    through, whatever its content."""
+    star = {"If-Match": "*"}
+    folder = vault_dir(server, "rw")
+    stale = {"If-Match": '"' + "0" * 32 + '"'}
+    refused = http.put("/rw/notes/a.md", content=b"x", headers=MD | stale)
+    assert refused.status_code == 412 and error_of(refused) == "conflict"  # as before
+    refusals = [
+        http.put("/rw/notes/a.md", content=b"x", headers=MD | star),
+        http.put("/rw/notes/a.md", json={"content": "x", "if_match": "*"}),
+        http.delete("/rw/notes/a.md", headers=DELETE | star),
+        http.post("/rw/append", json={"path": "a.md", "content": "x"}, headers=star),
+    ]
+    for refused in refusals:
+        assert refused.status_code == 412, refused.request.method
+        assert error_of(refused) == "conflict"
+        assert error_message(refused) == "the file does not exist (if_match='*' means it must)"
+    assert not folder.exists()  # nothing made, not even the vault
+    made = http.put("/rw/notes/a.md", content=b"# a\n", headers=MD).json()
+    (folder / "a.md").write_text("# a\nan edit in an editor\n")  # any content matches *
+    written = http.put("/rw/notes/a.md", content=b"# b\n", headers=MD | star)
+    assert written.status_code == 200 and written.json()["created"] is False
+    assert (folder / "a.md").read_text().endswith("# b\n")
+    appended = http.post("/rw/append", json={"path": "a.md", "content": "c\n"}, headers=star)
+    assert appended.status_code == 200 and (folder / "a.md").read_text().endswith("# b\nc\n")
+    body = {"path": "a.md", "version": 1, "if_match": "*"}
+    restored = http.post("/rw/restore", json=body)
+    assert restored.status_code == 200 and restored.json()["etag"] == made["etag"]
+    moved = http.post("/rw/move", json={"path": "a.md", "new_path": "b.md"}, headers=star)
+    assert moved.status_code == 200 and (folder / "b.md").exists()
+    deleted = http.delete("/rw/notes/b.md", headers=DELETE | star)
+    assert deleted.status_code == 200 and not (folder / "b.md").exists()
+    back = http.post("/rw/restore", json={"path": "b.md", "version": 1}, headers=star)
+    assert back.status_code == 412 and error_of(back) == "conflict"
+    assert not (folder / "b.md").exists()
+
+
+def test_recall_refuses_a_path_that_names_nothing_or_a_file(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """As summary refuses them (404, 400): recall answered an empty block."""
+    http.put("/rk/notes/items/文法/過去形.md", content="# 過去形\n\n過去形\n".encode(), headers=MD)
+
+    def notes() -> list[Path]:  # (a folder summary may come meanwhile)
+        return sorted(p for p in vault_dir(server, "rk").rglob("*") if p.name != OVERVIEW_FILE)
+
+    before = notes()
+    for path, status, message in (
+        ("文法", 404, "文法 does not exist"),
+        ("items/文法/過去形.md", 400, "items/文法/過去形.md is a file; recall takes a folder"),
+    ):
+        refused = http.post("/rk/recall", json={"query": "過去形", "path": path})
+        assert (refused.status_code, error_message(refused)) == (status, message)
+        summary = http.get("/rk/summary", params={"path": path})
+        assert (summary.status_code, error_of(summary)) == (status, error_of(refused))
+    found = http.post("/rk/recall", json={"query": "過去形", "path": "items/文法"}).json()
+    assert "items/文法/過去形.md" in [source["path"] for source in found["sources"]]
+    assert notes() == before
