@@ -1554,12 +1554,18 @@ def test_a_note_quoted_at_every_turn_is_split_once_and_an_edit_shows_at_once(
 
 
 async def test_the_recall_tool_runs_on_the_event_loop_while_quick(
-    client: Client, fresh: World
+    client: Client, fresh: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """As ``search`` does: the thread hop cost more than a recall of an ordinary vault."""
+    """As ``search`` does: the thread hop cost more than a recall of an ordinary vault.
+    (What an earlier recall in this process built on first use is built, and no earlier
+    test's slow recall sends this one to a thread: ``LongCalls`` of its own.)"""
     import threading
 
+    from indexer.web import loop_calls
+
+    monkeypatch.setattr(loop_calls, "LONG_CALLS", loop_calls.LongCalls())
     fresh.write("en", "items/plan.md", "# Plan\n\nShip the importer on Friday.\n")
+    fresh.recall.recall("en", "importer", 1500)
     threads: list[str] = []
     real = fresh.recall.recall
 
