@@ -15,7 +15,6 @@ data, written atomically but without fsync: one lost in a crash is made again.
 from __future__ import annotations
 
 import codecs
-import itertools
 import json
 import logging
 import os
@@ -32,6 +31,7 @@ from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import atomic, fsops, renames
 from indexer.vault.history.rows import Change
+from indexer.vault.lone_summaries import MAX_SUMMARY_BYTES, is_summary
 from indexer.vault.names import MAX_DEPTH, MAX_PATH_BYTES
 from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
@@ -49,9 +49,7 @@ from shared.workspace import OVERVIEW_FILE
 
 log = logging.getLogger("indexer.jobs.summaries")
 HEAD_BYTES = 256 * 1024  # enough of a note for its frontmatter and first paragraph
-MAX_SUMMARY_BYTES = 4 << 20  # a summary read back for history (500 children ≈ 30 KB)
 KEPT_NAME = "overview-by-hand.md"  # what a hand-written .overview.md becomes
-_OWN_FIELDS = {("type", "summary"), ("generated_by", "llm"), ("generated_by", "fallback")}
 Written = Callable[[str, str], None]
 FileLock = Callable[[str, str], AbstractContextManager[Any]]
 
@@ -285,7 +283,7 @@ class SummaryFiles:
                 log.warning("%s/%s: a folder, a FIFO or over 4 MiB: left as it is", lang, rel)
                 return True
             before = None if link else _read_bytes(fd, OVERVIEW_FILE)
-            if before is not None and not _made_by_the_job(before, folder):
+            if before is not None and not is_summary(before, folder):
                 if not self._keep_as_note(lang, folder, fd, before):
                     return True  # no name left to keep it under: left as it is
                 before = None
@@ -398,28 +396,6 @@ class SummaryFiles:
             except OSError:
                 return None
         return parse_summary(folder, data.decode("utf-8", "replace"), info.st_mtime_ns)
-
-
-def _made_by_the_job(data: bytes, folder: str) -> bool:
-    """Whether ``folder``'s ``.overview.md`` is a summary (this job's, maybe edited, or
-    damaged: cut short, its YAML broken): empty, or a frontmatter block with ``type:
-    summary``, ``children_digest`` or ``child_count``, ``generated_by`` of this job, or
-    the title this job gives the folder (``<folder>/``)."""
-    text = data[:HEAD_BYTES].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
-    if not text:
-        return True
-    lines = text.splitlines()
-    if lines[0].strip() != "---":
-        return False
-    title = f"{folder}/" if folder else "/"
-    for line in itertools.takewhile(lambda line: line.strip() != "---", lines[1:]):
-        key, _, value = line.partition(":")
-        value = value.strip().strip("'\"")
-        if key in ("children_digest", "child_count") or (key, value) in _OWN_FIELDS:
-            return True
-        if key == "title" and value == title:
-            return True
-    return False
 
 
 def _summary_fits(folder: str) -> bool:

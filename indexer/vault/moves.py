@@ -37,6 +37,7 @@ from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
+from indexer.vault.lone_summaries import summary_targets
 from indexer.vault.move_checks import TEXTS
 from indexer.vault.new_path import open_new_path, resolve_new_path
 from indexer.vault.reading import file_etag
@@ -52,6 +53,7 @@ from shared.errors import (
     NotFoundError,
     TooLargeError,
 )
+from shared.workspace import OVERVIEW_FILE
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -321,7 +323,8 @@ def _move_folder_locked(
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
     check_reach(src, source, dest)
     moved = []
-    below = _files_below(src, src.name, source.rel, read=vault.max_file_bytes)
+    summaries: list[str] = []  # (no history: they move with their folders, told the index)
+    below = _files_below(src, src.name, source.rel, read=vault.max_file_bytes, found=summaries)
     moving = {rel for rel, _ in below}
     for rel, data in below:
         old = vault.sandbox.resolve(source.lang, rel)
@@ -355,7 +358,8 @@ def _move_folder_locked(
         except BaseException:  # (a read-only folder, a full disk): the move is taken back
             _move_back(vault, src, dst, dst_fd, rewritten)
             raise
-    vault._notify_all(target for item in moved for target in (item.old, item.new))
+    told = [target for item in moved for target in (item.old, item.new)]
+    vault._notify_all(told + summary_targets(vault, source.lang, summaries, relocate))
     return {"path": source.rel, "new_path": dest.rel, "etag": None, "files": len(moved)}
 
 
@@ -404,16 +408,25 @@ def _folder_files(vault: Vault, folder: Target) -> list[str]:
 # -- shared ----------------------------------------------------------------------------
 
 
-def _files_below(place: Place, name: str, rel: str, *, read: int = 0) -> list[tuple[str, bytes]]:
+def _files_below(
+    place: Place, name: str, rel: str, *, read: int = 0, found: list[str] | None = None
+) -> list[tuple[str, bytes]]:
     """(vault path, bytes) of the files below the folder ``name`` of ``place``'s folder,
-    sorted (dot-files left out: they move with their folder, without history). Bytes
-    are read only when ``read`` (the size limit) is given; a file over it has None."""
+    sorted (dot-files left out: they move with their folder, without history; the paths
+    of the folders' summaries are added to ``found``, when given). Bytes are read only
+    when ``read`` (the size limit) is given; a file over it has None."""
     if place.dir_fd is None or not fsops.is_real_dir(name, place.dir_fd):
         return []
-    found: list[tuple[str, bytes]] = []
+    files: list[tuple[str, bytes]] = []
     fd = fsops.open_dir(name, place.dir_fd)
-    with fsops.opened(fd), closing(walk_files(fd, rel)) as entries:
+    hidden = found is not None  # (a dot-file past the length limit: no warning, not told)
+    walk = walk_files(fd, rel, hidden_files=hidden, any_length=_dot_name if hidden else None)
+    with fsops.opened(fd), closing(walk) as entries:
         for entry in entries:
+            if entry.name.startswith("."):
+                if found is not None and entry.name == OVERVIEW_FILE:
+                    found.append(entry.rel)
+                continue
             data = read_at(entry.dir_fd, entry.name, read) if read else b""
             if data is None and _larger(entry, read):
                 raise TooLargeError(f"{entry.rel} is larger than the limit; nothing was moved")
@@ -424,8 +437,12 @@ def _files_below(place: Place, name: str, rel: str, *, read: int = 0) -> list[tu
                 )
             if data is None:
                 raise ConflictError(f"{entry.rel} changed while the move ran; nothing was moved")
-            found.append((entry.rel, data))
-    return found
+            files.append((entry.rel, data))
+    return files
+
+
+def _dot_name(name: str) -> bool:
+    return name.startswith(".")
 
 
 def _larger(entry: FileEntry, limit: int) -> bool:

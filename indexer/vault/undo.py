@@ -25,7 +25,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from indexer.vault import fsops, move_leftovers, oserrors, undo_moves
+from indexer.vault import fsops, lone_summaries, move_leftovers, oserrors, undo_moves
 from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.history.rows import first_word
 from indexer.vault.history.store import Change, HistoryStore, Version
@@ -112,7 +112,15 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
         for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.in_assets}.values():
             remove_emptied_folder(vault.sandbox, target)
         undone_files = [(t.rel, latest, before, first) for t, _, latest, before, first in plans]
-        move_leftovers.after_undo(vault.sandbox, lang, undone_files)
+        summaries: list[Target] = []  # (those of the folders emptied: they go too)
+        reason = UNDO_REASON + entry_id
+
+        def drop_summary(folder: str, fd: int) -> bool:
+            return lone_summaries.drop(vault, lang, folder, fd, reason, summaries)
+
+        move_leftovers.after_undo(vault.sandbox, lang, undone_files, drop_summary)
+        vault.recorder.settle()
+        vault._notify_all(summaries)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": results}
 
 

@@ -1,0 +1,98 @@
+"""A folder's summary (``.overview.md``) told apart from a person's file of that name,
+and taken away with the folder an undo emptied.
+
+The summaries job writes a summary into every folder that holds notes, a few seconds
+after a change. An undo that took away the only note of a folder (an event's day file,
+a folder an entry moved away) then found the folder not empty, kept it, and the next
+summary pass took the summary and left the folder: ``events/2026/12/`` stayed, empty,
+after the entry that made it was undone. So a folder that holds nothing but a summary
+this job wrote is empty to an undo: the summary goes (a version in history, the index
+told) and the folder with it. A ``.overview.md`` a person wrote is theirs: it stays,
+and so does its folder.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import stat
+from collections.abc import Callable
+from contextlib import suppress
+from typing import TYPE_CHECKING
+
+from indexer.vault import fsops
+from indexer.vault.history.store import Change
+from indexer.vault.sandbox import Target
+from shared.errors import ForbiddenPathError, VaultError
+from shared.workspace import OVERVIEW_FILE
+
+if TYPE_CHECKING:
+    from indexer.vault.vault import Vault
+
+HEAD_BYTES = 256 * 1024  # enough of a summary for its frontmatter
+MAX_SUMMARY_BYTES = 4 << 20  # a summary read back for history (500 children ≈ 30 KB)
+_OWN_FIELDS = {("type", "summary"), ("generated_by", "llm"), ("generated_by", "fallback")}
+
+
+def is_summary(data: bytes, folder: str) -> bool:
+    """Whether ``folder``'s ``.overview.md`` is a summary (the job's, maybe edited, or
+    damaged: cut short, its YAML broken): empty, or a frontmatter block with ``type:
+    summary``, ``children_digest`` or ``child_count``, ``generated_by`` of the job, or
+    the title the job gives the folder (``<folder>/``)."""
+    text = data[:HEAD_BYTES].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if not text:
+        return True
+    lines = text.splitlines()
+    if lines[0].strip() != "---":
+        return False
+    title = f"{folder}/" if folder else "/"
+    for line in itertools.takewhile(lambda line: line.strip() != "---", lines[1:]):
+        key, _, value = line.partition(":")
+        value = value.strip().strip("'\"")
+        if key in ("children_digest", "child_count") or (key, value) in _OWN_FIELDS:
+            return True
+        if key == "title" and value == title:
+            return True
+    return False
+
+
+def drop(vault: Vault, lang: str, folder: str, fd: int, reason: str, told: list[Target]) -> bool:
+    """Remove the summary of ``folder`` (open as ``fd``, and holding nothing else) when
+    the job wrote it: recorded in history (``reason``), under the file's lock (the job
+    writes it under that lock too), its target added to ``told``. Whether it went."""
+    rel = f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE
+    try:
+        target = vault.sandbox.resolve(lang, rel, summary=True)
+    except VaultError:
+        return False
+    with vault._lock(target):
+        info = fsops.lstat_at(OVERVIEW_FILE, fd)
+        if info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+            return False  # (a link, a folder so named, a second name of a file: not ours)
+        try:
+            file_fd = fsops.open_regular(OVERVIEW_FILE, fd)
+        except (OSError, ForbiddenPathError):
+            return False
+        with fsops.opened(file_fd):
+            data = fsops.read_all(file_fd, MAX_SUMMARY_BYTES)
+        if len(data) > MAX_SUMMARY_BYTES or not is_summary(data, folder):
+            return False
+        change = Change(lang, target.rel, "delete", data, None)
+        with vault.recorder.changing([change], actor="tool", reason=reason):
+            os.unlink(OVERVIEW_FILE, dir_fd=fd)
+    told.append(target)
+    return True
+
+
+def summary_targets(
+    vault: Vault, lang: str, paths: list[str], relocate: Callable[[str], str]
+) -> list[Target]:
+    """The targets of the summaries a folder move carried, at their old paths and new
+    (``relocate``), for the index to hear of (history keeps no dot-file's move); a path
+    no tool takes (too long once moved) is left to the watcher."""
+    found: list[Target] = []
+    for rel in paths:
+        for path in (rel, relocate(rel)):
+            with suppress(VaultError):
+                found.append(vault.sandbox.resolve(lang, path, summary=True))
+    return found

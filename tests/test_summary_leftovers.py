@@ -1,0 +1,138 @@
+"""Folder summaries (``.overview.md``) around an undo and a folder move, with the real
+vault, index, history and summaries job on a temp dir: an undo takes away a folder the
+entry's note made once only the job's summary is left in it (never a person's file),
+and a folder move (and its undo) tells the index of the summaries that moved, so that
+``search(type="summary")`` answers the new path at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer.index.service import NoteIndex
+from indexer.jobs.summaries import Summaries
+from indexer.vault import fsops
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.workspace import Workspace
+
+DAY = "events/2026/12/06.md"
+NOTE = "# جلسه\n\nبا تیم جلسه داشتیم quokkaday\n"  # (a Persian vault: any script)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    workspace = Workspace(tmp_path / "ws")
+    root = workspace.vault_dir("fa")
+    (root / "topics/a").mkdir(parents=True)
+    (root / "topics/a/alpha.md").write_text("# Alpha\n\nquokkanote words\n")
+    (root / "home.md").write_text("# Home\n")
+    return workspace
+
+
+@pytest.fixture
+def index(ws: Workspace) -> Iterator[NoteIndex]:
+    idx = NoteIndex(ws)
+    idx.open()
+    idx.reconcile()
+    yield idx
+    idx.close()
+
+
+@pytest.fixture
+def vault(ws: Workspace, index: NoteIndex) -> Iterator[Vault]:
+    store = HistoryStore(ws.history_dir, fsops.etag_of)
+    store.open()
+    made = Vault(Sandbox(ws), max_file_bytes=1 << 20, history=store)
+    made.index_sync = index
+    yield made
+    store.close()
+
+
+@pytest.fixture
+def summaries(vault: Vault, index: NoteIndex) -> Summaries:
+    """The job as the server wires it (no model: the fallback)."""
+    return Summaries(
+        vault.sandbox,
+        index=index,
+        written=index.note_changed,
+        recorder=vault.recorder,
+        file_lock=vault.file_lock,
+    )
+
+
+def summary_paths(index: NoteIndex, word: str) -> list[str]:
+    found = index.search("fa", word, type="summary")["results"]
+    return sorted(hit["path"] for hit in found)
+
+
+def below(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_undo_takes_the_folders_its_note_made_once_only_summaries_are_left(
+    vault: Vault, index: NoteIndex, summaries: Summaries, ws: Workspace
+) -> None:
+    root = ws.vault_dir("fa")
+    vault.write("fa", DAY, NOTE, reason="entry:e1 جلسه")
+    asyncio.run(summaries.run_pass())  # (the pass a server runs a few seconds later)
+    assert (root / "events/2026/12/.overview.md").is_file()
+    assert summary_paths(index, "overview") != []
+    vault.undo("fa", "e1")
+    assert not (root / "events").exists()  # (was: events/2026/12/ left, with summaries)
+    assert [p for p in summary_paths(index, "overview") if p.startswith("events/")] == []
+    rows = vault.history("fa", "events/2026/12/.overview.md")["versions"]
+    assert [(r["op"], r["reason"]) for r in rows[:1]] == [("delete", "undo entry:e1")]
+    asyncio.run(summaries.run_pass())
+    assert not (root / "events").exists()
+    assert "topics/a/.overview.md" in below(root)
+
+
+def test_undo_keeps_a_folder_holding_a_persons_file(
+    vault: Vault, summaries: Summaries, ws: Workspace
+) -> None:
+    """A hand-written .overview.md (no summary's fields) is theirs; a summary beside
+    another dot-file (theirs too) stays with it; the folders above stay."""
+    root = ws.vault_dir("fa")
+    vault.write("fa", DAY, NOTE, reason="entry:e1 جلسه")
+    vault.write("fa", "events/2026/11/01.md", NOTE, reason="entry:e2 x")
+    asyncio.run(summaries.run_pass())
+    (root / "events/2026/11/.overview.md").write_text("# my own overview\n")
+    (root / "events/2026/12/.keep").write_text("")
+    vault.undo("fa", "e1")
+    vault.undo("fa", "e2")
+    assert (root / "events/2026/11/.overview.md").read_text() == "# my own overview\n"
+    assert (root / "events/2026/12/.keep").exists()
+    assert (root / "events/2026/12/.overview.md").exists()
+
+
+def test_a_folder_move_tells_the_index_of_the_summaries_it_carried(
+    vault: Vault, index: NoteIndex, summaries: Summaries, ws: Workspace
+) -> None:
+    root = ws.vault_dir("fa")
+    asyncio.run(summaries.run_pass())
+    assert summary_paths(index, "overview") == [
+        ".overview.md",
+        "topics/.overview.md",
+        "topics/a/.overview.md",
+    ]
+    vault.move("fa", "topics", "archive/topics", reason="entry:e3 tidy")
+    assert summary_paths(index, "overview") == [
+        ".overview.md",
+        "archive/topics/.overview.md",
+        "archive/topics/a/.overview.md",
+    ]  # at once, not when the watcher or a reconcile comes by
+    vault.undo("fa", "e3")
+    assert (root / "topics/a/alpha.md").is_file()
+    assert not (root / "archive").exists()  # (the folders the move made: only summaries)
+    assert summary_paths(index, "overview") == [".overview.md"]
+    asyncio.run(summaries.run_pass())
+    assert summary_paths(index, "overview") == [
+        ".overview.md",
+        "topics/.overview.md",
+        "topics/a/.overview.md",
+    ]
