@@ -27,6 +27,7 @@ import contextlib
 import errno
 import functools
 import gc
+import importlib
 import logging
 import os
 import signal
@@ -180,12 +181,22 @@ def remove_url_file(path: Path, text: str) -> None:
 
 
 def after_start(workspace: Workspace) -> None:
-    """Once serving: the temp files of earlier processes' writes swept (this one's
-    spared), and the text tables the first query past ASCII would wait for built."""
-    sweep_temp_files(workspace)
-    from indexer.index.text import build_tables  # (loaded by then: the index reads text)
+    """Once serving: what the first search, snippet or recall past ASCII would wait for
+    built (first: a client may call at once), the text tables, the highlight's patterns,
+    recall's keyword module (imported here, not at the start: 30-60 ms of it); then the
+    temp files of earlier processes' writes swept (this one's spared)."""
+    # (loaded by then: the index reads text)
+    from indexer.index.query import folded_spellings
+    from indexer.index.snippet_view import view_patterns
+    from indexer.index.text import build_tables
+    from indexer.jobs.tokens import heavy_runs
 
+    importlib.import_module("indexer.jobs.keywords")  # (first: a session opens on a recall)
     build_tables()
+    folded_spellings()
+    view_patterns()
+    heavy_runs()
+    sweep_temp_files(workspace)
 
 
 def run_all(steps: list[Callable[[], object]]) -> BaseException | None:

@@ -124,3 +124,67 @@ def test_commands_without_a_server_import_no_web_stack(tmp_path: Path) -> None:
         out = subprocess.run([*args, *command[1:]], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, (command, out.stderr)
         assert json.loads(out.stdout.splitlines()[-1]) == [], command
+
+
+# Our own share of a start (issue 15): recall's keyword extraction (its word tables) and
+# the patterns of the first search, snippet or recall past ASCII cost 60-100 ms of every
+# start when built at import; they are built once the server serves (``after_start``,
+# on a thread) or at their first use.
+OURS_DEFERRED = ("indexer.jobs.keywords", "indexer.jobs.han_keywords", "indexer.jobs.stop_words")
+LAZY = """
+import json, os, sys
+from indexer.cli import build_parser
+from indexer.daemon import after_start, build_core, uvicorn_config
+from indexer.index import query, snippet_view, text
+from indexer.jobs import secrets, tokens
+from indexer.settings import Settings
+from indexer.web.app import build_app
+
+builders = {
+    "folded spellings": query.folded_spellings,
+    "heavy runs": tokens.heavy_runs,
+    "long mark run": text._long_mark_run,
+    "loose table": text._loose_table,
+    "newer symbols": text._newer_symbols,
+    "view patterns": snippet_view.view_patterns,
+    "secrets": secrets._compiled,
+}
+
+
+def report() -> dict:
+    built = sorted(name for name, builder in builders.items() if builder.cache_info().currsize)
+    return {"modules": sorted(set(sys.argv[2:]) & set(sys.modules)), "built": built}
+
+
+build_parser()
+settings = Settings.resolve({"workspace": sys.argv[1]}, os.environ)
+core = build_core(settings, check=False)
+uvicorn_config(build_app(core), settings).load()
+started = report()
+after_start(settings.workspace)
+print(json.dumps({"started": started, "serving": report()}))
+core.index.close()
+"""
+
+
+def test_our_deferred_work_waits_for_serving(tmp_path: Path) -> None:
+    args = [sys.executable, "-c", LAZY, str(tmp_path / "ws"), *OURS_DEFERRED]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["started"] == {"modules": [], "built": []}
+    # Once serving, the first search or recall waits for none of it (maintenance's
+    # secret patterns wait for its first run, in the background).
+    assert report["serving"] == {
+        "modules": sorted(OURS_DEFERRED),
+        "built": sorted(
+            [
+                "folded spellings",
+                "heavy runs",
+                "long mark run",
+                "loose table",
+                "newer symbols",
+                "view patterns",
+            ]
+        ),
+    }

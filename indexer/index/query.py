@@ -136,13 +136,19 @@ def _kana_spellings() -> dict[str, str]:
     return found
 
 
-# Letters ``searchable`` folds, as a highlight finds them: ``Straße`` for ``strasse``,
-# ``أحمد`` for ``احمد`` (``ss`` apart: ``_DOUBLE_S``), ``ﾃﾞｰﾀ`` for ``データ``. (The
-# spellings of a letter never start alike: none is tried twice.)
-_FOLDED_SPELLINGS = {
-    **{folded: f"[{re.escape(spellings)}]" for folded, spellings in folded_from().items()},
-    **_kana_spellings(),
-}
+@functools.cache
+def folded_spellings() -> dict[str, str]:
+    """Letters ``searchable`` folds, as a highlight finds them: ``Straße`` for ``strasse``,
+    ``أحمد`` for ``احمد`` (``ss`` apart: ``_DOUBLE_S``), ``ﾃﾞｰﾀ`` for ``データ``. (The
+    spellings of a letter never start alike: none is tried twice.) Built at the first
+    highlight past ASCII, or once serving (``indexer.daemon``): the loose reading's
+    table it needs was 30 ms of every start."""
+    return {
+        **{folded: f"[{re.escape(spellings)}]" for folded, spellings in folded_from().items()},
+        **_kana_spellings(),
+    }
+
+
 _DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
 # Two letters a text may write as one ligature (``searchable`` reads each as its two
 # letters): ``ss`` and ``ß``, and Armenian's everyday ``և`` (``Երևան``, ``բարև``) and its
@@ -238,11 +244,12 @@ def _spelled(word: str) -> list[str]:
     """``word`` (as ``searchable`` left it) as regexes, one a letter (``ss``: one for
     both), that match its spellings in a text."""
     units: list[str] = []
+    spellings = folded_spellings()
     for piece in _PAIR_SPLIT.split(word):
         if piece.lower() in _PAIRS:
             units.append(_PAIRS[piece.lower()])
         else:
-            units += [_FOLDED_SPELLINGS.get(c.lower(), re.escape(c)) for c in piece]
+            units += [spellings.get(c.lower(), re.escape(c)) for c in piece]
     return units
 
 

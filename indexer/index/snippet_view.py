@@ -11,6 +11,7 @@ reads as search does, and the hits are marked at the text's own places.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Callable
@@ -116,9 +117,17 @@ class View:
 # character inside a word. (For RE2, the ``\\u`` of ``CJK_RUN`` are spelled ``\\x``.)
 RUN_CHARS = re.sub(r"\\u([0-9a-f]{4})", r"\\x{\1}", CJK_RUN.pattern[1:-2])
 _OTHER_WORD = rf"(?:[^\PL{RUN_CHARS}]|[^\PN{RUN_CHARS}])"
-_GLUED = re2.compile(rf"[{RUN_CHARS}]{_OTHER_WORD}|{_OTHER_WORD}[{RUN_CHARS}]")
+_GLUED = rf"[{RUN_CHARS}]{_OTHER_WORD}|{_OTHER_WORD}[{RUN_CHARS}]"
 _FORMAT_IN_WORD = rf"[\pL\pN\pM][{SHOWING_NOTHING}]+(?:[\pL\pN\pM]|$)"
-_VIEW_DIFFERS = re2.compile(f"{_GLUED.pattern}|{_FORMAT_IN_WORD}")
+
+
+@functools.cache
+def view_patterns() -> tuple[re2._Regexp, re2._Regexp]:
+    """``_GLUED`` and where a view differs, compiled at the first snippet past ASCII or
+    once serving (``indexer.daemon``): 5-10 ms of every start."""
+    return re2.compile(_GLUED), re2.compile(f"{_GLUED}|{_FORMAT_IN_WORD}")
+
+
 # The view of a text is made this many characters at a time (a few ms at most), until
 # the snippet's CPU time is spent (hits past the part made are not looked for).
 _VIEW_BLOCK = 16_384
@@ -127,7 +136,7 @@ _VIEW_BLOCK = 16_384
 def differs(text: str) -> bool:
     """Whether ``text`` may differ from its view (a part of a text: it may, when a format
     character after a letter is its end)."""
-    return not text.isascii() and _VIEW_DIFFERS.search(text) is not None
+    return not text.isascii() and view_patterns()[1].search(text) is not None
 
 
 def view_of(text: str, spent: Callable[[], bool]) -> View:
@@ -171,7 +180,7 @@ def _glued_places(text: str) -> list[int]:
     """The places in ``text`` where search splits a CJK run from a letter or digit of
     another script glued to it (``_glued``), in order."""
     places: list[int] = []
-    if text.isascii() or _GLUED.search(text) is None:
+    if text.isascii() or view_patterns()[0].search(text) is None:
         return places
     for run in CJK_RUN.finditer(text):
         start, end = run.span()  # (the characters around are no run's)

@@ -69,7 +69,7 @@ from shared.reader_folds import (
 
 # Letters and numbers of the CJK scripts (punctuation and symbols excluded, since
 # unicode61 treats those as separators): kana, han, hangul, iteration marks.
-_CJK_CHARS = (
+CJK_CHARS = (
     "\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c"
     "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff66-\uff9f"
@@ -88,9 +88,9 @@ _SPACELESS_CHARS = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in _SPACELESS_R
 # For the word table's ``tokenchars``: unicode61 (Unicode 6.1 tables) treats the marks,
 # and letters newer than 6.1, as separators; listing them all keeps each bigram whole.
 TOKEN_CHARS = "".join(chr(c) for lo, hi in _SPACELESS_RANGES for c in range(lo, hi + 1))
-CJK_RUN = re.compile(f"[{_CJK_CHARS}{_SPACELESS_CHARS}]+")
-# The two kinds apart (keyword extraction treats Han/kana/hangul and Thai-like runs apart).
-CJK_ONLY_RUN = re.compile(f"[{_CJK_CHARS}]+")
+CJK_RUN = re.compile(f"[{CJK_CHARS}{_SPACELESS_CHARS}]+")
+# The spaceless kind apart (keyword extraction compiles the CJK kind's own: its 40,000
+# characters in ``re``'s Python-built bitmap cost 2-3 ms of every start).
 SPACELESS_RUN = re.compile(f"[{_SPACELESS_CHARS}]+")
 # What the word table keeps as token characters, near enough: letters, digits, marks.
 WORD = re2.compile(r"[\pL\pN\pM]+")
@@ -150,11 +150,15 @@ def _regex_class(ranges: list[list[int]], escape: str) -> str:
     return "[" + "".join(escape.format(lo) + "-" + escape.format(hi) for lo, hi in ranges) + "]"
 
 
-# RE2 finds them at a few ns a character; re replaces them faster (RE2's Python
-# binding costs about 5 us a match, and emoji come many to a note).
-_NEWER_RANGES = _newer_symbol_ranges()
-_NEWER_SYMBOLS = re2.compile(_regex_class(_NEWER_RANGES, r"\x{{{:x}}}"))
-_NEWER_SYMBOL_RUNS = re.compile(_regex_class(_NEWER_RANGES, r"\U{:08x}") + "+")
+@functools.cache
+def _newer_symbols() -> tuple[re2._Regexp, re.Pattern[str]]:
+    """Patterns of those symbols (built at first use: 10 ms of every start): one to find
+    one, and one of their runs to replace. RE2 finds them at a few ns a character; re
+    replaces them faster (RE2's Python binding costs about 5 us a match, and emoji come
+    many to a note)."""
+    ranges = _newer_symbol_ranges()
+    found = re2.compile(_regex_class(ranges, r"\x{{{:x}}}"))
+    return found, re.compile(_regex_class(ranges, r"\U{:08x}") + "+")
 
 
 _GREEK_LEADS = (b"\xce", b"\xcf", b"\xe1\xbc", b"\xe1\xbd", b"\xe1\xbe", b"\xe1\xbf")
@@ -207,6 +211,7 @@ def build_tables() -> None:
     ms): on a thread once the server serves, so that no caller waits for them."""
     _searchable_changes()
     _loose_letters()
+    _long_mark_run()
     build_nfkc_class()
 
 
@@ -231,17 +236,23 @@ def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
 # format cuts runs at 30): NFC and NFKC put a run in order by an insertion sort, whose
 # time grows with the square of its length (120 KB of marks took 4.5 s, holding the GIL).
 # (The halfwidth sound marks are letters that NFKC makes marks.)
-_LONG_MARK_RUN = re2.compile(r"[\pM\x{ff9e}\x{ff9f}]{31,}")
 _MARK_RUN_CUT = 30
+
+
+@functools.cache
+def _long_mark_run() -> re2._Regexp:
+    """A run of more than ``_MARK_RUN_CUT`` marks (RE2's program for it: 10 ms of every
+    start, were it compiled at import)."""
+    return re2.compile(rf"[\pM\x{{ff9e}}\x{{ff9f}}]{{{_MARK_RUN_CUT + 1},}}")
 
 
 def stream_safe(text: str) -> str:
     """``text`` with a combining grapheme joiner (U+034F, which nothing is reordered
     across) after every 30 marks of a longer run, so that normalizing it is linear."""
-    if text.isascii() or _LONG_MARK_RUN.search(text) is None:
+    if text.isascii() or _long_mark_run().search(text) is None:
         return text
     parts, last = [], 0
-    for found in _LONG_MARK_RUN.finditer(text):
+    for found in _long_mark_run().finditer(text):
         start, end = found.span()
         run = text[start:end]
         cut = [run[at : at + _MARK_RUN_CUT] for at in range(0, len(run), _MARK_RUN_CUT)]
@@ -281,8 +292,9 @@ def _searchable_steps(text: str) -> str:
         text = FORMAT_RUNS.sub("", text)
         if "\u20e3" in text:  # a keycap (``1️⃣``) is a symbol: a break
             text = _KEYCAPS.sub(" ", text)
-    if _NEWER_SYMBOLS.search(text):
-        text = _NEWER_SYMBOL_RUNS.sub(" ", text)
+    newer, newer_runs = _newer_symbols()
+    if newer.search(text):
+        text = newer_runs.sub(" ", text)
     folds, folded = _folds()
     if folded.search(text) is not None:  # (RE2: a few ns a character; most texts have none)
         text = text.translate(folds)
@@ -301,7 +313,7 @@ def _searchable_changes() -> re2._Regexp:
     Arabic by their whole blocks): a text without one, most, is read once, not six
     times."""
     scripts = r"[\x{370}-\x{3ff}\x{1f00}-\x{1fff}\x{580}-\x{6ff}]"
-    looked_for = (_COMPATIBLE_ANY, FORMAT_CHARS, _NEWER_SYMBOLS, _folds()[1], _ARABIC_FOLDED)
+    looked_for = (_COMPATIBLE_ANY, FORMAT_CHARS, _newer_symbols()[0], _folds()[1], _ARABIC_FOLDED)
     return re2.compile("|".join([scripts, *(pattern.pattern for pattern in looked_for)]))
 
 

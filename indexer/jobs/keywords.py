@@ -40,7 +40,7 @@ from indexer.index.arabic_article import without_article
 from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
 from indexer.index.text import (
-    CJK_ONLY_RUN,
+    CJK_CHARS,
     CJK_RUN,
     FORMAT_CHARS,
     SHOWING_NOTHING,
@@ -89,6 +89,8 @@ _QUOTED = re.compile(r'"([^"]+)"')
 _WORD = re2.compile(
     rf"[\pL\pN][\pL\pN\pM]*(?:(?:['’ʼ][\pL\pN]|[{SHOWING_NOTHING}]+[\pL\pN\pM])[\pL\pN\pM]*)*"
 )
+# Runs of Han, kana and hangul (``text.SPACELESS_RUN``: Thai-like runs, kept apart)
+CJK_ONLY_RUN = re.compile(f"[{CJK_CHARS}]+")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
 # Armenian's question, emphasis and exclamation marks, written on the stressed vowel
 # (``Որտե՞ղ``, where?): they cut the word in two (``որտե``), neither a stop word

@@ -24,7 +24,6 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from indexer.index.text import as_read
-from indexer.jobs.keywords import extract_keywords, query_words
 from indexer.jobs.recall_block import (
     CLOSE,
     INTRO,
@@ -97,6 +96,10 @@ class Recall:
         empty: dict[str, Any] = {"block": "", "tokens": 0, "sources": [], "partial": partial}
         if root is None:
             return empty
+        # (imported here: its word tables and patterns were a fifth of our modules'
+        # import at every start; ``indexer.daemon`` loads it in the background once serving)
+        from indexer.jobs.keywords import extract_keywords, query_words
+
         keywords = extract_keywords(query)
         looked_up = looked_up_all(lang, keywords)  # (a word's start where endings change)
         hits = self._hits(lang, looked_up, folder)

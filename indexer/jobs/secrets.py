@@ -14,6 +14,7 @@ and the value of a ``password``/``token``/``api_key``-like key that looks like o
 
 from __future__ import annotations
 
+import functools
 import re
 
 REDACTED = "[redacted]"
@@ -21,7 +22,7 @@ REDACTED = "[redacted]"
 # Each starts only where a run of key characters starts (``_RUN``): one that fails is
 # then read once, not again from each ``eyJ`` or ``sk-`` inside it (quadratic).
 _RUN = r"(?<![A-Za-z0-9_.-])"
-_KNOWN = re.compile(
+_KNOWN = (
     _RUN + r"sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key ids
     # AWS secret access keys (40 of base64's letters with both cases and a digit; a
@@ -39,17 +40,16 @@ _KNOWN = re.compile(
     r"|" + _RUN + r"[MN][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"  # Discord
     r"|" + _RUN + r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # JWTs
 )
-_AUTHORIZATION = re.compile(r"(?i)\b((?:bearer|basic|token)[ \t]+)[A-Za-z0-9._~+/-]{16,}=*")
+_AUTHORIZATION = r"(?i)\b((?:bearer|basic|token)[ \t]+)[A-Za-z0-9._~+/-]{16,}=*"
 # A private key block (PEM, PGP) to its end line (read up to the next block's start at
 # most: linear time); one cut short, to the last line of its key text
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+_PRIVATE_KEY = (
+    r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:(?:[^-]++|-(?!----(?:BEGIN|END) ))*+-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
     r"|(?:\r?\n(?:[A-Za-z0-9+/=]{16,}[^\r\n]*|(?:Proc-Type|DEK-Info|Version|Comment): [^\r\n]*"
-    r"|[ \t]*(?=\r?\n)))*)",
-    re.DOTALL,
+    r"|[ \t]*(?=\r?\n)))*)"
 )
-_URL_PASSWORD = re.compile(r"(://[^\s/:@]*:)[^\s/@]+(@)")
+_URL_PASSWORD = r"(://[^\s/:@]*:)[^\s/@]+(@)"
 _REPLACED = (
     (_PRIVATE_KEY, REDACTED),
     (_KNOWN, REDACTED),
@@ -59,7 +59,7 @@ _REPLACED = (
 # A key naming a credential (``PGPASSWORD`` too), then ``:``, ``=``, `` is `` or a table's
 # ``|`` (quoted or not), then its value (groups 2-4: a password's key; a bare ``pass``
 # is a boarding pass, not a password)
-_ASSIGNED = re.compile(
+_ASSIGNED = (
     r"(?i)((?:\b(password|passwd|passphrase|passwort|kennwort)"
     r"|(?:_|\B(?=passw))(pass|pwd|passwd|password))"
     r"|(?:\b|_)(?:api[ _-]?key|apikey|secret(?:[_-]?key)?|access[_-]?key|client[_-]?secret"
@@ -86,10 +86,19 @@ def redact_secrets(text: str) -> tuple[str, int]:
         count += 1
         return match.group(1) + match.group(5) + REDACTED
 
-    for pattern, replacement in _REPLACED:
+    replaced, assigned_pattern = _compiled()
+    for pattern, replacement in replaced:
         text, found = pattern.subn(replacement, text)
         count += found
-    return _ASSIGNED.sub(assigned, text), count
+    return assigned_pattern.sub(assigned, text), count
+
+
+@functools.cache
+def _compiled() -> tuple[list[tuple[re.Pattern[str], str]], re.Pattern[str]]:
+    """The patterns above, compiled at the first redaction (a maintenance run), not at
+    the import (5-10 ms of every server start, which runs none until one is due)."""
+    replaced = [(re.compile(pattern), replacement) for pattern, replacement in _REPLACED]
+    return replaced, re.compile(_ASSIGNED)
 
 
 def _looks_secret(value: str, password: bool) -> bool:

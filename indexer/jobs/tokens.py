@@ -28,7 +28,7 @@ from shared.body_title import SETEXT_UNDERLINE
 from shared.graphemes import character_start
 
 # Runs of the characters counted as one whole token (4 quarters).
-_HEAVY_RUN = re.compile(
+_HEAVY_RUN = (
     "["
     "\u0530-\u058f"  # Armenian
     "\u0900-\u0dff"  # Indic scripts (Devanagari ... Sinhala)
@@ -46,6 +46,15 @@ _HEAVY_RUN = re.compile(
     "\U00010000-\U0010ffff"  # beyond the BMP: emoji, rare ideographs
     "]+"
 )
+
+
+@functools.cache
+def heavy_runs() -> re.Pattern[str]:
+    """``_HEAVY_RUN`` compiled at the first count (``re`` builds the bitmap of its 50,000
+    code points in Python: 4 ms of every server start, were it compiled at import)."""
+    return re.compile(_HEAVY_RUN)
+
+
 # Python's line boundaries (str.splitlines; all are whitespace): "\r\n" is one
 _BREAK = r"(?:\r\n|\r(?!\n)|[\n\v\f\x1c\x1d\x1e\x85\u2028\u2029])"
 _LINE_ENDS = frozenset("\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029")
@@ -82,7 +91,7 @@ def _short_quarters(text: str) -> int:
 
 def _quarters(text: str) -> int:
     non_ascii = len(text) - len(text.encode("ascii", "ignore"))
-    heavy = sum(map(len, _HEAVY_RUN.findall(text)))  # runs: far fewer objects than chars
+    heavy = sum(map(len, heavy_runs().findall(text)))  # runs: far fewer objects than chars
     return len(text) + non_ascii + 2 * heavy  # ASCII 1, other 1 + 1, heavy 1 + 1 + 2
 
 
