@@ -64,6 +64,7 @@ from shared.workspace import Workspace
 log = logging.getLogger("indexer")
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+BUILD_SECONDS = 10  # most a stop waits for the start's text tables (0.1-0.3 s of CPU)
 
 
 def build_core(settings: Settings, *, check: bool = True) -> Core:
@@ -180,22 +181,27 @@ def remove_url_file(path: Path, text: str) -> None:
         )
 
 
-def after_start(workspace: Workspace) -> None:
+def after_start(workspace: Workspace, built: threading.Event | None = None) -> None:
     """Once serving: what the first search, snippet or recall past ASCII would wait for
     built (first: a client may call at once), the text tables, the highlight's patterns,
-    recall's keyword module (imported here, not at the start: 30-60 ms of it); then the
-    temp files of earlier processes' writes swept (this one's spared)."""
-    # (loaded by then: the index reads text)
-    from indexer.index.query import folded_spellings
-    from indexer.index.snippet_view import view_patterns
-    from indexer.index.text import build_tables
-    from indexer.jobs.tokens import heavy_runs
+    recall's keyword module (imported here, not at the start: 30-60 ms of it), then
+    ``built`` set; then the temp files of earlier processes' writes swept (this one's
+    spared)."""
+    try:
+        # (loaded by then: the index reads text)
+        from indexer.index.query import folded_spellings
+        from indexer.index.snippet_view import view_patterns
+        from indexer.index.text import build_tables
+        from indexer.jobs.tokens import heavy_runs
 
-    importlib.import_module("indexer.jobs.keywords")  # (first: a session opens on a recall)
-    build_tables()
-    folded_spellings()
-    view_patterns()
-    heavy_runs()
+        importlib.import_module("indexer.jobs.keywords")  # (first: a session opens on a recall)
+        build_tables()
+        folded_spellings()
+        view_patterns()
+        heavy_runs()
+    finally:
+        if built is not None:
+            built.set()
     sweep_temp_files(workspace)
 
 
@@ -330,6 +336,11 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     task = asyncio.create_task(_serve(server, settings.host, settings.port))
     url_text = ""
     stopped_cleanly = False
+    # Set once ``after_start`` built its patterns: a stop waits for that, since the
+    # interpreter's exit ends a daemon thread in RE2's C++ code with ``std::terminate``
+    # (SIGABRT: a stop right after the start exited -6). Its sweep may be cut short.
+    built = threading.Event()
+    built.set()  # (until the thread starts)
     try:
         while not server.started:
             if task.done():
@@ -350,8 +361,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             ) from None
         url_text = url + "\n"
         index.start_background()  # once the first calls can be answered
-        sweep = threading.Thread(target=after_start, args=(workspace,), daemon=True)
-        sweep.start()
+        built.clear()
+        threading.Thread(target=after_start, args=(workspace, built), daemon=True).start()
         # Off while starting (``indexer serve``): on again once the watcher and the
         # reconcile run, so that its first pass (start-up's garbage) does not delay them.
         gc.enable()
@@ -365,6 +376,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         # open, no clean mark and no "stopped" line, and the exit failed.
         if url_text:
             remove_url_file(workspace.url_file, url_text)
+        if not built.wait(BUILD_SECONDS):
+            log.warning("the start's text tables took over %d s to build", BUILD_SECONDS)
         steps: list[Callable[[], object]] = []
         if core.jobs is not None:  # the model's HTTP clients live on the jobs loop
             then = core.model.close if core.model is not None else None
