@@ -152,42 +152,10 @@ async def test_append_and_create_flag(client: Client, tmp_path: Path) -> None:
     first = await call(client, "append", lang="en", path="log.md", content="one\n")
     second = await call(client, "append", lang="en", path="log.md", content="two\n")
     assert second["size"] == first["size"] + 4 and second["etag"] != first["etag"]
-    made = (vault_dir(tmp_path) / "log.md").read_text()
-    assert made.startswith("---\nid: ") and made.endswith("\n---\none\ntwo\n")
+    assert (vault_dir(tmp_path) / "log.md").read_text() == "one\ntwo\n"  # (as sent)
     first = await call(client, "append", lang="en", path="log.txt", content="one\r\n")
     await call(client, "append", lang="en", path="log.txt", content="two\r\n")
     assert (vault_dir(tmp_path) / "log.txt").read_bytes() == b"one\r\ntwo\r\n"  # as sent
-
-
-async def test_append_makes_a_note_as_a_write_does(client: Client, tmp_path: Path) -> None:
-    """A note an append creates has what a write gives it (frontmatter, an id, LF line
-    endings), whatever its text."""
-    made = await call(
-        client,
-        "append",
-        lang="fa",
-        path="events/2026/12/06.md",
-        content="## رویداد\r\n\r\nبا تیم\r\n",
-    )
-    text = (vault_dir(tmp_path, "fa") / "events/2026/12/06.md").read_bytes()
-    assert text.startswith(b"---\nid: ") and b"\ntitle: '06'\n" in text and b"\r" not in text
-    assert text.endswith("---\n## رویداد\n\nبا تیم\n".encode())
-    assert made["size"] == len(text)
-    read = await call(client, "read", lang="fa", path="events/2026/12/06.md")
-    assert read["etag"] == made["etag"]
-
-
-async def test_text_appended_to_a_note_gets_lf_line_endings(client: Client, tmp_path: Path) -> None:
-    """The appended piece alone (the file is never rewritten); NUL stays, as a write
-    keeps it."""
-    await call(client, "write", lang="fa", path="n.md", content="# یادداشت\n")
-    path = vault_dir(tmp_path, "fa") / "n.md"
-    text = path.read_bytes()
-    out = await call(client, "append", lang="fa", path="n.md", content="a\x00b\r\nc\rd\r\n")
-    assert path.read_bytes() == text + b"a\x00b\nc\nd\n"
-    assert out["size"] == len(text) + 8
-    read = await call(client, "read", lang="fa", path="n.md")
-    assert read["etag"] == out["etag"]
 
 
 async def test_binary_asset_write_and_read(client: Client, tmp_path: Path) -> None:

@@ -62,7 +62,6 @@ from shared.errors import (
     NotFoundError,
     VaultError,
 )
-from shared.frontmatter import clean_text
 from shared.utf8 import NOT_UTF8_TEXT, check_text, is_utf8
 
 log = logging.getLogger("indexer.vault")
@@ -260,9 +259,10 @@ class Vault:
         actor: str = "tool",
         if_match: str | None = None,
     ) -> dict:
-        """Raw append to an existing file, but a note's text gets LF line endings (as a
-        write's): the piece only, never the file (an append costs what it adds). A note
-        it creates is written as a write makes one (frontmatter, ``id``).
+        """Raw append to an existing note; a note it creates is normalized like a write
+        when the content starts with a frontmatter block (so it is a valid note). The
+        text is added as sent (SPEC: "adds text to the end of a file without rewriting
+        it"): a day file's preamble is the writer's ``write``, not the append's.
         ``if_match`` (REST's ``If-Match``): only to the file as the caller read it."""
         target = self._file_target(lang, path)
         reason = check_reason(reason)
@@ -273,8 +273,6 @@ class Vault:
         if not isinstance(content, str) or not content:
             raise InvalidArgumentError("content must be a non-empty string")
         check_text("content", content)
-        if target.is_note:
-            content = clean_text(content)  # (NUL stays, as in a write)
         data = content.encode("utf-8")
         self._check_size(len(data))
         with self.locked([target]), self.sandbox.open(target) as place:
@@ -289,7 +287,7 @@ class Vault:
                 )
             self._check_size(len(data) + (len(existing) if existing else 0))
             key = (target.lang, target.rel)
-            if existing is None and target.is_note:
+            if existing is None and target.is_note and content.lstrip("\ufeff").startswith("---"):
                 whole = self._normalized(target, content, None)
                 hashes = self.digests.of(key, whole)
                 etag = hashes.etag

@@ -58,8 +58,8 @@ def register(tools: Registrar, core: Core) -> None:
         """Append text at the end of a .md or text file without rewriting it (serialized per
         file).
 
-        A note created by an append is normalized like a write (frontmatter and id added,
-        invalid frontmatter refused); text appended to a note gets LF line endings."""
+        A note created by an append whose text starts with a --- block is normalized like
+        a write (invalid frontmatter refused)."""
         return vault.append(lang, path, content, create, reason)
 
     @tools.tool(read_only=True)
