@@ -178,7 +178,7 @@ def _loose_table() -> dict[int, str]:
     ones), ``ı ł ø đ ħ`` -> ``i l o d h``, full- and half-width forms -> their plain
     letter, and Arabic and Hebrew points -> nothing, as a ``str.translate`` table (a
     regex of them all read 1 MB in 0.7 s: past U+FFFF its class is a list). Only one
-    letter for one: the spans of the text stay where they were."""
+    letter for one, or none for a mark: the spans of the text stay where they were."""
     table: dict[str, str] = {}
     for code in (*range(0x00C0, 0x0250), *range(0x0370, 0x0400), *range(0x1E00, 0x2000)):
         decomposed = unicodedata.normalize("NFD", chr(code))
@@ -196,6 +196,7 @@ def _loose_table() -> dict[int, str]:
     for low, high in FORMAT_RANGES:  # invisible, and not read
         for code in range(low, high + 1):
             table[chr(code)] = ""
+    table.update(dict.fromkeys(DROPPED_MARKS, ""))  # (a mark no letter composed with)
     return str.maketrans(table)
 
 
@@ -215,8 +216,15 @@ def build_tables() -> None:
     build_nfkc_class()
 
 
+# The combining marks unicode61 drops wherever they stand (``remove_diacritics``: SQLite's
+# ``sqlite3Fts5UnicodeIsdiacritic``), which NFC leaves apart when no letter composes with
+# them: ``i̇stanbul`` (``"İstanbul".lower()``, an ``i`` and U+0307) is searched as
+# ``istanbul``, so the loose reading drops them too, or it highlights nothing.
+DROPPED_MARKS = "".join(
+    chr(code) for code in range(0x300, 0x332) if (0x000361F808029FDF >> (code - 0x300)) & 1
+)
 # What the loose reading takes out of a text (its spans are mapped back to the text).
-_TAKEN_OUT = re.compile(f"{OPTIONAL_MARKS.pattern}|[{FORMAT_CLASS}]+")
+_TAKEN_OUT = re.compile(f"{OPTIONAL_MARKS.pattern}|[{FORMAT_CLASS}{DROPPED_MARKS}]+")
 
 
 def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
