@@ -64,7 +64,7 @@ from shared.workspace import Workspace
 log = logging.getLogger("indexer")
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-BUILD_SECONDS = 10  # most a stop waits for the start's text tables (0.1-0.3 s of CPU)
+BUILD_SECONDS = 10  # most a stop waits for a step of the start's text tables
 
 
 def build_core(settings: Settings, *, check: bool = True) -> Core:
@@ -181,27 +181,50 @@ def remove_url_file(path: Path, text: str) -> None:
         )
 
 
-def after_start(workspace: Workspace, built: threading.Event | None = None) -> None:
-    """Once serving: what the first search, snippet or recall past ASCII would wait for
-    built (first: a client may call at once), the text tables, the highlight's patterns,
-    recall's keyword module (imported here, not at the start: 30-60 ms of it), then
-    ``built`` set; then the temp files of earlier processes' writes swept (this one's
-    spared)."""
-    try:
-        # (loaded by then: the index reads text)
-        from indexer.index.query import folded_spellings
-        from indexer.index.snippet_view import view_patterns
-        from indexer.index.text import build_tables
-        from indexer.jobs.tokens import heavy_runs
+class Warming:
+    """``after_start``'s steps, which a stop ends between two: the interpreter's exit
+    ends a daemon thread in RE2's C++ code (a pattern compiled) with ``std::terminate``
+    (SIGABRT: a stop right after the start exited -6), so a stop waits for the step
+    under way (``stop``), never for the rest (a start indexing 10,000 notes starves
+    them: their whole took over 1 s there)."""
 
-        importlib.import_module("indexer.jobs.keywords")  # (first: a session opens on a recall)
-        build_tables()
-        folded_spellings()
-        view_patterns()
-        heavy_runs()
+    def __init__(self) -> None:
+        self.closing = threading.Event()
+        self.idle = threading.Event()
+        self.idle.set()  # (until a thread runs the steps)
+
+    def stop(self) -> None:
+        self.closing.set()
+        if not self.idle.wait(BUILD_SECONDS):
+            log.warning("a step of the start's text tables took over %d s", BUILD_SECONDS)
+
+
+def after_start(workspace: Workspace, warming: Warming | None = None) -> None:
+    """Once serving: what the first search, snippet or recall past ASCII would wait for
+    built (first: a client may call at once), recall's keyword module (imported here, not
+    at the start: 30-60 ms of it), the text tables, the highlight's patterns; then the
+    temp files of earlier processes' writes swept (this one's spared)."""
+    # (loaded by then: the index reads text)
+    from indexer.index.query import folded_spellings
+    from indexer.index.snippet_view import view_patterns
+    from indexer.index.text import build_tables
+    from indexer.jobs.tokens import heavy_runs
+
+    steps = (
+        lambda: importlib.import_module("indexer.jobs.keywords"),  # (a session opens on recall)
+        build_tables,
+        folded_spellings,
+        view_patterns,
+        heavy_runs,
+    )
+    try:
+        for step in steps:
+            if warming is not None and warming.closing.is_set():
+                return
+            step()
     finally:
-        if built is not None:
-            built.set()
+        if warming is not None:
+            warming.idle.set()
     sweep_temp_files(workspace)
 
 
@@ -336,11 +359,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     task = asyncio.create_task(_serve(server, settings.host, settings.port))
     url_text = ""
     stopped_cleanly = False
-    # Set once ``after_start`` built its patterns: a stop waits for that, since the
-    # interpreter's exit ends a daemon thread in RE2's C++ code with ``std::terminate``
-    # (SIGABRT: a stop right after the start exited -6). Its sweep may be cut short.
-    built = threading.Event()
-    built.set()  # (until the thread starts)
+    warming = Warming()
     try:
         while not server.started:
             if task.done():
@@ -361,8 +380,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             ) from None
         url_text = url + "\n"
         index.start_background()  # once the first calls can be answered
-        built.clear()
-        threading.Thread(target=after_start, args=(workspace, built), daemon=True).start()
+        warming.idle.clear()
+        threading.Thread(target=after_start, args=(workspace, warming), daemon=True).start()
         # Off while starting (``indexer serve``): on again once the watcher and the
         # reconcile run, so that its first pass (start-up's garbage) does not delay them.
         gc.enable()
@@ -376,8 +395,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         # open, no clean mark and no "stopped" line, and the exit failed.
         if url_text:
             remove_url_file(workspace.url_file, url_text)
-        if not built.wait(BUILD_SECONDS):
-            log.warning("the start's text tables took over %d s to build", BUILD_SECONDS)
+        warming.stop()
         steps: list[Callable[[], object]] = []
         if core.jobs is not None:  # the model's HTTP clients live on the jobs loop
             then = core.model.close if core.model is not None else None
