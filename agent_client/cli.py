@@ -278,17 +278,19 @@ def _option(dest: str, command: str) -> str:
 
 
 def _text(value: str) -> str:
-    """The argument, or stdin for ``-``: decoded as UTF-8 here, whatever the locale says."""
+    """The argument, or stdin for ``-``: decoded as UTF-8 here, whatever the locale says.
+    A byte order mark opening stdin (a file saved by a Windows editor) is not text: it
+    would sit invisible in the middle of the note."""
     if value != "-":
         return value
     if sys.stdin is None:  # started with stdin closed (cron, a daemon)
         raise ValueError("'-' reads the text from stdin, but this process has no stdin")
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:  # a text stream put in place of stdin (tests, embedding)
-        return sys.stdin.read()
+        return sys.stdin.read().removeprefix("\ufeff")
     data: bytes = buffer.read()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"stdin is not valid UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})"

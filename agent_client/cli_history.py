@@ -87,7 +87,10 @@ def _check(args: argparse.Namespace) -> None:
     """Bad usage found before connecting (``ValueError``: exit 2)."""
     if args.command == "undo":
         if not ENTRY_ID_RE.fullmatch(args.entry_id):
-            raise ValueError(f"{args.entry_id!r} is not an entry id (letters, digits, _ . : -)")
+            raise ValueError(
+                f"{args.entry_id!r} is not an entry id (1-128 letters, digits and"
+                " _ . : -, starting with a letter or digit)"
+            )
         return
     if not 1 <= args.limit <= MAX_LIMIT:
         raise ValueError(f"--limit must be between 1 and {MAX_LIMIT}")

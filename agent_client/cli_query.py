@@ -28,6 +28,8 @@ async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> 
         elif args.command == "recall":
             result = await vault.recall(args.query, budget_tokens=args.budget, path=args.path)
             text = result["block"]
+            if not text:  # nothing at all to quote: say so, as search does
+                text = "Nothing to recall." + await _no_such_vault(vault, lang)
         elif await vault.has_search():
             result = await vault.search(args.query, limit=args.limit, offset=args.offset)
             text = _search_text(args.query, result, args.offset)

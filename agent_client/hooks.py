@@ -98,8 +98,10 @@ def remember_turn(
     """
     good: list[MemoryEntry] = []
     refused: list[str] = []
-    if isinstance(entries, str | bytes | MemoryEntry | Mapping):
-        entries = [entries]  # one entry given alone (a text was refused a character at a time)
+    if isinstance(entries, str | bytes | MemoryEntry | Mapping) or not isinstance(
+        entries, Iterable
+    ):  # one entry given alone (a text was refused a character at a time; None raised)
+        entries = [entries]
     for number, item in enumerate(entries, 1):
         try:
             entry = item if isinstance(item, MemoryEntry) else entry_from_mapping(item, lang)
@@ -247,5 +249,8 @@ async def run_memory_writer_action(
         return str(exc)
     except ValueError as exc:
         return f"invalid_argument: {exc}"
-    done = "deleted" if result.deleted else "edited"
-    return {"ok": True, "action": done, "lang": action.lang, "path": result.path}
+    done = "deleted" if result.deleted else "edited" if result.changed else "unchanged"
+    reply: dict[str, Any] = {"ok": True, "action": done, "lang": action.lang, "path": result.path}
+    if result.ignored:  # the model tells the user what it did: not the id it asked to set
+        reply["ignored"] = list(result.ignored)
+    return reply

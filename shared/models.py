@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from shared.invisible import SHOW_NOTHING, spelled
 from shared.langs import check_lang
+from shared.timestamps import storable
 from shared.utf8 import texts_in, utf8_problem
 
 EntryKind = Literal["knowledge", "event"]
@@ -165,6 +166,11 @@ class MemoryEntry:
         check_no_nul(f"entry {self.id}: content", self.content)
         if not isinstance(self.timestamp, datetime) or self.timestamp.tzinfo is None:
             raise ValueError(f"entry {self.id}: timestamp must be a timezone-aware datetime")
+        if not storable(self.timestamp):
+            raise ValueError(
+                f"entry {self.id}: timestamp {self.timestamp} is outside the times"
+                " that can be stored"
+            )
         self._validate_list("tags", self.tags, "non-empty strings", str.strip)
         for number, tag in enumerate(self.tags, 1):
             check_tag(f"entry {self.id}: tag {number}", tag)
@@ -220,6 +226,12 @@ class EditAction:
             check_utf8("edit: the body or a frontmatter key or value", text)
             check_no_nul("edit: the body or a frontmatter key or value", text)
         meta = self.frontmatter or {}
+        # A key set is a name in every editor, held to a tag's rules (one line, shown as
+        # typed: a bidi override turned its line around); one removed (None) may be a
+        # person's odd key, and goes.
+        for key, value in meta.items():
+            if isinstance(key, str) and value is not None:
+                check_tag(f"edit: the frontmatter key {key[:60]!r}", key)
         title = meta.get("title")
         if isinstance(title, str):  # (None removes the key; a number stays a number)
             check_title("edit: the title", title)

@@ -283,6 +283,27 @@ def test_lang_defaults_from_the_environment(
     assert code == 2 and "not a vault id" in err
 
 
+def test_stdin_text_loses_its_byte_order_mark(
+    server: RunningIndexer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text piped from a file a Windows editor saved starts with a BOM: it is no part of
+    the text (it stayed, invisible, in the middle of the note)."""
+    common = ("--workspace", str(server.workspace), "--lang", "en-bom")
+    note = server.workspace / "memory/languages/en-bom/vault/items/bom.md"
+
+    def stdin(data: bytes) -> None:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+    stdin("\ufeffTea at five\r\n".encode())
+    assert run(capsys, "remember", *common, "--title", "Bom", "-")[0] == 0
+    text = note.read_text(encoding="utf-8")
+    assert "\ufeff" not in text and "\n\nTea at five\n" in text
+    stdin("\ufeffCoffee at six, \ufeff kept inside\n".encode())
+    assert run(capsys, "edit", *common, "items/bom.md", "--body", "-")[0] == 0
+    body = parse_frontmatter(note.read_text(encoding="utf-8"))[1]
+    assert body == "Coffee at six, \ufeff kept inside\n"
+
+
 def test_search_prints_snippets_and_says_when_nothing_matched(
     server: RunningIndexer, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -307,6 +328,13 @@ def test_recall_prints_the_block(
     code, out, _ = run(capsys, "recall", *common, "--json", "Deimos")
     result = json.loads(out)
     assert code == 0 and result["tokens"] <= 1500 and result["sources"]
+    # A vault with no notes (a typo in --lang): one line saying so, not an empty output.
+    empty = ("--workspace", str(server.workspace), "--lang", "en-recall-none")
+    code, out, _ = run(capsys, "recall", *empty, "Deimos")
+    assert code == 0 and out.startswith("Nothing to recall. The vault 'en-recall-none' has no")
+    assert "en-recall" in out.split("vaults with notes: ")[1]
+    code, out, _ = run(capsys, "recall", *empty, "--json", "Deimos")
+    assert code == 0 and json.loads(out)["block"] == ""  # (JSON as the tool gave it)
     for budget, said in (("5", "at least 50"), ("32001", "at most 32000")):
         with pytest.raises(SystemExit) as exit_:  # bad usage, as every other bad number
             run(capsys, "recall", *common, "--budget", budget, "Deimos")

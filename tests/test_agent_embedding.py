@@ -151,6 +151,12 @@ def test_remember_turn_queues_the_good_entries_and_reports_the_bad(
     assert text.queued == [] and text.refused == [
         "entry 1: an entry must be a MemoryEntry or an object, not str"
     ]
+    for nothing in (None, 42, True):  # a model's JSON null or number: refused, not raised
+        receipt = remember_turn(nothing, writer=writer, lang=lang)  # type: ignore[arg-type]
+        kind = type(nothing).__name__
+        assert receipt.queued == [] and receipt.refused == [
+            f"entry 1: an entry must be a MemoryEntry or an object, not {kind}"
+        ]
     alone = {"kind": "knowledge", "title": "Coffee", "content": "black"}
     assert len(remember_turn(alone, writer=writer, lang=lang).queued) == 1  # type: ignore[arg-type]
     writer.close()
@@ -195,9 +201,22 @@ async def test_the_chat_agents_tool_through_a_real_chat_model(
     assert offered[0]["function"]["name"] == agent_client.MEMORY_WRITER_ACTION
     call = reply.choices[0].message.tool_calls[0]  # type: ignore[index]
     result = await run_memory_writer_action(call.function.arguments, writer=writer, lang=lang)  # type: ignore[union-attr]
-    assert result == {"ok": True, "action": "edited", "lang": lang, "path": "items/go.md"}
+    assert result == {
+        "ok": True,
+        "action": "edited",
+        "lang": lang,
+        "path": "items/go.md",
+        "ignored": ["id is kept as it is"],  # (the model was told "edited" alone)
+    }
     meta, body = parse_frontmatter(path.read_text())
     assert meta["id"] == "KEEP" and meta["level"] == 2 and body == "# Go\n\nwent, gone\n"
+    before = path.read_bytes()
+    for asked in ({"id": "FORGED"}, {"level": 2}):  # nothing to change: not "edited"
+        again = {"action": "edit", "path": "items/go.md", "frontmatter": asked}
+        unchanged = await run_memory_writer_action(again, writer=writer, lang=lang)
+        assert isinstance(unchanged, dict) and unchanged["action"] == "unchanged"
+        assert unchanged.get("ignored", []) == (["id is kept as it is"] if "id" in asked else [])
+    assert path.read_bytes() == before
 
     deleted = await run_memory_writer_action(
         {"action": "delete", "path": "items/go.md", "lang": lang}, writer=writer

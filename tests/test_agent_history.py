@@ -432,6 +432,9 @@ def test_history_and_undo_refusals_and_exit_codes(
     assert code == 1 and "not_found: no change in this vault was made for entry" in err
     code, err = run("undo", "not an id")
     assert code == 2 and "is not an entry id" in err
+    for too_long_or_dotted in ("a" * 129, ".hidden"):  # the message names every rule
+        code, err = run("undo", too_long_or_dotted)
+        assert code == 2 and "1-128 letters, digits and _ . : -, starting with a letter" in err
 
     offline = tmp_path / "nobody-serves-this"
     offline.mkdir()

@@ -199,6 +199,28 @@ def test_an_edit_may_remove_the_title_or_set_a_number() -> None:
     EditAction("en", "items/a.md", frontmatter={"title": 2024}).validate()
     names = {"tags": ["ภาษาไทย", "עברית", 7, None, " "], "aliases": "a, b", "type": ""}
     EditAction("en", "items/a.md", frontmatter={**names, "note": "two\nlines"}).validate()
+    EditAction("en", "items/a.md", frontmatter={"odd\u202e": None}).validate()  # removed
+
+
+async def test_an_edit_sets_no_key_a_reader_cannot_see_as_typed(
+    server: RunningIndexer, writer: tuple[MemoryWriter, CollectingNoticeSink], lang: str
+) -> None:
+    """A key of a bidi override, a line break or nothing visible was written as asked
+    (``k\u202e: v`` reads ``v :k`` in an editor); one a person wrote may still go."""
+    w, _ = writer
+    path = server.workspace / "memory" / "languages" / lang / "vault" / "items" / "keys.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\ntitle: Keys\nodd\u202e: 1\n---\n# Keys\n")
+    before = path.read_bytes()
+    for key in ("level\u202e", "two\nlines", "\u200b"):
+        asked = {"action": "edit", "path": "items/keys.md", "frontmatter": {key: 1}}
+        result = await run_memory_writer_action(asked, writer=w, lang=lang)
+        assert isinstance(result, str) and result.startswith("invalid_argument: edit: the ")
+        assert path.read_bytes() == before
+    gone = {"action": "edit", "path": "items/keys.md", "frontmatter": {"odd\u202e": None}}
+    result = await run_memory_writer_action(gone, writer=w, lang=lang)
+    assert isinstance(result, dict) and result["action"] == "edited"
+    assert "\u202e" not in path.read_text() and "title: Keys" in path.read_text()
 
 
 @pytest.mark.parametrize(
@@ -215,10 +237,15 @@ def test_an_edit_may_remove_the_title_or_set_a_number() -> None:
         EditAction("en", "items/a.md", frontmatter={"aliases": ["two\nlines"]}),
         EditAction("en", "items/a.md", frontmatter={"type": "\u2066item"}),
         EditAction("en", "items/a.md", frontmatter={"tags": ["\u200b"]}),
+        EditAction("en", "items/a.md", frontmatter={"level\u202e": 1}),
+        EditAction("en", "items/a.md", frontmatter={"two\nlines": 1}),
+        EditAction("en", "items/a.md", frontmatter={"\u200b": "x"}),
+        EditAction("en", "items/a.md", frontmatter={"esc\x1b[2J": "x"}),
     ],
     ids=[
         *("body-nul", "title-override", "title-blank", "value-nul", "title-break", "title-long"),
         *("tag-override", "tag-bell", "alias-break", "type-isolate", "tag-blank"),
+        *("key-override", "key-break", "key-blank", "key-escape"),
     ],
 )
 def test_an_edit_holding_what_an_entry_may_not_is_refused(action: EditAction) -> None:
@@ -550,3 +577,32 @@ async def test_the_action_tool_refuses_a_surrogate_edit_and_keeps_the_note(
     )
     assert result == {"ok": True, "action": "edited", "lang": lang, "path": "items/kept.md"}
     assert path.read_bytes() != before and b"original text" in path.read_bytes()
+
+
+def test_a_moment_no_zone_can_show_is_refused_before_anything_is_written(
+    server: RunningIndexer,
+    writer: tuple[MemoryWriter, CollectingNoticeSink],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    lang: str,
+) -> None:
+    """Year 9999's last hours in UTC are year 10000 at +14:00: they were taken, and the
+    writer failed on the day file's name with "OverflowError: date value out of range"
+    (exit 1); a moment a day inside what can be stored goes in as before."""
+    w, sink = writer
+    monkeypatch.setenv("AGENT_CLIENT_TZ", "Pacific/Kiritimati")  # +14:00
+    common = ["--workspace", str(server.workspace), "--lang", lang]
+    for kind in ("event", "remember"):
+        argv = [kind, "--title", "t", "--at", "9999-12-31T23:00:00+00:00", "x", *common]
+        assert main(argv) == 2
+        assert "outside the times that can be stored" in capsys.readouterr().err
+    late = {"lang": lang, "kind": "event", "title": "t", "content": "x"}
+    early = MemoryEntry(lang, "event", "t", "x", timestamp=datetime(1, 1, 1, 1, tzinfo=UTC))
+    receipt = remember_turn([{**late, "timestamp": "9999-12-31T23:00:00Z"}, early], writer=w)
+    assert receipt.queued == [] and len(receipt.refused) == 2
+    assert all("outside the times that can be stored" in why for why in receipt.refused)
+    with pytest.raises(ValueError, match="outside the times"):
+        w.submit([early])
+    assert w.flush(30) and sink.notices == [] and notes(server, lang) == []
+    argv = ["event", "--title", "t", "--at", "9999-12-30T09:00:00+00:00", "x", *common]
+    assert main(argv) == 0 and notes(server, lang)[-1] == "events/9999/12/30.md"
