@@ -63,7 +63,7 @@ def test_login_link_opens_the_page_once(browser: Browser, guarded: RunningIndexe
         page.goto(link)
         page.wait_for_selector('body[data-ready=""]', state="attached")
         assert page.url == f"{base}/ui/"
-        expect(page.locator('a.vault[data-lang="lg"]')).to_contain_text("1 notes")
+        expect(page.locator('a.vault[data-lang="lg"]')).to_contain_text("1 note")
         (cookie,) = context.cookies()
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
         assert TOKEN not in cookie["value"]

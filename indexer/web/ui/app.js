@@ -1,7 +1,9 @@
 // Vault memory's browser page: plain DOM over the REST API at /api/v1, no framework.
-// Its views and routing; lib.js holds the API client and the DOM helpers. Rule of the
-// page: text from the vault goes in through textContent only (see lib.js's htmlBlock).
+// Its views and routing (the editor: editor.js); lib.js holds the API client and the DOM
+// helpers. Rule of the page: text from the vault goes in through textContent only (see
+// lib.js's htmlBlock).
 
+import { edit, mayLeave } from "./editor.js";
 import {
   ApiError, LANG, SUMMARY_FILE, api, crumbs, enc, errorBox, fail, flash, h, htmlBlock, isSummary, link,
   notePath, plural, propertiesTable, say, seg, show, state, value,
@@ -16,7 +18,7 @@ async function home() {
     langs.length
       ? h("ul", { class: "vaults" }, langs.map(([lang, n]) =>
         h("li", {}, h("a", { href: `#/${seg(lang)}`, class: "vault", "data-lang": lang },
-          h("strong", { text: lang }), h("span", { class: "muted", text: ` ${n} notes` })))))
+          h("strong", { text: lang }), h("span", { class: "muted", text: ` ${plural(n, "note")}` })))))
       : h("p", { class: "muted", text: "No vault has notes yet." }),
     statusPanel(),
   );
@@ -97,14 +99,20 @@ function snippet(text) {
   return h("p", { class: "snippet" }, parts.map((part, i) => (i % 2 ? h("mark", { text: part }) : part)));
 }
 
+const SEARCH_SHOWN = 50;
+
 async function search(lang, q) {
   document.getElementById("search-input").value = q;
   if (!state.features.search) return show(h("p", { class: "error", text: "Search needs the index." }));
   if (!q.trim()) return show(h("p", { class: "muted", text: "Type words to search for." }));
-  const { data } = await api("GET", `/${seg(lang)}/search?limit=50&q=${encodeURIComponent(q)}`);
+  const { data } = await api("GET", `/${seg(lang)}/search?limit=${SEARCH_SHOWN}&q=${encodeURIComponent(q)}`);
+  // (50 hits of 3,000 read as if the vault held 50: say how many there are)
+  const more = typeof data.total === "number" && data.total > data.results.length;
   show(
     h("h1", {}, "Search ", h("q", { text: q })),
     data.partial ? h("p", { class: "muted", text: "The index is still catching up; results may be missing." }) : null,
+    more ? h("p", { class: "muted", id: "search-count", text: `The best ${data.results.length} of ${plural(data.total, "note")} found: `
+      + "add words to narrow the search." }) : null,
     data.results.length
       ? h("ol", { class: "search-results" }, data.results.map((r) =>
         h("li", {}, h("a", { href: link(lang, "note", r.path), text: r.title || r.path }),
@@ -187,78 +195,6 @@ async function remove(lang, path, etag) {
   location.hash = link(lang, "browse", path.split("/").slice(0, -1).join("/"));
 }
 
-async function edit(lang, path, folder) {
-  const isNew = path === null;
-  let etag = null;
-  let content = "---\ntitle: \n---\n# \n";
-  if (!isNew) {
-    let data;
-    ({ etag, data } = await api("GET", notePath(lang, path)));
-    // Bytes that are not UTF-8 come as base64: saved from the editor, that text would
-    // replace them.
-    if (data.encoding === "base64") throw new Error(`${path} is not UTF-8 text: it cannot be edited here`);
-    content = data.content;
-  }
-  const editor = h("textarea", { id: "editor", spellcheck: "false" });
-  editor.value = content;
-  const pathInput = isNew ? h("input", { id: "new-path", value: folder ? `${folder}/new-note.md` : "new-note.md" }) : null;
-  const conflict = h("section", { class: "conflict", hidden: true });
-
-  async function save(overwriteEtag) {
-    const target = isNew ? pathInput.value.trim() : path;
-    const precondition = overwriteEtag ? { "If-Match": `"${overwriteEtag}"` }
-      : etag ? { "If-Match": `"${etag}"` } : { "If-None-Match": "*" };
-    try {
-      await api("PUT", notePath(lang, target), { body: editor.value, headers: precondition });
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 412) return showConflict(target);
-      throw err;
-    }
-    flash(`Saved ${target}.`);
-    location.hash = link(lang, "note", target);
-  }
-
-  async function showConflict(target) {
-    // Nothing is lost: your text stays in the editor until you choose.
-    let theirs = null;
-    try {
-      theirs = (await api("GET", notePath(lang, target))).data;
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
-    }
-    conflict.hidden = false;
-    conflict.replaceChildren(
-      h("h2", { text: "Changed elsewhere" }),
-      h("p", { text: theirs
-        ? "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now."
-        : "This note was deleted since you opened it. Your text is still in the editor." }),
-      theirs ? h("pre", { class: "theirs", text: theirs.content }) : null,
-      h("div", { class: "actions" },
-        h("button", { id: "overwrite", onclick: () => (theirs ? save(theirs.etag) : (etag = null, save())) },
-          "Save mine over it"),
-        theirs ? h("button", { id: "take-theirs", onclick: () => {
-          if (!confirm("Replace your text in the editor with the version on disk?")) return;
-          editor.value = theirs.content;
-          etag = theirs.etag;
-          conflict.hidden = true;
-        } }, "Take theirs") : null),
-    );
-    say("Not saved: the note changed elsewhere.", "warn");
-  }
-
-  show(
-    isNew ? crumbs(lang, folder, false) : crumbs(lang, path, true),
-    h("h1", { text: isNew ? "New note" : `Edit ${path.split("/").pop()}` }),
-    isNew ? h("label", { class: "field" }, "Path ", pathInput) : null,
-    conflict,
-    editor,
-    h("div", { class: "actions" },
-      h("button", { id: "save", class: "primary", onclick: () => save().catch(fail) }, "Save"),
-      h("a", { class: "button", href: isNew ? link(lang, "browse", folder) : link(lang, "note", path), text: "Cancel" })),
-  );
-  editor.focus();
-}
-
 // A version with no etag records that the file did not exist then: a deletion, or the
 // move that took it elsewhere. It has no text to view, diff or restore (the server
 // refuses those); the version before it holds the text as it was.
@@ -278,10 +214,14 @@ function absentBanner(path, newest, current) {
   return h("p", { class: "banner", text });
 }
 
+const HISTORY_SHOWN = 100;
+
 async function history(lang, path) {
-  const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=100`);
+  // One more than shown: whether older versions exist (the page cut at 100 unsaid).
+  const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=${HISTORY_SHOWN + 1}`);
   const current = await shownEtag(lang, path);
-  const versions = data.versions || [];
+  const older = (data.versions || []).length > HISTORY_SHOWN;
+  const versions = (data.versions || []).slice(0, HISTORY_SHOWN);
   const diffBox = h("pre", { class: "diff", hidden: true });
   const pick = (id, withCurrent) => h("select", { id }, withCurrent ? h("option", { value: "", text: "current file" }) : null,
     versions.map((v) => h("option", { value: String(v.version), text: `${v.version} · ${v.at || ""}${hasText(v) ? "" : ` · ${v.op}`}` })));
@@ -310,6 +250,8 @@ async function history(lang, path) {
         [v.actor, v.reason, v.size].map((t) => h("td", { text: t ?? "" })),
         h("td", { class: "row-actions" }, rowActions(v))))))
       : h("p", { class: "muted", text: "No versions recorded." }),
+    older ? h("p", { class: "muted", id: "older-versions", text: `Only the newest ${HISTORY_SHOWN} versions are listed; `
+      + `older ones are kept too (\`indexer history\`, or the API's /history with a larger limit).` }) : null,
     versions.length ? h("div", { class: "actions" }, "Diff ", from, " → ", to,
       h("button", { id: "show-diff", onclick: () => showDiff(from.value, to.value).catch(fail) }, "Show diff")) : null,
     diffBox,
@@ -356,6 +298,7 @@ async function loadStatus() {
 }
 
 async function route() {
+  if (!mayLeave()) return;
   const [hashPath, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
   const params = new URLSearchParams(query);
   const [lang, kind = "browse", ...rest] = hashPath.split("/");
@@ -403,4 +346,7 @@ document.getElementById("search-form").addEventListener("submit", (event) => {
   if (lang) location.hash = `#/${seg(lang)}/search?q=${encodeURIComponent(q)}`;
 });
 window.addEventListener("hashchange", route);
+window.addEventListener("beforeunload", (event) => {
+  if (state.editing && state.editing.dirty()) event.preventDefault();
+});
 route();

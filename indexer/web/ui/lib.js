@@ -24,7 +24,14 @@ export async function api(method, path, { body, type, headers = {} } = {}) {
     init.headers["Content-Type"] = type === "json" ? "application/json" : "text/markdown; charset=utf-8";
   }
   if (method === "DELETE") init.headers["X-Requested-With"] = "vault-memory-ui";
-  const response = await fetch(API + path, init);
+  let response;
+  try {
+    response = await fetch(API + path, init);
+  } catch {
+    // (the browser's own words were "Failed to fetch")
+    throw new ApiError(0, "unreachable", "The indexer did not answer: is `indexer serve` still running? "
+      + "Try again once it is.");
+  }
   const data = response.status === 304 ? null : await response.json().catch(() => null);
   if (!response.ok) {
     const error = (data && data.error) || { code: "internal", message: response.statusText };
@@ -128,7 +135,11 @@ export function htmlBlock(html, cls) {
   return node;
 }
 
-export function fail(err) {
+export function clearErrors() {
   view.querySelectorAll(":scope > .error").forEach((old) => old.remove());
+}
+
+export function fail(err) {
+  clearErrors();
   view.prepend(errorBox(err));
 }

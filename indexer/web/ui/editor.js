@@ -1,0 +1,137 @@
+// Vault memory's browser page: the editor view, and the question asked before leaving it
+// with unsaved text (app.js's route() asks mayLeave() first).
+
+import { ApiError, api, clearErrors, crumbs, fail, flash, h, link, notePath, say, show, state } from "./lib.js";
+
+// A typed "./a.md" or "a//b.md" is a harmless spelling (the server normalizes it): its "."
+// and inner empty segments go here, where a "." would be a step in the URL. A leading "/"
+// and a trailing one stay, for the server to refuse in words.
+function typedPath(text) {
+  const parts = text.trim().split("/");
+  return parts.filter((part, i) => part !== "." && (part !== "" || i === 0 || i === parts.length - 1)).join("/");
+}
+
+export async function edit(lang, path, folder) {
+  const isNew = path === null;
+  let etag = null;
+  let content = "---\ntitle: \n---\n# \n";
+  if (!isNew) {
+    let data;
+    ({ etag, data } = await api("GET", notePath(lang, path)));
+    // Bytes that are not UTF-8 come as base64: saved from the editor, that text would
+    // replace them.
+    if (data.encoding === "base64") throw new Error(`${path} is not UTF-8 text: it cannot be edited here`);
+    content = data.content;
+  }
+  const editor = h("textarea", { id: "editor", spellcheck: "false" });
+  editor.value = content;
+  const pathInput = isNew ? h("input", { id: "new-path", value: folder ? `${folder}/new-note.md` : "new-note.md" }) : null;
+  const conflict = h("section", { class: "conflict", hidden: true });
+  const saveButton = h("button", { id: "save", class: "primary", onclick: () => save().catch(fail) }, "Save");
+  // The text as on disk (or the new note's template): anything else typed is unsaved, and
+  // leaving the view asks first (route, beforeunload).
+  let saved = editor.value; // (as the textarea holds it: CRLF reads as LF)
+  state.editing = { hash: location.hash, dirty: () => editor.value !== saved };
+  let saving = false;
+
+  async function save(overwriteEtag) {
+    // One save at a time: a double click's second PUT met the first one's new etag and
+    // answered "changed elsewhere" about the user's own save.
+    if (saving) return;
+    saving = true;
+    saveButton.disabled = true;
+    clearErrors(); // (an earlier attempt's refusal is not this one's)
+    try {
+      await put(overwriteEtag);
+    } finally {
+      saving = false;
+      saveButton.disabled = false;
+    }
+  }
+
+  async function put(overwriteEtag) {
+    const target = isNew ? typedPath(pathInput.value) : path;
+    const precondition = overwriteEtag ? { "If-Match": `"${overwriteEtag}"` }
+      : etag ? { "If-Match": `"${etag}"` } : { "If-None-Match": "*" };
+    let written;
+    try {
+      ({ data: written } = await api("PUT", notePath(lang, target), { body: editor.value, headers: precondition }));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 412) return showConflict(target);
+      throw err;
+    }
+    saved = editor.value;
+    flash(`Saved ${written.path}.`); // (the path as the server wrote it)
+    location.hash = link(lang, "note", written.path);
+  }
+
+  async function showConflict(target) {
+    // Nothing is lost: your text stays in the editor until you choose.
+    let theirs = null;
+    try {
+      theirs = (await api("GET", notePath(lang, target))).data;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    }
+    conflict.hidden = false;
+    // (nulls left out: replaceChildren writes a null as the text "null")
+    conflict.replaceChildren(...[
+      h("h2", { text: isNew && !etag ? "A note is there already" : "Changed elsewhere" }),
+      h("p", { text: isNew && !etag && theirs
+        ? `${target} exists already. Your text is still in the editor; here is the note there now.`
+        : theirs ? "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now."
+          : "This note was deleted or moved away since you opened it. Your text is still in the editor; "
+            + "saving it makes the note again here." }),
+      theirs ? h("pre", { class: "theirs", text: theirs.content }) : null,
+      h("div", { class: "actions" },
+        h("button", { id: "overwrite", onclick: () => (theirs ? save(theirs.etag) : (etag = null, save())).catch(fail) },
+          "Save mine over it"),
+        theirs ? h("button", { id: "take-theirs", onclick: () => {
+          if (!confirm("Replace your text in the editor with the version on disk?")) return;
+          editor.value = theirs.content;
+          saved = editor.value;
+          etag = theirs.etag;
+          conflict.hidden = true;
+        } }, "Take theirs") : null),
+    ].filter(Boolean));
+    say(isNew && !etag && theirs ? `Not saved: ${target} exists already.` : "Not saved: the note changed elsewhere.", "warn");
+  }
+
+  // The keyboard: Ctrl+S (Cmd+S) saves, as in an editor (the browser saved the page as a
+  // file); Enter in the new note's path field saves too.
+  editor.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "s") {
+      event.preventDefault();
+      save().catch(fail);
+    }
+  });
+  pathInput?.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") save().catch(fail);
+  });
+
+  show(
+    isNew ? crumbs(lang, folder, false) : crumbs(lang, path, true),
+    h("h1", { text: isNew ? "New note" : `Edit ${path.split("/").pop()}` }),
+    isNew ? h("label", { class: "field" }, "Path ", pathInput) : null,
+    conflict,
+    editor,
+    h("div", { class: "actions" },
+      saveButton,
+      h("a", { class: "button", href: isNew ? link(lang, "browse", folder) : link(lang, "note", path), text: "Cancel" })),
+  );
+  editor.focus();
+}
+
+// Unsaved text in the editor: leaving its view asks first. A hash change cannot be
+// cancelled, so a "stay" puts the editor's address back and keeps the view as it is.
+export function mayLeave() {
+  const editing = state.editing;
+  if (!editing || location.hash === editing.hash) return true;
+  if (editing.dirty() && !confirm("Leave the editor? Your changes are not saved and will be lost.")) {
+    window.history.replaceState(null, "", editing.hash); // (the window's: app.js has a history() view)
+    document.getElementById("vault-picker").value = state.lang || "";
+    return false;
+  }
+  state.editing = null;
+  return true;
+}
