@@ -12,12 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.vault_stack import reconciled_index, recording_vault
 
 from indexer.index.service import NoteIndex
 from indexer.sqlite_lib import sqlite3
-from indexer.vault import fsops
-from indexer.vault.history.store import HistoryStore
-from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.workspace import Workspace
 
@@ -62,21 +60,12 @@ def ws(tmp_path: Path) -> Workspace:
 
 @pytest.fixture
 def index(ws: Workspace) -> Iterator[NoteIndex]:
-    idx = NoteIndex(ws)
-    idx.open()
-    idx.reconcile()
-    yield idx
-    idx.close()
+    yield from reconciled_index(ws)
 
 
 @pytest.fixture
 def vault(ws: Workspace, index: NoteIndex) -> Iterator[Vault]:
-    store = HistoryStore(ws.history_dir, fsops.etag_of)
-    store.open()
-    made = Vault(Sandbox(ws), max_file_bytes=1 << 20, history=store)
-    made.index_sync = index
-    yield made
-    store.close()
+    yield from recording_vault(ws, index)
 
 
 def traced(index: NoteIndex) -> list[str]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.vault_stack import reconciled_index
 
 from indexer.index.service import NoteIndex
 from indexer.sqlite_lib import sqlite3
@@ -28,11 +29,7 @@ def ws(tmp_path: Path) -> Workspace:
 
 @pytest.fixture
 def index(ws: Workspace) -> Iterator[NoteIndex]:
-    idx = NoteIndex(ws)
-    idx.open()
-    idx.reconcile()
-    yield idx
-    idx.close()
+    yield from reconciled_index(ws)
 
 
 def put(ws: Workspace, lang: str, rel: str, text: str | bytes) -> Path:

@@ -1,0 +1,32 @@
+"""A workspace's real index (reconciled) and a vault that records history and tells
+that index, on a temp dir: the in-process stack a tool call reaches, without a server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from indexer.index.service import NoteIndex
+from indexer.vault import fsops
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.workspace import Workspace
+
+
+def reconciled_index(ws: Workspace) -> Iterator[NoteIndex]:
+    """The index of ``ws``, open and caught up with the disk; closed afterwards."""
+    index = NoteIndex(ws)
+    index.open()
+    index.reconcile()
+    yield index
+    index.close()
+
+
+def recording_vault(ws: Workspace, index: NoteIndex) -> Iterator[Vault]:
+    """A vault of ``ws`` recording history, its changes told to ``index``."""
+    store = HistoryStore(ws.history_dir, fsops.etag_of)
+    store.open()
+    vault = Vault(Sandbox(ws), max_file_bytes=1 << 20, history=store)
+    vault.index_sync = index
+    yield vault
+    store.close()
