@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer.allowed_names import check_allowed
 from indexer.jobs.llm import ModelSettings
 from indexer.jobs.maintenance import MaintenanceSettings
 from indexer.jobs.maintenance_tasks import TASKS
@@ -196,6 +197,9 @@ class Settings:
         prompts = pick("prompts_dir", "INDEXER_PROMPTS_DIR")
         if prompts and not Path(prompts).is_dir():  # no prompts were served, silently
             raise ValueError(f"INDEXER_PROMPTS_DIR: {prompts} is not a folder")
+        allowed_hosts = _split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS"))
+        allowed_origins = _split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS"))
+        check_allowed(allowed_hosts, allowed_origins)  # (the guard dropped them, silently)
         return cls(
             workspace=Workspace(root),
             host=_host(pick("host", "INDEXER_HOST")),
@@ -209,8 +213,8 @@ class Settings:
                 1,
                 1 << 40,
             ),
-            allowed_hosts=_split(pick("allowed_hosts", "INDEXER_ALLOWED_HOSTS")),
-            allowed_origins=_split(pick("allowed_origins", "INDEXER_ALLOWED_ORIGINS")),
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
             echo_tool=_switch(pick, "echo_tool", "INDEXER_ECHO_TOOL"),
             one_cpu=_switch(pick, "one_cpu", "INDEXER_ONE_CPU"),
             history_days=_history_days(pick("history_days", "INDEXER_HISTORY_DAYS")),

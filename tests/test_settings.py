@@ -119,12 +119,22 @@ def test_a_bad_value_is_named_as_it_was_given(
 
 
 @pytest.mark.parametrize(
-    "command", [["reindex"], ["summarize"], ["maintain", "--status"], ["status"]]
+    "command",
+    [
+        ["reindex"],
+        ["summarize"],
+        ["maintain", "--status"],
+        ["status"],
+        ["search", "--lang", "en", "went"],
+        ["history", "--lang", "en", "items/go.md"],
+    ],
 )
 def test_a_command_on_a_mistyped_workspace_makes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
-    """They created ``W/.indexer/`` (and a history) wherever the path pointed."""
+    """They created ``W/.indexer/`` (and a history) wherever the path pointed; search
+    and history said "there is no vault 'en' in W (its vaults: none yet)" and "items/go.md
+    has no history and does not exist" (exit 1), of a workspace that is not there."""
     typo = tmp_path / "wrokspace"
     assert main([*command, "--workspace", str(typo)]) == 2
     assert "there is no workspace at" in capsys.readouterr().err
@@ -228,3 +238,47 @@ def test_a_prompts_folder_of_odd_files_serves_what_it_can(tmp_path: Path) -> Non
         assert core.jobs is not None and core.index is not None
         core.jobs.stop()
         core.index.close()
+
+
+@pytest.mark.parametrize(
+    ("env", "entry"),
+    [
+        ("INDEXER_ALLOWED_HOSTS", "http://box:8765"),  # a URL, not a host
+        ("INDEXER_ALLOWED_HOSTS", "box/mcp"),
+        ("INDEXER_ALLOWED_HOSTS", "my box"),
+        ("INDEXER_ALLOWED_HOSTS", "box:99999"),
+        ("INDEXER_ALLOWED_HOSTS", ":8765"),
+        ("INDEXER_ALLOWED_HOSTS", "[not-v6]:80"),
+        ("INDEXER_ALLOWED_ORIGINS", "app.example"),  # no scheme
+        ("INDEXER_ALLOWED_ORIGINS", "https://app.example/page"),
+        ("INDEXER_ALLOWED_ORIGINS", "ftp://box"),  # no default port to compare
+        ("INDEXER_ALLOWED_ORIGINS", "https://"),
+        ("INDEXER_ALLOWED_ORIGINS", "1http://box"),
+    ],
+)
+def test_an_allowed_host_or_origin_no_request_could_match_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    env: str,
+    entry: str,
+) -> None:
+    """The Host/Origin guard dropped such an entry, silently: the server started and its
+    client was refused 421 or 403, the one place the README says to look being this
+    setting. Now it is the start's one line and exit 2, and nothing is made."""
+    with pytest.raises(ValueError, match=env):
+        resolve(tmp_path, **{env: f"vault.example, {entry}"})
+    monkeypatch.setenv(env, entry)
+    ws = tmp_path / "ws"
+    assert main(["serve", "--workspace", str(ws)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"indexer serve: {env}: {entry!r}" in err
+    assert not ws.exists()
+
+
+def test_the_allowed_hosts_and_origins_the_readme_shows_resolve(tmp_path: Path) -> None:
+    hosts = "vault-memory, proxy.example:9443, tool.example:*, *.example.com, [::1]:9000, *"
+    origins = "https://app.example, http://tool.example:3000, http://x.example:*, null, *"
+    settings = resolve(tmp_path, INDEXER_ALLOWED_HOSTS=hosts, INDEXER_ALLOWED_ORIGINS=origins)
+    assert len(settings.allowed_hosts) == 6 and len(settings.allowed_origins) == 5
+    assert resolve(tmp_path, INDEXER_ALLOWED_ORIGINS="https://app.example/").allowed_origins

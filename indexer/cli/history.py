@@ -43,7 +43,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    workspace = resolve_workspace(args)
+    workspace = resolve_workspace(args, existing=True)
     lang = check_lang(args.lang)
     sandbox = Sandbox(workspace)
     target = sandbox.resolve_file(lang, args.path, summary=True)  # as the history tool

@@ -327,7 +327,7 @@ def search_index_file(
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    workspace = resolve_workspace(args)
+    workspace = resolve_workspace(args, existing=True)
     lang = check_lang(args.lang)
     if lang not in (langs := workspace.langs()):  # (a typo answered "no notes match")
         raise NotFoundError(

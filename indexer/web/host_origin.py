@@ -27,6 +27,9 @@ What passes:
   means the scheme's default, as in an Origin; ``:*`` any port; ``*`` any origin).
   ``null`` (a sandboxed frame, a file) only when configured as ``null``.
 
+The configured entries are read by ``indexer.allowed_names``, where the settings refuse
+one that could never match at the start.
+
 A server whose scope names no port (no TCP socket) takes a loopback name at any port.
 What passes here meets fastmcp's guard next, which stays on: a request passes both.
 """
@@ -38,20 +41,24 @@ import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from indexer.allowed_names import (
+    ANY_PORT,
+    DEFAULT_PORTS,
+    canonical_name,
+    host_pattern,
+    origin_pattern,
+)
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")  # fastmcp's DEFAULT_HOSTS
-DEFAULT_PORTS = {"http": 80, "https": 443}
-ANY_PORT = -1
 # RFC 3986 authority without userinfo: a bracketed IPv6 address or a plain name.
 _AUTHORITY = re.compile(
     r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9._-]+))(?::(?P<port>[0-9]{1,5}))?"
 )
 _ORIGIN = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<authority>[^/?#@\s]+)")
-_ENTRY = re.compile(r"(?P<name>\[[^\]]*\]|[^:]*)(?::(?P<port>[0-9]{1,5}|\*))?")
 
 
 @dataclass(frozen=True)
@@ -69,16 +76,6 @@ class Origin:
     port: int  # the scheme's default when the Origin had none
 
 
-@functools.lru_cache(maxsize=256)  # (a request's names are few; parsing an IP is slow)
-def _name(text: str) -> str:
-    """A host name in the one spelling compared: lower case, an IP address canonical."""
-    text = text.lower()
-    try:
-        return str(ipaddress.ip_address(text))
-    except ValueError:
-        return text
-
-
 def parse_authority(text: str) -> Authority | None:
     """``name[:port]`` as a Host header carries it, or None for anything else."""
     found = _AUTHORITY.fullmatch(text)
@@ -90,7 +87,7 @@ def parse_authority(text: str) -> Authority | None:
         except ValueError:
             return None
     else:
-        name = _name(found["name"])
+        name = canonical_name(found["name"])
     port = int(found["port"]) if found["port"] is not None else None
     if port is not None and port > 65535:
         return None
@@ -113,57 +110,23 @@ def parse_origin(text: str) -> Origin | None:
     return Origin(scheme, authority.name, port)
 
 
-@dataclass(frozen=True)
-class _Pattern:
-    """A configured host: a name (``*`` or a glob allowed) and a port (None: not said)."""
-
-    name: str
-    port: int | None
-
-    def matches(self, name: str) -> bool:
-        return self.name == "*" or fnmatchcase(name, self.name)
-
-
-def _pattern(entry: str) -> _Pattern | None:
-    found = _ENTRY.fullmatch(entry.strip())
-    if found is None or not found["name"]:
-        return None
-    name = found["name"]
-    name = name[1:-1] if name.startswith("[") and name.endswith("]") else name
-    port = found["port"]
-    return _Pattern(
-        _name(name), ANY_PORT if port == "*" else int(port) if port is not None else None
-    )
-
-
-def _origin_pattern(entry: str) -> tuple[str, _Pattern] | None:
-    """A configured origin as (scheme, host pattern); its port the scheme's default
-    when none is given."""
-    scheme, sep, rest = entry.strip().rstrip("/").partition("://")
-    pattern = _pattern(rest) if sep else None
-    if pattern is None:
-        return None
-    port = pattern.port if pattern.port is not None else DEFAULT_PORTS.get(scheme.lower())
-    return scheme.lower(), _Pattern(pattern.name, port)
-
-
 class HostOriginRules:
     """The configured extra hosts and origins, parsed once; ``host_allowed`` and
     ``origin_allowed`` decide one request from its scope's served address."""
 
     def __init__(self, hosts: Iterable[str], origins: Iterable[str]) -> None:
-        self.hosts = [p for p in map(_pattern, hosts) if p is not None]
+        self.hosts = [p for p in map(host_pattern, hosts) if p is not None]
         origins = list(origins)
         self.null_origin = any(entry.strip() == "null" for entry in origins)
         self.any_origin = any(entry.strip() == "*" for entry in origins)
-        self.origins = [p for p in map(_origin_pattern, origins) if p is not None]
+        self.origins = [p for p in map(origin_pattern, origins) if p is not None]
 
     def host_allowed(self, host: Authority, scheme: str, server: tuple[str, int] | None) -> bool:
         served_port = server[1] if server else None
         port = host.port if host.port is not None else DEFAULT_PORTS.get(scheme)
         ours = set(LOOPBACK)
         if server and not _unspecified(server[0]):
-            ours.add(_name(server[0]))
+            ours.add(canonical_name(server[0]))
         if host.name in ours and (served_port is None or port == served_port):
             return True
         for pattern in self.hosts:
