@@ -100,9 +100,14 @@ def _check_shown_text(what: str, text: str) -> None:
     control = next((c for c in text if _is_control(c) and c != "\t"), None)
     if control is not None:
         raise ValueError(f"{what} holds the control character {control!r}")
-    shown = [c for c in spelled(text) if _shows(c)]
-    if not shown:
+    if not shows_something(text):
         raise ValueError(f"{what} shows nothing (invisible characters only)")
+
+
+def shows_something(text: str) -> bool:
+    """Whether ``text`` has a character that shows (not only spaces, zero-width and
+    format characters, marks on nothing, a Hangul filler...)."""
+    return any(_shows(c) for c in spelled(text))
 
 
 def _shows(char: str) -> bool:

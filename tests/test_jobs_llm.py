@@ -352,3 +352,24 @@ async def test_an_empty_openai_base_url_is_the_sdks_default(
     job = JobModel(ModelSettings(model="stub", base_url=None))
     assert await job.complete_json([{"role": "user", "content": "x"}]) == {"abstract": "a"}
     await job.close()
+
+
+async def test_an_endpoint_quoting_the_api_key_has_it_redacted_in_the_error(
+    stub: LLMStub,
+) -> None:
+    # (a proxy's 401 or 500 may quote the key it got; the error goes to the log, to
+    # maintenance-state.json and to `indexer maintain`'s output)
+    key = "sk-local-0123456789abcdef"
+    stub.run([http_error(500, f"upstream refused the key {key} (Bearer {key})")])
+    job = model(stub, api_key=key)
+    with pytest.raises(ModelError) as raised:
+        await job.chat([{"role": "user", "content": "x"}])
+    assert key not in str(raised.value)
+    assert "upstream refused the key [redacted] (Bearer [redacted])" in str(raised.value)
+    assert raised.value.down
+    await job.close()
+    stub.run([http_error(401, "no key unused here")])  # (a placeholder key is no secret)
+    job = model(stub)
+    with pytest.raises(ModelError, match="no key unused here"):
+        await job.chat([{"role": "user", "content": "x"}])
+    await job.close()

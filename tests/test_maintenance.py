@@ -403,6 +403,11 @@ MALFORMED = {
     # frontmatter and no text: USER.md was emptied (the person's keys were kept, alone)
     "frontmatter alone": '{"action": "replace", "reason": "x", "content": "---\\n---\\n"}',
     "blank body": '{"action": "replace", "reason": "x", "content": "---\\nt: 1\\n---\\n "}',
+    # zero-width characters alone (not blank to str.strip): USER.md was emptied
+    "invisible body": '{"action": "replace", "reason": "x", "content": "\\u200b\\u200b\\n"}',
+    "invisible after frontmatter": (
+        '{"action": "replace", "reason": "x", "content": "---\\nt: 1\\n---\\n\\ufeff\\u2060"}'
+    ),
 }
 
 

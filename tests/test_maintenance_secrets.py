@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
 import pytest
+from helpers.llm_stub import say
 from test_maintenance import Env, env, replace_answer, stub
 
 from indexer.jobs.secrets import REDACTED, redact_secrets
@@ -114,6 +116,27 @@ def test_a_models_user_md_is_written_without_the_credentials_it_copied(
     assert key not in text and f"OPENAI_API_KEY={REDACTED}" in text and "Prefers tea" in text
     said = [r.getMessage() for r in caplog.records]
     assert any("1 credential(s)" in line and key not in line for line in said), said
+
+
+@pytest.mark.parametrize("action", ["none", "replace"])
+def test_a_credential_in_the_models_reason_is_redacted_in_the_log_and_state(
+    env: Env, caplog: pytest.LogCaptureFixture, action: str
+) -> None:
+    """The file was redacted, its reason (the log line, maintenance-state.json, what
+    `indexer maintain` prints) quoted the key as the model gave it."""
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+    env.event(f"My key is {key}.")
+    answer = {"action": action, "reason": f"noted their key {key}"}
+    if action == "replace":
+        answer["content"] = "# User profile\n\n- Has an OpenAI account.\n"
+    env.stub.run([say(json.dumps(answer))])
+    with caplog.at_level(logging.INFO, logger="indexer.jobs"):
+        outcome = env.run()
+    assert outcome.action == action and outcome.reason == f"noted their key {REDACTED}"
+    assert env.task_state().reason == f"noted their key {REDACTED}"
+    assert key not in env.ws.maintenance_state.read_text()
+    said = [r.getMessage() for r in caplog.records]
+    assert any(REDACTED in line for line in said) and not any(key in line for line in said)
 
 
 @pytest.mark.parametrize(

@@ -397,8 +397,10 @@ async def test_a_summary_file_someone_deleted_is_made_again_with_its_parent(
         say('{"abstract": "only an abstract"}'),
         say('[{"abstract": "a", "overview": "b"}]'),
         say('{"abstract": 42, "overview": "b"}'),
+        # zero-width characters alone: a summary that shows nothing, written "by the model"
+        say('{"abstract": " \\u200b ", "overview": "\\u2060\\n\\ufeff"}'),
     ],
-    ids=["text", "missing-overview", "array", "number"],
+    ids=["text", "missing-overview", "array", "number", "invisible"],
 )
 async def test_a_malformed_answer_falls_back_and_is_retried_next_pass(
     tmp_path: Path, quiet_stub: LLMStub, cores: list[Core], reply: dict[str, Any]
@@ -836,6 +838,27 @@ async def test_a_model_that_gave_no_answer_is_not_asked_at_every_change(
         folders = ["f0", "f1", "f2", "f3", ""]
         await until(lambda: made_by(tmp_path, folders) == {"llm"}, quiet_stub.requests)
         assert summaries.last_pass is not None and summaries.last_pass.model_errors == 0
+
+
+async def test_a_model_that_answered_summarize_is_asked_at_the_next_change(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """`indexer summarize` beside the server (``asked_pass``) got the model's answers,
+    yet the changes of the next minute got the fallback ("the model not asked: it gave
+    no answer lately"), over the summaries that pass had just made by the model."""
+    down = [http_error(503, "overloaded")]
+    async with serving(tmp_path, quiet_stub, cores, ["f0"], down) as (core, summaries):
+        assert made_by(tmp_path, ["f0", ""]) == {"fallback"}
+        quiet_stub.run(good_answer)
+        stats = await summaries.asked_pass(None, force=False)
+        assert (stats.llm, stats.model_errors) == (2, 0)
+        core.vault.write("en", "f1/a.md", "# A1\n\nnote 1\n")
+        folders = ["f0", "f1", ""]
+        await until(
+            lambda: made_by(tmp_path, folders) == {"llm"},
+            lambda: (made_by(tmp_path, folders), asked_folders(quiet_stub)),
+            10,
+        )
 
 
 async def test_a_refusal_s_retry_after_holds_the_model_off(

@@ -262,6 +262,8 @@ def test_a_frontmatter_block_at_an_overviews_start_is_dropped(overview: str, kep
         {"abstract": " \n ", "overview": "o"},
         {"abstract": "a", "overview": "\x00 "},
         {"abstract": "a", "overview": "---\nonly: metadata\n---\n"},
+        {"abstract": "\u200b\u200d", "overview": "o"},  # (zero-width: shows nothing)
+        {"abstract": "a", "overview": "\u2060\n\ufeff\u3164\n"},
     ],
 )
 def test_an_answer_without_both_texts_is_refused(answer: dict) -> None:

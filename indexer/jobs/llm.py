@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 
 MAX_ERROR_CHARS = 1000  # of a model error's text (the endpoint's words with it)
+# A key shorter than this is no secret worth a search ("unused", "none", "x"): its
+# letters in an endpoint's words are left as they are.
+MIN_SECRET_CHARS = 8
+REDACTED = "[redacted]"
 _DOWN_STATUSES = frozenset({401, 403, 404, 408, 429})  # (and every 5xx)
 
 
@@ -106,7 +110,7 @@ class JobModel:
             cut = too_large(exc)
             if cut is not None:
                 raise ModelError(str(cut)) from None
-            text = f"the model endpoint failed: {type(exc).__name__}: {exc}"
+            text = self._without_key(f"the model endpoint failed: {type(exc).__name__}: {exc}")
             wait = retry_after(exc)
             if wait is not None:
                 text += f" (it asks to wait {wait:,.0f} s)"
@@ -134,6 +138,13 @@ class JobModel:
             return parse_json_object(message.content or "")
         except ValueError as exc:
             raise ModelError(f"malformed answer: {exc}") from None
+
+    def _without_key(self, text: str) -> str:
+        """``text`` without the API key: an endpoint (a proxy, a local server) may quote
+        the key it refused in its error, and that error goes to the log, to the state
+        file and to ``indexer maintain``'s output."""
+        key = self.settings.api_key
+        return text.replace(key, REDACTED) if len(key) >= MIN_SECRET_CHARS else text
 
     async def close(self) -> None:
         with self._lock:

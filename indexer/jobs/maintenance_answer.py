@@ -2,7 +2,7 @@
 
 The model must answer exactly ``{"action": "none", "reason"}`` or ``{"action":
 "replace", "reason", "content"}``; anything else is an ``AnswerError`` and nothing is
-written.
+written. Its reason is data too: a credential in it is redacted, as in the file.
 """
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from indexer.index.abstract import one_line
+from indexer.jobs.secrets import redact_secrets
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import parse_frontmatter
 from shared.graphemes import cut_chars
 from shared.model_output import parse_json_object
+from shared.models import shows_something
 
 MAX_REASON_CHARS = 500
 
@@ -52,15 +54,22 @@ def parse_answer(text: str) -> Answer:
     if action == "replace" and (not isinstance(content, str) or not content.strip()):
         raise AnswerError('"content" must be the whole new file, a non-empty string')
     if isinstance(content, str) and action == "replace" and not _has_text(content):
-        raise AnswerError('"content" must be the whole new file: it has frontmatter and no text')
-    reason = cut_chars(one_line(reason), MAX_REASON_CHARS)  # (a character as seen kept whole)
+        raise AnswerError(
+            '"content" must be the whole new file: it has no text (frontmatter or invisible'
+            " characters only)"
+        )
+    # A credential the model quoted from an event is redacted as in the file (the reason
+    # goes to the log, the state file and `indexer maintain`'s output); the cut keeps a
+    # character as seen whole.
+    reason = cut_chars(one_line(redact_secrets(reason)[0]), MAX_REASON_CHARS)
     return Answer(action, reason, content)  # data: no escapes
 
 
 def _has_text(content: str) -> bool:
-    """Whether a note has a body: a block of frontmatter alone would empty the file (a
-    block that cannot be read is left to the write, which says what is wrong)."""
+    """Whether a note has a body that shows: a block of frontmatter alone, or zero-width
+    characters, would empty the file (a block that cannot be read is left to the write,
+    which says what is wrong)."""
     try:
-        return bool(parse_frontmatter(content)[1].strip())
+        return shows_something(parse_frontmatter(content)[1])
     except InvalidFrontmatterError:
         return True

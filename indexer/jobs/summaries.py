@@ -215,9 +215,15 @@ class Summaries:
     async def asked_pass(self, langs: list[str] | None, *, force: bool) -> PassStats:
         """A pass asked for from outside (``indexer summarize`` beside the server: its
         writes are then this job's, recorded with their reason, not another program's),
-        one at a time with the background ones: two never write one folder at once."""
+        one at a time with the background ones: two never write one folder at once.
+        The model answering it is no longer down: the next changes' passes ask it again
+        (they gave a minute of changes the fallback, a summary the model had just made
+        among them)."""
         async with self._passes:
-            return await self.run_pass(langs, force=force)
+            stats = await self.run_pass(langs, force=force)
+        if stats.llm and not stats.model_errors:
+            self._down_until = 0.0
+        return stats
 
     async def _logged_pass(self, batch: Batch | None, *, retry: bool = False) -> bool:
         """One pass, logged; notes when the model failed (the folders it left with the

@@ -24,6 +24,7 @@ from shared.control_chars import without_controls
 from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import split_frontmatter
 from shared.graphemes import cut_chars
+from shared.models import shows_something
 
 OVERVIEW_CHARS = 16_000
 FALLBACK_ITEM_CHARS = 50
@@ -195,8 +196,8 @@ def read_answer(answer: dict[str, Any]) -> tuple[str, str]:
         raise ValueError('the answer needs string fields "abstract" and "overview"')
     abstract = clip(one_line(without_controls(abstract)), ABSTRACT_CHARS)
     overview = clip(_without_frontmatter(without_controls(overview).strip()), OVERVIEW_CHARS)
-    if not abstract or not overview:
-        raise ValueError("the answer's abstract or overview is empty")
+    if not shows_something(abstract) or not shows_something(overview):
+        raise ValueError("the answer's abstract or overview is empty or shows nothing")
     return abstract, overview + "\n"
 
 
