@@ -20,6 +20,21 @@ if TYPE_CHECKING:
     from openai import APIStatusError
 
 MAX_CHARS = 500
+MIN_SECRET_CHARS = 8  # (as the indexer's jobs take a key out of an endpoint's words)
+REDACTED = "[redacted]"
+
+
+# The API keys the model clients were made with (``keep_secret``): an endpoint (a proxy,
+# a local server) may quote the key it refused in its words, and they go to the log and
+# the notice. (The SDK's error keeps no ``Authorization`` header to read it from.)
+_SECRETS: set[str] = set()
+
+
+def keep_secret(key: str) -> None:
+    """Take ``key`` out of every failure described from now on; one shorter than
+    ``MIN_SECRET_CHARS`` (``unused``) is no secret worth a search."""
+    if len(key) >= MIN_SECRET_CHARS:
+        _SECRETS.add(key)
 
 
 def describe_failure(exc: BaseException) -> str:
@@ -33,14 +48,19 @@ def describe_failure(exc: BaseException) -> str:
 
 
 def _own(exc: BaseException) -> str:
-    """``exc`` alone: a vault refusal as it is, an endpoint's refusal as status and message."""
+    """``exc`` alone: a vault refusal as it is, an endpoint's refusal as status and message
+    (a kept secret taken out of each)."""
     if isinstance(exc, VaultError):
-        return str(exc)
-    if _endpoint_refusal(exc):
+        text = str(exc)
+    elif _endpoint_refusal(exc):
         body = exc.body if isinstance(exc.body, dict) else {}
         message = body.get("message") or exc.message
-        return f"{type(exc).__name__} (HTTP {exc.status_code}): {message}"
-    return _typed(exc)
+        text = f"{type(exc).__name__} (HTTP {exc.status_code}): {message}"
+    else:
+        text = _typed(exc)
+    for key in _SECRETS:
+        text = text.replace(key, REDACTED)
+    return text
 
 
 def _endpoint_refusal(exc: BaseException) -> TypeGuard[APIStatusError]:

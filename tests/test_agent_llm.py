@@ -62,10 +62,12 @@ def run_entry(
     max_steps: int = 6,
     timeout: float = 20.0,
     base_url: str | None = None,
+    api_key: str = "unused",
 ) -> SystemNotice:
     llm = LLMSettings(
         model="stub-model",
         base_url=base_url or stub.base_url,
+        api_key=api_key,
         max_steps=max_steps,
         max_tokens=20000,
         timeout=timeout,
@@ -724,6 +726,20 @@ def test_staged_images_are_undone_before_the_fallback(
     (asset,) = [p for p in notice.updated_files if ".assets/" in p]
     assert asset.startswith("items/sales.md.assets/") and (vault / asset).read_bytes() == GIF
     assert not (vault / "items/chart.md.assets").exists()  # staged for the model, undone
+
+
+def test_the_key_an_endpoint_quotes_reaches_no_notice_and_no_log(
+    server: RunningIndexer, stub: LLMStub, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A proxy that quotes the key it refused: the fallback's reason and the log say
+    ``[redacted]`` where the key was (the SDK's error keeps no Authorization header)."""
+    key = "sk-proj-7f3a9c2e5b1d4f6a"
+    stub.run([http_error(401, f"upstream refused the key {key} (Bearer {key})")])
+    with caplog.at_level(logging.INFO):
+        notice = run_entry(server, stub, entry(lang, "Key"), fallback=True, api_key=key)
+    assert notice.ok and notice.method == "fallback", notice.error
+    assert "refused the key [redacted]" in (notice.fallback_reason or ""), notice.fallback_reason
+    assert not [r for r in caplog.records if key in r.getMessage()]
 
 
 def test_an_llm_merge_logs_no_request_lines_at_info(

@@ -20,7 +20,7 @@ import openai
 from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 from openai.types.chat import ChatCompletion
 
-from agent_client.failures import describe_failure
+from agent_client.failures import describe_failure, keep_secret
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
 from agent_client.merge.coverage import MIN_ADDED, added_lines, entry_share
 from agent_client.merge.quiet import Pacer, quiet_of
@@ -42,7 +42,8 @@ BASE_TOOLS = ["read", "find", "grep", "stat", "write"]
 def make_llm(settings: LLMSettings) -> AsyncOpenAI:
     """The OpenAI SDK client for ``settings`` (no retries of its own: a ``Retry-After``
     is kept across entries by ``merge.quiet``, and the fallback is the retry; a reply is
-    read only so far: ``shared.reply_bound``)."""
+    read only so far: ``shared.reply_bound``); its key is kept out of the failures told."""
+    keep_secret(settings.api_key)
     return AsyncOpenAI(
         base_url=base_url(settings.base_url),
         api_key=settings.api_key,
