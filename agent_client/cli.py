@@ -103,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         tag_help = "a topic label; repeatable"
         if name == "event":  # (maintenance without a model files tagged events)
             tag_help += " (preference, habit, decision, goal, todo... put it in USER.md/PROJECT.md)"
-        cmd.add_argument("--tag", action="append", default=[], dest="tags", help=tag_help)
+        cmd.add_argument(
+            "--tag", action="append", default=[], dest="tags", metavar="TAG", help=tag_help
+        )
         cmd.add_argument(
             "--at",
             metavar="TIME",

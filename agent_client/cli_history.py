@@ -22,6 +22,7 @@ from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
 from agent_client.vault import Vault
 from shared.cli_usage import whole_number
+from shared.counted import versions_said
 from shared.models import ENTRY_ID_RE
 
 MAX_LIMIT = 1000
@@ -116,7 +117,7 @@ async def _show(vault: Vault, args: argparse.Namespace) -> int:
 def history_text(result: HistoryResult) -> str:
     """One line per version, newest first, as ``indexer history`` prints them."""
     rows = result["versions"]
-    lines = [f"{result['path']}: {len(rows)} version(s), newest first"]
+    lines = [f"{result['path']}: {versions_said(len(rows), rows[0]['version'] if rows else 0)}"]
     lines += [_version_line(row) for row in rows]
     return "\n".join(lines)
 

@@ -7,3 +7,12 @@ from __future__ import annotations
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """``count`` and ``noun``, in the plural (``plural``, else ``noun`` + s) unless 1."""
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def versions_said(shown: int, newest: int) -> str:
+    """How many versions of a file a history lists, and of how many when its limit cut the
+    list (a file's versions are numbered from 1: the newest one's number is their count);
+    ``indexer history`` and ``agent-client history`` say it alike."""
+    if newest > shown:
+        return f"the newest {shown} of {newest} versions, newest first"
+    return f"{counted(shown, 'version')}, newest first"

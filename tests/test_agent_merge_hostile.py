@@ -273,6 +273,29 @@ def test_titles_search_folds_alike_are_one_topic(one: str, other: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("東京 の天気", "東京の天気"),
+        ("สวัสดี ครับ", "สวัสดีครับ"),
+        ("学习 计划 2026", "学习计划 2026"),
+        ("ラーメン 屋", "ラーメン屋"),
+    ],
+)
+def test_a_space_between_letters_of_an_unspaced_script_names_no_other_topic(
+    one: str, other: str
+) -> None:
+    """Chinese, Japanese and Thai are written without spaces: one typed between two of
+    their letters made a second note (``items/東京-の天気.md``); between a word of a spaced
+    script and one of them, or in Korean, a space still counts."""
+    assert title_key(one) == title_key(other)
+
+
+def test_a_space_in_a_spaced_script_still_counts() -> None:
+    assert title_key("사과 나무") != title_key("사과나무")
+    assert title_key("Tokyo 天気") != title_key("Tokyo天気")
+
+
+@pytest.mark.parametrize(
     ("title", "ends"),
     [
         (

@@ -190,10 +190,12 @@ def made_by(tmp_path: Path, folders: list[str]) -> set[str]:
     return made
 
 
-async def until(done: Callable[[], bool], what: Callable[[], object], seconds: float = 15) -> None:
+async def until(done: Callable[[], bool], what: object, seconds: float = 15) -> None:
+    """Wait for ``done``; past ``seconds``, fail saying ``what`` (called if callable: a
+    list given as it is, the stub's requests, is said as it then is)."""
     deadline = time.monotonic() + seconds
     while not done():
-        assert time.monotonic() < deadline, what()
+        assert time.monotonic() < deadline, what() if callable(what) else what
         await asyncio.sleep(0.05)
 
 

@@ -157,8 +157,41 @@ def title_key(title: str) -> str:
         char if _in_key(char) or (char == "-" and _signs_number(text, i)) else " "
         for i, char in enumerate(text)
     )
-    key = unicodedata.normalize("NFC", " ".join(kept.split()))
+    key = _joined_unspaced(unicodedata.normalize("NFC", " ".join(kept.split())))
     return key or unicodedata.normalize("NFC", " ".join(text.split()))
+
+
+# Scripts written without spaces between words (Korean is spaced): a space typed between
+# two of their letters (``東京 の天気``, ``สวัสดี ครับ``) names no other topic.
+_UNSPACED_SCRIPTS = (
+    "CJK",
+    "IDEOGRAPHIC",
+    "HIRAGANA",
+    "KATAKANA",
+    "BOPOMOFO",
+    "THAI",
+    "LAO",
+    "KHMER",
+    "MYANMAR",
+    "TIBETAN",
+    "YI ",
+)
+
+
+def _unspaced_letter(char: str) -> bool:
+    return not char.isascii() and unicodedata.name(char, "").startswith(_UNSPACED_SCRIPTS)
+
+
+def _joined_unspaced(key: str) -> str:
+    """``key`` without the spaces between two letters of scripts written without them."""
+    if key.isascii():
+        return key
+    words = key.split(" ")
+    joined = words[0]
+    for word in words[1:]:
+        glued = bool(joined and word) and _unspaced_letter(joined[-1]) and _unspaced_letter(word[0])
+        joined += word if glued else " " + word
+    return joined
 
 
 def _signs_number(text: str, i: int) -> bool:

@@ -18,6 +18,7 @@ from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.timeline import check_file
 from shared.cli_usage import whole_number
+from shared.counted import versions_said
 from shared.errors import NotFoundError
 from shared.langs import check_lang
 from shared.terminal_text import for_terminal, is_terminal
@@ -70,7 +71,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not rows:  # the file is there (as the tool answers: no versions yet)
         print(f"{lang}/{path}: no version recorded yet")
         return 0
-    print(f"{lang}/{path}: {len(rows)} version(s), newest first")
+    print(f"{lang}/{path}: {versions_said(len(rows), rows[0].version)}")
     for row in rows:
         size = "absent" if row.etag is None else f"{row.size} B"
         moved = f" (moved to {row.other_path})" if row.other_path and row.etag is None else ""

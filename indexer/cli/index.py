@@ -38,11 +38,21 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "reindex",
         parents=[common],
         help="rebuild the search index from the vaults (stop the server first)",
+        description=(
+            "Rebuild the search index from the vaults' files (the notes are the truth; the "
+            "index is derived). Refused while an indexer serves the workspace: stop it first."
+        ),
     )
     reindex.set_defaults(func=cmd_reindex)
 
     status = commands.add_parser(
-        "status", parents=[common], help="notes per vault, index size, whether a server runs"
+        "status",
+        parents=[common],
+        help="notes per vault, index size, whether a server runs",
+        description=(
+            "Print the notes per vault, the index's size and state, and whether an indexer "
+            "serves the workspace (asked while one runs; read from the index file otherwise)."
+        ),
     )
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(func=cmd_status)
@@ -166,8 +176,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         _record_changes_first(workspace)
         try:
             index.open()
-            line = "reindex: {done}/{total} notes"
-            with progress_display(sys.stderr, "indexing notes", line) as show:
+            line = "reindex: {done}/{total} files (notes and folder summaries)"
+            with progress_display(sys.stderr, "indexing files", line) as show:
                 stats = index.rebuild(show)
             notes = sum(index.counts().values())  # as status counts them: summaries apart
         finally:

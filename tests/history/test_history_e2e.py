@@ -316,7 +316,7 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     listed = subprocess.run([*run, "--lang", lang, "./a.md"], capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
-    assert lines[0] == f"{lang}/a.md: 2 version(s), newest first"
+    assert lines[0] == f"{lang}/a.md: 2 versions, newest first"
     assert lines[1].split()[0:3] == ["2", lines[1].split()[1], "write"] and lines[2].endswith(
         "first"
     )
