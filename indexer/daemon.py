@@ -184,16 +184,16 @@ def remove_url_file(path: Path, text: str) -> None:
 class Warming:
     """``after_start``'s steps, which a stop ends between two: the interpreter's exit
     ends a daemon thread in RE2's C++ code (a pattern compiled) with ``std::terminate``
-    (SIGABRT: a stop right after the start exited -6), so a stop waits for the step
-    under way (``stop``), never for the rest (a start indexing 10,000 notes starves
-    them: their whole took over 1 s there)."""
+    (SIGABRT: a stop right after the start exited -6), so a stop says no step is to
+    start (``closing``) first, and waits for the one under way (``wait``) once the index
+    is closed: a start indexing 10,000 notes starved the steps (1.5 s for one)."""
 
     def __init__(self) -> None:
         self.closing = threading.Event()
         self.idle = threading.Event()
         self.idle.set()  # (until a thread runs the steps)
 
-    def stop(self) -> None:
+    def wait(self) -> None:
         self.closing.set()
         if not self.idle.wait(BUILD_SECONDS):
             log.warning("a step of the start's text tables took over %d s", BUILD_SECONDS)
@@ -395,7 +395,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         # open, no clean mark and no "stopped" line, and the exit failed.
         if url_text:
             remove_url_file(workspace.url_file, url_text)
-        warming.stop()
+        warming.closing.set()
         steps: list[Callable[[], object]] = []
         if core.jobs is not None:  # the model's HTTP clients live on the jobs loop
             then = core.model.close if core.model is not None else None
@@ -404,6 +404,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         if history is not None:
             steps.append(history.close)
         error = run_all(steps)
+        warming.wait()
         if not index.closed_whole:  # (what it applied after: told to no history)
             log.warning("the watcher was still applying outside changes when the index closed")
         if stopped_cleanly and error is None and index.closed_whole:
