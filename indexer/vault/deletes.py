@@ -27,7 +27,6 @@ from indexer.vault.timeline import read_at
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
-    InvalidArgumentError,
     NotFoundError,
     TooLargeError,
 )
@@ -73,12 +72,10 @@ def _delete_locked(
     with vault.sandbox.open(target) as place:
         info = place.lstat()
         if info is None or place.dir_fd is None:
-            if if_match is not None:
-                fsops.check_etag_match(if_match, None)  # conflict, as a write says
+            fsops.check_missing_match(if_match)  # 404 whatever it says, as a move
             raise NotFoundError(f"{target.rel} does not exist")
         if stat.S_ISDIR(info.st_mode):
-            if if_match is not None:
-                raise InvalidArgumentError(f"{target.rel} is a folder: it has no etag")
+            fsops.check_folder_match(if_match, target.rel)
             if place.remove_empty_folder(FOLDER_OWN_FILES):  # its summary went with it
                 vault._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
         elif target.dir_only:

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 
 from indexer.vault import no_wait
 from indexer.vault.names import equivalent_name
-from shared.errors import ConflictError, ForbiddenPathError
+from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
 from shared.utf8 import check_text
 
 log = logging.getLogger("indexer.vault")
@@ -68,6 +68,25 @@ def check_etag_match(if_match: str | None, etag: str | None) -> None:
         raise ConflictError("the file no longer exists; read it again before writing")
     elif etag != if_match:
         raise ConflictError(CHANGED)
+
+
+def check_folder_match(if_match: str | None, rel: str) -> None:
+    """A folder has no etag: ``*`` asks only that it exists, and it does (it was
+    refused as an etag, 400); an etag or ``""`` is refused, as before."""
+    if if_match is None:
+        return
+    check_text("if_match", if_match)
+    if if_match != ANY:
+        raise InvalidArgumentError(f"{rel} is a folder: it has no etag (only * applies)")
+
+
+def check_missing_match(if_match: str | None) -> None:
+    """Before ``not_found`` for a delete or move of nothing: only the precondition's
+    form is checked. RFC 9110 13.2.1: a request that would fail without it answers
+    that failure (404), as it does whatever ``if_match`` says; a write, which would
+    create the file, evaluates it (412)."""
+    if if_match is not None:
+        check_text("if_match", if_match)
 
 
 def refuse(err: OSError) -> None:

@@ -99,10 +99,10 @@ def move(
     with vault.sandbox.open(source) as place:
         info = place.lstat()
     if info is None:
+        fsops.check_missing_match(if_match)
         raise NotFoundError(f"{source.rel} does not exist")
     if stat.S_ISDIR(info.st_mode):
-        if if_match is not None:
-            raise InvalidArgumentError("if_match applies to a file; a folder has no etag")
+        fsops.check_folder_match(if_match, source.rel)
         return _move_folder(vault, source, dest, reason, actor)
     if source.dir_only:
         raise ForbiddenPathError(NOT_A_FILE)

@@ -179,13 +179,16 @@ def _who(row: Version) -> str:
     return f"{row.actor} in version {row.version}" + (f", {row.reason!r}" if row.reason else "")
 
 
-def _changed_since(later: Version | None) -> str:
+def _changed_since(later: Version | None, etag: str | None) -> str:
     """Why a file no longer holds the entry's version: the newest change since, named
-    as ``history`` shows it (a move away says where to; "changed" said nothing of it)."""
+    as ``history`` shows it (a move away says where to, a delete that it is gone:
+    "changed" said nothing of either). ``etag`` is the file's on disk (None: absent)."""
     if later is None:
-        return "edited on disk since"
-    if later.op == "move" and later.etag is None and later.other_path is not None:
+        return "deleted on disk since" if etag is None else "edited on disk since"
+    if later.etag is None and later.op == "move" and later.other_path is not None:
         return f"moved since to {later.other_path} by {_who(later)}: move it back first"
+    if later.etag is None:
+        return f"deleted since by {_who(later)}"
     return f"changed since by {_who(later)}"
 
 
@@ -223,7 +226,7 @@ def _undo_target(
     if undone:
         return None
     if row.etag != etag:
-        return _changed_since(later)
+        return _changed_since(later, etag)
     newest, oldest = row, row
     for row in rows:
         if not ours(row):

@@ -763,6 +763,23 @@ def test_undo_after_a_later_move_says_where_the_note_went(vault: Vault) -> None:
     ]
 
 
+def test_undo_after_a_later_delete_says_the_note_is_gone(vault: Vault) -> None:
+    """It said "changed since by tool in version 3" of a note deleted since (by a call,
+    or on disk before the watcher saw it: "edited on disk since"): nothing of the
+    delete, as ``history`` shows it."""
+    vault.write("en", "items/go.md", "# Go\n")
+    merge(vault, "e1")
+    vault.delete("en", "items/go.md", reason="tidy")
+    gone = vault.history("en", "items/go.md", 1)["versions"][0]
+    (root(vault) / "items/went.md").unlink()
+    before = snapshot(root(vault))
+    message = refused(vault, "conflict", vault.undo, "en", "e1")
+    assert f"items/go.md (deleted since by tool in version {gone['version']}, 'tidy')" in message
+    assert "items/went.md (deleted on disk since)" in message, message
+    assert "changed since" not in message and "edited" not in message
+    assert snapshot(root(vault)) == before  # nothing refused changed anything
+
+
 @pytest.mark.parametrize("locked", ["items/went.md", "items/go.md"])
 def test_undo_leaves_a_read_only_file_and_all_the_rest_as_they_are(
     vault: Vault, locked: str

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from fastmcp.exceptions import ToolError
 from helpers.indexer_process import RunningIndexer
+from helpers.snapshots import contents
 
 from shared.workspace import OVERVIEW_FILE
 
 MD = {"Content-Type": "text/markdown; charset=utf-8"}
 DELETE = {"X-Requested-With": "test"}
+STAR = {"If-Match": "*"}
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +29,11 @@ def http(server: RunningIndexer) -> Iterator[httpx2.Client]:
 
 def vault_dir(server: RunningIndexer, lang: str) -> Path:
     return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def on_disk(folder: Path) -> dict[str, tuple]:
+    """What a refused call must leave as it was (a folder summary may come meanwhile)."""
+    return {path: state for path, state in contents(folder).items() if OVERVIEW_FILE not in path}
 
 
 def error_of(response: httpx2.Response) -> str:
@@ -42,9 +50,10 @@ def test_if_match_star_asks_only_that_the_file_exist(
     http: httpx2.Client, server: RunningIndexer
 ) -> None:
     """``If-Match: *`` (RFC 9110 13.1.1: any current content) was refused, 400 "takes
-    exactly one etag". On a missing file every route refuses it as a stale etag is
-    refused (412, the same body) and makes nothing; on an existing one the change goes
-    through, whatever its content."""
+    exactly one etag". On a missing file every route that would make it refuses it as
+    a stale etag is refused (412, the same body) and makes nothing (a delete or move of
+    nothing: see the next test); on an existing one the change goes through, whatever
+    its content."""
     star = {"If-Match": "*"}
     folder = vault_dir(server, "rw")
     stale = {"If-Match": '"' + "0" * 32 + '"'}
@@ -53,7 +62,6 @@ def test_if_match_star_asks_only_that_the_file_exist(
     refusals = [
         http.put("/rw/notes/a.md", content=b"x", headers=MD | star),
         http.put("/rw/notes/a.md", json={"content": "x", "if_match": "*"}),
-        http.delete("/rw/notes/a.md", headers=DELETE | star),
         http.post("/rw/append", json={"path": "a.md", "content": "x"}, headers=star),
     ]
     for refused in refusals:
@@ -78,6 +86,74 @@ def test_if_match_star_asks_only_that_the_file_exist(
     back = http.post("/rw/restore", json={"path": "b.md", "version": 1}, headers=star)
     assert back.status_code == 412 and error_of(back) == "conflict"
     assert not (folder / "b.md").exists()
+
+
+async def test_a_delete_or_move_of_nothing_is_not_found_whatever_if_match_says(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """DELETE of a missing file with ``If-Match: *`` (or an etag) answered 412
+    ``conflict``, a move of one 404 ``not_found``. One rule now, RFC 9110 13.2.1's: a
+    request that fails without its precondition (nothing to delete or move) answers
+    that failure, 404, on REST and MCP alike; nothing is made."""
+    folder = vault_dir(server, "rn")
+    http.put("/rn/notes/kept.md", content=b"# kept\n", headers=MD)
+    before = on_disk(folder)
+    stale = '"' + "0" * 32 + '"'
+    for headers in ({"If-Match": "*"}, {"If-Match": stale}, {"If-None-Match": "*"}, {}):
+        deleted = http.delete("/rn/notes/gone.md", headers=DELETE | headers)
+        body = {"path": "gone.md", "new_path": "new.md"}
+        moved = http.post("/rn/move", json=body, headers=headers)
+        for refused in (deleted, moved):
+            assert refused.status_code == 404, (refused.request.method, headers)
+            assert error_of(refused) == "not_found"
+            assert error_message(refused) == "gone.md does not exist"
+    async with server.client() as client:
+        for if_match in ("*", stale.strip('"'), ""):
+            args = {"lang": "rn", "path": "gone.md", "new_path": "new.md", "if_match": if_match}
+            with pytest.raises(ToolError) as refused_call:
+                await client.call_tool("move", args)
+            assert str(refused_call.value) == "not_found: gone.md does not exist"
+        with pytest.raises(ToolError) as refused_call:
+            await client.call_tool("delete", {"lang": "rn", "path": "gone.md"})
+        assert str(refused_call.value) == "not_found: gone.md does not exist"
+    assert on_disk(folder) == before
+
+
+async def test_if_match_star_on_a_folder_asks_only_that_it_exist(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """A folder's move or DELETE with ``If-Match: *`` was refused 400 "has no etag":
+    ``*`` asks only that the target exists, and a folder does. Any etag (or
+    ``If-None-Match: *``) is still refused 400 and changes nothing."""
+    folder = vault_dir(server, "rf")
+    http.put("/rf/notes/dir/x.md", content=b"# x\n", headers=MD)
+    etag = http.get("/rf/notes/dir/x.md").headers["etag"]
+    before = on_disk(folder)
+    move = {"path": "dir", "new_path": "moved"}
+    for headers in ({"If-Match": etag}, {"If-None-Match": "*"}):
+        refused = http.post("/rf/move", json=move, headers=headers)
+        assert refused.status_code == 400 and error_of(refused) == "invalid_argument"
+        assert "dir is a folder: it has no etag" in error_message(refused)
+    async with server.client() as client:
+        with pytest.raises(ToolError) as refused_call:
+            args = {"lang": "rf", "if_match": etag.strip('"'), **move}
+            await client.call_tool("move", args)
+        assert str(refused_call.value).startswith("invalid_argument: dir is a folder")
+        assert on_disk(folder) == before
+        result = await client.call_tool("move", {"lang": "rf", "if_match": "*", **move})
+        assert result.structured_content is not None
+        assert result.structured_content["new_path"] == "moved"
+    assert (folder / "moved" / "x.md").is_file() and not (folder / "dir").exists()
+    moved = http.post("/rf/move", json={"path": "moved", "new_path": "dir"}, headers=STAR)
+    assert moved.status_code == 200 and (folder / "dir" / "x.md").is_file()
+    assert http.delete("/rf/notes/dir/x.md", headers=DELETE).status_code == 200
+    empty = on_disk(folder)
+    for headers in ({"If-Match": etag}, {"If-None-Match": "*"}):
+        refused = http.delete("/rf/notes/dir", headers=DELETE | headers)
+        assert refused.status_code == 400 and error_of(refused) == "invalid_argument"
+    assert on_disk(folder) == empty and (folder / "dir").is_dir()
+    deleted = http.delete("/rf/notes/dir", headers=DELETE | STAR)
+    assert deleted.status_code == 200 and not (folder / "dir").exists()
 
 
 def test_recall_refuses_a_path_that_names_nothing_or_a_file(
