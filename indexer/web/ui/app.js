@@ -28,8 +28,15 @@ function statusPanel() {
   const s = state.status;
   const rows = [
     ["version", s.version], ["workspace", s.workspace],
-    ["index", s.index_ready ? "ready" : "catching up"],
+    ["index", indexSays(s)],
   ];
+  const watcher = s.sync?.watcher;
+  if (watcher) rows.push(["file watching", watchingSays(watcher)]);
+  const shut = Object.entries(s.sync?.unreadable_vaults || {});
+  if (shut.length) {
+    rows.push(["unreadable vaults", shut.map(([lang, why]) => `${lang} cannot be read (${why}): its notes in search `
+      + "may be out of date").join("; ")]);
+  }
   if (s.index) rows.push(["index notes", s.index.notes], ["index problems", s.index.problems], ["last reconcile", s.index.last_reconcile]);
   rows.push(["features", Object.entries(state.features).filter(([, on]) => on).map(([k]) => k).join(", ") || "files only"]);
   if (s.jobs) rows.push(["jobs", value(s.jobs)]);
@@ -37,6 +44,22 @@ function statusPanel() {
     h("table", { class: "properties" }, h("tbody", {}, rows.map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: value(v ?? "–") }))))),
     h("h3", { text: "Notes per vault" }),
     h("table", { class: "langs" }, h("tbody", {}, Object.entries(s.langs || {}).map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: String(v) }))))));
+}
+
+// "ready" alone was shown while the file watcher had stopped or a vault could not be
+// read: the index is then behind the disk, and the server says why (sync.reason).
+function indexSays(s) {
+  if (!s.index_ready) return "catching up";
+  return s.index_partial ? `ready, but behind the files on disk: ${s.sync?.reason || "catching up"}` : "ready";
+}
+
+function watchingSays(watcher) {
+  if (watcher.state === "running") return "on: changes on disk are indexed as they happen";
+  const why = watcher.last_error ? ` (${watcher.last_error})` : "";
+  if (watcher.state === "polling") {
+    return `stopped${why}: changes on disk are found only by a periodic reconcile, and it is retried`;
+  }
+  return `${watcher.state}${why}: changes made on disk by other programs are not watched`;
 }
 
 async function statusView() {
@@ -109,7 +132,7 @@ async function search(lang, q) {
   // (50 hits of 3,000 read as if the vault held 50: say how many there are)
   const more = typeof data.total === "number" && data.total > data.results.length;
   show(
-    h("h1", {}, "Search ", h("q", { text: q })),
+    h("h1", {}, "Search ", h("q", { text: q }), " in ", h("span", { class: "vault-name", text: lang })),
     data.partial ? h("p", { class: "muted", text: "The index is still catching up; results may be missing." }) : null,
     more ? h("p", { class: "muted", id: "search-count", text: `The best ${data.results.length} of ${plural(data.total, "note")} found: `
       + "add words to narrow the search." }) : null,
@@ -131,7 +154,7 @@ async function note(lang, path, version, heading) {
     return oversized(lang, path);
   }
   const current = version ? await shownEtag(lang, path) : data.etag;
-  const title = data.properties.title || path.split("/").pop();
+  const body = htmlBlock(data.html, "note-body");
   const actions = version
     ? [h("a", { class: "button", href: link(lang, "note", path), text: "Current version" }),
       h("button", { id: "restore", onclick: () => restore(lang, path, version, current) }, "Restore this version")]
@@ -141,13 +164,25 @@ async function note(lang, path, version, heading) {
   show(
     crumbs(lang, path, true),
     version ? h("p", { class: "banner", text: `Version ${version} (read-only)` }) : null,
-    h("h1", { class: "note-title", text: title }),
+    h("h1", { class: "note-title", text: noteTitle(path, data.properties, body) }),
     h("div", { class: "actions" }, actions),
     data.frontmatter_error ? h("p", { class: "error", text: `Frontmatter: ${data.frontmatter_error}` }) : null,
     propertiesTable(data.properties),
-    htmlBlock(data.html, "note-body"),
+    body,
   );
   if (heading) scrollToHeading(heading);
+}
+
+// The title search gives a note (SPEC): its frontmatter's, else its first `# ` heading,
+// else its file name (a note's without ".md"; a plain text file's whole). The page showed
+// the file name ("go.md") where search said "Go"; the crumbs above still show the path.
+function noteTitle(path, properties, body) {
+  const name = path.split("/").pop();
+  if (!name.endsWith(".md")) return name;
+  const own = properties.title;
+  if (["string", "number", "boolean"].includes(typeof own) && String(own).trim()) return String(own);
+  const heading = body.querySelector(":scope > h1");
+  return (heading && heading.textContent.trim()) || name.slice(0, -".md".length);
 }
 
 // A link to a heading (Obsidian's [[Note#Heading]], [[Note#Part#Heading]] below a part):
@@ -295,6 +330,20 @@ async function loadStatus() {
   if (state.lang && !langs.includes(state.lang)) langs.push(state.lang);
   picker.replaceChildren(h("option", { value: "", text: "—" }), ...langs.map((l) => h("option", { value: l, text: l })));
   picker.value = state.lang || "";
+  searchBoxSays();
+}
+
+// The vault the search box searches: the one last opened (the picker shows it, the home
+// page too), else the only one. With several and none opened it asks rather than guess
+// (it took the alphabetically first: 北京 searched in ar, "Nothing found.").
+function searchedVault() {
+  const langs = Object.keys(state.status?.langs || {});
+  return state.lang || (langs.length === 1 ? langs[0] : null);
+}
+
+function searchBoxSays() {
+  const lang = searchedVault();
+  document.getElementById("search-input").placeholder = lang ? `Search ${lang}` : "Pick a vault to search";
 }
 
 async function route() {
@@ -315,6 +364,7 @@ async function route() {
     return;
   }
   document.getElementById("vault-picker").value = state.lang || "";
+  searchBoxSays();
   if (kind !== "search") document.getElementById("search-input").value = "";
   document.body.dataset.view = lang === "status" ? "status" : lang ? kind : "home";
   try {
@@ -342,8 +392,12 @@ document.getElementById("vault-picker").addEventListener("change", (event) => {
 document.getElementById("search-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const q = document.getElementById("search-input").value;
-  const lang = state.lang || Object.keys(state.status?.langs || {})[0];
+  const lang = searchedVault();
   if (lang) location.hash = `#/${seg(lang)}/search?q=${encodeURIComponent(q)}`;
+  else {
+    say("Pick the vault to search first (Vault, above).", "warn");
+    document.getElementById("vault-picker").focus();
+  }
 });
 window.addEventListener("hashchange", route);
 window.addEventListener("beforeunload", (event) => {
