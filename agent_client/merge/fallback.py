@@ -26,7 +26,7 @@ from typing import Any
 from agent_client.merge.confirmation import Confirmation
 from agent_client.merge.images import ImageFile, copy_images
 from agent_client.merge.journal import WriteJournal
-from agent_client.merge.paths import note_path_for, title_key
+from agent_client.merge.paths import UNSPACED_SCRIPTS, note_path_for, title_key
 from agent_client.notes import ATX_HEADING, render_note, split_note, unreadable_block
 from agent_client.reasons import entry_reason
 from agent_client.vault import Vault
@@ -254,21 +254,9 @@ def _variants(a: str, b: str) -> bool:
 MAX_ENDING = 4  # letters an inflection adds (plan-ning, manage-ment, organization-al)
 
 
-# Scripts written without spaces between words: a title there is one "word".
-_UNSPACED_SCRIPTS = (
-    "CJK",
-    "IDEOGRAPHIC",
-    "HIRAGANA",
-    "KATAKANA",
-    "HANGUL",
-    "BOPOMOFO",
-    "THAI",
-    "LAO",
-    "KHMER",
-    "MYANMAR",
-    "TIBETAN",
-    "YI ",
-)
+# The scripts written without spaces, and Hangul: a one-word title in any of them is
+# compared by its character pairs.
+_UNSPACED_SCRIPTS = (*UNSPACED_SCRIPTS, "HANGUL")
 
 
 # The particles a title written without spaces may add or drop and stay one topic, as

@@ -163,7 +163,7 @@ def title_key(title: str) -> str:
 
 # Scripts written without spaces between words (Korean is spaced): a space typed between
 # two of their letters (``東京 の天気``, ``สวัสดี ครับ``) names no other topic.
-_UNSPACED_SCRIPTS = (
+UNSPACED_SCRIPTS = (
     "CJK",
     "IDEOGRAPHIC",
     "HIRAGANA",
@@ -179,7 +179,7 @@ _UNSPACED_SCRIPTS = (
 
 
 def _unspaced_letter(char: str) -> bool:
-    return not char.isascii() and unicodedata.name(char, "").startswith(_UNSPACED_SCRIPTS)
+    return not char.isascii() and unicodedata.name(char, "").startswith(UNSPACED_SCRIPTS)
 
 
 def _joined_unspaced(key: str) -> str:

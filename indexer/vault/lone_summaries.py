@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from indexer.vault import fsops
 from indexer.vault.history.store import Change
 from indexer.vault.sandbox import Target
-from shared.errors import ForbiddenPathError, VaultError
+from indexer.vault.timeline import read_at
+from shared.errors import VaultError
 from shared.workspace import OVERVIEW_FILE
 
 if TYPE_CHECKING:
@@ -69,13 +70,8 @@ def drop(vault: Vault, lang: str, folder: str, fd: int, reason: str, told: list[
         info = fsops.lstat_at(OVERVIEW_FILE, fd)
         if info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
             return False  # (a link, a folder so named, a second name of a file: not ours)
-        try:
-            file_fd = fsops.open_regular(OVERVIEW_FILE, fd)
-        except (OSError, ForbiddenPathError):
-            return False
-        with fsops.opened(file_fd):
-            data = fsops.read_all(file_fd, MAX_SUMMARY_BYTES)
-        if len(data) > MAX_SUMMARY_BYTES or not is_summary(data, folder):
+        data = read_at(fd, OVERVIEW_FILE, MAX_SUMMARY_BYTES)
+        if data is None or not is_summary(data, folder):
             return False
         change = Change(lang, target.rel, "delete", data, None)
         with vault.recorder.changing([change], actor="tool", reason=reason):

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx2
 import pytest
 from fastmcp.exceptions import ToolError
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, vault_dir
 from helpers.snapshots import contents
 
 from shared.workspace import OVERVIEW_FILE
@@ -25,10 +25,6 @@ def http(server: RunningIndexer) -> Iterator[httpx2.Client]:
     base = server.url.removesuffix("/mcp") + "/api/v1"
     with httpx2.Client(base_url=base, timeout=30) as client:
         yield client
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
 
 
 def on_disk(folder: Path) -> dict[str, tuple]:
