@@ -34,6 +34,7 @@ LEASE_WAIT = 2.0  # seconds an open waits for another's lease on the file
 # programs grew past the size limit is still found by both; past this, by name only).
 MAX_SEARCHED_BYTES = 8 * 1024 * 1024
 CHANGED = "the file changed since it was read; read it again and merge"
+WEAK = "W/"  # an HTTP weak etag's mark: no etag (a hex digest) starts with it
 ANY = "*"  # the ``if_match`` of any content, HTTP's ``If-Match: *``: the file must exist
 _CLOSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsops-close")
 
@@ -66,6 +67,8 @@ def check_etag_match(if_match: str | None, etag: str | None) -> None:
             raise ConflictError("the file does not exist (if_match='*' means it must)")
     elif etag is None:
         raise ConflictError("the file no longer exists; read it again before writing")
+    elif if_match.startswith(WEAK):
+        raise ConflictError("a weak etag never matches If-Match; send the note's etag")
     elif etag != if_match:
         raise ConflictError(CHANGED)
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from indexer.vault.fsops import ANY
+from indexer.vault.fsops import ANY, WEAK
 from indexer.web.http_errors import UnsupportedMediaTypeError
-from shared.errors import ConflictError, InvalidArgumentError, TooLargeError
+from shared.errors import InvalidArgumentError, TooLargeError
 from shared.utf8 import field_not_text
 
 REQUIRED: Any = object()
@@ -301,7 +301,7 @@ def write_precondition(request: Request) -> str | None:
             "If-Match takes exactly one etag (read the note first), or * (the file must exist)"
         )
     if if_match.strip().startswith("W/"):  # RFC 9110: If-Match compares strong etags only
-        raise ConflictError("a weak etag never matches If-Match; send the note's etag")
+        return WEAK + tags[0]  # (never matched: 412 where the file is, 404 where nothing is)
     return tags[0]
 
 

@@ -95,7 +95,8 @@ async def test_a_delete_or_move_of_nothing_is_not_found_whatever_if_match_says(
     http.put("/rn/notes/kept.md", content=b"# kept\n", headers=MD)
     before = on_disk(folder)
     stale = '"' + "0" * 32 + '"'
-    for headers in ({"If-Match": "*"}, {"If-Match": stale}, {"If-None-Match": "*"}, {}):
+    weak = {"If-Match": "W/" + stale}  # (a weak etag answered 412: refused before the lookup)
+    for headers in ({"If-Match": "*"}, {"If-Match": stale}, weak, {"If-None-Match": "*"}, {}):
         deleted = http.delete("/rn/notes/gone.md", headers=DELETE | headers)
         body = {"path": "gone.md", "new_path": "new.md"}
         moved = http.post("/rn/move", json=body, headers=headers)
@@ -103,6 +104,14 @@ async def test_a_delete_or_move_of_nothing_is_not_found_whatever_if_match_says(
             assert refused.status_code == 404, (refused.request.method, headers)
             assert error_of(refused) == "not_found"
             assert error_message(refused) == "gone.md does not exist"
+    kept_tag = http.get("/rn/notes/kept.md").headers["etag"]
+    for weak_tag in ("W/" + kept_tag, "W/" + stale):  # a weak etag never matches a file there
+        weak = {"If-Match": weak_tag}
+        deleted = http.delete("/rn/notes/kept.md", headers=DELETE | weak)
+        moved = http.post("/rn/move", json={"path": "kept.md", "new_path": "n.md"}, headers=weak)
+        for refused in (deleted, moved):
+            assert refused.status_code == 412 and error_of(refused) == "conflict"
+            assert "weak etag" in error_message(refused)
     async with server.client() as client:
         for if_match in ("*", stale.strip('"'), ""):
             args = {"lang": "rn", "path": "gone.md", "new_path": "new.md", "if_match": if_match}
