@@ -16,7 +16,7 @@ import stat
 from contextlib import closing, suppress
 from typing import TYPE_CHECKING
 
-from indexer.vault import asset_folders, fsops, moves, reading, timeline
+from indexer.vault import asset_folders, fsops, lone_summaries, moves, reading, timeline
 from indexer.vault.contents import WRITABLE
 from indexer.vault.history.store import Change
 from indexer.vault.names import MAX_DEPTH
@@ -29,6 +29,7 @@ from shared.errors import (
     ForbiddenPathError,
     NotFoundError,
     TooLargeError,
+    VaultError,
 )
 from shared.workspace import FOLDER_OWN_FILES, OVERVIEW_FILE
 
@@ -76,7 +77,7 @@ def _delete_locked(
             raise NotFoundError(f"{target.rel} does not exist")
         if stat.S_ISDIR(info.st_mode):
             fsops.check_folder_match(if_match, target.rel)
-            if place.remove_empty_folder(FOLDER_OWN_FILES):  # its summary went with it
+            if _delete_folder(vault, place, reason, actor):  # its summary went with it
                 vault._notify(target, f"{target.rel}/{OVERVIEW_FILE}")
         elif target.dir_only:
             raise ForbiddenPathError(
@@ -92,6 +93,27 @@ def _delete_locked(
             raise ForbiddenPathError(f"only {WRITABLE} can be deleted")
         vault._notify(target)
     return {"path": target.rel, "deleted": True}
+
+
+def _delete_folder(vault: Vault, place: Place, reason: str | None, actor: str) -> bool:
+    """Remove the folder at ``place``, empty but for its own files (see
+    ``remove_empty_folder``), its ``.overview.md`` recorded as deleted when there is one:
+    a summary a person wrote went with the folder, and history had nothing of it.
+    Whether a summary went."""
+    target = place.target
+    rel = f"{target.rel}/{OVERVIEW_FILE}" if target.rel else OVERVIEW_FILE
+    try:
+        summary = vault.sandbox.resolve(target.lang, rel, summary=True)
+    except VaultError:  # (a path too long for history to name: none could have been read)
+        return place.remove_empty_folder(FOLDER_OWN_FILES)
+    if not place.holds_only(FOLDER_OWN_FILES):  # (refused with nothing recorded)
+        return place.remove_empty_folder(FOLDER_OWN_FILES)
+    with vault._lock(summary):
+        fd = place.folder_fd()
+        data = None if fd is None else read_at(fd, OVERVIEW_FILE, lone_summaries.MAX_SUMMARY_BYTES)
+        changes = [] if data is None else [Change(target.lang, summary.rel, "delete", data, None)]
+        with vault.recorder.changing(changes, actor=actor, reason=reason):
+            return place.remove_empty_folder(FOLDER_OWN_FILES)
 
 
 def _delete_file(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import logging
 import os
 import stat
@@ -90,6 +91,19 @@ def check_missing_match(if_match: str | None) -> None:
     create the file, evaluates it (412)."""
     if if_match is not None:
         check_text("if_match", if_match)
+
+
+def own_files_only(fd: int, own_files: frozenset[str]) -> list[str] | None:
+    """The names in the folder open at ``fd`` when all are regular files of
+    ``own_files`` (a folder's own files, which go with it), else None."""
+    with os.scandir(fd) as entries:
+        found = [
+            (entry.name, entry.is_file(follow_symlinks=False))
+            for entry in itertools.islice(entries, len(own_files) + 1)
+        ]
+    if all(is_file and name in own_files for name, is_file in found):
+        return [name for name, _ in found]
+    return None
 
 
 def refuse(err: OSError) -> None:

@@ -17,7 +17,6 @@ name, never a path string.
 from __future__ import annotations
 
 import errno
-import itertools
 import os
 import stat
 import unicodedata
@@ -300,22 +299,23 @@ class Place:
         fd = self.folder_fd()
         if fd is None or self.dir_fd is None:
             raise NotFoundError(f"{self.target.rel} does not exist")
-        with os.scandir(fd) as entries:
-            found = [
-                (entry.name, entry.is_file(follow_symlinks=False))
-                for entry in itertools.islice(entries, len(own_files) + 1)
-            ]
-        own = all(is_file and name in own_files for name, is_file in found)
+        found = fsops.own_files_only(fd, own_files)
         try:
-            if not own:
+            if found is None:
                 raise OSError(errno.ENOTEMPTY, "not empty")
-            for name, _ in found:
+            for name in found:
                 os.unlink(name, dir_fd=fd)
             os.rmdir(self.name, dir_fd=self.dir_fd)
-            return any(name == OVERVIEW_FILE for name, _ in found)
+            return OVERVIEW_FILE in found
         except OSError as err:
             fsops.refuse(err)
             raise InvalidArgumentError(f"{self.target.rel} is a folder that is not empty") from None
+
+    def holds_only(self, own_files: frozenset[str]) -> bool:
+        """Whether the target folder holds nothing but files of ``own_files`` (what
+        ``remove_empty_folder`` would take): asked before recording what it takes."""
+        fd = self.folder_fd()
+        return fd is not None and fsops.own_files_only(fd, own_files) is not None
 
     def rollback(self) -> None:
         """Remove the (still empty) folders ``make_parent`` created."""
