@@ -31,7 +31,7 @@ def test_a_folder_deleted_with_its_hand_written_summary_keeps_it_in_history(
     assert vault.delete("ja", "旅行/", "片付け", actor="tool") == {"path": "旅行", "deleted": True}
     assert not folder.exists()
     rows = vault.history("ja", "旅行/.overview.md", 10)["versions"]
-    assert [(v["op"], v["actor"], v["reason"]) for v in rows][0] == ("delete", "tool", "片付け")
+    assert (rows[0]["op"], rows[0]["actor"], rows[0]["reason"]) == ("delete", "tool", "片付け")
     before = vault.read("ja", "旅行/.overview.md", version=rows[0]["version"] - 1)
     assert before["content"].encode() == HAND_WRITTEN
     vault.restore("ja", "旅行/.overview.md", rows[0]["version"] - 1)
