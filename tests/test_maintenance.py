@@ -574,6 +574,32 @@ def test_a_models_summary_keys_controls_and_bulk_are_not_written(env: Env) -> No
     assert snapshot(env.vault_dir()) == before
 
 
+@pytest.mark.parametrize("before", [None, "# User profile\n\n- A person's line.\n"])
+def test_a_new_files_id_and_created_are_the_vaults_not_the_models(
+    env: Env, before: str | None
+) -> None:
+    """A model's answer with frontmatter gave a new USER.md (or one a person wrote
+    without frontmatter) its ``id``, copied from a note it read or made up, and a
+    ``created`` of any date; the vault's own win, as for a file that has them."""
+    other = env.vault.write("en", "notes/tea.md", "---\nid: note-tea\n---\n# Tea\n")
+    assert other["created"]
+    if before is not None:
+        (env.vault_dir() / "USER.md").write_text(before)
+    env.event("Prefers tea.")
+    answer = "---\nid: note-tea\ncreated: 2001-01-01T00:00:00Z\ntags: [me]\n---\n# Profile\n"
+    written_after = datetime.now(UTC).replace(microsecond=0)
+    env.stub.run([replace_answer(answer + "\n- Prefers tea.\n")])
+    assert env.run().action == "replace"
+    meta, body = parse_frontmatter((env.vault_dir() / "USER.md").read_text())
+    assert meta["id"] not in ("note-tea", "") and meta["tags"] == ["me"]
+    assert meta["created"] >= written_after and body == "# Profile\n\n- Prefers tea.\n"
+    env.event("Also coffee.")
+    env.stub.run([replace_answer(answer + "\n- Tea and coffee.\n")])
+    assert env.run(force=True).action == "replace"
+    again, _ = parse_frontmatter((env.vault_dir() / "USER.md").read_text())
+    assert (again["id"], again["created"]) == (meta["id"], meta["created"])  # kept
+
+
 def test_a_repeated_file_is_not_rewritten(env: Env) -> None:
     env.vault.write("en", "USER.md", "# User profile\n\n- Same.\n")
     current = (env.vault_dir() / "USER.md").read_text()

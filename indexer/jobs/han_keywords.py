@@ -30,6 +30,7 @@ import re
 from indexer.index.text import run_units
 from indexer.jobs.han_script import HIRAGANA
 from indexer.jobs.han_traditional import with_traditional, with_traditional_table
+from indexer.jobs.kana_nouns import kana_nouns
 from shared.graphemes import unmarked
 
 # Chinese function words and question words (longest first when cutting). Single
@@ -210,6 +211,8 @@ def han_keywords(run: str, in_japanese: bool) -> list[str]:
             pieces.extend(text for text, is_stop in parts if not is_stop)
             named = len(readings) == 1
             joined.extend(_across_stops(parts, skip >= 0, named) + _opened(parts))
+    if in_japanese:
+        pieces.extend(kana_nouns(run))  # (おにぎりの作り方: おにぎり)
     out: list[str] = []
     alone: list[str] = []  # (after the longer words: they rank them)
     for piece in pieces + joined:

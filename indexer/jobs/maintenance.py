@@ -45,7 +45,7 @@ from indexer.jobs.maintenance_input import (
 )
 from indexer.jobs.maintenance_output import (
     too_long,
-    without_summary_keys,
+    without_foreign_keys,
 )
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
 from indexer.jobs.maintenance_tasks import TASKS, OutputWriter, write_output
@@ -350,7 +350,7 @@ class Maintenance:
                     output,
                 )
             before = current["content"] if current else None
-            content = without_summary_keys(_with_kept_keys(before, written), before)
+            content = without_foreign_keys(_with_kept_keys(before, written), before)
             if before is not None and _same_note(content, before):  # (the body alone, say)
                 return replace(
                     answer, action="none", reason=f"{answer.reason} (the answer repeated the file)"

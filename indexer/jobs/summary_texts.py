@@ -6,6 +6,12 @@ summaries"): its fixed words in the vault's language (``summary_words``; the see
 Chinese wording for ``zh-*`` vaults, English for a language it has none of). A
 model's answer is data: ``read_answer`` keeps two strings of it, on one line and cut to
 size for the abstract, or refuses it.
+
+A credential a note's first paragraph holds (an API key, a password) is redacted as in
+USER.md (``secrets``) from what a summary quotes of it and from what the model is
+shown, and from the model's answer: a folder's abstract is quoted in every recall
+block, to the agent's model. Only the children a summary shows are redacted (each costs
+some 0.1 ms): the digest is of their texts as they are.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexer.index.abstract import ABSTRACT_CHARS, clip, one_line
+from indexer.jobs.secrets import redact_secrets
 from indexer.jobs.summary_words import ENGLISH, summary_words
 from shared.control_chars import without_controls
 from shared.errors import InvalidFrontmatterError
@@ -31,7 +38,7 @@ FALLBACK_ITEM_CHARS = 50
 # Part of every digest: bump it when the texts or the prompt change, so that summaries
 # made by an older indexer are made again. (A language's fallback words that are new need
 # none: a pass writes an English fallback again in them, ``english_fallback``.)
-SUMMARY_FORMAT = 2
+SUMMARY_FORMAT = 3  # 3: credentials redacted
 FOLDER_CATEGORY = "folder"
 NOTE_CATEGORY = "note"
 
@@ -91,7 +98,7 @@ def fallback_abstract(lang: str, children: list[Child]) -> str:
     """``"<n> notes: <category>, ..."`` in the vault's language (the seed:
     ``包含 <n> 条<分类>相关记忆``; ``5 заметок: ...``)."""
     text = summary_words(lang).abstract_text(len(children), categories(children))
-    return clip(text, ABSTRACT_CHARS)
+    return clip(_redacted(text), ABSTRACT_CHARS)
 
 
 def english_fallback(lang: str, children: list[Child], abstract: str) -> bool:
@@ -140,9 +147,9 @@ def fallback_overview(lang: str, children: list[Child], shown: list[Child] | Non
     for category, items in groups.items():
         lines.append("")
         total = totals[category]
-        lines.append(f"## {markdown_text(category)} ({words.count_text(total)})")
-        for item in items:
-            cut = markdown_text(cut_chars(item.abstract, FALLBACK_ITEM_CHARS))
+        lines.append(f"## {markdown_text(_redacted(category))} ({words.count_text(total)})")
+        for item in items:  # (redacted before the cut: a key cut short is no key to see)
+            cut = markdown_text(cut_chars(_redacted(item.abstract), FALLBACK_ITEM_CHARS))
             lines.append(f"- {cut}{words.ellipsis}")
         if (left := total - len(items)) > 0:
             lines.append(words.more_text(left))
@@ -177,8 +184,8 @@ def prompt_messages(
             {
                 "name": child.name,
                 "kind": "folder" if child.is_directory else "note",
-                "category": child.category,
-                "abstract": child.abstract,
+                "category": _redacted(child.category),
+                "abstract": _redacted(child.abstract),
             }
             for child in shown
         ],
@@ -194,11 +201,17 @@ def read_answer(answer: dict[str, Any]) -> tuple[str, str]:
     abstract, overview = answer.get("abstract"), answer.get("overview")
     if not isinstance(abstract, str) or not isinstance(overview, str):
         raise ValueError('the answer needs string fields "abstract" and "overview"')
-    abstract = clip(one_line(without_controls(abstract)), ABSTRACT_CHARS)
-    overview = clip(_without_frontmatter(without_controls(overview).strip()), OVERVIEW_CHARS)
+    abstract = clip(one_line(_redacted(without_controls(abstract))), ABSTRACT_CHARS)
+    overview = _redacted(_without_frontmatter(without_controls(overview).strip()))
+    overview = clip(overview, OVERVIEW_CHARS)
     if not shows_something(abstract) or not shows_something(overview):
         raise ValueError("the answer's abstract or overview is empty or shows nothing")
     return abstract, overview + "\n"
+
+
+def _redacted(text: str) -> str:
+    """``text`` with each credential's value replaced by ``[redacted]``."""
+    return redact_secrets(text)[0]
 
 
 def _without_frontmatter(overview: str) -> str:
