@@ -1,7 +1,8 @@
 """A folder moved, and its move undone, reach the index in one transaction, each moved
 note's row re-keyed rather than its words tokenized out and in again (``batch_sync``);
-and the rows are exactly those a rebuild makes: search and grep find every note at its
-new path and none at the old."""
+a folder moved while no indexer ran is re-keyed by the start's reconcile, in a few
+batches (``whole_pass``); and the rows are exactly those a rebuild makes: search and
+grep find every note at its new path and none at the old."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx2
 import pytest
+from helpers.indexer_process import start_indexer, wait_for
 from helpers.vault_stack import reconciled_index, recording_vault
 
 from indexer.index.service import NoteIndex
@@ -79,6 +82,17 @@ def traced(index: NoteIndex) -> list[str]:
 
 def transactions(statements: list[str]) -> int:
     return sum(1 for s in statements if s.startswith("BEGIN"))
+
+
+def writing_notes(statements: list[str]) -> list[list[str]]:
+    """The transactions that read or wrote notes' rows (not the index's own state)."""
+    out: list[list[str]] = []
+    for s in statements:
+        if s.startswith("BEGIN"):
+            out.append([])
+        elif out:
+            out[-1].append(s)
+    return [t for t in out if any("FROM notes " in s or "UPDATE notes " in s for s in t)]
 
 
 def tokenized(statements: list[str]) -> list[str]:
@@ -202,3 +216,146 @@ def test_a_folder_moved_by_another_program_is_re_keyed_by_the_watcher(
     assert sorted(found(index)["tri quokka"]) == [f"elsewhere/{p}" for p in moved]
     assert tokenized(statements) == []
     assert found(index)["fts quokkasummary"] == ["elsewhere/topics/a/.overview.md"]
+
+
+BULK = 300  # notes of one more folder, ``topics/bulk``
+
+
+def offline_index(ws: Workspace) -> NoteIndex:
+    """The index of ``ws`` built, closed, then opened again as a start opens it."""
+    for n in range(BULK):
+        path = ws.vault_dir("en") / f"topics/bulk/n{n:03}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# Bulk {n}\n\nquokka bulk words {n}\n")
+    for _ in reconciled_index(ws):
+        pass  # (built, then closed)
+    index = NoteIndex(ws)
+    index.open()
+    return index
+
+
+def started(index: NoteIndex) -> None:
+    """The start's reconcile, in the background as ``indexer serve`` runs it."""
+    index.start_background()
+    deadline = time.monotonic() + 60
+    while not index.ready and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert index.ready
+
+
+def test_a_folder_moved_while_no_indexer_ran_is_re_keyed_by_the_start(ws: Workspace) -> None:
+    index = offline_index(ws)
+    try:
+        root = ws.vault_dir("en")
+        os.makedirs(root / "elsewhere")
+        os.rename(root / "topics", root / "elsewhere/topics")
+        statements = traced(index)
+        started(index)
+        assert tokenized(statements) == []  # (each note tokenized out and in: 5,000)
+        # (the rows read, the gone ones read, 2 batches of 200 files; a slow machine's
+        # batch may end at 0.1 s: one more. Each note synced alone, in batches: 6 or more)
+        assert len(writing_notes(statements)) <= 5
+        paths = found(index)["tri quokka"]
+        assert len(paths) == len(NOTES) + BULK
+        assert all(p.startswith("elsewhere/topics/") for p in paths)
+        hits = index.search("en", "quokkacopy")["results"]
+        assert sorted(hit["path"] for hit in hits) == [
+            "elsewhere/topics/c/copy.md",
+            "elsewhere/topics/d/copy.md",
+        ]
+        as_rebuilt(index)
+    finally:
+        index.close()
+
+
+def test_an_offline_move_with_an_edit_a_new_note_and_a_deletion(ws: Workspace) -> None:
+    """A moved note edited meanwhile is parsed anew; a moved one deleted is removed; a
+    new note is added; the other moved notes keep their rows (re-keyed)."""
+    index = offline_index(ws)
+    try:
+        root = ws.vault_dir("en")
+        os.rename(root / "topics", root / "moved")
+        (root / "moved/a/alpha.md").write_text("# Alpha\n\nquokka quokkaedited\n")
+        (root / "moved/b/list.txt").unlink()
+        (root / "new.md").write_text("# New\n\nquokkanew note\n")
+        statements = traced(index)
+        started(index)
+        words_in = [
+            s for s in tokenized(statements) if s.startswith("INSERT INTO notes_fts (rowid")
+        ]
+        words_out = [s for s in tokenized(statements) if "notes_fts (notes_fts" in s]
+        assert (len(words_in), len(words_out)) == (2, 2)  # alpha and new.md; alpha and list.txt
+        assert [h["path"] for h in index.search("en", "quokkaedited")["results"]] == [
+            "moved/a/alpha.md"
+        ]
+        assert [h["path"] for h in index.search("en", "quokkanew")["results"]] == ["new.md"]
+        assert index.search("en", "quokkatext")["results"] == []
+        paths = found(index)["tri quokka"]
+        assert len(paths) == len(NOTES) + BULK  # (less list.txt, plus new.md)
+        assert "new.md" in paths and not any(p.startswith("topics/") for p in paths)
+        as_rebuilt(index)
+    finally:
+        index.close()
+
+
+def test_a_served_index_finds_a_folder_moved_while_it_was_stopped(ws: Workspace) -> None:
+    """A real ``indexer serve`` stopped, the folder renamed, started again: search finds
+    the moved notes at their new paths and none at the old."""
+    env = {"INDEXER_SUMMARIES": "0"}
+    server = start_indexer(ws.root, env=env)
+    server.stop()
+    root = ws.vault_dir("en")
+    os.rename(root / "topics", root / "shelf")
+    server = start_indexer(ws.root, env=env)
+    try:
+        with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1/en") as http:
+
+            def paths(query: str) -> list[str]:
+                found = http.get("/search", params={"q": query}).json()["results"]
+                return sorted(hit["path"] for hit in found)
+
+            wait_for(lambda: paths("quokkagreek"), 30, what="the moved note")
+            assert paths("quokkagreek") == ["shelf/b/ελληνικά.md"]
+            assert paths("quokkacopy") == ["shelf/c/copy.md", "shelf/d/copy.md"]
+            assert paths("quokkanfd") == ["shelf/b/café.md"]
+    finally:
+        server.stop()
+
+
+def test_a_folder_of_accented_names_is_listed_once_a_batch(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Notes of accented names moved out of a large folder while no indexer ran: each
+    gone one's file was looked for under another spelling of its name by listing the
+    whole folder (quadratic); a batch lists a folder once."""
+    folder = ws.vault_dir("en") / "régions"
+    folder.mkdir()
+    for n in range(60):
+        (folder / f"été-{n:02}.md").write_text(f"# Été {n}\n\nquokka été {n}\n")
+        (folder / f"hôtel-{n:02}.md").write_text(f"# Hôtel {n}\n")
+    for _ in reconciled_index(ws):
+        pass
+    os.makedirs(ws.vault_dir("en") / "archive")
+    for n in range(60):
+        os.rename(folder / f"été-{n:02}.md", ws.vault_dir("en") / f"archive/été-{n:02}.md")
+    listed: list[int] = []  # the inode of each folder listed by descriptor
+    scandir = os.scandir
+
+    def counted(path: object = ".") -> object:
+        if isinstance(path, int):
+            listed.append(os.fstat(path).st_ino)
+        return scandir(path)  # type: ignore[arg-type]
+
+    index = NoteIndex(ws)
+    index.open()
+    try:
+        monkeypatch.setattr(os, "scandir", counted)
+        index.reconcile()
+        monkeypatch.undo()
+        # (the walk's listing and the batch's; once per gone note: 61)
+        assert listed.count(folder.stat().st_ino) <= 3
+        paths = found(index)["tri quokka"]
+        assert sum(p.startswith("archive/été-") for p in paths) == 60
+        as_rebuilt(index)
+    finally:
+        index.close()

@@ -6,16 +6,15 @@ changed one is read, and its content hash decides whether the row must be rebuil
 
 Every function that writes takes the writer connection and must run with the index's
 write lock held, inside a transaction; a file is (re-)read under that lock, so two
-syncs of one path can never store an older content over a newer one.
+syncs of one path can never store an older content over a newer one. The walk of
+every vault and its batches are ``whole_pass``'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from indexer.index import kept_texts
@@ -41,12 +40,6 @@ from shared.timestamps import utc_now
 from shared.workspace import OVERVIEW_FILE, Workspace
 
 Progress = Callable[[int, int], None]
-# A batch holds the write lock: short, so that tool writes wait little; a fresh index
-# (nobody else writes much yet) takes longer batches, which FTS5 inserts much faster.
-BATCH_FILES = 200
-BATCH_SECONDS = 0.1
-FRESH_BATCH_FILES = 2000
-FRESH_BATCH_SECONDS = 0.5
 
 
 @dataclass
@@ -314,113 +307,8 @@ def sync_read(
     stats.changed.append((lang, rel))
 
 
-# -- whole-workspace passes ------------------------------------------------------------
-
-
 class Stopped(Exception):
     """The index is closing: a long pass gives up between batches."""
-
-
-def reconcile_all(
-    writer: Callable[[], AbstractContextManager[sqlite3.Connection]],
-    workspace: Workspace,
-    *,
-    stop: Callable[[], bool],
-    progress: Progress | None = None,
-    befores: Befores | None = None,
-) -> ReconcileStats:
-    """Bring every row in line with disk. ``writer()`` is a context manager giving the
-    writer connection with the lock held and a transaction open (one per batch)."""
-    started = time.monotonic()
-    stats = ReconcileStats(befores=befores)
-    with writer() as conn:  # the covering index notes_stat answers this
-        known: dict[tuple[str, str], Signature] = {
-            (lang, path): (size, mtime, ctime)
-            for lang, path, size, mtime, ctime in conn.execute(
-                "SELECT lang, path, size, mtime_ns, ctime_ns FROM notes INDEXED BY notes_stat"
-            )
-        }
-    todo: list[VaultFile] = []
-    langs = vault_langs(workspace)  # and the langs known (a languages folder not listed)
-    for lang in [*langs, *sorted({lang for lang, _ in known} - set(langs))]:
-        kept_out: set[str] = set()
-        for f in walk_notes(workspace, lang, kept_out=kept_out):
-            stats.scanned += 1
-            if f.linked:  # the others are not kept: the whole set is replaced after
-                stats.linked[(f.lang, f.rel)] = True
-            old = known.pop((f.lang, f.rel), None)
-            if old == f.signature:
-                stats.unchanged += 1
-            else:
-                todo.append(f)
-        keep_below(known, lang, kept_out)
-    total = stats.scanned
-    done = stats.unchanged
-    if progress:
-        progress(done, total)
-    fresh = not known and stats.unchanged == 0
-    while todo:
-        if stop():
-            raise Stopped
-        batch_end = time.monotonic() + BATCH_SECONDS
-        with writer() as conn:
-            if fresh:
-                done += _insert_batch(conn, workspace, todo, stats)
-            else:
-                count = 0
-                while todo and count < BATCH_FILES and time.monotonic() < batch_end:
-                    f = todo.pop()
-                    sync_file(conn, workspace, f.lang, f.rel, stats)
-                    count += 1
-                done += count
-        if progress:
-            progress(done, total)
-    vanished = list(known)
-    while vanished:
-        if stop():
-            raise Stopped
-        with writer() as conn:
-            for lang, rel in vanished[-BATCH_FILES:]:
-                sync_file(conn, workspace, lang, rel, stats)
-            del vanished[-BATCH_FILES:]
-    stats.seconds = time.monotonic() - started
-    return stats
-
-
-def _insert_batch(
-    conn: sqlite3.Connection, workspace: Workspace, todo: list[VaultFile], stats: ReconcileStats
-) -> int:
-    """Fast path of a fresh index: read, parse and insert up to BATCH_FILES new notes."""
-    items: list[tuple[VaultFile, NoteRow]] = []
-    deadline = time.monotonic() + FRESH_BATCH_SECONDS
-    count = 0
-    while todo and count < FRESH_BATCH_FILES and time.monotonic() < deadline:
-        f = todo.pop()
-        count += 1
-        got = read_note(workspace, f.lang, f.rel)
-        if got is None:
-            continue
-        data, info = got
-        stats.linked[(f.lang, f.rel)] = info.st_nlink > 1
-        row = parse_note(data, f.rel)
-        if row.problem:
-            stats.invalid.append((f.lang, f.rel, row.problem))
-        items.append((VaultFile.of(f.lang, f.rel, info), row))
-    if items:
-        # A note written through MCP meanwhile may already have a row: sync those.
-        new: list[tuple[VaultFile, NoteRow]] = []
-        existing: list[tuple[VaultFile, NoteRow]] = []
-        for f, row in items:
-            found = conn.execute(
-                "SELECT 1 FROM notes WHERE lang = ? AND path = ?", (f.lang, f.rel)
-            ).fetchone()
-            (existing if found else new).append((f, row))
-        insert_rows(conn, new)
-        stats.added += len(new)
-        stats.changed.extend((f.lang, f.rel) for f, _ in new)
-        for f, _ in existing:
-            sync_file(conn, workspace, f.lang, f.rel, stats)
-    return count
 
 
 def now_iso() -> str:

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from indexer.index import kept_texts, reconcile, upgrade
+from indexer.index import kept_texts, reconcile, upgrade, whole_pass
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
 from indexer.index.befores import Befores, Wanted
@@ -262,7 +262,7 @@ class NoteIndex:
             behind = behind or kept > 0
         befores = self._befores()
         try:
-            stats = reconcile.reconcile_all(
+            stats = whole_pass.reconcile_all(
                 self._db.write,
                 self.workspace,
                 stop=self._stopping.is_set,

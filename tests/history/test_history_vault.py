@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from helpers.snapshots import snapshot
 
-from indexer.index import reconcile
+from indexer.index import whole_pass
 from indexer.index.reconcile import Stopped
 from indexer.index.service import NoteIndex
 from indexer.vault import atomic, fsops, outside, renames, timeline
@@ -978,7 +978,7 @@ def test_the_texts_a_killed_reconcile_replaced_are_recorded_at_the_next_start(
     with built_index(vault) as index:
         (root(vault) / "a.md").write_text("# edited while stopped\n")
         (root(vault) / "gone.md").unlink()
-        reconcile.reconcile_all(
+        whole_pass.reconcile_all(
             index._db.write, index.workspace, stop=lambda: False, befores=index._befores()
         )  # (then killed: never told)
         assert index.held_text("en", "a.md", 1000) == b"# a.md as it was\n"
