@@ -37,15 +37,13 @@ def kana_nouns(run: str) -> list[str]:
         start, end = stretch.span()
         if end == len(run):
             continue  # (a verb's ending or the question's: ですか, を読みたい)
-        text = stretch.group(0)
+        opened: str | None = stretch.group(0)
         if start > 0:  # after a word: a particle first, else the word's ending
-            text = _without_particle(text, at_start=True)
-            if text is None:
-                continue
-        text = _without_particle(text, at_start=False)
-        if text is None:
+            opened = _without_particle(stretch.group(0), at_start=True)
+        closed = None if opened is None else _without_particle(opened, at_start=False)
+        if closed is None:
             continue
-        text = _without_closing_grammar(text)
+        text = _without_closing_grammar(closed)
         doubled = start > 0 and text[:1] in tuple(_PARTICLES)  # (では: unsure where it ends)
         if len(text) >= _MIN_KANA and text not in _GRAMMAR and not doubled:
             found.append(text)
