@@ -29,9 +29,9 @@ from agent_client.settings import ClientSettings
 from agent_client.terminal import TerminalFormatter, for_terminal
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
-from shared.cli_usage import refuse_options_before_command, stdout_closed, whole_number
+from shared.cli_usage import Parser, refuse_options_before_command, stdout_closed, whole_number
 from shared.errors import ConfigError, IndexerOfflineError, VaultError
-from shared.frontmatter import scalar_value
+from shared.frontmatter import hashtags, scalar_value
 from shared.images import detect_image
 from shared.models import (
     MAX_RECALL_BUDGET,
@@ -70,7 +70,7 @@ run "agent-client COMMAND --help" for the options of a command.
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument(
         "--workspace", metavar="W", help="workspace folder (default: $AGENT_CLIENT_WORKSPACE)"
     )
@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="what to log on stderr (default: WARNING)",
     )
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="agent-client",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         cmd = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
         cmd.add_argument("--title", required=True, help="a short name for it (one line)")
-        tag_help = "a topic label; repeatable"
+        tag_help = "a topic label; repeatable ('#a #b' is two)"
         if name == "event":  # (maintenance without a model files tagged events)
             tag_help += " (preference, habit, decision, goal, todo... put it in USER.md/PROJECT.md)"
         cmd.add_argument(
@@ -142,9 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument(
         "--unset", action="append", default=[], metavar="KEY", help="remove a frontmatter key"
     )
-    about = "delete a note (its images go with it)"
+    about = "delete a note (its images go with it), a text file (.txt, .json...) or an image"
     delete = sub.add_parser("delete", parents=[common], help=about, description=about)
-    delete.add_argument("path", help="the note, relative to the vault, e.g. items/go.md")
+    delete.add_argument("path", help="the file, relative to the vault, e.g. items/go.md")
     about = "search the vault's notes; prints path, title and a snippet per hit"
     search = sub.add_parser("search", parents=[common], help=about, description=about)
     search.add_argument(
@@ -320,6 +320,17 @@ def _image_files(paths: list[str], max_bytes: int) -> list[str]:
     return paths
 
 
+def _tags(values: list[str]) -> list[str]:
+    """The ``--tag`` values as the server reads a string of tags: ``'#a #b'`` (hashtags
+    typed in one value) is ``a`` and ``b``; ``past tense`` stays one tag. (Each is
+    checked as any entry's tag: an empty one is refused, not dropped.)"""
+    tags: list[str] = []
+    for value in values:
+        words = hashtags(value)
+        tags += [word[1:] for word in words] if len(words) > 1 else [value]
+    return tags
+
+
 def _timestamp(value: str | None) -> datetime:
     try:
         return datetime.now(UTC) if value is None else parse_timestamp(value)
@@ -333,7 +344,7 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
         kind="knowledge" if args.command == "remember" else "event",
         title=args.title,
         content=_text(args.text),
-        tags=args.tags,
+        tags=_tags(args.tags),
         timestamp=_timestamp(args.at),
         images=_image_files(getattr(args, "images", []), settings.max_image_bytes),
     )

@@ -22,7 +22,7 @@ from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
 from agent_client.vault import Vault
 from shared.cli_usage import whole_number
-from shared.counted import versions_said
+from shared.counted import file_in_vault, versions_said
 from shared.models import ENTRY_ID_RE
 
 MAX_LIMIT = 1000
@@ -76,7 +76,7 @@ async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> 
                 print("(no differences)", file=sys.stderr)
         else:
             result = await vault.history(args.path, args.limit)
-            text = history_text(result)
+            text = history_text(result, lang)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     elif text:
@@ -114,10 +114,12 @@ async def _show(vault: Vault, args: argparse.Namespace) -> int:
     return 0
 
 
-def history_text(result: HistoryResult) -> str:
-    """One line per version, newest first, as ``indexer history`` prints them."""
+def history_text(result: HistoryResult, lang: str) -> str:
+    """One line per version, newest first, as ``indexer history`` prints them (the file
+    named as it does, with its vault: the CLI's lang may come from the environment)."""
     rows = result["versions"]
-    lines = [f"{result['path']}: {versions_said(len(rows), rows[0]['version'] if rows else 0)}"]
+    said = versions_said(len(rows), rows[0]["version"]) if rows else "no version recorded yet"
+    lines = [f"{file_in_vault(result['path'], lang)}: {said}"]
     lines += [_version_line(row) for row in rows]
     return "\n".join(lines)
 

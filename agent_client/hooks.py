@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from agent_client.writer import MemoryWriter, get_writer
+from agent_client.writer import MemoryWriter, WriterClosedError, get_writer
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 from shared.timestamps import parse_timestamp
@@ -235,7 +235,8 @@ async def run_memory_writer_action(
     """Run one ``memory_writer_action`` call: ``{"ok": true, ...}``, or an error string.
 
     ``lang`` is the vault when the model names none. Every failure is one line starting
-    with its code (``invalid_argument``, ``not_found``, ``indexer_offline``...).
+    with its code (``invalid_argument``, ``not_found``, ``indexer_offline``,
+    ``writer_closed``...).
     """
     try:
         action = action_from_arguments(arguments, lang)
@@ -245,6 +246,8 @@ async def run_memory_writer_action(
         result = await (writer or get_writer()).execute_action_async(action)
     except IndexerOfflineError as exc:
         return f"{exc}. The memory is offline: tell the user the change was not made."
+    except WriterClosedError as exc:  # the host is stopping: a refusal, not a crash
+        return f"writer_closed: {exc}. Tell the user the change was not made."
     except VaultError as exc:
         return str(exc)
     except ValueError as exc:

@@ -11,6 +11,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from shared.control_chars import printable
+
 logger = logging.getLogger("agent_client.notices")
 
 
@@ -44,9 +46,12 @@ class LoggingNoticeSink:
                 notice.kind,
                 notice.entry_id,
                 notice.method,
-                ", ".join(notice.updated_files),
-                notice.update_summary,
-                f" [LLM failed: {notice.fallback_reason}]" if notice.fallback_reason else "",
+                # (a model's words, all three: escaped, as the indexer logs a name)
+                printable(", ".join(notice.updated_files)),
+                printable(notice.update_summary),
+                f" [LLM failed: {printable(notice.fallback_reason)}]"
+                if notice.fallback_reason
+                else "",
             )
 
 

@@ -193,27 +193,26 @@ class ClientSettings:
         llm_mode = pick("llm", "AGENT_CLIENT_LLM").lower()
         if llm_mode not in ("auto", "off"):
             raise ConfigError(f"AGENT_CLIENT_LLM must be 'auto' or 'off', not {llm_mode!r}")
-        llm = None
-        if model and llm_mode == "auto":
-            llm = LLMSettings(
-                model=model,
-                base_url=pick("base_url", "OPENAI_BASE_URL") or None,
-                api_key=pick("api_key", "OPENAI_API_KEY") or "unused",
-                max_steps=parse_count(
-                    "AGENT_CLIENT_LLM_MAX_STEPS", pick("max_steps", "AGENT_CLIENT_LLM_MAX_STEPS")
-                ),
-                max_tokens=parse_count(
-                    "AGENT_CLIENT_LLM_MAX_TOKENS",
-                    pick("max_tokens", "AGENT_CLIENT_LLM_MAX_TOKENS"),
-                ),
-                timeout=parse_seconds(
-                    "AGENT_CLIENT_LLM_TIMEOUT", pick("llm_timeout", "AGENT_CLIENT_LLM_TIMEOUT")
-                ),
-                request_timeout=parse_seconds(
-                    "AGENT_CLIENT_LLM_REQUEST_TIMEOUT",
-                    pick("llm_request_timeout", "AGENT_CLIENT_LLM_REQUEST_TIMEOUT"),
-                ),
-            )
+        # Checked with or without a model: a bad value is said now, not once one is set.
+        llm = LLMSettings(
+            model=model,
+            base_url=pick("base_url", "OPENAI_BASE_URL") or None,
+            api_key=pick("api_key", "OPENAI_API_KEY") or "unused",
+            max_steps=parse_count(
+                "AGENT_CLIENT_LLM_MAX_STEPS", pick("max_steps", "AGENT_CLIENT_LLM_MAX_STEPS")
+            ),
+            max_tokens=parse_count(
+                "AGENT_CLIENT_LLM_MAX_TOKENS",
+                pick("max_tokens", "AGENT_CLIENT_LLM_MAX_TOKENS"),
+            ),
+            timeout=parse_seconds(
+                "AGENT_CLIENT_LLM_TIMEOUT", pick("llm_timeout", "AGENT_CLIENT_LLM_TIMEOUT")
+            ),
+            request_timeout=parse_seconds(
+                "AGENT_CLIENT_LLM_REQUEST_TIMEOUT",
+                pick("llm_request_timeout", "AGENT_CLIENT_LLM_REQUEST_TIMEOUT"),
+            ),
+        )
         return cls(
             workspace=Path(workspace).expanduser().resolve(),
             lang=check_lang(lang) if lang else None,
@@ -225,7 +224,7 @@ class ClientSettings:
                 "AGENT_CLIENT_CALL_TIMEOUT", pick("call_timeout", "AGENT_CLIENT_CALL_TIMEOUT")
             ),
             tz=tz,
-            llm=llm,
+            llm=llm if model and llm_mode == "auto" else None,
             llm_fallback=parse_switch(
                 "AGENT_CLIENT_LLM_FALLBACK", pick("llm_fallback", "AGENT_CLIENT_LLM_FALLBACK")
             ),

@@ -34,6 +34,7 @@ from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
 from agent_client.vault import Vault
+from shared.control_chars import printable
 from shared.errors import IndexerOfflineError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 
@@ -71,6 +72,11 @@ def _stopped(entry: MemoryEntry, why: str, *, cut: bool = False) -> SystemNotice
 class AppendCutShort(IndexerOfflineError):
     """The indexer stopped answering while an event was being appended: it may be in
     the day file (a call's answer lost is not a call not made)."""
+
+
+class WriterClosedError(RuntimeError):
+    """The writer was closed (or stopped) before it could take or finish the request: the
+    host is shutting it down. A ``RuntimeError``, as it always was."""
 
 
 class MemoryWriter:
@@ -180,7 +186,8 @@ class MemoryWriter:
             if not item.future.done():
                 with contextlib.suppress(concurrent.futures.InvalidStateError):
                     if item.future.running() or item.future.set_running_or_notify_cancel():
-                        item.future.set_exception(RuntimeError("the memory writer was stopped"))
+                        stopped = WriterClosedError("the memory writer was stopped")
+                        item.future.set_exception(stopped)
         elif isinstance(item, list):
             for number, entry in enumerate(item):
                 if notified is None or number not in notified:
@@ -194,7 +201,7 @@ class MemoryWriter:
     def _start(self) -> None:
         with self._start_lock:
             if self._closed:
-                raise RuntimeError("the memory writer is closed")
+                raise WriterClosedError("the memory writer is closed")
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run_loop, name="memory-writer", daemon=True
@@ -284,7 +291,9 @@ class MemoryWriter:
         except Exception as exc:
             error = describe_failure(exc)
             reason = f"failed: {error}"
-        logger.error("memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, reason)
+        logger.error(
+            "memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, printable(reason)
+        )
         return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
 
     async def _apply_or_retry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:

@@ -302,12 +302,11 @@ def _token(text: str) -> str | None:
 
 
 def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
-    """The background jobs' model, or None when ``INDEXER_LLM_MODEL`` is not set (its URL
-    is checked all the same: ``ftp://x`` was taken until a model was set, days later)."""
+    """The background jobs' model, or None when ``INDEXER_LLM_MODEL`` is not set (its other
+    settings are checked all the same: ``ftp://x`` or a concurrency of ``ten`` was taken
+    until a model was set, days later)."""
     model = pick("llm_model", "INDEXER_LLM_MODEL")
     base_url = _model_url(pick("llm_base_url", "INDEXER_LLM_BASE_URL"))
-    if not model:
-        return None
     concurrency = _whole(
         "INDEXER_LLM_MAX_CONCURRENCY",
         pick("llm_max_concurrency", "INDEXER_LLM_MAX_CONCURRENCY"),
@@ -324,6 +323,8 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
     max_tokens = _whole(
         "INDEXER_LLM_MAX_TOKENS", pick("llm_max_tokens", "INDEXER_LLM_MAX_TOKENS"), 1, 1_000_000
     )
+    if not model:
+        return None
     return ModelSettings(
         model=model,
         base_url=base_url or None,

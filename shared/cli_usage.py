@@ -14,6 +14,18 @@ from shared.errors import MAX_WHOLE_NUMBER
 EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose "expected one argument" says how to pass a value that
+    starts with ``-`` (``--title ---`` reads to argparse as a second option): after
+    ``=``, as in ``--title=---``. Subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument -") and message.endswith(": expected one argument"):
+            option = message.removeprefix("argument ").split(":", 1)[0].split("/")[-1]
+            message += f" (a value that starts with '-' goes after '=': {option}=VALUE)"
+        super().error(message)
+
+
 def refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     """``prog --workspace W status`` reads to argparse as a command named ``W`` ("invalid
     choice: 'W'"): say instead that the options go after the command (exit 2)."""

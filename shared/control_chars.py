@@ -22,3 +22,11 @@ def without_controls(text: str) -> str:
     """``text`` without controls (but tab and newline) and bidi overrides, as a note of
     several lines may keep it."""
     return _IN_TEXT.sub("", text)
+
+
+def printable(raw: str) -> str:
+    """``raw`` as a log line can show it: undecodable bytes and every character that is
+    not printable (controls, bidi overrides, other format characters) escaped, so that
+    a name or a model's text cannot forge a line or turn one around."""
+    text = raw.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)

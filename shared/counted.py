@@ -16,3 +16,10 @@ def versions_said(shown: int, newest: int) -> str:
     if newest > shown:
         return f"the newest {shown} of {newest} versions, newest first"
     return f"{counted(shown, 'version')}, newest first"
+
+
+def file_in_vault(path: str, lang: str) -> str:
+    """A file as both history commands name it: its vault-relative path, as typed and as
+    the tools take it (``items/go.md``), then its vault (``en/items/go.md`` read as a
+    path of a folder ``en/``)."""
+    return f"{path} (vault {lang})"

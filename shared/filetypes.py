@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from shared.images import ASSETS_SUFFIX, IMAGE_SUFFIXES
+
 NOTE_SUFFIX = ".md"
 # Names Windows keeps for devices (a vault may be opened there, and synced to it): the
 # server refuses them as file and folder names, and the client's slugs avoid them.
@@ -27,3 +29,19 @@ def is_plain_text_name(name: str) -> bool:
 def is_text_name(name: str) -> bool:
     """A note or a plain text file: what the tools write as UTF-8 and the index covers."""
     return name.endswith(NOTE_SUFFIX) or is_plain_text_name(name)
+
+
+def is_asset_image_name(path: str) -> bool:
+    """An image inside a ``*.assets/`` folder: the only writable file that is no text."""
+    parts = PurePosixPath(path).parts
+    return (
+        len(parts) >= 2
+        and parts[-2].endswith(ASSETS_SUFFIX)
+        and PurePosixPath(path).suffix.lower() in IMAGE_SUFFIXES
+    )
+
+
+def is_file_kind_name(path: str) -> bool:
+    """A file the tools write, read and delete: a note, a plain text file or an image of
+    a note (the server's ``timeline.file_kind``, told from the path alone)."""
+    return is_text_name(path) or is_asset_image_name(path)

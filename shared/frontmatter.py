@@ -425,7 +425,7 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
     if isinstance(value, str):
         items: list[Any] = value.split(",") if "," in value else value.split()
         if key == "tags" and "," in value:  # ``"#a #b, c"``: three tags, not "a #b"
-            items = [tag for item in items for tag in _hashtags(item)]
+            items = [tag for item in items for tag in hashtags(item)]
     elif isinstance(value, list):
         items = value
     elif strict:
@@ -452,9 +452,10 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
     return list(result.values())
 
 
-def _hashtags(item: str) -> list[str]:
+def hashtags(item: str) -> list[str]:
     """An item of a comma list of tags: its ``#words`` when it holds only such, several
-    (a tag may hold spaces: ``past tense``, but never starts a second ``#`` word)."""
+    (a tag may hold spaces: ``past tense``, but never starts a second ``#`` word). The
+    agent client reads a ``--tag`` value so too: ``--tag '#a #b'`` is two tags."""
     words = item.split()
     if len(words) > 1 and all(word.startswith(("#", "＃")) for word in words):
         return words

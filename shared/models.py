@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from shared.filetypes import NOTE_SUFFIX, TEXT_SUFFIXES, is_file_kind_name
 from shared.invisible import SHOW_NOTHING, spelled
 from shared.langs import check_lang
 from shared.timestamps import storable
@@ -45,9 +46,20 @@ def check_utf8(what: str, text: str) -> None:
 
 def _check_path(action: str, path: object) -> None:
     """A note path an action may name: a ``.md`` path that can travel as UTF-8."""
-    if not isinstance(path, str) or not path.endswith(".md"):
+    if not isinstance(path, str) or not path.endswith(NOTE_SUFFIX):
         raise ValueError(f"{action}: path must be a vault-relative .md path")
     check_utf8(f"{action}: path", path)
+
+
+def _check_deletable(path: object) -> None:
+    """What the server's ``delete`` takes: a note, a plain text file (Claude's memory
+    tool keeps ``.txt``, ``.json``...: ``read`` reads them) or a note's image."""
+    if not isinstance(path, str) or not is_file_kind_name(path):
+        raise ValueError(
+            f"delete: path must be a vault-relative path of a .md note, a text file"
+            f" ({', '.join(sorted(TEXT_SUFFIXES))}) or an image in a *.assets/ folder"
+        )
+    check_utf8("delete: path", path)
 
 
 def _is_control(char: str) -> bool:
@@ -200,14 +212,14 @@ class MemoryEntry:
 
 @dataclass
 class DeleteAction:
-    """Delete one note (its ``.assets/`` folder goes with it)."""
+    """Delete one note (its ``.assets/`` folder goes with it), text file or image."""
 
     lang: str
     path: str
 
     def validate(self) -> None:
         check_lang(self.lang)
-        _check_path("delete", self.path)
+        _check_deletable(self.path)
 
 
 NAME_KEYS = ("type", "tags", "aliases")  # an edit's values held to a tag's rules

@@ -374,15 +374,14 @@ def test_history_lists_shows_and_diffs(
 
     code, out, _ = cli(capsys, server, lang, "history", "items/n.md")
     lines = out.splitlines()
-    assert code == 0 and lines[0] == "items/n.md: 3 versions, newest first"
+    assert code == 0 and lines[0] == f"items/n.md (vault {lang}): 3 versions, newest first"
     for line, row, reason in zip(lines[1:], rows, ["third", "second", "first"], strict=True):
         assert line.split()[:4] == [str(row["version"]), row["at"], row["op"], "tool"]
         assert line.endswith(f"{row['size']} B  {reason}")
 
     code, out, _ = cli(capsys, server, lang, "history", "items/n.md", "--limit", "2")
-    assert (
-        code == 0 and out.splitlines()[0] == "items/n.md: the newest 2 of 3 versions, newest first"
-    )
+    said = f"items/n.md (vault {lang}): the newest 2 of 3 versions, newest first"
+    assert code == 0 and out.splitlines()[0] == said
     code, out, _ = cli(capsys, server, lang, "history", "items/n.md", "--json", "--limit", "2")
     assert code == 0 and json.loads(out) == {"path": "items/n.md", "versions": rows[:2]}
 

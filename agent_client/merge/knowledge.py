@@ -31,6 +31,7 @@ from agent_client.merge.tools import MergeFailed, ToolExecutor
 from agent_client.off_loop import import_off_loop
 from agent_client.settings import ClientSettings, LLMSettings
 from agent_client.vault import Vault
+from shared.control_chars import printable
 from shared.errors import IndexerOfflineError, VaultError
 from shared.models import MemoryEntry
 
@@ -110,7 +111,7 @@ async def _merge(
             logger.error(
                 "LLM merge of entry %s failed (%s); %smerging deterministically",
                 entry.id,
-                reason,
+                printable(reason),  # (it may quote a path or words of the model)
                 "" if not_undone else "undone, ",
                 exc_info=None if expected else exc,
             )

@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import indexer
-from shared.cli_usage import EXIT_INTERRUPTED, refuse_options_before_command, stdout_closed
+from shared.cli_usage import (
+    EXIT_INTERRUPTED,
+    Parser,
+    refuse_options_before_command,
+    stdout_closed,
+)
 from shared.errors import (
     AlreadyRunningError,
     ConfigError,
@@ -119,7 +124,7 @@ def resolve_workspace(args: argparse.Namespace, *, existing: bool = False) -> Wo
 def build_parser() -> argparse.ArgumentParser:
     from indexer.cli import client_config, history, index, maintain, open, serve, summarize
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="indexer",
         description=DESCRIPTION,
         epilog=EPILOG,

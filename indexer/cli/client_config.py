@@ -87,7 +87,7 @@ def cmd_config_snippet(args: argparse.Namespace) -> int:
     """Print the snippet on stdout and where to paste it on stderr; fails with no live server."""
     from indexer.cli import resolve_workspace
 
-    workspace = resolve_workspace(args)
+    workspace = resolve_workspace(args, existing=True)
     url, health = live_server(workspace)
     token = read_token_file(workspace.token_file)
     if token is None:

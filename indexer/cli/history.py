@@ -18,7 +18,7 @@ from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.timeline import check_file
 from shared.cli_usage import whole_number
-from shared.counted import versions_said
+from shared.counted import file_in_vault, versions_said
 from shared.errors import NotFoundError
 from shared.langs import check_lang
 from shared.terminal_text import for_terminal, is_terminal
@@ -61,7 +61,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             store.close()
     elif args.show is not None:
         check_file(sandbox, target)
-        raise NotFoundError(f"{lang}/{path} has no version {args.show}")
+        raise NotFoundError(f"{file_in_vault(path, lang)} has no version {args.show}")
     if not rows:  # why, as the history tool says it (a folder, a link, nothing there)
         check_file(sandbox, target)
     if args.json:
@@ -69,9 +69,9 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return 0
     if not rows:  # the file is there (as the tool answers: no versions yet)
-        print(f"{lang}/{path}: no version recorded yet")
+        print(f"{file_in_vault(path, lang)}: no version recorded yet")
         return 0
-    print(f"{lang}/{path}: {versions_said(len(rows), rows[0].version)}")
+    print(f"{file_in_vault(path, lang)}: {versions_said(len(rows), rows[0].version)}")
     for row in rows:
         size = "absent" if row.etag is None else f"{row.size} B"
         moved = f" (moved to {row.other_path})" if row.other_path and row.etag is None else ""
@@ -84,9 +84,11 @@ def cmd_history(args: argparse.Namespace) -> int:
 def _show(store: HistoryStore, lang: str, path: str, number: int) -> int:
     row = store.get(lang, path, number)
     if row is None:
-        raise NotFoundError(f"{lang}/{path} has no version {number}")
+        raise NotFoundError(f"{file_in_vault(path, lang)} has no version {number}")
     if row.blob is None:
-        raise NotFoundError(f"at version {number}, {lang}/{path} did not exist ({row.op})")
+        raise NotFoundError(
+            f"at version {number}, {file_in_vault(path, lang)} did not exist ({row.op})"
+        )
     data = store.content(row)
     if is_terminal(sys.stdout):  # a note's escape sequences shown, not obeyed
         sys.stdout.write(for_terminal(data.decode("utf-8", "backslashreplace"), sys.stdout))

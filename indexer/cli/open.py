@@ -69,7 +69,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def cmd_open(args: argparse.Namespace) -> int:
     from indexer.cli import resolve_workspace
 
-    url = page_url(resolve_workspace(args))
+    url = page_url(resolve_workspace(args, existing=True))
     if args.print:
         print(url)
         return 0

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 
+from shared.control_chars import printable
 from shared.errors import ForbiddenPathError
 from shared.path_names import (
     MAX_DEPTH,
@@ -37,7 +38,14 @@ from shared.path_names import (
     check_segment,
 )
 
-__all__ = ["MAX_DEPTH", "MAX_PATH_BYTES", "MAX_SEGMENT_BYTES", "check_char", "check_segment"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_PATH_BYTES",
+    "MAX_SEGMENT_BYTES",
+    "check_char",
+    "check_segment",
+    "printable",
+]
 
 log = logging.getLogger("indexer.vault")
 
@@ -172,12 +180,6 @@ def _other_spellings(dir_fd: int) -> dict[str, str] | None:
     except OSError:
         return None
     return found
-
-
-def printable(raw: str) -> str:
-    """A name as a log line can show it: undecodable bytes and controls escaped."""
-    text = raw.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
 class _WarnOnce:

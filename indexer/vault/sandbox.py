@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from indexer.vault import atomic, fsops
 from indexer.vault.names import (
@@ -40,8 +40,7 @@ from shared.errors import (
     InvalidLangError,
     NotFoundError,
 )
-from shared.filetypes import NOTE_SUFFIX, is_plain_text_name
-from shared.images import IMAGE_SUFFIXES
+from shared.filetypes import NOTE_SUFFIX, is_asset_image_name, is_plain_text_name
 from shared.langs import check_lang
 from shared.workspace import OVERVIEW_FILE, Workspace
 
@@ -100,12 +99,7 @@ class Target:
     @property
     def is_asset(self) -> bool:
         """An image inside a ``*.assets/`` folder: the only writable non-note file."""
-        parts = PurePosixPath(self.rel).parts
-        return (
-            len(parts) >= 2
-            and parts[-2].endswith(".assets")
-            and PurePosixPath(self.rel).suffix.lower() in IMAGE_SUFFIXES
-        )
+        return is_asset_image_name(self.rel)
 
 
 def names_folder(path: object) -> bool:

@@ -316,7 +316,7 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     listed = subprocess.run([*run, "--lang", lang, "./a.md"], capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
-    assert lines[0] == f"{lang}/a.md: 2 versions, newest first"
+    assert lines[0] == f"a.md (vault {lang}): 2 versions, newest first"
     assert lines[1].split()[0:3] == ["2", lines[1].split()[1], "write"] and lines[2].endswith(
         "first"
     )
@@ -329,7 +329,8 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     big = server.workspace / "memory/languages" / lang / "vault/big.md"
     big.write_bytes(b"# big\n" + b"x" * (5 << 20))  # past the size limit: never a version
     said = subprocess.run([*run, "--lang", lang, "big.md"], capture_output=True, text=True)
-    assert said.returncode == 0 and said.stdout == f"{lang}/big.md: no version recorded yet\n"
+    assert said.returncode == 0
+    assert said.stdout == f"big.md (vault {lang}): no version recorded yet\n"
     (server.workspace / "memory/languages" / lang / "vault/link").symlink_to("/etc")
     for args, code, status in (
         (["--lang", lang, "sub"], "invalid_argument", 2),
@@ -354,11 +355,12 @@ def test_indexer_history_before_any_server_served_answers_as_with_no_version(
     (vault / "a.md").write_text("# a\n")
     ask = ["history", "--workspace", str(workspace), "--lang", "en"]
     assert cli_main([*ask, "a.md"]) == 0
-    assert capsys.readouterr().out == "en/a.md: no version recorded yet\n"
+    assert capsys.readouterr().out == "a.md (vault en): no version recorded yet\n"
     assert cli_main([*ask, "a.md", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"path": "a.md", "versions": []}
     assert cli_main([*ask, "a.md", "--show", "1"]) == 1
-    assert capsys.readouterr().err == "indexer history: not_found: en/a.md has no version 1\n"
+    no_version = "indexer history: not_found: a.md (vault en) has no version 1\n"
+    assert capsys.readouterr().err == no_version
     assert cli_main([*ask, "b.md"]) == 1
     assert capsys.readouterr().err.startswith("indexer history: not_found:")
     assert cli_main([*ask, "b.md", "--show", "1"]) == 1

@@ -270,7 +270,7 @@ def test_indexer_open_prints_a_working_login_link(
     assert url.startswith(str(http.base_url).rstrip("/") + "/ui/login?code=")
     assert http.get(url.removeprefix(str(http.base_url).rstrip("/"))).status_code == 303
     missing = run_open(tmp_path / "nothing-here")
-    assert missing.returncode == 1 and "start the indexer first" in missing.stderr
+    assert missing.returncode == 2 and "no workspace at" in missing.stderr
 
 
 def test_a_login_link_body_must_be_a_json_object_or_nothing(http: httpx2.Client) -> None:
