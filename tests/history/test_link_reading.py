@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import nh3
 import pytest
 
-from indexer.page_markdown import MAX_RENDERED_CHARS, new_parser
+from indexer.page_markdown import MAX_RENDERED_CHARS, new_parser, page_parser
 from indexer.vault.links import relocate_note, rewrite_links
 
 OLD, NEW = "items/go.md", "archive/2026/went.md"
@@ -57,7 +57,7 @@ def shown(text: str, note: str) -> list[tuple[object, ...]]:
     """Every token the page reads in ``text``, children included, with what it holds:
     an image the vault path it names and its alt text, raw HTML as a browser reads it."""
     out: list[tuple[object, ...]] = []
-    stack = list(reversed(new_parser().parse(text)))
+    stack = list(reversed(page_parser().parse(text)))  # (the page's own, shared: a third faster)
     while stack:
         token = stack.pop()
         if token.type == "image":
