@@ -167,6 +167,7 @@ def normalize_frontmatter_text(
     """
     moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     meta, body = parse_frontmatter(text)
+    body = body.removeprefix("\ufeff")  # a BOM a block was put before (never text)
     _refuse_lookalike_keys(meta)
     kept = _protected_values(existing)
     meta.update(kept)

@@ -43,7 +43,9 @@ def read_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     """Lenient read of a note: (metadata, body).
 
     A block that cannot be read (or none at all) gives ``({}, text)``: a person's odd
-    note is still a note. Use ``parse_frontmatter`` where a refusal must be seen.
+    note is still a note. Use ``parse_frontmatter`` where a refusal must be seen. A BOM
+    another program put first is not body text: a block added before that body put it
+    in the note's middle, an invisible character that made the heading no heading.
     """
     # The handler's steps, not ``pyfm.parse``: that strips the body, and a note's body
     # goes back to disk byte for byte.
@@ -52,4 +54,4 @@ def read_frontmatter(text: str) -> tuple[dict[str, Any], str]:
         block, body = _HANDLER.split(cleaned)
         return _HANDLER.load(block), body
     except (ValueError, InvalidFrontmatterError):
-        return {}, text
+        return {}, text.removeprefix("\ufeff")

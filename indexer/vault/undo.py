@@ -182,10 +182,12 @@ def _who(row: Version) -> str:
 def _changed_since(later: Version | None, etag: str | None) -> str:
     """Why a file no longer holds the entry's version: the newest change since, named
     as ``history`` shows it (a move away says where to, a delete that it is gone:
-    "changed" said nothing of either). ``etag`` is the file's on disk (None: absent)."""
+    "changed" said nothing of either). A rename by another program is a ``delete`` row
+    naming where the file went (``pairing``): a move too, not a loss. ``etag`` is the
+    file's on disk (None: absent)."""
     if later is None:
         return "deleted on disk since" if etag is None else "edited on disk since"
-    if later.etag is None and later.op == "move" and later.other_path is not None:
+    if later.etag is None and later.other_path is not None:
         return f"moved since to {later.other_path} by {_who(later)}: move it back first"
     if later.etag is None:
         return f"deleted since by {_who(later)}"
