@@ -162,7 +162,7 @@ def test_typescript_sdk_lists_and_calls_every_tool(
     server: RunningIndexer, node_env: dict[str, str]
 ) -> None:
     plan = {"transport": "http", "url": server.url, "token": TOKEN, "calls": every_tool_plan()}
-    code, report = run_sdk(plan, node_env)
+    code, report = run_sdk({**plan, "texts": True}, node_env)
     assert code == 0, report
 
     # SDK 1.32.2 negotiates 2025-11-25 with an initialize handshake and a session.
@@ -197,6 +197,18 @@ def test_typescript_sdk_lists_and_calls_every_tool(
     vault = server.workspace / "memory" / "languages" / LANG / "vault"
     assert (vault / DAY).read_text(encoding="utf-8").endswith("## Event\n\nhi\n")
     assert not (vault / NOTE).exists()
+
+    # Every prompt and resource listed can be read, with the MIME type it declares.
+    texts = report["texts"]
+    assert {"vault_spec", "mem_entry_spec", "envelope_spec"} <= {
+        p["name"] for p in texts["prompts"]
+    }
+    assert all(prompt["messages"] == ["text"] for prompt in texts["prompts"]), texts
+    assert "vault://prompts/vault_spec" in {r["uri"] for r in texts["resources"]}
+    for resource in texts["resources"]:
+        assert resource["listed"] == resource["read"] == "text/markdown", resource
+        assert resource["size"] > 0, resource
+    assert texts["unknownPrompt"]["code"] == -32602, texts
 
 
 def test_typescript_sdk_without_the_token_is_refused(

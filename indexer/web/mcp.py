@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fastmcp import FastMCP
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import NotFoundError, ToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.auth import AccessToken, TokenVerifier
 from fastmcp.server.middleware import Middleware, MiddlewareContext
@@ -133,8 +133,8 @@ class Registrar:
 
 
 class ToolBoundary(Middleware):
-    """Maps bad arguments to invalid_argument; logs one line per call (tool, lang, path, ms,
-    outcome)."""
+    """Maps bad arguments and an unknown tool's name to invalid_argument; logs one line per
+    call (tool, lang, path, ms, outcome)."""
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         started = time.perf_counter()
@@ -155,6 +155,12 @@ class ToolBoundary(Middleware):
         except FastMCPValidationError as err:
             outcome = "invalid_argument"
             raise ToolError(f"invalid_argument: {_validation_summary(err)}") from None
+        except NotFoundError:  # (the library's words were "Unknown tool: 'x'", no code)
+            outcome = "invalid_argument"
+            raise ToolError(
+                f"invalid_argument: there is no tool named {_shown(name)[:100]!r}"
+                " (tools/list names the tools)"
+            ) from None
         except ToolError as err:
             outcome = str(err).split(":", 1)[0]
             raise

@@ -15,7 +15,8 @@ for a notification (which has no id to answer). Nothing runs.
 It also answers a request whose id is no string or whole number (null, ``1.5``, an
 object): the library took such a call for a notification, answered 202, did nothing,
 and its client waited for an answer that never came; and a compressed body, with the
-REST API's 415 (the library's answer was "Parse error: expected value"). A request
+REST API's 415 (the library's answer was "Parse error: expected value"); a body not
+sent as JSON, or no JSON-RPC message, as ``jsonrpc_shape`` says. A request
 naming a session this server does not hold is left to the library, whatever its body:
 its 404 tells the client to open a new session.
 """
@@ -30,6 +31,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from indexer.web.jsonrpc_shape import media_refusal, plain_invalid_requests
 from indexer.web.limits import is_request_id, jsonrpc_refusal, replaying, reply
 from indexer.web.sessions import unknown_session
 from shared.utf8 import field_not_text
@@ -101,8 +103,9 @@ def body_refusal(body: bytes) -> dict | None:
 
 class NotTextRefusals:
     """ASGI wrapper of the MCP endpoint: a POST whose body holds a lone surrogate or an
-    id that is none (``body_refusal``), or is compressed, is answered here; any other
-    request goes on, its body replayed."""
+    id that is none (``body_refusal``), is compressed or is not sent as JSON, is answered
+    here; any other request goes on, its body replayed (and a body that is no JSON-RPC
+    message answered as ``jsonrpc_shape`` says)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -119,6 +122,10 @@ class NotTextRefusals:
             )
             await reply(send, 415, jsonrpc_refusal(None, None, text))
             return
+        media = media_refusal(scope)
+        if media is not None:  # (the library: a bare "Invalid Content-Type header", 400)
+            await reply(send, 415, jsonrpc_refusal(None, None, media))
+            return
         chunks: list[bytes] = []
         while True:
             message = await receive()
@@ -133,7 +140,7 @@ class NotTextRefusals:
             log.debug("refused a request: %s", _said(answer))
             await reply(send, 200 if answer["id"] is not None else 400, answer)
             return
-        await self.app(scope, replaying(body, receive), send)
+        await self.app(scope, replaying(body, receive), plain_invalid_requests(send))
 
     def _gone(self, scope: Scope) -> bool:
         """A request for a session this server does not hold is the library's to answer

@@ -2,7 +2,8 @@
 //
 // Reads a plan as JSON on stdin:
 //   {"transport": "http", "url": "http://127.0.0.1:PORT/mcp", "token": "..." | null,
-//    "headers": {...} | null, "calls": [{"name": "read", "arguments": {...}}, ...]}
+//    "headers": {...} | null, "calls": [{"name": "read", "arguments": {...}}, ...],
+//    "texts": true (also get every prompt and read every resource) | absent}
 //   {"transport": "stdio", "command": "node", "args": [...], "env": {...}, "calls": [...]}
 // lists the tools, makes each call in order (skipping, and saying so, any call whose tool
 // the server does not list), and prints one JSON report on stdout. Assertions live in
@@ -36,6 +37,32 @@ function textOf(result) {
     .filter((block) => block.type === "text")
     .map((block) => block.text)
     .join("\n");
+}
+
+// Every prompt got and every resource read, with the MIME types listed and read.
+async function readTexts(client) {
+  const options = { timeout: REQUEST_TIMEOUT_MS };
+  const prompts = [];
+  for (const prompt of (await client.listPrompts(undefined, options)).prompts) {
+    const got = await client.getPrompt({ name: prompt.name }, options);
+    prompts.push({ name: prompt.name, messages: got.messages.map((m) => m.content.type) });
+  }
+  const resources = [];
+  for (const resource of (await client.listResources(undefined, options)).resources) {
+    const read = await client.readResource({ uri: resource.uri }, options);
+    const [content] = read.contents;
+    resources.push({
+      uri: resource.uri,
+      listed: resource.mimeType ?? null,
+      read: content.mimeType ?? null,
+      size: (content.text ?? "").length,
+    });
+  }
+  const unknown = await client.getPrompt({ name: "no-such-prompt" }, options).then(
+    () => null,
+    (error) => ({ code: error?.code ?? null, message: error?.message ?? String(error) }),
+  );
+  return { prompts, resources, unknownPrompt: unknown };
 }
 
 async function run(plan) {
@@ -74,6 +101,7 @@ async function run(plan) {
         text: textOf(result),
       });
     }
+    if (plan.texts) report.texts = await readTexts(client);
     if (typeof transport.terminateSession === "function" && transport.sessionId) {
       await transport.terminateSession();
     }
