@@ -70,6 +70,21 @@ async def test_tool_list_matches_the_spec(client: Client) -> None:
         "move": {"lang", "path", "new_path", "if_match", "reason"},
         "undo": {"lang", "entry_id", "dry_run"},
     }
+    # MCP's hints: a tool not read-only is taken as destructive unless it says otherwise
+    hints = {
+        name: (t.annotations.read_only_hint, t.annotations.destructive_hint)
+        for name, t in tools.items()
+        if t.annotations is not None
+    }
+    assert set(hints) == set(tools)
+    assert hints["append"] == (None, False)
+    assert {name for name, (_, destroys) in hints.items() if destroys} == {
+        "write",
+        "delete",
+        "restore",
+        "move",
+        "undo",
+    }
 
 
 async def test_write_read_stat_round_trip(client: Client, tmp_path: Path) -> None:

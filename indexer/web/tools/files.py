@@ -51,7 +51,7 @@ def register(tools: Registrar, core: Core) -> None:
         """Whether a path exists, its type ('file'/'dir'), size, mtime and etag."""
         return vault.stat(lang, path)
 
-    @tools.tool()
+    @tools.tool(annotations={"destructiveHint": False})  # (it only adds; unmarked means destroys)
     def append(
         lang: Lang, path: RelPath, content: str, create: bool = True, reason: Reason = None
     ) -> dict:
