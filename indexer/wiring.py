@@ -59,7 +59,7 @@ def build_maintenance(
     """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``). Their
     prompts come from ``INDEXER_PROMPTS_DIR`` when it has ``maintenance/``, else from the
     shipped texts (a folder of the MCP prompts alone failed every run). ``write``: how a
-    replace is written (the running server's, for ``indexer maintain`` beside it)."""
+    replace is written (default: through ``vault``)."""
     prompts_dir = settings.prompts_dir
     if not (prompts_dir / "maintenance").is_dir():
         prompts_dir = default_prompts_dir()

@@ -351,7 +351,7 @@ def test_each_event_is_its_own_version_and_undoes_alone(
     assert path.read_bytes() == after_two  # exactly as after the second event
 
     code, _, err = cli(capsys, server, lang, "undo", events[0].id)
-    assert code == 1 and f"nothing was changed: {day} (changed since by tool in version 5" in err
+    assert code == 1 and f"nothing was changed: {day} (changed since by tool in version 3" in err
     assert path.read_bytes() == after_two
 
 

@@ -109,41 +109,88 @@ def test_refusals(ws: Path, capsys: pytest.CaptureFixture, extra: list[str], mes
     assert not (ws / ".indexer/maintenance-state.json").exists()
 
 
-def test_with_a_server_running_the_write_is_recorded_as_the_scheduler_records_it(
+def served_model(stub: LLMStub, **more: str) -> dict[str, str]:
+    """A server's environment with the stub as its model, its scheduler asleep (its
+    first check after an hour: the test's command runs the tasks)."""
+    quiet = {"INDEXER_SUMMARIES": "0", "INDEXER_MAINTENANCE_DEBOUNCE_SECONDS": "3600"}
+    return {**quiet, "INDEXER_LLM_MODEL": "stub", "INDEXER_LLM_BASE_URL": stub.base_url, **more}
+
+
+def test_beside_a_server_the_server_runs_the_tasks_with_its_model(
     ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
 ) -> None:
-    """The server owns history: the write was made beside it and recorded, when the
-    watcher saw it, as an outside edit (actor external, no reason); then through its
-    REST write, as a tool's. It goes through the server as the maintenance job's now
-    (SPEC: ``maintenance:<task>``), as the server's scheduler and a run with no server
-    record it."""
+    """The server has a model, this shell none: the command ran the no-model path here
+    (the model never asked) and recorded a success with the events' digest, so the
+    server's scheduler left the model out until new events came. Now the server runs
+    the tasks, with its settings and model, recorded as its own job's (SPEC:
+    ``maintenance:<task>``), as its scheduler and a run with no server record them."""
     job = ("job:maintenance", "maintenance:user_profile")
-    server = start_indexer(ws, env={"INDEXER_SUMMARIES": "0"})
+    server = start_indexer(ws, env=served_model(stub, INDEXER_MAINTENANCE_USER_PROFILE="1"))
     try:
         stub.run([REPLACE])
-        args = ["maintain", "--workspace", str(ws), "--maintenance-user-profile"]
-        assert main([*args, *model_flags(stub)]) == 0
-        assert capsys.readouterr().out == "en user_profile: replace (new habit)\n"
+        args = ["maintain", "--workspace", str(ws)]
+        assert main([*args, "--maintenance-user-profile", "--force"]) == 0
+        said = capsys.readouterr()
+        assert said.out == "en user_profile: replace (new habit)\n"
+        assert "the running indexer runs the tasks" in said.err and "model: stub" in said.err
+        assert len(stub.requests) == 1 and "Prefers tea." in json.dumps(stub.requests[0])
+        assert (ws / "memory/languages/en/vault/USER.md").read_text().endswith("# U\n\n- A.\n")
         with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:
             newest = http.get("/en/history/USER.md").json()["versions"][0]
+            bad = http.post("/maintain", json={"task": "no_such_task"})
         assert (newest["actor"], newest["reason"]) == job, newest
-        assert (ws / "memory/languages/en/vault/USER.md").read_text().endswith("# U\n\n- A.\n")
-        # The status beside a server says whose settings it shows (a service's own
-        # environment is not this shell's: "model: none" misled).
-        assert main(["maintain", "--workspace", str(ws), "--status"]) == 0
-        assert "the running indexer's own may differ" in capsys.readouterr().out
+        assert bad.status_code == 400 and "task must be one of" in bad.text
+        # Its settings, not this shell's (no flag: the server's task runs; unchanged: skip).
+        assert main([*args, "--json"]) == 0
+        (outcome,) = json.loads(capsys.readouterr().out)
+        assert outcome["action"] == "skip" and "unchanged" in outcome["reason"]
+        assert len(stub.requests) == 1
+        # The status shows the server's settings (this shell has neither task nor model).
+        assert main([*args, "--status"]) == 0
+        out = capsys.readouterr().out
+        assert "model: stub" in out and "the running indexer's own settings" in out
+        row = next(line for line in out.splitlines() if line.split()[:2] == ["en", "user_profile"])
+        assert row.split()[2:4] == ["yes", "skip"]  # (the run above: unchanged)
     finally:
         server.stop()
     again = {"action": "replace", "reason": "newer habit", "content": "# U\n\n- B.\n"}
     stub.run([say(json.dumps(again))])
-    assert main([*args, *model_flags(stub), "--force"]) == 0  # (no server: written here)
+    flags = ["--maintenance-user-profile", *model_flags(stub), "--force"]
+    assert main([*args, *flags]) == 0  # (no server: run here, with this shell's settings)
     with history_store(ws) as store:
         alone = store.versions("en", "USER.md", 1)[0]
         assert (alone.actor, alone.reason) == job and store.content(alone).endswith(b"- B.\n")
     assert main(["maintain", "--workspace", str(ws), "--status"]) == 0
-    assert "may differ" not in capsys.readouterr().out
+    assert "running indexer" not in capsys.readouterr().out
     assert main(["maintain", "--workspace", str(ws), "--status", "--lang", "fr"]) == 1
     assert "there is no vault 'fr'" in capsys.readouterr().err  # (not "no vaults yet")
+
+
+def test_beside_a_server_without_the_task_nothing_runs(
+    ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
+) -> None:
+    """The task is enabled in this shell, not in the server: the server's settings say
+    no, so nothing is asked, written or recorded (it ran here with the shell's)."""
+    day = ws / "memory/languages/en/vault/events/2026/12/01.md"
+    day.parent.mkdir(parents=True)
+    day.write_text(
+        "# Events 2026-12-01\n\n## Event\n\n- time: 2026-12-01T09:00:00+00:00\n"
+        "- title: Answers\n- tags: preference\n- entry: e1\n\nShort answers.\n",
+        encoding="utf-8",
+    )
+    stub.run([REPLACE])
+    server = start_indexer(ws, env=served_model(stub))
+    try:
+        args = ["maintain", "--workspace", str(ws), "--maintenance-user-profile", "--force"]
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert "no maintenance task is enabled in the running indexer" in err
+        assert "INDEXER_MAINTENANCE_USER_PROFILE=1" in err
+    finally:
+        server.stop()
+    assert not (ws / "memory/languages/en/vault/USER.md").exists()
+    assert not (ws / ".indexer/maintenance-state.json").exists()
+    assert stub.requests == []
 
 
 def test_without_a_model_the_tagged_entries_are_added(

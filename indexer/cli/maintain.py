@@ -4,32 +4,32 @@
 whether it is enabled, what it last did (``none|replace|skip|error``), when it last ran
 and succeeded, the last error, and whether it is due now (and why not). Without
 ``--status`` the due tasks run (``--force``: whatever the digest and the interval say,
-never a disabled task). It works with or without a running server: runs of one task
-never overlap (a lock file per task), and the server's watcher indexes what it writes.
+never a disabled task). Beside a running server, the server runs them, with its own
+settings and model (a shell without a model ran the no-model path and recorded a
+success its scheduler then trusted), recorded as its own job's; ``--status`` shows its
+settings and state. Runs of one task never overlap (a lock file per task).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import functools
+import dataclasses
 import json
 import os
+import sys
+from collections.abc import Collection
 from typing import Any
 
 from indexer.cli import add_background_options, resolve_workspace
 from indexer.index.abstract import one_line
 from indexer.jobs.maintenance import Maintenance, Outcome
-from indexer.jobs.maintenance_tasks import TASKS
+from indexer.jobs.maintenance_tasks import ASKED_WAIT, TASKS
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
-from shared.errors import ConfigError, NotFoundError, words_of
+from shared.errors import ConfigError, IndexerOfflineError, NotFoundError, words_of
 from shared.langs import check_lang
-
-# A model endpoint's Retry-After up to this long is waited out, and the task tried once
-# more; a longer one ends the command, naming the moment to try again.
-MAX_WAIT = 30.0
+from shared.workspace import Workspace
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -42,7 +42,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
             "the background model; without one, the entries tagged for each file are added "
             "to it), or print their state with --status. Tasks are enabled "
             "with INDEXER_MAINTENANCE_USER_PROFILE=1 / INDEXER_MAINTENANCE_PROJECT_REVIEW=1 "
-            "or the flags below."
+            "or the flags below. While an indexer serves the workspace, it runs the tasks "
+            "(and --status shows its state) with its own settings and model: this "
+            "command's model and maintenance flags and environment are then not used."
         ),
     )
     maintain.add_argument("--lang", help="only this vault (default: every vault)")
@@ -69,47 +71,112 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
     tasks = [args.task] if args.task else None
     if args.status:
-        maintenance = _build(settings)  # the model is named, never called
-        rows = [
-            row
-            for row in maintenance.status()
-            if (langs is None or row["lang"] in langs) and (tasks is None or row["task"] in tasks)
-        ]
-        _print_status(rows, maintenance, args.json)
-        from indexer.cli.index import server_holds_lock
-
-        if not args.json and server_holds_lock(workspace):
-            print(
-                "(enabled and model are this command's settings, its flags and environment;"
-                " the running indexer's own may differ)"
-            )
+        _status(settings, langs, tasks, args.json)
         return 0
     wanted = tasks or list(TASKS)
-    enabled = [t for t in wanted if t in settings.maintenance.enabled]
-    if not enabled:
-        names = " / ".join(f"{TASKS[t].env}=1" for t in wanted)
-        raise ConfigError(f"no maintenance task is enabled: set {names} (or the flags)")
     from indexer.cli.index import lock_unless_served
 
     held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
-    with held or contextlib.nullcontext():
-        maintenance = _build(settings, served=held is None)
-        outcomes = asyncio.run(_run(maintenance, langs, enabled, args.force))
+    if held is None:
+        outcomes = _on_server(workspace, langs, args.task, wanted, args.force)
+    else:
+        with held:
+            enabled = _enabled(wanted, settings.maintenance.enabled, server=False)
+            maintenance = _build(settings, served=False)
+            outcomes = asyncio.run(_run(maintenance, langs, enabled, args.force))
     _print_outcomes(outcomes, args.json)
     held_back = any(o.action == "error" or o.retry_after is not None for o in outcomes)
     return 1 if held_back else 0
 
 
-def _build(settings: Any, *, served: bool | None = None) -> Maintenance:
+def _enabled(wanted: list[str], enabled: Collection[str], *, server: bool) -> list[str]:
+    """The tasks of ``wanted`` that are enabled (in the running indexer's settings when
+    ``server``); ``ConfigError`` saying how to enable them when none is."""
+    found = [task for task in wanted if task in enabled]
+    if found:
+        return found
+    names = " / ".join(f"{TASKS[task].env}=1" for task in wanted)
+    if server:
+        raise ConfigError(
+            "no maintenance task is enabled in the running indexer (its settings run the"
+            f" tasks, not this command's): start it with {names} (or its flags)"
+        )
+    raise ConfigError(f"no maintenance task is enabled: set {names} (or the flags)")
+
+
+def _on_server(
+    workspace: Workspace,
+    langs: list[str] | None,
+    task: str | None,
+    wanted: list[str],
+    force: bool,
+) -> list[Outcome]:
+    """The run by the server holding ``workspace``, with its settings and model (this
+    shell's may have none: its no-model path then recorded a success the server's
+    scheduler trusted), recorded as its own job's, never beside its scheduler's run."""
+    from indexer.cli.remote import maintain_on_server, maintenance_state_on_server
+
+    state = maintenance_state_on_server(workspace)
+    if state is None:
+        raise IndexerOfflineError(
+            f"the indexer holding {workspace.root} does not answer; nothing run"
+        )
+    _enabled(wanted, state.get("enabled") or (), server=True)
+    print(
+        "maintain: the running indexer runs the tasks with its own settings and model"
+        f" ({_model_text(state.get('model'))}); this command's are not used",
+        file=sys.stderr,
+    )
+    answer = maintain_on_server(workspace, langs[0] if langs else None, task, force)
+    names = {field.name for field in dataclasses.fields(Outcome)}
+    try:
+        return [
+            Outcome(**{key: value for key, value in item.items() if key in names})
+            for item in answer["outcomes"]
+        ]
+    except (KeyError, TypeError, AttributeError):
+        raise IndexerOfflineError("the indexer's answer to the run was not understood") from None
+
+
+def _status(settings: Any, langs: list[str] | None, tasks: list[str] | None, as_json: bool) -> None:
+    """The state table: the running server's (its settings: enabled, model) when one
+    answers, else this command's (its flags and environment)."""
+    from indexer.cli.index import server_holds_lock
+    from indexer.cli.remote import maintenance_state_on_server
+
+    served = server_holds_lock(settings.workspace)
+    remote = maintenance_state_on_server(settings.workspace) if served else None
+    if remote is not None:
+        rows, path, model = remote.get("tasks") or [], str(remote.get("state")), remote.get("model")
+    else:
+        maintenance = _build(settings, served=served)  # the model is named, never called
+        rows, path = maintenance.status(), str(maintenance.state.path)
+        model = maintenance.model.name if maintenance.model is not None else None
+        _close(maintenance)
+    rows = [
+        row
+        for row in rows
+        if (langs is None or row["lang"] in langs) and (tasks is None or row["task"] in tasks)
+    ]
+    _print_status(rows, path, model, as_json)
+    if as_json:
+        return
+    if remote is not None:
+        print("(enabled and model are the running indexer's own settings)")
+    elif served:
+        print(
+            "(the running indexer did not answer: enabled and model are this command's"
+            " settings, its flags and environment; the indexer's own may differ)"
+        )
+
+
+def _build(settings: Any, *, served: bool) -> Maintenance:
     """A Maintenance over the vaults, with the index read-only (for the model's search).
 
-    With no server running, its writes are recorded in history here; a running server
-    owns the history store, so they go through it (``remote.maintenance_on_server``),
-    recorded there as its own scheduler's. ``served``: whether a server runs, when the
-    caller knows (it holds the workspace lock otherwise).
+    With no server running (``served`` False: the caller holds the workspace lock), its
+    writes are recorded in history here; beside a server (which owns the history
+    store), only for the state table, whose model is named, never called.
     """
-    from indexer.cli.index import server_holds_lock
-    from indexer.cli.remote import maintenance_on_server
     from indexer.index.service import NoteIndex
     from indexer.jobs.llm import JobModel
     from indexer.wiring import build_maintenance, build_vault, open_history
@@ -122,10 +189,9 @@ def _build(settings: Any, *, served: bool | None = None) -> Maintenance:
         index.close()
         index = None
     model = JobModel(settings.model) if settings.model is not None else None
-    if served if served is not None else server_holds_lock(settings.workspace):
+    if served:
         vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
-        write = functools.partial(maintenance_on_server, settings.workspace)
-        return build_maintenance(settings, vault, index, model, write=write)
+        return build_maintenance(settings, vault, index, model)
     return build_maintenance(settings, build_vault(settings, open_history(settings)), index, model)
 
 
@@ -133,15 +199,20 @@ async def _run(
     maintenance: Maintenance, langs: list[str] | None, tasks: list[str], force: bool
 ) -> list[Outcome]:
     try:
-        return await maintenance.run_due(langs, tasks, force=force, wait_up_to=MAX_WAIT)
+        return await maintenance.run_due(langs, tasks, force=force, wait_up_to=ASKED_WAIT)
     finally:
         if maintenance.model is not None:
             await maintenance.model.close()
-        if maintenance.index is not None:
-            maintenance.index.close()
-        history = maintenance.vault.recorder.store
-        if history is not None:
-            history.close()
+        _close(maintenance)
+
+
+def _close(maintenance: Maintenance) -> None:
+    """Close the index and history the command opened (the model: ``_run``)."""
+    if maintenance.index is not None:
+        maintenance.index.close()
+    history = maintenance.vault.recorder.store
+    if history is not None:
+        history.close()
 
 
 def _print_outcomes(outcomes: list[Outcome], as_json: bool) -> None:
@@ -153,13 +224,16 @@ def _print_outcomes(outcomes: list[Outcome], as_json: bool) -> None:
         print(line + (f": {one_line(o.error)}" if o.error else ""))
 
 
-def _print_status(rows: list[dict], maintenance: Maintenance, as_json: bool) -> None:
+def _model_text(model: object) -> str:
+    return f"model: {model}" if model else "model: none: the tagged entries are added"
+
+
+def _print_status(rows: list[dict], state: str, model: str | None, as_json: bool) -> None:
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    print(f"state: {maintenance.state.path}")
-    model = maintenance.model.name if maintenance.model else "none: the tagged entries are added"
-    print(f"model: {model}")
+    print(f"state: {state}")
+    print(_model_text(model))
     if not rows:
         print("no vaults yet")
         return

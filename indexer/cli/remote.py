@@ -1,7 +1,8 @@
 """Asking the running indexer instead of using its files: ``indexer search`` while a
-server holds the workspace, the writes of ``indexer maintain`` and the pass of ``indexer
-summarize`` (the server owns the history store: a write through it is recorded as its own
-job's, not as an outside edit, and its own summaries pass never runs beside another).
+server holds the workspace, the runs of ``indexer maintain`` and the pass of ``indexer
+summarize`` (the server owns the history store: its jobs' writes are recorded as theirs,
+not as outside edits; its own settings and model do the work; and its own runs of a job
+never overlap another).
 
 The server indexes a note's appends in the background and before any read of its own,
 so the index file can lag behind what the server has answered (at least 0.2 s, at most
@@ -63,20 +64,30 @@ def search_on_server(
     return answer if isinstance(answer, dict) and "results" in answer else None
 
 
-def maintenance_on_server(
-    workspace: Workspace, lang: str, task: str, content: str, if_match: str | None
+def maintain_on_server(
+    workspace: Workspace, lang: str | None, task: str | None, force: bool
 ) -> dict:
-    """A maintenance task's replace written by the running server, recorded there as
-    its own scheduler's would be (``maintenance_tasks.write_output``); its refusal as
-    the typed ``VaultError`` it names, ``IndexerOfflineError`` when it does not answer."""
-    body = {"task": task, "content": content, "if_match": if_match}
-    route = f"/{quote(lang, safe='')}/maintenance"
-    return _send(workspace, "POST", route, body, TIMEOUT_SECONDS, "write", "nothing written")
+    """The running server's maintenance run, with its own settings and model (recorded
+    as its own job's; a task's lock file keeps it from overlapping its scheduler's run):
+    ``{"model", "outcomes"}``. Its refusal as the typed ``VaultError`` it names
+    (``not_found``: no task asked for is enabled there), ``IndexerOfflineError`` when it
+    does not answer."""
+    body = {"lang": lang, "task": task, "force": force}
+    return _send(workspace, "POST", "/maintain", body, PASS_TIMEOUT_SECONDS, "run", "nothing run")
+
+
+def maintenance_state_on_server(workspace: Workspace) -> dict | None:
+    """The running server's maintenance settings and state (``GET /api/v1/maintain``);
+    None when it does not answer."""
+    try:
+        return _send(workspace, "GET", "/maintain", None, TIMEOUT_SECONDS, "question", "")
+    except IndexerOfflineError:
+        return None
 
 
 def summarize_on_server(workspace: Workspace, lang: str | None, force: bool) -> dict:
     """A summaries pass run by the running server (its writes recorded as its job's),
-    what it did as the pass's counts; refusals as for ``maintenance_on_server`` (``not_found``:
+    what it did as the pass's counts; refusals as for ``maintain_on_server`` (``not_found``:
     its summaries are off)."""
     body = {"lang": lang, "force": force}
     return _send(workspace, "POST", "/summarize", body, PASS_TIMEOUT_SECONDS, "pass", "")
@@ -86,12 +97,13 @@ def _send(
     workspace: Workspace,
     method: str,
     route: str,
-    body: dict,
+    body: dict | None,
     timeout: float,
     what: str,
     outcome: str,
 ) -> dict:
-    """``body`` as JSON to ``route`` of the running server's API: its JSON answer."""
+    """``body`` as JSON (None: no body) to ``route`` of the running server's API: its
+    JSON answer."""
     server = _answering_server(workspace)
     if server is None:
         raise IndexerOfflineError(  # stopped meanwhile, or its URL file is not its own
@@ -99,11 +111,12 @@ def _send(
             f"{workspace.url_file.name}" + (f"; {outcome}" if outcome else "")
         )
     base, auth = server
+    typed = {"Content-Type": "application/json"} if body is not None else {}
     request = urllib.request.Request(
         f"{base}/api/v1{route}",
-        data=json.dumps(body).encode(),
+        data=json.dumps(body).encode() if body is not None else None,
         method=method,
-        headers={"Content-Type": "application/json", **auth},
+        headers={**typed, **auth},
     )
     try:
         with open_local(request, timeout) as response:

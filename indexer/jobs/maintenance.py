@@ -127,8 +127,8 @@ class Maintenance:
         clock: Clock | None = None,
         write: OutputWriter | None = None,
     ) -> None:
-        """``write``: how a replace is written (``maintenance_tasks``), through the
-        running server when ``indexer maintain`` runs beside it; else through ``vault``."""
+        """``write``: how a replace is written (``maintenance_tasks``); by default
+        through ``vault``."""
         self.settings = settings
         self.write: OutputWriter = write or functools.partial(write_output, vault)
         self.state = state

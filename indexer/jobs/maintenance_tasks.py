@@ -1,10 +1,10 @@
 """The maintenance tasks, and the one way a task's replace is written.
 
 SPEC: a replace is a normal write with history (``reason: "maintenance:<task>"``). The
-server's scheduler, ``indexer maintain`` with no server, and ``indexer maintain`` beside
-a running server (which owns history: the CLI hands it the text, ``POST
-/api/v1/{lang}/maintenance``) all write through ``write_output``, so history tells the
-three apart from nothing: the same actor, the same reason, the same file.
+server's scheduler (and its runs asked for by ``indexer maintain`` beside it, ``POST
+/api/v1/maintain``), ``indexer maintain`` with no server, and a client's ``POST
+/api/v1/{lang}/maintenance`` all write through ``write_output``, so history tells them
+apart from nothing: the same actor, the same reason, the same file.
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 ACTOR = "job:maintenance"
 # (lang, task, content, if_match) -> the write's result: how a run writes a replace
 OutputWriter = Callable[[str, str, str, str | None], dict]
+# In a run asked for now (``indexer maintain``, here or through the server), a model
+# endpoint's Retry-After up to this long is waited out and the task tried once more; a
+# longer one ends the run, naming the moment to try again.
+ASKED_WAIT = 30.0
 
 
 @dataclass(frozen=True)

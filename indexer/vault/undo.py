@@ -179,19 +179,48 @@ def _who(row: Version) -> str:
     return f"{row.actor} in version {row.version}" + (f", {row.reason!r}" if row.reason else "")
 
 
-def _changed_since(later: Version | None, etag: str | None) -> str:
-    """Why a file no longer holds the entry's version: the newest change since, named
-    as ``history`` shows it (a move away says where to, a delete that it is gone:
-    "changed" said nothing of either). A rename by another program is a ``delete`` row
-    naming where the file went (``pairing``): a move too, not a loss. ``etag`` is the
-    file's on disk (None: absent)."""
-    if later is None:
+def _changed_since(later: list[Version], etag: str | None) -> str:
+    """Why a file no longer holds the entry's version, from the changes since (newest
+    first), named as ``history`` shows them: a move away says where to, a delete that
+    it is gone ("changed" said nothing of either); a rename by another program is a
+    ``delete`` row naming where the file went (``pairing``): a move too, not a loss.
+    Else the change that blocks is named, the oldest one no undo took back (the newest
+    alone named the undo of a later entry, while a person's edit before it, which that
+    undo kept, was what blocked), and the newest beside it. ``etag`` is the file's on
+    disk (None: absent)."""
+    if not later:
         return "deleted on disk since" if etag is None else "edited on disk since"
-    if later.etag is None and later.other_path is not None:
-        return f"moved since to {later.other_path} by {_who(later)}: move it back first"
-    if later.etag is None:
-        return f"deleted since by {_who(later)}"
-    return f"changed since by {_who(later)}"
+    newest = later[0]
+    if newest.etag is None and newest.other_path is not None:
+        return f"moved since to {newest.other_path} by {_who(newest)}: move it back first"
+    if newest.etag is None:
+        return f"deleted since by {_who(newest)}"
+    blocker = _first_kept(later)
+    if blocker is None or blocker is newest:
+        return f"changed since by {_who(newest)}"
+    return f"changed since by {_who(blocker)}; the newest change: {_who(newest)}"
+
+
+def _first_kept(later: list[Version]) -> Version | None:
+    """The oldest of ``later`` (newest first) that is no undo and that no undo took
+    back since (an undo a failed undo's put-back cancelled counts for nothing)."""
+    undos: dict[str, int] = {}  # entry id -> its undos met, less the put-backs met
+    kept: Version | None = None
+    for row in later:
+        reason = row.reason or ""
+        if reason.startswith(UNDO_REASON):
+            entry = reason.removeprefix(UNDO_REASON)
+            if entry.endswith(_PUT_BACK):
+                entry = entry.removesuffix(_PUT_BACK)
+                undos[entry] = undos.get(entry, 0) - 1
+            else:
+                undos[entry] = undos.get(entry, 0) + 1
+            continue
+        word = first_word(reason) or ""
+        if word.startswith("entry:") and undos.get(word.removeprefix("entry:"), 0) > 0:
+            continue
+        kept = row
+    return kept
 
 
 def _undo_target(
@@ -209,7 +238,7 @@ def _undo_target(
     must hold exactly the entry's newest version: changes made since and undone again
     are fine, others are not."""
     rows = newest_first(store, target)
-    later: Version | None = None
+    later: list[Version] = []  # the changes since the entry's, newest first
     undone = False
     put_back = 0  # put-backs met, newest first, each cancelling the next older undo
     for row in rows:
@@ -222,7 +251,7 @@ def _undo_target(
             put_back -= 1
         elif taken:
             undone = True
-        later = later or row
+        later.append(row)
     else:
         return "history no longer holds the entry's version"
     if undone:

@@ -12,9 +12,7 @@ security headers are ``auth.WebGuard``'s job, before routing.
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import dataclasses
 import functools
 import mimetypes
 import time
@@ -29,9 +27,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from indexer.core import Core
-from indexer.jobs.maintenance_tasks import write_output
 from indexer.vault.sandbox import clean_relpath
 from indexer.web import openapi
+from indexer.web.api_jobs import job_routes
 from indexer.web.auth import csrf_refusal
 from indexer.web.http_errors import (
     UnsupportedMediaTypeError,
@@ -42,16 +40,20 @@ from indexer.web.http_errors import (
 from indexer.web.limits import body_cap
 from indexer.web.loop_calls import on_loop_unless_waiting
 from indexer.web.params import (
+    JSON_CAP_EXTRA,
     JSON_TYPES,
+    OPTIONAL_STR,
     REQUIRED,
     check_query_names,
     check_url_path,
     decode_text,
     fields,
     is_text_type,
+    json_body,
     json_object,
     media_type,
     not_modified,
+    precondition,
     query_bool,
     query_int,
     query_optional_int,
@@ -68,8 +70,6 @@ from shared.errors import InvalidArgumentError, NotFoundError
 from shared.langs import check_lang
 
 PREFIX = "/api/v1"
-JSON_CAP_EXTRA = 64 * 1024  # room for the JSON around a base64 image
-OPTIONAL_STR: tuple[Any, Any] = (str, None)
 VERSION = (int, str)
 HEAD_BYTES = 16 * 1024  # a file's beginning, by default
 MAX_LISTED = 10_000  # a folder's own files listed, by default (find's most)
@@ -95,14 +95,6 @@ def features(core: Core) -> dict[str, bool]:
 def _tool_json(result: dict, etag: str | None = None, status: int = 200) -> JSONResponse:
     headers = {"ETag": quote_etag(etag)} if etag else None
     return JSONResponse(result, status_code=status, headers=headers)
-
-
-async def _json_body(request: Request, cap: int) -> dict[str, Any]:
-    if media_type(request) not in JSON_TYPES:
-        raise UnsupportedMediaTypeError(
-            "this route takes a JSON body (Content-Type: application/json)"
-        )
-    return json_object(await read_body(request, cap))
 
 
 def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
@@ -170,7 +162,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             spec = {"content": (str, REQUIRED), "encoding": (str, "utf-8")}
             spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
             body = _write_body(await read_body(request, json_cap), spec)
-            if_match = _precondition(request, body["if_match"])
+            if_match = precondition(request, body["if_match"])
             content, encoding, reason = body["content"], body["encoding"], body["reason"]
         elif is_text_type(kind):
             content = decode_text(await read_body(request, cap))
@@ -231,7 +223,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         lang = request.path_params["lang"]
         spec = {"path": (str, REQUIRED), "content": (str, REQUIRED), "create": (bool, True)}
         spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
-        body = fields(await _json_body(request, json_cap), spec)
+        body = fields(await json_body(request, json_cap), spec)
         call = functools.partial(
             vault.append,
             lang,
@@ -239,7 +231,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             body["content"],
             body["create"],
             body["reason"],
-            if_match=_precondition(request, body["if_match"]),
+            if_match=precondition(request, body["if_match"]),
         )
         result = await run_in_threadpool(call)
         return _tool_json(result, result["etag"])
@@ -248,13 +240,13 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         lang = request.path_params["lang"]
         spec = {"path": (str, REQUIRED), "new_path": (str, REQUIRED)}
         spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
-        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
+        body = fields(await json_body(request, JSON_CAP_EXTRA), spec)
         call = functools.partial(
             vault.move,
             lang,
             body["path"],
             body["new_path"],
-            if_match=_precondition(request, body["if_match"]),
+            if_match=precondition(request, body["if_match"]),
             reason=body["reason"],
         )
         return _tool_json(await run_in_threadpool(call))
@@ -263,7 +255,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         lang = request.path_params["lang"]
         spec = {"path": (str, REQUIRED), "version": (VERSION, REQUIRED)}
         spec |= {"if_match": OPTIONAL_STR, "reason": OPTIONAL_STR}
-        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
+        body = fields(await json_body(request, JSON_CAP_EXTRA), spec)
         version = version_value(body["version"])
         if version is None:
             raise InvalidArgumentError("restore needs a version from history")
@@ -272,7 +264,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             lang,
             body["path"],
             version,  # type: ignore[arg-type]
-            if_match=_precondition(request, body["if_match"]),
+            if_match=precondition(request, body["if_match"]),
             reason=body["reason"],
         )
         return _tool_json(await run_in_threadpool(call))
@@ -280,7 +272,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     async def recall(request: Request) -> Response:
         lang = request.path_params["lang"]
         spec = {"query": (str, REQUIRED), "budget_tokens": (int, 1500), "path": (str, "")}
-        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
+        body = fields(await json_body(request, JSON_CAP_EXTRA), spec)
         fn = _feature(core.recall, "recall", "recall")
         call = functools.partial(fn, lang, body["query"], body["budget_tokens"], body["path"])
         return _tool_json(await run_in_threadpool(call))
@@ -343,39 +335,11 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
             result["overview_html"] = await run_in_threadpool(renderer.html, lang, where, overview)
         return _tool_json(result)
 
-    async def summarize(request: Request) -> Response:
-        """A summaries pass now, on the jobs thread (``indexer summarize`` beside it)."""
-        spec = {"lang": OPTIONAL_STR, "force": (bool, False)}
-        body = fields(await _json_body(request, JSON_CAP_EXTRA), spec)
-        summaries, jobs = core.summaries, core.jobs
-        if summaries is None or jobs is None:
-            raise NotFoundError("directory summaries are off in this indexer (feature absent)")
-        langs = None
-        if body["lang"] is not None:
-            langs = [check_lang(body["lang"])]
-            if langs[0] not in vault.sandbox.workspace.langs():
-                raise NotFoundError(f"there is no vault for {langs[0]!r}")
-        asked = summaries.asked_pass(langs, force=body["force"])
-        stats = await asyncio.wrap_future(jobs.submit(asked))
-        return JSONResponse(dataclasses.asdict(stats))
-
-    async def maintenance(request: Request) -> Response:
-        """A maintenance task's replace, written as the server's scheduler writes it
-        (``indexer maintain`` beside the server: the server owns history)."""
-        lang = request.path_params["lang"]
-        spec = {"task": (str, REQUIRED), "content": (str, REQUIRED), "if_match": OPTIONAL_STR}
-        body = fields(await _json_body(request, json_cap), spec)
-        if_match = _precondition(request, body["if_match"])
-        call = functools.partial(write_output, vault, lang, body["task"], body["content"], if_match)
-        result = await run_in_threadpool(call)
-        return _tool_json(result, result["etag"], 201 if result["created"] else 200)
-
     note = "/{lang}/notes/{path:path}"
     table: list[tuple[str, str, Callable[..., Any]]] = [
         ("GET", "/status", status),
         ("GET", "/openapi.json", openapi_json),
         ("POST", "/login-link", login_link),
-        ("POST", "/summarize", summarize),
         ("GET", "/{lang}/notes", find),
         ("GET", "/{lang}/folder", folder),
         ("GET", note, read),
@@ -389,12 +353,12 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         ("POST", "/{lang}/move", move),
         ("POST", "/{lang}/restore", restore),
         ("POST", "/{lang}/recall", recall),
-        ("POST", "/{lang}/maintenance", maintenance),
         ("GET", "/{lang}/search", search),
         ("GET", "/{lang}/grep", grep),
         ("GET", "/{lang}/history/{path:path}", history),
         ("GET", "/{lang}/diff/{path:path}", diff),
         ("GET", "/{lang}/summary", summary),
+        *job_routes(core, json_cap),
     ]
     routes: dict[str, Route] = {}
     by_path: dict[str, dict[str, Callable[..., Any]]] = {}
@@ -463,12 +427,3 @@ def _write_body(data: bytes, spec: dict[str, tuple[Any, Any]]) -> dict[str, Any]
             ' file\'s text>, "encoding", "if_match", "reason"}; to store a file as it'
             " is, a .json file too, send it with a text type such as text/plain)"
         ) from None
-
-
-def _precondition(request: Request, in_body: str | None) -> str | None:
-    """``if_match`` from the ``If-Match`` (or ``If-None-Match: *``) header or from the body,
-    not both: a header that was ignored let a restore or a move go ahead regardless."""
-    header = write_precondition(request)
-    if header is not None and in_body is not None:
-        raise InvalidArgumentError("send the etag in If-Match or in the body, not both")
-    return in_body if header is None else header

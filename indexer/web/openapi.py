@@ -164,6 +164,13 @@ SCHEMAS: dict[str, Any] = {
     "RecallBody": _body({"query": STR}, {"budget_tokens": INT, "path": STR}),
     "SummarizeBody": _body({}, {"lang": NSTR, "force": BOOL}),
     "MaintenanceBody": _body({"task": {"enum": sorted(TASKS)}, "content": STR}, {"if_match": NSTR}),
+    "MaintainBody": _body(
+        {}, {"lang": NSTR, "task": {"enum": [*sorted(TASKS), None]}, "force": BOOL}
+    ),
+    "Maintained": _obj({"model": NSTR, "outcomes": {"type": "array", "items": {"type": "object"}}}),
+    "MaintenanceState": _obj(
+        {"state": STR, "model": NSTR, "enabled": PATHS, "tasks": {"type": "array"}}
+    ),
     "Summarized": _obj(
         {"folders": INT, "llm": INT, "fallback": INT, "skipped": INT, "removed": INT},
         {"noteless": INT, "unreadable": INT, "model_errors": INT, "seconds": NUM},
@@ -270,8 +277,8 @@ def document() -> dict:
         "restore": ("restore (tool `restore`; needs history)", "RestoreBody", "Restored"),
         "recall": ("recall (tool `recall`)", "RecallBody", "Recall"),
         "maintenance": (
-            "a maintenance task's USER.md/PROJECT.md, recorded as the server's own job's"
-            " (`indexer maintain` beside it)",
+            "a maintenance task's USER.md/PROJECT.md written as it is, recorded as the"
+            " server's own maintenance job's",
             "MaintenanceBody",
             "Written",
         ),
@@ -308,6 +315,25 @@ def document() -> dict:
                 _json("SummarizeBody"),
                 required=False,
             )
+        },
+        "/maintain": {
+            "get": _op(
+                "maintenance as the server runs it: its enabled tasks and model, and per vault"
+                " and task what it last did and whether it is due (`indexer maintain --status`)",
+                [],
+                {"200": ("MaintenanceState", "")},
+                ("401", "404"),
+            ),
+            "post": _op(
+                "the server's enabled maintenance tasks run now, with its settings and model"
+                " (`indexer maintain` beside it; force: past the digest and interval); answers"
+                " their outcomes when done; 404 when none asked for is enabled",
+                [],
+                {"200": ("Maintained", "each task's outcome per vault")},
+                ("400", "401", "404", "415"),
+                _json("MaintainBody"),
+                required=False,
+            ),
         },
         "/{lang}/notes": {
             "get": _op(

@@ -20,6 +20,8 @@ from shared.errors import InvalidArgumentError, TooLargeError
 from shared.utf8 import field_not_text
 
 REQUIRED: Any = object()
+OPTIONAL_STR: tuple[Any, Any] = (str, None)
+JSON_CAP_EXTRA = 64 * 1024  # a JSON body of arguments: room for the JSON around them
 NOT_UTF8_ESCAPES = "is not valid UTF-8 once its %-escapes are decoded"
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 JSON_TYPES = frozenset({"application/json"})
@@ -311,3 +313,21 @@ def not_modified(request: Request, etag: str) -> bool:
     if header is None:
         return False
     return header.strip() == "*" or etag in _etags(header)
+
+
+async def json_body(request: Request, cap: int) -> dict[str, Any]:
+    """A route's JSON object body (``application/json``), at most ``cap`` bytes."""
+    if media_type(request) not in JSON_TYPES:
+        raise UnsupportedMediaTypeError(
+            "this route takes a JSON body (Content-Type: application/json)"
+        )
+    return json_object(await read_body(request, cap))
+
+
+def precondition(request: Request, in_body: str | None) -> str | None:
+    """``if_match`` from the ``If-Match`` (or ``If-None-Match: *``) header or from the body,
+    not both: a header that was ignored let a restore or a move go ahead regardless."""
+    header = write_precondition(request)
+    if header is not None and in_body is not None:
+        raise InvalidArgumentError("send the etag in If-Match or in the body, not both")
+    return in_body if header is None else header
