@@ -15,7 +15,6 @@ from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.maintenance import Maintenance
 from indexer.jobs.maintenance_state import StateFile
-from indexer.jobs.maintenance_tasks import OutputWriter
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault import fsops, outside
 from indexer.vault.history.store import HistoryStore
@@ -53,13 +52,10 @@ def build_maintenance(
     vault: Vault,
     index: NoteIndex | None,
     model: JobModel | None,
-    *,
-    write: OutputWriter | None = None,
 ) -> Maintenance:
     """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``). Their
     prompts come from ``INDEXER_PROMPTS_DIR`` when it has ``maintenance/``, else from the
-    shipped texts (a folder of the MCP prompts alone failed every run). ``write``: how a
-    replace is written (default: through ``vault``)."""
+    shipped texts (a folder of the MCP prompts alone failed every run)."""
     prompts_dir = settings.prompts_dir
     if not (prompts_dir / "maintenance").is_dir():
         prompts_dir = default_prompts_dir()
@@ -70,7 +66,6 @@ def build_maintenance(
         index=index,
         model=model,
         prompts_dir=prompts_dir,
-        write=write,
     )
 
 
