@@ -262,6 +262,34 @@ def test_an_event_hit_quotes_its_own_event_only(fresh: World) -> None:
         assert not lines[-1].startswith(("## ", "- time:")), lines
 
 
+@pytest.mark.parametrize(
+    ("lang", "query", "old", "new"),
+    [
+        ("en", "when is the backup?", "The backup is on Friday.", "The backup moved to Saturday."),
+        ("zh-Hans", "备份在哪天？", "备份在周五。", "备份改到周六了。"),
+        ("ar", "متى النسخ الاحتياطي؟", "النسخ الاحتياطي يوم الجمعة.", "النسخ الاحتياطي يوم السبت."),
+    ],
+)
+def test_an_event_hit_quotes_the_newest_event_that_matches(
+    fresh: World, lang: str, query: str, old: str, new: str
+) -> None:
+    """A day file's hit quoted its first (oldest) matching event at every budget: the
+    later one that corrected it never reached the block (seed 004's Recent/OnDemand: the
+    recently touched segment), and the file, a hit, is left out of the recent layer."""
+    day = _day(
+        "2026-11-29",
+        _event("2026-11-29T09:00:00", "t1", old),
+        _event("2026-11-29T12:00:00", "t2", "Lunch with the team."),
+        _event("2026-11-29T17:00:00", "t3", new),
+    )
+    fresh.write(lang, "events/2026/11/29.md", day)
+    for budget in (150, 400, 1500):
+        result = fresh.recall.recall(lang, query, budget)
+        check_block(result, budget)
+        text = "\n".join(quoted(result["block"], "events/2026/11/29.md"))
+        assert new in text and old not in text and "Lunch" not in text, (budget, text)
+
+
 def test_the_same_event_logged_on_many_days_is_quoted_once(fresh: World) -> None:
     text = "Standup: Alice blocked on access. Context: Ember."
     for day in range(1, 6):

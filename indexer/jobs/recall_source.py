@@ -8,12 +8,14 @@ title (``## 2026-05-18: <title>``, as the agent client's fallback merge writes t
 A day file of events (``events/YYYY/MM/DD.md``, written by the agent client) is read as
 its ``## Event`` sections: its preamble line and each event's ``tags:`` and ``entry:``
 lines are bookkeeping, not memory, and are left out; a hit quotes the one section that
-matches (the next events are other matters, and a cut left their heading dangling).
+matches (the next events are other matters, and a cut left their heading dangling), the
+newest that does (a later event of a matter corrects or updates the earlier ones).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -66,8 +68,9 @@ class Source:
             shown = paragraphs_of(self.body, self.lines, from_end=self.from_end)
             sections = list(_sections(_first_untitled(shown, self.title)))
             return [paragraph for section in sections for paragraph in section]
-        # Each section read as one paragraph ("" between its own) to find the focus in
-        each = _sections(_first_untitled(iter_paragraphs(self.body, MAX_QUOTED_LINES), self.title))
+        # Each section read as one paragraph ("" between its own) to find the focus in,
+        # newest first: a later event often corrects an earlier one of the same matter
+        each = _newest_sections(self.body, self.title)
         flat = ([line for p in section for line in ("", *p)][1:] for section in each)
         found = from_focus(flat, self.focus, self.lines)
         if not found:
@@ -191,6 +194,38 @@ def _sections(paragraphs: Iterable[list[str]]) -> Iterator[list[list[str]]]:
         current.append(paragraph)
     if current:
         yield _untitled_event(current) if seen else current
+
+
+def _newest_sections(body: str, title: str) -> Iterator[list[list[str]]]:
+    """The sections of a day file's text as ``_sections`` gives them, the newest (last)
+    first, found from the text's end: a long day file is not split to its end to reach
+    its newest events. The preamble is left out, unless there is no section at all."""
+    end = len(body)
+    seen = False
+    for start in itertools.chain(_section_starts(body), [0]):
+        text, end = body[start:end], start
+        if not text.strip():
+            continue
+        paragraphs = iter_paragraphs(text, MAX_QUOTED_LINES)
+        if not start:  # (the text's start: its title line is left out, as at the top)
+            paragraphs = _first_untitled(paragraphs, title)
+        if not _SECTION.match(text) and seen:
+            return
+        for section in _sections(paragraphs):
+            seen = True
+            yield section
+
+
+def _section_starts(body: str) -> Iterator[int]:
+    """Where the lines opening with ``## `` or ``##<tab>`` start, the last first; each
+    spelling is looked for again only once passed (one scan of the text in all)."""
+    found = {opening: body.rfind(opening) for opening in ("\n## ", "\n##\t")}
+    while True:
+        opening, at = max(found.items(), key=lambda item: item[1])
+        if at < 0:
+            return
+        yield at + 1
+        found[opening] = body.rfind(opening, 0, at)
 
 
 def _at_sections(paragraphs: Iterable[list[str]]) -> Iterator[list[str]]:
