@@ -535,6 +535,41 @@ async def test_a_folder_of_500_children_shows_the_50_most_recent(
     assert "- note number 499…" in body and "- note number 449…" not in body
 
 
+async def test_a_new_max_children_redoes_the_folders_it_cut_and_only_those(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """A summary made while the setting showed 5 of 8 children said "(3 more not
+    listed)" (the model saw 5) for good after the setting let it show all 8: the
+    children were the same, so the folder was skipped as current."""
+    for i in range(8):
+        path = note(tmp_path, f"big/n{i}.md", f"# N{i}\n\nnote number {i}\n")
+        os.utime(path, ns=(1_700_000_000_000_000_000 + i * 10**9,) * 2)
+    note(tmp_path, "small/a.md", "# A\n\nalpha\n")
+    for limit, shown in ((5, 5), (50, 8)):
+        fallback = make_core(tmp_path, max_children=limit)
+        cores.append(fallback)
+        settle(fallback)
+        await summaries_of(fallback).run_pass()
+        meta, body = summary_file(tmp_path, "big")
+        assert meta["child_count"] == 8 and body.count("\n- ") == shown, body
+        assert ("more not listed" in body) == (shown < 8)
+    with_model = make_core(tmp_path, quiet_stub, max_children=3)
+    cores.append(with_model)
+    settle(with_model)
+    await summaries_of(with_model).run_pass()
+    small = (vault(tmp_path) / "small" / ".overview.md").read_bytes()
+    quiet_stub.requests.clear()
+    again = make_core(tmp_path, quiet_stub, max_children=50)
+    cores.append(again)
+    settle(again)
+    stats = await summaries_of(again).run_pass()
+    # big, then the root (big's abstract is new); small, within both limits, is kept
+    assert asked_folders(quiet_stub) == ["big/", "/"]
+    assert request_data(quiet_stub.requests[0])["children_shown"] == 8
+    assert (vault(tmp_path) / "small" / ".overview.md").read_bytes() == small
+    assert stats.llm == 2 and stats.skipped == 1
+
+
 async def test_notes_dated_in_the_far_future_are_not_the_most_recent_for_good(
     tmp_path: Path, cores: list[Core]
 ) -> None:

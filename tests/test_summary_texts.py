@@ -207,6 +207,14 @@ def test_the_digest_covers_the_folder_names_categories_and_abstracts() -> None:
     assert children_digest("b", SEED_CHILDREN) != digest  # the folder moved
     recent = [*SEED_CHILDREN[:4], Child("e.md", "Project deadline on Friday", "event", 99)]
     assert children_digest("a", recent) == digest  # only recency changed: nothing to redo
+    # max_children: a folder within it keeps its digest; one it cuts is made again
+    # when the limit changes (a summary that showed 3 of 5 children said so for good)
+    assert children_digest("a", SEED_CHILDREN, 5) == children_digest("a", SEED_CHILDREN, 50)
+    assert children_digest("a", SEED_CHILDREN, 5) == digest
+    assert children_digest("a", SEED_CHILDREN, 3) not in (
+        digest,
+        children_digest("a", SEED_CHILDREN, 4),
+    )
 
 
 def test_the_prompt_gives_the_children_as_json_data() -> None:

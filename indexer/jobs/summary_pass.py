@@ -220,7 +220,7 @@ class FolderPass:
     async def _make(self, folder: str, children: list[Child], existing: Summary | None) -> Summary:
         """The folder's summary: the current one when nothing changed, else a new one
         (by the model when there is one and it answers well, else the fallback)."""
-        digest = children_digest(folder, children)
+        digest = children_digest(folder, children, self.owner.max_children)
         edited = (
             not self.dry
             and self.owner.take_edited(self.lang, folder)

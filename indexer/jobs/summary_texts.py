@@ -75,11 +75,17 @@ def categories(children: Iterable[Child]) -> list[str]:
     return list(dict.fromkeys(child.category for child in children))
 
 
-def children_digest(folder: str, children: Iterable[Child]) -> str:
+def children_digest(folder: str, children: Iterable[Child], limit: int | None = None) -> str:
     """sha256 of what a summary is made of: the folder's path (its title; a moved folder
-    is summarized again) and each child's name, category and abstract."""
+    is summarized again), each child's name, category and abstract and, when there are
+    more than ``limit`` (``max_children``), that limit: a summary that showed 5 of 8
+    children is made again once the setting lets it show them all (it said "3 more
+    not listed" for good). A folder within the limit keeps its digest whatever it is."""
+    children = sorted(children, key=lambda c: c.name)
     digest = hashlib.sha256(f"summary-format {SUMMARY_FORMAT}\n{folder}/\n".encode())
-    for child in sorted(children, key=lambda c: c.name):
+    if limit is not None and len(children) > limit:
+        digest.update(f"shown {limit}\n".encode())
+    for child in children:
         digest.update(f"{child.name}\t{child.category}\t{child.abstract}\n".encode())
     return digest.hexdigest()
 
