@@ -39,7 +39,7 @@ from indexer.jobs.summary_pass import (
 )
 from indexer.vault.recording import Recorder
 from indexer.vault.sandbox import Sandbox
-from shared.errors import InvalidArgumentError, NotFoundError
+from shared.errors import ForbiddenPathError, InvalidArgumentError, NotFoundError, VaultError
 from shared.langs import is_lang
 from shared.workspace import OVERVIEW_FILE
 
@@ -133,7 +133,11 @@ class Summaries:
     def summary(self, lang: str, path: str = "") -> dict[str, Any]:
         """``summary(lang, path)``: the folder's summary; one being made (or none made yet)
         is marked ``stale`` (a folder without a summary file gets its fallback, unsaved)."""
-        target = self.sandbox.resolve(lang, path, allow_root=True)
+        try:
+            target = self.sandbox.resolve(lang, path, allow_root=True)
+        except ForbiddenPathError:
+            self._refuse_summary_file(lang, path)
+            raise
         folder = target.rel
         where = folder or "the vault root"
         with self.sandbox.open(target) as place:
@@ -150,6 +154,21 @@ class Summaries:
                 raise NotFoundError(f"{where} holds no notes, so it has no summary")
             stale = True
         return found.result(stale)
+
+    def _refuse_summary_file(self, lang: str, path: str) -> None:
+        """A folder's summary file named as the folder (``items/.overview.md``) is a file
+        summary does not take, as any file: said so, with the folder to ask for (it was
+        refused as a hidden path, which ``read`` of it is not)."""
+        try:
+            target = self.sandbox.resolve(lang, path, summary=True)
+        except VaultError:
+            return  # (refused as it was: another hidden or outside path)
+        folder, _, name = target.rel.rpartition("/")
+        if name == OVERVIEW_FILE:
+            raise InvalidArgumentError(
+                f"{target.rel} is a file, the summary of {folder or 'the vault root'}:"
+                f" summary takes the folder (path={folder!r})"
+            )
 
     def abstracts(self, lang: str, folders: list[str]) -> dict[str, str | None]:
         """Each folder's abstract as its summary file holds it, else as a preview already
