@@ -60,7 +60,10 @@ def is_summary(data: bytes, folder: str) -> bool:
 def drop(vault: Vault, lang: str, folder: str, fd: int, reason: str, told: list[Target]) -> bool:
     """Remove the summary of ``folder`` (open as ``fd``, and holding nothing else) when
     the job wrote it: recorded in history (``reason``), under the file's lock (the job
-    writes it under that lock too), its target added to ``told``. Whether it went."""
+    writes it under that lock too), its target added to ``told``. Whether it is gone:
+    the job may have taken it since the folder was listed (an emptied folder loses its
+    summary; at a restart it runs at once, beside an undo run again), leaving the folder
+    empty for the undo to remove."""
     rel = f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE
     try:
         target = vault.sandbox.resolve(lang, rel, summary=True)
@@ -68,7 +71,9 @@ def drop(vault: Vault, lang: str, folder: str, fd: int, reason: str, told: list[
         return False
     with vault._lock(target):
         info = fsops.lstat_at(OVERVIEW_FILE, fd)
-        if info is None or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        if info is None:
+            return True
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
             return False  # (a link, a folder so named, a second name of a file: not ours)
         data = read_at(fd, OVERVIEW_FILE, MAX_SUMMARY_BYTES)
         if data is None or not is_summary(data, folder):

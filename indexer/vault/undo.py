@@ -13,14 +13,17 @@ versions carry ``reason="undo entry:<id>"``, which does not match the entry agai
 file whose changes by the entry an undo of the entry already took back is left alone,
 whatever came since (the writer's rollback of a failed merge is such an undo, and the
 entry's later writes may go to other files); an undo that finds nothing else to do
-refuses (``conflict``, already undone). If retention has pruned the version an undo
-needs, it refuses rather than guess.
+refuses (``conflict``, already undone). The folders such a file left go once the
+undo ends, as those of the files it took back do: an undo killed midway, run again
+after the restart, leaves no empty folder either. If retention has pruned the
+version an undo needs, it refuses rather than guess.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import posixpath
 from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
@@ -72,6 +75,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
 
     plans: list[Plan] = []
     conflicts: list[str] = []
+    gone: list[str] = []  # files an earlier undo of the entry took away (killed midway?)
     with vault.locked(targets):
         # Each file is opened while it is checked, and again while it is changed (the
         # locks keep the tools out; a change is made only over the bytes checked): all
@@ -86,6 +90,8 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             found = _undo_target(store, target, etag, ours, taken_back)
             if isinstance(found, str):
                 conflicts.append(f"{target.rel} ({found})")
+            elif found is None and current is None:
+                gone.append(target.rel)
             elif found is not None:
                 plans.append((target, current, *found))
                 changes = found[1] is None or found[1].etag != etag
@@ -119,6 +125,11 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             return lone_summaries.drop(vault, lang, folder, fd, reason, summaries)
 
         move_leftovers.after_undo(vault.sandbox, lang, undone_files, drop_summary)
+        # An undo killed after some files went back never removed the folders those
+        # left: run again, it takes the rest back and removes those too.
+        move_leftovers.bring_back(
+            vault.sandbox, lang, [(posixpath.dirname(rel), "") for rel in gone], drop_summary
+        )
         vault.recorder.settle()
         vault._notify_all(summaries)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": results}

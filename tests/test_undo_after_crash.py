@@ -1,0 +1,111 @@
+"""An undo of a folder move killed midway, then run again after the restart, leaves no
+empty folder behind, as an undo that was never interrupted does.
+
+The undo of a moved folder renames its files back one by one, each with its history
+rows; the folders emptied go only at the end (``move_leftovers``). A kill between the
+two left the files renamed back so far recorded as undone; the undo run again after
+the restart took back the rest and removed the folders *those* left, but the folders
+the killed run had emptied stayed, empty (found by the kill -9 soak of moves and
+undo: ``ملفات 24/ไทย/``, ``ملفات 24/中文/`` left in the vault after the undo of the move
+to ``ملفات 24``). The kill is a child process's ``os._exit`` after a few files went
+back (the state ``kill -9`` leaves, without a race to win)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from helpers.vault_stack import reconciled_index, recording_vault
+
+from indexer.vault import lone_summaries
+from shared.workspace import Workspace
+
+FOLDERS = ["ไทย", "中文", "latin"]
+PER_FOLDER = 4
+KILLED_AFTER = PER_FOLDER + 1  # files renamed back before the kill: a folder and one more
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys
+    from helpers.vault_stack import reconciled_index, recording_vault
+    from indexer.vault import undo_moves
+    from pathlib import Path
+    from shared.workspace import Workspace
+
+    ws = Workspace(Path(sys.argv[1]))
+    real = undo_moves.move_back
+    done = []
+
+    def move_back_then_die(*args, **kwargs):
+        result = real(*args, **kwargs)
+        done.append(1)
+        if len(done) == int(sys.argv[2]):
+            os._exit(9)  # as kill -9: nothing after this runs
+        return result
+
+    undo_moves.move_back = move_back_then_die
+    for index in reconciled_index(ws):
+        for vault in recording_vault(ws, index):
+            vault.undo("en", "e1")
+    sys.exit("the undo ended before the kill")
+    """
+)
+
+
+def folders_below(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir())
+
+
+def test_an_undo_killed_midway_then_run_again_leaves_no_empty_folder(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    root = ws.vault_dir("en")
+    for folder in FOLDERS:
+        for n in range(PER_FOLDER):
+            path = root / "topics" / folder / f"n{n}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# {folder} {n}\n\nwords {n}\n")
+    before = folders_below(root)
+    for index in reconciled_index(ws):
+        for vault in recording_vault(ws, index):
+            vault.move("en", "topics", "archive/topics", reason="entry:e1 tidy")
+
+    tests = Path(__file__).parent
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, str(ws.root), str(KILLED_AFTER)],
+        env={"PYTHONPATH": f"{tests.parent}:{tests}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == 9, child.stderr
+    halves = [p for p in (root / "archive/topics").rglob("*.md")]
+    assert 0 < len(halves) < len(FOLDERS) * PER_FOLDER  # (killed midway)
+
+    for index in reconciled_index(ws):  # the restart
+        for vault in recording_vault(ws, index):
+            done = vault.undo("en", "e1")
+            assert done["files"]
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md")) == sorted(
+        f"topics/{folder}/n{n}.md" for folder in FOLDERS for n in range(PER_FOLDER)
+    )
+    assert folders_below(root) == before  # (archive/topics/<the folder emptied>: left)
+
+
+def test_a_summary_the_job_took_meanwhile_leaves_its_folder_to_the_undo(tmp_path: Path) -> None:
+    """After a restart the summaries job runs at once and takes the summary of a folder
+    an undo emptied; an undo that listed the folder holding only that summary found it
+    gone when it came to take it, and kept the folder, empty (the soak: ``Ünïcode/ไทย/``
+    and its three siblings left after the undo run again)."""
+    ws = Workspace(tmp_path / "ws")
+    folder = ws.vault_dir("en") / "archive/emptied"
+    folder.mkdir(parents=True)
+    for index in reconciled_index(ws):
+        for vault in recording_vault(ws, index):
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:  # (listed with its summary, which the job took since)
+                assert lone_summaries.drop(vault, "en", "archive/emptied", fd, "undo", [])
+            finally:
+                os.close(fd)
