@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from shared.errors import ConfigError
 from shared.langs import check_lang
+from shared.model_endpoint import usable_url
 from shared.switches import parse_switch
 from shared.workspace import Workspace
 
@@ -196,7 +197,7 @@ class ClientSettings:
         # Checked with or without a model: a bad value is said now, not once one is set.
         llm = LLMSettings(
             model=model,
-            base_url=pick("base_url", "OPENAI_BASE_URL") or None,
+            base_url=_base_url(pick("base_url", "OPENAI_BASE_URL")) or None,
             api_key=pick("api_key", "OPENAI_API_KEY") or "unused",
             max_steps=parse_count(
                 "AGENT_CLIENT_LLM_MAX_STEPS", pick("max_steps", "AGENT_CLIENT_LLM_MAX_STEPS")
@@ -233,3 +234,12 @@ class ClientSettings:
                 pick("max_image_bytes", "AGENT_CLIENT_MAX_IMAGE_BYTES"),
             ),
         )
+
+
+def _base_url(value: str) -> str:
+    """``OPENAI_BASE_URL`` (or ``--base-url``) once the model's client can call it, as
+    the indexer checks its own: ``ftp://x`` failed every merge later, as a fallback."""
+    try:
+        return usable_url("OPENAI_BASE_URL", value)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None

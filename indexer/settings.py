@@ -8,7 +8,6 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
-import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from indexer.jobs.maintenance import MaintenanceSettings
 from indexer.jobs.maintenance_tasks import TASKS
 from indexer.logs import LOG_LEVELS
 from shared.errors import ConfigError, words_of
+from shared.model_endpoint import usable_url
 from shared.switches import parse_switch
 from shared.workspace import Workspace
 
@@ -306,7 +306,7 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
     settings are checked all the same: ``ftp://x`` or a concurrency of ``ten`` was taken
     until a model was set, days later)."""
     model = pick("llm_model", "INDEXER_LLM_MODEL")
-    base_url = _model_url(pick("llm_base_url", "INDEXER_LLM_BASE_URL"))
+    base_url = usable_url("INDEXER_LLM_BASE_URL", pick("llm_base_url", "INDEXER_LLM_BASE_URL"))
     concurrency = _whole(
         "INDEXER_LLM_MAX_CONCURRENCY",
         pick("llm_max_concurrency", "INDEXER_LLM_MAX_CONCURRENCY"),
@@ -333,23 +333,6 @@ def _model_settings(pick: Callable[[str, str], str]) -> ModelSettings | None:
         timeout=timeout,
         max_tokens=max_tokens,
     )
-
-
-def _model_url(value: str) -> str:
-    """``INDEXER_LLM_BASE_URL`` as given, once it is a URL the model's client can use
-    (``http://[::1``, a port past 65535: every model call failed with a traceback)."""
-    if not value:
-        return value
-    try:
-        parts = urllib.parse.urlsplit(value)
-        parts.port  # noqa: B018 (raises ValueError for a port out of range)
-    except ValueError as exc:
-        raise ValueError(f"INDEXER_LLM_BASE_URL is not a usable URL ({exc}): {value!r}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(
-            f"INDEXER_LLM_BASE_URL must be an http:// or https:// URL with a host: {value!r}"
-        )
-    return value
 
 
 def _maintenance_settings(pick: Callable[[str, str], str]) -> MaintenanceSettings:

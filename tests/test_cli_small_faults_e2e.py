@@ -179,3 +179,14 @@ def test_llm_settings_are_checked_without_a_model(tmp_path: Path) -> None:
     for name in ("AGENT_CLIENT_LLM_MAX_STEPS", "AGENT_CLIENT_LLM_TIMEOUT"):
         with pytest.raises(ConfigError, match=name):
             ClientSettings.resolve({}, {**client_env, name: "ten"})
+    # the model's URL as the indexer checks its own (every merge failed later, a fallback)
+    for url in ("ftp://x", "http://[::1", "http://h:99999", "localhost:8000"):
+        with pytest.raises(ConfigError, match="OPENAI_BASE_URL"):
+            ClientSettings.resolve({}, {**client_env, "OPENAI_BASE_URL": url})
+        with pytest.raises(ConfigError, match="OPENAI_BASE_URL"):
+            ClientSettings.resolve(
+                {}, {**client_env, "VAULT_LLM_MODEL": "m", "OPENAI_BASE_URL": url}
+            )
+    good = {**client_env, "VAULT_LLM_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    llm = ClientSettings.resolve({}, good).llm
+    assert llm is not None and llm.base_url == "http://127.0.0.1:9/v1"
