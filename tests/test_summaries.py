@@ -271,6 +271,54 @@ async def test_without_a_model_the_fallback_is_written_and_nothing_is_called(
     assert day["abstract"] == "1 note: note"
 
 
+# Notes opening with what is no prose (a fence, a table, HTML, math, a line of links),
+# in several scripts, and the prose their abstract is.
+NO_PROSE_FIRST = {
+    "code.md": ("```python\nprint(1)\n```\n\nDas Skript druckt eins.\n", "Das Skript druckt eins."),
+    "table.md": ("| a | b |\n|---|---|\n| 1 | 2 |\n\n表のメモです。\n", "表のメモです。"),
+    "html.md": ('<div align="center">\n<img src="a.png">\n</div>\n\nयह नोट है।\n', "यह नोट है।"),
+    "math.md": ("$$\nE = mc^2\n$$\n\nLa masse est de l'énergie.\n", "La masse est de l'énergie."),
+    "links.md": ("[Home](index.md) | [Up](../x.md)\n\nGiriş sayfası.\n", "Giriş sayfası."),
+}
+
+
+def quoting_answer(request: dict[str, Any], turn: int) -> dict[str, Any]:
+    """A model that says what it is shown: the children's abstracts."""
+    children = request_data(request)["children"]
+    abstract = "; ".join(child["abstract"] for child in children)
+    return say(json.dumps({"abstract": abstract, "overview": f"# Contents\n\n{abstract}"}))
+
+
+async def test_a_folders_summary_and_recall_quote_its_notes_prose_never_their_markup(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """A note opening with a fence was listed ``- \\`\\`\\` print(1) \\`\\`\\`…`` in its
+    folder's fallback overview; the model was shown that markup as the note's abstract,
+    and recall's resident layer quoted the folder abstract it wrote of it."""
+    for name, (text, _) in NO_PROSE_FIRST.items():
+        note(tmp_path, f"docs/{name}", f"# {name}\n\n{text}")
+    core = ready(tmp_path, cores)
+    await summaries_of(core).run_pass()  # no model: the fallback
+    _, body = summary_file(tmp_path, "docs")
+    for _, prose in NO_PROSE_FIRST.values():
+        assert f"- {prose}…" in body, body
+    assert not any(markup in body for markup in ("\\`", "\\|", "$$", "\\<", "\\[")), body
+    with_model = make_core(tmp_path, quiet_stub)
+    cores.append(with_model)
+    settle(with_model)
+    quiet_stub.run(quoting_answer)
+    await summaries_of(with_model).run_pass(force=True)
+    shown = {c["abstract"] for r in quiet_stub.requests for c in request_data(r)["children"]}
+    assert {prose for _, prose in NO_PROSE_FIRST.values()} <= shown
+    assert with_model.recall is not None
+    result = with_model.recall.recall("en", "", 1500, path="docs")
+    resident = result["block"].split("\n## Recent\n")[0]  # (recent notes quote themselves)
+    assert "### docs/.overview.md" in resident, result["block"]
+    for _, prose in NO_PROSE_FIRST.values():
+        assert prose in resident
+    assert "```" not in resident and "$$" not in resident and "](" not in resident
+
+
 async def test_a_forced_pass_without_a_model_keeps_the_models_current_summaries(
     tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
 ) -> None:

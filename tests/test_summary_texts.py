@@ -123,7 +123,7 @@ def test_a_notes_abstract_comes_from_its_frontmatter_then_its_first_paragraph() 
         ("%%\nhidden\n%%\n\n<div>\nraw\n</div>\n\nShown text\n", "Shown text"),
         ("<!--\nmulti\nline -->\n***\n    code\n\nAfter all that\n", "After all that"),
         ("~~~\nfenced\n```\nstill fenced\n~~~\nProse\n", "Prose"),
-        ("| only | a table |\n|---|---|\n", "| only | a table | |---|---|"),  # nothing else
+        ("| only | a table |\n|---|---|\n", "only · a table"),  # nothing else: its cells
         ("- a list\n- of items\n", "a list - of items"),
         # an underlined heading is a heading (it was "Einkauf ======= Milch und Brot")
         ("Einkauf\n=======\nMilch und Brot.\n", "Milch und Brot."),
@@ -374,3 +374,93 @@ def test_an_abstract_is_its_paragraph_as_a_reader_sees_it(body: str, abstract: s
         assert got.endswith("`[[as code]]`.")
     # a plain text file (.txt, .json) is not Markdown: its text is its abstract
     assert note_abstract({}, "[[x|y]]", "T", markdown=False) == "[[x|y]]"
+
+
+@pytest.mark.parametrize(
+    ("body", "abstract"),
+    [
+        ("```python\nprint(1)\n```\n\nDas Skript druckt eins.\n", "Das Skript druckt eins."),
+        ("    SELECT 1;\n\nЗапрос возвращает единицу.\n", "Запрос возвращает единицу."),
+        ("Ja | Nein\n--- | ---\n1 | 0\n\nEine Tabelle ohne Rand.\n", "Eine Tabelle ohne Rand."),
+        ("| 名前 | 年齢 |\n|---|---|\n| 太郎 | 3 |\n\n表のメモです。\n", "表のメモです。"),
+        ('<div align="center">\n<img src="logo.png">\n</div>\n\nयह एक नोट है।\n', "यह एक नोट है।"),
+        ("$$\nE = mc^2\n$$\n\nLa masse est de l'énergie.\n", "La masse est de l'énergie."),
+        ("$$ \\sum_i x_i $$\nΤο άθροισμα όλων.\n", "Το άθροισμα όλων."),
+        ("***\n\nหลังเส้นคั่น\n", "หลังเส้นคั่น"),
+        ("![المخطط](a.png)\n\nالمخطط يوضح الفكرة.\n", "المخطط يوضح الفكرة."),
+        (
+            "[![CI](https://x.example/b.svg)](https://x.example) "
+            "[![PyPI](https://x.example/p.svg 'v1')](https://p.example)\n\nA tool for notes.\n",
+            "A tool for notes.",
+        ),
+        ("[Home](index.md) | [Next](b.md)\n\nGiriş sayfası.\n", "Giriş sayfası."),
+        ("- [[Plan]]\n- [[Budget|Бюджет]]\n\nProjektübersicht.\n", "Projektübersicht."),
+        (
+            "<https://example.com/a>\nhttps://example.com/b\n\n문서 링크입니다.\n",
+            "문서 링크입니다.",
+        ),
+        ("[![b][badge]][ci]\n\n[badge]: https://x.example/b.svg\n\nOutil.\n", "Outil."),
+        ("Здесь код:\n```sh\nmake\n```\n", "Здесь код:"),
+        ("Vorher\n$$\nx\n$$\n", "Vorher"),
+        ("Para\n***\nnext\n", "Para"),
+        (
+            "<!-- badges -->\n[![b](https://x.example/b.svg)](https://x.example)\n"
+            "<!-- /badges -->\n\n# Tool\n\nכלי לפתקים.\n",
+            "כלי לפתקים.",
+        ),
+        ("See [[Plan]] first.\n", "See Plan first."),  # (words outside the link: prose)
+    ],
+)
+def test_an_abstract_skips_what_is_no_prose(body: str, abstract: str) -> None:
+    """A math block, a row of badges, a line of links, a table with no leading ``|``, a
+    fence right under a paragraph: the abstract was that markup (``$$ E = mc^2 $$``,
+    ``[](https://x.example)``, ``Здесь код: ``` sh make ````), which a folder's
+    fallback overview listed escaped; it is the first paragraph that reads as prose."""
+    assert note_abstract({}, body, "T") == abstract
+    crlf = body.replace("\n", "\r\n")
+    assert parse_note(f"---\ntitle: T\n---\n{crlf}".encode(), "a.md").abstract == abstract
+
+
+@pytest.mark.parametrize(
+    ("body", "abstract"),
+    [
+        # a note of code alone: its code, not the fence's markers (``\`\`\` print…``)
+        ("```python\nprint('hola')\n```\n", "print('hola')"),
+        ('~~~json\n{\n  "ciudad": "Madrid"\n}\n~~~\n', '{ "ciudad": "Madrid" }'),
+        ("```sh\nmake\n\nmake install\n```\n", "make"),  # (its first paragraph)
+        ("    x = 1\n    y = 2\n", "x = 1 y = 2"),
+        ("| 名前 | 年齢 |\n|---|---|\n| 太郎 | 3 |\n", "名前 · 年齢; 太郎 · 3"),
+        ("$$\nE = mc^2\n$$\n", "E = mc^2"),
+        ('<p align="center">Outil &amp; notes</p>\n', "Outil & notes"),
+        ("[Главная](index.md) · [Далее](b.md)\n", "Главная · Далее"),
+        ("![x](a.png)\n", "T"),
+        ("[![b](https://x.example/b.svg)](https://x.example)\n", "T"),
+        ("# Titel\n\n---\n<script>\nalert(1)\n</script>\n", "T"),
+        ("Überschrift\n===========\n", "T"),
+    ],
+)
+def test_a_note_of_no_prose_shows_what_a_reader_sees_of_it(body: str, abstract: str) -> None:
+    """Its first block as a reader sees it (code without its fence, a table's cells, an
+    HTML block's text); a note showing no text at all has its title."""
+    assert note_abstract({}, body, "T") == abstract
+
+
+def test_a_fallback_overview_quotes_prose_never_escaped_markup() -> None:
+    """A folder of notes opening with code, a table, HTML or math listed
+    ``- \\`\\`\\` print(1) \\`\\`\\`…`` and ``- \\| a \\| b \\|…`` in its overview."""
+    notes = {
+        "code.md": "```python\nprint(1)\n```\n\nDas Skript druckt eins.\n",
+        "table.md": "| a | b |\n|---|---|\n| 1 | 2 |\n\n表のメモです。\n",
+        "html.md": '<div align="center">\n<img src="logo.png">\n</div>\n\nयह एक नोट है।\n',
+        "math.md": "$$\nE = mc^2\n$$\n\nLa masse est de l'énergie.\n",
+        "only-code.md": "```\nprint(2)\n```\n",
+    }
+    children = [
+        Child(name, parse_note(text.encode(), name).abstract, "note", at)
+        for at, (name, text) in enumerate(notes.items())
+    ]
+    overview = fallback_overview("en", children)
+    for shown in ("Das Skript", "表のメモ", "यह एक नोट", "La masse", "print(2)"):
+        assert shown in overview
+    for markup in ("\\`", "\\|", "$$", "\\<", "\\["):
+        assert markup not in overview, overview

@@ -1,7 +1,9 @@
 """A note's abstract: what a folder summary (and anything else) says of it in one line.
 
 The frontmatter's ``abstract``, ``summary`` or ``description`` (the first that is text),
-else the body's first paragraph (a run of non-blank lines that is not a heading), else
+else the body's first paragraph of prose (not a heading, code, a table, an HTML or math
+block, a rule, nor links or images alone: ``first_paragraph``), else what a reader sees
+of its first block (a note of code alone: its code, not the fence), else
 the title (also for a day file of events whose first paragraph is the agent client's
 preamble, the same in every one); on one line, at most ``ABSTRACT_CHARS`` characters.
 The index computes it once per note version (``parse_note``), so reading thousands of
@@ -13,18 +15,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from shared.body_title import SETEXT_UNDERLINE
+from indexer.index.note_blocks import PROSE, TABLE, blocks
 from shared.control_chars import BIDI_CONTROLS
 from shared.graphemes import cut_chars
 from shared.workspace import DAY_FILE_PREAMBLE
 
 ABSTRACT_CHARS = 200
 # Prose is looked for in a note's first this many characters, line by line (a fence
-# never closed in a note of megabytes was read whole); past them, its first paragraph.
+# never closed in a note of megabytes was read whole).
 PROSE_WINDOW = 1 << 16
-# A line that is not blank and not an ATX heading, then more such lines.
-_LINE = r"[ \t]*(?!#{1,6}(?:[ \t]|$))\S[^\n]*"
-_PARAGRAPH = re.compile(rf"^{_LINE}(?:\n{_LINE})*", re.MULTILINE)
 # C0/C1 controls but whitespace, and the bidi embeddings, overrides and isolates (one
 # left open reorders the rest of a terminal's line: "Trojan source"); \x0b-\x0d stay as
 # the whitespace ``split`` takes them for.
@@ -45,25 +44,22 @@ def clip(text: str, limit: int) -> str:
 
 def first_paragraph(body: str, limit: int = 4 * ABSTRACT_CHARS, *, plain: bool = False) -> str:
     """The first paragraph of prose of a Markdown body, on one line (its first ``limit``
-    characters: an abstract needs no more); else the first run of non-blank lines that
-    is not a heading (a note of only a table or code still says something). ``plain``:
-    as a reader sees it (``plain_text``)."""
+    characters: an abstract needs no more); ``plain``: as a reader sees it
+    (``plain_text``), and a paragraph of links or images alone is no prose (a note's
+    ``[Home](index.md) | [Next](b.md)``, its badges). A note of no prose still says
+    something: what a reader sees of its first block that shows any (``note_blocks``:
+    a fence's code without its markers, a table's cells, an HTML block's text)."""
     shown = plain_text if plain else str
-    window = body[:PROSE_WINDOW]
-    for _ in range(8):  # (a paragraph of images alone shows no words: the next one)
-        prose = _first_prose(window, limit)
-        if not prose:
-            break
-        if text := one_line(shown(prose[:limit])):
+    fallback = ""
+    for block in blocks(body[:PROSE_WINDOW], limit):
+        if fallback and block.kind != PROSE:
+            continue  # (what a later block shows is never needed)
+        whole = block.text
+        text = one_line(shown(whole[:limit]) if block.kind in (PROSE, TABLE) else whole[:limit])
+        if block.kind == PROSE and text and (not plain or says_words(whole)):
             return text
-        at = window.find(prose)
-        if at < 0:
-            break
-        window = window[at + len(prose) :]
-    for found in _PARAGRAPH.finditer(body):  # (a comment is hidden text: never shown)
-        if not found.group(0).lstrip().startswith(("<!--", "%%")):
-            return one_line(shown(found.group(0)[:limit]))
-    return ""
+        fallback = fallback or text
+    return fallback
 
 
 _BLOCK_OPEN = re.compile(r"---[ \t]*\r?\n")
@@ -82,66 +78,6 @@ def past_broken_block(text: str) -> str:
     return text[closing.end() :] if closing is not None else text
 
 
-# Lines that open what is not prose: a fence, an HTML block or comment, an Obsidian
-# comment, a table row, a thematic break, a block of indented code.
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_NOT_PROSE = re.compile(r" {0,3}(?:\||(?:[-*_][ \t]*){3,}$)| {4}|\t")
-_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
-_HTML_BLOCK = re.compile(r"<[A-Za-z/!?]")
-
-
-def _first_prose(body: str, limit: int) -> str:
-    """The first paragraph that is prose: outside fenced code, HTML blocks and
-    comments, Obsidian comments, tables and headings (``#`` or underlined), what a
-    reader does not take for the note's text (an HTML block ends at a blank line, as in
-    CommonMark); its first ``limit`` characters or more."""
-    lines: list[str] = []
-    size = 0
-    closing: str | None = None  # what ends the block being skipped ("": a blank line)
-    for line in body.split("\n"):  # (a window of the note: ``PROSE_WINDOW``)
-        if closing is not None:
-            if closing == "":
-                ended = not line.strip()
-            elif closing.startswith(("```", "~~~")):
-                fence = _FENCE.match(line)
-                ended = (
-                    fence is not None
-                    and fence.group(1).startswith(closing)
-                    and not line[fence.end() :].strip()
-                )
-            else:
-                ended = closing in line
-            if ended:
-                closing = None
-            continue
-        if not line.strip() or _HEADING.match(line):
-            if lines:
-                break
-            continue
-        if lines:
-            if SETEXT_UNDERLINE.match(line):  # ``Title`` over ``=====``: no prose
-                lines, size = [], 0
-                continue
-            lines.append(line)
-            size += len(line) + 1
-            if size >= limit:  # (an abstract needs no more)
-                break
-            continue
-        text = line.lstrip()
-        if fence := _FENCE.match(line):
-            closing = fence.group(1)
-        elif text.startswith("<!--"):
-            closing = None if "-->" in text[4:] else "-->"
-        elif text.startswith("%%"):
-            closing = None if "%%" in text[2:] else "%%"
-        elif _HTML_BLOCK.match(text):
-            closing = ""
-        elif not _NOT_PROSE.match(line):
-            lines.append(line)
-            size = len(line) + 1
-    return "\n".join(lines)
-
-
 # Markup that a reader of an abstract sees as its text: Obsidian's embeds (shown as the
 # file, not words) and wikilinks (their alias, else their target, ``a#h`` as Obsidian
 # shows it: ``a > h``), Markdown images and links (their text), a callout's ``[!type]``,
@@ -151,12 +87,16 @@ def _first_prose(body: str, limit: int) -> str:
 # ``1)``) stays: a reader sees it, and ``3. Oktober`` is a date, not a list's step.
 _EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]")
 _WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|([^\[\]\n]*))?\]\]")
-_IMAGE = re.compile(r"!\[[^\[\]\n]*\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)")
-_LINK = re.compile(r"\[([^\[\]\n]+)\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)")
+_TITLE = r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?"  # (a link's ``"title"`` or ``'title'``)
+# (inline, ``[text](url)``, or by reference, ``[text][ref]``)
+_IMAGE = re.compile(rf"!\[[^\[\]\n]*\](?:\([^()\s]*{_TITLE}\)|\[[^\[\]\n]*\])?")
+_LINK = re.compile(rf"\[([^\[\]\n]*)\](?:\([^()\s]*{_TITLE}\)|\[[^\[\]\n]*\])")
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+(?:\[![^\]\n]*\][+-]?[ \t]*)?", re.MULTILINE)
 _BULLET = re.compile(r"\A {0,3}[-*+](?:[ \t]+(?:\[[ xX]\](?:[ \t]+|$))?|$)")
 _MARKS = re.compile(r"(\*\*|==|~~)(?=\S)([^\n]*?\S)\1")
 _CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+# A link whose text is a code span (``[`libnpmfund`](https://...)``): the span is shown.
+_CODE_LINK = re.compile(rf"\[(`[^`\n]*`)\](?:\([^()\s]*{_TITLE}\)|\[[^\[\]\n]*\])")
 
 
 def _link_text(found: re.Match[str]) -> str:
@@ -173,7 +113,8 @@ def plain_text(markdown: str) -> str:
     ``[iframe](https://developer.mozilla.org/...)`` where a reader sees "core plugin" and
     "iframe", its 50 characters spent on markup; a first paragraph that is a list was
     ``- a preference ...``, a bullet no reader sees in a line of text."""
-    parts = _CODE_SPAN.split(_BULLET.sub("", _QUOTE.sub("", markdown), count=1))
+    text = _CODE_LINK.sub(r"\1", _BULLET.sub("", _QUOTE.sub("", markdown), count=1))
+    parts = _CODE_SPAN.split(text)
     for i in range(0, len(parts), 2):  # (what is in a code span is shown as written)
         text = _EMBED.sub("", parts[i])
         text = _IMAGE.sub("", text)
@@ -194,3 +135,30 @@ def note_abstract(meta: dict[str, Any], body: str, title: str, *, markdown: bool
     if paragraph == DAY_FILE_PREAMBLE and meta.get("type") == "events":
         paragraph = ""  # (a day file written before it had a description: its title)
     return clip(paragraph or one_line(title), ABSTRACT_CHARS)
+
+
+# What is no word of a paragraph's own, besides its links and images: a line's list
+# marker (and task box), a link's reference definition (``[ref]: url``, never shown), an
+# autolink or a bare URL.
+_ITEM = re.compile(r"^[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?=[ \t]|$)(?:[ \t]+\[[ xX]\])?", re.M)
+_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\[\]\n]+\]:[^\n]*", re.MULTILINE)
+_URL = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*>|https?://\S+")
+_WORD = re.compile(r"[^\W_]")
+_MARKER = re.compile(r"[ \t]*(?:>|[-*+]|[0-9]{1,9}[.)])")
+_OPENER = re.compile(r"\[|<|https?://")
+
+
+def says_words(markdown: str) -> bool:
+    """Whether a paragraph holds a letter or a digit of its own, outside its links and
+    images (and ``_ITEM`` and the others): ``See [[Plan]]`` does, ``- [A](a.md)`` over
+    ``- [B](b.md)`` does not, nor ``[Home](index.md) | [Next](b.md)`` or a row of
+    badges (``[![build](b.svg)](ci)``: an image in a link)."""
+    first = _WORD.search(markdown)
+    if first is None:
+        return False
+    opener = _OPENER.search(markdown)
+    if not _MARKER.match(markdown) and (opener is None or first.start() < opener.start()):
+        return True  # (a word before any link: most paragraphs, told without a ``sub``)
+    text = _ITEM.sub("", _QUOTE.sub("", _DEFINITION.sub("", markdown)))
+    text = _LINK.sub("", _WIKILINK.sub("", _IMAGE.sub("", _EMBED.sub("", text))))
+    return _WORD.search(_URL.sub("", text)) is not None

@@ -68,7 +68,11 @@ log = logging.getLogger("indexer.index")
 # 21: a note's abstract leaves out the bullet its first paragraph starts with (``- ``,
 #    ``* ``, ``+ ``, a task's ``[ ]``): not an FTS input, but a row of a note unchanged
 #    since is never parsed again, and kept ``- a preference`` as its abstract.
-SCHEMA_VERSION = 21
+# 22: a note's abstract is its first paragraph of prose past a math block (``$$``), a
+#    paragraph of links or images alone, a table with no leading ``|``, and stops at a
+#    fence or a rule under it; a note of no prose shows its first block's text (a
+#    fence's code, a table's cells), not its markup (``\`\`\` print(1) \`\`\``).
+SCHEMA_VERSION = 22
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.
