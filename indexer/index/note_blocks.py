@@ -14,10 +14,12 @@ abstracts take 0.3 s with this scanner (a reindex of them, some 11 s).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from html import unescape
+from typing import NamedTuple
 
 from shared.body_title import SETEXT_UNDERLINE
 
@@ -27,31 +29,58 @@ MATH = "math"
 TABLE = "table"
 HTML = "html"
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_MATH = re.compile(r" {0,3}\$\$")
-_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|\r?$)")
-_RULE = re.compile(r" {0,3}(?:[-*_][ \t]*){3,}\r?$")
-_INDENTED = re.compile(r" {4}|\t")
-_TABLE_ROW = re.compile(r" {0,3}\|")
-# A table's delimiter row (``|---|:--:|``, ``--- | ---``): under a first line with a
-# ``|``, that line was the table's header, not a paragraph.
-_DELIMITER_ROW = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
-# (``<https://...>`` is a link, not HTML)
-_HTML_BLOCK = re.compile(r"<(?![A-Za-z][A-Za-z0-9+.-]{1,31}:)[A-Za-z/!?]")
-# The HTML blocks that may interrupt a paragraph (CommonMark's kinds 1 to 6: a comment,
-# ``<?``, ``<!X``, and the block-level tags); another tag (``<img>``) is inline HTML.
-_INTERRUPTING_HTML = re.compile(
-    r" {0,3}<(?:!--|\?|![A-Za-z]|!\[CDATA\[|(?:pre|script|style|textarea)(?:[\s>]|$)"
-    r"|/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col"
-    r"|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form"
-    r"|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu"
-    r"|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table"
-    r"|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s/>]|$))",
-    re.IGNORECASE,
-)
-_HIDDEN_HTML = re.compile(r"<(?:script|style)(?:[\s>]|$)", re.IGNORECASE)
-_TAG = re.compile(r"<[^<>]*>")
-_CELL_BAR = re.compile(r"(?<!\\)\|")
+
+class _Patterns(NamedTuple):
+    fence: re.Pattern[str]
+    math: re.Pattern[str]
+    heading: re.Pattern[str]
+    rule: re.Pattern[str]
+    indented: re.Pattern[str]
+    table_row: re.Pattern[str]
+    delimiter_row: re.Pattern[str]
+    html_block: re.Pattern[str]
+    interrupting_html: re.Pattern[str]
+    hidden_html: re.Pattern[str]
+    tag: re.Pattern[str]
+    cell_bar: re.Pattern[str]
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    """Compiled at the first abstract, not at import (the start builds no pattern it
+    does not use at once: some 8 ms of it were these)."""
+    return _Patterns(
+        fence=re.compile(r" {0,3}(`{3,}|~{3,})"),
+        math=re.compile(r" {0,3}\$\$"),
+        heading=re.compile(r"[ \t]*#{1,6}(?:[ \t]|\r?$)"),
+        rule=re.compile(r" {0,3}(?:[-*_][ \t]*){3,}\r?$"),
+        indented=re.compile(r" {4}|\t"),
+        table_row=re.compile(r" {0,3}\|"),
+        # A table's delimiter row (``|---|:--:|``, ``--- | ---``): under a first line
+        # with a ``|``, that line was the table's header, not a paragraph.
+        delimiter_row=re.compile(
+            r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$"
+        ),
+        # (``<https://...>`` is a link, not HTML)
+        html_block=re.compile(r"<(?![A-Za-z][A-Za-z0-9+.-]{1,31}:)[A-Za-z/!?]"),
+        # The HTML blocks that may interrupt a paragraph (CommonMark's kinds 1 to 6: a
+        # comment, ``<?``, ``<!X``, and the block-level tags); another tag (``<img>``) is
+        # inline HTML.
+        interrupting_html=re.compile(
+            r" {0,3}<(?:!--|\?|![A-Za-z]|!\[CDATA\[|(?:pre|script|style|textarea)(?:[\s>]|$)"
+            r"|/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col"
+            r"|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form"
+            r"|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu"
+            r"|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table"
+            r"|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[\s/>]|$))",
+            re.IGNORECASE,
+        ),
+        hidden_html=re.compile(r"<(?:script|style)(?:[\s>]|$)", re.IGNORECASE),
+        tag=re.compile(r"<[^<>]*>"),
+        cell_bar=re.compile(r"(?<!\\)\|"),
+    )
+
+
 # The characters a line opening anything but prose starts with (past its indent).
 _MARKUP_STARTS = frozenset("#`~$<%|-*_")
 
@@ -113,7 +142,7 @@ def blocks(body: str, limit: int) -> Iterator[Block]:
                     reading.add(line)
                     continue
             elif reading.kind == CODE:  # indented code: to a line that is not
-                if not line.strip() or _INDENTED.match(line):
+                if not line.strip() or _patterns().indented.match(line):
                     reading.add(line[1:] if line.startswith("\t") else line[4:])
                     continue
             elif line.strip():
@@ -140,15 +169,23 @@ def _ends(reading: _Reading, line: str) -> bool:
     """Whether ``line`` ends the paragraph or table being read (a heading, a fence, a
     math block, a thematic break: its line then opens what follows); else it is added
     (a paragraph's one line over a delimiter row was a table's header)."""
-    if _FENCE.match(line) or _MATH.match(line) or _HEADING.match(line):
+    if (
+        _patterns().fence.match(line)
+        or _patterns().math.match(line)
+        or _patterns().heading.match(line)
+    ):
         return True
-    if _INTERRUPTING_HTML.match(line) or line.lstrip().startswith("%%"):
+    if _patterns().interrupting_html.match(line) or line.lstrip().startswith("%%"):
         return True  # (an HTML block that may stop a paragraph, as in CommonMark; a comment)
     if reading.kind == PROSE:
         header = reading.lines[0] if len(reading.lines) == 1 else ""
-        if header and "|" in header.strip().strip("|") + line and _DELIMITER_ROW.match(line):
+        if (
+            header
+            and "|" in header.strip().strip("|") + line
+            and _patterns().delimiter_row.match(line)
+        ):
             reading.kind = TABLE
-        elif _RULE.match(line):
+        elif _patterns().rule.match(line):
             return True
     reading.add(line)
     return False
@@ -158,15 +195,15 @@ def _opening(line: str, limit: int) -> _Reading | None:
     """The block ``line`` opens (its closing ``"-"``: it is whole on this line); None for
     a heading or a thematic break (no block: the next line starts anew)."""
     text = line.lstrip()
-    if text[:1] not in _MARKUP_STARTS and not _INDENTED.match(line):
+    if text[:1] not in _MARKUP_STARTS and not _patterns().indented.match(line):
         reading = _Reading(PROSE, None, limit)  # (most lines: told by their first character)
         reading.add(line)
         return reading
-    if _HEADING.match(line) or _RULE.match(line):
+    if _patterns().heading.match(line) or _patterns().rule.match(line):
         return None
-    if fence := _FENCE.match(line):
+    if fence := _patterns().fence.match(line):
         return _Reading(CODE, fence.group(1), limit)
-    if math := _MATH.match(line):
+    if math := _patterns().math.match(line):
         rest = line[math.end() :]
         reading = _Reading(MATH, "$$", limit)
         if "$$" in rest:  # ``$$ E = mc^2 $$``
@@ -175,7 +212,7 @@ def _opening(line: str, limit: int) -> _Reading | None:
         else:
             reading.add(rest)
         return reading
-    if _INDENTED.match(line):
+    if _patterns().indented.match(line):
         reading = _Reading(CODE, None, limit)
         reading.add(line[1:] if line.startswith("\t") else line[4:])
         return reading
@@ -183,12 +220,12 @@ def _opening(line: str, limit: int) -> _Reading | None:
         if text.startswith(opener):
             closed = closer in text[len(opener) :]
             return _Reading("", "-" if closed else closer, limit)
-    if _HTML_BLOCK.match(text):
-        kind = "" if _HIDDEN_HTML.match(text) else HTML
+    if _patterns().html_block.match(text):
+        kind = "" if _patterns().hidden_html.match(text) else HTML
         reading = _Reading(kind, "", limit)
         reading.add(line)
         return reading
-    reading = _Reading(TABLE if _TABLE_ROW.match(line) else PROSE, None, limit)
+    reading = _Reading(TABLE if _patterns().table_row.match(line) else PROSE, None, limit)
     reading.add(line)
     return reading
 
@@ -197,7 +234,7 @@ def _closes(closing: str, line: str) -> bool:
     """Whether ``line`` ends the block that ``closing`` ends (a fence: one as long or
     longer of its character, alone on its line; else that text anywhere in it)."""
     if closing.startswith(("```", "~~~")):
-        fence = _FENCE.match(line)
+        fence = _patterns().fence.match(line)
         return (
             fence is not None
             and fence.group(1).startswith(closing)
@@ -216,13 +253,13 @@ def _shown(kind: str, lines: list[str]) -> str:
         text = "\n".join(lines).strip("\n")
         return text.split("\n\n", 1)[0]
     if kind == HTML:
-        return unescape(_TAG.sub(" ", "\n".join(lines)))
+        return unescape(_patterns().tag.sub(" ", "\n".join(lines)))
     if kind == TABLE:
         rows = []
         for row in lines:
-            if _DELIMITER_ROW.match(row):
+            if _patterns().delimiter_row.match(row):
                 continue
-            cells = [c.strip() for c in _CELL_BAR.split(row.strip().strip("|"))]
+            cells = [c.strip() for c in _patterns().cell_bar.split(row.strip().strip("|"))]
             if shown := " · ".join(c for c in cells if c):
                 rows.append(shown)
         return "; ".join(rows)
