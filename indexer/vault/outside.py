@@ -11,9 +11,8 @@ history at once, while nothing is lost by waiting (the first change through a to
 records the text it replaces).
 
 After a crash, the index may have taken in changes history never heard of (it hears of
-them after the index's commit): ``recheck`` compares every file history knows with
-disk, and records the indexed notes whose bytes history holds under another path (a
-folder renamed from outside). ``recover`` settles the versions a crash left pending,
+them after the index's commit): ``indexer.vault.recheck`` compares history with disk.
+``recover`` settles the versions a crash left pending,
 and finishes a folder move cut short between its rename and its link rewrites. A vault
 folder that is missing (a drive not mounted yet, a folder moved aside) or that this user
 may not enter (its permissions taken away) is no deletion of its notes.
@@ -24,7 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
@@ -39,7 +37,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("indexer.vault")
 
 
-def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> None:
+def observe_external(
+    vault: Vault, lang: str, path: str, *, unknown: bool, moved_from: str | None = None
+) -> None:
+    """Record the file as it is now when it differs from its latest version (``moved_from``:
+    the path a pass found it renamed from, ``indexer.vault.recheck``)."""
     if not vault.recorder.enabled:
         return
     try:  # (a folder's summary too: a hand edit, or ``indexer summarize`` while served)
@@ -63,7 +65,9 @@ def observe_external(vault: Vault, lang: str, path: str, *, unknown: bool) -> No
             data = None  # a folder or a link now, or a folder on the way became a file: gone
         except OSError:  # (permission denied): nothing can be said of it, no change heard
             return
-        vault.recorder.observe(target.lang, target.rel, data, unknown=unknown)
+        vault.recorder.observe(
+            target.lang, target.rel, data, unknown=unknown, moved_from=moved_from
+        )
 
 
 def history_lacks(vault: Vault, lang: str, path: str) -> bool:
@@ -134,41 +138,6 @@ def _no_file_at(vault: Vault, target: Target) -> bool:
     except (VaultError, OSError):
         return False
     return found is None or not stat.S_ISREG(found.st_mode)
-
-
-def recheck(
-    vault: Vault,
-    stop: Callable[[], bool],
-    indexed: Callable[[], Iterable[tuple[str, str, str]]] | None = None,
-) -> bool:
-    """Compare every file history knows with disk and record what differs (``external``),
-    deletions too: after a crash, changes the index took in may never have reached
-    history (it hears of them after the index's commit). False when ``stop`` said so
-    before the end.
-
-    ``indexed`` gives the index's (lang, path, etag) of every note: one history does not
-    know by its path but whose bytes it holds under another is recorded too. A folder
-    renamed from outside just before a crash left its notes at paths history never
-    heard of (their old paths recorded as deleted), and a rename keeps their ctimes, so
-    nothing at the next start told them apart from notes history had not met yet."""
-    store = vault.recorder.store
-    if store is None:
-        return True
-    known = store.paths()
-    for lang, path in known:
-        if stop():
-            return False
-        observe_external(vault, lang, path, unknown=False)
-    if indexed is None:
-        return True
-    held = store.etags()
-    seen = set(known)
-    for count, (lang, path, etag) in enumerate(indexed()):
-        if count % 256 == 0 and stop():
-            return False
-        if etag in held and (lang, path) not in seen:
-            observe_external(vault, lang, path, unknown=True)
-    return True
 
 
 def history_since_ns(vault: Vault) -> int | None:

@@ -123,12 +123,22 @@ class Recorder:
             self.store.settle()
 
     def observe(
-        self, lang: str, path: str, data: bytes | None, *, unknown: bool, kept: bool = False
+        self,
+        lang: str,
+        path: str,
+        data: bytes | None,
+        *,
+        unknown: bool,
+        kept: bool = False,
+        moved_from: str | None = None,
     ) -> None:
         """A change seen outside the tools (call with the file's lock held); ``kept``:
-        the text such a change replaced, as the index kept it."""
+        the text such a change replaced, as the index kept it; ``moved_from``: where a
+        pass found this new file renamed from (``HistoryStore.observe``)."""
         if self.store is not None:
-            self.store.observe(lang, path, data, self.clock(), unknown=unknown, kept=kept)
+            self.store.observe(
+                lang, path, data, self.clock(), unknown=unknown, kept=kept, moved_from=moved_from
+            )
 
     def need(self) -> HistoryStore:
         """The store, or ``not_found`` when this vault keeps no history."""

@@ -36,6 +36,7 @@ from indexer.vault import (
     moves,
     outside,
     reading,
+    recheck,
     telling,
     timeline,
     undo,
@@ -415,8 +416,8 @@ class Vault:
         indexed: Callable[[], Iterable[tuple[str, str, str]]] | None = None,
     ) -> bool:
         """Record what differs between history and disk (after a crash, in the background;
-        ``indexed``: the index's files, see ``outside.recheck``)."""
-        return outside.recheck(self, stop, indexed)
+        ``indexed``: the index's files, see ``recheck.recheck``)."""
+        return recheck.recheck(self, stop, indexed)
 
     def recover_history(self) -> tuple[int, int]:
         """Settle the versions a crash left pending (at start-up, before serving)."""

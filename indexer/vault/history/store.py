@@ -38,19 +38,16 @@ changes to one path are already serialized by the vault's lock of that file.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from indexer.sqlite_lib import sqlite3
-from indexer.vault.history import codec, recovery, retention, schema, writes
-from indexer.vault.history.codec import Blob
-from indexer.vault.history.pairing import OutsideRenames
+from indexer.vault.history import recovery, retention, schema, writes
+from indexer.vault.history.pairing import OutsideRenames, Unpaired
+from indexer.vault.history.reads import HistoryReads
 from indexer.vault.history.rows import (
     VERSION_COLUMNS,
     VERSIONS_FROM,
@@ -58,9 +55,7 @@ from indexer.vault.history.rows import (
     Pending,
     PruneStats,
     Version,
-    first_word,
     millis,
-    reason_tag,
     version_of,
 )
 from shared.errors import HistoryStoreError, StorageError
@@ -70,19 +65,14 @@ EtagOf = Callable[[bytes], str]
 Held = Callable[[str, str], bytes | None]  # a file's text as the index holds it
 
 
-class HistoryStore:
-    """The history database of one workspace (thread-safe)."""
+class HistoryStore(HistoryReads):
+    """The history database of one workspace (thread-safe): records, and answers
+    (``HistoryReads``)."""
 
     def __init__(self, folder: Path, etag_of: EtagOf, *, readonly: bool = False) -> None:
-        self.folder = folder
-        self.path = folder / schema.FILE_NAME
+        super().__init__(folder, readonly=readonly)
         self._etag_of = etag_of
-        self._readonly = readonly
-        self._lock = threading.RLock()  # (``settle`` looks, then writes, under it)
         self._writer: sqlite3.Connection | None = None
-        self._readers: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
-        self._connections: list[sqlite3.Connection] = []
-        self._closed = False
         self._settled: list[int] = []  # rows whose change is done; cleared in the next write
         self._renames = OutsideRenames(etag_of(b""))
 
@@ -195,13 +185,15 @@ class HistoryStore:
         *,
         unknown: bool,
         kept: bool = False,
+        moved_from: str | None = None,
     ) -> Version | None:
         """Record a change seen outside the tools (actor ``external``), if ``data`` (None:
         the file is absent) is not the latest version. A file history never saw is
         recorded only when ``unknown`` is set. A deletion and a new file of the same
-        bytes name each other (``pairing``: a rename); ``kept``: ``data`` is the text an
-        outside change replaced, kept by the index (no new file). Call with the file's
-        lock held."""
+        bytes name each other (``pairing``: a rename); ``moved_from``: the path a pass
+        found this new file renamed from (``pairing.match``), paired whenever its
+        deletion was recorded. ``kept``: ``data`` is the text an outside change
+        replaced, kept by the index (no new file). Call with the file's lock held."""
         latest = self.latest(lang, path)
         if latest is None and not unknown:
             return None
@@ -210,7 +202,11 @@ class HistoryStore:
         if row is None:
             return None
         at_ms = millis(at)
-        partner = None if kept else self._renames.partner(row, at_ms)  # (a rename)
+        partner = None
+        if moved_from is not None:
+            partner = self._gone_before(row, moved_from, at_ms)
+        if partner is None and not kept:
+            partner = self._renames.partner(row, at_ms)  # (a rename)
         if partner is not None:
             row.other_path = partner.path
         with self._write() as conn:
@@ -223,6 +219,17 @@ class HistoryStore:
         if partner is None and not kept:
             self._renames.remember(row, row_id, at_ms)
         return self.latest(lang, path)
+
+    def _gone_before(self, row: writes.Row, path: str, at_ms: int) -> Unpaired | None:
+        """The deletion of ``path`` a new file (``row``) of its bytes was renamed from,
+        when that is the latest version of ``path`` and names no other file yet."""
+        gone = self.latest(row.lang, path)
+        if row.etag is None or row.prev_etag is not None or gone is None:
+            return None
+        if gone.op != "delete" or gone.prev_etag != row.etag or gone.other_path is not None:
+            return None
+        self._renames.forget(row.lang, row.etag, path)
+        return Unpaired(path, gone.id, at_ms)
 
     def recover(
         self,
@@ -244,109 +251,6 @@ class HistoryStore:
             conn.executemany("UPDATE versions SET pending = 0 WHERE id = ?", keep)
             conn.executemany("DELETE FROM versions WHERE id = ?", drop)
         return len(keep), len(drop)
-
-    # -- queries -------------------------------------------------------------------------
-
-    def latest(self, lang: str, path: str) -> Version | None:
-        rows = self.versions(lang, path, limit=1)
-        return rows[0] if rows else None
-
-    def versions(self, lang: str, path: str, limit: int, below: int | None = None) -> list[Version]:
-        """Newest first; ``below`` starts under that version number (paging)."""
-        sql = f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE p.lang = ? AND p.path = ?"
-        params: list[Any] = [lang, path]
-        if below is not None:
-            sql += " AND v.version < ?"
-            params.append(below)
-        sql += " ORDER BY v.version DESC LIMIT ?"
-        params.append(limit)
-        with self._read(snapshot=False) as conn:
-            return [version_of(r) for r in conn.execute(sql, params)]
-
-    def get(self, lang: str, path: str, number: int) -> Version | None:
-        with self._read(snapshot=False) as conn:
-            row = conn.execute(
-                f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE p.lang = ? AND p.path = ?"
-                " AND v.version = ?",
-                (lang, path, number),
-            ).fetchone()
-        return version_of(row) if row else None
-
-    def batch(self, batch: int) -> list[Version]:
-        """The rows of one operation (a note and its images)."""
-        with self._read(snapshot=False) as conn:
-            return [
-                version_of(r)
-                for r in conn.execute(
-                    f"SELECT {VERSION_COLUMNS} {VERSIONS_FROM} WHERE v.batch = ? ORDER BY v.id",
-                    (batch,),
-                )
-            ]
-
-    def newest_ms(self) -> int | None:
-        """When history last recorded a version (epoch ms); None while it holds none."""
-        with self._read(snapshot=False) as conn:
-            newest: int | None = conn.execute("SELECT max(at_ms) FROM versions").fetchone()[0]
-        return newest
-
-    def etags(self) -> set[str]:
-        """The etag of every text history holds (once each)."""
-        with self._read(snapshot=False) as conn:
-            rows = conn.execute("SELECT DISTINCT etag FROM versions WHERE etag IS NOT NULL")
-            return {etag.hex() for (etag,) in rows}
-
-    def paths(self) -> list[tuple[str, str]]:
-        """Every (lang, path) history has seen, sorted."""
-        with self._read(snapshot=False) as conn:
-            return conn.execute("SELECT lang, path FROM paths ORDER BY lang, path").fetchall()
-
-    def paths_with_reason(self, lang: str, word: str) -> list[str]:
-        """Paths of ``lang`` with a version whose reason's first word is ``word``
-        (``entry:<id>``), sorted."""
-        with self._read(snapshot=False) as conn:
-            rows = conn.execute(
-                "SELECT DISTINCT p.path, v.reason FROM versions AS v"
-                " JOIN paths AS p ON p.id = v.path_id WHERE v.tag = ? AND p.lang = ?",
-                (reason_tag(word), lang),
-            ).fetchall()
-        return sorted({path for path, reason in rows if first_word(reason) == word})
-
-    def content(self, version: Version) -> bytes:
-        """The bytes of a version (rebuilt along its delta chain, checked by sha256)."""
-        if version.blob is None:
-            raise ValueError("this version records that the file did not exist")
-        chain: list[Blob] = []
-        blob_id: int | None = version.blob
-        with self._read() as conn:
-            while blob_id is not None:
-                blob = writes.read_blob(conn, blob_id)
-                if blob is None:
-                    raise HistoryStoreError(
-                        f"history is damaged: a stored text of {version.path} is missing"
-                    )
-                chain.append(blob)
-                blob_id = blob.base if blob.kind == codec.DELTA else None
-        chain.reverse()
-        data = codec.rebuild(chain)
-        if codec.sha_of(data) != chain[-1].sha:
-            raise HistoryStoreError(f"history is damaged: a stored text of {version.path} is wrong")
-        return data
-
-    def stats(self) -> dict[str, int]:
-        """Counts and sizes (for the benchmark and the tests)."""
-        with self._read() as conn:
-            versions = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
-            blobs = conn.execute("SELECT count(*), coalesce(sum(length(data)), 0) FROM blobs")
-            count, stored = blobs.fetchone()
-            paths = conn.execute("SELECT count(*) FROM paths").fetchone()[0]
-        size = sum(f.stat().st_size for f in self.folder.glob(schema.FILE_NAME + "*"))
-        return {
-            "versions": versions,
-            "paths": paths,
-            "blobs": count,
-            "blob_bytes": stored,
-            "file_bytes": size,
-        }
 
     # -- retention -----------------------------------------------------------------------
 
@@ -426,22 +330,6 @@ class HistoryStore:
         )
         return writes.Plan(catch_up, row)
 
-    def _latest_with_depth(self, lang: str, path: str) -> tuple[Version | None, int]:
-        """The latest version of a path and the chain depth of its blob, in one read."""
-        with self._read(snapshot=False) as conn:
-            row = conn.execute(
-                f"SELECT {VERSION_COLUMNS}, coalesce(b.depth, 0) {VERSIONS_FROM}"
-                " LEFT JOIN blobs AS b ON b.id = v.blob WHERE p.lang = ? AND p.path = ?"
-                " ORDER BY v.version DESC LIMIT 1",
-                (lang, path),
-            ).fetchone()
-        return (None, 0) if row is None else (version_of(row[:-1]), int(row[-1]))
-
-    def _blob_depth(self, blob_id: int) -> int:
-        with self._read(snapshot=False) as conn:
-            row = conn.execute("SELECT depth FROM blobs WHERE id = ?", (blob_id,)).fetchone()
-        return 0 if row is None else int(row[0])
-
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """The writer connection, with the lock held and a transaction open (which also
@@ -471,28 +359,3 @@ class HistoryStore:
                 raise writes.unwritable(err) from None
             if settled:
                 self._settled = []
-
-    @contextmanager
-    def _read(self, *, snapshot: bool = True) -> Iterator[sqlite3.Connection]:
-        """A reader connection; ``snapshot`` makes every statement of the caller see one
-        state (a single statement always does: it is its own transaction)."""
-        if self._closed:
-            raise HistoryStoreError("the history is closed")
-        try:
-            conn = self._readers.get_nowait()
-        except queue.Empty:
-            conn = schema.connect(self.path, readonly=self._readonly)
-            with self._lock:
-                self._connections.append(conn)
-        try:
-            if snapshot:
-                conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
-                if snapshot:
-                    conn.execute("COMMIT")
-        except sqlite3.DatabaseError as err:
-            raise HistoryStoreError(f"the history cannot be read ({err})") from None
-        finally:
-            self._readers.put(conn)
