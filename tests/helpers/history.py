@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from helpers.indexer_process import wait_for
+from indexer.index.service import NoteIndex
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.store import HistoryStore, Version
 from indexer.vault.sandbox import Sandbox
@@ -36,6 +37,18 @@ def vault_with_history(root: Path, max_file_bytes: int) -> Iterator[Vault]:
         yield Vault(Sandbox(ws), max_file_bytes=max_file_bytes, history=store)
     finally:
         store.close()
+
+
+def index_without_history(workspace: Path) -> None:
+    """The index takes in the files and history is not told, as after a kill between a
+    watcher's commit and its history record, or a start's reconcile killed part way
+    (``indexer reindex`` tells history first)."""
+    index = NoteIndex(Workspace(workspace))
+    try:
+        index.open()
+        index.reconcile()
+    finally:
+        index.close()
 
 
 def vault_file(workspace: Path, lang: str, path: str) -> Path:

@@ -19,7 +19,12 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from helpers.history import check_history_consistent, history_store, history_versions
+from helpers.history import (
+    check_history_consistent,
+    history_store,
+    history_versions,
+    index_without_history,
+)
 from helpers.indexer_process import start_indexer, wait_for
 
 from indexer.settings import Settings
@@ -176,24 +181,12 @@ def test_a_folder_move_cut_short_after_its_rename_is_finished_at_the_next_start(
     assert check_history_consistent(workspace) > 0
 
 
-def reindex_without_history(workspace: Path) -> None:
-    """``indexer reindex``: the index takes in the files, history is not told (as after a
-    start-up reconcile killed part way, or a crash between a watcher's commit and its
-    history record)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "indexer", "reindex", "--workspace", str(workspace)],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-
-
 def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: Path) -> None:
-    """Notes edited while no server ran, then indexed without history hearing of it: by
-    ``indexer reindex`` here, as by a start-up reconcile killed after its first batches
-    (its changes are told at its end) or a crash between a watcher's commit and its
-    history record. The next start saw every file as indexed and history never had the
-    edits (911 of 3,000 notes after a kill, for good)."""
+    """Notes edited while no server ran, then indexed without history hearing of it, as
+    by a start-up reconcile killed after its first batches (its changes are told at its
+    end) or a crash between a watcher's commit and its history record. The next start
+    saw every file as indexed and history never had the edits (911 of 3,000 notes after
+    a kill, for good)."""
     server = start_indexer(workspace, env=NO_SUMMARIES)
     api = server.url.removesuffix("/mcp") + "/api/v1"
     with httpx2.Client(base_url=api, timeout=30) as http:
@@ -206,7 +199,7 @@ def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: 
     for path in PATHS[1:]:
         (vault_dir / path).write_text(f"# edited while down: {path}\n")
     (vault_dir / PATHS[0]).unlink()  # a deletion's row went with the killed pass too
-    reindex_without_history(workspace)
+    index_without_history(workspace)
     restarted = start_indexer(workspace, env=NO_SUMMARIES)
     try:
 
@@ -231,10 +224,10 @@ def test_edits_indexed_while_history_was_not_listening_reach_history(workspace: 
 def test_a_folder_renamed_and_indexed_while_history_was_not_listening_reaches_it(
     workspace: Path,
 ) -> None:
-    """A folder renamed from outside, indexed (a watcher's commit before a crash; here
-    ``indexer reindex``) without history hearing of it: the next start recorded the old
-    paths as deleted and nothing at the new ones (a rename keeps the notes' ctimes, and
-    history compared only the files it knew), so the notes seemed gone from history."""
+    """A folder renamed from outside, indexed (a watcher's commit before a crash)
+    without history hearing of it: the next start recorded the old paths as deleted and
+    nothing at the new ones (a rename keeps the notes' ctimes, and history compared only
+    the files it knew), so the notes seemed gone from history."""
     server = start_indexer(workspace, env=NO_SUMMARIES)
     api = server.url.removesuffix("/mcp") + "/api/v1"
     with httpx2.Client(base_url=api, timeout=30) as http:
@@ -246,7 +239,7 @@ def test_a_folder_renamed_and_indexed_while_history_was_not_listening_reaches_it
     vault_dir = Workspace(workspace).vault_dir("en")
     (vault_dir / "new").mkdir()
     (vault_dir / "old").rename(vault_dir / "new" / "moved")
-    reindex_without_history(workspace)
+    index_without_history(workspace)
     restarted = start_indexer(workspace, env=NO_SUMMARIES)
     try:
 

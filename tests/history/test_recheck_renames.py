@@ -10,10 +10,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from helpers.history import check_history_consistent, edit_outside, history_versions
+from helpers.history import (
+    check_history_consistent,
+    edit_outside,
+    history_versions,
+    index_without_history,
+)
 from helpers.indexer_process import start_indexer, wait_for
 
-from indexer.index.service import NoteIndex
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.pairing import match
 from indexer.vault.history.store import HistoryStore
@@ -32,17 +36,6 @@ def moved_notes() -> dict[str, bytes]:
     text told apart by their folder's name, and one whose twin elsewhere is deleted."""
     notes = {f"n{i}.md": f"# Note {i}\n\ntext {i}\n".encode() for i in range(12)}
     return notes | {"a/same.md": TWIN, "b/same.md": TWIN, "lone.md": LONE}
-
-
-def index_without_history(workspace: Path) -> None:
-    """The index takes in the files and history is not told, as after a kill between a
-    watcher's commit and its history record (``indexer reindex`` tells history now)."""
-    index = NoteIndex(Workspace(workspace))
-    try:
-        index.open()
-        index.reconcile()
-    finally:
-        index.close()
 
 
 @pytest.mark.e2e
