@@ -201,11 +201,21 @@ def test_the_hits_are_served_before_recent_notes(fresh: World) -> None:
 
 
 def test_a_recent_note_gets_a_capped_part(fresh: World) -> None:
-    """A 50,000-character note of one line took 4,304 tokens of the recent layer."""
+    """A 50,000-character note of one line took 4,304 tokens of the recent layer. The cap
+    holds while the hits want the room; what they leave lifts it (the SPEC's unused
+    budget flowing on: with nothing else to show, the note fills the block)."""
     fresh.write("en", "big.md", "# Big\n\n" + "lorem ipsum " * 4_200 + "\n")
     fresh.write("en", "small.md", "# Small\n\nA short note.\n")
     for budget in (1500, 8000):
-        result = fresh.recall.recall("en", "", budget)
+        alone = fresh.recall.recall("en", "", budget)
+        check_block(alone, budget)
+        big = next(s for s in alone["sources"] if s["path"] == "big.md")
+        assert big["tokens"] > budget * 80 // 100, (budget, big)
+    long = "\n\n".join(f"kiwi paragraph {i} " + "orchard word " * 30 for i in range(100))
+    for number in range(3):
+        fresh.write("en", f"hits/k{number}.md", f"# Kiwi {number}\n\n{long}\n")
+    for budget in (1500, 8000):
+        result = fresh.recall.recall("en", "kiwi", budget)
         check_block(result, budget)
         big = next(s for s in result["sources"] if s["path"] == "big.md")
         assert big["tokens"] <= max(100, budget // 20) + 2, (budget, big)
