@@ -11,42 +11,26 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pytest
+from helpers.history import SecondsClock, vault_with_history
 from helpers.snapshots import snapshot
 
-from indexer.vault.fsops import etag_of
-from indexer.vault.history.store import HistoryStore
 from indexer.vault.links import relocate_note, rewrite_links
-from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import InvalidArgumentError, VaultError
 from shared.frontmatter import parse_frontmatter
-from shared.workspace import Workspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 IMAGE_LINK = re.compile(r"!\[[^\]]*\]\((<[^>]*>|[^\s<]\S*?)\)$", re.MULTILINE)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
-    ws = Workspace(tmp_path / "ws")
-    store = HistoryStore(ws.history_dir, etag_of)
-    store.open()
-    yield Vault(Sandbox(ws), max_file_bytes=1 << 20, clock=Clock(), history=store)
-    store.close()
+    with vault_with_history(tmp_path, 1 << 20, SecondsClock()) as opened:
+        yield opened
 
 
 def root(vault: Vault) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from helpers.indexer_process import wait_for
@@ -27,14 +28,28 @@ def entry_reason(entry_id: str, title: str) -> str:
     return f"entry:{entry_id} {title}"
 
 
+class SecondsClock:
+    """A clock one second later at each reading, from 2026-11-29 20:00 UTC: each version
+    its own time, in order, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
 @contextmanager
-def vault_with_history(root: Path, max_file_bytes: int) -> Iterator[Vault]:
+def vault_with_history(
+    root: Path, max_file_bytes: int, clock: Callable[[], datetime] | None = None
+) -> Iterator[Vault]:
     """An in-process vault on a new workspace under ``root``, its history open."""
     ws = Workspace(root / "ws")
     store = HistoryStore(ws.history_dir, etag_of)
     store.open()
     try:
-        yield Vault(Sandbox(ws), max_file_bytes=max_file_bytes, history=store)
+        yield Vault(Sandbox(ws), max_file_bytes=max_file_bytes, clock=clock, history=store)
     finally:
         store.close()
 

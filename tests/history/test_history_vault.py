@@ -12,11 +12,12 @@ import shutil
 import threading
 import unicodedata
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.history import SecondsClock, vault_with_history
 from helpers.snapshots import snapshot
 
 from indexer.index import whole_pass
@@ -24,33 +25,20 @@ from indexer.index.reconcile import Stopped
 from indexer.index.service import NoteIndex
 from indexer.vault import atomic, fsops, outside, renames, timeline
 from indexer.vault.fsops import etag_of
-from indexer.vault.history.store import Change, HistoryStore
-from indexer.vault.sandbox import Place, Sandbox
+from indexer.vault.history.store import Change
+from indexer.vault.sandbox import Place
 from indexer.vault.vault import Vault
 from indexer.wiring import record_outside_changes
 from shared.errors import StorageError, VaultError
-from shared.workspace import Workspace
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 PNG2 = b"\x89PNG\r\n\x1a\n" + bytes(range(64, 128))
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
-    ws = Workspace(tmp_path / "ws")
-    store = HistoryStore(ws.history_dir, etag_of)
-    store.open()
-    yield Vault(Sandbox(ws), max_file_bytes=1 << 20, clock=Clock(), history=store)
-    store.close()
+    with vault_with_history(tmp_path, 1 << 20, SecondsClock()) as opened:
+        yield opened
 
 
 def root(vault: Vault, lang: str = "en") -> Path:

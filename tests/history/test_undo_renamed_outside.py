@@ -4,36 +4,20 @@ editor's case-only rename): in process, on real files."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from helpers.history import SecondsClock, vault_with_history
 from helpers.snapshots import snapshot
 
-from indexer.vault.fsops import etag_of
-from indexer.vault.history.store import HistoryStore
-from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import VaultError
-from shared.workspace import Workspace
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[Vault]:
-    ws = Workspace(tmp_path / "ws")
-    store = HistoryStore(ws.history_dir, etag_of)
-    store.open()
-    yield Vault(Sandbox(ws), max_file_bytes=1 << 20, clock=Clock(), history=store)
-    store.close()
+    with vault_with_history(tmp_path, 1 << 20, SecondsClock()) as opened:
+        yield opened
 
 
 @pytest.mark.parametrize("new", ["items/Café.md", "archive/café.md"])
