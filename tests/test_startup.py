@@ -3,8 +3,10 @@
 fastmcp and the MCP SDK cost most of a start and cannot wait; these modules can, and
 each cost tens of milliseconds when they crept in: griffe (fastmcp parses a tool's
 docstring with it), markdown-it and nh3 (the browser page's renderer), websockets
-(uvicorn's "auto" WebSocket support). A fresh interpreter builds the server exactly as
-``indexer serve`` does and reports what it imported. The cyclic garbage collector is
+(uvicorn's "auto" WebSocket support), sqlite-utils (an empty start's new index: plain
+DDL now) and watchdog (the file watcher, which starts once serving). A fresh interpreter
+builds the server exactly as ``indexer serve`` does, on an empty workspace, and reports
+what it imported. The cyclic garbage collector is
 off while the server starts, and must be on again once it serves.
 """
 
@@ -21,7 +23,15 @@ from indexer.daemon import build_core
 from indexer.settings import Settings
 from indexer.web.mcp import create_server
 
-DEFERRED = ("griffe", "markdown_it", "nh3", "websockets", "wsproto")
+DEFERRED = (
+    "griffe",
+    "markdown_it",
+    "nh3",
+    "websockets",
+    "wsproto",
+    "sqlite_utils",
+    "watchdog",
+)
 
 BUILD = """
 import json, os, sys
@@ -41,6 +51,50 @@ def test_serving_imports_none_of_the_deferred_modules(tmp_path: Path) -> None:
     args = [sys.executable, "-c", BUILD, str(tmp_path / "ws"), *DEFERRED]
     out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=60)
     assert json.loads(out.stdout) == []
+
+
+def test_a_new_index_has_the_tables_sqlite_utils_made(tmp_path: Path) -> None:
+    """The new index's tables are written as plain DDL (no sqlite-utils at the start):
+    ``sqlite_master`` reads as it did when sqlite-utils made them, text for text."""
+    import sqlite_utils
+
+    from indexer.index import schema
+    from indexer.sqlite_lib import sqlite3
+
+    made = schema.open_index(tmp_path / "index.db")
+    old = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    db = sqlite_utils.Database(old)
+    text = ("lang", "path", "title", "abstract", "tags", "tag_keys", "frontmatter", "body")
+    db["notes"].create(  # type: ignore[union-attr]
+        {
+            "id": int,
+            **{name: str for name in ("lang", "path", "title", "type", "type_key")},
+            **{name: str for name in ("abstract", "tags", "tag_keys", "frontmatter")},
+            **{name: str for name in ("body", "head")},
+            **{name: int for name in ("joined", "exact", "size", "mtime_ns", "ctime_ns")},
+            "hash": str,
+            "problem": str,
+        },
+        pk="id",
+        not_null={*text, "head", "hash"},
+    )
+    db["notes"].create_index(["lang", "path"], unique=True)  # type: ignore[union-attr]
+    db["notes"].create_index(  # type: ignore[union-attr]
+        ["lang", "path", "size", "mtime_ns", "ctime_ns", "exact", "type", "abstract"],
+        index_name="notes_stat",
+    )
+    old.execute(f"CREATE INDEX notes_overviews ON notes (lang) WHERE {schema.OVERVIEW_ROWS}")
+    db["state"].create({"key": str, "value": str}, pk="key")  # type: ignore[union-attr]
+    old.execute(schema._WORDS_DDL)
+    old.execute(schema._TRIGRAMS_DDL)
+    old.execute(schema.BEFORES_DDL)
+    listed = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid"
+    try:
+        assert made.execute(listed).fetchall() == old.execute(listed).fetchall()
+        assert made.execute("PRAGMA user_version").fetchone() == (schema.SCHEMA_VERSION,)
+    finally:
+        made.close()
+        old.close()
 
 
 async def test_tool_descriptions_are_what_fastmcp_would_have_parsed(tmp_path: Path) -> None:

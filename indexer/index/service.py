@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from indexer.index import kept_texts, reconcile, upgrade, whole_pass
 from indexer.index import schema as index_schema
@@ -30,11 +31,13 @@ from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.tidy import Tidier
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.vault_access import VaultAccess
-from indexer.index.watcher import VaultWatcher
 from indexer.sqlite_errors import disk_trouble, not_allowed, unwritable_index
 from indexer.sqlite_lib import sqlite3
 from shared.errors import IndexSchemaError
 from shared.workspace import Workspace
+
+if TYPE_CHECKING:
+    from indexer.index.watcher import VaultWatcher
 
 __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
 
@@ -202,7 +205,10 @@ class NoteIndex:
 
     def start_background(self) -> None:
         """Start the watcher and, in a daemon thread, the start-up reconcile (then any
-        catching up that falls due)."""
+        catching up that falls due). The watcher's module (watchdog) is imported here: a
+        server calls this once serving, so it is no part of a start up to the URL file."""
+        from indexer.index.watcher import VaultWatcher
+
         self._watcher = VaultWatcher(
             self.workspace, self._apply_changes, debounce=self._debounce, on_lost=self.mark_behind
         )
