@@ -82,6 +82,10 @@ BEFORES_DDL = (
 )
 # The rows of folder summaries: ``INDEXED BY notes_overviews`` lists them without a scan
 # (a default search leaves them out, note counts do not count them).
+# State keys: "1" while the change listeners may not have heard every change indexed;
+# when the last complete reconcile began (time.time_ns).
+LISTENERS_BEHIND = "listeners_behind"
+WHOLE_SINCE = "whole_since_ns"
 OVERVIEW_ROWS = "(path = '.overview.md' OR substr(path, -13) = '/.overview.md')"
 # Title far above tags, tags above body and other frontmatter values; the lang column
 # (one token naming the vault, see note_parse.lang_token) only filters.

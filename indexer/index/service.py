@@ -28,6 +28,7 @@ from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
 from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
+from indexer.index.schema import LISTENERS_BEHIND, WHOLE_SINCE
 from indexer.index.tidy import Tidier
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.vault_access import VaultAccess
@@ -44,14 +45,6 @@ __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileS
 ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
-# How long grep waits for the watcher to read what happened before it (then it stats
-# every file instead); the wait is a file created and read back, well under 1 ms idle.
-BARRIER_SECONDS = 0.5
-
-
-# State key: "1" while the change listeners may not have heard every change indexed.
-LISTENERS_BEHIND = "listeners_behind"
-WHOLE_SINCE = "whole_since_ns"  # when the last complete reconcile began (time.time_ns)
 
 
 class NoteIndex:
@@ -466,7 +459,7 @@ class NoteIndex:
         vault = self.workspace.vault_dir(lang)
         if vault.is_symlink() or vault.parent.is_symlink() or not self._local.is_local(vault):
             return None
-        if not watcher.caught_up(BARRIER_SECONDS):
+        if not watcher.caught_up():
             return None
         pending = watcher.pending(lang)
         if pending is None or keeper.partial:

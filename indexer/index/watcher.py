@@ -44,6 +44,9 @@ STOP_SECONDS = 10.0  # how long a stop waits for the batch being applied to end
 COST_SHARE = 3
 SLOW_BATCH_SECONDS = 0.1  # quicker batches rest not at all (edits searchable at once)
 MAX_REST_SECONDS = 2.0
+# How long grep waits for the watcher to read what happened before it (then it stats
+# every file instead); the wait is a file created and read back, well under 1 ms idle.
+BARRIER_SECONDS = 0.5
 
 
 class VaultWatcher:
@@ -126,7 +129,7 @@ class VaultWatcher:
         if where is not None:
             self._add([where])
 
-    def caught_up(self, timeout: float) -> bool:
+    def caught_up(self, timeout: float = BARRIER_SECONDS) -> bool:
         """Whether every change made before this call is known: applied to the index,
         or in ``pending`` (False when that cannot be known; see ``Supervisor``)."""
         observer = self._observer
