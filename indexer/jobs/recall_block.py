@@ -185,19 +185,10 @@ class _Fill:
         """What is left to the part's sources cut short, best first, past their cap (it
         kept a recent note from crowding out the hits and resident files, which have had
         theirs: 1,267 of 1,500 tokens were left unused beside recent notes cut to 100)."""
-        got = self.picked.get(part, [])
-        for number, (source, text) in enumerate(got):
-            if self.left < MIN_ITEM:
-                break
-            if named(text):
-                continue  # (named under another: its line alone)
-            had = quarters(text)
-            more = _render(source, had + self.left, MIN_ITEM)
-            grown = quarters(more) - had  # (counted once: a lifted note is long)
-            if 0 < grown <= self.left:
-                self.left -= grown
-                self.cost[part] += grown
-                got[number] = (source, more)
+        if part in self.picked:
+            left = _grown(self.picked[part], self.left, None)
+            self.cost[part] += self.left - left
+            self.left = left
 
     def wanted(self, part: str) -> int:
         """What the part would take with room enough (its sources within their caps)."""
@@ -293,17 +284,26 @@ def _layer(
             picked.append((item, text))
             picked.extend(names)
             room -= quarters(text) + lines
+    _grown(picked, room, cap)
+    return picked
+
+
+def _grown(picked: Picked, room: int, cap: int | None) -> int:
+    """``picked`` with ``room`` given to the sources cut short, best first, each up to
+    ``cap`` (None: no cap), in place; the room left."""
     for number, (item, text) in enumerate(picked):
         if room < MIN_ITEM:
             break
         if named(text):
             continue  # (named under another: its line alone)
-        limit = quarters(text) + room
+        had = quarters(text)  # (counted once: a grown source is long)
+        limit = had + room
         more = _render(item, min(limit, cap) if cap else limit, MIN_ITEM)
-        if quarters(text) < quarters(more) <= limit:
-            room -= quarters(more) - quarters(text)
+        grown = quarters(more) - had
+        if 0 < grown <= room:
+            room -= grown
             picked[number] = (item, more)
-    return picked
+    return room
 
 
 def _same_as(notes: list[Source], room: int) -> Picked:
