@@ -126,6 +126,7 @@ class _Reading:
 def blocks(body: str, limit: int) -> Iterator[Block]:
     """The blocks of ``body`` (a window of a note: read line by line, a generator that
     stops where its reader does), each with what a reader sees of it."""
+    pat = _patterns()
     reading: _Reading | None = None
     for line in body.split("\n"):
         if reading is not None:
@@ -142,7 +143,7 @@ def blocks(body: str, limit: int) -> Iterator[Block]:
                     reading.add(line)
                     continue
             elif reading.kind == CODE:  # indented code: to a line that is not
-                if not line.strip() or _patterns().indented.match(line):
+                if not line.strip() or pat.indented.match(line):
                     reading.add(line[1:] if line.startswith("\t") else line[4:])
                     continue
             elif line.strip():
@@ -169,23 +170,16 @@ def _ends(reading: _Reading, line: str) -> bool:
     """Whether ``line`` ends the paragraph or table being read (a heading, a fence, a
     math block, a thematic break: its line then opens what follows); else it is added
     (a paragraph's one line over a delimiter row was a table's header)."""
-    if (
-        _patterns().fence.match(line)
-        or _patterns().math.match(line)
-        or _patterns().heading.match(line)
-    ):
+    pat = _patterns()
+    if pat.fence.match(line) or pat.math.match(line) or pat.heading.match(line):
         return True
-    if _patterns().interrupting_html.match(line) or line.lstrip().startswith("%%"):
+    if pat.interrupting_html.match(line) or line.lstrip().startswith("%%"):
         return True  # (an HTML block that may stop a paragraph, as in CommonMark; a comment)
     if reading.kind == PROSE:
         header = reading.lines[0] if len(reading.lines) == 1 else ""
-        if (
-            header
-            and "|" in header.strip().strip("|") + line
-            and _patterns().delimiter_row.match(line)
-        ):
+        if header and "|" in header.strip().strip("|") + line and pat.delimiter_row.match(line):
             reading.kind = TABLE
-        elif _patterns().rule.match(line):
+        elif pat.rule.match(line):
             return True
     reading.add(line)
     return False
@@ -194,16 +188,17 @@ def _ends(reading: _Reading, line: str) -> bool:
 def _opening(line: str, limit: int) -> _Reading | None:
     """The block ``line`` opens (its closing ``"-"``: it is whole on this line); None for
     a heading or a thematic break (no block: the next line starts anew)."""
+    pat = _patterns()
     text = line.lstrip()
-    if text[:1] not in _MARKUP_STARTS and not _patterns().indented.match(line):
+    if text[:1] not in _MARKUP_STARTS and not pat.indented.match(line):
         reading = _Reading(PROSE, None, limit)  # (most lines: told by their first character)
         reading.add(line)
         return reading
-    if _patterns().heading.match(line) or _patterns().rule.match(line):
+    if pat.heading.match(line) or pat.rule.match(line):
         return None
-    if fence := _patterns().fence.match(line):
+    if fence := pat.fence.match(line):
         return _Reading(CODE, fence.group(1), limit)
-    if math := _patterns().math.match(line):
+    if math := pat.math.match(line):
         rest = line[math.end() :]
         reading = _Reading(MATH, "$$", limit)
         if "$$" in rest:  # ``$$ E = mc^2 $$``
@@ -212,7 +207,7 @@ def _opening(line: str, limit: int) -> _Reading | None:
         else:
             reading.add(rest)
         return reading
-    if _patterns().indented.match(line):
+    if pat.indented.match(line):
         reading = _Reading(CODE, None, limit)
         reading.add(line[1:] if line.startswith("\t") else line[4:])
         return reading
@@ -220,12 +215,12 @@ def _opening(line: str, limit: int) -> _Reading | None:
         if text.startswith(opener):
             closed = closer in text[len(opener) :]
             return _Reading("", "-" if closed else closer, limit)
-    if _patterns().html_block.match(text):
-        kind = "" if _patterns().hidden_html.match(text) else HTML
+    if pat.html_block.match(text):
+        kind = "" if pat.hidden_html.match(text) else HTML
         reading = _Reading(kind, "", limit)
         reading.add(line)
         return reading
-    reading = _Reading(TABLE if _patterns().table_row.match(line) else PROSE, None, limit)
+    reading = _Reading(TABLE if pat.table_row.match(line) else PROSE, None, limit)
     reading.add(line)
     return reading
 
@@ -233,8 +228,9 @@ def _opening(line: str, limit: int) -> _Reading | None:
 def _closes(closing: str, line: str) -> bool:
     """Whether ``line`` ends the block that ``closing`` ends (a fence: one as long or
     longer of its character, alone on its line; else that text anywhere in it)."""
+    pat = _patterns()
     if closing.startswith(("```", "~~~")):
-        fence = _patterns().fence.match(line)
+        fence = pat.fence.match(line)
         return (
             fence is not None
             and fence.group(1).startswith(closing)
@@ -249,17 +245,18 @@ def _shown(kind: str, lines: list[str]) -> str:
     became ``\\`\\`\\``` in an overview), an HTML block's text without its tags, a
     table's cells (``a · b; 1 · 2``: a row's cells, then the next row's), prose as
     it is (Markdown, for ``plain_text``)."""
+    pat = _patterns()
     if kind in (CODE, MATH):
         text = "\n".join(lines).strip("\n")
         return text.split("\n\n", 1)[0]
     if kind == HTML:
-        return unescape(_patterns().tag.sub(" ", "\n".join(lines)))
+        return unescape(pat.tag.sub(" ", "\n".join(lines)))
     if kind == TABLE:
         rows = []
         for row in lines:
-            if _patterns().delimiter_row.match(row):
+            if pat.delimiter_row.match(row):
                 continue
-            cells = [c.strip() for c in _patterns().cell_bar.split(row.strip().strip("|"))]
+            cells = [c.strip() for c in pat.cell_bar.split(row.strip().strip("|"))]
             if shown := " · ".join(c for c in cells if c):
                 rows.append(shown)
         return "; ".join(rows)
