@@ -90,7 +90,7 @@ def reconcile_all(
     fresh = not known and stats.unchanged == 0
     gone = GoneRows(workspace, seen_now=False)
     if known and arrived:  # (a move: rows gone, files come)
-        with writer() as conn, listings_kept():
+        with writer() as conn:
             gone.add_rows(conn, known)
     while todo:
         if stop():
