@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
 from helpers.llm_stub import (
     LLMStub,
     RawReply,
@@ -47,10 +47,6 @@ def stub() -> Iterator[LLMStub]:
 @pytest.fixture
 def lang() -> str:
     return f"en-l{next(_langs):03d}"
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
 
 
 def run_entry(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, vault_dir
 from helpers.llm_stub import (
     LLMStub,
     RawReply,
@@ -53,10 +53,6 @@ def stub() -> Iterator[LLMStub]:
 @pytest.fixture
 def lang() -> str:
     return f"en-h{next(_langs):03d}"
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
 
 
 def run(

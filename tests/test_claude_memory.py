@@ -24,7 +24,7 @@ from anthropic.lib.tools import ToolError
 from anthropic.tools import BetaLocalFilesystemMemoryTool
 from helpers.anthropic_stub import assistant, recorded_api, tool_use
 from helpers.hostile_paths import HOSTILE, lay_traps
-from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
 from helpers.memory_tool import outcome
 from helpers.snapshots import snapshot
 
@@ -35,10 +35,6 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 NO_MOVE = "the server has no move tool yet"
 NO_HISTORY = "the server has no history tool yet"
 _folders = itertools.count()
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
 
 
 @pytest.fixture(scope="module")

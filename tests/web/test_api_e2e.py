@@ -8,11 +8,11 @@ import subprocess
 import sys
 import unicodedata
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, vault_dir
+from helpers.rest_errors import error_message, error_of
 
 from shared.workspace import OVERVIEW_FILE
 
@@ -30,20 +30,6 @@ def base_url(server: RunningIndexer) -> str:
 def http(server: RunningIndexer) -> Iterator[httpx2.Client]:
     with httpx2.Client(base_url=base_url(server) + "/api/v1", timeout=30) as client:
         yield client
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
-
-
-def error_message(response: httpx2.Response) -> str:
-    return str(response.json()["error"]["message"])
-
-
-def error_of(response: httpx2.Response) -> str:
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
-    return body["error"]["code"]
 
 
 def test_write_read_find_delete_round_trip(http: httpx2.Client, server: RunningIndexer) -> None:

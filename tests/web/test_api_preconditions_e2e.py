@@ -11,6 +11,7 @@ import httpx2
 import pytest
 from fastmcp.exceptions import ToolError
 from helpers.indexer_process import RunningIndexer, vault_dir
+from helpers.rest_errors import error_message, error_of
 from helpers.snapshots import contents
 
 from shared.workspace import OVERVIEW_FILE
@@ -30,16 +31,6 @@ def http(server: RunningIndexer) -> Iterator[httpx2.Client]:
 def on_disk(folder: Path) -> dict[str, tuple]:
     """What a refused call must leave as it was (a folder summary may come meanwhile)."""
     return {path: state for path, state in contents(folder).items() if OVERVIEW_FILE not in path}
-
-
-def error_of(response: httpx2.Response) -> str:
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
-    return str(body["error"]["code"])
-
-
-def error_message(response: httpx2.Response) -> str:
-    return str(response.json()["error"]["message"])
 
 
 def test_if_match_star_asks_only_that_the_file_exist(

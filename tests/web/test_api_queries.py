@@ -5,11 +5,11 @@ file PUT as the write's JSON arguments."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, vault_dir
+from helpers.rest_errors import error_message, error_of
 
 MD = {"Content-Type": "text/markdown; charset=utf-8"}
 JSON = {"Content-Type": "application/json"}
@@ -21,20 +21,6 @@ def http(server: RunningIndexer) -> Iterator[httpx2.Client]:
     base = server.url.removesuffix("/mcp") + "/api/v1"
     with httpx2.Client(base_url=base, timeout=30) as client:
         yield client
-
-
-def vault_dir(server: RunningIndexer, lang: str) -> Path:
-    return server.workspace / "memory" / "languages" / lang / "vault"
-
-
-def error_of(response: httpx2.Response) -> str:
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
-    return str(body["error"]["code"])
-
-
-def error_message(response: httpx2.Response) -> str:
-    return str(response.json()["error"]["message"])
 
 
 def test_a_query_parameter_the_route_does_not_take_is_refused(
