@@ -22,12 +22,18 @@ def vault(tmp_path: Path) -> Iterator[Vault]:
         yield opened
 
 
-def test_a_folder_deleted_with_its_hand_written_summary_keeps_it_in_history(
-    vault: Vault,
-) -> None:
+def summary_folder(vault: Vault) -> Path:
+    """The folder ``旅行`` of the ``ja`` vault, holding a summary a person wrote."""
     folder = vault.sandbox.workspace.vault_dir("ja") / "旅行"
     folder.mkdir(parents=True)
     (folder / ".overview.md").write_bytes(HAND_WRITTEN)
+    return folder
+
+
+def test_a_folder_deleted_with_its_hand_written_summary_keeps_it_in_history(
+    vault: Vault,
+) -> None:
+    folder = summary_folder(vault)
     assert vault.delete("ja", "旅行/", "片付け", actor="tool") == {"path": "旅行", "deleted": True}
     assert not folder.exists()
     rows = vault.history("ja", "旅行/.overview.md", 10)["versions"]
@@ -41,9 +47,7 @@ def test_a_folder_deleted_with_its_hand_written_summary_keeps_it_in_history(
 def test_a_folder_that_is_not_empty_records_nothing_and_keeps_its_summary(
     vault: Vault,
 ) -> None:
-    folder = vault.sandbox.workspace.vault_dir("ja") / "旅行"
-    folder.mkdir(parents=True)
-    (folder / ".overview.md").write_bytes(HAND_WRITTEN)
+    folder = summary_folder(vault)
     (folder / "memo.txt").write_text("残す\n")
     files = snapshot(vault.sandbox.workspace.root / "memory")
     assert vault.recorder.store is not None
