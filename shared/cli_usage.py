@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -17,13 +18,34 @@ EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 class Parser(argparse.ArgumentParser):
     """argparse's parser, whose "expected one argument" says how to pass a value that
     starts with ``-`` (``--title ---`` reads to argparse as a second option): after
-    ``=``, as in ``--title=---``. Subcommands' parsers are of this class too."""
+    ``=``, as in ``--title=---``; not where the option came last, with no value at all.
+    Subcommands' parsers are of this class too."""
+
+    def parse_known_args(  # type: ignore[override]  # (typeshed's overloads)
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(self._argv, namespace)
 
     def error(self, message: str) -> NoReturn:
         if message.startswith("argument -") and message.endswith(": expected one argument"):
-            option = message.removeprefix("argument ").split(":", 1)[0].split("/")[-1]
-            message += f" (a value that starts with '-' goes after '=': {option}=VALUE)"
+            spellings = message.removeprefix("argument ").split(":", 1)[0].split("/")
+            if _followed_by_a_dash(getattr(self, "_argv", ()), spellings):
+                hint = f"{spellings[-1]}=VALUE"
+                message += f" (a value that starts with '-' goes after '=': {hint})"
         super().error(message)
+
+
+def _followed_by_a_dash(argv: Sequence[str], spellings: Sequence[str]) -> bool:
+    """Whether one of the option's ``spellings`` (or a long one's abbreviation, which
+    argparse takes) is followed in ``argv`` by a word that starts with ``-``."""
+    for word, after in itertools.pairwise(argv):
+        named = word in spellings or (
+            word.startswith("--") and any(s.startswith(word) for s in spellings)
+        )
+        if named and after.startswith("-"):
+            return True
+    return False
 
 
 def refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:

@@ -84,6 +84,13 @@ def test_a_title_starting_with_a_dash_says_how_to_pass_it(
     assert "--lang=VALUE" in capsys.readouterr().err
     args = build_parser().parse_args(["remember", "--title=---", "x"])
     assert args.title == "---"
+    with pytest.raises(SystemExit):  # last, with no value: no value to move after '='
+        build_parser().parse_args(["remember", "x", "--title"])
+    err = capsys.readouterr().err
+    assert "--title: expected one argument" in err and "VALUE" not in err, err
+    with pytest.raises(SystemExit):  # (an abbreviation argparse takes)
+        build_parser().parse_args(["remember", "--tit", "-x", "y"])
+    assert "--title=VALUE" in capsys.readouterr().err
 
 
 def test_delete_takes_the_text_files_read_reads(

@@ -170,7 +170,8 @@ def test_beside_a_server_without_the_task_nothing_runs(
     ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
 ) -> None:
     """The task is enabled in this shell, not in the server: the server's settings say
-    no, so nothing is asked, written or recorded (it ran here with the shell's)."""
+    no, so nothing is asked, written or recorded (it ran here with the shell's). A token
+    file changed since the server started is named, where the server "does not answer"."""
     day = ws / "memory/languages/en/vault/events/2026/12/01.md"
     day.parent.mkdir(parents=True)
     day.write_text(
@@ -179,13 +180,19 @@ def test_beside_a_server_without_the_task_nothing_runs(
         encoding="utf-8",
     )
     stub.run([REPLACE])
-    server = start_indexer(ws, env=served_model(stub))
+    server = start_indexer(ws, "--token", "its-token", env=served_model(stub))
     try:
         args = ["maintain", "--workspace", str(ws), "--maintenance-user-profile", "--force"]
         assert main(args) == 2
         err = capsys.readouterr().err
         assert "no maintenance task is enabled in the running indexer" in err
         assert "INDEXER_MAINTENANCE_USER_PROFILE=1" in err
+        (ws / "indexer.mcp.token").write_text("another-token\n", encoding="utf-8")
+        for more in ([], ["--status"]):
+            assert main([*args, *more]) == 1
+            err = capsys.readouterr().err
+            assert f"refused the token in {ws / 'indexer.mcp.token'}" in err, err
+            assert "does not answer" not in err
     finally:
         server.stop()
     assert not (ws / "memory/languages/en/vault/USER.md").exists()

@@ -442,7 +442,7 @@ def test_a_malformed_completion_is_a_recorded_error(env: Env, message: object) -
     assert outcome.action == "error" and "model" in (outcome.error or "")
     assert snapshot(env.vault_dir()) == before
     assert env.task_state().last_action == "error"
-    assert env.run(backoff=True).reason.startswith("retrying the failed run after")
+    assert env.run(backoff=True).reason.startswith("failed: the daemon runs it again after")
 
 
 def test_a_read_only_output_is_left_as_it_is_and_the_model_not_asked(env: Env) -> None:
@@ -471,7 +471,7 @@ def test_a_failed_run_is_retried_and_then_succeeds(env: Env) -> None:
     env.event("something")
     env.stub.run([say("garbage")])
     assert env.run().action == "error"
-    assert env.run(backoff=True).reason.startswith("retrying the failed run after")
+    assert env.run(backoff=True).reason.startswith("failed: the daemon runs it again after")
     env.stub.run([NONE])
     assert env.run().action == "none"  # due again: the failure was not a success
     recorded = env.task_state()
@@ -490,13 +490,17 @@ def test_the_backoff_holds_for_the_hour_whatever_checks_happen_between(env: Env)
     for minutes in (1, 1, 20, 1, 30):  # scheduler checks: periodic, and after event bursts
         env.clock.advance(minutes=minutes)
         outcome = env.run(backoff=True)
-        assert outcome.action == "skip" and outcome.reason.startswith("retrying the failed run")
+        assert outcome.action == "skip" and outcome.reason.startswith(
+            "failed: the daemon runs it again after"
+        )
         recorded = env.task_state()
         assert recorded.last_action == "error" and recorded.last_error == failed.error
         assert recorded.reason == "the run failed; it is retried when next due"
     assert len(env.stub.requests) == 1
     row = next(r for r in env.maintenance().status() if r["task"] == "user_profile")
-    assert row["last_action"] == "error" and row["why"].startswith("retrying the failed run")
+    assert row["last_action"] == "error" and row["why"].startswith(
+        "failed: the daemon runs it again after"
+    )
     env.clock.advance(minutes=8)  # an hour after the failure
     env.stub.run([NONE])
     assert env.run(backoff=True).action == "none" and len(env.stub.requests) == 1

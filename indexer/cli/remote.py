@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from http import HTTPStatus
 from urllib.parse import quote, urlencode
 
 from indexer.health import base_url, open_local, server_health
-from shared.errors import ERRORS_BY_CODE, IndexerOfflineError, VaultError
+from shared.errors import ERRORS_BY_CODE, IndexerOfflineError, OperationalError, VaultError
 from shared.workspace import Workspace, read_token_file, read_url_file
 
 TIMEOUT_SECONDS = 30.0
@@ -78,7 +79,7 @@ def maintain_on_server(
 
 def maintenance_state_on_server(workspace: Workspace) -> dict | None:
     """The running server's maintenance settings and state (``GET /api/v1/maintain``);
-    None when it does not answer."""
+    None when it does not answer (``OperationalError`` when it refuses the token)."""
     try:
         return _send(workspace, "GET", "/maintain", None, TIMEOUT_SECONDS, "question", "")
     except IndexerOfflineError:
@@ -122,6 +123,12 @@ def _send(
         with open_local(request, timeout) as response:
             answer = json.loads(response.read())
     except urllib.error.HTTPError as err:
+        if err.code == HTTPStatus.UNAUTHORIZED:  # it answers: "does not answer" misled
+            raise OperationalError(
+                f"the indexer holding {workspace.root} refused the token in "
+                f"{workspace.token_file} (changed since it started?): restart it to write "
+                "its token there again" + (f"; {outcome}" if outcome else "")
+            ) from None
         raise _refusal(err) or IndexerOfflineError(f"the indexer answered {err.code}") from None
     except (urllib.error.URLError, OSError, ValueError) as err:
         raise IndexerOfflineError(f"the indexer did not answer the {what}: {err}") from None

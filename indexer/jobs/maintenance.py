@@ -184,8 +184,8 @@ class Maintenance:
         last_run = _not_after(parse_time(state.last_run), now)
         if backoff and state.last_error is not None and last_run is not None:
             retry = last_run + min(interval, timedelta(hours=1))
-            if now < retry:
-                why = f"retrying the failed run after {format_timestamp(retry)}"
+            if now < retry:  # (the daemon's wait: `indexer maintain` runs it at once)
+                why = f"failed: the daemon runs it again after {format_timestamp(retry)}"
                 return Decision(False, why, digest, recorded=False)
         return Decision(True, "due: the event log changed", digest)
 
