@@ -1115,3 +1115,29 @@ async def test_a_summary_is_recorded_under_its_file_lock(tmp_path: Path, cores: 
     await asyncio.wait_for(task, 30)
     assert summary_file(tmp_path, "a")[0]["type"] == "summary"
     assert core.vault.history("en", "a/.overview.md")["versions"]
+
+
+async def test_a_pass_the_disk_refuses_warns_per_folder_and_a_later_pass_writes(
+    tmp_path: Path, cores: list[Core], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A full disk reaches the job as StorageError (history's or the file's write), not
+    OSError: the whole pass failed with a traceback, cutting off the folders beside
+    the one that met it. Now each folder warns and the pass ends; once there is room,
+    the next pass writes them."""
+    note(tmp_path, "a/n.md", "# N\n\nA note.\n")
+    note(tmp_path, "b/m.md", "# M\n\nAnother note.\n")
+    core = ready(tmp_path, cores)
+    store = core.vault.recorder.store
+    assert store is not None
+    for conn in store._connections:  # SQLite refuses every history write, as on a full disk
+        conn.execute("PRAGMA query_only = 1")
+    with caplog.at_level(logging.WARNING, logger="indexer.jobs.summaries"):
+        stats = await summaries_of(core).run_pass()
+    assert stats.folders == 3
+    refused = [r.getMessage() for r in caplog.records if "cannot write the summary" in r.message]
+    assert len(refused) == 3 and all("the history could not record" in m for m in refused)
+    assert not list(vault(tmp_path).rglob(".overview.md"))
+    for conn in store._connections:
+        conn.execute("PRAGMA query_only = 0")
+    await summaries_of(core).run_pass()
+    assert {summary_file(tmp_path, f)[0]["type"] for f in ("a", "b", "")} == {"summary"}

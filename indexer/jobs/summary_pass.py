@@ -30,7 +30,7 @@ from indexer.jobs.summary_texts import (
     prompt_messages,
     read_answer,
 )
-from shared.errors import InvalidFrontmatterError
+from shared.errors import InvalidFrontmatterError, StorageError
 from shared.workspace import OVERVIEW_FILE
 
 if TYPE_CHECKING:
@@ -323,5 +323,7 @@ class FolderPass:
         self.owner.previews.forget(self.lang, affected_folders(rel, by_others=True))
         try:
             await asyncio.to_thread(self.files.commit, self.lang, folder, data)
-        except OSError as err:  # a full disk, a read-only vault: the next change retries
-            log.warning("summaries: cannot write the summary of %s/%s: %s", self.lang, folder, err)
+        except (OSError, StorageError) as err:  # a full disk, a read-only vault: the next
+            # change retries (a full disk is a StorageError: the file's or history's write)
+            why = err.message if isinstance(err, StorageError) else err
+            log.warning("summaries: cannot write the summary of %s/%s: %s", self.lang, folder, why)

@@ -343,3 +343,30 @@ def test_an_etag_the_caller_knows_is_not_hashed_again(tmp_path: Path) -> None:
         assert b"two\n" in hashed  # not given: hashed
     finally:
         store.close()
+
+
+def test_a_close_the_disk_refuses_still_closes_and_the_next_start_keeps_the_versions(
+    tmp_path: Path,
+) -> None:
+    """The disk filled after a change's file was written and before its pending mark
+    was cleared: the stop's close raised StorageError ("... nothing was changed"), left
+    the SQLite connections open, and ``indexer serve`` ended with that error. Now close
+    finishes; the row stays pending and the next start's recover keeps it."""
+    store = HistoryStore(tmp_path / "history", etag_of)
+    store.open(check=True)
+    pending = store.begin(
+        [Change("en", "a.md", "write", None, b"one\n")], actor="tool", reason=None, at=NOW
+    )
+    store.commit(pending)  # the file is written; the mark waits for the next transaction
+    for conn in store._connections:  # SQLite refuses every write from here on
+        conn.execute("PRAGMA query_only = 1")
+    store.close()
+    assert store._connections == [] and store._writer is None
+    reopened = HistoryStore(tmp_path / "history", etag_of)
+    reopened.open(check=True)
+    try:
+        assert [v.pending for v in reopened.versions("en", "a.md", 9)] == [True]
+        assert reopened.recover(lambda lang, path: etag_of(b"one\n")) == (1, 0)
+        assert [(v.version, v.pending) for v in reopened.versions("en", "a.md", 9)] == [(1, False)]
+    finally:
+        reopened.close()

@@ -99,8 +99,13 @@ class HistoryStore(HistoryReads):
             try:
                 with self._write():
                     pass  # clears the settled rows' marks
-            except HistoryStoreError:
-                log.exception("history: could not settle the last versions")
+            except (StorageError, HistoryStoreError) as err:  # (a full disk: the stop goes on)
+                why = err.message.removesuffix("; nothing was changed")  # (the files were)
+                log.warning(
+                    "history: the last versions stay marked pending (%s); the next start"
+                    " settles them against the files",
+                    why,
+                )
         with self._lock:
             self._closed = True
             for conn in self._connections:
