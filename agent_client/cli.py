@@ -42,6 +42,7 @@ from shared.models import (
     EditAction,
     MemoryEntry,
 )
+from shared.terminal_text import shows_any_text
 from shared.timestamps import parse_timestamp
 from shared.utf8 import utf8_problem
 
@@ -195,6 +196,7 @@ def _package_version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    shows_any_text(sys.stdout)  # (a terminal that is not UTF-8: escapes, not a crash)
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     refuse_options_before_command(parser, argv)

@@ -7,10 +7,17 @@ On a terminal every control character but the newline and the tab is shown as
 ``\\uNNNN`` (on a terminal that lays out bidi text, ``\\u202e`` can turn the rest of
 the line around); a pipe or a file gets the text as it is. Both commands use it
 (``agent-client``, ``indexer history`` and ``indexer search``).
+
+A terminal whose encoding is not UTF-8 (``LANG=en_US.ISO-8859-1``, ``ja_JP.eucJP``)
+cannot show most of a vault's scripts: what it cannot show is printed as an escape
+(``\\u0111``), as Python's stderr does already, where the command stopped at the first
+such character with a codec error and exit status 2 (``shows_any_text``).
 """
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 from typing import TextIO
 
@@ -36,3 +43,15 @@ def is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):  # closed, or not a real stream
         return False
+
+
+def shows_any_text(stream: TextIO) -> None:
+    """Have ``stream`` escape the characters its encoding lacks instead of raising.
+
+    A UTF-8 stream is left strict: it can encode every character, and a lone surrogate
+    (no text at all) should still fail loudly.
+    """
+    if not isinstance(stream, io.TextIOWrapper):
+        return
+    if codecs.lookup(stream.encoding).name != "utf-8":
+        stream.reconfigure(errors="backslashreplace")

@@ -27,6 +27,7 @@ from shared.errors import (
     OperationalError,
     VaultError,
 )
+from shared.terminal_text import shows_any_text
 from shared.workspace import Workspace
 
 DESCRIPTION = """\
@@ -160,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault(key, value)
     # watchdog warns (harmlessly) when a folder tree appears faster than it adds watches.
     warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
+    shows_any_text(sys.stdout)  # (a terminal that is not UTF-8: escapes, not a crash)
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     refuse_options_before_command(parser, argv)
