@@ -7,12 +7,13 @@ no frontend implements a rule of its own, and none reaches another over HTTP.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import indexer
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
-from indexer.jobs.maintenance import Maintenance
 from indexer.jobs.recall import Recall
 from indexer.jobs.runner import JobRunner
 from indexer.jobs.scheduler import MaintenanceScheduler
@@ -20,6 +21,9 @@ from indexer.jobs.summaries import Summaries
 from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault.vault import Vault
+
+if TYPE_CHECKING:
+    from indexer.jobs.maintenance import Maintenance
 
 
 @dataclass
@@ -35,7 +39,9 @@ class Core:
     # instead of failing.
     summaries: Summaries | None = None  # folder abstracts and overviews (seed 001)
     recall: Recall | None = None
-    maintenance: Maintenance | None = None  # USER.md / PROJECT.md from the event log
+    # USER.md / PROJECT.md from the event log: built at the first call (off by default,
+    # its modules cost 20-30 ms of a start that needs none of them)
+    maintenance: Callable[[], Maintenance] | None = None
     scheduler: MaintenanceScheduler | None = None  # runs maintenance when it is due
     scans: ScanPool = field(default_factory=ScanPool)  # where grep and find run
 

@@ -43,7 +43,7 @@ import indexer
 from indexer.core import Core
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
-from indexer.jobs.maintenance_state import StateFile
+from indexer.jobs.maintenance_tasks import enabled_tasks
 from indexer.jobs.recall import Recall
 from indexer.jobs.retention import prune_history
 from indexer.jobs.runner import JobRunner
@@ -56,7 +56,13 @@ from indexer.vault import atomic, fsops
 from indexer.vault.tempfiles import remove_orphan_temp_files, remove_temp_files_of
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, MAX_HEAD_BYTES, guarded_protocol
-from indexer.wiring import build_maintenance, build_vault, open_history, record_outside_changes
+from indexer.wiring import (
+    build_maintenance,
+    build_vault,
+    once,
+    open_history,
+    record_outside_changes,
+)
 from indexer.workspace_lock import workspace_lock
 from shared.errors import IndexSchemaError, StartupError
 from shared.workspace import Workspace
@@ -70,7 +76,7 @@ BUILD_SECONDS = 10  # most a stop waits for a step of the start's text tables
 def build_core(settings: Settings, *, check: bool = True) -> Core:
     """Open history and the index and wire them to the vault; summaries hear every
     change, recall reads both, the maintenance scheduler hears the index's changes (it
-    starts with ``serve``). ``HistoryStoreError`` for an unusable history,
+    starts with ``serve``; maintenance itself is built at its first use). ``HistoryStoreError`` for an unusable history,
     ``IndexSchemaError`` for a newer index. ``check``: run the integrity checks that
     read both files whole."""
     history = open_history(settings, check=check)
@@ -90,10 +96,11 @@ def build_core(settings: Settings, *, check: bool = True) -> Core:
         )
     model = JobModel(settings.model) if settings.model is not None else None
     jobs = JobRunner()
-    maintenance = build_maintenance(settings, vault, index, model)
+    maintenance = once(functools.partial(build_maintenance, settings, vault, index, model))
     scheduler = MaintenanceScheduler(
         maintenance,
         jobs,
+        tasks=enabled_tasks(settings.maintenance),
         check_seconds=settings.maintenance.check_minutes * 60,
         debounce_seconds=settings.maintenance.debounce_seconds,
     )
@@ -283,6 +290,8 @@ def sweep_temp_files(workspace: Workspace) -> None:
             remove_temp_files_of(path, spare=atomic.in_flight)
             for path in (workspace.url_file, workspace.token_file, workspace.clean_mark)
         )
+        from indexer.jobs.maintenance_state import StateFile  # (once serving)
+
         removed += StateFile(workspace.maintenance_state).remove_leftovers()
     except OSError as err:
         log.warning("could not sweep the temp files of the workspace's own files: %s", err)
@@ -348,7 +357,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     if history is not None and core.jobs is not None:
         core.jobs.submit(prune_history(history, settings.history_days, core.vault.clock))
     if core.scheduler is not None and core.scheduler.start():
-        tasks = ", ".join(core.scheduler.maintenance.enabled_tasks)
+        tasks = ", ".join(core.scheduler.tasks)
         if core.model is None:
             log.info("maintenance: %s without a model (the tagged entries are added)", tasks)
         else:

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from indexer.allowed_names import check_allowed
 from indexer.jobs.llm import ModelSettings
-from indexer.jobs.maintenance import MaintenanceSettings
-from indexer.jobs.maintenance_tasks import TASKS
+from indexer.jobs.maintenance_tasks import TASKS, MaintenanceSettings
 from indexer.logs import LOG_LEVELS
 from shared.errors import ConfigError, words_of
 from shared.model_endpoint import usable_url

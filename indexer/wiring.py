@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import threading
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
-from indexer.jobs.maintenance import Maintenance
-from indexer.jobs.maintenance_state import StateFile
 from indexer.settings import Settings, default_prompts_dir
 from indexer.vault import fsops, outside
 from indexer.vault.history.store import HistoryStore
@@ -22,7 +22,11 @@ from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.errors import HistoryStoreError
 
+if TYPE_CHECKING:
+    from indexer.jobs.maintenance import Maintenance
+
 log = logging.getLogger("indexer")
+T = TypeVar("T")
 
 
 def open_history(settings: Settings, *, check: bool = True) -> HistoryStore:
@@ -56,6 +60,9 @@ def build_maintenance(
     """The maintenance tasks (state in ``W/.indexer/maintenance-state.json``). Their
     prompts come from ``INDEXER_PROMPTS_DIR`` when it has ``maintenance/``, else from the
     shipped texts (a folder of the MCP prompts alone failed every run)."""
+    from indexer.jobs.maintenance import Maintenance  # (at first use: ``Core.maintenance``)
+    from indexer.jobs.maintenance_state import StateFile
+
     prompts_dir = settings.prompts_dir
     if not (prompts_dir / "maintenance").is_dir():
         prompts_dir = default_prompts_dir()
@@ -67,6 +74,21 @@ def build_maintenance(
         model=model,
         prompts_dir=prompts_dir,
     )
+
+
+def once(build: Callable[[], T]) -> Callable[[], T]:
+    """``build`` run at the first call only, under a lock (the event loop and the jobs
+    thread may ask at once); every call answers what it built."""
+    lock = threading.Lock()
+    built: list[T] = []
+
+    def get() -> T:
+        with lock:
+            if not built:
+                built.append(build())
+            return built[0]
+
+    return get
 
 
 @contextlib.contextmanager

@@ -54,7 +54,9 @@ class Daemon:
             prompts_dir=default_prompts_dir(),
         )
         self.jobs = JobRunner()
-        self.scheduler = MaintenanceScheduler(self.maintenance, self.jobs, **timing)
+        self.scheduler = MaintenanceScheduler(
+            lambda: self.maintenance, self.jobs, tasks=self.maintenance.enabled_tasks, **timing
+        )
         self.index.change_listeners.append(self.scheduler.on_change)
         self.events = 0
 

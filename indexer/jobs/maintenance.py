@@ -27,7 +27,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,13 @@ from indexer.jobs.maintenance_output import (
     without_foreign_keys,
 )
 from indexer.jobs.maintenance_state import StateFile, TaskState, parse_time
-from indexer.jobs.maintenance_tasks import TASKS, OutputWriter, write_output
+from indexer.jobs.maintenance_tasks import (
+    TASKS,
+    MaintenanceSettings,
+    OutputWriter,
+    enabled_tasks,
+    write_output,
+)
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
 from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
@@ -67,19 +73,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("indexer.jobs")
 Clock = Callable[[], datetime]
 MAX_ERROR_CHARS = 500
-
-
-@dataclass(frozen=True)
-class MaintenanceSettings:
-    """``INDEXER_MAINTENANCE_*`` (see ``indexer.settings``)."""
-
-    enabled: frozenset[str] = frozenset()
-    min_interval_hours: float = 24.0
-    check_minutes: float = 30.0  # the scheduler's periodic check
-    debounce_seconds: float = 60.0  # quiet time after an event write before a check
-    max_steps: int = 8  # model turns per run, tool calls included
-    timeout: float = 300.0  # seconds per run
-    prompt_files: dict[str, Path] = field(default_factory=dict)  # task -> replacement
 
 
 @dataclass(frozen=True)
@@ -141,7 +134,7 @@ class Maintenance:
 
     @property
     def enabled_tasks(self) -> list[str]:
-        return [name for name in TASKS if name in self.settings.enabled]
+        return enabled_tasks(self.settings)
 
     def langs(self) -> list[str]:
         return self.vault.sandbox.workspace.langs()

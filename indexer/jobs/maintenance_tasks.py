@@ -1,4 +1,5 @@
-"""The maintenance tasks, and the one way a task's replace is written.
+"""The maintenance tasks, their settings, and the one way a task's replace is written
+(light: a server imports this at its start, ``maintenance`` at its first use).
 
 SPEC: a replace is a normal write with history (``reason: "maintenance:<task>"``). The
 server's scheduler (and its runs asked for by ``indexer maintain`` beside it, ``POST
@@ -10,7 +11,8 @@ apart from nothing: the same actor, the same reason, the same file.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shared.errors import InvalidArgumentError
@@ -38,6 +40,24 @@ TASKS: dict[str, Task] = {
     "user_profile": Task("user_profile", "USER.md", "INDEXER_MAINTENANCE_USER_PROFILE"),
     "project_review": Task("project_review", "PROJECT.md", "INDEXER_MAINTENANCE_PROJECT_REVIEW"),
 }
+
+
+@dataclass(frozen=True)
+class MaintenanceSettings:
+    """``INDEXER_MAINTENANCE_*`` (see ``indexer.settings``)."""
+
+    enabled: frozenset[str] = frozenset()
+    min_interval_hours: float = 24.0
+    check_minutes: float = 30.0  # the scheduler's periodic check
+    debounce_seconds: float = 60.0  # quiet time after an event write before a check
+    max_steps: int = 8  # model turns per run, tool calls included
+    timeout: float = 300.0  # seconds per run
+    prompt_files: dict[str, Path] = field(default_factory=dict)  # task -> replacement
+
+
+def enabled_tasks(settings: MaintenanceSettings) -> list[str]:
+    """The tasks ``settings`` enables, in ``TASKS``' order."""
+    return [name for name in TASKS if name in settings.enabled]
 
 
 def check_task(task: object) -> Task:

@@ -16,10 +16,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from indexer.jobs.maintenance import Maintenance
 from indexer.jobs.runner import JobRunner
+
+if TYPE_CHECKING:
+    from indexer.jobs.maintenance import Maintenance
 
 log = logging.getLogger("indexer.jobs")
 MAX_DEBOUNCES = 5
@@ -30,14 +33,18 @@ class MaintenanceScheduler:
 
     def __init__(
         self,
-        maintenance: Maintenance,
+        maintenance: Callable[[], Maintenance],
         jobs: JobRunner,
         *,
+        tasks: Sequence[str],
         check_seconds: float,
         debounce_seconds: float,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``maintenance``: builds it at its first call (its modules are imported then: a
+        server whose ``tasks``, the enabled ones, are none never does)."""
         self.maintenance = maintenance
+        self.tasks = list(tasks)
         self.jobs = jobs
         self.check_seconds = check_seconds
         self.debounce_seconds = debounce_seconds
@@ -50,7 +57,7 @@ class MaintenanceScheduler:
 
     def start(self) -> bool:
         """Start checking, when any task is enabled; True if started."""
-        if self._started or not self.maintenance.enabled_tasks:
+        if self._started or not self.tasks:
             return self._started
         self._started = True
         self.jobs.submit(self._loop())
@@ -87,7 +94,7 @@ class MaintenanceScheduler:
             if now >= next_full:
                 next_full = now + self.check_seconds
                 self._pending.clear()
-                langs = await asyncio.to_thread(self.maintenance.langs)
+                langs = await asyncio.to_thread(lambda: self.maintenance().langs())
             else:
                 langs = [lang for lang, (_, due) in self._pending.items() if due <= now]
                 for lang in langs:
@@ -98,7 +105,7 @@ class MaintenanceScheduler:
     def _check(self, lang: str) -> None:
         """Start a run of each enabled task of ``lang`` that is not running already."""
         self.checks += 1
-        for task in self.maintenance.enabled_tasks:
+        for task in self.tasks:
             key = (lang, task)
             if key in self._running:
                 continue
@@ -108,6 +115,6 @@ class MaintenanceScheduler:
 
     async def _run(self, lang: str, task: str) -> None:
         try:
-            await self.maintenance.run_task(lang, task, backoff=True)
+            await self.maintenance().run_task(lang, task, backoff=True)
         except Exception:
             log.exception("maintenance %s/%s failed unexpectedly", lang, task)

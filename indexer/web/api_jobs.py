@@ -14,14 +14,13 @@ import asyncio
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from indexer.core import Core
-from indexer.jobs.maintenance import Maintenance
 from indexer.jobs.maintenance_tasks import ASKED_WAIT, TASKS, check_task, write_output
 from indexer.web.params import (
     JSON_CAP_EXTRA,
@@ -34,6 +33,9 @@ from indexer.web.params import (
 )
 from shared.errors import NotFoundError
 from shared.langs import check_lang
+
+if TYPE_CHECKING:
+    from indexer.jobs.maintenance import Maintenance
 
 Endpoint = Callable[[Request], Any]
 
@@ -54,7 +56,7 @@ def job_routes(core: Core, json_cap: int) -> list[tuple[str, str, Endpoint]]:
     def maintenance_of() -> Maintenance:
         if core.maintenance is None or core.jobs is None:
             raise NotFoundError("maintenance is not available in this indexer (feature absent)")
-        return core.maintenance
+        return core.maintenance()
 
     async def summarize(request: Request) -> Response:
         """A summaries pass now, on the jobs thread (``indexer summarize`` beside it)."""
