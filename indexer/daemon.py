@@ -76,9 +76,9 @@ BUILD_SECONDS = 10  # most a stop waits for a step of the start's text tables
 def build_core(settings: Settings, *, check: bool = True) -> Core:
     """Open history and the index and wire them to the vault; summaries hear every
     change, recall reads both, the maintenance scheduler hears the index's changes (it
-    starts with ``serve``; maintenance itself is built at its first use). ``HistoryStoreError`` for an unusable history,
-    ``IndexSchemaError`` for a newer index. ``check``: run the integrity checks that
-    read both files whole."""
+    starts with ``serve``; maintenance itself is built at its first use).
+    ``HistoryStoreError`` for an unusable history, ``IndexSchemaError`` for a newer
+    index. ``check``: run the integrity checks that read both files whole."""
     history = open_history(settings, check=check)
     try:
         vault = build_vault(settings, history)
