@@ -511,13 +511,14 @@ async def test_a_slow_model_times_out_into_the_fallback(
     tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
 ) -> None:
     note(tmp_path, "items/go.md", "# Go\n\nwent\n")
-    quiet_stub.delay = 2.0
+    quiet_stub.delay = 5.0
     core = make_core(tmp_path, quiet_stub, timeout=0.3)
     cores.append(core)
     settle(core)
     started = asyncio.get_running_loop().time()
     stats = await summaries_of(core).run_pass()
-    assert asyncio.get_running_loop().time() - started < 1.8  # not waiting for the answers
+    took = asyncio.get_running_loop().time() - started
+    assert took < 4.0  # not waiting for the answers (a loaded machine's pass: 2.4 s)
     assert (stats.fallback, stats.model_errors) == (2, 1)
     assert len(quiet_stub.requests) == 1  # never retried, nor asked again in the pass
 
