@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.settings import Settings, default_prompts_dir
-from indexer.vault import fsops, outside
+from indexer.vault import fsops, outside, recheck
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
@@ -122,6 +122,7 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> None:
         index.history_lacks = functools.partial(outside.history_lacks, vault)
         index.keep_before = functools.partial(outside.keep_before, vault)
         index.history_durable = functools.partial(outside.history_durable, vault)
+        index.renames_told = functools.partial(recheck.renames_told, vault)
         vault.recorder.held = functools.partial(index.held_text, limit=vault.max_file_bytes)
 
 

@@ -18,9 +18,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from helpers.vault_stack import reconciled_index, recording_vault
 
 from indexer.vault import lone_summaries
+from shared.errors import ConflictError
 from shared.workspace import Workspace
 
 FOLDERS = ["ไทย", "中文", "latin"]
@@ -59,8 +61,9 @@ def folders_below(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir())
 
 
-def test_an_undo_killed_midway_then_run_again_leaves_no_empty_folder(tmp_path: Path) -> None:
-    ws = Workspace(tmp_path / "ws")
+def moved_then_killed_undo(ws: Workspace, killed_after: int) -> list[str]:
+    """Notes in three folders moved by entry e1, then an undo of it killed after
+    ``killed_after`` files went back; the folders before the move."""
     root = ws.vault_dir("en")
     for folder in FOLDERS:
         for n in range(PER_FOLDER):
@@ -74,13 +77,27 @@ def test_an_undo_killed_midway_then_run_again_leaves_no_empty_folder(tmp_path: P
 
     tests = Path(__file__).parent
     child = subprocess.run(
-        [sys.executable, "-c", CHILD, str(ws.root), str(KILLED_AFTER)],
+        [sys.executable, "-c", CHILD, str(ws.root), str(killed_after)],
         env={"PYTHONPATH": f"{tests.parent}:{tests}", "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert child.returncode == 9, child.stderr
+    return before
+
+
+def back_in_place(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
+
+
+IN_PLACE = sorted(f"topics/{folder}/n{n}.md" for folder in FOLDERS for n in range(PER_FOLDER))
+
+
+def test_an_undo_killed_midway_then_run_again_leaves_no_empty_folder(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "ws")
+    root = ws.vault_dir("en")
+    before = moved_then_killed_undo(ws, KILLED_AFTER)
     halves = [p for p in (root / "archive/topics").rglob("*.md")]
     assert 0 < len(halves) < len(FOLDERS) * PER_FOLDER  # (killed midway)
 
@@ -88,10 +105,35 @@ def test_an_undo_killed_midway_then_run_again_leaves_no_empty_folder(tmp_path: P
         for vault in recording_vault(ws, index):
             done = vault.undo("en", "e1")
             assert done["files"]
-    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md")) == sorted(
-        f"topics/{folder}/n{n}.md" for folder in FOLDERS for n in range(PER_FOLDER)
-    )
+    assert back_in_place(root) == IN_PLACE
     assert folders_below(root) == before  # (archive/topics/<the folder emptied>: left)
+
+
+def test_an_undo_killed_after_its_last_file_then_run_again_removes_its_folders(
+    tmp_path: Path,
+) -> None:
+    """Killed after the last file went back and before the folders went: run again, the
+    undo says "already undone" and removes the emptied folders (it left them all), but
+    not one a person put a file in meanwhile."""
+    ws = Workspace(tmp_path / "ws")
+    root = ws.vault_dir("en")
+    before = moved_then_killed_undo(ws, len(FOLDERS) * PER_FOLDER)
+    assert back_in_place(root) == IN_PLACE
+    assert "archive/topics/latin" in folders_below(root)  # (killed before the clean-up)
+    kept = root / "archive/topics/中文/mine.txt"  # (a person's file, where an undone note was)
+    kept.write_text("mine\n")
+
+    for index in reconciled_index(ws):  # the restart
+        for vault in recording_vault(ws, index):
+            with pytest.raises(ConflictError, match="already undone"):
+                vault.undo("en", "e1", dry_run=True)
+            assert "archive/topics/latin" in folders_below(root)  # (a dry run changes nothing)
+            with pytest.raises(ConflictError, match="already undone"):
+                vault.undo("en", "e1")
+    assert kept.read_text() == "mine\n"
+    assert folders_below(root) == sorted(
+        [*before, "archive", "archive/topics", "archive/topics/中文"]
+    )
 
 
 def test_a_summary_the_job_took_meanwhile_leaves_its_folder_to_the_undo(tmp_path: Path) -> None:

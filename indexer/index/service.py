@@ -30,6 +30,7 @@ from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.schema import LISTENERS_BEHIND, WHOLE_SINCE
 from indexer.index.tidy import Tidier
+from indexer.index.told import RenamesTold, renames_first
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.vault_access import VaultAccess
 from indexer.sqlite_errors import disk_trouble, not_allowed, unwritable_index
@@ -82,6 +83,7 @@ class NoteIndex:
         self.history_lacks: Wanted | None = None
         self.keep_before: Callable[[str, str, bytes], None] | None = None
         self.history_durable: Callable[[], None] = lambda: None  # (its commits: fsync'd)
+        self.renames_told: RenamesTold | None = None  # (history pairs a pass's renames first)
         # ``flush_delay``: the least time an append waits for the background flush.
         self._tool = ToolChanges(self._sync_tool_changes, self._tell_all, min_delay=flush_delay)
         self._sync = ChangeSync(
@@ -174,10 +176,8 @@ class NoteIndex:
         if not state["partial"] and self._watcher is not None and self._watcher.catching_up():
             state = {**state, "partial": True, "reason": "applying changes seen on disk"}
         if not state["partial"] and self._watcher is not None and self._watcher.polling():
-            reason = (
-                "the file watcher is not running: changes on disk are found by a periodic reconcile"
-            )
-            state = {**state, "partial": True, "reason": reason}
+            reason = "the file watcher is not running: changes on disk are found by a periodic"
+            state = {**state, "partial": True, "reason": f"{reason} reconcile"}
         kept_out = self._access.kept_out()
         if kept_out and not state["partial"]:
             langs = ", ".join(kept_out)
@@ -316,6 +316,7 @@ class NoteIndex:
         """Tell the change listeners what changed (history first the texts the changes
         replaced: ``befores``); a listener's failure is logged, never raised."""
         self._keep_befores(stats.befores)
+        renames_first(self.renames_told, self._db.read, stats.changed, source)
         self._tell_all([(lang, path, source) for lang, path in stats.changed])
 
     def _keep_befores(self, befores: Befores | None) -> None:

@@ -38,10 +38,16 @@ log = logging.getLogger("indexer.vault")
 
 
 def observe_external(
-    vault: Vault, lang: str, path: str, *, unknown: bool, moved_from: str | None = None
+    vault: Vault,
+    lang: str,
+    path: str,
+    *,
+    unknown: bool,
+    moved_from: str | None = None,
+    moved_to: str | None = None,
 ) -> None:
-    """Record the file as it is now when it differs from its latest version (``moved_from``:
-    the path a pass found it renamed from, ``indexer.vault.recheck``)."""
+    """Record the file as it is now when it differs from its latest version (``moved_from``,
+    ``moved_to``: the path a pass found it renamed from, or to, ``indexer.vault.recheck``)."""
     if not vault.recorder.enabled:
         return
     try:  # (a folder's summary too: a hand edit, or ``indexer summarize`` while served)
@@ -66,7 +72,7 @@ def observe_external(
         except OSError:  # (permission denied): nothing can be said of it, no change heard
             return
         vault.recorder.observe(
-            target.lang, target.rel, data, unknown=unknown, moved_from=moved_from
+            target.lang, target.rel, data, unknown=unknown, moved_from=moved_from, moved_to=moved_to
         )
 
 

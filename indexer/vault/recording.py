@@ -131,13 +131,22 @@ class Recorder:
         unknown: bool,
         kept: bool = False,
         moved_from: str | None = None,
+        moved_to: str | None = None,
     ) -> None:
         """A change seen outside the tools (call with the file's lock held); ``kept``:
-        the text such a change replaced, as the index kept it; ``moved_from``: where a
-        pass found this new file renamed from (``HistoryStore.observe``)."""
+        the text such a change replaced, as the index kept it; ``moved_from``/``moved_to``:
+        where a pass found this new file renamed from, this deletion renamed to
+        (``HistoryStore.observe``)."""
         if self.store is not None:
             self.store.observe(
-                lang, path, data, self.clock(), unknown=unknown, kept=kept, moved_from=moved_from
+                lang,
+                path,
+                data,
+                self.clock(),
+                unknown=unknown,
+                kept=kept,
+                moved_from=moved_from,
+                moved_to=moved_to,
             )
 
     def need(self) -> HistoryStore:

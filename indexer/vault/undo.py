@@ -15,7 +15,8 @@ whatever came since (the writer's rollback of a failed merge is such an undo, an
 entry's later writes may go to other files); an undo that finds nothing else to do
 refuses (``conflict``, already undone). The folders such a file left go once the
 undo ends, as those of the files it took back do: an undo killed midway, run again
-after the restart, leaves no empty folder either. If retention has pruned the
+after the restart, leaves no empty folder either, nor one killed after its last file
+(run again, it removes them and says "already undone"). If retention has pruned the
 version an undo needs, it refuses rather than guess.
 """
 
@@ -105,15 +106,22 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
                 + (" is" if len(read_only) == 1 else " are")
                 + " read-only (permissions that do not let the indexer change it)"
             )
-        if not plans and not conflicts:
-            conflicts = [f"{target.rel} (already undone)" for target in targets]
         if conflicts:
             raise ConflictError(
                 f"entry {entry_id} cannot be undone, nothing was changed: "
                 + "; ".join(conflicts[:5])
                 + (f" and {len(conflicts) - 5} more" if len(conflicts) > 5 else "")
             )
-        results = _undo_all(vault, plans, entry_id, dry_run)
+        results = _undo_all(vault, plans, entry_id, dry_run) if plans else []
+    if not plans:  # already undone: but an undo killed after its last file left folders
+        if not dry_run:
+            _remove_left_folders(vault, lang, entry_id, gone)
+        undone = [f"{target.rel} (already undone)" for target in targets]
+        raise ConflictError(
+            f"entry {entry_id} cannot be undone, nothing was changed: "
+            + "; ".join(undone[:5])
+            + (f" and {len(undone) - 5} more" if len(undone) > 5 else "")
+        )
     if not dry_run:  # an *.assets/ folder the entry's files were all that was in goes too
         for target in {t.rel.rsplit("/", 1)[0]: t for t, *_ in plans if t.in_assets}.values():
             remove_emptied_folder(vault.sandbox, target)
@@ -125,14 +133,28 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             return lone_summaries.drop(vault, lang, folder, fd, reason, summaries)
 
         move_leftovers.after_undo(vault.sandbox, lang, undone_files, drop_summary)
-        # An undo killed after some files went back never removed the folders those
-        # left: run again, it takes the rest back and removes those too.
-        move_leftovers.bring_back(
-            vault.sandbox, lang, [(posixpath.dirname(rel), "") for rel in gone], drop_summary
-        )
         vault.recorder.settle()
         vault._notify_all(summaries)
+        _remove_left_folders(vault, lang, entry_id, gone)
     return {"entry_id": entry_id, "dry_run": dry_run, "files": results}
+
+
+def _remove_left_folders(vault: Vault, lang: str, entry_id: str, gone: list[str]) -> None:
+    """An undo killed after some files went back (or after its last one) never removed
+    the folders those left: run again, it removes them, whether it takes the rest back
+    or finds nothing else to undo ("already undone"). Only folders empty but for a
+    summary the job wrote go (``move_leftovers``): one a person put a file in stays."""
+    summaries: list[Target] = []
+    reason = UNDO_REASON + entry_id
+
+    def drop_summary(folder: str, fd: int) -> bool:
+        return lone_summaries.drop(vault, lang, folder, fd, reason, summaries)
+
+    move_leftovers.bring_back(
+        vault.sandbox, lang, [(posixpath.dirname(rel), "") for rel in gone], drop_summary
+    )
+    vault.recorder.settle()
+    vault._notify_all(summaries)
 
 
 def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> list[dict]:

@@ -3,13 +3,16 @@ that index, on a temp dir: the in-process stack a tool call reaches, without a s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
+from datetime import datetime
 
 from indexer.index.service import NoteIndex
 from indexer.vault import fsops
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
+from indexer.wiring import record_outside_changes
 from shared.workspace import Workspace
 
 
@@ -29,4 +32,24 @@ def recording_vault(ws: Workspace, index: NoteIndex) -> Iterator[Vault]:
     vault = Vault(Sandbox(ws), max_file_bytes=1 << 20, history=store)
     vault.index_sync = index
     yield vault
+    store.close()
+
+
+def wired_stack(
+    ws: Workspace, clock: Callable[[], datetime] | None = None
+) -> Iterator[tuple[Vault, NoteIndex]]:
+    """A vault recording history and an index that tells it what changed outside the
+    tools, wired as ``indexer serve`` wires them (the recheck after a crash too), the
+    index open and reconciled: a start."""
+    store = HistoryStore(ws.history_dir, fsops.etag_of)
+    store.open()
+    vault = Vault(Sandbox(ws), max_file_bytes=1 << 20, clock=clock, history=store)
+    index = NoteIndex(ws)
+    record_outside_changes(index, vault)
+    index.recheck_listeners.append(functools.partial(vault.recheck_history, indexed=index.etags))
+    index.open()
+    vault.index_sync = index
+    index.reconcile()
+    yield vault, index
+    index.close()
     store.close()

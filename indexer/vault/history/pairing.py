@@ -7,12 +7,14 @@ and a new file of the same bytes in one vault, each names the other: the deletio
 ops stay what they are (``delete``; ``baseline`` or ``create``): what was seen is still
 what history says, and the names only link the two.
 
-A pass that compares history with disk (after a crash) finds the gone files and the new
-ones at once, however long it takes: it pairs them with ``match``, whatever the clock
-says. Either way, of several files of the same bytes, a new file takes the gone one whose
-path ends the same way (the most trailing names in common: ``a/n.md`` -> ``b/a/n.md`` rather
-than ``c/n.md``); a tie no name settles pairs nothing (a rename told wrongly would
-join two histories that are not one).
+A pass that finds the gone files and the new ones at once (the one comparing history
+with disk after a crash, a catch-up's told changes: ``indexer.vault.recheck``) pairs them
+with ``match``, however long it takes, whatever the clock says; only the watcher's halves
+told in two batches pair by time (a deletion, then past the window a file of its bytes,
+is a copy made back). Either way, of several files of the same bytes, a new file takes
+the gone one whose path ends the same way (the most trailing names in common: ``a/n.md``
+-> ``b/a/n.md`` rather than ``c/n.md``); a tie no name settles pairs nothing (a rename
+told wrongly would join two histories that are not one).
 """
 
 from __future__ import annotations

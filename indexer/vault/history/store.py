@@ -191,14 +191,17 @@ class HistoryStore(HistoryReads):
         unknown: bool,
         kept: bool = False,
         moved_from: str | None = None,
+        moved_to: str | None = None,
     ) -> Version | None:
         """Record a change seen outside the tools (actor ``external``), if ``data`` (None:
         the file is absent) is not the latest version. A file history never saw is
         recorded only when ``unknown`` is set. A deletion and a new file of the same
         bytes name each other (``pairing``: a rename); ``moved_from``: the path a pass
         found this new file renamed from (``pairing.match``), paired whenever its
-        deletion was recorded. ``kept``: ``data`` is the text an outside change
-        replaced, kept by the index (no new file). Call with the file's lock held."""
+        deletion was recorded; ``moved_to``: the new path of a deletion a pass paired,
+        named at once (a kill before the new file's row leaves the pair to finish:
+        ``recheck``). ``kept``: ``data`` is the text an outside change replaced, kept
+        by the index (no new file). Call with the file's lock held."""
         latest = self.latest(lang, path)
         if latest is None and not unknown:
             return None
@@ -208,9 +211,12 @@ class HistoryStore(HistoryReads):
             return None
         at_ms = millis(at)
         partner = None
+        if moved_to is not None and row.etag is None and row.op == "delete":
+            row.other_path = moved_to  # (its new file pairs by this name, not by time)
+        lone = not kept and row.other_path is None  # (left to pair by time: the watcher's)
         if moved_from is not None:
             partner = self._gone_before(row, moved_from, at_ms)
-        if partner is None and not kept:
+        if partner is None and lone:
             partner = self._renames.partner(row, at_ms)  # (a rename)
         if partner is not None:
             row.other_path = partner.path
@@ -221,17 +227,20 @@ class HistoryStore(HistoryReads):
                     "UPDATE versions SET other_path = ? WHERE id = ? AND other_path IS NULL",
                     (path, partner.row_id),
                 )
-        if partner is None and not kept:
+        if partner is None and lone:
             self._renames.remember(row, row_id, at_ms)
         return self.latest(lang, path)
 
     def _gone_before(self, row: writes.Row, path: str, at_ms: int) -> Unpaired | None:
         """The deletion of ``path`` a new file (``row``) of its bytes was renamed from,
-        when that is the latest version of ``path`` and names no other file yet."""
+        when that is the latest version of ``path`` and names no other file yet (or
+        names this one: a pass paired them, ``moved_to``)."""
         gone = self.latest(row.lang, path)
         if row.etag is None or row.prev_etag is not None or gone is None:
             return None
-        if gone.op != "delete" or gone.prev_etag != row.etag or gone.other_path is not None:
+        if gone.op != "delete" or gone.prev_etag != row.etag:
+            return None
+        if gone.other_path not in (None, row.path):
             return None
         self._renames.forget(row.lang, row.etag, path)
         return Unpaired(path, gone.id, at_ms)
