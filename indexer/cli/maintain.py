@@ -151,7 +151,7 @@ def _status(settings: Any, langs: list[str] | None, tasks: list[str] | None, as_
     else:
         maintenance = _build(settings, served=served)  # the model is named, never called
         rows, path = maintenance.status(), str(maintenance.state.path)
-        model = maintenance.model.name if maintenance.model is not None else None
+        model = maintenance.model_name
         _close(maintenance)
     rows = [
         row

@@ -136,6 +136,11 @@ class Maintenance:
     def enabled_tasks(self) -> list[str]:
         return enabled_tasks(self.settings)
 
+    @property
+    def model_name(self) -> str | None:
+        """The model the tasks ask (None: the deterministic path), as the status names it."""
+        return self.model.name if self.model is not None else None
+
     def langs(self) -> list[str]:
         return self.vault.sandbox.workspace.langs()
 

@@ -88,8 +88,8 @@ def job_routes(core: Core, json_cap: int) -> list[tuple[str, str, Endpoint]]:
         run = maintenance.run_due(langs, enabled, force=body["force"], wait_up_to=ASKED_WAIT)
         assert core.jobs is not None  # (maintenance_of)
         outcomes = await asyncio.wrap_future(core.jobs.submit(run))
-        model = maintenance.model.name if maintenance.model is not None else None
-        return JSONResponse({"model": model, "outcomes": [vars(o) for o in outcomes]})
+        outcomes_seen = [vars(o) for o in outcomes]
+        return JSONResponse({"model": maintenance.model_name, "outcomes": outcomes_seen})
 
     async def maintenance_state(request: Request) -> Response:
         """Maintenance as this server sees it: its settings (enabled tasks, model), its
@@ -99,7 +99,7 @@ def job_routes(core: Core, json_cap: int) -> list[tuple[str, str, Endpoint]]:
         return JSONResponse(
             {
                 "state": str(maintenance.state.path),
-                "model": maintenance.model.name if maintenance.model is not None else None,
+                "model": maintenance.model_name,
                 "enabled": maintenance.enabled_tasks,
                 "tasks": rows,
             }
