@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import resource
 import time
 from typing import Any, Literal
@@ -45,21 +46,29 @@ from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from indexer.settings import ServerLimits
+from indexer.web.http_errors import COMMON_HEADERS
 
 log = logging.getLogger("indexer.web")
 
+# The headers every answer carries (``http_errors.COMMON_HEADERS``), on the answers this
+# protocol writes itself, before any app sees the request
+_COMMON = "".join(f"{name.lower()}: {value}\r\n" for name, value in COMMON_HEADERS.items())
 _BUSY_BODY = b'{"error": {"code": "unavailable", "message": "too many connections; retry soon"}}'
 BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
     b"connection: close\r\nretry-after: 1\r\n"
-    + f"content-length: {len(_BUSY_BODY)}\r\n\r\n".encode()
+    + f"{_COMMON}content-length: {len(_BUSY_BODY)}\r\n\r\n".encode()
     + _BUSY_BODY
 )
-TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+TIMED_OUT = (
+    b"HTTP/1.1 408 Request Timeout\r\nconnection: close\r\n"
+    + f"{_COMMON}content-length: 0\r\n\r\n".encode()
+)
 # A request h11 cannot read: malformed (a URL holding raw UTF-8, as `curl "...?q=北京"`
 # sends it, among them), or its line and headers longer than this (a query string of
 # 10 KB, search's limit, is 30 KB percent-encoded)
 MAX_HEAD_BYTES = 64 * 1024
+_BLANK_LINE = re.compile(rb"\n\r?\n")  # a head's end, as h11 finds it
 _UNREADABLE_BODY = (
     b'{"error": {"code": "invalid_argument", "message": "the request could not be read:'
     b" its line and headers must be well formed, a URL's characters other than ASCII"
@@ -68,7 +77,7 @@ _UNREADABLE_BODY = (
 )
 UNREADABLE = (
     b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n"
-    + f"content-length: {len(_UNREADABLE_BODY)}\r\n\r\n".encode()
+    + f"{_COMMON}content-length: {len(_UNREADABLE_BODY)}\r\n\r\n".encode()
     + _UNREADABLE_BODY
 )
 # After that answer, what the client still sends is read and dropped for this long (or
@@ -162,6 +171,24 @@ class _GuardedH11Protocol(H11Protocol):
         self._received += len(data)
         super().data_received(data)
         self._follow()
+
+    def handle_events(self) -> None:
+        """uvicorn's, with the head's size held to ``MAX_HEAD_BYTES`` however it arrives:
+        h11 checks its limit only while a head is incomplete, so a 100 KB request line
+        read whole in one go (over loopback, as one ``send``) was served."""
+        if self.conn.their_state is h11.IDLE and self._head_too_long():
+            self.logger.warning("Invalid HTTP request received: its head is over 64 KiB.")
+            self.send_400_response("its head is over 64 KiB")
+            return
+        super().handle_events()
+
+    def _head_too_long(self) -> bool:
+        """The request waiting to be read has no end of its head in its first
+        ``MAX_HEAD_BYTES`` (a short buffer, the usual case, is not searched)."""
+        pending = self.conn.trailing_data[0]
+        if len(pending) <= MAX_HEAD_BYTES:
+            return False
+        return _BLANK_LINE.search(pending, 0, MAX_HEAD_BYTES) is None
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
