@@ -38,7 +38,14 @@ if TYPE_CHECKING:
     from agent_client.writer import MemoryWriter as MemoryWriter
     from agent_client.writer import configure_writer as configure_writer
     from agent_client.writer import get_writer as get_writer
+    from shared.errors import ConflictError as ConflictError
+    from shared.errors import ForbiddenPathError as ForbiddenPathError
     from shared.errors import IndexerOfflineError as IndexerOfflineError
+    from shared.errors import InvalidArgumentError as InvalidArgumentError
+    from shared.errors import InvalidFrontmatterError as InvalidFrontmatterError
+    from shared.errors import InvalidLangError as InvalidLangError
+    from shared.errors import NotFoundError as NotFoundError
+    from shared.errors import TooLargeError as TooLargeError
     from shared.errors import VaultError as VaultError
     from shared.models import DeleteAction as DeleteAction
     from shared.models import EditAction as EditAction
@@ -66,7 +73,15 @@ _HOMES = {
     "MemoryWriter": "agent_client.writer",
     "configure_writer": "agent_client.writer",
     "get_writer": "agent_client.writer",
+    # the errors a vault call raises, one for each of the SPEC's codes (``err.code``)
+    "ConflictError": "shared.errors",
+    "ForbiddenPathError": "shared.errors",
     "IndexerOfflineError": "shared.errors",
+    "InvalidArgumentError": "shared.errors",
+    "InvalidFrontmatterError": "shared.errors",
+    "InvalidLangError": "shared.errors",
+    "NotFoundError": "shared.errors",
+    "TooLargeError": "shared.errors",
     "VaultError": "shared.errors",
     "DeleteAction": "shared.models",
     "EditAction": "shared.models",
@@ -79,14 +94,21 @@ __all__ = [
     "ActionResult",
     "ClientSettings",
     "CollectingNoticeSink",
+    "ConflictError",
     "DeleteAction",
     "EditAction",
+    "ForbiddenPathError",
     "IndexerOfflineError",
+    "InvalidArgumentError",
+    "InvalidFrontmatterError",
+    "InvalidLangError",
     "LLMSettings",
     "MemoryEntry",
     "MemoryWriter",
+    "NotFoundError",
     "NoticeSink",
     "SystemNotice",
+    "TooLargeError",
     "TurnReceipt",
     "Vault",
     "VaultError",

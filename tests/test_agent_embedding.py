@@ -38,14 +38,21 @@ PUBLIC = {
     "AsyncVaultMemoryTool",
     "ClientSettings",
     "CollectingNoticeSink",
+    "ConflictError",
     "DeleteAction",
     "EditAction",
+    "ForbiddenPathError",
     "IndexerOfflineError",
+    "InvalidArgumentError",
+    "InvalidFrontmatterError",
+    "InvalidLangError",
     "LLMSettings",
     "MemoryEntry",
     "MemoryWriter",
+    "NotFoundError",
     "NoticeSink",
     "SystemNotice",
+    "TooLargeError",
     "TurnReceipt",
     "Vault",
     "VaultError",
@@ -246,6 +253,17 @@ async def test_the_tool_answers_the_model_with_one_error_line(
 ) -> None:
     result = await run_memory_writer_action(arguments, writer=writer, lang=lang)
     assert isinstance(result, str) and error in result and "\n" not in result, result
+
+
+async def test_an_action_raises_an_error_the_package_names(writer: MemoryWriter, lang: str) -> None:
+    """The README: ``execute_action_async`` "raises the error"; a host catches it by the
+    name the README gives, from ``agent_client`` (``NotFoundError`` was only in
+    ``shared.errors``)."""
+    with pytest.raises(agent_client.NotFoundError) as raised:
+        await writer.execute_action_async(agent_client.DeleteAction(lang, "items/none.md"))
+    assert raised.value.code == "not_found"
+    with pytest.raises(agent_client.ForbiddenPathError):
+        await writer.execute_action_async(agent_client.DeleteAction(lang, "items/../../x.md"))
 
 
 async def test_the_tool_says_when_the_memory_is_offline(tmp_path: Path) -> None:
