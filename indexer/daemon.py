@@ -308,6 +308,20 @@ def sweep_temp_files(workspace: Workspace) -> None:
             log.warning("removed %d temp file(s) left by a crash in %s", removed, lang)
 
 
+def warn_shared_vaults(workspace: Workspace) -> None:
+    """Name at start each vault left unserved because its folder is another's (links:
+    ``Workspace.shared_vaults``): its tool calls are refused, and this says why."""
+    for lang, owner in workspace.shared_vaults().items():
+        log.warning(
+            "the vault of %s is not served: its folder %s is (or lies inside or around) the"
+            " vault of %s; give %s a folder of its own, then restart",
+            lang,
+            os.path.realpath(workspace.vault_dir(lang)),
+            owner,
+            lang,
+        )
+
+
 def connect_host(host: str) -> str:
     """The address clients should use: a wildcard bind is reached through loopback."""
     if host in ("0.0.0.0", "::", ""):
@@ -346,6 +360,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                 "write the vaults; set INDEXER_MCP_TOKEN",
                 settings.host,
             )
+    warn_shared_vaults(workspace)
     try:
         core = build_core(settings, check=not clean)
     except IndexSchemaError as err:

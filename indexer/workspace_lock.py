@@ -9,6 +9,7 @@ dies, so a crash never leaves a workspace locked.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import stat
@@ -25,8 +26,11 @@ def workspace_lock(workspace: Workspace, *, serving: bool = False) -> Iterator[N
     death. ``serving`` (``indexer serve``): its serving lock too, which tells clients a
     server answers at the URL file (a command such as ``reindex`` holds the other alone,
     and a crashed server's URL file may name a port some other program took since)."""
-    workspace.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(workspace.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        workspace.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(workspace.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as err:
+        raise StartupError(state_refusal(workspace, err)) from None
     try:
         try:
             _take(fd)
@@ -45,6 +49,29 @@ def workspace_lock(workspace: Workspace, *, serving: bool = False) -> Iterator[N
             yield
     finally:
         os.close(fd)
+
+
+def state_refusal(workspace: Workspace, err: OSError) -> str:
+    """Why the state folder ``W/.indexer`` (or its lock) cannot be made, in words: what,
+    where, what to do (the raw ``[Errno 30] Read-only file system: '...'`` said neither
+    what the indexer wanted there nor what to do)."""
+    where = f"{err.filename}" if err.filename else str(workspace.state_dir)
+    what = f"the indexer cannot make its state (the index, history, locks) in {where}"
+    code = err.errno
+    if code == errno.EROFS:
+        why, todo = "the workspace is on a read-only file system", "use a writable workspace"
+    elif code in (errno.EACCES, errno.EPERM):
+        why = "the system does not let the indexer's user write there (permission denied)"
+        todo = f"give that user the workspace {workspace.root}, or use another workspace"
+    elif code in (errno.ENOSPC, errno.EDQUOT):
+        why, todo = "no space is left on its disk", "free some space and start again"
+    elif code in (errno.ENOENT, errno.ENOTDIR):
+        why = "the workspace cannot hold a folder there (a system or virtual folder?)"
+        todo = "use a workspace folder of your own"
+    else:
+        why = err.strerror or str(err)
+        todo = "use another workspace, or fix this one"
+    return f"{what}: {why}; {todo}"
 
 
 @contextlib.contextmanager

@@ -123,14 +123,37 @@ class Workspace:
         return self.languages_dir / lang / "vault"
 
     def langs(self) -> list[str]:
-        """Langs that have a vault folder on disk, sorted. A folder the system does not let
-        this process look into is left out (``is_dir`` raised, and one such folder stopped
-        the index of every vault)."""
+        """Langs that have a vault folder on disk, sorted, but for those whose folder is
+        another's (``shared_vaults``). A folder the system does not let this process look
+        into is left out (``is_dir`` raised, and one such folder stopped the index of
+        every vault)."""
+        return self._vaults()[0]
+
+    def shared_vaults(self) -> dict[str, str]:
+        """lang -> the lang whose vault folder its vault is, or lies inside or around
+        (links to one folder): left out of ``langs``, never served. Two vaults over one
+        folder wrote each file twice (two index rows, two histories, or none: the
+        watcher told the change to one lang). The first lang in sorted order keeps it."""
+        return self._vaults()[1]
+
+    def _vaults(self) -> tuple[list[str], dict[str, str]]:
         try:
             names = [p.name for p in self.languages_dir.iterdir()]
         except OSError:
-            return []
-        return sorted(n for n in names if is_lang(n) and _is_dir(self.languages_dir / n / "vault"))
+            return [], {}
+        found = sorted(n for n in names if is_lang(n) and _is_dir(self.vault_dir(n)))
+        kept: dict[str, str] = {}  # lang -> its vault's real path, with a trailing "/"
+        shared: dict[str, str] = {}
+        for lang in found:
+            real = os.path.join(os.path.realpath(self.vault_dir(lang)), "")
+            owner = next(
+                (k for k, r in kept.items() if r.startswith(real) or real.startswith(r)), None
+            )
+            if owner is None:
+                kept[lang] = real
+            else:
+                shared[lang] = owner
+        return list(kept), shared
 
 
 def _is_dir(path: Path) -> bool:

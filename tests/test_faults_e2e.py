@@ -168,15 +168,15 @@ async def test_lost_file_events_are_caught_up(server: RunningIndexer) -> None:
     wait_for(lambda: "overflow" in server.log(), 5, what="the overflow in the server's log")
 
 
-@pytest.fixture
-def tmpfs_server(tmp_path: Path) -> Iterator[RunningIndexer]:
-    """A server whose ``W/memory`` is a 1 MiB tmpfs of its own (``unshare -m``)."""
+def tmpfs_serve(tmp_path: Path, mounted: str, size: str) -> RunningIndexer:
+    """A server whose ``W/<mounted>`` (``""``: all of ``W``) is a tmpfs of ``size`` of its
+    own (``unshare -m``); its files are seen through ``/proc/<pid>/root``."""
     if shutil.which("unshare") is None:
         pytest.skip("unshare(1) is missing: cannot give the server a small disk of its own")
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     script = (
-        'mount -t tmpfs -o size=1m tmpfs "$1/memory" || exit 97\n'
+        f'mount -t tmpfs -o size={size} tmpfs "$1/{mounted}" || exit 97\n'
         'exec "$2" -m indexer serve --workspace "$1"\n'
     )
     log_path = tmp_path / "serve-tmpfs.log"
@@ -191,8 +191,10 @@ def tmpfs_server(tmp_path: Path) -> Iterator[RunningIndexer]:
     def url() -> str | None:
         if proc.poll() is not None:
             return "exited"
-        path = ws / "indexer.mcp.url"
-        return path.read_text().strip() if path.exists() else None
+        path = Path(f"/proc/{proc.pid}/root") / ws.relative_to("/") / "indexer.mcp.url"
+        with contextlib.suppress(OSError):
+            return path.read_text().strip() or None
+        return None
 
     found = wait_for(url, 30, what="the tmpfs server's URL file")
     if found == "exited":
@@ -200,7 +202,13 @@ def tmpfs_server(tmp_path: Path) -> Iterator[RunningIndexer]:
             "this machine does not allow a private mount namespace with a tmpfs "
             f"(unshare -m + mount: {log_path.read_text().strip()[:200]})"
         )
-    running = RunningIndexer(ws, proc, found, None, log_path)
+    return RunningIndexer(ws, proc, found, None, log_path)
+
+
+@pytest.fixture
+def tmpfs_server(tmp_path: Path) -> Iterator[RunningIndexer]:
+    """A server whose ``W/memory`` is a 1 MiB tmpfs of its own (``unshare -m``)."""
+    running = tmpfs_serve(tmp_path, "memory", "1m")
     try:
         yield running
     finally:
@@ -235,6 +243,41 @@ async def test_a_full_disk_is_said_plainly_and_changes_nothing(
         filler.unlink()
         await data(c, "append", lang="en", path="a.md", content="\nfits now\n")
         assert (inside / "a.md").read_bytes() == before + b"\nfits now\n"
+
+
+async def test_deletes_free_space_on_a_full_disk_and_are_recorded(tmp_path: Path) -> None:
+    """The whole workspace on a full disk: history could not record a delete (even of a
+    text it held already), so nothing could be deleted through the tools to free space.
+    The space history keeps for that (``history.reserve``) lets deletes through, each
+    recorded; a write is still refused, and the space is kept again once there is room."""
+    server = tmpfs_serve(tmp_path, "", "4m")
+    try:
+        ws = Path(f"/proc/{server.process.pid}/root") / server.workspace.relative_to("/")
+        reserve = ws / ".indexer" / "history" / "reserve"
+        async with server.client() as c:
+            for name in ("a", "b"):
+                await data(c, "write", lang="en", path=f"{name}.md", content=f"# {name}\n")
+            assert reserve.stat().st_size == 1 << 20
+            filler = ws / "filler.bin"
+            fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+            with contextlib.suppress(OSError):  # (to the last block: ENOSPC)
+                while os.write(fd, b"\0" * 4096):
+                    pass
+            os.close(fd)
+            with pytest.raises(ToolError, match=r"no space is left|disk is full"):
+                await data(c, "write", lang="en", path="c.md", content="# c\n" + "c" * 9000)
+            for name in ("a", "b"):
+                done = await data(c, "delete", lang="en", path=f"{name}.md")
+                assert done == {"path": f"{name}.md", "deleted": True}
+                versions = await data(c, "history", lang="en", path=f"{name}.md")
+                assert versions["versions"][0]["op"] == "delete"
+            assert not reserve.exists()
+            assert "the space kept for deletes" in server.log()
+            filler.unlink()
+            await data(c, "write", lang="en", path="d.md", content="# d\n")
+            assert reserve.stat().st_size == 1 << 20  # (kept again)
+    finally:
+        server.stop()
 
 
 FULL_START = """

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from fastmcp import Client
+from fastmcp.exceptions import ToolError
 from helpers.indexer_process import wait_for
 
 from indexer.core import Core
@@ -217,6 +218,38 @@ async def test_an_exact_nfc_name_wins_over_its_nfd_twin(ws: Workspace) -> None:
     finally:
         assert core.index is not None
         core.index.close()
+
+
+async def test_a_delete_or_move_that_would_hand_the_name_to_a_twin_is_refused(
+    ws: Workspace,
+) -> None:
+    """Both spellings of ``café.md`` on disk: a ``delete`` of either removed the NFC one
+    and answered ``deleted: true``; ``stat`` then found the NFD twin under that name,
+    with a text history had no version of (likewise a move, and a folder's twin). Now
+    those are refused with ``conflict`` and change nothing; a write, an append or a read
+    acts on the file the tools list (the NFC one), as before."""
+    root = vault_bytes(ws)
+    put(root + b"/" + os.fsencode(NFD_NAME), "decomposed\n")
+    put(root + b"/" + os.fsencode(NFC_NAME), "composed\n")
+    for form in ("NFC", "NFD"):
+        put(root + b"/" + os.fsencode(unicodedata.normalize(form, "résumé/n.md")), f"{form}\n")
+    folder = os.fsdecode(root)
+    before = sorted(os.listdir(folder))
+    async with serving(ws) as (_, client):
+        for spelling in (NFC_NAME, NFD_NAME):
+            for tool, args in (("delete", {}), ("move", {"new_path": "other.md"})):
+                with pytest.raises(ToolError, match=r"^conflict: two entries"):
+                    await call(client, tool, path=spelling, **args)
+        for tool, args in (("delete", {}), ("move", {"new_path": "elsewhere"})):
+            with pytest.raises(ToolError, match=r"^conflict: two entries"):
+                await call(client, tool, path=unicodedata.normalize("NFD", "résumé"), **args)
+        assert sorted(os.listdir(folder)) == before
+        await call(client, "append", path=NFD_NAME, content="more\n")
+        assert (await call(client, "read", path=NFC_NAME))["content"] == "composed\nmore\n"
+        with open(os.path.join(folder, NFD_NAME), encoding="utf-8") as twin:
+            assert twin.read() == "decomposed\n"
+        versions = (await call(client, "history", path=NFC_NAME))["versions"]
+        assert [v["op"] for v in versions] == ["append", "baseline"]
 
 
 async def test_a_file_that_is_not_utf8_does_not_stop_the_watcher(ws: Workspace) -> None:

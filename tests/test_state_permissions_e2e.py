@@ -183,3 +183,29 @@ async def test_a_folder_made_unreadable_while_serving_keeps_its_notes_found(
             assert (await search(c, "en", "lantern"))["total"] == 3
     finally:
         assert server.stop() == 0
+
+
+@pytest.mark.parametrize("command", ["serve", "reindex", "maintain", "summarize"])
+def test_a_workspace_that_cannot_hold_the_state_folder_is_refused_in_words(
+    tmp_path: Path, modes: dict[Path, int], command: str
+) -> None:
+    """A workspace where ``W/.indexer`` cannot be made (not this user's to write; /proc)
+    ended every command on a raw ``[Errno 13] Permission denied: '.../.indexer'``
+    (``[Errno 2]`` on /proc, ``[Errno 30]`` on a read-only disk): now what, where and
+    what to do, with the same exit status (1)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    chmod(modes, ws, 0o555)
+    cases = [(ws, "give that user the workspace")]
+    if Path("/proc/self").is_dir():
+        cases.append((Path("/proc"), "use a workspace folder of your own"))
+    for where, advice in cases:
+        args = [sys.executable, "-m", "indexer", command, "--workspace", str(where)]
+        done = subprocess.run([*as_plain_user(), *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1, done.stderr
+        last = done.stderr.strip().splitlines()[-1]
+        state = where / ".indexer"
+        assert last.startswith(f"indexer {command}: the indexer cannot make its state"), last
+        assert f"in {state}: " in last and advice in last, last
+        assert "Errno" not in done.stderr and "Traceback" not in done.stderr
+    assert not (ws / ".indexer").exists()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from indexer.vault import asset_folders, fsops, lone_summaries, moves, reading, timeline
 from indexer.vault.contents import WRITABLE
 from indexer.vault.history.store import Change
-from indexer.vault.names import MAX_DEPTH
+from indexer.vault.names import MAX_DEPTH, refuse_twin
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import FOLDER_ENDINGS, Place, Target
 from indexer.vault.scan import walk_files
@@ -75,6 +75,7 @@ def _delete_locked(
         if info is None or place.dir_fd is None:
             fsops.check_missing_match(if_match)  # 404 whatever it says, as a move
             raise NotFoundError(f"{target.rel} does not exist")
+        refuse_twin(place.dir_fd, place.name, target.rel, "its delete")
         if stat.S_ISDIR(info.st_mode):
             fsops.check_folder_match(if_match, target.rel)
             if _delete_folder(vault, place, reason, actor):  # its summary went with it

@@ -39,6 +39,7 @@ from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
 from indexer.vault.lone_summaries import summary_targets
 from indexer.vault.move_checks import TEXTS
+from indexer.vault.names import refuse_twin
 from indexer.vault.new_path import open_new_path, resolve_new_path
 from indexer.vault.reading import file_etag
 from indexer.vault.recording import check_actor, check_reason
@@ -191,6 +192,7 @@ def _move_file_locked(
     before = vault._existing_bytes(src)
     if before is None or src.dir_fd is None:
         raise NotFoundError(f"{source.rel} does not exist")
+    refuse_twin(src.dir_fd, src.name, source.rel, "its move")
     fsops.check_if_match(if_match, before)
     if dst.lstat() is not None:
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
@@ -319,6 +321,7 @@ def _move_folder_locked(
     info = src.lstat()
     if info is None or src.dir_fd is None or not stat.S_ISDIR(info.st_mode):
         raise NotFoundError(f"the folder {source.rel} does not exist")
+    refuse_twin(src.dir_fd, src.name, source.rel, "its move")
     if dst.lstat() is not None:
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
     check_reach(src, source, dest)

@@ -13,7 +13,8 @@ form of it (``equivalent_name``: the folder is listed and the NFC forms compared
 the exact name is missing), so a listed NFD note is read, appended to, rewritten and
 deleted in place and never gets a composed twin. When two names of one folder read
 the same once normalized, the exact NFC one (else the first in byte order) is the one
-reached, and the only one listed.
+reached, and the only one listed; a delete or move of it is refused (``refuse_twin``):
+it would hand the name to the unlisted twin, whose text history never recorded.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 
 from shared.control_chars import printable
-from shared.errors import ForbiddenPathError
+from shared.errors import ConflictError, ForbiddenPathError
 from shared.path_names import (
     MAX_DEPTH,
     MAX_PATH_BYTES,
@@ -180,6 +181,25 @@ def _other_spellings(dir_fd: int) -> dict[str, str] | None:
     except OSError:
         return None
     return found
+
+
+def refuse_twin(dir_fd: int, reached: str, rel: str, doing: str) -> None:
+    """``conflict`` when the folder ``dir_fd`` holds, beside the entry ``reached`` (its
+    name on disk) that the tool's path ``rel`` reaches, another entry whose name reads
+    the same once normalized (a composed and a decomposed ``café.md``): ``doing`` (a
+    delete, a move away) would take the name from the file the tools read and hand it to
+    the other, unlisted and unrecorded until then: the answer said the note was deleted
+    or moved, and ``stat`` found it there still, with another text and no version of it
+    in history. Writes, appends and reads act on the reached file and are let through."""
+    name = rel.rsplit("/", 1)[-1]
+    other = equivalent_name(dir_fd, name)
+    if other is not None and other != reached:
+        raise ConflictError(
+            f"two entries in the folder of {rel} are named so, in two Unicode spellings"
+            " (composed and decomposed: one is left out of listings); the tools reach one,"
+            f" and {doing} would give the name to the other; rename one of them outside"
+            " the tools first"
+        )
 
 
 class _WarnOnce:

@@ -368,8 +368,22 @@ class Sandbox:
             found = None
         if found is None or not stat.S_ISDIR(found.st_mode):
             raise ForbiddenPathError(f"the vault of {lang!r} is not a folder")
+        if known is None or known[1] != real:  # (a write's call: checked once per folder)
+            self.check_own_folder(lang)
         self._roots[lang] = (str(folder), real, (found.st_dev, found.st_ino))
         return real
+
+    def check_own_folder(self, lang: str) -> None:
+        """Refuse a vault whose folder is another lang's (``Workspace.shared_vaults``:
+        links to one folder), which the index and the watcher leave out: served too, its
+        writes were made twice over one file, or recorded in no history."""
+        owner = self.workspace.shared_vaults().get(lang)
+        if owner is not None:
+            raise ForbiddenPathError(
+                f"the vault of {lang!r} is the folder of the vault of {owner!r} (or lies"
+                f" inside or around it: links); it is not served: use {owner!r}, or give"
+                f" {lang!r} a folder of its own and restart the indexer"
+            )
 
     def check_case(self, lang: str) -> None:
         """Refuse ``lang`` spelled in another case than its vault's folder: a vault id is

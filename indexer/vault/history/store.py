@@ -48,6 +48,7 @@ from indexer.sqlite_lib import sqlite3
 from indexer.vault.history import recovery, retention, schema, writes
 from indexer.vault.history.pairing import OutsideRenames, Unpaired
 from indexer.vault.history.reads import HistoryReads
+from indexer.vault.history.reserve import Reserve
 from indexer.vault.history.rows import (
     VERSION_COLUMNS,
     VERSIONS_FROM,
@@ -72,6 +73,7 @@ class HistoryStore(HistoryReads):
     def __init__(self, folder: Path, etag_of: EtagOf, *, readonly: bool = False) -> None:
         super().__init__(folder, readonly=readonly)
         self._etag_of = etag_of
+        self._reserve = Reserve(folder)  # (room for deletes on a full disk)
         self._writer: sqlite3.Connection | None = None
         self._settled: list[int] = []  # rows whose change is done; cleared in the next write
         self._renames = OutsideRenames(etag_of(b""))
@@ -93,6 +95,7 @@ class HistoryStore(HistoryReads):
             self._readers.put(conn)
         else:
             self._writer = conn
+            self._reserve.keep()
 
     def close(self) -> None:
         if self._writer is not None and self._settled:
@@ -130,7 +133,25 @@ class HistoryStore(HistoryReads):
         any ``before`` that is not the latest version. ``held``: the text the index holds
         of a file history never saw, recorded first when another program changed it since
         (the catch-up then records that program's change: the index's text was lost).
-        Call with each file's lock held."""
+        Call with each file's lock held. Deletes only (they free space) refused for a
+        full disk are tried once more after the reserve is given up (``reserve``)."""
+        try:
+            return self._begin(changes, actor=actor, reason=reason, at=at, held=held)
+        except StorageError as err:
+            frees = all(change.after is None for change in changes)
+            if not (frees and err.http_status == 507 and self._reserve.give_up()):
+                raise
+        return self._begin(changes, actor=actor, reason=reason, at=at, held=held)
+
+    def _begin(
+        self,
+        changes: list[Change],
+        *,
+        actor: str,
+        reason: str | None,
+        at: datetime,
+        held: Held | None,
+    ) -> Pending:
         at_ms = millis(at)
         plans = [self._plan(change, actor, reason, held, at) for change in changes]
         pending = Pending()
@@ -175,6 +196,8 @@ class HistoryStore(HistoryReads):
                     pass
         except (StorageError, HistoryStoreError) as err:  # (closed: the server stops)
             log.warning("history: %s (marked done later)", err)
+        else:
+            self._reserve.keep()  # (once given up: made again when there is room)
 
     def abort(self, pending: Pending) -> None:
         """The file changes failed: forget their rows (catch-up rows stay: they are true)."""
