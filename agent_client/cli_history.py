@@ -5,7 +5,9 @@ unified diff (``--diff N [--to M]``); ``undo`` puts back every file a memory ent
 changed, all or nothing (``--dry-run`` only says what it would do). Both are thin layers
 over the vault handle's ``history``/``read(version=)``/``diff``/``undo``; errors go up
 to ``agent_client.cli``, which maps them to one line and an exit code (a refused undo,
-``conflict``, exits 1 with the server's message).
+``conflict``, exits 1 with the server's message). An undo sent whose answer never came
+(the call timed out: an entry of 10,000 files takes the server longer) may have been
+done, or still be under way: the message says so, not only that the indexer is offline.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ import sys
 from typing import Any
 
 from agent_client.connection import mcp_vault_connection
+from agent_client.repeats import noting
 from agent_client.results import HistoryResult, UndoResult, Version
 from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
 from agent_client.vault import Vault
 from shared.cli_usage import whole_number
 from shared.counted import file_in_vault, versions_said
+from shared.errors import IndexerOfflineError
 from shared.models import ENTRY_ID_RE
 
 MAX_LIMIT = 1000
@@ -65,7 +69,7 @@ async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> 
     _check(args)
     async with mcp_vault_connection(lang, settings) as vault:
         if args.command == "undo":
-            result: Any = await vault.undo(args.entry_id, dry_run=args.dry_run)
+            result: Any = await _undo(vault, args.entry_id, args.dry_run)
             text = undo_text(result)
         elif args.show is not None:
             return await _show(vault, args)
@@ -82,6 +86,22 @@ async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> 
     elif text:
         print(for_terminal(text.rstrip("\n"), sys.stdout))
     return 0
+
+
+async def _undo(vault: Vault, entry_id: str, dry_run: bool) -> UndoResult:
+    """The undo; one sent whose answer never came says that it may have been done."""
+    with noting() as sending:
+        try:
+            return await vault.undo(entry_id, dry_run=dry_run)
+        except IndexerOfflineError as exc:
+            if not dry_run and not sending.never_sent:
+                exc.message += (
+                    f"; the undo was sent and may have been done, or still be under way:"
+                    f" `agent-client undo {entry_id}` run again once the indexer answers"
+                    " says 'already undone' if it was"
+                )
+                exc.args = (exc.message,)
+            raise
 
 
 def _check(args: argparse.Namespace) -> None:

@@ -234,6 +234,32 @@ async def test_a_memory_listing_measures_the_notes_the_server_had_no_time_for(
     assert names.count("find") == 2 and names.count("read") == 3
 
 
+async def test_a_big_memory_listing_asks_find_again_instead_of_reading_each_note(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder whose notes the server cannot measure within one ``find``'s time: the
+    client asks ``find`` again, which goes on past the notes it measured and kept, and
+    reads none (a 20,000-note folder was ~18,000 reads, 50-127 s). Large YAML blocks
+    (another program's) make each note slow to measure here; the rounds' bound is
+    lifted so that a loaded machine's slower rounds cannot make the count flaky."""
+    monkeypatch.setattr(store_module, "MAX_SIZE_ROUNDS", 1000)
+    vault = ServerVault(Sandbox(workspace), max_file_bytes=1 << 20)
+    block = "---\ntags:\n" + "".join(f"  - tag-{j}\n" for j in range(3000)) + "---\n"
+    folder = workspace.vault_dir("en") / "memories" / "sub"
+    folder.mkdir(parents=True)
+    notes = 60
+    for i in range(notes):
+        (folder / f"n{i:02d}.md").write_text(f"{block}note {i}\n", encoding="utf-8")
+    settings = Settings(workspace=workspace, max_file_bytes=1 << 20)
+    vault.body_sizes, vault.find_sizes_max_seconds = BodySizes(settled_ns=0), 0.05
+    listed, names = await _listing(create_server(Core(settings, vault)))
+    assert names.count("read") == 0 and names.count("stat") == 0
+    assert 3 <= names.count("find") < notes  # more than one round, far fewer than notes
+    assert listed == [ListedItem("sub/", 4096)] + [
+        ListedItem(f"sub/n{i:02d}.md", len(f"note {i}\n")) for i in range(notes)
+    ]
+
+
 async def test_a_memory_listing_past_the_vaults_largest_find_is_cut_and_says_so(
     workspace: Workspace,
 ) -> None:

@@ -499,3 +499,34 @@ async def test_actions_asked_by_the_user_carry_their_reason(
         ("delete", "memory_writer_action:delete (asked by the user)"),
         ("write", "memory_writer_action:edit (asked by the user)"),
     ]
+
+
+def test_an_undo_whose_answer_does_not_come_in_time_says_it_may_have_been_done(
+    server: RunningIndexer,
+    lang: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``undo`` of an entry of many files takes the server longer than the call's
+    timeout (10,000 appends: 90 s, past the 30 s default): the undo goes on and is done,
+    so the CLI must not say only "offline" (it did), but that it may have been done."""
+    files = 200
+
+    async def appended() -> None:
+        settings = ClientSettings(workspace=server.workspace)
+        async with mcp_vault_connection(lang, settings) as vault:
+            for i in range(files):
+                await vault.write(f"bulk/n{i:03d}.md", f"# N{i}\n", reason="seed")
+            for i in range(files):
+                await vault.append(f"bulk/n{i:03d}.md", "- more\n", reason="entry:BULK2 all")
+
+    asyncio.run(appended())
+    monkeypatch.setenv("AGENT_CLIENT_CALL_TIMEOUT", "0.5")
+    code, _, err = cli(capsys, server, lang, "undo", "BULK2")
+    assert code == 3 and "indexer_offline" in err
+    assert "the undo was sent and may have been done" in err
+    assert "`agent-client undo BULK2`" in err
+    monkeypatch.setenv("AGENT_CLIENT_CALL_TIMEOUT", "120")
+    code, _, err = cli(capsys, server, lang, "undo", "BULK2")  # (waits for the first)
+    assert code == 1 and "already undone" in err
+    assert vault_file(server.workspace, lang, "bulk/n000.md").read_text().endswith("---\n# N0\n")

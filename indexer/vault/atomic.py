@@ -81,6 +81,7 @@ def replace_at(
     mode: int | None = None,
     if_match: str | None = None,
     durable: bool = True,
+    sync_folder: bool = True,
 ) -> None:
     """Atomically replace ``name`` in ``dir_fd``: temp file, fsync, rename, fsync of the folder.
 
@@ -114,6 +115,8 @@ def replace_at(
 
     ``durable=False`` skips the fsyncs, for derived files that are made again when lost
     (folder summaries): still atomic for readers, not promised to survive a power cut.
+    ``sync_folder=False`` leaves the folder's fsync to the caller, who syncs it once for
+    many files before it answers (an undo of 10,000 appends: one fsync per file, not two).
     """
     old = lstat_at(name, dir_fd)
     if old is not None and mode is None:
@@ -133,7 +136,7 @@ def replace_at(
         except BaseException:
             _remove_temp(dir_fd, temp)
             raise
-    if durable:
+    if durable and sync_folder:
         os.fsync(dir_fd)
 
 

@@ -255,13 +255,15 @@ class Place:
         self.base_fd, self.missing = fd, []
         return fd
 
-    def commit(self, data: bytes, *, if_match: str | None = None) -> None:
+    def commit(self, data: bytes, *, if_match: str | None = None, sync_folder: bool = True) -> None:
         """Write ``data`` atomically here, creating folders; undo them if the write fails.
 
-        ``if_match`` is checked once more right before the swap (``atomic.replace_at``).
+        ``if_match`` is checked once more right before the swap (``atomic.replace_at``);
+        ``sync_folder=False``: the caller fsyncs the folder (``dir_fd``) itself.
         """
         try:
-            atomic.replace_at(self.make_parent(), self.name, data, if_match=if_match)
+            parent = self.make_parent()
+            atomic.replace_at(parent, self.name, data, if_match=if_match, sync_folder=sync_folder)
         except OSError as err:
             self.rollback()
             fsops.refuse(err)

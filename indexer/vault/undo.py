@@ -174,8 +174,10 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
                 if index in results:
                     continue
                 if other is None:
-                    results[index] = _undo_one(vault, plans[index], entry_id, dry_run, told)
+                    results[index] = _undo_one(vault, plans[index], entry_id, dry_run, told, syncs)
                     done.append(index)
+                    if syncs.full:
+                        syncs.flush()
                     continue
                 home, away = (index, other) if plans[index][1] is None else (other, index)
                 back = undo_moves.move_back(vault, plans[home], plans[away], entry_id, syncs, told)
@@ -301,8 +303,17 @@ def _undo_target(
     return "history no longer holds its text from before the entry"
 
 
-def _undo_one(vault: Vault, plan: Plan, entry_id: str, dry_run: bool, told: list[Target]) -> dict:
-    """Undo one file by writing (or deleting) it; it is added to ``told``."""
+def _undo_one(
+    vault: Vault,
+    plan: Plan,
+    entry_id: str,
+    dry_run: bool,
+    told: list[Target],
+    syncs: undo_moves.FolderSyncs | None = None,
+) -> dict:
+    """Undo one file by writing (or deleting) it; it is added to ``told``. A file written
+    back leaves its folder's fsync to ``syncs`` (once per folder before the undo answers:
+    it was one per file, half the fsyncs of an undo of appends to 10,000 notes)."""
     target, current, latest, before, _ = plan
     data = vault.recorder.content(before) if before is not None else None
     result: dict[str, Any] = {
@@ -321,7 +332,9 @@ def _undo_one(vault: Vault, plan: Plan, entry_id: str, dry_run: bool, told: list
         vault.recorder.changing([change], actor="tool", reason=reason) as pending,
     ):
         if data is not None:  # only over what was checked (see ``restore``)
-            place.commit(data, if_match=etag_or_absent(current))
+            place.commit(data, if_match=etag_or_absent(current), sync_folder=syncs is None)
+            if syncs is not None and place.dir_fd is not None:
+                syncs.add(place.dir_fd)
         elif place.dir_fd is not None:
             if vault._existing_bytes(place) != current:
                 raise ConflictError(f"{target.rel} changed while the undo ran; nothing was changed")
