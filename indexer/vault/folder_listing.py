@@ -17,6 +17,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING
 
+from indexer.vault.cursor import check_after
 from indexer.vault.reading import MAX_LIMIT, below, check_limit
 from indexer.vault.sandbox import Target
 from indexer.vault.scan import FileEntry, walk_files
@@ -33,13 +34,22 @@ def _is_assets(name: str) -> bool:
 
 
 class _Listing:
-    """What the walk has seen so far."""
+    """What the walk has seen so far. The folder's own files come first in the walk, by
+    name: one sequence (text and other files together) that ``after`` and ``limit`` cut
+    into pages, ``total`` counts whole."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, after: str | None) -> None:
         self.limit = limit
+        self.after = after
+        self.counts: dict[str, int | None] = {}  # direct subfolder -> text files below
+        self.own_files()
+
+    def own_files(self) -> None:
+        """(Again:) none of the folder's own files seen yet."""
         self.files: list[str] = []
         self.others: list[str] = []  # the folder's own files that are not text
-        self.counts: dict[str, int | None] = {}  # direct subfolder -> text files below
+        self.total = 0
+        self.last: str | None = None  # the page's last path
         self.truncated = False
 
     def add(self, entry: FileEntry, rest: str) -> None:
@@ -49,9 +59,12 @@ class _Listing:
                 self.counts.setdefault(entry.rel, 0)
             return
         if not slash:
-            own = self.files if is_text_name(rest) else self.others
-            if len(own) < self.limit:
-                own.append(entry.rel)
+            self.total += 1
+            if self.after is not None and entry.rel <= self.after:
+                return
+            if len(self.files) + len(self.others) < self.limit:
+                (self.files if is_text_name(rest) else self.others).append(entry.rel)
+                self.last = entry.rel
             else:
                 self.truncated = True
             return
@@ -62,17 +75,24 @@ class _Listing:
 
 
 def list_folder(
-    vault: Vault, lang: str, path: str = "", limit: int = MAX_LIMIT, max_seconds: float = 0
+    vault: Vault,
+    lang: str,
+    path: str = "",
+    limit: int = MAX_LIMIT,
+    max_seconds: float = 0,
+    after: str | None = None,
 ) -> dict:
-    """``{path, files, others, folders: [{path, files}], truncated, counted}``: the
-    folder's own text files and its other files (at most ``limit`` of each; ``truncated``
-    when it holds more), and its subfolders
+    """``{path, files, others, total, folders: [{path, files}], truncated, counted}``:
+    a page of the folder's own files, text (``files``) and other (``others``), at most
+    ``limit`` of both together, by path, those after the path ``after`` (``cursor``);
+    ``truncated`` when more follow, and then ``next_after``, the page's last path;
+    ``total`` counts all of them. And every subfolder
     (but ``*.assets/``), each with the count of text files anywhere below it (None when
     the walk ran out of time before counting it: ``counted`` is then false)."""
     check_limit(limit)
     deadline = time.monotonic() + (max_seconds or FOLDER_MAX_SECONDS)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
-    listing = _Listing(limit)
+    listing = _Listing(limit, check_after(after, target.rel, own=True))
     counted = True
     current: str | None = None  # the subfolder being counted
     with vault.sandbox.open(target) as place:
@@ -93,20 +113,24 @@ def list_folder(
             listing.counts[current] = None
         _list_level(vault, target, listing)
     folders = [{"path": p, "files": n} for p, n in sorted(listing.counts.items())]
-    return {
+    result = {
         "path": target.rel,
         "files": listing.files,
         "others": listing.others,
+        "total": listing.total,
         "folders": folders,
         "truncated": listing.truncated,
         "counted": counted,
     }
+    if listing.truncated:
+        result["next_after"] = listing.last
+    return result
 
 
 def _list_level(vault: Vault, target: Target, listing: _Listing) -> None:
-    """The folder's own entries the cut walk did not reach (their counts None)."""
-    seen = set(listing.files) | set(listing.others)
-    listing.truncated = False
+    """The folder's own entries, all listed again (the cut walk may have stopped among
+    them), and the subfolders it did not reach (their counts None)."""
+    listing.own_files()
     with vault.sandbox.open(target) as place:
         top = place.walk_start()
         if top is None:
@@ -116,5 +140,5 @@ def _list_level(vault: Vault, target: Target, listing: _Listing) -> None:
             for entry in entries:
                 if entry.is_folder:
                     listing.counts.setdefault(entry.rel, None)
-                elif entry.rel not in seen:
+                else:
                     listing.add(entry, below(entry.rel, target.rel))

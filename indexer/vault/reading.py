@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from indexer.vault import fsops, no_wait, timeline
+from indexer.vault import cursor, fsops, no_wait, timeline
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import open_file, open_file_stat, read_bytes, text_lines
 from indexer.vault.digests import etag_of_file
@@ -169,6 +169,8 @@ def find(
     limit: int = 200,
     dirs: bool = False,
     sizes: bool = False,
+    after: str | None = None,
+    paged: bool = False,
 ) -> dict:
     """Files below ``path`` whose path (relative to it) matches ``pattern``; with
     ``dirs``, matching folders too, each with a trailing ``/`` (empty ones included).
@@ -183,10 +185,18 @@ def find(
     With ``dirs``, also ``unlisted``: how many entries below ``path`` no tool can reach
     (dot-names, names the vault refuses, links, folders too deep; whatever the pattern,
     as far as the walk went), and ``unlisted_sample``, the first few of them (printable):
-    a folder that lists empty may still hold files another program made."""
+    a folder that lists empty may still hold files another program made.
+
+    Pages (``cursor``): ``after`` lists only what the walk finds after that path. With
+    ``paged`` (the REST route), also ``total`` (every match, the ones before ``after``
+    too) when the walk reached the end, and ``next_after`` (the last path listed) when
+    more remain."""
     check_limit(limit)
     regex = compile_glob(pattern)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
+    start = cursor.check_after(after, target.rel)
+    past = None if start is None else cursor.after_key(start)
+    before = 0  # matches the cursor passed over
     paths: list[str] = []
     truncated = False
     measured = _Measured(vault.body_sizes, time.monotonic() + vault.find_sizes_max_seconds)
@@ -206,6 +216,9 @@ def find(
             with contextlib.closing(walk) as entries:
                 for entry in entries:
                     if regex.fullmatch(below(entry.rel, target.rel)):
+                        if past is not None and cursor.walk_key(entry.rel, entry.is_folder) <= past:
+                            before += 1
+                            continue
                         if len(paths) == limit:
                             truncated = True
                             break
@@ -213,6 +226,10 @@ def find(
                         if sizes and not entry.is_folder:
                             measured.add(entry, vault.max_file_bytes)
     result: dict[str, Any] = {"paths": paths, "truncated": truncated}
+    if paged and truncated:
+        result["next_after"] = paths[-1]
+    elif paged:
+        result["total"] = before + len(paths)
     if sizes:
         result.update(sizes=measured.sizes, body_sizes=measured.body_sizes)
     if dirs:

@@ -127,15 +127,20 @@ class Vault:
         limit: int = 200,
         dirs: bool = False,
         sizes: bool = False,
+        after: str | None = None,
+        paged: bool = False,
     ) -> dict:
         """Files (and with ``dirs`` folders) below ``path`` whose path matches ``pattern``;
-        with ``sizes``, their sizes and notes' body sizes (``reading.find``)."""
-        return reading.find(self, lang, pattern, path, limit, dirs, sizes)
+        with ``sizes``, their sizes and notes' body sizes; a page ``after`` a path
+        (``reading.find``)."""
+        return reading.find(self, lang, pattern, path, limit, dirs, sizes, after, paged)
 
-    def list_folder(self, lang: str, path: str = "", limit: int = reading.MAX_LIMIT) -> dict:
-        """A folder's own text files and its subfolders with their counts, in one walk
-        (``folder_listing``)."""
-        return folder_listing.list_folder(self, lang, path, limit)
+    def list_folder(
+        self, lang: str, path: str = "", limit: int = reading.MAX_LIMIT, after: str | None = None
+    ) -> dict:
+        """A folder's own files (a page ``after`` a path) and its subfolders with their
+        counts, in one walk (``folder_listing``)."""
+        return folder_listing.list_folder(self, lang, path, limit, after=after)
 
     def grep(
         self,

@@ -131,7 +131,10 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         path = query_str(request, "path", "") or ""
         limit = query_int(request, "limit", 200)
         dirs = query_bool(request, "dirs", False)
-        return _tool_json(await core.scans.run(vault.find, lang, pattern, path, limit, dirs))
+        page = {"after": query_str(request, "after"), "paged": True}  # (``vault.cursor``)
+        return _tool_json(
+            await core.scans.run(vault.find, lang, pattern, path, limit, dirs, **page)
+        )
 
     async def folder(request: Request) -> Response:
         """A folder for the page in one call: one walk (``Vault.list_folder``), and its
@@ -139,7 +142,8 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         lang = request.path_params["lang"]
         path = query_str(request, "path", "") or ""
         limit = query_int(request, "limit", MAX_LISTED)
-        result = await core.scans.run(vault.list_folder, lang, path, limit)
+        after = query_str(request, "after")
+        result = await core.scans.run(vault.list_folder, lang, path, limit, after)
         if core.summaries is not None:
             folders = [item["path"] for item in result["folders"]]
             found = await run_in_threadpool(core.summaries.abstracts, lang, folders)

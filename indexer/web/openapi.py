@@ -74,6 +74,8 @@ SCHEMAS: dict[str, Any] = {
     "Find": _obj(
         {"paths": PATHS, "truncated": BOOL},
         {
+            "total": {**INT, "description": "every match, when the walk reached the end"},
+            "next_after": {**STR, "description": "when truncated: after= for the next page"},
             "unlisted": {
                 "type": "integer",
                 "description": "with dirs: entries below the path no tool can reach",
@@ -94,9 +96,11 @@ SCHEMAS: dict[str, Any] = {
                 ),
                 "description": "subfolders (but *.assets/), each with its text files below",
             },
+            "total": {**INT, "description": "the folder's own files (files and others)"},
             "truncated": BOOL,
             "counted": BOOL,
-        }
+        },
+        {"next_after": {**STR, "description": "when truncated: after= for the next page"}},
     ),
     "Read": _obj(
         {"path": STR, "content": STR, "etag": STR, "size": INT, "mtime": NUM},
@@ -195,6 +199,15 @@ PATH = _param(
 
 def _q(name: str, schema: dict, doc: str = "", required: bool = False) -> dict:
     return _param(name, "query", schema, required, doc)
+
+
+AFTER = _q(
+    "after",
+    {"type": "string", "minLength": 1},
+    "a page: only what is listed after this path, in the listing's order (by path);"
+    " give the last path of the page before (next_after). A cursor, not an offset: right"
+    " when files come and go between pages",
+)
 
 
 def _limit(high: int, default: int) -> dict:
@@ -348,6 +361,7 @@ def document() -> dict:
                     _q("path", STR),
                     _limit(10_000, 200),
                     _q("dirs", BOOL, "also list matching folders (paths ending in /)"),
+                    AFTER,
                 ],
                 {"200": ("Find", "matching paths")},
                 READ_ERRORS,
@@ -356,8 +370,9 @@ def document() -> dict:
         "/{lang}/folder": {
             "get": _op(
                 "a folder in one walk: its own text and other files, its subfolders with the"
-                " count of text files below each (null: not counted in time) and their abstracts",
-                [LANG, _q("path", STR), _limit(10_000, 10_000)],
+                " count of text files below each (null: not counted in time) and their abstracts;"
+                " the own files paged (limit for files and others together, after)",
+                [LANG, _q("path", STR), _limit(10_000, 10_000), AFTER],
                 {"200": ("Folder", "the folder")},
                 READ_ERRORS,
             )

@@ -48,7 +48,11 @@ def test_write_read_find_delete_round_trip(http: httpx2.Client, server: RunningI
     )
     lines = http.get("/ra/notes/items/go.md", params={"offset": 1, "limit": 1}).json()["content"]
     assert lines.count("\n") == 1
-    assert http.get("/ra/notes").json() == {"paths": ["items/go.md"], "truncated": False}
+    assert http.get("/ra/notes").json() == {
+        "paths": ["items/go.md"],
+        "truncated": False,
+        "total": 1,
+    }
     found = http.get("/ra/notes", params={"pattern": "*.md", "path": "items", "limit": 5})
     assert found.json()["paths"] == ["items/go.md"]
     with_dirs = http.get("/ra/notes", params={"pattern": "**", "dirs": "true"})

@@ -82,10 +82,19 @@ async function summaryOf(lang, path) {
 // through the raw route) and its subfolders, each
 // with the count of text files below it and its summary's abstract. (The page walked
 // the folder once per text suffix, then asked /summary once per subfolder: 3,002
-// requests for a folder of 3,000.)
+// requests for a folder of 3,000.) Its own files come a page at a time, in the server's
+// order (by path): "Show more" asks for the ones after the last shown (after=, a cursor:
+// a note added or deleted meanwhile shifts nothing; the page said "Only the first 10,000
+// files of this folder are listed" and had no way to the rest).
+const FOLDER_PAGE = 2000;
+
+function folderPage(lang, folder, after) {
+  const cursor = after === undefined ? "" : `&after=${encodeURIComponent(after)}`;
+  return api("GET", `/${seg(lang)}/folder?path=${encodeURIComponent(folder)}&limit=${FOLDER_PAGE}${cursor}`);
+}
+
 async function browse(lang, folder) {
-  const query = `path=${encodeURIComponent(folder)}&limit=10000`;
-  const [{ data }, summary] = await Promise.all([api("GET", `/${seg(lang)}/folder?${query}`), summaryOf(lang, folder)]);
+  const [{ data }, summary] = await Promise.all([folderPage(lang, folder), summaryOf(lang, folder)]);
   const prefix = folder ? folder + "/" : "";
   const folderItems = data.folders.map((sub) => {
     const name = sub.path.slice(prefix.length);
@@ -100,16 +109,41 @@ async function browse(lang, folder) {
   const overview = summary ? h("section", { class: "summary" },
     h("p", { class: "abstract", text: summary.abstract }), htmlBlock(summary.overview_html || "", "overview"),
     summaryHistory) : null;
+  const notes = h("ul", { class: "notes" });
+  const others = h("ul", { class: "files" });
+  const count = h("p", { class: "muted", id: "files-count" });
+  const more = h("button", { id: "more-files" }, "Show more");
+  let shown = 0;
+  const add = (page) => {
+    notes.append(...page.files.map((path) => h("li", {}, h("a", { href: link(lang, "note", path), text: path.slice(prefix.length) }))));
+    others.append(...(page.others || []).map((path) =>
+      h("li", {}, h("a", { href: `/api/v1/${seg(lang)}/raw/${enc(path)}`, text: path.slice(prefix.length) }))));
+    others.hidden = !others.children.length;
+    shown += page.files.length + (page.others || []).length;
+    count.textContent = `${plural(shown, "file")} of ${(page.total ?? shown).toLocaleString("en")} shown.`;
+    count.hidden = !page.truncated;
+    more.hidden = !page.truncated;
+    more.onclick = async () => {
+      more.disabled = true;
+      try {
+        add((await folderPage(lang, folder, page.next_after)).data);
+      } catch (err) {
+        fail(err);
+      } finally {
+        more.disabled = false;
+      }
+    };
+  };
+  add(data);
   show(
     crumbs(lang, folder, true),
     h("div", { class: "actions" }, h("a", { class: "button", href: link(lang, "new", folder), text: "New note" })),
     overview,
     folderItems.length ? h("ul", { class: "folders" }, folderItems) : null,
-    h("ul", { class: "notes" }, data.files.sort().map((path) =>
-      h("li", {}, h("a", { href: link(lang, "note", path), text: path.slice(prefix.length) })))),
-    (data.others || []).length ? h("ul", { class: "files" }, data.others.sort().map((path) =>
-      h("li", {}, h("a", { href: `/api/v1/${seg(lang)}/raw/${enc(path)}`, text: path.slice(prefix.length) })))) : null,
-    data.truncated ? h("p", { class: "muted", text: "Only the first 10,000 files of this folder are listed." }) : null,
+    notes,
+    others,
+    count,
+    more,
     data.counted ? null : h("p", { class: "muted", text: "The folder is too large to count every note below it in time." }),
     !folderItems.length && !data.files.length && !(data.others || []).length ? h("p", { class: "muted", text: "No notes here." }) : null,
   );
