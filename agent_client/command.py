@@ -23,12 +23,14 @@ from typing import NoReturn
 from agent_client.exit_codes import EXIT_INTERRUPTED
 from agent_client.interrupts import terminate_as_interrupt
 from shared.cli_usage import exit_with
+from shared.utf8_mode import in_utf8_mode
 
 
 def run() -> NoReturn:
     """The ``agent-client`` command: ``main``, then the end at once (see the module);
     with a thread still at work (one the command left running), the usual exit, which
     waits for it."""
+    in_utf8_mode()  # first: a locale that is not UTF-8 starts it again in UTF-8 mode
     code = main()
     if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         exit_with(code)

