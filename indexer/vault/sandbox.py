@@ -257,10 +257,8 @@ class Place:
 
     def commit(self, data: bytes, *, if_match: str | None = None, sync_folder: bool = True) -> None:
         """Write ``data`` atomically here, creating folders; undo them if the write fails.
-
         ``if_match`` is checked once more right before the swap (``atomic.replace_at``);
-        ``sync_folder=False``: the caller fsyncs the folder (``dir_fd``) itself.
-        """
+        ``sync_folder=False``: the caller fsyncs the folder (``dir_fd``) itself."""
         try:
             parent = self.make_parent()
             atomic.replace_at(parent, self.name, data, if_match=if_match, sync_folder=sync_folder)
