@@ -12,7 +12,8 @@ closed terminal) is turned into SIGTERM.
 
 Start-up is kept short: the integrity checks that read the whole index and history
 run only when the last server did not stop cleanly (``W/.indexer/clean-shutdown``,
-written at a clean stop and removed at start); the sweep of the temp files a crash left
+written at a clean stop and removed at start), the index's once serving
+(``index.late_check``: 19 s of an 860 MB file); the sweep of the temp files a crash left
 (dot-files no tool, index or watcher sees) and the index catch up in the background;
 the garbage collector, off while ``indexer serve`` starts, comes back on once serving.
 The URL file is written only once the web app answers: an early URL with requests held
@@ -27,7 +28,6 @@ import contextlib
 import errno
 import functools
 import gc
-import importlib
 import logging
 import os
 import signal
@@ -42,6 +42,7 @@ import uvicorn
 
 import indexer
 from indexer.core import Core
+from indexer.index import late_check
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.maintenance_tasks import enabled_tasks
@@ -54,7 +55,7 @@ from indexer.one_cpu import where_pinned
 from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault import atomic, fsops
-from indexer.vault.tempfiles import remove_orphan_temp_files, remove_temp_files_of
+from indexer.warm_up import Warming, after_start
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, MAX_HEAD_BYTES, guarded_protocol
 from indexer.wiring import (
@@ -71,7 +72,6 @@ from shared.workspace import Workspace
 log = logging.getLogger("indexer")
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-BUILD_SECONDS = 10  # most a stop waits for a step of the start's text tables
 
 
 class Server(uvicorn.Server):
@@ -92,18 +92,19 @@ class Server(uvicorn.Server):
             asyncio.get_running_loop().call_soon_threadsafe(self.on_stop)
 
 
-def build_core(settings: Settings, *, check: bool = True) -> Core:
+def build_core(settings: Settings, *, check: bool = True, check_index: bool | None = None) -> Core:
     """Open history and the index and wire them to the vault; summaries hear every
     change, recall reads both, the maintenance scheduler hears the index's changes (it
     starts with ``serve``; maintenance itself is built at its first use).
     ``HistoryStoreError`` for an unusable history, ``IndexSchemaError`` for a newer
-    index. ``check``: run the integrity checks that read both files whole."""
+    index. ``check``: run the integrity checks that read both files whole;
+    ``check_index``: the index's apart (a server's runs once serving: ``late_check``)."""
     history = open_history(settings, check=check)
     try:
         vault = build_vault(settings, history)
         index = NoteIndex(settings.workspace)
         record_outside_changes(index, vault)  # (before ``open``: an older index's texts)
-        index.open(check=check)
+        index.open(check=check, full=check_index)
     except BaseException:
         history.close()
         raise
@@ -207,53 +208,6 @@ def remove_url_file(path: Path, text: str) -> None:
         )
 
 
-class Warming:
-    """``after_start``'s steps, which a stop ends between two: the interpreter's exit
-    ends a daemon thread in RE2's C++ code (a pattern compiled) with ``std::terminate``
-    (SIGABRT: a stop right after the start exited -6), so a stop says no step is to
-    start (``closing``) first, and waits for the one under way (``wait``) once the index
-    is closed: a start indexing 10,000 notes starved the steps (1.5 s for one)."""
-
-    def __init__(self) -> None:
-        self.closing = threading.Event()
-        self.idle = threading.Event()
-        self.idle.set()  # (until a thread runs the steps)
-
-    def wait(self) -> None:
-        self.closing.set()
-        if not self.idle.wait(BUILD_SECONDS):
-            log.warning("a step of the start's text tables took over %d s", BUILD_SECONDS)
-
-
-def after_start(workspace: Workspace, warming: Warming | None = None) -> None:
-    """Once serving: what the first search, snippet or recall past ASCII would wait for
-    built (first: a client may call at once), recall's keyword module (imported here, not
-    at the start: 30-60 ms of it), the text tables, the highlight's patterns; then the
-    temp files of earlier processes' writes swept (this one's spared)."""
-    # (loaded by then: the index reads text)
-    from indexer.index.query import folded_spellings
-    from indexer.index.snippet_view import view_patterns
-    from indexer.index.text import build_tables
-    from indexer.jobs.tokens import heavy_runs
-
-    steps = (
-        lambda: importlib.import_module("indexer.jobs.keywords"),  # (a session opens on recall)
-        build_tables,
-        folded_spellings,
-        view_patterns,
-        heavy_runs,
-    )
-    try:
-        for step in steps:
-            if warming is not None and warming.closing.is_set():
-                return
-            step()
-    finally:
-        if warming is not None:
-            warming.idle.set()
-    sweep_temp_files(workspace)
-
-
 def run_all(steps: list[Callable[[], object]]) -> BaseException | None:
     """Run every step whatever an earlier one raised; the first error is returned (a
     step cut short must not leave the rest of a shutdown undone)."""
@@ -298,33 +252,6 @@ def take_clean_mark(workspace: Workspace) -> bool:
 
 def leave_clean_mark(workspace: Workspace) -> None:
     write_private_file(workspace.clean_mark, "stopped cleanly\n", 0o600)
-
-
-def sweep_temp_files(workspace: Workspace) -> None:
-    """Remove the temp files a crash left, sparing those of this process's writes in
-    flight (the workspace lock held, no other process writes in the vaults, the URL, the
-    token or the clean mark; the maintenance state is swept under its own lock)."""
-    try:
-        removed = sum(
-            remove_temp_files_of(path, spare=atomic.in_flight)
-            for path in (workspace.url_file, workspace.token_file, workspace.clean_mark)
-        )
-        from indexer.jobs.maintenance_state import StateFile  # (once serving)
-
-        removed += StateFile(workspace.maintenance_state).remove_leftovers()
-    except OSError as err:
-        log.warning("could not sweep the temp files of the workspace's own files: %s", err)
-    else:
-        if removed:
-            log.warning("removed %d temp file(s) of the workspace's files left by a crash", removed)
-    for lang in workspace.langs():
-        try:
-            removed = remove_orphan_temp_files(workspace.vault_dir(lang), spare=atomic.in_flight)
-        except OSError as err:
-            log.warning("could not sweep the temp files of %s: %s", lang, err)
-            continue
-        if removed:
-            log.warning("removed %d temp file(s) left by a crash in %s", removed, lang)
 
 
 def warn_shared_vaults(workspace: Workspace) -> None:
@@ -380,10 +307,13 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                 settings.host,
             )
     warn_shared_vaults(workspace)
+    first = late_check.check_first(workspace, clean=clean, up_to_mb=settings.check_first_mb)
     try:
-        core = build_core(settings, check=not clean)
+        core = build_core(settings, check=not clean, check_index=first)
     except IndexSchemaError as err:
         raise StartupError(err.message) from None
+    if first:
+        late_check.drop_mark(workspace)
     app = build_app(core)
     index = core.index
     assert index is not None
@@ -408,6 +338,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     task = asyncio.create_task(_serve(server, settings.host, settings.port))
     url_text = ""
     stopped_cleanly = False
+    checking: late_check.LateCheck | None = None
     try:
         while not server.started:
             if task.done():
@@ -427,6 +358,10 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                 f" server through it ({what_to_do(err)})"
             ) from None
         url_text = url + "\n"
+        if not clean and not first:  # (partial until it passed: set before the keeper)
+            on_damage = functools.partial(stop, server)
+            checking = late_check.LateCheck(workspace, index.checking, on_damage)
+            checking.start()
         index.start_background()  # once the first calls can be answered
         warming.idle.clear()
         threading.Thread(target=after_start, args=(workspace, warming), daemon=True).start()
@@ -444,6 +379,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         if url_text:
             remove_url_file(workspace.url_file, url_text)
         warming.closing.set()
+        if checking is not None:
+            checking.stop()
         steps: list[Callable[[], object]] = []
         if core.jobs is not None:  # the model's HTTP clients live on the jobs loop
             then = core.model.close if core.model is not None else None
@@ -455,7 +392,10 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         warming.wait()
         if not index.closed_whole:  # (what it applied after: told to no history)
             log.warning("the watcher was still applying outside changes when the index closed")
-        if stopped_cleanly and error is None and index.closed_whole:
+        damaged = checking.found if checking is not None else None
+        if damaged is not None:  # (no clean mark: history's check runs at the next start too)
+            error = error or StartupError(f"{damaged}: start again to rebuild it from the vaults")
+        elif stopped_cleanly and error is None and index.closed_whole:
             try:
                 leave_clean_mark(workspace)
             except OSError as err:
@@ -467,6 +407,11 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         log.info("indexer stopped")
         if error is not None:
             raise error
+
+
+def stop(server: uvicorn.Server) -> None:
+    """Have uvicorn stop serving (from any thread: it looks at the flag)."""
+    server.should_exit = True
 
 
 def run(settings: Settings) -> None:

@@ -58,6 +58,10 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "INDEXER_ECHO_TOOL": ("0", "1 registers an `echo` tool, the floor of bench/mcp_latency.py"),
     "INDEXER_ONE_CPU": ("1", "1 keeps the server's threads on one CPU (0: the kernel moves them)"),
     "INDEXER_HISTORY_DAYS": ("90", "days every version is kept (older: the last 20 per file)"),
+    "INDEXER_CHECK_FIRST_MB": (
+        "32",
+        "MB of index checked before serving after an unclean stop (larger: once serving)",
+    ),
     "INDEXER_MAX_CONNECTIONS": (
         "256",
         "most open HTTP connections (at the cap the longest idle goes)",
@@ -156,6 +160,7 @@ class Settings:
     echo_tool: bool = False
     one_cpu: bool = True
     history_days: int = 90
+    check_first_mb: int = 32  # (``indexer.index.late_check``)
     model: ModelSettings | None = None
     maintenance: MaintenanceSettings = field(default_factory=MaintenanceSettings)
     summaries: bool = True
@@ -217,6 +222,12 @@ class Settings:
             echo_tool=_switch(pick, "echo_tool", "INDEXER_ECHO_TOOL"),
             one_cpu=_switch(pick, "one_cpu", "INDEXER_ONE_CPU"),
             history_days=_history_days(pick("history_days", "INDEXER_HISTORY_DAYS")),
+            check_first_mb=_whole(
+                "INDEXER_CHECK_FIRST_MB",
+                pick("check_first_mb", "INDEXER_CHECK_FIRST_MB"),
+                0,
+                1 << 30,
+            ),
             model=_model_settings(pick),
             maintenance=_maintenance_settings(pick),
             summaries=_switch(pick, "summaries", "INDEXER_SUMMARIES"),

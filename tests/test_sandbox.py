@@ -346,8 +346,8 @@ def test_the_start_sweeps_the_temp_files_of_the_workspaces_own_files(
     import fcntl
     import threading
 
-    from indexer.daemon import sweep_temp_files
     from indexer.vault import atomic
+    from indexer.warm_up import sweep_temp_files
 
     root, _ = setup
     ws = Workspace(root / "ws")

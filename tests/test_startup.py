@@ -230,7 +230,8 @@ OURS_DEFERRED = ("indexer.jobs.keywords", "indexer.jobs.han_keywords", "indexer.
 LAZY = """
 import json, os, sys
 from indexer.cli import build_parser
-from indexer.daemon import after_start, build_core, uvicorn_config
+from indexer.daemon import build_core, uvicorn_config
+from indexer.warm_up import after_start
 from indexer.index import query, snippet_view, text
 from indexer.jobs import secrets, tokens
 from indexer.settings import Settings

@@ -1,5 +1,5 @@
 """The text tables a first query past ASCII needs are built once the server serves
-(``daemon.after_start``), not by that query (40 ms), in a fresh interpreter as a
+(``warm_up.after_start``), not by that query (40 ms), in a fresh interpreter as a
 server's."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 PROBE = """
 import sys
-from indexer.daemon import after_start
+from indexer.warm_up import after_start
 from indexer.index import nfkc, text
 from pathlib import Path
 from shared.workspace import Workspace

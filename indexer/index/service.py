@@ -62,13 +62,13 @@ class NoteIndex:
         self._stopping = threading.Event()
         self.closed_whole = True  # False: the watcher's batch went on past ``close``
         self._behind_at_open = False  # the start's mark a full disk refused (``open``)
+        self.checking = threading.Event()  # set while a server checks the file (``late_check``)
         self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
         # call's note_changed), "watcher", "catch_up" (a reconcile while serving: lost
-        # events, polling), "offline" (at start-up, of an index that was whole before:
-        # made while no indexer ran) or "reconcile" (building the index): changes made
-        # outside the tools.
+        # events, polling), "offline" (at start-up, of an index that was whole before: made
+        # while no indexer ran) or "reconcile" (building the index): outside changes.
         self.change_listeners: list[ChangeListener] = []
         # Called (with a "stop now?" check) when changes may have been indexed without
         # being told (a crash, a reconcile stopped part way, ``indexer reindex``): each
@@ -111,17 +111,15 @@ class NoteIndex:
 
     # -- life cycle ----------------------------------------------------------------------
 
-    def open(self, *, readonly: bool = False, check: bool = True) -> None:
-        """Create or migrate the file (see ``index_schema.open_index``).
-
-        ``readonly`` opens an existing index for searching only (the CLI, while a server
-        owns the workspace); it recreates nothing and raises if the file is unusable.
-        An index this user may not write is ``IndexSchemaError`` (a plain message).
-        """
+    def open(self, *, readonly: bool = False, check: bool = True, full: bool | None = None) -> None:
+        """Create or migrate the file (``index_schema.open_index``; ``check``: the last
+        process stopped uncleanly: the file is read whole, unless ``full`` says).
+        ``readonly``: an existing index, for searching only (the CLI while a server owns
+        the workspace; raises if unusable). One this user may not write: IndexSchemaError."""
         if readonly:
             self._db.open_readonly()
         else:
-            self._db.open_writer(check=check, carry=self._carried)
+            self._db.open_writer(check=check if full is None else full, carry=self._carried)
             try:
                 if check:  # the last process did not stop cleanly: what it indexed may
                     self._db.set_state(LISTENERS_BEHIND, "1")  # never have been told
@@ -165,10 +163,10 @@ class NoteIndex:
         """True while changes on disk may be missing (start-up, lost events, a failed
         write to the index) until a reconcile has caught up (``keeper.Keeper``), and
         from when the watcher hears a folder or a large batch change (not a tool's own
-        writes) until it has applied them."""
+        writes) until it has applied them; and while the file's check runs (``checking``)."""
         keeper, watcher = self._keeper, self._watcher
-        if keeper is None:
-            return not self.ready
+        if keeper is None or self.checking.is_set():
+            return not self.ready or self.checking.is_set()
         return keeper.partial or (
             watcher is not None and (watcher.catching_up() or watcher.polling())
         )
@@ -177,6 +175,8 @@ class NoteIndex:
         """Whether the index is caught up and why not, and the watcher's state."""
         keeper = self._keeper
         state = keeper.state() if keeper is not None else {"partial": not self.ready}
+        if not state["partial"] and self.checking.is_set():
+            state = {**state, "partial": True, "reason": "checking the index file after a crash"}
         if not state["partial"] and self._watcher is not None and self._watcher.catching_up():
             state = {**state, "partial": True, "reason": "applying changes seen on disk"}
         if not state["partial"] and self._watcher is not None and self._watcher.polling():

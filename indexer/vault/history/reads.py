@@ -86,6 +86,17 @@ class HistoryReads:
             rows = conn.execute("SELECT DISTINCT etag FROM versions WHERE etag IS NOT NULL")
             return {etag.hex() for (etag,) in rows}
 
+    def latest_etags(self) -> dict[tuple[str, str], str | None]:
+        """The etag of every path's latest version (None: a deletion), in one query: a
+        pass over every path compares them with the index's (``recheck``)."""
+        with self._read(snapshot=False) as conn:
+            rows = conn.execute(
+                "SELECT p.lang, p.path, v.etag FROM paths AS p JOIN versions AS v"
+                " ON v.path_id = p.id AND v.version ="
+                " (SELECT max(version) FROM versions WHERE path_id = p.id)"
+            )
+            return {(lang, path): None if etag is None else etag.hex() for lang, path, etag in rows}
+
     def paths(self) -> list[tuple[str, str]]:
         """Every (lang, path) history has seen, sorted."""
         with self._read(snapshot=False) as conn:

@@ -1,0 +1,119 @@
+"""A start after an unclean stop: the index's integrity check (``PRAGMA quick_check``,
+which reads the whole file: 19 s of 25 s before the URL file on a 100,000-note
+workspace) runs once serving for an index past ``INDEXER_CHECK_FIRST_MB``
+(``indexer.index.late_check``; 0 here: these indexes are small). A damaged index is
+still rebuilt from the vaults: the server that finds it stops with an error and a mark,
+and the next start checks before serving, which recreates the file. A small one is
+checked, and recreated, before the server answers, as every index was.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+from helpers.indexer_process import spawn_indexer, start_indexer, wait_for
+
+from indexer.health import server_health
+from indexer.sqlite_lib import sqlite3
+from shared.workspace import Workspace
+
+NO_SUMMARIES = {"INDEXER_SUMMARIES": "0"}
+LATE = {**NO_SUMMARIES, "INDEXER_CHECK_FIRST_MB": "0"}  # (every index checked once serving)
+NOTES = 300  # (every table and index of more than one page)
+
+
+def killed_server(workspace: Path) -> None:
+    """A workspace whose server indexed ``NOTES`` notes, then was killed (no clean mark)."""
+    vault = Workspace(workspace).vault_dir("en")
+    vault.mkdir(parents=True)
+    for n in range(NOTES):
+        (vault / f"n{n}.md").write_text(f"# Note {n}\n\nquince number {n}\n" * 4)
+    server = start_indexer(workspace, env=NO_SUMMARIES)
+    wait_for(lambda: not partial(server.url, workspace), 60, what="the index caught up")
+    server.stop(signal.SIGKILL)
+    assert not (workspace / ".indexer/clean-shutdown").exists()
+
+
+def partial(url: str, workspace: Path) -> bool:
+    health = server_health(url, Workspace(workspace)) or {}
+    return bool(health.get("index_partial", True))
+
+
+def damage_an_index_page(workspace: Path) -> None:
+    """Break the first page of an index of ``notes`` that opening the file and counting
+    its notes do not read: only the whole check finds it."""
+    path = Workspace(workspace).index_path
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # (the kill's pages into the file)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'notes_overviews'")
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    start = (root[0] - 1) * page
+    data[start : start + 12] = b"\x07" * 12  # (its b-tree page header)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.e2e
+def test_after_a_kill_the_index_is_checked_once_serving(workspace: Path) -> None:
+    killed_server(workspace)
+    server = start_indexer(workspace, env=LATE, settled=False)
+    try:
+        wait_for(lambda: not partial(server.url, workspace), 60, what="the index caught up")
+        # (the start's own check logs nothing when it passes: this is the one that runs
+        # once the URL file is written)
+        assert "integrity check after an unclean stop passed" in server.log()
+    finally:
+        assert server.stop() == 0
+    assert (workspace / ".indexer/clean-shutdown").exists()
+
+
+@pytest.mark.e2e
+def test_an_index_damaged_before_a_kill_is_rebuilt(workspace: Path) -> None:
+    killed_server(workspace)
+    damage_an_index_page(workspace)
+    proc = spawn_indexer(workspace, env=LATE)
+    assert proc.wait(timeout=60) == 1  # served, found the damage, stopped
+    log = proc.log_path.read_text()  # type: ignore[attr-defined]
+    assert "serving" in log and "failed its integrity check" in log, log
+    assert log.index("serving") < log.index("failed its integrity check")
+    assert (workspace / ".indexer/check-index").exists()
+    assert not (workspace / ".indexer/clean-shutdown").exists()
+    server = start_indexer(workspace, env=LATE)  # checks first: recreates the file
+    try:
+        assert "recreating it from the vaults" in server.log()
+        assert not (workspace / ".indexer/check-index").exists()
+        wait_for(lambda: not partial(server.url, workspace), 60, what="the index rebuilt")
+        conn = sqlite3.connect(Workspace(workspace).index_path)
+        try:
+            assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+            assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] == NOTES
+        finally:
+            conn.close()
+    finally:
+        assert server.stop() == 0
+
+
+@pytest.mark.e2e
+def test_a_small_index_damaged_before_a_kill_is_rebuilt_before_serving(workspace: Path) -> None:
+    """Under ``INDEXER_CHECK_FIRST_MB`` the check runs before the URL file, as it always
+    did: the damaged file is recreated before any answer, and the server keeps serving."""
+    killed_server(workspace)
+    damage_an_index_page(workspace)
+    server = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        log = server.log()
+        assert log.index("recreating it from the vaults") < log.index("serving"), log
+        assert not (workspace / ".indexer/check-index").exists()
+        wait_for(lambda: not partial(server.url, workspace), 60, what="the index rebuilt")
+        assert "integrity check after an unclean stop" not in server.log()
+        conn = sqlite3.connect(Workspace(workspace).index_path)
+        try:
+            assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+            assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] == NOTES
+        finally:
+            conn.close()
+    finally:
+        assert server.stop() == 0
