@@ -62,7 +62,8 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         # since it was read may be that file, read just before.)
         raise IndexerOfflineError(
             f"no indexer is running on {url_file.parent} ({url_file.name} is left from one"
-            f" that stopped): start `indexer serve --workspace {url_file.parent}`"
+            f" that stopped; its {url[:80]} was not tried): start `indexer serve"
+            f" --workspace {url_file.parent}`"
         )
     try:
         token = read_token_file(token_file)

@@ -135,7 +135,7 @@ def entry_from_mapping(data: Mapping[str, Any], lang: str | None = None) -> Memo
     if not vault:
         raise ValueError("lang is missing: name the vault, e.g. en")
     extra: dict[str, Any] = {}
-    if data.get("id"):
+    if data.get("id") is not None:  # "" is refused by validate, as the README says: 1-128
         extra["id"] = str(data["id"])
     return MemoryEntry(
         lang=vault,

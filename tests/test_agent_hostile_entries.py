@@ -270,6 +270,15 @@ def test_a_string_where_a_list_belongs_is_refused(key: str) -> None:
     assert getattr(entry_from_mapping({**data, key: None}), key) == []
 
 
+def test_an_empty_id_is_refused_not_replaced() -> None:
+    """An empty id was taken as "no id" and queued under a new one; the README says 1-128."""
+    data = {"lang": "en", "kind": "event", "title": "t", "content": "c"}
+    receipt = remember_turn([{**data, "id": ""}], writer=None)
+    assert receipt.queued == [] and "id must be 1-128" in receipt.refused[0]
+    assert entry_from_mapping({**data, "id": None}).id  # null is "no id": one is made
+    assert entry_from_mapping({**data, "id": "a-1"}).id == "a-1"
+
+
 def test_remember_turn_lists_the_refusal_and_queues_the_rest() -> None:
     class Recorder:
         def __init__(self) -> None:

@@ -199,8 +199,9 @@ def test_a_url_file_left_by_a_stopped_indexer_is_not_followed(tmp_path: Path) ->
     serving, workspace_lock = tmp_path / ".indexer" / "serving", tmp_path / ".indexer" / "lock"
     serving.write_text("")
     workspace_lock.write_text("")
-    with pytest.raises(IndexerOfflineError, match="left from one that stopped"):
+    with pytest.raises(IndexerOfflineError, match="left from one that stopped") as stale:
         discover(url_file, token_file)
+    assert "http://127.0.0.1:9/mcp was not tried" in str(stale.value)  # (named it not)
     held = [os.open(workspace_lock, os.O_RDWR)]
     try:
         fcntl.flock(held[0], fcntl.LOCK_EX | fcntl.LOCK_NB)  # as `indexer reindex` holds it

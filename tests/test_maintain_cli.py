@@ -14,7 +14,7 @@ import httpx2
 import pytest
 from helpers.history import history_store
 from helpers.indexer_process import start_indexer
-from helpers.llm_stub import LLMStub, RawReply, running_llm_stub, say
+from helpers.llm_stub import LLMStub, RawReply, last_tool_result, running_llm_stub, say, tool_call
 
 from indexer.cli import main
 
@@ -198,6 +198,25 @@ def test_beside_a_server_without_the_task_nothing_runs(
     assert not (ws / "memory/languages/en/vault/USER.md").exists()
     assert not (ws / ".indexer/maintenance-state.json").exists()
     assert stub.requests == []
+
+
+def test_a_workspace_never_served_gives_the_model_search(
+    ws: Path, stub: LLMStub, capsys: pytest.CaptureFixture
+) -> None:
+    """With no server and no index yet, the model was offered ``read``, ``find`` and
+    ``grep`` only: the index was opened read-only or not at all. It is built first (as
+    ``indexer search`` does), so ``search`` is offered and finds what is on disk."""
+    note = ws / "memory/languages/en/vault/items/drinks.md"
+    note.parent.mkdir(parents=True)
+    note.write_text("# Drinks\n\nGreen tea every morning.\n", encoding="utf-8")
+    assert not (ws / ".indexer").exists()
+    stub.run([tool_call("search", query="green tea"), REPLACE])
+    args = ["maintain", "--workspace", str(ws), "--maintenance-user-profile", *model_flags(stub)]
+    assert main(args) == 0
+    assert capsys.readouterr().out == "en user_profile: replace (new habit)\n"
+    offered = {tool["function"]["name"] for tool in stub.requests[0]["tools"]}
+    assert offered == {"read", "find", "grep", "search"}
+    assert "items/drinks.md" in last_tool_result(stub.requests[1])
 
 
 def test_without_a_model_the_tagged_entries_are_added(

@@ -107,6 +107,12 @@ def test_a_bad_value_is_named_as_it_was_given(
     assert capsys.readouterr().err == (
         "indexer serve: --port must be a whole number from 0 to 65535, not '99999'\n"
     )
+    assert main(["serve", "--workspace", ws, "--log-level", "LOUD"]) == 2  # was usage lines
+    assert capsys.readouterr().err == (
+        "indexer serve: --log-level must be one of DEBUG, INFO, WARNING, ERROR, not 'LOUD'\n"
+    )
+    assert main(["serve", "--workspace", ws, "--port", "x"]) == 2
+    assert capsys.readouterr().err.startswith("indexer serve: --port must be a whole number")
     monkeypatch.setenv("INDEXER_PORT", "x")
     assert main(["serve", "--workspace", ws, "--host", "bad host!"]) == 2
     assert "indexer serve: --host must be" in capsys.readouterr().err

@@ -19,7 +19,7 @@ import json
 import os
 import sys
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from indexer.cli import add_background_options, resolve_workspace
 from indexer.index.abstract import one_line
@@ -30,6 +30,9 @@ from indexer.vault.vault import Vault
 from shared.errors import ConfigError, IndexerOfflineError, NotFoundError, words_of
 from shared.langs import check_lang
 from shared.workspace import Workspace
+
+if TYPE_CHECKING:
+    from indexer.index.service import NoteIndex
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -171,28 +174,56 @@ def _status(settings: Any, langs: list[str] | None, tasks: list[str] | None, as_
 
 
 def _build(settings: Any, *, served: bool) -> Maintenance:
-    """A Maintenance over the vaults, with the index read-only (for the model's search).
+    """A Maintenance over the vaults, with the index for the model's ``search``.
 
-    With no server running (``served`` False: the caller holds the workspace lock), its
-    writes are recorded in history here; beside a server (which owns the history
-    store), only for the state table, whose model is named, never called.
+    With no server running (``served`` False: the caller holds the workspace lock), the
+    index is brought up to date with disk first, or built (a workspace never served has
+    none: the model was offered no ``search``), as ``indexer search`` does, and history
+    records the command's writes and what the reconcile finds changed. Beside a server
+    (which owns the index and history), the index is read as it is, for the state
+    table, whose model is named, never called.
     """
-    from indexer.index.service import NoteIndex
     from indexer.jobs.llm import JobModel
     from indexer.wiring import build_maintenance, build_vault, open_history
 
-    index: NoteIndex | None = NoteIndex(settings.workspace)
-    assert index is not None
+    model = JobModel(settings.model) if settings.model is not None else None
+    if served:
+        vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
+        return build_maintenance(settings, vault, _read_only_index(settings.workspace), model)
+    vault = build_vault(settings, open_history(settings))
+    return build_maintenance(settings, vault, _current_index(settings.workspace, vault), model)
+
+
+def _read_only_index(workspace: Workspace) -> NoteIndex | None:
+    """The index file as it is; None when there is none (or of another schema)."""
+    from indexer.index.service import NoteIndex
+
+    index = NoteIndex(workspace)
     try:
         index.open(readonly=True)
     except Exception:  # no index yet, or another schema: the model just has no search
         index.close()
-        index = None
-    model = JobModel(settings.model) if settings.model is not None else None
-    if served:
-        vault = Vault(Sandbox(settings.workspace), max_file_bytes=settings.max_file_bytes)
-        return build_maintenance(settings, vault, index, model)
-    return build_maintenance(settings, build_vault(settings, open_history(settings)), index, model)
+        return None
+    return index
+
+
+def _current_index(workspace: Workspace, vault: Vault) -> NoteIndex | None:
+    """The index reconciled with disk (built when missing), what it finds changed
+    recorded in ``vault``'s history; else the file as it is (a newer schema, a
+    read-only workspace), warned of."""
+    from indexer.index.service import NoteIndex
+    from indexer.wiring import record_outside_changes
+
+    index = NoteIndex(workspace)
+    record_outside_changes(index, vault)
+    try:
+        index.open()
+        index.reconcile()
+    except Exception as exc:  # (the run goes on: the model's search reads what there is)
+        index.close()
+        print(f"maintain: the index was not brought up to date: {words_of(exc)}", file=sys.stderr)
+        return _read_only_index(workspace)
+    return index
 
 
 async def _run(

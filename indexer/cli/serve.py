@@ -24,7 +24,9 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         ),
     )
     serve.add_argument("--host", help="address to bind (default 127.0.0.1; keep it loopback)")
-    serve.add_argument("--port", type=int, help="TCP port (default 0: a free one)")
+    # --port and --log-level are checked by Settings, as their variables are: refused in
+    # one line naming the flag (argparse's type= and choices= printed its usage lines).
+    serve.add_argument("--port", help="TCP port (default 0: a free one)")
     serve.add_argument(
         "--token",
         help="require this bearer token of every client (it shows in the process list: "
@@ -32,8 +34,7 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--log-level",
-        choices=LOG_LEVELS,
-        type=str.upper,
+        metavar="{" + ",".join(LOG_LEVELS) + "}",
         help="DEBUG logs one line per tool call (default INFO)",
     )
     add_background_options(serve)
