@@ -296,3 +296,20 @@ def test_a_note_not_indexed_yet_is_looked_at_when_the_index_cannot_vouch(vault: 
     moved = vault.move("en", "items/cat.md", "pets/cat.md")
     assert moved["relinked"] == ["notes/new.md", "notes/old.md"]
     assert (vault_dir(vault) / "notes/new.md").read_text() == "[[pets/cat]]\n"
+
+
+def test_a_folder_summary_linking_the_moved_note_is_not_listed_as_skipped(
+    vault: Vault, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A relink looked at the folder summaries (``.overview.md``, which the tools refuse
+    to write) and answered each as skipped, with a warning at every move: they are the
+    summaries job's to make again."""
+    vault.write("en", "notes/beta.md", "# Beta\n")
+    put(vault, "notes/alpha.md", "See [[beta]].\n")
+    seen(vault)
+    put(vault, "notes/.overview.md", "# notes\n\n- [Beta](beta.md)\n")  # (new: grep reads it)
+    moved = vault.move("en", "notes/beta.md", "notes/gamma.md")
+    assert moved["relinked"] == ["notes/alpha.md"]
+    assert "relink_skipped" not in moved, moved
+    assert "left as they were" not in caplog.text
+    assert (vault_dir(vault) / "notes/.overview.md").read_text() == "# notes\n\n- [Beta](beta.md)\n"

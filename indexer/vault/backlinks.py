@@ -155,8 +155,9 @@ def relink_others(
     spellings = {name, quote(name), readable_quote(name), unicodedata.normalize("NFD", name)}
     literals = {literal for spelling in spellings for literal in link_spellings(spelling)}
     for path in sorted(_holding(vault, lang, literals, deadline)):
-        if move.moving(path) or move.arrived(path) or path.startswith("."):
-            continue  # (the moved notes' own links were rewritten with them)
+        if move.moving(path) or move.arrived(path) or _hidden(path):
+            continue  # (the moved notes' own links were rewritten with them; a folder's
+            # summary, ``.overview.md``, is the summaries job's to make again)
         if len(rewritten) == MAX_NOTES or time.monotonic() > deadline:
             if not any(skip["error"] == _PAST_BOUNDS for skip in skipped):
                 log.warning("links to %s: the notes from %s on were left as they were", name, path)
@@ -185,6 +186,12 @@ def link_spellings(name: str) -> set[str]:
         else:
             found.update(before + name + after for after in _AFTER)
     return found
+
+
+def _hidden(path: str) -> bool:
+    """A dot-file or a file in a dot-folder: the tools refuse to write it (a relink
+    listed every folder summary as skipped, with a warning at each move)."""
+    return any(part.startswith(".") for part in path.split("/"))
 
 
 def _skip(skipped: list[dict], path: str, why: str) -> None:
