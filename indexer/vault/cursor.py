@@ -50,3 +50,17 @@ def check_after(after: str | None, start: str, *, own: bool = False) -> str | No
 def after_key(after: str) -> WalkKey:
     """The walk position of a checked ``after`` (a trailing ``/`` names a folder)."""
     return walk_key(after.rstrip("/"), after.endswith("/"))
+
+
+def step_in(past: WalkKey | None, prefix: str) -> tuple[int, str] | None:
+    """Where the cursor ``past`` lies in the folder ``prefix`` (its vault path and ``/``,
+    or ``""``): the key of its entry there when the cursor lies below the folder (what
+    sorts up to it was listed by pages before), else None (the folder's entries all come
+    after it). A walk uses it to pass over those entries without listing them."""
+    if past is None:
+        return None
+    parts = prefix[:-1].split("/") if prefix else []
+    depth = len(parts)
+    if len(past) <= depth or any(past[i] != (1, part) for i, part in enumerate(parts)):
+        return None
+    return past[depth]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from indexer.vault import cursor, fsops, no_wait, timeline
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import open_file, open_file_stat, read_bytes, text_lines
+from indexer.vault.cursor_counts import Passed
 from indexer.vault.digests import etag_of_file
 from indexer.vault.globs import compile_glob, glob_depth
 from indexer.vault.sandbox import FOLDER_ENDINGS, Place, Sandbox, Target
@@ -197,6 +198,10 @@ def find(
     start = cursor.check_after(after, target.rel)
     past = None if start is None else cursor.after_key(start)
     before = 0  # matches the cursor passed over
+    # Without ``dirs``, the walk itself passes over what sorts before the cursor (a later
+    # page costs what the first does); their matches are counted only for ``total``, on
+    # the last page. (With ``dirs`` every entry is walked: ``unlisted`` counts them all.)
+    skipped = Passed()
     paths: list[str] = []
     truncated = False
     measured = _Measured(vault.body_sizes, time.monotonic() + vault.find_sizes_max_seconds)
@@ -212,11 +217,13 @@ def find(
                 folders=dirs,
                 left_out=unlisted.add if dirs else None,
                 max_depth=glob_depth(pattern),
+                after=None if dirs else past,
+                passed=skipped.add,
             )
             with contextlib.closing(walk) as entries:
                 for entry in entries:
                     if regex.fullmatch(below(entry.rel, target.rel)):
-                        if past is not None and cursor.walk_key(entry.rel, entry.is_folder) <= past:
+                        if dirs and past and cursor.walk_key(entry.rel, entry.is_folder) <= past:
                             before += 1
                             continue
                         if len(paths) == limit:
@@ -229,6 +236,7 @@ def find(
     if paged and truncated:
         result["next_after"] = paths[-1]
     elif paged:
+        before += skipped.matches(vault, target, regex, glob_depth(pattern))
         result["total"] = before + len(paths)
     if sizes:
         result.update(sizes=measured.sizes, body_sizes=measured.body_sizes)

@@ -9,6 +9,7 @@ neither ``*a*a*a*b`` nor ``(a+)+$`` can stall the server.
 
 from __future__ import annotations
 
+import bisect
 import os
 import time
 import unicodedata
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import re2
 
 from indexer.vault import fsops
+from indexer.vault.cursor import WalkKey, step_in
 from indexer.vault.dotted_i import dotted_i_matcher, fold_dotted_i, folds_case
 from indexer.vault.names import (
     MAX_DEPTH,
@@ -46,6 +48,10 @@ RE2_MAX_MEM = 32 << 20
 SkipFile = Callable[[str, os.DirEntry[str]], bool]
 # ``left_out(printable vault path)``: hears each entry a walk cannot list (see walk_files).
 LeftOut = Callable[[str], None]
+# ``passed(folder path and "/", its file names)``: hears what a walk ``after`` a cursor
+# passes over; the names None: the whole folder, not opened.
+Passed = Callable[[str, list[str] | None], None]
+Step = tuple[int, str] | None
 
 
 Signature = tuple[int, int, int]
@@ -169,6 +175,8 @@ def walk_files(
     refused: Callable[[str], None] | None = None,
     left_out: LeftOut | None = None,
     max_depth: int | None = None,
+    after: WalkKey | None = None,
+    passed: Passed | None = None,
 ) -> Generator[FileEntry, None, None]:
     """Regular files below the open folder ``top_fd`` (vault path ``start``), sorted.
 
@@ -187,7 +195,9 @@ def walk_files(
     symbolic link or a FIFO (not those ``skip_folder``/``skip_file`` pass over): a
     caller can tell a folder that looks empty from one that is. ``max_depth``: the walk
     lists no folder deeper than that many levels below ``start`` (a glob without ``**``
-    matches nothing there).
+    matches nothing there). ``after`` (a ``cursor`` position): what sorts up to it is not
+    yielded, and a folder wholly before it is not opened: ``passed`` hears the names of
+    the files so passed over, and each such folder, for a caller's counts.
 
     Depth first, a folder's files before its subfolders, without recursion. Uses the
     directory entries' types (no ``stat`` per file); one descriptor is open per level
@@ -195,13 +205,15 @@ def walk_files(
     sibling, and never more than ``MAX_DEPTH``.
     """
     prefix = start + "/" if start else ""
-    frames: list[tuple[int, str, Iterator[tuple[str, str]]]] = []
+    frames: list[tuple[int, str, Iterator[tuple[str, str]], Step]] = []
     try:
         files, subfolders = list_folder(top_fd, prefix, hidden_files, skip_file, left_out)
+        step = step_in(after, prefix)
+        files = _cut(files, prefix, step, passed)
         yield from _usable(files, top_fd, prefix, any_length, left_out)
-        frames.append((top_fd, prefix, iter(subfolders)))
+        frames.append((top_fd, prefix, iter(subfolders), step))
         while frames:
-            fd, prefix, pending = frames[-1]
+            fd, prefix, pending, step = frames[-1]
             name, raw = next(pending, ("", ""))
             if not name:
                 frames.pop()
@@ -220,6 +232,10 @@ def walk_files(
                 if folders:  # (a folder at the deepest level, not listed)
                     yield FileEntry(prefix + name, fd, None, is_folder=True)
                 continue
+            if step is not None and (1, name) < step:  # (wholly before the cursor)
+                if passed is not None:
+                    passed(child_prefix, None)
+                continue
             try:
                 child = fsops.open_dir(raw, fd)
             except (OSError, ForbiddenPathError) as err:
@@ -235,14 +251,29 @@ def walk_files(
                 if _kept_out(err):
                     _tell(refused, left_out, prefix + name)
                 continue
-            frames.append((child, child_prefix, iter(subfolders)))
+            child_step = None if step is None else step_in(after, child_prefix)
+            frames.append((child, child_prefix, iter(subfolders), child_step))
             if folders:
                 yield FileEntry(prefix + name, fd, None, is_folder=True)
+            files = _cut(files, child_prefix, child_step, passed)
             yield from _usable(files, child, child_prefix, any_length, left_out)
     finally:
-        for fd, _, _ in frames:
+        for fd, *_ in frames:
             if fd != top_fd:
                 os.close(fd)
+
+
+def _cut(
+    files: list[tuple[str, os.DirEntry[str]]], prefix: str, step: Step, passed: Passed | None
+) -> list[tuple[str, os.DirEntry[str]]]:
+    """A folder's files (sorted by name) but those up to the cursor's ``step`` in it,
+    found by bisection: no entry is made for them (``passed`` hears their names)."""
+    if step is None:
+        return files
+    cut = len(files) if step[0] else bisect.bisect_right(files, step[1], key=_first)
+    if passed is not None and cut:
+        passed(prefix, [name for name, _ in files[:cut]])
+    return files[cut:]
 
 
 def _shown_apart(raw: str) -> str:
