@@ -199,6 +199,10 @@ class SummaryFiles:
         # a hand-written .overview.md (a child not counted yet), or a summary file that
         # changed while it was being written.
         self.redo: Written | None = None
+        # The etag of each summary file as this job last wrote it (None: removed): the
+        # watcher tells such a write as a change by others when it syncs the file before
+        # the job does, and a pass's writes were taken for hand edits (``still_ours``).
+        self._ours: dict[tuple[str, str], str | None] = {}
 
     @contextmanager
     def folder(self, lang: str, folder: str) -> Iterator[int | None]:
@@ -314,9 +318,24 @@ class SummaryFiles:
                 if self.redo is not None:
                     self.redo(lang, rel)
                 return True
+        self._ours[(lang, rel)] = fsops.etag_of(data) if data is not None else None
         if self.written is not None:
             self.written(lang, rel)
         return True
+
+    def still_ours(self, lang: str, rel: str) -> bool:
+        """Whether the summary file ``rel`` is as this job last wrote (or removed) it: a
+        change of it heard since is the job's own, not an edit to redo."""
+        if (lang, rel) not in self._ours:
+            return False
+        folder, _, name = rel.rpartition("/")
+        if name != OVERVIEW_FILE:
+            return False
+        with self.folder(lang, folder) as fd:
+            data = _read_bytes(fd, OVERVIEW_FILE) if fd is not None else None
+        return self._ours.get((lang, rel), "") == (
+            fsops.etag_of(data) if data is not None else None
+        )
 
     def _keep_as_note(self, lang: str, folder: str, fd: int, data: bytes) -> bool:
         """A ``.overview.md`` someone wrote (not a summary: no ``type: summary``) is the
