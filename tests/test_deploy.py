@@ -83,7 +83,7 @@ def test_systemd_unit_runs_serve_restarts_on_failure_and_logs_to_journald() -> N
     args = serve_args(shlex.split(values["ExecStart"][0]), "/home/me")
     assert args["command"] == "serve"
     assert args["workspace"].startswith("/home/me/")
-    assert (args["host"], args["port"]) == ("127.0.0.1", 8765)
+    assert (args["host"], int(args["port"])) == ("127.0.0.1", 8765)  # (Settings checks it)
     assert values["Restart"] == ["on-failure"]
     assert values["StandardOutput"] == values["StandardError"] == ["journal"]
     assert values["KillSignal"] == ["SIGTERM"]
@@ -110,7 +110,7 @@ def test_launchd_plist_runs_serve_and_restarts_on_failure() -> None:
     plist = plistlib.loads(PLIST.read_bytes())
     args = serve_args(plist["ProgramArguments"], "/Users/me")
     assert args["command"] == "serve" and args["workspace"] == "/Users/me/vault-memory"
-    assert (args["host"], args["port"]) == ("127.0.0.1", 8765)
+    assert (args["host"], int(args["port"])) == ("127.0.0.1", 8765)  # (Settings checks it)
     assert plist["RunAtLoad"] is True
     assert plist["KeepAlive"] == {"SuccessfulExit": False}
     assert plist["StandardErrorPath"].startswith("__HOME__/Library/Logs/")
