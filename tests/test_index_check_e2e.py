@@ -41,6 +41,16 @@ def partial(url: str, workspace: Path) -> bool:
     return bool(health.get("index_partial", True))
 
 
+def assert_whole(workspace: Path) -> None:
+    """The index passes the whole check and holds every note."""
+    conn = sqlite3.connect(Workspace(workspace).index_path)
+    try:
+        assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] == NOTES
+    finally:
+        conn.close()
+
+
 def damage_an_index_page(workspace: Path) -> None:
     """Break the first page of an index of ``notes`` that opening the file and counting
     its notes do not read: only the whole check finds it."""
@@ -86,12 +96,7 @@ def test_an_index_damaged_before_a_kill_is_rebuilt(workspace: Path) -> None:
         assert "recreating it from the vaults" in server.log()
         assert not (workspace / ".indexer/check-index").exists()
         wait_for(lambda: not partial(server.url, workspace), 60, what="the index rebuilt")
-        conn = sqlite3.connect(Workspace(workspace).index_path)
-        try:
-            assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
-            assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] == NOTES
-        finally:
-            conn.close()
+        assert_whole(workspace)
     finally:
         assert server.stop() == 0
 
@@ -109,11 +114,6 @@ def test_a_small_index_damaged_before_a_kill_is_rebuilt_before_serving(workspace
         assert not (workspace / ".indexer/check-index").exists()
         wait_for(lambda: not partial(server.url, workspace), 60, what="the index rebuilt")
         assert "integrity check after an unclean stop" not in server.log()
-        conn = sqlite3.connect(Workspace(workspace).index_path)
-        try:
-            assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
-            assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] == NOTES
-        finally:
-            conn.close()
+        assert_whole(workspace)
     finally:
         assert server.stop() == 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers.history import vault_with_history
+from test_folder_listing import make
 
 from indexer.vault.vault import Vault
 from shared.errors import InvalidArgumentError
@@ -20,17 +21,6 @@ FILES = 2_500
 def vault(tmp_path: Path) -> Iterator[Vault]:
     with vault_with_history(tmp_path, 1 << 20) as made:
         yield made
-
-
-def make(vault: Vault, lang: str, *paths: str) -> Path:
-    root = vault.sandbox.workspace.vault_dir(lang)
-    for path in paths:
-        if path.endswith("/"):
-            (root / path).mkdir(parents=True, exist_ok=True)
-        else:
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_bytes(b"# x\n")
-    return root
 
 
 def find_pages(vault: Vault, limit: int, **kwargs: object) -> Iterator[dict]:
