@@ -13,12 +13,11 @@ back (the state ``kill -9`` leaves, without a race to win)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.history import run_child
 from helpers.vault_stack import reconciled_index, recording_vault
 
 from indexer.vault import lone_summaries
@@ -75,14 +74,7 @@ def moved_then_killed_undo(ws: Workspace, killed_after: int) -> list[str]:
         for vault in recording_vault(ws, index):
             vault.move("en", "topics", "archive/topics", reason="entry:e1 tidy")
 
-    tests = Path(__file__).parent
-    child = subprocess.run(
-        [sys.executable, "-c", CHILD, str(ws.root), str(killed_after)],
-        env={"PYTHONPATH": f"{tests.parent}:{tests}", "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    child = run_child(CHILD, str(ws.root), str(killed_after))
     assert child.returncode == 9, child.stderr
     return before
 

@@ -9,10 +9,15 @@ MCP, and use these to look behind the tools.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
+
+import pytest
 
 from helpers.indexer_process import wait_for
 from indexer.index.service import NoteIndex
@@ -21,6 +26,38 @@ from indexer.vault.history.store import HistoryStore, Version
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
 from shared.workspace import Workspace
+
+T = TypeVar("T")
+
+
+def with_fsyncs(monkeypatch: pytest.MonkeyPatch, call: Callable[[], T]) -> tuple[T, list[int]]:
+    """What ``call`` returns, and the descriptors of the fsyncs it made (each really
+    made): how often a change makes its files and folders durable."""
+    syncs: list[int] = []
+    fsync = os.fsync
+
+    def counted(fd: int) -> None:
+        syncs.append(fd)
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counted)
+    try:
+        return call(), syncs
+    finally:
+        monkeypatch.undo()
+
+
+def run_child(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run in a fresh interpreter that imports the tests' helpers and our
+    packages (a crash simulated by its ``os._exit`` midway leaves what a kill leaves)."""
+    tests = Path(__file__).parents[1]
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env={"PYTHONPATH": f"{tests.parent}:{tests}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def entry_reason(entry_id: str, title: str) -> str:

@@ -12,13 +12,12 @@ state ``kill -9`` leaves, without a race to win).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from helpers.history import run_child
 from helpers.vault_stack import wired_stack
 
 from indexer.vault.fsops import etag_of
@@ -129,14 +128,7 @@ def test_a_catch_up_killed_after_some_deletions_is_paired_at_the_next_start(
 ) -> None:
     ws = Workspace(tmp_path / "ws")
     texts = renamed_offline(ws)
-    tests = Path(__file__).parents[1]
-    child = subprocess.run(
-        [sys.executable, "-c", CHILD, str(ws.root), str(KILLED_AFTER)],
-        env={"PYTHONPATH": f"{tests.parent}:{tests}", "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    child = run_child(CHILD, str(ws.root), str(KILLED_AFTER))
     assert child.returncode == 9, child.stderr
     store = HistoryStore(ws.history_dir, etag_of, readonly=True)
     store.open()

@@ -3,12 +3,11 @@ its fsync), each folder synced once before the undo answers, not once per note."
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers.history import vault_with_history
+from helpers.history import vault_with_history, with_fsyncs
 
 from indexer.vault.vault import Vault
 
@@ -31,16 +30,7 @@ def test_undo_of_appends_to_many_notes_syncs_each_folder_once(
     before = {p: vault.read("en", p)["content"] for p in paths}
     for path in paths:
         vault.append("en", path, "- one more line\n", reason="entry:BULK2 bulk")
-    syncs: list[int] = []
-    fsync = os.fsync
-
-    def counted(fd: int) -> None:
-        syncs.append(fd)
-        fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", counted)
-    done = vault.undo("en", "BULK2")
-    monkeypatch.undo()
+    done, syncs = with_fsyncs(monkeypatch, lambda: vault.undo("en", "BULK2"))
     assert len(done["files"]) == notes and all("version" in f for f in done["files"])
     assert {p: vault.read("en", p)["content"] for p in paths} == before
     assert len(syncs) <= notes + folders + 2, len(syncs)  # was 2 per note

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.history import vault_with_history
+from helpers.history import vault_with_history, with_fsyncs
 from helpers.snapshots import snapshot
 
 from indexer.vault import renames
@@ -77,16 +77,7 @@ def test_undo_of_a_folder_move_renames_each_file_back_and_syncs_each_folder_once
     vault.write("en", "topics/pic.md.assets/p.png", base64.b64encode(PNG).decode(), "base64")
     before = files(root(vault))
     vault.move("en", "topics", "archive/2026/topics", reason="entry:big1 tidy")
-    syncs: list[int] = []
-    fsync = os.fsync
-
-    def counted(fd: int) -> None:
-        syncs.append(fd)
-        fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", counted)
-    done = vault.undo("en", "big1")
-    monkeypatch.undo()
+    done, syncs = with_fsyncs(monkeypatch, lambda: vault.undo("en", "big1"))
     assert len(done["files"]) == 2 * (notes + 3)
     after = files(root(vault))
     assert after.keys() == before.keys()
