@@ -172,6 +172,18 @@ def test_title_matches_rank_above_body_matches(ws: Workspace, index: NoteIndex) 
     assert "**kangaroo**" in result["results"][1]["snippet"]
 
 
+def test_a_word_every_note_holds_still_scores_above_zero(ws: Workspace, index: NoteIndex) -> None:
+    """FTS5 floors the IDF of a word in over half the notes at 1e-6: four decimals showed
+    every such hit as 0.0, and recall's hits alike."""
+    for count in (1, 3, 9):
+        put(ws, "en", f"n{count}.md", note(f"title: n{count}", "common " * count + "filler"))
+    index.reconcile()
+    scores = [hit["score"] for hit in index.search("en", "common")["results"]]
+    assert len(scores) == 3 and all(score > 0 for score in scores), scores
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == 3
+    assert all(hit["score"] > 0 for hit in index.search_any("en", ["common"]))
+
+
 def test_filters_type_tags_and_folder(ws: Workspace, index: NoteIndex) -> None:
     put(ws, "en", "items/a.md", note("type: item\ntags: [grammar, Verbs]", "alpha"))
     put(ws, "en", "items/sub/b.md", note("type: summary\ntags: '#grammar'", "alpha"))

@@ -29,6 +29,11 @@ _OVERVIEWS = (
 )
 
 
+def _shown(rank: float) -> float:
+    """A BM25 rank as answers show it: higher better, 6 significant digits."""
+    return float(f"{-rank:.6g}") + 0.0
+
+
 def reference_search(
     db: Path, lang: str, query: str, limit: int, offset: int, type_: str | None, folder: str
 ) -> dict:
@@ -60,7 +65,7 @@ def reference_search(
     finally:
         conn.close()
     results = [
-        {"path": p, "title": t, "score": round(-rank, 4), "snippet": make_snippet(b, parsed.terms)}
+        {"path": p, "title": t, "score": _shown(rank), "snippet": make_snippet(b, parsed.terms)}
         for p, t, b, rank, _ in hits
     ]
     return {"results": results, "total": total}
@@ -148,12 +153,13 @@ def reference_any(db: Path, lang: str, keywords: list[str], limit: int, folder: 
         params = [folder, folder + "/", folder + "0"]
     conn = sqlite3.connect(db)
     try:
-        return conn.execute(
-            f"SELECT n.path, round(-bm25(notes_fts, {_WEIGHTS}), 4) AS score FROM notes_fts"
+        rows = conn.execute(
+            f"SELECT n.path, bm25(notes_fts, {_WEIGHTS}) AS score FROM notes_fts"
             f" CROSS JOIN notes AS n ON n.id = notes_fts.rowid WHERE notes_fts MATCH ?{where}"
             f" ORDER BY bm25(notes_fts, {_WEIGHTS}) LIMIT ?",
             (match, *params, limit),
         ).fetchall()
+        return [(path, _shown(rank)) for path, rank in rows]
     finally:
         conn.close()
 

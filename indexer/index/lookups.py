@@ -88,9 +88,16 @@ def search_any(
     result = []
     for rowid, rank in hits:
         row = rows[rowid]
-        row["score"] = round(-rank, 4)
+        row["score"] = shown_score(rank)
         result.append(row)
     return result
+
+
+def shown_score(rank: float) -> float:
+    """A hit's BM25 ``rank`` (lower is better) as the score an answer shows (higher is
+    better), to 6 significant digits. Four decimals showed 0.0 for every hit of a word
+    in over half the notes: FTS5 floors such a word's IDF at 1e-6."""
+    return float(f"{-rank:.6g}") + 0.0  # (+ 0.0: no -0.0)
 
 
 def check_limit(limit: object) -> None:

@@ -217,7 +217,7 @@ class IndexReads:
                 {
                     "path": note_path,
                     "title": title,
-                    "score": round(-rank, 4),
+                    "score": lookups.shown_score(rank),
                     "snippet": make_snippet(body, parsed.terms, seconds=seconds, cut=cut),
                 }
             )
