@@ -394,7 +394,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             log.warning("the watcher was still applying outside changes when the index closed")
         damaged = checking.found if checking is not None else None
         if damaged is not None:  # (no clean mark: history's check runs at the next start too)
-            error = error or StartupError(f"{damaged}: start again to rebuild it from the vaults")
+            error = error or late_check.FoundDamaged(damaged)
         elif stopped_cleanly and error is None and index.closed_whole:
             try:
                 leave_clean_mark(workspace)

@@ -19,6 +19,8 @@ import locale
 import os
 import sys
 
+from shared.start_again import start_again
+
 __all__ = ["in_utf8_mode"]
 
 
@@ -27,7 +29,7 @@ def in_utf8_mode() -> None:
     test's arguments): start again with ``-X utf8`` where the file system encoding is
     not UTF-8, else fit the terminal's streams to its locale."""
     if not sys.flags.utf8_mode and not _is_utf8(sys.getfilesystemencoding()):
-        _start_again()  # (returns only where it cannot)
+        start_again(("-X", "utf8"))  # (returns only where it cannot: as before)
         return
     if sys.flags.utf8_mode:
         for name in ("stdout", "stderr"):
@@ -36,22 +38,6 @@ def in_utf8_mode() -> None:
 
 def _is_utf8(encoding: str) -> bool:
     return encoding.lower().replace("-", "").replace("_", "") in ("utf8", "cp65001")
-
-
-def _start_again() -> None:
-    """Replace the process by the same command line in UTF-8 mode. ``sys.orig_argv``
-    holds the interpreter's options and ``-m module`` or the script (a console script is
-    one), decoded as the file system encoding decodes: ``os.fsencode`` gives the bytes
-    back as they came."""
-    if os.name != "posix" or not sys.executable or len(sys.orig_argv) < 2:
-        return
-    executable = os.fsencode(sys.executable)
-    argv = [executable, b"-X", b"utf8", *(os.fsencode(arg) for arg in sys.orig_argv[1:])]
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(AttributeError, OSError, ValueError):
-            stream.flush()
-    with contextlib.suppress(OSError):  # (not started again: the locale's names, as before)
-        os.execv(executable, argv)
 
 
 def _to_terminal_encoding(stream: object) -> None:

@@ -2,8 +2,8 @@
 which reads the whole file: 19 s of 25 s before the URL file on a 100,000-note
 workspace) runs once serving for an index past ``INDEXER_CHECK_FIRST_MB``
 (``indexer.index.late_check``; 0 here: these indexes are small). A damaged index is
-still rebuilt from the vaults: the server that finds it stops with an error and a mark,
-and the next start checks before serving, which recreates the file. A small one is
+still rebuilt from the vaults: the server that finds it stops, leaves a mark and starts
+itself again, and that start checks before serving, which recreates the file. A small one is
 checked, and recreated, before the server answers, as every index was.
 """
 
@@ -82,23 +82,34 @@ def test_after_a_kill_the_index_is_checked_once_serving(workspace: Path) -> None
 
 @pytest.mark.e2e
 def test_an_index_damaged_before_a_kill_is_rebuilt(workspace: Path) -> None:
+    """The server that finds the damage once serving stops and starts itself again (the
+    same process: it exited with 1, and without a supervisor nobody started it again);
+    that start recreates the file before it serves."""
     killed_server(workspace)
     damage_an_index_page(workspace)
     proc = spawn_indexer(workspace, env=LATE)
-    assert proc.wait(timeout=60) == 1  # served, found the damage, stopped
-    log = proc.log_path.read_text()  # type: ignore[attr-defined]
-    assert "serving" in log and "failed its integrity check" in log, log
-    assert log.index("serving") < log.index("failed its integrity check")
-    assert (workspace / ".indexer/check-index").exists()
-    assert not (workspace / ".indexer/clean-shutdown").exists()
-    server = start_indexer(workspace, env=LATE)  # checks first: recreates the file
+    log_path: Path = proc.log_path  # type: ignore[attr-defined]
     try:
-        assert "recreating it from the vaults" in server.log()
+        wait_for(lambda: log_path.read_text().count(" serving ") == 2, 60, what="a second start")
+        assert proc.poll() is None  # (the same process id)
+        log = log_path.read_text()
+        steps = [
+            " serving ",
+            "failed its integrity check",
+            "starting again to rebuild it from the vaults",
+            "recreating it from the vaults",
+        ]
+        places = [log.index(step) for step in steps]
+        assert places == sorted(places) and log.rindex(" serving ") > places[-1], log
         assert not (workspace / ".indexer/check-index").exists()
-        wait_for(lambda: not partial(server.url, workspace), 60, what="the index rebuilt")
+        url = (workspace / "indexer.mcp.url").read_text().strip()
+        wait_for(lambda: not partial(url, workspace), 60, what="the index rebuilt")
         assert_whole(workspace)
     finally:
-        assert server.stop() == 0
+        if proc.poll() is None:
+            proc.terminate()
+        assert proc.wait(timeout=30) == 0
+    assert (workspace / ".indexer/clean-shutdown").exists()
 
 
 @pytest.mark.e2e

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import os
 from typing import Any
 
 from indexer.cli import add_background_options
 from indexer.logs import LOG_LEVELS
 from shared.errors import ConfigError, words_of
+from shared.start_again import start_again
 
 
 def register(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -49,6 +51,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from indexer.cli import configure_logging
     from indexer.cpu_review import start_review
     from indexer.daemon import run
+    from indexer.index.late_check import FoundDamaged
     from indexer.one_cpu import pin_to_one_cpu
     from indexer.settings import Settings
 
@@ -60,7 +63,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if settings.one_cpu:  # (before the server's threads start: they inherit it)
         pin_to_one_cpu()
         start_review()
-    run(settings)
+    try:
+        run(settings)
+    except FoundDamaged as err:  # (stopped, the lock given up: the next start rebuilds)
+        logging.getLogger("indexer").warning(
+            "the index %s: starting again to rebuild it from the vaults", err.damage
+        )
+        start_again()  # (the same process id: a supervisor sees no exit)
+        raise  # (could not: exit 1, and the next start rebuilds)
     # Served and closed: what is left is the interpreter's finalization, whose collections
     # walked every object the start built (0.25-0.35 s of each stop, a third of a stop's
     # time). Frozen objects are not walked; atexit handlers and thread joins still run.

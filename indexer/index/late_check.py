@@ -6,10 +6,11 @@ a cache of the vaults, so the check runs after the URL file, on a read-only conn
 of its own (searches meanwhile say ``partial``: the start-up reconcile runs too). What
 it protects against is unchanged: a damaged file is rebuilt from the vaults. A damaged
 one found while serving cannot be swapped under the connections in use, so the server
-leaves the mark ``W/.indexer/check-index`` and stops with an error (a supervisor starts
-it again); the next start checks before serving, which recreates the file, and the
-mark goes once a check passed. History's own check stays before serving (a damaged
-history refuses the start): it reads a far smaller file.
+leaves the mark ``W/.indexer/check-index``, stops, and ``indexer serve`` starts itself
+again (``FoundDamaged``; one that cannot exits with an error): that start checks before
+serving, which recreates the file, and the mark goes once a check passed. History's own
+check stays before serving (a damaged history refuses the start): it reads a far smaller
+file.
 """
 
 from __future__ import annotations
@@ -24,12 +25,23 @@ from indexer.index import schema
 from indexer.sqlite_errors import disk_trouble
 from indexer.sqlite_lib import sqlite3
 from indexer.vault import fsops
+from shared.errors import StartupError
 from shared.workspace import Workspace
 
 log = logging.getLogger("indexer.index")
 
 MARK_NAME = "check-index"
 PROGRESS_STEPS = 20_000  # SQLite steps between two looks at ``stop``
+
+
+class FoundDamaged(StartupError):
+    """The server found the index damaged once serving, and stopped: ``indexer serve``
+    starts itself again (the same process id), and that start rebuilds the index
+    before it serves."""
+
+    def __init__(self, damage: str) -> None:
+        super().__init__(f"{damage}: start again to rebuild it from the vaults")
+        self.damage = damage
 
 
 def mark_path(workspace: Workspace) -> Path:
