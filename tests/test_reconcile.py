@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.indexer_process import wait_for
 
+from indexer.index import batch_sync, reconcile, whole_pass
 from indexer.index.befores import Befores
 from indexer.index.reconcile import is_note_path, walk_notes
 from indexer.index.service import NoteIndex
@@ -77,6 +81,47 @@ def test_unchanged_files_are_skipped_and_hash_decides(tmp_path: Path) -> None:
     assert (touched.unchanged, touched.updated) == (10, 0)
     plan = index.grep_plan("en", "note 0", True, False)
     assert plan is not None and plan.indexed["n0.md"][1] == stat.st_mtime_ns + 10**9
+    index.close()
+
+
+def test_a_copied_workspace_reads_each_file_once_and_parses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cp -a`` keeps sizes and mtimes but gives every file a new ctime: the start took
+    the index for a fresh one (no file unchanged), parsed every note for its fast path,
+    then read each again for its row (10,000 notes: 9.8 -> 1.2 s)."""
+    ws = Workspace(tmp_path / "ws")
+    for i in range(40):
+        put(ws, f"d{i % 4}/n{i}.md", f"---\ntitle: T{i}\n---\nbody {i}\n")
+    index = NoteIndex(ws)
+    index.open()
+    index.reconcile()
+    index.close()
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(ws.root), str(copy)], check=True)
+    parsed: list[str] = []
+    reads: list[str] = []
+
+    def counted(real: Callable, calls: list[str]) -> Callable:
+        def call(*args: Any) -> Any:
+            calls.append(str(args[-1]))
+            return real(*args)
+
+        return call
+
+    parse, read = reconcile.parse_note, reconcile.read_note
+    for module in (reconcile, whole_pass):
+        monkeypatch.setattr(module, "parse_note", counted(parse, parsed))
+    for module in (reconcile, whole_pass, batch_sync):
+        monkeypatch.setattr(module, "read_note", counted(read, reads))
+    index = NoteIndex(Workspace(copy))
+    index.open()
+    stats = index.reconcile()
+    assert (stats.unchanged, stats.added, stats.updated) == (40, 0, 0)
+    assert parsed == [] and sorted(reads) == sorted(set(reads)) and len(reads) == 40
+    assert found(index, "T7") == ["d3/n7.md"]
+    again = index.reconcile()  # (the new ctimes were kept: a stat each)
+    assert again.unchanged == 40 and len(reads) == 40
     index.close()
 
 

@@ -70,6 +70,9 @@ def reconcile_all(
                 "SELECT lang, path, size, mtime_ns, ctime_ns FROM notes INDEXED BY notes_stat"
             )
         }
+    # (not a copy of the workspace, whose files all have new ctimes: they were parsed
+    # for the fast path, then each read again for its row)
+    fresh = not known
     todo: list[VaultFile] = []
     arrived = 0  # files at a path with no row
     langs = vault_langs(workspace)  # and the langs known (a languages folder not listed)
@@ -92,7 +95,6 @@ def reconcile_all(
     done = stats.unchanged
     if progress:
         progress(done, total)
-    fresh = not known and stats.unchanged == 0
     gone = GoneRows(workspace, seen_now=False)
     if known and arrived:  # (a move: rows gone, files come)
         with writer() as conn:
