@@ -70,11 +70,8 @@ def reconcile_all(
                 "SELECT lang, path, size, mtime_ns, ctime_ns FROM notes INDEXED BY notes_stat"
             )
         }
-    # (not a copy of the workspace, whose files all have new ctimes: they were parsed
-    # for the fast path, then each read again for its row)
-    fresh = not known
-    todo: list[VaultFile] = []
-    arrived = 0  # files at a path with no row
+    todo: list[VaultFile] = []  # files whose row says otherwise
+    arrived: list[VaultFile] = []  # files at a path with no row
     langs = vault_langs(workspace)  # and the langs known (a languages folder not listed)
     for lang in [*langs, *sorted({lang for lang, _ in known} - set(langs))]:
         kept_out: set[str] = set()
@@ -88,8 +85,7 @@ def reconcile_all(
             if old == f.signature:
                 stats.unchanged += 1
             else:
-                todo.append(f)
-                arrived += old is None
+                (todo if old is not None else arrived).append(f)
         keep_below(known, lang, kept_out)
     total = stats.scanned
     done = stats.unchanged
@@ -99,13 +95,19 @@ def reconcile_all(
     if known and arrived:  # (a move: rows gone, files come)
         with writer() as conn:
             gone.add_rows(conn, known)
-    while todo:
+    # Files at paths with no row while no row is gone (none can be a moved one: a first
+    # index, or the rest of one a stop cut short) take the long batches; the others are
+    # synced (a copy of the workspace, whose files all have new ctimes, was taken for a
+    # fresh index: every note parsed, then read again for its row).
+    fresh = [] if known else arrived
+    todo += [] if fresh else arrived
+    while todo or fresh:
         if stop():
             raise Stopped
         batch_end = time.monotonic() + BATCH_SECONDS
         with writer() as conn, listings_kept():
-            if fresh:
-                done += _insert_batch(conn, workspace, todo, stats, stop)
+            if not todo:
+                done += _insert_batch(conn, workspace, fresh, stats, stop)
             else:
                 count = 0
                 while todo and count < BATCH_FILES and time.monotonic() < batch_end:
