@@ -45,7 +45,7 @@ SPEC_PARAMS = {
     "write": {"lang", "path", "content", "encoding", "if_match", "reason"},
     "stat": {"lang", "path"},
     "append": {"lang", "path", "content", "create", "reason"},
-    "find": {"lang", "pattern", "path", "limit", "dirs", "sizes"},
+    "find": {"lang", "pattern", "path", "limit", "dirs", "sizes", "after"},
     "grep": {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"},
     "delete": {"lang", "path", "reason"},
     "search": {"lang", "query", "limit", "type", "tags", "path", "offset"},

@@ -60,7 +60,7 @@ async def test_tool_list_matches_the_spec(client: Client) -> None:
         "write": {"lang", "path", "content", "encoding", "if_match", "reason"},
         "stat": {"lang", "path"},
         "append": {"lang", "path", "content", "create", "reason"},
-        "find": {"lang", "pattern", "path", "limit", "dirs", "sizes"},
+        "find": {"lang", "pattern", "path", "limit", "dirs", "sizes", "after"},
         "grep": {"lang", "pattern", "path", "glob", "fixed", "ignore_case", "limit"},
         "delete": {"lang", "path", "reason"},
         "status": set(),
@@ -208,6 +208,29 @@ async def test_find_and_grep(client: Client) -> None:
     ci = await call(client, "grep", lang="en", pattern="FOO", ignore_case=True, limit=3)
     assert len(ci["matches"]) == 3 and ci["truncated"] is True
     assert (await call(client, "find", lang="zz"))["paths"] == []
+
+
+async def test_find_pages_on_after_the_last_path(client: Client) -> None:
+    """An agent listing a folder past ``limit`` (at most 10,000) had no next page: REST's
+    cursor, over MCP. Every file once, in order, with files added on both sides of it."""
+    for i in range(7):
+        await call(client, "write", lang="en", path=f"items/n{i}.md", content=f"# N{i}\n")
+    pages: list[list[str]] = []
+    after = None
+    while True:
+        page = await call(client, "find", lang="en", path="items", limit=3, after=after)
+        pages.append(page["paths"])
+        if not page["truncated"]:
+            break
+        after = page["paths"][-1]
+        if len(pages) == 1:  # (one before the cursor, one after it: only the later listed)
+            await call(client, "write", lang="en", path="items/n00.md", content="# early\n")
+            await call(client, "write", lang="en", path="items/n9.md", content="# late\n")
+    listed = [path for page in pages for path in page]
+    assert listed == [f"items/n{i}.md" for i in (0, 1, 2, 3, 4, 5, 6, 9)], pages
+    for bad in ("", "../x.md", "other/n1.md"):
+        text = await refused(client, "find", "invalid_argument", lang="en", path="items", after=bad)
+        assert "after" in text
 
 
 async def test_find_and_grep_skip_dot_files(client: Client, tmp_path: Path) -> None:

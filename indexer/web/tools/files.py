@@ -90,9 +90,16 @@ def register(tools: Registrar, core: Core) -> None:
                 " tool shows them); a note not measured in the call's time has neither"
             ),
         ] = False,
+        after: Annotated[
+            str | None,
+            Field(
+                description="a path: list only what comes after it in the listing's order"
+                " (the last path of a truncated answer, for the next page)"
+            ),
+        ] = None,
     ) -> dict:
         """List files whose path (below `path`) matches a glob; dot-files are skipped."""
-        return await core.scans.run(vault.find, lang, pattern, path, limit, dirs, sizes)
+        return await core.scans.run(vault.find, lang, pattern, path, limit, dirs, sizes, after)
 
     @tools.tool(read_only=True)
     async def grep(
