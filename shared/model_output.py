@@ -15,6 +15,7 @@ from shared.utf8 import texts_in, utf8_problem
 
 _FENCED = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\s*\Z", re.S)
 MAX_ANSWER_CHARS = 1_000_000
+ANSWER_SHOWN_CHARS = 60  # of an answer that is not JSON, in the error (the log, the state)
 MAX_NUMBER_DIGITS = 4_300  # Python's own bound on an int read from text (sys.int_info)
 
 
@@ -32,7 +33,9 @@ def parse_json_object(text: object) -> dict[str, Any]:
     try:
         data = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"the answer is not JSON ({exc.msg} at {exc.pos})") from None
+        # (its start, as one line: a model that answered prose says so at once)
+        start = text[:ANSWER_SHOWN_CHARS] + ("…" if len(text) > ANSWER_SHOWN_CHARS else "")
+        raise ValueError(f"the answer is not JSON ({exc.msg} at {exc.pos}): {start!r}") from None
     except RecursionError:
         raise ValueError("the answer nests too deep") from None
     if not isinstance(data, dict):

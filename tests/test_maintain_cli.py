@@ -88,6 +88,7 @@ def test_force_and_a_failing_run(ws: Path, stub: LLMStub, capsys: pytest.Capture
     assert main([*args, "--force"]) == 1  # forced past the unchanged digest, then failed
     out = capsys.readouterr().out
     assert "en user_profile: error (the run failed): malformed answer:" in out
+    assert "'not json'" in out  # (what the model said instead, to tell a prose answer)
     assert main([*base, "--status"]) == 0
     assert "last error: malformed answer:" in capsys.readouterr().out
 
