@@ -580,7 +580,9 @@ async def test_a_slow_model_times_out_into_the_fallback(
     took = asyncio.get_running_loop().time() - started
     assert took < 4.0  # not waiting for the answers (a loaded machine's pass: 2.4 s)
     assert (stats.fallback, stats.model_errors) == (2, 1)
-    assert len(quiet_stub.requests) == 1  # never retried, nor asked again in the pass
+    # never retried, nor asked again in the pass (0: a loaded machine's request had not
+    # reached the stub within the 0.3 s)
+    assert len(quiet_stub.requests) <= 1
 
 
 async def test_a_model_that_gives_no_answer_is_asked_once_a_pass_not_once_a_level(
