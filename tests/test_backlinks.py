@@ -5,6 +5,7 @@ stays, an undo of the move's entry puts the notes back."""
 from __future__ import annotations
 
 import os
+import sys
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -313,3 +314,44 @@ def test_a_folder_summary_linking_the_moved_note_is_not_listed_as_skipped(
     assert "relink_skipped" not in moved, moved
     assert "left as they were" not in caplog.text
     assert (vault_dir(vault) / "notes/.overview.md").read_text() == "# notes\n\n- [Beta](beta.md)\n"
+
+
+def test_a_short_names_spellings_are_looked_for_in_one_read_of_each_note(vault: Vault) -> None:
+    """While the index cannot vouch (the start's first index or catch-up under way), a
+    one-letter name's 28 link spellings were 28 greps, each reading every note the index
+    had not seen: 15,000 notes took the move's 10 s, and the spellings looked for last
+    (``[[a``) found nothing, answered as ``relinked: []``. One read of each now."""
+    vault.write("en", "a.md", "# A\n")
+    for n in range(30):
+        link = "[[a]] and [the a](../a.md)\n" if n % 10 == 3 else ""
+        put(vault, f"notes/n{n:02}.md", f"# Note {n}\n\nwords about quokkas\n{link}")
+    opened: list[str] = []
+    watching = [True]
+
+    def hook(event: str, args: tuple) -> None:
+        if watching and event == "open" and isinstance(args[0], str | Path):
+            opened.append(Path(args[0]).name)
+
+    sys.addaudithook(hook)  # (for good: ``watching`` ends what it records)
+    try:
+        moved = vault.move("en", "a.md", "b.md")
+    finally:
+        watching.clear()
+    linking = ["notes/n03.md", "notes/n13.md", "notes/n23.md"]
+    assert moved["relinked"] == linking and "relink_partial" not in moved
+    for path in linking:
+        assert (vault_dir(vault) / path).read_text().endswith("[[b]] and [the a](../b.md)\n")
+    assert opened.count("n00.md") == 1  # (28 before)
+
+
+def test_a_grep_out_of_its_bounds_answers_the_relink_as_partial(tmp_path: Path) -> None:
+    """Notes holding the name that a grep cut short never looked at were left linking
+    to nothing, the answer saying nothing of them."""
+    with vault_with_history(tmp_path, 1 << 20) as bare:  # (no index: grep reads every note)
+        bare.write("en", "items/plan.md", "# Plan\n")
+        put(bare, "notes/a.md", "[plan](../items/plan.md)\n")
+        put(bare, "notes/b.md", "[plan](../items/plan.md)\n")
+        bare.grep_max_bytes = 1  # (grep stops after the first note it reads)
+        moved = bare.move("en", "items/plan.md", "done/plan.md")
+        assert len(moved["relinked"]) < 2  # (the notes read before it stopped)
+        assert moved["relink_partial"] is True

@@ -6,7 +6,8 @@ moved file (``[cat](../items/cat.md)``, ``![p](../items/cat.md.assets/p.png)``,
 moved file are found by the index for the name of the moved note or folder (its
 trigrams, as grep's plan, with the notes the watcher saw change and the index has not
 applied yet; by grep, which reads those, when the watcher cannot tell them or there is
-no index), and each one's links
+no index: the start's first index or catch-up still under way, one read of the vault
+for all the name's spellings), and each one's links
 to moved files are rewritten by the same rules (``links.rewrite_links``, the note itself
 staying where it is), its bytes otherwise as they were (no frontmatter normalization:
 only its links change), one write each with the move's reason, so that an ``undo`` of
@@ -24,12 +25,15 @@ rewritten and for ``_SECONDS`` at most (a folder named ``project`` is a word man
 hold, each read to look at its links). A note a write would refuse (read-only, hard
 linked, too large) is left and answered in ``relink_skipped`` with why, as are the
 notes left past the bounds; a note another program changes between its read and its
-rewrite is read again.
+rewrite is read again. A grep that ran out of its bounds before it had read every note
+(some notes holding the name may not have been looked at) is answered as
+``relink_partial``: never silently.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -57,6 +61,8 @@ _LEAST_NAME = 3  # characters: a shorter name has no trigram (looked for in its 
 _BEFORE = ("[[", "(", "<", "/")
 _AFTER = ("]", "|", "#", "^", ".", ")", ">", "/", " ")
 _TRIES = 3  # reads of a note another program keeps changing meanwhile
+_PATTERN_CHARS = 1000  # of one grep's pattern joining spellings (grep takes 2,000)
+_PATTERN_SPELLINGS = 48  # joined in one pattern, at most (grep_plan.MAX_NODES: narrowed)
 _PAST_BOUNDS = (
     f"not looked at: a move rewrites the links of {MAX_NOTES} other notes at most,"
     f" for {_SECONDS:.0f} s at most"
@@ -72,10 +78,12 @@ def relink_after_move(vault: Vault, lang: str, moved: dict, reason: str | None, 
     folder = "files" in moved  # (a folder, and all it held; else a note and its .assets/)
     move = _Move(old, new, folder)
     name = name if folder else name.removesuffix(".md")
-    relinked, skipped = relink_others(vault, lang, name, move, reason, actor)
+    relinked, skipped, whole = relink_others(vault, lang, name, move, reason, actor)
     moved["relinked"] = relinked
     if skipped:
         moved["relink_skipped"] = skipped
+    if not whole:
+        moved["relink_partial"] = True
 
 
 class _Move:
@@ -141,10 +149,11 @@ def _ends_with(path: str, rel: str) -> bool:
 
 def relink_others(
     vault: Vault, lang: str, name: str, move: _Move, reason: str | None, actor: str
-) -> tuple[list[str], list[dict]]:
+) -> tuple[list[str], list[dict], bool]:
     """Rewrite the links to moved files in the other notes of ``lang`` that hold
     ``name`` (the moved note's name without ``.md``, or the moved folder's); returns the
-    paths of the notes rewritten, and the notes left with why."""
+    paths of the notes rewritten, the notes left with why, and whether every note
+    holding the name was found (False: a grep ran out of its bounds)."""
     listings = Listings(vault, lang)
     relinking = _Relinking(vault, lang, move, listings, _Renamed(listings, move), reason, actor)
     rewritten: list[str] = []
@@ -154,7 +163,8 @@ def relink_others(
     # in NFD: typed on a Mac, copied from its files)
     spellings = {name, quote(name), readable_quote(name), unicodedata.normalize("NFD", name)}
     literals = {literal for spelling in spellings for literal in link_spellings(spelling)}
-    for path in sorted(_holding(vault, lang, literals, deadline)):
+    holding, whole = _holding(vault, lang, literals, deadline)
+    for path in sorted(holding):
         if move.moving(path) or move.arrived(path) or _hidden(path):
             continue  # (the moved notes' own links were rewritten with them; a folder's
             # summary, ``.overview.md``, is the summaries job's to make again)
@@ -169,7 +179,7 @@ def relink_others(
         except VaultError as err:
             log.warning("links in %s left as they were: %s", path, err)
             _skip(skipped, path, str(err))
-    return rewritten, skipped
+    return rewritten, skipped, whole
 
 
 def link_spellings(name: str) -> set[str]:
@@ -199,29 +209,61 @@ def _skip(skipped: list[dict], path: str, why: str) -> None:
         skipped.append({"path": path, "error": why})
 
 
-def _holding(vault: Vault, lang: str, literals: set[str], deadline: float) -> set[str]:
-    """The notes of ``lang`` holding any of ``literals`` (case ignored): the index's
-    notes holding it (a grep waits for the watcher to vouch for every file, 35 ms of a
-    move at 10,000 notes), and a note changed since it indexed them is looked at too;
-    without an index, or a watcher vouching for what it has not indexed yet, a grep."""
+def _holding(vault: Vault, lang: str, literals: set[str], deadline: float) -> tuple[set[str], bool]:
+    """The notes of ``lang`` holding any of ``literals`` (case ignored), and whether
+    every one was found: the index's notes holding it (a grep waits for the watcher to
+    vouch for every file, 35 ms of a move at 10,000 notes), and a note changed since it
+    indexed them is looked at too; without an index, or a watcher vouching for what it
+    has not indexed yet (the start's first index or catch-up under way), a grep."""
     if vault.grep_planner is not None:
         plans = [vault.grep_planner(lang, literal, True, True, deadline) for literal in literals]
         if all(plan is not None and plan.changed is not None for plan in plans):
-            return {
+            indexed = {
                 path
                 for plan in plans
                 if plan is not None
                 for path in (*plan.candidates, *(plan.changed or ()))
             }
+            return indexed, True
         # (the watcher cannot vouch for the files: grep reads those whose stat differs)
     paths: set[str] = set()
-    for literal in literals:
-        found = vault.grep(lang, literal, fixed=True, ignore_case=True, limit=_GREP_LINES,
+    whole = True
+    for pattern, fixed in _greps(literals):
+        found = vault.grep(lang, pattern, fixed=fixed, ignore_case=True, limit=_GREP_LINES,
                            deadline=deadline)  # fmt: skip
         paths.update(match["path"] for match in found["matches"])
         if found.get("truncated"):
-            log.warning("links to %s: not every note holding the name was looked at", literal)
-    return paths
+            log.warning("links to %s: not every note holding the name was looked at", pattern)
+            whole = False
+    return paths, whole
+
+
+def _greps(literals: set[str]) -> list[tuple[str, bool]]:
+    """(pattern, fixed) of the greps finding every note that holds any of ``literals``:
+    as many as one pattern holds joined (``a|b``), so that the vault is read once for
+    all of them, not once each (a one-letter name's 28 spellings were 28 reads of every
+    note while the start's first index ran: 15,000 notes took the move's 10 s, and the
+    spellings looked for last found nothing, answered as no note to relink)."""
+    groups: list[list[str]] = []
+    chars = 0
+    for literal in sorted(literals):
+        size = len(_escaped(literal)) + 1
+        if not groups or len(groups[-1]) == _PATTERN_SPELLINGS or chars + size > _PATTERN_CHARS:
+            groups.append([])
+            chars = 0
+        groups[-1].append(literal)
+        chars += size
+    return [
+        (group[0], True) if len(group) == 1 else ("|".join(map(_escaped, group)), False)
+        for group in groups
+    ]
+
+
+def _escaped(literal: str) -> str:
+    """``literal`` as a pattern matching it, with ``[`` as ``\\x5b``: a pattern holding
+    ``[[`` is one grep's index plan does not read (``grep_plan._RISKY``), and would read
+    every file rather than those the index does not vouch for."""
+    return re.escape(literal).replace("\\[", "\\x5b")
 
 
 @dataclass

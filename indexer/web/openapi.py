@@ -130,6 +130,7 @@ SCHEMAS: dict[str, Any] = {
         {"path": STR, "new_path": STR, "etag": NSTR, "relinked": {"type": "array", "items": STR}},
         {
             "files": INT,
+            "relink_partial": BOOL,
             "relink_skipped": {
                 "type": "array",
                 "items": _obj({"path": STR, "error": STR}),

@@ -56,7 +56,8 @@ def register(tools: Registrar, core: Core) -> None:
         """Move a note (its .assets/ folder follows, its relative links are rewritten), an
         image, or a whole folder, inside the vault; conflict if new_path exists. Links
         to what moved in other notes follow (their paths: `relinked`; those a write
-        would refuse, as read-only, are left: `relink_skipped`, {path, error})."""
+        would refuse, as read-only, are left: `relink_skipped`, {path, error};
+        `relink_partial`: true when not every note could be looked at)."""
         return vault.move(lang, path, new_path, if_match, reason)
 
     @tools.tool(annotations={"destructiveHint": True})
