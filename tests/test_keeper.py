@@ -3,9 +3,11 @@ the watcher's Supervisor (polling while no observer can start, then starting one
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
+import pytest
 from helpers.indexer_process import wait_for
 from watchdog.events import FileSystemEventHandler
 
@@ -59,3 +61,27 @@ def test_a_watcher_that_cannot_start_polls_and_starts_later(tmp_path: Path) -> N
         assert lost[-1] == "the file watcher stopped and was restarted"
     finally:
         supervisor.stop()
+
+
+def test_a_polls_pass_that_finds_the_index_caught_up_says_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """While polling (a watcher that cannot watch every folder: for days), each pass
+    logged "caught up" at INFO: a line every 10 s. Only a pass after falling behind does."""
+    calls: list[float] = []
+
+    def reconcile() -> ReconcileStats:
+        calls.append(time.monotonic())
+        return ReconcileStats()
+
+    caplog.set_level(logging.INFO, logger="indexer.index")
+    keeper = Keeper(reconcile, polling=lambda: True, poll_seconds=0.02)
+    keeper.start()
+    try:
+        wait_for(lambda: len(calls) >= 6, 10, what="periodic passes while polling")
+        keeper.behind("a test")
+        done = len(calls)
+        wait_for(lambda: len(calls) >= done + 6, 10, what="more periodic passes")
+    finally:
+        keeper.stop()
+    assert caplog.text.count("the index has caught up with disk") == 1

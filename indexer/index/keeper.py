@@ -148,9 +148,10 @@ class Keeper:
             return False
         with self._lock:
             self.passes += 1
+            fell_behind = target > self._caught  # (not a poll's pass: said every 10 s)
             self._caught = max(self._caught, target)
             if self._caught == self._marks:
-                if self.last_error is not None or self.passes > 1:
+                if self.last_error is not None or (self.passes > 1 and fell_behind):
                     log.info("the index has caught up with disk")
                 self.reason = None
                 self.last_error = None

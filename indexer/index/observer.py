@@ -406,6 +406,11 @@ if InotifyEmitter is not None:
             threads = [self, self._inotify_fd, *self.emitters]
             return all(t.is_alive() for t in threads)
 
+        def unwatched(self) -> bool:
+            """Whether a folder could not be watched (the kernel's watch limit)."""
+            groups = [getattr(e, "_inotify", None) for e in self.emitters]
+            return any(isinstance(g, _BoundedGroup) and not g.complete for g in groups)
+
         def caught_up(self, timeout: float) -> bool:
             """Whether every event of a change made before this call has been read and
             told (``on_path``), and every folder is watched."""

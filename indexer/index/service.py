@@ -180,7 +180,7 @@ class NoteIndex:
         if not state["partial"] and self._watcher is not None and self._watcher.catching_up():
             state = {**state, "partial": True, "reason": "applying changes seen on disk"}
         if not state["partial"] and self._watcher is not None and self._watcher.polling():
-            reason = "the file watcher is not running: changes on disk are found by a periodic"
+            reason = "the file watcher misses some or all folders: changes are found by a periodic"
             state = {**state, "partial": True, "reason": f"{reason} reconcile"}
         kept_out = self._access.kept_out()
         if kept_out and not state["partial"]:

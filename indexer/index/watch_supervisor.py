@@ -1,7 +1,9 @@
 """Keeps the index's file watcher alive: restarts an observer that died, follows its
 folder when it is moved or replaced, and falls back to polling while none can start
-(the index reconciles periodically then); ``state()`` says which. The observer itself
-is ``observer.new_observer``."""
+(the index reconciles periodically then); ``state()`` says which. An observer that
+could not watch every folder (``fs.inotify.max_user_watches``) counts as polling, and
+is started again now and then to watch them all. The observer itself is
+``observer.new_observer``."""
 
 from __future__ import annotations
 
@@ -19,6 +21,10 @@ from indexer.index.observer import WATCHED_EVENTS, OnLost, OnPath, new_observer
 
 log = logging.getLogger("indexer.index.watcher")
 RETRY_SECONDS = 60.0
+UNWATCHED = (
+    "the inotify watch limit is reached (fs.inotify.max_user_watches): some folders are not"
+    " watched, and changes there are found by a periodic reconcile"
+)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -105,17 +111,22 @@ class Supervisor:
         self._observer = observer
 
     def check(self) -> None:
-        """Restart a dead observer; retry a failed start now and then."""
+        """Restart a dead observer; retry a failed start, or one that left folders
+        unwatched, now and then."""
         with self._lock:
             observer = self._observer
             if observer is not None:
                 healthy = getattr(observer, "healthy", observer.is_alive)
                 moved = _identity(self.root) != self._root_id
                 if healthy() and not moved:
-                    return
-                if moved:  # inotify follows the folder it watches wherever it goes
-                    log.warning("the watched folder %s was moved or replaced", self.root)
-                log.warning("the file watcher stopped; restarting it")
+                    if not self._unwatched(observer) or time.monotonic() < self._retry_at:
+                        return
+                    log.info("the file watcher tries again to watch every folder")
+                    self._retry_at = time.monotonic() + RETRY_SECONDS
+                else:
+                    if moved:  # inotify follows the folder it watches wherever it goes
+                        log.warning("the watched folder %s was moved or replaced", self.root)
+                    log.warning("the file watcher stopped; restarting it")
                 with contextlib.suppress(Exception):
                     observer.stop()
                 self._observer = None
@@ -125,6 +136,19 @@ class Supervisor:
             self._start_locked()
             if self._observer is not None:
                 self.on_lost("the file watcher stopped and was restarted")
+
+    def _unwatched(self, observer: BaseObserver) -> bool:
+        """Whether ``observer`` left a folder unwatched (see ``UNWATCHED``); once it
+        watches them all again, the error is cleared."""
+        unwatched = bool(getattr(observer, "unwatched", bool)())
+        if unwatched and self.last_error != UNWATCHED:
+            self.last_error = UNWATCHED
+            self._retry_at = time.monotonic() + RETRY_SECONDS
+            log.warning("%s", UNWATCHED)
+        elif not unwatched and self.last_error == UNWATCHED:
+            self.last_error = None
+            log.info("the file watcher watches every folder again")
+        return unwatched
 
     def _root_back(self) -> bool:
         """The watched folder is another than the one a start failed on (a restore
@@ -148,8 +172,12 @@ class Supervisor:
 
     def state(self) -> dict:
         """``{"state": "running" | "polling", "restarts": n, "last_error": ...}``."""
+        observer = self._observer
+        unwatched = observer is not None and bool(getattr(observer, "unwatched", bool)())
         return {
-            "state": "running" if self._observer is not None else "polling",
+            "state": "running" if self._observer is not None and not unwatched else "polling",
             "restarts": self.restarts,
-            "last_error": self.last_error,
+            "last_error": None
+            if self.last_error == UNWATCHED and not unwatched
+            else self.last_error,
         }
