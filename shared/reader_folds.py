@@ -46,6 +46,9 @@ FORMAT_RUNS = re.compile(f"[{FORMAT_CLASS}]+")
 ARABIC_FOLDS = {"آ": "ا", "أ": "ا", "إ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي", "ی": "ي", "ک": "ك"}
 # Russian ``ё`` is optional in print (``еще`` is ``ещё``): it is ``е``. The modifier
 # letter apostrophe (Ukrainian's ``мʼясо``) is the apostrophe typed for it (``м'ясо``).
+# Yiddish's ligatures of two letters are those letters (``װאַסער`` is typed ``וואסער``
+# too; Unicode gives them no decomposition, so NFKC keeps them apart).
+YIDDISH_LIGATURES = {"װ": "וו", "ױ": "וי", "ײ": "יי"}
 # Malayalam's atomic chillus are their consonant and virama (``അവൻ`` is also typed
 # ``അവന്‍``, the ZWJ after the virama: Unicode has them searched alike).
 CHILLUS = {
@@ -55,7 +58,8 @@ CHILLUS = {
 }  # fmt: skip
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
-     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'", **CHILLUS}
+     "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'",
+     **YIDDISH_LIGATURES, **CHILLUS}
 )  # fmt: skip
 
 

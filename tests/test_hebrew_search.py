@@ -125,3 +125,30 @@ def test_recall_finds_a_three_letter_word_asked_with_the_article(
     recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
     result = recall.recall("he", "מה עם הבית?", 400)
     assert [s["path"] for s in result["sources"] if s["layer"] == "on_demand"] == ["home.md"]
+
+
+YIDDISH = {
+    "ligature.md": "# װאַסער\n\nמיר טרינקען װאַסער און ײַדיש ברױט.\n",
+    "letters.md": "# וואסער\n\nדאס וואסער איז קאלט.\n",
+}
+
+
+def test_yiddish_ligatures_are_their_two_letters(ws: Workspace, index: NoteIndex) -> None:
+    """``וואסער`` (two vavs, as most keyboards type it) did not find ``װאַסער`` (the
+    ligature U+05F0, as YIVO texts write it), nor the other way round."""
+    index_notes(ws, index, "yi", YIDDISH)
+    both = {"ligature.md", "letters.md"}
+    assert found_in(index, "yi", "וואסער") == both
+    assert found_in(index, "yi", "װאַסער") == both
+    assert found_in(index, "yi", "ברויט") == {"ligature.md"}  # (U+05F1: vav yod)
+    assert found_in(index, "yi", "יידיש") == {"ligature.md"}  # (U+05F2: double yod)
+    assert found_in(index, "yi", "וואס*") == both
+
+    def snippets(query: str) -> dict[str, str]:
+        return {row["path"]: row["snippet"] for row in index.search("yi", query)["results"]}
+
+    # the hit is marked however it is spelled (it was not marked in the ligature's note)
+    assert "**װאַסער**" in snippets("וואסער")["ligature.md"]
+    assert "**וואסער**" in snippets("װאַסער")["letters.md"]
+    assert "**װאַסער**" in snippets("וואס*")["ligature.md"]
+    assert "**ברױט**" in snippets("ברויט")["ligature.md"]

@@ -72,7 +72,9 @@ log = logging.getLogger("indexer.index")
 #    paragraph of links or images alone, a table with no leading ``|``, and stops at a
 #    fence or a rule under it; a note of no prose shows its first block's text (a
 #    fence's code, a table's cells), not its markup (``\`\`\` print(1) \`\`\``).
-SCHEMA_VERSION = 22
+# 23: Yiddish's ligatures (``װ``, ``ױ``, ``ײ``) are their two letters (``וואסער`` finds
+#    ``װאַסער``).
+SCHEMA_VERSION = 23
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.

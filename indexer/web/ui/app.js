@@ -301,7 +301,7 @@ async function history(lang, path) {
     const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
     const { data: d } = await api("GET", `/${seg(lang)}/diff/${enc(path)}?${q}`);
     diffBox.hidden = false;
-    diffBox.replaceChildren(...d.diff.split("\n").map((line) => h("span", { class: diffClass(line), text: `${line}\n` })));
+    diffBox.replaceChildren(...d.diff.split("\n").map(diffLine));
   }
   const rowActions = (v) => (hasText(v)
     ? [h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
@@ -325,6 +325,14 @@ async function history(lang, path) {
       h("button", { id: "show-diff", onclick: () => showDiff(from.value, to.value).catch(fail) }, "Show diff")) : null,
     diffBox,
   );
+}
+
+// A changed or kept line's text takes the direction of its own words (an Arabic line's
+// full stop stood at its right end), its "+", "-" or " " kept in the left column.
+function diffLine(line) {
+  const cls = diffClass(line);
+  if (cls === "hunk" || !line) return h("span", { class: cls, text: `${line}\n` });
+  return h("span", { class: cls }, line.slice(0, 1), h("span", { class: "line-text", text: line.slice(1) }), "\n");
 }
 
 function diffClass(line) {

@@ -1,0 +1,94 @@
+"""The page in right-to-left scripts beyond a note's own text: a folder's summary of
+Arabic notes and the search box read right to left, as a note's paragraphs do."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import httpx2
+import pytest
+from helpers.indexer_process import RunningIndexer
+from helpers.ui_page import MD, Watch, visit
+from playwright.sync_api import Page
+
+# Where a block's text sits in its box: [gap on the left, gap on the right].
+SIDES = """e => {
+    const range = document.createRange(); range.selectNodeContents(e);
+    const text = range.getBoundingClientRect(), box = e.getBoundingClientRect();
+    return [Math.round(text.left - box.left), Math.round(box.right - text.right)];
+}"""
+BIDI = "e => getComputedStyle(e).unicodeBidi"
+
+
+@pytest.fixture(scope="module")
+def base(server: RunningIndexer) -> str:
+    return server.url.removesuffix("/mcp")
+
+
+def test_an_arabic_folders_summary_reads_right_to_left(page: tuple[Page, Watch], base: str) -> None:
+    """The overview of an Arabic folder was laid out left to right (the sentence's full stop
+    at its right end, ``…`` at the left), while the same lines in a note read right to left."""
+    with httpx2.Client(base_url=base + "/api/v1", timeout=60) as http:
+        if not http.get("/status").json()["features"]["summaries"]:
+            pytest.skip("the core has no summaries")
+        for name, line in (("كتاب", "كتبَ الطالبُ درسًا في المكتبة."), ("قلم", "قلم أزرق جديد.")):
+            path = "/rs/notes/" + quote(f"ملاحظات/{name}.md")
+            text = f"# {name}\n\n{line}\n"
+            assert http.put(path, content=text.encode(), headers=MD).is_success
+        made = http.post("/summarize", json={"lang": "rs", "force": True})
+        assert made.status_code == 200, made.text
+    tab, watch = page
+    visit(tab, base, "#/rs/browse/" + quote("ملاحظات"))
+    lines = tab.locator("section.summary article.overview li").all()
+    assert len(lines) == 2
+    for line in lines:
+        left, right = line.evaluate(SIDES)
+        assert right < 5 < left, (line.text_content(), left, right)  # against the right edge
+    assert tab.locator("section.summary p.abstract").evaluate(BIDI) == "plaintext"
+    assert not watch.errors
+
+
+def test_the_search_box_takes_the_direction_of_what_is_typed(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """An Arabic query in the search box was laid out left to right: ``كتب 2024`` showed
+    the number at the right end, where a reader of Arabic reads it first."""
+    tab, watch = page
+    visit(tab, base, "#/")
+    box = tab.locator("#search-input")
+    box.fill("كتب 2024")
+    assert box.evaluate("e => e.matches(':dir(rtl)')")
+    box.fill("books 2024")
+    assert box.evaluate("e => e.matches(':dir(ltr)')")
+    assert not watch.errors
+
+
+# The left edges of a diff line's marker, its first letter and its last character.
+EDGES = """line => {
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT), chars = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+        for (let i = 0; i < node.data.length; i++)
+            if (node.data[i] !== "\\n") chars.push([node, i]);
+    const left = ([node, i]) => {
+        const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+        return range.getBoundingClientRect().left;
+    };
+    return [left(chars[0]), left(chars[1]), left(chars[chars.length - 1])];
+}"""
+
+
+def test_a_diff_of_arabic_lines_reads_right_to_left(page: tuple[Page, Watch], base: str) -> None:
+    """A history diff laid an Arabic line out left to right: its full stop at the right
+    end, beside its first word. The ``+`` or ``-`` stays in the left column."""
+    path = "/rs/notes/" + quote("فرق.md")
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        for line in ("الكتاب مفيد.", "الكتاب مفيد جدا."):
+            text = f"# فرق\n\n{line}\n"
+            assert http.put(path, content=text.encode(), headers=MD).is_success
+    tab, watch = page
+    visit(tab, base, "#/rs/history/" + quote("فرق.md"))
+    tab.locator("button.diff-current").last.click()
+    removed = tab.locator("pre.diff span.del", has_text="مفيد")
+    marker, first_letter, full_stop = removed.evaluate(EDGES)
+    assert marker < full_stop < first_letter, (marker, full_stop, first_letter)
+    assert not watch.errors
