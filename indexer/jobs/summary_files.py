@@ -76,14 +76,17 @@ class Summary:
     def saved_after_written(self) -> bool:
         """Whether the file was saved well after the job wrote it (its ``updated``):
         edited by hand. A summary ``indexer summarize`` wrote beside the server (heard as
-        a change by others too) was saved as it was written, and is kept."""
+        a change by others too) was saved as it was written, and is kept. A save well
+        *before* its stamp is no write of the job's either: a clock stepped back since,
+        or an edit synced from a machine whose clock is behind (the sync keeps its mtime)
+        was kept for good."""
         if self.updated is None:
             return True
         try:
             written = datetime.fromisoformat(self.updated.replace("Z", "+00:00"))
         except ValueError:
             return True  # no time of ours: not as the job wrote it
-        return self.mtime_ns / 1e9 - written.timestamp() > EDIT_SLACK_SECONDS
+        return abs(self.mtime_ns / 1e9 - written.timestamp()) > EDIT_SLACK_SECONDS
 
     def as_child(self) -> Child:
         """What the parent folder's summary sees of this one."""
