@@ -121,6 +121,8 @@ class ChangeSync:
         for lang, path, reason in stats.invalid:
             log.warning("%s/%s: %s", lang, path, reason)
         self._tell(stats, "watcher")
+        if stats.rewritten:  # (the same bytes: only a text history read in between differs)
+            self._tell(ReconcileStats(changed=stats.rewritten), "rewritten")
 
     def _stop_if_closing(self) -> None:
         """The index is closing: the batch is rolled back (``reconcile.Stopped``)."""

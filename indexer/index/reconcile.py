@@ -54,6 +54,9 @@ class ReconcileStats:
     invalid: list[tuple[str, str, str]] = field(default_factory=list)
     seconds: float = 0.0
     changed: list[tuple[str, str]] = field(default_factory=list)  # (lang, path) synced
+    # (lang, path) written again with the bytes its row holds (a new stat only): history
+    # may have read a text in between (git's A, B, A), so the watcher tells them too
+    rewritten: list[tuple[str, str]] = field(default_factory=list)
     # (lang, path) -> whether it has other names (hard links), for each file synced (a
     # whole pass names only the linked ones: it replaces the set): edits through another
     # name make no event the watcher hears
@@ -295,6 +298,7 @@ def sync_read(
             (*f.signature, old[0]),
         )
         stats.unchanged += 1
+        stats.rewritten.append((lang, rel))
         return
     row = parse_note(data, rel)
     if row.problem:

@@ -68,7 +68,8 @@ class NoteIndex:
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
         # call's note_changed), "watcher", "catch_up" (a reconcile while serving: lost
         # events, polling), "offline" (at start-up, of an index that was whole before: made
-        # while no indexer ran) or "reconcile" (building the index): outside changes.
+        # while no indexer ran) or "reconcile" (building the index): outside changes;
+        # "rewritten": the watcher saw the bytes the row held written again (its stat).
         self.change_listeners: list[ChangeListener] = []
         # Called (with a "stop now?" check) when changes may have been indexed without
         # being told (a crash, a reconcile stopped part way, ``indexer reindex``): each

@@ -110,8 +110,9 @@ class Summaries:
         (source "reconcile": the summaries it finds are as they were). A summary file
         still as this job wrote it is the job's own change, whoever tells it: the watcher
         syncs one before the job does at times (5 of a forced pass's 331 at 10,000 notes),
-        and each was taken for a hand edit, made again and told again."""
-        if source != "tool" and not self.files.still_ours(lang, rel):
+        and each was taken for a hand edit, made again and told again. A file written
+        again with the bytes the index held ("rewritten") changed nothing here."""
+        if source not in ("tool", "rewritten") and not self.files.still_ours(lang, rel):
             *folders, name = rel.split("/")
             if name == OVERVIEW_FILE and source != "reconcile":
                 with self._edited_lock:
