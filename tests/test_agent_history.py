@@ -529,5 +529,6 @@ def test_an_undo_whose_answer_does_not_come_in_time_says_it_may_have_been_done(
     assert "`agent-client undo BULK2`" in err
     monkeypatch.setenv("AGENT_CLIENT_CALL_TIMEOUT", "120")
     code, _, err = cli(capsys, server, lang, "undo", "BULK2")  # (waits for the first)
-    assert code == 1 and "already undone" in err
+    # (0: on a loaded machine the first call had not reached the server in its 0.05 s)
+    assert code == 0 or (code == 1 and "already undone" in err), (code, err)
     assert vault_file(server.workspace, lang, "bulk/n000.md").read_text().endswith("---\n# N0\n")

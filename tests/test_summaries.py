@@ -603,7 +603,7 @@ async def test_a_model_that_gives_no_answer_is_asked_once_a_pass_not_once_a_leve
     stats = await summaries_of(core).run_pass()
     assert asyncio.get_running_loop().time() - started < 3  # (12 levels at 0.3 s: 3.9 s)
     assert (stats.folders, stats.fallback, stats.model_errors) == (14, 14, 1)
-    assert len(quiet_stub.requests) == 1
+    assert len(quiet_stub.requests) <= 1  # (0: not at the stub within 0.3 s, under load)
     assert summary_file(tmp_path, deep)[0]["generated_by"] == "fallback"
     quiet_stub.delay = 0.0
     for reply in ([http_error(500, "boom")] * 20, [http_error(429, "slow down")] * 20):
