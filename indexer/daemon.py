@@ -392,9 +392,10 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         warming.wait()
         if not index.closed_whole:  # (what it applied after: told to no history)
             log.warning("the watcher was still applying outside changes when the index closed")
-        damaged = checking.found if checking is not None else None
-        if damaged is not None:  # (no clean mark: history's check runs at the next start too)
-            error = error or late_check.FoundDamaged(damaged)
+        if checking is not None and checking.found is not None:  # (no clean mark: history's
+            # check runs at the next start too)
+            found = late_check.FoundDamaged(checking.found, index.path, marked=checking.marked)
+            error = error or found
         elif stopped_cleanly and error is None and index.closed_whole:
             try:
                 leave_clean_mark(workspace)

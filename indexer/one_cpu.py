@@ -81,6 +81,18 @@ def move_to(cpu: int) -> bool:
     return True
 
 
+def unpin() -> None:
+    """This thread back on every CPU the process was allowed, before the server starts
+    itself again (``shared.start_again``): an exec keeps the calling thread's CPUs, and
+    the new start, allowed one, pinned nothing (no ``cpu_review``, scans on one CPU)."""
+    global _pin
+    if _pin is None:
+        return
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, _pin[0])
+    _pin = None
+
+
 def where_pinned() -> str:
     """For the "serving" log line: the server's CPU, if its threads were pinned."""
     if _pin is None:

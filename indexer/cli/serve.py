@@ -52,7 +52,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from indexer.cpu_review import start_review
     from indexer.daemon import run
     from indexer.index.late_check import FoundDamaged
-    from indexer.one_cpu import pin_to_one_cpu
+    from indexer.one_cpu import pin_to_one_cpu, unpin
     from indexer.settings import Settings
 
     try:
@@ -66,10 +66,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         run(settings)
     except FoundDamaged as err:  # (stopped, the lock given up: the next start rebuilds)
-        logging.getLogger("indexer").warning(
-            "the index %s: starting again to rebuild it from the vaults", err.damage
-        )
-        start_again()  # (the same process id: a supervisor sees no exit)
+        if err.marked:  # (else that start would find the same damage: exit 1, in words)
+            logging.getLogger("indexer").warning(
+                "%s: starting again to rebuild it from the vaults", err.damage
+            )
+            unpin()  # (else the start again finds one CPU allowed, and pins nothing)
+            start_again()  # (the same process id: a supervisor sees no exit)
         raise  # (could not: exit 1, and the next start rebuilds)
     # Served and closed: what is left is the interpreter's finalization, whose collections
     # walked every object the start built (0.25-0.35 s of each stop, a third of a stop's

@@ -37,11 +37,20 @@ PROGRESS_STEPS = 20_000  # SQLite steps between two looks at ``stop``
 class FoundDamaged(StartupError):
     """The server found the index damaged once serving, and stopped: ``indexer serve``
     starts itself again (the same process id), and that start rebuilds the index
-    before it serves."""
+    before it serves. Not ``marked`` (the mark could not be written: a full disk), a
+    start would check once serving again, find the same damage and start again forever:
+    it exits instead, saying what to remove."""
 
-    def __init__(self, damage: str) -> None:
-        super().__init__(f"{damage}: start again to rebuild it from the vaults")
+    def __init__(self, damage: str, index: Path, *, marked: bool) -> None:
+        then = (
+            "start again to rebuild it from the vaults"
+            if marked
+            else f"the mark that has the next start rebuild it could not be written: remove"
+            f" {index} (a cache of the vaults) and start again"
+        )
+        super().__init__(f"{damage}: {then}")
         self.damage = damage
+        self.marked = marked
 
 
 def mark_path(workspace: Workspace) -> Path:
@@ -112,6 +121,7 @@ class LateCheck:
     ) -> None:
         self.workspace = workspace
         self.found: str | None = None
+        self.marked = False  # (``found`` and its mark written)
         self._busy = busy
         self._on_damage = on_damage
         self._stopping = threading.Event()
@@ -138,6 +148,7 @@ class LateCheck:
         self.found = f"the index {path} {reason}"
         try:
             leave_mark(self.workspace)
+            self.marked = True
         except OSError as err:
             log.error("could not write %s: %s", mark_path(self.workspace), err)
         self._on_damage()
