@@ -121,6 +121,18 @@ def test_event_writes_trigger_one_debounced_run(make: Any, stub: LLMStub) -> Non
     assert len(stub.requests) == 1 and daemon.scheduler.checks == 2
 
 
+def test_an_event_note_written_again_with_its_bytes_starts_no_check(make: Any) -> None:
+    """A checkout or a touch of a day file leaves its text as it was (told "rewritten"):
+    nothing for maintenance to look at; a real change is."""
+    daemon = make({"user_profile"}, check_seconds=3600, debounce_seconds=30)
+    daemon.jobs.start()  # (the loop the changes are heard on; no check runs: not started)
+    daemon.scheduler._started = True
+    daemon.scheduler.on_change("en", "events/2026/11/29.md", "rewritten")
+    daemon.scheduler.on_change("fr", "events/2026/11/29.md", "watcher")  # (heard after)
+    wait_for(lambda: "fr" in daemon.scheduler._pending, 10, what="the change heard")
+    assert "en" not in daemon.scheduler._pending
+
+
 def test_periodic_checks_do_not_rerun_unchanged_inputs(make: Any, stub: LLMStub) -> None:
     stub.run([NONE])
     daemon = make({"user_profile"}, check_seconds=0.1, debounce_seconds=10)

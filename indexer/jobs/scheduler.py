@@ -65,8 +65,11 @@ class MaintenanceScheduler:
 
     def on_change(self, lang: str, path: str, source: str) -> None:
         """Index change listener (any thread): an event note changed in ``lang``. Dot-files
-        (a folder summary written into events/) are not maintenance's input."""
+        (a folder summary written into events/) are not maintenance's input, nor a note
+        written again with the bytes it had ("rewritten": a checkout, a touch)."""
         if not self._started or not path.startswith("events/") or "/." in path:
+            return
+        if source == "rewritten":
             return
         with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
             self.jobs.loop.call_soon_threadsafe(self._poke, lang)
