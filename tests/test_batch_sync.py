@@ -185,6 +185,45 @@ def test_a_note_whose_links_the_move_rewrote_is_indexed_anew(
     as_rebuilt(index)
 
 
+LINKING = {  # (other notes linking to home.md, in several scripts and link kinds)
+    "linking/ελληνικά.md": "# Σπίτι\n\nδες [[home]] εδώ\n",
+    "linking/中文.md": "# 家\n\n见 [家](../home.md)\n",
+    "linking/deep/עברית.md": "# בית\n\n![[home.md]]\n",
+    **{f"linking/n{n:02}.md": f"# N{n}\n\n[h](../home.md) quokka{n}\n" for n in range(12)},
+}
+
+
+def test_the_notes_a_move_relinks_reach_the_index_in_one_transaction(
+    vault: Vault, index: NoteIndex
+) -> None:
+    """Each rewrite told on its own waited for the index's write lock, 0.5 s at a time
+    while the start's first index held it (18 linking notes took the move's 10 s): the
+    move is one transaction, the rewrites another; history keeps each with the reason."""
+    for rel, text in LINKING.items():
+        vault.write("en", rel, text)
+    note = vault.sandbox.workspace.vault_dir("en") / "linking/中文.md"
+    before = note.read_bytes()
+    statements = traced(index)
+    moved = vault.move("en", "home.md", "start/home.md", reason=REASON)
+    assert moved["relinked"] == sorted(LINKING)
+    assert transactions(statements) == 2  # (the move, then every relink: 1 + 15 before)
+    for rel in LINKING:
+        versions = vault.history("en", rel)["versions"]
+        assert [(v["op"], v["reason"]) for v in versions[:2]] == [
+            ("write", REASON),
+            ("write", None),
+        ]
+    assert note.read_text().endswith("# 家\n\n见 [家](../start/home.md)\n")
+    plan = index.grep_plan("en", "start/home", True, False)
+    assert plan is not None and sorted(plan.candidates) == sorted(LINKING)
+    as_rebuilt(index)
+    statements.clear()
+    vault.undo("en", "e1")  # (the move and the rewrites, as one entry)
+    assert transactions(statements) == 1
+    assert note.read_bytes() == before
+    as_rebuilt(index)
+
+
 def test_a_file_renamed_takes_its_new_name_as_its_title(vault: Vault, index: NoteIndex) -> None:
     """A row depends on its file's name: a note renamed is parsed anew, not re-keyed."""
     vault.move("en", "topics/a/bare-name.md", "topics/a/other-name.md", reason=REASON)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from indexer.index import kept_texts, reconcile, upgrade, whole_pass
+from indexer.index import kept_texts, reconcile, upgrade, vouching, whole_pass
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
 from indexer.index.befores import Befores, Wanted
@@ -384,6 +384,12 @@ class NoteIndex:
             self._watcher.tools_changed(lang, relpath)
         self._tool.appended((lang, relpath), etag)
 
+    def tools_writing(self, keys: list[Key]) -> None:
+        """A tool call writes these files now and tells them later, together
+        (``notes_changed``): the watcher takes their events as the tools' own meanwhile."""
+        if self._watcher is not None:
+            self._watcher.tools_changed_all(keys)
+
     def flush(self) -> None:
         """Index the appends made so far (every query does this first)."""
         self._tool.flush()
@@ -442,32 +448,19 @@ class NoteIndex:
         return dataclasses.replace(plan, changed=changed)
 
     def changed_since_indexed(self, lang: str) -> frozenset[str] | None:
-        """The files of ``lang`` that may differ from their rows in a snapshot of the
-        index taken after this call: those the watcher saw change and has not applied
-        yet, and appends not flushed. None when the watcher cannot vouch for the rest:
-        not caught up with disk (start-up, lost events), no inotify, a folder changing,
-        a folder left unwatched, a linked vault (a link can change under it), or a vault
-        not on a local file system (``local_fs``: another machine's edits make no event).
-        Hard-linked files are always in the set: edits through another name make no
-        event here (a link made from outside after the file was indexed is not known
-        until the next reconcile).
-
-        The watcher's barrier comes first: every change made before this call is then
-        either applied (so a later snapshot holds it) or in the set returned."""
-        watcher, keeper = self._watcher, self._keeper
-        if watcher is None or keeper is None or not self.ready or keeper.partial:
+        """The files of ``lang`` that may differ from their rows (``vouching``): those
+        the watcher has not applied yet, appends not flushed, hard-linked files (edits
+        through another name make no event here); None when the watcher cannot vouch."""
+        if not self.ready:
             return None
         vault = self.workspace.vault_dir(lang)
-        if vault.is_symlink() or vault.parent.is_symlink() or not self._local.is_local(vault):
-            return None
-        if not watcher.caught_up():
-            return None
-        pending = watcher.pending(lang)
-        if pending is None or keeper.partial:
-            return None
-        with self._linked_lock:
-            linked = {rel for key_lang, rel in self._linked if key_lang == lang}
-        return frozenset(pending | linked | self._tool.unflushed(lang))
+
+        def others() -> set[str]:
+            with self._linked_lock:
+                linked = {rel for key_lang, rel in self._linked if key_lang == lang}
+            return linked | self._tool.unflushed(lang)
+
+        return vouching.changed_since(self._watcher, self._keeper, self._local, vault, lang, others)
 
     def folder_notes(self, lang: str, folder: str) -> dict[str, IndexedNote]:
         """The indexed notes directly inside ``folder`` (its summary included)."""

@@ -4,7 +4,8 @@ Folders are walked by descriptor from the vault root (``O_NOFOLLOW`` at every le
 the tools do), never by path string. A note's abstract and type come from its index row
 (no re-parsing of a vault that did not change; the index is kept current, and each of
 its changes marks the folder dirty again), else from the file itself; a note that
-cannot be read as text is skipped with a warning.
+cannot be read as text is skipped with a warning, once per file and size
+(``summary_skips``).
 
 ``SummaryFiles.commit`` is the only place that writes or removes a summary file (but
 for the ``delete`` tool on an emptied folder, which takes its summary along): the route
@@ -28,6 +29,7 @@ from typing import Any
 
 from indexer.index.abstract import note_abstract, past_broken_block
 from indexer.index.service import IndexedNote, NoteIndex
+from indexer.jobs.summary_skips import SKIPS_FILE, SkipsSaid
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import atomic, fsops, renames
 from indexer.vault.history.rows import Change
@@ -206,6 +208,7 @@ class SummaryFiles:
         # watcher tells such a write as a change by others when it syncs the file before
         # the job does, and a pass's writes were taken for hand edits (``still_ours``).
         self._ours: dict[tuple[str, str], str | None] = {}
+        self.skips = SkipsSaid(sandbox.workspace.state_dir / SKIPS_FILE)
 
     @contextmanager
     def folder(self, lang: str, folder: str) -> Iterator[int | None]:
@@ -257,7 +260,7 @@ class SummaryFiles:
                 child = self._note(fd, on_disk, rows.get(name), name)
                 if child is None:
                     rel = f"{folder}/{name}" if folder else name
-                    log.warning("summaries: %s/%s cannot be read: skipped", lang, rel)
+                    self.skips.skipped(lang, rel, _size(fd, on_disk))
                     found.unreadable.append(name)
                 else:
                     found.notes.append(child)
@@ -428,6 +431,14 @@ def _summary_fits(folder: str) -> bool:
 
 def _is_note_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".")
+
+
+def _size(dir_fd: int, name: str) -> int:
+    """The size of ``name`` in the folder ``dir_fd``, -1 when it cannot be told."""
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_size
+    except OSError:
+        return -1
 
 
 def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:

@@ -11,7 +11,9 @@ for all the name's spellings), and each one's links
 to moved files are rewritten by the same rules (``links.rewrite_links``, the note itself
 staying where it is), its bytes otherwise as they were (no frontmatter normalization:
 only its links change), one write each with the move's reason, so that an ``undo`` of
-the move's entry puts them back too.
+the move's entry puts them back too; the index takes them together once they are all
+written, in one transaction (told one by one, each waited for the index's write lock:
+while the start's first index held it 0.5 s a batch, 18 notes took the move's 10 s).
 
 A link naming a file by its name or its path's end (``[[cat]]``, ``![](p.png)``, as
 Obsidian finds them) still finds it after a move that keeps the name, and is left; after
@@ -36,10 +38,11 @@ import logging
 import re
 import time
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from indexer.vault import telling
 from indexer.vault.file_names import name_key
 from indexer.vault.links import readable_quote, relocate_note, relocate_prefix, rewrite_links
 from indexer.vault.relinking import Listings
@@ -164,7 +167,26 @@ def relink_others(
     spellings = {name, quote(name), readable_quote(name), unicodedata.normalize("NFD", name)}
     literals = {literal for spelling in spellings for literal in link_spellings(spelling)}
     holding, whole = _holding(vault, lang, literals, deadline)
-    for path in sorted(holding):
+    try:
+        _relink_all(relinking, sorted(holding), name, deadline, rewritten, skipped)
+    finally:  # (what was written is told, whatever stopped the rest)
+        left = relinking.left
+        telling.tell_all(vault.index_sync, vault.listeners, list(left), left)
+    return rewritten, skipped, whole
+
+
+def _relink_all(
+    relinking: _Relinking,
+    paths: list[str],
+    name: str,
+    deadline: float,
+    rewritten: list[str],
+    skipped: list[dict],
+) -> None:
+    """The links in each of ``paths`` rewritten, within the bounds: those rewritten
+    added to ``rewritten``, those left (and why) to ``skipped``."""
+    move = relinking.move
+    for path in paths:
         if move.moving(path) or move.arrived(path) or _hidden(path):
             continue  # (the moved notes' own links were rewritten with them; a folder's
             # summary, ``.overview.md``, is the summaries job's to make again)
@@ -179,7 +201,6 @@ def relink_others(
         except VaultError as err:
             log.warning("links in %s left as they were: %s", path, err)
             _skip(skipped, path, str(err))
-    return rewritten, skipped, whole
 
 
 def link_spellings(name: str) -> set[str]:
@@ -269,7 +290,7 @@ def _escaped(literal: str) -> str:
 @dataclass
 class _Relinking:
     """One move's rewrite of other notes' links: what moved, what the vault holds now,
-    and the write's actor and reason."""
+    the write's actor and reason, and the etag each rewrite left (told at the end)."""
 
     vault: Vault
     lang: str
@@ -278,6 +299,7 @@ class _Relinking:
     renamed: _Renamed
     reason: str | None
     actor: str
+    left: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _relink_again(relinking: _Relinking, path: str) -> bool:
@@ -323,5 +345,6 @@ def _relink(relinking: _Relinking, path: str) -> bool:
         vault._commit_recorded(
             place, existing, after, hashes.etag, hashes.sha, relinking.actor, relinking.reason
         )
-        vault._notify(target, left=hashes.etag)
+        telling.writing(vault.index_sync, target.lang, target.rel)
+        relinking.left[(target.lang, target.rel)] = hashes.etag
     return True
