@@ -352,9 +352,9 @@ def test_notes_come_while_no_row_went_take_the_first_index_s_long_batches(
         (ws.vault_dir("en") / "home.md").write_text("# Home\n\nquokkahome\n")  # (one changed)
         statements = traced(index)
         started(index)
-        # (the rows read, one long batch, or a few on a loaded machine; batches of 200 made
-        # six at least)
-        assert len(writing_notes(statements)) <= 4
+        # (the rows read, one long batch, or a few on a loaded machine: 0.25 s each;
+        # batches of 200 made seven at least)
+        assert len(writing_notes(statements)) <= 5
         assert len(found(index)["tri quokka"]) == len(NOTES) + BULK + 1000 + 1
         as_rebuilt(index)
     finally:
