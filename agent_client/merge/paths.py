@@ -22,7 +22,14 @@ import unicodedata
 from shared.filetypes import DEVICE_NAMES
 from shared.graphemes import character_start
 from shared.invisible import spelled
-from shared.reader_folds import ARABIC_FOLDS, FORMAT_RUNS, GREEK_BASES, LETTER_FOLDS, OPTIONAL_MARKS
+from shared.reader_folds import (
+    ARABIC_FOLDS,
+    DIGIT_FOLDS,
+    FORMAT_RUNS,
+    GREEK_BASES,
+    LETTER_FOLDS,
+    OPTIONAL_MARKS,
+)
 from shared.workspace import ITEMS_DIR
 
 MAX_SLUG_CHARS = 80
@@ -140,18 +147,23 @@ def _in_key(char: str) -> bool:
     return _continues_word(char) or char in _NAMING_SIGNS or unicodedata.category(char)[0] == "S"
 
 
+_DIGITS = str.maketrans(DIGIT_FOLDS)
+
+
 def title_key(title: str) -> str:
     """A comparison key for titles: case, spacing and punctuation do not matter, nor what
     search reads alike (``as_read``; the Arabic letters a reader takes as one, the
     joiners, the letters search folds: ``ılık`` is ``ILIK``, ``Ёлка`` is ``Елка``,
-    ``ΚΑΛΗΜΕΡΑ`` is ``Καλημέρα``; a Persian ZWNJ is a space), but signs that are part
-    of a name do (``_NAMING_SIGNS``, symbols), and so does the sign of a number ("-5
-    degrees" is not "5 degrees"). A title that is punctuation only ("?", "---") is its
-    own key, so each such title is a topic of its own."""
+    ``ΚΑΛΗΜΕΡΑ`` is ``Καλημέρα``, any script's digits: ``٢٠٢٤`` is ``2024``; a Persian
+    ZWNJ is a space), but signs that are part of a name do (``_NAMING_SIGNS``,
+    symbols), and so does the sign of a number ("-5 degrees" is not "5 degrees"). A
+    title that is punctuation only ("?", "---") is its own key, so each such title is a
+    topic of its own."""
     text = as_read(title).casefold()
     if not text.isascii():
         text = _ZWNJ_AFTER_ARABIC.sub(" ", text)  # (Persian's داده‌ها is typed داده ها too)
         text = text.translate(LETTER_FOLDS).translate(GREEK_BASES)  # (ı, ё, ß; accents)
+        text = text.translate(_DIGITS)  # (٢٠٢٤ is 2024)
         text = "".join(ARABIC_FOLDS.get(c, c) for c in text if c not in _JOINERS)
     kept = "".join(
         char if _in_key(char) or (char == "-" and _signs_number(text, i)) else " "

@@ -73,7 +73,7 @@ log = logging.getLogger("indexer.index")
 #    fence or a rule under it; a note of no prose shows its first block's text (a
 #    fence's code, a table's cells), not its markup (``\`\`\` print(1) \`\`\``).
 # 23: Yiddish's ligatures (``װ``, ``ױ``, ``ײ``) are their two letters (``וואסער`` finds
-#    ``װאַסער``).
+#    ``װאַסער``); every script's decimal digits are the ASCII ones (``٢٠٢٤`` is ``2024``).
 SCHEMA_VERSION = 23
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
