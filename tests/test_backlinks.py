@@ -5,13 +5,13 @@ stays, an undo of the move's entry puts the notes back."""
 from __future__ import annotations
 
 import os
-import sys
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers.history import vault_with_history
+from helpers.opened_files import files_opened
 
 from indexer.index.service import NoteIndex
 from indexer.vault import backlinks, relinking
@@ -325,18 +325,8 @@ def test_a_short_names_spellings_are_looked_for_in_one_read_of_each_note(vault: 
     for n in range(30):
         link = "[[a]] and [the a](../a.md)\n" if n % 10 == 3 else ""
         put(vault, f"notes/n{n:02}.md", f"# Note {n}\n\nwords about quokkas\n{link}")
-    opened: list[str] = []
-    watching = [True]
-
-    def hook(event: str, args: tuple) -> None:
-        if watching and event == "open" and isinstance(args[0], str | Path):
-            opened.append(Path(args[0]).name)
-
-    sys.addaudithook(hook)  # (for good: ``watching`` ends what it records)
-    try:
+    with files_opened() as opened:
         moved = vault.move("en", "a.md", "b.md")
-    finally:
-        watching.clear()
     linking = ["notes/n03.md", "notes/n13.md", "notes/n23.md"]
     assert moved["relinked"] == linking and "relink_partial" not in moved
     for path in linking:

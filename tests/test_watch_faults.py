@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from helpers.indexer_process import wait_for
+from helpers.vault_stack import watching_index
 
 from indexer.index.service import NoteIndex
 from shared.path_names import MAX_DEPTH
@@ -53,14 +54,7 @@ def hits(index: NoteIndex, query: str) -> list[str]:
 @pytest.fixture
 def live(ws: Workspace) -> Iterator[NoteIndex]:
     put(ws, "start.md", "present at start")
-    index = NoteIndex(ws, debounce=0.02)
-    index.open()
-    index.start_background()
-    try:
-        wait_for(lambda: index.ready, 15, what="the start-up reconcile")
-        yield index
-    finally:
-        index.close()
+    yield from watching_index(ws)
 
 
 def remove_deep_tree(top: Path) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 from helpers.indexer_process import wait_for
+from helpers.vault_stack import watching_index
 from watchdog.observers import inotify_c
 
 from indexer.index import watch_supervisor
@@ -65,14 +66,7 @@ def budget(monkeypatch: pytest.MonkeyPatch) -> WatchBudget:
 def live(ws: Workspace, budget: WatchBudget) -> Iterator[NoteIndex]:
     for i in range(FOLDERS):
         put(ws, f"f{i:02d}/start.md", "present at start")
-    index = NoteIndex(ws, debounce=0.02)
-    index.open()
-    index.start_background()
-    try:
-        wait_for(lambda: index.ready, 15, what="the start-up reconcile")
-        yield index
-    finally:
-        index.close()
+    yield from watching_index(ws)
 
 
 def test_folders_past_the_watch_limit_are_said_and_polled(

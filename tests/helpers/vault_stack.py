@@ -25,6 +25,21 @@ def reconciled_index(ws: Workspace) -> Iterator[NoteIndex]:
     index.close()
 
 
+def watching_index(ws: Workspace) -> Iterator[NoteIndex]:
+    """The index of ``ws`` as a server runs it: its watcher on (a short debounce) and the
+    start-up reconcile done in the background; closed afterwards."""
+    from helpers.indexer_process import wait_for
+
+    index = NoteIndex(ws, debounce=0.02)
+    index.open()
+    index.start_background()
+    try:
+        wait_for(lambda: index.ready, 15, what="the start-up reconcile")
+        yield index
+    finally:
+        index.close()
+
+
 def recording_vault(ws: Workspace, index: NoteIndex) -> Iterator[Vault]:
     """A vault of ``ws`` recording history, its changes told to ``index``."""
     store = HistoryStore(ws.history_dir, fsops.etag_of)

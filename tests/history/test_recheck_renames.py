@@ -6,7 +6,6 @@ pass takes, and pairs no two files wrongly when several have the same bytes.
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from helpers.history import (
     index_without_history,
 )
 from helpers.indexer_process import start_indexer, wait_for
+from helpers.opened_files import files_opened
 
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.pairing import match
@@ -159,18 +159,8 @@ def test_the_pass_reads_only_the_files_whose_text_history_lacks(tmp_path: Path) 
             ("en", p.relative_to(root).as_posix(), etag_of(p.read_bytes()))
             for p in sorted(root.rglob("*.md"))
         ]
-        opened: list[str] = []
-        watching = [True]
-
-        def hook(event: str, args: tuple) -> None:
-            if watching and event == "open" and isinstance(args[0], str | Path):
-                opened.append(Path(args[0]).name)
-
-        sys.addaudithook(hook)  # (for good: ``watching`` ends what it records)
-        try:
+        with files_opened() as opened:
             assert vault.recheck_history(lambda: False, indexed=lambda: on_disk)
-        finally:
-            watching.clear()
         assert [name for name in opened if name.endswith(".md")] == ["n3.md"]
         latest = store.latest("en", "n3.md")
         assert latest is not None and latest.actor == "external"
