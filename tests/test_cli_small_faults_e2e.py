@@ -44,7 +44,13 @@ def lang() -> str:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    """Every file under ``root`` but the server's own state (``.indexer/``: its SQLite
+    files change while it serves, a tidy or a read's shared memory)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".indexer" not in p.relative_to(root).parts
+    }
 
 
 def agent(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
