@@ -110,6 +110,7 @@ def build_core(settings: Settings, *, check: bool = True, check_index: bool | No
         raise
     vault.index_sync = index  # writes indexed before they return, appends before a read
     vault.grep_planner = index.grep_plan
+    vault.folder_counter = index.folders.below  # (the page's folder counts)
     if vault.recorder.enabled:
         index.recheck_listeners.append(
             functools.partial(vault.recheck_history, indexed=index.etags)

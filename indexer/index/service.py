@@ -24,6 +24,7 @@ from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
 from indexer.index.befores import Befores, Wanted
 from indexer.index.connections import Connections
+from indexer.index.folder_counts import FolderCounts
 from indexer.index.keeper import Keeper
 from indexer.index.local_fs import LocalFolders
 from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
@@ -104,6 +105,7 @@ class NoteIndex:
         self._local = LocalFolders()
         self._reads = IndexReads(self._db, flush=self._tool.flush, partial=lambda: self.partial)
         self._access = VaultAccess(workspace, self._indexed_langs)
+        self.folders = FolderCounts(self._db, self._tool.flush, self.changed_since_indexed)
 
     @property
     def _generation(self) -> int:

@@ -9,24 +9,46 @@ walks once, and the REST route adds the subfolders' abstracts (``Summaries.abstr
 A walk past ``FOLDER_MAX_SECONDS`` stops counting (``counted: false``, the counts of the
 subfolders it did not finish are None); the folder's own entries are then listed by a
 second walk, one level deep, so that nothing in the folder is left unreachable.
+
+A server's index counts the subfolders' files instead, while it can vouch for them
+(``Vault.folder_counter``, ``indexer.index.folder_counts``): then only that one-level
+walk is made, and the few files the index is in doubt about are looked at on disk; the
+numbers are the walk's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import stat
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from indexer.vault.cursor import check_after
 from indexer.vault.reading import MAX_LIMIT, below, check_limit
 from indexer.vault.sandbox import Target
 from indexer.vault.scan import FileEntry, walk_files
+from shared.errors import VaultError
 from shared.filetypes import is_text_name
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 FOLDER_MAX_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class IndexedCounts:
+    """What an index says of a folder's subfolders: ``counts``, the text files below each
+    (by vault path) but those in ``changed``, which it cannot vouch for (their paths)."""
+
+    counts: dict[str, int]
+    changed: tuple[str, ...]
+
+
+# ``folder_counter(lang, folder)``: the index's counts, or None when it cannot vouch.
+FolderCounter = Callable[[str, str], IndexedCounts | None]
 
 
 def _is_assets(name: str) -> bool:
@@ -88,11 +110,17 @@ def list_folder(
     ``truncated`` when more follow, and then ``next_after``, the page's last path;
     ``total`` counts all of them. And every subfolder
     (but ``*.assets/``), each with the count of text files anywhere below it (None when
-    the walk ran out of time before counting it: ``counted`` is then false)."""
+    the walk ran out of time before counting it: ``counted`` is then false); the
+    index's counts when it vouches for them (``Vault.folder_counter``), the same."""
     check_limit(limit)
     deadline = time.monotonic() + (max_seconds or FOLDER_MAX_SECONDS)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     listing = _Listing(limit, check_after(after, target.rel, own=True))
+    counter = vault.folder_counter
+    indexed = counter(lang, target.rel) if counter is not None else None
+    if indexed is not None:
+        _list_level(vault, target, listing, indexed)
+        return _result(target, listing, True)
     counted = True
     current: str | None = None  # the subfolder being counted
     with vault.sandbox.open(target) as place:
@@ -112,6 +140,10 @@ def list_folder(
         if current is not None:
             listing.counts[current] = None
         _list_level(vault, target, listing)
+    return _result(target, listing, counted)
+
+
+def _result(target: Target, listing: _Listing, counted: bool) -> dict:
     folders = [{"path": p, "files": n} for p, n in sorted(listing.counts.items())]
     result = {
         "path": target.rel,
@@ -127,9 +159,13 @@ def list_folder(
     return result
 
 
-def _list_level(vault: Vault, target: Target, listing: _Listing) -> None:
+def _list_level(
+    vault: Vault, target: Target, listing: _Listing, indexed: IndexedCounts | None = None
+) -> None:
     """The folder's own entries, all listed again (the cut walk may have stopped among
-    them), and the subfolders it did not reach (their counts None)."""
+    them), and the subfolders it did not reach (their counts None); with ``indexed``,
+    every subfolder with the index's count and the files it is in doubt about that are
+    on disk."""
     listing.own_files()
     with vault.sandbox.open(target) as place:
         top = place.walk_start()
@@ -138,7 +174,27 @@ def _list_level(vault: Vault, target: Target, listing: _Listing) -> None:
         walk = walk_files(top, target.rel, folders=True, skip_folder=_is_assets, max_depth=1)
         with contextlib.closing(walk) as entries:
             for entry in entries:
-                if entry.is_folder:
+                if entry.is_folder and indexed is not None:
+                    listing.counts[entry.rel] = indexed.counts.get(entry.rel, 0)
+                elif entry.is_folder:
                     listing.counts.setdefault(entry.rel, None)
                 else:
                     listing.add(entry, below(entry.rel, target.rel))
+    if indexed is not None:
+        for path in indexed.changed:
+            folder = target.rel + "/" if target.rel else ""
+            folder += below(path, target.rel).partition("/")[0]
+            count = listing.counts.get(folder)
+            if count is not None and _is_file(vault, target.lang, path):
+                listing.counts[folder] = count + 1
+
+
+def _is_file(vault: Vault, lang: str, path: str) -> bool:
+    """Whether ``path`` is a regular file on disk (reached as the walk reaches it: its
+    folders by descriptor, its name in any Unicode form; a link is no file)."""
+    try:
+        with vault.sandbox.open(vault.sandbox.resolve(lang, path)) as place:
+            info = place.lstat()
+    except (VaultError, OSError):
+        return False
+    return info is not None and stat.S_ISREG(info.st_mode)

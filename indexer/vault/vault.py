@@ -90,6 +90,7 @@ class Vault:
         self.listeners: list[ChangeListener] = []
         self.index_sync: IndexSync | None = None  # told first, before the listeners
         self.grep_planner: GrepPlanner | None = None
+        self.folder_counter: folder_listing.FolderCounter | None = None  # (an index's)
         self.digests = Digests()
         # A grep stops (truncated: true) past either budget, however slow its pattern.
         self.grep_max_seconds = GREP_MAX_SECONDS
