@@ -96,22 +96,22 @@ def reconcile_all(
     if progress:
         progress(done, total)
     gone = GoneRows(workspace, seen_now=False)
-    if known and arrived:  # (a move: rows gone, files come)
-        with writer() as conn:
-            gone.add_rows(conn, known)
     # Files at paths with no row while no row is gone (none can be a moved one: a first
     # index, or the rest of one a stop cut short) take the long batches; the others are
     # synced (a copy of the workspace, whose files all have new ctimes, was taken for a
     # fresh index: every note parsed, then read again for its row).
-    fresh = [] if known else arrived
-    todo += [] if fresh else arrived
-    while todo or fresh:
+    if known and arrived:  # (a move: rows gone, files come; a file may take a gone row)
+        with writer() as conn:
+            gone.add_rows(conn, known)
+        todo += arrived
+        arrived = []
+    while todo or arrived:
         if stop():
             raise Stopped
         batch_end = time.monotonic() + BATCH_SECONDS
         with writer() as conn, listings_kept():
             if not todo:
-                done += _insert_batch(conn, workspace, fresh, stats, stop)
+                done += _insert_batch(conn, workspace, arrived, stats, stop)
             else:
                 count = 0
                 while todo and count < BATCH_FILES and time.monotonic() < batch_end:

@@ -181,9 +181,9 @@ def _list_level(
                 else:
                     listing.add(entry, below(entry.rel, target.rel))
     if indexed is not None:
+        prefix = target.rel + "/" if target.rel else ""
         for path in indexed.changed:
-            folder = target.rel + "/" if target.rel else ""
-            folder += below(path, target.rel).partition("/")[0]
+            folder = prefix + below(path, target.rel).partition("/")[0]
             count = listing.counts.get(folder)
             if count is not None and _is_file(vault, target.lang, path):
                 listing.counts[folder] = count + 1
