@@ -141,3 +141,38 @@ def test_the_digit_folds_are_every_decimal_digit() -> None:
     assert set(DIGIT_FOLDS) == nd
     assert all(DIGIT_FOLDS[d] == str(unicodedata.decimal(d)) for d in nd)
     assert len(DIGIT_ZEROS) == len(nd) // 10
+
+
+def test_recall_keywords_cut_a_spaceless_run_at_its_digits() -> None:
+    """A Thai-like run with digits inside gives the keywords it gives in ASCII digits (a
+    number is a word of its own in the index: ``นปี๒๕``, across it, found nothing)."""
+    from indexer.jobs.keywords import extract_keywords
+
+    questions = {"thai": "งานปี2567อยู่ไหน", "lao": "ບົດປີ2024ຢູ່ໃສ",
+                 "myanmar": "ကျောင်း2024ဘယ်မှာ", "khmer": "ឆ្នាំ2024នៅឯណា"}  # fmt: skip
+    for name, question in questions.items():
+        zero = SCRIPTS[name]
+        asked = extract_keywords(digits(question, zero))
+        assert [digits(k, zero) for k in extract_keywords(question)] == asked, name
+        assert digits("2024" if name != "thai" else "2567", zero) in asked, name
+
+
+def test_recall_finds_a_thai_note_by_a_year_in_thai_digits(ws: Workspace, index: NoteIndex) -> None:
+    from indexer.jobs.recall import Recall
+    from indexer.vault.sandbox import Sandbox
+    from indexer.vault.vault import Vault
+
+    index_notes(ws, index, "th", {
+        "plan.md": "# แผนงานใหม่\n\nแผนงานปี 2567 ของทีมเสร็จแล้ว\n",
+        "old.md": "# แผนงานเก่า\n\nแผนงานปี 2566 ของทีมเสร็จแล้ว\n",
+        "other.md": "# อื่นๆ\n\nไม่มีอะไรเกี่ยวกับเรื่องนี้\n",
+    })  # fmt: skip
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+
+    def on_demand(question: str) -> list[str]:
+        result = recall.recall("th", question, 400)
+        return [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+
+    # (budget 2567: its keywords were the run, and ``๒๕``, ``๕๖``, ``๖๗``, pieces of no word)
+    assert on_demand("งบ๒๕๖๗") == ["plan.md"]
+    assert on_demand("แผนงานปี๒๕๖๗อยู่ไหน") == ["plan.md", "old.md"]

@@ -92,6 +92,9 @@ _WORD = re2.compile(
 # Runs of Han, kana and hangul (``text.SPACELESS_RUN``: Thai-like runs, kept apart)
 CJK_ONLY_RUN = re.compile(f"[{CJK_CHARS}]+")
 _HANGUL = re.compile("[\uac00-\ud7a3]+")
+# Thai-like runs cut at their digits, as search reads them (a number is a word of its own,
+# in ASCII digits: ``ปี๒๕๖๗`` is ``ปี`` and ``2567``; the keyword ``นปี๒๕`` found nothing)
+_SPACELESS_LETTERS = re.compile(f"(?:(?!\\d){SPACELESS_RUN.pattern.removesuffix('+')})+")
 # Armenian's question, emphasis and exclamation marks, written on the stressed vowel
 # (``Որտե՞ղ``, where?): they cut the word in two (``որտե``), neither a stop word
 _ARMENIAN_MARKS = re.compile("[\u055b\u055c\u055e]")
@@ -187,7 +190,7 @@ def _question_words(text: str, blind: bool) -> tuple[list[str], set[str]]:
 
 
 def _spaceless_runs(text: str) -> list[re.Match[str]]:
-    runs = list(CJK_ONLY_RUN.finditer(text)) + list(SPACELESS_RUN.finditer(text))
+    runs = list(CJK_ONLY_RUN.finditer(text)) + list(_SPACELESS_LETTERS.finditer(text))
     return sorted(runs, key=lambda m: m.start())
 
 
