@@ -158,6 +158,10 @@ def test_a_vault_in_another_known_language_gets_its_headings() -> None:
         ("pt-BR", "# Projeto", "## Decisões"),
         ("ko", "# 프로젝트", "## 결정 사항"),
         ("de", "# Projekt", "## Entscheidungen"),
+        ("ar", "# المشروع", "## القرارات"),
+        ("he", "# פרויקט", "## החלטות"),
+        ("vi", "# Dự án", "## Quyết định"),
+        ("th", "# โปรเจกต์", "## การตัดสินใจ"),
     ):
         text = extracted(log, "project_review", None, None, lang).content or ""
         assert text.startswith(f"{title}\n\n{section}\n\n- DB: PostgreSQL retenu."), lang

@@ -39,11 +39,29 @@ def kids(count: int, category: str = "note") -> list[Child]:
         ("ja", ["1 件のメモ", "2 件のメモ", "5 件のメモ", "21 件のメモ", "22 件のメモ"]),
         ("ko", ["메모 1개", "메모 2개", "메모 5개", "메모 21개", "메모 22개"]),
         ("zh-Hans", ["包含 1 条", "包含 2 条", "包含 5 条", "包含 21 条", "包含 22 条"]),
+        ("ar", ["ملاحظة واحدة", "ملاحظتان", "5 ملاحظات", "21 ملاحظة", "22 ملاحظة"]),
+        ("he", ["פתק אחד", "2 פתקים", "5 פתקים", "21 פתקים", "22 פתקים"]),
+        ("tr", ["1 not", "2 not", "5 not", "21 not", "22 not"]),
+        ("th", ["1 บันทึก", "2 บันทึก", "5 บันทึก", "21 บันทึก", "22 บันทึก"]),
     ],
 )
 def test_the_abstract_counts_in_the_vaults_language(lang: str, expected: list[str]) -> None:
     got = [fallback_abstract(lang, kids(n)) for n in (1, 2, 5, 21, 22)]
     assert all(text.startswith(want) for text, want in zip(got, expected, strict=True)), got
+
+
+def test_arabic_counts_take_its_six_forms() -> None:
+    """0, 1, the dual, 3-10 (plural), 11-99 (singular after the number), 100-102; and
+    each hundred's 3-10 and 11-99 again (103 plural, 111 singular)."""
+    words = summary_words.summary_words("ar-EG")
+    assert [words.abstract_text(n, ["x"]).split(":")[0] for n in (0, 1, 2, 3, 10, 11, 99)] == [
+        "لا ملاحظات", "ملاحظة واحدة", "ملاحظتان", "3 ملاحظات", "10 ملاحظات", "11 ملاحظة",
+        "99 ملاحظة",
+    ]  # fmt: skip
+    assert [words.abstract_text(n, ["x"]).split(":")[0] for n in (100, 102, 103, 111)] == [
+        "100 ملاحظة", "102 ملاحظة", "103 ملاحظات", "111 ملاحظة",
+    ]  # fmt: skip
+    assert words.abstract_text(2, ["a", "b"]) == "ملاحظتان: a، b"
 
 
 def test_abstracts_name_the_categories_as_the_language_lists_them() -> None:
@@ -67,6 +85,8 @@ def test_abstracts_name_the_categories_as_the_language_lists_them() -> None:
         ("ru", "(ещё 1 не в списке)", "(ещё 2 не в списке)"),
         ("ja", "（ほか 1 件は一覧にありません）", "（ほか 2 件は一覧にありません）"),
         ("zh-Hans", "（另有 1 条未列出）", "（另有 2 条未列出）"),
+        ("he", "(עוד 1 לא ברשימה)", "(עוד 2 לא ברשימה)"),
+        ("vi", "(còn 1 mục chưa liệt kê)", "(còn 2 mục chưa liệt kê)"),
     ],
 )
 def test_the_more_not_listed_line_in_the_vaults_language(lang: str, one: str, two: str) -> None:

@@ -46,6 +46,20 @@ _LOCAL_NAMES = {
     "|Цели|В работе|Решения|Факты|Сделано",
     "uk": "Профіль користувача|Уподобання|Рівень і досвід|Звички|Про користувача|Проєкт"
     "|Цілі|У роботі|Рішення|Факти|Зроблено",
+    "ar": "ملف المستخدم|التفضيلات|المستوى والخلفية|العادات|نبذة|المشروع|الأهداف|قيد التنفيذ"
+    "|القرارات|الحقائق|منجز",
+    "he": "פרופיל משתמש|העדפות|רמה ורקע|הרגלים|אודות|פרויקט|מטרות|בתהליך|החלטות|עובדות|הושלם",
+    "fa": "نمایه کاربر|ترجیحات|سطح و پیشینه|عادت‌ها|درباره|پروژه|اهداف|در جریان|تصمیم‌ها"
+    "|واقعیت‌ها|انجام‌شده",
+    "tr": "Kullanıcı profili|Tercihler|Düzey ve geçmiş|Alışkanlıklar|Hakkında|Proje|Hedefler"
+    "|Devam edenler|Kararlar|Olgular|Tamamlananlar",
+    "vi": "Hồ sơ người dùng|Sở thích|Trình độ và nền tảng|Thói quen|Giới thiệu|Dự án|Mục tiêu"
+    "|Đang thực hiện|Quyết định|Dữ kiện|Đã xong",
+    "id": "Profil pengguna|Preferensi|Tingkat dan latar belakang|Kebiasaan|Tentang|Proyek"
+    "|Tujuan|Sedang berjalan|Keputusan|Fakta|Selesai",
+    "hi": "उपयोगकर्ता प्रोफ़ाइल|पसंद|स्तर और पृष्ठभूमि|आदतें|परिचय|परियोजना|लक्ष्य|जारी कार्य|निर्णय|तथ्य|पूर्ण",
+    "th": "โปรไฟล์ผู้ใช้|ความชอบ|ระดับและพื้นฐาน|นิสัย|เกี่ยวกับ|โปรเจกต์|เป้าหมาย|กำลังดำเนินการ"
+    "|การตัดสินใจ|ข้อเท็จจริง|เสร็จแล้ว",
 }
 _LOCAL = {
     lang: dict(zip(_NAMES, names.split("|"), strict=True)) for lang, names in _LOCAL_NAMES.items()

@@ -4,10 +4,10 @@ A model writes a summary in the vault's language (the prompt says so); the fallb
 "3 notes: ..." and "# Overview" in every vault but the Chinese ones. Its words are here
 for the languages whose maintenance headings are (``maintenance_words``), in English
 elsewhere; the Chinese are seed 001's, byte for byte. Counts take each language's plural
-forms ("1 note", "2 notes"; Russian "21 заметка", "22 заметки", "25 заметок") or its
-counter (3 件, 3개, 3 条); a "more not listed" line is worded so that one form fits
-every number where the language allows it. Categories are the notes' own (``type``) and
-are not translated.
+forms ("1 note", "2 notes"; Russian "21 заметка", "22 заметки", "25 заметок"; Arabic's
+six) or its counter (3 件, 3개, 3 条); a "more not listed" line is worded so that one
+form fits every number where the language allows it. Categories are the notes' own
+(``type``) and are not translated.
 """
 
 from __future__ import annotations
@@ -44,6 +44,16 @@ def _polish(count: int) -> int:
     if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
         return 1
     return 2
+
+
+def _arabic(count: int) -> int:
+    """Arabic: 0; 1; 2 (the dual); 3-10, 103-110 (plural); 11-99, 111 (singular after
+    the number); 100-102 and the rest (singular)."""
+    if count <= 2:
+        return count
+    if 3 <= count % 100 <= 10:
+        return 3
+    return 4 if 11 <= count % 100 <= 99 else 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +152,20 @@ _WORDS = {
         ("(ще {n} не в списку)",),
         rule=_east_slavic,
     ),
+    "ar": SummaryWords(
+        "نظرة عامة",
+        ("لا ملاحظات", "ملاحظة واحدة", "ملاحظتان", "{n} ملاحظات", "{n} ملاحظة", "{n} ملاحظة"),
+        ("(غير مدرج هنا: {n})",),
+        rule=_arabic,
+        join="، ",
+    ),
+    "he": SummaryWords("סקירה כללית", ("פתק אחד", "{n} פתקים"), ("(עוד {n} לא ברשימה)",)),
+    "fa": SummaryWords("نمای کلی", ("{n} یادداشت",), ("({n} مورد دیگر فهرست نشده)",), join="، "),
+    "tr": SummaryWords("Genel bakış", ("{n} not",), ("({n} tane daha listelenmedi)",)),
+    "vi": SummaryWords("Tổng quan", ("{n} ghi chú",), ("(còn {n} mục chưa liệt kê)",)),
+    "id": SummaryWords("Ikhtisar", ("{n} catatan",), ("({n} lainnya tidak dicantumkan)",)),
+    "hi": SummaryWords("अवलोकन", ("{n} नोट",), ("(सूची से बाहर: {n})",)),
+    "th": SummaryWords("ภาพรวม", ("{n} บันทึก",), ("(อีก {n} รายการไม่ได้แสดง)",)),
 }
 
 
