@@ -5,6 +5,10 @@ Every version of the last ``INDEXER_HISTORY_DAYS`` days is kept, and at least th
 what undoing its latest change needs are never removed (see ``HistoryStore.prune``).
 A pass runs a minute after start-up, then every ``INTERVAL`` seconds, in short
 transactions on a worker thread, so tool calls barely wait for it.
+
+A clock far ahead does not prune years at once: each pass moves the cut-off at most
+``STEP`` past the last pass's (kept in the history file), and says so when that holds
+it back (after a shutdown longer than a day too: the passes then catch up).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from indexer.vault.history.store import HistoryStore
 
@@ -21,6 +25,7 @@ log = logging.getLogger("indexer.jobs")
 KEEP_LAST = 20
 FIRST_DELAY = 60.0
 INTERVAL = 6 * 3600.0
+STEP = 86_400_000  # ms the cut-off may move per pass: a day, 4 days a day at INTERVAL
 
 
 async def prune_history(
@@ -31,6 +36,7 @@ async def prune_history(
     keep: int = KEEP_LAST,
     first_delay: float = FIRST_DELAY,
     interval: float = INTERVAL,
+    step: int = STEP,
 ) -> None:
     """Prune ``store`` now and then, until cancelled (when the jobs thread stops)."""
     stop = threading.Event()
@@ -38,9 +44,12 @@ async def prune_history(
         await asyncio.sleep(first_delay)
         while True:
             try:
+                now = clock()
                 stats = await asyncio.to_thread(
-                    store.prune, clock(), days=days, keep=keep, stop=stop.is_set
+                    store.prune, now, days=days, keep=keep, step=step, stop=stop.is_set
                 )
+                if stats.held_ms > 0:
+                    _say_held(now, days, stats.cutoff_ms, stats.held_ms, step)
                 if stats.versions:
                     log.info(
                         "history: pruned %d versions and %d stored texts older than %d days",
@@ -51,3 +60,16 @@ async def prune_history(
             await asyncio.sleep(interval)
     finally:
         stop.set()
+
+
+def _say_held(now: datetime, days: int, cutoff_ms: int, held_ms: int, step: int) -> None:
+    """The warning of a pass the guard held back: what the clock says, what was pruned."""
+    cutoff = datetime.fromtimestamp(cutoff_ms / 1000, UTC).isoformat(timespec="seconds")
+    log.warning(
+        "history: the clock (%s) asks to prune %.1f days more than the last pass did; "
+        "this pass prunes only versions from before %s, %.1f days short of the %d-day "
+        "cut-off (it moves at most %.1f day a pass, so a clock set wrong cannot delete "
+        "older history at once: if the clock is wrong, set it right)",
+        now.isoformat(timespec="seconds"), (held_ms + step) / 86_400_000, cutoff,
+        held_ms / 86_400_000, days, step / 86_400_000,
+    )  # fmt: skip

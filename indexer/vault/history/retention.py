@@ -12,11 +12,36 @@ The unused blobs are found by one scan on a reader's snapshot (no index is kept 
 this: it would cost about a tenth of history's size); a blob is then deleted, under
 the write lock, unless a version or a delta recorded after the snapshot uses it (a
 range of the newest row ids, cheap to look at).
+
+The cut-off moves forward by at most ``step`` per pass (``next_cutoff``): it is kept in
+the file (table ``prune_cutoff``, made by the first pass), so a clock that jumps years
+ahead (a board with no clock battery, a wrong NTP answer) cannot delete every older
+version at the next pass; it costs at most ``step`` a pass until the clock is set right,
+while a real long shutdown catches up over a few passes (keeping more meanwhile).
 """
 
 from __future__ import annotations
 
 from indexer.sqlite_lib import sqlite3
+
+
+def next_cutoff(conn: sqlite3.Connection, wanted: int, days_ms: int, step: int) -> int:
+    """The cut-off of this pass (ms): ``wanted`` (the clock's now - days), but at most
+    ``step`` past the last pass's; with no last pass (a new history, or one from before
+    this was kept), past the newest version's time - days, as if a pass had run then.
+    Saved for the next pass, in the
+    caller's write transaction."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS prune_cutoff"
+        " (id INTEGER PRIMARY KEY CHECK (id = 1), at_ms INTEGER NOT NULL)"
+    )
+    row = conn.execute("SELECT at_ms FROM prune_cutoff WHERE id = 1").fetchone()
+    if row is None:
+        newest = conn.execute("SELECT max(at_ms) FROM versions").fetchone()[0]
+        row = (wanted if newest is None else min(wanted, newest - days_ms),)
+    cutoff = min(wanted, int(row[0]) + step)
+    conn.execute("INSERT OR REPLACE INTO prune_cutoff (id, at_ms) VALUES (1, ?)", (cutoff,))
+    return cutoff
 
 
 def crowded_paths(conn: sqlite3.Connection, keep: int) -> list[int]:

@@ -86,6 +86,8 @@ class Pending:
 class PruneStats:
     versions: int = 0
     blobs: int = 0
+    cutoff_ms: int = 0  # what the pass pruned before
+    held_ms: int = 0  # how far short of the clock's cut-off (see ``retention.next_cutoff``)
 
 
 def millis(moment: datetime) -> int:

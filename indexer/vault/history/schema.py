@@ -19,6 +19,8 @@ Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP
 - ``blobs(id, key, sha, size, kind, depth, base, head, tail, data)``: content-addressed
   payloads (see ``codec``), found by ``key`` (the first 8 bytes of ``sha``, indexed)
   and then ``sha``; ``base`` is the blob id a delta applies to.
+- ``prune_cutoff(id = 1, at_ms)``: the last pruning pass's cut-off (made by the first
+  pass, so files from before it need no new schema version; see ``retention``).
 
 Rows are appended in id order, so pages stay full; only small integers are indexed
 (a garbage collection scan needs no index of its own, see ``retention``). Measured

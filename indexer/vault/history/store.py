@@ -292,11 +292,20 @@ class HistoryStore(HistoryReads):
     # -- retention -----------------------------------------------------------------------
 
     def prune(
-        self, now: datetime, *, days: int, keep: int, stop: Callable[[], bool] = lambda: False
+        self,
+        now: datetime,
+        *,
+        days: int,
+        keep: int,
+        step: int = 86_400_000,
+        stop: Callable[[], bool] = lambda: False,
     ) -> PruneStats:
-        """Remove what retention lets go (see ``retention``), in short transactions."""
-        cutoff = millis(now) - days * 86_400_000
-        stats = PruneStats()
+        """Remove what retention lets go (see ``retention``), in short transactions; the
+        cut-off moves at most ``step`` ms past the last pass's (``retention.next_cutoff``)."""
+        wanted = millis(now) - days * 86_400_000
+        with self._write() as conn:
+            cutoff = retention.next_cutoff(conn, wanted, days * 86_400_000, step)
+        stats = PruneStats(cutoff_ms=cutoff, held_ms=wanted - cutoff)
         with self._read() as conn:
             crowded = retention.crowded_paths(conn, keep)
         for start in range(0, len(crowded), 100):
