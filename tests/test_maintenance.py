@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import re
 import stat
@@ -205,13 +206,25 @@ def test_a_default_interval_counts_from_the_last_success(env: Env) -> None:
 
 
 @pytest.mark.parametrize("when", ["9999-12-31T23:59:59+00:00", "2099-01-01T00:00:00+00:00"])
-def test_a_moment_later_than_now_in_the_state_file_is_not_believed(env: Env, when: str) -> None:
-    """A clock set ahead, or an edited file: year 9999 overflowed the due arithmetic (a
-    traceback at every check, the task never ran again), 2099 held it back for years."""
+def test_a_last_run_later_than_now_counts_the_interval_from_now(
+    env: Env, when: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The clock stepped back (or the file was edited): believed, year 9999 overflowed the
+    due arithmetic and 2099 held the task for years; ignored, the daily task ran again at
+    once. It runs one interval after the step back was seen, by the new clock."""
     env.event("something")
     env.state.update(
         "en", "user_profile", lambda s: TaskState("error", when, when, "old", "x", "earlier")
     )
+    with caplog.at_level(logging.WARNING, logger="indexer.jobs"):
+        held = env.run(backoff=True)
+    assert held.action == "skip" and "interval" in held.reason and not env.stub.requests
+    seen = format_timestamp(env.clock.now.replace(microsecond=0))
+    assert (env.task_state().last_success, env.task_state().last_run) == (seen, seen)
+    assert "later than the clock" in caplog.text and when[:4] in caplog.text
+    env.clock.advance(hours=23)
+    assert env.run(backoff=True).action == "skip" and not env.stub.requests
+    env.clock.advance(hours=1)
     assert env.run(backoff=True).action == "none" and len(env.stub.requests) == 1
 
 

@@ -162,9 +162,9 @@ class Maintenance:
         output = TASKS[task].output
         if self._read_only(lang, output):  # (else the model's answer could not be written)
             return Decision(False, f"{output} is read-only: left as it is (forced runs too)")
-        state = self.state.get(lang, task)
         digest = self.digests.digest(lang)
         now = self.clock()  # (a 429/503's Retry-After, any task's, any process's, holds all)
+        state = self.state.not_ahead(lang, task, now)
         if self.model is not None and (until := self.state.quiet_until(now)) is not None:
             why = f"the model endpoint asked not to be asked before {format_timestamp(until)}"
             return Decision(False, why, recorded=False, retry_after=(until - now).total_seconds())
@@ -175,11 +175,11 @@ class Maintenance:
         if digest == state.last_digest:
             return Decision(False, "the event log is unchanged since the last success", digest)
         interval = timedelta(hours=self.settings.min_interval_hours)
-        last_success = _not_after(parse_time(state.last_success), now)
+        last_success = parse_time(state.last_success)
         if last_success is not None and now < last_success + interval:
             later = format_timestamp(last_success + interval)
             return Decision(False, f"interval: not before {later}", digest)
-        last_run = _not_after(parse_time(state.last_run), now)
+        last_run = parse_time(state.last_run)
         if backoff and state.last_error is not None and last_run is not None:
             retry = last_run + min(interval, timedelta(hours=1))
             if now < retry:  # (the daemon's wait: `indexer maintain` runs it at once)
@@ -437,12 +437,6 @@ class Maintenance:
                     }
                 )
         return rows
-
-
-def _not_after(moment: datetime | None, now: datetime) -> datetime | None:
-    """A stored moment, unless it is later than now (a state file from a clock set ahead,
-    or edited: year 9999 overflowed the arithmetic, and the task never ran again)."""
-    return None if moment is None or moment > now + timedelta(minutes=5) else moment
 
 
 # Keys the write itself sets: ``title`` follows the new text's heading when the answer

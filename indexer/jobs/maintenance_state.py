@@ -21,17 +21,19 @@ import json
 import logging
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from indexer.vault import atomic, fsops
 from indexer.vault.tempfiles import remove_temp_files_of
 from shared.retry_after import MAX_RETRY_AFTER
+from shared.timestamps import format_timestamp
 
 log = logging.getLogger("indexer.jobs")
 ACTIONS = ("none", "replace", "skip", "error")
 LOCKS_DIR = "maintenance-locks"
+AHEAD = timedelta(minutes=5)  # a stored moment later than now by more: the clock went back
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,12 @@ _FIELDS = frozenset(f.name for f in fields(TaskState))
 
 
 States = dict[str, dict[str, TaskState]]
+
+
+def _ahead(value: str | None, now: datetime) -> bool:
+    """Whether a stored moment is later than ``now`` (by more than a clock's jitter)."""
+    moment = parse_time(value)
+    return moment is not None and moment > now + AHEAD
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -120,6 +128,29 @@ class StateFile:
 
     def get(self, lang: str, task: str) -> TaskState:
         return self.load().get(lang, {}).get(task, TaskState())
+
+    def not_ahead(self, lang: str, task: str, now: datetime) -> TaskState:
+        """One task's record, its ``last_success``/``last_run`` set back to ``now`` when
+        they are later (saved, logged once): the clock stepped back, or the file was
+        edited. Believed, a run of 2099 held the task for years (9999 overflowed the
+        arithmetic); ignored, it ran again at once; set to now, the interval counts
+        from the moment the step back was seen, by the new clock."""
+        state = self.get(lang, task)
+        if not _ahead(state.last_success, now) and not _ahead(state.last_run, now):
+            return state
+        moment = format_timestamp(now.replace(microsecond=0))
+
+        def back(s: TaskState) -> TaskState:
+            success = moment if _ahead(s.last_success, now) else s.last_success
+            run = moment if _ahead(s.last_run, now) else s.last_run
+            return replace(s, last_success=success, last_run=run)
+
+        log.warning(
+            "maintenance %s/%s: its last run (%s) is later than the clock (%s): the clock "
+            "went back, or the state file was edited; counting its interval from now",
+            lang, task, state.last_run or state.last_success, moment,
+        )  # fmt: skip
+        return self.update(lang, task, back)
 
     def update(self, lang: str, task: str, change: Callable[[TaskState], TaskState]) -> TaskState:
         """Apply ``change`` to one record under the lock; write only if it changed."""
