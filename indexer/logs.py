@@ -6,6 +6,9 @@ logged a traceback per failed ``accept()`` once the process ran out of descripto
 with the same logger, level and message (numbers aside; and subject, for a line that
 names one) in each ``window``, drops the rest, and says how many were dropped on the next
 one let through.
+
+Times are local with their UTC offset (``2026-10-25 02:30:00,125+0200``): without it,
+the hour a DST change repeats read the same twice.
 """
 
 from __future__ import annotations
@@ -24,6 +27,15 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _NUMBERS = re.compile(r"0x[0-9a-f]+|\d+(?:\.\d+)?")  # fds, times, addresses vary
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 MAX_KEYS = 1000
+
+
+class OffsetFormatter(logging.Formatter):
+    """``FORMAT`` with the local time's UTC offset after the milliseconds."""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        moment = self.converter(record.created)
+        clock = time.strftime("%Y-%m-%d %H:%M:%S", moment)
+        return f"{clock},{int(record.msecs):03d}{time.strftime('%z', moment)}"
 
 
 @dataclass
@@ -74,7 +86,7 @@ def configure(level: str) -> None:
     """Everything (ours, uvicorn's, asyncio's, the MCP SDK's) to stderr through one
     handler; ``indexer.*`` at ``level``, libraries at WARNING."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(OffsetFormatter(FORMAT))
     handler.addFilter(RepeatLimiter())
     root = logging.getLogger()
     root.addHandler(handler)
