@@ -26,6 +26,8 @@ KEEP_LAST = 20
 FIRST_DELAY = 60.0
 INTERVAL = 6 * 3600.0
 STEP = 86_400_000  # ms the cut-off may move per pass: a day, 4 days a day at INTERVAL
+# A hold up to this long is a shutdown's catch-up (said at INFO); past it, a clock to check
+WARN_PAST_MS = 7 * 86_400_000
 
 
 async def prune_history(
@@ -63,9 +65,11 @@ async def prune_history(
 
 
 def _say_held(now: datetime, days: int, cutoff_ms: int, held_ms: int, step: int) -> None:
-    """The warning of a pass the guard held back: what the clock says, what was pruned."""
+    """Say that the guard held a pass back: what the clock says, what was pruned. A
+    warning only past a week (a weekend's shutdown catches up without one)."""
     cutoff = datetime.fromtimestamp(cutoff_ms / 1000, UTC).isoformat(timespec="seconds")
-    log.warning(
+    log.log(
+        logging.WARNING if held_ms > WARN_PAST_MS else logging.INFO,
         "history: the clock (%s) asks to prune %.1f days more than the last pass did; "
         "this pass prunes only versions from before %s, %.1f days short of the %d-day "
         "cut-off (it moves at most %.1f day a pass, so a clock set wrong cannot delete "

@@ -118,3 +118,22 @@ def test_the_job_says_when_the_guard_holds_a_prune_back(
     assert ages(store)[0] == 29
     assert jumped.isoformat(timespec="seconds") in caplog.text
     assert "2000.0 days more than the last pass" in caplog.text
+
+
+def test_a_short_pause_catches_up_without_a_warning(
+    store: HistoryStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A weekend's shutdown holds a pass back too, said at INFO: a warning to check the
+    clock there was noise at every Monday's start."""
+    daily(store, 100)
+    store.prune(NOW, days=30, keep=20)
+    runner = JobRunner()
+    try:
+        with caplog.at_level(logging.INFO, logger="indexer.jobs"):
+            later = NOW + timedelta(days=3)
+            runner.submit(prune_history(store, 30, lambda: later, first_delay=0, interval=3600))
+            wait_for(lambda: "asks to prune" in caplog.text, 10, what="the note")
+    finally:
+        runner.stop()
+    held = [r for r in caplog.records if "asks to prune" in r.getMessage()]
+    assert [r.levelno for r in held] == [logging.INFO]
