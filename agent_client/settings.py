@@ -9,6 +9,7 @@ as a traceback from deep inside the writer or the transport.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from shared.errors import ConfigError
 from shared.langs import check_lang
+from shared.local_zone import warn_unknown_zone
 from shared.model_endpoint import usable_url
 from shared.switches import parse_switch
 from shared.workspace import Workspace
@@ -190,6 +192,8 @@ class ClientSettings:
             raise ConfigError("no workspace: pass --workspace W or set AGENT_CLIENT_WORKSPACE")
         lang = pick("lang", "AGENT_CLIENT_LANG") or None
         tz = parse_time_zone("AGENT_CLIENT_TZ", pick("tz", "AGENT_CLIENT_TZ"))
+        if tz is None:  # (the machine's zone: one that TZ names, or UTC silently)
+            warn_unknown_zone(logging.getLogger("agent_client"))
         model = pick("model", "VAULT_LLM_MODEL")
         llm_mode = pick("llm", "AGENT_CLIENT_LLM").lower()
         if llm_mode not in ("auto", "off"):

@@ -67,6 +67,7 @@ from indexer.wiring import (
 )
 from indexer.workspace_lock import workspace_lock
 from shared.errors import IndexSchemaError, StartupError
+from shared.local_zone import warn_unknown_zone
 from shared.workspace import Workspace
 
 log = logging.getLogger("indexer")
@@ -308,6 +309,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                 settings.host,
             )
     warn_shared_vaults(workspace)
+    warn_unknown_zone(log)
     first = late_check.check_first(workspace, clean=clean, up_to_mb=settings.check_first_mb)
     try:
         core = build_core(settings, check=not clean, check_index=first)
