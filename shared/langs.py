@@ -43,3 +43,16 @@ def language_of(lang: str) -> str:
     """The language a vault id names, for words kept per language: its first subtag,
     folded (``pt-BR``: ``pt``; ``zh-Hans``: ``zh``)."""
     return lang.split("-")[0].casefold()
+
+
+def writes_traditional_chinese(lang: str) -> bool:
+    """Whether vault id ``lang`` is Chinese in traditional characters: ``zh-Hant``
+    (``zh-Hant-TW``...), or a Taiwan, Hong Kong or Macau ``zh`` naming no script, or
+    Cantonese (``yue``) naming none; ``zh-Hans-HK`` is simplified."""
+    tags = [tag.casefold() for tag in lang.split("-")]
+    if tags[0] not in ("zh", "yue"):
+        return False
+    scripts = [tag for tag in tags[1:] if len(tag) == 4 and tag.isalpha()]
+    if scripts:
+        return scripts[0] == "hant"
+    return tags[0] == "yue" or any(tag in ("tw", "hk", "mo") for tag in tags[1:])

@@ -141,6 +141,10 @@ def test_a_chinese_or_japanese_vault_gets_its_own_headings_and_keeps_english_one
         "# User profile\n\n## Preferences\n\n- Mine.\n- 喝茶: 只喝绿茶。 (2026-11-29)\n"
     )
     assert "## Preferences" in (extracted(log, "user_profile", None, None, "sw").content or "")
+    for traditional in ("zh-Hant", "zh-TW", "yue"):  # (the seed's words in its characters)
+        assert (extracted(log, "project_review", None, None, traditional).content or "").startswith(
+            "# 項目\n\n## 決定\n\n- DB: 选了 PostgreSQL。"
+        ), traditional
 
 
 def test_a_vault_in_another_known_language_gets_its_headings() -> None:

@@ -39,6 +39,9 @@ def kids(count: int, category: str = "note") -> list[Child]:
         ("ja", ["1 件のメモ", "2 件のメモ", "5 件のメモ", "21 件のメモ", "22 件のメモ"]),
         ("ko", ["메모 1개", "메모 2개", "메모 5개", "메모 21개", "메모 22개"]),
         ("zh-Hans", ["包含 1 条", "包含 2 条", "包含 5 条", "包含 21 条", "包含 22 条"]),
+        ("zh-Hant", ["包含 1 條", "包含 2 條", "包含 5 條", "包含 21 條", "包含 22 條"]),
+        ("zh-TW", ["包含 1 條", "包含 2 條", "包含 5 條", "包含 21 條", "包含 22 條"]),
+        ("zh-Hans-HK", ["包含 1 条", "包含 2 条", "包含 5 条", "包含 21 条", "包含 22 条"]),
         ("ar", ["ملاحظة واحدة", "ملاحظتان", "5 ملاحظات", "21 ملاحظة", "22 ملاحظة"]),
         ("he", ["פתק אחד", "2 פתקים", "5 פתקים", "21 פתקים", "22 פתקים"]),
         ("tr", ["1 not", "2 not", "5 not", "21 not", "22 not"]),
@@ -111,6 +114,9 @@ def test_a_french_and_a_russian_overview_byte_for_byte() -> None:
         "# 概要\n\n## note (2 件)\n- about 0…\n- about 1…\n"
     )
     assert fallback_overview("ko", children[:2]).startswith("# 개요\n\n## note (2개)\n")
+    assert fallback_overview("zh-Hant", children[:2]).startswith(
+        "# 目錄內容概覽\n\n## note (2條)\n"
+    )
 
 
 async def test_a_french_vaults_folder_gets_its_fallback_in_french(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shared.langs import language_of
+from shared.langs import language_of, writes_traditional_chinese
 
 # The files' titles and sections, in the order a new file has them
 TITLES = {"user_profile": "User profile", "project_review": "Project"}
@@ -25,6 +25,7 @@ _NAMES = (
 # Each language's names, in ``_NAMES``' order (a language tag's first subtag: ``pt-BR``).
 _LOCAL_NAMES = {
     "zh": "用户画像|偏好|水平与背景|习惯|关于|项目|目标|进行中|决定|事实|已完成",
+    "zh-Hant": "用戶畫像|偏好|水平與背景|習慣|關於|項目|目標|進行中|決定|事實|已完成",
     "ja": "ユーザープロフィール|好み|レベルと背景|習慣|について|プロジェクト|目標|進行中"
     "|決定事項|事実|完了",
     "ko": "사용자 프로필|선호|수준과 배경|습관|소개|프로젝트|목표|진행 중|결정 사항|사실|완료",
@@ -91,5 +92,6 @@ TAGS = {word: key for key, words in _TAG_WORDS.items() for word in words.split()
 
 def local_words(lang: str) -> Callable[[str], str]:
     """A title or section's name in ``lang``'s vault (English where ``_LOCAL`` has none)."""
-    local = _LOCAL.get(language_of(lang), {})
+    key = "zh-Hant" if writes_traditional_chinese(lang) else language_of(lang)
+    local = _LOCAL.get(key, {})
     return lambda name: local.get(name, name)

@@ -3,7 +3,8 @@
 A model writes a summary in the vault's language (the prompt says so); the fallback said
 "3 notes: ..." and "# Overview" in every vault but the Chinese ones. Its words are here
 for the languages whose maintenance headings are (``maintenance_words``), in English
-elsewhere; the Chinese are seed 001's, byte for byte. Counts take each language's plural
+elsewhere; the Chinese are seed 001's, byte for byte (in traditional characters for
+``zh-Hant``, ``zh-TW``, ``zh-HK`` vaults). Counts take each language's plural
 forms ("1 note", "2 notes"; Russian "21 заметка", "22 заметки", "25 заметок"; Arabic's
 six) or its counter (3 件, 3개, 3 条); a "more not listed" line is worded so that one
 form fits every number where the language allows it. Categories are the notes' own
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from shared.langs import language_of
+from shared.langs import language_of, writes_traditional_chinese
 
 
 def _one_other(count: int) -> int:
@@ -100,6 +101,15 @@ _WORDS = {
         count="{n}条",
         ellipsis="...",
     ),
+    "zh-Hant": SummaryWords(
+        "目錄內容概覽",
+        ("包含 {n} 條",),
+        ("（另有 {n} 條未列出）",),
+        abstract="{notes}{names}相關記憶",
+        join="、",
+        count="{n}條",
+        ellipsis="...",
+    ),
     "ja": SummaryWords(
         "概要",
         ("{n} 件のメモ",),
@@ -170,5 +180,8 @@ _WORDS = {
 
 
 def summary_words(lang: str) -> SummaryWords:
-    """The fallback's words in ``lang``'s vault (English where ``_WORDS`` has none)."""
+    """The fallback's words in ``lang``'s vault (English where ``_WORDS`` has none;
+    the seed's Chinese in traditional characters where the vault writes those)."""
+    if writes_traditional_chinese(lang):
+        return _WORDS["zh-Hant"]
     return _WORDS.get(language_of(lang), ENGLISH)
