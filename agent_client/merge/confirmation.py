@@ -12,7 +12,12 @@ import re
 from dataclasses import dataclass
 
 from agent_client.merge.paths import as_the_vault_spells
+from shared.control_chars import without_controls
+from shared.graphemes import cut_chars
 
+# The notice's summary is one line the host's chat agent may read: what a model says
+# beyond this is cut (its endpoint may send up to 8 MiB of it).
+MAX_SUMMARY_CHARS = 500
 _FENCED = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\s*\Z", re.S)
 
 
@@ -45,7 +50,7 @@ def parse_confirmation(
     files = list(dict.fromkeys(as_the_vault_spells(f) for f in files))
     if written and not files:
         raise ValueError(f"updated_files is empty but this merge wrote {written}")
-    if not isinstance(summary, str) or not summary.strip():
+    if not isinstance(summary, str) or not one_line(summary):
         raise ValueError("update_summary must be a non-empty string")
     unknown = [f for f in files if f not in written]
     if unknown:
@@ -53,4 +58,11 @@ def parse_confirmation(
         said = f" (the vault refused their writes: {'; '.join(why)})" if why else ""
         raise ValueError(f"updated_files lists files this merge did not write: {unknown}{said}")
     missing = [f for f in written if f not in files]
-    return Confirmation(updated_files=[*files, *missing], update_summary=summary.strip())
+    return Confirmation(updated_files=[*files, *missing], update_summary=one_line(summary))
+
+
+def one_line(summary: str) -> str:
+    """The model's ``update_summary`` as the notice's one line: its controls and bidi
+    overrides dropped, every run of white space (line breaks too) one space, cut to
+    ``MAX_SUMMARY_CHARS`` where a character ends."""
+    return cut_chars(" ".join(without_controls(summary).split()), MAX_SUMMARY_CHARS, "…")
