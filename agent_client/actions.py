@@ -19,9 +19,10 @@ from shared.models import Action, DeleteAction, EditAction
 
 @dataclass(frozen=True)
 class ActionResult:
-    """What an action did: the path, and the new etag for an edit; ``changed`` False when
-    the edit left the note as it was (nothing written), ``ignored`` what of the request
-    changed nothing (a protected key set, a key removed that the note has not)."""
+    """What an action did: the path (as the vault spells it), and the new etag for an
+    edit; ``changed`` False when the edit left the note as it was (nothing written),
+    ``ignored`` what of the request changed nothing (a protected key set, a key removed
+    that the note has not)."""
 
     path: str
     deleted: bool = False
@@ -36,8 +37,8 @@ ACTION_REASON = "memory_writer_action:{kind} (asked by the user)"
 
 async def run_action(vault: Vault, action: Action) -> ActionResult:
     if isinstance(action, DeleteAction):
-        await vault.delete(action.path, reason=ACTION_REASON.format(kind="delete"))
-        return ActionResult(path=action.path, deleted=True)
+        result = await vault.delete(action.path, reason=ACTION_REASON.format(kind="delete"))
+        return ActionResult(path=result.get("path", action.path), deleted=True)
     return await _edit(vault, action)
 
 
@@ -85,8 +86,9 @@ async def _edit(vault: Vault, action: EditAction) -> ActionResult:
         current = await vault.read(action.path)
         edited = apply_edit(current["content"], action)
         ignored = ignored_by(current["content"], action)
+        path = current.get("path", action.path)  # as the vault spells it (NFC, no ./)
         if edited == current["content"]:  # (written, it changed only ``updated``)
-            return ActionResult(action.path, etag=current["etag"], changed=False, ignored=ignored)
+            return ActionResult(path, etag=current["etag"], changed=False, ignored=ignored)
         try:
             result = await vault.write(
                 action.path,
@@ -98,5 +100,5 @@ async def _edit(vault: Vault, action: EditAction) -> ActionResult:
             if attempt:
                 raise
             continue
-        return ActionResult(path=action.path, etag=result["etag"], ignored=ignored)
+        return ActionResult(path=result.get("path", path), etag=result["etag"], ignored=ignored)
     raise AssertionError("unreachable")

@@ -20,7 +20,7 @@ from agent_client.settings import ClientSettings
 from agent_client.writer import MemoryWriter
 from shared.errors import ConflictError
 from shared.frontmatter import string_list
-from shared.models import MemoryEntry
+from shared.models import DeleteAction, EditAction, MemoryEntry
 
 T0 = datetime(2026, 11, 29, 20, 0, 0, tzinfo=UTC)
 _langs = itertools.count()
@@ -135,3 +135,22 @@ def test_the_shared_tag_rule_keeps_a_tag_once_by_its_key() -> None:
     ]
     assert string_list("tags", "Python, python, PYTHON") == ["Python"]
     assert string_list("aliases", ["NYC", "nyc"]) == ["NYC", "nyc"]  # names as written
+
+
+def test_an_actions_result_names_the_note_as_the_vault_spells_it(
+    server: RunningIndexer, writer: MemoryWriter, lang: str
+) -> None:
+    """``agent-client delete ./items//x.md`` said "deleted ./items//x.md" (and ``--json``
+    gave that path): the request's spelling, where every other result carries the path
+    the vault normalized (NFC, no ``./`` nor ``//``)."""
+    cafe = unicodedata.normalize("NFD", "café")
+    for name in ("x", "y", "z"):
+        (vault_dir(server, lang) / "items").mkdir(parents=True, exist_ok=True)
+        (vault_dir(server, lang) / f"items/{name}-café.md").write_text(f"# {name}\n\nfact\n")
+    edit = EditAction(lang, f"./items//x-{cafe}.md", frontmatter={"status": "done"})
+    asyncio.run(writer.execute_action_async(EditAction(lang, "items/y-café.md", body="# y\n")))
+    same = EditAction(lang, f"items/./y-{cafe}.md", frontmatter={"id": "kept"})  # (unchanged)
+    delete = DeleteAction(lang, f"items//z-{cafe}.md")
+    results = [asyncio.run(writer.execute_action_async(a)) for a in (edit, same, delete)]
+    assert [r.path for r in results] == [f"items/{n}-café.md" for n in ("x", "y", "z")]
+    assert not results[1].changed and results[2].deleted
