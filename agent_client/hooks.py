@@ -197,6 +197,8 @@ def action_from_arguments(arguments: str | Mapping[str, Any], lang: str | None =
             arguments = json.loads(arguments or "{}")
         except json.JSONDecodeError as exc:
             raise ValueError(f"the arguments are not JSON ({exc.msg})") from None
+        except RecursionError:  # (nested thousands deep: json's parser gives up)
+            raise ValueError("the arguments are JSON nested too deep") from None
     if not isinstance(arguments, Mapping):
         raise ValueError("the arguments must be a JSON object")
     unknown = sorted(set(arguments) - _ACTION_KEYS)

@@ -237,6 +237,7 @@ async def test_the_chat_agents_tool_through_a_real_chat_model(
     [
         ("{not json", "invalid_argument: the arguments are not JSON"),
         ("[1]", "invalid_argument: the arguments must be a JSON object"),
+        ("[" * 100_000 + "]" * 100_000, "invalid_argument: the arguments are JSON nested too"),
         ('{"action": "rename", "path": "items/a.md"}', 'action must be "delete" or "edit"'),
         ('{"action": "delete"}', "path must be"),
         ('{"action": "delete", "path": "items/a.md", "force": true}', "unknown arguments"),

@@ -40,6 +40,8 @@ def parse_confirmation(
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"the final message is not JSON ({exc.msg} at {exc.pos})") from None
+    except RecursionError:  # (nested thousands deep: json's parser gives up)
+        raise ValueError("the final message is JSON nested too deep") from None
     if not isinstance(data, dict) or set(data) != {"updated_files", "update_summary"}:
         raise ValueError(
             "the confirmation must be an object with exactly updated_files and update_summary"

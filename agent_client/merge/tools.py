@@ -147,6 +147,8 @@ class ToolExecutor:
         except json.JSONDecodeError:
             bad = raw_args[:200]
             raise MergeFailed(f"the arguments of {name!r} are not JSON: {bad!r}") from None
+        except RecursionError:  # (nested thousands deep: json's parser gives up)
+            raise MergeFailed(f"the arguments of {name!r} are JSON nested too deep") from None
         if not isinstance(args, dict):
             raise MergeFailed(f"the arguments of {name!r} are not a JSON object")
         if args.get("lang") == self.vault.lang:
