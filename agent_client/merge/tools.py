@@ -15,6 +15,8 @@ never names a lang). The executor enforces the merge's safety rules:
 - a ``write`` that keeps less than half the words of a note as it was read, or a third
   of its length, is refused (``coverage``): a merge adds to a note, and a note written
   back as its frontmatter alone lost what it held;
+- the model's ``id``, ``created`` and a folder summary's keys are dropped from what it
+  writes (``model_keys``);
 - every write carries the entry's reason (the journal adds it; the model's ``write``
   schema has no ``reason``: the model cannot name another entry).
 """
@@ -22,11 +24,11 @@ never names a lang). The executor enforces the merge's safety rules:
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from agent_client.merge.coverage import MIN_KEPT, MIN_LENGTH, kept_share, length_share
 from agent_client.merge.journal import WriteJournal
+from agent_client.merge.model_keys import KEY_LINE, without_model_keys
 from agent_client.merge.paths import as_the_vault_spells
 from shared.errors import ConflictError, InvalidFrontmatterError, VaultError
 from shared.frontmatter import PROTECTED_KEYS, split_frontmatter
@@ -206,6 +208,7 @@ class ToolExecutor:
                 f"forbidden_path: merge knowledge into notes under {ITEMS_DIR}/ only"
                 f" ({EVENTS_DIR}/ is written by code, the other files by their owners)"
             )
+        content = without_model_keys(content, self._seen.get(path))
         dropped = _dropped_keys(self._seen.get(path), content)
         if dropped:
             return (
@@ -290,9 +293,6 @@ def _dropped_keys(read: str | None, written: str) -> list[str]:
     return [key for key in _written_keys(read) if key not in kept and key not in managed]
 
 
-_KEY = re.compile(r"""(["']?)([^\s"'#:\-\[{][^:]*?)\1[ \t]*:(?:[ \t]|$)""")
-
-
 def _written_keys(text: str) -> list[str]:
     """The top-level keys of a note's frontmatter block, as written."""
     try:
@@ -300,4 +300,4 @@ def _written_keys(text: str) -> list[str]:
     except InvalidFrontmatterError:
         return []
     lines = (block or "").splitlines()
-    return [m.group(2) for m in map(_KEY.match, lines) if m is not None]
+    return [m.group(2) for m in map(KEY_LINE.match, lines) if m is not None]
