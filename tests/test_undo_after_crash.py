@@ -17,7 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.history import run_child
+from helpers.history import check_history_consistent, run_child
 from helpers.vault_stack import reconciled_index, recording_vault
 
 from indexer.vault import lone_summaries
@@ -93,8 +93,10 @@ def test_an_undo_killed_midway_then_run_again_leaves_no_empty_folder(tmp_path: P
     halves = [p for p in (root / "archive/topics").rglob("*.md")]
     assert 0 < len(halves) < len(FOLDERS) * PER_FOLDER  # (killed midway)
 
-    for index in reconciled_index(ws):  # the restart
+    for index in reconciled_index(ws):  # the restart (which settles history first)
         for vault in recording_vault(ws, index):
+            vault.recover_history()
+            assert check_history_consistent(ws.root)
             done = vault.undo("en", "e1")
             assert done["files"]
     assert back_in_place(root) == IN_PLACE
@@ -115,8 +117,9 @@ def test_an_undo_killed_after_its_last_file_then_run_again_removes_its_folders(
     kept = root / "archive/topics/中文/mine.txt"  # (a person's file, where an undone note was)
     kept.write_text("mine\n")
 
-    for index in reconciled_index(ws):  # the restart
+    for index in reconciled_index(ws):  # the restart (which settles history first)
         for vault in recording_vault(ws, index):
+            vault.recover_history()
             with pytest.raises(ConflictError, match="already undone"):
                 vault.undo("en", "e1", dry_run=True)
             assert "archive/topics/latin" in folders_below(root)  # (a dry run changes nothing)

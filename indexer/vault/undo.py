@@ -29,11 +29,18 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from indexer.vault import fsops, lone_summaries, move_leftovers, oserrors, undo_moves
+from indexer.vault import (
+    fsops,
+    lone_summaries,
+    move_leftovers,
+    oserrors,
+    undo_batches,
+    undo_moves,
+)
 from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.history.rows import first_word
 from indexer.vault.history.store import Change, HistoryStore, Version
-from indexer.vault.recording import UNDO_REASON
+from indexer.vault.recording import UNDO_REASON, Batch
 from indexer.vault.sandbox import Target
 from indexer.vault.timeline import etag_or_absent, newest_first
 from indexer.vault.undo_moves import Plan
@@ -161,38 +168,37 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
     """Undo each plan (an image before its note, whose folder then goes; a file moved
     by the entry renamed back, ``undo_moves``); their results in the plans' order. A
     disk error midway puts back what was undone, and is said of the file it hit. The
-    files changed are told to the index together (``told``), in one transaction."""
+    files changed are told to the index together (``told``), in one transaction; their
+    history rows are begun in batches (``undo_batches``), in one transaction each (one per
+    file took most of an undo of a 10,000-note folder move: 10,001 transactions)."""
     paired = {} if dry_run else undo_moves.pairs(plans)
     told: list[Target] = []
     results: dict[int, dict] = {}
     done: list[int] = []  # in the order undone
-    index = len(plans) - 1
+    units = undo_batches.units(plans, paired)
+    index = units[0][0] if units else 0
+    reason = UNDO_REASON + entry_id
     try:
         with undo_moves.FolderSyncs() as syncs:
-            for index in reversed(range(len(plans))):
-                other = paired.get(index)
-                if index in results:
-                    continue
-                if other is None:
-                    results[index] = _undo_one(vault, plans[index], entry_id, dry_run, told, syncs)
-                    done.append(index)
-                    if syncs.full:
-                        syncs.flush()
-                    continue
-                home, away = (index, other) if plans[index][1] is None else (other, index)
-                back = undo_moves.move_back(vault, plans[home], plans[away], entry_id, syncs, told)
-                if back is None:  # (two file systems: written back, then deleted)
-                    index = home
-                    results[home] = _undo_one(vault, plans[home], entry_id, dry_run, told)
-                    done.append(home)
-                    index = away
-                    results[away] = _undo_one(vault, plans[away], entry_id, dry_run, told)
-                    done.append(away)
-                    continue
-                results[home], results[away] = back
-                done += [away, home]  # (put back in this order: the file is never absent)
-                if syncs.full:  # (once the results are kept: a failure puts them back)
-                    syncs.flush()
+            for chunk in undo_batches.batches(units):
+                datas = undo_batches.datas(vault, plans, chunk)
+                changes = [] if dry_run else undo_batches.changes(plans, chunk, datas)
+                batch = vault.recorder.begin_many(changes, actor="tool", reason=reason)
+                try:
+                    for unit in chunk:
+                        index = unit[0]
+                        if len(unit) == 1:
+                            plan, data = plans[index], datas.get(index)
+                            results[index] = _undo_one(
+                                vault, plan, data, dry_run, told, batch, syncs
+                            )
+                            done.append(index)
+                        else:
+                            _undo_pair(vault, plans, unit, batch, syncs, told, results, done)
+                        if syncs.full:  # (once the results are kept: a failure puts them back)
+                            syncs.flush()
+                finally:
+                    batch.drop_rest()
             syncs.flush()
     except BaseException as err:
         vault._notify_all(told)  # (what was undone; each put-back tells its own)
@@ -208,6 +214,31 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
         raise
     vault._notify_all(told)
     return [results[i] for i in range(len(plans))]
+
+
+def _undo_pair(
+    vault: Vault,
+    plans: list[Plan],
+    unit: tuple[int, ...],
+    batch: Batch,
+    syncs: undo_moves.FolderSyncs,
+    told: list[Target],
+    results: dict[int, dict],
+    done: list[int],
+) -> None:
+    """A file moved by the entry, renamed back (or, across two file systems, written
+    back and then deleted: each is ``done`` in history on its own)."""
+    home, away = unit if plans[unit[0]][1] is None else unit[::-1]
+    back = undo_moves.move_back(vault, plans[home], plans[away], batch, syncs, told)
+    if back is None:
+        for index in (home, away):
+            plan = plans[index]
+            data = plans[away][1] if index == home else None
+            results[index] = _undo_one(vault, plan, data, False, told, batch)
+            done.append(index)
+        return
+    results[home], results[away] = back
+    done += [away, home]  # (put back in this order: the file is never absent)
 
 
 def _who(row: Version) -> str:
@@ -306,16 +337,17 @@ def _undo_target(
 def _undo_one(
     vault: Vault,
     plan: Plan,
-    entry_id: str,
+    data: bytes | None,
     dry_run: bool,
     told: list[Target],
+    batch: Batch,
     syncs: undo_moves.FolderSyncs | None = None,
 ) -> dict:
-    """Undo one file by writing (or deleting) it; it is added to ``told``. A file written
-    back leaves its folder's fsync to ``syncs`` (once per folder before the undo answers:
-    it was one per file, half the fsyncs of an undo of appends to 10,000 notes)."""
+    """Undo one file by writing ``data`` (or deleting it: None); it is added to ``told``,
+    its history row (begun in ``batch``) made final. A file written back leaves its
+    folder's fsync to ``syncs`` (once per folder before the undo answers: it was one per
+    file, half the fsyncs of an undo of appends to 10,000 notes)."""
     target, current, latest, before, _ = plan
-    data = vault.recorder.content(before) if before is not None else None
     result: dict[str, Any] = {
         "path": target.rel,
         "from_version": latest.version,
@@ -325,12 +357,7 @@ def _undo_one(
     }
     if dry_run or data == current:
         return result
-    change = Change(target.lang, target.rel, "restore" if data else "delete", current, data)
-    reason = UNDO_REASON + entry_id
-    with (
-        vault.sandbox.open(target) as place,
-        vault.recorder.changing([change], actor="tool", reason=reason) as pending,
-    ):
+    with vault.sandbox.open(target) as place:
         if data is not None:  # only over what was checked (see ``restore``)
             place.commit(data, if_match=etag_or_absent(current), sync_folder=syncs is None)
             if syncs is not None and place.dir_fd is not None:
@@ -341,9 +368,10 @@ def _undo_one(
             os.unlink(place.name, dir_fd=place.dir_fd)
             if target.is_note:
                 _remove_empty_folder(place.assets_name, place.dir_fd)
+    version = batch.done(target.lang, target.rel)
     told.append(target)
-    if pending is not None:
-        result["version"] = pending.versions[(target.lang, target.rel)]
+    if version is not None:
+        result["version"] = version
     return result
 
 

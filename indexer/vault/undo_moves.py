@@ -12,7 +12,8 @@ atomic; its durability needs both folders synced, which is done once per folder 
 the whole undo (``FolderSyncs``) before it answers, not once per file.
 
 History gets the same two versions an undo file by file records (a ``restore`` at the
-old path, a ``delete`` at the new), in one transaction. A file the entry rewrote after
+old path, a ``delete`` at the new), begun with those of the undo's other files (``undo``
+records its files in batches, one transaction each). A file the entry rewrote after
 moving it (a link that followed), or moved twice, is undone file by file as before.
 """
 
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from indexer.vault import fsops, moves
 from indexer.vault.history.store import Change, Version
 from indexer.vault.names import needs_lookup
-from indexer.vault.recording import UNDO_REASON
+from indexer.vault.recording import Batch
 from indexer.vault.sandbox import Target
 from shared.errors import ConflictError
 
@@ -102,22 +103,28 @@ def pairs(plans: list[Plan]) -> dict[int, int]:
     return found
 
 
-def move_back(
-    vault: Vault, home: Plan, away: Plan, entry_id: str, syncs: FolderSyncs, told: list[Target]
-) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """Rename the file of ``away`` (its new place) back to ``home`` (its old one), as
-    undo of both; their results as ``undo`` gives them, both paths added to ``told``
-    (the index hears the whole undo's files at once). None, with nothing done, when
-    the two places are on two file systems now (a disk mounted in the vault since the
-    move: no rename goes between them; each file is undone on its own)."""
-    target, _, latest, before, _ = home
-    there, data, there_latest, _, _ = away
-    assert data is not None and before is not None
-    reason = UNDO_REASON + entry_id
-    changes = [
+def changes(home: Plan, away: Plan) -> list[Change]:
+    """History's two versions of a file renamed back (``move_back``): a ``delete`` at
+    its new place, a ``restore`` at its old one (as an undo file by file records)."""
+    target, there, data = home[0], away[0], away[1]
+    return [
         Change(there.lang, there.rel, "delete", data, None),
         Change(target.lang, target.rel, "restore", None, data),
     ]
+
+
+def move_back(
+    vault: Vault, home: Plan, away: Plan, batch: Batch, syncs: FolderSyncs, told: list[Target]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Rename the file of ``away`` (its new place) back to ``home`` (its old one), as
+    undo of both; their results as ``undo`` gives them, both paths added to ``told``
+    (the index hears the whole undo's files at once); their history rows (``changes``),
+    begun pending in ``batch``, are made final. None, with nothing done, when the two
+    places are on two file systems now (a disk mounted in the vault since the move: no
+    rename goes between them; each file is undone on its own)."""
+    target, _, latest, before, _ = home
+    there, data, there_latest, _, _ = away
+    assert data is not None and before is not None
     with vault.sandbox.open(there) as src, vault.sandbox.open(target) as dst:
         if src.dir_fd is None:
             raise ConflictError(f"{there.rel} changed while the undo ran; nothing was changed")
@@ -128,18 +135,19 @@ def move_back(
         # kept its notes' names as they were on disk), and so for its folders.
         same = unicodedata.normalize("NFC", src.name) == target.name
         name = src.name if same else dst.name
-        with vault.recorder.changing(changes, actor="tool", reason=reason) as pending:
-            dst_fd = dst.make_parent(_spellings(vault, there, dst.missing))
-            try:
-                moves.place_file(src.dir_fd, src.name, dst_fd, name, data, data)
-            except ConflictError:
-                dst.rollback()
-                raise ConflictError(
-                    f"{target.rel} changed while the undo ran; nothing was changed"
-                ) from None
-            except BaseException:
-                dst.rollback()
-                raise
+        dst_fd = dst.make_parent(_spellings(vault, there, dst.missing))
+        try:
+            moves.place_file(src.dir_fd, src.name, dst_fd, name, data, data)
+        except ConflictError:
+            dst.rollback()
+            raise ConflictError(
+                f"{target.rel} changed while the undo ran; nothing was changed"
+            ) from None
+        except BaseException:
+            dst.rollback()
+            raise
+        away_version = batch.done(there.lang, there.rel)
+        home_version = batch.done(target.lang, target.rel)
         if there.is_note:  # its images' folder, emptied before it (as a delete does)
             with suppress(OSError):
                 os.rmdir(src.assets_name, dir_fd=src.dir_fd)
@@ -148,9 +156,9 @@ def move_back(
     told += [there, target]
     away_result = _result(there, there_latest, None, gone=True)
     home_result = _result(target, latest, before, gone=False)
-    if pending is not None:
-        away_result["version"] = pending.versions[(there.lang, there.rel)]
-        home_result["version"] = pending.versions[(target.lang, target.rel)]
+    if away_version is not None and home_version is not None:
+        away_result["version"] = away_version
+        home_result["version"] = home_version
     return home_result, away_result
 
 
