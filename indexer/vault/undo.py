@@ -180,7 +180,7 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
     reason = UNDO_REASON + entry_id
     try:
         with undo_moves.FolderSyncs() as syncs:
-            for chunk in undo_batches.batches(units):
+            for chunk in undo_batches.batches(plans, units):
                 datas = undo_batches.datas(vault, plans, chunk)
                 changes = [] if dry_run else undo_batches.changes(plans, chunk, datas)
                 batch = vault.recorder.begin_many(changes, actor="tool", reason=reason)

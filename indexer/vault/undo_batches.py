@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 BATCH_FILES = 1000  # files whose history rows one transaction begins
+# Bytes written back one batch holds in memory at most (with its files' texts in the
+# transaction): 1,000 notes at the 4 MiB limit were 4 GiB (a file over it: alone)
+BATCH_BYTES = 64 * 1024 * 1024
 
 
 def units(plans: list[Plan], paired: dict[int, int]) -> list[tuple[int, ...]]:
@@ -40,18 +43,27 @@ def units(plans: list[Plan], paired: dict[int, int]) -> list[tuple[int, ...]]:
     return order
 
 
-def batches(units: list[tuple[int, ...]]) -> Iterator[list[tuple[int, ...]]]:
-    """``units`` in runs of ``BATCH_FILES`` files at most (a pair is two)."""
+def batches(plans: list[Plan], units: list[tuple[int, ...]]) -> Iterator[list[tuple[int, ...]]]:
+    """``units`` in runs of ``BATCH_FILES`` files (a pair is two) and ``BATCH_BYTES`` of
+    texts to write back at most (a pair, renamed back, writes none)."""
     run: list[tuple[int, ...]] = []
-    files = 0
+    files = size = 0
     for unit in units:
-        if run and files + len(unit) > BATCH_FILES:
+        weight = _bytes_back(plans, unit)
+        if run and (files + len(unit) > BATCH_FILES or size + weight > BATCH_BYTES):
             yield run
-            run, files = [], 0
+            run, files, size = [], 0, 0
         run.append(unit)
         files += len(unit)
+        size += weight
     if run:
         yield run
+
+
+def _bytes_back(plans: list[Plan], unit: tuple[int, ...]) -> int:
+    """The size of the text a lone plan writes back (its version's, as history says)."""
+    before = plans[unit[0]][3] if len(unit) == 1 else None
+    return (before.size or 0) if before is not None else 0
 
 
 def datas(vault: Vault, plans: list[Plan], units: list[tuple[int, ...]]) -> dict[int, bytes | None]:

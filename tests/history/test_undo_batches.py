@@ -137,3 +137,20 @@ def test_a_failure_in_a_later_batch_puts_every_file_back_and_keeps_no_row_not_ma
     done = vault.undo("en", "m3")
     assert len(done["files"]) == 2 * NOTES
     assert not (root(vault) / "crate").exists()
+
+
+def test_a_batch_holds_a_bounded_size_of_texts_written_back(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An undo of appends to 120 notes of 2 KB each, in batches of 10 KB: one history
+    transaction every five notes (1,000 notes at the size limit were 4 GiB at once)."""
+    monkeypatch.setattr(undo_batches, "BATCH_BYTES", 10_000)
+    body = "x" * 2000
+    for n in range(NOTES):
+        vault.write("en", f"a/n{n:03}.md", f"# N{n}\n\n{body}\n")
+    before = contents(vault)
+    for n in range(NOTES):
+        vault.append("en", f"a/n{n:03}.md", "more\n", reason="entry:big")
+    _, transactions = history_transactions(vault, lambda: vault.undo("en", "big"))
+    assert NOTES // 5 <= transactions <= NOTES // 4 + 1, transactions
+    assert contents(vault) == before
