@@ -361,9 +361,9 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
                 f" server through it ({what_to_do(err)})"
             ) from None
         url_text = url + "\n"
+        checking = late_check.LateCheck(workspace, index.checking, functools.partial(stop, server))
+        index.on_failure = checking.suspect  # (a damage the catch-up meets: checked, rebuilt)
         if not clean and not first:  # (partial until it passed: set before the keeper)
-            on_damage = functools.partial(stop, server)
-            checking = late_check.LateCheck(workspace, index.checking, on_damage)
             checking.start()
         index.start_background()  # once the first calls can be answered
         warming.idle.clear()

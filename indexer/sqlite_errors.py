@@ -26,6 +26,13 @@ def not_allowed(err: Exception) -> bool:
     return str(getattr(err, "sqlite_errorname", "")).startswith(_NOT_ALLOWED)
 
 
+def called_damaged(err: BaseException) -> bool:
+    """Whether SQLite said the file behind ``err`` is damaged (malformed, not a database):
+    a reason to check it whole, not proof (``late_check.damage`` is)."""
+    name = str(getattr(err, "sqlite_errorname", "") or "")
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
 def disk_trouble(path: Path, err: Exception) -> str | None:
     """What a full or failing disk did to the open of the SQLite file ``path`` (words for
     a message), or None when ``err`` is no such thing."""

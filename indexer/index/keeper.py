@@ -5,8 +5,10 @@ The index can fall behind in ways nobody sees at once: the kernel drops file eve
 (a full disk). Each of these calls ``Keeper.behind(reason)``; the keeper's thread then
 reconciles the whole index with disk, retries with a growing pause until a pass
 succeeds, and meanwhile ``partial`` is true (search results say so, ``status`` shows
-why). While no watcher runs (``polling()``), it reconciles every ``poll_seconds``. Its
-``tidier`` merges the full-text index's segments while the index is idle (``tidy``).
+why; a new failure is handed to ``on_failure``: a server checks a file SQLite called
+damaged, ``late_check``). While no watcher runs (``polling()``), it reconciles every
+``poll_seconds``. Its ``tidier`` merges the full-text index's segments while the index
+is idle (``tidy``).
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ class Keeper:
         polling: Callable[[], bool] = lambda: False,
         poll_seconds: float = POLL_SECONDS,
         tidier: Tidier | None = None,
+        on_failure: Callable[[Exception], None] | None = None,
     ) -> None:
         self._reconcile = reconcile
+        self._on_failure = on_failure  # (a new failure's error: a damaged file is checked)
         self._tidier = tidier  # (its own thread, started and stopped with this one)
         self._polling = polling
         self._poll_seconds = poll_seconds
@@ -145,6 +149,8 @@ class Keeper:
                 log.debug("reconciling the index failed again: %s", text)
             else:
                 log.warning("reconciling the index failed (%s); retrying", text, exc_info=True)
+                if self._on_failure is not None:
+                    self._on_failure(err)
             return False
         with self._lock:
             self.passes += 1

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from indexer.index import schema
-from indexer.sqlite_errors import disk_trouble
+from indexer.sqlite_errors import called_damaged, disk_trouble
 from indexer.sqlite_lib import sqlite3
 from indexer.vault import fsops
 from shared.errors import StartupError
@@ -114,7 +114,12 @@ def damage(path: Path, stop: Callable[[], bool]) -> str | None:
 class LateCheck:
     """The check in a daemon thread; ``busy`` is set while it runs (the index says
     ``partial`` meanwhile: what it answers may come from a damaged file); ``found`` says
-    why the file is damaged, after ``on_damage`` was called (from the thread)."""
+    why the file is damaged, after ``on_damage`` was called (from the thread).
+
+    ``suspect`` checks again while serving when the index's catch-up failed on a file
+    SQLite called damaged: only a start after a crash checked, and a damage met later
+    was retried every 15 s while search answered 500, a stop then leaving the clean mark,
+    so that no start ever rebuilt it."""
 
     def __init__(
         self, workspace: Workspace, busy: threading.Event, on_damage: Callable[[], None]
@@ -125,24 +130,41 @@ class LateCheck:
         self._busy = busy
         self._on_damage = on_damage
         self._stopping = threading.Event()
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="index-check", daemon=True)
 
     def start(self) -> None:
         self._busy.set()
         self._thread.start()
 
+    def suspect(self, err: Exception) -> None:
+        """The index failed on ``err`` while serving: a file SQLite called damaged is
+        checked whole (in the thread, one check at a time), as after a crash."""
+        if not called_damaged(err):
+            return
+        with self._lock:
+            if self.found is not None or self._thread.is_alive() or self._stopping.is_set():
+                return
+            log.warning("index: SQLite called the file damaged (%s): checking it whole", err)
+            self._thread = threading.Thread(
+                target=self._run, args=(False,), name="index-check", daemon=True
+            )
+            self._thread.start()
+
     def stop(self, timeout: float = 10) -> None:
         """Cut the check short (its connection is interrupted) and wait for it."""
-        self._stopping.set()
+        with self._lock:
+            self._stopping.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
 
-    def _run(self) -> None:
+    def _run(self, late: bool = True) -> None:
         path = self.workspace.index_path
         reason = damage(path, self._stopping.is_set)
         if reason is None:
             if not self._stopping.is_set():
-                log.info("index: integrity check after an unclean stop passed")
+                said = "after an unclean stop" if late else "SQLite asked for"
+                log.info("index: integrity check %s passed", said)
                 self._busy.clear()
             return
         self.found = f"the index {path} {reason}"

@@ -64,6 +64,7 @@ class NoteIndex:
         self.closed_whole = True  # False: the watcher's batch went on past ``close``
         self._behind_at_open = False  # the start's mark a full disk refused (``open``)
         self.checking = threading.Event()  # set while a server checks the file (``late_check``)
+        self.on_failure: Callable[[Exception], None] | None = None  # (a catch-up's, as ``Keeper``)
         self._keeper: Keeper | None = None
         self._watcher: VaultWatcher | None = None
         # Told (lang, path, source) after a note's row changed: source is "tool" (a tool
@@ -212,7 +213,8 @@ class NoteIndex:
         self._watcher = VaultWatcher(
             self.workspace, self._apply_changes, debounce=self._debounce, on_lost=self.mark_behind
         )
-        self._keeper = Keeper(self._catch_up, polling=self._polling, tidier=Tidier(self._db))
+        tidy, failed = Tidier(self._db), self.on_failure
+        self._keeper = Keeper(self._catch_up, polling=self._polling, tidier=tidy, on_failure=failed)
         self._watcher.start()
         self._keeper.start()
 

@@ -1,0 +1,91 @@
+"""An index damaged while it serves is rebuilt from the vaults as one found damaged after
+a crash is (``late_check``).
+
+Only a start after an unclean stop checked the file: a damage that the catch-up met
+(``database disk image is malformed``) was retried every 15 s for as long as the server
+ran, search answering 500, and a stop then left the clean mark, so that no start ever
+checked or rebuilt it. Now the catch-up's failure on a file SQLite calls damaged has it
+checked whole; damaged, the server stops and starts itself again, and rebuilds.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers.indexer_process import spawn_indexer, wait_for
+
+from indexer.health import server_health
+from indexer.sqlite_lib import sqlite3
+from shared.workspace import Workspace
+
+NO_SUMMARIES = {"INDEXER_SUMMARIES": "0"}
+NOTES = 300
+
+
+def notes(workspace: Path) -> Path:
+    vault = Workspace(workspace).vault_dir("en")
+    vault.mkdir(parents=True)
+    for n in range(NOTES):
+        (vault / f"n{n}.md").write_text(f"# Note {n}\n\nquince number {n}\n" * 4)
+    return vault
+
+
+def caught_up(url: str, workspace: Path) -> bool:
+    health = server_health(url, Workspace(workspace)) or {}
+    return not health.get("index_partial", True)
+
+
+def cut_in_half(workspace: Path) -> None:
+    """The index's file without its second half (its pages moved into it first)."""
+    path = Workspace(workspace).index_path
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    os.truncate(path, path.stat().st_size // 2)
+
+
+def rebuilt(workspace: Path, expected: int) -> None:
+    conn = sqlite3.connect(Workspace(workspace).index_path)
+    try:
+        assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] == expected
+    finally:
+        conn.close()
+
+
+def served_again(proc, log_path: Path, workspace: Path, expected: int) -> str:
+    """Wait for the second start's rebuilt index; the log so far."""
+    wait_for(lambda: log_path.read_text().count(" serving ") == 2, 60, what="a second start")
+    assert proc.poll() is None  # (the same process id)
+    url = (workspace / "indexer.mcp.url").read_text().strip()
+    wait_for(lambda: caught_up(url, workspace), 60, what="the index rebuilt")
+    log = log_path.read_text()
+    steps = ["starting again to rebuild it from the vaults", "recreating it from the vaults"]
+    places = [log.index(step) for step in steps]
+    assert places == sorted(places) and log.rindex(" serving ") > places[-1], log
+    assert not (workspace / ".indexer/check-index").exists()
+    rebuilt(workspace, expected)
+    return log
+
+
+@pytest.mark.e2e
+def test_an_index_damaged_while_serving_is_rebuilt(workspace: Path) -> None:
+    vault = notes(workspace)
+    proc = spawn_indexer(workspace, env=NO_SUMMARIES)
+    log_path: Path = proc.log_path  # type: ignore[attr-defined]
+    try:
+        wait_for(lambda: " serving " in log_path.read_text(), 60, what="serving")
+        url = (workspace / "indexer.mcp.url").read_text().strip()
+        wait_for(lambda: caught_up(url, workspace), 60, what="the first index")
+        cut_in_half(workspace)
+        (vault / "later.md").write_text("# Later\n\nwritten while the index was damaged\n")
+        log = served_again(proc, log_path, workspace, NOTES + 1)
+        assert "the index caught up" not in log and log.count("is damaged") >= 1, log
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        assert proc.wait(timeout=30) == 0
+    assert (workspace / ".indexer/clean-shutdown").exists()
+    assert (vault / "later.md").exists() and len(list(vault.glob("*.md"))) == NOTES + 1
