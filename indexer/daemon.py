@@ -421,10 +421,12 @@ def stop(server: uvicorn.Server) -> None:
 def run(settings: Settings) -> None:
     """``indexer serve``: serve until a signal; operational errors go up to the CLI."""
     serving: list[bool] = []
+    asked: list[int] = []  # (the stop signals received)
 
     def on_signal(signum: int, frame: object) -> None:
         # uvicorn handles signals while it serves and re-raises the signal afterwards:
         # that re-raise is ignored; a signal before serving starts stops the process.
+        asked.append(signum)
         if not serving:
             raise KeyboardInterrupt
 
@@ -433,5 +435,10 @@ def run(settings: Settings) -> None:
     # A closed terminal (or ``kill -HUP``) stops the server as SIGTERM does, cleanly: by
     # default it killed the process without its clean-shutdown mark or URL file removal.
     signal.signal(signal.SIGHUP, lambda signum, frame: os.kill(os.getpid(), signal.SIGTERM))
-    with contextlib.suppress(KeyboardInterrupt), workspace_lock(settings.workspace, serving=True):
-        asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))
+    locked = workspace_lock(settings.workspace, serving=True)
+    try:
+        with contextlib.suppress(KeyboardInterrupt), locked:
+            asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))
+    except late_check.FoundDamaged as err:  # (a stop asked meanwhile is no start again)
+        err.stop_asked = bool(asked)
+        raise

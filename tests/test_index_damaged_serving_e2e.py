@@ -11,10 +11,11 @@ checked whole; damaged, the server stops and starts itself again, and rebuilds.
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
-from helpers.indexer_process import spawn_indexer, wait_for
+from helpers.indexer_process import spawn_indexer, start_indexer, wait_for
 
 from indexer.health import server_health
 from indexer.sqlite_lib import sqlite3
@@ -89,3 +90,35 @@ def test_an_index_damaged_while_serving_is_rebuilt(workspace: Path) -> None:
         assert proc.wait(timeout=30) == 0
     assert (workspace / ".indexer/clean-shutdown").exists()
     assert (vault / "later.md").exists() and len(list(vault.glob("*.md"))) == NOTES + 1
+
+
+@pytest.mark.e2e
+def test_a_stop_asked_as_it_stops_for_the_damage_is_a_stop(workspace: Path) -> None:
+    """A SIGTERM that came between the damage found and the start again was ignored
+    (once serving, ``run`` ignores the signal uvicorn re-raises): the process started
+    again and served on, its supervisor's stop lost. It stops, and the mark left has
+    the next start rebuild the index."""
+    vault = notes(workspace)
+    proc = spawn_indexer(workspace, env=NO_SUMMARIES)
+    log_path: Path = proc.log_path  # type: ignore[attr-defined]
+    try:
+        wait_for(lambda: " serving " in log_path.read_text(), 60, what="serving")
+        url = (workspace / "indexer.mcp.url").read_text().strip()
+        wait_for(lambda: caught_up(url, workspace), 60, what="the first index")
+        cut_in_half(workspace)
+        (vault / "later.md").write_text("# Later\n")
+        wait_for(lambda: "checking it whole" in log_path.read_text(), 60, 0.002, "the check")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) in (0, -signal.SIGTERM)  # (-15: after the exec)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert log_path.read_text().count(" serving ") == 1, log_path.read_text()
+    assert (workspace / ".indexer/check-index").exists()
+    server = start_indexer(workspace, env=NO_SUMMARIES)
+    try:
+        wait_for(lambda: caught_up(server.url, workspace), 60, what="the index rebuilt")
+        rebuilt(workspace, NOTES + 1)
+    finally:
+        assert server.stop() == 0

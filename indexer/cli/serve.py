@@ -66,6 +66,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         run(settings)
     except FoundDamaged as err:  # (stopped, the lock given up: the next start rebuilds)
+        if err.marked and err.stop_asked:  # (a SIGTERM in between was lost: it served on)
+            logging.getLogger("indexer").warning(
+                "%s: stopped as asked; the next start rebuilds it from the vaults", err.damage
+            )
+            return 0
         if err.marked:  # (else that start would find the same damage: exit 1, in words)
             logging.getLogger("indexer").warning(
                 "%s: starting again to rebuild it from the vaults", err.damage

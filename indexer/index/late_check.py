@@ -51,6 +51,7 @@ class FoundDamaged(StartupError):
         super().__init__(f"{damage}: {then}")
         self.damage = damage
         self.marked = marked
+        self.stop_asked = False  # (a stop signal came meanwhile: stop, the mark rebuilds)
 
 
 def mark_path(workspace: Workspace) -> Path:
