@@ -193,6 +193,35 @@ def test_compose_builds_this_dockerfile_and_publishes_on_loopback_only() -> None
     assert set(service["environment"]) <= set(INDEXER_SETTINGS)
 
 
+def test_compose_hands_the_env_file_to_the_container_and_keeps_its_own_address() -> None:
+    """env.example says to copy it to a .env for compose; compose reads that file only to
+    fill in compose.yaml's ``${...}``, so without ``env_file`` a model or maintenance set
+    there never reached the container. Copied whole, its loopback host, port 0 and empty
+    workspace must not replace the image's: ``environment`` (over env_file) pins them."""
+    example = (DEPLOY / "env.example").read_text(encoding="utf-8")
+    assert "to a .env (compose: deploy/docker/.env)" in example
+    service = compose_service()
+    assert {"path": ".env", "required": False} in service["env_file"]
+    image = docker_env()
+    container = compose_container_env(env_file_values(DEPLOY / "env.example"))
+    for key in ("INDEXER_WORKSPACE", "INDEXER_HOST", "INDEXER_PORT"):
+        assert container[key] == image[key], f"a copied env.example replaces the image's {key}"
+
+
+def env_file_values(path: Path) -> dict[str, str]:
+    """An env file's ``KEY=value`` lines, as compose's env_file and systemd read them."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    pairs = [line.split("=", 1) for line in lines if "=" in line and not line.startswith("#")]
+    return {key: value for key, value in pairs}
+
+
+def compose_container_env(env_file: dict[str, str]) -> dict[str, str]:
+    """The container's environment: the image's ENV, then the env file, then compose's
+    ``environment`` (with nothing set in the shell)."""
+    environment = compose_service()["environment"]
+    return {**docker_env(), **env_file, **{k: compose_default(v) for k, v in environment.items()}}
+
+
 def compose_default(value: object) -> str:
     """Compose's ``${VAR:-default}`` with nothing set: the default."""
     return re.sub(r"\$\{\w+(?::?-([^}]*))?\}", lambda m: m[1] or "", str(value))
@@ -239,15 +268,15 @@ def initialize_status(port: int, host: str) -> int:
 
 
 def test_container_configuration_serves_and_passes_its_healthcheck(tmp_path: Path) -> None:
-    """ENTRYPOINT + ENV + compose environment, with local paths and a free port."""
+    """ENTRYPOINT + ENV + the whole env.example as compose's .env + compose environment,
+    with local paths and a free port."""
     port = free_port()
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     env = {
         **os.environ,
         **QUIET_ENV,
-        **docker_env(),
-        **{key: compose_default(value) for key, value in compose_service()["environment"].items()},
+        **compose_container_env(env_file_values(DEPLOY / "env.example")),  # copied whole
         "INDEXER_WORKSPACE": str(workspace),
         "INDEXER_PORT": str(port),
         "INDEXER_PROMPTS_DIR": str(REPO / "prompts"),
