@@ -116,6 +116,29 @@ def test_launchd_plist_runs_serve_and_restarts_on_failure() -> None:
     assert plist["StandardErrorPath"].startswith("__HOME__/Library/Logs/")
 
 
+def test_launchd_install_line_fills_in_any_home_folder(tmp_path: Path) -> None:
+    """The plist's and the README's perl line, run as written: a home folder holding ``&``
+    or ``<`` went into the XML as it was, and launchd could not load the file."""
+    perl = shutil.which("perl")
+    if perl is None:
+        pytest.skip("perl not found (macOS always has it)")
+    pattern = re.compile(r"perl -pe '([^']+)'\s+(?:\\\s+)?deploy/launchd/org\.vault-memory")
+    programs = set(pattern.findall(PLIST.read_text(encoding="utf-8")))
+    programs |= set(pattern.findall((REPO / "README.md").read_text(encoding="utf-8")))
+    assert len(programs) == 1, f"the plist and the README give different lines: {programs}"
+    home = "/Users/Ann & Bob <dev> #1 'q' é/$x\\1"
+    filled = subprocess.run(
+        [perl, "-pe", programs.pop(), str(PLIST)],
+        capture_output=True,
+        env={"HOME": home, "PATH": os.environ.get("PATH", "")},
+        timeout=30,
+        check=True,
+    ).stdout
+    plist = plistlib.loads(filled)
+    assert plist["ProgramArguments"][0] == f"{home}/.local/bin/indexer"
+    assert plist["StandardErrorPath"] == f"{home}/Library/Logs/vault-memory.log"
+
+
 def dockerfile() -> list[tuple[str, str]]:
     """(INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
     text = re.sub(r"\\\n\s*", " ", DOCKERFILE.read_text(encoding="utf-8"))
