@@ -106,6 +106,27 @@ def test_systemd_unit_verifies(tmp_path: Path) -> None:
     assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr
 
 
+def test_systemd_install_lines_keep_the_env_file_private(tmp_path: Path) -> None:
+    """The unit's install steps for the settings file, run as written: the file may hold
+    INDEXER_MCP_TOKEN, and a ``cp`` left it readable by every user of the machine (0644
+    under the usual umask), while the indexer keeps its own token file 0600."""
+    header = [line[1:].strip() for line in UNIT.read_text().splitlines() if line[:1] == "#"]
+    steps = [line.split("  #")[0] for line in header if "~/.config/vault-memory" in line]
+    assert any("env.example" in step for step in steps), steps
+    home = tmp_path / "home"
+    home.mkdir()
+    subprocess.run(
+        ["bash", "-ec", "umask 022\n" + "\n".join(steps)],
+        cwd=REPO,
+        env={"HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        check=True,
+        timeout=30,
+    )
+    settings = home / ".config" / "vault-memory" / "env"
+    assert settings.read_bytes() == (DEPLOY / "env.example").read_bytes()
+    assert settings.stat().st_mode & 0o077 == 0, oct(settings.stat().st_mode)
+
+
 def test_launchd_plist_runs_serve_and_restarts_on_failure() -> None:
     plist = plistlib.loads(PLIST.read_bytes())
     args = serve_args(plist["ProgramArguments"], "/Users/me")
