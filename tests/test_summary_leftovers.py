@@ -55,6 +55,7 @@ def summaries(vault: Vault, index: NoteIndex) -> Summaries:
 
 
 def summary_paths(index: NoteIndex, word: str) -> list[str]:
+    """The summaries holding ``word`` (the fallback's title in a Persian vault: نمای کلی)."""
     found = index.search("fa", word, type="summary")["results"]
     return sorted(hit["path"] for hit in found)
 
@@ -70,10 +71,10 @@ def test_undo_takes_the_folders_its_note_made_once_only_summaries_are_left(
     vault.write("fa", DAY, NOTE, reason="entry:e1 جلسه")
     asyncio.run(summaries.run_pass())  # (the pass a server runs a few seconds later)
     assert (root / "events/2026/12/.overview.md").is_file()
-    assert summary_paths(index, "overview") != []
+    assert summary_paths(index, "کلی") != []
     vault.undo("fa", "e1")
     assert not (root / "events").exists()  # (was: events/2026/12/ left, with summaries)
-    assert [p for p in summary_paths(index, "overview") if p.startswith("events/")] == []
+    assert [p for p in summary_paths(index, "کلی") if p.startswith("events/")] == []
     rows = vault.history("fa", "events/2026/12/.overview.md")["versions"]
     assert [(r["op"], r["reason"]) for r in rows[:1]] == [("delete", "undo entry:e1")]
     asyncio.run(summaries.run_pass())
@@ -104,13 +105,13 @@ def test_a_folder_move_tells_the_index_of_the_summaries_it_carried(
 ) -> None:
     root = ws.vault_dir("fa")
     asyncio.run(summaries.run_pass())
-    assert summary_paths(index, "overview") == [
+    assert summary_paths(index, "کلی") == [
         ".overview.md",
         "topics/.overview.md",
         "topics/a/.overview.md",
     ]
     vault.move("fa", "topics", "archive/topics", reason="entry:e3 tidy")
-    assert summary_paths(index, "overview") == [
+    assert summary_paths(index, "کلی") == [
         ".overview.md",
         "archive/topics/.overview.md",
         "archive/topics/a/.overview.md",
@@ -118,9 +119,9 @@ def test_a_folder_move_tells_the_index_of_the_summaries_it_carried(
     vault.undo("fa", "e3")
     assert (root / "topics/a/alpha.md").is_file()
     assert not (root / "archive").exists()  # (the folders the move made: only summaries)
-    assert summary_paths(index, "overview") == [".overview.md"]
+    assert summary_paths(index, "کلی") == [".overview.md"]
     asyncio.run(summaries.run_pass())
-    assert summary_paths(index, "overview") == [
+    assert summary_paths(index, "کلی") == [
         ".overview.md",
         "topics/.overview.md",
         "topics/a/.overview.md",
