@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from indexer.index.connections import LOGGED_COMMITS, MAX_LOGGED_ROWS, Connections
+from indexer.index.connections import IDLE_READERS, LOGGED_COMMITS, MAX_LOGGED_ROWS, Connections
+from indexer.sqlite_lib import sqlite3
 
 _INSERT = (
     "INSERT INTO notes (lang, path, title, abstract, tags, tag_keys, frontmatter, body, head,"
@@ -107,3 +110,48 @@ def test_the_reader_used_last_is_handed_out_first(db: Connections) -> None:
         assert again is first  # first went back last
     with db.read() as again:
         assert again is first
+
+
+def _is_open(conn: sqlite3.Connection) -> bool:
+    try:
+        conn.execute("SELECT 1")
+    except sqlite3.ProgrammingError:  # "Cannot operate on a closed database."
+        return False
+    return True
+
+
+def test_a_burst_of_reads_leaves_a_few_readers_open(db: Connections) -> None:
+    """Each reader keeps its page cache (up to 16 MB) while open: a burst of reads at
+    once opened one each, and all of them stayed open for the process's life."""
+    burst = 3 * IDLE_READERS
+    held = threading.Barrier(burst + 1)
+    done = threading.Event()
+    used: list[sqlite3.Connection] = []
+
+    def reader() -> None:
+        with db.read() as conn:
+            conn.execute("SELECT count(*) FROM notes").fetchone()
+            used.append(conn)
+            held.wait()
+            done.wait()
+
+    threads = [threading.Thread(target=reader) for _ in range(burst)]
+    for thread in threads:
+        thread.start()
+    try:
+        held.wait(timeout=30)  # every one holds its own reader
+        assert len({id(conn) for conn in used}) == burst
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join()
+    kept = [conn for conn in used if _is_open(conn)]
+    assert len(kept) == IDLE_READERS
+    assert db.open_readers == IDLE_READERS
+    with ExitStack() as stack:  # the ones kept still serve, one each at once
+        readers = [stack.enter_context(db.read()) for _ in range(IDLE_READERS)]
+        assert {id(conn) for conn in readers} == {id(conn) for conn in kept}
+    assert db.open_readers == IDLE_READERS
+    db.close()
+    assert db.open_readers == 0
+    assert not any(_is_open(conn) for conn in kept)

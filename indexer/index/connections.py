@@ -37,6 +37,12 @@ Changed = frozenset[tuple[str, str]] | None
 # rows one by one is no quicker than reading them all.
 MAX_LOGGED_ROWS = 4000
 LOGGED_COMMITS = 64  # how many of the last commits ``changes`` can answer for
+# Idle readers kept open. Each holds a page cache of up to ``cache_size`` (16 MB) that it
+# never gives back; a burst of reads at once (up to the thread pool's 40 threads) opened a
+# reader each, and all stayed: 31 after one burst of 60 REST searches, their caches
+# filling to 16 MB each as later reads spread over them. Past this many, the reader idle
+# longest is closed (opening one again costs 0.1 ms).
+IDLE_READERS = 4
 _TRACKING = (
     "CREATE TEMP TABLE vm_touched (lang TEXT, path TEXT)",
     "CREATE TEMP TRIGGER vm_touched_insert AFTER INSERT ON main.notes"
@@ -65,12 +71,14 @@ class Connections:
         # the one used last holds what the next search most likely reads again.
         self._readers: collections.deque[sqlite3.Connection] = collections.deque()
         self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()  # (not ``lock``: a reader never waits on a write)
 
     def open_writer(self, *, check: bool, carry: index_schema.Carry | None = None) -> None:
         """Create or migrate the file (see ``index_schema.open_index``)."""
         self.readonly = False
         self.writer = index_schema.open_index(self.path, check=check, carry=carry)
-        self._all.append(self.writer)
+        with self._all_lock:
+            self._all.append(self.writer)
         for sql in _TRACKING:
             self.writer.execute(sql)
         with self.lock:  # the file may have been recreated: a cache must read it again
@@ -113,12 +121,12 @@ class Connections:
 
     def close(self) -> None:
         """Close every connection (the pool forgets the readers)."""
-        with self.lock:
+        with self.lock, self._all_lock:
             for conn in self._all:
                 conn.close()
             self._all.clear()
             self.writer = None
-        self._readers.clear()
+            self._readers.clear()
 
     def checkpoint(self) -> None:
         """Give the WAL's space back (after a rebuild)."""
@@ -189,7 +197,7 @@ class Connections:
         except IndexError:
             conn = index_schema.connect(self.path, readonly=self.readonly)
             conn.create_function("vm_fold", 1, fold, deterministic=True)
-            with self.lock:
+            with self._all_lock:
                 self._all.append(conn)
         try:
             conn.execute("BEGIN")  # one snapshot for every statement of the caller
@@ -198,7 +206,26 @@ class Connections:
             finally:
                 conn.execute("COMMIT")
         finally:
+            self._put_back(conn)
+
+    def _put_back(self, conn: sqlite3.Connection) -> None:
+        """Back on top of the idle readers; past ``IDLE_READERS`` the one idle longest
+        (its cache the coldest) is closed."""
+        with self._all_lock:
+            if conn not in self._all:  # closed meanwhile (``close``)
+                return
             self._readers.append(conn)
+            if len(self._readers) <= IDLE_READERS:
+                return
+            oldest = self._readers.popleft()
+            self._all.remove(oldest)
+        oldest.close()
+
+    @property
+    def open_readers(self) -> int:
+        """How many reader connections are open (in use or idle)."""
+        with self._all_lock:
+            return len(self._all) - (self.writer is not None)
 
     def get_state(self, key: str) -> str | None:
         with self.write() as conn:
