@@ -48,6 +48,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # the MCP SDK's pydantic models); collecting cycles among them while they are built
     # cost 0.1-0.2 s of every start. ``daemon`` turns the collector back on once serving.
     gc.disable()
+    from indexer.malloc_arenas import limit_arenas
+
+    limit_arenas()  # (before the server's threads start)
     from indexer.cli import configure_logging
     from indexer.cpu_review import start_review
     from indexer.daemon import run
