@@ -370,3 +370,28 @@ def test_a_close_the_disk_refuses_still_closes_and_the_next_start_keeps_the_vers
         assert [(v.version, v.pending) for v in reopened.versions("en", "a.md", 9)] == [(1, False)]
     finally:
         reopened.close()
+
+
+def test_a_burst_of_reads_leaves_a_few_readers_open(store: HistoryStore) -> None:
+    """Twelve reads at once open twelve readers; once done, four stay open (each kept
+    its page cache for the process's life: up to 40, one per pool thread)."""
+    import threading
+
+    from indexer.vault.history.reads import IDLE_READERS
+
+    inside = threading.Barrier(12)
+    opened: list[sqlite3.Connection] = []
+
+    def read() -> None:
+        with store._read() as conn:
+            opened.append(conn)
+            inside.wait(10)
+
+    threads = [threading.Thread(target=read) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(set(map(id, opened))) == 12
+    assert len(store._connections) == IDLE_READERS + 1  # (and the writer)
+    assert store.latest("en", "x.md") is None  # (the readers kept still read)

@@ -23,6 +23,9 @@ from indexer.vault.history.rows import (
 )
 from shared.errors import HistoryStoreError
 
+# Idle reader connections kept open (another is opened at 0.1 ms when all are busy)
+IDLE_READERS = 4
+
 
 class HistoryReads:
     """The queries of one history database (thread-safe; ``HistoryStore`` records)."""
@@ -189,4 +192,16 @@ class HistoryReads:
         except sqlite3.DatabaseError as err:
             raise HistoryStoreError(f"the history cannot be read ({err})") from None
         finally:
+            self._put_back(conn)
+
+    def _put_back(self, conn: sqlite3.Connection) -> None:
+        """Back among the idle readers, or closed past ``IDLE_READERS`` of them: a burst of
+        reads at once opened a reader per thread (up to the pool's 40), each kept for the
+        process's life with its page cache (as the index's were, ``index.connections``)."""
+        if self._readers.qsize() < IDLE_READERS:
             self._readers.put(conn)
+            return
+        with self._lock:
+            if conn in self._connections:
+                self._connections.remove(conn)
+                conn.close()
