@@ -5,6 +5,7 @@ of those finds the others, on a real NoteIndex over real files; grep stays exact
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 import pytest
 from helpers.indexed_notes import found, index_notes
@@ -101,22 +102,28 @@ def test_the_snippet_marks_the_digits_the_note_holds(ws: Workspace, index: NoteI
     assert "**ปี๒๕๖๗**" in snippets("ปี2567")["th.md"]
 
 
-def test_recall_finds_a_note_by_its_digits_either_way(ws: Workspace, index: NoteIndex) -> None:
+def on_demand_of(ws: Workspace, index: NoteIndex, lang: str) -> Callable[[str], list[str]]:
+    """The notes recall quotes on demand for a question, in ``lang``'s vault."""
     from indexer.jobs.recall import Recall
     from indexer.vault.sandbox import Sandbox
     from indexer.vault.vault import Vault
 
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+
+    def on_demand(question: str) -> list[str]:
+        result = recall.recall(lang, question, 400)
+        return [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+
+    return on_demand
+
+
+def test_recall_finds_a_note_by_its_digits_either_way(ws: Workspace, index: NoteIndex) -> None:
     index_notes(ws, index, "rc", {
         "budget.md": "# ميزانية\n\nأقرت الميزانية في ٢٠٢٤ بعد نقاش طويل.\n",
         "ascii.md": "# خطة\n\nخطة الإنتاج لسنة 1403 جاهزة.\n",
         "other.md": "# أخرى\n\nلا شيء هنا عن ذلك.\n",
     })  # fmt: skip
-    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
-
-    def on_demand(question: str) -> list[str]:
-        result = recall.recall("rc", question, 400)
-        return [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
-
+    on_demand = on_demand_of(ws, index, "rc")
     assert on_demand("what happened in 2024?") == ["budget.md"]
     assert on_demand("ماذا عن ۱۴۰۳؟") == ["ascii.md"]
 
@@ -158,21 +165,12 @@ def test_recall_keywords_cut_a_spaceless_run_at_its_digits() -> None:
 
 
 def test_recall_finds_a_thai_note_by_a_year_in_thai_digits(ws: Workspace, index: NoteIndex) -> None:
-    from indexer.jobs.recall import Recall
-    from indexer.vault.sandbox import Sandbox
-    from indexer.vault.vault import Vault
-
     index_notes(ws, index, "th", {
         "plan.md": "# แผนงานใหม่\n\nแผนงานปี 2567 ของทีมเสร็จแล้ว\n",
         "old.md": "# แผนงานเก่า\n\nแผนงานปี 2566 ของทีมเสร็จแล้ว\n",
         "other.md": "# อื่นๆ\n\nไม่มีอะไรเกี่ยวกับเรื่องนี้\n",
     })  # fmt: skip
-    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
-
-    def on_demand(question: str) -> list[str]:
-        result = recall.recall("th", question, 400)
-        return [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
-
+    on_demand = on_demand_of(ws, index, "th")
     # (budget 2567: its keywords were the run, and ``๒๕``, ``๕๖``, ``๖๗``, pieces of no word)
     assert on_demand("งบ๒๕๖๗") == ["plan.md"]
     assert on_demand("แผนงานปี๒๕๖๗อยู่ไหน") == ["plan.md", "old.md"]

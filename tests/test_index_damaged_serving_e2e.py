@@ -71,16 +71,21 @@ def served_again(proc, log_path: Path, workspace: Path, expected: int) -> str:
     return log
 
 
+def cut_once_indexed(log_path: Path, workspace: Path) -> None:
+    """Once the server serves and its first index is done, its file cut in half."""
+    wait_for(lambda: " serving " in log_path.read_text(), 60, what="serving")
+    url = (workspace / "indexer.mcp.url").read_text().strip()
+    wait_for(lambda: caught_up(url, workspace), 60, what="the first index")
+    cut_in_half(workspace)
+
+
 @pytest.mark.e2e
 def test_an_index_damaged_while_serving_is_rebuilt(workspace: Path) -> None:
     vault = notes(workspace)
     proc = spawn_indexer(workspace, env=NO_SUMMARIES)
     log_path: Path = proc.log_path  # type: ignore[attr-defined]
     try:
-        wait_for(lambda: " serving " in log_path.read_text(), 60, what="serving")
-        url = (workspace / "indexer.mcp.url").read_text().strip()
-        wait_for(lambda: caught_up(url, workspace), 60, what="the first index")
-        cut_in_half(workspace)
+        cut_once_indexed(log_path, workspace)
         (vault / "later.md").write_text("# Later\n\nwritten while the index was damaged\n")
         log = served_again(proc, log_path, workspace, NOTES + 1)
         assert "the index caught up" not in log and log.count("is damaged") >= 1, log
@@ -102,10 +107,7 @@ def test_a_stop_asked_as_it_stops_for_the_damage_is_a_stop(workspace: Path) -> N
     proc = spawn_indexer(workspace, env=NO_SUMMARIES)
     log_path: Path = proc.log_path  # type: ignore[attr-defined]
     try:
-        wait_for(lambda: " serving " in log_path.read_text(), 60, what="serving")
-        url = (workspace / "indexer.mcp.url").read_text().strip()
-        wait_for(lambda: caught_up(url, workspace), 60, what="the first index")
-        cut_in_half(workspace)
+        cut_once_indexed(log_path, workspace)
         (vault / "later.md").write_text("# Later\n")
         wait_for(lambda: "checking it whole" in log_path.read_text(), 60, 0.002, "the check")
         proc.send_signal(signal.SIGTERM)
