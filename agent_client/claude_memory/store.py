@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from anthropic.lib.tools import ToolError
 
-from agent_client.claude_memory import files, texts
+from agent_client.claude_memory import bulk, files, texts
 from agent_client.claude_memory.paths import ROOT as ROOT_SHOWN
 from agent_client.claude_memory.paths import MemoryPath, vault_path
 from agent_client.claude_memory.texts import ListedItem, Listing
@@ -74,6 +74,7 @@ class MemoryStore:
         # whether a change was sent (or may have been) and its answer never came (the
         # indexer went offline meanwhile): it may have been made
         self.unsure = False
+        self.deleted = 0  # files a folder's delete deleted so far (said if it fails)
 
     def _vp(self, parts: tuple[str, ...]) -> str:
         return vault_path(self.folder, parts)
@@ -301,26 +302,15 @@ class MemoryStore:
             entries = found["paths"]
             file_paths = [p for p in entries if not p.endswith("/")]
             self._check_deletable(path, found, file_paths)
-            for entry in file_paths:
-                deleting = self._changing(self.vault.delete(entry, reason=self.reason))
-                await self._quietly(deleting, path, missing_ok=True)
-                self.changed = True
-            for entry in sorted(
-                (p for p in entries if p.endswith("/")), key=lambda p: -p.count("/")
-            ):
-                try:
-                    deleting = self._changing(
-                        self.vault.delete(entry.rstrip("/"), reason=self.reason)
-                    )
-                    await self._quietly(deleting, path, missing_ok=True)
-                except ToolError as err:
-                    if not (path.is_root or found["truncated"]) or not str(err).startswith(
-                        "invalid_argument: "
-                    ):
-                        raise
-                    # emptying the memory folder: a folder holding what no tool reaches
-                    # (another program's) stays, as those files do; a listing cut short
-                    # lists a folder before all it holds: the next round takes it
+            await self._delete_each(path, file_paths)
+            folders = [p.rstrip("/") for p in entries if p.endswith("/")]
+            # emptying the memory folder: a folder holding what no tool reaches (another
+            # program's) stays, as those files do; a listing cut short lists a folder
+            # before all it holds: the next round takes it
+            may_stay = path.is_root or found["truncated"]
+            for depth in sorted({p.count("/") for p in folders}, reverse=True):
+                level = [p for p in folders if p.count("/") == depth]  # deepest first
+                await self._delete_each(path, level, folders=True, may_stay=may_stay)
             if not found["truncated"] or rounds >= MAX_DELETE_ROUNDS:
                 break
         if not path.is_root:
@@ -330,6 +320,31 @@ class MemoryStore:
         below = unicodedata.normalize("NFC", vp) + "/"
         sample = [f"{path.shown}/{p.removeprefix(below)}" for p in found.get("unlisted_sample", [])]
         return found.get("unlisted", 0), sample
+
+    async def _delete_each(
+        self, path: MemoryPath, entries: list[str], *, folders: bool = False, may_stay: bool = False
+    ) -> None:
+        """Delete ``entries`` (vault paths of files, or of ``folders``, below ``path``), a
+        few at once (``bulk``); one gone meanwhile is no fault (a note's images go with
+        it), nor with ``may_stay`` a folder that is not empty. On a failure no more are
+        started, and the answer says how many files were deleted (``deleted``)."""
+
+        async def delete_one(entry: str) -> None:
+            try:
+                await self._changing(self.vault.delete(entry, reason=self.reason))
+            except NotFoundError:
+                return
+            except VaultError as err:
+                if may_stay and err.code == "invalid_argument":
+                    return
+                raise
+            self.changed = True
+            self.deleted += 0 if folders else 1
+
+        try:
+            await bulk.each(delete_one, entries)
+        except VaultError as err:
+            raise self._refusal(err, path.shown, partly=self.changed) from None
 
     async def _whole_count(self, path: MemoryPath, found: FindResult) -> FindResult:
         """A first listing cut short counts what no tool reaches only as far as it went:
@@ -391,13 +406,19 @@ class MemoryStore:
         An unreachable indexer stays ``IndexerOfflineError`` (the tool words it once)."""
         if isinstance(err, IndexerOfflineError):
             return err
-        tail = " (part of the command was done before this)" if partly else ""
+        tail = f" ({self.progress()} before this)" if partly else ""
         # The folder as a path: before a "/", or quoted (a bare word may be prose: with
         # folder "notes", "only .md notes and text files" read "only .md /memories and...")
         folder = re.escape(self.folder)
         inside = re.compile(rf"(?<![\w./-]){folder}(?=/)|(?<=['\"]){folder}(?=['\"])")
         message = inside.sub(ROOT_SHOWN, err.message)
         return ToolError(f"{err.code}: {shown}: {message}{tail}")
+
+    def progress(self) -> str:
+        """What a command stopped part way did: a folder's delete, how many files."""
+        if self.deleted:
+            return f"{self.deleted} file(s) of the folder were deleted, the others are still there"
+        return "part of the command was done"
 
     async def has_tool(self, name: str) -> bool:
         return name in await self.vault.session.tool_names()

@@ -449,7 +449,7 @@ def _offline_outcome(store: MemoryStore | None) -> str:
     never came may have been made (``MemoryStore.unsure``): the model is told to look
     before doing it again (an ``str_replace`` made twice, or a create)."""
     if store is not None and store.changed:
-        return "the command stopped part way"
+        return f"the command stopped part way ({store.progress()}): view the path"
     if store is not None and store.unsure:
         return "its change may or may not have been made: view the path before trying again"
     return "nothing was changed"
