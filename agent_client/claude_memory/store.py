@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from anthropic.lib.tools import ToolError
 
-from agent_client.claude_memory import bulk, files, texts
+from agent_client.claude_memory import bulk, files, texts, waits
 from agent_client.claude_memory.paths import ROOT as ROOT_SHOWN
 from agent_client.claude_memory.paths import MemoryPath, vault_path
 from agent_client.claude_memory.texts import ListedItem, Listing
@@ -49,6 +49,7 @@ CONCURRENT_READS = 8
 # costs the server its measuring time (``FIND_SIZES_MAX_SECONDS``) per level at most
 MAX_SIZE_ROUNDS = 5
 _LEVELS = ("*", "*/*")
+MOVE_WAITS = 10  # call timeouts a move that gave no answer is waited for (5 min by default)
 T = TypeVar("T")
 
 
@@ -66,15 +67,20 @@ class Changed(Exception):
 class MemoryStore:
     """The memory folder ``folder`` of the vault behind ``vault`` (one command's worth)."""
 
-    def __init__(self, vault: Vault, folder: str, *, reason: str | None = None) -> None:
+    def __init__(
+        self, vault: Vault, folder: str, *, reason: str | None = None, call_timeout: float = 30.0
+    ) -> None:
         self.vault = vault
         self.folder = folder
+        self.call_timeout = call_timeout  # the client's, for one call
+        self.move_wait = MOVE_WAITS * call_timeout  # and more for a move (``waits``)
         self.reason = reason  # kept in history with each change ("memory_tool:<command>")
         self.changed = False  # whether this command already changed something
         # whether a change was sent (or may have been) and its answer never came (the
         # indexer went offline meanwhile): it may have been made
         self.unsure = False
         self.deleted = 0  # files a folder's delete deleted so far (said if it fails)
+        self.unanswered = 0  # changes sent whose answer never came: they may have landed
 
     def _vp(self, parts: tuple[str, ...]) -> str:
         return vault_path(self.folder, parts)
@@ -89,6 +95,7 @@ class MemoryStore:
                 return await call
             except IndexerOfflineError:
                 self.unsure = self.unsure or sending.sent > 0
+                self.unanswered += sending.sent > 0
                 raise
 
     async def kind(self, parts: tuple[str, ...], shown: str) -> Kind:
@@ -390,6 +397,19 @@ class MemoryStore:
         try:
             move = self.vault.move(self._vp(old.parts), self._vp(new.parts), reason=self.reason)
             await self._changing(move)
+        except IndexerOfflineError as err:
+            if not waits.timed_out(err):
+                raise
+            # no answer in time: the server goes on with the move; wait to see it made
+            if not await waits.until(lambda: self._moved(old, new), self.move_wait):
+                raise ToolError(
+                    f"timeout: the indexer gave no answer to the rename within"
+                    f" {self.call_timeout + self.move_wait:g} s, though it answers other"
+                    f" calls: it may still be moving {old.shown} (a large folder takes long)"
+                    f" or have refused it; view {old.shown} and {new.shown} later to see"
+                    " whether it was renamed"
+                ) from None
+            self.unsure = False  # seen made
         except ConflictError as err:
             if await self.kind(new.parts, new.shown) in (Kind.FILE, Kind.DIR):
                 raise Changed from None
@@ -399,6 +419,11 @@ class MemoryStore:
         except VaultError as err:
             raise self._refusal(err, f"{old.shown} -> {new.shown}") from None
         self.changed = True
+
+    async def _moved(self, old: MemoryPath, new: MemoryPath) -> bool:
+        """Whether a move is seen made: ``old`` gone, ``new`` there."""
+        gone = await self.kind(old.parts, old.shown) is Kind.MISSING
+        return gone and await self.kind(new.parts, new.shown) in (Kind.FILE, Kind.DIR)
 
     def _refusal(self, err: VaultError, shown: str, *, partly: bool = False) -> Exception:
         """A vault refusal for the model: its code, the path as the model wrote it, why,
@@ -417,7 +442,9 @@ class MemoryStore:
     def progress(self) -> str:
         """What a command stopped part way did: a folder's delete, how many files."""
         if self.deleted:
-            return f"{self.deleted} file(s) of the folder were deleted, the others are still there"
+            maybe = f", {self.unanswered} more may have been" if self.unanswered else ""
+            done = f"{self.deleted} file(s) of the folder were deleted{maybe}"
+            return f"{done}, the others are still there"
         return "part of the command was done"
 
     async def has_tool(self, name: str) -> bool:

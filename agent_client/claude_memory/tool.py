@@ -116,7 +116,10 @@ class AsyncVaultMemoryTool(BetaAsyncAbstractMemoryTool):
                 await self._keeper.begin()
                 session = await self._keeper.get()
                 store = MemoryStore(
-                    session.vault(self.lang), self.folder, reason=f"memory_tool:{command}"
+                    session.vault(self.lang),
+                    self.folder,
+                    reason=f"memory_tool:{command}",
+                    call_timeout=self.settings.call_timeout,
                 )
                 yield store
             except IndexerOfflineError as err:

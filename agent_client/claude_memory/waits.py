@@ -1,0 +1,43 @@
+"""Waiting for a change whose call got no answer in time, by looking at the vault.
+
+A call that times out has left this client: the server still has it and goes on (a
+``move`` of a folder of 50,000 files takes minutes, past any one call's timeout). Told
+"offline", the model would view the paths at once, see the move not yet made, and do
+it again or work around it. ``timed_out`` tells a timeout from a connection that failed;
+``until`` looks again, less and less often, until the change is seen made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from shared.errors import IndexerOfflineError
+
+FIRST_PAUSE = 0.1
+LONGEST_PAUSE = 2.0
+
+
+def timed_out(err: IndexerOfflineError) -> bool:
+    """Whether the call got no answer in time (its request went out, and the server may
+    still be running it) rather than no connection at all."""
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, TimeoutError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+async def until(made: Callable[[], Awaitable[bool]], seconds: float) -> bool:
+    """Whether ``made()`` said True within ``seconds`` (asked after a pause that doubles
+    up to ``LONGEST_PAUSE``); its errors (the indexer offline) are its caller's."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    pause = FIRST_PAUSE
+    while (left := deadline - loop.time()) > 0:
+        await asyncio.sleep(min(pause, left))
+        pause = min(pause * 2, LONGEST_PAUSE)
+        if await made():
+            return True
+    return False
