@@ -223,3 +223,32 @@ def test_a_line_is_said_only_by_a_line_that_says_it() -> None:
     assert found.content is not None and "- Editor. (2026-11-29)" in found.content
     again = extracted(log, "user_profile", found.content, None)
     assert again.action == "none"  # (each is said now, by its own line)
+
+
+def test_tags_in_the_languages_whose_headings_are_known_count() -> None:
+    """An Arabic, Hebrew, Persian, Turkish, Vietnamese, Indonesian, Hindi, Thai or
+    traditional Chinese vault's entries tagged in its own words went nowhere (only the
+    English tag words and a few languages' counted), though its headings were in them."""
+    cases = {  # lang: (preference, habit, goal, decision, to-do, done)
+        "ar": ("تفضيل", "عادة", "هدف", "قرار", "مهمة", "منجز"),
+        "he": ("העדפה", "הרגל", "מטרה", "החלטה", "משימה", "הושלם"),
+        "fa": ("ترجیح", "عادت", "اهداف", "تصمیم", "وظیفه", "انجام‌شده"),
+        "tr": ("tercih", "Alışkanlık", "hedef", "karar", "görev", "tamamlandı"),
+        "vi": ("sở-thích", "thói_quen", "mục-tiêu", "quyết-định", "việc-cần-làm", "đã-xong"),
+        "id": ("preferensi", "kebiasaan", "tujuan", "keputusan", "tugas", "selesai"),
+        "hi": ("पसंद", "आदत", "लक्ष्य", "निर्णय", "कार्य", "पूर्ण"),
+        "th": ("ความชอบ", "นิสัย", "เป้าหมาย", "การตัดสินใจ", "สิ่งที่ต้องทำ", "เสร็จแล้ว"),
+        "zh-TW": ("偏好", "習慣", "目標", "決定", "待辦", "完成"),
+    }
+    for lang, tags in cases.items():
+        log = sections(*(event(f"T{n}", tag, f"Entry {n}.") for n, tag in enumerate(tags)))
+        user = extracted(log, "user_profile", None, None, lang).content or ""
+        project = extracted(log, "project_review", None, None, lang).content or ""
+        for n in (0, 1):
+            assert f"- T{n}: Entry {n}. (2026-11-29)" in user, (lang, tags[n], user)
+        for n in (2, 3, 4, 5):
+            assert f"- T{n}: Entry {n}. (2026-11-29)" in project, (lang, tags[n], project)
+        assert len([line for line in project.splitlines() if line.startswith("## ")]) == 4
+    heading = "## قرار: PostgreSQL\n\nقررنا استخدام PostgreSQL. السبب الأداء.\n"
+    project = extracted(sections(heading), "project_review", None, None, "ar").content or ""
+    assert "## القرارات\n\n- قرار: PostgreSQL: قررنا استخدام PostgreSQL. (2026-11-29)" in project

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shared.langs import language_of, writes_traditional_chinese
+from shared.reader_folds import tag_key
 
 # The files' titles and sections, in the order a new file has them
 TITLES = {"user_profile": "User profile", "project_review": "Project"}
@@ -66,28 +67,42 @@ _LOCAL = {
     lang: dict(zip(_NAMES, names.split("|"), strict=True)) for lang, names in _LOCAL_NAMES.items()
 }
 
-# A tag (folded: lower case, no "#") -> (task, section). A few languages' words too.
+# A tag (folded: lower case, no "#") -> (task, section). A few languages' words too, and
+# those of every language ``_LOCAL_NAMES`` names the sections in (a vault whose headings
+# are Arabic has its entries tagged in Arabic); a word of several is hyphenated, as a tag
+# is written (``mục-tiêu``; ``mục_tiêu`` is folded to it).
 _TAG_WORDS = {
     ("user_profile", "Preferences"): "preference preferences pref prefers likes dislikes"
     " style tone 偏好 喜好 好み 선호 préférence präferenz предпочтение preferencia"
-    " preferência preferenza voorkeur preferencja",
+    " preferência preferenza voorkeur preferencja تفضيل تفضيلات העדפה העדפות ترجیح"
+    " ترجیحات tercih tercihler sở-thích preferensi kesukaan पसंद ความชอบ",
     ("user_profile", "Level and background"): "level background skill skills learning"
     " mistake mistakes difficulty 水平 背景 レベル 수준 niveau nivel nível livello"
-    " poziom уровень",
+    " poziom уровень مستوى خلفية רמה רקע سطح پیشینه düzey seviye trình-độ tingkat"
+    " latar-belakang स्तर पृष्ठभूमि ระดับ พื้นฐาน",
     ("user_profile", "Habits"): "habit habits routine schedule 习惯 習慣 습관 habitude"
-    " gewohnheit привычка hábito abitudine gewoonte nawyk",
+    " gewohnheit привычка hábito abitudine gewoonte nawyk عادة عادات הרגל הרגלים عادت"
+    " عادت‌ها alışkanlık alışkanlıklar thói-quen kebiasaan आदत आदतें นิสัย กิจวัตร",
     ("user_profile", "About"): "user profile personal about-me aboutme me 用户 個人 사용자",
     ("project_review", "Goals"): "goal goals objective objectives milestone 目标 目標 목표"
-    " objectif ziel цель objetivo obiettivo doel",
+    " objectif ziel цель objetivo obiettivo doel هدف أهداف اهداف מטרה מטרות"
+    " hedef hedefler mục-tiêu tujuan sasaran लक्ष्य เป้าหมาย",
     ("project_review", "Active threads"): "todo to-do task tasks wip in-progress blocked"
-    " blocker next plan thread 待办 任务 タスク 할일",
+    " blocker next plan thread 待办 待辦 任务 任務 タスク 할일 مهمة مهام משימה משימות وظیفه"
+    " وظایف görev görevler yapılacak yapılacaklar việc-cần-làm nhiệm-vụ tugas कार्य"
+    " สิ่งที่ต้องทำ",
     ("project_review", "Decisions"): "decision decisions decided adr 决定 決定 결정 décision"
-    " entscheidung решение decisión decisão decisione beslissing decyzja",
+    " entscheidung решение decisión decisão decisione beslissing decyzja قرار قرارات"
+    " החלטה החלטות تصمیم تصمیم‌ها karar kararlar quyết-định keputusan निर्णय फ़ैसला फैसला"
+    " การตัดสินใจ ตัดสินใจ",
     ("project_review", "Facts"): "fact facts bug fix issue deadline architecture"
-    " component 事实 事実 사실",
-    ("project_review", "Done"): "done finished completed shipped 完成 完了 완료",
+    " component 事实 事実 事實 사실 حقيقة حقائق עובדה עובדות واقعیت واقعیت‌ها olgu olgular"
+    " dữ-kiện fakta तथ्य ข้อเท็จจริง",
+    ("project_review", "Done"): "done finished completed shipped 完成 完了 완료 منجز مكتمل"
+    " הושלם בוצע انجام‌شده tamamlandı bitti đã-xong hoàn-thành selesai पूर्ण"
+    " เสร็จแล้ว เสร็จ",
 }
-TAGS = {word: key for key, words in _TAG_WORDS.items() for word in words.split()}
+TAGS = {tag_key(word): key for key, words in _TAG_WORDS.items() for word in words.split()}
 
 
 def local_words(lang: str) -> Callable[[str], str]:
