@@ -252,3 +252,20 @@ def test_tags_in_the_languages_whose_headings_are_known_count() -> None:
     heading = "## قرار: PostgreSQL\n\nقررنا استخدام PostgreSQL. السبب الأداء.\n"
     project = extracted(sections(heading), "project_review", None, None, "ar").content or ""
     assert "## القرارات\n\n- قرار: PostgreSQL: قررنا استخدام PostgreSQL. (2026-11-29)" in project
+
+
+def test_a_heading_typed_another_way_in_persian_or_with_vowels_is_found() -> None:
+    """A Persian heading typed with a space or nothing for the non-joiner, or with the
+    Arabic yeh and kaf of an Arabic keyboard, and an Arabic or Hebrew heading written with
+    its vowel points, were not found: a second heading of the same name was added."""
+    log = sections(event("DB", "decision", "PostgreSQL."), event("Walk", "habit", "Daily."))
+    for lang, task, current in (
+        ("fa", "project_review", "# پروژه\n\n## تصمیم ها\n\n- Mine.\n"),
+        ("fa", "project_review", "# پروژه\n\n## تصميمها\n\n- Mine.\n"),
+        ("fa", "user_profile", "# نمایه کاربر\n\n## عادت ها\n\n- Mine.\n"),
+        ("ar", "project_review", "# المشروع\n\n## القَرَارَات\n\n- Mine.\n"),
+        ("he", "user_profile", "# פרופיל\n\n## הֶרְגֵּלִים\n\n- Mine.\n"),
+    ):
+        text = extracted(log, task, current, None, lang).content or ""
+        assert text.count("\n## ") == 1, (lang, text)
+        assert text.startswith(current), (lang, text)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from indexer.index.abstract import one_line
 from indexer.index.inline_tags import inline_tags
+from indexer.index.text import searchable
 from indexer.jobs.maintenance_input import EVENTS
 from indexer.jobs.maintenance_tasks import TASKS
 from indexer.jobs.maintenance_words import SECTIONS, TAGS, TITLES, local_words
@@ -250,15 +251,23 @@ def _section_span(
 ) -> tuple[int, int] | None:
     """(the heading's line, the line after the section's last) of ``## <name>``, in the
     vault's language or in English."""
-    wanted = {_folded(name), _folded(words(name))}
+    wanted = {_heading_key(name), _heading_key(words(name))}
     for at, line in enumerate(lines):
-        if line.startswith("## ") and _folded(line[3:]) in wanted:
+        if line.startswith("## ") and _heading_key(line[3:]) in wanted:
             end = next(
                 (i for i in range(at + 1, len(lines)) if re.match(r"#{1,2} ", lines[i])),
                 len(lines),
             )
             return at, end
     return None
+
+
+def _heading_key(name: str) -> str:
+    """A section's name as headings are compared: as search reads it (no vowel points,
+    no non-joiner, Persian and Arabic yeh and kaf one letter), case folded, without
+    spaces: ``## تصمیم ها`` typed with a space, or nothing, for the non-joiner, or on an
+    Arabic keyboard, is ``## تصمیم‌ها`` (a second heading of that name was added)."""
+    return "".join(searchable(unicodedata.normalize("NFKC", name)).casefold().split())
 
 
 def _kept_newest(lines: list[str], section: str, words: Callable[[str], str]) -> list[str]:
