@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ def test_arabic_counts_take_its_six_forms() -> None:
     assert [words.abstract_text(n, ["x"]).split(":")[0] for n in (100, 102, 103, 111)] == [
         "100 ملاحظة", "102 ملاحظة", "103 ملاحظات", "111 ملاحظة",
     ]  # fmt: skip
-    assert words.abstract_text(2, ["a", "b"]) == "ملاحظتان: a، b"
+    assert words.abstract_text(2, ["a", "b"]) == "ملاحظتان: a،\u200f b"  # (a mark: RTL order)
 
 
 def test_abstracts_name_the_categories_as_the_language_lists_them() -> None:
@@ -146,5 +147,29 @@ async def test_a_french_vaults_folder_gets_its_fallback_in_french(
     root, root_body = summary_file(tmp_path, "", "fr")
     assert root["abstract"] == "1 note : folder"
     assert root_body == "# Vue d'ensemble\n\n## folder (1)\n- 2 notes : préférence, note…\n"
+    again = await summaries_of(core).run_pass()
+    assert again.fallback == 0 and again.skipped == again.folders
+
+
+async def test_an_arabic_fallback_listed_without_its_marks_is_written_again_once(
+    tmp_path: Path,
+    cores: list[Core],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An Arabic, Hebrew or Persian abstract written before its list separator got its
+    right-to-left mark (its Latin categories read out of order) is written again with it
+    by the next pass, without a model, then kept; a person's own abstract is not."""
+    note(tmp_path, "items/a.md", "---\ntype: project\n---\n# أ\n\nنص.\n", "ar")
+    note(tmp_path, "items/b.md", "---\ntype: meeting\n---\n# ب\n\nنص.\n", "ar")
+    core = ready(tmp_path, cores)
+    words = summary_words._WORDS["ar"]
+    with monkeypatch.context() as patch:
+        patch.setitem(summary_words._WORDS, "ar", dataclasses.replace(words, join="، "))
+        await summaries_of(core).run_pass()
+    assert summary_file(tmp_path, "items", "ar")[0]["abstract"] == "ملاحظتان: project، meeting"
+    stats = await summaries_of(core).run_pass()
+    assert stats.fallback >= 1
+    meta, _ = summary_file(tmp_path, "items", "ar")
+    assert meta["abstract"] == "ملاحظتان: project،\u200f meeting"
     again = await summaries_of(core).run_pass()
     assert again.fallback == 0 and again.skipped == again.folders

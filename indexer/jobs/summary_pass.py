@@ -23,10 +23,10 @@ from indexer.jobs.summary_texts import (
     Child,
     categories,
     children_digest,
-    english_fallback,
     fallback_abstract,
     fallback_overview,
     most_recent,
+    older_fallback,
     prompt_messages,
     read_answer,
 )
@@ -227,14 +227,14 @@ class FolderPass:
             and existing is not None
             and existing.saved_after_written()
         )
-        # A fallback in English, written before the vault's language had words of its
-        # own, is no current one: it is written again in them.
+        # A fallback in older words (English, written before the vault's language had
+        # words of its own) is no current one: it is written again in them.
         current = (
             existing is not None
             and existing.children_digest == digest
             and not (
                 existing.generated_by == "fallback"
-                and english_fallback(self.lang, children, existing.abstract)
+                and older_fallback(self.lang, children, existing.abstract)
             )
         )
         if (

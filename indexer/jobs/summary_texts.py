@@ -37,7 +37,7 @@ OVERVIEW_CHARS = 16_000
 FALLBACK_ITEM_CHARS = 50
 # Part of every digest: bump it when the texts or the prompt change, so that summaries
 # made by an older indexer are made again. (A language's fallback words that are new need
-# none: a pass writes an English fallback again in them, ``english_fallback``.)
+# none: a pass writes an English fallback again in them, ``older_fallback``.)
 SUMMARY_FORMAT = 3  # 3: credentials redacted
 FOLDER_CATEGORY = "folder"
 NOTE_CATEGORY = "note"
@@ -107,12 +107,15 @@ def fallback_abstract(lang: str, children: list[Child]) -> str:
     return clip(_redacted(text), ABSTRACT_CHARS)
 
 
-def english_fallback(lang: str, children: list[Child], abstract: str) -> bool:
-    """Whether ``abstract`` is the English fallback's in a vault whose language now has
-    words of its own: a summary written before them, to be written again in them (an
-    abstract that reads back otherwise than written is never one: no rewrite each pass)."""
+def older_fallback(lang: str, children: list[Child], abstract: str) -> bool:
+    """Whether ``abstract`` is a fallback's in words older than the vault's: the English
+    one, written before its language had words of its own, or its own without the
+    right-to-left marks its list got later (``summary_words``); to be written again in
+    the current ones (an abstract that reads back otherwise than written is never one:
+    no rewrite each pass)."""
+    current = fallback_abstract(lang, children)
     english = clip(ENGLISH.abstract_text(len(children), categories(children)), ABSTRACT_CHARS)
-    return abstract == english != fallback_abstract(lang, children)
+    return abstract != current and abstract in (english, current.replace("\u200f", ""))
 
 
 # What Markdown (or HTML in it) could read as syntax in a line of plain text.

@@ -90,6 +90,13 @@ class SummaryWords:
 
 ENGLISH = SummaryWords("Overview", ("{n} note", "{n} notes"), ("({n} more not listed)",))
 
+# A right-to-left language's list separator, then a right-to-left mark: without it two
+# Latin categories and the comma between them are one left-to-right run (``project،
+# meeting``), which a reader of Arabic, going from the right, reads ``meeting`` first.
+# (A mark, not an isolate: readers drop the bidi isolates from abstracts, ``one_line``.)
+_RTL_COMMA = "\u060c\u200f "
+_RTL_LATIN_COMMA = ",\u200f "
+
 # By ``language_of`` a vault id (``pt-BR``: ``pt``).
 _WORDS = {
     "zh": SummaryWords(
@@ -167,10 +174,14 @@ _WORDS = {
         ("لا ملاحظات", "ملاحظة واحدة", "ملاحظتان", "{n} ملاحظات", "{n} ملاحظة", "{n} ملاحظة"),
         ("(غير مدرج هنا: {n})",),
         rule=_arabic,
-        join="، ",
+        join=_RTL_COMMA,
     ),
-    "he": SummaryWords("סקירה כללית", ("פתק אחד", "{n} פתקים"), ("(עוד {n} לא ברשימה)",)),
-    "fa": SummaryWords("نمای کلی", ("{n} یادداشت",), ("({n} مورد دیگر فهرست نشده)",), join="، "),
+    "he": SummaryWords(
+        "סקירה כללית", ("פתק אחד", "{n} פתקים"), ("(עוד {n} לא ברשימה)",), join=_RTL_LATIN_COMMA
+    ),
+    "fa": SummaryWords(
+        "نمای کلی", ("{n} یادداشت",), ("({n} مورد دیگر فهرست نشده)",), join=_RTL_COMMA
+    ),
     "tr": SummaryWords("Genel bakış", ("{n} not",), ("({n} tane daha listelenmedi)",)),
     "vi": SummaryWords("Tổng quan", ("{n} ghi chú",), ("(còn {n} mục chưa liệt kê)",)),
     "id": SummaryWords("Ikhtisar", ("{n} catatan",), ("({n} lainnya tidak dicantumkan)",)),

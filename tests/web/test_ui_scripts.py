@@ -48,6 +48,40 @@ def test_an_arabic_folders_summary_reads_right_to_left(page: tuple[Page, Watch],
     assert not watch.errors
 
 
+# The left edge of each of ``words`` in an element's text (its first text node's).
+LEFTS = """(e, words) => words.map(word => {
+    const node = e.firstChild, at = node.data.indexOf(word), range = document.createRange();
+    range.setStart(node, at); range.setEnd(node, at + word.length);
+    return range.getBoundingClientRect().left;
+})"""
+
+
+@pytest.mark.parametrize("lang", ["ar", "he", "fa"])
+def test_the_categories_of_a_right_to_left_abstract_read_in_their_order(
+    page: tuple[Page, Watch], base: str, lang: str
+) -> None:
+    """A summary without a model lists its categories (``type``, often English) after
+    the count: in an Arabic abstract ``project، meeting`` made one left-to-right run, so
+    a reader of Arabic, reading from the right, met ``meeting`` first, and a Latin name
+    beside an Arabic one was read out of its place."""
+    folder = quote("الاجتماعات")
+    with httpx2.Client(base_url=base + "/api/v1", timeout=60) as http:
+        if not http.get("/status").json()["features"]["summaries"]:
+            pytest.skip("the core has no summaries")
+        for name, kind in (("a", "project"), ("b", "meeting"), ("c", "شخص"), ("d", "task")):
+            text = f"---\ntype: {kind}\n---\n# {name}\n\nنص قصير.\n"
+            put = http.put(f"/{lang}/notes/{folder}/{name}.md", content=text.encode(), headers=MD)
+            assert put.is_success, put.text
+        made = http.post("/summarize", json={"lang": lang, "force": True})
+        assert made.status_code == 200, made.text
+    tab, watch = page
+    visit(tab, base, f"#/{lang}/browse/{folder}")
+    abstract = tab.locator("section.summary p.abstract")
+    lefts = abstract.evaluate(LEFTS, ["project", "meeting", "شخص", "task"])
+    assert lefts == sorted(lefts, reverse=True), (abstract.text_content(), lefts)
+    assert not watch.errors
+
+
 def test_the_search_box_takes_the_direction_of_what_is_typed(
     page: tuple[Page, Watch], base: str
 ) -> None:
