@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import shutil
 import signal
 from contextlib import suppress
 from pathlib import Path
@@ -25,9 +24,8 @@ from pathlib import Path
 import pytest
 from helpers.history import check_history_consistent
 from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.rebuilt_index import check_index_is_a_rebuild
 
-from indexer.index.service import NoteIndex
-from indexer.sqlite_lib import sqlite3
 from shared.workspace import Workspace
 
 ROUNDS = int(os.environ.get("SOAK_ROUNDS", "1"))
@@ -62,35 +60,6 @@ def notes_on_disk(vault: Path) -> dict[str, bytes]:
         for p in vault.rglob("*.md")
         if not p.name.startswith(".")
     }
-
-
-ROW = "SELECT lang, path, hash, title, frontmatter, body FROM notes ORDER BY lang, path"
-
-
-def index_rows(path: Path) -> list[tuple]:
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('integrity-check')")
-        return conn.execute(ROW).fetchall()
-    finally:
-        conn.close()
-
-
-def check_index_is_a_rebuild(workspace: Path, scratch: Path) -> None:
-    """The (stopped) server's index holds what a rebuild from its vaults holds."""
-    served = index_rows(Workspace(workspace).index_path)
-    if scratch.exists():
-        shutil.rmtree(scratch)
-    shutil.copytree(workspace / "memory", scratch / "memory", symlinks=True)
-    index = NoteIndex(Workspace(scratch))
-    try:
-        index.open()
-        index.reconcile()
-    finally:
-        index.close()
-    rebuilt = index_rows(Workspace(scratch).index_path)
-    assert served == rebuilt
 
 
 async def call(server: RunningIndexer, tool: str, **args: object) -> dict:
