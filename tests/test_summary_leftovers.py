@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.history import check_history_consistent
 from helpers.vault_stack import reconciled_index, recording_vault
 
 from indexer.index.service import NoteIndex
@@ -126,3 +127,23 @@ def test_a_folder_move_tells_the_index_of_the_summaries_it_carried(
         "topics/.overview.md",
         "topics/a/.overview.md",
     ]
+
+
+def test_history_follows_the_summaries_a_folder_move_carries(
+    vault: Vault, index: NoteIndex, summaries: Summaries, ws: Workspace
+) -> None:
+    """History said the old path's summary was still there, and knew the new one only
+    as an outside baseline at the next start: the carried summaries are the summaries
+    job's moves now (not the entry's: its undo is never blocked by a later pass)."""
+    asyncio.run(summaries.run_pass())
+    vault.move("fa", "topics", "archive/topics", reason="entry:e3 tidy")
+    vault.recorder.settle()
+    assert check_history_consistent(ws.root) > 0
+    rows = vault.history("fa", "archive/topics/a/.overview.md")["versions"]
+    assert [(r["op"], r["actor"]) for r in rows] == [("move", "job:summaries")]
+    gone = vault.history("fa", "topics/a/.overview.md")["versions"]
+    assert [r["op"] for r in gone[:1]] == ["move"]
+    vault.undo("fa", "e3")  # (the notes back; the summaries left alone are taken)
+    asyncio.run(summaries.run_pass())
+    vault.recorder.settle()
+    assert check_history_consistent(ws.root) > 0

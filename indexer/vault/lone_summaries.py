@@ -8,7 +8,8 @@ summary pass took the summary and left the folder: ``events/2026/12/`` stayed, e
 after the entry that made it was undone. So a folder that holds nothing but a summary
 this job wrote is empty to an undo: the summary goes (a version in history, the index
 told) and the folder with it. A ``.overview.md`` a person wrote is theirs: it stays,
-and so does its folder.
+and so does its folder. The summaries a folder move carries are told to the index and
+recorded as the summaries job's moves (``carried_summaries``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from indexer.vault.sandbox import Target
 from indexer.vault.timeline import read_at
 from shared.errors import VaultError
 from shared.workspace import OVERVIEW_FILE
+
+# The reason of a carried summary's rows (the actor: the summaries job, as its writes)
+CARRIED_REASON = "folder summary moved with its folder"
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -97,3 +101,28 @@ def summary_targets(
             with suppress(VaultError):
                 found.append(vault.sandbox.resolve(lang, path, summary=True))
     return found
+
+
+def carried_summaries(
+    vault: Vault, lang: str, paths: list[str], relocate: Callable[[str], str]
+) -> list[Change]:
+    """History rows of the summaries a folder move carries, as the summaries job's own
+    moves (history said the old path's was still there, and met the new one only as an
+    outside baseline at the next start); not the entry's, whose undo a later pass's
+    rewrite of one would block. One that cannot be read is left to the watcher."""
+    changes = []
+    for rel in paths:
+        try:
+            old = vault.sandbox.resolve(lang, rel, summary=True)
+            new = vault.sandbox.resolve(lang, relocate(rel), summary=True)
+            with vault.sandbox.open(old) as place:
+                if place.dir_fd is None:
+                    continue
+                data = read_at(place.dir_fd, place.name, vault.max_file_bytes)
+        except (VaultError, OSError):
+            continue
+        if data is None:
+            continue
+        changes.append(Change(lang, old.rel, "move", data, None, new.rel))
+        changes.append(Change(lang, new.rel, "move", None, data, old.rel))
+    return changes

@@ -37,7 +37,7 @@ from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
-from indexer.vault.lone_summaries import summary_targets
+from indexer.vault.lone_summaries import CARRIED_REASON, carried_summaries, summary_targets
 from indexer.vault.move_checks import TEXTS
 from indexer.vault.names import refuse_twin
 from indexer.vault.new_path import open_new_path, resolve_new_path
@@ -326,7 +326,7 @@ def _move_folder_locked(
         raise ConflictError(f"{dest.rel} already exists; pick another new_path")
     check_reach(src, source, dest)
     moved = []
-    summaries: list[str] = []  # (no history: they move with their folders, told the index)
+    summaries: list[str] = []  # (the summaries job's moves in history, told the index)
     below = _files_below(src, src.name, source.rel, read=vault.max_file_bytes, found=summaries)
     moving = {rel for rel, _ in below}
     for rel, data in below:
@@ -339,7 +339,11 @@ def _move_folder_locked(
     for item in moved:
         if item.after != item.before:
             _check_rewritable(vault, item.old)
-    with vault.recorder.changing(_changes(moved), actor=actor, reason=reason):
+    carried = carried_summaries(vault, source.lang, summaries, relocate)
+    with (
+        vault.recorder.changing(_changes(moved), actor=actor, reason=reason),
+        vault.recorder.changing(carried, actor="job:summaries", reason=CARRIED_REASON),
+    ):
         dst_fd = dst.make_parent()
         if fsops.lstat_at(dst.name, dst_fd) is not None:
             raise ConflictError(f"{dest.rel} already exists; pick another new_path")
@@ -415,8 +419,8 @@ def _files_below(
     place: Place, name: str, rel: str, *, read: int = 0, found: list[str] | None = None
 ) -> list[tuple[str, bytes]]:
     """(vault path, bytes) of the files below the folder ``name`` of ``place``'s folder,
-    sorted (dot-files left out: they move with their folder, without history; the paths
-    of the folders' summaries are added to ``found``, when given). Bytes are read only
+    sorted (dot-files left out: they move with their folder, without history but the
+    folders' summaries, whose paths are added to ``found`` when given). Bytes are read only
     when ``read`` (the size limit) is given; a file over it has None."""
     if place.dir_fd is None or not fsops.is_real_dir(name, place.dir_fd):
         return []
