@@ -9,7 +9,7 @@ notes (texts written back). The batches are made small in the server's process (
 ``sitecustomize`` on its path sets ``BATCH_FILES``), so that an undo runs many of them
 and a kill falls inside one; each kill comes once a random count of notes is back.
 ``SOAK_ROUNDS`` sets the rounds of each kind (1 unless set), each killed up to 3 times.
-A workspace without summaries: a folder move carries them without history.
+The summaries job runs as a server's does (a folder move carries theirs, as its moves).
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ def server_env(tmp_path: Path) -> dict[str, str]:
     site = tmp_path / "site"
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(SMALL_BATCHES)
-    # (no summaries: a folder move carries theirs without history, see the report)
-    return {"PYTHONPATH": str(site), "INDEXER_SUMMARIES": "0"}
+    return {"PYTHONPATH": str(site)}
 
 
 def make_notes(vault: Path, count: int) -> dict[str, bytes]:
