@@ -152,3 +152,33 @@ def test_yiddish_ligatures_are_their_two_letters(ws: Workspace, index: NoteIndex
     assert "**וואסער**" in snippets("װאַסער")["letters.md"]
     assert "**װאַסער**" in snippets("וואס*")["ligature.md"]
     assert "**ברױט**" in snippets("ברויט")["ligature.md"]
+
+
+def test_recall_seeks_a_word_bare_when_no_note_holds_it_with_its_particle(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """``מה אמרתי לדנה?`` (what did I tell Dana?) found nothing: ``לדנה`` is in no note,
+    ``דנה`` is. A word some note holds as written stays (``מספר``, number, is never
+    sought as ``ספר``, book)."""
+    from indexer.index.hebrew_prefixes import without_particle
+    from indexer.jobs.recall import Recall
+    from indexer.vault.sandbox import Sandbox
+    from indexer.vault.vault import Vault
+
+    index_notes(ws, index, "he", {
+        "dana.md": "# דנה\n\nדנה אמרה שהיא תגיע מחר בבוקר.\n",
+        "renovation.md": "# שיפוץ\n\nהשיפוץ של המטבח מתחיל ביום שני.\n",
+        "phone.md": "# טלפון\n\nמספר הטלפון של המשרד השתנה.\n",
+        "book.md": "# ספר\n\nספר טוב על היסטוריה.\n",
+    })  # fmt: skip
+    recall = Recall(Vault(Sandbox(ws), max_file_bytes=1 << 20), index)
+
+    def on_demand(question: str) -> list[str]:
+        result = recall.recall("he", question, 400)
+        return [s["path"] for s in result["sources"] if s["layer"] == "on_demand"]
+
+    assert on_demand("מה אמרתי לדנה?") == ["dana.md"]
+    assert on_demand("מתי מתחילים בשיפוץ?") == ["renovation.md"]
+    assert on_demand("מה המספר?") == ["phone.md"]  # (as written: no book)
+    assert without_particle("ולדנה") == "דנה" and without_particle("לדן") is None
+    assert without_particle("dana") is None

@@ -46,3 +46,16 @@ def without_the(word: str) -> str:
     (``with_prefixes``), and a word typed with the article is still found."""
     bare = _WITH_THE.fullmatch(word)
     return word if bare is None else bare.group(1)
+
+
+def without_particle(word: str) -> str | None:
+    """``word`` without the one-letter word (or pair) joined before it (``לדנה``, to
+    Dana: ``דנה``; ``ולדנה``: ``דנה``) when three Hebrew letters or more are left; None
+    when it has none. Only for a word found nowhere as written (recall tries it then):
+    the letter may be the word's own (``מספר``, number, is not ``ספר``, book)."""
+    if _HEBREW_WORD.fullmatch(word) is None:
+        return None
+    for prefix in sorted(PREFIXES, key=len, reverse=True):
+        if word.startswith(prefix) and len(word) - len(prefix) >= 3:
+            return word[len(prefix) :]
+    return None

@@ -23,6 +23,7 @@ import stat
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from indexer.index.hebrew_prefixes import without_particle
 from indexer.index.text import as_read
 from indexer.jobs.recall_block import (
     CLOSE,
@@ -102,6 +103,7 @@ class Recall:
 
         keywords = extract_keywords(query)
         looked_up = looked_up_all(lang, keywords)  # (a word's start where endings change)
+        looked_up = self._bare_where_unfound(lang, looked_up)
         hits = self._hits(lang, looked_up, folder)
         matched = {h["path"] for h in hits[:ON_DEMAND_NOTES]}
         lines = lines_shown(budget_tokens)
@@ -151,6 +153,20 @@ class Recall:
         return target.rel
 
     # -- candidates ----------------------------------------------------------------------
+
+    def _bare_where_unfound(self, lang: str, keywords: list[str]) -> list[str]:
+        """A Hebrew keyword with a one-letter word joined before it (``לדנה``, to Dana)
+        that no note holds as written is sought bare (``דנה``): ``מה אמרתי לדנה?``
+        found nothing. Only then: the letter may be the word's own (``מספר``, number)."""
+        if self.index is None:
+            return keywords
+        sought = []
+        for keyword in keywords:
+            bare = without_particle(keyword)
+            if bare is not None and not self.index.search_any(lang, [keyword], 1):
+                keyword = bare
+            sought.append(keyword)
+        return sought
 
     def _hits(self, lang: str, keywords: list[str], folder: str) -> list[dict]:
         if self.index is None or not keywords:
