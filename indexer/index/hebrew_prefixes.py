@@ -26,6 +26,7 @@ PREFIXES = (
     "ה", "ו", "ב", "ל", "מ", "ש", "כ",
     "וה", "שה", "מה", "וב", "ול", "ומ", "וכ", "וש", "שב", "של", "שמ", "כש",
 )  # fmt: skip
+_LONGEST_FIRST = sorted(PREFIXES, key=len, reverse=True)  # (the pairs before their letters)
 # A word of Hebrew letters only (as ``searchable`` leaves it: no points), three at least
 _HEBREW_WORD = re.compile("[\u05d0-\u05ea]{3,}")
 _WITH_THE = re.compile("(?:[וש]?ה)([\u05d0-\u05ea]{3,})")
@@ -55,7 +56,7 @@ def without_particle(word: str) -> str | None:
     the letter may be the word's own (``מספר``, number, is not ``ספר``, book)."""
     if _HEBREW_WORD.fullmatch(word) is None:
         return None
-    for prefix in sorted(PREFIXES, key=len, reverse=True):
+    for prefix in _LONGEST_FIRST:
         if word.startswith(prefix) and len(word) - len(prefix) >= 3:
             return word[len(prefix) :]
     return None

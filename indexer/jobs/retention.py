@@ -25,9 +25,10 @@ log = logging.getLogger("indexer.jobs")
 KEEP_LAST = 20
 FIRST_DELAY = 60.0
 INTERVAL = 6 * 3600.0
-STEP = 86_400_000  # ms the cut-off may move per pass: a day, 4 days a day at INTERVAL
+DAY_MS = 86_400_000
+STEP = DAY_MS  # ms the cut-off may move per pass: a day, 4 days a day at INTERVAL
 # A hold up to this long is a shutdown's catch-up (said at INFO); past it, a clock to check
-WARN_PAST_MS = 7 * 86_400_000
+WARN_PAST_MS = 7 * DAY_MS
 
 
 async def prune_history(
@@ -74,6 +75,6 @@ def _say_held(now: datetime, days: int, cutoff_ms: int, held_ms: int, step: int)
         "this pass prunes only versions from before %s, %.1f days short of the %d-day "
         "cut-off (it moves at most %.1f day a pass, so a clock set wrong cannot delete "
         "older history at once: if the clock is wrong, set it right)",
-        now.isoformat(timespec="seconds"), (held_ms + step) / 86_400_000, cutoff,
-        held_ms / 86_400_000, days, step / 86_400_000,
+        now.isoformat(timespec="seconds"), (held_ms + step) / DAY_MS, cutoff,
+        held_ms / DAY_MS, days, step / DAY_MS,
     )  # fmt: skip

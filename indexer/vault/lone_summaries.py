@@ -18,7 +18,6 @@ import itertools
 import os
 import stat
 from collections.abc import Callable
-from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
@@ -89,40 +88,40 @@ def drop(vault: Vault, lang: str, folder: str, fd: int, reason: str, told: list[
     return True
 
 
-def summary_targets(
-    vault: Vault, lang: str, paths: list[str], relocate: Callable[[str], str]
-) -> list[Target]:
-    """The targets of the summaries a folder move carried, at their old paths and new
-    (``relocate``), for the index to hear of (history keeps no dot-file's move); a path
-    no tool takes (too long once moved) is left to the watcher."""
-    found: list[Target] = []
-    for rel in paths:
-        for path in (rel, relocate(rel)):
-            with suppress(VaultError):
-                found.append(vault.sandbox.resolve(lang, path, summary=True))
-    return found
-
-
 def carried_summaries(
     vault: Vault, lang: str, paths: list[str], relocate: Callable[[str], str]
-) -> list[Change]:
-    """History rows of the summaries a folder move carries, as the summaries job's own
-    moves (history said the old path's was still there, and met the new one only as an
-    outside baseline at the next start); not the entry's, whose undo a later pass's
-    rewrite of one would block. One that cannot be read is left to the watcher."""
-    changes = []
+) -> tuple[list[Target], list[Change]]:
+    """The summaries a folder move carries (their old ``paths``, new by ``relocate``):
+    their targets at both paths, for the index to hear of, and history's rows, the
+    summaries job's own moves (history said the old path's was still there, and met the
+    new one only as an outside baseline at the next start); not the entry's, whose undo
+    a later pass's rewrite of one would block. A path no tool takes (too long once
+    moved), or a summary that cannot be read, is left to the watcher."""
+    targets: list[Target] = []
+    changes: list[Change] = []
     for rel in paths:
-        try:
-            old = vault.sandbox.resolve(lang, rel, summary=True)
-            new = vault.sandbox.resolve(lang, relocate(rel), summary=True)
-            with vault.sandbox.open(old) as place:
-                if place.dir_fd is None:
-                    continue
-                data = read_at(place.dir_fd, place.name, vault.max_file_bytes)
-        except (VaultError, OSError):
-            continue
-        if data is None:
+        old, new = (_summary_target(vault, lang, path) for path in (rel, relocate(rel)))
+        targets += [target for target in (old, new) if target is not None]
+        if old is None or new is None or (data := _read(vault, old)) is None:
             continue
         changes.append(Change(lang, old.rel, "move", data, None, new.rel))
         changes.append(Change(lang, new.rel, "move", None, data, old.rel))
-    return changes
+    return targets, changes
+
+
+def _summary_target(vault: Vault, lang: str, path: str) -> Target | None:
+    try:
+        return vault.sandbox.resolve(lang, path, summary=True)
+    except VaultError:
+        return None
+
+
+def _read(vault: Vault, target: Target) -> bytes | None:
+    """A summary's bytes, None when it cannot be read."""
+    try:
+        with vault.sandbox.open(target) as place:
+            if place.dir_fd is None:
+                return None
+            return read_at(place.dir_fd, place.name, MAX_SUMMARY_BYTES)
+    except (VaultError, OSError):
+        return None

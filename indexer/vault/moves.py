@@ -37,7 +37,7 @@ from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.folder_reach import check_reach
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
-from indexer.vault.lone_summaries import CARRIED_REASON, carried_summaries, summary_targets
+from indexer.vault.lone_summaries import CARRIED_REASON, carried_summaries
 from indexer.vault.move_checks import TEXTS
 from indexer.vault.names import refuse_twin
 from indexer.vault.new_path import open_new_path, resolve_new_path
@@ -339,7 +339,7 @@ def _move_folder_locked(
     for item in moved:
         if item.after != item.before:
             _check_rewritable(vault, item.old)
-    carried = carried_summaries(vault, source.lang, summaries, relocate)
+    summary_targets, carried = carried_summaries(vault, source.lang, summaries, relocate)
     with (
         vault.recorder.changing(_changes(moved), actor=actor, reason=reason),
         vault.recorder.changing(carried, actor="job:summaries", reason=CARRIED_REASON),
@@ -366,7 +366,7 @@ def _move_folder_locked(
             _move_back(vault, src, dst, dst_fd, rewritten)
             raise
     told = [target for item in moved for target in (item.old, item.new)]
-    vault._notify_all(told + summary_targets(vault, source.lang, summaries, relocate))
+    vault._notify_all(told + summary_targets)
     return {"path": source.rel, "new_path": dest.rel, "etag": None, "files": len(moved)}
 
 

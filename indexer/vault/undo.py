@@ -228,7 +228,7 @@ def _undo_pair(
 ) -> None:
     """A file moved by the entry, renamed back (or, across two file systems, written
     back and then deleted: each is ``done`` in history on its own)."""
-    home, away = unit if plans[unit[0]][1] is None else unit[::-1]
+    home, away = undo_batches.home_away(plans, unit)
     back = undo_moves.move_back(vault, plans[home], plans[away], batch, syncs, told)
     if back is None:
         for index in (home, away):

@@ -43,6 +43,13 @@ def units(plans: list[Plan], paired: dict[int, int]) -> list[tuple[int, ...]]:
     return order
 
 
+def home_away(plans: list[Plan], pair: tuple[int, ...]) -> tuple[int, int]:
+    """A pair's plans as (the file's old place, its new one): the old one the entry
+    left with no file (``undo_moves.pairs``)."""
+    first, second = pair
+    return (first, second) if plans[first][1] is None else (second, first)
+
+
 def batches(plans: list[Plan], units: list[tuple[int, ...]]) -> Iterator[list[tuple[int, ...]]]:
     """``units`` in runs of ``BATCH_FILES`` files (a pair is two) and ``BATCH_BYTES`` of
     texts to write back at most (a pair, renamed back, writes none)."""
@@ -83,7 +90,7 @@ def changes(
     found: list[Change] = []
     for unit in units:
         if len(unit) == 2:
-            home, away = unit if plans[unit[0]][1] is None else unit[::-1]
+            home, away = home_away(plans, unit)
             found += undo_moves.changes(plans[home], plans[away])
             continue
         target, current, *_ = plans[unit[0]]

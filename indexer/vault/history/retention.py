@@ -29,8 +29,7 @@ def next_cutoff(conn: sqlite3.Connection, wanted: int, days_ms: int, step: int) 
     """The cut-off of this pass (ms): ``wanted`` (the clock's now - days), but at most
     ``step`` past the last pass's; with no last pass (a new history, or one from before
     this was kept), past the newest version's time - days, as if a pass had run then.
-    Saved for the next pass, in the
-    caller's write transaction."""
+    Saved for the next pass, in the caller's write transaction."""
     conn.execute(
         "CREATE TABLE IF NOT EXISTS prune_cutoff"
         " (id INTEGER PRIMARY KEY CHECK (id = 1), at_ms INTEGER NOT NULL)"
