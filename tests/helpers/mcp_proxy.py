@@ -21,6 +21,7 @@ points of a client's calls; nothing of the agent client runs here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Callable
@@ -153,12 +154,17 @@ class McpProxy:
                 forwarded = http_method in self.forwarded
                 reply = self.answer(seen) if forwarded else Reply(405, b"")
                 if reply is None:
-                    reply = await self._forward(http_method, headers, body)
+                    try:
+                        reply = await self._forward(http_method, headers, body)
+                    except httpx2.TransportError:  # (the server dropped it: so does this)
+                        return
                     if self.after(seen) == DROP:
                         return
                 await _send(writer, reply, close=self._closing)
         finally:
             writer.close()
+            with contextlib.suppress(OSError):  # (closed, not left to the collector)
+                await writer.wait_closed()
 
     async def _forward(self, http_method: str, headers: dict[str, str], body: bytes) -> Reply:
         assert self._http is not None
