@@ -42,6 +42,7 @@ import uvicorn
 
 import indexer
 from indexer.core import Core
+from indexer.idle_trim import IdleTrim
 from indexer.index import late_check
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
@@ -342,6 +343,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
     url_text = ""
     stopped_cleanly = False
     checking: late_check.LateCheck | None = None
+    trimming = IdleTrim()
     try:
         while not server.started:
             if task.done():
@@ -368,6 +370,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         index.start_background()  # once the first calls can be answered
         warming.idle.clear()
         threading.Thread(target=after_start, args=(workspace, warming), daemon=True).start()
+        trimming.start()
         # Off while starting (``indexer serve``): on again once the watcher and the
         # reconcile run, so that its first pass (start-up's garbage) does not delay them.
         gc.enable()
@@ -382,6 +385,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         if url_text:
             remove_url_file(workspace.url_file, url_text)
         warming.closing.set()
+        trimming.stop()
         if checking is not None:
             checking.stop()
         steps: list[Callable[[], object]] = []

@@ -25,17 +25,15 @@ never get past ``initialize`` give their place up).
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import logging
 import re
-from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from indexer.idle_trim import give_memory_back
 from indexer.web.sessions import guard_sessions
 from shared.utf8 import utf8_problem
 
@@ -104,7 +102,7 @@ class RequestLimits:
             self._large_in_flight -= 1
             self._large.release()
             if self._large_in_flight == 0:
-                await anyio.to_thread.run_sync(_give_memory_back)
+                await anyio.to_thread.run_sync(give_memory_back)
 
     async def _with_body(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The app on the whole body; cancelled if the client goes away before its answer
@@ -290,21 +288,6 @@ async def reply(send: Send, status: int, payload: dict) -> None:
         headers.append((b"retry-after", b"1"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-
-
-@cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
-    except (OSError, AttributeError):
-        return None
-
-
-def _give_memory_back() -> None:
-    """Return the heap's free pages to the system (glibc keeps them otherwise)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 def tune_mcp_transport(
