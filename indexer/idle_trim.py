@@ -3,15 +3,17 @@
 glibc keeps the pages a program frees for its next allocations: after a burst of
 searches, large notes or a reindex, the server's RSS stays where the burst left it
 (about 80 MB over what it uses at 30,000 notes, with the arenas capped at two) through
-the hours it then sits idle. ``malloc_trim(0)`` hands those pages back; it walks the
-heap holding its locks, so it runs only when the process has used almost no CPU for a
-whole period, and only once after each spell of work (an idle server is never walked
-again). A no-op where the C library is not glibc.
+the hours it then sits idle. ``malloc_trim(0)`` hands those pages back (after a full
+collection: a closed MCP session's objects wait for one); it walks the heap holding its
+locks, so it runs only when the process has used almost no CPU for a whole period, and
+only once after each spell of work (an idle server is never walked again). A no-op
+where the C library is not glibc.
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import resource
 import threading
@@ -46,6 +48,13 @@ def give_memory_back() -> bool:
     return True
 
 
+def collect_and_give_back() -> bool:
+    """Collect cycles first (closed MCP sessions and their streams wait for a full
+    collection, which an idle server may not reach for hours), then trim the heap."""
+    gc.collect()
+    return give_memory_back()
+
+
 def resident_bytes() -> int:
     """The process's resident set now (``/proc/self/statm``; 0 where there is none)."""
     try:
@@ -63,7 +72,7 @@ class IdleTrim:
         *,
         period: float = PERIOD_SECONDS,
         cpu_seconds: Callable[[], float] = time.process_time,
-        trim: Callable[[], bool] = give_memory_back,
+        trim: Callable[[], bool] = collect_and_give_back,
     ) -> None:
         self._period = period
         self._cpu_seconds = cpu_seconds
