@@ -10,8 +10,11 @@ checked whole; damaged, the server stops and starts itself again, and rebuilds.
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import signal
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -124,3 +127,40 @@ def test_a_stop_asked_as_it_stops_for_the_damage_is_a_stop(workspace: Path) -> N
         rebuilt(workspace, NOTES + 1)
     finally:
         assert server.stop() == 0
+
+
+def search_answer(url: str, word: str) -> tuple[int, dict]:
+    """A REST search of the server at ``url`` (its MCP URL): the status and the body."""
+    where = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(where.hostname or "", where.port, timeout=30)
+    try:
+        conn.request("GET", "/api/v1/en/search?" + urllib.parse.urlencode({"q": word}))
+        answer = conn.getresponse()
+        return answer.status, json.loads(answer.read())
+    finally:
+        conn.close()
+
+
+@pytest.mark.e2e
+def test_searches_that_meet_the_damage_have_it_checked_and_say_so(workspace: Path) -> None:
+    """No write came after the damage, so no catch-up met it: searches answered a generic
+    500 ("the indexer failed") for as long as the server ran. The first search that meets
+    it has the file checked, and says the index is damaged and rebuilt: retry."""
+    notes(workspace)
+    proc = spawn_indexer(workspace, env=NO_SUMMARIES)
+    log_path: Path = proc.log_path  # type: ignore[attr-defined]
+    try:
+        cut_once_indexed(log_path, workspace)
+        url = (workspace / "indexer.mcp.url").read_text().strip()
+        status, body = search_answer(url, "quince")
+        assert status == 503, body
+        message = body["error"]["message"]
+        assert "damaged" in message and "retry" in message and str(workspace) not in message
+        served_again(proc, log_path, workspace, NOTES)
+        url = (workspace / "indexer.mcp.url").read_text().strip()
+        status, body = search_answer(url, "quince")
+        assert status == 200 and body["total"] == NOTES, body
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        assert proc.wait(timeout=30) == 0

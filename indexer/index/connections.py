@@ -19,15 +19,15 @@ from __future__ import annotations
 import collections
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from indexer.index import schema as index_schema
 from indexer.index.text import fold
-from indexer.sqlite_errors import disk_trouble
+from indexer.sqlite_errors import called_damaged, disk_trouble
 from indexer.sqlite_lib import sqlite3
-from shared.errors import IndexSchemaError, OperationalError
+from shared.errors import IndexSchemaError, OperationalError, StorageError
 
 __all__ = ["Changed", "Connections"]
 
@@ -72,6 +72,9 @@ class Connections:
         self._readers: collections.deque[sqlite3.Connection] = collections.deque()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()  # (not ``lock``: a reader never waits on a write)
+        # Told of a read SQLite found the file damaged in (a server has it checked whole);
+        # unset, such a read fails with SQLite's own error.
+        self.on_damaged: Callable[[Exception], None] | None = None
 
     def open_writer(self, *, check: bool, carry: index_schema.Carry | None = None) -> None:
         """Create or migrate the file (see ``index_schema.open_index``)."""
@@ -205,8 +208,27 @@ class Connections:
                 yield conn
             finally:
                 conn.execute("COMMIT")
+        except sqlite3.DatabaseError as err:
+            damaged = self._damaged(err)
+            if damaged is None:
+                raise
+            raise damaged from err
         finally:
             self._put_back(conn)
+
+    def _damaged(self, err: sqlite3.DatabaseError) -> StorageError | None:
+        """What a failed read raises: a damaged file, once reported, says so and that it
+        is being rebuilt (a search answered "the indexer failed" until a restart, and no
+        catch-up met the damage while nothing was written)."""
+        told = self.on_damaged
+        if told is None or not called_damaged(err):
+            return None
+        told(err)
+        return StorageError(
+            f"the index is damaged ({' '.join(str(err).split())[:200]}): the indexer is"
+            " checking it and rebuilds it from the vaults; retry in a minute",
+            http_status=503,
+        )
 
     def _put_back(self, conn: sqlite3.Connection) -> None:
         """Back on top of the idle readers; past ``IDLE_READERS`` the one idle longest

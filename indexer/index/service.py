@@ -214,6 +214,7 @@ class NoteIndex:
             self.workspace, self._apply_changes, debounce=self._debounce, on_lost=self.mark_behind
         )
         tidy, failed = Tidier(self._db), self.on_failure
+        self._db.on_damaged = failed  # (a read SQLite finds the file damaged in: checked)
         self._keeper = Keeper(self._catch_up, polling=self._polling, tidier=tidy, on_failure=failed)
         self._watcher.start()
         self._keeper.start()
