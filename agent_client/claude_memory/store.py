@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from anthropic.lib.tools import ToolError
 
-from agent_client.claude_memory import bulk, files, texts, waits
+from agent_client.claude_memory import bulk, files, texts, waits, way
 from agent_client.claude_memory.paths import ROOT as ROOT_SHOWN
 from agent_client.claude_memory.paths import MemoryPath, vault_path
 from agent_client.claude_memory.texts import ListedItem, Listing
@@ -114,11 +114,10 @@ class MemoryStore:
         return Kind.DIR if found["type"] == "dir" else Kind.MISSING
 
     async def _blocked(self, parts: tuple[str, ...], shown: str) -> bool:
-        for depth in range(1, len(parts)):
-            kind = await self.kind(parts[:depth], shown)
-            if kind is not Kind.DIR:
-                return kind in (Kind.FILE, Kind.BLOCKED)
-        return False
+        try:
+            return await way.through_file(self.vault, self.folder, parts)
+        except VaultError as err:
+            raise self._refusal(err, shown) from None
 
     async def load(self, path: MemoryPath) -> files.MemoryFile | Kind:
         """The file as the model sees it, or what the path is instead."""
