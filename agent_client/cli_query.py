@@ -15,6 +15,7 @@ from agent_client.results import SearchResult
 from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
 from agent_client.vault import Vault
+from shared.langs import no_notes_said
 
 
 async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
@@ -50,8 +51,7 @@ async def _no_such_vault(vault: Vault, lang: str) -> str:
     langs = (await vault.status()).get("langs") or {}
     if not isinstance(langs, dict) or langs.get(lang):
         return ""
-    others = ", ".join(sorted(str(name) for name in langs)) or "none"
-    return f" The vault {lang!r} has no notes (vaults with notes: {others})."
+    return " " + no_notes_said(lang, sorted(str(name) for name in langs))
 
 
 def _print_binary(path: str, content: str) -> int:

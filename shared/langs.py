@@ -56,3 +56,13 @@ def writes_traditional_chinese(lang: str) -> bool:
     if scripts:
         return scripts[0] == "hant"
     return tags[0] == "yue" or any(tag in ("tw", "hk", "mo") for tag in tags[1:])
+
+
+def no_notes_said(lang: str, with_notes: list[str]) -> str:
+    """What a search with no hit adds when vault ``lang`` has no notes (none made yet, or
+    a typo in ``--lang``): the vaults that have some. One wording for both command
+    lines; the tools answer such a vault as any empty one (a vault is made by its first
+    write), with no results."""
+    return (
+        f"The vault {lang!r} has no notes (vaults with notes: {', '.join(with_notes) or 'none'})."
+    )

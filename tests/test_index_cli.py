@@ -210,11 +210,15 @@ def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     bad_lang = cli("search", "--workspace", str(ws.root), "--lang", "EN!", "x")
     assert bad_lang.returncode == 2 and "invalid_lang" in bad_lang.stderr
+    # A vault not made yet has no notes, as the server's search answers (a vault is made
+    # by its first write): no hit, exit 0, and the vaults that have notes named (a typo)
     no_vault = cli("search", "--workspace", str(ws.root), "--lang", "zz", "x")
-    assert no_vault.returncode == 1 and no_vault.stdout == ""  # (not "no notes match")
-    assert no_vault.stderr == (
-        f"indexer search: not_found: there is no vault 'zz' in {ws.root} (its vaults: en, ja)\n"
+    assert (no_vault.returncode, no_vault.stderr) == (0, "")
+    assert no_vault.stdout == (
+        "no notes match. The vault 'zz' has no notes (vaults with notes: en, ja).\n"
     )
+    as_json = cli("search", "--workspace", str(ws.root), "--lang", "zz", "--json", "x")
+    assert as_json.returncode == 0 and json.loads(as_json.stdout)["results"] == []
     for outside in ("../..", "/etc"):  # "no notes match" without a server, refused with one
         bad_path = cli(
             "search", "--workspace", str(ws.root), "--lang", "en", "--path", outside, "x"

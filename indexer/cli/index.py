@@ -25,8 +25,8 @@ from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable
 from shared.counted import counted
-from shared.errors import AlreadyRunningError, IndexSchemaError, NotFoundError
-from shared.langs import check_lang, is_lang
+from shared.errors import AlreadyRunningError, IndexSchemaError
+from shared.langs import check_lang, is_lang, no_notes_said
 from shared.terminal_text import for_terminal
 from shared.utf8 import check_text
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
@@ -336,14 +336,23 @@ def search_index_file(
             held.close()
 
 
+def langs_with_notes(workspace: Workspace) -> list[str]:
+    """The vaults the index holds notes of (none without an index file)."""
+    if not workspace.index_path.exists():
+        return []
+    index = NoteIndex(workspace)
+    try:
+        index.open(readonly=True)
+        return sorted(lang for lang, notes in index.counts().items() if notes)
+    except Exception:  # (only a word of help: an index it cannot read names none)
+        return []
+    finally:
+        index.close()
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args, existing=True)
     lang = check_lang(args.lang)
-    if lang not in (langs := workspace.langs()):  # (a typo answered "no notes match")
-        raise NotFoundError(
-            f"there is no vault {lang!r} in {workspace.root} (its vaults:"
-            f" {', '.join(langs) or 'none yet'})"
-        )
     query = " ".join(args.query)
     options: dict[str, Any] = {
         "limit": args.limit,
@@ -367,8 +376,14 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     if result["partial"]:
         print("(the index is still catching up with disk: results may be partial)")
-    if not result["results"]:
-        print("no notes match" if not args.offset else f"no more results past {args.offset}")
+    if not result["results"] and args.offset:
+        print(f"no more results past {args.offset}")
+    elif not result["results"]:  # a vault not made yet has none, as the tools answer it
+        with_notes = langs_with_notes(workspace)
+        print(
+            "no notes match"
+            + ("" if lang in with_notes else ". " + no_notes_said(lang, with_notes))
+        )
     elif "total" in result:
         shown = f"{args.offset + 1}-{args.offset + len(result['results'])}"
         matches = "note matches" if result["total"] == 1 else "notes match"
