@@ -183,7 +183,8 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     # (it said "those folders got the fallback": a forced pass keeps the model's summaries)
     assert "failed 4 time(s): 0 folder(s) got the fallback summary; a folder" in failed.stdout
     refused = cli(*ws, "--lang", "xx")
-    assert refused.returncode == 1 and "no vault for 'xx'" in refused.stderr
+    assert refused.returncode == 1  # (worded as maintain and search's REST answer it)
+    assert f"not_found: there is no vault 'xx' in {ws[-1]}" in refused.stderr
     empty = cli(*ws, "--lang", "")  # not "every vault"
     assert empty.returncode == 2 and "'' is not a vault id" in empty.stderr
 

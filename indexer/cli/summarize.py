@@ -59,7 +59,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     if args.lang is not None:  # "" is a bad lang, not "every vault"
         lang = check_lang(args.lang)
         if not workspace.vault_dir(lang).is_dir():
-            raise NotFoundError(f"there is no vault for {lang!r} in {workspace.root}")
+            raise NotFoundError(f"there is no vault {lang!r} in {workspace.root}")
         langs = [lang]
     held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
     served = held is None

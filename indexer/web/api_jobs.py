@@ -50,7 +50,7 @@ def job_routes(core: Core, json_cap: int) -> list[tuple[str, str, Endpoint]]:
             return None
         checked = check_lang(lang)
         if checked not in vault.sandbox.workspace.langs():
-            raise NotFoundError(f"there is no vault for {checked!r}")
+            raise NotFoundError(f"there is no vault {checked!r}")
         return [checked]
 
     def maintenance_of() -> Maintenance:
