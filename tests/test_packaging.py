@@ -38,6 +38,31 @@ def test_every_package_is_listed_in_pyproject() -> None:
     assert data <= listed, "a folder of data files is no listed package (setuptools warns)"
 
 
+def test_a_wheel_built_in_a_checkout_ships_only_what_it_holds(tmp_path: Path) -> None:
+    """setuptools copies the packages into the checkout's build/lib and never took out
+    what is gone from the checkout: a prompt deleted from prompts/ (or a module) left
+    there by an earlier build still shipped (``pipx install .``, ``uv build --wheel``)."""
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*SKIPPED_WHEN_COPYING))
+    earlier = source / "build" / "lib" / "indexer"  # what an earlier build left
+    (earlier / "prompts").mkdir(parents=True)
+    (earlier / "prompts" / "deleted_spec.md").write_text("# deleted since\n")
+    (earlier / "removed_module.py").write_text("GONE = True\n")
+    uv = Path(sys.executable).with_name("uv")
+    build = subprocess.run(
+        [str(uv), "build", "-q", "--wheel", "-o", str(tmp_path), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stderr
+    (wheel,) = tmp_path.glob("vault_memory-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "indexer/prompts/vault_spec.md" in names
+    assert "indexer/prompts/deleted_spec.md" not in names
+    assert "indexer/removed_module.py" not in names
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv (outside the repository) with the built wheel installed; its bin/."""
