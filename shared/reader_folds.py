@@ -72,6 +72,12 @@ DIGIT_ZEROS = (
     0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0,
 )  # fmt: skip
 DIGIT_FOLDS = {chr(zero + value): str(value) for zero in DIGIT_ZEROS for value in range(10)}
+# The letters of ``LETTER_FOLDS`` and ``ARABIC_FOLDS`` that are one letter to their
+# readers, typed either way by their keyboards: a tag is compared so (``indexer.index.
+# tag_letters``). Not ``đ ł ø ħ``, letters of their own that search folds as it folds
+# accents (a tag keeps its accents: ``résumé`` is not ``resume``); ``ß`` and the Turkish
+# ``ı İ`` are case folding's (``CASE_FIXES``).
+TAG_LETTER_FOLDS = {**ARABIC_FOLDS, "ё": "е", "ʼ": "'", **YIDDISH_LIGATURES, **CHILLUS}
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
      "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'",

@@ -78,3 +78,32 @@ def test_the_filter_reads_tags_as_they_show(ws: Workspace, index: NoteIndex) -> 
             index.search("en", "alpha", tags=blank)
     with pytest.raises(InvalidArgumentError, match="type must name a type"):
         index.search("en", "alpha", type="\u200b")
+
+
+def test_the_filter_reads_letters_one_to_their_readers_as_search_does(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """A Persian tag typed with the Arabic yeh and kaf (``ي ك``, as an Arabic keyboard
+    types them) found nothing of the Persian spelling (``ی ک``), while search folds them;
+    so do the alef's hamza forms, Russian ``ё`` and a Yiddish ligature. Latin accents and
+    ``đ`` stay letters of their own (``résumé`` is not ``resume``)."""
+    _put(ws, "fa.md", "---\ntags: [کتاب/یادداشت]\ntype: یادداشت\n---\nalpha کتاب\n")
+    _put(ws, "ar.md", "---\ntags: [أحمد, مكتبة]\n---\nalpha #ي\n")
+    _put(ws, "ru.md", "---\ntags: [ёлка, Đà]\n---\nalpha\n")
+    _put(ws, "yi.md", "---\ntags: [װאַסער]\n---\nalpha\n")
+    _put(ws, "glob.md", '---\ntags: ["ک*?[ی]", کxy]\n---\nalpha\n')
+    index.reconcile()
+    assert [h["path"] for h in index.search("en", "كتاب")["results"]] == ["fa.md"]
+    assert _found(index, tags=["كتاب"]) == ["fa.md"]
+    assert _found(index, tags=["كتاب/يادداشت"]) == ["fa.md"]
+    assert _found(index, tags=["کتاب/یادداشت"]) == ["fa.md"]
+    assert _found(index, type="يادداشت") == ["fa.md"]
+    assert _found(index, tags=["احمد", "مكتبه"]) == ["ar.md"]
+    assert _found(index, tags=["ی"]) == ["ar.md"]
+    assert _found(index, tags=["Ёлка"]) == ["ru.md"]
+    assert _found(index, tags=["елка"]) == ["ru.md"]
+    assert _found(index, tags=["וואסער"]) == ["yi.md"]
+    assert _found(index, tags=["da"]) == []  # (``đ`` is a letter to its readers)
+    assert _found(index, tags=["كتابي"]) == []  # (still the whole tag, or a nested one)
+    assert _found(index, tags=["ك*?[ي]"]) == ["glob.md"]
+    assert _found(index, tags=["ك*"]) == _found(index, tags=["ك?y"]) == []
