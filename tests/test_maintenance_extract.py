@@ -269,3 +269,34 @@ def test_a_heading_typed_another_way_in_persian_or_with_vowels_is_found() -> Non
         text = extracted(log, task, current, None, lang).content or ""
         assert text.count("\n## ") == 1, (lang, text)
         assert text.startswith(current), (lang, text)
+
+
+def test_a_heading_of_several_words_names_its_section_in_every_known_language() -> None:
+    """A heading's words were looked up one by one: ``## Quyết định: …`` (Vietnamese
+    writes a word as syllables apart), ``## Active threads``, ``## En cours`` and the
+    other sections' names of several words routed nothing."""
+    cases = [  # (lang, heading, task, section heading in that vault)
+        ("vi", "Quyết định: dùng PostgreSQL", "project_review", "## Quyết định"),
+        ("vi", "Sở thích", "user_profile", "## Sở thích"),
+        ("vi", "Đã xong: trình phân tích", "project_review", "## Đã xong"),
+        ("vi", "Mục tiêu quý tới", "project_review", "## Mục tiêu"),
+        ("vi", "Thói quen buổi sáng", "user_profile", "## Thói quen"),
+        ("vi", "Trình độ và nền tảng", "user_profile", "## Trình độ và nền tảng"),
+        ("en", "Active threads", "project_review", "## Active threads"),
+        ("en", "To do: the parser", "project_review", "## Active threads"),
+        ("de", "Laufende Themen", "project_review", "## Laufende Themen"),
+        ("fr", "En cours : le parseur", "project_review", "## En cours"),
+        ("id", "Latar belakang", "user_profile", "## Tingkat dan latar belakang"),
+        ("ko", "진행 중", "project_review", "## 진행 중"),
+        ("fa", "در جریان", "project_review", "## در جریان"),
+        ("ar", "قيد التنفيذ", "project_review", "## قيد التنفيذ"),
+        ("tr", "Devam edenler", "project_review", "## Devam edenler"),
+    ]
+    for lang, heading, task, section in cases:
+        log = sections(f"## {heading}\n\nSome text here. More.\n")
+        text = extracted(log, task, None, None, lang).content or ""
+        assert f"{section}\n\n- {heading}: Some text here. (2026-11-29)" in text, (lang, text)
+    for heading in ("Acerca de la caché", "Notes: en, cours", "Thói, quen"):
+        log = sections(f"## {heading}\n\nSome text here.\n")
+        for task in ("user_profile", "project_review"):
+            assert extracted(log, task, None, None, "es").action == "none", heading

@@ -42,6 +42,9 @@ from shared.workspace import day_file_order
 MAX_SECTIONS = 500  # the newest sections of the event log looked at
 MAX_DATED_LINES = 30  # a section's dated lines kept (the newest)
 MAX_LINE_CHARS = 240  # one entry's line (a cut ends with "…")
+# A heading's runs of words looked up as tags: as long as ``TAGS``' longest
+# (``Trình độ và nền tảng``: 5)
+_MOST_WORDS = max(tag.count("-") + 1 for tag in TAGS)
 
 
 _FIELD = re.compile(r"- (time|title|tags|entry):[ \t]*(.*)")
@@ -134,7 +137,7 @@ def _item(rel: str, text: str, task: str) -> Item | None:
     tags = [tag for tag in re.split(r"[,\s]+", fields.get("tags", "")) if tag and tag != "-"]
     tags += inline_tags(body)
     if heading_text.casefold() != "event":
-        tags += re.split(r"[\s:,/]+", heading_text)
+        tags += _heading_tags(heading_text)
     sections = [TAGS.get(_tag_key(tag)) for tag in tags]
     section = next((found[1] for found in sections if found and found[0] == task), None)
     if section is None or redact_secrets(text)[1]:
@@ -149,6 +152,19 @@ def _item(rel: str, text: str, task: str) -> Item | None:
     suffix = f" ({date})" if date else ""
     statement = cut_chars(statement, MAX_LINE_CHARS - len(suffix) - 2, "…")
     return Item(section, f"- {statement}{suffix}", statement)
+
+
+def _heading_tags(heading: str) -> list[str]:
+    """A heading's words, and its runs of words within one part
+    (``Quyết định: dùng Redis``: ``Quyết-định``), hyphenated as a tag of several words
+    is: Vietnamese writes a word as syllables apart, and a section's name may be a few
+    words (``## Active threads``, ``## En cours``)."""
+    tags = []
+    for part in re.split(r"[:,/]+", heading):
+        words = part.split()
+        for size in range(1, _MOST_WORDS + 1):
+            tags += ["-".join(words[at : at + size]) for at in range(len(words) - size + 1)]
+    return tags
 
 
 def _tag_key(tag: str) -> str:

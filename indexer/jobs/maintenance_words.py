@@ -103,6 +103,15 @@ _TAG_WORDS = {
     " เสร็จแล้ว เสร็จ",
 }
 TAGS = {tag_key(word): key for key, words in _TAG_WORDS.items() for word in words.split()}
+# A section's name of several words, in English and each language above, hyphenated as a
+# tag of several words is (``active-threads``, ``đang-thực-hiện``, ``در-جریان``): a
+# heading's runs of words are looked up so (``maintenance_extract``). Not ``About``'s
+# (``acerca de``, ``à propos`` head any text about anything).
+for _task, _sections in SECTIONS.items():
+    for _section in _sections[:-1] if _task == "user_profile" else _sections:
+        for _name in (_section, *(local[_section] for local in _LOCAL.values())):
+            if len(_name.split()) > 1:
+                TAGS.setdefault(tag_key("-".join(_name.split())), (_task, _section))
 
 
 def local_words(lang: str) -> Callable[[str], str]:
