@@ -78,6 +78,7 @@ DIGIT_FOLDS = {chr(zero + value): str(value) for zero in DIGIT_ZEROS for value i
 # accents (a tag keeps its accents: ``résumé`` is not ``resume``); ``ß`` and the Turkish
 # ``ı İ`` are case folding's (``CASE_FIXES``).
 TAG_LETTER_FOLDS = {**ARABIC_FOLDS, "ё": "е", "ʼ": "'", **YIDDISH_LIGATURES, **CHILLUS}
+_TAG_LETTERS = str.maketrans(TAG_LETTER_FOLDS)
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
      "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'",
@@ -142,3 +143,9 @@ def tag_key(tag: str) -> str:
     text = _UNSEEN_IN_TAGS.sub("", text)
     text = unicodedata.normalize("NFC", text.translate(CASE_FIXES).casefold())
     return text.strip().lstrip("#").strip()
+
+
+def folded_tag_letters(key: str) -> str:
+    """A tag's key (``tag_key``) with the letters one to their readers folded
+    (``TAG_LETTER_FOLDS``: ``تصميم`` is ``تصمیم``), as tags are compared (not kept)."""
+    return key.translate(_TAG_LETTERS)

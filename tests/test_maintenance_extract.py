@@ -300,3 +300,18 @@ def test_a_heading_of_several_words_names_its_section_in_every_known_language() 
         log = sections(f"## {heading}\n\nSome text here.\n")
         for task in ("user_profile", "project_review"):
             assert extracted(log, task, None, None, "es").action == "none", heading
+
+
+def test_a_persian_tag_typed_with_the_arabic_yeh_and_kaf_counts() -> None:
+    """``تصميم`` (decision, with the Arabic yeh an Arabic keyboard types) went nowhere,
+    though the tags filter and search read it as ``تصمیم``."""
+    log = sections(
+        event("T0", "تصميم", "Entry 0."),
+        event("T1", "ترجيح", "Entry 1."),
+        "## واقعيت: PostgreSQL\n\nEntry 2. More.\n",
+    )
+    user = extracted(log, "user_profile", None, None, "fa").content or ""
+    project = extracted(log, "project_review", None, None, "fa").content or ""
+    assert "## ترجیحات\n\n- T1: Entry 1. (2026-11-29)" in user
+    assert "## تصمیم‌ها\n\n- T0: Entry 0. (2026-11-29)" in project
+    assert "## واقعیت‌ها\n\n- واقعيت: PostgreSQL: Entry 2. (2026-11-29)" in project

@@ -13,9 +13,8 @@ matched cost 10 times the filter's plain comparison.
 
 from __future__ import annotations
 
-from shared.reader_folds import TAG_LETTER_FOLDS
+from shared.reader_folds import TAG_LETTER_FOLDS, folded_tag_letters
 
-_FOLDS = str.maketrans(TAG_LETTER_FOLDS)
 # The letters folded into each one letter (``ي``: ``ىی``), a GLOB's class each, and those
 # folded into two (the Yiddish ligatures, Malayalam's chillus): replaced before it.
 _ONE_OF: dict[str, str] = {}
@@ -28,7 +27,7 @@ _GLOB_SPECIAL = {"*": "[*]", "?": "[?]", "[": "[[]"}
 
 def folded_key(key: str) -> str:
     """A tag's key (``text.fold_tag``) with the letters one to their readers folded."""
-    return key.translate(_FOLDS)
+    return folded_tag_letters(key)
 
 
 def _glob(key: str) -> str:
