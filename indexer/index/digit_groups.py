@@ -1,0 +1,38 @@
+"""A number sought as its digits are grouped too: ``85000`` finds ``85,000``, ``85.000``,
+``85 000`` (a narrow no-break space, as French writes it), ``85'000`` (Swiss) and
+``٨٥٬٠٠٠``; ``123456`` finds Indian ``1,23,456`` as well as ``123,456``.
+
+The index reads a separator between digits as a word break (``85,000`` is the words
+``85`` and ``000``), so each grouping is the phrase of its groups, asked beside the
+number: no schema change, nothing new kept. The phrase finds the groups apart by any
+separator (``85-000`` too) and the decimal ``85.000`` of a text that writes its point
+so, as the word ``85,000`` of a query always did; a phrase in quotes is as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A number worth grouping: 4 digits or more (``2,024``), no leading zero (a code,
+# ``0850``, is never grouped); up to ``_MOST_DIGITS`` (each grouping is one more phrase).
+_MOST_DIGITS = 24
+_NUMBER = re.compile(rf"[1-9][0-9]{{3,{_MOST_DIGITS - 1}}}")
+
+
+def grouped_spellings(word: str) -> tuple[str, ...]:
+    """The groupings of the number ``word`` (ASCII digits, as ``searchable`` leaves
+    them) as the words of a phrase: in thousands (``1 234 567``), and in the Indian
+    lakh and crore (``12 34 567``) when it differs; none for any other word."""
+    if _NUMBER.fullmatch(word) is None:
+        return ()
+    thousands = _groups(word, 3)
+    indian = [*_groups(word[:-3], 2), word[-3:]] if len(word) > 3 else [word]
+    return tuple(dict.fromkeys([" ".join(thousands), " ".join(indian)]))
+
+
+def _groups(digits: str, size: int) -> list[str]:
+    """``digits`` cut into groups of ``size`` from the right (the first may be shorter)."""
+    head = len(digits) % size
+    return ([digits[:head]] if head else []) + [
+        digits[at : at + size] for at in range(head, len(digits), size)
+    ]

@@ -1,0 +1,68 @@
+"""A number is found however its digits are grouped: ``85000`` finds ``85,000``,
+``85.000``, ``85 000`` (a narrow no-break space, as French writes it), ``85'000`` (Swiss)
+and ``٨٥٬٠٠٠`` (the Arabic thousands separator); ``123456`` finds Indian ``1,23,456``;
+on a real NoteIndex over real files, the snippet marking what the note holds."""
+
+from __future__ import annotations
+
+from helpers.indexed_notes import found, index_notes
+from test_digit_search import on_demand_of
+
+from indexer.index.digit_groups import grouped_spellings
+from indexer.index.service import NoteIndex
+from shared.workspace import Workspace
+
+NOTES = {
+    "en.md": "# en\n\nThe budget is 85,000 dollars.\n",
+    "de.md": "# de\n\nDas Budget ist 85.000 Euro.\n",
+    "fr.md": "# fr\n\nLe budget est de 85\u202f000 euros.\n",
+    "fr-nbsp.md": "# fr2\n\nLe budget est de 85\u00a0000 euros.\n",
+    "ch.md": "# ch\n\nDas Budget ist 85'000 Franken.\n",
+    "ar.md": "# ar\n\nالميزانية ٨٥٬٠٠٠ دولار.\n",
+    "bare.md": "# bare\n\nbudget 85000 flat\n",
+    "other.md": "# other\n\nbudget 850,000 and 85 000x and 185,000\n",
+    "in.md": "# in\n\nThe price was 1,23,456 rupees and 12,34,567 later.\n",
+    "big.md": "# big\n\nPopulation 1.234.567 und 123.456.\n",
+}
+
+
+def test_a_number_finds_its_grouped_spellings(ws: Workspace, index: NoteIndex) -> None:
+    index_notes(ws, index, "xx", NOTES)
+    grouped = {"en.md", "de.md", "fr.md", "fr-nbsp.md", "ch.md", "ar.md", "bare.md"}
+    assert found(index, "xx", "85000") == grouped
+    assert found(index, "xx", "٨٥٠٠٠") == grouped  # (in Arabic-Indic digits)
+    assert found(index, "xx", "budget 85000") == grouped - {"ar.md"}
+    assert found(index, "xx", "850000") == {"other.md"}
+    assert found(index, "xx", "185000") == {"other.md"}
+    assert found(index, "xx", "123456") == {"in.md", "big.md"}
+    assert found(index, "xx", "1234567") == {"in.md", "big.md"}
+    assert found(index, "xx", "budget NOT 85000") == {"other.md"}
+    assert found(index, "xx", '"85000"') == {"bare.md"}  # (a phrase is as written)
+
+
+def test_the_snippet_marks_the_grouped_number(ws: Workspace, index: NoteIndex) -> None:
+    index_notes(ws, index, "hl", NOTES)
+    marked = {row["path"]: row["snippet"] for row in index.search("hl", "85000")["results"]}
+    assert "**85,000**" in marked["en.md"]
+    assert "**85 000**" in marked["fr.md"]  # (a snippet shows spaces as spaces)
+    assert "**٨٥٬٠٠٠**" in marked["ar.md"]
+    assert "**85000**" in marked["bare.md"]
+    indian = index.search("hl", "123456")["results"]
+    assert any("**1,23,456**" in row["snippet"] for row in indian)
+
+
+def test_recall_finds_a_grouped_number(ws: Workspace, index: NoteIndex) -> None:
+    index_notes(ws, index, "rc", {
+        "deal.md": "# deal\n\nWe signed for 85,000 dollars in March.\n",
+        "other.md": "# other\n\nNothing about money here.\n",
+    })  # fmt: skip
+    assert on_demand_of(ws, index, "rc")("what did we say about 85000?") == ["deal.md"]
+
+
+def test_the_spellings_of_a_number() -> None:
+    assert grouped_spellings("85000") == ("85 000",)
+    assert grouped_spellings("2024") == ("2 024",)
+    assert grouped_spellings("1234567") == ("1 234 567", "12 34 567")
+    assert grouped_spellings("123456") == ("123 456", "1 23 456")
+    for word in ("850", "0850", "85,000", "85000a", "x2024", "٨٥٠٠٠", "1" * 40):
+        assert grouped_spellings(word) == (), word
