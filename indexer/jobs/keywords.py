@@ -78,6 +78,7 @@ _STOP_KO = frozenset(
     있습니까 입니다 입니까 대해 관해""".split()
 )
 _QUOTED = re.compile(r'"([^"]+)"')
+_CYRILLIC = re.compile("[\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f]")
 # A letter or digit, then letters, digits and marks (a Devanagari vowel sign is part of
 # its word, as indexed; a mark after an emoji is the emoji's: ``I❤️love`` gave the
 # keyword ``\ufe0flove`` to recall's heading);
@@ -234,7 +235,10 @@ def _words(text: str, shouted: bool, blind: bool, shown: Shown) -> list[str]:
         word = without_article(word)  # (Arabic: ``البيانات`` finds ``بيانات`` too)
         word = without_the(word)  # (Hebrew: ``הנתונים`` finds ``נתונים`` too)
         word = without_plural(word)  # (Persian: ``داده‌ها`` finds ``داده`` too)
-        if "'" in word:  # "user's" -> "user"; "l'école" -> "école"; "dell'anno" -> "anno"
+        # "user's" -> "user"; "l'école" -> "école"; "dell'anno" -> "anno"; not in Cyrillic,
+        # whose apostrophe is a letter of the word (Ukrainian ``п'ять``: ``ять`` was also
+        # ``дев'ять``), sought whole as search finds it (the phrase of its two pieces)
+        if "'" in word and not _CYRILLIC.match(word, max(0, word.index("'") - 1)):
             head, _, tail = word.partition("'")
             elided = len(tail) > len(head) if len(head) <= 2 else _dropped(head, stops, kept)
             word = tail if elided else head
