@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexer.index.hebrew_prefixes import without_particle
 from indexer.index.text import as_read
+from indexer.jobs.korean_spacing import spaced_spellings
 from indexer.jobs.recall_block import (
     CLOSE,
     INTRO,
@@ -157,14 +158,18 @@ class Recall:
     def _bare_where_unfound(self, lang: str, keywords: list[str]) -> list[str]:
         """A Hebrew keyword with a one-letter word joined before it (``לדנה``, to Dana)
         that no note holds as written is sought bare (``דנה``): ``מה אמרתי לדנה?``
-        found nothing. Only then: the letter may be the word's own (``מספר``, number)."""
+        found nothing. Only then: the letter may be the word's own (``מספר``, number).
+        A Korean compound written joined that no note holds is sought as the first of
+        its two words apart that a note holds (``korean_spacing``: ``부산여행``)."""
         if self.index is None:
             return keywords
         sought = []
         for keyword in keywords:
             bare = without_particle(keyword)
-            if bare is not None and not self.index.search_any(lang, [keyword], 1):
-                keyword = bare
+            apart = spaced_spellings(keyword) if bare is None else []
+            if (bare is not None or apart) and not self.index.search_any(lang, [keyword], 1):
+                held = (p for p in apart if self.index.search_any(lang, [p], 1))
+                keyword = bare if bare is not None else next(held, keyword)
             sought.append(keyword)
         return sought
 
