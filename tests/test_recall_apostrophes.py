@@ -31,3 +31,19 @@ def test_recall_finds_the_word_not_a_piece_of_another(ws: Workspace, index: Note
     on_demand = on_demand_of(ws, index, "uk")
     assert on_demand("Скільки п'ять?") == ["five.md"]
     assert on_demand("Яке було мʼясо?") == ["meat.md"]
+
+
+def test_another_form_of_the_word_is_found_in_a_ukrainian_vault(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """``м'ясом`` (with meat) is looked up by its start, as a word without an apostrophe
+    is in an inflecting vault (``word_stems``): it was looked up as written, and found
+    none of the note's ``мʼясо``."""
+    index_notes(ws, index, "uk", {
+        "meat.md": "# Обід\n\nМʼясо було смачне.\n",
+        "object.md": "# Будова\n\nОб'єкти здали вчасно.\n",
+        "other.md": "# Інше\n\nЯсон прийшов.\n",
+    })  # fmt: skip
+    on_demand = on_demand_of(ws, index, "uk")
+    assert on_demand("Що з м'ясом?") == ["meat.md"]
+    assert on_demand("Коли здали об’єктом?") == ["object.md"]

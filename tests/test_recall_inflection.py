@@ -8,6 +8,7 @@ from helpers.indexed_notes import found, index_notes
 
 from indexer.index.query_parse import parse_any
 from indexer.index.service import NoteIndex
+from indexer.jobs.keywords import extract_keywords
 from indexer.jobs.recall import Recall
 from indexer.jobs.word_stems import inflects, looked_up, looked_up_all
 from indexer.vault.sandbox import Sandbox
@@ -63,3 +64,15 @@ def test_which_words_are_looked_up_by_their_start() -> None:
     assert not inflects("en") and not inflects("ja") and not inflects("zh-Hans")
     assert looked_up_all("en", ["decisions"]) == ["decisions"]
     assert parse_any(["данны*", "сервер"]).match.startswith('"данны" * OR ')
+
+
+def test_a_turkish_word_opening_with_a_dotted_capital_is_looked_up_by_its_start(
+    ws: Workspace, index: NoteIndex
+) -> None:
+    """``İşlerim`` lower-cased to ``i̇şlerim``, an ``i`` with a combining dot: a word with
+    a mark is looked up as written, so the note's ``işleri`` was not found (and the
+    keywords' heading showed the dot)."""
+    index_notes(ws, index, "tr", {"jobs.md": "# Notlar\n\nBu haftanın işleri bitti.\n"})
+    assert on_demand(ws, index, "tr", "İşlerim ne durumda?") == ["jobs.md"]
+    assert on_demand(ws, index, "tr", "İŞLERİM NE DURUMDA?") == ["jobs.md"]
+    assert extract_keywords("İstanbul'da ne oldu?") == ["istanbul", "oldu"]

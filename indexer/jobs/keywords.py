@@ -266,7 +266,10 @@ def _plain(word: str) -> str:
 
 
 def _lowered(written: str) -> str:
-    return written.lower().replace("’", "'").replace("ʼ", "'")
+    """``written`` in small letters, its apostrophes one; the Turkish dotted capital
+    ``İ`` is ``i`` (``lower`` made it ``i`` and a combining dot: a word with a mark,
+    looked up as written where another form was wanted, ``word_stems``)."""
+    return written.replace("İ", "i").lower().replace("’", "'").replace("ʼ", "'")
 
 
 def _titled(text: str) -> bool:

@@ -28,11 +28,16 @@ def inflects(lang: str) -> bool:
 def looked_up(keyword: str) -> str:
     """``keyword`` as recall looks it up in an inflecting vault: a word of letters alone
     of ``LEAST_LETTERS`` or more as a prefix of its start (``данных``: ``данны*``); a
-    phrase, a shorter word, a word with digits or marks as it is."""
-    if len(keyword) < LEAST_LETTERS or not keyword.isalpha():
+    phrase, a shorter word, a word with digits or marks as it is. An apostrophe inside
+    a word is none of its letters (Ukrainian ``м'ясом``: ``м'ясо*``)."""
+    letters = keyword.replace("'", "")
+    if len(letters) < LEAST_LETTERS or not letters.isalpha() or keyword[0] == "'":
         return keyword
-    cut = 2 if len(keyword) >= 7 else 1
-    return keyword[:-cut] + "*"
+    cut = 2 if len(letters) >= 7 else 1
+    start = keyword[:-cut]
+    if start.endswith("'"):  # (a cut ending at the apostrophe: the letters before it)
+        start = start[:-1]
+    return start + "*"
 
 
 def looked_up_all(lang: str, keywords: list[str]) -> list[str]:
