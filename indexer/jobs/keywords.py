@@ -70,6 +70,9 @@ _KO_PARTICLES = tuple(sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True))
 # Particles that also end many nouns (고양이 cat, 전문가 expert, 고속도로 highway, 사과
 # apple): the word is kept beside its stem (고양 alone also found 고양시, the city)
 _KO_NOUN_ENDINGS = frozenset("이 가 도 로 과 의 나 만".split())
+# A noun of two syllables or more made a verb by 하다 or 되다 (``결정했나요``, did you
+# decide; ``변경된``, changed): the noun is sought too (the first such syllable after two)
+_KO_VERB = re.compile("([\uac00-\ud7a3]{2,}?)[하한할함합해했되된될됐됨됩돼]")
 # (checked once the particle is off: 어디에서 is 어디, 무엇을 무엇; a particle after one
 # syllable stays: 누가, 제가)
 _STOP_KO = frozenset(
@@ -319,6 +322,9 @@ def _korean_word(word: str) -> list[str]:
         return []
     if word != whole and whole[len(word) :] in _KO_NOUN_ENDINGS:
         return [word, whole]
+    verb = _KO_VERB.match(word)  # (``결정했나요``: ``결정`` too, which a note may say alone)
+    if verb is not None and verb.group(1) not in _STOP_KO:
+        return [verb.group(1), word]
     return [word]
 
 
