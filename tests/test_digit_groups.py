@@ -64,5 +64,21 @@ def test_the_spellings_of_a_number() -> None:
     assert grouped_spellings("2024") == ("2 024",)
     assert grouped_spellings("1234567") == ("1 234 567", "12 34 567")
     assert grouped_spellings("123456") == ("123 456", "1 23 456")
-    for word in ("850", "0850", "85,000", "85000a", "x2024", "٨٥٠٠٠", "1" * 40):
+    for word in ("850", "0850", "85000a", "x2024", "٨٥٠٠٠", "1" * 40):
+        assert grouped_spellings(word) == (), word
+
+
+def test_a_grouped_number_finds_the_bare_one(ws: Workspace, index: NoteIndex) -> None:
+    """``85,000`` found the groupings (its words ``85`` ``000``) but not ``85000``."""
+    index_notes(ws, index, "gr", NOTES)
+    grouped = {"en.md", "de.md", "fr.md", "fr-nbsp.md", "ch.md", "ar.md", "bare.md"}
+    assert found(index, "gr", "85.000") == grouped
+    assert found(index, "gr", "٨٥٬٠٠٠") == grouped
+    assert found(index, "gr", "85.000") == grouped
+    assert found(index, "gr", "٨٥٬٠٠٠") == grouped
+    assert found(index, "gr", "1,23,456") == {"in.md", "big.md"}  # (and 123.456)
+    assert found(index, "gr", "12,34,567") == {"in.md", "big.md"}  # (and 1.234.567)
+    assert grouped_spellings("1,234,567") == ("1234567", "12 34 567")
+    assert grouped_spellings("85.000") == ("85000",)
+    for word in ("85,00", "1,2345", "0,500", "85,000,", "1.5", "12,3,456"):
         assert grouped_spellings(word) == (), word

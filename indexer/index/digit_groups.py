@@ -1,6 +1,7 @@
 """A number sought as its digits are grouped too: ``85000`` finds ``85,000``, ``85.000``,
 ``85 000`` (a narrow no-break space, as French writes it), ``85'000`` (Swiss) and
-``٨٥٬٠٠٠``; ``123456`` finds Indian ``1,23,456`` as well as ``123,456``.
+``٨٥٬٠٠٠``; ``123456`` finds Indian ``1,23,456`` as well as ``123,456``; and ``85,000``
+finds ``85000``.
 
 The index reads a separator between digits as a word break (``85,000`` is the words
 ``85`` and ``000``), so each grouping is the phrase of its groups, asked beside the
@@ -19,10 +20,27 @@ _MOST_DIGITS = 24
 _NUMBER = re.compile(rf"[1-9][0-9]{{3,{_MOST_DIGITS - 1}}}")
 
 
+# A number written in groups, one separator throughout: in thousands (``1,234,567``),
+# or in the Indian lakh and crore (``12,34,567``)
+_SEPARATOR = "([,.'\u2019\u066c])"
+_GROUPED = re.compile(
+    rf"[1-9][0-9]{{0,2}}{_SEPARATOR}[0-9]{{3}}(?:\1[0-9]{{3}})*"
+    rf"|[1-9][0-9]?{_SEPARATOR}[0-9]{{2}}(?:\2[0-9]{{2}})*\2[0-9]{{3}}"
+)
+
+
 def grouped_spellings(word: str) -> tuple[str, ...]:
     """The groupings of the number ``word`` (ASCII digits, as ``searchable`` leaves
     them) as the words of a phrase: in thousands (``1 234 567``), and in the Indian
-    lakh and crore (``12 34 567``) when it differs; none for any other word."""
+    lakh and crore (``12 34 567``) when it differs. A number written in groups
+    (``1,234,567``: the phrase of its groups already) is the bare number and its other
+    grouping. None for any other word."""
+    grouped = _GROUPED.fullmatch(word)
+    if grouped is not None:
+        bare = re.sub(r"[^0-9]", "", word)
+        own = re.sub(r"[^0-9]+", " ", word)
+        others = [s for s in grouped_spellings(bare) if s != own]
+        return (bare, *others) if len(bare) <= _MOST_DIGITS else ()
     if _NUMBER.fullmatch(word) is None:
         return ()
     thousands = _groups(word, 3)
