@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -64,9 +65,11 @@ class Child:
 
 
 def note_category(kind: object) -> str:
-    """A note's category: its frontmatter ``type``, ``note`` when it has none."""
+    """A note's category: its frontmatter ``type``, ``note`` when it has none; composed
+    (NFC), so that one type saved decomposed by one editor (macOS's NFD: ``café``,
+    Hangul as jamo) and composed by another is one category, not two that look alike."""
     if isinstance(kind, str | int | float) and not isinstance(kind, bool):
-        return clip(one_line(str(kind)), 100) or NOTE_CATEGORY
+        return clip(unicodedata.normalize("NFC", one_line(str(kind))), 100) or NOTE_CATEGORY
     return NOTE_CATEGORY
 
 
