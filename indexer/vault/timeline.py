@@ -65,9 +65,23 @@ def history(vault: Vault, lang: str, path: str, limit: int) -> dict:
     return {"path": target.rel, "versions": [row.public() for row in rows]}
 
 
+def version_of(vault: Vault, target: Target, number: object, name: str = "version") -> Version:
+    """Version ``number`` of ``target``; ``not_found`` if history has no such version.
+    A path with no history at all is looked at on disk first, as ``history`` does: a
+    link (out of the vault, maybe) is ``forbidden_path`` and a folder ``invalid_argument``
+    to every history tool, not a missing version of a note."""
+    try:
+        return vault.recorder.version(target.lang, target.rel, number, name)
+    except NotFoundError:
+        if vault.recorder.need().latest(target.lang, target.rel) is None:
+            with suppress(NotFoundError):  # (not there: the missing version says it)
+                check_file(vault.sandbox, target)
+        raise
+
+
 def version_bytes(vault: Vault, target: Target, number: object) -> tuple[bytes, Version]:
     """The bytes of a version of ``target`` (``not_found`` for a deletion)."""
-    row = vault.recorder.version(target.lang, target.rel, number)
+    row = version_of(vault, target, number)
     data = vault.recorder.content(row)
     if data is None:
         raise NotFoundError(f"at version {row.version}, {target.rel} did not exist ({row.op})")
@@ -78,13 +92,13 @@ def diff(
     vault: Vault, lang: str, path: str, from_version: object, to_version: object | None
 ) -> dict:
     target = vault.sandbox.resolve_file(lang, path, summary=True)
-    old_row = vault.recorder.version(target.lang, target.rel, from_version, "from_version")
+    old_row = version_of(vault, target, from_version, "from_version")
     old = vault.recorder.content(old_row) or b""
     if to_version is None:
         new = _current_text(vault, target)
         new_name = "current"
     else:
-        new_row = vault.recorder.version(target.lang, target.rel, to_version, "to_version")
+        new_row = version_of(vault, target, to_version, "to_version")
         new = vault.recorder.content(new_row) or b""
         new_name = str(new_row.version)
     try:
@@ -153,7 +167,7 @@ def restore(
     target.check_text_place()  # (it was moved out: made again there, search never finds it)
     reason = check_reason(reason)
     check_actor(actor)
-    row = vault.recorder.version(target.lang, target.rel, number)
+    row = version_of(vault, target, number)
     data = vault.recorder.content(row)
     if data is None:
         raise InvalidArgumentError(

@@ -99,3 +99,35 @@ async def test_refusals_carry_their_codes(client: Client) -> None:
                       version=1)  # fmt: skip
     await call(client, "write", lang="en", path="a.md", content="# A2\n")
     await refused(client, "undo", "conflict", lang="en", entry_id="e1")
+
+
+async def test_links_out_of_the_vault_are_forbidden_to_every_history_tool(
+    client: Client, tmp_path: Path
+) -> None:
+    """A link (to a file or a folder) that leads out of the vault is ``forbidden_path``
+    to ``history``, ``diff``, ``read(version=)`` and ``restore`` alike, with history for
+    that path or none (diff and restore said ``not_found``: no version there), and the
+    file outside is left as it was."""
+    await call(client, "write", lang="fa", path="یادداشت.md", content="# سلام\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "راز.md").write_text("# secret\n")
+    root = tmp_path / "ws" / "memory" / "languages" / "fa" / "vault"
+    (root / "پیوند.md").symlink_to(outside / "راز.md")
+    (root / "پوشه").symlink_to(outside)
+    for path in ("پیوند.md", "پوشه/راز.md"):
+        await refused(client, "history", "forbidden_path", lang="fa", path=path)
+        await refused(client, "diff", "forbidden_path", lang="fa", path=path, from_version=1)
+        await refused(client, "read", "forbidden_path", lang="fa", path=path, version=1)
+        await refused(client, "restore", "forbidden_path", lang="fa", path=path, version=1)
+    assert sorted(p.name for p in outside.iterdir()) == ["راز.md"]
+    assert (outside / "راز.md").read_text() == "# secret\n"
+    # a note deleted, a link to the outside put in its place: its history is still read,
+    # but nothing is read or written through the link
+    await call(client, "write", lang="fa", path="رفته.md", content="# رفته\n")
+    await call(client, "delete", lang="fa", path="رفته.md")
+    (root / "رفته.md").symlink_to(outside / "راز.md")
+    await refused(client, "diff", "forbidden_path", lang="fa", path="رفته.md", from_version=1)
+    await refused(client, "restore", "forbidden_path", lang="fa", path="رفته.md", version=1)
+    assert (outside / "راز.md").read_text() == "# secret\n"
+    assert (root / "رفته.md").is_symlink()
