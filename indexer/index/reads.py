@@ -38,6 +38,7 @@ from indexer.sqlite_lib import sqlite3
 from indexer.vault.no_wait import may_take_long, may_wait
 from indexer.vault.scan import Signature
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError
+from shared.filetypes import NOTE_SUFFIX
 from shared.langs import check_lang, is_lang
 from shared.models import MAX_SEARCH_LIMIT
 from shared.workspace import OVERVIEW_FILE
@@ -49,6 +50,11 @@ _FOLDER_NOTES = (
     "SELECT path, mtime_ns, min(mtime_ns, ctime_ns), type, abstract, exact"
     " FROM notes INDEXED BY notes_stat"
     " WHERE lang = ? AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0"
+)
+# (GLOB on the covering (lang, path) index: as fast as counting every row; substr() = ...
+# took twice as long at 100,000 rows)
+_NOTE_COUNTS = (
+    f"SELECT lang, count(*) FROM notes WHERE path GLOB '*{NOTE_SUFFIX}' GROUP BY lang ORDER BY lang"
 )
 _OVERVIEW_COUNTS = (
     f"SELECT lang, count(*) FROM notes INDEXED BY notes_overviews WHERE {OVERVIEW_ROWS}"
@@ -434,11 +440,10 @@ class IndexReads:
         return self._names.find(self._read, lang, keys, generation)
 
     def counts(self) -> dict[str, int]:
-        """Notes per lang (folder summaries are not notes)."""
+        """Notes per lang: ``.md`` files (the plain text files the index also holds are
+        not notes, as ``note_counts`` has it without an index; nor are folder summaries)."""
         with self._read() as conn:
-            counts = dict(
-                conn.execute("SELECT lang, count(*) FROM notes GROUP BY lang ORDER BY lang")
-            )
+            counts = dict(conn.execute(_NOTE_COUNTS))
             for lang, overviews in conn.execute(_OVERVIEW_COUNTS):
                 counts[lang] -= overviews
         return {lang: count for lang, count in counts.items() if count}
