@@ -2,8 +2,10 @@
 
 A note's frontmatter may record ``trailing_newlines: N``: the body the model wrote ended
 with N newlines (the server ends every note it writes with exactly one), and the body
-shown ends with N again. A note without a readable block (none, or one that cannot be
-read) is shown whole, as stored.
+shown ends with N again; and ``byte_order_marks: N``: it started with N U+FEFF (the
+server drops one at a body's start, where another program's BOM lands), shown again.
+A note without a readable block (none, or one that cannot be read) is shown whole, as
+stored.
 
 Shared by both sides so that they cannot differ: the client shows notes by these rules
 (``agent_client.claude_memory.files``), and the server's ``find`` measures them by the
@@ -19,7 +21,18 @@ from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import clean_text, parse_yaml_block, split_frontmatter
 
 TRAILING_NEWLINES = "trailing_newlines"
+BYTE_ORDER_MARKS = "byte_order_marks"
 MAX_TRAILING = 1 << 20  # a larger count (typed by hand) is ignored
+BOM = "\ufeff"
+
+
+def recorded_body(meta: dict[str, Any], body: str) -> str:
+    """``body`` as the model wrote it: with the marks it started with and the newlines
+    it ended with that ``meta`` records."""
+    marks = meta.get(BYTE_ORDER_MARKS)
+    if isinstance(marks, int) and not isinstance(marks, bool) and 0 < marks <= MAX_TRAILING:
+        body = BOM * marks + body
+    return recorded_trailing(meta, body)
 
 
 def recorded_trailing(meta: dict[str, Any], body: str) -> str:
@@ -43,11 +56,11 @@ def shown_text(content: str) -> str:
         meta = parse_yaml_block(block)
     except InvalidFrontmatterError:
         return text
-    return recorded_trailing(meta, body)
+    return recorded_body(meta, body)
 
 
 def without_bom(content: str) -> str:
-    return content.removeprefix("\ufeff")
+    return content.removeprefix(BOM)
 
 
 def shown_size(content: str) -> int:

@@ -192,3 +192,19 @@ def test_the_servers_measure_of_a_written_note_is_what_the_model_sees(
     stored = stored.replace("\ncreated:", f"\n{extra}created:", 1)
     seen = files.seen("n.md", stored, "e").text
     assert memory_view.shown_size(stored) == len(seen.encode("utf-8"))
+
+
+@pytest.mark.parametrize(
+    "text", ["\ufeffbom\n", "\ufeff", "\ufeff\ufeffx", "\ufeff---\na: 1\n---\nx"]
+)
+def test_a_bom_the_model_wrote_first_in_a_note_reads_back(text: str) -> None:
+    """The SDK's tool keeps a U+FEFF the model's text starts with; the server drops one
+    at a body's start (a BOM a block was put before), so the note records it, as it
+    records trailing newlines, and the model sees and measures its text as written."""
+    stored = _through_the_server("n.md", files.stored("n.md", text))
+    assert files.seen("n.md", stored, "e").text == text
+    assert memory_view.shown_size(stored) == len(text.encode("utf-8"))
+    meta, _ = parse_frontmatter(stored)
+    again = _through_the_server("n.md", files.stored("n.md", "plain\n", meta), stored)
+    assert files.seen("n.md", again, "e").text == "plain\n"
+    assert files.BYTE_ORDER_MARKS not in parse_frontmatter(again)[0]

@@ -11,6 +11,9 @@ that it reads back exactly what it wrote:
 - when that text does not end with exactly one newline (none, or several), the note
   keeps the count in its frontmatter as ``trailing_newlines: N``, and the body the model
   sees ends with N newlines again;
+- when it starts with U+FEFF (which the server drops at a body's start, as a BOM
+  another program left), the note keeps how many as ``byte_order_marks: N``, and the
+  body the model sees starts with them again;
 - CR and CRLF line endings become LF (the one difference from the SDK's own tool in a
   ``.md`` file; a ``.txt`` file keeps them).
 
@@ -26,9 +29,16 @@ from typing import Any
 from agent_client.notes import split_note, unreadable_block
 from shared.filetypes import NOTE_SUFFIX
 from shared.frontmatter_reader import VaultYAMLHandler
-from shared.memory_view import TRAILING_NEWLINES, recorded_trailing, without_bom
+from shared.memory_view import (
+    BOM,
+    BYTE_ORDER_MARKS,
+    TRAILING_NEWLINES,
+    recorded_body,
+    without_bom,
+)
 
 _HANDLER = VaultYAMLHandler()
+_RECORDED = (TRAILING_NEWLINES, BYTE_ORDER_MARKS)  # what the model wrote, set anew each write
 
 
 @dataclass(frozen=True)
@@ -57,7 +67,7 @@ def seen(name: str, content: str, etag: str) -> MemoryFile:
     if problem is not None:
         return MemoryFile(text, etag, {}, content, problem)
     meta, body = split_note(text)
-    return MemoryFile(recorded_trailing(meta, body), etag, meta, content)
+    return MemoryFile(recorded_body(meta, body), etag, meta, content)
 
 
 def stored(name: str, text: str, meta: dict[str, Any] | None = None) -> str:
@@ -66,8 +76,12 @@ def stored(name: str, text: str, meta: dict[str, Any] | None = None) -> str:
     if not is_note(name):
         return text
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    block = {k: v for k, v in (meta or {}).items() if k not in _RECORDED}
+    unmarked = text.lstrip(BOM)
+    if unmarked != text:
+        block[BYTE_ORDER_MARKS] = len(text) - len(unmarked)
+        text = unmarked
     stripped = text.rstrip("\n")
-    block = {k: v for k, v in (meta or {}).items() if k != TRAILING_NEWLINES}
     if text != (stripped + "\n" if stripped else ""):
         block[TRAILING_NEWLINES] = len(text) - len(stripped)
     if not block:

@@ -27,6 +27,7 @@ from anthropic.tools import BetaLocalFilesystemMemoryTool
 
 from agent_client import ClientSettings, VaultMemoryTool
 from shared.frontmatter import parse_frontmatter
+from shared.memory_view import recorded_body
 
 LISTING = "Here're the files and directories up to 2 levels deep in "
 
@@ -67,15 +68,14 @@ def sdk_state(root: Path) -> tuple[dict[str, str], set[str]]:
 
 def vault_state(root: Path) -> tuple[dict[str, str], set[str]]:
     """The same for our memory folder on disk, each ``.md`` read as the model sees it:
-    its body, ending with ``trailing_newlines`` newlines when the frontmatter says so."""
+    its body, with the ``byte_order_marks`` and ``trailing_newlines`` its frontmatter
+    records."""
     found, folders = sdk_state(root) if root.exists() else ({}, set())
     for rel, text in found.items():
         if rel.endswith(".md"):
             meta, body = parse_frontmatter(text)
             assert {"id", "title", "created", "updated"} <= set(meta), (rel, text)
-            if "trailing_newlines" in meta:
-                body = body.rstrip("\n") + "\n" * meta["trailing_newlines"]
-            found[rel] = body
+            found[rel] = recorded_body(meta, body)
     return found, folders
 
 
