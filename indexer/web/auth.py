@@ -11,13 +11,13 @@ one ``/mcp`` has). Then ``WebGuard``:
   works once; ``GET /ui/login?code=`` trades it for an ``HttpOnly; SameSite=Strict``
   cookie holding a random session id (the token itself never reaches the browser).
 - CSRF (``csrf_refusal``, applied by each API write route): a write (PUT/POST/DELETE)
-  must carry a JSON or text content type (the SPEC's rule), or for DELETE, which has
-  no body, an ``X-Requested-With`` header. A form on another site cannot PUT or DELETE
-  at all, and POSTs only form or text/plain types: POST routes take JSON only (checked
-  where they parse). A
-  cross-site script that sets such a type or header needs a CORS preflight, which this
-  server never grants; the Origin guard refuses a foreign origin anyway, and the
-  Strict cookie is never sent cross-site.
+  must carry a JSON or text content type (the SPEC's rule); a DELETE without a body
+  needs none (``curl -X DELETE`` or ``requests.delete`` send none: they were refused
+  415). A form on another site cannot PUT or DELETE at all, and POSTs only form or
+  text/plain types: POST routes take JSON only (checked where they parse). A cross-site
+  script that sends a DELETE, or sets such a type, needs a CORS preflight, which this
+  server never grants; the Origin guard refuses a foreign origin anyway, and the Strict
+  cookie is never sent cross-site.
 - Every answer gets nosniff, no-referrer and no framing; the page a strict CSP (no
   inline script, no eval); the API a CSP that runs nothing, so even a raw file opened
   as a page is inert.
@@ -171,15 +171,21 @@ def csrf_refusal(method: str, headers: Headers) -> Response | None:
     kind = headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if kind in JSON_TYPES or is_text_type(kind):  # (a POST route then takes JSON only)
         return None
-    if method == "DELETE" and headers.get("x-requested-with"):
+    if method == "DELETE" and not kind and not _carries_body(headers):
         return None
     need = {
-        "DELETE": "application/json or a text type, or an X-Requested-With header",
+        "DELETE": "application/json or a text type, or none and no body",
         "POST": "application/json",
     }.get(method, "application/json or a text type (text/markdown, text/plain...)")
     return error_response(
         "unsupported_media_type", f"a {method} needs Content-Type {need} (no form posts)"
     )
+
+
+def _carries_body(headers: Headers) -> bool:
+    """Whether a request says it sends a body (a length past 0, or chunks)."""
+    length = headers.get("content-length", "").strip()
+    return length not in ("", "0") or "transfer-encoding" in headers
 
 
 def _unauthorized(area: str) -> Response:

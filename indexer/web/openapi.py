@@ -248,9 +248,6 @@ IF_MATCH = _param(
     "If-Match", "header", STR, doc='"<etag>" you read: refuse if it changed; *: if it exists'
 )
 IF_NONE_MATCH = _param("If-None-Match", "header", STR, doc="* on a write: must not exist yet")
-REQUESTED_WITH = _param(
-    "X-Requested-With", "header", {"type": "string", "minLength": 1}, True, "any value (CSRF)"
-)
 
 
 def query_names(route: str, method: str) -> frozenset[str]:
@@ -279,8 +276,8 @@ def document() -> dict:
             {"text/markdown": {"schema": STR}, "text/plain": {"schema": STR}} | _json("WriteBody"),
         ),
         "delete": _op(
-            "delete (tool `delete`); needs X-Requested-With, or a JSON or text content type",
-            [LANG, PATH, REASON, REQUESTED_WITH],
+            "delete (tool `delete`); no body, or a JSON or text content type",
+            [LANG, PATH, REASON, IF_MATCH],
             {"200": ("Deleted", "deleted")},
             ("400", "401", "403", "404", "415"),
         ),

@@ -114,8 +114,9 @@ def test_delete_and_append_honour_preconditions(
     assert note.read_bytes() == before  # nothing refused changed anything
     ops = {v["op"] for v in http.get("/rp/history/n.md").json()["versions"]}
     assert not ops & {"delete", "append"}, ops
-    bare = http.delete("/rp/notes/n.md")  # (no content type, no X-Requested-With)
-    assert bare.status_code == 415 and note.read_bytes() == before
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    as_form = http.delete("/rp/notes/n.md", headers=form)
+    assert as_form.status_code == 415 and note.read_bytes() == before
     appended = http.post("/rp/append", json=append, headers={"If-Match": current})
     assert appended.status_code == 200 and note.read_bytes() == before + b"more\n"
     now = appended.headers["etag"]

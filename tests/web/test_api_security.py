@@ -199,9 +199,16 @@ def test_post_routes_take_json_only_and_delete_needs_a_header(
     assert (
         http.put("/api/v1/sc/notes/d.md", content=b"# d\n", headers=BEARER | MD).status_code == 201
     )
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    as_form = http.request("DELETE", "/api/v1/sc/notes/d.md", headers=BEARER | form)
+    assert as_form.status_code == 415 and note_file(guarded, "sc", "d.md").exists()
+    assert "application/json or a text type" in as_form.json()["error"]["message"]
+    with_body = http.request("DELETE", "/api/v1/sc/notes/d.md", content=b"a=1", headers=BEARER)
+    assert with_body.status_code == 415 and note_file(guarded, "sc", "d.md").exists()
+    # no body and no type (curl -X DELETE, requests.delete): no form can send it
     bare = http.delete("/api/v1/sc/notes/d.md", headers=BEARER)
-    assert bare.status_code == 415 and note_file(guarded, "sc", "d.md").exists()
-    assert "or a text type, or an X-Requested-With header" in bare.json()["error"]["message"]
+    assert bare.status_code == 200 and not note_file(guarded, "sc", "d.md").exists()
+    http.put("/api/v1/sc/notes/d.md", content=b"# d\n", headers=BEARER | MD)
     with_json = http.request(
         "DELETE", "/api/v1/sc/notes/d.md", headers=BEARER | {"Content-Type": "application/json"}
     )
