@@ -192,12 +192,26 @@ class HistoryStore(HistoryReads):
             with self._lock:  # (held from the look to the mark: no empty transaction)
                 if not self._settled:
                     return  # (another transaction cleared them)
-                with self._write():
-                    pass
+                self._mark_settled()
         except (StorageError, HistoryStoreError) as err:  # (closed: the server stops)
             log.warning("history: %s (marked done later)", err)
         else:
             self._reserve.keep()  # (once given up: made again when there is room)
+
+    def _mark_settled(self) -> None:
+        """Clear the marks of the changes done (call with ``_lock`` held) in one statement,
+        a transaction of its own: ``_write``'s BEGIN IMMEDIATE and COMMIT around it were
+        two more calls into SQLite for nothing (most writes with 8 clients at once ended
+        with such a transaction: 0.76 a write)."""
+        conn, settled = self._writer, self._settled
+        if conn is None:
+            raise HistoryStoreError("the history is not open for writing")
+        marks = ",".join("?" * len(settled))
+        try:
+            conn.execute(f"UPDATE versions SET pending = 0 WHERE id IN ({marks})", settled)
+        except sqlite3.Error as err:
+            raise writes.unwritable(err) from None
+        self._settled = []
 
     def abort(self, pending: Pending) -> None:
         """The file changes failed: forget their rows (catch-up rows stay: they are true)."""
