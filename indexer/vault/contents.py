@@ -68,7 +68,7 @@ def read_bytes(place: Place, max_bytes: int) -> tuple[bytes, os.stat_result]:
     with fsops.opened(fd):
         if info.st_size > max_bytes:
             raise TooLargeError(f"{rel} is larger than {max_bytes} bytes")
-        data = fsops.read_all(fd, max_bytes)
+        data = fsops.read_all(fd, max_bytes, info.st_size)
     if len(data) > max_bytes:
         raise TooLargeError(f"{rel} is larger than {max_bytes} bytes")
     return data, info

@@ -221,19 +221,29 @@ def close_later(fd: int) -> None:
         os.close(fd)
 
 
-def read_all(fd: int, max_bytes: int) -> bytes:
-    """Up to ``max_bytes + 1`` bytes of an open file (one more shows it is too big)."""
+def read_all(fd: int, max_bytes: int, size: int | None = None) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of an open file (one more shows it is too big).
+
+    ``size``: the file's size by its ``fstat``. The first read asks for one byte more
+    than that; when exactly ``size`` come, the end is reached, with no read of nothing
+    after it, and no 1 MiB buffer allocated for a note of 2 KB (a write read its note
+    and the index read it back: two system calls of about 60 a write). A file that grew
+    or shrank since is read on to its end as without ``size``."""
     chunks: list[bytes] = []
     left = max_bytes + 1
+    ask = 1 << 20 if size is None else min(size + 1, 1 << 20)
     while left > 0:
         try:
-            chunk = os.read(fd, min(left, 1 << 20))
+            chunk = os.read(fd, min(left, ask))
         except BlockingIOError:
             break
         if not chunk:
             break
         chunks.append(chunk)
         left -= len(chunk)
+        if len(chunk) == size and ask == size + 1:  # (asked one more: the end)
+            break
+        ask = 1 << 20
     return b"".join(chunks)
 
 
@@ -266,7 +276,7 @@ def read_under(
             if tail and info.st_size > max_bytes:
                 os.lseek(file_fd, info.st_size - max_bytes, os.SEEK_SET)
                 return read_all(file_fd, max_bytes - 1), info
-            return read_all(file_fd, max_bytes), info
+            return read_all(file_fd, max_bytes, info.st_size), info
         except OSError:
             return None
 

@@ -118,7 +118,7 @@ def head(vault: Vault, lang: str, path: str, max_bytes: int = HEAD_MAX_BYTES) ->
     with vault.sandbox.open(target) as place:
         fd, info = open_file_stat(place)
         with fsops.opened(fd):
-            data = fsops.read_all(fd, max_bytes)
+            data = fsops.read_all(fd, max_bytes, info.st_size)
     truncated = len(data) > max_bytes
     data = data[:max_bytes]
     result: dict[str, Any] = {"path": target.rel, "size": info.st_size, "truncated": truncated}
@@ -288,7 +288,7 @@ class _Measured:
             return before.st_size, body
         if time.monotonic() >= self._deadline:
             return None
-        data = fsops.read_all(fd, max_bytes)
+        data = fsops.read_all(fd, max_bytes, before.st_size)
         after = os.fstat(fd)
         if len(data) > max_bytes:  # it grew since
             return after.st_size, None
