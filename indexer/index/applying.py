@@ -69,10 +69,13 @@ class ChangeSync:
                     etag = batch.get((lang, rel))
                     source = "tool"
                     if etag is not None:  # (gone, or other bytes: changed outside since)
-                        row = conn.execute(
-                            "SELECT hash FROM notes WHERE lang = ? AND path = ?", (lang, rel)
-                        ).fetchone()
-                        source = "tool" if row is not None and row[0] == etag else "watcher"
+                        held = stats.hashes.get((lang, rel))
+                        if held is None:  # (not found on disk, or a row moved here)
+                            row = conn.execute(
+                                "SELECT hash FROM notes WHERE lang = ? AND path = ?", (lang, rel)
+                            ).fetchone()
+                            held = None if row is None else row[0]
+                        source = "tool" if held == etag else "watcher"
                     if (lang, rel) in changed or source == "watcher":
                         # (a file the tool made and another program took away before it
                         # was indexed changed nothing here, but history holds it)

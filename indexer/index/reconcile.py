@@ -64,6 +64,10 @@ class ReconcileStats:
     # the texts rows held before this pass replaced or removed them (for history), when
     # asked: a tool's own sync is not (history has its text)
     befores: Befores | None = None
+    # (lang, path) -> the hash its row holds once synced here, for each file ``sync_read``
+    # found on disk: a tool's sync compares it with the etag the tool left, with no
+    # statement reading the row back
+    hashes: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,9 +212,11 @@ def insert_rows(
     up from 1, a folder summary's down from -1, so that ``rowid > 0`` keeps summaries out
     of a search as FTS5 reads it, a bound of its walk, not a test of every match (a ``NOT
     IN`` of the summaries cost a quarter of a common word's search at 100,000 notes)."""
-    up, down = conn.execute(
-        "SELECT max(coalesce(max(id), 0), 0) + 1, min(coalesce(min(id), 0), 0) - 1 FROM notes"
-    ).fetchone()
+    up = down = 0  # (a row replaced keeps its id: no look for new ones, a statement fewer)
+    if kept is None:
+        up, down = conn.execute(
+            "SELECT max(coalesce(max(id), 0), 0) + 1, min(coalesce(min(id), 0), 0) - 1 FROM notes"
+        ).fetchone()
     notes, words, trigrams = [], [], []
     for f, row in items:
         if kept is not None:
@@ -287,6 +293,7 @@ def sync_read(
     data, info = got
     if old is not None and (old[8], old[9], old[11]) == signature(info):
         stats.unchanged += 1
+        stats.hashes[(lang, rel)] = old[10]
         return
     f = VaultFile.of(lang, rel, info)
     # The same bytes (a copy of the workspace, ``touch``, a save of the same text): no
@@ -299,6 +306,7 @@ def sync_read(
         )
         stats.unchanged += 1
         stats.rewritten.append((lang, rel))
+        stats.hashes[(lang, rel)] = old[10]
         return
     row = parse_note(data, rel)
     if row.problem:
@@ -312,6 +320,7 @@ def sync_read(
         insert_rows(conn, [(f, row)])
         stats.added += 1
     stats.changed.append((lang, rel))
+    stats.hashes[(lang, rel)] = row.hash
 
 
 class Stopped(Exception):
