@@ -333,13 +333,14 @@ class Sandbox:
         empty vault: its notes are not gone).
 
         The real path found last is kept while the folder (links followed) and that
-        real path are still one folder: two ``stat`` calls, not a ``realpath`` (an
-        ``lstat`` per path component) on every call."""
+        real path are still one folder: a ``stat`` of each (one: the same path, where no
+        link is on the way), not a ``realpath`` (an ``lstat`` a component), every call."""
         known = self._roots.get(lang)
         if known is not None and not create:
             folder_name, real, identity = known
             try:
-                if _identity(folder_name) == identity == _identity(real):
+                seen = _identity(folder_name)
+                if seen == identity and (folder_name == str(real) or _identity(real) == seen):
                     return real
             except OSError:
                 pass
