@@ -1,8 +1,9 @@
-"""The reads a write makes of its note: the old bytes under the file's lock, then the
-index's read of the new ones. Each asks for one byte more than the file's ``fstat``
-size and stops when exactly that many come (no read of nothing after it); a file that
-grew or shrank since its ``fstat`` is read to its end as before. Counted in system
-calls (``os.read``), never timed."""
+"""The reads a write makes of its note: the old bytes under the file's lock, its hash
+again right before the swap (``atomic``), then the index's read of the new ones. Each
+asks for one byte more than the file's ``fstat`` size and stops when exactly that many
+come (no read of nothing after it); a file that grew or shrank since its ``fstat`` is
+read to its end as before. Counted in system calls (``os.read``, ``os.pread``), never
+timed."""
 
 from __future__ import annotations
 
@@ -51,6 +52,19 @@ def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return asked
 
 
+def counted_preads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes asked of ``os.pread`` from now on (the call goes through)."""
+    asked: list[int] = []
+    real = os.pread
+
+    def pread(fd: int, size: int, offset: int) -> bytes:
+        asked.append(size)
+        return real(fd, size, offset)
+
+    monkeypatch.setattr(os, "pread", pread)
+    return asked
+
+
 def test_a_write_over_a_note_reads_it_once_and_the_index_reads_it_once(
     vault: Vault, index: NoteIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -62,6 +76,17 @@ def test_a_write_over_a_note_reads_it_once_and_the_index_reads_it_once(
     assert max(asked) < 1 << 12  # (no 1 MiB buffer for a note of 2 KB)
     assert index.search("en", "more")["results"][0]["path"] == "a.md"
     assert vault.read("en", "a.md")["etag"] == done["etag"]
+
+
+def test_the_hash_before_the_swap_reads_the_note_once(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.write("en", "a.md", NOTE)
+    asked = counted_preads(monkeypatch)
+    vault.write("en", "a.md", NOTE + "again\n")
+    monkeypatch.undo()
+    assert len(asked) == 1 and asked[0] < 1 << 12, asked  # (was [1 MiB, 1 MiB])
+    assert vault.read("en", "a.md")["content"].endswith("again\n")
 
 
 @pytest.mark.parametrize("change", [b"grown past its stat\n" * 100, b""])

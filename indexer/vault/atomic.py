@@ -26,7 +26,7 @@ from indexer.vault.fsops import (
     READ_FLAGS,
     close_later,
     lstat_at,
-    open_regular,
+    open_regular_stat,
     opened,
     refuse,
     refuse_read_only,
@@ -173,7 +173,7 @@ def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
             raise ConflictError("the file was created while the write ran; read it") from None
         return
     try:
-        fd = open_regular(name, dir_fd)
+        fd, info = open_regular_stat(name, dir_fd)
     except FileNotFoundError:
         raise ConflictError("the file no longer exists; read it again before writing") from None
     try:
@@ -181,7 +181,7 @@ def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
         if leased is False:
             raise ConflictError("another program is writing the file right now; read it again")
         try:
-            _swap_if_unchanged(fd, dir_fd, temp, name, if_match, leased=leased is True)
+            _swap_if_unchanged(fd, info, dir_fd, temp, name, if_match, leased=leased is True)
         finally:
             if leased:
                 renames.release_lease(fd)
@@ -190,9 +190,10 @@ def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:
 
 
 def _swap_if_unchanged(
-    fd: int, dir_fd: int, temp: str, name: str, if_match: str, *, leased: bool
+    fd: int, info: os.stat_result, dir_fd: int, temp: str, name: str, if_match: str, *, leased: bool
 ) -> None:
-    """Swap ``temp`` in if the file open at ``fd`` (the one named ``name``) still holds
+    """Swap ``temp`` in if the file open at ``fd`` (the one named ``name``, ``info`` its
+    ``fstat`` when opened: its identity, and the size its hash reads first) still holds
     ``if_match``; after the swap, make sure it is that file that went out, unchanged
     (no writer waiting on the lease, or the same content), else swap back.
 
@@ -200,7 +201,7 @@ def _swap_if_unchanged(
     that opens it then (an editor reading the note for its next save) waits, and is let
     go only once our file holds what is in place again, so it never saves on top of
     content that was never the note's."""
-    if _hash_fd(fd) != if_match:
+    if _hash_fd(fd, info.st_size) != if_match:
         raise ConflictError(CHANGED)
     guard = _guard(temp, dir_fd)
     try:
@@ -209,7 +210,7 @@ def _swap_if_unchanged(
             os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             return
         out = os.stat(temp, dir_fd=dir_fd, follow_symlinks=False)
-        same = _identity(out) == _identity(os.fstat(fd))
+        same = _identity(out) == _identity(info)  # (an open file's inode is its own)
         if same and not (renames.lease_broken(fd) if leased else _hash_fd(fd) != if_match):
             _remove_temp(dir_fd, temp)  # the replaced file (the write is done: never an error)
             return
@@ -272,19 +273,25 @@ def _identity(info: os.stat_result) -> tuple[int, int]:
     return info.st_ino, info.st_dev
 
 
-def _hash_fd(fd: int) -> str:
-    """The etag of an open file's whole content, read in chunks from the start."""
+def _hash_fd(fd: int, size: int | None = None) -> str:
+    """The etag of an open file's whole content, read in chunks from the start;
+    ``size`` (its ``fstat``'s) is asked for with one byte more first, and exactly that
+    many ends the read (no read of nothing after it, as ``fsops.read_all``)."""
     digest = hashlib.blake2b(digest_size=16)
     offset = 0
+    ask = 1 << 20 if size is None else min(size + 1, 1 << 20)
     while True:
         try:
-            chunk = os.pread(fd, 1 << 20, offset)
+            chunk = os.pread(fd, ask, offset)
         except BlockingIOError:
             break
         if not chunk:
             break
         digest.update(chunk)
         offset += len(chunk)
+        if len(chunk) == size and ask == size + 1:  # (asked one more: the end)
+            break
+        ask = 1 << 20
     return digest.hexdigest()
 
 
