@@ -287,7 +287,8 @@ def test_a_second_conflict_abandons_the_merge(
         if turn == 0:
             return tool_call("read", path="items/go.md")
         path.write_text(path.read_text() + f"- human edit {turn}\n")
-        return tool_call("write", path="items/go.md", content=NOTE + "- model\n")
+        # (a text of its own each time: the same write again ends the merge by itself)
+        return tool_call("write", path="items/go.md", content=NOTE + f"- model {turn}\n")
 
     stub.run(script)
     notice = run_entry(server, stub, entry(lang))
@@ -305,7 +306,8 @@ def test_writing_an_unread_note_is_refused_to_the_model(
         if turn == 0:
             return tool_call("write", path="items/go.md", content="# Go\n\nblind\n")
         if turn == 1:
-            assert "before writing it" in last_tool_result(request)
+            told = last_tool_result(request)  # (read for it: the model may read again)
+            assert "exists and you had not read it whole" in told and NOTE in told, told
             return tool_call("read", path="items/go.md")
         if turn == 2:
             return tool_call("write", path="items/go.md", content=read_content(request) + MERGED)
@@ -339,7 +341,7 @@ def test_the_model_writes_notes_under_items_only_however_it_spells_them(
         if turn < len(refused):
             if turn:
                 assert last_tool_result(request).startswith("forbidden_path: merge knowledge")
-            return tool_call("write", path=refused[turn], content="# wiped\n")
+            return tool_call("write", path=refused[turn], content=f"# wiped {turn}\n")
         if turn == len(refused):
             assert last_tool_result(request).startswith("forbidden_path: merge knowledge")
             return tool_call("read", path="./items//go.md")

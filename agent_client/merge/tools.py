@@ -9,7 +9,11 @@ never names a lang). The executor enforces the merge's safety rules:
   as the tool result, so it can correct itself;
 - ``write`` of an existing note requires a prior ``read`` and sends the etag read as
   ``if_match``; on ``conflict`` the note is re-read and its fresh text returned to the
-  model, which may write again once (a second conflict abandons the merge);
+  model, which may write again once (a second conflict abandons the merge); a write of
+  a note the model has not read whole (made by someone else since its read found
+  nothing) is refused with the note's text, read for the model;
+- a write sent again as it was refused abandons the merge (the model is not taking in
+  what it is told: it would go on to its step limit);
 - ``changed`` lists the notes written with a text other than the one the model read:
   a merge that changed none is no merge, whatever the model confirms;
 - a ``write`` that keeps less than half the words of a note as it was read, or a third
@@ -23,6 +27,7 @@ never names a lang). The executor enforces the merge's safety rules:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -135,6 +140,7 @@ class ToolExecutor:
         self.originals: dict[str, str] = {}  # a note's whole text before the merge wrote it
         self.changed: list[str] = []  # notes written with a text other than the one read
         self.refused: dict[str, str] = {}  # the last refusal of a write, by path
+        self._refused_writes: set[tuple[str, str]] = set()  # (path, digest of text)
 
     def final_text(self, path: str) -> str:
         """The text the merge last wrote to (or read back from) ``path``."""
@@ -169,6 +175,8 @@ class ToolExecutor:
     async def run(self, name: str, raw_args: str) -> str:
         """Execute one call; the text handed back to the model as the tool result."""
         args = self.check_call(name, raw_args)
+        if name == "write":
+            self._refuse_a_repeat(args["path"], args["content"])
         try:
             if name == "write":
                 result: Any = await self._write(args["path"], args["content"])
@@ -182,7 +190,17 @@ class ToolExecutor:
             result = str(exc)
         if name == "write" and isinstance(result, str):  # refused: said if it is claimed
             self.refused[as_the_vault_spells(args["path"])] = result[:MAX_REFUSAL_CHARS]
+            self._refused_writes.add(_write_key(args["path"], args["content"]))
         return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+
+    def _refuse_a_repeat(self, asked: str, content: str) -> None:
+        """``MergeFailed`` for a write sent again as it was refused: the model is not
+        taking in what it is told (a note's text handed to it, a path it may not
+        write), and would send it again to its step limit; the fallback merges now."""
+        if _write_key(asked, content) in self._refused_writes:
+            path = as_the_vault_spells(asked)
+            said = self.refused.get(path, "")[:120]
+            raise MergeFailed(f"the model wrote {path} again as it was refused ({said})")
 
     async def _read(self, path: str, offset: int, limit: int | None) -> dict[str, Any]:
         result = await self.vault.read(path, offset=offset, limit=limit)
@@ -226,10 +244,7 @@ class ToolExecutor:
         if_match = self._etags.get(path)
         if if_match is None:
             if (await self.vault.stat(path))["exists"]:
-                return (
-                    f"invalid_argument: {path} exists; read it whole (no offset or limit) "
-                    "before writing it"
-                )
+                return await self._unread(path)
             if_match = ""
         try:
             result = await self.journal.write(path, content, if_match=if_match)
@@ -245,6 +260,21 @@ class ToolExecutor:
             self.changed.append(path)
         self._seen[path] = content
         return {"path": path, "created": result["created"], "size": result["size"]}
+
+    async def _unread(self, path: str) -> str:
+        """A write of a note the model has not read whole: someone made it after the
+        model's read found nothing, or the model never read it. Read it for the model
+        (as a conflict is): told only to read it, a model that does not wrote it again
+        and again to its step limit."""
+        shown = await self._read(path, 0, None)
+        refusal = f"invalid_argument: {path} exists and you had not read it whole"
+        if "content" not in shown:
+            return f"{refusal}: {shown.get('error', 'it cannot be read')}"
+        return (
+            f"{refusal} (someone else may have made it since). Its current text is below;"
+            " merge the entry into this text and write the whole note again.\n\n"
+            + str(shown["content"])
+        )
 
     async def _conflict(self, path: str) -> str:
         """Someone else changed ``path``: show the model the fresh text, once."""
@@ -268,6 +298,12 @@ class ToolExecutor:
             "text is below; apply your change to this text and write the whole note again.\n\n"
             + fresh["content"]
         )
+
+
+def _write_key(asked: str, content: str) -> tuple[str, str]:
+    """A write told apart from others by its path and a digest of its text."""
+    digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+    return as_the_vault_spells(asked), digest
 
 
 def _dropped_text(read: str, written: str) -> str | None:
