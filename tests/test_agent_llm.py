@@ -288,13 +288,14 @@ def test_a_second_conflict_abandons_the_merge(
             return tool_call("read", path="items/go.md")
         path.write_text(path.read_text() + f"- human edit {turn}\n")
         # (a text of its own each time: the same write again ends the merge by itself)
-        return tool_call("write", path="items/go.md", content=NOTE + f"- model {turn}\n")
+        model = NOTE + f"- gone (model {turn}): past participle\n"
+        return tool_call("write", path="items/go.md", content=model)
 
     stub.run(script)
     notice = run_entry(server, stub, entry(lang))
     assert not notice.ok and "second conflict" in (notice.error or "")
     text = path.read_text()
-    assert "- human edit 1\n- human edit 2\n" in text and "- model" not in text
+    assert "- human edit 1\n- human edit 2\n" in text and "(model" not in text
 
 
 def test_writing_an_unread_note_is_refused_to_the_model(
@@ -428,7 +429,7 @@ def test_a_key_the_model_keeps_in_a_block_yaml_refuses_is_the_vaults_to_say(
         if turn == 0:
             return tool_call("read", path="items/go.md")
         if turn == 1:
-            text = "---\ntitle: A: the letter\nmine: keep\n---\n# A\n\nx\ny\n"
+            text = "---\ntitle: A: the letter\nmine: keep\n---\n# A\n\nx\ngone: past participle\n"
             return tool_call("write", path="items/go.md", content=text)
         said.append(last_tool_result(request))
         return final([], "nothing")
@@ -578,7 +579,8 @@ def test_a_failed_merge_that_cannot_be_undone_still_falls_back(
         if turn == 0:
             return tool_call("read", path="items/go.md")
         if turn == 1:
-            return tool_call("write", path="items/go.md", content=read_content(request) + "- m\n")
+            merged = read_content(request) + "- m: gone, the past participle\n"
+            return tool_call("write", path="items/go.md", content=merged)
         if turn == 2:
             path.write_text(path.read_text() + "- human edit\n")  # over the model's write
         return say("Done!")
@@ -588,7 +590,7 @@ def test_a_failed_merge_that_cannot_be_undone_still_falls_back(
     assert notice.ok and notice.method == "fallback", notice.error
     assert "not undone, changed since: items/go.md" in (notice.fallback_reason or "")
     text = path.read_text()
-    assert "- m\n- human edit\n" in text  # the person's edit is never undone
+    assert "- m: gone, the past participle\n- human edit\n" in text  # (never undone)
     assert "## 2026-11-29: Go\n\ngone: past participle\n" in text  # nor the entry lost
 
 
@@ -872,15 +874,19 @@ def test_a_merge_cut_short_by_a_restart_is_undone_then_merged_once(
         servers[-1].stop()
 
 
+BETA = "# Beta\n\nUNRELATED: gone, the past participle\n"
+
+
 def unrelated_write_then_garbage(stub: LLMStub, gone: Any) -> None:
-    """Script ``stub`` to write a note unrelated to the entry, then (after ``gone()``,
-    the first time: the indexer stops or restarts) to answer with no confirmation."""
+    """Script ``stub`` to write a note of its own (the entry's words, and UNRELATED),
+    then (after ``gone()``, the first time: the indexer stops or restarts) to answer
+    with no confirmation."""
     went: list[bool] = []
 
     def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
         tools = sum(1 for m in request["messages"] if m["role"] == "tool")
         if tools == 0:
-            return tool_call("write", path="items/beta.md", content="# Beta\n\nUNRELATED\n")
+            return tool_call("write", path="items/beta.md", content=BETA)
         if not went:
             went.append(True)
             gone()
@@ -946,7 +952,7 @@ def think_after_writing(stub: LLMStub) -> threading.Event:
             return tool_call("read", path="items/go.md")
         if turn == 1:
             hold.clear()
-            merged = read_content(request).rstrip("\n") + "\n- rewritten\n"
+            merged = read_content(request).rstrip("\n") + "\n- rewritten, gone: past participle\n"
             return tool_call("write", path="items/go.md", content=merged)
         return final(["items/go.md"], "rewritten")
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from helpers.indexer_process import RunningIndexer
 from helpers.llm_stub import LLMStub, final, last_tool_result, tool_call
-from test_agent_llm import entry, lang, run_entry, seed, stub, vault_dir
+from test_agent_llm import entry, lang, read_content, run_entry, seed, stub, vault_dir
 
 from shared.workspace import OVERVIEW_FILE
 
@@ -79,3 +79,48 @@ def test_a_model_that_writes_again_what_was_refused_ends_at_once(
     text = vault_text(server, lang)
     assert "- Oolong on weekends.\n" in text and text.count(ENTRY) == 1
     assert any("wrote items/tea.md again" in r.getMessage() for r in caplog.records)
+
+
+ALLERGY = "The user is allergic to penicillin and carries an epinephrine pen."
+
+
+def test_notes_the_entry_does_not_explain_are_refused_beside_a_good_merge(
+    server: RunningIndexer, stub: LLMStub, lang: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A model that merged the entry into its note and also wrote an unrelated new note
+    and a line into another was taken at its word (all three 'the entry's'): each write
+    is now judged on its own, and one holding none of the entry is refused to the model."""
+    go = seed(server, lang)  # (test_agent_llm's NOTE)
+    before = go.read_text()
+    told: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return tool_call("write", path="items/allergy.md", content=f"# Allergy\n\n{ALLERGY}\n")
+        if turn == 1:
+            return tool_call(
+                "write", path="items/groceries.md", content="# Groceries\n\n- oat milk\n"
+            )
+        if turn == 2:
+            told.append(last_tool_result(request))
+            return tool_call("read", path="items/go.md")
+        if turn == 3:
+            return tool_call(
+                "write", path="items/go.md", content=read_content(request) + "- goes\n"
+            )
+        if turn == 4:
+            told.append(last_tool_result(request))
+        return final(["items/allergy.md"], "Noted the allergy.")
+
+    stub.run(script)
+    with caplog.at_level(logging.WARNING):
+        notice = run_entry(server, stub, entry(lang, "Allergy", ALLERGY), max_steps=12)
+    assert notice.ok and notice.method == "llm", notice
+    assert notice.updated_files == ["items/allergy.md"]
+    vault = vault_dir(server, lang)
+    assert ALLERGY in (vault / "items/allergy.md").read_text()
+    assert not (vault / "items/groceries.md").exists() and go.read_text() == before
+    for said, path in zip(told, ["items/groceries.md", "items/go.md"], strict=True):
+        assert said.startswith(f"invalid_argument: what you add to {path} holds"), said
+    logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert sum("not the entry's" in line for line in logged) == 2, logged

@@ -34,6 +34,7 @@ MIN_KEPT = 0.5
 MIN_LENGTH = 1 / 3  # and of its length
 MIN_ADDED = 1 / 4
 MIN_ENTRY_WORDS = 3  # an entry of fewer words is not judged
+MIN_EXPLAINED = 2  # an entry's words a note's added lines hold, for the note to be its
 
 _WORD = re2.compile(r"[\pL\pN\pM]+")
 _HAN = re.compile("[\u3005\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -95,12 +96,30 @@ def entry_share(entry: str, added: str) -> float | None:
     """The share of the words of ``entry`` that ``added`` holds, each found by its stem
     at a word's start, or whole inside a word (a compound); None for an entry of too
     few words to judge."""
+    counts = _entry_words_held(entry, added)
+    return None if counts is None else counts[0] / counts[1]
+
+
+def explains(entry: str, added: str) -> bool:
+    """Whether the lines one note gained may be the entry's: they hold a quarter of its
+    words (``MIN_ADDED``), or two at least (an entry merged into two notes, each part
+    in its own); an entry too short to judge explains any. Never stricter than
+    ``entry_share`` of a merge into one note, so a merge it takes is never refused."""
+    counts = _entry_words_held(entry, added)
+    if counts is None:
+        return True
+    found, wanted = counts
+    return found >= min(MIN_EXPLAINED, math.ceil(wanted * MIN_ADDED))
+
+
+def _entry_words_held(entry: str, added: str) -> tuple[int, int] | None:
+    """How many of the words of ``entry`` ``added`` holds, of how many; None for an
+    entry of too few words to judge."""
     wanted = {part for word in words(entry) if _counted(word) for part in _han_apart(word)}
     if len(wanted) < MIN_ENTRY_WORDS:
         return None
     held = {part for word in words(added) for part in _han_apart(word)}
-    found = sum(_held(word, held) for word in wanted)
-    return found / len(wanted)
+    return sum(_held(word, held) for word in wanted), len(wanted)
 
 
 def _han_apart(word: str) -> list[str]:

@@ -131,7 +131,7 @@ async def _merge_with_llm(
 
     vault = journal.vault
     offered = [*BASE_TOOLS, "search"] if await vault.has_search() else list(BASE_TOOLS)
-    executor = ToolExecutor(journal, offered)
+    executor = ToolExecutor(journal, offered, entry.content)
     try:
         llm = llm_client()
     except Exception as exc:

@@ -19,6 +19,9 @@ never names a lang). The executor enforces the merge's safety rules:
 - a ``write`` that keeps less than half the words of a note as it was read, or a third
   of its length, is refused (``coverage``): a merge adds to a note, and a note written
   back as its frontmatter alone lost what it held;
+- a ``write`` whose added lines hold next to none of the entry's words is refused
+  (``coverage.explains``), logged: each note a merge changes must be traceable to its
+  entry, not only the merge as a whole (a good merge beside an unrelated note);
 - the model's ``id``, ``created`` and a folder summary's keys are dropped from what it
   writes (``model_keys``);
 - every write carries the entry's reason (the journal adds it; the model's ``write``
@@ -29,15 +32,27 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from typing import Any
 
-from agent_client.merge.coverage import MIN_KEPT, MIN_LENGTH, kept_share, length_share
+from agent_client.merge.coverage import (
+    MIN_KEPT,
+    MIN_LENGTH,
+    added_lines,
+    entry_share,
+    explains,
+    kept_share,
+    length_share,
+)
 from agent_client.merge.journal import WriteJournal
 from agent_client.merge.model_keys import KEY_LINE, without_model_keys
 from agent_client.merge.paths import as_the_vault_spells
+from shared.control_chars import printable
 from shared.errors import ConflictError, InvalidFrontmatterError, VaultError
 from shared.frontmatter import PROTECTED_KEYS, split_frontmatter
 from shared.workspace import EVENTS_DIR, ITEMS_DIR
+
+logger = logging.getLogger("agent_client.merge.tools")
 
 _STR, _INT, _BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 
@@ -129,8 +144,9 @@ MAX_REFUSAL_CHARS = 300  # of a refused write, kept to say why a claimed file is
 class ToolExecutor:
     """Runs the model's tool calls against one lang's vault, writes through a journal."""
 
-    def __init__(self, journal: WriteJournal, offered: list[str]) -> None:
+    def __init__(self, journal: WriteJournal, offered: list[str], entry: str = "") -> None:
         self.journal = journal
+        self.entry = entry  # the entry's text: every note written must hold some of it
         self.vault = journal.vault
         self.offered = offered
         self.conflicts = 0
@@ -246,6 +262,9 @@ class ToolExecutor:
             if (await self.vault.stat(path))["exists"]:
                 return await self._unread(path)
             if_match = ""
+        unexplained = self._not_the_entrys(path, content)
+        if unexplained is not None:
+            return unexplained
         try:
             result = await self.journal.write(path, content, if_match=if_match)
         except ConflictError:
@@ -260,6 +279,26 @@ class ToolExecutor:
             self.changed.append(path)
         self._seen[path] = content
         return {"path": path, "created": result["created"], "size": result["size"]}
+
+    def _not_the_entrys(self, path: str, content: str) -> str | None:
+        """The refusal of a write whose added lines hold next to none of the entry's
+        words (``coverage.explains``), logged; None for a write the entry explains. A
+        good merge beside it passed for the whole: every note must be traceable to it."""
+        added = added_lines(self.originals.get(path, ""), content)
+        if content == self._seen.get(path) or explains(self.entry, added):
+            return None  # (a note written back as read: ``changed`` tells)
+        logger.warning(
+            "entry %s: the model's write of %s holds %s of the entry's words: refused,"
+            " not the entry's",
+            self.journal.entry_id,
+            printable(path),
+            f"{entry_share(self.entry, added) or 0:.0%}",
+        )
+        return (
+            f"invalid_argument: what you add to {path} holds next to none of the entry's"
+            f" words; write the entry into the notes it belongs in, and no other note"
+            f" ({path} is left as it is)"
+        )
 
     async def _unread(self, path: str) -> str:
         """A write of a note the model has not read whole: someone made it after the
