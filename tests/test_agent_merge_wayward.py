@@ -13,6 +13,7 @@ from helpers.indexer_process import RunningIndexer
 from helpers.llm_stub import LLMStub, final, last_tool_result, tool_call
 from test_agent_llm import entry, lang, read_content, run_entry, seed, stub, vault_dir
 
+from agent_client.merge.coverage import MIN_ADDED, MIN_KEPT, entry_share, kept_share
 from shared.workspace import OVERVIEW_FILE
 
 __all__ = ["lang", "stub"]  # (the fixtures, shared with the LLM path's tests)
@@ -124,3 +125,92 @@ def test_notes_the_entry_does_not_explain_are_refused_beside_a_good_merge(
         assert said.startswith(f"invalid_argument: what you add to {path} holds"), said
     logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert sum("not the entry's" in line for line in logged) == 2, logged
+
+
+FACTS = "".join(f"- fact {n}: the build server {n} runs on port {8000 + n}\n" for n in range(40))
+PROJECT = f"---\ntitle: Project facts\ntype: item\n---\n# Project facts\n\n{FACTS}"
+# Every line reworded, half the note's words kept: the note's own words are in every
+# added line, the entry's (a staging server on port 9000 behind the proxy) nowhere.
+REWORDED = PROJECT.replace(
+    FACTS, "".join(f"- server {n} runs on port {9100 + n}\n" for n in range(40))
+)
+STAGING = "The staging server now runs on port 9000 behind the proxy."
+# the same in Chinese and Russian: the words a note held are no entry's words added
+FACTS_ZH = "".join(f"- 第{n}条：构建服务器{n}号运行在端口{8000 + n}上\n" for n in range(40))
+REWORDED_ZH = "".join(f"- 服务器{n}号运行在端口{9100 + n}上\n" for n in range(40))
+FACTS_RU = "".join(f"- сервер сборки {n} работает на порту {8000 + n}\n" for n in range(40))
+REWORDED_RU = "".join(f"- сервер {n} работает на порту {9100 + n}\n" for n in range(40))
+
+
+@pytest.mark.parametrize(
+    ("read", "written", "entry_text"),
+    [
+        (PROJECT, REWORDED, STAGING),
+        (
+            f"# 服务器\n\n{FACTS_ZH}",
+            f"# 服务器\n\n{REWORDED_ZH}",
+            "预发布服务器现在运行在端口9000上。",
+        ),
+        (
+            f"# Серверы\n\n{FACTS_RU}",
+            f"# Серверы\n\n{REWORDED_RU}",
+            "Промежуточный сервер работает на порту 9000.",
+        ),
+    ],
+)
+def test_a_note_reworded_holds_none_of_the_entry_it_did_not_hold(
+    read: str, written: str, entry_text: str
+) -> None:
+    """Every reworded line is an added line, and the note's own words in them (server,
+    runs, port) were taken for the entry's: a quarter or more, 'merged'."""
+    kept = kept_share(read, written)
+    assert kept is not None and MIN_KEPT <= kept < 0.75, kept  # (about half: a rewrite)
+    share = entry_share(entry_text, written, read)
+    assert share is not None and share < MIN_ADDED, share
+    merged = written + "- staging: port 9000 behind the proxy / 预发布 9000 / промежуточный\n"
+    share = entry_share(entry_text, merged, read)
+    assert share is not None and share >= MIN_ADDED, share
+
+
+def test_a_model_that_rewords_a_note_instead_of_merging_falls_back(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    path = seed(server, lang, "items/project-facts.md", PROJECT)
+    stub.run(
+        [
+            tool_call("read", path="items/project-facts.md"),
+            tool_call("write", path="items/project-facts.md", content=REWORDED),
+            final(["items/project-facts.md"], "Merged the staging server."),
+        ]
+    )
+    notice = run_entry(server, stub, entry(lang, "Staging", STAGING), fallback=True)
+    assert notice.ok and notice.method == "fallback", notice
+    assert FACTS in path.read_text() and "port 9103" not in path.read_text()
+    assert vault_text(server, lang).count(STAGING) == 1
+
+
+@pytest.mark.parametrize(
+    ("read", "written", "entry_text"),
+    [
+        (
+            "# Project\n\n- owner: Dana\n- deadline: 2027-01-15\n- budget: 40k\n",
+            "# Project\n\n- owner: Dana\n- deadline: 2027-02-01\n- budget: 40k\n",
+            "The deadline moved to 2027-02-01.",
+        ),
+        (
+            f"# 服务器\n\n{FACTS_ZH}",
+            f"# 服务器\n\n{FACTS_ZH.replace('8003', '9000')}",
+            "服务器3号现在运行在端口9000上。",
+        ),
+        (
+            PROJECT,
+            PROJECT.replace("port 8003", "port 9443 (moved)"),
+            "Build server 3 moved to port 9443.",
+        ),
+    ],
+)
+def test_a_fact_edited_in_place_is_a_merge(read: str, written: str, entry_text: str) -> None:
+    """A line changed where the fact was keeps the words it had (``deadline``): they are
+    the entry's when the lines changed hold no more words than twice the entry's."""
+    share = entry_share(entry_text, written, read)
+    assert share is not None and share >= MIN_ADDED, share

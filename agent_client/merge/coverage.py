@@ -3,9 +3,11 @@
 A merge must add the entry to a note and keep what the note held. A model may say it
 did while it wrote unrelated text (the entry then nowhere, the merge "successful") or
 wrote back a note's frontmatter alone (forty facts gone). Both are told by the words
-of a text: those of the entry among the lines the merge added, those of the note as it
-was read among the note as written. Words, not bytes: a merge rewords, reorders and
-reformats (a list item for a sentence), and still holds the same words.
+of a text: those of the entry the merge added (the note holds them more often than it
+did: a note reworded line by line holds its own words in every line it changed, and
+they are not the entry's), those of the note as it was read among the note as written.
+Words, not bytes: a merge rewords, reorders and reformats (a list item for a
+sentence), and still holds the same words.
 
 A word is a run of letters, digits and marks, folded (NFKC, case); in the scripts
 written without spaces (Han, kana, Thai, Lao, Myanmar, Khmer) each pair of characters
@@ -22,6 +24,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Iterator
 
 import re2
 
@@ -48,18 +52,21 @@ _SPACELESS = re.compile(
 
 def words(text: str) -> set[str]:
     """The distinct words of ``text`` (see the module's note)."""
-    found: set[str] = set()
+    return set(_tokens(text))
+
+
+def _tokens(text: str) -> Iterator[str]:
+    """Every word of ``text``, as often as it is there (see the module's note)."""
     for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
         last = 0
         for run in _SPACELESS.finditer(word):
             if run.start() > last:
-                found.add(word[last : run.start()])
+                yield word[last : run.start()]
             chars = run.group()
-            found.update(chars[i : i + 2] for i in range(max(len(chars) - 1, 1)))
+            yield from (chars[i : i + 2] for i in range(max(len(chars) - 1, 1)))
             last = run.end()
         if last < len(word):
-            found.add(word[last:])
-    return found
+            yield word[last:]
 
 
 def kept_share(read: str, written: str) -> float | None:
@@ -92,34 +99,77 @@ def _line_key(line: str) -> str:
     return _LIST_MARK.sub("", line).strip()
 
 
-def entry_share(entry: str, added: str) -> float | None:
-    """The share of the words of ``entry`` that ``added`` holds, each found by its stem
-    at a word's start, or whole inside a word (a compound); None for an entry of too
-    few words to judge."""
-    counts = _entry_words_held(entry, added)
-    return None if counts is None else counts[0] / counts[1]
+def entry_share(entry: str, written: str, read: str = "") -> float | None:
+    """The share of the words of ``entry`` that a note as ``written`` holds more often
+    than as ``read`` (each found by its stem at a word's start, or whole inside a word:
+    a compound); None for an entry of too few words to judge. More often, not only in
+    a changed line: a note reworded line by line still holds its own words, and they
+    are not the entry's (a staging server's entry and a note of build servers)."""
+    return merged_share(entry, [(read, written)])
 
 
-def explains(entry: str, added: str) -> bool:
-    """Whether the lines one note gained may be the entry's: they hold a quarter of its
-    words (``MIN_ADDED``), or two at least (an entry merged into two notes, each part
-    in its own); an entry too short to judge explains any. Never stricter than
-    ``entry_share`` of a merge into one note, so a merge it takes is never refused."""
-    counts = _entry_words_held(entry, added)
-    if counts is None:
-        return True
-    found, wanted = counts
-    return found >= min(MIN_EXPLAINED, math.ceil(wanted * MIN_ADDED))
-
-
-def _entry_words_held(entry: str, added: str) -> tuple[int, int] | None:
-    """How many of the words of ``entry`` ``added`` holds, of how many; None for an
-    entry of too few words to judge."""
-    wanted = {part for word in words(entry) if _counted(word) for part in _han_apart(word)}
-    if len(wanted) < MIN_ENTRY_WORDS:
+def merged_share(entry: str, notes: list[tuple[str, str]]) -> float | None:
+    """``entry_share`` of a merge into several notes, each ``(read, written)``: the
+    entry's words any of them gained; None for an entry too short to judge."""
+    wanted = _wanted(entry)
+    if wanted is None:
         return None
-    held = {part for word in words(added) for part in _han_apart(word)}
-    return sum(_held(word, held) for word in wanted), len(wanted)
+    edit = _edit_size(entry)
+    found = set().union(*(_gained(wanted, read, written, edit) for read, written in notes))
+    return len(found) / len(wanted)
+
+
+def explains(entry: str, written: str, read: str = "") -> bool:
+    """Whether what one note gained (``read`` as ``written``) may be the entry's: a
+    quarter of its words (``MIN_ADDED``), or two at least (an entry merged into two
+    notes, each part in its own); an entry too short to judge explains any. Never
+    stricter than ``entry_share`` of a merge into one note: it is never refused."""
+    wanted = _wanted(entry)
+    if wanted is None:
+        return True
+    found = len(_gained(wanted, read, written, _edit_size(entry)))
+    return found >= min(MIN_EXPLAINED, math.ceil(len(wanted) * MIN_ADDED))
+
+
+def _wanted(entry: str) -> set[str] | None:
+    """The words of ``entry`` a merge must add (Han and kana by character); None for
+    an entry of too few to judge."""
+    wanted = {part for word in words(entry) if _counted(word) for part in _han_apart(word)}
+    return None if len(wanted) < MIN_ENTRY_WORDS else wanted
+
+
+def _gained(wanted: set[str], read: str, written: str, edit: int) -> set[str]:
+    """The words of ``wanted`` that ``written`` holds more often than ``read``: told by
+    the lines one holds more often than the other (the lines both hold cancel out; a
+    long note is not read word by word for its one line added). Lines changed that held
+    at most ``edit`` words (the entry's) are an edit in place: its words are in the
+    lines it changed (``deadline: 2027-01-15`` made ``2027-02-01`` keeps ``deadline``);
+    lines reworded beyond that hold the note's own words, not the entry's."""
+    lines_read = Counter(map(_line_key, read.splitlines()))  # (a list re-marked: none)
+    lines_written = Counter(map(_line_key, written.splitlines()))
+    added = _counts("\n".join((lines_written - lines_read).elements()))
+    removed = _counts("\n".join((lines_read - lines_written).elements()))
+    if len(removed) <= edit:
+        removed = Counter()
+    in_added, in_removed = "\n".join(added), "\n".join(removed)
+    return {
+        word for word in wanted if _held(word, added, in_added) > _held(word, removed, in_removed)
+    }
+
+
+def _edit_size(entry: str) -> int:
+    """How many words the lines a merge changes may hold to be an edit in place: twice
+    the entry's (a fact's line holds words around the fact: ``第3条：构建``)."""
+    return 2 * len(_counts(entry))
+
+
+def _counts(text: str) -> Counter[str]:
+    """How often each word is in ``text``; Han and kana by character (as an entry's
+    are sought: ``_han_apart``), the other unspaced scripts by pair."""
+    counts = Counter(token for token in _tokens(text) if not _HAN.fullmatch(token))
+    for run in _HAN.finditer(unicodedata.normalize("NFKC", text).casefold()):
+        counts.update(run.group())
+    return counts
 
 
 def _han_apart(word: str) -> list[str]:
@@ -128,11 +178,22 @@ def _han_apart(word: str) -> list[str]:
     return list(word) if _HAN.fullmatch(word) else [word]
 
 
-def _held(word: str, held: set[str]) -> bool:
+def _held(word: str, counts: Counter[str], joined: str) -> int:
+    """How often ``word`` of an entry is in a text of word ``counts`` (``joined``: its
+    words on lines, to pass by at once a word not in them, as most are)."""
     if _SPACELESS.fullmatch(word):
-        return word in held
+        return counts[word]
     stem, whole = _stem(word), _without_article(word)
-    return any(other.startswith(stem) or (len(whole) >= 5 and whole in other) for other in held)
+    total, at = 0, joined.find(stem)
+    while at >= 0:  # each word holding the stem (it is in every word found), once
+        begin = joined.rfind("\n", 0, at) + 1
+        stop = joined.find("\n", at)
+        stop = len(joined) if stop < 0 else stop
+        other = joined[begin:stop]
+        if other.startswith(stem) or (len(whole) >= 5 and whole in other):
+            total += counts[other]
+        at = joined.find(stem, stop)
+    return total
 
 
 def _counted(word: str) -> bool:

@@ -22,7 +22,7 @@ from openai.types.chat import ChatCompletion
 
 from agent_client.failures import describe_failure, keep_secret
 from agent_client.merge.confirmation import Confirmation, parse_confirmation
-from agent_client.merge.coverage import MIN_ADDED, added_lines, entry_share
+from agent_client.merge.coverage import MIN_ADDED, merged_share
 from agent_client.merge.quiet import Pacer, quiet_of
 from agent_client.merge.tools import MergeFailed, ToolExecutor, tool_schemas
 from agent_client.settings import LLMSettings
@@ -137,11 +137,10 @@ def require_the_entry(executor: ToolExecutor, entry: MemoryEntry) -> None:
     """``MergeFailed`` when the lines the merge added hold too few of the entry's words
     (``coverage``): the model wrote something else, and the entry would be nowhere
     while the merge said it was done."""
-    added = "\n".join(
-        added_lines(executor.originals.get(path, ""), executor.final_text(path))
-        for path in executor.changed
-    )
-    share = entry_share(entry.content, added)
+    notes = [
+        (executor.originals.get(path, ""), executor.final_text(path)) for path in executor.changed
+    ]
+    share = merged_share(entry.content, notes)
     if share is not None and share < MIN_ADDED:
         raise MergeFailed(
             f"the notes the model wrote hold {share:.0%} of the entry's words"

@@ -38,7 +38,6 @@ from typing import Any
 from agent_client.merge.coverage import (
     MIN_KEPT,
     MIN_LENGTH,
-    added_lines,
     entry_share,
     explains,
     kept_share,
@@ -284,15 +283,15 @@ class ToolExecutor:
         """The refusal of a write whose added lines hold next to none of the entry's
         words (``coverage.explains``), logged; None for a write the entry explains. A
         good merge beside it passed for the whole: every note must be traceable to it."""
-        added = added_lines(self.originals.get(path, ""), content)
-        if content == self._seen.get(path) or explains(self.entry, added):
+        read = self.originals.get(path, "")
+        if content == self._seen.get(path) or explains(self.entry, content, read):
             return None  # (a note written back as read: ``changed`` tells)
         logger.warning(
             "entry %s: the model's write of %s holds %s of the entry's words: refused,"
             " not the entry's",
             self.journal.entry_id,
             printable(path),
-            f"{entry_share(self.entry, added) or 0:.0%}",
+            f"{entry_share(self.entry, content, read) or 0:.0%}",
         )
         return (
             f"invalid_argument: what you add to {path} holds next to none of the entry's"
