@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 import pytest
+from helpers.history import history_versions
 from helpers.indexer_process import RunningIndexer
 from helpers.llm_stub import LLMStub, final, last_tool_result, tool_call
 from test_agent_llm import entry, lang, read_content, run_entry, seed, stub, vault_dir
@@ -214,3 +215,17 @@ def test_a_fact_edited_in_place_is_a_merge(read: str, written: str, entry_text: 
     the entry's when the lines changed hold no more words than twice the entry's."""
     share = entry_share(entry_text, written, read)
     assert share is not None and share >= MIN_ADDED, share
+
+
+def test_a_reply_over_the_token_budget_runs_none_of_its_calls(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """A write of 200 KB in a merge of 20,000 tokens: the budget was checked after the
+    call ran, so the note was written, then undone (two versions in its history)."""
+    huge = f"# Big\n\n- {ALLERGY}\n" + "".join(f"- line {n} of filler text\n" for n in range(8000))
+    stub.run([tool_call("write", path="items/big.md", content=huge), final(["items/big.md"], "ok")])
+    notice = run_entry(server, stub, entry(lang, "Allergy", ALLERGY))
+    assert not notice.ok and "more than 20000 tokens" in (notice.error or ""), notice
+    assert len(stub.requests) == 1
+    assert not (vault_dir(server, lang) / "items/big.md").exists()
+    assert history_versions(server.workspace, lang, "items/big.md") == []

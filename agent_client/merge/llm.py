@@ -202,9 +202,16 @@ async def _loop(
             # What the next turn will send, known before it is sent: the conversation (the
             # results of earlier turns too), whatever the model reported of its usage.
             ahead = max(used_tokens, _estimate(messages))
-            for number, call in enumerate(turn.calls):
+            for call in turn.calls:  # (a malformed call is said so, and none is run)
                 if call.problem is not None:
                     raise MergeFailed(f"the model made a malformed tool call: {call.problem}")
+                executor.check_call(call.name, call.arguments)
+            if ahead > settings.max_tokens:  # (its calls' arguments alone: none is run)
+                raise MergeFailed(
+                    f"the merge used more than {settings.max_tokens} tokens"
+                    " (the model's last reply; none of its calls was run)"
+                )
+            for number, call in enumerate(turn.calls):
                 result = await executor.run(call.name, call.arguments)
                 if number == len(turn.calls) - 1:
                     result = with_note(result, turn.dropped, MAX_CALLS_PER_TURN)
