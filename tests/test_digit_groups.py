@@ -82,3 +82,24 @@ def test_a_grouped_number_finds_the_bare_one(ws: Workspace, index: NoteIndex) ->
     assert grouped_spellings("85.000") == ("85000",)
     for word in ("85,00", "1,2345", "0,500", "85,000,", "1.5", "12,3,456"):
         assert grouped_spellings(word) == (), word
+
+
+def test_a_number_with_a_symbol_or_punctuation_on_it(ws: Workspace, index: NoteIndex) -> None:
+    """A currency sign or punctuation on the number (``$85000``, ``85000?``, ``(85,000)``,
+    ``85000€``), as questions and pasted amounts write it, is a word break to the index:
+    the number was sought only as written (``$85000`` found no ``$85,000``)."""
+    index_notes(ws, index, "sy", {
+        "usd.md": "# usd\n\nThe budget is $85,000 this year.\n",
+        "eur.md": "# eur\n\nbudget 85000€ flat\n",
+        "inr.md": "# inr\n\nPrice ₹1,23,456 only.\n",
+        "other.md": "# other\n\nbudget 85 and 000 apart, 850,000\n",
+    })  # fmt: skip
+    both = {"usd.md", "eur.md"}
+    for query in ("$85000", "85000?", "(85000)", "85000€", "€85000", "-85000", "85000*"):
+        assert found(index, "sy", query) == both, query
+    for query in ("$85,000", "85,000.", "(85,000)", "85,000€", "85.000,-"):
+        assert found(index, "sy", query) == both, query
+    assert found(index, "sy", "₹123456") == {"inr.md"}
+    assert found(index, "sy", "budget $85000?") == both
+    marked = {row["path"]: row["snippet"] for row in index.search("sy", "$85000")["results"]}
+    assert "**85,000**" in marked["usd.md"] and "**85000**" in marked["eur.md"]

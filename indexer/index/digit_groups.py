@@ -1,7 +1,8 @@
 """A number sought as its digits are grouped too: ``85000`` finds ``85,000``, ``85.000``,
 ``85 000`` (a narrow no-break space, as French writes it), ``85'000`` (Swiss) and
 ``٨٥٬٠٠٠``; ``123456`` finds Indian ``1,23,456`` as well as ``123,456``; and ``85,000``
-finds ``85000``.
+finds ``85000``. A sign or punctuation on the number is a word break to the index, so
+``$85000``, ``85,000?`` and ``(85000)`` are sought so too (``number_spellings``).
 
 The index reads a separator between digits as a word break (``85,000`` is the words
 ``85`` and ``000``), so each grouping is the phrase of its groups, asked beside the
@@ -27,6 +28,18 @@ _GROUPED = re.compile(
     rf"[1-9][0-9]{{0,2}}{_SEPARATOR}[0-9]{{3}}(?:\1[0-9]{{3}})*"
     rf"|[1-9][0-9]?{_SEPARATOR}[0-9]{{2}}(?:\2[0-9]{{2}})*\2[0-9]{{3}}"
 )
+
+
+# What the index reads as a word break around a number: a currency sign, punctuation,
+# a sign (``$85000``, ``85,000?``, ``(85000)``, ``-85000``, ``85.000,-``)
+_AROUND = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def number_spellings(word: str) -> tuple[str, ...]:
+    """``grouped_spellings`` of the number ``word`` holds between signs and punctuation
+    (a query's ``$85000`` or ``85,000?``: the index reads them as breaks, and found the
+    number only as written there)."""
+    return grouped_spellings(_AROUND.sub("", word))
 
 
 def grouped_spellings(word: str) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from indexer.index import sara_am
 from indexer.index.arabic_article import with_article
-from indexer.index.digit_groups import grouped_spellings
+from indexer.index.digit_groups import number_spellings
 from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.persian_forms import with_affixes
 from indexer.index.text import CJK_RUN, RUN_MARKS, SPACELESS_RUN, WORD, run_units, searchable
@@ -340,9 +340,9 @@ def _fts_form(term: Term, written: str) -> str:
 def joined_spellings(word: str) -> tuple[str, ...]:
     """The other spellings of ``word`` with what its script joins to it: Arabic's
     article, Persian's plural and verb prefixes, Hebrew's one-letter words; a number's
-    groupings (``digit_groups``: ``85000`` is ``85,000``)."""
+    groupings (``digit_groups``: ``85000`` and ``$85000`` are ``85,000``)."""
     return (
-        (*with_article(word), *with_affixes(word)) or with_prefixes(word) or grouped_spellings(word)
+        (*with_article(word), *with_affixes(word)) or with_prefixes(word) or number_spellings(word)
     )
 
 
