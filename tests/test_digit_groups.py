@@ -103,3 +103,18 @@ def test_a_number_with_a_symbol_or_punctuation_on_it(ws: Workspace, index: NoteI
     assert found(index, "sy", "budget $85000?") == both
     marked = {row["path"]: row["snippet"] for row in index.search("sy", "$85000")["results"]}
     assert "**85,000**" in marked["usd.md"] and "**85000**" in marked["eur.md"]
+
+
+def test_recall_keeps_a_grouped_number_whole(ws: Workspace, index: NoteIndex) -> None:
+    """A question's ``85,000`` was the keywords ``85`` and ``000``: a note saying
+    ``85000`` was not found, and any note with an ``85`` was."""
+    index_notes(ws, index, "rg", {
+        "bare.md": "# contract\n\nWe signed for 85000 dollars in March.\n",
+        "other.md": "# other\n\nRoom 85 has 000 chairs.\n",
+        "in.md": "# lakh\n\nThe price was 123456 rupees.\n",
+    })  # fmt: skip
+    ask = on_demand_of(ws, index, "rg")
+    assert ask("what about the 85,000 deal?") == ["bare.md"]
+    assert ask("what about $85,000?") == ["bare.md"]
+    assert ask("was it 1,23,456 rupees?") == ["in.md"]
+    assert ask("٨٥٬٠٠٠ دولار؟") == ["bare.md"]

@@ -14,6 +14,9 @@ so, as the word ``85,000`` of a query always did; a phrase in quotes is as writt
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+from shared.reader_folds import DIGIT_FOLDS
 
 # A number worth grouping: 4 digits or more (``2,024``), no leading zero (a code,
 # ``0850``, is never grouped); up to ``_MOST_DIGITS`` (each grouping is one more phrase).
@@ -67,3 +70,18 @@ def _groups(digits: str, size: int) -> list[str]:
     return ([digits[:head]] if head else []) + [
         digits[at : at + size] for at in range(head, len(digits), size)
     ]
+
+
+# Digits in any script apart by the grouping separators, not inside a word (a candidate:
+# ``grouped_numbers`` keeps those ``_GROUPED`` reads as one number)
+_WRITTEN = re.compile(r"(?<![\w,.'\u2019\u066c])\d+(?:[,.'\u2019\u066c]\d+)+(?!\w)")
+_ASCII_DIGITS = str.maketrans(DIGIT_FOLDS)
+
+
+def grouped_numbers(text: str) -> Iterator[re.Match[str]]:
+    """The numbers written in groups in ``text`` (``85,000``, ``1,23,456``, ``٨٥٬٠٠٠``):
+    a question's keyword each, whole (its groups alone, ``85`` and ``000``, found any
+    note with an ``85`` and none with ``85000``)."""
+    for found in _WRITTEN.finditer(text):
+        if _GROUPED.fullmatch(found.group().translate(_ASCII_DIGITS)) is not None:
+            yield found

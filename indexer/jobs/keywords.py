@@ -37,6 +37,7 @@ import unicodedata
 import re2
 
 from indexer.index.arabic_article import without_article
+from indexer.index.digit_groups import grouped_numbers
 from indexer.index.hebrew_prefixes import without_the
 from indexer.index.persian_forms import without_plural
 from indexer.index.text import (
@@ -222,8 +223,16 @@ def _words(text: str, shouted: bool, blind: bool, shown: Shown) -> list[str]:
     in the question (``blind``: in capitals or title case, ``Tôi Ở Đâu``)."""
     out: list[str] = []
     text = _ARMENIAN_MARKS.sub("", text)
+    numbers = {number.start(): number.group() for number in grouped_numbers(text)}
+    inside = 0  # (where the grouped number a word is part of ends: ``85,000`` is one)
     for match in _WORD.finditer(text):
         written = match.group(0)
+        if match.start() < inside:
+            continue
+        if match.start() in numbers:
+            out.append(numbers[match.start()])
+            inside = match.start() + len(numbers[match.start()])
+            continue
         word = _lowered(written)
         acronym = not shouted and written.isupper()
         stops, kept = shown.stops, shown.kept
