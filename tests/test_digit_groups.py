@@ -118,3 +118,20 @@ def test_recall_keeps_a_grouped_number_whole(ws: Workspace, index: NoteIndex) ->
     assert ask("what about $85,000?") == ["bare.md"]
     assert ask("was it 1,23,456 rupees?") == ["in.md"]
     assert ask("٨٥٬٠٠٠ دولار؟") == ["bare.md"]
+
+
+def test_a_number_grouped_by_no_break_spaces(ws: Workspace, index: NoteIndex) -> None:
+    """``85 000`` pasted from a French text (a narrow no-break space) or ``85 000`` (a
+    no-break one) was the words ``85`` and ``000`` anywhere in a note, and never found
+    ``85000`` or ``85,000``; an ordinary space still parts two words."""
+    index_notes(ws, index, "sp", {
+        "bare.md": "# bare\n\nbudget 85000 flat\n",
+        "en.md": "# en\n\nThe budget is 85,000 dollars.\n",
+        "apart.md": "# apart\n\nRoom 85 has 000 chairs.\n",
+    })  # fmt: skip
+    for query in ("85\u202f000", "85\u00a0000 €", '"budget 85\u2009000"'):
+        assert found(index, "sp", query) <= {"bare.md", "en.md"}, query
+    assert found(index, "sp", "85\u202f000") == {"bare.md", "en.md"}
+    assert found(index, "sp", "85 000") == {"apart.md", "en.md"}  # (two words, as before)
+    ask = on_demand_of(ws, index, "sp")
+    assert sorted(ask("le budget de 85\u202f000 € ?")) == ["bare.md", "en.md"]

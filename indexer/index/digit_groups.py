@@ -72,16 +72,34 @@ def _groups(digits: str, size: int) -> list[str]:
     ]
 
 
+# The spaces that group digits (no-break, narrow no-break, thin, figure): ``85 000``
+# pasted from a French text is a number, not the words ``85`` and ``000``
+_GROUP_SPACES = "\u00a0\u202f\u2009\u2007"
 # Digits in any script apart by the grouping separators, not inside a word (a candidate:
 # ``grouped_numbers`` keeps those ``_GROUPED`` reads as one number)
-_WRITTEN = re.compile(r"(?<![\w,.'\u2019\u066c])\d+(?:[,.'\u2019\u066c]\d+)+(?!\w)")
+_WRITTEN = re.compile(rf"(?<![\w,.'\u2019\u066c])\d+(?:[,.'\u2019\u066c{_GROUP_SPACES}]\d+)+(?!\w)")
 _ASCII_DIGITS = str.maketrans(DIGIT_FOLDS)
+_SPACES_AS_COMMAS = str.maketrans(dict.fromkeys(_GROUP_SPACES, ","))
 
 
-def grouped_numbers(text: str) -> Iterator[re.Match[str]]:
-    """The numbers written in groups in ``text`` (``85,000``, ``1,23,456``, ``٨٥٬٠٠٠``):
-    a question's keyword each, whole (its groups alone, ``85`` and ``000``, found any
-    note with an ``85`` and none with ``85000``)."""
+def grouped_numbers(text: str) -> Iterator[tuple[int, str]]:
+    """Where each number written in groups in ``text`` starts (``85,000``, ``1,23,456``,
+    ``٨٥٬٠٠٠``, ``85 000``), and the number (spaces between its groups as commas): a
+    question's keyword each, whole (its groups alone, ``85`` and ``000``, found any note
+    with an ``85`` and none with ``85000``)."""
     for found in _WRITTEN.finditer(text):
-        if _GROUPED.fullmatch(found.group().translate(_ASCII_DIGITS)) is not None:
-            yield found
+        number = found.group().translate(_SPACES_AS_COMMAS)
+        if _GROUPED.fullmatch(number.translate(_ASCII_DIGITS)) is not None:
+            yield found.start(), number
+
+
+def space_grouped_joined(text: str) -> str:
+    """``text`` (a query) with each number grouped by no-break or thin spaces
+    (``85 000``) written with commas, one word: the query's words part at those spaces."""
+    if not any(space in text for space in _GROUP_SPACES):
+        return text
+    out, last = [], 0
+    for start, number in grouped_numbers(text):
+        out += [text[last:start], number]
+        last = start + len(number)
+    return "".join([*out, text[last:]])

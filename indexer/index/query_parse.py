@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from indexer.index import sara_am
 from indexer.index.arabic_article import with_article
-from indexer.index.digit_groups import number_spellings
+from indexer.index.digit_groups import number_spellings, space_grouped_joined
 from indexer.index.hebrew_prefixes import with_prefixes
 from indexer.index.persian_forms import with_affixes
 from indexer.index.text import CJK_RUN, RUN_MARKS, SPACELESS_RUN, WORD, run_units, searchable
@@ -113,6 +113,7 @@ def parse_query(query: object) -> ParsedQuery:
     check_text("the query", query)
     cleaned = searchable(_CONTROL.sub(" ", query.replace("\ufeff", " ")))
     cleaned = _TYPOGRAPHIC.sub(r'"\1"', cleaned)
+    cleaned = space_grouped_joined(cleaned)  # (``85 000``: one number, not two words)
     parts: list[Term | None] = []  # None: an OR between words
     for minus, quoted, bare in _QUERY_PART.findall(cleaned):
         if bare in ("OR", "NOT"):

@@ -223,7 +223,7 @@ def _words(text: str, shouted: bool, blind: bool, shown: Shown) -> list[str]:
     in the question (``blind``: in capitals or title case, ``Tôi Ở Đâu``)."""
     out: list[str] = []
     text = _ARMENIAN_MARKS.sub("", text)
-    numbers = {number.start(): number.group() for number in grouped_numbers(text)}
+    numbers = dict(grouped_numbers(text))
     inside = 0  # (where the grouped number a word is part of ends: ``85,000`` is one)
     for match in _WORD.finditer(text):
         written = match.group(0)
