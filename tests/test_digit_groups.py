@@ -61,10 +61,11 @@ def test_recall_finds_a_grouped_number(ws: Workspace, index: NoteIndex) -> None:
 
 def test_the_spellings_of_a_number() -> None:
     assert grouped_spellings("85000") == ("85 000",)
-    assert grouped_spellings("2024") == ("2 024",)
+    assert grouped_spellings("10000") == ("10 000",)
     assert grouped_spellings("1234567") == ("1 234 567", "12 34 567")
     assert grouped_spellings("123456") == ("123 456", "1 23 456")
-    for word in ("850", "0850", "85000a", "x2024", "٨٥٠٠٠", "1" * 40):
+    # a year is a year: ``2 024`` would find ranges (``1-500`` for 1500) and cost more
+    for word in ("850", "2024", "1500", "0850", "85000a", "x2024", "٨٥٠٠٠", "1" * 40):
         assert grouped_spellings(word) == (), word
 
 
@@ -135,3 +136,16 @@ def test_a_number_grouped_by_no_break_spaces(ws: Workspace, index: NoteIndex) ->
     assert found(index, "sp", "85 000") == {"apart.md", "en.md"}  # (two words, as before)
     ask = on_demand_of(ws, index, "sp")
     assert sorted(ask("le budget de 85\u202f000 € ?")) == ["bare.md", "en.md"]
+
+
+def test_a_four_digit_number_is_sought_as_written(ws: Workspace, index: NoteIndex) -> None:
+    """A year is no phrase of its groups: ``1500`` found the range ``1-500`` and
+    ``2024`` a chapter ``2: 024``; ``1,500`` still finds ``1500``."""
+    index_notes(ws, index, "yr", {
+        "range.md": "# range\n\npages 1-500 and chapter 2: 024\n",
+        "bare.md": "# bare\n\n1500 units in 2024\n",
+        "grouped.md": "# grouped\n\n1,500 units\n",
+    })  # fmt: skip
+    assert found(index, "yr", "1500") == {"bare.md"}
+    assert found(index, "yr", "2024") == {"bare.md"}
+    assert {"bare.md", "grouped.md"} <= found(index, "yr", "1,500")

@@ -112,7 +112,8 @@ def test_a_word_ending_in_a_star_is_a_prefix() -> None:
         '"a phrase*"': '"a phrase*"',
         # A number is the number (``5* hotel``: a rating; it was refused as too short).
         "5* hotel": '"5*" AND "hotel"',
-        "2024*": '("2024*" OR "2 024")',  # (and its groupings, as 2024 has them)
+        "2024*": '"2024*"',  # (a year: no groupings, see digit_groups)
+        "85000*": '("85000*" OR "85 000")',  # (and its groupings, as 85000 has them)
         # Markdown's emphasis, as agents paste it: the word, never a prefix.
         "**important**": '"**important**"',
         "*important*": '"*important*"',
