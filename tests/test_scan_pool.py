@@ -52,6 +52,8 @@ async def test_a_write_does_not_wait_for_45_heavy_greps(tmp_path: Path) -> None:
         waited = time.monotonic() - before
         results = await asyncio.gather(*greps)
         took = time.monotonic() - started
-    assert waited < 1.0, f"the write waited {waited:.2f} s behind the greps"
-    assert took < BUDGET + 2.0, f"the greps took {took:.1f} s (budget {BUDGET} s each)"
+    # (bounds with room for a loaded machine: a write behind a grep waits its whole
+    # budget, and 45 greps queued on 2 threads without one take many budgets)
+    assert waited < BUDGET / 2, f"the write waited {waited:.2f} s behind the greps"
+    assert took < BUDGET + 5.0, f"the greps took {took:.1f} s (budget {BUDGET} s each)"
     assert all(r.structured_content is not None for r in results)
