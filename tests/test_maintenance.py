@@ -257,7 +257,7 @@ def test_without_a_model_the_tagged_entries_are_added_and_nothing_is_called(env:
     assert project.action == "replace" and env.stub.requests == []
     text = (env.vault_dir() / "USER.md").read_text(encoding="utf-8")
     assert text.endswith("# User profile\n\n## Preferences\n\n- Short answers: Keep replies"
-                         " short. (2026-11-29)\n")  # fmt: skip
+                         " short. Five lines. (2026-11-29)\n")  # fmt: skip
     assert "PostgreSQL" not in text and "sk-live" not in text and "Lunch" not in text
     assert "- Database: We chose PostgreSQL for JSON. (2026-11-29)" in (
         env.vault_dir() / "PROJECT.md"

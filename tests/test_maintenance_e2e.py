@@ -145,7 +145,7 @@ async def test_without_a_model_a_tagged_event_reaches_user_md_and_recall(tmp_pat
             wait_for(user.exists, 20, what="USER.md from the scheduler, without a model")
             assert user.read_text(encoding="utf-8").endswith(
                 "# User profile\n\n## Preferences\n\n- Drinks: Green tea, never coffee."
-                " (2026-11-29)\n"
+                " Mornings only. (2026-11-29)\n"
             )
             result = await client.call_tool(
                 "recall", {"lang": "en", "query": "what should I drink?", "budget_tokens": 400}

@@ -51,11 +51,13 @@ def test_tags_inline_nested_in_other_languages_and_section_headings_count() -> N
     )
     user = extracted(log, "user_profile", None, None).content or ""
     assert "- Prefers tea over coffee #Preference (2026-11-29)" in user
-    assert "- 朝型: 毎朝6時に起きる。 (2026-11-29)" in user  # its first sentence
+    assert "- 朝型: 毎朝6時に起きる。それから散歩。 (2026-11-29)" in user  # its paragraph
     assert "- Ｔｏｎｅ: Formal. (2026-11-29)" in user
     project = extracted(log, "project_review", None, None).content or ""
     assert "- Stack: Rust for the CLI. (2026-11-29)" in project
-    assert "- Decision: drop Redis: The cache lives in SQLite now. (2026-11-29)" in project
+    assert "- Decision: drop Redis: The cache lives in SQLite now. It is enough. (2026-11-29)" in (
+        project
+    )
 
 
 def test_a_persons_file_keeps_its_text_and_gets_the_missing_lines_only() -> None:
@@ -201,12 +203,14 @@ def test_a_tag_before_chinese_or_japanese_punctuation_counts() -> None:
 
 
 def test_a_first_sentence_ends_at_the_scripts_own_full_stop() -> None:
-    """Only ``. ! ?`` and ``。！？`` ended a sentence: a Hindi entry's line held all its
-    sentences, an Arabic one was cut at a Latin full stop past its question mark."""
+    """A paragraph too long for a line keeps its first sentences: only ``. ! ?`` and
+    ``。！？`` ended one, so a Hindi entry's line was its text cut mid-word, an Arabic one
+    was cut at a Latin full stop past its question mark."""
+    long = " ".join(["शब्द"] * 80)
     log = sections(
-        event("पसंद", "preference", "मुझे छोटे उत्तर पसंद हैं। लंबे उत्तर नहीं। तीसरा वाक्य।"),
-        event("تفضيل", "preference", "أفضل الإجابات القصيرة؟ نعم. جملة ثانية."),
-        event("Urdu", "preference", "مختصر جواب پسند ہیں۔ دوسرا جملہ۔"),
+        event("पसंद", "preference", f"मुझे छोटे उत्तर पसंद हैं। {long}। तीसरा वाक्य।"),
+        event("تفضيل", "preference", f"أفضل الإجابات القصيرة؟ نعم {' '.join(['كلمة'] * 60)}."),
+        event("Urdu", "preference", f"مختصر جواب پسند ہیں۔ {' '.join(['لفظ'] * 80)}۔"),
     )
     user = extracted(log, "user_profile", None, None).content or ""
     assert "- पसंद: मुझे छोटे उत्तर पसंद हैं। (2026-11-29)" in user
@@ -251,7 +255,7 @@ def test_tags_in_the_languages_whose_headings_are_known_count() -> None:
         assert len([line for line in project.splitlines() if line.startswith("## ")]) == 4
     heading = "## قرار: PostgreSQL\n\nقررنا استخدام PostgreSQL. السبب الأداء.\n"
     project = extracted(sections(heading), "project_review", None, None, "ar").content or ""
-    assert "## القرارات\n\n- قرار: PostgreSQL: قررنا استخدام PostgreSQL. (2026-11-29)" in project
+    assert "- قرار: PostgreSQL: قررنا استخدام PostgreSQL. السبب الأداء. (2026-11-29)" in project
 
 
 def test_a_heading_typed_another_way_in_persian_or_with_vowels_is_found() -> None:
@@ -295,7 +299,7 @@ def test_a_heading_of_several_words_names_its_section_in_every_known_language() 
     for lang, heading, task, section in cases:
         log = sections(f"## {heading}\n\nSome text here. More.\n")
         text = extracted(log, task, None, None, lang).content or ""
-        assert f"{section}\n\n- {heading}: Some text here. (2026-11-29)" in text, (lang, text)
+        assert f"{section}\n\n- {heading}: Some text here. More. (2026-11-29)" in text, (lang, text)
     for heading in ("Acerca de la caché", "Notes: en, cours", "Thói, quen"):
         log = sections(f"## {heading}\n\nSome text here.\n")
         for task in ("user_profile", "project_review"):
@@ -308,10 +312,28 @@ def test_a_persian_tag_typed_with_the_arabic_yeh_and_kaf_counts() -> None:
     log = sections(
         event("T0", "تصميم", "Entry 0."),
         event("T1", "ترجيح", "Entry 1."),
-        "## واقعيت: PostgreSQL\n\nEntry 2. More.\n",
+        "## واقعيت: PostgreSQL\n\nEntry 2.\n",
     )
     user = extracted(log, "user_profile", None, None, "fa").content or ""
     project = extracted(log, "project_review", None, None, "fa").content or ""
     assert "## ترجیحات\n\n- T1: Entry 1. (2026-11-29)" in user
     assert "## تصمیم‌ها\n\n- T0: Entry 0. (2026-11-29)" in project
     assert "## واقعیت‌ها\n\n- واقعيت: PostgreSQL: Entry 2. (2026-11-29)" in project
+
+
+def test_an_entrys_paragraph_is_kept_whole_or_by_the_sentences_that_fit() -> None:
+    """Its first sentence alone lost the rest: ``No emojis please.`` never reached
+    USER.md. A paragraph too long for a line keeps the whole sentences that fit."""
+    third = " ".join(["padding"] * 40) + "."
+    log = sections(
+        event(
+            "Replies", "preference", "Keep replies short and in plain English. No emojis please."
+        ),
+        event("Editor", "preference", f"Dark mode. Large fonts in every editor. {third}"),
+    )
+    user = extracted(log, "user_profile", None, None).content or ""
+    assert "- Replies: Keep replies short and in plain English. No emojis please. (2026-11-29)" in (
+        user
+    )
+    assert "- Editor: Dark mode. Large fonts in every editor. (2026-11-29)" in user
+    assert all(len(line) <= 240 for line in user.splitlines())

@@ -9,15 +9,17 @@ of a section's own heading (``## Decision``). A tag names the file and its secti
 says nothing of what it is goes nowhere.
 
 Each such entry of the newest ``MAX_SECTIONS`` of the event log is one line, its title
-and the first sentence of its text, dated: ``- Short answers: Keep replies under five
-lines. (2026-11-30)``. The file is added to, never rewritten: a line is added under its
-section's heading (made, in the tasks' order, when the file has none) when the file does
-not say it yet; a person's text stays as it is. The titles and sections are in the
-vault's language where ``maintenance_words`` knows it, English elsewhere (English ones
-are found in any vault). A
-section keeps the newest ``MAX_DATED_LINES`` dated lines: older ones go. An entry
-holding a credential is left out (``secrets``). The entries after the last one a run took
-(``mark``) are looked at, so a line a person deleted is not added again.
+and the first paragraph of its text, dated: ``- Short answers: Keep replies under five
+lines. No emojis. (2026-11-30)``; a paragraph too long for a line keeps the sentences
+that fit (the first alone, cut, when even it does not: its first sentence alone lost
+the rest of ``Keep replies short. No emojis please.``). The file is added to, never
+rewritten: a line is added under its section's heading (made, in the tasks' order, when
+the file has none) when the file does not say it yet; a person's text stays as it is.
+The titles and sections are in the vault's language where ``maintenance_words`` knows
+it, English elsewhere (English ones are found in any vault). A section keeps the newest
+``MAX_DATED_LINES`` dated lines: older ones go. An entry holding a credential is left
+out (``secrets``). The entries after the last one a run took (``mark``) are looked at,
+so a line a person deleted is not added again.
 """
 
 from __future__ import annotations
@@ -145,12 +147,17 @@ def _item(rel: str, text: str, task: str) -> Item | None:
     title = one_line(fields.get("title", ""))
     if title == "-" or not title:
         title = "" if heading_text.casefold() == "event" else one_line(heading_text)
-    statement = _statement(title, _first_sentence(body))
+    paragraph = _first_paragraph(body)
+    statement = _statement(title, paragraph)
     if not statement:
         return None
     date = _date(fields.get("time", ""), rel)
     suffix = f" ({date})" if date else ""
-    statement = cut_chars(statement, MAX_LINE_CHARS - len(suffix) - 2, "…")
+    room = MAX_LINE_CHARS - len(suffix) - 2
+    if len(statement) > room:  # (the title's part stays: what the sentences have left)
+        head = len(statement) - len(paragraph)
+        statement = _statement(title, _sentences_within(paragraph, room - head))
+    statement = cut_chars(statement, room, "…")
     return Item(section, f"- {statement}{suffix}", statement)
 
 
@@ -193,10 +200,19 @@ def _fields_and_body(text: str) -> tuple[dict[str, str], str]:
     return fields, "\n".join(lines[at:]).strip()
 
 
-def _first_sentence(body: str) -> str:
+def _first_paragraph(body: str) -> str:
     paragraph = body.split("\n\n", 1)[0].strip().lstrip("-*> ").strip()
-    first = one_line(paragraph)
-    return _SENTENCE_END.split(first, 1)[0] if first else ""
+    return one_line(paragraph)
+
+
+def _sentences_within(text: str, room: int) -> str:
+    """The first sentences of ``text`` that fit in ``room`` characters; the first alone
+    when even it does not (the caller cuts it)."""
+    ends = [end.start() for end in _SENTENCE_END.finditer(text)]
+    fitting = [end for end in ends if 0 < end <= room]
+    if fitting:
+        return text[: fitting[-1]].rstrip()
+    return text[: ends[0]].rstrip() if ends and ends[0] > 0 else text
 
 
 def _statement(title: str, sentence: str) -> str:
