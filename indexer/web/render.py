@@ -32,6 +32,7 @@ from indexer.page_markdown import (
 from indexer.web.link_targets import NameLookup, resolve_links
 from indexer.web.wikilinks import UNRESOLVED, wiki_parser
 from shared.errors import InvalidFrontmatterError
+from shared.filetypes import is_plain_text_name
 from shared.frontmatter import parse_frontmatter, split_frontmatter
 from shared.timestamps import format_timestamp
 
@@ -100,7 +101,12 @@ class NoteRenderer:
         self.lookup = lookup  # the vault's files by name (None: links read as written)
 
     def note(self, lang: str, path: str, text: str) -> dict[str, Any]:
-        """``{properties, frontmatter_error, html}`` of a note's text."""
+        """``{properties, frontmatter_error, html}`` of a note's text. A plain text file
+        (``.json``, ``.xml``...) has no frontmatter and is no Markdown: shown as its text
+        (read as Markdown, an XML file's tags were dropped and a JSON ``*x*`` italic)."""
+        if is_plain_text_name(path):
+            shown = f'<pre class="plain-text">{html.escape(text)}</pre>'
+            return {"properties": {}, "frontmatter_error": None, "html": shown}
         error = None
         try:
             meta, body = parse_frontmatter(text)

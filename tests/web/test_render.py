@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from datetime import date
@@ -190,3 +191,21 @@ def test_an_image_named_with_a_no_break_space_first_is_shown(markdown: str) -> N
     html = NoteRenderer().html("en", "items/n.md", markdown)
     src = re.findall(r'src="([^"]*)"', html)
     assert src and src[0].startswith("/api/v1/en/raw/items/%C2%A0cat.md.assets/c.png"), html
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("prefs.xml", "<prefs><lang>fr</lang><img src=x onerror=alert(1)></prefs>\n"),
+        ("data.json", '{"a": "<img src=x onerror=alert(1)>", "b": "*x* # h [[y]]"}\n'),
+        ("list.yaml", "---\ntitle: not frontmatter\n---\n- one\n"),
+        ("todo.txt", "# not a heading\n*not italic* <script>alert(1)</script>\n"),
+    ],
+)
+def test_a_plain_text_file_is_shown_as_its_text(path: str, text: str) -> None:
+    """A ``.xml``, ``.json``, ``.yaml``, ``.txt`` or ``.csv`` file has no frontmatter and is
+    no Markdown (SPEC): read as a note, an XML file's tags were dropped (the page showed
+    ``fr``), a JSON string's ``<img>`` became a link to ``raw/x``, ``*x*`` italics."""
+    rendered = NoteRenderer().note("en", f"memories/{path}", text)
+    assert rendered["properties"] == {} and rendered["frontmatter_error"] is None
+    assert rendered["html"] == f'<pre class="plain-text">{html.escape(text)}</pre>'
