@@ -66,3 +66,23 @@ def test_the_folder_route_answers_the_listing_with_abstracts(
         assert http.get("/fr/folder", params={"path": "nowhere"}).status_code == 404
         assert http.get("/fr/folder", params={"path": "a/top.md"}).status_code == 400
         assert http.get("/fr/folder", params={"path": "a", "limit": 0}).status_code == 400
+
+
+def test_a_folder_spelled_otherwise_in_the_address_lists_its_own_names(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """The page cut each listed path by the length of the folder as the address spelled
+    it: a trailing slash (``#/sp/browse/notes/``) listed ``otes.md`` for ``notes/notes.md``,
+    and a decomposed ``é`` (NFD, three UTF-16 units where the server's NFC path has one)
+    listed ``afé.md`` for ``café.md``."""
+    tab, watch = page
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        assert http.put("/sp/notes/notes/notes.md", content=b"# n\n", headers=MD).is_success
+        assert http.put("/sp/notes/notes/sub/x.md", content=b"# x\n", headers=MD).is_success
+        assert http.put("/sp/notes/%C3%A9/caf%C3%A9.md", content=b"# c\n", headers=MD)
+    visit(tab, base, "#/sp/browse/notes/")
+    assert tab.locator("ul.notes a").all_text_contents() == ["notes.md"]
+    assert tab.locator("ul.folders a").all_text_contents() == ["sub/"]
+    visit(tab, base, "#/sp/browse/e%CC%81")  # (é as e and U+0301)
+    assert tab.locator("ul.notes a").all_text_contents() == ["café.md"]
+    assert not watch.errors

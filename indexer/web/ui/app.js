@@ -95,7 +95,9 @@ function folderPage(lang, folder, after) {
 
 async function browse(lang, folder) {
   const [{ data }, summary] = await Promise.all([folderPage(lang, folder), summaryOf(lang, folder)]);
-  const prefix = folder ? folder + "/" : "";
+  // The folder as the server spelled it (NFC, no trailing "/"): cut by the address's
+  // spelling, notes/ listed "otes.md" and a decomposed é "afé.md".
+  const prefix = data.path ? data.path + "/" : "";
   const folderItems = data.folders.map((sub) => {
     const name = sub.path.slice(prefix.length);
     return h("li", { class: "folder" }, h("a", { href: link(lang, "browse", sub.path), text: `${name}/` }),
