@@ -30,6 +30,7 @@ from indexer.vault.fsops import (
     opened,
     refuse,
     refuse_read_only,
+    sized_chunks,
     write_all,
 )
 from shared.errors import ConflictError
@@ -274,24 +275,11 @@ def _identity(info: os.stat_result) -> tuple[int, int]:
 
 
 def _hash_fd(fd: int, size: int | None = None) -> str:
-    """The etag of an open file's whole content, read in chunks from the start;
-    ``size`` (its ``fstat``'s) is asked for with one byte more first, and exactly that
-    many ends the read (no read of nothing after it, as ``fsops.read_all``)."""
+    """The etag of an open file's whole content, read in chunks from the start; ``size``:
+    its ``fstat``'s (``fsops.sized_chunks``: no read of nothing at the end)."""
     digest = hashlib.blake2b(digest_size=16)
-    offset = 0
-    ask = 1 << 20 if size is None else min(size + 1, 1 << 20)
-    while True:
-        try:
-            chunk = os.pread(fd, ask, offset)
-        except BlockingIOError:
-            break
-        if not chunk:
-            break
+    for chunk in sized_chunks(lambda count, offset: os.pread(fd, count, offset), size):
         digest.update(chunk)
-        offset += len(chunk)
-        if len(chunk) == size and ask == size + 1:  # (asked one more: the end)
-            break
-        ask = 1 << 20
     return digest.hexdigest()
 
 

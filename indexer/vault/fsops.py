@@ -16,7 +16,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -221,30 +221,40 @@ def close_later(fd: int) -> None:
         os.close(fd)
 
 
-def read_all(fd: int, max_bytes: int, size: int | None = None) -> bytes:
-    """Up to ``max_bytes + 1`` bytes of an open file (one more shows it is too big).
+CHUNK_BYTES = 1 << 20  # what one read of a file asks for at most
+
+
+def sized_chunks(
+    read: Callable[[int, int], bytes], size: int | None, most: int | None = None
+) -> Iterator[bytes]:
+    """A file's bytes in chunks from ``read(count, offset)`` (offset from where it
+    starts), to its end or ``most`` bytes.
 
     ``size``: the file's size by its ``fstat``. The first read asks for one byte more
     than that; when exactly ``size`` come, the end is reached, with no read of nothing
     after it, and no 1 MiB buffer allocated for a note of 2 KB (a write read its note
     and the index read it back: two system calls of about 60 a write). A file that grew
     or shrank since is read on to its end as without ``size``."""
-    chunks: list[bytes] = []
-    left = max_bytes + 1
-    ask = 1 << 20 if size is None else min(size + 1, 1 << 20)
-    while left > 0:
+    offset = 0
+    ask = CHUNK_BYTES if size is None else min(size + 1, CHUNK_BYTES)
+    while most is None or offset < most:
         try:
-            chunk = os.read(fd, min(left, ask))
+            chunk = read(ask if most is None else min(most - offset, ask), offset)
         except BlockingIOError:
-            break
+            return
         if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
+            return
+        yield chunk
+        offset += len(chunk)
         if len(chunk) == size and ask == size + 1:  # (asked one more: the end)
-            break
-        ask = 1 << 20
-    return b"".join(chunks)
+            return
+        ask = CHUNK_BYTES
+
+
+def read_all(fd: int, max_bytes: int, size: int | None = None) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of an open file from where it stands (one more shows
+    it is too big); ``size``: its ``fstat``'s (``sized_chunks``)."""
+    return b"".join(sized_chunks(lambda count, _: os.read(fd, count), size, max_bytes + 1))
 
 
 def read_under(
