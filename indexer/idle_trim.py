@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from functools import cache
 
+from indexer.malloc_arenas import c_function
+
 log = logging.getLogger("indexer")
 
 PERIOD_SECONDS = 30.0
@@ -30,9 +32,8 @@ _PAGE = resource.getpagesize()
 
 @cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    try:  # (the symbols the process has loaded: glibc's, where it is the C library)
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl and macOS have no malloc_trim)
+    trim = c_function("malloc_trim")  # (glibc's alone)
+    if trim is None:
         return None
     trim.argtypes = (ctypes.c_size_t,)
     trim.restype = ctypes.c_int

@@ -13,22 +13,29 @@ the C library is not glibc.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+from typing import Any
 
-__all__ = ["ARENAS", "limit_arenas"]
+__all__ = ["ARENAS", "c_function", "limit_arenas"]
 
 ARENAS = 2
 _M_ARENA_MAX = -8  # (glibc's malloc.h)
 
 
+def c_function(name: str) -> Any | None:
+    """The C library's function ``name`` among the symbols the process has loaded, or
+    None where it has none (musl and macOS have no ``malloc_trim``). No
+    ``ctypes.util.find_library``: it imports ``subprocess`` and runs ``ldconfig``, 8 ms
+    of every start."""
+    try:
+        return getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):
+        return None
+
+
 def limit_arenas(arenas: int = ARENAS) -> bool:
     """Cap the number of malloc arenas; whether the C library took it."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
-    try:
-        mallopt = ctypes.CDLL(name).mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+    mallopt = c_function("mallopt")
+    if mallopt is None:
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int

@@ -3,10 +3,11 @@ all, nested ones included) and a folder, checked and made SQL conditions."""
 
 from __future__ import annotations
 
-from indexer.index.tag_letters import folded_key, matches
+from indexer.index.tag_letters import matches
 from indexer.index.text import fold_tag
 from shared.errors import InvalidArgumentError
 from shared.models import MAX_TAG_CHARS  # (a tag names a topic; NFC of a huge one is slow)
+from shared.reader_folds import folded_tag_letters
 from shared.utf8 import check_text
 
 MAX_TAGS = 32
@@ -21,7 +22,7 @@ def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tupl
         check_text("type", type_)  # (SQLite binds UTF-8: a lone surrogate is none)
         # A type is compared as a tag is (``type_key``): ``Item``, ``ｉｔｅｍ`` and
         # ``item`` are one, and ``Ghi chú`` typed composed or decomposed.
-        key = folded_key(fold_tag(type_))
+        key = folded_tag_letters(fold_tag(type_))
         if not type_.strip() or not key:  # found nothing, silently: a blank or invisible type
             raise InvalidArgumentError("type must name a type (or be left out)")
         same_type, type_params = matches("n.type_key", key, nested=False)
@@ -40,7 +41,7 @@ def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tupl
             raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         if any(len(t) > MAX_TAG_CHARS for t in tags):
             raise InvalidArgumentError(f"a tag is at most {MAX_TAG_CHARS} characters")
-        tags = list(dict.fromkeys(folded_key(fold_tag(t).rstrip("/")) for t in tags))
+        tags = list(dict.fromkeys(folded_tag_letters(fold_tag(t).rstrip("/")) for t in tags))
         if "" in tags:  # found nothing, silently; no note's tag is blank
             raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
         # A tag finds the tags nested below it too, its letters one to their readers

@@ -13,7 +13,7 @@ matched cost 10 times the filter's plain comparison.
 
 from __future__ import annotations
 
-from shared.reader_folds import TAG_LETTER_FOLDS, folded_tag_letters
+from shared.reader_folds import TAG_LETTER_FOLDS
 
 # The letters folded into each one letter (``ي``: ``ىی``), a GLOB's class each, and those
 # folded into two (the Yiddish ligatures, Malayalam's chillus): replaced before it.
@@ -23,11 +23,6 @@ for _letter, _folded in TAG_LETTER_FOLDS.items():
         _ONE_OF[_folded] = _ONE_OF.get(_folded, _folded) + _letter
 _LONGER = {letter: folded for letter, folded in TAG_LETTER_FOLDS.items() if len(folded) > 1}
 _GLOB_SPECIAL = {"*": "[*]", "?": "[?]", "[": "[[]"}
-
-
-def folded_key(key: str) -> str:
-    """A tag's key (``text.fold_tag``) with the letters one to their readers folded."""
-    return folded_tag_letters(key)
 
 
 def _glob(key: str) -> str:
