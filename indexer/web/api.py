@@ -48,6 +48,7 @@ from indexer.web.params import (
     check_url_path,
     decode_text,
     fields,
+    if_match_fails,
     is_text_type,
     json_body,
     json_object,
@@ -66,7 +67,7 @@ from indexer.web.params import (
 )
 from indexer.web.render import NoteRenderer
 from indexer.web.vault_names import vault_lookup
-from shared.errors import InvalidArgumentError, NotFoundError
+from shared.errors import ConflictError, InvalidArgumentError, NotFoundError
 from shared.langs import check_lang
 
 PREFIX = "/api/v1"
@@ -111,9 +112,16 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         return check_lang(request.path_params["lang"]), request.path_params.get("path", "")
 
     async def read_note(request: Request, offset: int = 0, limit: int | None = None) -> dict:
+        """The tool's read, refused (412) when ``If-Match`` names another text."""
         lang, path = lang_path(request)
         version = query_version(request, "version")
-        return await on_loop_unless_waiting(vault.read, lang, path, offset, limit, version)
+        result = await on_loop_unless_waiting(vault.read, lang, path, offset, limit, version)
+        if if_match_fails(request, result["etag"]):
+            raise ConflictError(
+                f"{result['path']} has the etag {quote_etag(result['etag'])}, none If-Match"
+                " names: it changed since it was read"
+            )
+        return result
 
     async def status(request: Request) -> Response:
         result = await run_in_threadpool(core.status)

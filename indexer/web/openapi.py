@@ -248,6 +248,8 @@ IF_MATCH = _param(
     "If-Match", "header", STR, doc='"<etag>" you read: refuse if it changed; *: if it exists'
 )
 IF_NONE_MATCH = _param("If-None-Match", "header", STR, doc="* on a write: must not exist yet")
+IF_MATCH_READ = _param("If-Match", "header", STR, doc='"<etag>", ...: else 412 (pages of one text)')
+FILE_READ = [LANG, PATH, VERSION_Q, IF_MATCH_READ]  # (a file's text: 412 when If-Match fails)
 
 
 def query_names(route: str, method: str) -> frozenset[str]:
@@ -264,9 +266,9 @@ def document() -> dict:
     note_ops = {
         "get": _op(
             "read (tool `read`): JSON with content and etag; ETag header",
-            [LANG, PATH, VERSION_Q, _q("offset", COUNT, "first line"), _q("limit", COUNT, "lines")],
+            [*FILE_READ, _q("offset", COUNT, "first line"), _q("limit", COUNT, "lines")],
             {"200": ("Read", "the file"), "304": ("", "unchanged (If-None-Match)")},
-            READ_ERRORS,
+            (*READ_ERRORS, "412"),
         ),
         "put": _op(
             "write (tool `write`): a Markdown body, or JSON {content, encoding, if_match}",
@@ -394,17 +396,17 @@ def document() -> dict:
         "/{lang}/raw/{path}": {
             "get": _op(
                 "a file's bytes with its type (images for the page; text as text/plain)",
-                [LANG, PATH, VERSION_Q],
+                FILE_READ,
                 {"200": ("", "the bytes"), "304": ("", "unchanged")},
-                READ_ERRORS,
+                (*READ_ERRORS, "412"),
             )
         },
         "/{lang}/render/{path}": {
             "get": _op(
                 "a note as sanitized HTML, frontmatter as properties",
-                [LANG, PATH, VERSION_Q],
+                FILE_READ,
                 {"200": ("Render", "")},
-                READ_ERRORS,
+                (*READ_ERRORS, "412"),
             )
         },
         "/{lang}/search": {

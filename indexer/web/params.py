@@ -307,6 +307,19 @@ def write_precondition(request: Request) -> str | None:
     return tags[0]
 
 
+def if_match_fails(request: Request, etag: str) -> bool:
+    """Whether a read's ``If-Match`` names none of ``etag`` (RFC 9110 13.1.1: the request
+    is not performed, 412): a client reading a note in pages (offset/limit) sends its
+    first page's etag, so that a note changed between pages is said, not spliced. Strong
+    comparison (a weak etag never matches); a list matches when any of it does (a read
+    changes nothing, so no race to weigh); ``*`` any file."""
+    header = request.headers.get("if-match")
+    if header is None or header.strip() == "*":
+        return False
+    strong = [part for part in header.split(",") if not part.strip().startswith("W/")]
+    return etag not in _etags(",".join(strong))
+
+
 def not_modified(request: Request, etag: str) -> bool:
     """Whether a GET's ``If-None-Match`` already names ``etag``."""
     header = request.headers.get("if-none-match")
