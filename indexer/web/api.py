@@ -73,6 +73,7 @@ from shared.langs import check_lang
 PREFIX = "/api/v1"
 VERSION = (int, str)
 HEAD_BYTES = 16 * 1024  # a file's beginning, by default
+SUMMARY_FORMATS = ("json", "html")
 MAX_LISTED = 10_000  # a folder's own files listed, by default (find's most)
 
 
@@ -339,9 +340,12 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     async def summary(request: Request) -> Response:
         lang = request.path_params["lang"]
         path = query_str(request, "path", "") or ""
+        shape = query_str(request, "format") or "json"
+        if shape not in SUMMARY_FORMATS:  # (format=xml was answered as JSON)
+            raise InvalidArgumentError(f"format must be json or html, not {shape[:40]!r}")
         fn = _feature(core.summaries, "summary", "directory summaries")
         result = dict(await run_in_threadpool(fn, lang, path))
-        if query_str(request, "format") == "html":
+        if shape == "html":
             where = f"{result.get('path') or path}/.overview.md".lstrip("/")
             overview = str(result.get("overview") or "")
             result["overview_html"] = await run_in_threadpool(renderer.html, lang, where, overview)

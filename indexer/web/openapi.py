@@ -13,6 +13,7 @@ from typing import Any
 
 import indexer
 from indexer.jobs.maintenance_tasks import TASKS
+from indexer.vault.timeline import MAX_HISTORY_LIMIT
 
 LANG_PATTERN = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 ERRORS = {
@@ -449,7 +450,7 @@ def document() -> dict:
         "/{lang}/history/{path}": {
             "get": _op(
                 "history (tool `history`)",
-                [LANG, PATH, _q("limit", INT, "newest first, default 20")],
+                [LANG, PATH, _limit(MAX_HISTORY_LIMIT, 20)],
                 {"200": ("History", "")},
                 READ_ERRORS,
             )

@@ -76,6 +76,50 @@ def test_a_read_whose_if_match_names_another_text_is_refused_412(
     assert again.status_code == 200 and again.headers["etag"] == old
 
 
+def test_the_openapi_documents_bounds_and_enums_are_the_servers(http: httpx2.Client) -> None:
+    """Each integer query parameter the document bounds is refused just past its bounds
+    and taken at them, and one the document leaves unbounded is not refused for its
+    size; each enum's values are taken and another refused: ``summary?format=xml`` was
+    answered as JSON (the document says json or html), and history's ``limit`` was
+    refused past 1000 while the document gave no bound."""
+    http.put("/ob/notes/n.md", content=b"# N\nword\n", headers=MD)
+    fill = {"lang": "ob", "path": "n.md"}
+    needs = {"pattern": "word", "q": "word", "from": "1"}
+    mismatches: list[str] = []
+    for route, item in openapi.document()["paths"].items():
+        operation = item.get("get")
+        if operation is None or "{lang}" not in route:
+            continue
+        url = route.format(**fill)
+        query = [p for p in operation["parameters"] if p["in"] == "query"]
+        base = {p["name"]: needs[p["name"]] for p in query if p.get("required")}
+        base |= {"q": "word"} if route.endswith("/search") else {}
+        for param in query:
+            for value, wanted in _probes(param["schema"]):
+                answer = http.get(url, params=base | {param["name"]: str(value)})
+                taken = answer.status_code < 400
+                if taken != wanted or (not taken and error_of(answer) != "invalid_argument"):
+                    mismatches.append(f"{route} {param['name']}={value}: {answer.status_code}")
+    assert mismatches == []
+
+
+def _probes(schema: dict[str, Any]) -> list[tuple[object, bool]]:
+    """Values of a query parameter with whether the server must take them."""
+    if "enum" in schema:
+        return [*((value, True) for value in schema["enum"]), ("zzz", False)]
+    if schema.get("type") != "integer":
+        return []
+    low, high = schema.get("minimum"), schema.get("maximum")
+    probes: list[tuple[object, bool]] = []
+    if low is not None:
+        probes += [(low - 1, False), (low, True)]
+    if high is not None:
+        probes += [(high, True), (high + 1, False)]
+    if high is None:
+        probes.append((10**6, True))
+    return probes
+
+
 def test_every_route_refuses_other_methods_with_405_and_allow(http: httpx2.Client) -> None:
     """Each route of the document answers a method it lacks (OPTIONS and PATCH among
     them) 405 in the error body, its ``Allow`` naming exactly its methods (HEAD with
