@@ -47,6 +47,7 @@ GUARD_REFUSALS = {
     421: ("misdirected_request", "the Host header names no host this indexer serves"),
     403: ("forbidden_origin", "the request's Origin is not one this indexer allows"),
 }
+OPENAPI_PATH = "/api/v1/openapi.json"
 INTERNAL_MESSAGE = "the indexer failed on this request (see its log)"
 # On every answer (``auth.WebGuard``; the guard's own refusals by ``GuardRefusalsAsJson``).
 COMMON_HEADERS = {
@@ -126,8 +127,15 @@ async def http_exception(request: Request, exc: Exception) -> Response:
             "method_not_allowed", f"{request.method} is not allowed here", {"Allow": allow}
         )
     if status == 404:
-        return error_response("not_found", f"no API route {request.url.path}")
+        return no_route(request)
     return error_response("invalid_argument", str(getattr(exc, "detail", "bad request")))
+
+
+def no_route(request: Request) -> Response:
+    """The 404 of a path that is no route (the document of the routes named)."""
+    return error_response(
+        "not_found", f"no API route {request.url.path} (the routes: {OPENAPI_PATH})"
+    )
 
 
 async def server_error(request: Request, exc: Exception) -> Response:

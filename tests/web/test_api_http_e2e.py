@@ -120,6 +120,19 @@ def _probes(schema: dict[str, Any]) -> list[tuple[object, bool]]:
     return probes
 
 
+def test_the_api_root_answers_json_not_a_redirect(
+    http: httpx2.Client, server: RunningIndexer
+) -> None:
+    """``/api/v1`` itself was a 307 to ``/api/v1/``, an empty body for any method (a PUT
+    was sent on), and then a 404: now a JSON 404 naming the document of the routes."""
+    for method in ("GET", "PUT", "POST", "DELETE"):
+        root = server.url.removesuffix("/mcp") + "/api/v1"  # (no slash: base_url adds one)
+        answer = http.request(method, root, headers=MD, content=b"x")
+        assert answer.status_code == 404 and error_of(answer) == "not_found", method
+        assert "openapi.json" in answer.json()["error"]["message"]
+        assert "location" not in answer.headers
+
+
 def test_every_route_refuses_other_methods_with_405_and_allow(http: httpx2.Client) -> None:
     """Each route of the document answers a method it lacks (OPTIONS and PATCH among
     them) 405 in the error body, its ``Allow`` naming exactly its methods (HEAD with
