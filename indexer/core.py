@@ -20,6 +20,7 @@ from indexer.jobs.scheduler import MaintenanceScheduler
 from indexer.jobs.summaries import Summaries
 from indexer.scans import ScanPool
 from indexer.settings import Settings
+from indexer.vault.no_wait import abandoned_when
 from indexer.vault.vault import Vault
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class Core:
     # its modules cost 20-30 ms of a start that needs none of them)
     maintenance: Callable[[], Maintenance] | None = None
     scheduler: MaintenanceScheduler | None = None  # runs maintenance when it is due
-    scans: ScanPool = field(default_factory=ScanPool)  # where grep and find run
+    scans: ScanPool = field(default_factory=lambda: ScanPool(told=abandoned_when))  # grep, find
 
     def status(self) -> dict:
         """Version, workspace, notes per lang, whether the index is ready, and whether it

@@ -56,6 +56,7 @@ from indexer.one_cpu import where_pinned
 from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault import atomic, fsops
+from indexer.vault.no_wait import abandoned_when
 from indexer.warm_up import Warming, after_start
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, MAX_HEAD_BYTES, guarded_protocol
@@ -152,7 +153,7 @@ def build_core(settings: Settings, *, check: bool = True, check_index: bool | No
         maintenance=maintenance,
         scheduler=scheduler,
         summaries=summaries,
-        scans=ScanPool(settings.limits.scan_threads),
+        scans=ScanPool(settings.limits.scan_threads, told=abandoned_when),
     )
 
 

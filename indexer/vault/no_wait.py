@@ -67,6 +67,13 @@ def may_take_long() -> None:
     deadline = loop_deadline()
     if deadline is not None and time.thread_time() > deadline:
         raise TookLong
+    stop_if_abandoned()
+
+
+def stop_if_abandoned() -> None:
+    """On a thread whose caller gave up (``abandoned_when``), stop here (``Abandoned``):
+    a ``grep`` cancelled by its client read every note on, and the scans queued behind
+    it waited seconds for its thread."""
     gone = caller_gone()
     if gone is not None and gone.is_set():
         raise Abandoned

@@ -222,6 +222,7 @@ def find(
             )
             with contextlib.closing(walk) as entries:
                 for entry in entries:
+                    no_wait.stop_if_abandoned()
                     if regex.fullmatch(below(entry.rel, target.rel)):
                         if dirs and past and cursor.walk_key(entry.rel, entry.is_folder) <= past:
                             before += 1
@@ -346,6 +347,7 @@ def grep(
                         continue
                 if scanned > vault.grep_max_bytes or time.monotonic() > deadline:
                     return {"matches": matches, "truncated": True}
+                no_wait.stop_if_abandoned()
                 # A note or text file with bytes that are not UTF-8 is searched as the
                 # index has it (U+FFFD for them), as far as search reads it (past the
                 # size limit too: search found what grep said was nowhere); an image never.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import re2
 
-from indexer.vault import fsops
+from indexer.vault import fsops, no_wait
 from indexer.vault.cursor import WalkKey, step_in
 from indexer.vault.dotted_i import dotted_i_matcher, fold_dotted_i, folds_case
 from indexer.vault.names import (
@@ -453,8 +453,10 @@ class LineMatcher:
             lines.pop()  # after a final newline (or in an empty file) there is no line
         folded_lines = folded.split("\n") if dotted is not None else lines
         for number, line in enumerate(lines, start=1):
-            if deadline is not None and number % 4096 == 0 and time.monotonic() > deadline:
-                raise TimeUp
+            if deadline is not None and number % 4096 == 0:
+                if time.monotonic() > deadline:
+                    raise TimeUp
+                no_wait.stop_if_abandoned()
             hit = self._line.search(line)
             if hit is None and dotted is not None:
                 hit = dotted.line.search(folded_lines[number - 1])  # (its places: near enough)
