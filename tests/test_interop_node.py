@@ -306,3 +306,35 @@ def test_cursor_snippet_url_and_headers_work(
     code, report = run_sdk(plan, node_env)
     assert code == 0, report
     assert report["results"][0]["isError"] is False
+
+
+def test_claude_desktop_bridge_outlives_a_read_of_a_note_near_the_size_limit(
+    server: RunningIndexer, node_env: dict[str, str]
+) -> None:
+    """A 4 MiB note of quotes and backslashes (within INDEXER_MAX_FILE_BYTES) made an
+    answer of 11.9 MB, past the 10 MiB the TypeScript SDK takes in one stdio message:
+    the client of mcp-remote closed, and every later call failed. Now the read is
+    refused as too_large (read it in parts) and the session goes on."""
+    vault = server.workspace / "memory" / "languages" / LANG / "vault"
+    line = 'He said "hi" \\ and left\n'
+    note = ("# Quoted\n\n" + line * (4_190_000 // len(line)))[:4_190_000] + "\n"
+    (vault / "items").mkdir(parents=True, exist_ok=True)
+    (vault / "items" / "quoted.md").write_text(note, encoding="utf-8")
+    entry = config_snippet("claude", server.workspace)
+    plan = {
+        "transport": "stdio",
+        "command": entry["command"],
+        "args": entry["args"],
+        "env": entry.get("env", {}),
+        "calls": [
+            {"name": "read", "arguments": {"lang": LANG, "path": "items/quoted.md"}},
+            {"name": "read", "arguments": {"lang": LANG, "path": "items/quoted.md", "limit": 10}},
+            {"name": "status"},
+        ],
+    }
+    code, report = run_sdk(plan, node_env)
+    assert code == 0, report
+    whole, part, status = report["results"]
+    assert whole["isError"] and whole["text"].startswith("too_large:"), whole["text"][:200]
+    assert part["structuredContent"]["content"].count("\n") == 10
+    assert status["isError"] is False

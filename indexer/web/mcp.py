@@ -31,6 +31,7 @@ from indexer.core import Core
 from indexer.vault import oserrors
 from indexer.web.loop_calls import on_loop_unless_waiting
 from indexer.web.mcp_text import not_text_refusal
+from indexer.web.reply_size import bounded
 from indexer.web.tools import files, history, index, recall, summaries
 from shared.errors import MAX_WHOLE_NUMBER, VaultError
 
@@ -121,6 +122,7 @@ class Registrar:
 
         def register(fn: Callable[..., Any]) -> Any:
             body = refusals(on_loop(fn) if quick else fn)
+            body = bounded(body) if read_only else body  # (its answer fits a client)
             description = kw.pop("description", None) or inspect.getdoc(fn)
             body.__doc__ = None  # else fastmcp imports griffe (0.2 s of start-up) to parse it
             annotations = {"readOnlyHint": True} if read_only else kw.pop("annotations", None)
