@@ -111,6 +111,13 @@ class DirtyFolders:
                     self._failed.setdefault(lang, set()).update(folders)
             self._working = {}
 
+    def keep(self, folders: Batch) -> None:
+        """``folders`` were not written (the file system refused): they stay dirty (their
+        summaries are said to be stale) and go with the next batch."""
+        with self._lock:
+            for lang, names in folders.items():
+                self._failed.setdefault(lang, set()).update(names)
+
     async def next_batch(self) -> Batch:
         """Wait for dirty folders, then until they settle; take them."""
         with self._lock:

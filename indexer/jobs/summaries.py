@@ -52,6 +52,10 @@ MAX_RETRY_WAIT = 3600.0
 # by the passes of the next changes for this long (or what its Retry-After asked): a
 # hanging one cost each of them its whole timeout. The timed retries ask it still.
 MODEL_DOWN_WAIT = 60.0
+# A summary the file system would not take (a full disk, a read-only folder) is written
+# again this long after, doubling up to MAX_RETRY_WAIT while it still cannot: without a
+# change in its folder it was otherwise served as current, with the old text, for good.
+FIRST_REWRITE_WAIT = 30.0
 Clock = Callable[[], datetime]
 T = TypeVar("T")
 
@@ -91,6 +95,8 @@ class Summaries:
         self._retry_failed = False  # a retry failed: the next waits for its time, not
         # the model's next answer (a folder it always fails on was asked at every change)
         self._down_until = 0.0  # (monotonic) the model gave no answer: not asked before
+        self._rewrite_at: float | None = None  # (monotonic) unwritten summaries' next try
+        self._rewrite_wait: float | None = None  # the wait after it (None: the first)
         self._future: concurrent.futures.Future[None] | None = None
         self._edited: set[tuple[str, str]] = set()  # summaries edited by hand: made again
         self._edited_lock = threading.Lock()
@@ -227,12 +233,16 @@ class Summaries:
         """The next batch of dirty folders; None once the retry time came while folders
         have the fallback (without a change they kept it for good once the model was
         back: only a pass where it answered started their retry)."""
-        if self._retry_at is None:
+        timers = [at for at in (self._retry_at, self._rewrite_at) if at is not None]
+        if not timers:
             return await self.dirty.next_batch()
-        wait = max(0.0, self._retry_at - time.monotonic())
+        wait = max(0.0, min(timers) - time.monotonic())
         try:  # (cancelled while it waits: nothing taken)
             return await asyncio.wait_for(self.dirty.next_batch(), wait)
         except TimeoutError:
+            if self._rewrite_at is not None and self._rewrite_at <= time.monotonic():
+                self._rewrite_at = None
+                return self.dirty.take()  # the summaries not written (kept dirty)
             return None
 
     async def asked_pass(self, langs: list[str] | None, *, force: bool) -> PassStats:
@@ -260,6 +270,7 @@ class Summaries:
             log.exception("a directory summaries pass failed")
             return False
         now = time.monotonic()
+        self._keep_unwritten(stats, now)
         if stats.model_down:
             self._down_until = now + max(MODEL_DOWN_WAIT, stats.retry_after)
         if stats.model_errors or (unasked and stats.fallback):
@@ -279,6 +290,12 @@ class Summaries:
             failed = f"the model failed {_counted(stats.model_errors, 'time')}"
             if unasked:
                 failed = "the model not asked: it gave no answer lately"
+            unwritten = sum(len(folders) for folders in stats.unwritten.values())
+            if unwritten and self._rewrite_at is not None:
+                failed += (
+                    f"; the summaries of {_counted(unwritten, 'folder')} not written,"
+                    f" tried again in {self._rewrite_at - now:.0f}s"
+                )
             log.info(
                 "summaries: %s in %.1fs (%d by model, %d by fallback, %d unchanged, "
                 "%d removed; %s)",
@@ -286,6 +303,18 @@ class Summaries:
                 stats.skipped, stats.removed, failed,
             )  # fmt: skip
         return True
+
+    def _keep_unwritten(self, stats: PassStats, now: float) -> None:
+        """The folders whose summary could not be written stay stale and are tried again
+        on a timer; a pass that wrote all it made ends the timer (every pass takes the
+        folders kept dirty with its batch)."""
+        if not stats.unwritten:
+            self._rewrite_at = self._rewrite_wait = None
+            return
+        self.dirty.keep({lang: set(folders) for lang, folders in stats.unwritten.items()})
+        wait = self._rewrite_wait or FIRST_REWRITE_WAIT
+        self._rewrite_at = now + wait
+        self._rewrite_wait = min(wait * 2, MAX_RETRY_WAIT)
 
     async def run_pass(
         self,

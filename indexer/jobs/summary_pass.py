@@ -56,11 +56,16 @@ class PassStats:
     model_down: bool = False  # one gave no answer at all (``ModelGate.down``)
     retry_after: float = 0.0  # the seconds the endpoint asked callers to wait
     seconds: float = 0.0
+    # lang -> folders whose summary the file system would not take (a full disk): they
+    # stay stale and are written again on a timer (``Summaries``)
+    unwritten: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, other: PassStats) -> None:
         names = ("folders", "llm", "fallback", "skipped", "removed", "noteless", "unreadable")
         for name in names:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        for lang, folders in other.unwritten.items():
+            self.unwritten.setdefault(lang, []).extend(folders)
         self.model_errors += other.model_errors
         self.model_down = self.model_down or other.model_down
         self.retry_after = max(self.retry_after, other.retry_after)
@@ -337,7 +342,9 @@ class FolderPass:
 
         try:
             await asyncio.to_thread(write)
-        except (OSError, StorageError) as err:  # a full disk, a read-only vault: the next
-            # change retries (a full disk is a StorageError: the file's or history's write)
+        except (OSError, StorageError) as err:  # a full disk, a read-only vault: the folder
+            # stays stale and is tried again on a timer (a full disk is a StorageError: the
+            # file's or history's write)
             why = err.message if isinstance(err, StorageError) else err
             log.warning("summaries: cannot write the summary of %s/%s: %s", self.lang, folder, why)
+            self.stats.unwritten.setdefault(self.lang, []).append(folder)
