@@ -19,6 +19,7 @@ from indexer.settings import Settings, default_prompts_dir
 from indexer.vault import fsops, outside, recheck
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
+from indexer.vault.unrecorded import Unrecorded
 from indexer.vault.vault import Vault
 from shared.errors import HistoryStoreError
 
@@ -132,11 +133,14 @@ def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
     watcher, or a reconcile after lost events or while polling) or made while no
     indexer ran (the start-up reconcile of an index that was whole before) is recorded;
     one found by the reconcile that builds the index is not: it was there before, and
-    gets its first version at its first change (see ``indexer.vault.outside``)."""
+    gets its first version at its first change (see ``indexer.vault.outside``). One
+    history cannot take (a full disk) is recorded once it can (``Unrecorded``)."""
+    waiting = Unrecorded(
+        lambda lang, path, unknown: vault.observe_external(lang, path, unknown=unknown)
+    )
 
     def record(lang: str, path: str, source: str) -> None:
         if source != "tool":
-            unknown = source in ("watcher", "catch_up", "offline")
-            vault.observe_external(lang, path, unknown=unknown)
+            waiting.record(lang, path, source in ("watcher", "catch_up", "offline"))
 
     return record

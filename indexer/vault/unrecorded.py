@@ -1,0 +1,91 @@
+"""Outside changes history could not record (a full disk), recorded once it can.
+
+The watcher's change of a note is recorded when the index tells it; history refused on a
+full disk, the change was logged with a traceback and never recorded: freeing space did
+not bring it back (nor did a restart: the index had the change, so nothing was told
+again), and the note's history lacked that text until a tool changed the note. Each
+refused path is kept here and recorded again (its file as it then is) on a timer, a
+little later each time while history still cannot take it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from shared.errors import StorageError, VaultError
+
+log = logging.getLogger("indexer.vault")
+FIRST_WAIT = 5.0  # seconds before the first retry, doubling while it still fails
+MAX_WAIT = 300.0
+Observe = Callable[[str, str, bool], None]  # (lang, path, unknown): history.observe_external
+
+
+class Unrecorded:
+    """The outside changes waiting for history to take them, and their retry timer."""
+
+    def __init__(self, observe: Observe) -> None:
+        self._observe = observe
+        self._lock = threading.Lock()
+        self._waiting: dict[tuple[str, str], bool] = {}  # (lang, path) -> unknown
+        self._timer: threading.Timer | None = None
+        self._wait = FIRST_WAIT
+
+    def record(self, lang: str, path: str, unknown: bool) -> None:
+        """Record an outside change; one history refuses waits for the next retry."""
+        try:
+            self._observe(lang, path, unknown)
+        except StorageError as err:
+            with self._lock:
+                first = not self._waiting
+                key = (lang, path)
+                self._waiting[key] = self._waiting.get(key, False) or unknown
+                self._schedule()
+                wait = self._wait
+            if first:  # (one line an outage, not one a change)
+                log.warning(
+                    "history: could not record the change of %s/%s made outside the tools"
+                    " (%s); it and any more are recorded once history can take them"
+                    " (tried again in %.0fs)", lang, path, err.message, wait,
+                )  # fmt: skip
+
+    def waiting(self) -> int:
+        """How many changes wait to be recorded (for status and tests)."""
+        with self._lock:
+            return len(self._waiting)
+
+    def _schedule(self) -> None:
+        """(lock held) Start the retry timer unless one runs."""
+        if self._timer is None:
+            self._timer = threading.Timer(self._wait, self._retry)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _retry(self) -> None:
+        with self._lock:
+            self._timer = None
+            waiting, self._waiting = self._waiting, {}
+        left: dict[tuple[str, str], bool] = {}
+        for (lang, path), unknown in waiting.items():
+            if left:  # history still refuses: the rest wait too (no read of each file)
+                left[(lang, path)] = unknown
+                continue
+            try:
+                self._observe(lang, path, unknown)
+            except StorageError:
+                left[(lang, path)] = unknown
+            except VaultError as err:  # (history closed, damaged): nothing more to do
+                log.warning("history: could not record %s/%s: %s", lang, path, err.message)
+        with self._lock:
+            for key, unknown in left.items():
+                self._waiting[key] = self._waiting.get(key, False) or unknown
+            if self._waiting:
+                self._wait = min(self._wait * 2, MAX_WAIT)
+                self._schedule()
+                return
+            self._wait = FIRST_WAIT
+        recorded = len(waiting) - len(left)
+        log.info(
+            "history: recorded %d change(s) made outside the tools while it was full", recorded
+        )

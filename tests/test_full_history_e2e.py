@@ -1,0 +1,112 @@
+"""History on a disk of its own that fills (a 3 MiB tmpfs over ``W/.indexer/history`` in
+the server's own mount namespace, ``unshare -m``; skipped, saying why, where that is not
+allowed) while notes change outside the tools: once space is freed, those changes are
+recorded without a restart and without another change."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from helpers.indexer_process import QUIET_ENV, RunningIndexer, wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningIndexer]:
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare(1) is missing: cannot give history a small disk of its own")
+    ws = tmp_path / "ws"
+    (ws / ".indexer" / "history").mkdir(parents=True)
+    script = (
+        'mount -t tmpfs -o size=3m tmpfs "$1/.indexer/history" || exit 97\n'
+        'exec "$2" -m indexer serve --workspace "$1"\n'
+    )
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen(
+            ["unshare", "-m", "sh", "-c", script, "sh", str(ws), sys.executable],
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+            env={**os.environ, **QUIET_ENV, "INDEXER_SUMMARIES": "0"},
+        )
+
+    def url() -> str | None:
+        if proc.poll() is not None:
+            return "exited"
+        with contextlib.suppress(OSError):
+            return (ws / "indexer.mcp.url").read_text().strip() or None
+        return None
+
+    found = wait_for(url, 30, what="the server's URL file")
+    if found == "exited":
+        pytest.skip(f"no private tmpfs here (unshare -m + mount: {log_path.read_text()[:200]})")
+    running = RunningIndexer(ws, proc, found, None, log_path)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+async def data(client: Client, tool: str, **args: object) -> dict:
+    result = await client.call_tool(tool, args)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.2)
+
+
+async def test_outside_changes_history_could_not_take_are_recorded_once_it_can(
+    server: RunningIndexer,
+) -> None:
+    """They were indexed, logged with a traceback ("change listener failed"), and never
+    recorded: the note's history lacked the text until a tool changed the note."""
+    history = Path(f"/proc/{server.process.pid}/root") / server.workspace.relative_to("/")
+    history = history / ".indexer" / "history"  # (as the server's mount namespace sees it)
+    note = server.workspace / "memory" / "languages" / "en" / "vault" / "n.md"
+    async with server.client() as c:
+        await data(c, "write", lang="en", path="n.md", content="# n\n\nfirst\n")
+        filler = history / "filler.bin"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        with contextlib.suppress(OSError):  # (to the last block: ENOSPC)
+            while os.write(fd, b"\0" * 65536):
+                pass
+        os.close(fd)
+        note.write_text("# n\n\nedited outside quokka\n")
+        (note.parent / "new.md").write_text("# new\n\nmade outside wombat\n")
+
+        async def indexed() -> bool:
+            found = await data(c, "search", lang="en", query="quokka OR wombat")
+            return len(found["results"]) == 2
+
+        await eventually(indexed, "the outside changes in the index", 15)
+        versions = (await data(c, "history", lang="en", path="n.md"))["versions"]
+        assert [v["op"] for v in versions] == ["write"]  # (history is full)
+        filler.unlink()
+
+        async def recorded() -> bool:
+            versions = (await data(c, "history", lang="en", path="n.md"))["versions"]
+            made = (await data(c, "history", lang="en", path="new.md"))["versions"]
+            return len(versions) == 2 and len(made) == 1
+
+        await eventually(recorded, "the outside changes in history, once it has room", 30)
+        current = (await data(c, "read", lang="en", path="n.md"))["etag"]
+        versions = (await data(c, "history", lang="en", path="n.md"))["versions"]
+        assert (versions[0]["actor"], versions[0]["etag"]) == ("external", current)
+    assert "Traceback" not in server.log()
+    assert "recorded once history can take them" in server.log()
