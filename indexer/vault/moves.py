@@ -427,7 +427,9 @@ def _files_below(
     files: list[tuple[str, bytes]] = []
     fd = fsops.open_dir(name, place.dir_fd)
     hidden = found is not None  # (a dot-file past the length limit: no warning, not told)
-    walk = walk_files(fd, rel, hidden_files=hidden, any_length=_dot_name if hidden else None)
+    walk = walk_files(
+        fd, rel, hidden_files=hidden, any_length=_dot_name if hidden else None, refused=_unlisted
+    )
     with fsops.opened(fd), closing(walk) as entries:
         for entry in entries:
             if entry.name.startswith("."):
@@ -446,6 +448,14 @@ def _files_below(
                 raise ConflictError(f"{entry.rel} changed while the move ran; nothing was moved")
             files.append((entry.rel, data))
     return files
+
+
+def _unlisted(path: str) -> None:
+    """A subfolder the system does not let the indexer list: the rename would carry its
+    notes along unseen (no version in history, links not rewritten), so nothing moves."""
+    raise ForbiddenPathError(
+        f"the system does not let the indexer list {path} (permission denied); nothing was moved"
+    )
 
 
 def _dot_name(name: str) -> bool:
