@@ -153,14 +153,24 @@ class StateFile:
         return self.update(lang, task, back)
 
     def update(self, lang: str, task: str, change: Callable[[TaskState], TaskState]) -> TaskState:
-        """Apply ``change`` to one record under the lock; write only if it changed."""
+        """Apply ``change`` to one record under the lock; write only if it changed. A
+        write the system refuses (a full disk) is a warning: the run's outcome stands and
+        the task runs again when next due (it ended as "failed unexpectedly", a traceback
+        from the scheduler, and a failed run's error record failed the same way)."""
         with self._locked(self._lock_path, blocking=True):
             states = {name: dict(tasks) for name, tasks in self.load().items()}
             old = states.get(lang, {}).get(task, TaskState())
             new = change(old)
             if new != old:
                 states.setdefault(lang, {})[task] = new
-                self._write(states)
+                try:
+                    self._write(states)
+                except OSError as err:
+                    log.warning(
+                        "maintenance %s/%s: its state could not be saved in %s (%s); the"
+                        " task runs again when next due",
+                        lang, task, self.path, err.strerror or err,
+                    )  # fmt: skip
             return new
 
     @contextlib.contextmanager
