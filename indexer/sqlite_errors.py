@@ -44,6 +44,15 @@ def disk_trouble(path: Path, err: Exception) -> str | None:
     return None
 
 
+def said_plainly(err: BaseException) -> bool:
+    """Whether ``err`` is the disk's or the system's answer (full, failing, a file this
+    user may not write), whose words say all there is: logged without a traceback."""
+    name = str(getattr(err, "sqlite_errorname", "") or "")
+    return isinstance(err, OSError) or name.startswith(
+        ("SQLITE_FULL", "SQLITE_IOERR", *_NOT_ALLOWED)
+    )
+
+
 def _full(path: Path) -> bool:
     try:
         info = os.statvfs(path.parent)

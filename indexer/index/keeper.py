@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from indexer.index.reconcile import ReconcileStats, Stopped
 from indexer.index.tidy import Tidier
+from indexer.sqlite_errors import said_plainly
 
 log = logging.getLogger("indexer.index")
 
@@ -148,7 +149,11 @@ class Keeper:
             if repeated:
                 log.debug("reconciling the index failed again: %s", text)
             else:
-                log.warning("reconciling the index failed (%s); retrying", text, exc_info=True)
+                log.warning(  # (a full disk's words say it all: no traceback)
+                    "reconciling the index failed (%s); retrying",
+                    text,
+                    exc_info=not said_plainly(err),
+                )
                 if self._on_failure is not None:
                     self._on_failure(err)
             return False

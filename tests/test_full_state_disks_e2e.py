@@ -1,7 +1,7 @@
-"""History on a disk of its own that fills (a 3 MiB tmpfs over ``W/.indexer/history`` in
-the server's own mount namespace, ``unshare -m``; skipped, saying why, where that is not
-allowed) while notes change outside the tools: once space is freed, those changes are
-recorded without a restart and without another change."""
+"""History, or the index, on a disk of its own that fills (a 3 MiB tmpfs over
+``W/.indexer/history`` or ``W/.indexer`` in the server's own mount namespace, ``unshare
+-m``; skipped, saying why, where that is not allowed): each failure is said in plain
+words, and once space is freed all is caught up without a restart or another change."""
 
 from __future__ import annotations
 
@@ -24,14 +24,26 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RunningIndexer]:
+    """A server whose history is on a 3 MiB tmpfs of its own."""
+    yield from small_disk_server(tmp_path, ".indexer/history")
+
+
+@pytest.fixture
+def index_server(tmp_path: Path) -> Iterator[RunningIndexer]:
+    """A server whose ``.indexer`` (the index) is on a 3 MiB tmpfs, history on another."""
+    yield from small_disk_server(tmp_path, ".indexer", ".indexer/history")
+
+
+def small_disk_server(tmp_path: Path, *mounted: str) -> Iterator[RunningIndexer]:
     if shutil.which("unshare") is None:
-        pytest.skip("unshare(1) is missing: cannot give history a small disk of its own")
+        pytest.skip("unshare(1) is missing: cannot give the server a small disk of its own")
     ws = tmp_path / "ws"
-    (ws / ".indexer" / "history").mkdir(parents=True)
-    script = (
-        'mount -t tmpfs -o size=3m tmpfs "$1/.indexer/history" || exit 97\n'
-        'exec "$2" -m indexer serve --workspace "$1"\n'
+    ws.mkdir()
+    script = "".join(
+        f'mkdir -p "$1/{folder}" && mount -t tmpfs -o size=3m tmpfs "$1/{folder}" || exit 97\n'
+        for folder in mounted
     )
+    script += 'exec "$2" -m indexer serve --workspace "$1"\n'
     log_path = tmp_path / "serve.log"
     with open(log_path, "w") as log_file:
         proc = subprocess.Popen(
@@ -110,3 +122,34 @@ async def test_outside_changes_history_could_not_take_are_recorded_once_it_can(
         assert (versions[0]["actor"], versions[0]["etag"]) == ("external", current)
     assert "Traceback" not in server.log()
     assert "recorded once history can take them" in server.log()
+
+
+async def test_a_full_index_disk_is_said_plainly_and_caught_up_once_freed(
+    index_server: RunningIndexer,
+) -> None:
+    """The writes go on (the vault and history have room), the index says it is behind,
+    and catches up once freed; its failed catch-ups were logged with a traceback each."""
+    state = Path(f"/proc/{index_server.process.pid}/root") / index_server.workspace.relative_to("/")
+    state = state / ".indexer"
+    async with index_server.client() as c:
+        await data(c, "write", lang="en", path="first.md", content="# first\n\nbefore\n")
+        filler = state / "filler.bin"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        with contextlib.suppress(OSError):  # (to the last block: ENOSPC)
+            while os.write(fd, b"\0" * 65536):
+                pass
+        os.close(fd)
+        for n in range(5):
+            words = " ".join(f"kiwi{n}x{k}" for k in range(2000))
+            await data(c, "write", lang="en", path=f"n{n}.md", content=f"# n{n}\n\n{words}\n")
+        status = await data(c, "status")
+        assert status["index_partial"] is True and "full" in status["sync"]["reason"], status
+        filler.unlink()
+
+        async def caught_up() -> bool:
+            found = await data(c, "search", lang="en", query="kiwi4x1999")
+            return [hit["path"] for hit in found["results"]] == ["n4.md"] and not found["partial"]
+
+        await eventually(caught_up, "the index to catch up once freed", 30)
+    log = index_server.log()
+    assert "database or disk is full" in log and "Traceback" not in log, log[-3000:]
