@@ -85,3 +85,22 @@ def test_a_polls_pass_that_finds_the_index_caught_up_says_nothing(
     finally:
         keeper.stop()
     assert caplog.text.count("the index has caught up with disk") == 1
+
+
+def test_a_stopped_supervisor_starts_no_observer_again(tmp_path: Path) -> None:
+    """The watcher's thread checks its observer after each batch; a stop during a long
+    batch (a checkout being indexed) left it to check a stopped supervisor, which took
+    the missing observer for a dead one: it started a new one after the stop (an inotify
+    instance and a thread no one stops) and logged that the index fell behind."""
+    lost: list[str] = []
+    root = tmp_path / "languages"
+    root.mkdir()
+    supervisor = Supervisor(root, FileSystemEventHandler(), lost.append)
+    supervisor.start()
+    supervisor.stop()
+    supervisor.check()  # (the watcher's thread, its batch applied after the stop)
+    try:
+        assert supervisor.state()["state"] == "polling"
+        assert (supervisor.restarts, lost) == (0, [])
+    finally:
+        supervisor.stop()

@@ -66,6 +66,7 @@ class Supervisor:
         self._root_id: tuple[int, int] | None = None  # the folder the observer watches
         self._retry_at = 0.0
         self._failed_root: tuple[int, int] | None = None  # the root a start failed on
+        self._stopped = False  # for good: a check after the stop starts nothing
         self._lock = threading.Lock()
 
     def caught_up(self, timeout: float) -> bool:
@@ -81,6 +82,7 @@ class Supervisor:
     def start(self) -> None:
         """Start watching; on failure the state is "polling" and a retry is scheduled."""
         with self._lock:
+            self._stopped = False
             self._start_locked()
 
     def _start_locked(self) -> None:
@@ -112,8 +114,11 @@ class Supervisor:
 
     def check(self) -> None:
         """Restart a dead observer; retry a failed start, or one that left folders
-        unwatched, now and then."""
+        unwatched, now and then. Nothing once stopped: the watcher's thread checks after
+        each batch, and one that ends after the stop would start an observer no one stops."""
         with self._lock:
+            if self._stopped:
+                return
             observer = self._observer
             if observer is not None:
                 healthy = getattr(observer, "healthy", observer.is_alive)
@@ -160,7 +165,7 @@ class Supervisor:
     def stop(self) -> None:
         with self._lock:
             observer, self._observer = self._observer, None
-            self._retry_at = float("inf")
+            self._stopped = True
         if observer is not None:
             try:  # watchdog forgets a watch whose folder was swapped: it raises KeyError
                 observer.stop()
