@@ -258,6 +258,8 @@ class SummaryFiles:
             rows = self.index.folder_notes(lang, folder) if self.index else {}
             for name, on_disk in sorted(notes.items()):
                 child = self._note(fd, on_disk, rows.get(name), name)
+                if child is None and _gone(fd, on_disk):
+                    continue  # deleted since the listing (rm -rf, a checkout): no child
                 if child is None:
                     rel = f"{folder}/{name}" if folder else name
                     self.skips.skipped(lang, rel, _size(fd, on_disk))
@@ -439,6 +441,18 @@ def _size(dir_fd: int, name: str) -> int:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_size
     except OSError:
         return -1
+
+
+def _gone(dir_fd: int, name: str) -> bool:
+    """Whether ``name`` is no longer in the folder ``dir_fd`` (deleted since it was
+    listed), as opposed to a file there that cannot be read."""
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _read_head(dir_fd: int, name: str) -> tuple[str, int] | None:
