@@ -73,12 +73,16 @@ DIGIT_ZEROS = (
 )  # fmt: skip
 DIGIT_FOLDS = {chr(zero + value): str(value) for zero in DIGIT_ZEROS for value in range(10)}
 # The letters of ``LETTER_FOLDS`` and ``ARABIC_FOLDS`` that are one letter to their
-# readers, typed either way by their keyboards: a tag is compared so (``indexer.index.
-# tag_letters``). Not ``đ ł ø ħ``, letters of their own that search folds as it folds
-# accents (a tag keeps its accents: ``résumé`` is not ``resume``); ``ß`` and the Turkish
-# ``ı İ`` are case folding's (``CASE_FIXES``).
+# readers, typed either way by their keyboards: a tag's key folds them (``tag_key``),
+# so a note keeps one of ``كتاب`` and ``کتاب``, and the filter finds it by either. Not
+# ``đ ł ø ħ``, letters of their own that search folds as it folds accents (a tag keeps
+# its accents: ``résumé`` is not ``resume``); ``ß`` and the Turkish ``ı İ`` are case
+# folding's (``CASE_FIXES``).
 TAG_LETTER_FOLDS = {**ARABIC_FOLDS, "ё": "е", "ʼ": "'", **YIDDISH_LIGATURES, **CHILLUS}
 _TAG_LETTERS = str.maketrans(TAG_LETTER_FOLDS)
+# (looked for before a translate: most tags hold none, and a translate by a dict is
+# slower than the look)
+_ANY_TAG_LETTER = re.compile(f"[{''.join(TAG_LETTER_FOLDS)}]")
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
      "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'",
@@ -129,11 +133,14 @@ _MAX_FOLDED_TAG = 256
 
 
 def tag_key(tag: str) -> str:
-    """A tag as the tags filter of search compares it, and a note keeps each tag once by:
-    ``café`` typed composed or not, ``ＡＢＣ`` and ``abc``, ``Ärger`` and ``ärger`` are one
-    tag (a full-width ``＃``, as Japanese input types it, is the ``#`` a tag may start
-    with), and so are ``a`` and ``a\u200b``, ``שלום`` and ``שָׁלוֹם`` (``_UNSEEN_IN_TAGS``;
-    Latin accents stay: ``résumé`` is not ``resume``). An empty key: no tag."""
+    """A tag as the tags filter of search compares it, the index keeps it, and a note
+    keeps each tag once by: ``café`` typed composed or not, ``ＡＢＣ`` and ``abc``,
+    ``Ärger`` and ``ärger``, ``ΣΟΦΟΣ`` and ``σοφος`` are one tag (a full-width ``＃``, as
+    Japanese input types it, is the ``#`` a tag may start with), and so are ``a`` and
+    ``a\u200b``, ``שלום`` and ``שָׁלוֹם`` (``_UNSEEN_IN_TAGS``), and the letters one to
+    their readers (``TAG_LETTER_FOLDS``: ``كتاب``, typed on an Arabic keyboard, is
+    ``کتاب``; ``ёлка`` is ``елка``). Latin accents stay: ``résumé`` is not ``resume``.
+    An empty key: no tag."""
     if tag.isascii() and "\x00" not in tag:
         return tag.lower()
     if len(tag) > _MAX_FOLDED_TAG:
@@ -141,11 +148,7 @@ def tag_key(tag: str) -> str:
     text = unicodedata.normalize("NFC", tag)
     text = COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
     text = _UNSEEN_IN_TAGS.sub("", text)
-    text = unicodedata.normalize("NFC", text.translate(CASE_FIXES).casefold())
-    return text.strip().lstrip("#").strip()
-
-
-def folded_tag_letters(key: str) -> str:
-    """A tag's key (``tag_key``) with the letters one to their readers folded
-    (``TAG_LETTER_FOLDS``: ``تصميم`` is ``تصمیم``), as tags are compared (not kept)."""
-    return key.translate(_TAG_LETTERS)
+    text = text.translate(CASE_FIXES).casefold()
+    if _ANY_TAG_LETTER.search(text):
+        text = text.translate(_TAG_LETTERS)
+    return unicodedata.normalize("NFC", text).strip().lstrip("#").strip()

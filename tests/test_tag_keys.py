@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from indexer.index.inline_tags import inline_tags
+from indexer.index.parse import parse_note
 from indexer.index.service import NoteIndex
 from shared.errors import InvalidArgumentError
 from shared.frontmatter import normalize_frontmatter_text
@@ -107,3 +108,54 @@ def test_the_filter_reads_letters_one_to_their_readers_as_search_does(
     assert _found(index, tags=["كتابي"]) == []  # (still the whole tag, or a nested one)
     assert _found(index, tags=["ك*?[ي]"]) == ["glob.md"]
     assert _found(index, tags=["ك*"]) == _found(index, tags=["ك?y"]) == []
+
+
+# One tag typed two ways, its first spelling kept: the keyboards' letters one to their
+# readers (a Persian tag on an Arabic keyboard, Russian ``ё``, Ukrainian's apostrophe, a
+# Yiddish ligature, a Malayalam chillu), and the foldings the filter shares with them
+# (NFC and NFD, case with ``ß`` and the Greek final sigma, full-width Latin, Turkish ``İ``).
+SPELLINGS = [
+    ("کتاب", "كتاب"),
+    ("ёлка", "ЕЛКА"),
+    ("мʼясо", "м'ясо"),
+    ("װאַסער", "וואסער"),
+    ("അവൻ", "അവന്"),
+    ("café", "cafe\u0301"),
+    ("Straße", "STRASSE"),
+    ("ΣΟΦΟΣ", "σοφος"),
+    ("ＡＩ", "ai"),
+    ("İstanbul", "istanbul"),
+]
+FIRSTS = [first for first, _ in SPELLINGS]
+
+
+def test_a_note_keeps_one_tag_of_the_spellings_the_filter_takes_as_one() -> None:
+    """A note tagged ``کتاب`` and ``كتاب`` had two tags, in its row and in what a write
+    keeps, though the filter found it by either as one (``ёлка``/``елка`` too)."""
+    both = [spelling for pair in SPELLINGS for spelling in pair]
+    assert _tags_written(both) == FIRSTS
+    text = "---\n" + yaml.safe_dump({"tags": both}, allow_unicode=True) + "---\nalpha\n"
+    row = parse_note(text.encode(), "a.md")
+    assert json.loads(row.tags) == FIRSTS
+    assert len(json.loads(row.tag_keys)) == len(SPELLINGS)
+
+
+def test_a_tag_typed_two_ways_is_one_tag_found_by_either(ws: Workspace, index: NoteIndex) -> None:
+    both = [spelling for pair in SPELLINGS for spelling in pair]
+    _put(ws, "a.md", "---\n" + yaml.safe_dump({"tags": both}, allow_unicode=True) + "---\nalpha\n")
+    _put(ws, "b.md", "---\ntags: [كتاب/يادداشت]\ntype: يادداشت\n---\nalpha #کتاب #كتاب\n")
+    index.reconcile()
+    with index._db.read() as conn:
+        rows = {
+            p: (json.loads(t), json.loads(k))
+            for p, t, k in conn.execute("SELECT path, tags, tag_keys FROM notes")
+        }
+    assert rows["a.md"][0] == FIRSTS
+    assert len(rows["a.md"][1]) == len(SPELLINGS)
+    assert len(rows["b.md"][1]) == 2  # (the nested tag, and the inline tag once)
+    for pair in SPELLINGS:
+        for spelling in pair:
+            assert "a.md" in _found(index, tags=[spelling]), spelling
+    assert _found(index, tags=["کتاب"]) == _found(index, tags=["#كتاب"]) == ["a.md", "b.md"]
+    assert _found(index, tags=["کتاب/یادداشت"]) == ["b.md"]
+    assert _found(index, type="یادداشت") == ["b.md"]

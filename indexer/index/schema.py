@@ -74,7 +74,10 @@ log = logging.getLogger("indexer.index")
 #    fence's code, a table's cells), not its markup (``\`\`\` print(1) \`\`\``).
 # 23: Yiddish's ligatures (``װ``, ``ױ``, ``ײ``) are their two letters (``וואסער`` finds
 #    ``װאַסער``); every script's decimal digits are the ASCII ones (``٢٠٢٤`` is ``2024``).
-SCHEMA_VERSION = 23
+# 24: a tag's (and a type's) key folds the letters one to their readers
+#    (``reader_folds.tag_key``: ``كتاب`` is ``کتاب``, ``ёлка`` is ``елка``), and a note
+#    keeps one tag of those spellings, its first as written: a note tagged both had two.
+SCHEMA_VERSION = 24
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.

@@ -3,11 +3,9 @@ all, nested ones included) and a folder, checked and made SQL conditions."""
 
 from __future__ import annotations
 
-from indexer.index.tag_letters import matches
 from indexer.index.text import fold_tag
 from shared.errors import InvalidArgumentError
 from shared.models import MAX_TAG_CHARS  # (a tag names a topic; NFC of a huge one is slow)
-from shared.reader_folds import folded_tag_letters
 from shared.utf8 import check_text
 
 MAX_TAGS = 32
@@ -21,35 +19,38 @@ def search_filters(type_: str | None, tags: list[str] | None, path: str) -> tupl
             raise InvalidArgumentError("type must be a string")
         check_text("type", type_)  # (SQLite binds UTF-8: a lone surrogate is none)
         # A type is compared as a tag is (``type_key``): ``Item``, ``ｉｔｅｍ`` and
-        # ``item`` are one, and ``Ghi chú`` typed composed or decomposed.
-        key = folded_tag_letters(fold_tag(type_))
+        # ``item`` are one, ``Ghi chú`` typed composed or decomposed, and ``یادداشت``
+        # and ``يادداشت``.
+        key = fold_tag(type_)
         if not type_.strip() or not key:  # found nothing, silently: a blank or invisible type
             raise InvalidArgumentError("type must name a type (or be left out)")
-        same_type, type_params = matches("n.type_key", key, nested=False)
-        where += f" AND {same_type}"  # (``یادداشت`` is ``يادداشت``: ``tag_letters``)
-        params += type_params
+        where += " AND n.type_key = ?"
+        params.append(key)
     if tags:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidArgumentError("tags must be a list of strings")
         for tag in tags:
             check_text("a tag", tag)
         # As a note's tags are read (``string_list``), then folded as the index keeps them
-        # (``tag_keys``) and compared (``tag_letters``); counted and measured before they
-        # are folded (NFC of a huge one is slow).
+        # (``tag_keys``); counted and measured before they are folded (NFC of a huge one
+        # is slow).
         tags = list(dict.fromkeys(t.strip().lstrip("#").strip() for t in tags))
         if len(tags) > MAX_TAGS:
             raise InvalidArgumentError(f"give at most {MAX_TAGS} tags (a note must have them all)")
         if any(len(t) > MAX_TAG_CHARS for t in tags):
             raise InvalidArgumentError(f"a tag is at most {MAX_TAG_CHARS} characters")
-        tags = list(dict.fromkeys(folded_tag_letters(fold_tag(t).rstrip("/")) for t in tags))
+        tags = list(dict.fromkeys(fold_tag(t).rstrip("/") for t in tags))
         if "" in tags:  # found nothing, silently; no note's tag is blank
             raise InvalidArgumentError("each tag must name a tag (or leave tags out)")
-        # A tag finds the tags nested below it too, its letters one to their readers
-        # folded (``tag_letters``).
+        # A tag finds the tags nested below it too (``project`` finds ``project/alpha``,
+        # as Obsidian's tag search does: those keys sort between ``project/`` and
+        # ``project0``).
         for tag in tags:
-            same_tag, tag_params = matches("value", tag, nested=True)
-            where += f" AND EXISTS (SELECT 1 FROM json_each(n.tag_keys) WHERE {same_tag})"
-            params += tag_params
+            where += (
+                " AND EXISTS (SELECT 1 FROM json_each(n.tag_keys)"
+                " WHERE value = ? OR (value > ? AND value < ?))"
+            )
+            params += [tag, tag + "/", tag + "0"]
     if path:
         if not isinstance(path, str):
             raise InvalidArgumentError("path must be a string")

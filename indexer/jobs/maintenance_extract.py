@@ -38,7 +38,7 @@ from indexer.jobs.maintenance_words import SECTIONS, TAGS, TITLES, local_words
 from indexer.jobs.secrets import redact_secrets
 from shared.frontmatter_reader import read_frontmatter
 from shared.graphemes import cut_chars
-from shared.reader_folds import folded_tag_letters, tag_key
+from shared.reader_folds import tag_key
 from shared.workspace import day_file_order
 
 MAX_SECTIONS = 500  # the newest sections of the event log looked at
@@ -178,8 +178,7 @@ def _tag_key(tag: str) -> str:
     """A tag as ``TAGS`` holds it: as search's tag filter compares it (full-width and case
     folded, without "#", its letters one to their readers as one), the last part of a
     nested tag (``work/decision``)."""
-    key = tag_key(tag).strip().lstrip("#").rsplit("/", 1)[-1].replace("_", "-")
-    return folded_tag_letters(key)
+    return tag_key(tag).strip().lstrip("#").rsplit("/", 1)[-1].replace("_", "-")
 
 
 def _fields_and_body(text: str) -> tuple[dict[str, str], str]:

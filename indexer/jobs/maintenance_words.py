@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shared.langs import language_of, writes_traditional_chinese
-from shared.reader_folds import folded_tag_letters, tag_key
+from shared.reader_folds import tag_key
 
 # The files' titles and sections, in the order a new file has them
 TITLES = {"user_profile": "User profile", "project_review": "Project"}
@@ -103,11 +103,7 @@ _TAG_WORDS = {
     " เสร็จแล้ว เสร็จ",
 }
 # (keys folded as tags are compared: ``تصميم``, typed on an Arabic keyboard, is ``تصمیم``)
-TAGS = {
-    folded_tag_letters(tag_key(word)): key
-    for key, words in _TAG_WORDS.items()
-    for word in words.split()
-}
+TAGS = {tag_key(word): key for key, words in _TAG_WORDS.items() for word in words.split()}
 # A section's name of several words, in English and each language above, hyphenated as a
 # tag of several words is (``active-threads``, ``đang-thực-hiện``, ``در-جریان``): a
 # heading's runs of words are looked up so (``maintenance_extract``). Not ``About``'s
@@ -116,7 +112,7 @@ for _task, _sections in SECTIONS.items():
     for _section in _sections[:-1] if _task == "user_profile" else _sections:
         for _name in (_section, *(local[_section] for local in _LOCAL.values())):
             if len(_name.split()) > 1:
-                _key = folded_tag_letters(tag_key("-".join(_name.split())))
+                _key = tag_key("-".join(_name.split()))
                 TAGS.setdefault(_key, (_task, _section))
 
 
