@@ -29,6 +29,7 @@ from typing import Any
 
 from indexer.index.abstract import note_abstract, past_broken_block
 from indexer.index.service import IndexedNote, NoteIndex
+from indexer.jobs.folder_changes import check_unchanged, entry_names
 from indexer.jobs.summary_skips import SKIPS_FILE, SkipsSaid
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import atomic, fsops, renames
@@ -118,6 +119,7 @@ class FolderInput:
     folders: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     summary: Summary | None = None
+    names: frozenset[str] | None = None  # its entries when listed (``folder_changes``)
 
 
 def render_summary(summary: Summary, existing: Summary | None, now: datetime) -> bytes:
@@ -239,7 +241,7 @@ class SummaryFiles:
         with self.folder(lang, folder) as fd:
             if fd is None:
                 return None
-            found = FolderInput()
+            found = FolderInput(names=entry_names(fd))  # (before the listing: any change after)
             # The walker's listing: only names every tool accepts (NFC; the others are
             # skipped with a warning), so no summary counts or goes where no tool can.
             prefix = f"{folder}/" if folder else ""
@@ -276,15 +278,20 @@ class SummaryFiles:
         with self.folder(lang, folder) as fd:
             return self._summary_at(fd, folder) if fd is not None else None
 
-    def commit(self, lang: str, folder: str, data: bytes | None) -> bool:
+    def commit(
+        self, lang: str, folder: str, data: bytes | None, listed: frozenset[str] | None = None
+    ) -> bool:
         """Write (``data``) or remove (None) ``<folder>/.overview.md``, atomically, then
         tell ``written``. The one write of summary files (history hooks in here).
+        ``FolderChangedError`` when the folder's names are no longer ``listed``.
 
         Returns False when the folder is gone (nothing to do)."""
         rel = f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE
         with self.folder(lang, folder) as fd:
             if fd is None:
                 return False
+            if data is not None:  # (a removal never keeps a folder from being removed)
+                check_unchanged(fd, listed)
             found = fsops.lstat_at(OVERVIEW_FILE, fd)
             link = found is not None and stat.S_ISLNK(found.st_mode)
             if (

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from indexer.jobs.dirty import affected_folders
+from indexer.jobs.folder_changes import FolderChangedError
 from indexer.jobs.llm import ModelError
 from indexer.jobs.summary_files import FolderInput, Summary, render_summary
 from indexer.jobs.summary_texts import (
@@ -211,7 +212,8 @@ class FolderPass:
                 await self._commit(node.folder, None)
                 self.stats.removed += 1
         else:
-            summary = await self._make(node.folder, children, existing)
+            listed = found.names if found is not None else None
+            summary = await self._make(node.folder, children, existing, listed)
             self.stats.folders += 1
         self.counter.add(done=1)
         if self.dry:
@@ -222,9 +224,16 @@ class FolderPass:
         else:
             self._child_done(node.parent, summary.as_child() if summary else None)
 
-    async def _make(self, folder: str, children: list[Child], existing: Summary | None) -> Summary:
+    async def _make(
+        self,
+        folder: str,
+        children: list[Child],
+        existing: Summary | None,
+        listed: frozenset[str] | None = None,
+    ) -> Summary:
         """The folder's summary: the current one when nothing changed, else a new one
-        (by the model when there is one and it answers well, else the fallback)."""
+        (by the model when there is one and it answers well, else the fallback), written
+        unless the folder's names are no longer ``listed`` (``folder_changes``)."""
         digest = children_digest(folder, children, self.owner.max_children)
         edited = (
             not self.dry
@@ -284,7 +293,7 @@ class FolderPass:
             (``Summary.saved_after_written``)."""
             return render_summary(written, existing, self.owner.clock())
 
-        await self._commit(folder, render)
+        await self._commit(folder, render, listed)
         return replace(made, mtime_ns=time.time_ns())
 
     async def _ask_model(
@@ -331,17 +340,25 @@ class FolderPass:
             "fallback",
         )
 
-    async def _commit(self, folder: str, render: Callable[[], bytes] | None) -> None:
+    async def _commit(
+        self,
+        folder: str,
+        render: Callable[[], bytes] | None,
+        listed: frozenset[str] | None = None,
+    ) -> None:
         """Write the folder's summary (``render`` makes it in the writing thread) or
-        remove it (None)."""
+        remove it (None); one whose folder changed since ``listed`` is left for later."""
         rel = f"{folder}/{OVERVIEW_FILE}" if folder else OVERVIEW_FILE
         self.owner.previews.forget(self.lang, affected_folders(rel, by_others=True))
 
         def write() -> None:
-            self.files.commit(self.lang, folder, render() if render is not None else None)
+            self.files.commit(self.lang, folder, render() if render is not None else None, listed)
 
         try:
             await asyncio.to_thread(write)
+        except FolderChangedError:  # (another program's change, as rm -rf empties it)
+            log.debug("summaries: %s/%s changed while summarized: later", self.lang, folder)
+            self.stats.unwritten.setdefault(self.lang, []).append(folder)
         except (OSError, StorageError) as err:  # a full disk, a read-only vault: the folder
             # stays stale and is tried again on a timer (a full disk is a StorageError: the
             # file's or history's write)
