@@ -2,6 +2,7 @@
 // with unsaved text (app.js's route() asks mayLeave() first).
 
 import { ApiError, api, clearErrors, crumbs, fail, flash, h, link, notePath, say, show, state } from "./lib.js";
+import { withLineEnds } from "./line_ends.js";
 
 // A typed "./a.md" or "a//b.md" is a harmless spelling (the server normalizes it): its "."
 // and inner empty segments go here, where a "." would be a step in the URL. A leading "/"
@@ -31,6 +32,7 @@ export async function edit(lang, path, folder) {
   // The text as on disk (or the new note's template): anything else typed is unsaved, and
   // leaving the view asks first (route, beforeunload).
   let saved = editor.value; // (as the textarea holds it: CRLF reads as LF)
+  let opened = content; // (as the file holds it: a save puts its own line breaks back)
   state.editing = { hash: location.hash, dirty: () => editor.value !== saved };
   let saving = false;
 
@@ -54,13 +56,15 @@ export async function edit(lang, path, folder) {
     const precondition = overwriteEtag ? { "If-Match": `"${overwriteEtag}"` }
       : etag ? { "If-Match": `"${etag}"` } : { "If-None-Match": "*" };
     let written;
+    const body = withLineEnds(opened, editor.value);
     try {
-      ({ data: written } = await api("PUT", notePath(lang, target), { body: editor.value, headers: precondition }));
+      ({ data: written } = await api("PUT", notePath(lang, target), { body, headers: precondition }));
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) return showConflict(target);
       throw err;
     }
     saved = editor.value;
+    opened = body;
     flash(`Saved ${written.path}.`); // (the path as the server wrote it)
     location.hash = link(lang, "note", written.path);
   }
@@ -90,6 +94,7 @@ export async function edit(lang, path, folder) {
           if (!confirm("Replace your text in the editor with the version on disk?")) return;
           editor.value = theirs.content;
           saved = editor.value;
+          opened = theirs.content;
           etag = theirs.etag;
           conflict.hidden = true;
         } }, "Take theirs") : null),

@@ -1,0 +1,105 @@
+"""What a person types in the page's editor is what lands on disk, byte for byte: a text
+file's own line breaks (CRLF, a lone CR, mixed), its BOM, no newline at its end, tabs,
+right-to-left text, emoji and combining marks, in a 5,000-line file too.
+
+A 5,000-line text is put in the editor as a paste does (its value, then an input event):
+Playwright's fill types it in as one insertion and ran past 20 s on this machine."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+from helpers.indexer_process import RunningIndexer
+from helpers.ui_page import Watch, note_file, settled, visit
+from playwright.sync_api import Page, expect
+
+# A paste: the textarea's value set, and the input event the browser sends with it.
+PASTE = "(el, text) => { el.value = text; el.dispatchEvent(new Event('input', {bubbles: true})); }"
+# A line of each kind of text: a tab, Arabic and Hebrew (with an RLM), Thai,
+# Chinese, an emoji family and a flag (ZWJ, regional indicators), combining marks.
+MIXED = "\tcell\tعربي שלום\u200f ไทย 中文 👩\u200d👩\u200d👧 🇫🇷 e\u0301 n\u0303 ﷽"
+
+
+@pytest.fixture(scope="module")
+def base(server: RunningIndexer) -> str:
+    return server.url.removesuffix("/mcp")
+
+
+def write_file(server: RunningIndexer, lang: str, path: str, data: bytes) -> None:
+    """A file as another program writes it (the API would normalize a note's)."""
+    target = note_file(server, lang, path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+
+
+def save(tab: Page, lang: str, path: str) -> None:
+    tab.click("#save")
+    settled(tab, f"#/{lang}/note/{path}")
+
+
+def test_a_5000_line_text_files_bytes_are_kept_through_an_edit(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """Any edit from the page wrote a CRLF file back with LF everywhere (the textarea
+    holds every break as LF): each of its 5,000 lines changed on disk."""
+    lines = [f"line {n} {MIXED}" for n in range(5000)]
+    original = "\ufeff" + "\r\n".join(lines)  # a BOM, CRLF, no newline at the end
+    write_file(server, "eb", "big.txt", original.encode())
+    tab, watch = page
+    visit(tab, base, "#/eb/edit/big.txt")
+    expect(tab.locator("#editor")).to_have_value(original.replace("\r\n", "\n"))
+    lines[2500] = f"line 2500 edited in the page {MIXED}"
+    tab.locator("#editor").evaluate(PASTE, "\n".join(["\ufeff" + lines[0], *lines[1:]]))
+    tab.click("#editor")
+    tab.keyboard.press("Control+End")
+    tab.keyboard.type("!")  # and typed, with the keyboard
+    save(tab, "eb", "big.txt")
+    expected = "\ufeff" + "\r\n".join(lines) + "!"
+    assert note_file(server, "eb", "big.txt").read_bytes() == expected.encode()
+    assert not watch.errors
+
+
+@pytest.mark.parametrize(
+    ("original", "typed", "saved"),
+    [
+        (b"old mac\rline\r", "old mac\nline two\n", b"old mac\rline two\r"),  # a lone CR
+        (b"a\r\nb\nc\r\nd\r\n", "a\nB\nc\nd\n", b"a\r\nB\nc\r\nd\r\n"),  # mixed: b's LF kept
+        (b"a\r\nb\r\n", "a\nnew\nb\n", b"a\r\nnew\r\nb\r\n"),  # an added line: the file's CRLF
+        (b"a\r\nb\r\n", "b\n", b"b\r\n"),  # a line removed
+        (b'{\r\n  "k": 1\r\n}', '{\n  "k": 2\n}', b'{\r\n  "k": 2\r\n}'),
+        (b"lf only\n", "lf only\nmore", b"lf only\nmore"),
+    ],
+)
+def test_a_files_line_breaks_stay_its_own_where_it_was_not_edited(
+    page: tuple[Page, Watch],
+    base: str,
+    server: RunningIndexer,
+    original: bytes,
+    typed: str,
+    saved: bytes,
+) -> None:
+    name = f"breaks-{zlib.crc32(original)}.{'json' if original.startswith(b'{') else 'txt'}"
+    write_file(server, "eb", name, original)
+    tab, watch = page
+    visit(tab, base, f"#/eb/edit/{name}")
+    tab.fill("#editor", typed)
+    save(tab, "eb", name)
+    assert note_file(server, "eb", name).read_bytes() == saved
+    assert not watch.errors
+
+
+def test_a_notes_text_is_saved_as_typed_under_its_frontmatter(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A note (.md) is normalized by the server (LF, no BOM, one newline at the end, its
+    frontmatter); every character typed in its body is kept."""
+    body = "\n".join(f"{n} {MIXED}" for n in range(5000))
+    write_file(server, "eb", "note.md", b"# Note\r\n\r\nfirst\r\n")
+    tab, watch = page
+    visit(tab, base, "#/eb/edit/note.md")
+    tab.locator("#editor").evaluate(PASTE, f"# Note\n\n{body}")
+    save(tab, "eb", "note.md")
+    on_disk = note_file(server, "eb", "note.md").read_text(encoding="utf-8")
+    assert on_disk.startswith("---\n") and on_disk.endswith(f"\n---\n# Note\n\n{body}\n")
+    assert not watch.errors
