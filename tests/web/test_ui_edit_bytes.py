@@ -103,3 +103,25 @@ def test_a_notes_text_is_saved_as_typed_under_its_frontmatter(
     on_disk = note_file(server, "eb", "note.md").read_text(encoding="utf-8")
     assert on_disk.startswith("---\n") and on_disk.endswith(f"\n---\n# Note\n\n{body}\n")
     assert not watch.errors
+
+
+def test_a_note_deleted_on_disk_while_edited_is_said_to_be_deleted(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The box's heading said "Changed elsewhere" and the message "the note changed
+    elsewhere" of a note that was gone (only its paragraph said deleted)."""
+    write_file(server, "eb", "gone.md", b"# Gone\n\nfirst\n")
+    tab, watch = page
+    visit(tab, base, "#/eb/edit/gone.md")
+    tab.fill("#editor", "# Gone\n\nmine\n")
+    note_file(server, "eb", "gone.md").unlink()
+    tab.click("#save")
+    conflict = tab.locator("section.conflict")
+    expect(conflict.locator("h2")).to_have_text("Deleted elsewhere")
+    expect(tab.locator("#message")).to_have_text("Not saved: the note was deleted or moved away.")
+    assert tab.input_value("#editor") == "# Gone\n\nmine\n"
+    assert not note_file(server, "eb", "gone.md").exists()
+    tab.click("#overwrite")
+    settled(tab, "#/eb/note/gone.md")
+    assert "mine" in note_file(server, "eb", "gone.md").read_text()
+    assert not watch.errors

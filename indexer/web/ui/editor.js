@@ -78,14 +78,18 @@ export async function edit(lang, path, folder) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     }
     conflict.hidden = false;
+    // Which of three it is, said alike in the box and the message (a note gone from disk
+    // was headed "Changed elsewhere", and the message said "the note changed elsewhere").
+    const taken = isNew && !etag && theirs;
+    const gone = !theirs;
     // (nulls left out: replaceChildren writes a null as the text "null")
     conflict.replaceChildren(...[
-      h("h2", { text: isNew && !etag ? "A note is there already" : "Changed elsewhere" }),
-      h("p", { text: isNew && !etag && theirs
+      h("h2", { text: taken ? "A note is there already" : gone ? "Deleted elsewhere" : "Changed elsewhere" }),
+      h("p", { text: taken
         ? `${target} exists already. Your text is still in the editor; here is the note there now.`
-        : theirs ? "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now."
-          : "This note was deleted or moved away since you opened it. Your text is still in the editor; "
-            + "saving it makes the note again here." }),
+        : gone ? "This note was deleted or moved away since you opened it. Your text is still in the editor; "
+            + "saving it makes the note again here."
+          : "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now." }),
       theirs ? h("pre", { class: "theirs", text: theirs.content }) : null,
       h("div", { class: "actions" },
         h("button", { id: "overwrite", onclick: () => (theirs ? save(theirs.etag) : (etag = null, save())).catch(fail) },
@@ -99,7 +103,8 @@ export async function edit(lang, path, folder) {
           conflict.hidden = true;
         } }, "Take theirs") : null),
     ].filter(Boolean));
-    say(isNew && !etag && theirs ? `Not saved: ${target} exists already.` : "Not saved: the note changed elsewhere.", "warn");
+    say(taken ? `Not saved: ${target} exists already.` : gone ? "Not saved: the note was deleted or moved away."
+      : "Not saved: the note changed elsewhere.", "warn");
   }
 
   // The keyboard: Ctrl+S (Cmd+S) saves, as in an editor (the browser saved the page as a
