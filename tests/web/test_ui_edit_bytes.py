@@ -1,24 +1,30 @@
 """What a person types in the page's editor is what lands on disk, byte for byte: a text
 file's own line breaks (CRLF, a lone CR, mixed), its BOM, no newline at its end, tabs,
-right-to-left text, emoji and combining marks, in a 5,000-line file too.
+right-to-left text, emoji and combining marks, in a 5,000-line file too. And a save the
+server refuses or cannot make says why in words, with the text kept in the editor.
 
 A 5,000-line text is put in the editor as a paste does (its value, then an input event):
 Playwright's fill types it in as one insertion and ran past 20 s on this machine."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import zlib
+from collections.abc import Iterator
 
+import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer
-from helpers.ui_page import Watch, note_file, settled, visit
-from playwright.sync_api import Page, expect
+from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.ui_page import MD, Watch, note_file, settled, visit
+from playwright.sync_api import Browser, Page, expect
 
 # A paste: the textarea's value set, and the input event the browser sends with it.
 PASTE = "(el, text) => { el.value = text; el.dispatchEvent(new Event('input', {bubbles: true})); }"
 # A line of each kind of text: a tab, Arabic and Hebrew (with an RLM), Thai,
 # Chinese, an emoji family and a flag (ZWJ, regional indicators), combining marks.
 MIXED = "\tcell\tعربي שלום\u200f ไทย 中文 👩\u200d👩\u200d👧 🇫🇷 e\u0301 n\u0303 ﷽"
+TOKEN = "edit-bytes-token"
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +131,60 @@ def test_a_note_deleted_on_disk_while_edited_is_said_to_be_deleted(
     settled(tab, "#/eb/note/gone.md")
     assert "mine" in note_file(server, "eb", "gone.md").read_text()
     assert not watch.errors
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("edit-login") / "ws", "--token", TOKEN)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def log_in(tab: Page, server: RunningIndexer) -> None:
+    """As a person does: ``indexer open`` and its one-time link, in this tab."""
+    link = subprocess.run(
+        [sys.executable, "-m", "indexer", "open", "--workspace", str(server.workspace), "--print"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.strip()
+    tab.goto(link)
+    settled(tab, "")
+
+
+def test_a_login_lost_while_editing_says_the_text_is_kept_and_how_to_save_it(
+    browser: Browser, guarded: RunningIndexer
+) -> None:
+    """The page said "Open the page again with indexer open": reopening it dropped the
+    typed text (a tab's reload), while a login in another tab lets this one save."""
+    root = guarded.url.removesuffix("/mcp")
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx2.Client(base_url=root + "/api/v1", headers=auth) as http:
+        http.put("/eb/notes/login.md", content=b"# Login\n\nfirst\n", headers=MD).raise_for_status()
+    on_disk = note_file(guarded, "eb", "login.md").read_bytes()
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(10_000)
+        watch = Watch(tab)
+        log_in(tab, guarded)
+        visit(tab, root, "#/eb/edit/login.md")
+        mine = tab.input_value("#editor").replace("first", "typed before the login ended")
+        tab.fill("#editor", mine)
+        context.clear_cookies()  # the session ended (expired, or the server restarted)
+        tab.click("#save")
+        error = tab.locator("#view > .error")
+        expect(error).to_contain_text("Not saved: your text is still in the editor")
+        expect(error).to_contain_text("in another tab")
+        assert tab.input_value("#editor") == mine
+        assert note_file(guarded, "eb", "login.md").read_bytes() == on_disk
+        log_in(context.new_page(), guarded)  # as the page says
+        tab.click("#save")
+        settled(tab, "#/eb/note/login.md")
+        assert "typed before the login ended" in note_file(guarded, "eb", "login.md").read_text()
+        assert not watch.errors
+    finally:
+        context.close()

@@ -92,6 +92,13 @@ export function flash(text) {
 }
 
 export function errorBox(err) {
+  if (err instanceof ApiError && err.status === 401 && state.editing) {
+    // (the login ended while editing: reopening the page in this tab dropped the typed
+    // text, while a login in another tab gives this one its cookie back)
+    return h("div", { class: "error" }, h("strong", { text: "Login needed. " }),
+      "Not saved: your text is still in the editor. Log in again in another tab with ",
+      h("code", { text: "indexer open --workspace W" }), ", then save here again.");
+  }
   if (err instanceof ApiError && err.status === 401) {
     return h("div", { class: "error" }, h("strong", { text: "Login needed. " }),
       "Open the page again with ", h("code", { text: "indexer open --workspace W" }), ".");
