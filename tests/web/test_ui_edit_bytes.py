@@ -188,3 +188,56 @@ def test_a_login_lost_while_editing_says_the_text_is_kept_and_how_to_save_it(
         assert not watch.errors
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    """A server whose notes may hold 64 KiB: a note too large is a small paste."""
+    workspace = tmp_path_factory.mktemp("edit-small") / "ws"
+    running = start_indexer(workspace, env={"INDEXER_MAX_FILE_BYTES": str(64 * 1024)})
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def test_a_save_the_server_refuses_says_why_and_keeps_the_text(
+    browser: Browser, small: RunningIndexer
+) -> None:
+    """Held: a note too large, frontmatter that is not YAML, and a name the vault refuses
+    are each said in the server's words; the text stays in the editor, nothing is written."""
+    root = small.url.removesuffix("/mcp")
+    with httpx2.Client(base_url=root + "/api/v1") as http:
+        http.put("/eb/notes/kept.md", content=b"# Kept\n\nfirst\n", headers=MD).raise_for_status()
+    on_disk = note_file(small, "eb", "kept.md").read_bytes()
+    context = browser.new_context()
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(10_000)
+        watch = Watch(tab)
+        visit(tab, root, "#/eb/edit/kept.md")
+        error = tab.locator("#view > .error")
+        for text, said in [
+            ("# Kept\n\n" + f"{MIXED}\n" * 2000, "too_large"),
+            ("---\ntitle: [unclosed\n---\n# Kept\n", "invalid_frontmatter"),
+        ]:
+            tab.locator("#editor").evaluate(PASTE, text)
+            tab.click("#save")
+            expect(error).to_contain_text(said)
+            assert tab.input_value("#editor") == text
+            assert note_file(small, "eb", "kept.md").read_bytes() == on_disk
+        watch.accept_dialogs = True  # (leaving the unsaved text)
+        for name, said in [("CON.md", "reserved device name"), ("a<b>.md", "'<'")]:
+            visit(tab, root, "#/eb/new")
+            tab.fill("#new-path", name)
+            tab.fill("#editor", f"# New\n\n{MIXED}\n")
+            tab.click("#save")
+            expect(error).to_contain_text("forbidden_path: ")
+            expect(error).to_contain_text(said)
+            assert tab.input_value("#editor") == f"# New\n\n{MIXED}\n"
+            visit(tab, root, "#/eb")
+        written = note_file(small, "eb", "").iterdir()
+        assert sorted(p.name for p in written if not p.name.startswith(".")) == ["kept.md"]
+        assert not watch.errors
+    finally:
+        context.close()
