@@ -53,6 +53,7 @@ def test_a_5000_line_text_files_bytes_are_kept_through_an_edit(
     original = "\ufeff" + "\r\n".join(lines)  # a BOM, CRLF, no newline at the end
     write_file(server, "eb", "big.txt", original.encode())
     tab, watch = page
+    tab.set_default_timeout(30_000)  # (a 5,000-line view on a loaded machine)
     visit(tab, base, "#/eb/edit/big.txt")
     expect(tab.locator("#editor")).to_have_value(original.replace("\r\n", "\n"))
     lines[2500] = f"line 2500 edited in the page {MIXED}"
@@ -103,6 +104,7 @@ def test_a_notes_text_is_saved_as_typed_under_its_frontmatter(
     body = "\n".join(f"{n} {MIXED}" for n in range(5000))
     write_file(server, "eb", "note.md", b"# Note\r\n\r\nfirst\r\n")
     tab, watch = page
+    tab.set_default_timeout(30_000)
     visit(tab, base, "#/eb/edit/note.md")
     tab.locator("#editor").evaluate(PASTE, f"# Note\n\n{body}")
     save(tab, "eb", "note.md")
@@ -241,3 +243,31 @@ def test_a_save_the_server_refuses_says_why_and_keeps_the_text(
         assert not watch.errors
     finally:
         context.close()
+
+
+def test_tab_types_a_tab_in_the_editor_and_esc_then_tab_moves_on(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """Tab moved the focus out of the editor: a tab could not be typed (nor a list item
+    indented with one), though a note's tabs are kept."""
+    write_file(server, "eb", "tabs.txt", b"name\tvalue\n")
+    tab, watch = page
+    visit(tab, base, "#/eb/edit/tabs.txt")
+    tab.click("#editor")
+    tab.keyboard.press("Control+End")
+    tab.keyboard.type("typed")
+    tab.keyboard.press("Tab")
+    tab.keyboard.type("cell")
+    assert tab.input_value("#editor") == "name\tvalue\ntyped\tcell"
+    tab.keyboard.press("Control+z")  # the browser's own undo and redo take it
+    undone = tab.input_value("#editor")
+    assert undone in ("name\tvalue\ntyped\t", "name\tvalue\ntyped", "name\tvalue\n")
+    tab.keyboard.press("Control+Shift+z")
+    assert tab.input_value("#editor") == "name\tvalue\ntyped\tcell"
+    tab.keyboard.press("Escape")  # no keyboard trap: Esc, then Tab, moves on
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.id") == "save"
+    tab.keyboard.press("Enter")
+    settled(tab, "#/eb/note/tabs.txt")
+    assert note_file(server, "eb", "tabs.txt").read_bytes() == b"name\tvalue\ntyped\tcell"
+    assert not watch.errors

@@ -115,6 +115,17 @@ export async function edit(lang, path, folder) {
       save().catch(fail);
     }
   });
+  // Tab types a tab, as in an editor (it moved the focus on: no tab could be typed, nor a
+  // list item indented with one); Esc, then Tab, moves on (no keyboard trap). Typed as
+  // the browser types, so its own undo takes it back.
+  let escaped = false;
+  editor.addEventListener("keydown", (event) => {
+    const moveOn = escaped;
+    escaped = event.key === "Escape";
+    if (event.key !== "Tab" || moveOn || event.shiftKey || event.ctrlKey || event.altKey || event.metaKey) return;
+    event.preventDefault();
+    if (!document.execCommand("insertText", false, "\t")) editor.setRangeText("\t", editor.selectionStart, editor.selectionEnd, "end");
+  });
   pathInput?.addEventListener("keydown", (event) => {
     if (event.key === "Enter") save().catch(fail);
   });
@@ -125,6 +136,7 @@ export async function edit(lang, path, folder) {
     isNew ? h("label", { class: "field" }, "Path ", pathInput) : null,
     conflict,
     editor,
+    h("p", { class: "muted", id: "editor-keys", text: "Tab types a tab; Esc, then Tab, moves on. Ctrl+S saves." }),
     h("div", { class: "actions" },
       saveButton,
       h("a", { class: "button", href: isNew ? link(lang, "browse", folder) : link(lang, "note", path), text: "Cancel" })),
