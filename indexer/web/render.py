@@ -105,8 +105,7 @@ class NoteRenderer:
         (``.json``, ``.xml``...) has no frontmatter and is no Markdown: shown as its text
         (read as Markdown, an XML file's tags were dropped and a JSON ``*x*`` italic)."""
         if is_plain_text_name(path):
-            shown = f'<pre class="plain-text">{html.escape(text)}</pre>'
-            return {"properties": {}, "frontmatter_error": None, "html": shown}
+            return {"properties": {}, "frontmatter_error": None, "html": _plain(text)}
         error = None
         try:
             meta, body = parse_frontmatter(text)
@@ -131,7 +130,7 @@ class NoteRenderer:
             return (
                 f"<p><em>Longer than {MAX_RENDERED_CHARS // 1024} Ki characters,"
                 f" {MAX_RENDERED_LINES} lines or {MAX_MARKUP_SIGNS} marks of markup: shown"
-                f" as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
+                f" as plain text.</em></p>{_plain(markdown)}"
             )
         rendered = self._render(lang, path, markdown, raw_html=True)
         if rendered is not None and _depth(rendered) > MAX_HTML_DEPTH:
@@ -139,7 +138,7 @@ class NoteRenderer:
         if rendered is None:  # (markdown-it stops there, dropping what is deeper and the
             return (  # rest of the list)
                 f"<p><em>Lists or quotes nested deeper than {MAX_MARKDOWN_NESTING // 2}"
-                f" levels: shown as plain text.</em></p><pre>{html.escape(markdown)}</pre>"
+                f" levels: shown as plain text.</em></p>{_plain(markdown)}"
             )
 
         import nh3
@@ -228,6 +227,12 @@ def _close_implied(open_tags: list[str], name: str) -> None:
             return
         if open_tags[index] in bounds:
             return
+
+
+def _plain(text: str) -> str:
+    """``text`` as it is written, in a ``<pre>`` the page lays out a line at a time in the
+    direction of the line's own words (a Hebrew text file read left to right)."""
+    return f'<pre class="plain-text">{html.escape(text)}</pre>'
 
 
 def _body_after_block(text: str) -> str:

@@ -71,6 +71,8 @@ def test_raw_html_nests_as_a_parser_reads_it(nested: str) -> None:
 def test_the_bounds_of_a_rendered_note(note: str, plain: bool) -> None:
     html = NoteRenderer().html("en", "a.md", note)
     assert html.startswith("<p><em>Longer than") == plain
+    # shown as the plain text it then is: each line in its own direction, as a .txt file
+    assert ('<pre class="plain-text">' in html) == plain
 
 
 def test_deep_outlines_are_rendered_whole_or_shown_as_plain_text() -> None:
@@ -85,6 +87,7 @@ def test_deep_outlines_are_rendered_whole_or_shown_as_plain_text() -> None:
     for hostile in (">" * 500 + " hidden\n", "".join("  " * n + "- x\n" for n in range(70))):
         html = NoteRenderer().html("en", "a.md", hostile + "\nafter\n")
         assert "shown as plain text" in html and "after" in html, hostile[:20]
+        assert '<pre class="plain-text">' in html
     assert "hidden" in NoteRenderer().html("en", "a.md", ">" * 500 + " hidden\n")
     # the pass without raw HTML (for HTML nested too deep) is held to the same bound
     mixed = "<div>" * 210 + "\n" + "> " * 130 + "deep text\n"

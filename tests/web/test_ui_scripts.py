@@ -8,7 +8,7 @@ from urllib.parse import quote
 import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer
-from helpers.ui_page import MD, Watch, visit
+from helpers.ui_page import MD, TEXT, Watch, visit
 from playwright.sync_api import Page
 
 # Where a block's text sits in its box: [gap on the left, gap on the right].
@@ -125,4 +125,34 @@ def test_a_diff_of_arabic_lines_reads_right_to_left(page: tuple[Page, Watch], ba
     removed = tab.locator("pre.diff span.del", has_text="مفيد")
     marker, first_letter, full_stop = removed.evaluate(EDGES)
     assert marker < full_stop < first_letter, (marker, full_stop, first_letter)
+    assert not watch.errors
+
+
+# Where each of ``words`` sits in an element's first text node: [gap on the left, gap on
+# the right] between the word and the element's box.
+WORD_SIDES = """(e, words) => words.map(word => {
+    const node = e.firstChild, at = node.data.indexOf(word), range = document.createRange();
+    range.setStart(node, at); range.setEnd(node, at + word.length);
+    const text = range.getBoundingClientRect(), box = e.getBoundingClientRect();
+    return [Math.round(text.left - box.left), Math.round(box.right - text.right)];
+})"""
+
+
+def test_a_right_to_left_text_file_reads_right_to_left(page: tuple[Page, Watch], base: str) -> None:
+    """A ``.txt`` file in Hebrew or Arabic was laid out left to right in its ``<pre>`` (the
+    full stop at the right end, beside the first word), while a note's paragraphs read
+    right to left. Each line takes the direction of its own words, as a note's do."""
+    text = "שורה בעברית.\nAn English line.\nسطر عربي.\n"
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        path = "/rs/notes/" + quote("טקסט/רשימה.txt")
+        assert http.put(path, content=text.encode(), headers=TEXT).is_success
+    tab, watch = page
+    visit(tab, base, "#/rs/note/" + quote("טקסט/רשימה.txt"))
+    shown = tab.locator(".note-body pre.plain-text")
+    assert shown.text_content() == text
+    hebrew, english, arabic = shown.evaluate(WORD_SIDES, ["שורה", "An", "سطر"])
+    assert hebrew[1] < 30 < hebrew[0], hebrew  # a line's first word against its start edge
+    assert english[0] < 30 < english[1], english
+    assert arabic[1] < 30 < arabic[0], arabic
+    assert shown.evaluate(BIDI) == "plaintext"
     assert not watch.errors
