@@ -23,10 +23,10 @@ from indexer.health import server_health
 from indexer.index.search_filters import search_filters
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
-from indexer.vault.unreachable import unreachable
+from indexer.vault.unreachable import unreachable_vaults
 from shared.counted import counted
 from shared.errors import AlreadyRunningError, IndexSchemaError
-from shared.langs import check_lang, is_lang, no_notes_said
+from shared.langs import check_lang, no_notes_said
 from shared.terminal_text import for_terminal
 from shared.utf8 import check_text
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
@@ -251,11 +251,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             report["index"] = {"error": str(err)}
         finally:
             index.close()
-    report["unreachable"] = {
-        lang: found.report()
-        for lang in workspace.langs()
-        if is_lang(lang) and (found := unreachable(workspace.vault_dir(lang))).count
-    }
+    report["unreachable"] = unreachable_vaults(workspace)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0

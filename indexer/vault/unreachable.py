@@ -1,4 +1,4 @@
-"""Entries of a vault no tool can reach, counted for ``indexer status`` and ``find``.
+"""Entries of a vault no tool can reach, counted for ``status`` (CLI and REST) and ``find``.
 
 A name the vault refuses (``ratio 3:2.md``, ``CON.txt``, a control character) or a
 folder too deep, made by another program, is left out of every listing, search and
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from indexer.vault.scan import walk_files
+from shared.langs import is_lang
+from shared.workspace import Workspace
 
 SAMPLE = 5
 
@@ -65,3 +67,13 @@ def unreachable(vault_dir: Path, seconds: float = 2.0) -> Unreachable:
     finally:
         os.close(top)
     return found
+
+
+def unreachable_vaults(workspace: Workspace, seconds: float = 2.0) -> dict[str, dict[str, Any]]:
+    """lang -> ``{count, sample, partial}`` of each vault holding entries no tool can
+    reach (each walked for at most ``seconds``); the vaults without any are left out."""
+    return {
+        lang: found.report()
+        for lang in workspace.langs()
+        if is_lang(lang) and (found := unreachable(workspace.vault_dir(lang), seconds)).count
+    }

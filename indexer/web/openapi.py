@@ -70,6 +70,7 @@ SCHEMAS: dict[str, Any] = {
             "sync": {"type": "object", "description": "why the index is behind, the watcher"},
             "search": BOOL,
             "features": {"type": "object"},
+            "unreachable": {"type": "object", "description": "lang -> {count, sample, partial}"},
         },
     ),
     "Find": _obj(

@@ -6,11 +6,12 @@ watcher had stopped."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 from helpers.ui_page import MD, Watch, note_file, settled, visit
 from playwright.sync_api import Page, expect
 
@@ -115,3 +116,31 @@ def test_the_status_panel_says_the_file_watcher_stopped(
         if (tmp_path / "away").exists():
             (tmp_path / "away").rename(languages)
         server.stop()
+
+
+def test_status_names_the_files_the_vault_refuses(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A file another program named with a U+202E, a colon or a byte that is no UTF-8 is
+    left out of every listing and search: its folder said "0 notes inside", and only the
+    CLI's ``indexer status`` named it. REST ``/status`` and the page's status view name it
+    too, escaped (the U+202E shown as ``\\u202e``, never turning the line around)."""
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        assert http.put("/uv/notes/seen.md", content=b"# Seen\n", headers=MD).is_success
+        assert "uv" not in http.get("/status").json()["unreachable"]
+        hidden = os.fsencode(vault_dir(server, "uv") / "hidden")
+        os.mkdir(hidden)
+        for name in ("evil\u202egpj.md".encode(), b"ratio 3:2.md", b"caf\xe9.md"):
+            with open(hidden + b"/" + name, "wb") as made_elsewhere:
+                made_elsewhere.write(b"invisible")
+        found = http.get("/status").json()["unreachable"]["uv"]
+    names = ["hidden/caf\\xe9.md", "hidden/evil\\u202egpj.md", "hidden/ratio 3:2.md"]
+    assert found["count"] == 3 and found["partial"] is False, found
+    assert sorted(found["sample"]) == names  # (in the walk's order)
+    tab, watch = page
+    visit(tab, base, "#/status")
+    row = tab.locator("section.status tr", has_text="unreachable files")
+    text = row.locator("td").text_content() or ""
+    assert "uv: 3 files or folders no tool can list, search or read" in text, text
+    assert all(name in text for name in names) and "\u202e" not in text, text
+    assert not watch.errors

@@ -37,6 +37,14 @@ function statusPanel() {
     rows.push(["unreadable vaults", shut.map(([lang, why]) => `${lang} cannot be read (${why}): its notes in search `
       + "may be out of date").join("; ")]);
   }
+  // Names the vault refuses (made by another program): no listing shows them (the server
+  // sends them escaped, a U+202E as the text \u202e).
+  const unreachable = Object.entries(s.unreachable || {});
+  if (unreachable.length) {
+    rows.push(["unreachable files", unreachable.map(([lang, u]) => `${lang}: ${u.partial ? "at least " : ""}`
+      + `${u.count} files or folders no tool can list, search or read (a name the vault refuses, or too deep): `
+      + `${u.sample.join(", ")}; rename or move them`).join("; ")]);
+  }
   if (s.index) rows.push(["index notes", s.index.notes], ["index problems", s.index.problems], ["last reconcile", s.index.last_reconcile]);
   rows.push(["features", Object.entries(state.features).filter(([, on]) => on).map(([k]) => k).join(", ") || "files only"]);
   if (s.jobs) rows.push(["jobs", value(s.jobs)]);
