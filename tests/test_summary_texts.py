@@ -18,6 +18,7 @@ from indexer.jobs.summary_texts import (
     prompt_messages,
     read_answer,
 )
+from shared.frontmatter_reader import read_frontmatter
 from shared.workspace import DAY_FILE_PREAMBLE
 
 # Seed 001's own example: 3 preferences and 2 events.
@@ -112,6 +113,31 @@ def test_a_notes_abstract_comes_from_its_frontmatter_then_its_first_paragraph() 
     stored = parse_note(b"---\ntitle: T\ndescription: Said once\n---\n# T\n\nBody.\n", "t.md")
     assert stored.abstract == "Said once"  # the index keeps each note's abstract
     assert first_paragraph("\x00bell\x07 and\ttab") == "bell and tab"
+
+
+@pytest.mark.parametrize(
+    ("written", "abstract"),
+    [
+        ("12345", "12345"),
+        ("-7", "-7"),
+        ("2.5", "2.5"),
+        ("1.10", "1.10"),
+        ("1e3", "1e3"),
+        ("2024-05-01", "2024-05-01"),
+        ("true", "true"),
+        ("false", "false"),
+        ("'quoted 12345'", "quoted 12345"),
+    ],
+)
+def test_an_abstract_yaml_typed_is_kept_as_written(written: str, abstract: str) -> None:
+    """A hand-written ``abstract: 12345`` (YAML reads a number), a date or a boolean was
+    ignored and the first paragraph shown instead: a person wrote that abstract."""
+    text = f"---\ntitle: T\nabstract: {written}\n---\n# T\n\nThe first paragraph.\n"
+    assert parse_note(text.encode(), "n.md").abstract == abstract  # the index's
+    meta, body = read_frontmatter(text)  # a summary's, of a note the index has no row of
+    assert note_abstract(meta, body, "T") == abstract
+    for key in ("summary", "description"):
+        assert note_abstract({key: meta["abstract"]}, body, "T") == abstract
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
 """A note's abstract: what a folder summary (and anything else) says of it in one line.
 
-The frontmatter's ``abstract``, ``summary`` or ``description`` (the first that is text),
-else the body's first paragraph of prose (not a heading, code, a table, an HTML or math
-block, a rule, nor links or images alone: ``first_paragraph``), else what a reader sees
-of its first block (a note of code alone: its code, not the fence), else
-the title (also for a day file of events whose first paragraph is the agent client's
-preamble, the same in every one); on one line, at most ``ABSTRACT_CHARS`` characters.
+The frontmatter's ``abstract``, ``summary`` or ``description`` (the first that is text,
+or a number, date or boolean that YAML typed, as written), else the body's first
+paragraph of prose (not a heading, code, a table, an HTML or math block, a rule, nor
+links or images alone: ``first_paragraph``), else what a reader sees of its first block
+(a note of code alone: its code, not the fence), else the title (also for a day file of
+events whose first paragraph is the agent client's preamble, the same in every one); on
+one line, at most ``ABSTRACT_CHARS`` characters.
 The index computes it once per note version (``parse_note``), so reading thousands of
 abstracts costs no parsing.
 """
@@ -13,12 +14,14 @@ abstracts costs no parsing.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from indexer.index.note_blocks import PROSE, TABLE, blocks
 from shared.control_chars import BIDI_CONTROLS
 from shared.graphemes import cut_chars
 from shared.workspace import DAY_FILE_PREAMBLE
+from shared.yaml_dialect import scalar_text
 
 ABSTRACT_CHARS = 200
 # Prose is looked for in a note's first this many characters, line by line (a fence
@@ -129,6 +132,8 @@ def note_abstract(meta: dict[str, Any], body: str, title: str, *, markdown: bool
     paragraph as a reader sees it (``plain_text``)."""
     for key in ("abstract", "summary", "description"):
         value = meta.get(key)
+        if isinstance(value, bool | int | float | date):  # (a person's `abstract: 12345`,
+            value = scalar_text(value)  # a date or `true`: YAML typed it; shown as written)
         if isinstance(value, str) and one_line(value[: 4 * ABSTRACT_CHARS]):
             return clip(one_line(value[: 4 * ABSTRACT_CHARS]), ABSTRACT_CHARS)
     paragraph = first_paragraph(body, plain=markdown)

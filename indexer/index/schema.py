@@ -77,6 +77,9 @@ log = logging.getLogger("indexer.index")
 # 24: a tag's (and a type's) key folds the letters one to their readers
 #    (``reader_folds.tag_key``: ``كتاب`` is ``کتاب``, ``ёлка`` is ``елка``), and a note
 #    keeps one tag of those spellings, its first as written: a note tagged both had two.
+#    And a frontmatter abstract (``summary``, ``description``) that YAML typed, a number,
+#    date or boolean (``abstract: 12345``), is the abstract as written, not the first
+#    paragraph: not an FTS input, but a row of a note unchanged since kept the paragraph.
 SCHEMA_VERSION = 24
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
