@@ -101,6 +101,7 @@ class Recall:
         # (imported here: its word tables and patterns were a fifth of our modules'
         # import at every start; ``indexer.daemon`` loads it in the background once serving)
         from indexer.jobs.keywords import extract_keywords, query_words
+        from indexer.jobs.typed_words import typed_words
 
         keywords = extract_keywords(query)
         looked_up = looked_up_all(lang, keywords)  # (a word's start where endings change)
@@ -125,9 +126,10 @@ class Recall:
             ],
         }
         intro = INTRO if budget_tokens >= SHORT_INTRO_BELOW else SHORT_INTRO
+        heading_words = typed_words(query, query_words(keywords))  # (as the user typed them)
         room = budget_tokens
         for _ in range(3):  # (once: the layers' sums are the block's; a guard against a slip)
-            sections, sources = compose(candidates, room, query_words(keywords), intro)
+            sections, sources = compose(candidates, room, heading_words, intro)
             if not sources:
                 return empty
             block = f"{OPEN}\n{intro}\n{sections}{CLOSE}"
