@@ -229,3 +229,53 @@ def test_a_reply_over_the_token_budget_runs_none_of_its_calls(
     assert len(stub.requests) == 1
     assert not (vault_dir(server, lang) / "items/big.md").exists()
     assert history_versions(server.workspace, lang, "items/big.md") == []
+
+
+@pytest.mark.parametrize(
+    ("bad_call", "told"),
+    [
+        (tool_call("write", path=12, content=MINE), "path of write must be a string, not a number"),
+        (
+            tool_call("write", path="items/tea.md", content=["# Tea", ENTRY]),
+            "content of write must be a string, not an array",
+        ),
+        (tool_call("read", path="items/tea.md", limit="ten"), "limit of read must be an integer"),
+        (tool_call("search", query="tea", tags=[1]), "tags of search must be an array of strings"),
+        (tool_call("grep", pattern="tea", fixed="yes"), "fixed of grep must be a boolean"),
+    ],
+)
+def test_arguments_of_a_wrong_type_are_told_to_the_model(
+    server: RunningIndexer, stub: LLMStub, lang: str, bad_call: dict[str, Any], told: str
+) -> None:
+    """A call with ``path`` a number or ``content`` a list ended the merge at once (to the
+    fallback, or undone); the model is told what is wrong, as a refused write is, and
+    its next call, right, merges the entry. Nothing is written for the wrong call."""
+    heard: list[str] = []
+
+    def script(request: dict[str, Any], turn: int) -> dict[str, Any]:
+        if turn == 0:
+            return bad_call
+        if turn == 1:
+            heard.append(last_tool_result(request))
+            return tool_call("write", path="items/tea.md", content=MINE)
+        return final(["items/tea.md"], "Added the morning tea.")
+
+    stub.run(script)
+    notice = run_entry(server, stub, entry(lang, "Tea", ENTRY), max_steps=6)
+    assert notice.ok and notice.method == "llm", notice
+    assert heard[0].startswith(f"invalid_argument: {told}"), heard
+    assert sorted(p.name for p in (vault_dir(server, lang) / "items").iterdir()) == ["tea.md"]
+    assert (vault_dir(server, lang) / "items/tea.md").read_text().count(ENTRY) == 1
+
+
+def test_a_call_of_a_wrong_type_sent_again_ends_the_merge(
+    server: RunningIndexer, stub: LLMStub, lang: str
+) -> None:
+    """A model that sends the same wrongly typed call again is not taking in what it is
+    told (as a write sent again as it was refused): the merge ends there, not at its
+    step limit, and changes nothing."""
+    stub.run(lambda request, turn: tool_call("write", path=12, content=MINE))
+    notice = run_entry(server, stub, entry(lang, "Tea", ENTRY), max_steps=12)
+    assert not notice.ok and "again as it was refused" in (notice.error or ""), notice
+    assert len(stub.requests) == 2
+    assert not (vault_dir(server, lang) / "items").exists()

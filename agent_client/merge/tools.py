@@ -5,6 +5,8 @@ never names a lang). The executor enforces the merge's safety rules:
 
 - a model error (unknown tool, arguments that are not a JSON object of the declared
   parameters) raises ``MergeFailed``: the merge is abandoned and undone;
+- an argument of a wrong type (``path`` a number, ``content`` a list) is told to the
+  model as a refusal is, once: the same call sent again abandons the merge;
 - a refusal by the vault (``not_found``, ``forbidden_path``...) is returned to the model
   as the tool result, so it can correct itself;
 - ``write`` of an existing note requires a prior ``read`` and sends the etag read as
@@ -156,6 +158,7 @@ class ToolExecutor:
         self.changed: list[str] = []  # notes written with a text other than the one read
         self.refused: dict[str, str] = {}  # the last refusal of a write, by path
         self._refused_writes: set[tuple[str, str]] = set()  # (path, digest of text)
+        self._refused_calls: set[str] = set()  # digests of calls of wrong types
 
     def final_text(self, path: str) -> str:
         """The text the merge last wrote to (or read back from) ``path``."""
@@ -181,15 +184,14 @@ class ToolExecutor:
         missing = [r for r in required if r not in args]
         if unknown or missing:
             raise MergeFailed(f"bad arguments for {name!r}: unknown {unknown}, missing {missing}")
-        for key, value in args.items():
-            want = _PY_TYPES[props[key]["type"]]
-            if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-                raise MergeFailed(f"bad arguments for {name!r}: {key} must be {want}")
         return args
 
     async def run(self, name: str, raw_args: str) -> str:
         """Execute one call; the text handed back to the model as the tool result."""
         args = self.check_call(name, raw_args)
+        wrong = _wrong_type(name, args)
+        if wrong is not None:
+            return self._refuse_types(name, args, wrong)
         if name == "write":
             self._refuse_a_repeat(args["path"], args["content"])
         try:
@@ -207,6 +209,17 @@ class ToolExecutor:
             self.refused[as_the_vault_spells(args["path"])] = result[:MAX_REFUSAL_CHARS]
             self._refused_writes.add(_write_key(args["path"], args["content"]))
         return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+
+    def _refuse_types(self, name: str, args: dict[str, Any], wrong: str) -> str:
+        """The refusal of a call whose arguments have a wrong type, for the model to
+        correct (a model's slip ended the merge); ``MergeFailed`` when the same call
+        comes again (not taking in what it is told, it would go on to its step limit)."""
+        said = json.dumps([name, args], sort_keys=True)
+        key = hashlib.sha256(said.encode("utf-8", "surrogatepass")).hexdigest()
+        if key in self._refused_calls:
+            raise MergeFailed(f"the model called {name} again as it was refused: {wrong}")
+        self._refused_calls.add(key)
+        return f"invalid_argument: {wrong}; call {name} again with the types its schema declares"
 
     def _refuse_a_repeat(self, asked: str, content: str) -> None:
         """``MergeFailed`` for a write sent again as it was refused: the model is not
@@ -336,6 +349,46 @@ class ToolExecutor:
             "text is below; apply your change to this text and write the whole note again.\n\n"
             + fresh["content"]
         )
+
+
+_KINDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "boolean": "a boolean",
+    "array": "an array",
+}
+
+
+def _is_a(value: object, kind: str) -> bool:
+    """Whether a JSON value is of the schema's ``kind`` (``true`` is no integer)."""
+    want = _PY_TYPES[kind]
+    return isinstance(value, want) and not (want is int and isinstance(value, bool))
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words (``12`` is a number, ``[...]`` an array)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _wrong_type(name: str, args: dict[str, Any]) -> str | None:
+    """What is wrong with the types of a call's arguments, said for the model; None."""
+    _, props, _ = TOOL_SPECS[name]
+    for key, value in args.items():
+        kind = props[key]["type"]
+        if not _is_a(value, kind):
+            return f"{key} of {name} must be {_KINDS[kind]}, not {_json_kind(value)}"
+        items = props[key].get("items")
+        if items is not None and not all(_is_a(item, items["type"]) for item in value):
+            return f"{key} of {name} must be an array of {items['type']}s"
+    return None
 
 
 def _write_key(asked: str, content: str) -> tuple[str, str]:
