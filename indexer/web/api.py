@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from indexer.core import Core
 from indexer.vault.sandbox import clean_relpath
-from indexer.vault.unreachable import unreachable_vaults
+from indexer.vault.unreachable import RecentWalks
 from indexer.web import openapi
 from indexer.web.api_jobs import job_routes
 from indexer.web.auth import csrf_refusal
@@ -109,6 +109,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
     renderer = NoteRenderer(PREFIX, vault_lookup(core))
     cap = vault.max_file_bytes
     json_cap = body_cap(cap)  # a note JSON-escaped, or an image in base64
+    unreachable = RecentWalks(core.settings.workspace, UNREACHABLE_WALK)
 
     def lang_path(request: Request) -> tuple[str, str]:
         """The route's vault and path; a vault id that is none is said first (400), not
@@ -134,8 +135,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         if core.index is not None:
             result["index"] = await run_in_threadpool(core.index.info)
         # the files another program named as the vault refuses: listed nowhere else
-        walk = functools.partial(unreachable_vaults, core.settings.workspace, UNREACHABLE_WALK)
-        result["unreachable"] = await run_in_threadpool(walk)
+        result["unreachable"] = await run_in_threadpool(unreachable.report)
         return JSONResponse(result)
 
     async def openapi_json(request: Request) -> Response:
