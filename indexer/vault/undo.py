@@ -245,26 +245,48 @@ def _who(row: Version) -> str:
     return f"{row.actor} in version {row.version}" + (f", {row.reason!r}" if row.reason else "")
 
 
-def _changed_since(later: list[Version], etag: str | None) -> str:
+def _changed_since(store: HistoryStore, later: list[Version], etag: str | None) -> str:
     """Why a file no longer holds the entry's version, from the changes since (newest
     first), named as ``history`` shows them: a move away says where to, a delete that
     it is gone ("changed" said nothing of either); a rename by another program is a
-    ``delete`` row naming where the file went (``pairing``): a move too, not a loss.
-    Else the change that blocks is named, the oldest one no undo took back (the newest
-    alone named the undo of a later entry, while a person's edit before it, which that
-    undo kept, was what blocked), and the newest beside it. ``etag`` is the file's on
-    disk (None: absent)."""
+    ``delete`` row naming where the file went (``pairing``): a move too, not a loss;
+    one moved on from there (renamed again, its folder moved) is followed to where it
+    is now, or said to be deleted where it went (the move back asked for was of a path
+    with no file). Else the change that blocks is named, the oldest one no undo took
+    back (the newest alone named the undo of a later entry, while a person's edit
+    before it, which that undo kept, was what blocked), and the newest beside it.
+    ``etag`` is the file's on disk (None: absent)."""
     if not later:
         return "deleted on disk since" if etag is None else "edited on disk since"
     newest = later[0]
     if newest.etag is None and newest.other_path is not None:
-        return f"moved since to {newest.other_path} by {_who(newest)}: move it back first"
+        moved = f"moved since to {newest.other_path} by {_who(newest)}"
+        where, deleted = _moved_on(store, newest.lang, newest.other_path)
+        if where != newest.other_path:
+            moved += f", then on to {where}"
+        if deleted is not None:
+            return f"{moved}, then deleted there by {_who(deleted)}"
+        return f"{moved}: move it back first"
     if newest.etag is None:
         return f"deleted since by {_who(newest)}"
     blocker = _first_kept(later)
     if blocker is None or blocker is newest:
         return f"changed since by {_who(newest)}"
     return f"changed since by {_who(blocker)}; the newest change: {_who(newest)}"
+
+
+def _moved_on(store: HistoryStore, lang: str, path: str) -> tuple[str, Version | None]:
+    """Where a file moved to ``path`` is now, along the moves history recorded since:
+    (its path, and the version that deleted it there, if one did)."""
+    seen = {path}
+    while (row := store.latest(lang, path)) is not None and row.etag is None:
+        if row.other_path is None:
+            return path, row
+        if row.other_path in seen:  # (history says it went in a circle: stop there)
+            break
+        seen.add(row.other_path)
+        path = row.other_path
+    return path, None
 
 
 def _first_kept(later: list[Version]) -> Version | None:
@@ -323,7 +345,7 @@ def _undo_target(
     if undone:
         return None
     if row.etag != etag:
-        return _changed_since(later, etag)
+        return _changed_since(store, later, etag)
     newest, oldest = row, row
     for row in rows:
         if not ours(row):

@@ -49,3 +49,44 @@ def test_undo_after_a_rename_by_another_program_says_where_the_note_went(
     vault.observe_external("en", "items/café.md")
     assert [f["path"] for f in vault.undo("en", "e1")["files"]] == ["items/café.md"]
     assert not (root / "items/café.md").exists()
+
+
+def test_undo_after_moves_one_after_another_names_where_the_note_is_now(vault: Vault) -> None:
+    """The refusal named the first move's destination only: after the tool moved the note
+    on (a rename, then its folder's move) or another program renamed it there, "moved
+    since to items/b.md: move it back first" named a path with no file (the move back
+    it asked for answered not_found). It now follows the moves to where the note is, or
+    says it was deleted there."""
+    vault.write("en", "items/a.md", "# A\n\nalpha\n", if_match="", reason="entry:e2 A")
+    vault.move("en", "items/a.md", "items/b.md")
+    vault.move("en", "items", "archive")
+    root = vault.sandbox.workspace.vault_dir("en")
+    (root / "archive").rename(root / "old")  # another program, as the watcher tells it
+    vault.observe_external("en", "archive/b.md")
+    vault.observe_external("en", "old/b.md")
+    before = snapshot(root)
+    with pytest.raises(VaultError) as info:
+        vault.undo("en", "e2")
+    assert info.value.code == "conflict"
+    assert (
+        "items/a.md (moved since to items/b.md by tool in version 2, then on to old/b.md:"
+        " move it back first)"
+    ) in info.value.message, info.value.message
+    assert snapshot(root) == before
+    vault.move("en", "old/b.md", "items/a.md")  # the move back it asks for: undone then
+    assert [f["path"] for f in vault.undo("en", "e2")["files"]] == ["items/a.md"]
+    assert not (root / "items/a.md").exists()
+
+
+def test_undo_after_a_move_then_a_delete_says_the_note_was_deleted_where_it_went(
+    vault: Vault,
+) -> None:
+    vault.write("en", "items/a.md", "# A\n\nalpha\n", if_match="", reason="entry:e3 A")
+    vault.move("en", "items/a.md", "items/b.md")
+    vault.delete("en", "items/b.md", reason="tidy")
+    with pytest.raises(VaultError) as info:
+        vault.undo("en", "e3")
+    assert info.value.code == "conflict"
+    assert "items/a.md (moved since to items/b.md by tool" in info.value.message
+    assert "then deleted there by tool" in info.value.message, info.value.message
+    assert "move it back first" not in info.value.message
