@@ -19,16 +19,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
+from indexer.vault.history.rows import UNDO_REASON
 from indexer.vault.history.store import Change, Held, HistoryStore, Pending, Version
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 from shared.invisible import SHOW_NOTHING, hides_in_line
 from shared.utf8 import check_text
 
 MAX_REASON_CHARS = 500
-UNDO_REASON = "undo entry:"  # + the entry's id: the reason of every version undo writes
 ACTOR_RE = re.compile(r"^(tool|external|job:[a-z0-9][a-z0-9_.-]{0,63})$")
 
-__all__ = ["Batch", "Change", "Recorder", "check_actor", "check_reason", "check_version"]
+__all__ = [
+    "UNDO_REASON",
+    "Batch",
+    "Change",
+    "Recorder",
+    "check_actor",
+    "check_reason",
+    "check_version",
+]
 
 
 def check_reason(reason: object) -> str | None:

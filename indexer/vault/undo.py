@@ -17,7 +17,9 @@ refuses (``conflict``, already undone). The folders such a file left go once the
 undo ends, as those of the files it took back do: an undo killed midway, run again
 after the restart, leaves no empty folder either, nor one killed after its last file
 (run again, it removes them and says "already undone"). If retention has pruned the
-version an undo needs, it refuses rather than guess.
+version an undo needs, it refuses rather than guess; so too when it let go an entry's
+version of any file (one no undo of the entry took back, ``retention``): the rest of
+the entry would be undone alone, said to be done.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from indexer.vault import (
     undo_moves,
 )
 from indexer.vault.asset_folders import remove_emptied_folder
-from indexer.vault.history.rows import first_word
+from indexer.vault.history.rows import PUT_BACK, first_word
 from indexer.vault.history.store import Change, HistoryStore, Version
 from indexer.vault.recording import UNDO_REASON, Batch
 from indexer.vault.sandbox import Target
@@ -57,7 +59,7 @@ if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 log = logging.getLogger("indexer.vault")
-_PUT_BACK = " failed; put back"  # the reason's end on a file a failed undo gave back
+_PUT_BACK = PUT_BACK  # the reason's end on a file a failed undo gave back
 
 
 def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
@@ -68,6 +70,12 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
     store = vault.recorder.need()
     word = f"entry:{entry_id}"
     paths = store.paths_with_reason(check_lang(lang), word)
+    if store.entry_pruned(lang, word):  # (what is left of it would be undone alone)
+        raise ConflictError(
+            f"entry {entry_id} cannot be undone, nothing was changed: history no longer"
+            " holds all of its changes (retention let the oldest versions of a file it"
+            " changed go; see INDEXER_HISTORY_DAYS)"
+        )
     if not paths:
         raise NotFoundError(f"no change in this vault was made for entry {entry_id}")
     targets = [vault.sandbox.resolve(lang, p, summary=True) for p in paths]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer.sqlite_lib import sqlite3
-from indexer.vault.history import codec, schema, writes
+from indexer.vault.history import codec, retention, schema, writes
 from indexer.vault.history.codec import Blob
 from indexer.vault.history.rows import (
     VERSION_COLUMNS,
@@ -115,6 +115,12 @@ class HistoryReads:
                 (reason_tag(word), lang),
             ).fetchall()
         return sorted({path for path, reason in rows if first_word(reason) == word})
+
+    def entry_pruned(self, lang: str, word: str) -> bool:
+        """Whether retention let go a version of some file written for ``word``
+        (``entry:<id>``) that no undo of the entry took back (``retention``)."""
+        with self._read(snapshot=False) as conn:
+            return retention.entry_lost(conn, lang, word)
 
     def content(self, version: Version) -> bytes:
         """The bytes of a version (rebuilt along its delta chain, checked by sha256)."""

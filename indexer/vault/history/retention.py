@@ -18,11 +18,17 @@ the file (table ``prune_cutoff``, made by the first pass), so a clock that jumps
 ahead (a board with no clock battery, a wrong NTP answer) cannot delete every older
 version at the next pass; it costs at most ``step`` a pass until the clock is set right,
 while a real long shutdown catches up over a few passes (keeping more meanwhile).
+
+A memory entry's version let go, one no undo of the entry took back, is remembered
+(table ``pruned_entries``, made by the first pass that needs it): ``undo`` of that
+entry then refuses, where it would have undone the rest of the entry alone and said
+it was done (the file whose version went may well have been changed since).
 """
 
 from __future__ import annotations
 
 from indexer.sqlite_lib import sqlite3
+from indexer.vault.history.rows import PUT_BACK, UNDO_REASON, first_word
 
 
 def next_cutoff(conn: sqlite3.Connection, wanted: int, days_ms: int, step: int) -> int:
@@ -51,8 +57,11 @@ def crowded_paths(conn: sqlite3.Connection, keep: int) -> list[int]:
     return [r[0] for r in rows]
 
 
-def doomed(conn: sqlite3.Connection, path_id: int, cutoff: int, keep: int) -> list[int]:
-    """Ids of the versions of one path that retention lets go."""
+def doomed(
+    conn: sqlite3.Connection, path_id: int, cutoff: int, keep: int
+) -> tuple[list[int], set[str]]:
+    """Ids of the versions of one path that retention lets go, and the entries
+    (``entry:<id>``) one of those was written for and no later undo took back."""
     rows = conn.execute(
         "SELECT id, at_ms, reason, pending FROM versions WHERE path_id = ? ORDER BY version DESC",
         (path_id,),
@@ -64,7 +73,50 @@ def doomed(conn: sqlite3.Connection, path_id: int, cutoff: int, keep: int) -> li
         while run < len(rows) and rows[run][2] == reason:
             run += 1
         protected = max(protected, run + 1)
-    return [id_ for id_, at_ms, _, pending in rows[protected:] if at_ms < cutoff and not pending]
+    ids: list[int] = []
+    lost: set[str] = set()
+    undos: dict[str, int] = {}  # entry id -> the undos met (newest first), less put-backs
+    for index, (id_, at_ms, reason, pending) in enumerate(rows):
+        word = first_word(reason) or ""
+        if index >= protected and at_ms < cutoff and not pending:
+            ids.append(id_)
+            if word.startswith("entry:") and undos.get(word.removeprefix("entry:"), 0) <= 0:
+                lost.add(word)
+        if word == "undo" and reason is not None and reason.startswith(UNDO_REASON):
+            entry = reason.removeprefix(UNDO_REASON)
+            back = entry.endswith(PUT_BACK)
+            entry = entry.removesuffix(PUT_BACK)
+            undos[entry] = undos.get(entry, 0) + (-1 if back else 1)
+    return ids, lost
+
+
+def remember_lost(conn: sqlite3.Connection, path_id: int, words: set[str]) -> None:
+    """Keep the entries ``doomed`` found losing a version of the path, by its vault."""
+    if not words:
+        return
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS pruned_entries"
+        " (lang TEXT NOT NULL, word TEXT NOT NULL, PRIMARY KEY (lang, word)) WITHOUT ROWID"
+    )
+    (lang,) = conn.execute("SELECT lang FROM paths WHERE id = ?", (path_id,)).fetchone()
+    conn.executemany(
+        "INSERT OR IGNORE INTO pruned_entries (lang, word) VALUES (?, ?)",
+        [(lang, word) for word in sorted(words)],
+    )
+
+
+def entry_lost(conn: sqlite3.Connection, lang: str, word: str) -> bool:
+    """Whether retention let go a version written for entry ``word`` in ``lang``."""
+    made = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pruned_entries'"
+    ).fetchone()
+    found = (
+        made
+        and conn.execute(
+            "SELECT 1 FROM pruned_entries WHERE lang = ? AND word = ?", (lang, word)
+        ).fetchone()
+    )
+    return bool(found)
 
 
 def unused_blobs(conn: sqlite3.Connection) -> tuple[list[int], tuple[int, int]]:

@@ -102,6 +102,10 @@ def reason_tag(reason: str | None) -> int | None:
     return int.from_bytes(hashlib.blake2b(word, digest_size=8).digest(), "big", signed=True)
 
 
+UNDO_REASON = "undo entry:"  # + the entry's id: the reason of every version undo writes
+PUT_BACK = " failed; put back"  # the reason's end on a file a failed undo gave back
+
+
 def first_word(reason: str | None) -> str | None:
     return None if reason is None else reason.split(" ", 1)[0]
 

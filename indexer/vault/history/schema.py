@@ -21,6 +21,8 @@ Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP
   and then ``sha``; ``base`` is the blob id a delta applies to.
 - ``prune_cutoff(id = 1, at_ms)``: the last pruning pass's cut-off (made by the first
   pass, so files from before it need no new schema version; see ``retention``).
+- ``pruned_entries(lang, word)``: the entries (``entry:<id>``) retention let a version
+  of go, which ``undo`` then refuses (made by the first pass that lets one go).
 
 Rows are appended in id order, so pages stay full; only small integers are indexed
 (a garbage collection scan needs no index of its own, see ``retention``). Measured

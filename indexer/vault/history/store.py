@@ -326,11 +326,11 @@ class HistoryStore(HistoryReads):
             if stop():
                 return stats
             with self._write() as conn:
-                doomed = [
-                    row_id
-                    for path_id in crowded[start : start + 100]
-                    for row_id in retention.doomed(conn, path_id, cutoff, keep)
-                ]
+                doomed: list[int] = []
+                for path_id in crowded[start : start + 100]:
+                    ids, lost = retention.doomed(conn, path_id, cutoff, keep)
+                    retention.remember_lost(conn, path_id, lost)
+                    doomed += ids
                 conn.executemany("DELETE FROM versions WHERE id = ?", [(i,) for i in doomed])
                 stats.versions += len(doomed)
         for _ in range(8):  # each round frees what the one before left without a user
