@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("indexer.vault")
 _PUT_BACK = PUT_BACK  # the reason's end on a file a failed undo gave back
+_LOOKED_AT = 1000  # versions of a path a refusal looks through to follow a moved file
 
 
 def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
@@ -269,7 +270,7 @@ def _changed_since(store: HistoryStore, later: list[Version], etag: str | None) 
     newest = later[0]
     if newest.etag is None and newest.other_path is not None:
         moved = f"moved since to {newest.other_path} by {_who(newest)}"
-        where, deleted = _moved_on(store, newest.lang, newest.other_path)
+        where, deleted = _moved_on(store, newest.lang, newest.path, newest.other_path)
         if where != newest.other_path:
             moved += f", then on to {where}"
         if deleted is not None:
@@ -283,18 +284,33 @@ def _changed_since(store: HistoryStore, later: list[Version], etag: str | None) 
     return f"changed since by {_who(blocker)}; the newest change: {_who(newest)}"
 
 
-def _moved_on(store: HistoryStore, lang: str, path: str) -> tuple[str, Version | None]:
-    """Where a file moved to ``path`` is now, along the moves history recorded since:
-    (its path, and the version that deleted it there, if one did)."""
-    seen = {path}
-    while (row := store.latest(lang, path)) is not None and row.etag is None:
-        if row.other_path is None:
-            return path, row
-        if row.other_path in seen:  # (history says it went in a circle: stop there)
+def _moved_on(store: HistoryStore, lang: str, origin: str, path: str) -> tuple[str, Version | None]:
+    """Where a file moved from ``origin`` to ``path`` is now, along the moves history
+    recorded since: (its path, and the version that deleted it there, if one did). At
+    each path, the file's own versions are those from its arrival to its going (a later
+    note made there is another file)."""
+    came_from = origin
+    seen = {origin, path}
+    while (gone := _gone_from(store, lang, path, came_from)) is not None:
+        if gone.other_path is None:
+            return path, gone
+        if gone.other_path in seen:  # (history says it went in a circle: stop there)
             break
-        seen.add(row.other_path)
-        path = row.other_path
+        seen.add(gone.other_path)
+        came_from, path = path, gone.other_path
     return path, None
+
+
+def _gone_from(store: HistoryStore, lang: str, path: str, came_from: str) -> Version | None:
+    """The version that took the file moved in from ``came_from`` away from ``path`` (a
+    move away or a deletion), None while it is still there (or its arrival is no longer
+    among the versions looked at)."""
+    rows = store.versions(lang, path, _LOOKED_AT)
+    arrived = next(
+        (i for i, row in enumerate(rows) if row.other_path == came_from and row.etag), None
+    )
+    rows = [] if arrived is None else rows[:arrived]
+    return next((row for row in reversed(rows) if row.etag is None), None)
 
 
 def _first_kept(later: list[Version]) -> Version | None:

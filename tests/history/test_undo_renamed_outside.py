@@ -90,3 +90,18 @@ def test_undo_after_a_move_then_a_delete_says_the_note_was_deleted_where_it_went
     assert "items/a.md (moved since to items/b.md by tool" in info.value.message
     assert "then deleted there by tool" in info.value.message, info.value.message
     assert "move it back first" not in info.value.message
+
+
+def test_undo_follows_a_moved_note_past_a_new_note_made_where_it_was(vault: Vault) -> None:
+    """A note made later at a path the entry's note passed through is another note: the
+    refusal names where the entry's note went on to, not the newcomer's path."""
+    vault.write("en", "items/a.md", "# A\n\nalpha\n", if_match="", reason="entry:e4 A")
+    vault.move("en", "items/a.md", "items/b.md")
+    vault.move("en", "items/b.md", "items/c.md")
+    vault.write("en", "items/b.md", "# Another\n", if_match="")
+    with pytest.raises(VaultError) as info:
+        vault.undo("en", "e4")
+    assert (
+        "items/a.md (moved since to items/b.md by tool in version 2, then on to items/c.md:"
+        " move it back first)"
+    ) in info.value.message, info.value.message
