@@ -364,11 +364,17 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
         return _interrupted(writer, sink, entry, settings)
     finally:
         writer_log.removeFilter(said_twice)
-    if not finished or not sink.notices:
+    notice = _own_notice(sink, entry)
+    if not finished or notice is None:
         with result_decided(EXIT_FAILED):
             print("agent-client: the writer did not finish in time", file=sys.stderr)
         return EXIT_FAILED
-    notice = sink.notices[-1]
+    for left in sink.notices:  # and those of the entries killed clients left (``leftovers``)
+        if left is notice:
+            continue
+        said = left.update_summary if left.ok else f"failed: {left.error}"
+        line = f"agent-client: entry {left.entry_id} a stopped client left ({left.title}): {said}"
+        print(for_terminal(line, sys.stderr), file=sys.stderr)
     code = EXIT_OK if notice.ok else EXIT_FAILED
     if not notice.ok and (notice.error or "").startswith("indexer_offline"):
         code = EXIT_OFFLINE
@@ -382,7 +388,7 @@ def _interrupted(
 ) -> int:
     """Stop the writer (its merge taken back) and say what became of the entry."""
     stopped = writer.cancel(4 * settings.call_timeout)
-    notice = sink.notices[-1] if sink.notices else None
+    notice = _own_notice(sink, entry)
     if notice is not None and notice.ok:  # done before the interrupt came
         _print_notice(notice, False)
         return EXIT_OK
@@ -395,6 +401,12 @@ def _interrupted(
             file=sys.stderr,
         )
     return EXIT_INTERRUPTED
+
+
+def _own_notice(sink: CollectingNoticeSink, entry: MemoryEntry) -> SystemNotice | None:
+    """The entry's notice, not one of an entry a killed client left (its id is the one
+    the entry took, when it was that entry run again)."""
+    return next((n for n in reversed(sink.notices) if n.entry_id == entry.id), None)
 
 
 class _WritersFailureLine(logging.Filter):

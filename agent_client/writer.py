@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from agent_client.actions import ActionResult, run_action
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
+from agent_client.inflight import Claim, InFlight
+from agent_client.leftovers import adopt_orphans, in_flight, take_back_left
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
 from agent_client.results import AppendResult
@@ -93,6 +95,9 @@ class MemoryWriter:
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
         # Entries whose merge was cut short and undone: tried again as new (writer thread).
         self._undone: set[str] = set()
+        self._inflight = InFlight(settings.workspace)  # entries in flight, on disk
+        self._adopted: dict[str, Claim] = {}  # dead writers' entries a batch brought again
+        self._left: set[str] = set()  # the ids of dead writers' entries, to settle first
         # The batch or action being run now, and whether ``cancel`` was asked (any thread).
         self._task_lock = threading.Lock()
         self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
@@ -150,8 +155,8 @@ class MemoryWriter:
         """Stop now, for an interrupt (Ctrl-C, SIGTERM): the entry being written is cut
         off and its writes are taken back as for a failure (an event's append may have
         landed), what is queued is dropped (each says so in its notice); True when the
-        writer stopped within ``timeout``. A process killed instead left a merge half
-        done (images staged for a note never written)."""
+        writer stopped within ``timeout``. A process killed instead leaves the entry in
+        flight on disk: the next writer on the workspace finishes it (``leftovers``)."""
         with self._start_lock:
             self._closed = True
             thread = self._thread
@@ -268,6 +273,8 @@ class MemoryWriter:
             try:
                 if number == 0:
                     await self._keeper.begin()
+                    for claim in adopt_orphans(self._inflight, entries, self._adopted, self._left):
+                        self._notify(await self._process_entry(self._keeper, claim.entry, claim))
                 notice = await self._process_entry(self._keeper, entry)
             except asyncio.CancelledError:
                 told.add(number)
@@ -282,7 +289,15 @@ class MemoryWriter:
         except Exception:
             logger.exception("notice sink failed for entry %s", notice.entry_id)
 
-    async def _process_entry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
+    async def _process_entry(
+        self, keeper: SessionKeeper, entry: MemoryEntry, orphan: Claim | None = None
+    ) -> SystemNotice:
+        """One entry, kept on disk while in flight (``inflight``, ``leftovers``)."""
+        claim = orphan or self._adopted.pop(entry.id, None)
+        run = self._entry_notice(keeper, entry)
+        return await in_flight(claim or self._inflight.hold(entry), run, orphan=bool(orphan))
+
+    async def _entry_notice(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
         """One entry: a knowledge merge, or an event appended to its day file."""
         try:
             return await self._apply_or_retry(keeper, entry)
@@ -355,13 +370,17 @@ class MemoryWriter:
     async def _apply(
         self, keeper: SessionKeeper, entry: MemoryEntry, *, again: bool
     ) -> SystemNotice:
+        left = entry.id in self._left  # (a dead writer's: looked for, or taken back, first)
+        self._left.discard(entry.id)
         vault = (await keeper.get()).vault(entry.lang)
         if entry.kind == "event":
             try:
-                return await self._append_event_async(vault, entry, again=again)
+                return await self._append_event_async(vault, entry, again=again or left)
             except IndexerOfflineError as exc:  # its append may have landed
                 raise AppendCutShort(exc.message) from exc
         try:
+            if left:
+                await take_back_left(vault, entry)
             return await self._write_kb_item_async(vault, entry)
         finally:
             self._undone.discard(entry.id)

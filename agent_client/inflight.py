@@ -1,0 +1,167 @@
+"""The entries being written, on disk until their outcome is told, so that one whose
+writer died mid-entry (``kill -9``, a crash, a host exiting while its daemon thread
+merged) is finished by the next writer on the workspace, once.
+
+Why: the queue lives in memory (losing what is queued is accepted), but the entry being
+merged may have written half its notes. Run again, ``agent-client remember`` merged it
+a second time under a new id (the fact twice in its note) and the half merge stayed,
+nobody told.
+
+A record is ``W/.agent-client/inflight/<random>.json`` (the entry's fields), held with
+an exclusive ``flock`` for as long as its entry is in flight. The kernel lets go of a
+lock when its process dies, so a record whose lock can be taken is an orphan: no pids
+(reused) nor clocks are trusted. A record is made under a temporary name, locked, then
+renamed, so that no writer takes it for an orphan before its lock is held; a record
+taken is unlinked before it is unlocked (a writer that locks it after finds it unlinked).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from shared.models import MemoryEntry
+
+logger = logging.getLogger("agent_client.inflight")
+
+INFLIGHT_DIR = ".agent-client/inflight"
+_MAX_RECORD_BYTES = 4 << 20  # an entry's content is at most 262,144 characters
+
+
+@dataclass
+class Claim:
+    """A record held (locked) by this process; ``entry`` as it was recorded."""
+
+    path: Path
+    fd: int
+    entry: MemoryEntry
+
+    def release(self, *, done: bool = True) -> None:
+        """Let go of the record: ``done`` (its outcome told) removes it; else it stays
+        for the next writer (an orphan interrupted while it was being finished)."""
+        _let_go(self.path, self.fd, remove=done)
+
+
+def same_entry(one: MemoryEntry, other: MemoryEntry) -> bool:
+    """Whether two entries say the same (an entry submitted again: its id and time aside)."""
+    fields = ("lang", "kind", "title", "content", "tags", "images")
+    return all(getattr(one, name) == getattr(other, name) for name in fields)
+
+
+class InFlight:
+    """The records of one workspace. A workspace whose folder cannot be written (a
+    read-only one, another user's) keeps none: entries are written as before, with
+    one warning."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.folder = workspace / INFLIGHT_DIR
+        self._warned = False
+
+    def hold(self, entry: MemoryEntry) -> Claim | None:
+        """Record ``entry`` as in flight, locked by this process (None: not kept)."""
+        if not self.folder.parent.parent.is_dir():
+            return None  # no workspace there: nothing can be written (said as offline)
+        data = json.dumps(_as_record(entry), ensure_ascii=False).encode()
+        fd = -1
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            name = uuid.uuid4().hex
+            temporary = self.folder / f".{name}.tmp"
+            fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.write(fd, data)
+            os.fsync(fd)
+            final = self.folder / f"{name}.json"
+            os.rename(temporary, final)
+            return Claim(final, fd, entry)
+        except OSError as exc:
+            if fd >= 0:
+                os.close(fd)
+            if not self._warned:
+                self._warned = True
+                logger.warning(
+                    "entries in flight are not kept in %s (%s): one whose writer is killed"
+                    " is not finished by the next",
+                    self.folder,
+                    exc.strerror or exc,
+                )
+            return None
+
+    def orphans(self) -> Iterator[Claim]:
+        """The records whose writer died, each locked for this process as it is given."""
+        try:
+            names = sorted(os.listdir(self.folder))
+        except OSError:
+            return
+        for name in names:
+            claim = self._take(self.folder / name)
+            if claim is not None:
+                yield claim
+
+    def _take(self, path: Path) -> Claim | None:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            return None  # finished meanwhile
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None  # its writer runs
+        status = os.fstat(fd)
+        if status.st_nlink == 0 or not path.name.endswith(".json"):
+            # finished as we looked, or made by a writer killed before it named it
+            stale = path.name.endswith(".tmp") and time.time() - status.st_mtime > 60
+            _let_go(path, fd, remove=stale)
+            return None
+        try:
+            entry = _from_record(json.loads(os.read(fd, _MAX_RECORD_BYTES)))
+            entry.validate()
+        except (ValueError, KeyError, TypeError) as exc:
+            logger.warning("%s is not an entry in flight (%s): removed", path, exc)
+            _let_go(path, fd, remove=True)
+            return None
+        return Claim(path, fd, entry)
+
+
+def _let_go(path: Path, fd: int, *, remove: bool) -> None:
+    """Unlink (when ``remove``) then unlock: a writer that locks it next finds it gone."""
+    if remove:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    os.close(fd)
+
+
+def _as_record(entry: MemoryEntry) -> dict[str, object]:
+    return {
+        "id": entry.id,
+        "lang": entry.lang,
+        "kind": entry.kind,
+        "title": entry.title,
+        "content": entry.content,
+        "tags": entry.tags,
+        "images": entry.images,
+        "timestamp": entry.timestamp.isoformat(),
+    }
+
+
+def _from_record(record: dict[str, object]) -> MemoryEntry:
+    return MemoryEntry(
+        lang=record["lang"],  # type: ignore[arg-type]
+        kind=record["kind"],  # type: ignore[arg-type]
+        title=record["title"],  # type: ignore[arg-type]
+        content=record["content"],  # type: ignore[arg-type]
+        tags=record["tags"],  # type: ignore[arg-type]
+        images=record["images"],  # type: ignore[arg-type]
+        timestamp=datetime.fromisoformat(str(record["timestamp"])),
+        id=record["id"],  # type: ignore[arg-type]
+    )

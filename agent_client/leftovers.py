@@ -1,0 +1,82 @@
+"""What a writer that died mid-entry left of it (see ``inflight``), settled before the
+entry is written again, so that it is written once.
+
+An event is looked for in its day file (its append may have landed). A knowledge merge
+is taken back by the server's undo of the entry's id, all or nothing (the undo the
+writer runs for a failed merge), then merged afresh: the model may have written half
+its notes, or all of them with the confirmation never told. Only an id the client
+made is undone so: one the host set may have changed the vault before (an entry
+submitted again), which that undo would take back too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Coroutine, Iterator
+
+from agent_client.inflight import Claim, InFlight, same_entry
+from agent_client.notices import SystemNotice
+from agent_client.vault import Vault
+from shared.errors import ConflictError, NotFoundError
+from shared.models import MemoryEntry, is_made_id
+
+logger = logging.getLogger("agent_client.leftovers")
+
+
+async def take_back_left(vault: Vault, entry: MemoryEntry) -> None:
+    """Take back what a dead writer's merge of ``entry`` wrote (``ConflictError`` when it
+    cannot be), so that it is merged once. (An event is looked for by the writer.)"""
+    stopped = f"a client stopped while merging entry {entry.id}"
+    how = f"`agent-client history` shows what it wrote, `agent-client undo {entry.id}`"
+    if not is_made_id(entry.id):
+        raise ConflictError(
+            f"{stopped} (an id the host set, which may have changed the vault before),"
+            f" so it is not merged again: {how} takes back what it wrote"
+        )
+    if not await vault.has_history():
+        raise ConflictError(f"{stopped}; this indexer keeps no history to take it back with")
+    try:
+        await vault.undo(entry.id)
+    except NotFoundError:
+        pass  # none of its writes landed
+    except ConflictError as exc:
+        raise ConflictError(
+            f"{stopped}; its notes were changed since, so what it wrote stays and it is not"
+            f" merged again ({exc.message}): {how}"
+        ) from None
+
+
+def adopt_orphans(
+    inflight: InFlight, batch: list[MemoryEntry], adopted: dict[str, Claim], ids: set[str]
+) -> Iterator[Claim]:
+    """The records dead writers left, to be finished before ``batch``; one whose entry
+    is equal to an entry of the batch (a command run again) is that entry: the entry
+    takes its id and time, and its record goes to ``adopted`` under that id. Each id
+    goes to ``ids``: its entry's leftovers are settled before it is written."""
+    for claim in inflight.orphans():
+        left = claim.entry
+        ids.add(left.id)
+        twin = next((e for e in batch if e.id not in adopted and same_entry(e, left)), None)
+        if twin is None:
+            logger.warning("memory entry %s (%r): left by a stopped writer", left.id, left.title)
+            yield claim
+        else:
+            logger.info("memory entry %s: a stopped writer's entry, submitted again", left.id)
+            twin.id, twin.timestamp = left.id, left.timestamp
+            adopted[left.id] = claim
+
+
+async def in_flight(
+    claim: Claim | None, run: Coroutine[object, object, SystemNotice], *, orphan: bool
+) -> SystemNotice:
+    """Run an entry with its record held; told of (or stopped by its own writer), the
+    record goes. An orphan's stays when it was cut off or its indexer was offline: the
+    next writer finishes it."""
+    notice: SystemNotice | None = None
+    try:
+        notice = await run
+        return notice
+    finally:
+        if claim is not None:
+            offline = notice is None or (notice.error or "").startswith("indexer_offline")
+            claim.release(done=not (orphan and offline))

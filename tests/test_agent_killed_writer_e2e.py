@@ -1,0 +1,169 @@
+"""``kill -9`` of ``agent-client remember`` in the middle of a model's merge, then a run
+again: the entry is merged once (its notes' bytes, their history's entry ids), whether
+the kill came before the model answered, between its tool calls or after its last
+write; and two clients started at once after a kill merge the entry left once.
+
+The model is the OpenAI-compatible stub; its script is a function of the request, so
+each merge (the first, a recovery, a new entry) runs the same steps: read the entry's
+note, write it, write a second note, confirm.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
+from helpers.llm_stub import LLMStub, Message, final, running_llm_stub, tool_call
+
+pytestmark = pytest.mark.e2e
+
+FACTS = {
+    "Staging server": "The staging server moved to host quokka-7 in rack twelve.",
+    "Build cache": "The build cache lives on wombat-3 and is purged on Sundays.",
+    "Rack map": "Rack twelve holds the numbat switches and the tape library.",
+}
+
+
+def slug(title: str) -> str:
+    return title.lower().replace(" ", "-")
+
+
+def merge_step(request: dict[str, Any], turn: int) -> Message:
+    """Read the entry's note, write it, write the index note, confirm: by the tool
+    results the request holds, so every merge runs the same steps."""
+    prompt = " ".join(str(m.get("content")) for m in request["messages"] if m["role"] == "user")
+    title = next(t for t in FACTS if FACTS[t] in prompt)
+    note, index = f"items/{slug(title)}.md", f"items/{slug(title)}-index.md"
+    done = sum(m["role"] == "tool" for m in request["messages"])
+    if done == 0:
+        return tool_call("read", path=note)
+    if done == 1:
+        return tool_call("write", path=note, content=f"# {title}\n\n{FACTS[title]}\n")
+    if done == 2:
+        return tool_call("write", path=index, content=f"- {title}: {FACTS[title]}\n")
+    return final([note, index], f"Noted {title}.")
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[tuple[RunningIndexer, LLMStub, dict[str, str]]]:
+    server = start_indexer(tmp_path / "ws")
+    try:
+        with running_llm_stub() as stub:
+            stub.run(merge_step)
+            env = {
+                **os.environ,
+                "AGENT_CLIENT_WORKSPACE": str(server.workspace),
+                "AGENT_CLIENT_LANG": "en",
+                "AGENT_CLIENT_TZ": "UTC",
+                "VAULT_LLM_MODEL": "stub",
+                "OPENAI_API_KEY": "unused",
+                "OPENAI_BASE_URL": stub.base_url,
+            }
+            yield server, stub, env
+    finally:
+        server.stop()
+
+
+def remember(title: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "agent_client", "remember", "--title", title, FACTS[title]]
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def kill_at_turn(stub: LLMStub, env: dict[str, str], title: str, turn: int) -> None:
+    """Run ``remember`` and kill it (-9) while the model's answer to request ``turn``
+    of its merge is held back (what it wrote before that has landed)."""
+    held, release = threading.Event(), threading.Event()
+
+    def holding(request: dict[str, Any], number: int) -> Message:
+        if number == turn:
+            held.set()
+            release.wait(30)
+        return merge_step(request, number)
+
+    stub.run(holding)
+    process = remember(title, env)
+    try:
+        assert held.wait(60), process.communicate(timeout=5)
+        time.sleep(0.2)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=10)
+        release.set()
+    stub.run(merge_step)
+
+
+def entry_ids(server: RunningIndexer, env: dict[str, str], path: str) -> list[str]:
+    """The entry ids in the reasons of ``path``'s history, newest first."""
+    command = [sys.executable, "-m", "agent_client", "history", path]
+    shown = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    return re.findall(r"entry:([0-9a-f]+)", shown.stdout)
+
+
+def check_merged_once(server: RunningIndexer, env: dict[str, str], title: str) -> None:
+    vault = vault_dir(server, "en")
+    note, index = vault / f"items/{slug(title)}.md", vault / f"items/{slug(title)}-index.md"
+    assert note.read_text().count(FACTS[title]) == 1, note.read_text()
+    assert index.read_text().count(FACTS[title]) == 1, index.read_text()
+    written = entry_ids(server, env, f"items/{slug(title)}.md")
+    written += entry_ids(server, env, f"items/{slug(title)}-index.md")
+    assert len(set(written)) == 1, written  # one entry wrote them (a recovery undid first)
+    others = [p for p in (vault / "items").glob("*.md") if FACTS[title] in p.read_text()]
+    assert sorted(others) == sorted([note, index])
+
+
+@pytest.mark.parametrize("turn", [0, 2, 3], ids=["before-answer", "between-calls", "after-write"])
+def test_a_killed_remember_run_again_merges_once(
+    stack: tuple[RunningIndexer, LLMStub, dict[str, str]], turn: int
+) -> None:
+    server, stub, env = stack
+    kill_at_turn(stub, env, "Staging server", turn)
+    again = remember("Staging server", env)
+    _out, err = again.communicate(timeout=120)
+    assert again.returncode == 0, err
+    check_merged_once(server, env, "Staging server")
+
+
+def test_another_command_finishes_the_killed_entry(
+    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+) -> None:
+    """The entry a killed client left is not lost: the next remember (of another
+    entry) merges it too, once, and says so."""
+    server, stub, env = stack
+    kill_at_turn(stub, env, "Staging server", 2)
+    other = remember("Build cache", env)
+    out, err = other.communicate(timeout=120)
+    assert other.returncode == 0, err
+    assert "Staging server" in out + err
+    check_merged_once(server, env, "Staging server")
+    check_merged_once(server, env, "Build cache")
+
+
+def test_two_clients_at_once_finish_the_killed_entry_once(
+    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+) -> None:
+    """Each looks for what killed clients left: one takes the entry, the other passes it."""
+    server, stub, env = stack
+    kill_at_turn(stub, env, "Staging server", 3)
+    both = [remember("Build cache", env), remember("Rack map", env)]
+    said = ""
+    for process in both:
+        _out, err = process.communicate(timeout=180)
+        assert process.returncode == 0, err
+        said += err
+    assert said.count("a stopped client left (Staging server)") == 1, said
+    for title in FACTS:
+        check_merged_once(server, env, title)
+    wait_for(lambda: not list((server.workspace / ".agent-client").rglob("*.json")), 5)
