@@ -352,8 +352,10 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     )
     sink = CollectingNoticeSink()
     writer = MemoryWriter(settings, sink)
-    writer_log, said_twice = logging.getLogger("agent_client.writer"), _WritersFailureLine()
-    writer_log.addFilter(said_twice)
+    said_twice = _WritersFailureLine()
+    logs = [logging.getLogger(name) for name in ("agent_client.writer", "agent_client.merge")]
+    for log in logs:
+        log.addFilter(said_twice)
     try:
         with terminate_as_interrupt():
             writer.submit([entry])
@@ -363,7 +365,8 @@ def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the entry is taken back, not left half
         return _interrupted(writer, sink, entry, settings)
     finally:
-        writer_log.removeFilter(said_twice)
+        for log in logs:
+            log.removeFilter(said_twice)
     notice = _own_notice(sink, entry)
     if not finished or notice is None:
         with result_decided(EXIT_FAILED):
@@ -410,11 +413,16 @@ def _own_notice(sink: CollectingNoticeSink, entry: MemoryEntry) -> SystemNotice 
 
 
 class _WritersFailureLine(logging.Filter):
-    """Drops the writer's error line for a failed entry: the CLI prints the notice, which
-    says the same (a terminal got both)."""
+    """Drops the writer's error line for a failed entry, and the merge's for a model
+    that failed (unless it carries a traceback): the CLI prints the notice, which says the
+    same (its error, or its fallback reason; a terminal got both)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.levelno >= logging.ERROR and str(record.msg).startswith("memory entry"))
+        said = str(record.msg)
+        merge_failed = said.startswith("LLM merge of entry") and not record.exc_info
+        return not (
+            record.levelno >= logging.ERROR and (said.startswith("memory entry") or merge_failed)
+        )
 
 
 def _print_notice(notice: SystemNotice, as_json: bool) -> None:
