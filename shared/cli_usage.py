@@ -83,6 +83,29 @@ def whole_number(low: int, high: int = MAX_WHOLE_NUMBER) -> Callable[[str], int]
     return parse
 
 
+def standard_streams() -> None:
+    """Put ``/dev/null`` on a standard descriptor (0, 1, 2) the process was started
+    without (``indexer status >&-``, a daemon's ``<&- >&-``), and a stream on it.
+
+    Python leaves ``sys.stdout`` None there, and the flush at the end raised
+    AttributeError; the next file opened took the free descriptor, so a server's lock
+    files sat on 0 and 1, where any stray write to standard output would land. What a
+    command prints to a closed output is dropped, as Python's own ``print`` drops it.
+    """
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDWR)  # (the lowest free descriptor: ``fd``)
+        if null != fd:  # (only where a lower one was free too: never, in order)
+            os.dup2(null, fd)
+            os.close(null)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
 def stdout_closed() -> int:
     """The reader of our output went away (``indexer history ... | head -1``): say nothing
     (a pipe closed early is no error to report) and keep the exit's own flush quiet.

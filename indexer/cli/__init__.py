@@ -18,6 +18,7 @@ from shared.cli_usage import (
     EXIT_INTERRUPTED,
     Parser,
     refuse_options_before_command,
+    standard_streams,
     stdout_closed,
 )
 from shared.errors import (
@@ -179,6 +180,7 @@ def configure_logging(level: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # (the process's own command line)
+        standard_streams()  # (before any file is opened: none takes 0, 1 or 2)
         in_utf8_mode()  # first: a locale that is not UTF-8 starts it again in UTF-8 mode
     for key, value in QUIET_LIBRARIES.items():
         os.environ.setdefault(key, value)
