@@ -10,7 +10,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from shared.errors import OperationalError
-from shared.workspace import Workspace, read_url_file, server_serving, workspace_id
+from shared.workspace import (
+    Workspace,
+    read_url_file,
+    server_serving,
+    shell_word,
+    workspace_id,
+)
 
 if TYPE_CHECKING:
     import urllib.request
@@ -69,7 +75,7 @@ def live_server(workspace: Workspace) -> tuple[str, dict]:
     if url is None:
         raise OperationalError(
             f"no {workspace.url_file.name} in {workspace.root}: start the indexer first "
-            f"(indexer serve --workspace {workspace.root})"
+            f"(indexer serve --workspace {shell_word(workspace.root)})"
         )
     health = server_health(url, workspace)
     if health is None:

@@ -19,7 +19,7 @@ from indexer.logs import LOG_LEVELS
 from shared.errors import ConfigError, words_of
 from shared.model_endpoint import usable_url
 from shared.switches import parse_switch
-from shared.workspace import Workspace
+from shared.workspace import Workspace, workspace_path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -195,7 +195,7 @@ class Settings:
         workspace = pick("workspace", "INDEXER_WORKSPACE")
         if not workspace:
             raise ValueError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
-        root = Path(workspace).expanduser().resolve()
+        root = workspace_path(workspace)
         if root.exists() and not root.is_dir():
             raise ValueError(f"the workspace {root} is a file, not a folder")
         prompts = pick("prompts_dir", "INDEXER_PROMPTS_DIR")

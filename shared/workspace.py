@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import os
 import re
+import shlex
 import stat
 from dataclasses import dataclass
 from datetime import date
@@ -196,6 +197,27 @@ def workspace_id(root: Path) -> str | None:
 
 
 MAX_SMALL_FILE_BYTES = 64 * 1024  # the URL and token files hold one line
+
+
+def workspace_path(text: str) -> Path:
+    """The absolute folder a user named as a workspace (``~`` and ``~user`` expanded);
+    ``ConfigError`` when that ``~`` names no home: pathlib's RuntimeError ("Could not
+    determine home directory.") ended the command in a traceback."""
+    try:
+        return Path(text).expanduser().resolve()
+    except RuntimeError:
+        user = text.split("/", 1)[0]
+        raise ConfigError(
+            f"the workspace {text!r} starts with {user}, but there is no such user's home "
+            "(no such user, or no HOME): name the folder by its full path"
+        ) from None
+
+
+def shell_word(path: Path | str) -> str:
+    """``path`` as one word of a command a message tells the user to run (quoted where a
+    shell would split or expand it: a workspace named ``my notes`` was ``--workspace
+    /home/me/my notes``, three words once pasted)."""
+    return shlex.quote(str(path))
 
 
 def read_url_file(path: Path) -> str | None:

@@ -1,5 +1,6 @@
 """What a new user meets at the ``indexer`` command line, each found by an acceptance
-pass: a closed standard stream. Each is one plain line (or a warning), never a
+pass: a closed standard stream, a ``~user`` that names no one, a path with spaces in a
+command the message tells them to run. Each is one plain line (or a warning), never a
 traceback, and nothing changes on disk."""
 
 from __future__ import annotations
@@ -86,3 +87,35 @@ def test_a_server_started_with_closed_streams_stops_cleanly(tmp_path: Path) -> N
             proc.kill()
             proc.wait()
     assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.parametrize("command", [["status"], ["serve"], ["reindex"]])
+def test_a_home_of_no_one_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """``--workspace ~nosuchuser/w`` raised RuntimeError ("Could not determine home
+    directory.") with a traceback."""
+    before = snapshot(tmp_path)
+    assert main([*command, "--workspace", "~no-such-user-h151/w"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "~no-such-user-h151" in err and "home" in err, err
+    assert snapshot(tmp_path) == before
+
+
+def test_the_command_a_message_suggests_can_be_pasted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A workspace named with a space was suggested as ``indexer serve --workspace
+    /x/my ws``, which a shell runs as three words (and for config-snippet alike)."""
+    missing = tmp_path / "my missing ws"
+    assert main(["status", "--workspace", str(missing)]) == 2
+    err = capsys.readouterr().err
+    suggested = err.split("`")[1]
+    assert shlex.split(suggested) == ["indexer", "serve", "--workspace", str(missing)]
+    there = tmp_path / "it's here"
+    there.mkdir()
+    assert main(["config-snippet", "--workspace", str(there)]) == 1
+    err = capsys.readouterr().err
+    suggested = err.split("(", 1)[1].rsplit(")", 1)[0]
+    assert shlex.split(suggested) == ["indexer", "serve", "--workspace", str(there)]
+    assert not missing.exists() and list(there.iterdir()) == []

@@ -11,7 +11,6 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 
 import indexer
 from shared.cli_usage import (
@@ -31,7 +30,7 @@ from shared.errors import (
 )
 from shared.terminal_text import shows_any_text
 from shared.utf8_mode import in_utf8_mode
-from shared.workspace import Workspace
+from shared.workspace import Workspace, shell_word, workspace_path
 
 DESCRIPTION = """\
 Run and inspect the vault-memory indexer: the daemon that owns a workspace of Markdown
@@ -114,13 +113,13 @@ def resolve_workspace(args: argparse.Namespace, *, existing: bool = False) -> Wo
     root = getattr(args, "workspace", None) or os.environ.get("INDEXER_WORKSPACE", "")
     if not root:
         raise ConfigError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
-    workspace = Workspace(Path(root).expanduser().resolve())
+    workspace = Workspace(workspace_path(root))
     if workspace.root.exists() and not workspace.root.is_dir():
         raise ConfigError(f"the workspace {workspace.root} is a file, not a folder")
     if existing and not workspace.root.is_dir():
         raise ConfigError(
             f"there is no workspace at {workspace.root} (a typo?); "
-            f"`indexer serve --workspace {workspace.root}` makes one"
+            f"`indexer serve --workspace {shell_word(workspace.root)}` makes one"
         )
     return workspace
 
