@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import itertools
 import os
+import pwd
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from shared.errors import MAX_WHOLE_NUMBER
@@ -104,6 +107,43 @@ def standard_streams() -> None:
             os.close(null)
         if getattr(sys, name) is None:
             setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
+def said_of_os_error(err: OSError) -> str:
+    """What the system refused a command, in words that say what to do: Python's own
+    ``[Errno 13] Permission denied: '/w/.indexer/index.sqlite'`` said neither why this
+    user may not (the workspace is another's: a server run by root or a service user
+    keeps its state folder 0700) nor what to do."""
+    why = err.strerror or str(err)
+    if err.filename is None:
+        return why
+    where = os.fsdecode(err.filename)
+    if err.errno not in (errno.EACCES, errno.EPERM):
+        return f"{where}: {why}"
+    me, owner = _user(os.geteuid()), _owner_of(Path(where))
+    theirs = f" ({owner[0]} belongs to {owner[1]})" if owner and owner[1] != me else ""
+    return (
+        f"{where}: permission denied to this user ({me}){theirs}: run the"
+        " command as the user who runs the indexer on this workspace, or give this user"
+        " access to it"
+    )
+
+
+def _owner_of(path: Path) -> tuple[Path, str] | None:
+    """The nearest of ``path`` and its folders this user may look at, with its owner."""
+    for place in (path, *path.parents):
+        try:
+            return place, _user(place.stat().st_uid)
+        except OSError:
+            continue
+    return None
+
+
+def _user(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def stdout_closed() -> int:

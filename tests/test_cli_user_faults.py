@@ -1,6 +1,7 @@
 """What a new user meets at the ``indexer`` command line, each found by an acceptance
 pass: a closed standard stream, a ``~user`` that names no one, a path with spaces in a
-command the message tells them to run. Each is one plain line (or a warning), never a
+command the message tells them to run, a workspace whose state belongs to another user,
+a garbled URL file. Each is one plain line (or a warning), never a
 traceback, and nothing changes on disk."""
 
 from __future__ import annotations
@@ -14,17 +15,20 @@ from pathlib import Path
 
 import pytest
 from helpers.indexer_process import QUIET_ENV, wait_for
+from helpers.permissions import as_plain_user
 
 from indexer.cli import main
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every file and folder under ``root`` (None for a folder)."""
+    """Every file and folder under ``root`` (None for a folder), but SQLite's shared
+    memory and log files (a reader writes its marks there, and an empty log)."""
     if not root.exists():
         return {}
     return {
         str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
         for p in sorted(root.rglob("*"))
+        if not p.name.endswith(("-shm", "-wal"))
     }
 
 
@@ -119,3 +123,45 @@ def test_the_command_a_message_suggests_can_be_pasted(
     suggested = err.split("(", 1)[1].rsplit(")", 1)[0]
     assert shlex.split(suggested) == ["indexer", "serve", "--workspace", str(there)]
     assert not missing.exists() and list(there.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["status"],
+        ["search", "--lang", "en", "hello"],
+        ["maintain", "--status"],
+        ["history", "--lang", "en", "a.md"],
+    ],
+)
+def test_a_workspace_of_another_user_is_said_in_words(ws: Path, command: list[str]) -> None:
+    """Its state kept from this user (a server run by root or a service user, the state
+    folder 0700): "[Errno 13] Permission denied: '.../index.sqlite'" said neither what
+    nor what to do."""
+    before = snapshot(ws)
+    os.chmod(ws / ".indexer", 0)
+    try:
+        done = indexer(*command, "--workspace", str(ws), prefix=as_plain_user())
+    finally:
+        os.chmod(ws / ".indexer", 0o700)
+    assert done.returncode == 1, done.stdout + done.stderr
+    err = done.stderr
+    assert err.count("\n") == 1 and "[Errno" not in err, err
+    assert "permission denied" in err and str(ws / ".indexer") in err, err
+    assert "run the command as" in err or "give that user the workspace" in err, err
+    assert snapshot(ws) == before
+
+
+def test_a_garbled_url_file_is_said_as_one(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A URL file of anything but one URL failed ``status`` altogether ("[Errno 22]
+    indexer.mcp.url does not hold one URL"): status says it of the server and goes on."""
+    (ws / "indexer.mcp.url").write_bytes(b"garbage\x00\xff\n")
+    before = snapshot(ws)
+    assert main(["status", "--workspace", str(ws)]) == 0
+    out = capsys.readouterr().out
+    assert "server: not running" in out and "does not hold one URL" in out, out
+    assert "en: 1 note" in out
+    assert main(["config-snippet", "--workspace", str(ws)]) == 1
+    err = capsys.readouterr().err
+    assert "[Errno" not in err and "indexer.mcp.url does not hold one URL" in err, err
+    assert snapshot(ws) == before

@@ -17,6 +17,7 @@ from shared.cli_usage import (
     EXIT_INTERRUPTED,
     Parser,
     refuse_options_before_command,
+    said_of_os_error,
     standard_streams,
     stdout_closed,
 )
@@ -205,6 +206,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except (VaultError, ValueError, OSError) as err:
         # Operational errors say what to do; a refusal keeps its code (as over MCP).
-        text = err.message if isinstance(err, OperationalError) else str(err)
+        if isinstance(err, OperationalError):
+            text = err.message
+        elif isinstance(err, OSError):
+            text = said_of_os_error(err)
+        else:
+            text = str(err)
         print(f"indexer {args.command}: {text}", file=sys.stderr)
         return exit_code(err)

@@ -24,6 +24,7 @@ from indexer.index.search_filters import search_filters
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable_vaults
+from shared.cli_usage import said_of_os_error
 from shared.counted import counted
 from shared.errors import AlreadyRunningError, IndexSchemaError
 from shared.langs import check_lang, no_notes_said
@@ -228,7 +229,10 @@ def progress_display(stream: TextIO, task: str, line: str) -> Iterator[Callable[
 
 def cmd_status(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args, existing=True)  # a typo is no empty workspace
-    url = read_url_file(workspace.url_file)
+    try:  # (a garbled or unreadable URL file is said of the server: status goes on)
+        url, url_problem = read_url_file(workspace.url_file), ""
+    except OSError as err:
+        url, url_problem = None, said_of_os_error(err)
     health = server_health(url, workspace) if url else None
     report: dict[str, Any] = {
         "workspace": str(workspace.root),
@@ -276,6 +280,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             " holds this workspace but did not answer within 2 s (starting, very busy,"
             " stopped or hung): wait, let it go on (kill -CONT), or stop it and start again"
         )
+    elif url_problem:
+        print(f"server: not running ({url_problem})")
     elif url:
         print(
             f"server: not running ({workspace.url_file.name} is stale: no indexer of this "
