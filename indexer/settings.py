@@ -124,6 +124,22 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
 }
 
 
+def unknown_settings(environ: Mapping[str, str]) -> list[tuple[str, str | None]]:
+    """The ``INDEXER_*`` variables of ``environ`` that are no setting, each with the one
+    it most looks like (None when none does), sorted: ``INDEXER_TOKEN=secret`` (for
+    ``INDEXER_MCP_TOKEN``) served without a token, and ``INDEXER_PROT=8765`` on a free
+    port, and nothing said so. Warned of, not refused: a setting an older version had,
+    left in an env file, is no reason not to start."""
+    import difflib  # (only when one is found)
+
+    unknown = sorted(name for name in environ if name.startswith("INDEXER_"))
+    found = []
+    for name in (name for name in unknown if name not in SETTINGS_HELP):
+        close = difflib.get_close_matches(name, SETTINGS_HELP, n=1, cutoff=0.8)
+        found.append((name, close[0] if close else None))
+    return found
+
+
 @dataclass(frozen=True)
 class ServerLimits:
     """What clients may hold of the server (``indexer.web.connections`` and ``limits``)."""

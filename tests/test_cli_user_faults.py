@@ -1,8 +1,8 @@
 """What a new user meets at the ``indexer`` command line, each found by an acceptance
 pass: a closed standard stream, a ``~user`` that names no one, a path with spaces in a
 command the message tells them to run, a workspace whose state belongs to another user,
-a garbled URL file. Each is one plain line (or a warning), never a
-traceback, and nothing changes on disk."""
+a garbled URL file and a mistyped ``INDEXER_*`` variable. Each is one plain line (or a
+warning), never a traceback, and nothing changes on disk."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.indexer_process import QUIET_ENV, wait_for
+from helpers.indexer_process import QUIET_ENV, spawn_indexer, wait_for
 from helpers.permissions import as_plain_user
 
 from indexer.cli import main
+from indexer.settings import unknown_settings
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
@@ -165,3 +166,34 @@ def test_a_garbled_url_file_is_said_as_one(ws: Path, capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert "[Errno" not in err and "indexer.mcp.url does not hold one URL" in err, err
     assert snapshot(ws) == before
+
+
+def test_a_mistyped_setting_is_named_with_the_one_meant() -> None:
+    """``INDEXER_TOKEN=secret`` (for ``INDEXER_MCP_TOKEN``) served without a token and
+    ``INDEXER_PROT=8765`` on a free port, silently."""
+    environ = {
+        "INDEXER_TOKEN": "s",
+        "INDEXER_PROT": "8765",
+        "INDEXER_PORT": "1",
+        "INDEXER_LLM_MODEL": "m",
+        "INDEXER_FROBNICATE": "1",
+        "HOME": "/",
+    }
+    assert unknown_settings(environ) == [
+        ("INDEXER_FROBNICATE", None),
+        ("INDEXER_PROT", "INDEXER_PORT"),
+        ("INDEXER_TOKEN", "INDEXER_MCP_TOKEN"),
+    ]
+
+
+def test_serve_warns_of_a_mistyped_setting(tmp_path: Path) -> None:
+    proc = spawn_indexer(tmp_path / "ws", env={"INDEXER_PROT": "8765"})
+    try:
+        wait_for(lambda: (tmp_path / "ws" / "indexer.mcp.url").exists(), 30, what="the URL")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+    log = proc.log_path.read_text()  # type: ignore[attr-defined]
+    assert (
+        "INDEXER_PROT is not a setting of the indexer (ignored): did you mean INDEXER_PORT?" in log
+    )

@@ -56,13 +56,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from indexer.daemon import run
     from indexer.index.late_check import FoundDamaged
     from indexer.one_cpu import pin_to_one_cpu, unpin
-    from indexer.settings import Settings
+    from indexer.settings import Settings, unknown_settings
 
     try:
         settings = Settings.resolve(vars(args), os.environ)
     except ValueError as err:
         raise ConfigError(words_of(err)) from None
     configure_logging(settings.log_level)
+    for name, meant in unknown_settings(os.environ):
+        logging.getLogger("indexer").warning(
+            "%s is not a setting of the indexer (ignored)%s",
+            name,
+            f": did you mean {meant}?" if meant else " (deploy/env.example lists them)",
+        )
     if settings.one_cpu:  # (before the server's threads start: they inherit it)
         pin_to_one_cpu()
         start_review()
