@@ -19,7 +19,7 @@ from indexer.logs import LOG_LEVELS
 from shared.errors import ConfigError, words_of
 from shared.model_endpoint import usable_url
 from shared.switches import parse_switch
-from shared.workspace import Workspace, workspace_path
+from shared.workspace import Workspace, not_a_folder, workspace_path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -212,8 +212,8 @@ class Settings:
         if not workspace:
             raise ValueError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
         root = workspace_path(workspace)
-        if root.exists() and not root.is_dir():
-            raise ValueError(f"the workspace {root} is a file, not a folder")
+        if (why := not_a_folder(root)) is not None:
+            raise ValueError(why)
         prompts = pick("prompts_dir", "INDEXER_PROMPTS_DIR")
         if prompts and not Path(prompts).is_dir():  # no prompts were served, silently
             raise ValueError(f"INDEXER_PROMPTS_DIR: {prompts} is not a folder")

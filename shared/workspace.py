@@ -213,6 +213,21 @@ def workspace_path(text: str) -> Path:
         ) from None
 
 
+def not_a_folder(root: Path) -> str | None:
+    """Why ``root`` cannot be a workspace folder (it, or a folder above it, is a file), in
+    words; None when it can. ``serve --workspace notes.md/w`` said "the workspace cannot
+    hold a folder there (a system or virtual folder?)", naming neither file."""
+    for place in (root, *root.parents):
+        if not place.exists():
+            continue
+        if place.is_dir():
+            return None
+        if place == root:
+            return f"the workspace {root} is a file, not a folder"
+        return f"the workspace {root} cannot be a folder: {place} is a file"
+    return None
+
+
 def shell_word(path: Path | str) -> str:
     """``path`` as one word of a command a message tells the user to run (quoted where a
     shell would split or expand it: a workspace named ``my notes`` was ``--workspace

@@ -197,3 +197,20 @@ def test_serve_warns_of_a_mistyped_setting(tmp_path: Path) -> None:
     assert (
         "INDEXER_PROT is not a setting of the indexer (ignored): did you mean INDEXER_PORT?" in log
     )
+
+
+@pytest.mark.parametrize("command", [["serve"], ["status"], ["reindex"]])
+def test_a_workspace_below_a_file_names_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """``serve --workspace notes.md/w`` said "the workspace cannot hold a folder there (a
+    system or virtual folder?)", exit 1, naming neither the file nor what to do."""
+    (tmp_path / "notes.md").write_text("a note\n")
+    before = snapshot(tmp_path)
+    assert main([*command, "--workspace", str(tmp_path / "notes.md" / "w")]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"indexer {command[0]}: the workspace {tmp_path / 'notes.md' / 'w'} cannot be a"
+        f" folder: {tmp_path / 'notes.md'} is a file\n"
+    )
+    assert snapshot(tmp_path) == before

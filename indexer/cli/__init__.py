@@ -31,7 +31,7 @@ from shared.errors import (
 )
 from shared.terminal_text import shows_any_text
 from shared.utf8_mode import in_utf8_mode
-from shared.workspace import Workspace, shell_word, workspace_path
+from shared.workspace import Workspace, not_a_folder, shell_word, workspace_path
 
 DESCRIPTION = """\
 Run and inspect the vault-memory indexer: the daemon that owns a workspace of Markdown
@@ -115,8 +115,8 @@ def resolve_workspace(args: argparse.Namespace, *, existing: bool = False) -> Wo
     if not root:
         raise ConfigError("no workspace: pass --workspace W or set INDEXER_WORKSPACE")
     workspace = Workspace(workspace_path(root))
-    if workspace.root.exists() and not workspace.root.is_dir():
-        raise ConfigError(f"the workspace {workspace.root} is a file, not a folder")
+    if (why := not_a_folder(workspace.root)) is not None:
+        raise ConfigError(why)
     if existing and not workspace.root.is_dir():
         raise ConfigError(
             f"there is no workspace at {workspace.root} (a typo?); "
