@@ -228,6 +228,24 @@ def not_a_folder(root: Path) -> str | None:
     return None
 
 
+def spelled_otherwise(root: Path) -> Path | None:
+    """A folder beside the missing ``root`` whose name is the same text in another
+    Unicode form (``é`` as one code point or as ``e`` and a combining accent: a name
+    typed on one system and made on another), or None."""
+    import unicodedata
+
+    wanted = unicodedata.normalize("NFC", root.name)
+    try:
+        with os.scandir(root.parent) as entries:
+            for entry in entries:
+                same = unicodedata.normalize("NFC", entry.name) == wanted
+                if same and entry.name != root.name and entry.is_dir():
+                    return root.parent / entry.name
+    except OSError:
+        return None
+    return None
+
+
 def shell_word(path: Path | str) -> str:
     """``path`` as one word of a command a message tells the user to run (quoted where a
     shell would split or expand it: a workspace named ``my notes`` was ``--workspace

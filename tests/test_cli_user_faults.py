@@ -214,3 +214,19 @@ def test_a_workspace_below_a_file_names_the_file(
         f" folder: {tmp_path / 'notes.md'} is a file\n"
     )
     assert snapshot(tmp_path) == before
+
+
+def test_a_workspace_named_in_another_unicode_form_is_pointed_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--workspace`` typed with a decomposed é (a name pasted from macOS) for a folder
+    made with a composed one was "no workspace (a typo?)": the two look alike."""
+    made = tmp_path / "caf\u00e9 notes"
+    made.mkdir()
+    typed = tmp_path / "cafe\u0301 notes"
+    before = snapshot(tmp_path)
+    assert main(["status", "--workspace", str(typed)]) == 2
+    err = capsys.readouterr().err
+    assert f"there is no workspace at {typed}, but there is {made}" in err, err
+    assert err.strip().endswith(f"use --workspace {shlex.quote(str(made))}"), err
+    assert snapshot(tmp_path) == before

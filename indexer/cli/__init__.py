@@ -31,7 +31,13 @@ from shared.errors import (
 )
 from shared.terminal_text import shows_any_text
 from shared.utf8_mode import in_utf8_mode
-from shared.workspace import Workspace, not_a_folder, shell_word, workspace_path
+from shared.workspace import (
+    Workspace,
+    not_a_folder,
+    shell_word,
+    spelled_otherwise,
+    workspace_path,
+)
 
 DESCRIPTION = """\
 Run and inspect the vault-memory indexer: the daemon that owns a workspace of Markdown
@@ -118,6 +124,12 @@ def resolve_workspace(args: argparse.Namespace, *, existing: bool = False) -> Wo
     if (why := not_a_folder(workspace.root)) is not None:
         raise ConfigError(why)
     if existing and not workspace.root.is_dir():
+        if (other := spelled_otherwise(workspace.root)) is not None:
+            raise ConfigError(
+                f"there is no workspace at {workspace.root}, but there is {other}: the same"
+                " name in another Unicode form (an accent as its own code point, or not);"
+                f" use --workspace {shell_word(other)}"
+            )
         raise ConfigError(
             f"there is no workspace at {workspace.root} (a typo?); "
             f"`indexer serve --workspace {shell_word(workspace.root)}` makes one"
