@@ -23,7 +23,7 @@ from shared.langs import check_lang
 from shared.local_zone import warn_unknown_zone
 from shared.model_endpoint import usable_url
 from shared.switches import parse_switch
-from shared.workspace import Workspace
+from shared.workspace import Workspace, workspace_path
 
 # env var -> (default as text, one-line help)
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
@@ -219,7 +219,7 @@ class ClientSettings:
             ),
         )
         return cls(
-            workspace=Path(workspace).expanduser().resolve(),
+            workspace=workspace_path(workspace),
             lang=check_lang(lang) if lang else None,
             connect_timeout=parse_seconds(
                 "AGENT_CLIENT_CONNECT_TIMEOUT",

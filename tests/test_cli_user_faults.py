@@ -107,6 +107,17 @@ def test_a_home_of_no_one_is_one_line(
     assert snapshot(tmp_path) == before
 
 
+def test_the_agent_client_says_a_home_of_no_one_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The agent client's settings expanded ``~user`` alike: a RuntimeError traceback."""
+    from agent_client.cli import main as agent_main
+
+    assert agent_main(["search", "--workspace", "~no-such-user-h151/w", "--lang", "en", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "~no-such-user-h151" in err, err
+
+
 def test_the_command_a_message_suggests_can_be_pasted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
