@@ -56,6 +56,11 @@ CHILLUS = {
     "ൽ": "ല്", "ൾ": "ള്", "ൿ": "ക്",
     "ൔ": "മ്", "ൕ": "യ്", "ൖ": "ഴ്",
 }  # fmt: skip
+# Bengali's khanda ta is its ta and virama (``উৎসব`` was typed ``উত্\u200dসব``, the ZWJ after
+# the virama, before Unicode 4.1, and still is: Unicode has them searched alike), as a
+# chillu is; the dead consonant forms of both scripts together.
+KHANDA_TA = {"ৎ": "ত্"}
+DEAD_CONSONANTS = {**CHILLUS, **KHANDA_TA}
 # The zero of every script's decimal digits past ASCII (category Nd, Unicode 14: a test
 # checks the list against Python's tables; each script's ten digits follow its zero).
 # A digit is its ASCII digit (``٢٠٢٤``, ``۲۰۲۴``, ``२०२४``, ``๒๕๖๗`` are ``2024`` and
@@ -78,7 +83,9 @@ DIGIT_FOLDS = {chr(zero + value): str(value) for zero in DIGIT_ZEROS for value i
 # ``đ ł ø ħ``, letters of their own that search folds as it folds accents (a tag keeps
 # its accents: ``résumé`` is not ``resume``); ``ß`` and the Turkish ``ı İ`` are case
 # folding's (``CASE_FIXES``).
-TAG_LETTER_FOLDS = {**ARABIC_FOLDS, "ё": "е", "ʼ": "'", **YIDDISH_LIGATURES, **CHILLUS}
+TAG_LETTER_FOLDS = {
+    **ARABIC_FOLDS, "ё": "е", "ʼ": "'", **YIDDISH_LIGATURES, **DEAD_CONSONANTS
+}  # fmt: skip
 _TAG_LETTERS = str.maketrans(TAG_LETTER_FOLDS)
 # (looked for before a translate: most tags hold none, and a translate by a dict is
 # slower than the look)
@@ -86,7 +93,7 @@ _ANY_TAG_LETTER = re.compile(f"[{''.join(TAG_LETTER_FOLDS)}]")
 LETTER_FOLDS = str.maketrans(
     {"ß": "ss", "ẞ": "ss", "ı": "i", "İ": "i", "đ": "d", "Đ": "d", "ł": "l", "Ł": "l",
      "ø": "o", "Ø": "o", "ħ": "h", "Ħ": "h", "ё": "е", "Ё": "е", "ʼ": "'",
-     **YIDDISH_LIGATURES, **CHILLUS}
+     **YIDDISH_LIGATURES, **DEAD_CONSONANTS}
 )  # fmt: skip
 
 

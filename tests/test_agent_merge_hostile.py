@@ -259,6 +259,7 @@ def test_titles_search_reads_alike_are_one_topic(one: str, other: str) -> None:
         ("Ёлка", "Елка"),  # Russian's ё, optional in print
         ("داده\u200cهای من", "داده های من"),  # Persian's ZWNJ, often typed as a space
         ("അവൻ", "അവന്\u200d"),  # Malayalam's atomic chillu, and its old spelling
+        ("উৎসব", "উত্\u200dসব"),  # Bengali's khanda ta, and its old spelling
         ("تقرير ٢٠٢٤", "تقرير 2024"),  # any script's digits: the ASCII ones
         ("बजट २०२४", "बजट 2024"),
     ],

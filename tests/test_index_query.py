@@ -683,13 +683,16 @@ def test_a_format_character_inside_a_word_joins_it(joiner: str) -> None:
         ("അവൻ വന്നു", "അവന്\u200d"),  # Malayalam's atomic chillu and its old spelling
         ("അവന്\u200d വന്നു", "അവൻ"),
         ("അവർ പറഞ്ഞു", "അവര്\u200d"),
+        ("পহেলা বৈশাখ একটি বড় উৎসব।", "উত্\u200dসব"),  # Bengali's khanda ta, and its
+        ("এই উত্\u200dসব খুব সুন্দর।", "উৎসব"),  # spelling before Unicode 4.1
+        ("হঠাৎ বৃষ্টি এল", "হঠাত্"),
     ],
 )
 def test_a_grapheme_joiner_and_a_modifier_apostrophe_are_found(body: str, query: str) -> None:
     """A grapheme joiner (a mark showing nothing) hid the word it was in from search; a
     word written with the modifier letter apostrophe was one word, found by no other
     apostrophe; Malayalam's atomic chillu and its spelling with a virama and ZWJ found
-    only themselves (a helper's vaults in 15 scripts)."""
+    only themselves (a helper's vaults in 15 scripts), and so did Bengali's khanda ta."""
     assert _search_finds(body, query)
     snippet = make_snippet(body, parse_query(query).terms)
     assert snippet.count("**") == 2, snippet

@@ -112,14 +112,16 @@ def test_the_filter_reads_letters_one_to_their_readers_as_search_does(
 
 # One tag typed two ways, its first spelling kept: the keyboards' letters one to their
 # readers (a Persian tag on an Arabic keyboard, Russian ``ё``, Ukrainian's apostrophe, a
-# Yiddish ligature, a Malayalam chillu), and the foldings the filter shares with them
-# (NFC and NFD, case with ``ß`` and the Greek final sigma, full-width Latin, Turkish ``İ``).
+# Yiddish ligature, a Malayalam chillu, Bengali's khanda ta), and the foldings the filter
+# shares with them (NFC and NFD, case with ``ß`` and the Greek final sigma, full-width
+# Latin, Turkish ``İ``).
 SPELLINGS = [
     ("کتاب", "كتاب"),
     ("ёлка", "ЕЛКА"),
     ("мʼясо", "м'ясо"),
     ("װאַסער", "וואסער"),
     ("അവൻ", "അവന്"),
+    ("উৎসব", "উত্\u200dসব"),
     ("café", "cafe\u0301"),
     ("Straße", "STRASSE"),
     ("ΣΟΦΟΣ", "σοφος"),

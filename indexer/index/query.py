@@ -27,7 +27,7 @@ from indexer.index.text import (
     without_ignored_marks,
 )
 from shared.graphemes import character_end, character_start
-from shared.reader_folds import CHILLUS, YIDDISH_LIGATURES
+from shared.reader_folds import DEAD_CONSONANTS, YIDDISH_LIGATURES
 
 # How far into a note a snippet looks for a hit through accents (a few ms at most), and
 # for a hit at all (64 terms over a 4 MiB note took 21 s: about 1 s over this many).
@@ -152,13 +152,13 @@ def folded_spellings() -> dict[str, str]:
 _DOUBLE_S = "(?>ss|ß)"  # ignoring case, ``ß`` is also ``ẞ``
 # Two letters a text may write as one ligature (``searchable`` reads each as its two
 # letters): ``ss`` and ``ß``, and Armenian's everyday ``և`` (``Երևան``, ``բարև``) and its
-# ``ﬓ ﬔ ﬕ ﬖ ﬗ``, Malayalam's chillus and Yiddish's ``װ ױ ײ``. The query ``Երևան`` found
-# ``Երևան`` and highlighted nothing.
+# ``ﬓ ﬔ ﬕ ﬖ ﬗ``, Malayalam's chillus, Bengali's khanda ta and Yiddish's ``װ ױ ײ``. The
+# query ``Երևան`` found ``Երևան`` and highlighted nothing.
 _PAIRS = {
     "ss": _DOUBLE_S,
     **{unicodedata.normalize("NFKC", lig): f"(?>{unicodedata.normalize('NFKC', lig)}|{lig})"
        for lig in "\u0587\ufb13\ufb14\ufb15\ufb16\ufb17"},
-    **{pair: f"(?>{pair}|{chillu})" for chillu, pair in CHILLUS.items()},  # (Malayalam)
+    **{pair: f"(?>{pair}|{one})" for one, pair in DEAD_CONSONANTS.items()},  # (ൻ, ৎ)
     **{pair: f"(?>{pair}|{lig})" for lig, pair in YIDDISH_LIGATURES.items()},
 }  # fmt: skip
 _PAIR_SPLIT = re.compile("(" + "|".join(_PAIRS) + ")", re.IGNORECASE)

@@ -80,6 +80,8 @@ log = logging.getLogger("indexer.index")
 #    And a frontmatter abstract (``summary``, ``description``) that YAML typed, a number,
 #    date or boolean (``abstract: 12345``), is the abstract as written, not the first
 #    paragraph: not an FTS input, but a row of a note unchanged since kept the paragraph.
+#    And Bengali's khanda ta is its ta and virama (``উৎসব`` is ``উত্সব``, as a chillu is):
+#    ``উত্\u200dসব``, its spelling before Unicode 4.1, and ``উৎসব`` found only themselves.
 SCHEMA_VERSION = 24
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
