@@ -219,3 +219,43 @@ def test_the_notes_are_as_written(served: RunningIndexer) -> None:
         for rel, text in notes.items():
             path: Path = served.workspace / "memory" / "languages" / lang / "vault" / rel
             assert path.read_bytes() == text.encode()
+
+
+async def test_grep_reads_a_decomposed_note_as_its_composed_twin(served: RunningIndexer) -> None:
+    """A note saved in NFD (Korean as macOS names and some of its programs write it:
+    each syllable its jamo) is the same text as its NFC twin to a reader; search found it,
+    grep (fixed or not, either case) did not, nor an NFD pattern (typed or pasted so) the
+    NFC notes. The lines shown are the note's own, as an edit must quote them."""
+    vault = served.workspace / "memory" / "languages" / "ko" / "vault"
+    composed = "# 서울\n\n서울은 대한민국의 수도입니다. Café crème\n"
+    (vault / "nfc").mkdir(exist_ok=True)
+    (vault / "nfc" / "seoul.md").write_text(composed)
+    decomposed = unicodedata.normalize("NFD", NOTES["ko"]["nfd/korean.md"])
+    async with served.client() as client:
+
+        async def grep(pattern: str, **args) -> list[tuple[str, int, str]]:
+            for _ in range(100):  # (the watcher indexes the new note)
+                found = await _call(client, "search", lang="ko", query="대한민국의")
+                if found["results"]:
+                    break
+            found = await _call(client, "grep", lang="ko", pattern=pattern, **args)
+            return [(m["path"], m["line"], m["text"]) for m in found["matches"]]
+
+        nfd_line = decomposed.split("\n")[4]
+        for args in (
+            {"fixed": True},
+            {},
+            {"ignore_case": True},
+            {"fixed": True, "ignore_case": True},
+        ):
+            assert await grep("김치찌개", **args) == [("nfd/korean.md", 5, nfd_line)], args
+            assert await grep(unicodedata.normalize("NFD", "수도입니다"), **args) == [
+                ("nfc/seoul.md", 3, composed.split("\n")[2])
+            ], args
+        assert await grep("서울[은에]") == [
+            ("nfc/seoul.md", 3, composed.split("\n")[2]),
+            ("nfd/korean.md", 5, nfd_line),
+        ]
+        assert await grep(unicodedata.normalize("NFD", "CAFÉ"), ignore_case=True) == [
+            ("nfc/seoul.md", 3, composed.split("\n")[2])
+        ]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import random
+import unicodedata
 from pathlib import Path
 
 import pytest
 import re2
 
+from indexer.vault import canonical_lines
 from indexer.vault.globs import SuffixGlob, _glob_regex, compile_glob
 from indexer.vault.scan import MATCH_LEAD, MAX_LINE_CHARS, LineMatcher, re2_options, walk_files
 
@@ -86,8 +88,9 @@ def test_a_skipped_name_still_hides_its_twin(
 def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
     """The fast path (str.find, no re2) gives exactly the lines a per-line substring test
     gives: several hits on a line, hits on the first and last line, no final newline,
-    overlapping hits, CJK, astral and decomposed characters, CR before LF (a CRLF line
-    end is a line end, as read), and a literal spanning lines (in no line)."""
+    overlapping hits, CJK, astral and decomposed characters (a line and a literal read
+    composed, ``canonical_lines``), CR before LF (a CRLF line end is a line end, as read),
+    and a literal spanning lines (in no line)."""
     rnd = random.Random(15)
     pieces = ["a", "b", "ab", "\n", "\r", "東", "京", "é", "e\u0301", " ", "A", "🙂", "\n\n"]
     for _ in range(5000):
@@ -96,10 +99,10 @@ def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:
         expected = [
             (number, line[:MAX_LINE_CHARS])
             for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), start=1)
-            if literal in line
+            if unicodedata.normalize("NFC", literal) in unicodedata.normalize("NFC", line)
         ]
         matcher = LineMatcher(literal, fixed=True, ignore_case=False)
-        assert list(matcher.matching_lines(text)) == expected, (text, literal)
+        assert list(canonical_lines.matching_lines(matcher, text)) == expected, (text, literal)
     long_line = "x" * 1000 + "needle" + "y" * 10
     (hit,) = LineMatcher("needle", fixed=True, ignore_case=False).matching_lines(long_line)
     assert hit == (1, "…" + long_line[1000 - MATCH_LEAD :])

@@ -233,6 +233,7 @@ from indexer.cli import build_parser
 from indexer.daemon import build_core, uvicorn_config
 from indexer.warm_up import after_start
 from indexer.index import query, snippet_view, text
+from indexer import canonical
 from indexer.jobs import secrets, tokens
 from indexer.settings import Settings
 from indexer.web.app import build_app
@@ -240,7 +241,8 @@ from indexer.web.app import build_app
 builders = {
     "folded spellings": query.folded_spellings,
     "heavy runs": tokens.heavy_runs,
-    "long mark run": text._long_mark_run,
+    "long mark run": canonical._long_mark_run,
+    "what nfc may change": canonical._may_change,
     "loose table": text._loose_table,
     "newer symbols": text._newer_symbols,
     "view patterns": snippet_view.view_patterns,
@@ -282,6 +284,7 @@ def test_our_deferred_work_waits_for_serving(tmp_path: Path) -> None:
                 "loose table",
                 "newer symbols",
                 "view patterns",
+                "what nfc may change",
             ]
         ),
     }

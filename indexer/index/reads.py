@@ -314,9 +314,10 @@ class IndexReads:
         params: list[object] = [lang, query.match]
         unnarrowed = (sql, list(params))
         if query.literal is not None:
-            # Exact text of the file; folded unless case surely matters.
+            # Exact text of the file; folded (composed) unless case surely matters and the
+            # literal is ASCII (a note saved decomposed holds a composed literal folded).
             text = "CASE joined WHEN 1 THEN head || body ELSE head END"
-            if ignore_case or (not fixed and "(?" in pattern):
+            if ignore_case or (not fixed and "(?" in pattern) or not query.literal.isascii():
                 sql += f" AND instr(vm_fold({text}), ?) > 0"
                 params.append(fold(query.literal))
             else:

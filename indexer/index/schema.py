@@ -82,6 +82,8 @@ log = logging.getLogger("indexer.index")
 #    paragraph: not an FTS input, but a row of a note unchanged since kept the paragraph.
 #    And Bengali's khanda ta is its ta and virama (``উৎসব`` is ``উত্সব``, as a chillu is):
 #    ``উত্\u200dসব``, its spelling before Unicode 4.1, and ``উৎসব`` found only themselves.
+#    And the trigram table holds a note composed (NFC, ``text.fold``), as grep reads notes
+#    and patterns: a note saved decomposed (Korean in jamo) was no grep candidate.
 SCHEMA_VERSION = 24
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the

@@ -50,6 +50,8 @@ from collections.abc import Iterator
 
 import re2
 
+from indexer.canonical import is_nfc, stream_safe
+from indexer.canonical import warm as build_canonical
 from indexer.index.nfkc import nfkc
 from indexer.index.nfkc import warm as build_nfkc_class
 from indexer.sqlite_lib import sqlite3
@@ -220,8 +222,8 @@ def build_tables() -> None:
     ms): on a thread once the server serves, so that no caller waits for them."""
     _searchable_changes()
     _loose_letters()
-    _long_mark_run()
     build_nfkc_class()
+    build_canonical()
 
 
 # The combining marks unicode61 drops wherever they stand (``remove_diacritics``: SQLite's
@@ -246,36 +248,6 @@ def without_ignored_marks(text: str) -> tuple[str, list[tuple[int, int]]]:
     if len(bare) == len(text):
         return bare, []
     return bare, [m.span() for m in _TAKEN_OUT.finditer(text)]
-
-
-# A run of more combining marks than a reader's text ever has (UAX #15's stream-safe
-# format cuts runs at 30): NFC and NFKC put a run in order by an insertion sort, whose
-# time grows with the square of its length (120 KB of marks took 4.5 s, holding the GIL).
-# (The halfwidth sound marks are letters that NFKC makes marks.)
-_MARK_RUN_CUT = 30
-
-
-@functools.cache
-def _long_mark_run() -> re2._Regexp:
-    """A run of more than ``_MARK_RUN_CUT`` marks (RE2's program for it: 10 ms of every
-    start, were it compiled at import)."""
-    return re2.compile(rf"[\pM\x{{ff9e}}\x{{ff9f}}]{{{_MARK_RUN_CUT + 1},}}")
-
-
-def stream_safe(text: str) -> str:
-    """``text`` with a combining grapheme joiner (U+034F, which nothing is reordered
-    across) after every 30 marks of a longer run, so that normalizing it is linear."""
-    if text.isascii() or _long_mark_run().search(text) is None:
-        return text
-    parts, last = [], 0
-    for found in _long_mark_run().finditer(text):
-        start, end = found.span()
-        run = text[start:end]
-        cut = [run[at : at + _MARK_RUN_CUT] for at in range(0, len(run), _MARK_RUN_CUT)]
-        parts += [text[last:start], "\u034f".join(cut)]
-        last = end
-    parts.append(text[last:])
-    return "".join(parts)
 
 
 def searchable(text: str) -> str:
@@ -471,7 +443,10 @@ def run_units(run: str) -> list[str]:
 
 
 def fold(text: str) -> str:
-    """Case-folded text for the trigram table (per-character, so substrings survive)."""
+    """Case-folded text for the trigram table (per-character, so substrings survive), in
+    NFC as grep reads notes and patterns (``vault.canonical_lines``)."""
+    if not is_nfc(text):
+        text = unicodedata.normalize("NFC", stream_safe(text))
     return text.translate(CASE_FIXES).casefold()
 
 

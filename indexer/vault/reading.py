@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from indexer.vault import cursor, fsops, no_wait, timeline
+from indexer.vault import canonical_lines, cursor, fsops, no_wait, timeline
 from indexer.vault.body_sizes import BodySizes
 from indexer.vault.contents import open_file, open_file_stat, read_bytes, text_lines
 from indexer.vault.cursor_counts import Passed
@@ -357,7 +357,7 @@ def grep(
                     continue
                 scanned += len(text)
                 try:
-                    for number, line in matcher.matching_lines(text, deadline):
+                    for number, line in canonical_lines.matching_lines(matcher, text, deadline):
                         if len(matches) == limit:
                             return {"matches": matches, "truncated": True}
                         matches.append({"path": entry.rel, "line": number, "text": line})

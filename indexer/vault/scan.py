@@ -404,6 +404,7 @@ class LineMatcher:
         if len(pattern) > MAX_PATTERN_CHARS:
             raise InvalidArgumentError(f"the grep pattern is longer than {MAX_PATTERN_CHARS} chars")
         check_text("the grep pattern", pattern)  # (re2 reads UTF-8: it raised UnicodeEncodeError)
+        pattern = unicodedata.normalize("NFC", pattern)  # (as texts are read: canonical_lines)
         options = re2_options(literal=fixed, case_sensitive=not ignore_case)
         # A literal whose case matters is plain substring search, which str.find does
         # without splitting the text or entering re2 once per line.
@@ -436,7 +437,7 @@ class LineMatcher:
         """(1-based line number, line text) for every matching line; ``TimeUp`` once
         ``deadline`` (``time.monotonic``) passes (a regex is tried line by line: a 4 MiB
         file of short lines took 10 s)."""
-        text = _as_lines(text)
+        text = as_lines(text)
         if self._literal is not None:
             yield from _lines_holding(text, self._literal)
             return
@@ -464,7 +465,7 @@ class LineMatcher:
                 yield number, _trimmed(line, hit.start())
 
 
-def _as_lines(text: str) -> str:
+def as_lines(text: str) -> str:
     """A file's text as its lines are read: without a byte order mark, a CRLF line end
     as LF (a Windows file's lines ended in ``\r``, so ``here$`` matched none of them and
     ``^---`` missed a first line after a BOM). Line numbers stay the file's."""
