@@ -250,8 +250,7 @@ IF_MATCH = _param(
     "If-Match", "header", STR, doc='"<etag>" you read: refuse if it changed; *: if it exists'
 )
 IF_NONE_MATCH = _param("If-None-Match", "header", STR, doc="* on a write: must not exist yet")
-IF_MATCH_READ = _param("If-Match", "header", STR, doc='"<etag>", ...: else 412 (pages of one text)')
-FILE_READ = [LANG, PATH, VERSION_Q, IF_MATCH_READ]  # (a file's text: 412 when If-Match fails)
+FILE_READ = [LANG, PATH, VERSION_Q, _param("If-Match", "header", STR, doc='"<etag>",...: else 412')]
 
 
 def query_names(route: str, method: str) -> frozenset[str]:
