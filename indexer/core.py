@@ -21,6 +21,7 @@ from indexer.jobs.summaries import Summaries
 from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault.no_wait import abandoned_when
+from indexer.vault.unrecorded import Unrecorded
 from indexer.vault.vault import Vault
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class Core:
     maintenance: Callable[[], Maintenance] | None = None
     scheduler: MaintenanceScheduler | None = None  # runs maintenance when it is due
     scans: ScanPool = field(default_factory=lambda: ScanPool(told=abandoned_when))  # grep, find
+    unrecorded: Unrecorded | None = None  # outside changes history could not take yet
 
     def status(self) -> dict:
         """Version, workspace, notes per lang, whether the index is ready, and whether it

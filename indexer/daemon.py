@@ -106,7 +106,8 @@ def build_core(settings: Settings, *, check: bool = True, check_index: bool | No
     try:
         vault = build_vault(settings, history)
         index = NoteIndex(settings.workspace)
-        record_outside_changes(index, vault)  # (before ``open``: an older index's texts)
+        # (before ``open``: an older index's texts)
+        unrecorded = record_outside_changes(index, vault)
         index.open(check=check, full=check_index)
     except BaseException:
         history.close()
@@ -154,6 +155,7 @@ def build_core(settings: Settings, *, check: bool = True, check_index: bool | No
         scheduler=scheduler,
         summaries=summaries,
         scans=ScanPool(settings.limits.scan_threads, told=abandoned_when),
+        unrecorded=unrecorded,
     )
 
 
@@ -394,9 +396,14 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             then = core.model.close if core.model is not None else None
             steps.append(functools.partial(core.jobs.stop, then=then))
         steps.append(index.close)
+        unrecorded = core.unrecorded
+        if unrecorded is not None:  # (the index told its last: history takes them now)
+            steps.append(unrecorded.close)
         if history is not None:
             steps.append(history.close)
         error = run_all(steps)
+        # (outside changes history still refused: no clean mark, the next start rechecks)
+        lost = unrecorded is not None and unrecorded.waiting() > 0
         warming.wait()
         if not index.closed_whole:  # (what it applied after: told to no history)
             log.warning("the watcher was still applying outside changes when the index closed")
@@ -404,7 +411,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             # check runs at the next start too)
             found = late_check.FoundDamaged(checking.found, index.path, marked=checking.marked)
             error = error or found
-        elif stopped_cleanly and error is None and index.closed_whole:
+        elif stopped_cleanly and error is None and index.closed_whole and not lost:
             try:
                 leave_clean_mark(workspace)
             except OSError as err:

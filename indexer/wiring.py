@@ -113,11 +113,15 @@ def history_hearing(settings: Settings, index: NoteIndex) -> Iterator[Vault | No
         history.close()
 
 
-def record_outside_changes(index: NoteIndex, vault: Vault) -> None:
+def record_outside_changes(index: NoteIndex, vault: Vault) -> Unrecorded:
     """Have history record what the index sees changed outside the tools: each change,
     and first the text it replaced when history had none (the index's copy), also when
-    a tool's change comes before the index's sync of it (``Recorder.held``)."""
-    index.change_listeners.append(external_change_recorder(vault))
+    a tool's change comes before the index's sync of it (``Recorder.held``). Returns the
+    changes history could not take yet (closed after the index, before history)."""
+    waiting = Unrecorded(
+        lambda lang, path, unknown: vault.observe_external(lang, path, unknown=unknown)
+    )
+    index.change_listeners.append(external_change_recorder(vault, waiting))
     if vault.recorder.enabled:
         index.history_since = functools.partial(outside.history_since_ns, vault)
         index.history_lacks = functools.partial(outside.history_lacks, vault)
@@ -125,9 +129,12 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> None:
         index.history_durable = functools.partial(outside.history_durable, vault)
         index.renames_told = functools.partial(recheck.renames_told, vault)
         vault.recorder.held = functools.partial(index.held_text, limit=vault.max_file_bytes)
+    return waiting
 
 
-def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
+def external_change_recorder(
+    vault: Vault, waiting: Unrecorded | None = None
+) -> Callable[[str, str, str], None]:
     """An index change listener that records in history what changed outside the tools
     (the tools record their own changes): a note first seen while serving (by the
     watcher, or a reconcile after lost events or while polling) or made while no
@@ -135,9 +142,10 @@ def external_change_recorder(vault: Vault) -> Callable[[str, str, str], None]:
     one found by the reconcile that builds the index is not: it was there before, and
     gets its first version at its first change (see ``indexer.vault.outside``). One
     history cannot take (a full disk) is recorded once it can (``Unrecorded``)."""
-    waiting = Unrecorded(
-        lambda lang, path, unknown: vault.observe_external(lang, path, unknown=unknown)
-    )
+    if waiting is None:
+        waiting = Unrecorded(
+            lambda lang, path, unknown: vault.observe_external(lang, path, unknown=unknown)
+        )
 
     def record(lang: str, path: str, source: str) -> None:
         if source != "tool":

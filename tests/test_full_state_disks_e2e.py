@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -153,3 +154,100 @@ async def test_a_full_index_disk_is_said_plainly_and_caught_up_once_freed(
         await eventually(caught_up, "the index to catch up once freed", 30)
     log = index_server.log()
     assert "database or disk is full" in log and "Traceback" not in log, log[-3000:]
+
+
+async def test_outside_changes_waiting_at_a_stop_are_recorded_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    """A server stopped while history's disk was still full, its outside change waiting
+    for room (``Unrecorded``), left the clean mark: the next start, on a disk with room,
+    saw nothing to tell (the index had the change) and the change was never recorded,
+    as before the retry was made. Two servers in turn on one 3 MiB tmpfs (one mount
+    namespace: ``unshare -m``, a shell that starts the second once told)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare(1) is missing: cannot give history a small disk of its own")
+    ws = tmp_path / "ws"
+    (ws / ".indexer" / "history").mkdir(parents=True)
+    script = (
+        'mount -t tmpfs -o size=3m tmpfs "$1/.indexer/history" || exit 97\n'
+        '"$2" -m indexer serve --workspace "$1" & echo $! > "$3/first.pid"; wait $!\n'
+        'while [ ! -e "$3/go" ]; do sleep 0.05; done\n'
+        'exec "$2" -m indexer serve --workspace "$1"\n'
+    )
+    log_path = tmp_path / "serve.log"
+    url_file = ws / "indexer.mcp.url"
+
+    def url() -> str | None:
+        if proc.poll() is not None:
+            return "exited"
+        with contextlib.suppress(OSError):
+            return url_file.read_text().strip() or None
+        return None
+
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen(
+            ["unshare", "-m", "sh", "-c", script, "sh", str(ws), sys.executable, str(tmp_path)],
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+            env={**os.environ, **QUIET_ENV, "INDEXER_SUMMARIES": "0"},
+        )
+    try:
+        found = wait_for(url, 30, what="the first server's URL file")
+        if found == "exited":
+            pytest.skip(f"no private tmpfs here (unshare -m + mount: {log_path.read_text()[:200]})")
+        first = RunningIndexer(ws, proc, found, None, log_path)
+        history = Path(f"/proc/{proc.pid}/root") / ws.relative_to("/") / ".indexer" / "history"
+        note = ws / "memory" / "languages" / "en" / "vault" / "n.md"
+        async with first.client() as c:
+            await data(c, "write", lang="en", path="n.md", content="# n\n\nfirst\n")
+            filler = history / "filler.bin"
+            fill(filler)
+            note.write_text("# n\n\nedited outside quokka\n")
+
+            async def indexed() -> bool:
+                found = await data(c, "search", lang="en", query="quokka")
+                return len(found["results"]) == 1
+
+            await eventually(indexed, "the outside change in the index", 15)
+            versions = (await data(c, "history", lang="en", path="n.md"))["versions"]
+            assert [v["op"] for v in versions] == ["write"]  # (history is full)
+        fill(history / "more.bin")  # (what its failed writes freed: the stop's retry fails)
+        os.kill(int((tmp_path / "first.pid").read_text()), signal.SIGTERM)
+        stopped = "INFO indexer: indexer stopped"
+        wait_for(lambda: stopped in log_path.read_text() or None, 30, what="the first's stop")
+        assert "the next start compares history with the files" in log_path.read_text()
+        filler.unlink()
+        (history / "more.bin").unlink()
+        (tmp_path / "go").touch()
+        found = wait_for(url, 30, what="the second server's URL file")
+        assert found != "exited", log_path.read_text()[-3000:]
+        second = RunningIndexer(ws, proc, found, None, log_path)
+        async with second.client() as c:
+
+            async def recorded() -> bool:
+                versions = (await data(c, "history", lang="en", path="n.md"))["versions"]
+                return len(versions) == 2
+
+            await eventually(recorded, "the outside change in history after the restart", 30)
+            current = (await data(c, "read", lang="en", path="n.md"))["etag"]
+            versions = (await data(c, "history", lang="en", path="n.md"))["versions"]
+            assert (versions[0]["actor"], versions[0]["etag"]) == ("external", current)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    log = log_path.read_text()
+    assert "Traceback" not in log, log[-3000:]
+
+
+def fill(path: Path) -> None:
+    """A file as large as the disk lets it be (to its last block: ENOSPC)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with contextlib.suppress(OSError):
+        while os.write(fd, b"\0" * 4096):
+            pass
+    os.close(fd)

@@ -5,7 +5,10 @@ full disk, the change was logged with a traceback and never recorded: freeing sp
 not bring it back (nor did a restart: the index had the change, so nothing was told
 again), and the note's history lacked that text until a tool changed the note. Each
 refused path is kept here and recorded again (its file as it then is) on a timer, a
-little later each time while history still cannot take it.
+little later each time while history still cannot take it. A server stopped while some
+still wait tries them once more (``close``) and, if history still refuses, leaves no
+clean mark: the next start compares history with every file (the index had the change,
+so that start had nothing to tell, and the change was lost as before).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ class Unrecorded:
         self._waiting: dict[tuple[str, str], bool] = {}  # (lang, path) -> unknown
         self._timer: threading.Timer | None = None
         self._wait = FIRST_WAIT
+        self._closed = False  # (no timer after the close: history is closed next)
+        self._retrying = threading.Lock()  # one retry at a time (the close's waits)
 
     def record(self, lang: str, path: str, unknown: bool) -> None:
         """Record an outside change; one history refuses waits for the next retry."""
@@ -57,12 +62,34 @@ class Unrecorded:
 
     def _schedule(self) -> None:
         """(lock held) Start the retry timer unless one runs."""
-        if self._timer is None:
+        if self._timer is None and not self._closed:
             self._timer = threading.Timer(self._wait, self._retry)
             self._timer.daemon = True
             self._timer.start()
 
+    def close(self) -> int:
+        """Stop the timer and try the waiting changes once more (before history closes);
+        how many history still refused (the caller leaves no clean mark then)."""
+        with self._lock:
+            self._closed = True
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        self._retry()  # (after one under way: ``_retrying``)
+        left = self.waiting()
+        if left:
+            log.warning(
+                "history: %d change(s) made outside the tools are not recorded (history"
+                " still refuses them); the next start compares history with the files",
+                left,
+            )
+        return left
+
     def _retry(self) -> None:
+        with self._retrying:
+            self._retry_waiting()
+
+    def _retry_waiting(self) -> None:
         with self._lock:
             self._timer = None
             waiting, self._waiting = self._waiting, {}
@@ -85,6 +112,8 @@ class Unrecorded:
                 self._schedule()
                 return
             self._wait = FIRST_WAIT
+        if not waiting:
+            return
         recorded = len(waiting) - len(left)
         log.info(
             "history: recorded %d change(s) made outside the tools while it was full", recorded
