@@ -94,16 +94,17 @@ def _may_change() -> re2._Regexp:
             first = unicodedata.normalize("NFC", decomposed[:-1])
             if len(first) == 1:  # (``ḗ``: ``ē`` and U+0301, and ``ē`` composes)
                 firsts.setdefault(decomposed[-1], []).append(ord(first))
-    parts = [_class(replaced), f"{_class(sorted(set(marks + marked)))}{_class(marks)}"]
-    parts += [f"{_class(sorted(set(f)))}\\x{{{ord(s):x}}}" for s, f in sorted(firsts.items()) if f]
+    parts = [re2_class(replaced), f"{re2_class(sorted(set(marks + marked)))}{re2_class(marks)}"]
+    for second, first_codes in sorted(firsts.items()):
+        parts.append(f"{re2_class(sorted(set(first_codes)))}\\x{{{ord(second):x}}}")
     parts.append(r"[\x{1100}-\x{1112}][\x{1161}-\x{1175}]")
     lv = [code for code in range(0xAC00, 0xD7A4) if (code - 0xAC00) % 28 == 0]
-    parts.append(f"{_class(lv)}[\\x{{11a8}}-\\x{{11c2}}]")
+    parts.append(f"{re2_class(lv)}[\\x{{11a8}}-\\x{{11c2}}]")
     return re2.compile("|".join(parts))
 
 
-def _class(codes: list[int]) -> str:
-    """``codes`` (sorted) as an RE2 class of ranges."""
+def re2_class(codes: list[int]) -> str:
+    """``codes`` (sorted) as an RE2 class of ranges (``nfkc``'s too)."""
     out: list[str] = []
     start = previous = codes[0]
     for code in [*codes[1:], -1]:

@@ -18,6 +18,8 @@ import unicodedata
 
 import re2
 
+from indexer.canonical import re2_class
+
 # Every character with a decomposition or a combining class is in the first three planes
 # (checked by a test over all of Unicode): only these are looked at to build the class.
 _PLANES_WITH_CHANGES = 0x30000
@@ -49,7 +51,7 @@ def warm() -> None:
 @functools.cache
 def _changed() -> re2._Regexp:
     """Any of ``changed_codes`` (built at the first use: 30 ms)."""
-    return re2.compile(f"[{_ranges(sorted(changed_codes()))}]")
+    return re2.compile(re2_class(sorted(changed_codes())))
 
 
 def changed_codes() -> set[int]:
@@ -72,16 +74,3 @@ def changed_codes() -> set[int]:
     codes.update(range(0x11A8, 0x11C3))  # Hangul final consonants
     codes.difference_update(map(ord, _WIDE_ASCII))
     return codes
-
-
-def _ranges(codes: list[int]) -> str:
-    """``codes`` (sorted) as the ranges of an RE2 class."""
-    parts: list[str] = []
-    start = previous = codes[0]
-    for code in [*codes[1:], -1]:
-        if code == previous + 1:
-            previous = code
-            continue
-        parts.append(f"\\x{{{start:x}}}" + (f"-\\x{{{previous:x}}}" if previous > start else ""))
-        start = previous = code
-    return "".join(parts)
