@@ -50,7 +50,7 @@ from collections.abc import Iterator
 
 import re2
 
-from indexer.canonical import is_nfc, stream_safe
+from indexer.canonical import composed, stream_safe
 from indexer.canonical import warm as build_canonical
 from indexer.index.nfkc import nfkc
 from indexer.index.nfkc import warm as build_nfkc_class
@@ -257,8 +257,7 @@ def searchable(text: str) -> str:
     docstring)."""
     if text.isascii():
         return text
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", stream_safe(text))
+    text = composed(text)
     changes = _searchable_changes()
     found = changes.search(text)  # (one look instead of each step's own)
     while found is not None and _is_other_digit(found.group()):
@@ -445,9 +444,7 @@ def run_units(run: str) -> list[str]:
 def fold(text: str) -> str:
     """Case-folded text for the trigram table (per-character, so substrings survive), in
     NFC as grep reads notes and patterns (``vault.canonical_lines``)."""
-    if not is_nfc(text):
-        text = unicodedata.normalize("NFC", stream_safe(text))
-    return text.translate(CASE_FIXES).casefold()
+    return composed(text).translate(CASE_FIXES).casefold()
 
 
 def fold_tag(tag: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from indexer.index.text import stream_safe
+from indexer.canonical import composed
 from shared.reader_folds import FORMAT_RUNS, OPTIONAL_MARKS
 
 
@@ -33,8 +33,7 @@ def _folded(char: str) -> str:
 def typed_words(query: str, keywords: list[str]) -> list[str]:
     """``keywords`` as ``query`` writes them (a quoted phrase is kept as it is: it holds
     its own letters); each spelling once."""
-    if not unicodedata.is_normalized("NFC", query):  # (as keywords read it)
-        query = unicodedata.normalize("NFC", stream_safe(query))
+    query = composed(query)  # (as keywords read it)
     folded: list[str] = []
     origin: list[int] = []  # the query's index of each folded character
     for index, char in enumerate(query):

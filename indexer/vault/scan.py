@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import re2
 
+from indexer.canonical import composed
 from indexer.vault import fsops, no_wait
 from indexer.vault.cursor import WalkKey, step_in
 from indexer.vault.dotted_i import dotted_i_matcher, fold_dotted_i, folds_case
@@ -404,7 +405,7 @@ class LineMatcher:
         if len(pattern) > MAX_PATTERN_CHARS:
             raise InvalidArgumentError(f"the grep pattern is longer than {MAX_PATTERN_CHARS} chars")
         check_text("the grep pattern", pattern)  # (re2 reads UTF-8: it raised UnicodeEncodeError)
-        pattern = unicodedata.normalize("NFC", pattern)  # (as texts are read: canonical_lines)
+        pattern = composed(pattern)  # (as texts are read: canonical_lines)
         options = re2_options(literal=fixed, case_sensitive=not ignore_case)
         # A literal whose case matters is plain substring search, which str.find does
         # without splitting the text or entering re2 once per line.
