@@ -89,3 +89,36 @@ async def test_an_editors_swap_file_is_no_change(tmp_path: Path, stub: LLMStub, 
     stats = await summaries_of(core).run_pass()
     assert stats.unwritten == {}
     assert (vault(tmp_path) / "a" / ".overview.md").exists()
+
+
+@pytest.mark.parametrize("name", ["sedX4Yq9a", "one.md~", "4913", "photo.jpg.part"])
+async def test_another_programs_temporary_file_is_no_change(
+    tmp_path: Path, stub: LLMStub, core: Core, name: str
+) -> None:
+    """``sed -i`` and vim save a note through a temporary file beside it: the summary made
+    meanwhile is written at once, not left for the pass's timer."""
+    temporary = vault(tmp_path) / "a" / name
+    answering(stub, "a", lambda: temporary.write_bytes(b"saving"))
+    stats = await summaries_of(core).run_pass()
+    assert stats.unwritten == {}
+    assert (vault(tmp_path) / "a" / ".overview.md").exists()
+
+
+async def test_a_temporary_file_gone_since_listed_is_no_change(
+    tmp_path: Path, stub: LLMStub, core: Core
+) -> None:
+    """Listed while ``sed -i`` saved (its file renamed over the note since): no change."""
+    temporary = vault(tmp_path) / "a" / "sedQ0r8Zk"
+    temporary.write_bytes(b"saving")
+    answering(stub, "a", temporary.unlink)
+    stats = await summaries_of(core).run_pass()
+    assert stats.unwritten == {}
+    assert (vault(tmp_path) / "a" / ".overview.md").exists()
+
+
+async def test_a_subfolder_made_while_summarized_is_a_change(
+    tmp_path: Path, stub: LLMStub, core: Core
+) -> None:
+    answering(stub, "a", lambda: (vault(tmp_path) / "a" / "new").mkdir())
+    stats = await summaries_of(core).run_pass()
+    assert stats.unwritten == {"en": ["a"]}

@@ -7,11 +7,18 @@ fail ("Directory not empty"); written over a folder whose notes changed meanwhil
 was stale already. The folder's names are read again just before the write: a change
 since the listing leaves the summary unwritten, for the next pass (the watcher marks a
 changed note's folder; the pass's timer retries what it does not mark).
+
+Only notes and folders are compared: what a summary is about, and what ``rm -rf`` removes
+from a vault's folders. Other programs' temporary files (``sed -i``'s ``sedXXXXXX``,
+vim's ``note.md~`` and ``4913``, a download's ``.part``) come and go as they save a note:
+counted, they left the summary unwritten until the pass's timer came round again.
 """
 
 from __future__ import annotations
 
 import os
+
+from shared.filetypes import NOTE_SUFFIX
 
 
 class FolderChangedError(Exception):
@@ -19,12 +26,26 @@ class FolderChangedError(Exception):
 
 
 def entry_names(dir_fd: int) -> frozenset[str] | None:
-    """The names in the folder ``dir_fd`` but dot-names (the summary itself, editors'
-    swap files, our own and others' temporary files), or None when it cannot be listed."""
+    """The names of the notes and folders in the folder ``dir_fd`` but dot-names (the
+    summary itself, editors' swap files), or None when it cannot be listed."""
     try:
-        return frozenset(name for name in os.listdir(dir_fd) if not name.startswith("."))
+        with os.scandir(dir_fd) as entries:
+            return frozenset(
+                entry.name
+                for entry in entries
+                if not entry.name.startswith(".")
+                and (entry.name.endswith(NOTE_SUFFIX) or _is_folder(entry))
+            )
     except OSError:
         return None
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` is a folder (not a link to one); False when it is gone already."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def check_unchanged(dir_fd: int, listed: frozenset[str] | None) -> None:
