@@ -10,6 +10,7 @@ from indexer.index.abstract import first_paragraph, note_abstract
 from indexer.index.parse import parse_note
 from indexer.jobs.summary_texts import (
     Child,
+    categories,
     children_digest,
     fallback_abstract,
     fallback_overview,
@@ -90,6 +91,32 @@ def test_each_category_counts_all_its_children_and_lists_its_newest() -> None:
     assert overview.count("\n- ") == 51
     zh = fallback_overview("zh-Hans", children, most_recent(children, 50))
     assert "## project (5条)" in zh and "（另有 4 条未列出）" in zh
+
+
+def test_one_category_however_its_type_is_typed() -> None:
+    """``Item`` and ``item``, ``یادداشت`` and ``يادداشت`` (an Arabic keyboard's yeh) were
+    two categories, two headings of one kind of note: one now, as its first note spells it."""
+    children = [
+        Child("a.md", "first", "Item", 1),
+        Child("b.md", "second", "item", 2),
+        Child("c.md", "third", "یادداشت", 3),
+        Child("d.md", "fourth", "يادداشت", 4),
+        Child("e.md", "fifth", "ITEM", 5),
+    ]
+    assert categories(children) == ["Item", "یادداشت"]
+    assert fallback_abstract("en", children) == "5 notes: Item, یادداشت"
+    overview = fallback_overview("en", children)
+    assert "## Item (3)" in overview and "## یادداشت (2)" in overview
+    assert overview.count("## ") == 2 and overview.count("\n- ") == 5
+    shown = most_recent(children, 1)  # the newest, an ITEM: its heading as first spelled
+    overview = fallback_overview("en", children, shown)
+    assert "## Item (3)" in overview and "## یادداشت (2)" in overview
+    assert "- fifth…" in overview and "- fourth…" in overview  # each category's newest
+    assert "(2 more not listed)" in overview and "(1 more not listed)" in overview
+    # the digest keeps each type as typed: no summary is made again for this alone
+    assert children_digest("a", children) != children_digest(
+        "a", [Child(c.name, c.abstract, c.category.lower(), c.changed_ns) for c in children]
+    )
 
 
 def test_a_long_fallback_abstract_is_cut_to_200_characters() -> None:

@@ -33,6 +33,7 @@ from shared.errors import InvalidFrontmatterError
 from shared.frontmatter import split_frontmatter
 from shared.graphemes import cut_chars
 from shared.models import shows_something
+from shared.reader_folds import tag_key
 
 OVERVIEW_CHARS = 16_000
 FALLBACK_ITEM_CHARS = 50
@@ -73,9 +74,20 @@ def note_category(kind: object) -> str:
     return NOTE_CATEGORY
 
 
+def category_key(category: str) -> str:
+    """What makes two categories one: compared as tags are (``Item`` and ``item``,
+    ``یادداشت`` and ``يادداشت`` typed on an Arabic keyboard). Not the digest's: a folder's
+    summary is not made again for it alone."""
+    return tag_key(category) or category
+
+
 def categories(children: Iterable[Child]) -> list[str]:
-    """The children's categories, each once, in the children's order."""
-    return list(dict.fromkeys(child.category for child in children))
+    """The children's categories, each once however typed, as the first child that has it
+    spells it, in the children's order."""
+    spelled: dict[str, str] = {}
+    for child in children:
+        spelled.setdefault(category_key(child.category), child.category)
+    return list(spelled.values())
 
 
 def children_digest(folder: str, children: Iterable[Child], limit: int | None = None) -> str:
@@ -148,17 +160,18 @@ def fallback_overview(lang: str, children: list[Child], shown: list[Child] | Non
     words = summary_words(lang)
     listed = list(children if shown is None else shown)
     newest = sorted(children, key=lambda c: (-c.changed_ns, c.name))
-    for category in categories(children):
-        if not any(child.category == category for child in listed):
-            listed.append(next(c for c in newest if c.category == category))
+    spelled = {category_key(category): category for category in categories(children)}
+    for key in spelled:
+        if not any(category_key(child.category) == key for child in listed):
+            listed.append(next(c for c in newest if category_key(c.category) == key))
     groups: dict[str, list[Child]] = {}
     for child in listed:
-        groups.setdefault(child.category, []).append(child)
-    totals = Counter(child.category for child in children)
+        groups.setdefault(category_key(child.category), []).append(child)
+    totals = Counter(category_key(child.category) for child in children)
     lines = [f"# {words.title}"]
-    for category, items in groups.items():
+    for key, items in groups.items():
+        category, total = spelled[key], totals[key]
         lines.append("")
-        total = totals[category]
         lines.append(f"## {markdown_text(_redacted(category))} ({words.count_text(total)})")
         for item in items:  # (redacted before the cut: a key cut short is no key to see)
             cut = markdown_text(cut_chars(_redacted(item.abstract), FALLBACK_ITEM_CHARS))
