@@ -438,7 +438,7 @@ def test_an_interrupted_remember_takes_its_writes_back(
     lang = f"en-int-{sent.name.lower()}"
     vault = server.workspace / "memory" / "languages" / lang / "vault"
     with running_llm_stub() as stub:
-        stub.delay = 20.0
+        stub.delay = 60.0  # (at load 25 a 20 s answer came before the signal was taken)
         stub.run([final([], "x")])
         env = {
             **os.environ,

@@ -432,12 +432,19 @@ def test_hits_are_looked_for_in_the_first_part_of_a_huge_note() -> None:
     assert make_snippet(far, terms).startswith("filler filler")
 
 
-def _cpu_seconds(call: Callable[[], object]) -> float:
+def _cpu_seconds(call: Callable[[], object], within: float, tries: int = 3) -> float:
     """The CPU time ``call`` takes in this thread: a process's would count a thread an
-    earlier test in the same worker left running (0.41 s measured in CI for 0.06 s)."""
-    start = time.thread_time()
-    call()
-    return time.thread_time() - start
+    earlier test in the same worker left running (0.41 s measured in CI for 0.06 s). The
+    least of ``tries`` (stopping at one ``within`` the test's bound): two cores shared at load 25
+    made one call's own CPU time 0.41 s for 0.07 s alone."""
+    least = float("inf")
+    for _ in range(tries):
+        start = time.thread_time()
+        call()
+        least = min(least, time.thread_time() - start)
+        if least <= within:
+            break
+    return least
 
 
 def test_a_snippet_costs_little_whatever_the_query() -> None:
@@ -448,12 +455,11 @@ def test_a_snippet_costs_little_whatever_the_query() -> None:
     phrases = ['"' + " ".join(["a"] * 70) + f' b{i}"' for i in range(64)]
     terms = parse_query(" ".join(phrases)).terms
     body = "a " * 65_536 + " ".join(p.strip('"') for p in phrases)
-    took = _cpu_seconds(lambda: make_snippet(body, terms))
-    assert took < 1.0  # 8.8 s before
+    assert _cpu_seconds(lambda: make_snippet(body, terms), 1.0) < 1.0  # 8.8 s before
     assert make_snippet(body, terms).startswith("a a a")
     one = parse_query('"' + " ".join(["a"] * 300) + ' b"').terms
     body = "a " * 131_072 + "b"
-    assert _cpu_seconds(lambda: make_snippet(body, one)) < 0.3  # 0.9 s before
+    assert _cpu_seconds(lambda: make_snippet(body, one), 0.3) < 0.3  # 0.9 s before
 
 
 @pytest.mark.parametrize(
@@ -468,7 +474,7 @@ def test_a_snippet_costs_little_whatever_the_query() -> None:
 )
 def test_no_highlight_backtracks_without_end(query: str, text: str) -> None:
     terms = parse_query(query).terms
-    assert _cpu_seconds(lambda: make_snippet(text, terms)) < 0.5
+    assert _cpu_seconds(lambda: make_snippet(text, terms), 0.5) < 0.5
 
 
 def test_a_snippet_reads_the_start_of_a_huge_note_only() -> None:
@@ -476,7 +482,7 @@ def test_a_snippet_reads_the_start_of_a_huge_note_only() -> None:
     a 4 MiB note, 14 s for a page of 100 such notes."""
     terms = parse_query("needle").terms
     body = "some needle here " + "filler words, more words " * 1_300_000  # 32 MiB
-    assert _cpu_seconds(lambda: make_snippet(body, terms)) < 0.1  # 0.42 s before
+    assert _cpu_seconds(lambda: make_snippet(body, terms), 0.1) < 0.1  # 0.42 s before
     snippet = make_snippet(body, terms)
     assert snippet.startswith("some **needle** here filler") and snippet.endswith("…")
     tail = "needle " + " " * SNIPPET_SOURCE_CHARS + "end"  # more text, past what is read
@@ -837,7 +843,7 @@ def test_a_view_maps_its_places_back_to_the_text(monkeypatch: pytest.MonkeyPatch
 def test_a_view_of_a_hostile_text_costs_the_snippet_budget_at_most() -> None:
     terms = parse_query("zzz data").terms
     for body in ("a東" * 300_000, "a\u200b" * 300_000, "データdata" * 100_000):
-        assert _cpu_seconds(lambda body=body: make_snippet(body, terms)) < 0.3
+        assert _cpu_seconds(lambda body=body: make_snippet(body, terms), 0.3) < 0.3
 
 
 @pytest.mark.parametrize(
