@@ -582,9 +582,11 @@ def test_indexing_never_touches_files(ws: Workspace, index: NoteIndex) -> None:
     assert paths(index.search("en", "bom")) == ["c.md"]
 
 
-def test_skips_dot_files_symlinks_assets_and_other_files(
+def test_skips_dot_files_symlinks_and_other_files_not_notes_in_assets(
     ws: Workspace, index: NoteIndex, tmp_path: Path
 ) -> None:
+    """A note or text file in a note's ``*.assets/`` folder is indexed: find, grep and
+    read serve it as a note (search alone missed it); its ``.overview.md`` is no summary."""
     put(ws, "en", "ok.md", "zebra")
     put(ws, "en", ".hidden.md", "zebra")
     put(ws, "en", ".git/x.md", "zebra")
@@ -594,17 +596,21 @@ def test_skips_dot_files_symlinks_assets_and_other_files(
     put(ws, "en", "notes.TXT", "zebra")
     put(ws, "en", "ok.md.assets/inner.txt", "zebra")
     put(ws, "en", ".hidden.txt", "zebra")
+    put(ws, "en", "ok.md.assets/.overview.md", "---\ntype: summary\n---\nzebra\n")
+    put(ws, "en", "notes.MD", "zebra")
     outside = tmp_path / "outside.md"
     outside.write_text("zebra")
     os.symlink(outside, ws.vault_dir("en") / "link.md")
     os.symlink(outside, ws.vault_dir("en") / "link.txt")
     os.symlink(tmp_path, ws.vault_dir("en") / "linkdir")
     index.reconcile()
-    assert paths(index.search("en", "zebra")) == ["ok.md"]
+    found = ["ok.md", "ok.md.assets/inner.md", "ok.md.assets/inner.txt"]
+    assert sorted(paths(index.search("en", "zebra"))) == found
+    assert paths(index.search("en", "zebra", type="summary")) == []
     index.note_changed("en", "link.md")
-    index.note_changed("en", "ok.md.assets/inner.md")
+    index.note_changed("en", "ok.md.assets/.overview.md")
     index.note_changed("en", "notes.html")
-    assert index.counts() == {"en": 1}
+    assert index.counts() == {"en": 2}
 
 
 def test_text_files_are_indexed_without_frontmatter(ws: Workspace, index: NoteIndex) -> None:

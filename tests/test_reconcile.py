@@ -155,8 +155,12 @@ def test_walk_and_note_paths(tmp_path: Path) -> None:
     put(ws, "f.html", "x")
     put(ws, "sub/g.json", "x")
     put(ws, "a.md.assets/h.txt", "x")
+    put(ws, "a.md.assets/.overview.md", "x")  # (no folder summary: none is made there)
+    put(ws, "a.md.assets/p.png", "x")
     assert sorted(f.rel for f in walk_notes(ws, "en")) == [
         "a.md",
+        "a.md.assets/d.md",  # another program's notes in a note's images folder: notes
+        "a.md.assets/h.txt",
         "e.txt",
         "sub/.overview.md",
         "sub/b.md",
@@ -171,7 +175,8 @@ def test_walk_and_note_paths(tmp_path: Path) -> None:
     assert not is_note_path("a/.b.txt")
     assert not is_note_path("a/.b.md")
     assert not is_note_path(".a/b.md")
-    assert not is_note_path("a.md.assets/b.md")
+    assert is_note_path("a.md.assets/b.md") and is_note_path("x.assets/deep/b.txt")
+    assert not is_note_path("a.md.assets/.overview.md")
     assert not is_note_path("a//b.md")
     assert not is_note_path("a.png")
 

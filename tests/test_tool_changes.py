@@ -308,3 +308,27 @@ def test_digests_know_the_etag_of_the_bytes_they_remember_and_hold_few() -> None
         digests.of(("en", f"p{n}.md"), part)
     assert digests.known_etag(("en", "p0.md"), parts[0]) is None  # the oldest went first
     assert digests.known_etag(("en", "p4.md"), parts[4]) == fsops.etag_of(parts[4])
+
+
+def test_the_notes_in_a_notes_images_folder_move_go_and_come_back_with_it_at_once(
+    ws: Workspace, slow: tuple[Vault, NoteIndex]
+) -> None:
+    """Another program's note in ``a.md.assets/`` is a note (indexed); the tools that
+    carry the folder with its note tell the index of it before they answer, as of the
+    note itself: search found it at its old path, or after its delete, until the
+    watcher came by."""
+    vault, index = slow
+    vault.write("en", "a.md", "# A\n")
+    folder = ws.vault_dir("en") / "a.md.assets"
+    folder.mkdir()
+    (folder / "x.md").write_text("# X\n\nkinkajou\n")
+    (folder / "y.txt").write_text("kinkajou\n")
+    index.reconcile()
+    assert sorted(hits(index, "kinkajou")) == ["a.md.assets/x.md", "a.md.assets/y.txt"]
+    vault.move("en", "a.md", "b.md")
+    assert sorted(hits(index, "kinkajou")) == ["b.md.assets/x.md", "b.md.assets/y.txt"]
+    vault.delete("en", "b.md")
+    assert hits(index, "kinkajou") == []
+    deleted = vault.history("en", "b.md")["versions"][0]["version"] - 1
+    vault.restore("en", "b.md", deleted)
+    assert sorted(hits(index, "kinkajou")) == ["b.md.assets/x.md", "b.md.assets/y.txt"]

@@ -161,16 +161,19 @@ def test_many_files_at_once_like_git_checkout(
     assert len(hits(live, "elderberry")) == 100  # the search limit
 
 
-def test_ignores_dot_files_assets_and_new_langs_work(ws: Workspace, live: NoteIndex) -> None:
+def test_ignores_dot_files_and_new_langs_work(ws: Workspace, live: NoteIndex) -> None:
     put(ws, ".hidden.md", "fig")
     put(ws, ".obsidian/workspace.md", "fig")
-    put(ws, "x.md.assets/y.md", "fig")
-    put(ws, "x.md.assets/y.txt", "fig")
+    put(ws, "x.md.assets/.overview.md", "---\ntype: summary\n---\nfig\n")
     put(ws, "notes.html", "fig")
     put(ws, "new.md", "fig in a new lang", lang="ja")
     eventually(lambda: hits(live, "fig", lang="ja") == ["new.md"], "a new lang's note")
     put(ws, "memories/notes.txt", "fig")  # text files are indexed like notes
     eventually(lambda: hits(live, "fig") == ["memories/notes.txt"], "a text file")
+    put(ws, "x.md.assets/y.md", "fig")  # a note in a note's images folder: a note
+    put(ws, "x.md.assets/y.txt", "fig")
+    want = ["memories/notes.txt", "x.md.assets/y.md", "x.md.assets/y.txt"]
+    eventually(lambda: sorted(hits(live, "fig")) == want, "the notes in *.assets/")
 
 
 def test_close_stops_everything(ws: Workspace) -> None:
@@ -274,10 +277,11 @@ def test_the_watcher_sorts_direct_file_events_like_watchdog_events(ws: Workspace
     watcher.path_changed("closed", f"{vault}/memories/n.txt", False)
     watcher.path_changed("created", f"{vault}/.a.md.tmp.0123456789abcdef", False)  # dot-file
     watcher.path_changed("modified", f"{vault}/x.md.assets/y.md", False)
+    watcher.path_changed("modified", f"{vault}/x.md.assets/.overview.md", False)
     watcher.path_changed("modified", f"{vault}/page.html", False)
     watcher.path_changed("created", vault, False)  # a file where the vault folder was
     watcher.path_changed("modified", vault, False)  # written, not created: nothing to re-sync
-    assert watcher._files == {("en", "a.md"), ("en", "memories/n.txt")}
+    assert watcher._files == {("en", "a.md"), ("en", "memories/n.txt"), ("en", "x.md.assets/y.md")}
     assert watcher._folders == {("en", "")}
 
 

@@ -20,11 +20,13 @@ from indexer.vault.folder_listing import IndexedCounts
 MAX_CHANGED = 256  # files below the folder the index cannot vouch for: past it, a walk
 
 # Rows below the folder (its ``rest``, from character ``?``) in a subfolder, but a dot-file
-# (a folder's ``.overview.md``: the walk lists no dot-name), by the subfolder's name.
+# (a folder's ``.overview.md``: the walk lists no dot-name) and a note in a ``*.assets/``
+# folder (the walk does not go in: the page lists no such folder), by the subfolder's name.
 _COUNTS = (
     "SELECT substr(rest, 1, instr(rest, '/') - 1) AS top, count(*) FROM"
     " (SELECT substr(path, ?) AS rest FROM notes WHERE lang = ?{range})"
-    " WHERE instr(rest, '/') > 0 AND instr(rest, '/.') = 0 GROUP BY top"
+    " WHERE instr(rest, '/') > 0 AND instr(rest, '/.') = 0 AND instr(rest, '.assets/') = 0"
+    " GROUP BY top"
 )
 _RANGE = " AND path > ? AND path < ?"
 
@@ -32,7 +34,13 @@ _RANGE = " AND path > ? AND path < ?"
 def counted(rest: str) -> bool:
     """Whether a file at ``rest`` below a folder counts for one of its subfolders: what
     the listing's walk counts (a text file, no dot-name, no ``*.assets/`` on the way)."""
-    return "/" in rest and is_note_path(rest) and not rest.rpartition("/")[2].startswith(".")
+    folders, _, name = rest.rpartition("/")
+    return (
+        bool(folders)
+        and is_note_path(rest)
+        and not name.startswith(".")
+        and not any(p.endswith(".assets") for p in folders.split("/"))
+    )
 
 
 class FolderCounts:

@@ -91,28 +91,33 @@ class VaultFile:
 def is_note_path(rel: str) -> bool:
     """A vault-relative path the index covers: a ``*.md`` note or a plain text file
     (``shared.filetypes``), no dot-names (except a folder's summary, ``.overview.md``:
-    ``search(type="summary")`` finds those), no ``*.assets/``."""
+    ``search(type="summary")`` finds those; none in ``*.assets/``). One inside a note's
+    ``*.assets/`` folder too: find, grep and read serve it as a note (the tools make
+    none there, another program may)."""
     *folders, name = rel.split("/")
     return (
         is_text_name(name)
-        and (not name.startswith(".") or name == OVERVIEW_FILE)
-        and all(p and not p.startswith(".") and not p.endswith(".assets") for p in folders)
+        and all(p and not p.startswith(".") for p in folders)
+        and (not name.startswith(".") or (name == OVERVIEW_FILE and not _in_assets(folders)))
     )
+
+
+def _in_assets(folders: list[str]) -> bool:
+    return any(p.endswith(".assets") for p in folders)
 
 
 def is_indexed_folder(rel: str) -> bool:
     """A folder whose notes may be indexed (the vault root is "")."""
-    parts = [p for p in rel.split("/") if p]
-    return all(not p.startswith(".") and not p.endswith(".assets") for p in parts)
+    return all(not p.startswith(".") for p in rel.split("/") if p)
 
 
 def walk_notes(
     workspace: Workspace, lang: str, under: str = "", kept_out: set[str] | None = None
 ) -> Iterator[VaultFile]:
     """Note files (and folder summaries) of ``lang``'s vault below folder ``under``, by the
-    vault's one walker (folders opened by descriptor, links never followed, ``*.assets``
-    and dot-folders pruned). ``kept_out`` gathers the folders the system does not let
-    the indexer read (``""``: the vault, or ``under``): their notes are not gone."""
+    vault's one walker (folders opened by descriptor, links never followed, dot-folders
+    pruned). ``kept_out`` gathers the folders the system does not let the indexer read
+    (``""``: the vault, or ``under``): their notes are not gone."""
     try:
         top = os.open(workspace.vault_dir(lang), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as err:
@@ -135,24 +140,19 @@ def walk_notes(
         top,
         under,
         hidden_files=True,
-        skip_folder=_is_assets,
         any_length=is_temp_name,
         refused=None if kept_out is None else kept_out.add,
     )
     with fsops.opened(top), contextlib.closing(walk) as files:
         for entry in files:
             name = entry.name
-            if is_text_name(name) and (not name.startswith(".") or name == OVERVIEW_FILE):
+            if is_text_name(name) and (not name.startswith(".") or is_note_path(entry.rel)):
                 try:
                     size, mtime_ns, ctime_ns = entry.signature()
                     linked = entry.hard_linked()
                 except OSError:
                     continue
                 yield VaultFile(lang, entry.rel, size, mtime_ns, ctime_ns, linked)
-
-
-def _is_assets(name: str) -> bool:
-    return name.endswith(".assets")
 
 
 def keep_below(rows: dict[tuple[str, str], Signature], lang: str, folders: set[str]) -> None:

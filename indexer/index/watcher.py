@@ -2,8 +2,8 @@
 
 A watchdog observer (inotify on Linux) reports file and folder events; they are mapped
 to (lang, vault-relative path), filtered (notes and text files only; dot-files but folder
-summaries (``.overview.md``), dot-folders, our own ``.<name>.tmp.<random>`` temp files,
-and ``*.assets/`` are ignored) and debounced: a batch is applied once events stop for
+summaries (``.overview.md``), dot-folders and our own ``.<name>.tmp.<random>`` temp
+files are ignored) and debounced: a batch is applied once events stop for
 ``debounce`` seconds, or at the latest ``max_delay`` seconds after its first event. An
 editor's temp-file-and-rename save arrives as a move whose destination is the note; a
 folder that appears, moves or vanishes (``git checkout``, ``mv``) is re-synced as a

@@ -31,6 +31,7 @@ from shared.errors import (
     TooLargeError,
     VaultError,
 )
+from shared.filetypes import is_text_name
 from shared.workspace import FOLDER_OWN_FILES, OVERVIEW_FILE
 
 if TYPE_CHECKING:
@@ -145,6 +146,8 @@ def _delete_file(
         os.unlink(place.name, dir_fd=dir_fd)
     if owns_images:
         _remove_recorded_images(vault, place, dir_fd, images)
+        # (notes another program put in its .assets/ went too: the index hears it now)
+        vault._notify_all(vault.sandbox.resolve(target.lang, p) for p in images if is_text_name(p))
 
 
 def _check_removable(place: Place, dir_fd: int, images: dict[str, bytes | None]) -> None:

@@ -237,7 +237,8 @@ def _move_file_locked(
         os.fsync(src.dir_fd)
     if file_kind(source) == "asset":
         remove_emptied_folder(vault.sandbox, source)
-    vault._notify_all([source, dest])
+    texts = [t for m in assets if file_kind(m.old) in TEXTS for t in (m.old, m.new)]
+    vault._notify_all([source, dest, *texts])  # (notes another program put in .assets/)
     return {"path": source.rel, "new_path": dest.rel, "etag": fsops.etag_of(after)}
 
 

@@ -84,16 +84,16 @@ class Target:
 
     @property
     def in_assets(self) -> bool:
-        """Below a ``*.assets/`` folder: a note's images, where the index never looks."""
+        """Below a ``*.assets/`` folder: a note's images (the tools put nothing else there)."""
         return any(folder.endswith(".assets") for folder in self.folders)
 
     def check_text_place(self) -> None:
-        """``forbidden_path`` for a note or text file to be made inside ``*.assets/``: it
-        would be read and listed but never searched."""
+        """``forbidden_path`` for a note or text file to be made inside ``*.assets/``: the
+        folder of a note's images (one another program put there is a note all the same)."""
         if self.in_assets and not self.is_asset:
             raise ForbiddenPathError(
-                "a *.assets/ folder holds a note's images only (notes and text files there"
-                " are never indexed); choose a path outside it"
+                "a *.assets/ folder holds a note's images only (the tools make no notes or"
+                " text files there); choose a path outside it"
             )
 
     @property

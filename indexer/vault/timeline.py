@@ -164,7 +164,7 @@ def restore(
     target = vault._file_target(lang, path, summary=True)
     if file_kind(target) is None:
         raise ForbiddenPathError("only notes, their images and text files can be restored")
-    target.check_text_place()  # (it was moved out: made again there, search never finds it)
+    target.check_text_place()  # (the tools make no note there: it was moved out)
     reason = check_reason(reason)
     check_actor(actor)
     row = version_of(vault, target, number)
@@ -212,7 +212,7 @@ def restore(
                 for asset_place in made:
                     _take_out(asset_place)
                 raise
-        vault._notify(target)
+        vault._notify_all([target, *(a for a, _, _ in back if file_kind(a) != "asset")])
     version = pending.versions[(target.lang, target.rel)] if pending else None
     return {"path": target.rel, "etag": row.etag, "version": version, "restored_from": row.version}
 
