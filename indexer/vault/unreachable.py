@@ -22,6 +22,7 @@ from shared.langs import is_lang
 from shared.workspace import Workspace
 
 SAMPLE = 5
+KEPT_PATHS = 10_000  # each vault's left-out paths kept for the folder view (``in_folder``)
 KEPT_WALKS = 10  # a walk's report is kept ten times as long as it took (``RecentWalks``)
 
 
@@ -35,6 +36,7 @@ class Unreachable:
     count: int = 0
     sample: list[str] = field(default_factory=list)
     partial: bool = False
+    paths: list[str] = field(default_factory=list, repr=False)  # the first KEPT_PATHS
 
     def add(self, path: str) -> None:
         if self.ignored(path.rstrip("/").rsplit("/", 1)[-1]):
@@ -42,9 +44,30 @@ class Unreachable:
         self.count += 1
         if len(self.sample) < SAMPLE:
             self.sample.append(path)
+        if len(self.paths) < KEPT_PATHS:
+            self.paths.append(path)
 
     def report(self) -> dict[str, Any]:
         return {"count": self.count, "sample": self.sample, "partial": self.partial}
+
+    def in_folder(self, folder: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """What of it lies in ``folder`` (a vault path, "" the vault's top): its own
+        entries (``report``'s form) and, per subfolder path, the count of those below
+        it. (A folder of only such names was listed as "0 notes inside", and opened as
+        "No notes here.", while the status named them.) ``partial`` when the walk or the
+        kept paths were cut short."""
+        prefix = folder + "/" if folder else ""
+        own = Unreachable(partial=self.partial or self.count > len(self.paths))
+        below: dict[str, int] = {}
+        for path in self.paths:
+            if not path.startswith(prefix):
+                continue
+            top, slash, rest = path[len(prefix) :].partition("/")
+            if slash and rest:  # (a folder too deep is said as "a/b/": its own name)
+                below[prefix + top] = below.get(prefix + top, 0) + 1
+            else:
+                own.add(path)
+        return own.report(), below
 
 
 def _dot_name(name: str) -> bool:
@@ -74,8 +97,12 @@ def unreachable(vault_dir: Path, seconds: float = 2.0) -> Unreachable:
 def unreachable_vaults(workspace: Workspace, seconds: float = 2.0) -> dict[str, dict[str, Any]]:
     """lang -> ``{count, sample, partial}`` of each vault holding entries no tool can
     reach (each walked for at most ``seconds``); the vaults without any are left out."""
+    return {lang: found.report() for lang, found in _walked(workspace, seconds).items()}
+
+
+def _walked(workspace: Workspace, seconds: float) -> dict[str, Unreachable]:
     return {
-        lang: found.report()
+        lang: found
         for lang in workspace.langs()
         if is_lang(lang) and (found := unreachable(workspace.vault_dir(lang), seconds)).count
     }
@@ -92,16 +119,26 @@ class RecentWalks:
         self.workspace = workspace
         self.seconds = seconds  # each vault's walk, at most
         self._lock = threading.Lock()
-        self._walked: tuple[float, dict[str, dict[str, Any]]] | None = None  # (until, report)
+        self._walked: tuple[float, dict[str, Unreachable]] | None = None  # (until, found)
 
-    def report(self) -> dict[str, dict[str, Any]]:
-        """The last walk's report while it is kept, else a new walk's (callers share
-        it: not to be changed)."""
+    def _recent(self) -> dict[str, Unreachable]:
+        """The last walk's finds while they are kept, else a new walk's (callers share
+        them: not to be changed)."""
         with self._lock:  # (two pages at once: one walk)
             walked = self._walked
             if walked is None or time.monotonic() > walked[0]:
                 began = time.monotonic()
-                found = unreachable_vaults(self.workspace, self.seconds)
+                found = _walked(self.workspace, self.seconds)
                 ended = time.monotonic()
                 walked = self._walked = (ended + KEPT_WALKS * (ended - began), found)
             return walked[1]
+
+    def report(self) -> dict[str, dict[str, Any]]:
+        """lang -> ``{count, sample, partial}`` (``unreachable_vaults``), kept a while."""
+        return {lang: found.report() for lang, found in self._recent().items()}
+
+    def in_folder(self, lang: str, folder: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """``Unreachable.in_folder`` of vault ``lang``'s recent walk (the page's folder
+        view)."""
+        found = self._recent().get(lang)
+        return found.in_folder(folder) if found is not None else (Unreachable().report(), {})

@@ -160,6 +160,12 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         limit = query_int(request, "limit", MAX_LISTED)
         after = query_str(request, "after")
         result = await core.scans.run(vault.list_folder, lang, path, limit, after)
+        # the entries here and below each subfolder that no tool can reach (the status
+        # names them; the folder said "0 notes inside" and "No notes here.")
+        own, below = await run_in_threadpool(unreachable.in_folder, lang, result["path"])
+        result["unreachable"] = own
+        for item in result["folders"]:
+            item["unreachable"] = below.get(item["path"], 0)
         if core.summaries is not None:
             folders = [item["path"] for item in result["folders"]]
             found = await run_in_threadpool(core.summaries.abstracts, lang, folders)

@@ -55,8 +55,10 @@ NUM = {"type": "number"}
 BOOL = {"type": "boolean"}
 NSTR = {"type": ["string", "null"]}
 COUNT = {"type": "integer", "minimum": 0}
+NCOUNT = {"type": ["integer", "null"], "minimum": 0}
 VERSION = {"type": ["integer", "string"], "description": "a version from history"}
 PATHS = {"type": "array", "items": STR}
+SUBFOLDER = _obj({"path": STR, "files": NCOUNT, "unreachable": COUNT}, {"abstract": NSTR})
 SCHEMAS: dict[str, Any] = {
     "Error": _obj(
         {"error": _obj({"code": STR, "message": STR})},
@@ -92,15 +94,13 @@ SCHEMAS: dict[str, Any] = {
             "others": {**PATHS, "description": "the folder's own other files (pictures)"},
             "folders": {
                 "type": "array",
-                "items": _obj(
-                    {"path": STR, "files": {"type": ["integer", "null"]}},
-                    {"abstract": NSTR},
-                ),
-                "description": "subfolders (but *.assets/), each with its text files below",
+                "items": SUBFOLDER,
+                "description": "subfolders (but *.assets/): text files, unreachable entries below",
             },
             "total": {**INT, "description": "the folder's own files (files and others)"},
             "truncated": BOOL,
             "counted": BOOL,
+            "unreachable": {"type": "object", "description": "{count, sample, partial}: here"},
         },
         {"next_after": {**STR, "description": "when truncated: after= for the next page"}},
     ),

@@ -110,7 +110,8 @@ async function browse(lang, folder) {
     const name = sub.path.slice(prefix.length);
     return h("li", { class: "folder" }, h("a", { href: link(lang, "browse", sub.path), text: `${name}/` }),
       // (every note below it: a summary's abstract counts its direct children)
-      h("span", { class: "muted", text: sub.files === null ? " (not counted)" : ` ${plural(sub.files, "note")} inside` }),
+      h("span", { class: "muted", text: (sub.files === null ? " (not counted)" : ` ${plural(sub.files, "note")} inside`)
+        + (sub.unreachable ? `, and ${entries(sub.unreachable)} no tool can reach (see Status)` : "") }),
       h("div", { class: "abstract muted", text: sub.abstract || "" }));
   });
   const summaryHistory = summary && summary.updated && state.features.history
@@ -155,8 +156,21 @@ async function browse(lang, folder) {
     count,
     more,
     data.counted ? null : h("p", { class: "muted", text: "The folder is too large to count every note below it in time." }),
-    !folderItems.length && !data.files.length && !(data.others || []).length ? h("p", { class: "muted", text: "No notes here." }) : null,
+    unreachableHere(data.unreachable, prefix),
+    !folderItems.length && !data.files.length && !(data.others || []).length && !data.unreachable?.count
+      ? h("p", { class: "muted", text: "No notes here." }) : null,
   );
+}
+
+const entries = (n) => `${n.toLocaleString("en")} ${n === 1 ? "file or folder" : "files or folders"}`;
+
+// The folder's own entries no tool can reach (names the vault refuses, made by another
+// program): a folder of only such names said "No notes here." while the status named them.
+function unreachableHere(found, prefix) {
+  if (!found?.count) return null;
+  return h("p", { class: "banner", id: "unreachable-here", text: `${found.partial ? "At least " : ""}${entries(found.count)} `
+    + `here no tool can list, search or read (a name the vault refuses, or too deep): ${found.sample.map((p) => p.slice(prefix.length)).join(", ")}`
+    + `${found.count > found.sample.length ? ", …" : ""}; rename or move ${found.count === 1 ? "it" : "them"}.` });
 }
 
 function snippet(text) {
