@@ -135,3 +135,36 @@ def test_a_big_paste_is_saved_whole_and_not_kept_in_the_session_history(
     body = note_file(server, "ulb", "big.md").read_text().split("\n---\n", 1)[1]
     assert body.rstrip("\n") == text.split("\n---\n", 1)[1].rstrip("\n")  # (its "updated:" moved)
     assert not watch.errors
+
+
+def test_staying_in_the_editor_after_back_keeps_the_way_back(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """Back, then "stay" at the question, wrote the editor's address over the view Back
+    had reached: the next Back skipped the note and went to its folder, and a "stay"
+    after a crumb's click left the editor twice in the history."""
+    put(base, "ulh", "items/way.md", "# Way\n\nfirst\n")
+    tab, watch = page
+    visit(tab, base, "#/ulh/browse/items")
+    visit(tab, base, "#/ulh/note/items/way.md")
+    visit(tab, base, "#/ulh/edit/items/way.md")
+    mine = tab.input_value("#editor") + "typed\n"
+    tab.fill("#editor", mine)
+    editing = f"{base}/ui/#/ulh/edit/items/way.md"
+    for leave in (tab.go_back, lambda: tab.click(".crumbs a >> text=items")):  # "stay"
+        with tab.expect_event("dialog"):
+            leave()
+        expect(tab).to_have_url(editing)
+        assert tab.input_value("#editor") == mine  # (not opened again from disk)
+    tab.evaluate("document.body.dataset.ready = ''")
+    watch.accept_dialogs = True  # "leave"
+    tab.go_back()
+    settled(tab, "#/ulh/note/items/way.md")
+    tab.go_back()
+    settled(tab, "#/ulh/browse/items")
+    tab.go_forward()
+    settled(tab, "#/ulh/note/items/way.md")
+    tab.go_forward()  # the editor, opened again from disk
+    settled(tab, "#/ulh/edit/items/way.md")
+    assert "typed" not in tab.input_value("#editor")
+    assert len(watch.dialogs) == 3 and not watch.errors

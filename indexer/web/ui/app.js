@@ -412,8 +412,17 @@ function searchBoxSays() {
   document.getElementById("search-input").placeholder = lang ? `Search ${lang}` : "Pick a vault to search";
 }
 
+// Each history entry's place, counted from the page's first (history.state.pos; kept
+// through a reload): the editor's "stay" goes back to its own entry (mayLeave).
+function placeInHistory() {
+  const pos = window.history.state?.pos;
+  state.pos = typeof pos === "number" ? pos : (state.pos ?? -1) + 1; // (a new entry: after this one)
+  if (pos !== state.pos) window.history.replaceState({ ...window.history.state, pos: state.pos }, "");
+}
+
 async function route() {
   if (!mayLeave()) return;
+  placeInHistory();
   const [hashPath, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
   const params = new URLSearchParams(query);
   const [lang, kind = "browse", ...rest] = hashPath.split("/");

@@ -35,7 +35,7 @@ export async function edit(lang, path, folder) {
   // leaving the view asks first (route, beforeunload).
   let saved = editor.value; // (as the textarea holds it: CRLF reads as LF)
   let opened = content; // (as the file holds it: a save puts its own line breaks back)
-  state.editing = { hash: location.hash, dirty: () => editor.value !== saved };
+  state.editing = { hash: location.hash, pos: state.pos, returning: false, dirty: () => editor.value !== saved };
   let saving = false;
 
   async function save(overwriteEtag) {
@@ -172,12 +172,24 @@ export async function edit(lang, path, folder) {
 }
 
 // Unsaved text in the editor: leaving its view asks first. A hash change cannot be
-// cancelled, so a "stay" puts the editor's address back and keeps the view as it is.
+// cancelled, so a "stay" goes back to the editor's own history entry (state.pos, see
+// app.js's placeInHistory) and keeps the view as it is. (It wrote the editor's address
+// over the entry Back had reached: the next Back skipped that view; and after a link,
+// the editor was in the history twice.)
 export function mayLeave() {
   const editing = state.editing;
+  if (editing?.returning && location.hash === editing.hash) {
+    editing.returning = false; // (the way back after a "stay": the view is still here)
+    return false;
+  }
   if (!editing || location.hash === editing.hash) return true;
   if (editing.dirty() && !confirm("Leave the editor? Your changes are not saved and will be lost.")) {
-    window.history.replaceState(null, "", editing.hash); // (the window's: app.js has a history() view)
+    const pos = window.history.state?.pos; // (a number: Back or Forward went there; none: a new entry)
+    const steps = typeof pos === "number" ? editing.pos - pos : -1;
+    if (steps) {
+      editing.returning = true;
+      window.history.go(steps); // (the window's: app.js has a history() view)
+    } else window.history.replaceState(window.history.state, "", editing.hash);
     document.getElementById("vault-picker").value = state.lang || "";
     return false;
   }
