@@ -37,6 +37,9 @@ MAX_SEARCHED_BYTES = 8 * 1024 * 1024
 CHANGED = "the file changed since it was read; read it again and merge"
 WEAK = "W/"  # an HTTP weak etag's mark: no etag (a hex digest) starts with it
 ANY = "*"  # the ``if_match`` of any content, HTTP's ``If-Match: *``: the file must exist
+# Between etags of an ``if_match`` that any of them matches (HTTP's ``If-Match: "a", "b"``):
+# no etag (a hex digest) holds it, so one etag is never read as a list.
+ETAG_LIST = ","
 _CLOSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fsops-close")
 
 
@@ -49,7 +52,8 @@ def etag_of(data: bytes) -> str:
 def check_if_match(if_match: str | None, existing: bytes | None) -> None:
     """``conflict`` unless the file is as the caller last read it: ``if_match`` is its
     etag, ``""`` means "must not exist", ``"*"`` "must exist, as it is now" (HTTP's
-    ``If-Match: *``; no etag, a hex digest, is ``*``), None asks nothing."""
+    ``If-Match: *``; no etag, a hex digest, is ``*``), etags joined by ``ETAG_LIST`` "is
+    as any of them" (HTTP's list), None asks nothing."""
     if if_match is not None:  # (the etag is computed only when asked about)
         check_etag_match(if_match, None if existing is None else etag_of(existing))
 
@@ -70,7 +74,7 @@ def check_etag_match(if_match: str | None, etag: str | None) -> None:
         raise ConflictError("the file no longer exists; read it again before writing")
     elif if_match.startswith(WEAK):
         raise ConflictError("a weak etag never matches If-Match; send the note's etag")
-    elif etag != if_match:
+    elif etag not in if_match.split(ETAG_LIST):
         raise ConflictError(CHANGED)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from indexer.vault.fsops import ANY, WEAK
+from indexer.vault.fsops import ANY, ETAG_LIST, WEAK
 from indexer.web.http_errors import UnsupportedMediaTypeError
 from shared.errors import InvalidArgumentError, TooLargeError
 from shared.utf8 import field_not_text
@@ -282,11 +282,21 @@ def _etags(header: str) -> list[str]:
     return tags
 
 
+def header_list(request: Request, name: str) -> str | None:
+    """A list header's value, its repeated lines joined as one (RFC 9110 5.3: ``If-Match:
+    "a"`` and ``If-Match: "b"`` mean ``If-Match: "a", "b"``); None when not sent. Read as
+    its first line (Starlette's ``get``), a second precondition was dropped unseen."""
+    lines = request.headers.getlist(name)
+    return ", ".join(lines) if lines else None
+
+
 def write_precondition(request: Request) -> str | None:
     """``If-Match: <etag>`` -> that etag; ``If-None-Match: *`` -> '' (must not exist);
-    ``If-Match: *`` -> '*' (must exist: any content, RFC 9110 13.1.1)."""
-    if_match = request.headers.get("if-match")
-    if_none = request.headers.get("if-none-match")
+    ``If-Match: *`` -> '*' (must exist: any content, RFC 9110 13.1.1); a list of etags ->
+    its strong ones joined by ``ETAG_LIST`` (the file is as any of them), a list of only
+    weak ones -> a weak etag (never matched: strong comparison)."""
+    if_match = header_list(request, "if-match")
+    if_none = header_list(request, "if-none-match")
     if if_match is not None and if_none is not None:
         raise InvalidArgumentError("send If-Match or If-None-Match, not both")
     if if_none is not None:
@@ -297,14 +307,18 @@ def write_precondition(request: Request) -> str | None:
         return None
     if if_match.strip() == "*":
         return ANY
+    parts = [part.strip() for part in if_match.split(",") if part.strip()]
     tags = _etags(if_match)
-    if len(tags) != 1 or tags[0] == "*":  # (a list, or "*" in quotes or in a list)
+    malformed = len(tags) != len(parts) or any('"' in tag for tag in tags)
+    if malformed or not tags or "*" in tags:  # (also "*" in quotes or in a list)
         raise InvalidArgumentError(
-            "If-Match takes exactly one etag (read the note first), or * (the file must exist)"
+            'If-Match takes the etags you read ("<etag>", or a list: "<a>", "<b>"),'
+            " or * (the file must exist)"
         )
-    if if_match.strip().startswith("W/"):  # RFC 9110: If-Match compares strong etags only
+    strong = [tag for part, tag in zip(parts, tags, strict=True) if not part.startswith("W/")]
+    if not strong:  # RFC 9110: If-Match compares strong etags only
         return WEAK + tags[0]  # (never matched: 412 where the file is, 404 where nothing is)
-    return tags[0]
+    return ETAG_LIST.join(dict.fromkeys(strong))
 
 
 def if_match_fails(request: Request, etag: str) -> bool:
@@ -313,7 +327,7 @@ def if_match_fails(request: Request, etag: str) -> bool:
     first page's etag, so that a note changed between pages is said, not spliced. Strong
     comparison (a weak etag never matches); a list matches when any of it does (a read
     changes nothing, so no race to weigh); ``*`` any file."""
-    header = request.headers.get("if-match")
+    header = header_list(request, "if-match")
     if header is None or header.strip() == "*":
         return False
     strong = [part for part in header.split(",") if not part.strip().startswith("W/")]
@@ -322,7 +336,7 @@ def if_match_fails(request: Request, etag: str) -> bool:
 
 def not_modified(request: Request, etag: str) -> bool:
     """Whether a GET's ``If-None-Match`` already names ``etag``."""
-    header = request.headers.get("if-none-match")
+    header = header_list(request, "if-none-match")
     if header is None:
         return False
     return header.strip() == "*" or etag in _etags(header)

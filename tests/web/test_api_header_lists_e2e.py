@@ -1,0 +1,108 @@
+"""Headers a request may carry more than once, against a real ``indexer serve --token``:
+``If-Match`` as a list of etags (RFC 9110 13.1.1), on one line or on several (RFC 9110
+5.3: the same list)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
+from helpers.rest_errors import error_message, error_of
+from helpers.snapshots import contents
+
+TOKEN = "s3cret-token-for-lists"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+MD = {"Content-Type": "text/markdown"}
+DELETE = {"X-Requested-With": "test"}
+STALE = '"' + "0" * 32 + '"'
+OTHER = '"' + "1" * 32 + '"'
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    running = start_indexer(tmp_path_factory.mktemp("lists") / "ws", "--token", TOKEN)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def http(guarded: RunningIndexer) -> Iterator[httpx2.Client]:
+    base = guarded.url.removesuffix("/mcp")
+    with httpx2.Client(base_url=base, timeout=30, headers=BEARER) as client:
+        yield client
+
+
+def put(
+    http: httpx2.Client, path: str, text: str, headers: list[tuple[str, str]]
+) -> httpx2.Response:
+    return http.put(
+        f"/api/v1/li/notes/{path}", content=text.encode(), headers=[*MD.items(), *headers]
+    )
+
+
+def test_an_if_match_list_matches_when_any_strong_etag_does(
+    http: httpx2.Client, guarded: RunningIndexer
+) -> None:
+    """``If-Match: "a", "b"`` was refused 400 ("takes exactly one etag") on every write:
+    RFC 9110 lets a client name each version it has read. The write goes ahead when any
+    listed etag is the file's; a weak one never matches (strong comparison), so a list
+    whose only current etag is weak is 412 and changes nothing."""
+    folder = vault_dir(guarded, "li")
+    current = put(http, "a.md", "# a\n", []).headers["etag"]
+    for listed in (f"{STALE}, {OTHER}", f"W/{current}, {STALE}", f"W/{current}"):
+        before = contents(folder)
+        refused = put(http, "a.md", "# lost\n", [("If-Match", listed)])
+        assert refused.status_code == 412 and error_of(refused) == "conflict", listed
+        assert contents(folder) == before
+    written = put(http, "a.md", "# b\n", [("If-Match", f"{STALE}, {current}, W/{OTHER}")])
+    assert written.status_code == 200, written.text
+    current = written.headers["etag"]
+    appended = http.post(
+        "/api/v1/li/append",
+        json={"path": "a.md", "content": "c\n"},
+        headers={"If-Match": f"{current},{STALE}"},
+    )
+    assert appended.status_code == 200 and (folder / "a.md").read_text().endswith("# b\nc\n")
+    current = appended.headers.get("etag") or f'"{appended.json()["etag"]}"'
+    moved = http.post(
+        "/api/v1/li/move",
+        json={"path": "a.md", "new_path": "m.md"},
+        headers={"If-Match": f"{OTHER}, {current}"},
+    )
+    assert moved.status_code == 200 and (folder / "m.md").is_file()
+    deleted = http.delete(
+        "/api/v1/li/notes/m.md", headers=DELETE | {"If-Match": f"{STALE}, {current}"}
+    )
+    assert deleted.status_code == 200 and not (folder / "m.md").exists()
+
+
+def test_if_match_on_several_lines_is_one_list(
+    http: httpx2.Client, guarded: RunningIndexer
+) -> None:
+    """Two ``If-Match`` lines were read as their first alone: a stale etag on the first
+    line refused a write the second allowed, and a current first line let a write go
+    whatever the second said (``*`` beside an etag is malformed, 400). RFC 9110 5.3: the
+    lines are one list, as if joined by commas."""
+    folder = vault_dir(guarded, "li")
+    current = put(http, "b.md", "# b\n", []).headers["etag"]
+    written = put(http, "b.md", "# b2\n", [("If-Match", STALE), ("If-Match", current)])
+    assert written.status_code == 200, written.text
+    current = written.headers["etag"]
+    before = contents(folder)
+    for lines in ([current, "*"], [current, '""'], ["*", "*"]):
+        refused = put(http, "b.md", "# lost\n", [("If-Match", line) for line in lines])
+        assert refused.status_code == 400 and error_of(refused) == "invalid_argument", lines
+        assert "If-Match takes" in error_message(refused)
+    both = put(http, "b.md", "# lost\n", [("If-None-Match", "*"), ("If-None-Match", current)])
+    assert both.status_code == 400 and error_of(both) == "invalid_argument"
+    assert contents(folder) == before
+    read = http.get("/api/v1/li/notes/b.md", headers=[("If-Match", STALE), ("If-Match", current)])
+    assert read.status_code == 200
+    unchanged = http.get(
+        "/api/v1/li/notes/b.md", headers=[("If-None-Match", STALE), ("If-None-Match", current)]
+    )
+    assert unchanged.status_code == 304
