@@ -5,7 +5,9 @@ one ``/mcp`` has). Then ``WebGuard``:
 
 - With a token configured, every request needs ``Authorization: Bearer <token>``
   (compared in constant time) or the page's session cookie; else 401. Without a
-  token, loopback access works as it does for ``/mcp``.
+  token, loopback access works as it does for ``/mcp``. Two ``Authorization`` lines
+  are refused 400 on every path, ``/mcp`` too (``repeated_credentials``): read as their
+  first, a right token first let a request through whatever the second said.
 - The cookie comes only from a one-time login link: ``indexer open`` asks
   ``POST /api/v1/login-link`` (bearer token only) for a code that lives 60 seconds and
   works once; ``GET /ui/login?code=`` trades it for an ``HttpOnly; SameSite=Strict``
@@ -127,6 +129,11 @@ class WebGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         area = _area(scope.get("path", "")) if scope["type"] == "http" else None
+        if scope["type"] == "http" and self.logins.token is not None:
+            refusal = repeated_credentials(scope, area)
+            if refusal is not None:
+                await refusal(scope, receive, send if area is None else _with_headers(send, area))
+                return
         if area is None:
             await self.app(scope, receive, send)
             return
@@ -153,6 +160,22 @@ class WebGuard:
             # outer app's plain-text 404 rather than the API's JSON refusal.
             return error_response("forbidden_path", "the path contains a control character")
         return None
+
+
+def repeated_credentials(scope: Scope, area: str | None) -> Response | None:
+    """The refusal of a request with more than one ``Authorization`` line, or None.
+
+    Credentials that say two things are not guessed at (RFC 6750 3.1: 400
+    ``invalid_request``): Starlette and the MCP library read the first line alone."""
+    lines = sum(1 for name, _ in scope.get("headers", ()) if name.lower() == b"authorization")
+    if lines < 2:
+        return None
+    message = f"send one Authorization header, not {lines}: which one holds the token?"
+    if area == "api":
+        return error_response("invalid_argument", message)
+    if area == "ui":
+        return _page(400, "Two Authorization headers", escape(message))
+    return JSONResponse({"error": "invalid_request", "error_description": message}, 400)
 
 
 def csrf_refusal(method: str, headers: Headers) -> Response | None:

@@ -1,10 +1,11 @@
 """Headers a request may carry more than once, against a real ``indexer serve --token``:
 ``If-Match`` as a list of etags (RFC 9110 13.1.1), on one line or on several (RFC 9110
-5.3: the same list)."""
+5.3: the same list), and ``Authorization`` twice (ambiguous credentials, refused)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -106,3 +107,36 @@ def test_if_match_on_several_lines_is_one_list(
         "/api/v1/li/notes/b.md", headers=[("If-None-Match", STALE), ("If-None-Match", current)]
     )
     assert unchanged.status_code == 304
+
+
+def test_two_authorization_headers_are_refused(
+    http: httpx2.Client, guarded: RunningIndexer
+) -> None:
+    """Two ``Authorization`` lines were read as their first: a right token first let the
+    request through whatever the second said, a wrong one first refused it 401 as if no
+    right token came. Credentials that say two things are refused 400 (RFC 6750 3.1,
+    ``invalid_request``) on the API, the page and /mcp alike, before anything is done."""
+    folder: Path = vault_dir(guarded, "li")
+    before = contents(folder)
+    base = guarded.url.removesuffix("/mcp")
+    for lines in (
+        [f"Bearer {TOKEN}", "Bearer wrong"],
+        ["Bearer wrong", f"Bearer {TOKEN}"],
+        [f"Bearer {TOKEN}", f"Bearer {TOKEN}"],
+    ):
+        auth = [("Authorization", line) for line in lines]
+        with httpx2.Client(base_url=base, timeout=30) as bare:
+            api = bare.put("/api/v1/li/notes/z.md", content=b"# z\n", headers=[*MD.items(), *auth])
+            assert api.status_code == 400, (lines, api.text)
+            assert error_of(api) == "invalid_argument"
+            assert "Authorization" in error_message(api)
+            page = bare.get("/ui/", headers=auth)
+            assert page.status_code == 400 and "Authorization" in page.text
+            mcp = bare.post(
+                "/mcp",
+                json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                headers=[*auth, ("Accept", "application/json, text/event-stream")],
+            )
+            assert mcp.status_code == 400 and mcp.json()["error"] == "invalid_request"
+    assert contents(folder) == before
+    assert http.get("/api/v1/status").status_code == 200  # one line still works
