@@ -4,10 +4,12 @@ then walked again, so a name another program made shows within that time."""
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from indexer.vault.unreachable import KEPT_WALKS, RecentWalks
+from indexer.vault.unreachable import KEPT_WALKS, RecentWalks, Unreachable, unreachable
 from shared.workspace import Workspace
 
 
@@ -52,3 +54,67 @@ def test_a_folder_is_told_what_it_and_each_subfolder_hold_that_no_tool_reaches(
     assert walks.in_folder("en", "a/b") == (none, {"a/b/c": 1})
     assert walks.in_folder("en", "a/b/c")[0]["sample"] == ["a/b/c/p:q.md"]
     assert walks.in_folder("fr", "") == (none, {})  # (no such vault)
+
+
+class GatedWalks:
+    """The real walk (``unreachable``), held at one vault until released, and counted."""
+
+    def __init__(self, held: str) -> None:
+        self.held = held
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        self.walked: list[str] = []
+
+    def __call__(self, vault_dir: Path, seconds: float) -> Unreachable:
+        lang = vault_dir.parent.name
+        self.walked.append(lang)
+        if lang == self.held:
+            self.entered.set()
+            assert self.release.wait(30)
+        return unreachable(vault_dir, seconds)
+
+
+def in_thread(call: Callable[[], dict]) -> tuple[threading.Thread, list[dict]]:
+    answers: list[dict] = []
+    thread = threading.Thread(target=lambda: answers.append(call()), daemon=True)
+    thread.start()
+    return thread, answers
+
+
+def test_a_vault_walked_again_does_not_hold_callers_of_the_others(tmp_path: Path) -> None:
+    """One lock was held over every vault's walk: while a caller walked a large vault
+    again, another asking /status waited for all of it, though each vault had a report
+    kept (N vaults of 100,000 notes: N x 1 s). Now that caller takes the vault's last
+    report; a vault never walked is still waited for, and walked once for both."""
+    languages = tmp_path / "ws" / "memory" / "languages"
+    for lang in ("de", "en"):
+        (languages / lang / "vault").mkdir(parents=True)
+    (languages / "de" / "vault" / "CON.txt").write_text("x")  # (made by another program)
+    gated = GatedWalks(held="en")
+    walks = RecentWalks(Workspace(tmp_path / "ws"), seconds=5.0, walk=gated)
+    began = time.monotonic()
+    first, answers = in_thread(walks.report)
+    assert gated.entered.wait(30)  # (de walked, en held)
+    waiting, waited = in_thread(walks.report)
+    waiting.join(0.1)
+    assert waiting.is_alive()  # en never walked: nothing to answer but its walk
+    gated.release.set()
+    first.join(30)
+    waiting.join(30)
+    expected = {"de": {"count": 1, "sample": ["CON.txt"], "partial": False}}
+    assert answers == waited == [expected]
+    assert gated.walked.count("en") == 1  # (de's is kept ten times its 1 ms: walked again)
+    time.sleep((time.monotonic() - began) * (KEPT_WALKS + 1))  # (past both walks' keeping)
+    gated.release.clear()
+    gated.entered.clear()
+    (languages / "en" / "vault" / "ratio 3:2.md").write_text("# n\n")
+    first, answers = in_thread(walks.report)
+    assert gated.entered.wait(30)
+    second, now = in_thread(walks.report)
+    second.join(5)
+    assert not second.is_alive() and now == [expected]  # en's last report while walked
+    gated.release.set()
+    first.join(30)
+    assert answers == [
+        expected | {"en": {"count": 1, "sample": ["ratio 3:2.md"], "partial": False}}
+    ]

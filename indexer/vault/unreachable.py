@@ -97,15 +97,22 @@ def unreachable(vault_dir: Path, seconds: float = 2.0) -> Unreachable:
 def unreachable_vaults(workspace: Workspace, seconds: float = 2.0) -> dict[str, dict[str, Any]]:
     """lang -> ``{count, sample, partial}`` of each vault holding entries no tool can
     reach (each walked for at most ``seconds``); the vaults without any are left out."""
-    return {lang: found.report() for lang, found in _walked(workspace, seconds).items()}
-
-
-def _walked(workspace: Workspace, seconds: float) -> dict[str, Unreachable]:
     return {
-        lang: found
+        lang: found.report()
         for lang in workspace.langs()
         if is_lang(lang) and (found := unreachable(workspace.vault_dir(lang), seconds)).count
     }
+
+
+@dataclass
+class _KeptWalk:
+    """One vault's last walk: what it found (None: nothing unreachable), kept ``until``;
+    the lock is held by the one caller walking it."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    walked: bool = False
+    until: float = 0.0
+    report: Unreachable | None = None
 
 
 class RecentWalks:
@@ -113,32 +120,57 @@ class RecentWalks:
     time went by (REST ``/status``): the page asks for the status at every load, and a
     walk of 100,000 notes took 0.2-0.3 s of the server's one CPU; so a status asked for
     without pause spends at most a tenth of it walking, and one of a vault of 10,000
-    notes is at most half a second old."""
+    notes is at most half a second old.
 
-    def __init__(self, workspace: Workspace, seconds: float) -> None:
+    Kept per vault, each walked outside any lock the others need: one lock over the
+    whole walk made a first call on N large vaults hold every caller for all N walks.
+    While one caller walks a vault again, the others take its last report (as they
+    would have a moment before); only a vault never walked is waited for (one walk for
+    callers at once). ``walk`` is ``unreachable``: a test may slow it down."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        seconds: float,
+        walk: Callable[[Path, float], Unreachable] = unreachable,
+    ) -> None:
         self.workspace = workspace
         self.seconds = seconds  # each vault's walk, at most
-        self._lock = threading.Lock()
-        self._walked: tuple[float, dict[str, Unreachable]] | None = None  # (until, found)
-
-    def _recent(self) -> dict[str, Unreachable]:
-        """The last walk's finds while they are kept, else a new walk's (callers share
-        them: not to be changed)."""
-        with self._lock:  # (two pages at once: one walk)
-            walked = self._walked
-            if walked is None or time.monotonic() > walked[0]:
-                began = time.monotonic()
-                found = _walked(self.workspace, self.seconds)
-                ended = time.monotonic()
-                walked = self._walked = (ended + KEPT_WALKS * (ended - began), found)
-            return walked[1]
+        self._walk = walk
+        self._lock = threading.Lock()  # (over ``_kept`` only, never over a walk)
+        self._kept: dict[str, _KeptWalk] = {}
 
     def report(self) -> dict[str, dict[str, Any]]:
-        """lang -> ``{count, sample, partial}`` (``unreachable_vaults``), kept a while."""
-        return {lang: found.report() for lang, found in self._recent().items()}
+        """lang -> the vault's last report while it is kept, else a new walk's, for the
+        vaults with entries no tool can reach (callers share them: not to be changed)."""
+        found: dict[str, dict[str, Any]] = {}
+        for lang in self.workspace.langs():
+            if is_lang(lang) and (walked := self._vault(lang)) is not None:
+                found[lang] = walked.report()
+        return found
 
     def in_folder(self, lang: str, folder: str) -> tuple[dict[str, Any], dict[str, int]]:
         """``Unreachable.in_folder`` of vault ``lang``'s recent walk (the page's folder
-        view)."""
-        found = self._recent().get(lang)
+        view; that vault alone is walked, when its walk is no longer kept)."""
+        found = self._vault(lang) if is_lang(lang) else None
         return found.in_folder(folder) if found is not None else (Unreachable().report(), {})
+
+    def _vault(self, lang: str) -> Unreachable | None:
+        with self._lock:
+            kept = self._kept.setdefault(lang, _KeptWalk())
+        if kept.walked and time.monotonic() <= kept.until:
+            return kept.report
+        if not kept.lock.acquire(blocking=not kept.walked):
+            return kept.report  # another caller walks it now: its last report meanwhile
+        try:
+            if kept.walked and time.monotonic() <= kept.until:
+                return kept.report  # walked by the caller this one waited for
+            began = time.monotonic()
+            walked = self._walk(self.workspace.vault_dir(lang), self.seconds)
+            ended = time.monotonic()
+            kept.report = walked if walked.count else None
+            kept.until = ended + KEPT_WALKS * (ended - began)
+            kept.walked = True
+            return kept.report
+        finally:
+            kept.lock.release()
