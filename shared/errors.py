@@ -61,6 +61,11 @@ class ForbiddenPathError(VaultError):
     code = "forbidden_path"
 
 
+class SystemRefusedError(ForbiddenPathError):
+    """``forbidden_path`` the system gave (permission denied, a read-only file system),
+    not the path asked for: a command fails (exit 1) where a refused path is bad usage."""
+
+
 class NotFoundError(VaultError):
     code = "not_found"
 

@@ -6,6 +6,7 @@ warning), never a traceback, and nothing changes on disk."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import signal
@@ -17,8 +18,10 @@ import pytest
 from helpers.indexer_process import QUIET_ENV, spawn_indexer, wait_for
 from helpers.permissions import as_plain_user
 
-from indexer.cli import main
+from indexer.cli import exit_code, main
 from indexer.settings import unknown_settings
+from indexer.vault.oserrors import describe
+from shared.errors import ForbiddenPathError
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:
@@ -241,3 +244,14 @@ def test_a_workspace_named_in_another_unicode_form_is_pointed_to(
     assert f"there is no workspace at {typed}, but there is {made}" in err, err
     assert err.strip().endswith(f"use --workspace {shlex.quote(str(made))}"), err
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("code", [errno.EACCES, errno.EPERM, errno.EROFS])
+def test_a_path_the_system_refuses_is_a_failure_not_bad_usage(code: int) -> None:
+    """A refused path typed on the command line is bad usage (exit 2); the system's
+    refusal (permission denied, a read-only file system), coded ``forbidden_path`` for a
+    client too, is a command that failed (1): the user's arguments were right."""
+    refused = describe(OSError(code, os.strerror(code)))
+    assert refused is not None and refused.code == "forbidden_path"
+    assert exit_code(refused) == 1
+    assert exit_code(ForbiddenPathError("the path leaves the vault")) == 2

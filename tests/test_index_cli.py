@@ -223,7 +223,25 @@ def test_search_refuses_bad_queries_with_one_line(tmp_path: Path) -> None:
         bad_path = cli(
             "search", "--workspace", str(ws.root), "--lang", "en", "--path", outside, "x"
         )
-        assert bad_path.returncode == 1 and "forbidden_path" in bad_path.stderr, bad_path.stderr
+        assert bad_path.returncode == 2 and "forbidden_path" in bad_path.stderr, bad_path.stderr
+
+
+def test_a_path_the_vault_refuses_is_bad_usage(tmp_path: Path) -> None:
+    """``forbidden_path`` of a path typed on the command line exited 1 ("failed") where
+    ``--help`` says 2 is bad usage, as ``invalid_argument`` and ``invalid_lang`` are;
+    a version that is not there still failed (1). Nothing is changed on disk."""
+    ws = make_workspace(tmp_path)
+    vault = ws.vault_dir("en")
+    (vault / "link").symlink_to(tmp_path)
+    before = sorted(str(p) for p in vault.rglob("*"))
+    for path in ("../x.md", "/etc/passwd", "a:b.md", "link/n.md", "CON.md", "items/"):
+        done = cli("history", "--workspace", str(ws.root), "--lang", "en", path)
+        assert done.returncode == 2, (path, done.stderr)
+        assert done.stderr.startswith("indexer history: forbidden_path: "), done.stderr
+        assert "Traceback" not in done.stderr
+    missing = cli("history", "--workspace", str(ws.root), "--lang", "en", "--show", "9", "x.md")
+    assert missing.returncode == 1 and "not_found" in missing.stderr  # (failed, as before)
+    assert sorted(str(p) for p in vault.rglob("*")) == before
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,11 @@ from shared.cli_usage import (
 from shared.errors import (
     AlreadyRunningError,
     ConfigError,
+    ForbiddenPathError,
     InvalidArgumentError,
     InvalidLangError,
     OperationalError,
+    SystemRefusedError,
     VaultError,
 )
 from shared.terminal_text import shows_any_text
@@ -174,9 +176,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def exit_code(err: BaseException) -> int:
-    """The one map from errors to exit codes."""
+    """The one map from errors to exit codes: a path the vault refuses is one typed on
+    the command line (``history PATH``, ``search --path``), bad usage as a bad argument;
+    one the system refuses (permission, read-only) is a failure."""
     if isinstance(err, AlreadyRunningError):
         return EXIT_ALREADY_RUNNING
+    if isinstance(err, ForbiddenPathError) and not isinstance(err, SystemRefusedError):
+        return EXIT_USAGE
     if isinstance(err, ConfigError | InvalidArgumentError | InvalidLangError | ValueError):
         return EXIT_USAGE
     return EXIT_FAILED

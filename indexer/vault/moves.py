@@ -52,6 +52,7 @@ from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
     NotFoundError,
+    SystemRefusedError,
     TooLargeError,
 )
 from shared.workspace import OVERVIEW_FILE
@@ -441,7 +442,7 @@ def _files_below(
             if data is None and _larger(entry, read):
                 raise TooLargeError(f"{entry.rel} is larger than the limit; nothing was moved")
             if data is None and _unreadable(entry):
-                raise ForbiddenPathError(
+                raise SystemRefusedError(
                     f"the system does not let the indexer read {entry.rel} (permission"
                     " denied); nothing was moved"
                 )

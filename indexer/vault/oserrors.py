@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import errno
 
-from shared.errors import ForbiddenPathError, StorageError, TooLargeError, VaultError
+from shared.errors import StorageError, SystemRefusedError, TooLargeError, VaultError
 
 NOTHING_CHANGED = "nothing was changed"
 
@@ -29,12 +29,12 @@ def describe(err: OSError) -> VaultError | None:
             f"the file would grow past the largest size this system allows; {NOTHING_CHANGED}"
         )
     if code in (errno.EACCES, errno.EPERM):
-        return ForbiddenPathError(
+        return SystemRefusedError(
             "the system does not let the indexer change or read this file or folder"
             f" (permission denied); {NOTHING_CHANGED}"
         )
     if code == errno.EROFS:
-        return ForbiddenPathError(f"the vault is on a read-only file system; {NOTHING_CHANGED}")
+        return SystemRefusedError(f"the vault is on a read-only file system; {NOTHING_CHANGED}")
     if code in (errno.EMFILE, errno.ENFILE):
         return StorageError(
             "the indexer has too many files open right now; try again in a moment",
