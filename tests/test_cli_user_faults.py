@@ -255,3 +255,34 @@ def test_a_path_the_system_refuses_is_a_failure_not_bad_usage(code: int) -> None
     assert refused is not None and refused.code == "forbidden_path"
     assert exit_code(refused) == 1
     assert exit_code(ForbiddenPathError("the path leaves the vault")) == 2
+
+
+@pytest.mark.parametrize("refused", ["the file", "its folder"])
+def test_status_says_which_part_of_the_index_this_user_may_not_use(ws: Path, refused: str) -> None:
+    """``index: unreadable (operational: cannot read the index ... (unable to open
+    database file): SQLite writes its -shm file beside it even to read; ...)`` blamed
+    the -shm file of an index this user may not read at all, and showed a code word.
+    Now the line names what is refused (the file, or the folder SQLite writes in) and
+    whose it is; status still says the rest, exit 0, and changes nothing."""
+    state = ws / ".indexer"
+    for leftover in state.glob("index.sqlite-*"):  # (a server stopped: none left)
+        leftover.unlink()
+    before = snapshot(ws)
+    place, mode = (state / "index.sqlite", 0) if refused == "the file" else (state, 0o555)
+    kept = place.stat().st_mode & 0o7777
+    os.chmod(place, mode)
+    try:
+        done = indexer("status", "--workspace", str(ws), prefix=as_plain_user())
+    finally:
+        os.chmod(place, kept)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("index: "))
+    assert line.startswith("index: unreadable (") and "operational:" not in line, line
+    assert f"{place}: permission denied to this user" in line, line
+    assert "run the command as the user who runs the indexer" in line, line
+    if refused == "its folder":
+        assert "SQLite writes its -shm file beside the index even to read" in line, line
+    else:
+        assert "-shm" not in line, line
+    assert "en: 1 note" not in done.stdout and "server: not running" in done.stdout
+    assert snapshot(ws) == before

@@ -26,7 +26,7 @@ from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable_vaults
 from shared.cli_usage import said_of_os_error
 from shared.counted import counted
-from shared.errors import AlreadyRunningError, IndexSchemaError
+from shared.errors import AlreadyRunningError, IndexSchemaError, VaultError
 from shared.langs import check_lang, no_notes_said
 from shared.terminal_text import for_terminal
 from shared.utf8 import check_text
@@ -252,7 +252,9 @@ def cmd_status(args: argparse.Namespace) -> int:
             index.open(readonly=True)
             report["index"] = {**index.info(), "langs": index.counts()}
         except Exception as err:  # an unreadable index is something to report, not a crash
-            report["index"] = {"error": str(err)}
+            # (its words, not its code: "operational: " said nothing to a reader)
+            said = err.message if isinstance(err, VaultError) else str(err)
+            report["index"] = {"error": said}
         finally:
             index.close()
     report["unreachable"] = unreachable_vaults(workspace)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +29,7 @@ from indexer.index import schema as index_schema
 from indexer.index.text import fold
 from indexer.sqlite_errors import called_damaged, disk_trouble
 from indexer.sqlite_lib import sqlite3
+from shared.cli_usage import said_of_os_error
 from shared.errors import IndexSchemaError, OperationalError, StorageError
 
 __all__ = ["Changed", "Connections"]
@@ -105,6 +108,9 @@ class Connections:
                     f"cannot read the index {self.path} ({err}): {trouble} (SQLite writes"
                     " its -shm file beside it even to read); free some space or fix the disk"
                 ) from None
+            refused = refused_to_this_user(self.path)
+            if refused is not None:
+                raise OperationalError(f"cannot read the index: {refused}") from None
             raise OperationalError(
                 f"cannot read the index {self.path} as this user ({err}): SQLite writes "
                 "its -shm file beside it even to read; run as the workspace's owner, or "
@@ -261,3 +267,23 @@ class Connections:
     def state(conn: sqlite3.Connection, key: str) -> str | None:
         row = conn.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+
+def refused_to_this_user(path: Path) -> str | None:
+    """Which part of an index file this user may not use, said with whose it is and
+    what to do, or None: the file itself, unreadable, or its folder, where SQLite
+    makes its -shm file even to read. SQLite says only "unable to open database file"."""
+    try:
+        with path.open("rb"):
+            pass
+    except PermissionError as err:
+        return said_of_os_error(err)
+    except OSError:
+        return None
+    shm = path.with_name(path.name + "-shm")
+    if shm.exists() or os.access(path.parent, os.W_OK):
+        return None
+    refused = PermissionError(errno.EACCES, "Permission denied", str(path.parent))
+    return "SQLite writes its -shm file beside the index even to read, and " + said_of_os_error(
+        refused
+    )
