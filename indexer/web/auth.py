@@ -179,12 +179,19 @@ def repeated_credentials(scope: Scope, area: str | None) -> Response | None:
 
 
 def csrf_refusal(method: str, headers: Headers) -> Response | None:
-    """The refusal of a write that a cross-site form could have sent, or None.
+    """The refusal of a write that a cross-site form could have sent, or that says its
+    body's type twice (400), or None.
 
     Applied by the API to each of its write routes (after routing, so an unknown
     method still answers 405)."""
     if method not in UNSAFE_METHODS:
         return None
+    kinds = headers.getlist("content-type")
+    if len(kinds) > 1 or "," in "".join(kinds).partition(";")[0]:
+        # (read as the first, a body also said to be JSON was stored as Markdown)
+        return error_response(
+            "invalid_argument", "send one Content-Type: the body is of one type, not several"
+        )
     coding = headers.get("content-encoding", "").strip().lower()
     if coding not in ("", "identity"):  # (a gzip body was read as text, or refused as not UTF-8)
         return error_response(

@@ -140,3 +140,28 @@ def test_two_authorization_headers_are_refused(
             assert mcp.status_code == 400 and mcp.json()["error"] == "invalid_request"
     assert contents(folder) == before
     assert http.get("/api/v1/status").status_code == 200  # one line still works
+
+
+def test_a_write_with_two_content_types_is_refused(
+    http: httpx2.Client, guarded: RunningIndexer
+) -> None:
+    """Two ``Content-Type`` lines (or two types on one line) were read as the first: a
+    body said to be JSON too was stored as Markdown, and a form's type before a text one
+    was refused only by chance of order. What the body is must be said once (400), and
+    nothing is written."""
+    folder = vault_dir(guarded, "li")
+    before = contents(folder)
+    body = b'{"content": "# c\\n"}'
+    for types in (
+        [("Content-Type", "text/markdown"), ("Content-Type", "application/json")],
+        [("Content-Type", "application/json"), ("Content-Type", "text/markdown")],
+        [("Content-Type", "text/markdown, application/json")],
+    ):
+        refused = http.put("/api/v1/li/notes/c.md", content=body, headers=types)
+        assert refused.status_code == 400 and error_of(refused) == "invalid_argument", types
+        assert "one Content-Type" in error_message(refused)
+        posted = http.post("/api/v1/li/append", content=b'{"path": "c.md"}', headers=types)
+        assert posted.status_code == 400 and error_of(posted) == "invalid_argument", types
+    assert contents(folder) == before
+    one = http.put("/api/v1/li/notes/c.md", content=b"# c\n", headers=MD)
+    assert one.status_code == 201
