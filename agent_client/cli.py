@@ -3,7 +3,8 @@
 A thin layer over the library: each command builds the settings once, runs one writer
 submission, action or tool call, and maps every error to one line and an exit code here
 (0 done, 1 refused or failed, 2 bad usage, 3 indexer offline). ``history`` and ``undo``
-live in ``cli_history``, ``read``, ``search`` and ``recall`` in ``cli_query``.
+live in ``cli_history``, ``read``, ``search`` and ``recall`` in ``cli_query``, ``remember``
+and ``event`` in ``cli_submit``.
 """
 
 from __future__ import annotations
@@ -18,21 +19,18 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any
 
-from agent_client import cli_history, cli_query
+from agent_client import cli_history, cli_query, cli_submit
+from agent_client.cli_submit import text_argument
 from agent_client.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OFFLINE, EXIT_OK, EXIT_USAGE
-from agent_client.interrupts import result_decided, terminate_as_interrupt
-from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.settings import ClientSettings
-from agent_client.terminal import TerminalFormatter, for_terminal
+from agent_client.terminal import TerminalFormatter
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
 from shared.cli_usage import Parser, refuse_options_before_command, stdout_closed, whole_number
 from shared.errors import ConfigError, IndexerOfflineError, VaultError
-from shared.frontmatter import hashtags, scalar_value
-from shared.images import detect_image
+from shared.frontmatter import scalar_value
 from shared.models import (
     MAX_RECALL_BUDGET,
     MAX_SEARCH_LIMIT,
@@ -40,10 +38,8 @@ from shared.models import (
     Action,
     DeleteAction,
     EditAction,
-    MemoryEntry,
 )
 from shared.terminal_text import shows_any_text
-from shared.timestamps import parse_timestamp
 from shared.utf8 import utf8_problem
 
 DESCRIPTION = """\
@@ -244,7 +240,7 @@ def _configure_logging(level: str) -> None:
 
 def _run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
     if args.command in ("remember", "event"):
-        return _submit(args, settings, lang)
+        return cli_submit.submit(args, settings, lang)
     if args.command in ("edit", "delete"):
         return _action(args, settings, lang)
     if args.command in ("history", "undo"):
@@ -281,165 +277,6 @@ def _option(dest: str, command: str) -> str:
     return options.get(dest) or positional.get(dest) or "--" + dest.replace("_", "-")
 
 
-def _text(value: str) -> str:
-    """The argument, or stdin for ``-``: decoded as UTF-8 here, whatever the locale says.
-    A byte order mark opening stdin (a file saved by a Windows editor) is not text: it
-    would sit invisible in the middle of the note."""
-    if value != "-":
-        return value
-    if sys.stdin is None:  # started with stdin closed (cron, a daemon)
-        raise ValueError("'-' reads the text from stdin, but this process has no stdin")
-    buffer = getattr(sys.stdin, "buffer", None)
-    if buffer is None:  # a text stream put in place of stdin (tests, embedding)
-        return sys.stdin.read().removeprefix("\ufeff")
-    data: bytes = buffer.read()
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"stdin is not valid UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})"
-        ) from None
-
-
-def _image_files(paths: list[str], max_bytes: int) -> list[str]:
-    """The ``--image`` files, each checked to be a readable image of at most ``max_bytes``
-    before anything is sent (bad usage, exit 2: it was a failure, exit 1, after
-    connecting, named by a Python class)."""
-    for path in paths:
-        if not os.path.isfile(path) or not os.access(path, os.R_OK):
-            raise ValueError(f"--image {path!r:.80}: no such readable file")
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            raise ValueError(
-                f"--image {path!r:.80}: {size:,} bytes, more than the {max_bytes:,} an image"
-                " may have (AGENT_CLIENT_MAX_IMAGE_BYTES)"
-            )
-        with open(path, "rb") as file:
-            if detect_image(file.read(4096)) is None:
-                raise ValueError(
-                    f"--image {path!r:.80}: not a PNG, JPEG, GIF, WebP, BMP or AVIF image"
-                )
-    return paths
-
-
-def _tags(values: list[str]) -> list[str]:
-    """The ``--tag`` values as the server reads a string of tags: ``'#a #b'`` (hashtags
-    typed in one value) is ``a`` and ``b``; ``past tense`` stays one tag. (Each is
-    checked as any entry's tag: an empty one is refused, not dropped.)"""
-    tags: list[str] = []
-    for value in values:
-        words = hashtags(value)
-        tags += [word[1:] for word in words] if len(words) > 1 else [value]
-    return tags
-
-
-def _timestamp(value: str | None) -> datetime:
-    try:
-        return datetime.now(UTC) if value is None else parse_timestamp(value)
-    except ValueError as exc:
-        raise ValueError(f"--at: {exc}") from None
-
-
-def _submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int:
-    entry = MemoryEntry(
-        lang=lang,
-        kind="knowledge" if args.command == "remember" else "event",
-        title=args.title,
-        content=_text(args.text),
-        tags=_tags(args.tags),
-        timestamp=_timestamp(args.at),
-        images=_image_files(getattr(args, "images", []), settings.max_image_bytes),
-    )
-    sink = CollectingNoticeSink()
-    writer = MemoryWriter(settings, sink)
-    said_twice = _WritersFailureLine()
-    logs = [logging.getLogger(name) for name in ("agent_client.writer", "agent_client.merge")]
-    for log in logs:
-        log.addFilter(said_twice)
-    try:
-        with terminate_as_interrupt():
-            writer.submit([entry])
-            budget = (settings.llm.timeout if settings.llm else 0) + 4 * settings.call_timeout
-            finished = writer.flush(budget)
-            writer.close(1.0)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the entry is taken back, not left half
-        return _interrupted(writer, sink, entry, settings)
-    finally:
-        for log in logs:
-            log.removeFilter(said_twice)
-    notice = _own_notice(sink, entry)
-    if not finished or notice is None:
-        with result_decided(EXIT_FAILED):
-            print("agent-client: the writer did not finish in time", file=sys.stderr)
-        return EXIT_FAILED
-    for left in sink.notices:  # and those of the entries killed clients left (``leftovers``)
-        if left is notice:
-            continue
-        said = left.update_summary if left.ok else f"failed: {left.error}"
-        line = f"agent-client: entry {left.entry_id} a stopped client left ({left.title}): {said}"
-        print(for_terminal(line, sys.stderr), file=sys.stderr)
-    code = EXIT_OK if notice.ok else EXIT_FAILED
-    if not notice.ok and (notice.error or "").startswith("indexer_offline"):
-        code = EXIT_OFFLINE
-    with result_decided(code):  # (the result stands: a stop now takes nothing back)
-        _print_notice(notice, args.json)
-    return code
-
-
-def _interrupted(
-    writer: MemoryWriter, sink: CollectingNoticeSink, entry: MemoryEntry, settings: ClientSettings
-) -> int:
-    """Stop the writer (its merge taken back) and say what became of the entry."""
-    stopped = writer.cancel(4 * settings.call_timeout)
-    notice = _own_notice(sink, entry)
-    if notice is not None and notice.ok:  # done before the interrupt came
-        _print_notice(notice, False)
-        return EXIT_OK
-    said = notice.error if notice is not None else f"entry {entry.id} was not written"
-    print(f"agent-client: interrupted: {said}", file=sys.stderr)
-    if not stopped:
-        print(
-            f"agent-client: the writer did not stop in time: `agent-client undo {entry.id}`"
-            " takes back what it wrote",
-            file=sys.stderr,
-        )
-    return EXIT_INTERRUPTED
-
-
-def _own_notice(sink: CollectingNoticeSink, entry: MemoryEntry) -> SystemNotice | None:
-    """The entry's notice, not one of an entry a killed client left (its id is the one
-    the entry took, when it was that entry run again)."""
-    return next((n for n in reversed(sink.notices) if n.entry_id == entry.id), None)
-
-
-class _WritersFailureLine(logging.Filter):
-    """Drops the writer's error line for a failed entry, and the merge's for a model
-    that failed (unless it carries a traceback): the CLI prints the notice, which says the
-    same (its error, or its fallback reason; a terminal got both)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        said = str(record.msg)
-        merge_failed = said.startswith("LLM merge of entry") and not record.exc_info
-        return not (
-            record.levelno >= logging.ERROR and (said.startswith("memory entry") or merge_failed)
-        )
-
-
-def _print_notice(notice: SystemNotice, as_json: bool) -> None:
-    if as_json:
-        print(json.dumps(asdict(notice), ensure_ascii=False))
-        return
-    if not notice.ok:
-        print(for_terminal(f"agent-client: failed: {notice.error}", sys.stderr), file=sys.stderr)
-        return
-    print(for_terminal(notice.update_summary, sys.stdout))
-    for path in notice.updated_files:
-        print(for_terminal(f"  {path}", sys.stdout))
-    if notice.fallback_reason:
-        reason = f"(merged without the LLM: {notice.fallback_reason})"
-        print(for_terminal(reason, sys.stderr), file=sys.stderr)
-
-
 def frontmatter_value(text: str, key: str = "") -> Any:
     """A ``--set`` value as the server reads frontmatter: ``5`` a number, ``true`` a
     boolean; anything else stays the text typed (``yes``, ``010``, a date too: the note
@@ -474,7 +311,7 @@ def _action(args: argparse.Namespace, settings: ClientSettings, lang: str) -> in
                 raise ValueError(f"--set wants KEY=VALUE, not {item!r}")
             frontmatter[key.strip()] = frontmatter_value(value, key.strip())
         frontmatter.update({key: None for key in args.unset})
-        body = _text(args.body) if args.body is not None else None
+        body = text_argument(args.body) if args.body is not None else None
         action = EditAction(lang, args.path, body=body, frontmatter=frontmatter or None)
     writer = MemoryWriter(settings)
 

@@ -3,8 +3,8 @@
 Two producers (see the SPEC, "The agent client"):
 
 - ``submit(entries)`` validates and enqueues a batch, and returns at once. The thread
-  handles each entry on its own: knowledge -> ``_write_kb_item_async`` (LLM merge,
-  deterministic fallback), event -> ``_append_event_async``. A failed entry is logged
+  handles each entry on its own (``entry_writing``): knowledge -> an LLM merge
+  (deterministic fallback), event -> an append to its day file. A failed entry is logged
   and reported to the notice sink; it never stops the thread or the entries after it.
   An offline indexer drops the entry with ``logger.error`` (no retry).
 - ``execute_action_async(action)`` runs a delete/edit on the thread and hands the
@@ -22,26 +22,14 @@ import logging
 import queue
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from agent_client.actions import ActionResult, run_action
-from agent_client.events import append_event, appended_already
-from agent_client.failures import describe_failure
-from agent_client.inflight import Claim, InFlight
-from agent_client.leftovers import adopt_orphans, in_flight, take_back_left
-from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
+from agent_client.entry_writing import EntryWriter
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
-from agent_client.results import AppendResult
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
-from agent_client.vault import Vault
-from shared.control_chars import printable
-from shared.errors import IndexerOfflineError
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
-
-if TYPE_CHECKING:
-    from openai import AsyncOpenAI
 
 logger = logging.getLogger("agent_client.writer")
 
@@ -71,11 +59,6 @@ def _stopped(entry: MemoryEntry, why: str, *, cut: bool = False) -> SystemNotice
     return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
 
 
-class AppendCutShort(IndexerOfflineError):
-    """The indexer stopped answering while an event was being appended: it may be in
-    the day file (a call's answer lost is not a call not made)."""
-
-
 class WriterClosedError(RuntimeError):
     """The writer was closed (or stopped) before it could take or finish the request: the
     host is shutting it down. A ``RuntimeError``, as it always was."""
@@ -91,13 +74,8 @@ class MemoryWriter:
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()  # guards the lazy start only
         self._closed = False
-        self._llm: AsyncOpenAI | None = None
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
-        # Entries whose merge was cut short and undone: tried again as new (writer thread).
-        self._undone: set[str] = set()
-        self._inflight = InFlight(settings.workspace)  # entries in flight, on disk
-        self._adopted: dict[str, Claim] = {}  # dead writers' entries a batch brought again
-        self._left: set[str] = set()  # the ids of dead writers' entries, to settle first
+        self._entries = EntryWriter(settings)  # used by the writer thread only
         # The batch or action being run now, and whether ``cancel`` was asked (any thread).
         self._task_lock = threading.Lock()
         self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
@@ -262,9 +240,8 @@ class MemoryWriter:
         finally:
             with contextlib.suppress(Exception):
                 loop.run_until_complete(self._keeper.close())
-            if self._llm is not None:
-                with contextlib.suppress(Exception):
-                    loop.run_until_complete(self._llm.close())
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(self._entries.close())
             runner.close()
 
     async def _process_batch(self, entries: list[MemoryEntry], told: set[int]) -> None:
@@ -273,9 +250,9 @@ class MemoryWriter:
             try:
                 if number == 0:
                     await self._keeper.begin()
-                    for claim in adopt_orphans(self._inflight, entries, self._adopted, self._left):
-                        self._notify(await self._process_entry(self._keeper, claim.entry, claim))
-                notice = await self._process_entry(self._keeper, entry)
+                    for claim in self._entries.leftovers(entries):
+                        self._notify(await self._entries.write(self._keeper, claim.entry, claim))
+                notice = await self._entries.write(self._keeper, entry)
             except asyncio.CancelledError:
                 told.add(number)
                 self._notify(_stopped(entry, "interrupted while it was written", cut=True))
@@ -288,158 +265,6 @@ class MemoryWriter:
             self.sink.notify(notice)
         except Exception:
             logger.exception("notice sink failed for entry %s", notice.entry_id)
-
-    async def _process_entry(
-        self, keeper: SessionKeeper, entry: MemoryEntry, orphan: Claim | None = None
-    ) -> SystemNotice:
-        """One entry, kept on disk while in flight (``inflight``, ``leftovers``)."""
-        claim = orphan or self._adopted.pop(entry.id, None)
-        run = self._entry_notice(keeper, entry)
-        return await in_flight(claim or self._inflight.hold(entry), run, orphan=bool(orphan))
-
-    async def _entry_notice(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
-        """One entry: a knowledge merge, or an event appended to its day file."""
-        try:
-            return await self._apply_or_retry(keeper, entry)
-        except IndexerOfflineError as exc:
-            reason, error = f"dropped: indexer offline: {exc.message}", str(exc)
-        except Exception as exc:
-            error = describe_failure(exc)
-            reason = f"failed: {error}"
-        logger.error(
-            "memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, printable(reason)
-        )
-        return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
-
-    async def _apply_or_retry(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
-        """When the indexer fails and the URL file names another one (it restarted), the
-        entry is tried there once: an indexer was serving all along, so it is not dropped.
-        A merge or an append cut short may have landed: it is taken back (a merge) or
-        looked for (an event) before the entry is tried again or dropped."""
-        try:
-            return await self._apply(keeper, entry, again=False)
-        except IndexerOfflineError as exc:
-            moved = await keeper.moved()
-            settled = await self._settle_cut_short(keeper, entry, exc)
-            if settled is not None:
-                return settled  # the event was logged after all
-            if not moved:
-                raise
-        logger.info("memory entry %s: the indexer restarted; trying it there", entry.id)
-        try:
-            return await self._apply(keeper, entry, again=True)
-        except IndexerOfflineError as exc:
-            settled = await self._settle_cut_short(keeper, entry, exc)
-            if settled is not None:
-                return settled
-            raise
-
-    async def _settle_cut_short(
-        self, keeper: SessionKeeper, entry: MemoryEntry, exc: IndexerOfflineError
-    ) -> SystemNotice | None:
-        """After an indexer went away mid-entry (it may only have stalled, or restarted
-        with the same history): a knowledge merge's writes are taken back, so that trying
-        it again merges it once and dropping it leaves nothing; an event's section is
-        looked for (the notice of one found says it was logged). When the indexer still
-        does not answer, the error says what may have landed."""
-        if not isinstance(exc, MergeCutShort | AppendCutShort):
-            return None  # it never reached the indexer: nothing was written
-        try:
-            vault = (await keeper.get()).vault(entry.lang)
-            if isinstance(exc, AppendCutShort):
-                found = await appended_already(vault, entry, self.settings.tz)
-                return self._event_notice(entry, found) if found is not None else None
-            exc.journal.vault = vault
-            why = await exc.journal.rollback()
-        except IndexerOfflineError:
-            if isinstance(exc, AppendCutShort):
-                exc.message += f"; the event may have been logged (`- entry: {entry.id}`)"
-            else:
-                exc.message += (
-                    f"; writes of the merge may have landed: `agent-client undo {entry.id}` "
-                    "takes them back once the indexer runs"
-                )
-            exc.args = (exc.message,)
-            return None
-        if why is None and exc.journal.id_new:
-            self._undone.add(entry.id)  # its only changes were taken back: new again
-        elif why is not None:
-            logger.warning("memory entry %s: its cut-short merge stays: %s", entry.id, why)
-        return None
-
-    async def _apply(
-        self, keeper: SessionKeeper, entry: MemoryEntry, *, again: bool
-    ) -> SystemNotice:
-        left = entry.id in self._left  # (a dead writer's: looked for, or taken back, first)
-        self._left.discard(entry.id)
-        vault = (await keeper.get()).vault(entry.lang)
-        if entry.kind == "event":
-            try:
-                return await self._append_event_async(vault, entry, again=again or left)
-            except IndexerOfflineError as exc:  # its append may have landed
-                raise AppendCutShort(exc.message) from exc
-        try:
-            if left:
-                await take_back_left(vault, entry)
-            return await self._write_kb_item_async(vault, entry)
-        finally:
-            self._undone.discard(entry.id)
-
-    async def _append_event_async(
-        self, vault: Vault, entry: MemoryEntry, *, again: bool = False
-    ) -> SystemNotice:
-        # Tried again after a failure, the append may have landed before the connection
-        # dropped: an event is not logged twice for it.
-        found = await appended_already(vault, entry, self.settings.tz) if again else None
-        result = found or await append_event(vault, entry, self.settings.tz)
-        return self._event_notice(entry, result)
-
-    def _event_notice(self, entry: MemoryEntry, result: AppendResult) -> SystemNotice:
-        summary = f"Logged the event {entry.title!r} in {result['path']}."
-        if entry.images:  # said, not silently dropped: images go with knowledge entries
-            logger.warning(
-                "memory entry %s: an event keeps no images; %d not kept",
-                entry.id,
-                len(entry.images),
-            )
-            summary += f" Its {len(entry.images)} image(s) were not kept (events hold none)."
-        return SystemNotice(
-            entry.id,
-            entry.lang,
-            entry.kind,
-            entry.title,
-            ok=True,
-            updated_files=[result["path"]],
-            update_summary=summary,
-            method="event",
-        )
-
-    async def _write_kb_item_async(self, vault: Vault, entry: MemoryEntry) -> SystemNotice:
-        outcome = await merge_knowledge(
-            vault, entry, self.settings, self._llm_client, undone_before=entry.id in self._undone
-        )
-        return SystemNotice(
-            entry.id,
-            entry.lang,
-            entry.kind,
-            entry.title,
-            ok=True,
-            updated_files=outcome.confirmation.updated_files,
-            update_summary=outcome.confirmation.update_summary,
-            method=outcome.method,
-            fallback_reason=outcome.fallback_reason,
-        )
-
-    def _llm_client(self) -> AsyncOpenAI:
-        """The OpenAI SDK client, made on first use (bad settings fail the merge, not us).
-        The model's side (the SDK: 0.5 s) is imported only then."""
-        if self._llm is None:
-            if self.settings.llm is None:
-                raise RuntimeError("no LLM configured")
-            from agent_client.merge.llm import make_llm
-
-            self._llm = make_llm(self.settings.llm)
-        return self._llm
 
     async def _process_action(self, request: _ActionRequest) -> None:
         if not request.future.set_running_or_notify_cancel():

@@ -222,8 +222,9 @@ CLIENT_LAYERS: list[set[str]] = [
     {"connection"},
     {"sessions"},
     {"merge", "events", "actions", "claude_memory", "leftovers"},
+    {"entry_writing"},
     {"writer"},
-    {"hooks", "cli_history", "cli_query"},
+    {"hooks", "cli_history", "cli_query", "cli_submit"},
     {"cli"},
     {"command"},  # (imports the CLI inside its Ctrl-C guard)
     {"__main__", "__init__"},
