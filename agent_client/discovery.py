@@ -19,6 +19,7 @@ from shared.workspace import (
     read_token_file,
     read_url_file,
     server_serving,
+    shell_word,
 )
 
 
@@ -41,7 +42,7 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
     if url is None:
         raise IndexerOfflineError(
             f"no indexer URL file at {url_file}: start `indexer serve --workspace "
-            f"{url_file.parent}`"
+            f"{shell_word(url_file.parent)}`"
         )
     if not url.startswith(("http://", "https://")):
         raise IndexerOfflineError(f"{url_file} holds no http(s) URL: {url[:80]!r}")
@@ -63,7 +64,7 @@ def discover(url_file: Path, token_file: Path) -> Endpoint:
         raise IndexerOfflineError(
             f"no indexer is running on {url_file.parent} ({url_file.name} is left from one"
             f" that stopped; its {url[:80]} was not tried): start `indexer serve"
-            f" --workspace {url_file.parent}`"
+            f" --workspace {shell_word(url_file.parent)}`"
         )
     try:
         token = read_token_file(token_file)

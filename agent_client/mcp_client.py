@@ -34,6 +34,7 @@ from agent_client.repeats import NotingTransport
 from agent_client.settings import ClientSettings
 from agent_client.unreachable import asked_while_busy, said_busy, why_unreachable
 from shared.errors import IndexerOfflineError
+from shared.workspace import shell_word
 
 
 class _Busy(Exception):
@@ -129,7 +130,7 @@ async def _connect_once(settings: ClientSettings, endpoint: Endpoint) -> Client[
             ) from exc
         raise IndexerOfflineError(
             f"cannot connect to the indexer at {endpoint.url} ({why}); is "
-            f"`indexer serve --workspace {settings.workspace}` running?"
+            f"`indexer serve --workspace {shell_word(settings.workspace)}` running?"
         ) from exc
     # Connected: its session runs in a task of its own (fastmcp's). Closed on every way
     # out, a cancellation (an interrupt) as the workspace is asked for included: left open,
@@ -139,7 +140,8 @@ async def _connect_once(settings: ClientSettings, endpoint: Endpoint) -> Client[
         if served is not None and served != Path(settings.workspace).resolve():
             raise IndexerOfflineError(
                 f"{settings.url_file} is stale: the indexer at {endpoint.url} serves another "
-                f"workspace ({served}); start `indexer serve --workspace {settings.workspace}`"
+                f"workspace ({served}); start `indexer serve --workspace"
+                f" {shell_word(settings.workspace)}`"
             )
     except BaseException:
         await close_client(client)
