@@ -106,8 +106,7 @@ def submit(args: argparse.Namespace, settings: ClientSettings, lang: str) -> int
     try:
         with terminate_as_interrupt():
             writer.submit([entry])
-            budget = (settings.llm.timeout if settings.llm else 0) + 4 * settings.call_timeout
-            finished = writer.flush(budget)
+            finished = writer.flush_each(settings.entry_seconds)
             writer.close(1.0)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the entry is taken back, not left half
         return _interrupted(writer, sink, entry, settings)

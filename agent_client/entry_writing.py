@@ -11,13 +11,13 @@ one is what each entry goes through, with the state kept between entries.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
 from agent_client.inflight import Claim, InFlight
-from agent_client.leftovers import adopt_orphans, in_flight, take_back_left
+from agent_client.leftovers import adopt_orphans, in_flight, take_back_left, wait_for_same
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
 from agent_client.notices import SystemNotice
 from agent_client.results import AppendResult
@@ -46,6 +46,7 @@ class EntryWriter:
 
     def __init__(self, settings: ClientSettings) -> None:
         self.settings = settings
+        self.on_start: Callable[[], object] = lambda: None  # told as each entry starts
         self._llm: AsyncOpenAI | None = None
         # Entries whose merge was cut short and undone: tried again as new.
         self._undone: set[str] = set()
@@ -66,8 +67,18 @@ class EntryWriter:
     async def write(
         self, keeper: SessionKeeper, entry: MemoryEntry, orphan: Claim | None = None
     ) -> SystemNotice:
-        """One entry, kept on disk while in flight (``inflight``, ``leftovers``)."""
+        """One entry, kept on disk while in flight (``inflight``, ``leftovers``); when
+        another client writes the same entry, its outcome is waited for and told."""
         claim = orphan or self._adopted.pop(entry.id, None)
+        self.on_start()
+        if claim is None:
+            same = await wait_for_same(self._inflight, entry, self.settings.entry_seconds)
+            if isinstance(same, SystemNotice):
+                return same
+            if same is not None:
+                claim = same
+                self._left.add(entry.id)
+        self.on_start()
         run = self._entry_notice(keeper, entry)
         return await in_flight(claim or self._inflight.hold(entry), run, orphan=bool(orphan))
 

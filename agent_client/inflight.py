@@ -13,6 +13,11 @@ lock when its process dies, so a record whose lock can be taken is an orphan: no
 (reused) nor clocks are trusted. A record is made under a temporary name, locked, then
 renamed, so that no writer takes it for an orphan before its lock is held; a record
 taken is unlinked before it is unlocked (a writer that locks it after finds it unlinked).
+
+An entry's outcome is written into its record before the record is unlinked (``told``):
+a writer given the same entry while another holds it (the command run again as the
+first run finishes a killed one) waits on the record's lock and tells that outcome,
+not merging it a second time (``Held``, ``leftovers.wait_for_same``).
 """
 
 from __future__ import annotations
@@ -45,10 +50,53 @@ class Claim:
     fd: int
     entry: MemoryEntry
 
-    def release(self, *, done: bool = True) -> None:
-        """Let go of the record: ``done`` (its outcome told) removes it; else it stays
-        for the next writer (an orphan interrupted while it was being finished)."""
+    def release(self, *, done: bool = True, told: dict[str, object] | None = None) -> None:
+        """Let go of the record: ``done`` (its outcome told) removes it, ``told`` written
+        in it first for a writer waiting on it; else it stays for the next writer (an
+        orphan interrupted while it was being finished)."""
+        if done and told is not None:
+            data = json.dumps({**_as_record(self.entry), "told": told}, ensure_ascii=False)
+            with contextlib.suppress(OSError):  # (longer than the entry's: no truncate)
+                os.pwrite(self.fd, data.encode(), 0)
         _let_go(self.path, self.fd, remove=done)
+
+
+@dataclass
+class Held:
+    """A record another writer held when it was looked at, of an entry saying the same
+    as ``wanted`` (or unreadable then: being told), open here to wait on its lock."""
+
+    path: Path
+    fd: int
+    wanted: MemoryEntry
+
+    def settled(self) -> tuple[dict[str, object] | None, Claim | None] | None:
+        """None while its writer holds it; then its outcome (``told``, None when its
+        writer was stopped or it is another entry's) or, when its writer died, the
+        record as an orphan held by this process (``Claim``)."""
+        if self.fd < 0:
+            return None, None  # settled before
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return None
+        record = _record(self.fd)
+        entry = _entry(record)
+        if entry is None or not same_entry(entry, self.wanted):
+            self.close()
+            return None, None
+        if os.fstat(self.fd).st_nlink == 0 or "told" in (record or {}):
+            self.close()
+            told = (record or {}).get("told")
+            return (told if isinstance(told, dict) else None), None
+        claim, self.fd = Claim(self.path, self.fd, entry), -1  # (the claim's to close)
+        return None, claim
+
+    def close(self) -> None:
+        """Close it, once: its number may be another file's after."""
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
 
 
 def same_entry(one: MemoryEntry, other: MemoryEntry) -> bool:
@@ -108,6 +156,30 @@ class InFlight:
             if claim is not None:
                 yield claim
 
+    def held(self, entry: MemoryEntry) -> list[Held]:
+        """The records of an entry saying the same as ``entry`` (or of one unreadable as
+        it is told), each open to be waited on: another writer's, or one whose writer
+        died since the batch looked for orphans."""
+        try:
+            names = sorted(os.listdir(self.folder))
+        except OSError:
+            return []
+        found: list[Held] = []
+        for name in names:
+            if not name.endswith(".json"):
+                continue
+            try:
+                fd = os.open(self.folder / name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+            except OSError:
+                continue  # finished meanwhile
+            recorded = _entry(_record(fd))
+            held = Held(self.folder / name, fd, entry)
+            if recorded is None or same_entry(recorded, entry):
+                found.append(held)
+            else:
+                held.close()
+        return found
+
     def _take(self, path: Path) -> Claim | None:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
@@ -124,8 +196,12 @@ class InFlight:
             stale = path.name.endswith(".tmp") and time.time() - status.st_mtime > 60
             _let_go(path, fd, remove=stale)
             return None
+        record = _record(fd)
+        if record is not None and "told" in record:  # its writer died as it removed it
+            _let_go(path, fd, remove=True)
+            return None
         try:
-            entry = _from_record(json.loads(os.read(fd, _MAX_RECORD_BYTES)))
+            entry = _from_record(record or {})
             entry.validate()
         except (ValueError, KeyError, TypeError) as exc:
             logger.warning("%s is not an entry in flight (%s): removed", path, exc)
@@ -140,6 +216,25 @@ def _let_go(path: Path, fd: int, *, remove: bool) -> None:
         with contextlib.suppress(OSError):
             path.unlink()
     os.close(fd)
+
+
+def _record(fd: int) -> dict[str, object] | None:
+    """The record's JSON object (None: not one, or not whole yet)."""
+    try:
+        record = json.loads(os.pread(fd, _MAX_RECORD_BYTES, 0))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _entry(record: dict[str, object] | None) -> MemoryEntry | None:
+    """The entry of a record (None: no record, or not an entry's)."""
+    try:
+        entry = _from_record(record or {})
+        entry.validate()
+    except (ValueError, KeyError, TypeError):
+        return None
+    return entry
 
 
 def _as_record(entry: MemoryEntry) -> dict[str, object]:

@@ -11,10 +11,13 @@ submitted again), which that undo would take back too.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Coroutine, Iterator
+from dataclasses import asdict
 
-from agent_client.inflight import Claim, InFlight, same_entry
+from agent_client.inflight import Claim, Held, InFlight, same_entry
 from agent_client.notices import SystemNotice
 from agent_client.vault import Vault
 from shared.errors import ConflictError, NotFoundError
@@ -79,4 +82,50 @@ async def in_flight(
     finally:
         if claim is not None:
             offline = notice is None or (notice.error or "").startswith("indexer_offline")
-            claim.release(done=not (orphan and offline))
+            done = not (orphan and offline)
+            claim.release(done=done, told=asdict(notice) if notice is not None else None)
+
+
+async def wait_for_same(
+    inflight: InFlight, entry: MemoryEntry, seconds: float
+) -> SystemNotice | Claim | None:
+    """Before ``entry`` is written: when another writer is writing an entry saying the
+    same (the command run again while the first run still finishes a killed one), wait
+    up to ``seconds`` for it and tell its outcome, under its id. Its writer dying
+    meanwhile leaves its record to this one (``Claim``: the entry, its id and time,
+    settled first); a writer stopped before it wrote the entry leaves it to be written
+    (None), as does no such writer. Still held at the end: a failed notice, not
+    written twice."""
+    helds = inflight.held(entry)
+    deadline = time.monotonic() + seconds
+    try:
+        for held in helds:
+            while (state := held.settled()) is None:
+                if time.monotonic() > deadline:
+                    return _still_held(entry, held)
+                await asyncio.sleep(0.05)
+            told, claim = state
+            if claim is not None:
+                entry.id, entry.timestamp = claim.entry.id, claim.entry.timestamp
+                return claim
+            try:
+                notice = SystemNotice(**told) if told is not None else None  # type: ignore[arg-type]
+            except TypeError:  # (told by another version of the client)
+                notice = None
+            if notice is not None:
+                entry.id = notice.entry_id
+                return notice
+        return None
+    finally:
+        for held in helds:
+            held.close()
+
+
+def _still_held(entry: MemoryEntry, held: Held) -> SystemNotice:
+    logger.info("memory entry %s: the same entry is being written at %s", entry.id, held.path)
+    error = (
+        "another client is still writing the same entry (its record"
+        f" {held.path.name}); it is not written twice: run the command again once that"
+        " one is done"
+    )
+    return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)

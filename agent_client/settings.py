@@ -166,6 +166,13 @@ class ClientSettings:
         check_count("max_image_bytes", self.max_image_bytes)
 
     @property
+    def entry_seconds(self) -> float:
+        """How long one entry may take the writer: its model's time and four calls (its
+        reads, writes, confirmation). A wait on another client writing the same entry
+        is bounded by it too."""
+        return (self.llm.timeout if self.llm else 0) + 4 * self.call_timeout
+
+    @property
     def url_file(self) -> Path:
         return Workspace(self.workspace).url_file
 

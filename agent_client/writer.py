@@ -21,6 +21,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from dataclasses import dataclass
 
 from agent_client.actions import ActionResult, run_action
@@ -47,6 +48,7 @@ class _Flush:
 
 _STOP = object()
 IDLE_CLOSE_SECONDS = 30.0  # close the indexer connection after this long without work
+_TELLING = 1.0  # past an entry's time: for what ended at its bound to be told
 
 
 def _stopped(entry: MemoryEntry, why: str, *, cut: bool = False) -> SystemNotice:
@@ -76,6 +78,8 @@ class MemoryWriter:
         self._closed = False
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
         self._entries = EntryWriter(settings)  # used by the writer thread only
+        self._entries.on_start = self._mark_start
+        self._started = time.monotonic()  # when the entry being written began
         # The batch or action being run now, and whether ``cancel`` was asked (any thread).
         self._task_lock = threading.Lock()
         self._running: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
@@ -119,6 +123,27 @@ class MemoryWriter:
         marker = _Flush(threading.Event())
         self._put(marker)
         return marker.done.wait(timeout)
+
+    def flush_each(self, seconds: float) -> bool:
+        """Wait until everything queued before this call is done, each entry given
+        ``seconds`` from its start (a dead writer's the batch finishes first too, and a
+        wait on another client writing the same entry); False once one overran. The
+        CLI's wait: one entry's time for the whole run timed out a run that first
+        finished entries killed clients left."""
+        if self._thread is None:
+            return True  # nothing was queued
+        marker = _Flush(threading.Event())
+        self._started = time.monotonic()
+        self._put(marker)
+        while True:
+            left = self._started + seconds + _TELLING - time.monotonic()
+            if marker.done.wait(max(left, 0.0)):
+                return True
+            if time.monotonic() >= self._started + seconds + _TELLING:
+                return False
+
+    def _mark_start(self) -> None:
+        self._started = time.monotonic()  # (one float: read by ``flush_each``'s thread)
 
     def close(self, timeout: float | None = 10.0) -> None:
         """Finish the queued work (up to ``timeout``) and stop the thread."""

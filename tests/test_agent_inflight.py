@@ -1,12 +1,16 @@
 """The records of entries in flight (``agent_client.inflight``): one is an orphan only once
 the process holding it is gone (``kill -9``), it is taken by one writer at a time, and a
-writer finishes a dead writer's event once, whether or not its append had landed."""
+writer finishes a dead writer's event once, whether or not its append had landed; an
+entry another live writer holds is waited for, never written twice."""
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -21,14 +25,15 @@ from agent_client.writer import MemoryWriter
 from shared.models import MemoryEntry
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+SAID = ("Ночной поезд 🚆", "घर जाना ไปบ้าน 回家", ["旅行"])  # what the holder's entry says
 HOLDER = """
 import sys, time
 from datetime import datetime
 from pathlib import Path
 from agent_client.inflight import InFlight
 from shared.models import MemoryEntry
-entry = MemoryEntry("en", sys.argv[2], "Ночной поезд 🚆", "घर जाना ไปบ้าน 回家", ["旅行"],
-                    datetime.fromisoformat(sys.argv[3]), id=sys.argv[4])
+entry = MemoryEntry(sys.argv[5], sys.argv[2], "Ночной поезд 🚆", "घर जाना ไปบ้าน 回家",
+                    ["旅行"], datetime.fromisoformat(sys.argv[3]), id=sys.argv[4])
 assert InFlight(Path(sys.argv[1])).hold(entry) is not None
 print("held", flush=True)
 time.sleep(60)
@@ -36,9 +41,12 @@ time.sleep(60)
 
 
 @contextmanager
-def holder(workspace: Path, kind: str, entry_id: str) -> Iterator[subprocess.Popen[str]]:
+def holder(
+    workspace: Path, kind: str, entry_id: str, lang: str = "en"
+) -> Iterator[subprocess.Popen[str]]:
     """A process holding an entry in flight, as a writer mid-entry does."""
     command = [sys.executable, "-c", HOLDER, str(workspace), kind, T0.isoformat(), entry_id]
+    command.append(lang)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None and process.stdout.readline() == "held\n"
@@ -103,4 +111,62 @@ def test_a_dead_writers_event_is_logged_once(server: RunningIndexer) -> None:
     ]
     day = (ws / f"memory/languages/{lang}/vault/events/2026/11/29.md").read_text()
     assert day.count("- entry: ev-landed\n") == 1 and day.count("- entry: ev-lost\n") == 1
+    assert list((ws / INFLIGHT_DIR).iterdir()) == []
+
+
+def test_a_record_told_as_its_writer_died_is_not_written_again(tmp_path: Path) -> None:
+    """A writer killed after it wrote the outcome into the record, before it removed
+    it: the entry was written; the next writer removes the record, it finishes nothing."""
+    claim = InFlight(tmp_path).hold(MemoryEntry("en", "knowledge", "t", "c"))
+    assert claim is not None
+    record = json.loads(claim.path.read_text())
+    told = {"entry_id": claim.entry.id, "lang": "en", "kind": "knowledge", "title": "t"}
+    os.pwrite(claim.fd, json.dumps({**record, "told": {**told, "ok": True}}).encode(), 0)
+    os.close(claim.fd)  # (killed: its lock goes)
+    assert list(InFlight(tmp_path).orphans()) == []
+    assert list((tmp_path / INFLIGHT_DIR).iterdir()) == []
+
+
+def test_the_same_entry_held_by_a_live_writer_is_not_written_twice(
+    server: RunningIndexer,
+) -> None:
+    """Another client writing the same entry for longer than an entry may take: the
+    entry fails saying so, and nothing is written."""
+    ws = server.workspace
+    vault = ws / "memory/languages/en-held/vault"
+    before = sorted(vault.rglob("*")) if vault.exists() else []
+    sink = CollectingNoticeSink()
+    writer = MemoryWriter(ClientSettings(workspace=ws, tz=UTC, call_timeout=0.25), sink)
+    with holder(ws, "knowledge", "b" * 32, "en-held"):
+        try:
+            writer.submit([MemoryEntry("en-held", "knowledge", *SAID)])
+            assert writer.flush(30)
+        finally:
+            writer.close()
+    (notice,) = sink.notices
+    assert not notice.ok and "another client is still writing" in (notice.error or "")
+    assert (sorted(vault.rglob("*")) if vault.exists() else []) == before
+    for claim in InFlight(ws).orphans():  # (the killed holder's, left for no one)
+        claim.release()
+
+
+def test_a_writer_waiting_on_the_same_entry_finishes_it_when_its_writer_dies(
+    server: RunningIndexer,
+) -> None:
+    """The wait ends with the record an orphan: the waiter writes it, once, as its own."""
+    ws, lang = server.workspace, "en-died"
+    sink = CollectingNoticeSink()
+    writer = MemoryWriter(ClientSettings(workspace=ws, tz=UTC), sink)
+    try:
+        with holder(ws, "event", "ev-died", lang) as process:
+            writer.submit([MemoryEntry(lang, "event", *SAID)])
+            time.sleep(0.5)
+            process.send_signal(signal.SIGKILL)
+            process.wait(10)
+            assert writer.flush(60)
+    finally:
+        writer.close()
+    assert [(n.ok, n.entry_id) for n in sink.notices] == [(True, "ev-died")]
+    day = (ws / f"memory/languages/{lang}/vault/events/2026/11/29.md").read_text()
+    assert day.count("- entry: ev-died\n") == 1
     assert list((ws / INFLIGHT_DIR).iterdir()) == []

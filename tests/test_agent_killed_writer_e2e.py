@@ -167,3 +167,79 @@ def test_two_clients_at_once_finish_the_killed_entry_once(
     for title in FACTS:
         check_merged_once(server, env, title)
     wait_for(lambda: not list((server.workspace / ".agent-client").rglob("*.json")), 5)
+
+
+def test_the_command_run_again_while_another_finishes_it_merges_once(
+    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+) -> None:
+    """Run again twice: the first run takes the killed entry and merges it (its model
+    slow); the second, started meanwhile, found its record held, took its own entry
+    for a new one and merged the fact a second time under another id. It waits for the
+    first and tells its outcome."""
+    server, stub, env = stack
+    kill_at_turn(stub, env, "Staging server", 2)
+    held, release = threading.Event(), threading.Event()
+
+    def slow(request: dict[str, Any], number: int) -> Message:
+        if not held.is_set():  # (the first run's first request)
+            held.set()
+            release.wait(60)
+        return merge_step(request, number)
+
+    stub.run(slow)
+    first = remember("Staging server", env)
+    try:
+        assert held.wait(60), first.communicate(timeout=5)
+        second = remember("Staging server", env)
+        time.sleep(3)  # (it has found the record held, and looks no more)
+    finally:
+        release.set()
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert "Noted Staging server." in out, out + err
+    _out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    check_merged_once(server, env, "Staging server")
+    wait_for(lambda: not list((server.workspace / ".agent-client").rglob("*.json")), 5)
+
+
+def test_a_run_that_finishes_killed_entries_has_time_for_each(
+    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+) -> None:
+    """The CLI waited one entry's time (the model's timeout and four calls) for the
+    whole run: a run that first finished two killed clients' entries said "the writer
+    did not finish in time" of its own, merged after them. Each entry has that time."""
+    server, stub, env = stack
+    asked, release = threading.Semaphore(0), threading.Event()
+
+    def holding(request: dict[str, Any], number: int) -> Message:
+        asked.release()
+        release.wait(30)
+        return merge_step(request, number)
+
+    stub.run(holding)
+    killed = [remember("Staging server", env)]  # two clients killed, each mid-merge
+    try:
+        assert asked.acquire(timeout=60), killed[0].communicate(timeout=5)
+        killed.append(remember("Build cache", env))
+        assert asked.acquire(timeout=60), killed[1].communicate(timeout=5)
+    finally:
+        for process in killed:
+            process.send_signal(signal.SIGKILL)
+            process.communicate(timeout=10)
+        release.set()
+
+    def slow(request: dict[str, Any], number: int) -> Message:
+        time.sleep(1.5)  # four requests a merge: 6 s, of the 8 (+ 4) s an entry may take
+        return merge_step(request, number)
+
+    stub.run(slow)
+    timed = {**env, "AGENT_CLIENT_LLM_TIMEOUT": "8", "AGENT_CLIENT_CALL_TIMEOUT": "1"}
+    started = time.monotonic()
+    run = remember("Rack map", timed)
+    out, err = run.communicate(timeout=120)
+    took = time.monotonic() - started
+    assert run.returncode == 0, f"{err} after {took:.1f} s"
+    assert "Noted Rack map." in out and err.count("a stopped client left") == 2, err
+    for title in FACTS:
+        check_merged_once(server, env, title)
