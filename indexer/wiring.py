@@ -118,10 +118,8 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> Unrecorded:
     and first the text it replaced when history had none (the index's copy), also when
     a tool's change comes before the index's sync of it (``Recorder.held``). Returns the
     changes history could not take yet (closed after the index, before history)."""
-    waiting = Unrecorded(
-        lambda lang, path, unknown: vault.observe_external(lang, path, unknown=unknown)
-    )
-    index.change_listeners.append(external_change_recorder(vault, waiting))
+    waiting = Unrecorded(functools.partial(outside.observe_many, vault))
+    index.batch_listeners.append(external_change_recorder(vault, waiting))
     if vault.recorder.enabled:
         index.history_since = functools.partial(outside.history_since_ns, vault)
         index.history_lacks = functools.partial(outside.history_lacks, vault)
@@ -134,21 +132,25 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> Unrecorded:
 
 def external_change_recorder(
     vault: Vault, waiting: Unrecorded | None = None
-) -> Callable[[str, str, str], None]:
-    """An index change listener that records in history what changed outside the tools
-    (the tools record their own changes): a note first seen while serving (by the
-    watcher, or a reconcile after lost events or while polling) or made while no
-    indexer ran (the start-up reconcile of an index that was whole before) is recorded;
-    one found by the reconcile that builds the index is not: it was there before, and
-    gets its first version at its first change (see ``indexer.vault.outside``). One
-    history cannot take (a full disk) is recorded once it can (``Unrecorded``)."""
+) -> Callable[[list[tuple[str, str, str]]], None]:
+    """An index batch listener that records in history what changed outside the tools
+    (the tools record their own changes), a batch in a few transactions: a note first
+    seen while serving (by the watcher, or a reconcile after lost events or while
+    polling) or made while no indexer ran (the start-up reconcile of an index that was
+    whole before) is recorded; one found by the reconcile that builds the index is not:
+    it was there before, and gets its first version at its first change (see
+    ``indexer.vault.outside``). One history cannot take (a full disk) is recorded once
+    it can (``Unrecorded``)."""
     if waiting is None:
-        waiting = Unrecorded(
-            lambda lang, path, unknown: vault.observe_external(lang, path, unknown=unknown)
-        )
+        waiting = Unrecorded(functools.partial(outside.observe_many, vault))
 
-    def record(lang: str, path: str, source: str) -> None:
-        if source != "tool":
-            waiting.record(lang, path, source in ("watcher", "catch_up", "offline"))
+    def record(told: list[tuple[str, str, str]]) -> None:
+        changes = [
+            (lang, path, source in ("watcher", "catch_up", "offline"))
+            for lang, path, source in told
+            if source != "tool"
+        ]
+        if changes:
+            waiting.record(changes)
 
     return record

@@ -136,7 +136,7 @@ def test_a_pending_file_gone_outside_is_told_as_the_watchers_and_recorded(
     the flush took the missing file for the tool's own change, and history kept the
     append as the note's last version for good."""
     vault, index = slow
-    index.change_listeners.append(external_change_recorder(vault))
+    index.batch_listeners.append(external_change_recorder(vault))
     vault.append("en", "events/a.md", "# A\n")
     vault.append("en", "events/b.md", "# B\n")
     vault.append("en", "events/a.md", "more\n")
@@ -156,7 +156,7 @@ def test_an_outside_change_right_after_a_write_is_recorded(
     (put there by a hook): the sync took the outside bytes for the tool's, and history
     never heard of them (disk and history disagreed for good)."""
     vault, index = slow
-    index.change_listeners.append(external_change_recorder(vault))
+    index.batch_listeners.append(external_change_recorder(vault))
     path = ws.vault_dir("en") / "notes/n.md"
 
     class OutsideFirst:

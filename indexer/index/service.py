@@ -31,7 +31,7 @@ from indexer.index.reads import GrepPlan, IndexedNote, IndexReads
 from indexer.index.reconcile import Progress, ReconcileStats
 from indexer.index.schema import LISTENERS_BEHIND, WHOLE_SINCE
 from indexer.index.tidy import Tidier
-from indexer.index.told import RenamesTold, renames_first
+from indexer.index.told import BatchListener, ChangeListener, RenamesTold, renames_first, tell_all
 from indexer.index.tool_changes import MIN_DELAY, Key, Told, ToolChanges
 from indexer.index.vault_access import VaultAccess
 from indexer.sqlite_errors import disk_trouble, not_allowed, unwritable_index
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ChangeListener", "GrepPlan", "IndexedNote", "NoteIndex", "ReconcileStats"]
 
-ChangeListener = Callable[[str, str, str], None]
 
 log = logging.getLogger("indexer.index")
 
@@ -73,6 +72,7 @@ class NoteIndex:
         # while no indexer ran) or "reconcile" (building the index): outside changes;
         # "rewritten": the watcher saw the bytes the row held written again (its stat).
         self.change_listeners: list[ChangeListener] = []
+        self.batch_listeners: list[BatchListener] = []  # told the same, a batch at once
         # Called (with a "stop now?" check) when changes may have been indexed without
         # being told (a crash, a reconcile stopped part way, ``indexer reindex``): each
         # compares every file it knows with disk; False when it stopped before the end.
@@ -346,12 +346,7 @@ class NoteIndex:
         self._tell_all([(lang, path, "offline") for lang, path in rows if (lang, path) not in told])
 
     def _tell_all(self, told: Told) -> None:
-        for lang, path, source in told:
-            for listener in self.change_listeners:
-                try:
-                    listener(lang, path, source)
-                except Exception:
-                    log.exception("change listener failed for %s/%s", lang, path)
+        tell_all(told, self.batch_listeners, self.change_listeners)
 
     def rebuild(self, progress: Progress | None = None) -> ReconcileStats:
         """Drop every row and index all vaults from scratch."""

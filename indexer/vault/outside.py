@@ -23,18 +23,23 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
+from indexer.vault.history.rows import Seen
 from indexer.vault.history.store import Version
 from indexer.vault.sandbox import Target
 from indexer.vault.timeline import file_kind
-from shared.errors import ForbiddenPathError, HistoryStoreError, VaultError
+from shared.errors import ForbiddenPathError, HistoryStoreError, StorageError, VaultError
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 log = logging.getLogger("indexer.vault")
+Outside = tuple[str, str, bool]  # (lang, path, unknown): a change the index told
+BATCH_FILES = 256  # files one transaction records at most (their locks held meanwhile)
+BATCH_BYTES = 8 * 1024 * 1024  # and their bytes read, held in memory meanwhile
 
 
 def observe_external(
@@ -50,30 +55,110 @@ def observe_external(
     ``moved_to``: the path a pass found it renamed from, or to, ``indexer.vault.recheck``)."""
     if not vault.recorder.enabled:
         return
+    target = _to_record(vault, lang, path, unknown)
+    if target is None:
+        return
+    with vault._lock(target):
+        said, data = _read_now(vault, target)
+        if said:
+            vault.recorder.observe(
+                target.lang,
+                target.rel,
+                data,
+                unknown=unknown,
+                moved_from=moved_from,
+                moved_to=moved_to,
+            )
+
+
+def observe_many(vault: Vault, changes: list[Outside]) -> tuple[list[Outside], StorageError | None]:
+    """``observe_external`` of many changes (a checkout, a folder copied in: thousands of
+    notes, a transaction each made history half of the watcher's time): up to
+    ``BATCH_FILES`` files (``BATCH_BYTES`` read) at a time recorded in one transaction,
+    each read and recorded under its lock, taken without waiting; a file a tool holds
+    is recorded on its own after, waiting for the tool as ``observe_external`` does
+    (a batch holding many locks never waits for one: no order to keep, no deadlock).
+    Returns the changes left when history refuses them (a full disk), with its error:
+    those of the batch it refused and all after (each file is read again then)."""
+    if not vault.recorder.enabled:
+        return [], None
+    merged: dict[tuple[str, str], bool] = {}
+    for lang, path, unknown in changes:
+        merged[(lang, path)] = merged.get((lang, path), False) or unknown
+    todo = [(lang, path, unknown) for (lang, path), unknown in merged.items()]
+    busy: list[Outside] = []
+    start = 0
+    while start < len(todo):
+        try:
+            end = _record_batch(vault, todo, start, busy)
+        except StorageError as err:
+            return todo[start:] + busy, err
+        start = end
+    for count, (lang, path, unknown) in enumerate(busy):
+        try:
+            observe_external(vault, lang, path, unknown=unknown)
+        except StorageError as err:
+            return busy[count:], err
+    return [], None
+
+
+def _record_batch(vault: Vault, todo: list[Outside], start: int, busy: list[Outside]) -> int:
+    """Record the changes of ``todo`` from ``start`` in one transaction, up to a batch's
+    bound; those whose lock another holds go to ``busy``. Where the next batch starts."""
+    end = start
+    with ExitStack() as held:
+        seen: list[Seen] = []
+        size = 0
+        while end < len(todo) and len(seen) < BATCH_FILES and size < BATCH_BYTES:
+            lang, path, unknown = todo[end]
+            end += 1
+            target = _to_record(vault, lang, path, unknown)
+            if target is None:
+                continue
+            lock = vault._lock(target)
+            if not lock.acquire(blocking=False):  # (a tool's, or this batch's: the same
+                busy.append((lang, path, unknown))  # file under another spelling)
+                continue
+            held.callback(lock.release)
+            said, data = _read_now(vault, target)
+            if said:
+                seen.append(Seen(target.lang, target.rel, data, unknown))
+                size += 0 if data is None else len(data)
+        vault.recorder.observe_many(seen)
+    return end
+
+
+def _to_record(vault: Vault, lang: str, path: str, unknown: bool) -> Target | None:
+    """The file of a change to record; None when there is nothing to say of it: no file
+    of the vault's kinds, first seen by the start-up scan (recorded at its first change,
+    lazily), or in a vault that is not there (an unmounted drive, a folder moved aside:
+    no note was deleted)."""
     try:  # (a folder's summary too: a hand edit, or ``indexer summarize`` while served)
         target = vault.sandbox.resolve(lang, path, summary=True)
     except (VaultError, OSError):  # a vault this user may not enter: nothing can be said
-        return
+        return None
     if file_kind(target) is None:
-        return
+        return None
     store = vault.recorder.need()
     if not unknown and store.latest(target.lang, target.rel) is None:
-        return  # first seen by the start-up scan: recorded at its first change (lazily)
+        return None
     if not _vault_present(vault, target.lang):
-        return  # an unmounted drive, a folder moved aside: no note was deleted
-    with vault._lock(target):
-        try:
-            with vault.sandbox.open(target) as place:
-                data = vault._existing_bytes(place)
-        except (VaultError, IsADirectoryError):
-            if not _no_file_at(vault, target):
-                return  # hard links, too big: a file still, bytes no tool may take
-            data = None  # a folder or a link now, or a folder on the way became a file: gone
-        except OSError:  # (permission denied): nothing can be said of it, no change heard
-            return
-        vault.recorder.observe(
-            target.lang, target.rel, data, unknown=unknown, moved_from=moved_from, moved_to=moved_to
-        )
+        return None
+    return target
+
+
+def _read_now(vault: Vault, target: Target) -> tuple[bool, bytes | None]:
+    """(whether anything can be said of the file, its bytes: None when it is gone); call
+    with its lock held."""
+    try:
+        with vault.sandbox.open(target) as place:
+            return True, vault._existing_bytes(place)
+    except (VaultError, IsADirectoryError):
+        # hard links, too big: a file still, bytes no tool may take (nothing said); a
+        # folder or a link now, or a folder on the way became a file: gone
+        return _no_file_at(vault, target), None
+    except OSError:  # (permission denied): nothing can be said of it, no change heard
+        return False, None
 
 
 def history_lacks(vault: Vault, lang: str, path: str) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-from indexer.vault.history.rows import UNDO_REASON
+from indexer.vault.history.rows import UNDO_REASON, Seen
 from indexer.vault.history.store import Change, Held, HistoryStore, Pending, Version
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 from shared.invisible import SHOW_NOTHING, hides_in_line
@@ -198,6 +198,11 @@ class Recorder:
                 moved_from=moved_from,
                 moved_to=moved_to,
             )
+
+    def observe_many(self, seen: list[Seen]) -> int:
+        """``observe`` of many files in one transaction (call with their locks held);
+        how many rows it recorded (``HistoryStore.observe_many``)."""
+        return 0 if self.store is None else self.store.observe_many(seen, self.clock())
 
     def need(self) -> HistoryStore:
         """The store, or ``not_found`` when this vault keeps no history."""

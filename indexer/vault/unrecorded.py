@@ -22,13 +22,16 @@ from shared.errors import StorageError, VaultError
 log = logging.getLogger("indexer.vault")
 FIRST_WAIT = 5.0  # seconds before the first retry, doubling while it still fails
 MAX_WAIT = 300.0
-Observe = Callable[[str, str, bool], None]  # (lang, path, unknown): history.observe_external
+Outside = tuple[str, str, bool]  # (lang, path, unknown): a change the index told
+# Records changes, in batches; returns those history refused (a full disk) with its error:
+# ``outside.observe_many``
+ObserveMany = Callable[[list[Outside]], tuple[list[Outside], StorageError | None]]
 
 
 class Unrecorded:
     """The outside changes waiting for history to take them, and their retry timer."""
 
-    def __init__(self, observe: Observe) -> None:
+    def __init__(self, observe: ObserveMany) -> None:
         self._observe = observe
         self._lock = threading.Lock()
         self._waiting: dict[tuple[str, str], bool] = {}  # (lang, path) -> unknown
@@ -37,23 +40,31 @@ class Unrecorded:
         self._closed = False  # (no timer after the close: history is closed next)
         self._retrying = threading.Lock()  # one retry at a time (the close's waits)
 
-    def record(self, lang: str, path: str, unknown: bool) -> None:
-        """Record an outside change; one history refuses waits for the next retry."""
-        try:
-            self._observe(lang, path, unknown)
-        except StorageError as err:
-            with self._lock:
-                first = not self._waiting
-                key = (lang, path)
-                self._waiting[key] = self._waiting.get(key, False) or unknown
-                self._schedule()
-                wait = self._wait
-            if first:  # (one line an outage, not one a change)
-                log.warning(
-                    "history: could not record the change of %s/%s made outside the tools"
-                    " (%s); it and any more are recorded once history can take them"
-                    " (tried again in %.0fs)", lang, path, err.message, wait,
-                )  # fmt: skip
+    def record(self, changes: list[Outside]) -> None:
+        """Record outside changes (in batches); those history refuses wait for the next
+        retry."""
+        left, err = self._observe(changes)
+        if err is None:
+            return
+        with self._lock:
+            first = not self._waiting
+            self._wait_for_room(left)
+            self._schedule()
+            wait = self._wait
+        if first:  # (one line an outage, not one a change)
+            lang, path, _ = left[0]
+            more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
+            log.warning(
+                "history: could not record the change of %s/%s%s made outside the tools"
+                " (%s); it and any more are recorded once history can take them"
+                " (tried again in %.0fs)", lang, path, more, err.message, wait,
+            )  # fmt: skip
+
+    def _wait_for_room(self, left: list[Outside]) -> None:
+        """(lock held) Keep ``left`` for the next retry."""
+        for lang, path, unknown in left:
+            key = (lang, path)
+            self._waiting[key] = self._waiting.get(key, False) or unknown
 
     def waiting(self) -> int:
         """How many changes wait to be recorded (for status and tests)."""
@@ -93,20 +104,13 @@ class Unrecorded:
         with self._lock:
             self._timer = None
             waiting, self._waiting = self._waiting, {}
-        left: dict[tuple[str, str], bool] = {}
-        for (lang, path), unknown in waiting.items():
-            if left:  # history still refuses: the rest wait too (no read of each file)
-                left[(lang, path)] = unknown
-                continue
-            try:
-                self._observe(lang, path, unknown)
-            except StorageError:
-                left[(lang, path)] = unknown
-            except VaultError as err:  # (history closed, damaged): nothing more to do
-                log.warning("history: could not record %s/%s: %s", lang, path, err.message)
+        left: list[Outside] = []
+        try:  # (history still refusing: all from the first batch refused wait again)
+            left, _ = self._observe([(*key, unknown) for key, unknown in waiting.items()])
+        except VaultError as err:  # (history closed, damaged): nothing more to do
+            log.warning("history: could not record %d change(s): %s", len(waiting), err.message)
         with self._lock:
-            for key, unknown in left.items():
-                self._waiting[key] = self._waiting.get(key, False) or unknown
+            self._wait_for_room(left)
             if self._waiting:
                 self._wait = min(self._wait * 2, MAX_WAIT)
                 self._schedule()

@@ -101,6 +101,20 @@ class OutsideRenames:
             while len(kept) > MAX_UNPAIRED:
                 kept.popitem(last=False)
 
+    def drop(self, row: Row) -> None:
+        """Forget ``row``, remembered in a transaction that was then rolled back (no
+        row of that id is there for a partner to name)."""
+        key = self._key(row)
+        if key is None:
+            return
+        with self._lock:
+            kept = self._new if row.etag is not None else self._gone
+            left = [u for u in kept.get(key, []) if u.path != row.path]
+            if left:
+                kept[key] = left
+            else:
+                kept.pop(key, None)
+
     def _key(self, row: Row) -> tuple[str, str] | None:
         """(lang, the bytes' etag) of a deletion or a new file; None for other rows."""
         if row.etag is None and row.op == "delete":

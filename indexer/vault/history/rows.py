@@ -74,6 +74,20 @@ class Change:
     before_etag: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A file as another program left it (``data`` None: gone), for ``observe_many``;
+    ``unknown``, ``kept``, ``moved_from``, ``moved_to``: as ``HistoryStore.observe``."""
+
+    lang: str
+    path: str
+    data: bytes | None
+    unknown: bool
+    kept: bool = False
+    moved_from: str | None = None
+    moved_to: str | None = None
+
+
 @dataclass
 class Pending:
     """The change rows ``begin`` wrote (its catch-up rows are final at once)."""

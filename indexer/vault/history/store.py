@@ -55,6 +55,7 @@ from indexer.vault.history.rows import (
     Change,
     Pending,
     PruneStats,
+    Seen,
     Version,
     millis,
     version_of,
@@ -239,34 +240,70 @@ class HistoryStore(HistoryReads):
         named at once (a kill before the new file's row leaves the pair to finish:
         ``recheck``). ``kept``: ``data`` is the text an outside change replaced, kept
         by the index (no new file). Call with the file's lock held."""
-        latest = self.latest(lang, path)
-        if latest is None and not unknown:
-            return None
-        etag = None if data is None else self._etag_of(data)
-        row = writes.catch_up(latest, Change(lang, path, "", data, data), etag)
-        if row is None:
-            return None
+        seen = Seen(lang, path, data, unknown, kept, moved_from, moved_to)
+        return self.latest(lang, path) if self.observe_many([seen], at) else None
+
+    def observe_many(self, seen: list[Seen], at: datetime) -> int:
+        """``observe`` of many files (each once) in one transaction, in order (a deletion
+        and a new file of its bytes among them pair as they would one by one): a checkout
+        or a copy of thousands of notes was a transaction each, half the watcher's time.
+        How many rows were recorded; none when it raises. Call with the files' locks held."""
+        rows = [(one, row) for one in seen if (row := self._seen_row(one)) is not None]
+        if not rows:
+            return 0
         at_ms = millis(at)
-        partner = None
-        if moved_to is not None and row.etag is None and row.op == "delete":
+        remembered: list[writes.Row] = []
+        try:
+            with self._write() as conn:
+                for one, row in rows:
+                    self._insert_seen(conn, one, row, at_ms, remembered)
+        except BaseException:
+            for row in remembered:  # (rolled back: no partner for a later file)
+                self._renames.drop(row)
+            raise
+        return len(rows)
+
+    def _seen_row(self, seen: Seen) -> writes.Row | None:
+        """The row recording ``seen``; None when history holds it already (or has no
+        version of a file ``seen`` does not make known)."""
+        latest = self.latest(seen.lang, seen.path)
+        if latest is None and not seen.unknown:
+            return None
+        data = seen.data
+        etag = None if data is None else self._etag_of(data)
+        row = writes.catch_up(latest, Change(seen.lang, seen.path, "", data, data), etag)
+        moved_to = seen.moved_to
+        if row is not None and moved_to is not None and row.etag is None and row.op == "delete":
             row.other_path = moved_to  # (its new file pairs by this name, not by time)
-        lone = not kept and row.other_path is None  # (left to pair by time: the watcher's)
-        if moved_from is not None:
-            partner = self._gone_before(row, moved_from, at_ms)
+        return row
+
+    def _insert_seen(
+        self,
+        conn: sqlite3.Connection,
+        seen: Seen,
+        row: writes.Row,
+        at_ms: int,
+        remembered: list[writes.Row],
+    ) -> None:
+        """Insert ``row`` (in ``observe_many``'s transaction), naming its partner and
+        named by it when it is the other half of a rename."""
+        partner = None
+        lone = not seen.kept and row.other_path is None  # (left to pair by time: the watcher's)
+        if seen.moved_from is not None:
+            partner = self._gone_before(row, seen.moved_from, at_ms)
         if partner is None and lone:
             partner = self._renames.partner(row, at_ms)  # (a rename)
         if partner is not None:
             row.other_path = partner.path
-        with self._write() as conn:
-            row_id = writes.insert_row(conn, row, at_ms)
-            if partner is not None:
-                conn.execute(
-                    "UPDATE versions SET other_path = ? WHERE id = ? AND other_path IS NULL",
-                    (path, partner.row_id),
-                )
-        if partner is None and lone:
+        row_id = writes.insert_row(conn, row, at_ms)
+        if partner is not None:
+            conn.execute(
+                "UPDATE versions SET other_path = ? WHERE id = ? AND other_path IS NULL",
+                (seen.path, partner.row_id),
+            )
+        elif lone:
             self._renames.remember(row, row_id, at_ms)
-        return self.latest(lang, path)
+            remembered.append(row)
 
     def _gone_before(self, row: writes.Row, path: str, at_ms: int) -> Unpaired | None:
         """The deletion of ``path`` a new file (``row``) of its bytes was renamed from,

@@ -1,0 +1,161 @@
+"""Many notes changed at once by another program: what history's record of them costs.
+
+Run: ``python -m bench.outside_bulk_bench [--notes N] [--copies M]``. A live index (its
+watcher on) with history wired as ``indexer serve`` wires it (``record_outside_changes``)
+over an empty vault; then, timed from the change to (a) every note searchable and (b)
+history holding a version of each: ``mv`` of a folder of N notes (default 3,000) into
+the vault (one rename), then ``cp -r`` of a folder of M notes (default 5,000) into it.
+Counted: history's write transactions (``BEGIN``s, and the lone statements that mark
+versions final) and the time the history listeners took, against the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bench.history_bench import print_table
+from indexer.index.service import NoteIndex
+from indexer.sqlite_lib import sqlite3
+from indexer.vault import fsops
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from indexer.wiring import record_outside_changes
+from shared.workspace import Workspace
+
+DEADLINE = 600.0
+
+
+def make_notes(folder: Path, notes: int, tag: str) -> None:
+    """``notes`` small notes in folders of 100, each with words of its own."""
+    for n in range(notes):
+        sub = folder / f"g{n // 100:03}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"{tag}-{n:05}.md").write_text(
+            f"# {tag} {n}\n\nSome words about {tag} number {n}, and more words.\n"
+        )
+
+
+class Timed:
+    """A listener wrapped to add up the time it takes (history's part of a batch)."""
+
+    def __init__(self, listener: Callable[..., None]) -> None:
+        self.listener = listener
+        self.seconds = 0.0
+
+    def __call__(self, *args: Any) -> None:
+        start = time.perf_counter()
+        try:
+            self.listener(*args)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def wait(check: Callable[[], bool], what: str) -> float:
+    start = time.perf_counter()
+    while not check():
+        if time.perf_counter() - start > DEADLINE:
+            raise TimeoutError(what)
+        time.sleep(0.02)
+    return time.perf_counter()
+
+
+def versions(history: HistoryStore) -> int:
+    conn = sqlite3.connect(f"file:{history.path}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT count(*) FROM versions").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def indexed(index: NoteIndex, total: int) -> bool:
+    return sum(index.counts().values()) >= total
+
+
+def recorded_all(history: HistoryStore, total: int) -> bool:
+    return versions(history) >= total
+
+
+def run(notes: int, copies: int) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        ws = Workspace(root / "ws")
+        ws.vault_dir("en").mkdir(parents=True)
+        ws.state_dir.mkdir(parents=True, exist_ok=True)
+        history = HistoryStore(ws.history_dir, fsops.etag_of)
+        history.open()
+        vault = Vault(Sandbox(ws), max_file_bytes=4 << 20, history=history)
+        index = NoteIndex(ws)
+        record_outside_changes(index, vault)
+        listeners: list[Callable[..., None]] = [*index.change_listeners, *index.batch_listeners]
+        timed = [Timed(li) for li in listeners]
+        count_changes = len(index.change_listeners)
+        index.change_listeners[:] = timed[:count_changes]
+        index.batch_listeners[:] = timed[count_changes:]
+        index.open()
+        vault.index_sync = index
+        statements: list[str] = []
+        assert history._writer is not None
+        history._writer.set_trace_callback(statements.append)
+        index.start_background()
+        wait(lambda: index.ready, "the start")
+        outside = root / "outside"
+        make_notes(outside / "moved", notes, "moved")
+        make_notes(outside / "copied", copies, "copied")
+        base = 0
+        vault_dir = ws.vault_dir("en")
+
+        def moved() -> None:
+            (outside / "moved").rename(vault_dir / "moved")
+
+        def copied() -> None:
+            shutil.copytree(outside / "copied", vault_dir / "copied")
+
+        changes: list[tuple[str, int, Callable[[], None]]] = [
+            (f"mv of {notes:,} notes", notes, moved),
+            (f"cp -r of {copies:,} notes", copies, copied),
+        ]
+        for what, count, change in changes:
+            if not count:
+                continue
+            for listener in timed:
+                listener.seconds = 0.0
+            statements.clear()
+            start = time.perf_counter()
+            change()
+            total = base + count
+            searchable = wait(partial(indexed, index, total), "searchable")
+            recorded = wait(partial(recorded_all, history, total), "history")
+            base = total
+            begins = sum(1 for s in statements if s.startswith("BEGIN"))
+            marks = sum(1 for s in statements if s.startswith("UPDATE versions SET pending = 0"))
+            busy = sum(listener.seconds for listener in timed)
+            rows.append((f"{what}: all searchable", f"{searchable - start:.2f} s", "-"))
+            rows.append((f"{what}: all in history", f"{recorded - start:.2f} s", "-"))
+            rows.append((f"{what}: history transactions", f"{begins + marks:,}", "few"))
+            rows.append((f"{what}: listeners' time", f"{busy:.2f} s", "-"))
+        index.close()
+        history.close()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notes", type=int, default=3000)
+    parser.add_argument("--copies", type=int, default=5000)
+    args = parser.parse_args(argv)
+    print_table(run(args.notes, args.copies))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
