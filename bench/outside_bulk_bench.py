@@ -4,7 +4,9 @@ Run: ``python -m bench.outside_bulk_bench [--notes N] [--copies M]``. A live ind
 watcher on) with history wired as ``indexer serve`` wires it (``record_outside_changes``)
 over an empty vault; then, timed from the change to (a) every note searchable and (b)
 history holding a version of each: ``mv`` of a folder of N notes (default 3,000) into
-the vault (one rename), then ``cp -r`` of a folder of M notes (default 5,000) into it.
+the vault (one rename), then ``cp -r`` of a folder of M notes (default 5,000) into it,
+then a ``git checkout`` rewriting E notes the vault held at the start (default 500; history
+never saw them: their texts before, kept by the index, are recorded first).
 Counted: history's write transactions (``BEGIN``s, and the lone statements that mark
 versions final) and the time the history listeners took, against the wall time.
 """
@@ -69,28 +71,45 @@ def wait(check: Callable[[], bool], what: str) -> float:
 
 
 def versions(history: HistoryStore) -> int:
-    conn = sqlite3.connect(f"file:{history.path}?mode=ro", uri=True)
-    try:
-        return int(conn.execute("SELECT count(*) FROM versions").fetchone()[0])
-    finally:
-        conn.close()
+    """(on history's own readers: a read-only connection beside its writer made a
+    write fail now and then with SQLITE_PROTOCOL)"""
+    return history.stats()["versions"]
 
 
 def indexed(index: NoteIndex, total: int) -> bool:
     return sum(index.counts().values()) >= total
 
 
+def found(index: NoteIndex, count: int) -> bool:
+    """Whether ``count`` notes hold the checkout's new line in the index."""
+    conn = sqlite3.connect(index.path)  # (a plain reader: see ``versions``)
+    try:
+        sql = "SELECT count(*) FROM notes WHERE body LIKE '%another branch%'"
+        return int(conn.execute(sql).fetchone()[0]) >= count
+    finally:
+        conn.close()
+
+
 def recorded_all(history: HistoryStore, total: int) -> bool:
     return versions(history) >= total
 
 
-def run(notes: int, copies: int) -> list[tuple[str, str, str]]:
+def checkout(folder: Path) -> None:
+    """Every note of ``folder`` rewritten as git does (a new file renamed over it)."""
+    for note in sorted(folder.rglob("*.md")):
+        temp = note.with_name(f".{note.name}.tmp")
+        temp.write_text(note.read_text() + "\nA line from another branch.\n")
+        temp.replace(note)
+
+
+def run(notes: int, copies: int, edits: int) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         ws = Workspace(root / "ws")
         ws.vault_dir("en").mkdir(parents=True)
         ws.state_dir.mkdir(parents=True, exist_ok=True)
+        make_notes(ws.vault_dir("en") / "branch", edits, "branch")
         history = HistoryStore(ws.history_dir, fsops.etag_of)
         history.open()
         vault = Vault(Sandbox(ws), max_file_bytes=4 << 20, history=history)
@@ -101,6 +120,9 @@ def run(notes: int, copies: int) -> list[tuple[str, str, str]]:
         count_changes = len(index.change_listeners)
         index.change_listeners[:] = timed[:count_changes]
         index.batch_listeners[:] = timed[count_changes:]
+        if index.keep_befores is not None:  # (history's part too: the texts before)
+            timed.append(Timed(index.keep_befores))
+            index.keep_befores = timed[-1]
         index.open()
         vault.index_sync = index
         statements: list[str] = []
@@ -111,7 +133,6 @@ def run(notes: int, copies: int) -> list[tuple[str, str, str]]:
         outside = root / "outside"
         make_notes(outside / "moved", notes, "moved")
         make_notes(outside / "copied", copies, "copied")
-        base = 0
         vault_dir = ws.vault_dir("en")
 
         def moved() -> None:
@@ -120,11 +141,21 @@ def run(notes: int, copies: int) -> list[tuple[str, str, str]]:
         def copied() -> None:
             shutil.copytree(outside / "copied", vault_dir / "copied")
 
-        changes: list[tuple[str, int, Callable[[], None]]] = [
-            (f"mv of {notes:,} notes", notes, moved),
-            (f"cp -r of {copies:,} notes", copies, copied),
+        # (what, the change, notes searchable after it, versions in history after it)
+        branch = partial(checkout, vault_dir / "branch")
+        changes: list[tuple[str, Callable[[], None], Callable[[], bool], int]] = [
+            (f"mv of {notes:,} notes", moved, partial(indexed, index, edits + notes), notes),
+            (
+                f"cp -r of {copies:,} notes",
+                copied,
+                partial(indexed, index, edits + notes + copies),
+                notes + copies,
+            ),
+            (f"checkout of {edits:,} notes", branch, partial(found, index, edits), notes + copies),
         ]
-        for what, count, change in changes:
+        for (what, change, searchable_all, expected), count in zip(
+            changes, (notes, copies, edits), strict=True
+        ):
             if not count:
                 continue
             for listener in timed:
@@ -132,10 +163,10 @@ def run(notes: int, copies: int) -> list[tuple[str, str, str]]:
             statements.clear()
             start = time.perf_counter()
             change()
-            total = base + count
-            searchable = wait(partial(indexed, index, total), "searchable")
-            recorded = wait(partial(recorded_all, history, total), "history")
-            base = total
+            searchable = wait(searchable_all, "searchable")
+            if "checkout" in what:  # (each note: its text before, then the checkout's)
+                expected += 2 * edits
+            recorded = wait(partial(recorded_all, history, expected), "history")
             begins = sum(1 for s in statements if s.startswith("BEGIN"))
             marks = sum(1 for s in statements if s.startswith("UPDATE versions SET pending = 0"))
             busy = sum(listener.seconds for listener in timed)
@@ -152,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=3000)
     parser.add_argument("--copies", type=int, default=5000)
+    parser.add_argument("--edits", type=int, default=500)
     args = parser.parse_args(argv)
-    print_table(run(args.notes, args.copies))
+    print_table(run(args.notes, args.copies, args.edits))
     return 0
 
 

@@ -123,7 +123,7 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> Unrecorded:
     if vault.recorder.enabled:
         index.history_since = functools.partial(outside.history_since_ns, vault)
         index.history_lacks = functools.partial(outside.history_lacks, vault)
-        index.keep_before = functools.partial(outside.keep_before, vault)
+        index.keep_befores = functools.partial(outside.keep_befores, vault)
         index.history_durable = functools.partial(outside.history_durable, vault)
         index.renames_told = functools.partial(recheck.renames_told, vault)
         vault.recorder.held = functools.partial(index.held_text, limit=vault.max_file_bytes)

@@ -13,7 +13,7 @@ Of two passes keeping a note's text, the first kept is the older (``INSERT OR IG
 the note's baseline, also for a tool's change made before it is recorded (``held``).
 A text recorded is deleted once history's file is synced (a power loss may lose its
 last commits otherwise); recorded again (a kill between), history already holds the
-note and ``keep_before`` does nothing. (The table: ``schema.BEFORES_DDL``.)
+note and ``keep_befores`` does nothing. (The table: ``schema.BEFORES_DDL``.)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from indexer.sqlite_lib import sqlite3
 log = logging.getLogger("indexer.index")
 
 Key = tuple[str, str]
-KeepBefore = Callable[[str, str, bytes], None]
+KeepBefores = Callable[[list[tuple[str, str, bytes]]], None]  # (lang, path, text)s
 
 CHUNK = 256  # texts read, recorded and deleted at a time
 
@@ -62,13 +62,15 @@ def held(db: Connections, lang: str, path: str) -> bytes | None:
 def record(
     db: Connections,
     keys: Iterable[Key] | None,
-    keep_before: KeepBefore,
+    keep_befores: KeepBefores,
     durable: Callable[[], None],
 ) -> int:
     """Have history record the kept texts of ``keys`` (None: every text kept), then
     delete them once ``durable`` made history's commits survive a power loss (its
-    ``synchronous=NORMAL`` syncs them later); a text history refused (``keep_before``
-    raised) stays for the next reconcile. How many were recorded."""
+    ``synchronous=NORMAL`` syncs them later), ``CHUNK`` texts at a time (one history
+    transaction each: a text a transaction was most of history's time in a checkout);
+    texts history refused (``keep_befores`` raised) stay for the next reconcile. How
+    many were recorded."""
     if keys is None:
         with db.read() as conn:
             keys = conn.execute("SELECT lang, path FROM befores").fetchall()
@@ -78,16 +80,13 @@ def record(
         chunk = todo[start : start + CHUNK]
         with db.read() as conn:
             texts = [(lang, path, _text(conn, lang, path)) for lang, path in chunk]
-        done = []
-        for lang, path, data in texts:
-            if data is None:  # (recorded by another pass meanwhile)
-                continue
-            try:
-                keep_before(lang, path, data)
-            except Exception:
-                log.exception("could not keep the former text of %s/%s", lang, path)
-                continue
-            done.append((lang, path))
+        found = [(lang, path, data) for lang, path, data in texts if data is not None]
+        try:  # (None: recorded by another pass meanwhile)
+            keep_befores(found)
+        except Exception:
+            log.exception("could not keep the former texts of %d note(s)", len(found))
+            continue
+        done = [(lang, path) for lang, path, _ in found]
         recorded += len(done)
         if not done:
             continue

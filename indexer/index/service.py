@@ -81,10 +81,10 @@ class NoteIndex:
         # never): an index built anew beside it tells what changed since as "offline".
         self.history_since: Callable[[], int | None] | None = None
         # History's side of an outside change: ``history_lacks(lang, path)`` says it has
-        # no version of the note, and ``keep_before(lang, path, text)`` records the text
+        # no version of the note, and ``keep_befores([(lang, path, text)])`` records the texts
         # the index held before the change (``befores``), told before the change itself.
         self.history_lacks: Wanted | None = None
-        self.keep_before: Callable[[str, str, bytes], None] | None = None
+        self.keep_befores: kept_texts.KeepBefores | None = None
         self.history_durable: Callable[[], None] = lambda: None  # (its commits: fsync'd)
         self.renames_told: RenamesTold | None = None  # (history pairs a pass's renames first)
         # ``flush_delay``: the least time an append waits for the background flush.
@@ -264,10 +264,10 @@ class NoteIndex:
         behind = self._db.get_state(LISTENERS_BEHIND) == "1" or rebuilt_since is not None
         behind = behind or self._behind_at_open
         self._db.set_state(LISTENERS_BEHIND, "1")
-        if self.keep_before is not None:  # (texts kept by a pass killed before it told,
+        if self.keep_befores is not None:  # (texts kept by a pass killed before it told,
             # or an older index's: history meets those notes now, and the recheck looks
             # at them all, the deleted ones too)
-            kept = kept_texts.record(self._db, None, self.keep_before, self.history_durable)
+            kept = kept_texts.record(self._db, None, self.keep_befores, self.history_durable)
             behind = behind or kept > 0
         befores = self._befores()
         try:
@@ -318,7 +318,7 @@ class NoteIndex:
     def _befores(self) -> Befores | None:
         """A pass's keeper of replaced texts, when history wants them."""
         wanted = self.history_lacks
-        if wanted is None or self.keep_before is None:
+        if wanted is None or self.keep_befores is None:
             return None
         return Befores(wanted)
 
@@ -331,8 +331,8 @@ class NoteIndex:
 
     def _keep_befores(self, befores: Befores | None) -> None:
         """Have history record the texts a pass kept, then forget them (``kept_texts``)."""
-        if befores is not None and self.keep_before is not None:
-            kept_texts.record(self._db, befores.kept, self.keep_before, self.history_durable)
+        if befores is not None and self.keep_befores is not None:
+            kept_texts.record(self._db, befores.kept, self.keep_befores, self.history_durable)
 
     def _tell_changed_since(self, since_ns: int, told: set[tuple[str, str]]) -> None:
         """An earlier start-up reconcile, cut short (a crash, a kill), indexed changes

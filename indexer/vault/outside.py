@@ -178,15 +178,42 @@ def keep_before(vault: Vault, lang: str, path: str, data: bytes) -> None:
     itself is recorded: an edit or a deletion by another program can be undone. Not
     when history has met the note meanwhile (a tool's write recorded the text it
     replaced), nor for more bytes than a tool may write."""
-    if not vault.recorder.enabled or len(data) > vault.max_file_bytes:
+    keep_befores(vault, [(lang, path, data)])
+
+
+def keep_befores(vault: Vault, texts: list[tuple[str, str, bytes]]) -> None:
+    """``keep_before`` of many notes (a checkout of notes history never saw made a
+    transaction of each text) in one transaction, under the files' locks taken without
+    waiting; a file a tool holds is done alone after, waiting for the tool. Raises
+    ``StorageError`` when history refuses (the index keeps the texts for a later pass)."""
+    if not vault.recorder.enabled:
         return
-    try:
-        target = vault.sandbox.resolve(lang, path, summary=True)
-    except (VaultError, OSError):
-        return
-    with vault._lock(target):
-        if vault.recorder.need().latest(target.lang, target.rel) is None:
-            vault.recorder.observe(target.lang, target.rel, data, unknown=True, kept=True)
+    busy: list[tuple[str, str, bytes]] = []
+    with ExitStack() as held:
+        seen: list[Seen] = []
+        for lang, path, data in texts:
+            if len(data) > vault.max_file_bytes:
+                continue
+            try:
+                target = vault.sandbox.resolve(lang, path, summary=True)
+            except (VaultError, OSError):
+                continue
+            lock = vault._lock(target)
+            if not lock.acquire(blocking=False):  # (a tool's, or another spelling's here)
+                busy.append((lang, path, data))
+                continue
+            held.callback(lock.release)
+            if vault.recorder.need().latest(target.lang, target.rel) is None:
+                seen.append(Seen(target.lang, target.rel, data, unknown=True, kept=True))
+        vault.recorder.observe_many(seen)
+    for lang, path, data in busy:
+        try:
+            target = vault.sandbox.resolve(lang, path, summary=True)
+        except (VaultError, OSError):
+            continue
+        with vault._lock(target):
+            if vault.recorder.need().latest(target.lang, target.rel) is None:
+                vault.recorder.observe(target.lang, target.rel, data, unknown=True, kept=True)
 
 
 def history_durable(vault: Vault) -> None:

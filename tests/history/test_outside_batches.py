@@ -7,6 +7,7 @@ and is recorded once it can (``Unrecorded``)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sqlite3
 import threading
@@ -58,9 +59,32 @@ def transactions(vault: Vault, call: Callable[[], Any]) -> tuple[Any, int]:
         writer(vault).set_trace_callback(None)
 
 
+def versions(vault: Vault) -> int:
+    """How many versions history holds."""
+    store = vault.recorder.store
+    assert store is not None
+    return store.stats()["versions"]
+
+
 def newest(vault: Vault, path: str) -> dict | None:
     versions = vault.history("en", path)["versions"]
     return versions[0] if versions else None
+
+
+@contextlib.contextmanager
+def served(ws: Workspace, vault: Vault) -> Iterator[NoteIndex]:
+    """The index as ``indexer serve`` runs it over ``vault``: history hears what it
+    sees changed outside the tools, its watcher on, its start-up reconcile done."""
+    index = NoteIndex(ws, debounce=0.02)
+    record_outside_changes(index, vault)
+    index.open()
+    vault.index_sync = index
+    index.start_background()
+    try:
+        wait_for(lambda: index.ready, 15, what="the start")
+        yield index
+    finally:
+        index.close()
 
 
 def test_a_folder_moved_in_is_recorded_a_transaction_a_batch(
@@ -69,33 +93,47 @@ def test_a_folder_moved_in_is_recorded_a_transaction_a_batch(
     """``mv`` of a folder of 600 notes into a served vault, seen by the real watcher:
     every note has its version (actor external, undoable by restore), in at most a
     transaction per batch of files (600 before)."""
-    index = NoteIndex(ws, debounce=0.02)
-    record_outside_changes(index, vault)
-    index.open()
-    vault.index_sync = index
-    index.start_background()
-    try:
-        wait_for(lambda: index.ready, 15, what="the start")
-        box = tmp_path / "outside" / "box"
-        box.mkdir(parents=True)
-        for n in range(NOTES):
-            (box / f"n{n:03}.md").write_text(f"# N{n}\n\nwords of note {n}\n")
-        store = vault.recorder.store
-        assert store is not None
+    box = tmp_path / "outside" / "box"
+    box.mkdir(parents=True)
+    for n in range(NOTES):
+        (box / f"n{n:03}.md").write_text(f"# N{n}\n\nwords of note {n}\n")
 
-        def moved_in() -> None:
-            box.rename(root(vault) / "box")
-            wait_for(lambda: len(store.paths()) == NOTES, 60, what="history of every note")
+    def moved_in() -> None:
+        box.rename(root(vault) / "box")
+        wait_for(lambda: versions(vault) == NOTES, 60, what="history of every note")
 
+    with served(ws, vault):
         _, count = transactions(vault, moved_in)
-    finally:
-        index.close()
     assert count <= NOTES // outside.BATCH_FILES + 2, count
     seen = newest(vault, "box/n007.md")
     assert seen is not None and (seen["actor"], seen["version"]) == ("external", 1)
     (root(vault) / "box/n007.md").write_text("# N7\n\nedited by hand\n")
     vault.restore("en", "box/n007.md", 1)
     assert (root(vault) / "box/n007.md").read_text() == "# N7\n\nwords of note 7\n"
+
+
+def test_a_checkout_of_notes_history_never_saw_is_recorded_a_transaction_a_batch(
+    ws: Workspace, vault: Vault
+) -> None:
+    """Another program (git) rewrites 600 notes history never saw: each gets the text
+    the index held before (baseline) and the new one (edit), in a few transactions
+    (1,200 before: one a text, one a change)."""
+    (root(vault) / "box").mkdir()
+    for n in range(NOTES):
+        (root(vault) / f"box/n{n:03}.md").write_text(f"# N{n}\n\nwords of note {n}\n")
+
+    def checked_out() -> None:
+        for n in range(NOTES):
+            temp = root(vault) / f"box/.n{n:03}.md.tmp"
+            temp.write_text(f"# N{n}\n\nanother branch {n}\n")
+            temp.replace(root(vault) / f"box/n{n:03}.md")
+        wait_for(lambda: versions(vault) == 2 * NOTES, 60, what="history of every note")
+
+    with served(ws, vault):
+        _, count = transactions(vault, checked_out)
+    assert count <= 2 * (NOTES // outside.BATCH_FILES + 2), count
+    assert [v["op"] for v in vault.history("en", "box/n042.md")["versions"]] == ["edit", "baseline"]
+    assert vault.read("en", "box/n042.md", version=1)["content"] == "# N42\n\nwords of note 42\n"
 
 
 def test_a_file_a_tool_holds_is_recorded_after_it_and_holds_up_no_other(
