@@ -4,7 +4,8 @@ Run: ``python -m bench.outside_bulk_bench [--notes N] [--copies M]``. A live ind
 watcher on) with history wired as ``indexer serve`` wires it (``record_outside_changes``)
 over an empty vault; then, timed from the change to (a) every note searchable and (b)
 history holding a version of each: ``mv`` of a folder of N notes (default 3,000) into
-the vault (one rename), then ``cp -r`` of a folder of M notes (default 5,000) into it,
+the vault (one rename), then that folder renamed in the vault (each note's deletion and
+new file, paired: ``moved_from``), then ``cp -r`` of a folder of M notes (default 5,000) into it,
 then a ``git checkout`` rewriting E notes the vault held at the start (default 500; history
 never saw them: their texts before, kept by the index, are recorded first).
 Counted: history's write transactions (``BEGIN``s, and the lone statements that mark
@@ -90,6 +91,16 @@ def found(index: NoteIndex, count: int) -> bool:
         conn.close()
 
 
+def under(index: NoteIndex, folder: str, count: int) -> bool:
+    """Whether ``count`` notes are indexed under ``folder``."""
+    conn = sqlite3.connect(index.path)
+    try:
+        sql = "SELECT count(*) FROM notes WHERE substr(path, 1, ?) = ?"
+        return int(conn.execute(sql, (len(folder), folder)).fetchone()[0]) >= count
+    finally:
+        conn.close()
+
+
 def recorded_all(history: HistoryStore, total: int) -> bool:
     return versions(history) >= total
 
@@ -123,6 +134,9 @@ def run(notes: int, copies: int, edits: int) -> list[tuple[str, str, str]]:
         if index.keep_befores is not None:  # (history's part too: the texts before)
             timed.append(Timed(index.keep_befores))
             index.keep_befores = timed[-1]
+        if index.renames_told is not None:  # (and the renames paired first)
+            timed.append(Timed(index.renames_told))
+            index.renames_told = timed[-1]
         index.open()
         vault.index_sync = index
         statements: list[str] = []
@@ -138,6 +152,9 @@ def run(notes: int, copies: int, edits: int) -> list[tuple[str, str, str]]:
         def moved() -> None:
             (outside / "moved").rename(vault_dir / "moved")
 
+        def renamed() -> None:
+            (vault_dir / "moved").rename(vault_dir / "renamed")
+
         def copied() -> None:
             shutil.copytree(outside / "copied", vault_dir / "copied")
 
@@ -146,15 +163,26 @@ def run(notes: int, copies: int, edits: int) -> list[tuple[str, str, str]]:
         changes: list[tuple[str, Callable[[], None], Callable[[], bool], int]] = [
             (f"mv of {notes:,} notes", moved, partial(indexed, index, edits + notes), notes),
             (
+                f"mv within the vault of {notes:,} notes",
+                renamed,
+                partial(under, index, "renamed/", notes),
+                3 * notes,
+            ),
+            (
                 f"cp -r of {copies:,} notes",
                 copied,
                 partial(indexed, index, edits + notes + copies),
-                notes + copies,
+                3 * notes + copies,
             ),
-            (f"checkout of {edits:,} notes", branch, partial(found, index, edits), notes + copies),
+            (
+                f"checkout of {edits:,} notes",
+                branch,
+                partial(found, index, edits),
+                3 * notes + copies,
+            ),
         ]
         for (what, change, searchable_all, expected), count in zip(
-            changes, (notes, copies, edits), strict=True
+            changes, (notes, notes, copies, edits), strict=True
         ):
             if not count:
                 continue

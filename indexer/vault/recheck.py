@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from indexer.vault.fsops import etag_of
 from indexer.vault.history.pairing import match
 from indexer.vault.history.store import HistoryStore
-from indexer.vault.outside import observe_external
+from indexer.vault.outside import BATCH_FILES, observe_external, observe_renames
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -180,7 +180,8 @@ def _record(
     stop: Callable[[], bool],
 ) -> set[Key] | None:
     """Record each pair: the deletion naming its new path, then the new file naming it
-    (a kill between leaves the deletion named, paired at the next start)."""
+    (a kill between leaves the deletion named, paired at the next start), a batch of
+    pairs at a time (``observe_renames``)."""
     store = vault.recorder.need()
     done: set[Key] = set()
     for lang, old in named:
@@ -189,12 +190,14 @@ def _record(
         if moved is not None:
             observe_external(vault, lang, moved, unknown=True, moved_from=old)
             done |= {(lang, old), (lang, moved)}
+    pairs: list[tuple[str, str, str]] = []
     for (lang, etag), old_paths in sorted(gone.items()):
         arrived = [path for path in new[(lang, etag)] if (lang, path) not in done]
-        for old, moved in match(old_paths, arrived):  # (not those named by a deletion)
-            if stop():
-                return None
-            observe_external(vault, lang, old, unknown=False, moved_to=moved)
-            observe_external(vault, lang, moved, unknown=True, moved_from=old)
-            done |= {(lang, old), (lang, moved)}
+        pairs += [(lang, old, moved) for old, moved in match(old_paths, arrived)]
+    for start in range(0, len(pairs), BATCH_FILES):  # (not those named by a deletion)
+        if stop():
+            return None
+        chunk = pairs[start : start + BATCH_FILES]
+        observe_renames(vault, chunk)
+        done |= {(lang, path) for lang, old, moved in chunk for path in (old, moved)}
     return done

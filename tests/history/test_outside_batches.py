@@ -112,6 +112,33 @@ def test_a_folder_moved_in_is_recorded_a_transaction_a_batch(
     assert (root(vault) / "box/n007.md").read_text() == "# N7\n\nwords of note 7\n"
 
 
+def test_a_folder_renamed_in_the_vault_is_paired_a_transaction_a_batch(
+    ws: Workspace, vault: Vault, tmp_path: Path
+) -> None:
+    """A folder of 600 notes history knows, renamed by another program in a served
+    vault: each old path's deletion names the new one and the other way round, in a
+    few transactions (1,200 before: one a deletion, one a new file)."""
+    box = tmp_path / "outside" / "box"
+    box.mkdir(parents=True)
+    for n in range(NOTES):
+        (box / f"n{n:03}.md").write_text(f"# N{n}\n\nwords of note {n}\n")
+    with served(ws, vault):
+        box.rename(root(vault) / "box")
+        wait_for(lambda: versions(vault) == NOTES, 60, what="history of every note")
+
+        def renamed() -> None:
+            (root(vault) / "box").rename(root(vault) / "crate")
+            wait_for(lambda: versions(vault) == 3 * NOTES, 60, what="the renames")
+
+        _, count = transactions(vault, renamed)
+    assert count <= 2 * (NOTES // outside.BATCH_FILES + 2), count
+    for n in (0, 255, 256, NOTES - 1):
+        gone, made = newest(vault, f"box/n{n:03}.md"), newest(vault, f"crate/n{n:03}.md")
+        assert gone is not None and made is not None
+        assert (gone["op"], gone["moved_to"]) == ("delete", f"crate/n{n:03}.md"), gone
+        assert made["moved_from"] == f"box/n{n:03}.md", made
+
+
 def test_a_checkout_of_notes_history_never_saw_is_recorded_a_transaction_a_batch(
     ws: Workspace, vault: Vault
 ) -> None:

@@ -6,8 +6,8 @@ A rename that changes a note's name is, to the catch-up, a new file (told with t
 others changed) and a gone one (told at the end): 30,000 of them were told 80 s apart,
 past ``pairing.PAIR_WINDOW_MS``, and lost ``moved_from``. Here each look at the clock is
 two minutes after the one before, so no two told changes are within the window. The
-kill is a child process's ``os._exit`` once the pass has recorded a few deletions (the
-state ``kill -9`` leaves, without a race to win).
+kill is a child process's ``os._exit`` once the pass has recorded a batch of deletions,
+before their new files (the state ``kill -9`` leaves, without a race to win).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from indexer.vault.history.store import HistoryStore
 from shared.workspace import Workspace
 
 RENAMED = 40  # notes renamed (a new name each) while no indexer ran
-KILLED_AFTER = 3  # deletions the killed pass recorded
 
 CHILD = textwrap.dedent(
     """
@@ -35,18 +34,15 @@ CHILD = textwrap.dedent(
     from indexer.vault.history.store import HistoryStore
     from shared.workspace import Workspace
 
-    real = HistoryStore.observe
-    deletions = []
+    real = HistoryStore.observe_many
 
-    def observe_then_die(self, lang, path, data, *args, **kwargs):
-        found = real(self, lang, path, data, *args, **kwargs)
-        if data is None:
-            deletions.append(path)
-            if len(deletions) == int(sys.argv[2]):
-                os._exit(9)  # as kill -9: nothing after this runs
+    def observe_then_die(self, seen, at):
+        found = real(self, seen, at)
+        if any(one.data is None for one in seen):
+            os._exit(9)  # as kill -9 after a batch of deletions: nothing after this runs
         return found
 
-    HistoryStore.observe = observe_then_die
+    HistoryStore.observe_many = observe_then_die
     for _ in wired_stack(Workspace(Path(sys.argv[1]))):
         pass
     sys.exit("the pass ended before the kill")
@@ -123,20 +119,21 @@ def test_a_deletion_then_a_copy_back_passes_later_is_no_rename(tmp_path: Path) -
         assert store.versions("en", "a/kept.md", 10)[0].other_path is None
 
 
-def test_a_catch_up_killed_after_some_deletions_is_paired_at_the_next_start(
+def test_a_catch_up_killed_after_its_deletions_is_paired_at_the_next_start(
     tmp_path: Path,
 ) -> None:
     ws = Workspace(tmp_path / "ws")
     texts = renamed_offline(ws)
-    child = run_child(CHILD, str(ws.root), str(KILLED_AFTER))
+    child = run_child(CHILD, str(ws.root))
     assert child.returncode == 9, child.stderr
     store = HistoryStore(ws.history_dir, etag_of, readonly=True)
     store.open()
     try:
         deleted = [n for n in texts if store.versions("en", old_path(n), 1)[0].op == "delete"]
-        assert len(deleted) == KILLED_AFTER  # (killed midway)
-        (cut,) = [n for n in deleted if not store.versions("en", new_path(n), 1)]
-        assert store.versions("en", old_path(cut), 1)[0].other_path == new_path(cut)
+        assert deleted == list(texts)  # (one batch, killed before the new files')
+        for n in deleted:
+            assert not store.versions("en", new_path(n), 1)
+            assert store.versions("en", old_path(n), 1)[0].other_path == new_path(n)
     finally:
         store.close()
     for _ in wired_stack(ws, slow_clock()):  # the next start: the recheck pairs the rest
