@@ -123,3 +123,22 @@ def test_a_vault_walked_again_does_not_hold_callers_of_the_others(tmp_path: Path
         time.sleep(0.01)
     assert walks.report() == now
     assert gated.walked.count("en") >= 2  # (walked again: more once its short keep is out)
+
+
+def test_a_report_long_out_of_date_is_not_answered_but_walked_for(tmp_path: Path) -> None:
+    """A vault's last report was answered however old it was, walked again behind it: a
+    name fixed (or made) by another program a minute after a status was read still
+    showed as it was a minute before, at the next load of the page. It is answered at
+    once only while its walk is recent (as long again as it was kept); later the caller
+    waits for the walk, as for a vault never walked."""
+    vault = tmp_path / "ws" / "memory" / "languages" / "en" / "vault"
+    vault.mkdir(parents=True)
+    (vault / "ratio 3:2.md").write_text("# made by another program\n")
+    walks = RecentWalks(Workspace(tmp_path / "ws"), seconds=5.0)
+    began = time.monotonic()
+    assert walks.report()["en"]["count"] == 1
+    took = time.monotonic() - began
+    (vault / "ratio 3:2.md").rename(vault / "ratio 3 to 2.md")  # (the user fixed it)
+    time.sleep(took * (2 * KEPT_WALKS + 1) + 0.05)  # (past its keep, and as long again)
+    assert walks.report() == {}
+    assert walks.in_folder("en", "") == ({"count": 0, "sample": [], "partial": False}, {})

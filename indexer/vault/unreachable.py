@@ -106,12 +106,13 @@ def unreachable_vaults(workspace: Workspace, seconds: float = 2.0) -> dict[str, 
 
 @dataclass
 class _KeptWalk:
-    """One vault's last walk: what it found (None: nothing unreachable), kept ``until``;
-    the lock is held by the one caller walking it."""
+    """One vault's last walk: what it found (None: nothing unreachable), kept ``until``,
+    answered while walked again up to ``recent``; the lock is held by the one walking it."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     walked: bool = False
     until: float = 0.0
+    recent: float = 0.0
     report: Unreachable | None = None
 
 
@@ -120,13 +121,15 @@ class RecentWalks:
     time went by (REST ``/status``): the page asks for the status at every load, and a
     walk of 100,000 notes took 0.2-0.3 s of the server's one CPU; so a status asked for
     without pause spends at most a tenth of it walking, and one of a vault of 10,000
-    notes is at most half a second old.
+    notes is at most a second old (below).
 
     Kept per vault, each walked outside any lock the others need: one lock over the
     whole walk made a first call on N large vaults hold every caller for all N walks.
-    A vault walked before answers its last report at once and is walked again behind
-    it, on a thread of its own (the page's folder view asks at every click: at 100,000
-    notes one click in a few waited half a second); only a vault never walked is waited
+    A vault whose keep is out but whose walk is recent (as long again) answers its last
+    report at once and is walked again behind it, on a thread of its own (the page's
+    folder view asks at every click: at 100,000 notes one click in a few waited half a
+    second); so a report answered is at most twice its keep old. A vault never walked,
+    or walked longer ago (a report of a minute ago showed a name fixed since), is waited
     for (one walk for callers at once). ``walk`` is ``unreachable``: a test may slow it
     down."""
 
@@ -160,11 +163,12 @@ class RecentWalks:
     def _vault(self, lang: str) -> Unreachable | None:
         with self._lock:
             kept = self._kept.setdefault(lang, _KeptWalk())
-        if kept.walked and time.monotonic() <= kept.until:
+        now = time.monotonic()
+        if kept.walked and now <= kept.until:
             return kept.report
-        if not kept.walked:  # nothing to answer but its walk: one for callers at once
-            with kept.lock:
-                if not kept.walked:
+        if not kept.walked or now > kept.recent:  # nothing to answer but its walk
+            with kept.lock:  # (one walk for callers at once: the others find it kept)
+                if not kept.walked or time.monotonic() > kept.until:
                     self._walk_into(kept, lang)
             return kept.report
         if kept.lock.acquire(blocking=False):  # (else it is being walked again already)
@@ -188,4 +192,5 @@ class RecentWalks:
         ended = time.monotonic()
         kept.report = walked if walked.count else None
         kept.until = ended + KEPT_WALKS * (ended - began)
+        kept.recent = kept.until + KEPT_WALKS * (ended - began)
         kept.walked = True
