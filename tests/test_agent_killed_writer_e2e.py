@@ -230,11 +230,11 @@ def test_a_run_that_finishes_killed_entries_has_time_for_each(
         release.set()
 
     def slow(request: dict[str, Any], number: int) -> Message:
-        time.sleep(1.5)  # four requests a merge: 6 s, of the 8 (+ 4) s an entry may take
-        return merge_step(request, number)
+        time.sleep(2.0)  # four requests a merge: 8 s, of the 16 (+ 4) s an entry may take
+        return merge_step(request, number)  # (three entries: 24 s, past one entry's 20 s)
 
     stub.run(slow)
-    timed = {**env, "AGENT_CLIENT_LLM_TIMEOUT": "8", "AGENT_CLIENT_CALL_TIMEOUT": "1"}
+    timed = {**env, "AGENT_CLIENT_LLM_TIMEOUT": "16", "AGENT_CLIENT_CALL_TIMEOUT": "1"}
     started = time.monotonic()
     run = remember("Rack map", timed)
     out, err = run.communicate(timeout=120)

@@ -984,7 +984,7 @@ def test_a_run_of_several_tasks_stops_asking_a_model_that_gave_no_answer(env: En
     ]
     assert outcomes[0].model_down and "longer than 0.3 s" in (outcomes[0].error or "")
     assert "the model gave no answer" in outcomes[1].reason
-    assert len(env.stub.requests) == 1
+    assert len(env.stub.requests) <= 1  # (none when 0.3 s passed before it was sent)
     assert env.task_state("fr").last_run is None  # (not recorded: due as before)
     env.stub.run([say("not json")])  # an answer, however bad: every task is asked
     outcomes = env.loop(lambda m: m.run_due(["en", "fr"], force=True))

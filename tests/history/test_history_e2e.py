@@ -335,8 +335,8 @@ def test_indexer_history_prints_the_versions(server: RunningIndexer) -> None:
     for args, code, status in (
         (["--lang", lang, "sub"], "invalid_argument", 2),
         (["--lang", lang, "sub", "--json"], "invalid_argument", 2),
-        (["--lang", lang, "sub/"], "forbidden_path", 1),
-        (["--lang", lang, "link/ssl"], "forbidden_path", 1),  # (a link is not followed)
+        (["--lang", lang, "sub/"], "forbidden_path", 2),  # (bad usage: a path typed)
+        (["--lang", lang, "link/ssl"], "forbidden_path", 2),  # (a link is not followed)
         (["--lang", "xx", "a.md"], "not_found", 1),
     ):
         said = subprocess.run([*run, *args], capture_output=True, text=True)
