@@ -8,7 +8,9 @@ a second time under a new id (the fact twice in its note) and the half merge sta
 nobody told.
 
 A record is ``W/.agent-client/inflight/<random>.json`` (the entry's fields), held with
-an exclusive ``flock`` for as long as its entry is in flight. The kernel lets go of a
+an exclusive ``flock`` for as long as its entry is in flight. The folder is 0700 and a
+record another user owns is passed over: it would be finished as this user's memory,
+its images (any file paths) copied in. The kernel lets go of a
 lock when its process dies, so a record whose lock can be taken is an orphan: no pids
 (reused) nor clocks are trusted. A record is made under a temporary name, locked, then
 renamed, so that no writer takes it for an orphan before its lock is held; a record
@@ -121,7 +123,10 @@ class InFlight:
         data = json.dumps(_as_record(entry), ensure_ascii=False).encode()
         fd = -1
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            # 0700 whatever the umask: a record others could put here would be finished
+            # as this user's memory (``_take`` passes over one it does not own, too)
+            self.folder.parent.mkdir(mode=0o700, exist_ok=True)
+            self.folder.mkdir(mode=0o700, exist_ok=True)
             name = uuid.uuid4().hex
             temporary = self.folder / f".{name}.tmp"
             fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -191,6 +196,10 @@ class InFlight:
             os.close(fd)
             return None  # its writer runs
         status = os.fstat(fd)
+        if status.st_uid != os.geteuid():
+            logger.warning("%s belongs to another user: passed over, not finished", path)
+            os.close(fd)  # (left where it is: not this user's to remove)
+            return None
         if status.st_nlink == 0 or not path.name.endswith(".json"):
             # finished as we looked, or made by a writer killed before it named it
             stale = path.name.endswith(".tmp") and time.time() - status.st_mtime > 60
