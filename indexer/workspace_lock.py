@@ -28,6 +28,7 @@ def workspace_lock(workspace: Workspace, *, serving: bool = False) -> Iterator[N
     and a crashed server's URL file may name a port some other program took since)."""
     try:
         workspace.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        keep_private(workspace)
         fd = os.open(workspace.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as err:
         raise StartupError(state_refusal(workspace, err)) from None
@@ -49,6 +50,26 @@ def workspace_lock(workspace: Workspace, *, serving: bool = False) -> Iterator[N
             yield
     finally:
         os.close(fd)
+
+
+def keep_private(workspace: Workspace) -> None:
+    """Refuse a state folder another user owns; make ours 0700 if others may enter it.
+
+    It holds a copy of every note (the index) and every version (history), in files
+    SQLite makes 0644: a folder another user owns (a link planted in a shared workspace,
+    one made before the first start) let that user read them and swap the databases,
+    and one a person made with ``mkdir`` (0755, 0777 under umask 0000) let anyone read
+    them. Followed as a link: a state folder linked to one of the user's own is fine."""
+    folder = workspace.state_dir
+    status = folder.stat()
+    if status.st_uid != os.geteuid():
+        raise StartupError(
+            f"the state folder {folder} belongs to another user (uid {status.st_uid}): it "
+            "would hold a copy of every note where that user can read it; remove it (or "
+            "the link) and start again, or use another workspace"
+        )
+    if stat.S_IMODE(status.st_mode) & 0o077:
+        os.chmod(folder, 0o700)
 
 
 def state_refusal(workspace: Workspace, err: OSError) -> str:

@@ -1,0 +1,62 @@
+"""End to end, the state folder ``W/.indexer`` on a shared machine: it holds a copy of
+every note (the index) and every version (history), so another user must neither own
+it nor read it. One another user owns (planted as a link, or made before the first
+start) is refused in words with nothing written there; one of ours left open to others
+(made by a person's ``mkdir``, 0755 or 0777) is made 0700."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.indexer_process import start_indexer
+
+NOBODY = 65534
+
+
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    vault = ws / "memory" / "languages" / "en" / "vault"
+    vault.mkdir(parents=True)
+    (vault / "a.md").write_text("# A\n\nprivate words\n", encoding="utf-8")
+    return ws
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making another user's folder needs root")
+@pytest.mark.parametrize("linked", [True, False], ids=["linked", "made-before"])
+@pytest.mark.parametrize("command", ["serve", "reindex"])
+def test_a_state_folder_another_user_owns_is_refused(
+    tmp_path: Path, linked: bool, command: str
+) -> None:
+    """The index and history were made, readable (0644), in a folder another user owned
+    and could write (a link planted in a shared workspace, a folder made before the
+    first start): that user read every note and could swap the databases."""
+    ws = workspace(tmp_path)
+    theirs = tmp_path / "theirs" if linked else ws / ".indexer"
+    theirs.mkdir()
+    os.chmod(theirs, 0o777)
+    os.chown(theirs, NOBODY, NOBODY)
+    if linked:
+        (ws / ".indexer").symlink_to(theirs)
+    args = [sys.executable, "-m", "indexer", command, "--workspace", str(ws)]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"the state folder {ws / '.indexer'} belongs to another user" in last, last
+    assert "Traceback" not in done.stderr
+    assert list(theirs.iterdir()) == []  # nothing written there
+    assert not (ws / "indexer.mcp.url").exists()
+
+
+def test_a_state_folder_of_ours_open_to_others_is_made_private(tmp_path: Path) -> None:
+    """A ``W/.indexer`` a person made (``mkdir``: 0755, or 0777 under umask 0000) kept its
+    mode, and the index and history in it (0644) were readable by every local user."""
+    ws = workspace(tmp_path)
+    (ws / ".indexer").mkdir()
+    os.chmod(ws / ".indexer", 0o777)
+    start_indexer(ws).stop()
+    assert stat.S_IMODE((ws / ".indexer").stat().st_mode) == 0o700
