@@ -57,6 +57,30 @@ def test_a_write_keeps_the_mode_of_the_note(vault: Vault, tmp_path: Path) -> Non
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
 
+def test_a_private_notes_new_copy_is_never_open_to_others(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy that replaces a 0600 note was made 0644 (less the umask) and only then
+    narrowed, before its text was written: another user who opened it in that moment
+    (permissions are checked at open) read the note's new text through that descriptor
+    later. Made with the note's own mode (the descriptors of the stdlib's ``os.open``
+    that create a file are looked at; nothing of ours is replaced)."""
+    vault.write("en", "private.md", "# private\n")
+    note_path(tmp_path, "private.md").chmod(0o600)
+    made: list[int] = []
+    real_open = os.open
+
+    def recording_open(path, flags, mode=0o777, *, dir_fd=None):  # type: ignore[no-untyped-def]
+        if flags & os.O_CREAT:
+            made.append(mode)
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "open", recording_open)
+    vault.write("en", "private.md", "# private\nsecret words\n")
+    assert made and all(mode & 0o077 == 0 for mode in made), [oct(m) for m in made]
+    assert stat.S_IMODE(note_path(tmp_path, "private.md").stat().st_mode) == 0o600
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another owner")
 def test_a_write_keeps_the_owner_of_the_note(vault: Vault, tmp_path: Path) -> None:
     vault.write("en", "theirs.md", "# theirs\n")

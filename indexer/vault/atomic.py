@@ -124,7 +124,7 @@ def replace_at(
         refuse_read_only(old)
     with _temp_for(name) as temp:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temp, flags, 0o644 if mode is None else mode, dir_fd=dir_fd)
+        fd = os.open(temp, flags, _first_mode(old, mode), dir_fd=dir_fd)
         try:
             try:
                 _set_owner_and_mode(fd, old, mode)
@@ -139,6 +139,17 @@ def replace_at(
             raise
     if durable and sync_folder:
         os.fsync(dir_fd)
+
+
+def _first_mode(old: os.stat_result | None, mode: int | None) -> int:
+    """The mode the temp file is made with: already the one it will have (a 0600 note's
+    copy made 0644 and narrowed after could be opened by another user in between, and
+    read through that descriptor once its text was written)."""
+    if mode is not None:
+        return mode
+    if old is not None and stat.S_ISREG(old.st_mode):
+        return stat.S_IMODE(old.st_mode) & 0o777
+    return 0o644
 
 
 def _set_owner_and_mode(fd: int, old: os.stat_result | None, mode: int | None) -> None:
