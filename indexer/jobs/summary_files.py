@@ -30,6 +30,7 @@ from typing import Any
 from indexer.index.abstract import note_abstract, past_broken_block
 from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.folder_changes import check_unchanged, entry_names
+from indexer.jobs.summary_modes import summary_mode
 from indexer.jobs.summary_skips import SKIPS_FILE, SkipsSaid
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import atomic, fsops, renames
@@ -321,7 +322,10 @@ class SummaryFiles:
                     ),
                 ):
                     if data is not None:  # derived data: one lost in a crash is made again
-                        atomic.replace_at(fd, OVERVIEW_FILE, data, if_match=if_match, durable=False)
+                        mode = summary_mode(fd)  # (no more open than what it quotes)
+                        atomic.replace_at(
+                            fd, OVERVIEW_FILE, data, mode=mode, if_match=if_match, durable=False
+                        )
                     else:
                         os.unlink(OVERVIEW_FILE, dir_fd=fd)
                 self._recorder().settle()  # (as a tool's change is: final at once)

@@ -1,0 +1,47 @@
+"""The mode of a folder summary: no more open to other users than what it quotes.
+
+A ``.overview.md`` quotes the notes of its folder (the fallback their first words, a
+model their gist) and its sub-folders' abstracts. Made 0644 (less the umask) as any new
+file, the summary of a folder of 0600 notes told every local user what they said.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from shared.workspace import OVERVIEW_FILE
+
+OPEN = 0o644  # a new file's mode (less the umask) when nothing it quotes is narrower
+
+
+def summary_mode(dir_fd: int) -> int | None:
+    """The mode for the folder's summary: ``OPEN`` narrowed by each file's and sub-folder's
+    permissions (a sub-folder's summary's too) and by the summary already there; None
+    where nothing narrows it (or the summary there is read-only, which the write
+    refuses as a person's), so that a new file's umask still applies."""
+    allowed = OPEN
+    with os.scandir(dir_fd) as entries:
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue  # (gone meanwhile)
+            if entry.name == OVERVIEW_FILE:
+                if stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IWUSR:
+                    return None
+                allowed &= info.st_mode if stat.S_ISREG(info.st_mode) else OPEN
+            elif stat.S_ISREG(info.st_mode):
+                allowed &= info.st_mode
+            elif stat.S_ISDIR(info.st_mode):
+                allowed &= info.st_mode & _summary_bits(dir_fd, entry.name)
+    return None if allowed == OPEN else allowed | stat.S_IRUSR | stat.S_IWUSR
+
+
+def _summary_bits(dir_fd: int, folder: str) -> int:
+    """The permission bits of a sub-folder's own summary (``OPEN`` where it has none)."""
+    try:
+        info = os.stat(f"{folder}/{OVERVIEW_FILE}", dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return OPEN
+    return info.st_mode if stat.S_ISREG(info.st_mode) else OPEN
