@@ -16,6 +16,7 @@ import stat
 import time
 from collections.abc import Iterator
 
+from indexer.vault import fsops
 from shared.errors import AlreadyRunningError, StartupError
 from shared.workspace import Workspace, lock_pid, older_server, server_serving
 
@@ -27,7 +28,8 @@ def workspace_lock(workspace: Workspace, *, serving: bool = False) -> Iterator[N
     server answers at the URL file (a command such as ``reindex`` holds the other alone,
     and a crashed server's URL file may name a port some other program took since)."""
     try:
-        workspace.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fsops.make_folders(workspace.root)  # (0755 less the umask: never open to all)
+        workspace.state_dir.mkdir(mode=0o700, exist_ok=True)
         keep_private(workspace)
         fd = os.open(workspace.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as err:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.indexer_process import start_indexer
+from helpers.indexer_process import start_indexer, wait_for
 
 NOBODY = 65534
 
@@ -60,3 +60,27 @@ def test_a_state_folder_of_ours_open_to_others_is_made_private(tmp_path: Path) -
     os.chmod(ws / ".indexer", 0o777)
     start_indexer(ws).stop()
     assert stat.S_IMODE((ws / ".indexer").stat().st_mode) == 0o700
+
+
+def test_the_folders_a_start_makes_are_not_open_to_all_under_umask_0000(
+    tmp_path: Path,
+) -> None:
+    """A start on a workspace that did not exist made it, its parents, ``memory`` and
+    ``memory/languages`` 0777 under umask 0000 (``mkdir(parents=True)`` leaves the
+    parents to the umask): any local user could then replace the URL file (the client
+    sends its token where it points), plant a vault, or put their own state folder in
+    place. Made 0755 less the umask, as the tools make a note's folder."""
+    ws = tmp_path / "new" / "ws"
+    args = [sys.executable, "-m", "indexer", "serve", "--workspace", str(ws)]
+    old = os.umask(0)
+    try:  # (not the test helper: it makes the workspace itself)
+        server = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    finally:
+        os.umask(old)
+    try:
+        wait_for(lambda: (ws / "indexer.mcp.url").exists() or server.poll() is not None, 30)
+    finally:
+        server.terminate()
+        assert server.wait(30) == 0
+    for folder in (tmp_path / "new", ws, ws / "memory", ws / "memory" / "languages"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755, folder

@@ -23,6 +23,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from indexer.index.observer import OnLost
 from indexer.index.reconcile import is_indexed_folder, is_note_path
 from indexer.index.watch_supervisor import Supervisor
+from indexer.vault import fsops
 from indexer.vault.names import tool_path
 from shared.langs import is_lang
 from shared.workspace import Workspace
@@ -86,7 +87,7 @@ class VaultWatcher:
     def start(self) -> None:
         """Watch (see ``observer.Supervisor``: a watcher that cannot start, or dies, is
         restarted; meanwhile ``on_lost`` has the index reconcile)."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        fsops.make_folders(self.root)
         self._observer = Supervisor(
             self.root, _Handler(self), self._on_lost, self.path_changed, self._barrier_dir
         )

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 
 from indexer.vault import no_wait
 from indexer.vault.names import equivalent_name
@@ -427,3 +428,21 @@ def is_real_dir(name: str, dir_fd: int) -> bool:
         return False
     info = lstat_at(name, dir_fd)
     return info is not None and stat.S_ISDIR(info.st_mode)
+
+
+def make_folders(path: Path, mode: int = 0o755) -> None:
+    """``path`` and its missing parents, each ``mode`` less the umask, as
+    ``Path.mkdir(parents=True, exist_ok=True)`` otherwise: that one leaves the parents to
+    the umask alone (0777 under umask 0000), and a workspace, ``memory`` or
+    ``memory/languages`` any local user may write lets them replace the URL file (the
+    client sends its token where it points), plant a vault or a state folder."""
+    try:
+        path.mkdir(mode)
+    except FileNotFoundError:
+        if path.parent == path:
+            raise
+        make_folders(path.parent, mode)
+        make_folders(path, mode)
+    except OSError:
+        if not path.is_dir():
+            raise

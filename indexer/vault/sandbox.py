@@ -348,7 +348,7 @@ class Sandbox:
         self.check_case(lang)
         if create:
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                fsops.make_folders(folder)
             except OSError as err:  # a file, a link to nothing, a link loop
                 if err.errno in (errno.EEXIST, errno.ENOTDIR, errno.ELOOP):
                     raise ForbiddenPathError(f"the vault of {lang!r} is not a folder") from None
