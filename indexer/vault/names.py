@@ -23,6 +23,7 @@ import logging
 import os
 import re
 import threading
+import time
 import unicodedata
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
@@ -203,19 +204,36 @@ def refuse_twin(dir_fd: int, reached: str, rel: str, doing: str) -> None:
 
 
 class _WarnOnce:
-    """One warning per key, with a bounded memory (a full set starts over)."""
+    """One warning per key, with a bounded memory. Once full, one line says the rest go
+    unlogged for an hour, then it starts over: a full set started over at once, and a
+    vault of more names than it holds logged every one again at each walk (the status's
+    and the folder view's: thousands of lines a click). ``indexer status`` and REST
+    ``/status`` count and name them still."""
 
-    def __init__(self, limit: int = 4096) -> None:
+    def __init__(self, limit: int = 4096, quiet_seconds: float = 3600.0) -> None:
         self._seen: set[str] = set()
         self._limit = limit
+        self._quiet_seconds = quiet_seconds
+        self._full_until: float | None = None  # (monotonic) while full: nothing logged
         self._lock = threading.Lock()
 
     def __call__(self, key: str, message: str, *args: object) -> None:
         with self._lock:
+            if self._full_until is not None:
+                if time.monotonic() < self._full_until:
+                    return
+                self._seen.clear()
+                self._full_until = None
             if key in self._seen:
                 return
             if len(self._seen) >= self._limit:
-                self._seen.clear()
+                self._full_until = time.monotonic() + self._quiet_seconds
+                log.warning(
+                    "more than %d paths no tool can use were logged: the others are not for"
+                    " an hour (indexer status counts them and names a few)",
+                    self._limit,
+                )
+                return
             self._seen.add(key)
         # Limited per key (``logs.RepeatLimiter``): a thousand bad names are a thousand
         # lines, each once; the limiter would have kept the first five only, for good.
