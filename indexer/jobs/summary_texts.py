@@ -16,6 +16,7 @@ some 0.1 ms): the digest is of their texts as they are.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -160,14 +161,16 @@ def fallback_overview(lang: str, children: list[Child], shown: list[Child] | Non
     words = summary_words(lang)
     listed = list(children if shown is None else shown)
     newest = sorted(children, key=lambda c: (-c.changed_ns, c.name))
-    spelled = {category_key(category): category for category in categories(children)}
+    key_of = functools.cache(category_key)  # (once a category, not once a child a look)
+    spelled = {key_of(category): category for category in categories(children)}
+    shown_keys = {key_of(child.category) for child in listed}
     for key in spelled:
-        if not any(category_key(child.category) == key for child in listed):
-            listed.append(next(c for c in newest if category_key(c.category) == key))
+        if key not in shown_keys:
+            listed.append(next(c for c in newest if key_of(c.category) == key))
     groups: dict[str, list[Child]] = {}
     for child in listed:
-        groups.setdefault(category_key(child.category), []).append(child)
-    totals = Counter(category_key(child.category) for child in children)
+        groups.setdefault(key_of(child.category), []).append(child)
+    totals = Counter(key_of(child.category) for child in children)
     lines = [f"# {words.title}"]
     for key, items in groups.items():
         category, total = spelled[key], totals[key]

@@ -107,10 +107,10 @@ def unreachable_vaults(workspace: Workspace, seconds: float = 2.0) -> dict[str, 
 @dataclass
 class _KeptWalk:
     """One vault's last walk: what it found (None: nothing unreachable), kept ``until``,
-    answered while walked again up to ``recent``; the lock is held by the one walking it."""
+    answered while walked again up to ``recent`` (both 0: never walked, as no monotonic
+    time is); the lock is held by the one walking it."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
-    walked: bool = False
     until: float = 0.0
     recent: float = 0.0
     report: Unreachable | None = None
@@ -164,11 +164,11 @@ class RecentWalks:
         with self._lock:
             kept = self._kept.setdefault(lang, _KeptWalk())
         now = time.monotonic()
-        if kept.walked and now <= kept.until:
+        if now <= kept.until:
             return kept.report
-        if not kept.walked or now > kept.recent:  # nothing to answer but its walk
+        if now > kept.recent:  # never walked, or long ago: nothing to answer but its walk
             with kept.lock:  # (one walk for callers at once: the others find it kept)
-                if not kept.walked or time.monotonic() > kept.until:
+                if time.monotonic() > kept.until:
                     self._walk_into(kept, lang)
             return kept.report
         if kept.lock.acquire(blocking=False):  # (else it is being walked again already)
@@ -193,4 +193,3 @@ class RecentWalks:
         kept.report = walked if walked.count else None
         kept.until = ended + KEPT_WALKS * (ended - began)
         kept.recent = kept.until + KEPT_WALKS * (ended - began)
-        kept.walked = True

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx2
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
 
 from helpers.indexer_process import RunningIndexer
@@ -15,6 +16,12 @@ TEXT = {"Content-Type": "text/plain"}
 # API refusals the page expects (a 412 conflict, a hostile note's broken image) are
 # logged by Chromium too; they are not errors of the page.
 EXPECTED_REFUSAL = "Failed to load resource: the server responded with a status of 4"
+
+
+def put(base: str, lang: str, path: str, text: str) -> None:
+    """A note written through REST, as an agent beside the page would."""
+    with httpx2.Client(base_url=base + "/api/v1") as http:
+        assert http.put(f"/{lang}/notes/{path}", content=text.encode(), headers=MD).is_success
 
 
 class Watch:

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
-from helpers.ui_page import MD, Watch, note_file, settled, visit
+from helpers.ui_page import MD, Watch, note_file, put, settled, visit
 from playwright.sync_api import Browser, Page, expect
 
 LEAVE = "Leave the editor? Your changes are not saved and will be lost."
@@ -26,11 +26,6 @@ BEFOREUNLOAD = """() => {
 @pytest.fixture(scope="module")
 def base(server: RunningIndexer) -> str:
     return server.url.removesuffix("/mcp")
-
-
-def put(base: str, lang: str, path: str, text: str) -> None:
-    with httpx2.Client(base_url=base + "/api/v1") as http:
-        assert http.put(f"/{lang}/notes/{path}", content=text.encode(), headers=MD).is_success
 
 
 def test_leaving_the_editor_with_unsaved_text_asks_first(

@@ -9,18 +9,13 @@ from __future__ import annotations
 import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer
-from helpers.ui_page import MD, Watch, note_file, settled, visit
+from helpers.ui_page import Watch, note_file, put, settled, visit
 from playwright.sync_api import Page, expect
 
 
 @pytest.fixture(scope="module")
 def base(server: RunningIndexer) -> str:
     return server.url.removesuffix("/mcp")
-
-
-def put(base: str, lang: str, path: str, text: str) -> None:
-    with httpx2.Client(base_url=base + "/api/v1") as http:
-        assert http.put(f"/{lang}/notes/{path}", content=text.encode(), headers=MD).is_success
 
 
 def test_a_folder_of_names_no_tool_can_reach_says_so(
