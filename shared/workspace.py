@@ -373,3 +373,11 @@ def _read_small_file(path: Path) -> bytes | None:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def is_summary_path(segments: list[str]) -> bool:
+    """Whether the path's last name is exactly a folder's summary file (``.overview.md``)
+    in a folder the summaries job keeps (never inside a ``*.assets/`` folder)."""
+    return segments[-1] == OVERVIEW_FILE and not any(
+        folder.endswith(".assets") for folder in segments[:-1]
+    )

@@ -56,6 +56,7 @@ from indexer.jobs.maintenance_tasks import (
     write_output,
 )
 from indexer.jobs.model_tools import LoopError, ReadOnlyTools, run_tool_loop
+from indexer.jobs.quoted_modes import distilled_mode
 from indexer.jobs.secrets import redact_secrets
 from indexer.vault import fsops
 from shared.control_chars import without_controls
@@ -290,19 +291,22 @@ class Maintenance:
                 " is, unread by the model; save it as UTF-8 for the next run"
             )
         text = current["content"] if current else None
+        quoted: set[str] = set()  # the notes the model's tools returned
         if self.model is None:  # (the deterministic path)
             found = await asyncio.to_thread(self._extracted, lang, task, text)
             answer = Answer(found.action, found.reason, found.content, found.mark)
         else:
-            answer = parse_answer(await self._asked(lang, task, digest, text))
-        return await self._written(lang, task, answer, current)
+            answer = parse_answer(await self._asked(lang, task, digest, text, quoted))
+        return await self._written(lang, task, answer, current, quoted)
 
     def _extracted(self, lang: str, task: str, current: str | None) -> Extracted:
         after = self.state.get(lang, task).last_entry  # (the entries taken before)
         found = event_sections(self.vault, lang, MAX_SECTIONS)
         return extracted(found, task, current, after, lang)
 
-    async def _asked(self, lang: str, task: str, digest: str, current: str | None) -> str:
+    async def _asked(
+        self, lang: str, task: str, digest: str, current: str | None, quoted: set[str]
+    ) -> str:
         """The model's final answer to the task's prompt, after its read-only tool calls."""
         assert self.model is not None
         output = TASKS[task].output
@@ -317,7 +321,7 @@ class Maintenance:
             digest=digest,
             last_digest=self.state.get(lang, task).last_digest,
         )
-        tools = ReadOnlyTools(self.vault, self.index, lang)
+        tools = ReadOnlyTools(self.vault, self.index, lang, quoted)
         return await run_tool_loop(
             self.model,
             messages,
@@ -326,7 +330,9 @@ class Maintenance:
             timeout=self.settings.timeout,
         )
 
-    async def _written(self, lang: str, task: str, answer: Answer, current: dict | None) -> Answer:
+    async def _written(
+        self, lang: str, task: str, answer: Answer, current: dict | None, quoted: set[str]
+    ) -> Answer:
         """``answer``, its file written on a replace that changes it (cleaned first)."""
         output = TASKS[task].output
         if answer.action == "replace":
@@ -354,7 +360,8 @@ class Maintenance:
                     answer, action="none", reason=f"{answer.reason} (the answer repeated the file)"
                 )
             etag = current["etag"] if current else ""
-            await asyncio.to_thread(self.write, lang, task, content, etag)
+            mode = await asyncio.to_thread(distilled_mode, self.vault, lang, output, quoted)
+            await asyncio.to_thread(self.write, lang, task, content, etag, mode)
         return answer
 
     def prompt(self, task: str) -> str:

@@ -124,6 +124,12 @@ def newest_entries(vault: Vault, lang: str) -> list[EventEntry]:
     return picked[::-1]
 
 
+def event_files(vault: Vault, lang: str) -> list[str]:
+    """Every day file of the event log (what a distilled file may quote)."""
+    with _event_files(vault, lang) as files:
+        return [f.rel for f in files]
+
+
 def event_sections(vault: Vault, lang: str, most: int) -> list[tuple[str, int, str]]:
     """The newest ``most`` sections of the event log, (day file, the section's number in
     it, text) oldest first: the input of maintenance without a model

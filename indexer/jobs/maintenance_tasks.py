@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from indexer.vault.vault import Vault
 
 ACTOR = "job:maintenance"
-# (lang, task, content, if_match) -> the write's result: how a run writes a replace
-OutputWriter = Callable[[str, str, str, str | None], dict]
+# (lang, task, content, if_match, mode) -> the write's result: how a run writes a replace
+OutputWriter = Callable[[str, str, str, str | None, int | None], dict]
 # In a run asked for now (``indexer maintain``, here or through the server), a model
 # endpoint's Retry-After up to this long is waited out and the task tried once more; a
 # longer one ends the run, naming the moment to try again.
@@ -68,9 +68,19 @@ def check_task(task: object) -> Task:
     return found
 
 
-def write_output(vault: Vault, lang: str, task: str, content: str, if_match: str | None) -> dict:
+def write_output(
+    vault: Vault,
+    lang: str,
+    task: str,
+    content: str,
+    if_match: str | None,
+    mode: int | None = None,
+) -> dict:
     """Write ``content`` as ``task``'s output file, recorded as the maintenance job's
-    change with the task's reason (``if_match``: the etag the run read, '' for none)."""
+    change with the task's reason (``if_match``: the etag the run read, '' for none;
+    ``mode``: no more open than what it quotes, ``quoted_modes``)."""
     output = check_task(task).output
     reason = f"maintenance:{task}"
-    return vault.write(lang, output, content, if_match=if_match, reason=reason, actor=ACTOR)
+    return vault.write(
+        lang, output, content, if_match=if_match, reason=reason, actor=ACTOR, mode=mode
+    )

@@ -79,11 +79,16 @@ class LoopError(Exception):
 class ReadOnlyTools:
     """The read-only tools of one vault, as a model sees and calls them."""
 
-    def __init__(self, vault: Vault, index: NoteIndex | None, lang: str) -> None:
+    def __init__(
+        self, vault: Vault, index: NoteIndex | None, lang: str, quoted: set[str] | None = None
+    ) -> None:
         self.vault = vault
         self.index = index
         self.lang = lang
         self.refused: list[str] = []  # names of the tools a model tried and was refused
+        # the notes whose text a tool returned (their modes bound the file the job
+        # writes: ``quoted_modes``)
+        self.quoted: set[str] = quoted if quoted is not None else set()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -128,6 +133,7 @@ class ReadOnlyTools:
             return f"error: {err}"
         except (TypeError, ValueError) as err:
             return f"error: invalid_argument: {err}"
+        self.quoted.update(_quoted_paths(name, result))
         text = json.dumps(result, ensure_ascii=False)
         if len(text) > MAX_RESULT_CHARS:
             text = text[:MAX_RESULT_CHARS] + " …[cut: ask for less, e.g. read with limit]"
@@ -211,6 +217,14 @@ def _add(conversation: list[dict[str, Any]], message: dict[str, Any], grown: int
         )
     conversation.append(message)
     return grown
+
+
+def _quoted_paths(name: str, result: dict[str, Any]) -> list[str]:
+    """The notes whose text ``result`` holds (find's names only: none)."""
+    if name == "read":
+        return [result["path"]]
+    rows = result.get("matches" if name == "grep" else "results", [])
+    return [row["path"] for row in rows] if name in ("grep", "search") else []
 
 
 def _text(args: dict[str, Any], key: str, default: str | None = None) -> str:

@@ -42,7 +42,7 @@ from shared.errors import (
 )
 from shared.filetypes import NOTE_SUFFIX, is_asset_image_name, is_plain_text_name
 from shared.langs import check_lang
-from shared.workspace import OVERVIEW_FILE, Workspace
+from shared.workspace import OVERVIEW_FILE, Workspace, is_summary_path
 
 FOLDER_ENDINGS = "'/', '/.' or '/..'"  # (how only a folder's path ends: ``names_folder``)
 NOT_A_FILE = f"a file path must not end with {FOLDER_ENDINGS} (that names a folder)"
@@ -153,14 +153,6 @@ def clean_relpath(path: object, *, allow_root: bool = False, summary: bool = Fal
     return "/".join(segments)
 
 
-def is_summary_path(segments: list[str]) -> bool:
-    """Whether the path's last name is exactly a folder's summary file (``.overview.md``)
-    in a folder the summaries job keeps (never inside a ``*.assets/`` folder)."""
-    return segments[-1] == OVERVIEW_FILE and not any(
-        folder.endswith(".assets") for folder in segments[:-1]
-    )
-
-
 @dataclass
 class Place:
     """A target opened inside its vault: the descriptor of its folder and its name there.
@@ -178,6 +170,7 @@ class Place:
     missing: list[str] = field(default_factory=list)
     created: list[tuple[int, str]] = field(default_factory=list)
     disk_name: str | None = None  # the entry's own spelling when it is not NFC
+    mode: int | None = None  # the file's mode (None: the one it replaces, or 0644 - umask)
 
     @property
     def name(self) -> str:
@@ -261,7 +254,9 @@ class Place:
         ``sync_folder=False``: the caller fsyncs the folder (``dir_fd``) itself."""
         try:
             parent = self.make_parent()
-            atomic.replace_at(parent, self.name, data, if_match=if_match, sync_folder=sync_folder)
+            atomic.replace_at(
+                parent, self.name, data, mode=self.mode, if_match=if_match, sync_folder=sync_folder
+            )
         except OSError as err:
             self.rollback()
             fsops.refuse(err)

@@ -172,7 +172,9 @@ class Vault:
         reason: str | None = None,
         *,
         actor: str = "tool",
+        mode: int | None = None,
     ) -> dict:
+        """(``mode``: the file's, for a job's file quoting narrower ones; None keeps it.)"""
         target = self._file_target(lang, path)
         reason = check_reason(reason)
         check_actor(actor)
@@ -196,16 +198,23 @@ class Vault:
         attempts = WRITE_ATTEMPTS if if_match in (None, fsops.ANY) else 1
         for attempt in range(attempts):
             try:
-                return self._write_once(target, data, if_match, actor, reason)
+                return self._write_once(target, data, if_match, actor, reason, mode)
             except ConflictError:
                 if attempt == attempts - 1:
                     raise
         raise AssertionError("unreachable")
 
     def _write_once(
-        self, target: Target, data: bytes, if_match: str | None, actor: str, reason: str | None
+        self,
+        target: Target,
+        data: bytes,
+        if_match: str | None,
+        actor: str,
+        reason: str | None,
+        mode: int | None = None,
     ) -> dict:
         with self.locked(self._with_owner(target)), self.sandbox.open(target) as place:
+            place.mode = mode
             existing = self._existing_bytes(place)
             fsops.check_if_match(if_match, existing)
             if target.is_note:
