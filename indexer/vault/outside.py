@@ -109,14 +109,24 @@ def observe_renames(vault: Vault, pairs: list[tuple[str, str, str]]) -> None:
 
 
 def _observe_items(vault: Vault, todo: list[Item]) -> tuple[list[Item], StorageError | None]:
-    """``observe_many`` of distinct files (``Item``s); the ones left when history refuses."""
+    """``observe_many`` of distinct files (``Item``s); the ones left when history refuses.
+    A batch history refuses is recorded again a file at a time: one file SQLite cannot
+    take (a blob past its length limit) held back its whole batch, at every retry; when
+    the first files alone are refused too, history refuses all (a full disk): the rest
+    is left as it was."""
     busy: list[Item] = []
+    refused: list[Item] = []
+    first: StorageError | None = None
     start = 0
     while start < len(todo):
-        try:
-            end = _record_batch(vault, todo, start, busy)
-        except StorageError as err:
-            return todo[start:] + busy, err
+        end, failed = _record_batch(vault, todo, start, busy)
+        if failed is not None:
+            items = [item for item in todo[start:end] if item not in busy]
+            left, err = _one_by_one(vault, items)
+            if err is not None and len(left) == len(items) > 1:
+                return todo[start:] + busy + refused, err
+            refused += left
+            first = first or err
         start = end
     for count, (lang, path, unknown, moved_from, moved_to) in enumerate(busy):
         try:
@@ -124,13 +134,17 @@ def _observe_items(vault: Vault, todo: list[Item]) -> tuple[list[Item], StorageE
                 vault, lang, path, unknown=unknown, moved_from=moved_from, moved_to=moved_to
             )
         except StorageError as err:
-            return busy[count:], err
-    return [], None
+            return busy[count:] + refused, err
+    return refused, first
 
 
-def _record_batch(vault: Vault, todo: list[Item], start: int, busy: list[Item]) -> int:
+def _record_batch(
+    vault: Vault, todo: list[Item], start: int, busy: list[Item]
+) -> tuple[int, Exception | None]:
     """Record the changes of ``todo`` from ``start`` in one transaction, up to a batch's
-    bound; those whose lock another holds go to ``busy``. Where the next batch starts."""
+    bound; those whose lock another holds go to ``busy``. Where the next batch starts,
+    and why history refused this one (None: recorded). ``HistoryStoreError`` (closed,
+    damaged) is raised: no file can be recorded then."""
     end = start
     with ExitStack() as held:
         seen: list[Seen] = []
@@ -153,8 +167,38 @@ def _record_batch(vault: Vault, todo: list[Item], start: int, busy: list[Item]) 
                     Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to)
                 )
                 size += 0 if data is None else len(data)
-        vault.recorder.observe_many(seen)
-    return end
+        try:
+            vault.recorder.observe_many(seen)
+        except HistoryStoreError:
+            raise
+        except Exception as err:  # (StorageError; a blob past 2 GiB: OverflowError)
+            return end, err
+    return end, None
+
+
+def _one_by_one(vault: Vault, items: list[Item]) -> tuple[list[Item], StorageError | None]:
+    """Record each of a refused batch's changes in a transaction of its own; those
+    history refuses (``StorageError``), with the first error. A change that fails
+    otherwise is logged and dropped, as one told alone was. Stops once the first two are
+    refused (none taken): history refuses every file then, and all are left."""
+    left: list[Item] = []
+    first: StorageError | None = None
+    for count, item in enumerate(items):
+        lang, path, unknown, moved_from, moved_to = item
+        try:
+            observe_external(
+                vault, lang, path, unknown=unknown, moved_from=moved_from, moved_to=moved_to
+            )
+        except HistoryStoreError:
+            raise
+        except StorageError as err:
+            left.append(item)
+            first = first or err
+            if len(left) == count + 1 >= 2:
+                return left + items[count + 1 :], first
+        except Exception:
+            log.exception("history could not record the change of %s/%s", lang, path)
+    return left, first
 
 
 def _to_record(vault: Vault, lang: str, path: str, unknown: bool) -> Target | None:

@@ -20,11 +20,13 @@ from helpers.indexer_process import wait_for
 
 from indexer.index.service import NoteIndex
 from indexer.vault import fsops, outside
+from indexer.vault.history.rows import Seen
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.unrecorded import Unrecorded
 from indexer.vault.vault import Vault
 from indexer.wiring import record_outside_changes
+from shared.errors import StorageError
 from shared.workspace import Workspace
 
 NOTES = 600  # more than two batches (``outside.BATCH_FILES``)
@@ -220,8 +222,9 @@ def test_a_batch_history_refuses_records_nothing_and_pairs_nothing(vault: Vault)
         "CREATE TEMP TRIGGER refuse BEFORE INSERT ON versions WHEN NEW.op != 'delete'"
         " BEGIN SELECT RAISE(ABORT, 'refused'); END"
     )
-    left, err = outside.observe_many(vault, [("en", "old.md", False), ("en", "z.md", True)])
-    assert err is not None and left == [("en", "old.md", False), ("en", "z.md", True)]
+    gone, made = Seen("en", "old.md", None, False), Seen("en", "z.md", b"# Z\n", True)
+    with pytest.raises(StorageError):  # (``outside`` then records each file alone)
+        vault.recorder.observe_many([gone, made])
     assert newest(vault, "old.md")["op"] == "baseline"  # type: ignore[index]
     assert newest(vault, "z.md") is None
     writer(vault).execute("DROP TRIGGER refuse")
