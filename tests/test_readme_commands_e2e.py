@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,26 @@ def test_the_agent_client_session_runs_as_written(
             assert proc.stdout == "deleted items/past-tense-of-go.md (the entry created it)\n"
     note = server.workspace / "memory/languages/en/vault/items/past-tense-of-go.md"
     assert "\nlevel: 1\n" in note.read_text(encoding="utf-8")
+    server.stop()
+    assert unexplained(server.workspace) == []
+
+
+def unexplained(workspace: Path) -> list[str]:
+    """The files and folders of ``workspace`` and of its ``.indexer/`` that the README's
+    "Workspace layout" does not name (a reader finding ``.agent-client/`` in theirs
+    found no word of it there)."""
+    layout = code_block("## Workspace layout\n")
+    named = set()
+    for line in layout:
+        first = line.split()[0].removeprefix("W/")
+        named.add(first.split("/")[0] + ("/" if "/" in first else ""))
+    missing = []
+    for folder, prefix in ((workspace, ""), (workspace / ".indexer", ".indexer/")):
+        for entry in folder.iterdir():
+            name = entry.name + ("/" if entry.is_dir() else "")
+            if name not in named and not any(fnmatch(name, pattern) for pattern in named):
+                missing.append(prefix + name)
+    return sorted(missing)
 
 
 def test_indexer_open_print_prints_the_page(home: tuple[Path, RunningIndexer]) -> None:
