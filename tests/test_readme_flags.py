@@ -7,6 +7,7 @@ while the README went on naming the old one. The commands' lines are run as writ
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from agent_client.cli import build_parser as agent_client_parser
 from indexer.cli import build_parser as indexer_parser
+from indexer.cli.client_config import config_snippet
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
@@ -104,3 +106,28 @@ def test_a_misspelled_command_or_flag_would_be_found(
     monkeypatch.setattr(sys.modules[__name__], "README", readme)
     with pytest.raises(AssertionError):
         test_the_readme_names_commands_and_flags_that_exist()
+
+
+@pytest.mark.parametrize(
+    ("client", "after"), [("claude", "**Claude Desktop**"), ("cursor", "**Cursor**")]
+)
+def test_the_readme_client_entries_are_what_config_snippet_prints(client: str, after: str) -> None:
+    """The README's Claude Desktop and Cursor JSON, pasted by a reader who skips the
+    command, is the entry ``indexer config-snippet`` prints for a server on port 8765
+    with a token (the mcp-remote pin and the header's spelling included)."""
+    text = section("Connecting clients").split(after, 1)[1]
+    block = re.search(r"```json\n(.*?)```", text, re.S)
+    assert block, f"no JSON block after {after}"
+    printed = config_snippet(client, "http://127.0.0.1:8765/mcp", "<token>")
+    assert json.loads(block.group(1)) == json.loads(printed)
+
+
+def test_the_readme_pins_the_node_clients_the_tests_run() -> None:
+    """The Inspector and mcp-remote versions the README gives are the ones the interop
+    tests install (an unpinned or older Inspector takes no ``--header`` for a URL)."""
+    pins = json.loads((README.parent / "tests/interop/package.json").read_text())
+    pinned = {**pins.get("dependencies", {}), **pins.get("devDependencies", {})}
+    text = README.read_text(encoding="utf-8")
+    for package in ("@modelcontextprotocol/inspector", "mcp-remote"):
+        named = set(re.findall(rf"{re.escape(package)}@([0-9][0-9.]*[0-9])", text))
+        assert named == {pinned[package]}, (package, named, pinned[package])
