@@ -605,7 +605,21 @@ async def test_a_model_that_gives_no_answer_is_asked_once_a_pass_not_once_a_leve
     assert (stats.folders, stats.fallback, stats.model_errors) == (14, 14, 1)
     assert len(quiet_stub.requests) <= 1  # (0: not at the stub within 0.3 s, under load)
     assert summary_file(tmp_path, deep)[0]["generated_by"] == "fallback"
-    quiet_stub.delay = 0.0
+
+
+async def test_a_model_that_refuses_is_asked_once_a_pass_and_again_when_it_answers(
+    tmp_path: Path, quiet_stub: LLMStub, cores: list[Core]
+) -> None:
+    """A model refusing every request (HTTP 500, 429) is asked once a pass, not once a
+    level; a refusal of this one request (400) is no reason to stop asking for the next.
+    (Apart from the hanging model's test: its 0.3 s timeout made these answers time out
+    under load, and a pass stop asking.)"""
+    deep = "/".join(f"d{n}" for n in range(12))
+    note(tmp_path, f"{deep}/n.md", "# N\n\ndeep\n")
+    note(tmp_path, "side/m.md", "# M\n\nbeside\n")
+    core = make_core(tmp_path, quiet_stub, concurrency=1)
+    cores.append(core)
+    settle(core)
     for reply in ([http_error(500, "boom")] * 20, [http_error(429, "slow down")] * 20):
         quiet_stub.run(reply)
         stats = await summaries_of(core).run_pass(force=True)
