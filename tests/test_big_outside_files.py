@@ -313,3 +313,43 @@ async def test_the_tools_stat_move_and_delete_a_big_file(vault: Vault, client: C
     await client.call_tool("move", args)
     await client.call_tool("delete", {"lang": "en", "path": "b.txt"})
     assert list(root(vault).iterdir()) == []
+
+
+# -- grep ----------------------------------------------------------------------------------
+
+
+def test_grep_names_the_files_too_large_to_read(vault: Vault) -> None:
+    """A file past the 8 MiB grep reads was passed over in silence: a person grepping a
+    big log for a line got "no match, complete" and trusted it. Now the answer counts
+    such files (``unsearched``) and names the first few; a grep they were no part of
+    (the glob left them out) and pictures (never text) say nothing of them."""
+    from indexer.vault.fsops import MAX_SEARCHED_BYTES
+
+    huge = b"needleword\n" + b"x" * MAX_SEARCHED_BYTES
+    put(vault, "logs/huge.md", huge)
+    put(vault, "logs/huge.txt", huge)
+    put(vault, "a.md.assets/big.png", PNG + b"\0" * MAX_SEARCHED_BYTES)
+    put(vault, "small.md", b"needleword here\n")
+    found = vault.grep("en", "needleword")
+    assert [m["path"] for m in found["matches"]] == ["small.md"] and not found["truncated"]
+    assert found["unsearched"] == 1 and found["unsearched_sample"] == ["logs/huge.md"]
+    everything = vault.grep("en", "needleword", glob="**")
+    assert everything["unsearched"] == 2
+    assert everything["unsearched_sample"] == ["logs/huge.md", "logs/huge.txt"]
+    assert "unsearched" not in vault.grep("en", "needleword", path="logs", glob="*.txt-none")
+    assert "unsearched" not in vault.grep("en", "needleword", glob="*.md")
+
+
+async def test_grep_over_mcp_names_the_files_too_large_to_read(
+    vault: Vault, client: Client
+) -> None:
+    from indexer.vault.fsops import MAX_SEARCHED_BYTES
+
+    put(vault, "huge.md", b"x" * (MAX_SEARCHED_BYTES + 1))
+    found = (await client.call_tool("grep", {"lang": "en", "pattern": "x"})).structured_content
+    assert found == {
+        "matches": [],
+        "truncated": False,
+        "unsearched": 1,
+        "unsearched_sample": ["huge.md"],
+    }

@@ -52,6 +52,7 @@ GREP_MAX_SECONDS = 10.0
 GREP_MAX_BYTES = 256 << 20
 HEAD_MAX_BYTES = 64 * 1024  # the beginning of a file ``head`` gives at most
 FIND_SIZES_MAX_SECONDS = 2.0  # measuring notes' bodies; the caller measures the rest
+UNSEARCHED_SAMPLE = 5  # the files grep could not read named in its answer
 
 
 class GrepPlan(Protocol):
@@ -320,16 +321,22 @@ def grep(
     deadline: float | None = None,
 ) -> dict:
     """``deadline`` (``time.monotonic``) ends the scan (``truncated``); by default
-    ``grep_max_seconds`` from now (a caller that queued the call passes its start)."""
+    ``grep_max_seconds`` from now (a caller that queued the call passes its start).
+
+    A text file the glob chose but too large to read (past ``MAX_SEARCHED_BYTES``) is
+    counted in ``unsearched`` and the first few named in ``unsearched_sample`` (both
+    only when there is one): "no match" from a grep that never read a big log was
+    trusted."""
     check_limit(limit)
     matcher = LineMatcher(pattern, fixed=fixed, ignore_case=ignore_case)
     regex = compile_glob(glob)
     target = vault.sandbox.resolve(lang, path, allow_root=True)
     matches: list[dict] = []
+    unsearched = Unsearched()
     with vault.sandbox.open(target) as place:
         top = place.walk_start()
         if top is None:
-            return {"matches": matches, "truncated": False}
+            return unsearched.told({"matches": matches, "truncated": False})
         if deadline is None:
             deadline = time.monotonic() + vault.grep_max_seconds
         planner = vault.grep_planner
@@ -346,24 +353,46 @@ def grep(
                     if indexed is not None and indexed == _signature(entry):
                         continue
                 if scanned > vault.grep_max_bytes or time.monotonic() > deadline:
-                    return {"matches": matches, "truncated": True}
+                    return unsearched.told({"matches": matches, "truncated": True})
                 no_wait.stop_if_abandoned()
                 # A note or text file with bytes that are not UTF-8 is searched as the
                 # index has it (U+FFFD for them), as far as search reads it (past the
                 # size limit too: search found what grep said was nowhere); an image never.
                 bound = max(vault.max_file_bytes, fsops.MAX_SEARCHED_BYTES)
-                text = entry.read_text(bound, lossy=is_text_name(entry.name))
+                text_name = is_text_name(entry.name)
+                text = entry.read_text(bound, lossy=text_name)
                 if text is None:
+                    if text_name and _size(entry) > bound:
+                        unsearched.add(entry.rel)
                     continue
                 scanned += len(text)
                 try:
                     for number, line in canonical_lines.matching_lines(matcher, text, deadline):
                         if len(matches) == limit:
-                            return {"matches": matches, "truncated": True}
+                            return unsearched.told({"matches": matches, "truncated": True})
                         matches.append({"path": entry.rel, "line": number, "text": line})
                 except TimeUp:  # within one file of many lines
-                    return {"matches": matches, "truncated": True}
-    return {"matches": matches, "truncated": False}
+                    return unsearched.told({"matches": matches, "truncated": True})
+    return unsearched.told({"matches": matches, "truncated": False})
+
+
+class Unsearched:
+    """``grep``'s text files too large to read: how many, and the first few paths."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.sample: list[str] = []
+
+    def add(self, rel: str) -> None:
+        self.count += 1
+        if len(self.sample) < UNSEARCHED_SAMPLE:
+            self.sample.append(rel)
+
+    def told(self, result: dict) -> dict:
+        """``result`` with ``unsearched`` and ``unsearched_sample`` when there are any."""
+        if self.count:
+            result.update(unsearched=self.count, unsearched_sample=self.sample)
+        return result
 
 
 def note_counts(sandbox: Sandbox) -> dict[str, int]:
@@ -401,6 +430,14 @@ def _vouched(plan: GrepPlan) -> SkipFile:
         return signature(info) == seen
 
     return skip
+
+
+def _size(entry: FileEntry) -> int:
+    """The file's size now (0 when gone)."""
+    try:
+        return entry.signature()[0]
+    except OSError:
+        return 0
 
 
 def _signature(entry: Any) -> Signature | None:

@@ -58,6 +58,7 @@ COUNT = {"type": "integer", "minimum": 0}
 NCOUNT = {"type": ["integer", "null"], "minimum": 0}
 VERSION = {"type": ["integer", "string"], "description": "a version from history"}
 PATHS = {"type": "array", "items": STR}
+GREP_MATCH = _obj({"path": STR, "line": INT, "text": STR})
 SUBFOLDER = _obj({"path": STR, "files": NCOUNT, "unreachable": COUNT}, {"abstract": NSTR})
 SCHEMAS: dict[str, Any] = {
     "Error": _obj(
@@ -151,10 +152,8 @@ SCHEMAS: dict[str, Any] = {
         {"total": INT},
     ),
     "Grep": _obj(
-        {
-            "matches": {"type": "array", "items": _obj({"path": STR, "line": INT, "text": STR})},
-            "truncated": BOOL,
-        }
+        {"matches": {"type": "array", "items": GREP_MATCH}, "truncated": BOOL},
+        {"unsearched": COUNT, "unsearched_sample": PATHS},  # files too large to read
     ),
     "History": _obj({"path": STR, "versions": {"type": "array", "items": {"type": "object"}}}),
     "Diff": _obj({"path": STR, "diff": STR}),

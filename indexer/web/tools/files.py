@@ -120,7 +120,9 @@ def register(tools: Registrar, core: Core) -> None:
         ] = False,
         limit: int = 100,
     ) -> dict:
-        """Lines matching a pattern (linear-time regex), as {path, line, text}."""
+        """Lines matching a pattern (linear-time regex), as {path, line, text}; files too
+        large to read (past 8 MiB) are counted in `unsearched`, the first few named in
+        `unsearched_sample` (only when there are any)."""
         deadline = time.monotonic() + vault.grep_max_seconds  # waiting for a turn counts
         args = (lang, pattern, path, glob, fixed, ignore_case, limit)
         return await core.scans.run(vault.grep, *args, deadline=deadline)
