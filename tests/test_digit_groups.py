@@ -44,7 +44,7 @@ def test_the_snippet_marks_the_grouped_number(ws: Workspace, index: NoteIndex) -
     index_notes(ws, index, "hl", NOTES)
     marked = {row["path"]: row["snippet"] for row in index.search("hl", "85000")["results"]}
     assert "**85,000**" in marked["en.md"]
-    assert "**85 000**" in marked["fr.md"]  # (a snippet shows spaces as spaces)
+    assert "**85\u202f000**" in marked["fr.md"]  # (the note's narrow no-break space)
     assert "**٨٥٬٠٠٠**" in marked["ar.md"]
     assert "**85000**" in marked["bare.md"]
     indian = index.search("hl", "123456")["results"]

@@ -125,3 +125,31 @@ def test_past_the_first_part_a_note_is_shown_as_written() -> None:
     assert "## later heading with **needle**" in snippet(body, "needle")
     hostile = "\n>" * 100_000 + " needle"
     assert "**needle**" in snippet(hostile, "needle")
+
+
+@pytest.mark.parametrize(
+    ("body", "query", "expected"),
+    [
+        (  # French: a no-break space in a number, a narrow one inside guillemets
+            "Le prix\u00a0: 1\u00a0000\u00a0€ pour «\u202ftout\u202f».\n",
+            "prix",
+            "Le **prix**\u00a0: 1\u00a0000\u00a0€ pour «\u202ftout\u202f».",
+        ),
+        (
+            "Il a dit «\u00a0bonjour\u00a0» hier\n",
+            "bonjour",
+            "Il a dit «\u00a0**bonjour**\u00a0» hier",
+        ),
+        ("1\u00a0000\u00a0€ au total\n", '"1 000"', "**1\u00a0000**\u00a0€ au total"),
+        ("figure\u2007: 12\u2007345\n", "figure", "**figure**\u2007: 12\u2007345"),
+        (  # a run of them is one, as a run of other white space is one space
+            "a\u00a0\u00a0\u00a0b \u00a0\n\n  c\t\u202fd word\n",
+            "word",
+            "a\u00a0b c d **word**",
+        ),
+    ],
+)
+def test_a_snippet_keeps_the_notes_no_break_spaces(body: str, query: str, expected: str) -> None:
+    """A snippet is text an agent may quote back: a no-break space (``1 000 €``, French
+    ``« »``) was shown as a plain space, and the quote no longer held the note's text."""
+    assert snippet(body, query) == expected

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from indexer.index.query_parse import Term
 from indexer.index.snippet_markup import without_markup
+from indexer.index.snippet_spaces import one_space_a_run
 from indexer.index.snippet_view import (
     View,
     blank_keycaps,
@@ -379,7 +380,8 @@ def _first_hits(
 def _source(body: str, size: int) -> tuple[str, bool] | None:
     """The first ``size`` characters of ``body`` (ending before white space, so that no
     word is cut: a prefix of what more characters would give), without the Markdown
-    marks that say nothing (``snippet_markup``), one space for each run of white space,
+    marks that say nothing (``snippet_markup``), one space for each run of white space
+    (a no-break space kept: ``snippet_spaces``),
     NFC as the terms are (``searchable``); and whether text follows.
     None when ``size`` characters hold no such end (the last size cuts anyway)."""
     more = False
@@ -395,7 +397,7 @@ def _source(body: str, size: int) -> tuple[str, bool] | None:
             return None
         else:
             piece = body[:size]
-    text = " ".join(without_markup(piece, body).split())
+    text = one_space_a_run(without_markup(piece, body))
     if not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", stream_safe(text))
     return text, more
