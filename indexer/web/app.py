@@ -33,6 +33,7 @@ from indexer.web.limits import RequestLimits, body_cap, tune_mcp_transport
 from indexer.web.mcp import create_server
 from indexer.web.mcp_text import refuse_lone_surrogates
 from indexer.web.mount import web_middleware, web_routes
+from indexer.web.request_target import RequestTargetForms
 from shared.workspace import workspace_id
 
 
@@ -86,7 +87,8 @@ def build_app(core: Core) -> Starlette:
     app.add_middleware(
         ExactHostOrigin, hosts=settings.allowed_hosts, origins=settings.allowed_origins
     )  # (around fastmcp's guard: both refuse alike)
-    app.add_middleware(GuardRefusalsAsJson, prefix=PREFIX)  # outermost: around the guards
+    app.add_middleware(GuardRefusalsAsJson, prefix=PREFIX)  # around the guards
+    app.add_middleware(RequestTargetForms, prefix=PREFIX)  # outermost: the path they see
     started = app.router.lifespan_context
 
     @contextlib.asynccontextmanager

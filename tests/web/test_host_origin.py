@@ -231,3 +231,50 @@ def test_a_refused_write_changes_nothing(server: RunningIndexer, port: int) -> N
         opened = send(port, "POST", "/mcp", [*hostile, *HEADERS.items()], body)
         assert opened[0] in (421, 403) and "mcp-session-id" not in opened[1], opened
     assert note.read_bytes() == before
+
+
+def test_an_absolute_target_of_another_host_is_misdirected(
+    server: RunningIndexer, port: int
+) -> None:
+    """``GET http://evil.example/api/v1/status`` (RFC 9112's absolute form): its authority
+    is the request's host, whatever the Host header says. uvicorn gave the whole target
+    as the path: a plain 404 on every route, the guards never told the host."""
+    own = f"127.0.0.1:{port}"
+    others = [host for host in hostile_hosts(port)[7:-1] if "@" not in host]  # (user info: 400)
+    for authority in ["evil.example", f"evil.example:{port}", *others]:
+        for path in ROUTES:
+            answer = get(port, f"http://{authority}{path}", own)
+            assert_refused(answer, path, 421)
+    for path in ROUTES:  # another scheme than the connection's is another server
+        assert_refused(get(port, f"https://{own}{path}", own), path, 421)
+    note = vault_dir(server, "en") / "absolute.md"
+    markdown = [("Host", own), ("Content-Type", "text/markdown"), *BEARER.items()]
+    refused = send(port, "PUT", "http://evil.example/api/v1/en/notes/absolute.md", markdown, b"#")
+    assert refused[0] == 421 and not note.exists(), refused
+
+
+def test_an_absolute_target_of_this_server_is_served(server: RunningIndexer, port: int) -> None:
+    """Its own authority in the target: served as the path alone (the Host header, here
+    another's, is ignored as RFC 9112 says)."""
+    for authority in (f"127.0.0.1:{port}", f"LocalHost:{port}", f"vault.example:{port}"):
+        for host in (f"127.0.0.1:{port}", "evil.example"):
+            status, _, body = get(port, f"http://{authority}/api/v1/status", host)
+            assert status == 200 and "langs" in json.loads(body), (authority, host, body[:200])
+            status, _, body = get(port, f"HTTP://{authority}/health?x=1", host)
+            assert status == 200 and json.loads(body)["status"] == "ok", (authority, body)
+    note = vault_dir(server, "en") / "absolute-own.md"
+    markdown = [("Host", "evil.example"), ("Content-Type", "text/markdown"), *BEARER.items()]
+    target = f"http://127.0.0.1:{port}/api/v1/en/notes/absolute-own.md"
+    assert send(port, "PUT", target, markdown, b"# own\n")[0] == 201
+    assert note.read_bytes().endswith(b"# own\n")
+
+
+def test_a_target_that_is_no_path_is_refused(port: int) -> None:
+    """The asterisk and authority forms, a bare word, user information: 400, in the API's
+    error body."""
+    own = f"127.0.0.1:{port}"
+    for target in ("*", own, "api/v1/status", f"http://user@{own}/api/v1/status", "http:///x"):
+        status, headers, body = get(port, target, own)
+        assert status == 400, (target, status, body[:200])
+        assert json.loads(body)["error"]["code"] == "invalid_argument"
+        assert headers["x-content-type-options"] == "nosniff"
