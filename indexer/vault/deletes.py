@@ -28,6 +28,7 @@ from shared.errors import (
     ConflictError,
     ForbiddenPathError,
     NotFoundError,
+    SystemRefusedError,
     TooLargeError,
     VaultError,
 )
@@ -159,7 +160,7 @@ def _check_removable(place: Place, dir_fd: int, images: dict[str, bytes | None])
     with fsops.opened(fd), closing(walk_files(fd, place.target.rel + ".assets")) as files:
         for entry in files:
             if entry.rel in images and not os.access(".", os.W_OK | os.X_OK, dir_fd=entry.dir_fd):
-                raise ForbiddenPathError(
+                raise SystemRefusedError(
                     f"the images of {place.target.rel} cannot be removed: the system does not"
                     " let the indexer change their folder (permission denied); nothing was"
                     " changed"

@@ -23,7 +23,12 @@ from pathlib import Path
 
 from indexer.vault import no_wait
 from indexer.vault.names import equivalent_name
-from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
+from shared.errors import (
+    ConflictError,
+    ForbiddenPathError,
+    InvalidArgumentError,
+    SystemRefusedError,
+)
 from shared.utf8 import check_text
 
 log = logging.getLogger("indexer.vault")
@@ -329,9 +334,10 @@ def refuse_read_only(info: os.stat_result) -> None:
     """A file its permissions keep the indexer from writing (a person's ``chmod a-w``)
     is left as it is by every tool that would change or remove it, as ``append`` left
     it: a write swapped a new file in (and gave it the same mode), root wrote anything.
-    Root is held to the write bits as anyone; the system's own refusal still holds."""
+    Root is held to the write bits as anyone; the system's own refusal still holds.
+    The permissions refuse, not the path asked for: ``SystemRefusedError``."""
     if read_only(info):
-        raise ForbiddenPathError(
+        raise SystemRefusedError(
             "the file is read-only (its permissions do not let the indexer write it);"
             " nothing was changed"
         )

@@ -387,8 +387,8 @@ def _check_rewritable(vault: Vault, target: Target) -> None:
         )
     try:
         fsops.refuse_read_only(info)
-    except ForbiddenPathError:
-        raise ForbiddenPathError(
+    except SystemRefusedError:
+        raise SystemRefusedError(
             f"{target.rel} is read-only and its links would be rewritten; nothing was moved"
         ) from None
 
@@ -455,7 +455,7 @@ def _files_below(
 def _unlisted(path: str) -> None:
     """A subfolder the system does not let the indexer list: the rename would carry its
     notes along unseen (no version in history, links not rewritten), so nothing moves."""
-    raise ForbiddenPathError(
+    raise SystemRefusedError(
         f"the system does not let the indexer list {path} (permission denied); nothing was moved"
     )
 
