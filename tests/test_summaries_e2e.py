@@ -183,10 +183,25 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     # (it said "those folders got the fallback": a forced pass keeps the model's summaries)
     assert "failed 4 time(s): 0 folder(s) got the fallback summary; a folder" in failed.stdout
     refused = cli(*ws, "--lang", "xx")
-    assert refused.returncode == 1  # (worded as maintain and search's REST answer it)
-    assert f"not_found: there is no vault 'xx' in {ws[-1]}" in refused.stderr
+    assert refused.returncode == 2  # bad usage, as maintain says it (was 1: "failed")
+    assert f"not_found: there is no vault 'xx' in {ws[-1]} (its vaults: en)" in refused.stderr
     empty = cli(*ws, "--lang", "")  # not "every vault"
     assert empty.returncode == 2 and "'' is not a vault id" in empty.stderr
+
+
+def test_a_vault_served_as_anothers_is_no_vault_to_summarize(tmp_path: Path) -> None:
+    """``fr/vault`` a link to ``en/vault``: never served (``Workspace.shared_vaults``),
+    but ``--lang fr`` passed as its folder was there, and wrote summaries into en's
+    folders through fr's name. Now bad usage, the vaults named, nothing written."""
+    langs = tmp_path / "ws" / "memory" / "languages"
+    (langs / "en" / "vault" / "f").mkdir(parents=True)
+    (langs / "en" / "vault" / "f" / "a.md").write_text("# A\n\nnote\n")
+    (langs / "fr").mkdir()
+    (langs / "fr" / "vault").symlink_to("../en/vault")
+    refused = cli("--workspace", str(tmp_path / "ws"), "--lang", "fr")
+    assert refused.returncode == 2, refused.stderr
+    assert "there is no vault 'fr'" in refused.stderr and "(its vaults: en)" in refused.stderr
+    assert sorted(p.name for p in (langs / "en" / "vault").rglob("*")) == ["a.md", "f"]
 
 
 def test_a_ctrl_c_while_summarize_waits_for_the_model_is_one_line(

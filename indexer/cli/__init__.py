@@ -27,6 +27,7 @@ from shared.errors import (
     ForbiddenPathError,
     InvalidArgumentError,
     InvalidLangError,
+    NotFoundError,
     OperationalError,
     SystemRefusedError,
     VaultError,
@@ -139,6 +140,26 @@ def resolve_workspace(args: argparse.Namespace, *, existing: bool = False) -> Wo
     return workspace
 
 
+class NoSuchVaultError(NotFoundError):
+    """``--lang`` names a vault the workspace does not have: bad usage (exit 2), as a lang
+    that is no vault id is; worded ``not_found`` as the REST API says it."""
+
+
+def named_vault(workspace: Workspace, lang: str) -> str:
+    """The vault ``--lang`` names (``summarize``, ``maintain``), checked as an id and
+    there (a vault served as another's is not); ``NoSuchVaultError`` naming those there."""
+    from shared.langs import check_lang
+
+    lang = check_lang(lang)
+    there = workspace.langs()
+    if lang not in there:
+        named = ", ".join(there) or "none"
+        raise NoSuchVaultError(
+            f"there is no vault {lang!r} in {workspace.root} (its vaults: {named})"
+        )
+    return lang
+
+
 # The module of each command (its ``register`` adds the command's parser), in the order
 # ``indexer --help`` lists them. ``main`` builds the parser of the command it is given
 # alone: the others' parsers and modules cost 10-15 ms of a server's start.
@@ -184,6 +205,8 @@ def exit_code(err: BaseException) -> int:
     if isinstance(err, ForbiddenPathError) and not isinstance(err, SystemRefusedError):
         return EXIT_USAGE
     if isinstance(err, ConfigError | InvalidArgumentError | InvalidLangError | ValueError):
+        return EXIT_USAGE
+    if isinstance(err, NoSuchVaultError):
         return EXIT_USAGE
     return EXIT_FAILED
 

@@ -21,14 +21,13 @@ import sys
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from indexer.cli import add_background_options, resolve_workspace
+from indexer.cli import add_background_options, named_vault, resolve_workspace
 from indexer.index.abstract import one_line
 from indexer.jobs.maintenance import Maintenance, Outcome
 from indexer.jobs.maintenance_tasks import ASKED_WAIT, TASKS
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
-from shared.errors import ConfigError, IndexerOfflineError, NotFoundError, words_of
-from shared.langs import check_lang
+from shared.errors import ConfigError, IndexerOfflineError, words_of
 from shared.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -69,9 +68,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         settings = Settings.resolve({**vars(args), "workspace": str(workspace.root)}, os.environ)
     except ValueError as err:
         raise ConfigError(words_of(err)) from None
-    langs = [check_lang(args.lang)] if args.lang is not None else None
-    if langs and langs[0] not in workspace.langs():
-        raise NotFoundError(f"there is no vault {langs[0]!r} in {workspace.root}")
+    langs = [named_vault(workspace, args.lang)] if args.lang is not None else None
     tasks = [args.task] if args.task else None
     if args.status:
         _status(settings, langs, tasks, args.json)

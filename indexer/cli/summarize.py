@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-from indexer.cli import add_model_options, resolve_workspace
+from indexer.cli import add_model_options, named_vault, resolve_workspace
 from indexer.cli.index import lock_unless_served, progress_display
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
@@ -28,7 +28,6 @@ from indexer.jobs.summary_pass import PassStats, Progress
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
 from shared.errors import ConfigError, IndexerOfflineError, NotFoundError, words_of
-from shared.langs import check_lang
 from shared.workspace import Workspace
 
 
@@ -57,10 +56,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         raise ConfigError(words_of(err)) from None
     langs = None
     if args.lang is not None:  # "" is a bad lang, not "every vault"
-        lang = check_lang(args.lang)
-        if not workspace.vault_dir(lang).is_dir():
-            raise NotFoundError(f"there is no vault {lang!r} in {workspace.root}")
-        langs = [lang]
+        langs = [named_vault(workspace, args.lang)]
     held = lock_unless_served(workspace)  # (held to the end: no server starts meanwhile)
     served = held is None
     if served:
