@@ -28,7 +28,13 @@ from agent_client.settings import ClientSettings
 from agent_client.terminal import TerminalFormatter
 from agent_client.transport_logs import NOISY_LOGGERS
 from agent_client.writer import MemoryWriter
-from shared.cli_usage import Parser, refuse_options_before_command, stdout_closed, whole_number
+from shared.cli_usage import (
+    Parser,
+    refuse_options_before_command,
+    say_refusal,
+    stdout_closed,
+    whole_number,
+)
 from shared.errors import ConfigError, IndexerOfflineError, VaultError
 from shared.frontmatter import scalar_value
 from shared.models import (
@@ -217,14 +223,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agent-client: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except IndexerOfflineError as exc:
-        print(f"agent-client: {exc}", file=sys.stderr)
+        say_refusal(f"agent-client: {exc}")
         return EXIT_OFFLINE
     except ValueError as exc:  # before VaultError: a bad lang is both, and bad usage
         said = exc.message if isinstance(exc, ConfigError) else str(exc)
-        print(f"agent-client: {said}", file=sys.stderr)
+        say_refusal(f"agent-client: {said}")
         return EXIT_USAGE
     except VaultError as exc:
-        print(f"agent-client: {exc}", file=sys.stderr)
+        say_refusal(f"agent-client: {exc}")
         return EXIT_FAILED
 
 

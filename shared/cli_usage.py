@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from shared.errors import MAX_WHOLE_NUMBER
+from shared.terminal_text import for_terminal
 
 EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
 
@@ -36,7 +37,14 @@ class Parser(argparse.ArgumentParser):
             if _followed_by_a_dash(getattr(self, "_argv", ()), spellings):
                 hint = f"{spellings[-1]}=VALUE"
                 message += f" (a value that starts with '-' goes after '=': {hint})"
-        super().error(message)
+        # ("unrecognized arguments" quotes the words as typed: an escape in one is shown)
+        super().error(for_terminal(message, sys.stderr))
+
+
+def say_refusal(line: str) -> None:
+    """A command's one line of refusal on stderr; on a terminal, the control characters
+    of what it quotes (a typed path, a server's words) spelled out, never obeyed."""
+    print(for_terminal(line, sys.stderr), file=sys.stderr)
 
 
 def _followed_by_a_dash(argv: Sequence[str], spellings: Sequence[str]) -> bool:

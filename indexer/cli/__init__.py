@@ -18,6 +18,7 @@ from shared.cli_usage import (
     Parser,
     refuse_options_before_command,
     said_of_os_error,
+    say_refusal,
     standard_streams,
     stdout_closed,
 )
@@ -253,5 +254,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = said_of_os_error(err)
         else:
             text = str(err)
-        print(f"indexer {args.command}: {text}", file=sys.stderr)
+        say_refusal(f"indexer {args.command}: {text}")
         return exit_code(err)
