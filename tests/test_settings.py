@@ -181,6 +181,19 @@ def test_a_workspace_that_is_a_file_is_bad_usage(
     assert afile.read_text() == "x"
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_workspace_no_folder_can_be_made_in_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``/proc/self/x``: mkdir says "no such file" though its parent is there, and
+    ``make_folders`` made the parent and tried again, forever: a RecursionError's
+    thousand-line traceback. Now the system's answer once, exit 1."""
+    assert main(["serve", "--workspace", "/proc/self/x"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("indexer serve: ") and "cannot hold a folder there" in err, err
+    assert len(err.splitlines()) == 1 and "Recursion" not in err, err
+
+
 def test_addresses_prompt_folders_and_prompt_files_are_checked_at_start(tmp_path: Path) -> None:
     """Each was taken as given: ``not a host`` failed as "is the port in use?" (port 0),
     a prompts folder that is not there served no prompts (an empty one is allowed, with

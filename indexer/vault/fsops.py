@@ -441,14 +441,23 @@ def make_folders(path: Path, mode: int = 0o755) -> None:
     ``Path.mkdir(parents=True, exist_ok=True)`` otherwise: that one leaves the parents to
     the umask alone (0777 under umask 0000), and a workspace, ``memory`` or
     ``memory/languages`` any local user may write lets them replace the URL file (the
-    client sends its token where it points), plant a vault or a state folder."""
+    client sends its token where it points), plant a vault or a state folder.
+    Once the parents are made, ``path`` is tried once more: "no such file" under a
+    parent that is there (``/proc/self/x``) is the system's answer, not a missing parent
+    (tried again and again, it ended in a RecursionError)."""
     try:
         path.mkdir(mode)
+        return
     except FileNotFoundError:
         if path.parent == path:
             raise
-        make_folders(path.parent, mode)
-        make_folders(path, mode)
+    except OSError:
+        if path.is_dir():
+            return
+        raise
+    make_folders(path.parent, mode)
+    try:
+        path.mkdir(mode)
     except OSError:
         if not path.is_dir():
             raise
