@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from agent_client.connection import mcp_vault_connection
+from agent_client.reasons import undo_command
 from agent_client.repeats import noting
 from agent_client.results import HistoryResult, UndoResult, Version
 from agent_client.settings import ClientSettings
@@ -97,7 +98,7 @@ async def _undo(vault: Vault, entry_id: str, dry_run: bool) -> UndoResult:
             if not dry_run and not sending.never_sent:
                 exc.message += (
                     f"; the undo was sent and may have been done, or still be under way:"
-                    f" `agent-client undo {entry_id}` run again once the indexer answers"
+                    f" `{undo_command(entry_id)}` run again once the indexer answers"
                     " says 'already undone' if it was"
                 )
                 exc.args = (exc.message,)

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from agent_client.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OFFLINE, EXIT_OK
 from agent_client.interrupts import result_decided, terminate_as_interrupt
 from agent_client.notices import CollectingNoticeSink, SystemNotice
+from agent_client.reasons import undo_command
 from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
 from agent_client.writer import MemoryWriter
@@ -145,7 +146,7 @@ def _interrupted(
     print(f"agent-client: interrupted: {said}", file=sys.stderr)
     if not stopped:
         print(
-            f"agent-client: the writer did not stop in time: `agent-client undo {entry.id}`"
+            f"agent-client: the writer did not stop in time: `{undo_command(entry.id)}`"
             " takes back what it wrote",
             file=sys.stderr,
         )

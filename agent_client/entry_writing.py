@@ -20,6 +20,7 @@ from agent_client.inflight import Claim, InFlight
 from agent_client.leftovers import adopt_orphans, in_flight, take_back_left, wait_for_same
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
 from agent_client.notices import SystemNotice
+from agent_client.reasons import undo_command
 from agent_client.results import AppendResult
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
@@ -141,7 +142,7 @@ class EntryWriter:
                 exc.message += f"; the event may have been logged (`- entry: {entry.id}`)"
             else:
                 exc.message += (
-                    f"; writes of the merge may have landed: `agent-client undo {entry.id}` "
+                    f"; writes of the merge may have landed: `{undo_command(entry.id)}` "
                     "takes them back once the indexer runs"
                 )
             exc.args = (exc.message,)

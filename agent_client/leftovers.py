@@ -19,6 +19,7 @@ from dataclasses import asdict
 
 from agent_client.inflight import Claim, Held, InFlight, same_entry
 from agent_client.notices import SystemNotice
+from agent_client.reasons import undo_command
 from agent_client.vault import Vault
 from shared.errors import ConflictError, NotFoundError
 from shared.models import MemoryEntry, is_made_id
@@ -30,7 +31,7 @@ async def take_back_left(vault: Vault, entry: MemoryEntry) -> None:
     """Take back what a dead writer's merge of ``entry`` wrote (``ConflictError`` when it
     cannot be), so that it is merged once. (An event is looked for by the writer.)"""
     stopped = f"a client stopped while merging entry {entry.id}"
-    how = f"`agent-client history` shows what it wrote, `agent-client undo {entry.id}`"
+    how = f"`agent-client history` shows what it wrote, `{undo_command(entry.id)}`"
     if not is_made_id(entry.id):
         raise ConflictError(
             f"{stopped} (an id the host set, which may have changed the vault before),"

@@ -20,3 +20,10 @@ def entry_reason(entry: MemoryEntry) -> str:
     """``entry:<id> <title>``, the title on one line, cut to 500 characters."""
     title = " ".join("".join(" " if hides_in_line(c) else c for c in entry.title).split())
     return f"entry:{entry.id} {title}"[:MAX_REASON_CHARS].rstrip()
+
+
+def undo_command(entry_id: str) -> str:
+    """The ``agent-client undo`` of ``entry_id`` that a message suggests: an id may start
+    with ``-`` (its characters need no quoting), taken for an option unless after ``--``."""
+    guard = "-- " if entry_id.startswith("-") else ""
+    return f"agent-client undo {guard}{entry_id}"

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from agent_client.actions import ActionResult, run_action
 from agent_client.entry_writing import EntryWriter
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
+from agent_client.reasons import undo_command
 from agent_client.sessions import SessionKeeper
 from agent_client.settings import ClientSettings
 from agent_client.transport_logs import quiet_transport_logs
@@ -55,7 +56,7 @@ def _stopped(entry: MemoryEntry, why: str, *, cut: bool = False) -> SystemNotice
     """The notice of an entry the writer was stopped on (``cut``: while it was written)."""
     error = f"cancelled: {why}"
     if cut and entry.kind == "knowledge":
-        error += f"; its writes were taken back (if any stay: `agent-client undo {entry.id}`)"
+        error += f"; its writes were taken back (if any stay: `{undo_command(entry.id)}`)"
     elif cut:
         error += f"; it may have been logged (`- entry: {entry.id}` in its day file)"
     return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
