@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
-from agent_client.inflight import Claim, InFlight
+from agent_client.inflight import INFLIGHT_DIR, Claim, InFlight
 from agent_client.leftovers import adopt_orphans, in_flight, take_back_left, wait_for_same
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
 from agent_client.notices import SystemNotice
@@ -27,7 +27,7 @@ from agent_client.settings import ClientSettings
 from agent_client.vault import Vault
 from shared.control_chars import printable
 from shared.errors import IndexerOfflineError
-from shared.models import MemoryEntry
+from shared.models import MemoryEntry, is_made_id
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -54,6 +54,10 @@ class EntryWriter:
         self._inflight = InFlight(settings.workspace)  # entries in flight, on disk
         self._adopted: dict[str, Claim] = {}  # dead writers' entries a batch brought again
         self._left: set[str] = set()  # the ids of dead writers' entries, to settle first
+        # The entry being written reached an indexer (a session was had for it), and its
+        # record is held: an indexer gone after that leaves the entry kept on disk.
+        self._reached = False
+        self._recorded = False
 
     def leftovers(self, batch: list[MemoryEntry]) -> Iterator[Claim]:
         """The entries dead writers left, to be written before ``batch`` (``leftovers``)."""
@@ -80,15 +84,37 @@ class EntryWriter:
                 claim = same
                 self._left.add(entry.id)
         self.on_start()
+        claim = claim or self._inflight.hold(entry)
+        self._reached, self._recorded = False, claim is not None
         run = self._entry_notice(keeper, entry)
-        return await in_flight(claim or self._inflight.hold(entry), run, orphan=bool(orphan))
+        return await in_flight(claim, run, keep=bool(orphan) or (lambda: self._keeps(entry)))
+
+    def _keeps(self, entry: MemoryEntry) -> bool:
+        """Whether ``entry``, failed as offline, stays on disk for the next writer: the
+        indexer went away after the entry reached it (what it wrote is settled then, as
+        a dead writer's: an event looked for, a merge taken back by its id, which only
+        an id the client made allows, ``leftovers.take_back_left``). One that never
+        reached an indexer wrote nothing: it is dropped, as the SPEC says."""
+        made = entry.kind == "event" or is_made_id(entry.id)
+        return self._reached and self._recorded and made
 
     async def _entry_notice(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
         """One entry: a knowledge merge, or an event appended to its day file."""
         try:
             return await self._apply_or_retry(keeper, entry)
         except IndexerOfflineError as exc:
-            reason, error = f"dropped: indexer offline: {exc.message}", str(exc)
+            kept = self._keeps(entry)
+            if kept:
+                how = "looks for it in its day file and logs it if it is not there"
+                if entry.kind == "knowledge":
+                    how = "takes back what its merge wrote and merges it once"
+                exc.message += (
+                    f"; the entry is kept in {INFLIGHT_DIR}: once the indexer runs, the next"
+                    " `agent-client remember` or `event` on this workspace (this one run"
+                    f" again, say) {how}"
+                )
+            state = "kept" if kept else "dropped"
+            reason, error = f"{state}: indexer offline: {exc.message}", str(exc)
         except Exception as exc:
             error = describe_failure(exc)
             reason = f"failed: {error}"
@@ -141,11 +167,11 @@ class EntryWriter:
             if isinstance(exc, AppendCutShort):
                 exc.message += f"; the event may have been logged (`- entry: {entry.id}`)"
             else:
-                exc.message += (
-                    f"; writes of the merge may have landed: `{undo_command(entry.id)}` "
-                    "takes them back once the indexer runs"
-                )
-            exc.args = (exc.message,)
+                exc.message += "; writes of the merge may have landed"
+                if not self._keeps(entry):
+                    exc.message += (
+                        f": `{undo_command(entry.id)}` takes them back once the indexer runs"
+                    )
             return None
         if why is None and exc.journal.id_new:
             self._undone.add(entry.id)  # its only changes were taken back: new again
@@ -159,6 +185,7 @@ class EntryWriter:
         left = entry.id in self._left  # (a dead writer's: looked for, or taken back, first)
         self._left.discard(entry.id)
         vault = (await keeper.get()).vault(entry.lang)
+        self._reached = True
         if entry.kind == "event":
             try:
                 return await self._append_event_async(vault, entry, again=again or left)

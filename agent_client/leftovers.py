@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import asdict
 
 from agent_client.inflight import Claim, Held, InFlight, same_entry
@@ -71,11 +71,15 @@ def adopt_orphans(
 
 
 async def in_flight(
-    claim: Claim | None, run: Coroutine[object, object, SystemNotice], *, orphan: bool
+    claim: Claim | None,
+    run: Coroutine[object, object, SystemNotice],
+    *,
+    keep: bool | Callable[[], bool],
 ) -> SystemNotice:
     """Run an entry with its record held; told of (or stopped by its own writer), the
-    record goes. An orphan's stays when it was cut off or its indexer was offline: the
-    next writer finishes it."""
+    record goes. It stays, for the next writer to finish, when its indexer was offline
+    and ``keep`` (an orphan's, or an entry whose indexer went away mid-entry: asked once
+    it is told), or when an orphan was cut off."""
     notice: SystemNotice | None = None
     try:
         notice = await run
@@ -83,7 +87,8 @@ async def in_flight(
     finally:
         if claim is not None:
             offline = notice is None or (notice.error or "").startswith("indexer_offline")
-            done = not (orphan and offline)
+            kept = keep if isinstance(keep, bool) else notice is not None and keep()
+            done = not (offline and kept)
             claim.release(done=done, told=asdict(notice) if notice is not None else None)
 
 

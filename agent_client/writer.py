@@ -6,7 +6,8 @@ Two producers (see the SPEC, "The agent client"):
   handles each entry on its own (``entry_writing``): knowledge -> an LLM merge
   (deterministic fallback), event -> an append to its day file. A failed entry is logged
   and reported to the notice sink; it never stops the thread or the entries after it.
-  An offline indexer drops the entry with ``logger.error`` (no retry).
+  An offline indexer drops the entry with ``logger.error`` (no retry); one the indexer
+  went away under is kept on disk for the next writer (``entry_writing``).
 - ``execute_action_async(action)`` runs a delete/edit on the thread and hands the
   result (or the error, ``IndexerOfflineError`` included) back through a future.
 

@@ -243,3 +243,48 @@ def test_a_run_that_finishes_killed_entries_has_time_for_each(
     assert "Noted Rack map." in out and err.count("a stopped client left") == 2, err
     for title in FACTS:
         check_merged_once(server, env, title)
+
+
+@pytest.mark.parametrize("again", ["same", "other"])
+def test_an_entry_whose_indexer_went_away_mid_merge_is_kept_and_merged_once(
+    stack: tuple[RunningIndexer, LLMStub, dict[str, str]], again: str
+) -> None:
+    """The indexer stopped mid-merge (a note written, the model slow) and not back when
+    the run ended: the entry was dropped, the note half merged. It is kept on disk; once
+    the indexer runs, the command run again (or another entry's) takes back what landed
+    and merges it once."""
+    server, stub, env = stack
+    held, release = threading.Event(), threading.Event()
+
+    def holding(request: dict[str, Any], number: int) -> Message:
+        if number == 2:  # (the entry's note is written)
+            held.set()
+            release.wait(30)
+        return merge_step(request, number)
+
+    stub.run(holding)
+    first = remember("Staging server", env)
+    try:
+        assert held.wait(60), first.communicate(timeout=5)
+        server.stop()
+    finally:
+        release.set()
+    _out, err = first.communicate(timeout=120)
+    assert first.returncode == 3, err
+    assert "kept" in err and "remember" in err, err
+    assert len(list((server.workspace / ".agent-client/inflight").glob("*.json"))) == 1
+    stub.run(merge_step)
+    restarted = start_indexer(server.workspace)
+    try:
+        run = remember("Staging server" if again == "same" else "Build cache", env)
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+        check_merged_once(restarted, env, "Staging server")
+        if again == "same":
+            assert "Noted Staging server." in out, out + err
+        else:
+            assert "a stopped client left (Staging server)" in err, err
+            check_merged_once(restarted, env, "Build cache")
+        assert not list((server.workspace / ".agent-client").rglob("*.json"))
+    finally:
+        restarted.stop()

@@ -462,9 +462,14 @@ def test_killed_mid_batch_then_found_again_on_a_new_port(
         assert 5 <= written < 400
         # the entry in flight at the kill may be on disk although its reply was lost
         assert 400 <= written + len(failed) <= 401
-        dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
-        assert len(dropped) == len(failed)
-        assert all(n.entry_id in msg for n, msg in zip(failed, dropped, strict=True))
+        said = [r.getMessage() for r in caplog.records if "indexer offline" in r.getMessage()]
+        assert len(said) == len(failed)
+        assert all(n.entry_id in msg for n, msg in zip(failed, said, strict=True))
+        # the one the indexer went away under is kept, to be looked for in its day file
+        kept = [n for n in failed if "is kept in" in (n.error or "")]
+        assert len(kept) <= 1 and sum("dropped:" in msg for msg in said) == len(failed) - len(kept)
+        records = list((running.workspace / ".agent-client/inflight").glob("*.json"))
+        assert len(records) == len(kept)
 
         old_url = running.url
         running = start_indexer(running.workspace)
@@ -473,6 +478,10 @@ def test_killed_mid_batch_then_found_again_on_a_new_port(
         assert w.flush(30)
         assert sink.notices[-1].ok
         assert "after restart" in (events_dir / "2026/11/29.md").read_text()
+        for notice in kept:  # logged once, whether or not its append had landed
+            assert [n.ok for n in sink.notices if n.entry_id == notice.entry_id][-1]
+            assert sum(p.read_text().count(notice.entry_id) for p in events_dir.rglob("*.md")) == 1
+        assert not list((running.workspace / ".agent-client/inflight").glob("*.json"))
     finally:
         w.close()
         running.stop()
