@@ -23,6 +23,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_client.actions import ActionResult, run_action
@@ -132,14 +133,24 @@ class MemoryWriter:
         wait on another client writing the same entry); False once one overran. The
         CLI's wait: one entry's time for the whole run timed out a run that first
         finished entries killed clients left."""
-        if self._thread is None:
+        thread = self._thread
+        if thread is None:
             return True  # nothing was queued
         marker = _Flush(threading.Event())
         self._started = time.monotonic()
-        self._put(marker)
+
+        def ended(left: float) -> bool:
+            thread.join(left)
+            return not thread.is_alive()
+
+        done: Callable[[float], bool] = marker.done.wait
+        if self._closed:  # (as ``flush``: everything queued is before its stop, the end)
+            done = ended
+        else:
+            self._put(marker)
         while True:
             left = self._started + seconds + _TELLING - time.monotonic()
-            if marker.done.wait(max(left, 0.0)):
+            if done(max(left, 0.0)):
                 return True
             if time.monotonic() >= self._started + seconds + _TELLING:
                 return False

@@ -694,3 +694,18 @@ def test_a_sink_may_stop_the_writer_and_duplicate_ids_are_each_told(tmp_path: Pa
     assert len(sink.notices) == 4 and not any(n.ok for n in sink.notices)
     assert sorted(n.entry_id for n in sink.notices).count("same") == 2, sink.notices
     assert said and all(answer is False for answer in said), said
+
+
+def test_flush_each_on_a_closed_writer_waits_as_flush_does(tmp_path: Path) -> None:
+    """``flush`` on a closed writer joined its thread; ``flush_each`` raised
+    ``WriterClosedError``. Both wait for what was queued before the close."""
+    sink = CollectingNoticeSink()
+    w = MemoryWriter(ClientSettings(workspace=tmp_path, tz=UTC, connect_timeout=1.0), sink)
+    w.submit([event("en", "e1"), event("en", "e2")])  # no indexer: each dropped, at once
+    w.close(0)
+    assert w.flush_each(10.0)
+    assert [n.ok for n in sink.notices] == [False, False]
+    assert w.flush(0) and w.flush_each(0)
+    never = MemoryWriter(ClientSettings(workspace=tmp_path, tz=UTC), sink)
+    never.close()
+    assert never.flush_each(1.0) and never.flush(1.0)
