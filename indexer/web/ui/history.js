@@ -1,0 +1,102 @@
+// Vault memory's browser page: a file's history view (its versions, a diff between two,
+// restoring one), and the restore the note view of an old version offers too.
+
+import { ApiError, api, crumbs, enc, fail, flash, h, link, seg, show } from "./lib.js";
+
+// A version with no etag records that the file did not exist then: a deletion, or the
+// move that took it elsewhere. It has no text to view, diff or restore (the server
+// refuses those); the version before it holds the text as it was.
+const hasText = (v) => typeof v.etag === "string" && v.etag !== "";
+
+function changeCell(lang, v) {
+  if (v.moved_to) return h("td", {}, "moved to ", h("a", { href: link(lang, "note", v.moved_to), text: v.moved_to }));
+  if (v.moved_from) return h("td", {}, "moved from ", h("a", { href: link(lang, "history", v.moved_from), text: v.moved_from }));
+  return h("td", { text: v.op ?? "" });
+}
+
+function absentBanner(path, newest, current) {
+  if (current !== "" || !newest) return null;
+  const text = newest.moved_to ? `${path} was moved to ${newest.moved_to}; the versions below are from before.`
+    : newest.op === "delete" ? `${path} was deleted. Restore a version (the one before the deletion holds its last text) to bring it back.`
+      : `${path} does not exist now. Restore a version to bring it back.`;
+  return h("p", { class: "banner", text });
+}
+
+const HISTORY_SHOWN = 100;
+
+export async function history(lang, path) {
+  // One more than shown: whether older versions exist (the page cut at 100 unsaid).
+  const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=${HISTORY_SHOWN + 1}`);
+  const current = await shownEtag(lang, path);
+  const older = (data.versions || []).length > HISTORY_SHOWN;
+  const versions = (data.versions || []).slice(0, HISTORY_SHOWN);
+  const diffBox = h("pre", { class: "diff", hidden: true });
+  const pick = (id, withCurrent) => h("select", { id }, withCurrent ? h("option", { value: "", text: "current file" }) : null,
+    versions.map((v) => h("option", { value: String(v.version), text: `${v.version} · ${v.at || ""}${hasText(v) ? "" : ` · ${v.op}`}` })));
+  const from = pick("diff-from", false);
+  const to = pick("diff-to", true);
+  if (versions.length > 1) from.value = String(versions[1].version); // the one before the newest
+  async function showDiff(a, b) {
+    const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
+    const { data: d } = await api("GET", `/${seg(lang)}/diff/${enc(path)}?${q}`);
+    diffBox.hidden = false;
+    diffBox.replaceChildren(...d.diff.split("\n").map(diffLine));
+  }
+  const rowActions = (v) => (hasText(v)
+    ? [h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
+      h("button", { class: "diff-current", onclick: () => showDiff(v.version, "").catch(fail) }, "diff with current"), " ",
+      h("button", { class: "restore", onclick: () => restore(lang, path, v.version, current) }, "restore")]
+    : h("span", { class: "muted", text: v.moved_to ? "no text here: see its new place" : "no text: the file did not exist" }));
+  show(
+    crumbs(lang, path, true),
+    h("h1", { text: `History of ${path.split("/").pop()}` }),
+    absentBanner(path, versions[0], current),
+    versions.length ? h("table", { class: "history-table" },
+      h("thead", {}, h("tr", {}, ["version", "when", "change", "by", "reason", "size", ""].map((t) => h("th", { text: t })))),
+      h("tbody", {}, versions.map((v) => h("tr", { "data-version": String(v.version), "data-op": v.op },
+        h("td", { text: v.version ?? "" }), h("td", { text: v.at ?? "" }), changeCell(lang, v),
+        [v.actor, v.reason, v.size].map((t) => h("td", { text: t ?? "" })),
+        h("td", { class: "row-actions" }, rowActions(v))))))
+      : h("p", { class: "muted", text: "No versions recorded." }),
+    older ? h("p", { class: "muted", id: "older-versions", text: `Only the newest ${HISTORY_SHOWN} versions are listed; `
+      + `older ones are kept too (\`indexer history\`, or the API's /history with a larger limit).` }) : null,
+    versions.length ? h("div", { class: "actions" }, "Diff ", from, " → ", to,
+      h("button", { id: "show-diff", onclick: () => showDiff(from.value, to.value).catch(fail) }, "Show diff")) : null,
+    diffBox,
+  );
+}
+
+// A changed or kept line's text takes the direction of its own words (an Arabic line's
+// full stop stood at its right end), its "+", "-" or " " kept in the left column.
+function diffLine(line) {
+  const cls = diffClass(line);
+  if (cls === "hunk" || !line) return h("span", { class: cls, text: `${line}\n` });
+  return h("span", { class: cls }, line.slice(0, 1), h("span", { class: "line-text", text: line.slice(1) }), "\n");
+}
+
+function diffClass(line) {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "hunk";
+  return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
+}
+
+// The file's etag as a view showed it ("" when there is none): a restore from that view
+// replaces only that file, not a write made since (an agent's), which it would hide.
+// (stat, not read: a file over the read limit has an etag too)
+export async function shownEtag(lang, path) {
+  return (await api("GET", `/${seg(lang)}/stat/${enc(path)}`)).data.etag || "";
+}
+
+export async function restore(lang, path, version, ifMatch) {
+  if (!confirm(`Restore version ${version} of ${path}?`)) return;
+  const body = { path, version: /^\d+$/.test(String(version)) ? Number(version) : version, if_match: ifMatch };
+  try {
+    await api("POST", `/${seg(lang)}/restore`, { body, type: "json" });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 412) {
+      return fail(new ApiError(412, "conflict", "Not restored: the note changed since this page showed it. Reload to see it."));
+    }
+    return fail(err);
+  }
+  flash(`Restored version ${version} of ${path}.`);
+  location.hash = link(lang, "note", path);
+}
