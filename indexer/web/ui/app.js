@@ -3,11 +3,11 @@
 // helpers. Rule of the page: text from the vault goes in through textContent only (see
 // lib.js's htmlBlock).
 
-import { edit, mayLeave } from "./editor.js";
+import { askBeforeLinks, edit, mayGo, mayLeave } from "./editor.js";
 import { history, restore, shownEtag } from "./history.js";
 import {
-  ApiError, LANG, SUMMARY_FILE, api, crumbs, enc, errorBox, fail, flash, h, htmlBlock, isSummary, link,
-  notePath, plural, propertiesTable, say, seg, show, state, value,
+  ApiError, LANG, SUMMARY_FILE, api, codePointsAfter, crumbs, enc, errorBox, fail, flash, focusNext, h, htmlBlock,
+  isSummary, link, notePath, plural, propertiesTable, say, seg, show, state, value,
 } from "./lib.js";
 
 // ---- views -----------------------------------------------------------------------
@@ -127,7 +127,8 @@ async function browse(lang, folder) {
   const more = h("button", { id: "more-files" }, "Show more");
   let shown = 0;
   const add = (page) => {
-    notes.append(...page.files.map((path) => h("li", {}, h("a", { href: link(lang, "note", path), text: path.slice(prefix.length) }))));
+    notes.append(...page.files.map((path) =>
+      h("li", {}, h("a", { href: link(lang, "note", path), "data-path": path, text: path.slice(prefix.length) }))));
     others.append(...(page.others || []).map((path) =>
       h("li", {}, h("a", { href: `/api/v1/${seg(lang)}/raw/${enc(path)}`, text: path.slice(prefix.length) }))));
     others.hidden = !others.children.length;
@@ -286,7 +287,16 @@ async function remove(lang, path, etag) {
     return fail(err);
   }
   flash(`Deleted ${path}.`);
+  focusNext(() => besideDeleted(path));
   location.hash = link(lang, "browse", path.split("/").slice(0, -1).join("/"));
+}
+
+// After a delete, the folder's next note (the one listed after it), else the last, else
+// New note: the keyboard goes on from where the deleted note was listed.
+function besideDeleted(path) {
+  const listed = [...document.querySelectorAll("#view ul.notes a[data-path]")];
+  return listed.find((a) => codePointsAfter(a.dataset.path, path)) || listed.at(-1)
+    || document.querySelector("#view > .actions a");
 }
 
 // ---- routing ---------------------------------------------------------------------
@@ -361,18 +371,27 @@ async function route() {
   }
   say(state.flash || "");
   state.flash = "";
+  const focus = state.focusNext;
+  state.focusNext = null;
+  focus?.()?.focus();
   document.body.dataset.ready = location.hash;
 }
 
 document.getElementById("vault-picker").addEventListener("change", (event) => {
-  if (event.target.value) location.hash = `#/${encodeURIComponent(event.target.value)}`;
+  if (!event.target.value) return;
+  const hash = `#/${encodeURIComponent(event.target.value)}`;
+  if (mayGo(hash)) location.hash = hash;
+  else event.target.value = state.lang || ""; // (stayed: the picker shows the vault edited)
 });
+askBeforeLinks();
 document.getElementById("search-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const q = document.getElementById("search-input").value;
   const lang = searchedVault();
-  if (lang) location.hash = `#/${seg(lang)}/search?q=${encodeURIComponent(q)}`;
-  else {
+  if (lang) {
+    const hash = `#/${seg(lang)}/search?q=${encodeURIComponent(q)}`;
+    if (mayGo(hash)) location.hash = hash;
+  } else {
     say("Pick the vault to search first (Vault, above).", "warn");
     document.getElementById("vault-picker").focus();
   }

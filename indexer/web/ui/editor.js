@@ -1,7 +1,9 @@
 // Vault memory's browser page: the editor view, and the question asked before leaving it
 // with unsaved text (app.js's route() asks mayLeave() first).
 
-import { ApiError, api, clearErrors, crumbs, fail, flash, h, link, notePath, say, show, state } from "./lib.js";
+import {
+  ApiError, api, clearErrors, crumbs, fail, flash, focusNext, h, link, noteActions, notePath, say, show, state,
+} from "./lib.js";
 import { withLineEnds } from "./line_ends.js";
 
 // A typed "./a.md" or "a//b.md" is a harmless spelling (the server normalizes it): its "."
@@ -68,6 +70,7 @@ export async function edit(lang, path, folder) {
     saved = editor.value;
     opened = body;
     flash(`Saved ${written.path}.`); // (the path as the server wrote it)
+    focusNext(noteActions); // (Enter on Edit: back in the editor)
     location.hash = link(lang, "note", written.path);
   }
 
@@ -171,6 +174,8 @@ export async function edit(lang, path, folder) {
   editor.focus();
 }
 
+const LEAVE = "Leave the editor? Your changes are not saved and will be lost.";
+
 // Unsaved text in the editor: leaving its view asks first. A hash change cannot be
 // cancelled, so a "stay" goes back to the editor's own history entry (state.pos, see
 // app.js's placeInHistory) and keeps the view as it is. (It wrote the editor's address
@@ -183,7 +188,7 @@ export function mayLeave() {
     return false;
   }
   if (!editing || location.hash === editing.hash) return true;
-  if (editing.dirty() && !confirm("Leave the editor? Your changes are not saved and will be lost.")) {
+  if (editing.dirty() && !confirm(LEAVE)) {
     const pos = window.history.state?.pos; // (a number: Back or Forward went there; none: a new entry)
     const steps = typeof pos === "number" ? editing.pos - pos : -1;
     if (steps) {
@@ -195,4 +200,28 @@ export function mayLeave() {
   }
   state.editing = null;
   return true;
+}
+
+// A move the page makes itself (a link's click, the vault picker, a search) asks before
+// the address changes, so a "stay" makes no history entry: asked after (mayLeave), the
+// way back to the editor left the declined address a Forward away. True: go on.
+export function mayGo(hash) {
+  const editing = state.editing;
+  if (!editing || hash === editing.hash || !editing.dirty()) return true;
+  if (!confirm(LEAVE)) return false;
+  state.editing = null; // (asked once: route's mayLeave lets it go)
+  return true;
+}
+
+// Every link to another view of this page asks first (mayGo), a plain click or Enter on
+// it; one opened in another tab or window (a modifier key) leaves the editor as it is.
+export function askBeforeLinks() {
+  document.addEventListener("click", (event) => {
+    const anchor = event.target instanceof Element ? event.target.closest("a[href]") : null;
+    if (!anchor || event.defaultPrevented || event.button !== 0) return;
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.altKey || anchor.target) return;
+    const to = new URL(anchor.href);
+    if (to.origin !== location.origin || to.pathname !== location.pathname || !to.hash) return;
+    if (to.hash !== location.hash && !mayGo(to.hash)) event.preventDefault();
+  });
 }

@@ -1,7 +1,7 @@
 // Vault memory's browser page: a file's history view (its versions, a diff between two,
 // restoring one), and the restore the note view of an old version offers too.
 
-import { ApiError, api, crumbs, enc, fail, flash, h, link, seg, show } from "./lib.js";
+import { ApiError, api, crumbs, enc, fail, flash, focusNext, h, link, noteActions, seg, show } from "./lib.js";
 
 // A version with no etag records that the file did not exist then: a deletion, or the
 // move that took it elsewhere. It has no text to view, diff or restore (the server
@@ -98,5 +98,6 @@ export async function restore(lang, path, version, ifMatch) {
     return fail(err);
   }
   flash(`Restored version ${version} of ${path}.`);
+  focusNext(noteActions);
   location.hash = link(lang, "note", path);
 }

@@ -91,6 +91,28 @@ export function flash(text) {
   state.flash = text;
 }
 
+// Where the keyboard's focus goes once the next view has loaded (route calls it): a
+// save, restore or delete moves to another view, and the focus fell to the page's body,
+// a keyboard user's place lost (the next Tab started again at the top).
+export function focusNext(find) {
+  state.focusNext = find;
+}
+
+// The first of a note view's actions (Edit; History for a folder summary, which has no
+// Edit), where the focus goes after a save or a restore.
+export const noteActions = () => document.querySelector("#view > .actions :is(a, button)");
+
+// a > b in the order of their code points (Python's, the server's listing order; JS's
+// own < compares UTF-16 units, and a name with an emoji sorted before one with 丽).
+export function codePointsAfter(a, b) {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i += 1) {
+    if (x[i] !== y[i]) return x[i].codePointAt(0) > y[i].codePointAt(0);
+  }
+  return x.length > y.length;
+}
+
 export function errorBox(err) {
   if (err instanceof ApiError && err.status === 401 && state.editing) {
     // (the login ended while editing: reopening the page in this tab dropped the typed
