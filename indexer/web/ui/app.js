@@ -6,8 +6,8 @@
 import { askBeforeLinks, edit, mayGo, mayLeave } from "./editor.js";
 import { history, restore, shownEtag } from "./history.js";
 import {
-  ApiError, LANG, SUMMARY_FILE, api, codePointsAfter, crumbs, enc, errorBox, fail, flash, focusNext, h, htmlBlock,
-  isSummary, link, notePath, plural, propertiesTable, say, seg, show, state, value,
+  ApiError, LANG, SUMMARY_FILE, api, codePointsAfter, crumbs, enc, errorBox, fail, fillLines, flash, focusNext, h,
+  htmlBlock, isSummary, link, notePath, plural, propertiesTable, say, seg, show, state, value,
 } from "./lib.js";
 
 // ---- views -----------------------------------------------------------------------
@@ -215,6 +215,7 @@ async function note(lang, path, version, heading) {
   }
   const current = version ? await shownEtag(lang, path) : data.etag;
   const body = htmlBlock(data.html, "note-body");
+  body.querySelectorAll("pre.plain-text").forEach((pre) => fillLines(pre, pre.textContent));
   const actions = version
     ? [h("a", { class: "button", href: link(lang, "note", path), text: "Current version" }),
       h("button", { id: "restore", onclick: () => restore(lang, path, version, current) }, "Restore this version")]

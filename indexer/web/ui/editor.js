@@ -2,7 +2,8 @@
 // with unsaved text (app.js's route() asks mayLeave() first).
 
 import {
-  ApiError, api, clearErrors, crumbs, fail, flash, focusNext, h, link, noteActions, notePath, say, show, state,
+  ApiError, api, clearErrors, crumbs, fail, fillLines, flash, focusNext, h, link, noteActions, notePath, say, show,
+  state,
 } from "./lib.js";
 import { withLineEnds } from "./line_ends.js";
 
@@ -95,7 +96,7 @@ export async function edit(lang, path, folder) {
         : gone ? "This note was deleted or moved away since you opened it. Your text is still in the editor; "
             + "saving it makes the note again here."
           : "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now." }),
-      theirs ? h("pre", { class: "theirs", text: theirs.content }) : null,
+      theirs ? fillLines(h("pre", { class: "theirs" }), theirs.content) : null,
       h("div", { class: "actions" },
         h("button", { id: "overwrite", onclick: () => (theirs ? save(theirs.etag) : (etag = null, save())).catch(fail) },
           "Save mine over it"),

@@ -164,6 +164,33 @@ export function htmlBlock(html, cls) {
   return node;
 }
 
+// A long text in a <pre> (a note shown as plain text, the one on disk in a conflict), in
+// blocks of lines that Chromium lays out only once they near the screen (app.css: .lines,
+// content-visibility): a 1 MB note of Latin, Hebrew and Chinese was laid out whole, 5-8 s
+// on the way from Save to the note view (most of it shaping text no one saw yet). The
+// blocks are the text's own slices, each ending at a line break: its text is unchanged.
+const LINES_A_BLOCK = 100;
+
+export function fillLines(pre, text) {
+  const blocks = [];
+  for (let at = 0; at < text.length;) {
+    let end = at;
+    let lines = 0;
+    while (lines < LINES_A_BLOCK && end < text.length) {
+      const next = text.indexOf("\n", end);
+      end = next < 0 ? text.length : next + 1;
+      lines += 1;
+    }
+    const block = h("span", { class: "lines", text: text.slice(at, end) });
+    block.style.setProperty("--lines", String(lines)); // (its height while skipped)
+    blocks.push(block);
+    at = end;
+  }
+  if (blocks.length > 1) pre.replaceChildren(...blocks);
+  else pre.textContent = text; // (a short text: one text node, as it was)
+  return pre;
+}
+
 export function clearErrors() {
   view.querySelectorAll(":scope > .error").forEach((old) => old.remove());
 }
