@@ -295,6 +295,15 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         )
         return _tool_json(await run_in_threadpool(call))
 
+    async def undo(request: Request) -> Response:
+        """Every file a memory entry changed back to before it (tool ``undo``; the page's
+        history view offers it on a version an entry wrote), all or nothing."""
+        lang = request.path_params["lang"]
+        spec = {"entry_id": (str, REQUIRED), "dry_run": (bool, False)}
+        body = fields(await json_body(request, JSON_CAP_EXTRA), spec)
+        call = functools.partial(vault.undo, lang, body["entry_id"], body["dry_run"])
+        return _tool_json(await run_in_threadpool(call))
+
     async def recall(request: Request) -> Response:
         lang = request.path_params["lang"]
         spec = {"query": (str, REQUIRED), "budget_tokens": (int, 1500), "path": (str, "")}
@@ -381,6 +390,7 @@ def api_routes(core: Core, login_link: Callable[..., Any]) -> list[Route]:
         ("POST", "/{lang}/append", append),
         ("POST", "/{lang}/move", move),
         ("POST", "/{lang}/restore", restore),
+        ("POST", "/{lang}/undo", undo),
         ("POST", "/{lang}/recall", recall),
         ("GET", "/{lang}/search", search),
         ("GET", "/{lang}/grep", grep),

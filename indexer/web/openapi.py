@@ -137,6 +137,12 @@ def document() -> dict:
         "append": ("append (tool `append`)", "AppendBody", "Appended"),
         "move": ("move (tool `move`; needs history)", "MoveBody", "Moved"),
         "restore": ("restore (tool `restore`; needs history)", "RestoreBody", "Restored"),
+        "undo": (
+            "undo (tool `undo`; needs history): every file a memory entry changed goes back"
+            " to before it, all or nothing (412 conflict: one changed since, nothing done)",
+            "UndoBody",
+            "Undone",
+        ),
         "recall": ("recall (tool `recall`)", "RecallBody", "Recall"),
         "maintenance": (
             "a maintenance task's USER.md/PROJECT.md written as it is, recorded as the"

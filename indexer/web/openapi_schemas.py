@@ -143,6 +143,10 @@ SCHEMAS: dict[str, Any] = {
     ),
     "AppendBody": _body({"path": STR, "content": STR}, {"create": BOOL, "reason": NSTR}),
     "MoveBody": _body({"path": STR, "new_path": STR}, {"if_match": NSTR, "reason": NSTR}),
+    "UndoBody": _body({"entry_id": STR}, {"dry_run": BOOL}),
+    "Undone": _obj(
+        {"entry_id": STR, "dry_run": BOOL, "files": {"type": "array", "items": {"type": "object"}}}
+    ),
     "RestoreBody": _body({"path": STR, "version": VERSION}, {"if_match": NSTR, "reason": NSTR}),
     "RecallBody": _body({"query": STR}, {"budget_tokens": INT, "path": STR}),
     "SummarizeBody": _body({}, {"lang": NSTR, "force": BOOL}),

@@ -1,7 +1,9 @@
 // Vault memory's browser page: a file's history view (its versions, a diff between two,
 // restoring one), and the restore the note view of an old version offers too.
 
-import { ApiError, api, crumbs, enc, fail, flash, focusNext, h, link, noteActions, seg, show } from "./lib.js";
+import {
+  ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, link, noteActions, plural, say, seg, show,
+} from "./lib.js";
 
 // A version with no etag records that the file did not exist then: a deletion, or the
 // move that took it elsewhere. It has no text to view, diff or restore (the server
@@ -56,7 +58,7 @@ export async function history(lang, path) {
       h("tbody", {}, versions.map((v) => h("tr", { "data-version": String(v.version), "data-op": v.op },
         h("td", { text: v.version ?? "" }), h("td", { text: v.at ?? "" }), changeCell(lang, v),
         [v.actor, v.reason, v.size].map((t) => h("td", { text: t ?? "" })),
-        h("td", { class: "row-actions" }, rowActions(v))))))
+        h("td", { class: "row-actions" }, rowActions(v), undoButton(lang, path, v))))))
       : h("p", { class: "muted", text: "No versions recorded." }),
     older ? h("p", { class: "muted", id: "older-versions", text: `Only the newest ${HISTORY_SHOWN} versions are listed; `
       + `older ones are kept too (\`indexer history\`, or the API's /history with a larger limit).` }) : null,
@@ -100,4 +102,35 @@ export async function restore(lang, path, version, ifMatch) {
   flash(`Restored version ${version} of ${path}.`);
   focusNext(noteActions);
   location.hash = link(lang, "note", path);
+}
+
+// A version a memory entry wrote (its reason "entry:<id> <title>", the Memory Writer's)
+// can be undone from here as by `agent-client undo <id>`: every file the entry changed
+// back to before it, all or nothing. The files are named before asking (a dry run); one
+// changed since is the server's refusal, said as it says it (the CLI's own words), with
+// nothing changed.
+const entryOf = (v) => /^entry:([A-Za-z0-9][A-Za-z0-9_.:-]{0,127})$/.exec((v.reason || "").split(" ")[0])?.[1];
+
+function undoButton(lang, path, v) {
+  const entry = entryOf(v);
+  if (!entry) return null;
+  return [" ", h("button", { class: "undo-entry", "data-entry": entry, onclick: () => undoEntry(lang, path, entry) },
+    "undo entry")];
+}
+
+async function undoEntry(lang, path, entry) {
+  clearErrors();
+  const call = (dryRun) => api("POST", `/${seg(lang)}/undo`, { body: { entry_id: entry, dry_run: dryRun }, type: "json" });
+  try {
+    const files = (await call(true)).data.files.map((f) => f.path);
+    const named = files.slice(0, 10).join(", ") + (files.length > 10 ? ` and ${files.length - 10} more` : "");
+    if (!confirm(`Undo memory entry ${entry}? ${plural(files.length, "file")} it changed go back to before it `
+      + `(one it made is deleted): ${named}.`)) return;
+    const done = (await call(false)).data.files;
+    await history(lang, path);
+    say(`Undid memory entry ${entry}: ${plural(done.length, "file")} put back.`);
+    document.querySelector("#view .history-table tbody a")?.focus();
+  } catch (err) {
+    fail(err);
+  }
 }
