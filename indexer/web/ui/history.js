@@ -2,7 +2,7 @@
 // restoring one), and the restore the note view of an old version offers too.
 
 import {
-  ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, link, noteActions, plural, say, seg, show,
+  ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, inBlocks, link, noteActions, plural, say, seg, show,
 } from "./lib.js";
 
 // A version with no etag records that the file did not exist then: a deletion, or the
@@ -42,7 +42,7 @@ export async function history(lang, path) {
     const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
     const { data: d } = await api("GET", `/${seg(lang)}/diff/${enc(path)}?${q}`);
     diffBox.hidden = false;
-    diffBox.replaceChildren(...d.diff.split("\n").map(diffLine));
+    diffBox.replaceChildren(...inBlocks(d.diff.split("\n").map(diffLine)));
   }
   const rowActions = (v) => (hasText(v)
     ? [h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
