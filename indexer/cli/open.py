@@ -3,8 +3,10 @@
 With a token set, the page needs a session cookie, and the token itself must never
 reach the browser (a URL lands in history, a cookie in the profile). So this command
 uses the token once, locally, to ask the server for a one-time login link
-(``POST /api/v1/login-link``: valid for a minute, once), and opens that link; the
-server answers it with an HttpOnly, SameSite=Strict cookie and the page.
+(``POST /api/v1/login-link``: valid for a minute, once), and opens a 0600 page leading
+to it (``indexer.cli.login_file``: on a command line the code would be every local
+user's to read and redeem first); the server answers with an HttpOnly,
+SameSite=Strict cookie and the page. ``--print`` prints the link itself, to paste.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import webbrowser
 from typing import Any
 
+from indexer.cli.login_file import write_login_file
 from indexer.health import base_url, check_no_token_needed, live_server_url, open_local
 from shared.errors import OperationalError
 from shared.workspace import Workspace, read_token_file
@@ -69,11 +72,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
 def cmd_open(args: argparse.Namespace) -> int:
     from indexer.cli import resolve_workspace
 
-    url = page_url(resolve_workspace(args, existing=True))
+    workspace = resolve_workspace(args, existing=True)
+    url = page_url(workspace)
     if args.print:
         print(url)
         return 0
-    if not webbrowser.open(url):
+    opened = url
+    if not url.endswith("/ui/"):  # (a code: never on the browser's command line)
+        opened = write_login_file(workspace, url).as_uri()
+    if not webbrowser.open(opened):
         when = "" if url.endswith("/ui/") else " within a minute (it logs in once)"
         print(f"no browser found; open this link{when}:\n{url}")
     return 0

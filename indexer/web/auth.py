@@ -8,10 +8,14 @@ one ``/mcp`` has). Then ``WebGuard``:
   token, loopback access works as it does for ``/mcp``. Two ``Authorization`` lines
   are refused 400 on every path, ``/mcp`` too (``repeated_credentials``): read as their
   first, a right token first let a request through whatever the second said.
-- The cookie comes only from a one-time login link: ``indexer open`` asks
+- The cookie comes only from a one-time login code: ``indexer open`` asks
   ``POST /api/v1/login-link`` (bearer token only) for a code that lives 60 seconds and
-  works once; ``GET /ui/login?code=`` trades it for an ``HttpOnly; SameSite=Strict``
-  cookie holding a random session id (the token itself never reaches the browser).
+  works once, and hands it to the browser in a 0600 file (``indexer.cli.login_file``)
+  that leads to ``/ui/login#code=``: the page there (``login.js``) posts the fragment to
+  ``POST /ui/login``, which trades it for an ``HttpOnly; SameSite=Strict`` cookie holding
+  a random session id (the token itself never reaches the browser; the code never
+  reaches a command line, which every local user reads in /proc). ``GET
+  /ui/login?code=`` does the same for a link pasted by hand (``indexer open --print``).
 - CSRF (``csrf_refusal``, applied by each API write route): a write (PUT/POST/DELETE)
   must carry a JSON or text content type (the SPEC's rule); a DELETE without a body
   needs none (``curl -X DELETE`` or ``requests.delete`` send none: they were refused
@@ -41,11 +45,20 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from indexer.web.http_errors import COMMON_HEADERS, error_response
-from indexer.web.params import JSON_TYPES, fields, is_text_type, json_object, read_body
+from indexer.web.params import (
+    JSON_TYPES,
+    REQUIRED,
+    fields,
+    is_text_type,
+    json_object,
+    read_body,
+)
+from shared.errors import VaultError
 
 CODE_SECONDS = 60.0
 SESSION_SECONDS = 24 * 3600.0
 MAX_SESSIONS = 64
+LOGIN_PATHS = ("/ui/login", "/ui/login.js")  # (what a browser not logged in may fetch)
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 UI_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -153,7 +166,7 @@ class WebGuard:
             state["auth"] = "bearer"
         elif self.logins.session_ok(Request(scope).cookies.get(cookie_name(scope))):
             state["auth"] = "cookie"
-        elif scope["path"] != "/ui/login":
+        elif scope["path"] not in LOGIN_PATHS:
             return _unauthorized(area)
         if area == "api" and "\n" in scope["path"]:
             # No route pattern matches a line feed (``.`` stops there): it would meet the
@@ -261,25 +274,15 @@ def login_endpoints(logins: Logins) -> tuple[Endpoint, Endpoint]:
     async def login(request: Request) -> Response:
         if logins.token is None:
             return RedirectResponse("/ui/", status_code=303)
+        if request.method == "POST":
+            return await _posted_login(request, logins)
         code = request.query_params.get("code", "")
-        session = logins.redeem(code) if code else None
+        if not code:  # (the code is in the fragment, which only the page's script reads)
+            return _page(200, "Logging in", LOGIN_SCRIPT)
+        session = logins.redeem(code)
         if session is None:
-            return _page(
-                401,
-                "This login link has expired",
-                "A login link works once, for a minute. Run "
-                "<code>indexer open --workspace W</code> again.",
-            )
-        response = RedirectResponse("/ui/", status_code=303)
-        response.set_cookie(
-            cookie_name(request.scope),
-            session,
-            max_age=int(SESSION_SECONDS),
-            path="/",
-            httponly=True,
-            samesite="strict",
-        )
-        return response
+            return _expired()
+        return _with_session(RedirectResponse("/ui/", status_code=303), request, session)
 
     async def login_link(request: Request) -> Response:
         data = await read_body(request, 1024)
@@ -292,3 +295,47 @@ def login_endpoints(logins: Logins) -> tuple[Endpoint, Endpoint]:
         return JSONResponse({"path": f"/ui/login?code={code}", "expires_in": int(CODE_SECONDS)})
 
     return login, login_link
+
+
+LOGIN_SCRIPT = (
+    'Logging this browser in&hellip;<script src="/ui/login.js"></script>'
+    "<noscript>The login needs JavaScript.</noscript>"
+)
+
+
+def _expired() -> Response:
+    return _page(
+        401,
+        "This login link has expired",
+        "A login link works once, for a minute. Run <code>indexer open --workspace W</code> again.",
+    )
+
+
+async def _posted_login(request: Request, logins: Logins) -> Response:
+    """``POST /ui/login`` with ``{"code": ...}`` (JSON only: no form can send it): the
+    session cookie in a same-origin answer, so the page's next navigation, made by this
+    origin, carries the Strict cookie (a redirect answering a navigation that began in
+    a file:// page would not: its chain began cross-site)."""
+    refusal = csrf_refusal("POST", request.headers)
+    if refusal is not None:
+        return refusal
+    try:
+        body = fields(json_object(await read_body(request, 1024)), {"code": (str, REQUIRED)})
+    except VaultError as err:
+        return error_response(err.code, str(err))
+    session = logins.redeem(body["code"]) if body["code"] else None
+    if session is None:
+        return error_response("unauthorized", "this login code has expired or was used")
+    return _with_session(JSONResponse({"page": "/ui/"}), request, session)
+
+
+def _with_session(response: Response, request: Request, session: str) -> Response:
+    response.set_cookie(
+        cookie_name(request.scope),
+        session,
+        max_age=int(SESSION_SECONDS),
+        path="/",
+        httponly=True,
+        samesite="strict",
+    )
+    return response

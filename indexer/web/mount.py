@@ -29,7 +29,7 @@ def web_routes(core: Core, logins: Logins) -> list[BaseRoute]:
     ``/`` leading to the page."""
     login, login_link = login_endpoints(logins)
     ui = [
-        Route("/login", login, methods=["GET"]),
+        Route("/login", login, methods=["GET", "POST"]),
         Mount("/", StaticFiles(directory=UI_DIR, html=True)),
     ]
     return [

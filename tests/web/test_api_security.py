@@ -260,6 +260,38 @@ def test_one_time_login_link_sets_a_strict_httponly_cookie(http: httpx2.Client) 
     assert http.get("/api/v1/status", headers={"Cookie": f"{name}=forged"}).status_code == 401
 
 
+def test_a_posted_login_code_sets_the_cookie_once_and_takes_json_only(
+    http: httpx2.Client,
+) -> None:
+    """``POST /ui/login`` (what the page behind ``indexer open``'s file sends): JSON only,
+    so no form on any site can post it; a code works once; a refusal sets no cookie."""
+    with httpx2.Client(base_url=http.base_url) as stranger:  # no token, no cookie
+        page = stranger.get("/ui/login")  # the code is in the fragment: the page reads it
+        assert page.status_code == 200 and 'src="/ui/login.js"' in page.text
+        assert stranger.get("/ui/login.js").status_code == 200
+        assert stranger.get("/ui/app.js").status_code == 401
+        code = login_path(http).removeprefix("/ui/login?code=")
+        for kind in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            form = stranger.post(
+                "/ui/login", content=f"code={code}", headers={"Content-Type": kind}
+            )
+            assert form.status_code == 415 and "set-cookie" not in form.headers
+        for body in (b"", b"[]", b'{"code": 1}', b'{"code": "x", "more": 1}', b'{"code": ""}'):
+            bad = stranger.post(
+                "/ui/login", content=body, headers={"Content-Type": "application/json"}
+            )
+            assert bad.status_code in (400, 401) and "set-cookie" not in bad.headers, body
+        assert stranger.post("/ui/login", json={"code": "guess"}).status_code == 401
+        answer = stranger.post("/ui/login", json={"code": code})
+        assert answer.status_code == 200 and answer.json() == {"page": "/ui/"}
+        attributes = {p.strip().lower() for p in answer.headers["set-cookie"].split(";")}
+        assert {"httponly", "samesite=strict", "path=/"} <= attributes
+        assert stranger.get("/api/v1/status").status_code == 200  # the cookie it was given
+    with httpx2.Client(base_url=http.base_url) as other:
+        assert other.post("/ui/login", json={"code": code}).status_code == 401  # used once
+        assert other.cookies == {} or not dict(other.cookies)
+
+
 def test_indexer_open_prints_a_working_login_link(
     http: httpx2.Client, guarded: RunningIndexer, tmp_path: Path
 ) -> None:

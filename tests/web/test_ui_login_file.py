@@ -1,0 +1,147 @@
+"""``indexer open`` with a token, through the system browser as it launches it: the
+page logs in, and the one-time code is on no process's command line (another local
+user reads every /proc/*/cmdline, and could redeem a code it finds there first).
+
+The browser is Debian's Chromium, started the way ``webbrowser`` starts any browser
+($BROWSER), headless, with a debugging port the test watches the page through."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from helpers.browser import CHROMIUM_FLAGS, chromium_path
+from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
+from playwright.sync_api import Page, sync_playwright
+
+TOKEN = "browser-file-login-token"
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
+    # (the token from the environment: --token is on the server's own command line)
+    running = start_indexer(
+        tmp_path_factory.mktemp("login-file") / "ws", env={"INDEXER_MCP_TOKEN": TOKEN}
+    )
+    with httpx2.Client(base_url=running.url.removesuffix("/mcp")) as http:
+        note = http.put(
+            "/api/v1/lg/notes/hello.md",
+            content=b"# Hello\n\nbehind a token\n",
+            headers={"Content-Type": "text/markdown", "Authorization": f"Bearer {TOKEN}"},
+        )
+        assert note.status_code == 201
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def browser_script(folder: Path, port: int) -> Path:
+    """A $BROWSER that starts Chromium in the background and returns, as xdg-open does;
+    it notes the arguments it was given and the browser's pid."""
+    flags = " ".join(CHROMIUM_FLAGS)
+    script = folder / "browser.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'printf "%s\\n" "$@" >> "{folder}/argv"\n'
+        f'"{chromium_path()}" --headless {flags} --remote-debugging-port={port} '
+        f'--user-data-dir="{folder}/profile" "$1" >"{folder}/chromium.log" 2>&1 &\n'
+        f'echo $! > "{folder}/pid"\n'
+    )
+    script.chmod(0o700)
+    return script
+
+
+def every_command_line() -> list[bytes]:
+    lines = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                lines.append((entry / "cmdline").read_bytes())
+            except OSError:
+                continue
+    return lines
+
+
+def stop_browser(folder: Path) -> None:
+    try:
+        pid = int((folder / "pid").read_text())
+    except (OSError, ValueError):
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, 15)
+
+
+def test_open_logs_in_with_no_code_on_any_command_line(
+    guarded: RunningIndexer, tmp_path: Path
+) -> None:
+    base = guarded.url.removesuffix("/mcp")
+    port = free_port()
+    script = browser_script(tmp_path, port)
+    env = {**os.environ, "BROWSER": str(script)}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "indexer", "open", "--workspace", str(guarded.workspace)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        with sync_playwright() as playwright:
+            browser = wait_for(
+                lambda: _connect(playwright, port), 30, interval=0.2, what="the browser"
+            )
+            page: Page = wait_for(
+                lambda: next((p for c in browser.contexts for p in c.pages), None),
+                30,
+                interval=0.1,
+                what="the browser's tab",
+            )
+            try:
+                wait_for(lambda: page.url == f"{base}/ui/", 30, interval=0.1, what="/ui/")
+            except TimeoutError:
+                pytest.fail(f"the tab stayed at {page.url}: {page.content()[:600]}")
+            page.wait_for_selector('body[data-ready=""]', state="attached", timeout=30_000)
+            assert page.locator('a.vault[data-lang="lg"]').inner_text().count("1 note") == 1
+            (cookie,) = [c for c in page.context.cookies() if c["name"].startswith("vault_ui")]
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+            lines = every_command_line()
+            browser.close()
+    finally:
+        stop_browser(tmp_path)
+    given = (tmp_path / "argv").read_text()
+    assert "code" not in given and TOKEN not in given, given
+    assert given.startswith("file://"), given
+    chromium_lines = [line for line in lines if b"remote-debugging-port" in line]
+    assert chromium_lines, "the browser's processes were not seen"
+    assert not [line for line in lines if b"code=" in line or TOKEN.encode() in line]
+    # the file the browser was given: the user's alone, in a folder of the user's alone
+    opened = Path(given.strip().removeprefix("file://"))
+    folder = opened.parent.stat()
+    assert folder.st_uid == os.getuid() and stat.S_IMODE(folder.st_mode) == 0o700
+    if opened.exists():
+        assert stat.S_IMODE(opened.stat().st_mode) == 0o600
+
+
+def _connect(playwright, port: int):  # type: ignore[no-untyped-def]
+    try:
+        return playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}", timeout=2_000)
+    except Exception:
+        time.sleep(0.2)
+        return None
