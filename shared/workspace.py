@@ -257,9 +257,11 @@ def read_url_file(path: Path) -> str | None:
     """The URL an indexer wrote to ``path`` (stripped), or None when there is none.
 
     ``OSError`` other than a missing file (permissions; not a regular file, too large,
-    or not one line of printable ASCII) goes up: the caller says what.
+    or not one line of printable ASCII; another user's file, or one they may rewrite: its
+    URL may name their server, which the client would send the token) goes up: the
+    caller says what.
     """
-    data = _read_small_file(path)
+    data = _read_small_file(path, trusted=True)
     if data is None:
         return None
     url = data.strip()
@@ -353,17 +355,21 @@ def older_server(workspace: Workspace) -> int | None:
     return int(pid) if serving else None
 
 
-def _read_small_file(path: Path) -> bytes | None:
+def _read_small_file(path: Path, *, trusted: bool = False) -> bytes | None:
     """The bytes of the regular file ``path``, None when it is missing. Anything else at
     that path is an ``OSError``: a FIFO held the reader until some program wrote to it
-    (and every queued entry behind it), a device such as /dev/zero never ends."""
+    (and every queued entry behind it), a device such as /dev/zero never ends. With
+    ``trusted``, so is a file another user owns or may write (``_untrusted``)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, f"{path.name} is not a regular file")
+        if trusted:
+            _untrusted(path, info)
         chunks, size = [], 0
         while chunk := os.read(fd, MAX_SMALL_FILE_BYTES + 1 - size):
             chunks.append(chunk)
@@ -381,3 +387,21 @@ def is_summary_path(segments: list[str]) -> bool:
     return segments[-1] == OVERVIEW_FILE and not any(
         folder.endswith(".assets") for folder in segments[:-1]
     )
+
+
+def _untrusted(path: Path, info: os.stat_result) -> None:
+    """``OSError`` (EPERM) for a file another user owns, or may rewrite (group or other
+    write): what it says may be theirs. Root's own files are trusted (root can write any)."""
+    if info.st_uid not in (os.getuid(), 0):
+        raise OSError(
+            errno.EPERM,
+            f"{path.name} belongs to user {info.st_uid}, not to you: another user may have"
+            " put it there; remove it and start the indexer again (and `chmod go-w` its"
+            " folder)",
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise OSError(
+            errno.EPERM,
+            f"{path.name} is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}):"
+            f" run `chmod go-w {shell_word(path)}`",
+        )

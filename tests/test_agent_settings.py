@@ -258,3 +258,25 @@ def test_a_lock_file_that_is_no_file_tells_nothing(tmp_path: Path) -> None:
     os.mkfifo(lock)
     began = time.monotonic()
     assert lock_held(lock) is None and time.monotonic() - began < 1
+
+
+def test_discover_refuses_a_url_file_another_user_could_have_written(tmp_path: Path) -> None:
+    """A URL file another user owns, or may rewrite, may name that user's server: the
+    client sent it the bearer token. Refused in words saying what to run."""
+    import os
+
+    url_file, token_file = tmp_path / "indexer.mcp.url", tmp_path / "indexer.mcp.token"
+    token_file.write_text("s3cret\n")
+    url_file.write_text("http://127.0.0.1:1234/mcp\n")
+    url_file.chmod(0o666)
+    with pytest.raises(IndexerOfflineError, match=r"writable by other users.*chmod go-w"):
+        discover(url_file, token_file)
+    url_file.chmod(0o664)
+    with pytest.raises(IndexerOfflineError, match="writable by other users"):
+        discover(url_file, token_file)
+    url_file.chmod(0o644)
+    assert discover(url_file, token_file).url == "http://127.0.0.1:1234/mcp"
+    if os.getuid() == 0:  # (only root can give a file away)
+        os.chown(url_file, 65534, 65534)
+        with pytest.raises(IndexerOfflineError, match="belongs to user 65534"):
+            discover(url_file, token_file)
