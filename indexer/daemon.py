@@ -41,6 +41,7 @@ from typing import Any
 import uvicorn
 
 import indexer
+from indexer import open_folders
 from indexer.core import Core
 from indexer.idle_trim import IdleTrim
 from indexer.index import late_check
@@ -450,6 +451,8 @@ def run(settings: Settings) -> None:
     locked = workspace_lock(settings.workspace, serving=True)
     try:
         with contextlib.suppress(KeyboardInterrupt), locked:
+            if said := open_folders.warning(open_folders.open_folders(settings.workspace)):
+                log.warning("%s", said)
             asyncio.run(serve_until_stopped(settings, on_serving=lambda: serving.append(True)))
     except late_check.FoundDamaged as err:  # (a stop asked meanwhile is no start again)
         err.stop_asked = bool(asked)

@@ -84,3 +84,29 @@ def test_the_folders_a_start_makes_are_not_open_to_all_under_umask_0000(
         assert server.wait(30) == 0
     for folder in (tmp_path / "new", ws, ws / "memory", ws / "memory" / "languages"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o755, folder
+
+
+def test_a_start_warns_of_workspace_folders_others_may_write(tmp_path: Path) -> None:
+    """A workspace or vault any local user may write let them replace the URL file or
+    plant notes, and the start said nothing: now it says so, once, with the chmod to run
+    (and changes no mode: the folders are the user's)."""
+    ws = workspace(tmp_path)
+    vault = ws / "memory" / "languages" / "en" / "vault"
+    os.chmod(ws, 0o777)
+    os.chmod(vault, 0o777)
+    server = start_indexer(ws)
+    server.stop()
+    log = server.log_path.read_text() if server.log_path else ""
+    lines = [line for line in log.splitlines() if "other users may write" in line]
+    assert len(lines) == 1, log
+    assert f"{ws} (by every user)" in lines[0] and f"{vault} (by every user)" in lines[0]
+    assert f"chmod go-w {ws} " in lines[0]
+    assert stat.S_IMODE(ws.stat().st_mode) == 0o777  # told, not changed
+    quiet = tmp_path / "quiet"
+    os.chmod(ws, 0o755)
+    os.chmod(vault, 0o755)
+    ws.rename(quiet)
+    again = start_indexer(quiet)
+    again.stop()
+    assert again.log_path is not None
+    assert "other users may write" not in again.log_path.read_text()
