@@ -11,7 +11,8 @@ own start and its import of what serving needs (fastmcp's server, the MCP SDK, u
    taking turns in rounds (the small file is written back to 1 KiB every round);
    8 clients x 100 appends to one file (appends/s).
 2. concurrent writes: ``write`` p50 with 8 clients (each its own 2 KB note) beside
-   ``echo`` p50 with 8 clients.
+   ``echo`` p50 with 8 clients; and the server's CPU and its threads' context switches
+   a call of each (``proc_stats``: steadier than the p50s on a loaded machine).
 3. events end to end: the real ``MemoryWriter``, batches of one event (events/s), and
    the tool calls each event cost (counted in the server's DEBUG log); then the one
    call the server needs per event (``append(create=False)`` on the day file), for
@@ -36,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,7 @@ from fastmcp import Client
 
 from bench.bench_server import Server, p50, ratio, serving, timed, wait_quiet, wait_ready
 from bench.gen_vault import generate
+from bench.proc_stats import Use, use_of
 from bench.vault_queries import pick_queries, rg_time, sqlite_top10_ms
 
 ROUND = 20
@@ -131,14 +134,20 @@ async def appends_and_writes(root: Path, calls: int) -> tuple[list[Row], dict[st
                         out.append(took)
             return out
 
+        uses: dict[str, list[Use]] = {"echo": [], "write": []}
+
         async def eight(tool: str, count: int) -> tuple[list[float], float]:
-            """Latencies, and the wall time from when all 8 are connected and warm."""
+            """Latencies, and the wall time from when all 8 are connected and warm (the
+            server's CPU and switches a call go to ``uses``)."""
             ready = asyncio.Barrier(9)
             loops = asyncio.gather(*(client_loop(n, tool, count, ready) for n in range(8)))
             await ready.wait()
-            began = time.perf_counter()
+            began, before = time.perf_counter(), use_of(server.proc.pid)
             got = await loops
-            return [s for r in got for s in r], time.perf_counter() - began
+            wall, after = time.perf_counter() - began, use_of(server.proc.pid)
+            if before is not None and after is not None and tool in uses:
+                uses[tool].append(after.per_call(before, 8 * count))
+            return [s for r in got for s in r], wall
 
         echo8: list[float] = []
         write8: list[float] = []
@@ -159,7 +168,34 @@ async def appends_and_writes(root: Path, calls: int) -> tuple[list[Row], dict[st
             ),
             ("8 clients x 100 appends, one file", f"{rate:.0f} /s", "", ">= 150 /s"),
         ]
+        rows += server_use_rows(uses)
     return rows, figures
+
+
+def server_use_rows(uses: dict[str, list[Use]]) -> list[Row]:
+    """The server's CPU ms a call, and its threads' switches a call (voluntary +
+    preempted), for echo and write with 8 clients: steadier than their p50s under load."""
+    if not uses["echo"] or not uses["write"]:
+        return []
+    echo, write = (
+        Use(*(statistics.median(getattr(u, f.name) for u in uses[tool]) for f in fields(Use)))
+        for tool in ("echo", "write")
+    )
+    return [
+        (
+            "server CPU ms a call, 8 clients: write / echo",
+            f"{write.cpu * 1e3:.2f} / {echo.cpu * 1e3:.2f}",
+            ratio(write.cpu, echo.cpu),
+            "",
+        ),
+        (
+            "server switches a call: write / echo",
+            f"{write.voluntary:.1f}+{write.involuntary:.1f}"
+            f" / {echo.voluntary:.1f}+{echo.involuntary:.1f}",
+            "",
+            "",
+        ),
+    ]
 
 
 # -- 3: events end to end ----------------------------------------------------------------
