@@ -139,3 +139,40 @@ def test_a_note_the_model_read_narrows_the_file_it_writes(tmp_path: Path, stub: 
         assert mode_of(user) == 0o600
     finally:
         running.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another user")
+def test_a_narrowed_file_keeps_its_owner(tmp_path: Path) -> None:
+    """An indexer run as root (a container's, a service's) narrowing a person's USER.md
+    made it root's, 0600: its owner could no longer read their own profile."""
+    ws = tmp_path / "ws"
+    day(ws).chmod(0o600)
+    user = vault_of(ws) / "USER.md"
+    user.write_text("# User profile\n", encoding="utf-8")
+    user.chmod(0o644)
+    os.chown(user, 4321, 4322)
+    assert "user_profile: replace" in maintain(ws)
+    status = user.stat()
+    assert "Dr. Smith" in user.read_text(encoding="utf-8")
+    assert (status.st_uid, status.st_gid, status.st_mode & 0o777) == (4321, 4322, 0o600)
+
+
+def test_a_read_only_file_is_not_narrowed_over(tmp_path: Path) -> None:
+    """A person's ``chmod a-w USER.md`` is left as it is, as every write leaves one: the
+    narrowed write skipped the read-only check a plain write makes."""
+    ws = tmp_path / "ws"
+    day(ws).chmod(0o600)
+    user = vault_of(ws) / "USER.md"
+    user.write_text("# User profile\n\nMine.\n", encoding="utf-8")
+    user.chmod(0o444)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INDEXER_LLM")}
+    done = subprocess.run(
+        [sys.executable, "-m", "indexer", "maintain", "--workspace", str(ws), "--force"],
+        capture_output=True,
+        text=True,
+        env={**env, **QUIET_ENV, **ENABLED},
+        timeout=120,
+    )
+    assert "read-only" in done.stdout + done.stderr, (done.stdout, done.stderr)
+    assert user.read_text(encoding="utf-8") == "# User profile\n\nMine.\n"
+    assert mode_of(user) == 0o444

@@ -80,6 +80,7 @@ def replace_at(
     data: bytes,
     *,
     mode: int | None = None,
+    keep_owner: bool = False,
     if_match: str | None = None,
     durable: bool = True,
     sync_folder: bool = True,
@@ -89,7 +90,9 @@ def replace_at(
     The only atomic write: the tools, the indexer's own files and the history use it.
     ``mode`` None keeps the permissions (and the owner, where the process may) of the
     file being replaced, or 0644 less the umask for a new one; a given ``mode`` is
-    applied as it is (the token file's 0600).
+    applied as it is (the token file's 0600); ``keep_owner`` keeps the owner with it (a
+    person's note narrowed by a job run as root stays theirs, not root's 0600 file they
+    can no longer read), never by default: the token file is the indexer's own.
 
     ``if_match`` makes the replace conditional, with the tools' meaning: "" = only if
     ``name`` does not exist (``renameat2(RENAME_NOREPLACE)``), an etag = only if ``name``
@@ -127,7 +130,7 @@ def replace_at(
         fd = os.open(temp, flags, _first_mode(old, mode), dir_fd=dir_fd)
         try:
             try:
-                _set_owner_and_mode(fd, old, mode)
+                _set_owner_and_mode(fd, old, mode, keep_owner=keep_owner)
                 write_all(fd, data)
                 if durable:
                     os.fsync(fd)
@@ -152,24 +155,34 @@ def _first_mode(old: os.stat_result | None, mode: int | None) -> int:
     return 0o644
 
 
-def _set_owner_and_mode(fd: int, old: os.stat_result | None, mode: int | None) -> None:
-    """The new file gets ``mode``, or the owner and permissions of the one it replaces."""
+def _set_owner_and_mode(
+    fd: int, old: os.stat_result | None, mode: int | None, *, keep_owner: bool = False
+) -> None:
+    """The new file gets ``mode``, or the owner and permissions of the one it replaces
+    (and its owner with ``mode`` too, when ``keep_owner``)."""
+    replaced = old is not None and stat.S_ISREG(old.st_mode)
+    if old is not None and replaced and (mode is None or keep_owner):
+        _keep_owner(fd, old)
     if mode is not None:
         os.fchmod(fd, mode)
         return
-    if old is None or not stat.S_ISREG(old.st_mode):
+    if old is None or not replaced:
         return
+    wanted = stat.S_IMODE(old.st_mode) & 0o777
+    # Mostly the mode it was created with: a chmod then would only wake the file watcher
+    # (an attribute event of the temp file, which it drops).
+    if stat.S_IMODE(os.fstat(fd).st_mode) != wanted:
+        os.fchmod(fd, wanted)
+
+
+def _keep_owner(fd: int, old: os.stat_result) -> None:
+    """The replaced file's owner and group, as far as the process may give them."""
     if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
         try:  # only root may give the file to another user
             os.fchown(fd, old.st_uid, old.st_gid)
         except PermissionError:  # a member of its group keeps the group (a shared note
             with suppress(PermissionError):  # its other members could no longer read)
                 os.fchown(fd, -1, old.st_gid)
-    wanted = stat.S_IMODE(old.st_mode) & 0o777
-    # Mostly the mode it was created with: a chmod then would only wake the file watcher
-    # (an attribute event of the temp file, which it drops).
-    if stat.S_IMODE(os.fstat(fd).st_mode) != wanted:
-        os.fchmod(fd, wanted)
 
 
 def _swap_in(dir_fd: int, temp: str, name: str, if_match: str | None) -> None:

@@ -253,9 +253,14 @@ class Place:
         ``if_match`` is checked once more right before the swap (``atomic.replace_at``);
         ``sync_folder=False``: the caller fsyncs the folder (``dir_fd``) itself."""
         try:
-            parent = self.make_parent()
             atomic.replace_at(
-                parent, self.name, data, mode=self.mode, if_match=if_match, sync_folder=sync_folder
+                self.make_parent(),
+                self.name,
+                data,
+                mode=self.mode,
+                keep_owner=True,
+                if_match=if_match,
+                sync_folder=sync_folder,
             )
         except OSError as err:
             self.rollback()
