@@ -58,6 +58,7 @@ class EntryWriter:
         # record is held: an indexer gone after that leaves the entry kept on disk.
         self._reached = False
         self._recorded = False
+        self._inherited = False  # a dead writer's record: kept until it is settled
 
     def leftovers(self, batch: list[MemoryEntry]) -> Iterator[Claim]:
         """The entries dead writers left, to be written before ``batch`` (``leftovers``)."""
@@ -84,19 +85,22 @@ class EntryWriter:
                 claim = same
                 self._left.add(entry.id)
         self.on_start()
+        self._inherited = claim is not None  # (an orphan, or one a batch brought again)
         claim = claim or self._inflight.hold(entry)
         self._reached, self._recorded = False, claim is not None
         run = self._entry_notice(keeper, entry)
-        return await in_flight(claim, run, keep=bool(orphan) or (lambda: self._keeps(entry)))
+        return await in_flight(claim, run, keep=self._inherited or (lambda: self._keeps(entry)))
 
     def _keeps(self, entry: MemoryEntry) -> bool:
         """Whether ``entry``, failed as offline, stays on disk for the next writer: the
         indexer went away after the entry reached it (what it wrote is settled then, as
         a dead writer's: an event looked for, a merge taken back by its id, which only
         an id the client made allows, ``leftovers.take_back_left``). One that never
-        reached an indexer wrote nothing: it is dropped, as the SPEC says."""
+        reached an indexer wrote nothing: it is dropped, as the SPEC says. A dead
+        writer's entry (its own, or submitted again) stays whatever this writer reached:
+        what that writer wrote is not settled yet."""
         made = entry.kind == "event" or is_made_id(entry.id)
-        return self._reached and self._recorded and made
+        return self._inherited or (self._reached and self._recorded and made)
 
     async def _entry_notice(self, keeper: SessionKeeper, entry: MemoryEntry) -> SystemNotice:
         """One entry: a knowledge merge, or an event appended to its day file."""

@@ -288,3 +288,44 @@ def test_an_entry_whose_indexer_went_away_mid_merge_is_kept_and_merged_once(
         assert not list((server.workspace / ".agent-client").rglob("*.json"))
     finally:
         restarted.stop()
+
+
+def test_a_kept_entry_run_again_while_its_indexer_is_down_stays_kept(
+    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+) -> None:
+    """The command run again at once, as the kept entry's message says, while the
+    indexer is still down: the rerun took the record as its own entry's, found no
+    indexer and removed it, so the half merge stayed and nobody was told of it."""
+    server, stub, env = stack
+    held, release = threading.Event(), threading.Event()
+
+    def holding(request: dict[str, Any], number: int) -> Message:
+        if number == 2:  # (the entry's note is written)
+            held.set()
+            release.wait(30)
+        return merge_step(request, number)
+
+    stub.run(holding)
+    first = remember("Staging server", env)
+    try:
+        assert held.wait(60), first.communicate(timeout=5)
+        server.stop()
+    finally:
+        release.set()
+    _out, err = first.communicate(timeout=120)
+    assert first.returncode == 3 and "kept" in err, err
+    records = server.workspace / ".agent-client/inflight"
+    run = remember("Staging server", env)  # (still down)
+    _out, err = run.communicate(timeout=120)
+    assert run.returncode == 3, err
+    assert len(list(records.glob("*.json"))) == 1, err
+    stub.run(merge_step)
+    restarted = start_indexer(server.workspace)
+    try:
+        run = remember("Staging server", env)
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0 and "Noted Staging server." in out, out + err
+        check_merged_once(restarted, env, "Staging server")
+        assert not list(records.glob("*.json"))
+    finally:
+        restarted.stop()
