@@ -19,7 +19,10 @@ taken is unlinked before it is unlocked (a writer that locks it after finds it u
 An entry's outcome is written into its record before the record is unlinked (``told``):
 a writer given the same entry while another holds it (the command run again as the
 first run finishes a killed one) waits on the record's lock and tells that outcome,
-not merging it a second time (``Held``, ``leftovers.wait_for_same``).
+not merging it a second time (``Held``, ``leftovers.wait_for_same``). The records are
+listed and opened under ``.agent-client/inflight.lock`` held shared, and one is only
+unlinked under it held exclusively: an outcome told and its record removed between the
+listing and the open was passed over, and the entry merged a second time.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from shared.models import MemoryEntry
 logger = logging.getLogger("agent_client.inflight")
 
 INFLIGHT_DIR = ".agent-client/inflight"
+LOCK_NAME = "inflight.lock"  # beside the folder: held as records are listed, or removed
 _MAX_RECORD_BYTES = 4 << 20  # an entry's content is at most 262,144 characters
 
 
@@ -165,23 +169,24 @@ class InFlight:
         """The records of an entry saying the same as ``entry`` (or of one unreadable as
         it is told), each open to be waited on: another writer's, or one whose writer
         died since the batch looked for orphans."""
-        try:
-            names = sorted(os.listdir(self.folder))
-        except OSError:
-            return []
         found: list[Held] = []
-        for name in names:
-            if not name.endswith(".json"):
-                continue
+        with _listing(self.folder, fcntl.LOCK_SH):  # (no record removed meanwhile)
             try:
-                fd = os.open(self.folder / name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+                names = sorted(os.listdir(self.folder))
             except OSError:
-                continue  # finished meanwhile
-            recorded = _entry(_record(fd))
-            held = Held(self.folder / name, fd, entry)
-            if recorded is None or same_entry(recorded, entry):
-                found.append(held)
-            else:
+                return []
+            for name in names:
+                if not name.endswith(".json"):
+                    continue
+                try:
+                    fd = os.open(self.folder / name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+                except OSError:
+                    continue  # (a link, another's: no record; none is removed meanwhile)
+                found.append(Held(self.folder / name, fd, entry))
+        for held in found[:]:
+            recorded = _entry(_record(held.fd))
+            if recorded is not None and not same_entry(recorded, entry):
+                found.remove(held)
                 held.close()
         return found
 
@@ -220,11 +225,29 @@ class InFlight:
 
 
 def _let_go(path: Path, fd: int, *, remove: bool) -> None:
-    """Unlink (when ``remove``) then unlock: a writer that locks it next finds it gone."""
+    """Unlink (when ``remove``) then unlock: a writer that locks it next finds it gone.
+    Unlinked under the folder's lock: no writer lists it then fails to open it."""
     if remove:
-        with contextlib.suppress(OSError):
+        with _listing(path.parent, fcntl.LOCK_EX), contextlib.suppress(OSError):
             path.unlink()
     os.close(fd)
+
+
+@contextlib.contextmanager
+def _listing(folder: Path, how: int) -> Iterator[None]:
+    """``.agent-client/inflight.lock`` held (``how``) for as long as the block runs; none
+    where it cannot be made (a folder that cannot be written keeps no records)."""
+    try:
+        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+        fd = os.open(folder.parent / LOCK_NAME, flags, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, how)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _record(fd: int) -> dict[str, object] | None:
