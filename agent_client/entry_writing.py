@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from agent_client.events import append_event, appended_already
@@ -52,6 +53,7 @@ class EntryWriter:
         # Entries whose merge was cut short and undone: tried again as new.
         self._undone: set[str] = set()
         self._inflight = InFlight(settings.workspace)  # entries in flight, on disk
+        self.records = self._inflight  # (the writer's submit records queued entries)
         self._adopted: dict[str, Claim] = {}  # dead writers' entries a batch brought again
         self._left: set[str] = set()  # the ids of dead writers' entries, to settle first
         # The entry being written reached an indexer (a session was had for it), and its
@@ -71,10 +73,28 @@ class EntryWriter:
             await llm.close()
 
     async def write(
-        self, keeper: SessionKeeper, entry: MemoryEntry, orphan: Claim | None = None
+        self,
+        keeper: SessionKeeper,
+        entry: MemoryEntry,
+        orphan: Claim | None = None,
+        *,
+        queued: Claim | None = None,
     ) -> SystemNotice:
-        """One entry, kept on disk while in flight (``inflight``, ``leftovers``); when
-        another client writes the same entry, its outcome is waited for and told."""
+        """One entry, kept on disk while in flight (``inflight``, ``leftovers``): under
+        ``queued``, its record made at submit, unless it is a dead writer's entry (then
+        under that one's, and ``queued`` goes with the outcome); when another client
+        writes the same entry, its outcome is waited for and told."""
+        notice: SystemNotice | None = None
+        try:
+            notice = await self._write(keeper, entry, orphan, queued)
+            return notice
+        finally:
+            if queued is not None and not queued.taken:
+                queued.release(told=asdict(notice) if notice is not None else None)
+
+    async def _write(
+        self, keeper: SessionKeeper, entry: MemoryEntry, orphan: Claim | None, queued: Claim | None
+    ) -> SystemNotice:
         claim = orphan or self._adopted.pop(entry.id, None)
         self.on_start()
         if claim is None:
@@ -86,6 +106,8 @@ class EntryWriter:
                 self._left.add(entry.id)
         self.on_start()
         self._inherited = claim is not None  # (an orphan, or one a batch brought again)
+        if claim is None and queued is not None:
+            claim, queued.taken = queued, True
         claim = claim or self._inflight.hold(entry)
         self._reached, self._recorded = False, claim is not None
         run = self._entry_notice(keeper, entry)

@@ -1,13 +1,13 @@
-"""The entries being written, on disk until their outcome is told, so that one whose
-writer died mid-entry (``kill -9``, a crash, a host exiting while its daemon thread
-merged) is finished by the next writer on the workspace, once.
+"""The entries submitted and not yet told, on disk until their outcome is, so that those
+of a writer that died (``kill -9``, a crash, a host exiting while its daemon thread
+merged), the one mid-entry and those queued behind it, are finished by the next writer
+on the workspace, once.
 
-Why: the queue lives in memory (losing what is queued is accepted), but the entry being
-merged may have written half its notes. Run again, ``agent-client remember`` merged it
-a second time under a new id (the fact twice in its note) and the half merge stayed,
-nobody told.
+Why: the entry being merged may have written half its notes. Run again, ``agent-client
+remember`` merged it a second time under a new id (the fact twice in its note) and the
+half merge stayed, nobody told; the entries queued went with the process.
 
-A record is ``W/.agent-client/inflight/<random>.json`` (the entry's fields), held with
+A record is ``W/.agent-client/inflight/<time><random>.json`` (the entry's fields), held with
 an exclusive ``flock`` for as long as its entry is in flight. The folder is 0700 and a
 record another user owns is passed over: it would be finished as this user's memory,
 its images (any file paths) copied in. The kernel lets go of a
@@ -23,6 +23,12 @@ not merging it a second time (``Held``, ``leftovers.wait_for_same``). The record
 listed and opened under ``.agent-client/inflight.lock`` held shared, and one is only
 unlinked under it held exclusively: an outcome told and its record removed between the
 listing and the open was passed over, and the entry merged a second time.
+
+A record is made when its entry is submitted (``MemoryWriter.submit``), not when it is
+started: the entries queued behind the one being merged went with a killed process.
+Its process holds it (``mine``: never waited on, nor taken, by this process's writer)
+and the writer thread writes the entry under it. Names start with the time, so a dead
+writer's entries are finished in the order they were submitted.
 """
 
 from __future__ import annotations
@@ -55,6 +61,8 @@ class Claim:
     path: Path
     fd: int
     entry: MemoryEntry
+    mine: set[str] | None = None  # (this process's records: the name leaves it)
+    taken: bool = False  # (a queued entry's: its writing holds it now, and releases it)
 
     def release(self, *, done: bool = True, told: dict[str, object] | None = None) -> None:
         """Let go of the record: ``done`` (its outcome told) removes it, ``told`` written
@@ -64,6 +72,8 @@ class Claim:
             data = json.dumps({**_as_record(self.entry), "told": told}, ensure_ascii=False)
             with contextlib.suppress(OSError):  # (longer than the entry's: no truncate)
                 os.pwrite(self.fd, data.encode(), 0)
+        if self.mine is not None:
+            self.mine.discard(self.path.name)
         _let_go(self.path, self.fd, remove=done)
 
 
@@ -119,31 +129,24 @@ class InFlight:
     def __init__(self, workspace: Path) -> None:
         self.folder = workspace / INFLIGHT_DIR
         self._warned = False
+        self._mine: set[str] = set()  # the records this process holds (any thread's)
 
     def hold(self, entry: MemoryEntry) -> Claim | None:
         """Record ``entry`` as in flight, locked by this process (None: not kept)."""
-        if not self.folder.parent.parent.is_dir():
-            return None  # no workspace there: nothing can be written (said as offline)
         data = json.dumps(_as_record(entry), ensure_ascii=False).encode()
-        fd = -1
         try:
-            # 0700 whatever the umask: a record others could put here would be finished
-            # as this user's memory (``_take`` passes over one it does not own, too)
-            self.folder.parent.mkdir(mode=0o700, exist_ok=True)
-            self.folder.mkdir(mode=0o700, exist_ok=True)
-            name = uuid.uuid4().hex
-            temporary = self.folder / f".{name}.tmp"
-            fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            os.write(fd, data)  # (no fsync: a killed process's writes stand; a crash of
-            # the machine loses the record as it loses the queue, which the SPEC accepts;
-            # the fsync halved events/s through the writer: 400 -> 209-251)
-            final = self.folder / f"{name}.json"
-            os.rename(temporary, final)
-            return Claim(final, fd, entry)
+            try:
+                return self._hold(entry, data)
+            except FileNotFoundError:
+                if not self.folder.parent.parent.is_dir():
+                    return None  # no workspace there: nothing can be written (offline)
+                # 0700 whatever the umask: a record others could put here would be
+                # finished as this user's memory (``_take`` passes over one it does not
+                # own, too). Made on a first record only: a submit's cost
+                self.folder.parent.mkdir(mode=0o700, exist_ok=True)
+                self.folder.mkdir(mode=0o700, exist_ok=True)
+                return self._hold(entry, data)
         except OSError as exc:
-            if fd >= 0:
-                os.close(fd)
             if not self._warned:
                 self._warned = True
                 logger.warning(
@@ -154,6 +157,28 @@ class InFlight:
                 )
             return None
 
+    def held_here(self) -> int:
+        """How many records this process holds (each an open file)."""
+        return len(self._mine)
+
+    def _hold(self, entry: MemoryEntry, data: bytes) -> Claim:
+        name = f"{time.time_ns():020d}{uuid.uuid4().hex[:16]}"  # (sorted: submitted)
+        temporary = self.folder / f".{name}.tmp"
+        fd = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.write(fd, data)  # (no fsync: a killed process's writes stand; a crash of
+            # the machine loses the record as it loses the queue, which the SPEC accepts;
+            # the fsync halved events/s through the writer: 400 -> 209-251)
+            final = self.folder / f"{name}.json"
+            self._mine.add(final.name)  # (before it is seen: this process never waits on it)
+            os.rename(temporary, final)
+        except OSError:
+            self._mine.discard(f"{name}.json")
+            os.close(fd)
+            raise
+        return Claim(final, fd, entry, self._mine)
+
     def orphans(self) -> Iterator[Claim]:
         """The records whose writer died, each locked for this process as it is given."""
         try:
@@ -161,6 +186,8 @@ class InFlight:
         except OSError:
             return
         for name in names:
+            if name in self._mine:
+                continue  # (held by this process: queued, or being written)
             claim = self._take(self.folder / name)
             if claim is not None:
                 yield claim
@@ -176,8 +203,8 @@ class InFlight:
             except OSError:
                 return []
             for name in names:
-                if not name.endswith(".json"):
-                    continue
+                if not name.endswith(".json") or name in self._mine:
+                    continue  # (this process's own: written by its writer, in turn)
                 try:
                     fd = os.open(self.folder / name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
                 except OSError:

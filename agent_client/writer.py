@@ -7,7 +7,9 @@ Two producers (see the SPEC, "The agent client"):
   (deterministic fallback), event -> an append to its day file. A failed entry is logged
   and reported to the notice sink; it never stops the thread or the entries after it.
   An offline indexer drops the entry with ``logger.error`` (no retry); one the indexer
-  went away under is kept on disk for the next writer (``entry_writing``).
+  went away under is kept on disk for the next writer (``entry_writing``). Each entry is
+  on disk from the submit (``inflight``): a process killed, or a host exiting, with
+  entries queued leaves them to the next writer on the workspace.
 - ``execute_action_async(action)`` runs a delete/edit on the thread and hands the
   result (or the error, ``IndexerOfflineError`` included) back through a future.
 
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 from agent_client.actions import ActionResult, run_action
 from agent_client.entry_writing import EntryWriter
+from agent_client.inflight import Claim
 from agent_client.notices import LoggingNoticeSink, NoticeSink, SystemNotice
 from agent_client.reasons import undo_command
 from agent_client.sessions import SessionKeeper
@@ -45,6 +48,23 @@ class _ActionRequest:
 
 
 @dataclass
+class _Batch:
+    """Entries submitted together, each with its record on disk (``inflight``: None when
+    none could be kept), held by this process from the submit on."""
+
+    entries: list[MemoryEntry]
+    claims: list[Claim | None]
+
+    def let_go(self, *, done: bool = True) -> None:
+        """Let go of the records of the entries not handed to their writing: removed
+        (``done``: dropped, each told so), or left for the next writer."""
+        for number, claim in enumerate(self.claims):
+            if claim is not None:
+                self.claims[number] = None
+                claim.release(done=done)
+
+
+@dataclass
 class _Flush:
     done: threading.Event
 
@@ -52,6 +72,10 @@ class _Flush:
 _STOP = object()
 IDLE_CLOSE_SECONDS = 30.0  # close the indexer connection after this long without work
 _TELLING = 1.0  # past an entry's time: for what ended at its bound to be told
+# Records (one open file each) kept of queued entries at most: a burst of thousands
+# took as many descriptors, past a 1,024 limit, and the indexer's connection failed.
+# The entries past it are recorded as they start, as all were before.
+QUEUED_RECORDS = 128
 
 
 def _stopped(entry: MemoryEntry, why: str, *, cut: bool = False) -> SystemNotice:
@@ -80,7 +104,7 @@ class MemoryWriter:
         self._start_lock = threading.Lock()  # guards the lazy start only
         self._closed = False
         self._keeper = SessionKeeper(settings)  # used by the writer thread only
-        self._entries = EntryWriter(settings)  # used by the writer thread only
+        self._entries = EntryWriter(settings)  # the writer thread's (submit: its records)
         self._entries.on_start = self._mark_start
         self._started = time.monotonic()  # when the entry being written began
         # The batch or action being run now, and whether ``cancel`` was asked (any thread).
@@ -92,7 +116,9 @@ class MemoryWriter:
     # -- producers (any thread) ------------------------------------------------------
 
     def submit(self, entries: list[MemoryEntry]) -> None:
-        """Validate every entry (``ValueError`` before anything is queued), then enqueue."""
+        """Validate every entry (``ValueError`` before anything is queued), then record
+        each on disk (``inflight``: one a killed process queued is finished by the next
+        writer; ~50-80 us an entry) and enqueue."""
         if not isinstance(entries, list | tuple):
             raise ValueError("submit() takes a list of MemoryEntry")
         for entry in entries:
@@ -100,7 +126,18 @@ class MemoryWriter:
                 raise ValueError(f"not a MemoryEntry: {type(entry).__name__}")
             entry.validate()
         if entries:
-            self._put(list(entries))
+            if self._closed:  # (checked again by ``_put``: this only spares the records)
+                raise WriterClosedError("the memory writer is closed")
+            records = self._entries.records
+            claims = [
+                records.hold(e) if records.held_here() < QUEUED_RECORDS else None for e in entries
+            ]
+            batch = _Batch(list(entries), claims)
+            try:
+                self._put(batch)
+            except BaseException:
+                batch.let_go()
+                raise
 
     def execute_action(self, action: Action) -> concurrent.futures.Future[ActionResult]:
         """Enqueue a delete/edit; the future gets its result or its error."""
@@ -209,8 +246,9 @@ class MemoryWriter:
                     if item.future.running() or item.future.set_running_or_notify_cancel():
                         stopped = WriterClosedError("the memory writer was stopped")
                         item.future.set_exception(stopped)
-        elif isinstance(item, list):
-            for number, entry in enumerate(item):
+        elif isinstance(item, _Batch):
+            item.let_go()
+            for number, entry in enumerate(item.entries):
                 if notified is None or number not in notified:
                     self._notify(_stopped(entry, "the writer was stopped before it was written"))
 
@@ -270,6 +308,8 @@ class MemoryWriter:
                     logger.info("memory writer: stopped while writing (cancelled)")
                 except Exception:
                     logger.exception("memory writer: unexpected error; continuing")
+                    if isinstance(item, _Batch):  # (the entries after it: the next batch's)
+                        item.let_go(done=False)
                 finally:
                     with self._task_lock:
                         self._running = None
@@ -282,15 +322,17 @@ class MemoryWriter:
                 loop.run_until_complete(self._entries.close())
             runner.close()
 
-    async def _process_batch(self, entries: list[MemoryEntry], told: set[int]) -> None:
-        """Each entry in turn; ``told`` gets the position of each one told of."""
-        for number, entry in enumerate(entries):
+    async def _process_batch(self, batch: _Batch, told: set[int]) -> None:
+        """Each entry in turn; ``told`` gets the position of each one told of (its record
+        settled by the entry's writing)."""
+        for number, entry in enumerate(batch.entries):
             try:
                 if number == 0:
                     await self._keeper.begin()
-                    for claim in self._entries.leftovers(entries):
+                    for claim in self._entries.leftovers(batch.entries):
                         self._notify(await self._entries.write(self._keeper, claim.entry, claim))
-                notice = await self._entries.write(self._keeper, entry)
+                queued, batch.claims[number] = batch.claims[number], None  # (its writing's)
+                notice = await self._entries.write(self._keeper, entry, queued=queued)
             except asyncio.CancelledError:
                 told.add(number)
                 self._notify(_stopped(entry, "interrupted while it was written", cut=True))
