@@ -89,6 +89,7 @@ class EntryWriter:
             notice = await self._write(keeper, entry, orphan, queued)
             return notice
         finally:
+            self._left.discard(entry.id)  # (settled or not: this write of it is over)
             if queued is not None and not queued.taken:
                 queued.release(told=asdict(notice) if notice is not None else None)
 
@@ -209,17 +210,18 @@ class EntryWriter:
         self, keeper: SessionKeeper, entry: MemoryEntry, *, again: bool
     ) -> SystemNotice:
         left = entry.id in self._left  # (a dead writer's: looked for, or taken back, first)
-        self._left.discard(entry.id)
         vault = (await keeper.get()).vault(entry.lang)
         self._reached = True
         if entry.kind == "event":
+            self._left.discard(entry.id)  # (tried again, it is looked for anyway)
             try:
                 return await self._append_event_async(vault, entry, again=again or left)
             except IndexerOfflineError as exc:  # its append may have landed
                 raise AppendCutShort(exc.message) from exc
         try:
-            if left:
-                await take_back_left(vault, entry)
+            if left:  # (spent once it is taken back: one cut off is taken back when tried
+                await take_back_left(vault, entry)  # again, not merged on top of it)
+                self._left.discard(entry.id)
             return await self._write_kb_item_async(vault, entry)
         finally:
             self._undone.discard(entry.id)
