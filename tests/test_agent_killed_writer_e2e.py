@@ -10,7 +10,6 @@ note, write it, write a second note, confirm.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -22,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.agent_stack import Stack, agent_stack
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
-from helpers.llm_stub import LLMStub, Message, final, running_llm_stub, tool_call
+from helpers.llm_stub import LLMStub, Message, final, tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -55,23 +55,8 @@ def merge_step(request: dict[str, Any], turn: int) -> Message:
 
 
 @pytest.fixture
-def stack(tmp_path: Path) -> Iterator[tuple[RunningIndexer, LLMStub, dict[str, str]]]:
-    server = start_indexer(tmp_path / "ws")
-    try:
-        with running_llm_stub() as stub:
-            stub.run(merge_step)
-            env = {
-                **os.environ,
-                "AGENT_CLIENT_WORKSPACE": str(server.workspace),
-                "AGENT_CLIENT_LANG": "en",
-                "AGENT_CLIENT_TZ": "UTC",
-                "VAULT_LLM_MODEL": "stub",
-                "OPENAI_API_KEY": "unused",
-                "OPENAI_BASE_URL": stub.base_url,
-            }
-            yield server, stub, env
-    finally:
-        server.stop()
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    yield from agent_stack(tmp_path / "ws", merge_step)
 
 
 def remember(title: str, env: dict[str, str]) -> subprocess.Popen[str]:
@@ -125,9 +110,7 @@ def check_merged_once(server: RunningIndexer, env: dict[str, str], title: str) -
 
 
 @pytest.mark.parametrize("turn", [0, 2, 3], ids=["before-answer", "between-calls", "after-write"])
-def test_a_killed_remember_run_again_merges_once(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]], turn: int
-) -> None:
+def test_a_killed_remember_run_again_merges_once(stack: Stack, turn: int) -> None:
     server, stub, env = stack
     kill_at_turn(stub, env, "Staging server", turn)
     again = remember("Staging server", env)
@@ -137,7 +120,7 @@ def test_a_killed_remember_run_again_merges_once(
 
 
 def test_another_command_finishes_the_killed_entry(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+    stack: Stack,
 ) -> None:
     """The entry a killed client left is not lost: the next remember (of another
     entry) merges it too, once, and says so."""
@@ -152,7 +135,7 @@ def test_another_command_finishes_the_killed_entry(
 
 
 def test_two_clients_at_once_finish_the_killed_entry_once(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+    stack: Stack,
 ) -> None:
     """Each looks for what killed clients left: one takes the entry, the other passes it."""
     server, stub, env = stack
@@ -170,7 +153,7 @@ def test_two_clients_at_once_finish_the_killed_entry_once(
 
 
 def test_the_command_run_again_while_another_finishes_it_merges_once(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+    stack: Stack,
 ) -> None:
     """Run again twice: the first run takes the killed entry and merges it (its model
     slow); the second, started meanwhile, found its record held, took its own entry
@@ -204,7 +187,7 @@ def test_the_command_run_again_while_another_finishes_it_merges_once(
 
 
 def test_a_run_that_finishes_killed_entries_has_time_for_each(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+    stack: Stack,
 ) -> None:
     """The CLI waited one entry's time (the model's timeout and four calls) for the
     whole run: a run that first finished two killed clients' entries said "the writer
@@ -247,7 +230,7 @@ def test_a_run_that_finishes_killed_entries_has_time_for_each(
 
 @pytest.mark.parametrize("again", ["same", "other"])
 def test_an_entry_whose_indexer_went_away_mid_merge_is_kept_and_merged_once(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]], again: str
+    stack: Stack, again: str
 ) -> None:
     """The indexer stopped mid-merge (a note written, the model slow) and not back when
     the run ended: the entry was dropped, the note half merged. It is kept on disk; once
@@ -291,7 +274,7 @@ def test_an_entry_whose_indexer_went_away_mid_merge_is_kept_and_merged_once(
 
 
 def test_a_kept_entry_run_again_while_its_indexer_is_down_stays_kept(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+    stack: Stack,
 ) -> None:
     """The command run again at once, as the kept entry's message says, while the
     indexer is still down: the rerun took the record as its own entry's, found no

@@ -5,7 +5,6 @@ merges every one, once (the notes' bytes, their history's entry ids)."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -16,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
-from helpers.llm_stub import LLMStub, Message, final, running_llm_stub, tool_call
+from helpers.agent_stack import Stack, agent_stack
+from helpers.indexer_process import vault_dir, wait_for
+from helpers.llm_stub import Message, final, tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -63,23 +63,8 @@ def merge_step(request: dict[str, Any], turn: int) -> Message:
 
 
 @pytest.fixture
-def stack(tmp_path: Path) -> Iterator[tuple[RunningIndexer, LLMStub, dict[str, str]]]:
-    server = start_indexer(tmp_path / "ws")
-    try:
-        with running_llm_stub() as stub:
-            stub.run(merge_step)
-            env = {
-                **os.environ,
-                "AGENT_CLIENT_WORKSPACE": str(server.workspace),
-                "AGENT_CLIENT_LANG": "en",
-                "AGENT_CLIENT_TZ": "UTC",
-                "VAULT_LLM_MODEL": "stub",
-                "OPENAI_API_KEY": "unused",
-                "OPENAI_BASE_URL": stub.base_url,
-            }
-            yield server, stub, env
-    finally:
-        server.stop()
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    yield from agent_stack(tmp_path / "ws", merge_step)
 
 
 def entry_ids(env: dict[str, str], path: str) -> list[str]:
@@ -90,7 +75,7 @@ def entry_ids(env: dict[str, str], path: str) -> list[str]:
 
 
 def test_entries_queued_behind_a_killed_merge_are_merged_once_each(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+    stack: Stack,
 ) -> None:
     server, stub, env = stack
     held, release = threading.Event(), threading.Event()

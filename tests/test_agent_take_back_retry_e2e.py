@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -24,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
-from helpers.llm_stub import LLMStub, Message, final, running_llm_stub, tool_call
+from helpers.agent_stack import Stack, agent_stack
+from helpers.indexer_process import vault_dir
+from helpers.llm_stub import Message, final, tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -96,22 +96,8 @@ class DroppingRelay:
 
 
 @pytest.fixture
-def stack(tmp_path: Path) -> Iterator[tuple[RunningIndexer, LLMStub, dict[str, str]]]:
-    server = start_indexer(tmp_path / "ws")
-    try:
-        with running_llm_stub() as stub:
-            env = {
-                **os.environ,
-                "AGENT_CLIENT_WORKSPACE": str(server.workspace),
-                "AGENT_CLIENT_LANG": "en",
-                "AGENT_CLIENT_TZ": "UTC",
-                "VAULT_LLM_MODEL": "stub",
-                "OPENAI_API_KEY": "unused",
-                "OPENAI_BASE_URL": stub.base_url,
-            }
-            yield server, stub, env
-    finally:
-        server.stop()
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    yield from agent_stack(tmp_path / "ws", appending_step)
 
 
 def remember(env: dict[str, str]) -> subprocess.Popen[str]:
@@ -122,7 +108,7 @@ def remember(env: dict[str, str]) -> subprocess.Popen[str]:
 
 
 def test_a_take_back_cut_off_is_tried_again_on_the_next_indexer(
-    stack: tuple[RunningIndexer, LLMStub, dict[str, str]],
+    stack: Stack,
 ) -> None:
     server, stub, env = stack
     held, release = threading.Event(), threading.Event()
