@@ -210,12 +210,14 @@ class InFlight:
                 except OSError:
                     continue  # (a link, another's: no record; none is removed meanwhile)
                 found.append(Held(self.folder / name, fd, entry))
-        for held in found[:]:
+        kept: list[Held] = []
+        for held in found:
             recorded = _entry(_record(held.fd))
-            if recorded is not None and not same_entry(recorded, entry):
-                found.remove(held)
+            if recorded is None or same_entry(recorded, entry):
+                kept.append(held)
+            else:
                 held.close()
-        return found
+        return kept
 
     def _take(self, path: Path) -> Claim | None:
         try:

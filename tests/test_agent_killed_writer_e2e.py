@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack
+from helpers.agent_stack import Stack, agent_stack, hold_at
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 from helpers.llm_stub import LLMStub, Message, final, tool_call
 
@@ -69,15 +69,7 @@ def remember(title: str, env: dict[str, str]) -> subprocess.Popen[str]:
 def kill_at_turn(stub: LLMStub, env: dict[str, str], title: str, turn: int) -> None:
     """Run ``remember`` and kill it (-9) while the model's answer to request ``turn``
     of its merge is held back (what it wrote before that has landed)."""
-    held, release = threading.Event(), threading.Event()
-
-    def holding(request: dict[str, Any], number: int) -> Message:
-        if number == turn:
-            held.set()
-            release.wait(30)
-        return merge_step(request, number)
-
-    stub.run(holding)
+    held, release = hold_at(stub, turn, merge_step)
     process = remember(title, env)
     try:
         assert held.wait(60), process.communicate(timeout=5)
@@ -87,6 +79,22 @@ def kill_at_turn(stub: LLMStub, env: dict[str, str], title: str, turn: int) -> N
         process.communicate(timeout=10)
         release.set()
     stub.run(merge_step)
+
+
+def indexer_stopped_mid_merge(server: RunningIndexer, stub: LLMStub, env: dict[str, str]) -> str:
+    """Run ``remember`` and stop the indexer while the model's answer after the entry's
+    note was written is held back: the run's stderr (it exited 3, the entry kept)."""
+    held, release = hold_at(stub, 2, merge_step)
+    first = remember("Staging server", env)
+    try:
+        assert held.wait(60), first.communicate(timeout=5)
+        server.stop()
+    finally:
+        release.set()
+    _out, err = first.communicate(timeout=120)
+    assert first.returncode == 3 and "kept" in err, err
+    stub.run(merge_step)
+    return err
 
 
 def entry_ids(server: RunningIndexer, env: dict[str, str], path: str) -> list[str]:
@@ -237,26 +245,9 @@ def test_an_entry_whose_indexer_went_away_mid_merge_is_kept_and_merged_once(
     the indexer runs, the command run again (or another entry's) takes back what landed
     and merges it once."""
     server, stub, env = stack
-    held, release = threading.Event(), threading.Event()
-
-    def holding(request: dict[str, Any], number: int) -> Message:
-        if number == 2:  # (the entry's note is written)
-            held.set()
-            release.wait(30)
-        return merge_step(request, number)
-
-    stub.run(holding)
-    first = remember("Staging server", env)
-    try:
-        assert held.wait(60), first.communicate(timeout=5)
-        server.stop()
-    finally:
-        release.set()
-    _out, err = first.communicate(timeout=120)
-    assert first.returncode == 3, err
-    assert "kept" in err and "remember" in err, err
+    err = indexer_stopped_mid_merge(server, stub, env)
+    assert "remember" in err, err
     assert len(list((server.workspace / ".agent-client/inflight").glob("*.json"))) == 1
-    stub.run(merge_step)
     restarted = start_indexer(server.workspace)
     try:
         run = remember("Staging server" if again == "same" else "Build cache", env)
@@ -280,29 +271,12 @@ def test_a_kept_entry_run_again_while_its_indexer_is_down_stays_kept(
     indexer is still down: the rerun took the record as its own entry's, found no
     indexer and removed it, so the half merge stayed and nobody was told of it."""
     server, stub, env = stack
-    held, release = threading.Event(), threading.Event()
-
-    def holding(request: dict[str, Any], number: int) -> Message:
-        if number == 2:  # (the entry's note is written)
-            held.set()
-            release.wait(30)
-        return merge_step(request, number)
-
-    stub.run(holding)
-    first = remember("Staging server", env)
-    try:
-        assert held.wait(60), first.communicate(timeout=5)
-        server.stop()
-    finally:
-        release.set()
-    _out, err = first.communicate(timeout=120)
-    assert first.returncode == 3 and "kept" in err, err
+    indexer_stopped_mid_merge(server, stub, env)
     records = server.workspace / ".agent-client/inflight"
     run = remember("Staging server", env)  # (still down)
     _out, err = run.communicate(timeout=120)
     assert run.returncode == 3, err
     assert len(list(records.glob("*.json"))) == 1, err
-    stub.run(merge_step)
     restarted = start_indexer(server.workspace)
     try:
         run = remember("Staging server", env)

@@ -9,13 +9,12 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack
+from helpers.agent_stack import Stack, agent_stack, hold_at
 from helpers.indexer_process import vault_dir, wait_for
 from helpers.llm_stub import Message, final, tool_call
 
@@ -78,15 +77,7 @@ def test_entries_queued_behind_a_killed_merge_are_merged_once_each(
     stack: Stack,
 ) -> None:
     server, stub, env = stack
-    held, release = threading.Event(), threading.Event()
-
-    def slow(request: dict[str, Any], number: int) -> Message:
-        if number == 1:  # (the first entry's note read: its merge is under way)
-            held.set()
-            release.wait(30)
-        return merge_step(request, number)
-
-    stub.run(slow)
+    held, release = hold_at(stub, 1, merge_step)  # (the first entry's note read)
     command = [sys.executable, "-c", HOST, *(word for pair in FACTS.items() for word in pair)]
     host = subprocess.Popen(
         command, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack
+from helpers.agent_stack import Stack, agent_stack, hold_at
 from helpers.indexer_process import vault_dir
 from helpers.llm_stub import Message, final, tool_call
 
@@ -111,15 +111,7 @@ def test_a_take_back_cut_off_is_tried_again_on_the_next_indexer(
     stack: Stack,
 ) -> None:
     server, stub, env = stack
-    held, release = threading.Event(), threading.Event()
-
-    def holding(request: dict[str, Any], number: int) -> Message:
-        if number == 2:  # (the note is written; the index note is not)
-            held.set()
-            release.wait(30)
-        return appending_step(request, number)
-
-    stub.run(holding)
+    held, release = hold_at(stub, 2, appending_step)  # (the note written, not the index)
     first = remember(env)
     try:
         assert held.wait(60), first.communicate(timeout=5)

@@ -35,10 +35,10 @@ def vault_of(ws: Path) -> Path:
     return ws / "memory/languages/en/vault"
 
 
-def maintain(ws: Path) -> str:
+def run_maintain(ws: Path) -> subprocess.CompletedProcess[str]:
     """``indexer maintain --force`` without a model, under umask 022 (files 0644)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("INDEXER_LLM")}
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "indexer", "maintain", "--workspace", str(ws), "--force"],
         capture_output=True,
         text=True,
@@ -46,6 +46,11 @@ def maintain(ws: Path) -> str:
         timeout=120,
         preexec_fn=lambda: os.umask(0o022),
     )
+
+
+def maintain(ws: Path) -> str:
+    """``run_maintain``, which must succeed: its output."""
+    done = run_maintain(ws)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -165,14 +170,7 @@ def test_a_read_only_file_is_not_narrowed_over(tmp_path: Path) -> None:
     user = vault_of(ws) / "USER.md"
     user.write_text("# User profile\n\nMine.\n", encoding="utf-8")
     user.chmod(0o444)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INDEXER_LLM")}
-    done = subprocess.run(
-        [sys.executable, "-m", "indexer", "maintain", "--workspace", str(ws), "--force"],
-        capture_output=True,
-        text=True,
-        env={**env, **QUIET_ENV, **ENABLED},
-        timeout=120,
-    )
+    done = run_maintain(ws)
     assert "read-only" in done.stdout + done.stderr, (done.stdout, done.stderr)
     assert user.read_text(encoding="utf-8") == "# User profile\n\nMine.\n"
     assert mode_of(user) == 0o444

@@ -219,12 +219,15 @@ def _add(conversation: list[dict[str, Any]], message: dict[str, Any], grown: int
     return grown
 
 
+_QUOTING_ROWS = {"grep": "matches", "search": "results"}  # tool -> its rows of text
+
+
 def _quoted_paths(name: str, result: dict[str, Any]) -> list[str]:
     """The notes whose text ``result`` holds (find's names only: none)."""
     if name == "read":
         return [result["path"]]
-    rows = result.get("matches" if name == "grep" else "results", [])
-    return [row["path"] for row in rows] if name in ("grep", "search") else []
+    rows = _QUOTING_ROWS.get(name)
+    return [row["path"] for row in result.get(rows, [])] if rows else []
 
 
 def _text(args: dict[str, Any], key: str, default: str | None = None) -> str:

@@ -160,15 +160,15 @@ def _set_owner_and_mode(
 ) -> None:
     """The new file gets ``mode``, or the owner and permissions of the one it replaces
     (and its owner with ``mode`` too, when ``keep_owner``)."""
-    replaced = old is not None and stat.S_ISREG(old.st_mode)
-    if old is not None and replaced and (mode is None or keep_owner):
-        _keep_owner(fd, old)
+    replaced = old if old is not None and stat.S_ISREG(old.st_mode) else None
+    if replaced is not None and (mode is None or keep_owner):
+        _keep_owner(fd, replaced)
     if mode is not None:
         os.fchmod(fd, mode)
         return
-    if old is None or not replaced:
+    if replaced is None:
         return
-    wanted = stat.S_IMODE(old.st_mode) & 0o777
+    wanted = stat.S_IMODE(replaced.st_mode) & 0o777
     # Mostly the mode it was created with: a chmod then would only wake the file watcher
     # (an attribute event of the temp file, which it drops).
     if stat.S_IMODE(os.fstat(fd).st_mode) != wanted:

@@ -4,11 +4,13 @@ process needs to use both: the stack the agent client's kill and recovery tests 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from helpers.indexer_process import RunningIndexer, start_indexer
-from helpers.llm_stub import LLMStub, Script, running_llm_stub
+from helpers.llm_stub import LLMStub, Message, RawReply, Script, running_llm_stub
 
 Stack = tuple[RunningIndexer, LLMStub, dict[str, str]]
 
@@ -32,3 +34,18 @@ def agent_stack(workspace: Path, script: Script) -> Iterator[Stack]:
             yield server, stub, env
     finally:
         server.stop()
+
+
+def hold_at(stub: LLMStub, turn: int, script: Script) -> tuple[threading.Event, threading.Event]:
+    """``stub`` answers by ``script`` but holds back its answer to request ``turn`` of a
+    merge: the first event is set once it is held, the second lets it go (or 30 s do)."""
+    held, release = threading.Event(), threading.Event()
+
+    def holding(request: dict[str, Any], number: int) -> Message | RawReply:
+        if number == turn:
+            held.set()
+            release.wait(30)
+        return script(request, number)
+
+    stub.run(holding)
+    return held, release

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -145,3 +145,12 @@ def start_indexer(
 def vault_dir(server: RunningIndexer, lang: str) -> Path:
     """The vault folder of ``lang`` in the server's workspace."""
     return server.workspace / "memory" / "languages" / lang / "vault"
+
+
+def serving(workspace: Path, *args: str, env: dict | None = None) -> Iterator[RunningIndexer]:
+    """``start_indexer`` for a fixture to ``yield from``: stopped afterwards."""
+    running = start_indexer(workspace, *args, env=env)
+    try:
+        yield running
+    finally:
+        running.stop()

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx2
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
 
-from helpers.indexer_process import RunningIndexer
+from helpers.indexer_process import RunningIndexer, serving
 
 MD = {"Content-Type": "text/markdown"}
 TEXT = {"Content-Type": "text/plain"}
@@ -69,3 +69,23 @@ def settled(page: Page, hash_: str) -> None:
 
 def note_file(server: RunningIndexer, lang: str, path: str) -> Path:
     return server.workspace / "memory" / "languages" / lang / "vault" / path
+
+
+def seeded_token_server(
+    workspace: Path, token: str, *args: str, env: dict | None = None
+) -> Iterator[RunningIndexer]:
+    """A server behind ``token`` with one note (``lg/hello.md``) for the page's login
+    tests to open, for a fixture to ``yield from``: stopped afterwards."""
+    servers = serving(workspace, *args, env=env)
+    running = next(servers)
+    try:
+        with httpx2.Client(base_url=running.url.removesuffix("/mcp")) as http:
+            note = http.put(
+                "/api/v1/lg/notes/hello.md",
+                content=b"# Hello\n\nbehind a token\n",
+                headers={"Content-Type": "text/markdown", "Authorization": f"Bearer {token}"},
+            )
+            assert note.status_code == 201
+        yield running
+    finally:
+        servers.close()  # (stops it)

@@ -3,6 +3,7 @@ that index, on a temp dir: the in-process stack a tool call reaches, without a s
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -11,6 +12,7 @@ from indexer.index.service import NoteIndex
 from indexer.vault import fsops
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
+from indexer.vault.unrecorded import Unrecorded
 from indexer.vault.vault import Vault
 from indexer.wiring import record_outside_changes
 from shared.workspace import Workspace
@@ -68,3 +70,23 @@ def wired_stack(
     yield vault, index
     index.close()
     store.close()
+
+
+@contextlib.contextmanager
+def served_vault(ws: Workspace, vault: Vault) -> Iterator[Unrecorded]:
+    """The index of ``ws`` as ``indexer serve`` runs it over ``vault``: history hears
+    what it sees changed outside the tools, its watcher on (a short debounce), its
+    start-up reconcile done; what history refused waits in the ``Unrecorded`` yielded."""
+    from helpers.indexer_process import wait_for
+
+    index = NoteIndex(ws, debounce=0.02)
+    waiting = record_outside_changes(index, vault)
+    index.open()
+    vault.index_sync = index
+    index.start_background()
+    try:
+        wait_for(lambda: index.ready, 15, what="the start")
+        yield waiting
+    finally:
+        index.close()
+        waiting.close()

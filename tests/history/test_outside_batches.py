@@ -7,7 +7,6 @@ and is recorded once it can (``Unrecorded``)."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import sqlite3
 import threading
@@ -17,15 +16,14 @@ from typing import Any
 
 import pytest
 from helpers.indexer_process import wait_for
+from helpers.vault_stack import served_vault
 
-from indexer.index.service import NoteIndex
 from indexer.vault import fsops, outside
 from indexer.vault.history.rows import Seen
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.unrecorded import Unrecorded
 from indexer.vault.vault import Vault
-from indexer.wiring import record_outside_changes
 from shared.errors import StorageError
 from shared.workspace import Workspace
 
@@ -73,22 +71,6 @@ def newest(vault: Vault, path: str) -> dict | None:
     return versions[0] if versions else None
 
 
-@contextlib.contextmanager
-def served(ws: Workspace, vault: Vault) -> Iterator[NoteIndex]:
-    """The index as ``indexer serve`` runs it over ``vault``: history hears what it
-    sees changed outside the tools, its watcher on, its start-up reconcile done."""
-    index = NoteIndex(ws, debounce=0.02)
-    record_outside_changes(index, vault)
-    index.open()
-    vault.index_sync = index
-    index.start_background()
-    try:
-        wait_for(lambda: index.ready, 15, what="the start")
-        yield index
-    finally:
-        index.close()
-
-
 def test_a_folder_moved_in_is_recorded_a_transaction_a_batch(
     ws: Workspace, vault: Vault, tmp_path: Path
 ) -> None:
@@ -104,7 +86,7 @@ def test_a_folder_moved_in_is_recorded_a_transaction_a_batch(
         box.rename(root(vault) / "box")
         wait_for(lambda: versions(vault) == NOTES, 60, what="history of every note")
 
-    with served(ws, vault):
+    with served_vault(ws, vault):
         _, count = transactions(vault, moved_in)
     assert count <= NOTES // outside.BATCH_FILES + 2, count
     seen = newest(vault, "box/n007.md")
@@ -124,7 +106,7 @@ def test_a_folder_renamed_in_the_vault_is_paired_a_transaction_a_batch(
     box.mkdir(parents=True)
     for n in range(NOTES):
         (box / f"n{n:03}.md").write_text(f"# N{n}\n\nwords of note {n}\n")
-    with served(ws, vault):
+    with served_vault(ws, vault):
         box.rename(root(vault) / "box")
         wait_for(lambda: versions(vault) == NOTES, 60, what="history of every note")
 
@@ -158,7 +140,7 @@ def test_a_checkout_of_notes_history_never_saw_is_recorded_a_transaction_a_batch
             temp.replace(root(vault) / f"box/n{n:03}.md")
         wait_for(lambda: versions(vault) == 2 * NOTES, 60, what="history of every note")
 
-    with served(ws, vault):
+    with served_vault(ws, vault):
         _, count = transactions(vault, checked_out)
     assert count <= 2 * (NOTES // outside.BATCH_FILES + 2), count
     assert [v["op"] for v in vault.history("en", "box/n042.md")["versions"]] == ["edit", "baseline"]

@@ -9,7 +9,6 @@ refused) still leaves all of them waiting, after two tries alone."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import logging
 import os
 import shutil
@@ -18,14 +17,12 @@ from pathlib import Path
 
 import pytest
 from helpers.indexer_process import wait_for
+from helpers.vault_stack import served_vault
 
-from indexer.index.service import NoteIndex
 from indexer.vault import fsops, outside
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
-from indexer.vault.unrecorded import Unrecorded
 from indexer.vault.vault import Vault
-from indexer.wiring import record_outside_changes
 from shared.errors import StorageError
 from shared.workspace import Workspace
 
@@ -71,22 +68,6 @@ def big_note(path: Path) -> None:
     path.write_text("# Big\n\n" + base64.b64encode(os.urandom(2 * LIMIT)).decode() + "\n")
 
 
-@contextlib.contextmanager
-def served(ws: Workspace, vault: Vault) -> Iterator[Unrecorded]:
-    """The index as ``indexer serve`` runs it (its watcher on); what history refused."""
-    index = NoteIndex(ws, debounce=0.02)
-    waiting = record_outside_changes(index, vault)
-    index.open()
-    vault.index_sync = index
-    index.start_background()
-    try:
-        wait_for(lambda: index.ready, 15, what="the start")
-        yield waiting
-    finally:
-        index.close()
-        waiting.close()
-
-
 def test_a_copy_with_one_refused_file_records_all_the_others_at_once(
     ws: Workspace, vault: Vault, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -99,7 +80,10 @@ def test_a_copy_with_one_refused_file_records_all_the_others_at_once(
     for n in range(NOTES):
         (box / f"n{n:03}.md").write_text(f"# N{n}\n\nwords of note {n}\n")
     big_note(box / "big.md")
-    with served(ws, vault) as waiting, caplog.at_level(logging.WARNING, logger="indexer.vault"):
+    with (
+        served_vault(ws, vault) as waiting,
+        caplog.at_level(logging.WARNING, logger="indexer.vault"),
+    ):
         shutil.copytree(box, root(vault) / "box")
         wait_for(lambda: waiting.waiting() == 1, 30, what="the refused note")
         wait_for(lambda: versions(vault) == NOTES, 30, what="every note in history")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir
+from helpers.indexer_process import RunningIndexer, serving, vault_dir
 from helpers.rest_errors import error_message, error_of
 from helpers.snapshots import contents
 
@@ -23,11 +23,7 @@ OTHER = '"' + "1" * 32 + '"'
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    running = start_indexer(tmp_path_factory.mktemp("lists") / "ws", "--token", TOKEN)
-    try:
-        yield running
-    finally:
-        running.stop()
+    yield from serving(tmp_path_factory.mktemp("lists") / "ws", "--token", TOKEN)
 
 
 @pytest.fixture(scope="module")

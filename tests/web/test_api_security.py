@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer, serving
 
 TOKEN = "s3cret-token-for-tests"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
@@ -21,11 +21,7 @@ MD = {"Content-Type": "text/markdown"}
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    running = start_indexer(tmp_path_factory.mktemp("guarded") / "ws", "--token", TOKEN)
-    try:
-        yield running
-    finally:
-        running.stop()
+    yield from serving(tmp_path_factory.mktemp("guarded") / "ws", "--token", TOKEN)
 
 
 @pytest.fixture(scope="module")

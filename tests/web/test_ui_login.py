@@ -7,9 +7,9 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
-import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer
+from helpers.ui_page import seeded_token_server
 from playwright.sync_api import Browser, expect
 
 TOKEN = "browser-login-token"
@@ -17,18 +17,7 @@ TOKEN = "browser-login-token"
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    running = start_indexer(tmp_path_factory.mktemp("login") / "ws", "--token", TOKEN)
-    with httpx2.Client(base_url=running.url.removesuffix("/mcp")) as http:
-        note = http.put(
-            "/api/v1/lg/notes/hello.md",
-            content=b"# Hello\n\nbehind a token\n",
-            headers={"Content-Type": "text/markdown", "Authorization": f"Bearer {TOKEN}"},
-        )
-        assert note.status_code == 201
-    try:
-        yield running
-    finally:
-        running.stop()
+    yield from seeded_token_server(tmp_path_factory.mktemp("login") / "ws", TOKEN, "--token", TOKEN)
 
 
 def open_link(server: RunningIndexer) -> str:

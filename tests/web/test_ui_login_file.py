@@ -17,10 +17,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 from helpers.browser import CHROMIUM_FLAGS, chromium_path
-from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
+from helpers.indexer_process import RunningIndexer, wait_for
+from helpers.ui_page import seeded_token_server
 from playwright.sync_api import Page, sync_playwright
 
 TOKEN = "browser-file-login-token"
@@ -29,20 +29,8 @@ TOKEN = "browser-file-login-token"
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
     # (the token from the environment: --token is on the server's own command line)
-    running = start_indexer(
-        tmp_path_factory.mktemp("login-file") / "ws", env={"INDEXER_MCP_TOKEN": TOKEN}
-    )
-    with httpx2.Client(base_url=running.url.removesuffix("/mcp")) as http:
-        note = http.put(
-            "/api/v1/lg/notes/hello.md",
-            content=b"# Hello\n\nbehind a token\n",
-            headers={"Content-Type": "text/markdown", "Authorization": f"Bearer {TOKEN}"},
-        )
-        assert note.status_code == 201
-    try:
-        yield running
-    finally:
-        running.stop()
+    ws = tmp_path_factory.mktemp("login-file") / "ws"
+    yield from seeded_token_server(ws, TOKEN, env={"INDEXER_MCP_TOKEN": TOKEN})
 
 
 def free_port() -> int:
