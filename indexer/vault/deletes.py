@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from indexer.vault import asset_folders, fsops, lone_summaries, moves, reading, timeline
 from indexer.vault.contents import WRITABLE
+from indexer.vault.history.rows import permissions
 from indexer.vault.history.store import Change
 from indexer.vault.names import MAX_DEPTH, refuse_twin
 from indexer.vault.recording import check_actor, check_reason
@@ -239,7 +240,7 @@ def _deletion(vault: Vault, place: Place, info: os.stat_result) -> tuple[list[Ch
     after the last version history has (restorable), or there is none when history
     never had it; the limit never keeps anyone from removing a file. A hard-linked
     file is refused either way."""
-    target = place.target
+    target, mode = place.target, permissions(info)  # (restore makes it with them again)
     try:
         existing = vault._existing_bytes(place)
     except TooLargeError:
@@ -250,5 +251,5 @@ def _deletion(vault: Vault, place: Place, info: os.stat_result) -> tuple[list[Ch
         known = vault.recorder.last_bytes(target.lang, target.rel)
         if known is None:
             return [], False
-        return [Change(target.lang, target.rel, "delete", known, None)], False
-    return [Change(target.lang, target.rel, "delete", existing, None)], True
+        return [Change(target.lang, target.rel, "delete", known, None, mode=mode)], False
+    return [Change(target.lang, target.rel, "delete", existing, None, mode=mode)], True

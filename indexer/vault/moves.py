@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from indexer.vault import atomic, fsops, move_checks, oserrors, renames
 from indexer.vault.asset_folders import remove_emptied_folder
 from indexer.vault.folder_reach import check_reach
+from indexer.vault.history.rows import permissions
 from indexer.vault.history.store import Change
 from indexer.vault.links import Relocate, relocate_note, relocate_prefix
 from indexer.vault.lone_summaries import CARRIED_REASON, carried_summaries
@@ -75,6 +76,7 @@ class _Moved:
     new: Target
     before: bytes
     after: bytes
+    mode: int | None = None  # its permissions, kept on the row of its old path (restore)
 
 
 def move(
@@ -208,7 +210,8 @@ def _move_file_locked(
     info = src.lstat()
     if after != before and info is not None:  # a new file: refused as a write would be
         fsops.refuse_read_only(info)
-    moved = [_Moved(source, dest, before, after), *assets]
+    mode = None if info is None else permissions(info)
+    moved = [_Moved(source, dest, before, after, mode), *assets]
     # A name that stays keeps its spelling on disk (a Mac's NFD), its images' folder too:
     # moved to another folder, nothing is renamed (and undo brings it back so).
     kept = unicodedata.normalize("NFC", src.name) == dst.name
@@ -486,6 +489,7 @@ def _changes(moved: list[_Moved]) -> list[Change]:
     changes = []
     for item in moved:
         lang = item.old.lang
-        changes.append(Change(lang, item.old.rel, "move", item.before, None, item.new.rel))
+        away = Change(lang, item.old.rel, "move", item.before, None, item.new.rel, mode=item.mode)
+        changes.append(away)
         changes.append(Change(lang, item.new.rel, "move", None, item.after, item.old.rel))
     return changes

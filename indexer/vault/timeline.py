@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from indexer.vault import fsops
 from indexer.vault.contents import text_lines
 from indexer.vault.diffs import unified_diff
+from indexer.vault.history.rows import permissions
 from indexer.vault.history.store import Change, HistoryStore, Version
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import Place, Sandbox, Target
@@ -175,8 +176,9 @@ def restore(
             " restore a version with content"
         )
     vault._check_size(len(data))
-    assets = _assets_deleted_with(vault, target, row.version)
-    with vault.locked([target, *(t for t, _ in assets)]), ExitStack() as stack:
+    gone = _gone_after(vault.recorder.need(), target, row.version)
+    assets = _assets_deleted_with(vault, target, gone)
+    with vault.locked([target, *(t for t, _, _ in assets)]), ExitStack() as stack:
         place = stack.enter_context(vault.sandbox.open(target))
         existing = vault._existing_bytes(place)
         fsops.check_if_match(if_match, existing)
@@ -192,9 +194,11 @@ def restore(
             }
         back = []
         if existing is None:  # a deleted note: its images come back if still absent
-            for asset, asset_data in assets:
+            place.mode = _mode_kept(vault, gone)
+            for asset, asset_data, asset_mode in assets:
                 asset_place = stack.enter_context(vault.sandbox.open(asset))
                 if vault._existing_bytes(asset_place) is None:
+                    asset_place.mode = asset_mode
                     back.append((asset, asset_place, asset_data))
         changes = [Change(target.lang, target.rel, "restore", existing, data)]
         changes += [Change(a.lang, a.rel, "restore", None, d) for a, _, d in back]
@@ -230,18 +234,34 @@ def etag_or_absent(data: bytes | None) -> str:
     return fsops.etag_of(data) if data is not None else ""
 
 
-def _assets_deleted_with(vault: Vault, target: Target, version: int) -> list[tuple[Target, bytes]]:
-    """The images deleted together with note ``target`` by the first delete after its
-    ``version`` (the one restored), with their bytes before that delete. (The latest
-    delete alone was looked at: a note deleted, made again without images and deleted
-    again came back without the images it had at the version restored.)"""
-    store = vault.recorder.need()
-    deleted = None
+def _gone_after(store: HistoryStore, target: Target, version: int) -> Version | None:
+    """The first version after ``version`` (the one restored) that took the file away
+    (a delete, a move away): the state that incarnation of the file left in."""
+    gone = None
     for row in newest_first(store, target):
         if row.version <= version:
             break
         if row.etag is None:
-            deleted = row
+            gone = row
+    return gone
+
+
+def _mode_kept(vault: Vault, gone: Version | None) -> int | None:
+    """The permissions a file restored where none is gets: those it had as it went
+    (``gone``), exactly, as a replaced file keeps its own (no umask: a note made
+    private stays private, a shared one stays shared); None (0644 less the umask, as a
+    new file) when history does not know them (another program removed it)."""
+    return None if gone is None else vault.recorder.need().mode(gone)
+
+
+def _assets_deleted_with(
+    vault: Vault, target: Target, deleted: Version | None
+) -> list[tuple[Target, bytes, int | None]]:
+    """The images deleted together with note ``target`` by ``deleted`` (the first delete
+    after the version restored), with their bytes before that delete and their mode.
+    (The latest delete alone was looked at: a note deleted, made again without images
+    and deleted again came back without the images it had at the version restored.)"""
+    store = vault.recorder.need()
     if deleted is None or deleted.batch is None:
         return []
     found = []
@@ -252,7 +272,7 @@ def _assets_deleted_with(vault: Vault, target: Target, version: int) -> list[tup
         before = store.versions(row.lang, row.path, 1, below=row.version)
         if before and before[0].blob is not None:
             asset = vault.sandbox.resolve(row.lang, row.path)
-            found.append((asset, store.content(before[0])))
+            found.append((asset, store.content(before[0]), store.mode(row)))
     return found
 
 
@@ -270,8 +290,17 @@ def asset_deletions(vault: Vault, place: Place) -> list[Change]:
         for entry in walk_files(fd, target.rel + ".assets"):
             data = read_at(entry.dir_fd, entry.name, vault.max_file_bytes)
             if data is not None:
-                changes.append(Change(target.lang, entry.rel, "delete", data, None))
+                mode = _mode_at(entry.dir_fd, entry.name)  # (restore makes it again so)
+                changes.append(Change(target.lang, entry.rel, "delete", data, None, mode=mode))
     return changes
+
+
+def _mode_at(dir_fd: int, name: str) -> int | None:
+    """The permissions of file ``name`` in ``dir_fd``; None when it is gone meanwhile."""
+    try:
+        return permissions(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
+    except OSError:
+        return None
 
 
 def read_at(dir_fd: int, name: str, max_bytes: int) -> bytes | None:

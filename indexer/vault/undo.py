@@ -405,6 +405,8 @@ def _undo_one(
         return result
     with vault.sandbox.open(target) as place:
         if data is not None:  # only over what was checked (see ``restore``)
+            if current is None and latest.etag is None:  # (the entry took it away)
+                place.mode = vault.recorder.need().mode(latest)  # as it went (``restore``)
             place.commit(data, if_match=etag_or_absent(current), sync_folder=syncs is None)
             if syncs is not None and place.dir_fd is not None:
                 syncs.add(place.dir_fd)

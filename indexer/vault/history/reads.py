@@ -143,6 +143,20 @@ class HistoryReads:
             raise HistoryStoreError(f"history is damaged: a stored text of {version.path} is wrong")
         return data
 
+    def mode(self, version: Version) -> int | None:
+        """The permissions recorded on a version (a file gone: see ``schema``); None
+        when not known, or when the file is an older indexer's opened read-only (no
+        ``mode`` column: the writer adds it as it opens)."""
+        with self._read(snapshot=False) as conn:
+            try:
+                row = conn.execute("SELECT mode FROM versions WHERE id = ?", (version.id,))
+            except sqlite3.OperationalError as err:
+                if "no such column" not in str(err):
+                    raise
+                return None
+            found = row.fetchone()
+        return None if found is None or found[0] is None else int(found[0])
+
     def stats(self) -> dict[str, int]:
         """Counts and sizes (for the benchmark and the tests)."""
         with self._read() as conn:

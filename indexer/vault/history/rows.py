@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -72,6 +74,7 @@ class Change:
     after_etag: str | None = None
     after_sha: bytes | None = None
     before_etag: str | None = None
+    mode: int | None = None  # a file going away: its permissions (``permissions``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,11 @@ class PruneStats:
     blobs: int = 0
     cutoff_ms: int = 0  # what the pass pruned before
     held_ms: int = 0  # how far short of the clock's cut-off (see ``retention.next_cutoff``)
+
+
+def permissions(info: os.stat_result) -> int:
+    """The permission bits of a file going away, kept on its row (``schema``)."""
+    return stat.S_IMODE(info.st_mode) & 0o777
 
 
 def millis(moment: datetime) -> int:

@@ -8,14 +8,17 @@ Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP
 
 - ``paths(id, lang, path)``: each file history has seen, once.
 - ``versions(id, path_id, version, etag, prev_etag, op, actor, reason, tag, at_ms,
-  size, blob, other_path, batch, pending)``: one row per recorded state of a file.
+  size, blob, other_path, batch, pending, mode)``: one row per recorded state of a file.
   ``version`` counts 1, 2, 3... per path; ``id`` is the order of recording across
   paths. ``etag``/``prev_etag`` are the file's etags after/before (16 bytes, NULL:
   absent); ``blob`` is NULL when the file did not exist after the change (delete, move
   away). ``tag`` is a 64-bit hash of the reason's first word (``entry:<id>``), which
   ``undo`` looks up. ``batch`` ties the rows of one operation together (a note and its
   images); ``pending`` is 1 from just before the file changes until it is known done
-  (see ``store``).
+  (see ``store``). ``mode``: the permission bits a file had as it went away (a row
+  with no ``blob``: deleted, moved away), which ``restore`` and ``undo`` give the file
+  they make again (a note made private stays private); NULL when not known (another
+  program removed it; a row from before the column).
 - ``blobs(id, key, sha, size, kind, depth, base, head, tail, data)``: content-addressed
   payloads (see ``codec``), found by ``key`` (the first 8 bytes of ``sha``, indexed)
   and then ``sha``; ``base`` is the blob id a delta applies to.
@@ -23,6 +26,12 @@ Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP
   pass, so files from before it need no new schema version; see ``retention``).
 - ``pruned_entries(lang, word)``: the entries (``entry:<id>``) retention let a version
   of go, which ``undo`` then refuses (made by the first pass that lets one go).
+
+Columns and tables added since schema 1 need no new version, so that an older file
+and an older indexer keep working: ``versions.mode`` is added (``ALTER TABLE ... ADD
+COLUMN``, no row rewritten) when a file without it is opened for writing; an older
+indexer names the columns it writes and reads, and leaves ``mode`` NULL; a file
+without it opened read-only reads every ``mode`` as NULL (``HistoryReads.mode``).
 
 Rows are appended in id order, so pages stay full; only small integers are indexed
 (a garbage collection scan needs no index of its own, see ``retention``). Measured
@@ -43,6 +52,7 @@ from shared.errors import HistoryStoreError
 SCHEMA_VERSION = 1
 APP_ID = 0x564D4849  # "VMHI": vault memory history
 FILE_NAME = "history.sqlite"
+MODE_COLUMN = "mode INTEGER"  # (added to older files: ``_add_columns``)
 
 _DDL = (
     "CREATE TABLE paths (id INTEGER PRIMARY KEY, lang TEXT NOT NULL, path TEXT NOT NULL,"
@@ -55,7 +65,7 @@ _DDL = (
     " version INTEGER NOT NULL, etag BLOB, prev_etag BLOB, op TEXT NOT NULL,"
     " actor TEXT NOT NULL, reason TEXT, tag INTEGER, at_ms INTEGER NOT NULL, size INTEGER,"
     " blob INTEGER, other_path TEXT, batch INTEGER, pending INTEGER NOT NULL DEFAULT 0,"
-    " UNIQUE (path_id, version))",
+    f" {MODE_COLUMN}, UNIQUE (path_id, version))",
     "CREATE INDEX versions_tag ON versions (tag) WHERE tag IS NOT NULL",
     "CREATE INDEX versions_pending ON versions (pending) WHERE pending = 1",
     "CREATE INDEX versions_batch ON versions (batch) WHERE batch IS NOT NULL",
@@ -106,6 +116,7 @@ def open_history(folder: Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         _check_writable(conn)
+        _add_columns(conn)
     except sqlite3.Error as err:
         conn.close()
         raise _damaged(path, err) from None
@@ -125,6 +136,14 @@ def _check_writable(conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA user_version = {version}")
     finally:
         conn.execute("ROLLBACK")
+
+
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """Add to a file from an older indexer the columns this one writes (``versions.mode``):
+    a change of the schema alone, instant whatever the file's size."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(versions)")}
+    if "mode" not in columns:
+        conn.execute(f"ALTER TABLE versions ADD COLUMN {MODE_COLUMN}")
 
 
 def _connect_checked(path: Path, *, readonly: bool) -> sqlite3.Connection:

@@ -424,6 +424,7 @@ class HistoryStore(HistoryReads):
             other_path=change.other_path,
             version=number,
             path_id=None if latest is None else latest.path_id,
+            mode=change.mode if after is None else None,
         )
         return writes.Plan(catch_up, row)
 

@@ -33,6 +33,7 @@ class Row:
     other_path: str | None = None
     blob_id: int | None = None  # set by ``insert_row``
     depth: int = 0
+    mode: int | None = None  # a row with no content: the file's permissions as it went
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +96,11 @@ def insert_row(
         ).fetchone()[0]
     cursor = conn.execute(
         "INSERT INTO versions (path_id, version, etag, prev_etag, op, actor, reason, tag,"
-        " at_ms, size, blob, other_path, batch, pending) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " at_ms, size, blob, other_path, batch, pending, mode)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (path_id, row.version, etag_bytes(row.etag), etag_bytes(row.prev_etag), row.op,
          row.actor, row.reason, reason_tag(row.reason), at_ms, row.size, row.blob_id,
-         row.other_path, batch, int(pending)),
+         row.other_path, batch, int(pending), row.mode),
     )  # fmt: skip
     assert cursor.lastrowid is not None
     return cursor.lastrowid
