@@ -18,6 +18,7 @@ from datetime import date
 from typing import Any
 
 from indexer.index.note_blocks import PROSE, TABLE, blocks
+from indexer.index.snippet_spaces import one_space_a_run
 from shared.control_chars import BIDI_CONTROLS
 from shared.graphemes import cut_chars
 from shared.workspace import DAY_FILE_PREAMBLE
@@ -35,8 +36,10 @@ _CONTROL = re.compile(f"[\\x00-\\x08\\x0e-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
 
 def one_line(text: str) -> str:
     """``text`` on one line: whitespace runs become one space, control characters (and
-    bidi overrides) go."""
-    return " ".join(_CONTROL.sub("", text).split())
+    bidi overrides) go; a no-break space stays one (``snippet_spaces``): an abstract is
+    a filter-only search's snippet and a summary's quote, and ``1 000 €`` or French
+    ``« x »`` turned to plain spaces held the note's text no more."""
+    return one_space_a_run(_CONTROL.sub("", text))
 
 
 def clip(text: str, limit: int) -> str:

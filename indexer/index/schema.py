@@ -87,7 +87,10 @@ log = logging.getLogger("indexer.index")
 #    holds a note composed (NFC, ``text.fold``), as grep reads notes and patterns: a note
 #    saved decomposed (Korean in jamo) was no grep candidate. A version's rows are pinned
 #    once released (``test_scripts_search.INDEXED_BY_VERSION``): a change needs a bump.
-SCHEMA_VERSION = 25
+# 26: a note's abstract keeps its no-break spaces (U+00A0, U+2007, U+202F: ``1 000 €``,
+#    French ``« x »``), as a snippet does (``snippet_spaces``): a row of a note unchanged
+#    since kept them as plain spaces, in filter-only searches' snippets and summaries.
+SCHEMA_VERSION = 26
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.
