@@ -47,6 +47,12 @@ def say_refusal(line: str) -> None:
     print(for_terminal(line, sys.stderr), file=sys.stderr)
 
 
+def say_notice(line: str) -> None:
+    """A command's notice on stderr (``summarize: the running indexer ...``), escaped on
+    a terminal as a refusal is: it quotes a workspace path or a server's words too."""
+    print(for_terminal(line, sys.stderr), file=sys.stderr)
+
+
 def _followed_by_a_dash(argv: Sequence[str], spellings: Sequence[str]) -> bool:
     """Whether one of the option's ``spellings`` (or a long one's abbreviation, which
     argparse takes) is followed in ``argv`` by a word that starts with ``-``."""

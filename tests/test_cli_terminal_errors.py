@@ -81,3 +81,41 @@ def test_a_pipe_gets_the_refusal_as_it_is() -> None:
         timeout=60,
     )
     assert done.returncode == 2 and f"/tmp/{HOSTILE}" in done.stderr
+
+
+HOLD_SERVING_LOCK = """
+import sys, time
+from pathlib import Path
+from indexer.workspace_lock import workspace_lock
+from shared.workspace import Workspace
+with workspace_lock(Workspace(Path(sys.argv[1])), serving=True):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.mark.e2e
+def test_summarize_notice_of_a_server_that_does_not_answer_shows_the_escapes(
+    tmp_path: Path,
+) -> None:
+    """``summarize`` beside a server holding the workspace that does not answer printed
+    "summarize: the indexer holding <path> does not answer..." with the path's escapes
+    raw (a notice, not a refusal: it went on to summarize here)."""
+    workspace = tmp_path / f"w{HOSTILE}"
+    (workspace / "en").mkdir(parents=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_SERVING_LOCK, str(workspace)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        _, shown = on_a_terminal(
+            [*INDEXER, "summarize", "--workspace", str(workspace)], {"INDEXER_MODEL": ""}
+        )
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert b"does not answer" in shown, shown  # (then: no index to read here, exit 1)
+    assert b"\x1b" not in shown and b"\x07" not in shown, shown
+    assert b"\\x1b]0;PWNED\\x07" in shown, shown

@@ -27,7 +27,9 @@ from indexer.jobs.maintenance import Maintenance, Outcome
 from indexer.jobs.maintenance_tasks import ASKED_WAIT, TASKS
 from indexer.vault.sandbox import Sandbox
 from indexer.vault.vault import Vault
+from shared.cli_usage import say_notice
 from shared.errors import ConfigError, IndexerOfflineError, words_of
+from shared.terminal_text import for_terminal
 from shared.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -122,10 +124,9 @@ def _on_server(
             f"the indexer holding {workspace.root} does not answer; nothing run"
         )
     _enabled(wanted, state.get("enabled") or (), server=True)
-    print(
+    say_notice(
         "maintain: the running indexer runs the tasks with its own settings and model"
-        f" ({_model_text(state.get('model'))}); this command's are not used",
-        file=sys.stderr,
+        f" ({_model_text(state.get('model'))}); this command's are not used"
     )
     answer = maintain_on_server(workspace, langs[0] if langs else None, task, force)
     names = {field.name for field in dataclasses.fields(Outcome)}
@@ -218,7 +219,7 @@ def _current_index(workspace: Workspace, vault: Vault) -> NoteIndex | None:
         index.reconcile()
     except Exception as exc:  # (the run goes on: the model's search reads what there is)
         index.close()
-        print(f"maintain: the index was not brought up to date: {words_of(exc)}", file=sys.stderr)
+        say_notice(f"maintain: the index was not brought up to date: {words_of(exc)}")
         return _read_only_index(workspace)
     return index
 
@@ -261,7 +262,7 @@ def _print_status(rows: list[dict], state: str, model: str | None, as_json: bool
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     print(f"state: {state}")
-    print(_model_text(model))
+    print(for_terminal(_model_text(model), sys.stdout))  # (the server's setting, as set)
     if not rows:
         print("no vaults yet")
         return

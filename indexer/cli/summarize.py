@@ -27,6 +27,7 @@ from indexer.jobs.summaries import Summaries
 from indexer.jobs.summary_pass import PassStats, Progress
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
+from shared.cli_usage import say_notice
 from shared.errors import ConfigError, IndexerOfflineError, NotFoundError, words_of
 from shared.workspace import Workspace
 
@@ -99,13 +100,13 @@ def _on_server(workspace: Workspace, langs: list[str] | None, force: bool) -> Pa
     job's, never beside its background pass); None when its summaries are off."""
     from indexer.cli.remote import summarize_on_server
 
-    print("summarize: the running indexer summarizes the folders", file=sys.stderr)
+    say_notice("summarize: the running indexer summarizes the folders")
     try:
         answer = summarize_on_server(workspace, langs[0] if langs else None, force)
     except NotFoundError:
         return None  # (summaries off there: this command writes them, read-only index)
     except IndexerOfflineError as err:  # (it holds the workspace but does not answer)
-        print(f"summarize: {err}; the folders are summarized here", file=sys.stderr)
+        say_notice(f"summarize: {err}; the folders are summarized here")
         return None
     names = {field.name for field in dataclasses.fields(PassStats)}
     counts = {key: value for key, value in answer.items() if key in names}
