@@ -177,7 +177,8 @@ def _print_notice(notice: SystemNotice, as_json: bool) -> None:
         print(json.dumps(asdict(notice), ensure_ascii=False))
         return
     if not notice.ok:
-        print(for_terminal(f"agent-client: failed: {notice.error}", sys.stderr), file=sys.stderr)
+        # (as every command's error line: the error names what failed, its code first)
+        print(for_terminal(f"agent-client: {notice.error}", sys.stderr), file=sys.stderr)
         return
     print(for_terminal(notice.update_summary, sys.stdout))
     for path in notice.updated_files:

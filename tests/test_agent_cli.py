@@ -144,6 +144,9 @@ def test_errors_have_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     ws = str(tmp_path)
     code, _, err = run(capsys, "read", "--workspace", ws, "--lang", "en", "items/a.md")
     assert code == 3 and "indexer_offline" in err
+    # one style of error line for every command (remember's said "agent-client: failed: ...")
+    code, _, said = run(capsys, "remember", "--workspace", ws, "--lang", "en", "--title", "t", "x")
+    assert code == 3 and said == err
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
