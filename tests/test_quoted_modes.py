@@ -1,6 +1,7 @@
-"""USER.md's mode beside quoted files of another group (``indexer.jobs.quoted_modes``):
-a 0640 day file of group A left USER.md 0640 under its own group B, which then let every
-member of B read what only A could. Real files of two groups: chown needs root."""
+"""USER.md's and a folder summary's mode beside quoted files of another group
+(``indexer.jobs.group_bits``): a 0640 day file of group A left USER.md 0640 under its own
+group B, which then let every member of B read what only A could; a folder's summary of
+0640 notes of A likewise. Real files of two groups: chown needs root."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from indexer.jobs.quoted_modes import quoted_mode
+from indexer.jobs.summary_modes import summary_mode
+from shared.workspace import OVERVIEW_FILE
 
 OTHER_GROUP = 54_321  # (any number: root may give a file a group with no name)
 DAY = "events/2026/12/07.md"
@@ -68,3 +71,16 @@ def test_the_same_group_or_a_file_open_to_all_is_as_before(
 ) -> None:
     _set(root, DAY, mode, os.getegid() if gid is None else gid)
     assert quoted_mode(root, [DAY], "USER.md") == wanted
+
+
+@pytest.mark.parametrize(("gid", "wanted"), [(OTHER_GROUP, 0o600), (None, 0o640)])
+def test_a_folder_summary_of_notes_of_another_group_is_owner_only(
+    root: int, gid: int | None, wanted: int
+) -> None:
+    folder = os.open("events/2026/12", os.O_RDONLY | os.O_DIRECTORY, dir_fd=root)
+    try:
+        _set(folder, "07.md", 0o640, os.getegid() if gid is None else gid)
+        os.close(os.open(OVERVIEW_FILE, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder))
+        assert summary_mode(folder) == wanted
+    finally:
+        os.close(folder)

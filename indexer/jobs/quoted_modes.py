@@ -7,13 +7,8 @@ whatever it makes of them and of the notes its read-only tools returned). Writte
 files in a 0700 folder, told every local user what the person had kept to themselves.
 A folder summary has the same rule for its folder (``summary_modes``).
 
-Group bits grant read to the file's own group: a 0640 day file of group A lets A read
-it, and a USER.md left 0640 under its own group B let every member of B read what it
-quoted. A quoted file (or folder) of another group than the output's counts, for the
-output's group, with its bits for others (what a member of B who is not in A may do
-with it): 0640 of A beside a USER.md of B narrows it to 0600, 0644 of A does not. The
-output keeps its group rather than being given A's: only root, or a member of A, may
-hand it over, and the output quotes several files, of as many groups.
+A quoted file of another group than the output's counts by its bits for others
+(``group_bits``).
 """
 
 from __future__ import annotations
@@ -24,6 +19,7 @@ import stat
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from indexer.jobs.group_bits import seen_by, written_group
 from indexer.jobs.maintenance_input import event_files
 
 if TYPE_CHECKING:
@@ -38,8 +34,8 @@ def quoted_mode(root_fd: int, quoted: Iterable[str], output: str) -> int | None:
     and by the output's own; None where that is the output's mode already, or nothing
     narrows it (the write keeps the file's mode and owner, or a new file's umask). A
     quoted file of another group than the output's narrows it by its bits for others
-    (the module's docstring)."""
-    group = _output_group(root_fd, output)
+    (``group_bits``)."""
+    group = written_group(root_fd, output)
     allowed = OPEN
     folders: dict[str, int] = {}
     for rel in quoted:
@@ -78,22 +74,4 @@ def _bits(root_fd: int, rel: str, group: int) -> int:
         info = os.stat(rel, dir_fd=root_fd, follow_symlinks=False)
     except OSError:
         return 0o777
-    bits = stat.S_IMODE(info.st_mode)
-    if info.st_gid == group:
-        return bits
-    return (bits & ~0o070) | ((bits & 0o007) << 3)
-
-
-def _output_group(root_fd: int, output: str) -> int:
-    """The group ``output`` has after the write: its own where it is there (the vault's
-    write keeps it), else a new file's: its folder's where that folder is set-group-ID,
-    else the process's."""
-    try:
-        return os.stat(output, dir_fd=root_fd, follow_symlinks=False).st_gid
-    except OSError:
-        pass
-    try:
-        folder = os.stat(os.path.dirname(output) or ".", dir_fd=root_fd)
-    except OSError:
-        return os.getegid()
-    return folder.st_gid if folder.st_mode & stat.S_ISGID else os.getegid()
+    return seen_by(info, group)
