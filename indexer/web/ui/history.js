@@ -5,6 +5,8 @@ import {
   ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, inBlocks, link, noteActions, plural, say, seg, show,
 } from "./lib.js";
 
+const view = () => document.getElementById("view");
+
 // A version with no etag records that the file did not exist then: a deletion, or the
 // move that took it elsewhere. It has no text to view, diff or restore (the server
 // refuses those); the version before it holds the text as it was.
@@ -39,9 +41,12 @@ export async function history(lang, path) {
   const to = pick("diff-to", true);
   if (versions.length > 1) from.value = String(versions[1].version); // the one before the newest
   async function showDiff(a, b) {
+    clearErrors();
     const q = `from=${encodeURIComponent(a)}${b ? `&to=${encodeURIComponent(b)}` : ""}`;
-    const { data: d } = await api("GET", `/${seg(lang)}/diff/${enc(path)}?${q}`);
-    diffBox.hidden = false;
+    const [{ data: d }, gone] = await Promise.all([api("GET", `/${seg(lang)}/diff/${enc(path)}?${q}`),
+      b || current === "" ? null : goneSince(lang, path)]);
+    diffBox.hidden = Boolean(gone);
+    if (gone) return view().prepend(gone);
     diffBox.replaceChildren(...inBlocks(d.diff.split("\n").map(diffLine)));
   }
   const rowActions = (v) => (hasText(v)
@@ -81,6 +86,22 @@ function diffClass(line) {
   return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
 }
 
+// A file this view showed that is not there now: moved (an agent's move, a `mv` outside)
+// or deleted since. Said in words with the way on (its new place's history), else null.
+// A diff with "current" showed every line removed, as if the note were emptied, and a
+// restore said "the note changed", the way on unsaid.
+async function goneSince(lang, path, lead = "") {
+  if (await shownEtag(lang, path)) return null;
+  const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=1`);
+  const newest = (data.versions || [])[0];
+  const to = newest && !hasText(newest) ? newest.moved_to : null;
+  const name = h("span", { class: "name", text: path });
+  return h("div", { class: "error", id: "gone" }, lead, name, to
+    ? [" was moved to ", h("a", { href: link(lang, "history", to), text: to }),
+      " since this page showed it: its history goes on there."]
+    : " is not there now: it was deleted or moved since this page showed it. Reload to see its history as it is.");
+}
+
 // The file's etag as a view showed it ("" when there is none): a restore from that view
 // replaces only that file, not a write made since (an agent's), which it would hide.
 // (stat, not read: a file over the read limit has an etag too)
@@ -94,6 +115,8 @@ export async function restore(lang, path, version, ifMatch) {
   try {
     await api("POST", `/${seg(lang)}/restore`, { body, type: "json" });
   } catch (err) {
+    const gone = err instanceof ApiError && err.status === 412 ? await goneSince(lang, path, "Not restored: ") : null;
+    if (gone) return (clearErrors(), view().prepend(gone));
     if (err instanceof ApiError && err.status === 412) {
       return fail(new ApiError(412, "conflict", "Not restored: the note changed since this page showed it. Reload to see it."));
     }
