@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,6 +71,26 @@ def settled(page: Page, hash_: str) -> None:
 
 def note_file(server: RunningIndexer, lang: str, path: str) -> Path:
     return server.workspace / "memory" / "languages" / lang / "vault" / path
+
+
+def open_link(server: RunningIndexer) -> str:
+    """The login link ``indexer open --print`` gives for ``server``'s workspace."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "indexer",
+            "open",
+            "--workspace",
+            str(server.workspace),
+            "--print",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return done.stdout.strip()
 
 
 def seeded_token_server(

@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 from helpers.indexer_process import RunningIndexer
-from helpers.ui_page import seeded_token_server
+from helpers.ui_page import open_link, seeded_token_server
 from playwright.sync_api import Browser, expect
 
 TOKEN = "browser-login-token"
@@ -18,25 +16,6 @@ TOKEN = "browser-login-token"
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
     yield from seeded_token_server(tmp_path_factory.mktemp("login") / "ws", TOKEN, "--token", TOKEN)
-
-
-def open_link(server: RunningIndexer) -> str:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "indexer",
-            "open",
-            "--workspace",
-            str(server.workspace),
-            "--print",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 def test_login_link_opens_the_page_once(browser: Browser, guarded: RunningIndexer) -> None:

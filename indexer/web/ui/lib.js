@@ -113,17 +113,33 @@ export function codePointsAfter(a, b) {
   return x.length > y.length;
 }
 
+// The command that opens this page (logged in), for this workspace as the status named
+// it, quoted for a POSIX shell: the page said "--workspace W", a word to work out.
+function openCommand() {
+  const ws = state.status?.workspace;
+  const word = typeof ws !== "string" || !ws ? "W" : /^[\w./@%+=:,-]+$/.test(ws) ? ws : `'${ws.replaceAll("'", "'\\''")}'`;
+  return h("code", { class: "open-command", text: `indexer open --workspace ${word}` });
+}
+
 export function errorBox(err) {
   if (err instanceof ApiError && err.status === 401 && state.editing) {
     // (the login ended while editing: reopening the page in this tab dropped the typed
     // text, while a login in another tab gives this one its cookie back)
     return h("div", { class: "error" }, h("strong", { text: "Login needed. " }),
       "Not saved: your text is still in the editor. Log in again in another tab with ",
-      h("code", { text: "indexer open --workspace W" }), ", then save here again.");
+      openCommand(), ", then save here again.");
   }
   if (err instanceof ApiError && err.status === 401) {
+    // (a restarted indexer's sessions are new: this tab's cookie is no longer one)
     return h("div", { class: "error" }, h("strong", { text: "Login needed. " }),
-      "Open the page again with ", h("code", { text: "indexer open --workspace W" }), ".");
+      "Open the page again with ", openCommand(), " (after the indexer starts again, its login is new).");
+  }
+  if (err instanceof ApiError && err.status === 0) {
+    // An indexer started again listens on a new port unless given --port: this address
+    // never answers again, and "try again" alone led nowhere.
+    return h("div", { class: "error" }, h("strong", { text: "unreachable: " }), err.message,
+      " If it was started again, it may be at a new address: open the page with ", openCommand(),
+      state.editing ? " (in another tab: your text is still in this editor, not saved; copy it over)." : ".");
   }
   const code = err instanceof ApiError ? err.code : "error";
   return h("div", { class: "error" }, h("strong", { text: `${code}: ` }), err.message);
