@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer
 from helpers.ui_page import MD, Watch, note_file, put, settled, visit
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 LEAVE = "Leave the editor? Your changes are not saved and will be lost."
 # Whether leaving now would make the browser ask (the page's beforeunload handler).
@@ -259,3 +259,46 @@ def test_the_keyboard_saves(page: tuple[Page, Watch], base: str, server: Running
     settled(tab, "#/edk/note/typed.md")
     assert "saved by Enter" in note_file(server, "edk", "typed.md").read_text()
     assert not watch.dialogs and not watch.errors
+
+
+def test_what_is_typed_while_a_save_is_on_its_way_is_never_dropped(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A 5 MB note's save took 5-9 s: what was typed meanwhile was taken as saved (the
+    editor's text once the answer came, not the one sent) and the page moved on to the
+    note view, unasked, without it. The editor is read-only while its text is on its way."""
+    put(base, "edh", "held.md", "# Held\n\nfirst\n")
+    tab, watch = page
+    visit(tab, base, "#/edh/edit/held.md")
+    held: list[Route] = []  # (the PUT, held on its way until continued)
+    tab.route("**/api/v1/edh/notes/held.md", lambda route: held.append(route))
+    tab.fill("#editor", "# Held\n\nsent\n")
+    tab.click("#save")
+    while not held:
+        tab.wait_for_timeout(20)
+    tab.focus("#editor")
+    tab.keyboard.type(" typed meanwhile")
+    in_editor = tab.input_value("#editor")
+    held[0].continue_()
+    settled(tab, "#/edh/note/held.md")
+    on_disk = note_file(server, "edh", "held.md").read_text()
+    assert in_editor == "# Held\n\nsent\n"  # (nothing typed went in: nothing lost)
+    assert on_disk.endswith("\n# Held\n\nsent\n")
+    assert not watch.errors
+
+
+def test_a_save_refused_leaves_the_editor_writable(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """(its read-only time ends with the save, whatever the answer)"""
+    put(base, "edh", "refused.md", "# Refused\n\nfirst\n")
+    tab, _ = page
+    visit(tab, base, "#/edh/edit/refused.md")
+    put(base, "edh", "refused.md", "# Refused\n\nan agent's\n")
+    tab.fill("#editor", "# Refused\n\nmine\n")
+    tab.click("#save")
+    expect(tab.locator("#overwrite")).to_be_visible()
+    assert not tab.locator("#editor").evaluate("e => e.readOnly")
+    tab.locator("#editor").press("End")
+    tab.keyboard.type(" more")
+    assert tab.input_value("#editor").endswith(" more")

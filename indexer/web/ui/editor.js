@@ -47,12 +47,16 @@ export async function edit(lang, path, folder) {
     if (saving) return;
     saving = true;
     saveButton.disabled = true;
+    // Read-only while its text is on its way (a 5 MB note's save: 5-9 s): what was typed
+    // meanwhile was taken as saved, and the page moved on without it, unasked.
+    editor.readOnly = true;
     clearErrors(); // (an earlier attempt's refusal is not this one's)
     try {
       await put(overwriteEtag);
     } finally {
       saving = false;
       saveButton.disabled = false;
+      editor.readOnly = false;
     }
   }
 
