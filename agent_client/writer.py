@@ -220,10 +220,14 @@ class MemoryWriter:
             running[0].call_soon_threadsafe(running[1].cancel)
         if thread is None:
             return True
+        if thread is threading.current_thread():  # (a notice sink stopping the writer)
+            # It stops once this notice is told; it cannot wait for itself. What is
+            # queued is dropped by the thread as it takes it, in order: dropped here, a
+            # flush queued behind this batch was released before the batch was told.
+            self._queue.put(_STOP)
+            return False
         self._drop_queued()
         self._queue.put(_STOP)
-        if thread is threading.current_thread():  # (a notice sink stopping the writer)
-            return False  # it stops once this notice is told; it cannot wait for itself
         thread.join(timeout)
         return not thread.is_alive()
 
@@ -302,18 +306,21 @@ class MemoryWriter:
                 if stopped:  # (told outside the lock: a sink may call ``cancel``)
                     self._drop(item)
                     continue
+                failed = False
                 try:
                     loop.run_until_complete(task)
                 except asyncio.CancelledError:
                     logger.info("memory writer: stopped while writing (cancelled)")
                 except Exception:
+                    failed = True
                     logger.exception("memory writer: unexpected error; continuing")
                     if isinstance(item, _Batch):  # (the entries after it: the next batch's)
                         item.let_go(done=False)
                 finally:
                     with self._task_lock:
                         self._running = None
-                    if task.cancelled():  # (cut off, perhaps before it began)
+                    # (cut off, perhaps before it began, or stopped between its entries)
+                    if task.cancelled() or (self._cancelled and not failed):
                         self._drop(item, notified)
         finally:
             with contextlib.suppress(Exception):
@@ -326,6 +333,8 @@ class MemoryWriter:
         """Each entry in turn; ``told`` gets the position of each one told of (its record
         settled by the entry's writing)."""
         for number, entry in enumerate(batch.entries):
+            if self._cancelled:  # (a sink's cancel: an offline entry fails without yielding
+                return  # to the loop, so the task's cancel comes too late; ``_drop`` tells)
             try:
                 if number == 0:
                     await self._keeper.begin()
