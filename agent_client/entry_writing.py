@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent_client.events import append_event, appended_already
 from agent_client.failures import describe_failure
-from agent_client.inflight import INFLIGHT_DIR, Claim, InFlight
+from agent_client.inflight import INFLIGHT_DIR, Claim, Held, InFlight
 from agent_client.leftovers import adopt_orphans, in_flight, take_back_left, wait_for_same
 from agent_client.merge.knowledge import MergeCutShort, merge_knowledge
 from agent_client.notices import SystemNotice
@@ -61,13 +61,22 @@ class EntryWriter:
         self._reached = False
         self._recorded = False
         self._inherited = False  # a dead writer's record: kept until it is settled
+        self._seen: list[Held] = []  # the batch's entries' records other writers held
 
     def leftovers(self, batch: list[MemoryEntry]) -> Iterator[Claim]:
-        """The entries dead writers left, to be written before ``batch`` (``leftovers``)."""
-        return adopt_orphans(self._inflight, batch, self._adopted, self._left)
+        """The entries dead writers left, to be written before ``batch`` (``leftovers``);
+        the records of its entries other writers hold are kept open for them."""
+        self._close_seen()
+        return adopt_orphans(self._inflight, batch, self._adopted, self._left, self._seen)
+
+    def _close_seen(self) -> None:
+        seen, self._seen = self._seen, []
+        for held in seen:
+            held.close()
 
     async def close(self) -> None:
         """Close the model's client, if one was made."""
+        self._close_seen()
         if self._llm is not None:
             llm, self._llm = self._llm, None
             await llm.close()
@@ -97,15 +106,24 @@ class EntryWriter:
         self, keeper: SessionKeeper, entry: MemoryEntry, orphan: Claim | None, queued: Claim | None
     ) -> SystemNotice:
         claim = orphan or self._adopted.pop(entry.id, None)
+        if queued is not None:
+            queued.begin()  # (another writer given it waits for it from now on)
         self.on_start()
+        seen = [held for held in self._seen if held.wanted is entry]
+        self._seen = [held for held in self._seen if held.wanted is not entry]
         if claim is None:
-            same = await wait_for_same(self._inflight, entry, self.settings.entry_seconds)
+            seconds = self.settings.entry_seconds
+            same = await wait_for_same(self._inflight, entry, seconds, seen)
             if isinstance(same, SystemNotice):
                 return same
             if same is not None:
                 claim = same
                 self._left.add(entry.id)
+        for held in seen:
+            held.close()  # (waited on, or its entry is this writer's own)
         self.on_start()
+        if claim is not None:
+            claim.begin()
         self._inherited = claim is not None  # (an orphan, or one a batch brought again)
         if claim is None and queued is not None:
             claim, queued.taken = queued, True

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import asdict
 
 from agent_client.inflight import Claim, Held, InFlight, same_entry
@@ -51,13 +51,19 @@ async def take_back_left(vault: Vault, entry: MemoryEntry) -> None:
 
 
 def adopt_orphans(
-    inflight: InFlight, batch: list[MemoryEntry], adopted: dict[str, Claim], ids: set[str]
+    inflight: InFlight,
+    batch: list[MemoryEntry],
+    adopted: dict[str, Claim],
+    ids: set[str],
+    seen: list[Held],
 ) -> Iterator[Claim]:
     """The records dead writers left, to be finished before ``batch``; one whose entry
     is equal to an entry of the batch (a command run again) is that entry: the entry
     takes its id and time, and its record goes to ``adopted`` under that id. Each id
-    goes to ``ids``: its entry's leftovers are settled before it is written."""
-    for claim in inflight.orphans():
+    goes to ``ids``: its entry's leftovers are settled before it is written. A record
+    of an entry of the batch another writer holds goes to ``seen``: the entry waits
+    for it (``wait_for_same``), even once it is removed."""
+    for claim in inflight.orphans(batch, seen):
         left = claim.entry
         ids.add(left.id)
         twin = next((e for e in batch if e.id not in adopted and same_entry(e, left)), None)
@@ -93,7 +99,7 @@ async def in_flight(
 
 
 async def wait_for_same(
-    inflight: InFlight, entry: MemoryEntry, seconds: float
+    inflight: InFlight, entry: MemoryEntry, seconds: float, seen: Sequence[Held] = ()
 ) -> SystemNotice | Claim | None:
     """Before ``entry`` is written: when another writer is writing an entry saying the
     same (the command run again while the first run still finishes a killed one), wait
@@ -101,12 +107,18 @@ async def wait_for_same(
     meanwhile leaves its record to this one (``Claim``: the entry, its id and time,
     settled first); a writer stopped before it wrote the entry leaves it to be written
     (None), as does no such writer. Still held at the end: a failed notice, not
-    written twice."""
-    helds = inflight.held(entry)
+    written twice. ``seen``: records of it the batch's sweep found held, open since
+    (first: they are older). One still queued at its writer (not begun) is not waited
+    for: its writer writes it and tells its own outcome; the notice says so at once
+    (waited for, it was behind that writer's whole queue, and may have timed out)."""
+    passed = [held.path.name for held in seen]
+    helds = [*seen, *inflight.held(entry, passed)]
     deadline = time.monotonic() + seconds
     try:
         for held in helds:
             while (state := held.settled()) is None:
+                if held.queued():
+                    return _queued_elsewhere(entry, held)
                 if time.monotonic() > deadline:
                     return _still_held(entry, held)
                 await asyncio.sleep(0.05)
@@ -125,6 +137,16 @@ async def wait_for_same(
     finally:
         for held in helds:
             held.close()
+
+
+def _queued_elsewhere(entry: MemoryEntry, held: Held) -> SystemNotice:
+    logger.info("memory entry %s: the same entry is queued at %s", entry.id, held.path)
+    error = (
+        "another client has the same entry queued (its record"
+        f" {held.path.name}) and writes it, telling its own outcome; it is not"
+        " written twice here"
+    )
+    return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
 
 
 def _still_held(entry: MemoryEntry, held: Held) -> SystemNotice:

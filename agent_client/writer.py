@@ -130,7 +130,8 @@ class MemoryWriter:
                 raise WriterClosedError("the memory writer is closed")
             records = self._entries.records
             claims = [
-                records.hold(e) if records.held_here() < QUEUED_RECORDS else None for e in entries
+                records.hold(e, queued=True) if records.held_here() < QUEUED_RECORDS else None
+                for e in entries
             ]
             batch = _Batch(list(entries), claims)
             try:

@@ -104,6 +104,9 @@ class LLMStub:
         self.in_flight = 0  # requests being answered now, and the most ever at once
         self.max_in_flight = 0
         self.hold: threading.Event | None = None  # while set and not set(): answers wait
+        # The script run off the server's loop: one that holds a request back (waits on
+        # an event) lets the others be answered meanwhile. Else they wait behind it.
+        self.threaded = False
 
     def run(self, script: Script | list[Message | RawReply]) -> None:
         """Use ``script`` from now on (a list is played in order, then repeats its last)."""
@@ -126,7 +129,10 @@ class LLMStub:
                 await asyncio.sleep(self.delay)
             while self.hold is not None and not self.hold.is_set():
                 await asyncio.sleep(0.01)
-            reply = self.script(body, turn)
+            if self.threaded:
+                reply = await asyncio.to_thread(self.script, body, turn)
+            else:
+                reply = self.script(body, turn)
         finally:
             self.in_flight -= 1
         if isinstance(reply, RawReply) and isinstance(reply.body, bytes):  # sent as they are
