@@ -126,3 +126,58 @@ def test_a_full_disk_leaves_every_file_waiting_after_two_tries_alone(vault: Vaul
     assert err is not None and left == changes
     assert sum(1 for s in statements if s.startswith("BEGIN")) == 3
     assert versions(vault) == 0
+
+
+def renamed_outside(vault: Vault, *, told: bool = True) -> None:
+    """``a.md``, known to history, renamed to ``b.md`` by another program; ``told``: the
+    watcher's first batch tells the deletion (recorded: it waits to pair with a new
+    file)."""
+    vault.write("en", "a.md", "# A\n\nwords of a renamed note\n")
+    os.rename(root(vault) / "a.md", root(vault) / "b.md")
+    if told:
+        assert outside.observe_many(vault, [("en", "a.md", True)]) == ([], None)
+
+
+def paired(vault: Vault) -> tuple[str | None, str | None]:
+    """(where ``a.md``'s deletion says it went, where ``b.md``'s first version says it
+    came from)."""
+    gone = vault.history("en", "a.md")["versions"][0]
+    arrived = vault.history("en", "b.md")["versions"][-1]
+    return gone.get("moved_to"), arrived.get("moved_from")
+
+
+@pytest.mark.parametrize("deletion_first", [True, False])
+def test_a_rename_told_with_a_refused_file_is_still_paired(
+    vault: Vault, deletion_first: bool
+) -> None:
+    """The new half of a rename told in one batch with a file history refuses: the
+    batch's transaction took the deletion as the new file's partner, then was rolled
+    back, and the file recorded alone after found no partner (the rename was lost).
+    Both halves in that batch: each pairs with the other's row as recorded after."""
+    renamed_outside(vault, told=deletion_first)
+    big_note(root(vault) / "big.md")
+    told = [] if deletion_first else [("en", "a.md", True)]
+    told += [("en", "b.md", True), ("en", "big.md", True)]
+    left, err = outside.observe_many(vault, told)
+    assert left == [("en", "big.md", True)] and err is not None
+    assert paired(vault) == ("b.md", "a.md")
+
+
+def test_a_rename_whose_new_file_history_refused_once_is_paired_when_recorded(
+    vault: Vault,
+) -> None:
+    """The new file itself refused (a disk full for a moment), recorded at the retry:
+    it pairs with the deletion it would have paired with then."""
+    renamed_outside(vault)
+    store = vault.recorder.store
+    assert store is not None and store._writer is not None
+    store._writer.execute(
+        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON versions"
+        " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    )
+    left, err = outside.observe_many(vault, [("en", "b.md", True)])
+    assert left == [("en", "b.md", True)] and err is not None
+    assert vault.history("en", "b.md")["versions"] == []
+    store._writer.execute("DROP TRIGGER refuse")
+    assert outside.observe_many(vault, [("en", "b.md", True)]) == ([], None)
+    assert paired(vault) == ("b.md", "a.md")

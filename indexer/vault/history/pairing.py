@@ -77,9 +77,9 @@ class OutsideRenames:
                 other.pop(key, None)
             return found
 
-    def forget(self, lang: str, etag: str, path: str) -> None:
+    def forget(self, lang: str, etag: str, path: str) -> list[Unpaired]:
         """Drop the deletion of ``path`` (``etag``'s bytes) kept for a partner: a pass
-        paired it (``match``)."""
+        paired it (``match``). What was dropped (for ``give_back``)."""
         with self._lock:
             kept = self._gone.get((lang, etag), [])
             left = [u for u in kept if u.path != path]
@@ -87,6 +87,23 @@ class OutsideRenames:
                 self._gone[(lang, etag)] = left
             else:
                 self._gone.pop((lang, etag), None)
+            return [u for u in kept if u.path == path]
+
+    def give_back(self, row: Row, taken: list[Unpaired]) -> None:
+        """Keep again the partners ``row`` took (``partner``, ``forget``) in a transaction
+        that was then rolled back: a new file history refused (a disk full for a moment,
+        a file in its batch SQLite cannot take) took its deletion along, and when it was
+        recorded after, alone or at a retry, it found none (the rename was lost)."""
+        key = self._key(row)
+        if key is None or not taken:
+            return
+        with self._lock:
+            other = self._new if row.etag is None else self._gone
+            back = {u.path for u in taken}
+            kept = [u for u in other.pop(key, []) if u.path not in back] + taken
+            other[key] = sorted(kept, key=lambda u: u.at_ms)[-MAX_ALIKE:]
+            while len(other) > MAX_UNPAIRED:
+                other.popitem(last=False)
 
     def remember(self, row: Row, row_id: int, at_ms: int) -> None:
         """``row``, recorded without a partner, for one that may come (the latest

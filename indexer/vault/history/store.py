@@ -253,13 +253,16 @@ class HistoryStore(HistoryReads):
             return 0
         at_ms = millis(at)
         remembered: list[writes.Row] = []
+        taken: list[tuple[writes.Row, list[Unpaired]]] = []
         try:
             with self._write() as conn:
                 for one, row in rows:
-                    self._insert_seen(conn, one, row, at_ms, remembered)
+                    self._insert_seen(conn, one, row, at_ms, remembered, taken)
         except BaseException:
-            for row in remembered:  # (rolled back: no partner for a later file)
-                self._renames.drop(row)
+            for row, partners in taken:  # (these did not pair: kept for a later one)
+                self._renames.give_back(row, partners)
+            for row in remembered:  # (rolled back: no partner for a later file; after
+                self._renames.drop(row)  # the above, which may give back one of them)
             raise
         return len(rows)
 
@@ -284,15 +287,19 @@ class HistoryStore(HistoryReads):
         row: writes.Row,
         at_ms: int,
         remembered: list[writes.Row],
+        taken: list[tuple[writes.Row, list[Unpaired]]],
     ) -> None:
         """Insert ``row`` (in ``observe_many``'s transaction), naming its partner and
-        named by it when it is the other half of a rename."""
+        named by it when it is the other half of a rename; ``remembered``, ``taken``:
+        what it left with, and took from, the renames kept (undone on a rollback)."""
         partner = None
         lone = not seen.kept and row.other_path is None  # (left to pair by time: the watcher's)
         if seen.moved_from is not None:
-            partner = self._gone_before(row, seen.moved_from, at_ms)
+            partner = self._gone_before(row, seen.moved_from, at_ms, taken)
         if partner is None and lone:
             partner = self._renames.partner(row, at_ms)  # (a rename)
+            if partner is not None:
+                taken.append((row, [partner]))
         if partner is not None:
             row.other_path = partner.path
         row_id = writes.insert_row(conn, row, at_ms)
@@ -305,7 +312,13 @@ class HistoryStore(HistoryReads):
             self._renames.remember(row, row_id, at_ms)
             remembered.append(row)
 
-    def _gone_before(self, row: writes.Row, path: str, at_ms: int) -> Unpaired | None:
+    def _gone_before(
+        self,
+        row: writes.Row,
+        path: str,
+        at_ms: int,
+        taken: list[tuple[writes.Row, list[Unpaired]]],
+    ) -> Unpaired | None:
         """The deletion of ``path`` a new file (``row``) of its bytes was renamed from,
         when that is the latest version of ``path`` and names no other file yet (or
         names this one: a pass paired them, ``moved_to``)."""
@@ -316,7 +329,7 @@ class HistoryStore(HistoryReads):
             return None
         if gone.other_path not in (None, row.path):
             return None
-        self._renames.forget(row.lang, row.etag, path)
+        taken.append((row, self._renames.forget(row.lang, row.etag, path)))
         return Unpaired(path, gone.id, at_ms)
 
     def recover(
