@@ -44,3 +44,31 @@ def test_a_failing_job_is_logged_and_kept(caplog: pytest.LogCaptureFixture) -> N
         future.result(5)
     runner.stop(5)
     assert "a background job failed" in caplog.text
+
+
+def test_stop_waits_for_the_write_a_cancelled_job_left_in_its_thread() -> None:
+    """A job cancelled while ``asyncio.to_thread`` writes (the summary pass writing a
+    folder's summary): the stop returned at once and the write went on after it, past
+    the index's close (its summary missing from the index, or stale)."""
+    runner = JobRunner()
+    started, release = threading.Event(), threading.Event()
+    written: list[str] = []
+
+    def write() -> None:
+        started.set()
+        release.wait(10)
+        written.append("summary")
+
+    async def job() -> None:
+        await asyncio.to_thread(write)
+
+    runner.submit(job())
+    assert started.wait(5)
+    stopping = threading.Thread(target=runner.stop, args=(10,))
+    stopping.start()
+    stopping.join(0.5)
+    assert stopping.is_alive() and written == []  # (still writing: the stop waits)
+    release.set()
+    stopping.join(10)
+    assert not stopping.is_alive() and written == ["summary"]
+    assert runner.loop.is_closed()

@@ -51,7 +51,10 @@ class JobRunner:
     ) -> None:
         """Cancel the running jobs, run ``then`` on the loop (closing what they used:
         closed first, a job's request in flight failed, and a stop was recorded as the
-        model's failure), then stop the loop and join the thread."""
+        model's failure), wait for the threads a job's ``asyncio.to_thread`` started
+        (a cancel does not stop them: a summary pass cancelled mid-write went on writing
+        its folders' summaries after the stop returned, so after the index closed, which
+        then differed from the vault), then stop the loop and join the thread."""
         if self._loop.is_closed():
             return
         if not self._started:  # never used: only the loop to close
@@ -65,6 +68,7 @@ class JobRunner:
             await asyncio.gather(*tasks, return_exceptions=True)
             if then is not None:
                 await then()
+            await asyncio.get_running_loop().shutdown_default_executor()
 
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(cancel_all(), self._loop).result(timeout)
