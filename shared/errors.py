@@ -96,6 +96,12 @@ class StorageError(VaultError):
         self.http_status = http_status
 
 
+class TooBigForHistoryError(StorageError):
+    """History cannot store the file at all (its bytes past SQLite's length limit, 1e9
+    by default, with ``INDEXER_MAX_FILE_BYTES`` raised above it): refused again for as
+    long as the file stays as it is, unlike a full disk."""
+
+
 class IndexerOfflineError(VaultError):
     """No indexer answers at the discovered URL (or there is no URL file)."""
 

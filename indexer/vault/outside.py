@@ -20,6 +20,7 @@ may not enter (its permissions taken away) is no deletion of its notes.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import stat
@@ -29,9 +30,16 @@ from typing import TYPE_CHECKING
 from indexer.vault import fsops
 from indexer.vault.history.rows import Seen
 from indexer.vault.history.store import Version
+from indexer.vault.refused_files import Identity, identity_of
 from indexer.vault.sandbox import Target
 from indexer.vault.timeline import file_kind
-from shared.errors import ForbiddenPathError, HistoryStoreError, StorageError, VaultError
+from shared.errors import (
+    ForbiddenPathError,
+    HistoryStoreError,
+    StorageError,
+    TooBigForHistoryError,
+    VaultError,
+)
 
 if TYPE_CHECKING:
     from indexer.vault.vault import Vault
@@ -59,9 +67,14 @@ def observe_external(
     target = _to_record(vault, lang, path, unknown)
     if target is None:
         return
+    refused = vault.recorder.refused
     with vault._lock(target):
-        said, data = _read_now(vault, target)
-        if said:
+        if refused.refused(lang, path, lambda: _identity_now(vault, target)):
+            raise _refused_again(lang, path)  # (not read: 5 s a try for 1 GB)
+        said, data, identity = _read_now(vault, target, identify=True)
+        if not said:
+            return
+        try:
             vault.recorder.observe(
                 target.lang,
                 target.rel,
@@ -70,6 +83,12 @@ def observe_external(
                 moved_from=moved_from,
                 moved_to=moved_to,
             )
+        except TooBigForHistoryError:
+            if identity is not None and data is not None and len(data) == identity[2]:
+                refused.remember(lang, path, identity)  # (as read: unchanged meanwhile)
+            raise
+        if refused:
+            refused.forget(lang, path)
 
 
 def observe_many(vault: Vault, changes: list[Outside]) -> tuple[list[Outside], StorageError | None]:
@@ -114,9 +133,10 @@ def _observe_items(vault: Vault, todo: list[Item]) -> tuple[list[Item], StorageE
     take (a blob past its length limit) held back its whole batch, at every retry; when
     the first files alone are refused too, history refuses all (a full disk): the rest
     is left as it was."""
+    todo, again = _refused_before(vault, todo)
     busy: list[Item] = []
-    refused: list[Item] = []
-    first: StorageError | None = None
+    refused: list[Item] = again
+    first: StorageError | None = _refused_again(*again[0][:2]) if again else None
     start = 0
     while start < len(todo):
         end, failed = _record_batch(vault, todo, start, busy)
@@ -136,6 +156,46 @@ def _observe_items(vault: Vault, todo: list[Item]) -> tuple[list[Item], StorageE
         except StorageError as err:
             return busy[count:] + refused, err
     return refused, first
+
+
+def _refused_before(vault: Vault, todo: list[Item]) -> tuple[list[Item], list[Item]]:
+    """(the changes of ``todo`` to read, those of files history refused for good as they
+    still are: left waiting unread, ``RefusedFiles``)."""
+    refused = vault.recorder.refused
+    if not refused:
+        return todo, []
+    again: list[Item] = []
+    rest: list[Item] = []
+    for item in todo:
+        lang, path = item[:2]
+        same = refused.refused(lang, path, functools.partial(_identity_at, vault, lang, path))
+        (again if same else rest).append(item)
+    return rest, again
+
+
+def _refused_again(lang: str, path: str) -> TooBigForHistoryError:
+    return TooBigForHistoryError(
+        f"the history could not record the change of {lang}/{path} (the file is larger"
+        " than history can store; it is read again once it changes); nothing was changed"
+    )
+
+
+def _identity_at(vault: Vault, lang: str, path: str) -> Identity | None:
+    try:
+        target = vault.sandbox.resolve(lang, path, summary=True)
+    except (VaultError, OSError):
+        return None
+    return _identity_now(vault, target)
+
+
+def _identity_now(vault: Vault, target: Target) -> Identity | None:
+    """The identity of the plain file at ``target`` (None: none there, or no look)."""
+    try:
+        with vault.sandbox.open(target) as place:
+            info = place.lstat()
+    except (VaultError, OSError):
+        return None
+    return identity_of(info) if info is not None and stat.S_ISREG(info.st_mode) else None
 
 
 def _record_batch(
@@ -161,7 +221,7 @@ def _record_batch(
                 busy.append(item)  # file under another spelling)
                 continue
             held.callback(lock.release)
-            said, data = _read_now(vault, target)
+            said, data, _ = _read_now(vault, target)
             if said:
                 seen.append(
                     Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to)
@@ -220,18 +280,23 @@ def _to_record(vault: Vault, lang: str, path: str, unknown: bool) -> Target | No
     return target
 
 
-def _read_now(vault: Vault, target: Target) -> tuple[bool, bytes | None]:
-    """(whether anything can be said of the file, its bytes: None when it is gone); call
-    with its lock held."""
+def _read_now(
+    vault: Vault, target: Target, *, identify: bool = False
+) -> tuple[bool, bytes | None, Identity | None]:
+    """(whether anything can be said of the file, its bytes: None when it is gone, with
+    ``identify`` its identity as it was read: ``RefusedFiles``); call with its lock held."""
     try:
         with vault.sandbox.open(target) as place:
-            return True, vault._existing_bytes(place)
+            info = place.lstat() if identify else None
+            data = vault._existing_bytes(place)
     except (VaultError, IsADirectoryError):
         # hard links, too big: a file still, bytes no tool may take (nothing said); a
         # folder or a link now, or a folder on the way became a file: gone
-        return _no_file_at(vault, target), None
+        return _no_file_at(vault, target), None, None
     except OSError:  # (permission denied): nothing can be said of it, no change heard
-        return False, None
+        return False, None, None
+    plain = info is not None and stat.S_ISREG(info.st_mode)
+    return True, data, identity_of(info) if plain and info is not None else None
 
 
 def history_lacks(vault: Vault, lang: str, path: str) -> bool:

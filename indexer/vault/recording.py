@@ -21,6 +21,7 @@ from datetime import datetime
 
 from indexer.vault.history.rows import UNDO_REASON, Seen
 from indexer.vault.history.store import Change, Held, HistoryStore, Pending, Version
+from indexer.vault.refused_files import RefusedFiles
 from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 from shared.invisible import SHOW_NOTHING, hides_in_line
 from shared.utf8 import check_text
@@ -132,6 +133,7 @@ class Recorder:
         self.clock = clock
         # ``held(lang, path)``: the text the index holds for a file (None: none exact).
         self.held: Held | None = None
+        self.refused = RefusedFiles()  # (files history cannot store: not read again)
 
     @property
     def enabled(self) -> bool:

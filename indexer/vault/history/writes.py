@@ -9,7 +9,7 @@ from indexer.sqlite_lib import sqlite3
 from indexer.vault.history import codec
 from indexer.vault.history.codec import Blob
 from indexer.vault.history.rows import Change, Version, reason_tag
-from shared.errors import StorageError
+from shared.errors import StorageError, TooBigForHistoryError
 
 UNKNOWN_ID = -1  # the base of a delta on a blob not inserted yet
 
@@ -148,6 +148,11 @@ def catch_up(latest: Version | None, change: Change, etag: str | None) -> Row | 
 
 def unwritable(err: sqlite3.Error) -> StorageError:
     """The coded error for a history write SQLite refused."""
+    if getattr(err, "sqlite_errorname", "") == "SQLITE_TOOBIG":
+        return TooBigForHistoryError(
+            "the history could not record this change (the file is larger than history"
+            f" can store: {err}); nothing was changed"
+        )
     full = getattr(err, "sqlite_errorname", "") == "SQLITE_FULL"
     why = "the disk is full" if full else f"the disk failed the write: {err}"
     return StorageError(

@@ -1,0 +1,114 @@
+"""A file history refuses for good (past SQLite's length limit: 1e9 bytes by default,
+with ``INDEXER_MAX_FILE_BYTES`` raised above it) is not read again while it stays as
+it is: each retry of the waiting changes (up to every 300 s) read it whole, twice (its
+batch, then alone), to be refused again: 5 s a read for 1 GB. Once it changes it is
+read and tried again. Here SQLite refuses a blob past ``LIMIT`` with its own error
+(``SQLITE_TOOBIG``: a trigger asks it for a blob past its 1e9-byte limit)."""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer.vault import fsops, outside
+from indexer.vault.history.store import HistoryStore
+from indexer.vault.sandbox import Sandbox
+from indexer.vault.vault import Vault
+from shared.errors import TooBigForHistoryError
+from shared.workspace import Workspace
+
+LIMIT = 256 * 1024  # the blob length history's writer refuses here
+
+
+@pytest.fixture
+def vault(ws: Workspace) -> Iterator[Vault]:
+    ws.vault_dir("en").mkdir(parents=True, exist_ok=True)
+    store = HistoryStore(ws.history_dir, fsops.etag_of)
+    store.open()
+    assert store._writer is not None  # (``setlimit``: not in the pysqlite3 wheel)
+    store._writer.execute(
+        f"CREATE TEMP TRIGGER too_big BEFORE INSERT ON blobs WHEN length(NEW.data) > {LIMIT}"
+        " BEGIN SELECT zeroblob(2000000000); END"
+    )
+    yield Vault(Sandbox(ws), max_file_bytes=8 * LIMIT, history=store)
+    store.close()
+
+
+def root(vault: Vault) -> Path:
+    return vault.sandbox.workspace.vault_dir("en")
+
+
+def big_note(path: Path) -> int:
+    """A note deflate cannot shrink past ``LIMIT``; its size."""
+    path.write_text("# Big\n\n" + base64.b64encode(os.urandom(2 * LIMIT)).decode() + "\n")
+    return path.stat().st_size
+
+
+def bytes_read() -> int:
+    """What this process has read so far (``rchar``: every read call's bytes)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+def transactions(vault: Vault) -> list[str]:
+    store = vault.recorder.store
+    assert store is not None and store._writer is not None
+    statements: list[str] = []
+    store._writer.set_trace_callback(statements.append)
+    return statements
+
+
+def begins(statements: list[str]) -> int:
+    return sum(1 for s in statements if s.startswith("BEGIN"))
+
+
+def test_an_unchanged_refused_file_is_not_read_again_until_it_changes(vault: Vault) -> None:
+    size = big_note(root(vault) / "big.md")
+    big = ("en", "big.md", True)
+    left, err = outside.observe_many(vault, [big])
+    assert left == [big] and isinstance(err, TooBigForHistoryError)
+    assert "larger than history can store" in err.message
+
+    (root(vault) / "n.md").write_text("# N\n")  # (told with it at the retry: recorded)
+    statements, before = transactions(vault), bytes_read()
+    left, err = outside.observe_many(vault, [big, ("en", "n.md", True)])
+    assert left == [big] and isinstance(err, TooBigForHistoryError)
+    assert bytes_read() - before < size  # (2 x its size before: its batch, then alone)
+    assert begins(statements) == 1  # (n.md's; 3 before)
+    assert vault.history("en", "big.md")["versions"] == []
+    assert len(vault.history("en", "n.md")["versions"]) == 1
+
+    with (root(vault) / "big.md").open("a") as grown:  # changed: read and tried again
+        grown.write("one more line\n")
+    before = bytes_read()
+    left, err = outside.observe_many(vault, [big])
+    assert left == [big] and isinstance(err, TooBigForHistoryError)
+    assert bytes_read() - before >= size
+
+    (root(vault) / "big.md").write_text("# Big\n\nsmall now\n")
+    assert outside.observe_many(vault, [big]) == ([], None)
+    assert len(vault.history("en", "big.md")["versions"]) == 1
+
+
+def test_a_full_disk_is_not_taken_for_a_file_refused_for_good(vault: Vault) -> None:
+    """A file refused because the disk was full is read and tried again at the retry
+    (nothing of it is remembered), and recorded once history can take it."""
+    (root(vault) / "n.md").write_text("# N\n")
+    store = vault.recorder.store
+    assert store is not None and store._writer is not None
+    store._writer.execute(
+        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON versions"
+        " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+    )
+    told = [("en", "n.md", True)]
+    left, err = outside.observe_many(vault, told)
+    assert left == told and err is not None and not isinstance(err, TooBigForHistoryError)
+    store._writer.execute("DROP TRIGGER refuse")
+    assert outside.observe_many(vault, told) == ([], None)
+    assert len(vault.history("en", "n.md")["versions"]) == 1
