@@ -243,6 +243,44 @@ def test_group_commit_syncs_queued_changes_in_one_transaction() -> None:
     assert sorted(told) == [("en", "a.md", "tool"), ("en", "b.md", "tool"), ("en", "c.md", "tool")]
 
 
+def test_a_leader_alone_waits_for_writers_only_while_writes_come_together() -> None:
+    """With 8 clients writing, most groups were one write (0.8 transactions a write);
+    a leader alone waits ``gather`` for the others while groups of several came of late,
+    and a lone writer never waits."""
+    batches: list[set] = []
+    release = threading.Event()
+
+    def sync(batch: dict) -> list[tuple[str, str, str]]:
+        batches.append({path for _, path in batch})
+        if ("en", "a.md") in batch:  # this leader holds the commit while others queue
+            release.wait(10)
+        return []
+
+    changes = ToolChanges(sync, lambda told: None, gather=2.0, together=600)
+    began = time.monotonic()
+    changes.changed(("en", "solo.md"))
+    assert time.monotonic() - began < 1.0  # no group of several yet: no wait
+    first = threading.Thread(target=changes.changed, args=(("en", "a.md"),))
+    first.start()
+    wait_for(lambda: batches[-1] == {"a.md"}, 10, what="the first leader to sync")
+    others = [threading.Thread(target=changes.changed, args=(("en", n),)) for n in ("b.md", "c.md")]
+    for thread in others:
+        thread.start()
+    wait_for(lambda: len(changes._writes) == 2, 10, what="the followers to queue")
+    release.set()
+    for thread in (first, *others):
+        thread.join(10)
+    assert batches[-1] == {"b.md", "c.md"}  # a group of several: the next leader waits
+    leader = threading.Thread(target=changes.changed, args=(("en", "d.md"),))
+    leader.start()
+    queued_by = time.monotonic() + 1  # (either order: the first to lead waits for the other)
+    while ("en", "d.md") not in changes._writes and time.monotonic() < queued_by:
+        time.sleep(0.001)
+    changes.changed(("en", "e.md"))  # (while the leader waits)
+    leader.join(10)
+    assert batches[-1] == {"d.md", "e.md"}
+
+
 def test_the_flush_pause_grows_with_what_a_flush_costs() -> None:
     def sync(batch: dict) -> list[tuple[str, str, str]]:
         time.sleep(0.05)

@@ -3,7 +3,12 @@
 A write (``changed``) is indexed before its tool call returns (read-your-writes).
 Concurrent writes share one transaction: the first to arrive leads and commits every
 change queued so far; the others wait for that commit (or lead the next one) and
-return once their own change is in. A path queued twice is synced once.
+return once their own change is in. A path queued twice is synced once. A leader alone
+in the queue while writes came together of late (a group of several in the last
+``together`` seconds) first waits ``gather`` (0.5 ms) for the others' changes: with 8
+clients writing, 0.8 transactions a write, gathered 0.3, and a note synced in a group
+of 8 costs two thirds of one synced alone (0.63-0.76 -> 0.43-0.50 ms of CPU). A lone
+writer never waits.
 
 An append (``appended``) only marks its file pending: re-indexing a day file costs
 its whole size (its words and trigrams are rebuilt), while an append must cost the
@@ -23,6 +28,7 @@ is told as the watcher's (history records it as such).
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +47,8 @@ Tell = Callable[[Told], None]
 MIN_DELAY = 0.2
 MAX_DELAY = 10.0
 COST_SHARE = 10  # wait this many times what the last flush took
+GATHER_SECONDS = 0.0005  # a leader's wait for concurrent writers' changes (see above)
+TOGETHER_SECONDS = 0.1  # how long a group of several makes the next leaders wait
 
 
 class ToolChanges:
@@ -53,6 +61,8 @@ class ToolChanges:
         *,
         min_delay: float = MIN_DELAY,
         max_delay: float = MAX_DELAY,
+        gather: float = GATHER_SECONDS,
+        together: float = TOGETHER_SECONDS,
     ) -> None:
         self._sync = sync
         self._tell = tell
@@ -64,6 +74,8 @@ class ToolChanges:
         self._writes_queued = 0
         self._writes_done = 0
         self._commit_lock = threading.Lock()  # held by the leader of a group commit
+        self._gather, self._together_for = gather, together
+        self._together_at = -math.inf  # when a group commit last took in several calls
         self._appends: dict[Key, str | None] = {}
         self._flushing: dict[Key, str | None] = {}  # taken by a flush, not committed yet
         self._appends_queued = 0
@@ -91,9 +103,13 @@ class ToolChanges:
         told: Told = []
         with self._commit_lock:
             if self._writes_done < ticket:
+                if self._writes_queued == ticket and self._together():
+                    time.sleep(self._gather)
                 with self._queue_lock:
                     batch, self._writes = self._writes, {}
                     upto = self._writes_queued
+                if upto - self._writes_done > 1:
+                    self._together_at = time.monotonic()
                 told = self._sync(batch)
                 self._writes_done = upto
         own = [change for change in told if change[2] == "tool"]
@@ -105,6 +121,10 @@ class ToolChanges:
             threading.Thread(
                 target=self._tell, args=(outside,), name="index-tell-outside", daemon=True
             ).start()
+
+    def _together(self) -> bool:
+        """Whether writes came together of late (a leader alone then waits ``gather``)."""
+        return self._gather > 0 and time.monotonic() - self._together_at < self._together_for
 
     # -- appends -----------------------------------------------------------------------
 
