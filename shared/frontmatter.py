@@ -41,6 +41,7 @@ from shared.yaml_dialect import (
     parse_events,
     scalar_text,
 )
+from shared.yaml_entries import DUMP_OPTIONS, dump_entries
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 16
@@ -208,14 +209,11 @@ def render_note(meta: dict[str, Any], body: str) -> str:
 
 def dump_block(meta: dict[str, Any]) -> str:
     """The YAML block for ``meta``, refused when it cannot be written or is too large."""
-    options: dict[str, Any] = {
-        "sort_keys": False,
-        "allow_unicode": True,
-        "default_flow_style": False,
-        "width": 1_000_000,
-    }
+    options = DUMP_OPTIONS
     try:
-        dumped: str = yaml.dump(meta, Dumper=NoteDumper, **options)
+        dumped = dump_entries(meta)  # (the same text, from the entries' kept texts)
+        if dumped is None:
+            dumped = yaml.dump(meta, Dumper=NoteDumper, **options)
         if "\\U" in dumped:  # libyaml escaped a character past U+FFFF (or wrote "\\U")
             plain = yaml.dump(meta, Dumper=PlainNoteDumper, **options)
             # (taken when it reads back the same)
