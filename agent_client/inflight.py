@@ -208,45 +208,55 @@ class InFlight:
     ) -> Iterator[Claim]:
         """The records whose writer died, each locked for this process as it is given.
         One another writer holds, of an entry saying the same as one of ``batch``, goes
-        to ``seen``, open: that entry waits on it. (Listed and opened under the folder's
-        lock: one its writer finished as this writer took the others before it was
-        passed over, and its entry, listed again later, found no record and was
-        merged a second time.)"""
-        opened, locked = self._open_all(), []
-        for path, fd in opened:  # (each looked at now: one finished later is told then)
-            if _locked(fd):
-                locked.append((path, fd))
-                continue
-            recorded = _entry(_record(fd))  # (its writer runs)
+        to ``seen``, open: that entry waits on it. (Looked at under the folder's lock:
+        one its writer finished as this writer took the others before it was passed
+        over, and its entry, listed again later, found no record and was merged a
+        second time.) Only the records of ``batch``'s entries stay open (and an
+        orphan's, locked); another orphan is taken again as its turn comes (``_take``):
+        every record open at once, a few hundred dead writers' entries took the
+        process's every file, and each one's write then failed for want of a socket."""
+        waiting: list[tuple[Path, int | None]] = []  # (an orphan: its lock held, or not)
+        for path, fd in self._look_at_each():
+            locked = _locked(fd)
+            recorded = _entry(_record(fd))
             twin = next((e for e in batch if recorded and same_entry(e, recorded)), None)
-            if twin is not None and seen is not None:
+            if locked and twin is not None:
+                waiting.append((path, fd))
+            elif locked:
+                os.close(fd)  # (taken again in turn)
+                waiting.append((path, None))
+            elif twin is not None and seen is not None:
                 seen.append(Held(path, fd, twin))
             else:
-                os.close(fd)
+                os.close(fd)  # (its writer runs)
         try:
-            while locked:
-                claim = self._taken(*locked.pop(0))
+            while waiting:
+                path, held = waiting.pop(0)
+                claim = self._take(path) if held is None else self._taken(path, held)
                 if claim is not None:
                     yield claim
         finally:
-            for _path, fd in locked:
-                os.close(fd)
+            for _path, held in waiting:
+                if held is not None:
+                    os.close(held)
 
-    def _open_all(self) -> list[tuple[Path, int]]:
-        """Every record but this process's own, open (none removed as they are opened)."""
-        opened: list[tuple[Path, int]] = []
+    def _look_at_each(self) -> Iterator[tuple[Path, int]]:
+        """Every record but this process's own, open in turn under the folder's lock
+        (none removed meanwhile); the caller closes each or keeps it."""
         with _listing(self.folder, fcntl.LOCK_SH):
             try:
                 names = sorted(os.listdir(self.folder))
             except OSError:
-                return []
+                return
             for name in names:
                 if name in self._mine:
                     continue  # (held by this process: queued, or being written)
-                with contextlib.suppress(OSError):  # (a link: no record)
+                try:  # (a link: no record)
                     flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW
-                    opened.append((self.folder / name, os.open(self.folder / name, flags)))
-        return opened
+                    fd = os.open(self.folder / name, flags)
+                except OSError:
+                    continue
+                yield self.folder / name, fd
 
     def held(self, entry: MemoryEntry, passed: Sequence[str] = ()) -> list[Held]:
         """The records of an entry saying the same as ``entry`` (or of one unreadable as
@@ -265,15 +275,13 @@ class InFlight:
                     fd = os.open(self.folder / name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
                 except OSError:
                     continue  # (a link, another's: no record; none is removed meanwhile)
-                found.append(Held(self.folder / name, fd, entry))
-        kept: list[Held] = []
-        for held in found:
-            recorded = _entry(_record(held.fd))
-            if recorded is None or same_entry(recorded, entry):
-                kept.append(held)
-            else:
-                held.close()
-        return kept
+                recorded = _entry(_record(fd))  # (each read as it is opened: another
+                # entry's closed at once, not every record open at the same time)
+                if recorded is None or same_entry(recorded, entry):
+                    found.append(Held(self.folder / name, fd, entry))
+                else:
+                    os.close(fd)
+        return found
 
     def _take(self, path: Path) -> Claim | None:
         try:
