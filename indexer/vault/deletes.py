@@ -240,7 +240,10 @@ def _deletion(vault: Vault, place: Place, info: os.stat_result) -> tuple[list[Ch
     after the last version history has (restorable), or there is none when history
     never had it; the limit never keeps anyone from removing a file. A hard-linked
     file is refused either way."""
-    target, mode = place.target, permissions(info)  # (restore makes it with them again)
+    target, mode = (
+        place.target,
+        permissions(info, place.dir_fd),
+    )  # (restore makes it with them again)
     try:
         existing = vault._existing_bytes(place)
     except TooLargeError:

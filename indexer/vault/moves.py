@@ -210,7 +210,7 @@ def _move_file_locked(
     info = src.lstat()
     if after != before and info is not None:  # a new file: refused as a write would be
         fsops.refuse_read_only(info)
-    mode = None if info is None else permissions(info)
+    mode = None if info is None else permissions(info, src.dir_fd)
     moved = [_Moved(source, dest, before, after, mode), *assets]
     # A name that stays keeps its spelling on disk (a Mac's NFD), its images' folder too:
     # moved to another folder, nothing is renamed (and undo brings it back so).

@@ -298,7 +298,7 @@ def asset_deletions(vault: Vault, place: Place) -> list[Change]:
 def _mode_at(dir_fd: int, name: str) -> int | None:
     """The permissions of file ``name`` in ``dir_fd``; None when it is gone meanwhile."""
     try:
-        return permissions(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
+        return permissions(os.stat(name, dir_fd=dir_fd, follow_symlinks=False), dir_fd)
     except OSError:
         return None
 

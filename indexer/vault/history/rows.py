@@ -107,9 +107,30 @@ class PruneStats:
     held_ms: int = 0  # how far short of the clock's cut-off (see ``retention.next_cutoff``)
 
 
-def permissions(info: os.stat_result) -> int:
-    """The permission bits of a file going away, kept on its row (``schema``)."""
-    return stat.S_IMODE(info.st_mode) & 0o777
+def permissions(info: os.stat_result, folder_fd: int | None) -> int:
+    """The permission bits of a file going away (in ``folder_fd``), kept on its row
+    (``schema``) for the file restore makes again. History keeps no group: that file
+    gets the one a new file there gets (``new_file_group``), so where it is not the
+    file's own, its group bits count as its bits for others, as the jobs' outputs do
+    (``indexer.jobs.group_bits``): a 0640 note of group A came back 0640 under the
+    process's group B, readable by every member of B where only A could read it."""
+    bits = stat.S_IMODE(info.st_mode) & 0o777
+    if info.st_gid == new_file_group(folder_fd):
+        return bits
+    return (bits & ~0o070) | ((bits & 0o007) << 3)
+
+
+def new_file_group(folder_fd: int | None) -> int:
+    """The group a file made in ``folder_fd`` gets: the folder's where it is
+    set-group-ID, else the process's."""
+    if folder_fd is not None:
+        try:
+            folder = os.fstat(folder_fd)
+        except OSError:
+            return os.getegid()
+        if folder.st_mode & stat.S_ISGID:
+            return folder.st_gid
+    return os.getegid()
 
 
 def millis(moment: datetime) -> int:

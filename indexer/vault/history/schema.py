@@ -16,7 +16,8 @@ Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP
   ``undo`` looks up. ``batch`` ties the rows of one operation together (a note and its
   images); ``pending`` is 1 from just before the file changes until it is known done
   (see ``store``). ``mode``: the permission bits a file had as it went away (a row
-  with no ``blob``: deleted, moved away), which ``restore`` and ``undo`` give the file
+  with no ``blob``: deleted, moved away; as a file made again there sees them: see
+  ``rows.permissions``), which ``restore`` and ``undo`` give the file
   they make again (a note made private stays private); NULL when not known (another
   program removed it; a row from before the column).
 - ``blobs(id, key, sha, size, kind, depth, base, head, tail, data)``: content-addressed
