@@ -4,9 +4,10 @@ again at every retry.
 A file past SQLite's length limit (1e9 bytes; ``INDEXER_MAX_FILE_BYTES`` raised above
 it) is refused whenever it is recorded: it waits in ``Unrecorded``, whose retries, up to
 every 300 s, read it whole each time (5 s for 1 GB) to be refused again. Its refusal is
-kept here by (lang, path) with the file's identity then (device, inode, size, mtime in
-ns): a retry that finds the same identity leaves it waiting unread; a file changed since
-(another identity) is read and tried again. Kept in memory only: a start reads it once.
+kept here by (lang, path) with the file's identity then (device, inode, size, mtime and
+ctime in ns): a retry that finds the same identity leaves it waiting unread; a file
+changed since (another identity) is read and tried again. Kept in memory only: a start
+reads it once.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-Identity = tuple[int, int, int, int]  # (st_dev, st_ino, st_size, st_mtime_ns)
+Identity = tuple[int, int, int, int, int]  # (dev, ino, size, mtime_ns, ctime_ns)
 MAX_KEPT = 4096  # files remembered (the most recently refused)
 
 
 def identity_of(info: os.stat_result) -> Identity:
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+    # (ctime too: a same-size rewrite within mtime's tick, or an mtime put back with
+    # `touch -d` or `rsync -t`, changes it)
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 class RefusedFiles:

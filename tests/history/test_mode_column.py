@@ -80,3 +80,24 @@ def test_a_file_without_the_column_is_read_then_given_it(tmp_path: Path) -> None
     conn = sqlite3.connect(file)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 1
     conn.close()
+
+
+def test_a_damaged_mode_is_read_as_unknown(tmp_path: Path) -> None:
+    """A row whose mode holds more than permission bits (setuid, a negative or huge
+    number, text) went to ``fchmod`` as it was (the bit set, or OverflowError)."""
+    store = HistoryStore(tmp_path, etag_of)
+    store.open()
+    try:
+        record(store, Change("en", "a.md", "write", None, b"a\n"))
+        record(store, Change("en", "a.md", "delete", b"a\n", None, mode=0o600))
+        (deleted, _written) = store.versions("en", "a.md", 2)
+        conn = sqlite3.connect(tmp_path / schema.FILE_NAME)
+        try:
+            for damaged in (0o4755, -1, 1 << 62, "0600", 0o600 + 0.5, b"\x01"):
+                conn.execute("UPDATE versions SET mode = ? WHERE id = ?", (damaged, deleted.id))
+                conn.commit()
+                assert store.mode(deleted) is None, damaged
+        finally:
+            conn.close()
+    finally:
+        store.close()

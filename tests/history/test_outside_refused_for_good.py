@@ -112,3 +112,21 @@ def test_a_full_disk_is_not_taken_for_a_file_refused_for_good(vault: Vault) -> N
     store._writer.execute("DROP TRIGGER refuse")
     assert outside.observe_many(vault, told) == ([], None)
     assert len(vault.history("en", "n.md")["versions"]) == 1
+
+
+def test_a_refused_file_rewritten_with_its_size_and_time_put_back_is_read_again(
+    vault: Vault,
+) -> None:
+    """A rewrite of the same size whose modification time is put back (``touch -d``,
+    ``rsync -t``, or within mtime's tick) is another file: its change time says so."""
+    path = root(vault) / "big.md"
+    size = big_note(path)
+    big = ("en", "big.md", True)
+    assert outside.observe_many(vault, [big])[0] == [big]
+    then = path.stat()
+    big_note(path)  # (other bytes, the same size)
+    os.utime(path, ns=(then.st_atime_ns, then.st_mtime_ns))
+    assert path.stat().st_size == then.st_size and path.stat().st_mtime_ns == then.st_mtime_ns
+    before = bytes_read()
+    assert outside.observe_many(vault, [big])[0] == [big]
+    assert bytes_read() - before >= size  # (read again: before, taken as unchanged)

@@ -155,7 +155,10 @@ class HistoryReads:
                     raise
                 return None
             found = row.fetchone()
-        return None if found is None or found[0] is None else int(found[0])
+        value = None if found is None else found[0]
+        # (a damaged row's number, or one holding more than permission bits: not a mode
+        # to hand to fchmod; unknown, so the file is made as a new one is)
+        return value if type(value) is int and 0 <= value <= 0o777 else None
 
     def stats(self) -> dict[str, int]:
         """Counts and sizes (for the benchmark and the tests)."""
