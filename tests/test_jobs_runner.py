@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 
 import pytest
@@ -72,3 +73,22 @@ def test_stop_waits_for_the_write_a_cancelled_job_left_in_its_thread() -> None:
     stopping.join(10)
     assert not stopping.is_alive() and written == ["summary"]
     assert runner.loop.is_closed()
+
+
+def test_a_stop_past_its_time_says_a_job_still_runs(caplog: pytest.LogCaptureFixture) -> None:
+    """A job's thread still writing when the stop's time ran out went on silently after
+    the stop (and the index's close)."""
+    runner = JobRunner()
+    started, release = threading.Event(), threading.Event()
+
+    async def job() -> None:
+        await asyncio.to_thread(lambda: (started.set(), release.wait(10)))
+
+    runner.submit(job())
+    assert started.wait(5)
+    try:
+        with caplog.at_level(logging.WARNING, logger="indexer.jobs"):
+            runner.stop(0.3)
+        assert "still running" in caplog.text
+    finally:
+        release.set()

@@ -70,8 +70,16 @@ class JobRunner:
                 await then()
             await asyncio.get_running_loop().shutdown_default_executor()
 
-        with contextlib.suppress(Exception):
+        try:
             asyncio.run_coroutine_threadsafe(cancel_all(), self._loop).result(timeout)
+        except concurrent.futures.TimeoutError:  # (what a job still writes lands after)
+            log.warning(
+                "jobs: stopped after %g s with a job's work still running (it may still "
+                "write a file; the next start's catch-up indexes it)",
+                timeout,
+            )
+        except Exception:  # (the loop went away under the stop: nothing left to wait on)
+            log.debug("jobs: the stop's wait ended early", exc_info=True)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout)
 
