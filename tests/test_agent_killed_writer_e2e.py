@@ -10,7 +10,6 @@ note, write it, write a second note, confirm.
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack, hold_at
+from helpers.agent_stack import Stack, agent_stack, entry_ids, hold_at
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 from helpers.llm_stub import LLMStub, Message, final, tool_call
 
@@ -97,21 +96,13 @@ def indexer_stopped_mid_merge(server: RunningIndexer, stub: LLMStub, env: dict[s
     return err
 
 
-def entry_ids(server: RunningIndexer, env: dict[str, str], path: str) -> list[str]:
-    """The entry ids in the reasons of ``path``'s history, newest first."""
-    command = [sys.executable, "-m", "agent_client", "history", path]
-    shown = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    return re.findall(r"entry:([0-9a-f]+)", shown.stdout)
-
-
 def check_merged_once(server: RunningIndexer, env: dict[str, str], title: str) -> None:
     vault = vault_dir(server, "en")
     note, index = vault / f"items/{slug(title)}.md", vault / f"items/{slug(title)}-index.md"
     assert note.read_text().count(FACTS[title]) == 1, note.read_text()
     assert index.read_text().count(FACTS[title]) == 1, index.read_text()
-    written = entry_ids(server, env, f"items/{slug(title)}.md")
-    written += entry_ids(server, env, f"items/{slug(title)}-index.md")
+    written = entry_ids(server, f"items/{slug(title)}.md")
+    written += entry_ids(server, f"items/{slug(title)}-index.md")
     assert len(set(written)) == 1, written  # one entry wrote them (a recovery undid first)
     others = [p for p in (vault / "items").glob("*.md") if FACTS[title] in p.read_text()]
     assert sorted(others) == sorted([note, index])
@@ -209,6 +200,7 @@ def test_a_run_that_finishes_killed_entries_has_time_for_each(
         return merge_step(request, number)
 
     stub.run(holding)
+    stub.threaded = True  # (the first's held answer let no other request in for 30 s)
     killed = [remember("Staging server", env)]  # two clients killed, each mid-merge
     try:
         assert asked.acquire(timeout=60), killed[0].communicate(timeout=5)

@@ -5,7 +5,6 @@ merges every one, once (the notes' bytes, their history's entry ids)."""
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack, hold_at
+from helpers.agent_stack import Stack, agent_stack, entry_ids, hold_at
 from helpers.indexer_process import vault_dir, wait_for
 from helpers.llm_stub import Message, final, tool_call
 
@@ -66,13 +65,6 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
     yield from agent_stack(tmp_path / "ws", merge_step)
 
 
-def entry_ids(env: dict[str, str], path: str) -> list[str]:
-    command = [sys.executable, "-m", "agent_client", "history", path]
-    shown = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    return re.findall(r"entry:([0-9a-f]+)", shown.stdout)
-
-
 def test_entries_queued_behind_a_killed_merge_are_merged_once_each(
     stack: Stack,
 ) -> None:
@@ -100,5 +92,5 @@ def test_entries_queued_behind_a_killed_merge_are_merged_once_each(
         note = vault / f"items/{slug(title)}.md"
         text = note.read_text()
         assert text.count(fact) == 1 and text.endswith(f"# {title}\n\n{fact}\n"), text
-        assert len(set(entry_ids(env, f"items/{slug(title)}.md"))) == 1, title
+        assert len(set(entry_ids(server, f"items/{slug(title)}.md"))) == 1, title
     wait_for(lambda: not list((server.workspace / ".agent-client").rglob("*.json")), 5)

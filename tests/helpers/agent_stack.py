@@ -3,7 +3,9 @@ process needs to use both: the stack the agent client's kill and recovery tests 
 
 from __future__ import annotations
 
+import asyncio
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ from helpers.indexer_process import RunningIndexer, start_indexer
 from helpers.llm_stub import LLMStub, Message, RawReply, Script, running_llm_stub
 
 Stack = tuple[RunningIndexer, LLMStub, dict[str, str]]
+ENTRY_ID = re.compile(r"entry:([0-9a-f]+)")  # (how a history row's reason names its entry)
 
 
 def agent_stack(workspace: Path, script: Script) -> Iterator[Stack]:
@@ -49,3 +52,18 @@ def hold_at(stub: LLMStub, turn: int, script: Script) -> tuple[threading.Event, 
 
     stub.run(holding)
     return held, release
+
+
+def entry_ids(server: RunningIndexer, path: str) -> list[str]:
+    """The entry ids in the reasons of ``path``'s history (English vault), newest first:
+    asked of the server by the history tool, in this process (an ``agent-client
+    history`` run per note was a Python start of 2-6 s at a load of 12-19, and the
+    kill tests checked 4 to 6 notes each, past pytest's 120 s with their own runs)."""
+
+    async def ask() -> list[str]:
+        async with server.client() as client:
+            done = await client.call_tool("history", {"lang": "en", "path": path})
+        versions = done.structured_content["versions"]  # type: ignore[index]
+        return [found for v in versions for found in ENTRY_ID.findall(v.get("reason") or "")]
+
+    return asyncio.run(ask())
