@@ -20,15 +20,18 @@ INDEXER = [sys.executable, "-m", "indexer"]
 AGENT = [sys.executable, "-m", "agent_client"]
 
 
-def on_a_terminal(command: list[str], env: dict[str, str] | None = None) -> tuple[int, bytes]:
-    """``command``'s exit status and what it wrote to stderr, a pseudo-terminal."""
+def on_a_terminal(
+    command: list[str], env: dict[str, str] | None = None, *, stdout: bool = False
+) -> tuple[int, bytes]:
+    """``command``'s exit status and what it wrote to stderr (or ``stdout``), a
+    pseudo-terminal."""
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(
             command,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=follower,
+            stdout=follower if stdout else subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if stdout else follower,
             env={**os.environ, **(env or {})},
             timeout=60,
         )
@@ -117,5 +120,15 @@ def test_summarize_notice_of_a_server_that_does_not_answer_shows_the_escapes(
         holder.kill()
         holder.communicate()
     assert b"does not answer" in shown, shown  # (then: no index to read here, exit 1)
+    assert b"\x1b" not in shown and b"\x07" not in shown, shown
+    assert b"\\x1b]0;PWNED\\x07" in shown, shown
+
+
+def test_status_on_a_terminal_shows_the_escapes_of_the_workspace_path(tmp_path: Path) -> None:
+    """``status`` printed "workspace: <path>" with the path's escapes raw."""
+    workspace = tmp_path / f"w{HOSTILE}"
+    (workspace / "en").mkdir(parents=True)
+    code, shown = on_a_terminal([*INDEXER, "status", "--workspace", str(workspace)], stdout=True)
+    assert code == 0 and b"server: not running" in shown, shown
     assert b"\x1b" not in shown and b"\x07" not in shown, shown
     assert b"\\x1b]0;PWNED\\x07" in shown, shown

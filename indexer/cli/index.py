@@ -261,57 +261,63 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"workspace: {workspace.root}")
+    _say(f"workspace: {workspace.root}")
     if health:
-        print(f"server: running at {url} (version {health.get('version', '?')})")
+        _say(f"server: running at {url} (version {health.get('version', '?')})")
         kept_out = health.get("unreadable_vaults") or {}
         for lang, why in kept_out.items():
-            print(f"server: the vault {lang} cannot be read ({why}): its notes may be out of date")
+            _say(f"server: the vault {lang} cannot be read ({why}): its notes may be out of date")
         if health.get("index_partial") and not kept_out:
-            print("server: its index is still catching up with disk (searches may miss notes)")
+            _say("server: its index is still catching up with disk (searches may miss notes)")
     elif (older := older_server(workspace)) is not None:
-        print(
+        _say(
             f"server: an indexer serve (pid {older}) runs without a serving lock (started"
             " before an upgrade, or its serving file deleted): clients call it stopped;"
             " stop it and start it again"
         )
     elif server_serving(workspace):  # (a hung or stopped one: `serve` is refused too)
         pid = lock_pid(workspace)
-        print(
+        _say(
             f"server: not answering: an indexer serve{f' (pid {pid})' if pid.isdigit() else ''}"
             " holds this workspace but did not answer within 2 s (starting, very busy,"
             " stopped or hung): wait, let it go on (kill -CONT), or stop it and start again"
         )
     elif url_problem:
-        print(f"server: not running ({url_problem})")
+        _say(f"server: not running ({url_problem})")
     elif url:
-        print(
+        _say(
             f"server: not running ({workspace.url_file.name} is stale: no indexer of this "
             f"workspace answers at {url})"
         )
     else:
-        print("server: not running")
+        _say("server: not running")
     info = report["index"]
     if info is None:
-        print("index: none yet (run `indexer reindex` or start the server)")
+        _say("index: none yet (run `indexer reindex` or start the server)")
     elif "error" in info:
-        print(f"index: unreadable ({info['error']})")
+        _say(f"index: unreadable ({info['error']})")
     else:
-        print(f"index: {info['size_bytes'] / 1e6:.1f} MB, {counted(info['notes'], 'note')}")
-        print(f"last reconcile: {info['last_reconcile'] or 'never'}")
+        _say(f"index: {info['size_bytes'] / 1e6:.1f} MB, {counted(info['notes'], 'note')}")
+        _say(f"last reconcile: {info['last_reconcile'] or 'never'}")
         if info["problems"]:
-            print(f"files with problems: {info['problems']}")
+            _say(f"files with problems: {info['problems']}")
         for lang, count in info["langs"].items():
-            print(f"  {lang}: {counted(count, 'note')}")
+            _say(f"  {lang}: {counted(count, 'note')}")
     for lang, found in report["unreachable"].items():
         names = ", ".join(repr(name) for name in found["sample"])
         more = " at least" if found["partial"] else ""
-        print(
+        _say(
             f"unreachable in {lang}:{more} {found['count']} files or folders no tool can"
             f" list, search or read (a name the vault refuses, or too deep): {names}; rename"
             " or move them"
         )
     return 0
+
+
+def _say(line: str) -> None:
+    """A line of ``status``'s report, escaped on a terminal: it quotes the workspace's
+    path, the server's words and a URL file's."""
+    print(for_terminal(line, sys.stdout))
 
 
 # -- search --------------------------------------------------------------------------------
