@@ -140,20 +140,27 @@ async def wait_for_same(
 
 
 def _queued_elsewhere(entry: MemoryEntry, held: Held) -> SystemNotice:
-    logger.info("memory entry %s: the same entry is queued at %s", entry.id, held.path)
-    error = (
-        "another client has the same entry queued (its record"
-        f" {held.path.name}) and writes it, telling its own outcome; it is not"
-        " written twice here"
+    return _not_written_here(
+        entry,
+        held,
+        "queued",
+        "another client has the same entry queued (its record {name}) and writes it,"
+        " telling its own outcome; it is not written twice here",
     )
-    return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)
 
 
 def _still_held(entry: MemoryEntry, held: Held) -> SystemNotice:
-    logger.info("memory entry %s: the same entry is being written at %s", entry.id, held.path)
-    error = (
-        "another client is still writing the same entry (its record"
-        f" {held.path.name}); it is not written twice: run the command again once that"
-        " one is done"
+    return _not_written_here(
+        entry,
+        held,
+        "being written",
+        "another client is still writing the same entry (its record {name}); it is not"
+        " written twice: run the command again once that one is done",
     )
+
+
+def _not_written_here(entry: MemoryEntry, held: Held, state: str, said: str) -> SystemNotice:
+    """The entry's failure notice: another client's record ``held`` has it."""
+    logger.info("memory entry %s: the same entry is %s at %s", entry.id, state, held.path)
+    error = said.format(name=held.path.name)
     return SystemNotice(entry.id, entry.lang, entry.kind, entry.title, ok=False, error=error)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_outside_refused_file import transactions
 
 from indexer.vault import fsops, outside
 from indexer.vault.history.store import HistoryStore
@@ -54,14 +55,6 @@ def bytes_read() -> int:
         if line.startswith("rchar:"):
             return int(line.split()[1])
     raise AssertionError("no rchar in /proc/self/io")
-
-
-def transactions(vault: Vault) -> list[str]:
-    store = vault.recorder.store
-    assert store is not None and store._writer is not None
-    statements: list[str] = []
-    store._writer.set_trace_callback(statements.append)
-    return statements
 
 
 def begins(statements: list[str]) -> int:
