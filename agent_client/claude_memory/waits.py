@@ -31,13 +31,19 @@ def timed_out(err: IndexerOfflineError) -> bool:
 
 async def until(made: Callable[[], Awaitable[bool]], seconds: float) -> bool:
     """Whether ``made()`` said True within ``seconds`` (asked after a pause that doubles
-    up to ``LONGEST_PAUSE``); its errors (the indexer offline) are its caller's."""
+    up to ``LONGEST_PAUSE``). A look that itself got no answer in time is asked again:
+    the server busy with the very change waited for answers slowly, and that is no
+    reason to stop waiting; a connection that failed (the indexer gone) is the caller's."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     pause = FIRST_PAUSE
     while (left := deadline - loop.time()) > 0:
         await asyncio.sleep(min(pause, left))
         pause = min(pause * 2, LONGEST_PAUSE)
-        if await made():
-            return True
+        try:
+            if await made():
+                return True
+        except IndexerOfflineError as err:
+            if not timed_out(err):
+                raise
     return False
