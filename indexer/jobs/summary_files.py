@@ -30,7 +30,7 @@ from typing import Any
 from indexer.index.abstract import note_abstract, past_broken_block
 from indexer.index.service import IndexedNote, NoteIndex
 from indexer.jobs.folder_changes import check_unchanged, entry_names
-from indexer.jobs.summary_modes import summary_mode
+from indexer.jobs.summary_modes import removed_mode, summary_mode
 from indexer.jobs.summary_skips import SKIPS_FILE, SkipsSaid
 from indexer.jobs.summary_texts import Child, note_category
 from indexer.vault import atomic, fsops, renames
@@ -309,7 +309,8 @@ class SummaryFiles:
                 before = None
             if before is None and data is None:
                 return True
-            change = Change(lang, rel, "write" if data is not None else "delete", before, data)
+            op, gone = ("write", None) if data is not None else ("delete", removed_mode(found, fd))
+            change = Change(lang, rel, op, before, data, mode=gone)
             # Only over what was read: a save by hand meanwhile (into the place a kept
             # file left, say) is read at the next pass, not overwritten.
             # (A link is replaced as it is: its target is never written.)

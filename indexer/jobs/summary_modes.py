@@ -12,6 +12,7 @@ import os
 import stat
 
 from indexer.jobs.group_bits import seen_by, written_group
+from indexer.vault.history.rows import permissions
 from shared.workspace import OVERVIEW_FILE
 
 OPEN = 0o644  # a new file's mode (less the umask) when nothing it quotes is narrower
@@ -49,3 +50,9 @@ def _summary_bits(dir_fd: int, folder: str, group: int) -> int:
     except OSError:
         return OPEN
     return seen_by(info, group) if stat.S_ISREG(info.st_mode) else OPEN
+
+
+def removed_mode(found: os.stat_result | None, dir_fd: int) -> int | None:
+    """The permissions history keeps for a summary the job removes (``found``: its
+    lstat, in ``dir_fd``), which a restore of it makes it with again; None: unknown."""
+    return None if found is None else permissions(found, dir_fd)

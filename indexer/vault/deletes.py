@@ -24,7 +24,7 @@ from indexer.vault.names import MAX_DEPTH, refuse_twin
 from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.sandbox import FOLDER_ENDINGS, Place, Target
 from indexer.vault.scan import walk_files
-from indexer.vault.timeline import read_at
+from indexer.vault.timeline import read_at, read_with_mode
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -114,8 +114,12 @@ def _delete_folder(vault: Vault, place: Place, reason: str | None, actor: str) -
         return place.remove_empty_folder(FOLDER_OWN_FILES)
     with vault._lock(summary):
         fd = place.folder_fd()
-        data = None if fd is None else read_at(fd, OVERVIEW_FILE, lone_summaries.MAX_SUMMARY_BYTES)
-        changes = [] if data is None else [Change(target.lang, summary.rel, "delete", data, None)]
+        limit = lone_summaries.MAX_SUMMARY_BYTES
+        found = None if fd is None else read_with_mode(fd, OVERVIEW_FILE, limit)
+        changes = []
+        if found is not None:  # (its mode: restore makes it again so)
+            data, mode = found
+            changes.append(Change(target.lang, summary.rel, "delete", data, None, mode=mode))
         with vault.recorder.changing(changes, actor=actor, reason=reason):
             return place.remove_empty_folder(FOLDER_OWN_FILES)
 

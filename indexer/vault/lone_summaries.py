@@ -21,9 +21,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
+from indexer.vault.history.rows import permissions
 from indexer.vault.history.store import Change
 from indexer.vault.sandbox import Target
-from indexer.vault.timeline import read_at
+from indexer.vault.timeline import read_at, read_with_mode
 from shared.errors import VaultError
 from shared.workspace import OVERVIEW_FILE
 
@@ -81,7 +82,8 @@ def drop(vault: Vault, lang: str, folder: str, fd: int, reason: str, told: list[
         data = read_at(fd, OVERVIEW_FILE, MAX_SUMMARY_BYTES)
         if data is None or not is_summary(data, folder):
             return False
-        change = Change(lang, target.rel, "delete", data, None)
+        mode = permissions(info, fd)  # (restore makes it again so)
+        change = Change(lang, target.rel, "delete", data, None, mode=mode)
         with vault.recorder.changing([change], actor="tool", reason=reason):
             os.unlink(OVERVIEW_FILE, dir_fd=fd)
     told.append(target)
@@ -102,9 +104,10 @@ def carried_summaries(
     for rel in paths:
         old, new = (_summary_target(vault, lang, path) for path in (rel, relocate(rel)))
         targets += [target for target in (old, new) if target is not None]
-        if old is None or new is None or (data := _read(vault, old)) is None:
+        if old is None or new is None or (found := _read(vault, old)) is None:
             continue
-        changes.append(Change(lang, old.rel, "move", data, None, new.rel))
+        data, mode = found
+        changes.append(Change(lang, old.rel, "move", data, None, new.rel, mode=mode))
         changes.append(Change(lang, new.rel, "move", None, data, old.rel))
     return targets, changes
 
@@ -116,12 +119,12 @@ def _summary_target(vault: Vault, lang: str, path: str) -> Target | None:
         return None
 
 
-def _read(vault: Vault, target: Target) -> bytes | None:
-    """A summary's bytes, None when it cannot be read."""
+def _read(vault: Vault, target: Target) -> tuple[bytes, int] | None:
+    """A summary's bytes and mode (``read_with_mode``), None when it cannot be read."""
     try:
         with vault.sandbox.open(target) as place:
             if place.dir_fd is None:
                 return None
-            return read_at(place.dir_fd, place.name, MAX_SUMMARY_BYTES)
+            return read_with_mode(place.dir_fd, place.name, MAX_SUMMARY_BYTES)
     except (VaultError, OSError):
         return None

@@ -47,7 +47,7 @@ from indexer.vault.recording import check_actor, check_reason
 from indexer.vault.relinking import relinked
 from indexer.vault.sandbox import NOT_A_FILE, Place, Target
 from indexer.vault.scan import FileEntry, walk_files
-from indexer.vault.timeline import file_kind, read_at
+from indexer.vault.timeline import file_kind, read_at, read_with_mode
 from shared.errors import (
     ConflictError,
     ForbiddenPathError,
@@ -278,16 +278,17 @@ def place_file(
 def asset_paths(vault: Vault, note: Target) -> list[str]:
     """Vault paths of the files in a note's ``.assets/`` folder, sorted."""
     with vault.sandbox.open(note) as place:
-        return [rel for rel, _ in _files_below(place, place.assets_name, note.rel + ".assets")]
+        return [rel for rel, *_ in _files_below(place, place.assets_name, note.rel + ".assets")]
 
 
 def _assets_of(vault: Vault, src: Place, relocate: Relocate) -> list[_Moved]:
     note = src.target
     moved = []
     below = _files_below(src, src.assets_name, note.rel + ".assets", read=vault.max_file_bytes)
-    for rel, data in below:
+    for rel, data, mode in below:
         old = vault.sandbox.resolve(note.lang, rel)
-        moved.append(_Moved(old, vault.sandbox.resolve(note.lang, relocate(rel)), data, data))
+        new = vault.sandbox.resolve(note.lang, relocate(rel))
+        moved.append(_Moved(old, new, data, data, mode))
     return moved
 
 
@@ -333,14 +334,14 @@ def _move_folder_locked(
     moved = []
     summaries: list[str] = []  # (the summaries job's moves in history, told the index)
     below = _files_below(src, src.name, source.rel, read=vault.max_file_bytes, found=summaries)
-    moving = {rel for rel, _ in below}
-    for rel, data in below:
+    moving = {rel for rel, *_ in below}
+    for rel, data, mode in below:
         old = vault.sandbox.resolve(source.lang, rel)
         new = vault.sandbox.resolve(source.lang, relocate(rel))
         after = (
             relinked(vault, data, old, new, relocate, moving) if file_kind(old) in TEXTS else data
         )
-        moved.append(_Moved(old, new, data, after))
+        moved.append(_Moved(old, new, data, after, mode))
     for item in moved:
         if item.after != item.before:
             _check_rewritable(vault, item.old)
@@ -414,7 +415,7 @@ def _move_back(vault: Vault, src: Place, dst: Place, dst_fd: int, relinked: list
 
 def _folder_files(vault: Vault, folder: Target) -> list[str]:
     with vault.sandbox.open(folder) as place:
-        return [rel for rel, _ in _files_below(place, place.name, folder.rel)]
+        return [rel for rel, *_ in _files_below(place, place.name, folder.rel)]
 
 
 # -- shared ----------------------------------------------------------------------------
@@ -422,14 +423,15 @@ def _folder_files(vault: Vault, folder: Target) -> list[str]:
 
 def _files_below(
     place: Place, name: str, rel: str, *, read: int = 0, found: list[str] | None = None
-) -> list[tuple[str, bytes]]:
-    """(vault path, bytes) of the files below the folder ``name`` of ``place``'s folder,
-    sorted (dot-files left out: they move with their folder, without history but the
-    folders' summaries, whose paths are added to ``found`` when given). Bytes are read only
-    when ``read`` (the size limit) is given; a file over it has None."""
+) -> list[tuple[str, bytes, int | None]]:
+    """(vault path, bytes, mode) of the files below the folder ``name`` of ``place``'s
+    folder, sorted (dot-files left out: they move with their folder, without history but
+    the folders' summaries, whose paths are added to ``found`` when given). Bytes and
+    mode (``read_with_mode``: kept on the row of the path a file leaves) are read only
+    when ``read`` (the size limit) is given; a file over it is refused."""
     if place.dir_fd is None or not fsops.is_real_dir(name, place.dir_fd):
         return []
-    files: list[tuple[str, bytes]] = []
+    files: list[tuple[str, bytes, int | None]] = []
     fd = fsops.open_dir(name, place.dir_fd)
     hidden = found is not None  # (a dot-file past the length limit: no warning, not told)
     walk = walk_files(
@@ -441,7 +443,8 @@ def _files_below(
                 if found is not None and entry.name == OVERVIEW_FILE:
                     found.append(entry.rel)
                 continue
-            data = read_at(entry.dir_fd, entry.name, read) if read else b""
+            got = read_with_mode(entry.dir_fd, entry.name, read) if read else (b"", None)
+            data, mode = (None, None) if got is None else got
             if data is None and _larger(entry, read):
                 raise TooLargeError(f"{entry.rel} is larger than the limit; nothing was moved")
             if data is None and _unreadable(entry):
@@ -451,7 +454,7 @@ def _files_below(
                 )
             if data is None:
                 raise ConflictError(f"{entry.rel} changed while the move ran; nothing was moved")
-            files.append((entry.rel, data))
+            files.append((entry.rel, data, mode))
     return files
 
 

@@ -288,30 +288,36 @@ def asset_deletions(vault: Vault, place: Place) -> list[Change]:
     fd = fsops.open_dir(folder, place.dir_fd)
     with fsops.opened(fd):
         for entry in walk_files(fd, target.rel + ".assets"):
-            data = read_at(entry.dir_fd, entry.name, vault.max_file_bytes)
-            if data is not None:
-                mode = _mode_at(entry.dir_fd, entry.name)  # (restore makes it again so)
+            found = read_with_mode(entry.dir_fd, entry.name, vault.max_file_bytes)
+            if found is not None:  # (its mode: restore makes it again so)
+                data, mode = found
                 changes.append(Change(target.lang, entry.rel, "delete", data, None, mode=mode))
     return changes
 
 
-def _mode_at(dir_fd: int, name: str) -> int | None:
-    """The permissions of file ``name`` in ``dir_fd``; None when it is gone meanwhile."""
-    try:
-        return permissions(os.stat(name, dir_fd=dir_fd, follow_symlinks=False), dir_fd)
-    except OSError:
-        return None
-
-
 def read_at(dir_fd: int, name: str, max_bytes: int) -> bytes | None:
     """The bytes of regular file ``name`` in ``dir_fd``; None if gone, special or too big."""
+    found = _read_stat(dir_fd, name, max_bytes)
+    return None if found is None else found[0]
+
+
+def read_with_mode(dir_fd: int, name: str, max_bytes: int) -> tuple[bytes, int] | None:
+    """``read_at``, with the permissions history keeps for the file were it to go now
+    (``permissions``), from the ``fstat`` its open checked it by (no second look up):
+    a file the indexer deletes or moves away within another operation (an image moved
+    with its note, a folder's summary) then comes back with its mode."""
+    found = _read_stat(dir_fd, name, max_bytes)
+    return None if found is None else (found[0], permissions(found[1], dir_fd))
+
+
+def _read_stat(dir_fd: int, name: str, max_bytes: int) -> tuple[bytes, os.stat_result] | None:
     try:
-        fd = fsops.open_regular(name, dir_fd)
+        fd, info = fsops.open_regular_stat(name, dir_fd)
     except (OSError, VaultError):
         return None
     with fsops.opened(fd):
         data = fsops.read_all(fd, max_bytes)
-    return data if len(data) <= max_bytes else None
+    return (data, info) if len(data) <= max_bytes else None
 
 
 def newest_first(store: HistoryStore, target: Target) -> Iterator[Version]:

@@ -40,7 +40,7 @@ from indexer.vault import (
     undo_moves,
 )
 from indexer.vault.asset_folders import remove_emptied_folder
-from indexer.vault.history.rows import PUT_BACK, first_word
+from indexer.vault.history.rows import PUT_BACK, first_word, permissions
 from indexer.vault.history.store import Change, HistoryStore, Version
 from indexer.vault.recording import UNDO_REASON, Batch
 from indexer.vault.sandbox import Target
@@ -91,6 +91,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
         return None if row.reason == UNDO_REASON + entry_id + _PUT_BACK else False
 
     plans: list[Plan] = []
+    modes: dict[str, int] = {}  # a file the undo takes away: its mode (``_undo_all``)
     conflicts: list[str] = []
     gone: list[str] = []  # files an earlier undo of the entry took away (killed midway?)
     with vault.locked(targets):
@@ -103,8 +104,11 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
             with vault.sandbox.open(target) as place:
                 current = vault._existing_bytes(place)
                 info = place.lstat()
-            etag = None if current is None else fsops.etag_of(current)
-            found = _undo_target(store, target, etag, ours, taken_back)
+                etag = None if current is None else fsops.etag_of(current)
+                found = _undo_target(store, target, etag, ours, taken_back)
+                goes = not isinstance(found, str) and found is not None and found[1] is None
+                if goes and info is not None and current is not None:  # (``restore``)
+                    modes[target.rel] = permissions(info, place.dir_fd)
             if isinstance(found, str):
                 conflicts.append(f"{target.rel} ({found})")
             elif found is None and current is None:
@@ -128,7 +132,7 @@ def undo(vault: Vault, lang: str, entry_id: str, dry_run: bool) -> dict:
                 + "; ".join(conflicts[:5])
                 + (f" and {len(conflicts) - 5} more" if len(conflicts) > 5 else "")
             )
-        results = _undo_all(vault, plans, entry_id, dry_run) if plans else []
+        results = _undo_all(vault, plans, modes, entry_id, dry_run) if plans else []
     if not plans:  # already undone: but an undo killed after its last file left folders
         if not dry_run:
             _remove_left_folders(vault, lang, entry_id, gone)
@@ -173,9 +177,12 @@ def _remove_left_folders(vault: Vault, lang: str, entry_id: str, gone: list[str]
     vault._notify_all(summaries)
 
 
-def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> list[dict]:
+def _undo_all(
+    vault: Vault, plans: list[Plan], modes: dict[str, int], entry_id: str, dry_run: bool
+) -> list[dict]:
     """Undo each plan (an image before its note, whose folder then goes; a file moved
-    by the entry renamed back, ``undo_moves``); their results in the plans' order. A
+    by the entry renamed back, ``undo_moves``); their results in the plans' order (the
+    ``modes`` of the files it takes away kept on their rows, as a delete's are). A
     disk error midway puts back what was undone, and is said of the file it hit. The
     files changed are told to the index together (``told``), in one transaction; their
     history rows are begun in batches (``undo_batches``), in one transaction each (one per
@@ -191,7 +198,7 @@ def _undo_all(vault: Vault, plans: list[Plan], entry_id: str, dry_run: bool) -> 
         with undo_moves.FolderSyncs() as syncs:
             for chunk in undo_batches.batches(plans, units):
                 datas = undo_batches.datas(vault, plans, chunk)
-                changes = [] if dry_run else undo_batches.changes(plans, chunk, datas)
+                changes = [] if dry_run else undo_batches.changes(plans, chunk, datas, modes)
                 batch = vault.recorder.begin_many(changes, actor="tool", reason=reason)
                 try:
                     for unit in chunk:
@@ -429,7 +436,9 @@ def _put_back(vault: Vault, plan: Plan, entry_id: str) -> None:
     try:
         with vault.sandbox.open(target) as place:
             now = vault._existing_bytes(place)
-            change = Change(target.lang, target.rel, "restore", now, before)
+            info = place.lstat() if before is None and now is not None else None
+            mode = None if info is None else permissions(info, place.dir_fd)  # (as undo gave it)
+            change = Change(target.lang, target.rel, "restore", now, before, mode=mode)
             reason = f"{UNDO_REASON}{entry_id}{_PUT_BACK}"
             with vault.recorder.changing([change], actor="tool", reason=reason):
                 if before is not None:

@@ -84,18 +84,23 @@ def datas(vault: Vault, plans: list[Plan], units: list[tuple[int, ...]]) -> dict
 
 
 def changes(
-    plans: list[Plan], units: list[tuple[int, ...]], data_of: dict[int, bytes | None]
+    plans: list[Plan],
+    units: list[tuple[int, ...]],
+    data_of: dict[int, bytes | None],
+    modes: dict[str, int],
 ) -> list[Change]:
-    """History's changes for ``units`` (none for a file that already holds its bytes)."""
+    """History's changes for ``units`` (none for a file that already holds its bytes); a
+    file taken away keeps its mode (``modes``, by path) on its row, as a delete's does."""
     found: list[Change] = []
     for unit in units:
         if len(unit) == 2:
             home, away = home_away(plans, unit)
-            found += undo_moves.changes(plans[home], plans[away])
+            found += undo_moves.changes(plans[home], plans[away], modes.get(plans[away][0].rel))
             continue
         target, current, *_ = plans[unit[0]]
         data = data_of[unit[0]]
         if data != current:
             op = "restore" if data else "delete"
-            found.append(Change(target.lang, target.rel, op, current, data))
+            mode = modes.get(target.rel) if data is None else None
+            found.append(Change(target.lang, target.rel, op, current, data, mode=mode))
     return found

@@ -103,12 +103,13 @@ def pairs(plans: list[Plan]) -> dict[int, int]:
     return found
 
 
-def changes(home: Plan, away: Plan) -> list[Change]:
+def changes(home: Plan, away: Plan, mode: int | None) -> list[Change]:
     """History's two versions of a file renamed back (``move_back``): a ``delete`` at
-    its new place, a ``restore`` at its old one (as an undo file by file records)."""
+    its new place (``mode``: the file's, there), a ``restore`` at its old one (as an
+    undo file by file records)."""
     target, there, data = home[0], away[0], away[1]
     return [
-        Change(there.lang, there.rel, "delete", data, None),
+        Change(there.lang, there.rel, "delete", data, None, mode=mode),
         Change(target.lang, target.rel, "restore", None, data),
     ]
 
