@@ -9,7 +9,7 @@ import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer
 from helpers.ui_page import MD, TEXT, Watch, visit
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 # Where a block's text sits in its box: [gap on the left, gap on the right].
 SIDES = """e => {
@@ -155,4 +155,66 @@ def test_a_right_to_left_text_file_reads_right_to_left(page: tuple[Page, Watch],
     assert english[0] < 30 < english[1], english
     assert arabic[1] < 30 < arabic[0], arabic
     assert shown.evaluate(BIDI) == "plaintext"
+    assert not watch.errors
+
+
+# The left edge of each of ``words`` in an element's text, wherever it is in its nodes.
+WORD_LEFTS = """(e, words) => {
+    const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), found = {};
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+        for (const word of words) {
+            const at = node.data.indexOf(word);
+            if (at < 0 || word in found) continue;
+            const range = document.createRange();
+            range.setStart(node, at); range.setEnd(node, at + word.length);
+            found[word] = range.getBoundingClientRect().left;
+        }
+    return words.map(word => found[word]);
+}"""
+
+
+def test_a_right_to_left_path_in_a_history_reads_in_its_order(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """A diff's ``--- ملاحظات/2024/كتاب.md@1`` was one right-to-left run: its file name
+    at the left, ``.md`` after the first folder's name. Each folder's name is an island in
+    the page's direction now, as in the crumbs above; so is the history heading's name."""
+    path = "ملاحظات/2024/كتاب.md"
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        for line in ("سطر أول.", "سطر ثان."):
+            put = http.put("/rs/notes/" + quote(path), content=f"{line}\n".encode(), headers=MD)
+            assert put.is_success, put.text
+    tab, watch = page
+    visit(tab, base, "#/rs/history/" + quote(path))
+    heading = tab.locator("h1")
+    assert heading.text_content() == "History of كتاب.md"
+    assert heading.locator(".path-name").evaluate(BIDI) == "isolate"
+    tab.locator("button.diff-current").last.click()
+    expect(tab.locator("pre.diff")).to_contain_text("@@")
+    heads = tab.locator("pre.diff span.hunk").all()[:2]
+    for head, marker, version in zip(heads, ("---", "+++"), ("@1", "@current"), strict=True):
+        assert head.text_content() == f"{marker} {path}{version}\n"
+        words = [marker, "ملاحظات", "2024", "كتاب", ".md", version]
+        lefts = head.evaluate(WORD_LEFTS, words)
+        assert lefts == sorted(lefts), dict(zip(words, lefts, strict=True))
+    assert not watch.errors
+
+
+def test_a_changed_line_of_dashes_is_a_changed_line(page: tuple[Page, Watch], base: str) -> None:
+    """A removed ``-- signed`` (``--- signed`` in the diff) or an added ``++ new`` showed
+    grey as the diff's own headings, not as removed or added: only the first two lines
+    name the versions."""
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        for text in ("# Dashes\n\n-- signed\nbody\n", "# Dashes\n\nbody\n++ new\n"):
+            assert http.put("/rs/notes/dashes.md", content=text.encode(), headers=MD).is_success
+    tab, watch = page
+    visit(tab, base, "#/rs/history/dashes.md")
+    tab.locator("button.diff-current").last.click()
+    diff = tab.locator("pre.diff")
+    expect(diff).to_contain_text("+++ dashes.md@current")
+    spans = diff.locator("> span").all()
+    lines = {line.text_content(): line.get_attribute("class") for line in spans}
+    assert lines["--- signed\n"] == "del", diff.text_content()
+    assert lines["+++ new\n"] == "add", diff.text_content()
+    assert lines["--- dashes.md@1\n"] == lines["+++ dashes.md@current\n"] == "hunk"
     assert not watch.errors

@@ -47,7 +47,7 @@ export async function history(lang, path) {
       b || current === "" ? null : goneSince(lang, path)]);
     diffBox.hidden = Boolean(gone);
     if (gone) return view().prepend(gone);
-    diffBox.replaceChildren(...inBlocks(d.diff.split("\n").map(diffLine)));
+    diffBox.replaceChildren(...inBlocks(d.diff.split("\n").map((line, i) => (i < 2 ? headLine(line) : diffLine(line)))));
   }
   const rowActions = (v) => (hasText(v)
     ? [h("a", { href: `${link(lang, "note", path)}?version=${encodeURIComponent(v.version)}`, text: "view" }), " ",
@@ -56,7 +56,7 @@ export async function history(lang, path) {
     : h("span", { class: "muted", text: v.moved_to ? "no text here: see its new place" : "no text: the file did not exist" }));
   show(
     crumbs(lang, path, true),
-    h("h1", { text: `History of ${path.split("/").pop()}` }),
+    h("h1", {}, "History of ", pathName(path.split("/").pop())),
     absentBanner(path, versions[0], current),
     versions.length ? h("table", { class: "history-table" },
       h("thead", {}, h("tr", {}, ["version", "when", "change", "by", "reason", "size", ""].map((t) => h("th", { text: t })))),
@@ -73,17 +73,28 @@ export async function history(lang, path) {
   );
 }
 
-// A changed or kept line's text takes the direction of its own words (an Arabic line's
-// full stop stood at its right end), its "+", "-" or " " kept in the left column.
-function diffLine(line) {
-  const cls = diffClass(line);
-  if (cls === "hunk" || !line) return h("span", { class: cls, text: `${line}\n` });
-  return h("span", { class: cls }, line.slice(0, 1), h("span", { class: "line-text", text: line.slice(1) }), "\n");
+// A path shown whole, each folder's name a bidi island in the page's direction (as the
+// crumbs' are): "ملاحظات/2024/كتاب.md" was one right-to-left run, its file name at the
+// left and ".md" after the first folder's name.
+function pathName(path, cls = "path-name") {
+  return h("span", { class: cls }, path.split("/").flatMap((part, i) => [i ? "/" : null, h("span", { text: part })]));
 }
 
-function diffClass(line) {
-  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "hunk";
-  return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
+// The diff's first two lines name the two versions ("--- <path>@<version>"): the path an
+// island, the version beside it.
+function headLine(line) {
+  const at = line.lastIndexOf("@");
+  if (!/^(---|\+\+\+) /.test(line) || at < 4) return diffLine(line);
+  return h("span", { class: "hunk" }, line.slice(0, 4), pathName(line.slice(4, at)), `${line.slice(at)}\n`);
+}
+
+// A changed or kept line's text takes the direction of its own words (an Arabic line's
+// full stop stood at its right end), its "+", "-" or " " kept in the left column. Only
+// "@@" starts a hunk's heading here: a removed "--" line ("---") is a removed line.
+function diffLine(line) {
+  const cls = line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
+  if (cls === "hunk" || !line) return h("span", { class: cls, text: `${line}\n` });
+  return h("span", { class: cls }, line.slice(0, 1), h("span", { class: "line-text", text: line.slice(1) }), "\n");
 }
 
 // A file this view showed that is not there now: moved (an agent's move, a `mv` outside)
@@ -95,7 +106,7 @@ async function goneSince(lang, path, lead = "") {
   const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=1`);
   const newest = (data.versions || [])[0];
   const to = newest && !hasText(newest) ? newest.moved_to : null;
-  const name = h("span", { class: "name", text: path });
+  const name = pathName(path, "name path-name");
   return h("div", { class: "error", id: "gone" }, lead, name, to
     ? [" was moved to ", h("a", { href: link(lang, "history", to), text: to }),
       " since this page showed it: its history goes on there."]
