@@ -48,7 +48,7 @@ def say_refusal(line: str) -> None:
 
 
 def say_notice(line: str) -> None:
-    """A command's notice on stderr (``summarize: the running indexer ...``), escaped on
+    """A command's notice on stderr (``indexer summarize: the running indexer ...``), escaped on
     a terminal as a refusal is: it quotes a workspace path or a server's words too."""
     print(for_terminal(line, sys.stderr), file=sys.stderr)
 

@@ -50,7 +50,8 @@ def test_reindex_prints_plain_progress_and_problems(tmp_path: Path) -> None:
     (ws.vault_dir("en") / ".overview.md").write_text(summary)
     done = cli("reindex", "--workspace", str(ws.root))
     assert done.returncode == 0, done.stderr
-    assert "reindex: 15/15 files (notes and folder summaries)" in done.stderr  # (14 + 1)
+    said = "indexer reindex: 15/15 files (notes and folder summaries)"  # (14 + 1)
+    assert said in done.stderr.splitlines()
     assert "indexed 14 notes and 1 folder summary" in done.stdout  # as status counts
     assert "en/bad.md: invalid frontmatter" in done.stdout
     assert ws.index_path.exists()

@@ -133,7 +133,8 @@ def test_beside_a_server_the_server_runs_the_tasks_with_its_model(
         assert main([*args, "--maintenance-user-profile", "--force"]) == 0
         said = capsys.readouterr()
         assert said.out == "en user_profile: replace (new habit)\n"
-        assert "the running indexer runs the tasks" in said.err and "model: stub" in said.err
+        assert "indexer maintain: the running indexer runs the tasks" in said.err
+        assert "model: stub" in said.err
         assert len(stub.requests) == 1 and "Prefers tea." in json.dumps(stub.requests[0])
         assert (ws / "memory/languages/en/vault/USER.md").read_text().endswith("# U\n\n- A.\n")
         with httpx2.Client(base_url=server.url.removesuffix("/mcp") + "/api/v1") as http:

@@ -165,7 +165,7 @@ def test_indexer_summarize_prints_progress_and_a_table(tmp_path: Path, stub: LLM
     ws = ["--workspace", str(tmp_path / "ws")]
     first = cli(*ws)
     assert first.returncode == 0, first.stderr
-    assert "summarize: 5/5 folders looked at" in first.stderr
+    assert "indexer summarize: 5/5 folders looked at" in first.stderr.splitlines()
     heads, values, noteless = first.stdout.splitlines()[:3]
     assert heads == "folders  by model  by fallback  skipped  removed  seconds"
     assert values.split()[:5] == ["4", "0", "4", "0", "0"]
@@ -371,7 +371,7 @@ def test_summarize_while_a_server_runs_is_the_servers_pass_recorded_as_its_job(
         (vault / "proj" / "b.md").write_text("# B\n\nSecond note.\n")
         done = cli("--workspace", str(ws), "--force")
         assert done.returncode == 0, done.stderr
-        assert "the running indexer summarizes" in done.stderr
+        assert "indexer summarize: the running indexer summarizes" in done.stderr
         assert "(by the running indexer, with its own model settings)" in done.stdout
         assert done.stdout.splitlines()[1].split()[:3] == ["2", "0", "2"]
         made = overview.read_bytes()

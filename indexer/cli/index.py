@@ -177,8 +177,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         _record_changes_first(workspace)
         try:
             index.open()
-            line = "reindex: {done}/{total} files (notes and folder summaries)"
-            with progress_display(sys.stderr, "indexing files", line) as show:
+            line = "{done}/{total} files (notes and folder summaries)"
+            with progress_display(sys.stderr, "indexing files", "reindex", line) as show:
                 stats = index.rebuild(show)
             notes = sum(index.counts().values())  # as status counts them: summaries apart
         finally:
@@ -194,9 +194,12 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def progress_display(stream: TextIO, task: str, line: str) -> Iterator[Callable[[int, int], None]]:
-    """A rich progress bar on a terminal, else plain lines (``line`` formatted with
-    ``done`` and ``total``) about every 2 s."""
+def progress_display(
+    stream: TextIO, task: str, command: str, line: str
+) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on a terminal, else plain lines about every 2 s: ``line``
+    formatted with ``done`` and ``total``, after ``indexer <command>:`` as the command's
+    refusals and notices are (a log of several commands tells whose line it is)."""
     if stream.isatty():
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -219,7 +222,8 @@ def progress_display(stream: TextIO, task: str, line: str) -> Iterator[Callable[
         now = time.monotonic()
         if done == total or now - last[0] >= 2.0:
             last[0] = now
-            print(line.format(done=done, total=total), file=stream, flush=True)
+            said = line.format(done=done, total=total)
+            print(f"indexer {command}: {said}", file=stream, flush=True)
 
     yield plain
 

@@ -125,7 +125,7 @@ def _on_server(
         )
     _enabled(wanted, state.get("enabled") or (), server=True)
     say_notice(
-        "maintain: the running indexer runs the tasks with its own settings and model"
+        "indexer maintain: the running indexer runs the tasks with its own settings and model"
         f" ({_model_text(state.get('model'))}); this command's are not used"
     )
     answer = maintain_on_server(workspace, langs[0] if langs else None, task, force)
@@ -219,7 +219,7 @@ def _current_index(workspace: Workspace, vault: Vault) -> NoteIndex | None:
         index.reconcile()
     except Exception as exc:  # (the run goes on: the model's search reads what there is)
         index.close()
-        say_notice(f"maintain: the index was not brought up to date: {words_of(exc)}")
+        say_notice(f"indexer maintain: the index was not brought up to date: {words_of(exc)}")
         return _read_only_index(workspace)
     return index
 

@@ -87,8 +87,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                 written=None if served else index.note_changed,
                 recorder=recorder,
             )
-            line = "summarize: {done}/{total} folders looked at"
-            with progress_display(sys.stderr, "summarizing folders", line) as show:
+            line = "{done}/{total} folders looked at"
+            with progress_display(sys.stderr, "summarizing folders", "summarize", line) as show:
                 stats = asyncio.run(_run(summaries, langs, args.force, show))
     finally:
         index.close()
@@ -100,13 +100,13 @@ def _on_server(workspace: Workspace, langs: list[str] | None, force: bool) -> Pa
     job's, never beside its background pass); None when its summaries are off."""
     from indexer.cli.remote import summarize_on_server
 
-    say_notice("summarize: the running indexer summarizes the folders")
+    say_notice("indexer summarize: the running indexer summarizes the folders")
     try:
         answer = summarize_on_server(workspace, langs[0] if langs else None, force)
     except NotFoundError:
         return None  # (summaries off there: this command writes them, read-only index)
     except IndexerOfflineError as err:  # (it holds the workspace but does not answer)
-        say_notice(f"summarize: {err}; the folders are summarized here")
+        say_notice(f"indexer summarize: {err}; the folders are summarized here")
         return None
     names = {field.name for field in dataclasses.fields(PassStats)}
     counts = {key: value for key, value in answer.items() if key in names}
