@@ -57,6 +57,9 @@ _MAX_RECORD_BYTES = 4 << 20  # an entry's content is at most 262,144 characters
 # (its entry's time), not on one still queued behind the other client's queue.
 _QUEUED = b'{"queued": 1, '
 _QUEUED_AT = len(_QUEUED) - 3
+# A record's temporary file this old is a writer's killed before it named it (it names
+# it at once): a younger one is not even locked to look, its writer's lock comes next.
+_STALE_SECONDS = 60
 
 
 @dataclass
@@ -82,19 +85,18 @@ class Claim:
         """Let go of the record: ``done`` (its outcome told) removes it, ``told`` written
         in it first for a writer waiting on it; else it stays for the next writer (an
         orphan interrupted while it was being finished)."""
-        if done and told is not None:
-            data = json.dumps({**_as_record(self.entry), "told": told}, ensure_ascii=False)
-            with contextlib.suppress(OSError):  # (longer than the entry's: no truncate)
-                os.pwrite(self.fd, data.encode(), 0)
+        last = None
+        if done and told is not None:  # (longer than the entry's: no truncate)
+            last = json.dumps({**_as_record(self.entry), "told": told}, ensure_ascii=False)
         if self.mine is not None:
             self.mine.discard(self.path.name)
-        _let_go(self.path, self.fd, remove=done)
+        _let_go(self.path, self.fd, remove=done, last=last.encode() if last else None)
 
 
 @dataclass
 class Held:
     """A record another writer held when it was looked at, of an entry saying the same
-    as ``wanted`` (or unreadable then: being told), open here to wait on its lock."""
+    as ``wanted``, open here to wait on its lock."""
 
     path: Path
     fd: int
@@ -251,6 +253,9 @@ class InFlight:
             for name in names:
                 if name in self._mine:
                     continue  # (held by this process: queued, or being written)
+                if not name.endswith(".json") and not _stale(self.folder / name):
+                    continue  # (being made: locked here, its writer's lock failed and
+                    # its entry was kept nowhere, "entries in flight are not kept")
                 try:  # (a link: no record)
                     flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW
                     fd = os.open(self.folder / name, flags)
@@ -259,9 +264,11 @@ class InFlight:
                 yield self.folder / name, fd
 
     def held(self, entry: MemoryEntry, passed: Sequence[str] = ()) -> list[Held]:
-        """The records of an entry saying the same as ``entry`` (or of one unreadable as
-        it is told), each open to be waited on: another writer's, or one whose writer
-        died since the batch looked for orphans."""
+        """The records of an entry saying the same as ``entry``, each open to be waited
+        on: another writer's, or one whose writer died since the batch looked for
+        orphans. One that is no entry's (read whole: under the folder's lock, as
+        outcomes are written) is passed: held by another program, every entry waited
+        its whole time on it, then failed as written elsewhere."""
         found: list[Held] = []
         with _listing(self.folder, fcntl.LOCK_SH):  # (no record removed meanwhile)
             try:
@@ -277,7 +284,7 @@ class InFlight:
                     continue  # (a link, another's: no record; none is removed meanwhile)
                 recorded = _entry(_record(fd))  # (each read as it is opened: another
                 # entry's closed at once, not every record open at the same time)
-                if recorded is None or same_entry(recorded, entry):
+                if recorded is not None and same_entry(recorded, entry):
                     found.append(Held(self.folder / name, fd, entry))
                 else:
                     os.close(fd)
@@ -302,7 +309,7 @@ class InFlight:
             return None
         if status.st_nlink == 0 or not path.name.endswith(".json"):
             # finished as we looked, or made by a writer killed before it named it
-            stale = path.name.endswith(".tmp") and time.time() - status.st_mtime > 60
+            stale = path.name.endswith(".tmp") and time.time() - status.st_mtime > _STALE_SECONDS
             _let_go(path, fd, remove=stale)
             return None
         record = _record(fd)
@@ -320,6 +327,14 @@ class InFlight:
         return Claim(path, fd, entry, queued=queued)
 
 
+def _stale(path: Path) -> bool:
+    """Whether ``path`` is a record's temporary file left by a writer killed making it."""
+    try:
+        return path.name.endswith(".tmp") and time.time() - path.lstat().st_mtime > _STALE_SECONDS
+    except OSError:
+        return False
+
+
 def _locked(fd: int) -> bool:
     """Whether the record open as ``fd`` is locked here now (False: its writer runs)."""
     try:
@@ -329,12 +344,20 @@ def _locked(fd: int) -> bool:
     return True
 
 
-def _let_go(path: Path, fd: int, *, remove: bool) -> None:
+def _let_go(path: Path, fd: int, *, remove: bool, last: bytes | None = None) -> None:
     """Unlink (when ``remove``) then unlock: a writer that locks it next finds it gone.
-    Unlinked under the folder's lock: no writer lists it then fails to open it."""
+    Unlinked under the folder's lock: no writer lists it then fails to open it. ``last``
+    (the record with its outcome, for a writer waiting on its lock) is written over it
+    under that lock too: the sweeps read records under it held shared, and one read as
+    it was written in place was half old and half new (a record of many pages), "not an
+    entry": passed over, its entry was merged a second time."""
     if remove:
-        with _listing(path.parent, fcntl.LOCK_EX), contextlib.suppress(OSError):
-            path.unlink()
+        with _listing(path.parent, fcntl.LOCK_EX):
+            if last is not None:
+                with contextlib.suppress(OSError):
+                    os.pwrite(fd, last, 0)
+            with contextlib.suppress(OSError):
+                path.unlink()
     os.close(fd)
 
 
