@@ -111,6 +111,12 @@ class EntryWriter:
         self.on_start()
         seen = [held for held in self._seen if held.wanted is entry]
         self._seen = [held for held in self._seen if held.wanted is not entry]
+        refused = keeper.refusal() if claim is None else None
+        if refused is not None:  # (it reaches no indexer: nothing is written, no record
+            for held in seen:  # is made for it, no other writer's is waited on; one
+                held.close()  # queued here goes as it is told, another's stays theirs)
+            self._inherited = self._reached = False
+            return self._offline_notice(entry, refused)
         if claim is None:
             seconds = self.settings.entry_seconds
             same = await wait_for_same(self._inflight, entry, seconds, seen)
@@ -148,21 +154,27 @@ class EntryWriter:
         try:
             return await self._apply_or_retry(keeper, entry)
         except IndexerOfflineError as exc:
-            kept = self._keeps(entry)
-            if kept:
-                how = "looks for it in its day file and logs it if it is not there"
-                if entry.kind == "knowledge":
-                    how = "takes back what its merge wrote and merges it once"
-                exc.message += (
-                    f"; the entry is kept in {INFLIGHT_DIR}: once the indexer runs, the next"
-                    " `agent-client remember` or `event` on this workspace (this one run"
-                    f" again, say) {how}"
-                )
-            state = "kept" if kept else "dropped"
-            reason, error = f"{state}: indexer offline: {exc.message}", str(exc)
+            return self._offline_notice(entry, exc)
         except Exception as exc:
             error = describe_failure(exc)
-            reason = f"failed: {error}"
+            return self._failed_notice(entry, f"failed: {error}", error)
+
+    def _offline_notice(self, entry: MemoryEntry, exc: IndexerOfflineError) -> SystemNotice:
+        """An entry the indexer was offline for: dropped, or kept on disk (``_keeps``)."""
+        kept = self._keeps(entry)
+        if kept:
+            how = "looks for it in its day file and logs it if it is not there"
+            if entry.kind == "knowledge":
+                how = "takes back what its merge wrote and merges it once"
+            exc.message += (
+                f"; the entry is kept in {INFLIGHT_DIR}: once the indexer runs, the next"
+                " `agent-client remember` or `event` on this workspace (this one run"
+                f" again, say) {how}"
+            )
+        state = "kept" if kept else "dropped"
+        return self._failed_notice(entry, f"{state}: indexer offline: {exc.message}", str(exc))
+
+    def _failed_notice(self, entry: MemoryEntry, reason: str, error: str) -> SystemNotice:
         logger.error(
             "memory entry %s (%s %r) %s", entry.id, entry.kind, entry.title, printable(reason)
         )

@@ -69,6 +69,22 @@ class SessionKeeper:
         self._stack = stack
         return self._session
 
+    def refusal(self) -> IndexerOfflineError | None:
+        """The error ``get()`` would raise at once, trying no connection (no URL file, a
+        server gone from the workspace, the indexer that just failed in this batch), or
+        None. A writer drops an entry so without making its record first, nor listing
+        the others' (a dead indexer's batch: most of the time each entry took)."""
+        if self._session is not None and not self._session.broken:
+            return None
+        failed = self._session.endpoint if self._session is not None else self._failed
+        try:
+            endpoint = discover(self._settings.url_file, self._settings.token_file)
+        except IndexerOfflineError as exc:
+            return exc
+        if endpoint == failed:
+            return IndexerOfflineError(f"the indexer at {endpoint.url} just failed; not retrying")
+        return None
+
     async def moved(self) -> bool:
         """Whether the URL file names another indexer than the one that just failed (it
         restarted, on another port): the caller may try its entry there once. The next
