@@ -127,6 +127,21 @@ COMPATIBLE = re.compile(f"[{COMPATIBLE_CLASS}]+")
 # or Python re) is a substring after folding. A NUL becomes U+FFFD (on both sides): the
 # trigram tokenizer stops at a NUL, and the text after it was never a grep candidate.
 CASE_FIXES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u0307": None, "\x00": "\ufffd"})
+_CASE_FIX_PAIRS = (("\u0130", "i"), ("\u0131", "i"), ("\u0307", ""), ("\x00", "\ufffd"))
+
+
+def case_fixed(text: str) -> str:
+    """``text.translate(CASE_FIXES)``, the same text, by a replace of each of its four
+    characters the text holds: a translate looks every character of a text past ASCII up
+    in its table (35 ns each: 124 us of a 3.6 KB note, twice a write for the trigram
+    table), where looking for four characters is a memchr each. (No replacement holds one
+    of the four, so one after the other is the translate's all at once.)"""
+    for char, fixed in _CASE_FIX_PAIRS:
+        if char in text:
+            text = text.replace(char, fixed)
+    return text
+
+
 # What a tag's key leaves out: what shows nothing (format characters such as a zero-width
 # space, joiner or bidi mark, variation selectors, the letters that show nothing), so that
 # a tag made only of them is none and ``a\u200b`` is ``a``; and the vowel points Arabic
@@ -155,7 +170,7 @@ def tag_key(tag: str) -> str:
     text = unicodedata.normalize("NFC", tag)
     text = COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
     text = _UNSEEN_IN_TAGS.sub("", text)
-    text = text.translate(CASE_FIXES).casefold()
+    text = case_fixed(text).casefold()
     if _ANY_TAG_LETTER.search(text):
         text = text.translate(_TAG_LETTERS)
     return unicodedata.normalize("NFC", text).strip().lstrip("#").strip()

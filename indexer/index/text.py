@@ -57,7 +57,6 @@ from indexer.index.nfkc import warm as build_nfkc_class
 from indexer.sqlite_lib import sqlite3
 from shared.reader_folds import (
     ARABIC_FOLDS,
-    CASE_FIXES,
     COMPATIBLE,
     COMPATIBLE_CLASS,
     DEAD_CONSONANTS,
@@ -69,6 +68,7 @@ from shared.reader_folds import (
     GREEK_BASES,
     LETTER_FOLDS,
     OPTIONAL_MARKS,
+    case_fixed,
     tag_key,
 )
 
@@ -444,7 +444,7 @@ def run_units(run: str) -> list[str]:
 def fold(text: str) -> str:
     """Case-folded text for the trigram table (per-character, so substrings survive), in
     NFC as grep reads notes and patterns (``vault.canonical_lines``)."""
-    return composed(text).translate(CASE_FIXES).casefold()
+    return case_fixed(composed(text)).casefold()
 
 
 def fold_tag(tag: str) -> str:
