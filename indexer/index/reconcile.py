@@ -19,14 +19,8 @@ from dataclasses import dataclass, field
 
 from indexer.index import kept_texts
 from indexer.index.befores import Befores
-from indexer.index.parse import (
-    MAX_INDEXED_BYTES,
-    NoteRow,
-    fts_values,
-    lang_token,
-    parse_note,
-    trigram_value,
-)
+from indexer.index.parse import MAX_INDEXED_BYTES, NoteRow, lang_token, parse_note
+from indexer.index.row_words import deleted, inserted
 from indexer.index.text import fold_tag
 from indexer.sqlite_lib import sqlite3
 from indexer.vault import fsops
@@ -230,8 +224,9 @@ def insert_rows(
              row.tags, row.tag_keys, row.frontmatter, row.body, row.head, int(row.joined),
              int(row.exact), f.size, f.mtime_ns, f.ctime_ns, row.hash, row.problem)
         )  # fmt: skip
-        words.append((rowid, *row.words, lang_token(f.lang)))
-        trigrams.append((rowid, trigram_value(row.head, row.body, row.joined)))
+        row_words, row_trigrams = inserted(row)
+        words.append((rowid, *row_words, lang_token(f.lang)))
+        trigrams.append((rowid, row_trigrams))
     conn.executemany(_INSERT_NOTE, notes)
     conn.executemany(_INSERT_WORDS, words)
     conn.executemany(_INSERT_TRIGRAMS, trigrams)
@@ -239,8 +234,8 @@ def insert_rows(
 
 def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
     """Remove a note's row and its FTS entries (contentless: given the old values)."""
-    rowid, lang, title, tags, body, frontmatter, head, joined = old[:8]
-    words = fts_values(lang, title, tags, body, frontmatter)
+    rowid = old[0]
+    words, trigrams = deleted(old)  # (kept from its insert when the row is as inserted)
     conn.execute(
         "INSERT INTO notes_fts (notes_fts, rowid, title, tags, body, meta, lang)"
         " VALUES ('delete', ?, ?, ?, ?, ?, ?)",
@@ -248,7 +243,7 @@ def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
     )
     conn.execute(
         "INSERT INTO notes_tri (notes_tri, rowid, text) VALUES ('delete', ?, ?)",
-        (rowid, trigram_value(head, body, bool(joined))),
+        (rowid, trigrams),
     )
     conn.execute("DELETE FROM notes WHERE id = ?", (rowid,))
 
