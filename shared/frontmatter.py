@@ -41,7 +41,7 @@ from shared.yaml_dialect import (
     parse_events,
     scalar_text,
 )
-from shared.yaml_entries import DUMP_OPTIONS, dump_entries
+from shared.yaml_entries import DUMP_OPTIONS, dump_entries, read_entries
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 16
@@ -99,7 +99,7 @@ def parse_yaml_block(block: str) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=256)
 def _parse_cached(block: str) -> dict[str, Any]:
-    return _parse_yaml_block(block)
+    return read_entries(block, parse_yaml_block) or _parse_yaml_block(block)
 
 
 def _copied(value: Any) -> Any:
