@@ -41,7 +41,7 @@ from typing import Any
 import uvicorn
 
 import indexer
-from indexer import open_folders
+from indexer import clean_mark, open_folders
 from indexer.core import Core
 from indexer.idle_trim import IdleTrim
 from indexer.index import late_check
@@ -58,6 +58,7 @@ from indexer.scans import ScanPool
 from indexer.settings import Settings
 from indexer.vault import atomic, fsops
 from indexer.vault.no_wait import abandoned_when
+from indexer.vault.unrecorded import Refusal
 from indexer.warm_up import Warming, after_start
 from indexer.web.app import build_app
 from indexer.web.connections import BACKLOG, MAX_HEAD_BYTES, guarded_protocol
@@ -244,21 +245,14 @@ def what_to_do(err: OSError) -> str:
     return "fix that, then start again"
 
 
-def take_clean_mark(workspace: Workspace) -> bool:
-    """Whether the last server stopped cleanly; the mark goes (for good: the folder is
-    fsync'd), so a crash from now on is seen at the next start."""
-    try:
-        workspace.clean_mark.unlink()
-    except FileNotFoundError:
-        return False
-    fd = os.open(workspace.state_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    with fsops.opened(fd):
-        os.fsync(fd)
-    return True
+def take_clean_mark(workspace: Workspace) -> clean_mark.Taken:
+    """Whether the last server stopped cleanly, and the files it left refused for good;
+    the mark goes (for good), so a crash from now on is seen at the next start."""
+    return clean_mark.take(workspace)
 
 
-def leave_clean_mark(workspace: Workspace) -> None:
-    write_private_file(workspace.clean_mark, "stopped cleanly\n", 0o600)
+def leave_clean_mark(workspace: Workspace, refused: list[Refusal]) -> None:
+    write_private_file(workspace.clean_mark, clean_mark.render(refused), 0o600)
 
 
 def warn_shared_vaults(workspace: Workspace) -> None:
@@ -302,7 +296,8 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
 
 async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]) -> None:
     workspace = settings.workspace
-    clean = take_clean_mark(workspace)
+    taken = take_clean_mark(workspace)
+    clean = taken.clean
     if settings.token:
         write_private_file(workspace.token_file, settings.token + "\n", 0o600)
     else:
@@ -320,6 +315,8 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
         core = build_core(settings, check=not clean, check_index=first)
     except IndexSchemaError as err:
         raise StartupError(err.message) from None
+    if core.unrecorded is not None:  # (still refused, and said, not read till changed)
+        core.unrecorded.seed(taken.refused)
     if first:
         late_check.drop_mark(workspace)
     app = build_app(core)
@@ -398,13 +395,16 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             steps.append(functools.partial(core.jobs.stop, then=then))
         steps.append(index.close)
         unrecorded = core.unrecorded
+        closed: list[int] = []  # (how many history still refused, at ``close``)
         if unrecorded is not None:  # (the index told its last: history takes them now)
-            steps.append(unrecorded.close)
+            steps.append(lambda: closed.append(unrecorded.close()))
         if history is not None:
             steps.append(history.close)
         error = run_all(steps)
-        # (outside changes history still refused: no clean mark, the next start rechecks)
-        lost = unrecorded is not None and unrecorded.waiting() > 0
+        # (outside changes history still refused: no clean mark, the next start rechecks;
+        # files it refused for good as they are go into the mark instead)
+        lost = unrecorded is not None and (not closed or closed[0] > 0)
+        refused = unrecorded.kept_refused if unrecorded is not None else []
         warming.wait()
         if not index.closed_whole:  # (what it applied after: told to no history)
             log.warning("the watcher was still applying outside changes when the index closed")
@@ -414,7 +414,7 @@ async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]
             error = error or found
         elif stopped_cleanly and error is None and index.closed_whole and not lost:
             try:
-                leave_clean_mark(workspace)
+                leave_clean_mark(workspace, refused)
             except OSError as err:
                 log.warning(
                     "could not write %s (%s): the next start checks the index and history whole",

@@ -118,7 +118,11 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> Unrecorded:
     and first the text it replaced when history had none (the index's copy), also when
     a tool's change comes before the index's sync of it (``Recorder.held``). Returns the
     changes history could not take yet (closed after the index, before history)."""
-    waiting = Unrecorded(functools.partial(outside.observe_many, vault))
+    waiting = Unrecorded(
+        functools.partial(outside.observe_many, vault),
+        vault.recorder.refused,
+        functools.partial(outside.still_refused, vault),
+    )
     index.batch_listeners.append(external_change_recorder(vault, waiting))
     if vault.recorder.enabled:
         index.history_since = functools.partial(outside.history_since_ns, vault)

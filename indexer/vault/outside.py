@@ -173,6 +173,13 @@ def _refused_before(vault: Vault, todo: list[Item]) -> tuple[list[Item], list[It
     return rest, again
 
 
+def still_refused(vault: Vault, lang: str, path: str) -> Identity | None:
+    """The identity history refused the file at (lang, path) with for good, when it is
+    still so (a stat); None otherwise (``Unrecorded.close``: such a file is not lost)."""
+    kept = vault.recorder.refused.kept(lang, path)
+    return kept if kept is not None and _identity_at(vault, lang, path) == kept else None
+
+
 def _refused_again(lang: str, path: str) -> TooBigForHistoryError:
     return TooBigForHistoryError(
         f"the history could not record the change of {lang}/{path} (the file is larger"

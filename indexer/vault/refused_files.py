@@ -6,8 +6,8 @@ it) is refused whenever it is recorded: it waits in ``Unrecorded``, whose retrie
 every 300 s, read it whole each time (5 s for 1 GB) to be refused again. Its refusal is
 kept here by (lang, path) with the file's identity then (device, inode, size, mtime and
 ctime in ns): a retry that finds the same identity leaves it waiting unread; a file
-changed since (another identity) is read and tried again. Kept in memory only: a start
-reads it once.
+changed since (another identity) is read and tried again. Kept in memory, and across a
+clean stop in its mark (``indexer.clean_mark``): a start after a crash reads it once.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ class RefusedFiles:
         with self._lock:
             kept = self._kept.get((lang, path))
         return kept is not None and now() == kept
+
+    def kept(self, lang: str, path: str) -> Identity | None:
+        """The identity the file at (lang, path) was refused with (None: not refused)."""
+        with self._lock:
+            return self._kept.get((lang, path))
 
     def remember(self, lang: str, path: str, identity: Identity) -> None:
         with self._lock:

@@ -8,6 +8,8 @@ read and tried again. Here SQLite refuses a blob past ``LIMIT`` with its own err
 from __future__ import annotations
 
 import base64
+import functools
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,9 @@ from test_outside_refused_file import transactions
 
 from indexer.vault import fsops, outside
 from indexer.vault.history.store import HistoryStore
+from indexer.vault.refused_files import identity_of
 from indexer.vault.sandbox import Sandbox
+from indexer.vault.unrecorded import Unrecorded
 from indexer.vault.vault import Vault
 from shared.errors import TooBigForHistoryError
 from shared.workspace import Workspace
@@ -123,3 +127,56 @@ def test_a_refused_file_rewritten_with_its_size_and_time_put_back_is_read_again(
     before = bytes_read()
     assert outside.observe_many(vault, [big])[0] == [big]
     assert bytes_read() - before >= size  # (read again: before, taken as unchanged)
+
+
+def unrecorded(vault: Vault) -> Unrecorded:
+    """As ``wiring.record_outside_changes`` makes it."""
+    return Unrecorded(
+        functools.partial(outside.observe_many, vault),
+        vault.recorder.refused,
+        functools.partial(outside.still_refused, vault),
+    )
+
+
+def test_a_file_refused_for_good_is_no_change_lost_at_a_stop(vault: Vault) -> None:
+    """``close`` counts it apart (the stop leaves its clean mark, with the file in it),
+    one changed since as it then is (``close`` tries it again); a change history refused
+    otherwise (a full disk) is lost as before."""
+    big_note(root(vault) / "big.md")
+    big_note(root(vault) / "grown.md")
+    (root(vault) / "n.md").write_text("# N\n")
+    store = vault.recorder.store
+    assert store is not None and store._writer is not None
+    store._writer.execute(
+        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON paths WHEN NEW.path = 'n.md'"
+        " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+    )
+    waiting = unrecorded(vault)
+    told = [("en", name, True) for name in ("big.md", "grown.md", "n.md")]
+    waiting.record(told)
+    assert waiting.waiting() == 3
+    with (root(vault) / "grown.md").open("a") as grown:  # (changed, still too big)
+        grown.write("more\n")
+    assert waiting.close() == 1  # (n.md's; 3 before)
+    kept = {path: identity for _, path, _, identity in waiting.kept_refused}
+    assert kept == {
+        name: identity_of((root(vault) / name).stat()) for name in ("big.md", "grown.md")
+    }
+
+
+def test_a_seeded_refusal_is_said_and_not_read_until_the_file_changes(
+    vault: Vault, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A start after a clean stop: the mark's refusals wait, said in the log, and the
+    retries read none of them while they stay as they were."""
+    size = big_note(root(vault) / "big.md")
+    identity = identity_of((root(vault) / "big.md").stat())
+    waiting = unrecorded(vault)
+    with caplog.at_level(logging.WARNING, logger="indexer.vault"):
+        waiting.seed([("en", "big.md", True, identity)])
+    assert "en/big.md" in caplog.text and "larger than history can store" in caplog.text
+    assert waiting.waiting() == 1
+    before = bytes_read()
+    waiting._retry()
+    assert bytes_read() - before < size and waiting.waiting() == 1
+    assert waiting.close() == 0 and waiting.kept_refused == [("en", "big.md", True, identity)]
