@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 from helpers.history import entry_reason, vault_file
-from helpers.indexer_process import RunningIndexer, start_indexer
+from helpers.indexer_process import RunningIndexer, start_indexer, wait_for
 from test_mode_kept_e2e import NO_SUMMARIES, call, mode_of, private_note
 
 pytestmark = pytest.mark.e2e
@@ -114,3 +114,26 @@ async def test_the_summary_of_a_deleted_folder_comes_back_private(
         await call(c, "delete", lang=lang, path="f")
         assert not vault_file(ws, lang, "f").exists()
         assert await restored(c, ws, lang, "f/.overview.md") == 0o600
+
+
+async def test_a_summary_the_job_removes_comes_back_private(tmp_path: Path) -> None:
+    """The summaries job removes the summary of a folder whose last note went (its row
+    kept no mode: a restore made it 0644 less the umask)."""
+    lang = "uf"
+    env = {"INDEXER_LLM_MODEL": "", "INDEXER_SUMMARIES_DEBOUNCE": "0.1"}  # (the fallback)
+    server = start_indexer(tmp_path / "ws", env=env)
+    ws = server.workspace
+    summary = vault_file(ws, lang, "f/.overview.md")
+    try:
+        async with server.client() as c:
+            await private_note(c, ws, lang, "f/a.md")
+            wait_for(summary.exists, 30, what="the job's summary of f/")
+            os.chmod(summary, 0o600)
+            await call(c, "delete", lang=lang, path="f/a.md")
+            wait_for(lambda: not summary.exists(), 30, what="the summary removed by the job")
+            assert vault_file(ws, lang, "f").is_dir()  # (the job's removal, not the delete's)
+            rows = (await call(c, "history", lang=lang, path="f/.overview.md"))["versions"]
+            assert rows[0]["op"] == "delete" and rows[0]["actor"] == "job:summaries", rows
+            assert await restored(c, ws, lang, "f/.overview.md") == 0o600
+    finally:
+        server.stop()
