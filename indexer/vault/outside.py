@@ -28,7 +28,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
-from indexer.vault.history.rows import Seen
+from indexer.vault.history.rows import Seen, permissions
 from indexer.vault.history.store import Version
 from indexer.vault.refused_files import Identity, identity_of
 from indexer.vault.sandbox import Target
@@ -74,14 +74,10 @@ def observe_external(
         said, data, identity = _read_now(vault, target, identify=True)
         if not said:
             return
+        mode = _moved_mode(vault, target, moved_to) if data is None else None
         try:
-            vault.recorder.observe(
-                target.lang,
-                target.rel,
-                data,
-                unknown=unknown,
-                moved_from=moved_from,
-                moved_to=moved_to,
+            vault.recorder.observe_many(
+                [Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to, mode)]
             )
         except TooBigForHistoryError:
             if identity is not None and data is not None and len(data) == identity[2]:
@@ -230,8 +226,9 @@ def _record_batch(
             held.callback(lock.release)
             said, data, _ = _read_now(vault, target)
             if said:
+                mode = _moved_mode(vault, target, moved_to) if data is None else None
                 seen.append(
-                    Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to)
+                    Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to, mode)
                 )
                 size += 0 if data is None else len(data)
         try:
@@ -241,6 +238,23 @@ def _record_batch(
         except Exception as err:  # (StorageError; a blob past 2 GiB: OverflowError)
             return end, err
     return end, None
+
+
+def _moved_mode(vault: Vault, old: Target, moved_to: str | None) -> int | None:
+    """The permissions of a file a pass found renamed away from ``old`` to ``moved_to``,
+    as it is there (one stat), for the deletion's row as a delete's: a restore of the
+    old path makes it so again (it was 0644 less the umask). None: no new path, or no
+    plain file there now."""
+    if moved_to is None:
+        return None
+    try:
+        new = vault.sandbox.resolve(old.lang, moved_to, summary=True)
+        with vault.sandbox.open(new) as place, vault.sandbox.open(old) as home:
+            info = place.lstat()
+            plain = info is not None and stat.S_ISREG(info.st_mode)
+            return permissions(info, home.dir_fd) if plain and info is not None else None
+    except (VaultError, OSError):
+        return None
 
 
 def _one_by_one(vault: Vault, items: list[Item]) -> tuple[list[Item], StorageError | None]:

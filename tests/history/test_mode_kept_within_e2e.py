@@ -6,6 +6,7 @@ back 0600 when restored, not 0644 less the umask (their rows recorded no mode)."
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,3 +138,25 @@ async def test_a_summary_the_job_removes_comes_back_private(tmp_path: Path) -> N
             assert await restored(c, ws, lang, "f/.overview.md") == 0o600
     finally:
         server.stop()
+
+
+async def test_a_folder_renamed_by_another_program_keeps_its_files_modes_at_their_old_paths(
+    server: RunningIndexer,
+) -> None:
+    """``mv f g`` outside the tools: the watcher's catch-up pairs each rename
+    (``outside.observe_renames``), and the old path's deletion row takes the file's mode
+    at its new path (one stat): its row had none."""
+    lang, ws = "ug", server.workspace
+    async with server.client() as c:
+        await private_note(c, ws, lang, "f/a.md")
+        os.rename(vault_file(ws, lang, "f"), vault_file(ws, lang, "g"))
+
+        async def gone() -> bool:
+            rows = (await call(c, "history", lang=lang, path="f/a.md"))["versions"]
+            return rows[0]["op"] == "delete"
+
+        deadline = asyncio.get_running_loop().time() + 30
+        while not await gone():
+            assert asyncio.get_running_loop().time() < deadline, "the rename recorded"
+            await asyncio.sleep(0.05)
+        assert await restored(c, ws, lang, "f/a.md") == 0o600

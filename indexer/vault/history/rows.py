@@ -80,7 +80,8 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Seen:
     """A file as another program left it (``data`` None: gone), for ``observe_many``;
-    ``unknown``, ``kept``, ``moved_from``, ``moved_to``: as ``HistoryStore.observe``."""
+    ``unknown``, ``kept``, ``moved_from``, ``moved_to``: as ``HistoryStore.observe``;
+    ``mode``: a deletion's permissions, when known (a rename's, at its new path)."""
 
     lang: str
     path: str
@@ -89,6 +90,7 @@ class Seen:
     kept: bool = False
     moved_from: str | None = None
     moved_to: str | None = None
+    mode: int | None = None
 
 
 @dataclass

@@ -278,6 +278,7 @@ class HistoryStore(HistoryReads):
         moved_to = seen.moved_to
         if row is not None and moved_to is not None and row.etag is None and row.op == "delete":
             row.other_path = moved_to  # (its new file pairs by this name, not by time)
+            row.mode = seen.mode  # (the file as it went: a restore makes it so again)
         return row
 
     def _insert_seen(
