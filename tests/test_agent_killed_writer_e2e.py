@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack, entry_ids, hold_at
+from helpers.agent_stack import Stack, agent_stack, entry_ids, hold_at, run_here
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 from helpers.llm_stub import LLMStub, Message, final, tool_call
 
@@ -63,6 +63,12 @@ def remember(title: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+
+
+def remember_here(title: str, env: dict[str, str]) -> tuple[int, str, str]:
+    """``remember`` run in this process (``run_here``), where no kill nor a run beside it
+    needs a process of its own: its status, stdout and stderr."""
+    return run_here(env, "remember", "--title", title, FACTS[title])
 
 
 def kill_at_turn(stub: LLMStub, env: dict[str, str], title: str, turn: int) -> None:
@@ -112,9 +118,8 @@ def check_merged_once(server: RunningIndexer, env: dict[str, str], title: str) -
 def test_a_killed_remember_run_again_merges_once(stack: Stack, turn: int) -> None:
     server, stub, env = stack
     kill_at_turn(stub, env, "Staging server", turn)
-    again = remember("Staging server", env)
-    _out, err = again.communicate(timeout=120)
-    assert again.returncode == 0, err
+    code, _out, err = remember_here("Staging server", env)
+    assert code == 0, err
     check_merged_once(server, env, "Staging server")
 
 
@@ -125,9 +130,8 @@ def test_another_command_finishes_the_killed_entry(
     entry) merges it too, once, and says so."""
     server, stub, env = stack
     kill_at_turn(stub, env, "Staging server", 2)
-    other = remember("Build cache", env)
-    out, err = other.communicate(timeout=120)
-    assert other.returncode == 0, err
+    code, out, err = remember_here("Build cache", env)
+    assert code == 0, err
     assert "Staging server" in out + err
     check_merged_once(server, env, "Staging server")
     check_merged_once(server, env, "Build cache")
@@ -219,10 +223,9 @@ def test_a_run_that_finishes_killed_entries_has_time_for_each(
     stub.run(slow)
     timed = {**env, "AGENT_CLIENT_LLM_TIMEOUT": "16", "AGENT_CLIENT_CALL_TIMEOUT": "1"}
     started = time.monotonic()
-    run = remember("Rack map", timed)
-    out, err = run.communicate(timeout=120)
+    code, out, err = remember_here("Rack map", timed)
     took = time.monotonic() - started
-    assert run.returncode == 0, f"{err} after {took:.1f} s"
+    assert code == 0, f"{err} after {took:.1f} s"
     assert "Noted Rack map." in out and err.count("a stopped client left") == 2, err
     for title in FACTS:
         check_merged_once(server, env, title)
@@ -242,9 +245,8 @@ def test_an_entry_whose_indexer_went_away_mid_merge_is_kept_and_merged_once(
     assert len(list((server.workspace / ".agent-client/inflight").glob("*.json"))) == 1
     restarted = start_indexer(server.workspace)
     try:
-        run = remember("Staging server" if again == "same" else "Build cache", env)
-        out, err = run.communicate(timeout=120)
-        assert run.returncode == 0, err
+        code, out, err = remember_here("Staging server" if again == "same" else "Build cache", env)
+        assert code == 0, err
         check_merged_once(restarted, env, "Staging server")
         if again == "same":
             assert "Noted Staging server." in out, out + err
@@ -265,15 +267,13 @@ def test_a_kept_entry_run_again_while_its_indexer_is_down_stays_kept(
     server, stub, env = stack
     indexer_stopped_mid_merge(server, stub, env)
     records = server.workspace / ".agent-client/inflight"
-    run = remember("Staging server", env)  # (still down)
-    _out, err = run.communicate(timeout=120)
-    assert run.returncode == 3, err
+    code, _out, err = remember_here("Staging server", env)  # (still down)
+    assert code == 3, err
     assert len(list(records.glob("*.json"))) == 1, err
     restarted = start_indexer(server.workspace)
     try:
-        run = remember("Staging server", env)
-        out, err = run.communicate(timeout=120)
-        assert run.returncode == 0 and "Noted Staging server." in out, out + err
+        code, out, err = remember_here("Staging server", env)
+        assert code == 0 and "Noted Staging server." in out, out + err
         check_merged_once(restarted, env, "Staging server")
         assert not list(records.glob("*.json"))
     finally:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack, entry_ids, hold_at
+from helpers.agent_stack import Stack, agent_stack, entry_ids, hold_at, run_here
 from helpers.indexer_process import vault_dir, wait_for
 from helpers.llm_stub import Message, final, tool_call
 
@@ -83,10 +83,9 @@ def test_entries_queued_behind_a_killed_merge_are_merged_once_each(
         release.set()
     assert "Traceback" not in err, err
     stub.run(merge_step)
-    command = [sys.executable, "-m", "agent_client", "remember", "--title", *LATER]
-    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
-    assert run.returncode == 0, run.stderr
-    assert run.stderr.count("a stopped client left") == len(FACTS), run.stderr
+    code, _out, err = run_here(env, "remember", "--title", *LATER)  # (no process: none killed)
+    assert code == 0, err
+    assert err.count("a stopped client left") == len(FACTS), err
     vault = vault_dir(server, "en")
     for title, fact in ALL.items():
         note = vault / f"items/{slug(title)}.md"

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.agent_stack import run_here
 from helpers.indexer_process import QUIET_ENV, wait_for
 
 from indexer.health import server_health
@@ -36,14 +37,16 @@ def dead_port() -> int:
 
 
 def client(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``agent-client event`` on ``workspace``, run in this process (``run_here``: a
+    process of its own was a Python start of 2-6 s at load, five a test)."""
     env = {
         **os.environ,
         "AGENT_CLIENT_WORKSPACE": str(workspace),
         "AGENT_CLIENT_LANG": "en",
         "AGENT_CLIENT_CONNECT_TIMEOUT": "2",
     }
-    command = [sys.executable, "-m", "agent_client", "event", "--title", "T", *args, "x"]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    argv = ["event", "--title", "T", *args, "x"]
+    return subprocess.CompletedProcess(argv, *run_here(env, *argv))
 
 
 def suggested(stderr: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack, hold_at
+from helpers.agent_stack import Stack, agent_stack, hold_at, run_here
 from helpers.indexer_process import vault_dir
 from helpers.llm_stub import Message, final, tool_call
 
@@ -129,13 +129,13 @@ def test_a_take_back_cut_off_is_tried_again_on_the_next_indexer(
     relay = DroppingRelay((host, int(port)), url_file, real)
     try:
         url_file.write_text(f"http://127.0.0.1:{relay.port}/mcp\n")
-        run = remember(env)  # (the same command again: the dead writer's entry)
-        out, err = run.communicate(timeout=120)
+        # (the same command again, the dead writer's entry; in this process: none killed)
+        code, out, err = run_here(env, "remember", "--title", TITLE, FACT)
     finally:
         relay.close()
         url_file.write_text(real)
     assert relay.dropped.is_set(), err
-    assert run.returncode == 0, out + err
+    assert code == 0, out + err
     assert note.read_text().count(FACT) == 1, note.read_text()
     index = vault_dir(server, "en") / INDEX
     assert index.read_text().count(FACT) == 1, index.read_text()

@@ -4,13 +4,17 @@ process needs to use both: the stack the agent client's kill and recovery tests 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import os
 import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
+from agent_client.command import main
 from helpers.indexer_process import RunningIndexer, start_indexer
 from helpers.llm_stub import LLMStub, Message, RawReply, Script, running_llm_stub
 
@@ -67,3 +71,18 @@ def entry_ids(server: RunningIndexer, path: str) -> list[str]:
         return [found for v in versions for found in ENTRY_ID.findall(v.get("reason") or "")]
 
     return asyncio.run(ask())
+
+
+def run_here(env: dict[str, str], *argv: str) -> tuple[int, str, str]:
+    """``agent-client ARGV`` with ``env`` as its environment, run in this process by the
+    command's own entry point: its status, stdout and stderr. A run that is not killed
+    nor run beside another needs no process of its own, and one was a Python start
+    importing fastmcp, mcp and openai (2 s, 5-8 s at a load of 10) per step."""
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        patch.dict(os.environ, env, clear=True),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
