@@ -7,7 +7,6 @@ record it saw held and tells its outcome."""
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.agent_stack import Stack, agent_stack
+from helpers.agent_stack import Stack, agent_stack, entry_ids
 from helpers.indexer_process import vault_dir, wait_for
 from helpers.llm_stub import Message, final, tool_call
 
@@ -97,13 +96,6 @@ def killed(process: subprocess.Popen[str], release: threading.Event) -> None:
     release.set()
 
 
-def entry_ids(env: dict[str, str], path: str) -> set[str]:
-    command = [sys.executable, "-m", "agent_client", "history", path]
-    shown = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    return set(re.findall(r"entry:([0-9a-f]+)", shown.stdout))
-
-
 def test_a_third_run_waits_for_the_entry_it_saw_held(stack: Stack, gates: Gates) -> None:
     server, stub, env = stack
     stub.threaded = True  # (the runs' merges held back one at a time, the others answered)
@@ -128,5 +120,5 @@ def test_a_third_run_waits_for_the_entry_it_saw_held(stack: Stack, gates: Gates)
     for title, fact in FACTS.items():
         text = (vault / f"items/{slug(title)}.md").read_text()
         assert text.count(fact) == 1 and text.endswith(f"# {title}\n\n{fact}\n"), text
-        assert len(entry_ids(env, f"items/{slug(title)}.md")) == 1, title
+        assert len(set(entry_ids(server, f"items/{slug(title)}.md"))) == 1, title
     wait_for(lambda: not list((server.workspace / ".agent-client").rglob("*.json")), 5)
