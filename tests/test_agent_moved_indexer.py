@@ -23,7 +23,6 @@ import logging
 import os
 from collections.abc import Iterator
 from datetime import UTC
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,13 +43,13 @@ JSON = {"content-type": "application/json"}
 
 class Moving:
     """A real indexer reached through ``proxy``, whose port the URL file names, until
-    ``restart_elsewhere`` (run by the proxy at a chosen request) moves it."""
+    ``restart_elsewhere`` (run by the proxy at a chosen request) moves it. The indexer
+    is the module's: it outlives the stand-in (``running``: the one running now)."""
 
-    def __init__(self, workspace: Path, running: RunningIndexer | None = None) -> None:
-        self.workspace = workspace
-        self.running: RunningIndexer = running or start_indexer(workspace)
-        self.own = running is None  # (a module's indexer, shared, is never stopped here)
-        self.folder = "memories"  # the memory tool's, in the vault
+    def __init__(self, running: RunningIndexer, folder: str) -> None:
+        self.workspace = workspace = running.workspace
+        self.running = running
+        self.folder = folder  # the memory tool's, in the vault
         self.proxy = McpProxy(self.running.url)
         self.restarts = 0
         url_file = workspace / "indexer.mcp.url"  # (as the server writes it: a rename)
@@ -80,43 +79,45 @@ class Moving:
 
     def stop(self) -> None:
         self.proxy.stop()
-        if self.own:
-            self.running.stop()
-
-
-@pytest.fixture
-def moving(tmp_path: Path) -> Iterator[Moving]:
-    """An indexer of the test's own, which the test restarts elsewhere."""
-    served = Moving(tmp_path / "ws")
-    try:
-        yield served
-    finally:
-        served.stop()
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningIndexer]:
-    """The module's indexer, for the tests that only close the stand-in's port."""
-    running = start_indexer(tmp_path_factory.mktemp("module") / "ws")
+def indexers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[RunningIndexer]]:
+    """The module's indexer, the one running now: a test that restarts it elsewhere
+    leaves the new one here for the next (an indexer of each test's own was a start of
+    3-7 s at load, beside the restart that is the case)."""
+    running = [start_indexer(tmp_path_factory.mktemp("module") / "ws")]
     try:
         yield running
     finally:
-        running.stop()
+        running[0].stop()
+
+
+@pytest.fixture
+def shared(indexers: list[RunningIndexer]) -> RunningIndexer:
+    return indexers[0]
 
 
 _folders = itertools.count()
 
 
 @pytest.fixture
-def cut(shared: RunningIndexer) -> Iterator[Moving]:
-    """A stand-in of the test's own for the module's indexer (never restarted: only
-    its port closes), the URL file naming it, and a memory folder of the test's own."""
-    served = Moving(shared.workspace, shared)
-    served.folder = f"m{next(_folders):03d}"
+def moving(indexers: list[RunningIndexer]) -> Iterator[Moving]:
+    """A stand-in of the test's own for the module's indexer, which the test may restart
+    elsewhere, the URL file naming it, and a memory folder of the test's own (its
+    notes kept apart from the other tests' by it)."""
+    served = Moving(indexers[0], f"m{next(_folders):03d}")
     try:
         yield served
     finally:
         served.stop()
+        indexers[0] = served.running
+
+
+@pytest.fixture
+def cut(moving: Moving) -> Moving:
+    """The stand-in, for the tests that never restart the indexer: only its port closes."""
+    return moving
 
 
 def settings_of(moving: Moving) -> ClientSettings:
@@ -137,7 +138,7 @@ def test_a_memory_tool_edit_goes_on_at_the_new_port(moving: Moving) -> None:
     """``str_replace`` reads the file from the indexer, which then restarts on a new
     port; its write finds the old port refused (nothing of it sent) and is made at the
     new port: the command succeeds, its change is on disk once, one version in history."""
-    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    tool = memory_tool(moving)
     try:
         memory(tool, command="create", path="/memories/m.md", file_text="one\n")
         moving.after("read")
@@ -150,9 +151,9 @@ def test_a_memory_tool_edit_goes_on_at_the_new_port(moving: Moving) -> None:
         assert memory(tool, command="view", path="/memories/m.md").endswith("\ttwo\n     2\t")
     finally:
         tool.close()
-    text = (vault_dir(moving.running, "en") / "memories/m.md").read_text()
+    text = (vault_dir(moving.running, "en") / moving.folder / "m.md").read_text()
     assert text.endswith("\n---\ntwo\n") and text.count("two") == 1, text
-    versions = asyncio.run(history(settings_of(moving), "memories/m.md"))
+    versions = asyncio.run(history(settings_of(moving), f"{moving.folder}/m.md"))
     assert [(v["op"], v["reason"]) for v in versions] == [
         ("write", "memory_tool:str_replace"),
         ("write", "memory_tool:create"),
@@ -172,23 +173,24 @@ async def test_a_call_whose_answer_was_lost_is_made_again_only_if_it_reads(
     a ``stat`` is asked again at the new port and answered; an ``append`` may have landed
     (it had), so it is not made again: the client says the indexer is offline, and the
     line is in the note once. The next call goes to the new port."""
+    note = f"{moving.folder}/a.md"
     async with open_session(settings_of(moving)) as session:
         vault = session.vault("en")
-        await vault.write("a.md", "# A\n")
+        await vault.write(note, "# A\n")
         moving.after(tool, then=DROP)
         if tool == "stat":
-            assert (await vault.stat("a.md"))["exists"]
+            assert (await vault.stat(note))["exists"]
             assert moving.proxy.calls("stat") == 1  # the old indexer's; then the new one's
         else:
             with pytest.raises(IndexerOfflineError):
-                await vault.append("a.md", "appended\n")
+                await vault.append(note, "appended\n")
         assert moving.restarts == 1
         landed = "appended\n" if tool == "append" else ""
-        assert (await vault.read("a.md"))["content"].endswith(f"\n# A\n{landed}")
+        assert (await vault.read(note))["content"].endswith(f"\n# A\n{landed}")
         assert session.endpoint == discover(
             moving.workspace / "indexer.mcp.url", moving.workspace / "indexer.mcp.token"
         )
-    text = (vault_dir(moving.running, "en") / "a.md").read_text()
+    text = (vault_dir(moving.running, "en") / note).read_text()
     assert text.endswith(f"\n# A\n{landed}") and text.count("appended") == (1 if landed else 0)
 
 
@@ -211,7 +213,7 @@ def test_a_memory_tool_change_whose_answer_was_lost_says_it_may_have_landed(
     """The old indexer made the change, restarted elsewhere, and its answer never came:
     the change is not made again (it may have landed: here it had), and the model is told
     to look before trying again, not that nothing was changed."""
-    tool = VaultMemoryTool("en", settings=settings_of(moving))
+    tool = memory_tool(moving)
     inputs = {
         "str_replace": {"path": "/memories/m.md", "old_str": "one", "new_str": "two"},
         "delete": {"path": "/memories/m.md"},
@@ -225,7 +227,7 @@ def test_a_memory_tool_change_whose_answer_was_lost_says_it_may_have_landed(
     assert moving.restarts == 1
     said = "its change may or may not have been made: view the path before trying again"
     assert is_error and said in str(text) and "nothing was changed" not in str(text), text
-    folder = vault_dir(moving.running, "en") / "memories"
+    folder = vault_dir(moving.running, "en") / moving.folder
     landed = {
         "str_replace": lambda: (folder / "m.md").read_text().endswith("\ntwo\n"),
         "delete": lambda: not (folder / "m.md").exists(),
