@@ -72,9 +72,11 @@ class Indexer:
         self.running.stop()
 
 
-@pytest.fixture
-def indexer(tmp_path: Path) -> Iterator[Indexer]:
-    served = Indexer(tmp_path / "ws")
+@pytest.fixture(scope="module")
+def indexer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Indexer]:
+    """The module's indexer (restarted by its tests; each writes notes of its own): one
+    of each test's own was a start of 3-7 s at load, beside the restart that is the case."""
+    served = Indexer(tmp_path_factory.mktemp("module") / "ws")
     try:
         yield served
     finally:
@@ -185,26 +187,27 @@ async def test_a_2025_session_the_server_forgot_is_opened_again(
     def said() -> list[str]:
         return [r.getMessage() for r in caplog.records if r.name == "agent_client.connection"]
 
+    note = f"{ending}.md"
     try:
         vault = session.vault("en")
-        await vault.write("b.md", "# B\n")
+        await vault.write(note, "# B\n")
         assert "history" in await session.tool_names()
         if ending == "restart":
             indexer.restart()
         else:  # (its open event stream holds it past the idle timeout)
             await asyncio.sleep(PAST_IDLE)
-            assert (await vault.stat("b.md"))["exists"] and said() == []  # (the same session)
+            assert (await vault.stat(note))["exists"] and said() == []  # (the same session)
             await end_session(indexer, first)
         _, stat, _ = await asyncio.gather(
-            vault.append("b.md", "appended\n", reason="its session was gone"),
-            vault.stat("b.md"),
+            vault.append(note, "appended\n", reason="its session was gone"),
+            vault.stat(note),
             vault.find(path=""),
         )
         assert stat["exists"]
-        assert (await vault.read("b.md"))["content"].endswith("# B\nappended\n")
+        assert (await vault.read(note))["content"].endswith("# B\nappended\n")
         assert not session.broken
         assert session.endpoint == discover(settings.url_file, settings.token_file)
     finally:
         await session.close()
-    assert appended(indexer, "b.md", "appended\n") == 1
+    assert appended(indexer, note, "appended\n") == 1
     assert len(said()) == 1 and "lost this client's session: connected again" in said()[0]
