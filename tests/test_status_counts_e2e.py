@@ -5,6 +5,10 @@ the count without an index (``note_counts``) and ``summary`` ("holds no notes") 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx2
@@ -39,6 +43,22 @@ async def test_status_counts_notes_not_plain_text_files(tmp_path: Path) -> None:
         base = server.url.removesuffix("/mcp")
         rest = httpx2.get(f"{base}/api/v1/status", timeout=30).json()
         assert rest["langs"] == {"ar": 2}
+        # `indexer status`: its total is the vaults' notes, not their text files too
+        # ("index: 7 notes" over "ar: 2 notes").
+        done = subprocess.run(
+            [sys.executable, "-m", "indexer", "status", "--workspace", str(server.workspace)],
+            capture_output=True, text=True, timeout=60, env={**os.environ, "INDEXER_WORKSPACE": ""},
+        )  # fmt: skip
+        assert ", 2 notes\n" in done.stdout and "  ar: 2 notes\n" in done.stdout, done.stdout
+        report = json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "indexer", "status", "--workspace", str(server.workspace),
+                 "--json"],
+                capture_output=True, text=True, timeout=60,
+                env={**os.environ, "INDEXER_WORKSPACE": ""},
+            ).stdout
+        )  # fmt: skip
+        assert report["index"]["notes"] == 2 and report["index"]["langs"] == {"ar": 2}
         assert sorted(p.name for p in (vault(server.workspace, "ar") / "memories").iterdir()) == [
             "data.json", "t.csv", "t.xml", "t.yaml", "ملف.txt",
         ]  # fmt: skip

@@ -450,9 +450,11 @@ class IndexReads:
         return {lang: count for lang, count in counts.items() if count}
 
     def info(self) -> dict:
-        """Size on disk, time of the last finished reconcile, notes and problem files."""
+        """Size on disk, time of the last finished reconcile, notes and problem files.
+        Notes as ``counts`` has them (``.md`` files, no summaries), so that the total is
+        the sum of the vaults' counts shown beside it, not that plus the text files."""
         with self._read() as conn:
-            notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            notes = sum(count for _, count in conn.execute(_NOTE_COUNTS))
             notes -= sum(count for _, count in conn.execute(_OVERVIEW_COUNTS))
             problems = conn.execute(
                 "SELECT count(*) FROM notes WHERE problem IS NOT NULL"
