@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import unicodedata
+import uuid
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,26 @@ def test_a_skipped_name_still_hides_its_twin(
         (tmp_path / name).write_text(name)
     assert _walk(tmp_path, set()) == [(reached, reached)]
     assert _walk(tmp_path, {reached}) == []
+
+
+@pytest.mark.parametrize(
+    ("nfc", "other"),
+    [("caf\u00e9", "cafe\u0301"), ("\ud55c", "\u1112\u1161\u11ab")],
+)
+def test_a_skipped_twin_is_named_apart_from_the_name_listed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, nfc: str, other: str
+) -> None:
+    """The log line of a second spelling left out must not read exactly as the name the
+    tools list ("skipped ext/café.md: another name in its folder reads the same" while
+    ext/café.md was listed, read and searched: which one to rename?)."""
+    tag = uuid.uuid4().hex  # (each path is warned of once per process)
+    for name in (nfc, other):
+        (tmp_path / f"{tag}{name}.md").write_text(name)
+    with caplog.at_level(logging.WARNING, logger="indexer"):
+        assert _walk(tmp_path, set()) == [(f"{tag}{nfc}.md", f"{tag}{nfc}.md")]
+    (line,) = [r.getMessage() for r in caplog.records if "reads the same" in r.getMessage()]
+    shown = "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in other)
+    assert line.startswith(f"skipped {tag}{shown}.md: "), line
 
 
 def test_a_literal_whose_case_matters_finds_the_lines_that_hold_it() -> None:

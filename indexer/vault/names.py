@@ -111,12 +111,22 @@ def reachable_names(raws: Iterable[str], plain: Collection[str], where: str) -> 
         name = _nfc(raw)
         other = chosen.get(name)
         if name in plain or other == name or (other is not None and raw != name):
-            skipped(where + printable(raw), "another name in its folder reads the same")
+            skipped(where + shown_apart(raw), "another name in its folder reads the same")
             continue
         if other is not None:
-            skipped(where + printable(other), "another name in its folder reads the same")
+            skipped(where + shown_apart(other), "another name in its folder reads the same")
         chosen[name] = raw
     return {raw: name for name, raw in chosen.items()}
+
+
+def shown_apart(raw: str) -> str:
+    """A left-out name, printable; one not in NFC (a second spelling of a name the tools
+    list, ``café`` as ``e`` and U+0301) with all but ASCII escaped, so that it never
+    reads exactly as the name listed beside it (in a listing's sample, in the log)."""
+    shown = printable(raw)
+    if unicodedata.is_normalized("NFC", shown):
+        return shown
+    return "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in shown)
 
 
 @lru_cache(maxsize=1 << 15)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 import os
 import time
-import unicodedata
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ from indexer.vault.names import (
     is_plain,
     printable,
     reachable_names,
+    shown_apart,
     skipped,
 )
 from shared.errors import ConflictError, ForbiddenPathError, InvalidArgumentError
@@ -158,7 +158,7 @@ def list_folder(
                 files.append((name, odd_files[raw]))
         if left_out is not None:
             for raw in sorted(set(odd_files).union(odd_folders).difference(reachable)):
-                left_out(prefix + _shown_apart(raw))
+                left_out(prefix + shown_apart(raw))
     files.sort(key=_first)
     folders.sort()
     return files, folders
@@ -275,16 +275,6 @@ def _cut(
     if passed is not None and cut:
         passed(prefix, [name for name, _ in files[:cut]])
     return files[cut:]
-
-
-def _shown_apart(raw: str) -> str:
-    """A left-out name, printable; one not in NFC (a second spelling of a name the tools
-    list, ``café`` as ``e`` and U+0301) with all but ASCII escaped, so that it never
-    reads exactly as the name listed beside it."""
-    shown = printable(raw)
-    if unicodedata.is_normalized("NFC", shown):
-        return shown
-    return "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in shown)
 
 
 def _own_file(raw: str, entry: os.DirEntry[str]) -> bool:
