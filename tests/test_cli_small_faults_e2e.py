@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.indexer_process import RunningIndexer, vault_dir
+from helpers.indexer_process import RunningIndexer, vault_dir, wait_for
 from helpers.llm_stub import final, running_llm_stub, tool_call
 
 from agent_client.cli import build_parser
@@ -168,6 +169,36 @@ def test_both_history_commands_name_a_file_alike(
     assert head.startswith(f"items/hist.md (vault {lang}): "), head
     assert indexer_main(["history", "--workspace", ws, "--lang", lang, "items/hist.md"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == head
+
+
+def test_history_show_with_json_prints_the_read_of_that_version(
+    server: RunningIndexer, lang: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``indexer history --show N --json`` printed the version's text, its --json left
+    unsaid, where ``agent-client history --show N --json`` prints the read tool's JSON:
+    a script asking for JSON got a note's text. A text that is not UTF-8 comes as the
+    read tool gives it (base64)."""
+    ws = str(server.workspace)
+    path, latin = "ملاحظات/שלום 東京.md", "ملاحظات/latin.txt"
+
+    async def tool(name: str, **args: Any) -> dict[str, Any]:
+        async with server.client() as client:
+            return (await client.call_tool(name, {"lang": lang, **args})).structured_content
+
+    asyncio.run(tool("write", path=path, content="# א\n\nنص\n"))
+    asyncio.run(tool("append", path=path, content="more\n"))
+    expected = asyncio.run(tool("read", path=path, version=1))
+    show = ["history", "--workspace", ws, "--lang", lang, "--show", "1", "--json"]
+    code, out, err = agent(capsys, *show, path)
+    assert code == 0, err
+    assert json.loads(out) == expected
+    assert indexer_main([*show, path]) == 0
+    assert json.loads(capsys.readouterr().out) == expected
+    (vault_dir(server, lang) / latin).write_bytes(b"caf\xe9\n")
+    wait_for(lambda: asyncio.run(tool("history", path=latin))["versions"], 30, what="a version")
+    assert indexer_main([*show, latin]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["content"], shown["encoding"], shown["version"]) == ("Y2Fm6Qo=", "base64", 1)
 
 
 @pytest.mark.parametrize("command", [["config-snippet"], ["open", "--print"]])

@@ -2,12 +2,14 @@
 
 Reads ``W/.indexer/history/`` directly and read-only, with or without a running server
 (WAL lets readers share the file); ``--show N`` prints the text of version N, which
-is how a text can be recovered without a server.
+is how a text can be recovered without a server (with ``--json``: as the read tool gives
+that version).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 from typing import Any
@@ -37,7 +39,10 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
         "--limit", type=whole_number(1, 1000), default=20, help="versions to list (default 20)"
     )
     history.add_argument(
-        "--show", type=whole_number(1), metavar="N", help="print the text of version N"
+        "--show",
+        type=whole_number(1),
+        metavar="N",
+        help="print the text of version N (with --json: the read tool's result for it)",
     )
     history.add_argument("--json", action="store_true", help="print the tool's JSON result")
     history.set_defaults(func=cmd_history)
@@ -55,7 +60,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         try:
             store.open()
             if args.show is not None:
-                return _show(store, lang, path, args.show)
+                return _show(store, lang, path, args.show, args.json)
             rows = store.versions(lang, path, args.limit)
         finally:
             store.close()
@@ -81,7 +86,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(store: HistoryStore, lang: str, path: str, number: int) -> int:
+def _show(store: HistoryStore, lang: str, path: str, number: int, as_json: bool) -> int:
     row = store.get(lang, path, number)
     if row is None:
         raise NotFoundError(f"{file_in_vault(path, lang)} has no version {number}")
@@ -90,6 +95,15 @@ def _show(store: HistoryStore, lang: str, path: str, number: int) -> int:
             f"at version {number}, {file_in_vault(path, lang)} did not exist ({row.op})"
         )
     data = store.content(row)
+    if as_json:  # what the read tool answers for that version (as agent-client's --json)
+        result = {"path": path, "etag": row.etag, "size": len(data), "mtime": row.at_ms / 1000}
+        result["version"] = row.version
+        try:
+            result.update(content=data.decode("utf-8"), encoding="utf-8")
+        except UnicodeDecodeError:
+            result.update(content=base64.b64encode(data).decode("ascii"), encoding="base64")
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return 0
     if is_terminal(sys.stdout):  # a note's escape sequences shown, not obeyed
         sys.stdout.write(for_terminal(data.decode("utf-8", "backslashreplace"), sys.stdout))
     else:
