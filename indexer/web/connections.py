@@ -66,14 +66,16 @@ TIMED_OUT = (
 )
 # A request h11 cannot read: malformed (a URL holding raw UTF-8, as `curl "...?q=北京"`
 # sends it, among them), or its line and headers longer than this (a query string of
-# 10 KB, search's limit, is 30 KB percent-encoded)
+# 10 KB, search's limit, is 30 KB percent-encoded; no route has a POST twin to send a
+# longer one in, so the answer says the routes' own limits)
 MAX_HEAD_BYTES = 64 * 1024
 _BLANK_LINE = re.compile(rb"\n\r?\n")  # a head's end, as h11 finds it
 _UNREADABLE_BODY = (
     b'{"error": {"code": "invalid_argument", "message": "the request could not be read:'
     b" its line and headers must be well formed, a URL's characters other than ASCII"
     b" percent-encoded (curl -G --data-urlencode 'q=...'), and under 64 KiB (a query"
-    b' string too long? send the query in a POST body)"}}'
+    b" string that long is past what any route takes: search's query is at most 10,240"
+    b' bytes, a grep pattern 2,000 characters)"}}'
 )
 UNREADABLE = (
     b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n"
