@@ -45,7 +45,9 @@ import h11
 from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from indexer.index.query_parse import MAX_QUERY_BYTES
 from indexer.settings import ServerLimits
+from indexer.vault.scan import MAX_PATTERN_CHARS
 from indexer.web.http_errors import COMMON_HEADERS
 
 log = logging.getLogger("indexer.web")
@@ -74,8 +76,9 @@ _UNREADABLE_BODY = (
     b'{"error": {"code": "invalid_argument", "message": "the request could not be read:'
     b" its line and headers must be well formed, a URL's characters other than ASCII"
     b" percent-encoded (curl -G --data-urlencode 'q=...'), and under 64 KiB (a query"
-    b" string that long is past what any route takes: search's query is at most 10,240"
-    b' bytes, a grep pattern 2,000 characters)"}}'
+    b" string that long is past what any route takes: search's query is at most"
+    + f" {MAX_QUERY_BYTES:,} bytes, a grep pattern {MAX_PATTERN_CHARS:,} characters)".encode()
+    + b'"}}'
 )
 UNREADABLE = (
     b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n"
