@@ -64,3 +64,36 @@ def test_a_new_note_still_gets_a_new_id(vault: Vault, index: NoteIndex) -> None:
     ran = index_statements(index, lambda: vault.write("en", "b.md", "# B\n\nnumbat\n"))
     assert len([s for s in ran if s.startswith("SELECT max(")]) == 1
     assert [r["path"] for r in index.search("en", "numbat")["results"]] == ["b.md"]
+
+
+def segments_written(index: NoteIndex, call) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """How many segments each FTS table wrote during ``call`` (a segment of a short note
+    is one leaf page: one row of the table's ``_idx``, as SQLite's trace shows FTS5's own
+    statements)."""
+    writer = index._db.writer
+    assert writer is not None
+    statements: list[str] = []
+    writer.set_trace_callback(statements.append)
+    try:
+        call()
+    finally:
+        writer.set_trace_callback(None)
+    return {
+        table: sum(s.startswith(f"-- INSERT INTO 'main'.'{table}_idx'") for s in statements)
+        for table in ("notes_fts", "notes_tri")
+    }
+
+
+def test_a_write_over_a_note_adds_one_segment_to_each_fts_table(
+    vault: Vault, index: NoteIndex
+) -> None:
+    vault.write("en", "a.md", NOTE)
+    written = segments_written(index, lambda: vault.write("en", "a.md", "# Note\n\nwombat\n"))
+    assert written == {"notes_fts": 1, "notes_tri": 1}
+    assert [r["path"] for r in index.search("en", "wombat")["results"]] == ["a.md"]
+    assert index.search("en", "quokka")["results"] == []
+    writer = index._db.writer
+    assert writer is not None
+    for trigram, count in (("quo", 0), ("wom", 1)):  # (the old row's trigrams are gone)
+        rows = writer.execute("SELECT rowid FROM notes_tri WHERE notes_tri MATCH ?", (trigram,))
+        assert len(rows.fetchall()) == count

@@ -198,54 +198,78 @@ def is_summary(rel: str) -> bool:
     return rel.rpartition("/")[2] == OVERVIEW_FILE
 
 
-def insert_rows(
-    conn: sqlite3.Connection, items: list[tuple[VaultFile, NoteRow]], kept: int | None = None
-) -> None:
+def insert_rows(conn: sqlite3.Connection, items: list[tuple[VaultFile, NoteRow]]) -> None:
     """Insert new rows (none exists yet for their paths) in three ``executemany``, each
-    with the id ``kept`` (one item: that of the row it replaces) or a new one: a note's counts
-    up from 1, a folder summary's down from -1, so that ``rowid > 0`` keeps summaries out
-    of a search as FTS5 reads it, a bound of its walk, not a test of every match (a ``NOT
-    IN`` of the summaries cost a quarter of a common word's search at 100,000 notes)."""
-    up = down = 0  # (a row replaced keeps its id: no look for new ones, a statement fewer)
-    if kept is None:
-        up, down = conn.execute(
-            "SELECT max(coalesce(max(id), 0), 0) + 1, min(coalesce(min(id), 0), 0) - 1 FROM notes"
-        ).fetchone()
+    with a new id: a note's counts up from 1, a folder summary's down from -1, so that
+    ``rowid > 0`` keeps summaries out of a search as FTS5 reads it, a bound of its walk,
+    not a test of every match (a ``NOT IN`` of the summaries cost a quarter of a common
+    word's search at 100,000 notes)."""
+    up, down = conn.execute(
+        "SELECT max(coalesce(max(id), 0), 0) + 1, min(coalesce(min(id), 0), 0) - 1 FROM notes"
+    ).fetchone()
     notes, words, trigrams = [], [], []
     for f, row in items:
-        if kept is not None:
-            rowid = kept
-        elif is_summary(f.rel):
+        if is_summary(f.rel):
             rowid, down = down, down - 1
         else:
             rowid, up = up, up + 1
-        notes.append(
-            (rowid, f.lang, f.rel, row.title, row.type, _type_key(row.type), row.abstract,
-             row.tags, row.tag_keys, row.frontmatter, row.body, row.head, int(row.joined),
-             int(row.exact), f.size, f.mtime_ns, f.ctime_ns, row.hash, row.problem)
-        )  # fmt: skip
-        row_words, row_trigrams = inserted(row)
-        words.append((rowid, *row_words, lang_token(f.lang)))
-        trigrams.append((rowid, row_trigrams))
+        note, row_words, row_trigrams = _row_values(rowid, f, row)
+        notes.append(note)
+        words.append(row_words)
+        trigrams.append(row_trigrams)
     conn.executemany(_INSERT_NOTE, notes)
     conn.executemany(_INSERT_WORDS, words)
     conn.executemany(_INSERT_TRIGRAMS, trigrams)
 
 
-def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
-    """Remove a note's row and its FTS entries (contentless: given the old values)."""
-    rowid = old[0]
+def _row_values(rowid: int, f: VaultFile, row: NoteRow) -> tuple[tuple, tuple, tuple]:
+    """The values of ``_INSERT_NOTE``, ``_INSERT_WORDS`` and ``_INSERT_TRIGRAMS`` for a row."""
+    row_words, row_trigrams = inserted(row)
+    return (
+        (rowid, f.lang, f.rel, row.title, row.type, _type_key(row.type), row.abstract,
+         row.tags, row.tag_keys, row.frontmatter, row.body, row.head, int(row.joined),
+         int(row.exact), f.size, f.mtime_ns, f.ctime_ns, row.hash, row.problem),
+        (rowid, *row_words, lang_token(f.lang)),
+        (rowid, row_trigrams),
+    )  # fmt: skip
+
+
+def _delete_words(conn: sqlite3.Connection, old: tuple) -> None:
+    """Take a row's terms out of both FTS tables (contentless: given the old values)."""
     words, trigrams = deleted(old)  # (kept from its insert when the row is as inserted)
     conn.execute(
         "INSERT INTO notes_fts (notes_fts, rowid, title, tags, body, meta, lang)"
         " VALUES ('delete', ?, ?, ?, ?, ?, ?)",
-        (rowid, *words),
+        (old[0], *words),
     )
     conn.execute(
         "INSERT INTO notes_tri (notes_tri, rowid, text) VALUES ('delete', ?, ?)",
-        (rowid, trigrams),
+        (old[0], trigrams),
     )
+
+
+def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
+    """Remove a note's row and its FTS entries."""
+    _delete_words(conn, old)
+    conn.execute("DELETE FROM notes WHERE id = ?", (old[0],))
+
+
+def replace_row(conn: sqlite3.Connection, old: tuple, f: VaultFile, row: NoteRow) -> None:
+    """Put ``row`` in the place of the row ``old``, under its id (no look for a new one).
+
+    The ``notes`` statements go first, the FTS ones after them: a statement on ``notes``
+    fires the change log's triggers, so SQLite opens a statement savepoint, and FTS5
+    writes its pending terms out as a new segment at every savepoint. Deleting the old
+    terms first wrote them as a segment of their own at the ``DELETE``, then the new
+    terms another at the commit (two segments in each FTS table a write, each to be
+    merged later); after the ``notes`` statements, delete and insert are one segment."""
+    rowid = old[0]
+    note, words, trigrams = _row_values(rowid, f, row)
     conn.execute("DELETE FROM notes WHERE id = ?", (rowid,))
+    conn.execute(_INSERT_NOTE, note)
+    _delete_words(conn, old)
+    conn.execute(_INSERT_WORDS, words)
+    conn.execute(_INSERT_TRIGRAMS, trigrams)
 
 
 def keep_before(conn: sqlite3.Connection, stats: ReconcileStats, rel: str, old: tuple) -> None:
@@ -308,8 +332,7 @@ def sync_read(
         stats.invalid.append((lang, rel, row.problem))
     if old is not None:
         keep_before(conn, stats, rel, old)
-        delete_row(conn, old)
-        insert_rows(conn, [(f, row)], old[0])
+        replace_row(conn, old, f, row)
         stats.updated += 1
     else:
         insert_rows(conn, [(f, row)])
