@@ -68,6 +68,12 @@ async def call(server: RunningIndexer, tool: str, **args: object) -> dict:
     return {"error": result.is_error, "text": text, "data": result.structured_content}
 
 
+def notes_back(vault: Path, before: dict[str, bytes]) -> int:
+    """How many notes hold their bytes from before the entry (for the failure message)."""
+    now = notes_on_disk(vault)
+    return sum(now.get(rel) == data for rel, data in before.items())
+
+
 def count_back(vault: Path, before: dict[str, bytes]) -> int:
     """How many notes hold their bytes from before the entry (by size: cheap to poll)."""
     back = 0
@@ -101,7 +107,8 @@ def stopped_and_checked(server: RunningIndexer, scratch: Path) -> None:
 
 
 async def soak_round(tmp_path: Path, kind: str, count: int, seed: int) -> list[str]:
-    """One entry made, its undo killed (up to 3 times), checked after every restart;
+    """One entry made, its undo killed (up to 3 times), checked after each restart that
+    follows a kill and once the undo finished (and "again" changed nothing);
     what each try did, for the failure message."""
     rng = random.Random(seed)
     workspace = tmp_path / f"ws-{kind}-{seed}"
@@ -133,10 +140,9 @@ async def soak_round(tmp_path: Path, kind: str, count: int, seed: int) -> list[s
                     },
                 )
     said: list[str] = []
-    finished = False
+    answer = None
     for attempt in range(4):
         delay = rng.randint(count_back(vault, before), count)  # (notes back at the kill)
-        answer = None
         if attempt < 3:
             answer = await undo_killed_at(server, "e1", vault, before, delay)
         else:
@@ -144,21 +150,16 @@ async def soak_round(tmp_path: Path, kind: str, count: int, seed: int) -> list[s
             server.stop()
         said.append(f"try {attempt} at {delay} back: {answer and answer['text'][:120]}")
         server = start_indexer(workspace, env=env, timeout=120)  # (recovers, reconciles)
-        stopped_and_checked(server, tmp_path / "scratch")
-        now = notes_on_disk(vault)
-        back = now == before
-        said[-1] += f" ({sum(now.get(rel) == data for rel, data in before.items())} back)"
-        if answer is not None and not answer["error"]:
-            assert back, said
-            finished = True
-        elif answer is not None:
-            assert "already undone" in answer["text"] and back, said
-            finished = True
-        server = start_indexer(workspace, env=env, timeout=120)
-        if finished:
+        if answer is not None:  # (finished: checked below, once "again" changed nothing)
             break
+        stopped_and_checked(server, tmp_path / "scratch")
+        said[-1] += f" ({notes_back(vault, before)} back)"
+        server = start_indexer(workspace, env=env, timeout=120)
     again = await call(server, "undo", lang="en", entry_id="e1")
-    server.stop()
+    assert server.stop() == 0, server.log()
+    said[-1] += f" ({notes_back(vault, before)} back)"
+    assert answer is not None, said
+    assert not answer["error"] or "already undone" in answer["text"], said
     said.append(f"then: {again['text'][:120]}")
     assert again["error"] and "already undone" in again["text"], said
     assert notes_on_disk(vault) == before, said
