@@ -245,12 +245,6 @@ def what_to_do(err: OSError) -> str:
     return "fix that, then start again"
 
 
-def take_clean_mark(workspace: Workspace) -> clean_mark.Taken:
-    """Whether the last server stopped cleanly, and the files it left refused for good;
-    the mark goes (for good), so a crash from now on is seen at the next start."""
-    return clean_mark.take(workspace)
-
-
 def leave_clean_mark(workspace: Workspace, refused: list[Refusal]) -> None:
     write_private_file(workspace.clean_mark, clean_mark.render(refused), 0o600)
 
@@ -296,7 +290,7 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
 
 async def serve_until_stopped(settings: Settings, on_serving: Callable[[], None]) -> None:
     workspace = settings.workspace
-    taken = take_clean_mark(workspace)
+    taken = clean_mark.take(workspace)  # (the refusals a clean stop left, too)
     clean = taken.clean
     if settings.token:
         write_private_file(workspace.token_file, settings.token + "\n", 0o600)
