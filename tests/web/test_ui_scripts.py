@@ -7,9 +7,9 @@ from urllib.parse import quote
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer
-from helpers.ui_page import MD, TEXT, Watch, visit
-from playwright.sync_api import Page, expect
+from helpers.indexer_process import RunningIndexer, vault_dir, wait_for
+from helpers.ui_page import MD, TEXT, Watch, settled, visit
+from playwright.sync_api import Locator, Page, expect
 
 # Where a block's text sits in its box: [gap on the left, gap on the right].
 SIDES = """e => {
@@ -217,4 +217,117 @@ def test_a_changed_line_of_dashes_is_a_changed_line(page: tuple[Page, Watch], ba
     assert lines["--- signed\n"] == "del", diff.text_content()
     assert lines["+++ new\n"] == "add", diff.text_content()
     assert lines["--- dashes.md@1\n"] == lines["+++ dashes.md@current\n"] == "hunk"
+    assert not watch.errors
+
+
+def in_order(element: Locator, words: list[str]) -> None:
+    """``words`` stand left to right in ``element``, as they come in its text."""
+    lefts = element.evaluate(WORD_LEFTS, words)
+    assert None not in lefts and lefts == sorted(lefts), dict(zip(words, lefts, strict=True))
+
+
+OLD = "ملاحظات/2024/كتاب.md"
+NEW = "أرشيف/2023/دفتر.md"
+OLD_WORDS = ["ملاحظات", "2024", "كتاب", ".md"]
+NEW_WORDS = ["أرشيف", "2023", "دفتر", ".md"]
+
+
+def test_a_right_to_left_path_in_search_results_reads_in_its_order(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """A search result's path beside its title was one right-to-left run: ``كتاب.md`` at
+    the left, ``.md`` after the first folder's name. Each folder's name is an island now."""
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        text = "# كتاب\n\nzebrafinch\n"
+        put = http.put("/rp/notes/" + quote(OLD), content=text.encode(), headers=MD)
+        assert put.is_success, put.text
+    tab, watch = page
+    visit(tab, base, "#/rp/search?q=zebrafinch")
+    shown = tab.locator("ol.search-results > li span.path")
+    assert shown.text_content() == f" {OLD}"
+    in_order(shown, OLD_WORDS)
+    assert not watch.errors
+
+
+def test_a_right_to_left_path_moved_to_or_from_reads_in_its_order(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """A history's ``moved to`` and ``moved from`` links, the banner of a note moved away
+    and the notice of a note moved while its history was open showed the other path as one
+    right-to-left run. They read folder by folder now; each link goes where it went."""
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        for text in ("# كتاب\n\nسطر أول.\n", "# كتاب\n\nسطر ثان.\n"):
+            put = http.put("/rm/notes/" + quote(OLD), content=text.encode(), headers=MD)
+            assert put.is_success, put.text
+        tab, watch = page
+        visit(tab, base, "#/rm/history/" + quote(OLD))
+        moved = http.post("/rm/move", json={"path": OLD, "new_path": NEW})
+        assert moved.is_success, moved.text
+    tab.locator("button.diff-current").last.click()
+    gone = tab.locator("#gone")
+    expect(gone).to_contain_text(f"{OLD} was moved to {NEW} since this page showed it")
+    in_order(gone, [*OLD_WORDS[:3], "was moved to", *NEW_WORDS[:3]])
+    in_order(gone.locator("a"), NEW_WORDS)
+    assert gone.locator("a").get_attribute("href") == "#/rm/history/" + quote(NEW)
+
+    tab.reload()  # (the same address: no new view without a reload)
+    settled(tab, "#/rm/history/" + quote(OLD))
+    banner = tab.locator("p.banner")
+    assert banner.text_content() == f"{OLD} was moved to {NEW}; the versions below are from before."
+    in_order(banner, [*OLD_WORDS, "was moved to", *NEW_WORDS[:3]])
+    to = tab.locator("tr[data-op=move] td", has_text="moved to")
+    assert to.text_content() == f"moved to {NEW}"
+    in_order(to, ["moved to", *NEW_WORDS])
+    assert to.locator("a").get_attribute("href") == "#/rm/note/" + quote(NEW)
+
+    visit(tab, base, "#/rm/history/" + quote(NEW))
+    back = tab.locator("td", has_text="moved from")
+    assert back.text_content() == f"moved from {OLD}"
+    in_order(back, ["moved from", *OLD_WORDS])
+    back.locator("a").locator("text=2024").click()  # (a click on a folder's name follows it)
+    settled(tab, "#/rm/history/" + quote(OLD))
+    assert not watch.errors
+
+
+def test_a_right_to_left_path_in_a_notice_reads_in_its_order(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """``Restored version 1 of ملاحظات/2024/كتاب.md.`` above the note showed the path as
+    one right-to-left run, as did the notices of a save and a delete."""
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        for text in ("# كتاب\n\nسطر أول.\n", "# كتاب\n\nسطر ثان.\n"):
+            put = http.put("/rn/notes/" + quote(OLD), content=text.encode(), headers=MD)
+            assert put.is_success, put.text
+    tab, watch = page
+    visit(tab, base, "#/rn/history/" + quote(OLD))
+    watch.accept_dialogs = True
+    tab.locator("tr[data-version='1'] button.restore").click()
+    settled(tab, "#/rn/note/" + quote(OLD))
+    notice = tab.locator("#message")
+    assert notice.text_content() == f"Restored version 1 of {OLD}."
+    in_order(notice, ["Restored version 1 of", *OLD_WORDS])
+    assert not watch.errors
+
+
+def test_a_right_to_left_path_the_status_names_reads_in_its_order(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The status named a file no tool can reach, ``ملاحظات/2024/نسبة 3:2.md``, as one
+    right-to-left run (``نسبة`` at the left), and two Arabic paths in a row as one."""
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        assert http.put("/ru/notes/seen.md", content=b"# Seen\n", headers=MD).is_success
+        folder = vault_dir(server, "ru") / "ملاحظات" / "2024"
+        folder.mkdir(parents=True)
+        (folder / "نسبة 3:2.md").write_text("made elsewhere\n")
+
+        def said() -> dict | None:  # (a walk is kept ten times as long as it took)
+            return http.get("/status").json()["unreachable"].get("ru")  # type: ignore[no-any-return]
+
+        found = wait_for(said, 10, what="/status to name the file")
+    assert found["sample"] == ["ملاحظات/2024/نسبة 3:2.md"], found
+    tab, watch = page
+    visit(tab, base, "#/status")
+    cell = tab.locator("section.status tr", has_text="unreachable files").locator("td")
+    assert "ru: 1 files or folders" in (cell.text_content() or "")
+    in_order(cell, ["ru: 1", "ملاحظات", "2024", "نسبة", ".md", "; rename"])
     assert not watch.errors

@@ -7,7 +7,7 @@ import { askBeforeLinks, edit, mayGo, mayLeave } from "./editor.js";
 import { history, restore, shownEtag } from "./history.js";
 import {
   ApiError, LANG, SUMMARY_FILE, api, codePointsAfter, crumbs, enc, errorBox, fail, fillLines, flash, focusNext, h,
-  htmlBlock, isSummary, link, notePath, plural, propertiesTable, say, seg, show, state, value,
+  htmlBlock, isSummary, link, notePath, pathName, plural, propertiesTable, say, seg, show, state, value,
 } from "./lib.js";
 
 // ---- views -----------------------------------------------------------------------
@@ -42,15 +42,16 @@ function statusPanel() {
   // sends them escaped, a U+202E as the text \u202e).
   const unreachable = Object.entries(s.unreachable || {});
   if (unreachable.length) {
-    rows.push(["unreachable files", unreachable.map(([lang, u]) => `${lang}: ${u.partial ? "at least " : ""}`
-      + `${u.count} files or folders no tool can list, search or read (a name the vault refuses, or too deep): `
-      + `${u.sample.join(", ")}; rename or move them`).join("; ")]);
+    rows.push(["unreachable files", h("span", {}, unreachable.flatMap(([lang, u], i) => [i ? "; " : null,
+      `${lang}: ${u.partial ? "at least " : ""}${u.count} files or folders no tool can list, search or read `
+      + "(a name the vault refuses, or too deep): ", ...pathNames(u.sample), "; rename or move them"]))]);
   }
   if (s.index) rows.push(["index notes", s.index.notes], ["index problems", s.index.problems], ["last reconcile", s.index.last_reconcile]);
   rows.push(["features", Object.entries(state.features).filter(([, on]) => on).map(([k]) => k).join(", ") || "files only"]);
   if (s.jobs) rows.push(["jobs", value(s.jobs)]);
   return h("section", { class: "status" }, h("h2", { text: "Status" }),
-    h("table", { class: "properties" }, h("tbody", {}, rows.map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: value(v ?? "–") }))))),
+    h("table", { class: "properties" }, h("tbody", {}, rows.map(([k, v]) => h("tr", {}, h("th", { text: k }),
+      h("td", {}, v instanceof Node ? v : value(v ?? "–")))))),
     h("h3", { text: "Notes per vault" }),
     h("table", { class: "langs" }, h("tbody", {}, Object.entries(s.langs || {}).map(([k, v]) => h("tr", {}, h("th", { text: k }), h("td", { text: String(v) }))))));
 }
@@ -170,10 +171,15 @@ const entries = (n) => `${n.toLocaleString("en")} ${n === 1 ? "file or folder" :
 // program): a folder of only such names said "No notes here." while the status named them.
 function unreachableHere(found, prefix) {
   if (!found?.count) return null;
-  return h("p", { class: "banner", id: "unreachable-here", text: `${found.partial ? "At least " : ""}${entries(found.count)} `
-    + `here no tool can list, search or read (a name the vault refuses, or too deep): ${found.sample.map((p) => p.slice(prefix.length)).join(", ")}`
-    + `${found.count > found.sample.length ? ", …" : ""}; rename or move ${found.count === 1 ? "it" : "them"}.` });
+  return h("p", { class: "banner", id: "unreachable-here" }, `${found.partial ? "At least " : ""}${entries(found.count)} `
+    + "here no tool can list, search or read (a name the vault refuses, or too deep): ",
+  pathNames(found.sample.map((p) => p.slice(prefix.length))),
+  `${found.count > found.sample.length ? ", …" : ""}; rename or move ${found.count === 1 ? "it" : "them"}.`);
 }
+
+// Paths in a list, each read folder by folder (pathName) and kept apart from the next: two
+// Arabic names side by side made one run, the second at the left.
+const pathNames = (paths) => paths.flatMap((path, i) => [i ? ", " : null, pathName(path)]);
 
 function snippet(text) {
   // Hits come wrapped in **…**: alternate plain text and <mark>, all as text nodes. A hit
@@ -198,8 +204,8 @@ async function search(lang, q) {
       + "add words to narrow the search." }) : null,
     data.results.length
       ? h("ol", { class: "search-results" }, data.results.map((r) =>
-        h("li", {}, h("a", { href: link(lang, "note", r.path), text: r.title || r.path }),
-          h("span", { class: "path muted", text: ` ${r.path}` }), snippet(r.snippet))))
+        h("li", {}, h("a", { href: link(lang, "note", r.path) }, r.title || pathName(r.path)),
+          h("span", { class: "path muted" }, " ", pathName(r.path)), snippet(r.snippet))))
       : h("p", { class: "muted", text: "Nothing found." }),
   );
 }
@@ -287,7 +293,7 @@ async function remove(lang, path, etag) {
     }
     return fail(err);
   }
-  flash(`Deleted ${path}.`);
+  flash(["Deleted ", pathName(path), "."]);
   focusNext(() => besideDeleted(path));
   location.hash = link(lang, "browse", path.split("/").slice(0, -1).join("/"));
 }

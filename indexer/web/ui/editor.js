@@ -2,8 +2,8 @@
 // with unsaved text (app.js's route() asks mayLeave() first).
 
 import {
-  ApiError, api, clearErrors, crumbs, fail, fillLines, flash, focusNext, h, link, noteActions, notePath, say, show,
-  state,
+  ApiError, api, clearErrors, crumbs, fail, fillLines, flash, focusNext, h, link, noteActions, notePath, pathName, say,
+  show, state,
 } from "./lib.js";
 import { withLineEnds } from "./line_ends.js";
 
@@ -74,7 +74,7 @@ export async function edit(lang, path, folder) {
     }
     saved = editor.value;
     opened = body;
-    flash(`Saved ${written.path}.`); // (the path as the server wrote it)
+    flash(["Saved ", pathName(written.path), "."]); // (the path as the server wrote it)
     focusNext(noteActions); // (Enter on Edit: back in the editor)
     location.hash = link(lang, "note", written.path);
   }
@@ -95,11 +95,11 @@ export async function edit(lang, path, folder) {
     // (nulls left out: replaceChildren writes a null as the text "null")
     conflict.replaceChildren(...[
       h("h2", { text: taken ? "A note is there already" : gone ? "Deleted elsewhere" : "Changed elsewhere" }),
-      h("p", { text: taken
-        ? `${target} exists already. Your text is still in the editor; here is the note there now.`
+      h("p", {}, taken
+        ? [pathName(target), " exists already. Your text is still in the editor; here is the note there now."]
         : gone ? "This note was deleted or moved away since you opened it. Your text is still in the editor; "
             + "saving it makes the note again here."
-          : "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now." }),
+          : "This note was changed since you opened it. Your text is still in the editor; here is the version on disk now."),
       theirs ? fillLines(h("pre", { class: "theirs" }), theirs.content) : null,
       h("div", { class: "actions" },
         h("button", { id: "overwrite", onclick: () => (theirs ? save(theirs.etag) : (etag = null, save())).catch(fail) },
@@ -117,7 +117,7 @@ export async function edit(lang, path, folder) {
           say("Took the version on disk. Ctrl+Z brings your text back.", "warn");
         } }, "Take theirs") : null),
     ].filter(Boolean));
-    say(taken ? `Not saved: ${target} exists already.` : gone ? "Not saved: the note was deleted or moved away."
+    say(taken ? ["Not saved: ", pathName(target), " exists already."] : gone ? "Not saved: the note was deleted or moved away."
       : "Not saved: the note changed elsewhere.", "warn");
   }
 

@@ -2,7 +2,7 @@
 // restoring one), and the restore the note view of an old version offers too.
 
 import {
-  ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, inBlocks, link, noteActions, plural, say, seg, show,
+  ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, inBlocks, link, noteActions, pathName, plural, say, seg, show,
 } from "./lib.js";
 
 const view = () => document.getElementById("view");
@@ -13,17 +13,17 @@ const view = () => document.getElementById("view");
 const hasText = (v) => typeof v.etag === "string" && v.etag !== "";
 
 function changeCell(lang, v) {
-  if (v.moved_to) return h("td", {}, "moved to ", h("a", { href: link(lang, "note", v.moved_to), text: v.moved_to }));
-  if (v.moved_from) return h("td", {}, "moved from ", h("a", { href: link(lang, "history", v.moved_from), text: v.moved_from }));
+  if (v.moved_to) return h("td", {}, "moved to ", h("a", { href: link(lang, "note", v.moved_to) }, pathName(v.moved_to)));
+  if (v.moved_from) return h("td", {}, "moved from ", h("a", { href: link(lang, "history", v.moved_from) }, pathName(v.moved_from)));
   return h("td", { text: v.op ?? "" });
 }
 
 function absentBanner(path, newest, current) {
   if (current !== "" || !newest) return null;
-  const text = newest.moved_to ? `${path} was moved to ${newest.moved_to}; the versions below are from before.`
-    : newest.op === "delete" ? `${path} was deleted. Restore a version (the one before the deletion holds its last text) to bring it back.`
-      : `${path} does not exist now. Restore a version to bring it back.`;
-  return h("p", { class: "banner", text });
+  const said = newest.moved_to ? [" was moved to ", pathName(newest.moved_to), "; the versions below are from before."]
+    : newest.op === "delete" ? " was deleted. Restore a version (the one before the deletion holds its last text) to bring it back."
+      : " does not exist now. Restore a version to bring it back.";
+  return h("p", { class: "banner" }, pathName(path), said);
 }
 
 const HISTORY_SHOWN = 100;
@@ -73,13 +73,6 @@ export async function history(lang, path) {
   );
 }
 
-// A path shown whole, each folder's name a bidi island in the page's direction (as the
-// crumbs' are): "ملاحظات/2024/كتاب.md" was one right-to-left run, its file name at the
-// left and ".md" after the first folder's name.
-function pathName(path, cls = "path-name") {
-  return h("span", { class: cls }, path.split("/").flatMap((part, i) => [i ? "/" : null, h("span", { text: part })]));
-}
-
 // The diff's first two lines name the two versions ("--- <path>@<version>"): the path an
 // island, the version beside it.
 function headLine(line) {
@@ -106,9 +99,9 @@ async function goneSince(lang, path, lead = "") {
   const { data } = await api("GET", `/${seg(lang)}/history/${enc(path)}?limit=1`);
   const newest = (data.versions || [])[0];
   const to = newest && !hasText(newest) ? newest.moved_to : null;
-  const name = pathName(path, "name path-name");
+  const name = pathName(path, "name");
   return h("div", { class: "error", id: "gone" }, lead, name, to
-    ? [" was moved to ", h("a", { href: link(lang, "history", to), text: to }),
+    ? [" was moved to ", h("a", { href: link(lang, "history", to) }, pathName(to)),
       " since this page showed it: its history goes on there."]
     : " is not there now: it was deleted or moved since this page showed it. Reload to see its history as it is.");
 }
@@ -133,7 +126,7 @@ export async function restore(lang, path, version, ifMatch) {
     }
     return fail(err);
   }
-  flash(`Restored version ${version} of ${path}.`);
+  flash([`Restored version ${version} of `, pathName(path), "."]);
   focusNext(noteActions);
   location.hash = link(lang, "note", path);
 }

@@ -79,16 +79,17 @@ export function show(...nodes) {
   window.scrollTo(0, 0);
 }
 
-export function say(text, kind = "ok") {
+// A notice: text, or text and nodes (a path's pathName) in a list.
+export function say(message, kind = "ok") {
   const box = document.getElementById("message");
-  box.textContent = text;
+  box.replaceChildren(...[message].flat());
   box.className = kind;
-  box.hidden = !text;
+  box.hidden = !box.textContent;
 }
 
-export function flash(text) {
+export function flash(message) {
   // Shown once the next view has loaded (a save or delete navigates away).
-  state.flash = text;
+  state.flash = message;
 }
 
 // Where the keyboard's focus goes once the next view has loaded (route calls it): a
@@ -154,6 +155,15 @@ export function crumbs(lang, path, last) {
     items.push(" / ", isLast ? h("span", { text: part }) : h("a", { href: link(lang, "browse", sub), text: part }));
   });
   return h("nav", { class: "crumbs" }, items);
+}
+
+// A vault path shown whole, each folder's name a bidi island in the page's direction (as
+// the crumbs' are): "ملاحظات/2024/كتاب.md" was one right-to-left run, its file name at
+// the left and ".md" after the first folder's name. An isolate around the whole path
+// changes nothing inside it. Its text is the path's, unchanged; in a link, the link's.
+export function pathName(path, cls = "") {
+  return h("span", { class: cls ? `path-name ${cls}` : "path-name" },
+    path.split("/").flatMap((part, i) => [i ? "/" : null, h("span", { text: part })]));
 }
 
 export function value(v) {
