@@ -35,8 +35,9 @@ def vault(ws: Workspace, index: NoteIndex) -> Iterator[Vault]:
     yield from recording_vault(ws, index)
 
 
-def index_statements(index: NoteIndex, call) -> list[str]:  # type: ignore[no-untyped-def]
-    """The top-level statements the index's writer ran during ``call``."""
+def traced(index: NoteIndex, call) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every statement SQLite's trace shows the index's writer run during ``call`` (its
+    own, ``-- ``-prefixed, among them)."""
     writer = index._db.writer
     assert writer is not None
     statements: list[str] = []
@@ -45,7 +46,12 @@ def index_statements(index: NoteIndex, call) -> list[str]:  # type: ignore[no-un
         call()
     finally:
         writer.set_trace_callback(None)
-    return [s for s in statements if not s.startswith("--")]
+    return statements
+
+
+def index_statements(index: NoteIndex, call) -> list[str]:  # type: ignore[no-untyped-def]
+    """The top-level statements the index's writer ran during ``call``."""
+    return [s for s in traced(index, call) if not s.startswith("--")]
 
 
 def test_a_write_over_a_note_neither_looks_for_new_ids_nor_reads_its_row_back(
@@ -70,14 +76,7 @@ def segments_written(index: NoteIndex, call) -> dict[str, int]:  # type: ignore[
     """How many segments each FTS table wrote during ``call`` (a segment of a short note
     is one leaf page: one row of the table's ``_idx``, as SQLite's trace shows FTS5's own
     statements)."""
-    writer = index._db.writer
-    assert writer is not None
-    statements: list[str] = []
-    writer.set_trace_callback(statements.append)
-    try:
-        call()
-    finally:
-        writer.set_trace_callback(None)
+    statements = traced(index, call)
     return {
         table: sum(s.startswith(f"-- INSERT INTO 'main'.'{table}_idx'") for s in statements)
         for table in ("notes_fts", "notes_tri")

@@ -19,6 +19,7 @@ import pytest
 from helpers.indexer_process import wait_for
 from helpers.vault_stack import served_vault
 
+from indexer.sqlite_lib import sqlite3
 from indexer.vault import fsops, outside
 from indexer.vault.history.store import HistoryStore
 from indexer.vault.sandbox import Sandbox
@@ -61,6 +62,20 @@ def transactions(vault: Vault) -> list[str]:
     statements: list[str] = []
     store._writer.set_trace_callback(statements.append)
     return statements
+
+
+def refuse_rows(vault: Vault, table: str, message: str, when: str = "") -> sqlite3.Connection:
+    """History's writer refuses each row put into ``table`` (``when`` it holds) with
+    SQLite's ``message``, as a full disk would; ``DROP TRIGGER refuse`` on the writer
+    returned lifts it."""
+    store = vault.recorder.store
+    assert store is not None and store._writer is not None
+    condition = f" WHEN {when}" if when else ""
+    store._writer.execute(
+        f"CREATE TEMP TRIGGER refuse BEFORE INSERT ON {table}{condition}"
+        f" BEGIN SELECT RAISE(ABORT, '{message}'); END"
+    )
+    return store._writer
 
 
 def big_note(path: Path) -> None:
@@ -115,12 +130,7 @@ def test_a_full_disk_leaves_every_file_waiting_after_two_tries_alone(vault: Vaul
     batch and the batches after it not tried one by one)."""
     for n in range(600):
         (root(vault) / f"n{n}.md").write_text(f"# N{n}\n")
-    store = vault.recorder.store
-    assert store is not None and store._writer is not None
-    store._writer.execute(
-        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON versions"
-        " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-    )
+    refuse_rows(vault, "versions", "refused")
     statements = transactions(vault)
     changes = [("en", f"n{n}.md", True) for n in range(600)]
     left, err = outside.observe_many(vault, changes)
@@ -170,15 +180,10 @@ def test_a_rename_whose_new_file_history_refused_once_is_paired_when_recorded(
     """The new file itself refused (a disk full for a moment), recorded at the retry:
     it pairs with the deletion it would have paired with then."""
     renamed_outside(vault)
-    store = vault.recorder.store
-    assert store is not None and store._writer is not None
-    store._writer.execute(
-        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON versions"
-        " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-    )
+    writer = refuse_rows(vault, "versions", "refused")
     left, err = outside.observe_many(vault, [("en", "b.md", True)])
     assert left == [("en", "b.md", True)] and err is not None
     assert vault.history("en", "b.md")["versions"] == []
-    store._writer.execute("DROP TRIGGER refuse")
+    writer.execute("DROP TRIGGER refuse")
     assert outside.observe_many(vault, [("en", "b.md", True)]) == ([], None)
     assert paired(vault) == ("b.md", "a.md")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_outside_refused_file import transactions
+from test_outside_refused_file import refuse_rows, transactions
 
 from indexer.vault import fsops, outside
 from indexer.vault.history.store import HistoryStore
@@ -97,16 +97,11 @@ def test_a_full_disk_is_not_taken_for_a_file_refused_for_good(vault: Vault) -> N
     """A file refused because the disk was full is read and tried again at the retry
     (nothing of it is remembered), and recorded once history can take it."""
     (root(vault) / "n.md").write_text("# N\n")
-    store = vault.recorder.store
-    assert store is not None and store._writer is not None
-    store._writer.execute(
-        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON versions"
-        " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
-    )
+    writer = refuse_rows(vault, "versions", "database or disk is full")
     told = [("en", "n.md", True)]
     left, err = outside.observe_many(vault, told)
     assert left == told and err is not None and not isinstance(err, TooBigForHistoryError)
-    store._writer.execute("DROP TRIGGER refuse")
+    writer.execute("DROP TRIGGER refuse")
     assert outside.observe_many(vault, told) == ([], None)
     assert len(vault.history("en", "n.md")["versions"]) == 1
 
@@ -145,12 +140,7 @@ def test_a_file_refused_for_good_is_no_change_lost_at_a_stop(vault: Vault) -> No
     big_note(root(vault) / "big.md")
     big_note(root(vault) / "grown.md")
     (root(vault) / "n.md").write_text("# N\n")
-    store = vault.recorder.store
-    assert store is not None and store._writer is not None
-    store._writer.execute(
-        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON paths WHEN NEW.path = 'n.md'"
-        " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
-    )
+    refuse_rows(vault, "paths", "database or disk is full", when="NEW.path = 'n.md'")
     waiting = unrecorded(vault)
     told = [("en", name, True) for name in ("big.md", "grown.md", "n.md")]
     waiting.record(told)
