@@ -32,6 +32,7 @@ from mcp.shared.exceptions import MCPError
 from agent_client.discovery import Endpoint
 from agent_client.repeats import NotingTransport
 from agent_client.settings import ClientSettings
+from agent_client.tls import context_for
 from agent_client.unreachable import asked_while_busy, said_busy, why_unreachable
 from shared.errors import IndexerOfflineError
 from shared.workspace import shell_word
@@ -70,14 +71,14 @@ class _ProbingTransport(StreamableHttpTransport):
             yield session
 
 
-def _indexer_http(**kwargs: Any) -> httpx2.AsyncClient:
-    """An HTTP client for the indexer, whose every request goes through
+def _indexer_http(url: str, **kwargs: Any) -> httpx2.AsyncClient:
+    """An HTTP client for the indexer at ``url``, whose every request goes through
     ``NotingTransport`` (its fate noted for the call that made it: ``repeats``) and never
     through a proxy the environment names (``HTTP_PROXY``, ``HTTPS_PROXY``,
     ``ALL_PROXY``): the indexer runs on this machine (its URL file is in the workspace),
     and a proxy set for the outside world cannot reach this machine's loopback, and
-    would be sent the token."""
-    transport = NotingTransport(httpx2.AsyncHTTPTransport())
+    would be sent the token. Its TLS context is the process's for that URL (``tls``)."""
+    transport = NotingTransport(httpx2.AsyncHTTPTransport(verify=context_for(url)))
     return httpx2.AsyncClient(transport=transport, trust_env=False, **kwargs)
 
 
@@ -104,7 +105,7 @@ async def _connect_once(settings: ClientSettings, endpoint: Endpoint) -> Client[
         # Connecting is bounded by connect_timeout; a call by call_timeout (in the session).
         read = max(settings.call_timeout, 300.0)
         timeout = httpx2.Timeout(read, connect=settings.connect_timeout)
-        return _indexer_http(headers=headers, timeout=timeout, auth=auth, **kwargs)
+        return _indexer_http(endpoint.url, headers=headers, timeout=timeout, auth=auth, **kwargs)
 
     transport = _ProbingTransport(
         endpoint.url, auth=endpoint.token, httpx_client_factory=http_client
@@ -207,7 +208,7 @@ async def delete_session(endpoint: Endpoint, session_id: str, timeout: float) ->
     if endpoint.token:
         headers["Authorization"] = f"Bearer {endpoint.token}"
     try:
-        async with _indexer_http(timeout=timeout) as http:
+        async with _indexer_http(endpoint.url, timeout=timeout) as http:
             answer = await http.delete(endpoint.url, headers=headers)
     except (httpx2.HTTPError, httpx2.InvalidURL):
         return False
@@ -219,7 +220,7 @@ async def _token_refused(endpoint: Endpoint, timeout: float) -> bool:
     for it says only "Server returned an error response")."""
     headers = {"Authorization": f"Bearer {endpoint.token}"} if endpoint.token else {}
     try:
-        async with _indexer_http(timeout=timeout) as http:
+        async with _indexer_http(endpoint.url, timeout=timeout) as http:
             answer = await http.get(endpoint.url, headers=headers)
     except (httpx2.HTTPError, httpx2.InvalidURL):  # (no HTTPError: it went up as a traceback)
         return False

@@ -216,6 +216,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "exit_codes",
         "off_loop",
         "inflight",
+        "tls",
     },
     {"repeats", "vault"},
     {"mcp_client"},
