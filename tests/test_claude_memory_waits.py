@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agent_client.claude_memory import waits
@@ -59,3 +61,49 @@ async def test_looks_that_keep_timing_out_end_at_the_wait(
         raise _offline(TimeoutError())
 
     assert not await waits.until(made, 0.05)
+
+
+async def test_a_look_unanswered_at_the_end_of_the_wait_is_given_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A look whose own call timeout is long (the server busy with the move) ends with the
+    wait: it ran on for up to one call timeout past it (30 s by default), and the tool's
+    message then said a time lower than it had waited."""
+    monkeypatch.setattr(waits, "FIRST_PAUSE", 0.001)
+    looks = 0
+
+    async def made() -> bool:
+        nonlocal looks
+        looks += 1
+        await asyncio.sleep(5)  # (a call's timeout; cancelled at the wait's end)
+        return True
+
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    assert not await waits.until(made, 0.3)
+    assert 0.3 <= loop.time() - began < 2.0
+    assert looks == 1
+
+
+async def test_the_last_pause_leaves_the_last_look_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pause never takes all of what is left of the wait: a look ends it, not a sleep."""
+    monkeypatch.setattr(waits, "FIRST_PAUSE", 10.0)
+    asked = 0
+
+    async def made() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked == 2
+
+    assert await waits.until(made, 0.5)
+    assert asked == 2
+
+
+async def test_a_timeout_of_the_look_s_own_is_not_the_wait_s_end() -> None:
+    """A TimeoutError the look raises itself, with time left, goes up as it did."""
+
+    async def made() -> bool:
+        raise TimeoutError("the look's own")
+
+    with pytest.raises(TimeoutError, match="the look's own"):
+        await waits.until(made, 30.0)

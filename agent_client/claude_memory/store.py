@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 import unicodedata
 from collections.abc import Awaitable, Sequence
 from enum import Enum
@@ -393,6 +394,7 @@ class MemoryStore:
 
     async def move(self, old: MemoryPath, new: MemoryPath) -> None:
         """``move`` a file or folder; ``Changed`` if ``new`` appeared meanwhile."""
+        sent = time.monotonic()
         try:
             move = self.vault.move(self._vp(old.parts), self._vp(new.parts), reason=self.reason)
             await self._changing(move)
@@ -401,9 +403,9 @@ class MemoryStore:
                 raise
             # no answer in time: the server goes on with the move; wait to see it made
             if not await waits.until(lambda: self._moved(old, new), self.move_wait):
-                raise ToolError(
+                raise ToolError(  # (the time waited: the move's call and every look after it)
                     f"timeout: the indexer gave no answer to the rename within"
-                    f" {self.call_timeout + self.move_wait:g} s, though it answers other"
+                    f" {time.monotonic() - sent:.1f} s, though it answers other"
                     f" calls: it may still be moving {old.shown} (a large folder takes long)"
                     f" or have refused it; view {old.shown} and {new.shown} later to see"
                     " whether it was renamed"

@@ -31,18 +31,27 @@ def timed_out(err: IndexerOfflineError) -> bool:
 
 async def until(made: Callable[[], Awaitable[bool]], seconds: float) -> bool:
     """Whether ``made()`` said True within ``seconds`` (asked after a pause that doubles
-    up to ``LONGEST_PAUSE``). A look that itself got no answer in time is asked again:
-    the server busy with the very change waited for answers slowly, and that is no
-    reason to stop waiting; a connection that failed (the indexer gone) is the caller's."""
+    up to ``LONGEST_PAUSE``, and never takes more than half of the time left: the last
+    look has time too). A look that itself got no answer in time is asked again: the
+    server busy with the very change waited for answers slowly, and that is no reason
+    to stop waiting; a connection that failed (the indexer gone) is the caller's. A look
+    still unanswered at the end of the wait is given up (its own call timeout ran past
+    the wait by up to one timeout)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     pause = FIRST_PAUSE
     while (left := deadline - loop.time()) > 0:
-        await asyncio.sleep(min(pause, left))
+        await asyncio.sleep(min(pause, left / 2))
         pause = min(pause * 2, LONGEST_PAUSE)
+        bound = asyncio.timeout_at(deadline)
         try:
-            if await made():
-                return True
+            async with bound:
+                if await made():
+                    return True
+        except TimeoutError:
+            if not bound.expired():
+                raise
+            return False  # (the wait's end; a look's own timeout is offline, below)
         except IndexerOfflineError as err:
             if not timed_out(err):
                 raise
