@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
+from indexer.index import gone_modes
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.settings import Settings, default_prompts_dir
@@ -131,6 +132,7 @@ def record_outside_changes(index: NoteIndex, vault: Vault) -> Unrecorded:
         index.history_durable = functools.partial(outside.history_durable, vault)
         index.renames_told = functools.partial(recheck.renames_told, vault)
         vault.recorder.held = functools.partial(index.held_text, limit=vault.max_file_bytes)
+        vault.recorder.gone_mode = gone_modes.gone_mode  # (an ``rm``'s deletion: its mode)
     return waiting
 
 

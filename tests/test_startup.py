@@ -114,6 +114,7 @@ def test_a_new_index_has_the_tables_sqlite_utils_made(tmp_path: Path) -> None:
             **{name: str for name in ("abstract", "tags", "tag_keys", "frontmatter")},
             **{name: str for name in ("body", "head")},
             **{name: int for name in ("joined", "exact", "size", "mtime_ns", "ctime_ns")},
+            **{name: int for name in ("mode", "gid")},
             "hash": str,
             "problem": str,
         },

@@ -98,8 +98,9 @@ class GoneRows:
                 continue  # (a tool's change since, or the file back: synced as any other)
             keep_before(conn, stats, old_rel, old)  # (the old path's text, as removed)
             conn.execute(
-                "UPDATE notes SET path = ?, size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
-                (rel, *signature(info), rowid),
+                "UPDATE notes SET path = ?, size = ?, mtime_ns = ?, ctime_ns = ?, mode = ?,"
+                " gid = ? WHERE id = ?",
+                (rel, *signature(info), info.st_mode & 0o7777, info.st_gid, rowid),
             )
             self.taken.add((lang, old_rel))
             stats.linked[(lang, old_rel)] = False

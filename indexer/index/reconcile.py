@@ -34,6 +34,7 @@ from shared.timestamps import utc_now
 from shared.workspace import OVERVIEW_FILE, Workspace
 
 Progress = Callable[[int, int], None]
+GoneMode = tuple[str, int, int]  # a removed row's (hash, mode, gid)
 
 
 @dataclass
@@ -62,6 +63,9 @@ class ReconcileStats:
     # found on disk: a tool's sync compares it with the etag the tool left, with no
     # statement reading the row back
     hashes: dict[tuple[str, str], str] = field(default_factory=dict)
+    # (lang, path) -> (hash, mode, gid) of each row removed (its file gone): history
+    # records the deletion with that mode (``gone_modes``), the file being gone by then
+    gone: dict[tuple[str, str], GoneMode] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +76,12 @@ class VaultFile:
     mtime_ns: int
     ctime_ns: int
     linked: bool = False  # it has other names (hard links)
+    mode: int | None = None  # its permission bits and group, as its row keeps them
+    gid: int | None = None  # (``of``; a walk's files are compared, not stored)
 
     @classmethod
     def of(cls, lang: str, rel: str, info: os.stat_result) -> VaultFile:
-        return cls(lang, rel, *signature(info))
+        return cls(lang, rel, *signature(info), False, info.st_mode & 0o7777, info.st_gid)
 
     @property
     def signature(self) -> Signature:
@@ -177,12 +183,12 @@ def read_note(workspace: Workspace, lang: str, rel: str) -> tuple[bytes, os.stat
 
 SELECT_OLD = (
     "SELECT id, lang, title, tags, body, frontmatter, head, joined, size, mtime_ns, hash,"
-    " ctime_ns FROM notes WHERE lang = ? AND path = ?"
+    " ctime_ns, mode, gid FROM notes WHERE lang = ? AND path = ?"
 )
 _INSERT_NOTE = (
     "INSERT INTO notes (id, lang, path, title, type, type_key, abstract, tags, tag_keys,"
-    " frontmatter, body, head, joined, exact, size, mtime_ns, ctime_ns, hash, problem)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " frontmatter, body, head, joined, exact, size, mtime_ns, ctime_ns, mode, gid, hash,"
+    " problem) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_WORDS = "INSERT INTO notes_fts (rowid, title, tags, body, meta, lang) VALUES (?,?,?,?,?,?)"
 _INSERT_TRIGRAMS = "INSERT INTO notes_tri (rowid, text) VALUES (?,?)"
@@ -228,7 +234,8 @@ def _row_values(rowid: int, f: VaultFile, row: NoteRow) -> tuple[tuple, tuple, t
     return (
         (rowid, f.lang, f.rel, row.title, row.type, _type_key(row.type), row.abstract,
          row.tags, row.tag_keys, row.frontmatter, row.body, row.head, int(row.joined),
-         int(row.exact), f.size, f.mtime_ns, f.ctime_ns, row.hash, row.problem),
+         int(row.exact), f.size, f.mtime_ns, f.ctime_ns, f.mode, f.gid, row.hash,
+         row.problem),
         (rowid, *row_words, lang_token(f.lang)),
         (rowid, row_trigrams),
     )  # fmt: skip
@@ -305,6 +312,8 @@ def sync_read(
     if got is None:
         if old is not None:
             keep_before(conn, stats, rel, old)
+            if old[12] is not None:
+                stats.gone[(lang, rel)] = (old[10], old[12], old[13])
             delete_row(conn, old)
             stats.removed += 1
             stats.changed.append((lang, rel))
@@ -320,8 +329,8 @@ def sync_read(
     # every file a new ctime: its first start parsed all of them again).
     if old is not None and old[10] == fsops.etag_of(data):
         conn.execute(
-            "UPDATE notes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE id = ?",
-            (*f.signature, old[0]),
+            "UPDATE notes SET size = ?, mtime_ns = ?, ctime_ns = ?, mode = ?, gid = ? WHERE id = ?",
+            (*f.signature, f.mode, f.gid, old[0]),
         )
         stats.unchanged += 1
         stats.rewritten.append((lang, rel))

@@ -90,7 +90,11 @@ log = logging.getLogger("indexer.index")
 # 26: a note's abstract keeps its no-break spaces (U+00A0, U+2007, U+202F: ``1 000 €``,
 #    French ``« x »``), as a snippet does (``snippet_spaces``): a row of a note unchanged
 #    since kept them as plain spaces, in filter-only searches' snippets and summaries.
-SCHEMA_VERSION = 26
+# 27: rows keep the file's permission bits and group (``mode``, ``gid``), as the stat
+#    that indexed it (or a chmod since: its new ctime syncs the row) said: the deletion
+#    another program makes (``rm``) is recorded with them, and a restore makes the note
+#    0600 again, not 0644 less the umask (``indexer.vault.outside``).
+SCHEMA_VERSION = 27
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
 # file leaves it alone, and no index is rebuilt for it); a rebuild's ``clear`` keeps it.
@@ -251,6 +255,8 @@ _NOTES_COLUMNS = (
     ("size", "INTEGER"),
     ("mtime_ns", "INTEGER"),
     ("ctime_ns", "INTEGER"),  # with size and mtime: a write that kept both is seen
+    ("mode", "INTEGER"),  # st_mode & 0o7777: the mode history keeps of a file gone
+    ("gid", "INTEGER"),  # its group: a file made again there may get another one
     ("hash", "TEXT NOT NULL"),
     ("problem", "TEXT"),
 )

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from indexer.index import kept_texts, reconcile, upgrade, vouching, whole_pass
+from indexer.index import gone_modes, kept_texts, reconcile, upgrade, vouching, whole_pass
 from indexer.index import schema as index_schema
 from indexer.index.applying import ChangeSync
 from indexer.index.befores import Befores, Wanted
@@ -327,7 +327,8 @@ class NoteIndex:
         replaced: ``befores``); a listener's failure is logged, never raised."""
         self._keep_befores(stats.befores)
         renames_first(self.renames_told, self._db.read, stats.changed, source)
-        self._tell_all([(lang, path, source) for lang, path in stats.changed])
+        with gone_modes.telling(stats.gone):  # (history records deletions with them)
+            self._tell_all([(lang, path, source) for lang, path in stats.changed])
 
     def _keep_befores(self, befores: Befores | None) -> None:
         """Have history record the texts a pass kept, then forget them (``kept_texts``)."""

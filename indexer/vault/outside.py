@@ -28,7 +28,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from indexer.vault import fsops
-from indexer.vault.history.rows import Seen, permissions
+from indexer.vault.history.rows import Seen, mode_bits, permissions
 from indexer.vault.history.store import Version
 from indexer.vault.refused_files import Identity, identity_of
 from indexer.vault.sandbox import Target
@@ -74,11 +74,8 @@ def observe_external(
         said, data, identity = _read_now(vault, target, identify=True)
         if not said:
             return
-        mode = _moved_mode(vault, target, moved_to) if data is None else None
         try:
-            vault.recorder.observe_many(
-                [Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to, mode)]
-            )
+            vault.recorder.observe_many([_seen(vault, target, data, unknown, moved_from, moved_to)])
         except TooBigForHistoryError:
             if identity is not None and data is not None and len(data) == identity[2]:
                 refused.remember(lang, path, identity)  # (as read: unchanged meanwhile)
@@ -226,10 +223,7 @@ def _record_batch(
             held.callback(lock.release)
             said, data, _ = _read_now(vault, target)
             if said:
-                mode = _moved_mode(vault, target, moved_to) if data is None else None
-                seen.append(
-                    Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to, mode)
-                )
+                seen.append(_seen(vault, target, data, unknown, moved_from, moved_to))
                 size += 0 if data is None else len(data)
         try:
             vault.recorder.observe_many(seen)
@@ -240,13 +234,42 @@ def _record_batch(
     return end, None
 
 
-def _moved_mode(vault: Vault, old: Target, moved_to: str | None) -> int | None:
+def _seen(
+    vault: Vault,
+    target: Target,
+    data: bytes | None,
+    unknown: bool,
+    moved_from: str | None,
+    moved_to: str | None,
+) -> Seen:
+    """The file at ``target`` as read (``data``), a deletion with its mode (``_gone_mode``)."""
+    mode, of = _gone_mode(vault, target, moved_to) if data is None else (None, None)
+    return Seen(target.lang, target.rel, data, unknown, False, moved_from, moved_to, mode, of)
+
+
+def _gone_mode(vault: Vault, old: Target, moved_to: str | None) -> tuple[int | None, str | None]:
+    """The permissions of a file gone from ``old``, for its deletion's row as a delete's
+    (a restore of the old path makes it so again: it was 0644 less the umask), and the
+    etag of the text they go with (None: the file's as it went). Renamed to ``moved_to``
+    (a pass found it there): the file's there; else (an ``rm``, a rename the watcher
+    pairs by time) those the index's row kept, the row the index removed as it tells
+    (``Recorder.gone_mode``), with its hash. (None, None) when neither is known."""
+    if moved_to is not None:
+        return _moved_mode(vault, old, moved_to), None
+    gone = vault.recorder.gone_mode(old.lang, old.rel)
+    if gone is None:
+        return None, None
+    digest, mode, gid = gone
+    try:
+        with vault.sandbox.open(old) as home:
+            return mode_bits(mode, gid, home.dir_fd), digest
+    except (VaultError, OSError):  # (the folder gone too: the process's group)
+        return mode_bits(mode, gid, None), digest
+
+
+def _moved_mode(vault: Vault, old: Target, moved_to: str) -> int | None:
     """The permissions of a file a pass found renamed away from ``old`` to ``moved_to``,
-    as it is there (one stat), for the deletion's row as a delete's: a restore of the
-    old path makes it so again (it was 0644 less the umask). None: no new path, or no
-    plain file there now."""
-    if moved_to is None:
-        return None
+    as it is there (one stat). None: no plain file there now."""
     try:
         new = vault.sandbox.resolve(old.lang, moved_to, summary=True)
         with vault.sandbox.open(new) as place, vault.sandbox.open(old) as home:

@@ -26,6 +26,8 @@ from shared.errors import MAX_WHOLE_NUMBER, InvalidArgumentError, NotFoundError
 from shared.invisible import SHOW_NOTHING, hides_in_line
 from shared.utf8 import check_text
 
+GoneModeOf = Callable[[str, str], tuple[str, int, int] | None]  # (hash, mode, gid)
+
 MAX_REASON_CHARS = 500
 ACTOR_RE = re.compile(r"^(tool|external|job:[a-z0-9][a-z0-9_.-]{0,63})$")
 
@@ -133,6 +135,9 @@ class Recorder:
         self.clock = clock
         # ``held(lang, path)``: the text the index holds for a file (None: none exact).
         self.held: Held | None = None
+        # ``gone_mode(lang, path)``: (hash, mode, gid) of the index's row of a file another
+        # program removed, as the index removes it (``indexer.index.gone_modes``).
+        self.gone_mode: GoneModeOf = lambda lang, path: None
         self.refused = RefusedFiles()  # (files history cannot store: not read again)
 
     @property

@@ -81,7 +81,9 @@ class Change:
 class Seen:
     """A file as another program left it (``data`` None: gone), for ``observe_many``;
     ``unknown``, ``kept``, ``moved_from``, ``moved_to``: as ``HistoryStore.observe``;
-    ``mode``: a deletion's permissions, when known (a rename's, at its new path)."""
+    ``mode``: a deletion's permissions, when known (a rename's, at its new path; the
+    index's row's, of the text of etag ``mode_of``: kept only if history's latest
+    version is that text, not another the file held before or after)."""
 
     lang: str
     path: str
@@ -91,6 +93,7 @@ class Seen:
     moved_from: str | None = None
     moved_to: str | None = None
     mode: int | None = None
+    mode_of: str | None = None
 
 
 @dataclass
@@ -116,8 +119,13 @@ def permissions(info: os.stat_result, folder_fd: int | None) -> int:
     file's own, its group bits count as its bits for others, as the jobs' outputs do
     (``indexer.jobs.group_bits``): a 0640 note of group A came back 0640 under the
     process's group B, readable by every member of B where only A could read it."""
-    bits = stat.S_IMODE(info.st_mode) & 0o777
-    if info.st_gid == new_file_group(folder_fd):
+    return mode_bits(info.st_mode, info.st_gid, folder_fd)
+
+
+def mode_bits(mode: int, gid: int, folder_fd: int | None) -> int:
+    """``permissions`` of a file of ``mode`` and group ``gid`` (as the index kept them)."""
+    bits = stat.S_IMODE(mode) & 0o777
+    if gid == new_file_group(folder_fd):
         return bits
     return (bits & ~0o070) | ((bits & 0o007) << 3)
 

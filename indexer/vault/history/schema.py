@@ -18,8 +18,9 @@ Tables (``PRAGMA user_version`` = ``SCHEMA_VERSION``, ``application_id`` = ``APP
   (see ``store``). ``mode``: the permission bits a file had as it went away (a row
   with no ``blob``: deleted, moved away; as a file made again there sees them: see
   ``rows.permissions``), which ``restore`` and ``undo`` give the file
-  they make again (a note made private stays private); NULL when not known (another
-  program removed it; a row from before the column).
+  they make again (a note made private stays private); another program's removal
+  takes the mode the index's row kept (``indexer.index.gone_modes``); NULL when not
+  known (a file the index never had a row of; a row from before the column).
 - ``blobs(id, key, sha, size, kind, depth, base, head, tail, data)``: content-addressed
   payloads (see ``codec``), found by ``key`` (the first 8 bytes of ``sha``, indexed)
   and then ``sha``; ``base`` is the blob id a delta applies to.

@@ -275,9 +275,11 @@ class HistoryStore(HistoryReads):
         data = seen.data
         etag = None if data is None else self._etag_of(data)
         row = writes.catch_up(latest, Change(seen.lang, seen.path, "", data, data), etag)
-        moved_to = seen.moved_to
-        if row is not None and moved_to is not None and row.etag is None and row.op == "delete":
-            row.other_path = moved_to  # (its new file pairs by this name, not by time)
+        if row is None or row.etag is not None or row.op != "delete":
+            return row
+        if seen.moved_to is not None:
+            row.other_path = seen.moved_to  # (its new file pairs by this name, not by time)
+        if seen.mode_of in (None, row.prev_etag):
             row.mode = seen.mode  # (the file as it went: a restore makes it so again)
         return row
 
