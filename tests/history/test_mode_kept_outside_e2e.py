@@ -70,7 +70,8 @@ def removed_by_another_program(file: Path) -> None:
 
 async def test_notes_removed_by_rm_come_back_with_their_modes(server: RunningIndexer) -> None:
     """Written through the tools, made 0600 and 0640 by their owner (the group the
-    process's, as a file made again there gets it), then ``rm``: each as it was."""
+    process's, as a file made again there gets it), then ``rm`` (the second's folder
+    with it: ``rm -r``): each as it was."""
     lang, ws = "oa", server.workspace
     async with server.client() as c:
         secret = await private_note(c, ws, lang, "secret.md")
@@ -78,7 +79,7 @@ async def test_notes_removed_by_rm_come_back_with_their_modes(server: RunningInd
         indexed_as_now(ws, lang, "secret.md")
         indexed_as_now(ws, lang, "d/shared.md")
         removed_by_another_program(secret)
-        removed_by_another_program(shared)
+        subprocess.run(["rm", "-r", "--", str(shared.parent)], check=True)
         await until_gone(c, lang, "secret.md")
         await until_gone(c, lang, "d/shared.md")
         assert await restored(c, ws, lang, "secret.md") == 0o600
