@@ -7,7 +7,7 @@ import { askBeforeLinks, edit, mayGo, mayLeave } from "./editor.js";
 import { history, restore, shownEtag } from "./history.js";
 import {
   ApiError, LANG, SUMMARY_FILE, api, codePointsAfter, crumbs, enc, errorBox, fail, fillLines, flash, focusNext, h,
-  htmlBlock, isSummary, link, notePath, pathName, plural, propertiesTable, say, seg, show, state, value,
+  htmlBlock, isSummary, link, notePath, pathName, pathText, plural, propertiesTable, say, seg, show, state, value,
 } from "./lib.js";
 
 // ---- views -----------------------------------------------------------------------
@@ -283,7 +283,7 @@ async function oversized(lang, path) {
 }
 
 async function remove(lang, path, etag) {
-  if (!confirm(`Delete ${path}?`)) return;
+  if (!confirm(`Delete ${pathText(path)}?`)) return;
   // Only the note as shown: a write since (an agent's) is not deleted unseen.
   try {
     await api("DELETE", notePath(lang, path), { headers: { "If-Match": `"${etag}"` } });

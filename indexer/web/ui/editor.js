@@ -2,8 +2,8 @@
 // with unsaved text (app.js's route() asks mayLeave() first).
 
 import {
-  ApiError, api, clearErrors, crumbs, fail, fillLines, flash, focusNext, h, link, noteActions, notePath, pathName, say,
-  show, state,
+  ApiError, PathError, api, clearErrors, crumbs, fail, fillLines, flash, focusNext, h, link, noteActions, notePath,
+  pathName, say, show, state,
 } from "./lib.js";
 import { withLineEnds } from "./line_ends.js";
 
@@ -24,7 +24,7 @@ export async function edit(lang, path, folder) {
     ({ etag, data } = await api("GET", notePath(lang, path)));
     // Bytes that are not UTF-8 come as base64: saved from the editor, that text would
     // replace them.
-    if (data.encoding === "base64") throw new Error(`${path} is not UTF-8 text: it cannot be edited here`);
+    if (data.encoding === "base64") throw new PathError(path, " is not UTF-8 text: it cannot be edited here");
     content = data.content;
   }
   // (autocomplete off: Chromium kept the text in the history entry of every address the

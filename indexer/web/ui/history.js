@@ -2,7 +2,8 @@
 // restoring one), and the restore the note view of an old version offers too.
 
 import {
-  ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, inBlocks, link, noteActions, pathName, plural, say, seg, show,
+  ApiError, api, clearErrors, crumbs, enc, fail, flash, focusNext, h, inBlocks, link, noteActions, pathName, pathText,
+  plural, say, seg, show,
 } from "./lib.js";
 
 const view = () => document.getElementById("view");
@@ -114,7 +115,7 @@ export async function shownEtag(lang, path) {
 }
 
 export async function restore(lang, path, version, ifMatch) {
-  if (!confirm(`Restore version ${version} of ${path}?`)) return;
+  if (!confirm(`Restore version ${version} of ${pathText(path)}?`)) return;
   const body = { path, version: /^\d+$/.test(String(version)) ? Number(version) : version, if_match: ifMatch };
   try {
     await api("POST", `/${seg(lang)}/restore`, { body, type: "json" });
@@ -149,7 +150,7 @@ async function undoEntry(lang, path, entry) {
   clearErrors();
   const call = (dryRun) => api("POST", `/${seg(lang)}/undo`, { body: { entry_id: entry, dry_run: dryRun }, type: "json" });
   try {
-    const files = (await call(true)).data.files.map((f) => f.path);
+    const files = (await call(true)).data.files.map((f) => pathText(f.path));
     const named = files.slice(0, 10).join(", ") + (files.length > 10 ? ` and ${files.length - 10} more` : "");
     if (!confirm(`Undo memory entry ${entry}? ${plural(files.length, "file")} it changed go back to before it `
       + `(one it made is deleted): ${named}.`)) return;

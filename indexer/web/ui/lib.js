@@ -143,7 +143,8 @@ export function errorBox(err) {
       state.editing ? " (in another tab: your text is still in this editor, not saved; copy it over)." : ".");
   }
   const code = err instanceof ApiError ? err.code : "error";
-  return h("div", { class: "error" }, h("strong", { text: `${code}: ` }), err.message);
+  const said = err instanceof PathError ? [pathName(err.path), err.words] : err.message;
+  return h("div", { class: "error" }, h("strong", { text: `${code}: ` }), said);
 }
 
 export function crumbs(lang, path, last) {
@@ -164,6 +165,28 @@ export function crumbs(lang, path, last) {
 export function pathName(path, cls = "") {
   return h("span", { class: cls ? `path-name ${cls}` : "path-name" },
     path.split("/").flatMap((part, i) => [i ? "/" : null, h("span", { text: part })]));
+}
+
+// A vault path in a plain string, for a confirm() dialog (no markup there): each folder's
+// name and the file's name between LRI and PDI (U+2066, U+2069), islands left to right
+// as pathName's are. "Delete ملاحظات/2024/كتاب.md?" was one right-to-left run, the file
+// name at the left and ".md" after the first folder. (FSI would lay "كتاب.md" out right
+// to left, its ".md" at the left beside the "/".) A path with no right-to-left character
+// (no character of those blocks, where every R, AL and AN character is) reads in order as
+// it is and stays as it is, not a character added.
+const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+export function pathText(path) {
+  if (!RIGHT_TO_LEFT.test(path)) return path;
+  return path.split("/").map((part) => `\u2066${part}\u2069`).join("/");
+}
+
+// An error whose words name a vault path: errorBox shows the path as pathName lays it out.
+export class PathError extends Error {
+  constructor(path, words) {
+    super(`${path}${words}`);
+    this.path = path;
+    this.words = words;
+  }
 }
 
 export function value(v) {

@@ -1,0 +1,141 @@
+"""Vault paths in the page's dialogs, notices and errors, in Chromium against a real
+``indexer serve``: a right-to-left path reads folder by folder in its order (as the
+crumbs do), a Latin one is left as it is, and a path's characters are text, never markup.
+
+A native ``confirm()`` dialog cannot be measured: its string (Playwright's
+``dialog.message``) is laid out in a plain paragraph of the page, where Chromium's bidi
+algorithm places its words as it would in the dialog's one line."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import httpx2
+import pytest
+from helpers.indexer_process import RunningIndexer, vault_dir
+from helpers.ui_page import MD, Watch, note_file, visit
+from playwright.sync_api import Locator, Page, expect
+
+PATH = "ملاحظات/2024/كتاب.md"
+WORDS = ["ملاحظات", "2024", "كتاب", ".md"]
+HEBREW = "פרויקטים/סיכום.md"
+HEBREW_WORDS = ["פרויקטים", "סיכום", ".md"]
+# Markup as text: "<", ">" and '"' are refused in a vault's names, "&" and "'" are not; a
+# name spelled as entities becomes "<b>&'" if it is ever taken as HTML.
+MARKUP = "&lt;b&gt;/&amp;'q'&quot;.md"
+ISOLATES = str.maketrans("", "", "\u2066\u2067\u2068\u2069")
+
+# The left edge of each of ``words`` in an element's text, wherever it is in its nodes.
+WORD_LEFTS = """(e, words) => {
+    const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), found = {};
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+        for (const word of words) {
+            const at = node.data.indexOf(word);
+            if (at < 0 || word in found) continue;
+            const range = document.createRange();
+            range.setStart(node, at); range.setEnd(node, at + word.length);
+            found[word] = range.getBoundingClientRect().left;
+        }
+    return words.map(word => found[word]);
+}"""
+# A plain string laid out on one line of a left-to-right paragraph of the page.
+LAY_OUT = """text => {
+    const p = document.createElement("p");
+    p.id = "laid-out"; p.style.whiteSpace = "nowrap"; p.textContent = text;
+    document.body.append(p);
+}"""
+
+
+@pytest.fixture(scope="module")
+def base(server: RunningIndexer) -> str:
+    return server.url.removesuffix("/mcp")
+
+
+def write(base: str, lang: str, path: str, text: str, reason: str = "") -> None:
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        params = {"reason": reason} if reason else {}
+        put = http.put(
+            f"/{lang}/notes/{quote(path)}", content=text.encode(), headers=MD, params=params
+        )
+        assert put.is_success, put.text
+
+
+def hashed(path: str) -> str:
+    """``path`` in a view's address as the page writes it (encodeURIComponent's)."""
+    return quote(path, safe="/!*'()")
+
+
+def in_order(element: Locator, words: list[str]) -> None:
+    """``words`` stand left to right in ``element``, as they come in its text."""
+    lefts = element.evaluate(WORD_LEFTS, words)
+    assert None not in lefts and lefts == sorted(lefts), dict(zip(words, lefts, strict=True))
+
+
+def reads_in_order(tab: Page, text: str, words: list[str]) -> None:
+    """``words`` stand left to right in the string ``text`` laid out on one line."""
+    tab.evaluate(LAY_OUT, text)
+    try:
+        in_order(tab.locator("#laid-out"), words)
+    finally:
+        tab.evaluate("() => document.getElementById('laid-out').remove()")
+
+
+def test_the_dialogs_name_a_right_to_left_path_in_its_order(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """``Delete ملاحظات/2024/كتاب.md?`` (and the restore and undo questions) read as one
+    right-to-left run: the file name at the left, ``.md`` after the first folder's name.
+    Each name is an isolate now; a Latin path's question is the same string as before.
+    Dismissed, each changes nothing."""
+    write(base, "pd", PATH, "# كتاب\n\nسطر أول.\n")
+    write(base, "pd", PATH, "# كتاب\n\nسطر ثان.\n", "entry:e7 Merge")
+    write(base, "pd", HEBREW, "# סיכום\n\nשורה.\n", "entry:e7 Merge")
+    write(base, "pd", "plain/latin.md", "# Latin\n")
+    before = note_file(server, "pd", PATH).read_bytes()
+    tab, watch = page
+    visit(tab, base, "#/pd/note/" + quote(PATH))
+    with tab.expect_event("dialog"):
+        tab.click("#delete")
+    visit(tab, base, "#/pd/history/" + quote(PATH))
+    with tab.expect_event("dialog"):
+        tab.click("tr[data-version='1'] button.restore")
+    with tab.expect_event("dialog"):
+        tab.click("tr[data-version='2'] button.undo-entry")
+    visit(tab, base, "#/pd/note/plain/latin.md")
+    with tab.expect_event("dialog"):
+        tab.click("#delete")
+    delete, restore, undo, latin = watch.dialogs
+    assert delete.translate(ISOLATES) == f"Delete {PATH}?"
+    assert restore.translate(ISOLATES) == f"Restore version 1 of {PATH}?"
+    assert undo.translate(ISOLATES) == (
+        "Undo memory entry e7? 2 files it changed go back to before it (one it made is"
+        f" deleted): {HEBREW}, {PATH}."
+    )
+    reads_in_order(tab, delete, ["Delete", *WORDS, "?"])
+    assert "\u2066كتاب.md\u2069" in delete  # (one isolate a name, its ".md" in it)
+    reads_in_order(tab, restore, ["Restore version 1 of", *WORDS, "?"])
+    reads_in_order(tab, undo, ["deleted):", *HEBREW_WORDS, ", ", *WORDS[:3]])
+    assert latin == "Delete plain/latin.md?"
+    assert note_file(server, "pd", PATH).read_bytes() == before
+    assert note_file(server, "pd", HEBREW).exists()
+    assert note_file(server, "pd", "plain/latin.md").exists()
+    assert not watch.errors
+
+
+def test_a_file_not_utf8_names_its_path_in_order(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The editor's refusal of a file that is not UTF-8 showed its path as one
+    right-to-left run; the file is left as it is."""
+    raw = b"# Latin-1\n\ncaf\xe9\n"
+    target = vault_dir(server, "pu") / PATH
+    target.parent.mkdir(parents=True)
+    target.write_bytes(raw)  # (another program's: the API takes only UTF-8 notes)
+    tab, watch = page
+    visit(tab, base, "#/pu/edit/" + quote(PATH))
+    error = tab.locator("#view > .error")
+    expect(error).to_have_text(f"error: {PATH} is not UTF-8 text: it cannot be edited here")
+    in_order(error, ["error:", *WORDS, "is not UTF-8"])
+    assert tab.locator("#editor").count() == 0
+    assert target.read_bytes() == raw
+    assert not watch.errors
