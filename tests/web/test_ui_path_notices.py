@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer, vault_dir
-from helpers.ui_page import MD, Watch, note_file, visit
+from helpers.indexer_process import RunningIndexer, vault_dir, wait_for
+from helpers.ui_page import MD, Watch, note_file, settled, visit
 from playwright.sync_api import Locator, Page, expect
 
 PATH = "ملاحظات/2024/كتاب.md"
@@ -138,4 +138,79 @@ def test_a_file_not_utf8_names_its_path_in_order(
     in_order(error, ["error:", *WORDS, "is not UTF-8"])
     assert tab.locator("#editor").count() == 0
     assert target.read_bytes() == raw
+    assert not watch.errors
+
+
+def test_the_save_and_delete_notices_name_a_path_in_order_and_as_text(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The notices of a save and a delete share the restore notice's path (pathName):
+    an Arabic path reads folder by folder, a name spelled as entities stays that text."""
+    tab, watch = page
+    watch.accept_dialogs = True
+    notice = tab.locator("#message")
+    for path, words in ((PATH, WORDS), (MARKUP, ["&lt;b&gt;", "&amp;'q'&quot;", ".md"])):
+        write(base, "pn", path, "# old\n")
+        visit(tab, base, "#/pn/edit/" + hashed(path))
+        tab.fill("#editor", "# new\n")
+        tab.click("#save")
+        settled(tab, "#/pn/note/" + hashed(path))
+        expect(notice).to_have_text(f"Saved {path}.")
+        in_order(notice, ["Saved", *words])
+        assert note_file(server, "pn", path).read_text().endswith("\n# new\n")
+        tab.click("#delete")
+        settled(tab, "#/pn/browse/" + hashed(path.rsplit("/", 1)[0]))
+        expect(notice).to_have_text(f"Deleted {path}.")
+        in_order(notice, ["Deleted", *words])
+        assert notice.locator("b").count() == 0
+        assert not note_file(server, "pn", path).exists()
+    assert not watch.errors
+
+
+def test_the_conflict_notice_names_a_path_in_order_and_as_text(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A new note saved over one there already: ``Not saved: … exists already.`` above,
+    and the conflict box's ``… exists already.``; the note there is left as it was."""
+    tab, watch = page
+    watch.accept_dialogs = True  # (leaving the editor's unsaved text for the next case)
+    for path, words in ((HEBREW, HEBREW_WORDS), (MARKUP, ["&lt;b&gt;", "&amp;'q'&quot;", ".md"])):
+        write(base, "pc", path, "# there\n")
+        there = note_file(server, "pc", path).read_bytes()
+        visit(tab, base, "#/pc/new/" + hashed(path.rsplit("/", 1)[0]))
+        tab.fill("#new-path", path)
+        tab.fill("#editor", "# mine\n")
+        tab.click("#save")
+        notice = tab.locator("#message")
+        expect(notice).to_have_text(f"Not saved: {path} exists already.")
+        in_order(notice, ["Not saved:", *words, "exists already"])
+        said = tab.locator("section.conflict p").first
+        expect(said).to_contain_text(f"{path} exists already.")
+        in_order(said, [*words, "exists already"])
+        assert tab.locator("#message b, section.conflict b").count() == 0
+        assert note_file(server, "pc", path).read_bytes() == there
+        expect(tab.locator("#editor")).to_have_value("# mine\n")  # (the text kept)
+    assert not watch.errors
+
+
+def test_a_name_of_markup_the_vault_refuses_is_shown_as_text(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A file another program named ``<b>x<i>&"'.md`` (a name no tool takes) is named by
+    the status as those characters, never as bold."""
+    write(base, "pm", "seen.md", "# Seen\n")
+    name = "<b>x<i>&\"'.md"
+    (vault_dir(server, "pm") / name).write_text("made elsewhere\n")
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+
+        def said() -> dict | None:
+            return http.get("/status").json()["unreachable"].get("pm")  # type: ignore[no-any-return]
+
+        found = wait_for(said, 10, what="/status to name the file")
+    assert found["sample"] == [name], found
+    tab, watch = page
+    visit(tab, base, "#/status")
+    cell = tab.locator("section.status tr", has_text="unreachable files").locator("td")
+    expect(cell).to_contain_text(f"{name}; rename")
+    assert cell.locator("b, i").count() == 0
     assert not watch.errors
