@@ -214,3 +214,31 @@ def test_a_name_of_markup_the_vault_refuses_is_shown_as_text(
     expect(cell).to_contain_text(f"{name}; rename")
     assert cell.locator("b, i").count() == 0
     assert not watch.errors
+
+
+def test_a_refusal_names_the_path_asked_for_in_order(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """The server's refusals name the path asked for (``ملاحظات/2024/غائب.md does not
+    exist``): the page showed those words as one right-to-left run, ``غائب`` at the left
+    and ``.md`` after the first folder's name. A link to a note not there met it."""
+    write(base, "pr", PATH, "# كتاب\n")
+    missing = "ملاحظات/2024/غائب.md"
+    tab, watch = page
+    error = tab.locator("#view > .error")
+    for view, said, words in (
+        ("note", f"not_found: {missing} does not exist", ["غائب", "does not"]),
+        ("history", f"not_found: {missing} has no history and does not exist", ["غائب", "has no"]),
+        ("edit", f"not_found: {missing} does not exist", ["غائب", "does not"]),
+    ):
+        visit(tab, base, f"#/pr/{view}/" + quote(missing))
+        expect(error).to_have_text(said)
+        in_order(error, ["not_found:", "ملاحظات", "2024", *words])
+    visit(tab, base, "#/pr/note/" + quote("ملاحظات/2024"))
+    expect(error).to_contain_text("ملاحظات/2024 is a folder")
+    in_order(error, ["ملاحظات", "2024", "is a folder"])
+    visit(tab, base, "#/pr/note/" + hashed(MARKUP))
+    expect(error).to_have_text(f"not_found: {MARKUP} does not exist")
+    assert error.locator("b").count() == 0
+    assert not (vault_dir(server, "pr") / "ملاحظات" / "2024" / "غائب.md").exists()
+    assert not watch.errors

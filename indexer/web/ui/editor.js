@@ -24,7 +24,7 @@ export async function edit(lang, path, folder) {
     ({ etag, data } = await api("GET", notePath(lang, path)));
     // Bytes that are not UTF-8 come as base64: saved from the editor, that text would
     // replace them.
-    if (data.encoding === "base64") throw new PathError(path, " is not UTF-8 text: it cannot be edited here");
+    if (data.encoding === "base64") throw new PathError(`${path} is not UTF-8 text: it cannot be edited here`, [path]);
     content = data.content;
   }
   // (autocomplete off: Chromium kept the text in the history entry of every address the

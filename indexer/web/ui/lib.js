@@ -10,11 +10,25 @@ const view = document.getElementById("view");
 // ---- HTTP ------------------------------------------------------------------------
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, paths = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.paths = paths; // (the vault paths its request named: errorBox lays them out)
   }
+}
+
+// The vault paths a request names (in its address, its ?path=, a JSON body's path and
+// new_path): a refusal's words name them ("ملاحظات/2024/كتاب.md does not exist"), and
+// errorBox shows them as pathName does, where the words were one right-to-left run.
+const PATH_ROUTES = /^\/[^/?]+\/(?:notes|render|stat|head|history|diff|raw)\/([^?]+)/;
+function pathsNamed(path, body) {
+  const found = [];
+  const inAddress = PATH_ROUTES.exec(path);
+  if (inAddress) found.push(inAddress[1].split("/").map(decodeURIComponent).join("/"));
+  found.push(new URLSearchParams(path.split("?")[1] || "").get("path"));
+  if (body !== null && typeof body === "object") found.push(body.path, body.new_path);
+  return found.filter((p) => typeof p === "string" && p !== "");
 }
 
 export async function api(method, path, { body, type, headers = {} } = {}) {
@@ -35,7 +49,7 @@ export async function api(method, path, { body, type, headers = {} } = {}) {
   const data = response.status === 304 ? null : await response.json().catch(() => null);
   if (!response.ok) {
     const error = (data && data.error) || { code: "internal", message: response.statusText };
-    throw new ApiError(response.status, error.code, error.message);
+    throw new ApiError(response.status, error.code, error.message, pathsNamed(path, body));
   }
   return { data, etag: data && data.etag, status: response.status };
 }
@@ -143,8 +157,7 @@ export function errorBox(err) {
       state.editing ? " (in another tab: your text is still in this editor, not saved; copy it over)." : ".");
   }
   const code = err instanceof ApiError ? err.code : "error";
-  const said = err instanceof PathError ? [pathName(err.path), err.words] : err.message;
-  return h("div", { class: "error" }, h("strong", { text: `${code}: ` }), said);
+  return h("div", { class: "error" }, h("strong", { text: `${code}: ` }), withPaths(String(err.message ?? ""), err.paths || []));
 }
 
 export function crumbs(lang, path, last) {
@@ -180,13 +193,20 @@ export function pathText(path) {
   return path.split("/").map((part) => `\u2066${part}\u2069`).join("/");
 }
 
-// An error whose words name a vault path: errorBox shows the path as pathName lays it out.
+// An error of the page's own whose words name vault paths (errorBox lays them out).
 export class PathError extends Error {
-  constructor(path, words) {
-    super(`${path}${words}`);
-    this.path = path;
-    this.words = words;
+  constructor(message, paths) {
+    super(message);
+    this.paths = paths;
   }
+}
+
+// A message's words, each of ``paths`` in them laid out by pathName (the longest first:
+// one that holds another is a path of its own). Its text is the message's, unchanged.
+export function withPaths(text, paths) {
+  const [first, ...rest] = [...new Set(paths)].sort((a, b) => b.length - a.length);
+  if (!first) return text ? [text] : [];
+  return text.split(first).flatMap((piece, i) => [...(i ? [pathName(first)] : []), ...withPaths(piece, rest)]);
 }
 
 export function value(v) {
