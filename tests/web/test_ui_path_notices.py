@@ -242,3 +242,30 @@ def test_a_refusal_names_the_path_asked_for_in_order(
     assert error.locator("b").count() == 0
     assert not (vault_dir(server, "pr") / "ملاحظات" / "2024" / "غائب.md").exists()
     assert not watch.errors
+
+
+def test_a_new_notes_right_to_left_path_is_said_in_order_below_its_field(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """A new note's field laid its folder out as one right-to-left run
+    (``ملاحظات/2024/مجلد عميق/new-note.md`` showed ``مجلد عميق`` at the left, then ``2024``,
+    then ``ملاحظات``), and a field cannot isolate its parts: the line below it says the
+    path folder by folder, as typed; a Latin path needs no such line."""
+    folder = "ملاحظات/2024/مجلد عميق"
+    write(base, "pw", f"{folder}/أول.md", "# أول\n")
+    tab, watch = page
+    visit(tab, base, "#/pw/new/" + quote(folder))
+    shown = tab.locator("#new-path-shown")
+    expect(shown).to_have_text(f"Saved as {folder}/new-note.md.")
+    in_order(shown, ["Saved as", "ملاحظات", "2024", "مجلد عميق", "new-note"])
+    tab.fill("#new-path", "./פרויקטים//2025/סיכום.md")
+    expect(shown).to_have_text("Saved as פרויקטים/2025/סיכום.md.")  # (as it is sent)
+    in_order(shown, ["Saved as", "פרויקטים", "2025", "סיכום", ".md"])
+    tab.fill("#new-path", "notes/plain.md")
+    expect(shown).to_be_hidden()
+    tab.fill("#new-path", f"{folder}/ثان.md")
+    tab.fill("#editor", "# ثان\n")
+    tab.click("#save")
+    settled(tab, "#/pw/note/" + quote(f"{folder}/ثان.md"))
+    assert note_file(server, "pw", f"{folder}/ثان.md").read_text().endswith("\n# ثان\n")
+    assert not watch.errors

@@ -2,8 +2,8 @@
 // with unsaved text (app.js's route() asks mayLeave() first).
 
 import {
-  ApiError, PathError, api, clearErrors, crumbs, fail, fillLines, flash, focusNext, h, link, noteActions, notePath,
-  pathName, say, show, state,
+  ApiError, PathError, api, clearErrors, crumbs, fail, fillLines, flash, focusNext, h, hasRightToLeft, link, noteActions,
+  notePath, pathName, say, show, state,
 } from "./lib.js";
 import { withLineEnds } from "./line_ends.js";
 
@@ -32,6 +32,16 @@ export async function edit(lang, path, folder) {
   const editor = h("textarea", { id: "editor", spellcheck: "false", autocomplete: "off" });
   editor.value = content;
   const pathInput = isNew ? h("input", { id: "new-path", value: folder ? `${folder}/new-note.md` : "new-note.md" }) : null;
+  // Where the new note goes, folder by folder (pathName): a text field lays a right-to-left
+  // path out as one run and cannot isolate its parts ("ملاحظات/2024/مجلد/new-note.md"
+  // showed مجلد at the left, then 2024, then ملاحظات). Said for a path that has a
+  // right-to-left character; a Latin path reads in its field as it is.
+  const pathShown = isNew ? h("p", { class: "muted", id: "new-path-shown", hidden: true }) : null;
+  const showPath = () => {
+    const target = typedPath(pathInput.value);
+    pathShown.replaceChildren("Saved as ", pathName(target), ".");
+    pathShown.hidden = !hasRightToLeft(target);
+  };
   const conflict = h("section", { class: "conflict", hidden: true });
   const saveButton = h("button", { id: "save", class: "primary", onclick: () => save().catch(fail) }, "Save");
   // The text as on disk (or the new note's template): anything else typed is unsaved, and
@@ -161,6 +171,10 @@ export async function edit(lang, path, folder) {
     event.preventDefault();
     if (!document.execCommand("insertText", false, "\t")) editor.setRangeText("\t", editor.selectionStart, editor.selectionEnd, "end");
   });
+  if (isNew) {
+    showPath();
+    pathInput.addEventListener("input", showPath);
+  }
   pathInput?.addEventListener("keydown", (event) => {
     if (event.key === "Enter") save().catch(fail);
   });
@@ -169,6 +183,7 @@ export async function edit(lang, path, folder) {
     isNew ? crumbs(lang, folder, false) : crumbs(lang, path, true),
     h("h1", { text: isNew ? "New note" : `Edit ${path.split("/").pop()}` }),
     isNew ? h("label", { class: "field" }, "Path ", pathInput) : null,
+    pathShown,
     conflict,
     editor,
     h("p", { class: "muted", id: "editor-keys", text: "Tab types a tab; Esc, then Tab, moves on. Ctrl+S saves." }),

@@ -188,8 +188,9 @@ export function pathName(path, cls = "") {
 // (no character of those blocks, where every R, AL and AN character is) reads in order as
 // it is and stays as it is, not a character added.
 const RIGHT_TO_LEFT = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+export const hasRightToLeft = (text) => RIGHT_TO_LEFT.test(text);
 export function pathText(path) {
-  if (!RIGHT_TO_LEFT.test(path)) return path;
+  if (!hasRightToLeft(path)) return path;
   return path.split("/").map((part) => `\u2066${part}\u2069`).join("/");
 }
 
