@@ -269,3 +269,22 @@ def test_a_new_notes_right_to_left_path_is_said_in_order_below_its_field(
     settled(tab, "#/pw/note/" + quote(f"{folder}/ثان.md"))
     assert note_file(server, "pw", f"{folder}/ثان.md").read_text().endswith("\n# ثان\n")
     assert not watch.errors
+
+
+def test_a_searchs_heading_ends_its_query_where_it_ends(
+    page: tuple[Page, Watch], base: str
+) -> None:
+    """A link's query with an unclosed U+202E (RIGHT-TO-LEFT OVERRIDE) reversed the rest
+    of the heading: ``Search “abc‮def” in qs`` showed ``sq ni`` after it. The quoted query
+    is an island of its own direction now (an Arabic one right to left)."""
+    write(base, "qs", "seen.md", "# Seen\n")
+    tab, watch = page
+    visit(tab, base, "#/qs/search?q=" + quote("abc\u202edef"))
+    heading = tab.locator("#view h1")
+    assert heading.text_content() == "Search abc\u202edef in qs"
+    in_order(heading, ["Search", "abc", "i", "n", "qs"])
+    visit(tab, base, "#/qs/search?q=" + quote("كتاب abc"))
+    first, then = heading.evaluate(WORD_LEFTS, ["كتاب", "abc"])
+    assert then < first  # (right to left: its first word at its right)
+    in_order(heading, ["Search", "abc", "كتاب", " in "])
+    assert not watch.errors
