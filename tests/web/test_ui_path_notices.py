@@ -8,11 +8,12 @@ algorithm places its words as it would in the dialog's one line."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx2
 import pytest
-from helpers.indexer_process import RunningIndexer, vault_dir, wait_for
+from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 from helpers.ui_page import MD, Watch, note_file, settled, visit
 from playwright.sync_api import Locator, Page, expect
 
@@ -288,3 +289,27 @@ def test_a_searchs_heading_ends_its_query_where_it_ends(
     assert then < first  # (right to left: its first word at its right)
     in_order(heading, ["Search", "abc", "كتاب", " in "])
     assert not watch.errors
+
+
+def test_a_right_to_left_workspace_is_named_in_its_order(
+    page: tuple[Page, Watch], tmp_path: Path
+) -> None:
+    """The status's workspace, ``…/ملاحظات/2024/مساحة``, and the command that opens the
+    page again (said when the indexer does not answer) showed that folder's path as one
+    right-to-left run, ``مساحة`` at the left."""
+    workspace = tmp_path / "ملاحظات" / "2024" / "مساحة"
+    server = start_indexer(workspace)
+    tab, watch = page
+    try:
+        visit(tab, server.url.removesuffix("/mcp"), "#/status")
+        cell = tab.locator("section.status tr", has_text="workspace").locator("td")
+        assert cell.text_content() == str(workspace)
+        in_order(cell, ["ملاحظات", "2024", "مساحة"])
+        assert not watch.errors
+    finally:
+        server.stop()
+    tab.evaluate("location.hash = '#/pz'")  # (gone: the page says how to open it again)
+    command = tab.locator("#view > .error code.open-command")
+    expect(command).to_have_text(f"indexer open --workspace '{workspace}'")
+    command.evaluate("e => { e.style.whiteSpace = 'nowrap'; }")  # (one line, to compare)
+    in_order(command, ["indexer open", "ملاحظات", "2024", "مساحة"])

@@ -28,7 +28,8 @@ async function home() {
 function statusPanel() {
   const s = state.status;
   const rows = [
-    ["version", s.version], ["workspace", s.workspace],
+    // (a folder's path, read folder by folder: one in Arabic or Hebrew was one run)
+    ["version", s.version], ["workspace", typeof s.workspace === "string" ? pathName(s.workspace) : s.workspace],
     ["index", indexSays(s)],
   ];
   const watcher = s.sync?.watcher;

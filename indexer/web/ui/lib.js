@@ -133,7 +133,7 @@ export function codePointsAfter(a, b) {
 function openCommand() {
   const ws = state.status?.workspace;
   const word = typeof ws !== "string" || !ws ? "W" : /^[\w./@%+=:,-]+$/.test(ws) ? ws : `'${ws.replaceAll("'", "'\\''")}'`;
-  return h("code", { class: "open-command", text: `indexer open --workspace ${word}` });
+  return h("code", { class: "open-command" }, "indexer open --workspace ", pathName(word)); // (folder by folder)
 }
 
 export function errorBox(err) {
