@@ -202,12 +202,15 @@ export class PathError extends Error {
   }
 }
 
-// A message's words, each of ``paths`` in them laid out by pathName (the longest first:
-// one that holds another is a path of its own). Its text is the message's, unchanged.
+// A message's words, each of ``paths`` in them laid out by pathName where it stands as a
+// word of its own (the longest first: one that holds another is a path of its own; a
+// folder "e" is not every "e" of the words). Its text is the message's, unchanged.
+const literally = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 export function withPaths(text, paths) {
   const [first, ...rest] = [...new Set(paths)].sort((a, b) => b.length - a.length);
   if (!first) return text ? [text] : [];
-  return text.split(first).flatMap((piece, i) => [...(i ? [pathName(first)] : []), ...withPaths(piece, rest)]);
+  const alone = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])${literally(first)}(?![\\p{L}\\p{N}\\p{M}])`, "u");
+  return text.split(alone).flatMap((piece, i) => [...(i ? [pathName(first)] : []), ...withPaths(piece, rest)]);
 }
 
 export function value(v) {
