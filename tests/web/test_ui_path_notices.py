@@ -15,7 +15,7 @@ import httpx2
 import pytest
 from helpers.indexer_process import RunningIndexer, start_indexer, vault_dir, wait_for
 from helpers.ui_page import MD, Watch, note_file, settled, visit
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 PATH = "ملاحظات/2024/كتاب.md"
 WORDS = ["ملاحظات", "2024", "كتاب", ".md"]
@@ -313,3 +313,41 @@ def test_a_right_to_left_workspace_is_named_in_its_order(
     expect(command).to_have_text(f"indexer open --workspace '{workspace}'")
     command.evaluate("e => { e.style.whiteSpace = 'nowrap'; }")  # (one line, to compare)
     in_order(command, ["indexer open", "ملاحظات", "2024", "مساحة"])
+
+
+def test_a_long_path_in_a_refusal_banner_or_conflict_breaks_in_a_narrow_window(
+    browser: Browser, base: str
+) -> None:
+    """A 240-letter name in a refusal (``… does not exist``), the banner of a deleted
+    note's history or a conflict box was one unbreakable word: a phone's page grew six
+    times as wide as its screen, the words after it off to the side. (A deleted note's
+    version pickers, ``3 · <time> · delete``, were wider than a 360 px screen too.)"""
+    name = "long/" + "a" * 240 + ".md"
+    write(base, "pl", name, "# long\n")
+    with httpx2.Client(base_url=base + "/api/v1", timeout=30) as http:
+        etag = http.get(f"/pl/stat/{name}").json()["etag"]
+        gone = http.delete(
+            f"/pl/notes/{name}", headers={"If-Match": f'"{etag}"', "X-Requested-With": "t"}
+        )
+        assert gone.is_success, gone.text
+    write(base, "pl", "long/" + "b" * 240 + ".md", "# there\n")
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    tab = context.new_page()
+    tab.set_default_timeout(10_000)
+    try:
+        for view, shown in (
+            (f"#/pl/note/{name}", "#view > .error"),
+            (f"#/pl/history/{name}", "p.banner"),
+        ):
+            visit(tab, base, view)
+            expect(tab.locator(shown)).to_contain_text(name)
+            width = tab.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+            assert width[0] <= width[1], (view, width)
+        visit(tab, base, "#/pl/new/long")
+        tab.fill("#new-path", "long/" + "b" * 240 + ".md")
+        tab.click("#save")
+        expect(tab.locator("section.conflict")).to_contain_text("exists already")
+        width = tab.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+        assert width[0] <= width[1], width
+    finally:
+        context.close()
