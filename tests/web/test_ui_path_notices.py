@@ -351,3 +351,23 @@ def test_a_long_path_in_a_refusal_banner_or_conflict_breaks_in_a_narrow_window(
         assert width[0] <= width[1], width
     finally:
         context.close()
+
+
+def test_an_undo_refused_names_the_file_in_order(
+    page: tuple[Page, Watch], base: str, server: RunningIndexer
+) -> None:
+    """``entry e9 cannot be undone, nothing was changed: ملاحظات/2024/كتاب.md (changed
+    since …)`` showed the file's path as one right-to-left run; nothing is changed."""
+    write(base, "pv", PATH, "# كتاب\n\nسطر أول.\n")
+    write(base, "pv", PATH, "# كتاب\n\nسطر ثان.\n", "entry:e9 Merge")
+    write(base, "pv", PATH, "# كتاب\n\nسطر ثالث.\n")
+    before = note_file(server, "pv", PATH).read_bytes()
+    tab, watch = page
+    visit(tab, base, "#/pv/history/" + quote(PATH))
+    tab.click("tr[data-version='2'] button.undo-entry")
+    error = tab.locator("#view > .error")
+    expect(error).to_contain_text(f"entry e9 cannot be undone, nothing was changed: {PATH} (")
+    in_order(error, ["nothing was changed:", *WORDS, "(changed"])
+    assert not watch.dialogs  # (refused at the dry run)
+    assert note_file(server, "pv", PATH).read_bytes() == before
+    assert not watch.errors

@@ -149,9 +149,10 @@ function undoButton(lang, path, v) {
 async function undoEntry(lang, path, entry) {
   clearErrors();
   const call = (dryRun) => api("POST", `/${seg(lang)}/undo`, { body: { entry_id: entry, dry_run: dryRun }, type: "json" });
+  let files = [];
   try {
-    const files = (await call(true)).data.files.map((f) => pathText(f.path));
-    const named = files.slice(0, 10).join(", ") + (files.length > 10 ? ` and ${files.length - 10} more` : "");
+    files = (await call(true)).data.files.map((f) => f.path);
+    const named = files.slice(0, 10).map(pathText).join(", ") + (files.length > 10 ? ` and ${files.length - 10} more` : "");
     if (!confirm(`Undo memory entry ${entry}? ${plural(files.length, "file")} it changed go back to before it `
       + `(one it made is deleted): ${named}.`)) return;
     const done = (await call(false)).data.files;
@@ -159,6 +160,9 @@ async function undoEntry(lang, path, entry) {
     say(`Undid memory entry ${entry}: ${plural(done.length, "file")} put back.`);
     document.querySelector("#view .history-table tbody a")?.focus();
   } catch (err) {
+    // A refusal names the files changed since ("…: ملاحظات/2024/كتاب.md (changed since by
+    // tool in version 4)"): this view's and those the dry run named are laid out in it.
+    if (err instanceof ApiError) err.paths.push(path, ...files);
     fail(err);
   }
 }
