@@ -25,7 +25,13 @@ const PATH_ROUTES = /^\/[^/?]+\/(?:notes|render|stat|head|history|diff|raw)\/([^
 function pathsNamed(path, body) {
   const found = [];
   const inAddress = PATH_ROUTES.exec(path);
-  if (inAddress) found.push(inAddress[1].split("/").map(decodeURIComponent).join("/"));
+  if (inAddress) {
+    try {
+      found.push(inAddress[1].split("/").map(decodeURIComponent).join("/"));
+    } catch {
+      // (a malformed escape: the refusal is shown with its words as they are)
+    }
+  }
   found.push(new URLSearchParams(path.split("?")[1] || "").get("path"));
   if (body !== null && typeof body === "object") found.push(body.path, body.new_path);
   return found.filter((p) => typeof p === "string" && p !== "");
