@@ -35,6 +35,7 @@ from indexer.vault.scan import (
     Signature,
     SkipFile,
     TimeUp,
+    read_text_at,
     signature,
     walk_files,
 )
@@ -323,6 +324,8 @@ def grep(
     """``deadline`` (``time.monotonic``) ends the scan (``truncated``); by default
     ``grep_max_seconds`` from now (a caller that queued the call passes its start).
 
+    A ``path`` naming a file searches it alone, whatever the glob (as ``rg`` does).
+
     A text file the glob chose but too large to read (past ``MAX_SEARCHED_BYTES``) is
     counted in ``unsearched`` and the first few named in ``unsearched_sample`` (both
     only when there is one): "no match" from a grep that never read a big log was
@@ -334,11 +337,23 @@ def grep(
     matches: list[dict] = []
     unsearched = Unsearched()
     with vault.sandbox.open(target) as place:
+        if deadline is None:
+            deadline = time.monotonic() + vault.grep_max_seconds
+        info = place.lstat() if target.rel else None
+        if info is not None and stat_mode.S_ISREG(info.st_mode):
+            assert place.dir_fd is not None, "a file found has its folder"
+            bound = max(vault.max_file_bytes, fsops.MAX_SEARCHED_BYTES)
+            text_name = is_text_name(target.name)
+            text = read_text_at(place.dir_fd, place.name, bound, lossy=text_name)
+            if text is None:
+                if text_name and info.st_size > bound:
+                    unsearched.add(target.rel)
+                return unsearched.told({"matches": matches, "truncated": False})
+            complete = _add_matches(matcher, text, target.rel, matches, limit, deadline)
+            return unsearched.told({"matches": matches, "truncated": not complete})
         top = place.walk_start()
         if top is None:
             return unsearched.told({"matches": matches, "truncated": False})
-        if deadline is None:
-            deadline = time.monotonic() + vault.grep_max_seconds
         planner = vault.grep_planner
         plan = planner(lang, pattern, fixed, ignore_case, deadline) if planner else None
         scanned = 0
@@ -366,14 +381,23 @@ def grep(
                         unsearched.add(entry.rel)
                     continue
                 scanned += len(text)
-                try:
-                    for number, line in canonical_lines.matching_lines(matcher, text, deadline):
-                        if len(matches) == limit:
-                            return unsearched.told({"matches": matches, "truncated": True})
-                        matches.append({"path": entry.rel, "line": number, "text": line})
-                except TimeUp:  # within one file of many lines
+                if not _add_matches(matcher, text, entry.rel, matches, limit, deadline):
                     return unsearched.told({"matches": matches, "truncated": True})
     return unsearched.told({"matches": matches, "truncated": False})
+
+
+def _add_matches(
+    matcher: LineMatcher, text: str, rel: str, matches: list[dict], limit: int, deadline: float
+) -> bool:
+    """Add ``text``'s matching lines (file ``rel``); False when cut short (truncated)."""
+    try:
+        for number, line in canonical_lines.matching_lines(matcher, text, deadline):
+            if len(matches) == limit:
+                return False
+            matches.append({"path": rel, "line": number, "text": line})
+    except TimeUp:  # within one file of many lines
+        return False
+    return True
 
 
 class Unsearched:

@@ -291,7 +291,7 @@ def document() -> dict:
                 [
                     LANG,
                     _q("pattern", {"type": "string", "minLength": 1}, required=True),
-                    _q("path", STR),
+                    _q("path", STR, "a folder, or one file (searched whatever the glob)"),
                     _q("glob", STR),
                     _q("fixed", BOOL),
                     _q("ignore_case", BOOL),

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 from pydantic import Field
 
 from indexer.core import Core
-from indexer.web.tools.params import Folder, IfMatch, Lang, Reason, RelPath
+from indexer.web.tools.params import Folder, IfMatch, Lang, Reason, RelPath, SearchedPath
 
 if TYPE_CHECKING:
     from indexer.web.mcp import Registrar
@@ -111,7 +111,7 @@ def register(tools: Registrar, core: Core) -> None:
                 " [\\pL\\pM\\pN]+), or a literal with fixed=true"
             ),
         ],
-        path: Folder = "",
+        path: SearchedPath = "",
         glob: str = "**/*.md",
         fixed: bool = False,
         ignore_case: Annotated[
