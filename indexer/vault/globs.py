@@ -149,7 +149,9 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob | SpelledGlob:
     check_text("the glob pattern", pattern)
     # The paths it is matched against are NFC (as the tools name them): a pattern typed
     # or copied in NFD (macOS) found nothing.
-    pattern = unicodedata.normalize("NFC", pattern)
+    pattern = unicodedata.normalize("NFC", tidy(pattern))
+    if not pattern:
+        raise InvalidArgumentError("the glob pattern names no file (give e.g. '**/*.md')")
     for prefix, any_folder in (("**/*", True), ("*", False)):
         suffix = pattern[len(prefix) :]
         if pattern.startswith(prefix) and not any(c in suffix for c in "*?[/{\\"):
@@ -165,10 +167,22 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob | SpelledGlob:
     return SpelledGlob(glob, pattern) if spells_a_name else glob
 
 
+def tidy(pattern: str) -> str:
+    """``pattern`` without a leading ``./`` and with ``//`` as ``/``: harmless spellings
+    in a glob as in a path (SPEC: ``./a.md`` is ``a.md``, ``a//b.md`` is ``a/b.md``). The
+    walk's paths never start so nor hold ``//``: ``./items/*.md`` found nothing."""
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    while "//" in pattern:
+        pattern = pattern.replace("//", "/")
+    return pattern
+
+
 def glob_depth(pattern: str) -> int | None:
     """How many folder levels deep every path ``pattern`` matches lies (``*.md``: 1,
     ``*/*``: 2), or None when it may match at any depth (``**``, a bracket that may
     hold ``/``, alternatives of other depths)."""
+    pattern = tidy(pattern)
     if "**" in pattern or "[" in pattern or has_alternatives(pattern):
         return None
     return pattern.count("/") + 1
