@@ -401,7 +401,6 @@ def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
 _LIST_COMMAS = re.compile(
     "[,\u060c\uff0c\u3001\ufe50\ufe51\uff64\u055d\u1363\u1802\u1808\u07f8\ua60d\ua4fe\u2e41]"
 )
-_ASCII_COMMA = re.compile(",")
 _SALVAGED_KEY = re.compile(r"""(?P<q>["']?)(?P<key>id|created)(?P=q)[ \t]*:(?P<value>.*)""")
 _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
@@ -425,17 +424,15 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
     ``reader_folds.tag_key``).
 
     ``strict`` refuses odd values (what a write may store); lenient mode skips them (what
-    the index makes of a note a person wrote). A write splits a string at any script's
-    comma (``"شعر، أدب"``, ``"数据，索引"``, ``"東京、大阪"``); the index, at ASCII's only
-    (the rows of notes unchanged since an index was made hold them so; a change is an
-    index schema bump).
+    the index makes of a note a person wrote). Both split a string at any script's
+    comma (``"شعر، أدب"``, ``"数据，索引"``, ``"東京、大阪"``; the index since schema 27:
+    an index made before read ASCII's only, and is made anew).
     """
     if value is None:
         return []
     if isinstance(value, str):
-        commas = _LIST_COMMAS if strict else _ASCII_COMMA
-        listed = commas.search(value) is not None
-        items: list[Any] = commas.split(value) if listed else value.split()
+        listed = _LIST_COMMAS.search(value) is not None
+        items: list[Any] = _LIST_COMMAS.split(value) if listed else value.split()
         if key == "tags" and listed:  # ``"#a #b, c"``: three tags, not "a #b"
             items = [tag for item in items for tag in hashtags(item)]
     elif isinstance(value, list):

@@ -363,12 +363,13 @@ def test_an_index_of_the_previous_schema_is_recreated(ws: Workspace) -> None:
 # and upgraded indexes kept the rows of the older rule: a decomposed Korean note no grep
 # candidate, a typed frontmatter abstract ignored; schema 25 rebuilds them.)
 # (26's texts hold no-break spaces, which 25's abstracts folded: a third note since.)
-# (27's rows keep the file's mode and group: the notes table's DDL is in the digest since.)
+# (27's rows keep the file's mode and group: the notes table's DDL is in the digest since;
+# and a tags string is cut at any script's comma: a fourth note since.)
 INDEXED_BY_VERSION = {
     24: "85bd5422dd54ee97",
     25: "1bec4d5a27d3a63a",
     26: "41b3ea0daf1d6cca",
-    27: "5491b37b85ad14de",
+    27: "170b6d4f593ffbf1",
 }
 
 
@@ -397,6 +398,7 @@ def indexed_digest() -> str:
     values = fts_values("th", row.title, row.tags, row.body, row.frontmatter)
     typed = parse_note(b"---\nabstract: 12345\n---\nFirst paragraph.\n", "b.md")
     spaced = parse_note("Prix\u00a0: 1\u202f000\u00a0€ «\u00a0x\u00a0»\n".encode(), "c.md")
+    commas = parse_note("---\ntags: شعر، أدب, 数据，索引、表\n---\n".encode(), "d.md")
     seen = repr(
         (
             _TABLES_DDL,  # every table's (26's pin and those before: the FTS tables')
@@ -405,6 +407,7 @@ def indexed_digest() -> str:
             dataclasses.asdict(row),
             dataclasses.asdict(typed),
             dataclasses.asdict(spaced),
+            dataclasses.asdict(commas),  # (27's pin and after)
         )
     )
     return hashlib.sha256(seen.encode()).hexdigest()[:16]

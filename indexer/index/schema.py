@@ -93,7 +93,9 @@ log = logging.getLogger("indexer.index")
 # 27: rows keep the file's permission bits and group (``mode``, ``gid``), as the stat
 #    that indexed it (or a chmod since: its new ctime syncs the row) said: the deletion
 #    another program makes (``rm``) is recorded with them, and a restore makes the note
-#    0600 again, not 0644 less the umask (``indexer.vault.outside``).
+#    0600 again, not 0644 less the umask (``indexer.vault.outside``); and a tags or
+#    aliases string in a note another program wrote is cut at any script's comma, as a
+#    write cuts it (``شعر، أدب``, ``数据，索引``: ASCII's only before, one tag each).
 SCHEMA_VERSION = 27
 # The texts replaced rows held that history has not recorded yet (``kept_texts``):
 # made on open in an index of any version, with no bump (an older indexer sharing the
