@@ -42,7 +42,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     history = sub.add_parser("history", parents=[common], help=about, description=about)
     history.add_argument("path", help="the file, relative to the vault, e.g. items/go.md")
     history.add_argument(
-        "--limit", type=int, default=20, help=f"versions to list, 1-{MAX_LIMIT} (default: 20)"
+        "--limit",
+        type=whole_number(1, MAX_LIMIT),
+        default=20,
+        help=f"versions to list, 1-{MAX_LIMIT} (default: 20)",
     )
     which = history.add_mutually_exclusive_group()
     version = whole_number(1)  # versions are numbered 1, 2, 3... per path
@@ -114,8 +117,6 @@ def _check(args: argparse.Namespace) -> None:
                 " _ . : -, starting with a letter or digit)"
             )
         return
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise ValueError(f"--limit must be between 1 and {MAX_LIMIT}")
     if args.to is not None and args.diff is None:
         raise ValueError("--to goes with --diff N")
 

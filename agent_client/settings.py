@@ -22,6 +22,7 @@ from shared.errors import ConfigError
 from shared.langs import check_lang
 from shared.local_zone import warn_unknown_zone
 from shared.model_endpoint import usable_url
+from shared.numerals import REAL_WORDS, WHOLE_WORDS, real, whole
 from shared.switches import parse_switch
 from shared.workspace import Workspace, workspace_path
 
@@ -66,10 +67,10 @@ def _is_seconds(value: object) -> bool:
     return math.isfinite(value) and 0 < value <= MAX_TIMEOUT_SECONDS
 
 
-def _seconds_error(name: str, shown: object) -> ConfigError:
+def _seconds_error(name: str, shown: object, written: str = "") -> ConfigError:
     return ConfigError(
         f"{name} must be a number of seconds above 0 and at most "
-        f"{MAX_TIMEOUT_SECONDS:.0f}, not {shown!r:.40}"
+        f"{MAX_TIMEOUT_SECONDS:.0f}{written}, not {shown!r:.40}"
     )
 
 
@@ -90,23 +91,20 @@ def check_count(name: str, value: object) -> int:
 
 def parse_seconds(name: str, text: str) -> float:
     """The timeout ``text`` (an environment variable's value) means; ``ConfigError`` if none."""
-    try:
-        number = float(text)
-    except ValueError:
-        number = math.nan
-    if not _is_seconds(number):
-        raise _seconds_error(name, text)
+    number = real(text.strip())  # (ASCII, as REST's numbers: float() took ٣ and 1_0)
+    if number is None or not _is_seconds(number):
+        raise _seconds_error(name, text, "" if number is not None else f" in {REAL_WORDS}")
     return number
 
 
 def parse_count(name: str, text: str) -> int:
     """The whole number ``text`` means (at least 1); ``ConfigError`` if none."""
-    try:
-        number = int(text)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise ConfigError(f"{name} must be a whole number of at least 1, not {text!r:.40}")
+    number = whole(text.strip())  # (ASCII digits, as REST's: int() took ٣ and 1_000)
+    if number is None or number < 1:
+        written = "" if number is not None else f" in {WHOLE_WORDS}"
+        raise ConfigError(
+            f"{name} must be a whole number of at least 1{written}, not {text[:40]!r}"
+        )
     return number
 
 

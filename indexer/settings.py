@@ -18,6 +18,7 @@ from indexer.jobs.maintenance_tasks import TASKS, MaintenanceSettings
 from indexer.logs import LOG_LEVELS
 from shared.errors import ConfigError, words_of
 from shared.model_endpoint import usable_url
+from shared.numerals import REAL_WORDS, WHOLE_WORDS, real, whole
 from shared.switches import parse_switch
 from shared.workspace import Workspace, not_a_folder, workspace_path
 
@@ -292,25 +293,25 @@ def _limits(pick: Callable[[str, str], str]) -> ServerLimits:
 
 def _whole(env: str, text: str, low: int, high: int) -> int:
     """A whole-number setting from ``low`` to ``high``; else ``ValueError`` naming it."""
-    try:
-        value = int(text.strip())
-    except ValueError:
-        value = low - 1
-    if not low <= value <= high:
-        raise ValueError(f"{env} must be a whole number from {low} to {high}, not {text!r:.40}")
+    value = whole(text.strip())  # (ASCII digits, as REST's: int() took ٣ and 1_000)
+    if value is None or not low <= value <= high:
+        written = "" if value is not None else f" in {WHOLE_WORDS}"
+        raise ValueError(
+            f"{env} must be a whole number from {low} to {high}{written}, not {text[:40]!r}"
+        )
     return value
 
 
 def _real(env: str, text: str, low: float, high: float, *, above: bool = False) -> float:
     """A finite number setting from ``low`` (or above it) to ``high``; else ``ValueError``
     naming it (``inf`` and ``nan`` overflowed later, or made every request time out)."""
-    try:
-        value = float(text.strip())
-    except ValueError:
+    value = real(text.strip())  # (ASCII, as REST's numbers: float() took ٣ and 1_0)
+    written = "" if value is not None else f" in {REAL_WORDS}"
+    if value is None:
         value = math.nan
     if not (math.isfinite(value) and low <= value <= high) or (above and value == low):
         bound = f"above {low:g}" if above else f"from {low:g}"
-        raise ValueError(f"{env} must be a number {bound} to {high:g}, not {text!r:.40}")
+        raise ValueError(f"{env} must be a number {bound} to {high:g}{written}, not {text[:40]!r}")
     return value
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from shared.errors import MAX_WHOLE_NUMBER
+from shared.numerals import WHOLE_WORDS, whole
 from shared.terminal_text import for_terminal
 
 EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C
@@ -84,16 +85,15 @@ def whole_number(low: int, high: int = MAX_WHOLE_NUMBER) -> Callable[[str], int]
     """
 
     def parse(text: str) -> int:
-        try:
-            number = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
+        number = whole(text)  # (ASCII digits, as REST reads them: not int()'s ٣ or 1_000)
+        if number is None:
+            raise argparse.ArgumentTypeError(f"not a whole number in {WHOLE_WORDS}: {text[:40]!r}")
         if number < low:
             raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}")
         if number > high:
             if high < MAX_WHOLE_NUMBER:
                 raise argparse.ArgumentTypeError(f"must be a whole number of at most {high}")
-            raise argparse.ArgumentTypeError(f"a whole number too large: {text:.40}")
+            raise argparse.ArgumentTypeError(f"a whole number too large: {text[:40]}")
         return number
 
     parse.__name__ = "whole number"  # what argparse names in "invalid ... value"

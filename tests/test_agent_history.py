@@ -427,7 +427,9 @@ def test_history_and_undo_refusals_and_exit_codes(
     code, err = run("history", "items/none.md")
     assert code == 1 and err.startswith("agent-client: not_found: ")
     assert run("history", "items/none.md", "--to", "2")[0] == 2
-    assert run("history", "items/none.md", "--limit", "0")[0] == 2
+    with pytest.raises(SystemExit) as exited:  # (usage, as --show 0 is)
+        run("history", "items/none.md", "--limit", "0")
+    assert exited.value.code == 2
     with pytest.raises(SystemExit) as exited:
         run("history", "items/none.md", "--show", "1", "--diff", "1")
     assert exited.value.code == 2

@@ -97,8 +97,7 @@ def add_background_options(parser: argparse.ArgumentParser) -> None:
         )
     tasks.add_argument(
         "--maintenance-min-interval-hours",
-        metavar="H",
-        type=float,
+        metavar="H",  # (checked by Settings, as its variable is: ASCII digits, one line)
         help="hours between two successful runs of a task (default 24)",
     )
 

@@ -24,10 +24,11 @@ from indexer.index.search_filters import search_filters
 from indexer.index.service import NoteIndex
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable_vaults
-from shared.cli_usage import said_of_os_error
+from shared.cli_usage import said_of_os_error, whole_number
 from shared.counted import counted
 from shared.errors import AlreadyRunningError, IndexSchemaError, VaultError
 from shared.langs import check_lang, no_notes_said
+from shared.models import MAX_SEARCH_LIMIT
 from shared.terminal_text import for_terminal
 from shared.utf8 import check_text
 from shared.workspace import Workspace, lock_pid, older_server, read_url_file, server_serving
@@ -70,8 +71,15 @@ def register(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     search.add_argument("--lang", required=True, help="vault id, e.g. en, ja, zh-Hans")
     search.add_argument("query", nargs="+", metavar="QUERY", help='words, "phrases", datab*')
-    search.add_argument("--limit", type=int, default=10, help="results, 1-100 (default 10)")
-    search.add_argument("--offset", type=int, default=0, help="skip this many results (paging)")
+    search.add_argument(
+        "--limit",
+        type=whole_number(1, MAX_SEARCH_LIMIT),
+        default=10,
+        help=f"results, 1-{MAX_SEARCH_LIMIT} (default 10)",
+    )
+    search.add_argument(
+        "--offset", type=whole_number(0), default=0, help="skip this many results (paging)"
+    )
     search.add_argument("--type", help="only notes of this frontmatter type")
     search.add_argument("--tag", action="append", default=[], help="required tag (repeatable)")
     search.add_argument("--path", default="", help="only notes below this folder")
