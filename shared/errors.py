@@ -74,6 +74,21 @@ class ConflictError(VaultError):
     code = "conflict"
 
 
+class ExistenceConflictError(ConflictError):
+    """``if_match=''`` on a file that exists, or ``'*'`` on one that does not: said in
+    the tool's words; REST says it in its headers' (``If-None-Match: *``, ``If-Match: *``)
+    when a header asked it (``http_errors.header_words``)."""
+
+    def __init__(self, exists: bool) -> None:
+        self.exists = exists
+        super().__init__(
+            "the file already exists (if_match='' means it must not)"
+            if exists
+            else "the file does not exist (if_match='*' means it must)"
+        )
+        self.args = (exists,)  # (a copy or a pickle makes it again from this)
+
+
 class InvalidFrontmatterError(VaultError):
     code = "invalid_frontmatter"
 

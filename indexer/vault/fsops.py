@@ -25,6 +25,7 @@ from indexer.vault import no_wait
 from indexer.vault.names import equivalent_name
 from shared.errors import (
     ConflictError,
+    ExistenceConflictError,
     ForbiddenPathError,
     InvalidArgumentError,
     SystemRefusedError,
@@ -72,10 +73,10 @@ def check_etag_match(if_match: str | None, etag: str | None) -> None:
     check_text("if_match", if_match)  # (no etag holds a lone surrogate: it said "changed")
     if if_match == "":
         if etag is not None:
-            raise ConflictError("the file already exists (if_match='' means it must not)")
+            raise ExistenceConflictError(exists=True)
     elif if_match == ANY:
         if etag is None:
-            raise ConflictError("the file does not exist (if_match='*' means it must)")
+            raise ExistenceConflictError(exists=False)
     elif etag is None:
         raise ConflictError("the file no longer exists; read it again before writing")
     elif if_match.startswith(WEAK):

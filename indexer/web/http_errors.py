@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from indexer.vault import oserrors
-from shared.errors import StorageError, VaultError
+from shared.errors import ConflictError, ExistenceConflictError, StorageError, VaultError
 
 log = logging.getLogger("indexer.api")
 
@@ -91,6 +91,18 @@ def vault_error_response(err: VaultError) -> JSONResponse:
     return error_response(code, message)
 
 
+def header_words(request: Request, err: ExistenceConflictError) -> VaultError:
+    """``err`` in the words of the header that asked it: a REST caller who sent
+    ``If-None-Match: *`` read of the tool's ``if_match=''``, a parameter it never sent.
+    (A route takes the precondition from a header or from the body, never both.)"""
+    headers = request.headers
+    if err.exists and "if-none-match" in headers:
+        return ConflictError("the file already exists (If-None-Match: * means it must not)")
+    if not err.exists and "if-match" in headers:
+        return ConflictError("the file does not exist (If-Match: * means it must)")
+    return err
+
+
 def refusals(endpoint: Endpoint) -> Endpoint:
     """Run a route: a VaultError becomes its coded answer; anything unexpected is masked."""
 
@@ -98,6 +110,8 @@ def refusals(endpoint: Endpoint) -> Endpoint:
     async def wrapper(request: Request) -> Response:
         try:
             return await endpoint(request)
+        except ExistenceConflictError as err:
+            return vault_error_response(header_words(request, err))
         except VaultError as err:
             return vault_error_response(err)
         except FileNotFoundError:

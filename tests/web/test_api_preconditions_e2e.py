@@ -46,17 +46,41 @@ def test_if_match_star_asks_only_that_the_file_exist(
     stale = {"If-Match": '"' + "0" * 32 + '"'}
     refused = http.put("/rw/notes/a.md", content=b"x", headers=MD | stale)
     assert refused.status_code == 412 and error_of(refused) == "conflict"  # as before
+    # A header's refusal names the header (it named the tool's if_match='*', which a
+    # REST caller never sent); the body's if_match keeps the tool's words.
+    by_header = "the file does not exist (If-Match: * means it must)"
     refusals = [
-        http.put("/rw/notes/a.md", content=b"x", headers=MD | star),
-        http.put("/rw/notes/a.md", json={"content": "x", "if_match": "*"}),
-        http.post("/rw/append", json={"path": "a.md", "content": "x"}, headers=star),
+        (http.put("/rw/notes/a.md", content=b"x", headers=MD | star), by_header),
+        (
+            http.put("/rw/notes/a.md", json={"content": "x", "if_match": "*"}),
+            "the file does not exist (if_match='*' means it must)",
+        ),
+        (http.post("/rw/append", json={"path": "a.md", "content": "x"}, headers=star), by_header),
     ]
-    for refused in refusals:
+    for refused, said in refusals:
         assert refused.status_code == 412, refused.request.method
         assert error_of(refused) == "conflict"
-        assert error_message(refused) == "the file does not exist (if_match='*' means it must)"
+        assert error_message(refused) == said
     assert not folder.exists()  # nothing made, not even the vault
     made = http.put("/rw/notes/a.md", content=b"# a\n", headers=MD).json()
+    before = on_disk(folder)
+    none_match = {"If-None-Match": "*"}
+    for refused, said in [
+        (
+            http.put("/rw/notes/a.md", content=b"y", headers=MD | none_match),
+            "the file already exists (If-None-Match: * means it must not)",
+        ),
+        (
+            http.put("/rw/notes/a.md", json={"content": "y", "if_match": ""}),
+            "the file already exists (if_match='' means it must not)",
+        ),
+        (
+            http.put("/rw/notes/a.md", json={"content": "y"}, headers=none_match),
+            "the file already exists (If-None-Match: * means it must not)",
+        ),
+    ]:
+        assert refused.status_code == 412 and error_message(refused) == said
+    assert on_disk(folder) == before
     (folder / "a.md").write_text("# a\nan edit in an editor\n")  # any content matches *
     written = http.put("/rw/notes/a.md", content=b"# b\n", headers=MD | star)
     assert written.status_code == 200 and written.json()["created"] is False
