@@ -24,11 +24,12 @@ from indexer.cli.index import lock_unless_served, progress_display
 from indexer.index.service import NoteIndex
 from indexer.jobs.llm import JobModel
 from indexer.jobs.summaries import Summaries
-from indexer.jobs.summary_pass import PassStats, Progress
+from indexer.jobs.summary_pass import UNREADABLE_SAMPLE, PassStats, Progress
 from indexer.settings import Settings
 from indexer.vault.sandbox import Sandbox
 from shared.cli_usage import say_notice
 from shared.errors import ConfigError, IndexerOfflineError, NotFoundError, words_of
+from shared.terminal_text import for_terminal
 from shared.workspace import Workspace
 
 
@@ -110,6 +111,9 @@ def _on_server(workspace: Workspace, langs: list[str] | None, force: bool) -> Pa
         return None
     names = {field.name for field in dataclasses.fields(PassStats)}
     counts = {key: value for key, value in answer.items() if key in names}
+    sample = counts.get("unreadable_sample")  # (an older server's answer has none)
+    if not (isinstance(sample, list) and all(isinstance(name, str) for name in sample)):
+        counts.pop("unreadable_sample", None)
     try:
         return PassStats(**counts)
     except TypeError:
@@ -124,13 +128,25 @@ def _report(stats: PassStats, *, served: bool) -> int:
     if stats.noteless:  # (the progress counted them: it said 22/22, the table 18)
         print(f"{stats.noteless} folder(s) hold no note: no summary")
     if stats.unreadable:
-        print(f"{stats.unreadable} note(s) could not be read and were left out (see the log)")
+        print(for_terminal(_unreadable_line(stats), sys.stdout))
     if stats.model_errors:  # (a forced pass keeps a model's summary rather than fall back)
         print(
             f"the model failed {stats.model_errors} time(s): {stats.fallback} folder(s) got"
             " the fallback summary; a folder the model had summarized keeps that summary"
         )
     return 0
+
+
+def _unreadable_line(stats: PassStats) -> str:
+    """How many notes were left out, and which (the first few, quoted as ``status``
+    quotes the files it names: a name's control and direction characters escaped)."""
+    shown = stats.unreadable_sample[:UNREADABLE_SAMPLE]
+    names = ", ".join(repr(name) for name in shown)
+    more = stats.unreadable - len(shown)
+    if names and more > 0:
+        names += f" and {more} more"
+    which = f": {names}" if names else ""
+    return f"{stats.unreadable} note(s) could not be read and were left out{which} (see the log)"
 
 
 async def _run(

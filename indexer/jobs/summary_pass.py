@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("indexer.jobs.summaries")
 Progress = Callable[[int, int], None]  # (folders done, folders found so far)
+UNREADABLE_SAMPLE = 5  # unreadable notes a pass names (it counts them all)
 
 
 @dataclass
@@ -53,6 +54,8 @@ class PassStats:
     removed: int = 0
     noteless: int = 0  # folders looked at that hold no note (now): no summary
     unreadable: int = 0  # notes skipped because they could not be read
+    # the first few of them, "lang/path" (``indexer summarize`` names them, not the log only)
+    unreadable_sample: list[str] = field(default_factory=list)
     model_errors: int = 0
     model_down: bool = False  # one gave no answer at all (``ModelGate.down``)
     retry_after: float = 0.0  # the seconds the endpoint asked callers to wait
@@ -65,6 +68,8 @@ class PassStats:
         names = ("folders", "llm", "fallback", "skipped", "removed", "noteless", "unreadable")
         for name in names:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        room = UNREADABLE_SAMPLE - len(self.unreadable_sample)
+        self.unreadable_sample.extend(other.unreadable_sample[: max(room, 0)])
         for lang, folders in other.unwritten.items():
             self.unwritten.setdefault(lang, []).extend(folders)
         self.model_errors += other.model_errors
@@ -202,7 +207,12 @@ class FolderPass:
         notes = found.notes if found is not None else []
         children = sorted(notes + node.folders, key=lambda child: child.name)
         existing = found.summary if found is not None else None
-        self.stats.unreadable += len(found.unreadable) if found is not None else 0
+        if found is not None and found.unreadable:
+            self.stats.unreadable += len(found.unreadable)
+            sample = self.stats.unreadable_sample
+            prefix = f"{self.lang}/{node.folder}/" if node.folder else f"{self.lang}/"
+            room = max(UNREADABLE_SAMPLE - len(sample), 0)
+            sample.extend(prefix + name for name in found.unreadable[:room])
         summary: Summary | None = None
         if not children:
             self.stats.noteless += 1
