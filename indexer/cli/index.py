@@ -22,6 +22,7 @@ from indexer.cli import resolve_workspace
 from indexer.health import server_health
 from indexer.index.search_filters import search_filters
 from indexer.index.service import NoteIndex
+from indexer.vault.names import skips_unsaid
 from indexer.vault.sandbox import clean_relpath
 from indexer.vault.unreachable import unreachable_vaults
 from shared.cli_usage import said_of_os_error, whole_number
@@ -240,6 +241,11 @@ def progress_display(
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    with skips_unsaid():  # (its report names them: not each again on stderr)
+        return _status(args)
+
+
+def _status(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args, existing=True)  # a typo is no empty workspace
     try:  # (a garbled or unreadable URL file is said of the server: status goes on)
         url, url_problem = read_url_file(workspace.url_file), ""
@@ -316,7 +322,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         for lang, count in info["langs"].items():
             _say(f"  {lang}: {counted(count, 'note')}")
     for lang, found in report["unreachable"].items():
-        names = ", ".join(repr(name) for name in found["sample"])
+        # (quoted as they are: already printable, a repr doubled each escape's backslash)
+        names = ", ".join(f"'{name}'" for name in found["sample"])
         more = " at least" if found["partial"] else ""
         _say(
             f"unreachable in {lang}:{more} {found['count']} files or folders no tool can"
@@ -373,6 +380,11 @@ def langs_with_notes(workspace: Workspace) -> list[str]:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    with skips_unsaid():  # (no report on the vault: indexer status names those paths)
+        return _search(args)
+
+
+def _search(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args, existing=True)
     lang = check_lang(args.lang)
     query = " ".join(args.query)

@@ -253,8 +253,28 @@ class _WarnOnce:
 _warn_once = _WarnOnce()
 
 
+_unsaid = 0  # >0: inside ``skips_unsaid`` (the process's command reports them itself)
+
+
+@contextmanager
+def skips_unsaid() -> Iterator[None]:
+    """No ``skipped`` warnings while inside: ``indexer status`` names these paths in its
+    report (a count and five names), and ``indexer search`` is no report on the vault;
+    each run of either warned of every such name on stderr again (once a process is
+    once a run), ten searches ten times. The server, ``reindex`` and ``summarize`` still
+    warn, once a process; the server's warning is its log's, once a start."""
+    global _unsaid
+    _unsaid += 1
+    try:
+        yield
+    finally:
+        _unsaid -= 1
+
+
 def skipped(path: str, reason: str) -> None:
     """Warn once that ``path`` (printable) is left out of listings, and why."""
+    if _unsaid:
+        return
     _warn_once(
         path, "skipped %s: %s (no tool could use this path; rename it)", path, reason.rstrip(".")
     )
