@@ -10,7 +10,8 @@ the start hands them back (``Unrecorded.seed``): the index, whole, tells history
 of them, and they are still refused, and said, without being read.
 
 The mark is a workspace file anyone with the workspace may have written: it is read
-bounded (``MAX_BYTES``; no FIFO or link followed), and an entry that does not hold a
+bounded (``MAX_BYTES``, which a stop's mark never passes: one that could not carry
+every refusal within it is not left; no FIFO or link followed), and an entry that does not hold a
 vault this workspace has and a path a tool could name is dropped; the start then does
 the full check, as after a crash.
 """
@@ -35,7 +36,10 @@ from shared.workspace import Workspace
 
 log = logging.getLogger("indexer")
 FIRST_LINE = "stopped cleanly"
-MAX_BYTES = 8 * 1024 * 1024  # (MAX_KEPT entries of paths of 1,024 bytes, escaped)
+# What a start reads at most. A stop's mark stays within it (``render``): the escaped
+# lines of MAX_KEPT paths of MAX_PATH_BYTES may not (a two-byte letter is six escaped,
+# and a Mac's decomposed Hangul name of 1 KB is 3 KB on disk, 6 KB escaped).
+MAX_BYTES = 8 * 1024 * 1024
 MAX_ID = 1 << 64  # (an identity's numbers are a stat's: unsigned 64-bit at most)
 
 
@@ -47,11 +51,21 @@ class Taken:
     refused: list[Refusal] = field(default_factory=list)
 
 
-def render(refused: list[Refusal]) -> str:
-    """The mark's text: its first line, then a JSON line a refusal (ASCII only)."""
+def render(refused: list[Refusal]) -> str | None:
+    """The mark's text: its first line, then a JSON line a refusal (ASCII only); None
+    when it cannot carry them all within ``MAX_BYTES`` (or ``MAX_KEPT``): a mark the
+    start reads as damaged, or one that left some out and was read as clean (they
+    would be unknown to history's checks), is worse than none (the full check)."""
+    if len(refused) > MAX_KEPT:
+        return None
     lines = [FIRST_LINE]
-    for lang, path, unknown, identity in refused[:MAX_KEPT]:
-        lines.append(json.dumps([lang, path, unknown, list(identity)]))
+    size = len(FIRST_LINE) + 1
+    for lang, path, unknown, identity in refused:
+        line = json.dumps([lang, path, unknown, list(identity)])
+        size += len(line) + 1  # (ASCII: a character a byte)
+        if size > MAX_BYTES:
+            return None
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 

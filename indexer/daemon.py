@@ -246,7 +246,16 @@ def what_to_do(err: OSError) -> str:
 
 
 def leave_clean_mark(workspace: Workspace, refused: list[Refusal]) -> None:
-    write_private_file(workspace.clean_mark, clean_mark.render(refused), 0o600)
+    text = clean_mark.render(refused)
+    if text is None:  # (thousands of long names: the mark would pass what a start reads)
+        log.warning(
+            "%d files history refuses have names too long, together, for %s: the next"
+            " start checks the index and history whole",
+            len(refused),
+            workspace.clean_mark,
+        )
+        return
+    write_private_file(workspace.clean_mark, text, 0o600)
 
 
 def warn_shared_vaults(workspace: Workspace) -> None:
