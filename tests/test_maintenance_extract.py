@@ -337,3 +337,13 @@ def test_an_entrys_paragraph_is_kept_whole_or_by_the_sentences_that_fit() -> Non
     )
     assert "- Editor: Dark mode. Large fonts in every editor. (2026-11-29)" in user
     assert all(len(line) <= 240 for line in user.splitlines())
+
+
+def test_a_mark_of_other_digits_is_no_mark() -> None:
+    """A state file edited by hand to a mark whose number is not ASCII digits (``#²``,
+    ``#٣``) takes every entry, as a mark not read does (``int`` raised on ``²``)."""
+    log = sections(event("A", "goal", "First."), event("B", "goal", "Second."))
+    current = "# Project\n\n## Goals\n"
+    for mark in (f"{DAY}#\u00b2", f"{DAY}#\u0663", f"{DAY}#x"):
+        found = extracted(log, "project_review", current, mark)
+        assert "First" in (found.content or "") and "Second" in (found.content or ""), mark

@@ -123,7 +123,7 @@ def _after(rel: str, number: int, mark: str) -> bool:
     """Whether the entry ``number`` of the day file ``rel`` comes after ``mark``'s (day
     files in their order, ``DD-2.md`` after ``DD.md``; a mark not read: every entry)."""
     marked_rel, _, marked = mark.rpartition("#")
-    if not marked.isdigit():
+    if not (marked.isascii() and marked.isdigit()):  # (``²`` is a digit to isdigit)
         return True
     if rel != marked_rel:
         return day_file_order(rel) > day_file_order(marked_rel)

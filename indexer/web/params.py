@@ -177,7 +177,7 @@ def version_value(value: object, name: str = "version") -> Version | None:
 async def read_body(request: Request, cap: int) -> bytes:
     """The whole body, refused with too_large as soon as it passes ``cap`` bytes."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
+    if declared.isascii() and declared.isdigit() and int(declared) > cap:
         raise TooLargeError(f"the body is larger than the limit of {cap} bytes")
     chunks: list[bytes] = []
     size = 0
