@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
+from indexer.index.fts_writes import FtsWrites, held
 from indexer.index.reconcile import (
     SELECT_OLD,
     ReconcileStats,
@@ -114,6 +115,7 @@ class GoneRows:
 
 def sync_path(
     conn: sqlite3.Connection,
+    fts: FtsWrites,
     workspace: Workspace,
     lang: str,
     rel: str,
@@ -125,7 +127,7 @@ def sync_path(
     got = read_note(workspace, lang, rel) if is_note_path(rel) else None
     if old is None and got is not None and gone.take(conn, lang, rel, got, stats):
         return
-    sync_read(conn, lang, rel, old, got, stats)
+    sync_read(conn, fts, lang, rel, old, got, stats)
 
 
 def sync_files(
@@ -141,13 +143,15 @@ def sync_files(
     First the paths that have a row: synced, or kept aside when their file is gone;
     then those with none: a file with the name and the bytes of a row kept aside takes
     that row; last the rows left aside are removed (read once more, as a sync would).
-    Each folder is listed once for the other spellings of its names (``listings_kept``)."""
-    with listings_kept():
-        _sync_files(conn, workspace, keys, stats, stop)
+    Each folder is listed once for the other spellings of its names (``listings_kept``);
+    the FTS statements run after every ``notes`` one (``fts_writes``)."""
+    with listings_kept(), held(conn) as fts:
+        _sync_files(conn, fts, workspace, keys, stats, stop)
 
 
 def _sync_files(
     conn: sqlite3.Connection,
+    fts: FtsWrites,
     workspace: Workspace,
     keys: Iterable[Key],
     stats: ReconcileStats,
@@ -165,13 +169,13 @@ def _sync_files(
         if got is None:
             gone.add(lang, rel, old[0], old[10])
         else:
-            sync_read(conn, lang, rel, old, got, stats)
+            sync_read(conn, fts, lang, rel, old, got, stats)
     for lang, rel in arrived:
         stop()
-        sync_path(conn, workspace, lang, rel, gone, stats)
+        sync_path(conn, fts, workspace, lang, rel, gone, stats)
     for lang, rel in gone.left():
         stop()
-        sync_file(conn, workspace, lang, rel, stats)
+        sync_file(conn, fts, workspace, lang, rel, stats)
 
 
 def _name(rel: str) -> str:

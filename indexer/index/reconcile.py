@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from indexer.index import kept_texts
 from indexer.index.befores import Befores
+from indexer.index.fts_writes import FtsWrites
 from indexer.index.parse import MAX_INDEXED_BYTES, NoteRow, lang_token, parse_note
 from indexer.index.row_words import deleted, inserted
 from indexer.index.text import fold_tag
@@ -204,12 +205,14 @@ def is_summary(rel: str) -> bool:
     return rel.rpartition("/")[2] == OVERVIEW_FILE
 
 
-def insert_rows(conn: sqlite3.Connection, items: list[tuple[VaultFile, NoteRow]]) -> None:
-    """Insert new rows (none exists yet for their paths) in three ``executemany``, each
-    with a new id: a note's counts up from 1, a folder summary's down from -1, so that
-    ``rowid > 0`` keeps summaries out of a search as FTS5 reads it, a bound of its walk,
-    not a test of every match (a ``NOT IN`` of the summaries cost a quarter of a common
-    word's search at 100,000 notes)."""
+def insert_rows(
+    conn: sqlite3.Connection, fts: FtsWrites, items: list[tuple[VaultFile, NoteRow]]
+) -> None:
+    """Insert new rows (none exists yet for their paths; their FTS rows held in ``fts``),
+    each with a new id: a note's counts up from 1, a folder summary's down from -1, so
+    that ``rowid > 0`` keeps summaries out of a search as FTS5 reads it, a bound of its
+    walk, not a test of every match (a ``NOT IN`` of the summaries cost a quarter of a
+    common word's search at 100,000 notes)."""
     up, down = conn.execute(
         "SELECT max(coalesce(max(id), 0), 0) + 1, min(coalesce(min(id), 0), 0) - 1 FROM notes"
     ).fetchone()
@@ -224,8 +227,10 @@ def insert_rows(conn: sqlite3.Connection, items: list[tuple[VaultFile, NoteRow]]
         words.append(row_words)
         trigrams.append(row_trigrams)
     conn.executemany(_INSERT_NOTE, notes)
-    conn.executemany(_INSERT_WORDS, words)
-    conn.executemany(_INSERT_TRIGRAMS, trigrams)
+    for values in words:
+        fts.add(_INSERT_WORDS, values)
+    for values in trigrams:
+        fts.add(_INSERT_TRIGRAMS, values)
 
 
 def _row_values(rowid: int, f: VaultFile, row: NoteRow) -> tuple[tuple, tuple, tuple]:
@@ -241,42 +246,39 @@ def _row_values(rowid: int, f: VaultFile, row: NoteRow) -> tuple[tuple, tuple, t
     )  # fmt: skip
 
 
-def _delete_words(conn: sqlite3.Connection, old: tuple) -> None:
+_DELETE_WORDS = (
+    "INSERT INTO notes_fts (notes_fts, rowid, title, tags, body, meta, lang)"
+    " VALUES ('delete', ?, ?, ?, ?, ?, ?)"
+)
+_DELETE_TRIGRAMS = "INSERT INTO notes_tri (notes_tri, rowid, text) VALUES ('delete', ?, ?)"
+
+
+def _delete_words(fts: FtsWrites, old: tuple) -> None:
     """Take a row's terms out of both FTS tables (contentless: given the old values)."""
     words, trigrams = deleted(old)  # (kept from its insert when the row is as inserted)
-    conn.execute(
-        "INSERT INTO notes_fts (notes_fts, rowid, title, tags, body, meta, lang)"
-        " VALUES ('delete', ?, ?, ?, ?, ?, ?)",
-        (old[0], *words),
-    )
-    conn.execute(
-        "INSERT INTO notes_tri (notes_tri, rowid, text) VALUES ('delete', ?, ?)",
-        (old[0], trigrams),
-    )
+    fts.add(_DELETE_WORDS, (old[0], *words))
+    fts.add(_DELETE_TRIGRAMS, (old[0], trigrams))
 
 
-def delete_row(conn: sqlite3.Connection, old: tuple) -> None:
-    """Remove a note's row and its FTS entries."""
-    _delete_words(conn, old)
+def delete_row(conn: sqlite3.Connection, fts: FtsWrites, old: tuple) -> None:
+    """Remove a note's row (its FTS entries held in ``fts``)."""
     conn.execute("DELETE FROM notes WHERE id = ?", (old[0],))
+    _delete_words(fts, old)
 
 
-def replace_row(conn: sqlite3.Connection, old: tuple, f: VaultFile, row: NoteRow) -> None:
-    """Put ``row`` in the place of the row ``old``, under its id (no look for a new one).
-
-    The ``notes`` statements go first, the FTS ones after them: a statement on ``notes``
-    fires the change log's triggers, so SQLite opens a statement savepoint, and FTS5
-    writes its pending terms out as a new segment at every savepoint. Deleting the old
-    terms first wrote them as a segment of their own at the ``DELETE``, then the new
-    terms another at the commit (two segments in each FTS table a write, each to be
-    merged later); after the ``notes`` statements, delete and insert are one segment."""
+def replace_row(
+    conn: sqlite3.Connection, fts: FtsWrites, old: tuple, f: VaultFile, row: NoteRow
+) -> None:
+    """Put ``row`` in the place of the row ``old``, under its id (no look for a new one);
+    its FTS statements held in ``fts`` (``fts_writes``: the old terms deleted at once
+    were a segment of their own at the next ``notes`` statement)."""
     rowid = old[0]
     note, words, trigrams = _row_values(rowid, f, row)
     conn.execute("DELETE FROM notes WHERE id = ?", (rowid,))
     conn.execute(_INSERT_NOTE, note)
-    _delete_words(conn, old)
-    conn.execute(_INSERT_WORDS, words)
-    conn.execute(_INSERT_TRIGRAMS, trigrams)
+    _delete_words(fts, old)
+    fts.add(_INSERT_WORDS, words)
+    fts.add(_INSERT_TRIGRAMS, trigrams)
 
 
 def keep_before(conn: sqlite3.Connection, stats: ReconcileStats, rel: str, old: tuple) -> None:
@@ -290,16 +292,23 @@ def keep_before(conn: sqlite3.Connection, stats: ReconcileStats, rel: str, old: 
 
 
 def sync_file(
-    conn: sqlite3.Connection, workspace: Workspace, lang: str, rel: str, stats: ReconcileStats
+    conn: sqlite3.Connection,
+    fts: FtsWrites,
+    workspace: Workspace,
+    lang: str,
+    rel: str,
+    stats: ReconcileStats,
 ) -> None:
-    """Make the row of ``lang``/``rel`` match the disk: upsert, touch, remove or nothing."""
+    """Make the row of ``lang``/``rel`` match the disk: upsert, touch, remove or nothing
+    (its FTS statements held in ``fts``)."""
     old = conn.execute(SELECT_OLD, (lang, rel)).fetchone()
     got = read_note(workspace, lang, rel) if is_note_path(rel) else None
-    sync_read(conn, lang, rel, old, got, stats)
+    sync_read(conn, fts, lang, rel, old, got, stats)
 
 
 def sync_read(
     conn: sqlite3.Connection,
+    fts: FtsWrites,
     lang: str,
     rel: str,
     old: tuple | None,
@@ -314,7 +323,7 @@ def sync_read(
             keep_before(conn, stats, rel, old)
             if old[12] is not None:
                 stats.gone[(lang, rel)] = (old[10], old[12], old[13])
-            delete_row(conn, old)
+            delete_row(conn, fts, old)
             stats.removed += 1
             stats.changed.append((lang, rel))
         return
@@ -341,10 +350,10 @@ def sync_read(
         stats.invalid.append((lang, rel, row.problem))
     if old is not None:
         keep_before(conn, stats, rel, old)
-        replace_row(conn, old, f, row)
+        replace_row(conn, fts, old, f, row)
         stats.updated += 1
     else:
-        insert_rows(conn, [(f, row)])
+        insert_rows(conn, fts, [(f, row)])
         stats.added += 1
     stats.changed.append((lang, rel))
     stats.hashes[(lang, rel)] = row.hash

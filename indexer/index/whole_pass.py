@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager
 
 from indexer.index.batch_sync import GoneRows, sync_path
 from indexer.index.befores import Befores
+from indexer.index.fts_writes import FtsWrites, held
 from indexer.index.parse import NoteRow, parse_note
 from indexer.index.reconcile import (
     Progress,
@@ -109,14 +110,14 @@ def reconcile_all(
         if stop():
             raise Stopped
         batch_end = time.monotonic() + BATCH_SECONDS
-        with writer() as conn, listings_kept():
+        with writer() as conn, listings_kept(), held(conn) as fts:
             if not todo:
-                done += _insert_batch(conn, workspace, arrived, stats, stop)
+                done += _insert_batch(conn, fts, workspace, arrived, stats, stop)
             else:
                 count = 0
                 while todo and count < BATCH_FILES and time.monotonic() < batch_end:
                     f = todo.pop()
-                    sync_path(conn, workspace, f.lang, f.rel, gone, stats)
+                    sync_path(conn, fts, workspace, f.lang, f.rel, gone, stats)
                     count += 1
                 done += count
         if progress:
@@ -125,9 +126,9 @@ def reconcile_all(
     while vanished:
         if stop():
             raise Stopped
-        with writer() as conn, listings_kept():
+        with writer() as conn, listings_kept(), held(conn) as fts:
             for lang, rel in vanished[-BATCH_FILES:]:
-                sync_file(conn, workspace, lang, rel, stats)
+                sync_file(conn, fts, workspace, lang, rel, stats)
             del vanished[-BATCH_FILES:]
     stats.seconds = time.monotonic() - started
     return stats
@@ -135,6 +136,7 @@ def reconcile_all(
 
 def _insert_batch(
     conn: sqlite3.Connection,
+    fts: FtsWrites,
     workspace: Workspace,
     todo: list[VaultFile],
     stats: ReconcileStats,
@@ -170,9 +172,9 @@ def _insert_batch(
                 "SELECT 1 FROM notes WHERE lang = ? AND path = ?", (f.lang, f.rel)
             ).fetchone()
             (existing if found else new).append((f, row))
-        insert_rows(conn, new)
+        insert_rows(conn, fts, new)
         stats.added += len(new)
         stats.changed.extend((f.lang, f.rel) for f, _ in new)
         for f, _ in existing:
-            sync_file(conn, workspace, f.lang, f.rel, stats)
+            sync_file(conn, fts, workspace, f.lang, f.rel, stats)
     return count
