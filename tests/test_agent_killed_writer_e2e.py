@@ -10,6 +10,8 @@ note, write it, write a second note, confirm.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -63,6 +65,16 @@ def remember(title: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+
+
+def files_open(process: subprocess.Popen[str]) -> set[Path]:
+    """The files ``process`` has open now (none once it is gone), by ``/proc``."""
+    found = set()
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{process.pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                found.add(Path(os.readlink(fd)))
+    return found
 
 
 def remember_here(title: str, env: dict[str, str]) -> tuple[int, str, str]:
@@ -173,11 +185,13 @@ def test_the_command_run_again_while_another_finishes_it_merges_once(
         return merge_step(request, number)
 
     stub.run(slow)
+    (record,) = (server.workspace / ".agent-client/inflight").resolve().glob("*.json")
     first = remember("Staging server", env)
     try:
         assert held.wait(60), first.communicate(timeout=5)
         second = remember("Staging server", env)
-        time.sleep(3)  # (it has found the record held, and looks no more)
+        # (it has found the record held, open to wait on it, and looks no more)
+        wait_for(lambda: record in files_open(second) or second.poll() is not None, 60)
     finally:
         release.set()
     out, err = second.communicate(timeout=120)
@@ -205,11 +219,10 @@ def test_a_run_that_finishes_killed_entries_has_time_for_each(
 
     stub.run(holding)
     stub.threaded = True  # (the first's held answer let no other request in for 30 s)
-    killed = [remember("Staging server", env)]  # two clients killed, each mid-merge
-    try:
-        assert asked.acquire(timeout=60), killed[0].communicate(timeout=5)
-        killed.append(remember("Build cache", env))
-        assert asked.acquire(timeout=60), killed[1].communicate(timeout=5)
+    killed = [remember("Staging server", env), remember("Build cache", env)]  # two clients
+    try:  # killed, each mid-merge (started at once: each Python start is seconds at load)
+        for _ in killed:
+            assert asked.acquire(timeout=60), [p.communicate(timeout=5) for p in killed]
     finally:
         for process in killed:
             process.send_signal(signal.SIGKILL)
@@ -217,11 +230,11 @@ def test_a_run_that_finishes_killed_entries_has_time_for_each(
         release.set()
 
     def slow(request: dict[str, Any], number: int) -> Message:
-        time.sleep(2.0)  # four requests a merge: 8 s, of the 16 (+ 4) s an entry may take
-        return merge_step(request, number)  # (three entries: 24 s, past one entry's 20 s)
+        time.sleep(1.5)  # four requests a merge: 6 s, of the 10 (+ 4) s an entry may take
+        return merge_step(request, number)  # (three entries: 18 s, past one entry's 14 s)
 
     stub.run(slow)
-    timed = {**env, "AGENT_CLIENT_LLM_TIMEOUT": "16", "AGENT_CLIENT_CALL_TIMEOUT": "1"}
+    timed = {**env, "AGENT_CLIENT_LLM_TIMEOUT": "10", "AGENT_CLIENT_CALL_TIMEOUT": "1"}
     started = time.monotonic()
     code, out, err = remember_here("Rack map", timed)
     took = time.monotonic() - started
