@@ -3,7 +3,7 @@
 Every command imported fastmcp and the MCP SDK (1.4 s) and openai (0.6 s): ``--help``
 took 3 s. The MCP client is needed once a session opens, the OpenAI SDK once a model
 merge runs. Each command here runs in a fresh interpreter, as the ``agent-client``
-script runs it, and says which of the SDKs it imported.
+script runs it, and says which of the SDKs it imported (a test's commands run at once).
 """
 
 from __future__ import annotations
@@ -31,16 +31,39 @@ print(json.dumps([code, sorted({name.split(".")[0] for name in sys.modules} & se
 """
 
 
-def run(command: list[str], **env: str) -> tuple[int, list[str], list[str]]:
-    """``agent-client COMMAND`` in a fresh interpreter: its status, the SDKs it imported
-    and the lines it printed before saying so."""
+def start(command: list[str], **env: str) -> subprocess.Popen[str]:
+    """``agent-client COMMAND`` started in a fresh interpreter (several run at once: each
+    start is seconds of imports at load, and they need not wait on each other)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_CLIENT_", "VAULT_"))}
     args = [sys.executable, "-c", COMMAND, ",".join(SDKS), *command]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=120, env={**base, **env})
-    *printed, last = done.stdout.splitlines() or [""]
-    assert last.startswith("["), (command, done.stdout, done.stderr)
+    return subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**base, **env}
+    )
+
+
+def result(process: subprocess.Popen[str]) -> tuple[int, list[str], list[str]]:
+    """A started command's status, the SDKs it imported and the lines it printed before
+    saying so."""
+    out, err = process.communicate(timeout=120)
+    *printed, last = out.splitlines() or [""]
+    assert last.startswith("["), (process.args[3:], out, err)
     code, imported = json.loads(last)
     return code, imported, printed
+
+
+def run_all(commands: list[list[str]], **env: str) -> list[tuple[int, list[str], list[str]]]:
+    """Each of ``commands`` in its own fresh interpreter, all at once: ``result`` of
+    each, in order."""
+    started: list[subprocess.Popen[str]] = []
+    try:
+        for command in commands:
+            started.append(start(command, **env))
+        return [result(process) for process in started]
+    finally:
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
 
 
 def test_commands_that_never_connect_import_no_sdk(tmp_path: Path) -> None:
@@ -48,7 +71,7 @@ def test_commands_that_never_connect_import_no_sdk(tmp_path: Path) -> None:
     a second (a model configured changes nothing: no merge runs)."""
     offline = ["--workspace", str(tmp_path), "--lang", "en"]
     model = {"VAULT_LLM_MODEL": "stub-model", "OPENAI_API_KEY": "unused"}
-    for command, status in (
+    cases = (
         (["--help"], 0),
         (["remember", "--help"], 0),
         (["search"], 2),
@@ -56,20 +79,23 @@ def test_commands_that_never_connect_import_no_sdk(tmp_path: Path) -> None:
         (["search", *offline, "apple"], 3),
         (["event", *offline, "--title", "t", "x"], 3),
         (["remember", *offline, "--title", "t", "x"], 3),
-    ):
-        assert run(command, **model)[:2] == (status, []), command
+    )
+    done = run_all([command for command, _status in cases], **model)
+    for (command, status), got in zip(cases, done, strict=True):
+        assert got[:2] == (status, []), command
 
 
 def test_a_server_without_a_model_never_imports_openai(server: RunningIndexer) -> None:
     """A deterministic merge (a model configured, ``--no-llm``), an event, a search."""
     ws = ["--workspace", str(server.workspace), "--lang", "en-startup"]
     model = {"VAULT_LLM_MODEL": "stub-model", "OPENAI_API_KEY": "unused"}
-    for command in (
+    commands = [
         ["remember", *ws, "--no-llm", "--title", "Apples", "an apple a day"],
         ["event", *ws, "--title", "Lunch", "ate an apple"],
         ["search", *ws, "apple"],
-    ):
-        assert run(command, **model)[:2] == (0, ["fastmcp", "mcp"]), command
+    ]
+    for command, got in zip(commands, run_all(commands, **model), strict=True):
+        assert got[:2] == (0, ["fastmcp", "mcp"]), command
 
 
 def test_a_model_merge_imports_openai_and_merges(server: RunningIndexer) -> None:
@@ -83,8 +109,8 @@ def test_a_model_merge_imports_openai_and_merges(server: RunningIndexer) -> None
             ]
         )
         command = ["remember", "--workspace", str(server.workspace), "--lang", "en-startup"]
-        code, imported, printed = run(
-            [*command, "--json", "--title", "Plums", "a plum is a fruit"],
+        ((code, imported, printed),) = run_all(
+            [[*command, "--json", "--title", "Plums", "a plum is a fruit"]],
             VAULT_LLM_MODEL="stub-model",
             OPENAI_BASE_URL=stub.base_url,
             OPENAI_API_KEY="unused",
