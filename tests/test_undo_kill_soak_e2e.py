@@ -83,13 +83,41 @@ def count_back(vault: Path, before: dict[str, bytes]) -> int:
     return back
 
 
+class BackCounter:
+    """``count_back`` polled while an undo brings notes back: a note found back is not
+    looked at again (the undo only brings notes back), and one whose name its folder
+    does not list is not stat'ed. Each poll stat'ed all 3,000 notes of the move
+    (70-115 ms at load, a core taken from the server doing the undo)."""
+
+    def __init__(self, vault: Path, before: dict[str, bytes]) -> None:
+        self.vault, self.back = vault, 0
+        self.waiting: dict[str, dict[str, int]] = {}  # folder -> name -> size before
+        for rel, data in before.items():
+            folder, _, name = rel.rpartition("/")
+            self.waiting.setdefault(folder, {})[name] = len(data)
+
+    def __call__(self) -> int:
+        for folder, sizes in self.waiting.items():
+            try:
+                listed = os.listdir(self.vault / folder)
+            except OSError:
+                continue
+            for name in [n for n in listed if n in sizes]:
+                with suppress(OSError):
+                    if (self.vault / folder / name).stat().st_size == sizes[name]:
+                        del sizes[name]
+                        self.back += 1
+        return self.back
+
+
 async def undo_killed_at(
     server: RunningIndexer, entry: str, vault: Path, before: dict[str, bytes], at: int
 ) -> dict | None:
     """The undo's answer, or None when the kill came first: once ``at`` notes are back
     (the moment within the undo, whatever the machine's speed)."""
+    back = BackCounter(vault, before)
     task = asyncio.ensure_future(call(server, "undo", lang="en", entry_id=entry))
-    while not task.done() and count_back(vault, before) < at:
+    while not task.done() and back() < at:
         await asyncio.sleep(0.002)
     server.process.send_signal(signal.SIGKILL)
     server.process.wait()
