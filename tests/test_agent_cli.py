@@ -188,16 +188,27 @@ def test_a_ctrl_c_while_the_command_imports_is_one_line(
     """A Ctrl-C while the command imported (fastmcp, the MCP SDK and openai, seconds)
     printed a traceback and ended with a signal's status; a SIGTERM killed it (status
     143). The SDKs now come as a session opens: a stop there is one line too."""
-    for moment, command in (
-        ("agent_client.writer", ["event", "--workspace", str(tmp_path), "--title", "t", "x"]),
-        ("fastmcp", ["search", "--workspace", str(server.workspace), "apple"]),
-    ):
-        args = [sys.executable, "-c", SIGNALLED_IN_IMPORT, moment, str(int(sent))]
-        proc = subprocess.run(
-            [*args, *command, "--lang", "en"], capture_output=True, text=True, timeout=60
-        )
-        said = (proc.returncode, proc.stdout, proc.stderr)
-        assert said == (130, "", "agent-client: interrupted\n"), (moment, said)
+    started = []  # (both at once: each start is seconds of imports at load)
+    try:
+        for moment, command in (
+            ("agent_client.writer", ["event", "--workspace", str(tmp_path), "--title", "t", "x"]),
+            ("fastmcp", ["search", "--workspace", str(server.workspace), "apple"]),
+        ):
+            args = [sys.executable, "-c", SIGNALLED_IN_IMPORT, moment, str(int(sent))]
+            proc = subprocess.Popen(
+                [*args, *command, "--lang", "en"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            started.append((moment, proc))
+        for moment, proc in started:
+            out, err = proc.communicate(timeout=60)
+            said = (proc.returncode, out, err)
+            assert said == (130, "", "agent-client: interrupted\n"), (moment, said)
+    finally:
+        for _moment, proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
 
 
 def test_lang_defaults_from_the_environment(
