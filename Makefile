@@ -36,6 +36,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy indexer agent_client shared bench
 
+# The tests write bytecode (an empty PYTHONDONTWRITEBYTECODE is unset): with it set, every
+# `indexer serve` and `agent-client` a test starts compiled the checkout's modules again
+# (0.3-0.4 CPU-s a server start, a quarter of it), and each worker's pytest rewrote the
+# asserts of every test module it imported. Four e2e files, -n 2 at load 10-15: 83, 80
+# user CPU-s against 73, 74 (the first run writing it). The files are __pycache__/
+# (git ignores them), as `make bench` compiles them.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+
 # Three workers on two cores: most of a test's time is a server process starting or
 # answering, waiting rather than computing (a full run: 386 s, against 500-650 s with two).
 # Work stealing: each worker takes a third of the tests in order and steals from the
@@ -46,11 +54,11 @@ lint: $(STAMP)
 # 33 s; tests/web alone: 129-154 CPU-s, against 112-114 s). (``loadfile`` would run
 # one of test_api_fuzz's 33 cases: they share a node id.)
 test: $(STAMP) $(NODE_STAMP) lint
-	$(BIN)/pytest -q -n 3 --dist worksteal
+	$(PYTEST) -q -n 3 --dist worksteal
 
 # Unit and in-memory tests only (no server processes, browser or npm clients): < 1 min.
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -n 2 -m "not e2e"
+	$(PYTEST) -q -n 2 -m "not e2e"
 
 # The performance goals in one run, as ratios to floors measured beside them: the short
 # form on a 10,000-note vault (< 5 min), the long one on 100,000 notes. Bytecode first,
