@@ -17,7 +17,7 @@ from functools import lru_cache
 import re2
 
 from indexer.vault.scan import re2_options
-from shared.errors import InvalidArgumentError
+from shared.errors import ForbiddenPathError, InvalidArgumentError
 from shared.utf8 import check_text
 
 MAX_GLOB_CHARS = 500
@@ -168,14 +168,66 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob | SpelledGlob:
 
 
 def tidy(pattern: str) -> str:
-    """``pattern`` without a leading ``./`` and with ``//`` as ``/``: harmless spellings
-    in a glob as in a path (SPEC: ``./a.md`` is ``a.md``, ``a//b.md`` is ``a/b.md``). The
-    walk's paths never start so nor hold ``//``: ``./items/*.md`` found nothing."""
+    """``pattern`` without a leading ``./``, with ``//`` as ``/`` and ``name/..`` as
+    nothing: harmless spellings in a glob as in a path (SPEC: ``./a.md`` is ``a.md``,
+    ``a//b.md`` is ``a/b.md``). The walk's paths never start so nor hold ``//``:
+    ``./items/*.md`` found nothing. A glob that would leave the folder searched is
+    refused (``forbidden_path``), as such a path is: ``../*`` and ``/etc/*`` answered an
+    empty list, which a caller could not tell from "nothing there"."""
+    while "//" in pattern:  # (first: ``.//a`` is ``./a``, not ``/a``)
+        pattern = pattern.replace("//", "/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
-    while "//" in pattern:
-        pattern = pattern.replace("//", "/")
-    return pattern
+    return _steps_back(pattern)
+
+
+def _spelled(segment: str) -> str:
+    """``segment`` with each ``\\x`` read as ``x`` (``\\.\\.`` spells ``..``)."""
+    out, escaped = [], False
+    for char in segment:
+        if char == "\\" and not escaped:
+            escaped = True
+            continue
+        out.append(char)
+        escaped = False
+    return "".join(out)
+
+
+def _steps_back(pattern: str) -> str:
+    """``pattern`` with each ``name/..`` taken out; ``ForbiddenPathError`` for a glob
+    that starts above the folder searched (``/``, ``~``, a ``..`` past its top), and
+    ``InvalidArgumentError`` for a ``..`` after a wildcard (``*/..``: no one folder)."""
+    spelled = _spelled(pattern)
+    if spelled.startswith("/"):
+        raise ForbiddenPathError(
+            "the glob pattern must be relative to the folder searched, not start with '/'"
+            " (give the folder as path)"
+        )
+    if spelled.startswith("~"):
+        raise ForbiddenPathError(
+            "the glob pattern must be relative to the folder searched, not start with '~'"
+            " (a shell reads a home folder)"
+        )
+    segments = pattern.split("/")
+    if not any(_spelled(segment) == ".." for segment in segments):
+        return pattern
+    kept: list[str] = []
+    for segment in segments:
+        if _spelled(segment) != "..":
+            kept.append(segment)
+        elif not kept:
+            raise ForbiddenPathError(
+                "the glob pattern leaves the folder searched (a '..' above it);"
+                " give the folder as path instead"
+            )
+        elif any(c in "*?[{" and not _escaped(kept[-1], i) for i, c in enumerate(kept[-1])):
+            raise InvalidArgumentError(
+                "a '..' in the glob pattern may follow only a folder's name spelled"
+                f" out, not {_spelled(kept[-1])!r}"
+            )
+        else:
+            kept.pop()
+    return "/".join(kept)
 
 
 def glob_depth(pattern: str) -> int | None:
