@@ -60,11 +60,31 @@ def checked(tool: str, result: Any) -> Any:
     size = reply_bytes(result)
     if size <= MAX_REPLY_BYTES:
         return result
-    hint = HINTS.get(tool, HINT)
+    hint = _read_hint(result) if tool == "read" else None
+    hint = hint or HINTS.get(tool, HINT)
     raise ToolError(
         f"too_large: the answer would be {size / 1e6:.1f} MB, more than an MCP client"
         f" takes in one message ({MAX_REPLY_BYTES >> 20} MiB here); {hint}"
     )
+
+
+def _read_hint(result: Any) -> str | None:
+    """Where reading in parts cannot help, what can: a file that is not UTF-8 text is
+    read whole (offset and limit are refused for it), and one line is the least a read
+    gives (a line of 0.7 MB of control characters is past the bound alone). The REST
+    raw route sends the file's bytes as they are, with no JSON escape."""
+    if not isinstance(result, dict) or not isinstance(result.get("content"), str):
+        return None
+    path = result.get("path", "")
+    raw = f"GET /api/v1/<lang>/raw/{path}"
+    if result.get("encoding") == "base64":
+        return f"the file is not UTF-8 text, which read gives whole: fetch its bytes with {raw}"
+    if "\n" not in result["content"].rstrip("\n"):
+        return (
+            "the answer is one line, the least read gives (offset and limit count lines):"
+            f" fetch the file's bytes with {raw}"
+        )
+    return None
 
 
 def reply_bytes(result: Any) -> int:
