@@ -167,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="skip this many hits first, to page (default: 0)",
     )
+    search.add_argument("--path", default="", help="only notes below this folder")
     about = (
         "print what the vault recalls for a request: one block of reference context "
         "(USER.md, PROJECT.md, folder abstracts, recent notes, matching notes) within a "
@@ -276,7 +277,7 @@ def _check_utf8_arguments(args: argparse.Namespace) -> None:
 
 def _option(dest: str, command: str) -> str:
     """How the user spelled the argument stored as ``dest``, for a message."""
-    if dest == "path" and command != "recall":
+    if dest == "path" and command not in ("recall", "search"):
         return "PATH"
     options = {"tags": "--tag", "images": "--image"}
     positional = {"text": "TEXT", "query": "QUERY", "entry_id": "ENTRY_ID"}

@@ -32,8 +32,10 @@ async def run(args: argparse.Namespace, settings: ClientSettings, lang: str) -> 
             if not text:  # nothing at all to quote: say so, as search does
                 text = "Nothing to recall." + await _no_such_vault(vault, lang)
         elif await vault.has_search():
-            result = await vault.search(args.query, limit=args.limit, offset=args.offset)
-            text = _search_text(args.query, result, args.offset)
+            result = await vault.search(
+                args.query, limit=args.limit, offset=args.offset, path=args.path
+            )
+            text = _search_text(args.query, result, args.offset, args.path)
             if not result["results"] and not args.offset:
                 text += await _no_such_vault(vault, lang)
         else:
@@ -67,11 +69,12 @@ def _print_binary(path: str, content: str) -> int:
     return EXIT_OK
 
 
-def _search_text(query: str, result: SearchResult, offset: int) -> str:
+def _search_text(query: str, result: SearchResult, offset: int, path: str = "") -> str:
     hits = result["results"]
     total = result.get("total")
     if not hits:
-        where = f" after the first {offset}" if offset else ""
+        where = f" below {path!r}" if path else ""
+        where += f" after the first {offset}" if offset else ""
         return f"No notes match {query!r}{where}."
     lines: list[str] = []
     for hit in hits:
@@ -92,7 +95,7 @@ def _search_text(query: str, result: SearchResult, offset: int) -> str:
 async def _grep_instead(vault: Vault, args: argparse.Namespace) -> tuple[Any, str]:
     """An indexer without search: a case-insensitive grep for the query text."""
     result = await vault.grep(
-        args.query, fixed=True, ignore_case=True, limit=args.limit + args.offset
+        args.query, path=args.path, fixed=True, ignore_case=True, limit=args.limit + args.offset
     )
     matches = result["matches"][args.offset :]
     if not matches:
