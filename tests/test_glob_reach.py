@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,6 +60,36 @@ def test_a_glob_leaving_the_vault_is_refused(vault: Vault, tmp_path: Path, glob:
     with pytest.raises(ForbiddenPathError, match="the glob pattern"):
         vault.grep("zh-Hans", "数据库", glob=glob)
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("glob", "said"),
+    [
+        ("{../*,*.md}", "'..' inside {…} alternatives"),
+        ("笔记/{a.md,../../*}", "'..' inside {…} alternatives"),
+        ("{/etc/*,笔记/a.md}", "an alternative starts with '/'"),
+        ("{{~/*,x},y}", "an alternative starts with '~'"),
+        ("a\x00b.md", "the control character U+0000"),
+        ("*\n*", "the control character U+000A"),
+        ("\u202e*.md", "the invisible character U+202E"),
+        ("笔记/\ufeff*", "the invisible character U+FEFF"),
+        ("笔记/a\u2028.md", "the invisible character U+2028"),
+    ],
+)
+def test_a_glob_no_name_can_match_says_why(vault: Vault, glob: str, said: str) -> None:
+    """Alternatives that reach out, and characters no name the tools reach holds (as a
+    path holding one is refused): each answered an empty list."""
+    with pytest.raises(ForbiddenPathError, match=re.escape(said)):
+        vault.find("zh-Hans", glob)
+    with pytest.raises(ForbiddenPathError, match=re.escape(said)):
+        vault.grep("zh-Hans", "数据库", glob=glob)
+
+
+def test_alternatives_and_joiners_inside_still_match(vault: Vault) -> None:
+    assert vault.find("zh-Hans", "{笔记,x}/*.md")["paths"] == ["笔记/a.md"]
+    assert vault.find("zh-Hans", "笔记/{a,b}.{md,txt}")["paths"] == ["笔记/a.md"]
+    assert vault.find("zh-Hans", "x{/a,/b}.md")["paths"] == []  # (not at the start)
+    assert vault.find("zh-Hans", "**/\u200d*")["paths"] == []  # (a joiner a name may hold)
 
 
 def test_a_glob_leaving_the_folder_searched_is_refused(vault: Vault) -> None:

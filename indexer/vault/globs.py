@@ -18,6 +18,7 @@ import re2
 
 from indexer.vault.scan import re2_options
 from shared.errors import ForbiddenPathError, InvalidArgumentError
+from shared.invisible import INVISIBLE_LETTERS, allowed_anywhere
 from shared.utf8 import check_text
 
 MAX_GLOB_CHARS = 500
@@ -167,6 +168,7 @@ def compile_glob(pattern: str) -> re2._Regexp | SuffixGlob | SpelledGlob:
     return SpelledGlob(glob, pattern) if spells_a_name else glob
 
 
+@lru_cache(maxsize=256)
 def tidy(pattern: str) -> str:
     """``pattern`` without a leading ``./``, with ``//`` as ``/`` and ``name/..`` as
     nothing: harmless spellings in a glob as in a path (SPEC: ``./a.md`` is ``a.md``,
@@ -197,6 +199,9 @@ def _steps_back(pattern: str) -> str:
     """``pattern`` with each ``name/..`` taken out; ``ForbiddenPathError`` for a glob
     that starts above the folder searched (``/``, ``~``, a ``..`` past its top), and
     ``InvalidArgumentError`` for a ``..`` after a wildcard (``*/..``: no one folder)."""
+    for char in pattern:
+        _check_char(char)
+    _check_alternatives(pattern)
     spelled = _spelled(pattern)
     if spelled.startswith("/"):
         raise ForbiddenPathError(
@@ -238,3 +243,46 @@ def glob_depth(pattern: str) -> int | None:
     if "**" in pattern or "[" in pattern or has_alternatives(pattern):
         return None
     return pattern.count("/") + 1
+
+
+def _check_char(char: str) -> None:
+    """``ForbiddenPathError`` for a character no name the tools reach holds, as a path
+    holding it is refused (``a\\x00b``, ``\\u202e*.md`` answered an empty list)."""
+    code = ord(char)
+    if code < 32 or 0x7F <= code <= 0x9F:
+        raise ForbiddenPathError(
+            f"the glob pattern contains the control character U+{code:04X}, which no name holds"
+        )
+    category = unicodedata.category(char)
+    if (category == "Cf" and not allowed_anywhere(char)) or category in ("Zl", "Zp"):
+        raise ForbiddenPathError(
+            f"the glob pattern contains the invisible character U+{code:04X}, which no name holds"
+        )
+    if char in INVISIBLE_LETTERS:
+        raise ForbiddenPathError(
+            f"the glob pattern contains the invisible character U+{code:04X}, which no name holds"
+        )
+
+
+def _check_alternatives(pattern: str) -> None:
+    """Refuse ``{a,b}`` alternatives that would reach out (``{/etc/*,x}``: forbidden) or
+    step back (``{../*,x}``: a ``..`` is read only as a folder of its own, not inside
+    alternatives); both answered an empty list."""
+    for i, char in enumerate(pattern):
+        if char != "{" or _escaped(pattern, i):
+            continue
+        found = _alternatives(pattern, i)
+        if found is None:
+            continue
+        for part in found[0]:
+            spelled = _spelled(part)
+            if not pattern[:i].strip("{") and spelled.startswith(("/", "~")):
+                raise ForbiddenPathError(
+                    "the glob pattern must be relative to the folder searched: an"
+                    f" alternative starts with {spelled[0]!r} (give the folder as path)"
+                )
+            if any(_spelled(segment) == ".." for segment in part.split("/")):
+                raise ForbiddenPathError(
+                    "the glob pattern holds a '..' inside {…} alternatives, which may leave the"
+                    " folder searched: spell each path out, or give the folder as path"
+                )
