@@ -243,6 +243,14 @@ class EditAction:
             check_utf8("edit: the body or a frontmatter key or value", text)
             check_no_nul("edit: the body or a frontmatter key or value", text)
         meta = self.frontmatter or {}
+        # The body and the values are content, held to an entry's size: a model's edit
+        # of 300,000 characters was written where the same text as an entry is refused.
+        if self.body is not None and len(self.body) > MAX_ENTRY_CONTENT:
+            raise ValueError(f"edit: the body is longer than {MAX_ENTRY_CONTENT} characters")
+        if any(len(text) > MAX_ENTRY_CONTENT for text in texts_in(list(meta.values()))):
+            raise ValueError(
+                f"edit: a frontmatter value is longer than {MAX_ENTRY_CONTENT} characters"
+            )
         # A key set is a name in every editor, held to a tag's rules (one line, shown as
         # typed: a bidi override turned its line around); one removed (None) may be a
         # person's odd key, and goes.
