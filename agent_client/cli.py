@@ -36,7 +36,7 @@ from shared.cli_usage import (
     whole_number,
 )
 from shared.errors import ConfigError, IndexerOfflineError, VaultError
-from shared.frontmatter import scalar_value
+from shared.frontmatter import LIST_COMMAS, scalar_value
 from shared.models import (
     MAX_RECALL_BUDGET,
     MAX_SEARCH_LIMIT,
@@ -288,17 +288,28 @@ def frontmatter_value(text: str, key: str = "") -> Any:
     """A ``--set`` value as the server reads frontmatter: ``5`` a number, ``true`` a
     boolean; anything else stays the text typed (``yes``, ``010``, a date too: the note
     keeps what was written). For ``tags`` and ``aliases``, lists, a list in brackets
-    (``[a, b]``) is that list: as text, the server would split it at its commas into the
-    tags ``[a`` and ``b]``."""
+    (``[a, b]``) is that list, cut at any script's comma as a string is: as text, the
+    server would split it at its commas into the tags ``[a`` and ``b]``."""
     value = scalar_value(text)
     if key in _LIST_KEYS and text.lstrip().startswith("[") and _plain_list(value):
-        return value
+        if "'" in text or '"' in text:  # a quoted item is one, as YAML reads it
+            return value
+        # YAML cuts at ASCII's comma alone: [شعر، أدب] would be one tag, where the
+        # string شعر، أدب is two (a tag never holds a comma)
+        return [piece for item in value for piece in _pieces(item)]
     if isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value)):
         return value
     return text
 
 
 _LIST_KEYS = frozenset({"tags", "aliases"})
+
+
+def _pieces(item: str | int) -> list[str | int]:
+    """A bracket list's item cut at any script's comma (a number stays a number)."""
+    if isinstance(item, str):  # the server's commas; an empty piece is no tag
+        return [piece.strip() for piece in LIST_COMMAS.split(item) if piece.strip()]
+    return [item]
 
 
 def _plain_list(value: Any) -> bool:

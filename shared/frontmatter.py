@@ -398,7 +398,7 @@ def _top_level_values(block: str, keys: tuple[str, ...]) -> dict[str, Any]:
 # (Persian, Urdu), the full-width, ideographic, small and half-width ones of Chinese and
 # Japanese, Armenian's, Ethiopic's, Mongolian's (and Manchu's), NKo's, Vai's, Lisu's,
 # and the reversed comma (Sindhi). A tag never holds one (Obsidian ends a tag there).
-_LIST_COMMAS = re.compile(
+LIST_COMMAS = re.compile(
     "[,\u060c\uff0c\u3001\ufe50\ufe51\uff64\u055d\u1363\u1802\u1808\u07f8\ua60d\ua4fe\u2e41]"
 )
 _SALVAGED_KEY = re.compile(r"""(?P<q>["']?)(?P<key>id|created)(?P=q)[ \t]*:(?P<value>.*)""")
@@ -431,8 +431,8 @@ def string_list(key: str, value: Any, *, strict: bool = True) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        listed = _LIST_COMMAS.search(value) is not None
-        items: list[Any] = _LIST_COMMAS.split(value) if listed else value.split()
+        listed = LIST_COMMAS.search(value) is not None
+        items: list[Any] = LIST_COMMAS.split(value) if listed else value.split()
         if key == "tags" and listed:  # ``"#a #b, c"``: three tags, not "a #b"
             items = [tag for item in items for tag in hashtags(item)]
     elif isinstance(value, list):
