@@ -25,6 +25,7 @@ from typing import Any
 
 from agent_client.writer import MemoryWriter, WriterClosedError, get_writer
 from shared.errors import IndexerOfflineError, VaultError
+from shared.frontmatter import LIST_COMMAS
 from shared.models import Action, DeleteAction, EditAction, MemoryEntry
 from shared.timestamps import parse_timestamp
 
@@ -161,8 +162,7 @@ def _string_list(data: Mapping[str, Any], key: str) -> list[str]:
         return []
     if not isinstance(value, list | tuple):
         raise ValueError(
-            f"{key} must be a list of strings, e.g. [{_example(value)!r}], "
-            f"not {type(value).__name__}"
+            f"{key} must be a list of strings, e.g. {_example(value)!r}, not {type(value).__name__}"
         )
     bad = [item for item in value if not isinstance(item, str)]
     if bad:
@@ -170,9 +170,13 @@ def _string_list(data: Mapping[str, Any], key: str) -> list[str]:
     return list(value)
 
 
-def _example(value: object) -> str:
-    """The one-item list a string probably meant, for the refusal's hint."""
-    return value[:40] if isinstance(value, str) else "text"
+def _example(value: object) -> list[str]:
+    """The list a string probably meant, for the refusal's hint: its items as a write cuts
+    a string of tags (at any script's comma: ``"a, b"`` hinted ``['a, b']``, one tag)."""
+    if not isinstance(value, str):
+        return ["text"]
+    items = [item.strip()[:40] for item in LIST_COMMAS.split(value) if item.strip()]
+    return items[:5] or ["text"]
 
 
 def _moment(value: Any) -> datetime:
