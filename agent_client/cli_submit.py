@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 from dataclasses import asdict
 from datetime import UTC, datetime
 
 from agent_client.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OFFLINE, EXIT_OK
+from agent_client.image_files import check_image_files
 from agent_client.interrupts import result_decided, terminate_as_interrupt
 from agent_client.notices import CollectingNoticeSink, SystemNotice
 from agent_client.reasons import undo_command
@@ -24,7 +24,6 @@ from agent_client.settings import ClientSettings
 from agent_client.terminal import for_terminal
 from agent_client.writer import MemoryWriter
 from shared.frontmatter import hashtags
-from shared.images import detect_image
 from shared.models import MemoryEntry
 from shared.timestamps import parse_timestamp
 
@@ -50,23 +49,9 @@ def text_argument(value: str) -> str:
 
 
 def _image_files(paths: list[str], max_bytes: int) -> list[str]:
-    """The ``--image`` files, each checked to be a readable image of at most ``max_bytes``
-    before anything is sent (bad usage, exit 2: it was a failure, exit 1, after
-    connecting, named by a Python class)."""
-    for path in paths:
-        if not os.path.isfile(path) or not os.access(path, os.R_OK):
-            raise ValueError(f"--image {path!r:.80}: no such readable file")
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            raise ValueError(
-                f"--image {path!r:.80}: {size:,} bytes, more than the {max_bytes:,} an image"
-                " may have (AGENT_CLIENT_MAX_IMAGE_BYTES)"
-            )
-        with open(path, "rb") as file:
-            if detect_image(file.read(4096)) is None:
-                raise ValueError(
-                    f"--image {path!r:.80}: not a PNG, JPEG, GIF, WebP, BMP or AVIF image"
-                )
+    """The ``--image`` files, each checked before anything is sent (bad usage, exit 2: it
+    was a failure, exit 1, after connecting, named by a Python class)."""
+    check_image_files(paths, max_bytes, "--image")
     return paths
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
+from agent_client.image_files import check_image_files
 from agent_client.writer import MemoryWriter, WriterClosedError, get_writer
 from shared.errors import IndexerOfflineError, VaultError
 from shared.frontmatter import LIST_COMMAS
@@ -94,6 +95,9 @@ def remember_turn(
 ) -> TurnReceipt:
     """Queue what an agent turn wants remembered; returns at once, never raises for an entry.
 
+    An entry is refused (listed in the receipt) when it is not valid or a knowledge
+    entry's image cannot be attached (``check_image_files``, as ``remember --image``).
+
     ``lang`` is the vault of mappings that name none. ``writer`` defaults to the
     process-wide one (``configure_writer``).
     """
@@ -107,6 +111,9 @@ def remember_turn(
         try:
             entry = item if isinstance(item, MemoryEntry) else entry_from_mapping(item, lang)
             entry.validate()
+            if entry.kind == "knowledge" and entry.images:  # (an event keeps none)
+                writer = writer or get_writer()
+                check_image_files(entry.images, writer.settings.max_image_bytes)
         except (ValueError, TypeError) as exc:
             refused.append(f"entry {number}: {exc}")
             continue

@@ -217,6 +217,7 @@ CLIENT_LAYERS: list[set[str]] = [
         "off_loop",
         "inflight",
         "tls",
+        "image_files",
     },
     {"repeats", "vault"},
     {"mcp_client"},
