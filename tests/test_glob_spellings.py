@@ -50,7 +50,7 @@ def test_find_and_grep_read_the_spelling_as_its_path(
 def test_the_spellings_are_tidied_and_nothing_else() -> None:
     assert tidy("./a//b/*.md") == "a/b/*.md"
     assert tidy("**/*.md") == "**/*.md"
-    assert tidy("a/./b.md") == "a/./b.md"  # (a walk's path never holds one: no match)
+    assert tidy("a/./b.md") == "a/b.md"  # (as a path reads it: tests/test_glob_dots.py)
     assert glob_depth("./笔记/*.md") == glob_depth("笔记/*.md") == 2
 
 

@@ -196,9 +196,11 @@ def _spelled(segment: str) -> str:
 
 
 def _steps_back(pattern: str) -> str:
-    """``pattern`` with each ``name/..`` taken out; ``ForbiddenPathError`` for a glob
-    that starts above the folder searched (``/``, ``~``, a ``..`` past its top), and
-    ``InvalidArgumentError`` for a ``..`` after a wildcard (``*/..``: no one folder)."""
+    """``pattern`` with each ``.`` and ``name/..`` taken out, as a path reads them
+    (``a/./b.md`` is ``a/b.md``); ``ForbiddenPathError`` for a glob that starts above
+    the folder searched (``/``, ``~``, a ``..`` past its top), and
+    ``InvalidArgumentError`` for a ``..`` after a wildcard (``*/..``, ``{a/b,c}/..``: no
+    one folder)."""
     for char in pattern:
         _check_char(char)
     _check_alternatives(pattern)
@@ -214,25 +216,56 @@ def _steps_back(pattern: str) -> str:
             " (a shell reads a home folder)"
         )
     segments = pattern.split("/")
-    if not any(_spelled(segment) == ".." for segment in segments):
+    if not any(_spelled(segment) in (".", "..") for segment in segments):
         return pattern
-    kept: list[str] = []
+    wild = _wild_spans(pattern)
+    kept: list[tuple[int, str]] = []  # (where in ``pattern`` it starts, the segment)
+    start = 0
     for segment in segments:
-        if _spelled(segment) != "..":
-            kept.append(segment)
+        at, start = start, start + len(segment) + 1
+        step = _spelled(segment)
+        if step == ".":
+            continue
+        if step != "..":
+            kept.append((at, segment))
         elif not kept:
             raise ForbiddenPathError(
                 "the glob pattern leaves the folder searched (a '..' above it);"
                 " give the folder as path instead"
             )
-        elif any(c in "*?[{" and not _escaped(kept[-1], i) for i, c in enumerate(kept[-1])):
+        elif any(first < kept[-1][0] + len(kept[-1][1]) and last >= kept[-1][0]
+                 for first, last in wild):  # fmt: skip
             raise InvalidArgumentError(
                 "a '..' in the glob pattern may follow only a folder's name spelled"
-                f" out, not {_spelled(kept[-1])!r}"
+                f" out, not {_spelled(kept[-1][1])!r}"
             )
         else:
             kept.pop()
-    return "/".join(kept)
+    return "/".join(segment for _, segment in kept)
+
+
+def _wild_spans(pattern: str) -> list[tuple[int, int]]:
+    """Where ``pattern`` matches more than the text it spells, as ``_glob_regex`` reads
+    it: each ``*`` and ``?``, each ``[...]`` class and ``{a,b}`` alternatives (first
+    and last index). A ``{`` or ``[`` that opens none is a name's letter (``notes {x}``)."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        end = i
+        if char == "\\":
+            i += 2
+            continue
+        if char in "*?":
+            spans.append((i, i))
+        elif char == "{" and (found := _alternatives(pattern, i)) is not None:
+            end = found[1]
+            spans.append((i, end))
+        elif char == "[" and (close := pattern.find("]", i + 2)) != -1:
+            end = close
+            spans.append((i, end))
+        i = end + 1
+    return spans
 
 
 def glob_depth(pattern: str) -> int | None:
