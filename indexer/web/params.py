@@ -17,6 +17,7 @@ from starlette.requests import Request
 from indexer.vault.fsops import ANY, ETAG_LIST, WEAK
 from indexer.web.http_errors import UnsupportedMediaTypeError
 from shared.errors import InvalidArgumentError, TooLargeError
+from shared.numerals import whole
 from shared.utf8 import field_not_text
 
 REQUIRED: Any = object()
@@ -128,11 +129,14 @@ def query_optional_int(request: Request, name: str) -> int | None:
     text = query_str(request, name)
     if text is None:
         return None
-    if not (text.isascii() and text.lstrip("-").isdigit()):
+    # (the command lines' rule, ``shared.numerals``: ``--5`` passed an ``lstrip("-")``
+    # test here and failed in ``int()``, a 500)
+    value = whole(text)
+    if value is None:
         raise InvalidArgumentError(f"{name} must be a whole number, not {text[:40]!r}")
-    if len(text.lstrip("-")) > 19:  # past any range a tool takes (the tool says which)
+    if abs(value) >= 10**19:  # past any range a tool takes (the tool says which)
         raise InvalidArgumentError(f"{name} is out of range: {text[:40]!r}")
-    return int(text)
+    return value
 
 
 def query_int(request: Request, name: str, default: int) -> int:
