@@ -39,6 +39,8 @@ def vault(tmp_path: Path) -> Vault:
         ("笔记/./子/./b.md", ["笔记/子/b.md"]),
         ("**/./*.md", ["notes {x}/c.md", "笔记/a.md", "笔记/子/b.md"]),
         ("笔记/子/.", []),  # (the folder itself: find lists files)
+        ("**/.", []),  # (every folder: no file)
+        ("*/.", []),
         ("notes {x}/../笔记/*.md", ["笔记/a.md"]),  # (a name with a '{' that opens nothing)
         ("a[b/../笔记/子/*.md", ["笔记/子/b.md"]),  # (a '[' with no ']')
         ("notes {x}/./c.md", ["notes {x}/c.md"]),
@@ -58,6 +60,8 @@ def test_tidy_takes_out_each_dot_segment() -> None:
     assert tidy("a/./././b/.") == "a/b"
     assert tidy("a..b/.c/*.md") == "a..b/.c/*.md"  # (names, not steps)
     assert tidy("a/\\./b.md") == "a/b.md"  # (an escaped '.' spells '.')
+    assert tidy("**/.") == "**/."  # (folders alone, not every file: left, matching none)
+    assert tidy("*/./.") == "*/."
 
 
 @pytest.mark.parametrize(

@@ -220,12 +220,17 @@ def _steps_back(pattern: str) -> str:
         return pattern
     wild = _wild_spans(pattern)
     kept: list[tuple[int, str]] = []  # (where in ``pattern`` it starts, the segment)
+
+    def after_wildcard() -> bool:
+        where, name = kept[-1]
+        return any(first < where + len(name) and last >= where for first, last in wild)
+
     start = 0
-    for segment in segments:
+    for index, segment in enumerate(segments):
         at, start = start, start + len(segment) + 1
         step = _spelled(segment)
-        if step == ".":
-            continue
+        if step == "." and (index < len(segments) - 1 or not kept or not after_wildcard()):
+            continue  # (a last ``*/.`` names folders alone: kept, as it was, for no file)
         if step != "..":
             kept.append((at, segment))
         elif not kept:
@@ -233,8 +238,7 @@ def _steps_back(pattern: str) -> str:
                 "the glob pattern leaves the folder searched (a '..' above it);"
                 " give the folder as path instead"
             )
-        elif any(first < kept[-1][0] + len(kept[-1][1]) and last >= kept[-1][0]
-                 for first, last in wild):  # fmt: skip
+        elif after_wildcard():
             raise InvalidArgumentError(
                 "a '..' in the glob pattern may follow only a folder's name spelled"
                 f" out, not {_spelled(kept[-1][1])!r}"
