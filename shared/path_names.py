@@ -31,17 +31,28 @@ _FORBIDDEN_CHARS = frozenset('\\:<>"|?*')
 _BLANK = SHOW_NOTHING | {"\u200c", "\u200d"}
 
 
-def check_char(char: str) -> None:
+def unseen(char: str) -> str | None:
+    """Why no name holds ``char`` whatever its place (``control``, ``invisible``), None
+    when one may: the one rule of a path's characters and of a glob's (``globs``)."""
     code = ord(char)
     if code < 32 or 0x7F <= code <= 0x9F:
-        raise ForbiddenPathError("the path contains a control character")
+        return "control"
     category = unicodedata.category(char)
     if (
         (category == "Cf" and not allowed_anywhere(char))
         or category in ("Zl", "Zp")
         or char in INVISIBLE_LETTERS
     ):
-        raise ForbiddenPathError(f"the path contains the invisible character U+{code:04X}")
+        return "invisible"
+    return None
+
+
+def check_char(char: str) -> None:
+    kind = unseen(char)
+    if kind == "control":
+        raise ForbiddenPathError("the path contains a control character")
+    if kind is not None:
+        raise ForbiddenPathError(f"the path contains the invisible character U+{ord(char):04X}")
     if char in _FORBIDDEN_CHARS:
         raise ForbiddenPathError(f"the path contains the character {char!r}")
 

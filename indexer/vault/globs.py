@@ -18,7 +18,7 @@ import re2
 
 from indexer.vault.scan import re2_options
 from shared.errors import ForbiddenPathError, InvalidArgumentError
-from shared.invisible import INVISIBLE_LETTERS, allowed_anywhere
+from shared.path_names import unseen
 from shared.utf8 import check_text
 
 MAX_GLOB_CHARS = 500
@@ -285,19 +285,10 @@ def glob_depth(pattern: str) -> int | None:
 def _check_char(char: str) -> None:
     """``ForbiddenPathError`` for a character no name the tools reach holds, as a path
     holding it is refused (``a\\x00b``, ``\\u202e*.md`` answered an empty list)."""
-    code = ord(char)
-    if code < 32 or 0x7F <= code <= 0x9F:
+    kind = unseen(char)
+    if kind is not None:
         raise ForbiddenPathError(
-            f"the glob pattern contains the control character U+{code:04X}, which no name holds"
-        )
-    category = unicodedata.category(char)
-    if (category == "Cf" and not allowed_anywhere(char)) or category in ("Zl", "Zp"):
-        raise ForbiddenPathError(
-            f"the glob pattern contains the invisible character U+{code:04X}, which no name holds"
-        )
-    if char in INVISIBLE_LETTERS:
-        raise ForbiddenPathError(
-            f"the glob pattern contains the invisible character U+{code:04X}, which no name holds"
+            f"the glob pattern contains the {kind} character U+{ord(char):04X}, which no name holds"
         )
 
 
